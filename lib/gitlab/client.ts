@@ -1,0 +1,157 @@
+/**
+ * Typed GitLab REST v4 calls. Every request goes through lib/http (one client per run) and every
+ * listing through lib/paging; nothing here loops over pages or retries by itself.
+ */
+import { createHttpClient, type HttpClient, type HttpClientOptions, type HttpResponse, type Method } from "../http/index.ts";
+import { gitlabListing, type ListOptions, type Listing, type ListingOrder } from "../paging/index.ts";
+import { fillPath, serializeQuery, type PathParams, type Query } from "./encode.ts";
+import type { CurrentUser, Group, Issue, Namespace, Note, Pipeline, Project, RepositoryFile, Tag } from "./types.ts";
+
+export interface GitLabClientOptions extends Omit<HttpClientOptions, "origin" | "credentials"> {
+  /** Scheme and host (and a path prefix if GitLab is served under one), without /api/v4. */
+  url: string;
+  token: string;
+  /** GitLab answers longer query strings with 414. */
+  maxQueryLength?: number;
+}
+
+export type UnshareOutcome = "removed" | "already-gone";
+
+interface CallOptions {
+  query?: Query;
+  body?: unknown;
+  accept?: readonly number[];
+  signal?: AbortSignal;
+}
+
+export interface ListCall {
+  query?: Query;
+  order?: ListingOrder;
+  list?: ListOptions;
+}
+
+export class GitLabClient {
+  readonly http: HttpClient;
+  readonly basePath: string;
+  private readonly maxQueryLength: number;
+
+  constructor(opts: GitLabClientOptions) {
+    const base = new URL(opts.url);
+    this.basePath = `${base.pathname.replace(/\/+$/, "")}/api/v4`;
+    this.maxQueryLength = opts.maxQueryLength ?? 8_000;
+    this.http = createHttpClient({ ...opts, origin: base.origin, credentials: { "PRIVATE-TOKEN": opts.token } });
+  }
+
+  /** One call. POST and PUT send their parameters as a JSON body, so they can never hit the 414 limit. */
+  async call<T>(method: Method, template: string, params: PathParams, opts: CallOptions = {}): Promise<{ status: number; data: T; response: HttpResponse }> {
+    const query = opts.query ? serializeQuery(opts.query) : "";
+    if (query.length > this.maxQueryLength) {
+      throw new Error(`${method} ${template}: query string of ${query.length} characters would be refused (414); send it in a body`);
+    }
+    const url = new URL(this.http.origin + this.basePath + fillPath(template, params) + (query ? `?${query}` : ""));
+    const response = await this.http.send({
+      method,
+      url,
+      route: `${method} ${template}`,
+      headers: opts.body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      accept: opts.accept,
+      signal: opts.signal,
+    });
+    return { status: response.status, data: (response.text ? JSON.parse(response.text) : undefined) as T, response };
+  }
+
+  async get<T>(template: string, params: PathParams = {}, opts: CallOptions = {}): Promise<T> {
+    return (await this.call<T>("GET", template, params, opts)).data;
+  }
+
+  /** A lazy listing; keyset where GitLab supports it for this path and order, offset elsewhere. */
+  list<T extends { id: number }>(template: string, params: PathParams, call: ListCall = {}): Listing<T> {
+    return gitlabListing<T>(
+      {
+        http: this.http,
+        basePath: this.basePath,
+        path: fillPath(template, params),
+        query: call.query ? serializeQuery(call.query) : undefined,
+        route: `GET ${template}`,
+        order: call.order,
+        authenticated: true,
+      },
+      call.list,
+    );
+  }
+
+  currentUser(signal?: AbortSignal): Promise<CurrentUser> {
+    return this.get("/user", {}, { signal });
+  }
+
+  /** Every project the token can see, by keyset on id (no offset limit, runtime independent of size). */
+  listProjects(call: { idAfter?: number; idBefore?: number; query?: Query; list?: ListOptions } = {}): Listing<Project> {
+    return this.list("/projects", {}, {
+      query: { ...call.query, id_after: call.idAfter, id_before: call.idBefore },
+      order: { orderBy: "id", sort: "asc" },
+      list: call.list,
+    });
+  }
+
+  /**
+   * A group's own projects, subgroups included. `with_shared=false` because GitLab's default (true) also
+   * returns projects shared *into* the group, which belong to someone else's scope.
+   */
+  listGroupProjects(group: string | number, list?: ListOptions): Listing<Project> {
+    return this.list("/groups/:id/projects", { id: group }, { query: { include_subgroups: true, with_shared: false }, list });
+  }
+
+  /** By id or full path; a renamed project's old path is followed to its new address (301). */
+  getProject(project: string | number, signal?: AbortSignal): Promise<Project> {
+    return this.get("/projects/:id", { id: project }, { signal });
+  }
+
+  listGroups(query?: Query, list?: ListOptions): Listing<Group> {
+    return this.list("/groups", {}, { query, list });
+  }
+
+  getGroup(group: string | number, signal?: AbortSignal): Promise<Group> {
+    return this.get("/groups/:id", { id: group }, { query: { with_projects: false }, signal });
+  }
+
+  listDescendantGroups(group: string | number, list?: ListOptions): Listing<Group> {
+    return this.list("/groups/:id/descendant_groups", { id: group }, { list });
+  }
+
+  listNamespaces(query?: Query, list?: ListOptions): Listing<Namespace> {
+    return this.list("/namespaces", {}, { query, list });
+  }
+
+  getNamespace(namespace: string | number, signal?: AbortSignal): Promise<Namespace> {
+    return this.get("/namespaces/:id", { id: namespace }, { signal });
+  }
+
+  /** Idempotent: GitLab's 404 ("Group Link Not Found") means the share is already gone, which is success. */
+  async unshareProject(project: number | string, groupId: number, signal?: AbortSignal): Promise<UnshareOutcome> {
+    const { status } = await this.call("DELETE", "/projects/:id/share/:group_id", { id: project, group_id: groupId }, { accept: [404], signal });
+    return status === 404 ? "already-gone" : "removed";
+  }
+
+  /** Not idempotent: lib/http never repeats it once it may have reached GitLab. */
+  createPipeline(project: number | string, ref: string, variables: { key: string; value: string }[], signal?: AbortSignal): Promise<Pipeline> {
+    return this.call<Pipeline>("POST", "/projects/:id/pipeline", { id: project }, { body: { ref, variables }, signal }).then((r) => r.data);
+  }
+
+  /** Issues are addressed by their per-project iid, not their global id (spec §2 rule 1). */
+  getIssue(project: number | string, iid: number, signal?: AbortSignal): Promise<Issue> {
+    return this.get("/projects/:id/issues/:iid", { id: project, iid }, { signal });
+  }
+
+  listIssueNotes(project: number | string, iid: number, list?: ListOptions): Listing<Note> {
+    return this.list("/projects/:id/issues/:iid/notes", { id: project, iid }, { list });
+  }
+
+  getFile(project: number | string, filePath: string, ref: string, signal?: AbortSignal): Promise<RepositoryFile> {
+    return this.get("/projects/:id/repository/files/:file_path", { id: project, file_path: filePath }, { query: { ref }, signal });
+  }
+
+  getTag(project: number | string, tag: string, signal?: AbortSignal): Promise<Tag> {
+    return this.get("/projects/:id/repository/tags/:tag", { id: project, tag }, { signal });
+  }
+}

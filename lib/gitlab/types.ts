@@ -1,0 +1,77 @@
+/** The fields Warden reads from GitLab v4 objects (real-behaviour-notes.md lists where they come from). */
+
+export interface ProjectShare {
+  group_id: number;
+  group_name: string;
+  group_full_path: string;
+  group_access_level: number;
+  expires_at: string | null;
+}
+
+export interface Project {
+  id: number;
+  name: string;
+  path: string;
+  path_with_namespace: string;
+  archived?: boolean | null;
+  default_branch?: string | null;
+  web_url?: string;
+  /** Absent with `simple=true`; lists only groups the caller can see. */
+  shared_with_groups?: ProjectShare[];
+}
+
+export interface Group {
+  id: number;
+  name: string;
+  path: string;
+  full_path: string;
+  parent_id: number | null;
+}
+
+export interface Namespace {
+  id: number;
+  name: string;
+  path: string;
+  kind: "user" | "group";
+  full_path: string;
+  parent_id: number | null;
+}
+
+export interface CurrentUser {
+  id: number;
+  username: string;
+  is_admin?: boolean | null;
+}
+
+export interface Pipeline {
+  id: number;
+  iid: number;
+  project_id: number;
+  sha: string;
+  ref: string;
+  status: string;
+  web_url: string;
+}
+
+export interface Issue {
+  id: number;
+  iid: number;
+  project_id: number;
+  title: string;
+}
+
+export interface Note {
+  id: number;
+  body: string;
+}
+
+export interface RepositoryFile {
+  file_name: string;
+  file_path: string;
+  ref: string;
+  content: string;
+}
+
+export interface Tag {
+  name: string;
+}

@@ -1,0 +1,20 @@
+/** The fields Warden reads from n8n workflow objects, across both API generations. */
+
+export interface Workflow {
+  id: string;
+  name: string;
+  /** Deprecated in n8n 2.x, where activity is `activeVersionId !== null`. */
+  active?: boolean;
+  activeVersionId?: string | null;
+  isArchived?: boolean;
+  tags?: { id: string; name: string }[];
+  updatedAt?: string;
+}
+
+/** 1 = n8n 1.x (`/activate`, `/deactivate`); 2 = n8n 2.40+ (`/publish`, `/unpublish`). */
+export type ApiGeneration = 1 | 2;
+
+/** `activeVersionId` where the field exists (n8n 1.123+ and 2.x), else the older `active` flag. */
+export function isActive(wf: Workflow): boolean {
+  return "activeVersionId" in wf ? wf.activeVersionId != null : wf.active === true;
+}

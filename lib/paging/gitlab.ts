@@ -1,0 +1,123 @@
+/**
+ * GitLab's two paging styles. Both follow `Link rel="next"` and take only its path and query, so a
+ * listing never leaves the configured origin or /api/v4 whatever the server (or a proxy) writes.
+ */
+import { HttpError, type HttpClient } from "../http/index.ts";
+import { linkWithRel } from "./link-header.ts";
+import { hasKeyset, keysetSupportFor, type ListingOrder } from "./keyset-support.ts";
+import { Listing, PagingError, type ListOptions, type PageMeta, type Strategy } from "./listing.ts";
+
+export interface GitLabListRequest {
+  http: HttpClient;
+  /** "/api/v4", or "/gitlab/api/v4" for an instance under a path. */
+  basePath: string;
+  /** Path below basePath, path parameters encoded: "/groups/acme%2Fmobile/projects". */
+  path: string;
+  /** Serialised query without paging parameters (lib/gitlab encodes it). */
+  query?: string;
+  route: string;
+  /** Warden always asks for GitLab's maximum. */
+  perPage?: number;
+}
+
+type Item = { id: number | string };
+
+export function gitlabOffset<T extends Item>(req: GitLabListRequest): Strategy<T> {
+  const first = firstUrl(req, { per_page: String(req.perPage ?? 100) });
+  return {
+    name: "gitlab-offset",
+    async fetch(position, signal) {
+      const url = position ? resolve(req, position) : first;
+      const page = await getPage<T>(req, url, signal).catch((err: unknown) => {
+        throw offsetLimitError(req, err);
+      });
+      const { headers } = page;
+      // x-next-page is only a fallback: the spec says follow Link, and never build URLs where one is given.
+      let next = page.next;
+      if (next === null && !headers["link"] && /^\d+$/.test(headers["x-next-page"] ?? "")) {
+        const fallback = new URL(url);
+        fallback.searchParams.set("page", headers["x-next-page"]!);
+        next = fallback.pathname + fallback.search;
+      }
+      const meta: PageMeta = { total: count(headers["x-total"]), totalPages: count(headers["x-total-pages"]) };
+      return { items: page.items, next, meta };
+    },
+  };
+}
+
+export function gitlabKeyset<T extends Item>(req: GitLabListRequest, order: Required<ListingOrder> | { orderBy?: undefined; sort?: "asc" | "desc" }): Strategy<T> {
+  const params: Record<string, string> = { pagination: "keyset", per_page: String(req.perPage ?? 100) };
+  if (order.orderBy) params["order_by"] = order.orderBy;
+  if (order.sort) params["sort"] = order.sort;
+  const first = firstUrl(req, params);
+  return {
+    name: "gitlab-keyset",
+    async fetch(position, signal) {
+      const page = await getPage<T>(req, position ? resolve(req, position) : first, signal);
+      const meta: PageMeta = {};
+      if (page.headers["x-next-cursor"]) meta.nextCursor = page.headers["x-next-cursor"];
+      if (page.headers["x-prev-cursor"]) meta.prevCursor = page.headers["x-prev-cursor"];
+      // The end of a keyset listing is an empty page without Link.
+      return { items: page.items, next: page.items.length === 0 ? null : page.next, meta };
+    },
+  };
+}
+
+/**
+ * Keyset where GitLab offers it for this path, order and caller (never risking the offset limit), offset
+ * everywhere else.
+ */
+export function gitlabListing<T extends Item>(
+  req: GitLabListRequest & { order?: ListingOrder; authenticated: boolean },
+  opts?: ListOptions,
+): Listing<T> {
+  const order = req.order ?? {};
+  const keyset = keysetSupportFor(req.path, order, req.authenticated);
+  if (keyset) return new Listing(gitlabKeyset<T>(req, { orderBy: order.orderBy!, sort: order.sort ?? keyset.sort[0]! }), opts);
+  const offsetReq = { ...req, query: [req.query, orderQuery(order)].filter(Boolean).join("&") };
+  return new Listing(gitlabOffset<T>(offsetReq), opts);
+}
+
+/** GitLab's 405 past the maximum offset, turned into advice that names the way out. */
+function offsetLimitError(req: GitLabListRequest, err: unknown): unknown {
+  if (!(err instanceof HttpError && err.status === 405 && /keyset/i.test(err.serviceMessage))) return err;
+  return new PagingError(
+    `${req.route}: GitLab's maximum offset was reached (${err.serviceMessage}). ` +
+      (hasKeyset(req.path) ? "List it by keyset (order_by=id) instead." : "This endpoint has no keyset pagination; narrow the listing with filters."),
+  );
+}
+
+function orderQuery(order: ListingOrder): string {
+  return [order.orderBy && `order_by=${encodeURIComponent(order.orderBy)}`, order.sort && `sort=${order.sort}`].filter(Boolean).join("&");
+}
+
+async function getPage<T>(req: GitLabListRequest, url: URL, signal?: AbortSignal) {
+  const res = await req.http.send({ method: "GET", url, route: req.route, signal });
+  req.http.stats.count(req.route, "pages");
+  const items: unknown = JSON.parse(res.text);
+  if (!Array.isArray(items)) throw new PagingError(`${req.route}: expected a JSON array, got ${typeof items}`);
+  const link = linkWithRel(res.headers["link"], "next");
+  return { items: items as T[], next: link ? relative(req, new URL(link, res.url)) : null, headers: res.headers };
+}
+
+function firstUrl(req: GitLabListRequest, paging: Record<string, string>): URL {
+  const url = new URL(req.http.origin + req.basePath + req.path + (req.query ? `?${req.query}` : ""));
+  for (const [k, v] of Object.entries(paging)) if (!url.searchParams.has(k)) url.searchParams.set(k, v);
+  return url;
+}
+
+/** Keeps only the path and query of a link, after checking it stays under the API's base path. */
+function relative(req: GitLabListRequest, link: URL): string {
+  if (!link.pathname.startsWith(`${req.basePath}/`)) {
+    throw new PagingError(`${req.route}: next link leaves ${req.basePath} (${req.http.redactor.path(link)}); refusing to follow it`);
+  }
+  return link.pathname + link.search;
+}
+
+function resolve(req: GitLabListRequest, position: string): URL {
+  return new URL(position, req.http.origin);
+}
+
+function count(header: string | undefined): number | "unknown" {
+  return header && /^\d+$/.test(header.trim()) ? Number(header) : "unknown";
+}

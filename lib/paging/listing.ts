@@ -1,0 +1,110 @@
+/**
+ * The one paging abstraction: a lazy listing of pages and of items. Strategies only know how to fetch
+ * one page; limits, checkpoints, loop guards and de-duplication live here, once.
+ */
+
+export type StrategyName = "gitlab-offset" | "gitlab-keyset" | "n8n-cursor";
+
+/** Serialisable resume point, taken after every page. `next: null` means the listing is complete. */
+export interface Checkpoint {
+  strategy: StrategyName;
+  next: string | null;
+  pages: number;
+  items: number;
+}
+
+export interface PageMeta {
+  /** GitLab omits totals above 10,000 records (and on some hosted endpoints): then "unknown", never 0. */
+  total?: number | "unknown";
+  totalPages?: number | "unknown";
+  /** GitLab keyset: X-NEXT-CURSOR / X-PREV-CURSOR. */
+  nextCursor?: string;
+  prevCursor?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  meta: PageMeta;
+  checkpoint: Checkpoint;
+}
+
+export interface FetchedPage<T> {
+  items: T[];
+  /** Opaque position of the next page (a path and query, or a cursor); null at the end. */
+  next: string | null;
+  meta: PageMeta;
+}
+
+export interface Strategy<T> {
+  name: StrategyName;
+  /** `position` is "" for the first page, else a `next` this strategy returned. */
+  fetch(position: string, signal?: AbortSignal): Promise<FetchedPage<T>>;
+}
+
+export interface ListOptions {
+  maxPages?: number;
+  maxItems?: number;
+  /** Resume after this checkpoint (from an earlier run of the same listing). */
+  from?: Checkpoint;
+  signal?: AbortSignal;
+}
+
+export class PagingError extends Error {
+  override name = "PagingError";
+}
+
+type Identified = { id: number | string };
+
+export class Listing<T extends Identified> implements AsyncIterable<T> {
+  private readonly strategy: Strategy<T>;
+  private readonly opts: ListOptions;
+
+  constructor(strategy: Strategy<T>, opts: ListOptions = {}) {
+    if (opts.from && opts.from.strategy !== strategy.name) {
+      throw new PagingError(`checkpoint is for ${opts.from.strategy}, not ${strategy.name}`);
+    }
+    this.strategy = strategy;
+    this.opts = opts;
+  }
+
+  async *pages(): AsyncGenerator<Page<T>> {
+    const { maxPages = Infinity, maxItems = Infinity, from, signal } = this.opts;
+    let position: string | null = from ? from.next : "";
+    let pages = from?.pages ?? 0;
+    let items = from?.items ?? 0;
+    // Ids seen and positions visited: a shifting offset listing repeats items; a broken server repeats links.
+    const seenIds = new Set<number | string>();
+    const visited = new Set<string>();
+    let taken = 0;
+    let fetched = 0;
+    while (position !== null && fetched < maxPages && taken < maxItems) {
+      signal?.throwIfAborted();
+      const page = await this.strategy.fetch(position, signal);
+      fetched++;
+      if (page.next !== null) {
+        if (page.next === "" || page.next === position || visited.has(page.next)) {
+          throw new PagingError(`${this.strategy.name}: the server sent the same next position twice; stopping instead of looping`);
+        }
+        visited.add(page.next);
+      }
+      const fresh = page.items.filter((item) => !seenIds.has(item.id) && (seenIds.add(item.id), true));
+      const kept = fresh.slice(0, maxItems - taken);
+      taken += kept.length;
+      pages++;
+      items += kept.length;
+      // A page cut short by maxItems resumes at its own start (items may repeat, none is lost).
+      const next = kept.length < fresh.length ? position : page.next;
+      position = page.next;
+      yield { items: kept, meta: page.meta, checkpoint: { strategy: this.strategy.name, next, pages, items } };
+    }
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    for await (const page of this.pages()) yield* page.items;
+  }
+
+  /** Only for listings known to be small (scope groups, namespaces): everything else should stream. */
+  async collect(): Promise<T[]> {
+    return Array.fromAsync(this);
+  }
+}

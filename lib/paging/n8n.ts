@@ -1,0 +1,38 @@
+/**
+ * n8n's body cursor: `{ data, nextCursor }`. The cursor keeps no filters, so every follow-up repeats
+ * the first request's query and adds `cursor`.
+ */
+import type { HttpClient } from "../http/index.ts";
+import { PagingError, type Strategy } from "./listing.ts";
+
+export const N8N_MAX_LIMIT = 250;
+
+export interface N8nListRequest {
+  http: HttpClient;
+  /** The list URL with its filters (`active`, `excludePinnedData`, …), without `limit` or `cursor`. */
+  url: URL;
+  route: string;
+  /** 1–250. Never 0: n8n answers 0 with everything and a cursor that never ends. */
+  limit?: number;
+}
+
+export function n8nCursor<T extends { id: string }>(req: N8nListRequest): Strategy<T> {
+  const limit = req.limit ?? N8N_MAX_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > N8N_MAX_LIMIT) {
+    throw new RangeError(`n8n page size must be an integer from 1 to ${N8N_MAX_LIMIT}, got ${limit}`);
+  }
+  return {
+    name: "n8n-cursor",
+    async fetch(position, signal) {
+      const url = new URL(req.url);
+      url.searchParams.set("limit", String(limit));
+      if (position) url.searchParams.set("cursor", position);
+      const res = await req.http.send({ method: "GET", url, route: req.route, signal });
+      req.http.stats.count(req.route, "pages");
+      const body = JSON.parse(res.text) as { data?: unknown; nextCursor?: unknown };
+      if (!Array.isArray(body.data)) throw new PagingError(`${req.route}: expected {"data": [...]} from n8n`);
+      const next = typeof body.nextCursor === "string" && body.nextCursor !== "" ? body.nextCursor : null;
+      return { items: body.data as T[], next, meta: {} };
+    },
+  };
+}

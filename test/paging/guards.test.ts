@@ -1,0 +1,85 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createHttpClient, RateLimiterRegistry } from "../../lib/http/index.ts";
+import { gitlabKeyset, gitlabOffset, Listing, n8nCursor, PagingError, type Checkpoint } from "../../lib/paging/index.ts";
+import { json, scriptedServer, type ScriptedServer } from "../support/server.ts";
+
+let server: ScriptedServer | undefined;
+afterEach(() => server?.close());
+
+async function gitlabLike(handler: Parameters<typeof scriptedServer>[0]) {
+  server = await scriptedServer(handler);
+  const http = createHttpClient({ origin: server.url, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 1 } });
+  return { http, req: { http, basePath: "/api/v4", path: "/projects", route: "GET /projects" } };
+}
+
+const link = (url: string, rel = "next") => ({ link: `<${url}>; rel="${rel}"` });
+
+describe("paging guards", () => {
+  it("a repeated next link is an error, not an endless loop", async () => {
+    const { req } = await gitlabLike((_r, res) => json(res, 200, [{ id: Math.random() }], link(`${server!.url}/api/v4/projects?page=2`)));
+    await expect(Array.fromAsync(new Listing(gitlabOffset(req)))).rejects.toThrow(PagingError);
+    expect(server!.received.length).toBe(2);
+  });
+
+  it("a repeated n8n cursor is an error too", async () => {
+    const { http } = await gitlabLike((_r, res) => json(res, 200, { data: [{ id: String(Math.random()) }], nextCursor: "same" }));
+    const listing = new Listing(n8nCursor({ http, url: new URL(`${server!.url}/api/v1/workflows`), route: "GET /workflows" }));
+    await expect(Array.fromAsync(listing)).rejects.toThrow(/same next position twice/);
+  });
+
+  it("items are de-duplicated by id when an offset listing shifts under us", async () => {
+    const pages: Record<string, { ids: number[]; next?: string }> = {
+      "1": { ids: [1, 2, 3], next: "2" },
+      "2": { ids: [3, 4, 5], next: "3" },
+      "3": { ids: [5, 6] },
+    };
+    const { req } = await gitlabLike((r, res) => {
+      const page = pages[new URL(r.url, "http://x").searchParams.get("page") ?? "1"]!;
+      json(res, 200, page.ids.map((id) => ({ id })), page.next ? link(`${server!.url}/api/v4/projects?page=${page.next}&per_page=100`) : {});
+    });
+    const ids = (await Array.fromAsync(new Listing(gitlabOffset<{ id: number }>(req)))).map((p) => p.id);
+    expect(ids).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it("a next link that leaves /api/v4 is refused, and only path and query of a link are used", async () => {
+    const { req } = await gitlabLike((r, res) =>
+      r.url.startsWith("/api/v4/projects?page=2")
+        ? json(res, 200, [{ id: 2 }], link("https://evil.example/other/path?page=3"))
+        : json(res, 200, [{ id: 1 }], link("https://proxy.internal:8443/api/v4/projects?page=2&per_page=100")),
+    );
+    await expect(Array.fromAsync(new Listing(gitlabOffset(req)))).rejects.toThrow(/leaves \/api\/v4/);
+    // The second request went to the configured origin, not the host the link named.
+    expect(server!.received.map((r) => r.url)).toEqual(["/api/v4/projects?per_page=100", "/api/v4/projects?page=2&per_page=100"]);
+  });
+
+  it("falls back to x-next-page only when there is no Link, and totals are unknown without x-total", async () => {
+    const { req } = await gitlabLike((r, res) => {
+      const page = Number(new URL(r.url, "http://x").searchParams.get("page") ?? "1");
+      json(res, 200, [{ id: page }], { "x-next-page": page < 3 ? String(page + 1) : "" });
+    });
+    const pages = await Array.fromAsync(new Listing(gitlabOffset(req)).pages());
+    expect(pages.map((p) => p.items[0]!.id)).toEqual([1, 2, 3]);
+    expect(pages[0]!.meta).toEqual({ total: "unknown", totalPages: "unknown" });
+  });
+
+  it("maxPages and maxItems stop early; a checkpoint resumes where the listing stopped", async () => {
+    const { req } = await gitlabLike((r, res) => {
+      const after = Number(new URL(r.url, "http://x").searchParams.get("id_after") ?? "0");
+      const ids = after >= 9 ? [] : [after + 1, after + 2, after + 3];
+      json(res, 200, ids.map((id) => ({ id })), ids.length ? link(`${server!.url}/api/v4/projects?pagination=keyset&id_after=${after + 3}`) : {});
+    });
+    const order = { orderBy: "id", sort: "asc" } as const;
+    const firstTwo = await Array.fromAsync(new Listing(gitlabKeyset(req, order), { maxPages: 2 }).pages());
+    const checkpoint: Checkpoint = JSON.parse(JSON.stringify(firstTwo.at(-1)!.checkpoint));
+    expect(checkpoint).toEqual({ strategy: "gitlab-keyset", next: "/api/v4/projects?pagination=keyset&id_after=6", pages: 2, items: 6 });
+    const rest = await Array.fromAsync(new Listing(gitlabKeyset<{ id: number }>(req, order), { from: checkpoint }));
+    expect(rest.map((p) => p.id)).toEqual([7, 8, 9]);
+    const limited = await Array.fromAsync(new Listing(gitlabKeyset<{ id: number }>(req, order), { maxItems: 4 }));
+    expect(limited.map((p) => p.id)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("a checkpoint of another strategy is refused", async () => {
+    const { req } = await gitlabLike((_r, res) => json(res, 200, []));
+    expect(() => new Listing(gitlabOffset(req), { from: { strategy: "n8n-cursor", next: "x", pages: 1, items: 1 } })).toThrow(PagingError);
+  });
+});
