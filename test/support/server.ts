@@ -20,7 +20,7 @@ export interface ScriptedServer {
 }
 
 export async function scriptedServer(
-  handler: (req: IncomingMessage & { body: string }, res: ServerResponse, n: number) => void,
+  handler: (req: IncomingMessage & { body: string; url: string }, res: ServerResponse, n: number) => void,
 ): Promise<ScriptedServer> {
   const received: Received[] = [];
   const server = createServer((req, res) => {
@@ -28,7 +28,7 @@ export async function scriptedServer(
     req.on("data", (c: Buffer) => (body += c));
     req.on("end", () => {
       received.push({ method: req.method!, url: req.url!, headers: req.headers, body, at: Date.now(), port: req.socket.remotePort });
-      handler(Object.assign(req, { body }), res, received.length);
+      handler(Object.assign(req, { body, url: req.url! }), res, received.length);
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
