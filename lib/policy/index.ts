@@ -1,0 +1,28 @@
+export { ACCESS_LEVEL_NAMES, ACCESS_LEVELS, accessLevelName } from "./access-levels.ts";
+export type { AccessLevelName } from "./access-levels.ts";
+export { authorizeSlack } from "./chatops.ts";
+export type { ChatAuthz } from "./chatops.ts";
+export { PolicyError } from "./errors.ts";
+export type { PolicyIssue } from "./errors.ts";
+export { compileGlob, globProblem } from "./glob.ts";
+export type { GlobKind } from "./glob.ts";
+export { parsePolicy } from "./parse.ts";
+export { evaluatePipeline } from "./pipelines.ts";
+export type { PipelineRequest, PipelineVerdict } from "./pipelines.ts";
+export { DEFAULT_MAX_REMOVALS, DEFAULT_MAX_WORKFLOW_CHANGES } from "./policy.ts";
+export type {
+  ChatopsPolicy,
+  GitlabPolicy,
+  Glob,
+  N8nPolicy,
+  PipelineRule,
+  PipelinesPolicy,
+  Policy,
+  ShareAllowRule,
+  ShareExemption,
+  WorkflowSelector,
+} from "./policy.ts";
+export { evaluateShare, maxRemovals, projectInScope, scopeGroups } from "./shares.ts";
+export type { ShareInput, ShareVerdict } from "./shares.ts";
+export { decideWorkflow, maxWorkflowChanges } from "./workflows.ts";
+export type { WorkflowDecision, WorkflowInput } from "./workflows.ts";

@@ -1,0 +1,85 @@
+import { LineCounter, parseDocument } from "yaml";
+import type { YAMLError } from "yaml";
+import { z } from "zod";
+import { PolicyError } from "./errors.ts";
+import type { PolicyIssue } from "./errors.ts";
+import { oneOf } from "./format.ts";
+import type { Policy } from "./policy.ts";
+import { policySchema } from "./schema.ts";
+
+/** Parses and validates a policy file's text; throws PolicyError naming `source` and every problem. */
+export function parsePolicy(text: string, source: string): Policy {
+  const lineCounter = new LineCounter();
+  // YAML 1.2 core schema (the default): `2027-01-01` stays a string, `no` stays a string.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const yamlProblems = [...doc.errors, ...doc.warnings];
+  if (yamlProblems.length > 0) {
+    throw new PolicyError(source, yamlProblems.map((problem) => yamlIssue(problem, lineCounter)));
+  }
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (error) {
+    // e.g. an alias bomb exceeding the yaml package's alias limit
+    throw new PolicyError(source, [{ path: "", message: (error as Error).message }]);
+  }
+  const result = policySchema.safeParse(data, { error: issueMessage });
+  if (!result.success) throw new PolicyError(source, result.error.issues.flatMap(policyIssues));
+  return result.data;
+}
+
+function yamlIssue(problem: YAMLError, lineCounter: LineCounter): PolicyIssue {
+  const { line, col } = lineCounter.linePos(problem.pos[0]);
+  return { path: "", message: `line ${line}, column ${col}: ${problem.message}` };
+}
+
+/** Messages in the policy's terms (YAML mappings and lists) for issues the schemas leave to zod. */
+function issueMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case "invalid_type":
+      return issue.input === undefined ? "required" : `expected ${describeType(issue.expected)}, got ${describeValue(issue.input)}`;
+    case "invalid_value":
+      return issue.input === undefined
+        ? "required"
+        : `expected ${oneOf(issue.values.map(String))}, got ${describeValue(issue.input)}`;
+    case "unrecognized_keys":
+      // policyIssues turns this into one "unknown field" issue per key.
+      return issue.inst instanceof z.ZodObject ? `expected ${oneOf(Object.keys(issue.inst.shape))}` : undefined;
+    case "too_small":
+      return issue.origin === "array" ? "must not be empty" : undefined;
+    default:
+      return undefined;
+  }
+}
+
+const TYPE_NAMES: Record<string, string> = { object: "a mapping", array: "a list", string: "a string", int: "an integer" };
+
+function describeType(type: string): string {
+  return TYPE_NAMES[type] ?? `a ${type}`;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "an empty value";
+  if (Array.isArray(value)) return "a list";
+  if (value instanceof Date) return `the date ${value.toISOString().slice(0, 10)}`;
+  if (typeof value === "object") return "a mapping";
+  return JSON.stringify(value);
+}
+
+function policyIssues(issue: z.core.$ZodIssue): PolicyIssue[] {
+  if (issue.code === "unrecognized_keys") {
+    return issue.keys.map((key) => ({
+      path: formatPath([...issue.path, key]),
+      message: `unknown field (${issue.message})`,
+    }));
+  }
+  return [{ path: formatPath(issue.path), message: issue.message }];
+}
+
+/** ["gitlab", "shares", "allow", 2, "maxAccess"] -> "gitlab.shares.allow[2].maxAccess" */
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (out, key) => (typeof key === "number" ? `${out}[${key}]` : out === "" ? String(key) : `${out}.${String(key)}`),
+    "",
+  );
+}

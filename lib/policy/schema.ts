@@ -1,0 +1,152 @@
+import { z } from "zod";
+import { ACCESS_LEVEL_NAMES } from "./access-levels.ts";
+import { oneOf } from "./format.ts";
+import { compileGlob, globProblem, groupPathProblem } from "./glob.ts";
+import type { GlobKind } from "./glob.ts";
+import { DEFAULT_MAX_REMOVALS, DEFAULT_MAX_WORKFLOW_CHANGES } from "./policy.ts";
+import type { Glob, WorkflowSelector } from "./policy.ts";
+
+// Schemas here phrase their own messages. An error function returns undefined for
+// a missing value (input undefined) so that parse.ts's generic "required" applies.
+
+/** A string that `problem` accepts (returns undefined for). */
+function checkedString(problem: (value: string) => string | undefined) {
+  return z.string().superRefine((value, ctx) => {
+    const message = problem(value);
+    if (message !== undefined) ctx.addIssue({ code: "custom", message });
+  });
+}
+
+function glob(kind: GlobKind = "path") {
+  return checkedString((pattern) => globProblem(pattern, kind)).transform(
+    (pattern): Glob => ({ pattern, matches: compileGlob(pattern, kind) }),
+  );
+}
+
+function idList(what: string, pattern: RegExp, example: string) {
+  return z.array(
+    checkedString((id) => (pattern.test(id) ? undefined : `${JSON.stringify(id)} is not a ${what} (like ${example})`)),
+  );
+}
+
+const positiveInt = (fallback: number) => {
+  const error = (iss: { input?: unknown }) =>
+    iss.input === undefined ? undefined : `must be a positive integer, got ${JSON.stringify(iss.input)}`;
+  return z.int({ error }).positive({ error }).default(fallback);
+};
+
+/** YYYY-MM-DD that names a real day. YAML 1.2 leaves dates as strings; a YAML 1.1 timestamp arrives as a Date. */
+const calendarDay = z
+  .union([z.string(), z.date()], {
+    error: (iss) => (iss.input === undefined ? undefined : `expected a date YYYY-MM-DD, got ${JSON.stringify(iss.input)}`),
+  })
+  .transform((value, ctx) => {
+    const day = value instanceof Date ? value.toISOString().slice(0, 10) : value;
+    if (isCalendarDay(day)) return day;
+    ctx.issues.push({ code: "custom", input: value, message: `${JSON.stringify(day)} is not a calendar date YYYY-MM-DD` });
+    return z.NEVER;
+  });
+
+function isCalendarDay(text: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!match) return false;
+  const [year, month, day] = match.slice(1).map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+const accessLevel = z.enum(ACCESS_LEVEL_NAMES, {
+  error: (iss) =>
+    iss.input === undefined
+      ? undefined
+      : `unknown access level ${JSON.stringify(iss.input)} (expected ${oneOf(ACCESS_LEVEL_NAMES)})`,
+});
+
+const SELECTOR = /^(id|name|tag):(\S(?:.*\S)?)$/s;
+
+const workflowSelector = z.string().transform((text, ctx): WorkflowSelector => {
+  const [, kind, value] = SELECTOR.exec(text) ?? [];
+  if (kind !== undefined && value !== undefined) return { kind: kind as WorkflowSelector["kind"], value, text };
+  ctx.issues.push({
+    code: "custom",
+    input: text,
+    message: `invalid selector ${JSON.stringify(text)} (expected id:<id>, name:<name> or tag:<tag>, with no space after the colon)`,
+  });
+  return z.NEVER;
+});
+
+const scope = z
+  .strictObject({ groups: z.array(checkedString(groupPathProblem)).min(1) })
+  .transform(({ groups }) => {
+    const matchers = groups.map((group) => compileGlob(`${group}/**`));
+    return { groups, includes: (projectPath: string) => matchers.some((matches) => matches(projectPath)) };
+  });
+
+const gitlab = z.strictObject({
+  scope: scope.optional(),
+  shares: z.strictObject({
+    allow: z.array(
+      z.strictObject({
+        group: glob(),
+        projects: z.array(glob()).min(1).optional(),
+        maxAccess: accessLevel.optional(),
+      }),
+    ),
+    exempt: z.array(z.strictObject({ project: glob(), until: calendarDay.optional() })).default([]),
+  }),
+  guard: z.strictObject({ maxRemovals: positiveInt(DEFAULT_MAX_REMOVALS) }).prefault({}),
+});
+
+const pipelines = z.strictObject({
+  allow: z.array(
+    z.strictObject({
+      project: glob(),
+      refs: z.array(glob("ref")).min(1),
+      variables: z
+        .array(
+          checkedString((name) =>
+            /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? undefined : `${JSON.stringify(name)} is not a variable name`,
+          ),
+        )
+        .default([]),
+    }),
+  ),
+});
+
+const n8n = z.strictObject({
+  workflows: z.strictObject({
+    keepActive: z.array(workflowSelector),
+    unlisted: z.enum(["deactivate", "report"]).default("report"),
+    listedInactive: z.enum(["activate", "report"]).default("report"),
+  }),
+  guard: z.strictObject({ maxChanges: positiveInt(DEFAULT_MAX_WORKFLOW_CHANGES) }).prefault({}),
+});
+
+const slackUserIds = idList("Slack user id", /^[UW][A-Z0-9]+$/, "U012ABCDEF");
+
+const chatops = z.strictObject({
+  slack: z
+    .strictObject({
+      users: slackUserIds.min(1),
+      channels: idList("Slack channel id", /^[CGD][A-Z0-9]+$/, "C0123456").min(1).optional(),
+      applyUsers: slackUserIds.optional(),
+    })
+    .superRefine(({ users, applyUsers }, ctx) => {
+      // Someone who may apply but not run commands is almost certainly a typo.
+      applyUsers?.forEach((user, i) => {
+        if (!users.includes(user)) {
+          ctx.addIssue({ code: "custom", path: ["applyUsers", i], message: `${user} is not listed in users` });
+        }
+      });
+    }),
+});
+
+export const policySchema = z.strictObject({
+  version: z.literal(1, {
+    error: (iss) => (iss.input === undefined ? undefined : `unsupported version ${JSON.stringify(iss.input)} (expected 1)`),
+  }),
+  gitlab: gitlab.optional(),
+  pipelines: pipelines.optional(),
+  n8n: n8n.optional(),
+  chatops: chatops.optional(),
+});

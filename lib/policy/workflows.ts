@@ -1,0 +1,50 @@
+import { DEFAULT_MAX_WORKFLOW_CHANGES } from "./policy.ts";
+import type { Policy, WorkflowSelector } from "./policy.ts";
+
+export interface WorkflowInput {
+  id: string;
+  name: string;
+  tags: string[];
+  active: boolean;
+  archived: boolean;
+}
+
+export type WorkflowDecision =
+  | { kind: "keep" }
+  // apply=false: the policy says "report", so the change is only reported.
+  | { kind: "activate" | "deactivate"; reason: string; apply: boolean };
+
+const KEEP: WorkflowDecision = { kind: "keep" };
+
+/** What to do with one workflow. Without an n8n section nothing is governed. */
+export function decideWorkflow(policy: Policy, wf: WorkflowInput): WorkflowDecision {
+  if (policy.n8n === undefined || wf.archived) return KEEP;
+  const { keepActive, unlisted, listedInactive } = policy.n8n.workflows;
+  const selector = keepActive.find((s) => selects(s, wf));
+  if (wf.active && selector === undefined) {
+    return { kind: "deactivate", reason: "active but no keepActive selector matches it", apply: unlisted === "deactivate" };
+  }
+  if (!wf.active && selector !== undefined) {
+    return {
+      kind: "activate",
+      reason: `inactive but keepActive selector ${JSON.stringify(selector.text)} matches it`,
+      apply: listedInactive === "activate",
+    };
+  }
+  return KEEP;
+}
+
+function selects(selector: WorkflowSelector, wf: WorkflowInput): boolean {
+  switch (selector.kind) {
+    case "id":
+      return wf.id === selector.value;
+    case "name":
+      return wf.name === selector.value;
+    case "tag":
+      return wf.tags.includes(selector.value);
+  }
+}
+
+export function maxWorkflowChanges(policy: Policy): number {
+  return policy.n8n?.guard.maxChanges ?? DEFAULT_MAX_WORKFLOW_CHANGES;
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { compileGlob, globProblem } from "../../lib/policy/index.ts";
+
+describe("compileGlob (GitLab paths)", () => {
+  it.each([
+    // literal paths, any case
+    ["acme/web", "acme/web", true],
+    ["acme/web", "ACME/Web", true],
+    ["ACME/Web", "acme/web", true],
+    ["acme/web", "acme/web2", false],
+    ["acme/web", "acme", false],
+    ["acme", "acme/web", false],
+    // `*` within one segment
+    ["acme/*", "acme/web", true],
+    ["acme/*", "acme/web/api", false],
+    ["acme/*", "acme", false],
+    ["acme/web-*", "acme/web-shop", true],
+    ["acme/web-*", "acme/web-", true],
+    ["acme/web-*", "acme/api-web", false],
+    ["acme/*-api", "acme/shop-api", true],
+    ["*/web", "acme/web", true],
+    ["*/web", "acme/x/web", false],
+    // `?` is one character within a segment
+    ["acme/v?", "acme/v2", true],
+    ["acme/v?", "acme/v10", false],
+    ["acme/v?", "acme/v", false],
+    ["acme?web", "acme/web", false],
+    // `**` at the end: zero or more segments
+    ["acme/**", "acme", true],
+    ["acme/**", "acme/x", true],
+    ["acme/**", "acme/x/y/z", true],
+    ["acme/**", "ACME/X", true],
+    ["acme/**", "acme-ext", false],
+    ["acme/**", "acme-ext/x", false],
+    ["acme/**", "acmex/x", false],
+    ["acme/**", "other/acme/x", false],
+    // `**` at the start
+    ["**/web", "web", true],
+    ["**/web", "acme/web", true],
+    ["**/web", "acme/a/b/web", true],
+    ["**/web", "acme/webshop", false],
+    ["**/web", "acme/my-web", false],
+    // `**` in the middle
+    ["acme/**/api", "acme/api", true],
+    ["acme/**/api", "acme/x/api", true],
+    ["acme/**/api", "acme/x/y/api", true],
+    ["acme/**/api", "acme/xapi", false],
+    ["acme/**/api", "acme-ext/x/api", false],
+    ["acme/**/**/api", "acme/x/api", true],
+    // `**` alone matches everything
+    ["**", "acme", true],
+    ["**", "acme/x/y", true],
+    // dots, dashes, underscores, digits and capitals are ordinary characters
+    ["acme/my.site_v2-Final", "acme/my.site_v2-final", true],
+    ["acme/my.site", "acme/myxsite", false],
+    ["acme/a_b/*.io", "acme/A_B/docs.io", true],
+    ["partners/contractor-x", "partners/contractor-x", true],
+    ["partners/contractor-x", "partners/contractor-y", false],
+  ])("%s matches %s: %s", (glob, path, expected) => {
+    expect(compileGlob(glob)(path)).toBe(expected);
+  });
+});
+
+describe("compileGlob (git refs)", () => {
+  it.each([
+    ["main", "main", true],
+    ["main", "Main", false],
+    ["release/*", "release/1.2", true],
+    ["release/*", "release/1.2/hotfix", false],
+    ["release/*", "release", false],
+    ["release/**", "release/1.2/hotfix", true],
+    ["feature/JIRA-*", "feature/JIRA-12+fix", true],
+    ["v?.*", "v1.0", true],
+    ["feature/caf?", "feature/café", true],
+    ["feature/?", "feature/🚀", true],
+  ])("%s matches %s: %s", (glob, ref, expected) => {
+    expect(compileGlob(glob, "ref")(ref)).toBe(expected);
+  });
+});
+
+describe("globProblem", () => {
+  it.each([
+    ["", 'invalid glob "": it is empty'],
+    ["a//b", 'invalid glob "a//b": it has an empty segment (//)'],
+    ["/acme", 'invalid glob "/acme": it must not start or end with /'],
+    ["acme/", 'invalid glob "acme/": it must not start or end with /'],
+    ["a**", 'invalid glob "a**": ** must be a whole segment'],
+    ["acme/**x/y", 'invalid glob "acme/**x/y": ** must be a whole segment'],
+    ["acme/***", 'invalid glob "acme/***": ** must be a whole segment'],
+    ["acme/my project", 'invalid glob "acme/my project": " " cannot appear in a GitLab path'],
+    ["acme/[ab]", 'invalid glob "acme/[ab]": "[" cannot appear in a GitLab path'],
+    ["acme/ü", 'invalid glob "acme/ü": "ü" cannot appear in a GitLab path'],
+  ])("rejects %j", (glob, problem) => {
+    expect(globProblem(glob)).toBe(problem);
+    expect(() => compileGlob(glob)).toThrow(problem);
+  });
+
+  it.each(["acme", "acme/**", "**/x", "a/*/b-?", "A_b.c-D"])("accepts %j", (glob) => {
+    expect(globProblem(glob)).toBeUndefined();
+  });
+
+  it("checks refs against git's rules rather than GitLab's", () => {
+    expect(globProblem("feature/a+b", "ref")).toBeUndefined();
+    expect(globProblem("feature/a+b")).toBe('invalid glob "feature/a+b": "+" cannot appear in a GitLab path');
+    expect(globProblem("feature/a:b", "ref")).toBe('invalid glob "feature/a:b": ":" cannot appear in a git ref');
+  });
+});

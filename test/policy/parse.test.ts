@@ -1,0 +1,231 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { ACCESS_LEVELS, accessLevelName, parsePolicy, PolicyError } from "../../lib/policy/index.ts";
+import type { PolicyIssue } from "../../lib/policy/index.ts";
+
+/** The issues parsePolicy reports for `text`, failing the test if it does not throw a PolicyError. */
+function issuesOf(text: string, source = "warden.yaml"): PolicyIssue[] {
+  try {
+    parsePolicy(text, source);
+  } catch (error) {
+    expect(error).toBeInstanceOf(PolicyError);
+    return (error as PolicyError).issues;
+  }
+  throw new Error("expected a PolicyError");
+}
+
+const GITLAB = "version: 1\ngitlab:\n  shares:\n    allow:\n";
+
+describe("parsePolicy validation", () => {
+  it.each<[string, string, string, string]>([
+    // [kind, YAML, path, message]
+    ["a wrong version", "version: 2\n", "version", "unsupported version 2 (expected 1)"],
+    ["a missing version", "gitlab:\n  shares:\n    allow: []\n", "version", "required"],
+    ["an unknown top-level key", "version: 1\ngitlb: {}\n", "gitlb",
+      "unknown field (expected version, gitlab, pipelines, n8n or chatops)"],
+    ["an unknown nested key", `${GITLAB}      - group: x\n        maxAcess: guest\n`, "gitlab.shares.allow[0].maxAcess",
+      "unknown field (expected group, projects or maxAccess)"],
+    ["a missing required list", "version: 1\ngitlab:\n  shares: {}\n", "gitlab.shares.allow", "required"],
+    ["an empty value where a list belongs", `${GITLAB}`, "gitlab.shares.allow", "expected a list, got an empty value"],
+    ["a wrong type", `${GITLAB}      - group: 5\n`, "gitlab.shares.allow[0].group", "expected a string, got 5"],
+    ["an empty segment", `${GITLAB}      - group: "a//b"\n`, "gitlab.shares.allow[0].group",
+      'invalid glob "a//b": it has an empty segment (//)'],
+    ["** mixed with text", `${GITLAB}      - group: "acme/x**"\n`, "gitlab.shares.allow[0].group",
+      'invalid glob "acme/x**": ** must be a whole segment'],
+    ["a leading slash", `${GITLAB}      - group: /acme\n`, "gitlab.shares.allow[0].group",
+      'invalid glob "/acme": it must not start or end with /'],
+    ["a trailing slash", `${GITLAB}      - group: x\n        projects: ["acme/"]\n`, "gitlab.shares.allow[0].projects[0]",
+      'invalid glob "acme/": it must not start or end with /'],
+    ["a character GitLab paths cannot hold", `${GITLAB}      - group: "acme/a b"\n`, "gitlab.shares.allow[0].group",
+      'invalid glob "acme/a b": " " cannot appear in a GitLab path'],
+    ["an empty projects list", `${GITLAB}      - group: x\n        projects: []\n`, "gitlab.shares.allow[0].projects",
+      "must not be empty"],
+    ["an unknown access level", `${GITLAB}      - group: x\n        maxAccess: dev\n`, "gitlab.shares.allow[0].maxAccess",
+      'unknown access level "dev" (expected guest, reporter, developer, maintainer or owner)'],
+    ["an access level given as a number", `${GITLAB}      - group: x\n        maxAccess: 30\n`,
+      "gitlab.shares.allow[0].maxAccess",
+      "unknown access level 30 (expected guest, reporter, developer, maintainer or owner)"],
+    ["a wildcard in a scope group", "version: 1\ngitlab:\n  scope:\n    groups: [acme/*]\n  shares:\n    allow: []\n",
+      "gitlab.scope.groups[0]", 'invalid group path "acme/*": wildcards are not allowed here'],
+    ["an impossible date", `${GITLAB}      []\n    exempt:\n      - project: x\n        until: 2027-02-30\n`,
+      "gitlab.shares.exempt[0].until", '"2027-02-30" is not a calendar date YYYY-MM-DD'],
+    ["a date that is not one", `${GITLAB}      []\n    exempt:\n      - project: x\n        until: next year\n`,
+      "gitlab.shares.exempt[0].until", '"next year" is not a calendar date YYYY-MM-DD'],
+    ["a date in another format", `${GITLAB}      []\n    exempt:\n      - project: x\n        until: 01/01/2027\n`,
+      "gitlab.shares.exempt[0].until", '"01/01/2027" is not a calendar date YYYY-MM-DD'],
+    ["a date given as a number", `${GITLAB}      []\n    exempt:\n      - project: x\n        until: 20270101\n`,
+      "gitlab.shares.exempt[0].until", "expected a date YYYY-MM-DD, got 20270101"],
+    ["a zero guard", `${GITLAB}      []\n  guard:\n    maxRemovals: 0\n`, "gitlab.guard.maxRemovals",
+      "must be a positive integer, got 0"],
+    ["a negative guard", "version: 1\nn8n:\n  workflows: { keepActive: [] }\n  guard: { maxChanges: -3 }\n",
+      "n8n.guard.maxChanges", "must be a positive integer, got -3"],
+    ["a fractional guard", "version: 1\nn8n:\n  workflows: { keepActive: [] }\n  guard: { maxChanges: 2.5 }\n",
+      "n8n.guard.maxChanges", "must be a positive integer, got 2.5"],
+    ["a bad ref glob", "version: 1\npipelines:\n  allow:\n    - { project: x, refs: ['a:b'] }\n",
+      "pipelines.allow[0].refs[0]", 'invalid glob "a:b": ":" cannot appear in a git ref'],
+    ["missing refs", "version: 1\npipelines:\n  allow:\n    - { project: x }\n", "pipelines.allow[0].refs", "required"],
+    ["a bad variable name", "version: 1\npipelines:\n  allow:\n    - { project: x, refs: [main], variables: [A-B] }\n",
+      "pipelines.allow[0].variables[0]", '"A-B" is not a variable name'],
+    ["a selector without a kind", "version: 1\nn8n:\n  workflows:\n    keepActive: [production]\n",
+      "n8n.workflows.keepActive[0]",
+      'invalid selector "production" (expected id:<id>, name:<name> or tag:<tag>, with no space after the colon)'],
+    ["a selector with a space after the colon", "version: 1\nn8n:\n  workflows:\n    keepActive: ['tag: production']\n",
+      "n8n.workflows.keepActive[0]",
+      'invalid selector "tag: production" (expected id:<id>, name:<name> or tag:<tag>, with no space after the colon)'],
+    ["an unknown unlisted action", "version: 1\nn8n:\n  workflows:\n    keepActive: []\n    unlisted: delete\n",
+      "n8n.workflows.unlisted", 'expected deactivate or report, got "delete"'],
+    ["an unknown listedInactive action", "version: 1\nn8n:\n  workflows:\n    keepActive: []\n    listedInactive: yes\n",
+      "n8n.workflows.listedInactive", 'expected activate or report, got "yes"'],
+    ["a Slack user name instead of an id", "version: 1\nchatops:\n  slack:\n    users: [alice]\n",
+      "chatops.slack.users[0]", '"alice" is not a Slack user id (like U012ABCDEF)'],
+    ["a channel name instead of an id", "version: 1\nchatops:\n  slack:\n    users: [U1]\n    channels: ['#ops']\n",
+      "chatops.slack.channels[0]", '"#ops" is not a Slack channel id (like C0123456)'],
+    ["an apply user who may not run commands", "version: 1\nchatops:\n  slack:\n    users: [U1]\n    applyUsers: [U2]\n",
+      "chatops.slack.applyUsers[0]", "U2 is not listed in users"],
+    ["a file that is not a mapping", "- version: 1\n", "", "expected a mapping, got a list"],
+    ["an empty file", "", "", "expected a mapping, got an empty value"],
+  ])("reports %s", (_, text, path, message) => {
+    expect(issuesOf(text)).toEqual([{ path, message }]);
+  });
+
+  it("reports every issue at once, each with the file name and field path in the message", () => {
+    const text = `
+version: 1
+gitlab:
+  shares:
+    allow:
+      - group: "acme/**"
+      - group: "partners/contractor-x"
+      - group: "partners/agency-y"
+        maxAccess: dev
+    exempt:
+      - project: "acme//legacy"
+        until: 2027-13-01
+  guard:
+    maxRemovals: 0
+pipelines:
+  allow:
+    - project: "acme/**"
+      refs: [main]
+      extra: true
+`;
+    let thrown: unknown;
+    try {
+      parsePolicy(text, "policies/warden.yaml");
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(PolicyError);
+    const error = thrown as PolicyError;
+    expect(error.name).toBe("PolicyError");
+    expect(error.source).toBe("policies/warden.yaml");
+    expect(error.issues.map((issue) => issue.path)).toEqual([
+      "gitlab.shares.allow[2].maxAccess",
+      "gitlab.shares.exempt[0].project",
+      "gitlab.shares.exempt[0].until",
+      "gitlab.guard.maxRemovals",
+      "pipelines.allow[0].extra",
+    ]);
+    expect(error.message).toBe(
+      [
+        'policies/warden.yaml: gitlab.shares.allow[2].maxAccess: unknown access level "dev" (expected guest, reporter, developer, maintainer or owner)',
+        'policies/warden.yaml: gitlab.shares.exempt[0].project: invalid glob "acme//legacy": it has an empty segment (//)',
+        'policies/warden.yaml: gitlab.shares.exempt[0].until: "2027-13-01" is not a calendar date YYYY-MM-DD',
+        "policies/warden.yaml: gitlab.guard.maxRemovals: must be a positive integer, got 0",
+        "policies/warden.yaml: pipelines.allow[0].extra: unknown field (expected project, refs or variables)",
+      ].join("\n"),
+    );
+  });
+
+  it("reports each unknown key of one mapping separately", () => {
+    expect(issuesOf("version: 1\nfoo: 1\nbar: 2\n").map((issue) => issue.path)).toEqual(["foo", "bar"]);
+  });
+
+  it.each([
+    ["unbalanced brackets", "version: 1\ngitlab:\n  shares:\n    allow: [\n", "line 5, column 1: "],
+    ["a duplicate key", "version: 1\nversion: 1\n", "line 2, column 1: Map keys must be unique"],
+    ["a bad indentation", "version: 1\ngitlab:\n  shares:\n   allow: []\n  x\n", "line 5, column 3: "],
+    ["two documents", "version: 1\n---\nversion: 1\n", "line 2, column 1: "],
+    ["an unknown tag", "version: !foo 1\n", "line 1, column 10: Unresolved tag: !foo"],
+  ])("reports YAML syntax errors with their line: %s", (_, text, start) => {
+    const issues = issuesOf(text, "bad.yaml");
+    expect(issues.length).toBeGreaterThan(0);
+    expect(issues[0]?.path).toBe("");
+    expect(issues[0]?.message.startsWith(start)).toBe(true);
+  });
+
+  it("names the file and line in a YAML error's message", () => {
+    expect(() => parsePolicy("version: 1\nversion: 1\n", "bad.yaml")).toThrow(
+      "bad.yaml: line 2, column 1: Map keys must be unique",
+    );
+  });
+});
+
+describe("parsePolicy results", () => {
+  it("accepts a policy with only a version, and with only a gitlab section", () => {
+    expect(parsePolicy("version: 1\n", "a.yaml")).toEqual({ version: 1 });
+    const gitlabOnly = parsePolicy("version: 1\ngitlab:\n  shares:\n    allow: []\n", "b.yaml");
+    expect(gitlabOnly.gitlab?.shares).toEqual({ allow: [], exempt: [] });
+    expect(gitlabOnly.gitlab?.guard).toEqual({ maxRemovals: 25 });
+    expect(gitlabOnly.pipelines).toBeUndefined();
+  });
+
+  it("fills in defaults", () => {
+    const policy = parsePolicy(
+      "version: 1\npipelines:\n  allow:\n    - { project: x, refs: [main] }\nn8n:\n  workflows:\n    keepActive: []\n",
+      "c.yaml",
+    );
+    expect(policy.pipelines?.allow[0]?.variables).toEqual([]);
+    expect(policy.n8n).toEqual({ workflows: { keepActive: [], unlisted: "report", listedInactive: "report" }, guard: { maxChanges: 10 } });
+  });
+
+  it("keeps an unquoted date a YYYY-MM-DD string, and accepts a YAML 1.1 timestamp", () => {
+    const until = (text: string) =>
+      parsePolicy(`${text}version: 1\ngitlab:\n  shares:\n    allow: []\n    exempt:\n      - project: x\n        until: 2027-01-01\n`, "d.yaml")
+        .gitlab?.shares.exempt[0]?.until;
+    expect(until("")).toBe("2027-01-01");
+    expect(until("%YAML 1.1\n---\n")).toBe("2027-01-01");
+  });
+
+  it("compiles globs at parse time, keeping the pattern as written", () => {
+    const policy = parsePolicy("version: 1\ngitlab:\n  shares:\n    allow:\n      - group: Acme/**\n", "e.yaml");
+    const group = policy.gitlab?.shares.allow[0]?.group;
+    expect(group?.pattern).toBe("Acme/**");
+    expect(group?.matches("acme/x")).toBe(true);
+  });
+});
+
+describe("examples/warden.yaml", () => {
+  const text = readFileSync(new URL("../../examples/warden.yaml", import.meta.url), "utf8");
+
+  it("parses, and its gitlab section is the documented one", () => {
+    const policy = parsePolicy(text, "warden.yaml");
+    const gitlab = policy.gitlab;
+    expect(gitlab?.scope?.groups).toEqual(["acme"]);
+    expect(gitlab?.shares.allow.map((rule) => [rule.group.pattern, rule.projects?.map((p) => p.pattern), rule.maxAccess])).toEqual([
+      ["acme/**", undefined, undefined],
+      ["partners/contractor-x", ["acme/mobile/**"], "developer"],
+    ]);
+    expect(gitlab?.shares.exempt.map((rule) => [rule.project.pattern, rule.until])).toEqual([["acme/legacy/**", "2027-01-01"]]);
+    expect(gitlab?.guard.maxRemovals).toBe(25);
+    expect(policy.pipelines).toBeDefined();
+    expect(policy.n8n).toBeDefined();
+    expect(policy.chatops).toBeDefined();
+  });
+});
+
+describe("access levels", () => {
+  it.each([
+    [ACCESS_LEVELS.guest, "guest"],
+    [ACCESS_LEVELS.reporter, "reporter"],
+    [30, "developer"],
+    [40, "maintainer"],
+    [50, "owner"],
+    [15, "planner"],
+    [5, "minimal access"],
+    [35, "level 35"],
+    [0, "level 0"],
+  ])("accessLevelName(%i) is %s", (level, name) => {
+    expect(accessLevelName(level)).toBe(name);
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { decideWorkflow, maxWorkflowChanges, parsePolicy } from "../../lib/policy/index.ts";
+import type { WorkflowDecision, WorkflowInput } from "../../lib/policy/index.ts";
+
+const selectors = `["tag:production", "name:Nightly backup", "id:7hG2kq"]`;
+
+function policyWith(workflows: string) {
+  return parsePolicy(`version: 1\nn8n:\n  workflows:\n    keepActive: ${selectors}\n${workflows}`, "n8n.yaml");
+}
+
+const acting = policyWith("    unlisted: deactivate\n    listedInactive: activate\n");
+const reporting = policyWith(""); // both default to report
+
+const wf = (over: Partial<WorkflowInput>): WorkflowInput => ({
+  id: "aaaa1111",
+  name: "Some workflow",
+  tags: [],
+  active: false,
+  archived: false,
+  ...over,
+});
+
+const UNLISTED = "active but no keepActive selector matches it";
+
+describe("decideWorkflow", () => {
+  it.each<[string, WorkflowInput, WorkflowDecision, WorkflowDecision]>([
+    // [case, workflow, decision when the policy acts, decision when it reports]
+    ["active and tagged production", wf({ active: true, tags: ["billing", "production"] }), { kind: "keep" }, { kind: "keep" }],
+    ["active with the listed name", wf({ active: true, name: "Nightly backup" }), { kind: "keep" }, { kind: "keep" }],
+    ["active with the listed id", wf({ active: true, id: "7hG2kq" }), { kind: "keep" }, { kind: "keep" }],
+    ["inactive and unlisted", wf({ active: false }), { kind: "keep" }, { kind: "keep" }],
+    ["active and unlisted", wf({ active: true }),
+      { kind: "deactivate", reason: UNLISTED, apply: true }, { kind: "deactivate", reason: UNLISTED, apply: false }],
+    ["active with a name differing in case", wf({ active: true, name: "nightly backup" }),
+      { kind: "deactivate", reason: UNLISTED, apply: true }, { kind: "deactivate", reason: UNLISTED, apply: false }],
+    ["active with an id differing in case", wf({ active: true, id: "7HG2KQ" }),
+      { kind: "deactivate", reason: UNLISTED, apply: true }, { kind: "deactivate", reason: UNLISTED, apply: false }],
+    ["active with a tag only containing the listed one", wf({ active: true, tags: ["production-eu"] }),
+      { kind: "deactivate", reason: UNLISTED, apply: true }, { kind: "deactivate", reason: UNLISTED, apply: false }],
+    ["inactive and tagged production", wf({ tags: ["production"] }),
+      { kind: "activate", reason: 'inactive but keepActive selector "tag:production" matches it', apply: true },
+      { kind: "activate", reason: 'inactive but keepActive selector "tag:production" matches it', apply: false }],
+    ["inactive with the listed id", wf({ id: "7hG2kq" }),
+      { kind: "activate", reason: 'inactive but keepActive selector "id:7hG2kq" matches it', apply: true },
+      { kind: "activate", reason: 'inactive but keepActive selector "id:7hG2kq" matches it', apply: false }],
+    ["archived, active and unlisted", wf({ archived: true, active: true }), { kind: "keep" }, { kind: "keep" }],
+    ["archived, inactive and listed", wf({ archived: true, tags: ["production"] }), { kind: "keep" }, { kind: "keep" }],
+  ])("%s", (_, workflow, whenActing, whenReporting) => {
+    expect(decideWorkflow(acting, workflow)).toEqual(whenActing);
+    expect(decideWorkflow(reporting, workflow)).toEqual(whenReporting);
+  });
+
+  it("acts on each setting independently", () => {
+    const mixed = policyWith("    unlisted: report\n    listedInactive: activate\n");
+    expect(decideWorkflow(mixed, wf({ active: true }))).toMatchObject({ kind: "deactivate", apply: false });
+    expect(decideWorkflow(mixed, wf({ tags: ["production"] }))).toMatchObject({ kind: "activate", apply: true });
+  });
+
+  it("touches nothing when the policy has no n8n section", () => {
+    const none = parsePolicy("version: 1\n", "none.yaml");
+    expect(decideWorkflow(none, wf({ active: true }))).toEqual({ kind: "keep" });
+  });
+
+  it("keeps every workflow inactive when keepActive is empty", () => {
+    const empty = parsePolicy("version: 1\nn8n:\n  workflows:\n    keepActive: []\n    unlisted: deactivate\n", "n8n.yaml");
+    expect(decideWorkflow(empty, wf({ active: true, tags: ["production"] }))).toMatchObject({ kind: "deactivate", apply: true });
+  });
+});
+
+describe("maxWorkflowChanges", () => {
+  it("reads the guard, 10 by default", () => {
+    expect(maxWorkflowChanges(parsePolicy(`version: 1\nn8n:\n  workflows: { keepActive: [] }\n  guard: { maxChanges: 3 }\n`, "a"))).toBe(3);
+    expect(maxWorkflowChanges(reporting)).toBe(10);
+    expect(maxWorkflowChanges(parsePolicy("version: 1\n", "b"))).toBe(10);
+  });
+});
