@@ -1,0 +1,492 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateOrganisation, startGitLabSim } from "./gitlab/index.ts";
+import type { GitLabDataset, GitLabSim, GitLabSimOptions, SimProject } from "./gitlab/index.ts";
+import { parseParams } from "./gitlab/query.ts";
+
+const ADMIN = "glpat-sim-admin";
+const READER = "glpat-sim-reader";
+const TOKENS = { [ADMIN]: { admin: true }, [READER]: { admin: false, username: "alice" } };
+
+/** `path` is appended to /api/v4 as is: encoding is the caller's business, as for a real client. */
+function api(sim: GitLabSim, path: string, init: RequestInit & { token?: string | null } = {}): Promise<Response> {
+  const { token = sim.token, headers, ...rest } = init;
+  return fetch(`${sim.url}/api/v4${path}`, {
+    redirect: "manual",
+    ...rest,
+    headers: { ...(token === null ? {} : { "PRIVATE-TOKEN": token }), ...(headers as Record<string, string>) },
+  });
+}
+
+const getJson = async <T = any>(sim: GitLabSim, path: string, token?: string | null): Promise<T> => {
+  const res = await api(sim, path, { token });
+  expect(res.status, `${path}: ${res.status}`).toBe(200);
+  return json<T>(res);
+};
+
+/** rel → url of a Link header. */
+function links(res: Response): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of (res.headers.get("link") ?? "").matchAll(/<([^>]+)>; rel="(\w+)"/g)) out[m[2]!] = m[1]!;
+  return out;
+}
+
+const json = async <T = any>(res: Response): Promise<T> => (await res.json()) as T;
+const ids = (items: { id: number }[]): number[] => items.map((p) => p.id);
+const enc = encodeURIComponent;
+const renamedOf = (dataset: GitLabDataset): SimProject => dataset.projects.find((p) => p.previous_paths.length > 0)!;
+const sharedProject = (dataset: GitLabDataset, taken: Set<number>): SimProject => {
+  const project = dataset.projects.find((p) => p.shared_with_groups.length > 0 && !taken.has(p.id))!;
+  taken.add(project.id);
+  return project;
+};
+
+async function withSim(opts: GitLabSimOptions, run: (sim: GitLabSim) => Promise<void>): Promise<void> {
+  const sim = await startGitLabSim(opts);
+  try {
+    await run(sim);
+  } finally {
+    await sim.close();
+  }
+}
+
+describe("generateOrganisation", () => {
+  it("is deterministic for a seed", () => {
+    const a = generateOrganisation({ seed: 7, projects: 500 });
+    expect(generateOrganisation({ seed: 7, projects: 500 })).toEqual(a);
+    expect(generateOrganisation({ seed: 8, projects: 500 }).dataset.projects).not.toEqual(a.dataset.projects);
+  });
+
+  it("generates 100,000 projects quickly, with about one subgroup per 50 projects", () => {
+    const started = performance.now();
+    const { dataset, intents } = generateOrganisation({ projects: 100_000 });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(dataset.projects).toHaveLength(100_000);
+    expect(dataset.groups.length).toBeGreaterThan(1_900);
+    const strays = intents.filter((i) => i.intent === "stray").length;
+    expect(strays / 100_000).toBeGreaterThan(0.02);
+    expect(strays / 100_000).toBeLessThan(0.04);
+  });
+
+  it("has the tricky names, groups and shares the policy needs", () => {
+    const { dataset, intents } = generateOrganisation({ projects: 200 });
+    const paths = dataset.groups.map((g) => g.full_path);
+    for (const p of ["acme/platform/infra-tools", "acme/mobile/ios", "acme/Web.Team", "acme/data_science/ml-ops", "acme/legacy", "partners/contractor-x", "acme-ext"]) {
+      expect(paths).toContain(p);
+    }
+    expect(dataset.groups.some((g) => g.visibility === "private" && !g.full_path.startsWith("acme"))).toBe(true);
+    const projectPaths = dataset.projects.map((p) => p.path).join(" ");
+    for (const c of [".", "-", "_"]) expect(projectPaths).toContain(c);
+    expect(projectPaths).toMatch(/[A-Z]/);
+    expect(dataset.projects.every((p) => p.branches.includes("main") && p.branches.includes("release/1.0"))).toBe(true);
+    expect(dataset.projects.filter((p) => p.previous_paths.length > 0)).toHaveLength(1);
+    const groupNs = new Set(dataset.groups.map((g) => g.id));
+    expect(dataset.users.every((u) => !groupNs.has(u.namespace_id))).toBe(true);
+    expect(dataset.projects.some((p) => !groupNs.has(p.namespace_id) && p.shared_with_groups.length > 0)).toBe(true);
+
+    // Every share has an intent, and each intent agrees with an independent reading of the policy.
+    const byId = new Map(dataset.projects.map((p) => [p.id, p]));
+    const shares = dataset.projects.flatMap((p) => p.shared_with_groups.map((s) => ({ p, s })));
+    expect(intents).toHaveLength(shares.length);
+    const expected = (project: string, group: string, level: number) => {
+      if (!project.startsWith("acme/")) return "allowed";
+      if (group.startsWith("acme/")) return "allowed";
+      if (group === "partners/contractor-x" && project.startsWith("acme/mobile/") && level <= 30) return "allowed";
+      return project.startsWith("acme/legacy/") ? "exempt" : "stray";
+    };
+    const seen = new Set<string>();
+    for (const i of intents) {
+      const project = byId.get(i.projectId)!;
+      const share = project.shared_with_groups.find((s) => s.group_id === i.groupId)!;
+      expect(i.intent).toBe(expected(project.path_with_namespace, share.group_full_path, share.group_access_level));
+      seen.add(`${i.intent} ${share.group_full_path}${share.group_full_path === "partners/contractor-x" ? `@${share.group_access_level > 30 ? "above" : "within"}` : ""}`);
+    }
+    for (const kind of ["stray acme-ext", "stray partners/contractor-x@above", "allowed partners/contractor-x@within"]) expect(seen).toContain(kind);
+    expect([...seen].some((k) => k.startsWith("exempt"))).toBe(true);
+  });
+});
+
+describe("GitLab simulator", () => {
+  let sim: GitLabSim;
+  const taken = new Set<number>(); // projects whose shares a test changes
+  beforeAll(async () => {
+    sim = await startGitLabSim({ tokens: TOKENS, recordRequests: true });
+  });
+  afterAll(() => sim.close());
+
+  describe("offset pagination", () => {
+    it("sends absolute, complete Link headers that repeat the other parameters", async () => {
+      const total = sim.dataset.projects.length;
+      const res = await api(sim, "/projects?order_by=id&sort=asc&per_page=5&page=2");
+      const rel = links(res);
+      expect(Object.keys(rel).sort()).toEqual(["first", "last", "next", "prev"]);
+      for (const url of Object.values(rel)) {
+        expect(url.startsWith(`${sim.url}/api/v4/projects?`)).toBe(true);
+        const q = new URL(url).searchParams;
+        expect([q.get("order_by"), q.get("sort"), q.get("per_page")]).toEqual(["id", "asc", "5"]);
+      }
+      expect(new URL(rel["next"]!).searchParams.get("page")).toBe("3");
+      expect(new URL(rel["last"]!).searchParams.get("page")).toBe(String(Math.ceil(total / 5)));
+      expect(Object.fromEntries(["x-page", "x-per-page", "x-next-page", "x-prev-page", "x-total", "x-total-pages"].map((h) => [h, res.headers.get(h)]))).toEqual({
+        "x-page": "2",
+        "x-per-page": "5",
+        "x-next-page": "3",
+        "x-prev-page": "1",
+        "x-total": String(total),
+        "x-total-pages": String(Math.ceil(total / 5)),
+      });
+      const sorted = sim.dataset.projects.map((p) => p.id).sort((a, b) => a - b);
+      expect(ids(await json(res))).toEqual(sorted.slice(5, 10));
+      expect(ids(await json(await fetch(rel["next"]!, { headers: { "PRIVATE-TOKEN": sim.token } })))).toEqual(sorted.slice(10, 15));
+    });
+
+    it("clamps per_page to 100, and following rel=next reaches every item once", async () => {
+      const seen: number[] = [];
+      let url: string | undefined = `${sim.url}/api/v4/namespaces?per_page=500`;
+      while (url) {
+        const res: Response = await fetch(url, { headers: { "PRIVATE-TOKEN": sim.token } });
+        expect(res.headers.get("x-per-page")).toBe("100");
+        seen.push(...ids(await json(res)));
+        url = links(res)["next"];
+      }
+      expect(seen).toHaveLength(sim.dataset.groups.length + sim.dataset.users.length);
+      expect(new Set(seen).size).toBe(seen.length);
+    });
+
+    it("stops counting above 10,000 records, and refuses offsets past the limit on /projects only", async () => {
+      const { dataset } = generateOrganisation({ projects: 10_050 });
+      await withSim({ dataset, offsetLimit: 1_000 }, async (big) => {
+        const res = await api(big, "/projects?per_page=100");
+        expect(res.headers.get("x-total")).toBeNull();
+        expect(res.headers.get("x-total-pages")).toBeNull();
+        expect(res.headers.get("x-next-page")).toBe("2");
+        expect(Object.keys(links(res)).sort()).toEqual(["first", "next"]);
+
+        expect((await api(big, "/projects?per_page=100&page=10")).status).toBe(200);
+        const refused = await api(big, "/projects?per_page=100&page=11");
+        expect(refused.status).toBe(405);
+        expect(await refused.json()).toEqual({
+          message:
+            "Offset pagination has a maximum allowed offset of 1000 for requests that return objects of type Project. Remaining records can be retrieved using keyset pagination.",
+        });
+        expect((await api(big, "/groups/acme/projects?include_subgroups=true&per_page=100&page=11")).status).toBe(200);
+      });
+    });
+  });
+
+  describe("keyset pagination", () => {
+    it("walks /projects by id with look-ahead: no Link on the last page, [] past the end", async () => {
+      const sorted = sim.dataset.projects.map((p) => p.id).sort((a, b) => a - b);
+      const seen: number[] = [];
+      let url: string | undefined = `${sim.url}/api/v4/projects?pagination=keyset&order_by=id&sort=asc&per_page=50`;
+      let pages = 0;
+      while (url) {
+        const res: Response = await fetch(url, { headers: { "PRIVATE-TOKEN": sim.token } });
+        const page = ids(await json(res));
+        seen.push(...page);
+        pages++;
+        url = links(res)["next"];
+        if (url) {
+          const q = new URL(url).searchParams;
+          expect([q.get("pagination"), q.get("order_by"), q.get("sort"), q.get("per_page"), q.get("id_after")]).toEqual(["keyset", "id", "asc", "50", String(page.at(-1))]);
+          expect(res.headers.get("x-next-cursor")).toBeTruthy();
+        } else {
+          expect(res.headers.get("link")).toBeNull();
+        }
+      }
+      expect(seen).toEqual(sorted);
+      expect(pages).toBe(Math.ceil(sorted.length / 50));
+
+      const past = await api(sim, `/projects?pagination=keyset&order_by=id&sort=asc&id_after=${sorted.at(-1)}`);
+      expect(await past.json()).toEqual([]);
+      expect(past.headers.get("link")).toBeNull();
+    });
+
+    it("pages descending with id_before, and accepts X-NEXT-CURSOR as cursor", async () => {
+      const first = await api(sim, "/projects?pagination=keyset&order_by=id&sort=desc&per_page=3", { token: null });
+      const next = new URL(links(first)["next"]!);
+      const firstIds = ids(await json(first));
+      expect(next.searchParams.get("id_before")).toBe(String(firstIds[2]));
+      const viaLink = ids(await json(await fetch(next)));
+      expect(viaLink[0]!).toBeLessThan(firstIds[2]!);
+      const cursor = first.headers.get("x-next-cursor")!;
+      expect(ids(await getJson(sim, `/projects?pagination=keyset&order_by=id&sort=desc&per_page=3&cursor=${enc(cursor)}`))).toEqual(viaLink);
+    });
+
+    it("refuses keyset where GitLab has none", async () => {
+      const message = { message: "Keyset pagination is not yet available for this type of request" };
+      const byName = await api(sim, "/projects?pagination=keyset&order_by=name&sort=asc");
+      expect([byName.status, await byName.json()]).toEqual([405, message]);
+      const signedIn = await api(sim, "/groups?pagination=keyset&order_by=name&sort=asc");
+      expect([signedIn.status, await signedIn.json()]).toEqual([405, message]);
+    });
+
+    it("walks /groups by name for anonymous callers with an opaque cursor", async () => {
+      const names: string[] = [];
+      let url: string | undefined = `${sim.url}/api/v4/groups?pagination=keyset&order_by=name&sort=asc&per_page=2`;
+      while (url) {
+        const res: Response = await fetch(url);
+        expect(res.status).toBe(200);
+        names.push(...(await json<{ name: string }[]>(res)).map((g) => g.name));
+        url = links(res)["next"];
+        if (url) expect(new URL(url).searchParams.get("cursor")).toBe(res.headers.get("x-next-cursor"));
+      }
+      const expected = sim.dataset.groups.filter((g) => g.visibility === "public").map((g) => g.name);
+      expect(names).toEqual(expected.sort());
+    });
+  });
+
+  describe("paths and encoding", () => {
+    it("finds a project by encoded path; an unencoded slash matches no route", async () => {
+      const project = sim.dataset.projects.find((p) => p.path_with_namespace.split("/").length === 3)!;
+      expect((await getJson(sim, `/projects/${enc(project.path_with_namespace)}`)).id).toBe(project.id);
+      const res = await api(sim, `/projects/${project.path_with_namespace}`);
+      expect([res.status, await res.json()]).toEqual([404, { message: "404 Not Found" }]);
+    });
+
+    it("redirects an old path with 301 to the numeric address", async () => {
+      const project = renamedOf(sim.dataset);
+      const res = await api(sim, `/projects/${enc(project.previous_paths[0]!)}`);
+      expect(res.status).toBe(301);
+      expect(res.headers.get("location")).toBe(`${sim.url}/api/v4/projects/${project.id}`);
+      expect(JSON.stringify(await res.json())).toMatch(/moved permanently/i);
+      const followed = await fetch(`${sim.url}/api/v4/projects/${enc(project.previous_paths[0]!)}`, { headers: { "PRIVATE-TOKEN": sim.token } });
+      expect((await json<SimProject>(followed)).path_with_namespace).toBe(project.path_with_namespace);
+    });
+
+    it("serves files and tags whose names hold an encoded slash", async () => {
+      const file = await getJson(sim, `/projects/1/repository/files/${enc("src/app.ts")}?ref=${enc("release/1.0")}`);
+      expect([file.file_path, file.ref, file.encoding]).toEqual(["src/app.ts", "release/1.0", "base64"]);
+      expect(Buffer.from(file.content, "base64").toString()).toContain("export const project");
+      expect((await api(sim, "/projects/1/repository/files/src/app.ts?ref=main")).status).toBe(404);
+      expect((await api(sim, `/projects/1/repository/files/${enc("docs/c++ notes.md")}?ref=main`)).status).toBe(200);
+      expect((await getJson(sim, `/projects/1/repository/tags/${enc("stable/2024.06")}`)).name).toBe("stable/2024.06");
+    });
+
+    it("fetches issues by iid, not by global id, and paginates their notes", async () => {
+      const issue = await getJson(sim, "/projects/1/issues/2");
+      expect(issue.iid).toBe(2);
+      expect((await api(sim, `/projects/1/issues/${issue.id}`)).status).toBe(404);
+      const notes = await api(sim, "/projects/1/issues/2/notes?per_page=20&page=2");
+      expect([notes.headers.get("x-total"), (await json(notes)).length]).toEqual(["24", 4]);
+    });
+
+    it("resolves namespaces and groups by id or encoded full path", async () => {
+      const group = sim.dataset.groups.find((g) => g.full_path === "acme/mobile/ios")!;
+      expect(await getJson(sim, `/namespaces/${enc(group.full_path)}`)).toMatchObject({ id: group.id, kind: "group", full_path: group.full_path });
+      expect((await getJson(sim, `/groups/${group.id}`)).full_path).toBe(group.full_path);
+      const user = sim.dataset.users[0]!;
+      expect(await getJson(sim, `/namespaces/${user.namespace_id}`)).toMatchObject({ kind: "user", full_path: user.username });
+      const sub = await getJson<{ parent_id: number }[]>(sim, "/groups/acme/subgroups?per_page=100");
+      expect(sub.every((g) => g.parent_id === 1)).toBe(true);
+      const all = await getJson<unknown[]>(sim, "/groups/acme/descendant_groups?per_page=100");
+      expect(all.length).toBe(sim.dataset.groups.filter((g) => g.full_path.startsWith("acme/")).length);
+    });
+
+    it("reads +, a[], h[k] and variables[0][key] the way Rack does", () => {
+      expect(parseParams("t=2024-01-01T10:00:00+01:00&u=%2B1&a[]=1&a[]=2&h[k]=v&variables[0][key]=K&variables[0][value]=x&v[][key]=a&v[][key]=b")).toEqual({
+        t: "2024-01-01T10:00:00 01:00",
+        u: "+1",
+        a: ["1", "2"],
+        h: { k: "v" },
+        variables: { "0": { key: "K", value: "x" } },
+        v: [{ key: "a" }, { key: "b" }],
+      });
+    });
+  });
+
+  describe("authentication", () => {
+    it("answers 414 to an oversized query", async () => {
+      const res = await api(sim, `/projects?search=${"x".repeat(9_000)}`);
+      expect([res.status, await res.text()]).toEqual([414, "Request-URI Too Large"]);
+    });
+
+    it("answers 401 without a token where one is needed, and to a wrong token anywhere", async () => {
+      const unauthorized = [401, { message: "401 Unauthorized" }];
+      const none = await api(sim, "/namespaces", { token: null });
+      expect([none.status, await none.json()]).toEqual(unauthorized);
+      const wrong = await api(sim, "/projects", { token: "glpat-wrong" });
+      expect([wrong.status, await wrong.json()]).toEqual(unauthorized);
+      expect((await api(sim, "/projects", { token: null })).status).toBe(200);
+      const groups = await getJson<{ visibility: string }[]>(sim, "/groups?per_page=100", null);
+      expect(groups.every((g) => g.visibility === "public")).toBe(true);
+      expect(await getJson(sim, "/user", READER)).toEqual({ id: sim.dataset.users[0]!.id, username: "alice", is_admin: false });
+    });
+
+    it("hides shares to private groups from non-admin tokens", async () => {
+      const privateIds = new Set(sim.dataset.groups.filter((g) => g.visibility === "private").map((g) => g.id));
+      const project = sim.dataset.projects.find((p) => p.shared_with_groups.some((s) => privateIds.has(s.group_id)))!;
+      const asAdmin = await getJson<SimProject>(sim, `/projects/${project.id}`);
+      const asReader = await getJson<SimProject>(sim, `/projects/${project.id}`, READER);
+      expect(asAdmin.shared_with_groups).toEqual(project.shared_with_groups);
+      expect(asReader.shared_with_groups).toEqual(project.shared_with_groups.filter((s) => !privateIds.has(s.group_id)));
+    });
+
+    it("records each request with its headers", async () => {
+      await api(sim, "/user", { token: READER });
+      expect(sim.requests.at(-1)).toMatchObject({ method: "GET", url: "/api/v4/user", headers: { "private-token": READER } });
+    });
+  });
+
+  describe("group projects", () => {
+    it("includes projects shared into the group unless with_shared=false; simple=true drops the shares", async () => {
+      const outsider = sim.dataset.projects.find((p) => !p.path_with_namespace.startsWith("acme/") && p.shared_with_groups.some((s) => s.group_full_path.startsWith("acme/")))!;
+      const into = outsider.shared_with_groups.find((s) => s.group_full_path.startsWith("acme/"))!;
+      const path = `/groups/${into.group_id}/projects?per_page=100`;
+      expect(ids(await getJson(sim, path))).toContain(outsider.id);
+      expect(ids(await getJson(sim, `${path}&with_shared=false`))).not.toContain(outsider.id);
+      const own = await getJson<SimProject[]>(sim, "/groups/acme/projects?include_subgroups=true&with_shared=false&simple=true&per_page=100");
+      expect(own.every((p) => p.path_with_namespace.startsWith("acme/") && !("shared_with_groups" in p))).toBe(true);
+      expect(ids(own)).toEqual(ids(own).sort((a, b) => a - b));
+      expect(own.some((p) => p.path_with_namespace.split("/").length > 2)).toBe(true);
+    });
+  });
+
+  describe("mutations", () => {
+    it("unshares with 204, then 404 Group Link Not Found; unknown projects are 404 Project Not Found", async () => {
+      const project = sharedProject(sim.dataset, taken);
+      const groupId = project.shared_with_groups[0]!.group_id;
+      const res = await api(sim, `/projects/${project.id}/share/${groupId}`, { method: "DELETE" });
+      expect([res.status, await res.text()]).toEqual([204, ""]);
+      expect(project.shared_with_groups.map((s) => s.group_id)).not.toContain(groupId);
+      const again = await api(sim, `/projects/${project.id}/share/${groupId}`, { method: "DELETE" });
+      expect([again.status, await again.json()]).toEqual([404, { message: "404 Group Link Not Found" }]);
+      const unknown = await api(sim, `/projects/999999/share/${groupId}`, { method: "DELETE" });
+      expect([unknown.status, await unknown.json()]).toEqual([404, { message: "404 Project Not Found" }]);
+    });
+
+    it("creates pipelines from a JSON body, and refuses an unknown ref", async () => {
+      const project = sim.dataset.projects[0]!;
+      const res = await api(sim, `/projects/${project.id}/pipeline`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ ref: "release/1.0", variables: [{ key: "MODE", value: "audit" }] }),
+      });
+      expect(res.status).toBe(201);
+      const body = await json(res);
+      expect(body).toMatchObject({ project_id: project.id, ref: "release/1.0", status: "created", iid: 1 });
+      expect(body.sha).toMatch(/^[0-9a-f]{40}$/);
+      expect(body.web_url).toBe(`${sim.url}/${project.path_with_namespace}/-/pipelines/${body.id}`);
+      expect(sim.pipelines.at(-1)).toEqual({ id: body.id, project_id: project.id, ref: "release/1.0", variables: [{ key: "MODE", value: "audit" }] });
+
+      const bad = await api(sim, `/projects/${project.id}/pipeline?ref=nope`, { method: "POST" });
+      expect([bad.status, await bad.json()]).toEqual([400, { message: { base: ["Reference not found"] } }]);
+    });
+
+    it("creates pipelines from query variables, where an unencoded + becomes a space", async () => {
+      const q = "ref=main&variables[0][key]=SINCE&variables[0][value]=2024-01-01T10:00:00+01:00&variables[1][key]=UNTIL&variables[1][value]=2024-01-02T10:00:00%2B01:00";
+      expect((await api(sim, `/projects/1/pipeline?${q}`, { method: "POST" })).status).toBe(201);
+      expect(sim.pipelines.at(-1)!.variables).toEqual([
+        { key: "SINCE", value: "2024-01-01T10:00:00 01:00" },
+        { key: "UNTIL", value: "2024-01-02T10:00:00+01:00" },
+      ]);
+    });
+  });
+});
+
+describe("rate limits", () => {
+  it("under a full rule, budgets successes and sends every header with the 429", async () => {
+    await withSim({ rateLimits: [{ route: "GET /projects", limit: 2, windowMs: 60_000 }] }, async (sim) => {
+      const remaining = [];
+      for (let i = 0; i < 2; i++) {
+        const ok = await api(sim, "/projects");
+        expect(ok.headers.get("ratelimit-limit")).toBe("2");
+        remaining.push(ok.headers.get("ratelimit-remaining"));
+      }
+      expect(remaining).toEqual(["1", "0"]);
+      expect((await api(sim, "/projects/1")).status).toBe(200); // another route, its own budget
+      const res = await api(sim, "/projects");
+      expect([res.status, await res.text()]).toEqual([429, "Retry later"]);
+      const h = Object.fromEntries(res.headers);
+      expect(h).toMatchObject({ "ratelimit-limit": "2", "ratelimit-observed": "3", "ratelimit-remaining": "0" });
+      expect(h["ratelimit-name"]).toBeTruthy();
+      expect(Number(h["retry-after"])).toBeGreaterThanOrEqual(59);
+      expect(Number(h["ratelimit-reset"]) - Date.now() / 1000).toBeGreaterThan(58);
+      expect(Date.parse(h["ratelimit-resettime"]!) - Date.now()).toBeGreaterThan(58_000);
+    });
+  });
+
+  it("sends only the headers of the rule's mode, and limits per token", async () => {
+    await withSim({ tokens: TOKENS }, async (sim) => {
+      const retryHeaders = (res: Response) =>
+        Object.fromEntries([...res.headers].filter(([k]) => k.startsWith("ratelimit") || k === "retry-after").map(([k]) => [k, "set"]));
+      const expected = { "retry-after-only": { "retry-after": "set" }, "reset-only": { "ratelimit-reset": "set" }, none: {} } as const;
+      for (const [mode, headers] of Object.entries(expected)) {
+        sim.setRateLimits([{ limit: 1, windowMs: 60_000, headers: mode as keyof typeof expected }]);
+        expect((await api(sim, "/user")).status).toBe(200);
+        expect((await api(sim, "/user", { token: READER })).status).toBe(200);
+        const res = await api(sim, "/user");
+        expect([res.status, retryHeaders(res)]).toEqual([429, headers]);
+        expect((await api(sim, "/projects", { token: null })).status).toBe(200); // route-less rules spare anonymous calls
+      }
+    });
+  });
+});
+
+describe("faults", () => {
+  it("answers 429 in each header style", async () => {
+    await withSim({}, async (sim) => {
+      sim.addFaults(
+        { kind: "429", headers: "retry-after", seconds: 3, route: "GET /projects", times: 1 },
+        { kind: "429", headers: "retry-after-date", seconds: 3, route: "GET /projects", times: 1 },
+        { kind: "429", headers: "reset-only", seconds: 3, route: "GET /projects", times: 1 },
+        { kind: "429", headers: "none", route: "GET /projects", times: 1 },
+        { kind: "429", headers: "retry-after", seconds: 0, route: "GET /projects", times: 1 },
+      );
+      const get = async () => {
+        const res = await api(sim, "/projects");
+        expect([res.status, await res.text()]).toEqual([429, "Retry later"]);
+        return [res.headers.get("retry-after"), res.headers.get("ratelimit-reset")];
+      };
+      expect(await get()).toEqual(["3", null]);
+      const [date] = await get();
+      expect((Date.parse(date!) - Date.now()) / 1000).toBeGreaterThan(1.5);
+      expect((Date.parse(date!) - Date.now()) / 1000).toBeLessThanOrEqual(4);
+      const [, reset] = await get();
+      expect(Number(reset) - Date.now() / 1000).toBeGreaterThan(1.5);
+      expect(await get()).toEqual([null, null]);
+      expect(await get()).toEqual(["0", null]);
+      expect((await api(sim, "/projects")).status).toBe(200);
+    });
+  });
+
+  it("applies status, drop and delay faults in order, to matching requests only", async () => {
+    await withSim({}, async (sim) => {
+      sim.addFaults({ kind: "status", status: 502, route: "/projects/:id", method: "GET", times: 2 }, { kind: "drop", route: "GET /user", times: 1 }, { kind: "delay", ms: 150, times: 1 });
+      expect((await api(sim, "/projects")).status).toBe(200); // not matched by the first two; takes the delay
+      expect((await api(sim, "/projects/1")).status).toBe(502);
+      expect((await api(sim, "/projects/1")).status).toBe(502);
+      expect((await api(sim, "/projects/1")).status).toBe(200);
+      await expect(api(sim, "/user")).rejects.toThrow();
+      expect((await api(sim, "/user")).status).toBe(200);
+      sim.addFaults({ kind: "delay", ms: 150, times: 1 });
+      const started = performance.now();
+      expect((await api(sim, "/user")).status).toBe(200);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+      expect(sim.counters.status).toMatchObject({ "502": 2, dropped: 1 });
+    });
+  });
+
+  it("apply-then-status performs the mutation before answering the error", async () => {
+    await withSim({}, async (sim) => {
+      const project = sharedProject(sim.dataset, new Set());
+      const groupId = project.shared_with_groups[0]!.group_id;
+      sim.addFaults({ kind: "apply-then-status", status: 502, route: "DELETE /projects/:id/share/:group_id", times: 1 });
+      const res = await api(sim, `/projects/${project.id}/share/${groupId}`, { method: "DELETE" });
+      expect(res.status).toBe(502);
+      expect(project.shared_with_groups.map((s) => s.group_id)).not.toContain(groupId);
+      expect((await api(sim, `/projects/${project.id}/share/${groupId}`, { method: "DELETE" })).status).toBe(404);
+    });
+  });
+});
+
+describe("counters", () => {
+  it("counts by route and status, and tracks peak concurrency", async () => {
+    await withSim({ latencyMs: 60 }, async (sim) => {
+      await Promise.all([1, 2, 3, 4, 5, 6].map((id) => api(sim, `/projects/${id}`).then((r) => r.arrayBuffer())));
+      await api(sim, "/nowhere");
+      expect(sim.counters).toMatchObject({ requests: 7, maxConcurrency: 6, byRoute: { "GET /projects/:id": 6, "GET *": 1 }, status: { "200": 6, "404": 1 } });
+      sim.resetCounters();
+      expect(sim.counters).toMatchObject({ requests: 0, maxConcurrency: 0, byRoute: {}, status: {} });
+    });
+  });
+});

@@ -1,0 +1,51 @@
+/** The simulator's data model: plain objects, shaped like GitLab's own JSON where they overlap. */
+
+export type Visibility = "public" | "internal" | "private";
+
+export interface SimGroup {
+  id: number;
+  name: string;
+  path: string;
+  full_path: string;
+  parent_id: number | null;
+  visibility: Visibility;
+}
+
+/** One entry of a project's `shared_with_groups`. */
+export interface SimShare {
+  group_id: number;
+  group_name: string;
+  group_full_path: string;
+  group_access_level: number;
+  expires_at: string | null;
+}
+
+export interface SimProject {
+  id: number;
+  name: string;
+  path: string;
+  path_with_namespace: string;
+  namespace_id: number;
+  shared_with_groups: SimShare[];
+  default_branch: string;
+  branches: string[];
+  archived: boolean;
+  /** Old `path_with_namespace` values: requests through them are redirected. */
+  previous_paths: string[];
+}
+
+export interface SimUser {
+  id: number;
+  username: string;
+  name: string;
+  namespace_id: number;
+}
+
+export interface GitLabDataset {
+  groups: SimGroup[];
+  users: SimUser[];
+  projects: SimProject[];
+}
+
+/** GitLab's access levels (planner 15 and minimal access 5 exist too, unused here). */
+export const ACCESS = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;

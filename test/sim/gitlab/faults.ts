@@ -1,0 +1,40 @@
+import type { RetryStyle } from "./retry-headers.ts";
+
+interface Target {
+  /** A route key ("GET /projects") or template ("/projects"); omitted = any. */
+  route?: string;
+  method?: string;
+  /** How many matching requests this fault takes. */
+  times: number;
+}
+
+export type Fault =
+  | ({ kind: "status"; status: number } & Target)
+  /** Destroys the socket before answering. */
+  | ({ kind: "drop" } & Target)
+  | ({ kind: "delay"; ms: number } & Target)
+  /** Performs the request (a mutation included), then answers `status` instead; if the request itself fails, that error goes out. */
+  | ({ kind: "apply-then-status"; status: number } & Target)
+  /** `seconds` (default 1) ahead, as Retry-After, an HTTP date, or RateLimit-Reset. */
+  | ({ kind: "429"; headers: RetryStyle; seconds?: number } & Target);
+
+/** Faults are taken in the order given, each by as many matching requests as its `times`. */
+export class FaultQueue {
+  private readonly queue: Fault[] = [];
+
+  add(faults: readonly Fault[]): void {
+    // Copies, so that counting down never touches the caller's objects.
+    for (const f of faults) if (f.times > 0) this.queue.push({ ...f });
+  }
+
+  take(method: string, routeKey: string): Fault | undefined {
+    const template = routeKey.slice(routeKey.indexOf(" ") + 1);
+    const index = this.queue.findIndex(
+      (f) => (!f.method || f.method.toUpperCase() === method) && (!f.route || f.route === routeKey || f.route === template),
+    );
+    const fault = this.queue[index];
+    if (!fault) return undefined;
+    if (--fault.times === 0) this.queue.splice(index, 1);
+    return fault;
+  }
+}

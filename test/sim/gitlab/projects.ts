@@ -1,0 +1,89 @@
+import { boolParam, intParam, invalid, sortParam, stringParam } from "./context.ts";
+import type { Handler, RequestContext } from "./context.ts";
+import type { SimProject } from "./dataset.ts";
+import { findGroup } from "./groups.ts";
+import { HttpError, notFound } from "./http.ts";
+import { decodeCursor, encodeCursor, keysetPage, keysetUnavailable, lazyList, listReply, lowerBound, offsetPage } from "./pagination.ts";
+import type { Sliceable } from "./pagination.ts";
+import { projectJson } from "./serialize.ts";
+
+/**
+ * The project named by `:id`. Through an old path, GET is redirected (301, Location by numeric id,
+ * rest of the URL kept) and anything else is not found.
+ */
+export function findProject(ctx: RequestContext): SimProject {
+  const found = ctx.store.findProject(ctx.path["id"]!);
+  if (!found) throw notFound("Project");
+  if (!found.moved) return found.project;
+  if (ctx.method !== "GET") throw notFound("Project");
+  // rawPath is /api/v4/projects/<old path>[/rest]
+  const rest = ctx.rawPath.split("/").slice(5);
+  const location = [`${ctx.baseUrl}/api/v4/projects/${found.project.id}`, ...rest].join("/") + (ctx.rawQuery ? `?${ctx.rawQuery}` : "");
+  throw new HttpError(301, { message: `301 Moved Permanently: this project has moved permanently to ${location}` }, { location });
+}
+
+/** Projects with after < id < before, in id order (ascending or descending), without copying. */
+function idRange(sorted: readonly SimProject[], after: number | undefined, before: number | undefined, desc: boolean): Sliceable<SimProject> {
+  const lo = after === undefined ? 0 : lowerBound(sorted, (p) => p.id > after);
+  const hi = before === undefined ? sorted.length : lowerBound(sorted, (p) => p.id >= before);
+  return lazyList(Math.max(0, hi - lo), (i) => sorted[desc ? hi - 1 - i : lo + i]!);
+}
+
+/**
+ * Offset by default; keyset with `pagination=keyset&order_by=id`. `id_after`/`id_before` filter in
+ * both modes, which is also how keyset moves on. Order is by creation (= id), newest first by default.
+ * Other orderings are not simulated (400).
+ */
+export const listProjects: Handler = (ctx) => {
+  const keyset = stringParam(ctx, "pagination") === "keyset";
+  const orderBy = stringParam(ctx, "order_by") ?? "created_at";
+  if (keyset && orderBy !== "id") throw keysetUnavailable();
+  if (orderBy !== "id" && orderBy !== "created_at") throw invalid("order_by", "does not have a valid value");
+  const desc = sortParam(ctx, "desc") === "desc";
+  const bound = desc ? "id_before" : "id_after";
+  const bounds = { id_after: intParam(ctx, "id_after"), id_before: intParam(ctx, "id_before") };
+  const cursor = decodeCursor(ctx);
+  if (cursor) {
+    const id = Number(cursor["id"]);
+    if (!Number.isInteger(id)) throw invalid("cursor");
+    bounds[bound] = id;
+  }
+  const view = idRange(ctx.store.projects, bounds.id_after, bounds.id_before, desc);
+  const simple = boolParam(ctx, "simple", false);
+  const serialize = (p: SimProject) => projectJson(ctx, p, simple);
+  if (!keyset) return listReply(offsetPage(ctx, view, "Project"), serialize);
+  const page = keysetPage(ctx, view, (last) => ({ params: { [bound]: String(last.id) }, cursor: encodeCursor({ id: String(last.id) }) }));
+  return listReply(page, serialize);
+};
+
+export const getProject: Handler = (ctx) => ({ status: 200, body: projectJson(ctx, findProject(ctx), false) });
+
+/**
+ * `include_subgroups` (default false) widens the group to its descendants; `with_shared` (default
+ * true) adds projects shared into any of those groups from elsewhere. Ordered by id, no offset limit.
+ * Shares are read live, so `with_shared` scans every project (some milliseconds at 100,000).
+ */
+export const listGroupProjects: Handler = (ctx) => {
+  const group = findGroup(ctx);
+  const subgroups = boolParam(ctx, "include_subgroups", false);
+  const simple = boolParam(ctx, "simple", false);
+  const own = ctx.store.projectsOf(group.id, subgroups);
+  let projects = own;
+  if (boolParam(ctx, "with_shared", true)) {
+    const ids = new Set([group.id, ...(subgroups ? ctx.store.descendants(group.id).map((g) => g.id) : [])]);
+    const sharedIn = ctx.store.projects.filter((p) => !ids.has(p.namespace_id) && p.shared_with_groups.some((s) => ids.has(s.group_id)));
+    // Two runs already in id order: the sort merges them.
+    if (sharedIn.length > 0) projects = [...own, ...sharedIn].sort((a, b) => a.id - b.id);
+  }
+  return listReply(offsetPage(ctx, projects), (p) => projectJson(ctx, p, simple));
+};
+
+export const unshareProject: Handler = (ctx) => {
+  const project = findProject(ctx);
+  const groupId = ctx.path["group_id"]!;
+  if (!/^\d+$/.test(groupId)) throw invalid("group_id");
+  const index = project.shared_with_groups.findIndex((s) => s.group_id === Number(groupId));
+  if (index < 0) throw notFound("Group Link");
+  project.shared_with_groups.splice(index, 1);
+  return { status: 204 };
+};

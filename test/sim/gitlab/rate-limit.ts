@@ -1,0 +1,75 @@
+import type { Reply } from "./http.ts";
+import { retryHeaders, tooManyRequests } from "./retry-headers.ts";
+
+export interface RateLimitRule {
+  /** A route key such as "GET /projects"; omitted = every authenticated request. */
+  route?: string;
+  limit: number;
+  windowMs: number;
+  /** What a 429 carries (default "full"); under "full", successful answers carry the budget too. */
+  headers?: "full" | "retry-after-only" | "reset-only" | "none";
+}
+
+interface Window {
+  start: number;
+  count: number;
+}
+
+/**
+ * Fixed windows per rule and token, each opened by its first request (so tests never straddle a
+ * boundary by chance). Throttled requests count too, as with rack-attack.
+ */
+export class RateLimiter {
+  private rules: readonly RateLimitRule[] = [];
+  private readonly windows = new Map<string, Window>();
+
+  constructor(rules: readonly RateLimitRule[] = []) {
+    this.set(rules);
+  }
+
+  set(rules: readonly RateLimitRule[]): void {
+    this.rules = rules;
+    this.windows.clear();
+  }
+
+  /** Either the 429 to send, or the headers to add to the answer. */
+  check(routeKey: string, token: string | null, now = Date.now()): { reject: Reply } | { headers: Record<string, string> } {
+    let headers: Record<string, string> = {};
+    let lowest = Number.POSITIVE_INFINITY;
+    for (const [index, rule] of this.rules.entries()) {
+      if (rule.route ? rule.route !== routeKey : token === null) continue;
+      const key = `${index}\n${token ?? ""}`;
+      let window = this.windows.get(key);
+      if (!window || now >= window.start + rule.windowMs) this.windows.set(key, (window = { start: now, count: 0 }));
+      window.count++;
+      const resetAt = window.start + rule.windowMs;
+      const style = rule.headers ?? "full";
+      if (window.count > rule.limit) return { reject: tooManyRequests(rejectHeaders(rule, style, window.count, resetAt, now)) };
+      const remaining = rule.limit - window.count;
+      if (style === "full" && remaining < lowest) {
+        lowest = remaining;
+        headers = { "ratelimit-limit": String(rule.limit), "ratelimit-remaining": String(remaining), ...retryHeaders("reset-only", resetAt, now) };
+      }
+    }
+    return { headers };
+  }
+}
+
+function rejectHeaders(rule: RateLimitRule, style: NonNullable<RateLimitRule["headers"]>, observed: number, resetAt: number, now: number) {
+  switch (style) {
+    case "full":
+      return {
+        "ratelimit-name": rule.route ? `throttle ${rule.route}` : "throttle_authenticated_api",
+        "ratelimit-limit": String(rule.limit),
+        "ratelimit-observed": String(observed),
+        "ratelimit-remaining": "0",
+        "ratelimit-resettime": new Date(resetAt).toUTCString(),
+        ...retryHeaders("reset-only", resetAt, now),
+        ...retryHeaders("retry-after", resetAt, now),
+      };
+    case "retry-after-only":
+      return retryHeaders("retry-after", resetAt, now);
+    default:
+      return retryHeaders(style, resetAt, now);
+  }
+}

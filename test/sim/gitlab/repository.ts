@@ -1,0 +1,53 @@
+import { createHash } from "node:crypto";
+import { invalid, stringParam } from "./context.ts";
+import type { Handler } from "./context.ts";
+import type { SimProject } from "./dataset.ts";
+import { notFound } from "./http.ts";
+import { findProject } from "./projects.ts";
+
+/** Every project has the same tags and files; a `/` in a name must travel as %2F. */
+const TAGS = ["v1.0.0", "v1.1.0", "stable/2024.06"];
+const FILES = new Map<string, (p: SimProject, ref: string) => string>([
+  ["README.md", (p, ref) => `# ${p.name}\n\n${p.path_with_namespace} at ${ref}.\n`],
+  ["src/app.ts", (p) => `export const project = ${JSON.stringify(p.path_with_namespace)};\n`],
+  [".gitlab-ci.yml", () => "test:\n  script: npm test\n"],
+  ["docs/c++ notes.md", () => "Paths may hold spaces and plus signs.\n"],
+]);
+
+export const hasRef = (project: SimProject, ref: string): boolean => project.branches.includes(ref) || TAGS.includes(ref);
+
+/** A stable fake commit id per project and ref. */
+export const commitSha = (project: SimProject, ref: string): string => createHash("sha1").update(`${project.id}:${ref}`).digest("hex");
+
+/** Content comes base64-encoded, as GitLab sends it. */
+export const getFile: Handler = (ctx) => {
+  const project = findProject(ctx);
+  const ref = stringParam(ctx, "ref");
+  if (!ref) throw invalid("ref", "is missing");
+  const filePath = ctx.path["file_path"]!;
+  const render = FILES.get(filePath);
+  if (!render || !hasRef(project, ref)) throw notFound("File");
+  const content = Buffer.from(render(project, ref));
+  const sha = commitSha(project, ref);
+  return {
+    status: 200,
+    body: {
+      file_name: filePath.slice(filePath.lastIndexOf("/") + 1),
+      file_path: filePath,
+      size: content.length,
+      encoding: "base64",
+      content: content.toString("base64"),
+      ref,
+      commit_id: sha,
+      last_commit_id: sha,
+    },
+  };
+};
+
+export const getTag: Handler = (ctx) => {
+  const project = findProject(ctx);
+  const name = ctx.path["tag"]!;
+  if (!TAGS.includes(name)) throw notFound("Tag");
+  const sha = commitSha(project, name);
+  return { status: 200, body: { name, message: "", target: sha, commit: { id: sha, short_id: sha.slice(0, 8) }, release: null, protected: false } };
+};

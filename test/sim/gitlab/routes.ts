@@ -1,0 +1,78 @@
+import type { Handler } from "./context.ts";
+import { getGroup, getNamespace, listDescendantGroups, listGroups, listNamespaces, listSubgroups } from "./groups.ts";
+import { getIssue, listIssueNotes } from "./issues.ts";
+import { createPipeline } from "./pipelines.ts";
+import { getProject, listGroupProjects, listProjects, unshareProject } from "./projects.ts";
+import { getFile, getTag } from "./repository.ts";
+
+export interface Route {
+  method: string;
+  /** "GET /projects/:id": the name counters, faults and rate limits use. */
+  key: string;
+  /** Open to requests without a token. */
+  anonymous: boolean;
+  handler: Handler;
+  segments: readonly string[];
+}
+
+const route = (method: string, template: string, handler: Handler, anonymous = false): Route => ({
+  method,
+  key: `${method} ${template}`,
+  anonymous,
+  handler,
+  segments: template.slice(1).split("/"),
+});
+
+const ROUTES: readonly Route[] = [
+  route("GET", "/user", (ctx) => ({ status: 200, body: ctx.caller })),
+  route("GET", "/namespaces", listNamespaces),
+  route("GET", "/namespaces/:id", getNamespace),
+  route("GET", "/groups", listGroups, true),
+  route("GET", "/groups/:id", getGroup),
+  route("GET", "/groups/:id/subgroups", listSubgroups),
+  route("GET", "/groups/:id/descendant_groups", listDescendantGroups),
+  route("GET", "/groups/:id/projects", listGroupProjects),
+  route("GET", "/projects", listProjects, true),
+  route("GET", "/projects/:id", getProject),
+  route("DELETE", "/projects/:id/share/:group_id", unshareProject),
+  route("POST", "/projects/:id/pipeline", createPipeline),
+  route("GET", "/projects/:id/issues/:iid", getIssue),
+  route("GET", "/projects/:id/issues/:iid/notes", listIssueNotes),
+  route("GET", "/projects/:id/repository/files/:file_path", getFile),
+  route("GET", "/projects/:id/repository/tags/:tag", getTag),
+];
+
+const PREFIX = "/api/v4/";
+
+/**
+ * Matches the raw, still-encoded path segment by segment, then decodes each parameter: `%2F` stays
+ * inside its parameter, and an unencoded `/` adds a segment that no route has.
+ */
+export function matchRoute(method: string, rawPath: string): { route: Route; path: Record<string, string> } | undefined {
+  if (!rawPath.startsWith(PREFIX)) return undefined;
+  const segments = rawPath.slice(PREFIX.length).split("/");
+  for (const r of ROUTES) {
+    if (r.method !== method || r.segments.length !== segments.length) continue;
+    const path = bind(r.segments, segments);
+    if (path) return { route: r, path };
+  }
+  return undefined;
+}
+
+function bind(template: readonly string[], segments: readonly string[]): Record<string, string> | undefined {
+  const path: Record<string, string> = {};
+  for (const [i, t] of template.entries()) {
+    const s = segments[i]!;
+    if (!t.startsWith(":")) {
+      if (t !== s) return undefined;
+      continue;
+    }
+    if (!s) return undefined;
+    try {
+      path[t.slice(1)] = decodeURIComponent(s);
+    } catch {
+      return undefined;
+    }
+  }
+  return path;
+}

@@ -1,0 +1,214 @@
+import { createServer, STATUS_CODES } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { RequestContext } from "./context.ts";
+import type { GitLabDataset, SimUser } from "./dataset.ts";
+import { FaultQueue } from "./faults.ts";
+import type { Fault } from "./faults.ts";
+import { generateOrganisation } from "./generate.ts";
+import { apiError, HttpError, notFound, readBody, send } from "./http.ts";
+import type { Reply } from "./http.ts";
+import { parseParams } from "./query.ts";
+import { RateLimiter } from "./rate-limit.ts";
+import type { RateLimitRule } from "./rate-limit.ts";
+import { retryHeaders, tooManyRequests } from "./retry-headers.ts";
+import { matchRoute } from "./routes.ts";
+import { Store } from "./store.ts";
+import type { Caller, Pipeline } from "./store.ts";
+
+export interface GitLabSimOptions {
+  /** Default: generateOrganisation({ projects: 200 }).dataset. */
+  dataset?: GitLabDataset;
+  /** Default { "glpat-sim-admin": { admin: true } }. */
+  tokens?: Record<string, { admin: boolean; username?: string }>;
+  /** Added before each answer (default 0). */
+  latencyMs?: number;
+  /** Maximum offset of offset pagination on GET /projects (default 50,000). */
+  offsetLimit?: number;
+  /** Raw query strings longer than this get 414 (default 8,192). */
+  maxQueryLength?: number;
+  rateLimits?: RateLimitRule[];
+  faults?: Fault[];
+  /** Keep method, url and headers of every request in `requests`. */
+  recordRequests?: boolean;
+}
+
+export interface SimCounters {
+  requests: number;
+  /** By route key ("GET /projects/:id"); requests matching no route count as "<METHOD> *". */
+  byRoute: Record<string, number>;
+  maxConcurrency: number;
+  inFlight: number;
+  /** By status code; dropped connections count as "dropped". */
+  status: Record<string, number>;
+}
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface GitLabSim {
+  /** "http://127.0.0.1:<port>", without /api/v4. */
+  url: string;
+  /** The first admin token. */
+  token: string;
+  /** Live state: unshares mutate it. */
+  dataset: GitLabDataset;
+  /** Every pipeline created, in order. */
+  pipelines: Pipeline[];
+  counters: SimCounters;
+  requests: RecordedRequest[];
+  addFaults(...faults: Fault[]): void;
+  /** Replaces the rules and starts every window afresh. */
+  setRateLimits(rules: RateLimitRule[]): void;
+  /** Zeroes the counters and forgets recorded requests. */
+  resetCounters(): void;
+  close(): Promise<void>;
+}
+
+const DEFAULT_TOKENS: NonNullable<GitLabSimOptions["tokens"]> = { "glpat-sim-admin": { admin: true } };
+const DROP = Symbol("drop");
+
+/** The GitLab REST v4 simulator on 127.0.0.1 and a free port. */
+export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLabSim> {
+  const store = new Store(opts.dataset ?? generateOrganisation({ projects: 200 }).dataset);
+  const tokens = opts.tokens ?? DEFAULT_TOKENS;
+  const callers = resolveCallers(tokens, store.dataset.users);
+  const limiter = new RateLimiter(opts.rateLimits);
+  const faults = new FaultQueue();
+  faults.add(opts.faults ?? []);
+  const latencyMs = opts.latencyMs ?? 0;
+  const offsetLimit = opts.offsetLimit ?? 50_000;
+  const maxQueryLength = opts.maxQueryLength ?? 8_192;
+  const counters: SimCounters = { requests: 0, byRoute: {}, maxConcurrency: 0, inFlight: 0, status: {} };
+  const requests: RecordedRequest[] = [];
+  let baseUrl = "";
+
+  async function respond(req: IncomingMessage): Promise<Reply | typeof DROP> {
+    const method = req.method ?? "GET";
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    const rawPath = q < 0 ? url : url.slice(0, q);
+    const rawQuery = q < 0 ? "" : url.slice(q + 1);
+    const match = matchRoute(method, rawPath);
+    const key = match?.route.key ?? `${method} *`;
+    counters.byRoute[key] = (counters.byRoute[key] ?? 0) + 1;
+    if (latencyMs > 0) await sleep(latencyMs);
+    // The order mirrors GitLab's layers: the front proxy (414, network faults), then the API.
+    if (rawQuery.length > maxQueryLength) return { status: 414, body: "Request-URI Too Large" };
+    const fault = faults.take(method, key);
+    switch (fault?.kind) {
+      case "drop":
+        return DROP;
+      case "delay":
+        await sleep(fault.ms);
+        break;
+      case "status":
+        return statusReply(fault.status);
+      case "429": {
+        const now = Date.now();
+        return tooManyRequests(retryHeaders(fault.headers, now + (fault.seconds ?? 1) * 1000, now));
+      }
+    }
+    if (!match) return notFound().reply;
+    const token = firstValue(req.headers["private-token"]);
+    const caller = token === undefined ? null : callers.get(token);
+    if (caller === undefined || (caller === null && !match.route.anonymous)) return apiError(401, "401 Unauthorized").reply;
+    const limit = limiter.check(key, token ?? null);
+    if ("reject" in limit) return limit.reject;
+    const ctx: RequestContext = {
+      method,
+      rawPath,
+      rawQuery,
+      params: Object.assign(Object.create(null), parseParams(rawQuery), await bodyParams(req)),
+      path: match.path,
+      caller,
+      store,
+      baseUrl,
+      offsetLimit,
+    };
+    const reply = match.route.handler(ctx);
+    if (fault?.kind === "apply-then-status") return statusReply(fault.status);
+    return { ...reply, headers: { ...limit.headers, ...reply.headers } };
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    counters.requests++;
+    counters.inFlight++;
+    counters.maxConcurrency = Math.max(counters.maxConcurrency, counters.inFlight);
+    res.on("close", () => counters.inFlight--);
+    if (opts.recordRequests) requests.push({ method: req.method ?? "GET", url: req.url ?? "/", headers: { ...req.headers } });
+    let reply: Reply | typeof DROP;
+    try {
+      reply = await respond(req);
+    } catch (error) {
+      if (!(error instanceof HttpError)) console.error("gitlab sim:", error);
+      reply = error instanceof HttpError ? error.reply : statusReply(500);
+    }
+    const outcome = reply === DROP ? "dropped" : String(reply.status);
+    counters.status[outcome] = (counters.status[outcome] ?? 0) + 1;
+    if (reply === DROP) req.socket.destroy();
+    else send(res, reply);
+  }
+
+  // Large headers are allowed so that long query strings reach the 414 check instead of Node's 431.
+  const server = createServer({ maxHeaderSize: 1 << 20 }, (req, res) => void handle(req, res));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url: baseUrl,
+    token: Object.keys(tokens).find((t) => tokens[t]!.admin) ?? Object.keys(tokens)[0] ?? "",
+    dataset: store.dataset,
+    pipelines: store.pipelines,
+    counters,
+    requests,
+    addFaults: (...f) => faults.add(f),
+    setRateLimits: (rules) => limiter.set(rules),
+    resetCounters() {
+      Object.assign(counters, { requests: 0, byRoute: {}, maxConcurrency: counters.inFlight, status: {} });
+      requests.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+const statusReply = (status: number): Reply => apiError(status, `${status} ${STATUS_CODES[status] ?? "Error"}`).reply;
+
+const firstValue = (header: string | string[] | undefined): string | undefined => (Array.isArray(header) ? header[0] : header);
+
+/** JSON or form bodies of POST and PUT; other bodies are not read. */
+async function bodyParams(req: IncomingMessage): Promise<Record<string, unknown>> {
+  if (req.method !== "POST" && req.method !== "PUT") return {};
+  const text = await readBody(req);
+  const type = req.headers["content-type"] ?? "";
+  if (type.startsWith("application/x-www-form-urlencoded")) return parseParams(text);
+  if (!type.startsWith("application/json") || text.trim() === "") return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw apiError(400, "400 Bad request - JSON parse error");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw apiError(400, "400 Bad request - body must be a JSON object");
+  return body as Record<string, unknown>;
+}
+
+/** Token → who it is: a dataset user of that username, else a synthetic one ("root" is id 1). */
+function resolveCallers(tokens: NonNullable<GitLabSimOptions["tokens"]>, users: readonly SimUser[]): Map<string, Caller> {
+  const ids = new Map<string, number>([["root", 1], ...users.map((u): [string, number] => [u.username, u.id])]);
+  let nextId = Math.max(1, ...ids.values()) + 1;
+  const callers = new Map<string, Caller>();
+  for (const [token, { admin, username = admin ? "root" : "sim-user" }] of Object.entries(tokens)) {
+    if (!ids.has(username)) ids.set(username, nextId++);
+    callers.set(token, { id: ids.get(username)!, username, is_admin: admin });
+  }
+  return callers;
+}

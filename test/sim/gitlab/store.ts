@@ -1,0 +1,161 @@
+import type { GitLabDataset, SimGroup, SimProject, SimShare } from "./dataset.ts";
+
+/** Who is asking: `null` is an unauthenticated request. */
+export interface Caller {
+  id: number;
+  username: string;
+  is_admin: boolean;
+}
+
+export interface Namespace {
+  id: number;
+  name: string;
+  path: string;
+  kind: "user" | "group";
+  full_path: string;
+  parent_id: number | null;
+}
+
+export interface Pipeline {
+  id: number;
+  project_id: number;
+  ref: string;
+  variables: { key: string; value: string }[];
+}
+
+const NUMERIC = /^\d+$/;
+
+/**
+ * The dataset with the indexes the routes need. Groups, users and projects are indexed once,
+ * at start; shares and branches are read live from the objects, so tests may edit those.
+ * Paths are looked up case-insensitively, as GitLab's routes are.
+ */
+export class Store {
+  readonly dataset: GitLabDataset;
+  /** Every project, by ascending id. */
+  readonly projects: SimProject[];
+  readonly namespaces: Namespace[];
+  readonly pipelines: Pipeline[] = [];
+  private readonly projectById = new Map<number, SimProject>();
+  private readonly projectByPath = new Map<string, SimProject>();
+  private readonly projectByOldPath = new Map<string, SimProject>();
+  private readonly groupById = new Map<number, SimGroup>();
+  private readonly groupByPath = new Map<string, SimGroup>();
+  private readonly childrenOf = new Map<number, SimGroup[]>();
+  private readonly projectsByNamespace = new Map<number, SimProject[]>();
+  private readonly subtreeProjects = new Map<number, SimProject[]>();
+  private readonly namespaceById = new Map<number, Namespace>();
+  private readonly namespaceByPath = new Map<string, Namespace>();
+  private readonly pipelineIids = new Map<number, number>();
+  private lastPipelineId = 0;
+
+  constructor(dataset: GitLabDataset) {
+    this.dataset = dataset;
+    this.projects = [...dataset.projects].sort((a, b) => a.id - b.id);
+    for (const p of this.projects) {
+      this.projectById.set(p.id, p);
+      this.projectByPath.set(p.path_with_namespace.toLowerCase(), p);
+      for (const old of p.previous_paths) this.projectByOldPath.set(old.toLowerCase(), p);
+      push(this.projectsByNamespace, p.namespace_id, p);
+    }
+    for (const g of dataset.groups) {
+      this.groupById.set(g.id, g);
+      this.groupByPath.set(g.full_path.toLowerCase(), g);
+      if (g.parent_id !== null) push(this.childrenOf, g.parent_id, g);
+    }
+    // A group's namespace id is its group id; user namespaces have ids of their own.
+    this.namespaces = [
+      ...dataset.groups.map((g): Namespace => ({ id: g.id, name: g.name, path: g.path, kind: "group", full_path: g.full_path, parent_id: g.parent_id })),
+      ...dataset.users.map((u): Namespace => ({ id: u.namespace_id, name: u.name, path: u.username, kind: "user", full_path: u.username, parent_id: null })),
+    ].sort((a, b) => a.id - b.id);
+    for (const ns of this.namespaces) {
+      this.namespaceById.set(ns.id, ns);
+      this.namespaceByPath.set(ns.full_path.toLowerCase(), ns);
+    }
+  }
+
+  /** `ref` is a decoded `:id`: a numeric id or a full path, possibly an old one (`moved`). */
+  findProject(ref: string): { project: SimProject; moved: boolean } | undefined {
+    const current = NUMERIC.test(ref) ? this.projectById.get(Number(ref)) : this.projectByPath.get(ref.toLowerCase());
+    if (current) return { project: current, moved: false };
+    const old = this.projectByOldPath.get(ref.toLowerCase());
+    return old && { project: old, moved: true };
+  }
+
+  findGroup(ref: string, caller: Caller | null): SimGroup | undefined {
+    const group = NUMERIC.test(ref) ? this.groupById.get(Number(ref)) : this.groupByPath.get(ref.toLowerCase());
+    return group && this.canSee(caller, group) ? group : undefined;
+  }
+
+  findNamespace(ref: string, caller: Caller | null): Namespace | undefined {
+    const ns = NUMERIC.test(ref) ? this.namespaceById.get(Number(ref)) : this.namespaceByPath.get(ref.toLowerCase());
+    return ns && this.canSeeNamespace(caller, ns) ? ns : undefined;
+  }
+
+  namespaceOf(project: SimProject): Namespace | undefined {
+    return this.namespaceById.get(project.namespace_id);
+  }
+
+  /** Admins see every group, signed-in users all but private ones, anonymous callers only public ones. */
+  canSee(caller: Caller | null, group: SimGroup): boolean {
+    if (caller?.is_admin) return true;
+    return group.visibility === "public" || (caller !== null && group.visibility === "internal");
+  }
+
+  /** Non-admins see the groups they can see and their own user namespace. */
+  canSeeNamespace(caller: Caller | null, ns: Namespace): boolean {
+    if (ns.kind === "user") return caller !== null && (caller.is_admin || caller.username === ns.path);
+    const group = this.groupById.get(ns.id);
+    return group !== undefined && this.canSee(caller, group);
+  }
+
+  /** `shared_with_groups` as the caller may see it; shares to unknown groups are shown. */
+  visibleShares(caller: Caller | null, project: SimProject): SimShare[] {
+    if (caller?.is_admin) return project.shared_with_groups;
+    return project.shared_with_groups.filter((s) => {
+      const group = this.groupById.get(s.group_id);
+      return !group || this.canSee(caller, group);
+    });
+  }
+
+  children(groupId: number): readonly SimGroup[] {
+    return this.childrenOf.get(groupId) ?? [];
+  }
+
+  descendants(groupId: number): SimGroup[] {
+    const out: SimGroup[] = [];
+    const stack = [...this.children(groupId)];
+    for (let g = stack.pop(); g; g = stack.pop()) {
+      out.push(g);
+      stack.push(...this.children(g.id));
+    }
+    return out;
+  }
+
+  /** Projects whose namespace is the group (or, with subgroups, any group below it too), by id. */
+  projectsOf(groupId: number, includeSubgroups: boolean): readonly SimProject[] {
+    if (!includeSubgroups) return this.projectsByNamespace.get(groupId) ?? [];
+    // Membership is fixed after start, so each subtree is gathered once.
+    let projects = this.subtreeProjects.get(groupId);
+    if (!projects) {
+      const ids = [groupId, ...this.descendants(groupId).map((g) => g.id)];
+      projects = ids.flatMap((id) => this.projectsByNamespace.get(id) ?? []).sort((a, b) => a.id - b.id);
+      this.subtreeProjects.set(groupId, projects);
+    }
+    return projects;
+  }
+
+  addPipeline(project: SimProject, ref: string, variables: Pipeline["variables"]): { pipeline: Pipeline; iid: number } {
+    const iid = (this.pipelineIids.get(project.id) ?? 0) + 1;
+    this.pipelineIids.set(project.id, iid);
+    const pipeline = { id: ++this.lastPipelineId, project_id: project.id, ref, variables };
+    this.pipelines.push(pipeline);
+    return { pipeline, iid };
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
