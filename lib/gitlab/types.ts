@@ -41,6 +41,8 @@ export interface CurrentUser {
   id: number;
   username: string;
   is_admin?: boolean | null;
+  /** GitLab EE auditors read everything too. */
+  is_auditor?: boolean | null;
 }
 
 export interface Pipeline {

@@ -1,0 +1,41 @@
+import { enforce } from "../../lib/jobs/index.ts";
+import { gitlabFrom, policyFrom, printReport, progressLine, stderrAudit, type CliIO } from "./io.ts";
+import type { Command } from "./command.ts";
+
+export const enforceCommand: Command = {
+  name: "enforce",
+  summary: "remove project shares the policy does not allow (dry run unless --apply)",
+  usage: `Usage: warden enforce [--apply] [--policy FILE] [--json] [--debug]
+
+Lists the projects in the policy's scope with their group shares and plans the removal of every
+share the policy does not allow. Nothing changes without --apply; with it, the plan is applied
+unless it exceeds gitlab.guard.maxRemovals.
+
+Options:
+  --apply          remove the planned shares
+  --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
+  --json           print the report as JSON
+  --debug          print stack traces on errors
+
+Environment:
+  GITLAB_URL       scheme and host of the GitLab instance, without /api/v4
+  GITLAB_TOKEN     a token with the api scope (Maintainer or above on the governed projects)
+
+Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard tripped (nothing changed).`,
+  options: { apply: { type: "boolean" } },
+  async run(args, io: CliIO) {
+    const { values } = args;
+    const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
+    const progress = progressLine(io);
+    const report = await enforce({
+      gitlab,
+      policy,
+      apply: values["apply"] === true,
+      signal: io.signal,
+      audit: stderrAudit(io),
+      onProgress: ({ projects, strays }) => progress.update(`listed ${projects} projects, ${strays} stray shares`),
+    });
+    progress.done();
+    return printReport(io, report, values["json"] === true);
+  },
+};

@@ -1,0 +1,86 @@
+/**
+ * Renders any job's report for people: a text table (CLI) and Slack Block Kit (chat-ops). What differs
+ * between jobs is data — a view per job — so the layout is written once.
+ */
+import { styleText } from "node:util";
+import { enforceView } from "./enforce.ts";
+import { pipelineView } from "./pipeline.ts";
+import type { JobName, Report } from "./report.ts";
+import type { JobView } from "./view.ts";
+
+type AnyReport = Report<{ status: string }, object>;
+
+const VIEWS: Partial<Record<JobName, JobView<never, never>>> = { enforce: enforceView, pipeline: pipelineView };
+
+function viewOf(report: AnyReport): JobView<never, never> {
+  const view = VIEWS[report.job];
+  if (!view) throw new Error(`no view for job ${report.job}`);
+  return view;
+}
+
+const STATUS_STYLE: Record<string, Parameters<typeof styleText>[0]> = {
+  planned: "yellow",
+  done: "green",
+  "already-gone": "gray",
+  failed: "red",
+  unknown: "red",
+  created: "green",
+};
+
+export function renderText(report: AnyReport, opts: { color: boolean }): string {
+  const view = viewOf(report);
+  const paint = (style: Parameters<typeof styleText>[0], text: string) => (opts.color ? styleText(style, text, { validateStream: false }) : text);
+  const lines = [paint("bold", `${view.title}${report.dryRun ? " (dry run)" : ""}: ${report.actions.length} ${view.noun}`)];
+  // Status first and the last column (free text) unpadded; one set of widths so rows line up across groups.
+  const rows = report.actions.map((a) => ({ heading: view.group(a as never), cells: [a.status, ...view.columns(a as never)] }));
+  const widths = rows[0]?.cells.map((_, col) => Math.max(...rows.map((r) => r.cells[col]!.length))) ?? [];
+  for (const [heading, group] of Map.groupBy(rows, (r) => r.heading)) {
+    lines.push("", paint("bold", heading));
+    for (const { cells } of group) {
+      const [status, ...rest] = cells.map((cell, col) => (col < cells.length - 1 ? cell.padEnd(widths[col]!) : cell));
+      lines.push(`  ${paint(STATUS_STYLE[cells[0]!] ?? "white", status!)}  ${rest.join("  ")}`);
+    }
+  }
+  lines.push("", view.summary(report as never), statsLine(report));
+  for (const warning of report.warnings) lines.push(paint("yellow", `warning: ${warning}`));
+  return lines.join("\n");
+}
+
+function statsLine({ stats }: AnyReport): string {
+  return `${stats.requests} requests (${stats.pages} pages, ${stats.retries} retries, ${stats.rateLimited} rate-limited) in ${(stats.durationMs / 1000).toFixed(1)} s`;
+}
+
+/** Slack allows 50 blocks: header, summary, up to 40 actions, the rest summarised, warnings. */
+const MAX_ACTION_BLOCKS = 40;
+
+export interface SlackMessage {
+  response_type: "ephemeral" | "in_channel";
+  text: string;
+  blocks: object[];
+}
+
+export function renderSlack(report: AnyReport): SlackMessage {
+  const view = viewOf(report);
+  const title = `${view.title}${report.dryRun ? " (dry run)" : ""}: ${report.actions.length} ${view.noun}`;
+  const summary = `${view.summary(report as never)}\n${statsLine(report)}`;
+  const blocks: object[] = [
+    { type: "header", text: { type: "plain_text", text: title.slice(0, 150) } },
+    { type: "section", text: { type: "mrkdwn", text: summary } },
+  ];
+  for (const action of report.actions.slice(0, MAX_ACTION_BLOCKS)) {
+    const line = [`*${view.group(action as never)}*`, ...view.columns(action as never).map(escapeMrkdwn), `_${action.status}_`].join("  ");
+    blocks.push({ type: "section", text: { type: "mrkdwn", text: line.slice(0, 3000) } });
+  }
+  if (report.actions.length > MAX_ACTION_BLOCKS) {
+    blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: `…and ${report.actions.length - MAX_ACTION_BLOCKS} more; run the CLI with --json for all of them.` }] });
+  }
+  if (report.warnings.length) {
+    blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: report.warnings.map((w) => `:warning: ${escapeMrkdwn(w)}`).join("\n").slice(0, 3000) }] });
+  }
+  // Applied changes are shown to the channel; dry runs only to whoever asked.
+  return { response_type: report.dryRun ? "ephemeral" : "in_channel", text: `${title}. ${summary}`, blocks };
+}
+
+function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}

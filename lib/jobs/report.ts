@@ -1,0 +1,66 @@
+/** The one report shape every job returns and every front end renders (CLI, Lambda, Slack). */
+import type { HttpClient } from "../http/index.ts";
+
+export type JobName = "enforce" | "workflows" | "pipeline";
+
+export interface JobStats {
+  requests: number;
+  retries: number;
+  rateLimited: number;
+  pages: number;
+  durationMs: number;
+}
+
+export interface Report<Action, Summary> {
+  job: JobName;
+  dryRun: boolean;
+  summary: Summary;
+  actions: Action[];
+  stats: JobStats;
+  warnings: string[];
+}
+
+/** Summaries of jobs with a plan carry the guard's verdict and whether the listing was complete. */
+export interface GuardedSummary {
+  guard: "ok" | "tripped";
+  complete: boolean;
+}
+
+/**
+ * Exit codes shared by every front end: 0 in policy or all applied, 1 error (or work left undone),
+ * 2 a dry run found work, 3 the guard tripped and nothing changed.
+ */
+export function exitCode(report: Report<{ status: string }, object>): 0 | 1 | 2 | 3 {
+  const summary: Partial<GuardedSummary> = report.summary;
+  if (summary.guard === "tripped") return 3;
+  if (summary.complete === false || report.actions.some((a) => ["failed", "unknown", "refused"].includes(a.status))) return 1;
+  if (report.actions.some((a) => a.status === "planned")) return report.dryRun ? 2 : 1;
+  return 0;
+}
+
+/** How many actions have this status: summaries count their actions by status. */
+export function countStatus<S extends string>(actions: readonly { status: S }[], status: NoInfer<S>): number {
+  return actions.filter((a) => a.status === status).length;
+}
+
+export function jobStats(clients: HttpClient[], startedAt: number): JobStats {
+  const stats = { requests: 0, retries: 0, rateLimited: 0, pages: 0, durationMs: Date.now() - startedAt };
+  for (const { stats: recorder } of clients) {
+    const s = recorder.snapshot();
+    stats.requests += s.requests;
+    stats.retries += s.retries;
+    stats.rateLimited += s.rateLimited;
+    stats.pages += s.pages;
+  }
+  return stats;
+}
+
+/** Where each action is written as one structured line (Powertools Logger in Lambda, JSON lines in the CLI). */
+export interface AuditSink {
+  info(message: string, fields: Record<string, unknown>): void;
+}
+
+/** Errors in reports carry only their message: lib/http has already redacted it, and stacks are noise there. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

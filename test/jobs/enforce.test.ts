@@ -1,0 +1,166 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { GitLabClient } from "../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../lib/http/index.ts";
+import { enforce, ScopeError, exitCode, type EnforceOptions } from "../../lib/jobs/index.ts";
+import { parsePolicy } from "../../lib/policy/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../sim/gitlab/index.ts";
+import { standardPolicy } from "../support/policies.ts";
+
+let sim: GitLabSim;
+afterEach(() => sim?.close());
+
+async function setup(opts: GitLabSimOptions & { projects?: number } = {}) {
+  const { dataset, intents } = generateOrganisation({ projects: opts.projects ?? 600, seed: 7 });
+  sim = await startGitLabSim({ dataset, ...opts });
+  const strays = intents.filter((i) => i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`).sort();
+  return { dataset, strays };
+}
+
+function run(opts: Partial<EnforceOptions> & { token?: string; maxRemovals?: number } = {}) {
+  const gitlab = new GitLabClient({ url: sim.url, token: opts.token ?? sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
+  return enforce({ gitlab, policy: parsePolicy(standardPolicy(opts.maxRemovals), "test.yaml"), ...opts });
+}
+
+const planned = (report: Awaited<ReturnType<typeof run>>) => report.actions.map((a) => `${a.projectId}:${a.groupId}`).sort();
+const shareCount = (sim: GitLabSim) => sim.dataset.projects.reduce((n, p) => n + p.shared_with_groups.length, 0);
+
+describe("enforce job", () => {
+  it("a dry run plans exactly the stray shares and changes nothing", async () => {
+    const { strays } = await setup();
+    const before = shareCount(sim);
+    const report = await run();
+    expect(strays.length).toBeGreaterThan(10);
+    expect(planned(report)).toEqual(strays);
+    expect(report.actions.every((a) => a.status === "planned" && a.reason.length > 0)).toBe(true);
+    expect(report).toMatchObject({ job: "enforce", dryRun: true, summary: { guard: "ok", complete: true, strays: strays.length, removed: 0 } });
+    expect(shareCount(sim)).toBe(before);
+    expect(sim.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBeUndefined();
+    expect(exitCode(report)).toBe(2);
+  });
+
+  it("lists each scope group once, with its subgroups and without projects shared into it, and never per project", async () => {
+    await setup();
+    sim.requests.length = 0;
+    await run();
+    expect(sim.counters.byRoute["GET /projects/:id"]).toBeUndefined();
+    const listing = Object.keys(sim.counters.byRoute).filter((r) => r.startsWith("GET /groups/:id/projects"));
+    expect(listing).toEqual(["GET /groups/:id/projects"]);
+    // 600 projects in acme at 100 a page, plus the user check and the scope look-up.
+    expect(sim.counters.byRoute["GET /groups/:id/projects"]).toBe(6);
+    expect(sim.counters.requests).toBe(8);
+  });
+
+  it("apply removes exactly the planned shares, and the next dry run finds nothing", async () => {
+    const { strays } = await setup({ recordRequests: true });
+    const before = shareCount(sim);
+    const applied = await run({ apply: true });
+    expect(applied.actions.every((a) => a.status === "done")).toBe(true);
+    expect(applied.summary.removed).toBe(strays.length);
+    expect(shareCount(sim)).toBe(before - strays.length);
+    const deleted = sim.requests.filter((r) => r.method === "DELETE").map((r) => r.url.match(/projects\/(\d+)\/share\/(\d+)/)!.slice(1).join(":"));
+    expect(deleted.sort()).toEqual(strays);
+    expect(exitCode(applied)).toBe(0);
+
+    const again = await run();
+    expect(again.actions).toEqual([]);
+    expect(exitCode(again)).toBe(0);
+  });
+
+  it("the guard refuses a plan larger than maxRemovals and removes nothing", async () => {
+    const { strays } = await setup();
+    const before = shareCount(sim);
+    const report = await run({ apply: true, maxRemovals: strays.length - 1 });
+    expect(report.summary.guard).toBe("tripped");
+    expect(report.actions.every((a) => a.status === "planned")).toBe(true);
+    expect(report.warnings.join()).toMatch(/guard/);
+    expect(shareCount(sim)).toBe(before);
+    expect(exitCode(report)).toBe(3);
+  });
+
+  it("removals are idempotent: a share already gone is a success, reported as such", async () => {
+    const { strays } = await setup();
+    const [projectId, groupId] = strays[0]!.split(":").map(Number);
+    const project = sim.dataset.projects.find((p) => p.id === projectId)!;
+    // Someone removes one share by hand between our listing and our removal.
+    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
+    const report = await enforce({
+      gitlab,
+      policy: parsePolicy(standardPolicy(), "test.yaml"),
+      apply: true,
+      onProgress: () => {
+        project.shared_with_groups = project.shared_with_groups.filter((s) => s.group_id !== groupId);
+      },
+    });
+    const gone = report.actions.filter((a) => a.status === "already-gone");
+    expect(gone.map((a) => `${a.projectId}:${a.groupId}`)).toEqual([strays[0]]);
+    expect(report.summary.alreadyGone).toBe(1);
+    expect(exitCode(report)).toBe(0);
+  });
+
+  it("converges under faults: 429s, 5xx, dropped connections and a DELETE that succeeds but answers 502", async () => {
+    const { strays } = await setup();
+    sim.addFaults(
+      { kind: "429", headers: "retry-after", seconds: 0, route: "GET /groups/:id/projects", times: 2 },
+      { kind: "429", headers: "none", route: "DELETE /projects/:id/share/:group_id", times: 1 },
+      { kind: "status", status: 503, route: "GET /groups/:id/projects", times: 1 },
+      { kind: "drop", route: "GET /groups/:id/projects", times: 1 },
+      { kind: "apply-then-status", status: 502, route: "DELETE /projects/:id/share/:group_id", times: 3 },
+    );
+    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5, rateLimitedBaseMs: 50 } });
+    const report = await enforce({ gitlab, policy: parsePolicy(standardPolicy(), "test.yaml"), apply: true });
+    expect(planned(report)).toEqual(strays);
+    expect(report.actions.filter((a) => a.status === "failed")).toEqual([]);
+    // The three DELETEs answered 502 after removing: their retry finds the share gone.
+    expect(report.summary.alreadyGone).toBe(3);
+    expect(report.stats.rateLimited).toBe(3);
+    expect(report.stats.retries).toBeGreaterThanOrEqual(8);
+    expect((await run()).actions).toEqual([]);
+  });
+
+  it("a failed removal is reported with its error and the others go on", async () => {
+    const { strays } = await setup();
+    sim.addFaults({ kind: "status", status: 403, route: "DELETE /projects/:id/share/:group_id", times: 1 });
+    const report = await run({ apply: true, concurrency: 1 });
+    const failed = report.actions.filter((a) => a.status === "failed");
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.error).toMatch(/403/);
+    expect(report.summary.removed).toBe(strays.length - 1);
+    expect(exitCode(report)).toBe(1);
+  });
+
+  it("warns that shares with invisible groups were not checked when the token is not an administrator", async () => {
+    await setup({ tokens: { "glpat-sim-admin": { admin: true }, "glpat-sim-member": { admin: false, username: "member" } } });
+    const report = await run({ token: "glpat-sim-member" });
+    expect(report.warnings.join()).toMatch(/not an administrator or auditor/);
+    // Private groups' shares are hidden from this token, so fewer strays are seen.
+    expect(report.summary.strays).toBeLessThan((await run()).summary.strays);
+  });
+
+  it("a scope group that does not exist stops the run before anything changes", async () => {
+    await setup();
+    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
+    const policy = parsePolicy(standardPolicy().replace("groups: [acme]", "groups: [acme, nope]"), "test.yaml");
+    await expect(enforce({ gitlab, policy, apply: true })).rejects.toThrow(ScopeError);
+    await expect(enforce({ gitlab, policy, apply: true })).rejects.toThrow(/gitlab.scope.groups: group "nope" was not found/);
+    expect(sim.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBeUndefined();
+  });
+
+  it("without a scope, governs the whole instance by keyset", async () => {
+    await setup();
+    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
+    const policy = parsePolicy(standardPolicy().replace("  scope: { groups: [acme] }\n", ""), "test.yaml");
+    const report = await enforce({ gitlab, policy });
+    expect(report.summary.projects).toBe(sim.dataset.projects.length);
+    expect(sim.counters.byRoute["GET /projects"]).toBe(Math.ceil(sim.dataset.projects.length / 100));
+  });
+
+  it("stops listing when the signal fires, reports where, and removes nothing", async () => {
+    await setup({ latencyMs: 20 });
+    const stop = new AbortController();
+    const report = await run({ apply: true, signal: stop.signal, onProgress: ({ projects }) => projects >= 200 && stop.abort(new Error("deadline")) });
+    expect(report.summary.complete).toBe(false);
+    expect(report.summary.removed).toBe(0);
+    expect(report.warnings.join()).toMatch(/stopped while listing after \d+ projects \(deadline\)/);
+    expect(exitCode(report)).toBe(1);
+  });
+});
