@@ -3,9 +3,10 @@ import { parseArgs } from "node:util";
 import type { Command } from "./command.ts";
 import { enforceCommand } from "./enforce.ts";
 import { pipelineCommand } from "./pipeline.ts";
+import { workflowsCommand } from "./workflows.ts";
 import type { CliIO } from "./io.ts";
 
-const COMMANDS: Command[] = [enforceCommand, pipelineCommand];
+const COMMANDS: Command[] = [enforceCommand, pipelineCommand, workflowsCommand];
 
 const COMMON = {
   policy: { type: "string" },

@@ -5,12 +5,13 @@
 import { styleText } from "node:util";
 import { enforceView } from "./enforce.ts";
 import { pipelineView } from "./pipeline.ts";
+import { workflowsView } from "./workflows.ts";
 import type { JobName, Report } from "./report.ts";
 import type { JobView } from "./view.ts";
 
 type AnyReport = Report<{ status: string }, object>;
 
-const VIEWS: Partial<Record<JobName, JobView<never, never>>> = { enforce: enforceView, pipeline: pipelineView };
+const VIEWS: Partial<Record<JobName, JobView<never, never>>> = { enforce: enforceView, pipeline: pipelineView, workflows: workflowsView };
 
 function viewOf(report: AnyReport): JobView<never, never> {
   const view = VIEWS[report.job];

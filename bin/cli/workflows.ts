@@ -1,0 +1,51 @@
+import { N8nClient } from "../../lib/n8n/index.ts";
+import { reconcileWorkflows } from "../../lib/jobs/index.ts";
+import { policyFrom, printReport, progressLine, requireEnv, stderrAudit, type CliIO } from "./io.ts";
+import type { Command } from "./command.ts";
+
+export const workflowsCommand: Command = {
+  name: "workflows",
+  summary: "switch n8n workflows on or off as the policy says (dry run unless --apply)",
+  usage: `Usage: warden workflows [--apply] [--policy FILE] [--json] [--debug]
+
+Lists every n8n workflow and compares which are active with the policy's n8n.workflows: an active
+workflow no keepActive selector matches is deactivated, an inactive one a selector matches is
+activated. Only activation changes, by workflow id; archived workflows are never touched. Nothing
+changes without --apply; with it, the plan is applied unless it exceeds n8n.guard.maxChanges.
+
+Where the policy says "report" (unlisted: report, listedInactive: report) the finding is listed
+with status "reported" and never changed. Reported findings do not affect the exit code.
+
+Options:
+  --apply          make the planned changes
+  --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
+  --json           print the report as JSON
+  --debug          print stack traces on errors
+
+Environment:
+  N8N_URL          address of the n8n instance (scheme, host, port, optional path), without /api/v1
+  N8N_API_KEY      an n8n API key; on n8n 2.x it needs the scopes workflow:list,
+                   workflow:activate and workflow:deactivate
+
+Works with n8n 1.x (activate/deactivate) and 2.x (publish/unpublish), detected at the start.
+
+Exit codes: 0 in policy (reported findings aside) or all applied, 1 error or a change that failed,
+2 dry run found changes, 3 guard tripped (nothing changed).`,
+  options: { apply: { type: "boolean" } },
+  async run(args, io: CliIO) {
+    const { values } = args;
+    const policy = await policyFrom(args, io);
+    const n8n = new N8nClient({ url: requireEnv(io, "N8N_URL"), apiKey: requireEnv(io, "N8N_API_KEY") });
+    const progress = progressLine(io);
+    const report = await reconcileWorkflows({
+      n8n,
+      policy,
+      apply: values["apply"] === true,
+      signal: io.signal,
+      audit: stderrAudit(io),
+      onProgress: ({ workflows, changes }) => progress.update(`listed ${workflows} workflows, ${changes} changes`),
+    });
+    progress.done();
+    return printReport(io, report, values["json"] === true);
+  },
+};

@@ -1,0 +1,206 @@
+/**
+ * The workflows job: keep the set of active n8n workflows equal to what the policy says. List every
+ * workflow, judge each with the pure policy, plan the activation changes, and (only when asked, and
+ * only if the guard holds) make them, by id. Warden changes nothing but activation, and never touches
+ * an archived workflow. Memory grows with the findings, not with the workflows listed.
+ */
+import pMap from "p-map";
+import { HttpError } from "../http/index.ts";
+import { isActive, type ApiGeneration, type N8nClient, type Workflow } from "../n8n/index.ts";
+import { decideWorkflow, maxWorkflowChanges, type Policy } from "../policy/index.ts";
+import { countStatus, errorText, jobStats, type AuditSink, type GuardedSummary, type Report } from "./report.ts";
+import type { JobView } from "./view.ts";
+
+export interface WorkflowAction {
+  type: "activate" | "deactivate";
+  workflowId: string;
+  name: string;
+  reason: string;
+  /**
+   * "reported": the policy says only to report this finding (`unlisted: report`, `listedInactive:
+   * report`). Such actions are never applied, never count against the guard and never change the
+   * exit code: they are information, not work left undone.
+   */
+  status: "planned" | "done" | "failed" | "reported";
+  error?: string;
+}
+
+export interface WorkflowsSummary extends GuardedSummary {
+  /** 1 = n8n 1.x (activate/deactivate), 2 = n8n 2.x (publish/unpublish). */
+  apiGeneration: ApiGeneration;
+  workflows: number;
+  active: number;
+  archived: number;
+  /** Changes in the plan (the "planned" actions before any was applied). */
+  changes: number;
+  reported: number;
+  applied: number;
+  failed: number;
+  maxChanges: number;
+}
+
+export type WorkflowsReport = Report<WorkflowAction, WorkflowsSummary>;
+
+export interface WorkflowsOptions {
+  n8n: N8nClient;
+  policy: Policy;
+  /** Dry run unless true. */
+  apply?: boolean;
+  /** Changes in flight at once. */
+  concurrency?: number;
+  /** Stops new work; the report then says what was done and where it stopped. */
+  signal?: AbortSignal;
+  audit?: AuditSink;
+  onProgress?: (p: { workflows: number; changes: number }) => void;
+}
+
+/** The API key was refused (401) or lacks a scope (403): every further call would fail alike. */
+export class N8nAccessError extends Error {
+  override name = "N8nAccessError";
+}
+
+/** n8n 2.x words a 404 on activation as a permission problem; for a workflow just listed it means it is gone. */
+const WORKFLOW_GONE = "workflow no longer exists";
+
+export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<WorkflowsReport> {
+  const { n8n, policy, signal } = opts;
+  const startedAt = Date.now();
+  const warnings: string[] = [];
+  const actions: WorkflowAction[] = [];
+  const tally = { workflows: 0, active: 0, archived: 0 };
+  const limit = maxWorkflowChanges(policy);
+  if (policy.n8n === undefined) warnings.push("the policy has no n8n section: no workflow is governed");
+
+  const judge = (wf: Workflow) => {
+    const active = isActive(wf);
+    const archived = wf.isArchived === true;
+    tally.workflows++;
+    if (active) tally.active++;
+    if (archived) tally.archived++;
+    const tags = (wf.tags ?? []).map((tag) => tag.name);
+    const decision = decideWorkflow(policy, { id: wf.id, name: wf.name, tags, active, archived });
+    if (decision.kind === "keep") return;
+    actions.push({ type: decision.kind, workflowId: wf.id, name: wf.name, reason: decision.reason, status: decision.apply ? "planned" : "reported" });
+  };
+
+  // Before planning: a wrong key or a missing scope stops the run here, before anything changes.
+  // (n8n 1.x answers the probe before checking the key; there the listing's 401 stops it instead.)
+  const apiGeneration = await n8n.apiGeneration(signal).catch((err: unknown) => {
+    throw accessError(err);
+  });
+
+  let complete = true;
+  try {
+    for await (const page of everyWorkflow(n8n, signal).pages()) {
+      page.items.forEach(judge);
+      opts.onProgress?.({ workflows: tally.workflows, changes: countStatus(actions, "planned") });
+    }
+  } catch (err) {
+    if (!signal?.aborted) throw accessError(err);
+    complete = false;
+    warnings.push(`stopped while listing after ${tally.workflows} workflows (${errorText(signal.reason)}): the plan is incomplete and nothing was changed`);
+  }
+
+  const changes = actions.filter((a) => a.status === "planned");
+  const tripped = changes.length > limit;
+  if (tripped) {
+    warnings.push(`guard: ${changes.length} changes planned, more than n8n.guard.maxChanges (${limit}); nothing was changed`);
+  } else if (opts.apply && complete) {
+    const refused = await applyChanges(n8n, changes, opts);
+    const left = countStatus(changes, "planned");
+    if (left) warnings.push(`stopped before ${left} of ${changes.length} changes (${refused?.message ?? errorText(signal?.reason)}); the next run picks them up`);
+  }
+
+  return {
+    job: "workflows",
+    dryRun: !opts.apply,
+    summary: {
+      apiGeneration,
+      ...tally,
+      changes: changes.length,
+      reported: countStatus(actions, "reported"),
+      applied: countStatus(actions, "done"),
+      failed: countStatus(actions, "failed"),
+      maxChanges: limit,
+      guard: tripped ? "tripped" : "ok",
+      complete,
+    },
+    actions,
+    stats: jobStats([n8n.http], startedAt),
+    warnings,
+  };
+}
+
+/**
+ * Every workflow, with no `active` filter: activity is decided here, per item. n8n's cursor is an
+ * offset into the listing *as filtered*, so with `active=true` a workflow switched off between two
+ * pages moves every later one a place back and one is skipped (switched on, one is seen twice).
+ * Activation changes neither the membership nor the (id) order of an unfiltered listing, so no one's
+ * activation change can shift it. A workflow created or deleted mid-listing still shifts it: a
+ * creation repeats an item (lib/paging drops repeats by id); a deletion can hide one until the next run.
+ * Pages are the largest n8n allows (250), and pinned data is never fetched.
+ */
+function everyWorkflow(n8n: N8nClient, signal?: AbortSignal) {
+  return n8n.listWorkflows({}, { signal });
+}
+
+/**
+ * Makes the planned changes, at most `concurrency` at once. A change n8n refuses is recorded on its
+ * action and the others go on (the next run converges). A refused key (401/403) stops new changes, as
+ * every one after it would be refused too; changes already in flight finish. Returns that refusal.
+ */
+async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], opts: WorkflowsOptions): Promise<N8nAccessError | undefined> {
+  const { signal, audit } = opts;
+  let refused: N8nAccessError | undefined;
+  await pMap(
+    changes,
+    async (action) => {
+      if (signal?.aborted || refused) return;
+      try {
+        // Idempotent on both generations: repeating an activation n8n already has answers 200.
+        await n8n.setActive(action.workflowId, action.type === "activate", signal);
+        action.status = "done";
+      } catch (err) {
+        if (signal?.aborted) return;
+        const cause = accessError(err);
+        if (cause instanceof N8nAccessError) refused ??= cause;
+        action.status = "failed";
+        action.error = failureText(cause);
+      }
+      const { workflowId, name, type, reason, status: outcome, error } = action;
+      audit?.info("workflow-change", { workflowId, name, change: type, rule: reason, outcome, error });
+    },
+    { concurrency: opts.concurrency ?? 3 },
+  );
+  return refused;
+}
+
+/** 401 and 403 are about the key, not a workflow: said plainly, with what to fix. */
+function accessError(err: unknown): unknown {
+  if (!(err instanceof HttpError) || (err.status !== 401 && err.status !== 403)) return err;
+  const answered = `n8n answered ${err.status}${err.serviceMessage ? ` "${err.serviceMessage}"` : ""}`;
+  const message =
+    err.status === 401
+      ? `n8n did not accept the API key (${answered}): it is wrong, expired or revoked`
+      : `the n8n API key lacks a scope Warden needs (${answered}): it needs workflow:list, workflow:activate and workflow:deactivate`;
+  return new N8nAccessError(message, { cause: err });
+}
+
+/** What a failed change says in the report: n8n's own words where it refused the change (400, 409). */
+function failureText(err: unknown): string {
+  if (!(err instanceof HttpError)) return errorText(err);
+  if (err.status === 404) return WORKFLOW_GONE;
+  if ((err.status === 400 || err.status === 409) && err.serviceMessage) return err.serviceMessage;
+  return errorText(err);
+}
+
+export const workflowsView: JobView<WorkflowAction, WorkflowsReport> = {
+  title: "Warden workflows",
+  noun: "workflows out of policy",
+  group: (a: WorkflowAction) => `${a.name} (${a.workflowId})`,
+  // Every action has the same columns (the renderers line them up); why a change failed follows why it was planned.
+  columns: (a: WorkflowAction) => [a.type, a.error ? `${a.reason} — ${a.error}` : a.reason],
+  summary: ({ summary: s }: WorkflowsReport) =>
+    `${s.workflows} workflows (${s.active} active, ${s.archived} archived and left alone): ${s.changes} changes planned, ${s.reported} only reported; ` +
+    `${s.applied} applied, ${s.failed} failed; guard ${s.guard} (max ${s.maxChanges}); n8n ${s.apiGeneration}.x`,
+};
