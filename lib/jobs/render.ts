@@ -23,6 +23,7 @@ const STATUS_STYLE: Record<string, Parameters<typeof styleText>[0]> = {
   planned: "yellow",
   done: "green",
   "already-gone": "gray",
+  reported: "cyan",
   failed: "red",
   unknown: "red",
   created: "green",

@@ -6,7 +6,7 @@
  */
 import pMap from "p-map";
 import { HttpError } from "../http/index.ts";
-import { isActive, type ApiGeneration, type N8nClient, type Workflow } from "../n8n/index.ts";
+import { isActive, type ApiGeneration, type ApiProbe, type N8nClient, type Workflow } from "../n8n/index.ts";
 import { decideWorkflow, maxWorkflowChanges, type Policy } from "../policy/index.ts";
 import { countStatus, errorText, jobStats, type AuditSink, type GuardedSummary, type Report } from "./report.ts";
 import type { JobView } from "./view.ts";
@@ -83,9 +83,9 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     actions.push({ type: decision.kind, workflowId: wf.id, name: wf.name, reason: decision.reason, status: decision.apply ? "planned" : "reported" });
   };
 
-  // Before planning: a wrong key or a missing scope stops the run here, before anything changes.
-  // (n8n 1.x answers the probe before checking the key; there the listing's 401 stops it instead.)
-  const apiGeneration = await n8n.apiGeneration(signal).catch((err: unknown) => {
+  // Before planning: a wrong key stops the run here, before anything changes. (n8n 1.x answers the
+  // probe before checking the key; there the listing's 401 stops it instead.)
+  const probe = await n8n.probe(signal).catch((err: unknown) => {
     throw accessError(err);
   });
 
@@ -103,6 +103,11 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
 
   const changes = actions.filter((a) => a.status === "planned");
   const tripped = changes.length > limit;
+  const missing = missingScopes(probe, changes);
+  if (missing.length && opts.apply) {
+    throw new N8nAccessError(`the n8n API key lacks ${missing.join(" and ")}, which this plan needs: nothing was changed`);
+  }
+  if (missing.length) warnings.push(`the n8n API key lacks ${missing.join(" and ")}: an --apply run would be refused`);
   if (tripped) {
     warnings.push(`guard: ${changes.length} changes planned, more than n8n.guard.maxChanges (${limit}); nothing was changed`);
   } else if (opts.apply && complete) {
@@ -115,7 +120,7 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     job: "workflows",
     dryRun: !opts.apply,
     summary: {
-      apiGeneration,
+      apiGeneration: probe.generation,
       ...tally,
       changes: changes.length,
       reported: countStatus(actions, "reported"),
@@ -173,6 +178,15 @@ async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], opts: Wor
     { concurrency: opts.concurrency ?? 3 },
   );
   return refused;
+}
+
+/** Scopes the plan needs that the key (on n8n 2.x, where scopes are known) does not have. */
+function missingScopes(probe: ApiProbe, changes: WorkflowAction[]): string[] {
+  const needs = (type: WorkflowAction["type"]) => changes.some((a) => a.type === type);
+  return [
+    needs("activate") && probe.scopes?.activate === false && "workflow:activate",
+    needs("deactivate") && probe.scopes?.deactivate === false && "workflow:deactivate",
+  ].filter((scope): scope is string => typeof scope === "string");
 }
 
 /** 401 and 403 are about the key, not a workflow: said plainly, with what to fix. */

@@ -3,6 +3,12 @@ import { createHttpClient, type HttpClient, type HttpClientOptions, type HttpRes
 import { Listing, n8nCursor, type ListOptions } from "../paging/index.ts";
 import type { ApiGeneration, Workflow } from "./types.ts";
 
+export interface ApiProbe {
+  generation: ApiGeneration;
+  /** n8n 2.x only (1.x enforces no scopes without a licence): whether the key may publish and unpublish. */
+  scopes?: { activate: boolean; deactivate: boolean };
+}
+
 export interface N8nClientOptions extends Omit<HttpClientOptions, "origin" | "credentials"> {
   /** The instance address: scheme, host, port and an optional path, without /api/v1. */
   url: string;
@@ -23,7 +29,7 @@ const PROBE_ID = "warden-api-generation-probe";
 export class N8nClient {
   readonly http: HttpClient;
   private readonly base: string;
-  private generation?: Promise<ApiGeneration>;
+  private probed?: Promise<ApiProbe>;
 
   constructor(opts: N8nClientOptions) {
     const base = new URL(opts.url);
@@ -46,23 +52,29 @@ export class N8nClient {
   }
 
   /**
-   * n8n 1.x answers `/publish` with 405 whatever the id; 2.40+ routes it and answers an unknown id with
-   * 404. Asked once per client; a 401 or 403 here surfaces a bad key or a missing scope before any change.
+   * Which API generation this is, and (on 2.x) which activation scopes the key has, without side
+   * effects: publishing and unpublishing an id no workflow has. n8n 1.x answers `/publish` with 405
+   * whatever the id; 2.40+ checks the scope first (403) and then the id (404). Asked once per client.
    */
-  apiGeneration(signal?: AbortSignal): Promise<ApiGeneration> {
-    this.generation ??= this.send("POST", `/workflows/${PROBE_ID}/publish`, "POST /workflows/:id/publish", signal, [404, 405]).then(
-      (res): ApiGeneration => (res.status === 405 ? 1 : 2),
-      (err: unknown) => {
-        this.generation = undefined;
-        throw err;
-      },
-    );
-    return this.generation;
+  probe(signal?: AbortSignal): Promise<ApiProbe> {
+    this.probed ??= this.runProbe(signal).catch((err: unknown) => {
+      this.probed = undefined;
+      throw err;
+    });
+    return this.probed;
+  }
+
+  private async runProbe(signal?: AbortSignal): Promise<ApiProbe> {
+    const attempt = async (action: "publish" | "unpublish") =>
+      (await this.send("POST", `/workflows/${PROBE_ID}/${action}`, `POST /workflows/:id/${action}`, signal, [403, 404, 405])).status;
+    const publish = await attempt("publish");
+    if (publish === 405) return { generation: 1 };
+    return { generation: 2, scopes: { activate: publish !== 403, deactivate: (await attempt("unpublish")) !== 403 } };
   }
 
   /** Idempotent on both generations: repeating an activation answers 200. */
   async setActive(id: string, active: boolean, signal?: AbortSignal): Promise<Workflow> {
-    const generation = await this.apiGeneration(signal);
+    const { generation } = await this.probe(signal);
     const action = generation === 2 ? (active ? "publish" : "unpublish") : active ? "activate" : "deactivate";
     const res = await this.send("POST", `/workflows/${encodeURIComponent(id)}/${action}`, `POST /workflows/:id/${action}`, signal);
     return JSON.parse(res.text) as Workflow;

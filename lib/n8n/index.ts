@@ -1,2 +1,2 @@
-export { N8nClient, type N8nClientOptions, type WorkflowFilter } from "./client.ts";
+export { N8nClient, type ApiProbe, type N8nClientOptions, type WorkflowFilter } from "./client.ts";
 export { isActive, type ApiGeneration, type Workflow } from "./types.ts";

@@ -6,7 +6,8 @@ import { parsePolicy } from "../../lib/policy/index.ts";
 import { startN8nSim, type N8nSim, type N8nSimOptions, type SimWorkflow } from "../sim/n8n/index.ts";
 
 const KEY = "n8n-api-key-s3cret-0042";
-const PROBE = "/api/v1/workflows/warden-api-generation-probe/publish";
+// The side-effect-free probes of an id no workflow has: publish on both generations, unpublish on 2.x.
+const PROBES = ["publish", "unpublish"].map((action) => `/api/v1/workflows/warden-api-generation-probe/${action}`);
 
 const started: N8nSim[] = [];
 afterEach(async () => {
@@ -64,7 +65,7 @@ function reconcile(sim: N8nSim, { apiKey, ...opts }: Partial<WorkflowsOptions> &
 const plan = (report: WorkflowsReport) => report.actions.map((a) => `${a.type} ${a.workflowId}`);
 const activeIds = (sim: N8nSim) => sim.workflows.filter((wf) => wf.active).map((wf) => wf.id);
 /** Activation requests Warden sent, the API-generation probe aside. */
-const changesSent = (sim: N8nSim) => sim.requests.filter((r) => r.method === "POST" && r.url !== PROBE).map((r) => r.url);
+const changesSent = (sim: N8nSim) => sim.requests.filter((r) => r.method === "POST" && !PROBES.includes(r.url)).map((r) => r.url);
 
 /** Many active workflows, for a policy that keeps none: several pages, every workflow a planned change. */
 function manyActive(count: number): SimWorkflow[] {
@@ -87,7 +88,7 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
       warnings: [],
     });
     expect(activeIds(sim)).toEqual(before);
-    expect(sim.requests.filter((r) => r.method === "POST").map((r) => r.url)).toEqual([PROBE]);
+    expect(sim.requests.filter((r) => r.method === "POST").map((r) => r.url)).toEqual(PROBES.slice(0, generation));
     const lists = sim.requests.filter((r) => r.method === "GET").map((r) => new URL(r.url, sim.url).searchParams);
     expect(lists.map((q) => [q.get("limit"), q.get("excludePinnedData"), q.has("active")])).toEqual([["250", "true", false]]);
     expect(exitCode(report)).toBe(2);
@@ -111,7 +112,8 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
       expect(routes).toMatchObject({ "POST /workflows/:id/publish": 1, "POST /workflows/:id/activate": 2, "POST /workflows/:id/deactivate": 2 });
       expect(routes["POST /workflows/:id/unpublish"]).toBeUndefined();
     } else {
-      expect(routes).toMatchObject({ "POST /workflows/:id/publish": 3, "POST /workflows/:id/unpublish": 2 });
+      // Two changes each way, plus one probe each.
+      expect(routes).toMatchObject({ "POST /workflows/:id/publish": 3, "POST /workflows/:id/unpublish": 3 });
       expect(routes["POST /workflows/:id/activate"]).toBeUndefined();
       expect(routes["POST /workflows/:id/deactivate"]).toBeUndefined();
     }
@@ -237,21 +239,31 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
 });
 
 describe("workflows job on n8n 2.x with a key that lacks a scope", () => {
-  it("without workflow:activate the API-generation probe stops the run before planning", async () => {
+  it("a read-only key can dry-run; the report warns that an apply would be refused", async () => {
     const sim = await start(2, { apiKeys: { [KEY]: { scopes: ["workflow:list"] } } });
-    await expect(reconcile(sim)).rejects.toThrow(/^the n8n API key lacks a scope Warden needs \(n8n answered 403 "Forbidden"\)/);
-    expect(sim.counters.byRoute["GET /workflows"]).toBeUndefined();
+    const report = await reconcile(sim);
+    expect(report.summary.changes).toBe(4);
+    expect(report.warnings).toEqual([expect.stringMatching(/^the n8n API key lacks workflow:activate and workflow:deactivate: an --apply run would be refused/)]);
+    expect(changesSent(sim)).toEqual([]);
   });
 
-  it("without workflow:deactivate the first refused change stops the others, and the report says so", async () => {
+  it("an apply that needs a scope the key lacks stops before any change, naming the scope", async () => {
     const sim = await start(2, { apiKeys: { [KEY]: { scopes: ["workflow:list", "workflow:activate"] } } });
     const audit: unknown[] = [];
-    const report = await reconcile(sim, { apply: true, concurrency: 1, audit: { info: (_m, fields) => audit.push(fields) } });
-    expect(report.actions.map((a) => `${a.status} ${a.workflowId}`)).toEqual(["failed wf02", "planned wf03", "planned wf04", "planned wf07"]);
+    await expect(reconcile(sim, { apply: true, audit: { info: (_m, fields) => audit.push(fields) } })).rejects.toThrow(
+      /^the n8n API key lacks workflow:deactivate, which this plan needs: nothing was changed/,
+    );
+    expect(changesSent(sim)).toEqual([]);
+    expect(audit).toEqual([]);
+  });
+
+  it("a key refused mid-apply (scope revoked) stops the other changes, and the report says so", async () => {
+    // Revoked after the probe: the fault is armed while the listing runs.
+    const sim = await start(2, { onListPage: (_page, s) => s.addFaults({ kind: "status", status: 403, route: "POST /workflows/:id/unpublish", times: 1 }) });
+    const report = await reconcile(sim, { apply: true, concurrency: 1 });
+    expect(report.actions.map((a) => a.status)).toEqual(["failed", "planned", "planned", "planned"]);
     expect(report.actions[0]?.error).toMatch(/^the n8n API key lacks a scope Warden needs/);
     expect(report.warnings).toEqual([expect.stringMatching(/^stopped before 3 of 4 changes \(the n8n API key lacks a scope/)]);
-    expect(changesSent(sim)).toHaveLength(1);
-    expect(audit).toHaveLength(1);
     expect(exitCode(report)).toBe(1);
   });
 });
