@@ -2,4 +2,4 @@ export { enforce, ScopeError, type EnforceOptions, type EnforceReport, type Enfo
 export { runPipeline, type PipelineAction, type PipelineOptions, type PipelineReport } from "./pipeline.ts";
 export { N8nAccessError, reconcileWorkflows, type WorkflowAction, type WorkflowsOptions, type WorkflowsReport, type WorkflowsSummary } from "./workflows.ts";
 export { renderSlack, renderText, type SlackMessage } from "./render.ts";
-export { exitCode, type AuditSink, type JobStats, type Report } from "./report.ts";
+export { errorText, exitCode, type AuditSink, type JobStats, type Report } from "./report.ts";

@@ -1,0 +1,80 @@
+/**
+ * The text of a Warden slash command, parsed into the job it asks for. Words are separated by
+ * whitespace (no quoting: neither project paths, refs nor the variables Warden's policy names need it).
+ */
+import type { JobRequest } from "./job-request.ts";
+
+export type ParsedCommand = { kind: "help" } | { kind: "job"; request: JobRequest } | { kind: "invalid"; error: string };
+
+export function usage(slash = "/warden"): string {
+  return [
+    "Usage:",
+    `\`${slash} enforce [--apply]\` remove project shares the policy does not allow (dry run unless --apply)`,
+    `\`${slash} workflows [--apply]\` make n8n's active workflows what the policy says (dry run unless --apply)`,
+    `\`${slash} pipeline <project-path> <ref> [KEY=VALUE …]\` start a pipeline the policy allows`,
+    `\`${slash} help\` this message`,
+  ].join("\n");
+}
+
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function parseCommand(text: string): ParsedCommand {
+  const [name, ...args] = words(text);
+  switch (name?.toLowerCase()) {
+    case undefined:
+    case "help":
+      return { kind: "help" };
+    case "enforce":
+    case "workflows":
+      return applyOnly(name.toLowerCase() as "enforce" | "workflows", args);
+    case "pipeline":
+      return pipeline(args);
+    default:
+      return invalid(`unknown command "${name}"`);
+  }
+}
+
+/**
+ * Slack escapes &, < and > in command text; and chat clients turn a typed `--` into a dash (—, –),
+ * so a leading dash is read as the `--` the user typed.
+ */
+function words(text: string): string[] {
+  const unescaped = text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
+  return unescaped
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((word) => word.replace(/^[\u2013\u2014]/, "--"));
+}
+
+function applyOnly(job: "enforce" | "workflows", args: string[]): ParsedCommand {
+  const unknown = args.filter((arg) => arg !== "--apply");
+  if (unknown.length) return invalid(`${job} takes only --apply, not ${quoteList(unknown)}`);
+  if (args.length > 1) return invalid(`${job}: --apply given twice`);
+  return { kind: "job", request: { job, apply: args.length === 1 } };
+}
+
+function pipeline(args: string[]): ParsedCommand {
+  const option = args.find((arg) => arg.startsWith("-"));
+  if (option !== undefined) return invalid(`pipeline takes no options, not "${option}" (it always starts the pipeline)`);
+  const [project, ref, ...assignments] = args;
+  if (project === undefined || ref === undefined) return invalid("pipeline needs a project path and a ref");
+
+  const variables: { key: string; value: string }[] = [];
+  for (const assignment of assignments) {
+    const eq = assignment.indexOf("=");
+    const key = eq < 0 ? assignment : assignment.slice(0, eq);
+    // The value is never echoed: it may be a secret.
+    if (eq < 0 || !VARIABLE_NAME.test(key)) return invalid(`variables are KEY=VALUE with KEY a letter or _ followed by letters, digits or _; "${key}" is not`);
+    if (variables.some((v) => v.key === key)) return invalid(`variable ${key} is given twice`);
+    variables.push({ key, value: assignment.slice(eq + 1) });
+  }
+  return { kind: "job", request: { job: "pipeline", project, ref, variables } };
+}
+
+function invalid(error: string): ParsedCommand {
+  return { kind: "invalid", error };
+}
+
+function quoteList(items: string[]): string {
+  return items.map((item) => `"${item}"`).join(", ");
+}

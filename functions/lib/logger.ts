@@ -1,0 +1,19 @@
+/** One Powertools Logger per process: JSON lines with the Lambda context, and the jobs' audit sink. */
+import { Logger } from "@aws-lambda-powertools/logger";
+import { exitCode, type AuditSink, type Report } from "../../lib/jobs/index.ts";
+
+export const logger = new Logger({ serviceName: "warden" });
+
+/** One line per action a job takes (a share removed, a workflow switched, a pipeline started). */
+export const audit: AuditSink = { info: (message, fields) => logger.info(message, fields) };
+
+/**
+ * A finished job's outcome without its action list (the audit lines have those): info when in policy
+ * or a dry run found work, warn when the guard tripped, error when something failed or was left undone.
+ */
+export function logReport(report: Report<{ status: string }, object>, fields: Record<string, unknown> = {}): void {
+  const code = exitCode(report);
+  const level = code === 1 ? "error" : code === 3 ? "warn" : "info";
+  const { job, dryRun, summary, stats, warnings } = report;
+  logger[level]("job finished", { job, dryRun, exitCode: code, summary, stats, warnings, ...fields });
+}

@@ -1,0 +1,77 @@
+/**
+ * Runs the job a request names, with clients built from the environment and the secret, and gets
+ * past one credential rotation: if the job fails because GitLab or n8n answered 401, the secret is
+ * read again and, when it holds a new credential, the job runs once more with fresh clients.
+ *
+ * Only when that cannot repeat a change: a dry run changes nothing; otherwise the 401 must have
+ * answered the job's very first request. (The jobs record a failed change on its action rather than
+ * throw, so a 401 that throws comes before any change; counting requests makes that a fact checked
+ * here rather than a property of the jobs' internals.)
+ */
+import { HttpError, type HttpClient } from "../../lib/http/index.ts";
+import { enforce, reconcileWorkflows, runPipeline, type EnforceReport, type PipelineReport, type WorkflowsReport } from "../../lib/jobs/index.ts";
+import type { Policy } from "../../lib/policy/index.ts";
+import { gitlabClient, n8nClient } from "./clients.ts";
+import { loadPolicy } from "./config.ts";
+import { makesChanges, type JobRequest } from "./job-request.ts";
+import { audit, logger } from "./logger.ts";
+import { secrets, type Secrets } from "./secrets.ts";
+
+export type JobReport = EnforceReport | WorkflowsReport | PipelineReport;
+
+interface Started {
+  /** The job's clients, to count what it sent. */
+  http: HttpClient[];
+  report: Promise<JobReport>;
+}
+
+export async function runJob(request: JobRequest, signal: AbortSignal): Promise<JobReport> {
+  const policy = await loadPolicy();
+  const used = await secrets.get();
+  const first = start(request, policy, used, signal);
+  try {
+    return await first.report;
+  } catch (err) {
+    if (!isUnauthorized(err) || (makesChanges(request) && sent(first.http) > 1)) throw err;
+    secrets.invalidate();
+    const fresh = await secrets.get();
+    // The same credential again would be refused again.
+    if (credential(request, fresh) === credential(request, used)) throw err;
+    logger.warn("credential refused; the secret holds a new one: running the job once more", { job: request.job });
+    return start(request, policy, fresh, signal).report;
+  }
+}
+
+function start(request: JobRequest, policy: Policy, credentials: Secrets, signal: AbortSignal): Started {
+  switch (request.job) {
+    case "enforce": {
+      const gitlab = gitlabClient(credentials);
+      return { http: [gitlab.http], report: enforce({ gitlab, policy, apply: request.apply, signal, audit }) };
+    }
+    case "workflows": {
+      const n8n = n8nClient(credentials);
+      return { http: [n8n.http], report: reconcileWorkflows({ n8n, policy, apply: request.apply, signal, audit }) };
+    }
+    case "pipeline": {
+      const gitlab = gitlabClient(credentials);
+      const { project, ref, variables } = request;
+      return { http: [gitlab.http], report: runPipeline({ gitlab, policy, project, ref, variables, signal, audit }) };
+    }
+  }
+}
+
+function credential(request: JobRequest, credentials: Secrets): string {
+  return request.job === "workflows" ? credentials.n8nApiKey : credentials.gitlabToken;
+}
+
+function sent(clients: HttpClient[]): number {
+  return clients.reduce((n, client) => n + client.stats.totals.requests, 0);
+}
+
+/** A 401 from lib/http, or a job's error caused by one (the workflows job words n8n's 401 itself). */
+function isUnauthorized(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) {
+    if (e instanceof HttpError && e.status === 401) return true;
+  }
+  return false;
+}

@@ -1,0 +1,82 @@
+/**
+ * Warden's credentials: one Secrets Manager secret (ARN in WARDEN_SECRET_ARN) holding JSON
+ * `{ gitlabToken, n8nApiKey, slackSigningSecret }`, read through a cache with a time to live so a
+ * rotated secret is picked up within minutes without a read per invocation. Errors name the secret
+ * and the field, never a value.
+ */
+import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { z } from "zod";
+import { check, describeIssues } from "./issues.ts";
+
+const SecretsSchema = z.object({
+  gitlabToken: z.string().min(1),
+  n8nApiKey: z.string().min(1),
+  slackSigningSecret: z.string().min(1),
+});
+
+export type Secrets = z.infer<typeof SecretsSchema>;
+
+export class SecretsError extends Error {
+  override name = "SecretsError";
+}
+
+export interface SecretsCache {
+  get(): Promise<Secrets>;
+  /** Forgets the cached value: the next get() reads the secret again. */
+  invalidate(): void;
+}
+
+export interface SecretsCacheOptions {
+  client: Pick<SecretsManagerClient, "send">;
+  /** Undefined: every get() fails saying WARDEN_SECRET_ARN is not set. */
+  secretId: string | undefined;
+  now?: () => number;
+}
+
+/** How long a read is trusted: a rotated secret reaches every warm container within this. */
+const TTL_MS = 5 * 60_000;
+
+export function secretsCache(opts: SecretsCacheOptions): SecretsCache {
+  const now = opts.now ?? Date.now;
+  let cached: { value: Promise<Secrets>; readAt: number } | undefined;
+
+  return {
+    get() {
+      if (cached && now() - cached.readAt < TTL_MS) return cached.value;
+      const entry = { value: read(opts), readAt: now() };
+      // Concurrent callers share one read; a failed read is not kept, so the next call tries again.
+      entry.value.catch(() => {
+        if (cached === entry) cached = undefined;
+      });
+      cached = entry;
+      return entry.value;
+    },
+    invalidate() {
+      cached = undefined;
+    },
+  };
+}
+
+async function read({ client, secretId }: SecretsCacheOptions): Promise<Secrets> {
+  if (!secretId) throw new SecretsError("WARDEN_SECRET_ARN is not set");
+  let text: string | undefined;
+  try {
+    text = (await client.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
+  } catch (err) {
+    throw new SecretsError(`reading secret ${secretId} failed: ${(err as Error).name}: ${(err as Error).message}`, { cause: err });
+  }
+  if (text === undefined) throw new SecretsError(`secret ${secretId} has no SecretString (a binary secret is not supported)`);
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    // JSON.parse's own message quotes the text it choked on: the secret.
+    throw new SecretsError(`secret ${secretId} is not valid JSON`);
+  }
+  const parsed = check(SecretsSchema, data);
+  if (!parsed.success) throw new SecretsError(`secret ${secretId}: ${describeIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+/** The process's cache, reading the secret WARDEN_SECRET_ARN names. */
+export const secrets: SecretsCache = secretsCache({ client: new SecretsManagerClient({}), secretId: process.env["WARDEN_SECRET_ARN"] });

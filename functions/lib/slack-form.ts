@@ -1,0 +1,37 @@
+/**
+ * Middleware: parses a slash command's form (application/x-www-form-urlencoded) into `event.body`,
+ * the way middy's body parsers do, keeping the fields Warden uses. Runs after the signature check,
+ * which needs the raw body.
+ */
+import type { MiddlewareObj } from "@middy/core";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { z } from "zod";
+import { HttpStatusError } from "./http-status-error.ts";
+import { check, describeIssues } from "./issues.ts";
+import { rawBody } from "./raw-body.ts";
+
+const SlackCommandSchema = z.object({
+  command: z.string().min(1),
+  text: z.string(),
+  user_id: z.string().min(1),
+  user_name: z.string().default(""),
+  channel_id: z.string().min(1),
+  team_id: z.string().default(""),
+  response_url: z.string().min(1),
+});
+
+export type SlackCommand = z.infer<typeof SlackCommandSchema>;
+
+export type SlackCommandEvent = Omit<APIGatewayProxyEventV2, "body"> & { body: SlackCommand };
+
+export function slackCommandForm(): MiddlewareObj<APIGatewayProxyEventV2> {
+  return {
+    before(request) {
+      const type = request.event.headers?.["content-type"] ?? "";
+      if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded")) throw new HttpStatusError(415, "Unsupported Media Type");
+      const parsed = check(SlackCommandSchema, Object.fromEntries(new URLSearchParams(rawBody(request.event).toString("utf8"))));
+      if (!parsed.success) throw new HttpStatusError(400, `Bad Request: ${describeIssues(parsed.error)}`);
+      (request.event as unknown as SlackCommandEvent).body = parsed.data;
+    },
+  };
+}

@@ -1,0 +1,4 @@
+/** Keeps n8n's active workflows as the policy says: hourly on schedule, or on demand (see lib/scheduled.ts). */
+import { scheduledJob } from "./lib/scheduled.ts";
+
+export const handler = scheduledJob("workflows");

@@ -1,0 +1,168 @@
+import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { mockClient } from "aws-sdk-client-mock";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { WorkerEvent } from "../../functions/lib/job-request.ts";
+import { startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { standardPolicy } from "../support/policies.ts";
+import { captureLogs, functionUrlEvent, type SlashCommand, lambdaContext, SECRETS, signedCommand, slashCommandBody, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+
+const APPLIER = "U012ABCDEF";
+const VIEWER = "U034GHIJKL";
+const CHANNEL = "C0123456";
+const POLICY = `${standardPolicy()}
+chatops:
+  slack:
+    users: ["${APPLIER}", "${VIEWER}"]
+    channels: ["${CHANNEL}"]
+    applyUsers: ["${APPLIER}"]
+`;
+const WORKER = "warden-test-Worker";
+
+const lambda = mockClient(LambdaClient);
+let secretsManager: SecretsManagerStub;
+let gitlab: GitLabSim;
+let policyPath: string;
+
+beforeAll(async () => {
+  secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
+  // Slow on purpose: an acknowledgement that waited on GitLab would miss Slack's 3 seconds.
+  gitlab = await startGitLabSim({ latencyMs: 5_000 });
+  policyPath = await writePolicy(POLICY);
+});
+afterAll(async () => {
+  await secretsManager.close();
+  await gitlab.close();
+});
+beforeEach(() => {
+  lambda.reset();
+  lambda.on(InvokeCommand).resolves({ StatusCode: 202 });
+  secretsManager.secretString = JSON.stringify(SECRETS);
+  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, WARDEN_WORKER_FUNCTION: WORKER, GITLAB_URL: gitlab.url });
+});
+afterEach(() => vi.unstubAllEnvs());
+
+/** A cold container: fresh module state, the secret and policy read at init. */
+async function coldHandler() {
+  vi.resetModules();
+  const { handler } = await import("../../functions/chatops.ts");
+  return (event: APIGatewayProxyEventV2) => handler(event, lambdaContext({ functionName: "warden-test-Chatops", requestId: "req-chatops-1" })) as Promise<APIGatewayProxyStructuredResultV2>;
+}
+
+const invocations = () => lambda.commandCalls(InvokeCommand).map((call) => call.args[0].input);
+const slackText = (response: APIGatewayProxyStructuredResultV2) => {
+  const body = JSON.parse(String(response.body)) as { response_type: string; text: string };
+  expect(body.response_type).toBe("ephemeral");
+  return body.text;
+};
+
+describe("chat-ops Lambda", () => {
+  it("acknowledges a signed command at once, with one asynchronous invoke of the worker and no GitLab call", async () => {
+    const handler = await coldHandler();
+    const started = Date.now();
+    const response = await handler(signedCommand({ text: "enforce --apply" }));
+    expect(Date.now() - started).toBeLessThan(2_000);
+
+    expect(response.statusCode).toBe(200);
+    expect(response.headers).toMatchObject({ "content-type": "application/json" });
+    expect(slackText(response)).toBe(":hourglass_flowing_sand: Running `enforce --apply`; the result will be posted here.");
+    expect(gitlab.counters.requests).toBe(0);
+
+    expect(invocations()).toHaveLength(1);
+    const [invoke] = invocations();
+    expect(invoke).toMatchObject({ FunctionName: WORKER, InvocationType: "Event" });
+    expect(JSON.parse(Buffer.from(invoke!.Payload as Uint8Array).toString())).toEqual({
+      command: { job: "enforce", apply: true },
+      responseUrl: "https://hooks.slack.com/commands/T0001/1234/abcd",
+      user: { id: APPLIER, name: "ada" },
+      channelId: CHANNEL,
+      correlationId: "req-chatops-1",
+    } satisfies WorkerEvent);
+  });
+
+  it("says a dry run is one, and passes a pipeline's variables to the worker", async () => {
+    const handler = await coldHandler();
+    expect(slackText(await handler(signedCommand({ text: "workflows", user_id: VIEWER })))).toMatch(/Running `workflows` \(dry run\)/);
+    const response = await handler(signedCommand({ text: "pipeline acme/platform/api main DEPLOY_ENV=staging" }));
+    expect(slackText(response)).toMatch(/Running `pipeline acme\/platform\/api main DEPLOY_ENV=…`;/);
+    const payload = JSON.parse(Buffer.from(invocations()[1]!.Payload as Uint8Array).toString()) as WorkerEvent;
+    expect(payload.command).toEqual({ job: "pipeline", project: "acme/platform/api", ref: "main", variables: [{ key: "DEPLOY_ENV", value: "staging" }] });
+  });
+
+  it.each([
+    ["signed with another secret", () => signedCommand({ text: "enforce --apply" }, { secret: "slack-signing-secret-not-ours" })],
+    ["replayed after six minutes", () => signedCommand({ text: "enforce --apply" }, { ageSeconds: 360 })],
+    ["unsigned", () => functionUrlEvent(slashCommandBody({ text: "enforce --apply" }), {})],
+  ])("answers 401 to a request %s, and starts nothing", async (_, event) => {
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const response = await (await coldHandler())(event());
+    expect(response).toMatchObject({ statusCode: 401, body: "Unauthorized" });
+    expect(invocations()).toHaveLength(0);
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "WARN", message: "request refused: not signed by Slack" }));
+    logs.restore();
+  });
+
+  it.each([
+    ["an unlisted user", { text: "enforce", user_id: "U999UNKNOWN" }, ":no_entry: user U999UNKNOWN may not run commands"],
+    ["a listed user in an unlisted channel", { text: "enforce", channel_id: "C999OTHER" }, ":no_entry: commands are not accepted in channel C999OTHER"],
+    ["a user who may not apply, asking to", { text: "enforce --apply", user_id: VIEWER }, ":no_entry: you may run Warden commands, but not with --apply"],
+  ])("refuses %s with an ephemeral message, logged, and starts nothing", async (_, command: SlashCommand, text) => {
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const response = await (await coldHandler())(signedCommand(command));
+    expect(response.statusCode).toBe(200);
+    expect(slackText(response)).toBe(text);
+    expect(invocations()).toHaveLength(0);
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "WARN", message: "chat-command", outcome: "refused", user: command.user_id ?? APPLIER }));
+    logs.restore();
+  });
+
+  it("answers a malformed command with the error and the usage, logged, and starts nothing", async () => {
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const text = slackText(await (await coldHandler())(signedCommand({ text: "enforce --force" })));
+    expect(text).toMatch(/^enforce takes only --apply, not "--force"\n\nUsage:\n`\/warden enforce \[--apply\]`/);
+    expect(invocations()).toHaveLength(0);
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ message: "chat-command", outcome: "malformed", reason: 'enforce takes only --apply, not "--force"' }));
+    logs.restore();
+  });
+
+  it("answers help with the usage", async () => {
+    expect(slackText(await (await coldHandler())(signedCommand({ text: "help" })))).toMatch(/^Usage:/);
+    expect(invocations()).toHaveLength(0);
+  });
+
+  it("refuses --apply on a report-only stage", async () => {
+    vi.stubEnv("WARDEN_REPORT_ONLY", "true");
+    expect(slackText(await (await coldHandler())(signedCommand({ text: "workflows --apply" })))).toMatch(/report-only: --apply is refused/);
+    expect(invocations()).toHaveLength(0);
+  });
+
+  it("tells the user when the worker could not be started", async () => {
+    lambda.on(InvokeCommand).rejects(new Error("Rate Exceeded."));
+    expect(slackText(await (await coldHandler())(signedCommand({ text: "enforce" })))).toBe(":x: Warden could not start `enforce`; nothing was run.");
+  });
+
+  it("answers 500 without detail when the secret cannot be used, and never shows a secret", async () => {
+    secretsManager.secretString = JSON.stringify({ gitlabToken: SECRETS.gitlabToken, n8nApiKey: SECRETS.n8nApiKey });
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const response = await (await coldHandler())(signedCommand({ text: "enforce" }));
+    expect(response).toMatchObject({ statusCode: 500, body: "Internal Server Error" });
+    expect(invocations()).toHaveLength(0);
+    const failure = logs.lines().find((line) => line.message === "chat-command failed");
+    expect(JSON.stringify(failure)).toMatch(/slackSigningSecret: missing/);
+    logs.restore();
+  });
+
+  it("answers 415 to a signed body that is not a form", async () => {
+    const body = JSON.stringify({ text: "enforce" });
+    const event = signedCommand({ text: "enforce" });
+    const timestamp = event.headers["X-Slack-Request-Timestamp"]!;
+    const { slackSignature } = await import("../../functions/lib/slack-signature.ts");
+    const json = functionUrlEvent(body, { "content-type": "application/json", "X-Slack-Request-Timestamp": timestamp, "X-Slack-Signature": slackSignature(SECRETS.slackSigningSecret, timestamp, body) });
+    expect(await (await coldHandler())(json)).toMatchObject({ statusCode: 415 });
+    expect(invocations()).toHaveLength(0);
+  });
+});

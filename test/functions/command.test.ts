@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { parseCommand, usage } from "../../functions/lib/command.ts";
+
+const job = (text: string) => {
+  const parsed = parseCommand(text);
+  if (parsed.kind !== "job") throw new Error(`expected a job, got ${JSON.stringify(parsed)}`);
+  return parsed.request;
+};
+const error = (text: string) => {
+  const parsed = parseCommand(text);
+  if (parsed.kind !== "invalid") throw new Error(`expected an error, got ${JSON.stringify(parsed)}`);
+  return parsed.error;
+};
+
+describe("chat command parser", () => {
+  it("reads enforce and workflows, dry run unless --apply", () => {
+    expect(job("enforce")).toEqual({ job: "enforce", apply: false });
+    expect(job("  enforce   --apply ")).toEqual({ job: "enforce", apply: true });
+    expect(job("workflows")).toEqual({ job: "workflows", apply: false });
+    expect(job("Workflows --apply")).toEqual({ job: "workflows", apply: true });
+  });
+
+  it("reads a dash that a chat client made of a typed -- as --", () => {
+    expect(job("enforce \u2014apply")).toEqual({ job: "enforce", apply: true });
+    expect(job("workflows \u2013apply")).toEqual({ job: "workflows", apply: true });
+  });
+
+  it("reads a pipeline with its project, ref and variables, values kept whole", () => {
+    expect(job("pipeline acme/platform/api release/1.2 DEPLOY_ENV=staging DRY_RUN= URL=https://x.example/a=b")).toEqual({
+      job: "pipeline",
+      project: "acme/platform/api",
+      ref: "release/1.2",
+      variables: [
+        { key: "DEPLOY_ENV", value: "staging" },
+        { key: "DRY_RUN", value: "" },
+        { key: "URL", value: "https://x.example/a=b" },
+      ],
+    });
+    expect(job("pipeline acme/mobile/ios main")).toEqual({ job: "pipeline", project: "acme/mobile/ios", ref: "main", variables: [] });
+  });
+
+  it("undoes Slack's escaping of &, < and >", () => {
+    expect(job("pipeline acme/x main Q=a&amp;b&lt;c&gt;")).toMatchObject({ variables: [{ key: "Q", value: "a&b<c>" }] });
+  });
+
+  it("answers help, and empty text, with help", () => {
+    expect(parseCommand("help")).toEqual({ kind: "help" });
+    expect(parseCommand("   ")).toEqual({ kind: "help" });
+    expect(usage("/warden-staging")).toMatch(/`\/warden-staging pipeline <project-path> <ref> \[KEY=VALUE …\]`/);
+  });
+
+  it("refuses unknown commands, options and arguments, naming them", () => {
+    expect(error("deploy prod")).toBe('unknown command "deploy"');
+    expect(error("enforce --force")).toBe('enforce takes only --apply, not "--force"');
+    expect(error("workflows now")).toMatch(/"now"/);
+    expect(error("enforce --apply --apply")).toMatch(/twice/);
+    expect(error("pipeline acme/x main --apply")).toMatch(/no options, not "--apply"/);
+  });
+
+  it("refuses a pipeline without a ref, and malformed or repeated variables, without echoing a value", () => {
+    expect(error("pipeline acme/x")).toBe("pipeline needs a project path and a ref");
+    expect(error("pipeline")).toBe("pipeline needs a project path and a ref");
+    expect(error("pipeline acme/x main NOVALUE")).toMatch(/"NOVALUE" is not/);
+    const bad = error("pipeline acme/x main 1TOKEN=s3cr3t-value");
+    expect(bad).toMatch(/"1TOKEN" is not/);
+    expect(bad).not.toContain("s3cr3t");
+    const twice = error("pipeline acme/x main A=one A=s3cr3t-two");
+    expect(twice).toBe("variable A is given twice");
+  });
+});

@@ -1,0 +1,151 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { EnforceReport } from "../../lib/jobs/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../sim/gitlab/index.ts";
+import { standardPolicy } from "../support/policies.ts";
+import { lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+
+let secretsManager: SecretsManagerStub;
+let policyPath: string;
+let sim: GitLabSim;
+let strays: string[];
+
+beforeAll(async () => {
+  secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
+  policyPath = await writePolicy(standardPolicy());
+});
+afterAll(() => secretsManager.close());
+
+async function startSim(opts: GitLabSimOptions = {}) {
+  const { dataset, intents } = generateOrganisation({ projects: 120, seed: 7 });
+  sim = await startGitLabSim({ dataset, ...opts });
+  strays = intents.filter((i) => i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`).sort();
+  vi.stubEnv("GITLAB_URL", sim.url);
+}
+
+beforeEach(async () => {
+  secretsManager.secretString = JSON.stringify(SECRETS);
+  secretsManager.reads.length = 0;
+  secretsManager.queued.length = 0;
+  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, WARDEN_REPORT_ONLY: undefined });
+  await startSim();
+});
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await sim.close();
+});
+
+/** The handler as a fresh container loads it: module state (secret and policy caches) starts empty. */
+async function coldHandler() {
+  vi.resetModules();
+  const { handler } = await import("../../functions/enforce.ts");
+  return (event: unknown) => handler(event as never, lambdaContext()) as Promise<EnforceReport>;
+}
+
+const removed = () => sim.counters.byRoute["DELETE /projects/:id/share/:group_id"] ?? 0;
+
+describe("enforce Lambda", () => {
+  it("applies on the schedule's fixed input, { source: schedule }", async () => {
+    const report = await (await coldHandler())({ source: "schedule" });
+    expect(strays.length).toBeGreaterThan(0);
+    expect(report).toMatchObject({ job: "enforce", dryRun: false, summary: { removed: strays.length, complete: true } });
+    expect(removed()).toBe(strays.length);
+    // The secret came through the real SDK from the loopback Secrets Manager.
+    expect(secretsManager.reads).toHaveLength(1);
+  });
+
+  it("runs dry on a console invocation with {}", async () => {
+    const report = await (await coldHandler())({});
+    expect(report).toMatchObject({ dryRun: true, summary: { strays: strays.length, removed: 0 } });
+    expect(report.actions.map((a) => `${a.projectId}:${a.groupId}`).sort()).toEqual(strays);
+    expect(removed()).toBe(0);
+  });
+
+  it('applies on a console invocation that says { "dryRun": false }', async () => {
+    const report = await (await coldHandler())({ dryRun: false });
+    expect(report).toMatchObject({ dryRun: false, summary: { removed: strays.length } });
+  });
+
+  it.each([
+    [{ dryrun: false }, 'invalid event: unknown field "dryrun"'],
+    [{ dryRun: "false" }, "invalid event: dryRun: expected boolean"],
+    [{ source: "console" }, 'invalid event: source: expected "schedule"'],
+    [
+      // The envelope the old EventBridge-rule Cron delivered; CronV2 does not.
+      { version: "0", id: "53dc4d37", "detail-type": "Scheduled Event", source: "aws.events", account: "123456789012", time: "2025-01-01T00:00:00Z", region: "eu-west-1", resources: [], detail: {} },
+      /^invalid event: source: expected "schedule"; unknown field "version"; unknown field "id"; unknown field "detail-type"/,
+    ],
+  ])("fails on %j naming the field, and calls nothing", async (event, message) => {
+    await expect((await coldHandler())(event)).rejects.toThrow(message);
+    expect(sim.counters.requests).toBe(0);
+    expect(secretsManager.reads).toHaveLength(0);
+  });
+
+  it("on a report-only stage, the schedule runs dry and a console run asking to apply is refused", async () => {
+    vi.stubEnv("WARDEN_REPORT_ONLY", "true");
+    const handler = await coldHandler();
+    await expect(handler({ source: "schedule" })).resolves.toMatchObject({ dryRun: true, summary: { strays: strays.length } });
+    sim.resetCounters();
+    await expect(handler({ dryRun: false })).rejects.toThrow('this stage is report-only (WARDEN_REPORT_ONLY=true): "dryRun": false is refused');
+    expect(sim.counters.requests).toBe(0);
+    expect(removed()).toBe(0);
+  });
+
+  it("stops listing at the deadline and reports where it stopped, without removing anything", async () => {
+    await sim.close();
+    await startSim({ latencyMs: 300 });
+    vi.resetModules();
+    const { handler } = await import("../../functions/enforce.ts");
+    // 10 s margin, so 1.2 s left gives the job the 1 s floor.
+    const report = (await handler({ source: "schedule" } as never, lambdaContext({ remainingMs: 1_200 }))) as EnforceReport;
+    expect(report.summary.complete).toBe(false);
+    expect(report.warnings.join()).toMatch(/stopped while listing after \d+ projects \(the Lambda times out in 10 s\)/);
+    expect(removed()).toBe(0);
+  });
+});
+
+describe("enforce Lambda across a token rotation", () => {
+  const ROTATED = "glpat-rotated-token";
+
+  it("re-reads the secret once on a 401 at the first request, and runs (and applies) with the new token", async () => {
+    const handler = await coldHandler();
+    await handler({}); // the container now caches the old token
+    await sim.close();
+    await startSim({ tokens: { [ROTATED]: { admin: true } } });
+    secretsManager.secretString = JSON.stringify({ ...SECRETS, gitlabToken: ROTATED });
+
+    const report = await handler({ source: "schedule" });
+    expect(report.summary.removed).toBe(strays.length);
+    expect(secretsManager.reads).toHaveLength(2);
+    expect(sim.counters.status["401"]).toBe(1);
+  });
+
+  it("does not run again when the secret still holds the refused token", async () => {
+    await sim.close();
+    await startSim({ tokens: { [ROTATED]: { admin: true } } });
+    await expect((await coldHandler())({ source: "schedule" })).rejects.toThrow(/GET \/api\/v4\/user answered 401/);
+    expect(secretsManager.reads).toHaveLength(2);
+    expect(sim.counters.requests).toBe(1);
+  });
+
+  describe("after a 401 in the middle of the listing, with a new token in the secret", () => {
+    beforeEach(async () => {
+      await sim.close();
+      const listing401 = { kind: "status" as const, status: 401, route: "GET /groups/:id/projects", times: 1 };
+      await startSim({ tokens: { [SECRETS.gitlabToken]: { admin: true }, [ROTATED]: { admin: true } }, faults: [listing401] });
+      secretsManager.queued.push(JSON.stringify(SECRETS));
+      secretsManager.secretString = JSON.stringify({ ...SECRETS, gitlabToken: ROTATED });
+    });
+
+    it("a dry run runs once more with the new token", async () => {
+      await expect((await coldHandler())({})).resolves.toMatchObject({ dryRun: true, summary: { complete: true, strays: strays.length } });
+      expect(secretsManager.reads).toHaveLength(2);
+      expect(sim.counters.status["401"]).toBe(1);
+    });
+
+    it("an apply is not run again: it fails, and nothing is removed", async () => {
+      await expect((await coldHandler())({ source: "schedule" })).rejects.toThrow(/groups\/1\/projects.* answered 401/);
+      expect(secretsManager.reads).toHaveLength(1);
+      expect(removed()).toBe(0);
+    });
+  });
+});

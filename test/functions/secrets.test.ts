@@ -1,0 +1,73 @@
+import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { secretsCache } from "../../functions/lib/secrets.ts";
+import { SECRET_ARN, SECRETS, startSecretsManager, type SecretsManagerStub } from "./support.ts";
+
+let stub: SecretsManagerStub;
+beforeEach(async () => {
+  stub = await startSecretsManager(JSON.stringify(SECRETS));
+});
+afterEach(() => stub.close());
+
+/** The real SDK client, pointed at the loopback stub with dummy credentials. */
+function cache(opts: { now?: () => number; secretId?: string | undefined } = {}) {
+  const client = new SecretsManagerClient({
+    endpoint: stub.url,
+    region: "eu-west-1",
+    credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "dummy-secret-access-key" },
+    maxAttempts: 1,
+  });
+  return secretsCache({ client, secretId: "secretId" in opts ? opts.secretId : SECRET_ARN, now: opts.now });
+}
+
+describe("secrets", () => {
+  it("reads the secret's JSON through the Secrets Manager SDK", async () => {
+    await expect(cache().get()).resolves.toEqual(SECRETS);
+    expect(stub.reads).toEqual([SECRET_ARN]);
+  });
+
+  it("serves one read to concurrent callers and caches it for five minutes, then reads again", async () => {
+    let now = 0;
+    const secrets = cache({ now: () => now });
+    await Promise.all([secrets.get(), secrets.get(), secrets.get()]);
+    now = 299_999;
+    await secrets.get();
+    expect(stub.reads).toHaveLength(1);
+
+    stub.secretString = JSON.stringify({ ...SECRETS, gitlabToken: "glpat-rotated" });
+    now = 300_000;
+    await expect(secrets.get()).resolves.toMatchObject({ gitlabToken: "glpat-rotated" });
+    expect(stub.reads).toHaveLength(2);
+  });
+
+  it("reads again after invalidate(), whatever the TTL", async () => {
+    const secrets = cache();
+    await secrets.get();
+    stub.secretString = JSON.stringify({ ...SECRETS, n8nApiKey: "n8n-rotated" });
+    secrets.invalidate();
+    await expect(secrets.get()).resolves.toMatchObject({ n8nApiKey: "n8n-rotated" });
+    expect(stub.reads).toHaveLength(2);
+  });
+
+  it("names a missing or empty field without printing any value, and does not keep the failure", async () => {
+    stub.secretString = JSON.stringify({ gitlabToken: SECRETS.gitlabToken, slackSigningSecret: "" });
+    const secrets = cache();
+    const error = await secrets.get().catch((err: Error) => err);
+    expect(String(error)).toBe(`SecretsError: secret ${SECRET_ARN}: n8nApiKey: missing; slackSigningSecret: must not be empty`);
+    expect(String(error)).not.toContain(SECRETS.gitlabToken);
+
+    stub.secretString = JSON.stringify(SECRETS);
+    await expect(secrets.get()).resolves.toEqual(SECRETS);
+  });
+
+  it("says the secret is not JSON without quoting it (JSON.parse's own message would)", async () => {
+    stub.secretString = `gitlabToken=${SECRETS.gitlabToken}`;
+    const error = await cache().get().catch((err: Error) => err);
+    expect(String(error)).toBe(`SecretsError: secret ${SECRET_ARN} is not valid JSON`);
+  });
+
+  it("reports an unknown secret, and an unset WARDEN_SECRET_ARN", async () => {
+    await expect(cache({ secretId: `${SECRET_ARN}-gone` }).get()).rejects.toThrow(/reading secret .*-gone failed: ResourceNotFoundException/);
+    await expect(cache({ secretId: undefined }).get()).rejects.toThrow("WARDEN_SECRET_ARN is not set");
+  });
+});

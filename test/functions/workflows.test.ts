@@ -1,0 +1,77 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { WorkflowsReport } from "../../lib/jobs/index.ts";
+import { startN8nSim, type N8nSim, type SimWorkflow } from "../sim/n8n/index.ts";
+import { lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+
+const POLICY = `version: 1
+n8n:
+  workflows:
+    keepActive: ["tag:production"]
+    unlisted: deactivate
+    listedInactive: activate
+`;
+
+function workflow(id: string, active: boolean, tags: string[] = []): SimWorkflow {
+  const at = "2025-01-01T00:00:00.000Z";
+  return { id, name: `Workflow ${id}`, active, isArchived: false, hasTrigger: true, createdAt: at, updatedAt: at, tags: tags.map((name, i) => ({ id: `t${i}`, name })) };
+}
+const FIXTURE = [workflow("wf1", true, ["production"]), workflow("wf2", true), workflow("wf3", false, ["production"]), workflow("wf4", false)];
+
+let secretsManager: SecretsManagerStub;
+let policyPath: string;
+let sim: N8nSim;
+
+beforeAll(async () => {
+  secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
+  policyPath = await writePolicy(POLICY);
+});
+afterAll(() => secretsManager.close());
+beforeEach(async () => {
+  secretsManager.secretString = JSON.stringify(SECRETS);
+  secretsManager.queued.length = 0;
+  sim = await startN8nSim({ generation: 2, workflows: FIXTURE, apiKeys: { [SECRETS.n8nApiKey]: {} } });
+  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, N8N_URL: sim.url });
+});
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await sim.close();
+});
+
+async function invoke(event: unknown): Promise<WorkflowsReport> {
+  vi.resetModules();
+  const { handler } = await import("../../functions/workflows.ts");
+  return (await handler(event as never, lambdaContext())) as WorkflowsReport;
+}
+
+const active = () => sim.workflows.filter((w) => w.active).map((w) => w.id);
+
+describe("workflows Lambda", () => {
+  it("applies on the schedule's fixed input", async () => {
+    const report = await invoke({ source: "schedule" });
+    expect(report).toMatchObject({ job: "workflows", dryRun: false, summary: { changes: 2, applied: 2 } });
+    expect(active()).toEqual(["wf1", "wf3"]);
+  });
+
+  it("runs dry on {} and changes nothing", async () => {
+    const report = await invoke({});
+    expect(report).toMatchObject({ dryRun: true, summary: { changes: 2, applied: 0 } });
+    expect(report.actions.map((a) => `${a.type} ${a.workflowId}`)).toEqual(["deactivate wf2", "activate wf3"]);
+    expect(active()).toEqual(["wf1", "wf2"]);
+  });
+
+  it("re-reads the secret when n8n refuses the key, and runs once more with the rotated one", async () => {
+    await sim.close();
+    const rotated = "n8n-key-rotated-0002";
+    sim = await startN8nSim({ generation: 2, workflows: FIXTURE, apiKeys: { [rotated]: {} } });
+    vi.stubEnv("N8N_URL", sim.url);
+    secretsManager.queued.push(JSON.stringify(SECRETS));
+    secretsManager.secretString = JSON.stringify({ ...SECRETS, n8nApiKey: rotated });
+    await expect(invoke({ source: "schedule" })).resolves.toMatchObject({ dryRun: false, summary: { applied: 2 } });
+    expect(sim.counters.status["401"]).toBe(1);
+  });
+
+  it("fails on an unknown field before calling n8n", async () => {
+    await expect(invoke({ apply: true })).rejects.toThrow('invalid event: unknown field "apply"');
+    expect(sim.counters.requests).toBe(0);
+  });
+});

@@ -1,0 +1,166 @@
+/**
+ * sst.config.ts evaluated with stand-ins for SST's globals ($config, $app, sst.aws.*) that record
+ * every resource and its arguments; SST itself cannot run here (its CLI downloads Pulumi).
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+interface Recorded {
+  type: "Function" | "CronV2";
+  name: string;
+  args: Record<string, unknown>;
+}
+
+let resources: Recorded[];
+
+/** An SST Function stand-in: its outputs are placeholders naming the resource they come from. */
+class FunctionStub {
+  readonly name: string;
+  readonly arn: string;
+  readonly url: string;
+  constructor(name: string, args: Record<string, unknown>) {
+    resources.push({ type: "Function", name, args });
+    this.name = `<${name}.name>`;
+    this.arn = `<${name}.arn>`;
+    this.url = `<${name}.url>`;
+  }
+}
+
+class CronV2Stub {
+  constructor(name: string, args: Record<string, unknown>) {
+    resources.push({ type: "CronV2", name, args });
+  }
+}
+
+const DEPLOY_ENV = {
+  WARDEN_SECRET_ARN: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-AbCdEf",
+  GITLAB_URL: "https://gitlab.example.com",
+  N8N_URL: "https://n8n.example.com",
+  WARDEN_POLICY_FILE: "examples/warden.yaml",
+};
+
+beforeEach(() => {
+  resources = [];
+  vi.stubGlobal("$config", (config: unknown) => config);
+  vi.stubGlobal("sst", { aws: { Function: FunctionStub, CronV2: CronV2Stub } });
+  for (const [name, value] of Object.entries(DEPLOY_ENV)) vi.stubEnv(name, value);
+  for (const name of ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY"]) vi.stubEnv(name, undefined);
+});
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.unstubAllEnvs();
+});
+
+async function deploy(stage = "staging") {
+  vi.stubGlobal("$app", { name: "warden", stage });
+  vi.resetModules();
+  const config = (await import("../sst.config.ts")).default;
+  const outputs = await config.run();
+  return { app: config.app({ stage }), outputs };
+}
+
+type FunctionArgs = { handler: string; runtime: string; timeout: string; environment: Record<string, string>; permissions: { actions: string[]; resources: string[] }[]; copyFiles: { from: string; to: string }[] };
+
+/** Every function: those created directly and those the crons create from their `function` args. */
+function functions(): [string, FunctionArgs][] {
+  return resources.map((r) => [r.name, (r.type === "Function" ? r.args : r.args["function"]) as FunctionArgs]);
+}
+const byName = (name: string) => resources.find((r) => r.name === name)!;
+
+describe("sst.config.ts", () => {
+  it("creates the worker and chat-ops functions and two CronV2 schedules", async () => {
+    await deploy();
+    expect(resources.map((r) => `${r.type} ${r.name}`)).toEqual(["Function Worker", "Function Chatops", "CronV2 Enforce", "CronV2 Workflows"]);
+  });
+
+  it("points every handler at a module that exports that function", async () => {
+    await deploy();
+    const handlers = functions().map(([, args]) => args.handler);
+    expect(handlers.sort()).toEqual(["functions/chatops.handler", "functions/enforce.handler", "functions/worker.handler", "functions/workflows.handler"]);
+    // Imported without the deploy settings: a handler module must load anywhere, and must not reach AWS doing so.
+    vi.unstubAllEnvs();
+    vi.stubEnv("WARDEN_SECRET_ARN", undefined);
+    for (const handler of handlers) {
+      const [file, exported] = [handler.slice(0, handler.lastIndexOf(".")), handler.slice(handler.lastIndexOf(".") + 1)];
+      expect(existsSync(`${file}.ts`), file).toBe(true);
+      const module = (await import(/* @vite-ignore */ pathToFileURL(resolve(`${file}.ts`)).href)) as Record<string, unknown>;
+      expect(typeof module[exported], handler).toBe("function");
+    }
+  });
+
+  it("schedules enforce daily and workflows hourly, with the fixed schedule input", async () => {
+    await deploy();
+    expect(byName("Enforce").args).toMatchObject({ schedule: "rate(1 day)", event: { source: "schedule" } });
+    expect(byName("Workflows").args).toMatchObject({ schedule: "rate(1 hour)", event: { source: "schedule" } });
+  });
+
+  it("takes other schedules from the deploy environment, rate or six-field cron, and refuses a malformed one", async () => {
+    vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", "cron(0 3 ? * MON-FRI *)");
+    vi.stubEnv("WARDEN_WORKFLOWS_SCHEDULE", "rate(15 minutes)");
+    await deploy();
+    expect(byName("Enforce").args["schedule"]).toBe("cron(0 3 ? * MON-FRI *)");
+    expect(byName("Workflows").args["schedule"]).toBe("rate(15 minutes)");
+    for (const bad of ["cron(0 3 * * *)", "rate(1 days)", "rate(2 hour)", "rate(0 minutes)", "daily"]) {
+      vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", bad);
+      await expect(deploy(), bad).rejects.toThrow(`WARDEN_ENFORCE_SCHEDULE: "${bad}" is not a schedule expression`);
+    }
+  });
+
+  it("every schedule it produces is a valid EventBridge Scheduler expression", async () => {
+    await deploy();
+    for (const cron of resources.filter((r) => r.type === "CronV2")) {
+      expect(cron.args["schedule"]).toMatch(/^(rate\(1 (minute|hour|day)\)|rate\(([2-9]|\d\d+) (minutes|hours|days)\)|cron\(\S+( \S+){5}\))$/);
+    }
+  });
+
+  it("runs every function on nodejs24.x with the timeouts the jobs need, and chat-ops within Slack's reach", async () => {
+    await deploy();
+    const timeouts = Object.fromEntries(functions().map(([name, args]) => [name, args.timeout]));
+    expect(timeouts).toEqual({ Worker: "15 minutes", Chatops: "10 seconds", Enforce: "15 minutes", Workflows: "15 minutes" });
+    expect(functions().every(([, args]) => args.runtime === "nodejs24.x")).toBe(true);
+  });
+
+  it("lets each function read the one secret, and ships the policy file next to the handlers", async () => {
+    await deploy();
+    expect(existsSync(DEPLOY_ENV.WARDEN_POLICY_FILE)).toBe(true);
+    for (const [name, args] of functions()) {
+      expect(args.permissions, name).toContainEqual({ actions: ["secretsmanager:GetSecretValue"], resources: [DEPLOY_ENV.WARDEN_SECRET_ARN] });
+      expect(args.copyFiles, name).toEqual([{ from: DEPLOY_ENV.WARDEN_POLICY_FILE, to: "warden.yaml" }]);
+      expect(args.environment, name).toMatchObject({ WARDEN_SECRET_ARN: DEPLOY_ENV.WARDEN_SECRET_ARN, GITLAB_URL: DEPLOY_ENV.GITLAB_URL, N8N_URL: DEPLOY_ENV.N8N_URL });
+      expect(JSON.stringify(args.environment), name).not.toMatch(/gitlabToken|n8nApiKey|slackSigningSecret/);
+    }
+  });
+
+  it("opens chat-ops as a Function URL without IAM auth, linked to the worker it invokes by name, and outputs the URL", async () => {
+    const { outputs } = await deploy();
+    const chatops = byName("Chatops").args;
+    expect(chatops).toMatchObject({ url: { authorization: "none" }, link: [expect.any(FunctionStub)], environment: { WARDEN_WORKER_FUNCTION: "<Worker.name>" } });
+    expect((chatops["link"] as FunctionStub[])[0]!.name).toBe("<Worker.name>");
+    expect(outputs).toEqual({ chatopsUrl: "<Chatops.url>" });
+    for (const name of ["Worker", "Enforce", "Workflows"]) expect(functions().find(([n]) => n === name)![1]).not.toHaveProperty("url");
+  });
+
+  it("is report-only except on production unless told otherwise, and keeps production's resources on removal", async () => {
+    const staging = await deploy("staging");
+    expect(functions().every(([, args]) => args.environment["WARDEN_REPORT_ONLY"] === "true")).toBe(true);
+    expect(staging.app).toMatchObject({ name: "warden", home: "aws", removal: "remove" });
+    resources = [];
+    const production = await deploy("production");
+    expect(functions().every(([, args]) => args.environment["WARDEN_REPORT_ONLY"] === "false")).toBe(true);
+    expect(production.app).toMatchObject({ removal: "retain", protect: true });
+    resources = [];
+    vi.stubEnv("WARDEN_REPORT_ONLY", "false");
+    await deploy("staging");
+    expect(functions().every(([, args]) => args.environment["WARDEN_REPORT_ONLY"] === "false")).toBe(true);
+  });
+
+  it("refuses to deploy without the secret or a service address", async () => {
+    for (const name of ["WARDEN_SECRET_ARN", "GITLAB_URL", "N8N_URL"]) {
+      vi.stubEnv(name, undefined);
+      await expect(deploy()).rejects.toThrow(`${name} must be set to deploy Warden (stage staging)`);
+      vi.stubEnv(name, DEPLOY_ENV[name as keyof typeof DEPLOY_ENV]);
+    }
+  });
+});
