@@ -1,3 +1,4 @@
+import { createRandom } from "../shared/random.ts";
 import { byId } from "./state.ts";
 import type { SimWorkflow } from "./types.ts";
 
@@ -23,8 +24,7 @@ const DAY = 86_400_000;
  * from 20 workflows up; those are inactive, since n8n would not have let them be active.
  */
 export function generateWorkflows(opts: { count: number; seed?: number }): SimWorkflow[] {
-  const random = mulberry32(opts.seed ?? 1);
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const { next: random, pick } = createRandom(opts.seed ?? 1);
   return Array.from({ length: opts.count }, (_, i): SimWorkflow => {
     const isArchived = i % 16 === 7;
     const hasTrigger = i % 12 !== 5;
@@ -46,13 +46,3 @@ export function generateWorkflows(opts: { count: number; seed?: number }): SimWo
   }).sort(byId);
 }
 
-/** Small seeded PRNG (mulberry32): same seed, same workflows. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
