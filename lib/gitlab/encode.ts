@@ -29,20 +29,26 @@ export type Query = Record<string, QueryValue>;
  */
 export function serializeQuery(query: Query): string {
   const pairs: string[] = [];
-  const add = (key: string, value: Scalar) => pairs.push(`${key}=${encodeURIComponent(String(value))}`);
+  const add = (key: string, value: Scalar) => {
+    if (value === null || value === undefined) throw new TypeError(`query parameter ${decodeURIComponent(key)} is ${value}: GitLab takes only true or false, never null`);
+    pairs.push(`${key}=${encodeURIComponent(String(value))}`);
+  };
   const addHash = (key: string, hash: Readonly<Record<string, Scalar>>) => {
     for (const [k, v] of Object.entries(hash)) add(`${key}[${encodeURIComponent(k)}]`, v);
   };
   for (const [name, value] of Object.entries(query)) {
     if (value === undefined) continue;
-    if (value === null) throw new TypeError(`query parameter ${name} is null: GitLab takes only true or false`);
     const key = encodeURIComponent(name);
     if (Array.isArray(value)) {
-      value.forEach((item: Scalar | Readonly<Record<string, Scalar>>, i) => (typeof item === "object" ? addHash(`${key}[${i}]`, item) : add(`${key}[]`, item)));
-    } else if (typeof value === "object") addHash(key, value as Readonly<Record<string, Scalar>>);
+      value.forEach((item: Scalar | Readonly<Record<string, Scalar>>, i) => (isHash(item) ? addHash(`${key}[${i}]`, item) : add(`${key}[]`, item)));
+    } else if (isHash(value)) addHash(key, value);
     else add(key, value as Scalar);
   }
   return pairs.join("&");
+}
+
+function isHash(value: unknown): value is Readonly<Record<string, Scalar>> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** GitLab booleans may be null, which means false (spec §2 rule 3). */

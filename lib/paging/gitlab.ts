@@ -4,7 +4,7 @@
  */
 import { HttpError, type HttpClient } from "../http/index.ts";
 import { linkWithRel } from "./link-header.ts";
-import { hasKeyset, keysetSupportFor, type ListingOrder } from "./keyset-support.ts";
+import { hasKeyset, keysetSupportFor, offsetUnavailableFor, type ListingOrder } from "./keyset-support.ts";
 import { Listing, PagingError, type ListOptions, type PageMeta, type Strategy } from "./listing.ts";
 
 export interface GitLabListRequest {
@@ -21,6 +21,8 @@ export interface GitLabListRequest {
 }
 
 type Item = { id: number | string };
+
+const JSON_ACCEPT = { accept: "application/json" };
 
 export function gitlabOffset<T extends Item>(req: GitLabListRequest): Strategy<T> {
   const first = firstUrl(req, { per_page: String(req.perPage ?? 100) });
@@ -71,9 +73,12 @@ export function gitlabListing<T extends Item>(
   req: GitLabListRequest & { order?: ListingOrder; authenticated: boolean },
   opts?: ListOptions,
 ): Listing<T> {
-  const order = req.order ?? {};
+  const keysetOnly = offsetUnavailableFor(req.path);
+  // Where offset is not offered (users), no order means the resource's first keyset order.
+  const order = req.order ?? (keysetOnly?.orderBy ? { orderBy: keysetOnly.orderBy[0] } : {});
   const keyset = keysetSupportFor(req.path, order, req.authenticated);
   if (keyset) return new Listing(gitlabKeyset<T>(req, { orderBy: order.orderBy!, sort: order.sort ?? keyset.sort[0]! }), opts);
+  if (keysetOnly) throw new PagingError(`${req.route}: GitLab offers only keyset pagination here, and not for order ${JSON.stringify(order)}`);
   const offsetReq = { ...req, query: [req.query, orderQuery(order)].filter(Boolean).join("&") };
   return new Listing(gitlabOffset<T>(offsetReq), opts);
 }
@@ -92,7 +97,7 @@ function orderQuery(order: ListingOrder): string {
 }
 
 async function getPage<T>(req: GitLabListRequest, url: URL, signal?: AbortSignal) {
-  const res = await req.http.send({ method: "GET", url, route: req.route, signal });
+  const res = await req.http.send({ method: "GET", url, route: req.route, headers: JSON_ACCEPT, signal });
   req.http.stats.count(req.route, "pages");
   const items: unknown = JSON.parse(res.text);
   if (!Array.isArray(items)) throw new PagingError(`${req.route}: expected a JSON array, got ${typeof items}`);

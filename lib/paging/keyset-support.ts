@@ -14,6 +14,8 @@ export interface KeysetSupport {
   sort: readonly ("asc" | "desc")[];
   access: KeysetAccess;
   since?: string;
+  /** Offset pagination is not offered at all (users, since 17.0): always keyset, in its first order by default. */
+  offsetUnavailable?: true;
 }
 
 const SEGMENT = "[^/]+";
@@ -26,7 +28,7 @@ export const KEYSET_SUPPORT: readonly KeysetSupport[] = [
   { resource: "project jobs", path: new RegExp(`^/projects/${SEGMENT}/jobs$`), orderBy: ["id"], sort: ["desc"], access: "authenticated" },
   { resource: "project audit events", path: new RegExp(`^/projects/${SEGMENT}/audit_events$`), orderBy: ["id"], sort: ["desc"], access: "authenticated" },
   { resource: "projects", path: /^\/projects$/, orderBy: ["id"], sort: ["asc", "desc"], access: "any" },
-  { resource: "users", path: /^\/users$/, orderBy: ["id", "name", "username", "created_at", "updated_at"], sort: ["asc", "desc"], access: "any" },
+  { resource: "users", path: /^\/users$/, orderBy: ["id", "name", "username", "created_at", "updated_at"], sort: ["asc", "desc"], access: "any", offsetUnavailable: true },
   { resource: "registry repository tags", path: new RegExp(`^/projects/${SEGMENT}/registry/repositories/${SEGMENT}/tags$`), orderBy: ["name"], sort: ["asc", "desc"], access: "authenticated" },
   { resource: "repository tree", path: new RegExp(`^/projects/${SEGMENT}/repository/tree$`), orderBy: null, sort: ["asc", "desc"], access: "any", since: "17.1" },
   { resource: "project issues", path: new RegExp(`^/projects/${SEGMENT}/issues$`), orderBy: ["created_at", "updated_at", "title", "id", "weight", "due_date", "relative_position"], sort: ["asc", "desc"], access: "any", since: "18.3" },
@@ -46,6 +48,11 @@ export function keysetSupportFor(path: string, order: ListingOrder, authenticate
       (row.orderBy === null ? order.orderBy === undefined : order.orderBy !== undefined && row.orderBy.includes(order.orderBy)) &&
       row.sort.includes(order.sort ?? row.sort[0]!),
   );
+}
+
+/** The keyset row of a resource that offers no offset pagination at all, if this path is one. */
+export function offsetUnavailableFor(path: string): KeysetSupport | undefined {
+  return KEYSET_SUPPORT.find((row) => row.offsetUnavailable && row.path.test(path));
 }
 
 /** Whether the resource has keyset at all (for any order or caller): then the offset limit must never be hit. */

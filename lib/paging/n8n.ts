@@ -27,7 +27,7 @@ export function n8nCursor<T extends { id: string }>(req: N8nListRequest): Strate
       const url = new URL(req.url);
       url.searchParams.set("limit", String(limit));
       if (position) url.searchParams.set("cursor", position);
-      const res = await req.http.send({ method: "GET", url, route: req.route, signal });
+      const res = await req.http.send({ method: "GET", url, route: req.route, headers: { accept: "application/json" }, signal });
       req.http.stats.count(req.route, "pages");
       const body = JSON.parse(res.text) as { data?: unknown; nextCursor?: unknown };
       if (!Array.isArray(body.data)) throw new PagingError(`${req.route}: expected {"data": [...]} from n8n`);

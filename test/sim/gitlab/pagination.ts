@@ -111,7 +111,9 @@ export function keysetPage<T>(
   const last = items.at(-1);
   if (window.length <= size || last === undefined) return { items, headers: {} };
   const { params, cursor } = next(last);
-  const url = pageUrl(ctx, params, ["cursor", "id_after", "id_before", "page"]);
+  // The link repeats the request's parameters, replacing only the position it moves (keyset rule 1):
+  // a caller's id_before bound survives an ascending listing, and id_after a descending one.
+  const url = pageUrl(ctx, params, ["cursor", "page", ...Object.keys(params)]);
   return { items, headers: { link: `<${url}>; rel="next"`, "x-next-cursor": cursor } };
 }
 
