@@ -25,7 +25,7 @@ export interface HttpClientOptions {
   rateLimit?: RateLimiterOptions;
   limiters?: RateLimiterRegistry;
   transport?: TransportOptions;
-  /** Defaults to one keep-alive Agent per process. */
+  /** Defaults to one keep-alive Agent per process, or one of this client's own when `transport` is given. */
   dispatcher?: Dispatcher;
   onRetry?: (e: RetryEvent) => void;
 }
@@ -46,7 +46,8 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const redactor = createRedactor(Object.values(credentials));
   const stats = new StatsRecorder();
   const limiter = (opts.limiters ?? sharedLimiters).get(origin, Object.values(credentials).join("\n"), opts.rateLimit);
-  const dispatcher = opts.dispatcher ?? (processAgent ??= createAgent(opts.transport));
+  // Connection settings live on the Agent: a client that sets them gets an Agent of its own.
+  const dispatcher = opts.dispatcher ?? (opts.transport ? createAgent(opts.transport) : (processAgent ??= createAgent()));
 
   const layers: Layer[] = [
     statusLayer(redactor),
