@@ -1,5 +1,5 @@
 import { enforce } from "../../lib/jobs/index.ts";
-import { gitlabFrom, policyFrom, printReport, progressLine, stderrAudit, type CliIO } from "./io.ts";
+import { gitlabFrom, policyFrom, positiveInt, printReport, progressLine, stderrAudit, type CliIO } from "./io.ts";
 import type { Command } from "./command.ts";
 
 export const enforceCommand: Command = {
@@ -13,6 +13,10 @@ unless it exceeds gitlab.guard.maxRemovals.
 
 Options:
   --apply          remove the planned shares
+  --concurrency N  removals in flight at once (default 4)
+  --list-concurrency N
+                   listings in flight at once (default 4; a scope group above 2,000 projects is
+                   listed as one listing per direct subgroup)
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
   --json           print the report as JSON
   --debug          print stack traces on errors
@@ -22,7 +26,7 @@ Environment:
   GITLAB_TOKEN     a token with the api scope (Maintainer or above on the governed projects)
 
 Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard tripped (nothing changed).`,
-  options: { apply: { type: "boolean" } },
+  options: { apply: { type: "boolean" }, concurrency: { type: "string" }, "list-concurrency": { type: "string" } },
   async run(args, io: CliIO) {
     const { values } = args;
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
@@ -31,6 +35,8 @@ Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard
       gitlab,
       policy,
       apply: values["apply"] === true,
+      concurrency: positiveInt(args, "concurrency"),
+      listConcurrency: positiveInt(args, "list-concurrency"),
       signal: io.signal,
       audit: stderrAudit(io),
       onProgress: ({ projects, strays }) => progress.update(`listed ${projects} projects, ${strays} stray shares`),

@@ -25,6 +25,15 @@ export function requireEnv(io: CliIO, name: string): string {
   return value;
 }
 
+/** An optional --name N option that must be a whole number from 1 to 64. */
+export function positiveInt({ values }: ParsedArgs, name: string): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new UsageError(`--${name} takes a whole number from 1 to 64, got "${String(raw)}"`);
+  return n;
+}
+
 /** --policy, else $WARDEN_POLICY, else ./warden.yaml. */
 export function policyFrom({ values }: ParsedArgs, io: CliIO): Promise<Policy> {
   return loadPolicyFile(String(values["policy"] ?? io.env["WARDEN_POLICY"] ?? DEFAULT_POLICY_FILE));

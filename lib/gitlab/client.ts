@@ -95,11 +95,17 @@ export class GitLabClient {
   }
 
   /**
-   * A group's own projects, subgroups included. `with_shared=false` because GitLab's default (true) also
-   * returns projects shared *into* the group, which belong to someone else's scope.
+   * A group's own projects, subgroups included unless told otherwise. `with_shared=false` because
+   * GitLab's default (true) also returns projects shared *into* the group, which belong to someone
+   * else's scope.
    */
-  listGroupProjects(group: string | number, list?: ListOptions): Listing<Project> {
-    return this.list("/groups/:id/projects", { id: group }, { query: { include_subgroups: true, with_shared: false }, list });
+  listGroupProjects(group: string | number, list?: ListOptions, includeSubgroups = true): Listing<Project> {
+    return this.list("/groups/:id/projects", { id: group }, { query: { include_subgroups: includeSubgroups, with_shared: false }, list });
+  }
+
+  /** Direct child groups. */
+  listSubgroups(group: string | number, list?: ListOptions): Listing<Group> {
+    return this.list("/groups/:id/subgroups", { id: group }, { list });
   }
 
   /** By id or full path; a renamed project's old path is followed to its new address (301). */

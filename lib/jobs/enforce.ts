@@ -6,7 +6,7 @@
 import pMap from "p-map";
 import { HttpError } from "../http/index.ts";
 import { isTrue, type GitLabClient, type Project } from "../gitlab/index.ts";
-import type { Listing } from "../paging/index.ts";
+import type { Listing, Page } from "../paging/index.ts";
 import { accessLevelName, evaluateShare, maxRemovals, scopeGroups, type Policy } from "../policy/index.ts";
 import type { JobView } from "./view.ts";
 import { countStatus, errorText, jobStats, type AuditSink, type GuardedSummary, type Report } from "./report.ts";
@@ -97,17 +97,16 @@ export async function enforce(opts: EnforceOptions): Promise<EnforceReport> {
 
   let complete = true;
   try {
-    const listings = await scopeListings(gitlab, policy, warnings, signal);
-    await pMap(
-      listings,
-      async (listing) => {
-        for await (const page of listing.pages()) {
-          page.items.forEach(judge);
-          opts.onProgress?.({ projects: tally.projects, strays: actions.length });
-        }
-      },
-      { concurrency: opts.listConcurrency ?? 4 },
-    );
+    const concurrency = opts.listConcurrency ?? 4;
+    const judgePage = (items: Project[]) => {
+      items.forEach(judge);
+      opts.onProgress?.({ projects: tally.projects, strays: actions.length });
+    };
+    const groups = await scopeGroupIds(gitlab, policy, warnings, signal);
+    const sources = await pMap(groups, (group) => startListing(gitlab, group, judgePage, signal), { concurrency });
+    await pMap(sources.flat(), async (pages) => {
+      for await (const page of pages) judgePage(page.items);
+    }, { concurrency });
   } catch (err) {
     if (!signal?.aborted) throw err;
     complete = false;
@@ -155,14 +154,44 @@ async function remove(gitlab: GitLabClient, action: RemoveShareAction, audit?: A
   audit?.info("remove-share", { project, projectId, group, groupId, accessLevel, rule: reason, outcome, error });
 }
 
+/** Above this many projects, a scope group is listed in partitions that run in parallel. */
+const PARTITION_ABOVE = 2_000;
+
+type Pages = AsyncIterable<Page<Project>>;
+
 /**
- * One listing per scope group (its projects, subgroups included, not those shared into it), or the
- * whole instance by keyset when the policy names no scope. Groups inside another scope group are
- * skipped so no project is listed twice.
+ * Starts listing one scope group (or, with `undefined`, the whole instance by keyset) and judges the
+ * first page. Its x-total decides the rest: a small group's listing simply goes on; a large one (or
+ * one above 10,000, which GitLab will not count) is split into its own projects and each direct
+ * subgroup's tree, every partition following its own links. /groups/:id/projects has no id filter to
+ * split on, so subgroups are the seams; each costs at most one partial page, and the first page's
+ * projects, listed again by their partition, are not judged twice.
  */
-async function scopeListings(gitlab: GitLabClient, policy: Policy, warnings: string[], signal?: AbortSignal): Promise<Listing<Project>[]> {
+async function startListing(gitlab: GitLabClient, group: number | undefined, judgePage: (items: Project[]) => void, signal?: AbortSignal): Promise<Pages[]> {
+  const whole = (group === undefined ? gitlab.listProjects({ list: { signal } }) : gitlab.listGroupProjects(group, { signal })).pages();
+  const first = await whole.next();
+  if (first.done) return [];
+  judgePage(first.value.items);
+  const { meta, checkpoint } = first.value;
+  const small = meta.total !== undefined && meta.total !== "unknown" && meta.total <= PARTITION_ABOVE;
+  if (group === undefined || checkpoint.next === null || small) return [{ [Symbol.asyncIterator]: () => whole }];
+  await whole.return(undefined);
+  const judged = new Set(first.value.items.map((p) => p.id));
+  const unjudged = async function* (listing: Listing<Project>): AsyncGenerator<Page<Project>> {
+    for await (const page of listing.pages()) yield { ...page, items: page.items.filter((p) => !judged.has(p.id)) };
+  };
+  const children = await gitlab.listSubgroups(group, { signal }).collect();
+  return [gitlab.listGroupProjects(group, { signal }, false), ...children.map((child) => gitlab.listGroupProjects(child.id, { signal }))].map(unjudged);
+}
+
+/**
+ * The namespace id of each scope group (a group's namespace id is its group id), or `undefined` for
+ * the whole instance when the policy names no scope. Groups inside another scope group are skipped so
+ * no project is listed twice.
+ */
+async function scopeGroupIds(gitlab: GitLabClient, policy: Policy, warnings: string[], signal?: AbortSignal): Promise<(number | undefined)[]> {
   const groups = scopeGroups(policy);
-  if (groups === undefined) return [gitlab.listProjects({ list: { signal } })];
+  if (groups === undefined) return [undefined];
   if (groups.length === 0) warnings.push("the policy has no gitlab section: no project is governed");
   const outermost = groups.filter((g) => !groups.some((other) => other !== g && g.toLowerCase().startsWith(`${other.toLowerCase()}/`)));
   return Promise.all(
@@ -173,7 +202,7 @@ async function scopeListings(gitlab: GitLabClient, policy: Policy, warnings: str
           : err;
       });
       if (namespace.kind !== "group") throw new ScopeError(`gitlab.scope.groups: "${path}" is a user namespace, not a group`);
-      return gitlab.listGroupProjects(namespace.id, { signal });
+      return namespace.id;
     }),
   );
 }

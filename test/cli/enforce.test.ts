@@ -91,6 +91,12 @@ describe.sequential("warden enforce, end to end", () => {
     expect(audit[0]).toMatchObject({ message: "remove-share", project: expect.any(String), group: expect.any(String), accessLevel: expect.any(Number), rule: expect.any(String), outcome: expect.stringMatching(/done|already-gone/) });
   });
 
+  it("concurrency options are checked before anything happens", async () => {
+    const run = await warden(["enforce", "--concurrency", "0"], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('warden enforce: --concurrency takes a whole number from 1 to 64, got "0"\n');
+  });
+
   it("the next dry run exits 0", async () => {
     const run = await warden(["enforce", "--json"], env);
     expect(run.code).toBe(0);

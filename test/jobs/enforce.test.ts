@@ -50,6 +50,22 @@ describe("enforce job", () => {
     expect(sim.counters.requests).toBe(8);
   });
 
+  it("lists a large scope group in parallel partitions (its own projects, each direct subgroup's tree), judging each project once", async () => {
+    const { dataset, strays } = await setup({ projects: 3_000, latencyMs: 5 });
+    const inScope = dataset.projects.filter((p) => p.path_with_namespace.toLowerCase().startsWith("acme/")).length;
+    const acme = dataset.groups.find((g) => g.full_path === "acme")!;
+    const children = dataset.groups.filter((g) => g.parent_id === acme.id);
+    const report = await run();
+    expect(planned(report)).toEqual(strays);
+    expect(report.summary.projects).toBe(inScope);
+    // The first page decides (x-total above 2,000), then one listing per partition runs alongside the others.
+    expect(sim.counters.byRoute["GET /groups/:id/subgroups"]).toBe(1);
+    expect(sim.counters.maxConcurrency).toBeGreaterThan(1);
+    const partitionPages = [...children.map((c) => dataset.projects.filter((p) => p.path_with_namespace.startsWith(`${c.full_path}/`)).length),
+      dataset.projects.filter((p) => p.namespace_id === acme.id).length].reduce((n, size) => n + Math.max(1, Math.ceil(size / 100)), 0);
+    expect(sim.counters.byRoute["GET /groups/:id/projects"]).toBe(1 + partitionPages);
+  });
+
   it("apply removes exactly the planned shares, and the next dry run finds nothing", async () => {
     const { strays } = await setup({ recordRequests: true });
     const before = shareCount(sim);
