@@ -1,7 +1,7 @@
 /**
  * One limiter per origin and credential, shared by every client and listing that uses them: a token
- * bucket (kept as a GCRA schedule), slowed down as `RateLimit-Remaining` runs low, and paused as a
- * whole when any request gets a 429.
+ * bucket for the configured rate, the server's own budget (`RateLimit-Remaining` until
+ * `RateLimit-Reset`) spread out as it runs low, and a pause of everything when any request gets a 429.
  */
 import { createHash } from "node:crypto";
 import { sleep } from "./sleep.ts";
@@ -18,29 +18,33 @@ export interface RateLimiterOptions {
 
 export class RateLimiter {
   private readonly intervalMs: number;
-  private readonly burstWindowMs: number;
+  private readonly burst: number;
   private readonly lowWatermark: number;
   private readonly now: () => number;
-  /** Theoretical arrival time of the next request. */
-  private tat = 0;
+  /** Token bucket for the configured rate. */
+  private tokens: number;
+  private refilledAt: number;
+  /** Acquisitions take turns, so a gap is computed from the latest state, never reserved ahead. */
+  private turn: Promise<void> = Promise.resolve();
+  private lastStart = -Infinity;
   private pausedUntil = 0;
-  private adaptiveIntervalMs = 0;
+  /** The server's budget as last reported, counted down locally as requests leave. */
+  private budget?: { remaining: number; limit: number; resetAt: number };
 
   constructor(opts: RateLimiterOptions = {}, now: () => number = Date.now) {
     const rate = opts.ratePerSecond ?? Infinity;
     this.intervalMs = rate === Infinity ? 0 : 1000 / rate;
-    this.burstWindowMs = Math.max(0, (opts.burst ?? 1) - 1) * this.intervalMs;
+    this.burst = Math.max(1, opts.burst ?? 1);
     this.lowWatermark = opts.lowWatermark ?? 0.1;
     this.now = now;
+    this.tokens = this.burst;
+    this.refilledAt = now();
   }
 
-  async acquire(signal?: AbortSignal): Promise<void> {
-    for (;;) {
-      const wait = this.reserve();
-      if (wait > 0) await sleep(wait, signal);
-      // A 429 seen while we slept moves the pause: wait again rather than add to the storm.
-      if (this.pausedUntil <= this.now()) return;
-    }
+  acquire(signal?: AbortSignal): Promise<void> {
+    const mine = this.turn.then(() => this.waitForTurn(signal));
+    this.turn = mine.catch(() => undefined);
+    return mine;
   }
 
   /** Every request to this origin and credential waits until `untilMs`. */
@@ -52,18 +56,40 @@ export class RateLimiter {
   observe(headers: Record<string, string>): void {
     const remaining = Number(headers["ratelimit-remaining"]);
     const limit = Number(headers["ratelimit-limit"]);
-    const reset = Number(headers["ratelimit-reset"]);
-    if (!Number.isFinite(remaining) || !Number.isFinite(limit) || !Number.isFinite(reset)) return;
-    const untilReset = reset * 1000 - this.now();
-    this.adaptiveIntervalMs = remaining <= limit * this.lowWatermark && untilReset > 0 ? untilReset / (remaining + 1) : 0;
+    const resetAt = Number(headers["ratelimit-reset"]) * 1000;
+    if (!Number.isFinite(remaining) || !Number.isFinite(limit) || !Number.isFinite(resetAt)) return;
+    // Answers arrive out of order: within one window the lowest count is the freshest.
+    const sameWindow = this.budget !== undefined && this.budget.resetAt === resetAt;
+    this.budget = { remaining: sameWindow ? Math.min(remaining, this.budget!.remaining) : remaining, limit, resetAt };
   }
 
-  private reserve(): number {
-    const now = this.now();
-    const interval = Math.max(this.intervalMs, this.adaptiveIntervalMs);
-    const start = Math.max(now, this.pausedUntil, this.tat - this.burstWindowMs);
-    this.tat = Math.max(this.tat, start) + interval;
-    return start - now;
+  private async waitForTurn(signal?: AbortSignal): Promise<void> {
+    for (let now = this.now(); ; now = this.now()) {
+      this.refill(now);
+      const at = Math.max(this.pausedUntil, this.tokens >= 1 ? now : now + (1 - this.tokens) * this.intervalMs, this.lastStart + this.serverGap(now));
+      if (at <= now) break;
+      await sleep(at - now, signal);
+    }
+    this.lastStart = this.now();
+    this.tokens -= this.intervalMs > 0 ? 1 : 0;
+    if (this.budget && this.budget.remaining > 0) this.budget.remaining--;
+  }
+
+  /**
+   * The gap the server's budget asks for: none while it is ample or unknown; the time left spread
+   * evenly over what remains once it runs low; the rest of the window once it is spent.
+   */
+  private serverGap(now: number): number {
+    const b = this.budget;
+    if (!b || now >= b.resetAt) return 0;
+    if (b.remaining === 0) return b.resetAt - this.lastStart;
+    return b.remaining <= b.limit * this.lowWatermark ? (b.resetAt - now) / (b.remaining + 1) : 0;
+  }
+
+  private refill(now: number): void {
+    if (this.intervalMs === 0) return;
+    this.tokens = Math.min(this.burst, this.tokens + (now - this.refilledAt) / this.intervalMs);
+    this.refilledAt = now;
   }
 }
 

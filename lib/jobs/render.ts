@@ -52,6 +52,9 @@ function statsLine({ stats }: AnyReport): string {
   return `${stats.requests} requests (${stats.pages} pages, ${stats.retries} retries, ${stats.rateLimited} rate-limited) in ${(stats.durationMs / 1000).toFixed(1)} s`;
 }
 
+/** Statuses that mean something was changed (a pipeline started counts). */
+const CHANGED = new Set(["done", "already-gone", "created"]);
+
 /** Slack allows 50 blocks: header, summary, up to 40 actions, the rest summarised, warnings. */
 const MAX_ACTION_BLOCKS = 40;
 
@@ -79,8 +82,9 @@ export function renderSlack(report: AnyReport): SlackMessage {
   if (report.warnings.length) {
     blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: report.warnings.map((w) => `:warning: ${escapeMrkdwn(w)}`).join("\n").slice(0, 3000) }] });
   }
-  // Applied changes are shown to the channel; dry runs only to whoever asked.
-  return { response_type: report.dryRun ? "ephemeral" : "in_channel", text: `${title}. ${summary}`, blocks };
+  // Changes made are shown to the channel; dry runs, refusals and failures only to whoever asked.
+  const changed = !report.dryRun && report.actions.some((a) => CHANGED.has(a.status));
+  return { response_type: changed ? "in_channel" : "ephemeral", text: `${title}. ${summary}`, blocks };
 }
 
 function escapeMrkdwn(text: string): string {
