@@ -24,6 +24,8 @@ interface SstFunctionArgs {
   link?: SstInput<unknown[]>;
   url?: SstInput<boolean | { authorization?: SstInput<"none" | "iam"> }>;
   copyFiles?: SstInput<{ from: SstInput<string>; to?: SstInput<string> }[]>;
+  /** Lambda's retries of a failed asynchronous invocation, 0 to 2 (SST creates a FunctionEventInvokeConfig); AWS's default is 2. */
+  retries?: SstInput<number>;
 }
 
 interface SstFunction {

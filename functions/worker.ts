@@ -3,10 +3,11 @@
  * the command's response_url: the report as Block Kit, ephemeral for a dry run, in the channel for
  * applied changes. The caller is authorised again here, as the worker acts on its payload alone.
  *
- * A failure is posted (as an ephemeral message, without a stack) and the handler returns normally.
- * AWS retries an asynchronously invoked Lambda that throws, twice, and a retry would repeat the job:
- * a second pipeline, or changes applied again on a half-finished plan. Only an invalid event throws,
- * since then nothing has run and nothing can be repeated.
+ * A failure is posted (as an ephemeral message, without a stack) and the handler returns normally:
+ * the user is owed an answer, and a retry would repeat the job (a second pipeline, or changes applied
+ * again on a half-finished plan). sst.config.ts also turns off Lambda's retries of this asynchronously
+ * invoked function, for what no handler can catch: a timeout, or the process running out of memory.
+ * Only an invalid event throws, since then nothing has run and nothing can be repeated.
  */
 import { errorText, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
 import { refusal } from "./lib/authorise.ts";
@@ -15,7 +16,8 @@ import { describeRequest, WorkerEventSchema, type WorkerEvent } from "./lib/job-
 import { jobLambda } from "./lib/lambda.ts";
 import { logger, logReport } from "./lib/logger.ts";
 import { runJob } from "./lib/run-job.ts";
-import { ephemeral, postToResponseUrl, type TextMessage } from "./lib/slack-reply.ts";
+import { postToResponseUrl } from "./lib/post-response.ts";
+import { ephemeral, type TextMessage } from "./lib/slack-reply.ts";
 
 async function outcome(event: WorkerEvent, signal: AbortSignal): Promise<SlackMessage | TextMessage> {
   const command = describeRequest(event.command);

@@ -46,7 +46,7 @@ beforeEach(() => {
   vi.stubGlobal("$config", (config: unknown) => config);
   vi.stubGlobal("sst", { aws: { Function: FunctionStub, CronV2: CronV2Stub } });
   for (const [name, value] of Object.entries(DEPLOY_ENV)) vi.stubEnv(name, value);
-  for (const name of ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY"]) vi.stubEnv(name, undefined);
+  for (const name of ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN"]) vi.stubEnv(name, undefined);
 });
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -61,18 +61,27 @@ async function deploy(stage = "staging") {
   return { app: config.app({ stage }), outputs };
 }
 
-type FunctionArgs = { handler: string; runtime: string; timeout: string; environment: Record<string, string>; permissions: { actions: string[]; resources: string[] }[]; copyFiles: { from: string; to: string }[] };
+type FunctionArgs = {
+  handler: string;
+  runtime: string;
+  timeout: string;
+  environment: Record<string, string>;
+  permissions: { actions: string[]; resources: string[] }[];
+  copyFiles: { from: string; to: string }[];
+  retries?: number;
+};
 
 /** Every function: those created directly and those the crons create from their `function` args. */
 function functions(): [string, FunctionArgs][] {
   return resources.map((r) => [r.name, (r.type === "Function" ? r.args : r.args["function"]) as FunctionArgs]);
 }
 const byName = (name: string) => resources.find((r) => r.name === name)!;
+const created = () => resources.map((r) => `${r.type} ${r.name}`);
 
 describe("sst.config.ts", () => {
   it("creates the worker and chat-ops functions and two CronV2 schedules", async () => {
     await deploy();
-    expect(resources.map((r) => `${r.type} ${r.name}`)).toEqual(["Function Worker", "Function Chatops", "CronV2 Enforce", "CronV2 Workflows"]);
+    expect(created()).toEqual(["Function Worker", "Function Chatops", "CronV2 Enforce", "CronV2 Workflows"]);
   });
 
   it("points every handler at a module that exports that function", async () => {
@@ -92,8 +101,8 @@ describe("sst.config.ts", () => {
 
   it("schedules enforce daily and workflows hourly, with the fixed schedule input", async () => {
     await deploy();
-    expect(byName("Enforce").args).toMatchObject({ schedule: "rate(1 day)", event: { source: "schedule" } });
-    expect(byName("Workflows").args).toMatchObject({ schedule: "rate(1 hour)", event: { source: "schedule" } });
+    expect(byName("Enforce").args).toMatchObject({ schedule: "rate(1 day)", enabled: true, event: { source: "schedule" } });
+    expect(byName("Workflows").args).toMatchObject({ schedule: "rate(1 hour)", enabled: true, event: { source: "schedule" } });
   });
 
   it("takes other schedules from the deploy environment, rate or six-field cron, and refuses a malformed one", async () => {
@@ -106,6 +115,19 @@ describe("sst.config.ts", () => {
       vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", bad);
       await expect(deploy(), bad).rejects.toThrow(`WARDEN_ENFORCE_SCHEDULE: "${bad}" is not a schedule expression`);
     }
+  });
+
+  it('turns a schedule off with "off", keeping its function for console runs', async () => {
+    vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", "off");
+    await deploy();
+    expect(byName("Enforce").args).toMatchObject({ enabled: false, schedule: "rate(1 day)", function: { handler: "functions/enforce.handler" } });
+    expect(byName("Workflows").args).toMatchObject({ enabled: true });
+    resources = [];
+    vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", undefined);
+    vi.stubEnv("WARDEN_WORKFLOWS_SCHEDULE", "off");
+    await deploy();
+    expect(byName("Enforce").args).toMatchObject({ enabled: true });
+    expect(byName("Workflows").args).toMatchObject({ enabled: false, schedule: "rate(1 hour)" });
   });
 
   it("every schedule it produces is a valid EventBridge Scheduler expression", async () => {
@@ -156,11 +178,61 @@ describe("sst.config.ts", () => {
     expect(functions().every(([, args]) => args.environment["WARDEN_REPORT_ONLY"] === "false")).toBe(true);
   });
 
-  it("refuses to deploy without the secret or a service address", async () => {
-    for (const name of ["WARDEN_SECRET_ARN", "GITLAB_URL", "N8N_URL"]) {
-      vi.stubEnv(name, undefined);
-      await expect(deploy()).rejects.toThrow(`${name} must be set to deploy Warden (stage staging)`);
-      vi.stubEnv(name, DEPLOY_ENV[name as keyof typeof DEPLOY_ENV]);
+  it("refuses to deploy without the secret, or without any service address", async () => {
+    vi.stubEnv("WARDEN_SECRET_ARN", undefined);
+    await expect(deploy()).rejects.toThrow("WARDEN_SECRET_ARN must be set to deploy Warden (stage staging)");
+    vi.stubEnv("WARDEN_SECRET_ARN", DEPLOY_ENV.WARDEN_SECRET_ARN);
+    vi.stubEnv("GITLAB_URL", undefined);
+    vi.stubEnv("N8N_URL", "");
+    await expect(deploy()).rejects.toThrow("GITLAB_URL, N8N_URL or both must be set to deploy Warden (stage staging)");
+  });
+
+  it.each([
+    ["GitLab-only", "N8N_URL", "Workflows", ["Function Worker", "Function Chatops", "CronV2 Enforce"]],
+    ["n8n-only", "GITLAB_URL", "Enforce", ["Function Worker", "Function Chatops", "CronV2 Workflows"]],
+  ])("deploys %s: without %s, no %s function or schedule, and the address in no environment", async (_, unset, absent, expected) => {
+    vi.stubEnv(unset, undefined);
+    await deploy();
+    expect(created()).toEqual(expected);
+    expect(resources.some((r) => r.name === absent)).toBe(false);
+    for (const [name, args] of functions()) expect(args.environment, name).not.toHaveProperty(unset);
+  });
+
+  it("leaves out chat-ops and its worker with WARDEN_CHATOPS=off, and refuses any value but on and off", async () => {
+    vi.stubEnv("WARDEN_CHATOPS", "off");
+    const { outputs } = await deploy();
+    expect(created()).toEqual(["CronV2 Enforce", "CronV2 Workflows"]);
+    expect(outputs).toEqual({});
+    resources = [];
+    vi.stubEnv("WARDEN_CHATOPS", "on");
+    await deploy();
+    expect(created()).toContain("Function Chatops");
+    vi.stubEnv("WARDEN_CHATOPS", "false");
+    await expect(deploy()).rejects.toThrow('WARDEN_CHATOPS must be "on" or "off", not "false"');
+  });
+
+  it("adds kms:Decrypt on the secret's key to every function when WARDEN_SECRET_KMS_KEY_ARN is set, and nothing otherwise", async () => {
+    await deploy();
+    expect(JSON.stringify(functions().map(([, args]) => args.permissions))).not.toContain("kms:");
+    resources = [];
+    const key = "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+    vi.stubEnv("WARDEN_SECRET_KMS_KEY_ARN", key);
+    await deploy();
+    for (const [name, args] of functions()) expect(args.permissions, name).toContainEqual({ actions: ["kms:Decrypt"], resources: [key] });
+    for (const alias of ["alias/warden", "arn:aws:kms:eu-west-1:123456789012:alias/warden", "1234abcd-12ab-34cd-56ef-1234567890ab"]) {
+      vi.stubEnv("WARDEN_SECRET_KMS_KEY_ARN", alias);
+      await expect(deploy(), alias).rejects.toThrow(`WARDEN_SECRET_KMS_KEY_ARN: "${alias}" is not a KMS key ARN`);
     }
+  });
+
+  it("turns off Lambda's retries of the asynchronously invoked functions (schedules and worker), not of chat-ops", async () => {
+    await deploy();
+    const retries = Object.fromEntries(functions().map(([name, args]) => [name, args.retries]));
+    expect(retries).toEqual({ Worker: 0, Chatops: undefined, Enforce: 0, Workflows: 0 });
+  });
+
+  it.each(["1", "yes", "TRUE", "no"])("refuses WARDEN_REPORT_ONLY=%s: only true and false are understood", async (value) => {
+    vi.stubEnv("WARDEN_REPORT_ONLY", value);
+    await expect(deploy("production")).rejects.toThrow(`WARDEN_REPORT_ONLY must be "true" or "false", not "${value}"`);
   });
 });

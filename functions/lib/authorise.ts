@@ -1,11 +1,12 @@
 /**
  * Who may have Warden run what from Slack: the policy's user and channel lists (lib/policy), then
- * --apply only for users allowed to apply, and never on a report-only stage. Chat-ops checks before
- * starting the worker; the worker checks again before acting, as it trusts no payload on its own.
+ * --apply only for users allowed to apply, and nothing that changes GitLab or n8n (an --apply, a
+ * pipeline) on a report-only stage. Chat-ops checks before starting the worker; the worker checks again
+ * before acting, as it trusts no payload on its own.
  */
 import { authorizeSlack, type ChatAuthz, type Policy } from "../../lib/policy/index.ts";
 import { isReportOnly } from "./config.ts";
-import type { JobRequest } from "./job-request.ts";
+import { makesChanges, type JobRequest } from "./job-request.ts";
 
 export interface SlackCaller {
   userId: string;
@@ -13,8 +14,12 @@ export interface SlackCaller {
 }
 
 /** The refusal for a caller the policy lets run commands, or undefined when the request may run. */
-export function applyRefusal(authz: Extract<ChatAuthz, { allowed: true }>, request: JobRequest): string | undefined {
-  if (request.job === "pipeline" || !request.apply) return undefined;
+export function changeRefusal(authz: Extract<ChatAuthz, { allowed: true }>, request: JobRequest): string | undefined {
+  if (!makesChanges(request)) return undefined;
+  if (request.job === "pipeline") {
+    // Starting a pipeline is a change like any other: "report-only" means nothing is ever applied.
+    return isReportOnly() ? "this Warden deployment is report-only: it starts no pipelines" : undefined;
+  }
   if (isReportOnly()) return "this Warden deployment is report-only: --apply is refused (run without it for a dry run)";
   if (!authz.canApply) return "you may run Warden commands, but not with --apply";
   return undefined;
@@ -23,5 +28,5 @@ export function applyRefusal(authz: Extract<ChatAuthz, { allowed: true }>, reque
 /** Both checks, for a request already parsed. */
 export function refusal(policy: Policy, caller: SlackCaller, request: JobRequest): string | undefined {
   const authz = authorizeSlack(policy, caller);
-  return authz.allowed ? applyRefusal(authz, request) : authz.reason;
+  return authz.allowed ? changeRefusal(authz, request) : authz.reason;
 }

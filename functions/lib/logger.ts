@@ -1,6 +1,7 @@
 /** One Powertools Logger per process: JSON lines with the Lambda context, and the jobs' audit sink. */
 import { Logger } from "@aws-lambda-powertools/logger";
-import { exitCode, type AuditSink, type Report } from "../../lib/jobs/index.ts";
+// report.ts, not the jobs' index: chat-ops logs too, and must not load the jobs and their clients.
+import { exitCode, type AuditSink, type Report } from "../../lib/jobs/report.ts";
 
 export const logger = new Logger({ serviceName: "warden" });
 

@@ -1,12 +1,13 @@
 /**
  * Runs the job a request names, with clients built from the environment and the secret, and gets
- * past one credential rotation: if the job fails because GitLab or n8n answered 401, the secret is
- * read again and, when it holds a new credential, the job runs once more with fresh clients.
+ * past one credential rotation: if the job fails because GitLab or n8n answered 401, the cached secret
+ * is always dropped; then the secret is read again and, when it holds a new credential, the job runs
+ * once more with fresh clients.
  *
- * Only when that cannot repeat a change: a dry run changes nothing; otherwise the 401 must have
- * answered the job's very first request. (The jobs record a failed change on its action rather than
- * throw, so a 401 that throws comes before any change; counting requests makes that a fact checked
- * here rather than a property of the jobs' internals.)
+ * It runs once more only when that cannot repeat a change: a dry run changes nothing; otherwise the
+ * 401 must have answered the job's very first request. (The jobs record a failed change on its action
+ * rather than throw, so a 401 that throws comes before any change; counting requests makes that a fact
+ * checked here rather than a property of the jobs' internals.)
  */
 import { HttpError, type HttpClient } from "../../lib/http/index.ts";
 import { enforce, reconcileWorkflows, runPipeline, type EnforceReport, type PipelineReport, type WorkflowsReport } from "../../lib/jobs/index.ts";
@@ -32,8 +33,11 @@ export async function runJob(request: JobRequest, signal: AbortSignal): Promise<
   try {
     return await first.report;
   } catch (err) {
-    if (!isUnauthorized(err) || (makesChanges(request) && sent(first.http) > 1)) throw err;
+    if (!isUnauthorized(err)) throw err;
+    // Whether or not this run may go again, the container must not keep a refused credential for the
+    // rest of the cache's 5 minutes: whatever reads the secret next reads it anew.
     secrets.invalidate();
+    if (makesChanges(request) && sent(first.http) > 1) throw err;
     const fresh = await secrets.get();
     // The same credential again would be refused again.
     if (credential(request, fresh) === credential(request, used)) throw err;
@@ -60,7 +64,7 @@ function start(request: JobRequest, policy: Policy, credentials: Secrets, signal
   }
 }
 
-function credential(request: JobRequest, credentials: Secrets): string {
+function credential(request: JobRequest, credentials: Secrets): string | undefined {
   return request.job === "workflows" ? credentials.n8nApiKey : credentials.gitlabToken;
 }
 

@@ -1,23 +1,34 @@
 /**
  * Warden's credentials: one Secrets Manager secret (ARN in WARDEN_SECRET_ARN) holding JSON
  * `{ gitlabToken, n8nApiKey, slackSigningSecret }`, read through a cache with a time to live so a
- * rotated secret is picked up within minutes without a read per invocation. Errors name the secret
- * and the field, never a value.
+ * rotated secret is picked up within minutes without a read per invocation. Each field is optional,
+ * as a deployment may use GitLab or n8n alone, or no Slack: whoever needs a field asks for it, and
+ * fails naming it when it is absent. Errors name the secret and the field, never a value.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { z } from "zod";
 import { check, describeIssues } from "./issues.ts";
 
+// Present but empty is a mistake worth naming, not a field left out on purpose.
+const field = z.string().min(1).optional();
+
 const SecretsSchema = z.object({
-  gitlabToken: z.string().min(1),
-  n8nApiKey: z.string().min(1),
-  slackSigningSecret: z.string().min(1),
+  gitlabToken: field,
+  n8nApiKey: field,
+  slackSigningSecret: field,
 });
 
 export type Secrets = z.infer<typeof SecretsSchema>;
 
 export class SecretsError extends Error {
   override name = "SecretsError";
+}
+
+/** A field the caller cannot do without; `purpose` says who needs it, for the error. */
+export function requireSecret(secrets: Secrets, name: keyof Secrets, purpose: string): string {
+  const value = secrets[name];
+  if (value === undefined) throw new SecretsError(`the secret has no ${name}, which ${purpose} needs`);
+  return value;
 }
 
 export interface SecretsCache {

@@ -139,6 +139,17 @@ describe("chat-ops Lambda", () => {
     expect(invocations()).toHaveLength(0);
   });
 
+  it("refuses a pipeline on a report-only stage: starting one is a change like --apply", async () => {
+    vi.stubEnv("WARDEN_REPORT_ONLY", "true");
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const response = await (await coldHandler())(signedCommand({ text: "pipeline acme/platform/api main DEPLOY_ENV=staging" }));
+    expect(slackText(response)).toBe(":no_entry: this Warden deployment is report-only: it starts no pipelines");
+    expect(invocations()).toHaveLength(0);
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ message: "chat-command", outcome: "refused", command: "pipeline acme/platform/api main DEPLOY_ENV=…" }));
+    logs.restore();
+  });
+
   it("tells the user when the worker could not be started", async () => {
     lambda.on(InvokeCommand).rejects(new Error("Rate Exceeded."));
     expect(slackText(await (await coldHandler())(signedCommand({ text: "enforce" })))).toBe(":x: Warden could not start `enforce`; nothing was run.");
@@ -152,7 +163,7 @@ describe("chat-ops Lambda", () => {
     expect(response).toMatchObject({ statusCode: 500, body: "Internal Server Error" });
     expect(invocations()).toHaveLength(0);
     const failure = logs.lines().find((line) => line.message === "chat-command failed");
-    expect(JSON.stringify(failure)).toMatch(/slackSigningSecret: missing/);
+    expect(JSON.stringify(failure)).toMatch(/the secret has no slackSigningSecret, which chat-ops needs/);
     logs.restore();
   });
 

@@ -90,6 +90,19 @@ describe("enforce Lambda", () => {
     expect(removed()).toBe(0);
   });
 
+  it("runs on a GitLab-only deployment: a secret with gitlabToken alone, and no N8N_URL", async () => {
+    secretsManager.secretString = JSON.stringify({ gitlabToken: SECRETS.gitlabToken });
+    vi.stubEnv("N8N_URL", undefined);
+    await expect((await coldHandler())({ source: "schedule" })).resolves.toMatchObject({ dryRun: false, summary: { removed: strays.length } });
+  });
+
+  it("fails naming what is missing on a deployment without GitLab, before any request", async () => {
+    secretsManager.secretString = JSON.stringify({ n8nApiKey: SECRETS.n8nApiKey });
+    vi.stubEnv("GITLAB_URL", undefined);
+    await expect((await coldHandler())({})).rejects.toThrow("GitLab is not configured on this deployment: GITLAB_URL is not set, and the secret has no gitlabToken");
+    expect(sim.counters.requests).toBe(0);
+  });
+
   it("stops listing at the deadline and reports where it stopped, without removing anything", async () => {
     await sim.close();
     await startSim({ latencyMs: 300 });
@@ -146,6 +159,14 @@ describe("enforce Lambda across a token rotation", () => {
       await expect((await coldHandler())({ source: "schedule" })).rejects.toThrow(/groups\/1\/projects.* answered 401/);
       expect(secretsManager.reads).toHaveLength(1);
       expect(removed()).toBe(0);
+    });
+
+    it("the failed apply still drops the refused token: the container's next run reads the secret again", async () => {
+      const handler = await coldHandler();
+      await expect(handler({ source: "schedule" })).rejects.toThrow(/answered 401/);
+      // Within the cache's 5 minutes, so only the 401 can have made it read again.
+      await expect(handler({ source: "schedule" })).resolves.toMatchObject({ summary: { removed: strays.length } });
+      expect(secretsManager.reads).toHaveLength(2);
     });
   });
 });

@@ -1,6 +1,6 @@
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { secretsCache } from "../../functions/lib/secrets.ts";
+import { requireSecret, secretsCache } from "../../functions/lib/secrets.ts";
 import { SECRET_ARN, SECRETS, startSecretsManager, type SecretsManagerStub } from "./support.ts";
 
 let stub: SecretsManagerStub;
@@ -49,15 +49,23 @@ describe("secrets", () => {
     expect(stub.reads).toHaveLength(2);
   });
 
-  it("names a missing or empty field without printing any value, and does not keep the failure", async () => {
-    stub.secretString = JSON.stringify({ gitlabToken: SECRETS.gitlabToken, slackSigningSecret: "" });
+  it("names a wrong or empty field without printing any value, and does not keep the failure", async () => {
+    stub.secretString = JSON.stringify({ gitlabToken: SECRETS.gitlabToken, n8nApiKey: 42, slackSigningSecret: "" });
     const secrets = cache();
     const error = await secrets.get().catch((err: Error) => err);
-    expect(String(error)).toBe(`SecretsError: secret ${SECRET_ARN}: n8nApiKey: missing; slackSigningSecret: must not be empty`);
+    expect(String(error)).toBe(`SecretsError: secret ${SECRET_ARN}: n8nApiKey: expected string; slackSigningSecret: must not be empty`);
     expect(String(error)).not.toContain(SECRETS.gitlabToken);
 
     stub.secretString = JSON.stringify(SECRETS);
     await expect(secrets.get()).resolves.toEqual(SECRETS);
+  });
+
+  it("holds only the fields a deployment uses; a caller that needs an absent one is told which", async () => {
+    stub.secretString = JSON.stringify({ gitlabToken: SECRETS.gitlabToken });
+    const secrets = await cache().get();
+    expect(secrets).toEqual({ gitlabToken: SECRETS.gitlabToken });
+    expect(requireSecret(secrets, "gitlabToken", "enforce")).toBe(SECRETS.gitlabToken);
+    expect(() => requireSecret(secrets, "slackSigningSecret", "chat-ops")).toThrow("the secret has no slackSigningSecret, which chat-ops needs");
   });
 
   it("says the secret is not JSON without quoting it (JSON.parse's own message would)", async () => {

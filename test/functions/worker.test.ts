@@ -51,6 +51,7 @@ beforeEach(async () => {
   gitlab = await startGitLabSim({ dataset });
   strays = intents.filter((i) => i.intent === "stray").length;
   slack.received.length = 0;
+  secretsManager.secretString = JSON.stringify(SECRETS);
   stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, GITLAB_URL: gitlab.url, WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin });
 });
 afterEach(async () => {
@@ -120,6 +121,23 @@ describe("worker Lambda", () => {
     await invoke(event({ job: "enforce", apply: true }, { user: { id: VIEWER, name: "bob" } }));
     expect(posted()).toEqual([{ response_type: "ephemeral", text: ":no_entry: you may run Warden commands, but not with --apply" }]);
     expect(gitlab.counters.requests).toBe(0);
+  });
+
+  it("on a report-only stage, refuses a pipeline and starts none", async () => {
+    vi.stubEnv("WARDEN_REPORT_ONLY", "true");
+    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+    await invoke(event({ job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [] }));
+    expect(posted()).toEqual([{ response_type: "ephemeral", text: ":no_entry: this Warden deployment is report-only: it starts no pipelines" }]);
+    expect(gitlab.pipelines).toEqual([]);
+    expect(gitlab.counters.requests).toBe(0);
+  });
+
+  it("on a deployment without n8n, answers a workflows command naming what is missing", async () => {
+    secretsManager.secretString = JSON.stringify({ gitlabToken: SECRETS.gitlabToken, slackSigningSecret: SECRETS.slackSigningSecret });
+    await expect(invoke(event({ job: "workflows", apply: false }))).resolves.toEqual({ posted: true });
+    expect(posted()).toEqual([
+      { response_type: "ephemeral", text: ":x: Warden `workflows` failed: n8n is not configured on this deployment: N8N_URL is not set, and the secret has no n8nApiKey" },
+    ]);
   });
 
   it.each([

@@ -70,6 +70,12 @@ describe("workflows Lambda", () => {
     expect(sim.counters.status["401"]).toBe(1);
   });
 
+  it("runs on an n8n-only deployment: a secret with n8nApiKey alone, and no GITLAB_URL", async () => {
+    secretsManager.secretString = JSON.stringify({ n8nApiKey: SECRETS.n8nApiKey });
+    vi.stubEnv("GITLAB_URL", undefined);
+    await expect(invoke({ source: "schedule" })).resolves.toMatchObject({ dryRun: false, summary: { applied: 2 } });
+  });
+
   it("fails on an unknown field before calling n8n", async () => {
     await expect(invoke({ apply: true })).rejects.toThrow('invalid event: unknown field "apply"');
     expect(sim.counters.requests).toBe(0);
