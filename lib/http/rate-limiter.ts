@@ -1,6 +1,6 @@
 /**
  * One limiter per origin and credential, shared by every client and listing that uses them: a token
- * bucket for the configured rate, the server's own budget (`RateLimit-Remaining` until
+ * bucket for the configured rate, the server's own budget per endpoint (`RateLimit-Remaining` until
  * `RateLimit-Reset`) spread out as it runs low, and a pause of everything when any request gets a 429.
  */
 import { createHash } from "node:crypto";
@@ -16,20 +16,27 @@ export interface RateLimiterOptions {
   lowWatermark?: number;
 }
 
+interface Budget {
+  remaining: number;
+  limit: number;
+  resetAt: number;
+}
+
 export class RateLimiter {
   private readonly intervalMs: number;
   private readonly burst: number;
   private readonly lowWatermark: number;
   private readonly now: () => number;
-  /** Token bucket for the configured rate. */
+  /** Token bucket for the configured rate, shared by every route. */
   private tokens: number;
   private refilledAt: number;
-  /** Acquisitions take turns, so a gap is computed from the latest state, never reserved ahead. */
-  private turn: Promise<void> = Promise.resolve();
-  private lastStart = -Infinity;
   private pausedUntil = 0;
-  /** The server's budget as last reported, counted down locally as requests leave. */
-  private budget?: { remaining: number; limit: number; resetAt: number };
+  /**
+   * Per route: GitLab budgets endpoints separately, and an answer reports the tightest budget *its*
+   * request counted against — so one endpoint's spent budget must not hold back another's requests.
+   * Within a route, acquisitions take turns, so each gap is computed from the latest state.
+   */
+  private readonly routes = new Map<string, { turn: Promise<void>; lastStart: number; budget?: Budget }>();
 
   constructor(opts: RateLimiterOptions = {}, now: () => number = Date.now) {
     const rate = opts.ratePerSecond ?? Infinity;
@@ -41,9 +48,10 @@ export class RateLimiter {
     this.refilledAt = now();
   }
 
-  acquire(signal?: AbortSignal): Promise<void> {
-    const mine = this.turn.then(() => this.waitForTurn(signal));
-    this.turn = mine.catch(() => undefined);
+  acquire(route: string, signal?: AbortSignal): Promise<void> {
+    const state = this.route(route);
+    const mine = state.turn.then(() => this.waitForTurn(state, signal));
+    state.turn = mine.catch(() => undefined);
     return mine;
   }
 
@@ -52,37 +60,43 @@ export class RateLimiter {
     this.pausedUntil = Math.max(this.pausedUntil, untilMs);
   }
 
-  /** Reads GitLab's RateLimit-* headers from any response. */
-  observe(headers: Record<string, string>): void {
+  /** Reads GitLab's RateLimit-* headers from an answer on `route`. */
+  observe(route: string, headers: Record<string, string>): void {
     const remaining = Number(headers["ratelimit-remaining"]);
     const limit = Number(headers["ratelimit-limit"]);
     const resetAt = Number(headers["ratelimit-reset"]) * 1000;
     if (!Number.isFinite(remaining) || !Number.isFinite(limit) || !Number.isFinite(resetAt)) return;
+    const state = this.route(route);
     // Answers arrive out of order: within one window the lowest count is the freshest.
-    const sameWindow = this.budget !== undefined && this.budget.resetAt === resetAt;
-    this.budget = { remaining: sameWindow ? Math.min(remaining, this.budget!.remaining) : remaining, limit, resetAt };
+    const sameWindow = state.budget?.resetAt === resetAt && state.budget.limit === limit;
+    state.budget = { remaining: sameWindow ? Math.min(remaining, state.budget!.remaining) : remaining, limit, resetAt };
   }
 
-  private async waitForTurn(signal?: AbortSignal): Promise<void> {
+  private route(route: string) {
+    let state = this.routes.get(route);
+    if (!state) this.routes.set(route, (state = { turn: Promise.resolve(), lastStart: -Infinity }));
+    return state;
+  }
+
+  private async waitForTurn(state: { lastStart: number; budget?: Budget }, signal?: AbortSignal): Promise<void> {
     for (let now = this.now(); ; now = this.now()) {
       this.refill(now);
-      const at = Math.max(this.pausedUntil, this.tokens >= 1 ? now : now + (1 - this.tokens) * this.intervalMs, this.lastStart + this.serverGap(now));
+      const at = Math.max(this.pausedUntil, this.tokens >= 1 ? now : now + (1 - this.tokens) * this.intervalMs, state.lastStart + this.serverGap(state, now));
       if (at <= now) break;
       await sleep(at - now, signal);
     }
-    this.lastStart = this.now();
+    state.lastStart = this.now();
     this.tokens -= this.intervalMs > 0 ? 1 : 0;
-    if (this.budget && this.budget.remaining > 0) this.budget.remaining--;
+    if (state.budget && state.budget.remaining > 0) state.budget.remaining--;
   }
 
   /**
    * The gap the server's budget asks for: none while it is ample or unknown; the time left spread
    * evenly over what remains once it runs low; the rest of the window once it is spent.
    */
-  private serverGap(now: number): number {
-    const b = this.budget;
+  private serverGap({ budget: b, lastStart }: { lastStart: number; budget?: Budget }, now: number): number {
     if (!b || now >= b.resetAt) return 0;
-    if (b.remaining === 0) return b.resetAt - this.lastStart;
+    if (b.remaining === 0) return b.resetAt - lastStart;
     return b.remaining <= b.limit * this.lowWatermark ? (b.resetAt - now) / (b.remaining + 1) : 0;
   }
 
@@ -111,9 +125,9 @@ export const sharedLimiters = new RateLimiterRegistry();
 
 export function rateLimitLayer(limiter: RateLimiter): Layer {
   return (next) => async (req) => {
-    await limiter.acquire(req.signal);
+    await limiter.acquire(req.route, req.signal);
     const res = await next(req);
-    limiter.observe(res.headers);
+    limiter.observe(req.route, res.headers);
     return res;
   };
 }
