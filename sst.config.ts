@@ -18,6 +18,8 @@
  * functions tell a scheduled run (which applies) from a person's console run (a dry run unless it
  * says "dryRun": false). See functions/lib/scheduled.ts.
  */
+import { NODE_OPTIONS } from "./lib/config/node-options.ts";
+
 export default $config({
   app(input) {
     const production = input.stage === "production";
@@ -30,6 +32,7 @@ export default $config({
       ...(settings.gitlabUrl ? { GITLAB_URL: settings.gitlabUrl } : {}),
       ...(settings.n8nUrl ? { N8N_URL: settings.n8nUrl } : {}),
       WARDEN_REPORT_ONLY: String(settings.reportOnly),
+      NODE_OPTIONS,
     };
     // The one secret, read-only; each function reads it itself (no SST link: it is not an SST resource).
     // A secret under a customer-managed key is decrypted with the reader's own kms:Decrypt permission.

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { NODE_OPTIONS } from "../lib/config/node-options.ts";
 
 interface Recorded {
   type: "Function" | "CronV2";
@@ -150,7 +151,7 @@ describe("sst.config.ts", () => {
     for (const [name, args] of functions()) {
       expect(args.permissions, name).toContainEqual({ actions: ["secretsmanager:GetSecretValue"], resources: [DEPLOY_ENV.WARDEN_SECRET_ARN] });
       expect(args.copyFiles, name).toEqual([{ from: DEPLOY_ENV.WARDEN_POLICY_FILE, to: "warden.yaml" }]);
-      expect(args.environment, name).toMatchObject({ WARDEN_SECRET_ARN: DEPLOY_ENV.WARDEN_SECRET_ARN, GITLAB_URL: DEPLOY_ENV.GITLAB_URL, N8N_URL: DEPLOY_ENV.N8N_URL });
+      expect(args.environment, name).toMatchObject({ WARDEN_SECRET_ARN: DEPLOY_ENV.WARDEN_SECRET_ARN, GITLAB_URL: DEPLOY_ENV.GITLAB_URL, N8N_URL: DEPLOY_ENV.N8N_URL, NODE_OPTIONS });
       expect(JSON.stringify(args.environment), name).not.toMatch(/gitlabToken|n8nApiKey|slackSigningSecret/);
     }
   });

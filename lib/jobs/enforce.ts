@@ -155,7 +155,7 @@ async function remove(gitlab: GitLabClient, action: RemoveShareAction, audit?: A
 }
 
 /** Above this many projects, a scope group is listed in partitions that run in parallel. */
-const PARTITION_ABOVE = 2_000;
+export const PARTITION_ABOVE = 2_000;
 
 type Pages = AsyncIterable<Page<Project>>;
 
