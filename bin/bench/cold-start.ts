@@ -15,9 +15,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { build } from "esbuild";
-import { slackSignature } from "../../functions/lib/slack-signature.ts";
+import { signedCommand } from "../../test/functions/events.ts";
 
 export interface ColdStart {
   bundleKB: number;
@@ -110,7 +109,7 @@ export async function measureColdStart(): Promise<ColdStart> {
     await writeFile(join(dir, "warden.yaml"), POLICY);
     await writeFile(join(dir, "child.mjs"), CHILD);
     // Signed just before the run: Slack's signature is only good for 5 minutes.
-    const events = Array.from({ length: 1 + WARM_CALLS }, () => signedCommand("enforce"));
+    const events = Array.from({ length: 1 + WARM_CALLS }, () => signedCommand({ text: "enforce", user_id: USER, channel_id: CHANNEL }, { secret: SIGNING_SECRET }));
     await writeFile(join(dir, "events.json"), JSON.stringify(events));
 
     const child = spawn(process.execPath, [join(dir, "child.mjs"), bundle, join(dir, "events.json"), join(dir, "result.json")], {
@@ -203,56 +202,6 @@ async function startAwsStandIns(): Promise<AwsStandIns> {
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   return stands;
-}
-
-/** A slash command as Slack posts it to a Function URL: the form, base64-encoded, signed now (as in test/functions/support.ts). */
-function signedCommand(text: string): APIGatewayProxyEventV2 {
-  const body = new URLSearchParams({
-    token: "deprecated-verification-token",
-    team_id: "T0001",
-    team_domain: "acme",
-    channel_id: CHANNEL,
-    channel_name: "ops",
-    user_id: USER,
-    user_name: "ada",
-    command: "/warden",
-    text,
-    api_app_id: "A0001",
-    is_enterprise_install: "false",
-    response_url: "https://hooks.slack.com/commands/T0001/1234/abcd",
-    trigger_id: "1234.5678.abcd",
-  }).toString();
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  const host = "abcdefghijklmnop.lambda-url.eu-west-1.on.aws";
-  return {
-    version: "2.0",
-    routeKey: "$default",
-    rawPath: "/",
-    rawQueryString: "",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      "content-length": String(Buffer.byteLength(body)),
-      host,
-      "user-agent": "Slackbot 1.0 (+https://api.slack.com/robots)",
-      "x-forwarded-proto": "https",
-      "X-Slack-Request-Timestamp": timestamp,
-      "X-Slack-Signature": slackSignature(SIGNING_SECRET, timestamp, body),
-    },
-    requestContext: {
-      accountId: "anonymous",
-      apiId: "abcdefghijklmnop",
-      domainName: host,
-      domainPrefix: "abcdefghijklmnop",
-      http: { method: "POST", path: "/", protocol: "HTTP/1.1", sourceIp: "3.92.1.1", userAgent: "Slackbot 1.0 (+https://api.slack.com/robots)" },
-      requestId: crypto.randomUUID(),
-      routeKey: "$default",
-      stage: "$default",
-      time: new Date().toUTCString(),
-      timeEpoch: Date.now(),
-    },
-    body: Buffer.from(body).toString("base64"),
-    isBase64Encoded: true,
-  };
 }
 
 function median(values: number[]): number {

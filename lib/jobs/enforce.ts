@@ -9,7 +9,7 @@ import { isTrue, type GitLabClient, type Project } from "../gitlab/index.ts";
 import type { Listing, Page } from "../paging/index.ts";
 import { accessLevelName, evaluateShare, maxRemovals, scopeGroups, type Policy } from "../policy/index.ts";
 import type { JobView } from "./view.ts";
-import { countStatus, errorText, jobStats, type AuditSink, type GuardedSummary, type Report } from "./report.ts";
+import { countStatus, errorText, jobStats, type AuditSink, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
 
 export interface RemoveShareAction {
   type: "remove-share";
@@ -37,19 +37,11 @@ export interface EnforceSummary extends GuardedSummary {
 
 export type EnforceReport = Report<RemoveShareAction, EnforceSummary>;
 
-export interface EnforceOptions {
+export interface EnforceOptions extends JobOptions {
   gitlab: GitLabClient;
-  policy: Policy;
-  /** Dry run unless true. */
-  apply?: boolean;
-  /** Removals in flight at once. */
-  concurrency?: number;
-  /** Listings (one per scope group) in flight at once. */
+  /** Listings in flight at once (scope groups, or the partitions of a large one). */
   listConcurrency?: number;
-  /** Stops new work; the report then says what was done and where it stopped. */
-  signal?: AbortSignal;
   now?: Date;
-  audit?: AuditSink;
   onProgress?: (p: { projects: number; strays: number }) => void;
 }
 

@@ -1,5 +1,6 @@
 /** The one report shape every job returns and every front end renders (CLI, Lambda, Slack). */
 import type { HttpClient } from "../http/index.ts";
+import type { Policy } from "../policy/index.ts";
 
 export type JobName = "enforce" | "workflows" | "pipeline";
 
@@ -53,6 +54,19 @@ export function jobStats(clients: HttpClient[], startedAt: number): JobStats {
     stats.pages += s.pages;
   }
   return stats;
+}
+
+/** What every job that plans and applies takes, besides its client. */
+export interface JobOptions {
+  policy: Policy;
+  /** Dry run unless true. */
+  apply?: boolean;
+  /** Changes in flight at once. */
+  concurrency?: number;
+  /** Stops new work; the report then says what was done and where it stopped. */
+  signal?: AbortSignal;
+  /** One line per change made. */
+  audit?: AuditSink;
 }
 
 /** Where each action is written as one structured line (Powertools Logger in Lambda, JSON lines in the CLI). */

@@ -8,7 +8,7 @@ import pMap from "p-map";
 import { HttpError } from "../http/index.ts";
 import { isActive, type ApiGeneration, type ApiProbe, type N8nClient, type Workflow } from "../n8n/index.ts";
 import { decideWorkflow, maxWorkflowChanges, type Policy } from "../policy/index.ts";
-import { countStatus, errorText, jobStats, type AuditSink, type GuardedSummary, type Report } from "./report.ts";
+import { countStatus, errorText, jobStats, type AuditSink, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
 import type { JobView } from "./view.ts";
 
 export interface WorkflowAction {
@@ -41,16 +41,8 @@ export interface WorkflowsSummary extends GuardedSummary {
 
 export type WorkflowsReport = Report<WorkflowAction, WorkflowsSummary>;
 
-export interface WorkflowsOptions {
+export interface WorkflowsOptions extends JobOptions {
   n8n: N8nClient;
-  policy: Policy;
-  /** Dry run unless true. */
-  apply?: boolean;
-  /** Changes in flight at once. */
-  concurrency?: number;
-  /** Stops new work; the report then says what was done and where it stopped. */
-  signal?: AbortSignal;
-  audit?: AuditSink;
   onProgress?: (p: { workflows: number; changes: number }) => void;
 }
 

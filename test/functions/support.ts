@@ -4,23 +4,12 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
+import type { Context } from "aws-lambda";
 import { vi } from "vitest";
-import { slackSignature } from "../../functions/lib/slack-signature.ts";
+import { SECRET_ARN } from "./events.ts";
 
-export const SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-AbCdEf";
+export * from "./events.ts";
 
-/**
- * Values distinctive enough that finding one in a log, an error or a response is never a coincidence,
- * in the shapes test/support/no-credentials.ts looks for in every test's output.
- */
-export const SECRETS = {
-  gitlabToken: "glpat-sim-admin",
-  n8nApiKey: "n8n-key-zq81xlw3",
-  slackSigningSecret: "slack-signing-secret-8f14e45fceea167a",
-};
-
-/** A Lambda context as the Node.js runtime passes it. */
 export function lambdaContext(opts: { remainingMs?: number; requestId?: string; functionName?: string } = {}): Context {
   const deadline = Date.now() + (opts.remainingMs ?? 900_000);
   const functionName = opts.functionName ?? "warden-test-Function";
@@ -38,77 +27,6 @@ export function lambdaContext(opts: { remainingMs?: number; requestId?: string; 
     fail: () => undefined,
     succeed: () => undefined,
   };
-}
-
-export interface SlashCommand {
-  text: string;
-  user_id?: string;
-  channel_id?: string;
-  response_url?: string;
-}
-
-/** The form Slack posts for a slash command, field for field. */
-export function slashCommandBody(cmd: SlashCommand): string {
-  return new URLSearchParams({
-    token: "deprecated-verification-token",
-    team_id: "T0001",
-    team_domain: "acme",
-    channel_id: cmd.channel_id ?? "C0123456",
-    channel_name: "ops",
-    user_id: cmd.user_id ?? "U012ABCDEF",
-    user_name: "ada",
-    command: "/warden",
-    text: cmd.text,
-    api_app_id: "A0001",
-    is_enterprise_install: "false",
-    response_url: cmd.response_url ?? "https://hooks.slack.com/commands/T0001/1234/abcd",
-    trigger_id: "1234.5678.abcd",
-  }).toString();
-}
-
-/** A Function URL (payload v2) event carrying a form body, base64-encoded as Function URLs do. */
-export function functionUrlEvent(body: string, headers: Record<string, string>): APIGatewayProxyEventV2 {
-  const now = Date.now();
-  return {
-    version: "2.0",
-    routeKey: "$default",
-    rawPath: "/",
-    rawQueryString: "",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      "content-length": String(Buffer.byteLength(body)),
-      host: "abcdefghijklmnop.lambda-url.eu-west-1.on.aws",
-      "user-agent": "Slackbot 1.0 (+https://api.slack.com/robots)",
-      "x-forwarded-for": "3.92.1.1",
-      "x-forwarded-proto": "https",
-      "x-amzn-trace-id": "Root=1-5759e988-bd862e3fe1be46a994272793",
-      ...headers,
-    },
-    requestContext: {
-      accountId: "anonymous",
-      apiId: "abcdefghijklmnop",
-      domainName: "abcdefghijklmnop.lambda-url.eu-west-1.on.aws",
-      domainPrefix: "abcdefghijklmnop",
-      http: { method: "POST", path: "/", protocol: "HTTP/1.1", sourceIp: "3.92.1.1", userAgent: "Slackbot 1.0 (+https://api.slack.com/robots)" },
-      requestId: crypto.randomUUID(),
-      routeKey: "$default",
-      stage: "$default",
-      time: new Date(now).toUTCString(),
-      timeEpoch: now,
-    },
-    body: Buffer.from(body).toString("base64"),
-    isBase64Encoded: true,
-  };
-}
-
-/** The slash command as Slack sends it: signed now (or `ageSeconds` ago) with `secret`. Header names as Slack writes them. */
-export function signedCommand(cmd: SlashCommand, opts: { secret?: string; ageSeconds?: number } = {}): APIGatewayProxyEventV2 {
-  const body = slashCommandBody(cmd);
-  const timestamp = String(Math.floor(Date.now() / 1000) - (opts.ageSeconds ?? 0));
-  return functionUrlEvent(body, {
-    "X-Slack-Request-Timestamp": timestamp,
-    "X-Slack-Signature": slackSignature(opts.secret ?? SECRETS.slackSigningSecret, timestamp, body),
-  });
 }
 
 export interface SecretsManagerStub {
