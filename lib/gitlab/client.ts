@@ -94,6 +94,13 @@ export class GitLabClient {
     });
   }
 
+  /** The newest project's id and how many projects the token sees ("unknown" above 10,000): one tiny page. */
+  async newestProject(signal?: AbortSignal): Promise<{ id: number; total: number | "unknown" } | undefined> {
+    const { data, response } = await this.call<Project[]>("GET", "/projects", {}, { query: { order_by: "id", sort: "desc", per_page: 1, simple: true }, signal });
+    const total = response.headers["x-total"] ?? "";
+    return data[0] && { id: data[0].id, total: /^\d+$/.test(total) ? Number(total) : "unknown" };
+  }
+
   /**
    * A group's own projects, subgroups included unless told otherwise. `with_shared=false` because
    * GitLab's default (true) also returns projects shared *into* the group, which belong to someone

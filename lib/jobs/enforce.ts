@@ -95,7 +95,11 @@ export async function enforce(opts: EnforceOptions): Promise<EnforceReport> {
       opts.onProgress?.({ projects: tally.projects, strays: actions.length });
     };
     const groups = await scopeGroupIds(gitlab, policy, warnings, signal);
-    const sources = await pMap(groups, (group) => startListing(gitlab, group, judgePage, signal), { concurrency });
+    const sources = await pMap(
+      groups,
+      (group) => (group === undefined ? instanceRanges(gitlab, concurrency * 2, signal) : startGroupListing(gitlab, group, judgePage, signal)),
+      { concurrency },
+    );
     await pMap(sources.flat(), async (pages) => {
       for await (const page of pages) judgePage(page.items);
     }, { concurrency });
@@ -146,27 +150,26 @@ async function remove(gitlab: GitLabClient, action: RemoveShareAction, audit?: A
   audit?.info("remove-share", { project, projectId, group, groupId, accessLevel, rule: reason, outcome, error });
 }
 
-/** Above this many projects, a scope group is listed in partitions that run in parallel. */
+/** Above this many projects, a scope group (or the instance) is listed in partitions that run in parallel. */
 export const PARTITION_ABOVE = 2_000;
 
 type Pages = AsyncIterable<Page<Project>>;
 
 /**
- * Starts listing one scope group (or, with `undefined`, the whole instance by keyset) and judges the
- * first page. Its x-total decides the rest: a small group's listing simply goes on; a large one (or
- * one above 10,000, which GitLab will not count) is split into its own projects and each direct
- * subgroup's tree, every partition following its own links. /groups/:id/projects has no id filter to
- * split on, so subgroups are the seams; each costs at most one partial page, and the first page's
- * projects, listed again by their partition, are not judged twice.
+ * Starts listing one scope group and judges the first page. Its x-total decides the rest: a small
+ * group's listing simply goes on; a large one (or one above 10,000, which GitLab will not count) is
+ * split into its own projects and each direct subgroup's tree, every partition following its own
+ * links. /groups/:id/projects has no id filter to split on, so subgroups are the seams; each costs at
+ * most one partial page, and the first page's projects, listed again by their partition, are not
+ * judged twice.
  */
-async function startListing(gitlab: GitLabClient, group: number | undefined, judgePage: (items: Project[]) => void, signal?: AbortSignal): Promise<Pages[]> {
-  const whole = (group === undefined ? gitlab.listProjects({ list: { signal } }) : gitlab.listGroupProjects(group, { signal })).pages();
+async function startGroupListing(gitlab: GitLabClient, group: number, judgePage: (items: Project[]) => void, signal?: AbortSignal): Promise<Pages[]> {
+  const whole = gitlab.listGroupProjects(group, { signal }).pages();
   const first = await whole.next();
   if (first.done) return [];
   judgePage(first.value.items);
   const { meta, checkpoint } = first.value;
-  const small = meta.total !== undefined && meta.total !== "unknown" && meta.total <= PARTITION_ABOVE;
-  if (group === undefined || checkpoint.next === null || small) return [{ [Symbol.asyncIterator]: () => whole }];
+  if (checkpoint.next === null || isSmall(meta.total)) return [{ [Symbol.asyncIterator]: () => whole }];
   await whole.return(undefined);
   const judged = new Set(first.value.items.map((p) => p.id));
   const unjudged = async function* (listing: Listing<Project>): AsyncGenerator<Page<Project>> {
@@ -174,6 +177,23 @@ async function startListing(gitlab: GitLabClient, group: number | undefined, jud
   };
   const children = await gitlab.listSubgroups(group, { signal }).collect();
   return [gitlab.listGroupProjects(group, { signal }, false), ...children.map((child) => gitlab.listGroupProjects(child.id, { signal }))].map(unjudged);
+}
+
+/**
+ * The whole instance, by keyset on id: one listing for a small instance; otherwise `ranges` id ranges
+ * listed side by side (id_after/id_before), each following its own links, the last one open-ended so a
+ * project created meanwhile is still seen. One tiny request finds the newest id and the count.
+ */
+async function instanceRanges(gitlab: GitLabClient, ranges: number, signal?: AbortSignal): Promise<Pages[]> {
+  const pages = (idAfter?: number, idBefore?: number) => gitlab.listProjects({ idAfter, idBefore, list: { signal } }).pages();
+  const newest = await gitlab.newestProject(signal);
+  if (!newest || isSmall(newest.total)) return [pages()];
+  const step = Math.ceil(newest.id / ranges);
+  return Array.from({ length: ranges }, (_, i) => pages(i === 0 ? undefined : i * step, i === ranges - 1 ? undefined : (i + 1) * step + 1));
+}
+
+function isSmall(total: number | "unknown" | undefined): boolean {
+  return typeof total === "number" && total <= PARTITION_ABOVE;
 }
 
 /**

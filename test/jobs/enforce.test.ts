@@ -167,7 +167,23 @@ describe("enforce job", () => {
     const policy = parsePolicy(standardPolicy().replace("  scope: { groups: [acme] }\n", ""), "test.yaml");
     const report = await enforce({ gitlab, policy });
     expect(report.summary.projects).toBe(sim.dataset.projects.length);
-    expect(sim.counters.byRoute["GET /projects"]).toBe(Math.ceil(sim.dataset.projects.length / 100));
+    // One tiny page to learn the size, then one keyset listing in full pages.
+    expect(sim.counters.byRoute["GET /projects"]).toBe(1 + Math.ceil(sim.dataset.projects.length / 100));
+  });
+
+  it("lists a large instance in parallel id ranges, each by keyset, judging every project once", async () => {
+    const { dataset } = await setup({ projects: 3_000, latencyMs: 5, recordRequests: true });
+    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
+    const policy = parsePolicy(standardPolicy().replace("  scope: { groups: [acme] }\n", ""), "test.yaml");
+    const report = await enforce({ gitlab, policy, listConcurrency: 3 });
+    expect(report.summary.projects).toBe(dataset.projects.length);
+    expect(report.summary.shares).toBe(dataset.projects.reduce((n, p) => n + p.shared_with_groups.length, 0));
+    expect(sim.counters.maxConcurrency).toBeGreaterThan(1);
+    // Six ranges: five with an upper bound that every page of theirs keeps, the last open-ended.
+    const bounds = new Set(sim.requests.map((r) => new URL(r.url, sim.url).searchParams.get("id_before")).filter(Boolean));
+    expect(bounds.size).toBe(5);
+    // Six ranges (twice the listing concurrency): at most one partial page each, and the size probe.
+    expect(sim.counters.byRoute["GET /projects"]).toBeLessThanOrEqual(1 + Math.ceil(dataset.projects.length / 100) + 6);
   });
 
   it("stops listing when the signal fires, reports where, and removes nothing", async () => {
