@@ -6,8 +6,9 @@ import type { RateLimitRule } from "../../test/sim/gitlab/index.ts";
 
 const MINUTE = 60_000;
 
-export function gitlabComBudgets(timeScale: number): RateLimitRule[] {
-  const rule = (limit: number, windowMs: number, route?: string): RateLimitRule => ({ ...(route ? { route } : {}), limit, windowMs: windowMs / timeScale, headers: "full" });
+/** `headers: "none"`: GitLab.com sometimes sends a bare 429, and then nothing tells a client its budget. */
+export function gitlabComBudgets(timeScale: number, headers: RateLimitRule["headers"] = "full"): RateLimitRule[] {
+  const rule = (limit: number, windowMs: number, route?: string): RateLimitRule => ({ ...(route ? { route } : {}), limit, windowMs: windowMs / timeScale, headers });
   return [
     rule(2_000, MINUTE), // every authenticated request, per user
     rule(2_000, 10 * MINUTE, "GET /projects"),
