@@ -142,9 +142,9 @@ async function remove(gitlab: GitLabClient, action: RemoveShareAction, audit?: A
   try {
     action.status = (await gitlab.unshareProject(action.projectId, action.groupId, signal)) === "removed" ? "done" : "already-gone";
   } catch (err) {
-    if (signal?.aborted) return;
     action.status = "failed";
-    action.error = errorText(err);
+    // Stopped mid-request, the DELETE may have reached GitLab: say so rather than call it planned.
+    action.error = signal?.aborted ? `stopped while removing (${errorText(signal.reason)}): the share may or may not be gone; the next run converges` : errorText(err);
   }
   const { project, projectId, group, groupId, accessLevel, reason, status: outcome, error } = action;
   audit?.info("remove-share", { project, projectId, group, groupId, accessLevel, rule: reason, outcome, error });
@@ -205,8 +205,10 @@ async function scopeGroupIds(gitlab: GitLabClient, policy: Policy, warnings: str
   const groups = scopeGroups(policy);
   if (groups === undefined) return [undefined];
   if (groups.length === 0) warnings.push("the policy has no gitlab section: no project is governed");
-  const outermost = groups.filter((g) => !groups.some((other) => other !== g && g.toLowerCase().startsWith(`${other.toLowerCase()}/`)));
-  return Promise.all(
+  // GitLab paths are case-insensitive: acme and ACME are one group, and acme/mobile is inside acme.
+  const paths = [...new Map(groups.map((g) => [g.toLowerCase(), g])).values()];
+  const outermost = paths.filter((g) => !paths.some((other) => g.toLowerCase().startsWith(`${other.toLowerCase()}/`)));
+  const ids = await Promise.all(
     outermost.map(async (path) => {
       const namespace = await gitlab.getNamespace(path, signal).catch((err: unknown) => {
         throw err instanceof HttpError && err.status === 404
@@ -217,6 +219,8 @@ async function scopeGroupIds(gitlab: GitLabClient, policy: Policy, warnings: str
       return namespace.id;
     }),
   );
+  // Two paths can still name one group (an old path GitLab redirects): list it once.
+  return [...new Set(ids)];
 }
 
 export const enforceView: JobView<RemoveShareAction, EnforceReport> = {

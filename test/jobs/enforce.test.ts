@@ -161,6 +161,33 @@ describe("enforce job", () => {
     expect(sim.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBeUndefined();
   });
 
+  it("a group named twice in the scope (any case), or inside another scope group, is listed once", async () => {
+    const { strays } = await setup();
+    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
+    const policy = parsePolicy(standardPolicy().replace("groups: [acme]", "groups: [acme, ACME, acme/mobile]"), "test.yaml");
+    const report = await enforce({ gitlab, policy });
+    expect(planned(report)).toEqual(strays);
+    expect(sim.counters.byRoute["GET /namespaces/:id"]).toBe(1);
+  });
+
+  it("an apply interrupted mid-removal reports the removals in flight as failed, saying they may be done", async () => {
+    await setup({ latencyMs: 30 });
+    const stop = new AbortController();
+    const audit: Record<string, unknown>[] = [];
+    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
+    const running = enforce({ gitlab, policy: parsePolicy(standardPolicy(), "test.yaml"), apply: true, concurrency: 2, signal: stop.signal, audit: { info: (_m, f) => audit.push(f) } });
+    const interval = setInterval(() => (sim.counters.byRoute["DELETE /projects/:id/share/:group_id"] ?? 0) >= 3 && stop.abort(new Error("deadline")), 5);
+    const report = await running;
+    clearInterval(interval);
+    const interrupted = report.actions.filter((a) => a.error?.startsWith("stopped while removing (deadline)"));
+    expect(interrupted.length).toBeGreaterThan(0);
+    expect(interrupted.every((a) => a.status === "failed")).toBe(true);
+    expect(report.actions.filter((a) => a.status === "planned").length).toBeGreaterThan(0);
+    expect(report.warnings.join()).toMatch(/stopped before \d+ of \d+ removals \(deadline\)/);
+    expect(audit.length).toBe(report.actions.filter((a) => a.status !== "planned").length);
+    expect(exitCode(report)).toBe(1);
+  });
+
   it("without a scope, governs the whole instance by keyset", async () => {
     await setup();
     const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
