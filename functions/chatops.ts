@@ -2,8 +2,9 @@
  * The Slack slash command endpoint (a Lambda Function URL). Slack wants an answer within 3 seconds,
  * so this only checks the request and starts the worker, which runs the job and posts the result to
  * the command's response_url. In order: normalised headers; Slack's signature over the raw body
- * (else 401, and nothing happens); the form; the caller against the policy; the command; then one
- * asynchronous invoke of the worker and an ephemeral acknowledgement. Nothing here calls GitLab or n8n.
+ * (else 401, and nothing happens); the form; the caller against the policy; the command; the
+ * response_url; then one asynchronous invoke of the worker and an ephemeral acknowledgement. Nothing
+ * here calls GitLab or n8n.
  */
 import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import httpErrorHandler from "@middy/http-error-handler";
@@ -14,14 +15,14 @@ import { errorText } from "../lib/jobs/report.ts";
 import { authorizeSlack } from "../lib/policy/index.ts";
 import { changeRefusal } from "./lib/authorise.ts";
 import { parseCommand, usage } from "./lib/command.ts";
-import { loadPolicy, requireEnv } from "./lib/config.ts";
+import { ConfigError, loadPolicy, requireEnv } from "./lib/config.ts";
 import { HttpStatusError } from "./lib/http-status-error.ts";
 import { describeRequest, makesChanges, type WorkerEvent } from "./lib/job-request.ts";
 import { wardenLambda } from "./lib/lambda.ts";
 import { logger } from "./lib/logger.ts";
 import { requireSecret, secrets } from "./lib/secrets.ts";
 import { slackCommandForm, type SlackCommandEvent } from "./lib/slack-form.ts";
-import { ephemeral } from "./lib/slack-reply.ts";
+import { allowedResponseOrigin, ephemeral, isAllowedResponseUrl } from "./lib/slack-reply.ts";
 import { verifySlackRequest } from "./lib/verify-slack-request.ts";
 
 // Started at init, so they overlap the rest of module loading rather than following it. For an
@@ -30,7 +31,11 @@ import { verifySlackRequest } from "./lib/verify-slack-request.ts";
 secrets.get().catch(() => undefined);
 loadPolicy().catch(() => undefined);
 
-const lambda = new LambdaClient({});
+// One attempt, never the SDK's default three: an asynchronous invoke is not idempotent. When AWS has
+// queued the event but its answer is lost (a 5xx, a reset socket, a timeout), a retry queues a second
+// one, and a second worker runs the job again (a second pipeline). Such a failure is reported to the
+// user as what it is, uncertain, rather than retried.
+const lambda = new LambdaClient({ maxAttempts: 1 });
 
 type Result = APIGatewayProxyStructuredResultV2;
 
@@ -61,11 +66,25 @@ async function acknowledge(event: SlackCommandEvent, context: Context): Promise<
     log("warn", "refused", { command, reason: refused });
     return reply(`:no_entry: ${refused}`);
   }
+  // The worker refuses an event whose response_url it may not post to, and would then have nobody to
+  // tell: checked here with the same test, so the user hears of it now, and no worker is started.
+  if (!isAllowedResponseUrl(form.response_url)) {
+    const reason = `the response_url is not on ${allowedResponseOrigin()}`;
+    log("warn", "refused", { command, reason });
+    return reply(`:no_entry: Warden cannot post a result for this command (${reason}), so it did not run \`${command}\`.`);
+  }
   try {
     await startWorker({ command: parsed.request, responseUrl: form.response_url, user: { id: form.user_id, name: form.user_name }, channelId: form.channel_id, correlationId: context.awsRequestId });
   } catch (err) {
-    logger.error("starting the worker failed", { command, error: errorText(err) });
-    return reply(`:x: Warden could not start \`${command}\`; nothing was run.`);
+    if (notStarted(err)) {
+      logger.error("starting the worker failed", { command, error: errorText(err) });
+      return reply(`:x: Warden could not start \`${command}\`; nothing was run.`);
+    }
+    logger.error("starting the worker may have failed", { command, error: errorText(err) });
+    return reply(
+      `:warning: Warden may or may not have started \`${command}\`: Lambda's answer to the request was lost. ` +
+        "If it did start, the result will be posted here: check the channel before running the command again.",
+    );
   }
   log("info", "started", { command });
   const dryRun = makesChanges(parsed.request) ? "" : " (dry run)";
@@ -76,7 +95,20 @@ async function startWorker(payload: WorkerEvent): Promise<void> {
   const { StatusCode } = await lambda.send(
     new InvokeCommand({ FunctionName: requireEnv("WARDEN_WORKER_FUNCTION"), InvocationType: "Event", Payload: Buffer.from(JSON.stringify(payload)) }),
   );
-  if (StatusCode !== 202) throw new Error(`the worker was not started (Lambda answered ${StatusCode})`);
+  // Not "was not started": a 2xx other than 202 says nothing certain either way (notStarted below).
+  if (StatusCode !== 202) throw new Error(`Lambda answered the invoke with ${StatusCode}, not 202`);
+}
+
+/**
+ * Whether a failed invoke certainly queued nothing: it failed before the request was sent (a setting
+ * missing), or Lambda answered with a 4xx and so refused it (throttled, no such function, no
+ * permission). Anything else (a 5xx, a connection reset or timeout after the request went out, an
+ * unexpected status) may have followed AWS queuing the event.
+ */
+function notStarted(err: unknown): boolean {
+  if (err instanceof ConfigError) return true;
+  const status = (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
+  return status !== undefined && status >= 400 && status < 500;
 }
 
 function reply(text: string): Result {

@@ -13,9 +13,20 @@ export function requireEnv(name: string): string {
   return value;
 }
 
-/** A report-only stage never applies a change: schedules run dry, and asking to apply is refused. */
+/**
+ * A report-only stage never applies a change: schedules run dry, and asking to apply is refused.
+ * Fails closed: only the exact string "false" allows applying. sst.config.ts always sets "true" or
+ * "false", so anything else (unset, "TRUE", "1", a typo made in the console) is a deployment gone
+ * wrong, and the safe reading of that is report-only, not a schedule that applies.
+ */
 export function isReportOnly(): boolean {
-  return process.env["WARDEN_REPORT_ONLY"] === "true";
+  return process.env["WARDEN_REPORT_ONLY"] !== "false";
+}
+
+/** The setting that made the stage report-only, for a refusal: the value, or that it is unset. */
+export function reportOnlySetting(): string {
+  const value = process.env["WARDEN_REPORT_ONLY"];
+  return value === undefined ? "WARDEN_REPORT_ONLY unset" : `WARDEN_REPORT_ONLY=${value}`;
 }
 
 let policy: Promise<Policy> | undefined;

@@ -9,7 +9,7 @@
  * rather than throw, so a 401 that throws comes before any change; counting requests makes that a fact
  * checked here rather than a property of the jobs' internals.)
  */
-import { HttpError, type HttpClient } from "../../lib/http/index.ts";
+import { HttpError, type GitLabClient } from "../../lib/gitlab/index.ts";
 import { enforce, reconcileWorkflows, runPipeline, type EnforceReport, type PipelineReport, type WorkflowsReport } from "../../lib/jobs/index.ts";
 import type { Policy } from "../../lib/policy/index.ts";
 import { gitlabClient, n8nClient } from "./clients.ts";
@@ -19,6 +19,8 @@ import { audit, logger } from "./logger.ts";
 import { secrets, type Secrets } from "./secrets.ts";
 
 export type JobReport = EnforceReport | WorkflowsReport | PipelineReport;
+
+type HttpClient = GitLabClient["http"];
 
 interface Started {
   /** The job's clients, to count what it sent. */

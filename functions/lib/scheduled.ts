@@ -3,8 +3,8 @@
  *
  * - On schedule: SST's CronV2 (EventBridge Scheduler) delivers the fixed input sst.config.ts sets,
  *   `{ "source": "schedule" }`, as the whole event (not an EventBridge "Scheduled Event" envelope).
- *   A scheduled run applies, unless the stage is report-only (WARDEN_REPORT_ONLY=true): then it is a
- *   dry run.
+ *   A scheduled run applies, unless the stage is report-only (WARDEN_REPORT_ONLY anything but "false",
+ *   unset included): then it is a dry run.
  * - Anything else is a person invoking the function (console, `aws lambda invoke`): `{}` is a dry
  *   run, `{ "dryRun": false }` applies. A report-only stage refuses `"dryRun": false`.
  *
@@ -12,7 +12,7 @@
  * The function returns the job's report.
  */
 import { z } from "zod";
-import { ConfigError, isReportOnly } from "./config.ts";
+import { ConfigError, isReportOnly, reportOnlySetting } from "./config.ts";
 import { jobLambda } from "./lambda.ts";
 import { logReport } from "./logger.ts";
 import { runJob, type JobReport } from "./run-job.ts";
@@ -36,6 +36,6 @@ export function scheduledJob(job: "enforce" | "workflows") {
 function shouldApply(event: ScheduledEvent): boolean {
   const wanted = event.dryRun === undefined ? event.source === "schedule" : !event.dryRun;
   if (!wanted || !isReportOnly()) return wanted;
-  if (event.dryRun === false) throw new ConfigError('this stage is report-only (WARDEN_REPORT_ONLY=true): "dryRun": false is refused');
+  if (event.dryRun === false) throw new ConfigError(`this stage is report-only (${reportOnlySetting()}): "dryRun": false is refused`);
   return false;
 }

@@ -41,6 +41,7 @@ beforeAll(async () => {
     WARDEN_WORKER_FUNCTION: "warden-test-Worker",
     WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin,
     GITLAB_URL: gitlab.url,
+    WARDEN_REPORT_ONLY: "false",
     POWERTOOLS_LOG_LEVEL: "DEBUG",
     // Asks Powertools to log every event; Warden overrides it, as its events carry a response_url.
     POWERTOOLS_LOGGER_LOG_EVENT: "true",

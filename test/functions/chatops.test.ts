@@ -1,4 +1,4 @@
-import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
+import { InvokeCommand, LambdaClient, TooManyRequestsException } from "@aws-sdk/client-lambda";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -38,7 +38,8 @@ beforeEach(() => {
   lambda.reset();
   lambda.on(InvokeCommand).resolves({ StatusCode: 202 });
   secretsManager.secretString = JSON.stringify(SECRETS);
-  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, WARDEN_WORKER_FUNCTION: WORKER, GITLAB_URL: gitlab.url });
+  // As sst.config.ts sets it on a stage that may apply (unset would be report-only).
+  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, WARDEN_WORKER_FUNCTION: WORKER, GITLAB_URL: gitlab.url, WARDEN_REPORT_ONLY: "false" });
 });
 afterEach(() => vi.unstubAllEnvs());
 
@@ -150,9 +151,49 @@ describe("chat-ops Lambda", () => {
     logs.restore();
   });
 
-  it("tells the user when the worker could not be started", async () => {
-    lambda.on(InvokeCommand).rejects(new Error("Rate Exceeded."));
+  it("tells the user when Lambda refused to start the worker, so nothing was run", async () => {
+    // A 4xx answer: Lambda refused the invoke, so nothing was queued.
+    lambda.on(InvokeCommand).rejects(new TooManyRequestsException({ message: "Rate Exceeded.", $metadata: { httpStatusCode: 429 } }));
     expect(slackText(await (await coldHandler())(signedCommand({ text: "enforce" })))).toBe(":x: Warden could not start `enforce`; nothing was run.");
+  });
+
+  it("says the start is uncertain, not that nothing ran, when the invoke failed without an answer", async () => {
+    // No answer (a reset connection): the event may have been queued. test/functions/chatops-invoke.test.ts
+    // does this over a real socket, and checks the invoke is not retried.
+    lambda.on(InvokeCommand).rejects(Object.assign(new Error("socket hang up"), { code: "ECONNRESET", $metadata: { attempts: 1 } }));
+    const text = slackText(await (await coldHandler())(signedCommand({ text: "pipeline acme/platform/api main" })));
+    expect(text).toMatch(/^:warning: Warden may or may not have started `pipeline acme\/platform\/api main`: .* check the channel before running the command again\.$/);
+    expect(invocations()).toHaveLength(1);
+  });
+
+  it.each([
+    ["on another origin", "https://evil.example/commands/T0001/1234/abcd"],
+    ["on Slack's host over plain http", "http://hooks.slack.com/commands/T0001/1234/abcd"],
+    ["that is not a URL", "hooks.slack.com/commands/T0001/1234/abcd"],
+  ])("refuses a command whose response_url is %s, with an ephemeral message, logged, and starts nothing", async (_, responseUrl) => {
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const response = await (await coldHandler())(signedCommand({ text: "enforce --apply", response_url: responseUrl }));
+    expect(response.statusCode).toBe(200);
+    expect(slackText(response)).toBe(":no_entry: Warden cannot post a result for this command (the response_url is not on https://hooks.slack.com), so it did not run `enforce --apply`.");
+    expect(invocations()).toHaveLength(0);
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "WARN", message: "chat-command", outcome: "refused", reason: "the response_url is not on https://hooks.slack.com" }));
+    // The response_url is a capability for the channel: neither logged nor echoed.
+    expect(JSON.stringify(logs.lines())).not.toContain(responseUrl);
+    logs.restore();
+  });
+
+  it("answers 500 and starts nothing when WARDEN_SLACK_RESPONSE_ORIGIN names anything but a loopback origin", async () => {
+    vi.stubEnv("WARDEN_SLACK_RESPONSE_ORIGIN", "https://evil.example");
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    // Even for a response_url on the origin it names: the override is refused, not applied.
+    const response = await (await coldHandler())(signedCommand({ text: "enforce", response_url: "https://evil.example/commands/T0001/1234/abcd" }));
+    expect(response).toMatchObject({ statusCode: 500, body: "Internal Server Error" });
+    expect(invocations()).toHaveLength(0);
+    const failure = logs.lines().find((line) => line.message === "chat-command failed");
+    expect(JSON.stringify(failure)).toMatch(/WARDEN_SLACK_RESPONSE_ORIGIN is for tests only and must be a loopback origin/);
+    logs.restore();
   });
 
   it("answers 500 without detail when the secret cannot be used, and never shows a secret", async () => {

@@ -26,7 +26,7 @@ beforeEach(async () => {
   secretsManager.secretString = JSON.stringify(SECRETS);
   secretsManager.reads.length = 0;
   secretsManager.queued.length = 0;
-  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, WARDEN_REPORT_ONLY: undefined });
+  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, WARDEN_REPORT_ONLY: "false" });
   await startSim();
 });
 afterEach(async () => {
@@ -87,6 +87,15 @@ describe("enforce Lambda", () => {
     sim.resetCounters();
     await expect(handler({ dryRun: false })).rejects.toThrow('this stage is report-only (WARDEN_REPORT_ONLY=true): "dryRun": false is refused');
     expect(sim.counters.requests).toBe(0);
+    expect(removed()).toBe(0);
+  });
+
+  it.each([[undefined], ["TRUE"], ["1"]])("fails closed: with WARDEN_REPORT_ONLY %j the stage is report-only, so the schedule runs dry", async (value) => {
+    vi.stubEnv("WARDEN_REPORT_ONLY", value);
+    const handler = await coldHandler();
+    await expect(handler({ source: "schedule" })).resolves.toMatchObject({ dryRun: true, summary: { strays: strays.length, removed: 0 } });
+    const setting = value === undefined ? "WARDEN_REPORT_ONLY unset" : `WARDEN_REPORT_ONLY=${value}`;
+    await expect(handler({ dryRun: false })).rejects.toThrow(`this stage is report-only (${setting}): "dryRun": false is refused`);
     expect(removed()).toBe(0);
   });
 

@@ -70,6 +70,62 @@ export async function startSecretsManager(secretString: string, arn = SECRET_ARN
   return stub;
 }
 
+/** How the Lambda stand-in answers an Invoke, once it has read the whole request. */
+export type InvokeAnswer = "accept" | "reset" | "server-error" | "throttle";
+
+export interface LambdaApiStub {
+  url: string;
+  /** The Invoke requests that arrived, in order, whatever they were answered. */
+  invokes: { functionName: string; invocationType: string | undefined; payload: string }[];
+  answer: InvokeAnswer;
+  close(): Promise<void>;
+}
+
+/**
+ * Lambda's Invoke API (REST JSON) on 127.0.0.1, for the real SDK client (through AWS_ENDPOINT_URL_LAMBDA),
+ * as bin/bench/cold-start.ts stands in for it. Besides accepting (202), it can act out what happens
+ * after AWS has queued an asynchronous invoke: the socket reset before any answer, a 500, or it can
+ * refuse with a throttling 429. Every request is counted before it is answered, as AWS would have it.
+ */
+export async function startLambdaApi(answer: InvokeAnswer = "accept"): Promise<LambdaApiStub> {
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk));
+    req.on("end", () => {
+      const match = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(req.url ?? "");
+      const json = (status: number, headers: Record<string, string>, answer: object) => {
+        res.writeHead(status, { "content-type": "application/json", "x-amzn-requestid": crypto.randomUUID(), ...headers });
+        res.end(JSON.stringify(answer));
+      };
+      if (req.method !== "POST" || !match) return json(400, { "x-amzn-errortype": "UnknownOperationException" }, { message: `${req.method} ${req.url} is not stood in for` });
+      const invocationType = req.headers["x-amz-invocation-type"];
+      stub.invokes.push({ functionName: decodeURIComponent(match[1]!), invocationType: typeof invocationType === "string" ? invocationType : undefined, payload: body });
+      switch (stub.answer) {
+        case "accept":
+          return void res.writeHead(202, { "x-amzn-requestid": crypto.randomUUID() }).end();
+        case "reset":
+          return void req.socket.destroy();
+        case "server-error":
+          return json(500, { "x-amzn-errortype": "ServiceException" }, { Type: "Service", message: "An internal error occurred." });
+        case "throttle":
+          return json(429, { "x-amzn-errortype": "TooManyRequestsException" }, { Type: "User", message: "Rate Exceeded.", Reason: "CallerRateLimitExceeded" });
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const stub: LambdaApiStub = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    invokes: [],
+    answer,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  return stub;
+}
+
 /** The environment a handler test runs in, independent of the machine's AWS configuration. */
 export function stubAwsEnv(vars: Record<string, string | undefined>): void {
   const base = {

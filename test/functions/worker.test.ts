@@ -52,7 +52,7 @@ beforeEach(async () => {
   strays = intents.filter((i) => i.intent === "stray").length;
   slack.received.length = 0;
   secretsManager.secretString = JSON.stringify(SECRETS);
-  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, GITLAB_URL: gitlab.url, WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin });
+  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, GITLAB_URL: gitlab.url, WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin, WARDEN_REPORT_ONLY: "false" });
 });
 afterEach(async () => {
   vi.unstubAllEnvs();
@@ -146,6 +146,15 @@ describe("worker Lambda", () => {
     ["an unknown field", { extra: true }, 'unknown field "extra"'],
   ])("refuses an event with %s: it runs nothing and posts nothing", async (_, over, message) => {
     await expect(invoke({ ...event({ job: "enforce", apply: true }), ...over })).rejects.toThrow(message);
+    expect(gitlab.counters.requests).toBe(0);
+    expect(slack.received).toEqual([]);
+  });
+
+  it("refuses every event while WARDEN_SLACK_RESPONSE_ORIGIN names anything but a loopback origin, even one on that origin", async () => {
+    vi.stubEnv("WARDEN_SLACK_RESPONSE_ORIGIN", "https://evil.example");
+    await expect(invoke(event({ job: "enforce", apply: true }, { responseUrl: "https://evil.example/commands/T0001/1234/abcd" }))).rejects.toThrow(
+      /WARDEN_SLACK_RESPONSE_ORIGIN is for tests only and must be a loopback origin/,
+    );
     expect(gitlab.counters.requests).toBe(0);
     expect(slack.received).toEqual([]);
   });

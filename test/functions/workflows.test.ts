@@ -30,7 +30,7 @@ beforeEach(async () => {
   secretsManager.secretString = JSON.stringify(SECRETS);
   secretsManager.queued.length = 0;
   sim = await startN8nSim({ generation: 2, workflows: FIXTURE, apiKeys: { [SECRETS.n8nApiKey]: {} } });
-  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, N8N_URL: sim.url });
+  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, N8N_URL: sim.url, WARDEN_REPORT_ONLY: "false" });
 });
 afterEach(async () => {
   vi.unstubAllEnvs();

@@ -1,0 +1,89 @@
+/**
+ * Chat-ops' invoke of the worker through the real SDK client, against a loopback stand-in for Lambda's
+ * Invoke API (AWS_ENDPOINT_URL_LAMBDA), not aws-sdk-client-mock: what is tested is the client's own
+ * retry behaviour. An asynchronous invoke whose answer is lost may have been queued, so it must be sent
+ * exactly once, and the user told the start is uncertain, not that nothing ran.
+ */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { WorkerEvent } from "../../functions/lib/job-request.ts";
+import { standardPolicy } from "../support/policies.ts";
+import { captureLogs, lambdaContext, SECRETS, signedCommand, startLambdaApi, startSecretsManager, stubAwsEnv, writePolicy, type InvokeAnswer, type LambdaApiStub, type SecretsManagerStub } from "./support.ts";
+
+const USER = "U012ABCDEF";
+const CHANNEL = "C0123456";
+const WORKER = "warden-test-Worker";
+const POLICY = `${standardPolicy()}
+chatops:
+  slack:
+    users: ["${USER}"]
+    channels: ["${CHANNEL}"]
+`;
+
+let secretsManager: SecretsManagerStub;
+let lambdaApi: LambdaApiStub;
+let policyPath: string;
+
+beforeAll(async () => {
+  [secretsManager, lambdaApi, policyPath] = await Promise.all([startSecretsManager(JSON.stringify(SECRETS)), startLambdaApi(), writePolicy(POLICY)]);
+});
+afterAll(async () => {
+  await Promise.all([secretsManager.close(), lambdaApi.close()]);
+});
+beforeEach(() => {
+  lambdaApi.invokes.length = 0;
+  stubAwsEnv({
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url,
+    AWS_ENDPOINT_URL_LAMBDA: lambdaApi.url,
+    WARDEN_POLICY: policyPath,
+    WARDEN_WORKER_FUNCTION: WORKER,
+    WARDEN_REPORT_ONLY: "false",
+  });
+});
+afterEach(() => vi.unstubAllEnvs());
+
+async function acknowledge(answer: InvokeAnswer, event: APIGatewayProxyEventV2 = signedCommand({ text: "enforce" })): Promise<string> {
+  lambdaApi.answer = answer;
+  vi.resetModules();
+  const { handler } = await import("../../functions/chatops.ts");
+  const response = (await handler(event, lambdaContext({ functionName: "warden-test-Chatops" }))) as APIGatewayProxyStructuredResultV2;
+  expect(response.statusCode).toBe(200);
+  const body = JSON.parse(String(response.body)) as { response_type: string; text: string };
+  expect(body.response_type).toBe("ephemeral");
+  return body.text;
+}
+
+const UNCERTAIN =
+  ":warning: Warden may or may not have started `enforce`: Lambda's answer to the request was lost. " +
+  "If it did start, the result will be posted here: check the channel before running the command again.";
+
+describe("chat-ops' invoke of the worker", () => {
+  it("sends one asynchronous invoke through the endpoint, and acknowledges it (the stand-in is really used)", async () => {
+    expect(await acknowledge("accept")).toBe(":hourglass_flowing_sand: Running `enforce` (dry run); the result will be posted here.");
+    expect(lambdaApi.invokes).toHaveLength(1);
+    const [invoke] = lambdaApi.invokes;
+    expect(invoke).toMatchObject({ functionName: WORKER, invocationType: "Event" });
+    expect((JSON.parse(invoke!.payload) as WorkerEvent).command).toEqual({ job: "enforce", apply: false });
+  });
+
+  it.each([
+    ["the socket is reset after the request arrived", "reset"],
+    ["Lambda answers 500 after the request arrived", "server-error"],
+  ] as const)("when %s: exactly one invoke, and the user is told the start is uncertain", async (_, answer) => {
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    // A command that changes things: where a second worker would do harm.
+    const text = await acknowledge(answer, signedCommand({ text: "enforce --apply" }));
+    // The SDK's default (3 attempts) would have sent it three times: three workers, if AWS queued each.
+    expect(lambdaApi.invokes).toHaveLength(1);
+    expect(text).toBe(UNCERTAIN.replace("`enforce`", "`enforce --apply`"));
+    expect(text).not.toMatch(/nothing was run/);
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "ERROR", message: "starting the worker may have failed", command: "enforce --apply" }));
+    logs.restore();
+  });
+
+  it("when Lambda refuses the invoke (429), says nothing was run, without retrying", async () => {
+    expect(await acknowledge("throttle")).toBe(":x: Warden could not start `enforce`; nothing was run.");
+    expect(lambdaApi.invokes).toHaveLength(1);
+  });
+});
