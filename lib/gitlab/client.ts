@@ -2,7 +2,7 @@
  * Typed GitLab REST v4 calls. Every request goes through lib/http (one client per run) and every
  * listing through lib/paging; nothing here loops over pages or retries by itself.
  */
-import { createHttpClient, type HttpClient, type HttpClientOptions, type HttpResponse, type Method } from "../http/index.ts";
+import { createHttpClient, HttpError, type HttpClient, type HttpClientOptions, type HttpResponse, type Method } from "../http/index.ts";
 import { gitlabListing, type ListOptions, type Listing, type ListingOrder } from "../paging/index.ts";
 import { fillPath, serializeQuery, type PathParams, type Query } from "./encode.ts";
 import type { CurrentUser, Group, Issue, Namespace, Note, Pipeline, Project, RepositoryFile, Tag } from "./types.ts";
@@ -140,10 +140,19 @@ export class GitLabClient {
     return this.get("/namespaces/:id", { id: namespace }, { signal });
   }
 
-  /** Idempotent: GitLab's 404 ("Group Link Not Found") means the share is already gone, which is success. */
+  /**
+   * Idempotent: GitLab's 404 "Group Link Not Found" means the share is already gone, a success. A 404
+   * about the project (deleted, or no longer visible to this token) proves nothing about the share,
+   * so it stays an error.
+   */
   async unshareProject(project: number | string, groupId: number, signal?: AbortSignal): Promise<UnshareOutcome> {
-    const { status } = await this.call("DELETE", "/projects/:id/share/:group_id", { id: project, group_id: groupId }, { accept: [404], signal });
-    return status === 404 ? "already-gone" : "removed";
+    try {
+      await this.call("DELETE", "/projects/:id/share/:group_id", { id: project, group_id: groupId }, { signal });
+      return "removed";
+    } catch (err) {
+      if (err instanceof HttpError && err.status === 404 && /group link not found/i.test(err.serviceMessage)) return "already-gone";
+      throw err;
+    }
   }
 
   /** Not idempotent: lib/http never repeats it once it may have reached GitLab. */

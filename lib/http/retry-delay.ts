@@ -4,14 +4,14 @@
  * The wait a response asks for, in ms, or undefined when it names none.
  * `Retry-After` is seconds or an HTTP date; GitLab's `RateLimit-Reset` is a Unix time (seconds), not a delay.
  */
-export function serverDelayMs(headers: Record<string, string>, now: number): number | undefined {
+export function serverDelayMs(headers: Record<string, string>, now: number, opts: { rateLimitReset?: boolean } = {}): number | undefined {
   const retryAfter = headers["retry-after"]?.trim();
   if (retryAfter) {
     if (/^\d+$/.test(retryAfter)) return Number(retryAfter) * 1000;
     const at = Date.parse(retryAfter);
     if (!Number.isNaN(at)) return Math.max(0, at - now);
   }
-  const reset = headers["ratelimit-reset"]?.trim();
+  const reset = opts.rateLimitReset === false ? undefined : headers["ratelimit-reset"]?.trim();
   if (reset && /^\d+$/.test(reset)) {
     const value = Number(reset);
     // Below 1e9 it cannot be a Unix time of this century: the IETF draft's delta-seconds form.

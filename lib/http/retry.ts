@@ -75,6 +75,8 @@ export function retryLayer(
             : `gave up after ${attempt + 1} attempts`,
         );
       }
+      // The budget is shared on the server: hold back every request to this origin, not only this one.
+      if (res?.status === 429) limiter.pause(now() + decision.waitMs);
       waited += decision.waitMs;
       stats.count(req.route, "retries");
       onRetry?.({ route: req.route, method: req.method, attempt: attempt + 1, ...decision });
@@ -87,13 +89,12 @@ export function retryLayer(
       const asked = serverDelayMs(res.headers, now());
       // Equal jitter, not full: a bare 429 answered at once would only burn more of the window.
       const waitMs = asked ?? Math.floor(Math.min(120_000, rateLimitedBase * 2 ** attempt) * (0.5 + random() / 2));
-      // The budget is shared on the server: hold back every request to this origin, not only this one.
-      limiter.pause(now() + waitMs);
       return { waitMs, reason: asked === undefined ? "429 without Retry-After" : "429" };
     }
     const idempotent = IDEMPOTENT_METHODS.has(req.method);
     if ((idempotent && GATEWAY.has(res.status)) || (res.status === 500 && (req.method === "GET" || req.method === "HEAD"))) {
-      const asked = serverDelayMs(res.headers, now());
+      // Retry-After only: RateLimit-Reset, which GitLab may send on any answer, is about the rate budget.
+      const asked = serverDelayMs(res.headers, now(), { rateLimitReset: false });
       return { waitMs: asked ?? backoffMs(attempt, base, cap, random), reason: String(res.status) };
     }
     return undefined;

@@ -3,8 +3,7 @@
  * variable. A pipeline POST is not idempotent, so an answer that leaves it unclear whether GitLab
  * started one is reported as unknown, never retried into a second pipeline.
  */
-import { HttpError, NetworkError } from "../http/index.ts";
-import type { GitLabClient } from "../gitlab/index.ts";
+import { HttpError, NetworkError, type GitLabClient } from "../gitlab/index.ts";
 import { evaluatePipeline, type Policy } from "../policy/index.ts";
 import { errorText, jobStats, type AuditSink, type Report } from "./report.ts";
 import type { JobView } from "./view.ts";
@@ -41,8 +40,8 @@ export interface PipelineOptions {
   audit?: AuditSink;
 }
 
-/** Gateway errors on a POST: GitLab may have started the pipeline before the proxy gave up. */
-const AMBIGUOUS = new Set([502, 503, 504]);
+/** Answers to a POST that leave it open whether GitLab started the pipeline: its own 500, or a proxy giving up. */
+const AMBIGUOUS = new Set([500, 502, 503, 504]);
 
 export async function runPipeline(opts: PipelineOptions): Promise<PipelineReport> {
   const { gitlab, policy, ref, variables, signal } = opts;
@@ -78,7 +77,8 @@ async function create(gitlab: GitLabClient, projectId: number, opts: PipelineOpt
     const pipeline = await gitlab.createPipeline(projectId, opts.ref, opts.variables, opts.signal);
     Object.assign(action, { status: "created", pipelineId: pipeline.id, pipelineStatus: pipeline.status, webUrl: pipeline.web_url });
   } catch (err) {
-    const ambiguous = (err instanceof NetworkError && err.mayHaveReachedServer) || (err instanceof HttpError && AMBIGUOUS.has(err.status));
+    const ambiguous =
+      (err instanceof NetworkError && err.mayHaveReachedServer) || (err instanceof HttpError && AMBIGUOUS.has(err.status)) || opts.signal?.aborted === true;
     action.status = ambiguous ? "unknown" : "failed";
     action.error = ambiguous ? `unknown — check the project's pipelines before retrying (${errorText(err)})` : errorText(err);
   }

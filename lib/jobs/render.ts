@@ -23,6 +23,7 @@ const STATUS_STYLE: Record<string, Parameters<typeof styleText>[0]> = {
   planned: "yellow",
   done: "green",
   "already-gone": "gray",
+  skipped: "gray",
   reported: "cyan",
   failed: "red",
   unknown: "red",
@@ -73,7 +74,8 @@ export function renderSlack(report: AnyReport): SlackMessage {
     { type: "section", text: { type: "mrkdwn", text: summary } },
   ];
   for (const action of report.actions.slice(0, MAX_ACTION_BLOCKS)) {
-    const line = [`*${view.group(action as never)}*`, ...view.columns(action as never).map(escapeMrkdwn), `_${action.status}_`].join("  ");
+    // Names come from GitLab and n8n, so escape them too: a workflow named <!channel> must not ping anyone.
+    const line = [`*${escapeMrkdwn(view.group(action as never))}*`, ...view.columns(action as never).map(escapeMrkdwn), `_${action.status}_`].join("  ");
     blocks.push({ type: "section", text: { type: "mrkdwn", text: line.slice(0, 3000) } });
   }
   if (report.actions.length > MAX_ACTION_BLOCKS) {

@@ -1,5 +1,4 @@
 /** The one report shape every job returns and every front end renders (CLI, Lambda, Slack). */
-import type { HttpClient } from "../http/index.ts";
 import type { Policy } from "../policy/index.ts";
 
 export type JobName = "enforce" | "workflows" | "pipeline";
@@ -44,7 +43,12 @@ export function countStatus<S extends string>(actions: readonly { status: S }[],
   return actions.filter((a) => a.status === status).length;
 }
 
-export function jobStats(clients: HttpClient[], startedAt: number): JobStats {
+/** Anything with lib/http's per-run counters: a GitLab or n8n client's `http`. */
+interface Counted {
+  stats: { snapshot(): { requests: number; retries: number; rateLimited: number; pages: number } };
+}
+
+export function jobStats(clients: Counted[], startedAt: number): JobStats {
   const stats = { requests: 0, retries: 0, rateLimited: 0, pages: 0, durationMs: Date.now() - startedAt };
   for (const { stats: recorder } of clients) {
     const s = recorder.snapshot();
@@ -72,6 +76,11 @@ export interface JobOptions {
 /** Where each action is written as one structured line (Powertools Logger in Lambda, JSON lines in the CLI). */
 export interface AuditSink {
   info(message: string, fields: Record<string, unknown>): void;
+}
+
+/** For an action stopped mid-request: the request may have reached the service, so its outcome is unknown. */
+export function stoppedMidRequest(signal: AbortSignal, doing: string): string {
+  return `stopped while ${doing} (${errorText(signal.reason)}): it may or may not have happened; the next run converges`;
 }
 
 /** Errors in reports carry only their message: lib/http has already redacted it, and stacks are noise there. */

@@ -5,10 +5,9 @@
  * an archived workflow. Memory grows with the findings, not with the workflows listed.
  */
 import pMap from "p-map";
-import { HttpError } from "../http/index.ts";
-import { isActive, type ApiGeneration, type ApiProbe, type N8nClient, type Workflow } from "../n8n/index.ts";
+import { HttpError, isActive, type ApiGeneration, type ApiProbe, type N8nClient, type Workflow } from "../n8n/index.ts";
 import { decideWorkflow, maxWorkflowChanges, type Policy } from "../policy/index.ts";
-import { countStatus, errorText, jobStats, type AuditSink, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
+import { countStatus, errorText, jobStats, stoppedMidRequest, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
 import type { JobView } from "./view.ts";
 
 export interface WorkflowAction {
@@ -158,11 +157,10 @@ async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], opts: Wor
         await n8n.setActive(action.workflowId, action.type === "activate", signal);
         action.status = "done";
       } catch (err) {
-        if (signal?.aborted) return;
         const cause = accessError(err);
         if (cause instanceof N8nAccessError) refused ??= cause;
         action.status = "failed";
-        action.error = failureText(cause);
+        action.error = signal?.aborted ? stoppedMidRequest(signal, `${action.type === "activate" ? "activating" : "deactivating"} the workflow`) : failureText(cause);
       }
       const { workflowId, name, type, reason, status: outcome, error } = action;
       audit?.info("workflow-change", { workflowId, name, change: type, rule: reason, outcome, error });

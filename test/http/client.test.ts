@@ -83,6 +83,22 @@ describe("retries", () => {
     expect((err as HttpError).message).toMatch(/asked to wait 900 s, above the 60 s ceiling/);
   });
 
+  it("a wait refused for its length does not hold back the origin's other requests", async () => {
+    const s = await serve((req, res) => (req.url === "/a" ? json(res, 429, "Retry later", { "retry-after": "900" }) : json(res, 200, [])));
+    const c = client(s.url, { retry: { maxServerWaitMs: 60_000 } });
+    await expect(get(c, "/a")).rejects.toThrow(/above the 60 s ceiling/);
+    const started = Date.now();
+    await get(c, "/b");
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it("a 503 waits for Retry-After, never for RateLimit-Reset, which is about the rate budget", async () => {
+    const s = await serve((_req, res, n) => (n === 1 ? json(res, 503, {}, { "ratelimit-reset": String(Math.ceil(Date.now() / 1000) + 600) }) : json(res, 200, [])));
+    const started = Date.now();
+    await get(client(s.url), "/a");
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it("allows GitLab's 900 s waits under the default ceiling (the wait is cut short by the caller's signal)", async () => {
     const s = await serve((_req, res) => json(res, 429, "Retry later", { "retry-after": "900" }));
     const ac = new AbortController();

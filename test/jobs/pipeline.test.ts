@@ -86,6 +86,13 @@ describe("pipeline job", () => {
     expect(exitCode(report)).toBe(1);
   });
 
+  it("reports GitLab's own 500 after sending as unknown too, and never retries the POST", async () => {
+    sim.addFaults({ kind: "apply-then-status", status: 500, route: "POST /projects/:id/pipeline", times: 1 });
+    const report = await run({});
+    expect(report.actions[0]!.status).toBe("unknown");
+    expect(sim.pipelines).toHaveLength(1);
+  });
+
   it("retries the POST after a 429, which GitLab answers before doing anything", async () => {
     sim.addFaults({ kind: "429", headers: "retry-after", seconds: 0, route: "POST /projects/:id/pipeline", times: 1 });
     const report = await run({});

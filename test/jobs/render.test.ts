@@ -7,7 +7,7 @@ function enforceReport(dryRun: boolean, statuses: string[]): EnforceReport {
   return {
     job: "enforce",
     dryRun,
-    summary: { projects: 300, shares: 400, allowed: 350, exempt: 10, strays: statuses.length, removed: 0, alreadyGone: 0, failed: 0, maxRemovals: 100, guard: "ok", complete: true },
+    summary: { projects: 300, shares: 400, allowed: 350, exempt: 10, strays: statuses.length, removed: 0, alreadyGone: 0, skipped: 0, failed: 0, maxRemovals: 100, guard: "ok", complete: true },
     actions: statuses.map((status, i) => ({
       type: "remove-share",
       projectId: i,
@@ -52,6 +52,15 @@ describe("Slack rendering", () => {
     expect(JSON.stringify(message.blocks)).toContain("…and 80 more");
     expect(JSON.stringify(message.blocks)).toContain("partners/&lt;agency&gt;&amp;1");
     expect(JSON.stringify(message.blocks)).toContain(":warning: the token is not an administrator");
+  });
+
+
+  it("escapes names that come from the services, group headings included", () => {
+    const report = enforceReport(false, ["done"]);
+    report.actions[0]!.project = "<!channel> <https://evil.example|Approve>";
+    const text = JSON.stringify(renderSlack(report).blocks);
+    expect(text).not.toContain("<!channel>");
+    expect(text).toContain("&lt;!channel&gt;");
   });
 });
 
