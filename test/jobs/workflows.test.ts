@@ -236,6 +236,22 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
     expect(changesSent(sim)).toEqual([]);
     expect(exitCode(report)).toBe(1);
   });
+
+  it("stopped while changes are in flight, reports them failed as 'may or may not have happened', with an audit line each", async () => {
+    const sim = await start(generation, { latencyMs: 60 });
+    const stop = new AbortController();
+    const audit: Record<string, unknown>[] = [];
+    const running = reconcile(sim, { apply: true, concurrency: 2, signal: stop.signal, audit: { info: (_m, fields) => audit.push(fields) } });
+    const poll = setInterval(() => changesSent(sim).length >= 2 && stop.abort(new Error("deadline")), 5);
+    const report = await running;
+    clearInterval(poll);
+    const stopped = report.actions.filter((a) => a.error?.includes("(deadline): it may or may not have happened"));
+    expect(stopped.length).toBe(2);
+    expect(stopped.every((a) => a.status === "failed")).toBe(true);
+    expect(audit.map((line) => line["outcome"])).toEqual(["failed", "failed"]);
+    expect(report.actions.filter((a) => a.status === "planned")).toHaveLength(2);
+    expect(exitCode(report)).toBe(1);
+  });
 });
 
 describe("workflows job on n8n 2.x with a key that lacks a scope", () => {
