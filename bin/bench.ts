@@ -42,7 +42,8 @@ if (flags.help) {
   --node-options  V8/Node flags for both tools' processes (default: the Lambda functions' NODE_OPTIONS,
                 ${NODE_OPTIONS}; --node-options= for Node's defaults)
   --tools       warden,gitbeaker (leave the peer out for a quick run)
-  --limits      none,gitlab.com (add gitlab.com-bare: the same budgets, 429s without any header)
+  --limits      none,gitlab.com: budgets shown on 429s only, as GitLab does by default (also
+                gitlab.com-advertised: shown on every answer; gitlab.com-bare: 429s without any header)
 `);
   process.exit(0);
 }
@@ -52,12 +53,17 @@ const sizes = flags.sizes.split(",").map(Number);
 const latencyMs = Number(flags.latency);
 const concurrency = Number(flags.concurrency);
 const timeScale = Number(flags["time-scale"]);
-const BUDGETS: Record<Row["limits"], RateLimitRule[]> = { none: [], "gitlab.com": gitlabComBudgets(timeScale), "gitlab.com-bare": gitlabComBudgets(timeScale, "none") };
+const BUDGETS: Record<Row["limits"], RateLimitRule[]> = {
+  none: [],
+  "gitlab.com": gitlabComBudgets(timeScale, "on-429"),
+  "gitlab.com-advertised": gitlabComBudgets(timeScale, "advertised"),
+  "gitlab.com-bare": gitlabComBudgets(timeScale, "none"),
+};
 
 type Tool = "warden" | "gitbeaker";
 interface Row extends Partial<RunResult> {
   projects: number;
-  limits: "none" | "gitlab.com" | "gitlab.com-bare";
+  limits: "none" | "gitlab.com" | "gitlab.com-advertised" | "gitlab.com-bare";
   tool: Tool;
   requests: number;
   lowerBound: number;

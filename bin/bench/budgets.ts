@@ -6,9 +6,12 @@ import type { RateLimitRule } from "../../test/sim/gitlab/index.ts";
 
 const MINUTE = 60_000;
 
-/** `headers: "none"`: GitLab.com sometimes sends a bare 429, and then nothing tells a client its budget. */
-export function gitlabComBudgets(timeScale: number, headers: RateLimitRule["headers"] = "full"): RateLimitRule[] {
-  const rule = (limit: number, windowMs: number, route?: string): RateLimitRule => ({ ...(route ? { route } : {}), limit, windowMs: windowMs / timeScale, headers });
+/** How the budgets show: on 429s only (GitLab's default), on every answer too, or not at all (a bare 429). */
+export type BudgetHeaders = "on-429" | "advertised" | "none";
+
+export function gitlabComBudgets(timeScale: number, shown: BudgetHeaders = "on-429"): RateLimitRule[] {
+  const headers = shown === "none" ? "none" : "full";
+  const rule = (limit: number, windowMs: number, route?: string): RateLimitRule => ({ ...(route ? { route } : {}), limit, windowMs: windowMs / timeScale, headers, advertise: shown === "advertised" });
   return [
     rule(2_000, MINUTE), // every authenticated request, per user
     rule(2_000, 10 * MINUTE, "GET /projects"),

@@ -6,8 +6,13 @@ export interface RateLimitRule {
   route?: string;
   limit: number;
   windowMs: number;
-  /** What a 429 carries (default "full"); under "full", successful answers carry the budget too. */
+  /** What a 429 carries (default "full"). */
   headers?: "full" | "retry-after-only" | "reset-only" | "none";
+  /**
+   * Whether successful answers carry the budget too (RateLimit-Limit/-Remaining/-Reset; default true
+   * under "full"). GitLab sends them only on 429s unless a newer instance enables them for every answer.
+   */
+  advertise?: boolean;
 }
 
 interface Window {
@@ -46,7 +51,7 @@ export class RateLimiter {
       const style = rule.headers ?? "full";
       if (window.count > rule.limit) return { reject: tooManyRequests(rejectHeaders(rule, style, window.count, resetAt, now)) };
       const remaining = rule.limit - window.count;
-      if (style === "full" && remaining < lowest) {
+      if (style === "full" && (rule.advertise ?? true) && remaining < lowest) {
         lowest = remaining;
         headers = { "ratelimit-limit": String(rule.limit), "ratelimit-remaining": String(remaining), ...retryHeaders("reset-only", resetAt, now) };
       }
