@@ -72,8 +72,10 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
     let position: string | null = from ? from.next : "";
     let pages = from?.pages ?? 0;
     let items = from?.items ?? 0;
-    // Ids seen and positions visited: a shifting offset listing repeats items; a broken server repeats links.
-    const seenIds = new Set<number | string>();
+    // A project created while an offset listing runs shifts every later page by one, so a page can
+    // repeat the end of the one before: checking against the previous page's ids catches that in memory
+    // of one page (a keyset listing never repeats). Positions visited catch a server that loops.
+    let previousIds = new Set<number | string>();
     const visited = new Set<string>();
     let taken = 0;
     let fetched = 0;
@@ -87,7 +89,9 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
         }
         visited.add(page.next);
       }
-      const fresh = page.items.filter((item) => !seenIds.has(item.id) && (seenIds.add(item.id), true));
+      const pageIds = new Set<number | string>();
+      const fresh = page.items.filter((item) => !previousIds.has(item.id) && !pageIds.has(item.id) && (pageIds.add(item.id), true));
+      previousIds = pageIds;
       const kept = fresh.slice(0, maxItems - taken);
       taken += kept.length;
       pages++;
