@@ -1,6 +1,7 @@
 /**
  * Middleware: `context.signal`, an AbortSignal that fires shortly before the Lambda's timeout, so a
- * job stops starting new work and still has time to report what it did and where it stopped.
+ * job stops — no new work, and requests in flight are cancelled (a change cut off that way is reported
+ * as "may or may not have happened") — and still has time to report what it did and where it stopped.
  *
  * Not middy's own `timeoutEarlyInMillis`: at that point middy answers with its timeout response and
  * drops whatever the handler returns later, and the late report is exactly what is wanted here.
