@@ -22,6 +22,13 @@ interface Budget {
   resetAt: number;
 }
 
+interface RouteState {
+  /** The acquisition in progress; the next one waits for it. */
+  turn: Promise<void>;
+  lastStart: number;
+  budget?: Budget;
+}
+
 export class RateLimiter {
   private readonly intervalMs: number;
   private readonly burst: number;
@@ -36,7 +43,7 @@ export class RateLimiter {
    * request counted against — so one endpoint's spent budget must not hold back another's requests.
    * Within a route, acquisitions take turns, so each gap is computed from the latest state.
    */
-  private readonly routes = new Map<string, { turn: Promise<void>; lastStart: number; budget?: Budget }>();
+  private readonly routes = new Map<string, RouteState>();
 
   constructor(opts: RateLimiterOptions = {}, now: () => number = Date.now) {
     const rate = opts.ratePerSecond ?? Infinity;
@@ -72,13 +79,13 @@ export class RateLimiter {
     state.budget = { remaining: sameWindow ? Math.min(remaining, state.budget!.remaining) : remaining, limit, resetAt };
   }
 
-  private route(route: string) {
+  private route(route: string): RouteState {
     let state = this.routes.get(route);
     if (!state) this.routes.set(route, (state = { turn: Promise.resolve(), lastStart: -Infinity }));
     return state;
   }
 
-  private async waitForTurn(state: { lastStart: number; budget?: Budget }, signal?: AbortSignal): Promise<void> {
+  private async waitForTurn(state: RouteState, signal?: AbortSignal): Promise<void> {
     for (let now = this.now(); ; now = this.now()) {
       this.refill(now);
       const at = Math.max(this.pausedUntil, this.tokens >= 1 ? now : now + (1 - this.tokens) * this.intervalMs, state.lastStart + this.serverGap(state, now));
@@ -94,7 +101,7 @@ export class RateLimiter {
    * The gap the server's budget asks for: none while it is ample or unknown; the time left spread
    * evenly over what remains once it runs low; the rest of the window once it is spent.
    */
-  private serverGap({ budget: b, lastStart }: { lastStart: number; budget?: Budget }, now: number): number {
+  private serverGap({ budget: b, lastStart }: RouteState, now: number): number {
     if (!b || now >= b.resetAt) return 0;
     if (b.remaining === 0) return b.resetAt - lastStart;
     return b.remaining <= b.limit * this.lowWatermark ? (b.resetAt - now) / (b.remaining + 1) : 0;

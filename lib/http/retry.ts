@@ -36,6 +36,8 @@ export interface RetryEvent {
 }
 
 const GATEWAY = new Set([502, 503, 504]);
+/** Bare 429s back off further than other failures: GitLab's windows last a minute or more. */
+const RATE_LIMITED_CAP_MS = 120_000;
 
 export function retryLayer(
   opts: RetryOptions,
@@ -88,7 +90,7 @@ export function retryLayer(
     if (res.status === 429) {
       const asked = serverDelayMs(res.headers, now());
       // Equal jitter, not full: a bare 429 answered at once would only burn more of the window.
-      const waitMs = asked ?? Math.floor(Math.min(120_000, rateLimitedBase * 2 ** attempt) * (0.5 + random() / 2));
+      const waitMs = asked ?? Math.floor(Math.min(RATE_LIMITED_CAP_MS, rateLimitedBase * 2 ** attempt) * (0.5 + random() / 2));
       return { waitMs, reason: asked === undefined ? "429 without Retry-After" : "429" };
     }
     const idempotent = IDEMPOTENT_METHODS.has(req.method);

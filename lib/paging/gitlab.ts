@@ -47,7 +47,8 @@ export function gitlabOffset<T extends Item>(req: GitLabListRequest): Strategy<T
   };
 }
 
-export function gitlabKeyset<T extends Item>(req: GitLabListRequest, order: Required<ListingOrder> | { orderBy?: undefined; sort?: "asc" | "desc" }): Strategy<T> {
+/** `order.orderBy` is left out where keyset takes none (the repository tree). */
+export function gitlabKeyset<T extends Item>(req: GitLabListRequest, order: ListingOrder): Strategy<T> {
   const params: Record<string, string> = { pagination: "keyset", per_page: String(req.perPage ?? 100) };
   if (order.orderBy) params["order_by"] = order.orderBy;
   if (order.sort) params["sort"] = order.sort;
@@ -77,7 +78,7 @@ export function gitlabListing<T extends Item>(
   // Where offset is not offered (users), no order means the resource's first keyset order.
   const order = req.order ?? (keysetOnly?.orderBy ? { orderBy: keysetOnly.orderBy[0] } : {});
   const keyset = keysetSupportFor(req.path, order, req.authenticated);
-  if (keyset) return new Listing(gitlabKeyset<T>(req, { orderBy: order.orderBy!, sort: order.sort ?? keyset.sort[0]! }), opts);
+  if (keyset) return new Listing(gitlabKeyset<T>(req, { orderBy: order.orderBy, sort: order.sort ?? keyset.sort[0] }), opts);
   if (keysetOnly) throw new PagingError(`${req.route}: GitLab offers only keyset pagination here, and not for order ${JSON.stringify(order)}`);
   const offsetReq = { ...req, query: [req.query, orderQuery(order)].filter(Boolean).join("&") };
   return new Listing(gitlabOffset<T>(offsetReq), opts);

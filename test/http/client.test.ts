@@ -53,8 +53,10 @@ describe("retries", () => {
       n === 1 ? json(res, 429, "Retry later", { "ratelimit-reset": String(Math.ceil(Date.now() / 1000) + 1) }) : json(res, 200, []),
     );
     await get(client(s.url), "/a");
+    // The reset is the next whole second plus one, so 1–2 s away: read as a delay it would be ~29 years,
+    // and ignored (a 5 ms backoff) it would be almost nothing.
     const waited = s.received[1]!.at - s.received[0]!.at;
-    expect(waited).toBeGreaterThan(0);
+    expect(waited).toBeGreaterThanOrEqual(900);
     expect(waited).toBeLessThan(2100);
   });
 
