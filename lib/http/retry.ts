@@ -57,18 +57,23 @@ export function retryLayer(
 
   return (next) => async (req) => {
     let waited = 0;
+    let mayHaveApplied = false;
     for (let attempt = 0; ; attempt++) {
       let res: HttpResponse | undefined;
       let decision: { waitMs: number; reason: string } | undefined;
+      let reached = false;
       try {
         res = await next(req);
         decision = decide(req, res, attempt);
       } catch (err) {
         if (!(err instanceof NetworkError) || !networkRetryable(req, err)) throw err;
+        reached = err.mayHaveReachedServer;
         decision = { waitMs: backoffMs(attempt, base, cap, random), reason: err.code };
         if (attempt >= maxRetries || waited + decision.waitMs > budget) throw err;
       }
-      if (!decision) return res!;
+      if (!decision) return mayHaveApplied ? { ...res!, earlierAttemptMayHaveApplied: true } : res!;
+      // A 429 was refused before anything happened; a 5xx or a lost connection may follow a change made.
+      if (res ? res.status >= 500 : reached) mayHaveApplied = true;
       if (res && (attempt >= maxRetries || decision.waitMs > maxServerWait || waited + decision.waitMs > budget)) {
         throw new HttpError(
           { status: res.status, method: req.method, route: req.route, path: redactor.path(req.url), serviceMessage: redactor.text(serviceMessage(res.text)), headers: res.headers },

@@ -24,6 +24,27 @@ export interface HttpResponse {
   url: URL;
   /** The whole body: every body is consumed, error bodies included, so sockets go back to the pool. */
   text: string;
+  /**
+   * Set by the retry layer when an earlier attempt of this request may have reached the server and
+   * been applied there (a 5xx, or a connection lost after sending): a DELETE answered 404 then most
+   * likely found what *this* run removed.
+   */
+  earlierAttemptMayHaveApplied?: boolean;
+}
+
+/**
+ * A wait long enough for a person to notice (lib/http reports those above about 10 s): a retry's
+ * backoff, a server's Retry-After, the rate limiter holding requests back, or an answer slow to come.
+ * `message` is complete and redacted, e.g. "GitLab asked to wait 60 s (Retry-After) on GET
+ * /groups/:id/projects; resuming at 12:03:04".
+ */
+export interface WaitEvent {
+  kind: "retry" | "rate-limit" | "slow-answer";
+  method: string;
+  route: string;
+  attempt: number;
+  waitMs: number;
+  message: string;
 }
 
 export type Send = (req: HttpRequest) => Promise<HttpResponse>;
