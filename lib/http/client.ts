@@ -6,7 +6,7 @@
  */
 import type { Dispatcher } from "undici";
 import { credentialsLayer } from "./credentials.ts";
-import { createRedactor, type Redactor } from "./redact.ts";
+import { createRedactor, type Redactor } from "../redact/index.ts";
 import { redirectLayer, type CrossOriginPolicy } from "./redirect.ts";
 import { rateLimitLayer, sharedLimiters, type RateLimiter, type RateLimiterOptions, type RateLimiterRegistry } from "./rate-limiter.ts";
 import { retryLayer, type RetryEvent, type RetryOptions } from "./retry.ts";

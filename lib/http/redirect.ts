@@ -4,7 +4,7 @@
  * credentials because the credentials layer only adds them for the configured origin.
  */
 import { RedirectError } from "./errors.ts";
-import type { Redactor } from "./redact.ts";
+import type { Redactor } from "../redact/index.ts";
 import type { Layer } from "./types.ts";
 
 export type CrossOriginPolicy = "refuse" | "follow-without-credentials";

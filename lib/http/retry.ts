@@ -7,7 +7,7 @@ import { sleep } from "./sleep.ts";
 import { HttpError, NetworkError, serviceMessage } from "./errors.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import { backoffMs, serverDelayMs } from "./retry-delay.ts";
-import type { Redactor } from "./redact.ts";
+import type { Redactor } from "../redact/index.ts";
 import type { StatsRecorder } from "./stats.ts";
 import { IDEMPOTENT_METHODS, type HttpRequest, type HttpResponse, type Layer } from "./types.ts";
 

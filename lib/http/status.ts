@@ -1,6 +1,6 @@
 /** The outermost layer: any status the caller did not say it handles becomes a typed HttpError. */
 import { HttpError, serviceMessage } from "./errors.ts";
-import type { Redactor } from "./redact.ts";
+import type { Redactor } from "../redact/index.ts";
 import type { Layer } from "./types.ts";
 
 export function statusLayer(redactor: Redactor): Layer {

@@ -1,7 +1,7 @@
 /** The innermost layer: one undici request, body read whole, network failures typed. */
 import { Agent, request, type Dispatcher } from "undici";
 import { NetworkError } from "./errors.ts";
-import type { Redactor } from "./redact.ts";
+import type { Redactor } from "../redact/index.ts";
 import type { Send } from "./types.ts";
 
 export interface TransportOptions {

@@ -1,7 +1,7 @@
 /**
- * The one redaction point. Every credential Warden holds is registered here (each HTTP client registers
- * its own; the front ends register what they read from the environment or a secret before doing
- * anything else), and every text that leaves the process — stderr, the report, audit lines, Lambda
+ * The one redaction point, a leaf module that lib/http and the front ends both use. Every credential
+ * Warden holds is registered here (each HTTP client registers its own; the front ends register what
+ * they read from the environment or a secret before doing anything else), and every text that leaves the process — stderr, the report, audit lines, Lambda
  * logs, Slack posts — passes `redactOutput` on its way out. lib/http's errors are redacted here too
  * when they are built, so a message is already clean wherever it travels.
  *
