@@ -5,7 +5,7 @@
  * an archived workflow. Memory grows with the findings, not with the workflows listed.
  */
 import pMap from "p-map";
-import { HttpError, isActive, type ApiGeneration, type ApiProbe, type N8nClient, type Workflow } from "../n8n/index.ts";
+import { HttpError, isActive, type ApiGeneration, type N8nClient, type Workflow } from "../n8n/index.ts";
 import { decideWorkflow, maxWorkflowChanges, type Policy } from "../policy/index.ts";
 import { countStatus, errorText, jobStats, stoppedMidRequest, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
 import type { JobView } from "./view.ts";
@@ -25,8 +25,11 @@ export interface WorkflowAction {
 }
 
 export interface WorkflowsSummary extends GuardedSummary {
-  /** 1 = n8n 1.x (activate/deactivate), 2 = n8n 2.x (publish/unpublish). */
-  apiGeneration: ApiGeneration;
+  /**
+   * 1 = n8n 1.x (activate/deactivate), 2 = n8n 2.x (publish/unpublish); learned by the first change,
+   * so "not checked" when the run changed nothing (a dry run, a tripped guard, nothing to do).
+   */
+  apiGeneration: ApiGeneration | "not checked";
   workflows: number;
   active: number;
   archived: number;
@@ -60,7 +63,8 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
   const actions: WorkflowAction[] = [];
   const tally = { workflows: 0, active: 0, archived: 0 };
   const limit = maxWorkflowChanges(policy);
-  if (policy.n8n === undefined) warnings.push("the policy has no n8n section: no workflow is governed");
+  // A cron job that governs nothing must not pass as "in policy" forever.
+  if (policy.n8n === undefined) throw new Error("the policy has no n8n section: there are no workflows to govern");
 
   const judge = (wf: Workflow) => {
     const active = isActive(wf);
@@ -73,12 +77,6 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     if (decision.kind === "keep") return;
     actions.push({ type: decision.kind, workflowId: wf.id, name: wf.name, reason: decision.reason, status: decision.apply ? "planned" : "reported" });
   };
-
-  // Before planning: a wrong key stops the run here, before anything changes. (n8n 1.x answers the
-  // probe before checking the key; there the listing's 401 stops it instead.)
-  const probe = await n8n.probe(signal).catch((err: unknown) => {
-    throw accessError(err);
-  });
 
   let complete = true;
   try {
@@ -94,11 +92,6 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
 
   const changes = actions.filter((a) => a.status === "planned");
   const tripped = changes.length > limit;
-  const missing = missingScopes(probe, changes);
-  if (missing.length && opts.apply) {
-    throw new N8nAccessError(`the n8n API key lacks ${missing.join(" and ")}, which this plan needs: nothing was changed`);
-  }
-  if (missing.length) warnings.push(`the n8n API key lacks ${missing.join(" and ")}: an --apply run would be refused`);
   if (tripped) {
     warnings.push(`guard: ${changes.length} changes planned, more than n8n.guard.maxChanges (${limit}); nothing was changed`);
   } else if (opts.apply && complete) {
@@ -111,7 +104,7 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     job: "workflows",
     dryRun: !opts.apply,
     summary: {
-      apiGeneration: probe.generation,
+      apiGeneration: n8n.apiGeneration ?? "not checked",
       ...tally,
       changes: changes.length,
       reported: countStatus(actions, "reported"),
@@ -144,39 +137,31 @@ function everyWorkflow(n8n: N8nClient, signal?: AbortSignal) {
  * Makes the planned changes, at most `concurrency` at once. A change n8n refuses is recorded on its
  * action and the others go on (the next run converges). A refused key (401/403) stops new changes, as
  * every one after it would be refused too; changes already in flight finish. Returns that refusal.
+ * The first change goes alone: it learns the API generation (lib/n8n), and a key that may not make
+ * changes is refused there, before any other change is under way.
  */
 async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], opts: WorkflowsOptions): Promise<N8nAccessError | undefined> {
   const { signal, audit } = opts;
   let refused: N8nAccessError | undefined;
-  await pMap(
-    changes,
-    async (action) => {
-      if (signal?.aborted || refused) return;
-      try {
-        // Idempotent on both generations: repeating an activation n8n already has answers 200.
-        await n8n.setActive(action.workflowId, action.type === "activate", signal);
-        action.status = "done";
-      } catch (err) {
-        const cause = accessError(err);
-        if (cause instanceof N8nAccessError) refused ??= cause;
-        action.status = "failed";
-        action.error = signal?.aborted ? stoppedMidRequest(signal, `${action.type === "activate" ? "activating" : "deactivating"} the workflow`) : failureText(cause);
-      }
-      const { workflowId, name, type, reason, status: outcome, error } = action;
-      audit?.info("workflow-change", { workflowId, name, change: type, rule: reason, outcome, error });
-    },
-    { concurrency: opts.concurrency ?? 3 },
-  );
+  const change = async (action: WorkflowAction) => {
+    if (signal?.aborted || refused) return;
+    try {
+      // Idempotent on both generations: repeating an activation n8n already has answers 200.
+      await n8n.setActive(action.workflowId, action.type === "activate", signal);
+      action.status = "done";
+    } catch (err) {
+      const cause = accessError(err);
+      if (cause instanceof N8nAccessError) refused ??= cause;
+      action.status = "failed";
+      action.error = signal?.aborted ? stoppedMidRequest(signal, `${action.type === "activate" ? "activating" : "deactivating"} the workflow`) : failureText(cause);
+    }
+    const { workflowId, name, type, reason, status: outcome, error } = action;
+    audit?.info("workflow-change", { workflowId, name, change: type, rule: reason, outcome, error });
+  };
+  const [first, ...rest] = changes;
+  if (first) await change(first);
+  await pMap(rest, change, { concurrency: opts.concurrency ?? 3 });
   return refused;
-}
-
-/** Scopes the plan needs that the key (on n8n 2.x, where scopes are known) does not have. */
-function missingScopes(probe: ApiProbe, changes: WorkflowAction[]): string[] {
-  const needs = (type: WorkflowAction["type"]) => changes.some((a) => a.type === type);
-  return [
-    needs("activate") && probe.scopes?.activate === false && "workflow:activate",
-    needs("deactivate") && probe.scopes?.deactivate === false && "workflow:deactivate",
-  ].filter((scope): scope is string => typeof scope === "string");
 }
 
 /** 401 and 403 are about the key, not a workflow: said plainly, with what to fix. */
@@ -206,5 +191,6 @@ export const workflowsView: JobView<WorkflowAction, WorkflowsReport> = {
   columns: (a: WorkflowAction) => [a.type, a.error ? `${a.reason} — ${a.error}` : a.reason],
   summary: ({ summary: s }: WorkflowsReport) =>
     `${s.workflows} workflows (${s.active} active, ${s.archived} archived and left alone): ${s.changes} changes planned, ${s.reported} only reported; ` +
-    `${s.applied} applied, ${s.failed} failed; guard ${s.guard} (max ${s.maxChanges}); n8n ${s.apiGeneration}.x`,
+    `${s.applied} applied, ${s.failed} failed; guard ${s.guard} (max ${s.maxChanges}); ` +
+    (s.apiGeneration === "not checked" ? "n8n API generation not checked (learned at the first change)" : `n8n ${s.apiGeneration}.x`),
 };

@@ -1,13 +1,7 @@
 /** n8n public API v1 calls, with `X-N8N-API-KEY` on every request (cursor follow-ups included). */
-import { createHttpClient, type HttpClient, type HttpClientOptions, type HttpResponse } from "../http/index.ts";
+import { createHttpClient, HttpError, type HttpClient, type HttpClientOptions, type HttpResponse } from "../http/index.ts";
 import { Listing, n8nCursor, type ListOptions } from "../paging/index.ts";
 import type { ApiGeneration, Workflow } from "./types.ts";
-
-export interface ApiProbe {
-  generation: ApiGeneration;
-  /** n8n 2.x only (1.x enforces no scopes without a licence): whether the key may publish and unpublish. */
-  scopes?: { activate: boolean; deactivate: boolean };
-}
 
 export interface N8nClientOptions extends Omit<HttpClientOptions, "origin" | "credentials"> {
   /** The instance address: scheme, host, port and an optional path, without /api/v1. */
@@ -23,13 +17,10 @@ export interface WorkflowFilter {
   limit?: number;
 }
 
-/** An id no workflow has: probing its publish route tells the API generation without side effects. */
-const PROBE_ID = "warden-api-generation-probe";
-
 export class N8nClient {
   readonly http: HttpClient;
   private readonly base: string;
-  private probed?: Promise<ApiProbe>;
+  private learned?: ApiGeneration;
 
   constructor(opts: N8nClientOptions) {
     const base = new URL(opts.url);
@@ -51,36 +42,41 @@ export class N8nClient {
     return JSON.parse((await this.send("GET", `/workflows/${encodeURIComponent(id)}`, "GET /workflows/:id", signal)).text) as Workflow;
   }
 
+  /** Undefined until the first activation change, which learns it (see setActive). */
+  get apiGeneration(): ApiGeneration | undefined {
+    return this.learned;
+  }
+
   /**
-   * Which API generation this is, and (on 2.x) which activation scopes the key has, without side
-   * effects: publishing and unpublishing an id no workflow has. n8n 1.x answers `/publish` with 405
-   * whatever the id; 2.40+ checks the scope first (403) and then the id (404). Asked once per client.
+   * Idempotent on both generations: repeating an activation answers 200. The generation is learned
+   * by the first change itself, never by a request of its own, so a run that changes nothing sends
+   * nothing but reads: that change goes to 2.x's route (`/publish`, `/unpublish`), and n8n 1.x, which
+   * has no such route, answers 405 before looking at the id or the key; the change then goes to
+   * `/activate` or `/deactivate`. Callers make their first change alone, so that it is learned once.
    */
-  probe(signal?: AbortSignal): Promise<ApiProbe> {
-    this.probed ??= this.runProbe(signal).catch((err: unknown) => {
-      this.probed = undefined;
-      throw err;
-    });
-    return this.probed;
-  }
-
-  private async runProbe(signal?: AbortSignal): Promise<ApiProbe> {
-    const attempt = async (action: "publish" | "unpublish") =>
-      (await this.send("POST", `/workflows/${PROBE_ID}/${action}`, `POST /workflows/:id/${action}`, signal, [403, 404, 405])).status;
-    const publish = await attempt("publish");
-    if (publish === 405) return { generation: 1 };
-    return { generation: 2, scopes: { activate: publish !== 403, deactivate: (await attempt("unpublish")) !== 403 } };
-  }
-
-  /** Idempotent on both generations: repeating an activation answers 200. */
   async setActive(id: string, active: boolean, signal?: AbortSignal): Promise<Workflow> {
-    const { generation } = await this.probe(signal);
+    if (this.learned === undefined) {
+      try {
+        const workflow = await this.activation(id, active, 2, signal);
+        this.learned = 2;
+        return workflow;
+      } catch (err) {
+        if (!(err instanceof HttpError)) throw err;
+        // Any answer but 405 comes from a route that exists: 2.x, whatever else went wrong.
+        this.learned = err.status === 405 ? 1 : 2;
+        if (this.learned === 2) throw err;
+      }
+    }
+    return this.activation(id, active, this.learned, signal);
+  }
+
+  private async activation(id: string, active: boolean, generation: ApiGeneration, signal?: AbortSignal): Promise<Workflow> {
     const action = generation === 2 ? (active ? "publish" : "unpublish") : active ? "activate" : "deactivate";
     const res = await this.send("POST", `/workflows/${encodeURIComponent(id)}/${action}`, `POST /workflows/:id/${action}`, signal);
     return JSON.parse(res.text) as Workflow;
   }
 
-  private send(method: "GET" | "POST", path: string, route: string, signal?: AbortSignal, accept?: number[]): Promise<HttpResponse> {
-    return this.http.send({ method, url: new URL(this.base + path), route, headers: { accept: "application/json" }, accept, signal });
+  private send(method: "GET" | "POST", path: string, route: string, signal?: AbortSignal): Promise<HttpResponse> {
+    return this.http.send({ method, url: new URL(this.base + path), route, headers: { accept: "application/json" }, signal });
   }
 }

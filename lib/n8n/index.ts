@@ -1,3 +1,3 @@
-export { N8nClient, type ApiProbe, type N8nClientOptions, type WorkflowFilter } from "./client.ts";
+export { N8nClient, type N8nClientOptions, type WorkflowFilter } from "./client.ts";
 export { isActive, type ApiGeneration, type Workflow } from "./types.ts";
 export { HttpError } from "../http/index.ts";

@@ -6,8 +6,8 @@ import { parsePolicy } from "../../lib/policy/index.ts";
 import { startN8nSim, type N8nSim, type N8nSimOptions, type SimWorkflow } from "../sim/n8n/index.ts";
 
 const KEY = "n8n-api-key-s3cret-0042";
-// The side-effect-free probes of an id no workflow has: publish on both generations, unpublish on 2.x.
-const PROBES = ["publish", "unpublish"].map((action) => `/api/v1/workflows/warden-api-generation-probe/${action}`);
+// n8n 1.x has no publish routes: the first change of a run asks 2.x's route, gets 405, and learns the generation.
+const ROUTES_1X = /\/(activate|deactivate)$/;
 
 const started: N8nSim[] = [];
 afterEach(async () => {
@@ -64,8 +64,11 @@ function reconcile(sim: N8nSim, { apiKey, ...opts }: Partial<WorkflowsOptions> &
 
 const plan = (report: WorkflowsReport) => report.actions.map((a) => `${a.type} ${a.workflowId}`);
 const activeIds = (sim: N8nSim) => sim.workflows.filter((wf) => wf.active).map((wf) => wf.id);
-/** Activation requests Warden sent, the API-generation probe aside. */
-const changesSent = (sim: N8nSim) => sim.requests.filter((r) => r.method === "POST" && !PROBES.includes(r.url)).map((r) => r.url);
+/** Every request that is not a read: a run that applies nothing sends none. */
+const writes = (sim: N8nSim) => sim.requests.filter((r) => r.method !== "GET" && r.method !== "HEAD").map((r) => `${r.method} ${r.url}`);
+/** Activation requests that reached a route of this generation (1.x's 405 for a 2.x route aside). */
+const changesSent = (sim: N8nSim, generation: 1 | 2) =>
+  sim.requests.filter((r) => r.method === "POST" && (generation === 2 || ROUTES_1X.test(r.url))).map((r) => r.url);
 
 /** Many active workflows, for a policy that keeps none: several pages, every workflow a planned change. */
 function manyActive(count: number): SimWorkflow[] {
@@ -84,11 +87,11 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
     expect(report).toMatchObject({
       job: "workflows",
       dryRun: true,
-      summary: { apiGeneration: generation, workflows: 8, active: 4, archived: 2, changes: 4, reported: 0, applied: 0, failed: 0, guard: "ok", complete: true },
+      summary: { apiGeneration: "not checked", workflows: 8, active: 4, archived: 2, changes: 4, reported: 0, applied: 0, failed: 0, guard: "ok", complete: true },
       warnings: [],
     });
     expect(activeIds(sim)).toEqual(before);
-    expect(sim.requests.filter((r) => r.method === "POST").map((r) => r.url)).toEqual(PROBES.slice(0, generation));
+    expect(writes(sim)).toEqual([]);
     const lists = sim.requests.filter((r) => r.method === "GET").map((r) => new URL(r.url, sim.url).searchParams);
     expect(lists.map((q) => [q.get("limit"), q.get("excludePinnedData"), q.has("active")])).toEqual([["250", "true", false]]);
     expect(exitCode(report)).toBe(2);
@@ -100,7 +103,7 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
     const report = await reconcile(sim, { apply: true, audit: { info: (message, fields) => audit.push({ message, ...fields }) } });
     expect(plan(report)).toEqual(EXPECTED);
     expect(report.actions.every((a) => a.status === "done")).toBe(true);
-    expect(report.summary).toMatchObject({ changes: 4, applied: 4, failed: 0 });
+    expect(report.summary).toMatchObject({ apiGeneration: generation, changes: 4, applied: 4, failed: 0 });
     expect(exitCode(report)).toBe(0);
     expect(activeIds(sim)).toEqual(["wf01", "wf03", "wf04", "wf08"]);
     expect(audit).toHaveLength(4);
@@ -108,12 +111,13 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
 
     const routes = sim.counters.byRoute;
     if (generation === 1) {
-      // The probe is the only /publish 1.x ever sees (it answers 405, which is how 1.x is told apart).
-      expect(routes).toMatchObject({ "POST /workflows/:id/publish": 1, "POST /workflows/:id/activate": 2, "POST /workflows/:id/deactivate": 2 });
-      expect(routes["POST /workflows/:id/unpublish"]).toBeUndefined();
+      // The first change (a deactivation) asked 2.x's route once; 1.x's 405 told the generation apart.
+      expect(routes).toMatchObject({ "POST /workflows/:id/unpublish": 1, "POST /workflows/:id/activate": 2, "POST /workflows/:id/deactivate": 2 });
+      expect(routes["POST /workflows/:id/publish"]).toBeUndefined();
+      expect(sim.counters.status["405"]).toBe(1);
     } else {
-      // Two changes each way, plus one probe each.
-      expect(routes).toMatchObject({ "POST /workflows/:id/publish": 3, "POST /workflows/:id/unpublish": 3 });
+      // Two changes each way, and nothing else.
+      expect(routes).toMatchObject({ "POST /workflows/:id/publish": 2, "POST /workflows/:id/unpublish": 2 });
       expect(routes["POST /workflows/:id/activate"]).toBeUndefined();
       expect(routes["POST /workflows/:id/deactivate"]).toBeUndefined();
     }
@@ -133,7 +137,7 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
     expect(report.summary).toMatchObject({ guard: "tripped", changes: 4, applied: 0, maxChanges: 3 });
     expect(report.actions.every((a) => a.status === "planned")).toBe(true);
     expect(report.warnings).toEqual([expect.stringContaining("more than n8n.guard.maxChanges (3)")]);
-    expect(changesSent(sim)).toEqual([]);
+    expect(writes(sim)).toEqual([]);
     expect(activeIds(sim)).toEqual(before);
     expect(exitCode(report)).toBe(3);
   });
@@ -147,7 +151,7 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
     expect(byId["wf10"]).toMatchObject({ status: "failed", error: expect.stringMatching(/^There is a conflict with one of the webhooks/) });
     // n8n 2.x answers the conflict with 409, 1.x with 400; neither is retried.
     expect(sim.counters.status).toMatchObject(generation === 1 ? { "400": 2 } : { "400": 1, "409": 1 });
-    expect(changesSent(sim).filter((url) => /wf09|wf10/.test(url))).toHaveLength(2);
+    expect(changesSent(sim, generation).filter((url) => /wf09|wf10/.test(url))).toHaveLength(2);
     expect(report.summary).toMatchObject({ applied: 4, failed: 2 });
     expect(exitCode(report)).toBe(1);
     expect(JSON.stringify(report)).not.toContain(KEY);
@@ -174,7 +178,7 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
     expect(failure).toBeInstanceOf(N8nAccessError);
     expect((failure as Error).message).toMatch(/^n8n did not accept the API key \(n8n answered 401 "[^"]+"\): it is wrong, expired or revoked$/);
     expect((failure as Error).message).not.toContain(wrong);
-    expect(changesSent(sim)).toEqual([]);
+    expect(writes(sim)).toEqual([]);
     expect(activeIds(sim)).toEqual(before);
   });
 
@@ -207,7 +211,7 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
     const reportOnly = await reconcile(sim, { policy: policy({ unlisted: "report", listedInactive: "report" }), apply: true });
     expect(reportOnly.actions.map((a) => `${a.status} ${a.type} ${a.workflowId}`)).toEqual(EXPECTED.map((e) => `reported ${e}`));
     expect(reportOnly.summary).toMatchObject({ changes: 0, reported: 4, applied: 0 });
-    expect(changesSent(sim)).toEqual([]);
+    expect(writes(sim)).toEqual([]);
     expect(exitCode(reportOnly)).toBe(0);
 
     const mixed = await reconcile(sim, { policy: policy({ unlisted: "report" }) });
@@ -233,7 +237,7 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
     });
     expect(report.summary).toMatchObject({ complete: false, workflows: 250, changes: 250, applied: 0 });
     expect(report.warnings).toEqual([expect.stringMatching(/^stopped while listing after 250 workflows \(interrupted\)/)]);
-    expect(changesSent(sim)).toEqual([]);
+    expect(writes(sim)).toEqual([]);
     expect(exitCode(report)).toBe(1);
   });
 
@@ -242,44 +246,57 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
     const stop = new AbortController();
     const audit: Record<string, unknown>[] = [];
     const running = reconcile(sim, { apply: true, concurrency: 2, signal: stop.signal, audit: { info: (_m, fields) => audit.push(fields) } });
-    const poll = setInterval(() => changesSent(sim).length >= 2 && stop.abort(new Error("deadline")), 5);
+    // The first change goes alone (it learns the generation); then two at once, stopped in flight.
+    const poll = setInterval(() => changesSent(sim, generation).length >= 3 && stop.abort(new Error("deadline")), 5);
     const report = await running;
     clearInterval(poll);
     const stopped = report.actions.filter((a) => a.error?.includes("(deadline): it may or may not have happened"));
     expect(stopped.length).toBe(2);
     expect(stopped.every((a) => a.status === "failed")).toBe(true);
-    expect(audit.map((line) => line["outcome"])).toEqual(["failed", "failed"]);
-    expect(report.actions.filter((a) => a.status === "planned")).toHaveLength(2);
+    expect(audit.map((line) => line["outcome"])).toEqual(["done", "failed", "failed"]);
+    expect(report.actions.filter((a) => a.status === "planned")).toHaveLength(1);
     expect(exitCode(report)).toBe(1);
   });
 });
 
 describe("workflows job on n8n 2.x with a key that lacks a scope", () => {
-  it("a read-only key can dry-run; the report warns that an apply would be refused", async () => {
+  it("a read-only key can dry-run: only reads are sent, and the scopes are not checked", async () => {
     const sim = await start(2, { apiKeys: { [KEY]: { scopes: ["workflow:list"] } } });
     const report = await reconcile(sim);
-    expect(report.summary.changes).toBe(4);
-    expect(report.warnings).toEqual([expect.stringMatching(/^the n8n API key lacks workflow:activate and workflow:deactivate: an --apply run would be refused/)]);
-    expect(changesSent(sim)).toEqual([]);
+    expect(report.summary).toMatchObject({ changes: 4, apiGeneration: "not checked" });
+    expect(report.warnings).toEqual([]);
+    expect(writes(sim)).toEqual([]);
   });
 
-  it("an apply that needs a scope the key lacks stops before any change, naming the scope", async () => {
+  it("an apply whose first change the key may not make stops there, with a clear message and nothing else sent", async () => {
     const sim = await start(2, { apiKeys: { [KEY]: { scopes: ["workflow:list", "workflow:activate"] } } });
-    const audit: unknown[] = [];
-    await expect(reconcile(sim, { apply: true, audit: { info: (_m, fields) => audit.push(fields) } })).rejects.toThrow(
-      /^the n8n API key lacks workflow:deactivate, which this plan needs: nothing was changed/,
-    );
-    expect(changesSent(sim)).toEqual([]);
-    expect(audit).toEqual([]);
+    const before = activeIds(sim);
+    const audit: Record<string, unknown>[] = [];
+    const report = await reconcile(sim, { apply: true, audit: { info: (_m, fields) => audit.push(fields) } });
+    expect(report.actions.map((a) => a.status)).toEqual(["failed", "planned", "planned", "planned"]);
+    expect(report.actions[0]?.error).toMatch(/^the n8n API key lacks a scope Warden needs \(n8n answered 403/);
+    expect(report.warnings).toEqual([expect.stringMatching(/^stopped before 3 of 4 changes \(the n8n API key lacks a scope/)]);
+    expect(writes(sim)).toEqual(["POST /api/v1/workflows/wf02/unpublish"]);
+    expect(activeIds(sim)).toEqual(before);
+    expect(audit).toHaveLength(1);
+    expect(exitCode(report)).toBe(1);
   });
 
   it("a key refused mid-apply (scope revoked) stops the other changes, and the report says so", async () => {
-    // Revoked after the probe: the fault is armed while the listing runs.
     const sim = await start(2, { onListPage: (_page, s) => s.addFaults({ kind: "status", status: 403, route: "POST /workflows/:id/unpublish", times: 1 }) });
     const report = await reconcile(sim, { apply: true, concurrency: 1 });
     expect(report.actions.map((a) => a.status)).toEqual(["failed", "planned", "planned", "planned"]);
     expect(report.actions[0]?.error).toMatch(/^the n8n API key lacks a scope Warden needs/);
     expect(report.warnings).toEqual([expect.stringMatching(/^stopped before 3 of 4 changes \(the n8n API key lacks a scope/)]);
     expect(exitCode(report)).toBe(1);
+  });
+});
+
+describe("workflows job without an n8n section", () => {
+  it("fails naming the missing section, before any request", async () => {
+    const sim = await start(2);
+    const failure = reconcile(sim, { policy: parsePolicy("version: 1\n", "test.yaml") });
+    await expect(failure).rejects.toThrow(/^the policy has no n8n section/);
+    expect(sim.counters.requests).toBe(0);
   });
 });
