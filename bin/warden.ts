@@ -1,6 +1,20 @@
 #!/usr/bin/env node
 import { main } from "./cli/main.ts";
 
+// SIGTERM (a CI job cancelled, `kill`, a container stopping) and SIGHUP (the terminal closed) are
+// treated as Ctrl-C: the job stops starting work, cancels what is in flight, writes every audit line
+// and prints its report. A second signal exits at once.
 const interrupt = new AbortController();
-process.once("SIGINT", () => interrupt.abort(new Error("interrupted")));
+for (const name of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(name, () => {
+    if (!interrupt.signal.aborted) return interrupt.abort(new Error(`interrupted by ${name}`));
+    // Die of the signal itself (status 128 + its number): process.exit would wait for a blocked read.
+    process.removeAllListeners(name);
+    process.kill(process.pid, name);
+  });
+}
+// A reader gone away (`warden … | head`, a closed terminal) must not kill a run mid-apply: its
+// output is lost, but the run finishes and its exit code still says how.
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
+
 process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: interrupt.signal });

@@ -13,6 +13,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 // report.ts, not the jobs' index: chat-ops runs no job, and must not load them at cold start.
 import { errorText } from "../lib/jobs/report.ts";
 import { authorizeSlack } from "../lib/policy/index.ts";
+import { redactOutput } from "../lib/redact/index.ts";
 import { changeRefusal } from "./lib/authorise.ts";
 import { parseCommand, usage } from "./lib/command.ts";
 import { ConfigError, loadPolicy, requireEnv } from "./lib/config.ts";
@@ -111,8 +112,9 @@ function notStarted(err: unknown): boolean {
   return status !== undefined && status >= 400 && status < 500;
 }
 
+/** Every acknowledgement passes lib/redact: it may quote the command's text or an error. */
 function reply(text: string): Result {
-  return { statusCode: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(ephemeral(text)) };
+  return { statusCode: 200, headers: { "content-type": "application/json" }, body: redactOutput(JSON.stringify(ephemeral(text))) };
 }
 
 export const handler = wardenLambda<APIGatewayProxyEventV2, Result>()

@@ -1,22 +1,51 @@
 /** What a command needs from its process; tests pass their own. */
-import type { Writable } from "node:stream";
 import { DEFAULT_POLICY_FILE, loadPolicyFile } from "../../lib/config/policy-file.ts";
+import { checkCredential, checkServiceUrl, GITLAB, N8N, type ServiceKind } from "../../lib/config/service-config.ts";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
-import { exitCode, renderText, type AuditSink } from "../../lib/jobs/index.ts";
-import type { Policy } from "../../lib/policy/index.ts";
-import type { ParsedArgs } from "./command.ts";
+import type { WaitEvent } from "../../lib/http/types.ts";
+import { exitCode, type AuditSink } from "../../lib/jobs/index.ts";
+import { escapeControls, jsonForTerminal, renderText } from "../../lib/jobs/render.ts";
 import type { Report } from "../../lib/jobs/report.ts";
+import { N8nClient } from "../../lib/n8n/index.ts";
+import type { Policy } from "../../lib/policy/index.ts";
+import { redactOutput, registerSecret } from "../../lib/redact/index.ts";
+import type { ParsedArgs } from "./command.ts";
+
+/** Where the CLI writes text: process.stdout and process.stderr, or a test's stream. */
+export interface TextOut {
+  write(text: string): unknown;
+  readonly isTTY?: boolean;
+}
 
 export interface CliIO {
-  stdout: Writable & { isTTY?: boolean };
-  stderr: Writable & { isTTY?: boolean };
+  stdout: TextOut;
+  stderr: TextOut;
   env: NodeJS.ProcessEnv;
-  /** Fires on Ctrl-C: the job stops starting new work and reports where it stopped. */
+  /** Fires on Ctrl-C (or SIGTERM, SIGHUP): the job stops starting new work and reports where it stopped. */
   signal?: AbortSignal;
+  /** Each request attempt's deadline (--request-timeout or WARDEN_REQUEST_TIMEOUT); lib/http's default when unset. */
+  requestTimeoutMs?: number;
 }
 
 export class UsageError extends Error {
   override name = "UsageError";
+}
+
+/** The services the CLI talks to: which variables hold the address and the credential. */
+const SERVICES = {
+  gitlab: { kind: GITLAB, url: "GITLAB_URL", credential: "GITLAB_TOKEN" },
+  n8n: { kind: N8N, url: "N8N_URL", credential: "N8N_API_KEY" },
+} as const satisfies Record<string, { kind: ServiceKind; url: string; credential: string }>;
+
+/**
+ * The one output point: every text the CLI writes (report, errors, progress, audit lines) passes
+ * lib/redact here. The credentials in the environment are registered first, before the policy or
+ * anything else is read, so that even an error quoting a file or a server's answer is masked.
+ */
+export function redactedIO(io: CliIO): CliIO {
+  for (const { credential } of Object.values(SERVICES)) registerSecret(io.env[credential]);
+  const redacted = (out: TextOut): TextOut => ({ write: (text) => out.write(redactOutput(text)), isTTY: out.isTTY });
+  return { ...io, stdout: redacted(io.stdout), stderr: redacted(io.stderr) };
 }
 
 export function requireEnv(io: CliIO, name: string): string {
@@ -34,25 +63,59 @@ export function positiveInt({ values }: ParsedArgs, name: string): number | unde
   return n;
 }
 
+/** --request-timeout SECONDS, else $WARDEN_REQUEST_TIMEOUT, in milliseconds; undefined when neither is set. */
+export function requestTimeoutFrom({ values }: ParsedArgs, env: NodeJS.ProcessEnv): number | undefined {
+  const [name, raw] = values["request-timeout"] !== undefined ? ["--request-timeout", values["request-timeout"]] : ["WARDEN_REQUEST_TIMEOUT", env["WARDEN_REQUEST_TIMEOUT"]];
+  if (raw === undefined) return undefined;
+  const seconds = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : NaN;
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`${name} takes a positive number of seconds, got ${JSON.stringify(raw)}`);
+  return seconds * 1000;
+}
+
 /** --policy, else $WARDEN_POLICY, else ./warden.yaml. */
 export function policyFrom({ values }: ParsedArgs, io: CliIO): Promise<Policy> {
   return loadPolicyFile(String(values["policy"] ?? io.env["WARDEN_POLICY"] ?? DEFAULT_POLICY_FILE));
 }
 
+/** A service's address and credential, checked (naming the variable) before any request. */
+function serviceFrom(io: CliIO, service: keyof typeof SERVICES): { url: string; credential: string } {
+  const { kind, url, credential } = SERVICES[service];
+  return {
+    url: checkServiceUrl(kind, { name: url, value: requireEnv(io, url) }),
+    credential: checkCredential({ name: credential, value: requireEnv(io, credential) }),
+  };
+}
+
+/** What every client gets from the command line: the per-attempt deadline, and waits shown as they start. */
+function httpOptions(io: CliIO): { requestTimeoutMs?: number; onWait: (e: WaitEvent) => void } {
+  return { ...(io.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: io.requestTimeoutMs }), onWait: (e) => notice(io, e.message) };
+}
+
 export function gitlabFrom(io: CliIO): GitLabClient {
-  return new GitLabClient({ url: requireEnv(io, "GITLAB_URL"), token: requireEnv(io, "GITLAB_TOKEN") });
+  const { url, credential } = serviceFrom(io, "gitlab");
+  return new GitLabClient({ url, token: credential, ...httpOptions(io) });
+}
+
+export function n8nFrom(io: CliIO): N8nClient {
+  const { url, credential } = serviceFrom(io, "n8n");
+  return new N8nClient({ url, apiKey: credential, ...httpOptions(io) });
 }
 
 /** Prints the report (JSON exactly as the job returned it, or the text table) and returns the exit code. */
 export function printReport(io: CliIO, report: Report<{ status: string }, object>, json: boolean): number {
   const color = Boolean(io.stdout.isTTY) && !io.env["NO_COLOR"];
-  io.stdout.write(`${json ? JSON.stringify(report, null, 2) : renderText(report, { color })}\n`);
+  io.stdout.write(`${json ? jsonForTerminal(report, 2) : renderText(report, { color })}\n`);
   return exitCode(report);
 }
 
 /** Audit lines go to stderr as JSON, one per change, so stdout stays the report. */
 export function stderrAudit(io: CliIO): AuditSink {
-  return { info: (message, fields) => io.stderr.write(`${JSON.stringify({ level: "INFO", message, ...fields, timestamp: new Date().toISOString() })}\n`) };
+  return { info: (message, fields) => io.stderr.write(`${jsonForTerminal({ level: "INFO", message, ...fields, timestamp: new Date().toISOString() })}\n`) };
+}
+
+/** A line on stderr for a person (a wait, an interruption), clearing a live progress line first. */
+export function notice(io: CliIO, text: string): void {
+  io.stderr.write(`${io.stderr.isTTY ? "\r\x1b[K" : ""}${escapeControls(text)}\n`);
 }
 
 /** Progress on stderr: a live line on a terminal, a line every 5 s otherwise. */
@@ -66,7 +129,7 @@ export function progressLine(io: CliIO): { update(text: string): void; done(): v
       if (Date.now() - last < every) return;
       last = Date.now();
       shown = tty;
-      io.stderr.write(tty ? `\r\x1b[K${text}` : `${text}\n`);
+      io.stderr.write(tty ? `\r\x1b[K${escapeControls(text)}` : `${escapeControls(text)}\n`);
     },
     done() {
       if (shown) io.stderr.write("\r\x1b[K");

@@ -1,6 +1,5 @@
-import { N8nClient } from "../../lib/n8n/index.ts";
 import { reconcileWorkflows } from "../../lib/jobs/index.ts";
-import { policyFrom, printReport, progressLine, requireEnv, stderrAudit, type CliIO } from "./io.ts";
+import { n8nFrom, policyFrom, printReport, progressLine, stderrAudit, type CliIO } from "./io.ts";
 import type { Command } from "./command.ts";
 
 export const workflowsCommand: Command = {
@@ -20,6 +19,8 @@ Options:
   --apply          make the planned changes
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
   --json           print the report as JSON
+  --request-timeout SECONDS
+                   deadline of each request attempt (default $WARDEN_REQUEST_TIMEOUT, else 60)
   --debug          print stack traces on errors
 
 Environment:
@@ -34,8 +35,7 @@ Exit codes: 0 in policy (reported findings aside) or all applied, 1 error or a c
   options: { apply: { type: "boolean" } },
   async run(args, io: CliIO) {
     const { values } = args;
-    const policy = await policyFrom(args, io);
-    const n8n = new N8nClient({ url: requireEnv(io, "N8N_URL"), apiKey: requireEnv(io, "N8N_API_KEY") });
+    const [policy, n8n] = [await policyFrom(args, io), n8nFrom(io)];
     const progress = progressLine(io);
     const report = await reconcileWorkflows({
       n8n,

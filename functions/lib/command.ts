@@ -2,6 +2,7 @@
  * The text of a Warden slash command, parsed into the job it asks for. Words are separated by
  * whitespace (no quoting: neither project paths, refs nor the variables Warden's policy names need it).
  */
+import { pipelineRequestProblem } from "../../lib/policy/refs.ts";
 import type { JobRequest } from "./job-request.ts";
 
 export type ParsedCommand = { kind: "help" } | { kind: "job"; request: JobRequest } | { kind: "invalid"; error: string };
@@ -65,9 +66,11 @@ function pipeline(args: string[]): ParsedCommand {
     const key = eq < 0 ? assignment : assignment.slice(0, eq);
     // The value is never echoed: it may be a secret.
     if (eq < 0 || !VARIABLE_NAME.test(key)) return invalid(`variables are KEY=VALUE with KEY a letter or _ followed by letters, digits or _; "${key}" is not`);
-    if (variables.some((v) => v.key === key)) return invalid(`variable ${key} is given twice`);
     variables.push({ key, value: assignment.slice(eq + 1) });
   }
+  // The same checks as the CLI's and the job's: a ref git would refuse, a variable given twice.
+  const problem = pipelineRequestProblem(ref, variables);
+  if (problem) return invalid(problem);
   return { kind: "job", request: { job: "pipeline", project, ref, variables } };
 }
 

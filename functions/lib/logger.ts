@@ -1,9 +1,14 @@
 /** One Powertools Logger per process: JSON lines with the Lambda context, and the jobs' audit sink. */
 import { Logger } from "@aws-lambda-powertools/logger";
+import { redactOutput } from "../../lib/redact/index.ts";
 // report.ts, not the jobs' index: chat-ops logs too, and must not load the jobs and their clients.
 import { exitCode, type AuditSink, type Report } from "../../lib/jobs/report.ts";
 
-export const logger = new Logger({ serviceName: "warden" });
+/**
+ * Every string of every line passes lib/redact as the line is serialised: the one redaction point
+ * for the functions' logs, whatever a message or field quotes (a server's answer, an error).
+ */
+export const logger = new Logger({ serviceName: "warden", jsonReplacerFn: (_key, value) => (typeof value === "string" ? redactOutput(value) : value) });
 
 /** One line per action a job takes (a share removed, a workflow switched, a pipeline started). */
 export const audit: AuditSink = { info: (message, fields) => logger.info(message, fields) };

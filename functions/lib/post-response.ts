@@ -3,6 +3,7 @@
  * chat-ops, which never posts, does not load an HTTP client at cold start.
  */
 import { request } from "undici";
+import { redactOutput } from "../../lib/redact/index.ts";
 import type { SlackMessage } from "../../lib/jobs/render.ts";
 import { allowedResponseOrigin, isAllowedResponseUrl, type TextMessage } from "./slack-reply.ts";
 
@@ -12,7 +13,8 @@ export async function postToResponseUrl(url: string, message: SlackMessage | Tex
   const { statusCode, body } = await request(url, {
     method: "POST",
     headers: { "content-type": "application/json; charset=utf-8" },
-    body: JSON.stringify(message),
+    // Every post passes lib/redact: a report or an error may quote a server that echoed a credential.
+    body: redactOutput(JSON.stringify(message)),
     headersTimeout: 10_000,
     bodyTimeout: 10_000,
   });

@@ -7,6 +7,7 @@
  */
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { z } from "zod";
+import { registerSecret } from "../../lib/redact/index.ts";
 import { check, describeIssues } from "./issues.ts";
 
 // Present but empty is a mistake worth naming, not a field left out on purpose.
@@ -84,6 +85,9 @@ async function read({ client, secretId }: SecretsCacheOptions): Promise<Secrets>
     // JSON.parse's own message quotes the text it choked on: the secret.
     throw new SecretsError(`secret ${secretId} is not valid JSON`);
   }
+  // Every field is registered as soon as it is read, valid or not: from here on no log line, Slack post
+  // or report of this container can carry any of them (lib/redact).
+  if (data && typeof data === "object") for (const value of Object.values(data)) if (typeof value === "string") registerSecret(value);
   const parsed = check(SecretsSchema, data);
   if (!parsed.success) throw new SecretsError(`secret ${secretId}: ${describeIssues(parsed.error)}`);
   return parsed.data;

@@ -1,11 +1,15 @@
 /**
  * One HTTP client per service and run: the layers composed once around a shared undici Agent.
- * Order, outermost first: status → redirect → retry → rate limit → credentials → stats → transport.
- * Redirects sit outside retries so each hop is retried on its own; credentials sit inside redirects so
- * every hop is judged by its own origin; stats sit innermost so they count what really went on the wire.
+ * Order, outermost first: status → redirect → retry → JSON → rate limit → deadline → credentials →
+ * stats → transport. Redirects sit outside retries so each hop is retried on its own; JSON decoding sits
+ * inside retries so a body cut short is repeated; the deadline sits inside the rate limiter so only time
+ * spent on the wire counts against an attempt; credentials sit inside redirects so every hop is judged
+ * by its own origin; stats sit innermost so they count what really went on the wire.
  */
 import type { Dispatcher } from "undici";
 import { credentialsLayer } from "./credentials.ts";
+import { deadlineLayer } from "./deadline.ts";
+import { jsonLayer } from "./json.ts";
 import { createRedactor, type Redactor } from "../redact/index.ts";
 import { redirectLayer, type CrossOriginPolicy } from "./redirect.ts";
 import { rateLimitLayer, sharedLimiters, type RateLimiter, type RateLimiterOptions, type RateLimiterRegistry } from "./rate-limiter.ts";
@@ -13,21 +17,35 @@ import { retryLayer, type RetryEvent, type RetryOptions } from "./retry.ts";
 import { StatsRecorder, statsLayer } from "./stats.ts";
 import { statusLayer } from "./status.ts";
 import { createAgent, transport, type TransportOptions } from "./transport.ts";
-import type { Layer, Send } from "./types.ts";
+import type { Layer, Send, WaitEvent } from "./types.ts";
+import { WaitReporter } from "./waits.ts";
 
 export interface HttpClientOptions {
   /** Scheme, host and port of the service; every credential is bound to it. */
   origin: string;
   /** Header name → secret, sent only to `origin`. */
   credentials?: Record<string, string>;
+  /** "GitLab", "n8n": how messages name the service (default: the origin's host). */
+  service?: string;
   crossOriginRedirects?: CrossOriginPolicy;
   retry?: RetryOptions;
+  /**
+   * One attempt's deadline, for the headers and the whole body together (default 60 s). A timed-out
+   * attempt is a NetworkError; an idempotent request is repeated after one at most twice (`retry.maxTimeoutRetries`).
+   */
+  requestTimeoutMs?: number;
   rateLimit?: RateLimiterOptions;
   limiters?: RateLimiterRegistry;
   transport?: TransportOptions;
   /** Defaults to one keep-alive Agent per process, or one of this client's own when `transport` is given. */
   dispatcher?: Dispatcher;
   onRetry?: (e: RetryEvent) => void;
+  /** Hears of every wait a person would notice: retries, rate-limiter holds, slow answers. */
+  onWait?: (e: WaitEvent) => void;
+  /** Waits shorter than this are not reported to `onWait` (default 10 s). */
+  waitNoticeMs?: number;
+  /** Appended to the error for an answer that is not JSON where JSON was expected: what to check. */
+  notJsonHint?: string;
 }
 
 export interface HttpClient {
@@ -46,14 +64,17 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const redactor = createRedactor(Object.values(credentials));
   const stats = new StatsRecorder();
   const limiter = (opts.limiters ?? sharedLimiters).get(origin, Object.values(credentials).join("\n"), opts.rateLimit);
+  const waits = new WaitReporter({ service: opts.service ?? new URL(origin).host, onWait: opts.onWait, thresholdMs: opts.waitNoticeMs, now: opts.retry?.now });
   // Connection settings live on the Agent: a client that sets them gets an Agent of its own.
   const dispatcher = opts.dispatcher ?? (opts.transport ? createAgent(opts.transport) : (processAgent ??= createAgent()));
 
   const layers: Layer[] = [
     statusLayer(redactor),
     redirectLayer(origin, opts.crossOriginRedirects ?? "refuse", redactor),
-    retryLayer(opts.retry ?? {}, limiter, stats, redactor, opts.onRetry),
-    rateLimitLayer(limiter),
+    retryLayer(opts.retry ?? {}, limiter, stats, redactor, waits, opts.onRetry),
+    jsonLayer(redactor, opts.notJsonHint),
+    rateLimitLayer(limiter, waits),
+    deadlineLayer(opts.requestTimeoutMs ?? 60_000, waits, redactor),
     credentialsLayer(origin, credentials),
     statsLayer(stats),
   ];

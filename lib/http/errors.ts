@@ -1,4 +1,10 @@
 /** Typed failures of lib/http. Every message is built from redacted parts only. */
+import { redactThenCut, type Redactor } from "../redact/index.ts";
+import { bodyKind, describeKind, formatBytes } from "./body.ts";
+import type { HttpRequest, HttpResponse } from "./types.ts";
+
+/** The longest service message an error quotes (after redaction: a cut never ends inside a credential). */
+export const SERVICE_MESSAGE_MAX = 300;
 
 export interface HttpErrorInit {
   status: number;
@@ -40,8 +46,9 @@ export class NetworkError extends Error {
   /** False only when the connection failed before anything was sent: then even a POST is safe to repeat. */
   readonly mayHaveReachedServer: boolean;
 
-  constructor(init: { code: string; method: string; route: string; path: string; mayHaveReachedServer: boolean; cause?: unknown }) {
-    super(`${init.method} ${init.path} failed: ${init.code}`, { cause: init.cause });
+  /** `message` replaces the default "GET /path failed: CODE"; it must be built from redacted parts. */
+  constructor(init: { code: string; method: string; route: string; path: string; mayHaveReachedServer: boolean; message?: string; cause?: unknown }) {
+    super(init.message ?? `${init.method} ${init.path} failed: ${init.code}`, { cause: init.cause });
     this.code = init.code;
     this.method = init.method;
     this.route = init.route;
@@ -54,8 +61,60 @@ export class RedirectError extends Error {
   override name = "RedirectError";
 }
 
-/** Extracts the human part of an error body: GitLab and n8n both use `{"message": …}` (GitLab sometimes nests it). */
-export function serviceMessage(text: string): string {
+/**
+ * The answer was not what the API sends: an HTML login page from a sign-in proxy, plain text, a body
+ * that is not JSON. Named by request, status, content type and size; the body itself is never quoted.
+ */
+export class UnexpectedAnswerError extends Error {
+  override name = "UnexpectedAnswerError";
+  readonly status: number;
+  readonly method: string;
+  readonly route: string;
+  readonly path: string;
+  /** The media type alone ("text/html"), or "no content type". */
+  readonly contentType: string;
+  readonly bytes: number;
+  /** "an HTML page", "plain text", … */
+  readonly looksLike: string;
+
+  constructor(init: { status: number; method: string; route: string; path: string; contentType: string; bytes: number; looksLike: string }, hint?: string) {
+    super(`${init.method} ${init.path} answered ${init.status} with ${init.looksLike} (${init.contentType}, ${formatBytes(init.bytes)})${hint ? `: ${hint}` : ""}`);
+    this.status = init.status;
+    this.method = init.method;
+    this.route = init.route;
+    this.path = init.path;
+    this.contentType = init.contentType;
+    this.bytes = init.bytes;
+    this.looksLike = init.looksLike;
+  }
+}
+
+/** The HttpError for an answer: the status layer's and the retry layer's (when it gives up) are one. */
+export function httpError(req: HttpRequest, res: HttpResponse, redactor: Redactor, detail?: string): HttpError {
+  return new HttpError(
+    {
+      status: res.status,
+      method: req.method,
+      route: req.route,
+      path: redactor.path(res.url),
+      serviceMessage: serviceMessage(res.text, res.headers["content-type"]),
+      headers: res.headers,
+    },
+    detail,
+  );
+}
+
+/**
+ * The human part of an error body, redacted and then cut: GitLab and n8n both use `{"message": …}`
+ * (GitLab sometimes nests it); a proxy's HTML page is only described ("an HTML page, 3.4 kB").
+ */
+export function serviceMessage(text: string, contentType?: string): string {
+  const kind = bodyKind(text, contentType);
+  if (kind === "html") return `${describeKind(kind, contentType)}, ${formatBytes(Buffer.byteLength(text))}`;
+  return redactThenCut(jsonMessage(text) ?? text.trim(), SERVICE_MESSAGE_MAX);
+}
+
+function jsonMessage(text: string): string | undefined {
   try {
     const body: unknown = JSON.parse(text);
     if (body && typeof body === "object") {
@@ -64,7 +123,7 @@ export function serviceMessage(text: string): string {
       if (found !== undefined) return typeof found === "string" ? found : JSON.stringify(found);
     }
   } catch {
-    // not JSON: fall through to the text itself
+    // not JSON: the text itself is the message
   }
-  return text.trim().slice(0, 300);
+  return undefined;
 }

@@ -1,7 +1,7 @@
 export { createHttpClient, type HttpClient, type HttpClientOptions } from "./client.ts";
-export { HttpError, NetworkError, RedirectError } from "./errors.ts";
+export { HttpError, NetworkError, RedirectError, UnexpectedAnswerError } from "./errors.ts";
 export type { TransportOptions } from "./transport.ts";
 export { RateLimiter, RateLimiterRegistry, sharedLimiters, type RateLimiterOptions } from "./rate-limiter.ts";
 export type { RetryEvent, RetryOptions } from "./retry.ts";
 export type { HttpStats, RouteCounters } from "./stats.ts";
-export type { HttpRequest, HttpResponse, Method, Send } from "./types.ts";
+export type { HttpRequest, HttpResponse, Method, Send, WaitEvent } from "./types.ts";

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { sleep } from "./sleep.ts";
 import type { Layer } from "./types.ts";
+import { seconds, type WaitReporter } from "./waits.ts";
 
 export interface RateLimiterOptions {
   /** Steady rate; Infinity (the default) for self-managed instances without limits. */
@@ -15,6 +16,9 @@ export interface RateLimiterOptions {
   /** Fraction of `RateLimit-Limit` below which requests are spread until `RateLimit-Reset`. */
   lowWatermark?: number;
 }
+
+/** Why the limiter holds a request back: a 429's pause, the server's budget spent or low, or the configured rate. */
+export type HoldReason = "paused" | "budget-spent" | "budget-low" | "rate";
 
 interface Budget {
   remaining: number;
@@ -55,9 +59,10 @@ export class RateLimiter {
     this.refilledAt = now();
   }
 
-  acquire(route: string, signal?: AbortSignal): Promise<void> {
+  /** Waits for `route`'s turn; `onHold` hears of every sleep it takes on the way, and why. */
+  acquire(route: string, signal?: AbortSignal, onHold?: (waitMs: number, reason: HoldReason) => void): Promise<void> {
     const state = this.route(route);
-    const mine = state.turn.then(() => this.waitForTurn(state, signal));
+    const mine = state.turn.then(() => this.waitForTurn(state, signal, onHold));
     state.turn = mine.catch(() => undefined);
     return mine;
   }
@@ -85,11 +90,16 @@ export class RateLimiter {
     return state;
   }
 
-  private async waitForTurn(state: RouteState, signal?: AbortSignal): Promise<void> {
+  private async waitForTurn(state: RouteState, signal?: AbortSignal, onHold?: (waitMs: number, reason: HoldReason) => void): Promise<void> {
     for (let now = this.now(); ; now = this.now()) {
       this.refill(now);
-      const at = Math.max(this.pausedUntil, this.tokens >= 1 ? now : now + (1 - this.tokens) * this.intervalMs, state.lastStart + this.serverGap(state, now));
+      const rateAt = this.tokens >= 1 ? now : now + (1 - this.tokens) * this.intervalMs;
+      const serverAt = state.lastStart + this.serverGap(state, now);
+      const at = Math.max(this.pausedUntil, rateAt, serverAt);
       if (at <= now) break;
+      const reason: HoldReason =
+        at === this.pausedUntil ? "paused" : at === serverAt ? (state.budget?.remaining === 0 ? "budget-spent" : "budget-low") : "rate";
+      onHold?.(at - now, reason);
       await sleep(at - now, signal);
     }
     state.lastStart = this.now();
@@ -130,9 +140,18 @@ export class RateLimiterRegistry {
 /** Process-wide: in a warm Lambda, consecutive invocations share the budget they share on the server. */
 export const sharedLimiters = new RateLimiterRegistry();
 
-export function rateLimitLayer(limiter: RateLimiter): Layer {
+const HOLDS: Record<HoldReason, (service: string) => string> = {
+  paused: (service) => `${service} answered 429 on this origin, which pauses every request to it`,
+  "budget-spent": (service) => `${service}'s RateLimit-Remaining budget for this route is spent`,
+  "budget-low": (service) => `${service}'s RateLimit-Remaining budget for this route is running low, so requests are spread out`,
+  rate: () => "keeping to the configured request rate",
+};
+
+export function rateLimitLayer(limiter: RateLimiter, waits: WaitReporter): Layer {
   return (next) => async (req) => {
-    await limiter.acquire(req.route, req.signal);
+    await limiter.acquire(req.route, req.signal, (waitMs, reason) =>
+      waits.report("rate-limit", req, waitMs, () => `holding ${req.route} for ${seconds(waitMs)} s: ${HOLDS[reason](waits.service)}; resuming at ${waits.at(waitMs)}`),
+    );
     const res = await next(req);
     limiter.observe(req.route, res.headers);
     return res;

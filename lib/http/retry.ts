@@ -1,19 +1,25 @@
 /**
- * Retries what is safe to repeat. Idempotent methods: 429, 5xx gateway errors (500 too for GET/HEAD)
- * and network failures. Anything else (a pipeline POST): only a 429, or a connection that failed before
- * a byte was sent — never something that may have reached the server.
+ * Retries what is safe to repeat. Idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE): 429, 500 and the
+ * gateway errors 502/503/504, network failures, timed-out attempts and bodies cut short. Anything else
+ * (a pipeline POST): only a 429, or a connection that failed before a byte was sent — never something
+ * that may have reached the server.
  */
 import { sleep } from "./sleep.ts";
-import { HttpError, NetworkError, serviceMessage } from "./errors.ts";
+import { ANSWER_TIMEOUT } from "./deadline.ts";
+import { TRUNCATED_BODY } from "./json.ts";
+import { httpError, NetworkError } from "./errors.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
-import { backoffMs, serverDelayMs } from "./retry-delay.ts";
+import { backoffMs, serverDelay } from "./retry-delay.ts";
 import type { Redactor } from "../redact/index.ts";
 import type { StatsRecorder } from "./stats.ts";
 import { IDEMPOTENT_METHODS, type HttpRequest, type HttpResponse, type Layer } from "./types.ts";
+import { seconds, type WaitReporter } from "./waits.ts";
 
 export interface RetryOptions {
   /** Attempts after the first. */
   maxRetries?: number;
+  /** Of those, how many may follow an attempt that got no complete answer in time (each costs a whole deadline). */
+  maxTimeoutRetries?: number;
   baseDelayMs?: number;
   /** Cap of our own backoff. */
   maxBackoffMs?: number;
@@ -21,7 +27,12 @@ export interface RetryOptions {
   rateLimitedBaseMs?: number;
   /** The longest single wait a server may ask for; GitLab asks for 60–900 s. Longer asks fail at once. */
   maxServerWaitMs?: number;
-  /** Total time one request may spend waiting between attempts. */
+  /**
+   * Total time one request may take, attempts and waits together, measured from its first attempt:
+   * no wait starts that would end past it. Default 20 minutes: room for GitLab's longest Retry-After
+   * (15 minutes) and a few attempts around it, while a run's own deadline (the caller's signal) stays
+   * the tighter bound wherever it is set. The last attempt may run over by up to one attempt deadline.
+   */
   budgetMs?: number;
   random?: () => number;
   now?: () => number;
@@ -35,7 +46,19 @@ export interface RetryEvent {
   reason: string;
 }
 
-const GATEWAY = new Set([502, 503, 504]);
+interface Decision {
+  waitMs: number;
+  /** Short: "503", "429", "ECONNRESET". */
+  reason: string;
+  /** What happened, for a person: "GitLab answered 503 to DELETE /projects/:id/share/:group_id". */
+  what: string;
+  /** The header the server asked to wait with, if it did on a 429. */
+  askedBy?: string;
+}
+
+const RETRYABLE_5XX = new Set([500, 502, 503, 504]);
+/** Codes of attempts that got no complete answer in time: ours, and undici's if a caller set its timeouts. */
+const TIMEOUTS = new Set([ANSWER_TIMEOUT, "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
 /** Bare 429s back off further than other failures: GitLab's windows last a minute or more. */
 const RATE_LIMITED_CAP_MS = 120_000;
 
@@ -44,65 +67,78 @@ export function retryLayer(
   limiter: RateLimiter,
   stats: StatsRecorder,
   redactor: Redactor,
+  waits: WaitReporter,
   onRetry?: (e: RetryEvent) => void,
 ): Layer {
   const maxRetries = opts.maxRetries ?? 6;
+  const maxTimeoutRetries = opts.maxTimeoutRetries ?? 2;
   const base = opts.baseDelayMs ?? 250;
   const cap = opts.maxBackoffMs ?? 30_000;
   const rateLimitedBase = opts.rateLimitedBaseMs ?? 2_000;
   const maxServerWait = opts.maxServerWaitMs ?? 900_000;
-  const budget = opts.budgetMs ?? 1_800_000;
+  const budget = opts.budgetMs ?? 1_200_000;
   const random = opts.random ?? Math.random;
   const now = opts.now ?? Date.now;
+  const service = waits.service;
 
   return (next) => async (req) => {
-    let waited = 0;
+    const started = now();
     let mayHaveApplied = false;
+    let timeouts = 0;
     for (let attempt = 0; ; attempt++) {
       let res: HttpResponse | undefined;
-      let decision: { waitMs: number; reason: string } | undefined;
+      let decision: Decision | undefined;
       let reached = false;
       try {
-        res = await next(req);
+        res = await next({ ...req, attempt: attempt + 1 });
         decision = decide(req, res, attempt);
       } catch (err) {
         if (!(err instanceof NetworkError) || !networkRetryable(req, err)) throw err;
+        if (TIMEOUTS.has(err.code) && ++timeouts > maxTimeoutRetries) throw err;
         reached = err.mayHaveReachedServer;
-        decision = { waitMs: backoffMs(attempt, base, cap, random), reason: err.code };
-        if (attempt >= maxRetries || waited + decision.waitMs > budget) throw err;
+        decision = { waitMs: backoffMs(attempt, base, cap, random), reason: err.code, what: `${req.route} to ${service}: ${networkWhat(err)}` };
+        if (attempt >= maxRetries || now() - started + decision.waitMs > budget) throw err;
       }
       if (!decision) return mayHaveApplied ? { ...res!, earlierAttemptMayHaveApplied: true } : res!;
       // A 429 was refused before anything happened; a 5xx or a lost connection may follow a change made.
       if (res ? res.status >= 500 : reached) mayHaveApplied = true;
-      if (res && (attempt >= maxRetries || decision.waitMs > maxServerWait || waited + decision.waitMs > budget)) {
-        throw new HttpError(
-          { status: res.status, method: req.method, route: req.route, path: redactor.path(req.url), serviceMessage: redactor.text(serviceMessage(res.text)), headers: res.headers },
+      if (res && (attempt >= maxRetries || decision.waitMs > maxServerWait || now() - started + decision.waitMs > budget)) {
+        throw httpError(
+          req,
+          res,
+          redactor,
           decision.waitMs > maxServerWait
-            ? `asked to wait ${Math.ceil(decision.waitMs / 1000)} s, above the ${maxServerWait / 1000} s ceiling`
+            ? `asked to wait ${seconds(decision.waitMs)} s, above the ${maxServerWait / 1000} s ceiling`
             : `gave up after ${attempt + 1} attempts`,
         );
       }
       // The budget is shared on the server: hold back every request to this origin, not only this one.
       if (res?.status === 429) limiter.pause(now() + decision.waitMs);
-      waited += decision.waitMs;
       stats.count(req.route, "retries");
-      onRetry?.({ route: req.route, method: req.method, attempt: attempt + 1, ...decision });
-      await sleep(decision.waitMs, req.signal);
+      onRetry?.({ route: req.route, method: req.method, attempt: attempt + 1, waitMs: decision.waitMs, reason: decision.reason });
+      const { waitMs, what, askedBy } = decision;
+      waits.report("retry", { ...req, attempt: attempt + 1 }, waitMs, () =>
+        askedBy
+          ? `${service} asked to wait ${seconds(waitMs)} s (${askedBy}) on ${req.route}; resuming at ${waits.at(waitMs)}`
+          : `${what}; retrying in ${seconds(waitMs)} s (attempt ${attempt + 2} of ${maxRetries + 1}), at ${waits.at(waitMs)}`,
+      );
+      await sleep(waitMs, req.signal);
     }
   };
 
-  function decide(req: HttpRequest, res: HttpResponse, attempt: number): { waitMs: number; reason: string } | undefined {
+  function decide(req: HttpRequest, res: HttpResponse, attempt: number): Decision | undefined {
+    const answered = `${service} answered ${res.status} to ${req.route}`;
     if (res.status === 429) {
-      const asked = serverDelayMs(res.headers, now());
+      const asked = serverDelay(res.headers, now());
+      if (asked) return { waitMs: asked.ms, reason: "429", what: answered, askedBy: asked.header };
       // Equal jitter, not full: a bare 429 answered at once would only burn more of the window.
-      const waitMs = asked ?? Math.floor(Math.min(RATE_LIMITED_CAP_MS, rateLimitedBase * 2 ** attempt) * (0.5 + random() / 2));
-      return { waitMs, reason: asked === undefined ? "429 without Retry-After" : "429" };
+      const waitMs = Math.floor(Math.min(RATE_LIMITED_CAP_MS, rateLimitedBase * 2 ** attempt) * (0.5 + random() / 2));
+      return { waitMs, reason: "429 without Retry-After", what: `${answered} without saying how long to wait` };
     }
-    const idempotent = IDEMPOTENT_METHODS.has(req.method);
-    if ((idempotent && GATEWAY.has(res.status)) || (res.status === 500 && (req.method === "GET" || req.method === "HEAD"))) {
+    if (IDEMPOTENT_METHODS.has(req.method) && RETRYABLE_5XX.has(res.status)) {
       // Retry-After only: RateLimit-Reset, which GitLab may send on any answer, is about the rate budget.
-      const asked = serverDelayMs(res.headers, now(), { rateLimitReset: false });
-      return { waitMs: asked ?? backoffMs(attempt, base, cap, random), reason: String(res.status) };
+      const asked = serverDelay(res.headers, now(), { rateLimitReset: false });
+      return { waitMs: asked?.ms ?? backoffMs(attempt, base, cap, random), reason: String(res.status), what: answered };
     }
     return undefined;
   }
@@ -110,4 +146,10 @@ export function retryLayer(
 
 function networkRetryable(req: HttpRequest, err: NetworkError): boolean {
   return IDEMPOTENT_METHODS.has(req.method) || !err.mayHaveReachedServer;
+}
+
+function networkWhat(err: NetworkError): string {
+  if (err.code === ANSWER_TIMEOUT) return "no complete answer in time";
+  if (err.code === TRUNCATED_BODY) return "the answer was cut short";
+  return `failed (${err.code})`;
 }

@@ -8,6 +8,10 @@ export interface TransportOptions {
   /** Per origin. GitLab.com and n8n both cope well with a handful of keep-alive connections. */
   connections?: number;
   connectTimeoutMs?: number;
+  /**
+   * undici's per-phase timeouts (the body's is per chunk). Off by default: the deadline layer bounds
+   * each attempt as a whole (HttpClientOptions.requestTimeoutMs).
+   */
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
 }
@@ -32,8 +36,8 @@ export function transport(dispatcher: Dispatcher, redactor: Redactor, opts: Tran
         headers: req.headers,
         body: req.body,
         signal: req.signal,
-        headersTimeout: opts.headersTimeoutMs ?? 30_000,
-        bodyTimeout: opts.bodyTimeoutMs ?? 60_000,
+        headersTimeout: opts.headersTimeoutMs ?? 0,
+        bodyTimeout: opts.bodyTimeoutMs ?? 0,
       });
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(res.headers)) {

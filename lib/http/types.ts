@@ -1,6 +1,6 @@
 /** The request/response shapes every layer of lib/http speaks. */
 
-export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type Method = "GET" | "HEAD" | "OPTIONS" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 export interface HttpRequest {
   method: Method;
@@ -13,7 +13,14 @@ export interface HttpRequest {
   body?: string;
   /** Statuses the caller handles itself instead of receiving an HttpError (e.g. 404 on unshare). */
   accept?: readonly number[];
+  /**
+   * "json": the answer must be JSON (lib/http/json.ts). Its parsed value comes back as `json`; any other
+   * answer is an UnexpectedAnswerError, and a JSON body cut short is retried like a dropped connection.
+   */
+  expect?: "json";
   signal?: AbortSignal;
+  /** 1-based; set by the retry layer so the layers inside it can say which attempt they report on. */
+  attempt?: number;
 }
 
 export interface HttpResponse {
@@ -24,6 +31,8 @@ export interface HttpResponse {
   url: URL;
   /** The whole body: every body is consumed, error bodies included, so sockets go back to the pool. */
   text: string;
+  /** The parsed body, for a request sent with `expect: "json"` (undefined for an empty 204). */
+  json?: unknown;
   /**
    * Set by the retry layer when an earlier attempt of this request may have reached the server and
    * been applied there (a 5xx, or a connection lost after sending): a DELETE answered 404 then most
@@ -36,7 +45,7 @@ export interface HttpResponse {
  * A wait long enough for a person to notice (lib/http reports those above about 10 s): a retry's
  * backoff, a server's Retry-After, the rate limiter holding requests back, or an answer slow to come.
  * `message` is complete and redacted, e.g. "GitLab asked to wait 60 s (Retry-After) on GET
- * /groups/:id/projects; resuming at 12:03:04".
+ * /groups/:id/projects; resuming at 12:03:04 UTC". Built by lib/http/waits.ts.
  */
 export interface WaitEvent {
   kind: "retry" | "rate-limit" | "slow-answer";
@@ -50,4 +59,4 @@ export interface WaitEvent {
 export type Send = (req: HttpRequest) => Promise<HttpResponse>;
 export type Layer = (next: Send) => Send;
 
-export const IDEMPOTENT_METHODS: ReadonlySet<Method> = new Set(["GET", "HEAD", "PUT", "DELETE"]);
+export const IDEMPOTENT_METHODS: ReadonlySet<Method> = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);

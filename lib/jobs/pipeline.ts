@@ -5,6 +5,7 @@
  */
 import { HttpError, NetworkError, type GitLabClient } from "../gitlab/index.ts";
 import { evaluatePipeline, type Policy } from "../policy/index.ts";
+import { pipelineRequestProblem } from "../policy/refs.ts";
 import { errorText, jobStats, type AuditSink, type Report } from "./report.ts";
 import type { JobView } from "./view.ts";
 
@@ -49,10 +50,13 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineReport
   const action: PipelineAction = { type: "create-pipeline", project: opts.project, ref, variables: variables.map((v) => v.key), status: "refused" };
   const summary: PipelineSummary = { allowed: false };
 
+  // A policy without the section is a setup error to name, not a refusal of this one request.
+  if (policy.pipelines === undefined) throw new Error("the policy has no pipelines section: add pipelines.allow to say which projects, refs and variables may be started");
+  const problem = pipelineRequestProblem(ref, variables);
   const judge = (projectPath: string) => evaluatePipeline(policy, { projectPath, ref, variables });
   // Refuse what the request itself names before any call; then judge the project GitLab really
   // resolves it to, so an old path (301 after a rename or transfer) cannot borrow another's rule.
-  let verdict = judge(opts.project);
+  let verdict = problem === undefined ? judge(opts.project) : { allowed: false as const, reason: problem };
   if (verdict.allowed) {
     try {
       const project = await gitlab.getProject(opts.project, signal);

@@ -25,7 +25,13 @@ export class N8nClient {
   constructor(opts: N8nClientOptions) {
     const base = new URL(opts.url);
     this.base = `${base.origin}${base.pathname.replace(/\/+$/, "")}/api/v1`;
-    this.http = createHttpClient({ ...opts, origin: base.origin, credentials: { "X-N8N-API-KEY": opts.apiKey } });
+    this.http = createHttpClient({
+      service: "n8n",
+      notJsonHint: "is N8N_URL the n8n instance address (without /api/v1), or is a sign-in proxy in front of it?",
+      ...opts,
+      origin: base.origin,
+      credentials: { "X-N8N-API-KEY": opts.apiKey },
+    });
   }
 
   /** Filters repeat on every page (the cursor keeps none); pinned data is never needed, so never sent. */
@@ -39,7 +45,7 @@ export class N8nClient {
   }
 
   async getWorkflow(id: string, signal?: AbortSignal): Promise<Workflow> {
-    return JSON.parse((await this.send("GET", `/workflows/${encodeURIComponent(id)}`, "GET /workflows/:id", signal)).text) as Workflow;
+    return (await this.send("GET", `/workflows/${encodeURIComponent(id)}`, "GET /workflows/:id", signal)).json as Workflow;
   }
 
   /** Undefined until the first activation change, which learns it (see setActive). */
@@ -73,10 +79,10 @@ export class N8nClient {
   private async activation(id: string, active: boolean, generation: ApiGeneration, signal?: AbortSignal): Promise<Workflow> {
     const action = generation === 2 ? (active ? "publish" : "unpublish") : active ? "activate" : "deactivate";
     const res = await this.send("POST", `/workflows/${encodeURIComponent(id)}/${action}`, `POST /workflows/:id/${action}`, signal);
-    return JSON.parse(res.text) as Workflow;
+    return res.json as Workflow;
   }
 
   private send(method: "GET" | "POST", path: string, route: string, signal?: AbortSignal): Promise<HttpResponse> {
-    return this.http.send({ method, url: new URL(this.base + path), route, headers: { accept: "application/json" }, signal });
+    return this.http.send({ method, url: new URL(this.base + path), route, headers: { accept: "application/json" }, expect: "json", signal });
   }
 }

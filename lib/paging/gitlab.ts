@@ -28,6 +28,7 @@ export function gitlabOffset<T extends Item>(req: GitLabListRequest): Strategy<T
   const first = firstUrl(req, { per_page: String(req.perPage ?? 100) });
   return {
     name: "gitlab-offset",
+    route: req.route,
     async fetch(position, signal) {
       const url = position ? resolve(req, position) : first;
       const page = await getPage<T>(req, url, signal).catch((err: unknown) => {
@@ -55,6 +56,7 @@ export function gitlabKeyset<T extends Item>(req: GitLabListRequest, order: List
   const first = firstUrl(req, params);
   return {
     name: "gitlab-keyset",
+    route: req.route,
     async fetch(position, signal) {
       const page = await getPage<T>(req, position ? resolve(req, position) : first, signal);
       const meta: PageMeta = {};
@@ -98,9 +100,9 @@ function orderQuery(order: ListingOrder): string {
 }
 
 async function getPage<T>(req: GitLabListRequest, url: URL, signal?: AbortSignal) {
-  const res = await req.http.send({ method: "GET", url, route: req.route, headers: JSON_ACCEPT, signal });
+  const res = await req.http.send({ method: "GET", url, route: req.route, headers: JSON_ACCEPT, expect: "json", signal });
   req.http.stats.count(req.route, "pages");
-  const items: unknown = JSON.parse(res.text);
+  const items = res.json;
   if (!Array.isArray(items)) throw new PagingError(`${req.route}: expected a JSON array, got ${typeof items}`);
   const link = linkWithRel(res.headers["link"], "next");
   return { items: items as T[], next: link ? relative(req, new URL(link, res.url)) : null, headers: res.headers };

@@ -37,6 +37,8 @@ export interface FetchedPage<T> {
 
 export interface Strategy<T> {
   name: StrategyName;
+  /** The listing's route ("GET /projects"), for errors. */
+  route: string;
   /** `position` is "" for the first page, else a `next` this strategy returned. */
   fetch(position: string, signal?: AbortSignal): Promise<FetchedPage<T>>;
 }
@@ -44,6 +46,11 @@ export interface Strategy<T> {
 export interface ListOptions {
   maxPages?: number;
   maxItems?: number;
+  /**
+   * A listing that announces no totals stops with a PagingError after this many pages (default 100,000:
+   * 10 million items at GitLab's 100 a page, far beyond any real instance).
+   */
+  pageCeiling?: number;
   /** Resume after this checkpoint (from an earlier run of the same listing). */
   from?: Checkpoint;
   signal?: AbortSignal;
@@ -52,6 +59,10 @@ export interface ListOptions {
 export class PagingError extends Error {
   override name = "PagingError";
 }
+
+const PAGE_CEILING = 100_000;
+/** Recent positions remembered to catch a server that loops back; older loops hit the page limits. */
+const RECENT_POSITIONS = 1_000;
 
 type Identified = { id: number | string };
 
@@ -74,21 +85,22 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
     let items = from?.items ?? 0;
     // A project created while an offset listing runs shifts every later page by one, so a page can
     // repeat the end of the one before: checking against the previous page's ids catches that in memory
-    // of one page (a keyset listing never repeats). Positions visited catch a server that loops.
+    // of one page (a keyset listing never repeats).
     let previousIds = new Set<number | string>();
-    const visited = new Set<string>();
+    // A server that loops is caught by the positions it sent recently; one that sends a new position on
+    // every page forever, or loops over more than RECENT_POSITIONS, by the page limits below. So memory
+    // stays bounded however long a listing runs, instead of growing with every link visited.
+    const recent = new Set<string>();
+    const ceiling = this.opts.pageCeiling ?? PAGE_CEILING;
+    let announced: number | undefined;
     let taken = 0;
     let fetched = 0;
     while (position !== null && fetched < maxPages && taken < maxItems) {
       signal?.throwIfAborted();
       const page = await this.strategy.fetch(position, signal);
       fetched++;
-      if (page.next !== null) {
-        if (page.next === "" || page.next === position || visited.has(page.next)) {
-          throw new PagingError(`${this.strategy.name}: the server sent the same next position twice; stopping instead of looping`);
-        }
-        visited.add(page.next);
-      }
+      if (typeof page.meta.totalPages === "number") announced = page.meta.totalPages;
+      if (page.next !== null) this.guard(page.next, position, recent, pages + 1, announced, ceiling);
       const pageIds = new Set<number | string>();
       const fresh = page.items.filter((item) => !previousIds.has(item.id) && !pageIds.has(item.id) && (pageIds.add(item.id), true));
       previousIds = pageIds;
@@ -100,6 +112,25 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
       const next = kept.length < fresh.length ? position : page.next;
       position = page.next;
       yield { items: kept, meta: page.meta, checkpoint: { strategy: this.strategy.name, next, pages, items } };
+    }
+  }
+
+  /** Stops a listing that would never end: a repeated position, or far more pages than it should have. */
+  private guard(next: string, position: string, recent: Set<string>, pages: number, announced: number | undefined, ceiling: number): void {
+    const { route, name } = this.strategy;
+    if (next === "" || next === position || recent.has(next)) {
+      throw new PagingError(`${route} (${name}): the server sent the same next position twice; stopping instead of looping`);
+    }
+    recent.add(next);
+    if (recent.size > RECENT_POSITIONS) recent.delete(recent.values().next().value as string);
+    // Totals drift while a listing runs (projects are created), so only a wide margin means a runaway.
+    const limit = Math.min(ceiling, announced === undefined ? Infinity : announced * 2 + 10);
+    if (pages >= limit) {
+      throw new PagingError(
+        `${route} (${name}): ${pages} pages read and the server still sends a next page, ` +
+          (limit === ceiling ? `past the ceiling of ${ceiling} pages` : `more than twice the ${announced} its totals announced`) +
+          "; stopping instead of running on",
+      );
     }
   }
 

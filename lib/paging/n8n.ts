@@ -23,13 +23,14 @@ export function n8nCursor<T extends { id: string }>(req: N8nListRequest): Strate
   }
   return {
     name: "n8n-cursor",
+    route: req.route,
     async fetch(position, signal) {
       const url = new URL(req.url);
       url.searchParams.set("limit", String(limit));
       if (position) url.searchParams.set("cursor", position);
-      const res = await req.http.send({ method: "GET", url, route: req.route, headers: { accept: "application/json" }, signal });
+      const res = await req.http.send({ method: "GET", url, route: req.route, headers: { accept: "application/json" }, expect: "json", signal });
       req.http.stats.count(req.route, "pages");
-      const body = JSON.parse(res.text) as { data?: unknown; nextCursor?: unknown };
+      const body = (res.json ?? {}) as { data?: unknown; nextCursor?: unknown };
       if (!Array.isArray(body.data)) throw new PagingError(`${req.route}: expected {"data": [...]} from n8n`);
       const next = typeof body.nextCursor === "string" && body.nextCursor !== "" ? body.nextCursor : null;
       return { items: body.data as T[], next, meta: {} };

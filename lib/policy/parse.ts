@@ -1,6 +1,7 @@
 import { LineCounter, parseDocument } from "yaml";
 import type { YAMLError } from "yaml";
 import { z } from "zod";
+import { redactThenCut } from "../redact/index.ts";
 import { PolicyError } from "./errors.ts";
 import type { PolicyIssue } from "./errors.ts";
 import { oneOf } from "./format.ts";
@@ -14,23 +15,36 @@ export function parsePolicy(text: string, source: string): Policy {
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   const yamlProblems = [...doc.errors, ...doc.warnings];
   if (yamlProblems.length > 0) {
-    throw new PolicyError(source, yamlProblems.map((problem) => yamlIssue(problem, lineCounter)));
+    throw new PolicyError(source, yamlProblems.map((problem) => yamlIssue(problem, text, lineCounter)));
   }
   let data: unknown;
   try {
     data = doc.toJS();
   } catch (error) {
     // e.g. an alias bomb exceeding the yaml package's alias limit
-    throw new PolicyError(source, [{ path: "", message: (error as Error).message }]);
+    throw new PolicyError(source, [{ path: "", message: redactThenCut((error as Error).message, MAX_LINE_CHARS) }]);
+  }
+  // A file that is not YAML mappings at all (a .env, a dump) parses as one text: described, never quoted.
+  if (typeof data === "string") {
+    throw new PolicyError(source, [{ path: "", message: `expected a mapping, got a text of ${data.length} characters (is it a policy file?)` }]);
   }
   const result = policySchema.safeParse(data, { error: issueMessage });
   if (!result.success) throw new PolicyError(source, result.error.issues.flatMap(policyIssues));
   return result.data;
 }
 
-function yamlIssue(problem: YAMLError, lineCounter: LineCounter): PolicyIssue {
+/**
+ * A problem's position and the one line it is on, cut: the file may not be a policy at all (a .env
+ * given by mistake), so nothing else of it is quoted.
+ */
+const MAX_LINE_CHARS = 120;
+
+function yamlIssue(problem: YAMLError, text: string, lineCounter: LineCounter): PolicyIssue {
   const { line, col } = lineCounter.linePos(problem.pos[0]);
-  return { path: "", message: `line ${line}, column ${col}: ${problem.message}` };
+  const start = lineCounter.lineStarts[line - 1] ?? 0;
+  const end = text.indexOf("\n", start);
+  const content = text.slice(start, end < 0 ? undefined : end).replace(/\r$/, "");
+  return { path: "", message: `line ${line}, column ${col}: ${redactThenCut(problem.message, MAX_LINE_CHARS)}; the line: ${redactThenCut(content, MAX_LINE_CHARS)}` };
 }
 
 /** Messages in the policy's terms (YAML mappings and lists) for issues the schemas leave to zod. */
@@ -58,12 +72,16 @@ function describeType(type: string): string {
   return TYPE_NAMES[type] ?? `a ${type}`;
 }
 
+/** Values are quoted in messages only this far. */
+const MAX_VALUE_CHARS = 40;
+
 function describeValue(value: unknown): string {
   if (value === null) return "an empty value";
   if (Array.isArray(value)) return "a list";
   if (value instanceof Date) return `the date ${value.toISOString().slice(0, 10)}`;
   if (typeof value === "object") return "a mapping";
-  return JSON.stringify(value);
+  if (typeof value === "string" && /[\r\n]/.test(value)) return `a text of ${value.split(/\r?\n/).length} lines`;
+  return redactThenCut(JSON.stringify(value), MAX_VALUE_CHARS);
 }
 
 function policyIssues(issue: z.core.$ZodIssue): PolicyIssue[] {

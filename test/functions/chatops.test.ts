@@ -58,6 +58,21 @@ const slackText = (response: APIGatewayProxyStructuredResultV2) => {
 };
 
 describe("chat-ops Lambda", () => {
+  it("masks every field of the secret in its replies and logs, even one the user pasted into the command", async () => {
+    const handler = await coldHandler();
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const response = await handler(signedCommand({ text: `${SECRETS.gitlabToken} ${SECRETS.n8nApiKey}` }));
+    const lines = JSON.stringify(logs.lines());
+    logs.restore();
+    const text = slackText(response);
+    expect(text).toMatch(/^unknown command "\[REDACTED\]"/);
+    for (const secret of [SECRETS.gitlabToken, SECRETS.n8nApiKey]) {
+      for (let i = 0; i + 6 <= secret.length; i++) expect(String(response.body) + lines).not.toContain(secret.slice(i, i + 6));
+    }
+    expect(invocations()).toEqual([]);
+  });
+
   it("acknowledges a signed command at once, with one asynchronous invoke of the worker and no GitLab call", async () => {
     const handler = await coldHandler();
     const started = Date.now();

@@ -67,4 +67,8 @@ describe("chat command parser", () => {
     const twice = error("pipeline acme/x main A=one A=s3cr3t-two");
     expect(twice).toBe("variable A is given twice");
   });
+
+  it.each(["main..x", "main~1", "a:b", "x.lock", "@", "a\\b", "main@{1}"])("refuses the ref %j as git would, before anything starts", (ref) => {
+    expect(error(`pipeline acme/x ${ref} A=1`)).toMatch(/^ref ".*" is not a valid git ref name: /);
+  });
 });

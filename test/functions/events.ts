@@ -11,7 +11,7 @@ export const SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:
 export const SECRETS = {
   gitlabToken: "glpat-sim-admin",
   n8nApiKey: "n8n-key-zq81xlw3",
-  slackSigningSecret: "slack-signing-secret-8f14e45fceea167a",
+  slackSigningSecret: "SLACK-SIGNING-SECRET-8F14E45FCEEA167A",
 };
 
 /** A Lambda context as the Node.js runtime passes it. */

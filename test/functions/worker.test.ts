@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkerEvent } from "../../functions/lib/job-request.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { startN8nSim } from "../sim/n8n/index.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { json, scriptedServer, type ScriptedServer } from "../support/server.ts";
 import { captureLogs, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
@@ -63,10 +64,10 @@ function event(command: WorkerEvent["command"], over: Partial<WorkerEvent> = {})
   return { command, responseUrl: `${slack.origin}/commands/T0001/1234/abcd`, user: { id: USER, name: "ada" }, channelId: CHANNEL, correlationId: "req-chatops-1", ...over };
 }
 
-async function invoke(payload: unknown) {
+async function invoke(payload: unknown, remainingMs?: number) {
   vi.resetModules();
   const { handler } = await import("../../functions/worker.ts");
-  return handler(payload as never, lambdaContext({ functionName: "warden-test-Worker" }));
+  return handler(payload as never, lambdaContext({ functionName: "warden-test-Worker", remainingMs }));
 }
 
 function posted(): Posted[] {
@@ -83,8 +84,8 @@ describe("worker Lambda", () => {
     await expect(invoke(event({ job: "enforce", apply: false }))).resolves.toEqual({ posted: true });
     const [message, ...more] = posted();
     expect(more).toEqual([]);
-    expect(message).toMatchObject({ response_type: "ephemeral", text: expect.stringMatching(/^Warden enforce \(dry run\): \d+ stray project shares\./) });
-    expect(message!.blocks![0]).toEqual({ type: "header", text: { type: "plain_text", text: `Warden enforce (dry run): ${strays} stray project shares` } });
+    expect(message).toMatchObject({ response_type: "ephemeral", text: expect.stringMatching(/^Warden enforce \(dry run\): \d+ stray shares\./) });
+    expect(message!.blocks![0]).toEqual({ type: "header", text: { type: "plain_text", text: `Warden enforce (dry run): ${strays} stray shares` } });
     expect(message!.blocks!.filter((b) => b.type === "section")).toHaveLength(1 + strays);
     expect(gitlab.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBeUndefined();
   });
@@ -92,7 +93,7 @@ describe("worker Lambda", () => {
   it("applies and posts the outcome to the channel", async () => {
     await invoke(event({ job: "enforce", apply: true }));
     const [message] = posted();
-    expect(message).toMatchObject({ response_type: "in_channel", text: expect.stringMatching(/^Warden enforce: \d+ stray project shares\./) });
+    expect(message).toMatchObject({ response_type: "in_channel", text: expect.stringMatching(/^Warden enforce: \d+ stray shares\./) });
     expect(gitlab.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBe(strays);
   });
 
@@ -168,5 +169,61 @@ describe("worker Lambda", () => {
     expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "ERROR", message: "posting the result to Slack failed", error: expect.stringMatching(/404.*expired_url/) }));
     logs.restore();
     await expired.close();
+  });
+});
+
+describe("worker Lambda under hostile conditions", () => {
+  it.each([
+    ["a token exported with its newline", { gitlabToken: `${SECRETS.gitlabToken}\n` }, {}, "the secret's gitlabToken ends with a newline: check how it was set"],
+    ["a token with a space", { gitlabToken: `${SECRETS.gitlabToken} x` }, {}, "the secret's gitlabToken contains a space at position 16 of 17"],
+    ["GITLAB_URL with /api/v4", {}, { GITLAB_URL: "https://gitlab.example.com/api/v4" }, "GITLAB_URL ends with /api/v4"],
+    ["GITLAB_URL without a scheme", {}, { GITLAB_URL: "gitlab.example.com" }, "GITLAB_URL is not an http:// or https:// address"],
+  ])("%s: refused before any request, naming the setting and not the token", async (_name, secret, vars, message) => {
+    secretsManager.secretString = JSON.stringify({ ...SECRETS, ...secret });
+    for (const [name, value] of Object.entries(vars)) vi.stubEnv(name, value);
+    await expect(invoke(event({ job: "enforce", apply: false }))).resolves.toEqual({ posted: true });
+    const [message_] = posted();
+    expect(message_!.text).toContain(`:x: Warden \`enforce\` failed: ${message}`);
+    expect(message_!.text).not.toContain(SECRETS.gitlabToken.slice(0, 6));
+    expect(gitlab.counters.requests).toBe(0);
+  });
+
+  it("logs a long wait as it starts (\"waiting\", with the message)", async () => {
+    gitlab.addFaults({ kind: "429", headers: "retry-after", seconds: 30, route: "GET /user", times: 1 });
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    // The deadline (10 s before the timeout) stops the job half a second in, so the test need not wait 30 s.
+    await invoke(event({ job: "enforce", apply: false }), 10_500);
+    expect(logs.lines()).toContainEqual(
+      expect.objectContaining({ level: "INFO", message: "waiting", kind: "retry", route: "GET /user", detail: expect.stringMatching(/asked to wait 3\d s \(Retry-After\) on GET \/user/) }),
+    );
+    const waiting = logs.lines().find((l) => l["message"] === "waiting")!;
+    expect(String(waiting["waitMs"])).toMatch(/^\d+$/);
+    logs.restore();
+  });
+
+  it("masks the credential in the Slack post and every log line, wherever a service echoes it", async () => {
+    const at = "2025-01-01T00:00:00.000Z";
+    const key = SECRETS.n8nApiKey;
+    const names = [`${key}`, `x${key}y`, `part ${key.slice(3, 11)}`, `end ${key.slice(-7)}`];
+    const n8n = await startN8nSim({
+      generation: 1,
+      apiKeys: { [key]: {} },
+      workflows: names.map((name, i) => ({ id: `wf${i}`, name, active: true, isArchived: false, tags: [], hasTrigger: true, createdAt: at, updatedAt: at })),
+    });
+    vi.stubEnv("N8N_URL", n8n.url);
+    vi.stubEnv("WARDEN_POLICY", await writePolicy(`${POLICY}n8n:\n  workflows: { keepActive: [], unlisted: deactivate }\n  guard: { maxChanges: 10 }\n`));
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    await invoke(event({ job: "workflows", apply: true }));
+    const lines = logs.lines();
+    logs.restore();
+    await n8n.close();
+    const [message_] = posted();
+    expect(message_!.response_type).toBe("in_channel");
+    expect(lines.filter((l) => l["message"] === "workflow-change")).toHaveLength(names.length);
+    const everything = JSON.stringify(lines) + slack.received.map((r) => r.body).join("");
+    const fragments = Array.from({ length: key.length - 5 }, (_, i) => key.slice(i, i + 6)).filter((f) => everything.includes(f));
+    expect(fragments).toEqual([]);
   });
 });

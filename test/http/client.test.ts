@@ -110,13 +110,18 @@ describe("retries", () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
-  it("retries 500 for GET but not for DELETE; retries 502/503/504 for idempotent methods", async () => {
+  it("retries 500 for every idempotent method, not for POST; retries 502/503/504 for idempotent methods", async () => {
     const s = await serve((_req, res, n) => json(res, n % 2 === 1 ? 500 : 200, {}));
     await get(client(s.url), "/a");
     expect(s.received).toHaveLength(2);
-    const del = await client(s.url).send({ method: "DELETE", url: new URL("/b", s.url), route: "DELETE /b" }).catch((e: unknown) => e);
-    expect((del as HttpError).status).toBe(500);
-    expect(s.received).toHaveLength(3);
+    for (const method of ["DELETE", "PUT", "OPTIONS"] as const) {
+      const res = await client(s.url).send({ method, url: new URL("/b", s.url), route: `${method} /b` });
+      expect(res).toMatchObject({ status: 200, earlierAttemptMayHaveApplied: true });
+    }
+    expect(s.received).toHaveLength(8);
+    const post = await client(s.url).send({ method: "POST", url: new URL("/p", s.url), route: "POST /p", body: "{}" }).catch((e: unknown) => e);
+    expect((post as HttpError).status).toBe(500);
+    expect(s.received).toHaveLength(9);
 
     const g = await serve((_req, res, n) => json(res, [502, 503, 504][n - 1] ?? 204, {}));
     const res = await client(g.url).send({ method: "DELETE", url: new URL("/c", g.url), route: "DELETE /c" });

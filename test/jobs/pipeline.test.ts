@@ -53,6 +53,22 @@ describe("pipeline job", () => {
     expect(exitCode(report)).toBe(1);
   });
 
+  it.each([
+    ["a ref git would refuse", { ref: "main..release/1.0" }, /^ref "main\.\.release\/1\.0" is not a valid git ref name/],
+    ["a ref with a control character", { ref: "main\x1b[2K" }, /is not a valid git ref name: it contains a space or a control character/],
+    ["a variable given twice", { variables: [{ key: "DEPLOY_ENV", value: "a" }, { key: "DEPLOY_ENV", value: "b" }] }, /^variable DEPLOY_ENV is given twice$/],
+  ])("refuses %s itself, before any request (the console and worker path)", async (_name, opts, reason) => {
+    const report = await run(opts);
+    expect(report.actions[0]).toMatchObject({ status: "refused", reason: expect.stringMatching(reason) });
+    expect(sim.counters.requests).toBe(0);
+    expect(exitCode(report)).toBe(1);
+  });
+
+  it("throws, before any request, when the policy has no pipelines section", async () => {
+    await expect(run({ policy: parsePolicy("version: 1\n", "t.yaml") })).rejects.toThrow(/^the policy has no pipelines section: add pipelines\.allow/);
+    expect(sim.counters.requests).toBe(0);
+  });
+
   it("judges the project GitLab resolves, so an old path cannot borrow another project's rule", async () => {
     const renamed = sim.dataset.projects.find((p) => p.previous_paths.length > 0)!;
     const oldPath = renamed.previous_paths[0]!;

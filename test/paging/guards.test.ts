@@ -21,6 +21,46 @@ describe("paging guards", () => {
     expect(server!.received.length).toBe(2);
   });
 
+  it("a server that sends a new next link on every page is stopped past what its totals announced", async () => {
+    const { req } = await gitlabLike((r, res) => {
+      const page = Number(new URL(r.url, "http://x").searchParams.get("page") ?? "1");
+      json(res, 200, [{ id: page }], { ...link(`${server!.url}/api/v4/projects?page=${page + 1}`), "x-total-pages": "3", "x-total": "300" });
+    });
+    await expect(Array.fromAsync(new Listing(gitlabOffset(req)))).rejects.toThrow(
+      new PagingError("GET /projects (gitlab-offset): 16 pages read and the server still sends a next page, more than twice the 3 its totals announced; stopping instead of running on"),
+    );
+    expect(server!.received.length).toBe(16);
+  });
+
+  it("without totals, a listing stops at the page ceiling (n8n's cursor, new on every page)", async () => {
+    const { http } = await gitlabLike((r, res) => {
+      const n = Number(new URL(r.url, "http://x").searchParams.get("cursor") ?? "0");
+      json(res, 200, { data: [{ id: String(n) }], nextCursor: String(n + 1) });
+    });
+    const listing = new Listing(n8nCursor({ http, url: new URL(`${server!.url}/api/v1/workflows`), route: "GET /workflows" }), { pageCeiling: 40 });
+    await expect(Array.fromAsync(listing)).rejects.toThrow(/^GET \/workflows \(n8n-cursor\): 40 pages read .* past the ceiling of 40 pages/);
+    expect(server!.received.length).toBe(40);
+  });
+
+  it("a listing whose totals grow a little as it runs is not stopped", async () => {
+    const { req } = await gitlabLike((r, res) => {
+      const page = Number(new URL(r.url, "http://x").searchParams.get("page") ?? "1");
+      const next = page < 12 ? link(`${server!.url}/api/v4/projects?page=${page + 1}`) : {};
+      json(res, 200, [{ id: page }], { ...next, "x-total-pages": "10" });
+    });
+    expect(await Array.fromAsync(new Listing(gitlabOffset(req)))).toHaveLength(12);
+  });
+
+  it("a page that is not JSON names the listing's request instead of a bare parse error", async () => {
+    const { req } = await gitlabLike((_r, res) => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end("<!doctype html><title>Sign in</title>");
+    });
+    await expect(Array.fromAsync(new Listing(gitlabOffset(req)))).rejects.toThrow(
+      "GET /api/v4/projects?per_page=100 answered 200 with an HTML page (text/html, 37 B)",
+    );
+  });
+
   it("a repeated n8n cursor is an error too", async () => {
     const { http } = await gitlabLike((_r, res) => json(res, 200, { data: [{ id: String(Math.random()) }], nextCursor: "same" }));
     const listing = new Listing(n8nCursor({ http, url: new URL(`${server!.url}/api/v1/workflows`), route: "GET /workflows" }));

@@ -24,7 +24,7 @@ describe("parsePolicy validation", () => {
     ["an unknown top-level key", "version: 1\ngitlb: {}\n", "gitlb",
       "unknown field (expected version, gitlab, pipelines, n8n or chatops)"],
     ["an unknown nested key", `${GITLAB}      - group: x\n        maxAcess: guest\n`, "gitlab.shares.allow[0].maxAcess",
-      "unknown field (expected group, projects or maxAccess)"],
+      "unknown field (expected group, projects, groups, maxAccess or expiresWithin)"],
     ["a missing required list", "version: 1\ngitlab:\n  shares: {}\n", "gitlab.shares.allow", "required"],
     ["an empty value where a list belongs", `${GITLAB}`, "gitlab.shares.allow", "expected a list, got an empty value"],
     ["a wrong type", `${GITLAB}      - group: 5\n`, "gitlab.shares.allow[0].group", "expected a string, got 5"],
@@ -154,6 +154,45 @@ pipelines:
     expect(issues[0]?.message.startsWith(start)).toBe(true);
   });
 
+  it("quotes only the offending line of a YAML error, cut, and nothing else of the file", () => {
+    const text = `version: 1\nversion: ${"a".repeat(500)}\nnext: ${"b".repeat(40)}\n`;
+    const [issue, ...rest] = issuesOf(text);
+    expect(rest).toEqual([]);
+    expect(issue!.message).toMatch(/^line 2, column 1: Map keys must be unique; the line: version: a{111}… \(\d+ more characters\)$/);
+    expect(issue!.message).not.toContain("bbb");
+  });
+
+  it("describes a file that is one text (a .env, a dump) instead of quoting it", () => {
+    expect(issuesOf("GITLAB_TOKEN=glpat-quoted-never\nN8N_API_KEY=other\n")).toEqual([
+      { path: "", message: "expected a mapping, got a text of 49 characters (is it a policy file?)" },
+    ]);
+  });
+
+  it("cuts a value quoted in a message, and every message in the error", () => {
+    const [issue] = issuesOf(`${GITLAB}      - group: x\n        projects: ${"z".repeat(300)}\n`);
+    expect(issue!.message).toMatch(/^expected a list, got "z{39}… \(262 more characters\)$/);
+    expect(() => parsePolicy(`${GITLAB}      - group: x\n        maxAccess: ${"z".repeat(3000)}\n`, "w.yaml")).toThrow(/^w\.yaml: .{1,300}… \(\d+ more characters\)$/);
+  });
+
+  it("keeps one problem per line, whatever a quoted key holds", () => {
+    expect(() => parsePolicy('version: 1\n"x\\nwarden.yaml: ok": 1\n', "warden.yaml")).toThrow(/^warden\.yaml: x\\x0awarden\.yaml: ok: unknown field \(.*\)$/);
+  });
+
+  it("names at most 20 problems, then says how many more", () => {
+    const text = `version: 1\n${Array.from({ length: 30 }, (_, i) => `unknown${i}: 1`).join("\n")}\n`;
+    const error = (() => {
+      try {
+        parsePolicy(text, "many.yaml");
+      } catch (err) {
+        return err as PolicyError;
+      }
+    })()!;
+    expect(error.issues).toHaveLength(30);
+    const lines = error.message.split("\n");
+    expect(lines).toHaveLength(21);
+    expect(lines.at(-1)).toBe("many.yaml: … and 10 more problems");
+  });
+
   it("names the file and line in a YAML error's message", () => {
     expect(() => parsePolicy("version: 1\nversion: 1\n", "bad.yaml")).toThrow(
       "bad.yaml: line 2, column 1: Map keys must be unique",
@@ -205,8 +244,12 @@ describe("examples/warden.yaml", () => {
     expect(gitlab?.shares.allow.map((rule) => [rule.group.pattern, rule.projects?.map((p) => p.pattern), rule.maxAccess])).toEqual([
       ["acme/**", undefined, undefined],
       ["partners/contractor-x", ["acme/mobile/**"], "developer"],
+      ["auditors", undefined, "reporter"],
     ]);
-    expect(gitlab?.shares.exempt.map((rule) => [rule.project.pattern, rule.until])).toEqual([["acme/legacy/**", "2027-01-01"]]);
+    expect(gitlab?.shares.exempt.map((rule) => [rule.project?.pattern, rule.group?.pattern, rule.until])).toEqual([
+      ["acme/legacy/**", undefined, "2027-01-01"],
+      [undefined, "acme/legacy/**", undefined],
+    ]);
     expect(gitlab?.guard.maxRemovals).toBe(25);
     expect(policy.pipelines).toBeDefined();
     expect(policy.n8n).toBeDefined();

@@ -1,5 +1,5 @@
 /** Runs the real CLI as a child process (the same Node as the tests: Node 24). */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,20 +8,56 @@ const WARDEN = new URL("../../bin/warden.ts", import.meta.url).pathname;
 
 export interface CliRun {
   code: number;
+  /** The signal that killed the process, if one did (then `code` is 1). */
+  signal?: NodeJS.Signals;
   stdout: string;
   stderr: string;
 }
 
+const childEnv = (env: Record<string, string>) => ({ PATH: process.env["PATH"] ?? "", ...env });
+
 export function warden(args: string[], env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [WARDEN, ...args], { env: { PATH: process.env["PATH"] ?? "", ...env } }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr });
+    execFile(process.execPath, [WARDEN, ...args], { env: childEnv(env), maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      resolve({ code: err ? Number(err.code ?? 1) : 0, ...(err?.signal ? { signal: err.signal } : {}), stdout, stderr });
     });
   });
 }
 
-export function policyFile(text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), "warden-")), "warden.yaml");
+/** A run to interact with while it goes: watch its stderr, send it signals. */
+export interface LiveRun {
+  /** Resolves once stderr so far matches `pattern`. */
+  stderrMatches(pattern: RegExp): Promise<void>;
+  kill(signal: NodeJS.Signals): void;
+  done: Promise<CliRun>;
+}
+
+export function startWarden(args: string[], env: Record<string, string>): LiveRun {
+  const child = spawn(process.execPath, [WARDEN, ...args], { env: childEnv(env) });
+  let stdout = "";
+  let stderr = "";
+  const waiting: { pattern: RegExp; resolve: () => void }[] = [];
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk;
+    for (const w of [...waiting]) {
+      if (!w.pattern.test(stderr)) continue;
+      waiting.splice(waiting.indexOf(w), 1);
+      w.resolve();
+    }
+  });
+  const done = new Promise<CliRun>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code: code ?? 1, ...(signal ? { signal } : {}), stdout, stderr })),
+  );
+  return {
+    stderrMatches: (pattern) => (pattern.test(stderr) ? Promise.resolve() : new Promise((resolve) => waiting.push({ pattern, resolve }))),
+    kill: (signal) => void child.kill(signal),
+    done,
+  };
+}
+
+export function policyFile(text: string, name = "warden.yaml"): string {
+  const path = join(mkdtempSync(join(tmpdir(), "warden-")), name);
   writeFileSync(path, text);
   return path;
 }

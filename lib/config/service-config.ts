@@ -1,0 +1,81 @@
+/**
+ * The address and credential of a service (GitLab, n8n), checked before the first request. A token
+ * exported with its newline, or a URL given with /api/v4, would otherwise surface as seconds of
+ * retries and an error from deep inside the HTTP stack that names no setting. Each check names the
+ * setting (an environment variable, or a field of the Lambda's secret) and what is expected, and
+ * never quotes a credential. Pure: the CLI and the Lambda functions pass the values they read.
+ */
+
+export class ServiceConfigError extends Error {
+  override name = "ServiceConfigError";
+}
+
+export interface ServiceKind {
+  /** The API path Warden appends itself, which the address must not carry. */
+  apiPath: string;
+}
+
+export const GITLAB: ServiceKind = { apiPath: "/api/v4" };
+export const N8N: ServiceKind = { apiPath: "/api/v1" };
+
+/** A setting's value with the name to blame when it is wrong. */
+export interface Setting {
+  name: string;
+  value: string;
+}
+
+/** Returns the address unchanged, or throws naming `url.name` and what is wrong with it. */
+export function checkServiceUrl(kind: ServiceKind, { name, value }: Setting): string {
+  const problem = characterProblem(value);
+  if (problem) throw new ServiceConfigError(`${name} ${problem}: check how it was set`);
+  const expected = `expected the instance's address, such as https://host.example.com (optionally with a path), without ${kind.apiPath}`;
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || !URL.canParse(value)) {
+    throw new ServiceConfigError(`${name} is not an http:// or https:// address, got ${shown(value)}: ${expected}`);
+  }
+  const url = new URL(value);
+  // Before anything that quotes the value: a password must not be echoed.
+  if (url.username || url.password) {
+    throw new ServiceConfigError(`${name} carries a user name or password: give the credential in its own setting, not in the address`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ServiceConfigError(`${name} uses ${url.protocol}//, not http:// or https://: ${expected}`);
+  }
+  if (value.includes("?") || value.includes("#")) {
+    throw new ServiceConfigError(`${name} has a query (?…) or fragment (#…), got ${shown(value)}: ${expected}`);
+  }
+  if (url.pathname.replace(/\/+$/, "").toLowerCase().endsWith(kind.apiPath)) {
+    throw new ServiceConfigError(`${name} ends with ${kind.apiPath}, got ${shown(value)}: ${expected} (Warden adds ${kind.apiPath} itself)`);
+  }
+  return value;
+}
+
+/** The value for an error message; an address with an "@" may hold a password, so it is not shown. */
+function shown(value: string): string {
+  return value.includes("@") ? "an address with @ (not shown)" : JSON.stringify(value);
+}
+
+/** Returns the credential unchanged, or throws naming `credential.name` (never quoting the value). */
+export function checkCredential({ name, value }: Setting): string {
+  const problem = characterProblem(value);
+  if (problem) throw new ServiceConfigError(`${name} ${problem}: check how it was set (a token is printable ASCII without spaces)`);
+  return value;
+}
+
+/**
+ * What makes a value unusable in an HTTP header or an address: whitespace, control or non-ASCII
+ * characters. Named by code point and position, which say where to look without quoting the value.
+ */
+function characterProblem(value: string): string | undefined {
+  if (value === "") return "is empty";
+  const at = (i: number) => `at position ${i + 1} of ${value.length}`;
+  const last = value.length - 1;
+  if (value[last] === "\n") return "ends with a newline";
+  if (value[last] === "\r") return "ends with a carriage return (a Windows line ending?)";
+  const bad = /[^\x21-\x7e]/.exec(value);
+  if (!bad) return undefined;
+  const char = bad[0];
+  const code = `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+  if (char === " ") return bad.index === 0 || bad.index === last ? `starts or ends with a space` : `contains a space ${at(bad.index)}`;
+  if (char === "\n" || char === "\r") return `contains a line break ${at(bad.index)}`;
+  return /[\x00-\x1f\x7f-\x9f]/.test(char) ? `contains a control character (${code}) ${at(bad.index)}` : `contains a non-ASCII character (${code}) ${at(bad.index)}`;
+}

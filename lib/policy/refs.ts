@@ -1,0 +1,33 @@
+/**
+ * What a pipeline request may name before anything is sent: a ref git itself would accept, and each
+ * variable once. Every front end (CLI, Slack) and the pipeline job ask here, so a ref GitLab could
+ * never have, or a variable sent twice with two values, is refused the same way everywhere.
+ */
+
+/** The rules of `git check-ref-format` (and a leading `-`, which git refuses for a branch), in order. */
+const REF_RULES: readonly { test: (ref: string) => boolean; problem: string }[] = [
+  { test: (ref) => ref === "", problem: "it is empty" },
+  { test: (ref) => ref === "@", problem: 'it is "@" alone' },
+  { test: (ref) => ref.startsWith("-"), problem: 'it starts with "-"' },
+  // Control characters (C0 and DEL) and space: git refuses them outright.
+  { test: (ref) => /[\x00-\x20\x7f]/.test(ref), problem: "it contains a space or a control character" },
+  { test: (ref) => /[~^:?*[\\]/.test(ref), problem: 'it contains one of ~ ^ : ? * [ \\' },
+  { test: (ref) => ref.includes(".."), problem: 'it contains ".."' },
+  { test: (ref) => ref.includes("@{"), problem: 'it contains "@{"' },
+  { test: (ref) => ref.startsWith("/") || ref.endsWith("/") || ref.includes("//"), problem: 'it starts or ends with "/", or contains "//"' },
+  { test: (ref) => ref.endsWith("."), problem: 'it ends with "."' },
+  { test: (ref) => ref.split("/").some((part) => part.startsWith(".") || part.endsWith(".lock")), problem: 'a part of it starts with "." or ends with ".lock"' },
+];
+
+/** Why git would refuse `ref` as a ref name, or undefined when it is a valid one. */
+export function refProblem(ref: string): string | undefined {
+  const broken = REF_RULES.find((rule) => rule.test(ref));
+  return broken && `ref ${JSON.stringify(ref)} is not a valid git ref name: ${broken.problem}`;
+}
+
+/** Why a pipeline request cannot be sent as given (a bad ref, a variable given twice), or undefined. */
+export function pipelineRequestProblem(ref: string, variables: readonly { key: string }[]): string | undefined {
+  const seen = new Set<string>();
+  const twice = variables.find(({ key }) => seen.size === seen.add(key).size);
+  return refProblem(ref) ?? (twice && `variable ${twice.key} is given twice`);
+}

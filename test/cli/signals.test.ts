@@ -1,0 +1,116 @@
+/**
+ * Interruptions and long waits, against a real child process: SIGTERM and SIGHUP stop an apply as
+ * Ctrl-C does (every audit line written, the report printed, exit 1), a second signal exits at once,
+ * and a long wait is announced on stderr as it starts.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { EnforceReport } from "../../lib/jobs/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, mkdtempSync, openSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { policyFile, startWarden } from "../support/cli.ts";
+
+// No allow rule matches any group: every share in scope is stray, so an apply has hundreds to remove.
+const POLICY = `version: 1
+gitlab:
+  scope: { groups: [acme] }
+  shares:
+    allow:
+      - group: "nobody/**"
+  guard: { maxRemovals: 100000 }
+`;
+
+const LATENCY_MS = 80;
+
+let sim: GitLabSim;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 400, seed: 11 }).dataset, latencyMs: LATENCY_MS });
+  env = { GITLAB_URL: sim.url, GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(POLICY) };
+});
+afterEach(() => sim.close());
+
+const shares = () => sim.dataset.projects.reduce((n, p) => n + p.shared_with_groups.length, 0);
+const deletes = () => sim.counters.byRoute["DELETE /projects/:id/share/:group_id"] ?? 0;
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await sleep(10);
+}
+
+async function opened(fifo: string): Promise<number> {
+  for (;;) {
+    try {
+      return openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENXIO") throw err;
+      await sleep(20);
+    }
+  }
+}
+
+describe("signals during --apply", () => {
+  it.each(["SIGTERM", "SIGHUP", "SIGINT"] as const)("%s: the report is printed, one audit line per share really removed, exit 1", async (signal) => {
+    const before = shares();
+    expect(before).toBeGreaterThan(50);
+    const run = startWarden(["enforce", "--apply", "--json", "--concurrency", "2"], env);
+    await until(() => deletes() >= 3);
+    run.kill(signal);
+    const result = await run.done;
+    // Requests cancelled mid-flight still reach the simulator, which applies them after its latency.
+    await sleep(LATENCY_MS * 4);
+
+    expect(result.signal).toBeUndefined();
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as EnforceReport;
+    expect(report.warnings.join("\n")).toContain(`interrupted by ${signal}`);
+    expect(result.stderr).toContain(`warden enforce: interrupted by ${signal}: starting no new work`);
+    const audit = result.stderr.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as { message: string });
+    const removed = before - shares();
+    expect(removed).toBeGreaterThanOrEqual(3);
+    expect(removed).toBeLessThan(before / 2);
+    expect(audit.filter((a) => a.message === "remove-share")).toHaveLength(removed);
+    // The report accounts for every removal attempted: done, or stopped mid-request.
+    expect(report.actions.filter((a) => a.status !== "planned")).toHaveLength(removed);
+  });
+
+  it("a second signal ends the process at once (killed by it: status 128 + its number), while the first waits on what cannot be cancelled", async () => {
+    // A policy from a pipe nobody writes to (as from `--policy <(slow command)`): reading it cannot be cancelled.
+    const fifo = join(mkdtempSync(join(tmpdir(), "warden-")), "policy.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const run = startWarden(["enforce", "--apply", "--policy", fifo], env);
+    // Opening the write end succeeds once warden has opened the read end: it is then up, and waiting.
+    const writer = await opened(fifo);
+    run.kill("SIGTERM");
+    await run.stderrMatches(/interrupted by SIGTERM: starting no new work/);
+    let exited = false;
+    void run.done.then(() => (exited = true));
+    await sleep(200);
+    expect(exited).toBe(false);
+    run.kill("SIGTERM");
+    const result = await run.done;
+    expect(result.signal).toBe("SIGTERM");
+    expect(sim.counters.requests).toBe(0);
+    closeSync(writer);
+  });
+});
+
+describe("progress lines", () => {
+  it("a long wait is announced on stderr as it starts, and Ctrl-C ends it", async () => {
+    sim.addFaults({ kind: "429", headers: "retry-after", seconds: 30, route: "GET /user", times: 1 });
+    const started = Date.now();
+    const run = startWarden(["enforce"], env);
+    await Promise.race([
+      run.stderrMatches(/asked to wait 3\d s \(Retry-After\) on GET \/user; resuming at \d\d:\d\d:\d\d/),
+      run.done.then((r) => expect.fail(`exited ${r.code} without a progress line: ${r.stderr}`)),
+    ]);
+    run.kill("SIGINT");
+    const result = await run.done;
+    expect(result.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result.stderr.split("\n")[0]).toMatch(/^\S+ asked to wait 3\d s/);
+  });
+});

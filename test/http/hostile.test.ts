@@ -1,0 +1,234 @@
+/**
+ * lib/http against servers that misbehave: answers that never finish, waits long enough to notice,
+ * answers that are not the JSON the API sends, and which failures a request is repeated after.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { GitLabClient } from "../../lib/gitlab/index.ts";
+import { createHttpClient, HttpError, NetworkError, RateLimiterRegistry, type HttpClientOptions, type WaitEvent } from "../../lib/http/index.ts";
+import { N8nClient } from "../../lib/n8n/index.ts";
+import { json, scriptedServer, type ScriptedServer } from "../support/server.ts";
+
+const TOKEN = "glpat-hostile-token-0123456789";
+const servers: ScriptedServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(handler: Parameters<typeof scriptedServer>[0]) {
+  const s = await scriptedServer(handler);
+  servers.push(s);
+  return s;
+}
+
+function client(origin: string, opts: Partial<HttpClientOptions> = {}) {
+  return createHttpClient({
+    origin,
+    service: "GitLab",
+    credentials: { "PRIVATE-TOKEN": TOKEN },
+    limiters: new RateLimiterRegistry(),
+    ...opts,
+    retry: { baseDelayMs: 5, ...opts.retry },
+  });
+}
+
+const send = (c: ReturnType<typeof client>, method: "GET" | "POST" | "DELETE", route: string, extra: object = {}) =>
+  c.send({ method, url: new URL(route.replace(/^\w+ /, "").replace(/:id/, "7"), c.origin), route, ...extra });
+
+const CLOCK = /\d\d:\d\d:\d\d UTC/.source;
+
+describe("which failures are retried", () => {
+  it("a DELETE answered 500 then 404 is retried, and the 404 says an earlier attempt may have applied", async () => {
+    const s = await serve((_req, res, n) => json(res, n === 1 ? 500 : 404, { message: "404 Group Link Not Found" }));
+    const res = await send(client(s.url), "DELETE", "DELETE /projects/:id", { accept: [404] });
+    expect(res).toMatchObject({ status: 404, earlierAttemptMayHaveApplied: true });
+    expect(s.received).toHaveLength(2);
+  });
+
+  it("a DELETE answered 429 then 404 carries no such flag: the 429 was refused before anything happened", async () => {
+    const s = await serve((_req, res, n) => (n === 1 ? json(res, 429, "Retry later", { "retry-after": "0" }) : json(res, 404, {})));
+    const res = await send(client(s.url), "DELETE", "DELETE /projects/:id", { accept: [404] });
+    expect(res.status).toBe(404);
+    expect(res.earlierAttemptMayHaveApplied).toBeUndefined();
+  });
+});
+
+describe("every wait is bounded", () => {
+  it("a server that sends headers and then drips its body is given up on at the deadline, and a GET tries three times in all", async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write("[");
+      const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(" ")), 100);
+    });
+    const started = Date.now();
+    const err = await send(client(s.url, { requestTimeoutMs: 500 }), "GET", "GET /projects").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err).toMatchObject({ code: "ANSWER_TIMEOUT", mayHaveReachedServer: true });
+    expect((err as Error).message).toBe("GET /projects: no complete answer from GitLab within 1 s");
+    expect(s.received).toHaveLength(3);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it("a server that never sends headers costs three deadlines, not seven", async () => {
+    const s = await serve(() => {});
+    const started = Date.now();
+    await expect(send(client(s.url, { requestTimeoutMs: 300 }), "GET", "GET /projects")).rejects.toMatchObject({ code: "ANSWER_TIMEOUT" });
+    expect(s.received).toHaveLength(3);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it("a POST that timed out is not repeated: it may have been applied", async () => {
+    const s = await serve(() => {});
+    await expect(send(client(s.url, { requestTimeoutMs: 300 }), "POST", "POST /p", { body: "{}" })).rejects.toBeInstanceOf(NetworkError);
+    expect(s.received).toHaveLength(1);
+  });
+
+  it("the caller's own abort wins over the deadline and keeps its reason", async () => {
+    const s = await serve(() => {});
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error("stopped by caller")), 100);
+    await expect(send(client(s.url, { requestTimeoutMs: 5_000 }), "GET", "GET /x", { signal: ac.signal })).rejects.toThrow("stopped by caller");
+    expect(s.received).toHaveLength(1);
+  });
+
+  it("the budget counts the attempts too, not only the waits between them", async () => {
+    const s = await serve((_req, res) => setTimeout(() => json(res, 503, {}, { "retry-after": "0" }), 400));
+    const err = await send(client(s.url, { retry: { budgetMs: 1_000 } }), "GET", "GET /x").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HttpError);
+    expect(s.received.length).toBeLessThanOrEqual(3);
+  });
+});
+
+describe("every long wait is reported", () => {
+  const watch = async (handler: Parameters<typeof scriptedServer>[0], opts: Partial<HttpClientOptions> = {}) => {
+    const events: WaitEvent[] = [];
+    const s = await serve(handler);
+    return { s, events, c: client(s.url, { waitNoticeMs: 300, onWait: (e) => events.push(e), ...opts }) };
+  };
+
+  it("a rate limit says what the server asked for and when the request resumes", async () => {
+    const { c, events } = await watch((_req, res, n) => (n === 1 ? json(res, 429, "Retry later", { "retry-after": "1" }) : json(res, 200, [])));
+    await send(c, "GET", "GET /groups/:id/projects");
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ kind: "retry", route: "GET /groups/:id/projects", attempt: 1, waitMs: 1_000 });
+    expect(events[0]!.message).toMatch(new RegExp(`^GitLab asked to wait 1 s \\(Retry-After\\) on GET /groups/:id/projects; resuming at ${CLOCK}$`));
+  });
+
+  it("a 5xx says what was answered, how long until the next attempt and which one it is; short waits are not reported", async () => {
+    const { c, events } = await watch((_req, res, n) => (n === 1 ? json(res, 503, {}, { "retry-after": "1" }) : n === 2 ? json(res, 502, {}) : json(res, 204, {})));
+    await send(c, "DELETE", "DELETE /projects/:id/share/:group_id");
+    expect(events.map((e) => e.message)).toEqual([
+      expect.stringMatching(new RegExp(`^GitLab answered 503 to DELETE /projects/:id/share/:group_id; retrying in 1 s \\(attempt 2 of 7\\), at ${CLOCK}$`)),
+    ]);
+  });
+
+  it("an answer slow to come is reported once per attempt", async () => {
+    const { c, events } = await watch((_req, res) => setTimeout(() => json(res, 200, {}), 700));
+    await send(c, "GET", "GET /projects/:id");
+    expect(events).toEqual([
+      { kind: "slow-answer", method: "GET", route: "GET /projects/:id", attempt: 1, waitMs: 300, message: "still waiting for GitLab to answer GET /projects/:id after 1 s (attempt 1); giving up at 60 s" },
+    ]);
+  });
+
+  it("the rate limiter names the route it holds and why: a 429's pause of the origin", async () => {
+    const { c, events } = await watch((req, res, n) => (n === 1 ? json(res, 429, "Retry later", { "retry-after": "1" }) : json(res, 200, [req.url])));
+    const first = send(c, "GET", "GET /first");
+    await new Promise((r) => setTimeout(r, 100));
+    await Promise.all([first, send(c, "GET", "GET /second")]);
+    const hold = events.find((e) => e.kind === "rate-limit");
+    expect(hold).toMatchObject({ route: "GET /second", method: "GET" });
+    expect(hold!.message).toMatch(new RegExp(`^holding GET /second for 1 s: GitLab answered 429 on this origin, which pauses every request to it; resuming at ${CLOCK}$`));
+  });
+
+  it("the rate limiter names the route it holds and why: its RateLimit-Remaining budget is spent", async () => {
+    const reset = String(Math.ceil(Date.now() / 1000) + 2);
+    const { c, events } = await watch((_req, res) => json(res, 200, [], { "ratelimit-limit": "10", "ratelimit-remaining": "0", "ratelimit-reset": reset }));
+    await send(c, "GET", "GET /groups/:id");
+    await send(c, "GET", "GET /groups/:id");
+    expect(events).toHaveLength(1);
+    expect(events[0]!.message).toMatch(/^holding GET \/groups\/:id for [1-3] s: GitLab's RateLimit-Remaining budget for this route is spent; resuming at/);
+  });
+});
+
+describe("an answer that is not what the API sends is named as such", () => {
+  const LOGIN_PAGE = `<!DOCTYPE html><html><head><title>Sign in</title></head><body>${"x".repeat(2_000)}</body></html>`;
+
+  it("a sign-in proxy's HTML page in front of GitLab", async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(LOGIN_PAGE);
+    });
+    const gitlab = new GitLabClient({ url: s.url, token: TOKEN, limiters: new RateLimiterRegistry() });
+    const err = await gitlab.currentUser().catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: "UnexpectedAnswerError", status: 200, contentType: "text/html", looksLike: "an HTML page" });
+    expect((err as Error).message).toBe(
+      "GET /api/v4/user answered 200 with an HTML page (text/html, 2.1 kB): is GITLAB_URL the GitLab host, or is a sign-in proxy in front of it?",
+    );
+    expect(s.received).toHaveLength(1);
+  });
+
+  it("an n8n address that is not the API names N8N_URL", async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end("OK");
+    });
+    const n8n = new N8nClient({ url: s.url, apiKey: "n8n-hostile-key-abcdef", limiters: new RateLimiterRegistry() });
+    await expect(n8n.getWorkflow("1")).rejects.toThrow(
+      "GET /api/v1/workflows/1 answered 200 with plain text (text/plain, 2 B): is N8N_URL the n8n instance address (without /api/v1), or is a sign-in proxy in front of it?",
+    );
+  });
+
+  it("a JSON body cut short on a GET is retried like a dropped connection", async () => {
+    const s = await serve((_req, res, n) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(n === 1 ? '[{"id":1},{"id"' : '[{"id":1},{"id":2}]');
+    });
+    const res = await send(client(s.url), "GET", "GET /projects", { expect: "json" });
+    expect(res.json).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(s.received).toHaveLength(2);
+  });
+
+  it("a JSON body cut short on a POST is not retried, and the error quotes no body", async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(201, { "content-type": "application/json" });
+      res.end('{"id":1,"web_url":"http');
+    });
+    const err = await send(client(s.url), "POST", "POST /p", { body: "{}", expect: "json" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect((err as Error).message).toBe("POST /p answered 201 with JSON cut short (application/json, 23 B)");
+    expect(s.received).toHaveLength(1);
+  });
+
+  it("a body shorter than its Content-Length is retried on a GET", async () => {
+    const s = await serve((req, res, n) => {
+      if (n > 1) return json(res, 200, { ok: true });
+      res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+      res.write('{"ok":');
+      setTimeout(() => req.socket.destroy(), 20);
+    });
+    const res = await send(client(s.url), "GET", "GET /x", { expect: "json" });
+    expect(res.json).toEqual({ ok: true });
+    expect(s.received).toHaveLength(2);
+  });
+
+  it("an HTML error page becomes a short description in the HttpError, never markup", async () => {
+    const page = `<html><body><h1>502 Bad Gateway</h1>${"<p>nginx</p>".repeat(280)}</body></html>`;
+    const s = await serve((_req, res) => {
+      res.writeHead(502, { "content-type": "text/html" });
+      res.end(page);
+    });
+    const err = (await send(client(s.url, { retry: { maxRetries: 0 } }), "GET", "GET /x").catch((e: unknown) => e)) as HttpError;
+    expect(err).toBeInstanceOf(HttpError);
+    expect(err.serviceMessage).toBe("an HTML page, 3.4 kB");
+    expect(err.message).not.toContain("<");
+  });
+
+  it("an empty 204 is fine", async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(204);
+      res.end();
+    });
+    const res = await send(client(s.url), "DELETE", "DELETE /x", { expect: "json" });
+    expect(res.status).toBe(204);
+    expect(res.json).toBeUndefined();
+  });
+});
