@@ -21,8 +21,11 @@ try {
   const group = await api.Groups.show("acme");
   const projects = await api.Groups.allProjects(group.id, { includeSubgroups: true, withShared: false, perPage: 100 });
   const strays = projects.flatMap((project) =>
-    ((project.shared_with_groups ?? []) as { group_id: number; group_full_path: string; group_access_level: number }[])
-      .filter((share) => evaluateShare(policy, { projectPath: project.path_with_namespace, groupPath: share.group_full_path, accessLevel: share.group_access_level }, now).kind === "stray")
+    ((project.shared_with_groups ?? []) as { group_id: number; group_full_path: string; group_access_level: number; expires_at?: string | null }[])
+      .filter((share) => {
+        const input = { kind: "project" as const, target: project.path_with_namespace, groupPath: share.group_full_path, accessLevel: share.group_access_level, expiresAt: share.expires_at ?? null };
+        return evaluateShare(policy, input, now).kind === "stray";
+      })
       .map((share) => ({ projectId: project.id, groupId: share.group_id })),
   );
   for (const { projectId, groupId } of strays) {

@@ -4,26 +4,38 @@ import type { Command } from "./command.ts";
 
 export const enforceCommand: Command = {
   name: "enforce",
-  summary: "remove project shares the policy does not allow (dry run unless --apply)",
+  summary: "remove project and group shares the policy does not allow (dry run unless --apply)",
   usage: `Usage: warden enforce [--apply] [--policy FILE] [--json] [--debug]
 
-Lists the projects in the policy's scope with their group shares and plans the removal of every
-share the policy does not allow. Nothing changes without --apply; with it, the plan is applied
-unless it exceeds gitlab.guard.maxRemovals.
+Examines the policy's scope — its projects with the groups each is shared with, and its groups
+(each scope group and all below it) with the groups each is shared with — and plans the removal of
+every share the policy does not allow, of both kinds. Nothing changes without --apply; with it, the
+plan is applied unless it exceeds gitlab.guard.maxRemovals (one limit for both kinds). After removing
+group shares, each group is read again: GitLab answers success without removing when the token lacks
+Owner on the sharing group, and such a share is reported as failed. Group shares cost one
+GET /groups/:id per group (GitLab.com allows 400 a minute); shares made by groups above a scope
+group reach into it but are outside the scope: they are listed as warnings.
 
 Options:
   --apply          remove the planned shares
   --concurrency N  removals in flight at once (default 4)
   --list-concurrency N
-                   listings in flight at once (default 4; a scope group above 2,000 projects is
-                   listed as one listing per direct subgroup)
+                   listings in flight at once, and group reads in flight at once (default 4; a
+                   scope group above 2,000 projects is listed as one listing per direct subgroup)
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
   --json           print the report as JSON
+  --request-timeout SECONDS
+                   deadline of each request attempt (default $WARDEN_REQUEST_TIMEOUT, else 60)
   --debug          print stack traces on errors
 
 Environment:
   GITLAB_URL       scheme and host of the GitLab instance, without /api/v4
-  GITLAB_TOKEN     a token with the api scope (Maintainer or above on the governed projects)
+  GITLAB_TOKEN     a token with the api scope: Maintainer or above on the governed projects, Owner on
+                   the governed groups (or an administrator's, which also sees every share)
+
+SIGINT, SIGTERM and SIGHUP stop the run: no new removals, requests in flight cancelled (reported as
+"may or may not have happened"), every audit line written, the report printed, exit 1. A second
+signal exits at once.
 
 Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard tripped (nothing changed).`,
   options: { apply: { type: "boolean" }, concurrency: { type: "string" }, "list-concurrency": { type: "string" } },

@@ -1,8 +1,10 @@
 /**
- * What a chat command asks the worker to run, and the worker's whole event: validated again on
- * arrival, because the worker acts on it (and POSTs to its response_url) with nobody else checking.
+ * What a job run is asked for: a chat command, which is also the worker's whole event (validated again
+ * on arrival, because the worker acts on it, and POSTs to its response_url, with nobody else
+ * checking), or a restore asked of the Enforce function from the console (functions/lib/scheduled.ts).
  */
 import { z } from "zod";
+import type { RestoreInput } from "../../lib/jobs/restore.ts";
 import { isAllowedResponseUrl } from "./slack-reply.ts";
 
 const text = z.string().min(1);
@@ -18,7 +20,18 @@ const JobRequestSchema = z.discriminatedUnion("job", [
   }),
 ]);
 
+/** What a chat command can ask for, and so what the worker accepts. */
 export type JobRequest = z.infer<typeof JobRequestSchema>;
+
+/** Re-creating what an enforce run removed: asked from the console only (an event to the Enforce function), never from chat. */
+export interface RestoreRequest {
+  job: "restore";
+  apply: boolean;
+  input: RestoreInput;
+}
+
+/** Everything runJob runs. */
+export type RunRequest = JobRequest | RestoreRequest;
 
 export const WorkerEventSchema = z.strictObject({
   command: JobRequestSchema,
@@ -32,7 +45,7 @@ export const WorkerEventSchema = z.strictObject({
 export type WorkerEvent = z.infer<typeof WorkerEventSchema>;
 
 /** Whether running the request may change GitLab or n8n. A pipeline is always a change. */
-export function makesChanges(request: JobRequest): boolean {
+export function makesChanges(request: RunRequest): boolean {
   return request.job === "pipeline" || request.apply;
 }
 

@@ -10,15 +10,15 @@
  * checked here rather than a property of the jobs' internals.)
  */
 import { HttpError, type GitLabClient } from "../../lib/gitlab/index.ts";
-import { enforce, reconcileWorkflows, runPipeline, type EnforceReport, type PipelineReport, type WorkflowsReport } from "../../lib/jobs/index.ts";
+import { enforce, reconcileWorkflows, restore, runPipeline, type EnforceReport, type PipelineReport, type RestoreReport, type WorkflowsReport } from "../../lib/jobs/index.ts";
 import type { Policy } from "../../lib/policy/index.ts";
 import { gitlabClient, n8nClient } from "./clients.ts";
 import { loadPolicy } from "./config.ts";
-import { makesChanges, type JobRequest } from "./job-request.ts";
+import { makesChanges, type RunRequest } from "./job-request.ts";
 import { audit, logger } from "./logger.ts";
 import { secrets, type Secrets } from "./secrets.ts";
 
-export type JobReport = EnforceReport | WorkflowsReport | PipelineReport;
+export type JobReport = EnforceReport | WorkflowsReport | PipelineReport | RestoreReport;
 
 type HttpClient = GitLabClient["http"];
 
@@ -28,7 +28,7 @@ interface Started {
   report: Promise<JobReport>;
 }
 
-export async function runJob(request: JobRequest, signal: AbortSignal): Promise<JobReport> {
+export async function runJob(request: RunRequest, signal: AbortSignal): Promise<JobReport> {
   const policy = await loadPolicy();
   const used = await secrets.get();
   const first = start(request, policy, used, signal);
@@ -48,7 +48,7 @@ export async function runJob(request: JobRequest, signal: AbortSignal): Promise<
   }
 }
 
-function start(request: JobRequest, policy: Policy, credentials: Secrets, signal: AbortSignal): Started {
+function start(request: RunRequest, policy: Policy, credentials: Secrets, signal: AbortSignal): Started {
   switch (request.job) {
     case "enforce": {
       const gitlab = gitlabClient(credentials);
@@ -63,10 +63,14 @@ function start(request: JobRequest, policy: Policy, credentials: Secrets, signal
       const { project, ref, variables } = request;
       return { http: [gitlab.http], report: runPipeline({ gitlab, policy, project, ref, variables, signal, audit }) };
     }
+    case "restore": {
+      const gitlab = gitlabClient(credentials);
+      return { http: [gitlab.http], report: restore({ gitlab, policy, input: request.input, apply: request.apply, signal, audit }) };
+    }
   }
 }
 
-function credential(request: JobRequest, credentials: Secrets): string | undefined {
+function credential(request: RunRequest, credentials: Secrets): string | undefined {
   return request.job === "workflows" ? credentials.n8nApiKey : credentials.gitlabToken;
 }
 

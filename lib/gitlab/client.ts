@@ -5,7 +5,7 @@
 import { createHttpClient, HttpError, type HttpClient, type HttpClientOptions, type HttpResponse, type Method } from "../http/index.ts";
 import { gitlabListing, type ListOptions, type Listing, type ListingOrder } from "../paging/index.ts";
 import { fillPath, serializeQuery, type PathParams, type Query } from "./encode.ts";
-import type { CurrentUser, Group, Issue, Namespace, Note, Pipeline, Project, RepositoryFile, Tag } from "./types.ts";
+import type { CurrentUser, Group, GroupDetail, Issue, Namespace, Note, Pipeline, Project, RepositoryFile, Tag } from "./types.ts";
 
 export interface GitLabClientOptions extends Omit<HttpClientOptions, "origin" | "credentials"> {
   /** Scheme and host (and a path prefix if GitLab is served under one), without /api/v4. */
@@ -16,6 +16,20 @@ export interface GitLabClientOptions extends Omit<HttpClientOptions, "origin" | 
 }
 
 export type UnshareOutcome = "removed" | "already-gone";
+export type ShareOutcome = "created" | "exists";
+
+/** A share to create, of either kind: the group it grants access to, and on what terms. */
+export interface NewShare {
+  groupId: number;
+  accessLevel: number;
+  /** YYYY-MM-DD, or null for a share that does not expire. */
+  expiresAt: string | null;
+  /** A custom role (`member_role_id`), where custom roles are on; sent only when set. */
+  memberRoleId?: number | null;
+}
+
+/** GitLab's words for "that link exists already", old and new, on both kinds. */
+const ALREADY_SHARED = /already (been )?shared with this group/i;
 
 interface CallOptions {
   query?: Query;
@@ -39,7 +53,13 @@ export class GitLabClient {
     const base = new URL(opts.url);
     this.basePath = `${base.pathname.replace(/\/+$/, "")}/api/v4`;
     this.maxQueryLength = opts.maxQueryLength ?? 8_000;
-    this.http = createHttpClient({ ...opts, origin: base.origin, credentials: { "PRIVATE-TOKEN": opts.token } });
+    this.http = createHttpClient({
+      service: "GitLab",
+      notJsonHint: "is GITLAB_URL the GitLab host, or is a sign-in proxy in front of it?",
+      ...opts,
+      origin: base.origin,
+      credentials: { "PRIVATE-TOKEN": opts.token },
+    });
   }
 
   /** One call. POST and PUT send their parameters as a JSON body, so they can never hit the 414 limit. */
@@ -56,9 +76,10 @@ export class GitLabClient {
       headers: opts.body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
       accept: opts.accept,
+      expect: "json",
       signal: opts.signal,
     });
-    return { status: response.status, data: (response.text ? JSON.parse(response.text) : undefined) as T, response };
+    return { status: response.status, data: response.json as T, response };
   }
 
   async get<T>(template: string, params: PathParams = {}, opts: CallOptions = {}): Promise<T> {
@@ -124,7 +145,8 @@ export class GitLabClient {
     return this.list("/groups", {}, { query, list });
   }
 
-  getGroup(group: string | number, signal?: AbortSignal): Promise<Group> {
+  /** The detail, with the group's shares; `with_projects=false`, or GitLab embeds up to 200 projects. */
+  getGroup(group: string | number, signal?: AbortSignal): Promise<GroupDetail> {
     return this.get("/groups/:id", { id: group }, { query: { with_projects: false }, signal });
   }
 
@@ -140,19 +162,68 @@ export class GitLabClient {
     return this.get("/namespaces/:id", { id: namespace }, { signal });
   }
 
+  unshareProject(project: number | string, groupId: number, signal?: AbortSignal): Promise<UnshareOutcome> {
+    return this.unshare("/projects/:id/share/:group_id", { id: project, group_id: groupId }, signal);
+  }
+
+  /** Caution: GitLab answers 204 without removing anything when the token is not Owner of `group`. */
+  unshareGroup(group: number | string, groupId: number, signal?: AbortSignal): Promise<UnshareOutcome> {
+    return this.unshare("/groups/:id/share/:group_id", { id: group, group_id: groupId }, signal);
+  }
+
   /**
-   * Idempotent: GitLab's 404 "Group Link Not Found" means the share is already gone, a success. A 404
-   * about the project (deleted, or no longer visible to this token) proves nothing about the share,
-   * so it stays an error.
+   * Idempotent: 404 "Group Link Not Found" means the share is gone, "already-gone" — unless an earlier
+   * attempt of this request may have been applied (a 5xx or a connection lost after sending, then
+   * retried): then it is gone because this run removed it. A 404 about the project or group (deleted,
+   * or no longer visible to this token) proves nothing about the share, so it stays an error.
    */
-  async unshareProject(project: number | string, groupId: number, signal?: AbortSignal): Promise<UnshareOutcome> {
-    try {
-      await this.call("DELETE", "/projects/:id/share/:group_id", { id: project, group_id: groupId }, { signal });
-      return "removed";
-    } catch (err) {
-      if (err instanceof HttpError && err.status === 404 && /group link not found/i.test(err.serviceMessage)) return "already-gone";
-      throw err;
-    }
+  private async unshare(template: string, params: PathParams, signal?: AbortSignal): Promise<UnshareOutcome> {
+    const { status, data, response } = await this.call<{ message?: unknown } | undefined>("DELETE", template, params, { accept: [404], signal });
+    if (status !== 404) return "removed";
+    if (!/group link not found/i.test(String(data?.message))) throw this.refusal("DELETE", template, data, response);
+    return response.earlierAttemptMayHaveApplied ? "removed" : "already-gone";
+  }
+
+  /** `POST /projects/:id/share`; lib/http never repeats it once it may have reached GitLab. */
+  shareProject(project: number | string, share: NewShare, signal?: AbortSignal): Promise<ShareOutcome> {
+    return this.share("/projects/:id/share", project, share, signal);
+  }
+
+  /** `POST /groups/:id/share`: `group` shares itself with `share.groupId`. Never repeated either. */
+  shareGroup(group: number | string, share: NewShare, signal?: AbortSignal): Promise<ShareOutcome> {
+    return this.share("/groups/:id/share", group, share, signal);
+  }
+
+  /**
+   * 201 is "created"; a 409 saying the link exists is "exists". Every other answer is an HttpError
+   * whose serviceMessage is GitLab's reason: sharing locked (400), the project's own group or an
+   * ancestor (409), a group or project gone (404), a level the token may not grant (403).
+   */
+  private async share(template: string, id: number | string, share: NewShare, signal?: AbortSignal): Promise<ShareOutcome> {
+    const body = {
+      group_id: share.groupId,
+      group_access: share.accessLevel,
+      ...(share.expiresAt === null ? {} : { expires_at: share.expiresAt }),
+      ...(share.memberRoleId == null ? {} : { member_role_id: share.memberRoleId }),
+    };
+    const { status, data, response } = await this.call<{ message?: unknown } | undefined>("POST", template, { id }, { body, accept: [409], signal });
+    if (status !== 409) return "created";
+    if (!ALREADY_SHARED.test(String(data?.message))) throw this.refusal("POST", template, data, response);
+    return "exists";
+  }
+
+  /** The HttpError for an answer accepted to be read, then refused: built, like lib/http's, from redacted parts. */
+  private refusal(method: Method, template: string, data: { message?: unknown } | undefined, response: HttpResponse): HttpError {
+    const message = data?.message;
+    const { redactor } = this.http;
+    return new HttpError({
+      status: response.status,
+      method,
+      route: `${method} ${template}`,
+      path: redactor.path(response.url),
+      serviceMessage: redactor.text(typeof message === "string" ? message : JSON.stringify(message ?? "")).slice(0, 300),
+      headers: response.headers,
+    });
   }
 
   /** Not idempotent: lib/http never repeats it once it may have reached GitLab. */

@@ -28,6 +28,20 @@ export interface Group {
   parent_id: number | null;
 }
 
+/** One entry of a group's `shared_with_groups`: a link this group made (`POST /groups/:id/share`). */
+export interface GroupShare extends ProjectShare {
+  /** Where custom roles are on. */
+  member_role_id?: number | null;
+}
+
+/**
+ * `GET /groups/:id`, the only answer that carries a group's shares: its direct links, to groups the
+ * caller can see (all of them for administrators and auditors).
+ */
+export interface GroupDetail extends Group {
+  shared_with_groups: GroupShare[];
+}
+
 export interface Namespace {
   id: number;
   name: string;

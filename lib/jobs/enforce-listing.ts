@@ -2,9 +2,11 @@
  * How enforce lists the projects in scope: each scope group once (or the whole instance), as one
  * listing or, when large, as partitions listed side by side, each following its own links.
  */
+import pMap from "p-map";
 import { HttpError, type GitLabClient, type Project } from "../gitlab/index.ts";
 import type { Listing, Page } from "../paging/index.ts";
 import { scopeGroups, type Policy } from "../policy/index.ts";
+import type { Examination, Subject } from "./enforce-kinds.ts";
 
 /** Above this many projects, a scope group (or the instance) is listed in partitions that run in parallel. */
 export const PARTITION_ABOVE = 2_000;
@@ -13,6 +15,46 @@ export type Pages = AsyncIterable<Page<Project>>;
 
 export class ScopeError extends Error {
   override name = "ScopeError";
+}
+
+/** An outermost scope group: its id, and its full path as GitLab spells it. */
+export interface ScopeRoot {
+  id: number;
+  path: string;
+}
+
+export function projectSubject(project: Project): Subject {
+  return { id: project.id, path: project.path_with_namespace, shares: project.shared_with_groups ?? [] };
+}
+
+/** One project as it is now; undefined when it is gone or out of the token's sight. */
+export async function readProjectSubject(gitlab: GitLabClient, id: number, signal?: AbortSignal): Promise<Subject | undefined> {
+  const project = await unlessNotFound(gitlab.getProject(id, signal));
+  return project && projectSubject(project);
+}
+
+/** A 404 (deleted, or no longer visible to the token) reads as undefined. */
+export async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 404) return undefined;
+    throw err;
+  }
+}
+
+/** Every project in scope, judged a page at a time as the listings go. */
+export async function examineProjects(x: Examination, judge: (subjects: Subject[]) => void): Promise<void> {
+  const { gitlab, concurrency, signal } = x;
+  const judgePage = (items: Project[]) => judge(items.map(projectSubject));
+  const sources = await pMap(
+    x.roots ?? [undefined],
+    (root) => (root === undefined ? instanceRanges(gitlab, concurrency * 2, signal) : startGroupListing(gitlab, root.id, judgePage, { seesAllGroups: x.seesAllGroups, signal })),
+    { concurrency },
+  );
+  await pMap(sources.flat(), async (pages) => {
+    for await (const page of pages) judgePage(page.items);
+  }, { concurrency });
 }
 
 /**
@@ -64,18 +106,17 @@ function isSmall(total: number | "unknown" | undefined): boolean {
 }
 
 /**
- * The namespace id of each scope group (a group's namespace id is its group id), or `undefined` for
- * the whole instance when the policy names no scope. Groups inside another scope group are skipped so
- * no project is listed twice.
+ * The outermost scope groups (a group's namespace id is its group id), or undefined for the whole
+ * instance when the policy names no scope. Groups inside another scope group are left out so nothing
+ * is listed twice.
  */
-export async function scopeGroupIds(gitlab: GitLabClient, policy: Policy, warnings: string[], signal?: AbortSignal): Promise<(number | undefined)[]> {
+export async function scopeRoots(gitlab: GitLabClient, policy: Policy, signal?: AbortSignal): Promise<ScopeRoot[] | undefined> {
   const groups = scopeGroups(policy);
-  if (groups === undefined) return [undefined];
-  if (groups.length === 0) warnings.push("the policy has no gitlab section: no project is governed");
+  if (groups === undefined) return undefined;
   // GitLab paths are case-insensitive: acme and ACME are one group, and acme/mobile is inside acme.
   const paths = [...new Map(groups.map((g) => [g.toLowerCase(), g])).values()];
   const outermost = paths.filter((g) => !paths.some((other) => g.toLowerCase().startsWith(`${other.toLowerCase()}/`)));
-  const ids = await Promise.all(
+  const roots = await Promise.all(
     outermost.map(async (path) => {
       const namespace = await gitlab.getNamespace(path, signal).catch((err: unknown) => {
         throw err instanceof HttpError && err.status === 404
@@ -83,9 +124,9 @@ export async function scopeGroupIds(gitlab: GitLabClient, policy: Policy, warnin
           : err;
       });
       if (namespace.kind !== "group") throw new ScopeError(`gitlab.scope.groups: "${path}" is a user namespace, not a group`);
-      return namespace.id;
+      return { id: namespace.id, path: namespace.full_path };
     }),
   );
   // Two paths can still name one group (an old path GitLab redirects): list it once.
-  return [...new Set(ids)];
+  return [...new Map(roots.map((root) => [root.id, root])).values()];
 }

@@ -1,15 +1,19 @@
 /**
- * Removing the planned shares: bounded concurrency, idempotent, one audit line each. GitLab has no
- * conditional DELETE, and on a large instance minutes pass between judging a share and removing it:
- * an owner may meanwhile have lowered its access, removed it, or moved the project under an exemption.
- * So a removal planned longer ago than `maxPlanAgeMs` reads its project again (once per project) and
- * is judged again first; a share that is no longer stray is skipped, not removed.
+ * Removing the planned shares, of every kind: bounded concurrency, idempotent, one audit line each.
+ * GitLab has no conditional DELETE, and on a large instance minutes pass between judging a share and
+ * removing it: an owner may meanwhile have lowered its access, removed it, or moved it under an
+ * exemption. So a removal planned longer ago than `maxPlanAgeMs` reads its subject again (once per
+ * subject) and is judged again first; a share that is no longer stray is skipped, not removed.
+ *
+ * A kind whose removal GitLab may answer with success without removing (a group share, when the token
+ * lacks Owner) has its subject read once more after the last of its removals, and a share still there
+ * fails; its audit lines wait for that answer, so each says what finally became of the share.
  */
 import pMap from "p-map";
-import { HttpError, type GitLabClient, type Project } from "../gitlab/index.ts";
 import { evaluateShare, type Policy } from "../policy/index.ts";
-import type { RemoveShareAction } from "./enforce.ts";
+import { auditFields, kindOf, shareFields, shareInput, type ShareKindSpec, type ShareRemoval, type Subject } from "./enforce-kinds.ts";
 import { errorText, stoppedMidRequest, type AuditSink } from "./report.ts";
+import type { GitLabClient } from "../gitlab/index.ts";
 
 export interface RemovalOptions {
   gitlab: GitLabClient;
@@ -18,49 +22,94 @@ export interface RemovalOptions {
   concurrency: number;
   maxPlanAgeMs: number;
   /** When each action was judged (Date.now()). */
-  judgedAt: ReadonlyMap<RemoveShareAction, number>;
+  judgedAt: ReadonlyMap<ShareRemoval, number>;
   signal?: AbortSignal;
   audit?: AuditSink;
+  warnings: string[];
 }
 
-export async function removeShares(actions: RemoveShareAction[], opts: RemovalOptions): Promise<void> {
-  const projects = new Map<number, Promise<Project | undefined>>();
-  const current = (id: number) => {
-    let project = projects.get(id);
-    if (!project) {
-      project = opts.gitlab.getProject(id, opts.signal).catch((err: unknown) => {
-        if (err instanceof HttpError && err.status === 404) return undefined;
-        throw err;
-      });
-      projects.set(id, project);
-    }
-    return project;
-  };
-  await pMap(actions, (action) => (opts.signal?.aborted ? undefined : removeOne(action, opts, current)), { concurrency: opts.concurrency });
-}
-
-async function removeOne(action: RemoveShareAction, opts: RemovalOptions, current: (id: number) => Promise<Project | undefined>): Promise<void> {
+/** Whether the removals stopped (signal) before all of them were made and confirmed. */
+export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions): Promise<{ stopped: boolean }> {
   const { gitlab, signal } = opts;
+  let stopped = false;
+  const subjectKey = (a: ShareRemoval) => `${a.kind}:${kindOf(a).subject(a).id}`;
+  // Fresh reads for the plan-age re-check, once per subject.
+  const reads = new Map<string, Promise<Subject | undefined>>();
+  const current = (a: ShareRemoval) => {
+    const key = subjectKey(a);
+    if (!reads.has(key)) reads.set(key, kindOf(a).read(gitlab, kindOf(a).subject(a).id, signal));
+    return reads.get(key)!;
+  };
+  // Actions waiting for their subject's confirming read, by subject, and how many are still to be tried.
+  const unconfirmed = Map.groupBy(actions.filter((a) => kindOf(a).kept), subjectKey);
+  const untried = new Map([...unconfirmed].map(([key, group]) => [key, group.length]));
+  const record = (a: ShareRemoval) => a.status !== "planned" && opts.audit?.info(a.type, auditFields(a));
+
+  await pMap(actions, async (action) => {
+    if (signal?.aborted) stopped = true;
+    else if (await removeOne(action, opts, current)) stopped = true;
+    const key = subjectKey(action);
+    const left = untried.get(key);
+    if (left === undefined) return void record(action);
+    untried.set(key, left - 1);
+    if (left > 1) return;
+    const group = unconfirmed.get(key)!;
+    if (!(await confirm(group, opts))) stopped = true;
+    group.forEach(record);
+  }, { concurrency: opts.concurrency });
+  return { stopped };
+}
+
+/** Removes one share (unless judged again and found changed); true when the signal cut it off. */
+async function removeOne(action: ShareRemoval, opts: RemovalOptions, current: (a: ShareRemoval) => Promise<Subject | undefined>): Promise<boolean> {
+  const { gitlab, signal } = opts;
+  const kind = kindOf(action);
   try {
-    const stale = Date.now() - (opts.judgedAt.get(action) ?? 0) > opts.maxPlanAgeMs;
-    const changed = stale ? await judgeAgain(action, opts, await current(action.projectId)) : undefined;
-    if (changed) Object.assign(action, changed);
-    else action.status = (await gitlab.unshareProject(action.projectId, action.groupId, signal)) === "removed" ? "done" : "already-gone";
+    if (Date.now() - (opts.judgedAt.get(action) ?? 0) > opts.maxPlanAgeMs) Object.assign(action, judgeAgain(action, kind, opts, await current(action)));
+    if (action.status !== "planned") return false;
+    const outcome = await kind.remove(gitlab, kind.subject(action).id, action.groupId, signal);
+    action.status = outcome === "removed" ? "done" : "already-gone";
+    return false;
   } catch (err) {
     action.status = "failed";
     action.error = signal?.aborted ? stoppedMidRequest(signal, "removing the share") : errorText(err);
+    return signal?.aborted ?? false;
   }
-  const { project, projectId, group, groupId, accessLevel, reason, status: outcome, error } = action;
-  opts.audit?.info("remove-share", { project, projectId, group, groupId, accessLevel, rule: reason, outcome, error });
 }
 
-/** Undefined when the share is still stray; otherwise what became of it. */
-async function judgeAgain(action: RemoveShareAction, opts: RemovalOptions, project: Project | undefined): Promise<Partial<RemoveShareAction> | undefined> {
-  if (!project) throw new Error("project not found (deleted, or the token can no longer see it): nothing removed");
-  const share = project.shared_with_groups?.find((s) => s.group_id === action.groupId);
+/**
+ * The share as it is now: still stray, its current fields (so the report and the audit line, which
+ * restore reads, hold what was really removed); otherwise what became of it.
+ */
+function judgeAgain(action: ShareRemoval, kind: ShareKindSpec, opts: RemovalOptions, subject: Subject | undefined): Partial<ShareRemoval> {
+  if (!subject) throw new Error(`${kind.kind} not found (deleted, or the token can no longer see it): nothing removed`);
+  const share = subject.shares.find((s) => s.group_id === action.groupId);
   if (!share) return { status: "already-gone" };
-  const verdict = evaluateShare(opts.policy, { projectPath: project.path_with_namespace, groupPath: share.group_full_path, accessLevel: share.group_access_level }, opts.now);
-  if (verdict.kind === "stray") return undefined;
-  const why = verdict.kind === "out-of-scope" ? "the project is no longer in scope" : `now ${verdict.kind} by ${verdict.rule}`;
+  const verdict = evaluateShare(opts.policy, shareInput(kind, subject, share), opts.now);
+  if (verdict.kind === "stray") return shareFields(share, verdict.reason);
+  const why = verdict.kind === "out-of-scope" ? `the ${kind.kind} is no longer in scope` : `now ${verdict.kind} by ${verdict.rule}`;
   return { status: "skipped", error: `changed since it was planned (${why}); not removed` };
+}
+
+/**
+ * Reads the subject of these actions again and fails each removal GitLab answered with success but
+ * did not make. False when the signal stopped the check: the removals stay "done", unconfirmed.
+ */
+async function confirm(actions: ShareRemoval[], opts: RemovalOptions): Promise<boolean> {
+  const done = actions.filter((a) => a.status === "done");
+  const first = done[0];
+  if (!first) return true;
+  const kind = kindOf(first);
+  const { id, path } = kind.subject(first);
+  const kept = kind.kept?.(path);
+  try {
+    if (opts.signal?.aborted) throw opts.signal.reason;
+    const now = await kind.read(opts.gitlab, id, opts.signal);
+    const still = new Set(now?.shares.map((s) => s.group_id));
+    for (const action of done.filter((a) => still.has(a.groupId))) Object.assign(action, { status: "failed", error: kept });
+    return true;
+  } catch (err) {
+    opts.warnings.push(`${done.length} removals of shares of ${path} answered success but could not be checked (${errorText(err)}): GitLab keeps a share it was asked to remove when the token lacks Owner; the next run finds any still there`);
+    return !opts.signal?.aborted;
+  }
 }

@@ -1,34 +1,30 @@
 /**
- * The enforce job: list the projects in scope with their shares, judge each share with the pure
- * policy, plan the removal of every stray one, and (only when asked, and only if the guard holds)
- * remove them. Memory grows with the strays found, not with the projects listed.
+ * The enforce job: examine what is in scope — the projects with their shares, the groups with the
+ * shares they make — judge each share with the pure policy, plan the removal of every stray one, and
+ * (only when asked, and only if the one guard over both kinds holds) remove them. Memory grows with the
+ * strays found, not with the projects or groups examined.
  */
-import pMap from "p-map";
-import { isTrue, type GitLabClient, type Project } from "../gitlab/index.ts";
-import { accessLevelName, evaluateShare, maxRemovals, type Policy } from "../policy/index.ts";
-import { instanceRanges, scopeGroupIds, startGroupListing } from "./enforce-listing.ts";
+import { isTrue, type GitLabClient } from "../gitlab/index.ts";
+import { accessLevelName, evaluateShare, maxRemovals } from "../policy/index.ts";
+import { kindOf, plannedRemoval, SHARE_KINDS, shareInput, type Examination, type ShareKindSpec, type ShareRemoval, type Subject } from "./enforce-kinds.ts";
+import { scopeRoots, ScopeError } from "./enforce-listing.ts";
 import { removeShares } from "./enforce-removal.ts";
 import type { JobView } from "./view.ts";
 import { countStatus, errorText, jobStats, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
 
 export { PARTITION_ABOVE, ScopeError } from "./enforce-listing.ts";
+export type { RemoveGroupShareAction, RemoveShareAction, ShareRemoval, ShareStatus } from "./enforce-kinds.ts";
 
-export interface RemoveShareAction {
-  type: "remove-share";
-  projectId: number;
-  project: string;
-  groupId: number;
-  group: string;
-  accessLevel: number;
-  reason: string;
-  /** "skipped": judged again before removal (the plan had grown old) and no longer stray. */
-  status: "planned" | "done" | "already-gone" | "skipped" | "failed";
-  error?: string;
-}
-
+/** Counters named for one kind count that kind; the others count both kinds. */
 export interface EnforceSummary extends GuardedSummary {
+  /** Projects examined, and their shares. */
   projects: number;
   shares: number;
+  /** Groups examined (scope groups and their descendants), and the shares they make. */
+  groups: number;
+  groupShares: number;
+  /** GET /groups/:id requests sent (the one GitLab.com limits to 400 a minute): what group shares cost. */
+  groupReads: number;
   allowed: number;
   exempt: number;
   strays: number;
@@ -39,101 +35,100 @@ export interface EnforceSummary extends GuardedSummary {
   maxRemovals: number;
 }
 
-export type EnforceReport = Report<RemoveShareAction, EnforceSummary>;
+export type EnforceReport = Report<ShareRemoval, EnforceSummary>;
 
 export interface EnforceOptions extends JobOptions {
   gitlab: GitLabClient;
-  /** Listings in flight at once (scope groups, or the partitions of a large one). */
+  /** Requests of each kind's examination in flight at once (listings, or group details). */
   listConcurrency?: number;
-  /** A removal planned longer ago than this is judged again on its project's current state first (default 60 s). */
+  /** A removal planned longer ago than this is judged again on its subject's current state first (default 60 s). */
   maxPlanAgeMs?: number;
   now?: Date;
-  onProgress?: (p: { projects: number; strays: number }) => void;
+  onProgress?: (p: { projects: number; groups: number; strays: number }) => void;
 }
 
 export async function enforce(opts: EnforceOptions): Promise<EnforceReport> {
   const { gitlab, policy, signal } = opts;
+  // Before any request: without the section there is nothing to govern, and an empty plan would read as "in policy".
+  if (policy.gitlab === undefined) throw new ScopeError("the policy has no gitlab section: enforce has nothing to govern (add gitlab.shares, and gitlab.scope to limit it)");
   const startedAt = Date.now();
   const now = opts.now ?? new Date();
   const warnings: string[] = [];
-  const actions: RemoveShareAction[] = [];
-  const judgedAt = new Map<RemoveShareAction, number>();
+  const actions: ShareRemoval[] = [];
+  const judgedAt = new Map<ShareRemoval, number>();
   // A project moved between partitions mid-listing is listed twice; its strays are planned once.
   const planned = new Set<string>();
-  const tally = { projects: 0, shares: 0, allowed: 0, exempt: 0 };
+  const tally = { projects: 0, shares: 0, groups: 0, groupShares: 0, allowed: 0, exempt: 0 };
   let outOfScope = 0;
   const limit = maxRemovals(policy);
 
-  const judge = (project: Project) => {
-    tally.projects++;
-    for (const share of project.shared_with_groups ?? []) {
-      tally.shares++;
-      const verdict = evaluateShare(policy, { projectPath: project.path_with_namespace, groupPath: share.group_full_path, accessLevel: share.group_access_level }, now);
-      if (verdict.kind === "out-of-scope") outOfScope++;
-      else if (verdict.kind !== "stray") tally[verdict.kind]++;
-      if (verdict.kind !== "stray") continue;
-      const key = `${project.id}:${share.group_id}`;
-      if (planned.has(key)) continue;
-      planned.add(key);
-      const action: RemoveShareAction = {
-        type: "remove-share",
-        projectId: project.id,
-        project: project.path_with_namespace,
-        groupId: share.group_id,
-        group: share.group_full_path,
-        accessLevel: share.group_access_level,
-        reason: verdict.reason,
-        status: "planned",
-      };
-      actions.push(action);
-      judgedAt.set(action, Date.now());
+  const judge = (kind: ShareKindSpec) => (subjects: Subject[]) => {
+    for (const subject of subjects) {
+      tally[kind.counters.subjects]++;
+      for (const share of subject.shares) {
+        tally[kind.counters.shares]++;
+        const verdict = evaluateShare(policy, shareInput(kind, subject, share), now);
+        if (verdict.kind === "out-of-scope") outOfScope++;
+        else if (verdict.kind !== "stray") tally[verdict.kind]++;
+        const key = `${kind.kind}:${subject.id}:${share.group_id}`;
+        if (verdict.kind !== "stray" || planned.has(key)) continue;
+        planned.add(key);
+        const action = plannedRemoval(kind, subject, share, verdict.reason);
+        actions.push(action);
+        judgedAt.set(action, Date.now());
+      }
     }
+    opts.onProgress?.({ projects: tally.projects, groups: tally.groups, strays: actions.length });
   };
 
   const user = await gitlab.currentUser(signal);
   const seesAllGroups = isTrue(user.is_admin) || isTrue(user.is_auditor);
   if (!seesAllGroups) {
     warnings.push(
-      `the token (${user.username}) is not an administrator or auditor: GitLab lists only the shares with groups it can see, so shares with other groups were neither checked nor removed`,
+      `the token (${user.username}) is not an administrator or auditor: GitLab lists only the shares (of projects and of groups) with groups it can see, ` +
+        "so shares with other groups were neither checked nor removed; and GitLab removes a group's share only for a token with Owner on that group " +
+        "(it answers success all the same: Warden reads the group again to tell)",
     );
   }
 
   let complete = true;
-  // One listing failing stops the others: p-map cannot cancel mappers already running.
+  // One examination failing stops the others: p-map cannot cancel mappers already running.
   const listing = new AbortController();
   const listSignal = signal ? AbortSignal.any([signal, listing.signal]) : listing.signal;
   try {
-    const concurrency = opts.listConcurrency ?? 4;
-    const judgePage = (items: Project[]) => {
-      items.forEach(judge);
-      opts.onProgress?.({ projects: tally.projects, strays: actions.length });
-    };
-    const groups = await scopeGroupIds(gitlab, policy, warnings, signal);
-    const sources = await pMap(
-      groups,
-      (group) => (group === undefined ? instanceRanges(gitlab, concurrency * 2, listSignal) : startGroupListing(gitlab, group, judgePage, { seesAllGroups, signal: listSignal })),
-      { concurrency },
+    const roots = await scopeRoots(gitlab, policy, signal);
+    const x: Examination = { gitlab, policy, roots, seesAllGroups, concurrency: opts.listConcurrency ?? 4, signal: listSignal, warnings };
+    let failure: { err: unknown } | undefined;
+    await Promise.allSettled(
+      SHARE_KINDS.map((kind) =>
+        kind.examine(x, judge(kind)).catch((err: unknown) => {
+          failure ??= { err };
+          listing.abort(err);
+        }),
+      ),
     );
-    await pMap(sources.flat(), async (pages) => {
-      for await (const page of pages) judgePage(page.items);
-    }, { concurrency });
+    if (failure) throw failure.err;
   } catch (err) {
-    listing.abort(err);
     if (!signal?.aborted) throw err;
     complete = false;
-    warnings.push(`stopped while listing after ${tally.projects} projects (${errorText(signal.reason)}): the plan is incomplete and nothing was removed`);
+    warnings.push(`stopped while listing after ${tally.projects} projects (${errorText(signal.reason)}), with ${tally.groups} groups read: the plan is incomplete and nothing was removed`);
   }
+  // Found in whatever order the listings answered; reported (and removed) in a stable one.
+  actions.sort(byKindAndPath);
   if (outOfScope) {
-    warnings.push(`${outOfScope} shares of listed projects are outside the policy's scope (a project path not under a scope group): they were left alone`);
+    warnings.push(`${outOfScope} shares of examined projects or groups are outside the policy's scope (a path not under a scope group): they were left alone`);
   }
 
   const tripped = actions.length > limit;
   if (tripped) {
-    warnings.push(`guard: ${actions.length} removals planned, more than gitlab.guard.maxRemovals (${limit}); nothing was removed`);
+    warnings.push(`guard: ${actions.length} removals planned (project and group shares together), more than gitlab.guard.maxRemovals (${limit}); nothing was removed`);
   } else if (opts.apply && complete) {
-    await removeShares(actions, { gitlab, policy, now, judgedAt, concurrency: opts.concurrency ?? 4, maxPlanAgeMs: opts.maxPlanAgeMs ?? 60_000, signal, audit: opts.audit });
+    const removal = await removeShares(actions, {
+      gitlab, policy, now, judgedAt, concurrency: opts.concurrency ?? 4, maxPlanAgeMs: opts.maxPlanAgeMs ?? 60_000, signal, audit: opts.audit, warnings,
+    });
     const left = countStatus(actions, "planned");
     if (left) warnings.push(`stopped before ${left} of ${actions.length} removals (${errorText(signal?.reason)}); the next run picks them up`);
+    if (removal.stopped) complete = false;
   }
 
   return {
@@ -141,6 +136,7 @@ export async function enforce(opts: EnforceOptions): Promise<EnforceReport> {
     dryRun: !opts.apply,
     summary: {
       ...tally,
+      groupReads: gitlab.http.stats.snapshot().byRoute["GET /groups/:id"]?.requests ?? 0,
       strays: actions.length,
       removed: countStatus(actions, "done"),
       alreadyGone: countStatus(actions, "already-gone"),
@@ -156,12 +152,25 @@ export async function enforce(opts: EnforceOptions): Promise<EnforceReport> {
   };
 }
 
-export const enforceView: JobView<RemoveShareAction, EnforceReport> = {
+function byKindAndPath(a: ShareRemoval, b: ShareRemoval): number {
+  const [x, y] = [a, b].map((action) => kindOf(action).subject(action));
+  return SHARE_KINDS.indexOf(kindOf(a)) - SHARE_KINDS.indexOf(kindOf(b)) || x!.path.localeCompare(y!.path) || x!.id - y!.id || a.group.localeCompare(b.group);
+}
+
+export const enforceView: JobView<ShareRemoval, EnforceReport> = {
   title: "Warden enforce",
-  noun: "stray project shares",
-  group: (a: RemoveShareAction) => `${a.project} (#${a.projectId})`,
-  columns: (a: RemoveShareAction) => [a.group, accessLevelName(a.accessLevel), a.reason],
-  summary: ({ summary: s }: EnforceReport) =>
-    `${s.projects} projects, ${s.shares} shares: ${s.allowed} allowed, ${s.exempt} exempt, ${s.strays} stray; ` +
-    `${s.removed} removed, ${s.alreadyGone} already gone, ${s.skipped} skipped, ${s.failed} failed; guard ${s.guard} (max ${s.maxRemovals})`,
+  noun: "stray shares",
+  group: (a) => (a.kind === "group" ? `${a.sharedGroup} (group #${a.sharedGroupId})` : `${a.project} (#${a.projectId})`),
+  columns: (a) => [
+    `${a.kind} share`,
+    a.group,
+    accessLevelName(a.accessLevel),
+    a.expiresAt ? `until ${a.expiresAt}` : "no expiry",
+    a.error ? `${a.reason} — ${a.error}` : a.reason,
+  ],
+  summary: ({ summary: s, actions }: EnforceReport) =>
+    `${s.projects} projects with ${s.shares} shares, ${s.groups} groups with ${s.groupShares} group shares; ` +
+    `of all shares ${s.allowed} allowed, ${s.exempt} exempt, ${s.strays} stray (${actions.filter((a) => a.kind === "group").length} group shares); ` +
+    `${s.removed} removed, ${s.alreadyGone} already gone, ${s.skipped} skipped, ${s.failed} failed; guard ${s.guard} (max ${s.maxRemovals}); ` +
+    `${s.groupReads} group reads (GET /groups/:id)`,
 };

@@ -22,7 +22,7 @@ export type {
   ShareExemption,
   WorkflowSelector,
 } from "./policy.ts";
-export { evaluateShare, maxRemovals, projectInScope, scopeGroups } from "./shares.ts";
-export type { ShareInput, ShareVerdict } from "./shares.ts";
+export { evaluateShare, inScope, maxRemovals, scopeGroups } from "./shares.ts";
+export type { ShareInput, ShareKind, ShareVerdict } from "./shares.ts";
 export { decideWorkflow, maxWorkflowChanges } from "./workflows.ts";
 export type { WorkflowDecision, WorkflowInput } from "./workflows.ts";

@@ -16,11 +16,11 @@ export interface Glob {
 }
 
 export interface GitlabPolicy {
-  /** Undefined: every project the token can see is governed. */
+  /** Undefined: every project and group the token can see is governed. */
   readonly scope?: {
     readonly groups: readonly string[];
-    /** Whether a project path lies under one of `groups` (whole segments, any case). */
-    readonly includes: (projectPath: string) => boolean;
+    /** Whether a project or group path is one of `groups` or lies under one (whole segments, any case). */
+    readonly includes: (path: string) => boolean;
   };
   readonly shares: {
     readonly allow: readonly ShareAllowRule[];
@@ -29,16 +29,26 @@ export interface GitlabPolicy {
   readonly guard: { readonly maxRemovals: number };
 }
 
+/**
+ * Which shares a rule applies to: with neither `projects` nor `groups`, shares of both kinds
+ * anywhere in scope; otherwise project shares on `projects` and group shares made by `groups`.
+ */
 export interface ShareAllowRule {
-  /** Matched against the full path of the group the project is shared with. */
+  /** Matched against the full path of the group the share grants access to (the invited group). */
   readonly group: Glob;
-  /** Undefined: the rule applies to every governed project. */
+  /** Matched against the shared project's full path. */
   readonly projects?: readonly Glob[];
+  /** Matched against the full path of the group that shares itself. */
+  readonly groups?: readonly Glob[];
   readonly maxAccess?: AccessLevelName;
+  /** Days (1..3650, written `90d`): the share must expire no later than that many UTC days from today. */
+  readonly expiresWithin?: number;
 }
 
+/** Exactly one of `project` (shares of matching projects) or `group` (shares made by matching groups). */
 export interface ShareExemption {
-  readonly project: Glob;
+  readonly project?: Glob;
+  readonly group?: Glob;
   /** YYYY-MM-DD: the last UTC day on which the exemption applies. */
   readonly until?: string;
 }

@@ -55,6 +55,22 @@ function isCalendarDay(text: string): boolean {
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
+const MAX_EXPIRES_WITHIN_DAYS = 3650;
+
+/** `<N>d`, stored as N: a policy names a period, a share's expires_at names a day. */
+const expiresWithin = z
+  .string({ error: (iss) => (iss.input === undefined ? undefined : expiresWithinProblem(iss.input)) })
+  .transform((text, ctx) => {
+    const days = Number(/^([1-9]\d*)d$/.exec(text)?.[1]); // NaN when not <N>d
+    if (days <= MAX_EXPIRES_WITHIN_DAYS) return days;
+    ctx.issues.push({ code: "custom", input: text, message: expiresWithinProblem(text) });
+    return z.NEVER;
+  });
+
+function expiresWithinProblem(input: unknown): string {
+  return `expected <N>d with N from 1 to ${MAX_EXPIRES_WITHIN_DAYS}, got ${JSON.stringify(input)}`;
+}
+
 const accessLevel = z.enum(ACCESS_LEVEL_NAMES, {
   error: (iss) =>
     iss.input === undefined
@@ -82,6 +98,15 @@ const scope = z
     return { groups, includes: (projectPath: string) => matchers.some((matches) => matches(projectPath)) };
   });
 
+const exemption = z
+  .strictObject({ project: glob().optional(), group: glob().optional(), until: calendarDay.optional() })
+  .superRefine(({ project, group }, ctx) => {
+    if ((project === undefined) === (group === undefined)) {
+      const got = project === undefined ? "neither" : "both";
+      ctx.addIssue({ code: "custom", message: `expected exactly one of project or group, got ${got}` });
+    }
+  });
+
 const gitlab = z.strictObject({
   scope: scope.optional(),
   shares: z.strictObject({
@@ -89,10 +114,12 @@ const gitlab = z.strictObject({
       z.strictObject({
         group: glob(),
         projects: z.array(glob()).min(1).optional(),
+        groups: z.array(glob()).min(1).optional(),
         maxAccess: accessLevel.optional(),
+        expiresWithin: expiresWithin.optional(),
       }),
     ),
-    exempt: z.array(z.strictObject({ project: glob(), until: calendarDay.optional() })).default([]),
+    exempt: z.array(exemption).default([]),
   }),
   guard: z.strictObject({ maxRemovals: positiveInt(DEFAULT_MAX_REMOVALS) }).prefault({}),
 });

@@ -1,13 +1,20 @@
 import { ACCESS_LEVELS, accessLevelName } from "./access-levels.ts";
 import { DEFAULT_MAX_REMOVALS } from "./policy.ts";
-import type { Policy } from "./policy.ts";
+import type { Glob, Policy, ShareAllowRule } from "./policy.ts";
+
+/** A project shared with a group, or a group shared with a group. */
+export type ShareKind = "project" | "group";
 
 export interface ShareInput {
-  projectPath: string;
-  /** Full path of the group the project is shared with. */
+  kind: ShareKind;
+  /** Full path of what is shared: the project (kind "project") or the sharing group (kind "group"). */
+  target: string;
+  /** Full path of the group the share grants access to (the invited group). */
   groupPath: string;
   /** GitLab access level number granted by the share. */
   accessLevel: number;
+  /** YYYY-MM-DD, or null when the share does not expire. */
+  expiresAt: string | null;
 }
 
 export type ShareVerdict =
@@ -16,63 +23,126 @@ export type ShareVerdict =
   | { kind: "allowed"; rule: string }
   | { kind: "stray"; reason: string };
 
+/** Where the policy names each kind's targets, and how reasons word them. */
+interface KindTerms {
+  /** The allow-rule key listing the targets a rule applies to. */
+  readonly ruleKey: "projects" | "groups";
+  /** The exemption key naming exempt targets. */
+  readonly exemptionKey: "project" | "group";
+  /** Introduces the share's target in a stray reason: "on project acme/api". */
+  readonly on: string;
+  /** Introduces a rule's target globs: "projects acme/mobile/**". */
+  readonly covers: string;
+}
+
+const KINDS: Record<ShareKind, KindTerms> = {
+  project: { ruleKey: "projects", exemptionKey: "project", on: "on project", covers: "projects" },
+  group: { ruleKey: "groups", exemptionKey: "group", on: "for group shares of", covers: "group shares of" },
+};
+
 const OUT_OF_SCOPE: ShareVerdict = { kind: "out-of-scope" };
+const DAY_MS = 86_400_000;
 
 /**
- * Top-level groups whose projects are governed; undefined means every project the
- * token can see. A policy without a gitlab section governs nothing, hence [].
+ * Scope groups as written: they and everything below them are governed. Undefined means
+ * everything the token can see; a policy without a gitlab section governs nothing, hence [].
  */
 export function scopeGroups(policy: Policy): string[] | undefined {
   if (policy.gitlab === undefined) return [];
   return policy.gitlab.scope && [...policy.gitlab.scope.groups];
 }
 
-/** Whether the policy governs the project's shares (false when there is no gitlab section). */
-export function projectInScope(policy: Policy, projectPath: string): boolean {
+/**
+ * Whether the policy governs the shares of this project, or the shares made by this group
+ * (a scope group itself included; false when there is no gitlab section).
+ */
+export function inScope(policy: Policy, path: string): boolean {
   const gitlab = policy.gitlab;
-  return gitlab !== undefined && (gitlab.scope === undefined || gitlab.scope.includes(projectPath));
+  return gitlab !== undefined && (gitlab.scope === undefined || gitlab.scope.includes(path));
 }
 
+/** The one removal guard, over shares of both kinds. */
 export function maxRemovals(policy: Policy): number {
   return policy.gitlab?.guard.maxRemovals ?? DEFAULT_MAX_REMOVALS;
 }
 
 /**
- * Judges one project share. Called for every share of every governed project (about
- * 100,000 a run), so it only runs precompiled globs until a rule's group matches.
+ * Judges one share of either kind. Called for every share in scope (about 100,000 a run),
+ * so it only runs precompiled globs until a rule's group matches, and works out UTC days
+ * only for a rule or exemption that depends on them.
  */
 export function evaluateShare(policy: Policy, share: ShareInput, now: Date): ShareVerdict {
-  if (policy.gitlab === undefined || !projectInScope(policy, share.projectPath)) return OUT_OF_SCOPE;
+  if (policy.gitlab === undefined || !inScope(policy, share.target)) return OUT_OF_SCOPE;
   const { allow, exempt } = policy.gitlab.shares;
-  const { projectPath, groupPath, accessLevel } = share;
+  const { target, groupPath } = share;
+  const terms = KINDS[share.kind];
 
   for (const [i, exemption] of exempt.entries()) {
+    const glob = exemption[terms.exemptionKey];
     // `until` is inclusive through that UTC day; YYYY-MM-DD strings compare in date order.
-    if (exemption.project.matches(projectPath) && (exemption.until === undefined || utcDay(now) <= exemption.until)) {
-      return { kind: "exempt", rule: `exempt[${i}] ${exemption.project.pattern}` };
+    if (glob?.matches(target) && (exemption.until === undefined || utcDay(now) <= exemption.until)) {
+      return { kind: "exempt", rule: `exempt[${i}] ${glob.pattern}` };
     }
   }
 
-  // Near misses, to explain a stray share better than "no rule matches".
-  let tooHigh: string | undefined;
-  let otherProjects: string | undefined;
+  // Near misses, to explain a stray share better than "no rule matches". A rule that covers
+  // the share but limits its access or expiry explains more than one meant for other targets.
+  let unmet: string | undefined;
+  let elsewhere: string | undefined;
   for (const [i, rule] of allow.entries()) {
     if (!rule.group.matches(groupPath)) continue;
-    const name = `allow[${i}] ${rule.group.pattern}`;
-    if (rule.projects !== undefined && !rule.projects.some((project) => project.matches(projectPath))) {
-      otherProjects ??= `${name} applies only to projects ${rule.projects.map((p) => p.pattern).join(", ")}`;
-    } else if (rule.maxAccess !== undefined && accessLevel > ACCESS_LEVELS[rule.maxAccess]) {
-      tooHigh ??= `${groupPath} at ${accessLevelName(accessLevel)} exceeds maxAccess ${rule.maxAccess} of allow[${i}]`;
-    } else {
-      return { kind: "allowed", rule: name };
+    if (!covers(rule, terms, target)) {
+      elsewhere ??= `allow[${i}] ${rule.group.pattern} applies only to ${coverage(rule)}`;
+      continue;
     }
+    const problem = unmetCondition(rule, i, share, now);
+    if (problem === undefined) return { kind: "allowed", rule: `allow[${i}] ${rule.group.pattern}` };
+    unmet ??= problem;
   }
   const reason =
-    tooHigh ??
-    `no allow rule matches group ${groupPath}${otherProjects === undefined ? "" : ` on project ${projectPath} (${otherProjects})`}`;
+    unmet ?? `no allow rule matches group ${groupPath}${elsewhere === undefined ? "" : ` ${terms.on} ${target} (${elsewhere})`}`;
   return { kind: "stray", reason };
 }
 
-function utcDay(now: Date): string {
-  return now.toISOString().slice(0, 10);
+/** A rule without target keys covers both kinds everywhere; one with keys, only the targets they list. */
+function covers(rule: ShareAllowRule, terms: KindTerms, target: string): boolean {
+  const globs = rule[terms.ruleKey];
+  if (globs !== undefined) return globs.some((glob) => glob.matches(target));
+  return rule.projects === undefined && rule.groups === undefined;
+}
+
+/** "projects acme/mobile/** and group shares of acme": what a rule with target keys covers. */
+function coverage(rule: ShareAllowRule): string {
+  return Object.values(KINDS)
+    .flatMap(({ ruleKey, covers }) => {
+      const globs = rule[ruleKey];
+      return globs === undefined ? [] : [`${covers} ${patterns(globs)}`];
+    })
+    .join(" and ");
+}
+
+/** Why `rule`, which covers the share, does not allow it; undefined when it does. */
+function unmetCondition(rule: ShareAllowRule, i: number, share: ShareInput, now: Date): string | undefined {
+  const { groupPath, accessLevel, expiresAt } = share;
+  if (rule.maxAccess !== undefined && accessLevel > ACCESS_LEVELS[rule.maxAccess]) {
+    return `${groupPath} at ${accessLevelName(accessLevel)} exceeds maxAccess ${rule.maxAccess} of allow[${i}]`;
+  }
+  if (rule.expiresWithin === undefined) return undefined;
+  const within = `expiresWithin ${rule.expiresWithin}d`;
+  if (expiresAt === null) return `${groupPath} has no expiry, but allow[${i}] requires ${within}`;
+  // A date already past is within the limit too: GitLab deletes expired links itself. Only the day
+  // counts, should a GitLab version send a timestamp.
+  if (expiresAt.slice(0, 10) > utcDay(now, rule.expiresWithin)) {
+    return `${groupPath} expires ${expiresAt}, later than ${within} of allow[${i}] allows`;
+  }
+  return undefined;
+}
+
+function patterns(globs: readonly Glob[]): string {
+  return globs.map((glob) => glob.pattern).join(", ");
+}
+
+/** The UTC day (YYYY-MM-DD) `days` days after `now`'s; whole days of milliseconds, as UTC has no DST. */
+function utcDay(now: Date, days = 0): string {
+  return new Date(now.getTime() + days * DAY_MS).toISOString().slice(0, 10);
 }

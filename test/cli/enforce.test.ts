@@ -1,23 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EnforceReport } from "../../lib/jobs/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import type { EnforceReport, ShareRemoval } from "../../lib/jobs/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type ShareIntent } from "../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
-import { standardPolicy } from "../support/policies.ts";
+import { groupSharesPolicy } from "../support/policies.ts";
 
 let sim: GitLabSim;
 let strays: string[];
 let env: Record<string, string>;
 
+/** A share as a key: "p<project>:<group>" or "g<sharing group>:<group>". */
+const intentKey = (i: ShareIntent) => (i.kind === "project" ? `p${i.projectId}:${i.groupId}` : `g${i.sharedGroupId}:${i.groupId}`);
+const actionKey = (a: ShareRemoval) => (a.kind === "project" ? `p${a.projectId}:${a.groupId}` : `g${a.sharedGroupId}:${a.groupId}`);
+
 beforeAll(async () => {
-  const org = generateOrganisation({ projects: 400, seed: 11 });
-  strays = org.intents.filter((i) => i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`).sort();
+  // Expiry rules are judged against today; the child process judges against its own today.
+  const org = generateOrganisation({ projects: 400, seed: 11, groupShares: true });
+  strays = org.intents.filter((i) => i.intent === "stray").map(intentKey).sort();
   sim = await startGitLabSim({ dataset: org.dataset });
-  env = { GITLAB_URL: sim.url, GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(standardPolicy()) };
+  env = { GITLAB_URL: sim.url, GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(groupSharesPolicy()) };
 });
 afterAll(() => sim.close());
 
-const keys = (r: EnforceReport) => r.actions.map((a) => `${a.projectId}:${a.groupId}`).sort();
-const shares = () => sim.dataset.projects.reduce((n, p) => n + p.shared_with_groups.length, 0);
+const keys = (r: EnforceReport) => r.actions.map(actionKey).sort();
+const shares = () => [...sim.dataset.projects, ...sim.dataset.groups].reduce((n, p) => n + p.shared_with_groups.length, 0);
 
 // In order: each step starts from the state the previous one left.
 describe.sequential("warden enforce, end to end", () => {
@@ -28,16 +33,24 @@ describe.sequential("warden enforce, end to end", () => {
   });
 
   it("a malformed policy exits 1 and names the field and the file", async () => {
-    const bad = policyFile(standardPolicy().replace("maxAccess: developer", "maxAccess: dev"));
+    const bad = policyFile(groupSharesPolicy().replace("maxAccess: developer", "maxAccess: dev"));
     const run = await warden(["enforce", "--policy", bad], env);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`${bad}: gitlab.shares.allow[1].maxAccess: unknown access level "dev"`);
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it("a policy without a gitlab section exits 1 naming it, before any request", async () => {
+    sim.resetCounters();
+    const run = await warden(["enforce", "--apply", "--policy", policyFile("version: 1\n")], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^warden enforce: the policy has no gitlab section/);
+    expect(sim.counters.requests).toBe(0);
+  });
+
   it("the guard exits 3 with nothing changed", async () => {
     const before = shares();
-    const run = await warden(["enforce", "--apply", "--json", "--policy", policyFile(standardPolicy(3))], env);
+    const run = await warden(["enforce", "--apply", "--json", "--policy", policyFile(groupSharesPolicy(3))], env);
     expect(run.code).toBe(3);
     expect(JSON.parse(run.stdout).summary.guard).toBe("tripped");
     expect(shares()).toBe(before);
@@ -51,25 +64,42 @@ describe.sequential("warden enforce, end to end", () => {
     expect(Object.keys(report)).toEqual(["job", "dryRun", "summary", "actions", "stats", "warnings"]);
     expect(Object.keys(report.stats)).toEqual(["requests", "retries", "rateLimited", "pages", "durationMs"]);
     expect(keys(report)).toEqual(strays);
-    expect(report.actions[0]).toEqual({
+    expect(report.summary).toMatchObject({ groups: expect.any(Number), groupShares: expect.any(Number), groupReads: expect.any(Number) });
+    expect(report.actions.find((a) => a.kind === "project")).toEqual({
       type: "remove-share",
+      kind: "project",
       projectId: expect.any(Number),
       project: expect.stringMatching(/^acme\//),
       groupId: expect.any(Number),
       group: expect.any(String),
       accessLevel: expect.any(Number),
+      expiresAt: expect.toBeOneOf([null, expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/)]),
+      reason: expect.any(String),
+      status: "planned",
+    });
+    expect(report.actions.find((a) => a.kind === "group")).toEqual({
+      type: "remove-group-share",
+      kind: "group",
+      sharedGroupId: expect.any(Number),
+      sharedGroup: expect.stringMatching(/^acme(\/|$)/),
+      groupId: expect.any(Number),
+      group: expect.any(String),
+      accessLevel: expect.any(Number),
+      expiresAt: expect.toBeOneOf([null, expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/)]),
       reason: expect.any(String),
       status: "planned",
     });
     expect(shares()).toBe(before);
   });
 
-  it("prints a readable table grouped by project without --json, and no colour off a terminal", async () => {
+  it("prints a readable table grouped by project or group, with each share's kind, without --json, and no colour off a terminal", async () => {
     const run = await warden(["enforce"], env);
     expect(run.code).toBe(2);
-    expect(run.stdout).toMatch(/^Warden enforce \(dry run\): \d+ stray project shares/);
-    expect(run.stdout).toMatch(/\nacme\/\S+ \(#\d+\)\n  planned  \S+ +(guest|reporter|developer|maintainer|owner) +\S/);
-    expect(run.stdout).toMatch(/\d+ projects, \d+ shares: .* guard ok/);
+    expect(run.stdout).toMatch(/^Warden enforce \(dry run\): \d+ stray shares/);
+    const level = "(guest|reporter|developer|maintainer|owner)";
+    expect(run.stdout).toMatch(new RegExp(`\nacme/\\S+ \\(#\\d+\\)\n  planned  project share  \\S+ +${level} +(no expiry|until \\S+) +\\S`));
+    expect(run.stdout).toMatch(new RegExp(`\nacme(/\\S+)? \\(group #\\d+\\)\n  planned  group share    \\S+ +${level} +(no expiry|until \\S+) +\\S`));
+    expect(run.stdout).toMatch(/\d+ projects with \d+ shares, \d+ groups with \d+ group shares; .* guard ok/);
     expect(run.stdout).not.toContain("\x1b[");
   });
 
@@ -84,11 +114,13 @@ describe.sequential("warden enforce, end to end", () => {
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as EnforceReport;
     expect(keys(report)).toEqual(strays);
-    expect(report.summary).toMatchObject({ removed: strays.length - 2, alreadyGone: 2, failed: 0 });
+    // The DELETEs that answered 502 after removing were removed by this run: done, not already-gone.
+    expect(report.summary).toMatchObject({ removed: strays.length, alreadyGone: 0, failed: 0 });
     expect(shares()).toBe(before - strays.length);
     const audit = run.stderr.trim().split("\n").map((l) => JSON.parse(l));
     expect(audit).toHaveLength(strays.length);
-    expect(audit[0]).toMatchObject({ message: "remove-share", project: expect.any(String), group: expect.any(String), accessLevel: expect.any(Number), rule: expect.any(String), outcome: expect.stringMatching(/done|already-gone/) });
+    expect(audit).toContainEqual(expect.objectContaining({ message: "remove-share", kind: "project", project: expect.any(String), projectId: expect.any(Number), group: expect.any(String), accessLevel: expect.any(Number), expiresAt: expect.toBeOneOf([null, expect.any(String)]), rule: expect.any(String), outcome: "done" }));
+    expect(audit).toContainEqual(expect.objectContaining({ message: "remove-group-share", kind: "group", sharedGroup: expect.any(String), sharedGroupId: expect.any(Number), group: expect.any(String), groupId: expect.any(Number), accessLevel: expect.any(Number), rule: expect.any(String), outcome: "done" }));
   });
 
   it("concurrency options are checked before anything happens", async () => {

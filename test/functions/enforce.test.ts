@@ -56,7 +56,7 @@ describe("enforce Lambda", () => {
   it("runs dry on a console invocation with {}", async () => {
     const report = await (await coldHandler())({});
     expect(report).toMatchObject({ dryRun: true, summary: { strays: strays.length, removed: 0 } });
-    expect(report.actions.map((a) => `${a.projectId}:${a.groupId}`).sort()).toEqual(strays);
+    expect(report.actions.map((a) => `${a.kind === "project" ? a.projectId : a.sharedGroupId}:${a.groupId}`).sort()).toEqual(strays);
     expect(removed()).toBe(0);
   });
 

@@ -12,7 +12,7 @@ afterEach(() => sim?.close());
 async function setup(opts: GitLabSimOptions & { projects?: number } = {}) {
   const { dataset, intents } = generateOrganisation({ projects: opts.projects ?? 600, seed: 7 });
   sim = await startGitLabSim({ dataset, ...opts });
-  const strays = intents.filter((i) => i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`).sort();
+  const strays = intents.filter((i) => i.kind === "project" && i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`).sort();
   return { dataset, strays };
 }
 
@@ -21,7 +21,9 @@ function run(opts: Partial<EnforceOptions> & { token?: string; maxRemovals?: num
   return enforce({ gitlab, policy: parsePolicy(standardPolicy(opts.maxRemovals), "test.yaml"), ...opts });
 }
 
-const planned = (report: Awaited<ReturnType<typeof run>>) => report.actions.map((a) => `${a.projectId}:${a.groupId}`).sort();
+// This organisation has no group shares: every action is a project share's.
+const projectActions = (report: Awaited<ReturnType<typeof run>>) => report.actions.filter((a) => a.kind === "project");
+const planned = (report: Awaited<ReturnType<typeof run>>) => projectActions(report).map((a) => `${a.projectId}:${a.groupId}`).sort();
 const shareCount = (sim: GitLabSim) => sim.dataset.projects.reduce((n, p) => n + p.shared_with_groups.length, 0);
 
 describe("enforce job", () => {
@@ -38,16 +40,21 @@ describe("enforce job", () => {
     expect(exitCode(report)).toBe(2);
   });
 
-  it("lists each scope group once, with its subgroups and without projects shared into it, and never per project", async () => {
-    await setup();
+  it("lists each scope group once, with its subgroups and without projects shared into it, and never per project; reads each group once", async () => {
+    const { dataset } = await setup();
     sim.requests.length = 0;
-    await run();
+    const report = await run();
     expect(sim.counters.byRoute["GET /projects/:id"]).toBeUndefined();
     const listing = Object.keys(sim.counters.byRoute).filter((r) => r.startsWith("GET /groups/:id/projects"));
     expect(listing).toEqual(["GET /groups/:id/projects"]);
     // 600 projects in acme at 100 a page, plus the user check and the scope look-up.
     expect(sim.counters.byRoute["GET /groups/:id/projects"]).toBe(6);
-    expect(sim.counters.requests).toBe(8);
+    // Group shares: acme's descendants in one page, then one detail per group (acme has no ancestor).
+    const groups = dataset.groups.filter((g) => g.full_path === "acme" || g.full_path.startsWith("acme/")).length;
+    expect(sim.counters.byRoute["GET /groups/:id/descendant_groups"]).toBe(1);
+    expect(sim.counters.byRoute["GET /groups/:id"]).toBe(groups);
+    expect(report.summary).toMatchObject({ groups, groupShares: 0, groupReads: groups });
+    expect(sim.counters.requests).toBe(8 + 1 + groups);
   });
 
   it("lists a large scope group in parallel partitions (its own projects, each direct subgroup's tree), judging each project once", async () => {
@@ -107,13 +114,13 @@ describe("enforce job", () => {
         project.shared_with_groups = project.shared_with_groups.filter((s) => s.group_id !== groupId);
       },
     });
-    const gone = report.actions.filter((a) => a.status === "already-gone");
+    const gone = projectActions(report).filter((a) => a.status === "already-gone");
     expect(gone.map((a) => `${a.projectId}:${a.groupId}`)).toEqual([strays[0]]);
     expect(report.summary.alreadyGone).toBe(1);
     expect(exitCode(report)).toBe(0);
   });
 
-  it("converges under faults: 429s, 5xx, dropped connections and a DELETE that succeeds but answers 502", async () => {
+  it("converges under faults: 429s, 5xx, dropped connections; a DELETE that succeeds but answers 502 is reported done", async () => {
     const { strays } = await setup();
     sim.addFaults(
       { kind: "429", headers: "retry-after", seconds: 0, route: "GET /groups/:id/projects", times: 2 },
@@ -126,8 +133,8 @@ describe("enforce job", () => {
     const report = await enforce({ gitlab, policy: parsePolicy(standardPolicy(), "test.yaml"), apply: true });
     expect(planned(report)).toEqual(strays);
     expect(report.actions.filter((a) => a.status === "failed")).toEqual([]);
-    // The three DELETEs answered 502 after removing: their retry finds the share gone.
-    expect(report.summary.alreadyGone).toBe(3);
+    // The three DELETEs answered 502 after removing: their retry finds the share gone, which this run removed.
+    expect(report.summary).toMatchObject({ removed: strays.length, alreadyGone: 0 });
     expect(report.stats.rateLimited).toBe(3);
     expect(report.stats.retries).toBeGreaterThanOrEqual(8);
     expect((await run()).actions).toEqual([]);
@@ -155,7 +162,7 @@ describe("enforce job", () => {
         project.shared_with_groups = project.shared_with_groups.filter((g) => `${project.id}:${g.group_id}` !== other);
       },
     });
-    const status = (key: string) => report.actions.find((a) => `${a.projectId}:${a.groupId}` === key)!;
+    const status = (key: string) => projectActions(report).find((a) => `${a.projectId}:${a.groupId}` === key)!;
     expect(status(tooHigh)).toMatchObject({ status: "skipped", error: expect.stringMatching(/^changed since it was planned \(now allowed by allow\[1\]/) });
     expect(status(other).status).toBe("already-gone");
     expect(report.summary).toMatchObject({ skipped: 1, alreadyGone: 1, removed: strays.length - 2, failed: 0 });
@@ -220,6 +227,15 @@ describe("enforce job", () => {
     expect(sim.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBeUndefined();
   });
 
+  it("a policy without a gitlab section is an error naming the section, before any request", async () => {
+    await setup();
+    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
+    const policy = parsePolicy("version: 1\n", "test.yaml");
+    await expect(enforce({ gitlab, policy })).rejects.toThrow(/^the policy has no gitlab section/);
+    await expect(enforce({ gitlab, policy, apply: true })).rejects.toThrow(ScopeError);
+    expect(sim.counters.requests).toBe(0);
+  });
+
   it("a group named twice in the scope (any case), or inside another scope group, is listed once", async () => {
     const { strays } = await setup();
     const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
@@ -243,6 +259,7 @@ describe("enforce job", () => {
     expect(interrupted.every((a) => a.status === "failed")).toBe(true);
     expect(report.actions.filter((a) => a.status === "planned").length).toBeGreaterThan(0);
     expect(report.warnings.join()).toMatch(/stopped before \d+ of \d+ removals \(deadline\)/);
+    expect(report.summary.complete).toBe(false);
     expect(audit.length).toBe(report.actions.filter((a) => a.status !== "planned").length);
     expect(exitCode(report)).toBe(1);
   });
@@ -278,7 +295,7 @@ describe("enforce job", () => {
     const report = await run({ apply: true, signal: stop.signal, onProgress: ({ projects }) => projects >= 200 && stop.abort(new Error("deadline")) });
     expect(report.summary.complete).toBe(false);
     expect(report.summary.removed).toBe(0);
-    expect(report.warnings.join()).toMatch(/stopped while listing after \d+ projects \(deadline\)/);
+    expect(report.warnings.join()).toMatch(/stopped while listing after \d+ projects \(deadline\), with \d+ groups read/);
     expect(exitCode(report)).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { evaluateShare, maxRemovals, parsePolicy, projectInScope, scopeGroups } from "../../lib/policy/index.ts";
-import type { ShareVerdict } from "../../lib/policy/index.ts";
+import { evaluateShare, inScope, maxRemovals, parsePolicy, scopeGroups } from "../../lib/policy/index.ts";
+import type { ShareInput, ShareVerdict } from "../../lib/policy/index.ts";
 
 const policy = parsePolicy(
   `
@@ -28,6 +28,11 @@ gitlab:
 
 const NOW = new Date("2026-06-15T12:00:00Z");
 const DEVELOPER = 30;
+
+/** A project share without expiry, as every share was before group shares and expiry rules. */
+function projectShare(target: string, groupPath: string, accessLevel: number): ShareInput {
+  return { kind: "project", target, groupPath, accessLevel, expiresAt: null };
+}
 
 describe("evaluateShare", () => {
   it.each<[string, string, string, number, ShareVerdict]>([
@@ -68,7 +73,7 @@ describe("evaluateShare", () => {
     ["a project next to the exempt one", "acme/legacy-ui", "partners/agency-y", 50,
       { kind: "stray", reason: "no allow rule matches group partners/agency-y" }],
   ])("%s", (_, projectPath, groupPath, accessLevel, verdict) => {
-    expect(evaluateShare(policy, { projectPath, groupPath, accessLevel }, NOW)).toEqual(verdict);
+    expect(evaluateShare(policy, projectShare(projectPath, groupPath, accessLevel), NOW)).toEqual(verdict);
   });
 
   it.each([
@@ -78,12 +83,12 @@ describe("evaluateShare", () => {
     ["the day after, first instant", "2027-01-02T00:00:00.000Z", "stray"],
     ["a year after", "2028-01-01T00:00:00Z", "stray"],
   ])("an exemption until 2027-01-01, %s (%s): %s", (_, now, kind) => {
-    const share = { projectPath: "acme/legacy/erp", groupPath: "partners/agency-y", accessLevel: 30 };
+    const share = projectShare("acme/legacy/erp", "partners/agency-y", 30);
     expect(evaluateShare(policy, share, new Date(now)).kind).toBe(kind);
   });
 
   it("uses the UTC day whatever the offset the instant was written with", () => {
-    const share = { projectPath: "acme/legacy/erp", groupPath: "partners/agency-y", accessLevel: 30 };
+    const share = projectShare("acme/legacy/erp", "partners/agency-y", 30);
     // 2027-01-01 20:00 in New York is already 2027-01-02 in UTC.
     expect(evaluateShare(policy, share, new Date("2027-01-01T20:00:00-05:00")).kind).toBe("stray");
   });
@@ -100,7 +105,7 @@ gitlab:
 `,
       "lenient.yaml",
     );
-    const share = { projectPath: "any/project", groupPath: "partners/contractor-x", accessLevel: 50 };
+    const share = projectShare("any/project", "partners/contractor-x", 50);
     expect(evaluateShare(lenient, share, NOW)).toEqual({ kind: "allowed", rule: "allow[1] partners/contractor-x" });
   });
 });
@@ -118,8 +123,8 @@ describe("scope", () => {
     [policy, "other/acme/app", false],
     [wholeInstance, "anything/at/all", true],
     [noGitlab, "acme/app", false],
-  ])("projectInScope(%#, %s) is %s", (p, projectPath, expected) => {
-    expect(projectInScope(p, projectPath)).toBe(expected);
+  ])("inScope(%#, %s) is %s", (p, projectPath, expected) => {
+    expect(inScope(p, projectPath)).toBe(expected);
   });
 
   it("lists the scope groups as written, undefined for the whole instance, none without a gitlab section", () => {
@@ -129,7 +134,7 @@ describe("scope", () => {
   });
 
   it("makes every share stray when no allow rule is given, and touches nothing without a gitlab section", () => {
-    const share = { projectPath: "x/y", groupPath: "z", accessLevel: 10 };
+    const share = projectShare("x/y", "z", 10);
     expect(evaluateShare(wholeInstance, share, NOW)).toEqual({ kind: "stray", reason: "no allow rule matches group z" });
     expect(evaluateShare(noGitlab, share, NOW)).toEqual({ kind: "out-of-scope" });
   });

@@ -15,3 +15,13 @@ gitlab:
     maxRemovals: ${maxRemovals}
 `;
 }
+
+/** The standard policy with the group-share rules the simulator's group-share intents assume (generate.ts). */
+export function groupSharesPolicy(maxRemovals = 1000): string {
+  return standardPolicy(maxRemovals)
+    .replace(
+      "        maxAccess: developer\n",
+      '        maxAccess: developer\n      - group: "auditors"\n        groups: ["acme", "acme/platform/**"]\n        maxAccess: reporter\n        expiresWithin: 90d\n',
+    )
+    .replace('      - project: "acme/legacy/**"\n', '      - project: "acme/legacy/**"\n      - group: "acme/legacy/**"\n');
+}

@@ -9,6 +9,15 @@ export interface SimGroup {
   full_path: string;
   parent_id: number | null;
   visibility: Visibility;
+  /** Direct group-to-group links this group made (`POST /groups/:id/share`); descendants' links are theirs. */
+  shared_with_groups: SimGroupShare[];
+  /**
+   * Usernames with the Owner role here; Owner is inherited by every descendant group. Only Owners
+   * (and administrators) may change the group's shares.
+   */
+  owners?: string[];
+  /** "Share with group lock": no project in this group or below may be shared with another group. */
+  share_with_group_lock?: boolean;
 }
 
 /** One entry of a project's `shared_with_groups`. */
@@ -18,6 +27,11 @@ export interface SimShare {
   group_full_path: string;
   group_access_level: number;
   expires_at: string | null;
+}
+
+/** One entry of a group's `shared_with_groups`; `member_role_id` appears where custom roles are on. */
+export interface SimGroupShare extends SimShare {
+  member_role_id?: number | null;
 }
 
 export interface SimProject {

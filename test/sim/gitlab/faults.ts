@@ -15,6 +15,8 @@ export type Fault =
   | ({ kind: "delay"; ms: number } & Target)
   /** Performs the request (a mutation included), then answers `status` instead; if the request itself fails, that error goes out. */
   | ({ kind: "apply-then-status"; status: number } & Target)
+  /** Performs the request, then destroys the socket: the answer to a committed change is lost. */
+  | ({ kind: "apply-then-drop" } & Target)
   /** `seconds` (default 1) ahead, as Retry-After, an HTTP date, or RateLimit-Reset. */
   | ({ kind: "429"; headers: RetryStyle; seconds?: number } & Target);
 

@@ -1,18 +1,40 @@
 import { createRandom } from "../shared/random.ts";
 import { ACCESS } from "./dataset.ts";
 import type { GitLabDataset, SimGroup, SimProject, Visibility } from "./dataset.ts";
+import { addGroupShares } from "./generate-group-shares.ts";
 
 /**
  * Ground truth for every generated share under the standard policy:
  *   scope: { groups: [acme] }
- *   shares.allow: [{ group: "acme/**" }, { group: "partners/contractor-x", projects: ["acme/mobile/**"], maxAccess: developer }]
- *   shares.exempt: [{ project: "acme/legacy/**" }]
- * Shares on projects outside the scope are "allowed".
+ *   shares.allow:
+ *     - { group: "acme/**" }                                        # both kinds
+ *     - { group: "partners/contractor-x", projects: ["acme/mobile/**"], maxAccess: developer }
+ *     - { group: "auditors", groups: ["acme", "acme/platform/**"], maxAccess: reporter, expiresWithin: 90d }
+ *   shares.exempt: [{ project: "acme/legacy/**" }, { group: "acme/legacy/**" }]
+ * Shares on projects and by groups outside the scope are "allowed". Expiry is judged against
+ * GenerateOptions.now in UTC days (generate-group-shares.ts lists the edge days it covers).
+ * The group-share rules change no project share's intent.
  */
-export interface ShareIntent {
-  projectId: number;
+/** Each kind names the other kind's id as absent, so code may read either id of any intent. */
+export type ShareIntent = ProjectShareIntent | GroupShareIntent;
+
+interface IntentBase {
+  /** The group the share grants access to (the invited group). */
   groupId: number;
   intent: "allowed" | "stray" | "exempt";
+}
+
+export interface ProjectShareIntent extends IntentBase {
+  kind: "project";
+  projectId: number;
+  sharedGroupId?: undefined;
+}
+
+export interface GroupShareIntent extends IntentBase {
+  kind: "group";
+  /** The group that shares (whose `shared_with_groups` holds the link). */
+  sharedGroupId: number;
+  projectId?: undefined;
 }
 
 export interface GenerateOptions {
@@ -20,6 +42,14 @@ export interface GenerateOptions {
   projects: number;
   /** Share of in-scope projects that get one stray outside share (default 0.03). */
   strayRatio?: number;
+  /**
+   * Also generate group-to-group shares (default false). They are made after everything else, with
+   * the `auditors` group and three groups under acme/platform added at the end, so the projects,
+   * their shares and the ids of everything else are exactly those of the same seed without them.
+   */
+  groupShares?: boolean;
+  /** The day expiry edge cases are relative to (default: now). Only group shares use it. */
+  now?: Date;
 }
 
 type GroupSeed = readonly [fullPath: string, name: string, visibility: Visibility];
@@ -92,10 +122,20 @@ export function generateOrganisation(opts: GenerateOptions): { dataset: GitLabDa
 
   const groups: SimGroup[] = [];
   const byPath = new Map<string, SimGroup>();
+  // Groups and user namespaces share one id sequence, as namespaces do in GitLab.
+  let nextNamespaceId = 1;
   const addGroup = (full_path: string, name: string, visibility: Visibility): SimGroup => {
     const cut = full_path.lastIndexOf("/");
     const parent = cut < 0 ? undefined : byPath.get(full_path.slice(0, cut));
-    const group: SimGroup = { id: groups.length + 1, name, path: full_path.slice(cut + 1), full_path, parent_id: parent?.id ?? null, visibility };
+    const group: SimGroup = {
+      id: nextNamespaceId++,
+      name,
+      path: full_path.slice(cut + 1),
+      full_path,
+      parent_id: parent?.id ?? null,
+      visibility,
+      shared_with_groups: [],
+    };
     groups.push(group);
     byPath.set(full_path, group);
     return group;
@@ -114,7 +154,7 @@ export function generateOrganisation(opts: GenerateOptions): { dataset: GitLabDa
   }
 
   // User ids start at 2: id 1 is the admin behind the default token. User namespaces follow the groups.
-  const users = USERS.map(([username, name], i) => ({ id: i + 2, username, name, namespace_id: groups.length + 1 + i }));
+  const users = USERS.map(([username, name], i) => ({ id: i + 2, username, name, namespace_id: nextNamespaceId++ }));
   const userOwners: Owner[] = users.map((u) => ({ id: u.namespace_id, full_path: u.username }));
   // The first projects visit every namespace once, so even a small organisation has each case.
   const everyOwner: Owner[] = [...acme, ...outside, ...userOwners];
@@ -133,7 +173,7 @@ export function generateOrganisation(opts: GenerateOptions): { dataset: GitLabDa
       group_access_level: level,
       expires_at: rng.next() < 0.1 ? "2031-06-30" : null,
     });
-    intents.push({ projectId: project.id, groupId: group.id, intent });
+    intents.push({ kind: "project", projectId: project.id, groupId: group.id, intent });
   };
   // The root group stays out of share targets: whether "acme/**" matches "acme" itself is a policy question.
   const insideTargets = acme.slice(1);
@@ -188,6 +228,8 @@ export function generateOrganisation(opts: GenerateOptions): { dataset: GitLabDa
   // One renamed project (the first in acme/platform): its old path answers with a redirect.
   const renamed = projects[1] ?? projects[0];
   if (renamed) renamed.previous_paths.push(renamed.path_with_namespace.replace(/[^/]+$/, (p) => `old-${p}`));
+
+  if (opts.groupShares) intents.push(...addGroupShares({ rng, groups, addGroup, now: opts.now ?? new Date() }));
 
   return { dataset: { groups, users, projects }, intents };
 }

@@ -1,9 +1,9 @@
-import { invalid, sortParam, stringParam } from "./context.ts";
+import { boolParam, invalid, sortParam, stringParam } from "./context.ts";
 import type { Handler, RequestContext } from "./context.ts";
 import type { SimGroup } from "./dataset.ts";
 import { notFound } from "./http.ts";
 import { decodeCursor, encodeCursor, keysetPage, keysetUnavailable, listReply, lowerBound, offsetPage } from "./pagination.ts";
-import { groupJson, namespaceJson } from "./serialize.ts";
+import { groupDetailJson, groupJson, namespaceJson } from "./serialize.ts";
 
 type Order = (a: SimGroup, b: SimGroup) => number;
 
@@ -48,7 +48,8 @@ export const listGroups: Handler = (ctx) => {
   return listReply(page, (g) => groupJson(ctx, g));
 };
 
-export const getGroup: Handler = (ctx) => ({ status: 200, body: groupJson(ctx, findGroup(ctx)) });
+/** `with_projects` defaults to true: every detail then embeds projects unless the caller opts out. */
+export const getGroup: Handler = (ctx) => ({ status: 200, body: groupDetailJson(ctx, findGroup(ctx), boolParam(ctx, "with_projects", true)) });
 export const listSubgroups: Handler = (ctx) => groupList(ctx, ctx.store.children(findGroup(ctx).id));
 export const listDescendantGroups: Handler = (ctx) => groupList(ctx, ctx.store.descendants(findGroup(ctx).id));
 

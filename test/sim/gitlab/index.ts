@@ -1,9 +1,9 @@
 /** GitLab REST v4 loopback simulator: start it, point a client at `url`, inspect `dataset` and `counters`. */
-export type { GitLabDataset, SimGroup, SimProject, SimShare, SimUser, Visibility } from "./dataset.ts";
+export type { GitLabDataset, SimGroup, SimGroupShare, SimProject, SimShare, SimUser, Visibility } from "./dataset.ts";
 export { ACCESS } from "./dataset.ts";
 export type { Fault } from "./faults.ts";
 export { generateOrganisation } from "./generate.ts";
-export type { GenerateOptions, ShareIntent } from "./generate.ts";
+export type { GenerateOptions, GroupShareIntent, ProjectShareIntent, ShareIntent } from "./generate.ts";
 export type { RateLimitRule } from "./rate-limit.ts";
 export { startGitLabSim } from "./server.ts";
 export type { GitLabSim, GitLabSimOptions, RecordedRequest, SimCounters } from "./server.ts";

@@ -77,13 +77,3 @@ export const listGroupProjects: Handler = (ctx) => {
   }
   return listReply(offsetPage(ctx, projects), (p) => projectJson(ctx, p, simple));
 };
-
-export const unshareProject: Handler = (ctx) => {
-  const project = findProject(ctx);
-  const groupId = ctx.path["group_id"]!;
-  if (!/^\d+$/.test(groupId)) throw invalid("group_id");
-  const index = project.shared_with_groups.findIndex((s) => s.group_id === Number(groupId));
-  if (index < 0) throw notFound("Group Link");
-  project.shared_with_groups.splice(index, 1);
-  return { status: 204 };
-};

@@ -6,14 +6,20 @@ export interface RateLimitRule {
   route?: string;
   limit: number;
   windowMs: number;
-  /** What a 429 carries (default "full"). */
-  headers?: "full" | "retry-after-only" | "reset-only" | "none";
+  /**
+   * What a 429 carries (default "full", rack-attack's throttles). "endpoint" is GitLab's per-endpoint
+   * application limit (GitLab.com's 400/min on GET /groups/:id): a JSON body, `Retry-After` of the
+   * window's length and no RateLimit-* headers, on 429s or successes.
+   */
+  headers?: "full" | "retry-after-only" | "reset-only" | "none" | "endpoint";
   /**
    * Whether successful answers carry the budget too (RateLimit-Limit/-Remaining/-Reset; default true
    * under "full"). GitLab sends them only on 429s unless a newer instance enables them for every answer.
    */
   advertise?: boolean;
 }
+
+const ENDPOINT_THROTTLED = "This endpoint has been requested too many times. Try again later.";
 
 interface Window {
   start: number;
@@ -49,7 +55,10 @@ export class RateLimiter {
       window.count++;
       const resetAt = window.start + rule.windowMs;
       const style = rule.headers ?? "full";
-      if (window.count > rule.limit) return { reject: tooManyRequests(rejectHeaders(rule, style, window.count, resetAt, now)) };
+      if (window.count > rule.limit) {
+        const headers = rejectHeaders(rule, style, window.count, resetAt, now);
+        return { reject: style === "endpoint" ? { status: 429, headers, body: { message: { error: ENDPOINT_THROTTLED } } } : tooManyRequests(headers) };
+      }
       const remaining = rule.limit - window.count;
       if (style === "full" && (rule.advertise ?? true) && remaining < lowest) {
         lowest = remaining;
@@ -74,6 +83,8 @@ function rejectHeaders(rule: RateLimitRule, style: NonNullable<RateLimitRule["he
       };
     case "retry-after-only":
       return retryHeaders("retry-after", resetAt, now);
+    case "endpoint":
+      return { "retry-after": String(Math.ceil(rule.windowMs / 1000)) };
     default:
       return retryHeaders(style, resetAt, now);
   }

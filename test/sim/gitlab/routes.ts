@@ -2,8 +2,9 @@ import type { Handler } from "./context.ts";
 import { getGroup, getNamespace, listDescendantGroups, listGroups, listNamespaces, listSubgroups } from "./groups.ts";
 import { getIssue, listIssueNotes } from "./issues.ts";
 import { createPipeline } from "./pipelines.ts";
-import { getProject, listGroupProjects, listProjects, unshareProject } from "./projects.ts";
+import { getProject, listGroupProjects, listProjects } from "./projects.ts";
 import { getFile, getTag } from "./repository.ts";
+import { shareGroup, shareProject, unshareGroup, unshareProject } from "./shares.ts";
 
 export interface Route {
   method: string;
@@ -32,8 +33,11 @@ const ROUTES: readonly Route[] = [
   route("GET", "/groups/:id/subgroups", listSubgroups),
   route("GET", "/groups/:id/descendant_groups", listDescendantGroups),
   route("GET", "/groups/:id/projects", listGroupProjects),
+  route("POST", "/groups/:id/share", shareGroup),
+  route("DELETE", "/groups/:id/share/:group_id", unshareGroup),
   route("GET", "/projects", listProjects, true),
   route("GET", "/projects/:id", getProject),
+  route("POST", "/projects/:id/share", shareProject),
   route("DELETE", "/projects/:id/share/:group_id", unshareProject),
   route("POST", "/projects/:id/pipeline", createPipeline),
   route("GET", "/projects/:id/issues/:iid", getIssue),

@@ -11,7 +11,31 @@ export const namespaceJson = (ctx: RequestContext, ns: Namespace) => ({
   web_url: ns.kind === "group" ? `${ctx.baseUrl}/groups/${ns.full_path}` : `${ctx.baseUrl}/${ns.full_path}`,
 });
 
-export const groupJson = (ctx: RequestContext, g: SimGroup) => ({ ...g, web_url: `${ctx.baseUrl}/groups/${g.full_path}` });
+/** GitLab's Group entity, as lists present it: no shares, no owners. */
+export const groupJson = (ctx: RequestContext, g: SimGroup) => ({
+  id: g.id,
+  name: g.name,
+  path: g.path,
+  full_path: g.full_path,
+  parent_id: g.parent_id,
+  visibility: g.visibility,
+  share_with_group_lock: g.share_with_group_lock ?? false,
+  web_url: `${ctx.baseUrl}/groups/${g.full_path}`,
+});
+
+/** Most projects GitLab embeds in a group detail, for each of `projects` and `shared_projects`. */
+const EMBEDDED_PROJECTS = 100;
+
+/**
+ * GitLab's GroupDetail entity: the group's direct links (only to groups the caller can see) and,
+ * with `withProjects`, up to 100 of its own projects and 100 projects shared with it.
+ */
+export function groupDetailJson(ctx: RequestContext, g: SimGroup, withProjects: boolean) {
+  const detail = { ...groupJson(ctx, g), shared_with_groups: ctx.store.visibleShares(ctx.caller, g.shared_with_groups) };
+  if (!withProjects) return detail;
+  const embed = (projects: readonly SimProject[]) => projects.slice(0, EMBEDDED_PROJECTS).map((p) => projectJson(ctx, p, false));
+  return { ...detail, projects: embed(ctx.store.projectsOf(g.id, false)), shared_projects: embed(ctx.store.projectsSharedWith(g.id)) };
+}
 
 /** `simple=true` leaves out `archived` and `shared_with_groups`, as GitLab's simple entity does. */
 export function projectJson(ctx: RequestContext, p: SimProject, simple: boolean) {
@@ -26,5 +50,5 @@ export function projectJson(ctx: RequestContext, p: SimProject, simple: boolean)
     web_url: `${ctx.baseUrl}/${p.path_with_namespace}`,
     namespace: ns && namespaceJson(ctx, ns),
   };
-  return simple ? base : { ...base, archived: p.archived, shared_with_groups: ctx.store.visibleShares(ctx.caller, p) };
+  return simple ? base : { ...base, archived: p.archived, shared_with_groups: ctx.store.visibleShares(ctx.caller, p.shared_with_groups) };
 }

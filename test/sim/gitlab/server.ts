@@ -20,8 +20,11 @@ import type { Caller, Pipeline } from "./store.ts";
 export interface GitLabSimOptions {
   /** Default: generateOrganisation({ projects: 200 }).dataset. */
   dataset?: GitLabDataset;
-  /** Default { "glpat-sim-admin": { admin: true } }. */
-  tokens?: Record<string, { admin: boolean; username?: string }>;
+  /**
+   * Default { "glpat-sim-admin": { admin: true } }. An auditor reads everything (private groups and
+   * their shares included) and changes only groups it owns (SimGroup.owners, by username).
+   */
+  tokens?: Record<string, { admin: boolean; auditor?: boolean; username?: string }>;
   /** Added before each answer (default 0). */
   latencyMs?: number;
   /** Maximum offset of offset pagination on GET /projects (default 50,000). */
@@ -132,6 +135,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     };
     const reply = match.route.handler(ctx);
     if (fault?.kind === "apply-then-status") return statusReply(fault.status);
+    if (fault?.kind === "apply-then-drop") return DROP;
     return { ...reply, headers: { ...limit.headers, ...reply.headers } };
   }
 
@@ -206,9 +210,9 @@ function resolveCallers(tokens: NonNullable<GitLabSimOptions["tokens"]>, users: 
   const ids = new Map<string, number>([["root", 1], ...users.map((u): [string, number] => [u.username, u.id])]);
   let nextId = Math.max(1, ...ids.values()) + 1;
   const callers = new Map<string, Caller>();
-  for (const [token, { admin, username = admin ? "root" : "sim-user" }] of Object.entries(tokens)) {
+  for (const [token, { admin, auditor, username = admin ? "root" : "sim-user" }] of Object.entries(tokens)) {
     if (!ids.has(username)) ids.set(username, nextId++);
-    callers.set(token, { id: ids.get(username)!, username, is_admin: admin });
+    callers.set(token, { id: ids.get(username)!, username, is_admin: admin, ...(auditor === undefined ? {} : { is_auditor: auditor }) });
   }
   return callers;
 }

@@ -5,6 +5,8 @@ export interface Caller {
   id: number;
   username: string;
   is_admin: boolean;
+  /** GitLab EE auditors read everything and change only what they own; present for auditor tokens only. */
+  is_auditor?: boolean;
 }
 
 export interface Namespace {
@@ -48,6 +50,7 @@ export class Store {
   private readonly namespaceByPath = new Map<string, Namespace>();
   private readonly pipelineIids = new Map<number, number>();
   private lastPipelineId = 0;
+  private lastLinkId = 0;
 
   constructor(dataset: GitLabDataset) {
     this.dataset = dataset;
@@ -82,6 +85,11 @@ export class Store {
     return old && { project: old, moved: true };
   }
 
+  /** Any group by id, visible or not (links name groups by id). */
+  groupOf(id: number): SimGroup | undefined {
+    return this.groupById.get(id);
+  }
+
   findGroup(ref: string, caller: Caller | null): SimGroup | undefined {
     const group = NUMERIC.test(ref) ? this.groupById.get(Number(ref)) : this.groupByPath.get(ref.toLowerCase());
     return group && this.canSee(caller, group) ? group : undefined;
@@ -96,9 +104,9 @@ export class Store {
     return this.namespaceById.get(project.namespace_id);
   }
 
-  /** Admins see every group, signed-in users all but private ones, anonymous callers only public ones. */
+  /** Admins and auditors see every group, signed-in users all but private ones, anonymous callers only public ones. */
   canSee(caller: Caller | null, group: SimGroup): boolean {
-    if (caller?.is_admin) return true;
+    if (caller?.is_admin || caller?.is_auditor) return true;
     return group.visibility === "public" || (caller !== null && group.visibility === "internal");
   }
 
@@ -109,13 +117,36 @@ export class Store {
     return group !== undefined && this.canSee(caller, group);
   }
 
-  /** `shared_with_groups` as the caller may see it; shares to unknown groups are shown. */
-  visibleShares(caller: Caller | null, project: SimProject): SimShare[] {
-    if (caller?.is_admin) return project.shared_with_groups;
-    return project.shared_with_groups.filter((s) => {
+  /** A project's or group's `shared_with_groups` as the caller may see it; shares to unknown groups are shown. */
+  visibleShares<S extends SimShare>(caller: Caller | null, shares: S[]): S[] {
+    if (caller?.is_admin || caller?.is_auditor) return shares;
+    return shares.filter((s) => {
       const group = this.groupById.get(s.group_id);
       return !group || this.canSee(caller, group);
     });
+  }
+
+  /** The group and its ancestors, nearest first. */
+  lineage(group: SimGroup): SimGroup[] {
+    const out: SimGroup[] = [];
+    for (let g: SimGroup | undefined = group; g; g = g.parent_id === null ? undefined : this.groupById.get(g.parent_id)) out.push(g);
+    return out;
+  }
+
+  /** Administrators, and Owners of the group or of an ancestor (Owner is inherited). Auditors only read. */
+  canAdminGroup(caller: Caller | null, group: SimGroup): boolean {
+    if (!caller) return false;
+    return caller.is_admin || this.lineage(group).some((g) => g.owners?.includes(caller.username));
+  }
+
+  /** Projects outside the group that are shared with it, by id; shares are read live. */
+  projectsSharedWith(groupId: number): SimProject[] {
+    return this.projects.filter((p) => p.namespace_id !== groupId && p.shared_with_groups.some((s) => s.group_id === groupId));
+  }
+
+  /** Ids for new project links: GitLab answers a project share with the link's own id. */
+  nextLinkId(): number {
+    return ++this.lastLinkId;
   }
 
   children(groupId: number): readonly SimGroup[] {

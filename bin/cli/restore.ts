@@ -1,0 +1,64 @@
+import { readFile } from "node:fs/promises";
+import { parseRestoreText, restore, RestoreInputError } from "../../lib/jobs/index.ts";
+import type { Command } from "./command.ts";
+import { gitlabFrom, policyFrom, positiveInt, printReport, stderrAudit, UsageError, type CliIO } from "./io.ts";
+
+const USAGE = `Usage: warden restore FILE [--apply] [--max-restores N] [--policy FILE] [--json] [--debug]
+
+Re-creates the shares an enforce run removed, each with its access level, expiry and custom role.
+FILE is the JSON report of an applying run (warden enforce --apply --json), or the JSON audit lines
+it wrote (its stderr, or the Enforce Lambda's log lines; other lines are skipped). Only removals
+with status "done" are restored. Each project and sharing group is read first: a share that exists
+is "already-present" (left as it is, a different level or expiry noted), one whose expiry has
+passed is "skipped", a refusal by GitLab is "failed" with its reason. Nothing changes without
+--apply; with it, the restores are made unless there are more than the guard allows.
+
+Options:
+  --apply            re-create the shares
+  --max-restores N   the guard (default: the policy's gitlab.guard.maxRemovals)
+  --concurrency N    reads and restores in flight at once (default 4)
+  --policy FILE      policy file (default: $WARDEN_POLICY, else warden.yaml)
+  --json             print the report as JSON
+  --debug            print stack traces on errors
+
+Environment: GITLAB_URL, GITLAB_TOKEN (as for enforce; Owner on the sharing groups for group shares).
+
+Exit codes: 0 nothing to restore or all restored, 1 error, an unusable FILE or a restore that
+failed, 2 dry run found shares to restore, 3 guard tripped (nothing changed).`;
+
+export const restoreCommand: Command = {
+  name: "restore",
+  summary: "re-create the shares an enforce run removed, from its report or audit lines (dry run unless --apply)",
+  usage: USAGE,
+  options: { apply: { type: "boolean" }, concurrency: { type: "string" }, "max-restores": { type: "string" } },
+  positionals: true,
+  async run(args, io: CliIO) {
+    const { values, positionals } = args;
+    if (positionals.length !== 1) throw new UsageError(`one FILE is required (the report or audit lines of an enforce --apply run)\n\n${USAGE}`);
+    const file = positionals[0]!;
+    const maxRestores = wholeNumber(values["max-restores"]);
+    const concurrency = positiveInt(args, "concurrency");
+    // The file is checked before the policy, the environment or any request.
+    const text = await readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot read ${file}: ${err.code ?? err.message}`);
+    });
+    const input = (() => {
+      try {
+        return parseRestoreText(text);
+      } catch (err) {
+        throw err instanceof RestoreInputError ? new UsageError(`${file}: ${err.message}`) : err;
+      }
+    })();
+    const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
+    const report = await restore({ gitlab, policy, input, apply: values["apply"] === true, maxRestores, concurrency, signal: io.signal, audit: stderrAudit(io) });
+    return printReport(io, report, values["json"] === true);
+  },
+};
+
+/** --max-restores: 0 (restore nothing) or more. */
+function wholeNumber(raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (typeof raw !== "string" || !/^\d+$/.test(raw) || !Number.isSafeInteger(n)) throw new UsageError(`--max-restores takes a whole number, got "${String(raw)}"`);
+  return n;
+}

@@ -1,0 +1,142 @@
+/**
+ * The kinds of share enforce governs, as data: a project shared with a group, and a group shared with
+ * a group. Each kind says how its subjects (projects, sharing groups) are examined, read again and
+ * unshared, and how its actions name the subject; judging, the plan, the guard, the removal loop, the
+ * plan-age re-check and the audit line are written once over them (enforce.ts, enforce-removal.ts).
+ */
+import type { GitLabClient, GroupShare, UnshareOutcome } from "../gitlab/index.ts";
+import type { Policy, ShareInput } from "../policy/index.ts";
+import { examineGroups, readGroupSubject } from "./enforce-groups.ts";
+import { examineProjects, readProjectSubject, type ScopeRoot } from "./enforce-listing.ts";
+
+export type ShareStatus = "planned" | "done" | "already-gone" | "skipped" | "failed";
+
+/** The fields every removal carries, whatever its kind (restore re-creates a share from them). */
+interface ShareFields {
+  /** The group the share grants access to (the invited group). */
+  groupId: number;
+  group: string;
+  accessLevel: number;
+  /** YYYY-MM-DD, or null when the share does not expire. */
+  expiresAt: string | null;
+  /** The custom role, where GitLab gives one. */
+  memberRoleId?: number;
+  reason: string;
+  /** "skipped": judged again before removal (the plan had grown old) and no longer stray. */
+  status: ShareStatus;
+  error?: string;
+}
+
+export interface RemoveShareAction extends ShareFields {
+  type: "remove-share";
+  kind: "project";
+  projectId: number;
+  project: string;
+}
+
+export interface RemoveGroupShareAction extends ShareFields {
+  type: "remove-group-share";
+  kind: "group";
+  /** The group that shares. */
+  sharedGroupId: number;
+  sharedGroup: string;
+}
+
+export type ShareRemoval = RemoveShareAction | RemoveGroupShareAction;
+
+/** What is shared (a project, or the sharing group), with its direct shares as GitLab lists them. */
+export interface Subject {
+  id: number;
+  path: string;
+  shares: readonly GroupShare[];
+}
+
+/** What examining needs, whatever the kind. */
+export interface Examination {
+  gitlab: GitLabClient;
+  policy: Policy;
+  /** The outermost scope groups; undefined: the whole instance. */
+  roots: readonly ScopeRoot[] | undefined;
+  /** Whether the token sees every group (administrator or auditor). */
+  seesAllGroups: boolean;
+  /** Requests of one kind's examination in flight at once. */
+  concurrency: number;
+  signal: AbortSignal;
+  warnings: string[];
+}
+
+export interface ShareKindSpec<A extends ShareRemoval = ShareRemoval> {
+  kind: A["kind"];
+  /** The summary counters of this kind: subjects examined, and their shares. */
+  counters: { subjects: "projects" | "groups"; shares: "shares" | "groupShares" };
+  /** Lists the subjects in scope, handing them to `judge` as they arrive. */
+  examine(x: Examination, judge: (subjects: Subject[]) => void): Promise<void>;
+  /** The action's own fields, naming its kind and subject. */
+  head(subject: Pick<Subject, "id" | "path">): Omit<A, keyof ShareFields>;
+  subject(action: A): Pick<Subject, "id" | "path">;
+  /** Reads one subject as it is now; undefined when it is gone or out of the token's sight. */
+  read(gitlab: GitLabClient, id: number, signal?: AbortSignal): Promise<Subject | undefined>;
+  remove(gitlab: GitLabClient, subjectId: number, groupId: number, signal?: AbortSignal): Promise<UnshareOutcome>;
+  /**
+   * Set for a kind whose removal GitLab may answer with success without removing: the subject is read
+   * again after its removals, and a share still there fails with this message.
+   */
+  kept?(subjectPath: string): string;
+}
+
+const projectShares: ShareKindSpec<RemoveShareAction> = {
+  kind: "project",
+  counters: { subjects: "projects", shares: "shares" },
+  examine: examineProjects,
+  head: ({ id, path }) => ({ type: "remove-share", kind: "project", projectId: id, project: path }),
+  subject: (a) => ({ id: a.projectId, path: a.project }),
+  read: readProjectSubject,
+  remove: (gitlab, id, groupId, signal) => gitlab.unshareProject(id, groupId, signal),
+};
+
+const groupShares: ShareKindSpec<RemoveGroupShareAction> = {
+  kind: "group",
+  counters: { subjects: "groups", shares: "groupShares" },
+  examine: examineGroups,
+  head: ({ id, path }) => ({ type: "remove-group-share", kind: "group", sharedGroupId: id, sharedGroup: path }),
+  subject: (a) => ({ id: a.sharedGroupId, path: a.sharedGroup }),
+  read: readGroupSubject,
+  remove: (gitlab, id, groupId, signal) => gitlab.unshareGroup(id, groupId, signal),
+  // GitLab answers 204 without removing anything when the token lacks Owner on the sharing group.
+  kept: (path) => `GitLab answered 204 but kept the share: the token needs Owner on ${path}, or administrator`,
+};
+
+export const SHARE_KINDS: readonly ShareKindSpec[] = [projectShares, groupShares];
+
+export function kindOf(action: ShareRemoval): ShareKindSpec {
+  return SHARE_KINDS.find((k) => k.kind === action.kind)!;
+}
+
+/** What the policy judges, the same for every kind. */
+export function shareInput(kind: ShareKindSpec, subject: Subject, share: GroupShare): ShareInput {
+  return { kind: kind.kind, target: subject.path, groupPath: share.group_full_path, accessLevel: share.group_access_level, expiresAt: share.expires_at ?? null };
+}
+
+/** The fields of a removal taken from the share as GitLab listed it. */
+export function shareFields(share: GroupShare, reason: string): Omit<ShareFields, "status"> {
+  return {
+    groupId: share.group_id,
+    group: share.group_full_path,
+    accessLevel: share.group_access_level,
+    expiresAt: share.expires_at ?? null,
+    ...(typeof share.member_role_id === "number" ? { memberRoleId: share.member_role_id } : {}),
+    reason,
+  };
+}
+
+export function plannedRemoval(kind: ShareKindSpec, subject: Subject, share: GroupShare, reason: string): ShareRemoval {
+  return { ...kind.head(subject), ...shareFields(share, reason), status: "planned" } as ShareRemoval;
+}
+
+/** One audit line per removal attempt, with its final status as `outcome` (restore reads these). */
+export function auditFields(action: ShareRemoval): Record<string, unknown> {
+  const kind = kindOf(action);
+  const { type: _type, ...subject } = kind.head(kind.subject(action));
+  const { groupId, group, accessLevel, expiresAt, memberRoleId, reason, status, error } = action;
+  return { ...subject, group, groupId, accessLevel, expiresAt, memberRoleId, rule: reason, outcome: status, error };
+}

@@ -1,0 +1,190 @@
+/**
+ * What `warden restore` reads: the JSON report of an applying enforce run, or the JSON audit lines
+ * that run wrote (CLI stderr, or the Enforce Lambda's Powertools log lines). Either becomes the list of
+ * shares the run removed (status "done"), with everything needed to re-create each one. Anything
+ * else is refused before any request, naming what is wrong; the input's own text is never echoed
+ * beyond a short redacted excerpt, as a log file may hold anything.
+ */
+import { z } from "zod";
+import { redactOutput, redactThenCut } from "../redact/index.ts";
+
+export class RestoreInputError extends Error {
+  override name = "RestoreInputError";
+}
+
+/** GitLab's names, as the input gives them: shown in the report (redacted like any text from a file), never sent. */
+const name = z.string().min(1).transform(redactOutput);
+const id = z.int().positive();
+const STATUSES = ["planned", "done", "already-gone", "skipped", "failed"] as const;
+
+const day = z.iso.date();
+/** Written by a Warden that did not record expiry: re-creating such a share would drop its expiry. */
+const OLD = "missing: written by a Warden before share expiry was recorded, so the share cannot be re-created as it was";
+const required = <T extends z.ZodType>(schema: (error: z.core.$ZodErrorMap) => T) => schema((iss) => (iss.input === undefined ? OLD : undefined));
+
+/**
+ * Fields a removal of either kind carries. A report keeps `"expiresAt": null`; an audit line may
+ * not, as Powertools Logger drops null fields from its lines: there, `kind` (written by every Warden
+ * that records expiry) must be present, and a missing expiry or custom role is none.
+ */
+const fields = (form: "report" | "line") => ({
+  groupId: id,
+  group: name,
+  accessLevel: id,
+  expiresAt: form === "report" ? required((error) => z.iso.date({ error }).nullable()) : day.nullish().transform((d) => d ?? null),
+  memberRoleId: id.nullish(),
+});
+const kind = <K extends "project" | "group">(k: K, form: "report" | "line") => (form === "report" ? z.literal(k).optional() : required((error) => z.literal(k, { error })));
+const project = (form: "report" | "line") => ({ kind: kind("project", form), projectId: id, project: name, ...fields(form) });
+const group = (form: "report" | "line") => ({ kind: kind("group", form), sharedGroupId: id, sharedGroup: name, ...fields(form) });
+
+const ReportAction = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("remove-share"), ...project("report"), status: z.enum(STATUSES) }),
+  z.object({ type: z.literal("remove-group-share"), ...group("report"), status: z.enum(STATUSES) }),
+]);
+const EnforceReport = z.object({ job: z.literal("enforce"), dryRun: z.literal(false), actions: z.array(ReportAction) });
+/** Audit lines are told apart by their message; Powertools' own fields (level, timestamp, function_name, …) are ignored. */
+const AuditLine = z.discriminatedUnion("message", [
+  z.object({ message: z.literal("remove-share"), ...project("line"), outcome: z.enum(STATUSES) }),
+  z.object({ message: z.literal("remove-group-share"), ...group("line"), outcome: z.enum(STATUSES) }),
+]);
+const AUDIT_MESSAGES = new Set(["remove-share", "remove-group-share"]);
+
+/** One share a run removed, as restore re-creates it. */
+export type RemovedShare =
+  | { kind: "project"; projectId: number; project: string; groupId: number; group: string; accessLevel: number; expiresAt: string | null; memberRoleId?: number }
+  | { kind: "group"; sharedGroupId: number; sharedGroup: string; groupId: number; group: string; accessLevel: number; expiresAt: string | null; memberRoleId?: number };
+
+export interface RestoreInput {
+  /** Where the removals came from, for the report: "an enforce report" or "N audit lines". */
+  source: string;
+  /** The removals with status "done", each share once (the last removal of it read). */
+  removals: RemovedShare[];
+  /** What the input says but restore does not act on, said as warnings. */
+  notes: string[];
+}
+
+/** The Lambda's `restore` field: a report, `{ lines: [...] }` (strings or parsed objects), or the lines as one string. */
+export function restoreInputFrom(value: unknown): RestoreInput {
+  if (typeof value === "string") return parseRestoreText(value);
+  if (isRecord(value) && "lines" in value) {
+    const lines = z.strictObject({ lines: z.array(z.union([z.string(), z.record(z.string(), z.unknown())])) }).safeParse(value);
+    if (!lines.success) throw new RestoreInputError(`the restore input's lines: ${issuesText(lines.error)}`);
+    return fromAuditLines(lines.data.lines);
+  }
+  if (isRecord(value) && "job" in value) return fromReport(value);
+  throw new RestoreInputError("expected the JSON report of an applying enforce run, { \"lines\": [...] } or a string of audit lines");
+}
+
+/** A file's text: a JSON report, or JSON lines (a file with a single audit line is lines too). */
+export function parseRestoreText(text: string): RestoreInput {
+  const whole = parseJson(text.trim());
+  if (isRecord(whole) && "job" in whole) return fromReport(whole);
+  if (whole !== undefined && !isRecord(whole)) throw new RestoreInputError(`expected the JSON report of an enforce run or JSON audit lines, got a JSON ${Array.isArray(whole) ? "array" : typeof whole}`);
+  return fromAuditLines(text.split(/\r?\n/));
+}
+
+function fromReport(value: Record<string, unknown>): RestoreInput {
+  if (value["job"] !== "enforce") {
+    throw new RestoreInputError(`this is the report of a ${typeof value["job"] === "string" ? redactThenCut(value["job"], 20) : "(unnamed)"} run: restore reads the report of an enforce run`);
+  }
+  if (value["dryRun"] === true) throw new RestoreInputError("this is the report of a dry run, which removed nothing: restore reads the report of enforce --apply");
+  const report = EnforceReport.safeParse(value);
+  if (!report.success) throw new RestoreInputError(`not a usable enforce report: ${issuesText(report.error)}`);
+  const { actions } = report.data;
+  return collect("an enforce report", actions.map((a) => [a.status, removedShare(a)] as const), []);
+}
+
+/**
+ * Lines with another message (the run's "job finished", a restore's own lines) and lines that are not
+ * JSON at all (a log viewer's headers) are skipped; a line that names a removal must be complete and
+ * well formed. A JSON object after a prefix is read too: `aws logs tail` prints a timestamp and the
+ * stream's name before each line.
+ */
+function fromAuditLines(lines: readonly (string | Record<string, unknown>)[]): RestoreInput {
+  const found: (readonly [string, RemovedShare])[] = [];
+  let other = 0;
+  for (const [i, line] of lines.entries()) {
+    if (typeof line === "string" && line.trim() === "") continue;
+    const where = `line ${i + 1}`;
+    const value = typeof line === "string" ? jsonLine(line) : line;
+    if (!isRecord(value) || !AUDIT_MESSAGES.has(value["message"] as string)) {
+      if (typeof line === "string" && !isRecord(value) && /"remove-(group-)?share"/.test(line)) {
+        throw new RestoreInputError(`${where} names a removal but is not a complete JSON object: ${JSON.stringify(redactThenCut(line.trim(), 60))}`);
+      }
+      other++;
+      continue;
+    }
+    const audit = AuditLine.safeParse(value);
+    if (!audit.success) throw new RestoreInputError(`${where} (${String(value["message"])}): ${issuesText(audit.error)}`);
+    found.push([audit.data.outcome, removedShare(audit.data)]);
+  }
+  if (!found.length) {
+    const first = lines.find((l): l is string => typeof l === "string" && l.trim() !== "");
+    const excerpt = first === undefined ? "" : `; it starts ${JSON.stringify(redactThenCut(first.trim(), 40))}`;
+    throw new RestoreInputError(`no remove-share or remove-group-share audit line found, and not an enforce report (${lines.length} lines read${excerpt})`);
+  }
+  return collect(`${found.length} audit lines`, found, other ? [`${other} lines of the input are not removal audit lines: skipped`] : []);
+}
+
+function removedShare(a: z.output<typeof ReportAction> | z.output<typeof AuditLine>): RemovedShare {
+  const shared = { groupId: a.groupId, group: a.group, accessLevel: a.accessLevel, expiresAt: a.expiresAt, ...(a.memberRoleId == null ? {} : { memberRoleId: a.memberRoleId }) };
+  return "projectId" in a
+    ? { kind: "project", projectId: a.projectId, project: a.project, ...shared }
+    : { kind: "group", sharedGroupId: a.sharedGroupId, sharedGroup: a.sharedGroup, ...shared };
+}
+
+/** Keeps the removals done, each share once, and says what else the input held. */
+function collect(source: string, entries: readonly (readonly [status: string, share: RemovedShare])[], notes: string[]): RestoreInput {
+  const done = new Map<string, RemovedShare>();
+  const left = new Map<string, number>();
+  let repeated = 0;
+  for (const [status, removal] of entries) {
+    if (status !== "done") {
+      left.set(status, (left.get(status) ?? 0) + 1);
+      continue;
+    }
+    const key = removedShareKey(removal);
+    if (done.has(key)) repeated++;
+    // Map order is first insertion; the values are the last removal's, the share as it was last.
+    done.set(key, removal);
+  }
+  if (left.size) {
+    const counts = [...left].map(([status, n]) => `${n} ${status}`).join(", ");
+    notes.push(`only removals with status "done" are restored; the input also holds ${counts}: not restored`);
+  }
+  if (repeated) notes.push(`${repeated} removals appear more than once in the input: each share is restored once, as it was last removed`);
+  return { source, removals: [...done.values()], notes };
+}
+
+export function removedShareKey(r: RemovedShare): string {
+  return r.kind === "project" ? `project:${r.projectId}:${r.groupId}` : `group:${r.sharedGroupId}:${r.groupId}`;
+}
+
+/** The line as JSON, or the JSON object that starts at its first "{". */
+function jsonLine(line: string): unknown {
+  const brace = line.indexOf("{");
+  return parseJson(line) ?? (brace > 0 ? parseJson(line.slice(brace)) : undefined);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The first issues, each with the field it is about; zod's messages name types, never values. */
+function issuesText(error: z.ZodError): string {
+  const shown = error.issues.slice(0, 3).map((issue) => {
+    const path = issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i ? "." : ""}${String(p)}`)).join("");
+    return `${path ? `${path}: ` : ""}${issue.message}`;
+  });
+  const more = error.issues.length - shown.length;
+  return shown.join("; ") + (more > 0 ? `; and ${more} more` : "");
+}

@@ -1,0 +1,246 @@
+/**
+ * The restore job: re-create the shares an applying enforce run removed (a policy typo, a missing
+ * allow rule), each with its access level, expiry and custom role. It reads every project and sharing
+ * group concerned first, so a share that is back already is left as it is and one whose expiry has
+ * passed is not brought back; then (only when asked, and only if the guard holds) it creates the rest.
+ * A share POST is not repeated once it may have reached GitLab (lib/http): an answer lost on the way
+ * back is settled by reading the share again.
+ */
+import pMap from "p-map";
+import { HttpError, NetworkError, type GitLabClient, type ProjectShare } from "../gitlab/index.ts";
+import { accessLevelName, maxRemovals } from "../policy/index.ts";
+import type { RemovedShare, RestoreInput } from "./restore-input.ts";
+import { countStatus, errorText, jobStats, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
+import type { JobView } from "./view.ts";
+
+export { parseRestoreText, restoreInputFrom, RestoreInputError, type RemovedShare, type RestoreInput } from "./restore-input.ts";
+
+/**
+ * "planned": would be re-created (a dry run, or a run stopped before it); "already-present": a share
+ * with that group exists (its level or expiry may differ, and is left as it is); "skipped": its expiry
+ * has passed, so GitLab would delete it again that night.
+ */
+export type RestoreStatus = "planned" | "done" | "already-present" | "skipped" | "failed";
+
+/** A removal from the input, with the same identifying fields, and what became of its restore. */
+export type RestoreAction = RemovedShare & {
+  type: "restore-share" | "restore-group-share";
+  status: RestoreStatus;
+  /** Why it is already-present, skipped or done after a check. */
+  note?: string;
+  error?: string;
+};
+
+export interface RestoreSummary extends GuardedSummary {
+  /** Shares to re-create once read (planned before any was created). */
+  restores: number;
+  restored: number;
+  alreadyPresent: number;
+  skipped: number;
+  failed: number;
+  maxRestores: number;
+}
+
+export type RestoreReport = Report<RestoreAction, RestoreSummary>;
+
+export interface RestoreOptions extends JobOptions {
+  gitlab: GitLabClient;
+  input: RestoreInput;
+  /** The guard; default the policy's gitlab.guard.maxRemovals. */
+  maxRestores?: number;
+  now?: Date;
+}
+
+/** A share as GitLab lists it on a project or a group (groups add the custom role). */
+type CurrentShare = ProjectShare & { member_role_id?: number | null };
+
+/** How each kind is read and created: the one place the kinds differ. */
+const KINDS = {
+  project: {
+    type: "restore-share",
+    noun: "project",
+    read: async (gitlab: GitLabClient, id: number, signal?: AbortSignal): Promise<CurrentShare[]> => (await gitlab.getProject(id, signal)).shared_with_groups ?? [],
+    create: (gitlab: GitLabClient, id: number, share: NewShareOf, signal?: AbortSignal) => gitlab.shareProject(id, share, signal),
+  },
+  group: {
+    type: "restore-group-share",
+    noun: "group",
+    read: async (gitlab: GitLabClient, id: number, signal?: AbortSignal): Promise<CurrentShare[]> => (await gitlab.getGroup(id, signal)).shared_with_groups,
+    create: (gitlab: GitLabClient, id: number, share: NewShareOf, signal?: AbortSignal) => gitlab.shareGroup(id, share, signal),
+  },
+} as const;
+
+type NewShareOf = Parameters<GitLabClient["shareProject"]>[1];
+
+/** What the share is on: the project, or the group that shares. */
+function targetOf(a: RemovedShare): { id: number; path: string } {
+  return a.kind === "project" ? { id: a.projectId, path: a.project } : { id: a.sharedGroupId, path: a.sharedGroup };
+}
+
+/** A read of a project or group: its shares, or why it could not be read. */
+type Read = { shares: CurrentShare[] } | { error: string };
+
+/** After a stop, one last read may say whether a POST in flight arrived; it gets this long. */
+const CHECK_AFTER_STOP_MS = 5_000;
+
+export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
+  const { gitlab, signal } = opts;
+  const startedAt = Date.now();
+  const today = (opts.now ?? new Date()).toISOString().slice(0, 10);
+  const limit = opts.maxRestores ?? maxRemovals(opts.policy);
+  const concurrency = opts.concurrency ?? 4;
+  const warnings = [...opts.input.notes];
+  const actions: RestoreAction[] = opts.input.removals.map((r) => ({ type: KINDS[r.kind].type, ...r, status: "planned" }));
+
+  // Each project and sharing group is read once, however many of its shares were removed.
+  const targets = [...new Map(actions.map((a) => [`${a.kind}:${targetOf(a).id}`, a] as const))];
+  const reads = new Map<string, Read>();
+  await pMap(targets, async ([key, a]) => {
+    const current = signal?.aborted ? undefined : await read(gitlab, a, signal);
+    if (current) reads.set(key, current);
+  }, { concurrency });
+  let complete = reads.size === targets.length;
+  if (!complete) warnings.push(`stopped while reading after ${reads.size} of ${targets.length} projects and groups (${errorText(signal?.reason)}): nothing was restored`);
+  for (const a of actions) {
+    const current = reads.get(`${a.kind}:${targetOf(a).id}`);
+    if (current) judge(a, current, today);
+  }
+
+  const restores = countStatus(actions, "planned");
+  const tripped = complete && restores > limit;
+  if (tripped) {
+    warnings.push(`guard: ${restores} restores, more than ${opts.maxRestores === undefined ? `gitlab.guard.maxRemovals (${limit})` : `--max-restores ${limit}`}; nothing was restored`);
+  } else if (opts.apply && complete) {
+    const planned = actions.filter((a) => a.status === "planned");
+    await pMap(planned, (a) => (signal?.aborted ? undefined : create(a, opts)), { concurrency });
+    const left = countStatus(planned, "planned");
+    if (left) {
+      complete = false;
+      warnings.push(`stopped before ${left} of ${restores} restores (${errorText(signal?.reason)}): run restore again to finish`);
+    }
+  }
+
+  return {
+    job: "restore",
+    dryRun: !opts.apply,
+    summary: {
+      restores,
+      restored: countStatus(actions, "done"),
+      alreadyPresent: countStatus(actions, "already-present"),
+      skipped: countStatus(actions, "skipped"),
+      failed: countStatus(actions, "failed"),
+      maxRestores: limit,
+      guard: tripped ? "tripped" : "ok",
+      complete,
+    },
+    actions,
+    stats: jobStats([gitlab.http], startedAt),
+    warnings,
+  };
+}
+
+/** Undefined when stopped. A refused token (401) fails the run: every other call would be refused alike. */
+async function read(gitlab: GitLabClient, a: RemovedShare, signal?: AbortSignal): Promise<Read | undefined> {
+  const { id, path } = targetOf(a);
+  try {
+    return { shares: await KINDS[a.kind].read(gitlab, id, signal) };
+  } catch (err) {
+    if (signal?.aborted) return undefined;
+    if (err instanceof HttpError && err.status === 401) throw err;
+    const gone = err instanceof HttpError && err.status === 404;
+    return { error: gone ? `${KINDS[a.kind].noun} ${path} (#${id}) not found (deleted, or the token cannot see it): not restored` : `reading ${path} failed: ${errorText(err)}` };
+  }
+}
+
+/** Decides from the current shares what the restore of one removal is. */
+function judge(a: RestoreAction, current: Read, today: string): void {
+  if ("error" in current) {
+    Object.assign(a, { status: "failed", error: current.error });
+    return;
+  }
+  const present = current.shares.find((s) => s.group_id === a.groupId);
+  if (present) {
+    const differs = differences(a, present);
+    a.status = "already-present";
+    a.note = differs ? `present with ${differs}; left as it is` : "present as it was removed";
+  } else if (a.expiresAt !== null && a.expiresAt < today) {
+    // "Before today" in UTC: on an instance west of UTC it may still be the day before, and the share still valid.
+    a.status = "skipped";
+    a.note = "its expiry has passed: GitLab would delete it again that night";
+  }
+}
+
+/** How a present share differs from the removed one, e.g. "developer (removed: maintainer), no expiry (removed: expires 2031-06-30)". */
+function differences(a: RemovedShare, s: CurrentShare): string | undefined {
+  const pairs = [
+    [accessLevelName(s.group_access_level), accessLevelName(a.accessLevel)],
+    [expiryText(s.expires_at), expiryText(a.expiresAt)],
+    [roleText(s.member_role_id), roleText(a.memberRoleId)],
+  ];
+  const changed = pairs.filter(([now, then]) => now !== then).map(([now, then]) => `${now} (removed: ${then})`);
+  return changed.length ? changed.join(", ") : undefined;
+}
+
+const expiryText = (date: string | null | undefined) => (date ? `expires ${date}` : "no expiry");
+const roleText = (role: number | null | undefined) => (role == null ? "no custom role" : `custom role #${role}`);
+
+/**
+ * One POST. A refusal (400 sharing locked, 403, 404 gone, 409 the project's own group or an ancestor,
+ * …) fails with GitLab's reason; 409 "already shared" means it is there after all. An
+ * answer that may hide a share created (a 5xx, a connection lost after sending, a stop mid-request)
+ * is settled by reading the share again, never by sending the POST again.
+ */
+async function create(a: RestoreAction, opts: RestoreOptions): Promise<void> {
+  const { gitlab, signal } = opts;
+  const share = { groupId: a.groupId, accessLevel: a.accessLevel, expiresAt: a.expiresAt, memberRoleId: a.memberRoleId ?? null };
+  try {
+    const outcome = await KINDS[a.kind].create(gitlab, targetOf(a).id, share, signal);
+    Object.assign(a, outcome === "created" ? { status: "done" } : { status: "already-present", note: "GitLab answered 409, already shared: re-created meanwhile, or shared with a group the token cannot see" });
+  } catch (err) {
+    const lost = signal?.aborted ? `stopped while creating the share (${errorText(signal.reason)})` : mayHaveArrived(err) ? errorText(err) : undefined;
+    if (lost === undefined) Object.assign(a, { status: "failed", error: refusal(err) });
+    else await settle(a, opts, lost);
+  }
+  const { type, status, note, error, ...removal } = a;
+  opts.audit?.info("restore-share", { ...removal, outcome: status, note, error });
+}
+
+/** Reads the share again after a lost answer (after a stop, with a few seconds of its own). */
+async function settle(a: RestoreAction, opts: RestoreOptions, lost: string): Promise<void> {
+  const signal = opts.signal?.aborted ? AbortSignal.timeout(CHECK_AFTER_STOP_MS) : opts.signal;
+  try {
+    const shares = await KINDS[a.kind].read(opts.gitlab, targetOf(a).id, signal);
+    if (shares.some((s) => s.group_id === a.groupId)) Object.assign(a, { status: "done", note: `the answer was lost (${lost}); reading again found the share` });
+    else Object.assign(a, { status: "failed", error: `may not have been created: ${lost}; reading again found no such share` });
+  } catch (err) {
+    Object.assign(a, { status: "failed", error: `may not have been created: ${lost}; reading it again failed too (${errorText(err)})` });
+  }
+}
+
+function mayHaveArrived(err: unknown): boolean {
+  return (err instanceof NetworkError && err.mayHaveReachedServer) || (err instanceof HttpError && err.status >= 500);
+}
+
+/** GitLab's own words where it refused, e.g. "The project sharing with group is disabled". */
+function refusal(err: unknown): string {
+  if (err instanceof HttpError && err.serviceMessage) return `GitLab refused (${err.status}): ${err.serviceMessage}`;
+  return errorText(err);
+}
+
+export const restoreView: JobView<RestoreAction, RestoreReport> = {
+  title: "Warden restore",
+  noun: "removed shares",
+  group: (a) => {
+    const { id, path } = targetOf(a);
+    return `${KINDS[a.kind].noun} ${path} (#${id})`;
+  },
+  // Every action has the same columns (the renderers line them up); what happened follows the expiry.
+  columns: (a) => {
+    const said = a.error ?? a.note;
+    const level = accessLevelName(a.accessLevel) + (a.memberRoleId === undefined ? "" : ` (custom role #${a.memberRoleId})`);
+    return [a.group, level, said ? `${expiryText(a.expiresAt)} — ${said}` : expiryText(a.expiresAt)];
+  },
+  summary: ({ summary: s }) =>
+    `${s.restores} to restore: ${s.restored} restored; ${s.alreadyPresent} already present, ${s.skipped} skipped (expired), ${s.failed} failed; ` +
+    `guard ${s.guard} (max ${s.maxRestores})`,
+};

@@ -1,0 +1,118 @@
+import { writeFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { policyFile, warden } from "../support/cli.ts";
+import { standardPolicy } from "../support/policies.ts";
+
+let sim: GitLabSim;
+let env: Record<string, string>;
+let original: string[];
+
+const TODAY = new Date().toISOString().slice(0, 10);
+
+/** Every share of both kinds with its level, expiry and custom role, sorted. */
+const shares = () =>
+  [...sim.dataset.projects.map((p) => ["project", p] as const), ...sim.dataset.groups.map((g) => ["group", g] as const)]
+    .flatMap(([kind, o]) => o.shared_with_groups.map((s) => `${kind}:${o.id}:${s.group_id}:${s.group_access_level}:${s.expires_at}:${"member_role_id" in s ? s.member_role_id ?? null : null}`))
+    .sort();
+
+/** A file next to the policy: its path. */
+const file = (name: string, text: string) => {
+  const path = env["WARDEN_POLICY"]!.replace(/warden\.yaml$/, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+/** What a restore must bring back: everything the run removed, except shares whose expiry has passed. */
+function expectedAfterRestore(before: string[], report: EnforceReport): string[] {
+  const expired = report.actions.filter((a) => a.expiresAt !== null && a.expiresAt < TODAY).map((a) => `${a.kind}:${a.kind === "project" ? a.projectId : a.sharedGroupId}:${a.groupId}:`);
+  return before.filter((s) => !expired.some((prefix) => s.startsWith(prefix)));
+}
+
+beforeAll(async () => {
+  const org = generateOrganisation({ projects: 300, seed: 11, groupShares: true });
+  sim = await startGitLabSim({ dataset: org.dataset });
+  env = { GITLAB_URL: sim.url, GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(standardPolicy()) };
+  original = shares();
+});
+afterAll(() => sim.close());
+
+// In order: each step starts from the state the previous one left.
+describe.sequential("warden restore, end to end", () => {
+  let removal: EnforceReport;
+  let reportFile: string;
+
+  it("--help describes the inputs and the exit codes", async () => {
+    const run = await warden(["restore", "--help"], {});
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Usage: warden restore FILE[\s\S]*audit lines[\s\S]*--max-restores N[\s\S]*Exit codes: 0/);
+  });
+
+  it("refuses a file that is not an applying enforce run's output, before the environment or any request", async () => {
+    const dry = await warden(["enforce", "--json"], env);
+    expect(dry.code).toBe(2);
+    const dryFile = file("dry.json", dry.stdout);
+    sim.resetCounters();
+    const run = await warden(["restore", dryFile], {});
+    expect(run).toMatchObject({ code: 1, stdout: "" });
+    expect(run.stderr).toBe(`warden restore: ${dryFile}: this is the report of a dry run, which removed nothing: restore reads the report of enforce --apply\n`);
+    const missing = await warden(["restore"], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^warden restore: one FILE is required/);
+    const unreadable = await warden(["restore", "/nonexistent/report.json"], env);
+    expect(unreadable.stderr).toBe("warden restore: cannot read /nonexistent/report.json: ENOENT\n");
+    const badGuard = await warden(["restore", dryFile, "--max-restores", "some"], env);
+    expect(badGuard.stderr).toBe('warden restore: --max-restores takes a whole number, got "some"\n');
+    expect(sim.counters.requests).toBe(0);
+  });
+
+  it("after enforce --apply, a dry run from its report lists the shares to restore, sends only GET and exits 2", async () => {
+    const applied = await warden(["enforce", "--apply", "--json"], env);
+    expect(applied.code).toBe(0);
+    removal = JSON.parse(applied.stdout) as EnforceReport;
+    expect(new Set(removal.actions.map((a) => a.kind))).toEqual(new Set(["project", "group"]));
+    reportFile = file("enforce-report.json", applied.stdout);
+    sim.resetCounters();
+    const run = await warden(["restore", reportFile], env);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toMatch(/^Warden restore \(dry run\): \d+ removed shares/);
+    expect(run.stdout).toMatch(/\ngroup acme\S* \(#\d+\)\n  planned +\S+ +(guest|reporter|developer|maintainer|owner) +(no expiry|expires \d{4}-\d\d-\d\d)/);
+    expect(run.stdout).toMatch(/\d+ to restore: 0 restored; 0 already present, \d+ skipped \(expired\), 0 failed; guard ok \(max 1000\)/);
+    expect(Object.keys(sim.counters.byRoute).every((r) => r.startsWith("GET "))).toBe(true);
+  });
+
+  it("--max-restores below the restores exits 3 with nothing changed", async () => {
+    const before = shares();
+    const run = await warden(["restore", reportFile, "--apply", "--max-restores", "1", "--json"], env);
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout).summary).toMatchObject({ guard: "tripped", maxRestores: 1 });
+    expect(shares()).toEqual(before);
+  });
+
+  it("--apply from the report brings every share back as it was, one audit line each, and exits 0", async () => {
+    const run = await warden(["restore", reportFile, "--apply", "--json"], env);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as RestoreReport;
+    expect(Object.keys(report)).toEqual(["job", "dryRun", "summary", "actions", "stats", "warnings"]);
+    expect(report.summary.restored).toBe(report.summary.restores);
+    expect(shares()).toEqual(expectedAfterRestore(original, removal));
+    const audit = run.stderr.trim().split("\n").map((l) => JSON.parse(l));
+    expect(audit).toHaveLength(report.summary.restores);
+    expect(audit[0]).toMatchObject({ level: "INFO", message: "restore-share", kind: expect.any(String), group: expect.any(String), accessLevel: expect.any(Number), outcome: "done" });
+
+    const again = await warden(["restore", reportFile, "--apply", "--json"], env);
+    expect(again.code).toBe(0);
+    expect((JSON.parse(again.stdout) as RestoreReport).summary).toMatchObject({ restored: 0, alreadyPresent: report.summary.restores });
+  });
+
+  it("--apply from the audit lines on enforce's stderr does the same", async () => {
+    const before = shares();
+    const applied = await warden(["enforce", "--apply", "--json"], env);
+    expect(applied.code).toBe(0);
+    const auditFile = file("enforce-audit.log", applied.stderr);
+    const run = await warden(["restore", auditFile, "--apply", "--json"], env);
+    expect(run.code).toBe(0);
+    expect(shares()).toEqual(expectedAfterRestore(before, JSON.parse(applied.stdout) as EnforceReport));
+  });
+});

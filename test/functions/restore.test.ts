@@ -1,0 +1,123 @@
+import { readFile } from "node:fs/promises";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { standardPolicy } from "../support/policies.ts";
+import { captureLogs, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+
+let secretsManager: SecretsManagerStub;
+let policyPath: string;
+let sim: GitLabSim;
+
+beforeAll(async () => {
+  secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
+  policyPath = await writePolicy(standardPolicy());
+});
+afterAll(() => secretsManager.close());
+
+beforeEach(async () => {
+  secretsManager.reads.length = 0;
+  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, WARDEN_REPORT_ONLY: "false" });
+  // Expiry edge days are generated relative to now; none of the removed shares has expired yet.
+  sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 120, seed: 7, groupShares: true, now: new Date(Date.now() + 7 * 86_400_000) }).dataset });
+  vi.stubEnv("GITLAB_URL", sim.url);
+});
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await sim.close();
+});
+
+async function coldHandler() {
+  vi.resetModules();
+  const { handler } = await import("../../functions/enforce.ts");
+  return (event: unknown) => handler(event as never, lambdaContext()) as Promise<EnforceReport | RestoreReport>;
+}
+
+const shares = () =>
+  [...sim.dataset.projects.map((p) => ["project", p] as const), ...sim.dataset.groups.map((g) => ["group", g] as const)]
+    .flatMap(([kind, o]) => o.shared_with_groups.map((s) => JSON.stringify([kind, o.id, s.group_id, s.group_access_level, s.expires_at, "member_role_id" in s ? s.member_role_id ?? null : null])))
+    .sort();
+const posts = () => (sim.counters.byRoute["POST /projects/:id/share"] ?? 0) + (sim.counters.byRoute["POST /groups/:id/share"] ?? 0);
+
+/** An applying enforce run through the Lambda: its report, and its audit lines as Powertools logged them (at log level INFO). */
+async function applyEnforce(handler: Awaited<ReturnType<typeof coldHandler>>) {
+  const logs = captureLogs();
+  try {
+    const report = (await handler({ dryRun: false })) as EnforceReport;
+    return { report, lines: logs.lines().filter((l) => String(l["message"]).startsWith("remove-")) };
+  } finally {
+    logs.restore();
+  }
+}
+
+describe("enforce Lambda: { restore }", () => {
+  it("runs dry with the report alone, and restores with dryRun: false, bringing every share back", async () => {
+    const original = shares();
+    const handler = await coldHandler();
+    const { report: removal } = await applyEnforce(handler);
+    expect(new Set(removal.actions.map((a) => a.kind))).toEqual(new Set(["project", "group"]));
+    sim.resetCounters();
+
+    const dry = (await handler({ restore: removal })) as RestoreReport;
+    expect(dry).toMatchObject({ job: "restore", dryRun: true, summary: { restores: removal.summary.removed, restored: 0 } });
+    expect(posts()).toBe(0);
+
+    const applied = (await handler({ restore: removal, dryRun: false })) as RestoreReport;
+    expect(applied).toMatchObject({ job: "restore", dryRun: false, summary: { restored: removal.summary.removed, failed: 0, complete: true } });
+    expect(posts()).toBe(removal.summary.removed);
+    expect(shares()).toEqual(original);
+  });
+
+  it("restores from the Lambda's own audit lines, as objects, as strings, or as one string", async () => {
+    const original = shares();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const handler = await coldHandler();
+    for (const form of ["objects", "strings", "string"] as const) {
+      const { report: removal, lines } = await applyEnforce(handler);
+      expect(lines).toHaveLength(removal.actions.length);
+      expect(lines[0]).toMatchObject({ level: "INFO", service: "warden", message: expect.stringMatching(/^remove-(group-)?share$/) });
+      const text = lines.map((l) => JSON.stringify(l));
+      const restore = form === "objects" ? { lines } : form === "strings" ? { lines: text } : text.join("\n");
+      const applied = (await handler({ restore, dryRun: false })) as RestoreReport;
+      expect(applied.summary).toMatchObject({ restored: removal.summary.removed, failed: 0 });
+      expect(shares()).toEqual(original);
+    }
+  });
+
+  it.each([
+    [{ restore: { job: "enforce", dryRun: true, actions: [] } }, "invalid event: restore: this is the report of a dry run, which removed nothing: restore reads the report of enforce --apply"],
+    [{ restore: { job: "workflows", dryRun: false, actions: [] } }, "invalid event: restore: this is the report of a workflows run: restore reads the report of an enforce run"],
+    [{ restore: { job: "enforce", dryRun: false, actions: [{ type: "remove-share", projectId: "4" }] } }, /^invalid event: restore: not a usable enforce report: actions\[0\]\.projectId: /],
+    [{ restore: "not a log" }, /^invalid event: restore: no remove-share or remove-group-share audit line found/],
+    [{ restore: { lines: [] } }, /^invalid event: restore: no remove-share or remove-group-share audit line found/],
+    [{ restore: 42 }, /^invalid event: restore: expected the JSON report of an applying enforce run/],
+    [{ restore: { job: "enforce", dryRun: false, actions: [] }, source: "schedule" }, "invalid event: restore: a restore is asked by a person, not by the schedule: leave out source"],
+    [{ restore: { job: "enforce", dryRun: false, actions: [] }, dryrun: false }, 'invalid event: unknown field "dryrun"'],
+  ])("fails on %j naming what is wrong, and calls nothing", async (event, message) => {
+    await expect((await coldHandler())(event)).rejects.toThrow(message);
+    expect(sim.counters.requests).toBe(0);
+    expect(secretsManager.reads).toHaveLength(0);
+  });
+
+  it("the workflows function takes no restore", async () => {
+    vi.resetModules();
+    const { handler } = await import("../../functions/workflows.ts");
+    await expect(handler({ restore: { job: "enforce", dryRun: false, actions: [] } } as never, lambdaContext())).rejects.toThrow('invalid event: unknown field "restore"');
+  });
+
+  it("a report-only stage runs a restore dry and refuses dryRun: false", async () => {
+    const handler = await coldHandler();
+    const { report: removal } = await applyEnforce(handler);
+    vi.stubEnv("WARDEN_REPORT_ONLY", "true");
+    const only = await coldHandler();
+    await expect(only({ restore: removal })).resolves.toMatchObject({ job: "restore", dryRun: true });
+    await expect(only({ restore: removal, dryRun: false })).rejects.toThrow('this stage is report-only (WARDEN_REPORT_ONLY=true): "dryRun": false is refused');
+    expect(posts()).toBe(0);
+  });
+
+  it("the console example is a valid event", async () => {
+    const example = JSON.parse(await readFile(new URL("../../examples/console-events/enforce-restore.json", import.meta.url), "utf8"));
+    const report = (await (await coldHandler())(example)) as RestoreReport;
+    expect(report).toMatchObject({ job: "restore", dryRun: true });
+  });
+});
