@@ -13,11 +13,20 @@
  *   WARDEN_CHATOPS             "on" (default) or "off": no Slack endpoint and no worker
  *   WARDEN_REPORT_ONLY         "true" or "false"; true: nothing is ever applied on this stage
  *                              (default: true on every stage but production)
+ *   WARDEN_ALARM_EMAIL         an address subscribed to the alarm topic (it must confirm the
+ *                              subscription); unset: subscribe to the topic yourself
+ *   WARDEN_RUN_HISTORY_DAYS    days an applying run's report is kept for restore (default 90)
+ *
+ * Operations: every stage has a run-history bucket (reports of applying runs, expired after
+ * WARDEN_RUN_HISTORY_DAYS), an SNS topic with CloudWatch alarms on the runs' metrics (a run failed,
+ * its guard tripped, actions failed, and a heartbeat: no successful scheduled run in two schedule
+ * periods), and, with chat-ops, a DynamoDB table of claims that keeps each command to one run.
  *
  * The schedules pass the fixed event { "source": "schedule" }: that is how the enforce and workflows
  * functions tell a scheduled run (which applies) from a person's console run (a dry run unless it
  * says "dryRun": false). See functions/lib/scheduled.ts.
  */
+import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } from "./functions/lib/metric-names.ts";
 import { NODE_OPTIONS } from "./lib/config/node-options.ts";
 
 export default $config({
@@ -32,6 +41,8 @@ export default $config({
       ...(settings.gitlabUrl ? { GITLAB_URL: settings.gitlabUrl } : {}),
       ...(settings.n8nUrl ? { N8N_URL: settings.n8nUrl } : {}),
       WARDEN_REPORT_ONLY: String(settings.reportOnly),
+      // Names the stage in Slack summaries, and is a dimension of every metric.
+      WARDEN_STAGE: $app.stage,
       NODE_OPTIONS,
     };
     // The one secret, read-only; each function reads it itself (no SST link: it is not an SST resource).
@@ -42,22 +53,52 @@ export default $config({
     ];
     // Next to the handlers at the bundle root, where functions/lib/config.ts looks by default.
     const copyFiles = [{ from: settings.policyFile, to: "warden.yaml" }];
-    const lambda = (handler: string) => ({ handler, runtime: "nodejs24.x" as const, environment, permissions, copyFiles });
+    /** A function's own settings and permissions, on top of every function's. */
+    type Access = { environment?: Record<string, SstInput<string>>; permissions?: { actions: string[]; resources: SstInput<string>[] }[] };
+    const lambda = (handler: string, ...access: Access[]) => ({
+      handler,
+      runtime: "nodejs24.x" as const,
+      environment: Object.assign({}, environment, ...access.map((a) => a.environment)),
+      permissions: [...permissions, ...access.flatMap((a) => a.permissions ?? [])],
+      copyFiles,
+    });
+
+    // Reports of applying runs, for restore (functions/lib/run-history.ts): only under runs/, and only
+    // for WARDEN_RUN_HISTORY_DAYS, after which S3 deletes them.
+    const history = new sst.aws.Bucket("RunHistory");
+    new aws.s3.BucketLifecycleConfigurationV2("RunHistoryExpiry", {
+      bucket: history.name,
+      rules: [{ id: "expire-runs", status: "Enabled", filter: { prefix: "runs/" }, expiration: { days: settings.runHistoryDays } }],
+    });
+    const historyAccess: Access = {
+      environment: { WARDEN_RUN_HISTORY_BUCKET: history.name },
+      permissions: [
+        { actions: ["s3:PutObject", "s3:GetObject"], resources: [$interpolate`${history.arn}/runs/*`] },
+        // "latest" lists a job's runs.
+        { actions: ["s3:ListBucket"], resources: [history.arn] },
+      ],
+    };
+
     // Jobs are invoked asynchronously (by a schedule, or chat-ops' invoke of the worker), and Lambda
     // retries a failed asynchronous invocation twice by default. A job that failed is not run again:
     // the next schedule re-plans anyway, and a retried worker could start a second pipeline.
-    const job = (handler: string) => ({ ...lambda(handler), timeout: "15 minutes" as const, retries: 0 });
+    const job = (handler: string, ...access: Access[]) => ({ ...lambda(handler, historyAccess, ...access), timeout: "15 minutes" as const, retries: 0 });
     // "off" keeps the function, for console runs, and disables its schedule.
     const cron = (name: string, when: Schedule, handler: string) =>
       new sst.aws.CronV2(name, { schedule: when.expression, enabled: when.enabled, event: { source: "schedule" }, function: job(handler) });
 
-    const outputs: Record<string, unknown> = {};
+    const outputs: Record<string, unknown> = { runHistoryBucket: history.name };
     if (settings.chatops) {
-      const worker = new sst.aws.Function("Worker", job("functions/worker.handler"));
+      // One claim per signed command and per worker event (functions/lib/once.ts), deleted by TTL.
+      const claims = new sst.aws.Dynamo("Claims", { fields: { id: "string" }, primaryIndex: { hashKey: "id" }, ttl: "expiresAt" });
+      const claimsAccess: Access = {
+        environment: { WARDEN_CLAIMS_TABLE: claims.name },
+        permissions: [{ actions: ["dynamodb:PutItem", "dynamodb:GetItem"], resources: [claims.arn] }],
+      };
+      const worker = new sst.aws.Function("Worker", job("functions/worker.handler", claimsAccess));
       const chatops = new sst.aws.Function("Chatops", {
-        ...lambda("functions/chatops.handler"),
+        ...lambda("functions/chatops.handler", claimsAccess, { environment: { WARDEN_WORKER_FUNCTION: worker.name } }),
         timeout: "10 seconds",
-        environment: { ...environment, WARDEN_WORKER_FUNCTION: worker.name },
         // Slack's request signature is the authentication; the function verifies it before anything else.
         url: { authorization: "none" },
         // Grants lambda:InvokeFunction on the worker.
@@ -65,8 +106,45 @@ export default $config({
       });
       outputs["chatopsUrl"] = chatops.url;
     }
-    if (settings.gitlabUrl) cron("Enforce", settings.enforceSchedule, "functions/enforce.handler");
-    if (settings.n8nUrl) cron("Workflows", settings.workflowsSchedule, "functions/workflows.handler");
+    const jobs = [
+      ...(settings.gitlabUrl ? [{ name: "Enforce", job: "enforce", schedule: settings.enforceSchedule, handler: "functions/enforce.handler" }] : []),
+      ...(settings.n8nUrl ? [{ name: "Workflows", job: "workflows", schedule: settings.workflowsSchedule, handler: "functions/workflows.handler" }] : []),
+    ];
+    for (const { name, schedule, handler } of jobs) cron(name, schedule, handler);
+
+    const topic = new sst.aws.SnsTopic("Alarms");
+    if (settings.alarmEmail) new aws.sns.TopicSubscription("AlarmEmail", { topic: topic.arn, protocol: "email", endpoint: settings.alarmEmail });
+    for (const { name, job: jobName, schedule } of jobs) {
+      const dimensions = { service: METRICS_SERVICE, stage: $app.stage, job: jobName };
+      const alarm = (suffix: string, description: string, args: Omit<AwsMetricAlarmArgs, "name" | "alarmDescription" | "namespace" | "statistic" | "alarmActions" | "okActions">) =>
+        new aws.cloudwatch.MetricAlarm(`${name}${suffix}`, {
+          name: `${$app.name}-${$app.stage}-${jobName}-${suffix.replace(/[A-Z]/g, (c, i: number) => `${i ? "-" : ""}${c.toLowerCase()}`)}`,
+          alarmDescription: `Warden ${jobName} (${$app.stage}): ${description}`,
+          namespace: METRICS_NAMESPACE,
+          statistic: "Sum",
+          alarmActions: [topic.arn],
+          okActions: [topic.arn],
+          ...args,
+        });
+      // Any run, whoever started it: one bad run is worth an operator's look.
+      const anyRun = { dimensions, period: 300, evaluationPeriods: 1, comparisonOperator: "GreaterThanOrEqualToThreshold", threshold: 1, treatMissingData: "notBreaching" } as const;
+      alarm("Failed", "a run failed, or left work undone", { ...anyRun, metricName: METRIC.runFailed });
+      alarm("GuardTripped", "a run's guard tripped: it planned more changes than the policy allows, and made none", { ...anyRun, metricName: METRIC.guardTripped });
+      alarm("ActionsFailed", "changes a run tried failed, or may not have happened", { ...anyRun, metricName: METRIC.actionsFailed });
+      if (!schedule.enabled) continue;
+      // No successful scheduled run in two schedule periods; no metric at all (the schedule or the
+      // function broken, the run killed) counts as none.
+      alarm("Heartbeat", "no successful scheduled run in two schedule periods", {
+        dimensions: { ...dimensions, trigger: "schedule" },
+        metricName: METRIC.runSucceeded,
+        period: schedule.seconds,
+        evaluationPeriods: 2,
+        comparisonOperator: "LessThanThreshold",
+        threshold: 1,
+        treatMissingData: "breaching",
+      });
+    }
+    outputs["alarmTopic"] = topic.arn;
     return outputs;
   },
 });
@@ -91,6 +169,8 @@ function deploySettings(stage: string) {
     workflowsSchedule: schedule("WARDEN_WORKFLOWS_SCHEDULE", "rate(1 hour)"),
     chatops: oneOf("WARDEN_CHATOPS", ["on", "off"], "on") === "on",
     reportOnly: oneOf("WARDEN_REPORT_ONLY", ["true", "false"], String(stage !== "production")) === "true",
+    alarmEmail: email("WARDEN_ALARM_EMAIL"),
+    runHistoryDays: days("WARDEN_RUN_HISTORY_DAYS", 90),
   };
 }
 
@@ -104,7 +184,14 @@ function oneOf<T extends string>(name: string, values: readonly T[], fallback: s
 interface Schedule {
   expression: `rate(${string})` | `cron(${string})`;
   enabled: boolean;
+  /** The heartbeat alarm's period: the rate's, or a day for a cron() (taken to run at least daily). */
+  seconds: number;
 }
+
+const UNIT_SECONDS = { minute: 60, hour: 3600, day: 86_400 } as const;
+
+/** CloudWatch evaluates an alarm over at most 7 days; the heartbeat looks at two periods. */
+const MAX_HEARTBEAT_PERIOD = 604_800 / 2;
 
 /**
  * The schedule from `name`, or `fallback`; "off" disables it. Refuses at deploy time what EventBridge
@@ -113,10 +200,14 @@ interface Schedule {
 function schedule(name: string, fallback: `rate(${string})`): Schedule {
   const expression = process.env[name] || fallback;
   // A disabled schedule still needs a valid expression.
-  if (expression === "off") return { expression: fallback, enabled: false };
+  if (expression === "off") return { expression: fallback, enabled: false, seconds: UNIT_SECONDS.day };
   const rate = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(expression);
-  if (rate && Number(rate[1]) > 0 && (rate[1] === "1") === !rate[2]!.endsWith("s")) return { expression: expression as `rate(${string})`, enabled: true };
-  if (/^cron\(\S+( \S+){5}\)$/.test(expression)) return { expression: expression as `cron(${string})`, enabled: true };
+  if (rate && Number(rate[1]) > 0 && (rate[1] === "1") === !rate[2]!.endsWith("s")) {
+    const seconds = Number(rate[1]) * UNIT_SECONDS[rate[2]!.replace(/s$/, "") as keyof typeof UNIT_SECONDS];
+    if (seconds > MAX_HEARTBEAT_PERIOD) throw new Error(`${name}: "${expression}" is longer than CloudWatch's heartbeat alarm can watch (two periods within 7 days): 84 hours at most`);
+    return { expression: expression as `rate(${string})`, enabled: true, seconds };
+  }
+  if (/^cron\(\S+( \S+){5}\)$/.test(expression)) return { expression: expression as `cron(${string})`, enabled: true, seconds: UNIT_SECONDS.day };
   throw new Error(`${name}: "${expression}" is not a schedule expression (rate(1 day), rate(6 hours), cron(0 3 * * ? *)) or "off"`);
 }
 
@@ -125,4 +216,19 @@ function kmsKeyArn(value: string | undefined): string | undefined {
   if (!value) return undefined;
   if (/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/.test(value)) return value;
   throw new Error(`WARDEN_SECRET_KMS_KEY_ARN: "${value}" is not a KMS key ARN (arn:aws:kms:<region>:<account>:key/<key id>; an alias will not do)`);
+}
+
+/** An address for the alarm topic's e-mail subscription, or undefined when unset. */
+function email(name: string): string | undefined {
+  const value = process.env[name];
+  if (!value) return undefined;
+  if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)) return value;
+  throw new Error(`${name}: "${value}" is not an e-mail address`);
+}
+
+function days(name: string, fallback: number): number {
+  const value = process.env[name];
+  if (!value) return fallback;
+  if (/^[1-9]\d{0,4}$/.test(value)) return Number(value);
+  throw new Error(`${name} must be a whole number of days (1 or more), not "${value}"`);
 }

@@ -1,6 +1,7 @@
 /**
- * sst.config.ts evaluated with stand-ins for SST's globals ($config, $app, sst.aws.*) that record
- * every resource and its arguments; SST itself cannot run here (its CLI downloads Pulumi).
+ * sst.config.ts evaluated with stand-ins for SST's globals ($config, $app, $interpolate, sst.aws.*,
+ * and the Pulumi AWS provider's aws.*) that record every resource and its arguments; SST itself
+ * cannot run here (its CLI downloads Pulumi).
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
@@ -9,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { NODE_OPTIONS } from "../lib/config/node-options.ts";
 
 interface Recorded {
-  type: "Function" | "CronV2";
+  type: "Function" | "CronV2" | "Dynamo" | "Bucket" | "SnsTopic" | "MetricAlarm" | "TopicSubscription" | "BucketLifecycleConfigurationV2";
   name: string;
   args: Record<string, unknown>;
 }
@@ -29,11 +30,22 @@ class FunctionStub {
   }
 }
 
-class CronV2Stub {
-  constructor(name: string, args: Record<string, unknown>) {
-    resources.push({ type: "CronV2", name, args });
-  }
-}
+/** A resource stand-in whose outputs (name, arn) are placeholders naming it, as for FunctionStub. */
+const recorder = (type: Recorded["type"]) =>
+  class {
+    readonly name: string;
+    readonly arn: string;
+    constructor(name: string, args: Record<string, unknown> = {}) {
+      resources.push({ type, name, args });
+      this.name = `<${name}.name>`;
+      this.arn = `<${name}.arn>`;
+    }
+  };
+
+const CronV2Stub = recorder("CronV2");
+
+/** `$interpolate` over placeholders: the string it will become. */
+const interpolate = (literals: TemplateStringsArray, ...values: unknown[]) => String.raw({ raw: literals }, ...values);
 
 const DEPLOY_ENV = {
   WARDEN_SECRET_ARN: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-AbCdEf",
@@ -45,9 +57,15 @@ const DEPLOY_ENV = {
 beforeEach(() => {
   resources = [];
   vi.stubGlobal("$config", (config: unknown) => config);
-  vi.stubGlobal("sst", { aws: { Function: FunctionStub, CronV2: CronV2Stub } });
+  vi.stubGlobal("$interpolate", interpolate);
+  vi.stubGlobal("sst", { aws: { Function: FunctionStub, CronV2: CronV2Stub, Dynamo: recorder("Dynamo"), Bucket: recorder("Bucket"), SnsTopic: recorder("SnsTopic") } });
+  vi.stubGlobal("aws", {
+    cloudwatch: { MetricAlarm: recorder("MetricAlarm") },
+    sns: { TopicSubscription: recorder("TopicSubscription") },
+    s3: { BucketLifecycleConfigurationV2: recorder("BucketLifecycleConfigurationV2") },
+  });
   for (const [name, value] of Object.entries(DEPLOY_ENV)) vi.stubEnv(name, value);
-  for (const name of ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN"]) vi.stubEnv(name, undefined);
+  for (const name of ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN", "WARDEN_ALARM_EMAIL", "WARDEN_RUN_HISTORY_DAYS"]) vi.stubEnv(name, undefined);
 });
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -74,10 +92,12 @@ type FunctionArgs = {
 
 /** Every function: those created directly and those the crons create from their `function` args. */
 function functions(): [string, FunctionArgs][] {
-  return resources.map((r) => [r.name, (r.type === "Function" ? r.args : r.args["function"]) as FunctionArgs]);
+  return resources.filter((r) => r.type === "Function" || r.type === "CronV2").map((r) => [r.name, (r.type === "Function" ? r.args : r.args["function"]) as FunctionArgs]);
 }
 const byName = (name: string) => resources.find((r) => r.name === name)!;
-const created = () => resources.map((r) => `${r.type} ${r.name}`);
+/** The functions and schedules; the operations resources have tests of their own below. */
+const created = () => resources.filter((r) => r.type === "Function" || r.type === "CronV2").map((r) => `${r.type} ${r.name}`);
+const alarms = () => resources.filter((r) => r.type === "MetricAlarm");
 
 describe("sst.config.ts", () => {
   it("creates the worker and chat-ops functions and two CronV2 schedules", async () => {
@@ -161,7 +181,7 @@ describe("sst.config.ts", () => {
     const chatops = byName("Chatops").args;
     expect(chatops).toMatchObject({ url: { authorization: "none" }, link: [expect.any(FunctionStub)], environment: { WARDEN_WORKER_FUNCTION: "<Worker.name>" } });
     expect((chatops["link"] as FunctionStub[])[0]!.name).toBe("<Worker.name>");
-    expect(outputs).toEqual({ chatopsUrl: "<Chatops.url>" });
+    expect(outputs).toEqual({ chatopsUrl: "<Chatops.url>", runHistoryBucket: "<RunHistory.name>", alarmTopic: "<Alarms.arn>" });
     for (const name of ["Worker", "Enforce", "Workflows"]) expect(functions().find(([n]) => n === name)![1]).not.toHaveProperty("url");
   });
 
@@ -203,7 +223,8 @@ describe("sst.config.ts", () => {
     vi.stubEnv("WARDEN_CHATOPS", "off");
     const { outputs } = await deploy();
     expect(created()).toEqual(["CronV2 Enforce", "CronV2 Workflows"]);
-    expect(outputs).toEqual({});
+    expect(outputs).not.toHaveProperty("chatopsUrl");
+    expect(resources.some((r) => r.type === "Dynamo")).toBe(false);
     resources = [];
     vi.stubEnv("WARDEN_CHATOPS", "on");
     await deploy();
@@ -235,5 +256,125 @@ describe("sst.config.ts", () => {
   it.each(["1", "yes", "TRUE", "no"])("refuses WARDEN_REPORT_ONLY=%s: only true and false are understood", async (value) => {
     vi.stubEnv("WARDEN_REPORT_ONLY", value);
     await expect(deploy("production")).rejects.toThrow(`WARDEN_REPORT_ONLY must be "true" or "false", not "${value}"`);
+  });
+
+  it("keeps chat-ops' claims in a DynamoDB table with a TTL, which only chat-ops and the worker may write", async () => {
+    await deploy();
+    expect(byName("Claims")).toMatchObject({ type: "Dynamo", args: { fields: { id: "string" }, primaryIndex: { hashKey: "id" }, ttl: "expiresAt" } });
+    for (const [name, args] of functions()) {
+      const claims = { actions: ["dynamodb:PutItem", "dynamodb:GetItem"], resources: ["<Claims.arn>"] };
+      if (name === "Chatops" || name === "Worker") {
+        expect(args.environment, name).toMatchObject({ WARDEN_CLAIMS_TABLE: "<Claims.name>" });
+        expect(args.permissions, name).toContainEqual(claims);
+      } else {
+        expect(args.environment, name).not.toHaveProperty("WARDEN_CLAIMS_TABLE");
+        expect(JSON.stringify(args.permissions), name).not.toContain("dynamodb:");
+      }
+    }
+  });
+
+  it("keeps applying runs' reports in a bucket that expires them after 90 days (WARDEN_RUN_HISTORY_DAYS), written by the jobs alone", async () => {
+    await deploy();
+    expect(byName("RunHistory").type).toBe("Bucket");
+    expect(byName("RunHistoryExpiry").args).toEqual({ bucket: "<RunHistory.name>", rules: [{ id: "expire-runs", status: "Enabled", filter: { prefix: "runs/" }, expiration: { days: 90 } }] });
+    for (const [name, args] of functions()) {
+      if (name === "Chatops") {
+        expect(args.environment).not.toHaveProperty("WARDEN_RUN_HISTORY_BUCKET");
+        expect(JSON.stringify(args.permissions)).not.toContain("s3:");
+        continue;
+      }
+      expect(args.environment, name).toMatchObject({ WARDEN_RUN_HISTORY_BUCKET: "<RunHistory.name>" });
+      expect(args.permissions, name).toContainEqual({ actions: ["s3:PutObject", "s3:GetObject"], resources: ["<RunHistory.arn>/runs/*"] });
+      expect(args.permissions, name).toContainEqual({ actions: ["s3:ListBucket"], resources: ["<RunHistory.arn>"] });
+    }
+    resources = [];
+    vi.stubEnv("WARDEN_RUN_HISTORY_DAYS", "30");
+    await deploy();
+    expect(byName("RunHistoryExpiry").args).toMatchObject({ rules: [{ expiration: { days: 30 } }] });
+    for (const bad of ["0", "-1", "1.5", "ninety"]) {
+      vi.stubEnv("WARDEN_RUN_HISTORY_DAYS", bad);
+      await expect(deploy(), bad).rejects.toThrow(`WARDEN_RUN_HISTORY_DAYS must be a whole number of days (1 or more), not "${bad}"`);
+    }
+  });
+
+  it("names the stage in every function's environment, for Slack summaries and metrics", async () => {
+    await deploy("production");
+    for (const [name, args] of functions()) expect(args.environment, name).toMatchObject({ WARDEN_STAGE: "production" });
+  });
+
+  it("alarms per job, into the SNS topic, when a run fails, its guard trips or actions fail", async () => {
+    await deploy("production");
+    expect(alarms().map((a) => a.name).sort()).toEqual(
+      ["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "WorkflowsActionsFailed", "WorkflowsFailed", "WorkflowsGuardTripped", "WorkflowsHeartbeat"],
+    );
+    expect(resources.find((r) => r.type === "SnsTopic")?.name).toBe("Alarms");
+    const metricOf = { Failed: "RunFailed", GuardTripped: "GuardTripped", ActionsFailed: "ActionsFailed" } as const;
+    for (const [suffix, metricName] of Object.entries(metricOf)) {
+      expect(byName(`Enforce${suffix}`).args).toEqual({
+        name: `warden-production-enforce-${suffix.replace(/(?<=.)([A-Z])/g, "-$1").toLowerCase()}`,
+        alarmDescription: expect.stringMatching(/^Warden enforce \(production\): /),
+        namespace: "Warden",
+        metricName,
+        dimensions: { service: "warden", stage: "production", job: "enforce" },
+        statistic: "Sum",
+        period: 300,
+        evaluationPeriods: 1,
+        comparisonOperator: "GreaterThanOrEqualToThreshold",
+        threshold: 1,
+        treatMissingData: "notBreaching",
+        alarmActions: ["<Alarms.arn>"],
+        okActions: ["<Alarms.arn>"],
+      });
+    }
+  });
+
+  it("raises the heartbeat when no scheduled run succeeded in two schedule periods, missing data included", async () => {
+    await deploy();
+    expect(byName("EnforceHeartbeat").args).toMatchObject({
+      namespace: "Warden",
+      metricName: "RunSucceeded",
+      dimensions: { service: "warden", stage: "staging", job: "enforce", trigger: "schedule" },
+      statistic: "Sum",
+      period: 86_400,
+      evaluationPeriods: 2,
+      comparisonOperator: "LessThanThreshold",
+      threshold: 1,
+      treatMissingData: "breaching",
+      alarmActions: ["<Alarms.arn>"],
+    });
+    expect(byName("WorkflowsHeartbeat").args).toMatchObject({ period: 3_600, evaluationPeriods: 2, dimensions: { job: "workflows", trigger: "schedule" } });
+  });
+
+  it("sizes the heartbeat to the schedule, leaves it out for a schedule turned off, and refuses a rate CloudWatch cannot watch", async () => {
+    vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", "rate(6 hours)");
+    vi.stubEnv("WARDEN_WORKFLOWS_SCHEDULE", "cron(0 3 * * ? *)");
+    await deploy();
+    expect(byName("EnforceHeartbeat").args).toMatchObject({ period: 21_600 });
+    expect(byName("WorkflowsHeartbeat").args).toMatchObject({ period: 86_400 });
+    resources = [];
+    vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", "off");
+    await deploy();
+    expect(alarms().map((a) => a.name)).not.toContain("EnforceHeartbeat");
+    expect(alarms().map((a) => a.name)).toContain("EnforceFailed");
+    vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", "rate(4 days)");
+    await expect(deploy()).rejects.toThrow('WARDEN_ENFORCE_SCHEDULE: "rate(4 days)" is longer than CloudWatch\'s heartbeat alarm can watch');
+  });
+
+  it("subscribes WARDEN_ALARM_EMAIL to the alarm topic, only when set, and refuses what is not an address", async () => {
+    await deploy();
+    expect(resources.some((r) => r.type === "TopicSubscription")).toBe(false);
+    vi.stubEnv("WARDEN_ALARM_EMAIL", "ops@example.com");
+    resources = [];
+    await deploy();
+    expect(byName("AlarmEmail")).toMatchObject({ type: "TopicSubscription", args: { topic: "<Alarms.arn>", protocol: "email", endpoint: "ops@example.com" } });
+    vi.stubEnv("WARDEN_ALARM_EMAIL", "ops at example.com");
+    await expect(deploy()).rejects.toThrow('WARDEN_ALARM_EMAIL: "ops at example.com" is not an e-mail address');
+  });
+
+  it("alarms only on the jobs deployed", async () => {
+    vi.stubEnv("N8N_URL", undefined);
+    await deploy();
+    expect(alarms().every((a) => a.name.startsWith("Enforce"))).toBe(true);
+    expect(alarms()).toHaveLength(4);
   });
 });

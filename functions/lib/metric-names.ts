@@ -1,0 +1,24 @@
+/**
+ * The CloudWatch names Warden's run metrics are published under (functions/lib/metrics.ts) and its
+ * alarms watch (sst.config.ts): one list, so an alarm cannot watch a metric nobody emits.
+ */
+export const METRICS_NAMESPACE = "Warden";
+export const METRICS_SERVICE = "warden";
+
+export const METRIC = {
+  /** 1 for a run that finished without failing or tripping its guard, else 0: the heartbeat's metric. */
+  runSucceeded: "RunSucceeded",
+  /** 1 for a run that threw, failed an action or left work undone, else 0. */
+  runFailed: "RunFailed",
+  guardTripped: "GuardTripped",
+  runIncomplete: "RunIncomplete",
+  actionsFailed: "ActionsFailed",
+  straysFound: "StraysFound",
+  sharesRemoved: "SharesRemoved",
+  removalsFailed: "RemovalsFailed",
+  workflowsChanged: "WorkflowsChanged",
+  requests: "Requests",
+  retries: "Retries",
+  rateLimited: "RateLimited",
+  duration: "Duration",
+} as const;

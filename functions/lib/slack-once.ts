@@ -1,0 +1,75 @@
+/**
+ * Middlewares that keep chat-ops to one run per command, whatever Slack (or anyone holding a copy of a
+ * request) sends:
+ *
+ * - `slackSslCheck`, before the signature check: Slack's certificate check (`ssl_check=1`, no
+ *   `command`) is answered 200 with an empty body. Whether Slack signs it is not documented, so it is
+ *   answered unverified; it runs nothing. Anything else goes on to the signature check (401 unsigned).
+ * - `slackRequestOnce`, after the signature check: a request Slack marks as a retry
+ *   (`X-Slack-Retry-Num`) is acknowledged and not run; any other is run only if its signature and
+ *   timestamp are claimed for the first time (lib/once.ts). A signed request verifies for 5 minutes,
+ *   so a byte-identical replay within them would otherwise run again (a second pipeline); the claim
+ *   outlives that window. Both answer 200, so Slack shows the acknowledgement, not an error.
+ *
+ * Needs normalised (lower-case) header names, as verifySlackRequest does.
+ */
+import type { MiddlewareObj } from "@middy/core";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { Claims } from "./once.ts";
+import { rawBody } from "./raw-body.ts";
+import { MAX_SKEW_SECONDS } from "./slack-signature.ts";
+import { ephemeral } from "./slack-reply.ts";
+
+type Result = APIGatewayProxyStructuredResultV2;
+
+export function slackSslCheck(): MiddlewareObj<APIGatewayProxyEventV2, Result> {
+  return {
+    before({ event }) {
+      const form = new URLSearchParams(rawBody(event).toString("utf8"));
+      if (form.get("ssl_check") === "1" && !form.has("command")) return { statusCode: 200, body: "" };
+      return undefined;
+    },
+  };
+}
+
+export interface SlackRequestOnceOptions {
+  claims: Claims;
+  /** Told of each request acknowledged without running, and why. */
+  onSkipped?: (reason: string, fields: Record<string, unknown>) => void;
+}
+
+/** Past the 5 minutes a signature verifies, with a margin for the clocks of Slack, AWS and DynamoDB. */
+const CLAIM_SECONDS = MAX_SKEW_SECONDS + 60;
+
+export const ALREADY_RECEIVED = ":information_source: Warden already received this command, and runs it once: its result is posted here.";
+export const NOT_CHECKED = ":x: Warden could not make sure this command runs only once, so it did not run it. Try again in a minute.";
+
+export function slackRequestOnce(opts: SlackRequestOnceOptions): MiddlewareObj<APIGatewayProxyEventV2, Result> {
+  return {
+    async before({ event }) {
+      const headers = event.headers ?? {};
+      const retry = headers["x-slack-retry-num"];
+      if (retry !== undefined) {
+        opts.onSkipped?.("a Slack retry", { retryNum: retry, retryReason: headers["x-slack-retry-reason"] });
+        return reply(ALREADY_RECEIVED);
+      }
+      // Both verified by now: the timestamp is within its window, the signature is Slack's.
+      const timestamp = headers["x-slack-request-timestamp"]!;
+      const signature = headers["x-slack-signature"]!;
+      let first: boolean;
+      try {
+        first = await opts.claims.claim(`slack:${timestamp}:${signature}`, Number(timestamp) + CLAIM_SECONDS);
+      } catch (err) {
+        opts.onSkipped?.("the claims table could not be reached", { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+        return reply(NOT_CHECKED);
+      }
+      if (first) return undefined;
+      opts.onSkipped?.("a repeat of a request already received", { timestamp });
+      return reply(ALREADY_RECEIVED);
+    },
+  };
+}
+
+function reply(text: string): Result {
+  return { statusCode: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(ephemeral(text)) };
+}
