@@ -1,18 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createHttpClient, HttpError, NetworkError, RateLimiterRegistry, RedirectError, type HttpClientOptions } from "../../lib/http/index.ts";
-import { json, scriptedServer, type ScriptedServer } from "../support/server.ts";
+import { json, scriptedServers } from "../support/server.ts";
 
 const TOKEN = "glpat-secret-token-123";
-const servers: ScriptedServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(handler: Parameters<typeof scriptedServer>[0]) {
-  const s = await scriptedServer(handler);
-  servers.push(s);
-  return s;
-}
+const serve = scriptedServers();
 
 function client(origin: string, opts: Partial<HttpClientOptions> = {}) {
   return createHttpClient({
@@ -150,8 +141,8 @@ describe("retries", () => {
 
     const closed = await serve(() => {});
     const origin = closed.url;
+    // Closed here, so that nothing listens; closing it again after the test is harmless.
     await closed.close();
-    servers.splice(servers.indexOf(closed), 1);
     const retries: string[] = [];
     const err = await client(origin, { retry: { maxRetries: 2 }, onRetry: (e) => retries.push(e.reason) })
       .send({ method: "POST", url: new URL("/p", origin), route: "POST /p", body: "{}" })

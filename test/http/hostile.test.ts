@@ -2,23 +2,14 @@
  * lib/http against servers that misbehave: answers that never finish, waits long enough to notice,
  * answers that are not the JSON the API sends, and which failures a request is repeated after.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { createHttpClient, HttpError, NetworkError, RateLimiterRegistry, type HttpClientOptions, type WaitEvent } from "../../lib/http/index.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";
-import { json, scriptedServer, type ScriptedServer } from "../support/server.ts";
+import { json, scriptedServers, type ScriptedHandler } from "../support/server.ts";
 
 const TOKEN = "glpat-hostile-token-0123456789";
-const servers: ScriptedServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(handler: Parameters<typeof scriptedServer>[0]) {
-  const s = await scriptedServer(handler);
-  servers.push(s);
-  return s;
-}
+const serve = scriptedServers();
 
 function client(origin: string, opts: Partial<HttpClientOptions> = {}) {
   return createHttpClient({
@@ -99,7 +90,7 @@ describe("every wait is bounded", () => {
 });
 
 describe("every long wait is reported", () => {
-  const watch = async (handler: Parameters<typeof scriptedServer>[0], opts: Partial<HttpClientOptions> = {}) => {
+  const watch = async (handler: ScriptedHandler, opts: Partial<HttpClientOptions> = {}) => {
     const events: WaitEvent[] = [];
     const s = await serve(handler);
     return { s, events, c: client(s.url, { waitNoticeMs: 300, onWait: (e) => events.push(e), ...opts }) };

@@ -1,6 +1,7 @@
 /** A scripted loopback server for transport-level cases (the simulators model the services themselves). */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterEach } from "vitest";
 
 export interface Received {
   method: string;
@@ -49,4 +50,19 @@ export async function scriptedServer(
 export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
+}
+
+export type ScriptedHandler = Parameters<typeof scriptedServer>[0];
+
+/** A `serve(handler)` for a test file: each server it starts is closed after the test that started it. */
+export function scriptedServers(): (handler: ScriptedHandler) => Promise<ScriptedServer> {
+  const servers: ScriptedServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return async (handler) => {
+    const s = await scriptedServer(handler);
+    servers.push(s);
+    return s;
+  };
 }
