@@ -1,10 +1,11 @@
 /**
  * The Slack slash command endpoint (a Lambda Function URL). Slack wants an answer within 3 seconds,
  * so this only checks the request and starts the worker, which runs the job and posts the result to
- * the command's response_url. In order: normalised headers; Slack's signature over the raw body
- * (else 401, and nothing happens); the form; the caller against the policy; the command; the
- * response_url; then one asynchronous invoke of the worker and an ephemeral acknowledgement. Nothing
- * here calls GitLab or n8n.
+ * the command's response_url. In order: normalised headers; Slack's ssl_check answered (200, empty);
+ * Slack's signature over the raw body (else 401, and nothing happens); a Slack retry, or a request
+ * already received, acknowledged without running again (lib/slack-once.ts); the form; the caller
+ * against the policy; the command; the response_url; then one asynchronous invoke of the worker and
+ * an ephemeral acknowledgement. Nothing here calls GitLab or n8n.
  */
 import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import httpErrorHandler from "@middy/http-error-handler";
@@ -21,8 +22,10 @@ import { HttpStatusError } from "./lib/http-status-error.ts";
 import { describeRequest, makesChanges, type WorkerEvent } from "./lib/job-request.ts";
 import { wardenLambda } from "./lib/lambda.ts";
 import { logger } from "./lib/logger.ts";
+import { dynamoClaims } from "./lib/once.ts";
 import { requireSecret, secrets } from "./lib/secrets.ts";
 import { slackCommandForm, type SlackCommandEvent } from "./lib/slack-form.ts";
+import { slackRequestOnce, slackSslCheck } from "./lib/slack-once.ts";
 import { allowedResponseOrigin, ephemeral, isAllowedResponseUrl } from "./lib/slack-reply.ts";
 import { verifySlackRequest } from "./lib/verify-slack-request.ts";
 
@@ -128,10 +131,17 @@ export const handler = wardenLambda<APIGatewayProxyEventV2, Result>()
     }),
   )
   .use(httpHeaderNormalizer())
+  .use(slackSslCheck())
   .use(
     verifySlackRequest({
       signingSecret: async () => requireSecret(await secrets.get(), "slackSigningSecret", "chat-ops"),
       onRefused: (reason) => logger.warn("request refused: not signed by Slack", { reason }),
+    }),
+  )
+  .use(
+    slackRequestOnce({
+      claims: dynamoClaims(),
+      onSkipped: (reason, fields) => logger.warn("chat-command", { outcome: "not run", reason, ...fields }),
     }),
   )
   .use(slackCommandForm())

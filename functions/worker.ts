@@ -8,13 +8,20 @@
  * again on a half-finished plan). sst.config.ts also turns off Lambda's retries of this asynchronously
  * invoked function, for what no handler can catch: a timeout, or the process running out of memory.
  * Only an invalid event throws, since then nothing has run and nothing can be repeated.
+ *
+ * An event runs once: its correlation id is claimed first (lib/once.ts), so an event re-sent by hand
+ * (Lambda itself does not retry it) is logged and dropped. Each run's metrics are emitted and an
+ * applying run's report is kept for restore (lib/after-run.ts); the result goes to the command's
+ * thread, not to the channel's webhook.
  */
 import { errorText, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
+import { afterRun, runStage } from "./lib/after-run.ts";
 import { refusal } from "./lib/authorise.ts";
 import { loadPolicy } from "./lib/config.ts";
 import { describeRequest, WorkerEventSchema, type WorkerEvent } from "./lib/job-request.ts";
 import { jobLambda } from "./lib/lambda.ts";
 import { logger, logReport } from "./lib/logger.ts";
+import { dynamoClaims } from "./lib/once.ts";
 import { runJob } from "./lib/run-job.ts";
 import { postToResponseUrl } from "./lib/post-response.ts";
 import { ephemeral, type TextMessage } from "./lib/slack-reply.ts";
@@ -29,16 +36,43 @@ async function outcome(event: WorkerEvent, signal: AbortSignal): Promise<SlackMe
     }
     const report = await runJob(event.command, signal);
     logReport(report, { trigger: "chat", user: event.user.id, channel: event.channelId });
+    await afterRun({ report }, labels(event));
     return renderSlack(report);
   } catch (err) {
     logger.error("job failed", { command, error: errorText(err) });
+    await afterRun({ error: err }, labels(event));
     return ephemeral(`:x: Warden \`${command}\` failed: ${errorText(err)}`);
+  }
+}
+
+function labels(event: WorkerEvent) {
+  return { job: event.command.job, trigger: "chat" as const, stage: runStage(), correlationId: event.correlationId };
+}
+
+const claims = dynamoClaims();
+
+/** Long past the 30 minutes Slack takes posts to a response_url: a later copy could tell nobody anyway. */
+const CLAIM_SECONDS = 24 * 3600;
+
+/** Whether this is the event's first delivery. When that cannot be known, it is not run, and the user is told. */
+async function firstDelivery(event: WorkerEvent): Promise<boolean> {
+  const command = describeRequest(event.command);
+  try {
+    if (await claims.claim(`worker:${event.correlationId}`, Math.floor(Date.now() / 1000) + CLAIM_SECONDS)) return true;
+    logger.warn("worker event already received: not run again", { command });
+    return false;
+  } catch (err) {
+    logger.error("the claims table could not be reached: not run", { command, error: errorText(err) });
+    const message = ephemeral(`:x: Warden could not make sure \`${command}\` runs only once, so it did not run it.`);
+    await postToResponseUrl(event.responseUrl, message).catch(() => undefined);
+    return false;
   }
 }
 
 export const handler = jobLambda(WorkerEventSchema, async (event, context): Promise<{ posted: boolean }> => {
   // Log lines join the chat-ops request's that started this run.
   logger.setCorrelationId(event.correlationId);
+  if (!(await firstDelivery(event))) return { posted: false };
   const message = await outcome(event, context.signal);
   try {
     await postToResponseUrl(event.responseUrl, message);

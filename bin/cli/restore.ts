@@ -1,13 +1,16 @@
 import { readFile } from "node:fs/promises";
-import { parseRestoreText, restore, RestoreInputError } from "../../lib/jobs/index.ts";
+import { restore, RestoreInputError } from "../../lib/jobs/index.ts";
+import { isStoredRun, parseRestoreTextFrom } from "../../lib/jobs/restore-input.ts";
 import type { Command } from "./command.ts";
 import { gitlabFrom, policyFrom, positiveInt, printReport, stderrAudit, UsageError, type CliIO } from "./io.ts";
 
-const USAGE = `Usage: warden restore FILE [--apply] [--max-restores N] [--policy FILE] [--json] [--debug]
+const USAGE = `Usage: warden restore FILE|s3://BUCKET/KEY|latest [--apply] [--max-restores N] [--policy FILE] [--json] [--debug]
 
 Re-creates the shares an enforce run removed, each with its access level, expiry and custom role.
 FILE is the JSON report of an applying run (warden enforce --apply --json), or the JSON audit lines
-it wrote (its stderr, or the Enforce Lambda's log lines; other lines are skipped). Only removals
+it wrote (its stderr, or the Enforce Lambda's log lines; other lines are skipped). A run the Enforce
+Lambda kept in its run-history bucket is read from S3 instead: s3://BUCKET/KEY names one, latest
+the most recent in $WARDEN_RUN_HISTORY_BUCKET (a file named latest is ./latest). Only removals
 with status "done" are restored. Each project and sharing group is read first: a share that exists
 is "already-present" (left as it is, a different level or expiry noted), one whose expiry has
 passed is "skipped", a refusal by GitLab is "failed" with its reason. Nothing changes without
@@ -21,7 +24,9 @@ Options:
   --json             print the report as JSON
   --debug            print stack traces on errors
 
-Environment: GITLAB_URL, GITLAB_TOKEN (as for enforce; Owner on the sharing groups for group shares).
+Environment: GITLAB_URL, GITLAB_TOKEN (as for enforce; Owner on the sharing groups for group shares);
+for a stored run, AWS credentials and region as the AWS CLI reads them (s3:GetObject, and for latest
+s3:ListBucket), and WARDEN_RUN_HISTORY_BUCKET for latest.
 
 Exit codes: 0 nothing to restore or all restored, 1 error, an unusable FILE or a restore that
 failed, 2 dry run found shares to restore, 3 guard tripped (nothing changed).`;
@@ -38,22 +43,28 @@ export const restoreCommand: Command = {
     const file = positionals[0]!;
     const maxRestores = wholeNumber(values["max-restores"]);
     const concurrency = positiveInt(args, "concurrency");
-    // The file is checked before the policy, the environment or any request.
-    const text = await readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => {
-      throw new UsageError(`cannot read ${file}: ${err.code ?? err.message}`);
+    // The input is checked before the policy, GitLab's environment or any request to GitLab.
+    const input = await (isStoredRun(file) ? readStoredRun(file) : readRestoreFile(file)).catch((err: unknown) => {
+      throw err instanceof RestoreInputError ? new UsageError(err.message) : err;
     });
-    const input = (() => {
-      try {
-        return parseRestoreText(text);
-      } catch (err) {
-        throw err instanceof RestoreInputError ? new UsageError(`${file}: ${err.message}`) : err;
-      }
-    })();
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
     const report = await restore({ gitlab, policy, input, apply: values["apply"] === true, maxRestores, concurrency, signal: io.signal, audit: stderrAudit(io) });
     return printReport(io, report, values["json"] === true);
   },
 };
+
+/** Loaded only when asked for: the S3 client is no part of every other command's start. */
+async function readStoredRun(ref: string) {
+  const { runHistory, storedRestoreInput } = await import("../../functions/lib/run-history.ts");
+  return storedRestoreInput(runHistory(), ref);
+}
+
+async function readRestoreFile(file: string) {
+  const text = await readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => {
+    throw new UsageError(`cannot read ${file}: ${err.code ?? err.message}`);
+  });
+  return parseRestoreTextFrom(file, text);
+}
 
 /** --max-restores: 0 (restore nothing) or more. */
 function wholeNumber(raw: unknown): number | undefined {

@@ -1,14 +1,14 @@
 /**
  * Everything a finished run owes operations, in one call for the handlers: its metrics (EMF), its
- * report kept for restore when it applied, and (for scheduled and console runs) a Slack summary. None
+ * report kept for restore when it changed something, and (for scheduled and console runs) a Slack summary. None
  * of it may change the run's outcome: each part that fails is logged, and the rest still happens.
  */
 import { errorText } from "../../lib/jobs/report.ts";
 import { logger } from "./logger.ts";
 import { recordRun } from "./metrics.ts";
 import { notifyRun, type NotifyOptions } from "./notify.ts";
-import { runHistory, type RunHistory } from "./run-history.ts";
-import type { RunLabels, RunOutcome } from "./run-outcome.ts";
+import { processRunHistory, type RunHistory } from "./run-history.ts";
+import { verdict, type RunLabels, type RunOutcome } from "./run-outcome.ts";
 
 /** The stage sst.config.ts deployed this function to. */
 export function runStage(): string {
@@ -21,8 +21,6 @@ export interface AfterRunOptions {
   history?: RunHistory;
 }
 
-const processHistory = runHistory();
-
 export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: AfterRunOptions = {}): Promise<{ stored?: string }> {
   const result: { stored?: string } = {};
   try {
@@ -30,9 +28,11 @@ export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: Aft
   } catch (err) {
     logger.error("emitting the run's metrics failed", { error: errorText(err) });
   }
-  if ("report" in outcome && !outcome.report.dryRun) {
+  // Kept for restore: a run that changed nothing has nothing to undo, and would only hide the last
+  // run that did from "latest".
+  if ("report" in outcome && verdict(outcome).changed > 0) {
     try {
-      const stored = await (opts.history ?? processHistory).store(outcome.report, labels);
+      const stored = await (opts.history ?? processRunHistory).store(outcome.report, labels);
       if (stored) {
         result.stored = stored;
         logger.info("run report stored for restore", { location: stored });

@@ -8,19 +8,16 @@
  */
 import { request } from "undici";
 import { errorText } from "../../lib/jobs/report.ts";
-import { escapeControls, renderSlack } from "../../lib/jobs/render.ts";
+import { escapeMrkdwn, renderSlack } from "../../lib/jobs/render.ts";
+import type { NotifyLevel } from "../../lib/policy/index.ts";
 import { redactOutput, registerSecret } from "../../lib/redact/index.ts";
 import { logger } from "./logger.ts";
 import { redactStrings } from "./redact-json.ts";
 import { isProblem, verdict, type AnyReport, type RunLabels, type RunOutcome } from "./run-outcome.ts";
 import { isAllowedWebhookUrl, webhookCredential } from "./slack-webhook.ts";
 
-/** The policy's `notify.slack`: every run, runs that changed (or in a dry run, would change) something or had a problem, or problems only. */
-export type NotifySetting = "always" | "changes" | "problems";
-
-export const DEFAULT_NOTIFY: NotifySetting = "changes";
-
-export function shouldNotify(outcome: RunOutcome, setting: NotifySetting): boolean {
+/** Whether the policy's `notify.slack` asks for a summary of this run. */
+export function shouldNotify(outcome: RunOutcome, setting: NotifyLevel): boolean {
   if (setting === "always") return true;
   const v = verdict(outcome);
   if (isProblem(v)) return true;
@@ -54,28 +51,23 @@ export function runSummary(outcome: RunOutcome, labels: RunLabels): WebhookMessa
 function reportMessage(report: AnyReport): WebhookMessage {
   const { text, blocks } = renderSlack({ ...report, warnings: [] }) as { text: string; blocks: Block[] };
   if (!report.warnings.length) return { text, blocks };
-  const warnings = report.warnings.map((w) => `:warning: ${slackText(w)}`).join("\n");
+  const warnings = report.warnings.map((w) => `:warning: ${escapeMrkdwn(w)}`).join("\n");
   return { text, blocks: [...blocks, { type: "section", text: { type: "mrkdwn", text: warnings } }] };
 }
 
 function failure(error: unknown, labels: RunLabels): WebhookMessage {
   const title = `Warden ${labels.job} failed`;
   return {
-    text: `${title}: ${slackText(errorText(error))}`,
+    text: `${title}: ${escapeMrkdwn(errorText(error))}`,
     blocks: [
       { type: "header", text: { type: "plain_text", text: title } },
-      { type: "section", text: { type: "mrkdwn", text: `:x: The run stopped before it could report: ${slackText(errorText(error))}` } },
+      { type: "section", text: { type: "mrkdwn", text: `:x: The run stopped before it could report: ${escapeMrkdwn(errorText(error))}` } },
     ],
   };
 }
 
 function runName({ job, trigger, stage, correlationId }: RunLabels): string {
-  return [`*${slackText(job)}*`, `trigger ${slackText(trigger)}`, `stage ${slackText(stage)}`, `correlation id \`${slackText(correlationId)}\``].join(" · ");
-}
-
-/** As lib/jobs/render.ts escapes: no mrkdwn links, mentions (<!channel>) or control characters from outside. */
-function slackText(text: string): string {
-  return escapeControls(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return [`*${escapeMrkdwn(job)}*`, `trigger ${escapeMrkdwn(trigger)}`, `stage ${escapeMrkdwn(stage)}`, `correlation id \`${escapeMrkdwn(correlationId)}\``].join(" · ");
 }
 
 function withinLimits(message: WebhookMessage): WebhookMessage {
@@ -148,7 +140,7 @@ export async function postRunSummary(webhookUrl: string, message: WebhookMessage
 export interface NotifyOptions {
   /** The secret's slackWebhookUrl; undefined: no summaries. */
   webhookUrl: string | undefined;
-  setting: NotifySetting;
+  setting: NotifyLevel;
 }
 
 /** Posts the run's summary when the setting asks for one. Never throws: the run's outcome is not the webhook's to change. */

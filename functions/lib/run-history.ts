@@ -1,13 +1,14 @@
 /**
- * Applying runs' reports, kept in the run-history bucket (WARDEN_RUN_HISTORY_BUCKET, declared in
- * sst.config.ts with a lifecycle expiry) so that a removal can be undone later: `warden restore
- * s3://…` and the Enforce function's restore event read them back. Keys are
+ * The reports of runs that changed something (after-run.ts decides), kept in the run-history bucket
+ * (WARDEN_RUN_HISTORY_BUCKET, declared in sst.config.ts with a lifecycle expiry) so that a removal can
+ * be undone later: `warden restore s3://…` and the Enforce function's restore event read them back. Keys are
  * `runs/<job>/<UTC time, basic ISO 8601>-<correlation id>.json`, so a job's keys sort by time and
  * "latest" is the greatest. The body is the report's JSON exactly as `--json` prints it (what restore
  * reads from a file), every string redacted; the trigger and correlation id ride as object metadata.
  */
 import { GetObjectCommand, paginateListObjectsV2, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import type { JobName } from "../../lib/jobs/report.ts";
+import { parseRestoreTextFrom, type RestoreInput } from "../../lib/jobs/restore-input.ts";
 import { requireEnv } from "./config.ts";
 import { redactStrings } from "./redact-json.ts";
 import type { AnyReport, RunLabels } from "./run-outcome.ts";
@@ -25,7 +26,7 @@ export interface RunHistoryOptions {
 export interface RunHistory {
   /** Stores an applying run's report and returns where (`s3://bucket/key`); a dry run changed nothing and is not kept. */
   store(report: AnyReport, labels: RunLabels, finishedAt?: Date): Promise<string | undefined>;
-  /** The stored report's JSON text: `ref` is `s3://bucket/key`, or "latest" for `job`'s most recent. */
+  /** The stored report's JSON text: `ref` is `s3://bucket/key`, or "latest" for `job`'s most recent kept. */
   read(ref: string, job: JobName): Promise<{ location: string; text: string }>;
 }
 
@@ -87,4 +88,13 @@ export function runHistory(opts: RunHistoryOptions = {}): RunHistory {
       }
     },
   };
+}
+
+/** The process's run history: the bucket WARDEN_RUN_HISTORY_BUCKET names, through one client. */
+export const processRunHistory: RunHistory = runHistory();
+
+/** A stored enforce run's removals, for restore: `ref` is `s3://bucket/key` or "latest". An unusable one is named. */
+export async function storedRestoreInput(history: RunHistory, ref: string): Promise<RestoreInput> {
+  const { location, text } = await history.read(ref, "enforce");
+  return parseRestoreTextFrom(location, text);
 }

@@ -11,30 +11,44 @@
  * The Enforce function also takes `{ "restore": … }` from a person: it re-creates the shares an
  * applying enforce run removed (lib/jobs/restore.ts), dry unless `"dryRun": false` too. The value is
  * that run's JSON report, `{ "lines": [...] }` with its audit lines (the log lines as strings, or as
- * objects), or the lines as one string.
+ * objects), the lines as one string, or a run the run-history bucket keeps: `"s3://bucket/key"`, or
+ * `"latest"` for the most recent applying enforce run.
  *
  * Any other field, a field of the wrong type, or a restore input that is not one of those fails the
- * invocation naming it, before anything runs. The function returns the job's report.
+ * invocation naming it, before anything runs. The function returns the job's report. Every run,
+ * finished or failed, then owes operations its metrics, its stored report and, when the policy's
+ * `notify` asks, a Slack summary (after-run.ts); none of that changes what the invocation returns.
  */
 import { z } from "zod";
-import { restoreInputFrom, RestoreInputError } from "../../lib/jobs/restore-input.ts";
-import { ConfigError, isReportOnly, reportOnlySetting } from "./config.ts";
+import { isStoredRun, restoreInputFrom, RestoreInputError, type RestoreInput } from "../../lib/jobs/restore-input.ts";
+import { slackNotifyLevel } from "../../lib/policy/index.ts";
+import { afterRun, runStage } from "./after-run.ts";
+import { ConfigError, isReportOnly, loadPolicy, reportOnlySetting } from "./config.ts";
 import type { RunRequest } from "./job-request.ts";
 import { jobLambda } from "./lambda.ts";
 import { logReport } from "./logger.ts";
+import type { NotifyOptions } from "./notify.ts";
+import { parseRunRef, processRunHistory, RunHistoryError, storedRestoreInput } from "./run-history.ts";
 import { runJob, type JobReport } from "./run-job.ts";
+import type { RunLabels } from "./run-outcome.ts";
+import { secrets } from "./secrets.ts";
 
 const ScheduledEventSchema = z.strictObject({
   source: z.literal("schedule").optional(),
   dryRun: z.boolean().optional(),
 });
 
-/** The restore input, checked and read here, so that a wrong one fails the invocation before anything runs. */
-const RestoreField = z.unknown().transform((value, ctx) => {
+/**
+ * The restore input, checked and read here, so that a wrong one fails the invocation before anything
+ * runs. A stored run is only named here (its form checked): it is read when the run starts.
+ */
+const RestoreField = z.unknown().transform((value, ctx): { input: RestoreInput } | { stored: string } => {
   try {
-    return restoreInputFrom(value);
+    if (!isStoredRun(value)) return { input: restoreInputFrom(value) };
+    if (value !== "latest") parseRunRef(value);
+    return { stored: value };
   } catch (err) {
-    if (!(err instanceof RestoreInputError)) throw err;
+    if (!(err instanceof RestoreInputError || err instanceof RunHistoryError)) throw err;
     ctx.addIssue({ code: "custom", message: err.message });
     return z.NEVER;
   }
@@ -52,11 +66,28 @@ export function scheduledJob(job: "enforce" | "workflows") {
   return jobLambda(schema, async (event, context): Promise<JobReport> => {
     const trigger = event.source === "schedule" ? "schedule" : "console";
     const apply = shouldApply(event);
-    const request: RunRequest = event.restore ? { job: "restore", apply, input: event.restore } : { job, apply };
-    const report = await runJob(request, context.signal);
+    const labels: RunLabels = { job: event.restore ? "restore" : job, trigger, stage: runStage(), correlationId: context.awsRequestId };
+    let notify: NotifyOptions | undefined;
+    let report: JobReport;
+    try {
+      // Read before the run, from the caches runJob reads too: a run that fails on a refused token
+      // drops the cached secret, and must not be the reason for another read.
+      notify = { webhookUrl: (await secrets.get()).slackWebhookUrl, setting: slackNotifyLevel(await loadPolicy()) };
+      report = await runJob(await runRequest(job, event, apply), context.signal);
+    } catch (err) {
+      await afterRun({ error: err }, labels, { notify });
+      throw err;
+    }
     logReport(report, { trigger });
+    await afterRun({ report }, labels, { notify });
     return report;
   });
+}
+
+async function runRequest(job: "enforce" | "workflows", event: ScheduledEvent, apply: boolean): Promise<RunRequest> {
+  if (!event.restore) return { job, apply };
+  const input = "stored" in event.restore ? await storedRestoreInput(processRunHistory, event.restore.stored) : event.restore.input;
+  return { job: "restore", apply, input };
 }
 
 function shouldApply(event: ScheduledEvent): boolean {

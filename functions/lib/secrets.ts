@@ -1,14 +1,15 @@
 /**
  * Warden's credentials: one Secrets Manager secret (ARN in WARDEN_SECRET_ARN) holding JSON
- * `{ gitlabToken, n8nApiKey, slackSigningSecret }`, read through a cache with a time to live so a
- * rotated secret is picked up within minutes without a read per invocation. Each field is optional,
- * as a deployment may use GitLab or n8n alone, or no Slack: whoever needs a field asks for it, and
- * fails naming it when it is absent. Errors name the secret and the field, never a value.
+ * `{ gitlabToken, n8nApiKey, slackSigningSecret, slackWebhookUrl }`, read through a cache with a time
+ * to live so a rotated secret is picked up within minutes without a read per invocation. Each field
+ * is optional, as a deployment may use GitLab or n8n alone, or no Slack: whoever needs a field asks
+ * for it, and fails naming it when it is absent. Errors name the secret and the field, never a value.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { z } from "zod";
 import { registerSecret } from "../../lib/redact/index.ts";
 import { check, describeIssues } from "./issues.ts";
+import { webhookCredential } from "./slack-webhook.ts";
 
 // Present but empty is a mistake worth naming, not a field left out on purpose.
 const field = z.string().min(1).optional();
@@ -17,6 +18,8 @@ const SecretsSchema = z.object({
   gitlabToken: field,
   n8nApiKey: field,
   slackSigningSecret: field,
+  /** An incoming webhook for run summaries (notify.ts): the channel chosen when it was installed. */
+  slackWebhookUrl: field,
 });
 
 export type Secrets = z.infer<typeof SecretsSchema>;
@@ -86,8 +89,11 @@ async function read({ client, secretId }: SecretsCacheOptions): Promise<Secrets>
     throw new SecretsError(`secret ${secretId} is not valid JSON`);
   }
   // Every field is registered as soon as it is read, valid or not: from here on no log line, Slack post
-  // or report of this container can carry any of them (lib/redact).
-  if (data && typeof data === "object") for (const value of Object.values(data)) if (typeof value === "string") registerSecret(value);
+  // or report of this container can carry any of them (lib/redact). Of the webhook URL, its secret part
+  // alone: its "https://hooks.slack.com/services/" would mask those words wherever they appear.
+  if (data && typeof data === "object") {
+    for (const [key, value] of Object.entries(data)) if (typeof value === "string") registerSecret(key === "slackWebhookUrl" ? webhookCredential(value) : value);
+  }
   const parsed = check(SecretsSchema, data);
   if (!parsed.success) throw new SecretsError(`secret ${secretId}: ${describeIssues(parsed.error)}`);
   return parsed.data;

@@ -100,20 +100,20 @@ export interface SlackMessage {
 export function renderSlack(report: AnyReport): SlackMessage {
   const view = viewOf(report);
   const title = escapeControls(`${view.title}${report.dryRun ? " (dry run)" : ""}: ${report.actions.length} ${view.noun}`);
-  const summary = `${slackText(view.summary(report as never))}\n${statsLine(report)}`;
+  const summary = `${escapeMrkdwn(view.summary(report as never))}\n${statsLine(report)}`;
   const blocks: object[] = [
     { type: "header", text: { type: "plain_text", text: title.slice(0, 150) } },
     { type: "section", text: { type: "mrkdwn", text: summary } },
   ];
   for (const action of report.actions.slice(0, MAX_ACTION_BLOCKS)) {
-    const line = [`*${slackText(view.group(action as never))}*`, ...view.columns(action as never).map(slackText), `_${action.status}_`].join("  ");
+    const line = [`*${escapeMrkdwn(view.group(action as never))}*`, ...view.columns(action as never).map(escapeMrkdwn), `_${action.status}_`].join("  ");
     blocks.push({ type: "section", text: { type: "mrkdwn", text: line.slice(0, 3000) } });
   }
   if (report.actions.length > MAX_ACTION_BLOCKS) {
     blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: `…and ${report.actions.length - MAX_ACTION_BLOCKS} more; run the CLI with --json for all of them.` }] });
   }
   if (report.warnings.length) {
-    blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: report.warnings.map((w) => `:warning: ${slackText(w)}`).join("\n").slice(0, 3000) }] });
+    blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: report.warnings.map((w) => `:warning: ${escapeMrkdwn(w)}`).join("\n").slice(0, 3000) }] });
   }
   // Changes made are shown to the channel; dry runs, refusals and failures only to whoever asked.
   const changed = !report.dryRun && report.actions.some((a) => CHANGED.has(a.status));
@@ -124,6 +124,6 @@ export function renderSlack(report: AnyReport): SlackMessage {
  * Names and messages come from GitLab, n8n and the requester: escape mrkdwn (a workflow named
  * <!channel> must not ping anyone) and the characters that reorder or break the text.
  */
-function slackText(text: string): string {
+export function escapeMrkdwn(text: string): string {
   return escapeControls(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }

@@ -64,6 +64,24 @@ export interface RestoreInput {
   notes: string[];
 }
 
+/**
+ * Whether a restore input names a stored run rather than being one: `s3://bucket/key`, a report the
+ * run-history bucket keeps (functions/lib/run-history.ts), or "latest", the most recent kept there.
+ * This module reads no store: whoever can reach the bucket reads the run and parses its text here.
+ */
+export function isStoredRun(value: unknown): value is string {
+  return value === "latest" || (typeof value === "string" && value.startsWith("s3://"));
+}
+
+/** parseRestoreText for a text read from `where` (a file, a stored run), which its errors name. */
+export function parseRestoreTextFrom(where: string, text: string): RestoreInput {
+  try {
+    return parseRestoreText(text);
+  } catch (err) {
+    throw err instanceof RestoreInputError ? new RestoreInputError(`${where}: ${err.message}`, { cause: err }) : err;
+  }
+}
+
 /** The Lambda's `restore` field: a report, `{ lines: [...] }` (strings or parsed objects), or the lines as one string. */
 export function restoreInputFrom(value: unknown): RestoreInput {
   if (typeof value === "string") return parseRestoreText(value);

@@ -9,12 +9,14 @@ export type { GlobKind } from "./glob.ts";
 export { parsePolicy } from "./parse.ts";
 export { evaluatePipeline } from "./pipelines.ts";
 export type { PipelineRequest, PipelineVerdict } from "./pipelines.ts";
-export { DEFAULT_MAX_REMOVALS, DEFAULT_MAX_WORKFLOW_CHANGES } from "./policy.ts";
+export { DEFAULT_MAX_REMOVALS, DEFAULT_MAX_WORKFLOW_CHANGES, DEFAULT_NOTIFY_LEVEL, NOTIFY_LEVELS, slackNotifyLevel } from "./policy.ts";
 export type {
   ChatopsPolicy,
   GitlabPolicy,
   Glob,
   N8nPolicy,
+  NotifyLevel,
+  NotifyPolicy,
   PipelineRule,
   PipelinesPolicy,
   Policy,

@@ -7,6 +7,7 @@ export interface Policy {
   readonly pipelines?: PipelinesPolicy;
   readonly n8n?: N8nPolicy;
   readonly chatops?: ChatopsPolicy;
+  readonly notify?: NotifyPolicy;
 }
 
 /** A glob as written in the policy, with its matcher compiled once at parse time. */
@@ -88,6 +89,20 @@ export interface ChatopsPolicy {
     /** Undefined: every user in `users` may apply. */
     readonly applyUsers?: readonly string[];
   };
+}
+
+/** Which scheduled and console runs are summarised in Slack: every one, those that changed (or would change) something or had a problem, or problems only. */
+export const NOTIFY_LEVELS = ["always", "changes", "problems"] as const;
+export type NotifyLevel = (typeof NOTIFY_LEVELS)[number];
+export const DEFAULT_NOTIFY_LEVEL: NotifyLevel = "changes";
+
+export interface NotifyPolicy {
+  readonly slack: NotifyLevel;
+}
+
+/** The policy's `notify.slack`, or its default when the policy has no notify section. */
+export function slackNotifyLevel(policy: Policy): NotifyLevel {
+  return policy.notify?.slack ?? DEFAULT_NOTIFY_LEVEL;
 }
 
 export const DEFAULT_MAX_REMOVALS = 25;

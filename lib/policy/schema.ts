@@ -3,7 +3,7 @@ import { ACCESS_LEVEL_NAMES } from "./access-levels.ts";
 import { oneOf } from "./format.ts";
 import { compileGlob, globProblem, groupPathProblem } from "./glob.ts";
 import type { GlobKind } from "./glob.ts";
-import { DEFAULT_MAX_REMOVALS, DEFAULT_MAX_WORKFLOW_CHANGES } from "./policy.ts";
+import { DEFAULT_MAX_REMOVALS, DEFAULT_MAX_WORKFLOW_CHANGES, DEFAULT_NOTIFY_LEVEL, NOTIFY_LEVELS } from "./policy.ts";
 import type { Glob, WorkflowSelector } from "./policy.ts";
 
 // Schemas here phrase their own messages. An error function returns undefined for
@@ -168,6 +168,8 @@ const chatops = z.strictObject({
     }),
 });
 
+const notify = z.strictObject({ slack: z.enum(NOTIFY_LEVELS).default(DEFAULT_NOTIFY_LEVEL) });
+
 export const policySchema = z.strictObject({
   version: z.literal(1, {
     error: (iss) => (iss.input === undefined ? undefined : `unsupported version ${JSON.stringify(iss.input)} (expected 1)`),
@@ -176,4 +178,5 @@ export const policySchema = z.strictObject({
   pipelines: pipelines.optional(),
   n8n: n8n.optional(),
   chatops: chatops.optional(),
+  notify: notify.optional(),
 });

@@ -1,9 +1,10 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { standardPolicy } from "../support/policies.ts";
+import { startS3 } from "../functions/support.ts";
 
 let sim: GitLabSim;
 let env: Record<string, string>;
@@ -80,6 +81,35 @@ describe.sequential("warden restore, end to end", () => {
     expect(run.stdout).toMatch(/\ngroup acme\S* \(#\d+\)\n  planned +\S+ +(guest|reporter|developer|maintainer|owner) +(no expiry|expires \d{4}-\d\d-\d\d)/);
     expect(run.stdout).toMatch(/\d+ to restore: 0 restored; 0 already present, \d+ skipped \(expired\), 0 failed; guard ok \(max 1000\)/);
     expect(Object.keys(sim.counters.byRoute).every((r) => r.startsWith("GET "))).toBe(true);
+  });
+
+  it("reads an applying run the Enforce function kept in S3, by s3://BUCKET/KEY or as latest, and plans as from the file", async () => {
+    const s3 = await startS3();
+    try {
+      const key = "runs/enforce/20260101T000000.000Z-req-1.json";
+      s3.objects.set(`warden-runs/${key}`, readFileSync(reportFile, "utf8"));
+      // The AWS settings the SDK reads, and nothing from this machine's own configuration.
+      const aws = { AWS_REGION: "eu-west-1", AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "s3-test-secret", AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null", AWS_ENDPOINT_URL_S3: s3.url };
+      const fromFile = await warden(["restore", reportFile, "--json"], env);
+      sim.resetCounters();
+      for (const [args, extra] of [[[`s3://warden-runs/${key}`], {}], [["latest"], { WARDEN_RUN_HISTORY_BUCKET: "warden-runs" }]] as const) {
+        const run = await warden(["restore", ...args, "--json"], { ...env, ...aws, ...extra });
+        expect(run.code, run.stderr).toBe(2);
+        expect((JSON.parse(run.stdout) as RestoreReport).actions).toEqual((JSON.parse(fromFile.stdout) as RestoreReport).actions);
+      }
+      expect(Object.keys(sim.counters.byRoute).every((r) => r.startsWith("GET "))).toBe(true);
+
+      const missing = await warden(["restore", "s3://warden-runs/runs/enforce/none.json"], { ...env, ...aws });
+      expect(missing).toMatchObject({ code: 1, stdout: "" });
+      expect(missing.stderr).toMatch(/^warden restore: reading s3:\/\/warden-runs\/runs\/enforce\/none\.json failed: NoSuchKey/);
+      s3.objects.set("warden-runs/runs/enforce/dry.json", JSON.stringify({ job: "enforce", dryRun: true, actions: [] }));
+      const dry = await warden(["restore", "s3://warden-runs/runs/enforce/dry.json"], { ...env, ...aws });
+      expect(dry.stderr).toMatch(/^warden restore: s3:\/\/warden-runs\/runs\/enforce\/dry\.json: this is the report of a dry run/);
+      const noBucket = await warden(["restore", "latest"], { ...env, ...aws });
+      expect(noBucket.stderr).toBe("warden restore: WARDEN_RUN_HISTORY_BUCKET is not set\n");
+    } finally {
+      await s3.close();
+    }
   });
 
   it("--max-restores below the restores exits 3 with nothing changed", async () => {

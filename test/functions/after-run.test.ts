@@ -8,7 +8,8 @@ import { captureLogs, stubAwsEnv } from "./support.ts";
 
 const s3 = mockClient(S3Client);
 const LABELS: RunLabels = { job: "enforce", trigger: "schedule", stage: "production", correlationId: "req-1" };
-const REPORT = { job: "enforce", dryRun: false, summary: { strays: 1, removed: 1, failed: 0, guard: "ok", complete: true }, actions: [{ status: "done" }], stats: { requests: 2, retries: 0, rateLimited: 0, pages: 1, durationMs: 10 }, warnings: [] } as unknown as AnyReport;
+const REMOVED = { type: "remove-share", kind: "project", projectId: 7, project: "acme/app", groupId: 9, group: "contractors", accessLevel: 30, expiresAt: null, reason: "not allowed", status: "done" };
+const REPORT = { job: "enforce", dryRun: false, summary: { strays: 1, removed: 1, failed: 0, guard: "ok", complete: true }, actions: [REMOVED], stats: { requests: 2, retries: 0, rateLimited: 0, pages: 1, durationMs: 10 }, warnings: [] } as unknown as AnyReport;
 
 beforeEach(() => {
   s3.reset();
@@ -21,6 +22,7 @@ const history = () => runHistory({ client: new S3Client({ region: "eu-west-1" })
 describe("afterRun", () => {
   it("emits the metrics and stores an applying run's report", async () => {
     s3.on(PutObjectCommand).resolves({});
+    vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "false");
     const logs = captureLogs();
     let out: string[];
     let result;
@@ -41,7 +43,7 @@ describe("afterRun", () => {
     let lines: Record<string, unknown>[];
     try {
       // A webhook that is not Slack's: the summary is attempted (and refused), after the failed store.
-      const result = await afterRun({ report: { ...REPORT, actions: [] } }, LABELS, { history: history(), notify: { webhookUrl: "https://example.com/services/T0/B0/x0x0x0x0", setting: "always" } });
+      const result = await afterRun({ report: REPORT }, LABELS, { history: history(), notify: { webhookUrl: "https://example.com/services/T0/B0/x0x0x0x0", setting: "always" } });
       expect(result.stored).toBeUndefined();
       lines = logs.lines();
     } finally {
@@ -52,8 +54,9 @@ describe("afterRun", () => {
     expect(messages.some((m) => m.startsWith("run summary not posted"))).toBe(true);
   });
 
-  it("stores no dry run, and no run that threw", async () => {
+  it("stores no dry run, no run that changed nothing, and no run that threw", async () => {
     await afterRun({ report: { ...REPORT, dryRun: true } }, LABELS, { history: history() });
+    await afterRun({ report: { ...REPORT, actions: [{ ...REMOVED, status: "failed" }] } as unknown as AnyReport }, LABELS, { history: history() });
     await afterRun({ error: new Error("boom") }, LABELS, { history: history() });
     expect(s3.commandCalls(PutObjectCommand)).toHaveLength(0);
   });

@@ -9,6 +9,7 @@ import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { startDynalite, type Dynalite } from "../support/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { scriptedServer, type ScriptedServer } from "../support/server.ts";
 import { captureLogs, lambdaContext, SECRETS, signedCommand, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
@@ -29,13 +30,16 @@ const lambda = mockClient(LambdaClient);
 let secretsManager: SecretsManagerStub;
 let slack: ScriptedServer;
 let gitlab: GitLabSim;
+let dynalite: Dynalite;
 
 beforeAll(async () => {
+  dynalite = await startDynalite();
   secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
   slack = await scriptedServer((_req, res) => res.end("ok"));
   gitlab = await startGitLabSim({ dataset: generateOrganisation({ projects: 120, seed: 7 }).dataset });
   lambda.on(InvokeCommand).resolves({ StatusCode: 202 });
   stubAwsEnv({
+    ...(await dynalite.freshClaimsEnv()),
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url,
     WARDEN_POLICY: await writePolicy(POLICY),
     WARDEN_WORKER_FUNCTION: "warden-test-Worker",
@@ -49,7 +53,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   vi.unstubAllEnvs();
-  await Promise.all([secretsManager.close(), slack.close(), gitlab.close()]);
+  await Promise.all([secretsManager.close(), slack.close(), gitlab.close(), dynalite.close()]);
 });
 
 async function chat(text: string): Promise<{ ack: string; posted: string[] }> {
@@ -68,7 +72,9 @@ async function chat(text: string): Promise<{ ack: string; posted: string[] }> {
 
 describe("a chat command, end to end", () => {
   it("a dry run: acknowledged, run by the worker, the report posted to the response_url", async () => {
-    const { ack, posted } = await chat("enforce");
+    // Held back from the runner's output (every line is on), and checked for credentials.
+    const logs = captureLogs();
+    const { ack, posted } = await chat("enforce").finally(() => logs.restore());
     expect(JSON.parse(ack)).toMatchObject({ response_type: "ephemeral", text: expect.stringMatching(/Running `enforce` \(dry run\)/) });
     expect(posted).toHaveLength(1);
     expect(JSON.parse(posted[0]!)).toMatchObject({ response_type: "ephemeral", blocks: expect.arrayContaining([expect.objectContaining({ type: "header" })]) });

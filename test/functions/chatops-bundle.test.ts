@@ -8,21 +8,12 @@
 import { join } from "node:path";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
+import { SST_BUILD } from "./bundle.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
 
 async function bundledInputs(entry: string): Promise<string[]> {
-  const { metafile } = await build({
-    entryPoints: [join(ROOT, entry)],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node24",
-    write: false,
-    outdir: "out",
-    metafile: true,
-    logLevel: "silent",
-  });
+  const { metafile } = await build({ ...SST_BUILD, entryPoints: [join(ROOT, entry)], write: false, outdir: "out", metafile: true });
   // Only what reaches the output: esbuild also lists modules it read and then dropped.
   return Object.values(metafile.outputs).flatMap((output) => Object.keys(output.inputs));
 }

@@ -7,6 +7,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkerEvent } from "../../functions/lib/job-request.ts";
+import { startDynalite, type Dynalite } from "../support/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { captureLogs, lambdaContext, SECRETS, signedCommand, startLambdaApi, startSecretsManager, stubAwsEnv, writePolicy, type InvokeAnswer, type LambdaApiStub, type SecretsManagerStub } from "./support.ts";
 
@@ -23,16 +24,18 @@ chatops:
 let secretsManager: SecretsManagerStub;
 let lambdaApi: LambdaApiStub;
 let policyPath: string;
+let dynalite: Dynalite;
 
 beforeAll(async () => {
-  [secretsManager, lambdaApi, policyPath] = await Promise.all([startSecretsManager(JSON.stringify(SECRETS)), startLambdaApi(), writePolicy(POLICY)]);
+  [secretsManager, lambdaApi, policyPath, dynalite] = await Promise.all([startSecretsManager(JSON.stringify(SECRETS)), startLambdaApi(), writePolicy(POLICY), startDynalite()]);
 });
 afterAll(async () => {
-  await Promise.all([secretsManager.close(), lambdaApi.close()]);
+  await Promise.all([secretsManager.close(), lambdaApi.close(), dynalite.close()]);
 });
-beforeEach(() => {
+beforeEach(async () => {
   lambdaApi.invokes.length = 0;
   stubAwsEnv({
+    ...(await dynalite.freshClaimsEnv()),
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url,
     AWS_ENDPOINT_URL_LAMBDA: lambdaApi.url,
     WARDEN_POLICY: policyPath,

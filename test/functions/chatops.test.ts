@@ -3,7 +3,9 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkerEvent } from "../../functions/lib/job-request.ts";
+import { NOT_CHECKED } from "../../functions/lib/slack-once.ts";
 import { startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { startDynalite, type Dynalite } from "../support/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { captureLogs, functionUrlEvent, type SlashCommand, lambdaContext, SECRETS, signedCommand, slashCommandBody, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
 
@@ -23,23 +25,27 @@ const lambda = mockClient(LambdaClient);
 let secretsManager: SecretsManagerStub;
 let gitlab: GitLabSim;
 let policyPath: string;
+let dynalite: Dynalite;
 
 beforeAll(async () => {
+  dynalite = await startDynalite();
   secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
   // Slow on purpose: an acknowledgement that waited on GitLab would miss Slack's 3 seconds.
   gitlab = await startGitLabSim({ latencyMs: 5_000 });
   policyPath = await writePolicy(POLICY);
 });
 afterAll(async () => {
+  await dynalite.close();
   await secretsManager.close();
   await gitlab.close();
 });
-beforeEach(() => {
+beforeEach(async () => {
   lambda.reset();
   lambda.on(InvokeCommand).resolves({ StatusCode: 202 });
   secretsManager.secretString = JSON.stringify(SECRETS);
   // As sst.config.ts sets it on a stage that may apply (unset would be report-only).
-  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, WARDEN_WORKER_FUNCTION: WORKER, GITLAB_URL: gitlab.url, WARDEN_REPORT_ONLY: "false" });
+  // A table of claims of its own for each test: a command signed in one test is new to the next.
+  stubAwsEnv({ ...(await dynalite.freshClaimsEnv()), AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, WARDEN_WORKER_FUNCTION: WORKER, GITLAB_URL: gitlab.url, WARDEN_REPORT_ONLY: "false" });
 });
 afterEach(() => vi.unstubAllEnvs());
 
@@ -221,6 +227,14 @@ describe("chat-ops Lambda", () => {
     const failure = logs.lines().find((line) => line.message === "chat-command failed");
     expect(JSON.stringify(failure)).toMatch(/the secret has no slackSigningSecret, which chat-ops needs/);
     logs.restore();
+  });
+
+  it("starts nothing, and says so, when it cannot make sure the command runs once (the claims table unreachable)", async () => {
+    vi.stubEnv("WARDEN_CLAIMS_TABLE", "no-such-table");
+    const response = await (await coldHandler())(signedCommand({ text: "enforce --apply" }));
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(String(response.body)).text).toBe(NOT_CHECKED);
+    expect(lambda.commandCalls(InvokeCommand)).toHaveLength(0);
   });
 
   it("answers 415 to a signed body that is not a form", async () => {

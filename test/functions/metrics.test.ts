@@ -2,38 +2,17 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { recordRun } from "../../functions/lib/metrics.ts";
 import type { RunOutcome } from "../../functions/lib/run-outcome.ts";
-
-interface Emf {
-  _aws: { Timestamp: number; CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
-  [key: string]: unknown;
-}
+import { expectValidEmf, type Emf } from "./emf.ts";
 
 afterEach(() => vi.restoreAllMocks());
 
 function emitted(outcome: RunOutcome, labels = { job: "enforce" as const, trigger: "schedule" as const, stage: "production" }): Emf[] {
-  const write = vi.spyOn(process.stdout, "write");
+  // Held back from the runner's output; what matters is what was written.
+  const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
   recordRun(outcome, labels);
   const lines = write.mock.calls.map(([chunk]) => String(chunk)).join("").split("\n").filter(Boolean);
   write.mockRestore();
   return lines.map((line) => JSON.parse(line) as Emf);
-}
-
-/** What CloudWatch requires of an EMF document: every dimension and metric a top-level member, metric values numbers. */
-function expectValidEmf(doc: Emf): void {
-  expect(Number.isInteger(doc._aws.Timestamp)).toBe(true);
-  expect(Math.abs(doc._aws.Timestamp - Date.now())).toBeLessThan(60_000);
-  for (const directive of doc._aws.CloudWatchMetrics) {
-    expect(directive.Namespace).toMatch(/^[\w./#:-]{1,255}$/);
-    for (const set of directive.Dimensions) {
-      expect(set.length).toBeLessThanOrEqual(30);
-      for (const name of set) expect(typeof doc[name], name).toBe("string");
-    }
-    expect(directive.Metrics.length).toBeLessThanOrEqual(100);
-    for (const { Name, Unit } of directive.Metrics) {
-      expect(typeof doc[Name], Name).toBe("number");
-      expect(["Count", "Milliseconds"]).toContain(Unit);
-    }
-  }
 }
 
 const stats = { requests: 42, retries: 3, rateLimited: 2, pages: 5, durationMs: 61_234 };

@@ -2,70 +2,24 @@
  * Run summaries posted to a loopback stand-in for Slack's incoming webhook, which holds every post to
  * Slack's Block Kit limits, as Slack would refuse it (invalid_blocks) otherwise.
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkflowAction, WorkflowsReport } from "../../lib/jobs/workflows.ts";
 import { registerSecret } from "../../lib/redact/index.ts";
-import { notifyRun, shouldNotify, SLACK_LIMITS, type Block, type NotifySetting, type WebhookMessage } from "../../functions/lib/notify.ts";
+import { notifyRun, shouldNotify } from "../../functions/lib/notify.ts";
 import type { RunLabels, RunOutcome } from "../../functions/lib/run-outcome.ts";
+import type { NotifyLevel } from "../../lib/policy/index.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "./slack-webhook-receiver.ts";
 import { captureLogs, stubAwsEnv } from "./support.ts";
 
 const TOKEN = "xQ7zK2mVb4nL8pRt9WcY3dFg";
 const LABELS: RunLabels = { job: "workflows", trigger: "schedule", stage: "production", correlationId: "c0ffee00-1234-4abc-8def-0123456789ab" };
 
-interface Receiver {
-  origin: string;
-  posts: WebhookMessage[];
-  /** Violations of Slack's limits found in the posts. */
-  problems: string[];
-  status: number;
-  close(): Promise<void>;
-}
-
-async function startReceiver(): Promise<Receiver> {
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk));
-    req.on("end", () => {
-      if (req.method !== "POST" || req.url !== `/services/T0001/B0001/${TOKEN}`) return void res.writeHead(404).end("no_service");
-      const message = JSON.parse(body) as WebhookMessage;
-      receiver.posts.push(message);
-      receiver.problems.push(...limitProblems(message));
-      res.writeHead(receiver.status, { "content-type": "text/plain" }).end(receiver.status === 200 ? "ok" : "invalid_blocks");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const receiver: Receiver = {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    posts: [],
-    problems: [],
-    status: 200,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-  return receiver;
-}
-
-function limitProblems(message: WebhookMessage): string[] {
-  const problems: string[] = [];
-  if (!message.text) problems.push("no text fallback");
-  if (message.text.length > 40_000) problems.push("text over 40,000");
-  if (message.blocks.length > SLACK_LIMITS.blocks) problems.push(`${message.blocks.length} blocks`);
-  for (const block of message.blocks as Block[]) {
-    const texts = block.type === "context" ? block.elements.map((e) => e.text) : [block.text.text];
-    const max = block.type === "header" ? 150 : 3000;
-    for (const text of texts) if (text.length > max || text.length === 0) problems.push(`${block.type} text of ${text.length}`);
-    if (block.type === "context" && block.elements.length > 10) problems.push("context with over 10 elements");
-  }
-  return problems;
-}
-
-let receiver: Receiver;
+let receiver: WebhookReceiver;
 let webhookUrl: string;
 
 beforeAll(async () => {
-  receiver = await startReceiver();
-  webhookUrl = `${receiver.origin}/services/T0001/B0001/${TOKEN}`;
+  receiver = await startWebhookReceiver(TOKEN);
+  webhookUrl = receiver.webhookUrl;
 });
 afterAll(() => receiver.close());
 beforeEach(() => {
@@ -103,7 +57,7 @@ const THREW: RunOutcome = { error: new Error("n8n answered 401: the API key was 
 const REPORTED_ONLY = report([action(1, { status: "reported" })]);
 
 describe("shouldNotify", () => {
-  it.each<[string, RunOutcome, Record<NotifySetting, boolean>]>([
+  it.each<[string, RunOutcome, Record<NotifyLevel, boolean>]>([
     ["a clean run", CLEAN, { always: true, changes: false, problems: false }],
     ["a run with findings only reported", REPORTED_ONLY, { always: true, changes: false, problems: false }],
     ["a run that changed something", CHANGED, { always: true, changes: true, problems: false }],

@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Context } from "aws-lambda";
-import { vi } from "vitest";
+import { expect, vi } from "vitest";
+import { CREDENTIAL_PATTERNS } from "../support/no-credentials.ts";
 import { SECRET_ARN } from "./events.ts";
 
 export * from "./events.ts";
@@ -139,22 +140,32 @@ export function stubAwsEnv(vars: Record<string, string | undefined>): void {
     WARDEN_SECRET_ARN: SECRET_ARN,
     // Tests that look at the log lines capture them at INFO; the others keep the output readable.
     POWERTOOLS_LOG_LEVEL: "SILENT",
+    // Likewise the runs' EMF records: tests that look at them turn them on and capture them.
+    POWERTOOLS_METRICS_DISABLED: "true",
   };
   for (const [name, value] of Object.entries({ ...base, ...vars })) vi.stubEnv(name, value);
 }
 
-/** The JSON lines Powertools Logger writes while capturing (info to stdout, warn and error to stderr); they still go out too. */
+/**
+ * The JSON lines written while capturing (Powertools Logger: info to stdout, warn and error to stderr;
+ * Powertools Metrics' EMF records: stdout). They are held back from the runner's output, so it stays
+ * readable, and checked for credentials here instead, as test/support/no-credentials.ts checks what
+ * does reach the output.
+ */
 export function captureLogs(): { lines(): Record<string, unknown>[]; restore(): void } {
-  const spies = [vi.spyOn(process.stdout, "write"), vi.spyOn(process.stderr, "write")];
+  const spies = [vi.spyOn(process.stdout, "write").mockImplementation(() => true), vi.spyOn(process.stderr, "write").mockImplementation(() => true)];
+  const text = () => spies.flatMap((spy) => spy.mock.calls.map(([chunk]) => (typeof chunk === "string" ? chunk : Buffer.from(chunk).toString()))).join("");
   return {
     lines: () =>
-      spies
-        .flatMap((spy) => spy.mock.calls.map(([chunk]) => (typeof chunk === "string" ? chunk : Buffer.from(chunk).toString())))
-        .join("")
+      text()
         .split("\n")
         .filter((line) => line.startsWith("{"))
         .map((line) => JSON.parse(line) as Record<string, unknown>),
-    restore: () => spies.forEach((spy) => spy.mockRestore()),
+    restore: () => {
+      const leaked = CREDENTIAL_PATTERNS.map((p) => text().match(p)?.[0]).filter(Boolean);
+      spies.forEach((spy) => spy.mockRestore());
+      expect(leaked, "a credential appeared in the captured log lines").toEqual([]);
+    },
   };
 }
 
@@ -163,4 +174,58 @@ export async function writePolicy(text: string): Promise<string> {
   const path = join(await mkdtemp(join(tmpdir(), "warden-policy-")), "warden.yaml");
   await writeFile(path, text);
   return path;
+}
+
+export interface S3Stub {
+  url: string;
+  /** Objects by "bucket/key". */
+  objects: Map<string, string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The three S3 calls the run history makes (PutObject, GetObject, ListObjectsV2), path-style on
+ * 127.0.0.1, for the real SDK client through AWS_ENDPOINT_URL_S3 (the SDK addresses an IP endpoint
+ * path-style), from this process or from a child such as the CLI.
+ */
+export async function startS3(): Promise<S3Stub> {
+  const xml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const url = new URL(req.url ?? "/", "http://s3");
+      const [bucket = "", ...rest] = url.pathname.slice(1).split("/");
+      const key = decodeURIComponent(rest.join("/"));
+      const error = (status: number, code: string) => res.writeHead(status, { "content-type": "application/xml" }).end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`);
+      if (req.method === "PUT" && key) {
+        stub.objects.set(`${bucket}/${key}`, Buffer.concat(chunks).toString("utf8"));
+        return void res.writeHead(200, { etag: '"0"' }).end();
+      }
+      if (req.method === "GET" && key) {
+        const body = stub.objects.get(`${bucket}/${key}`);
+        return body === undefined ? error(404, "NoSuchKey") : void res.writeHead(200, { "content-type": "application/json" }).end(body);
+      }
+      if (req.method === "GET" && url.searchParams.get("list-type") === "2") {
+        const prefix = url.searchParams.get("prefix") ?? "";
+        const keys = [...stub.objects.keys()].filter((k) => k.startsWith(`${bucket}/${prefix}`)).map((k) => k.slice(bucket.length + 1)).sort();
+        const contents = keys.map((k) => `<Contents><Key>${xml(k)}</Key><Size>1</Size></Contents>`).join("");
+        return void res
+          .writeHead(200, { "content-type": "application/xml" })
+          .end(`<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>${xml(bucket)}</Name><Prefix>${xml(prefix)}</Prefix><KeyCount>${keys.length}</KeyCount><IsTruncated>false</IsTruncated>${contents}</ListBucketResult>`);
+      }
+      error(400, "NotImplemented");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const stub: S3Stub = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    objects: new Map(),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  return stub;
 }

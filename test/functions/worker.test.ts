@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { WorkerEvent } from "../../functions/lib/job-request.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
 import { startN8nSim } from "../sim/n8n/index.ts";
+import { startDynalite, type Dynalite } from "../support/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { json, scriptedServer, type ScriptedServer } from "../support/server.ts";
 import { captureLogs, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
@@ -33,8 +34,10 @@ let slack: ScriptedServer;
 let policyPath: string;
 let gitlab: GitLabSim;
 let strays: number;
+let dynalite: Dynalite;
 
 beforeAll(async () => {
+  dynalite = await startDynalite();
   secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
   // Slack's response_url endpoint: 200 "ok".
   slack = await scriptedServer((_req, res) => {
@@ -44,6 +47,7 @@ beforeAll(async () => {
   policyPath = await writePolicy(POLICY);
 });
 afterAll(async () => {
+  await dynalite.close();
   await secretsManager.close();
   await slack.close();
 });
@@ -53,7 +57,7 @@ beforeEach(async () => {
   strays = intents.filter((i) => i.intent === "stray").length;
   slack.received.length = 0;
   secretsManager.secretString = JSON.stringify(SECRETS);
-  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, GITLAB_URL: gitlab.url, WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin, WARDEN_REPORT_ONLY: "false" });
+  stubAwsEnv({ ...(await dynalite.freshClaimsEnv()), AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, GITLAB_URL: gitlab.url, WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin, WARDEN_REPORT_ONLY: "false" });
 });
 afterEach(async () => {
   vi.unstubAllEnvs();
@@ -158,6 +162,13 @@ describe("worker Lambda", () => {
     );
     expect(gitlab.counters.requests).toBe(0);
     expect(slack.received).toEqual([]);
+  });
+
+  it("runs nothing, and tells the user, when it cannot make sure the event runs once (the claims table unreachable)", async () => {
+    vi.stubEnv("WARDEN_CLAIMS_TABLE", "no-such-table");
+    await expect(invoke(event({ job: "enforce", apply: true }))).resolves.toEqual({ posted: false });
+    expect(posted()).toEqual([{ response_type: "ephemeral", text: ":x: Warden could not make sure `enforce --apply` runs only once, so it did not run it." }]);
+    expect(gitlab.counters.requests).toBe(0);
   });
 
   it("says when Slack refused the result, without failing the invocation", async () => {

@@ -22,7 +22,7 @@ describe("parsePolicy validation", () => {
     ["a wrong version", "version: 2\n", "version", "unsupported version 2 (expected 1)"],
     ["a missing version", "gitlab:\n  shares:\n    allow: []\n", "version", "required"],
     ["an unknown top-level key", "version: 1\ngitlb: {}\n", "gitlb",
-      "unknown field (expected version, gitlab, pipelines, n8n or chatops)"],
+      "unknown field (expected version, gitlab, pipelines, n8n, chatops or notify)"],
     ["an unknown nested key", `${GITLAB}      - group: x\n        maxAcess: guest\n`, "gitlab.shares.allow[0].maxAcess",
       "unknown field (expected group, projects, groups, maxAccess or expiresWithin)"],
     ["a missing required list", "version: 1\ngitlab:\n  shares: {}\n", "gitlab.shares.allow", "required"],

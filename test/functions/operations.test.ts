@@ -1,0 +1,290 @@
+/**
+ * Issue 14's operations, end to end: the functions bundled as SST bundles them, called as AWS and
+ * Slack call them, against real stand-ins over sockets — dynalite for the claims table, loopback
+ * Lambda Invoke, Secrets Manager and S3 APIs for the real SDK clients, the GitLab simulator, and a
+ * Slack incoming webhook that holds every post to Block Kit's limits. Every line the functions write
+ * is captured (at DEBUG, metrics on) and searched for what must never be in a log.
+ */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { WorkerEvent } from "../../functions/lib/job-request.ts";
+import { ALREADY_RECEIVED } from "../../functions/lib/slack-once.ts";
+import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { startDynalite, type Dynalite } from "../support/dynalite.ts";
+import { standardPolicy } from "../support/policies.ts";
+import { bundleHandler, type Bundle } from "./bundle.ts";
+import { emfRecords, expectValidEmf } from "./emf.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "./slack-webhook-receiver.ts";
+import {
+  captureLogs,
+  functionUrlEvent,
+  lambdaContext,
+  SECRETS,
+  signedCommand,
+  slashCommandBody,
+  startLambdaApi,
+  startS3,
+  startSecretsManager,
+  stubAwsEnv,
+  writePolicy,
+  type LambdaApiStub,
+  type S3Stub,
+  type SecretsManagerStub,
+} from "./support.ts";
+
+type ChatopsHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+type JobHandler<R> = (event: unknown, context: Context) => Promise<R>;
+
+const USER = "U012ABCDEF";
+const BUCKET = "warden-production-runhistory";
+/** The incoming webhook's secret part: what must never be logged. */
+const WEBHOOK_TOKEN = "hK3vQ9xWm2LpR7tY4bN8cZ5d";
+const POLICY = `${standardPolicy()}
+chatops:
+  slack:
+    users: ["${USER}"]
+`;
+
+let dynalite: Dynalite;
+let secretsManager: SecretsManagerStub;
+let lambdaApi: LambdaApiStub;
+let s3: S3Stub;
+let slack: WebhookReceiver;
+let policyPath: string;
+let chatops: Bundle<ChatopsHandler>;
+let worker: Bundle<JobHandler<{ posted: boolean }>>;
+let enforce: Bundle<JobHandler<EnforceReport | RestoreReport>>;
+
+let gitlab: GitLabSim;
+let strays: number;
+let logs: ReturnType<typeof captureLogs>;
+
+beforeAll(async () => {
+  [dynalite, lambdaApi, s3, slack, policyPath, chatops, worker, enforce] = await Promise.all([
+    startDynalite(),
+    startLambdaApi(),
+    startS3(),
+    startWebhookReceiver(WEBHOOK_TOKEN),
+    writePolicy(POLICY),
+    bundleHandler<ChatopsHandler>("functions/chatops.ts"),
+    bundleHandler<JobHandler<{ posted: boolean }>>("functions/worker.ts"),
+    bundleHandler<JobHandler<EnforceReport | RestoreReport>>("functions/enforce.ts"),
+  ]);
+  secretsManager = await startSecretsManager(JSON.stringify({ ...SECRETS, slackWebhookUrl: slack.webhookUrl }));
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([dynalite.close(), lambdaApi.close(), s3.close(), slack.close(), secretsManager.close()]);
+});
+
+beforeEach(async () => {
+  const { dataset, intents } = generateOrganisation({ projects: 120, seed: 7 });
+  gitlab = await startGitLabSim({ dataset });
+  strays = intents.filter((i) => i.intent === "stray").length;
+  lambdaApi.invokes.length = 0;
+  slack.posts = [];
+  slack.responses = [];
+  slack.problems = [];
+  slack.status = 200;
+  s3.objects.clear();
+  // What sst.config.ts gives the functions on production, with the AWS APIs pointed at the stand-ins.
+  stubAwsEnv({
+    ...(await dynalite.freshClaimsEnv()),
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url,
+    AWS_ENDPOINT_URL_LAMBDA: lambdaApi.url,
+    AWS_ENDPOINT_URL_S3: s3.url,
+    WARDEN_RUN_HISTORY_BUCKET: BUCKET,
+    WARDEN_WORKER_FUNCTION: "warden-production-Worker",
+    WARDEN_POLICY: policyPath,
+    GITLAB_URL: gitlab.url,
+    WARDEN_REPORT_ONLY: "false",
+    WARDEN_STAGE: "production",
+    // The webhook and response_url stand-in, in place of https://hooks.slack.com.
+    WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin,
+    POWERTOOLS_LOG_LEVEL: "DEBUG",
+    // Asks Powertools to log every event; Warden overrides it, as events carry what must not be logged.
+    POWERTOOLS_LOGGER_LOG_EVENT: "true",
+    POWERTOOLS_METRICS_DISABLED: "false",
+  });
+  logs = captureLogs();
+});
+afterEach(async () => {
+  logs.restore();
+  vi.unstubAllEnvs();
+  await gitlab.close();
+});
+
+const context = (functionName: string, requestId?: string) => lambdaContext({ functionName, ...(requestId ? { requestId } : {}) });
+const removals = () => gitlab.counters.byRoute["DELETE /projects/:id/share/:group_id"] ?? 0;
+const ackText = (response: APIGatewayProxyStructuredResultV2) => (JSON.parse(String(response.body)) as { text: string }).text;
+/** The same request again, as a fresh event object: what a replay (or a second delivery) is. */
+const again = <T>(event: T): T => structuredClone(event);
+const command = (text: string) => signedCommand({ text, user_id: USER, response_url: `${slack.origin}/commands/T0001/1234/${crypto.randomUUID()}` });
+
+describe("chat-ops runs each command once", () => {
+  it("acknowledges a replayed signed command without starting the worker again", async () => {
+    const handler = await chatops.container();
+    const event = command("enforce --apply");
+    const first = await handler(again(event), context("warden-production-Chatops"));
+    expect(ackText(first)).toBe(":hourglass_flowing_sand: Running `enforce --apply`; the result will be posted here.");
+    // Within the 5 minutes its signature verifies, byte for byte the same: in the same container, and in another.
+    for (const replayed of [await handler(again(event), context("warden-production-Chatops")), await (await chatops.container())(again(event), context("warden-production-Chatops"))]) {
+      expect(replayed.statusCode).toBe(200);
+      expect(ackText(replayed)).toBe(ALREADY_RECEIVED);
+    }
+    expect(lambdaApi.invokes).toHaveLength(1);
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ message: "chat-command", outcome: "not run", reason: "a repeat of a request already received" }));
+  });
+
+  it("starts one worker for two copies arriving at once, in two containers", async () => {
+    const [a, b] = [await chatops.container(), await chatops.container()];
+    const event = command("enforce");
+    const answers = (await Promise.all([a(again(event), context("warden-production-Chatops")), b(again(event), context("warden-production-Chatops"))])).map(ackText);
+    expect(answers.sort()).toEqual([":hourglass_flowing_sand: Running `enforce` (dry run); the result will be posted here.", ALREADY_RECEIVED].sort());
+    expect(lambdaApi.invokes).toHaveLength(1);
+  });
+
+  it("acknowledges a request Slack marks as a retry (X-Slack-Retry-Num) without running it", async () => {
+    const event = command("enforce");
+    event.headers["X-Slack-Retry-Num"] = "1";
+    event.headers["X-Slack-Retry-Reason"] = "http_timeout";
+    expect(ackText(await (await chatops.container())(event, context("warden-production-Chatops")))).toBe(ALREADY_RECEIVED);
+    expect(lambdaApi.invokes).toHaveLength(0);
+  });
+
+  it("answers Slack's ssl_check 200 with an empty body, and still refuses any other unsigned request", async () => {
+    const handler = await chatops.container();
+    const sslCheck = await handler(functionUrlEvent("ssl_check=1&token=deprecated-verification-token", {}), context("warden-production-Chatops"));
+    expect(sslCheck).toMatchObject({ statusCode: 200 });
+    expect(sslCheck.body ?? "").toBe("");
+    const unsigned = await handler(functionUrlEvent(slashCommandBody({ text: "enforce", user_id: USER }), {}), context("warden-production-Chatops"));
+    expect(unsigned.statusCode).toBe(401);
+    const sslCheckWithCommand = await handler(functionUrlEvent(`ssl_check=1&${slashCommandBody({ text: "enforce", user_id: USER })}`, {}), context("warden-production-Chatops"));
+    expect(sslCheckWithCommand.statusCode).toBe(401);
+    expect(lambdaApi.invokes).toHaveLength(0);
+  });
+
+  it("runs a worker event once, however often it is delivered", async () => {
+    await (await chatops.container())(command("enforce --apply"), context("warden-production-Chatops"));
+    const payload = JSON.parse(lambdaApi.invokes[0]!.payload) as WorkerEvent;
+    expect(await (await worker.container())(again(payload), context("warden-production-Worker"))).toEqual({ posted: true });
+    expect(removals()).toBe(strays);
+    // An operator re-sends the event (Lambda itself does not retry it): to a warm container, and to a cold one.
+    expect(await (await worker.container())(again(payload), context("warden-production-Worker"))).toEqual({ posted: false });
+    expect(removals()).toBe(strays);
+    expect(slack.responses).toHaveLength(1);
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "WARN", message: "worker event already received: not run again", correlation_id: payload.correlationId }));
+    // A chat run answers in its thread, never on the channel's webhook.
+    expect(slack.posts).toHaveLength(0);
+  });
+});
+
+describe("scheduled runs report to Slack, and emit their metrics", () => {
+  it("posts one summary of a scheduled apply to the webhook, and none for the clean run after it", async () => {
+    const handler = await enforce.container();
+    const applied = (await handler({ source: "schedule" }, context("warden-production-Enforce", "req-scheduled-1"))) as EnforceReport;
+    expect(applied).toMatchObject({ dryRun: false, summary: { removed: strays } });
+    expect(slack.posts).toHaveLength(1);
+    expect(slack.problems).toEqual([]);
+    const posted = JSON.stringify(slack.posts[0]);
+    for (const part of ["*enforce*", "trigger schedule", "stage production", "req-scheduled-1"]) expect(posted).toContain(part);
+
+    const clean = (await handler({ source: "schedule" }, context("warden-production-Enforce"))) as EnforceReport;
+    expect(clean.summary).toMatchObject({ strays: 0, removed: 0 });
+    expect(slack.posts).toHaveLength(1);
+  });
+
+  it("writes one valid EMF record per run, per job and trigger, with what the run found and did", async () => {
+    const handler = await enforce.container();
+    await handler({ source: "schedule" }, context("warden-production-Enforce"));
+    await handler({}, context("warden-production-Enforce"));
+    const records = emfRecords(logs.lines());
+    expect(records).toHaveLength(2);
+    records.forEach(expectValidEmf);
+    expect(records[0]!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([
+      ["service", "stage", "job"],
+      ["service", "stage", "job", "trigger"],
+    ]);
+    expect(records[0]).toMatchObject({ service: "warden", stage: "production", job: "enforce", trigger: "schedule", StraysFound: strays, SharesRemoved: strays, RunSucceeded: 1, RunFailed: 0, GuardTripped: 0 });
+    expect(records[0]!["Requests"]).toBeGreaterThan(0);
+    expect(records[1]).toMatchObject({ trigger: "console", StraysFound: 0, SharesRemoved: 0, RunSucceeded: 1 });
+  });
+
+  it("keeps the run's outcome when the webhook fails, and says so in the log", async () => {
+    slack.status = 500;
+    const report = (await (await enforce.container())({ source: "schedule" }, context("warden-production-Enforce"))) as EnforceReport;
+    expect(report.summary.removed).toBe(strays);
+    expect(slack.posts).toHaveLength(1);
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "WARN", message: "posting the run summary to Slack failed", status: 500 }));
+  });
+
+  it("tells the channel of a run that failed, and counts it", async () => {
+    // A GitLab that refuses the secret's token.
+    await gitlab.close();
+    gitlab = await startGitLabSim({ tokens: { "glpat-another-token": { admin: true } } });
+    vi.stubEnv("GITLAB_URL", gitlab.url);
+    await expect((await enforce.container())({ source: "schedule" }, context("warden-production-Enforce"))).rejects.toThrow(/answered 401/);
+    expect(slack.posts).toHaveLength(1);
+    expect(slack.problems).toEqual([]);
+    expect(JSON.stringify(slack.posts[0])).toContain("Warden enforce failed");
+    expect(emfRecords(logs.lines())).toEqual([expect.objectContaining({ RunFailed: 1, RunSucceeded: 0 })]);
+  });
+});
+
+describe("run history for restore", () => {
+  it("keeps an applying run's report, and restores from it by s3:// or as latest: dry unless dryRun is false", async () => {
+    const handler = await enforce.container();
+    const removal = (await handler({ dryRun: false }, context("warden-production-Enforce", "req-apply-1"))) as EnforceReport;
+    const keys = [...s3.objects.keys()];
+    expect(keys).toEqual([expect.stringMatching(new RegExp(`^${BUCKET}/runs/enforce/\\d{8}T\\d{6}\\.\\d{3}Z-req-apply-1\\.json$`))]);
+    expect(JSON.parse(s3.objects.get(keys[0]!)!)).toEqual(removal);
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ message: "run report stored for restore", location: `s3://${keys[0]}` }));
+    // A run that changes nothing is not kept: "latest" still names the run that removed the shares.
+    await handler({ dryRun: false }, context("warden-production-Enforce"));
+    expect(s3.objects.size).toBe(1);
+
+    const posts = () => gitlab.counters.byRoute["POST /projects/:id/share"] ?? 0;
+    const dry = (await handler({ restore: "latest" }, context("warden-production-Enforce"))) as RestoreReport;
+    expect(dry).toMatchObject({ job: "restore", dryRun: true, summary: { restores: strays, restored: 0 } });
+    expect(posts()).toBe(0);
+    const applied = (await handler({ restore: `s3://${keys[0]}`, dryRun: false }, context("warden-production-Enforce"))) as RestoreReport;
+    expect(applied).toMatchObject({ job: "restore", dryRun: false, summary: { restored: strays, failed: 0 } });
+    expect(posts()).toBe(strays);
+  });
+
+  it.each([
+    [{ restore: "s3://Not_A_Bucket/runs/x.json" }, /^invalid event: restore: a stored run is named s3:\/\/<bucket>\/<key> or "latest"/],
+    [{ restore: "latest", source: "schedule" }, "invalid event: restore: a restore is asked by a person, not by the schedule: leave out source"],
+  ])("refuses %j before reading anything", async (event, message) => {
+    await expect((await enforce.container())(event, context("warden-production-Enforce"))).rejects.toThrow(message);
+    expect(gitlab.counters.requests).toBe(0);
+  });
+
+  it("fails naming the bucket when it holds no enforce run", async () => {
+    await expect((await enforce.container())({ restore: "latest" }, context("warden-production-Enforce"))).rejects.toThrow(`no stored enforce run in s3://${BUCKET}/runs/enforce/`);
+    expect(gitlab.counters.requests).toBe(0);
+  });
+});
+
+describe("the logs of all of it", () => {
+  it("hold no credential, no webhook URL and no response_url", async () => {
+    const chat = command("enforce --apply");
+    await (await chatops.container())(again(chat), context("warden-production-Chatops"));
+    await (await chatops.container())(again(chat), context("warden-production-Chatops"));
+    await (await worker.container())(JSON.parse(lambdaApi.invokes[0]!.payload), context("warden-production-Worker"));
+    gitlab.resetCounters();
+    const handler = await enforce.container();
+    await handler({ dryRun: false }, context("warden-production-Enforce"));
+    await handler({ restore: "latest", dryRun: false }, context("warden-production-Enforce"));
+    slack.status = 500;
+    await handler({ dryRun: false }, context("warden-production-Enforce"));
+
+    const lines = logs.lines();
+    expect(lines.length).toBeGreaterThan(20);
+    const text = JSON.stringify(lines).toLowerCase();
+    const responseUrl = new URL(new URLSearchParams(Buffer.from(chat.body!, "base64").toString()).get("response_url")!);
+    for (const secret of [...Object.values(SECRETS), WEBHOOK_TOKEN, WEBHOOK_TOKEN.slice(0, 8), slack.webhookUrl, "/services/T0001", responseUrl.pathname, "x-slack-signature"]) {
+      expect(text, secret).not.toContain(secret.toLowerCase());
+    }
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * A loopback stand-in for a Slack incoming webhook: it takes posts on its one /services/… path, holds
+ * each to Block Kit's limits as Slack would (which answers invalid_blocks otherwise), and answers
+ * "ok", or whatever status a test sets. Posts to a response_url (/commands/…) are kept apart.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { SLACK_LIMITS, type Block, type WebhookMessage } from "../../functions/lib/notify.ts";
+
+export interface WebhookReceiver {
+  /** For WARDEN_SLACK_RESPONSE_ORIGIN, which the functions accept in place of https://hooks.slack.com. */
+  origin: string;
+  /** The webhook's URL: its last segment is `token`, the secret part. */
+  webhookUrl: string;
+  posts: WebhookMessage[];
+  /** Posts to /commands/… paths: the results the worker posts to a command's response_url. */
+  responses: unknown[];
+  /** Violations of Slack's limits found in the posts. */
+  problems: string[];
+  status: number;
+  close(): Promise<void>;
+}
+
+export async function startWebhookReceiver(token: string): Promise<WebhookReceiver> {
+  const path = `/services/T0001/B0001/${token}`;
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk));
+    req.on("end", () => {
+      if (req.method === "POST" && req.url?.startsWith("/commands/")) {
+        receiver.responses.push(JSON.parse(body));
+        return void res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+      }
+      if (req.method !== "POST" || req.url !== path) return void res.writeHead(404).end("no_service");
+      const message = JSON.parse(body) as WebhookMessage;
+      receiver.posts.push(message);
+      receiver.problems.push(...limitProblems(message));
+      res.writeHead(receiver.status, { "content-type": "text/plain" }).end(receiver.status === 200 ? "ok" : "invalid_blocks");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const receiver: WebhookReceiver = {
+    origin,
+    webhookUrl: `${origin}${path}`,
+    posts: [],
+    responses: [],
+    problems: [],
+    status: 200,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+  return receiver;
+}
+
+function limitProblems(message: WebhookMessage): string[] {
+  const problems: string[] = [];
+  if (!message.text) problems.push("no text fallback");
+  if (message.text.length > 40_000) problems.push("text over 40,000");
+  if (message.blocks.length > SLACK_LIMITS.blocks) problems.push(`${message.blocks.length} blocks`);
+  for (const block of message.blocks as Block[]) {
+    const texts = block.type === "context" ? block.elements.map((e) => e.text) : [block.text.text];
+    const max = block.type === "header" ? 150 : 3000;
+    for (const text of texts) if (text.length > max || text.length === 0) problems.push(`${block.type} text of ${text.length}`);
+    if (block.type === "context" && block.elements.length > 10) problems.push("context with over 10 elements");
+  }
+  return problems;
+}
