@@ -3,7 +3,8 @@
  * Warden on AWS. Settings come from the environment of `sst deploy --stage <stage>`:
  *
  *   WARDEN_SECRET_ARN          required: the Secrets Manager secret holding
- *                              {"gitlabToken", "n8nApiKey", "slackSigningSecret"}, each only if used
+ *                              {"gitlabToken", "n8nApiKey", "slackSigningSecret", "slackWebhookUrl"},
+ *                              each only if used
  *   GITLAB_URL, N8N_URL        scheme and host (and path prefix) of each service; one or both. Without
  *                              GITLAB_URL there is no Enforce function, without N8N_URL no Workflows
  *   WARDEN_SECRET_KMS_KEY_ARN  the customer-managed KMS key the secret is encrypted with, if any
@@ -15,9 +16,10 @@
  *                              (default: true on every stage but production)
  *   WARDEN_ALARM_EMAIL         an address subscribed to the alarm topic (it must confirm the
  *                              subscription); unset: subscribe to the topic yourself
- *   WARDEN_RUN_HISTORY_DAYS    days an applying run's report is kept for restore (default 90)
+ *   WARDEN_RUN_HISTORY_DAYS    days the report of a run that changed something is kept for restore
+ *                              (default 90)
  *
- * Operations: every stage has a run-history bucket (reports of applying runs, expired after
+ * Operations: every stage has a run-history bucket (reports of runs that changed something, expired after
  * WARDEN_RUN_HISTORY_DAYS), an SNS topic with CloudWatch alarms on the runs' metrics (a run failed,
  * its guard tripped, actions failed, and a heartbeat: no successful scheduled run in two schedule
  * periods), and, with chat-ops, a DynamoDB table of claims that keeps each command to one run.

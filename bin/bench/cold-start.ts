@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { signedCommand } from "../../test/functions/events.ts";
+import { startDynalite } from "../../test/support/dynalite.ts";
 
 export interface ColdStart {
   bundleKB: number;
@@ -90,6 +91,8 @@ writeFileSync(resultFile, JSON.stringify({ initMs, firstAckMs, warmMs }));
 export async function measureColdStart(): Promise<ColdStart> {
   const dir = await mkdtemp(join(tmpdir(), "warden-cold-start-"));
   const aws = await startAwsStandIns();
+  // The claims table that keeps each command to one run (DynamoDB's conditional write is on the path).
+  const dynamo = await startDynalite();
   try {
     // The Lambda package's layout: the handler under functions/, the policy at the root (copyFiles).
     const bundle = join(dir, "functions", "chatops.mjs");
@@ -125,6 +128,7 @@ export async function measureColdStart(): Promise<ColdStart> {
         // The SDK's per-service endpoints (AWS_ENDPOINT_URL_ + the service id in capitals, spaces as _).
         AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.url,
         AWS_ENDPOINT_URL_LAMBDA: aws.url,
+        ...(await dynamo.freshClaimsEnv()),
         AWS_EXECUTION_ENV: "AWS_Lambda_nodejs24.x",
         AWS_LAMBDA_FUNCTION_NAME: "warden-production-ChatopsFunction",
         AWS_LAMBDA_FUNCTION_MEMORY_SIZE: "1024",
@@ -161,7 +165,7 @@ export async function measureColdStart(): Promise<ColdStart> {
         "and Slack's round trip to the Function URL.",
     };
   } finally {
-    await aws.close();
+    await Promise.all([aws.close(), dynamo.close()]);
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -64,7 +64,8 @@ export function slackRequestOnce(opts: SlackRequestOnceOptions): MiddlewareObj<A
         return reply(NOT_CHECKED);
       }
       if (first) return undefined;
-      opts.onSkipped?.("a repeat of a request already received", { timestamp });
+      // Not `timestamp`: Powertools reserves that key for the log line's own time.
+      opts.onSkipped?.("a repeat of a request already received", { requestTimestamp: timestamp });
       return reply(ALREADY_RECEIVED);
     },
   };

@@ -20,7 +20,11 @@ export interface SlashCommand {
   user_id?: string;
   channel_id?: string;
   response_url?: string;
+  /** Slack gives every command its own; by default each body built here gets a new one. */
+  trigger_id?: string;
 }
+
+let triggers = 0;
 
 /** The form Slack posts for a slash command, field for field. */
 export function slashCommandBody(cmd: SlashCommand): string {
@@ -37,7 +41,7 @@ export function slashCommandBody(cmd: SlashCommand): string {
     api_app_id: "A0001",
     is_enterprise_install: "false",
     response_url: cmd.response_url ?? "https://hooks.slack.com/commands/T0001/1234/abcd",
-    trigger_id: "1234.5678.abcd",
+    trigger_id: cmd.trigger_id ?? `1234.${++triggers}.abcd`,
   }).toString();
 }
 
