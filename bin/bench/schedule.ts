@@ -1,14 +1,26 @@
 /**
- * The least time Warden's enforce run can take: every request takes exactly the simulated latency,
- * `concurrency` requests at a time, in the job's order — token check, scope look-up and first page
- * one after another; then (for a split group) the subgroup list and the partitions, each a chain of
- * pages handed to workers in order as p-map does; then, the plan complete, the removals. Under rate
- * limits, a request also waits for every budget it counts against, with the simulator's windows
- * (each opened by the first request after the previous one closed).
+ * What Warden's enforce run needs at the least, in requests and in time. The lower bound of requests:
+ * scope resolution (token check, group look-up), the projects in full pages of 100, the scope's
+ * descendant groups in full pages of 100 and one GET /groups/:id per group in scope (what examining
+ * group shares costs: no listing carries them), one DELETE per stray, and one GET per subject of an
+ * old plan (its 60 s re-check). The floor, the least time: every request takes exactly the latency,
+ * `concurrency` at a time — the token check, then the scope look-up; then the first page of projects and of descendant
+ * groups, the rest of the examination on every slot; then, the plan complete, the removals (with the
+ * re-checks beside them, on slots of their own). Under rate limits a request also waits for every
+ * budget it counts against, with the simulator's windows (each opened by the first request after the
+ * previous one closed).
  */
 import type { RateLimitRule } from "../../test/sim/gitlab/index.ts";
 
-const LIST = "GET /groups/:id/projects";
+/** What the organisation in scope asks of a run. */
+export interface Work {
+  projects: number;
+  /** Groups in scope, the scope group included. */
+  groups: number;
+  strays: number;
+  /** Subjects read again before removal (a plan older than 60 s); 0 for a fresh plan. */
+  rechecks?: number;
+}
 
 interface Budget {
   rule: RateLimitRule;
@@ -16,7 +28,25 @@ interface Budget {
   count: number;
 }
 
-export function floorMs(partitionPages: number[], strays: number, concurrency: number, latencyMs: number, rules: RateLimitRule[] = []): number {
+const pages = (n: number) => Math.max(1, Math.ceil(n / 100));
+
+/** The requests of one examination (a dry run), by route, in the order the job sends them. */
+function examination(w: Work): { route: string; count: number }[] {
+  return [
+    { route: "GET /groups/:id/projects", count: pages(w.projects) },
+    { route: "GET /groups/:id/descendant_groups", count: pages(w.groups - 1) },
+    { route: "GET /groups/:id", count: w.groups },
+  ];
+}
+
+/** The fewest requests of a dry run (`apply` false) or of an apply. */
+export function lowerBound(w: Work, apply = true): { requests: number; pages: number } {
+  const examine = examination(w).reduce((n, r) => n + r.count, 0);
+  return { requests: 2 + examine + (apply ? w.strays + (w.rechecks ?? 0) : 0), pages: pages(w.projects) };
+}
+
+/** The least wall time of a dry run (`apply` false) or of an apply; `rules` are the simulator's budgets. */
+export function floorMs(w: Work, concurrency: number, latencyMs: number, rules: RateLimitRule[] = [], apply = true, removalConcurrency = concurrency): number {
   const budgets: Budget[] = rules.map((rule) => ({ rule, start: -Infinity, count: 0 }));
   /** The earliest time at or after `t` that every budget of `route` lets a request start, counting it. */
   const admit = (route: string, t: number): number => {
@@ -32,32 +62,25 @@ export function floorMs(partitionPages: number[], strays: number, concurrency: n
     }
     return t;
   };
-  const one = (route: string, t: number) => admit(route, t) + latencyMs;
-  /** Chains of requests on `concurrency` workers, in order; returns when the last one ends. */
-  const parallel = (chains: { route: string; length: number }[], t0: number): number => {
-    const free = new Array<number>(Math.min(concurrency, chains.length)).fill(t0);
-    for (const chain of chains) {
+  /** Requests on `slots` workers, each taken by the first free worker; returns when the last one ends. */
+  const parallel = (requests: string[], slots: number, t0: number): number => {
+    const free = new Array<number>(Math.max(1, Math.min(slots, requests.length))).fill(t0);
+    for (const route of requests) {
       const worker = free.indexOf(Math.min(...free));
-      for (let i = 0; i < chain.length; i++) free[worker] = one(chain.route, free[worker]!);
+      free[worker] = admit(route, free[worker]!) + latencyMs;
     }
     return Math.max(t0, ...free);
   };
-
-  let t = one("GET /user", 0);
-  t = one("GET /namespaces/:id", t);
-  t = one(LIST, t);
-  const [first = 1] = partitionPages;
-  if (partitionPages.length === 1) {
-    for (let page = 1; page < first; page++) t = one(LIST, t);
-  } else {
-    t = one("GET /groups/:id/subgroups", t);
-    t = parallel(partitionPages.map((length) => ({ route: LIST, length })), t);
-  }
-  return parallel(Array.from({ length: strays }, () => ({ route: "DELETE /projects/:id/share/:group_id", length: 1 })), t);
-}
-
-/** The fewest requests the job needs: scope resolution (token check, group look-up), full pages, one DELETE per stray. */
-export function lowerBound(inScope: number, strays: number): { requests: number; pages: number } {
-  const pages = Math.max(1, Math.ceil(inScope / 100));
-  return { requests: 2 + pages + strays, pages };
+  const expand = (list: { route: string; count: number }[]) => list.flatMap(({ route, count }) => Array<string>(count).fill(route));
+  // The token check goes first and alone (a refused token must be the first request), then the scope.
+  let t = parallel(["GET /namespaces/:id"], concurrency, parallel(["GET /user"], concurrency, 0));
+  const [projectPages, descendantPages, groupReads] = examination(w);
+  // The first page of each listing opens it; everything else shares the slots.
+  t = parallel(["GET /groups/:id/projects", "GET /groups/:id/descendant_groups"], concurrency, t);
+  t = parallel(expand([{ ...projectPages!, count: projectPages!.count - 1 }, { ...descendantPages!, count: descendantPages!.count - 1 }, groupReads!]), concurrency, t);
+  if (!apply) return t;
+  // Re-checks go out on slots of their own ahead of the removals, so the removals set the pace.
+  const removals = parallel(expand([{ route: "DELETE /projects/:id/share/:group_id", count: w.strays }]), removalConcurrency, t);
+  const rechecks = w.rechecks ? parallel(expand([{ route: "GET /projects/:id", count: w.rechecks }]), removalConcurrency, t) : t;
+  return Math.max(removals, rechecks);
 }

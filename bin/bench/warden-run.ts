@@ -1,28 +1,31 @@
 /**
- * Runs `warden enforce --apply` as the CLI does, in a process of its own, bundled like the Lambda
- * (so Node's TypeScript loader is not in the measured memory). Args: url token policyFile concurrency.
+ * Runs `warden enforce` as the CLI does, in a process of its own, bundled like the Lambda (so Node's
+ * TypeScript loader is not in the measured memory): once per entry of `runs` ("apply", or
+ * "dry,apply,dry"), with `--concurrency`/`--list-concurrency` when given, else with the CLI's defaults.
+ * Args: url token policyFile runs [concurrency].
  */
 import { Writable } from "node:stream";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import { main } from "../cli/main.ts";
 import { peakRssKB, printResult } from "./run-result.ts";
 
-const [url, token, policy, concurrency] = process.argv.slice(2) as [string, string, string, string];
-let out = "";
-const stdout = new Writable({ write: (chunk: Buffer, _e, done) => ((out += chunk.toString()), done()) });
+const [url, token, policy, runs, concurrency] = process.argv.slice(2) as [string, string, string, string, string | undefined];
 const quiet = new Writable({ write: (_c, _e, done) => done() });
-
+const flags = concurrency ? ["--concurrency", concurrency, "--list-concurrency", concurrency] : [];
 const started = performance.now();
-const code = await main(["enforce", "--apply", "--json", "--policy", policy, "--concurrency", concurrency, "--list-concurrency", concurrency], {
-  stdout,
-  stderr: quiet,
-  env: { GITLAB_URL: url, GITLAB_TOKEN: token },
-});
-const wallMs = performance.now() - started;
-const report = JSON.parse(out) as EnforceReport;
-printResult({
-  wallMs,
-  maxRssKB: peakRssKB(),
-  removed: report.summary.removed + report.summary.alreadyGone,
-  ...(code === 0 ? {} : { error: `exit ${code}: ${report.warnings.join("; ")}` }),
-});
+let removed = 0;
+const errors: string[] = [];
+for (const run of runs.split(",")) {
+  let out = "";
+  const stdout = new Writable({ write: (chunk: Buffer, _e, done) => ((out += chunk.toString()), done()) });
+  const code = await main(["enforce", ...(run === "apply" ? ["--apply"] : []), "--json", "--policy", policy, ...flags], {
+    stdout,
+    stderr: quiet,
+    env: { GITLAB_URL: url, GITLAB_TOKEN: token },
+  });
+  const report = JSON.parse(out) as EnforceReport;
+  removed += report.summary.removed + report.summary.alreadyGone;
+  // A dry run that finds strays exits 2; anything else but 0 is a failure.
+  if (code !== 0 && !(code === 2 && run === "dry")) errors.push(`${run}: exit ${code}: ${report.warnings.join("; ")}`);
+}
+printResult({ wallMs: performance.now() - started, maxRssKB: peakRssKB(), removed, ...(errors.length ? { error: errors.join(" | ") } : {}) });

@@ -18,10 +18,15 @@ group reach into it but are outside the scope: they are listed as warnings.
 
 Options:
   --apply          remove the planned shares
-  --concurrency N  removals in flight at once (default 4)
+  --concurrency N  removals in flight at once (default 16; an old plan's re-reads go out
+                   alongside, as many again)
   --list-concurrency N
-                   listings in flight at once, and group reads in flight at once (default 4; a
-                   scope group above 2,000 projects is listed as one listing per direct subgroup)
+                   examination requests in flight at once, project pages and group reads
+                   together (default 16). A large scope group is split into partitions (its own
+                   projects, each subgroup's tree, again where a branch is large), each following
+                   GitLab's links. Defaults suit GitLab.com's budgets and a
+                   small self-managed instance; a budget GitLab reports (RateLimit-*, Retry-After)
+                   paces requests whatever these say
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
   --json           print the report as JSON
   --request-timeout SECONDS

@@ -2,11 +2,13 @@
  * How enforce examines group-to-group shares. Only a group's detail carries its `shared_with_groups`
  * (no listing does), so each group in scope costs one GET /groups/:id?with_projects=false — the
  * endpoint GitLab.com limits to 400 a minute. The groups are streamed from their listing into details
- * read side by side (at most `concurrency` at once, all under the run's rate limiter), never held as a
- * whole list.
+ * read side by side, never held as a whole list. Every request takes a slot of the examination's
+ * pool (Examination.slots), shared with the project listing: the two kinds together keep `concurrency`
+ * requests in flight, whichever has more left to do.
  */
 import pMap from "p-map";
-import type { GitLabClient, GroupDetail } from "../gitlab/index.ts";
+import type { GitLabClient, Group, GroupDetail } from "../gitlab/index.ts";
+import type { Listing } from "../paging/index.ts";
 import { accessLevelName, inScope } from "../policy/index.ts";
 import type { Examination, Subject } from "./enforce-kinds.ts";
 import { unlessNotFound, type ScopeRoot } from "./enforce-listing.ts";
@@ -23,10 +25,11 @@ export async function readGroupSubject(gitlab: GitLabClient, id: number, signal?
 
 /** Every group in scope, read and judged one detail at a time; then the scope groups' ancestors, warned about. */
 export async function examineGroups(x: Examination, judge: (subjects: Subject[]) => void): Promise<void> {
+  const { slots } = x;
   await pMap(
     groupIds(x),
     async (id) => {
-      const group = await readGroup(x.gitlab, id, x.signal);
+      const group = await slots(() => readGroup(x.gitlab, id, x.signal));
       // A group deleted since it was listed has no shares left to govern.
       if (group) judge([groupSubject(group)]);
     },
@@ -36,14 +39,17 @@ export async function examineGroups(x: Examination, judge: (subjects: Subject[])
 }
 
 /** Each scope group and all its descendants; without a scope, every group the token sees. */
-async function* groupIds({ gitlab, roots, signal }: Examination): AsyncGenerator<number> {
-  if (roots === undefined) {
-    for await (const group of gitlab.listGroups({ all_available: true }, { signal })) yield group.id;
-    return;
-  }
+async function* groupIds(x: Examination): AsyncGenerator<number> {
+  const { gitlab, roots, signal } = x;
+  const { slots } = x;
+  const ids = async function* (listing: Listing<Group>) {
+    const pages = listing.pages();
+    for (let page = await slots(() => pages.next()); !page.done; page = await slots(() => pages.next())) yield* page.value.items.map((g) => g.id);
+  };
+  if (roots === undefined) return yield* ids(gitlab.listGroups({ all_available: true }, { signal }));
   for (const root of roots) {
     yield root.id;
-    for await (const group of gitlab.listDescendantGroups(root.id, { signal })) yield group.id;
+    yield* ids(gitlab.listDescendantGroups(root.id, { signal }));
   }
 }
 
@@ -64,7 +70,7 @@ async function ancestorShares(x: Examination, roots: readonly ScopeRoot[]): Prom
   const warnings = await pMap(
     ancestors.values(),
     async ({ path, scope }) => {
-      const group = await readGroup(x.gitlab, path, x.signal);
+      const group = await x.slots(() => readGroup(x.gitlab, path, x.signal));
       if (!group) return [`${path}, above scope group ${scope}, could not be read (not found, or the token cannot see it): the shares it makes reach into the scope and are unknown`];
       return group.shared_with_groups.map(
         (share) =>

@@ -4,6 +4,7 @@
  * unshared, and how its actions name the subject; judging, the plan, the guard, the removal loop, the
  * plan-age re-check and the audit line are written once over them (enforce.ts, enforce-removal.ts).
  */
+import type { LimitFunction } from "p-limit";
 import type { GitLabClient, GroupShare, UnshareOutcome } from "../gitlab/index.ts";
 import type { Policy, ShareInput } from "../policy/index.ts";
 import { examineGroups, readGroupSubject } from "./enforce-groups.ts";
@@ -59,8 +60,14 @@ export interface Examination {
   roots: readonly ScopeRoot[] | undefined;
   /** Whether the token sees every group (administrator or auditor). */
   seesAllGroups: boolean;
-  /** Requests of one kind's examination in flight at once. */
+  /** Examination requests in flight at once, both kinds together. */
   concurrency: number;
+  /**
+   * The one pool of `concurrency` request slots every examination request takes (project pages, group
+   * pages, group details): whichever kind still has work keeps every slot busy, where a pool per kind
+   * would leave one idle as soon as its kind ran dry.
+   */
+  slots: LimitFunction;
   signal: AbortSignal;
   warnings: string[];
 }

@@ -1,15 +1,21 @@
 /**
- * How enforce lists the projects in scope: each scope group once (or the whole instance), as one
- * listing or, when large, as partitions listed side by side, each following its own links.
+ * How enforce lists the projects in scope: each scope group as a tree of partitions, each following
+ * its own links, split where a branch is large; or the whole instance, in id ranges by keyset.
  */
 import pMap from "p-map";
+import type { LimitFunction } from "p-limit";
 import { HttpError, type GitLabClient, type Project } from "../gitlab/index.ts";
-import type { Listing, Page } from "../paging/index.ts";
+import type { Page } from "../paging/index.ts";
 import { scopeGroups, type Policy } from "../policy/index.ts";
 import type { Examination, Subject } from "./enforce-kinds.ts";
 
-/** Above this many projects, a scope group (or the instance) is listed in partitions that run in parallel. */
+/** Above this many projects, the instance (without a scope) is listed in id ranges that run in parallel. */
 export const PARTITION_ABOVE = 2_000;
+
+/** GitLab's largest page. */
+const PER_PAGE = 100;
+/** A listing of this many pages or fewer is never split: a split costs two requests or more. */
+const SPLIT_ABOVE_PAGES = 10;
 
 export type Pages = AsyncIterable<Page<Project>>;
 
@@ -43,49 +49,75 @@ export async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined
   }
 }
 
-/** Every project in scope, judged a page at a time as the listings go. */
+/**
+ * Every project in scope, judged a page at a time as the pages arrive: each scope group as a tree of
+ * partitions (`subtree`), the instance without a scope as id ranges by keyset. Every request takes a
+ * slot of the examination's pool, which the group shares' reads use too.
+ */
 export async function examineProjects(x: Examination, judge: (subjects: Subject[]) => void): Promise<void> {
-  const { gitlab, concurrency, signal } = x;
+  const { slots } = x;
   const judgePage = (items: Project[]) => judge(items.map(projectSubject));
-  const sources = await pMap(
-    x.roots ?? [undefined],
-    (root) => (root === undefined ? instanceRanges(gitlab, concurrency * 2, signal) : startGroupListing(gitlab, root.id, judgePage, { seesAllGroups: x.seesAllGroups, signal })),
-    { concurrency },
-  );
-  await pMap(sources.flat(), async (pages) => {
-    for await (const page of pages) judgePage(page.items);
-  }, { concurrency });
+  if (x.roots === undefined) {
+    const ranges = await slots(() => instanceRanges(x.gitlab, x.concurrency * 2, x.signal));
+    await pMap(ranges, (range) => follow(range[Symbol.asyncIterator](), judgePage, slots), { concurrency: x.concurrency });
+    return;
+  }
+  await Promise.all(x.roots.map((root) => subtree({ x, slots, judgePage }, root.id, new Set(), undefined)));
+}
+
+interface Partitioning {
+  x: Examination;
+  slots: LimitFunction;
+  judgePage: (items: Project[]) => void;
 }
 
 /**
- * Starts listing one scope group and judges the first page. Its x-total decides the rest: a small
- * group's listing simply goes on; a large one (or one above 10,000, which GitLab will not count) is
- * split into its own projects and each direct subgroup's tree, every partition following its own
- * links. /groups/:id/projects has no id filter to split on, so subgroups are the seams; each costs at
- * most one partial page, and the first page's projects, listed again by their partition, are not
- * judged twice. Only a token that sees every group may split: GitLab lists to others only the
- * subgroups they are members of, and a partition missed would be projects never judged.
+ * One group's projects, its subgroups' included. GitLab's contract is to follow the `Link` of each
+ * answer and never build a page's address, so the pages of one listing come one after another:
+ * parallelism comes from partitions. The listing starts as one (a small tree costs no extra request);
+ * when its first page shows it is large — more pages than an even share of the slots (and than 10),
+ * or no total at all (above 10,000) — it is split into the group's own projects and each direct subgroup's tree, and
+ * each of those is judged the same way, so a heavy branch is split as deep as its shape allows while
+ * light ones stay whole. A split reads its first page again (those projects are not judged twice) and
+ * ends each partition on a partial page, so a tree with more child groups than pages (thousands of
+ * tiny groups) is listed whole instead. A token that cannot see every group never splits: GitLab
+ * lists to it only the subgroups it is a member of, and a partition missed is projects never judged.
+ *
+ * A project moved during the listing from a partition not yet listed into one already listed is
+ * missed by this run (the next finds it); one moved the other way is judged twice, but its strays are
+ * planned once (enforce de-duplicates them by share).
  */
-export async function startGroupListing(
-  gitlab: GitLabClient,
-  group: number,
-  judgePage: (items: Project[]) => void,
-  opts: { seesAllGroups: boolean; signal: AbortSignal },
-): Promise<Pages[]> {
-  const { signal } = opts;
-  const whole = gitlab.listGroupProjects(group, { signal }).pages();
-  const first = await whole.next();
-  if (first.done) return [];
-  judgePage(first.value.items);
-  const { meta, checkpoint } = first.value;
-  if (checkpoint.next === null || isSmall(meta.total) || !opts.seesAllGroups) return [{ [Symbol.asyncIterator]: () => whole }];
-  await whole.return(undefined);
-  const judged = new Set(first.value.items.map((p) => p.id));
-  const unjudged = async function* (listing: Listing<Project>): AsyncGenerator<Page<Project>> {
-    for await (const page of listing.pages()) yield { ...page, items: page.items.filter((p) => !judged.has(p.id)) };
-  };
-  const children = await gitlab.listSubgroups(group, { signal }).collect();
-  return [gitlab.listGroupProjects(group, { signal }, false), ...children.map((child) => gitlab.listGroupProjects(child.id, { signal }))].map(unjudged);
+async function subtree(p: Partitioning, group: number, judged: ReadonlySet<number>, share: number | undefined): Promise<void> {
+  const { x, slots } = p;
+  const unjudged = (items: Project[]) => p.judgePage(judged.size ? items.filter((project) => !judged.has(project.id)) : items);
+  const pages = x.gitlab.listGroupProjects(group, { signal: x.signal }).pages();
+  const first = await slots(() => pages.next());
+  if (first.done) return;
+  unjudged(first.value.items);
+  if (first.value.checkpoint.next === null) return;
+  const total = first.value.meta.total;
+  const count = typeof total === "number" ? Math.ceil(total / PER_PAGE) : Infinity;
+  // The root's first page sets the share: its pages spread evenly over the slots.
+  const even = share ?? Math.max(SPLIT_ABOVE_PAGES, Math.ceil((Number.isFinite(count) ? count : 10_000 / PER_PAGE) / x.concurrency));
+  const children = count > even && x.seesAllGroups ? await childIds(p, group) : [];
+  if (children.length === 0 || children.length >= count) return follow(pages, unjudged, slots);
+  await pages.return(undefined);
+  const seen = new Set([...judged, ...first.value.items.map((project) => project.id)]);
+  const own = x.gitlab.listGroupProjects(group, { signal: x.signal }, false).pages();
+  await Promise.all([follow(own, (items) => p.judgePage(items.filter((project) => !seen.has(project.id))), slots), ...children.map((child) => subtree(p, child, seen, even))]);
+}
+
+/** The ids of a group's direct subgroups. */
+async function childIds({ x, slots }: Partitioning, group: number): Promise<number[]> {
+  const ids: number[] = [];
+  const pages = x.gitlab.listSubgroups(group, { signal: x.signal }).pages();
+  for (let page = await slots(() => pages.next()); !page.done; page = await slots(() => pages.next())) ids.push(...page.value.items.map((g) => g.id));
+  return ids;
+}
+
+/** The rest of a listing, one page after another, each page taking a slot. */
+async function follow(pages: AsyncIterator<Page<Project>>, judgePage: (items: Project[]) => void, slots: LimitFunction): Promise<void> {
+  for (let page = await slots(() => pages.next()); !page.done; page = await slots(() => pages.next())) judgePage(page.value.items);
 }
 
 /**

@@ -3,7 +3,10 @@
  * GitLab has no conditional DELETE, and on a large instance minutes pass between judging a share and
  * removing it: an owner may meanwhile have lowered its access, removed it, or moved it under an
  * exemption. So a removal planned longer ago than `maxPlanAgeMs` reads its subject again (once per
- * subject) and is judged again first; a share that is no longer stray is skipped, not removed.
+ * subject) and is judged again first; a share that is no longer stray is skipped, not removed. Those
+ * reads go out ahead of the removals (`concurrency` of them at once, in the removals' order), so at
+ * latency an old plan costs about the time of its removals, not of a read and a removal one after
+ * the other.
  *
  * A kind whose removal GitLab may answer with success without removing (a group share, when the token
  * lacks Owner) has its subject read once more after the last of its removals, and a share still there
@@ -44,10 +47,13 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
   const unconfirmed = Map.groupBy(actions.filter((a) => kindOf(a).kept), subjectKey);
   const untried = new Map([...unconfirmed].map(([key, group]) => [key, group.length]));
   const record = (a: ShareRemoval) => a.status !== "planned" && opts.audit?.info(a.type, auditFields(a));
+  const old = (a: ShareRemoval) => Date.now() - (opts.judgedAt.get(a) ?? 0) > opts.maxPlanAgeMs;
+  // A failed read is the removal's to report (removeOne awaits the same promise).
+  const readingAhead = pMap(actions.filter(old), (a) => current(a).then(() => undefined, () => undefined), { concurrency: opts.concurrency });
 
   await pMap(actions, async (action) => {
     if (signal?.aborted) stopped = true;
-    else if (await removeOne(action, opts, current)) stopped = true;
+    else if (await removeOne(action, opts, old(action), current)) stopped = true;
     const key = subjectKey(action);
     const left = untried.get(key);
     if (left === undefined) return void record(action);
@@ -57,15 +63,16 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
     if (!(await confirm(group, opts))) stopped = true;
     group.forEach(record);
   }, { concurrency: opts.concurrency });
+  await readingAhead;
   return { stopped };
 }
 
 /** Removes one share (unless judged again and found changed); true when the signal cut it off. */
-async function removeOne(action: ShareRemoval, opts: RemovalOptions, current: (a: ShareRemoval) => Promise<Subject | undefined>): Promise<boolean> {
+async function removeOne(action: ShareRemoval, opts: RemovalOptions, old: boolean, current: (a: ShareRemoval) => Promise<Subject | undefined>): Promise<boolean> {
   const { gitlab, signal } = opts;
   const kind = kindOf(action);
   try {
-    if (Date.now() - (opts.judgedAt.get(action) ?? 0) > opts.maxPlanAgeMs) Object.assign(action, judgeAgain(action, kind, opts, await current(action)));
+    if (old) Object.assign(action, judgeAgain(action, kind, opts, await current(action)));
     if (action.status !== "planned") return false;
     const outcome = await kind.remove(gitlab, kind.subject(action).id, action.groupId, signal);
     action.status = outcome === "removed" ? "done" : "already-gone";

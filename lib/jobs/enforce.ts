@@ -4,6 +4,7 @@
  * (only when asked, and only if the one guard over both kinds holds) remove them. Memory grows with the
  * strays found, not with the projects or groups examined.
  */
+import pLimit from "p-limit";
 import { isTrue, type GitLabClient } from "../gitlab/index.ts";
 import { accessLevelName, evaluateShare, maxRemovals } from "../policy/index.ts";
 import { kindOf, plannedRemoval, SHARE_KINDS, shareInput, type Examination, type ShareKindSpec, type ShareRemoval, type Subject } from "./enforce-kinds.ts";
@@ -37,9 +38,22 @@ export interface EnforceSummary extends GuardedSummary {
 
 export type EnforceReport = Report<ShareRemoval, EnforceSummary>;
 
+/**
+ * Defaults, for a user who passes no flag. Time at latency is requests ÷ requests in flight, so the
+ * defaults are as high as GitLab tolerates from one client: a self-managed instance has no API rate
+ * limit by default and its smallest recommended size (4 vCPU) runs 4 Puma workers × 4 threads, so
+ * 16 reads in flight take its capacity for the seconds a run lasts, no more; GitLab.com's budgets
+ * (2,000 requests a minute per user, 400 a minute for GET /groups/:id and GET /projects/:id, 600 for
+ * a group's projects) are bursts of a minute, which a run of this size fits in, and past them the
+ * budget, not the concurrency, sets the pace: the rate limiter follows the RateLimit-* headers and
+ * Retry-After GitLab sends, so a budget the server reports always wins over these numbers.
+ */
+export const DEFAULT_LIST_CONCURRENCY = 16;
+export const DEFAULT_REMOVAL_CONCURRENCY = 16;
+
 export interface EnforceOptions extends JobOptions {
   gitlab: GitLabClient;
-  /** Requests of each kind's examination in flight at once (listings, or group details). */
+  /** Examination requests in flight at once, both kinds together (project pages, group pages and details). */
   listConcurrency?: number;
   /** A removal planned longer ago than this is judged again on its subject's current state first (default 60 s). */
   maxPlanAgeMs?: number;
@@ -81,6 +95,8 @@ export async function enforce(opts: EnforceOptions): Promise<EnforceReport> {
     opts.onProgress?.({ projects: tally.projects, groups: tally.groups, strays: actions.length });
   };
 
+  // The token check goes first and alone: a refused token must be the run's very first request, the
+  // one after which the Lambda may read a rotated secret and run again (functions/lib/run-job.ts).
   const user = await gitlab.currentUser(signal);
   const seesAllGroups = isTrue(user.is_admin) || isTrue(user.is_auditor);
   if (!seesAllGroups) {
@@ -97,7 +113,8 @@ export async function enforce(opts: EnforceOptions): Promise<EnforceReport> {
   const listSignal = signal ? AbortSignal.any([signal, listing.signal]) : listing.signal;
   try {
     const roots = await scopeRoots(gitlab, policy, signal);
-    const x: Examination = { gitlab, policy, roots, seesAllGroups, concurrency: opts.listConcurrency ?? 4, signal: listSignal, warnings };
+    const concurrency = opts.listConcurrency ?? DEFAULT_LIST_CONCURRENCY;
+    const x: Examination = { gitlab, policy, roots, seesAllGroups, concurrency, slots: pLimit(concurrency), signal: listSignal, warnings };
     let failure: { err: unknown } | undefined;
     await Promise.allSettled(
       SHARE_KINDS.map((kind) =>
@@ -124,7 +141,7 @@ export async function enforce(opts: EnforceOptions): Promise<EnforceReport> {
     warnings.push(`guard: ${actions.length} removals planned (project and group shares together), more than gitlab.guard.maxRemovals (${limit}); nothing was removed`);
   } else if (opts.apply && complete) {
     const removal = await removeShares(actions, {
-      gitlab, policy, now, judgedAt, concurrency: opts.concurrency ?? 4, maxPlanAgeMs: opts.maxPlanAgeMs ?? 60_000, signal, audit: opts.audit, warnings,
+      gitlab, policy, now, judgedAt, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY, maxPlanAgeMs: opts.maxPlanAgeMs ?? 60_000, signal, audit: opts.audit, warnings,
     });
     const left = countStatus(actions, "planned");
     if (left) warnings.push(`stopped before ${left} of ${actions.length} removals (${errorText(signal?.reason)}); the next run picks them up`);

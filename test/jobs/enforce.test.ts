@@ -4,6 +4,7 @@ import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce, ScopeError, exitCode, type EnforceOptions } from "../../lib/jobs/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../sim/gitlab/index.ts";
+import type { TreeShape } from "../sim/gitlab/generate-tree.ts";
 import { standardPolicy } from "../support/policies.ts";
 
 let sim: GitLabSim;
@@ -57,20 +58,57 @@ describe("enforce job", () => {
     expect(sim.counters.requests).toBe(8 + 1 + groups);
   });
 
-  it("lists a large scope group in parallel partitions (its own projects, each direct subgroup's tree), judging each project once", async () => {
-    const { dataset, strays } = await setup({ projects: 3_000, latencyMs: 5 });
-    const inScope = dataset.projects.filter((p) => p.path_with_namespace.toLowerCase().startsWith("acme/")).length;
-    const acme = dataset.groups.find((g) => g.full_path === "acme")!;
-    const children = dataset.groups.filter((g) => g.parent_id === acme.id);
-    const report = await run();
+  // The shapes a balanced listing must handle: one subgroup with 80% of the projects, six levels,
+  // thousands of tiny groups, most projects directly in the scope group.
+  const shapes: [string, TreeShape][] = [
+    ["one heavy subgroup", { groups: 40, maxDepth: 4, heavy: 0.8 }],
+    ["six levels deep", { groups: 120, maxDepth: 6 }],
+    ["thousands of tiny groups", { groups: 2_000, maxDepth: 5 }],
+    ["projects in the scope group itself", { groups: 30, maxDepth: 3, root: 0.7 }],
+  ];
+  it.each(shapes)("%s: every project is listed exactly once, following GitLab's links, with every slot in use", async (_name, tree) => {
+    const { dataset, intents } = generateOrganisation({ projects: 3_000, seed: 3, tree });
+    sim = await startGitLabSim({ dataset, latencyMs: 5, recordRequests: true });
+    const strays = intents.filter((i) => i.kind === "project" && i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`).sort();
+    const inScope = dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length;
+    const groups = dataset.groups.filter((g) => g.full_path === "acme" || g.full_path.startsWith("acme/")).length;
+    const report = await run({ listConcurrency: 8 });
     expect(planned(report)).toEqual(strays);
+    expect(report.summary).toMatchObject({ projects: inScope, shares: dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).reduce((n, p) => n + p.shared_with_groups.length, 0), groups });
+    // The contract: follow the Link of each answer, never build a page's address.
+    const projectPages = sim.requests.filter((r) => /\/groups\/\d+\/projects\?/.test(r.url)).map((r) => new URL(r.url, sim.url).searchParams);
+    expect(projectPages.every((q) => !q.has("page") || q.get("page") !== "1")).toBe(true);
+    // Splits cost a page read again and a partial page per partition: bounded by one of each per group.
+    const pages = Math.ceil(inScope / 100);
+    expect(sim.counters.byRoute["GET /groups/:id/projects"]).toBeLessThanOrEqual(pages + 2 * groups);
+    expect(sim.counters.maxConcurrency).toBe(8);
+  });
+
+  it("one heavy branch is split as deep as its shape allows, so the listing is spread over the slots", async () => {
+    const { dataset } = generateOrganisation({ projects: 3_000, seed: 3, tree: { groups: 40, maxDepth: 4, heavy: 0.8 } });
+    sim = await startGitLabSim({ dataset, latencyMs: 5 });
+    await run({ listConcurrency: 8 });
+    // Partitions below the scope group: its own projects' listing and subtrees of its subgroups.
+    expect(sim.counters.byRoute["GET /groups/:id/subgroups"]).toBeGreaterThan(1);
+  });
+
+  it("above 10,000 projects (no total from GitLab) the tree is split, and every project is judged once", async () => {
+    const { dataset } = generateOrganisation({ projects: 10_400, seed: 3, tree: { groups: 30, maxDepth: 4, heavy: 0.5 } });
+    sim = await startGitLabSim({ dataset });
+    const inScope = dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length;
+    expect(inScope).toBeGreaterThan(10_000);
+    const report = await run({ listConcurrency: 6 });
     expect(report.summary.projects).toBe(inScope);
-    // The first page decides (x-total above 2,000), then one listing per partition runs alongside the others.
-    expect(sim.counters.byRoute["GET /groups/:id/subgroups"]).toBe(1);
-    expect(sim.counters.maxConcurrency).toBeGreaterThan(1);
-    const partitionPages = [...children.map((c) => dataset.projects.filter((p) => p.path_with_namespace.startsWith(`${c.full_path}/`)).length),
-      dataset.projects.filter((p) => p.namespace_id === acme.id).length].reduce((n, size) => n + Math.max(1, Math.ceil(size / 100)), 0);
-    expect(sim.counters.byRoute["GET /groups/:id/projects"]).toBe(1 + partitionPages);
+    expect(sim.counters.byRoute["GET /groups/:id/subgroups"]).toBeGreaterThanOrEqual(1);
+    expect(sim.counters.byRoute["GET /groups/:id/projects"]).toBeLessThanOrEqual(Math.ceil(inScope / 100) + 2 * 31);
+  });
+
+  it("a token that sees only some groups never splits: one listing of the scope group, never by subgroup", async () => {
+    await setup({ projects: 3_000, recordRequests: true, tokens: { "glpat-sim-admin": { admin: true }, "glpat-sim-member": { admin: false, username: "member" } } });
+    await run({ token: "glpat-sim-member" });
+    expect(sim.counters.byRoute["GET /groups/:id/subgroups"]).toBeUndefined();
+    const listed = new Set(sim.requests.filter((r) => r.url.includes("/projects?")).map((r) => r.url.match(/groups\/(\d+)\/projects/)?.[1]));
+    expect(listed).toEqual(new Set([String(sim.dataset.groups.find((g) => g.full_path === "acme")!.id)]));
   });
 
   it("apply removes exactly the planned shares, and the next dry run finds nothing", async () => {
@@ -172,6 +210,15 @@ describe("enforce job", () => {
     // One fresh read per project with strays, however many strays it has.
     expect(sim.counters.byRoute["GET /projects/:id"]).toBe(new Set(strays.map((k) => k.split(":")[0])).size);
     expect(exitCode(report)).toBe(0);
+  });
+
+  it("the re-reads of an old plan go out ahead of its removals, alongside them, once per project", async () => {
+    const { strays } = await setup({ latencyMs: 10 });
+    const report = await run({ apply: true, maxPlanAgeMs: 0, concurrency: 2, listConcurrency: 1 });
+    expect(report.summary.removed).toBe(strays.length);
+    expect(sim.counters.byRoute["GET /projects/:id"]).toBe(new Set(strays.map((k) => k.split(":")[0])).size);
+    // One request at a time while listing; while removing, two reads ahead beside two removals.
+    expect(sim.counters.maxConcurrency).toBe(4);
   });
 
   it("a fresh plan is removed without reading projects again", async () => {

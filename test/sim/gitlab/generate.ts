@@ -2,6 +2,7 @@ import { createRandom } from "../shared/random.ts";
 import { ACCESS } from "./dataset.ts";
 import type { GitLabDataset, SimGroup, SimProject, Visibility } from "./dataset.ts";
 import { addGroupShares } from "./generate-group-shares.ts";
+import { addTree, type TreeShape } from "./generate-tree.ts";
 
 /**
  * Ground truth for every generated share under the standard policy:
@@ -50,6 +51,11 @@ export interface GenerateOptions {
   groupShares?: boolean;
   /** The day expiry edge cases are relative to (default: now). Only group shares use it. */
   now?: Date;
+  /**
+   * An uneven tree instead of about one subgroup per 50 projects (generate-tree.ts). Without it, a
+   * seed's output is what it always was.
+   */
+  tree?: TreeShape;
 }
 
 type GroupSeed = readonly [fullPath: string, name: string, visibility: Visibility];
@@ -142,9 +148,10 @@ export function generateOrganisation(opts: GenerateOptions): { dataset: GitLabDa
   };
   const acme = ACME_GROUPS.map((seed) => addGroup(...seed));
   const outside = OUTSIDE_GROUPS.map((seed) => addGroup(...seed));
-  // About one subgroup per PROJECTS_PER_SUBGROUP projects, hung at random under acme.
+  // About one subgroup per PROJECTS_PER_SUBGROUP projects, hung at random under acme; or the tree asked for.
+  const inTree = opts.tree && addTree(rng, acme, addGroup, opts.tree);
   const nestable = acme.filter((g) => depth(g) < MAX_GROUP_DEPTH);
-  for (let n = acme.length; n < Math.ceil(opts.projects / PROJECTS_PER_SUBGROUP); n++) {
+  for (let n = acme.length; !inTree && n < Math.ceil(opts.projects / PROJECTS_PER_SUBGROUP); n++) {
     const parent = rng.pick(nestable);
     const [pathPrefix, namePrefix] = SUBGROUP_NAMING[n % SUBGROUP_NAMING.length]!;
     const visibility = parent.visibility === "private" ? "private" : "internal";
@@ -160,7 +167,7 @@ export function generateOrganisation(opts: GenerateOptions): { dataset: GitLabDa
   const everyOwner: Owner[] = [...acme, ...outside, ...userOwners];
   const pickOwner = (): Owner => {
     const r = rng.next();
-    return rng.pick(r < 0.01 ? outside : r < 0.02 ? userOwners : acme);
+    return r < 0.01 ? rng.pick(outside) : r < 0.02 ? rng.pick(userOwners) : inTree ? inTree() : rng.pick(acme);
   };
 
   const intents: ShareIntent[] = [];
