@@ -98,6 +98,8 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     const refused = await applyChanges(n8n, changes, opts);
     const left = countStatus(changes, "planned");
     if (left) warnings.push(`stopped before ${left} of ${changes.length} changes (${refused?.message ?? errorText(signal?.reason)}); the next run picks them up`);
+    // Stopped before the plan was carried out: changes left, or one cut off in flight.
+    if (left || signal?.aborted) complete = false;
   }
 
   return {

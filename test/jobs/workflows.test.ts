@@ -255,6 +255,7 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
     expect(stopped.every((a) => a.status === "failed")).toBe(true);
     expect(audit.map((line) => line["outcome"])).toEqual(["done", "failed", "failed"]);
     expect(report.actions.filter((a) => a.status === "planned")).toHaveLength(1);
+    expect(report.summary.complete).toBe(false);
     expect(exitCode(report)).toBe(1);
   });
 });
@@ -288,6 +289,7 @@ describe("workflows job on n8n 2.x with a key that lacks a scope", () => {
     expect(report.actions.map((a) => a.status)).toEqual(["failed", "planned", "planned", "planned"]);
     expect(report.actions[0]?.error).toMatch(/^the n8n API key lacks a scope Warden needs/);
     expect(report.warnings).toEqual([expect.stringMatching(/^stopped before 3 of 4 changes \(the n8n API key lacks a scope/)]);
+    expect(report.summary.complete).toBe(false);
     expect(exitCode(report)).toBe(1);
   });
 });
