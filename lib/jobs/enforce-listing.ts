@@ -75,8 +75,8 @@ interface Partitioning {
  * One group's projects, its subgroups' included. GitLab's contract is to follow the `Link` of each
  * answer and never build a page's address, so the pages of one listing come one after another:
  * parallelism comes from partitions. The listing starts as one (a small tree costs no extra request);
- * when its first page shows it is large — more pages than an even share of the slots (and than 10),
- * or no total at all (above 10,000) — it is split into the group's own projects and each direct subgroup's tree, and
+ * when its first page shows it is large — more pages than an even share of the slots (and than 10;
+ * twice that for a branch already split off), or no total at all (above 10,000) — it is split into the group's own projects and each direct subgroup's tree, and
  * each of those is judged the same way, so a heavy branch is split as deep as its shape allows while
  * light ones stay whole. A split reads its first page again (those projects are not judged twice) and
  * ends each partition on a partial page, so a tree with more child groups than pages (thousands of
@@ -91,20 +91,32 @@ async function subtree(p: Partitioning, group: number, judged: ReadonlySet<numbe
   const { x, slots } = p;
   const unjudged = (items: Project[]) => p.judgePage(judged.size ? items.filter((project) => !judged.has(project.id)) : items);
   const pages = x.gitlab.listGroupProjects(group, { signal: x.signal }).pages();
-  const first = await slots(() => pages.next());
-  if (first.done) return;
-  unjudged(first.value.items);
-  if (first.value.checkpoint.next === null) return;
-  const total = first.value.meta.total;
-  const count = typeof total === "number" ? Math.ceil(total / PER_PAGE) : Infinity;
-  // The root's first page sets the share: its pages spread evenly over the slots.
-  const even = share ?? Math.max(SPLIT_ABOVE_PAGES, Math.ceil((Number.isFinite(count) ? count : 10_000 / PER_PAGE) / x.concurrency));
-  const children = count > even && x.seesAllGroups ? await childIds(p, group) : [];
-  if (children.length === 0 || children.length >= count) return follow(pages, unjudged, slots);
+  const first = await opening(pages, unjudged, slots);
+  if (!first) return;
+  // The root's first page sets the share, its pages spread evenly over the slots; a branch below it
+  // splits only when it holds clearly more (twice that), since every split costs requests.
+  const even = share ?? Math.max(SPLIT_ABOVE_PAGES, Math.ceil((Number.isFinite(first.count) ? first.count : 10_000 / PER_PAGE) / x.concurrency));
+  const large = first.count > (share === undefined ? even : 2 * even);
+  const children = large && x.seesAllGroups ? await childIds(p, group) : [];
+  if (children.length === 0 || children.length >= first.count) return follow(pages, unjudged, slots);
   await pages.return(undefined);
-  const seen = new Set([...judged, ...first.value.items.map((project) => project.id)]);
+  const seen = new Set([...judged, ...first.ids]);
   const own = x.gitlab.listGroupProjects(group, { signal: x.signal }, false).pages();
   await Promise.all([follow(own, (items) => p.judgePage(items.filter((project) => !seen.has(project.id))), slots), ...children.map((child) => subtree(p, child, seen, even))]);
+}
+
+/**
+ * A listing's first page, judged; what splitting needs of it is kept (its page count, its projects'
+ * ids), not the page, which would otherwise stay in memory while the partitions below it run.
+ * Undefined when that page was the last.
+ */
+async function opening(pages: AsyncIterator<Page<Project>>, judgePage: (items: Project[]) => void, slots: LimitFunction): Promise<{ count: number; ids: number[] } | undefined> {
+  const first = await slots(() => pages.next());
+  if (first.done) return undefined;
+  judgePage(first.value.items);
+  if (first.value.checkpoint.next === null) return undefined;
+  const total = first.value.meta.total;
+  return { count: typeof total === "number" ? Math.ceil(total / PER_PAGE) : Infinity, ids: first.value.items.map((project) => project.id) };
 }
 
 /** The ids of a group's direct subgroups. */

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { coldEnforce, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
 
 let secretsManager: SecretsManagerStub;
 let policyPath: string;
@@ -34,18 +34,12 @@ afterEach(async () => {
   await sim.close();
 });
 
-/** The handler as a fresh container loads it: module state (secret and policy caches) starts empty. */
-async function coldHandler() {
-  vi.resetModules();
-  const { handler } = await import("../../functions/enforce.ts");
-  return (event: unknown) => handler(event as never, lambdaContext()) as Promise<EnforceReport>;
-}
 
 const removed = () => sim.counters.byRoute["DELETE /projects/:id/share/:group_id"] ?? 0;
 
 describe("enforce Lambda", () => {
   it("applies on the schedule's fixed input, { source: schedule }", async () => {
-    const report = await (await coldHandler())({ source: "schedule" });
+    const report = await (await coldEnforce<EnforceReport>())({ source: "schedule" });
     expect(strays.length).toBeGreaterThan(0);
     expect(report).toMatchObject({ job: "enforce", dryRun: false, summary: { removed: strays.length, complete: true } });
     expect(removed()).toBe(strays.length);
@@ -54,14 +48,14 @@ describe("enforce Lambda", () => {
   });
 
   it("runs dry on a console invocation with {}", async () => {
-    const report = await (await coldHandler())({});
+    const report = await (await coldEnforce<EnforceReport>())({});
     expect(report).toMatchObject({ dryRun: true, summary: { strays: strays.length, removed: 0 } });
     expect(report.actions.map((a) => `${a.kind === "project" ? a.projectId : a.sharedGroupId}:${a.groupId}`).sort()).toEqual(strays);
     expect(removed()).toBe(0);
   });
 
   it('applies on a console invocation that says { "dryRun": false }', async () => {
-    const report = await (await coldHandler())({ dryRun: false });
+    const report = await (await coldEnforce<EnforceReport>())({ dryRun: false });
     expect(report).toMatchObject({ dryRun: false, summary: { removed: strays.length } });
   });
 
@@ -75,14 +69,14 @@ describe("enforce Lambda", () => {
       /^invalid event: source: expected "schedule"; unknown field "version"; unknown field "id"; unknown field "detail-type"/,
     ],
   ])("fails on %j naming the field, and calls nothing", async (event, message) => {
-    await expect((await coldHandler())(event)).rejects.toThrow(message);
+    await expect((await coldEnforce<EnforceReport>())(event)).rejects.toThrow(message);
     expect(sim.counters.requests).toBe(0);
     expect(secretsManager.reads).toHaveLength(0);
   });
 
   it("on a report-only stage, the schedule runs dry and a console run asking to apply is refused", async () => {
     vi.stubEnv("WARDEN_REPORT_ONLY", "true");
-    const handler = await coldHandler();
+    const handler = await coldEnforce<EnforceReport>();
     await expect(handler({ source: "schedule" })).resolves.toMatchObject({ dryRun: true, summary: { strays: strays.length } });
     sim.resetCounters();
     await expect(handler({ dryRun: false })).rejects.toThrow('this stage is report-only (WARDEN_REPORT_ONLY=true): "dryRun": false is refused');
@@ -92,7 +86,7 @@ describe("enforce Lambda", () => {
 
   it.each([[undefined], ["TRUE"], ["1"]])("fails closed: with WARDEN_REPORT_ONLY %j the stage is report-only, so the schedule runs dry", async (value) => {
     vi.stubEnv("WARDEN_REPORT_ONLY", value);
-    const handler = await coldHandler();
+    const handler = await coldEnforce<EnforceReport>();
     await expect(handler({ source: "schedule" })).resolves.toMatchObject({ dryRun: true, summary: { strays: strays.length, removed: 0 } });
     const setting = value === undefined ? "WARDEN_REPORT_ONLY unset" : `WARDEN_REPORT_ONLY=${value}`;
     await expect(handler({ dryRun: false })).rejects.toThrow(`this stage is report-only (${setting}): "dryRun": false is refused`);
@@ -102,13 +96,13 @@ describe("enforce Lambda", () => {
   it("runs on a GitLab-only deployment: a secret with gitlabToken alone, and no N8N_URL", async () => {
     secretsManager.secretString = JSON.stringify({ gitlabToken: SECRETS.gitlabToken });
     vi.stubEnv("N8N_URL", undefined);
-    await expect((await coldHandler())({ source: "schedule" })).resolves.toMatchObject({ dryRun: false, summary: { removed: strays.length } });
+    await expect((await coldEnforce<EnforceReport>())({ source: "schedule" })).resolves.toMatchObject({ dryRun: false, summary: { removed: strays.length } });
   });
 
   it("fails naming what is missing on a deployment without GitLab, before any request", async () => {
     secretsManager.secretString = JSON.stringify({ n8nApiKey: SECRETS.n8nApiKey });
     vi.stubEnv("GITLAB_URL", undefined);
-    await expect((await coldHandler())({})).rejects.toThrow("GitLab is not configured on this deployment: GITLAB_URL is not set, and the secret has no gitlabToken");
+    await expect((await coldEnforce<EnforceReport>())({})).rejects.toThrow("GitLab is not configured on this deployment: GITLAB_URL is not set, and the secret has no gitlabToken");
     expect(sim.counters.requests).toBe(0);
   });
 
@@ -129,7 +123,7 @@ describe("enforce Lambda across a token rotation", () => {
   const ROTATED = "glpat-rotated-token";
 
   it("re-reads the secret once on a 401 at the first request, and runs (and applies) with the new token", async () => {
-    const handler = await coldHandler();
+    const handler = await coldEnforce<EnforceReport>();
     await handler({}); // the container now caches the old token
     await sim.close();
     await startSim({ tokens: { [ROTATED]: { admin: true } } });
@@ -144,7 +138,7 @@ describe("enforce Lambda across a token rotation", () => {
   it("does not run again when the secret still holds the refused token", async () => {
     await sim.close();
     await startSim({ tokens: { [ROTATED]: { admin: true } } });
-    await expect((await coldHandler())({ source: "schedule" })).rejects.toThrow(/GET \/api\/v4\/user answered 401/);
+    await expect((await coldEnforce<EnforceReport>())({ source: "schedule" })).rejects.toThrow(/GET \/api\/v4\/user answered 401/);
     expect(secretsManager.reads).toHaveLength(2);
     expect(sim.counters.requests).toBe(1);
   });
@@ -159,19 +153,19 @@ describe("enforce Lambda across a token rotation", () => {
     });
 
     it("a dry run runs once more with the new token", async () => {
-      await expect((await coldHandler())({})).resolves.toMatchObject({ dryRun: true, summary: { complete: true, strays: strays.length } });
+      await expect((await coldEnforce<EnforceReport>())({})).resolves.toMatchObject({ dryRun: true, summary: { complete: true, strays: strays.length } });
       expect(secretsManager.reads).toHaveLength(2);
       expect(sim.counters.status["401"]).toBe(1);
     });
 
     it("an apply is not run again: it fails, and nothing is removed", async () => {
-      await expect((await coldHandler())({ source: "schedule" })).rejects.toThrow(/groups\/1\/projects.* answered 401/);
+      await expect((await coldEnforce<EnforceReport>())({ source: "schedule" })).rejects.toThrow(/groups\/1\/projects.* answered 401/);
       expect(secretsManager.reads).toHaveLength(1);
       expect(removed()).toBe(0);
     });
 
     it("the failed apply still drops the refused token: the container's next run reads the secret again", async () => {
-      const handler = await coldHandler();
+      const handler = await coldEnforce<EnforceReport>();
       await expect(handler({ source: "schedule" })).rejects.toThrow(/answered 401/);
       // Within the cache's 5 minutes, so only the 401 can have made it read again.
       await expect(handler({ source: "schedule" })).resolves.toMatchObject({ summary: { removed: strays.length } });

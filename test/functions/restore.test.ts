@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { captureLogs, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { captureLogs, coldEnforce, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
 
 let secretsManager: SecretsManagerStub;
 let policyPath: string;
@@ -27,11 +27,6 @@ afterEach(async () => {
   await sim.close();
 });
 
-async function coldHandler() {
-  vi.resetModules();
-  const { handler } = await import("../../functions/enforce.ts");
-  return (event: unknown) => handler(event as never, lambdaContext()) as Promise<EnforceReport | RestoreReport>;
-}
 
 const shares = () =>
   [...sim.dataset.projects.map((p) => ["project", p] as const), ...sim.dataset.groups.map((g) => ["group", g] as const)]
@@ -40,7 +35,7 @@ const shares = () =>
 const posts = () => (sim.counters.byRoute["POST /projects/:id/share"] ?? 0) + (sim.counters.byRoute["POST /groups/:id/share"] ?? 0);
 
 /** An applying enforce run through the Lambda: its report, and its audit lines as Powertools logged them (at log level INFO). */
-async function applyEnforce(handler: Awaited<ReturnType<typeof coldHandler>>) {
+async function applyEnforce(handler: Awaited<ReturnType<typeof coldEnforce>>) {
   const logs = captureLogs();
   try {
     const report = (await handler({ dryRun: false })) as EnforceReport;
@@ -53,7 +48,7 @@ async function applyEnforce(handler: Awaited<ReturnType<typeof coldHandler>>) {
 describe("enforce Lambda: { restore }", () => {
   it("runs dry with the report alone, and restores with dryRun: false, bringing every share back", async () => {
     const original = shares();
-    const handler = await coldHandler();
+    const handler = await coldEnforce();
     const { report: removal } = await applyEnforce(handler);
     expect(new Set(removal.actions.map((a) => a.kind))).toEqual(new Set(["project", "group"]));
     sim.resetCounters();
@@ -71,7 +66,7 @@ describe("enforce Lambda: { restore }", () => {
   it("restores from the Lambda's own audit lines, as objects, as strings, or as one string", async () => {
     const original = shares();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
-    const handler = await coldHandler();
+    const handler = await coldEnforce();
     for (const form of ["objects", "strings", "string"] as const) {
       const { report: removal, lines } = await applyEnforce(handler);
       expect(lines).toHaveLength(removal.actions.length);
@@ -96,7 +91,7 @@ describe("enforce Lambda: { restore }", () => {
     [{ restore: { job: "enforce", dryRun: false, actions: [] }, source: "schedule" }, "invalid event: restore: a restore is asked by a person, not by the schedule: leave out source"],
     [{ restore: { job: "enforce", dryRun: false, actions: [] }, dryrun: false }, 'invalid event: unknown field "dryrun"'],
   ])("fails on %j naming what is wrong, and calls nothing", async (event, message) => {
-    await expect((await coldHandler())(event)).rejects.toThrow(message);
+    await expect((await coldEnforce())(event)).rejects.toThrow(message);
     expect(sim.counters.requests).toBe(0);
     expect(secretsManager.reads).toHaveLength(0);
   });
@@ -108,10 +103,10 @@ describe("enforce Lambda: { restore }", () => {
   });
 
   it("a report-only stage runs a restore dry and refuses dryRun: false", async () => {
-    const handler = await coldHandler();
+    const handler = await coldEnforce();
     const { report: removal } = await applyEnforce(handler);
     vi.stubEnv("WARDEN_REPORT_ONLY", "true");
-    const only = await coldHandler();
+    const only = await coldEnforce();
     await expect(only({ restore: removal })).resolves.toMatchObject({ job: "restore", dryRun: true });
     await expect(only({ restore: removal, dryRun: false })).rejects.toThrow('this stage is report-only (WARDEN_REPORT_ONLY=true): "dryRun": false is refused');
     expect(posts()).toBe(0);
@@ -119,7 +114,7 @@ describe("enforce Lambda: { restore }", () => {
 
   it("the console example is a valid event", async () => {
     const example = JSON.parse(await readFile(new URL("../../examples/console-events/enforce-restore.json", import.meta.url), "utf8"));
-    const report = (await (await coldHandler())(example)) as RestoreReport;
+    const report = (await (await coldEnforce())(example)) as RestoreReport;
     expect(report).toMatchObject({ job: "restore", dryRun: true });
   });
 });

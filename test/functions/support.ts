@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Context } from "aws-lambda";
 import { expect, vi } from "vitest";
+import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
 import { CREDENTIAL_PATTERNS } from "../support/no-credentials.ts";
 import { SECRET_ARN } from "./events.ts";
 
@@ -228,4 +229,11 @@ export async function startS3(): Promise<S3Stub> {
       }),
   };
   return stub;
+}
+
+/** The Enforce handler as a fresh container loads it: module state (secret and policy caches) starts empty. */
+export async function coldEnforce<Report = EnforceReport | RestoreReport>(): Promise<(event: unknown) => Promise<Report>> {
+  vi.resetModules();
+  const { handler } = await import("../../functions/enforce.ts");
+  return (event) => handler(event as never, lambdaContext()) as Promise<Report>;
 }
