@@ -24,6 +24,11 @@ export type Fault =
 export class FaultQueue {
   private readonly queue: Fault[] = [];
 
+  /** Faults not yet taken. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
   add(faults: readonly Fault[]): void {
     // Copies, so that counting down never touches the caller's objects.
     for (const f of faults) if (f.times > 0) this.queue.push({ ...f });

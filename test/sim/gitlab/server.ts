@@ -65,6 +65,8 @@ export interface GitLabSim {
   counters: SimCounters;
   requests: RecordedRequest[];
   addFaults(...faults: Fault[]): void;
+  /** How many added faults no request has taken yet. */
+  pendingFaults(): number;
   /** Replaces the rules and starts every window afresh. */
   setRateLimits(rules: RateLimitRule[]): void;
   /** Zeroes the counters and forgets recorded requests. */
@@ -171,6 +173,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     counters,
     requests,
     addFaults: (...f) => faults.add(f),
+    pendingFaults: () => faults.pending,
     setRateLimits: (rules) => limiter.set(rules),
     resetCounters() {
       Object.assign(counters, { requests: 0, byRoute: {}, maxConcurrency: counters.inFlight, status: {} });
