@@ -123,12 +123,13 @@ export class GitLabClient {
   }
 
   /**
-   * A group's own projects, subgroups included unless told otherwise. `with_shared=false` because
+   * A group's own projects, subgroups included unless told otherwise, by id (ascending unless told
+   * otherwise: GitLab's default order is by creation, newest first). `with_shared=false` because
    * GitLab's default (true) also returns projects shared *into* the group, which belong to someone
    * else's scope.
    */
-  listGroupProjects(group: string | number, list?: ListOptions, includeSubgroups = true): Listing<Project> {
-    return this.list("/groups/:id/projects", { id: group }, { query: { include_subgroups: includeSubgroups, with_shared: false }, list });
+  listGroupProjects(group: string | number, list?: ListOptions, includeSubgroups = true, sort: "asc" | "desc" = "asc"): Listing<Project> {
+    return this.list("/groups/:id/projects", { id: group }, { query: { include_subgroups: includeSubgroups, with_shared: false }, order: { orderBy: "id", sort }, list });
   }
 
   /** Direct child groups. */

@@ -92,6 +92,23 @@ describe("enforce job", () => {
     expect(sim.counters.byRoute["GET /groups/:id/subgroups"]).toBeGreaterThan(1);
   });
 
+  it("a large group whose projects sit in it directly is read from both ends at once, each project once, no page twice", async () => {
+    const { dataset, intents } = generateOrganisation({ projects: 3_000, seed: 3, tree: { groups: 20, maxDepth: 3, heavy: 0.8 } });
+    sim = await startGitLabSim({ dataset, recordRequests: true });
+    const monolith = dataset.groups.find((g) => g.full_path === "acme/monolith")!;
+    const inMonolith = dataset.projects.filter((p) => p.namespace_id === monolith.id).length;
+    expect(inMonolith).toBeGreaterThan(1_000);
+    const report = await run({ listConcurrency: 8 });
+    const strays = intents.filter((i) => i.kind === "project" && i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`).sort();
+    expect(planned(report)).toEqual(strays);
+    expect(report.summary.projects).toBe(dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length);
+    const monolithPages = sim.requests.filter((r) => r.url.startsWith(`/api/v4/groups/${monolith.id}/projects?`)).map((r) => new URL(r.url, sim.url).searchParams);
+    // Both ends, each following its own links: up by id from the first page, down from the last.
+    expect(new Set(monolithPages.map((q) => q.get("sort")))).toEqual(new Set(["asc", "desc"]));
+    expect(dataset.groups.some((g) => g.parent_id === monolith.id)).toBe(false);
+    expect(monolithPages).toHaveLength(Math.ceil(inMonolith / 100));
+  });
+
   it("above 10,000 projects (no total from GitLab) the tree is split, and every project is judged once", async () => {
     const { dataset } = generateOrganisation({ projects: 10_400, seed: 3, tree: { groups: 30, maxDepth: 4, heavy: 0.5 } });
     sim = await startGitLabSim({ dataset });

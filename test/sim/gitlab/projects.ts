@@ -60,7 +60,8 @@ export const getProject: Handler = (ctx) => ({ status: 200, body: projectJson(ct
 
 /**
  * `include_subgroups` (default false) widens the group to its descendants; `with_shared` (default
- * true) adds projects shared into any of those groups from elsewhere. Ordered by id, no offset limit.
+ * true) adds projects shared into any of those groups from elsewhere. Ordered by id (`sort` asc,
+ * the default here, or desc), no offset limit.
  * Shares are read live, so `with_shared` scans every project (some milliseconds at 100,000).
  */
 export const listGroupProjects: Handler = (ctx) => {
@@ -75,5 +76,9 @@ export const listGroupProjects: Handler = (ctx) => {
     // Two runs already in id order: the sort merges them.
     if (sharedIn.length > 0) projects = [...own, ...sharedIn].sort((a, b) => a.id - b.id);
   }
-  return listReply(offsetPage(ctx, projects), (p) => projectJson(ctx, p, simple));
+  // Creation order is id order here: order_by=id and created_at list alike; sort=desc reverses them.
+  const orderBy = stringParam(ctx, "order_by") ?? "created_at";
+  if (orderBy !== "id" && orderBy !== "created_at") throw invalid("order_by", "does not have a valid value");
+  const ordered = sortParam(ctx, "asc") === "desc" ? lazyList(projects.length, (i) => projects[projects.length - 1 - i]!) : projects;
+  return listReply(offsetPage(ctx, ordered), (p) => projectJson(ctx, p, simple));
 };
