@@ -2,7 +2,7 @@
  * Typed GitLab REST v4 calls. Every request goes through lib/http (one client per run) and every
  * listing through lib/paging; nothing here loops over pages or retries by itself.
  */
-import { createHttpClient, HttpError, type HttpClient, type HttpClientOptions, type HttpResponse, type Method } from "../http/index.ts";
+import { createHttpClient, HttpError, httpError, type HttpClient, type HttpClientOptions, type HttpResponse, type Method } from "../http/index.ts";
 import { gitlabListing, type ListOptions, type Listing, type ListingOrder } from "../paging/index.ts";
 import { fillPath, serializeQuery, type PathParams, type Query } from "./encode.ts";
 import type { CurrentUser, Group, GroupDetail, Issue, Namespace, Note, Pipeline, Project, RepositoryFile, Tag } from "./types.ts";
@@ -181,7 +181,7 @@ export class GitLabClient {
   private async unshare(template: string, params: PathParams, signal?: AbortSignal): Promise<UnshareOutcome> {
     const { status, data, response } = await this.call<{ message?: unknown } | undefined>("DELETE", template, params, { accept: [404], signal });
     if (status !== 404) return "removed";
-    if (!/group link not found/i.test(String(data?.message))) throw this.refusal("DELETE", template, data, response);
+    if (!/group link not found/i.test(String(data?.message))) throw this.refusal("DELETE", template, response);
     return response.earlierAttemptMayHaveApplied ? "removed" : "already-gone";
   }
 
@@ -209,23 +209,15 @@ export class GitLabClient {
     };
     const { status, data, response } = await this.call<{ message?: unknown } | undefined>("POST", template, { id }, { body, accept: [409], signal });
     if (status !== 409) return "created";
-    if (!ALREADY_SHARED.test(String(data?.message))) throw this.refusal("POST", template, data, response);
+    if (!ALREADY_SHARED.test(String(data?.message))) throw this.refusal("POST", template, response);
     return "exists";
   }
 
-  /** The HttpError for an answer accepted to be read, then refused: built, like lib/http's, from redacted parts. */
-  private refusal(method: Method, template: string, data: { message?: unknown } | undefined, response: HttpResponse): HttpError {
-    const message = data?.message;
-    const { redactor } = this.http;
-    return new HttpError({
-      status: response.status,
-      method,
-      route: `${method} ${template}`,
-      path: redactor.path(response.url),
-      serviceMessage: redactor.text(typeof message === "string" ? message : JSON.stringify(message ?? "")).slice(0, 300),
-      headers: response.headers,
-    });
+  /** The HttpError for an answer accepted to be read, then refused: lib/http's own, from redacted parts. */
+  private refusal(method: Method, template: string, response: HttpResponse): HttpError {
+    return httpError({ method, route: `${method} ${template}`, url: response.url }, response, this.http.redactor);
   }
+
 
   /** Not idempotent: lib/http never repeats it once it may have reached GitLab. */
   createPipeline(project: number | string, ref: string, variables: { key: string; value: string }[], signal?: AbortSignal): Promise<Pipeline> {
