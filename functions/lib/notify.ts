@@ -10,10 +10,11 @@ import { request } from "undici";
 import { errorText } from "../../lib/jobs/report.ts";
 import { escapeMrkdwn, renderSlack } from "../../lib/jobs/render.ts";
 import type { NotifyLevel } from "../../lib/policy/index.ts";
-import { redactOutput, registerSecret } from "../../lib/redact/index.ts";
+import { redactOutput, redactThenCut, registerSecret } from "../../lib/redact/index.ts";
 import { logger } from "./logger.ts";
 import { redactStrings } from "./redact-json.ts";
 import { isProblem, verdict, type AnyReport, type RunLabels, type RunOutcome } from "./run-outcome.ts";
+import { SLACK_POST_TIMEOUT_MS } from "./slack-reply.ts";
 import { isAllowedWebhookUrl, webhookCredential } from "./slack-webhook.ts";
 
 /** Whether the policy's `notify.slack` asks for a summary of this run. */
@@ -124,11 +125,11 @@ export async function postRunSummary(webhookUrl: string, message: WebhookMessage
       method: "POST",
       headers: { "content-type": "application/json; charset=utf-8" },
       body: JSON.stringify(message),
-      headersTimeout: 10_000,
-      bodyTimeout: 10_000,
+      // One deadline for the whole answer (undici's own timeouts are per phase and per chunk).
+      signal: AbortSignal.timeout(SLACK_POST_TIMEOUT_MS),
     });
     // Slack answers 200 "ok", or a reason: invalid_blocks, no_service (the webhook was removed), channel_is_archived…
-    const answer = redactOutput((await body.text()).slice(0, 200));
+    const answer = redactThenCut(await body.text(), 200);
     if (statusCode === 200) return true;
     logger.warn("posting the run summary to Slack failed", { status: statusCode, answer });
   } catch (err) {

@@ -48,3 +48,6 @@ export function isAllowedResponseUrl(url: string): boolean {
   const origin = allowedResponseOrigin();
   return URL.canParse(url) && new URL(url).origin === origin;
 }
+
+/** The longest a post to Slack (a response_url, an incoming webhook) may take, answer included. */
+export const SLACK_POST_TIMEOUT_MS = 15_000;
