@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MIN_FRAGMENT, redactOutput, redactThenCut, registerSecret, SecretRegistry } from "../lib/redact/index.ts";
+import { MIN_FRAGMENT, redactOutput, redactStrings, redactThenCut, registerSecret, SecretRegistry } from "../lib/redact/index.ts";
 
 const SECRET = "glpat-redact-unit-0123456789abcdef";
 registerSecret(SECRET);
@@ -38,5 +38,17 @@ describe("SecretRegistry", () => {
     registry.add("abcd");
     registry.add("xyz");
     expect(registry.redact("abcd xyz abcde")).toBe("[REDACTED] xyz [REDACTED]e");
+  });
+});
+
+describe("redactStrings", () => {
+  it("redacts every string of a payload, nested anywhere, and leaves the rest of it as it was", () => {
+    const payload = { text: `"${SECRET}"`, blocks: [{ n: 3, items: [SECRET.slice(2), true, null] }] };
+    const out = redactStrings(payload);
+    expect(fragments(JSON.stringify(out))).toEqual([]);
+    expect(out.blocks[0]!.n).toBe(3);
+    expect(out.blocks[0]!.items.slice(1)).toEqual([true, null]);
+    // Strings are masked before serialising, so the JSON stays valid whatever the credential sat beside.
+    expect(JSON.parse(JSON.stringify(out)).text).toBe('"[REDACTED]"');
   });
 });

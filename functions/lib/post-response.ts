@@ -3,7 +3,7 @@
  * chat-ops, which never posts, does not load an HTTP client at cold start.
  */
 import { request } from "undici";
-import { redactOutput, redactThenCut } from "../../lib/redact/index.ts";
+import { redactStrings, redactThenCut } from "../../lib/redact/index.ts";
 import type { SlackMessage } from "../../lib/jobs/render.ts";
 import { allowedResponseOrigin, isAllowedResponseUrl, SLACK_POST_TIMEOUT_MS, type TextMessage } from "./slack-reply.ts";
 
@@ -14,7 +14,7 @@ export async function postToResponseUrl(url: string, message: SlackMessage | Tex
     method: "POST",
     headers: { "content-type": "application/json; charset=utf-8" },
     // Every post passes lib/redact: a report or an error may quote a server that echoed a credential.
-    body: redactOutput(JSON.stringify(message)),
+    body: JSON.stringify(redactStrings(message)),
     // One deadline for the whole answer (undici's own timeouts are per phase and per chunk).
     signal: AbortSignal.timeout(SLACK_POST_TIMEOUT_MS),
   });

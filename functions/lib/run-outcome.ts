@@ -3,7 +3,7 @@
  * job's report, or the error that stopped it before there was one. Read once here, so a run that the
  * metrics count as failed is the run the channel is told failed.
  */
-import { errorText, exitCode, type JobName, type Report } from "../../lib/jobs/report.ts";
+import { errorText, exitCode, FAILED_STATUSES, type JobName, type Report } from "../../lib/jobs/report.ts";
 
 export type AnyReport = Report<{ status: string }, object>;
 
@@ -38,7 +38,6 @@ export interface RunVerdict {
   error?: string;
 }
 
-const FAILED = new Set(["failed", "unknown", "refused"]);
 const CHANGED = new Set(["done", "created"]);
 
 export function verdict(outcome: RunOutcome): RunVerdict {
@@ -52,7 +51,7 @@ export function verdict(outcome: RunOutcome): RunVerdict {
     failed: code === 1,
     guardTripped: summary.guard === "tripped",
     incomplete: summary.complete === false,
-    actionsFailed: report.actions.filter((a) => FAILED.has(a.status)).length,
+    actionsFailed: report.actions.filter((a) => FAILED_STATUSES.has(a.status)).length,
     changed: report.dryRun ? 0 : report.actions.filter((a) => CHANGED.has(a.status)).length,
     foundWork: code === 2,
   };

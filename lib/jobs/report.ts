@@ -26,6 +26,9 @@ export interface GuardedSummary {
   complete: boolean;
 }
 
+/** Statuses of an action that went wrong: failed, outcome unknown (a pipeline), or refused. */
+export const FAILED_STATUSES: ReadonlySet<string> = new Set(["failed", "unknown", "refused"]);
+
 /**
  * Exit codes shared by every front end: 0 in policy or all applied, 1 error (or work left undone),
  * 2 a dry run found work, 3 the guard tripped and nothing changed.
@@ -33,7 +36,7 @@ export interface GuardedSummary {
 export function exitCode(report: Report<{ status: string }, object>): 0 | 1 | 2 | 3 {
   const summary: Partial<GuardedSummary> = report.summary;
   if (summary.guard === "tripped") return 3;
-  if (summary.complete === false || report.actions.some((a) => ["failed", "unknown", "refused"].includes(a.status))) return 1;
+  if (summary.complete === false || report.actions.some((a) => FAILED_STATUSES.has(a.status))) return 1;
   if (report.actions.some((a) => a.status === "planned")) return report.dryRun ? 2 : 1;
   return 0;
 }

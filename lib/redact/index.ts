@@ -1,9 +1,10 @@
 /**
  * The one redaction point, a leaf module that lib/http and the front ends both use. Every credential
  * Warden holds is registered here (each HTTP client registers its own; the front ends register what
- * they read from the environment or a secret before doing anything else), and every text that leaves the process — stderr, the report, audit lines, Lambda
- * logs, Slack posts — passes `redactOutput` on its way out. lib/http's errors are redacted here too
- * when they are built, so a message is already clean wherever it travels.
+ * they read from the environment or a secret before doing anything else), and every text that leaves
+ * the process — stderr, the report, audit lines, Lambda logs, Slack posts, stored reports — passes
+ * `redactOutput` (or `redactStrings`, for a JSON payload) on its way out. lib/http's errors are
+ * redacted here too when they are built, so a message is already clean wherever it travels.
  *
  * Redaction masks every run of 6 or more characters that also occurs in a credential, not only whole
  * credentials: a service may echo part of one, and a message cut short may end inside one. Redact the
@@ -59,6 +60,18 @@ export function registerSecret(secret: string | undefined): void {
 /** Masks every registered credential, and every fragment of one, in `text`. */
 export function redactOutput(text: string): string {
   return processSecrets.redact(text);
+}
+
+/**
+ * `value` with every string in it redacted: for a payload about to leave the process as JSON (a Slack
+ * post, a stored report, a log line). Strings rather than the JSON text, so a mask can never land
+ * inside one of JSON's escapes and break the document.
+ */
+export function redactStrings<T>(value: T): T {
+  if (typeof value === "string") return redactOutput(value) as T;
+  if (Array.isArray(value)) return value.map(redactStrings) as T;
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactStrings(v)])) as T;
+  return value;
 }
 
 /** Redacts the whole text, then cuts it to `max` characters (on a code point), marking the cut. */
