@@ -1,11 +1,12 @@
 /**
- * The kinds of share enforce governs, as data: a project shared with a group, and a group shared with
- * a group. Each kind says how its subjects (projects, sharing groups) are examined, read again and
- * unshared, and how its actions name the subject; judging, the plan, the guard, the removal loop, the
- * plan-age re-check and the audit line are written once over them (enforce.ts, enforce-removal.ts).
+ * The kinds of share Warden governs, as data: a project shared with a group, and a group shared with
+ * a group. Each kind says how its subjects (projects, sharing groups) are examined, read again,
+ * unshared and shared again, and how its actions name the subject; judging, the plan, the guard, the
+ * removal loop, the plan-age re-check and the audit line are written once over them (enforce.ts,
+ * enforce-removal.ts), and restore (restore.ts) reads and re-creates through the same table.
  */
 import type { LimitFunction } from "p-limit";
-import type { GitLabClient, GroupShare, UnshareOutcome } from "../gitlab/index.ts";
+import type { GitLabClient, GroupShare, NewShare, ShareOutcome, UnshareOutcome } from "../gitlab/index.ts";
 import type { Policy, ShareInput } from "../policy/index.ts";
 import { examineGroups, readGroupSubject } from "./enforce-groups.ts";
 import { examineProjects, readProjectSubject, type ScopeRoot } from "./enforce-listing.ts";
@@ -45,6 +46,9 @@ export interface RemoveGroupShareAction extends ShareFields {
 
 export type ShareRemoval = RemoveShareAction | RemoveGroupShareAction;
 
+/** The fields that name a share's kind and subject, on a removal or on anything recording one (restore's input). */
+export type ShareSubjectFields<A extends ShareRemoval = ShareRemoval> = A extends ShareRemoval ? Pick<A, Exclude<keyof A, keyof ShareFields | "type">> : never;
+
 /** What is shared (a project, or the sharing group), with its direct shares as GitLab lists them. */
 export interface Subject {
   id: number;
@@ -80,10 +84,12 @@ export interface ShareKindSpec<A extends ShareRemoval = ShareRemoval> {
   examine(x: Examination, judge: (subjects: Subject[]) => void): Promise<void>;
   /** The action's own fields, naming its kind and subject. */
   head(subject: Pick<Subject, "id" | "path">): Omit<A, keyof ShareFields>;
-  subject(action: A): Pick<Subject, "id" | "path">;
+  subject(action: ShareSubjectFields<A>): Pick<Subject, "id" | "path">;
   /** Reads one subject as it is now; undefined when it is gone or out of the token's sight. */
   read(gitlab: GitLabClient, id: number, signal?: AbortSignal): Promise<Subject | undefined>;
   remove(gitlab: GitLabClient, subjectId: number, groupId: number, signal?: AbortSignal): Promise<UnshareOutcome>;
+  /** Re-creates a share (restore); never repeated by lib/http once it may have arrived. */
+  create(gitlab: GitLabClient, subjectId: number, share: NewShare, signal?: AbortSignal): Promise<ShareOutcome>;
   /**
    * Set for a kind whose removal GitLab may answer with success without removing: the subject is read
    * again after its removals, and a share still there fails with this message.
@@ -99,6 +105,7 @@ const projectShares: ShareKindSpec<RemoveShareAction> = {
   subject: (a) => ({ id: a.projectId, path: a.project }),
   read: readProjectSubject,
   remove: (gitlab, id, groupId, signal) => gitlab.unshareProject(id, groupId, signal),
+  create: (gitlab, id, share, signal) => gitlab.shareProject(id, share, signal),
 };
 
 const groupShares: ShareKindSpec<RemoveGroupShareAction> = {
@@ -109,13 +116,14 @@ const groupShares: ShareKindSpec<RemoveGroupShareAction> = {
   subject: (a) => ({ id: a.sharedGroupId, path: a.sharedGroup }),
   read: readGroupSubject,
   remove: (gitlab, id, groupId, signal) => gitlab.unshareGroup(id, groupId, signal),
+  create: (gitlab, id, share, signal) => gitlab.shareGroup(id, share, signal),
   // GitLab answers 204 without removing anything when the token lacks Owner on the sharing group.
   kept: (path) => `GitLab answered 204 but kept the share: the token needs Owner on ${path}, or administrator`,
 };
 
 export const SHARE_KINDS: readonly ShareKindSpec[] = [projectShares, groupShares];
 
-export function kindOf(action: ShareRemoval): ShareKindSpec {
+export function kindOf(action: Pick<ShareRemoval, "kind">): ShareKindSpec {
   return SHARE_KINDS.find((k) => k.kind === action.kind)!;
 }
 

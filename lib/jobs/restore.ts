@@ -7,8 +7,9 @@
  * back is settled by reading the share again.
  */
 import pMap from "p-map";
-import { HttpError, NetworkError, type GitLabClient, type ProjectShare } from "../gitlab/index.ts";
+import { HttpError, NetworkError, type GitLabClient, type GroupShare } from "../gitlab/index.ts";
 import { accessLevelName, maxRemovals } from "../policy/index.ts";
+import { kindOf } from "./enforce-kinds.ts";
 import type { RemovedShare, RestoreInput } from "./restore-input.ts";
 import { countStatus, errorText, jobStats, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
 import type { JobView } from "./view.ts";
@@ -51,34 +52,16 @@ export interface RestoreOptions extends JobOptions {
   now?: Date;
 }
 
-/** A share as GitLab lists it on a project or a group (groups add the custom role). */
-type CurrentShare = ProjectShare & { member_role_id?: number | null };
-
-/** How each kind is read and created: the one place the kinds differ. */
-const KINDS = {
-  project: {
-    type: "restore-share",
-    noun: "project",
-    read: async (gitlab: GitLabClient, id: number, signal?: AbortSignal): Promise<CurrentShare[]> => (await gitlab.getProject(id, signal)).shared_with_groups ?? [],
-    create: (gitlab: GitLabClient, id: number, share: NewShareOf, signal?: AbortSignal) => gitlab.shareProject(id, share, signal),
-  },
-  group: {
-    type: "restore-group-share",
-    noun: "group",
-    read: async (gitlab: GitLabClient, id: number, signal?: AbortSignal): Promise<CurrentShare[]> => (await gitlab.getGroup(id, signal)).shared_with_groups,
-    create: (gitlab: GitLabClient, id: number, share: NewShareOf, signal?: AbortSignal) => gitlab.shareGroup(id, share, signal),
-  },
-} as const;
-
-type NewShareOf = Parameters<GitLabClient["shareProject"]>[1];
+/** The action type of a restore, by kind; everything else about the kinds is enforce's table (enforce-kinds.ts). */
+const TYPES = { project: "restore-share", group: "restore-group-share" } as const;
 
 /** What the share is on: the project, or the group that shares. */
 function targetOf(a: RemovedShare): { id: number; path: string } {
-  return a.kind === "project" ? { id: a.projectId, path: a.project } : { id: a.sharedGroupId, path: a.sharedGroup };
+  return kindOf(a).subject(a);
 }
 
 /** A read of a project or group: its shares, or why it could not be read. */
-type Read = { shares: CurrentShare[] } | { error: string };
+type Read = { shares: readonly GroupShare[] } | { error: string };
 
 /** After a stop, one last read may say whether a POST in flight arrived; it gets this long. */
 const CHECK_AFTER_STOP_MS = 5_000;
@@ -90,7 +73,7 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
   const limit = opts.maxRestores ?? maxRemovals(opts.policy);
   const concurrency = opts.concurrency ?? 4;
   const warnings = [...opts.input.notes];
-  const actions: RestoreAction[] = opts.input.removals.map((r) => ({ type: KINDS[r.kind].type, ...r, status: "planned" }));
+  const actions: RestoreAction[] = opts.input.removals.map((r) => ({ type: TYPES[r.kind], ...r, status: "planned" }));
 
   // Each project and sharing group is read once, however many of its shares were removed.
   const targets = [...new Map(actions.map((a) => [`${a.kind}:${targetOf(a).id}`, a] as const))];
@@ -143,12 +126,12 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
 async function read(gitlab: GitLabClient, a: RemovedShare, signal?: AbortSignal): Promise<Read | undefined> {
   const { id, path } = targetOf(a);
   try {
-    return { shares: await KINDS[a.kind].read(gitlab, id, signal) };
+    const subject = await kindOf(a).read(gitlab, id, signal);
+    return subject ? { shares: subject.shares } : { error: `${a.kind} ${path} (#${id}) not found (deleted, or the token cannot see it): not restored` };
   } catch (err) {
     if (signal?.aborted) return undefined;
     if (err instanceof HttpError && err.status === 401) throw err;
-    const gone = err instanceof HttpError && err.status === 404;
-    return { error: gone ? `${KINDS[a.kind].noun} ${path} (#${id}) not found (deleted, or the token cannot see it): not restored` : `reading ${path} failed: ${errorText(err)}` };
+    return { error: `reading ${path} failed: ${errorText(err)}` };
   }
 }
 
@@ -171,7 +154,7 @@ function judge(a: RestoreAction, current: Read, today: string): void {
 }
 
 /** How a present share differs from the removed one, e.g. "developer (removed: maintainer), no expiry (removed: expires 2031-06-30)". */
-function differences(a: RemovedShare, s: CurrentShare): string | undefined {
+function differences(a: RemovedShare, s: GroupShare): string | undefined {
   const pairs = [
     [accessLevelName(s.group_access_level), accessLevelName(a.accessLevel)],
     [expiryText(s.expires_at), expiryText(a.expiresAt)],
@@ -194,7 +177,7 @@ async function create(a: RestoreAction, opts: RestoreOptions): Promise<void> {
   const { gitlab, signal } = opts;
   const share = { groupId: a.groupId, accessLevel: a.accessLevel, expiresAt: a.expiresAt, memberRoleId: a.memberRoleId ?? null };
   try {
-    const outcome = await KINDS[a.kind].create(gitlab, targetOf(a).id, share, signal);
+    const outcome = await kindOf(a).create(gitlab, targetOf(a).id, share, signal);
     Object.assign(a, outcome === "created" ? { status: "done" } : { status: "already-present", note: "GitLab answered 409, already shared: re-created meanwhile, or shared with a group the token cannot see" });
   } catch (err) {
     const lost = signal?.aborted ? `stopped while creating the share (${errorText(signal.reason)})` : mayHaveArrived(err) ? errorText(err) : undefined;
@@ -209,8 +192,8 @@ async function create(a: RestoreAction, opts: RestoreOptions): Promise<void> {
 async function settle(a: RestoreAction, opts: RestoreOptions, lost: string): Promise<void> {
   const signal = opts.signal?.aborted ? AbortSignal.timeout(CHECK_AFTER_STOP_MS) : opts.signal;
   try {
-    const shares = await KINDS[a.kind].read(opts.gitlab, targetOf(a).id, signal);
-    if (shares.some((s) => s.group_id === a.groupId)) Object.assign(a, { status: "done", note: `the answer was lost (${lost}); reading again found the share` });
+    const subject = await kindOf(a).read(opts.gitlab, targetOf(a).id, signal);
+    if (subject?.shares.some((s) => s.group_id === a.groupId)) Object.assign(a, { status: "done", note: `the answer was lost (${lost}); reading again found the share` });
     else Object.assign(a, { status: "failed", error: `may not have been created: ${lost}; reading again found no such share` });
   } catch (err) {
     Object.assign(a, { status: "failed", error: `may not have been created: ${lost}; reading it again failed too (${errorText(err)})` });
@@ -232,7 +215,7 @@ export const restoreView: JobView<RestoreAction, RestoreReport> = {
   noun: "removed shares",
   group: (a) => {
     const { id, path } = targetOf(a);
-    return `${KINDS[a.kind].noun} ${path} (#${id})`;
+    return `${a.kind} ${path} (#${id})`;
   },
   // Every action has the same columns (the renderers line them up); what happened follows the expiry.
   columns: (a) => {
