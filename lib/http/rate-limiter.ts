@@ -42,6 +42,8 @@ export class RateLimiter {
   private tokens: number;
   private refilledAt: number;
   private pausedUntil = 0;
+  /** The pause already announced: every request held by one pause is one wait to a person, said once. */
+  private pauseAnnounced = 0;
   /**
    * Per route: GitLab budgets endpoints separately, and an answer reports the tightest budget *its*
    * request counted against — so one endpoint's spent budget must not hold back another's requests.
@@ -99,7 +101,8 @@ export class RateLimiter {
       if (at <= now) break;
       const reason: HoldReason =
         at === this.pausedUntil ? "paused" : at === serverAt ? (state.budget?.remaining === 0 ? "budget-spent" : "budget-low") : "rate";
-      onHold?.(at - now, reason);
+      if (reason !== "paused" || this.pauseAnnounced !== this.pausedUntil) onHold?.(at - now, reason);
+      if (reason === "paused") this.pauseAnnounced = this.pausedUntil;
       await sleep(at - now, signal);
     }
     state.lastStart = this.now();

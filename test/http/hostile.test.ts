@@ -130,6 +130,14 @@ describe("every long wait is reported", () => {
     expect(hold!.message).toMatch(new RegExp(`^holding GET /second for 1 s: GitLab answered 429 on this origin, which pauses every request to it; resuming at ${CLOCK}$`));
   });
 
+  it("one 429's pause is announced once, however many requests it holds", async () => {
+    const { c, events } = await watch((req, res, n) => (n === 1 ? json(res, 429, "Retry later", { "retry-after": "1" }) : json(res, 200, [req.url])));
+    const first = send(c, "GET", "GET /first");
+    await new Promise((r) => setTimeout(r, 100));
+    await Promise.all([first, ...["GET /a", "GET /b", "GET /c"].map((route) => send(c, "GET", route))]);
+    expect(events.filter((e) => e.kind === "rate-limit")).toHaveLength(1);
+  });
+
   it("the rate limiter names the route it holds and why: its RateLimit-Remaining budget is spent", async () => {
     const reset = String(Math.ceil(Date.now() / 1000) + 2);
     const { c, events } = await watch((_req, res) => json(res, 200, [], { "ratelimit-limit": "10", "ratelimit-remaining": "0", "ratelimit-reset": reset }));
