@@ -7,10 +7,11 @@
  * requests in flight, whichever has more left to do.
  */
 import pMap from "p-map";
-import type { GitLabClient, Group, GroupDetail } from "../gitlab/index.ts";
-import type { Listing } from "../paging/index.ts";
+import type { GitLabClient, GroupDetail } from "../gitlab/index.ts";
+import type { Checkpoint } from "../paging/index.ts";
 import { accessLevelName, inScope } from "../policy/index.ts";
 import type { Examination, Subject } from "./enforce-kinds.ts";
+import { inSlot, PAUSED } from "./enforce-slots.ts";
 import { unlessNotFound, type ScopeRoot } from "./enforce-listing.ts";
 
 export function groupSubject(group: GroupDetail): Subject {
@@ -23,33 +24,63 @@ export async function readGroupSubject(gitlab: GitLabClient, id: number, signal?
   return group && groupSubject(group);
 }
 
-/** Every group in scope, read and judged one detail at a time; then the scope groups' ancestors, warned about. */
-export async function examineGroups(x: Examination, judge: (subjects: Subject[]) => void): Promise<void> {
-  const { slots } = x;
+/**
+ * Where the group examination stands, as data (JSON), so that a run cut into steps resumes it: group
+ * ids listed and not yet read, and the listing the rest come from (a scope group's descendants, or
+ * every group the token sees) with its position; or the scope groups' ancestors, still to be read.
+ */
+export type GroupWork =
+  | { kind: "group"; pending: number[]; list?: { descendantsOf: number } | "all"; from?: Checkpoint }
+  | { kind: "group"; ancestors: readonly ScopeRoot[] };
+
+/** Each scope group and all its descendants, and their ancestors; without a scope, every group the token sees. */
+export function beginGroups(roots: readonly ScopeRoot[] | undefined): GroupWork[] {
+  if (roots === undefined) return [{ kind: "group", pending: [], list: "all" }];
+  return [...roots.map((root): GroupWork => ({ kind: "group", pending: [root.id], list: { descendantsOf: root.id } })), { kind: "group", ancestors: roots }];
+}
+
+/**
+ * Groups read and judged one detail at a time, streamed from their listing. When the examination
+ * pauses (`x.pause`), no request is started any more and the ids not yet read are left as work.
+ */
+export async function examineGroups(x: Examination, work: GroupWork, judge: (subjects: Subject[]) => void, leave: (work: GroupWork) => void): Promise<void> {
+  if ("ancestors" in work) {
+    if (x.pause?.aborted) return leave(work);
+    return void x.warnings.push(...(await ancestorShares(x, work.ancestors)));
+  }
+  const left = { ...work, pending: [...work.pending] };
+  const unread: number[] = [];
   await pMap(
-    groupIds(x),
+    groupIds(x, left),
     async (id) => {
-      const group = await slots(() => readGroup(x.gitlab, id, x.signal));
+      const group = await inSlot(x, () => readGroup(x.gitlab, id, x.signal));
+      if (group === PAUSED) unread.push(id);
       // A group deleted since it was listed has no shares left to govern.
-      if (group) judge([groupSubject(group)]);
+      else if (group) judge([groupSubject(group)]);
     },
     { concurrency: x.concurrency },
   );
-  if (x.roots) x.warnings.push(...(await ancestorShares(x, x.roots)));
+  if (unread.length || left.pending.length || left.list !== undefined) leave({ ...left, pending: [...unread, ...left.pending] });
 }
 
-/** Each scope group and all its descendants; without a scope, every group the token sees. */
-async function* groupIds(x: Examination): AsyncGenerator<number> {
-  const { gitlab, roots, signal } = x;
-  const { slots } = x;
-  const ids = async function* (listing: Listing<Group>) {
-    const pages = listing.pages();
-    for (let page = await slots(() => pages.next()); !page.done; page = await slots(() => pages.next())) yield* page.value.items.map((g) => g.id);
-  };
-  if (roots === undefined) return yield* ids(gitlab.listGroups({ all_available: true }, { signal }));
-  for (const root of roots) {
-    yield root.id;
-    yield* ids(gitlab.listDescendantGroups(root.id, { signal }));
+/** The ids of `work`, pending first, then its listing's pages; `work` keeps where it stands. */
+async function* groupIds(x: Examination, work: Extract<GroupWork, { pending: number[] }>): AsyncGenerator<number> {
+  while (work.pending.length) yield work.pending.shift()!;
+  if (work.list === undefined) return;
+  const list = { signal: x.signal, from: work.from };
+  const pages = (work.list === "all" ? x.gitlab.listGroups({ all_available: true }, list) : x.gitlab.listDescendantGroups(work.list.descendantsOf, list)).pages();
+  try {
+    for (;;) {
+      const page = await inSlot(x, () => pages.next());
+      if (page === PAUSED) return;
+      if (page.done) return void delete work.list;
+      work.from = page.value.checkpoint;
+      work.pending.push(...page.value.items.map((g) => g.id));
+      while (work.pending.length) yield work.pending.shift()!;
+      if (page.value.checkpoint.next === null) return void delete work.list;
+    }
+  } finally {
+    await pages.return(undefined);
   }
 }
 

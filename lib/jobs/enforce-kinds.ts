@@ -8,8 +8,8 @@
 import type { LimitFunction } from "p-limit";
 import type { GitLabClient, GroupShare, NewShare, ShareOutcome, UnshareOutcome } from "../gitlab/index.ts";
 import type { Policy, ShareInput } from "../policy/index.ts";
-import { examineGroups, readGroupSubject } from "./enforce-groups.ts";
-import { examineProjects, readProjectSubject, type ScopeRoot } from "./enforce-listing.ts";
+import { beginGroups, examineGroups, readGroupSubject, type GroupWork } from "./enforce-groups.ts";
+import { beginProjects, examineProjects, readProjectSubject, type ProjectWork, type ScopeRoot } from "./enforce-listing.ts";
 
 export type ShareStatus = "planned" | "done" | "already-gone" | "skipped" | "failed";
 
@@ -60,8 +60,6 @@ export interface Subject {
 export interface Examination {
   gitlab: GitLabClient;
   policy: Policy;
-  /** The outermost scope groups; undefined: the whole instance. */
-  roots: readonly ScopeRoot[] | undefined;
   /** Whether the token sees every group (administrator or auditor). */
   seesAllGroups: boolean;
   /** Examination requests in flight at once, both kinds together. */
@@ -73,15 +71,25 @@ export interface Examination {
    */
   slots: LimitFunction;
   signal: AbortSignal;
+  /** Once aborted, the examination starts no request: what is left is handed back as work to resume. */
+  pause?: AbortSignal;
   warnings: string[];
 }
+
+/** A piece of the examination not yet done, of either kind, as data (JSON): a run in steps resumes from it. */
+export type ExaminationWork = ProjectWork | GroupWork;
 
 export interface ShareKindSpec<A extends ShareRemoval = ShareRemoval> {
   kind: A["kind"];
   /** The summary counters of this kind: subjects examined, and their shares. */
   counters: { subjects: "projects" | "groups"; shares: "shares" | "groupShares" };
-  /** Lists the subjects in scope, handing them to `judge` as they arrive. */
-  examine(x: Examination, judge: (subjects: Subject[]) => void): Promise<void>;
+  /** The examination's first work for this kind: the scope groups (undefined: the whole instance). */
+  begin(roots: readonly ScopeRoot[] | undefined): ExaminationWork[];
+  /**
+   * Does one piece of work and all it leads to, handing subjects to `judge` as they arrive; what a
+   * pause (Examination.pause) leaves undone goes to `leave`.
+   */
+  examine(x: Examination, work: ExaminationWork, judge: (subjects: Subject[]) => void, leave: (work: ExaminationWork) => void): Promise<void>;
   /** The action's own fields, naming its kind and subject. */
   head(subject: Pick<Subject, "id" | "path">): Omit<A, keyof ShareFields>;
   subject(action: ShareSubjectFields<A>): Pick<Subject, "id" | "path">;
@@ -100,7 +108,8 @@ export interface ShareKindSpec<A extends ShareRemoval = ShareRemoval> {
 const projectShares: ShareKindSpec<RemoveShareAction> = {
   kind: "project",
   counters: { subjects: "projects", shares: "shares" },
-  examine: examineProjects,
+  begin: beginProjects,
+  examine: (x, work, judge, leave) => examineProjects(x, work as ProjectWork, judge, leave),
   head: ({ id, path }) => ({ type: "remove-share", kind: "project", projectId: id, project: path }),
   subject: (a) => ({ id: a.projectId, path: a.project }),
   read: readProjectSubject,
@@ -111,7 +120,8 @@ const projectShares: ShareKindSpec<RemoveShareAction> = {
 const groupShares: ShareKindSpec<RemoveGroupShareAction> = {
   kind: "group",
   counters: { subjects: "groups", shares: "groupShares" },
-  examine: examineGroups,
+  begin: beginGroups,
+  examine: (x, work, judge, leave) => examineGroups(x, work as GroupWork, judge, leave),
   head: ({ id, path }) => ({ type: "remove-group-share", kind: "group", sharedGroupId: id, sharedGroup: path }),
   subject: (a) => ({ id: a.sharedGroupId, path: a.sharedGroup }),
   read: readGroupSubject,

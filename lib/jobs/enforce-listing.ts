@@ -2,12 +2,11 @@
  * How enforce lists the projects in scope: each scope group as a tree of partitions, each following
  * its own links, split where a branch is large; or the whole instance, in id ranges by keyset.
  */
-import pMap from "p-map";
-import type { LimitFunction } from "p-limit";
 import { HttpError, type GitLabClient, type Project } from "../gitlab/index.ts";
-import type { Page } from "../paging/index.ts";
+import type { Checkpoint, Page } from "../paging/index.ts";
 import { scopeGroups, type Policy } from "../policy/index.ts";
 import type { Examination, Subject } from "./enforce-kinds.ts";
+import { inSlot, PAUSED } from "./enforce-slots.ts";
 
 /** Above this many projects, the instance (without a scope) is listed in id ranges that run in parallel. */
 export const PARTITION_ABOVE = 2_000;
@@ -18,8 +17,6 @@ const PER_PAGE = 100;
 const SPLIT_ABOVE_PAGES = 10;
 /** Above this many pages, a listing that is not split is read from both ends (one request more at most). */
 const BOTH_ENDS_ABOVE_PAGES = 4;
-
-export type Pages = AsyncIterable<Page<Project>>;
 
 export class ScopeError extends Error {
   override name = "ScopeError";
@@ -52,133 +49,194 @@ export async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined
 }
 
 /**
- * Every project in scope, judged a page at a time as the pages arrive: each scope group as a tree of
- * partitions (`subtree`), the instance without a scope as id ranges by keyset. Every request takes a
- * slot of the examination's pool, which the group shares' reads use too.
+ * Where a project listing stands, as data (JSON), so that a run cut into steps (a durable execution)
+ * resumes it in a later step: the instance not yet divided into id ranges; an id range; a group's
+ * projects with its subgroups' (a partition, split where large), or its own only (`own`).
  */
-export async function examineProjects(x: Examination, judge: (subjects: Subject[]) => void): Promise<void> {
-  const { slots } = x;
-  const judgePage = (items: Project[]) => judge(items.map(projectSubject));
-  if (x.roots === undefined) {
-    const ranges = await slots(() => instanceRanges(x.gitlab, x.concurrency * 2, x.signal));
-    await pMap(ranges, (range) => follow(range[Symbol.asyncIterator](), judgePage, slots), { concurrency: x.concurrency });
+export interface ProjectWork {
+  kind: "project";
+  list: "instance" | { after?: number; before?: number } | { group: number; own?: true };
+  /**
+   * Projects with ids up to this one were judged already, by an enclosing listing's first page: a
+   * listing sorted by id ascending opens on its subtree's smallest ids, so one number says which.
+   */
+  judgedUpTo?: number;
+  /** The split threshold (pages) handed down from the root's first page. */
+  share?: number;
+  /** Set once the listing's first page is read: where its ends stand. */
+  at?: Ends;
+}
+
+/** Both ends of a listing read from its two ends (or one end only: `down` null). */
+interface Ends {
+  up: Checkpoint;
+  /** Absent until the descending end begins. */
+  down?: Checkpoint | null;
+  /** The highest id the ascending end reached, and the lowest the descending end reached. */
+  top: number;
+  bottom: number | null;
+  /** Projects read, and how many the first page announced (null: above 10,000, not counted). */
+  seen: number;
+  projects: number | null;
+}
+
+/** The project listing's first work: the scope groups, or the instance. */
+export function beginProjects(roots: readonly ScopeRoot[] | undefined): ProjectWork[] {
+  return roots === undefined ? [{ kind: "project", list: "instance" }] : roots.map((root) => ({ kind: "project", list: { group: root.id } }));
+}
+
+/**
+ * One piece of the project listing, and all it leads to, judged a page at a time as the pages arrive.
+ * Every request takes a slot of the examination's pool, which the group shares' reads use too. When
+ * the examination pauses (`x.pause`), no request is started any more and what is left is handed to
+ * `leave` as work to resume.
+ */
+export async function examineProjects(x: Examination, work: ProjectWork, judge: (subjects: Subject[]) => void, leave: (work: ProjectWork) => void): Promise<void> {
+  const p: Partitioning = { x, judgePage: (items) => judge(items.map(projectSubject)), leave };
+  if (work.at) return ends(p, work, work.at);
+  if (x.pause?.aborted) return leave(work);
+  if (work.list === "instance") {
+    const ranges = await x.slots(() => instanceRanges(x.gitlab, x.concurrency * 2, x.signal));
+    await Promise.all(ranges.map((list) => examineProjects(x, { kind: "project", list }, judge, leave)));
     return;
   }
-  await Promise.all(x.roots.map((root) => subtree({ x, slots, judgePage }, root.id, new Set(), undefined)));
+  return partition(p, work);
 }
 
 interface Partitioning {
   x: Examination;
-  slots: LimitFunction;
   judgePage: (items: Project[]) => void;
+  leave: (work: ProjectWork) => void;
+}
+
+/** The listing a piece of work reads, from its start or from a checkpoint. */
+function listing(x: Examination, work: ProjectWork, sort: "asc" | "desc", from?: Checkpoint): AsyncIterator<Page<Project>> {
+  const list = { signal: x.signal, from };
+  if (work.list === "instance") throw new Error("the instance is listed in id ranges");
+  if ("group" in work.list) return x.gitlab.listGroupProjects(work.list.group, list, !work.list.own, sort).pages();
+  return x.gitlab.listProjects({ idAfter: work.list.after, idBefore: work.list.before, list }).pages();
+}
+
+/** A slot for one page; once the examination pauses, nothing is sent. */
+function nextPage(x: Examination, pages: AsyncIterator<Page<Project>>): Promise<IteratorResult<Page<Project>> | typeof PAUSED> {
+  return inSlot(x, () => pages.next());
 }
 
 /**
- * One group's projects, its subgroups' included. GitLab's contract is to follow the `Link` of each
- * answer and never build a page's address, so the pages of one listing come one after another:
- * parallelism comes from partitions. The listing starts as one (a small tree costs no extra request);
- * when its first page shows it is large — more pages than an even share of the slots (and than 10;
- * twice that for a branch already split off), or no total at all (above 10,000) — it is split into the group's own projects and each direct subgroup's tree, and
- * each of those is judged the same way, so a heavy branch is split as deep as its shape allows while
- * light ones stay whole. A split reads its first page again (those projects are not judged twice) and
- * ends each partition on a partial page, so a tree with more child groups than pages (thousands of
- * tiny groups) is listed whole instead. A token that cannot see every group never splits: GitLab
- * lists to it only the subgroups it is a member of, and a partition missed is projects never judged.
+ * A group's projects, its subgroups' included (or its own only). GitLab's contract is to follow the
+ * `Link` of each answer and never build a page's address, so the pages of one listing come one after
+ * another: parallelism comes from partitions. The listing starts as one (a small tree costs no extra
+ * request); when its first page shows it is large — more pages than an even share of the slots (and
+ * than 10; twice that for a branch already split off), or no total at all (above 10,000) — it is split
+ * into the group's own projects and each direct subgroup's tree, and each of those is judged the same
+ * way, so a heavy branch is split as deep as its shape allows while light ones stay whole. A split
+ * reads its first page again (those projects are not judged twice) and ends each partition on a
+ * partial page, so a tree with more child groups than pages (thousands of tiny groups) is listed whole
+ * instead. A token that cannot see every group never splits: GitLab lists to it only the subgroups it
+ * is a member of, and a partition missed is projects never judged. An id range of the instance is
+ * never split: the instance is cut into enough of them.
  *
  * A project moved during the listing from a partition not yet listed into one already listed is
  * missed by this run (the next finds it); one moved the other way is judged twice, but its strays are
  * planned once (enforce de-duplicates them by share).
  */
-async function subtree(p: Partitioning, group: number, judged: ReadonlySet<number>, share: number | undefined): Promise<void> {
-  const { x, slots } = p;
-  const unjudged = (items: Project[]) => p.judgePage(judged.size ? items.filter((project) => !judged.has(project.id)) : items);
-  const pages = x.gitlab.listGroupProjects(group, { signal: x.signal }).pages();
-  const first = await opening(pages, unjudged, slots);
-  if (!first) return;
+async function partition(p: Partitioning, work: ProjectWork): Promise<void> {
+  const { x } = p;
+  const judgedUpTo = work.judgedUpTo ?? 0;
+  const unjudged = (items: Project[]) => p.judgePage(judgedUpTo ? items.filter((project) => project.id > judgedUpTo) : items);
+  const pages = listing(x, work, "asc");
+  const first = await nextPage(x, pages);
+  if (first === PAUSED) return p.leave(work);
+  if (first.done) return;
+  unjudged(first.value.items);
+  if (first.value.checkpoint.next === null) return;
+  const opening = counts(first.value);
+  const top = Math.max(judgedUpTo, ...first.value.items.map((project) => project.id));
+  const at: Ends = { up: first.value.checkpoint, top, bottom: null, seen: first.value.items.length, projects: Number.isFinite(opening.projects) ? opening.projects : null };
+  const list = work.list;
+  const ofGroup = typeof list === "object" && "group" in list;
+  const group = ofGroup && !list.own ? list.group : undefined;
   // The root's first page sets the share, its pages spread evenly over the slots; a branch below it
   // splits only when it holds clearly more (twice that), since every split costs requests.
-  const even = share ?? Math.max(SPLIT_ABOVE_PAGES, Math.ceil((Number.isFinite(first.count) ? first.count : 10_000 / PER_PAGE) / x.concurrency));
-  const large = first.count > (share === undefined ? even : 2 * even);
-  const children = large && x.seesAllGroups ? await childIds(p, group) : [];
-  if (children.length === 0 || children.length >= first.count) return rest(p, pages, first, unjudged, () => x.gitlab.listGroupProjects(group, { signal: x.signal }, true, "desc").pages());
-  await pages.return(undefined);
-  const seen = new Set([...judged, ...first.ids]);
-  const seenFilter = (items: Project[]) => p.judgePage(items.filter((project) => !seen.has(project.id)));
-  const own = (sort: "asc" | "desc") => x.gitlab.listGroupProjects(group, { signal: x.signal }, false, sort).pages();
-  const ownFirst = own("asc");
-  const ownOpening = await opening(ownFirst, seenFilter, slots);
-  await Promise.all([ownOpening && rest(p, ownFirst, ownOpening, seenFilter, () => own("desc")), ...children.map((child) => subtree(p, child, seen, even))]);
+  const even = work.share ?? Math.max(SPLIT_ABOVE_PAGES, Math.ceil((Number.isFinite(opening.pages) ? opening.pages : 10_000 / PER_PAGE) / x.concurrency));
+  const large = opening.pages > (work.share === undefined ? even : 2 * even);
+  const children = group !== undefined && large && x.seesAllGroups ? await childIds(x, group) : [];
+  if (children.length === 0 || children.length >= opening.pages) {
+    // An id range of the instance is read from one end (GitLab's keyset on /projects goes up only).
+    if (opening.pages <= BOTH_ENDS_ABOVE_PAGES || !ofGroup) at.down = null;
+    return ends(p, { ...work, at }, at, pages);
+  }
+  await pages.return?.(undefined);
+  const split = (list: ProjectWork["list"], share?: number) => partition(p, { kind: "project", list, judgedUpTo: top, ...(share === undefined ? {} : { share }) });
+  await Promise.all([split({ group: group!, own: true }), ...children.map((child) => split({ group: child }, even))]);
 }
 
 /**
- * The rest of a listing that is not split, after its first page. Above a few pages, it is read from
- * both ends at once: this listing goes on up the ids while a second one — the same filters, sorted by
- * id descending — comes down, each following its own links, until they meet. The pages of one listing
+ * The rest of a listing after its first page. Above a few pages, it is read from both ends at once:
+ * the ascending listing goes on up the ids while a second one — the same filters, sorted by id
+ * descending — comes down, each following its own links, until they meet. The pages of one listing
  * cannot be fetched side by side (that would mean building their addresses), but its two ends can, so
  * a large group whose projects sit directly in it takes half the time. Each project is judged by
  * whichever end reached it first; where they meet, a page may be read by both (one request more).
+ * A pause stops both ends between pages and leaves where they stand.
  */
-async function rest(p: Partitioning, up: AsyncIterator<Page<Project>>, first: Opening, judgePage: (items: Project[]) => void, downward: () => AsyncIterator<Page<Project>>): Promise<void> {
-  if (first.count <= BOTH_ENDS_ABOVE_PAGES) return follow(up, judgePage, p.slots);
-  let top = Math.max(...first.ids);
-  let bottom = Infinity;
-  // Both ends stop once every project counted has been seen; failing that (a project deleted
-  // meanwhile), where their ids meet.
-  let seen = first.ids.length;
+async function ends(p: Partitioning, work: ProjectWork, at: Ends, live?: AsyncIterator<Page<Project>>): Promise<void> {
+  const { x } = p;
+  const judgedUpTo = work.judgedUpTo ?? 0;
+  const judge = (items: Project[]) => p.judgePage(judgedUpTo ? items.filter((project) => project.id > judgedUpTo) : items);
+  const bottom = () => at.bottom ?? Infinity;
   // Pages asked for and not yet answered count as seen, so the two ends never both ask for the last.
   let asked = 0;
-  const open = () => top < bottom && seen + asked * PER_PAGE < first.projects;
-  const end = async (pages: AsyncIterator<Page<Project>>, mine: (project: Project) => boolean, moved: (ids: number[]) => void) => {
+  // Both ends stop once every project counted has been seen; failing that (a project deleted
+  // meanwhile), where their ids meet. A listing read from one end only goes to its last page.
+  const open = () => at.down === null || (at.top < bottom() && at.seen + asked * PER_PAGE < (at.projects ?? Infinity));
+  let paused = false;
+  const end = async (pages: AsyncIterator<Page<Project>>, mine: (project: Project) => boolean, reached: (page: Page<Project>) => void) => {
     while (open()) {
       asked++;
-      const page = await p.slots(() => pages.next()).finally(() => asked--);
+      const page = await nextPage(x, pages).finally(() => asked--);
+      if (page === PAUSED) {
+        paused = true;
+        break;
+      }
       if (page.done) break;
       const fresh = page.value.items.filter(mine);
-      seen += fresh.length;
-      judgePage(fresh);
-      moved(page.value.items.map((project) => project.id));
+      at.seen += fresh.length;
+      judge(fresh);
+      reached(page.value);
+      if (page.value.checkpoint.next === null) break;
     }
     await pages.return?.(undefined);
   };
-  await Promise.all([
-    end(up, (project) => project.id < bottom, (ids) => (top = Math.max(top, ...ids))),
-    end(downward(), (project) => project.id > top, (ids) => (bottom = Math.min(bottom, ...ids))),
-  ]);
+  const up = end(live ?? listing(x, work, "asc", at.up), (project) => project.id < bottom(), (page) => {
+    at.up = page.checkpoint;
+    at.top = Math.max(at.top, ...page.items.map((project) => project.id));
+  });
+  const down =
+    at.down === null
+      ? undefined
+      : end(listing(x, work, "desc", at.down), (project) => project.id > at.top, (page) => {
+          at.down = page.checkpoint;
+          at.bottom = Math.min(bottom(), ...page.items.map((project) => project.id));
+        });
+  await Promise.all([up, down]);
+  const finished = at.up.next === null && (at.down === null || at.down?.next === null);
+  if (paused && open() && !finished) p.leave({ ...work, at });
 }
 
-/**
- * A listing's first page, judged; what splitting needs of it is kept (its counts, its projects' ids),
- * not the page, which would otherwise stay in memory while the partitions below it run. Undefined
- * when that page was the last.
- */
-async function opening(pages: AsyncIterator<Page<Project>>, judgePage: (items: Project[]) => void, slots: LimitFunction): Promise<Opening | undefined> {
-  const first = await slots(() => pages.next());
-  if (first.done) return undefined;
-  judgePage(first.value.items);
-  if (first.value.checkpoint.next === null) return undefined;
-  const total = first.value.meta.total;
+/** What a listing's first page told: how many projects and pages it counts (Infinity above 10,000). */
+function counts(first: Page<Project>): { projects: number; pages: number } {
+  const total = first.meta.total;
   const projects = typeof total === "number" ? total : Infinity;
-  return { projects, count: Math.ceil(projects / PER_PAGE), ids: first.value.items.map((project) => project.id) };
+  return { projects, pages: Math.ceil(projects / PER_PAGE) };
 }
 
-/** What a listing's first page told: how many projects and pages it counts (Infinity above 10,000), and its ids. */
-interface Opening {
-  projects: number;
-  count: number;
-  ids: number[];
-}
-
-/** The ids of a group's direct subgroups. */
-async function childIds({ x, slots }: Partitioning, group: number): Promise<number[]> {
+/** The ids of a group's direct subgroups (a few pages: read whole even when a pause comes meanwhile). */
+async function childIds(x: Examination, group: number): Promise<number[]> {
   const ids: number[] = [];
   const pages = x.gitlab.listSubgroups(group, { signal: x.signal }).pages();
-  for (let page = await slots(() => pages.next()); !page.done; page = await slots(() => pages.next())) ids.push(...page.value.items.map((g) => g.id));
+  for (let page = await x.slots(() => pages.next()); !page.done; page = await x.slots(() => pages.next())) ids.push(...page.value.items.map((g) => g.id));
   return ids;
-}
-
-/** The rest of a listing, one page after another, each page taking a slot. */
-async function follow(pages: AsyncIterator<Page<Project>>, judgePage: (items: Project[]) => void, slots: LimitFunction): Promise<void> {
-  for (let page = await slots(() => pages.next()); !page.done; page = await slots(() => pages.next())) judgePage(page.value.items);
 }
 
 /**
@@ -186,12 +244,11 @@ async function follow(pages: AsyncIterator<Page<Project>>, judgePage: (items: Pr
  * listed side by side (id_after/id_before), each following its own links, the last one open-ended so a
  * project created meanwhile is still seen. One tiny request finds the newest id and the count.
  */
-export async function instanceRanges(gitlab: GitLabClient, ranges: number, signal: AbortSignal): Promise<Pages[]> {
-  const pages = (idAfter?: number, idBefore?: number) => gitlab.listProjects({ idAfter, idBefore, list: { signal } }).pages();
+export async function instanceRanges(gitlab: GitLabClient, ranges: number, signal: AbortSignal): Promise<{ after?: number; before?: number }[]> {
   const newest = await gitlab.newestProject(signal);
-  if (!newest || isSmall(newest.total)) return [pages()];
+  if (!newest || isSmall(newest.total)) return [{}];
   const step = Math.ceil(newest.id / ranges);
-  return Array.from({ length: ranges }, (_, i) => pages(i === 0 ? undefined : i * step, i === ranges - 1 ? undefined : (i + 1) * step + 1));
+  return Array.from({ length: ranges }, (_, i) => ({ ...(i === 0 ? {} : { after: i * step }), ...(i === ranges - 1 ? {} : { before: (i + 1) * step + 1 }) }));
 }
 
 function isSmall(total: number | "unknown" | undefined): boolean {

@@ -6,12 +6,13 @@
  */
 import pLimit from "p-limit";
 import { isTrue, type GitLabClient } from "../gitlab/index.ts";
-import { accessLevelName, evaluateShare, maxRemovals } from "../policy/index.ts";
-import { kindOf, plannedRemoval, SHARE_KINDS, shareInput, type Examination, type ShareKindSpec, type ShareRemoval, type Subject } from "./enforce-kinds.ts";
+import { accessLevelName, evaluateShare, maxRemovals, type Policy } from "../policy/index.ts";
+import { kindOf, plannedRemoval, SHARE_KINDS, shareInput, type Examination, type ExaminationWork, type ShareKindSpec, type ShareRemoval, type Subject } from "./enforce-kinds.ts";
 import { scopeRoots, ScopeError } from "./enforce-listing.ts";
 import { removeShares } from "./enforce-removal.ts";
 import type { JobView } from "./view.ts";
-import { countStatus, errorText, jobStats, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
+import { countStatus, errorText, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
+import { direct, type Steps } from "./steps.ts";
 
 export { PARTITION_ABOVE, ScopeError } from "./enforce-listing.ts";
 export type { RemoveGroupShareAction, RemoveShareAction, ShareRemoval, ShareStatus } from "./enforce-kinds.ts";
@@ -58,23 +59,229 @@ export interface EnforceOptions extends JobOptions {
   /** A removal planned longer ago than this is judged again on its subject's current state first (default 60 s). */
   maxPlanAgeMs?: number;
   now?: Date;
+  /** How long the whole run may take (ms); past it, the examination stops and the report says how far it got. */
+  runLimitMs?: number;
   onProgress?: (p: { projects: number; groups: number; strays: number }) => void;
 }
 
-export async function enforce(opts: EnforceOptions): Promise<EnforceReport> {
+/** What examining counts, besides the strays. */
+interface Tally {
+  projects: number;
+  shares: number;
+  groups: number;
+  groupShares: number;
+  allowed: number;
+  exempt: number;
+  outOfScope: number;
+}
+
+/** What one step of examination found, and where it left off: JSON, as a durable execution records it. */
+interface Slice {
+  frontier: ExaminationWork[];
+  tally: Tally;
+  /** Stray shares, each with when it was judged (Date.now()). */
+  strays: { action: ShareRemoval; judgedAt: number }[];
+  warnings: string[];
+  stats: StepStats;
+  /** Why the listing stopped short (the run's signal, or the run's time limit), or null. */
+  stopped: string | null;
+  /** The slice's time ran out: the invocation may end here. */
+  spent: boolean;
+}
+
+/** What one step of removals did: the batch as it ended. */
+interface Removals {
+  actions: ShareRemoval[];
+  warnings: string[];
+  stats: StepStats;
+  stopped: boolean;
+  spent: boolean;
+}
+
+interface StepStats {
+  requests: number;
+  retries: number;
+  rateLimited: number;
+  pages: number;
+  groupReads: number;
+}
+
+/**
+ * The job in steps (lib/jobs/steps.ts): the token check and the scope; the examination, in slices
+ * that each end on where the listing stands and the strays found (never the projects examined); the
+ * guard, judged on the whole plan; the removals, in batches. Run directly it is one slice and one
+ * batch. Nothing is kept between steps but what they return, so a durable execution resumes it.
+ */
+export async function enforce(opts: EnforceOptions, steps: Steps = direct): Promise<EnforceReport> {
   const { gitlab, policy, signal } = opts;
   // Before any request: without the section there is nothing to govern, and an empty plan would read as "in policy".
   if (policy.gitlab === undefined) throw new ScopeError("the policy has no gitlab section: enforce has nothing to govern (add gitlab.shares, and gitlab.scope to limit it)");
-  const startedAt = Date.now();
-  const now = opts.now ?? new Date();
-  const warnings: string[] = [];
+  const limit = maxRemovals(policy);
+  const concurrency = opts.listConcurrency ?? DEFAULT_LIST_CONCURRENCY;
+  const measured = async <T extends object>(run: () => Promise<T>): Promise<T & { stats: StepStats }> => {
+    const before = gitlab.http.stats.snapshot();
+    const result = await run();
+    return { ...result, stats: statsSince(gitlab, before) };
+  };
+
+  const begun = await steps.step("begin", () =>
+    measured(async () => {
+      const startedAt = Date.now();
+      const now = (opts.now ?? new Date()).toISOString();
+      const warnings: string[] = [];
+      // The token check goes first and alone: a refused token must be the run's very first request, the
+      // one after which the Lambda may read a rotated secret and run again (functions/lib/run-job.ts).
+      const user = await gitlab.currentUser(signal);
+      const seesAllGroups = isTrue(user.is_admin) || isTrue(user.is_auditor);
+      if (!seesAllGroups) {
+        warnings.push(
+          `the token (${user.username}) is not an administrator or auditor: GitLab lists only the shares (of projects and of groups) with groups it can see, ` +
+            "so shares with other groups were neither checked nor removed; and GitLab removes a group's share only for a token with Owner on that group " +
+            "(it answers success all the same: Warden reads the group again to tell)",
+        );
+      }
+      const roots = await scopeRoots(gitlab, policy, signal);
+      return { startedAt, now, seesAllGroups, warnings, frontier: SHARE_KINDS.flatMap((kind) => kind.begin(roots)) };
+    }),
+  );
+  const now = new Date(begun.now);
+  const stats = [begun.stats];
+  const warnings = [...begun.warnings];
+  const tally: Tally = { projects: 0, shares: 0, groups: 0, groupShares: 0, allowed: 0, exempt: 0, outOfScope: 0 };
   const actions: ShareRemoval[] = [];
-  const judgedAt = new Map<ShareRemoval, number>();
+  const judgedAt: number[] = [];
   // A project moved between partitions mid-listing is listed twice; its strays are planned once.
   const planned = new Set<string>();
-  const tally = { projects: 0, shares: 0, groups: 0, groupShares: 0, allowed: 0, exempt: 0 };
-  let outOfScope = 0;
-  const limit = maxRemovals(policy);
+  let complete = true;
+
+  let frontier = begun.frontier;
+  for (let n = 1; frontier.length; n++) {
+    const slice = await steps.step(`examine ${n}`, () =>
+      measured(() =>
+        examineSlice({
+          gitlab, policy, seesAllGroups: begun.seesAllGroups, concurrency, signal, now, frontier, steps, runEnd: begun.startedAt + (opts.runLimitMs ?? Infinity),
+          // Counts so far, as pages arrive (run directly, this is the whole examination).
+          progress: (t, strays) => opts.onProgress?.({ projects: tally.projects + t.projects, groups: tally.groups + t.groups, strays: actions.length + strays }),
+        }),
+      ),
+    );
+    for (const key of Object.keys(tally) as (keyof Tally)[]) tally[key] += slice.tally[key];
+    for (const { action, judgedAt: at } of slice.strays) {
+      const key = shareKey(action);
+      if (planned.has(key)) continue;
+      planned.add(key);
+      actions.push(action);
+      judgedAt.push(at);
+    }
+    warnings.push(...slice.warnings);
+    stats.push(slice.stats);
+    frontier = slice.frontier;
+    if (slice.stopped !== null) {
+      complete = false;
+      warnings.push(`stopped while listing after ${tally.projects} projects (${slice.stopped}), with ${tally.groups} groups read: the plan is incomplete and nothing was removed`);
+      break;
+    }
+    if (frontier.length) await steps.pause(`examined ${n}`, slice.spent);
+  }
+  // Found in whatever order the listings answered; reported (and removed) in a stable one.
+  const order = actions.map((_, i) => i).sort((a, b) => byKindAndPath(actions[a]!, actions[b]!));
+  const plan = order.map((i) => actions[i]!);
+  const planJudgedAt = order.map((i) => judgedAt[i]!);
+  if (tally.outOfScope) {
+    warnings.push(`${tally.outOfScope} shares of examined projects or groups are outside the policy's scope (a path not under a scope group): they were left alone`);
+  }
+
+  const tripped = plan.length > limit;
+  if (tripped) {
+    warnings.push(`guard: ${plan.length} removals planned (project and group shares together), more than gitlab.guard.maxRemovals (${limit}); nothing was removed`);
+  } else if (opts.apply && complete) {
+    for (let from = 0, n = 1; from < plan.length; n++) {
+      const size = Math.min(plan.length - from, steps.perStep);
+      const batch = plan.slice(from, from + size);
+      const at = planJudgedAt.slice(from, from + size);
+      const done: Removals = await steps.step(`remove ${n}`, (attempt) =>
+        measured(async () => {
+          const removalWarnings: string[] = [];
+          // Each attempt starts from the plan, not from what an earlier one made of it; and an attempt
+          // after one that failed or was cut off judges every share again before removing it.
+          const actions = structuredClone(batch);
+          const judged = new Map(actions.map((action, i) => [action, attempt > 1 ? 0 : at[i]!]));
+          const removal = await removeShares(actions, {
+            gitlab, policy, now, judgedAt: judged, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY, maxPlanAgeMs: opts.maxPlanAgeMs ?? 60_000, signal, audit: opts.audit, warnings: removalWarnings,
+          });
+          return { actions, warnings: removalWarnings, stopped: removal.stopped, spent: Date.now() >= steps.sliceEnd() };
+        }),
+        { changes: true },
+      );
+      plan.splice(from, size, ...done.actions);
+      warnings.push(...done.warnings);
+      stats.push(done.stats);
+      from += size;
+      if (done.stopped) {
+        complete = false;
+        break;
+      }
+      if (from < plan.length) await steps.pause(`removed ${n}`, done.spent);
+    }
+    const left = countStatus(plan, "planned");
+    if (left) warnings.push(`stopped before ${left} of ${plan.length} removals (${errorText(signal?.reason)}); the next run picks them up`);
+  }
+
+  const { outOfScope: _, ...counted } = tally;
+  const total = stats.reduce((sum, s) => ({
+    requests: sum.requests + s.requests, retries: sum.retries + s.retries, rateLimited: sum.rateLimited + s.rateLimited, pages: sum.pages + s.pages, groupReads: sum.groupReads + s.groupReads,
+  }));
+  const { groupReads, ...requestStats } = total;
+  return {
+    job: "enforce",
+    dryRun: !opts.apply,
+    summary: {
+      ...counted,
+      groupReads,
+      strays: plan.length,
+      removed: countStatus(plan, "done"),
+      alreadyGone: countStatus(plan, "already-gone"),
+      skipped: countStatus(plan, "skipped"),
+      failed: countStatus(plan, "failed"),
+      maxRemovals: limit,
+      guard: tripped ? "tripped" : "ok",
+      complete,
+    },
+    actions: plan,
+    stats: { ...requestStats, durationMs: (await steps.step("ended", async () => ({ at: Date.now() }))).at - begun.startedAt },
+    warnings,
+  };
+}
+
+interface SliceInput {
+  gitlab: GitLabClient;
+  policy: Policy;
+  seesAllGroups: boolean;
+  concurrency: number;
+  signal: AbortSignal | undefined;
+  now: Date;
+  frontier: ExaminationWork[];
+  steps: Steps;
+  /** When the whole run must stop (epoch ms): a durable execution's own time limit. */
+  runEnd: number;
+  progress: (tally: Tally, strays: number) => void;
+}
+
+/**
+ * Examines from `frontier` until it is done or the slice ends: its time is spent (Steps.sliceEnd),
+ * or it found as many strays as a step may record. Then no request is started any more, the ones in
+ * flight finish, and what is left is returned as the next frontier.
+ */
+async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stats">> {
+  const { gitlab, policy, now, signal, steps } = input;
+  const tally: Tally = { projects: 0, shares: 0, groups: 0, groupShares: 0, allowed: 0, exempt: 0, outOfScope: 0 };
+  const strays: Slice["strays"] = [];
+  const seen = new Set<string>();
+  const warnings: string[] = [];
+  const frontier: ExaminationWork[] = [];
+  const pause = new AbortController();
+  const end = Math.min(steps.sliceEnd(), input.runEnd);
+  const timer = Number.isFinite(end) ? setTimeout(() => pause.abort(), Math.max(0, end - Date.now())) : undefined;
 
   const judge = (kind: ShareKindSpec) => (subjects: Subject[]) => {
     for (const subject of subjects) {
@@ -82,90 +289,61 @@ export async function enforce(opts: EnforceOptions): Promise<EnforceReport> {
       for (const share of subject.shares) {
         tally[kind.counters.shares]++;
         const verdict = evaluateShare(policy, shareInput(kind, subject, share), now);
-        if (verdict.kind === "out-of-scope") outOfScope++;
-        else if (verdict.kind !== "stray") tally[verdict.kind]++;
-        const key = `${kind.kind}:${subject.id}:${share.group_id}`;
-        if (verdict.kind !== "stray" || planned.has(key)) continue;
-        planned.add(key);
-        const action = plannedRemoval(kind, subject, share, verdict.reason);
-        actions.push(action);
-        judgedAt.set(action, Date.now());
+        if (verdict.kind !== "stray") tally[verdict.kind === "out-of-scope" ? "outOfScope" : verdict.kind]++;
+        else {
+          const action = plannedRemoval(kind, subject, share, verdict.reason);
+          if (seen.has(shareKey(action))) continue;
+          seen.add(shareKey(action));
+          strays.push({ action, judgedAt: Date.now() });
+          if (strays.length >= steps.perStep) pause.abort();
+        }
       }
     }
-    opts.onProgress?.({ projects: tally.projects, groups: tally.groups, strays: actions.length });
+    input.progress(tally, strays.length);
   };
 
-  // The token check goes first and alone: a refused token must be the run's very first request, the
-  // one after which the Lambda may read a rotated secret and run again (functions/lib/run-job.ts).
-  const user = await gitlab.currentUser(signal);
-  const seesAllGroups = isTrue(user.is_admin) || isTrue(user.is_auditor);
-  if (!seesAllGroups) {
-    warnings.push(
-      `the token (${user.username}) is not an administrator or auditor: GitLab lists only the shares (of projects and of groups) with groups it can see, ` +
-        "so shares with other groups were neither checked nor removed; and GitLab removes a group's share only for a token with Owner on that group " +
-        "(it answers success all the same: Warden reads the group again to tell)",
-    );
-  }
-
-  let complete = true;
   // One examination failing stops the others: p-map cannot cancel mappers already running.
   const listing = new AbortController();
   const listSignal = signal ? AbortSignal.any([signal, listing.signal]) : listing.signal;
+  const x: Examination = { gitlab, policy, seesAllGroups: input.seesAllGroups, concurrency: input.concurrency, slots: pLimit(input.concurrency), signal: listSignal, pause: pause.signal, warnings };
+  let stopped: string | null = null;
   try {
-    const roots = await scopeRoots(gitlab, policy, signal);
-    const concurrency = opts.listConcurrency ?? DEFAULT_LIST_CONCURRENCY;
-    const x: Examination = { gitlab, policy, roots, seesAllGroups, concurrency, slots: pLimit(concurrency), signal: listSignal, warnings };
     let failure: { err: unknown } | undefined;
     await Promise.allSettled(
-      SHARE_KINDS.map((kind) =>
-        kind.examine(x, judge(kind)).catch((err: unknown) => {
+      // The listings move their own positions on: an attempt of this step must start from the frontier as given.
+    structuredClone(input.frontier).map((work) => {
+        const kind = kindOf(work);
+        return kind.examine(x, work, judge(kind), (left) => frontier.push(left)).catch((err: unknown) => {
           failure ??= { err };
           listing.abort(err);
-        }),
-      ),
+        });
+      }),
     );
     if (failure) throw failure.err;
   } catch (err) {
     if (!signal?.aborted) throw err;
-    complete = false;
-    warnings.push(`stopped while listing after ${tally.projects} projects (${errorText(signal.reason)}), with ${tally.groups} groups read: the plan is incomplete and nothing was removed`);
+    stopped = errorText(signal.reason);
+  } finally {
+    clearTimeout(timer);
   }
-  // Found in whatever order the listings answered; reported (and removed) in a stable one.
-  actions.sort(byKindAndPath);
-  if (outOfScope) {
-    warnings.push(`${outOfScope} shares of examined projects or groups are outside the policy's scope (a path not under a scope group): they were left alone`);
-  }
+  const overdue = frontier.length > 0 && Date.now() >= input.runEnd;
+  if (overdue && stopped === null) stopped = `the run's time limit came at ${new Date(input.runEnd).toISOString()}`;
+  return { frontier, tally, strays, warnings, stopped, spent: Date.now() >= steps.sliceEnd() };
+}
 
-  const tripped = actions.length > limit;
-  if (tripped) {
-    warnings.push(`guard: ${actions.length} removals planned (project and group shares together), more than gitlab.guard.maxRemovals (${limit}); nothing was removed`);
-  } else if (opts.apply && complete) {
-    const removal = await removeShares(actions, {
-      gitlab, policy, now, judgedAt, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY, maxPlanAgeMs: opts.maxPlanAgeMs ?? 60_000, signal, audit: opts.audit, warnings,
-    });
-    const left = countStatus(actions, "planned");
-    if (left) warnings.push(`stopped before ${left} of ${actions.length} removals (${errorText(signal?.reason)}); the next run picks them up`);
-    if (removal.stopped) complete = false;
-  }
+function shareKey(action: ShareRemoval): string {
+  return `${action.kind}:${kindOf(action).subject(action).id}:${action.groupId}`;
+}
 
+function statsSince(gitlab: GitLabClient, before: ReturnType<GitLabClient["http"]["stats"]["snapshot"]>): StepStats {
+  const after = gitlab.http.stats.snapshot();
+  const groupReads = (s: typeof after) => s.byRoute["GET /groups/:id"]?.requests ?? 0;
   return {
-    job: "enforce",
-    dryRun: !opts.apply,
-    summary: {
-      ...tally,
-      groupReads: gitlab.http.stats.snapshot().byRoute["GET /groups/:id"]?.requests ?? 0,
-      strays: actions.length,
-      removed: countStatus(actions, "done"),
-      alreadyGone: countStatus(actions, "already-gone"),
-      skipped: countStatus(actions, "skipped"),
-      failed: countStatus(actions, "failed"),
-      maxRemovals: limit,
-      guard: tripped ? "tripped" : "ok",
-      complete,
-    },
-    actions,
-    stats: jobStats([gitlab.http], startedAt),
-    warnings,
+    requests: after.requests - before.requests,
+    retries: after.retries - before.retries,
+    rateLimited: after.rateLimited - before.rateLimited,
+    pages: after.pages - before.pages,
+    groupReads: groupReads(after) - groupReads(before),
   };
 }
 

@@ -9,6 +9,9 @@ export interface JobStats {
   rateLimited: number;
   pages: number;
   durationMs: number;
+  /** A durable execution's: the invocations that did its work, and its steps (functions/lib/durable.ts). */
+  invocations?: number;
+  steps?: number;
 }
 
 export interface Report<Action, Summary> {

@@ -1,0 +1,28 @@
+/**
+ * How a job is cut into steps. Run directly (the CLI, a plain Lambda invocation, the demo), a step
+ * just runs and the job is one slice of work. In a durable execution (functions/lib/durable.ts) each
+ * step's result is checkpointed and a replay returns it without running it again, so a job that does
+ * its work in steps, and keeps nothing between them that a step did not return, resumes in a later
+ * invocation where the last one stopped. Step results must be JSON.
+ */
+export interface Steps {
+  /**
+   * Runs `run` as one step; `attempt` is 1, or more when an earlier attempt failed or was cut off.
+   * `changes`: the step changes things (its attempts must know of each other, see functions/lib/durable.ts).
+   */
+  step<T>(name: string, run: (attempt: number) => Promise<T>, opts?: { changes?: boolean }): Promise<T>;
+  /** When work begun in a step now must stop starting requests so the step can end and be recorded (epoch ms). */
+  sliceEnd(): number;
+  /** Most changes or findings one step may record (a checkpoint's size is bounded). */
+  perStep: number;
+  /** Ends this invocation when `due` (a step said its slice is spent), to resume in the next; run directly, nothing. */
+  pause(name: string, due: boolean): Promise<void>;
+}
+
+/** A job run in one go: one slice, nothing recorded. */
+export const direct: Steps = {
+  step: (_name, run) => run(1),
+  sliceEnd: () => Infinity,
+  perStep: Infinity,
+  pause: async () => {},
+};

@@ -1,0 +1,114 @@
+/**
+ * Enforce cut into steps (lib/jobs/steps.ts), as a durable execution runs it: whatever the tree's
+ * shape and wherever the slices end, the plan, the removals and the report are those of one
+ * uninterrupted run, each project is judged once, and a step attempted again after a crash repeats
+ * no removal.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { GitLabClient } from "../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../lib/http/index.ts";
+import { enforce, type EnforceOptions, type EnforceReport } from "../../lib/jobs/index.ts";
+import type { Steps } from "../../lib/jobs/steps.ts";
+import { parsePolicy } from "../../lib/policy/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import type { TreeShape } from "../sim/gitlab/generate-tree.ts";
+import { groupSharesPolicy } from "../support/policies.ts";
+import { recordingSteps } from "../support/steps.ts";
+
+const sims: GitLabSim[] = [];
+afterEach(async () => {
+  await Promise.all(sims.map((sim) => sim.close()));
+  sims.length = 0;
+});
+
+const NOW = new Date("2026-06-01T00:00:00Z");
+
+/** Two simulators of one organisation: one for the run in one go, one for the run in steps. */
+async function twins(opts: { projects: number; tree?: TreeShape; latencyMs?: number; seed?: number }) {
+  const world = () => generateOrganisation({ projects: opts.projects, seed: opts.seed ?? 5, tree: opts.tree, groupShares: true, now: NOW });
+  const { intents } = world();
+  const [direct, stepped] = await Promise.all([startGitLabSim({ dataset: world().dataset, latencyMs: opts.latencyMs }), startGitLabSim({ dataset: world().dataset, latencyMs: opts.latencyMs })]);
+  sims.push(direct, stepped);
+  return { direct, stepped, strays: intents.filter((i) => i.intent === "stray").length };
+}
+
+function run(sim: GitLabSim, steps?: Steps, opts: Partial<EnforceOptions> & { maxRemovals?: number } = {}): Promise<EnforceReport> {
+  const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
+  return enforce({ gitlab, policy: parsePolicy(groupSharesPolicy(opts.maxRemovals), "test.yaml"), now: NOW, listConcurrency: 8, ...opts }, steps);
+}
+
+/** What must not depend on how the run was cut: the plan, each outcome, every count. */
+function outcome(report: EnforceReport) {
+  const { summary, actions, warnings, dryRun } = report;
+  return { summary, dryRun, warnings, actions: actions.map(({ error: _error, ...action }) => action) };
+}
+
+const removals = (sim: GitLabSim) => (sim.counters.byRoute["DELETE /projects/:id/share/:group_id"] ?? 0) + (sim.counters.byRoute["DELETE /groups/:id/share/:group_id"] ?? 0);
+
+describe("enforce in steps", () => {
+  const shapes: [string, TreeShape][] = [
+    ["one heavy subgroup", { groups: 40, maxDepth: 4, heavy: 0.8 }],
+    ["six levels deep", { groups: 120, maxDepth: 6 }],
+    ["thousands of tiny groups", { groups: 1_500, maxDepth: 5 }],
+    ["projects in the scope group itself", { groups: 30, maxDepth: 3, root: 0.7 }],
+  ];
+
+  it.each(shapes)("%s: a dry run in many short slices plans exactly what one run plans, each project judged once, at the same cost", async (_name, tree) => {
+    const { direct, stepped } = await twins({ projects: 4_000, tree, latencyMs: 2 });
+    const whole = await run(direct);
+    const steps = recordingSteps({ sliceMs: 15, perStep: 40 });
+    const sliced = await run(stepped, steps);
+    expect(outcome(sliced)).toEqual(outcome(whole));
+    expect(sliced.summary.complete).toBe(true);
+    expect(steps.names.filter((n) => n.startsWith("examine")).length).toBeGreaterThan(3);
+    // Each slice resumes each listing where it stood: nothing is read again but a page in flight at a split.
+    expect(stepped.counters.requests).toBeLessThanOrEqual(Math.ceil(direct.counters.requests * 1.02));
+    expect(sliced.stats.requests).toBe(stepped.counters.requests);
+  });
+
+  it("an apply in steps removes each stray once, in batches, with the report of one run", async () => {
+    const { direct, stepped, strays } = await twins({ projects: 3_000, tree: { groups: 60, maxDepth: 4, heavy: 0.5 } });
+    const whole = await run(direct, undefined, { apply: true });
+    const steps = recordingSteps({ sliceMs: 10, perStep: 9 });
+    const sliced = await run(stepped, steps, { apply: true });
+    expect(strays).toBeGreaterThan(20);
+    expect(outcome(sliced)).toEqual(outcome(whole));
+    expect(sliced.summary).toMatchObject({ strays, removed: strays, failed: 0, complete: true });
+    expect(removals(stepped)).toBe(strays);
+    expect(steps.names.filter((n) => n.startsWith("remove")).length).toBe(Math.ceil(strays / 9));
+  });
+
+  it("the guard is judged on the whole plan, however many steps found it: nothing is removed", async () => {
+    const { stepped, strays } = await twins({ projects: 3_000 });
+    const steps = recordingSteps({ sliceMs: 10, perStep: 5 });
+    const report = await run(stepped, steps, { apply: true, maxRemovals: strays - 1 });
+    expect(steps.names.filter((n) => n.startsWith("examine")).length).toBeGreaterThan(3);
+    expect(report.summary).toMatchObject({ guard: "tripped", strays, removed: 0 });
+    expect(Object.keys(stepped.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
+    expect(removals(stepped)).toBe(0);
+  });
+
+  it("a removal step cut off after its work is attempted again: every share judged again first, none removed twice", async () => {
+    const { stepped, strays } = await twins({ projects: 3_000 });
+    const steps = recordingSteps({ sliceMs: 50, perStep: 10, crash: ["remove 2", "examine 2"] });
+    const report = await run(stepped, steps, { apply: true });
+    expect(steps.crashed).toEqual(["examine 2", "remove 2"]);
+    expect(removals(stepped)).toBe(strays);
+    // The lost attempt's removals are found gone by the next attempt's reading; the rest it removes.
+    const second = report.actions.slice(10, 20);
+    expect(second.every((a) => a.status === "already-gone" || a.status === "done")).toBe(true);
+    expect(report.summary.removed + report.summary.alreadyGone).toBe(strays);
+    // The examination slice attempted twice judged its projects once: the counts are the world's.
+    const inScope = stepped.dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length;
+    expect(report.summary.projects).toBe(inScope);
+  });
+
+  it("a run past its time limit stops listing, says how far it got and removes nothing", async () => {
+    const { stepped } = await twins({ projects: 3_000, latencyMs: 3 });
+    const steps = recordingSteps({ sliceMs: 10, perStep: 1_000 });
+    const report = await run(stepped, steps, { apply: true, runLimitMs: 60 });
+    expect(report.summary.complete).toBe(false);
+    expect(report.warnings.join("\n")).toMatch(/stopped while listing after \d+ projects \(the run's time limit came at/);
+    expect(removals(stepped)).toBe(0);
+  });
+});

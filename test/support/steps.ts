@@ -1,0 +1,41 @@
+/**
+ * lib/jobs' Steps as a durable execution treats them, in-process: every result goes through JSON as
+ * a checkpoint does, each step gets a slice of `sliceMs`, and a step named in `crash` is cut off
+ * after doing its work — its result lost — and attempted again, as Lambda does with a step whose
+ * invocation died. functions/lib/durable.ts is the real thing; test/functions/durable.test.ts runs it.
+ */
+import type { Steps } from "../../lib/jobs/steps.ts";
+
+export interface RecordingSteps extends Steps {
+  names: string[];
+  /** Pauses a step asked for (the invocation would have ended there). */
+  pauses: number;
+  /** Steps attempted again after a crash. */
+  crashed: string[];
+}
+
+export function recordingSteps(opts: { sliceMs: number; perStep: number; crash?: readonly string[] }): RecordingSteps {
+  let sliceEnd = Infinity;
+  const steps: RecordingSteps = {
+    names: [],
+    pauses: 0,
+    crashed: [],
+    perStep: opts.perStep,
+    sliceEnd: () => sliceEnd,
+    async step(name, run) {
+      steps.names.push(name);
+      sliceEnd = Date.now() + opts.sliceMs;
+      let attempt = 1;
+      if (opts.crash?.includes(name)) {
+        await run(attempt++);
+        steps.crashed.push(name);
+        sliceEnd = Date.now() + opts.sliceMs;
+      }
+      return JSON.parse(JSON.stringify(await run(attempt)));
+    },
+    async pause(_name, due) {
+      if (due) steps.pauses++;
+    },
+  };
+  return steps;
+}
