@@ -12,7 +12,7 @@
  * PutItem with the plain DynamoDB client on chat-ops' 3-second path, without Idempotency's JMESPath,
  * document client and persistence layer.
  */
-import { ConditionalCheckFailedException, DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { ConditionalCheckFailedException, DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { randomUUID } from "node:crypto";
 import { requireEnv } from "./config.ts";
 
@@ -21,7 +21,11 @@ export interface Claims {
    * True for the first claim of `key` (until `expiresAt`, Unix seconds), false for any other.
    * Throws when the table cannot be reached: then nobody knows, and the caller must not run.
    */
-  claim(key: string, expiresAt: number): Promise<boolean>;
+  claim(key: string, expiresAt: number, holder?: string): Promise<boolean>;
+  /** Ends `holder`'s claim of `key` early (a lease given back); another's claim is left alone. */
+  release(key: string, holder: string): Promise<void>;
+  /** Who holds `key` now, and until when (Unix seconds); undefined when nobody does. */
+  holder(key: string): Promise<{ holder: string; expiresAt: number } | undefined>;
 }
 
 export interface ClaimsOptions {
@@ -37,20 +41,22 @@ export function dynamoClaims(opts: ClaimsOptions = {}): Claims {
   const now = opts.now ?? Date.now;
   let client = opts.client;
   return {
-    async claim(key, expiresAt) {
+    async claim(key, expiresAt, holder) {
       client ??= new DynamoDBClient({});
       const TableName = table();
       // Each attempt carries a token of its own: if the SDK retries a write whose answer was lost, the
-      // claim found is recognised as this one rather than mistaken for someone else's.
-      const token = randomUUID();
+      // claim found is recognised as this one rather than mistaken for someone else's. A named holder
+      // (a durable execution taking its lease) is its own token, so claiming again is no refusal.
+      const token = holder ?? randomUUID();
       try {
         await client.send(
           new PutItemCommand({
             TableName,
             Item: { id: { S: key }, expiresAt: { N: String(expiresAt) }, token: { S: token } },
             // TTL deletes an expired item only eventually (within days): until then it is no claim.
-            ConditionExpression: "attribute_not_exists(id) OR expiresAt < :now",
-            ExpressionAttributeValues: { ":now": { N: String(Math.floor(now() / 1000)) } },
+            ConditionExpression: "attribute_not_exists(id) OR expiresAt < :now OR #token = :token",
+            ExpressionAttributeNames: { "#token": "token" },
+            ExpressionAttributeValues: { ":now": { N: String(Math.floor(now() / 1000)) }, ":token": { S: token } },
           }),
         );
         return true;
@@ -59,6 +65,29 @@ export function dynamoClaims(opts: ClaimsOptions = {}): Claims {
         const { Item } = await client.send(new GetItemCommand({ TableName, Key: { id: { S: key } }, ConsistentRead: true }));
         return Item?.["token"]?.S === token;
       }
+    },
+    async release(key, holder) {
+      client ??= new DynamoDBClient({});
+      try {
+        await client.send(
+          new DeleteItemCommand({
+            TableName: table(),
+            Key: { id: { S: key } },
+            ConditionExpression: "#token = :token",
+            ExpressionAttributeNames: { "#token": "token" },
+            ExpressionAttributeValues: { ":token": { S: holder } },
+          }),
+        );
+      } catch (err) {
+        if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      }
+    },
+    async holder(key) {
+      client ??= new DynamoDBClient({});
+      const { Item } = await client.send(new GetItemCommand({ TableName: table(), Key: { id: { S: key } }, ConsistentRead: true }));
+      const expiresAt = Number(Item?.["expiresAt"]?.N);
+      const token = Item?.["token"]?.S;
+      return token && expiresAt >= Math.floor(now() / 1000) ? { holder: token, expiresAt } : undefined;
     },
   };
 }

@@ -59,32 +59,52 @@ const EnforceEventSchema = ScheduledEventSchema.extend({ restore: RestoreField.o
   path: ["restore"],
 });
 
-type ScheduledEvent = z.infer<typeof EnforceEventSchema>;
+export type ScheduledEvent = z.infer<typeof EnforceEventSchema>;
+
+export function scheduledEventSchema(job: "enforce" | "workflows"): z.ZodType<ScheduledEvent, unknown> {
+  return job === "enforce" ? EnforceEventSchema : ScheduledEventSchema;
+}
+
+/** What a scheduled or console event asks for: the run's labels and what to run. */
+export interface ScheduledRun {
+  trigger: "schedule" | "console";
+  apply: boolean;
+  job: RunLabels["job"];
+}
+
+/** Reads a checked event; a report-only stage refuses `"dryRun": false` here, before anything runs. */
+export function scheduledRun(job: "enforce" | "workflows", event: ScheduledEvent): ScheduledRun {
+  return { trigger: event.source === "schedule" ? "schedule" : "console", apply: shouldApply(event), job: event.restore ? "restore" : job };
+}
+
+/** Where the run's Slack summary goes and when, read before the run (see scheduledJob). */
+export async function notifySettings(): Promise<NotifyOptions> {
+  return { webhookUrl: (await secrets.get()).slackWebhookUrl, setting: slackNotifyLevel(await loadPolicy()) };
+}
 
 export function scheduledJob(job: "enforce" | "workflows") {
-  const schema: z.ZodType<ScheduledEvent, unknown> = job === "enforce" ? EnforceEventSchema : ScheduledEventSchema;
-  return jobLambda(schema, async (event, context): Promise<JobReport> => {
-    const trigger = event.source === "schedule" ? "schedule" : "console";
-    const apply = shouldApply(event);
-    const labels: RunLabels = { job: event.restore ? "restore" : job, trigger, stage: runStage(), correlationId: context.awsRequestId };
+  return jobLambda(scheduledEventSchema(job), async (event, context): Promise<JobReport> => {
+    const run = scheduledRun(job, event);
+    const labels: RunLabels = { job: run.job, trigger: run.trigger, stage: runStage(), correlationId: context.awsRequestId };
     let notify: NotifyOptions | undefined;
     let report: JobReport;
     try {
       // Read before the run, from the caches runJob reads too: a run that fails on a refused token
       // drops the cached secret, and must not be the reason for another read.
-      notify = { webhookUrl: (await secrets.get()).slackWebhookUrl, setting: slackNotifyLevel(await loadPolicy()) };
-      report = await runJob(await runRequest(job, event, apply), context.signal);
+      notify = await notifySettings();
+      report = await runJob(await runRequest(job, event, run.apply), context.signal);
     } catch (err) {
       await afterRun({ error: err }, labels, { notify });
       throw err;
     }
-    logReport(report, { trigger });
+    logReport(report, { trigger: run.trigger });
     await afterRun({ report }, labels, { notify });
     return report;
   });
 }
 
-async function runRequest(job: "enforce" | "workflows", event: ScheduledEvent, apply: boolean): Promise<RunRequest> {
+/** The job an event asks for; a restore of a stored run reads that run here. */
+export async function runRequest(job: "enforce" | "workflows", event: ScheduledEvent, apply: boolean): Promise<RunRequest> {
   if (!event.restore) return { job, apply };
   const input = "stored" in event.restore ? await storedRestoreInput(processRunHistory, event.restore.stored) : event.restore.input;
   return { job: "restore", apply, input };

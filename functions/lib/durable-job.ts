@@ -1,0 +1,117 @@
+/**
+ * The Enforce function as a Lambda durable execution (sst.config.ts deploys it as an
+ * sst.aws.Workflow): the schedule and a person's console run start an execution, which runs the job in
+ * checkpointed steps (lib/jobs/enforce.ts over functions/lib/durable.ts) across as many invocations as
+ * it needs, up to the execution's own time limit. The event is the one a plain invocation takes
+ * (scheduled.ts): `{ "source": "schedule" }`, `{}`, `{ "dryRun": false }`, `{ "restore": … }`.
+ *
+ * One execution runs the job at a time: the first step takes a lease in the claims table, held by the
+ * execution's ARN until it finishes (or its time limit passes, should it die); an execution started
+ * meanwhile fails at once, naming the holder, and does nothing else. The last step logs `job
+ * finished` (once per execution, not per invocation), records the metrics, keeps the report, posts
+ * the Slack summary and gives the lease back. The execution's result is the job's report, its `stats`
+ * with the invocations and steps it took.
+ */
+import { withDurableExecution, type DurableContext } from "@aws/durable-execution-sdk-js";
+import { enforce } from "../../lib/jobs/index.ts";
+import { afterRun, runStage } from "./after-run.ts";
+import { gitlabClient } from "./clients.ts";
+import { ConfigError, loadPolicy } from "./config.ts";
+import { beginInvocation, durableSteps } from "./durable.ts";
+import { check, describeIssues } from "./issues.ts";
+import { audit, logger, logReport } from "./logger.ts";
+import { dynamoClaims, type Claims } from "./once.ts";
+import type { RunLabels, RunOutcome } from "./run-outcome.ts";
+import { runJob, type JobReport } from "./run-job.ts";
+import { notifySettings, runRequest, scheduledEventSchema, scheduledRun } from "./scheduled.ts";
+import { secrets } from "./secrets.ts";
+import { EventError } from "./validate-event.ts";
+
+/** The execution's time limit when WARDEN_EXECUTION_TIMEOUT_SECONDS is not set (sst.config.ts sets it). */
+const DEFAULT_EXECUTION_SECONDS = 24 * 3600;
+/** Kept at the end of the execution's time for its last invocation: the report, the removals' end. */
+const FINISH_MARGIN_MS = 20 * 60_000;
+
+export class LeaseError extends Error {
+  override name = "LeaseError";
+}
+
+/** Whether a Lambda event is a durable execution's invocation rather than a plain one. */
+export function isDurableInvocation(event: unknown): boolean {
+  return typeof event === "object" && event !== null && "DurableExecutionArn" in event && "CheckpointToken" in event;
+}
+
+export interface DurableJobOptions {
+  claims?: Claims;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function durableJob(job: "enforce", opts: DurableJobOptions = {}) {
+  const claims = opts.claims ?? dynamoClaims();
+  const env = opts.env ?? process.env;
+  return withDurableExecution(async (event: unknown, ctx: DurableContext): Promise<JobReport> => {
+    const invocation = beginInvocation(ctx, env);
+    const arn = ctx.executionContext.durableExecutionArn;
+    logger.addContext(ctx.lambdaContext);
+    logger.setCorrelationId(arn);
+    const parsed = check(scheduledEventSchema(job), event);
+    if (!parsed.success) throw new EventError(`invalid event: ${describeIssues(parsed.error)}`);
+    const run = scheduledRun(job, parsed.data);
+    const labels: RunLabels = { job: run.job, trigger: run.trigger, stage: runStage(), correlationId: arn };
+    const executionMs = executionSeconds(env) * 1000;
+    const steps = durableSteps(ctx, invocation);
+    const leaseKey = `lease:${job}`;
+    const finish = (outcome: RunOutcome) =>
+      steps.step("finish", async () => {
+        if ("report" in outcome) logReport(outcome.report, { trigger: run.trigger });
+        // The settings are read here, in a step: a secret must never be recorded in the execution's history.
+        const notify = await notifySettings().catch(() => undefined);
+        await afterRun(outcome, labels, { notify });
+        await claims.release(leaseKey, arn);
+        return {};
+      });
+
+    const lease = await steps.step("lease", async () => {
+      if (await claims.claim(leaseKey, Math.floor((Date.now() + executionMs) / 1000), arn)) return { holder: arn, until: null };
+      const held = await claims.holder(leaseKey);
+      return { holder: held?.holder ?? "another execution", until: held ? new Date(held.expiresAt * 1000).toISOString() : null };
+    });
+    if (lease.holder !== arn) {
+      const refused = new LeaseError(`${lease.holder} is running ${job}${lease.until ? ` (its lease lasts until ${lease.until} at most)` : ""}: this execution did nothing`);
+      await steps.step("refused", async () => void afterRun({ error: refused }, labels, { notify: await notifySettings().catch(() => undefined) }));
+      throw refused;
+    }
+
+    let report: JobReport;
+    try {
+      const policy = await loadPolicy();
+      if (run.job === "restore") {
+        // A restore re-creates one run's removals: small enough for one step.
+        report = await steps.step("restore", async () => runJob(await runRequest(job, parsed.data, run.apply), new AbortController().signal), { changes: run.apply });
+      } else {
+        // Settings, not state: read in every invocation and never recorded (the token must not enter the history).
+        const gitlab = gitlabClient(await secrets.get());
+        report = await enforce({ gitlab, policy, apply: run.apply, audit, runLimitMs: runLimit(executionMs) }, steps);
+      }
+    } catch (err) {
+      await finish({ error: err });
+      throw err;
+    }
+    report.stats = { ...report.stats, ...steps.counts() };
+    await finish({ report });
+    return report;
+  });
+}
+
+function executionSeconds(env: NodeJS.ProcessEnv): number {
+  const set = env["WARDEN_EXECUTION_TIMEOUT_SECONDS"];
+  if (set === undefined || set === "") return DEFAULT_EXECUTION_SECONDS;
+  const seconds = Number(set);
+  if (!Number.isInteger(seconds) || seconds <= 0) throw new ConfigError(`WARDEN_EXECUTION_TIMEOUT_SECONDS must be a positive whole number of seconds, not "${set}"`);
+  return seconds;
+}
+
+/** How long the job may run: its execution's limit, less time to finish (half of a short limit). */
+function runLimit(executionMs: number): number {
+  return executionMs > 2 * FINISH_MARGIN_MS ? executionMs - FINISH_MARGIN_MS : executionMs / 2;
+}

@@ -1,0 +1,103 @@
+/**
+ * lib/jobs' Steps (lib/jobs/steps.ts) on a Lambda durable execution (@aws/durable-execution-sdk-js):
+ * each step is a durable step, its result checkpointed; `pause` is a one-second durable wait, which
+ * ends the invocation and has Lambda invoke the function again, replaying the recorded steps and
+ * going on from the first one not recorded.
+ *
+ * An invocation works for a slice of its time and then pauses: WARDEN_SLICE_SECONDS, or by default
+ * its remaining time less a margin for what is in flight when the slice ends (a page or a batch of
+ * removals, with their retries). Time and identity are read inside steps only, and recorded there, so
+ * the code between steps stays deterministic as replay requires.
+ */
+import { StepSemantics, type DurableContext, type Serdes } from "@aws/durable-execution-sdk-js";
+import { randomUUID } from "node:crypto";
+import { gunzipSync, gzipSync } from "node:zlib";
+import { HttpError } from "../../lib/http/index.ts";
+import { ScopeError } from "../../lib/jobs/index.ts";
+import type { Steps } from "../../lib/jobs/steps.ts";
+import { ConfigError } from "./config.ts";
+
+/** Kept for what is in flight when a slice ends, by default: a page or a removal batch with retries. */
+const SLICE_MARGIN_MS = 5 * 60_000;
+/** The least an invocation works, however little of its time is left. */
+const SLICE_FLOOR_MS = 30_000;
+/** Findings or changes one step records: with compression, well inside a checkpoint's 256 KB. */
+const PER_STEP = 1_000;
+const CHECKPOINT_LIMIT = 256 * 1024;
+
+/** The invocation now running: read inside steps only. */
+export interface Invocation {
+  id: string;
+  startedAt: number;
+  /** How long it works before pausing (ms). */
+  sliceMs: number;
+}
+
+/** Called first in each invocation, before any replay. */
+export function beginInvocation(ctx: DurableContext, env: NodeJS.ProcessEnv = process.env): Invocation {
+  const set = env["WARDEN_SLICE_SECONDS"];
+  const seconds = set === undefined || set === "" ? undefined : Number(set);
+  if (seconds !== undefined && !(seconds > 0)) throw new ConfigError(`WARDEN_SLICE_SECONDS must be a positive number of seconds, not "${set}"`);
+  const remaining = ctx.lambdaContext.getRemainingTimeInMillis();
+  const sliceMs = seconds !== undefined ? seconds * 1000 : Math.max(SLICE_FLOOR_MS, remaining - SLICE_MARGIN_MS);
+  return { id: randomUUID(), startedAt: Date.now(), sliceMs };
+}
+
+export interface DurableSteps extends Steps {
+  /** Steps run or replayed so far, and the invocations that ran them. */
+  counts(): { steps: number; invocations: number };
+}
+
+export function durableSteps(ctx: DurableContext, invocation: Invocation): DurableSteps {
+  let steps = 0;
+  const invocations = new Set<string>();
+  return {
+    async step<T>(name: string, run: (attempt: number) => Promise<T>, opts?: { changes?: boolean }): Promise<T> {
+      steps++;
+      const done = await ctx.step(name, async (step) => ({ value: await run(step.attempt), invocation: invocation.id }), {
+        serdes: compressed as Serdes<{ value: T; invocation: string }>,
+        retryStrategy,
+        // A step that changes things is recorded as begun before it runs: one cut off by a crash counts as
+        // a failed attempt, so the next attempt knows (attempt > 1) and judges each change again first.
+        semantics: opts?.changes ? StepSemantics.AtMostOncePerRetry : StepSemantics.AtLeastOncePerRetry,
+      });
+      invocations.add(done.invocation);
+      return done.value;
+    },
+    sliceEnd: () => invocation.startedAt + invocation.sliceMs,
+    perStep: PER_STEP,
+    async pause(name, due) {
+      if (due) await ctx.wait(name, { seconds: 1 });
+    },
+    counts: () => ({ steps, invocations: invocations.size }),
+  };
+}
+
+/**
+ * A failed step is tried again (up to 3 attempts, 5 s and 10 s apart) unless its error will not
+ * change: a refused request (4xx other than 408 and 429), a scope that does not exist, bad settings.
+ * lib/http has already retried every transient failure inside the step.
+ */
+function retryStrategy(error: Error, attempt: number): { shouldRetry: boolean; delay?: { seconds: number } } {
+  const permanent =
+    error instanceof ScopeError ||
+    error instanceof ConfigError ||
+    (error instanceof HttpError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429);
+  return permanent || attempt >= 3 ? { shouldRetry: false } : { shouldRetry: true, delay: { seconds: 5 * attempt } };
+}
+
+/**
+ * Step results as gzip'd JSON: a slice's frontier and strays repeat the same keys, and compress about
+ * tenfold, so a step records far more before it meets the checkpoint's size limit.
+ */
+const compressed: Serdes<unknown> = {
+  async serialize(value) {
+    if (value === undefined) return undefined;
+    const data = gzipSync(JSON.stringify(value)).toString("base64");
+    if (data.length > CHECKPOINT_LIMIT) throw new Error(`a step's result is ${data.length} bytes compressed, more than a checkpoint holds (${CHECKPOINT_LIMIT})`);
+    return data;
+  },
+  async deserialize(data) {
+    return data === undefined ? undefined : JSON.parse(gunzipSync(Buffer.from(data, "base64")).toString("utf8"));
+  },
+};

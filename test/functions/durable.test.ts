@@ -1,0 +1,149 @@
+/**
+ * The Enforce function as a durable execution, run by AWS's local durable test runner
+ * (@aws/durable-execution-sdk-js-testing: the SDK's checkpoints and replays, in-process) against the
+ * loopback GitLab simulator, Secrets Manager and a real DynamoDB stand-in (dynalite) for the lease.
+ * Each invocation's work is cut to a fraction of a second (WARDEN_SLICE_SECONDS) so that a run of
+ * tens of thousands of projects needs many invocations, as a far larger one would in 15 minutes.
+ */
+import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { EnforceReport } from "../../lib/jobs/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import type { TreeShape } from "../sim/gitlab/generate-tree.ts";
+import { startDynalite, type Dynalite } from "../support/dynalite.ts";
+import { groupSharesPolicy } from "../support/policies.ts";
+import { captureLogs, coldEnforce, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+
+let secretsManager: SecretsManagerStub;
+let dynamo: Dynalite;
+let claimsEnv: { AWS_ENDPOINT_URL_DYNAMODB: string; WARDEN_CLAIMS_TABLE: string };
+const sims: GitLabSim[] = [];
+
+beforeAll(async () => {
+  [secretsManager, dynamo] = await Promise.all([startSecretsManager(JSON.stringify(SECRETS)), startDynalite()]);
+  await LocalDurableTestRunner.setupTestEnvironment({ skipTime: false });
+});
+afterAll(async () => {
+  await LocalDurableTestRunner.teardownTestEnvironment();
+  await Promise.all([secretsManager.close(), dynamo.close()]);
+});
+beforeEach(async () => {
+  claimsEnv = await dynamo.freshClaimsEnv();
+  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: await writePolicy(groupSharesPolicy()), WARDEN_REPORT_ONLY: "false", ...claimsEnv });
+});
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await Promise.all(sims.map((sim) => sim.close()));
+  sims.length = 0;
+});
+
+const UNEVEN: TreeShape = { groups: 300, maxDepth: 5, heavy: 0.5 };
+
+/** Two simulators of one organisation: one for a plain invocation, one for the durable execution. */
+async function twins(projects: number, tree: TreeShape = UNEVEN) {
+  const world = () => generateOrganisation({ projects, seed: 13, tree, groupShares: true });
+  const strays = world().intents.filter((i) => i.intent === "stray").length;
+  // A few milliseconds a request, so that a slice of a fraction of a second holds a part of the run.
+  const [plain, durable] = await Promise.all([startGitLabSim({ dataset: world().dataset, latencyMs: 3 }), startGitLabSim({ dataset: world().dataset, latencyMs: 3 })]);
+  sims.push(plain, durable);
+  return { plain, durable, strays };
+}
+
+async function plainRun(sim: GitLabSim, event: object): Promise<EnforceReport> {
+  vi.stubEnv("GITLAB_URL", sim.url);
+  return (await coldEnforce<EnforceReport>())(event);
+}
+
+/** One durable execution of the Enforce handler, as Lambda would run it, invocation after invocation. */
+async function durableRun(sim: GitLabSim, event: object, env: Record<string, string> = {}) {
+  vi.stubEnv("GITLAB_URL", sim.url);
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+  vi.resetModules();
+  const { handler } = await import("../../functions/enforce.ts");
+  const runner = new LocalDurableTestRunner<EnforceReport>({ handlerFunction: handler as never });
+  return runner.run({ payload: event });
+}
+
+/** What must not depend on how the run was cut: the plan, each outcome, every count. */
+function outcome(report: EnforceReport) {
+  const { summary, actions, warnings, dryRun } = report;
+  return { summary, dryRun, warnings, actions: actions.map(({ error: _error, ...action }) => action) };
+}
+
+const removals = (sim: GitLabSim) => (sim.counters.byRoute["DELETE /projects/:id/share/:group_id"] ?? 0) + (sim.counters.byRoute["DELETE /groups/:id/share/:group_id"] ?? 0);
+
+describe("Enforce as a durable execution", () => {
+  it("20,000 projects with each invocation cut to 0.1 s: many invocations, and the plan, removals and report of one uninterrupted run", async () => {
+    const { plain, durable, strays } = await twins(20_000);
+    const whole = await plainRun(plain, { dryRun: false });
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const logs = captureLogs();
+    const execution = await durableRun(durable, { dryRun: false }, { WARDEN_SLICE_SECONDS: "0.1" });
+    const lines = logs.lines();
+    logs.restore();
+    expect(execution.getStatus()).toBe("SUCCEEDED");
+    const report = execution.getResult()!;
+    expect(strays).toBeGreaterThan(300);
+    expect(outcome(report)).toEqual(outcome(whole));
+    expect(report.summary).toMatchObject({ removed: strays, complete: true, guard: "ok" });
+    expect(removals(durable)).toBe(strays);
+    // Every invocation did work: the report counts them as Lambda ran them.
+    expect(execution.getInvocations().length).toBeGreaterThan(4);
+    expect(report.stats.invocations).toBe(execution.getInvocations().length);
+    expect(report.stats.steps).toBeGreaterThan(report.stats.invocations!);
+    // Resumed listings read nothing twice.
+    expect(durable.counters.requests).toBeLessThanOrEqual(Math.ceil(plain.counters.requests * 1.02));
+    expect(report.stats.requests).toBe(durable.counters.requests);
+    // One "job finished" for the execution, not one per invocation; and the lease is given back.
+    expect(lines.filter((line) => line["message"] === "job finished")).toHaveLength(1);
+    const again = await durableRun(durable, {}, { WARDEN_SLICE_SECONDS: "0.3" });
+    expect(again.getStatus()).toBe("SUCCEEDED");
+    expect(again.getResult()!.summary).toMatchObject({ strays: 0, complete: true });
+  }, 120_000);
+
+  it("a run that fits one invocation takes one, with the requests of a plain invocation", async () => {
+    const { plain, durable } = await twins(2_000, { groups: 40, maxDepth: 3 });
+    const whole = await plainRun(plain, {});
+    const execution = await durableRun(durable, {});
+    expect(execution.getStatus()).toBe("SUCCEEDED");
+    expect(outcome(execution.getResult()!)).toEqual(outcome(whole));
+    expect(execution.getInvocations()).toHaveLength(1);
+    expect(durable.counters.requests).toBe(plain.counters.requests);
+  });
+
+  it("a step that fails mid-listing is attempted again in a later invocation, and the run still judges each project once", async () => {
+    const { plain, durable, strays } = await twins(8_000);
+    const whole = await plainRun(plain, { dryRun: false });
+    // GitLab answers one listing page with something that is not a page (a JSON object): the step fails.
+    durable.addFaults({ kind: "status", status: 200, route: "GET /groups/:id/projects", times: 1 });
+    const execution = await durableRun(durable, { dryRun: false }, { WARDEN_SLICE_SECONDS: "0.3" });
+    expect(execution.getStatus()).toBe("SUCCEEDED");
+    expect(durable.pendingFaults()).toBe(0);
+    const retried = execution.getOperations().filter((op) => op.getType() === "STEP" && (op.getStepDetails()?.attempt ?? 1) > 1);
+    expect(retried.length).toBe(1);
+    expect(outcome(execution.getResult()!)).toEqual(outcome(whole));
+    expect(removals(durable)).toBe(strays);
+  }, 60_000);
+
+  it("the guard is judged on the whole plan, found over several invocations: nothing is removed, only reads were sent", async () => {
+    const { durable, strays } = await twins(8_000);
+    vi.stubEnv("WARDEN_POLICY", await writePolicy(groupSharesPolicy(strays - 1)));
+    const execution = await durableRun(durable, { dryRun: false }, { WARDEN_SLICE_SECONDS: "0.05" });
+    expect(execution.getStatus()).toBe("SUCCEEDED");
+    expect(execution.getInvocations().length).toBeGreaterThan(2);
+    expect(execution.getResult()!.summary).toMatchObject({ guard: "tripped", strays, removed: 0 });
+    expect(Object.keys(durable.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
+  }, 60_000);
+
+  it("an execution started while another holds the job's lease does nothing and fails, naming the holder", async () => {
+    const { durable } = await twins(500, { groups: 10, maxDepth: 2 });
+    vi.resetModules();
+    const { dynamoClaims } = await import("../../functions/lib/once.ts");
+    const holder = "arn:aws:lambda:eu-west-1:123456789012:function:warden-Enforce:3/durable-execution/first/0";
+    expect(await dynamoClaims().claim("lease:enforce", Math.floor(Date.now() / 1000) + 3600, holder)).toBe(true);
+    const execution = await durableRun(durable, { dryRun: false });
+    expect(execution.getStatus()).toBe("FAILED");
+    expect(execution.getError().errorMessage).toContain(`${holder} is running enforce`);
+    expect(durable.counters.requests).toBe(0);
+  });
+});
