@@ -6,7 +6,7 @@
  *                              {"gitlabToken", "n8nApiKey", "slackSigningSecret", "slackWebhookUrl"},
  *                              each only if used
  *   GITLAB_URL, N8N_URL        scheme and host (and path prefix) of each service; one or both. Without
- *                              GITLAB_URL there is no Enforce function, without N8N_URL no Workflows
+ *                              GITLAB_URL there is no Enforce workflow, without N8N_URL no Workflows
  *   WARDEN_SECRET_KMS_KEY_ARN  the customer-managed KMS key the secret is encrypted with, if any
  *   WARDEN_POLICY_FILE         the policy to ship in every bundle (default warden.yaml)
  *   WARDEN_ENFORCE_SCHEDULE    default rate(1 day); "off" disables the schedule (the function stays)
@@ -18,11 +18,19 @@
  *                              subscription); unset: subscribe to the topic yourself
  *   WARDEN_RUN_HISTORY_DAYS    days the report of a run that changed something is kept for restore
  *                              (default 90)
+ *   WARDEN_ENFORCE_EXECUTION_HOURS   hours one durable Enforce execution may take, across all its
+ *                              invocations, before Lambda ends it (default 24, at most 8784: 366 days)
+ *   WARDEN_EXECUTION_RETENTION_DAYS  days Lambda keeps a finished execution's result and history
+ *                              (default 14, 1 to 90)
+ *
+ * Enforce is a Lambda durable function (SST's Workflow): a run may outgrow one 15-minute invocation, so
+ * it goes on in checkpointed steps across invocations, up to its execution timeout.
  *
  * Operations: every stage has a run-history bucket (reports of runs that changed something, expired after
  * WARDEN_RUN_HISTORY_DAYS), an SNS topic with CloudWatch alarms on the runs' metrics (a run failed,
  * its guard tripped, actions failed, and a heartbeat: no successful scheduled run in two schedule
- * periods), and, with chat-ops, a DynamoDB table of claims that keeps each command to one run.
+ * periods), and, with chat-ops or Enforce, a DynamoDB table of claims: chat-ops keeps each command to
+ * one run there, and a durable Enforce run holds its lease there, so two executions never run at once.
  *
  * The schedules pass the fixed event { "source": "schedule" }: that is how the enforce and workflows
  * functions tell a scheduled run (which applies) from a person's console run (a dry run unless it
@@ -85,21 +93,22 @@ export default $config({
     // retries a failed asynchronous invocation twice by default. A job that failed is not run again:
     // the next schedule re-plans anyway, and a retried worker could start a second pipeline.
     const job = (handler: string, ...access: Access[]) => ({ ...lambda(handler, historyAccess, ...access), timeout: "15 minutes" as const, retries: 0 });
-    // "off" keeps the function, for console runs, and disables its schedule.
-    const cron = (name: string, when: Schedule, handler: string) =>
-      new sst.aws.CronV2(name, { schedule: when.expression, enabled: when.enabled, event: { source: "schedule" }, function: job(handler) });
+
+    // Claims (DynamoDB deletes each some time after its expiresAt): chat-ops' one claim per signed
+    // command and per worker event (functions/lib/once.ts), and a durable Enforce run's lease. Created
+    // by the first function that needs it.
+    let claims: SstDynamo | undefined;
+    const claimsAccess = (...actions: string[]): Access => {
+      claims ??= new sst.aws.Dynamo("Claims", { fields: { id: "string" }, primaryIndex: { hashKey: "id" }, ttl: "expiresAt" });
+      return { environment: { WARDEN_CLAIMS_TABLE: claims.name }, permissions: [{ actions, resources: [claims.arn] }] };
+    };
 
     const outputs: Record<string, unknown> = { runHistoryBucket: history.name };
     if (settings.chatops) {
-      // One claim per signed command and per worker event (functions/lib/once.ts), deleted by TTL.
-      const claims = new sst.aws.Dynamo("Claims", { fields: { id: "string" }, primaryIndex: { hashKey: "id" }, ttl: "expiresAt" });
-      const claimsAccess: Access = {
-        environment: { WARDEN_CLAIMS_TABLE: claims.name },
-        permissions: [{ actions: ["dynamodb:PutItem", "dynamodb:GetItem"], resources: [claims.arn] }],
-      };
-      const worker = new sst.aws.Function("Worker", job("functions/worker.handler", claimsAccess));
+      const chatopsClaims = claimsAccess("dynamodb:PutItem", "dynamodb:GetItem");
+      const worker = new sst.aws.Function("Worker", job("functions/worker.handler", chatopsClaims));
       const chatops = new sst.aws.Function("Chatops", {
-        ...lambda("functions/chatops.handler", claimsAccess, { environment: { WARDEN_WORKER_FUNCTION: worker.name } }),
+        ...lambda("functions/chatops.handler", chatopsClaims, { environment: { WARDEN_WORKER_FUNCTION: worker.name } }),
         timeout: "10 seconds",
         // Slack's request signature is the authentication; the function verifies it before anything else.
         url: { authorization: "none" },
@@ -108,11 +117,37 @@ export default $config({
       });
       outputs["chatopsUrl"] = chatops.url;
     }
+    // A durable function: a run goes on across invocations, in checkpointed steps, for up to its
+    // execution timeout. A lease in the claims table (taken, checked, released) keeps two executions
+    // from running the job at once. SST publishes a version whenever the function changes, and the
+    // schedule invokes that version: an execution stays on the code it started with. WorkflowArgs has
+    // no `retries`: Lambda's asynchronous retry settings stay AWS's defaults.
+    const enforce = settings.gitlabUrl
+      ? new sst.aws.Workflow("Enforce", {
+          ...lambda(
+            "functions/enforce.handler",
+            historyAccess,
+            claimsAccess("dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"),
+            // The handler sizes its lease and its own deadline by the execution timeout set here.
+            { environment: { WARDEN_EXECUTION_TIMEOUT_SECONDS: String(settings.enforceExecutionHours * 3600) } },
+          ),
+          timeout: { invocation: "15 minutes", execution: quantity(settings.enforceExecutionHours, "hour") },
+          retention: quantity(settings.executionRetentionDays, "day"),
+        })
+      : undefined;
+    if (enforce) {
+      // For the AWS CLI: a durable function is invoked, and its executions listed, by version.
+      outputs["enforceFunction"] = enforce.name;
+      outputs["enforceVersion"] = enforce.qualifier;
+    }
     const jobs = [
-      ...(settings.gitlabUrl ? [{ name: "Enforce", job: "enforce", schedule: settings.enforceSchedule, handler: "functions/enforce.handler" }] : []),
-      ...(settings.n8nUrl ? [{ name: "Workflows", job: "workflows", schedule: settings.workflowsSchedule, handler: "functions/workflows.handler" }] : []),
+      ...(enforce ? [{ name: "Enforce", job: "enforce", schedule: settings.enforceSchedule, target: enforce }] : []),
+      ...(settings.n8nUrl ? [{ name: "Workflows", job: "workflows", schedule: settings.workflowsSchedule, target: job("functions/workflows.handler") }] : []),
     ];
-    for (const { name, schedule, handler } of jobs) cron(name, schedule, handler);
+    // "off" keeps the function, for console runs, and disables its schedule.
+    for (const { name, schedule, target } of jobs) {
+      new sst.aws.CronV2(name, { schedule: schedule.expression, enabled: schedule.enabled, event: { source: "schedule" }, function: target });
+    }
 
     const topic = new sst.aws.SnsTopic("Alarms");
     if (settings.alarmEmail) new aws.sns.TopicSubscription("AlarmEmail", { topic: topic.arn, protocol: "email", endpoint: settings.alarmEmail });
@@ -173,6 +208,8 @@ function deploySettings(stage: string) {
     reportOnly: oneOf("WARDEN_REPORT_ONLY", ["true", "false"], String(stage !== "production")) === "true",
     alarmEmail: email("WARDEN_ALARM_EMAIL"),
     runHistoryDays: days("WARDEN_RUN_HISTORY_DAYS", 90),
+    enforceExecutionHours: upTo("WARDEN_ENFORCE_EXECUTION_HOURS", 24, MAX_EXECUTION_HOURS, "hours"),
+    executionRetentionDays: upTo("WARDEN_EXECUTION_RETENTION_DAYS", 14, MAX_RETENTION_DAYS, "days"),
   };
 }
 
@@ -233,4 +270,21 @@ function days(name: string, fallback: number): number {
   if (!value) return fallback;
   if (/^[1-9]\d{0,4}$/.test(value)) return Number(value);
   throw new Error(`${name} must be a whole number of days (1 or more), not "${value}"`);
+}
+
+/** Lambda's limits for a durable function: an execution timeout of at most 366 days (31,622,400 s), history kept 1 to 90 days. */
+const MAX_EXECUTION_HOURS = 366 * 24;
+const MAX_RETENTION_DAYS = 90;
+
+/** A whole number from 1 to `max` from `name`, or `fallback`: refused at deploy time rather than by Lambda. */
+function upTo(name: string, fallback: number, max: number, unit: string): number {
+  const value = process.env[name];
+  if (!value) return fallback;
+  if (/^[1-9]\d*$/.test(value) && Number(value) <= max) return Number(value);
+  throw new Error(`${name} must be a whole number of ${unit} from 1 to ${max}, not "${value}"`);
+}
+
+/** An SST duration: "1 hour", "24 hours". */
+function quantity<U extends "hour" | "day">(count: number, unit: U): `${number} ${U}` | `${number} ${U}s` {
+  return count === 1 ? `${count} ${unit}` : `${count} ${unit}s`;
 }

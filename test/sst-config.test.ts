@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { NODE_OPTIONS } from "../lib/config/node-options.ts";
 
 interface Recorded {
-  type: "Function" | "CronV2" | "Dynamo" | "Bucket" | "SnsTopic" | "MetricAlarm" | "TopicSubscription" | "BucketLifecycleConfigurationV2";
+  type: "Function" | "Workflow" | "CronV2" | "Dynamo" | "Bucket" | "SnsTopic" | "MetricAlarm" | "TopicSubscription" | "BucketLifecycleConfigurationV2";
   name: string;
   args: Record<string, unknown>;
 }
@@ -27,6 +27,19 @@ class FunctionStub {
     this.name = `<${name}.name>`;
     this.arn = `<${name}.arn>`;
     this.url = `<${name}.url>`;
+  }
+}
+
+/** An SST Workflow stand-in, with the published version it is invoked through. */
+class WorkflowStub {
+  readonly name: string;
+  readonly arn: string;
+  readonly qualifier: string;
+  constructor(name: string, args: Record<string, unknown>) {
+    resources.push({ type: "Workflow", name, args });
+    this.name = `<${name}.name>`;
+    this.arn = `<${name}.arn>`;
+    this.qualifier = `<${name}.qualifier>`;
   }
 }
 
@@ -58,14 +71,16 @@ beforeEach(() => {
   resources = [];
   vi.stubGlobal("$config", (config: unknown) => config);
   vi.stubGlobal("$interpolate", interpolate);
-  vi.stubGlobal("sst", { aws: { Function: FunctionStub, CronV2: CronV2Stub, Dynamo: recorder("Dynamo"), Bucket: recorder("Bucket"), SnsTopic: recorder("SnsTopic") } });
+  vi.stubGlobal("sst", { aws: { Function: FunctionStub, Workflow: WorkflowStub, CronV2: CronV2Stub, Dynamo: recorder("Dynamo"), Bucket: recorder("Bucket"), SnsTopic: recorder("SnsTopic") } });
   vi.stubGlobal("aws", {
     cloudwatch: { MetricAlarm: recorder("MetricAlarm") },
     sns: { TopicSubscription: recorder("TopicSubscription") },
     s3: { BucketLifecycleConfigurationV2: recorder("BucketLifecycleConfigurationV2") },
   });
   for (const [name, value] of Object.entries(DEPLOY_ENV)) vi.stubEnv(name, value);
-  for (const name of ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN", "WARDEN_ALARM_EMAIL", "WARDEN_RUN_HISTORY_DAYS"]) vi.stubEnv(name, undefined);
+  for (const name of ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN", "WARDEN_ALARM_EMAIL", "WARDEN_RUN_HISTORY_DAYS", "WARDEN_ENFORCE_EXECUTION_HOURS", "WARDEN_EXECUTION_RETENTION_DAYS"]) {
+    vi.stubEnv(name, undefined);
+  }
 });
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -83,26 +98,36 @@ async function deploy(stage = "staging") {
 type FunctionArgs = {
   handler: string;
   runtime: string;
-  timeout: string;
+  /** A Workflow's is { invocation, execution }. */
+  timeout: string | { invocation: string; execution: string };
   environment: Record<string, string>;
   permissions: { actions: string[]; resources: string[] }[];
   copyFiles: { from: string; to: string }[];
   retries?: number;
 };
 
-/** Every function: those created directly and those the crons create from their `function` args. */
+/**
+ * Every function: those created directly (Functions and Workflows) and those the crons create from their
+ * `function` args (a cron given a Workflow creates none).
+ */
 function functions(): [string, FunctionArgs][] {
-  return resources.filter((r) => r.type === "Function" || r.type === "CronV2").map((r) => [r.name, (r.type === "Function" ? r.args : r.args["function"]) as FunctionArgs]);
+  return resources.flatMap((r): [string, FunctionArgs][] => {
+    if (r.type === "Function" || r.type === "Workflow") return [[r.name, r.args as unknown as FunctionArgs]];
+    if (r.type === "CronV2" && !(r.args["function"] instanceof WorkflowStub)) return [[r.name, r.args["function"] as FunctionArgs]];
+    return [];
+  });
 }
 const byName = (name: string) => resources.find((r) => r.name === name)!;
+/** The one resource of that type and name: a Workflow and the CronV2 that starts it share a name. */
+const find = (type: Recorded["type"], name: string) => resources.find((r) => r.type === type && r.name === name)!;
 /** The functions and schedules; the operations resources have tests of their own below. */
-const created = () => resources.filter((r) => r.type === "Function" || r.type === "CronV2").map((r) => `${r.type} ${r.name}`);
+const created = () => resources.filter((r) => r.type === "Function" || r.type === "Workflow" || r.type === "CronV2").map((r) => `${r.type} ${r.name}`);
 const alarms = () => resources.filter((r) => r.type === "MetricAlarm");
 
 describe("sst.config.ts", () => {
-  it("creates the worker and chat-ops functions and two CronV2 schedules", async () => {
+  it("creates the worker and chat-ops functions, the Enforce workflow and two CronV2 schedules", async () => {
     await deploy();
-    expect(created()).toEqual(["Function Worker", "Function Chatops", "CronV2 Enforce", "CronV2 Workflows"]);
+    expect(created()).toEqual(["Function Worker", "Function Chatops", "Workflow Enforce", "CronV2 Enforce", "CronV2 Workflows"]);
   });
 
   it("points every handler at a module that exports that function", async () => {
@@ -122,15 +147,62 @@ describe("sst.config.ts", () => {
 
   it("schedules enforce daily and workflows hourly, with the fixed schedule input", async () => {
     await deploy();
-    expect(byName("Enforce").args).toMatchObject({ schedule: "rate(1 day)", enabled: true, event: { source: "schedule" } });
+    expect(find("CronV2", "Enforce").args).toMatchObject({ schedule: "rate(1 day)", enabled: true, event: { source: "schedule" } });
     expect(byName("Workflows").args).toMatchObject({ schedule: "rate(1 hour)", enabled: true, event: { source: "schedule" } });
+  });
+
+  it("schedules the Enforce workflow itself, with the fixed schedule event, and creates no second function for it", async () => {
+    await deploy();
+    const cron = find("CronV2", "Enforce").args;
+    expect(cron["function"]).toBeInstanceOf(WorkflowStub);
+    expect((cron["function"] as WorkflowStub).name).toBe("<Enforce.name>");
+    expect(cron["event"]).toEqual({ source: "schedule" });
+    expect(functions().filter(([, args]) => args.handler === "functions/enforce.handler").map(([name]) => name)).toEqual(["Enforce"]);
+    // Workflows stays a plain function, which its cron creates.
+    expect(byName("Workflows").args["function"]).toMatchObject({ handler: "functions/workflows.handler", timeout: "15 minutes" });
+  });
+
+  it("runs Enforce as a durable function: 15-minute invocations, a 24-hour execution, 14 days of history", async () => {
+    await deploy();
+    const enforce = find("Workflow", "Enforce").args;
+    expect(enforce).toMatchObject({ handler: "functions/enforce.handler", runtime: "nodejs24.x", timeout: { invocation: "15 minutes", execution: "24 hours" }, retention: "14 days" });
+    // The handler's lease and deadline follow the execution timeout; only Enforce has one.
+    expect(enforce["environment"]).toMatchObject({ WARDEN_EXECUTION_TIMEOUT_SECONDS: "86400" });
+    for (const [name, args] of functions()) if (name !== "Enforce") expect(args.environment, name).not.toHaveProperty("WARDEN_EXECUTION_TIMEOUT_SECONDS");
+    // SST's WorkflowArgs has no retries, url or versioning.
+    for (const option of ["retries", "url", "versioning"]) expect(enforce).not.toHaveProperty(option);
+  });
+
+  it("takes the execution timeout and retention from WARDEN_ENFORCE_EXECUTION_HOURS and WARDEN_EXECUTION_RETENTION_DAYS, within Lambda's limits", async () => {
+    vi.stubEnv("WARDEN_ENFORCE_EXECUTION_HOURS", "8784");
+    vi.stubEnv("WARDEN_EXECUTION_RETENTION_DAYS", "90");
+    await deploy();
+    expect(find("Workflow", "Enforce").args).toMatchObject({
+      timeout: { invocation: "15 minutes", execution: "8784 hours" },
+      retention: "90 days",
+      environment: { WARDEN_EXECUTION_TIMEOUT_SECONDS: String(8784 * 3600) },
+    });
+    resources = [];
+    vi.stubEnv("WARDEN_ENFORCE_EXECUTION_HOURS", "1");
+    vi.stubEnv("WARDEN_EXECUTION_RETENTION_DAYS", "1");
+    await deploy();
+    expect(find("Workflow", "Enforce").args).toMatchObject({ timeout: { execution: "1 hour" }, retention: "1 day" });
+    for (const bad of ["0", "-1", "1.5", "8785", "24h", "day"]) {
+      vi.stubEnv("WARDEN_ENFORCE_EXECUTION_HOURS", bad);
+      await expect(deploy(), bad).rejects.toThrow(`WARDEN_ENFORCE_EXECUTION_HOURS must be a whole number of hours from 1 to 8784, not "${bad}"`);
+    }
+    vi.stubEnv("WARDEN_ENFORCE_EXECUTION_HOURS", undefined);
+    for (const bad of ["0", "91", "14 days", "2.5"]) {
+      vi.stubEnv("WARDEN_EXECUTION_RETENTION_DAYS", bad);
+      await expect(deploy(), bad).rejects.toThrow(`WARDEN_EXECUTION_RETENTION_DAYS must be a whole number of days from 1 to 90, not "${bad}"`);
+    }
   });
 
   it("takes other schedules from the deploy environment, rate or six-field cron, and refuses a malformed one", async () => {
     vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", "cron(0 3 ? * MON-FRI *)");
     vi.stubEnv("WARDEN_WORKFLOWS_SCHEDULE", "rate(15 minutes)");
     await deploy();
-    expect(byName("Enforce").args["schedule"]).toBe("cron(0 3 ? * MON-FRI *)");
+    expect(find("CronV2", "Enforce").args["schedule"]).toBe("cron(0 3 ? * MON-FRI *)");
     expect(byName("Workflows").args["schedule"]).toBe("rate(15 minutes)");
     for (const bad of ["cron(0 3 * * *)", "rate(1 days)", "rate(2 hour)", "rate(0 minutes)", "daily"]) {
       vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", bad);
@@ -141,13 +213,15 @@ describe("sst.config.ts", () => {
   it('turns a schedule off with "off", keeping its function for console runs', async () => {
     vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", "off");
     await deploy();
-    expect(byName("Enforce").args).toMatchObject({ enabled: false, schedule: "rate(1 day)", function: { handler: "functions/enforce.handler" } });
+    expect(find("CronV2", "Enforce").args).toMatchObject({ enabled: false, schedule: "rate(1 day)" });
+    expect(find("CronV2", "Enforce").args["function"]).toBeInstanceOf(WorkflowStub);
+    expect(find("Workflow", "Enforce").args).toMatchObject({ handler: "functions/enforce.handler" });
     expect(byName("Workflows").args).toMatchObject({ enabled: true });
     resources = [];
     vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", undefined);
     vi.stubEnv("WARDEN_WORKFLOWS_SCHEDULE", "off");
     await deploy();
-    expect(byName("Enforce").args).toMatchObject({ enabled: true });
+    expect(find("CronV2", "Enforce").args).toMatchObject({ enabled: true });
     expect(byName("Workflows").args).toMatchObject({ enabled: false, schedule: "rate(1 hour)" });
   });
 
@@ -161,7 +235,7 @@ describe("sst.config.ts", () => {
   it("runs every function on nodejs24.x with the timeouts the jobs need, and chat-ops within Slack's reach", async () => {
     await deploy();
     const timeouts = Object.fromEntries(functions().map(([name, args]) => [name, args.timeout]));
-    expect(timeouts).toEqual({ Worker: "15 minutes", Chatops: "10 seconds", Enforce: "15 minutes", Workflows: "15 minutes" });
+    expect(timeouts).toEqual({ Worker: "15 minutes", Chatops: "10 seconds", Enforce: { invocation: "15 minutes", execution: "24 hours" }, Workflows: "15 minutes" });
     expect(functions().every(([, args]) => args.runtime === "nodejs24.x")).toBe(true);
   });
 
@@ -181,7 +255,13 @@ describe("sst.config.ts", () => {
     const chatops = byName("Chatops").args;
     expect(chatops).toMatchObject({ url: { authorization: "none" }, link: [expect.any(FunctionStub)], environment: { WARDEN_WORKER_FUNCTION: "<Worker.name>" } });
     expect((chatops["link"] as FunctionStub[])[0]!.name).toBe("<Worker.name>");
-    expect(outputs).toEqual({ chatopsUrl: "<Chatops.url>", runHistoryBucket: "<RunHistory.name>", alarmTopic: "<Alarms.arn>" });
+    expect(outputs).toEqual({
+      chatopsUrl: "<Chatops.url>",
+      runHistoryBucket: "<RunHistory.name>",
+      alarmTopic: "<Alarms.arn>",
+      enforceFunction: "<Enforce.name>",
+      enforceVersion: "<Enforce.qualifier>",
+    });
     for (const name of ["Worker", "Enforce", "Workflows"]) expect(functions().find(([n]) => n === name)![1]).not.toHaveProperty("url");
   });
 
@@ -209,7 +289,7 @@ describe("sst.config.ts", () => {
   });
 
   it.each([
-    ["GitLab-only", "N8N_URL", "Workflows", ["Function Worker", "Function Chatops", "CronV2 Enforce"]],
+    ["GitLab-only", "N8N_URL", "Workflows", ["Function Worker", "Function Chatops", "Workflow Enforce", "CronV2 Enforce"]],
     ["n8n-only", "GITLAB_URL", "Enforce", ["Function Worker", "Function Chatops", "CronV2 Workflows"]],
   ])("deploys %s: without %s, no %s function or schedule, and the address in no environment", async (_, unset, absent, expected) => {
     vi.stubEnv(unset, undefined);
@@ -222,9 +302,8 @@ describe("sst.config.ts", () => {
   it("leaves out chat-ops and its worker with WARDEN_CHATOPS=off, and refuses any value but on and off", async () => {
     vi.stubEnv("WARDEN_CHATOPS", "off");
     const { outputs } = await deploy();
-    expect(created()).toEqual(["CronV2 Enforce", "CronV2 Workflows"]);
+    expect(created()).toEqual(["Workflow Enforce", "CronV2 Enforce", "CronV2 Workflows"]);
     expect(outputs).not.toHaveProperty("chatopsUrl");
-    expect(resources.some((r) => r.type === "Dynamo")).toBe(false);
     resources = [];
     vi.stubEnv("WARDEN_CHATOPS", "on");
     await deploy();
@@ -247,10 +326,10 @@ describe("sst.config.ts", () => {
     }
   });
 
-  it("turns off Lambda's retries of the asynchronously invoked functions (schedules and worker), not of chat-ops", async () => {
+  it("turns off Lambda's retries of the asynchronously invoked functions (Workflows' schedule and worker), not of chat-ops; a Workflow takes none", async () => {
     await deploy();
     const retries = Object.fromEntries(functions().map(([name, args]) => [name, args.retries]));
-    expect(retries).toEqual({ Worker: 0, Chatops: undefined, Enforce: 0, Workflows: 0 });
+    expect(retries).toEqual({ Worker: 0, Chatops: undefined, Enforce: undefined, Workflows: 0 });
   });
 
   it.each(["1", "yes", "TRUE", "no"])("refuses WARDEN_REPORT_ONLY=%s: only true and false are understood", async (value) => {
@@ -258,19 +337,40 @@ describe("sst.config.ts", () => {
     await expect(deploy("production")).rejects.toThrow(`WARDEN_REPORT_ONLY must be "true" or "false", not "${value}"`);
   });
 
-  it("keeps chat-ops' claims in a DynamoDB table with a TTL, which only chat-ops and the worker may write", async () => {
+  it("keeps chat-ops' claims and Enforce's lease in one DynamoDB table with a TTL, which only chat-ops, the worker and Enforce may write", async () => {
     await deploy();
+    expect(resources.filter((r) => r.type === "Dynamo")).toHaveLength(1);
     expect(byName("Claims")).toMatchObject({ type: "Dynamo", args: { fields: { id: "string" }, primaryIndex: { hashKey: "id" }, ttl: "expiresAt" } });
+    const actions: Record<string, string[]> = {
+      Chatops: ["dynamodb:PutItem", "dynamodb:GetItem"],
+      Worker: ["dynamodb:PutItem", "dynamodb:GetItem"],
+      // The lease is released when the run ends.
+      Enforce: ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"],
+    };
     for (const [name, args] of functions()) {
-      const claims = { actions: ["dynamodb:PutItem", "dynamodb:GetItem"], resources: ["<Claims.arn>"] };
-      if (name === "Chatops" || name === "Worker") {
+      const allowed = actions[name];
+      if (allowed) {
         expect(args.environment, name).toMatchObject({ WARDEN_CLAIMS_TABLE: "<Claims.name>" });
-        expect(args.permissions, name).toContainEqual(claims);
+        expect(args.permissions.filter((p) => p.actions.some((a) => a.startsWith("dynamodb:"))), name).toEqual([{ actions: allowed, resources: ["<Claims.arn>"] }]);
       } else {
         expect(args.environment, name).not.toHaveProperty("WARDEN_CLAIMS_TABLE");
         expect(JSON.stringify(args.permissions), name).not.toContain("dynamodb:");
       }
     }
+  });
+
+  it("creates the claims table for Enforce's lease without chat-ops, and none with neither chat-ops nor GITLAB_URL", async () => {
+    vi.stubEnv("WARDEN_CHATOPS", "off");
+    await deploy();
+    expect(byName("Claims")).toMatchObject({ type: "Dynamo", args: { ttl: "expiresAt" } });
+    const enforce = find("Workflow", "Enforce").args as unknown as FunctionArgs;
+    expect(enforce.environment).toMatchObject({ WARDEN_CLAIMS_TABLE: "<Claims.name>" });
+    expect(enforce.permissions).toContainEqual({ actions: ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"], resources: ["<Claims.arn>"] });
+    resources = [];
+    vi.stubEnv("GITLAB_URL", undefined);
+    const { outputs } = await deploy();
+    expect(resources.some((r) => r.type === "Dynamo" || r.type === "Workflow")).toBe(false);
+    expect(outputs).not.toHaveProperty("enforceFunction");
   });
 
   it("keeps applying runs' reports in a bucket that expires them after 90 days (WARDEN_RUN_HISTORY_DAYS), written by the jobs alone", async () => {
