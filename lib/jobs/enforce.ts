@@ -145,6 +145,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     }),
   );
   const now = new Date(begun.now);
+  const runEnd = begun.startedAt + (opts.runLimitMs ?? Infinity);
   const stats = [begun.stats];
   const warnings = [...begun.warnings];
   const tally: Tally = { projects: 0, shares: 0, groups: 0, groupShares: 0, allowed: 0, exempt: 0, outOfScope: 0 };
@@ -159,7 +160,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     const slice = await steps.step(`examine ${n}`, () =>
       measured(() =>
         examineSlice({
-          gitlab, policy, seesAllGroups: begun.seesAllGroups, concurrency, signal, now, frontier, steps, runEnd: begun.startedAt + (opts.runLimitMs ?? Infinity),
+          gitlab, policy, seesAllGroups: begun.seesAllGroups, concurrency, signal, now, frontier, steps, runEnd,
           // Counts so far, as pages arrive (run directly, this is the whole examination).
           progress: (t, strays) => opts.onProgress?.({ projects: tally.projects + t.projects, groups: tally.groups + t.groups, strays: actions.length + strays }),
         }),
@@ -209,7 +210,8 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
           const removal = await removeShares(actions, {
             gitlab, policy, now, judgedAt: judged, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY, maxPlanAgeMs: opts.maxPlanAgeMs ?? 60_000, signal, audit: opts.audit, warnings: removalWarnings,
           });
-          return { actions, warnings: removalWarnings, stopped: removal.stopped, spent: Date.now() >= steps.sliceEnd() };
+          // Past the run's time limit the batches not begun are left: the report must come before the limit does.
+          return { actions, warnings: removalWarnings, stopped: removal.stopped || Date.now() >= runEnd, spent: Date.now() >= steps.sliceEnd() };
         }),
         { changes: true },
       );
@@ -224,7 +226,8 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       if (from < plan.length) await steps.pause(`removed ${n}`, done.spent);
     }
     const left = countStatus(plan, "planned");
-    if (left) warnings.push(`stopped before ${left} of ${plan.length} removals (${errorText(signal?.reason)}); the next run picks them up`);
+    const why = signal?.aborted ? errorText(signal.reason) : `the run's time limit came at ${new Date(runEnd).toISOString()}`;
+    if (left) warnings.push(`stopped before ${left} of ${plan.length} removals (${why}); the next run picks them up`);
   }
 
   const { outOfScope: _, ...counted } = tally;
