@@ -226,8 +226,10 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       if (from < plan.length) await steps.pause(`removed ${n}`, done.spent);
     }
     const left = countStatus(plan, "planned");
-    const why = signal?.aborted ? errorText(signal.reason) : `the run's time limit came at ${new Date(runEnd).toISOString()}`;
-    if (left) warnings.push(`stopped before ${left} of ${plan.length} removals (${why}); the next run picks them up`);
+    if (left) {
+      const why = signal?.aborted ? errorText(signal.reason) : `the run's time limit came at ${new Date(runEnd).toISOString()}`;
+      warnings.push(`stopped before ${left} of ${plan.length} removals (${why}); the next run picks them up`);
+    }
   }
 
   const { outOfScope: _, ...counted } = tally;
