@@ -11,7 +11,7 @@ import type { GitLabClient, GroupDetail } from "../gitlab/index.ts";
 import type { Checkpoint } from "../paging/index.ts";
 import { accessLevelName, inScope } from "../policy/index.ts";
 import type { Examination, Subject } from "./enforce-kinds.ts";
-import { inSlot, PAUSED } from "./enforce-slots.ts";
+import { inSlot, PAUSED, PRIORITY } from "./enforce-slots.ts";
 import { unlessNotFound, type ScopeRoot } from "./enforce-listing.ts";
 
 export function groupSubject(group: GroupDetail): Subject {
@@ -53,7 +53,7 @@ export async function examineGroups(x: Examination, work: GroupWork, judge: (sub
   await pMap(
     groupIds(x, left),
     async (id) => {
-      const group = await inSlot(x, () => readGroup(x.gitlab, id, x.signal));
+      const group = await inSlot(x, () => readGroup(x.gitlab, id, x.signal), PRIORITY.detail);
       if (group === PAUSED) unread.push(id);
       // A group deleted since it was listed has no shares left to govern.
       else if (group) judge([groupSubject(group)]);
@@ -71,7 +71,7 @@ async function* groupIds(x: Examination, work: Extract<GroupWork, { pending: num
   const pages = (work.list === "all" ? x.gitlab.listGroups({ all_available: true }, list) : x.gitlab.listDescendantGroups(work.list.descendantsOf, list)).pages();
   try {
     for (;;) {
-      const page = await inSlot(x, () => pages.next());
+      const page = await inSlot(x, () => pages.next(), PRIORITY.groupPages);
       if (page === PAUSED) return;
       if (page.done) return void delete work.list;
       work.from = page.value.checkpoint;
@@ -101,7 +101,7 @@ async function ancestorShares(x: Examination, roots: readonly ScopeRoot[]): Prom
   const warnings = await pMap(
     ancestors.values(),
     async ({ path, scope }) => {
-      const group = await x.slots(() => readGroup(x.gitlab, path, x.signal));
+      const group = await x.slots(() => readGroup(x.gitlab, path, x.signal), PRIORITY.detail);
       if (!group) return [`${path}, above scope group ${scope}, could not be read (not found, or the token cannot see it): the shares it makes reach into the scope and are unknown`];
       return group.shared_with_groups.map(
         (share) =>

@@ -5,11 +5,11 @@
  * removal loop, the plan-age re-check and the audit line are written once over them (enforce.ts,
  * enforce-removal.ts), and restore (restore.ts) reads and re-creates through the same table.
  */
-import type { LimitFunction } from "p-limit";
 import type { GitLabClient, GroupShare, NewShare, ShareOutcome, UnshareOutcome } from "../gitlab/index.ts";
 import type { Policy, ShareInput } from "../policy/index.ts";
 import { beginGroups, examineGroups, readGroupSubject, type GroupWork } from "./enforce-groups.ts";
 import { beginProjects, examineProjects, readProjectSubject, type ProjectWork, type ScopeRoot } from "./enforce-listing.ts";
+import type { Slots } from "./enforce-slots.ts";
 
 export type ShareStatus = "planned" | "done" | "already-gone" | "skipped" | "failed";
 
@@ -69,7 +69,7 @@ export interface Examination {
    * pages, group details): whichever kind still has work keeps every slot busy, where a pool per kind
    * would leave one idle as soon as its kind ran dry.
    */
-  slots: LimitFunction;
+  slots: Slots;
   signal: AbortSignal;
   /** Once aborted, the examination starts no request: what is left is handed back as work to resume. */
   pause?: AbortSignal;

@@ -6,7 +6,7 @@ import { HttpError, type GitLabClient, type Project } from "../gitlab/index.ts";
 import type { Checkpoint, Page } from "../paging/index.ts";
 import { scopeGroups, type Policy } from "../policy/index.ts";
 import type { Examination, Subject } from "./enforce-kinds.ts";
-import { inSlot, PAUSED } from "./enforce-slots.ts";
+import { chainPriority, inSlot, PAUSED, PRIORITY } from "./enforce-slots.ts";
 
 /** Above this many projects, the instance (without a scope) is listed in id ranges that run in parallel. */
 export const PARTITION_ABOVE = 2_000;
@@ -96,7 +96,7 @@ export async function examineProjects(x: Examination, work: ProjectWork, judge: 
   if (work.at) return ends(p, work, work.at);
   if (x.pause?.aborted) return leave(work);
   if (work.list === "instance") {
-    const ranges = await x.slots(() => instanceRanges(x.gitlab, x.concurrency * 2, x.signal));
+    const ranges = await x.slots(() => instanceRanges(x.gitlab, x.concurrency * 2, x.signal), PRIORITY.opening);
     await Promise.all(ranges.map((list) => examineProjects(x, { kind: "project", list }, judge, leave)));
     return;
   }
@@ -117,9 +117,9 @@ function listing(x: Examination, work: ProjectWork, sort: "asc" | "desc", from?:
   return x.gitlab.listProjects({ idAfter: work.list.after, idBefore: work.list.before, list }).pages();
 }
 
-/** A slot for one page; once the examination pauses, nothing is sent. */
-function nextPage(x: Examination, pages: AsyncIterator<Page<Project>>): Promise<IteratorResult<Page<Project>> | typeof PAUSED> {
-  return inSlot(x, () => pages.next());
+/** A slot for one page, by its priority (enforce-slots.ts); once the examination pauses, nothing is sent. */
+function nextPage(x: Examination, pages: AsyncIterator<Page<Project>>, priority: number): Promise<IteratorResult<Page<Project>> | typeof PAUSED> {
+  return inSlot(x, () => pages.next(), priority);
 }
 
 /**
@@ -145,7 +145,7 @@ async function partition(p: Partitioning, work: ProjectWork): Promise<void> {
   const judgedUpTo = work.judgedUpTo ?? 0;
   const unjudged = (items: Project[]) => p.judgePage(judgedUpTo ? items.filter((project) => project.id > judgedUpTo) : items);
   const pages = listing(x, work, "asc");
-  const first = await nextPage(x, pages);
+  const first = await nextPage(x, pages, PRIORITY.opening);
   if (first === PAUSED) return p.leave(work);
   if (first.done) return;
   unjudged(first.value.items);
@@ -191,10 +191,12 @@ async function ends(p: Partitioning, work: ProjectWork, at: Ends, live?: AsyncIt
   // meanwhile), where their ids meet. A listing read from one end only goes to its last page.
   const open = () => at.down === null || (at.top < bottom() && at.seen + asked * PER_PAGE < (at.projects ?? Infinity));
   let paused = false;
+  // Pages this end still has to read, about: what priority its next page gets (unknown totals count as 10,000).
+  const ahead = () => ((at.projects ?? 10_000) - at.seen) / PER_PAGE / (at.down === null ? 1 : 2);
   const end = async (pages: AsyncIterator<Page<Project>>, mine: (project: Project) => boolean, reached: (page: Page<Project>) => void) => {
     while (open()) {
       asked++;
-      const page = await nextPage(x, pages).finally(() => asked--);
+      const page = await nextPage(x, pages, chainPriority(ahead())).finally(() => asked--);
       if (page === PAUSED) {
         paused = true;
         break;
@@ -235,7 +237,8 @@ function counts(first: Page<Project>): { projects: number; pages: number } {
 async function childIds(x: Examination, group: number): Promise<number[]> {
   const ids: number[] = [];
   const pages = x.gitlab.listSubgroups(group, { signal: x.signal }).pages();
-  for (let page = await x.slots(() => pages.next()); !page.done; page = await x.slots(() => pages.next())) ids.push(...page.value.items.map((g) => g.id));
+  const next = () => x.slots(() => pages.next(), PRIORITY.opening);
+  for (let page = await next(); !page.done; page = await next()) ids.push(...page.value.items.map((g) => g.id));
   return ids;
 }
 

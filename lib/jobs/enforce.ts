@@ -4,7 +4,6 @@
  * (only when asked, and only if the one guard over both kinds holds) remove them. Memory grows with the
  * strays found, not with the projects or groups examined.
  */
-import pLimit from "p-limit";
 import { isTrue, type GitLabClient } from "../gitlab/index.ts";
 import { accessLevelName, evaluateShare, maxRemovals, type Policy } from "../policy/index.ts";
 import { kindOf, plannedRemoval, SHARE_KINDS, shareInput, type Examination, type ExaminationWork, type ShareKindSpec, type ShareRemoval, type Subject } from "./enforce-kinds.ts";
@@ -12,6 +11,7 @@ import { scopeRoots, ScopeError } from "./enforce-listing.ts";
 import { removeShares } from "./enforce-removal.ts";
 import type { JobView } from "./view.ts";
 import { countStatus, errorText, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
+import { slotPool } from "./enforce-slots.ts";
 import { direct, type Steps } from "./steps.ts";
 
 export { PARTITION_ABOVE, ScopeError } from "./enforce-listing.ts";
@@ -310,7 +310,7 @@ async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stats">> {
   // One examination failing stops the others: p-map cannot cancel mappers already running.
   const listing = new AbortController();
   const listSignal = signal ? AbortSignal.any([signal, listing.signal]) : listing.signal;
-  const x: Examination = { gitlab, policy, seesAllGroups: input.seesAllGroups, concurrency: input.concurrency, slots: pLimit(input.concurrency), signal: listSignal, pause: pause.signal, warnings };
+  const x: Examination = { gitlab, policy, seesAllGroups: input.seesAllGroups, concurrency: input.concurrency, slots: slotPool(input.concurrency), signal: listSignal, pause: pause.signal, warnings };
   let stopped: string | null = null;
   try {
     let failure: { err: unknown } | undefined;
