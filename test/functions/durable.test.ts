@@ -12,6 +12,7 @@ import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/git
 import type { TreeShape } from "../sim/gitlab/generate-tree.ts";
 import { startDynalite, type Dynalite } from "../support/dynalite.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
+import { outcome, removals } from "../support/steps.ts";
 import { captureLogs, coldEnforce, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
 
 let secretsManager: SecretsManagerStub;
@@ -64,13 +65,6 @@ async function durableRun(sim: GitLabSim, event: object, env: Record<string, str
   return runner.run({ payload: event });
 }
 
-/** What must not depend on how the run was cut: the plan, each outcome, every count. */
-function outcome(report: EnforceReport) {
-  const { summary, actions, warnings, dryRun } = report;
-  return { summary, dryRun, warnings, actions: actions.map(({ error: _error, ...action }) => action) };
-}
-
-const removals = (sim: GitLabSim) => (sim.counters.byRoute["DELETE /projects/:id/share/:group_id"] ?? 0) + (sim.counters.byRoute["DELETE /groups/:id/share/:group_id"] ?? 0);
 
 describe("Enforce as a durable execution", () => {
   it("20,000 projects with each invocation cut to 0.1 s: many invocations, and the plan, removals and report of one uninterrupted run", async () => {

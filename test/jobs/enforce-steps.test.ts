@@ -13,7 +13,7 @@ import { parsePolicy } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
 import type { TreeShape } from "../sim/gitlab/generate-tree.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
-import { recordingSteps } from "../support/steps.ts";
+import { outcome, recordingSteps, removals } from "../support/steps.ts";
 
 const sims: GitLabSim[] = [];
 afterEach(async () => {
@@ -37,13 +37,6 @@ function run(sim: GitLabSim, steps?: Steps, opts: Partial<EnforceOptions> & { ma
   return enforce({ gitlab, policy: parsePolicy(groupSharesPolicy(opts.maxRemovals), "test.yaml"), now: NOW, listConcurrency: 8, ...opts }, steps);
 }
 
-/** What must not depend on how the run was cut: the plan, each outcome, every count. */
-function outcome(report: EnforceReport) {
-  const { summary, actions, warnings, dryRun } = report;
-  return { summary, dryRun, warnings, actions: actions.map(({ error: _error, ...action }) => action) };
-}
-
-const removals = (sim: GitLabSim) => (sim.counters.byRoute["DELETE /projects/:id/share/:group_id"] ?? 0) + (sim.counters.byRoute["DELETE /groups/:id/share/:group_id"] ?? 0);
 
 describe("enforce in steps", () => {
   const shapes: [string, TreeShape][] = [

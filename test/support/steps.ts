@@ -4,7 +4,9 @@
  * after doing its work — its result lost — and attempted again, as Lambda does with a step whose
  * invocation died. functions/lib/durable.ts is the real thing; test/functions/durable.test.ts runs it.
  */
+import type { EnforceReport } from "../../lib/jobs/index.ts";
 import type { Steps } from "../../lib/jobs/steps.ts";
+import type { GitLabSim } from "../sim/gitlab/index.ts";
 
 export interface RecordingSteps extends Steps {
   names: string[];
@@ -38,4 +40,15 @@ export function recordingSteps(opts: { sliceMs: number; perStep: number; crash?:
     },
   };
   return steps;
+}
+
+/** What must not depend on how a run was cut: the plan, each outcome, every count (errors' wording aside). */
+export function outcome(report: EnforceReport) {
+  const { summary, actions, warnings, dryRun } = report;
+  return { summary, dryRun, warnings, actions: actions.map(({ error: _error, ...action }) => action) };
+}
+
+/** Share removals (of both kinds) the simulator received. */
+export function removals(sim: GitLabSim): number {
+  return (sim.counters.byRoute["DELETE /projects/:id/share/:group_id"] ?? 0) + (sim.counters.byRoute["DELETE /groups/:id/share/:group_id"] ?? 0);
 }
