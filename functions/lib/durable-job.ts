@@ -13,7 +13,7 @@
  * with the invocations and steps it took.
  */
 import { withDurableExecution, type DurableContext } from "@aws/durable-execution-sdk-js";
-import { enforce } from "../../lib/jobs/index.ts";
+import { enforce, errorText } from "../../lib/jobs/index.ts";
 import { afterRun, runStage } from "./after-run.ts";
 import { gitlabClient } from "./clients.ts";
 import { ConfigError, loadPolicy } from "./config.ts";
@@ -67,7 +67,9 @@ export function durableJob(job: "enforce", opts: DurableJobOptions = {}) {
         // The settings are read here, in a step: a secret must never be recorded in the execution's history.
         const notify = await notifySettings().catch(() => undefined);
         await afterRun(outcome, labels, { notify });
-        await claims.release(leaseKey, arn);
+        // A lease not given back expires with the execution's time limit: no reason to attempt this step
+        // again, which would repeat the metrics and the Slack summary.
+        await claims.release(leaseKey, arn).catch((err: unknown) => logger.error("giving the lease back failed; it expires with the execution's time limit", { error: errorText(err) }));
         return {};
       });
 
