@@ -286,7 +286,8 @@ async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stats">> {
   const frontier: ExaminationWork[] = [];
   const pause = new AbortController();
   const end = Math.min(steps.sliceEnd(), input.runEnd);
-  const timer = Number.isFinite(end) ? setTimeout(() => pause.abort(), Math.max(0, end - Date.now())) : undefined;
+  // setTimeout fires at once past 2^31 - 1 ms (24.8 days): a slice that long is as good as no end.
+  const timer = end - Date.now() < 2 ** 31 ? setTimeout(() => pause.abort(), Math.max(0, end - Date.now())) : undefined;
 
   const judge = (kind: ShareKindSpec) => (subjects: Subject[]) => {
     for (const subject of subjects) {
