@@ -5,13 +5,13 @@
  * strays found, not with the projects or groups examined.
  */
 import { isTrue, type GitLabClient } from "../gitlab/index.ts";
-import { accessLevelName, evaluateShare, maxRemovals, type Policy } from "../policy/index.ts";
-import { kindOf, plannedRemoval, SHARE_KINDS, shareInput, type Examination, type ExaminationWork, type ShareKindSpec, type ShareRemoval, type Subject } from "./enforce-kinds.ts";
+import { accessLevelName, maxRemovals } from "../policy/index.ts";
+import { kindOf, SHARE_KINDS, type ShareRemoval } from "./enforce-kinds.ts";
 import { scopeRoots, ScopeError } from "./enforce-listing.ts";
 import { removeShares } from "./enforce-removal.ts";
 import type { JobView } from "./view.ts";
 import { countStatus, errorText, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
-import { slotPool } from "./enforce-slots.ts";
+import { examineSlice, shareKey, statsSince, type StepStats, type Tally } from "./enforce-slice.ts";
 import { direct, type Steps } from "./steps.ts";
 
 export { PARTITION_ABOVE, ScopeError } from "./enforce-listing.ts";
@@ -64,31 +64,6 @@ export interface EnforceOptions extends JobOptions {
   onProgress?: (p: { projects: number; groups: number; strays: number }) => void;
 }
 
-/** What examining counts, besides the strays. */
-interface Tally {
-  projects: number;
-  shares: number;
-  groups: number;
-  groupShares: number;
-  allowed: number;
-  exempt: number;
-  outOfScope: number;
-}
-
-/** What one step of examination found, and where it left off: JSON, as a durable execution records it. */
-interface Slice {
-  frontier: ExaminationWork[];
-  tally: Tally;
-  /** Stray shares, each with when it was judged (Date.now()). */
-  strays: { action: ShareRemoval; judgedAt: number }[];
-  warnings: string[];
-  stats: StepStats;
-  /** Why the listing stopped short (the run's signal, or the run's time limit), or null. */
-  stopped: string | null;
-  /** The slice's time ran out: the invocation may end here. */
-  spent: boolean;
-}
-
 /** What one step of removals did: the batch as it ended. */
 interface Removals {
   actions: ShareRemoval[];
@@ -96,14 +71,6 @@ interface Removals {
   stats: StepStats;
   stopped: boolean;
   spent: boolean;
-}
-
-interface StepStats {
-  requests: number;
-  retries: number;
-  rateLimited: number;
-  pages: number;
-  groupReads: number;
 }
 
 /**
@@ -255,101 +222,6 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     actions: plan,
     stats: { ...requestStats, durationMs: (await steps.step("ended", async () => ({ at: Date.now() }))).at - begun.startedAt },
     warnings,
-  };
-}
-
-interface SliceInput {
-  gitlab: GitLabClient;
-  policy: Policy;
-  seesAllGroups: boolean;
-  concurrency: number;
-  signal: AbortSignal | undefined;
-  now: Date;
-  frontier: ExaminationWork[];
-  steps: Steps;
-  /** When the whole run must stop (epoch ms): a durable execution's own time limit. */
-  runEnd: number;
-  progress: (tally: Tally, strays: number) => void;
-}
-
-/**
- * Examines from `frontier` until it is done or the slice ends: its time is spent (Steps.sliceEnd),
- * or it found as many strays as a step may record. Then no request is started any more, the ones in
- * flight finish, and what is left is returned as the next frontier.
- */
-async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stats">> {
-  const { gitlab, policy, now, signal, steps } = input;
-  const tally: Tally = { projects: 0, shares: 0, groups: 0, groupShares: 0, allowed: 0, exempt: 0, outOfScope: 0 };
-  const strays: Slice["strays"] = [];
-  const seen = new Set<string>();
-  const warnings: string[] = [];
-  const frontier: ExaminationWork[] = [];
-  const pause = new AbortController();
-  const end = Math.min(steps.sliceEnd(), input.runEnd);
-  // setTimeout fires at once past 2^31 - 1 ms (24.8 days): a slice that long is as good as no end.
-  const timer = end - Date.now() < 2 ** 31 ? setTimeout(() => pause.abort(), Math.max(0, end - Date.now())) : undefined;
-
-  const judge = (kind: ShareKindSpec) => (subjects: Subject[]) => {
-    for (const subject of subjects) {
-      tally[kind.counters.subjects]++;
-      for (const share of subject.shares) {
-        tally[kind.counters.shares]++;
-        const verdict = evaluateShare(policy, shareInput(kind, subject, share), now);
-        if (verdict.kind !== "stray") tally[verdict.kind === "out-of-scope" ? "outOfScope" : verdict.kind]++;
-        else {
-          const action = plannedRemoval(kind, subject, share, verdict.reason);
-          if (seen.has(shareKey(action))) continue;
-          seen.add(shareKey(action));
-          strays.push({ action, judgedAt: Date.now() });
-          if (strays.length >= steps.perStep) pause.abort();
-        }
-      }
-    }
-    input.progress(tally, strays.length);
-  };
-
-  // One examination failing stops the others: p-map cannot cancel mappers already running.
-  const listing = new AbortController();
-  const listSignal = signal ? AbortSignal.any([signal, listing.signal]) : listing.signal;
-  const x: Examination = { gitlab, policy, seesAllGroups: input.seesAllGroups, concurrency: input.concurrency, slots: slotPool(input.concurrency), signal: listSignal, pause: pause.signal, warnings };
-  let stopped: string | null = null;
-  try {
-    let failure: { err: unknown } | undefined;
-    await Promise.allSettled(
-      // The listings move their own positions on: an attempt of this step must start from the frontier as given.
-    structuredClone(input.frontier).map((work) => {
-        const kind = kindOf(work);
-        return kind.examine(x, work, judge(kind), (left) => frontier.push(left)).catch((err: unknown) => {
-          failure ??= { err };
-          listing.abort(err);
-        });
-      }),
-    );
-    if (failure) throw failure.err;
-  } catch (err) {
-    if (!signal?.aborted) throw err;
-    stopped = errorText(signal.reason);
-  } finally {
-    clearTimeout(timer);
-  }
-  const overdue = frontier.length > 0 && Date.now() >= input.runEnd;
-  if (overdue && stopped === null) stopped = `the run's time limit came at ${new Date(input.runEnd).toISOString()}`;
-  return { frontier, tally, strays, warnings, stopped, spent: Date.now() >= steps.sliceEnd() };
-}
-
-function shareKey(action: ShareRemoval): string {
-  return `${action.kind}:${kindOf(action).subject(action).id}:${action.groupId}`;
-}
-
-function statsSince(gitlab: GitLabClient, before: ReturnType<GitLabClient["http"]["stats"]["snapshot"]>): StepStats {
-  const after = gitlab.http.stats.snapshot();
-  const groupReads = (s: typeof after) => s.byRoute["GET /groups/:id"]?.requests ?? 0;
-  return {
-    requests: after.requests - before.requests,
-    retries: after.retries - before.retries,
-    rateLimited: after.rateLimited - before.rateLimited,
-    pages: after.pages - before.pages,
-    groupReads: groupReads(after) - groupReads(before),
   };
 }
 

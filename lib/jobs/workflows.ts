@@ -6,7 +6,7 @@
  */
 import pMap from "p-map";
 import { HttpError, isActive, type ApiGeneration, type N8nClient, type Workflow } from "../n8n/index.ts";
-import { decideWorkflow, maxWorkflowChanges, type Policy } from "../policy/index.ts";
+import { decideWorkflow, maxWorkflowChanges } from "../policy/index.ts";
 import { countStatus, errorText, jobStats, stoppedMidRequest, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
 import type { JobView } from "./view.ts";
 
