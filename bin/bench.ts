@@ -6,23 +6,32 @@
  * tree, Warden with its defaults doing dry run + apply + dry run beside the peer doing the same.
  * Those rows are time-scaled: the simulator answers in --scaled-latency ms, and every wall time is
  * multiplied by (row latency ÷ scaled latency) — fair while CPU time is small beside latency, and
- * conservative otherwise (CPU time is multiplied too). Prints Markdown (or JSON) and checks the targets.
+ * conservative otherwise (CPU time is multiplied too). Last, the durable row: the Enforce function as a
+ * Lambda durable execution (AWS's local durable runner), dry run + apply + dry run under GitLab.com's
+ * budgets at a size one invocation cannot finish, each invocation working the slice a 15-minute one
+ * works, on the budgets' clock. Prints Markdown (or JSON) and checks the targets.
  */
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import { writeFileSync, mkdtempSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
 import { NODE_OPTIONS } from "../lib/config/node-options.ts";
 import type { RateLimitRule } from "../test/sim/gitlab/index.ts";
+import { startAwsStandIns } from "./bench/aws-stand-ins.ts";
 import { gitlabComBudgets } from "./bench/budgets.ts";
+import type { DurableRunResult, Execution } from "./bench/durable-run.ts";
+import { sliceSeconds } from "./bench/durable-slices.ts";
 import type { RunResult } from "./bench/run-result.ts";
 import { DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY } from "../lib/jobs/enforce.ts";
 import type { TreeShape } from "../test/sim/gitlab/generate-tree.ts";
 import { floorMs, lowerBound, type Work } from "./bench/schedule.ts";
 import { startSimHost } from "./bench/sim-host.ts";
 
+/** The durable row's executions, in order. */
+const DURABLE_RUNS = ["dry", "apply", "dry"] as const;
 /** The uneven tree of the latency rows: half the projects in one subgroup, the rest over hundreds of small groups. */
 const UNEVEN: TreeShape = { groups: 300, maxDepth: 5, heavy: 0.5 };
 
@@ -39,6 +48,8 @@ const { values: flags } = parseArgs({
     "latency-rows": { type: "string", default: "200,1000" },
     "latency-projects": { type: "string", default: "10000" },
     "scaled-latency": { type: "string", default: "50" },
+    durable: { type: "string", default: "300000" },
+    "durable-invocation-s": { type: "string", default: "900" },
     json: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   },
@@ -50,7 +61,8 @@ if (flags.help) {
   --latency     simulated network latency per request, ms
   --concurrency Warden's --concurrency and --list-concurrency (default: the CLI's defaults, ${DEFAULT_LIST_CONCURRENCY} and ${DEFAULT_REMOVAL_CONCURRENCY})
   --time-scale  GitLab.com's budget windows are divided by this (a minute lasts 6 s at 10)
-  --timeout-s   a run still going after this is stopped and reported as timed out
+  --timeout-s   a run still going after this is stopped and reported as timed out (in the durable
+                row, each execution: the row gets three times this)
   --node-options  V8/Node flags for both tools' processes (default: the Lambda functions' NODE_OPTIONS,
                 ${NODE_OPTIONS}; --node-options= for Node's defaults)
   --tools       warden,gitbeaker (leave the peer out for a quick run)
@@ -61,12 +73,19 @@ if (flags.help) {
   --latency-projects  projects in those rows (default 10000: half in one subgroup, the rest over
                 ${UNEVEN.groups} small groups down to ${UNEVEN.maxDepth} levels)
   --scaled-latency  what the simulator really waits in those rows (ms); wall times are scaled back up
+  --durable     projects in the durable row (default 300000; --durable= leaves it out): the Enforce
+                function as a Lambda durable execution through AWS's local durable runner, dry run +
+                apply + dry run, each an execution, under GitLab.com's budgets (windows ÷ --time-scale),
+                at --latency, with the function's defaults; each invocation works the slice the handler
+                gives itself, on the budgets' clock: WARDEN_SLICE_SECONDS = (invocation − 5 min) ÷ --time-scale
+  --durable-invocation-s  the Lambda invocation timeout the row stands for (default 900, Lambda's most:
+                a 10-minute slice, 60 s at --time-scale 10)
 `);
   process.exit(0);
 }
 
 const ALL_SIZES = [1_000, 10_000, 100_000];
-const sizes = flags.sizes.split(",").map(Number);
+const sizes = flags.sizes.split(",").filter(Boolean).map(Number);
 const latencyMs = Number(flags.latency);
 /** Warden's examination and removal concurrency: the flag for both, else the CLI's defaults. */
 const concurrency = flags.concurrency ? { list: Number(flags.concurrency), removal: Number(flags.concurrency) } : { list: DEFAULT_LIST_CONCURRENCY, removal: DEFAULT_REMOVAL_CONCURRENCY };
@@ -109,6 +128,33 @@ interface LatencyRow extends Partial<RunResult> {
   converged: boolean;
 }
 
+/** The durable row: dry run + apply + dry run, each a durable execution of the Enforce function. */
+interface DurableRow extends Partial<RunResult> {
+  projects: number;
+  groups: number;
+  strays: number;
+  limits: "gitlab.com";
+  /** The Lambda invocation timeout the row stands for (s), and the slice each invocation worked (WARDEN_SLICE_SECONDS). */
+  invocationS: number;
+  sliceS: number;
+  /** Invocations of the three executions together; `executions` has each one's. */
+  invocations: number;
+  executions: Execution[];
+  /** Wall time spent between invocations (the runner's real one-second waits): counted in wallMs. */
+  pausedMs: number;
+  requests: number;
+  /** The three runs' lower bounds together (the re-reads Warden made included). */
+  lowerBound: number;
+  rateLimited: number;
+  /** GET /projects/:id sent: plan-age re-reads (a plan older than 60 s), 429'd ones sent again included. */
+  rechecks: number;
+  /** Projects with a stray share: the lower bound and the floor count a re-read for each (at most `rechecks`). */
+  subjects: number;
+  /** The three runs' floors together, under the budgets, with the function's default concurrency. */
+  floorMs: number;
+  converged: boolean;
+}
+
 const work = mkdtempSync(join(tmpdir(), "warden-bench-"));
 const policy = join(work, "policy.yaml");
 writeFileSync(policy, `version: 1
@@ -141,17 +187,29 @@ for (const rowLatency of flags["latency-rows"].split(",").filter(Boolean).map(Nu
     latencyRows.push(await measureAtLatency(rowLatency, tool));
   }
 }
+
+const durableRows: DurableRow[] = [];
+if (flags.durable) {
+  progress(`${flags.durable} projects, limits gitlab.com: Warden as a durable execution (dry run + apply + dry run)…`);
+  durableRows.push(await measureDurable(Number(flags.durable)));
+}
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.versions.node}, ${new Date().toISOString().slice(0, 10)}`;
 const skipped = ALL_SIZES.filter((s) => !sizes.includes(s));
 if (flags.json) {
-  process.stdout.write(`${JSON.stringify({ machine, latencyMs, concurrency, timeScale, skipped, rows, latencyRows, targets: targets(rows, latencyRows) }, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify({ machine, latencyMs, concurrency, timeScale, skipped, rows, latencyRows, durableRows, targets: targets(rows, latencyRows, durableRows) }, null, 2)}\n`);
 } else {
-  process.stdout.write(`${markdown(rows)}\n\n${machine}; latency ${latencyMs} ms; Warden concurrency ${flags.concurrency || `defaults (${concurrency.list} examination requests, ${concurrency.removal} removals)`}; budget windows ÷ ${timeScale}${flags["node-options"] ? `; node ${flags["node-options"]}` : ""}.\n`);
+  if (!rows.length) process.stdout.write(`${machine}.\n`);
+  else process.stdout.write(`${markdown(rows)}\n\n${machine}; latency ${latencyMs} ms; Warden concurrency ${flags.concurrency || `defaults (${concurrency.list} examination requests, ${concurrency.removal} removals)`}; budget windows ÷ ${timeScale}${flags["node-options"] ? `; node ${flags["node-options"]}` : ""}.\n`);
   if (skipped.length) process.stdout.write(`Skipped by --sizes: ${skipped.join(", ")} projects.\n`);
   if (latencyRows.length) {
     process.stdout.write(`\n${latencyMarkdown(latencyRows)}\n\nUneven tree (${UNEVEN.heavy! * 100}% of the projects in one subgroup, the rest over ${UNEVEN.groups} groups down to ${UNEVEN.maxDepth} levels), dry run + apply + dry run; Warden with ${flags.concurrency ? `--concurrency ${flags.concurrency}` : `its defaults (${concurrency.list} examination requests, ${concurrency.removal} removals in flight)`}; the simulator answers in ${flags["scaled-latency"]} ms and wall times are scaled to the row's latency.\n`);
   }
-  process.stdout.write(`\nTargets:\n${targets(rows, latencyRows).map((t) => `- ${t.met ? "met" : "NOT met"}: ${t.target} (${t.measured})`).join("\n")}\n`);
+  if (durableRows.length) {
+    process.stdout.write(
+      `\n${durableMarkdown(durableRows)}\n\nThe Enforce function as Lambda durable executions (AWS's local durable runner): dry run, apply, dry run, with its defaults (${DEFAULT_LIST_CONCURRENCY} examination requests, ${DEFAULT_REMOVAL_CONCURRENCY} removals in flight), ${latencyMs} ms a request, GitLab.com's budgets with windows ÷ ${timeScale}; each invocation worked ${durableRows[0]!.sliceS} s, the ${(durableRows[0]!.sliceS * timeScale) / 60} minutes a ${durableRows[0]!.invocationS / 60}-minute invocation works, on the budgets' clock. Wall counts the runner's real one-second waits between invocations (paused).\n`,
+    );
+  }
+  process.stdout.write(`\nTargets:\n${targets(rows, latencyRows, durableRows).map((t) => `- ${t.met ? "met" : "NOT met"}: ${t.target} (${t.measured})`).join("\n")}\n`);
 }
 
 async function measure(projects: number, limits: Row["limits"], tool: Tool): Promise<Row> {
@@ -214,38 +272,128 @@ async function measureAtLatency(rowLatencyMs: number, tool: Tool): Promise<Laten
   }
 }
 
-function runProcess(bundle: string, args: string[]): Promise<RunResult> {
+/**
+ * The durable row: dry run + apply + dry run, each a durable execution of the Enforce function, under
+ * GitLab.com's budgets. The function gets the deployed environment (sst.config.ts) with the bench's
+ * policy, pointed at loopback stand-ins for AWS, and the slice a real invocation would work, scaled
+ * like the budgets' windows. Requests, the lower bound and the floor are the three runs' together.
+ */
+async function measureDurable(projects: number): Promise<DurableRow> {
+  const rules = BUDGETS["gitlab.com"];
+  const invocationS = Number(flags["durable-invocation-s"]);
+  const sliceS = sliceSeconds(invocationS, timeScale);
+  const sim = await startSimHost({ projects, latencyMs, rateLimits: rules });
+  const aws = await startAwsStandIns(sim.token);
+  try {
+    const env = {
+      ...aws.env,
+      GITLAB_URL: sim.url,
+      WARDEN_POLICY: policy,
+      WARDEN_REPORT_ONLY: "false",
+      WARDEN_STAGE: "bench",
+      WARDEN_SLICE_SECONDS: String(sliceS),
+      AWS_LAMBDA_FUNCTION_NAME: "warden-bench-EnforceFunction",
+    };
+    // The floor gives each run fresh budgets: so does the wait between runs, a window of the per-minute
+    // budgets (the 10-minute one counts GET /projects, which the job does not send).
+    // --timeout-s is for each execution.
+    const result = await runProcess<DurableRunResult>(runners.durable, [DURABLE_RUNS.join(","), String(60_000 / timeScale)], env, Number(flags["timeout-s"]) * DURABLE_RUNS.length);
+    const counters = await sim.counters();
+    const executions = result.executions ?? [];
+    const [first, apply, last] = [executions[0], executions.find((e) => e.run === "apply"), executions.at(-1)];
+    const rechecks = counters.byRoute["GET /projects/:id"] ?? 0;
+    // One re-read per subject is the most the plan needs: a 429'd re-read sent again is Warden's excess, as every 429 is.
+    const work: Work = { projects: sim.inScope, groups: sim.groups, strays: sim.strays, rechecks: Math.min(rechecks, apply?.subjects ?? rechecks) };
+    const runs = DURABLE_RUNS.map((run) => ({
+      bound: lowerBound(work, run === "apply").requests,
+      floor: floorMs(work, DEFAULT_LIST_CONCURRENCY, latencyMs, rules, run === "apply", DEFAULT_REMOVAL_CONCURRENCY),
+    }));
+    return {
+      projects: sim.inScope,
+      groups: sim.groups,
+      strays: sim.strays,
+      limits: "gitlab.com",
+      invocationS,
+      sliceS,
+      ...result,
+      invocations: executions.reduce((n, e) => n + e.invocations, 0),
+      executions,
+      pausedMs: executions.reduce((n, e) => n + e.pausedMs, 0),
+      requests: counters.requests,
+      lowerBound: runs.reduce((n, r) => n + r.bound, 0),
+      rateLimited: counters.status["429"] ?? 0,
+      rechecks,
+      subjects: apply?.subjects ?? 0,
+      floorMs: runs.reduce((n, r) => n + r.floor, 0),
+      // The first dry run planned exactly the strays, the apply removed that many, none is left, and the last dry run plans nothing.
+      converged:
+        !result.error &&
+        executions.length === DURABLE_RUNS.length &&
+        first?.strays === sim.strays &&
+        apply?.removed === sim.strays &&
+        (await sim.remainingStrays()) === 0 &&
+        last?.strays === 0,
+    };
+  } finally {
+    await aws.close();
+    sim.stop();
+  }
+}
+
+/**
+ * Runs a bundled runner and reads its result, its last line on stdout. Only the ends of its output are
+ * kept: the durable row's function writes its log lines there, as a Lambda does.
+ */
+function runProcess<T extends RunResult = RunResult>(bundle: string, args: string[], env: NodeJS.ProcessEnv = process.env, timeoutS = Number(flags["timeout-s"])): Promise<T> {
   return new Promise((resolve) => {
     const nodeOptions = flags["node-options"].split(" ").filter(Boolean);
-    execFile(process.execPath, [...nodeOptions, bundle, ...args], { timeout: Number(flags["timeout-s"]) * 1000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      const last = stdout.trim().split("\n").at(-1);
-      if (last?.startsWith("{")) return resolve(JSON.parse(last) as RunResult);
-      resolve({ wallMs: NaN, maxRssKB: NaN, removed: 0, error: err?.killed ? "timed out" : (stderr.trim().split("\n").at(-1) ?? String(err)) });
+    const child = spawn(process.execPath, [...nodeOptions, bundle, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const tail = { stdout: "", stderr: "" };
+    for (const name of ["stdout", "stderr"] as const) child[name].on("data", (chunk: Buffer) => (tail[name] = (tail[name] + chunk.toString()).slice(-(1 << 20))));
+    let timedOut = false;
+    const timer = setTimeout(() => ((timedOut = true), child.kill()), timeoutS * 1000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      const last = tail.stdout.trim().split("\n").at(-1) ?? "";
+      const result = last.startsWith("{") ? (JSON.parse(last) as T) : undefined;
+      if (result && "wallMs" in result) return resolve(result);
+      // A crash's own line (Node ends its report with its version), else the last one.
+      const lines = tail.stderr.trim().split("\n");
+      const crash = lines.find((line) => /^\w*Error\b/.test(line)) ?? lines.at(-1);
+      resolve({ wallMs: NaN, maxRssKB: NaN, removed: 0, error: timedOut ? "timed out" : crash || `exit ${code}` } as T);
     });
   });
 }
 
-/** Both runners are bundled as SST bundles a Lambda, so neither pays for Node's TypeScript loader. */
-async function bundleRunners(): Promise<Record<Tool, string>> {
-  const entries: Record<Tool, string> = { warden: "bench/warden-run.ts", gitbeaker: "bench/gitbeaker-run.ts" };
-  const out = {} as Record<Tool, string>;
-  for (const [tool, entry] of Object.entries(entries) as [Tool, string][]) {
-    out[tool] = join(work, `${tool}.mjs`);
-    await build({
-      entryPoints: [new URL(entry, import.meta.url).pathname],
-      outfile: out[tool],
+/**
+ * The runners are bundled as SST bundles a Lambda, so none pays for Node's TypeScript loader. The
+ * durable one takes AWS's local durable runner along, which starts its checkpoint server on a worker
+ * thread from checkpoint-server/ beside its own module: that is bundled beside it.
+ */
+async function bundleRunners(): Promise<Record<Tool | "durable", string>> {
+  const entries: Record<Tool | "durable", string> = { warden: "bench/warden-run.ts", gitbeaker: "bench/gitbeaker-run.ts", durable: "bench/durable-run.ts" };
+  const bundle = (entry: string, outfile: string) =>
+    build({
+      entryPoints: [entry],
+      outfile,
       bundle: true,
       platform: "node",
       format: "esm",
       target: "node24",
       logLevel: "error",
-      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+      // Under a name of its own: a bundled module may import createRequire itself.
+      banner: { js: "import { createRequire as bannerCreateRequire } from 'node:module'; const require = bannerCreateRequire(import.meta.url);" },
     });
+  const out = {} as Record<Tool | "durable", string>;
+  for (const [runner, entry] of Object.entries(entries) as [Tool | "durable", string][]) {
+    out[runner] = join(work, `${runner}.mjs`);
+    await bundle(fileURLToPath(new URL(entry, import.meta.url)), out[runner]);
   }
+  await bundle(fileURLToPath(new URL("./checkpoint-server/index.mjs", import.meta.resolve("@aws/durable-execution-sdk-js-testing"))), join(work, "checkpoint-server", "index.mjs"));
   return out;
 }
 
-function targets(all: Row[], latency: LatencyRow[]) {
+function targets(all: Row[], latency: LatencyRow[], durable: DurableRow[]) {
   const warden = all.filter((r) => r.tool === "warden");
   const find = (projects: number, limits: Row["limits"], tool: Tool) => all.find((r) => r.projects === projects && r.limits === limits && r.tool === tool);
   const worst = Math.max(...warden.map((r) => r.requests / r.lowerBound));
@@ -255,7 +403,7 @@ function targets(all: Row[], latency: LatencyRow[]) {
   // The highest peak among Warden's rows of a size, whichever limits were run.
   const rss = (n: number) => Math.max(...warden.filter((r) => r.projects === n).map((r) => r.maxRssKB! / 1024));
   return [
-    { target: "requests ≤ 1.02 × lower bound at every size", met: worst <= 1.02, measured: `worst ${worst.toFixed(3)}×` },
+    warden.length && { target: "requests ≤ 1.02 × lower bound at every size", met: worst <= 1.02, measured: `worst ${worst.toFixed(3)}×` },
     w10 && p10 && { target: "10,000 projects, no limits: ≥ 5× faster than gitbeaker", met: p10.wallMs! / w10.wallMs! >= 5, measured: `${(p10.wallMs! / w10.wallMs!).toFixed(1)}×` },
     w10 && { target: "10,000 projects, no limits: within 1.3× of the ideal schedule", met: w10.wallMs! <= 1.3 * w10.floorMs!, measured: `${(w10.wallMs! / w10.floorMs!).toFixed(2)}×` },
     budgeted.length && { target: "GitLab.com budgets: no 429 left unhandled (converged, no error)", met: budgeted.every((r) => r.converged && !r.error), measured: `${budgeted.reduce((n, r) => n + r.rateLimited, 0)} 429s answered, all retried` },
@@ -263,6 +411,7 @@ function targets(all: Row[], latency: LatencyRow[]) {
     Number.isFinite(rss(100_000)) && { target: "peak RSS ≤ 150 MB at 100,000 projects", met: rss(100_000) <= 150, measured: `${rss(100_000).toFixed(0)} MB` },
     Number.isFinite(rss(100_000) / rss(10_000)) && { target: "peak RSS grows < 20% from 10,000 to 100,000", met: rss(100_000) / rss(10_000) < 1.2, measured: `+${((rss(100_000) / rss(10_000) - 1) * 100).toFixed(0)}%` },
     ...latencyTargets(latency),
+    ...durableTargets(durable),
   ].filter((t): t is { target: string; met: boolean; measured: string } => Boolean(t));
 }
 
@@ -280,6 +429,36 @@ function latencyTargets(all: LatencyRow[]) {
     { target: "uneven tree at latency, defaults: ≥ 5× faster than gitbeaker", met: warden.every((r) => peerRatio(r) >= 5), measured: each((r) => `${peerRatio(r).toFixed(1)}×`) },
     { target: "uneven tree at latency: every stray removed, no error", met: all.every((r) => r.converged && !r.error), measured: all.map((r) => `${r.tool} ${r.latencyMs} ms: ${r.converged ? "converged" : (r.error ?? "strays left")}`).join(", ") },
   ];
+}
+
+function durableTargets(all: DurableRow[]) {
+  if (!all.length) return [];
+  const each = (f: (r: DurableRow) => string) => all.map((r) => `${r.projects.toLocaleString("en")}: ${f(r)}`).join(", ");
+  const invocations = (r: DurableRow) => r.executions.map((e) => `${e.run} ${e.invocations}`).join(", ");
+  return [
+    { target: "durable execution: every execution needed more than one invocation", met: all.every((r) => r.executions.length > 0 && r.executions.every((e) => e.invocations > 1)), measured: each(invocations) },
+    {
+      target: "durable execution: every invocation within its time-scaled Lambda timeout",
+      met: all.every((r) => r.executions.length > 0 && r.executions.every((e) => e.longestInvocationMs <= (r.invocationS * 1000) / timeScale)),
+      measured: each((r) => `longest ${(Math.max(...r.executions.map((e) => e.longestInvocationMs)) / 1000).toFixed(1)} s of ${r.invocationS / timeScale} s`),
+    },
+    { target: "durable execution under GitLab.com budgets: requests ≤ 1.02 × lower bound", met: all.every((r) => !r.error && r.requests <= 1.02 * r.lowerBound), measured: each((r) => `${(r.requests / r.lowerBound).toFixed(3)}×`) },
+    { target: "durable execution: converged (the strays planned, exactly they removed, the last dry run plans nothing, no error)", met: all.every((r) => r.converged), measured: each((r) => (r.converged ? "converged" : (r.error ?? "not converged"))) },
+  ];
+}
+
+function durableMarkdown(all: DurableRow[]): string {
+  const s = (ms: number | undefined) => (ms === undefined || Number.isNaN(ms) ? "—" : `${(ms / 1000).toFixed(1)} s`);
+  const lines = [
+    "| projects | groups | strays | limits | slice | invocations | steps | longest invocation | wall | paused | floor | wall ÷ floor | requests | lower bound | × bound | 429s | re-reads (subjects) | peak RSS | converged |",
+    "|---:|---:|---:|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+  ];
+  for (const r of all) {
+    lines.push(
+      `| ${r.projects.toLocaleString("en")} | ${r.groups} | ${r.strays} | ${r.limits} | ${r.sliceS} s | ${r.executions.map((e) => e.invocations).join(" + ") || "—"} | ${r.executions.map((e) => e.steps).join(" + ") || "—"} | ${r.executions.length ? s(Math.max(...r.executions.map((e) => e.longestInvocationMs))) : "—"} | ${s(r.wallMs)} | ${s(r.pausedMs)} | ${s(r.floorMs)} | ${(r.wallMs! / r.floorMs).toFixed(2)}× | ${r.requests} | ${r.lowerBound} | ${(r.requests / r.lowerBound).toFixed(3)} | ${r.rateLimited} | ${r.rechecks} (${r.subjects}) | ${Number.isNaN(r.maxRssKB) ? "—" : `${Math.round(r.maxRssKB! / 1024)} MB`} | ${r.converged ? "yes" : `no${r.error ? `: ${r.error.slice(0, 80)}` : ""}`} |`,
+    );
+  }
+  return lines.join("\n");
 }
 
 function latencyMarkdown(all: LatencyRow[]): string {

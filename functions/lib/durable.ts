@@ -18,9 +18,9 @@ import type { Steps } from "../../lib/jobs/steps.ts";
 import { ConfigError } from "./config.ts";
 
 /** Kept for what is in flight when a slice ends, by default: a page or a removal batch with retries. */
-const SLICE_MARGIN_MS = 5 * 60_000;
+export const SLICE_MARGIN_MS = 5 * 60_000;
 /** The least an invocation works, however little of its time is left. */
-const SLICE_FLOOR_MS = 30_000;
+export const SLICE_FLOOR_MS = 30_000;
 /** Findings or changes one step records: with compression, well inside a checkpoint's 256 KB. */
 const PER_STEP = 1_000;
 const CHECKPOINT_LIMIT = 256 * 1024;
