@@ -4,7 +4,8 @@
  * endpoint GitLab.com limits to 400 a minute. The groups are streamed from their listing into details
  * read side by side, never held as a whole list. Every request takes a slot of the examination's
  * pool (Examination.slots), shared with the project listing: the two kinds together keep `concurrency`
- * requests in flight, whichever has more left to do.
+ * requests in flight, whichever has more left to do; the details wait behind the listings' pages,
+ * since a detail can be read at any moment and a listing's next page cannot.
  */
 import pMap from "p-map";
 import type { GitLabClient, GroupDetail } from "../gitlab/index.ts";

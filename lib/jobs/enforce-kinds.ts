@@ -67,7 +67,8 @@ export interface Examination {
   /**
    * The one pool of `concurrency` request slots every examination request takes (project pages, group
    * pages, group details): whichever kind still has work keeps every slot busy, where a pool per kind
-   * would leave one idle as soon as its kind ran dry.
+   * would leave one idle as soon as its kind ran dry. Waiting requests are served by priority
+   * (enforce-slots.ts): the longest listing chains first, group details whenever a slot is spare.
    */
   slots: Slots;
   signal: AbortSignal;
