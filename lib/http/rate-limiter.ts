@@ -2,6 +2,13 @@
  * One limiter per origin and credential, shared by every client and listing that uses them: a token
  * bucket for the configured rate, the server's own budget per endpoint (`RateLimit-Remaining` until
  * `RateLimit-Reset`) spread out as it runs low, and a pause of everything when any request gets a 429.
+ *
+ * GitLab shows a budget only on its 429s by default. Once a 429 has shown one, the windows after it
+ * are counted here: when a window ends, the next one is taken to allow the same `RateLimit-Limit`, and
+ * the requests sent are counted against it. Its end is unknown, so when the count is spent the requests
+ * in flight finish and one request goes alone: its 429 tells the new window's end (and everything
+ * waits for it, as before), its success that the window had room left (and the count is dropped). A
+ * window costs one 429 that way, not one for every request in flight when the budget ran out.
  */
 import { createHash } from "node:crypto";
 import { sleep } from "./sleep.ts";
@@ -23,6 +30,7 @@ export type HoldReason = "paused" | "budget-spent" | "budget-low" | "rate";
 interface Budget {
   remaining: number;
   limit: number;
+  /** Infinity: a window counted here, after the one the server showed, whose end is unknown. */
   resetAt: number;
 }
 
@@ -31,6 +39,11 @@ interface RouteState {
   turn: Promise<void>;
   lastStart: number;
   budget?: Budget;
+  /** Requests sent and not yet answered, and who waits for there to be none. */
+  inFlight: number;
+  idle?: () => void;
+  /** The one request sent once a counted window's budget was spent: its answer tells the window's end. */
+  probing: boolean;
 }
 
 export class RateLimiter {
@@ -74,27 +87,57 @@ export class RateLimiter {
     this.pausedUntil = Math.max(this.pausedUntil, untilMs);
   }
 
-  /** Reads GitLab's RateLimit-* headers from an answer on `route`. */
-  observe(route: string, headers: Record<string, string>): void {
+  /** Reads GitLab's RateLimit-* headers from an answer on `route`, and ends that request's turn in flight. */
+  observe(route: string, headers: Record<string, string>, status: number): void {
+    const state = this.route(route);
+    const probe = state.probing;
+    state.probing = false;
     const remaining = Number(headers["ratelimit-remaining"]);
     const limit = Number(headers["ratelimit-limit"]);
     const resetAt = Number(headers["ratelimit-reset"]) * 1000;
-    if (!Number.isFinite(remaining) || !Number.isFinite(limit) || !Number.isFinite(resetAt)) return;
-    const state = this.route(route);
+    if (!Number.isFinite(remaining) || !Number.isFinite(limit) || !Number.isFinite(resetAt)) {
+      // The request sent alone got through: the counted window had room after all.
+      if (probe && status !== 429) state.budget = undefined;
+      return;
+    }
     // Answers arrive out of order: within one window the lowest count is the freshest.
     const sameWindow = state.budget?.resetAt === resetAt && state.budget.limit === limit;
     state.budget = { remaining: sameWindow ? Math.min(remaining, state.budget!.remaining) : remaining, limit, resetAt };
   }
 
+  /** A request's answer (or failure) is in: `route` has one fewer in flight. */
+  done(route: string): void {
+    const state = this.route(route);
+    state.inFlight = Math.max(0, state.inFlight - 1);
+    if (state.inFlight === 0) {
+      // A request sent alone that failed without an answer told nothing: the next goes alone instead.
+      state.probing = false;
+      state.idle?.();
+      state.idle = undefined;
+    }
+  }
+
   private route(route: string): RouteState {
     let state = this.routes.get(route);
-    if (!state) this.routes.set(route, (state = { turn: Promise.resolve(), lastStart: -Infinity }));
+    if (!state) this.routes.set(route, (state = { turn: Promise.resolve(), lastStart: -Infinity, inFlight: 0, probing: false }));
     return state;
+  }
+
+  /** Once the window the server showed has ended, the next is counted here, as allowing as much. */
+  private rollOver(state: RouteState, now: number): void {
+    const b = state.budget;
+    if (b && now >= b.resetAt) state.budget = { remaining: b.limit, limit: b.limit, resetAt: Infinity };
   }
 
   private async waitForTurn(state: RouteState, signal?: AbortSignal, onHold?: (waitMs: number, reason: HoldReason) => void): Promise<void> {
     for (let now = this.now(); ; now = this.now()) {
       this.refill(now);
+      this.rollOver(state, now);
+      // A counted window spent: what is in flight finishes first, then one request goes alone.
+      if (this.countedSpent(state) && state.inFlight > 0) {
+        await untilIdle(state, signal);
+        continue;
+      }
       const rateAt = this.tokens >= 1 ? now : now + (1 - this.tokens) * this.intervalMs;
       const serverAt = state.lastStart + this.serverGap(state, now);
       const at = Math.max(this.pausedUntil, rateAt, serverAt);
@@ -105,9 +148,15 @@ export class RateLimiter {
       if (reason === "paused") this.pauseAnnounced = this.pausedUntil;
       await sleep(at - now, signal);
     }
+    state.probing = this.countedSpent(state);
     state.lastStart = this.now();
+    state.inFlight++;
     this.tokens -= this.intervalMs > 0 ? 1 : 0;
     if (state.budget && state.budget.remaining > 0) state.budget.remaining--;
+  }
+
+  private countedSpent(state: RouteState): boolean {
+    return state.budget?.resetAt === Infinity && state.budget.remaining === 0;
   }
 
   /**
@@ -115,7 +164,8 @@ export class RateLimiter {
    * evenly over what remains once it runs low; the rest of the window once it is spent.
    */
   private serverGap({ budget: b, lastStart }: RouteState, now: number): number {
-    if (!b || now >= b.resetAt) return 0;
+    // A counted window's end is unknown: nothing to spread over (its spent budget is handled above).
+    if (!b || now >= b.resetAt || b.resetAt === Infinity) return 0;
     if (b.remaining === 0) return b.resetAt - lastStart;
     return b.remaining <= b.limit * this.lowWatermark ? (b.resetAt - now) / (b.remaining + 1) : 0;
   }
@@ -125,6 +175,19 @@ export class RateLimiter {
     this.tokens = Math.min(this.burst, this.tokens + (now - this.refilledAt) / this.intervalMs);
     this.refilledAt = now;
   }
+}
+
+/** Until `route` has nothing in flight (done() resolves it), or the signal aborts. */
+function untilIdle(state: RouteState, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    signal?.throwIfAborted();
+    const abort = () => reject(signal!.reason);
+    state.idle = () => {
+      signal?.removeEventListener("abort", abort);
+      resolve();
+    };
+    signal?.addEventListener("abort", abort, { once: true });
+  });
 }
 
 export class RateLimiterRegistry {
@@ -155,8 +218,12 @@ export function rateLimitLayer(limiter: RateLimiter, waits: WaitReporter): Layer
     await limiter.acquire(req.route, req.signal, (waitMs, reason) =>
       waits.report("rate-limit", req, waitMs, () => `holding ${req.route} for ${seconds(waitMs)} s: ${HOLDS[reason](waits.service)}; resuming at ${waits.at(waitMs)}`),
     );
-    const res = await next(req);
-    limiter.observe(req.route, res.headers);
-    return res;
+    try {
+      const res = await next(req);
+      limiter.observe(req.route, res.headers, res.status);
+      return res;
+    } finally {
+      limiter.done(req.route);
+    }
   };
 }
