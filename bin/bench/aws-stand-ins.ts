@@ -10,6 +10,17 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { startDynalite } from "../../test/support/dynalite.ts";
 
+/** A bench child's AWS settings: test credentials, and nothing from this machine's AWS configuration. */
+export const ISOLATED_AWS_ENV = {
+  AWS_REGION: "eu-west-1",
+  AWS_ACCESS_KEY_ID: "AKIDEXAMPLE",
+  AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+  AWS_SESSION_TOKEN: "bench-session-token",
+  // No ~/.aws file may point the SDK elsewhere.
+  AWS_CONFIG_FILE: "/dev/null",
+  AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
+};
+
 const SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-bench-AbCdEf";
 const BUCKET = "warden-bench-run-history";
 
@@ -42,13 +53,7 @@ export async function startAwsStandIns(gitlabToken: string): Promise<AwsStandIns
   const dynamo = await startDynalite();
   return {
     env: {
-      AWS_REGION: "eu-west-1",
-      AWS_ACCESS_KEY_ID: "AKIDEXAMPLE",
-      AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-      AWS_SESSION_TOKEN: "bench-session-token",
-      // No ~/.aws file may point the SDK elsewhere.
-      AWS_CONFIG_FILE: "/dev/null",
-      AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
+      ...ISOLATED_AWS_ENV,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: url,
       AWS_ENDPOINT_URL_S3: url,
       ...(await dynamo.freshClaimsEnv()),

@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { build } from "esbuild";
 import { signedCommand } from "../../test/functions/events.ts";
 import { startDynalite } from "../../test/support/dynalite.ts";
+import { ISOLATED_AWS_ENV } from "./aws-stand-ins.ts";
 
 export interface ColdStart {
   bundleKB: number;
@@ -118,13 +119,7 @@ export async function measureColdStart(): Promise<ColdStart> {
     const child = spawn(process.execPath, [join(dir, "child.mjs"), bundle, join(dir, "events.json"), join(dir, "result.json")], {
       // Only what the deployed function has (sst.config.ts, the Lambda runtime): nothing from this shell.
       env: {
-        AWS_REGION: "eu-west-1",
-        AWS_ACCESS_KEY_ID: "AKIDEXAMPLE",
-        AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-        AWS_SESSION_TOKEN: "bench-session-token",
-        // No ~/.aws file may point the SDK elsewhere.
-        AWS_CONFIG_FILE: "/dev/null",
-        AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
+        ...ISOLATED_AWS_ENV,
         // The SDK's per-service endpoints (AWS_ENDPOINT_URL_ + the service id in capitals, spaces as _).
         AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.url,
         AWS_ENDPOINT_URL_LAMBDA: aws.url,
