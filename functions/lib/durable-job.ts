@@ -66,11 +66,11 @@ export function durableJob(job: "enforce", opts: DurableJobOptions = {}) {
         if ("report" in outcome) logReport(outcome.report, { trigger: run.trigger });
         // The settings are read here, in a step: a secret must never be recorded in the execution's history.
         const notify = await notifySettings().catch(() => undefined);
-        await afterRun(outcome, labels, { notify });
+        const { stored } = await afterRun(outcome, labels, { notify });
         // A lease not given back expires with the execution's time limit: no reason to attempt this step
         // again, which would repeat the metrics and the Slack summary.
         await claims.release(leaseKey, arn).catch((err: unknown) => logger.error("giving the lease back failed; it expires with the execution's time limit", { error: errorText(err) }));
-        return {};
+        return { stored: stored ?? null };
       });
 
     const lease = await steps.step("lease", async () => {
@@ -100,9 +100,30 @@ export function durableJob(job: "enforce", opts: DurableJobOptions = {}) {
       throw err;
     }
     report.stats = { ...report.stats, ...steps.counts() };
-    await finish({ report });
-    return report;
+    const { stored } = await finish({ report });
+    return fitted(report, stored);
   });
+}
+
+/** Lambda returns at most 6 MB of an execution's result; this leaves room for its envelope. */
+export const RESULT_LIMIT_BYTES = 5 * 1024 * 1024;
+
+/**
+ * The report as the execution's result: whole when it fits, else with as many actions as fit and a
+ * warning saying where the rest are (the audit lines, and the stored report of a run that changed
+ * something), rather than an execution that fails at its very end.
+ */
+export function fitted(report: JobReport, stored: string | null, limit = RESULT_LIMIT_BYTES): JobReport {
+  const size = Buffer.byteLength(JSON.stringify(report));
+  if (size <= limit) return report;
+  const kept = Math.floor(report.actions.length * (limit / size) * 0.9);
+  const where = stored
+    ? `the whole report is kept at ${stored}`
+    : report.dryRun
+      ? "a dry run's whole plan is in no result: `warden enforce --json` prints it"
+      : "each change made has its audit line in the log";
+  const warning = `this result holds ${kept} of the report's ${report.actions.length} actions (Lambda returns at most 6 MB of an execution's result): ${where}`;
+  return { ...report, actions: report.actions.slice(0, kept), warnings: [...report.warnings, warning] } as JobReport;
 }
 
 function executionSeconds(env: NodeJS.ProcessEnv): number {
