@@ -90,6 +90,7 @@ describe("Enforce as a durable execution", () => {
     expect(report.stats.requests).toBe(durable.counters.requests);
     // One "job finished" for the execution, not one per invocation; and the lease is given back.
     expect(lines.filter((line) => line["message"] === "job finished")).toHaveLength(1);
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "SILENT");
     const again = await durableRun(durable, {}, { WARDEN_SLICE_SECONDS: "0.3" });
     expect(again.getStatus()).toBe("SUCCEEDED");
     expect(again.getResult()!.summary).toMatchObject({ strays: 0, complete: true });
