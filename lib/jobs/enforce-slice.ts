@@ -102,9 +102,9 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   let stopped: string | null = null;
   try {
     let failure: { err: unknown } | undefined;
+    // The listings move their own positions on: an attempt of this step must start from the frontier as given.
     await Promise.allSettled(
-      // The listings move their own positions on: an attempt of this step must start from the frontier as given.
-    structuredClone(input.frontier).map((work) => {
+      structuredClone(input.frontier).map((work) => {
         const kind = kindOf(work);
         return kind.examine(x, work, judge(kind), (left) => frontier.push(left)).catch((err: unknown) => {
           failure ??= { err };
