@@ -96,6 +96,20 @@ describe("enforce in steps", () => {
     expect(report.summary.projects).toBe(inScope);
   });
 
+  it("a run whose time limit comes while removing leaves the batches not begun and says so", async () => {
+    const { stepped, strays } = await twins({ projects: 3_000 });
+    // Each removal takes 300 ms: the listing ends well inside the limit, the removals cannot.
+    stepped.addFaults({ kind: "delay", ms: 300, route: "DELETE /projects/:id/share/:group_id", times: 10_000 }, { kind: "delay", ms: 300, route: "DELETE /groups/:id/share/:group_id", times: 10_000 });
+    const steps = recordingSteps({ sliceMs: 10_000, perStep: 5 });
+    const report = await run(stepped, steps, { apply: true, runLimitMs: 3_000 });
+    expect(report.summary.complete).toBe(false);
+    expect(report.summary.removed).toBeGreaterThan(0);
+    expect(report.summary.removed).toBeLessThan(strays);
+    expect(removals(stepped)).toBe(report.summary.removed);
+    const left = report.actions.filter((a) => a.status === "planned").length;
+    expect(report.warnings).toContainEqual(expect.stringMatching(new RegExp(`^stopped before ${left} of ${strays} removals \\(the run's time limit came at `)));
+  });
+
   it("a run past its time limit stops listing, says how far it got and removes nothing", async () => {
     const { stepped } = await twins({ projects: 3_000, latencyMs: 3 });
     const steps = recordingSteps({ sliceMs: 10, perStep: 1_000 });
