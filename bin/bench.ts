@@ -448,21 +448,19 @@ function durableTargets(all: DurableRow[]) {
 }
 
 function durableMarkdown(all: DurableRow[]): string {
-  const s = (ms: number | undefined) => (ms === undefined || Number.isNaN(ms) ? "—" : `${(ms / 1000).toFixed(1)} s`);
   const lines = [
     "| projects | groups | strays | limits | slice | invocations | steps | longest invocation | wall | paused | floor | wall ÷ floor | requests | lower bound | × bound | 429s | re-reads (subjects) | peak RSS | converged |",
     "|---:|---:|---:|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
   ];
   for (const r of all) {
     lines.push(
-      `| ${r.projects.toLocaleString("en")} | ${r.groups} | ${r.strays} | ${r.limits} | ${r.sliceS} s | ${r.executions.map((e) => e.invocations).join(" + ") || "—"} | ${r.executions.map((e) => e.steps).join(" + ") || "—"} | ${r.executions.length ? s(Math.max(...r.executions.map((e) => e.longestInvocationMs))) : "—"} | ${s(r.wallMs)} | ${s(r.pausedMs)} | ${s(r.floorMs)} | ${(r.wallMs! / r.floorMs).toFixed(2)}× | ${r.requests} | ${r.lowerBound} | ${(r.requests / r.lowerBound).toFixed(3)} | ${r.rateLimited} | ${r.rechecks} (${r.subjects}) | ${Number.isNaN(r.maxRssKB) ? "—" : `${Math.round(r.maxRssKB! / 1024)} MB`} | ${r.converged ? "yes" : `no${r.error ? `: ${r.error.slice(0, 80)}` : ""}`} |`,
+      `| ${r.projects.toLocaleString("en")} | ${r.groups} | ${r.strays} | ${r.limits} | ${r.sliceS} s | ${r.executions.map((e) => e.invocations).join(" + ") || "—"} | ${r.executions.map((e) => e.steps).join(" + ") || "—"} | ${r.executions.length ? s(Math.max(...r.executions.map((e) => e.longestInvocationMs))) : "—"} | ${s(r.wallMs)} | ${s(r.pausedMs)} | ${s(r.floorMs)} | ${(r.wallMs! / r.floorMs).toFixed(2)}× | ${r.requests} | ${r.lowerBound} | ${(r.requests / r.lowerBound).toFixed(3)} | ${r.rateLimited} | ${r.rechecks} (${r.subjects}) | ${rssCell(r)} | ${convergedCell(r)} |`,
     );
   }
   return lines.join("\n");
 }
 
 function latencyMarkdown(all: LatencyRow[]): string {
-  const s = (ms: number | undefined) => (ms === undefined || Number.isNaN(ms) ? "—" : `${(ms / 1000).toFixed(1)} s`);
   const lines = [
     "| latency | projects | groups | strays | tool | wall | ideal | wall ÷ ideal | requests | lower bound | × bound | re-reads | peak RSS | peer ÷ Warden | converged |",
     "|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
@@ -470,10 +468,23 @@ function latencyMarkdown(all: LatencyRow[]): string {
   for (const r of all) {
     const warden = all.find((w) => w.tool === "warden" && w.latencyMs === r.latencyMs);
     lines.push(
-      `| ${r.latencyMs} ms (÷${r.scale}) | ${r.projects.toLocaleString("en")} | ${r.groups} | ${r.strays} | ${r.tool} | ${s(r.wallMs)} | ${r.tool === "warden" ? s(r.idealMs) : ""} | ${r.tool === "warden" ? `${(r.wallMs! / r.idealMs).toFixed(2)}×` : ""} | ${r.requests} | ${r.lowerBound} | ${(r.requests / r.lowerBound).toFixed(3)} | ${r.rechecks} | ${Number.isNaN(r.maxRssKB) ? "—" : `${Math.round(r.maxRssKB! / 1024)} MB`} | ${r.tool === "gitbeaker" && warden ? `${(r.wallMs! / warden.wallMs!).toFixed(1)}×` : ""} | ${r.converged ? "yes" : `no${r.error ? `: ${r.error.slice(0, 80)}` : ""}`} |`,
+      `| ${r.latencyMs} ms (÷${r.scale}) | ${r.projects.toLocaleString("en")} | ${r.groups} | ${r.strays} | ${r.tool} | ${s(r.wallMs)} | ${r.tool === "warden" ? s(r.idealMs) : ""} | ${r.tool === "warden" ? `${(r.wallMs! / r.idealMs).toFixed(2)}×` : ""} | ${r.requests} | ${r.lowerBound} | ${(r.requests / r.lowerBound).toFixed(3)} | ${r.rechecks} | ${rssCell(r)} | ${r.tool === "gitbeaker" && warden ? `${(r.wallMs! / warden.wallMs!).toFixed(1)}×` : ""} | ${convergedCell(r)} |`,
     );
   }
   return lines.join("\n");
+}
+
+/** Seconds to a tenth, or "—" for a run that has none. */
+function s(ms: number | undefined): string {
+  return ms === undefined || Number.isNaN(ms) ? "—" : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function rssCell(r: Partial<RunResult>): string {
+  return r.maxRssKB === undefined || Number.isNaN(r.maxRssKB) ? "—" : `${Math.round(r.maxRssKB / 1024)} MB`;
+}
+
+function convergedCell(r: { converged: boolean; error?: string }): string {
+  return r.converged ? "yes" : `no${r.error ? `: ${r.error.slice(0, 80)}` : ""}`;
 }
 
 function markdown(all: Row[]): string {
@@ -485,7 +496,7 @@ function markdown(all: Row[]): string {
   for (const r of all) {
     const warden = all.find((w) => w.tool === "warden" && w.projects === r.projects && w.limits === r.limits);
     lines.push(
-      `| ${r.projects.toLocaleString("en")} | ${r.limits} | ${r.tool} | ${ms(r.wallMs)} | ${r.requests} | ${r.lowerBound} | ${(r.requests / r.lowerBound).toFixed(3)} | ${r.rateLimited} | ${Number.isNaN(r.maxRssKB) ? "—" : `${Math.round(r.maxRssKB! / 1024)} MB`} | ${r.floorMs ? `${(r.wallMs! / r.floorMs).toFixed(2)}×` : ""} | ${r.tool === "gitbeaker" && warden ? `${(r.wallMs! / warden.wallMs!).toFixed(1)}×` : ""} | ${r.converged ? "yes" : `no${r.error ? `: ${r.error.slice(0, 80)}` : ""}`} |`,
+      `| ${r.projects.toLocaleString("en")} | ${r.limits} | ${r.tool} | ${ms(r.wallMs)} | ${r.requests} | ${r.lowerBound} | ${(r.requests / r.lowerBound).toFixed(3)} | ${r.rateLimited} | ${rssCell(r)} | ${r.floorMs ? `${(r.wallMs! / r.floorMs).toFixed(2)}×` : ""} | ${r.tool === "gitbeaker" && warden ? `${(r.wallMs! / warden.wallMs!).toFixed(1)}×` : ""} | ${convergedCell(r)} |`,
     );
   }
   return lines.join("\n");
