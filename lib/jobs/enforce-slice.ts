@@ -68,7 +68,6 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   const { gitlab, policy, now, signal, steps } = input;
   const tally: Tally = { projects: 0, shares: 0, groups: 0, groupShares: 0, allowed: 0, exempt: 0, outOfScope: 0 };
   const strays: Slice["strays"] = [];
-  const seen = new Set<string>();
   const warnings: string[] = [];
   const frontier: ExaminationWork[] = [];
   const pause = new AbortController();
@@ -84,10 +83,8 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
         const verdict = evaluateShare(policy, shareInput(kind, subject, share), now);
         if (verdict.kind !== "stray") tally[verdict.kind === "out-of-scope" ? "outOfScope" : verdict.kind]++;
         else {
-          const action = plannedRemoval(kind, subject, share, verdict.reason);
-          if (seen.has(shareKey(action))) continue;
-          seen.add(shareKey(action));
-          strays.push({ action, judgedAt: Date.now() });
+          // A project judged twice (moved mid-listing) is planned once: enforce.ts de-duplicates across slices.
+          strays.push({ action: plannedRemoval(kind, subject, share, verdict.reason), judgedAt: Date.now() });
           if (strays.length >= steps.perStep) pause.abort();
         }
       }

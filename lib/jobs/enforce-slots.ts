@@ -24,7 +24,7 @@ export const PRIORITY = {
 
 /** The next page of a listing with about `pagesAhead` pages still to read on this chain. */
 export function chainPriority(pagesAhead: number): number {
-  return Math.max(PRIORITY.groupPages + 1, Math.ceil(pagesAhead) + PRIORITY.groupPages + 1);
+  return PRIORITY.groupPages + 1 + Math.max(0, Math.ceil(pagesAhead));
 }
 
 export type Slots = <T>(send: () => Promise<T>, priority: number) => Promise<T>;

@@ -11,7 +11,7 @@ import { scopeRoots, ScopeError } from "./enforce-listing.ts";
 import { removeShares } from "./enforce-removal.ts";
 import type { JobView } from "./view.ts";
 import { countStatus, errorText, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
-import { examineSlice, shareKey, statsSince, type StepStats, type Tally } from "./enforce-slice.ts";
+import { examineSlice, shareKey, statsSince, type Slice, type StepStats, type Tally } from "./enforce-slice.ts";
 import { direct, type Steps } from "./steps.ts";
 
 export { PARTITION_ABOVE, ScopeError } from "./enforce-listing.ts";
@@ -116,8 +116,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   const stats = [begun.stats];
   const warnings = [...begun.warnings];
   const tally: Tally = { projects: 0, shares: 0, groups: 0, groupShares: 0, allowed: 0, exempt: 0, outOfScope: 0 };
-  const actions: ShareRemoval[] = [];
-  const judgedAt: number[] = [];
+  const found: Slice["strays"] = [];
   // A project moved between partitions mid-listing is listed twice; its strays are planned once.
   const planned = new Set<string>();
   let complete = true;
@@ -129,17 +128,16 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
         examineSlice({
           gitlab, policy, seesAllGroups: begun.seesAllGroups, concurrency, signal, now, frontier, steps, runEnd,
           // Counts so far, as pages arrive (run directly, this is the whole examination).
-          progress: (t, strays) => opts.onProgress?.({ projects: tally.projects + t.projects, groups: tally.groups + t.groups, strays: actions.length + strays }),
+          progress: (t, strays) => opts.onProgress?.({ projects: tally.projects + t.projects, groups: tally.groups + t.groups, strays: found.length + strays }),
         }),
       ),
     );
-    for (const key of Object.keys(tally) as (keyof Tally)[]) tally[key] += slice.tally[key];
-    for (const { action, judgedAt: at } of slice.strays) {
-      const key = shareKey(action);
+    addCounts(tally, slice.tally);
+    for (const stray of slice.strays) {
+      const key = shareKey(stray.action);
       if (planned.has(key)) continue;
       planned.add(key);
-      actions.push(action);
-      judgedAt.push(at);
+      found.push(stray);
     }
     warnings.push(...slice.warnings);
     stats.push(slice.stats);
@@ -152,9 +150,8 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     if (frontier.length) await steps.pause(`examined ${n}`, slice.spent);
   }
   // Found in whatever order the listings answered; reported (and removed) in a stable one.
-  const order = actions.map((_, i) => i).sort((a, b) => byKindAndPath(actions[a]!, actions[b]!));
-  const plan = order.map((i) => actions[i]!);
-  const planJudgedAt = order.map((i) => judgedAt[i]!);
+  found.sort((a, b) => byKindAndPath(a.action, b.action));
+  const plan = found.map((stray) => stray.action);
   if (tally.outOfScope) {
     warnings.push(`${tally.outOfScope} shares of examined projects or groups are outside the policy's scope (a path not under a scope group): they were left alone`);
   }
@@ -165,15 +162,14 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   } else if (opts.apply && complete) {
     for (let from = 0, n = 1; from < plan.length; n++) {
       const size = Math.min(plan.length - from, steps.perStep);
-      const batch = plan.slice(from, from + size);
-      const at = planJudgedAt.slice(from, from + size);
+      const batch = found.slice(from, from + size);
       const done: Removals = await steps.step(`remove ${n}`, (attempt) =>
         measured(async () => {
           const removalWarnings: string[] = [];
           // Each attempt starts from the plan, not from what an earlier one made of it; and an attempt
           // after one that failed or was cut off judges every share again before removing it.
-          const actions = structuredClone(batch);
-          const judged = new Map(actions.map((action, i) => [action, attempt > 1 ? 0 : at[i]!]));
+          const actions = structuredClone(batch.map((stray) => stray.action));
+          const judged = new Map(actions.map((action, i) => [action, attempt > 1 ? 0 : batch[i]!.judgedAt]));
           const removal = await removeShares(actions, {
             gitlab, policy, now, judgedAt: judged, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY, maxPlanAgeMs: opts.maxPlanAgeMs ?? 60_000, signal, audit: opts.audit, warnings: removalWarnings,
           });
@@ -200,10 +196,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   }
 
   const { outOfScope: _, ...counted } = tally;
-  const total = stats.reduce((sum, s) => ({
-    requests: sum.requests + s.requests, retries: sum.retries + s.retries, rateLimited: sum.rateLimited + s.rateLimited, pages: sum.pages + s.pages, groupReads: sum.groupReads + s.groupReads,
-  }));
-  const { groupReads, ...requestStats } = total;
+  const { groupReads, ...requestStats } = stats.reduce<StepStats>(addCounts, { requests: 0, retries: 0, rateLimited: 0, pages: 0, groupReads: 0 });
   return {
     job: "enforce",
     dryRun: !opts.apply,
@@ -223,6 +216,12 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     stats: { ...requestStats, durationMs: (await steps.step("ended", async () => ({ at: Date.now() }))).at - begun.startedAt },
     warnings,
   };
+}
+
+/** Adds each count of `more` to `into`'s (the tallies and the request counts of steps add up so). */
+function addCounts<T extends { [K in keyof T]: number }>(into: T, more: T): T {
+  for (const key of Object.keys(into) as (keyof T)[]) (into[key] as number) += more[key];
+  return into;
 }
 
 function byKindAndPath(a: ShareRemoval, b: ShareRemoval): number {
