@@ -80,7 +80,8 @@ export function durableJob(job: "enforce", opts: DurableJobOptions = {}) {
     });
     if (lease.holder !== arn) {
       const refused = new LeaseError(`${lease.holder} is running ${job}${lease.until ? ` (its lease lasts until ${lease.until} at most)` : ""}: this execution did nothing`);
-      await steps.step("refused", async () => void afterRun({ error: refused }, labels, { notify: await notifySettings().catch(() => undefined) }));
+      // The lease is another's: giving it back leaves it alone (the delete is conditional on its holder).
+      await finish({ error: refused });
       throw refused;
     }
 

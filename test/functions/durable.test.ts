@@ -8,11 +8,11 @@
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import type { GitLabSim } from "../sim/gitlab/index.ts";
 import type { TreeShape } from "../sim/gitlab/generate-tree.ts";
 import { startDynalite, type Dynalite } from "../support/dynalite.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
-import { outcome, removals } from "../support/steps.ts";
+import { outcome, removals, twinSims } from "../support/steps.ts";
 import { captureLogs, coldEnforce, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
 
 let secretsManager: SecretsManagerStub;
@@ -40,14 +40,11 @@ afterEach(async () => {
 
 const UNEVEN: TreeShape = { groups: 300, maxDepth: 5, heavy: 0.5 };
 
-/** Two simulators of one organisation: one for a plain invocation, one for the durable execution. */
+/** Twin simulators (test/support/steps.ts): `plain` for a plain invocation, `durable` for the durable execution. */
 async function twins(projects: number, tree: TreeShape = UNEVEN) {
-  const world = () => generateOrganisation({ projects, seed: 13, tree, groupShares: true });
-  const strays = world().intents.filter((i) => i.intent === "stray").length;
   // A few milliseconds a request, so that a slice of a fraction of a second holds a part of the run.
-  const [plain, durable] = await Promise.all([startGitLabSim({ dataset: world().dataset, latencyMs: 3 }), startGitLabSim({ dataset: world().dataset, latencyMs: 3 })]);
-  sims.push(plain, durable);
-  return { plain, durable, strays };
+  const { whole, stepped, strays } = await twinSims(sims, { projects, seed: 13, tree, latencyMs: 3 });
+  return { plain: whole, durable: stepped, strays };
 }
 
 async function plainRun(sim: GitLabSim, event: object): Promise<EnforceReport> {
@@ -139,6 +136,8 @@ describe("Enforce as a durable execution", () => {
     const execution = await durableRun(durable, { dryRun: false });
     expect(execution.getStatus()).toBe("FAILED");
     expect(execution.getError().errorMessage).toContain(`${holder} is running enforce`);
+    // The refused execution gave back nothing of the holder's: its lease stands.
+    expect((await dynamoClaims().holder("lease:enforce"))?.holder).toBe(holder);
     expect(durable.counters.requests).toBe(0);
   });
 });

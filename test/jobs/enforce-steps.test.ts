@@ -10,10 +10,10 @@ import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce, type EnforceOptions, type EnforceReport } from "../../lib/jobs/index.ts";
 import type { Steps } from "../../lib/jobs/steps.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import type { GitLabSim } from "../sim/gitlab/index.ts";
 import type { TreeShape } from "../sim/gitlab/generate-tree.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
-import { outcome, recordingSteps, removals } from "../support/steps.ts";
+import { outcome, recordingSteps, removals, twinSims } from "../support/steps.ts";
 
 const sims: GitLabSim[] = [];
 afterEach(async () => {
@@ -23,13 +23,10 @@ afterEach(async () => {
 
 const NOW = new Date("2026-06-01T00:00:00Z");
 
-/** Two simulators of one organisation: one for the run in one go, one for the run in steps. */
+/** Twin simulators (test/support/steps.ts): `direct` for the run in one go, `stepped` for the run in steps. */
 async function twins(opts: { projects: number; tree?: TreeShape; latencyMs?: number; seed?: number }) {
-  const world = () => generateOrganisation({ projects: opts.projects, seed: opts.seed ?? 5, tree: opts.tree, groupShares: true, now: NOW });
-  const { intents } = world();
-  const [direct, stepped] = await Promise.all([startGitLabSim({ dataset: world().dataset, latencyMs: opts.latencyMs }), startGitLabSim({ dataset: world().dataset, latencyMs: opts.latencyMs })]);
-  sims.push(direct, stepped);
-  return { direct, stepped, strays: intents.filter((i) => i.intent === "stray").length };
+  const { whole, stepped, strays } = await twinSims(sims, { seed: 5, now: NOW, ...opts });
+  return { direct: whole, stepped, strays };
 }
 
 function run(sim: GitLabSim, steps?: Steps, opts: Partial<EnforceOptions> & { maxRemovals?: number } = {}): Promise<EnforceReport> {

@@ -6,7 +6,8 @@
  */
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import type { Steps } from "../../lib/jobs/steps.ts";
-import type { GitLabSim } from "../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import type { TreeShape } from "../sim/gitlab/generate-tree.ts";
 
 export interface RecordingSteps extends Steps {
   names: string[];
@@ -51,4 +52,16 @@ export function outcome(report: EnforceReport) {
 /** Share removals (of both kinds) the simulator received. */
 export function removals(sim: GitLabSim): number {
   return (sim.counters.byRoute["DELETE /projects/:id/share/:group_id"] ?? 0) + (sim.counters.byRoute["DELETE /groups/:id/share/:group_id"] ?? 0);
+}
+
+/**
+ * Two simulators of one organisation with group shares: one for a run in one go, one for the run in
+ * steps. Each is pushed to `started` for the test's clean-up.
+ */
+export async function twinSims(started: GitLabSim[], opts: { projects: number; seed: number; tree?: TreeShape; latencyMs?: number; now?: Date }) {
+  const world = () => generateOrganisation({ projects: opts.projects, seed: opts.seed, tree: opts.tree, groupShares: true, now: opts.now });
+  const strays = world().intents.filter((i) => i.intent === "stray").length;
+  const [whole, stepped] = await Promise.all([startGitLabSim({ dataset: world().dataset, latencyMs: opts.latencyMs }), startGitLabSim({ dataset: world().dataset, latencyMs: opts.latencyMs })]);
+  started.push(whole, stepped);
+  return { whole, stepped, strays };
 }
