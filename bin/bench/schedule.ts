@@ -1,7 +1,8 @@
 /**
  * What Warden's enforce run needs at the least, in requests and in time. The lower bound of requests:
- * scope resolution (token check, group look-up), the projects in full pages of 100, the scope's
- * descendant groups in full pages of 100 and one GET /groups/:id per group in scope (what examining
+ * scope resolution (token check, group look-up), the projects in full pages of 100 and, when they take
+ * more than one, one look-up for projects moved while they were listed (lib/jobs/enforce-moves.ts),
+ * the scope's descendant groups in full pages of 100 and one GET /groups/:id per group in scope (what examining
  * group shares costs: no listing carries them), one DELETE per stray, and one GET per subject of an
  * old plan (its 60 s re-check). The floor, the least time: every request takes exactly the latency,
  * `concurrency` at a time — the token check, then the scope look-up; then the first page of projects and of descendant
@@ -33,7 +34,7 @@ const pages = (n: number) => Math.max(1, Math.ceil(n / 100));
 /** The requests of one examination (a dry run), by route, in the order the job sends them. */
 function examination(w: Work): { route: string; count: number }[] {
   return [
-    { route: "GET /groups/:id/projects", count: pages(w.projects) },
+    { route: "GET /groups/:id/projects", count: pages(w.projects) + (w.projects > 100 ? 1 : 0) },
     { route: "GET /groups/:id/descendant_groups", count: pages(w.groups - 1) },
     { route: "GET /groups/:id", count: w.groups },
   ];

@@ -128,8 +128,9 @@ export class GitLabClient {
    * GitLab's default (true) also returns projects shared *into* the group, which belong to someone
    * else's scope.
    */
-  listGroupProjects(group: string | number, list?: ListOptions, includeSubgroups = true, sort: "asc" | "desc" = "asc"): Listing<Project> {
-    return this.list("/groups/:id/projects", { id: group }, { query: { include_subgroups: includeSubgroups, with_shared: false }, order: { orderBy: "id", sort }, list });
+  listGroupProjects(group: string | number, list?: ListOptions, opts: { includeSubgroups?: boolean; orderBy?: "id" | "updated_at"; sort?: "asc" | "desc" } = {}): Listing<Project> {
+    const { includeSubgroups = true, orderBy = "id", sort = "asc" } = opts;
+    return this.list("/groups/:id/projects", { id: group }, { query: { include_subgroups: includeSubgroups, with_shared: false }, order: { orderBy, sort }, list });
   }
 
   /** Direct child groups. */

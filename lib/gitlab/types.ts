@@ -16,6 +16,8 @@ export interface Project {
   archived?: boolean | null;
   default_branch?: string | null;
   web_url?: string;
+  /** ISO 8601; a transfer to another group moves it on, as any change to the project does. */
+  updated_at?: string;
   /** Absent with `simple=true`; lists only groups the caller can see. */
   shared_with_groups?: ProjectShare[];
 }

@@ -9,6 +9,7 @@ import type { GitLabClient, GroupShare, NewShare, ShareOutcome, UnshareOutcome }
 import type { Policy, ShareInput } from "../policy/index.ts";
 import { beginGroups, examineGroups, readGroupSubject, type GroupWork } from "./enforce-groups.ts";
 import { beginProjects, examineProjects, readProjectSubject, type ProjectWork, type ScopeRoot } from "./enforce-listing.ts";
+import type { Ledger } from "./enforce-moves.ts";
 import type { Slots } from "./enforce-slots.ts";
 
 export type ShareStatus = "planned" | "done" | "already-gone" | "skipped" | "failed";
@@ -74,6 +75,8 @@ export interface Examination {
   signal: AbortSignal;
   /** Once aborted, the examination starts no request: what is left is handed back as work to resume. */
   pause?: AbortSignal;
+  /** Each project judged in this slice, and by which listing (enforce-moves.ts). */
+  ledger: Ledger;
   warnings: string[];
 }
 

@@ -2,11 +2,13 @@
  * How enforce lists the projects in scope: each scope group as a tree of partitions, each following
  * its own links, split where a branch is large; or the whole instance, in id ranges by keyset.
  */
-import { HttpError, type GitLabClient, type Project } from "../gitlab/index.ts";
+import { HttpError, type GitLabClient, type Group, type Project } from "../gitlab/index.ts";
 import type { Checkpoint, Page } from "../paging/index.ts";
 import { scopeGroups, type Policy } from "../policy/index.ts";
 import type { Examination, Subject } from "./enforce-kinds.ts";
+import { answeredBefore, sweepMoves, unjudged, type GroupListing } from "./enforce-moves.ts";
 import { chainPriority, inSlot, PAUSED, PRIORITY } from "./enforce-slots.ts";
+import { errorText } from "./report.ts";
 
 /** Above this many projects, the instance (without a scope) is listed in id ranges that run in parallel. */
 export const PARTITION_ABOVE = 2_000;
@@ -56,6 +58,8 @@ export async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined
 export interface ProjectWork {
   kind: "project";
   list: "instance" | { after?: number; before?: number } | { group: number; own?: true };
+  /** A group's full path, where known: where a project moved out of the listing shows (enforce-moves.ts). */
+  path?: string;
   /**
    * Projects with ids up to this one were judged already, by an enclosing listing's first page: a
    * listing sorted by id ascending opens on its subtree's smallest ids, so one number says which.
@@ -82,17 +86,24 @@ interface Ends {
 
 /** The project listing's first work: the scope groups, or the instance. */
 export function beginProjects(roots: readonly ScopeRoot[] | undefined): ProjectWork[] {
-  return roots === undefined ? [{ kind: "project", list: "instance" }] : roots.map((root) => ({ kind: "project", list: { group: root.id } }));
+  return roots === undefined ? [{ kind: "project", list: "instance" }] : roots.map((root) => ({ kind: "project", list: { group: root.id }, path: root.path }));
 }
 
 /**
  * One piece of the project listing, and all it leads to, judged a page at a time as the pages arrive.
  * Every request takes a slot of the examination's pool, which the group shares' reads use too. When
  * the examination pauses (`x.pause`), no request is started any more and what is left is handed to
- * `leave` as work to resume.
+ * `leave` as work to resume. A scope group listed whole within one slice (a run in one go is one
+ * slice), in more than one page, is then swept for projects moved meanwhile (enforce-moves.ts).
  */
 export async function examineProjects(x: Examination, work: ProjectWork, judge: (subjects: Subject[]) => void, leave: (work: ProjectWork) => void): Promise<void> {
-  const p: Partitioning = { x, judgePage: (items) => judge(items.map(projectSubject)), leave };
+  const judgeProjects = (items: Project[]) => judge(items.map(projectSubject));
+  let left = false;
+  const keep = (rest: ProjectWork) => {
+    left = true;
+    leave(rest);
+  };
+  const p: Partitioning = { x, judgePage: (items, by) => judgeProjects(unjudged(x.ledger, items, by)), leave: keep, listings: new Map(), paged: false };
   if (work.at) return ends(p, work, work.at);
   if (x.pause?.aborted) return leave(work);
   if (work.list === "instance") {
@@ -100,20 +111,47 @@ export async function examineProjects(x: Examination, work: ProjectWork, judge: 
     await Promise.all(ranges.map((list) => examineProjects(x, { kind: "project", list }, judge, leave)));
     return;
   }
-  return partition(p, work);
+  await partition(p, work);
+  const root = listingOf(p, work);
+  // Only a scope group begun here (split partitions carry judgedUpTo) has all it judged in this ledger.
+  const begunHere = work.judgedUpTo === undefined && work.share === undefined;
+  if (left || !begunHere || root === "instance" || p.began === undefined || !p.paged) return;
+  // The sweep and the listings it reads again are short: they finish even when the slice ends meanwhile.
+  const sweeping: Partitioning = { ...p, x: { ...x, pause: undefined } };
+  const reread = (listing: GroupListing) => partition(sweeping, { kind: "project", list: { group: listing.group, ...(listing.own ? { own: true } : {}) }, path: listing.path, share: Infinity });
+  await sweepMoves({ x: sweeping.x, ledger: x.ledger, root, since: p.began, judge: judgeProjects, reread }).catch((err: unknown) => {
+    // Every project was listed: a failed sweep costs only what moved meanwhile, which the next run finds.
+    if (x.signal.aborted) throw err;
+    x.warnings.push(`could not look for projects moved between groups of ${root.path ?? `group ${root.group}`} while they were listed (${errorText(err)}): the next run judges any this one missed`);
+  });
 }
 
 interface Partitioning {
   x: Examination;
-  judgePage: (items: Project[]) => void;
+  /** Judges a page's projects, read by this listing (the ledger leaves out those judged already). */
+  judgePage: (items: Project[], by: GroupListing | "instance") => void;
   leave: (work: ProjectWork) => void;
+  /** One object per group listing, so the ledger says which listing judged a project (enforce-moves.ts). */
+  listings: Map<string, GroupListing>;
+  /** Server time a little before the first page was answered, and whether any listing had a second page. */
+  began?: number;
+  paged: boolean;
+}
+
+function listingOf(p: Partitioning, work: ProjectWork): GroupListing | "instance" {
+  const list = work.list;
+  if (typeof list !== "object" || !("group" in list)) return "instance";
+  const key = `${list.group}${list.own ? " own" : ""}`;
+  let listing = p.listings.get(key);
+  if (!listing) p.listings.set(key, (listing = { group: list.group, ...(work.path === undefined ? {} : { path: work.path }), ...(list.own ? { own: true } : {}) }));
+  return listing;
 }
 
 /** The listing a piece of work reads, from its start or from a checkpoint. */
 function listing(x: Examination, work: ProjectWork, sort: "asc" | "desc", from?: Checkpoint): AsyncIterator<Page<Project>> {
   const list = { signal: x.signal, from };
   if (work.list === "instance") throw new Error("the instance is listed in id ranges");
-  if ("group" in work.list) return x.gitlab.listGroupProjects(work.list.group, list, !work.list.own, sort).pages();
+  if ("group" in work.list) return x.gitlab.listGroupProjects(work.list.group, list, { includeSubgroups: !work.list.own, sort }).pages();
   return x.gitlab.listProjects({ idAfter: work.list.after, idBefore: work.list.before, list }).pages();
 }
 
@@ -136,22 +174,25 @@ function nextPage(x: Examination, pages: AsyncIterator<Page<Project>>, priority:
  * is a member of, and a partition missed is projects never judged. An id range of the instance is
  * never split: the instance is cut into enough of them.
  *
- * A project moved during the listing from a partition not yet listed into one already listed is
- * missed by this run (the next finds it); one moved the other way is judged twice, but its strays are
- * planned once (enforce de-duplicates them by share).
+ * Projects moved between groups meanwhile: the sweep mends what they do where a scope group was
+ * listed within one slice (enforce-moves.ts). Where its listing spans slices, a project moved from a
+ * partition not yet listed into one already listed is missed by this run (the next finds it); one
+ * moved the other way may be judged twice, but its strays are planned once (enforce de-duplicates them
+ * by share).
  */
 async function partition(p: Partitioning, work: ProjectWork): Promise<void> {
   const { x } = p;
-  const judgedUpTo = work.judgedUpTo ?? 0;
-  const unjudged = (items: Project[]) => p.judgePage(judgedUpTo ? items.filter((project) => project.id > judgedUpTo) : items);
   const pages = listing(x, work, "asc");
+  const sentAt = Date.now();
   const first = await nextPage(x, pages, PRIORITY.opening);
   if (first === PAUSED) return p.leave(work);
   if (first.done) return;
-  unjudged(first.value.items);
+  p.began ??= answeredBefore(first.value, sentAt);
+  judgeAbove(p, work, first.value.items);
   if (first.value.checkpoint.next === null) return;
+  p.paged = true;
   const opening = counts(first.value);
-  const top = Math.max(judgedUpTo, ...first.value.items.map((project) => project.id));
+  const top = Math.max(work.judgedUpTo ?? 0, ...first.value.items.map((project) => project.id));
   const at: Ends = { up: first.value.checkpoint, top, bottom: null, seen: first.value.items.length, projects: Number.isFinite(opening.projects) ? opening.projects : null };
   const list = work.list;
   const ofGroup = typeof list === "object" && "group" in list;
@@ -160,15 +201,22 @@ async function partition(p: Partitioning, work: ProjectWork): Promise<void> {
   // splits only when it holds clearly more (twice that), since every split costs requests.
   const even = work.share ?? Math.max(SPLIT_ABOVE_PAGES, Math.ceil((Number.isFinite(opening.pages) ? opening.pages : 10_000 / PER_PAGE) / x.concurrency));
   const large = opening.pages > (work.share === undefined ? even : 2 * even);
-  const children = group !== undefined && large && x.seesAllGroups ? await childIds(x, group) : [];
+  const children = group !== undefined && large && x.seesAllGroups ? await subgroups(x, group) : [];
   if (children.length === 0 || children.length >= opening.pages) {
     // An id range of the instance is read from one end (GitLab's keyset on /projects goes up only).
     if (opening.pages <= BOTH_ENDS_ABOVE_PAGES || !ofGroup) at.down = null;
     return ends(p, { ...work, at }, at, pages);
   }
   await pages.return?.(undefined);
-  const split = (list: ProjectWork["list"], share?: number) => partition(p, { kind: "project", list, judgedUpTo: top, ...(share === undefined ? {} : { share }) });
-  await Promise.all([split({ group: group!, own: true }), ...children.map((child) => split({ group: child }, even))]);
+  const split = (list: ProjectWork["list"], path: string | undefined, share?: number) =>
+    partition(p, { kind: "project", list, judgedUpTo: top, ...(path === undefined ? {} : { path }), ...(share === undefined ? {} : { share }) });
+  await Promise.all([split({ group: group!, own: true }, work.path), ...children.map((child) => split({ group: child.id }, child.full_path, even))]);
+}
+
+/** Judges the projects of a page above the listing's `judgedUpTo` (those below, an enclosing listing judged). */
+function judgeAbove(p: Partitioning, work: ProjectWork, items: Project[]): void {
+  const judgedUpTo = work.judgedUpTo ?? 0;
+  p.judgePage(judgedUpTo ? items.filter((project) => project.id > judgedUpTo) : items, listingOf(p, work));
 }
 
 /**
@@ -182,8 +230,6 @@ async function partition(p: Partitioning, work: ProjectWork): Promise<void> {
  */
 async function ends(p: Partitioning, work: ProjectWork, at: Ends, live?: AsyncIterator<Page<Project>>): Promise<void> {
   const { x } = p;
-  const judgedUpTo = work.judgedUpTo ?? 0;
-  const judge = (items: Project[]) => p.judgePage(judgedUpTo ? items.filter((project) => project.id > judgedUpTo) : items);
   const bottom = () => at.bottom ?? Infinity;
   // Pages asked for and not yet answered count as seen, so the two ends never both ask for the last.
   let asked = 0;
@@ -204,7 +250,7 @@ async function ends(p: Partitioning, work: ProjectWork, at: Ends, live?: AsyncIt
       if (page.done) break;
       const fresh = page.value.items.filter(mine);
       at.seen += fresh.length;
-      judge(fresh);
+      judgeAbove(p, work, fresh);
       reached(page.value);
       if (page.value.checkpoint.next === null) break;
     }
@@ -233,13 +279,13 @@ function counts(first: Page<Project>): { projects: number; pages: number } {
   return { projects, pages: Math.ceil(projects / PER_PAGE) };
 }
 
-/** The ids of a group's direct subgroups (a few pages: read whole even when a pause comes meanwhile). */
-async function childIds(x: Examination, group: number): Promise<number[]> {
-  const ids: number[] = [];
+/** A group's direct subgroups (a few pages: read whole even when a pause comes meanwhile). */
+async function subgroups(x: Examination, group: number): Promise<Group[]> {
+  const groups: Group[] = [];
   const pages = x.gitlab.listSubgroups(group, { signal: x.signal }).pages();
   const next = () => x.slots(() => pages.next(), PRIORITY.opening);
-  for (let page = await next(); !page.done; page = await next()) ids.push(...page.value.items.map((g) => g.id));
-  return ids;
+  for (let page = await next(); !page.done; page = await next()) groups.push(...page.value.items);
+  return groups;
 }
 
 /**

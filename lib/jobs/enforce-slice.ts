@@ -7,6 +7,7 @@
 import { type GitLabClient } from "../gitlab/index.ts";
 import { evaluateShare, type Policy } from "../policy/index.ts";
 import { kindOf, plannedRemoval, shareInput, type Examination, type ExaminationWork, type ShareKindSpec, type ShareRemoval, type Subject } from "./enforce-kinds.ts";
+import { newLedger } from "./enforce-moves.ts";
 import { slotPool } from "./enforce-slots.ts";
 import { errorText } from "./report.ts";
 import type { Steps } from "./steps.ts";
@@ -83,7 +84,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
         const verdict = evaluateShare(policy, shareInput(kind, subject, share), now);
         if (verdict.kind !== "stray") tally[verdict.kind === "out-of-scope" ? "outOfScope" : verdict.kind]++;
         else {
-          // A project judged twice (moved mid-listing) is planned once: enforce.ts de-duplicates across slices.
+          // In steps, a project judged twice (moved mid-listing) is planned once: enforce.ts de-duplicates across slices.
           strays.push({ action: plannedRemoval(kind, subject, share, verdict.reason), judgedAt: Date.now() });
           if (strays.length >= steps.perStep) pause.abort();
         }
@@ -95,7 +96,8 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   // One examination failing stops the others: p-map cannot cancel mappers already running.
   const listing = new AbortController();
   const listSignal = signal ? AbortSignal.any([signal, listing.signal]) : listing.signal;
-  const x: Examination = { gitlab, policy, seesAllGroups: input.seesAllGroups, concurrency: input.concurrency, slots: slotPool(input.concurrency), signal: listSignal, pause: pause.signal, warnings };
+  // Each attempt of the step keeps its own ledger: what an earlier one judged, it did not record.
+  const x: Examination = { gitlab, policy, seesAllGroups: input.seesAllGroups, concurrency: input.concurrency, slots: slotPool(input.concurrency), signal: listSignal, pause: pause.signal, warnings, ledger: newLedger() };
   let stopped: string | null = null;
   try {
     let failure: { err: unknown } | undefined;
@@ -116,6 +118,9 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   } finally {
     clearTimeout(timer);
   }
+  // A project judged before it changed (moved, most often) has its removals judged again first (enforce-removal.ts).
+  const changed = x.ledger?.changed;
+  if (changed?.size) for (const stray of strays) if (stray.action.kind === "project" && changed.has(stray.action.projectId)) stray.judgedAt = 0;
   const overdue = frontier.length > 0 && Date.now() >= input.runEnd;
   if (overdue && stopped === null) stopped = `the run's time limit came at ${new Date(input.runEnd).toISOString()}`;
   return { frontier, tally, strays, warnings, stopped, spent: Date.now() >= steps.sliceEnd() };

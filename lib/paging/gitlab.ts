@@ -42,7 +42,7 @@ export function gitlabOffset<T extends Item>(req: GitLabListRequest): Strategy<T
         fallback.searchParams.set("page", headers["x-next-page"]!);
         next = fallback.pathname + fallback.search;
       }
-      const meta: PageMeta = { total: count(headers["x-total"]), totalPages: count(headers["x-total-pages"]) };
+      const meta: PageMeta = { total: count(headers["x-total"]), totalPages: count(headers["x-total-pages"]), ...dated(headers) };
       return { items: page.items, next, meta };
     },
   };
@@ -59,7 +59,7 @@ export function gitlabKeyset<T extends Item>(req: GitLabListRequest, order: List
     route: req.route,
     async fetch(position, signal) {
       const page = await getPage<T>(req, position ? resolve(req, position) : first, signal);
-      const meta: PageMeta = {};
+      const meta: PageMeta = dated(page.headers);
       if (page.headers["x-next-cursor"]) meta.nextCursor = page.headers["x-next-cursor"];
       if (page.headers["x-prev-cursor"]) meta.prevCursor = page.headers["x-prev-cursor"];
       // The end of a keyset listing is an empty page without Link.
@@ -124,6 +124,10 @@ function relative(req: GitLabListRequest, link: URL): string {
 
 function resolve(req: GitLabListRequest, position: string): URL {
   return new URL(position, req.http.origin);
+}
+
+function dated(headers: Record<string, string>): Pick<PageMeta, "date"> {
+  return headers["date"] ? { date: headers["date"] } : {};
 }
 
 function count(header: string | undefined): number | "unknown" {

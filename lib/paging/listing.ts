@@ -17,6 +17,8 @@ export interface PageMeta {
   /** GitLab omits totals above 10,000 records (and on some hosted endpoints): then "unknown", never 0. */
   total?: number | "unknown";
   totalPages?: number | "unknown";
+  /** The server's clock when it answered (the Date header), where it sent one. */
+  date?: string;
   /** GitLab keyset: X-NEXT-CURSOR / X-PREV-CURSOR. */
   nextCursor?: string;
   prevCursor?: string;

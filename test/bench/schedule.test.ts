@@ -4,25 +4,28 @@ import { floorMs, lowerBound } from "../../bin/bench/schedule.ts";
 describe("the benchmark's floor", () => {
   it("without limits: the token check, the scope look-up, the first pages, the rest of the examination on every slot, then the removals", () => {
     // 1,000 projects (10 pages), 3 groups (1 descendants page, 3 reads), 8 strays, 4 slots:
-    // look-ups 2, first pages 1, the other 9 pages and 3 reads 12 / 4 = 3, removals 8 / 4 = 2: 8 round trips.
-    expect(floorMs({ projects: 1_000, groups: 3, strays: 8 }, 4, 10)).toBe(80);
+    // look-ups 2, first pages 1, the other 9 pages, the sweep for moves and 3 reads 13 / 4 = 4, removals 8 / 4 = 2:
+    // 9 round trips.
+    expect(floorMs({ projects: 1_000, groups: 3, strays: 8 }, 4, 10)).toBe(90);
     // A dry run stops with the plan.
-    expect(floorMs({ projects: 1_000, groups: 3, strays: 8 }, 4, 10, [], false)).toBe(60);
+    expect(floorMs({ projects: 1_000, groups: 3, strays: 8 }, 4, 10, [], false)).toBe(70);
   });
 
   it("an old plan's re-checks run beside the removals, on slots of their own", () => {
-    expect(floorMs({ projects: 1_000, groups: 3, strays: 8, rechecks: 8 }, 4, 10)).toBe(80);
+    expect(floorMs({ projects: 1_000, groups: 3, strays: 8, rechecks: 8 }, 4, 10)).toBe(90);
   });
 
   it("under a budget: a request waits for the window that admits it, windows opening at the first request after the last closed", () => {
-    // 5 requests per 1,000 ms overall, 1 slot: 2 look-ups + 2 first pages + 9 pages + 1 read + 3 removals = 17 requests,
-    // in windows from t=0, 1000, 2000, 3000; the last two requests start at 3000 and 3010.
-    expect(floorMs({ projects: 1_000, groups: 1, strays: 3 }, 1, 10, [{ limit: 5, windowMs: 1000 }])).toBe(3000 + 2 * 10);
+    // 5 requests per 1,000 ms overall, 1 slot: 2 look-ups + 2 first pages + 9 pages + 1 sweep + 1 read + 3 removals = 18
+    // requests, in windows from t=0, 1000, 2000, 3000; the last three requests start at 3000, 3010 and 3020.
+    expect(floorMs({ projects: 1_000, groups: 1, strays: 3 }, 1, 10, [{ limit: 5, windowMs: 1000 }])).toBe(3000 + 3 * 10);
   });
 
-  it("the lower bound: scope resolution, full pages, the descendants' pages, one read per group, one DELETE per stray and per re-check", () => {
-    expect(lowerBound({ projects: 1001, groups: 150, strays: 30 })).toEqual({ requests: 2 + 11 + 2 + 150 + 30, pages: 11 });
-    expect(lowerBound({ projects: 1001, groups: 150, strays: 30, rechecks: 25 }, true).requests).toBe(2 + 11 + 2 + 150 + 30 + 25);
-    expect(lowerBound({ projects: 1001, groups: 150, strays: 30 }, false).requests).toBe(2 + 11 + 2 + 150);
+  it("the lower bound: scope resolution, full pages and the sweep for moves, the descendants' pages, one read per group, one DELETE per stray and per re-check", () => {
+    expect(lowerBound({ projects: 1001, groups: 150, strays: 30 })).toEqual({ requests: 2 + 11 + 1 + 2 + 150 + 30, pages: 11 });
+    expect(lowerBound({ projects: 1001, groups: 150, strays: 30, rechecks: 25 }, true).requests).toBe(2 + 11 + 1 + 2 + 150 + 30 + 25);
+    expect(lowerBound({ projects: 1001, groups: 150, strays: 30 }, false).requests).toBe(2 + 11 + 1 + 2 + 150);
+    // One page of projects: nothing can move between two pages of it.
+    expect(lowerBound({ projects: 100, groups: 1, strays: 0 }, false).requests).toBe(2 + 1 + 1 + 1);
   });
 });

@@ -48,14 +48,15 @@ describe("enforce job", () => {
     expect(sim.counters.byRoute["GET /projects/:id"]).toBeUndefined();
     const listing = Object.keys(sim.counters.byRoute).filter((r) => r.startsWith("GET /groups/:id/projects"));
     expect(listing).toEqual(["GET /groups/:id/projects"]);
-    // 600 projects in acme at 100 a page, plus the user check and the scope look-up.
-    expect(sim.counters.byRoute["GET /groups/:id/projects"]).toBe(6);
+    // 600 projects in acme at 100 a page, and one sweep for projects moved meanwhile (by updated_at);
+    // besides, the user check and the scope look-up.
+    expect(sim.counters.byRoute["GET /groups/:id/projects"]).toBe(6 + 1);
     // Group shares: acme's descendants in one page, then one detail per group (acme has no ancestor).
     const groups = dataset.groups.filter((g) => g.full_path === "acme" || g.full_path.startsWith("acme/")).length;
     expect(sim.counters.byRoute["GET /groups/:id/descendant_groups"]).toBe(1);
     expect(sim.counters.byRoute["GET /groups/:id"]).toBe(groups);
     expect(report.summary).toMatchObject({ groups, groupShares: 0, groupReads: groups });
-    expect(sim.counters.requests).toBe(8 + 1 + groups);
+    expect(sim.counters.requests).toBe(9 + 1 + groups);
   });
 
   // The shapes a balanced listing must handle: one subgroup with 80% of the projects, six levels,

@@ -99,7 +99,7 @@ describe("paging guards", () => {
     });
     const pages = await Array.fromAsync(new Listing(gitlabOffset(req)).pages());
     expect(pages.map((p) => p.items[0]!.id)).toEqual([1, 2, 3]);
-    expect(pages[0]!.meta).toEqual({ total: "unknown", totalPages: "unknown" });
+    expect(pages[0]!.meta).toMatchObject({ total: "unknown", totalPages: "unknown" });
   });
 
   it("maxPages and maxItems stop early; a checkpoint resumes where the listing stopped", async () => {

@@ -46,6 +46,8 @@ export interface SimProject {
   archived: boolean;
   /** Old `path_with_namespace` values: requests through them are redirected. */
   previous_paths: string[];
+  /** ISO 8601 with milliseconds, as GitLab writes it; absent reads as the creation time. */
+  updated_at?: string;
 }
 
 export interface SimUser {

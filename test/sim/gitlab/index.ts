@@ -6,5 +6,5 @@ export { generateOrganisation } from "./generate.ts";
 export type { GenerateOptions, GroupShareIntent, ProjectShareIntent, ShareIntent } from "./generate.ts";
 export type { RateLimitRule } from "./rate-limit.ts";
 export { startGitLabSim } from "./server.ts";
-export type { GitLabSim, GitLabSimOptions, RecordedRequest, SimCounters } from "./server.ts";
+export type { AnswerHook, AnswerHookRequest, GitLabSim, GitLabSimOptions, RecordedRequest, SimCounters } from "./server.ts";
 export type { Pipeline } from "./store.ts";

@@ -5,7 +5,7 @@ import { findGroup } from "./groups.ts";
 import { HttpError, notFound } from "./http.ts";
 import { decodeCursor, encodeCursor, keysetPage, keysetUnavailable, lazyList, listReply, lowerBound, offsetPage } from "./pagination.ts";
 import type { Sliceable } from "./pagination.ts";
-import { projectJson } from "./serialize.ts";
+import { projectJson, updatedMs } from "./serialize.ts";
 
 /**
  * The project named by `:id`. Through an old path, GET is redirected (301, Location by numeric id,
@@ -29,16 +29,29 @@ function idRange(sorted: readonly SimProject[], after: number | undefined, befor
   return lazyList(Math.max(0, hi - lo), (i) => sorted[desc ? hi - 1 - i : lo + i]!);
 }
 
+/** A copy by `updated_at`, ties by id, both in one direction (GitLab's updated_at_asc/_desc). */
+function byUpdatedAt(projects: Sliceable<SimProject>, desc: boolean): SimProject[] {
+  const dir = desc ? -1 : 1;
+  const keyed = projects.slice(0, projects.length).map((p) => ({ p, t: updatedMs(p) }));
+  return keyed.sort((a, b) => dir * (a.t - b.t || a.p.id - b.p.id)).map((k) => k.p);
+}
+
+/** Orders simulated on both project listings; creation order is id order. */
+function orderParam(ctx: RequestContext): "id" | "created_at" | "updated_at" {
+  const orderBy = stringParam(ctx, "order_by") ?? "created_at";
+  if (orderBy !== "id" && orderBy !== "created_at" && orderBy !== "updated_at") throw invalid("order_by", "does not have a valid value");
+  return orderBy;
+}
+
 /**
  * Offset by default; keyset with `pagination=keyset&order_by=id`. `id_after`/`id_before` filter in
- * both modes, which is also how keyset moves on. Order is by creation (= id), newest first by default.
- * Other orderings are not simulated (400).
+ * both modes, which is also how keyset moves on. Order is by creation (= id) or by `updated_at`
+ * (offset only), newest first by default. Other orderings are not simulated (400).
  */
 export const listProjects: Handler = (ctx) => {
   const keyset = stringParam(ctx, "pagination") === "keyset";
-  const orderBy = stringParam(ctx, "order_by") ?? "created_at";
-  if (keyset && orderBy !== "id") throw keysetUnavailable();
-  if (orderBy !== "id" && orderBy !== "created_at") throw invalid("order_by", "does not have a valid value");
+  if (keyset && stringParam(ctx, "order_by") !== "id") throw keysetUnavailable();
+  const orderBy = orderParam(ctx);
   const desc = sortParam(ctx, "desc") === "desc";
   const bound = desc ? "id_before" : "id_after";
   const bounds = { id_after: intParam(ctx, "id_after"), id_before: intParam(ctx, "id_before") };
@@ -48,7 +61,10 @@ export const listProjects: Handler = (ctx) => {
     if (!Number.isInteger(id)) throw invalid("cursor");
     bounds[bound] = id;
   }
-  const view = idRange(ctx.store.projects, bounds.id_after, bounds.id_before, desc);
+  const view =
+    orderBy === "updated_at"
+      ? byUpdatedAt(idRange(ctx.store.projects, bounds.id_after, bounds.id_before, false), desc)
+      : idRange(ctx.store.projects, bounds.id_after, bounds.id_before, desc);
   const simple = boolParam(ctx, "simple", false);
   const serialize = (p: SimProject) => projectJson(ctx, p, simple);
   if (!keyset) return listReply(offsetPage(ctx, view, "Project"), serialize);
@@ -61,11 +77,12 @@ export const getProject: Handler = (ctx) => ({ status: 200, body: projectJson(ct
 /**
  * `include_subgroups` (default false) widens the group to its descendants; `with_shared` (default
  * true) adds projects shared into any of those groups from elsewhere. Ordered by id (`sort` asc,
- * the default here, or desc), no offset limit.
+ * the default here, or desc) or by `updated_at` (`sort` desc by default, as GitLab's), no offset limit.
  * Shares are read live, so `with_shared` scans every project (some milliseconds at 100,000).
  */
 export const listGroupProjects: Handler = (ctx) => {
   const group = findGroup(ctx);
+  const orderBy = orderParam(ctx);
   const subgroups = boolParam(ctx, "include_subgroups", false);
   const simple = boolParam(ctx, "simple", false);
   const own = ctx.store.projectsOf(group.id, subgroups);
@@ -76,9 +93,9 @@ export const listGroupProjects: Handler = (ctx) => {
     // Two runs already in id order: the sort merges them.
     if (sharedIn.length > 0) projects = [...own, ...sharedIn].sort((a, b) => a.id - b.id);
   }
-  // Creation order is id order here: order_by=id and created_at list alike; sort=desc reverses them.
-  const orderBy = stringParam(ctx, "order_by") ?? "created_at";
-  if (orderBy !== "id" && orderBy !== "created_at") throw invalid("order_by", "does not have a valid value");
-  const ordered = sortParam(ctx, "asc") === "desc" ? lazyList(projects.length, (i) => projects[projects.length - 1 - i]!) : projects;
+  const desc = sortParam(ctx, orderBy === "updated_at" ? "desc" : "asc") === "desc";
+  // order_by=id and created_at list alike; sort=desc reverses them.
+  const byId = desc ? lazyList(projects.length, (i) => projects[projects.length - 1 - i]!) : projects;
+  const ordered = orderBy === "updated_at" ? byUpdatedAt(projects, desc) : byId;
   return listReply(offsetPage(ctx, ordered), (p) => projectJson(ctx, p, simple));
 };

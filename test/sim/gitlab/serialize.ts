@@ -4,7 +4,13 @@ import type { Namespace } from "./store.ts";
 
 // Creation times follow ids, as they do on a real instance.
 const EPOCH = Date.UTC(2020, 0, 1);
-const createdAt = (id: number): string => new Date(EPOCH + id * 60_000).toISOString();
+const createdMs = (id: number): number => EPOCH + id * 60_000;
+const createdAt = (id: number): string => new Date(createdMs(id)).toISOString();
+
+/** A project never updated since it was created reads as its creation time. */
+export const updatedAt = (p: SimProject): string => p.updated_at ?? createdAt(p.id);
+/** `updatedAt` in milliseconds, for ordering without formatting every project's date. */
+export const updatedMs = (p: SimProject): number => (p.updated_at === undefined ? createdMs(p.id) : Date.parse(p.updated_at));
 
 export const namespaceJson = (ctx: RequestContext, ns: Namespace) => ({
   ...ns,
@@ -47,6 +53,7 @@ export function projectJson(ctx: RequestContext, p: SimProject, simple: boolean)
     path_with_namespace: p.path_with_namespace,
     default_branch: p.default_branch,
     created_at: createdAt(p.id),
+    updated_at: updatedAt(p),
     web_url: `${ctx.baseUrl}/${p.path_with_namespace}`,
     namespace: ns && namespaceJson(ctx, ns),
   };

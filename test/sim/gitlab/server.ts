@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RequestContext } from "./context.ts";
-import type { GitLabDataset, SimUser } from "./dataset.ts";
+import type { GitLabDataset, SimProject, SimUser } from "./dataset.ts";
 import { FaultQueue } from "./faults.ts";
 import type { Fault } from "./faults.ts";
 import { generateOrganisation } from "./generate.ts";
@@ -53,6 +53,18 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
 }
 
+/** What a `beforeAnswer` hook learns of a request. */
+export interface AnswerHookRequest {
+  method: string;
+  /** The route key counters use ("GET /groups/:id/projects"), or "<METHOD> *". */
+  route: string;
+  url: URL;
+  /** Which request this is, from 1, in order of arrival; it numbers as `counters.requests` does (resetCounters restarts it). */
+  n: number;
+}
+
+export type AnswerHook = (req: AnswerHookRequest) => void;
+
 export interface GitLabSim {
   /** "http://127.0.0.1:<port>", without /api/v4. */
   url: string;
@@ -69,6 +81,14 @@ export interface GitLabSim {
   pendingFaults(): number;
   /** Replaces the rules and starts every window afresh. */
   setRateLimits(rules: RateLimitRule[]): void;
+  /** GitLab's project transfer into a group (Store.moveProject); the moved project. */
+  moveProject(projectId: number, groupId: number): SimProject;
+  /**
+   * Runs `hook` for every request, before anything of its answer is worked out, so a change the
+   * hook makes (a move, a share) is what that request sees. Hooks run in the order added.
+   * Returns the function that removes it.
+   */
+  beforeAnswer(hook: AnswerHook): () => void;
   /** Zeroes the counters and forgets recorded requests. */
   resetCounters(): void;
   close(): Promise<void>;
@@ -90,9 +110,10 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
   const maxQueryLength = opts.maxQueryLength ?? 8_192;
   const counters: SimCounters = { requests: 0, byRoute: {}, maxConcurrency: 0, inFlight: 0, status: {} };
   const requests: RecordedRequest[] = [];
+  const hooks: AnswerHook[] = [];
   let baseUrl = "";
 
-  async function respond(req: IncomingMessage): Promise<Reply | typeof DROP> {
+  async function respond(req: IncomingMessage, n: number): Promise<Reply | typeof DROP> {
     const method = req.method ?? "GET";
     const url = req.url ?? "/";
     const q = url.indexOf("?");
@@ -102,6 +123,10 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     const key = match?.route.key ?? `${method} *`;
     counters.byRoute[key] = (counters.byRoute[key] ?? 0) + 1;
     if (latencyMs > 0) await sleep(latencyMs);
+    // Hooks run after the network latency, so they act when the request reaches GitLab rather than
+    // when it was sent, and before the front proxy, faults, authentication and rate limits, so they
+    // see every request, refused ones included. A copy, in case a hook removes itself.
+    for (const hook of [...hooks]) hook({ method, route: key, url: new URL(`${baseUrl}${url}`), n });
     // The order mirrors GitLab's layers: the front proxy (414, network faults), then the API.
     if (rawQuery.length > maxQueryLength) return { status: 414, body: "Request-URI Too Large" };
     const fault = faults.take(method, key);
@@ -142,14 +167,14 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    counters.requests++;
+    const n = ++counters.requests;
     counters.inFlight++;
     counters.maxConcurrency = Math.max(counters.maxConcurrency, counters.inFlight);
     res.on("close", () => counters.inFlight--);
     if (opts.recordRequests) requests.push({ method: req.method ?? "GET", url: req.url ?? "/", headers: { ...req.headers } });
     let reply: Reply | typeof DROP;
     try {
-      reply = await respond(req);
+      reply = await respond(req, n);
     } catch (error) {
       if (!(error instanceof HttpError)) console.error("gitlab sim:", error);
       reply = error instanceof HttpError ? error.reply : statusReply(500);
@@ -175,6 +200,16 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     addFaults: (...f) => faults.add(f),
     pendingFaults: () => faults.pending,
     setRateLimits: (rules) => limiter.set(rules),
+    moveProject: (projectId, groupId) => store.moveProject(projectId, groupId),
+    beforeAnswer(hook) {
+      // A fresh entry per call, so removing one registration leaves others of the same function.
+      const entry: AnswerHook = (r) => hook(r);
+      hooks.push(entry);
+      return () => {
+        const at = hooks.indexOf(entry);
+        if (at >= 0) hooks.splice(at, 1);
+      };
+    },
     resetCounters() {
       Object.assign(counters, { requests: 0, byRoute: {}, maxConcurrency: counters.inFlight, status: {} });
       requests.length = 0;

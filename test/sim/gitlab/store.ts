@@ -28,9 +28,10 @@ export interface Pipeline {
 const NUMERIC = /^\d+$/;
 
 /**
- * The dataset with the indexes the routes need. Groups, users and projects are indexed once,
- * at start; shares and branches are read live from the objects, so tests may edit those.
- * Paths are looked up case-insensitively, as GitLab's routes are.
+ * The dataset with the indexes the routes need. Groups, users and projects are indexed at start,
+ * and `moveProject` keeps the project indexes right; shares, branches and `updated_at` are read
+ * live from the objects, so tests may edit those. Paths are looked up case-insensitively, as
+ * GitLab's routes are.
  */
 export class Store {
   readonly dataset: GitLabDataset;
@@ -166,7 +167,7 @@ export class Store {
   /** Projects whose namespace is the group (or, with subgroups, any group below it too), by id. */
   projectsOf(groupId: number, includeSubgroups: boolean): readonly SimProject[] {
     if (!includeSubgroups) return this.projectsByNamespace.get(groupId) ?? [];
-    // Membership is fixed after start, so each subtree is gathered once.
+    // Each subtree is gathered once until a move changes membership.
     let projects = this.subtreeProjects.get(groupId);
     if (!projects) {
       const ids = [groupId, ...this.descendants(groupId).map((g) => g.id)];
@@ -174,6 +175,44 @@ export class Store {
       this.subtreeProjects.set(groupId, projects);
     }
     return projects;
+  }
+
+  /**
+   * GitLab's project transfer: the project joins the group under its own path, its old path
+   * redirects, and it counts as updated now. Like GitLab, refuses a move into the project's own
+   * namespace or onto a path the group already holds (here by throwing).
+   */
+  moveProject(projectId: number, groupId: number): SimProject {
+    const project = this.projectById.get(projectId);
+    const group = this.groupById.get(groupId);
+    if (!project || !group) throw new Error(`moveProject: no project ${projectId} or no group ${groupId}`);
+    if (project.namespace_id === group.id) throw new Error(`moveProject: project ${projectId} is already in ${group.full_path}`);
+    const oldPath = project.path_with_namespace;
+    const newPath = `${group.full_path}/${project.path}`;
+    const newKey = newPath.toLowerCase();
+    if (this.projectByPath.has(newKey)) throw new Error(`moveProject: ${newPath} already exists`);
+    // A new route deletes any redirect from the same path (this project's own, when it moves back).
+    const redirected = this.projectByOldPath.get(newKey);
+    if (redirected) {
+      const i = redirected.previous_paths.findIndex((old) => old.toLowerCase() === newKey);
+      if (i >= 0) redirected.previous_paths.splice(i, 1);
+      this.projectByOldPath.delete(newKey);
+    }
+    const from = this.projectsByNamespace.get(project.namespace_id)!;
+    from.splice(from.indexOf(project), 1);
+    const to = this.projectsByNamespace.get(group.id) ?? [];
+    const at = to.findIndex((p) => p.id > project.id);
+    to.splice(at < 0 ? to.length : at, 0, project);
+    this.projectsByNamespace.set(group.id, to);
+    this.projectByPath.delete(oldPath.toLowerCase());
+    this.projectByPath.set(newKey, project);
+    this.projectByOldPath.set(oldPath.toLowerCase(), project);
+    project.previous_paths.push(oldPath);
+    project.namespace_id = group.id;
+    project.path_with_namespace = newPath;
+    project.updated_at = new Date().toISOString();
+    this.subtreeProjects.clear();
+    return project;
   }
 
   addPipeline(project: SimProject, ref: string, variables: Pipeline["variables"]): { pipeline: Pipeline; iid: number } {
