@@ -9,10 +9,13 @@
  * the other.
  *
  * A kind whose removal GitLab may answer with success without removing (a group share, when the token
- * lacks Owner) has its subject read once more after the last of its removals, and a share still there
- * fails; its audit lines wait for that answer, so each says what finally became of the share.
+ * lacks Owner) has its subject read once more after the last of its removals, unless the token is an
+ * administrator's (Owner everywhere), and a share still there fails; its audit lines wait for that
+ * answer, so each says what finally became of the share. Those reads take slots of their own, as the
+ * plan-age re-reads do, so they never hold up a removal.
  */
 import pMap from "p-map";
+import PQueue from "p-queue";
 import { evaluateShare, type Policy } from "../policy/index.ts";
 import { auditFields, kindOf, shareFields, shareInput, type ShareKindSpec, type ShareRemoval, type Subject } from "./enforce-kinds.ts";
 import { errorText, stoppedMidRequest, type AuditSink } from "./report.ts";
@@ -26,6 +29,8 @@ export interface RemovalOptions {
   maxPlanAgeMs: number;
   /** When each action was judged (Date.now()). */
   judgedAt: ReadonlyMap<ShareRemoval, number>;
+  /** The token is an administrator's: GitLab's success is proof of a removal of any kind. */
+  admin: boolean;
   signal?: AbortSignal;
   audit?: AuditSink;
   warnings: string[];
@@ -44,14 +49,17 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
     return reads.get(key)!;
   };
   // Actions waiting for their subject's confirming read, by subject, and how many are still to be tried.
-  const unconfirmed = Map.groupBy(actions.filter((a) => kindOf(a).kept), subjectKey);
+  const unconfirmed = Map.groupBy(opts.admin ? [] : actions.filter((a) => kindOf(a).kept), subjectKey);
   const untried = new Map([...unconfirmed].map(([key, group]) => [key, group.length]));
+  const confirming = new PQueue({ concurrency: opts.concurrency });
   const record = (a: ShareRemoval) => a.status !== "planned" && opts.audit?.info(a.type, auditFields(a));
   const old = (a: ShareRemoval) => Date.now() - (opts.judgedAt.get(a) ?? 0) > opts.maxPlanAgeMs;
+  // Removals whose subject is read again afterwards go first, so those reads overlap the other removals.
+  const order = actions.toSorted((a, b) => Number(!kindOf(a).kept) - Number(!kindOf(b).kept));
   // A failed read is the removal's to report (removeOne awaits the same promise).
-  const readingAhead = pMap(actions.filter(old), (a) => current(a).then(() => undefined, () => undefined), { concurrency: opts.concurrency });
+  const readingAhead = pMap(order.filter(old), (a) => current(a).then(() => undefined, () => undefined), { concurrency: opts.concurrency });
 
-  await pMap(actions, async (action) => {
+  await pMap(order, async (action) => {
     if (signal?.aborted) stopped = true;
     else if (await removeOne(action, opts, old(action), current)) stopped = true;
     const key = subjectKey(action);
@@ -60,10 +68,12 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
     untried.set(key, left - 1);
     if (left > 1) return;
     const group = unconfirmed.get(key)!;
-    if (!(await confirm(group, opts))) stopped = true;
-    group.forEach(record);
+    void confirming.add(async () => {
+      if (!(await confirm(group, opts))) stopped = true;
+      group.forEach(record);
+    });
   }, { concurrency: opts.concurrency });
-  await readingAhead;
+  await Promise.all([readingAhead, confirming.onIdle()]);
   return { stopped };
 }
 
