@@ -5,7 +5,7 @@
  * the scope's descendant groups in full pages of 100 and one GET /groups/:id per group in scope (what examining
  * group shares costs: no listing carries them), one DELETE per stray, and one GET per subject of an
  * old plan (its 60 s re-check). The floor, the least time: every request takes exactly the latency,
- * `concurrency` at a time — the token check, then the scope look-up; then the first page of projects and of descendant
+ * `concurrency` at a time — the token check and the scope look-up together; then the first page of projects and of descendant
  * groups, the rest of the examination on every slot; then, the plan complete, the removals (with the
  * re-checks beside them, on slots of their own). Under rate limits a request also waits for every
  * budget it counts against, with the simulator's windows (each opened by the first request after the
@@ -73,8 +73,8 @@ export function floorMs(w: Work, concurrency: number, latencyMs: number, rules: 
     return Math.max(t0, ...free);
   };
   const expand = (list: { route: string; count: number }[]) => list.flatMap(({ route, count }) => Array<string>(count).fill(route));
-  // The token check goes first and alone (a refused token must be the first request), then the scope.
-  let t = parallel(["GET /namespaces/:id"], concurrency, parallel(["GET /user"], concurrency, 0));
+  // The token check and the scope look-up go out together.
+  let t = parallel(["GET /user", "GET /namespaces/:id"], concurrency, 0);
   const [projectPages, descendantPages, groupReads] = examination(w);
   // The first page of each listing opens it; everything else shares the slots.
   t = parallel(["GET /groups/:id/projects", "GET /groups/:id/descendant_groups"], concurrency, t);

@@ -5,9 +5,9 @@
  * once more with fresh clients.
  *
  * It runs once more only when that cannot repeat a change: a dry run changes nothing; otherwise the
- * 401 must have answered the job's very first request. (The jobs record a failed change on its action
- * rather than throw, so a 401 that throws comes before any change; counting requests makes that a fact
- * checked here rather than a property of the jobs' internals.)
+ * job must have sent nothing but reads before the 401. (The jobs record a failed change on its action
+ * rather than throw, so a 401 that throws comes before any change; the clients' counts of what was
+ * sent make that a fact checked here rather than a property of the jobs' internals.)
  */
 import { HttpError, type GitLabClient } from "../../lib/gitlab/index.ts";
 import { enforce, reconcileWorkflows, restore, runPipeline, type EnforceReport, type PipelineReport, type RestoreReport, type WorkflowsReport } from "../../lib/jobs/index.ts";
@@ -39,7 +39,7 @@ export async function runJob(request: RunRequest, signal: AbortSignal): Promise<
     // Whether or not this run may go again, the container must not keep a refused credential for the
     // rest of the cache's 5 minutes: whatever reads the secret next reads it anew.
     secrets.invalidate();
-    if (makesChanges(request) && sent(first.http) > 1) throw err;
+    if (makesChanges(request) && sentChanges(first.http)) throw err;
     const fresh = await secrets.get();
     // The same credential again would be refused again.
     if (credential(request, fresh) === credential(request, used)) throw err;
@@ -74,8 +74,9 @@ function credential(request: RunRequest, credentials: Secrets): string | undefin
   return request.job === "workflows" ? credentials.n8nApiKey : credentials.gitlabToken;
 }
 
-function sent(clients: HttpClient[]): number {
-  return clients.reduce((n, client) => n + client.stats.totals.requests, 0);
+/** Whether any request but a read was sent (routes are counted as "GET /user"). */
+function sentChanges(clients: HttpClient[]): boolean {
+  return clients.some((client) => Object.entries(client.stats.totals.byRoute).some(([route, counts]) => counts.requests > 0 && !/^(GET|HEAD) /.test(route)));
 }
 
 /** A 401 from lib/http, or a job's error caused by one (the workflows job words n8n's 401 itself). */

@@ -5,7 +5,7 @@
 import { createHttpClient, HttpError, httpError, type HttpClient, type HttpClientOptions, type HttpResponse, type Method } from "../http/index.ts";
 import { gitlabListing, type ListOptions, type Listing, type ListingOrder } from "../paging/index.ts";
 import { fillPath, serializeQuery, type PathParams, type Query } from "./encode.ts";
-import type { CurrentUser, Group, GroupDetail, Issue, Namespace, Note, Pipeline, Project, RepositoryFile, Tag } from "./types.ts";
+import type { CurrentUser, Group, GroupDetail, Issue, Namespace, Note, Pipeline, Project, RepositoryFile, Tag, Visibility } from "./types.ts";
 
 export interface GitLabClientOptions extends Omit<HttpClientOptions, "origin" | "credentials"> {
   /** Scheme and host (and a path prefix if GitLab is served under one), without /api/v4. */
@@ -128,9 +128,13 @@ export class GitLabClient {
    * GitLab's default (true) also returns projects shared *into* the group, which belong to someone
    * else's scope.
    */
-  listGroupProjects(group: string | number, list?: ListOptions, opts: { includeSubgroups?: boolean; orderBy?: "id" | "updated_at"; sort?: "asc" | "desc" } = {}): Listing<Project> {
-    const { includeSubgroups = true, orderBy = "id", sort = "asc" } = opts;
-    return this.list("/groups/:id/projects", { id: group }, { query: { include_subgroups: includeSubgroups, with_shared: false }, order: { orderBy, sort }, list });
+  listGroupProjects(
+    group: string | number,
+    list?: ListOptions,
+    opts: { includeSubgroups?: boolean; orderBy?: "id" | "updated_at"; sort?: "asc" | "desc"; visibility?: Visibility } = {},
+  ): Listing<Project> {
+    const { includeSubgroups = true, orderBy = "id", sort = "asc", visibility } = opts;
+    return this.list("/groups/:id/projects", { id: group }, { query: { include_subgroups: includeSubgroups, with_shared: false, visibility }, order: { orderBy, sort }, list });
   }
 
   /** Direct child groups. */

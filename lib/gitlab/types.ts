@@ -8,6 +8,8 @@ export interface ProjectShare {
   expires_at: string | null;
 }
 
+export type Visibility = "private" | "internal" | "public";
+
 export interface Project {
   id: number;
   name: string;
@@ -18,6 +20,8 @@ export interface Project {
   web_url?: string;
   /** ISO 8601; a transfer to another group moves it on, as any change to the project does. */
   updated_at?: string;
+  /** Absent with `simple=true`. */
+  visibility?: Visibility;
   /** Absent with `simple=true`; lists only groups the caller can see. */
   shared_with_groups?: ProjectShare[];
 }

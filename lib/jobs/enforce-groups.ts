@@ -64,21 +64,29 @@ export async function examineGroups(x: Examination, work: GroupWork, judge: (sub
   if (unread.length || left.pending.length || left.list !== undefined) leave({ ...left, pending: [...unread, ...left.pending] });
 }
 
-/** The ids of `work`, pending first, then its listing's pages; `work` keeps where it stands. */
+/**
+ * The ids of `work`, pending first, then its listing's pages; `work` keeps where it stands. Each page
+ * is asked for as soon as the one before arrives, not once its ids are used up: the pages are a chain,
+ * and the detail reads they feed are what fills idle slots, so all of them should be known early.
+ */
 async function* groupIds(x: Examination, work: Extract<GroupWork, { pending: number[] }>): AsyncGenerator<number> {
   while (work.pending.length) yield work.pending.shift()!;
   if (work.list === undefined) return;
   const list = { signal: x.signal, from: work.from };
   const pages = (work.list === "all" ? x.gitlab.listGroups({ all_available: true }, list) : x.gitlab.listDescendantGroups(work.list.descendantsOf, list)).pages();
+  const ask = () => inSlot(x, () => pages.next(), PRIORITY.groupPages);
   try {
-    for (;;) {
-      const page = await inSlot(x, () => pages.next(), PRIORITY.groupPages);
+    for (let next = ask(); ; ) {
+      const page = await next;
       if (page === PAUSED) return;
       if (page.done) return void delete work.list;
       work.from = page.value.checkpoint;
       work.pending.push(...page.value.items.map((g) => g.id));
+      const last = page.value.checkpoint.next === null;
+      if (last) delete work.list;
+      else next = ask();
       while (work.pending.length) yield work.pending.shift()!;
-      if (page.value.checkpoint.next === null) return void delete work.list;
+      if (last) return;
     }
   } finally {
     await pages.return(undefined);

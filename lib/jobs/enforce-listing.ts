@@ -2,7 +2,7 @@
  * How enforce lists the projects in scope: each scope group as a tree of partitions, each following
  * its own links, split where a branch is large; or the whole instance, in id ranges by keyset.
  */
-import { HttpError, type GitLabClient, type Group, type Project } from "../gitlab/index.ts";
+import { HttpError, type GitLabClient, type Group, type Project, type Visibility } from "../gitlab/index.ts";
 import type { Checkpoint, Page } from "../paging/index.ts";
 import { scopeGroups, type Policy } from "../policy/index.ts";
 import type { Examination, Subject } from "./enforce-kinds.ts";
@@ -57,7 +57,7 @@ export async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined
  */
 export interface ProjectWork {
   kind: "project";
-  list: "instance" | { after?: number; before?: number } | { group: number; own?: true };
+  list: "instance" | { after?: number; before?: number } | { group: number; own?: true; visibility?: Visibility };
   /** A group's full path, where known: where a project moved out of the listing shows (enforce-moves.ts). */
   path?: string;
   /**
@@ -118,7 +118,7 @@ export async function examineProjects(x: Examination, work: ProjectWork, judge: 
   if (left || !begunHere || root === "instance" || p.began === undefined || !p.paged) return;
   // The sweep and the listings it reads again are short: they finish even when the slice ends meanwhile.
   const sweeping: Partitioning = { ...p, x: { ...x, pause: undefined } };
-  const reread = (listing: GroupListing) => partition(sweeping, { kind: "project", list: { group: listing.group, ...(listing.own ? { own: true } : {}) }, path: listing.path, share: Infinity });
+  const reread = ({ path, ...list }: GroupListing) => partition(sweeping, { kind: "project", list, ...(path === undefined ? {} : { path }), share: Infinity });
   await sweepMoves({ x: sweeping.x, ledger: x.ledger, root, since: p.began, judge: judgeProjects, reread }).catch((err: unknown) => {
     // Every project was listed: a failed sweep costs only what moved meanwhile, which the next run finds.
     if (x.signal.aborted) throw err;
@@ -141,9 +141,9 @@ interface Partitioning {
 function listingOf(p: Partitioning, work: ProjectWork): GroupListing | "instance" {
   const list = work.list;
   if (typeof list !== "object" || !("group" in list)) return "instance";
-  const key = `${list.group}${list.own ? " own" : ""}`;
+  const key = `${list.group}${list.own ? " own" : ""} ${list.visibility ?? ""}`;
   let listing = p.listings.get(key);
-  if (!listing) p.listings.set(key, (listing = { group: list.group, ...(work.path === undefined ? {} : { path: work.path }), ...(list.own ? { own: true } : {}) }));
+  if (!listing) p.listings.set(key, (listing = { ...list, ...(work.path === undefined ? {} : { path: work.path }) }));
   return listing;
 }
 
@@ -151,7 +151,7 @@ function listingOf(p: Partitioning, work: ProjectWork): GroupListing | "instance
 function listing(x: Examination, work: ProjectWork, sort: "asc" | "desc", from?: Checkpoint): AsyncIterator<Page<Project>> {
   const list = { signal: x.signal, from };
   if (work.list === "instance") throw new Error("the instance is listed in id ranges");
-  if ("group" in work.list) return x.gitlab.listGroupProjects(work.list.group, list, { includeSubgroups: !work.list.own, sort }).pages();
+  if ("group" in work.list) return x.gitlab.listGroupProjects(work.list.group, list, { includeSubgroups: !work.list.own, sort, visibility: work.list.visibility }).pages();
   return x.gitlab.listProjects({ idAfter: work.list.after, idBefore: work.list.before, list }).pages();
 }
 
@@ -193,7 +193,6 @@ async function partition(p: Partitioning, work: ProjectWork): Promise<void> {
   p.paged = true;
   const opening = counts(first.value);
   const top = Math.max(work.judgedUpTo ?? 0, ...first.value.items.map((project) => project.id));
-  const at: Ends = { up: first.value.checkpoint, top, bottom: null, seen: first.value.items.length, projects: Number.isFinite(opening.projects) ? opening.projects : null };
   const list = work.list;
   const ofGroup = typeof list === "object" && "group" in list;
   const group = ofGroup && !list.own ? list.group : undefined;
@@ -203,14 +202,63 @@ async function partition(p: Partitioning, work: ProjectWork): Promise<void> {
   const large = opening.pages > (work.share === undefined ? even : 2 * even);
   const children = group !== undefined && large && x.seesAllGroups ? await subgroups(x, group) : [];
   if (children.length === 0 || children.length >= opening.pages) {
-    // An id range of the instance is read from one end (GitLab's keyset on /projects goes up only).
-    if (opening.pages <= BOTH_ENDS_ABOVE_PAGES || !ofGroup) at.down = null;
-    return ends(p, { ...work, at }, at, pages);
+    if (ofGroup && large && (await byVisibility(p, work, first.value, top))) return void (await pages.return?.(undefined));
+    return rest(p, work, first.value, pages, top);
   }
   await pages.return?.(undefined);
   const split = (list: ProjectWork["list"], path: string | undefined, share?: number) =>
     partition(p, { kind: "project", list, judgedUpTo: top, ...(path === undefined ? {} : { path }), ...(share === undefined ? {} : { share }) });
   await Promise.all([split({ group: group!, own: true }, work.path), ...children.map((child) => split({ group: child.id }, child.full_path, even))]);
+}
+
+/** A listing after its first page: read from both ends above a few pages (enforce's id ranges from one). */
+async function rest(p: Partitioning, work: ProjectWork, first: Page<Project>, pages: AsyncIterator<Page<Project>>, top: number): Promise<void> {
+  if (first.checkpoint.next === null) return void (await pages.return?.(undefined));
+  const opening = counts(first);
+  const at: Ends = { up: first.checkpoint, top, bottom: null, seen: first.items.length, projects: Number.isFinite(opening.projects) ? opening.projects : null };
+  // An id range of the instance is read from one end (GitLab's keyset on /projects goes up only).
+  if (opening.pages <= BOTH_ENDS_ABOVE_PAGES || !(typeof work.list === "object" && "group" in work.list)) at.down = null;
+  return ends(p, { ...work, at }, at, pages);
+}
+
+const VISIBILITIES: readonly Visibility[] = ["private", "internal", "public"];
+
+/**
+ * A large listing no subgroup can split (a group holding its projects directly, or more child groups
+ * than pages) is split by visibility, which every project has exactly one of: three listings,
+ * disjoint and together whole, each read from both ends, so a chain of N pages becomes three shorter
+ * ones. It goes ahead only if their first pages show GitLab applied the filter (each project of the
+ * visibility asked for, the totals adding up to the listing's): a server that ignores it would have
+ * each list everything, so then the listing goes on whole, three requests spent. False then, or when
+ * the examination paused meanwhile.
+ */
+async function byVisibility(p: Partitioning, work: ProjectWork, first: Page<Project>, top: number): Promise<boolean> {
+  const list = work.list as { group: number; own?: true; visibility?: Visibility };
+  if (list.visibility) return false;
+  const parts = await Promise.all(
+    VISIBILITIES.map(async (visibility) => {
+      const part: ProjectWork = { ...work, list: { ...list, visibility }, judgedUpTo: top };
+      const pages = listing(p.x, part, "asc");
+      const opened = await nextPage(p.x, pages, PRIORITY.opening);
+      return { visibility, part, pages, page: opened === PAUSED || opened.done ? undefined : opened.value };
+    }),
+  );
+  const total = counts(first).projects;
+  const applied =
+    parts.every(({ visibility, page }) => page?.items.every((project) => project.visibility === visibility)) &&
+    // Projects created, moved or deleted meanwhile may shift the totals a little, not threefold.
+    (!Number.isFinite(total) || Math.abs(parts.reduce((n, { page }) => n + counts(page!).projects, 0) - total) <= Math.max(10, total / 100));
+  if (!applied) {
+    await Promise.all(parts.map(({ pages }) => pages.return?.(undefined)));
+    return false;
+  }
+  await Promise.all(
+    parts.map(({ part, pages, page }) => {
+      judgeAbove(p, part, page!.items);
+      return rest(p, part, page!, pages, Math.max(top, ...page!.items.map((project) => project.id)));
+    }),
+  );
+  return true;
 }
 
 /** Judges the projects of a page above the listing's `judgedUpTo` (those below, an enclosing listing judged). */

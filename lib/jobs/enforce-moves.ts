@@ -16,16 +16,17 @@
  * A project moved out of the scope, or deleted, shows in no sweep: a project its shift skipped waits
  * for the next run.
  */
-import type { Project } from "../gitlab/index.ts";
+import type { Project, Visibility } from "../gitlab/index.ts";
 import type { Page } from "../paging/index.ts";
 import type { Examination } from "./enforce-kinds.ts";
 import { PRIORITY } from "./enforce-slots.ts";
 
-/** A group listing of projects: its own projects only, or its subtree's; `path` is the group's full path. */
+/** A group listing of projects: its own projects only, or its subtree's, of one visibility or all; `path` is the group's full path. */
 export interface GroupListing {
   group: number;
   path?: string;
   own?: true;
+  visibility?: Visibility;
 }
 
 export interface Ledger {
@@ -58,6 +59,7 @@ export function answeredBefore(page: Page<unknown>, sentAt: number): number {
 
 /** Whether the listing would list this project where it is now (unknown paths: yes, which never reads again). */
 function lists(listing: GroupListing, project: Project): boolean {
+  if (listing.visibility && project.visibility !== listing.visibility) return false;
   if (listing.path === undefined) return true;
   const at = project.path_with_namespace.toLowerCase();
   const group = listing.path.toLowerCase();

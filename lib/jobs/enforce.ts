@@ -96,8 +96,10 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       const startedAt = Date.now();
       const now = (opts.now ?? new Date()).toISOString();
       const warnings: string[] = [];
-      // The token check goes first and alone: a refused token must be the run's very first request, the
-      // one after which the Lambda may read a rotated secret and run again (functions/lib/run-job.ts).
+      // The token check and the scope look-up go out together (reads: after a refused token the Lambda
+      // may read a rotated secret and run again, functions/lib/run-job.ts); the token's error comes first.
+      const scope = scopeRoots(gitlab, policy, signal);
+      scope.catch(() => undefined);
       const user = await gitlab.currentUser(signal);
       const seesAllGroups = isTrue(user.is_admin) || isTrue(user.is_auditor);
       if (!seesAllGroups) {
@@ -107,7 +109,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
             "(it answers success all the same: Warden reads the group again to tell)",
         );
       }
-      const roots = await scopeRoots(gitlab, policy, signal);
+      const roots = await scope;
       return { startedAt, now, seesAllGroups, admin: isTrue(user.is_admin), warnings, frontier: SHARE_KINDS.flatMap((kind) => kind.begin(roots)) };
     }),
   );

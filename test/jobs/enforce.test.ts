@@ -93,7 +93,7 @@ describe("enforce job", () => {
     expect(sim.counters.byRoute["GET /groups/:id/subgroups"]).toBeGreaterThan(1);
   });
 
-  it("a large group whose projects sit in it directly is read from both ends at once, each project once, no page twice", async () => {
+  it("a large group whose projects sit in it directly is split by visibility, each part read from both ends at once, each project once", async () => {
     const { dataset, intents } = generateOrganisation({ projects: 3_000, seed: 3, tree: { groups: 20, maxDepth: 3, heavy: 0.8 } });
     sim = await startGitLabSim({ dataset, recordRequests: true });
     const monolith = dataset.groups.find((g) => g.full_path === "acme/monolith")!;
@@ -104,10 +104,29 @@ describe("enforce job", () => {
     expect(planned(report)).toEqual(strays);
     expect(report.summary.projects).toBe(dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length);
     const monolithPages = sim.requests.filter((r) => r.url.startsWith(`/api/v4/groups/${monolith.id}/projects?`)).map((r) => new URL(r.url, sim.url).searchParams);
-    // Both ends, each following its own links: up by id from the first page, down from the last.
-    expect(new Set(monolithPages.map((q) => q.get("sort")))).toEqual(new Set(["asc", "desc"]));
+    // No subgroup to split it by: three listings, one per visibility, each with both ends following
+    // their own links, up by id from the first page, down from the last.
     expect(dataset.groups.some((g) => g.parent_id === monolith.id)).toBe(false);
-    expect(monolithPages).toHaveLength(Math.ceil(inMonolith / 100));
+    const parts = monolithPages.filter((q) => q.has("visibility"));
+    expect(new Set(parts.map((q) => q.get("visibility")))).toEqual(new Set(["private", "internal", "public"]));
+    expect(new Set(parts.map((q) => q.get("sort")))).toEqual(new Set(["asc", "desc"]));
+    // The first page, which showed the group large, and a partial page more per part at most.
+    expect(monolithPages.length).toBeLessThanOrEqual(Math.ceil(inMonolith / 100) + 1 + 3);
+  });
+
+  it("a GitLab that ignores the visibility filter is noticed on the parts' first pages: the group is then read whole, from both ends, three requests spent", async () => {
+    const { dataset, intents } = generateOrganisation({ projects: 3_000, seed: 3, tree: { groups: 20, maxDepth: 3, heavy: 0.8 } });
+    sim = await startGitLabSim({ dataset, recordRequests: true, projectVisibility: false });
+    const monolith = dataset.groups.find((g) => g.full_path === "acme/monolith")!;
+    const inMonolith = dataset.projects.filter((p) => p.namespace_id === monolith.id).length;
+    const report = await run({ listConcurrency: 8 });
+    const strays = intents.filter((i) => i.kind === "project" && i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`).sort();
+    expect(planned(report)).toEqual(strays);
+    expect(report.summary.projects).toBe(dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length);
+    const monolithPages = sim.requests.filter((r) => r.url.startsWith(`/api/v4/groups/${monolith.id}/projects?`)).map((r) => new URL(r.url, sim.url).searchParams);
+    expect(monolithPages.filter((q) => q.has("visibility"))).toHaveLength(3);
+    expect(new Set(monolithPages.filter((q) => !q.has("visibility")).map((q) => q.get("sort")))).toEqual(new Set(["asc", "desc"]));
+    expect(monolithPages).toHaveLength(Math.ceil(inMonolith / 100) + 3);
   });
 
   it("above 10,000 projects (no total from GitLab) the tree is split, and every project is judged once", async () => {

@@ -967,3 +967,38 @@ describe("project moves and updated_at", () => {
     });
   });
 });
+
+describe("project visibility", () => {
+  type Listed = { id: number; visibility?: string; namespace: { full_path: string } };
+  const page = async (sim: GitLabSim, query: string): Promise<{ items: Listed[]; total: string | null }> => {
+    const res = await fetch(`${sim.url}/api/v4/groups/acme/projects?include_subgroups=true&with_shared=false&per_page=100${query}`, { headers: { "PRIVATE-TOKEN": sim.token } });
+    expect(res.status).toBe(200);
+    return { items: await json<Listed[]>(res), total: res.headers.get("x-total") };
+  };
+
+  it("every project has one, never above its group's; the filter keeps one visibility, and the three add up to the whole", async () => {
+    const { dataset } = generateOrganisation({ projects: 600 });
+    await withSim({ dataset }, async (sim) => {
+      const whole = await page(sim, "");
+      const parts = await Promise.all(["private", "internal", "public"].map(async (v) => ({ v, ...(await page(sim, `&visibility=${v}`)) })));
+      for (const { v, items } of parts) expect(items.every((p) => p.visibility === v)).toBe(true);
+      expect(parts.reduce((n, p) => n + Number(p.total), 0)).toBe(Number(whole.total));
+      expect(parts.every((p) => Number(p.total) > 0)).toBe(true);
+      const rank = ["private", "internal", "public"];
+      const groups = new Map(dataset.groups.map((g) => [g.full_path, g.visibility]));
+      for (const p of whole.items) expect(rank.indexOf(p.visibility!)).toBeLessThanOrEqual(rank.indexOf(groups.get(p.namespace.full_path)!));
+      const bad = await fetch(`${sim.url}/api/v4/groups/acme/projects?visibility=secret`, { headers: { "PRIVATE-TOKEN": sim.token } });
+      expect(bad.status).toBe(400);
+    });
+  });
+
+  it("playing a GitLab without it (projectVisibility: false): no visibility on projects, and the filter ignored", async () => {
+    const { dataset } = generateOrganisation({ projects: 600 });
+    await withSim({ dataset, projectVisibility: false }, async (sim) => {
+      const whole = await page(sim, "");
+      const filtered = await page(sim, "&visibility=private");
+      expect(filtered).toEqual(whole);
+      expect(whole.items.every((p) => p.visibility === undefined)).toBe(true);
+    });
+  });
+});

@@ -17,6 +17,8 @@ export interface RequestContext {
   /** `http://127.0.0.1:<port>`: links and redirects are absolute. */
   baseUrl: string;
   offsetLimit: number;
+  /** Projects carry `visibility` and listings filter by it (off: a GitLab that shows and filters neither). */
+  projectVisibility: boolean;
 }
 
 export type Handler = (ctx: RequestContext) => Reply;

@@ -48,6 +48,8 @@ export interface SimProject {
   previous_paths: string[];
   /** ISO 8601 with milliseconds, as GitLab writes it; absent reads as the creation time. */
   updated_at?: string;
+  /** Absent: derived from the id, never above its group's (Store.visibilityOf). */
+  visibility?: Visibility;
 }
 
 export interface SimUser {

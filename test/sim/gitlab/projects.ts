@@ -76,7 +76,8 @@ export const getProject: Handler = (ctx) => ({ status: 200, body: projectJson(ct
 
 /**
  * `include_subgroups` (default false) widens the group to its descendants; `with_shared` (default
- * true) adds projects shared into any of those groups from elsewhere. Ordered by id (`sort` asc,
+ * true) adds projects shared into any of those groups from elsewhere; `visibility` keeps those of one
+ * (ignored where the simulator plays a GitLab without it). Ordered by id (`sort` asc,
  * the default here, or desc) or by `updated_at` (`sort` desc by default, as GitLab's), no offset limit.
  * Shares are read live, so `with_shared` scans every project (some milliseconds at 100,000).
  */
@@ -92,6 +93,11 @@ export const listGroupProjects: Handler = (ctx) => {
     const sharedIn = ctx.store.projects.filter((p) => !ids.has(p.namespace_id) && p.shared_with_groups.some((s) => ids.has(s.group_id)));
     // Two runs already in id order: the sort merges them.
     if (sharedIn.length > 0) projects = [...own, ...sharedIn].sort((a, b) => a.id - b.id);
+  }
+  const visibility = stringParam(ctx, "visibility");
+  if (visibility !== undefined && ctx.projectVisibility) {
+    if (!["private", "internal", "public"].includes(visibility)) throw invalid("visibility", "does not have a valid value");
+    projects = projects.filter((p) => ctx.store.visibilityOf(p) === visibility);
   }
   const desc = sortParam(ctx, orderBy === "updated_at" ? "desc" : "asc") === "desc";
   // order_by=id and created_at list alike; sort=desc reverses them.

@@ -43,7 +43,7 @@ export function groupDetailJson(ctx: RequestContext, g: SimGroup, withProjects: 
   return { ...detail, projects: embed(ctx.store.projectsOf(g.id, false)), shared_projects: embed(ctx.store.projectsSharedWith(g.id)) };
 }
 
-/** `simple=true` leaves out `archived` and `shared_with_groups`, as GitLab's simple entity does. */
+/** `simple=true` leaves out `archived`, `visibility` and `shared_with_groups`, as GitLab's simple entity does. */
 export function projectJson(ctx: RequestContext, p: SimProject, simple: boolean) {
   const ns = ctx.store.namespaceOf(p);
   const base = {
@@ -57,5 +57,11 @@ export function projectJson(ctx: RequestContext, p: SimProject, simple: boolean)
     web_url: `${ctx.baseUrl}/${p.path_with_namespace}`,
     namespace: ns && namespaceJson(ctx, ns),
   };
-  return simple ? base : { ...base, archived: p.archived, shared_with_groups: ctx.store.visibleShares(ctx.caller, p.shared_with_groups) };
+  if (simple) return base;
+  return {
+    ...base,
+    archived: p.archived,
+    ...(ctx.projectVisibility ? { visibility: ctx.store.visibilityOf(p) } : {}),
+    shared_with_groups: ctx.store.visibleShares(ctx.caller, p.shared_with_groups),
+  };
 }

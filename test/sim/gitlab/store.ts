@@ -1,4 +1,4 @@
-import type { GitLabDataset, SimGroup, SimProject, SimShare } from "./dataset.ts";
+import type { GitLabDataset, SimGroup, SimProject, SimShare, Visibility } from "./dataset.ts";
 
 /** Who is asking: `null` is an unauthenticated request. */
 export interface Caller {
@@ -26,6 +26,8 @@ export interface Pipeline {
 }
 
 const NUMERIC = /^\d+$/;
+/** Least visible first. */
+const VISIBILITIES: readonly Visibility[] = ["private", "internal", "public"];
 
 /**
  * The dataset with the indexes the routes need. Groups, users and projects are indexed at start,
@@ -109,6 +111,20 @@ export class Store {
   canSee(caller: Caller | null, group: SimGroup): boolean {
     if (caller?.is_admin || caller?.is_auditor) return true;
     return group.visibility === "public" || (caller !== null && group.visibility === "internal");
+  }
+
+  /**
+   * A project's visibility: its own, or one derived from its id (about 55% private, 35% internal, 10%
+   * public, as organisations mix them), never above its group's, as GitLab allows; private in a user's
+   * namespace. Derived without the generator's random numbers, so every seed's dataset is unchanged.
+   */
+  visibilityOf(project: SimProject): Visibility {
+    if (project.visibility) return project.visibility;
+    const group = this.groupById.get(project.namespace_id);
+    if (!group) return "private";
+    const bucket = Math.imul(project.id, 2654435761) >>> 0;
+    const wanted = VISIBILITIES[bucket % 100 < 55 ? 0 : bucket % 100 < 90 ? 1 : 2]!;
+    return VISIBILITIES[Math.min(VISIBILITIES.indexOf(wanted), VISIBILITIES.indexOf(group.visibility))]!;
   }
 
   /** Non-admins see the groups they can see and their own user namespace. */
