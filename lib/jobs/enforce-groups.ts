@@ -74,7 +74,12 @@ async function* groupIds(x: Examination, work: Extract<GroupWork, { pending: num
   if (work.list === undefined) return;
   const list = { signal: x.signal, from: work.from };
   const pages = (work.list === "all" ? x.gitlab.listGroups({ all_available: true }, list) : x.gitlab.listDescendantGroups(work.list.descendantsOf, list)).pages();
-  const ask = () => inSlot(x, () => pages.next(), PRIORITY.groupPages);
+  const ask = () => {
+    const page = inSlot(x, () => pages.next(), PRIORITY.groupPages);
+    // It may fail while the ids before it are still being handed out: it is awaited (and thrown) then.
+    page.catch(() => undefined);
+    return page;
+  };
   try {
     for (let next = ask(); ; ) {
       const page = await next;

@@ -52,6 +52,7 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
   const unconfirmed = Map.groupBy(opts.admin ? [] : actions.filter((a) => kindOf(a).kept), subjectKey);
   const untried = new Map([...unconfirmed].map(([key, group]) => [key, group.length]));
   const confirming = new PQueue({ concurrency: opts.concurrency });
+  const confirmations: Promise<void>[] = [];
   const record = (a: ShareRemoval) => a.status !== "planned" && opts.audit?.info(a.type, auditFields(a));
   const old = (a: ShareRemoval) => Date.now() - (opts.judgedAt.get(a) ?? 0) > opts.maxPlanAgeMs;
   // Removals whose subject is read again afterwards go first, so those reads overlap the other removals.
@@ -68,12 +69,15 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
     untried.set(key, left - 1);
     if (left > 1) return;
     const group = unconfirmed.get(key)!;
-    void confirming.add(async () => {
+    const confirmed = confirming.add(async () => {
       if (!(await confirm(group, opts))) stopped = true;
       group.forEach(record);
     });
+    // Awaited (and thrown) below, once the removals are done.
+    confirmed.catch(() => undefined);
+    confirmations.push(confirmed);
   }, { concurrency: opts.concurrency });
-  await Promise.all([readingAhead, confirming.onIdle()]);
+  await Promise.all([readingAhead, ...confirmations]);
   return { stopped };
 }
 

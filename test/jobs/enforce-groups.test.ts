@@ -218,6 +218,17 @@ describe("enforce: group shares", () => {
     expect(sim.counters.byRoute["GET /groups/:id"]).toBe(inScope.groups + sharing);
   });
 
+  it("a page of the group listing, asked for ahead while the groups before it are read, fails the run with its error when it fails", async () => {
+    const { dataset } = generateOrganisation({ projects: 10_000, seed: 7, groupShares: true, now: NOW });
+    sim = await startGitLabSim({ dataset, latencyMs: 2 });
+    expect(dataset.groups.filter((g) => g.full_path.startsWith("acme/")).length).toBeGreaterThan(100);
+    // The second page is refused (a 400 is not retried) while the first page's groups are still being read.
+    sim.beforeAnswer(({ route, url }) => {
+      if (route === "GET /groups/:id/descendant_groups" && url.searchParams.get("page") === "2") sim.addFaults({ kind: "status", status: 400, route, times: 1 });
+    });
+    await expect(run()).rejects.toThrow(/descendant_groups.*answered 400/);
+  });
+
   it("shares made by a scope group's ancestor, outside the scope, are listed as warnings and never governed; the ancestor is read once", async () => {
     const { dataset } = await setup({ recordRequests: true });
     const acme = dataset.groups.find((g) => g.full_path === "acme")!;
