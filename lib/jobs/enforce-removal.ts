@@ -9,9 +9,10 @@
  * the other.
  *
  * A kind whose removal GitLab may answer with success without removing (a group share, when the token
- * lacks Owner) has its subject read once more after the last of its removals, unless the token is an
- * administrator's (Owner everywhere), and a share still there fails; its audit lines wait for that
- * answer, so each says what finally became of the share. Those reads take slots of their own, as the
+ * lacks Owner) has its subject read once more after the last of its removals, and a share still there
+ * fails; its audit lines wait for that answer, so each says what finally became of the share. An
+ * administrator's token is read again too: with Admin Mode on, a token without the admin_mode scope
+ * acts as a plain user though /user says is_admin. Those reads take slots of their own, as the
  * plan-age re-reads do, so they never hold up a removal.
  */
 import pMap from "p-map";
@@ -29,8 +30,6 @@ export interface RemovalOptions {
   maxPlanAgeMs: number;
   /** When each action was judged (Date.now()). */
   judgedAt: ReadonlyMap<ShareRemoval, number>;
-  /** The token is an administrator's: GitLab's success is proof of a removal of any kind. */
-  admin: boolean;
   signal?: AbortSignal;
   audit?: AuditSink;
   warnings: string[];
@@ -49,7 +48,7 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
     return reads.get(key)!;
   };
   // Actions waiting for their subject's confirming read, by subject, and how many are still to be tried.
-  const unconfirmed = Map.groupBy(opts.admin ? [] : actions.filter((a) => kindOf(a).kept), subjectKey);
+  const unconfirmed = Map.groupBy(actions.filter((a) => kindOf(a).kept), subjectKey);
   const untried = new Map([...unconfirmed].map(([key, group]) => [key, group.length]));
   const confirming = new PQueue({ concurrency: opts.concurrency });
   const confirmations: Promise<void>[] = [];

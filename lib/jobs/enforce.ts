@@ -110,7 +110,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
         );
       }
       const roots = await scope;
-      return { startedAt, now, seesAllGroups, admin: isTrue(user.is_admin), warnings, frontier: SHARE_KINDS.flatMap((kind) => kind.begin(roots)) };
+      return { startedAt, now, seesAllGroups, warnings, frontier: SHARE_KINDS.flatMap((kind) => kind.begin(roots)) };
     }),
   );
   const now = new Date(begun.now);
@@ -173,7 +173,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
           const actions = structuredClone(batch.map((stray) => stray.action));
           const judged = new Map(actions.map((action, i) => [action, attempt > 1 ? 0 : batch[i]!.judgedAt]));
           const removal = await removeShares(actions, {
-            gitlab, policy, now, judgedAt: judged, admin: begun.admin, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY, maxPlanAgeMs: opts.maxPlanAgeMs ?? 60_000, signal, audit: opts.audit, warnings: removalWarnings,
+            gitlab, policy, now, judgedAt: judged, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY, maxPlanAgeMs: opts.maxPlanAgeMs ?? 60_000, signal, audit: opts.audit, warnings: removalWarnings,
           });
           // Past the run's time limit the batches not begun are left: the report must come before the limit does.
           return { actions, warnings: removalWarnings, stopped: removal.stopped || Date.now() >= runEnd, spent: Date.now() >= steps.sliceEnd() };

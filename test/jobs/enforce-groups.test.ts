@@ -79,7 +79,7 @@ describe("enforce: group shares", () => {
     expect(report.actions.find((a) => a.kind === "project")).toMatchObject({ type: "remove-share", kind: "project", expiresAt: expect.toBeOneOf([null, expect.any(String)]) });
   });
 
-  it("apply removes exactly the strays of both kinds and nothing else, and writes one audit line each", async () => {
+  it("apply removes exactly the strays of both kinds and nothing else, reads each touched group again, and writes one audit line each", async () => {
     const { dataset, strays } = await setup({ recordRequests: true });
     const before = allShares();
     const audit: Record<string, unknown>[] = [];
@@ -93,11 +93,12 @@ describe("enforce: group shares", () => {
       return `${kind![0]}${id}:${groupId}`;
     });
     expect(deleted.sort()).toEqual(strays);
-    // One detail per group in scope; none to confirm, as GitLab's 204 to an administrator is proof
-    // (a token with Owner only is read again: the test of a 204 that kept the share, below).
+    // One detail per group in scope, then one per group whose shares were removed, to confirm: an
+    // administrator's token too (with Admin Mode on, one without the admin_mode scope is a plain user's).
     const inScope = dataset.groups.filter((g) => g.full_path === "acme" || g.full_path.startsWith("acme/")).length;
-    expect(sim.counters.byRoute["GET /groups/:id"]).toBe(inScope);
-    expect(report.summary.groupReads).toBe(inScope);
+    const touched = new Set(report.actions.flatMap((a) => (a.kind === "group" ? [a.sharedGroupId] : []))).size;
+    expect(sim.counters.byRoute["GET /groups/:id"]).toBe(inScope + touched);
+    expect(report.summary.groupReads).toBe(inScope + touched);
 
     expect(audit).toHaveLength(strays.length);
     const group = report.actions.find((a) => a.kind === "group")!;
@@ -213,9 +214,10 @@ describe("enforce: group shares", () => {
     expect(action(raised!)).toMatchObject({ status: "done", accessLevel: 40 });
     const deleted = sim.requests.filter((r) => r.method === "DELETE").map((r) => r.url);
     expect(deleted.some((url) => url.includes(`/groups/${share(tooHigh).group.id}/share/${share(tooHigh).share.group_id}`))).toBe(false);
-    // Once per sharing group to judge again (the administrator's removals need no confirming read).
+    // Once per sharing group to judge again, once per group touched to confirm.
     const sharing = new Set(groupStrays.map((k) => k.split(":")[0])).size;
-    expect(sim.counters.byRoute["GET /groups/:id"]).toBe(inScope.groups + sharing);
+    const touched = new Set(report.actions.flatMap((a) => (a.kind === "group" && a.status === "done" ? [a.sharedGroupId] : []))).size;
+    expect(sim.counters.byRoute["GET /groups/:id"]).toBe(inScope.groups + sharing + touched);
   });
 
   it("a page of the group listing, asked for ahead while the groups before it are read, fails the run with its error when it fails", async () => {
