@@ -200,25 +200,65 @@ async function partition(p: Partitioning, work: ProjectWork): Promise<void> {
   // splits only when it holds clearly more (twice that), since every split costs requests.
   const even = work.share ?? Math.max(SPLIT_ABOVE_PAGES, Math.ceil((Number.isFinite(opening.pages) ? opening.pages : 10_000 / PER_PAGE) / x.concurrency));
   const large = opening.pages > (work.share === undefined ? even : 2 * even);
-  const children = group !== undefined && large && x.seesAllGroups ? await subgroups(x, group) : [];
+  const bySubgroups = group !== undefined && large && x.seesAllGroups;
+  // Deciding a split takes a round trip (the subgroups, or the parts by visibility): meanwhile the
+  // listing's next pages are asked for, held unjudged, and read on if it is not split after all. Not
+  // for a scope group that may split by subgroups: at the size that asks it, it nearly always does.
+  const ahead = ofGroup && large && !(bySubgroups && work.share === undefined) ? readAhead(x, work, pages, opening.pages) : undefined;
+  const children = bySubgroups ? await subgroups(x, group) : [];
   if (children.length === 0 || children.length >= opening.pages) {
-    if (ofGroup && large && (await byVisibility(p, work, first.value, top))) return void (await pages.return?.(undefined));
-    return rest(p, work, first.value, pages, top);
+    if (ofGroup && large && (await byVisibility(p, work, first.value, top))) return ahead?.drop();
+    return rest(p, work, first.value, top, ahead ?? { up: { pages } });
   }
-  await pages.return?.(undefined);
+  await (ahead?.drop() ?? pages.return?.(undefined));
   const split = (list: ProjectWork["list"], path: string | undefined, share?: number) =>
     partition(p, { kind: "project", list, judgedUpTo: top, ...(path === undefined ? {} : { path }), ...(share === undefined ? {} : { share }) });
   await Promise.all([split({ group: group!, own: true }, work.path), ...children.map((child) => split({ group: child.id }, child.full_path, even))]);
 }
 
+/** A listing's pages from where one end stands, and the next one's answer where it was asked for ahead. */
+interface Chain {
+  pages: AsyncIterator<Page<Project>>;
+  next?: Promise<NextPage>;
+}
+
+type NextPage = Awaited<ReturnType<typeof nextPage>>;
+
 /** A listing after its first page: read from both ends above a few pages (enforce's id ranges from one). */
-async function rest(p: Partitioning, work: ProjectWork, first: Page<Project>, pages: AsyncIterator<Page<Project>>, top: number): Promise<void> {
-  if (first.checkpoint.next === null) return void (await pages.return?.(undefined));
+async function rest(p: Partitioning, work: ProjectWork, first: Page<Project>, top: number, chains: { up: Chain; down?: Chain }): Promise<void> {
   const opening = counts(first);
-  const at: Ends = { up: first.checkpoint, top, bottom: null, seen: first.items.length, projects: Number.isFinite(opening.projects) ? opening.projects : null };
   // An id range of the instance is read from one end (GitLab's keyset on /projects goes up only).
-  if (opening.pages <= BOTH_ENDS_ABOVE_PAGES || !(typeof work.list === "object" && "group" in work.list)) at.down = null;
-  return ends(p, { ...work, at }, at, pages);
+  const oneEnd = opening.pages <= BOTH_ENDS_ABOVE_PAGES || !(typeof work.list === "object" && "group" in work.list);
+  if (first.checkpoint.next === null || oneEnd) await close(chains.down);
+  if (first.checkpoint.next === null) return close(chains.up);
+  const at: Ends = { up: first.checkpoint, top, bottom: null, seen: first.items.length, projects: Number.isFinite(opening.projects) ? opening.projects : null };
+  if (oneEnd) at.down = null;
+  return ends(p, { ...work, at }, at, { up: chains.up, ...(oneEnd ? {} : { down: chains.down }) });
+}
+
+/**
+ * The next page up and the first page down of a large listing, asked for before anyone knows whether
+ * they will be read (each failure is the reader's to throw, when it reads it); `drop` when the listing
+ * is split instead, two requests spent.
+ */
+function readAhead(x: Examination, work: ProjectWork, pages: AsyncIterator<Page<Project>>, total: number): { up: Chain; down: Chain; drop(): Promise<void> } {
+  // Unknown totals (above 10,000 projects) count as 10,000, as ends() counts them.
+  const priority = chainPriority((Number.isFinite(total) ? total : 10_000 / PER_PAGE) / 2);
+  const ask = (chain: AsyncIterator<Page<Project>>): Chain => {
+    const next = nextPage(x, chain, priority);
+    next.catch(() => undefined);
+    return { pages: chain, next };
+  };
+  const up = ask(pages);
+  const down = ask(listing(x, work, "desc"));
+  return { up, down, drop: async () => void (await Promise.all([close(up), close(down)])) };
+}
+
+/** Ends a chain: its page asked for ahead settled, its listing closed. */
+async function close(chain: Chain | undefined): Promise<void> {
+  if (!chain) return;
+  await chain.next?.catch(() => undefined);
+  await chain.pages.return?.(undefined);
 }
 
 const VISIBILITIES: readonly Visibility[] = ["private", "internal", "public"];
@@ -229,12 +269,12 @@ const VISIBILITIES: readonly Visibility[] = ["private", "internal", "public"];
  * disjoint and together whole, each read from both ends, so a chain of N pages becomes three shorter
  * ones. It goes ahead only if their first pages show GitLab applied the filter (each project of the
  * visibility asked for, the totals adding up to the listing's): a server that ignores it would have
- * each list everything, so then the listing goes on whole, three requests spent. False then, or when
- * the examination paused meanwhile.
+ * each list everything, so then the listing goes on whole, three requests spent. A server whose
+ * projects show no visibility is not asked at all. False then, or when the examination paused meanwhile.
  */
 async function byVisibility(p: Partitioning, work: ProjectWork, first: Page<Project>, top: number): Promise<boolean> {
   const list = work.list as { group: number; own?: true; visibility?: Visibility };
-  if (list.visibility) return false;
+  if (list.visibility || first.items.some((project) => project.visibility === undefined)) return false;
   const parts = await Promise.all(
     VISIBILITIES.map(async (visibility) => {
       const part: ProjectWork = { ...work, list: { ...list, visibility }, judgedUpTo: top };
@@ -255,7 +295,7 @@ async function byVisibility(p: Partitioning, work: ProjectWork, first: Page<Proj
   await Promise.all(
     parts.map(({ part, pages, page }) => {
       judgeAbove(p, part, page!.items);
-      return rest(p, part, page!, pages, Math.max(top, ...page!.items.map((project) => project.id)));
+      return rest(p, part, page!, Math.max(top, ...page!.items.map((project) => project.id)), { up: { pages } });
     }),
   );
   return true;
@@ -276,7 +316,7 @@ function judgeAbove(p: Partitioning, work: ProjectWork, items: Project[]): void 
  * whichever end reached it first; where they meet, a page may be read by both (one request more).
  * A pause stops both ends between pages and leaves where they stand.
  */
-async function ends(p: Partitioning, work: ProjectWork, at: Ends, live?: AsyncIterator<Page<Project>>): Promise<void> {
+async function ends(p: Partitioning, work: ProjectWork, at: Ends, chains: { up?: Chain; down?: Chain } = {}): Promise<void> {
   const { x } = p;
   const bottom = () => at.bottom ?? Infinity;
   // Pages asked for and not yet answered count as seen, so the two ends never both ask for the last.
@@ -287,10 +327,13 @@ async function ends(p: Partitioning, work: ProjectWork, at: Ends, live?: AsyncIt
   let paused = false;
   // Pages this end still has to read, about: what priority its next page gets (unknown totals count as 10,000).
   const ahead = () => ((at.projects ?? 10_000) - at.seen) / PER_PAGE / (at.down === null ? 1 : 2);
-  const end = async (pages: AsyncIterator<Page<Project>>, mine: (project: Project) => boolean, reached: (page: Page<Project>) => void) => {
+  const end = async ({ pages, next: asked0 }: Chain, mine: (project: Project) => boolean, reached: (page: Page<Project>) => void) => {
+    let early = asked0;
     while (open()) {
       asked++;
-      const page = await nextPage(x, pages, chainPriority(ahead())).finally(() => asked--);
+      const next = early ?? nextPage(x, pages, chainPriority(ahead()));
+      early = undefined;
+      const page = await next.finally(() => asked--);
       if (page === PAUSED) {
         paused = true;
         break;
@@ -302,16 +345,16 @@ async function ends(p: Partitioning, work: ProjectWork, at: Ends, live?: AsyncIt
       reached(page.value);
       if (page.value.checkpoint.next === null) break;
     }
-    await pages.return?.(undefined);
+    await close({ pages, ...(early ? { next: early } : {}) });
   };
-  const up = end(live ?? listing(x, work, "asc", at.up), (project) => project.id < bottom(), (page) => {
+  const up = end(chains.up ?? { pages: listing(x, work, "asc", at.up) }, (project) => project.id < bottom(), (page) => {
     at.up = page.checkpoint;
     at.top = Math.max(at.top, ...page.items.map((project) => project.id));
   });
   const down =
     at.down === null
       ? undefined
-      : end(listing(x, work, "desc", at.down), (project) => project.id > at.top, (page) => {
+      : end(chains.down ?? { pages: listing(x, work, "desc", at.down) }, (project) => project.id > at.top, (page) => {
           at.down = page.checkpoint;
           at.bottom = Math.min(bottom(), ...page.items.map((project) => project.id));
         });

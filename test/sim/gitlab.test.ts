@@ -992,13 +992,13 @@ describe("project visibility", () => {
     });
   });
 
-  it("playing a GitLab without it (projectVisibility: false): no visibility on projects, and the filter ignored", async () => {
+  it.each(["none", "unfiltered"] as const)("playing a GitLab without the filter (projectVisibility: %s): the filter ignored, visibility shown only when unfiltered", async (mode) => {
     const { dataset } = generateOrganisation({ projects: 600 });
-    await withSim({ dataset, projectVisibility: false }, async (sim) => {
+    await withSim({ dataset, projectVisibility: mode }, async (sim) => {
       const whole = await page(sim, "");
       const filtered = await page(sim, "&visibility=private");
       expect(filtered).toEqual(whole);
-      expect(whole.items.every((p) => p.visibility === undefined)).toBe(true);
+      expect(whole.items.every((p) => (mode === "none" ? p.visibility === undefined : p.visibility !== undefined))).toBe(true);
     });
   });
 });

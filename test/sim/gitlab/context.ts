@@ -17,8 +17,8 @@ export interface RequestContext {
   /** `http://127.0.0.1:<port>`: links and redirects are absolute. */
   baseUrl: string;
   offsetLimit: number;
-  /** Projects carry `visibility` and listings filter by it (off: a GitLab that shows and filters neither). */
-  projectVisibility: boolean;
+  /** Projects carry `visibility` and listings filter by it ("unfiltered": carry it, ignore the filter; "none": neither). */
+  projectVisibility: "full" | "unfiltered" | "none";
 }
 
 export type Handler = (ctx: RequestContext) => Reply;

@@ -95,7 +95,7 @@ export const listGroupProjects: Handler = (ctx) => {
     if (sharedIn.length > 0) projects = [...own, ...sharedIn].sort((a, b) => a.id - b.id);
   }
   const visibility = stringParam(ctx, "visibility");
-  if (visibility !== undefined && ctx.projectVisibility) {
+  if (visibility !== undefined && ctx.projectVisibility === "full") {
     if (!["private", "internal", "public"].includes(visibility)) throw invalid("visibility", "does not have a valid value");
     projects = projects.filter((p) => ctx.store.visibilityOf(p) === visibility);
   }

@@ -61,7 +61,7 @@ export function projectJson(ctx: RequestContext, p: SimProject, simple: boolean)
   return {
     ...base,
     archived: p.archived,
-    ...(ctx.projectVisibility ? { visibility: ctx.store.visibilityOf(p) } : {}),
+    ...(ctx.projectVisibility === "none" ? {} : { visibility: ctx.store.visibilityOf(p) }),
     shared_with_groups: ctx.store.visibleShares(ctx.caller, p.shared_with_groups),
   };
 }

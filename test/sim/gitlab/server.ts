@@ -30,10 +30,11 @@ export interface GitLabSimOptions {
   /** Maximum offset of offset pagination on GET /projects (default 50,000). */
   offsetLimit?: number;
   /**
-   * Default true. False: projects carry no `visibility` and a group's project listing ignores the
-   * `visibility` filter, as a server that does not know it would (the client must notice).
+   * Default "full". "none": projects carry no `visibility` and a group's project listing ignores the
+   * `visibility` filter, as a server that does not know it would; "unfiltered": projects carry it, but
+   * the filter is ignored (the client must notice).
    */
-  projectVisibility?: boolean;
+  projectVisibility?: "full" | "unfiltered" | "none";
   /** Raw query strings longer than this get 414 (default 8,192). */
   maxQueryLength?: number;
   rateLimits?: RateLimitRule[];
@@ -164,7 +165,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
       store,
       baseUrl,
       offsetLimit,
-      projectVisibility: opts.projectVisibility ?? true,
+      projectVisibility: opts.projectVisibility ?? "full",
     };
     const reply = match.route.handler(ctx);
     if (fault?.kind === "apply-then-status") return statusReply(fault.status);
