@@ -6,7 +6,7 @@ import { HttpError, type GitLabClient, type Group, type Project, type Visibility
 import type { Checkpoint, Page } from "../paging/index.ts";
 import { scopeGroups, type Policy } from "../policy/index.ts";
 import type { Examination, Subject } from "./enforce-kinds.ts";
-import { answeredBefore, sweepMoves, unjudged, type GroupListing } from "./enforce-moves.ts";
+import { answeredBefore, inGroupItself, sweepMoves, unjudged, type GroupListing } from "./enforce-moves.ts";
 import { chainPriority, inSlot, PAUSED, PRIORITY } from "./enforce-slots.ts";
 import { errorText } from "./report.ts";
 
@@ -201,10 +201,12 @@ async function partition(p: Partitioning, work: ProjectWork): Promise<void> {
   const even = work.share ?? Math.max(SPLIT_ABOVE_PAGES, Math.ceil((Number.isFinite(opening.pages) ? opening.pages : 10_000 / PER_PAGE) / x.concurrency));
   const large = opening.pages > (work.share === undefined ? even : 2 * even);
   const bySubgroups = group !== undefined && large && x.seesAllGroups;
-  // Deciding a split takes a round trip (the subgroups, or the parts by visibility): meanwhile the
-  // listing's next pages are asked for, held unjudged, and read on if it is not split after all. Not
-  // for a scope group that may split by subgroups: at the size that asks it, it nearly always does.
-  const ahead = ofGroup && large && !(bySubgroups && work.share === undefined) ? readAhead(x, work, pages, opening.pages) : undefined;
+  // Looking up the subgroups takes a round trip. Where the listing will likely be read whole after
+  // it — a branch whose first page is nearly all the group's own projects, on a GitLab that offers no
+  // visibility to split by — its next pages are asked for meanwhile, held unjudged, and read on if it
+  // is not split after all (two requests spent if it is).
+  const likelyWhole = work.share !== undefined && first.value.items.every((project) => project.visibility === undefined) && ownShare(work, first.value) >= 0.9;
+  const ahead = bySubgroups && likelyWhole ? readAhead(x, work, pages, opening.pages) : undefined;
   const children = bySubgroups ? await subgroups(x, group) : [];
   if (children.length === 0 || children.length >= opening.pages) {
     if (ofGroup && large && (await byVisibility(p, work, first.value, top))) return ahead?.drop();
@@ -239,7 +241,7 @@ async function rest(p: Partitioning, work: ProjectWork, first: Page<Project>, to
 /**
  * The next page up and the first page down of a large listing, asked for before anyone knows whether
  * they will be read (each failure is the reader's to throw, when it reads it); `drop` when the listing
- * is split instead, two requests spent.
+ * is split instead.
  */
 function readAhead(x: Examination, work: ProjectWork, pages: AsyncIterator<Page<Project>>, total: number): { up: Chain; down: Chain; drop(): Promise<void> } {
   // Unknown totals (above 10,000 projects) count as 10,000, as ends() counts them.
@@ -252,6 +254,13 @@ function readAhead(x: Examination, work: ProjectWork, pages: AsyncIterator<Page<
   const up = ask(pages);
   const down = ask(listing(x, work, "desc"));
   return { up, down, drop: async () => void (await Promise.all([close(up), close(down)])) };
+}
+
+/** The share of a page's projects that sit in the listing's group itself (0 where its path is unknown). */
+function ownShare(work: ProjectWork, page: Page<Project>): number {
+  const group = work.path;
+  if (group === undefined || page.items.length === 0) return 0;
+  return page.items.filter((project) => inGroupItself(group, project)).length / page.items.length;
 }
 
 /** Ends a chain: its page asked for ahead settled, its listing closed. */

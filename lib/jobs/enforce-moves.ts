@@ -61,9 +61,12 @@ export function answeredBefore(page: Page<unknown>, sentAt: number): number {
 function lists(listing: GroupListing, project: Project): boolean {
   if (listing.visibility && project.visibility !== listing.visibility) return false;
   if (listing.path === undefined) return true;
-  const at = project.path_with_namespace.toLowerCase();
-  const group = listing.path.toLowerCase();
-  return listing.own ? at === `${group}/${project.path.toLowerCase()}` : at.startsWith(`${group}/`);
+  return listing.own ? inGroupItself(listing.path, project) : project.path_with_namespace.toLowerCase().startsWith(`${listing.path.toLowerCase()}/`);
+}
+
+/** Whether the project sits in the group itself, not in a subgroup (GitLab paths are case-insensitive). */
+export function inGroupItself(groupPath: string, project: Project): boolean {
+  return project.path_with_namespace.toLowerCase() === `${groupPath.toLowerCase()}/${project.path.toLowerCase()}`;
 }
 
 export interface Sweep {
