@@ -207,12 +207,14 @@ async function partition(p: Partitioning, work: ProjectWork): Promise<void> {
   // is not split after all (two requests spent if it is).
   const likelyWhole = work.share !== undefined && first.value.items.every((project) => project.visibility === undefined) && ownShare(work, first.value) >= 0.9;
   const ahead = bySubgroups && likelyWhole ? readAhead(x, work, pages, opening.pages) : undefined;
+  // Split after all: this listing is read no further.
+  const drop = async () => void (await (ahead?.drop() ?? pages.return?.(undefined)));
   const children = bySubgroups ? await subgroups(x, group) : [];
   if (children.length === 0 || children.length >= opening.pages) {
-    if (ofGroup && large && (await byVisibility(p, work, first.value, top))) return ahead?.drop();
+    if (ofGroup && large && (await byVisibility(p, work, first.value, top))) return drop();
     return rest(p, work, first.value, top, ahead ?? { up: { pages } });
   }
-  await (ahead?.drop() ?? pages.return?.(undefined));
+  await drop();
   const split = (list: ProjectWork["list"], path: string | undefined, share?: number) =>
     partition(p, { kind: "project", list, judgedUpTo: top, ...(path === undefined ? {} : { path }), ...(share === undefined ? {} : { share }) });
   await Promise.all([split({ group: group!, own: true }, work.path), ...children.map((child) => split({ group: child.id }, child.full_path, even))]);
@@ -336,8 +338,7 @@ async function ends(p: Partitioning, work: ProjectWork, at: Ends, chains: { up?:
   let paused = false;
   // Pages this end still has to read, about: what priority its next page gets (unknown totals count as 10,000).
   const ahead = () => ((at.projects ?? 10_000) - at.seen) / PER_PAGE / (at.down === null ? 1 : 2);
-  const end = async ({ pages, next: asked0 }: Chain, mine: (project: Project) => boolean, reached: (page: Page<Project>) => void) => {
-    let early = asked0;
+  const end = async ({ pages, next: early }: Chain, mine: (project: Project) => boolean, reached: (page: Page<Project>) => void) => {
     while (open()) {
       asked++;
       const next = early ?? nextPage(x, pages, chainPriority(ahead()));
