@@ -7,14 +7,15 @@
  * - a project moving from a part of the tree not yet listed to a part already listed is never listed.
  * The examination keeps a ledger of the projects it judged, each with the listing that judged it, so
  * no project is judged twice; and once a scope group's listings are done, it sweeps the group's
- * projects by `updated_at` (a transfer moves it on) back to when its listing began. A run in steps (a
- * durable execution) keeps a ledger per step, and sweeps only a scope group listed within one step. A moved project not yet
- * judged is judged where it is now; one that left the listing that judged it has that listing read
- * again, for the project its shift may have skipped. A project judged before it changed is marked so:
- * a removal of its shares judges them again first, where the project now is (enforce-removal.ts), as
- * its place may change what the policy says. Moves during a sweep are swept again, a few times.
- * A project moved out of the scope, or deleted, shows in no sweep: a project its shift skipped waits
- * for the next run.
+ * projects by `updated_at` (a transfer moves it on) back to when its listing began. A moved project
+ * not yet judged is judged where it is now; one that left the listing that judged it has that listing
+ * read again, for the project its shift may have skipped. A project judged before it changed is marked
+ * so: a removal of its shares judges them again first, where the project now is (enforce-removal.ts),
+ * as its place may change what the policy says. Moves during a sweep are swept again, a few times.
+ *
+ * Not mended: a project moved out of the scope, or deleted, shows in no sweep, so a project its shift
+ * skipped waits for the next run; and a run in steps (a durable execution) keeps a ledger per step, so
+ * it sweeps only a scope group listed within one step.
  */
 import type { Project, Visibility } from "../gitlab/index.ts";
 import type { Page } from "../paging/index.ts";
@@ -91,7 +92,7 @@ export async function sweepMoves(s: Sweep): Promise<void> {
     await Promise.all([...left].map((listing) => s.reread(listing)));
     if (moved === 0 && left.size === 0) return;
     if (round === SWEEPS) {
-      s.x.warnings.push(`projects in ${s.root.path} were still moving between groups after ${SWEEPS} sweeps: a project moved since ${new Date(began).toISOString()} may be judged only by the next run`);
+      s.x.warnings.push(`projects in ${s.root.path ?? `group ${s.root.group}`} were still moving between groups after ${SWEEPS} sweeps: a project moved since ${new Date(began).toISOString()} may be judged only by the next run`);
       return;
     }
     since = began;

@@ -12,8 +12,8 @@
  * lacks Owner) has its subject read once more after the last of its removals, and a share still there
  * fails; its audit lines wait for that answer, so each says what finally became of the share. An
  * administrator's token is read again too: with Admin Mode on, a token without the admin_mode scope
- * acts as a plain user though /user says is_admin. Those reads take slots of their own, as the
- * plan-age re-reads do, so they never hold up a removal.
+ * acts as a plain user though /user says is_admin. Those reads share the plan-age re-reads' slots,
+ * beside the removals', so they never hold up a removal.
  */
 import pMap from "p-map";
 import PQueue from "p-queue";
@@ -50,14 +50,15 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
   // Actions waiting for their subject's confirming read, by subject, and how many are still to be tried.
   const unconfirmed = Map.groupBy(actions.filter((a) => kindOf(a).kept), subjectKey);
   const untried = new Map([...unconfirmed].map(([key, group]) => [key, group.length]));
-  const confirming = new PQueue({ concurrency: opts.concurrency });
+  // The reads' own slots: the plan-age re-reads, then the confirming reads as their subjects are done.
+  const readSlots = new PQueue({ concurrency: opts.concurrency });
   const confirmations: Promise<void>[] = [];
   const record = (a: ShareRemoval) => a.status !== "planned" && opts.audit?.info(a.type, auditFields(a));
   const old = (a: ShareRemoval) => Date.now() - (opts.judgedAt.get(a) ?? 0) > opts.maxPlanAgeMs;
   // Removals whose subject is read again afterwards go first, so those reads overlap the other removals.
   const order = actions.toSorted((a, b) => Number(!kindOf(a).kept) - Number(!kindOf(b).kept));
   // A failed read is the removal's to report (removeOne awaits the same promise).
-  const readingAhead = pMap(order.filter(old), (a) => current(a).then(() => undefined, () => undefined), { concurrency: opts.concurrency });
+  const readingAhead = order.filter(old).map((a) => readSlots.add(() => current(a).then(() => undefined, () => undefined)));
 
   await pMap(order, async (action) => {
     if (signal?.aborted) stopped = true;
@@ -68,7 +69,7 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
     untried.set(key, left - 1);
     if (left > 1) return;
     const group = unconfirmed.get(key)!;
-    const confirmed = confirming.add(async () => {
+    const confirmed = readSlots.add(async () => {
       if (!(await confirm(group, opts))) stopped = true;
       group.forEach(record);
     });
@@ -76,7 +77,7 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
     confirmed.catch(() => undefined);
     confirmations.push(confirmed);
   }, { concurrency: opts.concurrency });
-  await Promise.all([readingAhead, ...confirmations]);
+  await Promise.all([...readingAhead, ...confirmations]);
   return { stopped };
 }
 

@@ -119,8 +119,8 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
     clearTimeout(timer);
   }
   // A project judged before it changed (moved, most often) has its removals judged again first (enforce-removal.ts).
-  const changed = x.ledger?.changed;
-  if (changed?.size) for (const stray of strays) if (stray.action.kind === "project" && changed.has(stray.action.projectId)) stray.judgedAt = 0;
+  const changed = x.ledger.changed;
+  if (changed.size) for (const stray of strays) if (stray.action.kind === "project" && changed.has(stray.action.projectId)) stray.judgedAt = 0;
   const overdue = frontier.length > 0 && Date.now() >= input.runEnd;
   if (overdue && stopped === null) stopped = `the run's time limit came at ${new Date(input.runEnd).toISOString()}`;
   return { frontier, tally, strays, warnings, stopped, spent: Date.now() >= steps.sliceEnd() };
