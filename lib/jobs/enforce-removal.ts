@@ -2,7 +2,7 @@
  * Removing the planned shares, of every kind: bounded concurrency, idempotent, one audit line each.
  * GitLab has no conditional DELETE, and on a large instance minutes pass between judging a share and
  * removing it: an owner may meanwhile have lowered its access, removed it, or moved it under an
- * exemption. So a removal planned longer ago than `maxPlanAgeMs` reads its subject again (once per
+ * exemption. So a removal planned `maxPlanAgeMs` ago or longer reads its subject again (once per
  * subject) and is judged again first; a share that is no longer stray is skipped, not removed. Those
  * reads go out ahead of the removals (`concurrency` of them at once, in the removals' order), so at
  * latency an old plan costs about the time of its removals, not of a read and a removal one after
@@ -54,7 +54,8 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
   const readSlots = new PQueue({ concurrency: opts.concurrency });
   const confirmations: Promise<void>[] = [];
   const record = (a: ShareRemoval) => a.status !== "planned" && opts.audit?.info(a.type, auditFields(a));
-  const old = (a: ShareRemoval) => Date.now() - (opts.judgedAt.get(a) ?? 0) > opts.maxPlanAgeMs;
+  // At least that old (0: always), so a plan judged in the same millisecond still counts.
+  const old = (a: ShareRemoval) => Date.now() - (opts.judgedAt.get(a) ?? 0) >= opts.maxPlanAgeMs;
   // Removals whose subject is read again afterwards go first, so those reads overlap the other removals.
   const order = actions.toSorted((a, b) => Number(!kindOf(a).kept) - Number(!kindOf(b).kept));
   // A failed read is the removal's to report (removeOne awaits the same promise).

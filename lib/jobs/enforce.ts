@@ -56,7 +56,7 @@ export interface EnforceOptions extends JobOptions {
   gitlab: GitLabClient;
   /** Examination requests in flight at once, both kinds together (project pages, group pages and details). */
   listConcurrency?: number;
-  /** A removal planned longer ago than this is judged again on its subject's current state first (default 60 s). */
+  /** A removal planned this long ago or longer is judged again on its subject's current state first (default 60 s; 0: always). */
   maxPlanAgeMs?: number;
   now?: Date;
   /** How long the whole run may take (ms); past it, the examination stops and the report says how far it got. */
