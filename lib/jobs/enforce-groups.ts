@@ -13,6 +13,7 @@ import type { Checkpoint } from "../paging/index.ts";
 import { accessLevelName, inScope } from "../policy/index.ts";
 import type { Examination, Subject } from "./enforce-kinds.ts";
 import { inSlot, PAUSED, PRIORITY } from "./enforce-slots.ts";
+import { awaitedLater } from "./awaited-later.ts";
 import { unlessNotFound, type ScopeRoot } from "./enforce-listing.ts";
 
 export function groupSubject(group: GroupDetail): Subject {
@@ -74,12 +75,8 @@ async function* groupIds(x: Examination, work: Extract<GroupWork, { pending: num
   if (work.list === undefined) return;
   const list = { signal: x.signal, from: work.from };
   const pages = (work.list === "all" ? x.gitlab.listGroups({ all_available: true }, list) : x.gitlab.listDescendantGroups(work.list.descendantsOf, list)).pages();
-  const ask = () => {
-    const page = inSlot(x, () => pages.next(), PRIORITY.groupPages);
-    // It may fail while the ids before it are still being handed out: it is awaited (and thrown) then.
-    page.catch(() => undefined);
-    return page;
-  };
+  // Asked for while the ids before it are still being handed out.
+  const ask = () => awaitedLater(inSlot(x, () => pages.next(), PRIORITY.groupPages));
   try {
     for (let next = ask(); ; ) {
       const page = await next;

@@ -9,6 +9,7 @@ import type { Examination, Subject } from "./enforce-kinds.ts";
 import { answeredBefore, inGroupItself, sweepMoves, unjudged, type GroupListing } from "./enforce-moves.ts";
 import { chainPriority, inSlot, PAUSED, PRIORITY } from "./enforce-slots.ts";
 import { errorText } from "./report.ts";
+import { awaitedLater } from "./awaited-later.ts";
 
 /** Above this many projects, the instance (without a scope) is listed in id ranges that run in parallel. */
 export const PARTITION_ABOVE = 2_000;
@@ -119,7 +120,7 @@ export async function examineProjects(x: Examination, work: ProjectWork, judge: 
   // The sweep and the listings it reads again are short: they finish even when the slice ends meanwhile.
   const sweeping: Partitioning = { ...p, x: { ...x, pause: undefined } };
   const reread = ({ path, ...list }: GroupListing) => partition(sweeping, { kind: "project", list, ...(path === undefined ? {} : { path }), share: Infinity });
-  await sweepMoves({ x: sweeping.x, ledger: x.ledger, root, since: p.began, judge: judgeProjects, reread }).catch((err: unknown) => {
+  await sweepMoves({ x: sweeping.x, root, since: p.began, judge: judgeProjects, reread }).catch((err: unknown) => {
     // Every project was listed: a failed sweep costs only what moved meanwhile, which the next run finds.
     if (x.signal.aborted) throw err;
     x.warnings.push(`could not look for projects moved between groups of ${root.path ?? `group ${root.group}`} while they were listed (${errorText(err)}): the next run judges any this one missed`);
@@ -138,9 +139,16 @@ interface Partitioning {
   paged: boolean;
 }
 
+type GroupList = Extract<ProjectWork["list"], { group: number }>;
+
+/** The group a piece of work lists, with how; undefined for the instance or an id range of it. */
+function groupListOf(work: ProjectWork): GroupList | undefined {
+  return typeof work.list === "object" && "group" in work.list ? work.list : undefined;
+}
+
 function listingOf(p: Partitioning, work: ProjectWork): GroupListing | "instance" {
-  const list = work.list;
-  if (typeof list !== "object" || !("group" in list)) return "instance";
+  const list = groupListOf(work);
+  if (!list) return "instance";
   const key = `${list.group}${list.own ? " own" : ""} ${list.visibility ?? ""}`;
   let listing = p.listings.get(key);
   if (!listing) p.listings.set(key, (listing = { ...list, ...(work.path === undefined ? {} : { path: work.path }) }));
@@ -193,9 +201,8 @@ async function partition(p: Partitioning, work: ProjectWork): Promise<void> {
   p.paged = true;
   const opening = counts(first.value);
   const top = Math.max(work.judgedUpTo ?? 0, ...first.value.items.map((project) => project.id));
-  const list = work.list;
-  const ofGroup = typeof list === "object" && "group" in list;
-  const group = ofGroup && !list.own ? list.group : undefined;
+  const list = groupListOf(work);
+  const group = list && !list.own ? list.group : undefined;
   // The root's first page sets the share, its pages spread evenly over the slots; a branch below it
   // splits only when it holds clearly more (twice that), since every split costs requests.
   const even = work.share ?? Math.max(SPLIT_ABOVE_PAGES, Math.ceil((Number.isFinite(opening.pages) ? opening.pages : 10_000 / PER_PAGE) / x.concurrency));
@@ -211,7 +218,7 @@ async function partition(p: Partitioning, work: ProjectWork): Promise<void> {
   const drop = async () => void (await (ahead?.drop() ?? pages.return?.(undefined)));
   const children = bySubgroups ? await subgroups(x, group) : [];
   if (children.length === 0 || children.length >= opening.pages) {
-    if (ofGroup && large && (await byVisibility(p, work, first.value, top))) return drop();
+    if (large && (await byVisibility(p, work, first.value, top))) return drop();
     return rest(p, work, first.value, top, ahead ?? { up: { pages } });
   }
   await drop();
@@ -223,7 +230,7 @@ async function partition(p: Partitioning, work: ProjectWork): Promise<void> {
 /** A listing's pages from where one end stands, and the next one's answer where it was asked for ahead. */
 interface Chain {
   pages: AsyncIterator<Page<Project>>;
-  next?: Promise<NextPage>;
+  next?: Promise<NextPage> | undefined;
 }
 
 type NextPage = Awaited<ReturnType<typeof nextPage>>;
@@ -232,7 +239,7 @@ type NextPage = Awaited<ReturnType<typeof nextPage>>;
 async function rest(p: Partitioning, work: ProjectWork, first: Page<Project>, top: number, chains: { up: Chain; down?: Chain }): Promise<void> {
   const opening = counts(first);
   // An id range of the instance is read from one end (GitLab's keyset on /projects goes up only).
-  const oneEnd = opening.pages <= BOTH_ENDS_ABOVE_PAGES || !(typeof work.list === "object" && "group" in work.list);
+  const oneEnd = opening.pages <= BOTH_ENDS_ABOVE_PAGES || !groupListOf(work);
   if (first.checkpoint.next === null || oneEnd) await close(chains.down);
   if (first.checkpoint.next === null) return close(chains.up);
   const at: Ends = { up: first.checkpoint, top, bottom: null, seen: first.items.length, projects: Number.isFinite(opening.projects) ? opening.projects : null };
@@ -248,11 +255,7 @@ async function rest(p: Partitioning, work: ProjectWork, first: Page<Project>, to
 function readAhead(x: Examination, work: ProjectWork, pages: AsyncIterator<Page<Project>>, total: number): { up: Chain; down: Chain; drop(): Promise<void> } {
   // Unknown totals (above 10,000 projects) count as 10,000, as ends() counts them.
   const priority = chainPriority((Number.isFinite(total) ? total : 10_000 / PER_PAGE) / 2);
-  const ask = (chain: AsyncIterator<Page<Project>>): Chain => {
-    const next = nextPage(x, chain, priority);
-    next.catch(() => undefined);
-    return { pages: chain, next };
-  };
+  const ask = (chain: AsyncIterator<Page<Project>>): Chain => ({ pages: chain, next: awaitedLater(nextPage(x, chain, priority)) });
   const up = ask(pages);
   const down = ask(listing(x, work, "desc"));
   return { up, down, drop: async () => void (await Promise.all([close(up), close(down)])) };
@@ -284,8 +287,8 @@ const VISIBILITIES: readonly Visibility[] = ["private", "internal", "public"];
  * projects show no visibility is not asked at all. False then, or when the examination paused meanwhile.
  */
 async function byVisibility(p: Partitioning, work: ProjectWork, first: Page<Project>, top: number): Promise<boolean> {
-  const list = work.list as { group: number; own?: true; visibility?: Visibility };
-  if (list.visibility || first.items.some((project) => project.visibility === undefined)) return false;
+  const list = groupListOf(work);
+  if (!list || list.visibility || first.items.some((project) => project.visibility === undefined)) return false;
   const parts = await Promise.all(
     VISIBILITIES.map(async (visibility) => {
       const part: ProjectWork = { ...work, list: { ...list, visibility }, judgedUpTo: top };
@@ -355,7 +358,7 @@ async function ends(p: Partitioning, work: ProjectWork, at: Ends, chains: { up?:
       reached(page.value);
       if (page.value.checkpoint.next === null) break;
     }
-    await close({ pages, ...(early ? { next: early } : {}) });
+    await close({ pages, next: early });
   };
   const up = end(chains.up ?? { pages: listing(x, work, "asc", at.up) }, (project) => project.id < bottom(), (page) => {
     at.up = page.checkpoint;

@@ -49,7 +49,13 @@ const UNDATED_MARGIN_MS = 5 * 60_000;
 
 /** Of these projects, those not judged yet, now recorded as judged by `by`. */
 export function unjudged({ judged }: Ledger, items: Project[], by: GroupListing | "instance"): Project[] {
-  return items.filter((project) => !judged.has(project.id) && Boolean(judged.set(project.id, by)));
+  const fresh: Project[] = [];
+  for (const project of items) {
+    if (judged.has(project.id)) continue;
+    judged.set(project.id, by);
+    fresh.push(project);
+  }
+  return fresh;
 }
 
 /** The server's time (ms) a little before it answered this page; `sentAt` is the local time it was asked for. */
@@ -71,8 +77,8 @@ export function inGroupItself(groupPath: string, project: Project): boolean {
 }
 
 export interface Sweep {
+  /** The examination, its ledger included. */
   x: Examination;
-  ledger: Ledger;
   root: GroupListing;
   /** Server time (ms) from which on a change counts: when the root's listing began. */
   since: number;
@@ -101,7 +107,8 @@ export async function sweepMoves(s: Sweep): Promise<void> {
 
 /** One sweep, newest change first, down to `since`: the moved projects judged now, and the listings they left. */
 async function sweepOnce(s: Sweep, since: number, seen: Map<number, string>): Promise<{ began: number; moved: number; left: Set<GroupListing> }> {
-  const { x, ledger } = s;
+  const { x } = s;
+  const { ledger } = x;
   const pages = x.gitlab.listGroupProjects(s.root.group, { signal: x.signal }, { orderBy: "updated_at", sort: "desc" }).pages();
   let began = Date.now();
   let moved = 0;
@@ -114,7 +121,12 @@ async function sweepOnce(s: Sweep, since: number, seen: Map<number, string>): Pr
       if (first) began = answeredBefore(page.value, sentAt);
       // An item without a readable updated_at ends the sweep: it cannot say when it changed.
       const recent = page.value.items.filter((project) => Date.parse(project.updated_at ?? "") >= since);
-      const changes = recent.filter((project) => seen.get(project.id) !== project.updated_at && Boolean(seen.set(project.id, project.updated_at!)));
+      const changes: Project[] = [];
+      for (const project of recent) {
+        if (seen.get(project.id) === project.updated_at) continue;
+        seen.set(project.id, project.updated_at!);
+        changes.push(project);
+      }
       const fresh = unjudged(ledger, changes, s.root);
       moved += fresh.length;
       s.judge(fresh);

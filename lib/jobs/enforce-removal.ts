@@ -17,6 +17,7 @@
  */
 import pMap from "p-map";
 import PQueue from "p-queue";
+import { awaitedLater } from "./awaited-later.ts";
 import { evaluateShare, type Policy } from "../policy/index.ts";
 import { auditFields, kindOf, shareFields, shareInput, type ShareKindSpec, type ShareRemoval, type Subject } from "./enforce-kinds.ts";
 import { errorText, stoppedMidRequest, type AuditSink } from "./report.ts";
@@ -70,13 +71,15 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
     untried.set(key, left - 1);
     if (left > 1) return;
     const group = unconfirmed.get(key)!;
-    const confirmed = readSlots.add(async () => {
-      if (!(await confirm(group, opts))) stopped = true;
-      group.forEach(record);
-    });
-    // Awaited (and thrown) below, once the removals are done.
-    confirmed.catch(() => undefined);
-    confirmations.push(confirmed);
+    // Awaited once the removals are done.
+    confirmations.push(
+      awaitedLater(
+        readSlots.add(async () => {
+          if (!(await confirm(group, opts))) stopped = true;
+          group.forEach(record);
+        }),
+      ),
+    );
   }, { concurrency: opts.concurrency });
   await Promise.all([...readingAhead, ...confirmations]);
   return { stopped };

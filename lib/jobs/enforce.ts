@@ -13,6 +13,7 @@ import type { JobView } from "./view.ts";
 import { countStatus, errorText, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
 import { examineSlice, shareKey, statsSince, type Slice, type StepStats, type Tally } from "./enforce-slice.ts";
 import { direct, type Steps } from "./steps.ts";
+import { awaitedLater } from "./awaited-later.ts";
 
 export { PARTITION_ABOVE, ScopeError } from "./enforce-listing.ts";
 export type { RemoveGroupShareAction, RemoveShareAction, ShareRemoval, ShareStatus } from "./enforce-kinds.ts";
@@ -98,8 +99,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       const warnings: string[] = [];
       // The token check and the scope look-up go out together (reads: after a refused token the Lambda
       // may read a rotated secret and run again, functions/lib/run-job.ts); the token's error comes first.
-      const scope = scopeRoots(gitlab, policy, signal);
-      scope.catch(() => undefined);
+      const scope = awaitedLater(scopeRoots(gitlab, policy, signal));
       const user = await gitlab.currentUser(signal);
       const seesAllGroups = isTrue(user.is_admin) || isTrue(user.is_auditor);
       if (!seesAllGroups) {
