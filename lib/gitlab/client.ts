@@ -156,6 +156,13 @@ export class GitLabClient {
     return this.get("/groups/:id", { id: group }, { query: { with_projects: false }, signal });
   }
 
+  /** The detail with up to 100 of the group's own projects (GroupDetail.projects), and the answer's `Date`. */
+  async getGroupWithProjects(group: number, signal?: AbortSignal): Promise<{ detail: GroupDetail; date?: string }> {
+    const { data, response } = await this.call<GroupDetail>("GET", "/groups/:id", { id: group }, { query: { with_projects: true }, signal });
+    const date = response.headers["date"];
+    return { detail: data, ...(date ? { date } : {}) };
+  }
+
   listDescendantGroups(group: string | number, list?: ListOptions): Listing<Group> {
     return this.list("/groups/:id/descendant_groups", { id: group }, { list });
   }

@@ -46,6 +46,11 @@ export interface GroupShare extends ProjectShare {
  */
 export interface GroupDetail extends Group {
   shared_with_groups: GroupShare[];
+  /**
+   * With `with_projects=true`: up to 100 of the group's own projects (not its subgroups', not those
+   * shared into it), each as a listing shows it, shares included. Deprecated for API v5, which drops it.
+   */
+  projects?: Project[];
 }
 
 export interface Namespace {

@@ -1,11 +1,12 @@
 /**
  * How enforce examines group-to-group shares. Only a group's detail carries its `shared_with_groups`
- * (no listing does), so each group in scope costs one GET /groups/:id?with_projects=false — the
- * endpoint GitLab.com limits to 400 a minute. The groups are streamed from their listing into details
- * read side by side, never held as a whole list. Every request takes a slot of the examination's
- * pool (Examination.slots), shared with the project listing: the two kinds together keep `concurrency`
- * requests in flight, whichever has more left to do; the details wait behind the listings' pages,
- * since a detail can be read at any moment and a listing's next page cannot.
+ * (no listing does), so each group in scope costs one GET /groups/:id — the endpoint GitLab.com limits
+ * to 400 a minute — which, for a token that sees every group, also carries the group's own projects
+ * (enforce-group-projects.ts); otherwise it is asked for without them. The groups are streamed from
+ * their listing into details read side by side, never held as a whole list. Every request takes a
+ * slot of the examination's pool (Examination.slots), shared with the project listings: the two kinds
+ * together keep `concurrency` requests in flight, whichever has more left to do; the details wait
+ * behind the listings' pages, since a detail can be read at any moment and a listing's next page cannot.
  */
 import pMap from "p-map";
 import type { GitLabClient, GroupDetail } from "../gitlab/index.ts";
@@ -14,7 +15,8 @@ import { accessLevelName, inScope } from "../policy/index.ts";
 import type { Examination, Subject } from "./enforce-kinds.ts";
 import { inSlot, PAUSED, PRIORITY } from "./enforce-slots.ts";
 import { awaitedLater } from "./awaited-later.ts";
-import { unlessNotFound, type ScopeRoot } from "./enforce-listing.ts";
+import { GroupProjects, type DetailProjects } from "./enforce-group-projects.ts";
+import { projectsWithDetails, unlessNotFound, type ScopeRoot } from "./enforce-listing.ts";
 
 export function groupSubject(group: GroupDetail): Subject {
   return { id: group.id, path: group.full_path, shares: group.shared_with_groups ?? [] };
@@ -31,14 +33,26 @@ export async function readGroupSubject(gitlab: GitLabClient, id: number, signal?
  * ids listed and not yet read, and the listing the rest come from (a scope group's descendants, or
  * every group the token sees) with its position; or the scope groups' ancestors, still to be read.
  */
-export type GroupWork =
-  | { kind: "group"; pending: number[]; list?: { descendantsOf: number } | "all"; from?: Checkpoint }
-  | { kind: "group"; ancestors: readonly ScopeRoot[] };
+export type GroupWork = GroupReads | { kind: "group"; ancestors: readonly ScopeRoot[] };
 
-/** Each scope group and all its descendants, and their ancestors; without a scope, every group the token sees. */
-export function beginGroups(roots: readonly ScopeRoot[] | undefined): GroupWork[] {
+export interface GroupReads {
+  kind: "group";
+  pending: number[];
+  list?: { descendantsOf: number } | "all";
+  from?: Checkpoint;
+  /** Set where the details carry the groups' own projects too (enforce-group-projects.ts). */
+  projects?: DetailProjects;
+}
+
+/**
+ * Each scope group and all its descendants, and their ancestors; without a scope, every group the
+ * token sees. A token that sees every group reads the projects with the details.
+ */
+export function beginGroups(roots: readonly ScopeRoot[] | undefined, seesAllGroups: boolean): GroupWork[] {
   if (roots === undefined) return [{ kind: "group", pending: [], list: "all" }];
-  return [...roots.map((root): GroupWork => ({ kind: "group", pending: [root.id], list: { descendantsOf: root.id } })), { kind: "group", ancestors: roots }];
+  const withProjects = projectsWithDetails(roots, seesAllGroups);
+  const reads = roots.map((root): GroupWork => ({ kind: "group", pending: [root.id], list: { descendantsOf: root.id }, ...(withProjects ? { projects: { root } } : {}) }));
+  return [...reads, { kind: "group", ancestors: roots }];
 }
 
 /**
@@ -52,17 +66,23 @@ export async function examineGroups(x: Examination, work: GroupWork, judge: (sub
   }
   const left = { ...work, pending: [...work.pending] };
   const unread: number[] = [];
+  // The scope group is read first: where it is still pending, its whole tree is read from here.
+  const projects = work.projects && new GroupProjects(x, work.projects, work.pending[0] === work.projects.root.id && work.from === undefined);
   await pMap(
     groupIds(x, left),
     async (id) => {
-      const group = await inSlot(x, () => readGroup(x.gitlab, id, x.signal), PRIORITY.detail);
-      if (group === PAUSED) unread.push(id);
+      const group = await inSlot(x, () => (projects ? projects.read(id) : readGroup(x.gitlab, id, x.signal)), PRIORITY.detail);
+      if (group === PAUSED) return void unread.push(id);
       // A group deleted since it was listed has no shares left to govern.
-      else if (group) judge([groupSubject(group)]);
+      if (group) judge([groupSubject(group)]);
+      projects?.judge(group);
     },
     { concurrency: x.concurrency },
   );
-  if (unread.length || left.pending.length || left.list !== undefined) leave({ ...left, pending: [...unread, ...left.pending] });
+  if (unread.length || left.pending.length || left.list !== undefined) {
+    leave({ ...left, pending: [...unread, ...left.pending], ...(projects ? { projects: projects.state() } : {}) });
+  }
+  await projects?.finish(unread.length === 0 && left.pending.length === 0 && left.list === undefined);
 }
 
 /**
@@ -70,7 +90,7 @@ export async function examineGroups(x: Examination, work: GroupWork, judge: (sub
  * is asked for as soon as the one before arrives, not once its ids are used up: the pages are a chain,
  * and the detail reads they feed are what fills idle slots, so all of them should be known early.
  */
-async function* groupIds(x: Examination, work: Extract<GroupWork, { pending: number[] }>): AsyncGenerator<number> {
+async function* groupIds(x: Examination, work: GroupReads): AsyncGenerator<number> {
   while (work.pending.length) yield work.pending.shift()!;
   if (work.list === undefined) return;
   const list = { signal: x.signal, from: work.from };

@@ -78,6 +78,14 @@ export interface Examination {
   /** Each project judged in this slice, and by which listing (enforce-moves.ts). */
   ledger: Ledger;
   warnings: string[];
+  /** Judges subjects of a kind other than the work's: a group's detail carries its own projects too. */
+  judgeKind(kind: ShareRemoval["kind"], subjects: Subject[]): void;
+  /**
+   * Examines more work, of any kind, within this slice (a group's own projects too many for its
+   * detail to carry); what a pause leaves goes to the slice's frontier. True when all of it was done.
+   * It never rejects: a failure stops the whole examination, which throws it.
+   */
+  examine(work: ExaminationWork): Promise<boolean>;
 }
 
 /** A piece of the examination not yet done, of either kind, as data (JSON): a run in steps resumes from it. */
@@ -87,8 +95,11 @@ export interface ShareKindSpec<A extends ShareRemoval = ShareRemoval> {
   kind: A["kind"];
   /** The summary counters of this kind: subjects examined, and their shares. */
   counters: { subjects: "projects" | "groups"; shares: "shares" | "groupShares" };
-  /** The examination's first work for this kind: the scope groups (undefined: the whole instance). */
-  begin(roots: readonly ScopeRoot[] | undefined): ExaminationWork[];
+  /**
+   * The examination's first work for this kind: the scope groups (undefined: the whole instance), for
+   * a token that sees every group or not.
+   */
+  begin(roots: readonly ScopeRoot[] | undefined, seesAllGroups: boolean): ExaminationWork[];
   /**
    * Does one piece of work and all it leads to, handing subjects to `judge` as they arrive; what a
    * pause (Examination.pause) leaves undone goes to `leave`.

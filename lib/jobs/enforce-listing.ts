@@ -6,7 +6,7 @@ import { HttpError, type GitLabClient, type Group, type Project, type Visibility
 import type { Checkpoint, Page } from "../paging/index.ts";
 import { scopeGroups, type Policy } from "../policy/index.ts";
 import type { Examination, Subject } from "./enforce-kinds.ts";
-import { answeredBefore, inGroupItself, sweepMoves, unjudged, type GroupListing } from "./enforce-moves.ts";
+import { answeredBefore, inGroupItself, lists, sweepMoves, unjudged, type GroupListing } from "./enforce-moves.ts";
 import { chainPriority, inSlot, PAUSED, PRIORITY } from "./enforce-slots.ts";
 import { errorText } from "./report.ts";
 import { awaitedLater } from "./awaited-later.ts";
@@ -61,6 +61,10 @@ export interface ProjectWork {
   list: "instance" | { after?: number; before?: number } | { group: number; own?: true; visibility?: Visibility };
   /** A group's full path, where known: where a project moved out of the listing shows (enforce-moves.ts). */
   path?: string;
+  /** A group's own projects read for the examination of this scope group's details, which sweeps them (enforce-group-projects.ts). */
+  partOf?: number;
+  /** The projects the group's detail carried, judged already (in whatever slice this listing is resumed). */
+  carried?: number[];
   /**
    * Projects with ids up to this one were judged already, by an enclosing listing's first page: a
    * listing sorted by id ascending opens on its subtree's smallest ids, so one number says which.
@@ -85,9 +89,27 @@ interface Ends {
   projects: number | null;
 }
 
-/** The project listing's first work: the scope groups, or the instance. */
-export function beginProjects(roots: readonly ScopeRoot[] | undefined): ProjectWork[] {
-  return roots === undefined ? [{ kind: "project", list: "instance" }] : roots.map((root) => ({ kind: "project", list: { group: root.id }, path: root.path }));
+/**
+ * The project listing's first work: the scope groups, or the instance; none where the groups' details
+ * carry the projects (enforce-group-projects.ts).
+ */
+export function beginProjects(roots: readonly ScopeRoot[] | undefined, seesAllGroups: boolean): ProjectWork[] {
+  if (roots === undefined) return [{ kind: "project", list: "instance" }];
+  return projectsWithDetails(roots, seesAllGroups) ? [] : roots.map(scopeListing);
+}
+
+/** A scope group's projects, its subgroups' included: listed as one, split where large, then swept. */
+export function scopeListing(root: ScopeRoot): ProjectWork {
+  return { kind: "project", list: { group: root.id }, path: root.path };
+}
+
+/**
+ * Whether the projects are read with their groups' details rather than listed: where the token sees
+ * every group, so that the details of the scope's groups, which group shares need anyway, are every
+ * group a project can sit in.
+ */
+export function projectsWithDetails(roots: readonly ScopeRoot[] | undefined, seesAllGroups: boolean): boolean {
+  return roots !== undefined && seesAllGroups;
 }
 
 /**
@@ -115,13 +137,21 @@ export async function examineProjects(x: Examination, work: ProjectWork, judge: 
   await partition(p, work);
   const root = listingOf(p, work);
   // Only a scope group begun here (split partitions carry judgedUpTo) has all it judged in this ledger.
-  const begunHere = work.judgedUpTo === undefined && work.share === undefined;
+  const begunHere = work.judgedUpTo === undefined && work.share === undefined && work.partOf === undefined;
   if (left || !begunHere || root === "instance" || p.began === undefined || !p.paged) return;
-  // The sweep and the listings it reads again are short: they finish even when the slice ends meanwhile.
-  const sweeping: Partitioning = { ...p, x: { ...x, pause: undefined } };
-  const reread = ({ path, ...list }: GroupListing) => partition(sweeping, { kind: "project", list, ...(path === undefined ? {} : { path }), share: Infinity });
-  await sweepMoves({ x: sweeping.x, root, since: p.began, judge: judgeProjects, reread }).catch((err: unknown) => {
-    // Every project was listed: a failed sweep costs only what moved meanwhile, which the next run finds.
+  await sweepScope(x, root, p.began, judgeProjects, p.listings);
+}
+
+/**
+ * Sweeps a scope group listed whole within this slice for projects moved meanwhile (enforce-moves.ts),
+ * from `since` (server time): the sweep and the listings it reads again are short, so they finish even
+ * when the slice ends meanwhile. A failed sweep is a warning: every project was listed, and what moved
+ * meanwhile the next run finds.
+ */
+export async function sweepScope(x: Examination, root: GroupListing, since: number, judgeProjects: (projects: Project[]) => void, listings = new Map<string, GroupListing>()): Promise<void> {
+  const sweeping: Partitioning = { x: { ...x, pause: undefined }, judgePage: (items, by) => judgeProjects(unjudged(x.ledger, items, by)), leave: () => undefined, listings, paged: false };
+  const reread = ({ path, ...list }: GroupListing) => partition(sweeping, { kind: "project", list: { group: list.group, ...(list.own ? { own: true } : {}), ...(list.visibility ? { visibility: list.visibility } : {}) }, ...(path === undefined ? {} : { path }), share: Infinity });
+  await sweepMoves({ x: sweeping.x, root, since, judge: judgeProjects, reread }).catch((err: unknown) => {
     if (x.signal.aborted) throw err;
     x.warnings.push(`could not look for projects moved between groups of ${root.path ?? `group ${root.group}`} while they were listed (${errorText(err)}): the next run judges any this one missed`);
   });
@@ -195,7 +225,7 @@ async function partition(p: Partitioning, work: ProjectWork): Promise<void> {
   const first = await nextPage(x, pages, PRIORITY.opening);
   if (first === PAUSED) return p.leave(work);
   if (first.done) return;
-  p.began ??= answeredBefore(first.value, sentAt);
+  p.began ??= answeredBefore(first.value.meta.date, sentAt);
   judgeAbove(p, work, first.value.items);
   if (first.value.checkpoint.next === null) return;
   p.paged = true;
@@ -222,9 +252,28 @@ async function partition(p: Partitioning, work: ProjectWork): Promise<void> {
     return rest(p, work, first.value, top, ahead ?? { up: { pages } });
   }
   await drop();
-  const split = (list: ProjectWork["list"], path: string | undefined, share?: number) =>
-    partition(p, { kind: "project", list, judgedUpTo: top, ...(path === undefined ? {} : { path }), ...(share === undefined ? {} : { share }) });
-  await Promise.all([split({ group: group!, own: true }, work.path), ...children.map((child) => split({ group: child.id }, child.full_path, even))]);
+  const part = (list: ProjectWork["list"], path: string | undefined, share?: number): ProjectWork => ({
+    kind: "project", list, judgedUpTo: top, ...(path === undefined ? {} : { path }), ...(share === undefined ? {} : { share }),
+  });
+  const parts = [part({ group: group!, own: true }, work.path), ...children.map((child) => part({ group: child.id }, child.full_path, even))];
+  handOver(p, work, first.value.items, parts);
+  await Promise.all(parts.map((split) => partition(p, split)));
+}
+
+/**
+ * The projects of a split listing's first page, judged by it, are paged over by the parts too (below
+ * their `judgedUpTo`): one of them moving away shifts the part that holds it, so the ledger names
+ * that part as its listing, the one to read again (enforce-moves.ts).
+ */
+function handOver(p: Partitioning, work: ProjectWork, items: Project[], parts: ProjectWork[]): void {
+  const { judged } = p.x.ledger;
+  const whole = listingOf(p, work);
+  const listings = parts.map((part) => listingOf(p, part));
+  for (const project of items) {
+    if (judged.get(project.id) !== whole) continue;
+    const holder = listings.find((listing) => listing !== "instance" && lists(listing, project));
+    if (holder) judged.set(project.id, holder);
+  }
 }
 
 /** A listing's pages from where one end stands, and the next one's answer where it was asked for ahead. */
@@ -306,6 +355,7 @@ async function byVisibility(p: Partitioning, work: ProjectWork, first: Page<Proj
     await Promise.all(parts.map(({ pages }) => pages.return?.(undefined)));
     return false;
   }
+  handOver(p, work, first.items, parts.map(({ part }) => part));
   await Promise.all(
     parts.map(({ part, pages, page }) => {
       judgeAbove(p, part, page!.items);
@@ -315,10 +365,15 @@ async function byVisibility(p: Partitioning, work: ProjectWork, first: Page<Proj
   return true;
 }
 
-/** Judges the projects of a page above the listing's `judgedUpTo` (those below, an enclosing listing judged). */
+/**
+ * Judges the projects of a page above the listing's `judgedUpTo` (those below, an enclosing listing
+ * judged) and not among those its group's detail carried.
+ */
 function judgeAbove(p: Partitioning, work: ProjectWork, items: Project[]): void {
   const judgedUpTo = work.judgedUpTo ?? 0;
-  p.judgePage(judgedUpTo ? items.filter((project) => project.id > judgedUpTo) : items, listingOf(p, work));
+  const carried = work.carried?.length ? new Set(work.carried) : undefined;
+  const fresh = judgedUpTo || carried ? items.filter((project) => project.id > judgedUpTo && !carried?.has(project.id)) : items;
+  p.judgePage(fresh, listingOf(p, work));
 }
 
 /**

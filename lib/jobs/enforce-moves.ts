@@ -18,7 +18,6 @@
  * it sweeps only a scope group listed within one step.
  */
 import type { Project, Visibility } from "../gitlab/index.ts";
-import type { Page } from "../paging/index.ts";
 import type { Examination } from "./enforce-kinds.ts";
 import { PRIORITY } from "./enforce-slots.ts";
 
@@ -28,6 +27,8 @@ export interface GroupListing {
   path?: string;
   own?: true;
   visibility?: Visibility;
+  /** Read in one answer (a group's detail): a project leaving it later shifts nothing. */
+  whole?: true;
 }
 
 export interface Ledger {
@@ -58,14 +59,14 @@ export function unjudged({ judged }: Ledger, items: Project[], by: GroupListing 
   return fresh;
 }
 
-/** The server's time (ms) a little before it answered this page; `sentAt` is the local time it was asked for. */
-export function answeredBefore(page: Page<unknown>, sentAt: number): number {
-  const date = page.meta.date ? Date.parse(page.meta.date) : NaN;
-  return Number.isFinite(date) ? date - DATE_RESOLUTION_MS : sentAt - UNDATED_MARGIN_MS;
+/** The server's time (ms) a little before it answered, by the answer's `Date`; `sentAt` is the local time it was asked for. */
+export function answeredBefore(date: string | undefined, sentAt: number): number {
+  const at = date ? Date.parse(date) : NaN;
+  return Number.isFinite(at) ? at - DATE_RESOLUTION_MS : sentAt - UNDATED_MARGIN_MS;
 }
 
 /** Whether the listing would list this project where it is now (unknown paths: yes, which never reads again). */
-function lists(listing: GroupListing, project: Project): boolean {
+export function lists(listing: GroupListing, project: Project): boolean {
   if (listing.visibility && project.visibility !== listing.visibility) return false;
   if (listing.path === undefined) return true;
   return listing.own ? inGroupItself(listing.path, project) : project.path_with_namespace.toLowerCase().startsWith(`${listing.path.toLowerCase()}/`);
@@ -118,7 +119,7 @@ async function sweepOnce(s: Sweep, since: number, seen: Map<number, string>): Pr
       const sentAt = Date.now();
       const page = await x.slots(() => pages.next(), PRIORITY.opening);
       if (page.done) break;
-      if (first) began = answeredBefore(page.value, sentAt);
+      if (first) began = answeredBefore(page.value.meta.date, sentAt);
       // An item without a readable updated_at ends the sweep: it cannot say when it changed.
       const recent = page.value.items.filter((project) => Date.parse(project.updated_at ?? "") >= since);
       const changes: Project[] = [];
@@ -133,7 +134,7 @@ async function sweepOnce(s: Sweep, since: number, seen: Map<number, string>): Pr
       for (const project of changes.filter((project) => !fresh.includes(project))) {
         ledger.changed.add(project.id);
         const by = ledger.judged.get(project.id);
-        if (typeof by === "object" && !lists(by, project)) left.add(by);
+        if (typeof by === "object" && !by.whole && !lists(by, project)) left.add(by);
       }
       if (recent.length < page.value.items.length || page.value.checkpoint.next === null) break;
     }

@@ -6,7 +6,7 @@
  */
 import { type GitLabClient } from "../gitlab/index.ts";
 import { evaluateShare, type Policy } from "../policy/index.ts";
-import { kindOf, plannedRemoval, shareInput, type Examination, type ExaminationWork, type ShareKindSpec, type ShareRemoval, type Subject } from "./enforce-kinds.ts";
+import { kindOf, plannedRemoval, SHARE_KINDS, shareInput, type Examination, type ExaminationWork, type ShareKindSpec, type ShareRemoval, type Subject } from "./enforce-kinds.ts";
 import { newLedger } from "./enforce-moves.ts";
 import { slotPool } from "./enforce-slots.ts";
 import { errorText } from "./report.ts";
@@ -96,21 +96,34 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   // One examination failing stops the others: p-map cannot cancel mappers already running.
   const listing = new AbortController();
   const listSignal = signal ? AbortSignal.any([signal, listing.signal]) : listing.signal;
+  let failure: { err: unknown } | undefined;
+  const judges = new Map(SHARE_KINDS.map((kind) => [kind.kind, judge(kind)]));
+  const examine = (work: ExaminationWork): Promise<boolean> => {
+    const kind = kindOf(work);
+    let whole = true;
+    const leave = (left: ExaminationWork) => {
+      whole = false;
+      frontier.push(left);
+    };
+    return kind.examine(x, work, judges.get(kind.kind)!, leave).then(
+      () => whole,
+      (err: unknown) => {
+        failure ??= { err };
+        listing.abort(err);
+        return false;
+      },
+    );
+  };
   // Each attempt of the step keeps its own ledger: what an earlier one judged, it did not record.
-  const x: Examination = { gitlab, policy, seesAllGroups: input.seesAllGroups, concurrency: input.concurrency, slots: slotPool(input.concurrency), signal: listSignal, pause: pause.signal, warnings, ledger: newLedger() };
+  const x: Examination = {
+    gitlab, policy, seesAllGroups: input.seesAllGroups, concurrency: input.concurrency, slots: slotPool(input.concurrency), signal: listSignal, pause: pause.signal, warnings, ledger: newLedger(),
+    judgeKind: (kind, subjects) => judges.get(kind)!(subjects),
+    examine,
+  };
   let stopped: string | null = null;
   try {
-    let failure: { err: unknown } | undefined;
     // The listings move their own positions on: an attempt of this step must start from the frontier as given.
-    await Promise.allSettled(
-      structuredClone(input.frontier).map((work) => {
-        const kind = kindOf(work);
-        return kind.examine(x, work, judge(kind), (left) => frontier.push(left)).catch((err: unknown) => {
-          failure ??= { err };
-          listing.abort(err);
-        });
-      }),
-    );
+    await Promise.all(structuredClone(input.frontier).map(examine));
     if (failure) throw failure.err;
   } catch (err) {
     if (!signal?.aborted) throw err;

@@ -110,7 +110,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
         );
       }
       const roots = await scope;
-      return { startedAt, now, seesAllGroups, warnings, frontier: SHARE_KINDS.flatMap((kind) => kind.begin(roots)) };
+      return { startedAt, now, seesAllGroups, warnings, frontier: SHARE_KINDS.flatMap((kind) => kind.begin(roots, seesAllGroups)) };
     }),
   );
   const now = new Date(begun.now);

@@ -144,11 +144,12 @@ describe("enforce Lambda across a token rotation", () => {
     expect(sim.counters.requests).toBe(2);
   });
 
-  describe("after a 401 in the middle of the listing, with a new token in the secret", () => {
+  describe("after a 401 in the middle of the examination, with a new token in the secret", () => {
     beforeEach(async () => {
       await sim.close();
-      const listing401 = { kind: "status" as const, status: 401, route: "GET /groups/:id/projects", times: 1 };
-      await startSim({ tokens: { [SECRETS.gitlabToken]: { admin: true }, [ROTATED]: { admin: true } }, faults: [listing401] });
+      // A group's detail: what carries the projects and the groups' shares.
+      const detail401 = { kind: "status" as const, status: 401, route: "GET /groups/:id", times: 1 };
+      await startSim({ tokens: { [SECRETS.gitlabToken]: { admin: true }, [ROTATED]: { admin: true } }, faults: [detail401] });
       secretsManager.queued.push(JSON.stringify(SECRETS));
       secretsManager.secretString = JSON.stringify({ ...SECRETS, gitlabToken: ROTATED });
     });

@@ -40,7 +40,7 @@ function allShares(): string[] {
 const nonGet = () => Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "));
 
 describe("enforce: group shares", () => {
-  it("a dry run plans exactly the strays of both kinds, reading each group in scope once without its projects, and sends only GET", async () => {
+  it("a dry run plans exactly the strays of both kinds, reading each group in scope once with its own projects, and sends only GET", async () => {
     const { dataset, strays, groupStrays } = await setup({ recordRequests: true });
     const before = allShares();
     const report = await run();
@@ -57,7 +57,9 @@ describe("enforce: group shares", () => {
     });
     expect(sim.counters.byRoute["GET /groups/:id"]).toBe(inScope.length);
     const details = sim.requests.filter((r) => /^\/api\/v4\/groups\/[^/]+(\?|$)/.test(r.url));
-    expect(details.every((r) => new URL(r.url, sim.url).searchParams.get("with_projects") === "false")).toBe(true);
+    // The details carry the groups' own projects, which are judged from them (enforce-group-projects.ts).
+    expect(details.every((r) => new URL(r.url, sim.url).searchParams.get("with_projects") === "true")).toBe(true);
+    expect(report.summary.projects).toBe(dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length);
     expect(nonGet()).toEqual([]);
     expect(allShares()).toEqual(before);
     expect(exitCode(report)).toBe(2);

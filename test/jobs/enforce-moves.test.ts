@@ -3,7 +3,9 @@
  * group's projects by offset, and so does the simulator: a move shifts the later pages of a listing
  * already past the project (one project skipped, though it never moved) and a project can move from a
  * part of the tree not yet listed into one already listed. However the moves fall, a run in one go
- * judges every project in scope once and plans exactly what a quiet run plans on the tree as it ends.
+ * judges every project in scope once and plans exactly what a quiet run plans on the tree as it ends:
+ * whether the projects come with their groups' details (and a large group's own listing), or from
+ * listings of the tree alone, as on a GitLab whose details carry no projects.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
@@ -27,10 +29,17 @@ const POLICY = parsePolicy(standardPolicy(100_000), "test.yaml");
 // The policy judges a project the same anywhere under acme but in these: a move changes no verdict.
 const SPECIAL = /^acme\/(mobile|legacy)(\/|$)/i;
 
-async function world(seed: number): Promise<{ sim: GitLabSim; moves: () => number; stop: () => void }> {
-  const sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 3_000, seed: 3, tree: { groups: 60, maxDepth: 4, heavy: 0.5 } }).dataset, latencyMs: 2 });
+/** The answers that carry projects: a group's detail, or a page of a group's projects. */
+const CARRYING = new Set(["GET /groups/:id", "GET /groups/:id/projects"]);
+const HOW = [
+  ["with their groups' details", true],
+  ["from listings alone", false],
+] as const;
+
+async function world(seed: number, detailProjects = true): Promise<{ sim: GitLabSim; moves: () => number; stop: () => void }> {
+  const sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 3_000, seed: 3, tree: { groups: 60, maxDepth: 4, heavy: 0.5 } }).dataset, latencyMs: 2, detailProjects });
   sims.push(sim);
-  // The same moves for a seed, whenever they fall: every other page of a group's projects moves one project, until the listing ends.
+  // The same moves for a seed, whenever they fall: every other answer carrying projects moves one project, until the listing ends.
   const rng = createRandom(seed);
   const groups = sim.dataset.groups.filter((g) => /^acme(\/|$)/.test(g.full_path) && !SPECIAL.test(g.full_path));
   let pages = 0;
@@ -39,7 +48,7 @@ async function world(seed: number): Promise<{ sim: GitLabSim; moves: () => numbe
   const stop = sim.beforeAnswer(({ route, url }) => {
     // Moves stop when the listing is over: the first sweep begins (by updated_at).
     if (url.searchParams.get("order_by") === "updated_at") listing = false;
-    if (!listing || route !== "GET /groups/:id/projects" || ++pages % 2 !== 0) return;
+    if (!listing || !CARRYING.has(route) || ++pages % 2 !== 0) return;
     if (move(sim, rng, groups)) moves++;
   });
   return { sim, moves: () => moves, stop };
@@ -63,8 +72,8 @@ const planned = (report: EnforceReport) => report.actions.map((a) => `${a.kind =
 const inScope = (sim: GitLabSim) => sim.dataset.projects.filter((p) => /^acme\//.test(p.path_with_namespace)).length;
 
 describe("projects moved between groups during the listing", () => {
-  it.each([1, 2, 3])("moves %#: every project judged once, the plan that of a quiet run on the tree as it ends", async (seed) => {
-    const { sim, moves, stop } = await world(seed);
+  it.each(HOW.flatMap(([how, details]) => [1, 2, 3].map((seed) => [how, seed, details] as const)))("projects %s, moves %i: every project judged once, the plan that of a quiet run on the tree as it ends", async (_how, seed, details) => {
+    const { sim, moves, stop } = await world(seed, details);
     const moving = await run(sim);
     stop();
     expect(moves()).toBeGreaterThanOrEqual(10);
@@ -75,10 +84,10 @@ describe("projects moved between groups during the listing", () => {
     expect(moving.warnings).toEqual(quiet.warnings);
   });
 
-  it("and the same moves do miss or repeat projects without the sweep (a run in steps, its listing over many steps, does not sweep): the test above can fail", async () => {
+  it.each(HOW)("projects %s, the same moves do miss or repeat projects without the sweep (a run in steps, its listing over many steps, does not sweep): the test above can fail", async (_how, details) => {
     const outcomes = await Promise.all(
       [1, 2, 3].map(async (seed) => {
-        const { sim, stop } = await world(seed);
+        const { sim, stop } = await world(seed, details);
         const moving = await run(sim, recordingSteps({ sliceMs: 5, perStep: 1_000 }));
         stop();
         const quiet = await run(sim);
@@ -114,7 +123,7 @@ describe("projects moved between groups during the listing", () => {
     const { sim } = await world(4);
     const groups = sim.dataset.groups.filter((g) => /^acme\//.test(g.full_path) && !SPECIAL.test(g.full_path));
     const rng = createRandom(9);
-    sim.beforeAnswer(({ route }) => void (route === "GET /groups/:id/projects" && move(sim, rng, groups)));
+    sim.beforeAnswer(({ route }) => void (CARRYING.has(route) && move(sim, rng, groups)));
     const report = await run(sim);
     expect(report.summary.complete).toBe(true);
     expect(report.warnings.join("\n")).toMatch(/projects in acme were still moving between groups after 3 sweeps: a project moved since \S+ may be judged only by the next run/);

@@ -41,8 +41,33 @@ describe("enforce job", () => {
     expect(exitCode(report)).toBe(2);
   });
 
-  it("lists each scope group once, with its subgroups and without projects shared into it, and never per project; reads each group once", async () => {
-    const { dataset } = await setup();
+  it("reads each group in scope once, with its own projects: a project listing only for a group holding 100 or more, and the sweep; never per project", async () => {
+    const { dataset, intents } = generateOrganisation({ projects: 1_500, seed: 7, tree: { groups: 30, maxDepth: 3, heavy: 0.3 } });
+    sim = await startGitLabSim({ dataset, recordRequests: true });
+    const strays = intents.filter((i) => i.kind === "project" && i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`).sort();
+    const report = await run();
+    expect(planned(report)).toEqual(strays);
+    expect(sim.counters.byRoute["GET /projects/:id"]).toBeUndefined();
+    const inAcme = dataset.groups.filter((g) => g.full_path === "acme" || g.full_path.startsWith("acme/"));
+    const own = (id: number) => dataset.projects.filter((p) => p.namespace_id === id).length;
+    const full = inAcme.filter((g) => own(g.id) >= 100);
+    expect(full.length).toBeGreaterThan(0);
+    expect(report.summary.projects).toBe(dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length);
+    expect(report.summary).toMatchObject({ groups: inAcme.length, groupReads: inAcme.length });
+    const queries = sim.requests.filter((r) => r.url.startsWith("/api/v4/groups/")).map((r) => new URL(r.url, sim.url));
+    expect(queries.filter((u) => /^\/api\/v4\/groups\/\d+$/.test(u.pathname)).every((u) => u.searchParams.get("with_projects") === "true")).toBe(true);
+    const listings = queries.filter((u) => u.pathname.endsWith("/projects"));
+    const [sweeps, own_] = [listings.filter((u) => u.searchParams.get("order_by") === "updated_at"), listings.filter((u) => u.searchParams.get("order_by") !== "updated_at")];
+    // The sweep for projects moved meanwhile; and each group holding more than its detail carries, its own projects only.
+    expect(sweeps).toHaveLength(1);
+    expect(new Set(own_.map((u) => Number(u.pathname.split("/")[4])))).toEqual(new Set(full.map((g) => g.id)));
+    expect(own_.every((u) => u.searchParams.get("include_subgroups") === "false")).toBe(true);
+    expect(own_.length).toBeLessThanOrEqual(full.reduce((n, g) => n + Math.ceil(own(g.id) / 100), 0) + full.length);
+    expect(sim.counters.byRoute["GET /groups/:id/descendant_groups"]).toBe(1);
+  });
+
+  it("a GitLab whose group details carry no projects: each scope group is listed once, with its subgroups and without projects shared into it, and each group read once", async () => {
+    const { dataset } = await setup({ detailProjects: false });
     sim.requests.length = 0;
     const report = await run();
     expect(sim.counters.byRoute["GET /projects/:id"]).toBeUndefined();
@@ -67,9 +92,10 @@ describe("enforce job", () => {
     ["thousands of tiny groups", { groups: 2_000, maxDepth: 5 }],
     ["projects in the scope group itself", { groups: 30, maxDepth: 3, root: 0.7 }],
   ];
-  it.each(shapes)("%s: every project is listed exactly once, following GitLab's links, with every slot in use", async (_name, tree) => {
+  const withDetails = shapes.flatMap(([name, tree]) => [true, false].map((details) => [name, details ? "with their groups' details" : "from listings alone", tree, details] as const));
+  it.each(withDetails)("%s, projects %s: every project is judged exactly once, following GitLab's links, with every slot in use", async (_name, _how, tree, detailProjects) => {
     const { dataset, intents } = generateOrganisation({ projects: 3_000, seed: 3, tree });
-    sim = await startGitLabSim({ dataset, latencyMs: 5, recordRequests: true });
+    sim = await startGitLabSim({ dataset, latencyMs: 5, recordRequests: true, detailProjects });
     const strays = intents.filter((i) => i.kind === "project" && i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`).sort();
     const inScope = dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length;
     const groups = dataset.groups.filter((g) => g.full_path === "acme" || g.full_path.startsWith("acme/")).length;
@@ -85,9 +111,9 @@ describe("enforce job", () => {
     expect(sim.counters.maxConcurrency).toBe(8);
   });
 
-  it("one heavy branch is split as deep as its shape allows, so the listing is spread over the slots", async () => {
+  it("listed as a tree (details without projects), one heavy branch is split as deep as its shape allows, so the listing is spread over the slots", async () => {
     const { dataset } = generateOrganisation({ projects: 3_000, seed: 3, tree: { groups: 40, maxDepth: 4, heavy: 0.8 } });
-    sim = await startGitLabSim({ dataset, latencyMs: 5 });
+    sim = await startGitLabSim({ dataset, latencyMs: 5, detailProjects: false });
     await run({ listConcurrency: 8 });
     // Partitions below the scope group: its own projects' listing and subtrees of its subgroups.
     expect(sim.counters.byRoute["GET /groups/:id/subgroups"]).toBeGreaterThan(1);
@@ -133,9 +159,9 @@ describe("enforce job", () => {
     expect(monolithPages).toHaveLength(Math.ceil(inMonolith / 100) + spent);
   });
 
-  it("above 10,000 projects (no total from GitLab) the tree is split, and every project is judged once", async () => {
+  it("listed as a tree (details without projects), above 10,000 projects (no total from GitLab) the tree is split, and every project is judged once", async () => {
     const { dataset } = generateOrganisation({ projects: 10_400, seed: 3, tree: { groups: 30, maxDepth: 4, heavy: 0.5 } });
-    sim = await startGitLabSim({ dataset });
+    sim = await startGitLabSim({ dataset, detailProjects: false });
     const inScope = dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length;
     expect(inScope).toBeGreaterThan(10_000);
     const report = await run({ listConcurrency: 6 });
@@ -180,17 +206,18 @@ describe("enforce job", () => {
   });
 
   it("removals are idempotent: a share already gone is a success, reported as such", async () => {
-    const { strays } = await setup();
+    const { dataset, strays } = await setup();
+    const inScope = dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length;
     const [projectId, groupId] = strays[0]!.split(":").map(Number);
     const project = sim.dataset.projects.find((p) => p.id === projectId)!;
-    // Someone removes one share by hand between our listing and our removal.
+    // Someone removes one share by hand between our examination and our removal.
     const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
     const report = await enforce({
       gitlab,
       policy: parsePolicy(standardPolicy(), "test.yaml"),
       apply: true,
-      onProgress: () => {
-        project.shared_with_groups = project.shared_with_groups.filter((s) => s.group_id !== groupId);
+      onProgress: ({ projects }) => {
+        if (projects === inScope) project.shared_with_groups = project.shared_with_groups.filter((s) => s.group_id !== groupId);
       },
     });
     const gone = projectActions(report).filter((a) => a.status === "already-gone");
@@ -275,12 +302,15 @@ describe("enforce job", () => {
     expect(report.actions.filter((a) => a.status === "failed").map((a) => a.error)).toEqual([expect.stringMatching(/answered 404: 404 Not Found/)]);
   });
 
-  it("when one listing fails, the others stop too", async () => {
-    await setup({ projects: 3_000, latencyMs: 10 });
+  it.each([
+    ["listing", "GET /groups/:id/projects", false],
+    ["group's detail", "GET /groups/:id", true],
+  ] as const)("when one %s fails, the others stop too", async (_what, route, detailProjects) => {
+    await setup({ projects: 3_000, latencyMs: 10, detailProjects });
     const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
-    let pagesSeen = 0;
-    // Partitions are running by the third page; the next page any of them asks for is refused.
-    const failing = enforce({ gitlab, policy: parsePolicy(standardPolicy(), "test.yaml"), onProgress: () => pagesSeen++ === 3 && sim.addFaults({ kind: "status", status: 403, route: "GET /groups/:id/projects", times: 1 }) });
+    let seen = 0;
+    // Partitions (or detail reads) are running by the third answer; the next request of that route is refused.
+    const failing = enforce({ gitlab, policy: parsePolicy(standardPolicy(), "test.yaml"), onProgress: () => seen++ === 3 && sim.addFaults({ kind: "status", status: 403, route, times: 1 }) });
     await expect(failing).rejects.toThrow(/answered 403/);
     const atFailure = sim.counters.requests;
     await new Promise((r) => setTimeout(r, 300));

@@ -562,11 +562,11 @@ describe("group shares", () => {
     });
     afterAll(() => sim.close());
 
-    it("GET /groups/:id embeds up to 100 own and 100 shared projects by default, none with with_projects=false", async () => {
+    it("GET /groups/:id embeds up to 100 own and 100 shared projects by default, newest first, none with with_projects=false", async () => {
       const group = groupOf(sim.dataset, "acme/mobile");
       const detail = await getJson(sim, `/groups/${group.id}`);
       const own = sim.dataset.projects.filter((p) => p.namespace_id === group.id);
-      expect(ids(detail.projects)).toEqual(ids(own).sort((a, b) => a - b));
+      expect(ids(detail.projects)).toEqual(ids(own).sort((a, b) => b - a));
       expect(detail.projects[0].shared_with_groups).toBeDefined();
       const into = sim.dataset.groups.find((g) => sim.dataset.projects.some((p) => p.namespace_id !== g.id && p.shared_with_groups.some((s) => s.group_id === g.id)))!;
       const shared = (await getJson(sim, `/groups/${into.id}`)).shared_projects;
@@ -593,8 +593,18 @@ describe("group shares", () => {
       const link = { group_id: sharing.id, group_name: sharing.name, group_full_path: sharing.full_path, group_access_level: 20, expires_at: null };
       for (const p of dataset.projects.filter((p) => p.namespace_id === group.id)) p.shared_with_groups.push(link);
       await withSim({ dataset }, async (big) => {
-        expect((await getJson(big, `/groups/${group.id}`)).projects).toHaveLength(100);
+        const embedded = (await getJson(big, `/groups/${group.id}`)).projects;
+        expect(embedded).toHaveLength(100);
+        // GitLab's finder orders by id, newest first, before it takes 100.
+        expect(ids(embedded)[0]).toBe(10_149);
         expect((await getJson(big, `/groups/${sharing.id}`)).shared_projects).toHaveLength(100);
+      });
+      // Playing a GitLab whose details carry no projects (as API v5 plans), whatever with_projects says.
+      await withSim({ dataset, detailProjects: false }, async (bare) => {
+        const detail = await getJson(bare, `/groups/${group.id}?with_projects=true`);
+        expect(detail).not.toHaveProperty("projects");
+        expect(detail).not.toHaveProperty("shared_projects");
+        expect(detail.shared_with_groups).toBeDefined();
       });
     });
 

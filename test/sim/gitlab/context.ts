@@ -19,6 +19,8 @@ export interface RequestContext {
   offsetLimit: number;
   /** Projects carry `visibility` and listings filter by it ("unfiltered": carry it, ignore the filter; "none": neither). */
   projectVisibility: "full" | "unfiltered" | "none";
+  /** Whether a group's detail embeds its projects (`with_projects`), as every v4 GitLab does. */
+  detailProjects: boolean;
 }
 
 export type Handler = (ctx: RequestContext) => Reply;

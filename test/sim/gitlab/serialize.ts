@@ -34,12 +34,13 @@ const EMBEDDED_PROJECTS = 100;
 
 /**
  * GitLab's GroupDetail entity: the group's direct links (only to groups the caller can see) and,
- * with `withProjects`, up to 100 of its own projects and 100 projects shared with it.
+ * with `withProjects`, up to 100 of its own projects and 100 projects shared with it, newest first
+ * (GroupProjectsFinder's default order, limited to 100).
  */
 export function groupDetailJson(ctx: RequestContext, g: SimGroup, withProjects: boolean) {
   const detail = { ...groupJson(ctx, g), shared_with_groups: ctx.store.visibleShares(ctx.caller, g.shared_with_groups) };
-  if (!withProjects) return detail;
-  const embed = (projects: readonly SimProject[]) => projects.slice(0, EMBEDDED_PROJECTS).map((p) => projectJson(ctx, p, false));
+  if (!withProjects || !ctx.detailProjects) return detail;
+  const embed = (projects: readonly SimProject[]) => [...projects].sort((a, b) => b.id - a.id).slice(0, EMBEDDED_PROJECTS).map((p) => projectJson(ctx, p, false));
   return { ...detail, projects: embed(ctx.store.projectsOf(g.id, false)), shared_projects: embed(ctx.store.projectsSharedWith(g.id)) };
 }
 

@@ -35,6 +35,8 @@ export interface GitLabSimOptions {
    * the filter is ignored (the client must notice).
    */
   projectVisibility?: "full" | "unfiltered" | "none";
+  /** Default true. false: `GET /groups/:id` embeds no projects, whatever `with_projects` says (as API v5 plans). */
+  detailProjects?: boolean;
   /** Raw query strings longer than this get 414 (default 8,192). */
   maxQueryLength?: number;
   rateLimits?: RateLimitRule[];
@@ -166,6 +168,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
       baseUrl,
       offsetLimit,
       projectVisibility: opts.projectVisibility ?? "full",
+      detailProjects: opts.detailProjects ?? true,
     };
     const reply = match.route.handler(ctx);
     if (fault?.kind === "apply-then-status") return statusReply(fault.status);

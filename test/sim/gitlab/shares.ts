@@ -81,6 +81,7 @@ export const shareProject: Handler = (ctx) => {
   if (project.shared_with_groups.some((s) => s.group_id === group.id)) throw apiError(409, "Project already shared with this group");
   if (lineage.includes(group)) throw apiError(409, "Project cannot be shared with the group it is in or one of its ancestors.");
   project.shared_with_groups.push(linkTo(group, link));
+  ctx.store.projectShared();
   const body = { id: ctx.store.nextLinkId(), project_id: project.id, group_id: group.id, group_access: link.access, expires_at: link.expiresAt };
   return { status: 201, body };
 };

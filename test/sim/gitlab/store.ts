@@ -49,6 +49,7 @@ export class Store {
   private readonly childrenOf = new Map<number, SimGroup[]>();
   private readonly projectsByNamespace = new Map<number, SimProject[]>();
   private readonly subtreeProjects = new Map<number, SimProject[]>();
+  private sharedInto: Map<number, SimProject[]> | undefined;
   private readonly namespaceById = new Map<number, Namespace>();
   private readonly namespaceByPath = new Map<string, Namespace>();
   private readonly pipelineIids = new Map<number, number>();
@@ -158,7 +159,24 @@ export class Store {
 
   /** Projects outside the group that are shared with it, by id; shares are read live. */
   projectsSharedWith(groupId: number): SimProject[] {
-    return this.projects.filter((p) => p.namespace_id !== groupId && p.shared_with_groups.some((s) => s.group_id === groupId));
+    // Every group's detail asks this: an index, not a scan of every project per detail. It holds the
+    // projects once shared with each group; whether they still are is read live.
+    if (!this.sharedInto) {
+      this.sharedInto = new Map();
+      for (const p of this.projects) {
+        for (const s of p.shared_with_groups) {
+          const into = this.sharedInto.get(s.group_id);
+          if (into) into.push(p);
+          else this.sharedInto.set(s.group_id, [p]);
+        }
+      }
+    }
+    return (this.sharedInto.get(groupId) ?? []).filter((p) => p.namespace_id !== groupId && p.shared_with_groups.some((s) => s.group_id === groupId));
+  }
+
+  /** A project was shared with a group: the index of projects shared with each group is built again when next asked. */
+  projectShared(): void {
+    this.sharedInto = undefined;
   }
 
   /** Ids for new project links: GitLab answers a project share with the link's own id. */

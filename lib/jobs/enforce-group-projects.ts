@@ -1,0 +1,98 @@
+/**
+ * Projects read with their groups' details. `GET /groups/:id?with_projects=true` embeds up to 100 of
+ * the group's own projects (not its subgroups', not those shared into it), each as a listing shows
+ * it, shares included: GitLab's GroupDetail entity, deprecated for API v5 but in every v4. The
+ * examination reads the detail of every group in scope for the shares groups make, so a group holding
+ * fewer than 100 projects has them judged with no request of their own, and one holding more (its
+ * detail shows 100) has its own projects listed besides (enforce-listing.ts: from both ends, split by
+ * visibility where large). Listing a scope instead costs its projects ÷ 100 pages and more, as every
+ * partition ends on a partial page.
+ *
+ * Only for a token that sees every group: GitLab lists to others only the subgroups they are members
+ * of, and a project in a group not listed would never be judged. A GitLab whose details carry no
+ * projects (API v5 will not) has the scope group's projects listed as one tree instead, as for any
+ * other token. Once every detail was read within one slice, the scope group is swept for projects
+ * moved meanwhile (enforce-moves.ts): one moved from a group not yet read into one read already is
+ * in neither detail.
+ */
+import type { GroupDetail, Project } from "../gitlab/index.ts";
+import type { Examination } from "./enforce-kinds.ts";
+import { projectSubject, scopeListing, sweepScope, unlessNotFound, type ScopeRoot } from "./enforce-listing.ts";
+import { answeredBefore, unjudged, type GroupListing } from "./enforce-moves.ts";
+
+/** GitLab embeds at most this many of a group's own projects in its detail. */
+const EMBEDDED = 100;
+
+/** Where the details of a scope group's tree carry their projects, as data (JSON): a run in steps resumes it. */
+export interface DetailProjects {
+  root: ScopeRoot;
+  /** False once a detail came without projects: the scope group is listed instead. */
+  carried?: false;
+}
+
+/** The projects of one scope group's details, within one slice. */
+export class GroupProjects {
+  private carried: boolean;
+  /** Server time a little before the first detail was answered. */
+  private since = Infinity;
+  private details = 0;
+  private readonly listings: Promise<boolean>[] = [];
+  private readonly x: Examination;
+  private readonly of: DetailProjects;
+  /** The scope group's tree is read from its start in this slice, so a sweep can follow. */
+  private readonly begun: boolean;
+
+  constructor(x: Examination, of: DetailProjects, begun: boolean) {
+    this.x = x;
+    this.of = of;
+    this.begun = begun;
+    this.carried = of.carried !== false;
+  }
+
+  /** The group's detail with its projects (what the examination reads instead of the bare detail); undefined when gone. */
+  async read(id: number): Promise<GroupDetail | undefined> {
+    const sentAt = Date.now();
+    const answer = await unlessNotFound(this.x.gitlab.getGroupWithProjects(id, this.x.signal));
+    if (answer) this.since = Math.min(this.since, answeredBefore(answer.date, sentAt));
+    return answer?.detail;
+  }
+
+  /** Judges the projects a detail carries, and has a group with more than it carries listed. */
+  judge(group: GroupDetail | undefined): void {
+    if (!group || !this.carried) return;
+    const { x } = this;
+    if (!Array.isArray(group.projects)) {
+      this.carried = false;
+      this.listings.push(x.examine(scopeListing(this.of.root)));
+      return;
+    }
+    this.details++;
+    const full = group.projects.length >= EMBEDDED;
+    const listing: GroupListing = { group: group.id, path: group.full_path, own: true, ...(full ? {} : { whole: true }) };
+    judgeProjects(x, unjudged(x.ledger, group.projects, listing));
+    if (!full) return;
+    const carried = group.projects.map((project) => project.id);
+    this.listings.push(x.examine({ kind: "project", list: { group: group.id, own: true }, path: group.full_path, partOf: this.of.root.id, carried }));
+  }
+
+  /** Where it stands, for the work left to a later slice. */
+  state(): DetailProjects {
+    return { root: this.of.root, ...(this.carried ? {} : { carried: false as const }) };
+  }
+
+  /**
+   * Waits for the groups' own listings, then sweeps the scope group where all of it was read in this
+   * slice (`complete`: every detail read) in more than one answer.
+   */
+  async finish(complete: boolean): Promise<void> {
+    const listed = (await Promise.all(this.listings)).every(Boolean);
+    // Without carried projects the scope group's own listing sweeps it.
+    if (!complete || !listed || !this.begun || !this.carried || this.details + this.listings.length < 2) return;
+    const { root } = this.of;
+    await sweepScope(this.x, { group: root.id, path: root.path }, this.since, (projects) => judgeProjects(this.x, projects));
+  }
+}
+
+function judgeProjects(x: Examination, projects: Project[]): void {
+  if (projects.length) x.judgeKind("project", projects.map(projectSubject));
+}
