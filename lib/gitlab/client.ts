@@ -152,15 +152,15 @@ export class GitLabClient {
   }
 
   /** The detail, with the group's shares; `with_projects=false`, or GitLab embeds up to 200 projects. */
-  getGroup(group: string | number, signal?: AbortSignal): Promise<GroupDetail> {
-    return this.get("/groups/:id", { id: group }, { query: { with_projects: false }, signal });
+  async getGroup(group: string | number, signal?: AbortSignal): Promise<GroupDetail> {
+    return groupDetail(await this.get("/groups/:id", { id: group }, { query: { with_projects: false }, signal }), group);
   }
 
   /** The detail with up to 100 of the group's own projects (GroupDetail.projects), and the answer's `Date`. */
   async getGroupWithProjects(group: number, signal?: AbortSignal): Promise<{ detail: GroupDetail; date?: string }> {
-    const { data, response } = await this.call<GroupDetail>("GET", "/groups/:id", { id: group }, { query: { with_projects: true }, signal });
+    const { data, response } = await this.call<unknown>("GET", "/groups/:id", { id: group }, { query: { with_projects: true }, signal });
     const date = response.headers["date"];
-    return { detail: data, ...(date ? { date } : {}) };
+    return { detail: groupDetail(data, group), ...(date ? { date } : {}) };
   }
 
   listDescendantGroups(group: string | number, list?: ListOptions): Listing<Group> {
@@ -252,4 +252,17 @@ export class GitLabClient {
   getTag(project: number | string, tag: string, signal?: AbortSignal): Promise<Tag> {
     return this.get("/projects/:id/repository/tags/:tag", { id: project, tag }, { signal });
   }
+}
+
+/**
+ * A group's detail as GitLab sends it. Anything else (JSON without its fields) is an error naming the
+ * group: read as a group without shares or projects, it would pass for one that has none.
+ */
+function groupDetail(data: unknown, group: string | number): GroupDetail {
+  const d = data as Partial<GroupDetail> | null;
+  const whole = typeof d === "object" && d !== null && typeof d.id === "number" && typeof d.full_path === "string" && Array.isArray(d.shared_with_groups);
+  if (!whole || (d.projects !== undefined && !Array.isArray(d.projects))) {
+    throw new Error(`GET /groups/${group} answered with JSON that is not a group's detail (id, full_path and shared_with_groups expected)`);
+  }
+  return d as GroupDetail;
 }

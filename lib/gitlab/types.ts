@@ -24,6 +24,8 @@ export interface Project {
   visibility?: Visibility;
   /** Absent with `simple=true`; lists only groups the caller can see. */
   shared_with_groups?: ProjectShare[];
+  /** The group (or user) it sits in. */
+  namespace?: { id: number; kind?: string; full_path: string };
 }
 
 export interface Group {

@@ -19,15 +19,22 @@ import type { GroupDetail, Project } from "../gitlab/index.ts";
 import type { Examination } from "./enforce-kinds.ts";
 import { projectSubject, scopeListing, sweepScope, unlessNotFound, type ScopeRoot } from "./enforce-listing.ts";
 import { answeredBefore, unjudged, type GroupListing } from "./enforce-moves.ts";
+import { inSlot, PAUSED, PRIORITY } from "./enforce-slots.ts";
 
 /** GitLab embeds at most this many of a group's own projects in its detail. */
 const EMBEDDED = 100;
+/** A group the sample shows likely to hold this many projects or more has its listing started at once (10 pages). */
+const HEAVY = 1_000;
+/** What the sample counts a scope without a total as: GitLab leaves totals out above 10,000. */
+const UNCOUNTED = 10_000;
 
 /** Where the details of a scope group's tree carry their projects, as data (JSON): a run in steps resumes it. */
 export interface DetailProjects {
   root: ScopeRoot;
   /** False once a detail came without projects: the scope group is listed instead. */
   carried?: false;
+  /** Groups whose own projects are listed: their details' projects are left to the listing. */
+  listed?: number[];
 }
 
 /** The projects of one scope group's details, within one slice. */
@@ -36,7 +43,9 @@ export class GroupProjects {
   /** Server time a little before the first detail was answered. */
   private since = Infinity;
   private details = 0;
+  private readonly listed: Set<number>;
   private readonly listings: Promise<boolean>[] = [];
+  private sampled: Promise<void> = Promise.resolve();
   private readonly x: Examination;
   private readonly of: DetailProjects;
   /** The scope group's tree is read from its start in this slice, so a sweep can follow. */
@@ -47,6 +56,7 @@ export class GroupProjects {
     this.of = of;
     this.begun = begun;
     this.carried = of.carried !== false;
+    this.listed = new Set(of.listed);
   }
 
   /** The group's detail with its projects (what the examination reads instead of the bare detail); undefined when gone. */
@@ -59,25 +69,63 @@ export class GroupProjects {
 
   /** Judges the projects a detail carries, and has a group with more than it carries listed. */
   judge(group: GroupDetail | undefined): void {
-    if (!group || !this.carried) return;
+    if (!group || !this.carried || this.listed.has(group.id)) return;
     const { x } = this;
     if (!Array.isArray(group.projects)) {
       this.carried = false;
       this.listings.push(x.examine(scopeListing(this.of.root)));
       return;
     }
-    this.details++;
+    // The first detail (the scope group's) shows that details carry projects: the sample is worth its request.
+    if (++this.details === 1 && this.begun) this.sampled = this.sample();
     const full = group.projects.length >= EMBEDDED;
     const listing: GroupListing = { group: group.id, path: group.full_path, own: true, ...(full ? {} : { whole: true }) };
     judgeProjects(x, unjudged(x.ledger, group.projects, listing));
-    if (!full) return;
-    const carried = group.projects.map((project) => project.id);
-    this.listings.push(x.examine({ kind: "project", list: { group: group.id, own: true }, path: group.full_path, partOf: this.of.root.id, carried }));
+    if (full) this.list(group.id, group.full_path, group.projects.map((project) => project.id));
+  }
+
+  /** Lists a group's own projects beside the details, skipping those its detail carried (judged already). */
+  private list(group: number, path: string, carried?: number[]): void {
+    this.listed.add(group);
+    this.listings.push(this.x.examine({ kind: "project", list: { group, own: true }, path, partOf: this.of.root.id, ...(carried ? { carried } : {}) }));
+  }
+
+  /**
+   * A heavy group is found by its detail, which may come last of hundreds: its listing, the longest
+   * chain of the examination, would then begin at its end. So once the scope group's detail shows
+   * that details carry projects, its newest 100 projects are read, as a sample (not judged: the details and listings judge them), and a group likely
+   * to hold 1,000 projects or more by its share of the sample has its own projects listed at once.
+   * The sample is an estimate only: a failed one costs nothing but the head start.
+   */
+  private async sample(): Promise<void> {
+    const { x } = this;
+    const { root } = this.of;
+    const pages = x.gitlab.listGroupProjects(root.id, { signal: x.signal }, { sort: "desc" }).pages();
+    try {
+      const page = await inSlot(x, () => pages.next(), PRIORITY.opening);
+      // Once paused, what is left is handed on as it stands: a listing begun now would be left out of it.
+      if (page === PAUSED || page.done || page.value.items.length === 0 || x.pause?.aborted) return;
+      const { items, meta } = page.value;
+      const total = typeof meta.total === "number" ? meta.total : UNCOUNTED;
+      const counts = new Map<number, { path: string; n: number }>();
+      const scope = `${root.path.toLowerCase()}/`;
+      for (const { namespace } of items) {
+        if (!namespace || namespace.kind === "user" || !`${namespace.full_path.toLowerCase()}/`.startsWith(scope)) continue;
+        const seen = counts.get(namespace.id) ?? { path: namespace.full_path, n: 0 };
+        seen.n++;
+        counts.set(namespace.id, seen);
+      }
+      for (const [group, { path, n }] of counts) if ((n / items.length) * total >= HEAVY && !this.listed.has(group)) this.list(group, path);
+    } catch {
+      // Without the head start, each group is found by its detail.
+    } finally {
+      await pages.return?.(undefined);
+    }
   }
 
   /** Where it stands, for the work left to a later slice. */
   state(): DetailProjects {
-    return { root: this.of.root, ...(this.carried ? {} : { carried: false as const }) };
+    return { root: this.of.root, ...(this.carried ? {} : { carried: false as const }), ...(this.listed.size ? { listed: [...this.listed] } : {}) };
   }
 
   /**
@@ -85,6 +133,7 @@ export class GroupProjects {
    * slice (`complete`: every detail read) in more than one answer.
    */
   async finish(complete: boolean): Promise<void> {
+    await this.sampled;
     const listed = (await Promise.all(this.listings)).every(Boolean);
     // Without carried projects the scope group's own listing sweeps it.
     if (!complete || !listed || !this.begun || !this.carried || this.details + this.listings.length < 2) return;

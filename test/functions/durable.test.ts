@@ -106,8 +106,8 @@ describe("Enforce as a durable execution", () => {
   it("a step that fails mid-listing is attempted again in a later invocation, and the run still judges each project once", async () => {
     const { plain, durable, strays } = await twins(8_000);
     const whole = await plainRun(plain, { dryRun: false });
-    // GitLab answers one listing page with something that is not a page (a JSON object): the step fails.
-    durable.addFaults({ kind: "status", status: 200, route: "GET /groups/:id/projects", times: 1 });
+    // GitLab answers one group's detail (what carries its projects) with JSON that is not one: the step fails.
+    durable.addFaults({ kind: "status", status: 200, route: "GET /groups/:id", times: 1 });
     const execution = await durableRun(durable, { dryRun: false }, { WARDEN_SLICE_SECONDS: "0.3" });
     expect(execution.getStatus()).toBe("SUCCEEDED");
     expect(durable.pendingFaults()).toBe(0);

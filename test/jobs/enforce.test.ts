@@ -57,8 +57,15 @@ describe("enforce job", () => {
     const queries = sim.requests.filter((r) => r.url.startsWith("/api/v4/groups/")).map((r) => new URL(r.url, sim.url));
     expect(queries.filter((u) => /^\/api\/v4\/groups\/\d+$/.test(u.pathname)).every((u) => u.searchParams.get("with_projects") === "true")).toBe(true);
     const listings = queries.filter((u) => u.pathname.endsWith("/projects"));
-    const [sweeps, own_] = [listings.filter((u) => u.searchParams.get("order_by") === "updated_at"), listings.filter((u) => u.searchParams.get("order_by") !== "updated_at")];
-    // The sweep for projects moved meanwhile; and each group holding more than its detail carries, its own projects only.
+    const [sweeps, samples, own_] = [
+      listings.filter((u) => u.searchParams.get("order_by") === "updated_at"),
+      listings.filter((u) => u.searchParams.get("order_by") === "id" && u.searchParams.get("include_subgroups") === "true"),
+      listings.filter((u) => u.searchParams.get("order_by") === "id" && u.searchParams.get("include_subgroups") === "false"),
+    ];
+    // A sample of the scope's newest projects (for heavy groups to list early), the sweep for projects
+    // moved meanwhile, and each group holding more than its detail carries: its own projects only.
+    expect(samples.map((u) => u.searchParams.get("sort"))).toEqual(["desc"]);
+    expect(sweeps.length + samples.length + own_.length).toBe(listings.length);
     expect(sweeps).toHaveLength(1);
     expect(new Set(own_.map((u) => Number(u.pathname.split("/")[4])))).toEqual(new Set(full.map((g) => g.id)));
     expect(own_.every((u) => u.searchParams.get("include_subgroups") === "false")).toBe(true);
@@ -138,6 +145,25 @@ describe("enforce job", () => {
     expect(new Set(parts.map((q) => q.get("sort")))).toEqual(new Set(["asc", "desc"]));
     // The first page, which showed the group large, and a partial page more per part at most.
     expect(monolithPages.length).toBeLessThanOrEqual(Math.ceil(inMonolith / 100) + 1 + 3);
+  });
+
+  it("a heavy group whose detail comes last is listed from the start: a sample of the scope's newest projects shows it", async () => {
+    const { dataset, intents } = generateOrganisation({ projects: 3_000, seed: 3, tree: { groups: 60, maxDepth: 3, heavy: 0.5 } });
+    const monolith = dataset.groups.find((g) => g.full_path === "acme/monolith")!;
+    // GitLab lists descendant groups by name: this one's detail is read last.
+    monolith.name = "zzz monolith";
+    sim = await startGitLabSim({ dataset, recordRequests: true, latencyMs: 5 });
+    const report = await run({ listConcurrency: 4 });
+    const strays = intents.filter((i) => i.kind === "project" && i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`).sort();
+    expect(planned(report)).toEqual(strays);
+    expect(report.summary.projects).toBe(dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length);
+    const paths = sim.requests.map((r) => new URL(r.url, sim.url).pathname);
+    const details = paths.filter((p) => /^\/api\/v4\/groups\/\d+$/.test(p));
+    expect(details.at(-1)).toBe(`/api/v4/groups/${monolith.id}`);
+    // Its own listing began before all but a few details had been read.
+    const begun = paths.indexOf(`/api/v4/groups/${monolith.id}/projects`);
+    expect(begun).toBeGreaterThan(0);
+    expect(paths.slice(0, begun).filter((p) => details.includes(p)).length).toBeLessThan(10);
   });
 
   it.each([
@@ -315,6 +341,13 @@ describe("enforce job", () => {
     const atFailure = sim.counters.requests;
     await new Promise((r) => setTimeout(r, 300));
     expect(sim.counters.requests).toBe(atFailure);
+  });
+
+  it("a group's detail that is not one (JSON without its fields) fails the run, naming the group: it would pass for a group without shares or projects", async () => {
+    await setup();
+    sim.addFaults({ kind: "status", status: 200, route: "GET /groups/:id", times: 1 });
+    await expect(run()).rejects.toThrow(/GET \/groups\/\d+ answered with JSON that is not a group's detail/);
+    expect(Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
   });
 
   it("a failed removal is reported with its error and the others go on", async () => {
