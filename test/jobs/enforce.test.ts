@@ -73,6 +73,14 @@ describe("enforce job", () => {
     expect(sim.counters.byRoute["GET /groups/:id/descendant_groups"]).toBe(1);
   });
 
+  it("a GitLab whose group details leave projects out (empty lists) is noticed against the sample: the scope group is listed as well, with a warning, and every project judged", async () => {
+    const { dataset, strays } = await setup({ projects: 1_500, detailProjects: "empty" });
+    const report = await run();
+    expect(planned(report)).toEqual(strays);
+    expect(report.summary.projects).toBe(dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length);
+    expect(report.warnings.join("\n")).toMatch(/\d+ of \d+ projects of acme listed as a sample were in no group's detail: GitLab's details leave projects out, so acme's projects were listed as well/);
+  });
+
   it("a GitLab whose group details carry no projects: each scope group is listed once, with its subgroups and without projects shared into it, and each group read once", async () => {
     const { dataset } = await setup({ detailProjects: false });
     sim.requests.length = 0;

@@ -606,6 +606,12 @@ describe("group shares", () => {
         expect(detail).not.toHaveProperty("shared_projects");
         expect(detail.shared_with_groups).toBeDefined();
       });
+      // Playing a broken server or proxy whose details carry empty lists.
+      await withSim({ dataset, detailProjects: "empty" }, async (broken) => {
+        const detail = await getJson(broken, `/groups/${group.id}`);
+        expect(detail.projects).toEqual([]);
+        expect(detail.shared_projects).toEqual([]);
+      });
     });
 
     it("lists only links to groups the caller can see (administrators and auditors see all); lists of groups carry no shares", async () => {

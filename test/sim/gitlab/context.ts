@@ -19,8 +19,8 @@ export interface RequestContext {
   offsetLimit: number;
   /** Projects carry `visibility` and listings filter by it ("unfiltered": carry it, ignore the filter; "none": neither). */
   projectVisibility: "full" | "unfiltered" | "none";
-  /** Whether a group's detail embeds its projects (`with_projects`), as every v4 GitLab does. */
-  detailProjects: boolean;
+  /** Whether a group's detail embeds its projects (`with_projects`), as every v4 GitLab does; "empty": empty lists. */
+  detailProjects: boolean | "empty";
 }
 
 export type Handler = (ctx: RequestContext) => Reply;

@@ -40,7 +40,7 @@ const EMBEDDED_PROJECTS = 100;
 export function groupDetailJson(ctx: RequestContext, g: SimGroup, withProjects: boolean) {
   const detail = { ...groupJson(ctx, g), shared_with_groups: ctx.store.visibleShares(ctx.caller, g.shared_with_groups) };
   if (!withProjects || !ctx.detailProjects) return detail;
-  const embed = (projects: readonly SimProject[]) => [...projects].sort((a, b) => b.id - a.id).slice(0, EMBEDDED_PROJECTS).map((p) => projectJson(ctx, p, false));
+  const embed = (projects: readonly SimProject[]) => (ctx.detailProjects === "empty" ? [] : [...projects].sort((a, b) => b.id - a.id).slice(0, EMBEDDED_PROJECTS).map((p) => projectJson(ctx, p, false)));
   return { ...detail, projects: embed(ctx.store.projectsOf(g.id, false)), shared_projects: embed(ctx.store.projectsSharedWith(g.id)) };
 }
 

@@ -35,8 +35,11 @@ export interface GitLabSimOptions {
    * the filter is ignored (the client must notice).
    */
   projectVisibility?: "full" | "unfiltered" | "none";
-  /** Default true. false: `GET /groups/:id` embeds no projects, whatever `with_projects` says (as API v5 plans). */
-  detailProjects?: boolean;
+  /**
+   * Default true. false: `GET /groups/:id` embeds no projects, whatever `with_projects` says (as API v5
+   * plans); "empty": it embeds empty lists (a broken server or proxy, which the client must notice).
+   */
+  detailProjects?: boolean | "empty";
   /** Raw query strings longer than this get 414 (default 8,192). */
   maxQueryLength?: number;
   rateLimits?: RateLimitRule[];
