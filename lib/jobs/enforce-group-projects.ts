@@ -11,9 +11,10 @@
  * Only for a token that sees every group: GitLab lists to others only the subgroups they are members
  * of, and a project in a group not listed would never be judged. A GitLab whose details carry no
  * projects (API v5 will not) has the scope group's projects listed as one tree instead, as for any
- * other token. Once every detail was read within one slice, the scope group is swept for projects
- * moved meanwhile (enforce-moves.ts): one moved from a group not yet read into one read already is
- * in neither detail.
+ * other token; and one whose details leave projects out (a sample of the scope's projects shows it)
+ * has the scope group listed as well. Once every detail was read within one slice, the scope group
+ * is swept for projects moved meanwhile (enforce-moves.ts): one moved from a group not yet read into
+ * one read already is in neither detail.
  */
 import type { GroupDetail, Project } from "../gitlab/index.ts";
 import type { Examination } from "./enforce-kinds.ts";
@@ -97,9 +98,10 @@ export class GroupProjects {
   /**
    * A heavy group is found by its detail, which may come last of hundreds: its listing, the longest
    * chain of the examination, would then begin at its end. So once the scope group's detail shows
-   * that details carry projects, its newest 100 projects are read, as a sample (not judged: the details and listings judge them), and a group likely
-   * to hold 1,000 projects or more by its share of the sample has its own projects listed at once.
-   * The sample is an estimate only: a failed one costs nothing but the head start.
+   * that details carry projects, its newest 100 projects are read as a sample (not judged: the details
+   * and listings judge them), and a group likely to hold 1,000 projects or more by its share of the
+   * sample has its own projects listed at once. A failed sample costs nothing but the head start (and
+   * the check in `finish`).
    */
   private async sample(): Promise<void> {
     const { x } = this;
