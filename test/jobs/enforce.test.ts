@@ -81,6 +81,25 @@ describe("enforce job", () => {
     expect(report.warnings.join("\n")).toMatch(/\d+ of \d+ projects of acme listed as a sample were in no group's detail: GitLab's details leave projects out, so acme's projects were listed as well/);
   });
 
+  it("two projects of the sample moved out of the scope before their groups' details come are not taken for details that leave projects out", async () => {
+    const { dataset } = await setup({ projects: 1_500, recordRequests: true });
+    const outside = dataset.groups.find((g) => g.full_path === "partners")!;
+    let moved = 0;
+    sim.beforeAnswer(({ route }) => {
+      // Once the sample (the scope's newest projects) has been answered, the two newest leave the scope.
+      if (moved || route !== "GET /groups/:id" || !sim.requests.some((r) => r.url.includes("sort=desc"))) return;
+      const newest = dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).sort((a, b) => b.id - a.id).slice(0, 2);
+      for (const project of newest) sim.moveProject(project.id, outside.id);
+      moved = newest.length;
+    });
+    const report = await run();
+    expect(moved).toBe(2);
+    expect(report.warnings.join("\n")).not.toMatch(/leave projects out/);
+    expect(report.summary.projects).toBe(dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length);
+    const wholeListings = sim.requests.filter((r) => r.url.includes("include_subgroups=true") && r.url.includes("sort=asc"));
+    expect(wholeListings).toEqual([]);
+  });
+
   it("a GitLab whose group details carry no projects: each scope group is listed once, with its subgroups and without projects shared into it, and each group read once", async () => {
     const { dataset } = await setup({ detailProjects: false });
     sim.requests.length = 0;
