@@ -18,9 +18,9 @@
  */
 import type { GroupDetail, Project } from "../gitlab/index.ts";
 import type { Examination } from "./enforce-kinds.ts";
-import { projectSubject, scopeListing, sweepScope, unlessNotFound, type ScopeRoot } from "./enforce-listing.ts";
+import { nextPage, projectSubject, scopeListing, sweepScope, unlessNotFound, type ScopeRoot } from "./enforce-listing.ts";
 import { answeredBefore, unjudged, type GroupListing } from "./enforce-moves.ts";
-import { inSlot, PAUSED, PRIORITY } from "./enforce-slots.ts";
+import { PAUSED, PRIORITY } from "./enforce-slots.ts";
 
 /** GitLab embeds at most this many of a group's own projects in its detail. */
 const EMBEDDED = 100;
@@ -108,7 +108,7 @@ export class GroupProjects {
     const { root } = this.of;
     const pages = x.gitlab.listGroupProjects(root.id, { signal: x.signal }, { sort: "desc" }).pages();
     try {
-      const page = await inSlot(x, () => pages.next(), PRIORITY.opening);
+      const page = await nextPage(x, pages, PRIORITY.opening);
       // Once paused, what is left is handed on as it stands: a listing begun now would be left out of it.
       if (page === PAUSED || page.done || page.value.items.length === 0 || x.pause?.aborted) return;
       const { items, meta } = page.value;

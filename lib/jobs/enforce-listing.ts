@@ -126,7 +126,7 @@ export async function examineProjects(x: Examination, work: ProjectWork, judge: 
     left = true;
     leave(rest);
   };
-  const p: Partitioning = { x, judgePage: (items, by) => judgeProjects(unjudged(x.ledger, items, by)), leave: keep, listings: new Map(), paged: false };
+  const p = partitioning(x, judgeProjects, keep);
   if (work.at) return ends(p, work, work.at);
   if (x.pause?.aborted) return leave(work);
   if (work.list === "instance") {
@@ -148,9 +148,10 @@ export async function examineProjects(x: Examination, work: ProjectWork, judge: 
  * when the slice ends meanwhile. A failed sweep is a warning: every project was listed, and what moved
  * meanwhile the next run finds.
  */
-export async function sweepScope(x: Examination, root: GroupListing, since: number, judgeProjects: (projects: Project[]) => void, listings = new Map<string, GroupListing>()): Promise<void> {
-  const sweeping: Partitioning = { x: { ...x, pause: undefined }, judgePage: (items, by) => judgeProjects(unjudged(x.ledger, items, by)), leave: () => undefined, listings, paged: false };
-  const reread = ({ path, ...list }: GroupListing) => partition(sweeping, { kind: "project", list: { group: list.group, ...(list.own ? { own: true } : {}), ...(list.visibility ? { visibility: list.visibility } : {}) }, ...(path === undefined ? {} : { path }), share: Infinity });
+export async function sweepScope(x: Examination, root: GroupListing, since: number, judgeProjects: (projects: Project[]) => void, listings?: Map<string, GroupListing>): Promise<void> {
+  // No pause reaches the sweep, so nothing is ever left.
+  const sweeping = partitioning({ ...x, pause: undefined }, judgeProjects, () => undefined, listings);
+  const reread = ({ path, whole: _, ...list }: GroupListing) => partition(sweeping, { kind: "project", list, ...(path === undefined ? {} : { path }), share: Infinity });
   await sweepMoves({ x: sweeping.x, root, since, judge: judgeProjects, reread }).catch((err: unknown) => {
     if (x.signal.aborted) throw err;
     x.warnings.push(`could not look for projects moved between groups of ${root.path ?? `group ${root.group}`} while they were listed (${errorText(err)}): the next run judges any this one missed`);
@@ -167,6 +168,11 @@ interface Partitioning {
   /** Server time a little before the first page was answered, and whether any listing had a second page. */
   began?: number;
   paged: boolean;
+}
+
+/** Listings judged through the ledger (each project once), leaving what a pause stops to `leave`. */
+function partitioning(x: Examination, judgeProjects: (projects: Project[]) => void, leave: (work: ProjectWork) => void, listings = new Map<string, GroupListing>()): Partitioning {
+  return { x, judgePage: (items, by) => judgeProjects(unjudged(x.ledger, items, by)), leave, listings, paged: false };
 }
 
 type GroupList = Extract<ProjectWork["list"], { group: number }>;
@@ -194,7 +200,7 @@ function listing(x: Examination, work: ProjectWork, sort: "asc" | "desc", from?:
 }
 
 /** A slot for one page, by its priority (enforce-slots.ts); once the examination pauses, nothing is sent. */
-function nextPage(x: Examination, pages: AsyncIterator<Page<Project>>, priority: number): Promise<IteratorResult<Page<Project>> | typeof PAUSED> {
+export function nextPage(x: Examination, pages: AsyncIterator<Page<Project>>, priority: number): Promise<IteratorResult<Page<Project>> | typeof PAUSED> {
   return inSlot(x, () => pages.next(), priority);
 }
 

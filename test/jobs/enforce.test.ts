@@ -49,15 +49,15 @@ describe("enforce job", () => {
     expect(planned(report)).toEqual(strays);
     expect(sim.counters.byRoute["GET /projects/:id"]).toBeUndefined();
     const inAcme = dataset.groups.filter((g) => g.full_path === "acme" || g.full_path.startsWith("acme/"));
-    const own = (id: number) => dataset.projects.filter((p) => p.namespace_id === id).length;
-    const full = inAcme.filter((g) => own(g.id) >= 100);
+    const ownCount = (id: number) => dataset.projects.filter((p) => p.namespace_id === id).length;
+    const full = inAcme.filter((g) => ownCount(g.id) >= 100);
     expect(full.length).toBeGreaterThan(0);
     expect(report.summary.projects).toBe(dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length);
     expect(report.summary).toMatchObject({ groups: inAcme.length, groupReads: inAcme.length });
     const queries = sim.requests.filter((r) => r.url.startsWith("/api/v4/groups/")).map((r) => new URL(r.url, sim.url));
     expect(queries.filter((u) => /^\/api\/v4\/groups\/\d+$/.test(u.pathname)).every((u) => u.searchParams.get("with_projects") === "true")).toBe(true);
     const listings = queries.filter((u) => u.pathname.endsWith("/projects"));
-    const [sweeps, samples, own_] = [
+    const [sweeps, samples, ownListings] = [
       listings.filter((u) => u.searchParams.get("order_by") === "updated_at"),
       listings.filter((u) => u.searchParams.get("order_by") === "id" && u.searchParams.get("include_subgroups") === "true"),
       listings.filter((u) => u.searchParams.get("order_by") === "id" && u.searchParams.get("include_subgroups") === "false"),
@@ -65,11 +65,11 @@ describe("enforce job", () => {
     // A sample of the scope's newest projects (for heavy groups to list early), the sweep for projects
     // moved meanwhile, and each group holding more than its detail carries: its own projects only.
     expect(samples.map((u) => u.searchParams.get("sort"))).toEqual(["desc"]);
-    expect(sweeps.length + samples.length + own_.length).toBe(listings.length);
+    expect(sweeps.length + samples.length + ownListings.length).toBe(listings.length);
     expect(sweeps).toHaveLength(1);
-    expect(new Set(own_.map((u) => Number(u.pathname.split("/")[4])))).toEqual(new Set(full.map((g) => g.id)));
-    expect(own_.every((u) => u.searchParams.get("include_subgroups") === "false")).toBe(true);
-    expect(own_.length).toBeLessThanOrEqual(full.reduce((n, g) => n + Math.ceil(own(g.id) / 100), 0) + full.length);
+    expect(new Set(ownListings.map((u) => Number(u.pathname.split("/")[4])))).toEqual(new Set(full.map((g) => g.id)));
+    expect(ownListings.every((u) => u.searchParams.get("include_subgroups") === "false")).toBe(true);
+    expect(ownListings.length).toBeLessThanOrEqual(full.reduce((n, g) => n + Math.ceil(ownCount(g.id) / 100), 0) + full.length);
     expect(sim.counters.byRoute["GET /groups/:id/descendant_groups"]).toBe(1);
   });
 
