@@ -36,16 +36,20 @@
  * functions tell a scheduled run (which applies) from a person's console run (a dry run unless it
  * says "dryRun": false). See functions/lib/scheduled.ts.
  */
-import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } from "./functions/lib/metric-names.ts";
-import { NODE_OPTIONS } from "./lib/config/node-options.ts";
-
 export default $config({
   app(input) {
     const production = input.stage === "production";
     return { name: "warden", home: "aws", removal: production ? "retain" : "remove", protect: production };
   },
   async run() {
+    // SST refuses static imports at the top of this file: it evaluates app() from a bundle of it first.
+    const { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } = await import("./functions/lib/metric-names.ts");
+    const { NODE_OPTIONS } = await import("./lib/config/node-options.ts");
+    const { existsSync } = await import("node:fs");
     const settings = deploySettings($app.stage);
+    if (!existsSync(settings.policyFile)) {
+      throw new Error(`WARDEN_POLICY_FILE: ${settings.policyFile} does not exist (relative to sst.config.ts): set it to your policy file, or copy examples/warden.yaml to warden.yaml to start from the example`);
+    }
     const environment = {
       WARDEN_SECRET_ARN: settings.secretArn,
       ...(settings.gitlabUrl ? { GITLAB_URL: settings.gitlabUrl } : {}),
@@ -64,7 +68,7 @@ export default $config({
     // Next to the handlers at the bundle root, where functions/lib/config.ts looks by default.
     const copyFiles = [{ from: settings.policyFile, to: "warden.yaml" }];
     /** A function's own settings and permissions, on top of every function's. */
-    type Access = { environment?: Record<string, SstInput<string>>; permissions?: { actions: string[]; resources: SstInput<string>[] }[] };
+    type Access = { environment?: Record<string, $util.Input<string>>; permissions?: { actions: string[]; resources: $util.Input<string>[] }[] };
     const lambda = (handler: string, ...access: Access[]) => ({
       handler,
       runtime: "nodejs24.x" as const,
@@ -75,11 +79,7 @@ export default $config({
 
     // Reports of applying runs, for restore (functions/lib/run-history.ts): only under runs/, and only
     // for WARDEN_RUN_HISTORY_DAYS, after which S3 deletes them.
-    const history = new sst.aws.Bucket("RunHistory");
-    new aws.s3.BucketLifecycleConfigurationV2("RunHistoryExpiry", {
-      bucket: history.name,
-      rules: [{ id: "expire-runs", status: "Enabled", filter: { prefix: "runs/" }, expiration: { days: settings.runHistoryDays } }],
-    });
+    const history = new sst.aws.Bucket("RunHistory", { lifecycle: [{ id: "expire-runs", prefix: "runs/", expiresIn: quantity(settings.runHistoryDays, "day") }] });
     const historyAccess: Access = {
       environment: { WARDEN_RUN_HISTORY_BUCKET: history.name },
       permissions: [
@@ -97,7 +97,7 @@ export default $config({
     // Claims (DynamoDB deletes each some time after its expiresAt): chat-ops' one claim per signed
     // command and per worker event (functions/lib/once.ts), and a durable Enforce run's lease. Created
     // by the first function that needs it.
-    let claims: SstDynamo | undefined;
+    let claims: sst.aws.Dynamo | undefined;
     const claimsAccess = (...actions: string[]): Access => {
       claims ??= new sst.aws.Dynamo("Claims", { fields: { id: "string" }, primaryIndex: { hashKey: "id" }, ttl: "expiresAt" });
       return { environment: { WARDEN_CLAIMS_TABLE: claims.name }, permissions: [{ actions, resources: [claims.arn] }] };
@@ -144,16 +144,17 @@ export default $config({
       ...(enforce ? [{ name: "Enforce", job: "enforce", schedule: settings.enforceSchedule, target: enforce }] : []),
       ...(settings.n8nUrl ? [{ name: "Workflows", job: "workflows", schedule: settings.workflowsSchedule, target: job("functions/workflows.handler") }] : []),
     ];
-    // "off" keeps the function, for console runs, and disables its schedule.
+    // "off" keeps the function, for console runs, and disables its schedule. SST wants every top-level
+    // component name unique across kinds (case-insensitive): the Enforce workflow has "Enforce".
     for (const { name, schedule, target } of jobs) {
-      new sst.aws.CronV2(name, { schedule: schedule.expression, enabled: schedule.enabled, event: { source: "schedule" }, function: target });
+      new sst.aws.CronV2(`${name}Schedule`, { schedule: schedule.expression, enabled: schedule.enabled, event: { source: "schedule" }, function: target });
     }
 
     const topic = new sst.aws.SnsTopic("Alarms");
     if (settings.alarmEmail) new aws.sns.TopicSubscription("AlarmEmail", { topic: topic.arn, protocol: "email", endpoint: settings.alarmEmail });
     for (const { name, job: jobName, schedule } of jobs) {
       const dimensions = { service: METRICS_SERVICE, stage: $app.stage, job: jobName };
-      const alarm = (suffix: string, description: string, args: Omit<AwsMetricAlarmArgs, "name" | "alarmDescription" | "namespace" | "statistic" | "alarmActions" | "okActions">) =>
+      const alarm = (suffix: string, description: string, args: Omit<aws.cloudwatch.MetricAlarmArgs, "name" | "alarmDescription" | "namespace" | "statistic" | "alarmActions" | "okActions">) =>
         new aws.cloudwatch.MetricAlarm(`${name}${suffix}`, {
           name: `${$app.name}-${$app.stage}-${jobName}-${suffix.replace(/[A-Z]/g, (c, i: number) => `${i ? "-" : ""}${c.toLowerCase()}`)}`,
           alarmDescription: `Warden ${jobName} (${$app.stage}): ${description}`,

@@ -1,416 +1,409 @@
 /**
- * sst.config.ts evaluated with stand-ins for SST's globals ($config, $app, $interpolate, sst.aws.*,
- * and the Pulumi AWS provider's aws.*) that record every resource and its arguments; SST itself
- * cannot run here (its CLI downloads Pulumi).
+ * sst.config.ts deployed as SST 4.17 deploys it, short of AWS: app() evaluated from a bundle built the
+ * way SST builds it (where a top-level import is refused), then run() bundled with the platform's
+ * globals and run under Pulumi's resource mocks, against the real @pulumi/aws resource classes and a
+ * stand-in of SST's components that keeps SST's rules (test/sst). Assertions read the resources Pulumi
+ * was asked to create: Lambda functions, roles and their policies, schedules, the table, the bucket's
+ * lifecycle, alarms. SST itself cannot run here: its CLI downloads Pulumi.
  */
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { recordRun } from "../functions/lib/metrics.ts";
 import { NODE_OPTIONS } from "../lib/config/node-options.ts";
+import { buildRun, evaluateApp, evaluateRun, removeBuilds, TOP_LEVEL_IMPORT, type Deployed, type SstApp } from "./sst/build.ts";
+import { emfRecords } from "./functions/emf.ts";
 
-interface Recorded {
-  type: "Function" | "Workflow" | "CronV2" | "Dynamo" | "Bucket" | "SnsTopic" | "MetricAlarm" | "TopicSubscription" | "BucketLifecycleConfigurationV2";
-  name: string;
-  args: Record<string, unknown>;
+const SECRET = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-AbCdEf";
+const DEPLOY_ENV = { WARDEN_SECRET_ARN: SECRET, GITLAB_URL: "https://gitlab.example.com", N8N_URL: "https://n8n.example.com", WARDEN_POLICY_FILE: "examples/warden.yaml" };
+/** Every other documented deploy variable, unset unless a test sets it. */
+const UNSET = Object.fromEntries(
+  ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN", "WARDEN_ALARM_EMAIL", "WARDEN_RUN_HISTORY_DAYS", "WARDEN_ENFORCE_EXECUTION_HOURS", "WARDEN_EXECUTION_RETENTION_DAYS"].map((n) => [n, undefined]),
+);
+
+type Env = Record<string, string | undefined>;
+type Inputs = Record<string, any>;
+interface Statement { actions: string[]; resources: string[] }
+
+/** What app() gives each stage (the first test holds app() to it): the run() build's $app, so that each of SST's two builds fails its own tests. */
+const appOf = (stage: string): SstApp => ({ name: "warden", home: "aws", removal: stage === "production" ? "retain" : "remove", protect: stage === "production" });
+
+const builds = new Map<string, Promise<{ app: SstApp; bundle: string }>>();
+/** The run() bundle, built once per stage: the deploy settings are read at run time, from the environment. */
+function built(stage: string) {
+  if (!builds.has(stage)) builds.set(stage, buildRun(appOf(stage), stage).then((bundle) => ({ app: appOf(stage), bundle })));
+  return builds.get(stage)!;
 }
 
-let resources: Recorded[];
-
-/** An SST Function stand-in: its outputs are placeholders naming the resource they come from. */
-class FunctionStub {
-  readonly name: string;
-  readonly arn: string;
-  readonly url: string;
-  constructor(name: string, args: Record<string, unknown>) {
-    resources.push({ type: "Function", name, args });
-    this.name = `<${name}.name>`;
-    this.arn = `<${name}.arn>`;
-    this.url = `<${name}.url>`;
+/** The resources of one deploy, read the way an operator reads a plan. */
+class Deploy {
+  constructor(readonly app: SstApp, private readonly deployed: Deployed) {}
+  get outputs() { return this.deployed.outputs; }
+  get warnings() { return this.deployed.warnings; }
+  all(type: string) { return this.deployed.resources.filter((r) => r.type === type); }
+  has(type: string, name: string) { return this.all(type).some((r) => r.name === name); }
+  one(type: string, name: string): Inputs {
+    const found = this.all(type).find((r) => r.name === name);
+    if (!found) throw new Error(`no ${type} ${name} among ${this.all(type).map((r) => r.name).join(", ")}`);
+    return found.inputs;
   }
-}
-
-/** An SST Workflow stand-in, with the published version it is invoked through. */
-class WorkflowStub {
-  readonly name: string;
-  readonly arn: string;
-  readonly qualifier: string;
-  constructor(name: string, args: Record<string, unknown>) {
-    resources.push({ type: "Workflow", name, args });
-    this.name = `<${name}.name>`;
-    this.arn = `<${name}.arn>`;
-    this.qualifier = `<${name}.qualifier>`;
+  /** The top-level SST components, as "Kind Name", sorted: Pulumi registers them concurrently. */
+  components(): string[] {
+    const children = new Set(this.all("sst:aws:Function").map((r) => r.name).filter((n) => n.endsWith("Handler")));
+    return this.deployed.resources.filter((r) => r.type.startsWith("sst:aws:") && !children.has(r.name)).map((r) => `${r.type.slice(8)} ${r.name}`).sort();
   }
+  /** Every Lambda function, by the name it has in the config (a Workflow's or a cron's "…Handler" is its parent's). */
+  functions(): [string, FunctionView][] {
+    return this.all("sst:aws:Function").map((c) => [c.name.replace(/(Schedule)?Handler$/, ""), new FunctionView(this, c.name)]);
+  }
+  fn(name: string): FunctionView {
+    const found = this.functions().find(([n]) => n === name);
+    if (!found) throw new Error(`no function ${name}`);
+    return found[1];
+  }
+  alarms() { return this.all("aws:cloudwatch/metricAlarm:MetricAlarm"); }
+  schedule(job: "Enforce" | "Workflows"): Inputs { return this.one("aws:scheduler/schedule:Schedule", `${job}ScheduleSchedule`); }
+  topicArn() { return arnOf("aws:sns/topic:Topic", "AlarmsTopic"); }
 }
 
-/** A resource stand-in whose outputs (name, arn) are placeholders naming it, as for FunctionStub. */
-const recorder = (type: Recorded["type"]) =>
-  class {
-    readonly name: string;
-    readonly arn: string;
-    constructor(name: string, args: Record<string, unknown> = {}) {
-      resources.push({ type, name, args });
-      this.name = `<${name}.name>`;
-      this.arn = `<${name}.arn>`;
+/** One function: its SST arguments, the Lambda resource, and its role's statements. */
+class FunctionView {
+  constructor(private readonly deploy: Deploy, readonly component: string) {}
+  get args(): Inputs { return this.deploy.one("sst:aws:Function", this.component); }
+  get lambda(): Inputs { return this.deploy.one("aws:lambda/function:Function", `${this.component}Function`); }
+  get env(): Record<string, string> { return this.lambda["environment"].variables; }
+  get statements(): Statement[] {
+    const inline = this.deploy.one("aws:iam/role:Role", `${this.component}Role`)["inlinePolicies"] as { policy: string }[];
+    return inline.flatMap((p) => (JSON.parse(p.policy).Statement as { Action: string[]; Resource: string[] }[]).map((s) => ({ actions: s.Action, resources: s.Resource })));
+  }
+  get arn() { return arnOf("aws:lambda/function:Function", `${this.component}Function`); }
+  get physicalName() { return `${this.component}Function-a1b2c3`; }
+}
+
+/** The ARN evaluate.ts gives a resource (test/sst/evaluate.ts `state`). */
+function arnOf(type: string, name: string): string {
+  const physical = `${name}-a1b2c3`;
+  if (type === "aws:lambda/function:Function") return `arn:aws:lambda:eu-west-1:123456789012:function:${physical}`;
+  if (type === "aws:dynamodb/table:Table") return `arn:aws:dynamodb:eu-west-1:123456789012:table/${physical}`;
+  if (type === "aws:s3/bucket:Bucket") return `arn:aws:s3:::${physical}`;
+  return `arn:aws:${type.split(/[:/]/)[1]}:eu-west-1:123456789012:${physical}`;
+}
+
+async function deploy(stage = "staging", env: Env = {}): Promise<Deploy> {
+  const { app, bundle } = await built(stage);
+  return new Deploy(app, await evaluateRun(bundle, stage, { ...UNSET, ...DEPLOY_ENV, ...env }));
+}
+
+const BUCKET = "RunHistoryBucket-a1b2c3";
+const CLAIMS = arnOf("aws:dynamodb/table:Table", "ClaimsTable");
+
+describe("sst.config.ts as SST 4.17 builds it", () => {
+  it("has no static import at its top: SST evaluates app() from a bundle that refuses one", async () => {
+    for (const stage of ["staging", "dev", "production"]) expect(await evaluateApp(stage)).toEqual(appOf(stage));
+  });
+
+  it("the app() build refuses a config with a top-level import, as SST does (this suite's check can fail)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "warden-sst-"));
+    writeFileSync(join(dir, "sst.config.ts"), `import { x } from "./x.ts";\nexport default $config({ app() { return { name: x, home: "aws" }; }, async run() {} });\n`);
+    await expect(evaluateApp("staging", join(dir, "sst.config.ts"))).rejects.toThrow(TOP_LEVEL_IMPORT);
+  });
+
+  it("gives every top-level component a name of its own, compared case-insensitively across kinds", async () => {
+    const deployed = await deploy();
+    expect(deployed.components()).toEqual(["Bucket RunHistory", "CronV2 EnforceSchedule", "CronV2 WorkflowsSchedule", "Dynamo Claims", "Function Chatops", "Function Worker", "SnsTopic Alarms", "Workflow Enforce"]);
+    const lower = deployed.components().map((c) => c.split(" ")[1]!.toLowerCase());
+    expect(new Set(lower).size).toBe(lower.length);
+  });
+
+  it("the stand-in refuses what SST refuses: a name used twice across kinds, an argument SST does not have", async () => {
+    const cases: [string, string][] = [
+      [`new sst.aws.Workflow("Enforce", { handler: "functions/enforce.handler" }); new sst.aws.CronV2("enforce", { schedule: "rate(1 day)", function: "arn:x" });`, "Component name enforce is not unique."],
+      [`new sst.aws.Workflow("Enforce", { handler: "functions/enforce.handler", retries: 0 } as never);`, `sst.aws.Workflow "Enforce" has no argument "retries" in SST 4.17`],
+      [`new sst.aws.Function("App", { handler: "functions/enforce.handler" });`, `Component name "App" is reserved.`],
+    ];
+    // Outside the project's .sst, whose files get no globals.
+    const dir = mkdtempSync(join(tmpdir(), "warden-sst-"));
+    for (const [i, [program, error]] of cases.entries()) {
+      const config = join(dir, `${i}`, "sst.config.ts");
+      mkdirSync(join(dir, `${i}`), { recursive: true });
+      writeFileSync(config, `export default $config({ app() { return { name: "warden", home: "aws" }; }, async run() { ${program} } });\n`);
+      const bundle = await buildRun({ name: "warden", home: "aws" }, "staging", config);
+      await expect(evaluateRun(bundle, "staging", {}), program).rejects.toThrow(error);
     }
-  };
-
-const CronV2Stub = recorder("CronV2");
-
-/** `$interpolate` over placeholders: the string it will become. */
-const interpolate = (literals: TemplateStringsArray, ...values: unknown[]) => String.raw({ raw: literals }, ...values);
-
-const DEPLOY_ENV = {
-  WARDEN_SECRET_ARN: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-AbCdEf",
-  GITLAB_URL: "https://gitlab.example.com",
-  N8N_URL: "https://n8n.example.com",
-  WARDEN_POLICY_FILE: "examples/warden.yaml",
-};
-
-beforeEach(() => {
-  resources = [];
-  vi.stubGlobal("$config", (config: unknown) => config);
-  vi.stubGlobal("$interpolate", interpolate);
-  vi.stubGlobal("sst", { aws: { Function: FunctionStub, Workflow: WorkflowStub, CronV2: CronV2Stub, Dynamo: recorder("Dynamo"), Bucket: recorder("Bucket"), SnsTopic: recorder("SnsTopic") } });
-  vi.stubGlobal("aws", {
-    cloudwatch: { MetricAlarm: recorder("MetricAlarm") },
-    sns: { TopicSubscription: recorder("TopicSubscription") },
-    s3: { BucketLifecycleConfigurationV2: recorder("BucketLifecycleConfigurationV2") },
   });
-  for (const [name, value] of Object.entries(DEPLOY_ENV)) vi.stubEnv(name, value);
-  for (const name of ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN", "WARDEN_ALARM_EMAIL", "WARDEN_RUN_HISTORY_DAYS", "WARDEN_ENFORCE_EXECUTION_HOURS", "WARDEN_EXECUTION_RETENTION_DAYS"]) {
-    vi.stubEnv(name, undefined);
-  }
-});
-afterEach(() => {
-  vi.unstubAllGlobals();
-  vi.unstubAllEnvs();
-});
 
-async function deploy(stage = "staging") {
-  vi.stubGlobal("$app", { name: "warden", stage });
-  vi.resetModules();
-  const config = (await import("../sst.config.ts")).default;
-  const outputs = await config.run();
-  return { app: config.app({ stage }), outputs };
-}
-
-type FunctionArgs = {
-  handler: string;
-  runtime: string;
-  /** A Workflow's is { invocation, execution }. */
-  timeout: string | { invocation: string; execution: string };
-  environment: Record<string, string>;
-  permissions: { actions: string[]; resources: string[] }[];
-  copyFiles: { from: string; to: string }[];
-  retries?: number;
-};
-
-/**
- * Every function: those created directly (Functions and Workflows) and those the crons create from their
- * `function` args (a cron given a Workflow creates none).
- */
-function functions(): [string, FunctionArgs][] {
-  return resources.flatMap((r): [string, FunctionArgs][] => {
-    if (r.type === "Function" || r.type === "Workflow") return [[r.name, r.args as unknown as FunctionArgs]];
-    if (r.type === "CronV2" && !(r.args["function"] instanceof WorkflowStub)) return [[r.name, r.args["function"] as FunctionArgs]];
-    return [];
+  it("uses no deprecated @pulumi/aws resource: a deploy prints no deprecation warning", async () => {
+    const deployed = await deploy();
+    expect(deployed.warnings).not.toMatch(/deprecated/i);
+    expect(deployed.all("aws:s3/bucketLifecycleConfigurationV2:BucketLifecycleConfigurationV2")).toEqual([]);
   });
-}
-const byName = (name: string) => resources.find((r) => r.name === name)!;
-/** The one resource of that type and name: a Workflow and the CronV2 that starts it share a name. */
-const find = (type: Recorded["type"], name: string) => resources.find((r) => r.type === type && r.name === name)!;
-/** The functions and schedules; the operations resources have tests of their own below. */
-const created = () => resources.filter((r) => r.type === "Function" || r.type === "Workflow" || r.type === "CronV2").map((r) => `${r.type} ${r.name}`);
-const alarms = () => resources.filter((r) => r.type === "MetricAlarm");
+});
 
 describe("sst.config.ts", () => {
-  it("creates the worker and chat-ops functions, the Enforce workflow and two CronV2 schedules", async () => {
-    await deploy();
-    expect(created()).toEqual(["Function Worker", "Function Chatops", "Workflow Enforce", "CronV2 Enforce", "CronV2 Workflows"]);
-  });
-
   it("points every handler at a module that exports that function", async () => {
-    await deploy();
-    const handlers = functions().map(([, args]) => args.handler);
+    const deployed = await deploy();
+    const handlers = deployed.functions().map(([, f]) => f.lambda["handler"] as string);
     expect(handlers.sort()).toEqual(["functions/chatops.handler", "functions/enforce.handler", "functions/worker.handler", "functions/workflows.handler"]);
     // Imported without the deploy settings: a handler module must load anywhere, and must not reach AWS doing so.
-    vi.unstubAllEnvs();
     vi.stubEnv("WARDEN_SECRET_ARN", undefined);
     for (const handler of handlers) {
       const [file, exported] = [handler.slice(0, handler.lastIndexOf(".")), handler.slice(handler.lastIndexOf(".") + 1)];
-      expect(existsSync(`${file}.ts`), file).toBe(true);
       const module = (await import(/* @vite-ignore */ pathToFileURL(resolve(`${file}.ts`)).href)) as Record<string, unknown>;
       expect(typeof module[exported], handler).toBe("function");
     }
+    vi.unstubAllEnvs();
   });
 
   it("schedules enforce daily and workflows hourly, with the fixed schedule input", async () => {
-    await deploy();
-    expect(find("CronV2", "Enforce").args).toMatchObject({ schedule: "rate(1 day)", enabled: true, event: { source: "schedule" } });
-    expect(byName("Workflows").args).toMatchObject({ schedule: "rate(1 hour)", enabled: true, event: { source: "schedule" } });
+    const deployed = await deploy();
+    expect(deployed.schedule("Enforce")).toMatchObject({ scheduleExpression: "rate(1 day)", state: "ENABLED", target: { input: JSON.stringify({ source: "schedule" }) } });
+    expect(deployed.schedule("Workflows")).toMatchObject({ scheduleExpression: "rate(1 hour)", state: "ENABLED", target: { input: JSON.stringify({ source: "schedule" }) } });
   });
 
-  it("schedules the Enforce workflow itself, with the fixed schedule event, and creates no second function for it", async () => {
-    await deploy();
-    const cron = find("CronV2", "Enforce").args;
-    expect(cron["function"]).toBeInstanceOf(WorkflowStub);
-    expect((cron["function"] as WorkflowStub).name).toBe("<Enforce.name>");
-    expect(cron["event"]).toEqual({ source: "schedule" });
-    expect(functions().filter(([, args]) => args.handler === "functions/enforce.handler").map(([name]) => name)).toEqual(["Enforce"]);
-    // Workflows stays a plain function, which its cron creates.
-    expect(byName("Workflows").args["function"]).toMatchObject({ handler: "functions/workflows.handler", timeout: "15 minutes" });
+  it("schedules the Enforce workflow's published version by its qualified ARN, and creates no second function for it", async () => {
+    const deployed = await deploy();
+    const enforce = deployed.fn("Enforce");
+    expect(enforce.lambda["publish"]).toBe(true);
+    expect(deployed.schedule("Enforce")["target"]).toMatchObject({ arn: `${enforce.arn}:1`, input: JSON.stringify({ source: "schedule" }) });
+    expect(deployed.one("aws:iam/role:Role", "EnforceScheduleRole")["inlinePolicies"][0].policy).toContain(`"${enforce.arn}:1"`);
+    expect(deployed.functions().filter(([, f]) => f.lambda["handler"] === "functions/enforce.handler").map(([name]) => name)).toEqual(["Enforce"]);
+    // Workflows stays a plain function, which its cron creates and invokes unqualified.
+    const workflows = deployed.fn("Workflows");
+    expect(workflows.component).toBe("WorkflowsScheduleHandler");
+    expect(deployed.schedule("Workflows")["target"]).toMatchObject({ arn: workflows.arn });
+    expect(deployed.outputs).toMatchObject({ enforceFunction: enforce.physicalName, enforceVersion: "1" });
   });
 
   it("runs Enforce as a durable function: 15-minute invocations, a 24-hour execution, 14 days of history", async () => {
-    await deploy();
-    const enforce = find("Workflow", "Enforce").args;
-    expect(enforce).toMatchObject({ handler: "functions/enforce.handler", runtime: "nodejs24.x", timeout: { invocation: "15 minutes", execution: "24 hours" }, retention: "14 days" });
+    const deployed = await deploy();
+    const enforce = deployed.fn("Enforce");
+    expect(enforce.lambda).toMatchObject({ handler: "functions/enforce.handler", runtime: "nodejs24.x", timeout: 900, durableConfig: { executionTimeout: 86_400, retentionPeriod: 14 } });
+    expect(enforce.statements.length).toBeGreaterThan(0);
+    expect(deployed.one("aws:iam/role:Role", "EnforceHandlerRole")["managedPolicyArns"]).toContain("arn:aws:iam::aws:policy/service-role/AWSLambdaBasicDurableExecutionRolePolicy");
     // The handler's lease and deadline follow the execution timeout; only Enforce has one.
-    expect(enforce["environment"]).toMatchObject({ WARDEN_EXECUTION_TIMEOUT_SECONDS: "86400" });
-    for (const [name, args] of functions()) if (name !== "Enforce") expect(args.environment, name).not.toHaveProperty("WARDEN_EXECUTION_TIMEOUT_SECONDS");
+    expect(enforce.env).toMatchObject({ WARDEN_EXECUTION_TIMEOUT_SECONDS: "86400" });
+    for (const [name, f] of deployed.functions()) if (name !== "Enforce") expect(f.env, name).not.toHaveProperty("WARDEN_EXECUTION_TIMEOUT_SECONDS");
     // SST's WorkflowArgs has no retries, url or versioning.
-    for (const option of ["retries", "url", "versioning"]) expect(enforce).not.toHaveProperty(option);
+    const workflow = deployed.one("sst:aws:Workflow", "Enforce");
+    for (const option of ["retries", "url", "versioning"]) expect(workflow).not.toHaveProperty(option);
   });
 
   it("takes the execution timeout and retention from WARDEN_ENFORCE_EXECUTION_HOURS and WARDEN_EXECUTION_RETENTION_DAYS, within Lambda's limits", async () => {
-    vi.stubEnv("WARDEN_ENFORCE_EXECUTION_HOURS", "8784");
-    vi.stubEnv("WARDEN_EXECUTION_RETENTION_DAYS", "90");
-    await deploy();
-    expect(find("Workflow", "Enforce").args).toMatchObject({
-      timeout: { invocation: "15 minutes", execution: "8784 hours" },
-      retention: "90 days",
-      environment: { WARDEN_EXECUTION_TIMEOUT_SECONDS: String(8784 * 3600) },
-    });
-    resources = [];
-    vi.stubEnv("WARDEN_ENFORCE_EXECUTION_HOURS", "1");
-    vi.stubEnv("WARDEN_EXECUTION_RETENTION_DAYS", "1");
-    await deploy();
-    expect(find("Workflow", "Enforce").args).toMatchObject({ timeout: { execution: "1 hour" }, retention: "1 day" });
+    const longest = await deploy("staging", { WARDEN_ENFORCE_EXECUTION_HOURS: "8784", WARDEN_EXECUTION_RETENTION_DAYS: "90" });
+    expect(longest.fn("Enforce").lambda["durableConfig"]).toEqual({ executionTimeout: 8784 * 3600, retentionPeriod: 90 });
+    expect(longest.fn("Enforce").env).toMatchObject({ WARDEN_EXECUTION_TIMEOUT_SECONDS: String(8784 * 3600) });
+    expect(longest.one("sst:aws:Workflow", "Enforce")).toMatchObject({ timeout: { invocation: "15 minutes", execution: "8784 hours" }, retention: "90 days" });
+    const shortest = await deploy("staging", { WARDEN_ENFORCE_EXECUTION_HOURS: "1", WARDEN_EXECUTION_RETENTION_DAYS: "1" });
+    expect(shortest.one("sst:aws:Workflow", "Enforce")).toMatchObject({ timeout: { execution: "1 hour" }, retention: "1 day" });
+    expect(shortest.fn("Enforce").lambda["durableConfig"]).toEqual({ executionTimeout: 3600, retentionPeriod: 1 });
     for (const bad of ["0", "-1", "1.5", "8785", "24h", "day"]) {
-      vi.stubEnv("WARDEN_ENFORCE_EXECUTION_HOURS", bad);
-      await expect(deploy(), bad).rejects.toThrow(`WARDEN_ENFORCE_EXECUTION_HOURS must be a whole number of hours from 1 to 8784, not "${bad}"`);
+      await expect(deploy("staging", { WARDEN_ENFORCE_EXECUTION_HOURS: bad }), bad).rejects.toThrow(`WARDEN_ENFORCE_EXECUTION_HOURS must be a whole number of hours from 1 to 8784, not "${bad}"`);
     }
-    vi.stubEnv("WARDEN_ENFORCE_EXECUTION_HOURS", undefined);
     for (const bad of ["0", "91", "14 days", "2.5"]) {
-      vi.stubEnv("WARDEN_EXECUTION_RETENTION_DAYS", bad);
-      await expect(deploy(), bad).rejects.toThrow(`WARDEN_EXECUTION_RETENTION_DAYS must be a whole number of days from 1 to 90, not "${bad}"`);
+      await expect(deploy("staging", { WARDEN_EXECUTION_RETENTION_DAYS: bad }), bad).rejects.toThrow(`WARDEN_EXECUTION_RETENTION_DAYS must be a whole number of days from 1 to 90, not "${bad}"`);
     }
   });
 
   it("takes other schedules from the deploy environment, rate or six-field cron, and refuses a malformed one", async () => {
-    vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", "cron(0 3 ? * MON-FRI *)");
-    vi.stubEnv("WARDEN_WORKFLOWS_SCHEDULE", "rate(15 minutes)");
-    await deploy();
-    expect(find("CronV2", "Enforce").args["schedule"]).toBe("cron(0 3 ? * MON-FRI *)");
-    expect(byName("Workflows").args["schedule"]).toBe("rate(15 minutes)");
+    const deployed = await deploy("staging", { WARDEN_ENFORCE_SCHEDULE: "cron(0 3 ? * MON-FRI *)", WARDEN_WORKFLOWS_SCHEDULE: "rate(15 minutes)" });
+    expect(deployed.schedule("Enforce")["scheduleExpression"]).toBe("cron(0 3 ? * MON-FRI *)");
+    expect(deployed.schedule("Workflows")["scheduleExpression"]).toBe("rate(15 minutes)");
     for (const bad of ["cron(0 3 * * *)", "rate(1 days)", "rate(2 hour)", "rate(0 minutes)", "daily"]) {
-      vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", bad);
-      await expect(deploy(), bad).rejects.toThrow(`WARDEN_ENFORCE_SCHEDULE: "${bad}" is not a schedule expression`);
+      await expect(deploy("staging", { WARDEN_ENFORCE_SCHEDULE: bad }), bad).rejects.toThrow(`WARDEN_ENFORCE_SCHEDULE: "${bad}" is not a schedule expression`);
     }
   });
 
   it('turns a schedule off with "off", keeping its function for console runs', async () => {
-    vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", "off");
-    await deploy();
-    expect(find("CronV2", "Enforce").args).toMatchObject({ enabled: false, schedule: "rate(1 day)" });
-    expect(find("CronV2", "Enforce").args["function"]).toBeInstanceOf(WorkflowStub);
-    expect(find("Workflow", "Enforce").args).toMatchObject({ handler: "functions/enforce.handler" });
-    expect(byName("Workflows").args).toMatchObject({ enabled: true });
-    resources = [];
-    vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", undefined);
-    vi.stubEnv("WARDEN_WORKFLOWS_SCHEDULE", "off");
-    await deploy();
-    expect(find("CronV2", "Enforce").args).toMatchObject({ enabled: true });
-    expect(byName("Workflows").args).toMatchObject({ enabled: false, schedule: "rate(1 hour)" });
+    const enforceOff = await deploy("staging", { WARDEN_ENFORCE_SCHEDULE: "off" });
+    expect(enforceOff.schedule("Enforce")).toMatchObject({ state: "DISABLED", scheduleExpression: "rate(1 day)", target: { arn: `${enforceOff.fn("Enforce").arn}:1` } });
+    expect(enforceOff.fn("Enforce").lambda).toMatchObject({ handler: "functions/enforce.handler" });
+    expect(enforceOff.schedule("Workflows")).toMatchObject({ state: "ENABLED" });
+    const workflowsOff = await deploy("staging", { WARDEN_WORKFLOWS_SCHEDULE: "off" });
+    expect(workflowsOff.schedule("Enforce")).toMatchObject({ state: "ENABLED" });
+    expect(workflowsOff.schedule("Workflows")).toMatchObject({ state: "DISABLED", scheduleExpression: "rate(1 hour)" });
   });
 
   it("every schedule it produces is a valid EventBridge Scheduler expression", async () => {
-    await deploy();
-    for (const cron of resources.filter((r) => r.type === "CronV2")) {
-      expect(cron.args["schedule"]).toMatch(/^(rate\(1 (minute|hour|day)\)|rate\(([2-9]|\d\d+) (minutes|hours|days)\)|cron\(\S+( \S+){5}\))$/);
+    const deployed = await deploy();
+    for (const schedule of deployed.all("aws:scheduler/schedule:Schedule")) {
+      expect(schedule.inputs["scheduleExpression"]).toMatch(/^(rate\(1 (minute|hour|day)\)|rate\(([2-9]|\d\d+) (minutes|hours|days)\)|cron\(\S+( \S+){5}\))$/);
     }
   });
 
   it("runs every function on nodejs24.x with the timeouts the jobs need, and chat-ops within Slack's reach", async () => {
-    await deploy();
-    const timeouts = Object.fromEntries(functions().map(([name, args]) => [name, args.timeout]));
-    expect(timeouts).toEqual({ Worker: "15 minutes", Chatops: "10 seconds", Enforce: { invocation: "15 minutes", execution: "24 hours" }, Workflows: "15 minutes" });
-    expect(functions().every(([, args]) => args.runtime === "nodejs24.x")).toBe(true);
+    const deployed = await deploy();
+    const timeouts = Object.fromEntries(deployed.functions().map(([name, f]) => [name, f.lambda["timeout"]]));
+    expect(timeouts).toEqual({ Worker: 900, Chatops: 10, Enforce: 900, Workflows: 900 });
+    expect(deployed.functions().every(([, f]) => f.lambda["runtime"] === "nodejs24.x")).toBe(true);
   });
 
   it("lets each function read the one secret, and ships the policy file next to the handlers", async () => {
-    await deploy();
-    expect(existsSync(DEPLOY_ENV.WARDEN_POLICY_FILE)).toBe(true);
-    for (const [name, args] of functions()) {
-      expect(args.permissions, name).toContainEqual({ actions: ["secretsmanager:GetSecretValue"], resources: [DEPLOY_ENV.WARDEN_SECRET_ARN] });
-      expect(args.copyFiles, name).toEqual([{ from: DEPLOY_ENV.WARDEN_POLICY_FILE, to: "warden.yaml" }]);
-      expect(args.environment, name).toMatchObject({ WARDEN_SECRET_ARN: DEPLOY_ENV.WARDEN_SECRET_ARN, GITLAB_URL: DEPLOY_ENV.GITLAB_URL, N8N_URL: DEPLOY_ENV.N8N_URL, NODE_OPTIONS });
-      expect(JSON.stringify(args.environment), name).not.toMatch(/gitlabToken|n8nApiKey|slackSigningSecret/);
+    const deployed = await deploy();
+    for (const [name, f] of deployed.functions()) {
+      expect(f.statements, name).toContainEqual({ actions: ["secretsmanager:GetSecretValue"], resources: [SECRET] });
+      expect(f.args["copyFiles"], name).toEqual([{ from: DEPLOY_ENV.WARDEN_POLICY_FILE, to: "warden.yaml" }]);
+      expect(f.env, name).toMatchObject({ WARDEN_SECRET_ARN: SECRET, GITLAB_URL: DEPLOY_ENV.GITLAB_URL, N8N_URL: DEPLOY_ENV.N8N_URL, NODE_OPTIONS });
+      expect(JSON.stringify(f.env), name).not.toMatch(/gitlabToken|n8nApiKey|slackSigningSecret/);
     }
   });
 
-  it("opens chat-ops as a Function URL without IAM auth, linked to the worker it invokes by name, and outputs the URL", async () => {
-    const { outputs } = await deploy();
-    const chatops = byName("Chatops").args;
-    expect(chatops).toMatchObject({ url: { authorization: "none" }, link: [expect.any(FunctionStub)], environment: { WARDEN_WORKER_FUNCTION: "<Worker.name>" } });
-    expect((chatops["link"] as FunctionStub[])[0]!.name).toBe("<Worker.name>");
-    expect(outputs).toEqual({
-      chatopsUrl: "<Chatops.url>",
-      runHistoryBucket: "<RunHistory.name>",
-      alarmTopic: "<Alarms.arn>",
-      enforceFunction: "<Enforce.name>",
-      enforceVersion: "<Enforce.qualifier>",
+  it("refuses a policy file that is not there, naming WARDEN_POLICY_FILE and the example to start from", async () => {
+    await expect(deploy("staging", { WARDEN_POLICY_FILE: "no-such-policy.yaml" })).rejects.toThrow(/WARDEN_POLICY_FILE: no-such-policy\.yaml does not exist.*examples\/warden\.yaml/);
+    await expect(deploy("staging", { WARDEN_POLICY_FILE: undefined })).rejects.toThrow(/WARDEN_POLICY_FILE: warden\.yaml does not exist/);
+  });
+
+  it("opens chat-ops as a Function URL without IAM auth, allowed to invoke the worker it names, and outputs the URL", async () => {
+    const deployed = await deploy();
+    const [chatops, worker] = [deployed.fn("Chatops"), deployed.fn("Worker")];
+    expect(deployed.one("aws:lambda/functionUrl:FunctionUrl", "ChatopsUrl")).toMatchObject({ authorizationType: "NONE", functionName: chatops.physicalName });
+    expect(deployed.one("aws:lambda/permission:Permission", "ChatopsPublicFunctionUrlAccess")).toMatchObject({ action: "lambda:InvokeFunctionUrl", principal: "*" });
+    expect(chatops.env).toMatchObject({ WARDEN_WORKER_FUNCTION: worker.physicalName });
+    expect(chatops.statements).toContainEqual({ actions: ["lambda:InvokeFunction"], resources: [worker.arn] });
+    expect(deployed.outputs).toEqual({
+      chatopsUrl: `https://ChatopsUrl-a1b2c3.lambda-url.eu-west-1.on.aws/`,
+      runHistoryBucket: BUCKET,
+      alarmTopic: deployed.topicArn(),
+      enforceFunction: deployed.fn("Enforce").physicalName,
+      enforceVersion: "1",
     });
-    for (const name of ["Worker", "Enforce", "Workflows"]) expect(functions().find(([n]) => n === name)![1]).not.toHaveProperty("url");
+    expect(deployed.all("aws:lambda/functionUrl:FunctionUrl").map((u) => u.name)).toEqual(["ChatopsUrl"]);
   });
 
   it("is report-only except on production unless told otherwise, and keeps production's resources on removal", async () => {
     const staging = await deploy("staging");
-    expect(functions().every(([, args]) => args.environment["WARDEN_REPORT_ONLY"] === "true")).toBe(true);
+    expect(staging.functions().every(([, f]) => f.env["WARDEN_REPORT_ONLY"] === "true")).toBe(true);
     expect(staging.app).toMatchObject({ name: "warden", home: "aws", removal: "remove" });
-    resources = [];
     const production = await deploy("production");
-    expect(functions().every(([, args]) => args.environment["WARDEN_REPORT_ONLY"] === "false")).toBe(true);
+    expect(production.functions().every(([, f]) => f.env["WARDEN_REPORT_ONLY"] === "false")).toBe(true);
     expect(production.app).toMatchObject({ removal: "retain", protect: true });
-    resources = [];
-    vi.stubEnv("WARDEN_REPORT_ONLY", "false");
-    await deploy("staging");
-    expect(functions().every(([, args]) => args.environment["WARDEN_REPORT_ONLY"] === "false")).toBe(true);
+    const told = await deploy("staging", { WARDEN_REPORT_ONLY: "false" });
+    expect(told.functions().every(([, f]) => f.env["WARDEN_REPORT_ONLY"] === "false")).toBe(true);
   });
 
   it("refuses to deploy without the secret, or without any service address", async () => {
-    vi.stubEnv("WARDEN_SECRET_ARN", undefined);
-    await expect(deploy()).rejects.toThrow("WARDEN_SECRET_ARN must be set to deploy Warden (stage staging)");
-    vi.stubEnv("WARDEN_SECRET_ARN", DEPLOY_ENV.WARDEN_SECRET_ARN);
-    vi.stubEnv("GITLAB_URL", undefined);
-    vi.stubEnv("N8N_URL", "");
-    await expect(deploy()).rejects.toThrow("GITLAB_URL, N8N_URL or both must be set to deploy Warden (stage staging)");
+    await expect(deploy("staging", { WARDEN_SECRET_ARN: undefined })).rejects.toThrow("WARDEN_SECRET_ARN must be set to deploy Warden (stage staging)");
+    await expect(deploy("staging", { GITLAB_URL: undefined, N8N_URL: "" })).rejects.toThrow("GITLAB_URL, N8N_URL or both must be set to deploy Warden (stage staging)");
   });
 
   it.each([
-    ["GitLab-only", "N8N_URL", "Workflows", ["Function Worker", "Function Chatops", "Workflow Enforce", "CronV2 Enforce"]],
-    ["n8n-only", "GITLAB_URL", "Enforce", ["Function Worker", "Function Chatops", "CronV2 Workflows"]],
+    ["GitLab-only", "N8N_URL", "Workflows", ["Bucket RunHistory", "CronV2 EnforceSchedule", "Dynamo Claims", "Function Chatops", "Function Worker", "SnsTopic Alarms", "Workflow Enforce"]],
+    ["n8n-only", "GITLAB_URL", "Enforce", ["Bucket RunHistory", "CronV2 WorkflowsSchedule", "Dynamo Claims", "Function Chatops", "Function Worker", "SnsTopic Alarms"]],
   ])("deploys %s: without %s, no %s function or schedule, and the address in no environment", async (_, unset, absent, expected) => {
-    vi.stubEnv(unset, undefined);
-    await deploy();
-    expect(created()).toEqual(expected);
-    expect(resources.some((r) => r.name === absent)).toBe(false);
-    for (const [name, args] of functions()) expect(args.environment, name).not.toHaveProperty(unset);
+    const deployed = await deploy("staging", { [unset]: undefined });
+    expect(deployed.components()).toEqual(expected);
+    expect(deployed.functions().map(([name]) => name)).not.toContain(absent);
+    expect(deployed.all("aws:scheduler/schedule:Schedule").map((s) => s.name)).toEqual([`${absent === "Enforce" ? "Workflows" : "Enforce"}ScheduleSchedule`]);
+    for (const [name, f] of deployed.functions()) expect(f.env, name).not.toHaveProperty(unset);
   });
 
   it("leaves out chat-ops and its worker with WARDEN_CHATOPS=off, and refuses any value but on and off", async () => {
-    vi.stubEnv("WARDEN_CHATOPS", "off");
-    const { outputs } = await deploy();
-    expect(created()).toEqual(["Workflow Enforce", "CronV2 Enforce", "CronV2 Workflows"]);
-    expect(outputs).not.toHaveProperty("chatopsUrl");
-    resources = [];
-    vi.stubEnv("WARDEN_CHATOPS", "on");
-    await deploy();
-    expect(created()).toContain("Function Chatops");
-    vi.stubEnv("WARDEN_CHATOPS", "false");
-    await expect(deploy()).rejects.toThrow('WARDEN_CHATOPS must be "on" or "off", not "false"');
+    const off = await deploy("staging", { WARDEN_CHATOPS: "off" });
+    expect(off.components()).toEqual(["Bucket RunHistory", "CronV2 EnforceSchedule", "CronV2 WorkflowsSchedule", "Dynamo Claims", "SnsTopic Alarms", "Workflow Enforce"]);
+    expect(off.outputs).not.toHaveProperty("chatopsUrl");
+    expect(off.all("aws:lambda/functionUrl:FunctionUrl")).toEqual([]);
+    expect((await deploy("staging", { WARDEN_CHATOPS: "on" })).components()).toContain("Function Chatops");
+    await expect(deploy("staging", { WARDEN_CHATOPS: "false" })).rejects.toThrow('WARDEN_CHATOPS must be "on" or "off", not "false"');
   });
 
   it("adds kms:Decrypt on the secret's key to every function when WARDEN_SECRET_KMS_KEY_ARN is set, and nothing otherwise", async () => {
-    await deploy();
-    expect(JSON.stringify(functions().map(([, args]) => args.permissions))).not.toContain("kms:");
-    resources = [];
+    const plain = await deploy();
+    expect(JSON.stringify(plain.functions().map(([, f]) => f.statements))).not.toContain("kms:");
     const key = "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
-    vi.stubEnv("WARDEN_SECRET_KMS_KEY_ARN", key);
-    await deploy();
-    for (const [name, args] of functions()) expect(args.permissions, name).toContainEqual({ actions: ["kms:Decrypt"], resources: [key] });
+    const keyed = await deploy("staging", { WARDEN_SECRET_KMS_KEY_ARN: key });
+    for (const [name, f] of keyed.functions()) expect(f.statements, name).toContainEqual({ actions: ["kms:Decrypt"], resources: [key] });
     for (const alias of ["alias/warden", "arn:aws:kms:eu-west-1:123456789012:alias/warden", "1234abcd-12ab-34cd-56ef-1234567890ab"]) {
-      vi.stubEnv("WARDEN_SECRET_KMS_KEY_ARN", alias);
-      await expect(deploy(), alias).rejects.toThrow(`WARDEN_SECRET_KMS_KEY_ARN: "${alias}" is not a KMS key ARN`);
+      await expect(deploy("staging", { WARDEN_SECRET_KMS_KEY_ARN: alias }), alias).rejects.toThrow(`WARDEN_SECRET_KMS_KEY_ARN: "${alias}" is not a KMS key ARN`);
     }
   });
 
   it("turns off Lambda's retries of the asynchronously invoked functions (Workflows' schedule and worker), not of chat-ops; a Workflow takes none", async () => {
-    await deploy();
-    const retries = Object.fromEntries(functions().map(([name, args]) => [name, args.retries]));
-    expect(retries).toEqual({ Worker: 0, Chatops: undefined, Enforce: undefined, Workflows: 0 });
+    const deployed = await deploy();
+    const configs = deployed.all("aws:lambda/functionEventInvokeConfig:FunctionEventInvokeConfig");
+    expect(Object.fromEntries(configs.map((c) => [c.name, c.inputs["maximumRetryAttempts"]]))).toEqual({ WorkerEventInvokeConfig: 0, WorkflowsScheduleHandlerEventInvokeConfig: 0 });
+    expect(configs.find((c) => c.name === "WorkerEventInvokeConfig")!.inputs["functionName"]).toBe(deployed.fn("Worker").physicalName);
   });
 
   it.each(["1", "yes", "TRUE", "no"])("refuses WARDEN_REPORT_ONLY=%s: only true and false are understood", async (value) => {
-    vi.stubEnv("WARDEN_REPORT_ONLY", value);
-    await expect(deploy("production")).rejects.toThrow(`WARDEN_REPORT_ONLY must be "true" or "false", not "${value}"`);
+    await expect(deploy("production", { WARDEN_REPORT_ONLY: value })).rejects.toThrow(`WARDEN_REPORT_ONLY must be "true" or "false", not "${value}"`);
   });
 
   it("keeps chat-ops' claims and Enforce's lease in one DynamoDB table with a TTL, which only chat-ops, the worker and Enforce may write", async () => {
-    await deploy();
-    expect(resources.filter((r) => r.type === "Dynamo")).toHaveLength(1);
-    expect(byName("Claims")).toMatchObject({ type: "Dynamo", args: { fields: { id: "string" }, primaryIndex: { hashKey: "id" }, ttl: "expiresAt" } });
+    const deployed = await deploy();
+    expect(deployed.all("aws:dynamodb/table:Table")).toHaveLength(1);
+    expect(deployed.one("aws:dynamodb/table:Table", "ClaimsTable")).toMatchObject({ attributes: [{ name: "id", type: "S" }], hashKey: "id", billingMode: "PAY_PER_REQUEST", ttl: { attributeName: "expiresAt", enabled: true } });
     const actions: Record<string, string[]> = {
       Chatops: ["dynamodb:PutItem", "dynamodb:GetItem"],
       Worker: ["dynamodb:PutItem", "dynamodb:GetItem"],
       // The lease is released when the run ends.
       Enforce: ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"],
     };
-    for (const [name, args] of functions()) {
+    for (const [name, f] of deployed.functions()) {
       const allowed = actions[name];
+      const dynamo = f.statements.filter((s) => s.actions.some((a) => a.startsWith("dynamodb:")));
       if (allowed) {
-        expect(args.environment, name).toMatchObject({ WARDEN_CLAIMS_TABLE: "<Claims.name>" });
-        expect(args.permissions.filter((p) => p.actions.some((a) => a.startsWith("dynamodb:"))), name).toEqual([{ actions: allowed, resources: ["<Claims.arn>"] }]);
+        expect(f.env, name).toMatchObject({ WARDEN_CLAIMS_TABLE: "ClaimsTable-a1b2c3" });
+        expect(dynamo, name).toEqual([{ actions: allowed, resources: [CLAIMS] }]);
       } else {
-        expect(args.environment, name).not.toHaveProperty("WARDEN_CLAIMS_TABLE");
-        expect(JSON.stringify(args.permissions), name).not.toContain("dynamodb:");
+        expect(f.env, name).not.toHaveProperty("WARDEN_CLAIMS_TABLE");
+        expect(dynamo, name).toEqual([]);
       }
     }
   });
 
   it("creates the claims table for Enforce's lease without chat-ops, and none with neither chat-ops nor GITLAB_URL", async () => {
-    vi.stubEnv("WARDEN_CHATOPS", "off");
-    await deploy();
-    expect(byName("Claims")).toMatchObject({ type: "Dynamo", args: { ttl: "expiresAt" } });
-    const enforce = find("Workflow", "Enforce").args as unknown as FunctionArgs;
-    expect(enforce.environment).toMatchObject({ WARDEN_CLAIMS_TABLE: "<Claims.name>" });
-    expect(enforce.permissions).toContainEqual({ actions: ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"], resources: ["<Claims.arn>"] });
-    resources = [];
-    vi.stubEnv("GITLAB_URL", undefined);
-    const { outputs } = await deploy();
-    expect(resources.some((r) => r.type === "Dynamo" || r.type === "Workflow")).toBe(false);
-    expect(outputs).not.toHaveProperty("enforceFunction");
+    const noChatops = await deploy("staging", { WARDEN_CHATOPS: "off" });
+    expect(noChatops.has("aws:dynamodb/table:Table", "ClaimsTable")).toBe(true);
+    expect(noChatops.fn("Enforce").env).toMatchObject({ WARDEN_CLAIMS_TABLE: "ClaimsTable-a1b2c3" });
+    expect(noChatops.fn("Enforce").statements).toContainEqual({ actions: ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"], resources: [CLAIMS] });
+    const neither = await deploy("staging", { WARDEN_CHATOPS: "off", GITLAB_URL: undefined });
+    expect(neither.all("aws:dynamodb/table:Table")).toEqual([]);
+    expect(neither.all("sst:aws:Workflow")).toEqual([]);
+    expect(neither.outputs).not.toHaveProperty("enforceFunction");
   });
 
   it("keeps applying runs' reports in a bucket that expires them after 90 days (WARDEN_RUN_HISTORY_DAYS), written by the jobs alone", async () => {
-    await deploy();
-    expect(byName("RunHistory").type).toBe("Bucket");
-    expect(byName("RunHistoryExpiry").args).toEqual({ bucket: "<RunHistory.name>", rules: [{ id: "expire-runs", status: "Enabled", filter: { prefix: "runs/" }, expiration: { days: 90 } }] });
-    for (const [name, args] of functions()) {
+    const deployed = await deploy();
+    expect(deployed.one("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "RunHistoryLifecycle")).toEqual({
+      bucket: BUCKET,
+      rules: [{ id: "expire-runs", status: "Enabled", filter: { prefix: "runs/" }, expiration: { days: 90 } }],
+    });
+    for (const [name, f] of deployed.functions()) {
       if (name === "Chatops") {
-        expect(args.environment).not.toHaveProperty("WARDEN_RUN_HISTORY_BUCKET");
-        expect(JSON.stringify(args.permissions)).not.toContain("s3:");
+        expect(f.env).not.toHaveProperty("WARDEN_RUN_HISTORY_BUCKET");
+        expect(JSON.stringify(f.statements)).not.toContain("s3:");
         continue;
       }
-      expect(args.environment, name).toMatchObject({ WARDEN_RUN_HISTORY_BUCKET: "<RunHistory.name>" });
-      expect(args.permissions, name).toContainEqual({ actions: ["s3:PutObject", "s3:GetObject"], resources: ["<RunHistory.arn>/runs/*"] });
-      expect(args.permissions, name).toContainEqual({ actions: ["s3:ListBucket"], resources: ["<RunHistory.arn>"] });
+      expect(f.env, name).toMatchObject({ WARDEN_RUN_HISTORY_BUCKET: BUCKET });
+      expect(f.statements, name).toContainEqual({ actions: ["s3:PutObject", "s3:GetObject"], resources: [`arn:aws:s3:::${BUCKET}/runs/*`] });
+      expect(f.statements, name).toContainEqual({ actions: ["s3:ListBucket"], resources: [`arn:aws:s3:::${BUCKET}`] });
     }
-    resources = [];
-    vi.stubEnv("WARDEN_RUN_HISTORY_DAYS", "30");
-    await deploy();
-    expect(byName("RunHistoryExpiry").args).toMatchObject({ rules: [{ expiration: { days: 30 } }] });
+    const month = await deploy("staging", { WARDEN_RUN_HISTORY_DAYS: "30" });
+    expect(month.one("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "RunHistoryLifecycle")["rules"][0].expiration).toEqual({ days: 30 });
+    const oneDay = await deploy("staging", { WARDEN_RUN_HISTORY_DAYS: "1" });
+    expect(oneDay.one("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "RunHistoryLifecycle")["rules"][0].expiration).toEqual({ days: 1 });
     for (const bad of ["0", "-1", "1.5", "ninety"]) {
-      vi.stubEnv("WARDEN_RUN_HISTORY_DAYS", bad);
-      await expect(deploy(), bad).rejects.toThrow(`WARDEN_RUN_HISTORY_DAYS must be a whole number of days (1 or more), not "${bad}"`);
+      await expect(deploy("staging", { WARDEN_RUN_HISTORY_DAYS: bad }), bad).rejects.toThrow(`WARDEN_RUN_HISTORY_DAYS must be a whole number of days (1 or more), not "${bad}"`);
     }
   });
 
   it("names the stage in every function's environment, for Slack summaries and metrics", async () => {
-    await deploy("production");
-    for (const [name, args] of functions()) expect(args.environment, name).toMatchObject({ WARDEN_STAGE: "production" });
+    const deployed = await deploy("production");
+    for (const [name, f] of deployed.functions()) expect(f.env, name).toMatchObject({ WARDEN_STAGE: "production" });
   });
+});
 
+describe("sst.config.ts alarms", () => {
   it("alarms per job, into the SNS topic, when a run fails, its guard trips or actions fail", async () => {
-    await deploy("production");
-    expect(alarms().map((a) => a.name).sort()).toEqual(
+    const deployed = await deploy("production");
+    expect(deployed.alarms().map((a) => a.name).sort()).toEqual(
       ["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "WorkflowsActionsFailed", "WorkflowsFailed", "WorkflowsGuardTripped", "WorkflowsHeartbeat"],
     );
-    expect(resources.find((r) => r.type === "SnsTopic")?.name).toBe("Alarms");
+    const topic = deployed.topicArn();
     const metricOf = { Failed: "RunFailed", GuardTripped: "GuardTripped", ActionsFailed: "ActionsFailed" } as const;
     for (const [suffix, metricName] of Object.entries(metricOf)) {
-      expect(byName(`Enforce${suffix}`).args).toEqual({
+      expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", `Enforce${suffix}`)).toEqual({
         name: `warden-production-enforce-${suffix.replace(/(?<=.)([A-Z])/g, "-$1").toLowerCase()}`,
         alarmDescription: expect.stringMatching(/^Warden enforce \(production\): /),
         namespace: "Warden",
@@ -422,15 +415,38 @@ describe("sst.config.ts", () => {
         comparisonOperator: "GreaterThanOrEqualToThreshold",
         threshold: 1,
         treatMissingData: "notBreaching",
-        alarmActions: ["<Alarms.arn>"],
-        okActions: ["<Alarms.arn>"],
+        alarmActions: [topic],
+        okActions: [topic],
       });
     }
   });
 
+  it("watches metrics the functions really write: each alarm's namespace, metric and dimensions are in a run's EMF record", async () => {
+    const deployed = await deploy("production");
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (lines.push(String(chunk)), true));
+    const report = { job: "enforce", dryRun: false, summary: { guard: "ok", complete: true }, actions: [], stats: { requests: 1, retries: 0, rateLimited: 0, pages: 1, durationMs: 5 }, warnings: [] };
+    for (const job of ["enforce", "workflows"] as const) recordRun({ report: { ...report, job } as never }, { job, trigger: "schedule", stage: "production" });
+    write.mockRestore();
+    const records = emfRecords(lines.flatMap((l) => l.split("\n")).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>));
+    expect(records).toHaveLength(2);
+    for (const alarm of deployed.alarms()) {
+      const { namespace, metricName, dimensions } = alarm.inputs as { namespace: string; metricName: string; dimensions: Record<string, string> };
+      const published = records.some((r) =>
+        r._aws.CloudWatchMetrics.some(
+          (d) =>
+            d.Namespace === namespace &&
+            d.Metrics.some((m) => m.Name === metricName) &&
+            d.Dimensions.some((set) => set.length === Object.keys(dimensions).length && set.every((name) => r[name] === dimensions[name])),
+        ),
+      );
+      expect(published, alarm.name).toBe(true);
+    }
+  });
+
   it("raises the heartbeat when no scheduled run succeeded in two schedule periods, missing data included", async () => {
-    await deploy();
-    expect(byName("EnforceHeartbeat").args).toMatchObject({
+    const deployed = await deploy();
+    expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", "EnforceHeartbeat")).toMatchObject({
       namespace: "Warden",
       metricName: "RunSucceeded",
       dimensions: { service: "warden", stage: "staging", job: "enforce", trigger: "schedule" },
@@ -440,41 +456,33 @@ describe("sst.config.ts", () => {
       comparisonOperator: "LessThanThreshold",
       threshold: 1,
       treatMissingData: "breaching",
-      alarmActions: ["<Alarms.arn>"],
+      alarmActions: [deployed.topicArn()],
     });
-    expect(byName("WorkflowsHeartbeat").args).toMatchObject({ period: 3_600, evaluationPeriods: 2, dimensions: { job: "workflows", trigger: "schedule" } });
+    expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", "WorkflowsHeartbeat")).toMatchObject({ period: 3_600, evaluationPeriods: 2, dimensions: { job: "workflows", trigger: "schedule" } });
   });
 
   it("sizes the heartbeat to the schedule, leaves it out for a schedule turned off, and refuses a rate CloudWatch cannot watch", async () => {
-    vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", "rate(6 hours)");
-    vi.stubEnv("WARDEN_WORKFLOWS_SCHEDULE", "cron(0 3 * * ? *)");
-    await deploy();
-    expect(byName("EnforceHeartbeat").args).toMatchObject({ period: 21_600 });
-    expect(byName("WorkflowsHeartbeat").args).toMatchObject({ period: 86_400 });
-    resources = [];
-    vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", "off");
-    await deploy();
-    expect(alarms().map((a) => a.name)).not.toContain("EnforceHeartbeat");
-    expect(alarms().map((a) => a.name)).toContain("EnforceFailed");
-    vi.stubEnv("WARDEN_ENFORCE_SCHEDULE", "rate(4 days)");
-    await expect(deploy()).rejects.toThrow('WARDEN_ENFORCE_SCHEDULE: "rate(4 days)" is longer than CloudWatch\'s heartbeat alarm can watch');
+    const deployed = await deploy("staging", { WARDEN_ENFORCE_SCHEDULE: "rate(6 hours)", WARDEN_WORKFLOWS_SCHEDULE: "cron(0 3 * * ? *)" });
+    expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", "EnforceHeartbeat")).toMatchObject({ period: 21_600 });
+    expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", "WorkflowsHeartbeat")).toMatchObject({ period: 86_400 });
+    const off = await deploy("staging", { WARDEN_ENFORCE_SCHEDULE: "off" });
+    expect(off.alarms().map((a) => a.name)).not.toContain("EnforceHeartbeat");
+    expect(off.alarms().map((a) => a.name)).toContain("EnforceFailed");
+    await expect(deploy("staging", { WARDEN_ENFORCE_SCHEDULE: "rate(4 days)" })).rejects.toThrow('WARDEN_ENFORCE_SCHEDULE: "rate(4 days)" is longer than CloudWatch\'s heartbeat alarm can watch');
   });
 
   it("subscribes WARDEN_ALARM_EMAIL to the alarm topic, only when set, and refuses what is not an address", async () => {
-    await deploy();
-    expect(resources.some((r) => r.type === "TopicSubscription")).toBe(false);
-    vi.stubEnv("WARDEN_ALARM_EMAIL", "ops@example.com");
-    resources = [];
-    await deploy();
-    expect(byName("AlarmEmail")).toMatchObject({ type: "TopicSubscription", args: { topic: "<Alarms.arn>", protocol: "email", endpoint: "ops@example.com" } });
-    vi.stubEnv("WARDEN_ALARM_EMAIL", "ops at example.com");
-    await expect(deploy()).rejects.toThrow('WARDEN_ALARM_EMAIL: "ops at example.com" is not an e-mail address');
+    expect((await deploy()).all("aws:sns/topicSubscription:TopicSubscription")).toEqual([]);
+    const subscribed = await deploy("staging", { WARDEN_ALARM_EMAIL: "ops@example.com" });
+    expect(subscribed.one("aws:sns/topicSubscription:TopicSubscription", "AlarmEmail")).toEqual({ topic: subscribed.topicArn(), protocol: "email", endpoint: "ops@example.com" });
+    await expect(deploy("staging", { WARDEN_ALARM_EMAIL: "ops at example.com" })).rejects.toThrow('WARDEN_ALARM_EMAIL: "ops at example.com" is not an e-mail address');
   });
 
   it("alarms only on the jobs deployed", async () => {
-    vi.stubEnv("N8N_URL", undefined);
-    await deploy();
-    expect(alarms().every((a) => a.name.startsWith("Enforce"))).toBe(true);
-    expect(alarms()).toHaveLength(4);
+    const deployed = await deploy("staging", { N8N_URL: undefined });
+    expect(deployed.alarms().every((a) => a.name.startsWith("Enforce"))).toBe(true);
+    expect(deployed.alarms()).toHaveLength(4);
   });
 });
+
+afterAll(removeBuilds);

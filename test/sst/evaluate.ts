@@ -1,0 +1,64 @@
+/**
+ * `node evaluate.ts BUNDLE STAGE`: runs a run() bundle from build.ts under Pulumi's resource mocks, as
+ * SST runs it under the Pulumi engine, and prints `~r` and JSON of every resource asked for (type
+ * token, name, resolved inputs) and the program's outputs. Any failure of the program exits 1 with its
+ * message on stderr. Physical names and ARNs are made up in the shape AWS gives them.
+ */
+import { pathToFileURL } from "node:url";
+import * as pulumi from "@pulumi/pulumi";
+
+const [bundle, stage] = process.argv.slice(2);
+const ACCOUNT = "123456789012";
+const REGION = "eu-west-1";
+const resources: { type: string; name: string; inputs: Record<string, unknown> }[] = [];
+
+/** What AWS would give back for a resource: a name, an ARN, and a type's own outputs. */
+function state(type: string, name: string, inputs: Record<string, unknown>): Record<string, unknown> {
+  const physical = String(inputs["name"] ?? `${name}-a1b2c3`);
+  const service = type.split(/[:/]/)[1]!;
+  switch (type) {
+    case "aws:lambda/function:Function": {
+      const arn = `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${physical}`;
+      const version = inputs["publish"] ? "1" : "$LATEST";
+      return { name: physical, arn, version, qualifiedArn: `${arn}:${version}`, invokeArn: `${arn}/invocations` };
+    }
+    case "aws:lambda/functionUrl:FunctionUrl":
+      return { functionUrl: `https://${physical}.lambda-url.${REGION}.on.aws/` };
+    case "aws:s3/bucket:Bucket":
+      return { bucket: physical, arn: `arn:aws:s3:::${physical}` };
+    case "aws:dynamodb/table:Table":
+      return { name: physical, arn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${physical}` };
+    case "aws:iam/role:Role":
+      return { name: physical, arn: `arn:aws:iam::${ACCOUNT}:role/${physical}` };
+    default:
+      return { name: physical, arn: `arn:aws:${service}:${REGION}:${ACCOUNT}:${physical}` };
+  }
+}
+
+process.on("unhandledRejection", (err) => fail(err));
+
+try {
+  await pulumi.runtime.setMocks(
+    {
+      newResource({ type, name, inputs }) {
+        if (type !== "pulumi:pulumi:Stack") resources.push({ type, name, inputs });
+        return { id: `${name}-id`, state: { ...inputs, ...state(type, name, inputs) } };
+      },
+      call: ({ inputs }) => inputs,
+    },
+    "warden",
+    stage,
+    false,
+  );
+  const outputs = await pulumi.runtime.runInPulumiStack(async () => (await import(pathToFileURL(bundle!).href)).default);
+  // Resources made inside apply() callbacks register after the program returns.
+  await new Promise((done) => setTimeout(done, 50));
+  process.stdout.write(`~r${JSON.stringify({ resources, outputs })}\n`);
+} catch (err) {
+  fail(err);
+}
+
+function fail(err: unknown): never {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}
