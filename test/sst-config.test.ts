@@ -39,7 +39,12 @@ function built(stage: string) {
 
 /** The resources of one deploy, read the way an operator reads a plan. */
 class Deploy {
-  constructor(readonly app: SstApp, private readonly deployed: Deployed) {}
+  readonly app: SstApp;
+  private readonly deployed: Deployed;
+  constructor(app: SstApp, deployed: Deployed) {
+    this.app = app;
+    this.deployed = deployed;
+  }
   get outputs() { return this.deployed.outputs; }
   get warnings() { return this.deployed.warnings; }
   all(type: string) { return this.deployed.resources.filter((r) => r.type === type); }
@@ -70,7 +75,12 @@ class Deploy {
 
 /** One function: its SST arguments, the Lambda resource, and its role's statements. */
 class FunctionView {
-  constructor(private readonly deploy: Deploy, readonly component: string) {}
+  private readonly deploy: Deploy;
+  readonly component: string;
+  constructor(deploy: Deploy, component: string) {
+    this.deploy = deploy;
+    this.component = component;
+  }
   get args(): Inputs { return this.deploy.one("sst:aws:Function", this.component); }
   get lambda(): Inputs { return this.deploy.one("aws:lambda/function:Function", `${this.component}Function`); }
   get env(): Record<string, string> { return this.lambda["environment"].variables; }
