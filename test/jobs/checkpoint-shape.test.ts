@@ -1,0 +1,89 @@
+/**
+ * The durable checkpoint's shape, pinned. A durable Enforce execution in flight during a deploy replays
+ * the step results it recorded under the old code, so the JSON of every step (the examination's
+ * frontier of work above all) must keep its keys: a field renamed or dropped here needs a versioned
+ * reader for the old form. The runs below go through both ways of examining projects (with their
+ * groups' details, and by listings split by subgroup and visibility) in short slices, so that every
+ * kind of work is saved mid-way; every key path they record must be one pinned here, and the paths of
+ * the work that every such run saves must all be seen.
+ */
+import { afterEach, expect, it } from "vitest";
+import { GitLabClient } from "../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../lib/http/index.ts";
+import { enforce } from "../../lib/jobs/index.ts";
+import { parsePolicy } from "../../lib/policy/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { groupSharesPolicy } from "../support/policies.ts";
+import { recordingSteps } from "../support/steps.ts";
+
+const NOW = new Date("2026-06-01T00:00:00Z");
+const sims: GitLabSim[] = [];
+afterEach(async () => {
+  await Promise.all(sims.map((sim) => sim.close()));
+  sims.length = 0;
+});
+
+/** Every key path in a JSON value: `a.b`, `a[].c`; a leaf's path ends in `:type`. Record keys (numeric ids) read as `{id}`. */
+function paths(value: unknown, at: string, into: Set<string>): Set<string> {
+  if (Array.isArray(value)) for (const item of value) paths(item, `${at}[]`, into);
+  else if (value !== null && typeof value === "object") {
+    for (const [key, inner] of Object.entries(value)) paths(inner, `${at}.${/^\d+$/.test(key) ? "{id}" : key}`, into);
+  } else into.add(`${at}:${value === null ? "null" : typeof value}`);
+  return into;
+}
+
+/** A dry run and an apply in 10 ms slices, recording every step's JSON result, key paths only. */
+async function recordedPaths(detailProjects: boolean): Promise<Set<string>> {
+  const seen = new Set<string>();
+  for (const apply of [false, true]) {
+    const { dataset } = generateOrganisation({ projects: 3_000, seed: 7, tree: { groups: 60, maxDepth: 4, heavy: 0.6 }, groupShares: true, now: NOW });
+    const sim = await startGitLabSim({ dataset, latencyMs: 2, detailProjects });
+    sims.push(sim);
+    const steps = recordingSteps({ sliceMs: 10, perStep: 25 });
+    const step = steps.step.bind(steps);
+    steps.step = async (name, run, opts) => {
+      const result = await step(name, run, opts);
+      paths(result, name.replace(/[\s\d]+$/, ""), seen);
+      return result;
+    };
+    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
+    await enforce({ gitlab, policy: parsePolicy(groupSharesPolicy(10_000), "test.yaml"), now: NOW, listConcurrency: 8, apply }, steps);
+  }
+  return seen;
+}
+
+it("every step result a durable execution records keeps its pinned keys", async () => {
+  const seen = new Set([...(await recordedPaths(true)), ...(await recordedPaths(false))]);
+  const unpinned = [...seen].filter((p) => !PINNED.has(p.replace(/:[a-z]+$/, "")));
+  expect(unpinned, "a checkpoint field is new or renamed: pin it here, with a reader for executions that saved the old form").toEqual([]);
+  const missing = ALWAYS.filter((p) => ![...seen].some((s) => s.startsWith(`${p}:`)));
+  expect(missing, "every run above records these").toEqual([]);
+}, 120_000);
+
+/** The frontier's work (lib/jobs' ProjectWork and GroupWork, with lib/paging's Checkpoint), as of main at aa424de. */
+const WORK = [
+  "kind", "list", "list.after", "list.before", "list.group", "list.own", "list.visibility", "path", "partOf", "carried[]", "judgedUpTo", "share",
+  ...["up", "down"].flatMap((end) => ["strategy", "next", "pages", "items"].map((f) => `at.${end}.${f}`)),
+  "at.down", "at.top", "at.bottom", "at.seen", "at.projects",
+  "pending[]", "list.descendantsOf", "from.strategy", "from.next", "from.pages", "from.items",
+  "projects.root.id", "projects.root.path", "projects.carried", "projects.listed[]", "ancestors[].id", "ancestors[].path",
+];
+/** A planned or made removal (ShareRemoval): what examine's strays and remove's actions carry. */
+const REMOVAL = ["type", "kind", "projectId", "project", "sharedGroupId", "sharedGroup", "groupId", "group", "accessLevel", "expiresAt", "memberRoleId", "reason", "status", "error"];
+const STATS = ["requests", "retries", "rateLimited", "pages", "groupReads"].map((f) => `stats.${f}`);
+const TALLY = ["projects", "shares", "groups", "groupShares", "allowed", "exempt", "outOfScope"].map((f) => `tally.${f}`);
+
+/** Every key path a step result may have, by step (`examine 3` is `examine`). */
+const PINNED = new Set([
+  ...["startedAt", "now", "seesAllGroups", "warnings[]", ...STATS, ...WORK.map((p) => `frontier[].${p}`)].map((p) => `begin.${p}`),
+  ...["spent", "stopped", "warnings[]", ...STATS, ...TALLY, ...WORK.map((p) => `frontier[].${p}`), "strays[].judgedAt", ...REMOVAL.map((p) => `strays[].action.${p}`)].map((p) => `examine.${p}`),
+  ...["spent", "stopped", "warnings[]", ...STATS, ...REMOVAL.map((p) => `actions[].${p}`)].map((p) => `remove.${p}`),
+  "ended.at",
+]);
+
+/** Paths each run above records, whatever its timing: the identifying fields of each kind of work, and the plan. */
+const ALWAYS = [
+  "begin.frontier[].kind", "begin.frontier[].pending[]", "begin.frontier[].list.descendantsOf", "begin.frontier[].ancestors[].id", "begin.frontier[].projects.root.id",
+  "examine.frontier[].kind", "examine.frontier[].list.group", "examine.frontier[].at.up.next", "examine.frontier[].pending[]", "examine.frontier[].from.next",
+  "examine.strays[].action.type", "examine.strays[].action.groupId", "examine.strays[].judgedAt", "remove.actions[].status", "ended.at",
+];
