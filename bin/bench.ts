@@ -9,7 +9,8 @@
  * conservative otherwise (CPU time is multiplied too). Last, the durable row: the Enforce function as a
  * Lambda durable execution (AWS's local durable runner), dry run + apply + dry run under GitLab.com's
  * budgets at a size one invocation cannot finish, each invocation working the slice a 15-minute one
- * works, on the budgets' clock. Prints Markdown (or JSON) and checks the targets.
+ * works, on the budgets' clock. Then the token-bucket row: a dry run behind a front proxy's bucket that
+ * answers bare 429s. Prints Markdown (or JSON) and checks the targets.
  */
 import { spawn } from "node:child_process";
 import { writeFileSync, mkdtempSync } from "node:fs";
@@ -21,6 +22,7 @@ import { build } from "esbuild";
 import { NODE_OPTIONS } from "../lib/config/node-options.ts";
 import type { RateLimitRule } from "../test/sim/gitlab/index.ts";
 import { startAwsStandIns } from "./bench/aws-stand-ins.ts";
+import { BUCKET, bucketMarkdown, bucketRow, bucketTargets, type BucketRow } from "./bench/bucket-row.ts";
 import { gitlabComBudgets } from "./bench/budgets.ts";
 import type { DurableRunResult, Execution } from "./bench/durable-run.ts";
 import { sliceSeconds } from "./bench/durable-slices.ts";
@@ -50,6 +52,7 @@ const { values: flags } = parseArgs({
     "scaled-latency": { type: "string", default: "50" },
     durable: { type: "string", default: "300000" },
     "durable-invocation-s": { type: "string", default: "900" },
+    bucket: { type: "string", default: "10000" },
     json: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   },
@@ -80,6 +83,9 @@ if (flags.help) {
                 gives itself, on the budgets' clock: WARDEN_SLICE_SECONDS = (invocation − 5 min) ÷ --time-scale
   --durable-invocation-s  the Lambda invocation timeout the row stands for (default 900, Lambda's most:
                 a 10-minute slice, 60 s at --time-scale 10)
+  --bucket      projects in the token-bucket row (default 10000; --bucket= leaves it out): Warden's dry
+                run at --latency behind a front proxy's token bucket (${BUCKET.ratePerSecond} requests a second, burst ${BUCKET.burst})
+                that answers 429s without any header
 `);
   process.exit(0);
 }
@@ -193,10 +199,15 @@ if (flags.durable) {
   progress(`${flags.durable} projects, limits gitlab.com: Warden as a durable execution (dry run + apply + dry run)…`);
   durableRows.push(await measureDurable(Number(flags.durable)));
 }
+const bucketRows: BucketRow[] = [];
+if (flags.bucket) {
+  progress(`${flags.bucket} projects behind a token bucket (${BUCKET.ratePerSecond}/s, burst ${BUCKET.burst}, bare 429s): Warden dry run…`);
+  bucketRows.push(await measureBucket(Number(flags.bucket)));
+}
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.versions.node}, ${new Date().toISOString().slice(0, 10)}`;
 const skipped = ALL_SIZES.filter((s) => !sizes.includes(s));
 if (flags.json) {
-  process.stdout.write(`${JSON.stringify({ machine, latencyMs, concurrency, timeScale, skipped, rows, latencyRows, durableRows, targets: targets(rows, latencyRows, durableRows) }, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify({ machine, latencyMs, concurrency, timeScale, skipped, rows, latencyRows, durableRows, bucketRows, targets: targets(rows, latencyRows, durableRows, bucketRows) }, null, 2)}\n`);
 } else {
   if (!rows.length) process.stdout.write(`${machine}.\n`);
   else process.stdout.write(`${markdown(rows)}\n\n${machine}; latency ${latencyMs} ms; Warden concurrency ${flags.concurrency || `defaults (${concurrency.list} examination requests, ${concurrency.removal} removals)`}; budget windows ÷ ${timeScale}${flags["node-options"] ? `; node ${flags["node-options"]}` : ""}.\n`);
@@ -209,7 +220,10 @@ if (flags.json) {
       `\n${durableMarkdown(durableRows)}\n\nThe Enforce function as Lambda durable executions (AWS's local durable runner): dry run, apply, dry run, with its defaults (${DEFAULT_LIST_CONCURRENCY} examination requests, ${DEFAULT_REMOVAL_CONCURRENCY} removals in flight), ${latencyMs} ms a request, GitLab.com's budgets with windows ÷ ${timeScale}; each invocation worked ${durableRows[0]!.sliceS} s, the ${(durableRows[0]!.sliceS * timeScale) / 60} minutes a ${durableRows[0]!.invocationS / 60}-minute invocation works, on the budgets' clock. Wall counts the runner's real one-second waits between invocations (paused).\n`,
     );
   }
-  process.stdout.write(`\nTargets:\n${targets(rows, latencyRows, durableRows).map((t) => `- ${t.met ? "met" : "NOT met"}: ${t.target} (${t.measured})`).join("\n")}\n`);
+  if (bucketRows.length) {
+    process.stdout.write(`\n${bucketMarkdown(bucketRows, s)}\n\nWarden's dry run with its defaults, ${latencyMs} ms a request, behind a token bucket over every request that answers 429 with no header; what the bucket allows is the requests it let through ÷ its rate.\n`);
+  }
+  process.stdout.write(`\nTargets:\n${targets(rows, latencyRows, durableRows, bucketRows).map((t) => `- ${t.met ? "met" : "NOT met"}: ${t.target} (${t.measured})`).join("\n")}\n`);
 }
 
 async function measure(projects: number, limits: Row["limits"], tool: Tool): Promise<Row> {
@@ -340,6 +354,18 @@ async function measureDurable(projects: number): Promise<DurableRow> {
   }
 }
 
+/** The token-bucket row: one dry run, Warden with its defaults, behind the bucket (bench/bucket-row.ts). */
+async function measureBucket(projects: number): Promise<BucketRow> {
+  const sim = await startSimHost({ projects, latencyMs, rateLimits: [], tokenBucket: BUCKET });
+  try {
+    const result = await runProcess(runners.warden, [sim.url, sim.token, policy, "dry"]);
+    const counters = await sim.counters();
+    return bucketRow(sim.inScope, result, counters.requests, counters.status["429"] ?? 0);
+  } finally {
+    sim.stop();
+  }
+}
+
 /**
  * Runs a bundled runner and reads its result, its last line on stdout. Only the ends of its output are
  * kept: the durable row's function writes its log lines there, as a Lambda does.
@@ -393,7 +419,7 @@ async function bundleRunners(): Promise<Record<Tool | "durable", string>> {
   return out;
 }
 
-function targets(all: Row[], latency: LatencyRow[], durable: DurableRow[]) {
+function targets(all: Row[], latency: LatencyRow[], durable: DurableRow[], bucket: BucketRow[]) {
   const warden = all.filter((r) => r.tool === "warden");
   const find = (projects: number, limits: Row["limits"], tool: Tool) => all.find((r) => r.projects === projects && r.limits === limits && r.tool === tool);
   const worst = Math.max(...warden.map((r) => r.requests / r.lowerBound));
@@ -412,6 +438,7 @@ function targets(all: Row[], latency: LatencyRow[], durable: DurableRow[]) {
     Number.isFinite(rss(100_000) / rss(10_000)) && { target: "peak RSS grows < 20% from 10,000 to 100,000", met: rss(100_000) / rss(10_000) < 1.2, measured: `+${((rss(100_000) / rss(10_000) - 1) * 100).toFixed(0)}%` },
     ...latencyTargets(latency),
     ...durableTargets(durable),
+    ...bucketTargets(bucket),
   ].filter((t): t is { target: string; met: boolean; measured: string } => Boolean(t));
 }
 

@@ -25,8 +25,9 @@ import { dynamoClaims } from "./lib/once.ts";
 import { runJob } from "./lib/run-job.ts";
 import { postToResponseUrl } from "./lib/post-response.ts";
 import { ephemeral, type TextMessage } from "./lib/slack-reply.ts";
+import type { TimeLeft } from "./lib/time-left.ts";
 
-async function outcome(event: WorkerEvent, signal: AbortSignal): Promise<SlackMessage | TextMessage> {
+async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLeft): Promise<SlackMessage | TextMessage> {
   const command = describeRequest(event.command);
   try {
     const refused = refusal(await loadPolicy(), { userId: event.user.id, channelId: event.channelId }, event.command);
@@ -36,11 +37,11 @@ async function outcome(event: WorkerEvent, signal: AbortSignal): Promise<SlackMe
     }
     const report = await runJob(event.command, signal);
     logReport(report, { trigger: "chat", user: event.user.id, channel: event.channelId });
-    await afterRun({ report }, labels(event));
+    await afterRun({ report }, labels(event), { timeLeft });
     return renderSlack(report);
   } catch (err) {
     logger.error("job failed", { command, error: errorText(err) });
-    await afterRun({ error: err }, labels(event));
+    await afterRun({ error: err }, labels(event), { timeLeft });
     return ephemeral(`:x: Warden \`${command}\` failed: ${errorText(err)}`);
   }
 }
@@ -55,7 +56,7 @@ const claims = dynamoClaims();
 const CLAIM_SECONDS = 24 * 3600;
 
 /** Whether this is the event's first delivery. When that cannot be known, it is not run, and the user is told. */
-async function firstDelivery(event: WorkerEvent): Promise<boolean> {
+async function firstDelivery(event: WorkerEvent, timeLeft: TimeLeft): Promise<boolean> {
   const command = describeRequest(event.command);
   try {
     if (await claims.claim(`worker:${event.correlationId}`, Math.floor(Date.now() / 1000) + CLAIM_SECONDS)) return true;
@@ -64,7 +65,7 @@ async function firstDelivery(event: WorkerEvent): Promise<boolean> {
   } catch (err) {
     logger.error("the claims table could not be reached: not run", { command, error: errorText(err) });
     const message = ephemeral(`:x: Warden could not make sure \`${command}\` runs only once, so it did not run it.`);
-    await postToResponseUrl(event.responseUrl, message).catch(() => undefined);
+    await postToResponseUrl(event.responseUrl, message, timeLeft).catch(() => undefined);
     return false;
   }
 }
@@ -72,11 +73,12 @@ async function firstDelivery(event: WorkerEvent): Promise<boolean> {
 export const handler = jobLambda(WorkerEventSchema, async (event, context): Promise<{ posted: boolean }> => {
   // Log lines join the chat-ops request's that started this run.
   logger.setCorrelationId(event.correlationId);
-  if (!(await firstDelivery(event))) return { posted: false };
-  const message = await outcome(event, context.signal);
+  // Every step after the run gets only a slice of the time left (lib/time-left.ts).
+  const timeLeft = () => context.getRemainingTimeInMillis();
+  if (!(await firstDelivery(event, timeLeft))) return { posted: false };
+  const message = await outcome(event, context.signal, timeLeft);
   try {
-    await postToResponseUrl(event.responseUrl, message);
-    return { posted: true };
+    return { posted: await postToResponseUrl(event.responseUrl, message, timeLeft) };
   } catch (err) {
     logger.error("posting the result to Slack failed", { command: describeRequest(event.command), error: errorText(err) });
     return { posted: false };

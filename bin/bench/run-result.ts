@@ -5,6 +5,8 @@ export interface RunResult {
   maxRssKB: number;
   /** Shares the tool says it removed (or found gone). */
   removed: number;
+  /** Warden's: the lowest limit of requests in flight its runs went down to after 429s (report stats). */
+  lowestConcurrency?: number;
   error?: string;
 }
 

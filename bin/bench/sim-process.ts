@@ -4,6 +4,7 @@
  */
 import { generateOrganisation, startGitLabSim, type RateLimitRule } from "../../test/sim/gitlab/index.ts";
 import type { TreeShape } from "../../test/sim/gitlab/generate-tree.ts";
+import type { TokenBucketOptions } from "../../test/sim/gitlab/token-bucket.ts";
 
 export interface SimConfig {
   projects: number;
@@ -11,6 +12,8 @@ export interface SimConfig {
   rateLimits: RateLimitRule[];
   /** An uneven tree (generate-tree.ts); default: about one subgroup per 50 projects. */
   tree?: TreeShape;
+  /** A front proxy's token bucket answering bare 429s. */
+  tokenBucket?: TokenBucketOptions;
 }
 
 /** What the simulated organisation asks of a run at the least. */
@@ -30,7 +33,7 @@ let state: { sim: Awaited<ReturnType<typeof startGitLabSim>>; strays: Set<string
 process.on("message", async (msg: Request) => {
   if (msg.type === "start") {
     const { dataset, intents } = generateOrganisation({ projects: msg.config.projects, seed: 1, ...(msg.config.tree ? { tree: msg.config.tree } : {}) });
-    const sim = await startGitLabSim({ dataset, latencyMs: msg.config.latencyMs, rateLimits: msg.config.rateLimits });
+    const sim = await startGitLabSim({ dataset, latencyMs: msg.config.latencyMs, rateLimits: msg.config.rateLimits, tokenBucket: msg.config.tokenBucket });
     state = { sim, strays: new Set(intents.filter((i) => i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`)) };
     const inScope = (path: string) => path === "acme" || path.startsWith("acme/");
     const shape: SimShape = {

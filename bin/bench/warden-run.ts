@@ -14,6 +14,7 @@ const quiet = new Writable({ write: (_c, _e, done) => done() });
 const flags = concurrency ? ["--concurrency", concurrency, "--list-concurrency", concurrency] : [];
 const started = performance.now();
 let removed = 0;
+let lowestConcurrency = Infinity;
 const errors: string[] = [];
 for (const run of runs.split(",")) {
   let out = "";
@@ -25,7 +26,8 @@ for (const run of runs.split(",")) {
   });
   const report = JSON.parse(out) as EnforceReport;
   removed += report.summary.removed + report.summary.alreadyGone;
+  lowestConcurrency = Math.min(lowestConcurrency, report.stats.lowestConcurrency ?? Infinity);
   // A dry run that finds strays exits 2; anything else but 0 is a failure.
   if (code !== 0 && !(code === 2 && run === "dry")) errors.push(`${run}: exit ${code}: ${report.warnings.join("; ")}`);
 }
-printResult({ wallMs: performance.now() - started, maxRssKB: peakRssKB(), removed, ...(errors.length ? { error: errors.join(" | ") } : {}) });
+printResult({ wallMs: performance.now() - started, maxRssKB: peakRssKB(), removed, ...(Number.isFinite(lowestConcurrency) ? { lowestConcurrency } : {}), ...(errors.length ? { error: errors.join(" | ") } : {}) });

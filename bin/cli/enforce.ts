@@ -1,4 +1,5 @@
 import { enforce } from "../../lib/jobs/index.ts";
+import { count } from "../../lib/jobs/view.ts";
 import { gitlabFrom, policyFrom, positiveInt, printReport, progressLine, stderrAudit, type CliIO } from "./io.ts";
 import type { Command } from "./command.ts";
 
@@ -31,7 +32,8 @@ Options:
   --json           print the report as JSON
   --request-timeout SECONDS
                    deadline of each request attempt (default $WARDEN_REQUEST_TIMEOUT, else 60)
-  --debug          print stack traces on errors
+  --debug          print stack traces of unexpected errors
+  -h, --help       print this help
 
 Environment:
   GITLAB_URL       scheme and host of the GitLab instance, without /api/v4
@@ -56,7 +58,7 @@ Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard
       listConcurrency: positiveInt(args, "list-concurrency"),
       signal: io.signal,
       audit: stderrAudit(io),
-      onProgress: ({ projects, strays }) => progress.update(`listed ${projects} projects, ${strays} stray shares`),
+      onProgress: ({ projects, strays }) => progress.update(`listed ${count(projects, "project")}, ${count(strays, "stray share")}`),
     });
     progress.done();
     return printReport(io, report, values["json"] === true);

@@ -1,6 +1,6 @@
 /** What a command needs from its process; tests pass their own. */
 import { DEFAULT_POLICY_FILE, loadPolicyFile } from "../../lib/config/policy-file.ts";
-import { checkCredential, checkServiceUrl, GITLAB, N8N, type ServiceKind } from "../../lib/config/service-config.ts";
+import { checkCredential, checkServiceUrl, GITLAB, N8N } from "../../lib/config/service-config.ts";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import type { WaitEvent } from "../../lib/http/types.ts";
 import { exitCode, type AuditSink } from "../../lib/jobs/index.ts";
@@ -31,11 +31,8 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
-/** The services the CLI talks to: which variables hold the address and the credential. */
-const SERVICES = {
-  gitlab: { kind: GITLAB, url: "GITLAB_URL", credential: "GITLAB_TOKEN" },
-  n8n: { kind: N8N, url: "N8N_URL", credential: "N8N_API_KEY" },
-} as const satisfies Record<string, { kind: ServiceKind; url: string; credential: string }>;
+/** The services the CLI talks to; each names the variables of its address and credential (lib/config). */
+const SERVICES = { gitlab: GITLAB, n8n: N8N } as const;
 
 /**
  * The one output point: every text the CLI writes (report, errors, progress, audit lines) passes
@@ -43,7 +40,7 @@ const SERVICES = {
  * anything else is read, so that even an error quoting a file or a server's answer is masked.
  */
 export function redactedIO(io: CliIO): CliIO {
-  for (const { credential } of Object.values(SERVICES)) registerSecret(io.env[credential]);
+  for (const { credentialVariable } of Object.values(SERVICES)) registerSecret(io.env[credentialVariable]);
   const redacted = (out: TextOut): TextOut => ({ write: (text) => out.write(redactOutput(text)), isTTY: out.isTTY });
   return { ...io, stdout: redacted(io.stdout), stderr: redacted(io.stderr) };
 }
@@ -79,10 +76,10 @@ export function policyFrom({ values }: ParsedArgs, io: CliIO): Promise<Policy> {
 
 /** A service's address and credential, checked (naming the variable) before any request. */
 function serviceFrom(io: CliIO, service: keyof typeof SERVICES): { url: string; credential: string } {
-  const { kind, url, credential } = SERVICES[service];
+  const kind = SERVICES[service];
   return {
-    url: checkServiceUrl(kind, { name: url, value: requireEnv(io, url) }),
-    credential: checkCredential({ name: credential, value: requireEnv(io, credential) }),
+    url: checkServiceUrl(kind, { name: kind.urlVariable, value: requireEnv(io, kind.urlVariable) }),
+    credential: checkCredential({ name: kind.credentialVariable, value: requireEnv(io, kind.credentialVariable) }),
   };
 }
 

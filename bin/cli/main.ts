@@ -1,5 +1,6 @@
 /** `warden <command>`: argument parsing, help, and turning any failure into exit code 1 with a clear message. */
 import { parseArgs } from "node:util";
+import { ServiceConfigError } from "../../lib/config/service-config.ts";
 import { escapeControls } from "../../lib/jobs/render.ts";
 import { PolicyError } from "../../lib/policy/index.ts";
 import type { Command } from "./command.ts";
@@ -8,10 +9,13 @@ import { pipelineCommand } from "./pipeline.ts";
 import { restoreCommand } from "./restore.ts";
 import { workflowsCommand } from "./workflows.ts";
 import { notice, redactedIO, requestTimeoutFrom, UsageError, type CliIO } from "./io.ts";
+import { closest } from "./suggest.ts";
+import { packageVersion } from "./version.ts";
 
-const COMMANDS: Command[] = [enforceCommand, pipelineCommand, restoreCommand, workflowsCommand];
+export const COMMANDS: Command[] = [enforceCommand, pipelineCommand, restoreCommand, workflowsCommand];
 
-const COMMON = {
+/** The options every command takes besides its own (each command's usage lists them too). */
+export const COMMON = {
   policy: { type: "string" },
   json: { type: "boolean" },
   debug: { type: "boolean" },
@@ -27,27 +31,39 @@ ${COMMANDS.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`).join("\n")}
 Every command also takes --request-timeout SECONDS (default: $WARDEN_REQUEST_TIMEOUT, else 60), the
 deadline of each attempt of a request to GitLab or n8n.
 
-Run 'warden <command> --help' for a command's options. Dry run is the default everywhere.`;
+Run 'warden <command> --help' for a command's options, 'warden --version' for the version.
+Dry run is the default everywhere: nothing changes without --apply.`;
 
 export async function main(argv: string[], processIO: CliIO): Promise<number> {
   // First of all: from here on, nothing the CLI writes can carry a credential from its environment.
   const io = redactedIO(processIO);
   const [name, ...rest] = argv;
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+  if (name === "--help" || name === "-h" || name === "help") {
     io.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  // As git and npm do: the help, and a failure, since no command ran (a script's empty $COMMAND must not pass).
+  if (name === undefined) {
+    io.stdout.write(`${USAGE}\n`);
+    return 1;
+  }
+  if (name === "--version" || name === "-V") {
+    io.stdout.write(`warden ${packageVersion()}\n`);
     return 0;
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
-    io.stderr.write(`warden: unknown command ${escapeControls(JSON.stringify(name))}\n\n${USAGE}\n`);
-    return 1;
+    const problem = name.startsWith("-")
+      ? unknown("option", name, ["--help", "--version"], " (a command's options follow it: warden <command> [options])")
+      : unknown("command", name, COMMANDS.map((c) => c.name));
+    return usageError(io, "warden", problem, "warden --help");
   }
+  const options = { ...COMMON, ...command.options };
   let args;
   try {
-    args = parseArgs({ args: rest, options: { ...COMMON, ...command.options }, allowPositionals: command.positionals ?? false, strict: true });
+    args = parseArgs({ args: rest, options, allowPositionals: command.positionals ?? false, strict: true });
   } catch (err) {
-    io.stderr.write(`warden ${name}: ${escapeControls((err as Error).message)}\n\n${command.usage}\n`);
-    return 1;
+    return usageError(io, `warden ${name}`, parseProblem(err as Error, rest, options, command), `warden ${name} --help`);
   }
   if (args.values.help) {
     io.stdout.write(`${command.usage}\n`);
@@ -62,6 +78,44 @@ export async function main(argv: string[], processIO: CliIO): Promise<number> {
   }
 }
 
+/** A command line Warden cannot read: what is wrong, and where to look; nothing has run. */
+function usageError(io: CliIO, who: string, problem: string, help: string): number {
+  io.stderr.write(`${who}: ${escapeControls(problem)}\nRun '${help}' for the usage.\n`);
+  return 1;
+}
+
+/** `otherwise` is said when no known word is near enough to guess. */
+function unknown(what: string, word: string, known: string[], otherwise = ""): string {
+  const guess = closest(word, known);
+  return `unknown ${what} ${quoted(word)}${guess === undefined ? otherwise : `: did you mean ${quoted(guess)}?`}`;
+}
+
+function quoted(word: string): string {
+  return JSON.stringify(word);
+}
+
+/**
+ * node:util's parse error in Warden's words. The word it stopped at is found again (a lenient
+ * parse's tokens name it), to offer the nearest option instead of node's advice about `--`:
+ * `--aply` is `--apply`, and so is `apply` where the command takes no arguments.
+ */
+function parseProblem(err: Error, args: string[], options: Command["options"], command: Command): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const { tokens } = parseArgs({ args, options, allowPositionals: true, strict: false, tokens: true });
+  const names = Object.keys(options).map((o) => `--${o}`);
+  const option = tokens.find((t) => t.kind === "option" && !Object.hasOwn(options, t.name));
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option?.kind === "option") {
+    const asArgument = command.positionals ? ` (an argument that starts with - goes after --: warden ${command.name} … -- ${option.rawName})` : "";
+    return unknown("option", option.rawName, names, asArgument);
+  }
+  const positional = tokens.find((t) => t.kind === "positional");
+  if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL" && positional?.kind === "positional") {
+    const guess = closest(`--${positional.value}`, names);
+    return `unexpected argument ${quoted(positional.value)}${guess === undefined ? ` (${command.name} takes options only)` : `: did you mean ${quoted(guess)}?`}`;
+  }
+  return err.message;
+}
+
 function stopping(reason: unknown): string {
   return `${reason instanceof Error ? reason.message : String(reason)}: starting no new work and cancelling requests in flight; the report follows (signal again to exit at once)`;
 }
@@ -71,6 +125,8 @@ function stopping(reason: unknown): string {
  * multi-line messages (usage, one policy problem per line) and stacks keep their line breaks.
  */
 function errorLines(error: Error, debug: boolean): string {
-  const ours = debug || error instanceof UsageError || error instanceof PolicyError;
-  return escapeControls(debug ? (error.stack ?? error.message) : error.message, { keepNewlines: ours });
+  const ours = error instanceof UsageError || error instanceof PolicyError;
+  // A mistake in the input (a flag, the policy, a setting) is never a stack trace: its message is the fix.
+  const stack = debug && !ours && !(error instanceof ServiceConfigError);
+  return escapeControls(stack ? (error.stack ?? error.message) : error.message, { keepNewlines: ours || stack });
 }

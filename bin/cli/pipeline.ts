@@ -3,25 +3,32 @@ import { pipelineRequestProblem } from "../../lib/policy/refs.ts";
 import type { Command } from "./command.ts";
 import { gitlabFrom, policyFrom, printReport, stderrAudit, UsageError } from "./io.ts";
 
-const USAGE = `Usage: warden pipeline <project-path> <ref> [KEY=VALUE ...] [--policy FILE] [--json] [--debug]
+const USAGE = `Usage: warden pipeline <project-path> <ref> [KEY=VALUE ...] [--apply] [--policy FILE] [--json] [--debug]
 
-Starts a pipeline on <ref> of <project-path> with the given variables, if the policy's
-pipelines.allow has a rule for the project, the ref and every variable. A pipeline start is never
-retried once it may have reached GitLab: an unclear answer is reported as "unknown". A ref git
-would refuse (such as "a..b" or "main~1") and a variable given twice are refused before any request.
+Checks a pipeline on <ref> of <project-path> with the given variables, and shows what would start:
+the policy's pipelines.allow must have a rule for the project (as GitLab resolves its path), the ref
+and every variable, and the ref must be a branch or a tag of the project. Nothing starts without
+--apply: a dry run sends only GETs. A start is never retried once it may have reached GitLab: an
+unclear answer is reported as "unknown". A ref git would refuse (such as "a..b" or "main~1") and a
+variable given twice are refused before any request.
 
 Options:
+  --apply          start the pipeline
+  --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
+  --json           print the report as JSON
   --request-timeout SECONDS
                    deadline of each request attempt (default $WARDEN_REQUEST_TIMEOUT, else 60)
+  --debug          print stack traces of unexpected errors
+  -h, --help       print this help
 
-Environment: GITLAB_URL, GITLAB_TOKEN (as for enforce).
-Exit codes: 0 started, 1 refused, failed or unknown.`;
+Environment: GITLAB_URL, GITLAB_TOKEN (as for enforce; read_api is enough for a dry run).
+Exit codes: 0 started, 1 refused, failed or unknown, 2 dry run: allowed and would start.`;
 
 export const pipelineCommand: Command = {
   name: "pipeline",
-  summary: "start a pipeline where the policy allows it",
+  summary: "start a pipeline where the policy allows it (dry run unless --apply)",
   usage: USAGE,
-  options: {},
+  options: { apply: { type: "boolean" } },
   positionals: true,
   async run(args, io) {
     const { values, positionals } = args;
@@ -36,7 +43,7 @@ export const pipelineCommand: Command = {
     const problem = pipelineRequestProblem(ref, variables);
     if (problem) throw new UsageError(problem);
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
-    const report = await runPipeline({ gitlab, policy, project, ref, variables, signal: io.signal, audit: stderrAudit(io) });
+    const report = await runPipeline({ gitlab, policy, project, ref, variables, apply: values["apply"] === true, signal: io.signal, audit: stderrAudit(io) });
     return printReport(io, report, values["json"] === true);
   },
 };

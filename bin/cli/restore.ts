@@ -22,7 +22,10 @@ Options:
   --concurrency N    reads and restores in flight at once (default 4)
   --policy FILE      policy file (default: $WARDEN_POLICY, else warden.yaml)
   --json             print the report as JSON
-  --debug            print stack traces on errors
+  --request-timeout SECONDS
+                     deadline of each request attempt (default $WARDEN_REQUEST_TIMEOUT, else 60)
+  --debug            print stack traces of unexpected errors
+  -h, --help         print this help
 
 Environment: GITLAB_URL, GITLAB_TOKEN (as for enforce; Owner on the sharing groups for group shares);
 for a stored run, AWS credentials and region as the AWS CLI reads them (s3:GetObject, and for latest

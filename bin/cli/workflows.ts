@@ -1,4 +1,5 @@
 import { reconcileWorkflows } from "../../lib/jobs/index.ts";
+import { count } from "../../lib/jobs/view.ts";
 import { n8nFrom, policyFrom, printReport, progressLine, stderrAudit, type CliIO } from "./io.ts";
 import type { Command } from "./command.ts";
 
@@ -21,7 +22,8 @@ Options:
   --json           print the report as JSON
   --request-timeout SECONDS
                    deadline of each request attempt (default $WARDEN_REQUEST_TIMEOUT, else 60)
-  --debug          print stack traces on errors
+  --debug          print stack traces of unexpected errors
+  -h, --help       print this help
 
 Environment:
   N8N_URL          address of the n8n instance (scheme, host, port, optional path), without /api/v1
@@ -43,7 +45,7 @@ Exit codes: 0 in policy (reported findings aside) or all applied, 1 error or a c
       apply: values["apply"] === true,
       signal: io.signal,
       audit: stderrAudit(io),
-      onProgress: ({ workflows, changes }) => progress.update(`listed ${workflows} workflows, ${changes} changes`),
+      onProgress: ({ workflows, changes }) => progress.update(`listed ${count(workflows, "workflow")}, ${count(changes, "change")}`),
     });
     progress.done();
     return printReport(io, report, values["json"] === true);

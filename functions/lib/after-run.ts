@@ -1,7 +1,9 @@
 /**
- * Everything a finished run owes operations, in one call for the handlers: its metrics (EMF), its
- * report kept for restore when it changed something, and (for scheduled and console runs) a Slack summary. None
- * of it may change the run's outcome: each part that fails is logged, and the rest still happens.
+ * Everything a finished run owes operations, in one call for the handlers, in this order: its report
+ * kept for restore when it changed something, its metrics (EMF), and (for scheduled and console runs)
+ * a Slack summary. The caller has logged the report first. None of it may change the run's outcome,
+ * nor outlive the invocation: each part that fails is logged and the rest still happens, and each call
+ * gets only a slice of the time left (time-left.ts).
  */
 import { errorText } from "../../lib/jobs/report.ts";
 import { logger } from "./logger.ts";
@@ -9,6 +11,10 @@ import { recordRun } from "./metrics.ts";
 import { notifyRun, type NotifyOptions } from "./notify.ts";
 import { processRunHistory, type RunHistory } from "./run-history.ts";
 import { verdict, type RunLabels, type RunOutcome } from "./run-outcome.ts";
+import { sliceSignal, UNBOUNDED, type TimeLeft } from "./time-left.ts";
+
+/** The longest the report's store may take: a report of a few MB, with the S3 client's own retries. */
+export const STORE_TIMEOUT_MS = 30_000;
 
 /** The stage sst.config.ts deployed this function to. */
 export function runStage(): string {
@@ -19,29 +25,34 @@ export interface AfterRunOptions {
   /** Where to post a summary, and when; left out for chat runs (they answer in their thread), or when the settings could not be read. */
   notify?: NotifyOptions;
   history?: RunHistory;
+  /** The invocation's time left (its Lambda context's getRemainingTimeInMillis). */
+  timeLeft?: TimeLeft;
 }
 
 export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: AfterRunOptions = {}): Promise<{ stored?: string }> {
+  const timeLeft = opts.timeLeft ?? UNBOUNDED;
   const result: { stored?: string } = {};
-  try {
-    recordRun(outcome, labels);
-  } catch (err) {
-    logger.error("emitting the run's metrics failed", { error: errorText(err) });
-  }
   // Kept for restore: a run that changed nothing has nothing to undo, and would only hide the last
   // run that did from "latest".
   if ("report" in outcome && verdict(outcome).changed > 0) {
+    const signal = sliceSignal("storing the run's report for restore", STORE_TIMEOUT_MS, timeLeft);
     try {
-      const stored = await (opts.history ?? processRunHistory).store(outcome.report, labels);
+      const stored = signal && (await (opts.history ?? processRunHistory).store(outcome.report, labels, { signal }));
       if (stored) {
         result.stored = stored;
         logger.info("run report stored for restore", { location: stored });
       }
     } catch (err) {
-      // The audit lines in the log still hold every removal: restore reads those too.
-      logger.error("storing the run's report for restore failed; its audit lines are in the log", { error: errorText(err) });
+      // The audit lines in the log still hold every removal: restore reads those too. A store cut off by
+      // its slice is named by the slice's reason: the SDK's own error says only "Request aborted".
+      logger.error("storing the run's report for restore failed; its audit lines are in the log", { error: errorText(signal?.reason ?? err) });
     }
   }
-  if (opts.notify) await notifyRun(outcome, labels, opts.notify);
+  try {
+    recordRun(outcome, labels);
+  } catch (err) {
+    logger.error("emitting the run's metrics failed", { error: errorText(err) });
+  }
+  if (opts.notify) await notifyRun(outcome, labels, opts.notify, timeLeft);
   return result;
 }

@@ -1,7 +1,7 @@
 /**
  * Who may have Warden run what from Slack: the policy's user and channel lists (lib/policy), then
- * --apply only for users allowed to apply, and nothing that changes GitLab or n8n (an --apply, a
- * pipeline) on a report-only stage. Chat-ops checks before starting the worker; the worker checks again
+ * --apply (of any command, a pipeline's too) only for users allowed to apply, and never on a
+ * report-only stage. Chat-ops checks before starting the worker; the worker checks again
  * before acting, as it trusts no payload on its own.
  */
 import { authorizeSlack, type ChatAuthz, type Policy } from "../../lib/policy/index.ts";
@@ -16,10 +16,8 @@ export interface SlackCaller {
 /** The refusal for a caller the policy lets run commands, or undefined when the request may run. */
 export function changeRefusal(authz: Extract<ChatAuthz, { allowed: true }>, request: JobRequest): string | undefined {
   if (!makesChanges(request)) return undefined;
-  if (request.job === "pipeline") {
-    // Starting a pipeline is a change like any other: "report-only" means nothing is ever applied.
-    return isReportOnly() ? "this Warden deployment is report-only: it starts no pipelines" : undefined;
-  }
+  // Starting a pipeline is a change like any other: "report-only" means nothing is ever applied.
+  if (isReportOnly() && request.job === "pipeline") return "this Warden deployment is report-only: it starts no pipelines (run without --apply for a dry run)";
   if (isReportOnly()) return "this Warden deployment is report-only: --apply is refused (run without it for a dry run)";
   if (!authz.canApply) return "you may run Warden commands, but not with --apply";
   return undefined;

@@ -4,7 +4,7 @@
  * needs it then fails before any request, naming everything that is missing. What is there is checked
  * as the CLI checks it (lib/config/service-config.ts), naming the variable or the secret's field.
  */
-import { checkCredential, checkServiceUrl, GITLAB, N8N, type ServiceKind } from "../../lib/config/service-config.ts";
+import { checkCredential, checkServiceUrl, GITLAB, lambdaSettingNames, N8N, type SettingNames } from "../../lib/config/service-config.ts";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import type { WaitEvent } from "../../lib/http/types.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";
@@ -12,34 +12,33 @@ import { ConfigError } from "./config.ts";
 import { logger } from "./logger.ts";
 import type { Secrets } from "./secrets.ts";
 
-const SERVICES = {
-  gitlab: { name: "GitLab", kind: GITLAB, env: "GITLAB_URL", secret: "gitlabToken" },
-  n8n: { name: "n8n", kind: N8N, env: "N8N_URL", secret: "n8nApiKey" },
-} as const satisfies Record<string, { name: string; kind: ServiceKind; env: string; secret: keyof Secrets }>;
+const SERVICES = { gitlab: GITLAB, n8n: N8N } as const;
 
 /** A long wait (a Retry-After, a backoff, a slow answer) is logged as it starts, not only when the run ends. */
 const onWait = ({ message, kind, route, attempt, waitMs }: WaitEvent) => logger.info("waiting", { detail: message, kind, route, attempt, waitMs });
 
 export function gitlabClient(secrets: Secrets): GitLabClient {
-  const { url, credential } = configured("gitlab", secrets);
-  return new GitLabClient({ url, token: credential, onWait });
+  const { url, credential, settingNames } = configured("gitlab", secrets);
+  return new GitLabClient({ url, token: credential, settingNames, onWait });
 }
 
 export function n8nClient(secrets: Secrets): N8nClient {
-  const { url, credential } = configured("n8n", secrets);
-  return new N8nClient({ url, apiKey: credential, onWait });
+  const { url, credential, settingNames } = configured("n8n", secrets);
+  return new N8nClient({ url, apiKey: credential, settingNames, onWait });
 }
 
-function configured(service: keyof typeof SERVICES, secrets: Secrets): { url: string; credential: string } {
-  const { name, kind, env, secret } = SERVICES[service];
-  const url = process.env[env];
-  const credential = secrets[secret];
+/** The address and credential, checked, and what errors call them: the function's variable and the secret's field. */
+function configured(service: keyof typeof SERVICES, secrets: Secrets): { url: string; credential: string; settingNames: SettingNames } {
+  const kind = SERVICES[service];
+  const settingNames = lambdaSettingNames(kind);
+  const url = process.env[kind.urlVariable];
+  const credential = secrets[kind.secretField];
   if (!url || !credential) {
-    const missing = [...(url ? [] : [`${env} is not set`]), ...(credential ? [] : [`the secret has no ${secret}`])];
-    throw new ConfigError(`${name} is not configured on this deployment: ${missing.join(", and ")}`);
+    const missing = [...(url ? [] : [`${kind.urlVariable} is not set`]), ...(credential ? [] : [`the secret has no ${kind.secretField}`])];
+    throw new ConfigError(`${kind.service} is not configured on this deployment: ${missing.join(", and ")}`);
   }
   try {
-    return { url: checkServiceUrl(kind, { name: env, value: url }), credential: checkCredential({ name: `the secret's ${secret}`, value: credential }) };
+    return { url: checkServiceUrl(kind, { name: settingNames.url, value: url }), credential: checkCredential({ name: settingNames.credential, value: credential }), settingNames };
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }

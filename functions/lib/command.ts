@@ -12,7 +12,7 @@ export function usage(slash = "/warden"): string {
     "Usage:",
     `\`${slash} enforce [--apply]\` remove project shares the policy does not allow (dry run unless --apply)`,
     `\`${slash} workflows [--apply]\` make n8n's active workflows what the policy says (dry run unless --apply)`,
-    `\`${slash} pipeline <project-path> <ref> [KEY=VALUE …]\` start a pipeline the policy allows`,
+    `\`${slash} pipeline <project-path> <ref> [KEY=VALUE …] [--apply]\` start a pipeline the policy allows (dry run unless --apply)`,
     `\`${slash} help\` this message`,
   ].join("\n");
 }
@@ -47,17 +47,29 @@ function words(text: string): string[] {
     .map((word) => word.replace(/^[\u2013\u2014]/, "--"));
 }
 
-function applyOnly(job: "enforce" | "workflows", args: string[]): ParsedCommand {
-  const unknown = args.filter((arg) => arg !== "--apply");
-  if (unknown.length) return invalid(`${job} takes only --apply, not ${quoteList(unknown)}`);
-  if (args.length > 1) return invalid(`${job}: --apply given twice`);
-  return { kind: "job", request: { job, apply: args.length === 1 } };
+/**
+ * Every command's one option, `--apply`, wherever it comes (as on the CLI: no project, ref or
+ * KEY=VALUE starts with a dash), and the words left.
+ */
+function withApply(job: JobRequest["job"], words: string[]): { apply: boolean; rest: string[] } | { error: string } {
+  const options = words.filter((word) => word.startsWith("-"));
+  const unknown = options.filter((option) => option !== "--apply");
+  if (unknown.length) return { error: `${job} takes only --apply, not ${quoteList(unknown)}` };
+  if (options.length > 1) return { error: `${job}: --apply given twice` };
+  return { apply: options.length === 1, rest: words.filter((word) => !word.startsWith("-")) };
 }
 
-function pipeline(args: string[]): ParsedCommand {
-  const option = args.find((arg) => arg.startsWith("-"));
-  if (option !== undefined) return invalid(`pipeline takes no options, not "${option}" (it always starts the pipeline)`);
-  const [project, ref, ...assignments] = args;
+function applyOnly(job: "enforce" | "workflows", words: string[]): ParsedCommand {
+  const parsed = withApply(job, words);
+  if ("error" in parsed) return invalid(parsed.error);
+  if (parsed.rest.length) return invalid(`${job} takes only --apply, not ${quoteList(parsed.rest)}`);
+  return { kind: "job", request: { job, apply: parsed.apply } };
+}
+
+function pipeline(words: string[]): ParsedCommand {
+  const parsed = withApply("pipeline", words);
+  if ("error" in parsed) return invalid(parsed.error);
+  const [project, ref, ...assignments] = parsed.rest;
   if (project === undefined || ref === undefined) return invalid("pipeline needs a project path and a ref");
 
   const variables: { key: string; value: string }[] = [];
@@ -71,7 +83,7 @@ function pipeline(args: string[]): ParsedCommand {
   // The same checks as the CLI's and the job's: a ref git would refuse, a variable given twice.
   const problem = pipelineRequestProblem(ref, variables);
   if (problem) return invalid(problem);
-  return { kind: "job", request: { job: "pipeline", project, ref, variables } };
+  return { kind: "job", request: { job: "pipeline", project, ref, variables, apply: parsed.apply } };
 }
 
 function invalid(error: string): ParsedCommand {

@@ -8,9 +8,9 @@
  * One execution runs the job at a time: the first step takes a lease in the claims table, held by the
  * execution's ARN until it finishes (or its time limit passes, should it die); an execution started
  * meanwhile fails at once, naming the holder, and does nothing else. The last step logs `job
- * finished` (once per execution, not per invocation), records the metrics, keeps the report, posts
- * the Slack summary and gives the lease back. The execution's result is the job's report, its `stats`
- * with the invocations and steps it took.
+ * finished` (once per execution, not per invocation), gives the lease back, keeps the report, records
+ * the metrics and posts the Slack summary, each in what is left of that invocation (time-left.ts). The
+ * execution's result is the job's report, its `stats` with the invocations and steps it took.
  */
 import { withDurableExecution, type DurableContext } from "@aws/durable-execution-sdk-js";
 import { enforce, errorText } from "../../lib/jobs/index.ts";
@@ -25,12 +25,15 @@ import type { RunLabels, RunOutcome } from "./run-outcome.ts";
 import { runJob, type JobReport } from "./run-job.ts";
 import { notifySettings, runRequest, scheduledEventSchema, scheduledRun } from "./scheduled.ts";
 import { secrets } from "./secrets.ts";
+import { sliceSignal } from "./time-left.ts";
 import { EventError } from "./validate-event.ts";
 
 /** The execution's time limit when WARDEN_EXECUTION_TIMEOUT_SECONDS is not set (sst.config.ts sets it). */
 const DEFAULT_EXECUTION_SECONDS = 24 * 3600;
 /** Kept at the end of the execution's time for its last invocation: the report, the removals' end. */
 const FINISH_MARGIN_MS = 20 * 60_000;
+/** The longest giving the lease back may take (one conditional delete, with the client's retries). */
+const RELEASE_TIMEOUT_MS = 10_000;
 
 export class LeaseError extends Error {
   override name = "LeaseError";
@@ -63,13 +66,21 @@ export function durableJob(job: "enforce", opts: DurableJobOptions = {}) {
     const leaseKey = `lease:${job}`;
     const finish = (outcome: RunOutcome) =>
       steps.step("finish", async () => {
+        // Time is read inside the step only, as replay requires.
+        const timeLeft = () => ctx.lambdaContext.getRemainingTimeInMillis();
         if ("report" in outcome) logReport(outcome.report, { trigger: run.trigger });
+        // Given back before the posts, which could otherwise take the time it needs. One not given back
+        // expires with the execution's time limit: no reason to attempt this step again, which would
+        // repeat the metrics and the Slack summary.
+        const signal = sliceSignal("giving the lease back", RELEASE_TIMEOUT_MS, timeLeft);
+        if (signal) {
+          await claims
+            .release(leaseKey, arn, signal)
+            .catch((err: unknown) => logger.error("giving the lease back failed; it expires with the execution's time limit", { error: errorText(signal.reason ?? err) }));
+        }
         // The settings are read here, in a step: a secret must never be recorded in the execution's history.
         const notify = await notifySettings().catch(() => undefined);
-        const { stored } = await afterRun(outcome, labels, { notify });
-        // A lease not given back expires with the execution's time limit: no reason to attempt this step
-        // again, which would repeat the metrics and the Slack summary.
-        await claims.release(leaseKey, arn).catch((err: unknown) => logger.error("giving the lease back failed; it expires with the execution's time limit", { error: errorText(err) }));
+        const { stored } = await afterRun(outcome, labels, { notify, timeLeft });
         return { stored: stored ?? null };
       });
 

@@ -17,6 +17,7 @@ const JobRequestSchema = z.discriminatedUnion("job", [
     project: text,
     ref: text,
     variables: z.array(z.strictObject({ key: text, value: z.string() })),
+    apply: z.boolean(),
   }),
 ]);
 
@@ -44,14 +45,15 @@ export const WorkerEventSchema = z.strictObject({
 
 export type WorkerEvent = z.infer<typeof WorkerEventSchema>;
 
-/** Whether running the request may change GitLab or n8n. A pipeline is always a change. */
+/** Whether running the request may change GitLab or n8n: only with --apply (a pipeline's too). */
 export function makesChanges(request: RunRequest): boolean {
-  return request.job === "pipeline" || request.apply;
+  return request.apply;
 }
 
 /** The request as a person would type it, variable values left out (they may be secrets). */
 export function describeRequest(request: JobRequest): string {
-  if (request.job !== "pipeline") return `${request.job}${request.apply ? " --apply" : ""}`;
+  const apply = request.apply ? ["--apply"] : [];
+  if (request.job !== "pipeline") return [request.job, ...apply].join(" ");
   const names = request.variables.map((v) => `${v.key}=…`);
-  return ["pipeline", request.project, request.ref, ...names].join(" ");
+  return ["pipeline", request.project, request.ref, ...names, ...apply].join(" ");
 }

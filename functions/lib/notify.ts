@@ -4,7 +4,7 @@
  * is worth it. The summary is lib/jobs' Slack rendering of the report (names escaped there) with the
  * run's name (job, trigger, stage, correlation id) added, every string passed through lib/redact, then
  * held to Slack's limits. Posting is best effort: a failure is logged (never with the URL) and the
- * run's outcome stands.
+ * run's outcome stands. The post gets only a slice of the invocation's time left (time-left.ts).
  */
 import { request } from "undici";
 import { errorText } from "../../lib/jobs/report.ts";
@@ -15,6 +15,7 @@ import { logger } from "./logger.ts";
 import { isProblem, verdict, type AnyReport, type RunLabels, type RunOutcome } from "./run-outcome.ts";
 import { SLACK_POST_TIMEOUT_MS } from "./slack-reply.ts";
 import { isAllowedWebhookUrl, webhookCredential } from "./slack-webhook.ts";
+import { sliceSignal, UNBOUNDED, type TimeLeft } from "./time-left.ts";
 
 /** Whether the policy's `notify.slack` asks for a summary of this run. */
 export function shouldNotify(outcome: RunOutcome, setting: NotifyLevel): boolean {
@@ -112,7 +113,7 @@ export function cut(text: string, max: number): string {
 }
 
 /** Posts `message` to the webhook; false (and a warning) when it was not posted. Never throws. */
-export async function postRunSummary(webhookUrl: string, message: WebhookMessage): Promise<boolean> {
+export async function postRunSummary(webhookUrl: string, message: WebhookMessage, timeLeft: TimeLeft = UNBOUNDED): Promise<boolean> {
   // Whatever quotes the URL from here on (an error, a log line) shows the secret part masked.
   registerSecret(webhookCredential(webhookUrl));
   try {
@@ -120,12 +121,14 @@ export async function postRunSummary(webhookUrl: string, message: WebhookMessage
       logger.warn("run summary not posted: the secret's slackWebhookUrl is not a Slack incoming webhook (https://hooks.slack.com/services/…)");
       return false;
     }
+    // One deadline for the whole answer (undici's own timeouts are per phase and per chunk).
+    const signal = sliceSignal("posting the run summary to Slack", SLACK_POST_TIMEOUT_MS, timeLeft);
+    if (!signal) return false;
     const { statusCode, body } = await request(webhookUrl, {
       method: "POST",
       headers: { "content-type": "application/json; charset=utf-8" },
       body: JSON.stringify(message),
-      // One deadline for the whole answer (undici's own timeouts are per phase and per chunk).
-      signal: AbortSignal.timeout(SLACK_POST_TIMEOUT_MS),
+      signal,
     });
     // Slack answers 200 "ok", or a reason: invalid_blocks, no_service (the webhook was removed), channel_is_archived…
     const answer = redactThenCut(await body.text(), 200);
@@ -144,7 +147,7 @@ export interface NotifyOptions {
 }
 
 /** Posts the run's summary when the setting asks for one. Never throws: the run's outcome is not the webhook's to change. */
-export async function notifyRun(outcome: RunOutcome, labels: RunLabels, opts: NotifyOptions): Promise<boolean> {
+export async function notifyRun(outcome: RunOutcome, labels: RunLabels, opts: NotifyOptions, timeLeft: TimeLeft = UNBOUNDED): Promise<boolean> {
   if (!opts.webhookUrl || !shouldNotify(outcome, opts.setting)) return false;
   let message: WebhookMessage;
   try {
@@ -153,5 +156,5 @@ export async function notifyRun(outcome: RunOutcome, labels: RunLabels, opts: No
     logger.warn("building the run summary for Slack failed", { error: redactOutput(errorText(err)) });
     return false;
   }
-  return postRunSummary(opts.webhookUrl, message);
+  return postRunSummary(opts.webhookUrl, message, timeLeft);
 }

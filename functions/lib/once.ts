@@ -22,8 +22,8 @@ export interface Claims {
    * Throws when the table cannot be reached: then nobody knows, and the caller must not run.
    */
   claim(key: string, expiresAt: number, holder?: string): Promise<boolean>;
-  /** Ends `holder`'s claim of `key` early (a lease given back); another's claim is left alone. */
-  release(key: string, holder: string): Promise<void>;
+  /** Ends `holder`'s claim of `key` early (a lease given back); another's claim is left alone. `signal` bounds the call. */
+  release(key: string, holder: string, signal?: AbortSignal): Promise<void>;
   /** Who holds `key` now, and until when (Unix seconds); undefined when nobody does. */
   holder(key: string): Promise<{ holder: string; expiresAt: number } | undefined>;
 }
@@ -66,7 +66,7 @@ export function dynamoClaims(opts: ClaimsOptions = {}): Claims {
         return Item?.["token"]?.S === token;
       }
     },
-    async release(key, holder) {
+    async release(key, holder, signal) {
       client ??= new DynamoDBClient({});
       try {
         await client.send(
@@ -77,6 +77,7 @@ export function dynamoClaims(opts: ClaimsOptions = {}): Claims {
             ExpressionAttributeNames: { "#token": "token" },
             ExpressionAttributeValues: { ":token": { S: holder } },
           }),
+          { abortSignal: signal },
         );
       } catch (err) {
         if (!(err instanceof ConditionalCheckFailedException)) throw err;

@@ -24,8 +24,11 @@ export interface RunHistoryOptions {
 }
 
 export interface RunHistory {
-  /** Stores an applying run's report and returns where (`s3://bucket/key`); a dry run changed nothing and is not kept. */
-  store(report: AnyReport, labels: RunLabels, finishedAt?: Date): Promise<string | undefined>;
+  /**
+   * Stores an applying run's report and returns where (`s3://bucket/key`); a dry run changed nothing and
+   * is not kept. `signal` bounds the upload (after-run.ts gives it a slice of the invocation's time).
+   */
+  store(report: AnyReport, labels: RunLabels, opts?: { finishedAt?: Date; signal?: AbortSignal }): Promise<string | undefined>;
   /** The stored report's JSON text: `ref` is `s3://bucket/key`, or "latest" for `job`'s most recent kept. */
   read(ref: string, job: JobName): Promise<{ location: string; text: string }>;
 }
@@ -59,7 +62,7 @@ export function runHistory(opts: RunHistoryOptions = {}): RunHistory {
   }
 
   return {
-    async store(report, labels, finishedAt = new Date()) {
+    async store(report, labels, { finishedAt = new Date(), signal } = {}) {
       if (report.dryRun) return undefined;
       const Bucket = bucket();
       const Key = runKey(report.job, finishedAt, labels.correlationId);
@@ -71,6 +74,7 @@ export function runHistory(opts: RunHistoryOptions = {}): RunHistory {
           ContentType: "application/json",
           Metadata: { trigger: labels.trigger, "correlation-id": labels.correlationId, stage: labels.stage },
         }),
+        { abortSignal: signal },
       );
       return `s3://${Bucket}/${Key}`;
     },

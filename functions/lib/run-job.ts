@@ -60,8 +60,8 @@ function start(request: RunRequest, policy: Policy, credentials: Secrets, signal
     }
     case "pipeline": {
       const gitlab = gitlabClient(credentials);
-      const { project, ref, variables } = request;
-      return { http: [gitlab.http], report: runPipeline({ gitlab, policy, project, ref, variables, signal, audit }) };
+      const { project, ref, variables, apply } = request;
+      return { http: [gitlab.http], report: runPipeline({ gitlab, policy, project, ref, variables, apply, signal, audit }) };
     }
     case "restore": {
       const gitlab = gitlabClient(credentials);

@@ -16,8 +16,9 @@
  *
  * Any other field, a field of the wrong type, or a restore input that is not one of those fails the
  * invocation naming it, before anything runs. The function returns the job's report. Every run,
- * finished or failed, then owes operations its metrics, its stored report and, when the policy's
- * `notify` asks, a Slack summary (after-run.ts); none of that changes what the invocation returns.
+ * finished or failed, then owes operations its stored report, its metrics and, when the policy's
+ * `notify` asks, a Slack summary (after-run.ts), each in the time the invocation has left; none of
+ * that changes what the invocation returns.
  */
 import { z } from "zod";
 import { isStoredRun, restoreInputFrom, RestoreInputError, type RestoreInput } from "../../lib/jobs/restore-input.ts";
@@ -86,6 +87,7 @@ export function scheduledJob(job: "enforce" | "workflows") {
   return jobLambda(scheduledEventSchema(job), async (event, context): Promise<JobReport> => {
     const run = scheduledRun(job, event);
     const labels: RunLabels = { job: run.job, trigger: run.trigger, stage: runStage(), correlationId: context.awsRequestId };
+    const timeLeft = () => context.getRemainingTimeInMillis();
     let notify: NotifyOptions | undefined;
     let report: JobReport;
     try {
@@ -94,11 +96,11 @@ export function scheduledJob(job: "enforce" | "workflows") {
       notify = await notifySettings();
       report = await runJob(await runRequest(job, event, run.apply), context.signal);
     } catch (err) {
-      await afterRun({ error: err }, labels, { notify });
+      await afterRun({ error: err }, labels, { notify, timeLeft });
       throw err;
     }
     logReport(report, { trigger: run.trigger });
-    await afterRun({ report }, labels, { notify });
+    await afterRun({ report }, labels, { notify, timeLeft });
     return report;
   });
 }

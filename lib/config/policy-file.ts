@@ -1,8 +1,15 @@
 /** Reads the policy file for the front ends (lib/policy itself stays pure). */
 import { open, type FileHandle } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { PolicyError, parsePolicy, type Policy } from "../policy/index.ts";
 
 export const DEFAULT_POLICY_FILE = "warden.yaml";
+
+/** Where to start a policy from, for the error when there is none. */
+export const EXAMPLE_POLICY = "examples/warden.yaml in Warden's repository";
+
+/** How the CLI names its policy; the Lambda functions pass their own words (functions/lib/config.ts). */
+export const CLI_POLICY_NAMING = `name the policy with --policy FILE or WARDEN_POLICY=FILE (${EXAMPLE_POLICY} is one to start from)`;
 
 /**
  * A policy is a few kilobytes; anything far larger is the wrong file (`--policy dump.sql`), which
@@ -10,21 +17,31 @@ export const DEFAULT_POLICY_FILE = "warden.yaml";
  */
 export const MAX_POLICY_BYTES = 1024 * 1024;
 
-export async function loadPolicyFile(path: string): Promise<Policy> {
-  return parsePolicy(await readPolicyText(path), path);
+/** `naming`: how to name another file, for the error when there is none at `path`. */
+export async function loadPolicyFile(path: string, naming = CLI_POLICY_NAMING): Promise<Policy> {
+  return parsePolicy(await readPolicyText(path, naming), path);
 }
 
-async function readPolicyText(path: string): Promise<string> {
-  const refuse = (message: string) => new PolicyError(path, [{ path: "", message }]);
+/** Problems with the file itself name it by its absolute path: a relative one says nothing of where it was looked for. */
+async function readPolicyText(path: string, naming: string): Promise<string> {
+  const absolute = resolve(path);
+  const refuse = (message: string) => new PolicyError(absolute, [{ path: "", message }]);
+  const directory = () => refuse(`is a directory, not a policy file: name the file itself (such as ${join(absolute, DEFAULT_POLICY_FILE)})`);
   let file;
   try {
     file = await open(path, "r");
   } catch (err) {
-    throw refuse((err as NodeJS.ErrnoException).code === "ENOENT" ? "file not found" : (err as Error).message);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw refuse(`no such file: ${naming}`);
+    if (code === "EISDIR") throw directory();
+    // Node's own message repeats the path; the code says the rest.
+    throw refuse(code === "EACCES" ? "cannot be read (permission denied)" : `cannot be read (${code ?? (err as Error).message})`);
   }
   const limit = `more than a policy's limit of ${formatBytes(MAX_POLICY_BYTES)}: is it the right file?`;
   try {
-    const { size } = await file.stat();
+    const stat = await file.stat();
+    if (stat.isDirectory()) throw directory();
+    const { size } = stat;
     if (size > MAX_POLICY_BYTES) throw refuse(`the file is ${formatBytes(size)}, ${limit}`);
     // A pipe (--policy <(envsubst < t.yaml)) or a device has no size: read one byte past the limit at most.
     const bytes = await readAtMost(file, MAX_POLICY_BYTES + 1);

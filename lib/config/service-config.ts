@@ -11,17 +11,41 @@ export class ServiceConfigError extends Error {
 }
 
 export interface ServiceKind {
+  /** How messages name the service. */
+  service: string;
   /** The API path Warden appends itself, which the address must not carry. */
   apiPath: string;
+  /** The environment variables of the address (the CLI's and the Lambda functions') and of the CLI's credential. */
+  urlVariable: string;
+  credentialVariable: string;
+  /** The Lambda secret's field that holds the credential. */
+  secretField: "gitlabToken" | "n8nApiKey";
 }
 
-export const GITLAB: ServiceKind = { apiPath: "/api/v4" };
-export const N8N: ServiceKind = { apiPath: "/api/v1" };
+export const GITLAB = { service: "GitLab", apiPath: "/api/v4", urlVariable: "GITLAB_URL", credentialVariable: "GITLAB_TOKEN", secretField: "gitlabToken" } as const satisfies ServiceKind;
+export const N8N = { service: "n8n", apiPath: "/api/v1", urlVariable: "N8N_URL", credentialVariable: "N8N_API_KEY", secretField: "n8nApiKey" } as const satisfies ServiceKind;
 
 /** A setting's value with the name to blame when it is wrong. */
 export interface Setting {
   name: string;
   value: string;
+}
+
+/**
+ * What the errors of a service's requests call its two settings: the CLI's environment variables,
+ * or in a Lambda function the address's variable and the secret's field.
+ */
+export interface SettingNames {
+  url: string;
+  credential: string;
+}
+
+export function cliSettingNames(kind: ServiceKind): SettingNames {
+  return { url: kind.urlVariable, credential: kind.credentialVariable };
+}
+
+export function lambdaSettingNames(kind: ServiceKind): SettingNames {
+  return { url: kind.urlVariable, credential: `the secret's ${kind.secretField}` };
 }
 
 /** Returns the address unchanged, or throws naming `url.name` and what is wrong with it. */

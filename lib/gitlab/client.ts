@@ -2,15 +2,19 @@
  * Typed GitLab REST v4 calls. Every request goes through lib/http (one client per run) and every
  * listing through lib/paging; nothing here loops over pages or retries by itself.
  */
+import { cliSettingNames, GITLAB, type SettingNames } from "../config/service-config.ts";
+import { explainFailures, GITLAB_TERMS, notJsonHint } from "../config/service-errors.ts";
 import { createHttpClient, HttpError, httpError, type HttpClient, type HttpClientOptions, type HttpResponse, type Method } from "../http/index.ts";
 import { gitlabListing, type ListOptions, type Listing, type ListingOrder } from "../paging/index.ts";
 import { fillPath, serializeQuery, type PathParams, type Query } from "./encode.ts";
-import type { CurrentUser, Group, GroupDetail, Issue, Namespace, Note, Pipeline, Project, RepositoryFile, Tag, Visibility } from "./types.ts";
+import type { Branch, CurrentUser, Group, GroupDetail, Issue, Namespace, Note, Pipeline, Project, RepositoryFile, Tag, Visibility } from "./types.ts";
 
 export interface GitLabClientOptions extends Omit<HttpClientOptions, "origin" | "credentials"> {
   /** Scheme and host (and a path prefix if GitLab is served under one), without /api/v4. */
   url: string;
   token: string;
+  /** What errors call the address and the token: the CLI's GITLAB_URL and GITLAB_TOKEN unless told otherwise. */
+  settingNames?: SettingNames;
   /** GitLab answers longer query strings with 414. */
   maxQueryLength?: number;
 }
@@ -53,13 +57,16 @@ export class GitLabClient {
     const base = new URL(opts.url);
     this.basePath = `${base.pathname.replace(/\/+$/, "")}/api/v4`;
     this.maxQueryLength = opts.maxQueryLength ?? 8_000;
-    this.http = createHttpClient({
+    const names = opts.settingNames ?? cliSettingNames(GITLAB);
+    const http = createHttpClient({
       service: "GitLab",
-      notJsonHint: "is GITLAB_URL the GitLab host, or is a sign-in proxy in front of it?",
+      notJsonHint: notJsonHint(GITLAB_TERMS, names),
       ...opts,
       origin: base.origin,
       credentials: { "PRIVATE-TOKEN": opts.token },
     });
+    // A refused token, a wrong address: errors that name the setting to fix.
+    this.http = explainFailures(http, GITLAB_TERMS, names, base);
   }
 
   /** One call. POST and PUT send their parameters as a JSON body, so they can never hit the 414 limit. */
@@ -251,6 +258,23 @@ export class GitLabClient {
 
   getTag(project: number | string, tag: string, signal?: AbortSignal): Promise<Tag> {
     return this.get("/projects/:id/repository/tags/:tag", { id: project, tag }, { signal });
+  }
+
+  /** The branch, or undefined on GitLab's "404 Branch Not Found" (any other 404, a project gone say, is an error). */
+  findBranch(project: number | string, branch: string, signal?: AbortSignal): Promise<Branch | undefined> {
+    return this.find("/projects/:id/repository/branches/:branch", { id: project, branch }, /branch not found/i, signal);
+  }
+
+  /** The tag, or undefined on GitLab's "404 Tag Not Found". */
+  findTag(project: number | string, tag: string, signal?: AbortSignal): Promise<Tag | undefined> {
+    return this.find("/projects/:id/repository/tags/:tag", { id: project, tag }, /tag not found/i, signal);
+  }
+
+  private async find<T>(template: string, params: PathParams, missing: RegExp, signal?: AbortSignal): Promise<T | undefined> {
+    const { status, data, response } = await this.call<T | { message?: unknown } | undefined>("GET", template, params, { accept: [404], signal });
+    if (status !== 404) return data as T;
+    if (!missing.test(String((data as { message?: unknown } | undefined)?.message))) throw this.refusal("GET", template, response);
+    return undefined;
   }
 }
 

@@ -103,4 +103,11 @@ export interface RepositoryFile {
 
 export interface Tag {
   name: string;
+  commit?: { id: string };
+}
+
+export interface Branch {
+  name: string;
+  commit: { id: string };
+  protected: boolean;
 }

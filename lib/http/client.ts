@@ -2,8 +2,8 @@
  * One HTTP client per service and run: the layers composed once around a shared undici Agent.
  * Order, outermost first: status → redirect → retry → JSON → rate limit → deadline → credentials →
  * stats → transport. Redirects sit outside retries so each hop is retried on its own; JSON decoding sits
- * inside retries so a body cut short is repeated; the deadline sits inside the rate limiter so only time
- * spent on the wire counts against an attempt; credentials sit inside redirects so every hop is judged
+ * inside retries so a body cut short is repeated; the deadline sits inside the rate limiter (and its
+ * limit on the requests in flight) so only time spent on the wire counts against an attempt; credentials sit inside redirects so every hop is judged
  * by its own origin; stats sit innermost so they count what really went on the wire.
  */
 import type { Dispatcher } from "undici";
@@ -12,7 +12,8 @@ import { deadlineLayer } from "./deadline.ts";
 import { jsonLayer } from "./json.ts";
 import { createRedactor, type Redactor } from "../redact/index.ts";
 import { redirectLayer, type CrossOriginPolicy } from "./redirect.ts";
-import { rateLimitLayer, sharedLimiters, type RateLimiter, type RateLimiterOptions, type RateLimiterRegistry } from "./rate-limiter.ts";
+import { rateLimitLayer } from "./rate-limit-layer.ts";
+import { sharedLimiters, type RateLimiter, type RateLimiterOptions, type RateLimiterRegistry } from "./rate-limiter.ts";
 import { retryLayer, type RetryEvent, type RetryOptions } from "./retry.ts";
 import { StatsRecorder, statsLayer } from "./stats.ts";
 import { statusLayer } from "./status.ts";
@@ -31,7 +32,8 @@ export interface HttpClientOptions {
   retry?: RetryOptions;
   /**
    * One attempt's deadline, for the headers and the whole body together (default 60 s). A timed-out
-   * attempt is a NetworkError; an idempotent request is repeated after one at most twice (`retry.maxTimeoutRetries`).
+   * attempt is a NetworkError; an idempotent request is repeated after one at most once (`retry.maxTimeoutRetries`),
+   * and only once the service has answered in this run.
    */
   requestTimeoutMs?: number;
   rateLimit?: RateLimiterOptions;
@@ -73,7 +75,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     redirectLayer(origin, opts.crossOriginRedirects ?? "refuse", redactor),
     retryLayer(opts.retry ?? {}, limiter, stats, redactor, waits, opts.onRetry),
     jsonLayer(redactor, opts.notJsonHint),
-    rateLimitLayer(limiter, waits),
+    rateLimitLayer(limiter, waits, stats),
     deadlineLayer(opts.requestTimeoutMs ?? 60_000, waits, redactor),
     credentialsLayer(origin, credentials),
     statsLayer(stats),

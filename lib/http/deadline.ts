@@ -21,9 +21,12 @@ export function deadlineLayer(timeoutMs: number, waits: WaitReporter, redactor: 
       waits.listening && waits.thresholdMs < timeoutMs
         ? setTimeout(
             () =>
-              waits.report("slow-answer", req, waits.thresholdMs, () =>
-                `still waiting for ${waits.service} to answer ${req.route} after ${seconds(waits.thresholdMs)} s (attempt ${req.attempt ?? 1}); giving up at ${seconds(timeoutMs)} s`,
-              ),
+              waits.report("slow-answer", req, waits.thresholdMs, () => {
+                const left = timeoutMs - waits.thresholdMs;
+                const ending = `still waiting for ${waits.service} to answer ${req.route} after ${seconds(waits.thresholdMs)} s (attempt ${req.attempt ?? 1})`;
+                if (req.retryAfterTimeoutMs === undefined) return `${ending}; giving up at ${waits.at(left)}`;
+                return `${ending}; this attempt ends at ${waits.at(left)}, then one more: giving up by ${waits.at(left + req.retryAfterTimeoutMs + timeoutMs)}`;
+              }),
             waits.thresholdMs,
           )
         : undefined;

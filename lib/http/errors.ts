@@ -45,15 +45,18 @@ export class NetworkError extends Error {
   readonly path: string;
   /** False only when the connection failed before anything was sent: then even a POST is safe to repeat. */
   readonly mayHaveReachedServer: boolean;
+  /** The answer's headers had come: the service is there, only its body was lost. */
+  readonly afterHeaders: boolean;
 
   /** `message` replaces the default "GET /path failed: CODE"; it must be built from redacted parts. */
-  constructor(init: { code: string; method: string; route: string; path: string; mayHaveReachedServer: boolean; message?: string; cause?: unknown }) {
+  constructor(init: { code: string; method: string; route: string; path: string; mayHaveReachedServer: boolean; afterHeaders?: boolean; message?: string; cause?: unknown }) {
     super(init.message ?? `${init.method} ${init.path} failed: ${init.code}`, { cause: init.cause });
     this.code = init.code;
     this.method = init.method;
     this.route = init.route;
     this.path = init.path;
     this.mayHaveReachedServer = init.mayHaveReachedServer;
+    this.afterHeaders = init.afterHeaders ?? false;
   }
 }
 

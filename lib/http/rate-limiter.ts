@@ -9,11 +9,12 @@
  * in flight finish and one request goes alone: its 429 tells the new window's end (and everything
  * waits for it, as before), its success that the window had room left (and the count is dropped). A
  * window costs one 429 that way, not one for every request in flight when the budget ran out.
+ *
+ * Beside them, the requests in flight adapt to the server's pushback (concurrency.ts), for every route.
  */
 import { createHash } from "node:crypto";
+import { AdaptiveConcurrency } from "./concurrency.ts";
 import { sleep } from "./sleep.ts";
-import type { Layer } from "./types.ts";
-import { seconds, type WaitReporter } from "./waits.ts";
 
 export interface RateLimiterOptions {
   /** Steady rate; Infinity (the default) for self-managed instances without limits. */
@@ -47,6 +48,8 @@ interface RouteState {
 }
 
 export class RateLimiter {
+  /** Requests in flight to this origin and credential, whatever their route. */
+  readonly concurrency = new AdaptiveConcurrency();
   private readonly intervalMs: number;
   private readonly burst: number;
   private readonly lowWatermark: number;
@@ -85,6 +88,11 @@ export class RateLimiter {
   /** Every request to this origin and credential waits until `untilMs`. */
   pause(untilMs: number): void {
     this.pausedUntil = Math.max(this.pausedUntil, untilMs);
+  }
+
+  /** How long every request to this origin is still paused for (0: not paused). */
+  pausedForMs(): number {
+    return Math.max(0, this.pausedUntil - this.now());
   }
 
   /** Reads GitLab's RateLimit-* headers from an answer on `route`, and ends that request's turn in flight. */
@@ -205,25 +213,3 @@ export class RateLimiterRegistry {
 
 /** Process-wide: in a warm Lambda, consecutive invocations share the budget they share on the server. */
 export const sharedLimiters = new RateLimiterRegistry();
-
-const HOLDS: Record<HoldReason, (service: string) => string> = {
-  paused: (service) => `${service} answered 429 on this origin, which pauses every request to it`,
-  "budget-spent": (service) => `${service}'s RateLimit-Remaining budget for this route is spent`,
-  "budget-low": (service) => `${service}'s RateLimit-Remaining budget for this route is running low, so requests are spread out`,
-  rate: () => "keeping to the configured request rate",
-};
-
-export function rateLimitLayer(limiter: RateLimiter, waits: WaitReporter): Layer {
-  return (next) => async (req) => {
-    await limiter.acquire(req.route, req.signal, (waitMs, reason) =>
-      waits.report("rate-limit", req, waitMs, () => `holding ${req.route} for ${seconds(waitMs)} s: ${HOLDS[reason](waits.service)}; resuming at ${waits.at(waitMs)}`),
-    );
-    try {
-      const res = await next(req);
-      limiter.observe(req.route, res.headers, res.status);
-      return res;
-    } finally {
-      limiter.done(req.route);
-    }
-  };
-}

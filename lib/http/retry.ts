@@ -3,6 +3,12 @@
  * gateway errors 502/503/504, network failures, timed-out attempts and bodies cut short. Anything else
  * (a pipeline POST): only a 429, or a connection that failed before a byte was sent — never something
  * that may have reached the server.
+ *
+ * A 429 was refused before anything happened: it is retried until the request's budget or the caller's
+ * signal ends it, never for a count, and it spends none of the attempts other failures have. Until the
+ * service has answered once (per client, so per run), a failure to reach it — refused, unknown host, TLS
+ * mismatch, no answer in time — ends the request at once (a connection closed unanswered, after one more
+ * try): it is a setting to fix, and the caller names it.
  */
 import { sleep } from "./sleep.ts";
 import { ANSWER_TIMEOUT } from "./deadline.ts";
@@ -12,18 +18,25 @@ import type { RateLimiter } from "./rate-limiter.ts";
 import { backoffMs, serverDelay } from "./retry-delay.ts";
 import type { Redactor } from "../redact/index.ts";
 import type { StatsRecorder } from "./stats.ts";
+import { closedUnanswered, notReached } from "./transport.ts";
 import { IDEMPOTENT_METHODS, type HttpRequest, type HttpResponse, type Layer } from "./types.ts";
 import { seconds, type WaitReporter } from "./waits.ts";
 
 export interface RetryOptions {
-  /** Attempts after the first. */
+  /** Attempts after the first that a 5xx or a network failure may cost (a 429 costs none). */
   maxRetries?: number;
-  /** Of those, how many may follow an attempt that got no complete answer in time (each costs a whole deadline). */
+  /**
+   * Of those, how many may follow an attempt that got no complete answer in time (each costs a whole
+   * deadline; default 1). None before the service has answered once: a first contact that times out fails.
+   */
   maxTimeoutRetries?: number;
   baseDelayMs?: number;
   /** Cap of our own backoff. */
   maxBackoffMs?: number;
-  /** Bare 429s (no header says how long) back off from this base: GitLab's windows are a minute long. */
+  /**
+   * Bare 429s (no header says how long) wait from this base, doubled for each 429 in a row on the origin
+   * (any success starts again): a token bucket's refill is a fraction of a second, GitLab's windows a minute.
+   */
   rateLimitedBaseMs?: number;
   /** The longest single wait a server may ask for; GitLab asks for 60–900 s. Longer asks fail at once. */
   maxServerWaitMs?: number;
@@ -32,6 +45,7 @@ export interface RetryOptions {
    * no wait starts that would end past it. Default 20 minutes: room for GitLab's longest Retry-After
    * (15 minutes) and a few attempts around it, while a run's own deadline (the caller's signal) stays
    * the tighter bound wherever it is set. The last attempt may run over by up to one attempt deadline.
+   * It is all that bounds a request refused with 429s.
    */
   budgetMs?: number;
   random?: () => number;
@@ -71,74 +85,89 @@ export function retryLayer(
   onRetry?: (e: RetryEvent) => void,
 ): Layer {
   const maxRetries = opts.maxRetries ?? 6;
-  const maxTimeoutRetries = opts.maxTimeoutRetries ?? 2;
+  const maxTimeoutRetries = opts.maxTimeoutRetries ?? 1;
   const base = opts.baseDelayMs ?? 250;
   const cap = opts.maxBackoffMs ?? 30_000;
-  const rateLimitedBase = opts.rateLimitedBaseMs ?? 2_000;
+  const rateLimitedBase = opts.rateLimitedBaseMs ?? 200;
   const maxServerWait = opts.maxServerWaitMs ?? 900_000;
   const budget = opts.budgetMs ?? 1_200_000;
   const random = opts.random ?? Math.random;
   const now = opts.now ?? Date.now;
   const service = waits.service;
+  /** Whether the service has answered once through this client (in this run). */
+  let answered = false;
 
   return (next) => async (req) => {
     const started = now();
     let mayHaveApplied = false;
+    /** 5xx and network failures so far: they have attempts to spend, a 429 has none. */
+    let failures = 0;
     let timeouts = 0;
     for (let attempt = 0; ; attempt++) {
       let res: HttpResponse | undefined;
       let decision: Decision | undefined;
       let reached = false;
+      // What an attempt that times out leads to, for the deadline layer's notice: one more after at most this wait, or nothing.
+      const timeoutRetry = answered && IDEMPOTENT_METHODS.has(req.method) && timeouts < maxTimeoutRetries && failures < maxRetries;
       try {
-        res = await next({ ...req, attempt: attempt + 1 });
-        decision = decide(req, res, attempt);
+        res = await next({ ...req, attempt: attempt + 1, retryAfterTimeoutMs: timeoutRetry ? Math.min(cap, base * 2 ** failures) : undefined });
+        answered = true;
+        decision = decide(req, res, failures);
       } catch (err) {
         if (!(err instanceof NetworkError) || !networkRetryable(req, err)) throw err;
-        if (TIMEOUTS.has(err.code) && ++timeouts > maxTimeoutRetries) throw err;
+        const timedOut = TIMEOUTS.has(err.code);
+        answered ||= err.afterHeaders;
+        // A connection closed unanswered is a blip as often as a TLS port hanging up on http://: one more try tells them apart.
+        if (!answered && (timedOut || notReached(err.code) || (closedUnanswered(err.code) && failures > 0))) throw err;
+        if (timedOut && ++timeouts > maxTimeoutRetries) throw err;
         reached = err.mayHaveReachedServer;
-        decision = { waitMs: backoffMs(attempt, base, cap, random), reason: err.code, what: `${req.route} to ${service}: ${networkWhat(err)}` };
-        if (attempt >= maxRetries || now() - started + decision.waitMs > budget) throw err;
+        decision = { waitMs: backoffMs(failures, base, cap, random), reason: err.code, what: `${req.route} to ${service}: ${networkWhat(err)}` };
+        if (failures >= maxRetries || now() - started + decision.waitMs > budget) throw err;
       }
       if (!decision) return mayHaveApplied ? { ...res!, earlierAttemptMayHaveApplied: true } : res!;
       // A 429 was refused before anything happened; a 5xx or a lost connection may follow a change made.
       if (res ? res.status >= 500 : reached) mayHaveApplied = true;
-      if (res && (attempt >= maxRetries || decision.waitMs > maxServerWait || now() - started + decision.waitMs > budget)) {
-        throw httpError(
-          req,
-          res,
-          redactor,
-          decision.waitMs > maxServerWait
-            ? `asked to wait ${seconds(decision.waitMs)} s, above the ${maxServerWait / 1000} s ceiling`
-            : `gave up after ${attempt + 1} attempts`,
-        );
+      const refused = res?.status === 429;
+      if (res && ((!refused && failures >= maxRetries) || decision.waitMs > maxServerWait || now() - started + decision.waitMs > budget)) {
+        throw httpError(req, res, redactor, giveUpDetail(decision.waitMs, attempt + 1, !refused && failures >= maxRetries));
       }
+      if (!refused) failures++;
       // The budget is shared on the server: hold back every request to this origin, not only this one.
-      if (res?.status === 429) limiter.pause(now() + decision.waitMs);
+      if (refused) limiter.pause(now() + decision.waitMs);
       stats.count(req.route, "retries");
       onRetry?.({ route: req.route, method: req.method, attempt: attempt + 1, waitMs: decision.waitMs, reason: decision.reason });
       const { waitMs, what, askedBy } = decision;
       waits.report("retry", { ...req, attempt: attempt + 1 }, waitMs, () =>
         askedBy
           ? `${service} asked to wait ${seconds(waitMs)} s (${askedBy}) on ${req.route}; resuming at ${waits.at(waitMs)}`
-          : `${what}; retrying in ${seconds(waitMs)} s (attempt ${attempt + 2} of ${maxRetries + 1}), at ${waits.at(waitMs)}`,
+          : refused
+            ? `${what}; retrying in ${seconds(waitMs)} s, at ${waits.at(waitMs)} (a 429 is retried until ${waits.at(started + budget - now())})`
+            : `${what}; retrying in ${seconds(waitMs)} s (attempt ${failures + 1} of at most ${maxRetries + 1}), at ${waits.at(waitMs)}`,
       );
       await sleep(waitMs, req.signal);
     }
   };
 
-  function decide(req: HttpRequest, res: HttpResponse, attempt: number): Decision | undefined {
-    const answered = `${service} answered ${res.status} to ${req.route}`;
+  function giveUpDetail(waitMs: number, attempts: number, spent: boolean): string {
+    if (waitMs > maxServerWait) return `asked to wait ${seconds(waitMs)} s, above the ${maxServerWait / 1000} s ceiling`;
+    return spent ? `gave up after ${attempts} attempts` : `gave up after ${attempts} attempts: the next would start past the request's ${seconds(budget)} s budget`;
+  }
+
+  function decide(req: HttpRequest, res: HttpResponse, failures: number): Decision | undefined {
+    const said = `${service} answered ${res.status} to ${req.route}`;
     if (res.status === 429) {
       const asked = serverDelay(res.headers, now());
-      if (asked) return { waitMs: asked.ms, reason: "429", what: answered, askedBy: asked.header };
-      // Equal jitter, not full: a bare 429 answered at once would only burn more of the window.
-      const waitMs = Math.floor(Math.min(RATE_LIMITED_CAP_MS, rateLimitedBase * 2 ** attempt) * (0.5 + random() / 2));
-      return { waitMs, reason: "429 without Retry-After", what: `${answered} without saying how long to wait` };
+      if (asked) return { waitMs: asked.ms, reason: "429", what: said, askedBy: asked.header };
+      // Equal jitter, not full: a bare 429 answered at once would only burn more of the window. The
+      // origin's 429s in a row (the rate-limit layer has counted this one) find a window's end in a few.
+      const inRow = Math.max(0, limiter.concurrency.pushbacks - 1);
+      const waitMs = Math.floor(Math.min(RATE_LIMITED_CAP_MS, rateLimitedBase * 2 ** inRow) * (0.5 + random() / 2));
+      return { waitMs, reason: "429 without Retry-After", what: `${said} without saying how long to wait` };
     }
     if (IDEMPOTENT_METHODS.has(req.method) && RETRYABLE_5XX.has(res.status)) {
       // Retry-After only: RateLimit-Reset, which GitLab may send on any answer, is about the rate budget.
       const asked = serverDelay(res.headers, now(), { rateLimitReset: false });
-      return { waitMs: asked?.ms ?? backoffMs(attempt, base, cap, random), reason: String(res.status), what: answered };
+      return { waitMs: asked?.ms ?? backoffMs(failures, base, cap, random), reason: String(res.status), what: said };
     }
     return undefined;
   }

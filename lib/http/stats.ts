@@ -11,6 +11,8 @@ export interface RouteCounters {
 
 export interface HttpStats extends RouteCounters {
   byRoute: Record<string, RouteCounters>;
+  /** The lowest limit of requests in flight any request went out under, once the server pushed back (concurrency.ts). */
+  lowestConcurrency?: number;
 }
 
 export class StatsRecorder {
@@ -19,6 +21,11 @@ export class StatsRecorder {
   count(route: string, field: keyof RouteCounters, n = 1): void {
     this.totals[field] += n;
     (this.totals.byRoute[route] ??= zero())[field] += n;
+  }
+
+  /** A request went out under this limit of requests in flight (Infinity: none). */
+  noteConcurrency(limit: number): void {
+    if (limit < (this.totals.lowestConcurrency ?? Infinity)) this.totals.lowestConcurrency = limit;
   }
 
   snapshot(): HttpStats {

@@ -19,6 +19,22 @@ export interface TransportOptions {
 /** Failures that happen before a byte of the request is written: repeating them is safe even for a POST. */
 const CONNECT_PHASE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
 
+/** TLS failures: a wrong scheme (https:// to a plain-http port) or a certificate the client refuses. */
+const TLS_FAILURE = /^(ERR_SSL_|ERR_TLS_|EPROTO$|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_)/;
+
+/**
+ * Whether a failure says the service was not reached where it was looked for (refused, no such host, a
+ * TLS mismatch): before the service has answered once in a run, that is a setting to fix, not a blip.
+ */
+export function notReached(code: string): boolean {
+  return CONNECT_PHASE.has(code) || TLS_FAILURE.test(code);
+}
+
+/** The connection closed or reset without an answer: a dropped connection, or `http://` to a TLS port. */
+export function closedUnanswered(code: string): boolean {
+  return code === "ECONNRESET" || code === "UND_ERR_SOCKET";
+}
+
 export function createAgent(opts: TransportOptions = {}): Agent {
   return new Agent({
     connections: opts.connections ?? 16,
@@ -29,6 +45,7 @@ export function createAgent(opts: TransportOptions = {}): Agent {
 
 export function transport(dispatcher: Dispatcher, redactor: Redactor, opts: TransportOptions = {}): Send {
   return async (req) => {
+    let afterHeaders = false;
     try {
       const res = await request(req.url, {
         dispatcher,
@@ -39,6 +56,7 @@ export function transport(dispatcher: Dispatcher, redactor: Redactor, opts: Tran
         headersTimeout: opts.headersTimeoutMs ?? 0,
         bodyTimeout: opts.bodyTimeoutMs ?? 0,
       });
+      afterHeaders = true;
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(res.headers)) {
         if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
@@ -53,6 +71,7 @@ export function transport(dispatcher: Dispatcher, redactor: Redactor, opts: Tran
         route: req.route,
         path: redactor.path(req.url),
         mayHaveReachedServer: !CONNECT_PHASE.has(code),
+        afterHeaders,
         cause: err,
       });
     }

@@ -21,6 +21,11 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** 1-based; set by the retry layer so the layers inside it can say which attempt they report on. */
   attempt?: number;
+  /**
+   * Set by the retry layer: if this attempt times out, one more follows after at most this wait;
+   * undefined, a timeout ends the request. The deadline layer's notice says when it is really given up.
+   */
+  retryAfterTimeoutMs?: number;
 }
 
 export interface HttpResponse {

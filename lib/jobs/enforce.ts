@@ -9,8 +9,8 @@ import { accessLevelName, maxRemovals } from "../policy/index.ts";
 import { kindOf, SHARE_KINDS, type ShareRemoval } from "./enforce-kinds.ts";
 import { scopeRoots, ScopeError } from "./enforce-listing.ts";
 import { removeShares } from "./enforce-removal.ts";
-import type { JobView } from "./view.ts";
-import { countStatus, errorText, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
+import { count, type JobView } from "./view.ts";
+import { concurrencyStat, countStatus, errorText, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
 import { examineSlice, shareKey, statsSince, type Slice, type StepStats, type Tally } from "./enforce-slice.ts";
 import { direct, type Steps } from "./steps.ts";
 import { awaitedLater } from "./awaited-later.ts";
@@ -146,7 +146,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     frontier = slice.frontier;
     if (slice.stopped !== null) {
       complete = false;
-      warnings.push(`stopped while listing after ${tally.projects} projects (${slice.stopped}), with ${tally.groups} groups read: the plan is incomplete and nothing was removed`);
+      warnings.push(`stopped while listing after ${count(tally.projects, "project")} (${slice.stopped}), with ${count(tally.groups, "group")} read: the plan is incomplete and nothing was removed`);
       break;
     }
     if (frontier.length) await steps.pause(`examined ${n}`, slice.spent);
@@ -155,12 +155,12 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   found.sort((a, b) => byKindAndPath(a.action, b.action));
   const plan = found.map((stray) => stray.action);
   if (tally.outOfScope) {
-    warnings.push(`${tally.outOfScope} shares of examined projects or groups are outside the policy's scope (a path not under a scope group): they were left alone`);
+    warnings.push(`${count(tally.outOfScope, "share")} of examined projects or groups ${tally.outOfScope === 1 ? "is" : "are"} outside the policy's scope (a path not under a scope group): they were left alone`);
   }
 
   const tripped = plan.length > limit;
   if (tripped) {
-    warnings.push(`guard: ${plan.length} removals planned (project and group shares together), more than gitlab.guard.maxRemovals (${limit}); nothing was removed`);
+    warnings.push(`guard: ${count(plan.length, "removal")} planned (project and group shares together), more than gitlab.guard.maxRemovals (${limit}); nothing was removed`);
   } else if (opts.apply && complete) {
     for (let from = 0, n = 1; from < plan.length; n++) {
       const size = Math.min(plan.length - from, steps.perStep);
@@ -193,7 +193,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     const left = countStatus(plan, "planned");
     if (left) {
       const why = signal?.aborted ? errorText(signal.reason) : `the run's time limit came at ${new Date(runEnd).toISOString()}`;
-      warnings.push(`stopped before ${left} of ${plan.length} removals (${why}); the next run picks them up`);
+      warnings.push(`stopped before ${left} of ${count(plan.length, "removal")} (${why}); the next run picks them up`);
     }
   }
 
@@ -215,7 +215,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       complete,
     },
     actions: plan,
-    stats: { ...requestStats, durationMs: (await steps.step("ended", async () => ({ at: Date.now() }))).at - begun.startedAt },
+    stats: { ...requestStats, ...concurrencyStat([gitlab.http]), durationMs: (await steps.step("ended", async () => ({ at: Date.now() }))).at - begun.startedAt },
     warnings,
   };
 }
@@ -233,7 +233,7 @@ function byKindAndPath(a: ShareRemoval, b: ShareRemoval): number {
 
 export const enforceView: JobView<ShareRemoval, EnforceReport> = {
   title: "Warden enforce",
-  noun: "stray shares",
+  noun: ["stray share"],
   group: (a) => (a.kind === "group" ? `${a.sharedGroup} (group #${a.sharedGroupId})` : `${a.project} (#${a.projectId})`),
   columns: (a) => [
     `${a.kind} share`,
@@ -243,8 +243,8 @@ export const enforceView: JobView<ShareRemoval, EnforceReport> = {
     a.error ? `${a.reason} — ${a.error}` : a.reason,
   ],
   summary: ({ summary: s, actions }: EnforceReport) =>
-    `${s.projects} projects with ${s.shares} shares, ${s.groups} groups with ${s.groupShares} group shares; ` +
-    `of all shares ${s.allowed} allowed, ${s.exempt} exempt, ${s.strays} stray (${actions.filter((a) => a.kind === "group").length} group shares); ` +
+    `${count(s.projects, "project")} with ${count(s.shares, "share")}, ${count(s.groups, "group")} with ${count(s.groupShares, "group share")}; ` +
+    `of all shares ${s.allowed} allowed, ${s.exempt} exempt, ${s.strays} stray (${count(actions.filter((a) => a.kind === "group").length, "group share")}); ` +
     `${s.removed} removed, ${s.alreadyGone} already gone, ${s.skipped} skipped, ${s.failed} failed; guard ${s.guard} (max ${s.maxRemovals}); ` +
-    `${s.groupReads} group reads (GET /groups/:id)`,
+    `${count(s.groupReads, "group read")} (GET /groups/:id)`,
 };

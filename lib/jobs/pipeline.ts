@@ -1,9 +1,11 @@
 /**
  * The pipeline job: start a pipeline only where the policy allows the project, the ref and every
- * variable. A pipeline POST is not idempotent, so an answer that leaves it unclear whether GitLab
- * started one is reported as unknown, never retried into a second pipeline.
+ * variable, and the ref is a branch or tag of the project. Without `apply` it is a dry run like every
+ * other job: the same checks, GETs only, and a report of what would start. A pipeline POST is not
+ * idempotent, so an answer that leaves it unclear whether GitLab started one is reported as unknown,
+ * never retried into a second pipeline.
  */
-import { HttpError, NetworkError, type GitLabClient } from "../gitlab/index.ts";
+import { HttpError, NetworkError, type GitLabClient, type Project } from "../gitlab/index.ts";
 import { evaluatePipeline, type Policy } from "../policy/index.ts";
 import { pipelineRequestProblem } from "../policy/refs.ts";
 import { errorText, jobStats, type AuditSink, type Report } from "./report.ts";
@@ -15,7 +17,11 @@ export interface PipelineAction {
   ref: string;
   /** Names only: values may be secrets and stay out of reports and logs. */
   variables: string[];
-  status: "created" | "refused" | "failed" | "unknown";
+  /** What the ref names in the project (a branch is looked up first, as GitLab resolves it), and its commit. */
+  refKind?: "branch" | "tag";
+  commit?: string;
+  /** "planned": a dry run found it allowed and would start it. */
+  status: "planned" | "created" | "refused" | "failed" | "unknown";
   reason?: string;
   pipelineId?: number;
   pipelineStatus?: string;
@@ -37,6 +43,8 @@ export interface PipelineOptions {
   project: string;
   ref: string;
   variables: { key: string; value: string }[];
+  /** Start the pipeline; without it, a dry run. */
+  apply?: boolean;
   signal?: AbortSignal;
   audit?: AuditSink;
 }
@@ -45,35 +53,68 @@ export interface PipelineOptions {
 const AMBIGUOUS = new Set([500, 502, 503, 504]);
 
 export async function runPipeline(opts: PipelineOptions): Promise<PipelineReport> {
-  const { gitlab, policy, ref, variables, signal } = opts;
+  const apply = opts.apply === true;
   const startedAt = Date.now();
-  const action: PipelineAction = { type: "create-pipeline", project: opts.project, ref, variables: variables.map((v) => v.key), status: "refused" };
+  const action: PipelineAction = { type: "create-pipeline", project: opts.project, ref: opts.ref, variables: opts.variables.map((v) => v.key), status: "refused" };
   const summary: PipelineSummary = { allowed: false };
 
   // A policy without the section is a setup error to name, not a refusal of this one request.
-  if (policy.pipelines === undefined) throw new Error("the policy has no pipelines section: add pipelines.allow to say which projects, refs and variables may be started");
-  const problem = pipelineRequestProblem(ref, variables);
-  const judge = (projectPath: string) => evaluatePipeline(policy, { projectPath, ref, variables });
-  // Refuse what the request itself names before any call; then judge the project GitLab really
-  // resolves it to, so an old path (301 after a rename or transfer) cannot borrow another's rule.
-  let verdict = problem === undefined ? judge(opts.project) : { allowed: false as const, reason: problem };
-  if (verdict.allowed) {
-    try {
-      const project = await gitlab.getProject(opts.project, signal);
-      action.project = project.path_with_namespace;
-      verdict = judge(project.path_with_namespace);
-      if (verdict.allowed) await create(gitlab, project.id, opts, action);
-    } catch (err) {
-      if (!(err instanceof HttpError && err.status === 404)) throw err;
-      verdict = { allowed: false, reason: `project ${opts.project} not found, or the token cannot see it` };
-    }
+  if (opts.policy.pipelines === undefined) throw new Error("the policy has no pipelines section: add pipelines.allow to say which projects, refs and variables may be started");
+  const checked = await check(opts);
+  if (checked.project) action.project = checked.project.path_with_namespace;
+  if (!checked.allowed) action.reason = checked.reason;
+  else {
+    Object.assign(summary, { allowed: true, rule: checked.rule });
+    Object.assign(action, checked.ref);
+    if (apply) await create(opts.gitlab, checked.project.id, opts, action);
+    else action.status = "planned";
   }
-  if (verdict.allowed) Object.assign(summary, { allowed: true, rule: verdict.rule });
-  else action.reason = verdict.reason;
 
-  const { project, status, pipelineId, webUrl, reason, error } = action;
-  opts.audit?.info("create-pipeline", { project, ref, variables: action.variables, outcome: status, pipelineId, webUrl, reason, error });
-  return { job: "pipeline", dryRun: false, summary, actions: [action], stats: jobStats([gitlab.http], startedAt), warnings: [] };
+  // One audit line per pipeline start asked for; a dry run starts nothing.
+  const { project, ref, status, pipelineId, webUrl, reason, error } = action;
+  if (apply) opts.audit?.info("create-pipeline", { project, ref, variables: action.variables, outcome: status, pipelineId, webUrl, reason, error });
+  return { job: "pipeline", dryRun: !apply, summary, actions: [action], stats: jobStats([opts.gitlab.http], startedAt), warnings: [] };
+}
+
+type FoundRef = Pick<PipelineAction, "refKind" | "commit">;
+type Checked = { allowed: true; rule: string; project: Project; ref: FoundRef } | { allowed: false; reason: string; project?: Project };
+
+/**
+ * Every check a start must pass, reads only. What the request itself names is refused before any
+ * call; then the project GitLab really resolves it to is judged, so an old path (301 after a rename
+ * or transfer) cannot borrow another's rule; last, the ref must be a branch or tag of that project.
+ */
+async function check({ gitlab, policy, project: asked, ref, variables, signal }: PipelineOptions): Promise<Checked> {
+  const judge = (projectPath: string) => evaluatePipeline(policy, { projectPath, ref, variables });
+  const problem = pipelineRequestProblem(ref, variables);
+  if (problem !== undefined) return { allowed: false, reason: problem };
+  const byRequest = judge(asked);
+  if (!byRequest.allowed) return byRequest;
+  const project = await findProject(gitlab, asked, signal);
+  if (project === undefined) return { allowed: false, reason: `project ${asked} not found, or the token cannot see it` };
+  const verdict = judge(project.path_with_namespace);
+  if (!verdict.allowed) return { ...verdict, project };
+  const found = await findRef(gitlab, project.id, ref, signal);
+  if (found === undefined) return { allowed: false, reason: `ref ${ref} is neither a branch nor a tag of project ${project.path_with_namespace}`, project };
+  return { ...verdict, project, ref: found };
+}
+
+/** The project by path or id, or undefined when GitLab answers 404 (no such project, or the token cannot see it). */
+async function findProject(gitlab: GitLabClient, project: string, signal?: AbortSignal): Promise<Project | undefined> {
+  try {
+    return await gitlab.getProject(project, signal);
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 404) return undefined;
+    throw err;
+  }
+}
+
+/** A branch of that name, else a tag: the order in which GitLab resolves a pipeline's ref. */
+async function findRef(gitlab: GitLabClient, projectId: number, ref: string, signal?: AbortSignal): Promise<FoundRef | undefined> {
+  const branch = await gitlab.findBranch(projectId, ref, signal);
+  if (branch) return { refKind: "branch", commit: branch.commit.id };
+  const tag = await gitlab.findTag(projectId, ref, signal);
+  return tag && { refKind: "tag", ...(tag.commit ? { commit: tag.commit.id } : {}) };
 }
 
 async function create(gitlab: GitLabClient, projectId: number, opts: PipelineOptions, action: PipelineAction): Promise<void> {
@@ -90,9 +131,16 @@ async function create(gitlab: GitLabClient, projectId: number, opts: PipelineOpt
 
 export const pipelineView: JobView<PipelineAction, PipelineReport> = {
   title: "Warden pipeline",
-  noun: "pipeline request",
+  noun: ["pipeline request"],
   group: (a) => a.project,
-  columns: (a) => [a.ref, a.variables.join(", ") || "no variables", a.webUrl ?? a.reason ?? a.error ?? ""],
-  summary: ({ summary, actions }) =>
-    summary.allowed ? `allowed by ${summary.rule}; ${actions[0]?.status}` : `refused: ${actions[0]?.reason ?? "not allowed by the policy"}`,
+  columns: (a) => [refText(a), a.variables.join(", ") || "no variables", a.webUrl ?? a.reason ?? a.error ?? ""],
+  summary: ({ summary, actions: [a] }) => {
+    if (!summary.allowed) return `refused: ${a?.reason ?? "not allowed by the policy"}`;
+    return `allowed by ${summary.rule}; ${a?.status === "planned" ? "dry run: nothing started (--apply starts it)" : a?.status}`;
+  },
 };
+
+/** "branch main @ 1a2b3c4d": what a dry run would start on; the bare ref before it was looked up. */
+function refText(a: PipelineAction): string {
+  return a.refKind === undefined ? a.ref : `${a.refKind} ${a.ref}${a.commit ? ` @ ${a.commit.slice(0, 8)}` : ""}`;
+}

@@ -8,7 +8,7 @@ import { pipelineView } from "./pipeline.ts";
 import { restoreView } from "./restore.ts";
 import { workflowsView } from "./workflows.ts";
 import type { JobName, Report } from "./report.ts";
-import type { JobView } from "./view.ts";
+import { count, type JobView } from "./view.ts";
 
 type AnyReport = Report<{ status: string }, object>;
 
@@ -34,7 +34,7 @@ const STATUS_STYLE: Record<string, Parameters<typeof styleText>[0]> = {
 export function renderText(report: AnyReport, opts: { color: boolean }): string {
   const view = viewOf(report);
   const paint = (style: Parameters<typeof styleText>[0], text: string) => (opts.color ? styleText(style, text, { validateStream: false }) : text);
-  const lines = [paint("bold", `${view.title}${report.dryRun ? " (dry run)" : ""}: ${report.actions.length} ${view.noun}`)];
+  const lines = [paint("bold", titleOf(view, report))];
   // Names and messages come from GitLab, n8n and the requester: escaped, so none can move the cursor or forge a line.
   // Status first and the last column (free text) unpadded; one set of widths so rows line up across groups.
   const rows = report.actions.map((a) => ({ heading: escapeControls(view.group(a as never)), cells: [a.status, ...view.columns(a as never)].map((cell) => escapeControls(cell)) }));
@@ -81,8 +81,13 @@ function hex(char: string, width: number): string {
   return char.codePointAt(0)!.toString(16).padStart(width, "0");
 }
 
+function titleOf(view: JobView<never, never>, report: AnyReport): string {
+  return `${view.title}${report.dryRun ? " (dry run)" : ""}: ${count(report.actions.length, ...view.noun)}`;
+}
+
 function statsLine({ stats }: AnyReport): string {
-  return `${stats.requests} requests (${stats.pages} pages, ${stats.retries} retries, ${stats.rateLimited} rate-limited) in ${(stats.durationMs / 1000).toFixed(1)} s`;
+  const counts = `${count(stats.pages, "page")}, ${count(stats.retries, "retry", "retries")}, ${stats.rateLimited} rate-limited`;
+  return `${count(stats.requests, "request")} (${counts}) in ${(stats.durationMs / 1000).toFixed(1)} s`;
 }
 
 /** Statuses that mean something was changed (a pipeline started counts). */
@@ -99,7 +104,7 @@ export interface SlackMessage {
 
 export function renderSlack(report: AnyReport): SlackMessage {
   const view = viewOf(report);
-  const title = escapeControls(`${view.title}${report.dryRun ? " (dry run)" : ""}: ${report.actions.length} ${view.noun}`);
+  const title = escapeControls(titleOf(view, report));
   const summary = `${escapeMrkdwn(view.summary(report as never))}\n${statsLine(report)}`;
   const blocks: object[] = [
     { type: "header", text: { type: "plain_text", text: title.slice(0, 150) } },

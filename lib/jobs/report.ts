@@ -9,6 +9,8 @@ export interface JobStats {
   rateLimited: number;
   pages: number;
   durationMs: number;
+  /** The lowest limit of requests in flight to a service, once it pushed back with 429s (lib/http/concurrency.ts); absent if none did. */
+  lowestConcurrency?: number;
   /** A durable execution's: the invocations that did its work, and its steps (functions/lib/durable.ts). */
   invocations?: number;
   steps?: number;
@@ -51,7 +53,7 @@ export function countStatus<S extends string>(actions: readonly { status: S }[],
 
 /** Anything with lib/http's per-run counters: a GitLab or n8n client's `http`. */
 interface Counted {
-  stats: { snapshot(): { requests: number; retries: number; rateLimited: number; pages: number } };
+  stats: { snapshot(): { requests: number; retries: number; rateLimited: number; pages: number; lowestConcurrency?: number } };
 }
 
 export function jobStats(clients: Counted[], startedAt: number): JobStats {
@@ -63,7 +65,13 @@ export function jobStats(clients: Counted[], startedAt: number): JobStats {
     stats.rateLimited += s.rateLimited;
     stats.pages += s.pages;
   }
-  return stats;
+  return { ...stats, ...concurrencyStat(clients) };
+}
+
+/** `lowestConcurrency` of the clients that met pushback, as a field to spread into stats (none if none did). */
+export function concurrencyStat(clients: Counted[]): Pick<JobStats, "lowestConcurrency"> {
+  const lowest = Math.min(...clients.map(({ stats }) => stats.snapshot().lowestConcurrency ?? Infinity));
+  return Number.isFinite(lowest) ? { lowestConcurrency: lowest } : {};
 }
 
 /** What every job that plans and applies takes, besides its client. */

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { redactOutput, redactThenCut } from "../redact/index.ts";
+import { count } from "./view.ts";
 
 export class RestoreInputError extends Error {
   override name = "RestoreInputError";
@@ -142,7 +143,7 @@ function fromAuditLines(lines: readonly (string | Record<string, unknown>)[]): R
     const excerpt = first === undefined ? "" : `; it starts ${JSON.stringify(redactThenCut(first.trim(), 40))}`;
     throw new RestoreInputError(`no remove-share or remove-group-share audit line found, and not an enforce report (${lines.length} lines read${excerpt})`);
   }
-  return collect(`${found.length} audit lines`, found, other ? [`${other} lines of the input are not removal audit lines: skipped`] : []);
+  return collect(count(found.length, "audit line"), found, other ? [`${count(other, "line")} of the input ${other === 1 ? "is not a removal audit line" : "are not removal audit lines"}: skipped`] : []);
 }
 
 function removedShare(a: z.output<typeof ReportAction> | z.output<typeof AuditLine>): RemovedShare {
@@ -171,7 +172,7 @@ function collect(source: string, entries: readonly (readonly [status: string, sh
     const counts = [...left].map(([status, n]) => `${n} ${status}`).join(", ");
     notes.push(`only removals with status "done" are restored; the input also holds ${counts}: not restored`);
   }
-  if (repeated) notes.push(`${repeated} removals appear more than once in the input: each share is restored once, as it was last removed`);
+  if (repeated) notes.push(`${count(repeated, "removal")} ${repeated === 1 ? "appears" : "appear"} more than once in the input: each share is restored once, as it was last removed`);
   return { source, removals: [...done.values()], notes };
 }
 

@@ -12,7 +12,7 @@ import { accessLevelName, maxRemovals } from "../policy/index.ts";
 import { kindOf } from "./enforce-kinds.ts";
 import type { RemovedShare, RestoreInput } from "./restore-input.ts";
 import { countStatus, errorText, jobStats, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
-import type { JobView } from "./view.ts";
+import { count, type JobView } from "./view.ts";
 
 export { parseRestoreText, restoreInputFrom, RestoreInputError, type RemovedShare, type RestoreInput } from "./restore-input.ts";
 
@@ -92,14 +92,14 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
   const restores = countStatus(actions, "planned");
   const tripped = complete && restores > limit;
   if (tripped) {
-    warnings.push(`guard: ${restores} restores, more than ${opts.maxRestores === undefined ? `gitlab.guard.maxRemovals (${limit})` : `--max-restores ${limit}`}; nothing was restored`);
+    warnings.push(`guard: ${count(restores, "restore")}, more than ${opts.maxRestores === undefined ? `gitlab.guard.maxRemovals (${limit})` : `--max-restores ${limit}`}; nothing was restored`);
   } else if (opts.apply && complete) {
     const planned = actions.filter((a) => a.status === "planned");
     await pMap(planned, (a) => (signal?.aborted ? undefined : create(a, opts)), { concurrency });
     const left = countStatus(planned, "planned");
     if (left) {
       complete = false;
-      warnings.push(`stopped before ${left} of ${restores} restores (${errorText(signal?.reason)}): run restore again to finish`);
+      warnings.push(`stopped before ${left} of ${count(restores, "restore")} (${errorText(signal?.reason)}): run restore again to finish`);
     }
   }
 
@@ -212,7 +212,7 @@ function refusal(err: unknown): string {
 
 export const restoreView: JobView<RestoreAction, RestoreReport> = {
   title: "Warden restore",
-  noun: "removed shares",
+  noun: ["removed share"],
   group: (a) => {
     const { id, path } = targetOf(a);
     return `${a.kind} ${path} (#${id})`;

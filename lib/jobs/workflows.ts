@@ -8,7 +8,7 @@ import pMap from "p-map";
 import { HttpError, isActive, type ApiGeneration, type N8nClient, type Workflow } from "../n8n/index.ts";
 import { decideWorkflow, maxWorkflowChanges } from "../policy/index.ts";
 import { countStatus, errorText, jobStats, stoppedMidRequest, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
-import type { JobView } from "./view.ts";
+import { count, type JobView } from "./view.ts";
 
 export interface WorkflowAction {
   type: "activate" | "deactivate";
@@ -87,17 +87,17 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
   } catch (err) {
     if (!signal?.aborted) throw accessError(err);
     complete = false;
-    warnings.push(`stopped while listing after ${tally.workflows} workflows (${errorText(signal.reason)}): the plan is incomplete and nothing was changed`);
+    warnings.push(`stopped while listing after ${count(tally.workflows, "workflow")} (${errorText(signal.reason)}): the plan is incomplete and nothing was changed`);
   }
 
   const changes = actions.filter((a) => a.status === "planned");
   const tripped = changes.length > limit;
   if (tripped) {
-    warnings.push(`guard: ${changes.length} changes planned, more than n8n.guard.maxChanges (${limit}); nothing was changed`);
+    warnings.push(`guard: ${count(changes.length, "change")} planned, more than n8n.guard.maxChanges (${limit}); nothing was changed`);
   } else if (opts.apply && complete) {
     const refused = await applyChanges(n8n, changes, opts);
     const left = countStatus(changes, "planned");
-    if (left) warnings.push(`stopped before ${left} of ${changes.length} changes (${refused?.message ?? errorText(signal?.reason)}); the next run picks them up`);
+    if (left) warnings.push(`stopped before ${left} of ${count(changes.length, "change")} (${refused?.message ?? errorText(signal?.reason)}); the next run picks them up`);
     // Stopped before the plan was carried out: changes left, or one cut off in flight.
     if (left || signal?.aborted) complete = false;
   }
@@ -166,15 +166,10 @@ async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], opts: Wor
   return refused;
 }
 
-/** 401 and 403 are about the key, not a workflow: said plainly, with what to fix. */
+/** 401 and 403 are about the key, not a workflow; lib/n8n's message names the setting and what to fix. */
 function accessError(err: unknown): unknown {
   if (!(err instanceof HttpError) || (err.status !== 401 && err.status !== 403)) return err;
-  const answered = `n8n answered ${err.status}${err.serviceMessage ? ` "${err.serviceMessage}"` : ""}`;
-  const message =
-    err.status === 401
-      ? `n8n did not accept the API key (${answered}): it is wrong, expired or revoked`
-      : `the n8n API key lacks a scope Warden needs (${answered}): it needs workflow:list, workflow:activate and workflow:deactivate`;
-  return new N8nAccessError(message, { cause: err });
+  return new N8nAccessError(err.message, { cause: err });
 }
 
 /** What a failed change says in the report: n8n's own words where it refused the change (400, 409). */
@@ -187,12 +182,12 @@ function failureText(err: unknown): string {
 
 export const workflowsView: JobView<WorkflowAction, WorkflowsReport> = {
   title: "Warden workflows",
-  noun: "workflows out of policy",
+  noun: ["workflow out of policy", "workflows out of policy"],
   group: (a: WorkflowAction) => `${a.name} (${a.workflowId})`,
   // Every action has the same columns (the renderers line them up); why a change failed follows why it was planned.
   columns: (a: WorkflowAction) => [a.type, a.error ? `${a.reason} — ${a.error}` : a.reason],
   summary: ({ summary: s }: WorkflowsReport) =>
-    `${s.workflows} workflows (${s.active} active, ${s.archived} archived and left alone): ${s.changes} changes planned, ${s.reported} only reported; ` +
+    `${count(s.workflows, "workflow")} (${s.active} active, ${s.archived} archived and left alone): ${count(s.changes, "change")} planned, ${s.reported} only reported; ` +
     `${s.applied} applied, ${s.failed} failed; guard ${s.guard} (max ${s.maxChanges}); ` +
     (s.apiGeneration === "not checked" ? "n8n API generation not checked (learned at the first change)" : `n8n ${s.apiGeneration}.x`),
 };

@@ -1,4 +1,6 @@
 /** n8n public API v1 calls, with `X-N8N-API-KEY` on every request (cursor follow-ups included). */
+import { cliSettingNames, N8N, type SettingNames } from "../config/service-config.ts";
+import { explainFailures, N8N_TERMS, notJsonHint } from "../config/service-errors.ts";
 import { createHttpClient, HttpError, type HttpClient, type HttpClientOptions, type HttpResponse } from "../http/index.ts";
 import { Listing, n8nCursor, type ListOptions } from "../paging/index.ts";
 import type { ApiGeneration, Workflow } from "./types.ts";
@@ -7,6 +9,8 @@ export interface N8nClientOptions extends Omit<HttpClientOptions, "origin" | "cr
   /** The instance address: scheme, host, port and an optional path, without /api/v1. */
   url: string;
   apiKey: string;
+  /** What errors call the address and the key: the CLI's N8N_URL and N8N_API_KEY unless told otherwise. */
+  settingNames?: SettingNames;
 }
 
 export interface WorkflowFilter {
@@ -25,13 +29,16 @@ export class N8nClient {
   constructor(opts: N8nClientOptions) {
     const base = new URL(opts.url);
     this.base = `${base.origin}${base.pathname.replace(/\/+$/, "")}/api/v1`;
-    this.http = createHttpClient({
+    const names = opts.settingNames ?? cliSettingNames(N8N);
+    const http = createHttpClient({
       service: "n8n",
-      notJsonHint: "is N8N_URL the n8n instance address (without /api/v1), or is a sign-in proxy in front of it?",
+      notJsonHint: notJsonHint(N8N_TERMS, names),
       ...opts,
       origin: base.origin,
       credentials: { "X-N8N-API-KEY": opts.apiKey },
     });
+    // A refused key, a wrong address: errors that name the setting to fix.
+    this.http = explainFailures(http, N8N_TERMS, names, base);
   }
 
   /** Filters repeat on every page (the cursor keeps none); pinned data is never needed, so never sent. */

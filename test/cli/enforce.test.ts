@@ -138,7 +138,7 @@ describe.sequential("warden enforce, end to end", () => {
   it("errors exit 1 with a message and no credential; a wrong token is named as a 401", async () => {
     const run = await warden(["enforce"], { ...env, GITLAB_TOKEN: "glpat-wrong-secret" });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^warden enforce: GET \/api\/v4\/user answered 401/);
+    expect(run.stderr).toMatch(/^warden enforce: GITLAB_TOKEN was refused \(401\): expired, revoked, or made on another GitLab\? \(GET \/api\/v4\/user answered 401/);
     expect(run.stdout + run.stderr).not.toContain("glpat-wrong-secret");
     const missing = await warden(["enforce"], { WARDEN_POLICY: env["WARDEN_POLICY"]! });
     expect(missing.stderr).toBe("warden enforce: GITLAB_URL is not set\n");

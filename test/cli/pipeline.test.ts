@@ -23,13 +23,57 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 beforeEach(() => sim.resetCounters());
 
-describe("warden pipeline, refused before any request", () => {
-  it("starts an allowed pipeline (the checks below refuse only what they should)", async () => {
-    const run = await warden(["pipeline", project, "main", "DEPLOY_ENV=staging", "--json"], env);
+/** Every route the simulator saw that is not a read. */
+const changes = () => Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "));
+
+describe("warden pipeline: a dry run unless --apply, like every command", () => {
+  it("checks project, branch and variables with GETs only, and shows what it would start (exit 2)", async () => {
+    const started = sim.pipelines.length;
+    const run = await warden(["pipeline", project, "release/1.0", "DEPLOY_ENV=staging"], env);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toMatch(/^Warden pipeline \(dry run\): 1 pipeline request\n/);
+    expect(run.stdout).toMatch(/planned {2}branch release\/1\.0 @ [0-9a-f]{8} {2}DEPLOY_ENV/);
+    expect(run.stdout).toContain("dry run: nothing started (--apply starts it)");
+    expect(run.stdout).toMatch(/\n2 requests \(0 pages, 0 retries, 0 rate-limited\)/);
+    expect(run.stdout).not.toContain("staging");
+    expect(run.stderr).toBe("");
+    expect(changes()).toEqual([]);
+    expect(sim.counters.byRoute["GET /projects/:id/repository/branches/:branch"]).toBe(1);
+    expect(sim.pipelines).toHaveLength(started);
+  });
+
+  it("starts it with --apply, wherever the flag comes", async () => {
+    const run = await warden(["pipeline", "--apply", project, "main", "DEPLOY_ENV=staging", "--json"], env);
     expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ dryRun: false, actions: [{ status: "created", refKind: "branch" }] });
     expect(sim.pipelines.at(-1)).toMatchObject({ ref: "main", variables: [{ key: "DEPLOY_ENV", value: "staging" }] });
   });
 
+  it("a ref that is neither a branch nor a tag: refused naming it, with or without --apply, and no POST", async () => {
+    for (const apply of [[], ["--apply"]]) {
+      const run = await warden(["pipeline", project, "release/9.9", ...apply], env);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain(`refused: ref release/9.9 is neither a branch nor a tag of project ${project}`);
+    }
+    expect(changes()).toEqual([]);
+  });
+
+  it("a project GitLab does not know: refused after 1 request, counted in the singular", async () => {
+    const run = await warden(["pipeline", "acme/no-such-project", "main"], env);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("refused: project acme/no-such-project not found, or the token cannot see it");
+    expect(run.stdout).toMatch(/\n1 request \(0 pages, 0 retries, 0 rate-limited\)/);
+  });
+
+  it("a misspelt --apply: did you mean, exit 1, nothing sent", async () => {
+    const run = await warden(["pipeline", project, "main", "--aply"], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`warden pipeline: unknown option "--aply": did you mean "--apply"?\nRun 'warden pipeline --help' for the usage.\n`);
+    expect(sim.counters.requests).toBe(0);
+  });
+});
+
+describe("warden pipeline, refused before any request", () => {
   it("a variable given twice, naming it and neither value", async () => {
     const run = await warden(["pipeline", project, "main", "DEPLOY_ENV=a-first", "DEPLOY_ENV=b-second"], env);
     expect(run.code).toBe(1);

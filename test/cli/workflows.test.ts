@@ -98,7 +98,7 @@ describe.concurrent.each([1, 2] as const)("warden workflows on n8n %i.x, end to 
       const run = await cli(["--apply"], { N8N_API_KEY: WRONG_KEY });
       expect(run.code).toBe(1);
       expect(run.stdout).toBe("");
-      expect(run.stderr).toMatch(/^warden workflows: n8n did not accept the API key \(n8n answered 401 "[^"]+"\): it is wrong, expired or revoked\n$/);
+      expect(run.stderr).toMatch(/^warden workflows: N8N_API_KEY was refused \(401\): wrong, expired or revoked, or made on another n8n\? \(GET \/api\/v1\/workflows\?\S+ answered 401: [^)]+\)\n$/);
       expect(activeIds()).toEqual(before);
     });
 

@@ -85,7 +85,7 @@ describe("a chat command, end to end", () => {
     const platform = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
     const runs = [
       await chat("enforce --apply"),
-      await chat(`pipeline ${platform.path_with_namespace} main DEPLOY_TOKEN=${VARIABLE_VALUE}`),
+      await chat(`pipeline ${platform.path_with_namespace} main DEPLOY_TOKEN=${VARIABLE_VALUE} --apply`),
       await chat("workflows"), // N8N_URL is not set: a failure, posted
     ];
     const lines = logs.lines();

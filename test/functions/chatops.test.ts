@@ -102,13 +102,15 @@ describe("chat-ops Lambda", () => {
     } satisfies WorkerEvent);
   });
 
-  it("says a dry run is one, and passes a pipeline's variables to the worker", async () => {
+  it("says a dry run is one, a pipeline's too, and passes a pipeline's variables and --apply to the worker", async () => {
     const handler = await coldHandler();
     expect(slackText(await handler(signedCommand({ text: "workflows", user_id: VIEWER })))).toMatch(/Running `workflows` \(dry run\)/);
-    const response = await handler(signedCommand({ text: "pipeline acme/platform/api main DEPLOY_ENV=staging" }));
-    expect(slackText(response)).toMatch(/Running `pipeline acme\/platform\/api main DEPLOY_ENV=…`;/);
-    const payload = JSON.parse(Buffer.from(invocations()[1]!.Payload as Uint8Array).toString()) as WorkerEvent;
-    expect(payload.command).toEqual({ job: "pipeline", project: "acme/platform/api", ref: "main", variables: [{ key: "DEPLOY_ENV", value: "staging" }] });
+    expect(slackText(await handler(signedCommand({ text: "pipeline acme/platform/api main DEPLOY_ENV=staging" })))).toMatch(/Running `pipeline acme\/platform\/api main DEPLOY_ENV=…` \(dry run\);/);
+    const response = await handler(signedCommand({ text: "pipeline acme/platform/api main DEPLOY_ENV=staging --apply" }));
+    expect(slackText(response)).toMatch(/Running `pipeline acme\/platform\/api main DEPLOY_ENV=… --apply`;/);
+    const [, dry, applying] = invocations().map((i) => (JSON.parse(Buffer.from(i.Payload as Uint8Array).toString()) as WorkerEvent).command);
+    expect(dry).toEqual({ job: "pipeline", project: "acme/platform/api", ref: "main", variables: [{ key: "DEPLOY_ENV", value: "staging" }], apply: false });
+    expect(applying).toEqual({ ...dry, apply: true });
   });
 
   it.each([
@@ -161,14 +163,18 @@ describe("chat-ops Lambda", () => {
     expect(invocations()).toHaveLength(0);
   });
 
-  it("refuses a pipeline on a report-only stage: starting one is a change like --apply", async () => {
+  it("refuses pipeline --apply on a report-only stage, and to a user who may not apply", async () => {
     vi.stubEnv("WARDEN_REPORT_ONLY", "true");
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
-    const response = await (await coldHandler())(signedCommand({ text: "pipeline acme/platform/api main DEPLOY_ENV=staging" }));
-    expect(slackText(response)).toBe(":no_entry: this Warden deployment is report-only: it starts no pipelines");
+    const response = await (await coldHandler())(signedCommand({ text: "pipeline acme/platform/api main DEPLOY_ENV=staging --apply" }));
+    expect(slackText(response)).toBe(":no_entry: this Warden deployment is report-only: it starts no pipelines (run without --apply for a dry run)");
     expect(invocations()).toHaveLength(0);
-    expect(logs.lines()).toContainEqual(expect.objectContaining({ message: "chat-command", outcome: "refused", command: "pipeline acme/platform/api main DEPLOY_ENV=…" }));
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ message: "chat-command", outcome: "refused", command: "pipeline acme/platform/api main DEPLOY_ENV=… --apply" }));
+    vi.stubEnv("WARDEN_REPORT_ONLY", "false");
+    const viewer = await (await coldHandler())(signedCommand({ text: "pipeline acme/platform/api main --apply", user_id: VIEWER }));
+    expect(slackText(viewer)).toBe(":no_entry: you may run Warden commands, but not with --apply");
+    expect(invocations()).toHaveLength(0);
     logs.restore();
   });
 

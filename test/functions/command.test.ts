@@ -35,8 +35,16 @@ describe("chat command parser", () => {
         { key: "DRY_RUN", value: "" },
         { key: "URL", value: "https://x.example/a=b" },
       ],
+      apply: false,
     });
-    expect(job("pipeline acme/mobile/ios main")).toEqual({ job: "pipeline", project: "acme/mobile/ios", ref: "main", variables: [] });
+    expect(job("pipeline acme/mobile/ios main")).toEqual({ job: "pipeline", project: "acme/mobile/ios", ref: "main", variables: [], apply: false });
+  });
+
+  it("reads a pipeline's --apply wherever it comes, as the CLI does: without it, a dry run", () => {
+    const applying = { job: "pipeline", project: "acme/x", ref: "main", variables: [{ key: "A", value: "1" }], apply: true };
+    expect(job("pipeline acme/x main A=1 --apply")).toEqual(applying);
+    expect(job("pipeline --apply acme/x main A=1")).toEqual(applying);
+    expect(job("pipeline acme/x main A=1 \u2014apply")).toEqual(applying);
   });
 
   it("undoes Slack's escaping of &, < and >", () => {
@@ -46,7 +54,7 @@ describe("chat command parser", () => {
   it("answers help, and empty text, with help", () => {
     expect(parseCommand("help")).toEqual({ kind: "help" });
     expect(parseCommand("   ")).toEqual({ kind: "help" });
-    expect(usage("/warden-staging")).toMatch(/`\/warden-staging pipeline <project-path> <ref> \[KEY=VALUE …\]`/);
+    expect(usage("/warden-staging")).toMatch(/`\/warden-staging pipeline <project-path> <ref> \[KEY=VALUE …\] \[--apply\]` .*dry run unless --apply/);
   });
 
   it("refuses unknown commands, options and arguments, naming them", () => {
@@ -54,7 +62,8 @@ describe("chat command parser", () => {
     expect(error("enforce --force")).toBe('enforce takes only --apply, not "--force"');
     expect(error("workflows now")).toMatch(/"now"/);
     expect(error("enforce --apply --apply")).toMatch(/twice/);
-    expect(error("pipeline acme/x main --apply")).toMatch(/no options, not "--apply"/);
+    expect(error("pipeline acme/x main --force")).toBe('pipeline takes only --apply, not "--force"');
+    expect(error("pipeline acme/x main --apply --apply")).toMatch(/twice/);
   });
 
   it("refuses a pipeline without a ref, and malformed or repeated variables, without echoing a value", () => {

@@ -29,7 +29,7 @@ const body = (text: string) => ({ transformToString: async () => text }) as neve
 describe("runHistory", () => {
   it("stores an applying run's report under runs/<job>/<time>-<correlation id>.json and says where", async () => {
     s3.on(PutObjectCommand).resolves({});
-    const location = await history().store(REPORT, LABELS, new Date("2025-01-02T03:04:05.678Z"));
+    const location = await history().store(REPORT, LABELS, { finishedAt: new Date("2025-01-02T03:04:05.678Z") });
     expect(location).toBe(`s3://${BUCKET}/runs/enforce/20250102T030405.678Z-${LABELS.correlationId}.json`);
     const [put] = s3.commandCalls(PutObjectCommand).map((c) => c.args[0].input);
     expect(put).toMatchObject({ Bucket: BUCKET, Key: `runs/enforce/20250102T030405.678Z-${LABELS.correlationId}.json`, ContentType: "application/json" });

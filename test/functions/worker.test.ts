@@ -101,9 +101,20 @@ describe("worker Lambda", () => {
     expect(gitlab.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBe(strays);
   });
 
-  it("starts an allowed pipeline and posts its link to the channel", async () => {
+  it("without --apply, checks a pipeline with GETs only and tells only the requester what would start", async () => {
     const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
-    await invoke(event({ job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [{ key: "DEPLOY_ENV", value: "staging" }] }));
+    await invoke(event({ job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [{ key: "DEPLOY_ENV", value: "staging" }], apply: false }));
+    expect(gitlab.pipelines).toEqual([]);
+    expect(Object.keys(gitlab.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
+    expect(gitlab.counters.byRoute["GET /projects/:id/repository/branches/:branch"]).toBe(1);
+    const [message] = posted();
+    expect(message).toMatchObject({ response_type: "ephemeral", text: expect.stringMatching(/^Warden pipeline \(dry run\): 1 pipeline request\. allowed by .*; dry run: nothing started \(--apply starts it\)/) });
+    expect(JSON.stringify(message)).toContain("branch main @ ");
+  });
+
+  it("starts an allowed pipeline with --apply and posts its link to the channel", async () => {
+    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+    await invoke(event({ job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [{ key: "DEPLOY_ENV", value: "staging" }], apply: true }));
     expect(gitlab.pipelines).toEqual([expect.objectContaining({ project_id: project.id, ref: "main" })]);
     const [message] = posted();
     expect(message!.response_type).toBe("in_channel");
@@ -128,11 +139,18 @@ describe("worker Lambda", () => {
     expect(gitlab.counters.requests).toBe(0);
   });
 
-  it("on a report-only stage, refuses a pipeline and starts none", async () => {
+  it("refuses pipeline --apply to a user the policy does not allow to apply, as it does any --apply", async () => {
+    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+    await invoke(event({ job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [], apply: true }, { user: { id: VIEWER, name: "bob" } }));
+    expect(posted()).toEqual([{ response_type: "ephemeral", text: ":no_entry: you may run Warden commands, but not with --apply" }]);
+    expect(gitlab.counters.requests).toBe(0);
+  });
+
+  it("on a report-only stage, refuses a pipeline --apply and starts none", async () => {
     vi.stubEnv("WARDEN_REPORT_ONLY", "true");
     const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
-    await invoke(event({ job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [] }));
-    expect(posted()).toEqual([{ response_type: "ephemeral", text: ":no_entry: this Warden deployment is report-only: it starts no pipelines" }]);
+    await invoke(event({ job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [], apply: true }));
+    expect(posted()).toEqual([{ response_type: "ephemeral", text: ":no_entry: this Warden deployment is report-only: it starts no pipelines (run without --apply for a dry run)" }]);
     expect(gitlab.pipelines).toEqual([]);
     expect(gitlab.counters.requests).toBe(0);
   });

@@ -4,6 +4,7 @@ import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { exitCode, runPipeline, type PipelineOptions } from "../../lib/jobs/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../sim/gitlab/index.ts";
+import { commitSha } from "../sim/gitlab/repository.ts";
 
 const POLICY = parsePolicy(
   `version: 1
@@ -24,10 +25,14 @@ beforeEach(async () => {
 });
 afterEach(() => sim.close());
 
+/** A start (--apply) unless told otherwise. */
 function run(opts: Partial<PipelineOptions>) {
   const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-  return runPipeline({ gitlab, policy: POLICY, project: platform.path_with_namespace, ref: "main", variables: [], ...opts });
+  return runPipeline({ gitlab, policy: POLICY, project: platform.path_with_namespace, ref: "main", variables: [], apply: true, ...opts });
 }
+
+/** Every route the simulator saw that is not a read. */
+const changes = () => Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "));
 
 describe("pipeline job", () => {
   it("starts an allowed pipeline (201) and reports its id, status and web_url", async () => {
@@ -88,9 +93,46 @@ describe("pipeline job", () => {
     expect(sim.pipelines.map((p) => p.project_id)).toEqual([renamed.id]);
   });
 
-  it("surfaces GitLab's 400 for an unknown ref clearly", async () => {
-    const report = await run({ ref: "release/9.9" });
-    expect(report.actions[0]).toMatchObject({ status: "failed", error: expect.stringMatching(/answered 400: \{"base":\["Reference not found"\]\}/) });
+  it("is a dry run without apply: the same checks, GETs only, and the branch and commit it would start on", async () => {
+    const audit: string[] = [];
+    const report = await run({ apply: false, ref: "release/1.0", variables: [{ key: "DEPLOY_ENV", value: "staging" }], audit: { info: (message) => audit.push(message) } });
+    expect(report).toMatchObject({ dryRun: true, summary: { allowed: true, rule: expect.stringMatching(/^allow\[0\]/) } });
+    expect(report.actions[0]).toEqual({
+      type: "create-pipeline",
+      project: platform.path_with_namespace,
+      ref: "release/1.0",
+      refKind: "branch",
+      commit: commitSha(platform, "release/1.0"),
+      variables: ["DEPLOY_ENV"],
+      status: "planned",
+    });
+    expect(exitCode(report)).toBe(2);
+    // The branch name travels URL-encoded (release%2F1.0): the simulator answers it by that route only.
+    expect(sim.counters.byRoute).toEqual({ "GET /projects/:id": 1, "GET /projects/:id/repository/branches/:branch": 1 });
+    expect(sim.pipelines).toEqual([]);
+    expect(audit).toEqual([]);
+  });
+
+  it("takes a tag when no branch has the ref's name, as GitLab does", async () => {
+    const tags = parsePolicy(`version: 1\npipelines:\n  allow:\n    - { project: "acme/**", refs: ["stable/*"] }\n`, "t.yaml");
+    const report = await run({ apply: false, ref: "stable/2024.06", policy: tags });
+    expect(report.actions[0]).toMatchObject({ status: "planned", refKind: "tag", commit: commitSha(platform, "stable/2024.06") });
+    expect(sim.counters.byRoute["GET /projects/:id/repository/tags/:tag"]).toBe(1);
+    expect(changes()).toEqual([]);
+  });
+
+  it.each([true, false])("refuses a ref that is neither a branch nor a tag, naming it, and starts nothing (apply: %s)", async (apply) => {
+    const report = await run({ apply, ref: "release/9.9" });
+    expect(report.actions[0]).toMatchObject({ status: "refused", reason: `ref release/9.9 is neither a branch nor a tag of project ${platform.path_with_namespace}` });
+    expect(report.summary.allowed).toBe(false);
+    expect(changes()).toEqual([]);
+    expect(exitCode(report)).toBe(1);
+  });
+
+  it("does not take another 404 on the branch (a proxy's, say) for a missing branch", async () => {
+    sim.addFaults({ kind: "status", status: 404, route: "GET /projects/:id/repository/branches/:branch", times: 1 });
+    await expect(run({ apply: false })).rejects.toThrow(/repository\/branches\/main answered 404: 404 Not Found/);
+    expect(changes()).toEqual([]);
   });
 
   it("reports a 502 after sending as unknown, and never retries the POST", async () => {

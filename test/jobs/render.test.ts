@@ -87,7 +87,18 @@ describe("text rendering", () => {
     expect(plain.match(/^acme\/p0 /gm)).toHaveLength(2);
     expect(plain).not.toContain("\x1b[");
     expect(renderText(report, { color: true })).toContain("\x1b[");
-    expect(plain).toMatch(/12 requests \(3 pages, 1 retries, 0 rate-limited\) in 1\.5 s\nwarning: the token is not an administrator$/);
+    expect(plain).toMatch(/12 requests \(3 pages, 1 retry, 0 rate-limited\) in 1\.5 s\nwarning: the token is not an administrator$/);
+  });
+
+  it("counts in the singular for one, in the title and the stats, as text and in Slack", () => {
+    const one = { ...enforceReport(true, ["planned"]), stats: { requests: 1, retries: 0, rateLimited: 0, pages: 1, durationMs: 100 } };
+    Object.assign(one.summary, { projects: 1, shares: 1, groups: 1, groupShares: 0, groupReads: 1 });
+    const plain = renderText(one, { color: false });
+    expect(plain).toContain("\n1 project with 1 share, 1 group with 0 group shares; ");
+    expect(plain).toContain("; 1 group read (GET /groups/:id)\n");
+    expect(plain).toMatch(/^Warden enforce \(dry run\): 1 stray share\n/);
+    expect(plain).toContain("\n1 request (1 page, 0 retries, 0 rate-limited) in 0.1 s");
+    expect(renderSlack(one).text).toMatch(/^Warden enforce \(dry run\): 1 stray share\. [\s\S]*\n1 request \(1 page, 0 retries/);
   });
 });
 

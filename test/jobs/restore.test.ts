@@ -112,7 +112,7 @@ describe("restore input", () => {
       { kind: "project", projectId: 4, project: "acme/api", groupId: 9, group: "partners/x", accessLevel: 40, expiresAt: "2031-06-30" },
       { kind: "group", sharedGroupId: 3, sharedGroup: "acme/platform", groupId: 40, group: "auditors", accessLevel: 20, expiresAt: null, memberRoleId: 7 },
     ]);
-    expect(input.notes.join("\n")).toMatch(/2 lines of the input are not removal audit lines[\s\S]*1 already-gone: not restored[\s\S]*1 removals appear more than once/);
+    expect(input.notes.join("\n")).toMatch(/2 lines of the input are not removal audit lines[\s\S]*1 already-gone: not restored[\s\S]*1 removal appears more than once/);
   });
 
   it("an audit line without expiresAt or memberRoleId has none: Powertools Logger drops null fields", () => {

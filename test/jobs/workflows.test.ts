@@ -176,7 +176,7 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
     const wrong = "n8n-wrong-key-s3cret-9999";
     const failure = await reconcile(sim, { apply: true, apiKey: wrong }).catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(N8nAccessError);
-    expect((failure as Error).message).toMatch(/^n8n did not accept the API key \(n8n answered 401 "[^"]+"\): it is wrong, expired or revoked$/);
+    expect((failure as Error).message).toMatch(/^N8N_API_KEY was refused \(401\): wrong, expired or revoked, or made on another n8n\? \(GET \/api\/v1\/workflows\?\S+ answered 401: [^)]+\)$/);
     expect((failure as Error).message).not.toContain(wrong);
     expect(writes(sim)).toEqual([]);
     expect(activeIds(sim)).toEqual(before);
@@ -275,8 +275,8 @@ describe("workflows job on n8n 2.x with a key that lacks a scope", () => {
     const audit: Record<string, unknown>[] = [];
     const report = await reconcile(sim, { apply: true, audit: { info: (_m, fields) => audit.push(fields) } });
     expect(report.actions.map((a) => a.status)).toEqual(["failed", "planned", "planned", "planned"]);
-    expect(report.actions[0]?.error).toMatch(/^the n8n API key lacks a scope Warden needs \(n8n answered 403/);
-    expect(report.warnings).toEqual([expect.stringMatching(/^stopped before 3 of 4 changes \(the n8n API key lacks a scope/)]);
+    expect(report.actions[0]?.error).toMatch(/^N8N_API_KEY lacks the workflow:deactivate scope: .* \(POST \/api\/v1\/workflows\/wf02\/unpublish answered 403/);
+    expect(report.warnings).toEqual([expect.stringMatching(/^stopped before 3 of 4 changes \(N8N_API_KEY lacks the workflow:deactivate scope/)]);
     expect(writes(sim)).toEqual(["POST /api/v1/workflows/wf02/unpublish"]);
     expect(activeIds(sim)).toEqual(before);
     expect(audit).toHaveLength(1);
@@ -287,8 +287,8 @@ describe("workflows job on n8n 2.x with a key that lacks a scope", () => {
     const sim = await start(2, { onListPage: (_page, s) => s.addFaults({ kind: "status", status: 403, route: "POST /workflows/:id/unpublish", times: 1 }) });
     const report = await reconcile(sim, { apply: true, concurrency: 1 });
     expect(report.actions.map((a) => a.status)).toEqual(["failed", "planned", "planned", "planned"]);
-    expect(report.actions[0]?.error).toMatch(/^the n8n API key lacks a scope Warden needs/);
-    expect(report.warnings).toEqual([expect.stringMatching(/^stopped before 3 of 4 changes \(the n8n API key lacks a scope/)]);
+    expect(report.actions[0]?.error).toMatch(/^N8N_API_KEY lacks the workflow:deactivate scope/);
+    expect(report.warnings).toEqual([expect.stringMatching(/^stopped before 3 of 4 changes \(N8N_API_KEY lacks the workflow:deactivate scope/)]);
     expect(report.summary.complete).toBe(false);
     expect(exitCode(report)).toBe(1);
   });

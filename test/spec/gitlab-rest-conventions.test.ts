@@ -86,7 +86,8 @@ describe("§1 What the service does", () => {
   });
 
   it("Responses are JSON; some endpoints also answer plain text, which Warden keeps as the error's message", async () => {
-    const { sim, client, dataset } = await gitlab({}, { retry: { maxRetries: 0 } });
+    // No budget: a 429 is retried until the request's budget ends, whatever maxRetries says.
+    const { sim, client, dataset } = await gitlab({}, { retry: { maxRetries: 0, budgetMs: 0 } });
     const project = dataset.projects[3]!;
     const fetched = await client.getProject(project.id);
     expect(headerValue(sim.requests[0]!.headers, "accept")).toBe("application/json");

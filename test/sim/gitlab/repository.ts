@@ -44,6 +44,15 @@ export const getFile: Handler = (ctx) => {
   };
 };
 
+/** `protected` as a new project has it: its default branch. */
+export const getBranch: Handler = (ctx) => {
+  const project = findProject(ctx);
+  const name = ctx.path["branch"]!;
+  if (!project.branches.includes(name)) throw notFound("Branch");
+  const sha = commitSha(project, name);
+  return { status: 200, body: { name, commit: { id: sha, short_id: sha.slice(0, 8) }, merged: false, protected: name === project.default_branch, default: name === project.default_branch } };
+};
+
 export const getTag: Handler = (ctx) => {
   const project = findProject(ctx);
   const name = ctx.path["tag"]!;

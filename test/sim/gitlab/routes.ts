@@ -3,7 +3,7 @@ import { getGroup, getNamespace, listDescendantGroups, listGroups, listNamespace
 import { getIssue, listIssueNotes } from "./issues.ts";
 import { createPipeline } from "./pipelines.ts";
 import { getProject, listGroupProjects, listProjects } from "./projects.ts";
-import { getFile, getTag } from "./repository.ts";
+import { getBranch, getFile, getTag } from "./repository.ts";
 import { shareGroup, shareProject, unshareGroup, unshareProject } from "./shares.ts";
 
 export interface Route {
@@ -43,6 +43,7 @@ const ROUTES: readonly Route[] = [
   route("GET", "/projects/:id/issues/:iid", getIssue),
   route("GET", "/projects/:id/issues/:iid/notes", listIssueNotes),
   route("GET", "/projects/:id/repository/files/:file_path", getFile),
+  route("GET", "/projects/:id/repository/branches/:branch", getBranch),
   route("GET", "/projects/:id/repository/tags/:tag", getTag),
 ];
 

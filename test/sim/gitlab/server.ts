@@ -15,6 +15,7 @@ import type { RateLimitRule } from "./rate-limit.ts";
 import { retryHeaders, tooManyRequests } from "./retry-headers.ts";
 import { matchRoute } from "./routes.ts";
 import { Store } from "./store.ts";
+import { TokenBucket, type TokenBucketOptions } from "./token-bucket.ts";
 import type { Caller, Pipeline } from "./store.ts";
 
 export interface GitLabSimOptions {
@@ -43,6 +44,8 @@ export interface GitLabSimOptions {
   /** Raw query strings longer than this get 414 (default 8,192). */
   maxQueryLength?: number;
   rateLimits?: RateLimitRule[];
+  /** A front proxy's limit over every request (token-bucket.ts): bare 429s past it. */
+  tokenBucket?: TokenBucketOptions;
   faults?: Fault[];
   /** Keep method, url and headers of every request in `requests`. */
   recordRequests?: boolean;
@@ -116,6 +119,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
   const limiter = new RateLimiter(opts.rateLimits);
   const faults = new FaultQueue();
   faults.add(opts.faults ?? []);
+  const bucket = opts.tokenBucket && new TokenBucket(opts.tokenBucket);
   const latencyMs = opts.latencyMs ?? 0;
   const offsetLimit = opts.offsetLimit ?? 50_000;
   const maxQueryLength = opts.maxQueryLength ?? 8_192;
@@ -140,6 +144,8 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     for (const hook of [...hooks]) hook({ method, route: key, url: new URL(`${baseUrl}${url}`), n });
     // The order mirrors GitLab's layers: the front proxy (414, network faults), then the API.
     if (rawQuery.length > maxQueryLength) return { status: 414, body: "Request-URI Too Large" };
+    const throttled = bucket?.take();
+    if (throttled) return throttled;
     const fault = faults.take(method, key);
     switch (fault?.kind) {
       case "drop":

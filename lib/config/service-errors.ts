@@ -1,0 +1,152 @@
+/**
+ * A service's failures told as the setting to fix. A wrong address or credential otherwise surfaces as
+ * "GET /api/v4/user failed: ECONNREFUSED", which names neither GITLAB_URL nor what to change. Each
+ * explained error keeps its class, status and code (the jobs, and the Lambda's retry with a rotated
+ * secret, look at those) and ends with the original message. Connection failures and redirects are
+ * explained only until the service first answers: after that they are outages, not settings.
+ */
+import { ANSWER_TIMEOUT } from "../http/deadline.ts";
+import { HttpError, NetworkError, RedirectError, UnexpectedAnswerError, type HttpClient, type Send } from "../http/index.ts";
+import { GITLAB, N8N, type ServiceKind, type SettingNames } from "./service-config.ts";
+
+/** What a service's answers say about its settings. */
+export interface ServiceTerms {
+  kind: ServiceKind;
+  /** The token check's route: every instance answers it, so a 404 there means the API is not at the address. */
+  probeRoute: string;
+  /** Completes "is GITLAB_URL …, or is a sign-in proxy in front of it?" for an answer that is not JSON. */
+  addressIs: string;
+  /** Completes "GITLAB_TOKEN was refused (401): …". */
+  refusedBecause: string;
+  /** Completes "GITLAB_URL (address): …" after a 404 on the probe route. */
+  notHere(address: URL): string;
+  /** Completes "GITLAB_TOKEN …" after a 403 about the credential's scope; undefined for any other 403. */
+  missingScope(err: HttpError): string | undefined;
+}
+
+export const GITLAB_TERMS: ServiceTerms = {
+  kind: GITLAB,
+  probeRoute: "GET /user",
+  addressIs: "the GitLab host",
+  refusedBecause: "expired, revoked, or made on another GitLab?",
+  notHere: (address) =>
+    `GitLab's API is not at this address — is it GitLab's? If GitLab runs under a relative URL, include its path (such as ${address.origin}/gitlab)`,
+  // GitLab says so in the body ({"error":"insufficient_scope", …}) and in WWW-Authenticate.
+  missingScope: (err) => {
+    if (!/insufficient_scope/.test(`${err.serviceMessage} ${err.headers["www-authenticate"] ?? ""}`)) return undefined;
+    return err.method === "GET" || err.method === "HEAD"
+      ? "lacks the read_api scope: dry runs need read_api, applying changes needs api"
+      : "lacks the api scope: applying changes needs api (read_api is enough for dry runs)";
+  },
+};
+
+export const N8N_TERMS: ServiceTerms = {
+  kind: N8N,
+  probeRoute: "GET /workflows",
+  addressIs: "the n8n instance address (without /api/v1)",
+  refusedBecause: "wrong, expired or revoked, or made on another n8n?",
+  notHere: () =>
+    "n8n's public API is not at this address — is it the instance's address (with its path, if n8n is served under one), and is the public API on (N8N_PUBLIC_API_DISABLED not set)?",
+  // n8n answers 403 only for a scope the key lacks (2.x; 1.x without a licence enforces none).
+  missingScope: (err) => `lacks the ${n8nScope(err.route)} scope: Warden needs workflow:list, and workflow:activate and workflow:deactivate to apply changes`,
+};
+
+function n8nScope(route: string): string {
+  if (route === "GET /workflows") return "workflow:list";
+  if (route.startsWith("GET ")) return "workflow:read";
+  return /\/(deactivate|unpublish)$/.test(route) ? "workflow:deactivate" : "workflow:activate";
+}
+
+export function notJsonHint(terms: ServiceTerms, names: SettingNames): string {
+  return `is ${names.url} ${terms.addressIs}, or is a sign-in proxy in front of it?`;
+}
+
+/** `http` with every failure of its requests explained in terms of `names`; `address` is the configured one. */
+export function explainFailures(http: HttpClient, terms: ServiceTerms, names: SettingNames, address: URL): HttpClient {
+  const shown = http.redactor.text(address.origin + address.pathname.replace(/\/+$/, ""));
+  const url = (finding: string) => `${names.url} (${shown}): ${finding}`;
+  let answered = false;
+
+  const explain = (err: unknown, firstContact: boolean): unknown => {
+    if (err instanceof HttpError) {
+      const said = answerMeaning(err);
+      return said === undefined ? err : new ExplainedHttpError(err, http.redactor.text(`${said} (${err.message})`));
+    }
+    if (!firstContact) return err;
+    if (err instanceof NetworkError) {
+      const { code, method, route, path, mayHaveReachedServer } = err;
+      const message = http.redactor.text(url(`${connectionMeaning(code, address, terms.kind.service)} (${err.message})`));
+      return new NetworkError({ code, method, route, path, mayHaveReachedServer, message, cause: err });
+    }
+    if (err instanceof RedirectError) return new RedirectError(http.redactor.text(url(`${err.message} — give the address it redirects to`)), { cause: err });
+    return err;
+  };
+
+  const answerMeaning = (err: HttpError): string | undefined => {
+    if (err.status === 401) {
+      // A sign-in proxy's page, not the API refusing the credential.
+      if (/html/i.test(err.headers["content-type"] ?? "")) return url(`answered 401 with an HTML page, not ${terms.kind.service}'s API — is a sign-in proxy in front of it?`);
+      return `${names.credential} was refused (401): ${terms.refusedBecause}`;
+    }
+    if (err.status === 403) {
+      const scope = terms.missingScope(err);
+      return scope && `${names.credential} ${scope}`;
+    }
+    if (err.status === 404 && err.route === terms.probeRoute) return url(terms.notHere(address));
+    return undefined;
+  };
+
+  const send: Send = async (req) => {
+    try {
+      const res = await http.send(req);
+      answered = true;
+      return res;
+    } catch (err) {
+      const firstContact = !answered;
+      if (err instanceof HttpError || err instanceof UnexpectedAnswerError) answered = true;
+      throw explain(err, firstContact);
+    }
+  };
+  return { ...http, send };
+}
+
+/** What a connection failure says about the address, and the likely fix. */
+export function connectionMeaning(code: string, address: URL, service: string): string {
+  const { hostname, protocol } = address;
+  // The same port, said explicitly: the server found is on it, whatever the other scheme's default.
+  const as = (scheme: string) => `${scheme}//${hostname}:${address.port || (protocol === "https:" ? 443 : 80)}${address.pathname.replace(/\/+$/, "")}`;
+  if (code === "ECONNREFUSED") return "connection refused — is the host and port right?";
+  if (code === "ENOTFOUND") return `the host ${hostname} could not be found — is its name right?`;
+  if (code === "EAI_AGAIN") return `the host ${hostname} could not be found (DNS did not answer) — is its name right, and DNS reachable from here?`;
+  if (code === "EHOSTUNREACH" || code === "ENETUNREACH") return `the host ${hostname} cannot be reached from here — is the address right, or is a VPN or proxy needed?`;
+  if (code === "UND_ERR_CONNECT_TIMEOUT" || code === "ETIMEDOUT") return "no connection in time — is the host and port right, and reachable from here (a firewall, a VPN)?";
+  if (code === ANSWER_TIMEOUT) return `connected, but no answer in time — is ${service} at this address, and up?`;
+  if (protocol === "https:" && PLAIN_HTTP.has(code)) return `the server speaks plain http: use ${as("http:")}`;
+  if (protocol === "https:" && code === "EPROTO") return `the TLS handshake failed — if the server speaks plain http, use ${as("http:")}`;
+  if (protocol === "http:" && CLOSED.has(code)) return `the server closed the connection without answering — if it speaks https, use ${as("https:")}`;
+  if (UNTRUSTED.has(code)) return "its TLS certificate is not trusted (self-signed, or signed by a private CA?) — point NODE_EXTRA_CA_CERTS at the file of the CA that signed it";
+  if (code === "CERT_HAS_EXPIRED") return "its TLS certificate has expired — renew it on the server";
+  if (code === "ERR_TLS_CERT_ALTNAME_INVALID") return `its TLS certificate is not for ${hostname} — use the host name the certificate names`;
+  return `the request failed (${code}) — is ${service} at this address?`;
+}
+
+/** OpenSSL's words for a TLS handshake answered in plain http. */
+const PLAIN_HTTP = new Set(["ERR_SSL_WRONG_VERSION_NUMBER", "ERR_SSL_PACKET_LENGTH_TOO_LONG", "ERR_SSL_HTTP_REQUEST"]);
+/** A TLS server hangs up on plain http without a word. */
+const CLOSED = new Set(["UND_ERR_SOCKET", "ECONNRESET"]);
+const UNTRUSTED = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+]);
+
+/** An HttpError reworded: status, route and the rest stay for the callers that look at them. */
+class ExplainedHttpError extends HttpError {
+  constructor(original: HttpError, message: string) {
+    super(original);
+    this.message = message;
+    this.cause = original;
+  }
+}

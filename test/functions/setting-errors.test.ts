@@ -1,0 +1,73 @@
+/**
+ * In Lambda the credential comes from the secret: a refused one is named by the secret's field, the
+ * address by the function's variable, and a policy missing from the bundle by its path and how a
+ * deployment names one. Through the real handlers, against the simulators and a closed port.
+ */
+import { mkdtemp } from "node:fs/promises";
+import { createServer, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { startN8nSim, type N8nSim } from "../sim/n8n/index.ts";
+import { standardPolicy } from "../support/policies.ts";
+import { coldEnforce, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+
+let secretsManager: SecretsManagerStub;
+let gitlab: GitLabSim;
+let n8n: N8nSim;
+let policyPath: string;
+
+beforeAll(async () => {
+  secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
+  gitlab = await startGitLabSim({ dataset: generateOrganisation({ projects: 10, seed: 2 }).dataset, tokens: { "glpat-another-token-71c0": { admin: true } } });
+  n8n = await startN8nSim({ generation: 2, workflows: [], apiKeys: { "n8n-another-key-5e2b": {} } });
+  policyPath = await writePolicy(`${standardPolicy()}\nn8n:\n  workflows: { keepActive: [] }\n`);
+});
+afterAll(() => Promise.all([secretsManager.close(), gitlab.close(), n8n.close()]));
+beforeEach(() => stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, GITLAB_URL: gitlab.url, N8N_URL: n8n.url }));
+afterEach(() => vi.unstubAllEnvs());
+
+async function coldWorkflows(): Promise<(event: unknown) => Promise<unknown>> {
+  vi.resetModules();
+  const { handler } = await import("../../functions/workflows.ts");
+  return (event) => handler(event as never, lambdaContext());
+}
+
+describe("a credential the service refuses is named by the secret's field", () => {
+  it("GitLab: the secret's gitlabToken", async () => {
+    await expect((await coldEnforce())({})).rejects.toThrow(/^the secret's gitlabToken was refused \(401\): expired, revoked, or made on another GitLab\? \(GET \/api\/v4\/user answered 401/);
+  });
+
+  it("n8n: the secret's n8nApiKey", async () => {
+    await expect((await coldWorkflows())({})).rejects.toThrow(/^the secret's n8nApiKey was refused \(401\): wrong, expired or revoked, or made on another n8n\?/);
+  });
+});
+
+it("an address where nothing listens is named by the function's GITLAB_URL, within 2 s", async () => {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  vi.stubEnv("GITLAB_URL", `http://127.0.0.1:${port}`);
+  const enforce = await coldEnforce();
+  const started = performance.now();
+  await expect(enforce({})).rejects.toThrow(new RegExp(`^GITLAB_URL \\(http://127\\.0\\.0\\.1:${port}\\): connection refused — is the host and port right\\?`));
+  expect(performance.now() - started).toBeLessThan(2_000);
+});
+
+describe("a policy the bundle does not have", () => {
+  it("names the path the function looked at and how a deployment ships one", async () => {
+    const root = await mkdtemp(join(tmpdir(), "warden-bundle-"));
+    stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, LAMBDA_TASK_ROOT: root, WARDEN_POLICY: undefined, GITLAB_URL: gitlab.url });
+    await expect((await coldEnforce())({})).rejects.toThrow(
+      `${root}/warden.yaml: no such file: sst deploy bundles the file WARDEN_POLICY_FILE names (default warden.yaml next to sst.config.ts) as warden.yaml, and the function's WARDEN_POLICY names another in the bundle: deploy again with one (start from examples/warden.yaml in Warden's repository)`,
+    );
+  });
+
+  it("a directory is named as one", async () => {
+    const root = await mkdtemp(join(tmpdir(), "warden-bundle-"));
+    stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, LAMBDA_TASK_ROOT: root, WARDEN_POLICY: ".", GITLAB_URL: gitlab.url });
+    await expect((await coldEnforce())({})).rejects.toThrow(`${root}: is a directory, not a policy file: name the file itself (such as ${root}/warden.yaml)`);
+  });
+});
