@@ -1,6 +1,6 @@
 import { enforce } from "../../lib/jobs/index.ts";
-import { gitlabFrom, policyFrom, positiveInt, printReport, progressLine, stderrAudit, type CliIO } from "./io.ts";
-import type { Command } from "./command.ts";
+import { gitlabFrom, policyFrom, positiveInt, printReport, progressLine, stderrAudit } from "./io.ts";
+import type { CliIO, Command } from "./command.ts";
 
 export const enforceCommand: Command = {
   name: "enforce",

@@ -104,3 +104,13 @@ export interface RepositoryFile {
 export interface Tag {
   name: string;
 }
+
+/** Requests a GitLabClient sent, by what they cost (GitLabClient.requestCounts). */
+export interface RequestCounts {
+  requests: number;
+  retries: number;
+  rateLimited: number;
+  pages: number;
+  /** GET /groups/:id, the endpoint GitLab.com limits to 400 a minute. */
+  groupReads: number;
+}

@@ -3,11 +3,10 @@
  * variable. A pipeline POST is not idempotent, so an answer that leaves it unclear whether GitLab
  * started one is reported as unknown, never retried into a second pipeline.
  */
-import { HttpError, NetworkError, type GitLabClient } from "../gitlab/index.ts";
-import { evaluatePipeline, type Policy } from "../policy/index.ts";
-import { pipelineRequestProblem } from "../policy/refs.ts";
-import { errorText, jobStats, type AuditSink, type Report } from "./report.ts";
-import type { JobView } from "./view.ts";
+import { HttpError, NetworkError, type GitLabClient } from "../../gitlab/index.ts";
+import { evaluatePipeline, type Policy } from "../../policy/index.ts";
+import { pipelineRequestProblem } from "../../policy/refs.ts";
+import { errorText, jobStats, type AuditSink, type Report } from "../report.ts";
 
 export interface PipelineAction {
   type: "create-pipeline";
@@ -87,12 +86,3 @@ async function create(gitlab: GitLabClient, projectId: number, opts: PipelineOpt
     action.error = ambiguous ? `unknown — check the project's pipelines before retrying (${errorText(err)})` : errorText(err);
   }
 }
-
-export const pipelineView: JobView<PipelineAction, PipelineReport> = {
-  title: "Warden pipeline",
-  noun: "pipeline request",
-  group: (a) => a.project,
-  columns: (a) => [a.ref, a.variables.join(", ") || "no variables", a.webUrl ?? a.reason ?? a.error ?? ""],
-  summary: ({ summary, actions }) =>
-    summary.allowed ? `allowed by ${summary.rule}; ${actions[0]?.status}` : `refused: ${actions[0]?.reason ?? "not allowed by the policy"}`,
-};
