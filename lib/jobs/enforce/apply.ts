@@ -1,19 +1,11 @@
 /**
  * Removing the planned shares, of every kind: bounded concurrency, idempotent, one audit line each.
- * GitLab has no conditional DELETE, and on a large instance minutes pass between judging a share and
- * removing it: an owner may meanwhile have lowered its access, removed it, or moved it under an
- * exemption. So a removal planned `maxPlanAgeMs` ago or longer reads its subject again (once per
- * subject) and is judged again first; a share that is no longer stray is skipped, not removed. Those
- * reads go out ahead of the removals (`concurrency` of them at once, in the removals' order), so at
- * latency an old plan costs about the time of its removals, not of a read and a removal one after
- * the other.
- *
- * A kind whose removal GitLab may answer with success without removing (a group share, when the token
- * lacks Owner) has its subject read once more after the last of its removals, and a share still there
- * fails; its audit lines wait for that answer, so each says what finally became of the share. An
- * administrator's token is read again too: with Admin Mode on, a token without the admin_mode scope
- * acts as a plain user though /user says is_admin. Those reads share the plan-age re-reads' slots,
- * beside the removals', so they never hold up a removal.
+ * GitLab has no conditional DELETE and minutes may pass between judging a share and removing it, so a
+ * removal planned `maxPlanAgeMs` ago or longer is judged again on its subject read anew (once per
+ * subject, the reads sent ahead of the removals); a share no longer stray is skipped. A kind GitLab may
+ * answer with success without removing (a group share, without Owner) has its subject read once more
+ * after its removals, and its audit lines wait for that, so each says what became of the share. An
+ * administrator's token too: with Admin Mode on, one without the admin_mode scope acts as a plain user.
  */
 import pMap from "p-map";
 import PQueue from "p-queue";

@@ -92,7 +92,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
         frontier.push(left);
       },
     };
-    return examineWork(x, work, sink).then(
+    return examineWork(exam, work, sink).then(
       () => whole,
       (err: unknown) => {
         failure ??= { err };
@@ -102,7 +102,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
     );
   };
   // Each attempt of the step keeps its own ledger: what an earlier one judged, it did not record.
-  const x: Examination = {
+  const exam: Examination = {
     gitlab, policy, seesAllGroups: input.seesAllGroups, concurrency: input.concurrency, slots: slotPool(input.concurrency), signal: listSignal, pause: pause.signal, warnings, ledger: newLedger(),
   };
   let stopped: string | null = null;
@@ -117,7 +117,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
     clearTimeout(timer);
   }
   // A project judged before it changed (moved, most often) has its removals judged again first (apply.ts).
-  const changed = x.ledger.changed;
+  const changed = exam.ledger.changed;
   if (changed.size) for (const stray of strays) if (stray.action.kind === "project" && changed.has(stray.action.projectId)) stray.judgedAt = 0;
   const overdue = frontier.length > 0 && Date.now() >= input.runEnd;
   if (overdue && stopped === null) stopped = `the run's time limit came at ${new Date(input.runEnd).toISOString()}`;

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { redactOutput, redactThenCut } from "../../redact/index.ts";
-import { SHARE_STATUSES as STATUSES, shareKey, type RemovedShare } from "../shares/plan.ts";
+import { REMOVAL_TYPES, SHARE_STATUSES as STATUSES, shareKey, type RemovedShare } from "../shares/plan.ts";
 
 export class RestoreInputError extends Error {
   override name = "RestoreInputError";
@@ -39,16 +39,16 @@ const project = (form: "report" | "line") => ({ kind: kind("project", form), pro
 const group = (form: "report" | "line") => ({ kind: kind("group", form), sharedGroupId: id, sharedGroup: name, ...fields(form) });
 
 const ReportAction = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("remove-share"), ...project("report"), status: z.enum(STATUSES) }),
-  z.object({ type: z.literal("remove-group-share"), ...group("report"), status: z.enum(STATUSES) }),
+  z.object({ type: z.literal(REMOVAL_TYPES.project), ...project("report"), status: z.enum(STATUSES) }),
+  z.object({ type: z.literal(REMOVAL_TYPES.group), ...group("report"), status: z.enum(STATUSES) }),
 ]);
 const EnforceReport = z.object({ job: z.literal("enforce"), dryRun: z.literal(false), actions: z.array(ReportAction) });
 /** Audit lines are told apart by their message; Powertools' own fields (level, timestamp, function_name, …) are ignored. */
 const AuditLine = z.discriminatedUnion("message", [
-  z.object({ message: z.literal("remove-share"), ...project("line"), outcome: z.enum(STATUSES) }),
-  z.object({ message: z.literal("remove-group-share"), ...group("line"), outcome: z.enum(STATUSES) }),
+  z.object({ message: z.literal(REMOVAL_TYPES.project), ...project("line"), outcome: z.enum(STATUSES) }),
+  z.object({ message: z.literal(REMOVAL_TYPES.group), ...group("line"), outcome: z.enum(STATUSES) }),
 ]);
-const AUDIT_MESSAGES = new Set(["remove-share", "remove-group-share"]);
+const AUDIT_MESSAGES = new Set<unknown>(Object.values(REMOVAL_TYPES));
 
 export interface RestoreInput {
   /** Where the removals came from, for the report: "an enforce report" or "N audit lines". */

@@ -59,6 +59,9 @@ export interface Subject {
 
 type SubjectRef = Pick<Subject, "id" | "path">;
 
+/** The action type of a removal, by kind (also the message of its audit line). */
+export const REMOVAL_TYPES = { project: "remove-share", group: "remove-group-share" } as const satisfies { [K in ShareKindName]: Extract<ShareRemoval, { kind: K }>["type"] };
+
 interface KindNames<A extends ShareRemoval> {
   /** The action's own fields, naming its kind and subject. */
   head(subject: SubjectRef): Omit<A, keyof ShareFields>;
@@ -67,11 +70,11 @@ interface KindNames<A extends ShareRemoval> {
 
 const NAMES: { [K in ShareKindName]: KindNames<Extract<ShareRemoval, { kind: K }>> } = {
   project: {
-    head: ({ id, path }) => ({ type: "remove-share", kind: "project", projectId: id, project: path }),
+    head: ({ id, path }) => ({ type: REMOVAL_TYPES.project, kind: "project", projectId: id, project: path }),
     subject: (a) => ({ id: a.projectId, path: a.project }),
   },
   group: {
-    head: ({ id, path }) => ({ type: "remove-group-share", kind: "group", sharedGroupId: id, sharedGroup: path }),
+    head: ({ id, path }) => ({ type: REMOVAL_TYPES.group, kind: "group", sharedGroupId: id, sharedGroup: path }),
     subject: (a) => ({ id: a.sharedGroupId, path: a.sharedGroup }),
   },
 };

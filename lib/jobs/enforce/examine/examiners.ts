@@ -12,7 +12,7 @@ interface Examiner<W extends ExaminationWork> {
   /** The kind's first work: for the scope groups (undefined: the whole instance), for a token that sees every group or not. */
   begin(roots: readonly ScopeRoot[] | undefined, seesAllGroups: boolean): W[];
   /** Does one piece of work and all it leads to, handing subjects, follow-up work and what a pause leaves to `sink`. */
-  examine(x: Examination, work: W, sink: Sink): Promise<void>;
+  examine(exam: Examination, work: W, sink: Sink): Promise<void>;
 }
 
 const EXAMINERS: { [K in ShareKindName]: Examiner<Extract<ExaminationWork, { kind: K }>> } = {
@@ -25,6 +25,6 @@ export function beginExamination(roots: readonly ScopeRoot[] | undefined, seesAl
   return SHARE_KIND_NAMES.flatMap((kind): ExaminationWork[] => EXAMINERS[kind].begin(roots, seesAllGroups));
 }
 
-export function examineWork(x: Examination, work: ExaminationWork, sink: Sink): Promise<void> {
-  return work.kind === "project" ? EXAMINERS.project.examine(x, work, sink) : EXAMINERS.group.examine(x, work, sink);
+export function examineWork(exam: Examination, work: ExaminationWork, sink: Sink): Promise<void> {
+  return work.kind === "project" ? EXAMINERS.project.examine(exam, work, sink) : EXAMINERS.group.examine(exam, work, sink);
 }

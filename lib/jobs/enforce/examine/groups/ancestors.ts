@@ -11,19 +11,19 @@ import type { ScopeRoot } from "../work.ts";
  * parent's shares) but is outside it, so it is not governed: each is reported as a warning. The
  * ancestors are few — the parent chain of each scope group — and each costs one detail.
  */
-export async function ancestorShares(x: Examination, roots: readonly ScopeRoot[]): Promise<string[]> {
+export async function ancestorShares(exam: Examination, roots: readonly ScopeRoot[]): Promise<string[]> {
   const ancestors = new Map<string, { path: string; scope: string }>();
   for (const root of roots) {
     const segments = root.path.split("/");
     for (let n = 1; n < segments.length; n++) {
       const path = segments.slice(0, n).join("/");
-      if (!ancestors.has(path.toLowerCase()) && !inScope(x.policy, path)) ancestors.set(path.toLowerCase(), { path, scope: root.path });
+      if (!ancestors.has(path.toLowerCase()) && !inScope(exam.policy, path)) ancestors.set(path.toLowerCase(), { path, scope: root.path });
     }
   }
   const warnings = await pMap(
     ancestors.values(),
     async ({ path, scope }) => {
-      const group = await x.slots(() => readGroup(x.gitlab, path, x.signal), PRIORITY.detail);
+      const group = await exam.slots(() => readGroup(exam.gitlab, path, exam.signal), PRIORITY.detail);
       if (!group) return [`${path}, above scope group ${scope}, could not be read (not found, or the token cannot see it): the shares it makes reach into the scope and are unknown`];
       return group.shared_with_groups.map(
         (share) =>
@@ -31,7 +31,7 @@ export async function ancestorShares(x: Examination, roots: readonly ScopeRoot[]
           `${share.expires_at ? ` until ${share.expires_at}` : ""}: that share reaches into ${scope} and is not governed`,
       );
     },
-    { concurrency: x.concurrency },
+    { concurrency: exam.concurrency },
   );
   return warnings.flat();
 }

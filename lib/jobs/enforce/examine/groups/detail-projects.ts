@@ -1,20 +1,11 @@
 /**
- * Projects read with their groups' details. `GET /groups/:id?with_projects=true` embeds up to 100 of
- * the group's own projects (not its subgroups', not those shared into it), each as a listing shows
- * it, shares included: GitLab's GroupDetail entity, deprecated for API v5 but in every v4. The
- * examination reads the detail of every group in scope for the shares groups make, so a group holding
- * fewer than 100 projects has them judged with no request of their own, and one holding more (its
- * detail shows 100) has its own projects listed besides (projects/: from both ends, split by
- * visibility where large). Listing a scope instead costs its projects ÷ 100 pages and more, as every
- * partition ends on a partial page.
- *
- * Only for a token that sees every group: GitLab lists to others only the subgroups they are members
- * of, and a project in a group not listed would never be judged. A GitLab whose details carry no
- * projects (API v5 will not) has the scope group's projects listed as one tree instead, as for any
- * other token; and one whose details leave projects out (a sample of the scope's projects shows it)
- * has the scope group listed as well. Once every detail was read within one slice, the scope group
- * is swept for projects moved meanwhile (projects/sweep.ts): one moved from a group not yet read into
- * one read already is in neither detail.
+ * Projects read with their groups' details, for a token that sees every group (others are not listed
+ * every subgroup). `GET /groups/:id?with_projects=true` embeds up to 100 of the group's own projects,
+ * shares included, and the examination reads every detail anyway for the shares groups make: a group
+ * with fewer projects costs no request of its own; one with more has its own projects listed besides.
+ * A GitLab whose details carry no projects, or leave some out (a sample shows it), has the scope
+ * group listed instead or as well; a scope read whole in one slice is then swept for moves
+ * (docs/how-enforce-works.md).
  */
 import type { GroupDetail, Project } from "../../../../gitlab/index.ts";
 import { projectSubject, unlessNotFound } from "../../../shares/kinds.ts";
@@ -45,14 +36,14 @@ export class DetailProjects {
   private sampled: Promise<void> = Promise.resolve();
   /** The sample's projects in scope: each must be judged by the end, or the details did not carry them all. */
   private readonly sampledIds: number[] = [];
-  private readonly x: Examination;
+  private readonly exam: Examination;
   private readonly sink: Sink;
   private readonly of: DetailProjectsState;
   /** The scope group's tree is read from its start in this slice, so a sweep can follow. */
   private readonly begun: boolean;
 
-  constructor(x: Examination, sink: Sink, of: DetailProjectsState, begun: boolean) {
-    this.x = x;
+  constructor(exam: Examination, sink: Sink, of: DetailProjectsState, begun: boolean) {
+    this.exam = exam;
     this.sink = sink;
     this.of = of;
     this.begun = begun;
@@ -63,7 +54,7 @@ export class DetailProjects {
   /** The group's detail with its projects (what the examination reads instead of the bare detail); undefined when gone. */
   async read(id: number): Promise<GroupDetail | undefined> {
     const sentAt = Date.now();
-    const answer = await unlessNotFound(this.x.gitlab.getGroupWithProjects(id, this.x.signal));
+    const answer = await unlessNotFound(this.exam.gitlab.getGroupWithProjects(id, this.exam.signal));
     if (answer) this.since = Math.min(this.since, answeredBefore(answer.date, sentAt));
     return answer?.detail;
   }
@@ -71,7 +62,7 @@ export class DetailProjects {
   /** Judges the projects a detail carries, and has a group with more than it carries listed. */
   judge(group: GroupDetail | undefined): void {
     if (!group || !this.carried || this.listed.has(group.id)) return;
-    const { x } = this;
+    const { exam } = this;
     if (!Array.isArray(group.projects)) {
       this.carried = false;
       this.listings.push(this.sink.spawn(scopeListing(this.of.root)));
@@ -81,7 +72,7 @@ export class DetailProjects {
     if (++this.details === 1 && this.begun) this.sampled = this.sample();
     const full = group.projects.length >= EMBEDDED;
     const listing: GroupListing = { group: group.id, path: group.full_path, own: true, ...(full ? {} : { whole: true }) };
-    this.judgeProjects(unjudged(x.ledger, group.projects, listing));
+    this.judgeProjects(unjudged(exam.ledger, group.projects, listing));
     if (full) this.list(group.id, group.full_path, group.projects.map((project) => project.id));
   }
 
@@ -100,13 +91,13 @@ export class DetailProjects {
    * the check in `finish`).
    */
   private async sample(): Promise<void> {
-    const { x } = this;
+    const { exam } = this;
     const { root } = this.of;
-    const pages = x.gitlab.listGroupProjects(root.id, { signal: x.signal }, { sort: "desc" }).pages();
+    const pages = exam.gitlab.listGroupProjects(root.id, { signal: exam.signal }, { sort: "desc" }).pages();
     try {
-      const page = await nextPage(x, pages, PRIORITY.opening);
+      const page = await nextPage(exam, pages, PRIORITY.opening);
       // Once paused, what is left is handed on as it stands: a listing begun now would be left out of it.
-      if (page === PAUSED || page.done || page.value.items.length === 0 || x.pause?.aborted) return;
+      if (page === PAUSED || page.done || page.value.items.length === 0 || exam.pause?.aborted) return;
       const { items, meta } = page.value;
       const total = typeof meta.total === "number" ? meta.total : UNCOUNTED;
       const counts = new Map<number, { path: string; n: number }>();
@@ -143,12 +134,12 @@ export class DetailProjects {
     const listed = (await Promise.all(this.listings)).every(Boolean);
     // Without carried projects the scope group's own listing sweeps it.
     if (!complete || !listed || !this.begun || !this.carried) return;
-    const { x } = this;
+    const { exam } = this;
     const { root } = this.of;
-    if (this.details + this.listings.length > 1) await sweepScope(x, { group: root.id, path: root.path }, this.since, (projects) => this.judgeProjects(projects));
-    const missing = this.sampledIds.filter((id) => !x.ledger.judged.has(id)).length;
+    if (this.details + this.listings.length > 1) await sweepScope(exam, { group: root.id, path: root.path }, this.since, (projects) => this.judgeProjects(projects));
+    const missing = this.sampledIds.filter((id) => !exam.ledger.judged.has(id)).length;
     if (missing < UNCARRIED) return;
-    x.warnings.push(`${missing} of ${this.sampledIds.length} projects of ${root.path} listed as a sample were in no group's detail: GitLab's details leave projects out, so ${root.path}'s projects were listed as well`);
+    exam.warnings.push(`${missing} of ${this.sampledIds.length} projects of ${root.path} listed as a sample were in no group's detail: GitLab's details leave projects out, so ${root.path}'s projects were listed as well`);
     await this.sink.spawn(scopeListing(root));
   }
 

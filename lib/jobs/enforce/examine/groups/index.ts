@@ -31,27 +31,27 @@ export function beginGroups(roots: readonly ScopeRoot[] | undefined, seesAllGrou
 
 /**
  * Groups read and judged one detail at a time, streamed from their listing. When the examination
- * pauses (`x.pause`), no request is started any more and the ids not yet read are left as work.
+ * pauses (`exam.pause`), no request is started any more and the ids not yet read are left as work.
  */
-export async function examineGroups(x: Examination, work: GroupWork, sink: Sink): Promise<void> {
+export async function examineGroups(exam: Examination, work: GroupWork, sink: Sink): Promise<void> {
   if ("ancestors" in work) {
-    if (x.pause?.aborted) return sink.leave(work);
-    return void x.warnings.push(...(await ancestorShares(x, work.ancestors)));
+    if (exam.pause?.aborted) return sink.leave(work);
+    return void exam.warnings.push(...(await ancestorShares(exam, work.ancestors)));
   }
   const left = { ...work, pending: [...work.pending] };
   const unread: number[] = [];
   // The scope group is read first: where it is still pending, its whole tree is read from here.
-  const projects = work.projects && new DetailProjects(x, sink, work.projects, work.pending[0] === work.projects.root.id && work.from === undefined);
+  const projects = work.projects && new DetailProjects(exam, sink, work.projects, work.pending[0] === work.projects.root.id && work.from === undefined);
   await pMap(
-    groupIds(x, left),
+    groupIds(exam, left),
     async (id) => {
-      const group = await inSlot(x, () => (projects ? projects.read(id) : readGroup(x.gitlab, id, x.signal)), PRIORITY.detail);
+      const group = await inSlot(exam, () => (projects ? projects.read(id) : readGroup(exam.gitlab, id, exam.signal)), PRIORITY.detail);
       if (group === PAUSED) return void unread.push(id);
       // A group deleted since it was listed has no shares left to govern.
       if (group) sink.judge("group", [groupSubject(group)]);
       projects?.judge(group);
     },
-    { concurrency: x.concurrency },
+    { concurrency: exam.concurrency },
   );
   if (unread.length || left.pending.length || left.list !== undefined) {
     sink.leave({ ...left, pending: [...unread, ...left.pending], ...(projects ? { projects: projects.state() } : {}) });
@@ -64,13 +64,13 @@ export async function examineGroups(x: Examination, work: GroupWork, sink: Sink)
  * is asked for as soon as the one before arrives, not once its ids are used up: the pages are a chain,
  * and the detail reads they feed are what fills idle slots, so all of them should be known early.
  */
-async function* groupIds(x: Examination, work: GroupReads): AsyncGenerator<number> {
+async function* groupIds(exam: Examination, work: GroupReads): AsyncGenerator<number> {
   while (work.pending.length) yield work.pending.shift()!;
   if (work.list === undefined) return;
-  const list = { signal: x.signal, from: work.from };
-  const pages = (work.list === "all" ? x.gitlab.listGroups({ all_available: true }, list) : x.gitlab.listDescendantGroups(work.list.descendantsOf, list)).pages();
+  const list = { signal: exam.signal, from: work.from };
+  const pages = (work.list === "all" ? exam.gitlab.listGroups({ all_available: true }, list) : exam.gitlab.listDescendantGroups(work.list.descendantsOf, list)).pages();
   // Asked for while the ids before it are still being handed out.
-  const ask = () => awaitedLater(inSlot(x, () => pages.next(), PRIORITY.groupPages));
+  const ask = () => awaitedLater(inSlot(exam, () => pages.next(), PRIORITY.groupPages));
   try {
     for (let next = ask(); ; ) {
       const page = await next;

@@ -8,7 +8,7 @@ import { awaitedLater } from "../../../awaited-later.ts";
 import type { Examination } from "../context.ts";
 import { chainPriority, PAUSED } from "../slots.ts";
 import type { Ends, ProjectWork } from "../work.ts";
-import { counts, groupListOf, judgeAbove, listing, nextPage, PER_PAGE, type Partitioning } from "./pages.ts";
+import { counts, groupListOf, judgeAbove, listing, nextPage, PER_PAGE, type ListingRun } from "./pages.ts";
 
 /** Above this many pages, a listing that is not split is read from both ends (one request more at most). */
 const BOTH_ENDS_ABOVE_PAGES = 4;
@@ -22,7 +22,7 @@ interface Chain {
 type NextPage = Awaited<ReturnType<typeof nextPage>>;
 
 /** A listing after its first page: read from both ends above a few pages (enforce's id ranges from one). */
-export async function readRest(p: Partitioning, work: ProjectWork, first: Page<Project>, top: number, chains: { up: Chain; down?: Chain }): Promise<void> {
+export async function readRest(run: ListingRun, work: ProjectWork, first: Page<Project>, top: number, chains: { up: Chain; down?: Chain }): Promise<void> {
   const opening = counts(first);
   // An id range of the instance is read from one end (GitLab's keyset on /projects goes up only).
   const oneEnd = opening.pages <= BOTH_ENDS_ABOVE_PAGES || !groupListOf(work);
@@ -30,7 +30,7 @@ export async function readRest(p: Partitioning, work: ProjectWork, first: Page<P
   if (first.checkpoint.next === null) return close(chains.up);
   const at: Ends = { up: first.checkpoint, top, bottom: null, seen: first.items.length, projects: Number.isFinite(opening.projects) ? opening.projects : null };
   if (oneEnd) at.down = null;
-  return readEnds(p, { ...work, at }, at, { up: chains.up, ...(oneEnd ? {} : { down: chains.down }) });
+  return readEnds(run, { ...work, at }, at, { up: chains.up, ...(oneEnd ? {} : { down: chains.down }) });
 }
 
 /**
@@ -38,12 +38,12 @@ export async function readRest(p: Partitioning, work: ProjectWork, first: Page<P
  * they will be read (each failure is the reader's to throw, when it reads it); `drop` when the listing
  * is split instead.
  */
-export function readAhead(x: Examination, work: ProjectWork, pages: AsyncIterator<Page<Project>>, total: number): { up: Chain; down: Chain; drop(): Promise<void> } {
+export function readAhead(exam: Examination, work: ProjectWork, pages: AsyncIterator<Page<Project>>, total: number): { up: Chain; down: Chain; drop(): Promise<void> } {
   // Unknown totals (above 10,000 projects) count as 10,000, as ends() counts them.
   const priority = chainPriority((Number.isFinite(total) ? total : 10_000 / PER_PAGE) / 2);
-  const ask = (chain: AsyncIterator<Page<Project>>): Chain => ({ pages: chain, next: awaitedLater(nextPage(x, chain, priority)) });
+  const ask = (chain: AsyncIterator<Page<Project>>): Chain => ({ pages: chain, next: awaitedLater(nextPage(exam, chain, priority)) });
   const up = ask(pages);
-  const down = ask(listing(x, work, "desc"));
+  const down = ask(listing(exam, work, "desc"));
   return { up, down, drop: async () => void (await Promise.all([close(up), close(down)])) };
 }
 
@@ -63,8 +63,8 @@ export async function close(chain: Chain | undefined): Promise<void> {
  * whichever end reached it first; where they meet, a page may be read by both (one request more).
  * A pause stops both ends between pages and leaves where they stand.
  */
-export async function readEnds(p: Partitioning, work: ProjectWork, at: Ends, chains: { up?: Chain; down?: Chain } = {}): Promise<void> {
-  const { x } = p;
+export async function readEnds(run: ListingRun, work: ProjectWork, at: Ends, chains: { up?: Chain; down?: Chain } = {}): Promise<void> {
+  const { exam } = run;
   const bottom = () => at.bottom ?? Infinity;
   // Pages asked for and not yet answered count as seen, so the two ends never both ask for the last.
   let asked = 0;
@@ -77,7 +77,7 @@ export async function readEnds(p: Partitioning, work: ProjectWork, at: Ends, cha
   const end = async ({ pages, next: early }: Chain, mine: (project: Project) => boolean, reached: (page: Page<Project>) => void) => {
     while (open()) {
       asked++;
-      const next = early ?? nextPage(x, pages, chainPriority(ahead()));
+      const next = early ?? nextPage(exam, pages, chainPriority(ahead()));
       early = undefined;
       const page = await next.finally(() => asked--);
       if (page === PAUSED) {
@@ -87,24 +87,24 @@ export async function readEnds(p: Partitioning, work: ProjectWork, at: Ends, cha
       if (page.done) break;
       const fresh = page.value.items.filter(mine);
       at.seen += fresh.length;
-      judgeAbove(p, work, fresh);
+      judgeAbove(run, work, fresh);
       reached(page.value);
       if (page.value.checkpoint.next === null) break;
     }
     await close({ pages, next: early });
   };
-  const up = end(chains.up ?? { pages: listing(x, work, "asc", at.up) }, (project) => project.id < bottom(), (page) => {
+  const up = end(chains.up ?? { pages: listing(exam, work, "asc", at.up) }, (project) => project.id < bottom(), (page) => {
     at.up = page.checkpoint;
     at.top = Math.max(at.top, ...page.items.map((project) => project.id));
   });
   const down =
     at.down === null
       ? undefined
-      : end(chains.down ?? { pages: listing(x, work, "desc", at.down) }, (project) => project.id > at.top, (page) => {
+      : end(chains.down ?? { pages: listing(exam, work, "desc", at.down) }, (project) => project.id > at.top, (page) => {
           at.down = page.checkpoint;
           at.bottom = Math.min(bottom(), ...page.items.map((project) => project.id));
         });
   await Promise.all([up, down]);
   const finished = at.up.next === null && (at.down === null || at.down?.next === null);
-  if (paused && open() && !finished) p.leave({ ...work, at });
+  if (paused && open() && !finished) run.leave({ ...work, at });
 }

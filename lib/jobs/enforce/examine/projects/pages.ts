@@ -12,8 +12,9 @@ import type { GroupList, ProjectWork } from "../work.ts";
 /** GitLab's largest page. */
 export const PER_PAGE = 100;
 
-export interface Partitioning {
-  x: Examination;
+/** The listings begun from one piece of project work and the parts it splits into, judged through the ledger. */
+export interface ListingRun {
+  exam: Examination;
   /** Judges a page's projects, read by this listing (the ledger leaves out those judged already). */
   judgePage: (items: Project[], by: GroupListing | "instance") => void;
   leave: (work: ProjectWork) => void;
@@ -25,8 +26,8 @@ export interface Partitioning {
 }
 
 /** Listings judged through the ledger (each project once), leaving what a pause stops to `leave`. */
-export function partitioning(x: Examination, judgeProjects: (projects: Project[]) => void, leave: (work: ProjectWork) => void, listings = new Map<string, GroupListing>()): Partitioning {
-  return { x, judgePage: (items, by) => judgeProjects(unjudged(x.ledger, items, by)), leave, listings, paged: false };
+export function listingRun(exam: Examination, judgeProjects: (projects: Project[]) => void, leave: (work: ProjectWork) => void, listings = new Map<string, GroupListing>()): ListingRun {
+  return { exam, judgePage: (items, by) => judgeProjects(unjudged(exam.ledger, items, by)), leave, listings, paged: false };
 }
 
 /** The group a piece of work lists, with how; undefined for the instance or an id range of it. */
@@ -34,37 +35,37 @@ export function groupListOf(work: ProjectWork): GroupList | undefined {
   return typeof work.list === "object" && "group" in work.list ? work.list : undefined;
 }
 
-export function listingOf(p: Partitioning, work: ProjectWork): GroupListing | "instance" {
+export function listingOf(run: ListingRun, work: ProjectWork): GroupListing | "instance" {
   const list = groupListOf(work);
   if (!list) return "instance";
   const key = `${list.group}${list.own ? " own" : ""} ${list.visibility ?? ""}`;
-  let listing = p.listings.get(key);
-  if (!listing) p.listings.set(key, (listing = { ...list, ...(work.path === undefined ? {} : { path: work.path }) }));
+  let listing = run.listings.get(key);
+  if (!listing) run.listings.set(key, (listing = { ...list, ...(work.path === undefined ? {} : { path: work.path }) }));
   return listing;
 }
 
 /** The listing a piece of work reads, from its start or from a checkpoint. */
-export function listing(x: Examination, work: ProjectWork, sort: "asc" | "desc", from?: Checkpoint): AsyncIterator<Page<Project>> {
-  const list = { signal: x.signal, from };
+export function listing(exam: Examination, work: ProjectWork, sort: "asc" | "desc", from?: Checkpoint): AsyncIterator<Page<Project>> {
+  const list = { signal: exam.signal, from };
   if (work.list === "instance") throw new Error("the instance is listed in id ranges");
-  if ("group" in work.list) return x.gitlab.listGroupProjects(work.list.group, list, { includeSubgroups: !work.list.own, sort, visibility: work.list.visibility }).pages();
-  return x.gitlab.listProjects({ idAfter: work.list.after, idBefore: work.list.before, list }).pages();
+  if ("group" in work.list) return exam.gitlab.listGroupProjects(work.list.group, list, { includeSubgroups: !work.list.own, sort, visibility: work.list.visibility }).pages();
+  return exam.gitlab.listProjects({ idAfter: work.list.after, idBefore: work.list.before, list }).pages();
 }
 
 /** A slot for one page, by its priority (slots.ts); once the examination pauses, nothing is sent. */
-export function nextPage(x: Examination, pages: AsyncIterator<Page<Project>>, priority: number): Promise<IteratorResult<Page<Project>> | typeof PAUSED> {
-  return inSlot(x, () => pages.next(), priority);
+export function nextPage(exam: Examination, pages: AsyncIterator<Page<Project>>, priority: number): Promise<IteratorResult<Page<Project>> | typeof PAUSED> {
+  return inSlot(exam, () => pages.next(), priority);
 }
 
 /**
  * Judges the projects of a page above the listing's `judgedUpTo` (those below, an enclosing listing
  * judged) and not among those its group's detail carried.
  */
-export function judgeAbove(p: Partitioning, work: ProjectWork, items: Project[]): void {
+export function judgeAbove(run: ListingRun, work: ProjectWork, items: Project[]): void {
   const judgedUpTo = work.judgedUpTo ?? 0;
   const carried = work.carried?.length ? new Set(work.carried) : undefined;
   const fresh = judgedUpTo || carried ? items.filter((project) => project.id > judgedUpTo && !carried?.has(project.id)) : items;
-  p.judgePage(fresh, listingOf(p, work));
+  run.judgePage(fresh, listingOf(run, work));
 }
 
 /** What a listing's first page told: how many projects and pages it counts (Infinity above 10,000). */

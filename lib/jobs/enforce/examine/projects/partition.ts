@@ -9,71 +9,60 @@ import { answeredBefore, inGroupItself, lists } from "../ledger.ts";
 import { PAUSED, PRIORITY } from "../slots.ts";
 import type { ProjectWork } from "../work.ts";
 import { close, readAhead, readRest } from "./both-ends.ts";
-import { counts, groupListOf, judgeAbove, listing, listingOf, nextPage, PER_PAGE, type Partitioning } from "./pages.ts";
+import { counts, groupListOf, judgeAbove, listing, listingOf, nextPage, PER_PAGE, type ListingRun } from "./pages.ts";
 
 /** A listing of this many pages or fewer is never split: a split costs two requests or more. */
 const SPLIT_ABOVE_PAGES = 10;
 
 /**
- * A group's projects, its subgroups' included (or its own only). GitLab's contract is to follow the
- * `Link` of each answer and never build a page's address, so the pages of one listing come one after
- * another: parallelism comes from partitions. The listing starts as one (a small tree costs no extra
- * request); when its first page shows it is large — more pages than an even share of the slots (and
- * than 10; twice that for a branch already split off), or no total at all (above 10,000) — it is split
- * into the group's own projects and each direct subgroup's tree, and each of those is judged the same
- * way, so a heavy branch is split as deep as its shape allows while light ones stay whole. A split
- * reads its first page again (those projects are not judged twice) and ends each partition on a
- * partial page, so a tree with more child groups than pages (thousands of tiny groups) is listed whole
- * instead. A token that cannot see every group never splits: GitLab lists to it only the subgroups it
- * is a member of, and a partition missed is projects never judged. An id range of the instance is
- * never split: the instance is cut into enough of them.
- *
- * Projects moved between groups meanwhile: the sweep mends what they do where a scope group was
- * listed within one slice (sweep.ts). Where its listing spans slices, a project moved from a
- * partition not yet listed into one already listed is missed by this run (the next finds it); one
- * moved the other way may be judged twice, but its strays are planned once (enforce de-duplicates them
- * by share).
+ * A group's projects, its subgroups' included (or its own only). A listing's pages follow each other's
+ * links, so parallelism comes from partitions: the listing starts whole, and when its first page shows
+ * it large (more pages than its share of the slots, and than 10) it splits into the group's own
+ * projects and each direct subgroup's tree, each judged the same way; with more child groups than
+ * pages it stays whole. Only a token that sees every group splits (others are not listed every
+ * subgroup), and never an id range of the instance. Moves meanwhile: sweep.ts, and the de-duplication
+ * of strays by share (docs/how-enforce-works.md).
  */
-export async function partition(p: Partitioning, work: ProjectWork): Promise<void> {
-  const { x } = p;
-  const pages = listing(x, work, "asc");
+export async function partition(run: ListingRun, work: ProjectWork): Promise<void> {
+  const { exam } = run;
+  const pages = listing(exam, work, "asc");
   const sentAt = Date.now();
-  const first = await nextPage(x, pages, PRIORITY.opening);
-  if (first === PAUSED) return p.leave(work);
+  const first = await nextPage(exam, pages, PRIORITY.opening);
+  if (first === PAUSED) return run.leave(work);
   if (first.done) return;
-  p.began ??= answeredBefore(first.value.meta.date, sentAt);
-  judgeAbove(p, work, first.value.items);
+  run.began ??= answeredBefore(first.value.meta.date, sentAt);
+  judgeAbove(run, work, first.value.items);
   if (first.value.checkpoint.next === null) return;
-  p.paged = true;
+  run.paged = true;
   const opening = counts(first.value);
   const top = Math.max(work.judgedUpTo ?? 0, ...first.value.items.map((project) => project.id));
   const list = groupListOf(work);
   const group = list && !list.own ? list.group : undefined;
   // The root's first page sets the split threshold, its pages spread evenly over the slots; a branch
   // below it splits only when it holds clearly more (twice that), since every split costs requests.
-  const splitAbove = work.share ?? Math.max(SPLIT_ABOVE_PAGES, Math.ceil((Number.isFinite(opening.pages) ? opening.pages : 10_000 / PER_PAGE) / x.concurrency));
+  const splitAbove = work.share ?? Math.max(SPLIT_ABOVE_PAGES, Math.ceil((Number.isFinite(opening.pages) ? opening.pages : 10_000 / PER_PAGE) / exam.concurrency));
   const large = opening.pages > (work.share === undefined ? splitAbove : 2 * splitAbove);
-  const bySubgroups = group !== undefined && large && x.seesAllGroups;
+  const bySubgroups = group !== undefined && large && exam.seesAllGroups;
   // Looking up the subgroups takes a round trip. Where the listing will likely be read whole after
   // it — a branch whose first page is nearly all the group's own projects, on a GitLab that offers no
   // visibility to split by — its next pages are asked for meanwhile, held unjudged, and read on if it
   // is not split after all (two requests spent if it is).
   const likelyWhole = work.share !== undefined && first.value.items.every((project) => project.visibility === undefined) && ownShare(work, first.value) >= 0.9;
-  const ahead = bySubgroups && likelyWhole ? readAhead(x, work, pages, opening.pages) : undefined;
+  const ahead = bySubgroups && likelyWhole ? readAhead(exam, work, pages, opening.pages) : undefined;
   // Split after all: this listing is read no further.
   const drop = async () => void (await (ahead?.drop() ?? pages.return?.(undefined)));
-  const children = bySubgroups ? await subgroups(x, group) : [];
+  const children = bySubgroups ? await subgroups(exam, group) : [];
   if (children.length === 0 || children.length >= opening.pages) {
-    if (large && (await byVisibility(p, work, first.value, top))) return drop();
-    return readRest(p, work, first.value, top, ahead ?? { up: { pages } });
+    if (large && (await byVisibility(run, work, first.value, top))) return drop();
+    return readRest(run, work, first.value, top, ahead ?? { up: { pages } });
   }
   await drop();
   const part = (list: ProjectWork["list"], path: string | undefined, threshold?: number): ProjectWork => ({
     kind: "project", list, judgedUpTo: top, ...(path === undefined ? {} : { path }), ...(threshold === undefined ? {} : { share: threshold }),
   });
   const parts = [part({ group: group!, own: true }, work.path), ...children.map((child) => part({ group: child.id }, child.full_path, splitAbove))];
-  handOver(p, work, first.value.items, parts);
-  await Promise.all(parts.map((split) => partition(p, split)));
+  handOver(run, work, first.value.items, parts);
+  await Promise.all(parts.map((split) => partition(run, split)));
 }
 
 /**
@@ -81,10 +70,10 @@ export async function partition(p: Partitioning, work: ProjectWork): Promise<voi
  * their `judgedUpTo`): one of them moving away shifts the part that holds it, so the ledger names
  * that part as its listing, the one to read again (sweep.ts).
  */
-function handOver(p: Partitioning, work: ProjectWork, items: Project[], parts: ProjectWork[]): void {
-  const { judged } = p.x.ledger;
-  const whole = listingOf(p, work);
-  const listings = parts.map((part) => listingOf(p, part));
+function handOver(run: ListingRun, work: ProjectWork, items: Project[], parts: ProjectWork[]): void {
+  const { judged } = run.exam.ledger;
+  const whole = listingOf(run, work);
+  const listings = parts.map((part) => listingOf(run, part));
   for (const project of items) {
     if (judged.get(project.id) !== whole) continue;
     const holder = listings.find((listing) => listing !== "instance" && lists(listing, project));
@@ -110,14 +99,14 @@ const VISIBILITIES: readonly Visibility[] = ["private", "internal", "public"];
  * each list everything, so then the listing goes on whole, three requests spent. A server whose
  * projects show no visibility is not asked at all. False then, or when the examination paused meanwhile.
  */
-async function byVisibility(p: Partitioning, work: ProjectWork, first: Page<Project>, top: number): Promise<boolean> {
+async function byVisibility(run: ListingRun, work: ProjectWork, first: Page<Project>, top: number): Promise<boolean> {
   const list = groupListOf(work);
   if (!list || list.visibility || first.items.some((project) => project.visibility === undefined)) return false;
   const parts = await Promise.all(
     VISIBILITIES.map(async (visibility) => {
       const part: ProjectWork = { ...work, list: { ...list, visibility }, judgedUpTo: top };
-      const pages = listing(p.x, part, "asc");
-      const opened = await nextPage(p.x, pages, PRIORITY.opening);
+      const pages = listing(run.exam, part, "asc");
+      const opened = await nextPage(run.exam, pages, PRIORITY.opening);
       return { visibility, part, pages, page: opened === PAUSED || opened.done ? undefined : opened.value };
     }),
   );
@@ -130,21 +119,21 @@ async function byVisibility(p: Partitioning, work: ProjectWork, first: Page<Proj
     await Promise.all(parts.map(({ pages }) => pages.return?.(undefined)));
     return false;
   }
-  handOver(p, work, first.items, parts.map(({ part }) => part));
+  handOver(run, work, first.items, parts.map(({ part }) => part));
   await Promise.all(
     parts.map(({ part, pages, page }) => {
-      judgeAbove(p, part, page!.items);
-      return readRest(p, part, page!, Math.max(top, ...page!.items.map((project) => project.id)), { up: { pages } });
+      judgeAbove(run, part, page!.items);
+      return readRest(run, part, page!, Math.max(top, ...page!.items.map((project) => project.id)), { up: { pages } });
     }),
   );
   return true;
 }
 
 /** A group's direct subgroups (a few pages: read whole even when a pause comes meanwhile). */
-async function subgroups(x: Examination, group: number): Promise<Group[]> {
+async function subgroups(exam: Examination, group: number): Promise<Group[]> {
   const groups: Group[] = [];
-  const pages = x.gitlab.listSubgroups(group, { signal: x.signal }).pages();
-  const next = () => x.slots(() => pages.next(), PRIORITY.opening);
+  const pages = exam.gitlab.listSubgroups(group, { signal: exam.signal }).pages();
+  const next = () => exam.slots(() => pages.next(), PRIORITY.opening);
   for (let page = await next(); !page.done; page = await next()) groups.push(...page.value.items);
   return groups;
 }

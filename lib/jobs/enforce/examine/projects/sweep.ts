@@ -10,7 +10,7 @@ import type { Examination } from "../context.ts";
 import { answeredBefore, lists, unjudged, type GroupListing } from "../ledger.ts";
 import { PRIORITY } from "../slots.ts";
 import { partition } from "./partition.ts";
-import { partitioning } from "./pages.ts";
+import { listingRun } from "./pages.ts";
 
 /** Sweeps after the first: moves keep coming during sweeps only on a busy tree, and the next run finds them. */
 const SWEEPS = 3;
@@ -21,19 +21,19 @@ const SWEEPS = 3;
  * when the slice ends meanwhile. A failed sweep is a warning: every project was listed, and what moved
  * meanwhile the next run finds.
  */
-export async function sweepScope(x: Examination, root: GroupListing, since: number, judgeProjects: (projects: Project[]) => void, listings?: Map<string, GroupListing>): Promise<void> {
+export async function sweepScope(exam: Examination, root: GroupListing, since: number, judgeProjects: (projects: Project[]) => void, listings?: Map<string, GroupListing>): Promise<void> {
   // No pause reaches the sweep, so nothing is ever left.
-  const sweeping = partitioning({ ...x, pause: undefined }, judgeProjects, () => undefined, listings);
+  const sweeping = listingRun({ ...exam, pause: undefined }, judgeProjects, () => undefined, listings);
   const reread = ({ path, whole: _, ...list }: GroupListing) => partition(sweeping, { kind: "project", list, ...(path === undefined ? {} : { path }), share: Infinity });
-  await sweepMoves({ x: sweeping.x, root, since, judge: judgeProjects, reread }).catch((err: unknown) => {
-    if (x.signal.aborted) throw err;
-    x.warnings.push(`could not look for projects moved between groups of ${root.path ?? `group ${root.group}`} while they were listed (${errorText(err)}): the next run judges any this one missed`);
+  await sweepMoves({ exam: sweeping.exam, root, since, judge: judgeProjects, reread }).catch((err: unknown) => {
+    if (exam.signal.aborted) throw err;
+    exam.warnings.push(`could not look for projects moved between groups of ${root.path ?? `group ${root.group}`} while they were listed (${errorText(err)}): the next run judges any this one missed`);
   });
 }
 
 interface Sweep {
   /** The examination, its ledger included. */
-  x: Examination;
+  exam: Examination;
   root: GroupListing;
   /** Server time (ms) from which on a change counts: when the root's listing began. */
   since: number;
@@ -53,7 +53,7 @@ async function sweepMoves(s: Sweep): Promise<void> {
     await Promise.all([...left].map((listing) => s.reread(listing)));
     if (moved === 0 && left.size === 0) return;
     if (round === SWEEPS) {
-      s.x.warnings.push(`projects in ${s.root.path ?? `group ${s.root.group}`} were still moving between groups after ${SWEEPS} sweeps: a project moved since ${new Date(began).toISOString()} may be judged only by the next run`);
+      s.exam.warnings.push(`projects in ${s.root.path ?? `group ${s.root.group}`} were still moving between groups after ${SWEEPS} sweeps: a project moved since ${new Date(began).toISOString()} may be judged only by the next run`);
       return;
     }
     since = began;
@@ -62,16 +62,16 @@ async function sweepMoves(s: Sweep): Promise<void> {
 
 /** One sweep, newest change first, down to `since`: the moved projects judged now, and the listings they left. */
 async function sweepOnce(s: Sweep, since: number, seen: Map<number, string>): Promise<{ began: number; moved: number; left: Set<GroupListing> }> {
-  const { x } = s;
-  const { ledger } = x;
-  const pages = x.gitlab.listGroupProjects(s.root.group, { signal: x.signal }, { orderBy: "updated_at", sort: "desc" }).pages();
+  const { exam } = s;
+  const { ledger } = exam;
+  const pages = exam.gitlab.listGroupProjects(s.root.group, { signal: exam.signal }, { orderBy: "updated_at", sort: "desc" }).pages();
   let began = Date.now();
   let moved = 0;
   const left = new Set<GroupListing>();
   try {
     for (let first = true; ; first = false) {
       const sentAt = Date.now();
-      const page = await x.slots(() => pages.next(), PRIORITY.opening);
+      const page = await exam.slots(() => pages.next(), PRIORITY.opening);
       if (page.done) break;
       if (first) began = answeredBefore(page.value.meta.date, sentAt);
       // An item without a readable updated_at ends the sweep: it cannot say when it changed.
