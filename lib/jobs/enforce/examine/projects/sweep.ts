@@ -3,6 +3,9 @@
  * listing began (`updated_at`, which a transfer moves on) are read newest first, the moved ones judged
  * where they are now, and a listing one of them left, which its shift may have made skip a project,
  * read again. Moves during a sweep are swept again, a few times (docs/how-enforce-works.md).
+ * Not mended: a project moved out of the scope or deleted shows in no sweep, so one its shift skipped
+ * waits for the next run; and a run in steps keeps a ledger per step, so only a scope group listed
+ * within one step is swept.
  */
 import type { Project } from "../../../../gitlab/index.ts";
 import { errorText } from "../../../report.ts";
