@@ -27,7 +27,7 @@ import { gitlabComBudgets } from "./bench/budgets.ts";
 import type { DurableRunResult, Execution } from "./bench/durable-run.ts";
 import { sliceSeconds } from "./bench/durable-slices.ts";
 import type { RunResult } from "./bench/run-result.ts";
-import { DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY } from "../lib/jobs/enforce.ts";
+import { DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY } from "../lib/jobs/enforce/summary.ts";
 import type { TreeShape } from "../test/sim/gitlab/generate-tree.ts";
 import { floorMs, lowerBound, type Work } from "./bench/schedule.ts";
 import { startSimHost } from "./bench/sim-host.ts";

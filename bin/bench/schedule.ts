@@ -1,7 +1,7 @@
 /**
  * What Warden's enforce run needs at the least, in requests and in time. The lower bound of requests:
  * scope resolution (token check, group look-up), the projects in full pages of 100 and, when they take
- * more than one, one look-up for projects moved while they were listed (lib/jobs/enforce-moves.ts),
+ * more than one, one look-up for projects moved while they were listed (lib/jobs/enforce/examine/projects/sweep.ts),
  * the scope's descendant groups in full pages of 100 and one GET /groups/:id per group in scope (what examining
  * group shares costs: no listing carries them), one DELETE per stray, and one GET per subject of an
  * old plan (its 60 s re-check). The floor, the least time: every request takes exactly the latency,

@@ -1,5 +1,21 @@
 import type { ParseArgsConfig } from "node:util";
-import type { CliIO } from "./io.ts";
+
+/** Where the CLI writes text: process.stdout and process.stderr, or a test's stream. */
+export interface TextOut {
+  write(text: string): unknown;
+  readonly isTTY?: boolean;
+}
+
+/** What a command needs from its process (io.ts builds it from process); tests pass their own. */
+export interface CliIO {
+  stdout: TextOut;
+  stderr: TextOut;
+  env: NodeJS.ProcessEnv;
+  /** Fires on Ctrl-C (or SIGTERM, SIGHUP): the job stops starting new work and reports where it stopped. */
+  signal?: AbortSignal;
+  /** Each request attempt's deadline (--request-timeout or WARDEN_REQUEST_TIMEOUT); lib/http's default when unset. */
+  requestTimeoutMs?: number;
+}
 
 export interface ParsedArgs {
   values: Record<string, string | boolean | (string | boolean)[] | undefined>;

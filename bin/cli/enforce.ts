@@ -1,7 +1,7 @@
 import { enforce } from "../../lib/jobs/index.ts";
 import { count } from "../../lib/jobs/view.ts";
-import { gitlabFrom, policyFrom, positiveInt, printReport, progressLine, stderrAudit, type CliIO } from "./io.ts";
-import type { Command } from "./command.ts";
+import { gitlabFrom, policyFrom, positiveInt, printReport, progressLine, stderrAudit } from "./io.ts";
+import type { CliIO, Command } from "./command.ts";
 
 export const enforceCommand: Command = {
   name: "enforce",

@@ -1,4 +1,4 @@
-/** What a command needs from its process; tests pass their own. */
+/** A command's process: the environment read, reports printed, text redacted (command.ts says what it is). */
 import { DEFAULT_POLICY_FILE, loadPolicyFile } from "../../lib/config/policy-file.ts";
 import { checkCredential, checkServiceUrl, GITLAB, N8N } from "../../lib/config/service-config.ts";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
@@ -9,23 +9,7 @@ import type { Report } from "../../lib/jobs/report.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";
 import type { Policy } from "../../lib/policy/index.ts";
 import { redactOutput, registerSecret } from "../../lib/redact/index.ts";
-import type { ParsedArgs } from "./command.ts";
-
-/** Where the CLI writes text: process.stdout and process.stderr, or a test's stream. */
-export interface TextOut {
-  write(text: string): unknown;
-  readonly isTTY?: boolean;
-}
-
-export interface CliIO {
-  stdout: TextOut;
-  stderr: TextOut;
-  env: NodeJS.ProcessEnv;
-  /** Fires on Ctrl-C (or SIGTERM, SIGHUP): the job stops starting new work and reports where it stopped. */
-  signal?: AbortSignal;
-  /** Each request attempt's deadline (--request-timeout or WARDEN_REQUEST_TIMEOUT); lib/http's default when unset. */
-  requestTimeoutMs?: number;
-}
+import type { CliIO, ParsedArgs, TextOut } from "./command.ts";
 
 export class UsageError extends Error {
   override name = "UsageError";

@@ -3,12 +3,12 @@ import { parseArgs } from "node:util";
 import { ServiceConfigError } from "../../lib/config/service-config.ts";
 import { escapeControls } from "../../lib/jobs/render.ts";
 import { PolicyError } from "../../lib/policy/index.ts";
-import type { Command } from "./command.ts";
+import type { CliIO, Command } from "./command.ts";
 import { enforceCommand } from "./enforce.ts";
 import { pipelineCommand } from "./pipeline.ts";
 import { restoreCommand } from "./restore.ts";
 import { workflowsCommand } from "./workflows.ts";
-import { notice, redactedIO, requestTimeoutFrom, UsageError, type CliIO } from "./io.ts";
+import { notice, redactedIO, requestTimeoutFrom, UsageError } from "./io.ts";
 import { closest } from "./suggest.ts";
 import { packageVersion } from "./version.ts";
 

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { restore, RestoreInputError } from "../../lib/jobs/index.ts";
-import { isStoredRun, parseRestoreTextFrom } from "../../lib/jobs/restore-input.ts";
-import type { Command } from "./command.ts";
-import { gitlabFrom, policyFrom, positiveInt, printReport, stderrAudit, UsageError, type CliIO } from "./io.ts";
+import { isStoredRun, parseRestoreTextFrom } from "../../lib/jobs/restore/input.ts";
+import type { CliIO, Command } from "./command.ts";
+import { gitlabFrom, policyFrom, positiveInt, printReport, stderrAudit, UsageError } from "./io.ts";
 
 const USAGE = `Usage: warden restore FILE|s3://BUCKET/KEY|latest [--apply] [--max-restores N] [--policy FILE] [--json] [--debug]
 

@@ -1,7 +1,7 @@
 import { reconcileWorkflows } from "../../lib/jobs/index.ts";
 import { count } from "../../lib/jobs/view.ts";
-import { n8nFrom, policyFrom, printReport, progressLine, stderrAudit, type CliIO } from "./io.ts";
-import type { Command } from "./command.ts";
+import { n8nFrom, policyFrom, printReport, progressLine, stderrAudit } from "./io.ts";
+import type { CliIO, Command } from "./command.ts";
 
 export const workflowsCommand: Command = {
   name: "workflows",

@@ -1,7 +1,7 @@
 /**
  * The Enforce function as a Lambda durable execution (sst.config.ts deploys it as an
  * sst.aws.Workflow): the schedule and a person's console run start an execution, which runs the job in
- * checkpointed steps (lib/jobs/enforce.ts over functions/lib/durable.ts) across as many invocations as
+ * checkpointed steps (lib/jobs/enforce/ over functions/lib/durable.ts) across as many invocations as
  * it needs, up to the execution's own time limit. The event is the one a plain invocation takes
  * (scheduled.ts): `{ "source": "schedule" }`, `{}`, `{ "dryRun": false }`, `{ "restore": … }`.
  *

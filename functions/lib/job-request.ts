@@ -4,7 +4,7 @@
  * checking), or a restore asked of the Enforce function from the console (functions/lib/scheduled.ts).
  */
 import { z } from "zod";
-import type { RestoreInput } from "../../lib/jobs/restore.ts";
+import type { RestoreInput } from "../../lib/jobs/restore/input.ts";
 import { isAllowedResponseUrl } from "./slack-reply.ts";
 
 const text = z.string().min(1);

@@ -9,7 +9,7 @@
 import { redactStrings } from "../../lib/redact/index.ts";
 import { GetObjectCommand, paginateListObjectsV2, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import type { JobName } from "../../lib/jobs/report.ts";
-import { parseRestoreTextFrom, type RestoreInput } from "../../lib/jobs/restore-input.ts";
+import { parseRestoreTextFrom, type RestoreInput } from "../../lib/jobs/restore/input.ts";
 import { requireEnv } from "./config.ts";
 import type { AnyReport, RunLabels } from "./run-outcome.ts";
 

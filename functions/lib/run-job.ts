@@ -74,9 +74,9 @@ function credential(request: RunRequest, credentials: Secrets): string | undefin
   return request.job === "workflows" ? credentials.n8nApiKey : credentials.gitlabToken;
 }
 
-/** Whether any request but a read was sent (routes are counted as "GET /user"). */
+/** Whether any request but a read was sent. */
 function sentChanges(clients: HttpClient[]): boolean {
-  return clients.some((client) => Object.entries(client.stats.totals.byRoute).some(([route, counts]) => counts.requests > 0 && !/^(GET|HEAD) /.test(route)));
+  return clients.some((client) => !client.stats.onlyReads());
 }
 
 /** A 401 from lib/http, or a job's error caused by one (the workflows job words n8n's 401 itself). */

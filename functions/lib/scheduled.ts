@@ -9,7 +9,7 @@
  *   run, `{ "dryRun": false }` applies. A report-only stage refuses `"dryRun": false`.
  *
  * The Enforce function also takes `{ "restore": … }` from a person: it re-creates the shares an
- * applying enforce run removed (lib/jobs/restore.ts), dry unless `"dryRun": false` too. The value is
+ * applying enforce run removed (lib/jobs/restore/), dry unless `"dryRun": false` too. The value is
  * that run's JSON report, `{ "lines": [...] }` with its audit lines (the log lines as strings, or as
  * objects), the lines as one string, or a run the run-history bucket keeps: `"s3://bucket/key"`, or
  * `"latest"` for the most recent applying enforce run.
@@ -21,7 +21,7 @@
  * that changes what the invocation returns.
  */
 import { z } from "zod";
-import { isStoredRun, restoreInputFrom, RestoreInputError, type RestoreInput } from "../../lib/jobs/restore-input.ts";
+import { isStoredRun, restoreInputFrom, RestoreInputError, type RestoreInput } from "../../lib/jobs/restore/input.ts";
 import { slackNotifyLevel } from "../../lib/policy/index.ts";
 import { afterRun, runStage } from "./after-run.ts";
 import { ConfigError, isReportOnly, loadPolicy, reportOnlySetting } from "./config.ts";

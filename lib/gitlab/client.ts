@@ -7,7 +7,9 @@ import { explainFailures, GITLAB_TERMS, notJsonHint } from "../config/service-er
 import { createHttpClient, HttpError, httpError, type HttpClient, type HttpClientOptions, type HttpResponse, type Method } from "../http/index.ts";
 import { gitlabListing, type ListOptions, type Listing, type ListingOrder } from "../paging/index.ts";
 import { fillPath, serializeQuery, type PathParams, type Query } from "./encode.ts";
-import type { Branch, CurrentUser, Group, GroupDetail, Issue, Namespace, Note, Pipeline, Project, RepositoryFile, Tag, Visibility } from "./types.ts";
+import { groupDetail } from "./group-detail.ts";
+import { ALREADY_SHARED, shareBody, type NewShare, type ShareOutcome, type UnshareOutcome } from "./shares.ts";
+import type { Branch, CurrentUser, Group, GroupDetail, Issue, Namespace, Note, Pipeline, Project, RequestCounts, RepositoryFile, Tag, Visibility } from "./types.ts";
 
 export interface GitLabClientOptions extends Omit<HttpClientOptions, "origin" | "credentials"> {
   /** Scheme and host (and a path prefix if GitLab is served under one), without /api/v4. */
@@ -19,21 +21,8 @@ export interface GitLabClientOptions extends Omit<HttpClientOptions, "origin" | 
   maxQueryLength?: number;
 }
 
-export type UnshareOutcome = "removed" | "already-gone";
-export type ShareOutcome = "created" | "exists";
-
-/** A share to create, of either kind: the group it grants access to, and on what terms. */
-export interface NewShare {
-  groupId: number;
-  accessLevel: number;
-  /** YYYY-MM-DD, or null for a share that does not expire. */
-  expiresAt: string | null;
-  /** A custom role (`member_role_id`), where custom roles are on; sent only when set. */
-  memberRoleId?: number | null;
-}
-
-/** GitLab's words for "that link exists already", old and new, on both kinds. */
-const ALREADY_SHARED = /already (been )?shared with this group/i;
+/** A group's detail: what each group shares costs (requestCounts). */
+const GROUP_DETAIL = "/groups/:id";
 
 interface CallOptions {
   query?: Query;
@@ -67,6 +56,12 @@ export class GitLabClient {
     });
     // A refused token, a wrong address: errors that name the setting to fix.
     this.http = explainFailures(http, GITLAB_TERMS, names, base);
+  }
+
+  /** Requests sent so far, group details apart: GET /groups/:id is the endpoint GitLab.com limits to 400 a minute. */
+  requestCounts(): RequestCounts {
+    const { requests, retries, rateLimited, pages, byRoute } = this.http.stats.totals;
+    return { requests, retries, rateLimited, pages, groupReads: byRoute[`GET ${GROUP_DETAIL}`]?.requests ?? 0 };
   }
 
   /** One call. POST and PUT send their parameters as a JSON body, so they can never hit the 414 limit. */
@@ -160,12 +155,12 @@ export class GitLabClient {
 
   /** The detail, with the group's shares; `with_projects=false`, or GitLab embeds up to 200 projects. */
   async getGroup(group: string | number, signal?: AbortSignal): Promise<GroupDetail> {
-    return groupDetail(await this.get("/groups/:id", { id: group }, { query: { with_projects: false }, signal }), group);
+    return groupDetail(await this.get(GROUP_DETAIL, { id: group }, { query: { with_projects: false }, signal }), group);
   }
 
   /** The detail with up to 100 of the group's own projects (GroupDetail.projects), and the answer's `Date`. */
   async getGroupWithProjects(group: number, signal?: AbortSignal): Promise<{ detail: GroupDetail; date?: string }> {
-    const { data, response } = await this.call<unknown>("GET", "/groups/:id", { id: group }, { query: { with_projects: true }, signal });
+    const { data, response } = await this.call<unknown>("GET", GROUP_DETAIL, { id: group }, { query: { with_projects: true }, signal });
     const date = response.headers["date"];
     return { detail: groupDetail(data, group), ...(date ? { date } : {}) };
   }
@@ -220,13 +215,7 @@ export class GitLabClient {
    * ancestor (409), a group or project gone (404), a level the token may not grant (403).
    */
   private async share(template: string, id: number | string, share: NewShare, signal?: AbortSignal): Promise<ShareOutcome> {
-    const body = {
-      group_id: share.groupId,
-      group_access: share.accessLevel,
-      ...(share.expiresAt === null ? {} : { expires_at: share.expiresAt }),
-      ...(share.memberRoleId == null ? {} : { member_role_id: share.memberRoleId }),
-    };
-    const { status, data, response } = await this.call<{ message?: unknown } | undefined>("POST", template, { id }, { body, accept: [409], signal });
+    const { status, data, response } = await this.call<{ message?: unknown } | undefined>("POST", template, { id }, { body: shareBody(share), accept: [409], signal });
     if (status !== 409) return "created";
     if (!ALREADY_SHARED.test(String(data?.message))) throw this.refusal("POST", template, response);
     return "exists";
@@ -236,7 +225,6 @@ export class GitLabClient {
   private refusal(method: Method, template: string, response: HttpResponse): HttpError {
     return httpError({ method, route: `${method} ${template}`, url: response.url }, response, this.http.redactor);
   }
-
 
   /** Not idempotent: lib/http never repeats it once it may have reached GitLab. */
   createPipeline(project: number | string, ref: string, variables: { key: string; value: string }[], signal?: AbortSignal): Promise<Pipeline> {
@@ -276,17 +264,4 @@ export class GitLabClient {
     if (!missing.test(String((data as { message?: unknown } | undefined)?.message))) throw this.refusal("GET", template, response);
     return undefined;
   }
-}
-
-/**
- * A group's detail as GitLab sends it. Anything else (JSON without its fields) is an error naming the
- * group: read as a group without shares or projects, it would pass for one that has none.
- */
-function groupDetail(data: unknown, group: string | number): GroupDetail {
-  const d = data as Partial<GroupDetail> | null;
-  const whole = typeof d === "object" && d !== null && typeof d.id === "number" && typeof d.full_path === "string" && Array.isArray(d.shared_with_groups);
-  if (!whole || (d.projects !== undefined && !Array.isArray(d.projects))) {
-    throw new Error(`GET /groups/${group} answered with JSON that is not a group's detail (id, full_path and shared_with_groups expected)`);
-  }
-  return d as GroupDetail;
 }

@@ -1,4 +1,5 @@
-export { GitLabClient, type GitLabClientOptions, type ListCall, type NewShare, type ShareOutcome, type UnshareOutcome } from "./client.ts";
+export { GitLabClient, type GitLabClientOptions, type ListCall } from "./client.ts";
+export type { NewShare, ShareOutcome, UnshareOutcome } from "./shares.ts";
 export { fillPath, isTrue, serializeQuery, type Query } from "./encode.ts";
 export type * from "./types.ts";
 // Jobs handle the errors of the calls they make through this client, not lib/http's directly.

@@ -111,3 +111,13 @@ export interface Branch {
   commit: { id: string };
   protected: boolean;
 }
+
+/** Requests a GitLabClient sent, by what they cost (GitLabClient.requestCounts). */
+export interface RequestCounts {
+  requests: number;
+  retries: number;
+  rateLimited: number;
+  pages: number;
+  /** GET /groups/:id, the endpoint GitLab.com limits to 400 a minute. */
+  groupReads: number;
+}

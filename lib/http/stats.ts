@@ -31,6 +31,11 @@ export class StatsRecorder {
   snapshot(): HttpStats {
     return structuredClone(this.totals);
   }
+
+  /** Whether every request so far was a read (GET or HEAD): all a dry run may send. Routes read "GET /user". */
+  onlyReads(): boolean {
+    return Object.entries(this.totals.byRoute).every(([route, counts]) => counts.requests === 0 || /^(GET|HEAD) /.test(route));
+  }
 }
 
 function zero(): RouteCounters {

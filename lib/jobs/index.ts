@@ -1,6 +1,11 @@
-export { enforce, ScopeError, type EnforceOptions, type EnforceReport, type EnforceSummary, type RemoveGroupShareAction, type RemoveShareAction, type ShareRemoval, type ShareStatus } from "./enforce.ts";
-export { runPipeline, type PipelineAction, type PipelineOptions, type PipelineReport } from "./pipeline.ts";
-export { N8nAccessError, reconcileWorkflows, type WorkflowAction, type WorkflowsOptions, type WorkflowsReport, type WorkflowsSummary } from "./workflows.ts";
-export { parseRestoreText, restore, restoreInputFrom, RestoreInputError, type RestoreAction, type RestoreInput, type RestoreOptions, type RestoreReport, type RestoreSummary } from "./restore.ts";
+export { enforce } from "./enforce/index.ts";
+export { ScopeError } from "./enforce/examine/scope.ts";
+export type { EnforceOptions, EnforceReport, EnforceSummary } from "./enforce/summary.ts";
+export type { RemoveGroupShareAction, RemoveShareAction, ShareRemoval, ShareStatus } from "./shares/plan.ts";
+export { runPipeline, type PipelineAction, type PipelineOptions, type PipelineReport } from "./pipeline/index.ts";
+export { N8nAccessError, reconcileWorkflows, type WorkflowAction, type WorkflowsOptions, type WorkflowsReport, type WorkflowsSummary } from "./workflows/index.ts";
+export { restore } from "./restore/index.ts";
+export { parseRestoreText, restoreInputFrom, RestoreInputError, type RestoreInput } from "./restore/input.ts";
+export type { RestoreAction, RestoreOptions, RestoreReport, RestoreSummary } from "./restore/summary.ts";
 export { renderSlack, renderText, type SlackMessage } from "./render.ts";
 export { errorText, exitCode, type AuditSink, type JobStats, type Report } from "./report.ts";

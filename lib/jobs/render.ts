@@ -3,10 +3,10 @@
  * between jobs is data — a view per job — so the layout is written once.
  */
 import { styleText } from "node:util";
-import { enforceView } from "./enforce.ts";
-import { pipelineView } from "./pipeline.ts";
-import { restoreView } from "./restore.ts";
-import { workflowsView } from "./workflows.ts";
+import { enforceView } from "./enforce/view.ts";
+import { pipelineView } from "./pipeline/view.ts";
+import { restoreView } from "./restore/view.ts";
+import { workflowsView } from "./workflows/view.ts";
 import type { JobName, Report } from "./report.ts";
 import { count, type JobView } from "./view.ts";
 

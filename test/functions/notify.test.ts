@@ -3,7 +3,7 @@
  * Slack's Block Kit limits, as Slack would refuse it (invalid_blocks) otherwise.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { WorkflowAction, WorkflowsReport } from "../../lib/jobs/workflows.ts";
+import type { WorkflowAction, WorkflowsReport } from "../../lib/jobs/workflows/index.ts";
 import { registerSecret } from "../../lib/redact/index.ts";
 import { notifyRun, shouldNotify } from "../../functions/lib/notify.ts";
 import type { RunLabels, RunOutcome } from "../../functions/lib/run-outcome.ts";

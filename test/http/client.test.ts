@@ -254,4 +254,14 @@ describe("errors", () => {
     await get(c, "/a");
     expect(c.stats.snapshot().byRoute["GET /x"]).toMatchObject({ requests: 2, retries: 1, rateLimited: 1 });
   });
+
+  it("tell whether only reads were sent (a run refused mid-way may go again only then)", async () => {
+    const s = await serve((_req, res) => json(res, 200, {}));
+    const c = client(s.url);
+    await get(c, "/a");
+    await c.send({ method: "HEAD", url: new URL("/a", c.origin), route: "HEAD /x" });
+    expect(c.stats.onlyReads()).toBe(true);
+    await c.send({ method: "DELETE", url: new URL("/a", c.origin), route: "DELETE /x" });
+    expect(c.stats.onlyReads()).toBe(false);
+  });
 });

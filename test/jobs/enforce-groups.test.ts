@@ -57,7 +57,7 @@ describe("enforce: group shares", () => {
     });
     expect(sim.counters.byRoute["GET /groups/:id"]).toBe(inScope.length);
     const details = sim.requests.filter((r) => /^\/api\/v4\/groups\/[^/]+(\?|$)/.test(r.url));
-    // The details carry the groups' own projects, which are judged from them (enforce-group-projects.ts).
+    // The details carry the groups' own projects, which are judged from them (lib/jobs/enforce/examine/groups/detail-projects.ts).
     expect(details.every((r) => new URL(r.url, sim.url).searchParams.get("with_projects") === "true")).toBe(true);
     expect(report.summary.projects).toBe(dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length);
     expect(nonGet()).toEqual([]);

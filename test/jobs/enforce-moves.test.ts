@@ -1,5 +1,5 @@
 /**
- * Projects moved between groups while enforce lists them (lib/jobs/enforce-moves.ts). GitLab pages a
+ * Projects moved between groups while enforce lists them (lib/jobs/enforce/examine/projects/sweep.ts). GitLab pages a
  * group's projects by offset, and so does the simulator: a move shifts the later pages of a listing
  * already past the project (one project skipped, though it never moved) and a project can move from a
  * part of the tree not yet listed into one already listed. However the moves fall, a run in one go

@@ -1,7 +1,6 @@
 import type { Random } from "../shared/random.ts";
 import { ACCESS } from "./dataset.ts";
 import type { SimGroup, Visibility } from "./dataset.ts";
-import type { GroupShareIntent } from "./generate.ts";
 
 /**
  * Group-to-group shares for generateOrganisation, with their intents under the standard policy
@@ -14,6 +13,20 @@ import type { GroupShareIntent } from "./generate.ts";
  * - by a group under acme/legacy (acme/legacy itself included): exempt, whoever they grant;
  * - by a group outside acme: allowed (out of scope).
  */
+
+/** What a generated share is meant to be; ProjectShareIntent (generate.ts) shares the base. */
+export interface IntentBase {
+  /** The group the share grants access to (the invited group). */
+  groupId: number;
+  intent: "allowed" | "stray" | "exempt";
+}
+
+export interface GroupShareIntent extends IntentBase {
+  kind: "group";
+  /** The group that shares (whose `shared_with_groups` holds the link). */
+  sharedGroupId: number;
+  projectId?: undefined;
+}
 
 export interface GroupShareWorld {
   rng: Random;

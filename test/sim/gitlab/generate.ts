@@ -1,7 +1,7 @@
 import { createRandom } from "../shared/random.ts";
 import { ACCESS } from "./dataset.ts";
 import type { GitLabDataset, SimGroup, SimProject, Visibility } from "./dataset.ts";
-import { addGroupShares } from "./generate-group-shares.ts";
+import { addGroupShares, type GroupShareIntent, type IntentBase } from "./generate-group-shares.ts";
 import { addTree, type TreeShape } from "./generate-tree.ts";
 
 /**
@@ -18,24 +18,12 @@ import { addTree, type TreeShape } from "./generate-tree.ts";
  */
 /** Each kind names the other kind's id as absent, so code may read either id of any intent. */
 export type ShareIntent = ProjectShareIntent | GroupShareIntent;
-
-interface IntentBase {
-  /** The group the share grants access to (the invited group). */
-  groupId: number;
-  intent: "allowed" | "stray" | "exempt";
-}
+export type { GroupShareIntent };
 
 export interface ProjectShareIntent extends IntentBase {
   kind: "project";
   projectId: number;
   sharedGroupId?: undefined;
-}
-
-export interface GroupShareIntent extends IntentBase {
-  kind: "group";
-  /** The group that shares (whose `shared_with_groups` holds the link). */
-  sharedGroupId: number;
-  projectId?: undefined;
 }
 
 export interface GenerateOptions {

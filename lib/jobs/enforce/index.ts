@@ -4,66 +4,18 @@
  * (only when asked, and only if the one guard over both kinds holds) remove them. Memory grows with the
  * strays found, not with the projects or groups examined.
  */
-import { isTrue, type GitLabClient } from "../gitlab/index.ts";
-import { accessLevelName, maxRemovals } from "../policy/index.ts";
-import { kindOf, SHARE_KINDS, type ShareRemoval } from "./enforce-kinds.ts";
-import { scopeRoots, ScopeError } from "./enforce-listing.ts";
-import { removeShares } from "./enforce-removal.ts";
-import { count, type JobView } from "./view.ts";
-import { concurrencyStat, countStatus, errorText, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
-import { examineSlice, shareKey, statsSince, type Slice, type StepStats, type Tally } from "./enforce-slice.ts";
-import { direct, type Steps } from "./steps.ts";
-import { awaitedLater } from "./awaited-later.ts";
-
-export { PARTITION_ABOVE, ScopeError } from "./enforce-listing.ts";
-export type { RemoveGroupShareAction, RemoveShareAction, ShareRemoval, ShareStatus } from "./enforce-kinds.ts";
-
-/** Counters named for one kind count that kind; the others count both kinds. */
-export interface EnforceSummary extends GuardedSummary {
-  /** Projects examined, and their shares. */
-  projects: number;
-  shares: number;
-  /** Groups examined (scope groups and their descendants), and the shares they make. */
-  groups: number;
-  groupShares: number;
-  /** GET /groups/:id requests sent (the one GitLab.com limits to 400 a minute): what group shares cost. */
-  groupReads: number;
-  allowed: number;
-  exempt: number;
-  strays: number;
-  removed: number;
-  alreadyGone: number;
-  skipped: number;
-  failed: number;
-  maxRemovals: number;
-}
-
-export type EnforceReport = Report<ShareRemoval, EnforceSummary>;
-
-/**
- * Defaults, for a user who passes no flag. Time at latency is requests ÷ requests in flight, so the
- * defaults are as high as GitLab tolerates from one client: a self-managed instance has no API rate
- * limit by default and its smallest recommended size (4 vCPU) runs 4 Puma workers × 4 threads, so
- * 16 reads in flight take its capacity for the seconds a run lasts, no more; GitLab.com's budgets
- * (2,000 requests a minute per user, 400 a minute for GET /groups/:id and GET /projects/:id, 600 for
- * a group's projects) are bursts of a minute, which a run of this size fits in, and past them the
- * budget, not the concurrency, sets the pace: the rate limiter follows the RateLimit-* headers and
- * Retry-After GitLab sends, so a budget the server reports always wins over these numbers.
- */
-export const DEFAULT_LIST_CONCURRENCY = 16;
-export const DEFAULT_REMOVAL_CONCURRENCY = 16;
-
-export interface EnforceOptions extends JobOptions {
-  gitlab: GitLabClient;
-  /** Examination requests in flight at once, both kinds together (project pages, group pages and details). */
-  listConcurrency?: number;
-  /** A removal planned this long ago or longer is judged again on its subject's current state first (default 60 s; 0: always). */
-  maxPlanAgeMs?: number;
-  now?: Date;
-  /** How long the whole run may take (ms); past it, the examination stops and the report says how far it got. */
-  runLimitMs?: number;
-  onProgress?: (p: { projects: number; groups: number; strays: number }) => void;
-}
+import { isTrue } from "../../gitlab/index.ts";
+import { maxRemovals } from "../../policy/index.ts";
+import { awaitedLater } from "../awaited-later.ts";
+import { concurrencyStat, countStatus, errorText } from "../report.ts";
+import { byKindAndPath, shareKey, type ShareRemoval } from "../shares/plan.ts";
+import { direct, type Steps } from "../steps.ts";
+import { count } from "../view.ts";
+import { removeShares } from "./apply.ts";
+import { beginExamination } from "./examine/examiners.ts";
+import { ScopeError, scopeRoots } from "./examine/scope.ts";
+import { examineSlice, type Slice } from "./slice.ts";
+import { addCounts, DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY, emptyTally, statsSince, type EnforceOptions, type EnforceReport, type StepStats, type Tally } from "./summary.ts";
 
 /** What one step of removals did: the batch as it ended. */
 interface Removals {
@@ -87,7 +39,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   const limit = maxRemovals(policy);
   const concurrency = opts.listConcurrency ?? DEFAULT_LIST_CONCURRENCY;
   const measured = async <T extends object>(run: () => Promise<T>): Promise<T & { stats: StepStats }> => {
-    const before = gitlab.http.stats.snapshot();
+    const before = gitlab.requestCounts();
     const result = await run();
     return { ...result, stats: statsSince(gitlab, before) };
   };
@@ -110,14 +62,14 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
         );
       }
       const roots = await scope;
-      return { startedAt, now, seesAllGroups, warnings, frontier: SHARE_KINDS.flatMap((kind) => kind.begin(roots, seesAllGroups)) };
+      return { startedAt, now, seesAllGroups, warnings, frontier: beginExamination(roots, seesAllGroups) };
     }),
   );
   const now = new Date(begun.now);
   const runEnd = begun.startedAt + (opts.runLimitMs ?? Infinity);
   const stats = [begun.stats];
   const warnings = [...begun.warnings];
-  const tally: Tally = { projects: 0, shares: 0, groups: 0, groupShares: 0, allowed: 0, exempt: 0, outOfScope: 0 };
+  const tally: Tally = emptyTally();
   const found: Slice["strays"] = [];
   // A project moved between partitions mid-listing is listed twice; its strays are planned once.
   const planned = new Set<string>();
@@ -219,32 +171,3 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     warnings,
   };
 }
-
-/** Adds each count of `more` to `into`'s (the tallies and the request counts of steps add up so). */
-function addCounts<T extends { [K in keyof T]: number }>(into: T, more: T): T {
-  for (const key of Object.keys(into) as (keyof T)[]) (into[key] as number) += more[key];
-  return into;
-}
-
-function byKindAndPath(a: ShareRemoval, b: ShareRemoval): number {
-  const [x, y] = [a, b].map((action) => kindOf(action).subject(action));
-  return SHARE_KINDS.indexOf(kindOf(a)) - SHARE_KINDS.indexOf(kindOf(b)) || x!.path.localeCompare(y!.path) || x!.id - y!.id || a.group.localeCompare(b.group);
-}
-
-export const enforceView: JobView<ShareRemoval, EnforceReport> = {
-  title: "Warden enforce",
-  noun: ["stray share"],
-  group: (a) => (a.kind === "group" ? `${a.sharedGroup} (group #${a.sharedGroupId})` : `${a.project} (#${a.projectId})`),
-  columns: (a) => [
-    `${a.kind} share`,
-    a.group,
-    accessLevelName(a.accessLevel),
-    a.expiresAt ? `until ${a.expiresAt}` : "no expiry",
-    a.error ? `${a.reason} — ${a.error}` : a.reason,
-  ],
-  summary: ({ summary: s, actions }: EnforceReport) =>
-    `${count(s.projects, "project")} with ${count(s.shares, "share")}, ${count(s.groups, "group")} with ${count(s.groupShares, "group share")}; ` +
-    `of all shares ${s.allowed} allowed, ${s.exempt} exempt, ${s.strays} stray (${count(actions.filter((a) => a.kind === "group").length, "group share")}); ` +
-    `${s.removed} removed, ${s.alreadyGone} already gone, ${s.skipped} skipped, ${s.failed} failed; guard ${s.guard} (max ${s.maxRemovals}); ` +
-    `${count(s.groupReads, "group read")} (GET /groups/:id)`,
-};

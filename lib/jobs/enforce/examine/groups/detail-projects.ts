@@ -1,26 +1,20 @@
 /**
- * Projects read with their groups' details. `GET /groups/:id?with_projects=true` embeds up to 100 of
- * the group's own projects (not its subgroups', not those shared into it), each as a listing shows
- * it, shares included: GitLab's GroupDetail entity, deprecated for API v5 but in every v4. The
- * examination reads the detail of every group in scope for the shares groups make, so a group holding
- * fewer than 100 projects has them judged with no request of their own, and one holding more (its
- * detail shows 100) has its own projects listed besides (enforce-listing.ts: from both ends, split by
- * visibility where large). Listing a scope instead costs its projects ÷ 100 pages and more, as every
- * partition ends on a partial page.
- *
- * Only for a token that sees every group: GitLab lists to others only the subgroups they are members
- * of, and a project in a group not listed would never be judged. A GitLab whose details carry no
- * projects (API v5 will not) has the scope group's projects listed as one tree instead, as for any
- * other token; and one whose details leave projects out (a sample of the scope's projects shows it)
- * has the scope group listed as well. Once every detail was read within one slice, the scope group
- * is swept for projects moved meanwhile (enforce-moves.ts): one moved from a group not yet read into
- * one read already is in neither detail.
+ * Projects read with their groups' details, for a token that sees every group (others are not listed
+ * every subgroup). `GET /groups/:id?with_projects=true` embeds up to 100 of the group's own projects,
+ * shares included, and the examination reads every detail anyway for the shares groups make: a group
+ * with fewer projects costs no request of its own; one with more has its own projects listed besides.
+ * A GitLab whose details carry no projects, or leave some out (a sample shows it), has the scope
+ * group listed instead or as well; a scope read whole in one slice is then swept for moves
+ * (docs/how-enforce-works.md).
  */
-import type { GroupDetail, Project } from "../gitlab/index.ts";
-import type { Examination } from "./enforce-kinds.ts";
-import { nextPage, projectSubject, scopeListing, sweepScope, unlessNotFound, type ScopeRoot } from "./enforce-listing.ts";
-import { answeredBefore, unjudged, type GroupListing } from "./enforce-moves.ts";
-import { PAUSED, PRIORITY } from "./enforce-slots.ts";
+import type { GroupDetail, Project } from "../../../../gitlab/index.ts";
+import { projectSubject, unlessNotFound } from "../../../shares/kinds.ts";
+import type { Examination, Sink } from "../context.ts";
+import { answeredBefore, unjudged, type GroupListing } from "../ledger.ts";
+import { nextPage } from "../projects/pages.ts";
+import { sweepScope } from "../projects/sweep.ts";
+import { PAUSED, PRIORITY } from "../slots.ts";
+import { scopeListing, type DetailProjectsState } from "../work.ts";
 
 /** GitLab embeds at most this many of a group's own projects in its detail. */
 const EMBEDDED = 100;
@@ -31,17 +25,8 @@ const UNCOUNTED = 10_000;
 /** Projects of the sample in no detail that show the details leave projects out (fewer: deleted or moved meanwhile). */
 const UNCARRIED = 3;
 
-/** Where the details of a scope group's tree carry their projects, as data (JSON): a run in steps resumes it. */
-export interface DetailProjects {
-  root: ScopeRoot;
-  /** False once a detail came without projects: the scope group is listed instead. */
-  carried?: false;
-  /** Groups whose own projects are listed: their details' projects are left to the listing. */
-  listed?: number[];
-}
-
-/** The projects of one scope group's details, within one slice. */
-export class GroupProjects {
+/** The projects of one scope group's details, within one slice; where it stands is a DetailProjectsState. */
+export class DetailProjects {
   private carried: boolean;
   /** Server time a little before the first detail was answered. */
   private since = Infinity;
@@ -51,13 +36,15 @@ export class GroupProjects {
   private sampled: Promise<void> = Promise.resolve();
   /** The sample's projects in scope: each must be judged by the end, or the details did not carry them all. */
   private readonly sampledIds: number[] = [];
-  private readonly x: Examination;
-  private readonly of: DetailProjects;
+  private readonly exam: Examination;
+  private readonly sink: Sink;
+  private readonly of: DetailProjectsState;
   /** The scope group's tree is read from its start in this slice, so a sweep can follow. */
   private readonly begun: boolean;
 
-  constructor(x: Examination, of: DetailProjects, begun: boolean) {
-    this.x = x;
+  constructor(exam: Examination, sink: Sink, of: DetailProjectsState, begun: boolean) {
+    this.exam = exam;
+    this.sink = sink;
     this.of = of;
     this.begun = begun;
     this.carried = of.carried !== false;
@@ -67,7 +54,7 @@ export class GroupProjects {
   /** The group's detail with its projects (what the examination reads instead of the bare detail); undefined when gone. */
   async read(id: number): Promise<GroupDetail | undefined> {
     const sentAt = Date.now();
-    const answer = await unlessNotFound(this.x.gitlab.getGroupWithProjects(id, this.x.signal));
+    const answer = await unlessNotFound(this.exam.gitlab.getGroupWithProjects(id, this.exam.signal));
     if (answer) this.since = Math.min(this.since, answeredBefore(answer.date, sentAt));
     return answer?.detail;
   }
@@ -75,24 +62,24 @@ export class GroupProjects {
   /** Judges the projects a detail carries, and has a group with more than it carries listed. */
   judge(group: GroupDetail | undefined): void {
     if (!group || !this.carried || this.listed.has(group.id)) return;
-    const { x } = this;
+    const { exam } = this;
     if (!Array.isArray(group.projects)) {
       this.carried = false;
-      this.listings.push(x.examine(scopeListing(this.of.root)));
+      this.listings.push(this.sink.spawn(scopeListing(this.of.root)));
       return;
     }
     // The first detail (the scope group's) shows that details carry projects: the sample is worth its request.
     if (++this.details === 1 && this.begun) this.sampled = this.sample();
     const full = group.projects.length >= EMBEDDED;
     const listing: GroupListing = { group: group.id, path: group.full_path, own: true, ...(full ? {} : { whole: true }) };
-    judgeProjects(x, unjudged(x.ledger, group.projects, listing));
+    this.judgeProjects(unjudged(exam.ledger, group.projects, listing));
     if (full) this.list(group.id, group.full_path, group.projects.map((project) => project.id));
   }
 
   /** Lists a group's own projects beside the details, skipping those its detail carried (judged already). */
   private list(group: number, path: string, carried?: number[]): void {
     this.listed.add(group);
-    this.listings.push(this.x.examine({ kind: "project", list: { group, own: true }, path, partOf: this.of.root.id, ...(carried ? { carried } : {}) }));
+    this.listings.push(this.sink.spawn({ kind: "project", list: { group, own: true }, path, partOf: this.of.root.id, ...(carried ? { carried } : {}) }));
   }
 
   /**
@@ -104,13 +91,13 @@ export class GroupProjects {
    * the check in `finish`).
    */
   private async sample(): Promise<void> {
-    const { x } = this;
+    const { exam } = this;
     const { root } = this.of;
-    const pages = x.gitlab.listGroupProjects(root.id, { signal: x.signal }, { sort: "desc" }).pages();
+    const pages = exam.gitlab.listGroupProjects(root.id, { signal: exam.signal }, { sort: "desc" }).pages();
     try {
-      const page = await nextPage(x, pages, PRIORITY.opening);
+      const page = await nextPage(exam, pages, PRIORITY.opening);
       // Once paused, what is left is handed on as it stands: a listing begun now would be left out of it.
-      if (page === PAUSED || page.done || page.value.items.length === 0 || x.pause?.aborted) return;
+      if (page === PAUSED || page.done || page.value.items.length === 0 || exam.pause?.aborted) return;
       const { items, meta } = page.value;
       const total = typeof meta.total === "number" ? meta.total : UNCOUNTED;
       const counts = new Map<number, { path: string; n: number }>();
@@ -131,7 +118,7 @@ export class GroupProjects {
   }
 
   /** Where it stands, for the work left to a later slice. */
-  state(): DetailProjects {
+  state(): DetailProjectsState {
     return { root: this.of.root, ...(this.carried ? {} : { carried: false as const }), ...(this.listed.size ? { listed: [...this.listed] } : {}) };
   }
 
@@ -147,16 +134,16 @@ export class GroupProjects {
     const listed = (await Promise.all(this.listings)).every(Boolean);
     // Without carried projects the scope group's own listing sweeps it.
     if (!complete || !listed || !this.begun || !this.carried) return;
-    const { x } = this;
+    const { exam } = this;
     const { root } = this.of;
-    if (this.details + this.listings.length > 1) await sweepScope(x, { group: root.id, path: root.path }, this.since, (projects) => judgeProjects(x, projects));
-    const missing = this.sampledIds.filter((id) => !x.ledger.judged.has(id)).length;
+    if (this.details + this.listings.length > 1) await sweepScope(exam, { group: root.id, path: root.path }, this.since, (projects) => this.judgeProjects(projects));
+    const missing = this.sampledIds.filter((id) => !exam.ledger.judged.has(id)).length;
     if (missing < UNCARRIED) return;
-    x.warnings.push(`${missing} of ${this.sampledIds.length} projects of ${root.path} listed as a sample were in no group's detail: GitLab's details leave projects out, so ${root.path}'s projects were listed as well`);
-    await x.examine(scopeListing(root));
+    exam.warnings.push(`${missing} of ${this.sampledIds.length} projects of ${root.path} listed as a sample were in no group's detail: GitLab's details leave projects out, so ${root.path}'s projects were listed as well`);
+    await this.sink.spawn(scopeListing(root));
   }
-}
 
-function judgeProjects(x: Examination, projects: Project[]): void {
-  if (projects.length) x.judgeKind("project", projects.map(projectSubject));
+  private judgeProjects(projects: Project[]): void {
+    if (projects.length) this.sink.judge("project", projects.map(projectSubject));
+  }
 }

@@ -7,58 +7,17 @@
  * back is settled by reading the share again.
  */
 import pMap from "p-map";
-import { HttpError, NetworkError, type GitLabClient, type GroupShare } from "../gitlab/index.ts";
-import { accessLevelName, maxRemovals } from "../policy/index.ts";
-import { kindOf } from "./enforce-kinds.ts";
-import type { RemovedShare, RestoreInput } from "./restore-input.ts";
-import { countStatus, errorText, jobStats, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
-import { count, type JobView } from "./view.ts";
+import { HttpError, NetworkError, type GitLabClient, type GroupShare } from "../../gitlab/index.ts";
+import { maxRemovals } from "../../policy/index.ts";
+import { countStatus, errorText, jobStats } from "../report.ts";
+import { SHARE_OPS } from "../shares/kinds.ts";
+import { subjectKey, subjectOf, type RemovedShare } from "../shares/plan.ts";
+import type { RestoreAction, RestoreOptions, RestoreReport } from "./summary.ts";
+import { differences } from "./view.ts";
 
-export { parseRestoreText, restoreInputFrom, RestoreInputError, type RemovedShare, type RestoreInput } from "./restore-input.ts";
 
-/**
- * "planned": would be re-created (a dry run, or a run stopped before it); "already-present": a share
- * with that group exists (its level or expiry may differ, and is left as it is); "skipped": its expiry
- * has passed, so GitLab would delete it again that night.
- */
-export type RestoreStatus = "planned" | "done" | "already-present" | "skipped" | "failed";
-
-/** A removal from the input, with the same identifying fields, and what became of its restore. */
-export type RestoreAction = RemovedShare & {
-  type: "restore-share" | "restore-group-share";
-  status: RestoreStatus;
-  /** Why it is already-present, skipped or done after a check. */
-  note?: string;
-  error?: string;
-};
-
-export interface RestoreSummary extends GuardedSummary {
-  /** Shares to re-create once read (planned before any was created). */
-  restores: number;
-  restored: number;
-  alreadyPresent: number;
-  skipped: number;
-  failed: number;
-  maxRestores: number;
-}
-
-export type RestoreReport = Report<RestoreAction, RestoreSummary>;
-
-export interface RestoreOptions extends JobOptions {
-  gitlab: GitLabClient;
-  input: RestoreInput;
-  /** The guard; default the policy's gitlab.guard.maxRemovals. */
-  maxRestores?: number;
-  now?: Date;
-}
-
-/** The action type of a restore, by kind; everything else about the kinds is enforce's table (enforce-kinds.ts). */
+/** The action type of a restore, by kind; everything else about the kinds is shares/. */
 const TYPES = { project: "restore-share", group: "restore-group-share" } as const;
-
-/** What the share is on: the project, or the group that shares. */
-function targetOf(a: RemovedShare): { id: number; path: string } {
-  return kindOf(a).subject(a);
-}
 
 /** A read of a project or group: its shares, or why it could not be read. */
 type Read = { shares: readonly GroupShare[] } | { error: string };
@@ -76,7 +35,7 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
   const actions: RestoreAction[] = opts.input.removals.map((r) => ({ type: TYPES[r.kind], ...r, status: "planned" }));
 
   // Each project and sharing group is read once, however many of its shares were removed.
-  const targets = [...new Map(actions.map((a) => [`${a.kind}:${targetOf(a).id}`, a] as const))];
+  const targets = [...new Map(actions.map((a) => [subjectKey(a), a] as const))];
   const reads = new Map<string, Read>();
   await pMap(targets, async ([key, a]) => {
     const current = signal?.aborted ? undefined : await read(gitlab, a, signal);
@@ -85,7 +44,7 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
   let complete = reads.size === targets.length;
   if (!complete) warnings.push(`stopped while reading after ${reads.size} of ${targets.length} projects and groups (${errorText(signal?.reason)}): nothing was restored`);
   for (const a of actions) {
-    const current = reads.get(`${a.kind}:${targetOf(a).id}`);
+    const current = reads.get(subjectKey(a));
     if (current) judge(a, current, today);
   }
 
@@ -124,9 +83,9 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
 
 /** Undefined when stopped. A refused token (401) fails the run: every other call would be refused alike. */
 async function read(gitlab: GitLabClient, a: RemovedShare, signal?: AbortSignal): Promise<Read | undefined> {
-  const { id, path } = targetOf(a);
+  const { id, path } = subjectOf(a);
   try {
-    const subject = await kindOf(a).read(gitlab, id, signal);
+    const subject = await SHARE_OPS[a.kind].read(gitlab, id, signal);
     return subject ? { shares: subject.shares } : { error: `${a.kind} ${path} (#${id}) not found (deleted, or the token cannot see it): not restored` };
   } catch (err) {
     if (signal?.aborted) return undefined;
@@ -153,19 +112,6 @@ function judge(a: RestoreAction, current: Read, today: string): void {
   }
 }
 
-/** How a present share differs from the removed one, e.g. "developer (removed: maintainer), no expiry (removed: expires 2031-06-30)". */
-function differences(a: RemovedShare, s: GroupShare): string | undefined {
-  const pairs = [
-    [accessLevelName(s.group_access_level), accessLevelName(a.accessLevel)],
-    [expiryText(s.expires_at), expiryText(a.expiresAt)],
-    [roleText(s.member_role_id), roleText(a.memberRoleId)],
-  ];
-  const changed = pairs.filter(([now, then]) => now !== then).map(([now, then]) => `${now} (removed: ${then})`);
-  return changed.length ? changed.join(", ") : undefined;
-}
-
-const expiryText = (date: string | null | undefined) => (date ? `expires ${date}` : "no expiry");
-const roleText = (role: number | null | undefined) => (role == null ? "no custom role" : `custom role #${role}`);
 
 /**
  * One POST. A refusal (400 sharing locked, 403, 404 gone, 409 the project's own group or an ancestor,
@@ -177,7 +123,7 @@ async function create(a: RestoreAction, opts: RestoreOptions): Promise<void> {
   const { gitlab, signal } = opts;
   const share = { groupId: a.groupId, accessLevel: a.accessLevel, expiresAt: a.expiresAt, memberRoleId: a.memberRoleId ?? null };
   try {
-    const outcome = await kindOf(a).create(gitlab, targetOf(a).id, share, signal);
+    const outcome = await SHARE_OPS[a.kind].create(gitlab, subjectOf(a).id, share, signal);
     Object.assign(a, outcome === "created" ? { status: "done" } : { status: "already-present", note: "GitLab answered 409, already shared: re-created meanwhile, or shared with a group the token cannot see" });
   } catch (err) {
     const lost = signal?.aborted ? `stopped while creating the share (${errorText(signal.reason)})` : mayHaveArrived(err) ? errorText(err) : undefined;
@@ -192,7 +138,7 @@ async function create(a: RestoreAction, opts: RestoreOptions): Promise<void> {
 async function settle(a: RestoreAction, opts: RestoreOptions, lost: string): Promise<void> {
   const signal = opts.signal?.aborted ? AbortSignal.timeout(CHECK_AFTER_STOP_MS) : opts.signal;
   try {
-    const subject = await kindOf(a).read(opts.gitlab, targetOf(a).id, signal);
+    const subject = await SHARE_OPS[a.kind].read(opts.gitlab, subjectOf(a).id, signal);
     if (subject?.shares.some((s) => s.group_id === a.groupId)) Object.assign(a, { status: "done", note: `the answer was lost (${lost}); reading again found the share` });
     else Object.assign(a, { status: "failed", error: `may not have been created: ${lost}; reading again found no such share` });
   } catch (err) {
@@ -209,21 +155,3 @@ function refusal(err: unknown): string {
   if (err instanceof HttpError && err.serviceMessage) return `GitLab refused (${err.status}): ${err.serviceMessage}`;
   return errorText(err);
 }
-
-export const restoreView: JobView<RestoreAction, RestoreReport> = {
-  title: "Warden restore",
-  noun: ["removed share"],
-  group: (a) => {
-    const { id, path } = targetOf(a);
-    return `${a.kind} ${path} (#${id})`;
-  },
-  // Every action has the same columns (the renderers line them up); what happened follows the expiry.
-  columns: (a) => {
-    const said = a.error ?? a.note;
-    const level = accessLevelName(a.accessLevel) + (a.memberRoleId === undefined ? "" : ` (custom role #${a.memberRoleId})`);
-    return [a.group, level, said ? `${expiryText(a.expiresAt)} — ${said}` : expiryText(a.expiresAt)];
-  },
-  summary: ({ summary: s }) =>
-    `${s.restores} to restore: ${s.restored} restored; ${s.alreadyPresent} already present, ${s.skipped} skipped (expired), ${s.failed} failed; ` +
-    `guard ${s.guard} (max ${s.maxRestores})`,
-};

@@ -11,7 +11,6 @@
  * group listings that feed detail reads, then the detail reads.
  */
 import PQueue from "p-queue";
-import type { Examination } from "./enforce-kinds.ts";
 
 export const PRIORITY = {
   /** A listing's first page, and what decides whether it splits: nothing else can start below it. */
@@ -41,6 +40,6 @@ export const PAUSED = Symbol("paused");
  * Sends `send` when a slot is free, unless the examination has paused meanwhile: a pause must stop
  * the requests still waiting for a slot too, or a large queue of them would outlast the step.
  */
-export function inSlot<T>(x: Examination, send: () => Promise<T>, priority: number): Promise<T | typeof PAUSED> {
-  return x.slots(async () => (x.pause?.aborted ? PAUSED : send()), priority);
+export function inSlot<T>({ slots, pause }: { slots: Slots; pause?: AbortSignal | undefined }, send: () => Promise<T>, priority: number): Promise<T | typeof PAUSED> {
+  return slots(async () => (pause?.aborted ? PAUSED : send()), priority);
 }

@@ -5,10 +5,10 @@
  * an archived workflow. Memory grows with the findings, not with the workflows listed.
  */
 import pMap from "p-map";
-import { HttpError, isActive, type ApiGeneration, type N8nClient, type Workflow } from "../n8n/index.ts";
-import { decideWorkflow, maxWorkflowChanges } from "../policy/index.ts";
-import { countStatus, errorText, jobStats, stoppedMidRequest, type GuardedSummary, type JobOptions, type Report } from "./report.ts";
-import { count, type JobView } from "./view.ts";
+import { HttpError, isActive, type ApiGeneration, type N8nClient, type Workflow } from "../../n8n/index.ts";
+import { decideWorkflow, maxWorkflowChanges } from "../../policy/index.ts";
+import { countStatus, errorText, jobStats, stoppedMidRequest, type GuardedSummary, type JobOptions, type Report } from "../report.ts";
+import { count } from "../view.ts";
 
 export interface WorkflowAction {
   type: "activate" | "deactivate";
@@ -179,15 +179,3 @@ function failureText(err: unknown): string {
   if ((err.status === 400 || err.status === 409) && err.serviceMessage) return err.serviceMessage;
   return errorText(err);
 }
-
-export const workflowsView: JobView<WorkflowAction, WorkflowsReport> = {
-  title: "Warden workflows",
-  noun: ["workflow out of policy", "workflows out of policy"],
-  group: (a: WorkflowAction) => `${a.name} (${a.workflowId})`,
-  // Every action has the same columns (the renderers line them up); why a change failed follows why it was planned.
-  columns: (a: WorkflowAction) => [a.type, a.error ? `${a.reason} — ${a.error}` : a.reason],
-  summary: ({ summary: s }: WorkflowsReport) =>
-    `${count(s.workflows, "workflow")} (${s.active} active, ${s.archived} archived and left alone): ${count(s.changes, "change")} planned, ${s.reported} only reported; ` +
-    `${s.applied} applied, ${s.failed} failed; guard ${s.guard} (max ${s.maxChanges}); ` +
-    (s.apiGeneration === "not checked" ? "n8n API generation not checked (learned at the first change)" : `n8n ${s.apiGeneration}.x`),
-};

@@ -6,8 +6,9 @@
  * beyond a short redacted excerpt, as a log file may hold anything.
  */
 import { z } from "zod";
-import { redactOutput, redactThenCut } from "../redact/index.ts";
-import { count } from "./view.ts";
+import { redactOutput, redactThenCut } from "../../redact/index.ts";
+import { REMOVAL_TYPES, SHARE_STATUSES as STATUSES, shareKey, type RemovedShare } from "../shares/plan.ts";
+import { count } from "../view.ts";
 
 export class RestoreInputError extends Error {
   override name = "RestoreInputError";
@@ -16,7 +17,6 @@ export class RestoreInputError extends Error {
 /** GitLab's names, as the input gives them: shown in the report (redacted like any text from a file), never sent. */
 const name = z.string().min(1).transform(redactOutput);
 const id = z.int().positive();
-const STATUSES = ["planned", "done", "already-gone", "skipped", "failed"] as const;
 
 const day = z.iso.date();
 /** Written by a Warden that did not record expiry: re-creating such a share would drop its expiry. */
@@ -40,21 +40,16 @@ const project = (form: "report" | "line") => ({ kind: kind("project", form), pro
 const group = (form: "report" | "line") => ({ kind: kind("group", form), sharedGroupId: id, sharedGroup: name, ...fields(form) });
 
 const ReportAction = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("remove-share"), ...project("report"), status: z.enum(STATUSES) }),
-  z.object({ type: z.literal("remove-group-share"), ...group("report"), status: z.enum(STATUSES) }),
+  z.object({ type: z.literal(REMOVAL_TYPES.project), ...project("report"), status: z.enum(STATUSES) }),
+  z.object({ type: z.literal(REMOVAL_TYPES.group), ...group("report"), status: z.enum(STATUSES) }),
 ]);
 const EnforceReport = z.object({ job: z.literal("enforce"), dryRun: z.literal(false), actions: z.array(ReportAction) });
 /** Audit lines are told apart by their message; Powertools' own fields (level, timestamp, function_name, …) are ignored. */
 const AuditLine = z.discriminatedUnion("message", [
-  z.object({ message: z.literal("remove-share"), ...project("line"), outcome: z.enum(STATUSES) }),
-  z.object({ message: z.literal("remove-group-share"), ...group("line"), outcome: z.enum(STATUSES) }),
+  z.object({ message: z.literal(REMOVAL_TYPES.project), ...project("line"), outcome: z.enum(STATUSES) }),
+  z.object({ message: z.literal(REMOVAL_TYPES.group), ...group("line"), outcome: z.enum(STATUSES) }),
 ]);
-const AUDIT_MESSAGES = new Set(["remove-share", "remove-group-share"]);
-
-/** One share a run removed, as restore re-creates it. */
-export type RemovedShare =
-  | { kind: "project"; projectId: number; project: string; groupId: number; group: string; accessLevel: number; expiresAt: string | null; memberRoleId?: number }
-  | { kind: "group"; sharedGroupId: number; sharedGroup: string; groupId: number; group: string; accessLevel: number; expiresAt: string | null; memberRoleId?: number };
+const AUDIT_MESSAGES = new Set<unknown>(Object.values(REMOVAL_TYPES));
 
 export interface RestoreInput {
   /** Where the removals came from, for the report: "an enforce report" or "N audit lines". */
@@ -163,7 +158,7 @@ function collect(source: string, entries: readonly (readonly [status: string, sh
       left.set(status, (left.get(status) ?? 0) + 1);
       continue;
     }
-    const key = removedShareKey(removal);
+    const key = shareKey(removal);
     if (done.has(key)) repeated++;
     // Map order is first insertion; the values are the last removal's, the share as it was last.
     done.set(key, removal);
@@ -174,10 +169,6 @@ function collect(source: string, entries: readonly (readonly [status: string, sh
   }
   if (repeated) notes.push(`${count(repeated, "removal")} ${repeated === 1 ? "appears" : "appear"} more than once in the input: each share is restored once, as it was last removed`);
   return { source, removals: [...done.values()], notes };
-}
-
-export function removedShareKey(r: RemovedShare): string {
-  return r.kind === "project" ? `project:${r.projectId}:${r.groupId}` : `group:${r.sharedGroupId}:${r.groupId}`;
 }
 
 /** The line as JSON, or the JSON object that starts at its first "{". */

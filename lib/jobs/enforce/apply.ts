@@ -1,27 +1,20 @@
 /**
  * Removing the planned shares, of every kind: bounded concurrency, idempotent, one audit line each.
- * GitLab has no conditional DELETE, and on a large instance minutes pass between judging a share and
- * removing it: an owner may meanwhile have lowered its access, removed it, or moved it under an
- * exemption. So a removal planned `maxPlanAgeMs` ago or longer reads its subject again (once per
- * subject) and is judged again first; a share that is no longer stray is skipped, not removed. Those
- * reads go out ahead of the removals (`concurrency` of them at once, in the removals' order), so at
- * latency an old plan costs about the time of its removals, not of a read and a removal one after
- * the other.
- *
- * A kind whose removal GitLab may answer with success without removing (a group share, when the token
- * lacks Owner) has its subject read once more after the last of its removals, and a share still there
- * fails; its audit lines wait for that answer, so each says what finally became of the share. An
- * administrator's token is read again too: with Admin Mode on, a token without the admin_mode scope
- * acts as a plain user though /user says is_admin. Those reads share the plan-age re-reads' slots,
- * beside the removals', so they never hold up a removal.
+ * GitLab has no conditional DELETE and minutes may pass between judging a share and removing it, so a
+ * removal planned `maxPlanAgeMs` ago or longer is judged again on its subject read anew (once per
+ * subject, the reads sent ahead of the removals); a share no longer stray is skipped. A kind GitLab may
+ * answer with success without removing (a group share, without Owner) has its subject read once more
+ * after its removals, and its audit lines wait for that, so each says what became of the share. An
+ * administrator's token too: with Admin Mode on, one without the admin_mode scope acts as a plain user.
  */
 import pMap from "p-map";
 import PQueue from "p-queue";
-import { awaitedLater } from "./awaited-later.ts";
-import { evaluateShare, type Policy } from "../policy/index.ts";
-import { auditFields, kindOf, shareFields, shareInput, type ShareKindSpec, type ShareRemoval, type Subject } from "./enforce-kinds.ts";
-import { errorText, stoppedMidRequest, type AuditSink } from "./report.ts";
-import type { GitLabClient } from "../gitlab/index.ts";
+import type { GitLabClient } from "../../gitlab/index.ts";
+import { evaluateShare, type Policy } from "../../policy/index.ts";
+import { awaitedLater } from "../awaited-later.ts";
+import { errorText, stoppedMidRequest, type AuditSink } from "../report.ts";
+import { SHARE_OPS } from "../shares/kinds.ts";
+import { auditFields, shareFields, shareInput, subjectKey, subjectOf, type ShareRemoval, type Subject } from "../shares/plan.ts";
 
 export interface RemovalOptions {
   gitlab: GitLabClient;
@@ -40,16 +33,15 @@ export interface RemovalOptions {
 export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions): Promise<{ stopped: boolean }> {
   const { gitlab, signal } = opts;
   let stopped = false;
-  const subjectKey = (a: ShareRemoval) => `${a.kind}:${kindOf(a).subject(a).id}`;
   // Fresh reads for the plan-age re-check, once per subject.
   const reads = new Map<string, Promise<Subject | undefined>>();
   const current = (a: ShareRemoval) => {
     const key = subjectKey(a);
-    if (!reads.has(key)) reads.set(key, kindOf(a).read(gitlab, kindOf(a).subject(a).id, signal));
+    if (!reads.has(key)) reads.set(key, SHARE_OPS[a.kind].read(gitlab, subjectOf(a).id, signal));
     return reads.get(key)!;
   };
   // Actions waiting for their subject's confirming read, by subject, and how many are still to be tried.
-  const unconfirmed = Map.groupBy(actions.filter((a) => kindOf(a).kept), subjectKey);
+  const unconfirmed = Map.groupBy(actions.filter((a) => SHARE_OPS[a.kind].kept), subjectKey);
   const untried = new Map([...unconfirmed].map(([key, group]) => [key, group.length]));
   // The reads' own slots: the plan-age re-reads, then the confirming reads as their subjects are done.
   const readSlots = new PQueue({ concurrency: opts.concurrency });
@@ -58,7 +50,7 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
   // At least that old (0: always), so a plan judged in the same millisecond still counts.
   const old = (a: ShareRemoval) => Date.now() - (opts.judgedAt.get(a) ?? 0) >= opts.maxPlanAgeMs;
   // Removals whose subject is read again afterwards go first, so those reads overlap the other removals.
-  const order = actions.toSorted((a, b) => Number(!kindOf(a).kept) - Number(!kindOf(b).kept));
+  const order = actions.toSorted((a, b) => Number(!SHARE_OPS[a.kind].kept) - Number(!SHARE_OPS[b.kind].kept));
   // A failed read is the removal's to report (removeOne awaits the same promise).
   const readingAhead = order.filter(old).map((a) => readSlots.add(() => current(a).then(() => undefined, () => undefined)));
 
@@ -88,11 +80,10 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
 /** Removes one share (unless judged again and found changed); true when the signal cut it off. */
 async function removeOne(action: ShareRemoval, opts: RemovalOptions, old: boolean, current: (a: ShareRemoval) => Promise<Subject | undefined>): Promise<boolean> {
   const { gitlab, signal } = opts;
-  const kind = kindOf(action);
   try {
-    if (old) Object.assign(action, judgeAgain(action, kind, opts, await current(action)));
+    if (old) Object.assign(action, judgeAgain(action, opts, await current(action)));
     if (action.status !== "planned") return false;
-    const outcome = await kind.remove(gitlab, kind.subject(action).id, action.groupId, signal);
+    const outcome = await SHARE_OPS[action.kind].remove(gitlab, subjectOf(action).id, action.groupId, signal);
     action.status = outcome === "removed" ? "done" : "already-gone";
     return false;
   } catch (err) {
@@ -106,13 +97,14 @@ async function removeOne(action: ShareRemoval, opts: RemovalOptions, old: boolea
  * The share as it is now: still stray, its current fields (so the report and the audit line, which
  * restore reads, hold what was really removed); otherwise what became of it.
  */
-function judgeAgain(action: ShareRemoval, kind: ShareKindSpec, opts: RemovalOptions, subject: Subject | undefined): Partial<ShareRemoval> {
-  if (!subject) throw new Error(`${kind.kind} not found (deleted, or the token can no longer see it): nothing removed`);
+function judgeAgain(action: ShareRemoval, opts: RemovalOptions, subject: Subject | undefined): Partial<ShareRemoval> {
+  const { kind } = action;
+  if (!subject) throw new Error(`${kind} not found (deleted, or the token can no longer see it): nothing removed`);
   const share = subject.shares.find((s) => s.group_id === action.groupId);
   if (!share) return { status: "already-gone" };
   const verdict = evaluateShare(opts.policy, shareInput(kind, subject, share), opts.now);
   if (verdict.kind === "stray") return shareFields(share, verdict.reason);
-  const why = verdict.kind === "out-of-scope" ? `the ${kind.kind} is no longer in scope` : `now ${verdict.kind} by ${verdict.rule}`;
+  const why = verdict.kind === "out-of-scope" ? `the ${kind} is no longer in scope` : `now ${verdict.kind} by ${verdict.rule}`;
   return { status: "skipped", error: `changed since it was planned (${why}); not removed` };
 }
 
@@ -124,12 +116,12 @@ async function confirm(actions: ShareRemoval[], opts: RemovalOptions): Promise<b
   const done = actions.filter((a) => a.status === "done");
   const first = done[0];
   if (!first) return true;
-  const kind = kindOf(first);
-  const { id, path } = kind.subject(first);
-  const kept = kind.kept?.(path);
+  const ops = SHARE_OPS[first.kind];
+  const { id, path } = subjectOf(first);
+  const kept = ops.kept?.(path);
   try {
     if (opts.signal?.aborted) throw opts.signal.reason;
-    const now = await kind.read(opts.gitlab, id, opts.signal);
+    const now = await ops.read(opts.gitlab, id, opts.signal);
     const still = new Set(now?.shares.map((s) => s.group_id));
     for (const action of done.filter((a) => still.has(a.groupId))) Object.assign(action, { status: "failed", error: kept });
     return true;

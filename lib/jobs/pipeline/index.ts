@@ -5,11 +5,10 @@
  * idempotent, so an answer that leaves it unclear whether GitLab started one is reported as unknown,
  * never retried into a second pipeline.
  */
-import { HttpError, NetworkError, type GitLabClient, type Project } from "../gitlab/index.ts";
-import { evaluatePipeline, type Policy } from "../policy/index.ts";
-import { pipelineRequestProblem } from "../policy/refs.ts";
-import { errorText, jobStats, type AuditSink, type Report } from "./report.ts";
-import type { JobView } from "./view.ts";
+import { HttpError, NetworkError, type GitLabClient, type Project } from "../../gitlab/index.ts";
+import { evaluatePipeline, type Policy } from "../../policy/index.ts";
+import { pipelineRequestProblem } from "../../policy/refs.ts";
+import { errorText, jobStats, type AuditSink, type Report } from "../report.ts";
 
 export interface PipelineAction {
   type: "create-pipeline";
@@ -127,20 +126,4 @@ async function create(gitlab: GitLabClient, projectId: number, opts: PipelineOpt
     action.status = ambiguous ? "unknown" : "failed";
     action.error = ambiguous ? `unknown — check the project's pipelines before retrying (${errorText(err)})` : errorText(err);
   }
-}
-
-export const pipelineView: JobView<PipelineAction, PipelineReport> = {
-  title: "Warden pipeline",
-  noun: ["pipeline request"],
-  group: (a) => a.project,
-  columns: (a) => [refText(a), a.variables.join(", ") || "no variables", a.webUrl ?? a.reason ?? a.error ?? ""],
-  summary: ({ summary, actions: [a] }) => {
-    if (!summary.allowed) return `refused: ${a?.reason ?? "not allowed by the policy"}`;
-    return `allowed by ${summary.rule}; ${a?.status === "planned" ? "dry run: nothing started (--apply starts it)" : a?.status}`;
-  },
-};
-
-/** "branch main @ 1a2b3c4d": what a dry run would start on; the bare ref before it was looked up. */
-function refText(a: PipelineAction): string {
-  return a.refKind === undefined ? a.ref : `${a.refKind} ${a.ref}${a.commit ? ` @ ${a.commit.slice(0, 8)}` : ""}`;
 }

@@ -1,27 +1,20 @@
 /**
- * One slice of enforce's examination (lib/jobs/enforce.ts): examine from a frontier of work until it
+ * One slice of enforce's examination (index.ts): examine from a frontier of work until it
  * is done or the slice ends, judging each share with the pure policy, and give back what was found and
  * where the listings stand, as JSON a durable execution records. Both kinds of share are examined
- * together, every request in the one slot pool (enforce-slots.ts).
+ * together, every request in the one slot pool (examine/slots.ts).
  */
-import { type GitLabClient } from "../gitlab/index.ts";
-import { evaluateShare, type Policy } from "../policy/index.ts";
-import { kindOf, plannedRemoval, SHARE_KINDS, shareInput, type Examination, type ExaminationWork, type ShareKindSpec, type ShareRemoval, type Subject } from "./enforce-kinds.ts";
-import { newLedger } from "./enforce-moves.ts";
-import { slotPool } from "./enforce-slots.ts";
-import { errorText } from "./report.ts";
-import type { Steps } from "./steps.ts";
-
-/** What examining counts, besides the strays. */
-export interface Tally {
-  projects: number;
-  shares: number;
-  groups: number;
-  groupShares: number;
-  allowed: number;
-  exempt: number;
-  outOfScope: number;
-}
+import type { GitLabClient } from "../../gitlab/index.ts";
+import { evaluateShare, type Policy } from "../../policy/index.ts";
+import { errorText } from "../report.ts";
+import { KIND_COUNTERS, plannedRemoval, shareInput, type ShareKindName, type ShareRemoval, type Subject } from "../shares/plan.ts";
+import type { Steps } from "../steps.ts";
+import type { Examination, Sink } from "./examine/context.ts";
+import { examineWork } from "./examine/examiners.ts";
+import { newLedger } from "./examine/ledger.ts";
+import { slotPool } from "./examine/slots.ts";
+import type { ExaminationWork } from "./examine/work.ts";
+import { emptyTally, type StepStats, type Tally } from "./summary.ts";
 
 /** What one step of examination found, and where it left off: JSON, as a durable execution records it. */
 export interface Slice {
@@ -35,15 +28,6 @@ export interface Slice {
   stopped: string | null;
   /** The slice's time ran out: the invocation may end here. */
   spent: boolean;
-}
-
-/** Requests one step sent, as lib/http counted them. */
-export interface StepStats {
-  requests: number;
-  retries: number;
-  rateLimited: number;
-  pages: number;
-  groupReads: number;
 }
 
 export interface SliceInput {
@@ -67,7 +51,7 @@ export interface SliceInput {
  */
 export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stats">> {
   const { gitlab, policy, now, signal, steps } = input;
-  const tally: Tally = { projects: 0, shares: 0, groups: 0, groupShares: 0, allowed: 0, exempt: 0, outOfScope: 0 };
+  const tally: Tally = emptyTally();
   const strays: Slice["strays"] = [];
   const warnings: string[] = [];
   const frontier: ExaminationWork[] = [];
@@ -76,15 +60,16 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   // setTimeout fires at once past 2^31 - 1 ms (24.8 days): a slice that long is as good as no end.
   const timer = end - Date.now() < 2 ** 31 ? setTimeout(() => pause.abort(), Math.max(0, end - Date.now())) : undefined;
 
-  const judge = (kind: ShareKindSpec) => (subjects: Subject[]) => {
+  const judge = (kind: ShareKindName, subjects: Subject[]) => {
+    const counters = KIND_COUNTERS[kind];
     for (const subject of subjects) {
-      tally[kind.counters.subjects]++;
+      tally[counters.subjects]++;
       for (const share of subject.shares) {
-        tally[kind.counters.shares]++;
+        tally[counters.shares]++;
         const verdict = evaluateShare(policy, shareInput(kind, subject, share), now);
         if (verdict.kind !== "stray") tally[verdict.kind === "out-of-scope" ? "outOfScope" : verdict.kind]++;
         else {
-          // In steps, a project judged twice (moved mid-listing) is planned once: enforce.ts de-duplicates across slices.
+          // In steps, a project judged twice (moved mid-listing) is planned once: enforce/index.ts de-duplicates across slices.
           strays.push({ action: plannedRemoval(kind, subject, share, verdict.reason), judgedAt: Date.now() });
           if (strays.length >= steps.perStep) pause.abort();
         }
@@ -97,15 +82,17 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   const listing = new AbortController();
   const listSignal = signal ? AbortSignal.any([signal, listing.signal]) : listing.signal;
   let failure: { err: unknown } | undefined;
-  const judges = new Map(SHARE_KINDS.map((kind) => [kind.kind, judge(kind)]));
   const examine = (work: ExaminationWork): Promise<boolean> => {
-    const kind = kindOf(work);
     let whole = true;
-    const leave = (left: ExaminationWork) => {
-      whole = false;
-      frontier.push(left);
+    const sink: Sink = {
+      judge,
+      spawn: examine,
+      leave: (left) => {
+        whole = false;
+        frontier.push(left);
+      },
     };
-    return kind.examine(x, work, judges.get(kind.kind)!, leave).then(
+    return examineWork(exam, work, sink).then(
       () => whole,
       (err: unknown) => {
         failure ??= { err };
@@ -115,10 +102,8 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
     );
   };
   // Each attempt of the step keeps its own ledger: what an earlier one judged, it did not record.
-  const x: Examination = {
+  const exam: Examination = {
     gitlab, policy, seesAllGroups: input.seesAllGroups, concurrency: input.concurrency, slots: slotPool(input.concurrency), signal: listSignal, pause: pause.signal, warnings, ledger: newLedger(),
-    judgeKind: (kind, subjects) => judges.get(kind)!(subjects),
-    examine,
   };
   let stopped: string | null = null;
   try {
@@ -131,26 +116,10 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   } finally {
     clearTimeout(timer);
   }
-  // A project judged before it changed (moved, most often) has its removals judged again first (enforce-removal.ts).
-  const changed = x.ledger.changed;
+  // A project judged before it changed (moved, most often) has its removals judged again first (apply.ts).
+  const changed = exam.ledger.changed;
   if (changed.size) for (const stray of strays) if (stray.action.kind === "project" && changed.has(stray.action.projectId)) stray.judgedAt = 0;
   const overdue = frontier.length > 0 && Date.now() >= input.runEnd;
   if (overdue && stopped === null) stopped = `the run's time limit came at ${new Date(input.runEnd).toISOString()}`;
   return { frontier, tally, strays, warnings, stopped, spent: Date.now() >= steps.sliceEnd() };
-}
-
-export function shareKey(action: ShareRemoval): string {
-  return `${action.kind}:${kindOf(action).subject(action).id}:${action.groupId}`;
-}
-
-export function statsSince(gitlab: GitLabClient, before: ReturnType<GitLabClient["http"]["stats"]["snapshot"]>): StepStats {
-  const after = gitlab.http.stats.snapshot();
-  const groupReads = (s: typeof after) => s.byRoute["GET /groups/:id"]?.requests ?? 0;
-  return {
-    requests: after.requests - before.requests,
-    retries: after.retries - before.retries,
-    rateLimited: after.rateLimited - before.rateLimited,
-    pages: after.pages - before.pages,
-    groupReads: groupReads(after) - groupReads(before),
-  };
 }

@@ -1,0 +1,91 @@
+/**
+ * How enforce examines group-to-group shares. Only a group's detail carries its `shared_with_groups`
+ * (no listing does), so each group in scope costs one GET /groups/:id — the endpoint GitLab.com limits
+ * to 400 a minute — which, for a token that sees every group, also carries the group's own projects
+ * (detail-projects.ts); otherwise it is asked for without them. The groups are streamed from
+ * their listing into details read side by side, never held as a whole list. Every request takes a
+ * slot of the examination's pool (Examination.slots), shared with the project listings: the two kinds
+ * together keep `concurrency` requests in flight, whichever has more left to do; the details wait
+ * behind the listings' pages, since a detail can be read at any moment and a listing's next page cannot.
+ */
+import pMap from "p-map";
+import { awaitedLater } from "../../../awaited-later.ts";
+import { groupSubject, readGroup } from "../../../shares/kinds.ts";
+import type { Examination, Sink } from "../context.ts";
+import { projectsWithDetails } from "../scope.ts";
+import { inSlot, PAUSED, PRIORITY } from "../slots.ts";
+import type { GroupReads, GroupWork, ScopeRoot } from "../work.ts";
+import { ancestorShares } from "./ancestors.ts";
+import { DetailProjects } from "./detail-projects.ts";
+
+/**
+ * Each scope group and all its descendants, and their ancestors; without a scope, every group the
+ * token sees. A token that sees every group reads the projects with the details.
+ */
+export function beginGroups(roots: readonly ScopeRoot[] | undefined, seesAllGroups: boolean): GroupWork[] {
+  if (roots === undefined) return [{ kind: "group", pending: [], list: "all" }];
+  const withProjects = projectsWithDetails(roots, seesAllGroups);
+  const reads = roots.map((root): GroupWork => ({ kind: "group", pending: [root.id], list: { descendantsOf: root.id }, ...(withProjects ? { projects: { root } } : {}) }));
+  return [...reads, { kind: "group", ancestors: roots }];
+}
+
+/**
+ * Groups read and judged one detail at a time, streamed from their listing. When the examination
+ * pauses (`exam.pause`), no request is started any more and the ids not yet read are left as work.
+ */
+export async function examineGroups(exam: Examination, work: GroupWork, sink: Sink): Promise<void> {
+  if ("ancestors" in work) {
+    if (exam.pause?.aborted) return sink.leave(work);
+    return void exam.warnings.push(...(await ancestorShares(exam, work.ancestors)));
+  }
+  const left = { ...work, pending: [...work.pending] };
+  const unread: number[] = [];
+  // The scope group is read first: where it is still pending, its whole tree is read from here.
+  const projects = work.projects && new DetailProjects(exam, sink, work.projects, work.pending[0] === work.projects.root.id && work.from === undefined);
+  await pMap(
+    groupIds(exam, left),
+    async (id) => {
+      const group = await inSlot(exam, () => (projects ? projects.read(id) : readGroup(exam.gitlab, id, exam.signal)), PRIORITY.detail);
+      if (group === PAUSED) return void unread.push(id);
+      // A group deleted since it was listed has no shares left to govern.
+      if (group) sink.judge("group", [groupSubject(group)]);
+      projects?.judge(group);
+    },
+    { concurrency: exam.concurrency },
+  );
+  if (unread.length || left.pending.length || left.list !== undefined) {
+    sink.leave({ ...left, pending: [...unread, ...left.pending], ...(projects ? { projects: projects.state() } : {}) });
+  }
+  await projects?.finish(unread.length === 0 && left.pending.length === 0 && left.list === undefined);
+}
+
+/**
+ * The ids of `work`, pending first, then its listing's pages; `work` keeps where it stands. Each page
+ * is asked for as soon as the one before arrives, not once its ids are used up: the pages are a chain,
+ * and the detail reads they feed are what fills idle slots, so all of them should be known early.
+ */
+async function* groupIds(exam: Examination, work: GroupReads): AsyncGenerator<number> {
+  while (work.pending.length) yield work.pending.shift()!;
+  if (work.list === undefined) return;
+  const list = { signal: exam.signal, from: work.from };
+  const pages = (work.list === "all" ? exam.gitlab.listGroups({ all_available: true }, list) : exam.gitlab.listDescendantGroups(work.list.descendantsOf, list)).pages();
+  // Asked for while the ids before it are still being handed out.
+  const ask = () => awaitedLater(inSlot(exam, () => pages.next(), PRIORITY.groupPages));
+  try {
+    for (let next = ask(); ; ) {
+      const page = await next;
+      if (page === PAUSED) return;
+      if (page.done) return void delete work.list;
+      work.from = page.value.checkpoint;
+      work.pending.push(...page.value.items.map((g) => g.id));
+      const last = page.value.checkpoint.next === null;
+      if (last) delete work.list;
+      else next = ask();
+      while (work.pending.length) yield work.pending.shift()!;
+      if (last) return;
+    }
+  } finally {
+    await pages.return(undefined);
+  }
+}
+

@@ -1,0 +1,65 @@
+/**
+ * The scope of an examination: the outermost scope groups the policy names, or the whole instance in
+ * id ranges; and whether the scope's projects come with its groups' details.
+ */
+import { HttpError, type GitLabClient } from "../../../gitlab/index.ts";
+import { scopeGroups, type Policy } from "../../../policy/index.ts";
+import type { ScopeRoot } from "./work.ts";
+
+/** Above this many projects, the instance (without a scope) is listed in id ranges that run in parallel. */
+const PARTITION_ABOVE = 2_000;
+
+export class ScopeError extends Error {
+  override name = "ScopeError";
+}
+
+/**
+ * Whether the projects are read with their groups' details rather than listed: where the token sees
+ * every group, so that the details of the scope's groups, which group shares need anyway, are every
+ * group a project can sit in.
+ */
+export function projectsWithDetails(roots: readonly ScopeRoot[] | undefined, seesAllGroups: boolean): boolean {
+  return roots !== undefined && seesAllGroups;
+}
+
+/**
+ * The outermost scope groups (a group's namespace id is its group id), or undefined for the whole
+ * instance when the policy names no scope. Groups inside another scope group are left out so nothing
+ * is listed twice.
+ */
+export async function scopeRoots(gitlab: GitLabClient, policy: Policy, signal?: AbortSignal): Promise<ScopeRoot[] | undefined> {
+  const groups = scopeGroups(policy);
+  if (groups === undefined) return undefined;
+  // GitLab paths are case-insensitive: acme and ACME are one group, and acme/mobile is inside acme.
+  const paths = [...new Map(groups.map((g) => [g.toLowerCase(), g])).values()];
+  const outermost = paths.filter((g) => !paths.some((other) => g.toLowerCase().startsWith(`${other.toLowerCase()}/`)));
+  const roots = await Promise.all(
+    outermost.map(async (path) => {
+      const namespace = await gitlab.getNamespace(path, signal).catch((err: unknown) => {
+        throw err instanceof HttpError && err.status === 404
+          ? new ScopeError(`gitlab.scope.groups: group "${path}" was not found, or the token cannot see it`)
+          : err;
+      });
+      if (namespace.kind !== "group") throw new ScopeError(`gitlab.scope.groups: "${path}" is a user namespace, not a group`);
+      return { id: namespace.id, path: namespace.full_path };
+    }),
+  );
+  // Two paths can still name one group (an old path GitLab redirects): list it once.
+  return [...new Map(roots.map((root) => [root.id, root])).values()];
+}
+
+/**
+ * The whole instance, by keyset on id: one listing for a small instance; otherwise `ranges` id ranges
+ * listed side by side (id_after/id_before), each following its own links, the last one open-ended so a
+ * project created meanwhile is still seen. One tiny request finds the newest id and the count.
+ */
+export async function instanceRanges(gitlab: GitLabClient, ranges: number, signal: AbortSignal): Promise<{ after?: number; before?: number }[]> {
+  const newest = await gitlab.newestProject(signal);
+  if (!newest || isSmall(newest.total)) return [{}];
+  const step = Math.ceil(newest.id / ranges);
+  return Array.from({ length: ranges }, (_, i) => ({ ...(i === 0 ? {} : { after: i * step }), ...(i === ranges - 1 ? {} : { before: (i + 1) * step + 1 }) }));
+}
+
+function isSmall(total: number | "unknown" | undefined): boolean {
+  return typeof total === "number" && total <= PARTITION_ABOVE;
+}

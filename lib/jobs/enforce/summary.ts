@@ -1,0 +1,81 @@
+/** What enforce counts and reports, its options and defaults: shared by the job, its slices and its view. */
+import type { GitLabClient, RequestCounts } from "../../gitlab/index.ts";
+import type { ShareRemoval } from "../shares/plan.ts";
+import type { GuardedSummary, JobOptions, Report } from "../report.ts";
+
+/** Counters named for one kind count that kind; the others count both kinds. */
+export interface EnforceSummary extends GuardedSummary {
+  /** Projects examined, and their shares. */
+  projects: number;
+  shares: number;
+  /** Groups examined (scope groups and their descendants), and the shares they make. */
+  groups: number;
+  groupShares: number;
+  /** GET /groups/:id requests sent (the one GitLab.com limits to 400 a minute): what group shares cost. */
+  groupReads: number;
+  allowed: number;
+  exempt: number;
+  strays: number;
+  removed: number;
+  alreadyGone: number;
+  skipped: number;
+  failed: number;
+  maxRemovals: number;
+}
+
+export type EnforceReport = Report<ShareRemoval, EnforceSummary>;
+
+/**
+ * Defaults, for a user who passes no flag. Time at latency is requests ÷ requests in flight, so the
+ * defaults are as high as GitLab tolerates from one client: a self-managed instance has no API rate
+ * limit by default and its smallest recommended size (4 vCPU) runs 4 Puma workers × 4 threads, so
+ * 16 reads in flight take its capacity for the seconds a run lasts, no more; GitLab.com's budgets
+ * (2,000 requests a minute per user, 400 a minute for GET /groups/:id and GET /projects/:id, 600 for
+ * a group's projects) are bursts of a minute, which a run of this size fits in, and past them the
+ * budget, not the concurrency, sets the pace: the rate limiter follows the RateLimit-* headers and
+ * Retry-After GitLab sends, so a budget the server reports always wins over these numbers.
+ */
+export const DEFAULT_LIST_CONCURRENCY = 16;
+export const DEFAULT_REMOVAL_CONCURRENCY = 16;
+
+export interface EnforceOptions extends JobOptions {
+  gitlab: GitLabClient;
+  /** Examination requests in flight at once, both kinds together (project pages, group pages and details). */
+  listConcurrency?: number;
+  /** A removal planned this long ago or longer is judged again on its subject's current state first (default 60 s; 0: always). */
+  maxPlanAgeMs?: number;
+  now?: Date;
+  /** How long the whole run may take (ms); past it, the examination stops and the report says how far it got. */
+  runLimitMs?: number;
+  onProgress?: (p: { projects: number; groups: number; strays: number }) => void;
+}
+
+/** What examining counts, besides the strays. */
+export interface Tally {
+  projects: number;
+  shares: number;
+  groups: number;
+  groupShares: number;
+  allowed: number;
+  exempt: number;
+  outOfScope: number;
+}
+
+/** Requests one step sent, as lib/http counted them. */
+export type StepStats = RequestCounts;
+
+export function emptyTally(): Tally {
+  return { projects: 0, shares: 0, groups: 0, groupShares: 0, allowed: 0, exempt: 0, outOfScope: 0 };
+}
+
+/** The requests `gitlab` sent since it counted `before`. */
+export function statsSince(gitlab: GitLabClient, before: StepStats): StepStats {
+  const after = gitlab.requestCounts();
+  return { requests: after.requests - before.requests, retries: after.retries - before.retries, rateLimited: after.rateLimited - before.rateLimited, pages: after.pages - before.pages, groupReads: after.groupReads - before.groupReads };
+}
+
+/** Adds each count of `more` to `into`'s (the tallies and the request counts of steps add up so). */
+export function addCounts<T extends { [K in keyof T]: number }>(into: T, more: T): T {
+  for (const key of Object.keys(into) as (keyof T)[]) (into[key] as number) += more[key];
+  return into;
+}

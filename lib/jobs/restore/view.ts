@@ -1,0 +1,38 @@
+/** How a restore report reads to people (render.ts lays it out), and how a present share differs from the removed one. */
+import type { GroupShare } from "../../gitlab/index.ts";
+import { accessLevelName } from "../../policy/index.ts";
+import { subjectOf, type RemovedShare } from "../shares/plan.ts";
+import type { JobView } from "../view.ts";
+import type { RestoreAction, RestoreReport } from "./summary.ts";
+
+export const restoreView: JobView<RestoreAction, RestoreReport> = {
+  title: "Warden restore",
+  noun: ["removed share"],
+  group: (a) => {
+    const { id, path } = subjectOf(a);
+    return `${a.kind} ${path} (#${id})`;
+  },
+  // Every action has the same columns (the renderers line them up); what happened follows the expiry.
+  columns: (a) => {
+    const said = a.error ?? a.note;
+    const level = accessLevelName(a.accessLevel) + (a.memberRoleId === undefined ? "" : ` (custom role #${a.memberRoleId})`);
+    return [a.group, level, said ? `${expiryText(a.expiresAt)} — ${said}` : expiryText(a.expiresAt)];
+  },
+  summary: ({ summary: s }) =>
+    `${s.restores} to restore: ${s.restored} restored; ${s.alreadyPresent} already present, ${s.skipped} skipped (expired), ${s.failed} failed; ` +
+    `guard ${s.guard} (max ${s.maxRestores})`,
+};
+
+/** How a present share differs from the removed one, e.g. "developer (removed: maintainer), no expiry (removed: expires 2031-06-30)". */
+export function differences(a: RemovedShare, s: GroupShare): string | undefined {
+  const pairs = [
+    [accessLevelName(s.group_access_level), accessLevelName(a.accessLevel)],
+    [expiryText(s.expires_at), expiryText(a.expiresAt)],
+    [roleText(s.member_role_id), roleText(a.memberRoleId)],
+  ];
+  const changed = pairs.filter(([now, then]) => now !== then).map(([now, then]) => `${now} (removed: ${then})`);
+  return changed.length ? changed.join(", ") : undefined;
+}
+
+const expiryText = (date: string | null | undefined) => (date ? `expires ${date}` : "no expiry");
+const roleText = (role: number | null | undefined) => (role == null ? "no custom role" : `custom role #${role}`);

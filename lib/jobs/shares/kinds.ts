@@ -1,0 +1,64 @@
+/**
+ * Per kind of share, the I/O on one subject: read it as it is now, remove a share, create one again.
+ * Apply (enforce/apply.ts) and restore (restore/) go through this table; the examination, which lists
+ * subjects rather than reading them one by one, only borrows the adapters from GitLab's entities.
+ */
+import { HttpError, type GitLabClient, type GroupDetail, type NewShare, type Project, type ShareOutcome, type UnshareOutcome } from "../../gitlab/index.ts";
+import type { ShareKindName, Subject } from "./plan.ts";
+
+export interface ShareOps {
+  /** Reads one subject as it is now; undefined when it is gone or out of the token's sight. */
+  read(gitlab: GitLabClient, id: number, signal?: AbortSignal): Promise<Subject | undefined>;
+  remove(gitlab: GitLabClient, subjectId: number, groupId: number, signal?: AbortSignal): Promise<UnshareOutcome>;
+  /** Re-creates a share (restore); never repeated by lib/http once it may have arrived. */
+  create(gitlab: GitLabClient, subjectId: number, share: NewShare, signal?: AbortSignal): Promise<ShareOutcome>;
+  /**
+   * Set for a kind whose removal GitLab may answer with success without removing: the subject is read
+   * again after its removals, and a share still there fails with this message.
+   */
+  kept?(subjectPath: string): string;
+}
+
+export const SHARE_OPS: Record<ShareKindName, ShareOps> = {
+  project: {
+    read: async (gitlab, id, signal) => {
+      const project = await unlessNotFound(gitlab.getProject(id, signal));
+      return project && projectSubject(project);
+    },
+    remove: (gitlab, id, groupId, signal) => gitlab.unshareProject(id, groupId, signal),
+    create: (gitlab, id, share, signal) => gitlab.shareProject(id, share, signal),
+  },
+  group: {
+    read: async (gitlab, id, signal) => {
+      const group = await readGroup(gitlab, id, signal);
+      return group && groupSubject(group);
+    },
+    remove: (gitlab, id, groupId, signal) => gitlab.unshareGroup(id, groupId, signal),
+    create: (gitlab, id, share, signal) => gitlab.shareGroup(id, share, signal),
+    // GitLab answers 204 without removing anything when the token lacks Owner on the sharing group.
+    kept: (path) => `GitLab answered 204 but kept the share: the token needs Owner on ${path}, or administrator`,
+  },
+};
+
+export function projectSubject(project: Project): Subject {
+  return { id: project.id, path: project.path_with_namespace, shares: project.shared_with_groups ?? [] };
+}
+
+export function groupSubject(group: GroupDetail): Subject {
+  return { id: group.id, path: group.full_path, shares: group.shared_with_groups ?? [] };
+}
+
+/** One group's detail (by id or full path); undefined when it is gone or out of the token's sight. */
+export function readGroup(gitlab: GitLabClient, group: number | string, signal?: AbortSignal): Promise<GroupDetail | undefined> {
+  return unlessNotFound(gitlab.getGroup(group, signal));
+}
+
+/** A 404 (deleted, or no longer visible to the token) reads as undefined. */
+export async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 404) return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * The removal plan as data: the kinds of share Warden governs (a project shared with a group, and a
+ * group shared with a group), the one shape of a removal, its statuses, and the one identity key of a
+ * share and of its subject. Enforce plans and applies these, restore reads them back, the views show
+ * them; the I/O on one subject is shares/kinds.ts.
+ */
+import type { GroupShare } from "../../gitlab/index.ts";
+import type { ShareInput } from "../../policy/index.ts";
+
+export const SHARE_STATUSES = ["planned", "done", "already-gone", "skipped", "failed"] as const;
+export type ShareStatus = (typeof SHARE_STATUSES)[number];
+
+/** The fields every removal carries, whatever its kind (restore re-creates a share from them). */
+interface ShareFields {
+  /** The group the share grants access to (the invited group). */
+  groupId: number;
+  group: string;
+  accessLevel: number;
+  /** YYYY-MM-DD, or null when the share does not expire. */
+  expiresAt: string | null;
+  /** The custom role, where GitLab gives one. */
+  memberRoleId?: number;
+  reason: string;
+  /** "skipped": judged again before removal (the plan had grown old) and no longer stray. */
+  status: ShareStatus;
+  error?: string;
+}
+
+export interface RemoveShareAction extends ShareFields {
+  type: "remove-share";
+  kind: "project";
+  projectId: number;
+  project: string;
+}
+
+export interface RemoveGroupShareAction extends ShareFields {
+  type: "remove-group-share";
+  kind: "group";
+  /** The group that shares. */
+  sharedGroupId: number;
+  sharedGroup: string;
+}
+
+export type ShareRemoval = RemoveShareAction | RemoveGroupShareAction;
+export type ShareKindName = ShareRemoval["kind"];
+
+/** The fields that name a share's kind and subject, on a removal or on anything recording one (restore's input). */
+export type ShareSubjectFields<A extends ShareRemoval = ShareRemoval> = A extends ShareRemoval ? Pick<A, Exclude<keyof A, keyof ShareFields | "type">> : never;
+
+/** A share as it was removed, all restore needs to re-create it: the removal without its type, verdict and outcome. */
+export type RemovedShare<A extends ShareRemoval = ShareRemoval> = A extends ShareRemoval ? Omit<A, "type" | "reason" | "status" | "error"> : never;
+
+/** What is shared (a project, or the sharing group), with its direct shares as GitLab lists them. */
+export interface Subject {
+  id: number;
+  path: string;
+  shares: readonly GroupShare[];
+}
+
+type SubjectRef = Pick<Subject, "id" | "path">;
+
+/** The action type of a removal, by kind (also the message of its audit line). */
+export const REMOVAL_TYPES = { project: "remove-share", group: "remove-group-share" } as const satisfies { [K in ShareKindName]: Extract<ShareRemoval, { kind: K }>["type"] };
+
+interface KindNames<A extends ShareRemoval> {
+  /** The action's own fields, naming its kind and subject. */
+  head(subject: SubjectRef): Omit<A, keyof ShareFields>;
+  subject(action: ShareSubjectFields<A>): SubjectRef;
+}
+
+const NAMES: { [K in ShareKindName]: KindNames<Extract<ShareRemoval, { kind: K }>> } = {
+  project: {
+    head: ({ id, path }) => ({ type: REMOVAL_TYPES.project, kind: "project", projectId: id, project: path }),
+    subject: (a) => ({ id: a.projectId, path: a.project }),
+  },
+  group: {
+    head: ({ id, path }) => ({ type: REMOVAL_TYPES.group, kind: "group", sharedGroupId: id, sharedGroup: path }),
+    subject: (a) => ({ id: a.sharedGroupId, path: a.sharedGroup }),
+  },
+};
+
+/** The kinds, in the order the examination begins them and the plan lists them. */
+export const SHARE_KIND_NAMES: readonly ShareKindName[] = ["project", "group"];
+
+/** The summary counters of each kind: subjects examined, and their shares. */
+export const KIND_COUNTERS = {
+  project: { subjects: "projects", shares: "shares" },
+  group: { subjects: "groups", shares: "groupShares" },
+} as const satisfies Record<ShareKindName, { subjects: string; shares: string }>;
+
+/** What the share is on: the project, or the group that shares. */
+export function subjectOf(a: ShareSubjectFields): SubjectRef {
+  return (NAMES[a.kind].subject as (a: ShareSubjectFields) => SubjectRef)(a);
+}
+
+/** The one identity of a subject, e.g. "project:42". */
+export function subjectKey(a: ShareSubjectFields): string {
+  return `${a.kind}:${subjectOf(a).id}`;
+}
+
+/** The one identity of a share, e.g. "project:42:7" (the subject, and the group it is shared with). */
+export function shareKey(a: ShareSubjectFields & { groupId: number }): string {
+  return `${subjectKey(a)}:${a.groupId}`;
+}
+
+/** What the policy judges, the same for every kind. */
+export function shareInput(kind: ShareKindName, subject: SubjectRef, share: GroupShare): ShareInput {
+  return { kind, target: subject.path, groupPath: share.group_full_path, accessLevel: share.group_access_level, expiresAt: share.expires_at ?? null };
+}
+
+/** The fields of a removal taken from the share as GitLab listed it. */
+export function shareFields(share: GroupShare, reason: string): Omit<ShareFields, "status"> {
+  return {
+    groupId: share.group_id,
+    group: share.group_full_path,
+    accessLevel: share.group_access_level,
+    expiresAt: share.expires_at ?? null,
+    ...(typeof share.member_role_id === "number" ? { memberRoleId: share.member_role_id } : {}),
+    reason,
+  };
+}
+
+export function plannedRemoval(kind: ShareKindName, subject: SubjectRef, share: GroupShare, reason: string): ShareRemoval {
+  return { ...NAMES[kind].head(subject), ...shareFields(share, reason), status: "planned" } as ShareRemoval;
+}
+
+/** One audit line per removal attempt, with its final status as `outcome` (restore reads these). */
+export function auditFields(action: ShareRemoval): Record<string, unknown> {
+  const { type: _type, ...subject } = NAMES[action.kind].head(subjectOf(action));
+  const { groupId, group, accessLevel, expiresAt, memberRoleId, reason, status, error } = action;
+  return { ...subject, group, groupId, accessLevel, expiresAt, memberRoleId, rule: reason, outcome: status, error };
+}
+
+/** The plan's order: by kind, then subject path, subject id, and the group shared with. */
+export function byKindAndPath(a: ShareRemoval, b: ShareRemoval): number {
+  const [x, y] = [subjectOf(a), subjectOf(b)];
+  return SHARE_KIND_NAMES.indexOf(a.kind) - SHARE_KIND_NAMES.indexOf(b.kind) || x.path.localeCompare(y.path) || x.id - y.id || a.group.localeCompare(b.group);
+}

@@ -1,0 +1,15 @@
+/** How a workflows report reads to people (render.ts lays it out). */
+import { count, type JobView } from "../view.ts";
+import type { WorkflowAction, WorkflowsReport } from "./index.ts";
+
+export const workflowsView: JobView<WorkflowAction, WorkflowsReport> = {
+  title: "Warden workflows",
+  noun: ["workflow out of policy", "workflows out of policy"],
+  group: (a: WorkflowAction) => `${a.name} (${a.workflowId})`,
+  // Every action has the same columns (the renderers line them up); why a change failed follows why it was planned.
+  columns: (a: WorkflowAction) => [a.type, a.error ? `${a.reason} — ${a.error}` : a.reason],
+  summary: ({ summary: s }: WorkflowsReport) =>
+    `${count(s.workflows, "workflow")} (${s.active} active, ${s.archived} archived and left alone): ${count(s.changes, "change")} planned, ${s.reported} only reported; ` +
+    `${s.applied} applied, ${s.failed} failed; guard ${s.guard} (max ${s.maxChanges}); ` +
+    (s.apiGeneration === "not checked" ? "n8n API generation not checked (learned at the first change)" : `n8n ${s.apiGeneration}.x`),
+};

@@ -1,0 +1,70 @@
+/**
+ * The import rules, read from the import lines themselves (the repository has no linter): no circle,
+ * every lib layer imports only the layers below it, enforce's folder keeps its one-way rules
+ * (docs/architecture.md), and no file in lib/ or functions/ outgrows 250 lines.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize } from "node:path";
+import { expect, it } from "vitest";
+
+// Every folder of TypeScript, so a circle anywhere shows; the layer rules are about lib/ alone.
+const ROOTS = ["lib", "functions", "bin", "test", "sim", "bench"].filter((root) => existsSync(root));
+const files = ROOTS.flatMap((root) => readdirSync(root, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts")).map((f) => join(root, f)));
+// Static imports and re-exports, type-only included; an import list may span lines (it holds no ";").
+const IMPORT = /^\s*(?:import|export)\b[^;]*?\bfrom\s*"(\.[^"]+)"/gm;
+const graph = new Map(files.map((file) => [file, [...readFileSync(file, "utf8").matchAll(IMPORT)].map((m) => normalize(join(dirname(file), m[1]!)))]));
+const imports = (from: RegExp) => [...graph].filter(([file]) => from.test(file)).flatMap(([file, to]) => to.map((target) => `${file} -> ${target}`));
+const breaking = (from: RegExp, to: RegExp) => imports(from).filter((edge) => to.test(edge.split(" -> ")[1]!));
+
+it("no import circle", () => {
+  const state = new Map<string, "open" | "done">();
+  const circles: string[] = [];
+  const visit = (file: string, path: string[]) => {
+    if (state.get(file) === "done") return;
+    if (state.get(file) === "open") return void circles.push([...path.slice(path.indexOf(file)), file].join(" -> "));
+    state.set(file, "open");
+    for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
+    state.set(file, "done");
+  };
+  for (const file of graph.keys()) visit(file, []);
+  expect(circles).toEqual([]);
+});
+
+it("each lib layer imports only the layers below it; lib never imports functions/ or bin/", () => {
+  const below: Record<string, string[]> = {
+    redact: [],
+    policy: ["redact"],
+    http: ["redact"],
+    paging: ["http", "redact"],
+    gitlab: ["paging", "http", "redact"],
+    n8n: ["paging", "http", "redact"],
+    config: ["policy", "redact"],
+    jobs: ["gitlab", "n8n", "paging", "http", "policy", "redact"],
+  };
+  const layer = (file: string) => /^(lib\/[a-z0-9]+|functions|bin)\//.exec(file)?.[1] ?? file;
+  const upward = imports(/^lib\//).filter((edge) => {
+    const [from, to] = edge.split(" -> ").map(layer) as [string, string];
+    return from !== to && !below[from.slice(4)]!.includes(to.slice(4));
+  });
+  expect(upward).toEqual([]);
+});
+
+it("enforce's folder imports one way (rules 1-6 of the layout)", () => {
+  const examine = "lib/jobs/enforce/examine/";
+  const contextMay = ["work", "slots", "ledger"].map((f) => `${examine}${f}.ts`).concat("lib/jobs/shares/plan.ts");
+  const rules = {
+    "1: shares/ imports neither enforce/ nor restore/": breaking(/^lib\/jobs\/shares\//, /^lib\/jobs\/(enforce|restore)\//),
+    "2: work, slots and ledger import nothing from examine/": breaking(/^lib\/jobs\/enforce\/examine\/(work|slots|ledger)\.ts$/, /^lib\/jobs\/enforce\/examine\//),
+    "2: context.ts imports only work, slots, ledger and shares/plan": breaking(/^lib\/jobs\/enforce\/examine\/context\.ts$/, /^lib\/jobs\//).filter((edge) => !contextMay.includes(edge.split(" -> ")[1]!)),
+    "3: nothing in examine/ imports the registry, the slice or the job": breaking(/^lib\/jobs\/enforce\/examine\//, /^lib\/jobs\/enforce\/(examine\/examiners|slice|index)\.ts$/),
+    "4: projects/ never imports groups/": breaking(/^lib\/jobs\/enforce\/examine\/projects\//, /^lib\/jobs\/enforce\/examine\/groups\//),
+    "5: apply and restore/ do not load the examination": breaking(/^lib\/jobs\/(enforce\/apply\.ts|restore\/)/, /^lib\/jobs\/enforce\/examine\//),
+    "6: render.ts imports views (and report types), no engine": breaking(/^lib\/jobs\/render\.ts$/, /^lib\/jobs\/(?!(\w+\/)?view\.ts$|report\.ts$)/),
+  };
+  expect(Object.entries(rules).filter(([, edges]) => edges.length)).toEqual([]);
+});
+
+it("no file in lib/ or functions/ is over 250 lines", () => {
+  const long = files.filter((f) => /^(lib|functions)\//.test(f)).filter((f) => readFileSync(f, "utf8").trimEnd().split("\n").length > 250);
+  expect(long).toEqual([]);
+});
