@@ -10,21 +10,26 @@ import { main } from "../cli/main.ts";
 import { peakRssKB, printResult } from "./run-result.ts";
 
 const [url, token, policy, runs, concurrency] = process.argv.slice(2) as [string, string, string, string, string | undefined];
-const quiet = new Writable({ write: (_c, _e, done) => done() });
+/** Keeps what a stream was sent (the CLI's progress goes to stderr: only its last line, the error, is of use here). */
+const collect = (into: { text: string }) => new Writable({ write: (chunk: Buffer, _e, done) => ((into.text += chunk.toString()), done()) });
 const flags = concurrency ? ["--concurrency", concurrency, "--list-concurrency", concurrency] : [];
 const started = performance.now();
 let removed = 0;
 let lowestConcurrency = Infinity;
 const errors: string[] = [];
 for (const run of runs.split(",")) {
-  let out = "";
-  const stdout = new Writable({ write: (chunk: Buffer, _e, done) => ((out += chunk.toString()), done()) });
+  const [out, err] = [{ text: "" }, { text: "" }];
   const code = await main(["enforce", ...(run === "apply" ? ["--apply"] : []), "--json", "--policy", policy, ...flags], {
-    stdout,
-    stderr: quiet,
+    stdout: collect(out),
+    stderr: collect(err),
     env: { GITLAB_URL: url, GITLAB_TOKEN: token },
   });
-  const report = JSON.parse(out) as EnforceReport;
+  // A run that failed outright prints no report, only its error.
+  if (!out.text.trim()) {
+    errors.push(`${run}: exit ${code}: ${err.text.trim().split("\n").at(-1)}`);
+    break;
+  }
+  const report = JSON.parse(out.text) as EnforceReport;
   removed += report.summary.removed + report.summary.alreadyGone;
   lowestConcurrency = Math.min(lowestConcurrency, report.stats.lowestConcurrency ?? Infinity);
   // A dry run that finds strays exits 2; anything else but 0 is a failure.

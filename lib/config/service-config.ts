@@ -5,6 +5,9 @@
  * setting (an environment variable, or a field of the Lambda's secret) and what is expected, and
  * never quotes a credential. Pure: the CLI and the Lambda functions pass the values they read.
  */
+import { GITLAB_SETTINGS } from "../gitlab/settings.ts";
+import type { SettingNames } from "../http/index.ts";
+import { N8N_SETTINGS } from "../n8n/settings.ts";
 
 export class ServiceConfigError extends Error {
   override name = "ServiceConfigError";
@@ -22,8 +25,8 @@ export interface ServiceKind {
   secretField: "gitlabToken" | "n8nApiKey";
 }
 
-export const GITLAB = { service: "GitLab", apiPath: "/api/v4", urlVariable: "GITLAB_URL", credentialVariable: "GITLAB_TOKEN", secretField: "gitlabToken" } as const satisfies ServiceKind;
-export const N8N = { service: "n8n", apiPath: "/api/v1", urlVariable: "N8N_URL", credentialVariable: "N8N_API_KEY", secretField: "n8nApiKey" } as const satisfies ServiceKind;
+export const GITLAB = { service: "GitLab", apiPath: "/api/v4", urlVariable: GITLAB_SETTINGS.url, credentialVariable: GITLAB_SETTINGS.credential, secretField: "gitlabToken" } as const satisfies ServiceKind;
+export const N8N = { service: "n8n", apiPath: "/api/v1", urlVariable: N8N_SETTINGS.url, credentialVariable: N8N_SETTINGS.credential, secretField: "n8nApiKey" } as const satisfies ServiceKind;
 
 /** A setting's value with the name to blame when it is wrong. */
 export interface Setting {
@@ -31,18 +34,6 @@ export interface Setting {
   value: string;
 }
 
-/**
- * What the errors of a service's requests call its two settings: the CLI's environment variables,
- * or in a Lambda function the address's variable and the secret's field.
- */
-export interface SettingNames {
-  url: string;
-  credential: string;
-}
-
-export function cliSettingNames(kind: ServiceKind): SettingNames {
-  return { url: kind.urlVariable, credential: kind.credentialVariable };
-}
 
 export function lambdaSettingNames(kind: ServiceKind): SettingNames {
   return { url: kind.urlVariable, credential: `the secret's ${kind.secretField}` };

@@ -2,108 +2,14 @@
  * Typed GitLab REST v4 calls. Every request goes through lib/http (one client per run) and every
  * listing through lib/paging; nothing here loops over pages or retries by itself.
  */
-import { cliSettingNames, GITLAB, type SettingNames } from "../config/service-config.ts";
-import { explainFailures, GITLAB_TERMS, notJsonHint } from "../config/service-errors.ts";
-import { createHttpClient, HttpError, httpError, type HttpClient, type HttpClientOptions, type HttpResponse, type Method } from "../http/index.ts";
-import { gitlabListing, type ListOptions, type Listing, type ListingOrder } from "../paging/index.ts";
-import { fillPath, serializeQuery, type PathParams, type Query } from "./encode.ts";
+import { GitLabApi, GROUP_DETAIL } from "./api.ts";
+import type { ListOptions, Listing } from "../paging/index.ts";
+import type { PathParams, Query } from "./encode.ts";
 import { groupDetail } from "./group-detail.ts";
 import { ALREADY_SHARED, shareBody, type NewShare, type ShareOutcome, type UnshareOutcome } from "./shares.ts";
-import type { Branch, CurrentUser, Group, GroupDetail, Issue, Namespace, Note, Pipeline, Project, RequestCounts, RepositoryFile, Tag, Visibility } from "./types.ts";
+import type { Branch, CurrentUser, Group, GroupDetail, Issue, Namespace, Note, Pipeline, Project, RepositoryFile, Tag, Visibility } from "./types.ts";
 
-export interface GitLabClientOptions extends Omit<HttpClientOptions, "origin" | "credentials"> {
-  /** Scheme and host (and a path prefix if GitLab is served under one), without /api/v4. */
-  url: string;
-  token: string;
-  /** What errors call the address and the token: the CLI's GITLAB_URL and GITLAB_TOKEN unless told otherwise. */
-  settingNames?: SettingNames;
-  /** GitLab answers longer query strings with 414. */
-  maxQueryLength?: number;
-}
-
-/** A group's detail: what each group shares costs (requestCounts). */
-const GROUP_DETAIL = "/groups/:id";
-
-interface CallOptions {
-  query?: Query;
-  body?: unknown;
-  accept?: readonly number[];
-  signal?: AbortSignal;
-}
-
-export interface ListCall {
-  query?: Query;
-  order?: ListingOrder;
-  list?: ListOptions;
-}
-
-export class GitLabClient {
-  readonly http: HttpClient;
-  readonly basePath: string;
-  private readonly maxQueryLength: number;
-
-  constructor(opts: GitLabClientOptions) {
-    const base = new URL(opts.url);
-    this.basePath = `${base.pathname.replace(/\/+$/, "")}/api/v4`;
-    this.maxQueryLength = opts.maxQueryLength ?? 8_000;
-    const names = opts.settingNames ?? cliSettingNames(GITLAB);
-    const http = createHttpClient({
-      service: "GitLab",
-      notJsonHint: notJsonHint(GITLAB_TERMS, names),
-      ...opts,
-      origin: base.origin,
-      credentials: { "PRIVATE-TOKEN": opts.token },
-    });
-    // A refused token, a wrong address: errors that name the setting to fix.
-    this.http = explainFailures(http, GITLAB_TERMS, names, base);
-  }
-
-  /** Requests sent so far, group details apart: GET /groups/:id is the endpoint GitLab.com limits to 400 a minute. */
-  requestCounts(): RequestCounts {
-    const { requests, retries, rateLimited, pages, byRoute } = this.http.stats.totals;
-    return { requests, retries, rateLimited, pages, groupReads: byRoute[`GET ${GROUP_DETAIL}`]?.requests ?? 0 };
-  }
-
-  /** One call. POST and PUT send their parameters as a JSON body, so they can never hit the 414 limit. */
-  async call<T>(method: Method, template: string, params: PathParams, opts: CallOptions = {}): Promise<{ status: number; data: T; response: HttpResponse }> {
-    const query = opts.query ? serializeQuery(opts.query) : "";
-    if (query.length > this.maxQueryLength) {
-      throw new Error(`${method} ${template}: query string of ${query.length} characters would be refused (414); send it in a body`);
-    }
-    const url = new URL(this.http.origin + this.basePath + fillPath(template, params) + (query ? `?${query}` : ""));
-    const response = await this.http.send({
-      method,
-      url,
-      route: `${method} ${template}`,
-      headers: opts.body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-      accept: opts.accept,
-      expect: "json",
-      signal: opts.signal,
-    });
-    return { status: response.status, data: response.json as T, response };
-  }
-
-  async get<T>(template: string, params: PathParams = {}, opts: CallOptions = {}): Promise<T> {
-    return (await this.call<T>("GET", template, params, opts)).data;
-  }
-
-  /** A lazy listing; keyset where GitLab supports it for this path and order, offset elsewhere. */
-  list<T extends { id: number }>(template: string, params: PathParams, call: ListCall = {}): Listing<T> {
-    return gitlabListing<T>(
-      {
-        http: this.http,
-        basePath: this.basePath,
-        path: fillPath(template, params),
-        query: call.query ? serializeQuery(call.query) : undefined,
-        route: `GET ${template}`,
-        order: call.order,
-        authenticated: true,
-      },
-      call.list,
-    );
-  }
-
+export class GitLabClient extends GitLabApi {
   currentUser(signal?: AbortSignal): Promise<CurrentUser> {
     return this.get("/user", {}, { signal });
   }
@@ -221,11 +127,6 @@ export class GitLabClient {
     return "exists";
   }
 
-  /** The HttpError for an answer accepted to be read, then refused: lib/http's own, from redacted parts. */
-  private refusal(method: Method, template: string, response: HttpResponse): HttpError {
-    return httpError({ method, route: `${method} ${template}`, url: response.url }, response, this.http.redactor);
-  }
-
   /** Not idempotent: lib/http never repeats it once it may have reached GitLab. */
   createPipeline(project: number | string, ref: string, variables: { key: string; value: string }[], signal?: AbortSignal): Promise<Pipeline> {
     return this.call<Pipeline>("POST", "/projects/:id/pipeline", { id: project }, { body: { ref, variables }, signal }).then((r) => r.data);
@@ -258,10 +159,5 @@ export class GitLabClient {
     return this.find("/projects/:id/repository/tags/:tag", { id: project, tag }, /tag not found/i, signal);
   }
 
-  private async find<T>(template: string, params: PathParams, missing: RegExp, signal?: AbortSignal): Promise<T | undefined> {
-    const { status, data, response } = await this.call<T | { message?: unknown } | undefined>("GET", template, params, { accept: [404], signal });
-    if (status !== 404) return data as T;
-    if (!missing.test(String((data as { message?: unknown } | undefined)?.message))) throw this.refusal("GET", template, response);
-    return undefined;
-  }
+
 }

@@ -1,4 +1,5 @@
-export { GitLabClient, type GitLabClientOptions, type ListCall } from "./client.ts";
+export { GitLabClient } from "./client.ts";
+export type { GitLabClientOptions, ListCall } from "./api.ts";
 export type { NewShare, ShareOutcome, UnshareOutcome } from "./shares.ts";
 export { fillPath, isTrue, serializeQuery, type Query } from "./encode.ts";
 export type * from "./types.ts";

@@ -7,7 +7,7 @@
  * requests in flight when a limit is hit cost one halving, not one each.
  */
 
-/** What an answer says about the server's room: it pushed back, it coped, or neither (a failure, a redirect). */
+/** What an answer says about the server's room: it pushed back, it coped (any answer below 500), or neither (a 5xx, or no answer). */
 export type Outcome = "pushback" | "ok" | "none";
 
 export class AdaptiveConcurrency {

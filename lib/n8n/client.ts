@@ -1,7 +1,6 @@
 /** n8n public API v1 calls, with `X-N8N-API-KEY` on every request (cursor follow-ups included). */
-import { cliSettingNames, N8N, type SettingNames } from "../config/service-config.ts";
-import { explainFailures, N8N_TERMS, notJsonHint } from "../config/service-errors.ts";
-import { createHttpClient, HttpError, type HttpClient, type HttpClientOptions, type HttpResponse } from "../http/index.ts";
+import { N8N_SETTINGS, N8N_TERMS } from "./settings.ts";
+import { createHttpClient, explainFailures, HttpError, notJsonHint, type HttpClient, type HttpClientOptions, type HttpResponse, type SettingNames } from "../http/index.ts";
 import { Listing, n8nCursor, type ListOptions } from "../paging/index.ts";
 import type { ApiGeneration, Workflow } from "./types.ts";
 
@@ -29,7 +28,7 @@ export class N8nClient {
   constructor(opts: N8nClientOptions) {
     const base = new URL(opts.url);
     this.base = `${base.origin}${base.pathname.replace(/\/+$/, "")}/api/v1`;
-    const names = opts.settingNames ?? cliSettingNames(N8N);
+    const names = opts.settingNames ?? N8N_SETTINGS;
     const http = createHttpClient({
       service: "n8n",
       notJsonHint: notJsonHint(N8N_TERMS, names),

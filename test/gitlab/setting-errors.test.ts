@@ -9,7 +9,7 @@ import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GITLAB, lambdaSettingNames, N8N } from "../../lib/config/service-config.ts";
-import { connectionMeaning } from "../../lib/config/service-errors.ts";
+import { connectionMeaning } from "../../lib/http/index.ts";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { HttpError, NetworkError } from "../../lib/http/index.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";

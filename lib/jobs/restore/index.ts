@@ -10,6 +10,7 @@ import pMap from "p-map";
 import { HttpError, NetworkError, type GitLabClient, type GroupShare } from "../../gitlab/index.ts";
 import { maxRemovals } from "../../policy/index.ts";
 import { countStatus, errorText, jobStats } from "../report.ts";
+import { count } from "../view.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
 import { subjectKey, subjectOf, type RemovedShare } from "../shares/plan.ts";
 import type { RestoreAction, RestoreOptions, RestoreReport } from "./summary.ts";

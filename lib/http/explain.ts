@@ -3,15 +3,28 @@
  * "GET /api/v4/user failed: ECONNREFUSED", which names neither GITLAB_URL nor what to change. Each
  * explained error keeps its class, status and code (the jobs, and the Lambda's retry with a rotated
  * secret, look at those) and ends with the original message. Connection failures and redirects are
- * explained only until the service first answers: after that they are outages, not settings.
+ * explained only until the service first answers: after that they are outages, not settings. What a
+ * service's answers mean is its client's to say (ServiceTerms: lib/gitlab, lib/n8n); what its settings
+ * are called, the front end's (SettingNames: the CLI's variables, or a Lambda's secret fields).
  */
-import { ANSWER_TIMEOUT } from "../http/deadline.ts";
-import { HttpError, NetworkError, RedirectError, UnexpectedAnswerError, type HttpClient, type Send } from "../http/index.ts";
-import { GITLAB, N8N, type ServiceKind, type SettingNames } from "./service-config.ts";
+import { ANSWER_TIMEOUT } from "./deadline.ts";
+import { HttpError, NetworkError, RedirectError, UnexpectedAnswerError } from "./errors.ts";
+import type { HttpClient } from "./client.ts";
+import type { Send } from "./types.ts";
+
+/**
+ * What the errors of a service's requests call its two settings: the CLI's environment variables,
+ * or in a Lambda function the address's variable and the secret's field.
+ */
+export interface SettingNames {
+  url: string;
+  credential: string;
+}
 
 /** What a service's answers say about its settings. */
 export interface ServiceTerms {
-  kind: ServiceKind;
+  /** How messages name the service. */
+  service: string;
   /** The token check's route: every instance answers it, so a 404 there means the API is not at the address. */
   probeRoute: string;
   /** Completes "is GITLAB_URL …, or is a sign-in proxy in front of it?" for an answer that is not JSON. */
@@ -22,39 +35,6 @@ export interface ServiceTerms {
   notHere(address: URL): string;
   /** Completes "GITLAB_TOKEN …" after a 403 about the credential's scope; undefined for any other 403. */
   missingScope(err: HttpError): string | undefined;
-}
-
-export const GITLAB_TERMS: ServiceTerms = {
-  kind: GITLAB,
-  probeRoute: "GET /user",
-  addressIs: "the GitLab host",
-  refusedBecause: "expired, revoked, or made on another GitLab?",
-  notHere: (address) =>
-    `GitLab's API is not at this address — is it GitLab's? If GitLab runs under a relative URL, include its path (such as ${address.origin}/gitlab)`,
-  // GitLab says so in the body ({"error":"insufficient_scope", …}) and in WWW-Authenticate.
-  missingScope: (err) => {
-    if (!/insufficient_scope/.test(`${err.serviceMessage} ${err.headers["www-authenticate"] ?? ""}`)) return undefined;
-    return err.method === "GET" || err.method === "HEAD"
-      ? "lacks the read_api scope: dry runs need read_api, applying changes needs api"
-      : "lacks the api scope: applying changes needs api (read_api is enough for dry runs)";
-  },
-};
-
-export const N8N_TERMS: ServiceTerms = {
-  kind: N8N,
-  probeRoute: "GET /workflows",
-  addressIs: "the n8n instance address (without /api/v1)",
-  refusedBecause: "wrong, expired or revoked, or made on another n8n?",
-  notHere: () =>
-    "n8n's public API is not at this address — is it the instance's address (with its path, if n8n is served under one), and is the public API on (N8N_PUBLIC_API_DISABLED not set)?",
-  // n8n answers 403 only for a scope the key lacks (2.x; 1.x without a licence enforces none).
-  missingScope: (err) => `lacks the ${n8nScope(err.route)} scope: Warden needs workflow:list, and workflow:activate and workflow:deactivate to apply changes`,
-};
-
-function n8nScope(route: string): string {
-  if (route === "GET /workflows") return "workflow:list";
-  if (route.startsWith("GET ")) return "workflow:read";
-  return /\/(deactivate|unpublish)$/.test(route) ? "workflow:deactivate" : "workflow:activate";
 }
 
 export function notJsonHint(terms: ServiceTerms, names: SettingNames): string {
@@ -75,7 +55,7 @@ export function explainFailures(http: HttpClient, terms: ServiceTerms, names: Se
     if (!firstContact) return err;
     if (err instanceof NetworkError) {
       const { code, method, route, path, mayHaveReachedServer } = err;
-      const message = http.redactor.text(url(`${connectionMeaning(code, address, terms.kind.service)} (${err.message})`));
+      const message = http.redactor.text(url(`${connectionMeaning(code, address, terms.service)} (${err.message})`));
       return new NetworkError({ code, method, route, path, mayHaveReachedServer, message, cause: err });
     }
     if (err instanceof RedirectError) return new RedirectError(http.redactor.text(url(`${err.message} — give the address it redirects to`)), { cause: err });
@@ -85,7 +65,7 @@ export function explainFailures(http: HttpClient, terms: ServiceTerms, names: Se
   const answerMeaning = (err: HttpError): string | undefined => {
     if (err.status === 401) {
       // A sign-in proxy's page, not the API refusing the credential.
-      if (/html/i.test(err.headers["content-type"] ?? "")) return url(`answered 401 with an HTML page, not ${terms.kind.service}'s API — is a sign-in proxy in front of it?`);
+      if (/html/i.test(err.headers["content-type"] ?? "")) return url(`answered 401 with an HTML page, not ${terms.service}'s API — is a sign-in proxy in front of it?`);
       return `${names.credential} was refused (401): ${terms.refusedBecause}`;
     }
     if (err.status === 403) {
