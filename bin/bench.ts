@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
 import { NODE_OPTIONS } from "../lib/config/node-options.ts";
-import type { RateLimitRule } from "../test/sim/gitlab/index.ts";
+import type { RateLimitRule } from "../sim/gitlab/index.ts";
 import { startAwsStandIns } from "./bench/aws-stand-ins.ts";
 import { BUCKET, bucketMarkdown, bucketRow, bucketTargets, type BucketRow } from "./bench/bucket-row.ts";
 import { gitlabComBudgets } from "./bench/budgets.ts";
@@ -28,7 +28,7 @@ import type { DurableRunResult, Execution } from "./bench/durable-run.ts";
 import { sliceSeconds } from "./bench/durable-slices.ts";
 import type { RunResult } from "./bench/run-result.ts";
 import { DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY } from "../lib/jobs/enforce/summary.ts";
-import type { TreeShape } from "../test/sim/gitlab/generate-tree.ts";
+import type { TreeShape } from "../sim/gitlab/generate-tree.ts";
 import { floorMs, lowerBound, type Work } from "./bench/schedule.ts";
 import { startSimHost } from "./bench/sim-host.ts";
 

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { generateOrganisation, startGitLabSim } from "../test/sim/gitlab/index.ts";
-import { generateWorkflows, startN8nSim } from "../test/sim/n8n/index.ts";
+import { generateOrganisation, startGitLabSim } from "../sim/gitlab/index.ts";
+import { generateWorkflows, startN8nSim } from "../sim/n8n/index.ts";
 import { main } from "./cli/main.ts";
 
 const policy = fileURLToPath(new URL("../examples/demo.yaml", import.meta.url));

@@ -4,7 +4,7 @@
  * server (lib/http/concurrency.ts) and short, growing waits on bare 429s keep a run going at the rate the
  * bucket allows. Its table and targets; bin/bench.ts runs it.
  */
-import type { TokenBucketOptions } from "../../test/sim/gitlab/token-bucket.ts";
+import type { TokenBucketOptions } from "../../sim/gitlab/token-bucket.ts";
 import type { RunResult } from "./run-result.ts";
 
 export const BUCKET: TokenBucketOptions = { ratePerSecond: 20, burst: 4 };

@@ -2,7 +2,7 @@
  * GitLab.com's published API budgets (real-behaviour-notes.md), with their windows shortened by
  * `timeScale` so a run stays short.
  */
-import type { RateLimitRule } from "../../test/sim/gitlab/index.ts";
+import type { RateLimitRule } from "../../sim/gitlab/index.ts";
 
 const MINUTE = 60_000;
 

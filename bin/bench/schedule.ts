@@ -11,7 +11,7 @@
  * budget it counts against, with the simulator's windows (each opened by the first request after the
  * previous one closed).
  */
-import type { RateLimitRule } from "../../test/sim/gitlab/index.ts";
+import type { RateLimitRule } from "../../sim/gitlab/index.ts";
 
 /** What the organisation in scope asks of a run. */
 export interface Work {

@@ -1,7 +1,7 @@
 /** The benchmark's side of sim-process.ts: start a simulator in a child process and ask it things. */
 import { fork } from "node:child_process";
 import { once } from "node:events";
-import type { SimCounters } from "../../test/sim/gitlab/index.ts";
+import type { SimCounters } from "../../sim/gitlab/index.ts";
 import type { SimConfig, SimShape } from "./sim-process.ts";
 
 export interface SimHost extends SimShape {

@@ -2,9 +2,9 @@
  * Hosts the GitLab simulator for one benchmark run in a process of its own, so its dataset (100,000
  * projects) is not counted in the memory of the tool being measured. Driven over IPC by sim-host.ts.
  */
-import { generateOrganisation, startGitLabSim, type RateLimitRule } from "../../test/sim/gitlab/index.ts";
-import type { TreeShape } from "../../test/sim/gitlab/generate-tree.ts";
-import type { TokenBucketOptions } from "../../test/sim/gitlab/token-bucket.ts";
+import { generateOrganisation, startGitLabSim, type RateLimitRule } from "../../sim/gitlab/index.ts";
+import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
+import type { TokenBucketOptions } from "../../sim/gitlab/token-bucket.ts";
 
 export interface SimConfig {
   projects: number;

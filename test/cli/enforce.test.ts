@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnforceReport, ShareRemoval } from "../../lib/jobs/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type ShareIntent } from "../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type ShareIntent } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
 

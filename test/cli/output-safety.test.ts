@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startN8nSim, type N8nSim, type SimWorkflow } from "../sim/n8n/index.ts";
+import { startN8nSim, type N8nSim, type SimWorkflow } from "../../sim/n8n/index.ts";
 import { json, scriptedServer } from "../support/server.ts";
 import { policyFile, warden, type CliRun } from "../support/cli.ts";
 

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { startS3 } from "../functions/support.ts";

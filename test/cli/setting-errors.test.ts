@@ -8,8 +8,8 @@ import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
-import { startN8nSim, type N8nSim } from "../sim/n8n/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
+import { startN8nSim, type N8nSim } from "../../sim/n8n/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { standardPolicy } from "../support/policies.ts";
 

@@ -3,8 +3,8 @@
  * and what is expected, exit 1, and no request; the credential itself is never quoted.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
-import { startN8nSim, type N8nSim } from "../sim/n8n/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
+import { startN8nSim, type N8nSim } from "../../sim/n8n/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { standardPolicy } from "../support/policies.ts";
 

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { execFileSync } from "node:child_process";
 import { closeSync, constants, mkdtempSync, openSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorkflowsReport } from "../../lib/jobs/index.ts";
-import { startN8nSim, type N8nSim, type SimWorkflow } from "../sim/n8n/index.ts";
+import { startN8nSim, type N8nSim, type SimWorkflow } from "../../sim/n8n/index.ts";
 import { policyFile, warden, type CliRun } from "../support/cli.ts";
 
 const KEY = "n8n-api-key-s3cret-cli-77";

@@ -8,7 +8,7 @@ import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { startDynalite, type Dynalite } from "../support/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { scriptedServer, type ScriptedServer } from "../support/server.ts";

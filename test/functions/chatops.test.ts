@@ -4,7 +4,7 @@ import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkerEvent } from "../../functions/lib/job-request.ts";
 import { NOT_CHECKED } from "../../functions/lib/slack-once.ts";
-import { startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { startDynalite, type Dynalite } from "../support/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { captureLogs, functionUrlEvent, type SlashCommand, lambdaContext, SECRETS, signedCommand, slashCommandBody, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";

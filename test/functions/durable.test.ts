@@ -8,8 +8,8 @@
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
-import type { GitLabSim } from "../sim/gitlab/index.ts";
-import type { TreeShape } from "../sim/gitlab/generate-tree.ts";
+import type { GitLabSim } from "../../sim/gitlab/index.ts";
+import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 import { startDynalite, type Dynalite } from "../support/dynalite.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
 import { outcome, removals, twinSims } from "../support/steps.ts";

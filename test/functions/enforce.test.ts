@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { coldEnforce, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
 

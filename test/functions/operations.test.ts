@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { WorkerEvent } from "../../functions/lib/job-request.ts";
 import { ALREADY_RECEIVED } from "../../functions/lib/slack-once.ts";
 import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { startDynalite, type Dynalite } from "../support/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { bundleHandler, type Bundle } from "./bundle.ts";

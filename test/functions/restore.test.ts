@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { captureLogs, coldEnforce, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
 

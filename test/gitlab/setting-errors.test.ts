@@ -13,8 +13,8 @@ import { connectionMeaning } from "../../lib/http/index.ts";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { HttpError, NetworkError } from "../../lib/http/index.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
-import { startN8nSim, type N8nSim } from "../sim/n8n/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
+import { startN8nSim, type N8nSim } from "../../sim/n8n/index.ts";
 import { json, scriptedServers } from "../support/server.ts";
 import { TEST_CERT, TEST_KEY } from "./tls-fixture.ts";
 

@@ -7,7 +7,7 @@ import pMap from "p-map";
 import { afterEach, describe, expect, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 
 let sim: GitLabSim;
 afterEach(() => sim?.close());

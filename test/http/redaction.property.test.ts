@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { MIN_FRAGMENT, registerSecret } from "../../lib/redact/index.ts";
-import { createRandom, type Random } from "../sim/shared/random.ts";
+import { createRandom, type Random } from "../../sim/shared/random.ts";
 import { scriptedServer, type ScriptedServer } from "../support/server.ts";
 
 /** Where errors cut a service message (lib/http/errors.ts SERVICE_MESSAGE_MAX). */

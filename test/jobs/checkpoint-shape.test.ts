@@ -12,7 +12,7 @@ import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce } from "../../lib/jobs/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
 import { recordingSteps } from "../support/steps.ts";
 

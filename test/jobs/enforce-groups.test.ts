@@ -3,7 +3,7 @@ import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce, exitCode, type EnforceOptions, type EnforceReport, type ShareRemoval } from "../../lib/jobs/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions, type ShareIntent } from "../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions, type ShareIntent } from "../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
 
 

@@ -13,8 +13,8 @@ import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce, type EnforceReport } from "../../lib/jobs/index.ts";
 import { direct, type Steps } from "../../lib/jobs/steps.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type SimGroup } from "../sim/gitlab/index.ts";
-import { createRandom, type Random } from "../sim/shared/random.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type SimGroup } from "../../sim/gitlab/index.ts";
+import { createRandom, type Random } from "../../sim/shared/random.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { recordingSteps } from "../support/steps.ts";
 

@@ -10,8 +10,8 @@ import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce, type EnforceOptions, type EnforceReport } from "../../lib/jobs/index.ts";
 import type { Steps } from "../../lib/jobs/steps.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
-import type { GitLabSim } from "../sim/gitlab/index.ts";
-import type { TreeShape } from "../sim/gitlab/generate-tree.ts";
+import type { GitLabSim } from "../../sim/gitlab/index.ts";
+import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
 import { outcome, recordingSteps, removals, twinSims } from "../support/steps.ts";
 

@@ -3,8 +3,8 @@ import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce, ScopeError, exitCode, type EnforceOptions } from "../../lib/jobs/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../sim/gitlab/index.ts";
-import type { TreeShape } from "../sim/gitlab/generate-tree.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
+import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 import { standardPolicy } from "../support/policies.ts";
 
 let sim: GitLabSim;

@@ -9,7 +9,7 @@ import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce, exitCode, parseRestoreText, restore, type EnforceReport, type ShareRemoval } from "../../lib/jobs/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type Fault, type GitLabSim, type ShareIntent } from "../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type Fault, type GitLabSim, type ShareIntent } from "../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
 
 const policy = parsePolicy(groupSharesPolicy(), "test.yaml");

@@ -3,8 +3,8 @@ import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { exitCode, runPipeline, type PipelineOptions } from "../../lib/jobs/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../sim/gitlab/index.ts";
-import { commitSha } from "../sim/gitlab/repository.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
+import { commitSha } from "../../sim/gitlab/repository.ts";
 
 const POLICY = parsePolicy(
   `version: 1

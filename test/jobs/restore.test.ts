@@ -4,8 +4,8 @@ import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce, exitCode, parseRestoreText, restore, restoreInputFrom, type RestoreOptions } from "../../lib/jobs/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { registerSecret } from "../../lib/redact/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../sim/gitlab/index.ts";
-import type { SimGroup, SimGroupShare } from "../sim/gitlab/dataset.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
+import type { SimGroup, SimGroupShare } from "../../sim/gitlab/dataset.ts";
 import { standardPolicy } from "../support/policies.ts";
 
 let sim: GitLabSim;

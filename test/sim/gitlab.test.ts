@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateOrganisation, startGitLabSim } from "./gitlab/index.ts";
-import type { GitLabDataset, GitLabSim, GitLabSimOptions, SimGroup, SimProject } from "./gitlab/index.ts";
-import { parseParams } from "./gitlab/query.ts";
+import { generateOrganisation, startGitLabSim } from "../../sim/gitlab/index.ts";
+import type { GitLabDataset, GitLabSim, GitLabSimOptions, SimGroup, SimProject } from "../../sim/gitlab/index.ts";
+import { parseParams } from "../../sim/gitlab/query.ts";
 
 const ADMIN = "glpat-sim-admin";
 const READER = "glpat-sim-reader";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { generateWorkflows, startN8nSim, type N8nSim, type N8nSimOptions, type SimWorkflow } from "./n8n/index.ts";
+import { generateWorkflows, startN8nSim, type N8nSim, type N8nSimOptions, type SimWorkflow } from "../../sim/n8n/index.ts";
 
 interface ApiWorkflow {
   id: string;

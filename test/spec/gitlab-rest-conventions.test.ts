@@ -31,9 +31,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { fillPath, isTrue, serializeQuery, type GitLabClient, type GitLabClientOptions, type Group, type Project } from "../../lib/gitlab/index.ts";
 import { createHttpClient, HttpError, RateLimiterRegistry, type RetryEvent } from "../../lib/http/index.ts";
 import { gitlabListing, KEYSET_SUPPORT, keysetSupportFor, PagingError, type ListingOrder, type PageMeta } from "../../lib/paging/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabDataset, type GitLabSim, type GitLabSimOptions, type SimProject } from "../sim/gitlab/index.ts";
-import type { RetryStyle } from "../sim/gitlab/retry-headers.ts";
-import { parseParams } from "../sim/gitlab/query.ts";
+import { generateOrganisation, startGitLabSim, type GitLabDataset, type GitLabSim, type GitLabSimOptions, type SimProject } from "../../sim/gitlab/index.ts";
+import type { RetryStyle } from "../../sim/gitlab/retry-headers.ts";
+import { parseParams } from "../../sim/gitlab/query.ts";
 import { Closer, gitlabClient, headerValue, nextLinkOf, queryOf, rawQueryOf, requestTarget, startProxy, tap } from "./support.ts";
 
 const closer = new Closer();

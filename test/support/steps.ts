@@ -6,8 +6,8 @@
  */
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import type { Steps } from "../../lib/jobs/steps.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../sim/gitlab/index.ts";
-import type { TreeShape } from "../sim/gitlab/generate-tree.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
+import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 
 export interface RecordingSteps extends Steps {
   names: string[];
