@@ -1,32 +1,32 @@
 /**
  * The Enforce function as a Lambda durable execution (sst.config.ts deploys it as an
  * sst.aws.Workflow): the schedule and a person's console run start an execution, which runs the job in
- * checkpointed steps (lib/jobs/enforce/ over functions/lib/durable.ts) across as many invocations as
+ * checkpointed steps (lib/jobs/enforce/ over functions/lib/durable/steps.ts) across as many invocations as
  * it needs, up to the execution's own time limit. The event is the one a plain invocation takes
- * (scheduled.ts): `{ "source": "schedule" }`, `{}`, `{ "dryRun": false }`, `{ "restore": … }`.
+ * (runs/scheduled.ts): `{ "source": "schedule" }`, `{}`, `{ "dryRun": false }`, `{ "restore": … }`.
  *
  * One execution runs the job at a time: the first step takes a lease in the claims table, held by the
  * execution's ARN until it finishes (or its time limit passes, should it die); an execution started
  * meanwhile fails at once, naming the holder, and does nothing else. The last step logs `job
  * finished` (once per execution, not per invocation), gives the lease back, keeps the report, records
- * the metrics and posts the Slack summary, each in what is left of that invocation (time-left.ts). The
+ * the metrics and posts the Slack summary, each in what is left of that invocation (runs/time-left.ts). The
  * execution's result is the job's report, its `stats` with the invocations and steps it took.
  */
 import { withDurableExecution, type DurableContext } from "@aws/durable-execution-sdk-js";
-import { enforce, errorText } from "../../lib/jobs/index.ts";
-import { afterRun, runStage } from "./after-run.ts";
-import { gitlabClient } from "./clients.ts";
-import { ConfigError, loadPolicy } from "./config.ts";
-import { beginInvocation, durableSteps } from "./durable.ts";
-import { check, describeIssues } from "./issues.ts";
-import { audit, logger, logReport } from "./logger.ts";
-import { dynamoClaims, type Claims } from "./once.ts";
-import type { RunLabels, RunOutcome } from "./run-outcome.ts";
-import { runJob, type JobReport } from "./run-job.ts";
-import { notifySettings, runRequest, scheduledEventSchema, scheduledRun } from "./scheduled.ts";
-import { secrets } from "./secrets.ts";
-import { sliceSignal } from "./time-left.ts";
-import { EventError } from "./validate-event.ts";
+import { enforce, errorText } from "../../../lib/jobs/index.ts";
+import { afterRun, runStage } from "../runs/after-run.ts";
+import { gitlabClient } from "../config/clients.ts";
+import { ConfigError, loadPolicy } from "../config/settings.ts";
+import { beginInvocation, durableSteps } from "./steps.ts";
+import { check, describeIssues } from "../lambda/issues.ts";
+import { audit, logger, logReport } from "../lambda/logger.ts";
+import { dynamoClaims, type Claims } from "../state/claims.ts";
+import type { RunLabels, RunOutcome } from "../runs/outcome.ts";
+import { runJob, type JobReport } from "../runs/run-job.ts";
+import { notifySettings, runRequest, scheduledEventSchema, scheduledRun } from "../runs/scheduled.ts";
+import { secrets } from "../config/secrets.ts";
+import { sliceSignal } from "../runs/time-left.ts";
+import { EventError } from "../lambda/validate-event.ts";
 
 /** The execution's time limit when WARDEN_EXECUTION_TIMEOUT_SECONDS is not set (sst.config.ts sets it). */
 const DEFAULT_EXECUTION_SECONDS = 24 * 3600;

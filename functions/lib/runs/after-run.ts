@@ -5,12 +5,12 @@
  * nor outlive the invocation: each part that fails is logged and the rest still happens, and each call
  * gets only a slice of the time left (time-left.ts).
  */
-import { errorText } from "../../lib/jobs/report.ts";
-import { logger } from "./logger.ts";
+import { errorText } from "../../../lib/jobs/report.ts";
+import { logger } from "../lambda/logger.ts";
 import { recordRun } from "./metrics.ts";
 import { notifyRun, type NotifyOptions } from "./notify.ts";
-import { processRunHistory, type RunHistory } from "./run-history.ts";
-import { verdict, type RunLabels, type RunOutcome } from "./run-outcome.ts";
+import { processRunHistory, type RunHistory } from "../state/run-history.ts";
+import { verdict, type RunLabels, type RunOutcome } from "./outcome.ts";
 import { sliceSignal, UNBOUNDED, type TimeLeft } from "./time-left.ts";
 
 /** The longest the report's store may take: a report of a few MB, with the S3 client's own retries. */

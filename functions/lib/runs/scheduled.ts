@@ -21,18 +21,18 @@
  * that changes what the invocation returns.
  */
 import { z } from "zod";
-import { isStoredRun, restoreInputFrom, RestoreInputError, type RestoreInput } from "../../lib/jobs/restore/input.ts";
-import { slackNotifyLevel } from "../../lib/policy/index.ts";
+import { isStoredRun, restoreInputFrom, RestoreInputError, type RestoreInput } from "../../../lib/jobs/restore/input.ts";
+import { slackNotifyLevel } from "../../../lib/policy/index.ts";
 import { afterRun, runStage } from "./after-run.ts";
-import { ConfigError, isReportOnly, loadPolicy, reportOnlySetting } from "./config.ts";
+import { ConfigError, isReportOnly, loadPolicy, reportOnlySetting } from "../config/settings.ts";
 import type { RunRequest } from "./job-request.ts";
-import { jobLambda } from "./lambda.ts";
-import { logReport } from "./logger.ts";
+import { jobLambda } from "../lambda/handler.ts";
+import { logReport } from "../lambda/logger.ts";
 import type { NotifyOptions } from "./notify.ts";
-import { parseRunRef, processRunHistory, RunHistoryError, storedRestoreInput } from "./run-history.ts";
+import { parseRunRef, processRunHistory, RunHistoryError, storedRestoreInput } from "../state/run-history.ts";
 import { runJob, type JobReport } from "./run-job.ts";
-import type { RunLabels } from "./run-outcome.ts";
-import { secrets } from "./secrets.ts";
+import type { RunLabels } from "./outcome.ts";
+import { secrets } from "../config/secrets.ts";
 
 const ScheduledEventSchema = z.strictObject({
   source: z.literal("schedule").optional(),
