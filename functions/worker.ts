@@ -11,17 +11,17 @@
  *
  * An event runs once: its correlation id is claimed first (lib/state/claims.ts), so an event re-sent by hand
  * (Lambda itself does not retry it) is logged and dropped. Each run's metrics are emitted and an
- * applying run's report is kept for restore (lib/runs/after-run.ts); the result goes to the command's
+ * applying run's report is kept for restore (lib/runs/lifecycle.ts); the result goes to the command's
  * thread, not to the channel's webhook.
  */
 import { errorText, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
-import { afterRun, runStage } from "./lib/runs/after-run.ts";
 import { refusal } from "./lib/slack/authorise.ts";
 import { loadPolicy } from "./lib/config/settings.ts";
 import { describeRequest, WorkerEventSchema, type WorkerEvent } from "./lib/runs/job-request.ts";
 import { jobLambda } from "./lib/lambda/handler.ts";
-import { logger, logReport } from "./lib/lambda/logger.ts";
+import { logger } from "./lib/lambda/logger.ts";
 import { dynamoClaims } from "./lib/state/claims.ts";
+import { runLabels, runLifecycle, RunRefused } from "./lib/runs/lifecycle.ts";
 import { runJob } from "./lib/runs/run-job.ts";
 import { postToResponseUrl } from "./lib/slack/post-response.ts";
 import { ephemeral, type TextMessage } from "./lib/slack/reply.ts";
@@ -29,25 +29,27 @@ import type { TimeLeft } from "./lib/runs/time-left.ts";
 
 async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLeft): Promise<SlackMessage | TextMessage> {
   const command = describeRequest(event.command);
+  const asker = { userId: event.user.id, channelId: event.channelId };
   try {
-    const refused = refusal(await loadPolicy(), { userId: event.user.id, channelId: event.channelId }, event.command);
-    if (refused) {
-      logger.warn("chat-command refused", { command, user: event.user.id, channel: event.channelId, reason: refused });
-      return ephemeral(`:no_entry: ${refused}`);
-    }
-    const report = await runJob(event.command, signal);
-    logReport(report, { trigger: "chat", user: event.user.id, channel: event.channelId });
-    await afterRun({ report }, labels(event), { timeLeft });
+    const { report } = await runLifecycle(
+      async () => {
+        const refused = refusal(await loadPolicy(), asker, event.command);
+        if (refused) throw new RunRefused(refused);
+        return runJob(event.command, signal);
+      },
+      {
+        labels: runLabels(event.command.job, "chat", event.correlationId),
+        timeLeft,
+        asked: { user: event.user.id, channel: event.channelId },
+        failed: (err) => logger.error("job failed", { command, error: errorText(err) }),
+      },
+    );
     return renderSlack(report);
   } catch (err) {
-    logger.error("job failed", { command, error: errorText(err) });
-    await afterRun({ error: err }, labels(event), { timeLeft });
-    return ephemeral(`:x: Warden \`${command}\` failed: ${errorText(err)}`);
+    if (!(err instanceof RunRefused)) return ephemeral(`:x: Warden \`${command}\` failed: ${errorText(err)}`);
+    logger.warn("chat-command refused", { command, user: event.user.id, channel: event.channelId, reason: err.message });
+    return ephemeral(`:no_entry: ${err.message}`);
   }
-}
-
-function labels(event: WorkerEvent) {
-  return { job: event.command.job, trigger: "chat" as const, stage: runStage(), correlationId: event.correlationId };
 }
 
 const claims = dynamoClaims();

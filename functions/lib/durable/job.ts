@@ -14,19 +14,18 @@
  */
 import { withDurableExecution, type DurableContext } from "@aws/durable-execution-sdk-js";
 import { enforce, errorText } from "../../../lib/jobs/index.ts";
-import { afterRun, runStage } from "../runs/after-run.ts";
 import { gitlabClient } from "../config/clients.ts";
+import { secrets } from "../config/secrets.ts";
 import { ConfigError, loadPolicy } from "../config/settings.ts";
-import { beginInvocation, durableSteps } from "./steps.ts";
 import { check, describeIssues } from "../lambda/issues.ts";
-import { audit, logger, logReport } from "../lambda/logger.ts";
-import { dynamoClaims, type Claims } from "../state/claims.ts";
-import type { RunLabels, RunOutcome } from "../runs/outcome.ts";
+import { audit, logger } from "../lambda/logger.ts";
+import { EventError } from "../lambda/validate-event.ts";
+import { runLabels, runLifecycle, type RunLife } from "../runs/lifecycle.ts";
 import { runJob, type JobReport } from "../runs/run-job.ts";
 import { notifySettings, runRequest, scheduledEventSchema, scheduledRun } from "../runs/scheduled.ts";
-import { secrets } from "../config/secrets.ts";
 import { sliceSignal } from "../runs/time-left.ts";
-import { EventError } from "../lambda/validate-event.ts";
+import { dynamoClaims, type Claims } from "../state/claims.ts";
+import { beginInvocation, durableSteps } from "./steps.ts";
 
 /** The execution's time limit when WARDEN_EXECUTION_TIMEOUT_SECONDS is not set (sst.config.ts sets it). */
 const DEFAULT_EXECUTION_SECONDS = 24 * 3600;
@@ -60,45 +59,39 @@ export function durableJob(job: "enforce", opts: DurableJobOptions = {}) {
     const parsed = check(scheduledEventSchema(job), event);
     if (!parsed.success) throw new EventError(`invalid event: ${describeIssues(parsed.error)}`);
     const run = scheduledRun(job, parsed.data);
-    const labels: RunLabels = { job: run.job, trigger: run.trigger, stage: runStage(), correlationId: arn };
     const executionMs = executionSeconds(env) * 1000;
     const steps = durableSteps(ctx, invocation);
     const leaseKey = `lease:${job}`;
-    const finish = (outcome: RunOutcome) =>
-      steps.step("finish", async () => {
-        // Time is read inside the step only, as replay requires.
-        const timeLeft = () => ctx.lambdaContext.getRemainingTimeInMillis();
-        if ("report" in outcome) logReport(outcome.report, { trigger: run.trigger });
-        // Given back before the posts, which could otherwise take the time it needs. One not given back
-        // expires with the execution's time limit: no reason to attempt this step again, which would
-        // repeat the metrics and the Slack summary.
+    // Time is read inside the finish step only, as replay requires.
+    const timeLeft = () => ctx.lambdaContext.getRemainingTimeInMillis();
+    const life: RunLife = {
+      labels: runLabels(run.job, run.trigger, arn),
+      timeLeft,
+      // Given back before the posts, which could otherwise take the time it needs. One not given back
+      // expires with the execution's time limit: no reason to attempt this step again, which would
+      // repeat the metrics and the Slack summary.
+      async giveBack() {
         const signal = sliceSignal("giving the lease back", RELEASE_TIMEOUT_MS, timeLeft);
-        if (signal) {
-          await claims
-            .release(leaseKey, arn, signal)
-            .catch((err: unknown) => logger.error("giving the lease back failed; it expires with the execution's time limit", { error: errorText(signal.reason ?? err) }));
-        }
-        // The settings are read here, in a step: a secret must never be recorded in the execution's history.
-        const notify = await notifySettings().catch(() => undefined);
-        const { stored } = await afterRun(outcome, labels, { notify, timeLeft });
-        return { stored: stored ?? null };
-      });
+        if (!signal) return;
+        await claims
+          .release(leaseKey, arn, signal)
+          .catch((err: unknown) => logger.error("giving the lease back failed; it expires with the execution's time limit", { error: errorText(signal.reason ?? err) }));
+      },
+      // Read in the finish step: a secret must never be recorded in the execution's history.
+      notify: () => notifySettings().catch(() => undefined),
+      endIn: async (end) => (await steps.step("finish", async () => ({ stored: (await end()) ?? null }))).stored ?? undefined,
+    };
 
     const lease = await steps.step("lease", async () => {
       if (await claims.claim(leaseKey, Math.floor((Date.now() + executionMs) / 1000), arn)) return { holder: arn, until: null };
       const held = await claims.holder(leaseKey);
       return { holder: held?.holder ?? "another execution", until: held ? new Date(held.expiresAt * 1000).toISOString() : null };
     });
-    if (lease.holder !== arn) {
-      const refused = new LeaseError(`${lease.holder} is running ${job}${lease.until ? ` (its lease lasts until ${lease.until} at most)` : ""}: this execution did nothing`);
-      // The lease is another's: giving it back leaves it alone (the delete is conditional on its holder).
-      await finish({ error: refused });
-      throw refused;
-    }
-
-    let report: JobReport;
-    try {
+    const { report, stored } = await runLifecycle(async () => {
+      // Another's lease ends the run before it starts; giving it back leaves it alone (the delete is conditional on its holder).
+      if (lease.holder !== arn) throw new LeaseError(`${lease.holder} is running ${job}${lease.until ? ` (its lease lasts until ${lease.until} at most)` : ""}: this execution did nothing`);
       const policy = await loadPolicy();
+      let report: JobReport;
       if (run.job === "restore") {
         // A restore re-creates one run's removals: small enough for one step.
         report = await steps.step("restore", async () => runJob(await runRequest(job, parsed.data, run.apply), new AbortController().signal), { changes: run.apply });
@@ -107,13 +100,10 @@ export function durableJob(job: "enforce", opts: DurableJobOptions = {}) {
         const gitlab = gitlabClient(await secrets.get());
         report = await enforce({ gitlab, policy, apply: run.apply, audit, runLimitMs: runLimit(executionMs) }, steps);
       }
-    } catch (err) {
-      await finish({ error: err });
-      throw err;
-    }
-    report.stats = { ...report.stats, ...steps.counts() };
-    const { stored } = await finish({ report });
-    return fitted(report, stored);
+      report.stats = { ...report.stats, ...steps.counts() };
+      return report;
+    }, life);
+    return fitted(report, stored ?? null);
   });
 }
 
