@@ -11,4 +11,5 @@ import { scheduledJob } from "./lib/runs/scheduled.ts";
 const plain = scheduledJob("enforce");
 const durable = durableJob("enforce");
 
-export const handler = (event: unknown, context: Context) => (isDurableInvocation(event) ? durable(event as never, context) : plain(event as never, context));
+// middy types a durable handler as taking the DurableContext, which withDurableExecution makes from Lambda's.
+export const handler = (event: unknown, context: Context) => (isDurableInvocation(event) ? durable(event as never, context as never) : plain(event as never, context));

@@ -140,4 +140,15 @@ describe("Enforce as a durable execution", () => {
     expect((await dynamoClaims().holder("lease:enforce"))?.holder).toBe(holder);
     expect(durable.counters.requests).toBe(0);
   });
+
+  it("an execution whose event Enforce does not take fails naming the field, before it takes the lease or sends a request", async () => {
+    const { durable } = await twins(500, { groups: 10, maxDepth: 2 });
+    const execution = await durableRun(durable, { dryrun: false });
+    expect(execution.getStatus()).toBe("FAILED");
+    expect(execution.getError().errorMessage).toBe('invalid event: unknown field "dryrun"');
+    vi.resetModules();
+    const { dynamoClaims } = await import("../../functions/lib/state/claims.ts");
+    expect(await dynamoClaims().holder("lease:enforce")).toBeUndefined();
+    expect(durable.counters.requests).toBe(0);
+  });
 });

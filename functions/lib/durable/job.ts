@@ -1,28 +1,31 @@
 /**
  * The Enforce function as a Lambda durable execution (sst.config.ts deploys it as an
- * sst.aws.Workflow): the schedule and a person's console run start an execution, which runs the job in
- * checkpointed steps (lib/jobs/enforce/ over functions/lib/durable/steps.ts) across as many invocations as
- * it needs, up to the execution's own time limit. The event is the one a plain invocation takes
+ * sst.aws.Workflow): the schedule and a person's console run start an execution, which runs the job
+ * in checkpointed steps (lib/jobs/enforce/ over steps.ts) across as many invocations as it needs, up
+ * to the execution's own time limit. The event is the one a plain invocation takes
  * (runs/scheduled.ts): `{ "source": "schedule" }`, `{}`, `{ "dryRun": false }`, `{ "restore": … }`.
  *
  * One execution runs the job at a time: the first step takes a lease in the claims table, held by the
  * execution's ARN until it finishes (or its time limit passes, should it die); an execution started
  * meanwhile fails at once, naming the holder, and does nothing else. The last step logs `job
  * finished` (once per execution, not per invocation), gives the lease back, keeps the report, records
- * the metrics and posts the Slack summary, each in what is left of that invocation (runs/time-left.ts). The
- * execution's result is the job's report, its `stats` with the invocations and steps it took.
+ * the metrics and posts the Slack summary, each in what is left of that invocation
+ * (runs/time-left.ts). The execution's result is the job's report, its `stats` with the invocations
+ * and steps it took.
  */
-import { withDurableExecution, type DurableContext } from "@aws/durable-execution-sdk-js";
+import type { DurableContext } from "@aws/durable-execution-sdk-js";
+import middy, { type MiddlewareObj } from "@middy/core";
+import { executionModeDurableContext } from "@middy/core/executionModeDurableContext";
 import { enforce, errorText } from "../../../lib/jobs/index.ts";
 import { gitlabClient } from "../config/clients.ts";
 import { secrets } from "../config/secrets.ts";
 import { ConfigError, loadPolicy } from "../config/settings.ts";
-import { check, describeIssues } from "../lambda/issues.ts";
+import { lambdaContextLogged } from "../lambda/handler.ts";
 import { audit, logger } from "../lambda/logger.ts";
-import { EventError } from "../lambda/validate-event.ts";
+import { validateEvent } from "../lambda/validate-event.ts";
 import { runLabels, runLifecycle, type RunLife } from "../runs/lifecycle.ts";
 import { runJob, type JobReport } from "../runs/run-job.ts";
-import { notifySettings, runRequest, scheduledEventSchema, scheduledRun } from "../runs/scheduled.ts";
+import { notifySettings, runRequest, scheduledEventSchema, scheduledRun, type ScheduledEvent } from "../runs/scheduled.ts";
 import { sliceSignal } from "../runs/time-left.ts";
 import { dynamoClaims, type Claims } from "../state/claims.ts";
 import { beginInvocation, durableSteps } from "./steps.ts";
@@ -48,63 +51,76 @@ export interface DurableJobOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export function durableJob(job: "enforce", opts: DurableJobOptions = {}) {
-  const claims = opts.claims ?? dynamoClaims();
-  const env = opts.env ?? process.env;
-  return withDurableExecution(async (event: unknown, ctx: DurableContext): Promise<JobReport> => {
-    const invocation = beginInvocation(ctx, env);
-    const arn = ctx.executionContext.durableExecutionArn;
-    logger.addContext(ctx.lambdaContext);
-    logger.setCorrelationId(arn);
-    const parsed = check(scheduledEventSchema(job), event);
-    if (!parsed.success) throw new EventError(`invalid event: ${describeIssues(parsed.error)}`);
-    const run = scheduledRun(job, parsed.data);
-    const executionMs = executionSeconds(env) * 1000;
-    const steps = durableSteps(ctx, invocation);
-    const leaseKey = `lease:${job}`;
-    // Time is read inside the finish step only, as replay requires.
-    const timeLeft = () => ctx.lambdaContext.getRemainingTimeInMillis();
-    const life: RunLife = {
-      labels: runLabels(run.job, run.trigger, arn),
-      timeLeft,
-      // Given back before the posts, which could otherwise take the time it needs. One not given back
-      // expires with the execution's time limit: no reason to attempt this step again, which would
-      // repeat the metrics and the Slack summary.
-      async giveBack() {
-        const signal = sliceSignal("giving the lease back", RELEASE_TIMEOUT_MS, timeLeft);
-        if (!signal) return;
-        await claims
-          .release(leaseKey, arn, signal)
-          .catch((err: unknown) => logger.error("giving the lease back failed; it expires with the execution's time limit", { error: errorText(signal.reason ?? err) }));
-      },
-      // Read in the finish step: a secret must never be recorded in the execution's history.
-      notify: () => notifySettings().catch(() => undefined),
-      endIn: async (end) => (await steps.step("finish", async () => ({ stored: (await end()) ?? null }))).stored ?? undefined,
-    };
+/** Log lines carry the execution's ARN as correlation id: the same in every invocation of the execution. */
+const executionCorrelated: MiddlewareObj<unknown, JobReport, Error, DurableContext> = {
+  before: ({ context }) => logger.setCorrelationId(context.executionContext.durableExecutionArn),
+};
 
-    const lease = await steps.step("lease", async () => {
-      if (await claims.claim(leaseKey, Math.floor((Date.now() + executionMs) / 1000), arn)) return { holder: arn, until: null };
-      const held = await claims.holder(leaseKey);
-      return { holder: held?.holder ?? "another execution", until: held ? new Date(held.expiresAt * 1000).toISOString() : null };
-    });
-    const { report, stored } = await runLifecycle(async () => {
-      // Another's lease ends the run before it starts; giving it back leaves it alone (the delete is conditional on its holder).
-      if (lease.holder !== arn) throw new LeaseError(`${lease.holder} is running ${job}${lease.until ? ` (its lease lasts until ${lease.until} at most)` : ""}: this execution did nothing`);
-      const policy = await loadPolicy();
-      let report: JobReport;
-      if (run.job === "restore") {
-        // A restore re-creates one run's removals: small enough for one step.
-        report = await steps.step("restore", async () => runJob(await runRequest(job, parsed.data, run.apply), new AbortController().signal), { changes: run.apply });
-      } else {
-        // Settings, not state: read in every invocation and never recorded (the token must not enter the history).
-        const gitlab = gitlabClient(await secrets.get());
-        report = await enforce({ gitlab, policy, apply: run.apply, audit, runLimitMs: runLimit(executionMs) }, steps);
-      }
-      report.stats = { ...report.stats, ...steps.counts() };
-      return report;
-    }, life);
-    return fitted(report, stored ?? null);
+/**
+ * Built with middy's durable execution mode, like the other Lambdas: the same logging, and the event
+ * checked by the same middleware, in every invocation. No early timeout (middy's default is 5 ms): a
+ * durable invocation cut off by Lambda is invoked again and replays, where middy's timeout response
+ * would fail the whole execution.
+ */
+export function durableJob(job: "enforce", opts: DurableJobOptions = {}) {
+  const deps = { claims: opts.claims ?? dynamoClaims(), env: opts.env ?? process.env };
+  return middy<unknown, JobReport, Error, DurableContext>({ executionMode: executionModeDurableContext, timeoutEarlyInMillis: 0 })
+    .use(lambdaContextLogged)
+    .use(executionCorrelated)
+    .use(validateEvent(scheduledEventSchema(job)))
+    .handler((event, ctx) => execution(job, event as ScheduledEvent, ctx, deps));
+}
+
+/** One invocation of the execution: the recorded steps replayed, then on from the first one not recorded. */
+async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableContext, { claims, env }: Required<DurableJobOptions>): Promise<JobReport> {
+  const invocation = beginInvocation(ctx, env);
+  const arn = ctx.executionContext.durableExecutionArn;
+  const run = scheduledRun(job, event);
+  const executionMs = executionSeconds(env) * 1000;
+  const steps = durableSteps(ctx, invocation);
+  const leaseKey = `lease:${job}`;
+  // Time is read inside the finish step only, as replay requires.
+  const timeLeft = () => ctx.lambdaContext.getRemainingTimeInMillis();
+  const life: RunLife = {
+    labels: runLabels(run.job, run.trigger, arn),
+    timeLeft,
+    // Given back before the posts, which could otherwise take the time it needs. One not given back
+    // expires with the execution's time limit: no reason to attempt this step again, which would
+    // repeat the metrics and the Slack summary.
+    async giveBack() {
+      const signal = sliceSignal("giving the lease back", RELEASE_TIMEOUT_MS, timeLeft);
+      if (!signal) return;
+      await claims
+        .release(leaseKey, arn, signal)
+        .catch((err: unknown) => logger.error("giving the lease back failed; it expires with the execution's time limit", { error: errorText(signal.reason ?? err) }));
+    },
+    // Read in the finish step: a secret must never be recorded in the execution's history.
+    notify: () => notifySettings().catch(() => undefined),
+    endIn: async (end) => (await steps.step("finish", async () => ({ stored: (await end()) ?? null }))).stored ?? undefined,
+  };
+
+  const lease = await steps.step("lease", async () => {
+    if (await claims.claim(leaseKey, Math.floor((Date.now() + executionMs) / 1000), arn)) return { holder: arn, until: null };
+    const held = await claims.holder(leaseKey);
+    return { holder: held?.holder ?? "another execution", until: held ? new Date(held.expiresAt * 1000).toISOString() : null };
   });
+  const { report, stored } = await runLifecycle(async () => {
+    // Another's lease ends the run before it starts; giving it back leaves it alone (the delete is conditional on its holder).
+    if (lease.holder !== arn) throw new LeaseError(`${lease.holder} is running ${job}${lease.until ? ` (its lease lasts until ${lease.until} at most)` : ""}: this execution did nothing`);
+    const policy = await loadPolicy();
+    let report: JobReport;
+    if (run.job === "restore") {
+      // A restore re-creates one run's removals: small enough for one step.
+      report = await steps.step("restore", async () => runJob(await runRequest(job, event, run.apply), new AbortController().signal), { changes: run.apply });
+    } else {
+      // Settings, not state: read in every invocation and never recorded (the token must not enter the history).
+      const gitlab = gitlabClient(await secrets.get());
+      report = await enforce({ gitlab, policy, apply: run.apply, audit, runLimitMs: runLimit(executionMs) }, steps);
+    }
+    report.stats = { ...report.stats, ...steps.counts() };
+    return report;
+  }, life);
+  return fitted(report, stored ?? null);
 }
 
 /** Lambda returns at most 6 MB of an execution's result; this leaves room for its envelope. */
