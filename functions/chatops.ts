@@ -15,19 +15,19 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { errorText } from "../lib/jobs/report.ts";
 import { authorizeSlack } from "../lib/policy/index.ts";
 import { redactOutput } from "../lib/redact/index.ts";
-import { changeRefusal } from "./lib/slack/authorise.ts";
-import { parseCommand, usage } from "./lib/slack/command.ts";
+import { requireSecret, secrets } from "./lib/config/secrets.ts";
 import { ConfigError, loadPolicy, requireEnv } from "./lib/config/settings.ts";
-import { HttpStatusError } from "./lib/slack/http-status-error.ts";
-import { describeRequest, makesChanges, type WorkerEvent } from "./lib/runs/job-request.ts";
 import { wardenLambda } from "./lib/lambda/handler.ts";
 import { logger } from "./lib/lambda/logger.ts";
-import { dynamoClaims } from "./lib/state/claims.ts";
-import { requireSecret, secrets } from "./lib/config/secrets.ts";
+import { describeRequest, makesChanges, type WorkerEvent } from "./lib/runs/job-request.ts";
+import { changeRefusal } from "./lib/slack/authorise.ts";
+import { parseCommand, usage } from "./lib/slack/command.ts";
 import { slackCommandForm, type SlackCommandEvent } from "./lib/slack/form.ts";
+import { HttpStatusError } from "./lib/slack/http-status-error.ts";
 import { slackRequestOnce, slackSslCheck } from "./lib/slack/once.ts";
 import { allowedResponseOrigin, ephemeral, isAllowedResponseUrl } from "./lib/slack/reply.ts";
 import { verifySlackRequest } from "./lib/slack/verify-request.ts";
+import { dynamoClaims } from "./lib/state/claims.ts";
 
 // Started at init, so they overlap the rest of module loading rather than following it. For an
 // on-demand cold start, init is still part of the first request's 3 seconds: this shortens that path,

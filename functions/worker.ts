@@ -15,17 +15,17 @@
  * thread, not to the channel's webhook.
  */
 import { errorText, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
-import { refusal } from "./lib/slack/authorise.ts";
 import { loadPolicy } from "./lib/config/settings.ts";
-import { describeRequest, WorkerEventSchema, type WorkerEvent } from "./lib/runs/job-request.ts";
 import { jobLambda } from "./lib/lambda/handler.ts";
 import { logger } from "./lib/lambda/logger.ts";
-import { dynamoClaims } from "./lib/state/claims.ts";
+import { describeRequest, WorkerEventSchema, type WorkerEvent } from "./lib/runs/job-request.ts";
 import { runLabels, runLifecycle, RunRefused } from "./lib/runs/lifecycle.ts";
 import { runJob } from "./lib/runs/run-job.ts";
+import type { TimeLeft } from "./lib/runs/time-left.ts";
+import { refusal } from "./lib/slack/authorise.ts";
 import { postToResponseUrl } from "./lib/slack/post-response.ts";
 import { ephemeral, type TextMessage } from "./lib/slack/reply.ts";
-import type { TimeLeft } from "./lib/runs/time-left.ts";
+import { dynamoClaims } from "./lib/state/claims.ts";
 
 async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLeft): Promise<SlackMessage | TextMessage> {
   const command = describeRequest(event.command);

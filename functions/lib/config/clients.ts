@@ -8,9 +8,9 @@ import { checkCredential, checkServiceUrl, GITLAB, lambdaSettingNames, N8N, type
 import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import type { WaitEvent } from "../../../lib/http/types.ts";
 import { N8nClient } from "../../../lib/n8n/index.ts";
-import { ConfigError } from "./settings.ts";
 import { logger } from "../lambda/logger.ts";
 import type { Secrets } from "./secrets.ts";
+import { ConfigError } from "./settings.ts";
 
 const SERVICES = { gitlab: GITLAB, n8n: N8N } as const;
 

@@ -7,9 +7,9 @@
  */
 import { errorText } from "../../../lib/jobs/report.ts";
 import { logger } from "../lambda/logger.ts";
+import { processRunHistory, type RunHistory } from "../state/run-history.ts";
 import { recordRun } from "./metrics.ts";
 import { notifyRun, type NotifyOptions } from "./notify.ts";
-import { processRunHistory, type RunHistory } from "../state/run-history.ts";
 import { verdict, type RunLabels, type RunOutcome } from "./outcome.ts";
 import { sliceSignal, UNBOUNDED, type TimeLeft } from "./time-left.ts";
 

@@ -13,10 +13,10 @@ import { HttpError, type GitLabClient } from "../../../lib/gitlab/index.ts";
 import { enforce, reconcileWorkflows, restore, runPipeline, type EnforceReport, type PipelineReport, type RestoreReport, type WorkflowsReport } from "../../../lib/jobs/index.ts";
 import type { Policy } from "../../../lib/policy/index.ts";
 import { gitlabClient, n8nClient } from "../config/clients.ts";
-import { loadPolicy } from "../config/settings.ts";
-import { makesChanges, type RunRequest } from "./job-request.ts";
-import { audit, logger } from "../lambda/logger.ts";
 import { secrets, type Secrets } from "../config/secrets.ts";
+import { loadPolicy } from "../config/settings.ts";
+import { audit, logger } from "../lambda/logger.ts";
+import { makesChanges, type RunRequest } from "./job-request.ts";
 
 export type JobReport = EnforceReport | WorkflowsReport | PipelineReport | RestoreReport;
 

@@ -17,8 +17,8 @@ import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { Claims } from "../state/claims.ts";
 import { rawBody } from "./raw-body.ts";
-import { MAX_SKEW_SECONDS } from "./signature.ts";
 import { ephemeral } from "./reply.ts";
+import { MAX_SKEW_SECONDS } from "./signature.ts";
 
 type Result = APIGatewayProxyStructuredResultV2;
 

@@ -3,10 +3,10 @@
  * chat-ops, which never posts, does not load an HTTP client at cold start.
  */
 import { request } from "undici";
-import { redactStrings, redactThenCut } from "../../../lib/redact/index.ts";
 import type { SlackMessage } from "../../../lib/jobs/render.ts";
-import { allowedResponseOrigin, isAllowedResponseUrl, SLACK_POST_TIMEOUT_MS, type TextMessage } from "./reply.ts";
+import { redactStrings, redactThenCut } from "../../../lib/redact/index.ts";
 import { sliceSignal, UNBOUNDED, type TimeLeft } from "../runs/time-left.ts";
+import { allowedResponseOrigin, isAllowedResponseUrl, SLACK_POST_TIMEOUT_MS, type TextMessage } from "./reply.ts";
 
 /**
  * True once Slack took the post; false when it was skipped, the invocation having too little time left

@@ -6,10 +6,10 @@
  * "latest" is the greatest. The body is the report's JSON exactly as `--json` prints it (what restore
  * reads from a file), every string redacted; the trigger and correlation id ride as object metadata.
  */
-import { redactStrings } from "../../../lib/redact/index.ts";
 import { GetObjectCommand, paginateListObjectsV2, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import type { JobName } from "../../../lib/jobs/report.ts";
 import { parseRestoreTextFrom, type RestoreInput } from "../../../lib/jobs/restore/input.ts";
+import { redactStrings } from "../../../lib/redact/index.ts";
 import { requireEnv } from "../config/settings.ts";
 import type { AnyReport, RunLabels } from "../runs/outcome.ts";
 
