@@ -34,7 +34,7 @@
  *
  * The schedules pass the fixed event { "source": "schedule" }: that is how the enforce and workflows
  * functions tell a scheduled run (which applies) from a person's console run (a dry run unless it
- * says "dryRun": false). See functions/lib/scheduled.ts.
+ * says "dryRun": false). See functions/lib/runs/scheduled.ts.
  */
 export default $config({
   app(input) {
@@ -43,7 +43,7 @@ export default $config({
   },
   async run() {
     // SST refuses static imports at the top of this file: it evaluates app() from a bundle of it first.
-    const { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } = await import("./functions/lib/metric-names.ts");
+    const { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } = await import("./functions/lib/runs/metric-names.ts");
     const { NODE_OPTIONS } = await import("./lib/config/node-options.ts");
     const { existsSync } = await import("node:fs");
     const settings = deploySettings($app.stage);
@@ -65,7 +65,7 @@ export default $config({
       { actions: ["secretsmanager:GetSecretValue"], resources: [settings.secretArn] },
       ...(settings.secretKmsKeyArn ? [{ actions: ["kms:Decrypt"], resources: [settings.secretKmsKeyArn] }] : []),
     ];
-    // Next to the handlers at the bundle root, where functions/lib/config.ts looks by default.
+    // Next to the handlers at the bundle root, where functions/lib/config/settings.ts looks by default.
     const copyFiles = [{ from: settings.policyFile, to: "warden.yaml" }];
     /** A function's own settings and permissions, on top of every function's. */
     type Access = { environment?: Record<string, $util.Input<string>>; permissions?: { actions: string[]; resources: $util.Input<string>[] }[] };
@@ -77,7 +77,7 @@ export default $config({
       copyFiles,
     });
 
-    // Reports of applying runs, for restore (functions/lib/run-history.ts): only under runs/, and only
+    // Reports of applying runs, for restore (functions/lib/state/run-history.ts): only under runs/, and only
     // for WARDEN_RUN_HISTORY_DAYS, after which S3 deletes them.
     const history = new sst.aws.Bucket("RunHistory", { lifecycle: [{ id: "expire-runs", prefix: "runs/", expiresIn: quantity(settings.runHistoryDays, "day") }] });
     const historyAccess: Access = {
@@ -95,7 +95,7 @@ export default $config({
     const job = (handler: string, ...access: Access[]) => ({ ...lambda(handler, historyAccess, ...access), timeout: "15 minutes" as const, retries: 0 });
 
     // Claims (DynamoDB deletes each some time after its expiresAt): chat-ops' one claim per signed
-    // command and per worker event (functions/lib/once.ts), and a durable Enforce run's lease. Created
+    // command and per worker event (functions/lib/state/claims.ts), and a durable Enforce run's lease. Created
     // by the first function that needs it.
     let claims: sst.aws.Dynamo | undefined;
     const claimsAccess = (...actions: string[]): Access => {

@@ -3,7 +3,7 @@
  * so this only checks the request and starts the worker, which runs the job and posts the result to
  * the command's response_url. In order: normalised headers; Slack's ssl_check answered (200, empty);
  * Slack's signature over the raw body (else 401, and nothing happens); a Slack retry, or a request
- * already received, acknowledged without running again (lib/slack-once.ts); the form; the caller
+ * already received, acknowledged without running again (lib/slack/once.ts); the form; the caller
  * against the policy; the command; the response_url; then one asynchronous invoke of the worker and
  * an ephemeral acknowledgement. Nothing here calls GitLab or n8n.
  */
@@ -15,19 +15,19 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { errorText } from "../lib/jobs/report.ts";
 import { authorizeSlack } from "../lib/policy/index.ts";
 import { redactOutput } from "../lib/redact/index.ts";
-import { changeRefusal } from "./lib/authorise.ts";
-import { parseCommand, usage } from "./lib/command.ts";
-import { ConfigError, loadPolicy, requireEnv } from "./lib/config.ts";
-import { HttpStatusError } from "./lib/http-status-error.ts";
-import { describeRequest, makesChanges, type WorkerEvent } from "./lib/job-request.ts";
-import { wardenLambda } from "./lib/lambda.ts";
-import { logger } from "./lib/logger.ts";
-import { dynamoClaims } from "./lib/once.ts";
-import { requireSecret, secrets } from "./lib/secrets.ts";
-import { slackCommandForm, type SlackCommandEvent } from "./lib/slack-form.ts";
-import { slackRequestOnce, slackSslCheck } from "./lib/slack-once.ts";
-import { allowedResponseOrigin, ephemeral, isAllowedResponseUrl } from "./lib/slack-reply.ts";
-import { verifySlackRequest } from "./lib/verify-slack-request.ts";
+import { requireSecret, secrets } from "./lib/config/secrets.ts";
+import { ConfigError, loadPolicy, requireEnv } from "./lib/config/settings.ts";
+import { wardenLambda } from "./lib/lambda/handler.ts";
+import { logger } from "./lib/lambda/logger.ts";
+import { describeRequest, makesChanges, type WorkerEvent } from "./lib/runs/job-request.ts";
+import { changeRefusal } from "./lib/slack/authorise.ts";
+import { parseCommand, usage } from "./lib/slack/command.ts";
+import { slackCommandForm, type SlackCommandEvent } from "./lib/slack/form.ts";
+import { HttpStatusError } from "./lib/slack/http-status-error.ts";
+import { slackRequestOnce, slackSslCheck } from "./lib/slack/once.ts";
+import { allowedResponseOrigin, ephemeral, isAllowedResponseUrl } from "./lib/slack/reply.ts";
+import { verifySlackRequest } from "./lib/slack/verify-request.ts";
+import { dynamoClaims } from "./lib/state/claims.ts";
 
 // Started at init, so they overlap the rest of module loading rather than following it. For an
 // on-demand cold start, init is still part of the first request's 3 seconds: this shortens that path,

@@ -9,45 +9,47 @@
  * invoked function, for what no handler can catch: a timeout, or the process running out of memory.
  * Only an invalid event throws, since then nothing has run and nothing can be repeated.
  *
- * An event runs once: its correlation id is claimed first (lib/once.ts), so an event re-sent by hand
+ * An event runs once: its correlation id is claimed first (lib/state/claims.ts), so an event re-sent by hand
  * (Lambda itself does not retry it) is logged and dropped. Each run's metrics are emitted and an
- * applying run's report is kept for restore (lib/after-run.ts); the result goes to the command's
+ * applying run's report is kept for restore (lib/runs/lifecycle.ts); the result goes to the command's
  * thread, not to the channel's webhook.
  */
 import { errorText, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
-import { afterRun, runStage } from "./lib/after-run.ts";
-import { refusal } from "./lib/authorise.ts";
-import { loadPolicy } from "./lib/config.ts";
-import { describeRequest, WorkerEventSchema, type WorkerEvent } from "./lib/job-request.ts";
-import { jobLambda } from "./lib/lambda.ts";
-import { logger, logReport } from "./lib/logger.ts";
-import { dynamoClaims } from "./lib/once.ts";
-import { runJob } from "./lib/run-job.ts";
-import { postToResponseUrl } from "./lib/post-response.ts";
-import { ephemeral, type TextMessage } from "./lib/slack-reply.ts";
-import type { TimeLeft } from "./lib/time-left.ts";
+import { loadPolicy } from "./lib/config/settings.ts";
+import { jobLambda } from "./lib/lambda/handler.ts";
+import { logger } from "./lib/lambda/logger.ts";
+import { describeRequest, WorkerEventSchema, type WorkerEvent } from "./lib/runs/job-request.ts";
+import { runLabels, runLifecycle, RunRefused } from "./lib/runs/lifecycle.ts";
+import { runJob } from "./lib/runs/run-job.ts";
+import type { TimeLeft } from "./lib/runs/time-left.ts";
+import { refusal } from "./lib/slack/authorise.ts";
+import { postToResponseUrl } from "./lib/slack/post-response.ts";
+import { ephemeral, type TextMessage } from "./lib/slack/reply.ts";
+import { dynamoClaims } from "./lib/state/claims.ts";
 
 async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLeft): Promise<SlackMessage | TextMessage> {
   const command = describeRequest(event.command);
+  const asker = { userId: event.user.id, channelId: event.channelId };
   try {
-    const refused = refusal(await loadPolicy(), { userId: event.user.id, channelId: event.channelId }, event.command);
-    if (refused) {
-      logger.warn("chat-command refused", { command, user: event.user.id, channel: event.channelId, reason: refused });
-      return ephemeral(`:no_entry: ${refused}`);
-    }
-    const report = await runJob(event.command, signal);
-    logReport(report, { trigger: "chat", user: event.user.id, channel: event.channelId });
-    await afterRun({ report }, labels(event), { timeLeft });
+    const { report } = await runLifecycle(
+      async () => {
+        const refused = refusal(await loadPolicy(), asker, event.command);
+        if (refused) throw new RunRefused(refused);
+        return runJob(event.command, signal);
+      },
+      {
+        labels: runLabels(event.command.job, "chat", event.correlationId),
+        timeLeft,
+        asked: { user: event.user.id, channel: event.channelId },
+        failed: (err) => logger.error("job failed", { command, error: errorText(err) }),
+      },
+    );
     return renderSlack(report);
   } catch (err) {
-    logger.error("job failed", { command, error: errorText(err) });
-    await afterRun({ error: err }, labels(event), { timeLeft });
-    return ephemeral(`:x: Warden \`${command}\` failed: ${errorText(err)}`);
+    if (!(err instanceof RunRefused)) return ephemeral(`:x: Warden \`${command}\` failed: ${errorText(err)}`);
+    logger.warn("chat-command refused", { command, user: event.user.id, channel: event.channelId, reason: err.message });
+    return ephemeral(`:no_entry: ${err.message}`);
   }
-}
-
-function labels(event: WorkerEvent) {
-  return { job: event.command.job, trigger: "chat" as const, stage: runStage(), correlationId: event.correlationId };
 }
 
 const claims = dynamoClaims();
@@ -73,7 +75,7 @@ async function firstDelivery(event: WorkerEvent, timeLeft: TimeLeft): Promise<bo
 export const handler = jobLambda(WorkerEventSchema, async (event, context): Promise<{ posted: boolean }> => {
   // Log lines join the chat-ops request's that started this run.
   logger.setCorrelationId(event.correlationId);
-  // Every step after the run gets only a slice of the time left (lib/time-left.ts).
+  // Every step after the run gets only a slice of the time left (lib/runs/time-left.ts).
   const timeLeft = () => context.getRemainingTimeInMillis();
   if (!(await firstDelivery(event, timeLeft))) return { posted: false };
   const message = await outcome(event, context.signal, timeLeft);

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { recordRun } from "../functions/lib/metrics.ts";
+import { recordRun } from "../functions/lib/runs/metrics.ts";
 import { NODE_OPTIONS } from "../lib/config/node-options.ts";
 import { buildRun, evaluateApp, evaluateRun, removeBuilds, TOP_LEVEL_IMPORT, type Deployed, type SstApp } from "./sst/build.ts";
 import { emfRecords } from "./functions/emf.ts";

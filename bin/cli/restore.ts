@@ -58,7 +58,7 @@ export const restoreCommand: Command = {
 
 /** Loaded only when asked for: the S3 client is no part of every other command's start. */
 async function readStoredRun(ref: string) {
-  const { runHistory, storedRestoreInput } = await import("../../functions/lib/run-history.ts");
+  const { runHistory, storedRestoreInput } = await import("../../functions/lib/state/run-history.ts");
   return storedRestoreInput(runHistory(), ref);
 }
 

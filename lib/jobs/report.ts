@@ -11,7 +11,7 @@ export interface JobStats {
   durationMs: number;
   /** The lowest limit of requests in flight to a service, once it pushed back with 429s (lib/http/concurrency.ts); absent if none did. */
   lowestConcurrency?: number;
-  /** A durable execution's: the invocations that did its work, and its steps (functions/lib/durable.ts). */
+  /** A durable execution's: the invocations that did its work, and its steps (functions/lib/durable/steps.ts). */
   invocations?: number;
   steps?: number;
 }

@@ -1,9 +1,9 @@
 import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { afterRun } from "../../functions/lib/after-run.ts";
-import { runHistory } from "../../functions/lib/run-history.ts";
-import type { AnyReport, RunLabels } from "../../functions/lib/run-outcome.ts";
+import { afterRun } from "../../functions/lib/runs/after-run.ts";
+import { runHistory } from "../../functions/lib/state/run-history.ts";
+import type { AnyReport, RunLabels } from "../../functions/lib/runs/outcome.ts";
 import { captureLogs, stubAwsEnv } from "./support.ts";
 
 const s3 = mockClient(S3Client);

@@ -2,8 +2,8 @@ import { InvokeCommand, LambdaClient, TooManyRequestsException } from "@aws-sdk/
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { WorkerEvent } from "../../functions/lib/job-request.ts";
-import { NOT_CHECKED } from "../../functions/lib/slack-once.ts";
+import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
+import { NOT_CHECKED } from "../../functions/lib/slack/once.ts";
 import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { startDynalite, type Dynalite } from "../support/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
@@ -247,7 +247,7 @@ describe("chat-ops Lambda", () => {
     const body = JSON.stringify({ text: "enforce" });
     const event = signedCommand({ text: "enforce" });
     const timestamp = event.headers["X-Slack-Request-Timestamp"]!;
-    const { slackSignature } = await import("../../functions/lib/slack-signature.ts");
+    const { slackSignature } = await import("../../functions/lib/slack/signature.ts");
     const json = functionUrlEvent(body, { "content-type": "application/json", "X-Slack-Request-Timestamp": timestamp, "X-Slack-Signature": slackSignature(SECRETS.slackSigningSecret, timestamp, body) });
     expect(await (await coldHandler())(json)).toMatchObject({ statusCode: 415 });
     expect(invocations()).toHaveLength(0);

@@ -130,7 +130,7 @@ describe("Enforce as a durable execution", () => {
   it("an execution started while another holds the job's lease does nothing and fails, naming the holder", async () => {
     const { durable } = await twins(500, { groups: 10, maxDepth: 2 });
     vi.resetModules();
-    const { dynamoClaims } = await import("../../functions/lib/once.ts");
+    const { dynamoClaims } = await import("../../functions/lib/state/claims.ts");
     const holder = "arn:aws:lambda:eu-west-1:123456789012:function:warden-Enforce:3/durable-execution/first/0";
     expect(await dynamoClaims().claim("lease:enforce", Math.floor(Date.now() / 1000) + 3600, holder)).toBe(true);
     const execution = await durableRun(durable, { dryRun: false });
@@ -138,6 +138,17 @@ describe("Enforce as a durable execution", () => {
     expect(execution.getError().errorMessage).toContain(`${holder} is running enforce`);
     // The refused execution gave back nothing of the holder's: its lease stands.
     expect((await dynamoClaims().holder("lease:enforce"))?.holder).toBe(holder);
+    expect(durable.counters.requests).toBe(0);
+  });
+
+  it("an execution whose event Enforce does not take fails naming the field, before it takes the lease or sends a request", async () => {
+    const { durable } = await twins(500, { groups: 10, maxDepth: 2 });
+    const execution = await durableRun(durable, { dryrun: false });
+    expect(execution.getStatus()).toBe("FAILED");
+    expect(execution.getError().errorMessage).toBe('invalid event: unknown field "dryrun"');
+    vi.resetModules();
+    const { dynamoClaims } = await import("../../functions/lib/state/claims.ts");
+    expect(await dynamoClaims().holder("lease:enforce")).toBeUndefined();
     expect(durable.counters.requests).toBe(0);
   });
 });

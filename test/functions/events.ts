@@ -1,6 +1,6 @@
 /** Real-shaped Slack slash-command events for Function URLs, and the secrets they are signed with. Free of vitest, so scripts use them too. */
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { slackSignature } from "../../functions/lib/slack-signature.ts";
+import { slackSignature } from "../../functions/lib/slack/signature.ts";
 
 export const SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-AbCdEf";
 

@@ -7,8 +7,8 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { WorkerEvent } from "../../functions/lib/job-request.ts";
-import { ALREADY_RECEIVED } from "../../functions/lib/slack-once.ts";
+import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
+import { ALREADY_RECEIVED } from "../../functions/lib/slack/once.ts";
 import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { startDynalite, type Dynalite } from "../support/dynalite.ts";

@@ -2,8 +2,8 @@ import { GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { registerSecret } from "../../lib/redact/index.ts";
-import { parseRunRef, runHistory, RunHistoryError, runKey } from "../../functions/lib/run-history.ts";
-import type { AnyReport, RunLabels } from "../../functions/lib/run-outcome.ts";
+import { parseRunRef, runHistory, RunHistoryError, runKey } from "../../functions/lib/state/run-history.ts";
+import type { AnyReport, RunLabels } from "../../functions/lib/runs/outcome.ts";
 
 const s3 = mockClient(S3Client);
 const BUCKET = "warden-production-runhistory-12345678";

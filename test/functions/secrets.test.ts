@@ -1,6 +1,6 @@
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { requireSecret, secretsCache } from "../../functions/lib/secrets.ts";
+import { requireSecret, secretsCache } from "../../functions/lib/config/secrets.ts";
 import { SECRET_ARN, SECRETS, startSecretsManager, type SecretsManagerStub } from "./support.ts";
 
 let stub: SecretsManagerStub;

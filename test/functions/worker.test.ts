@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { WorkerEvent } from "../../functions/lib/job-request.ts";
+import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { startN8nSim } from "../../sim/n8n/index.ts";
 import { startDynalite, type Dynalite } from "../support/dynalite.ts";

@@ -50,7 +50,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       const now = (opts.now ?? new Date()).toISOString();
       const warnings: string[] = [];
       // The token check and the scope look-up go out together (reads: after a refused token the Lambda
-      // may read a rotated secret and run again, functions/lib/run-job.ts); the token's error comes first.
+      // may read a rotated secret and run again, functions/lib/runs/run-job.ts); the token's error comes first.
       const scope = awaitedLater(scopeRoots(gitlab, policy, signal));
       const user = await gitlab.currentUser(signal);
       const seesAllGroups = isTrue(user.is_admin) || isTrue(user.is_auditor);

@@ -62,7 +62,7 @@ export interface RestoreInput {
 
 /**
  * Whether a restore input names a stored run rather than being one: `s3://bucket/key`, a report the
- * run-history bucket keeps (functions/lib/run-history.ts), or "latest", the most recent kept there.
+ * run-history bucket keeps (functions/lib/state/run-history.ts), or "latest", the most recent kept there.
  * This module reads no store: whoever can reach the bucket reads the run and parses its text here.
  */
 export function isStoredRun(value: unknown): value is string {

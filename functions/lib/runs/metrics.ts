@@ -6,11 +6,11 @@
  * stages in one account keep apart.
  */
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
-import type { EnforceSummary } from "../../lib/jobs/enforce/summary.ts";
-import type { JobName } from "../../lib/jobs/report.ts";
-import type { WorkflowsSummary } from "../../lib/jobs/workflows/index.ts";
+import type { EnforceSummary } from "../../../lib/jobs/enforce/summary.ts";
+import type { JobName } from "../../../lib/jobs/report.ts";
+import type { WorkflowsSummary } from "../../../lib/jobs/workflows/index.ts";
 import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } from "./metric-names.ts";
-import { verdict, type RunLabels, type RunOutcome } from "./run-outcome.ts";
+import { verdict, type RunLabels, type RunOutcome } from "./outcome.ts";
 
 type MetricName = (typeof METRIC)[keyof typeof METRIC];
 type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];

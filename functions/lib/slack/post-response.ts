@@ -1,16 +1,16 @@
 /**
- * The worker's POST of a job's result to the command's response_url. Apart from slack-reply.ts so that
+ * The worker's POST of a job's result to the command's response_url. Apart from reply.ts so that
  * chat-ops, which never posts, does not load an HTTP client at cold start.
  */
 import { request } from "undici";
-import { redactStrings, redactThenCut } from "../../lib/redact/index.ts";
-import type { SlackMessage } from "../../lib/jobs/render.ts";
-import { allowedResponseOrigin, isAllowedResponseUrl, SLACK_POST_TIMEOUT_MS, type TextMessage } from "./slack-reply.ts";
-import { sliceSignal, UNBOUNDED, type TimeLeft } from "./time-left.ts";
+import type { SlackMessage } from "../../../lib/jobs/render.ts";
+import { redactStrings, redactThenCut } from "../../../lib/redact/index.ts";
+import { sliceSignal, UNBOUNDED, type TimeLeft } from "../runs/time-left.ts";
+import { allowedResponseOrigin, isAllowedResponseUrl, SLACK_POST_TIMEOUT_MS, type TextMessage } from "./reply.ts";
 
 /**
  * True once Slack took the post; false when it was skipped, the invocation having too little time left
- * for it (time-left.ts logs that). Slack answers 200 `ok`; a used or expired URL answers 404 with a
+ * for it (runs/time-left.ts logs that). Slack answers 200 `ok`; a used or expired URL answers 404 with a
  * reason, which goes into the error thrown.
  */
 export async function postToResponseUrl(url: string, message: SlackMessage | TextMessage, timeLeft: TimeLeft = UNBOUNDED): Promise<boolean> {

@@ -7,14 +7,14 @@
  * run's outcome stands. The post gets only a slice of the invocation's time left (time-left.ts).
  */
 import { request } from "undici";
-import { errorText } from "../../lib/jobs/report.ts";
-import { escapeMrkdwn, renderSlack } from "../../lib/jobs/render.ts";
-import type { NotifyLevel } from "../../lib/policy/index.ts";
-import { redactOutput, redactStrings, redactThenCut, registerSecret } from "../../lib/redact/index.ts";
-import { logger } from "./logger.ts";
-import { isProblem, verdict, type AnyReport, type RunLabels, type RunOutcome } from "./run-outcome.ts";
-import { SLACK_POST_TIMEOUT_MS } from "./slack-reply.ts";
-import { isAllowedWebhookUrl, webhookCredential } from "./slack-webhook.ts";
+import { escapeMrkdwn, renderSlack } from "../../../lib/jobs/render.ts";
+import { errorText } from "../../../lib/jobs/report.ts";
+import type { NotifyLevel } from "../../../lib/policy/index.ts";
+import { redactOutput, redactStrings, redactThenCut, registerSecret } from "../../../lib/redact/index.ts";
+import { logger } from "../lambda/logger.ts";
+import { SLACK_POST_TIMEOUT_MS } from "../slack/reply.ts";
+import { isAllowedWebhookUrl, webhookCredential } from "../slack/webhook.ts";
+import { isProblem, verdict, type AnyReport, type RunLabels, type RunOutcome } from "./outcome.ts";
 import { sliceSignal, UNBOUNDED, type TimeLeft } from "./time-left.ts";
 
 /** Whether the policy's `notify.slack` asks for a summary of this run. */

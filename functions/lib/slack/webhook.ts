@@ -1,10 +1,10 @@
 /**
  * Which URL a run summary may be posted to: a Slack incoming webhook (https://hooks.slack.com/services/…),
- * or under the loopback origin tests set, as for response_url (slack-reply.ts). The URL is a bearer
+ * or under the loopback origin tests set, as for response_url (reply.ts). The URL is a bearer
  * credential for its channel: it is never logged, and its secret part is registered with lib/redact.
- * Light on purpose: secrets.ts imports it, and chat-ops imports secrets.ts.
+ * Light on purpose: config/secrets.ts imports it, and chat-ops imports config/secrets.ts.
  */
-import { allowedResponseOrigin } from "./slack-reply.ts";
+import { allowedResponseOrigin } from "./reply.ts";
 
 export function isAllowedWebhookUrl(url: string): boolean {
   const origin = allowedResponseOrigin();

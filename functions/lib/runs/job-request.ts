@@ -1,11 +1,11 @@
 /**
  * What a job run is asked for: a chat command, which is also the worker's whole event (validated again
  * on arrival, because the worker acts on it, and POSTs to its response_url, with nobody else
- * checking), or a restore asked of the Enforce function from the console (functions/lib/scheduled.ts).
+ * checking), or a restore asked of the Enforce function from the console (functions/lib/runs/scheduled.ts).
  */
 import { z } from "zod";
-import type { RestoreInput } from "../../lib/jobs/restore/input.ts";
-import { isAllowedResponseUrl } from "./slack-reply.ts";
+import type { RestoreInput } from "../../../lib/jobs/restore/input.ts";
+import { isAllowedResponseUrl } from "../slack/reply.ts";
 
 const text = z.string().min(1);
 

@@ -4,9 +4,9 @@
  * report-only stage. Chat-ops checks before starting the worker; the worker checks again
  * before acting, as it trusts no payload on its own.
  */
-import { authorizeSlack, type ChatAuthz, type Policy } from "../../lib/policy/index.ts";
-import { isReportOnly } from "./config.ts";
-import { makesChanges, type JobRequest } from "./job-request.ts";
+import { authorizeSlack, type ChatAuthz, type Policy } from "../../../lib/policy/index.ts";
+import { isReportOnly } from "../config/settings.ts";
+import { makesChanges, type JobRequest } from "../runs/job-request.ts";
 
 export interface SlackCaller {
   userId: string;

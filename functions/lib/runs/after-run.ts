@@ -1,25 +1,20 @@
 /**
- * Everything a finished run owes operations, in one call for the handlers, in this order: its report
- * kept for restore when it changed something, its metrics (EMF), and (for scheduled and console runs)
- * a Slack summary. The caller has logged the report first. None of it may change the run's outcome,
- * nor outlive the invocation: each part that fails is logged and the rest still happens, and each call
+ * Everything a finished run owes operations, in this order: its report kept for restore when it
+ * changed something, its metrics (EMF), and (for scheduled and console runs) a Slack summary. The
+ * caller (lifecycle.ts) has logged the report first. None of it may change the run's outcome, nor
+ * outlive the invocation: each part that fails is logged and the rest still happens, and each call
  * gets only a slice of the time left (time-left.ts).
  */
-import { errorText } from "../../lib/jobs/report.ts";
-import { logger } from "./logger.ts";
+import { errorText } from "../../../lib/jobs/report.ts";
+import { logger } from "../lambda/logger.ts";
+import { processRunHistory, type RunHistory } from "../state/run-history.ts";
 import { recordRun } from "./metrics.ts";
 import { notifyRun, type NotifyOptions } from "./notify.ts";
-import { processRunHistory, type RunHistory } from "./run-history.ts";
-import { verdict, type RunLabels, type RunOutcome } from "./run-outcome.ts";
+import { verdict, type RunLabels, type RunOutcome } from "./outcome.ts";
 import { sliceSignal, UNBOUNDED, type TimeLeft } from "./time-left.ts";
 
 /** The longest the report's store may take: a report of a few MB, with the S3 client's own retries. */
 export const STORE_TIMEOUT_MS = 30_000;
-
-/** The stage sst.config.ts deployed this function to. */
-export function runStage(): string {
-  return process.env["WARDEN_STAGE"] || "unknown";
-}
 
 export interface AfterRunOptions {
   /** Where to post a summary, and when; left out for chat runs (they answer in their thread), or when the settings could not be read. */

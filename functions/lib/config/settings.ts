@@ -1,7 +1,7 @@
 /** The deployment's settings, from the function's environment (set by sst.config.ts). */
 import { resolve } from "node:path";
-import { DEFAULT_POLICY_FILE, EXAMPLE_POLICY, loadPolicyFile } from "../../lib/config/policy-file.ts";
-import type { Policy } from "../../lib/policy/index.ts";
+import { DEFAULT_POLICY_FILE, EXAMPLE_POLICY, loadPolicyFile } from "../../../lib/config/policy-file.ts";
+import type { Policy } from "../../../lib/policy/index.ts";
 
 export class ConfigError extends Error {
   override name = "ConfigError";

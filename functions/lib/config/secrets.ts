@@ -7,9 +7,9 @@
  */
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { z } from "zod";
-import { registerSecret } from "../../lib/redact/index.ts";
-import { check, describeIssues } from "./issues.ts";
-import { webhookCredential } from "./slack-webhook.ts";
+import { registerSecret } from "../../../lib/redact/index.ts";
+import { check, describeIssues } from "../lambda/issues.ts";
+import { webhookCredential } from "../slack/webhook.ts";
 
 // Present but empty is a mistake worth naming, not a field left out on purpose.
 const field = z.string().min(1).optional();

@@ -9,14 +9,14 @@
  * rather than throw, so a 401 that throws comes before any change; the clients' counts of what was
  * sent make that a fact checked here rather than a property of the jobs' internals.)
  */
-import { HttpError, type GitLabClient } from "../../lib/gitlab/index.ts";
-import { enforce, reconcileWorkflows, restore, runPipeline, type EnforceReport, type PipelineReport, type RestoreReport, type WorkflowsReport } from "../../lib/jobs/index.ts";
-import type { Policy } from "../../lib/policy/index.ts";
-import { gitlabClient, n8nClient } from "./clients.ts";
-import { loadPolicy } from "./config.ts";
+import { HttpError, type GitLabClient } from "../../../lib/gitlab/index.ts";
+import { enforce, reconcileWorkflows, restore, runPipeline, type EnforceReport, type PipelineReport, type RestoreReport, type WorkflowsReport } from "../../../lib/jobs/index.ts";
+import type { Policy } from "../../../lib/policy/index.ts";
+import { gitlabClient, n8nClient } from "../config/clients.ts";
+import { secrets, type Secrets } from "../config/secrets.ts";
+import { loadPolicy } from "../config/settings.ts";
+import { audit, logger } from "../lambda/logger.ts";
 import { makesChanges, type RunRequest } from "./job-request.ts";
-import { audit, logger } from "./logger.ts";
-import { secrets, type Secrets } from "./secrets.ts";
 
 export type JobReport = EnforceReport | WorkflowsReport | PipelineReport | RestoreReport;
 

@@ -6,7 +6,7 @@ import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { HttpStatusError } from "./http-status-error.ts";
 import { rawBody } from "./raw-body.ts";
-import { verifySlackSignature } from "./slack-signature.ts";
+import { verifySlackSignature } from "./signature.ts";
 
 export interface VerifySlackSignatureOptions {
   signingSecret: () => Promise<string>;

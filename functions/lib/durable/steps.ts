@@ -12,10 +12,10 @@
 import { StepSemantics, type DurableContext, type Serdes } from "@aws/durable-execution-sdk-js";
 import { randomUUID } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { HttpError } from "../../lib/http/index.ts";
-import { ScopeError } from "../../lib/jobs/index.ts";
-import type { Steps } from "../../lib/jobs/steps.ts";
-import { ConfigError } from "./config.ts";
+import { HttpError } from "../../../lib/http/index.ts";
+import { ScopeError } from "../../../lib/jobs/index.ts";
+import type { Steps } from "../../../lib/jobs/steps.ts";
+import { ConfigError } from "../config/settings.ts";
 
 /** Kept for what is in flight when a slice ends, by default: a page or a removal batch with retries. */
 export const SLICE_MARGIN_MS = 5 * 60_000;

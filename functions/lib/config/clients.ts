@@ -4,14 +4,14 @@
  * needs it then fails before any request, naming everything that is missing. What is there is checked
  * as the CLI checks it (lib/config/service-config.ts), naming the variable or the secret's field.
  */
-import { checkCredential, checkServiceUrl, GITLAB, lambdaSettingNames, N8N } from "../../lib/config/service-config.ts";
-import type { SettingNames } from "../../lib/http/index.ts";
-import { GitLabClient } from "../../lib/gitlab/index.ts";
-import type { WaitEvent } from "../../lib/http/types.ts";
-import { N8nClient } from "../../lib/n8n/index.ts";
-import { ConfigError } from "./config.ts";
-import { logger } from "./logger.ts";
+import { checkCredential, checkServiceUrl, GITLAB, lambdaSettingNames, N8N } from "../../../lib/config/service-config.ts";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import type { SettingNames } from "../../../lib/http/index.ts";
+import type { WaitEvent } from "../../../lib/http/types.ts";
+import { N8nClient } from "../../../lib/n8n/index.ts";
+import { logger } from "../lambda/logger.ts";
 import type { Secrets } from "./secrets.ts";
+import { ConfigError } from "./settings.ts";
 
 const SERVICES = { gitlab: GITLAB, n8n: N8N } as const;
 

@@ -1,17 +1,17 @@
 /**
- * The reports of runs that changed something (after-run.ts decides), kept in the run-history bucket
+ * The reports of runs that changed something (runs/after-run.ts decides), kept in the run-history bucket
  * (WARDEN_RUN_HISTORY_BUCKET, declared in sst.config.ts with a lifecycle expiry) so that a removal can
  * be undone later: `warden restore s3://…` and the Enforce function's restore event read them back. Keys are
  * `runs/<job>/<UTC time, basic ISO 8601>-<correlation id>.json`, so a job's keys sort by time and
  * "latest" is the greatest. The body is the report's JSON exactly as `--json` prints it (what restore
  * reads from a file), every string redacted; the trigger and correlation id ride as object metadata.
  */
-import { redactStrings } from "../../lib/redact/index.ts";
 import { GetObjectCommand, paginateListObjectsV2, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import type { JobName } from "../../lib/jobs/report.ts";
-import { parseRestoreTextFrom, type RestoreInput } from "../../lib/jobs/restore/input.ts";
-import { requireEnv } from "./config.ts";
-import type { AnyReport, RunLabels } from "./run-outcome.ts";
+import type { JobName } from "../../../lib/jobs/report.ts";
+import { parseRestoreTextFrom, type RestoreInput } from "../../../lib/jobs/restore/input.ts";
+import { redactStrings } from "../../../lib/redact/index.ts";
+import { requireEnv } from "../config/settings.ts";
+import type { AnyReport, RunLabels } from "../runs/outcome.ts";
 
 export class RunHistoryError extends Error {
   override name = "RunHistoryError";
@@ -26,7 +26,7 @@ export interface RunHistoryOptions {
 export interface RunHistory {
   /**
    * Stores an applying run's report and returns where (`s3://bucket/key`); a dry run changed nothing and
-   * is not kept. `signal` bounds the upload (after-run.ts gives it a slice of the invocation's time).
+   * is not kept. `signal` bounds the upload (runs/after-run.ts gives it a slice of the invocation's time).
    */
   store(report: AnyReport, labels: RunLabels, opts?: { finishedAt?: Date; signal?: AbortSignal }): Promise<string | undefined>;
   /** The stored report's JSON text: `ref` is `s3://bucket/key`, or "latest" for `job`'s most recent kept. */

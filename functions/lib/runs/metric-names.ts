@@ -1,5 +1,5 @@
 /**
- * The CloudWatch names Warden's run metrics are published under (functions/lib/metrics.ts) and its
+ * The CloudWatch names Warden's run metrics are published under (functions/lib/runs/metrics.ts) and its
  * alarms watch (sst.config.ts): one list, so an alarm cannot watch a metric nobody emits.
  */
 export const METRICS_NAMESPACE = "Warden";

@@ -15,10 +15,11 @@ const correlated: MiddlewareObj = {
   before: ({ context }) => logger.setCorrelationId(context.awsRequestId),
 };
 
+/** Log lines carry the Lambda context; the event is never logged. */
+export const lambdaContextLogged = injectLambdaContext(logger, { resetKeys: true, logEvent: false }) as MiddlewareObj;
+
 export function wardenLambda<Event, Result>() {
-  return middy<Event, Result>()
-    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }) as MiddlewareObj)
-    .use(correlated);
+  return middy<Event, Result>().use(lambdaContextLogged).use(correlated);
 }
 
 /**

@@ -17,22 +17,21 @@
  * Any other field, a field of the wrong type, or a restore input that is not one of those fails the
  * invocation naming it, before anything runs. The function returns the job's report. Every run,
  * finished or failed, then owes operations its stored report, its metrics and, when the policy's
- * `notify` asks, a Slack summary (after-run.ts), each in the time the invocation has left; none of
+ * `notify` asks, a Slack summary (lifecycle.ts), each in the time the invocation has left; none of
  * that changes what the invocation returns.
  */
 import { z } from "zod";
-import { isStoredRun, restoreInputFrom, RestoreInputError, type RestoreInput } from "../../lib/jobs/restore/input.ts";
-import { slackNotifyLevel } from "../../lib/policy/index.ts";
-import { afterRun, runStage } from "./after-run.ts";
-import { ConfigError, isReportOnly, loadPolicy, reportOnlySetting } from "./config.ts";
+import { isStoredRun, restoreInputFrom, RestoreInputError, type RestoreInput } from "../../../lib/jobs/restore/input.ts";
+import { slackNotifyLevel } from "../../../lib/policy/index.ts";
+import { secrets } from "../config/secrets.ts";
+import { ConfigError, isReportOnly, loadPolicy, reportOnlySetting } from "../config/settings.ts";
+import { jobLambda } from "../lambda/handler.ts";
+import { parseRunRef, processRunHistory, RunHistoryError, storedRestoreInput } from "../state/run-history.ts";
 import type { RunRequest } from "./job-request.ts";
-import { jobLambda } from "./lambda.ts";
-import { logReport } from "./logger.ts";
+import { runLabels, runLifecycle } from "./lifecycle.ts";
 import type { NotifyOptions } from "./notify.ts";
-import { parseRunRef, processRunHistory, RunHistoryError, storedRestoreInput } from "./run-history.ts";
+import type { RunLabels } from "./outcome.ts";
 import { runJob, type JobReport } from "./run-job.ts";
-import type { RunLabels } from "./run-outcome.ts";
-import { secrets } from "./secrets.ts";
 
 const ScheduledEventSchema = z.strictObject({
   source: z.literal("schedule").optional(),
@@ -86,21 +85,14 @@ export async function notifySettings(): Promise<NotifyOptions> {
 export function scheduledJob(job: "enforce" | "workflows") {
   return jobLambda(scheduledEventSchema(job), async (event, context): Promise<JobReport> => {
     const run = scheduledRun(job, event);
-    const labels: RunLabels = { job: run.job, trigger: run.trigger, stage: runStage(), correlationId: context.awsRequestId };
-    const timeLeft = () => context.getRemainingTimeInMillis();
     let notify: NotifyOptions | undefined;
-    let report: JobReport;
-    try {
+    const life = { labels: runLabels(run.job, run.trigger, context.awsRequestId), timeLeft: () => context.getRemainingTimeInMillis(), notify: async () => notify };
+    const { report } = await runLifecycle(async () => {
       // Read before the run, from the caches runJob reads too: a run that fails on a refused token
       // drops the cached secret, and must not be the reason for another read.
       notify = await notifySettings();
-      report = await runJob(await runRequest(job, event, run.apply), context.signal);
-    } catch (err) {
-      await afterRun({ error: err }, labels, { notify, timeLeft });
-      throw err;
-    }
-    logReport(report, { trigger: run.trigger });
-    await afterRun({ report }, labels, { notify, timeLeft });
+      return runJob(await runRequest(job, event, run.apply), context.signal);
+    }, life);
     return report;
   });
 }

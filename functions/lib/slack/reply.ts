@@ -6,7 +6,7 @@
  * Chat-ops imports this module, so it must stay light: the POST itself (and its HTTP client) lives in
  * post-response.ts, which only the worker imports.
  */
-import { ConfigError } from "./config.ts";
+import { ConfigError } from "../config/settings.ts";
 
 const SLACK_RESPONSE_ORIGIN = "https://hooks.slack.com";
 

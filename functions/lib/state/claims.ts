@@ -14,7 +14,7 @@
  */
 import { ConditionalCheckFailedException, DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { randomUUID } from "node:crypto";
-import { requireEnv } from "./config.ts";
+import { requireEnv } from "../config/settings.ts";
 
 export interface Claims {
   /**

@@ -5,7 +5,7 @@
  * what remains of the invocation less a margin kept for returning the report. A call whose slice would
  * be too short to be of use is skipped, and the log says so.
  */
-import { logger } from "./logger.ts";
+import { logger } from "../lambda/logger.ts";
 
 /** How long the invocation has left, in milliseconds: the Lambda context's getRemainingTimeInMillis. */
 export type TimeLeft = () => number;

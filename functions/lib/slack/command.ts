@@ -2,8 +2,8 @@
  * The text of a Warden slash command, parsed into the job it asks for. Words are separated by
  * whitespace (no quoting: neither project paths, refs nor the variables Warden's policy names need it).
  */
-import { pipelineRequestProblem } from "../../lib/policy/refs.ts";
-import type { JobRequest } from "./job-request.ts";
+import { pipelineRequestProblem } from "../../../lib/policy/refs.ts";
+import type { JobRequest } from "../runs/job-request.ts";
 
 export type ParsedCommand = { kind: "help" } | { kind: "job"; request: JobRequest } | { kind: "invalid"; error: string };
 

@@ -1,0 +1,158 @@
+/**
+ * The Enforce function as a Lambda durable execution (sst.config.ts deploys it as an
+ * sst.aws.Workflow): the schedule and a person's console run start an execution, which runs the job
+ * in checkpointed steps (lib/jobs/enforce/ over steps.ts) across as many invocations as it needs, up
+ * to the execution's own time limit. The event is the one a plain invocation takes
+ * (runs/scheduled.ts): `{ "source": "schedule" }`, `{}`, `{ "dryRun": false }`, `{ "restore": … }`.
+ *
+ * One execution runs the job at a time: the first step takes a lease in the claims table, held by the
+ * execution's ARN until it finishes (or its time limit passes, should it die); an execution started
+ * meanwhile fails at once, naming the holder, and does nothing else. The last step logs `job
+ * finished` (once per execution, not per invocation), gives the lease back, keeps the report, records
+ * the metrics and posts the Slack summary, each in what is left of that invocation
+ * (runs/time-left.ts). The execution's result is the job's report, its `stats` with the invocations
+ * and steps it took.
+ */
+import type { DurableContext } from "@aws/durable-execution-sdk-js";
+import middy, { type MiddlewareObj } from "@middy/core";
+import { executionModeDurableContext } from "@middy/core/executionModeDurableContext";
+import { enforce, errorText } from "../../../lib/jobs/index.ts";
+import { gitlabClient } from "../config/clients.ts";
+import { secrets } from "../config/secrets.ts";
+import { ConfigError, loadPolicy } from "../config/settings.ts";
+import { lambdaContextLogged } from "../lambda/handler.ts";
+import { audit, logger } from "../lambda/logger.ts";
+import { validateEvent } from "../lambda/validate-event.ts";
+import { runLabels, runLifecycle, type RunLife } from "../runs/lifecycle.ts";
+import { runJob, type JobReport } from "../runs/run-job.ts";
+import { notifySettings, runRequest, scheduledEventSchema, scheduledRun, type ScheduledEvent } from "../runs/scheduled.ts";
+import { sliceSignal } from "../runs/time-left.ts";
+import { dynamoClaims, type Claims } from "../state/claims.ts";
+import { beginInvocation, durableSteps } from "./steps.ts";
+
+/** The execution's time limit when WARDEN_EXECUTION_TIMEOUT_SECONDS is not set (sst.config.ts sets it). */
+const DEFAULT_EXECUTION_SECONDS = 24 * 3600;
+/** Kept at the end of the execution's time for its last invocation: the report, the removals' end. */
+const FINISH_MARGIN_MS = 20 * 60_000;
+/** The longest giving the lease back may take (one conditional delete, with the client's retries). */
+const RELEASE_TIMEOUT_MS = 10_000;
+
+export class LeaseError extends Error {
+  override name = "LeaseError";
+}
+
+/** Whether a Lambda event is a durable execution's invocation rather than a plain one. */
+export function isDurableInvocation(event: unknown): boolean {
+  return typeof event === "object" && event !== null && "DurableExecutionArn" in event && "CheckpointToken" in event;
+}
+
+export interface DurableJobOptions {
+  claims?: Claims;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Log lines carry the execution's ARN as correlation id: the same in every invocation of the execution. */
+const executionCorrelated: MiddlewareObj<unknown, JobReport, Error, DurableContext> = {
+  before: ({ context }) => logger.setCorrelationId(context.executionContext.durableExecutionArn),
+};
+
+/**
+ * Built with middy's durable execution mode, like the other Lambdas: the same logging, and the event
+ * checked by the same middleware, in every invocation. No early timeout (middy's default is 5 ms): a
+ * durable invocation cut off by Lambda is invoked again and replays, where middy's timeout response
+ * would fail the whole execution.
+ */
+export function durableJob(job: "enforce", opts: DurableJobOptions = {}) {
+  const deps = { claims: opts.claims ?? dynamoClaims(), env: opts.env ?? process.env };
+  return middy<unknown, JobReport, Error, DurableContext>({ executionMode: executionModeDurableContext, timeoutEarlyInMillis: 0 })
+    .use(lambdaContextLogged)
+    .use(executionCorrelated)
+    .use(validateEvent(scheduledEventSchema(job)))
+    .handler((event, ctx) => execution(job, event as ScheduledEvent, ctx, deps));
+}
+
+/** One invocation of the execution: the recorded steps replayed, then on from the first one not recorded. */
+async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableContext, { claims, env }: Required<DurableJobOptions>): Promise<JobReport> {
+  const invocation = beginInvocation(ctx, env);
+  const arn = ctx.executionContext.durableExecutionArn;
+  const run = scheduledRun(job, event);
+  const executionMs = executionSeconds(env) * 1000;
+  const steps = durableSteps(ctx, invocation);
+  const leaseKey = `lease:${job}`;
+  // Time is read inside the finish step only, as replay requires.
+  const timeLeft = () => ctx.lambdaContext.getRemainingTimeInMillis();
+  const life: RunLife = {
+    labels: runLabels(run.job, run.trigger, arn),
+    timeLeft,
+    // Given back before the posts, which could otherwise take the time it needs. One not given back
+    // expires with the execution's time limit: no reason to attempt this step again, which would
+    // repeat the metrics and the Slack summary.
+    async giveBack() {
+      const signal = sliceSignal("giving the lease back", RELEASE_TIMEOUT_MS, timeLeft);
+      if (!signal) return;
+      await claims
+        .release(leaseKey, arn, signal)
+        .catch((err: unknown) => logger.error("giving the lease back failed; it expires with the execution's time limit", { error: errorText(signal.reason ?? err) }));
+    },
+    // Read in the finish step: a secret must never be recorded in the execution's history.
+    notify: () => notifySettings().catch(() => undefined),
+    endIn: async (end) => (await steps.step("finish", async () => ({ stored: (await end()) ?? null }))).stored ?? undefined,
+  };
+
+  const lease = await steps.step("lease", async () => {
+    if (await claims.claim(leaseKey, Math.floor((Date.now() + executionMs) / 1000), arn)) return { holder: arn, until: null };
+    const held = await claims.holder(leaseKey);
+    return { holder: held?.holder ?? "another execution", until: held ? new Date(held.expiresAt * 1000).toISOString() : null };
+  });
+  const { report, stored } = await runLifecycle(async () => {
+    // Another's lease ends the run before it starts; giving it back leaves it alone (the delete is conditional on its holder).
+    if (lease.holder !== arn) throw new LeaseError(`${lease.holder} is running ${job}${lease.until ? ` (its lease lasts until ${lease.until} at most)` : ""}: this execution did nothing`);
+    const policy = await loadPolicy();
+    let report: JobReport;
+    if (run.job === "restore") {
+      // A restore re-creates one run's removals: small enough for one step.
+      report = await steps.step("restore", async () => runJob(await runRequest(job, event, run.apply), new AbortController().signal), { changes: run.apply });
+    } else {
+      // Settings, not state: read in every invocation and never recorded (the token must not enter the history).
+      const gitlab = gitlabClient(await secrets.get());
+      report = await enforce({ gitlab, policy, apply: run.apply, audit, runLimitMs: runLimit(executionMs) }, steps);
+    }
+    report.stats = { ...report.stats, ...steps.counts() };
+    return report;
+  }, life);
+  return fitted(report, stored ?? null);
+}
+
+/** Lambda returns at most 6 MB of an execution's result; this leaves room for its envelope. */
+export const RESULT_LIMIT_BYTES = 5 * 1024 * 1024;
+
+/**
+ * The report as the execution's result: whole when it fits, else with as many actions as fit and a
+ * warning saying where the rest are (the audit lines, and the stored report of a run that changed
+ * something), rather than an execution that fails at its very end.
+ */
+export function fitted(report: JobReport, stored: string | null, limit = RESULT_LIMIT_BYTES): JobReport {
+  const size = Buffer.byteLength(JSON.stringify(report));
+  if (size <= limit) return report;
+  const kept = Math.floor(report.actions.length * (limit / size) * 0.9);
+  const where = stored
+    ? `the whole report is kept at ${stored}`
+    : report.dryRun
+      ? "a dry run's whole plan is in no result: `warden enforce --json` prints it"
+      : "each change made has its audit line in the log";
+  const warning = `this result holds ${kept} of the report's ${report.actions.length} actions (Lambda returns at most 6 MB of an execution's result): ${where}`;
+  return { ...report, actions: report.actions.slice(0, kept), warnings: [...report.warnings, warning] } as JobReport;
+}
+
+function executionSeconds(env: NodeJS.ProcessEnv): number {
+  const set = env["WARDEN_EXECUTION_TIMEOUT_SECONDS"];
+  if (set === undefined || set === "") return DEFAULT_EXECUTION_SECONDS;
+  const seconds = Number(set);
+  if (!Number.isInteger(seconds) || seconds <= 0) throw new ConfigError(`WARDEN_EXECUTION_TIMEOUT_SECONDS must be a positive whole number of seconds, not "${set}"`);
+  return seconds;
+}
+
+/** How long the job may run: its execution's limit, less time to finish (half of a short limit). */
+function runLimit(executionMs: number): number {
+  return executionMs > 2 * FINISH_MARGIN_MS ? executionMs - FINISH_MARGIN_MS : executionMs / 2;
+}
