@@ -14,7 +14,7 @@ import { createRedactor, type Redactor } from "../redact/index.ts";
 import { redirectLayer, type CrossOriginPolicy } from "./redirect.ts";
 import { rateLimitLayer } from "./rate-limit-layer.ts";
 import { sharedLimiters, type RateLimiter, type RateLimiterOptions, type RateLimiterRegistry } from "./rate-limiter.ts";
-import { retryLayer, type RetryEvent, type RetryOptions } from "./retry.ts";
+import { retryLayer, type Contact, type RetryEvent, type RetryOptions } from "./retry.ts";
 import { StatsRecorder, statsLayer } from "./stats.ts";
 import { statusLayer } from "./status.ts";
 import { createAgent, transport, type TransportOptions } from "./transport.ts";
@@ -56,6 +56,8 @@ export interface HttpClient {
   readonly stats: StatsRecorder;
   readonly redactor: Redactor;
   readonly limiter: RateLimiter;
+  /** Whether the service has answered yet (retry.ts): lib/http/explain.ts words a failure to reach it as a setting to fix until then. */
+  readonly contact: Readonly<Contact>;
 }
 
 let processAgent: Dispatcher | undefined;
@@ -70,10 +72,11 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   // Connection settings live on the Agent: a client that sets them gets an Agent of its own.
   const dispatcher = opts.dispatcher ?? (opts.transport ? createAgent(opts.transport) : (processAgent ??= createAgent()));
 
+  const contact: Contact = { answered: false };
   const layers: Layer[] = [
     statusLayer(redactor),
     redirectLayer(origin, opts.crossOriginRedirects ?? "refuse", redactor),
-    retryLayer(opts.retry ?? {}, limiter, stats, redactor, waits, opts.onRetry),
+    retryLayer(opts.retry ?? {}, contact, limiter, stats, redactor, waits, opts.onRetry),
     jsonLayer(redactor, opts.notJsonHint),
     rateLimitLayer(limiter, waits, stats),
     deadlineLayer(opts.requestTimeoutMs ?? 60_000, waits, redactor),
@@ -81,5 +84,5 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     statsLayer(stats),
   ];
   const send = layers.reduceRight<Send>((inner, layer) => layer(inner), transport(dispatcher, redactor, opts.transport));
-  return { origin, send, stats, redactor, limiter };
+  return { origin, send, stats, redactor, limiter, contact };
 }

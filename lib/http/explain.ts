@@ -8,7 +8,7 @@
  * are called, the front end's (SettingNames: the CLI's variables, or a Lambda's secret fields).
  */
 import { ANSWER_TIMEOUT } from "./deadline.ts";
-import { HttpError, NetworkError, RedirectError, UnexpectedAnswerError } from "./errors.ts";
+import { HttpError, NetworkError, RedirectError } from "./errors.ts";
 import type { HttpClient } from "./client.ts";
 import type { Send } from "./types.ts";
 
@@ -45,7 +45,6 @@ export function notJsonHint(terms: ServiceTerms, names: SettingNames): string {
 export function explainFailures(http: HttpClient, terms: ServiceTerms, names: SettingNames, address: URL): HttpClient {
   const shown = http.redactor.text(address.origin + address.pathname.replace(/\/+$/, ""));
   const url = (finding: string) => `${names.url} (${shown}): ${finding}`;
-  let answered = false;
 
   const explain = (err: unknown, firstContact: boolean): unknown => {
     if (err instanceof HttpError) {
@@ -78,13 +77,10 @@ export function explainFailures(http: HttpClient, terms: ServiceTerms, names: Se
 
   const send: Send = async (req) => {
     try {
-      const res = await http.send(req);
-      answered = true;
-      return res;
+      return await http.send(req);
     } catch (err) {
-      const firstContact = !answered;
-      if (err instanceof HttpError || err instanceof UnexpectedAnswerError) answered = true;
-      throw explain(err, firstContact);
+      // lib/http's own word on whether the service has answered (an error answer counts) decides.
+      throw explain(err, !http.contact.answered);
     }
   };
   return { ...http, send };

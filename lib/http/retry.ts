@@ -13,7 +13,7 @@
 import { sleep } from "./sleep.ts";
 import { ANSWER_TIMEOUT } from "./deadline.ts";
 import { TRUNCATED_BODY } from "./json.ts";
-import { httpError, NetworkError } from "./errors.ts";
+import { httpError, NetworkError, UnexpectedAnswerError } from "./errors.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import { backoffMs, serverDelay } from "./retry-delay.ts";
 import type { Redactor } from "../redact/index.ts";
@@ -76,8 +76,14 @@ const TIMEOUTS = new Set([ANSWER_TIMEOUT, "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BO
 /** Bare 429s back off further than other failures: GitLab's windows last a minute or more. */
 const RATE_LIMITED_CAP_MS = 120_000;
 
+/** Whether the service has answered once through this client, in this run: until then, failing to reach it is a setting to fix. */
+export interface Contact {
+  answered: boolean;
+}
+
 export function retryLayer(
   opts: RetryOptions,
+  contact: Contact,
   limiter: RateLimiter,
   stats: StatsRecorder,
   redactor: Redactor,
@@ -94,8 +100,6 @@ export function retryLayer(
   const random = opts.random ?? Math.random;
   const now = opts.now ?? Date.now;
   const service = waits.service;
-  /** Whether the service has answered once through this client (in this run). */
-  let answered = false;
 
   return (next) => async (req) => {
     const started = now();
@@ -108,17 +112,20 @@ export function retryLayer(
       let decision: Decision | undefined;
       let reached = false;
       // What an attempt that times out leads to, for the deadline layer's notice: one more after at most this wait, or nothing.
-      const timeoutRetry = answered && IDEMPOTENT_METHODS.has(req.method) && timeouts < maxTimeoutRetries && failures < maxRetries;
+      const timeoutRetry = contact.answered && IDEMPOTENT_METHODS.has(req.method) && timeouts < maxTimeoutRetries && failures < maxRetries;
       try {
         res = await next({ ...req, attempt: attempt + 1, retryAfterTimeoutMs: timeoutRetry ? Math.min(cap, base * 2 ** failures) : undefined });
-        answered = true;
+        // A redirect is not yet the service answering: one to another origin is refused, and on first contact that is the address to fix.
+        if (res.status < 300 || res.status >= 400) contact.answered = true;
         decision = decide(req, res, failures);
       } catch (err) {
+        // An answer that is not what the API sends is an answer all the same: the address reaches a server.
+        if (err instanceof UnexpectedAnswerError) contact.answered = true;
         if (!(err instanceof NetworkError) || !networkRetryable(req, err)) throw err;
         const timedOut = TIMEOUTS.has(err.code);
-        answered ||= err.afterHeaders;
+        contact.answered ||= err.afterHeaders;
         // A connection closed unanswered is a blip as often as a TLS port hanging up on http://: one more try tells them apart.
-        if (!answered && (timedOut || notReached(err.code) || (closedUnanswered(err.code) && failures > 0))) throw err;
+        if (!contact.answered && (timedOut || notReached(err.code) || (closedUnanswered(err.code) && failures > 0))) throw err;
         if (timedOut && ++timeouts > maxTimeoutRetries) throw err;
         reached = err.mayHaveReachedServer;
         decision = { waitMs: backoffMs(failures, base, cap, random), reason: err.code, what: `${req.route} to ${service}: ${networkWhat(err)}` };
