@@ -4,7 +4,7 @@
  * through lib/paging. The endpoints themselves are GitLabClient's (client.ts).
  */
 import { GITLAB_SETTINGS, GITLAB_TERMS } from "./settings.ts";
-import { createHttpClient, explainFailures, httpError, notJsonHint, type HttpClient, type HttpClientOptions, type HttpError, type HttpResponse, type Method, type SettingNames } from "../http/index.ts";
+import { createServiceClient, httpError, type HttpClient, type HttpClientOptions, type HttpError, type HttpResponse, type Method, type SettingNames } from "../http/index.ts";
 import { gitlabListing, type ListOptions, type Listing, type ListingOrder } from "../paging/index.ts";
 import { fillPath, serializeQuery, type PathParams, type Query } from "./encode.ts";
 import type { RequestCounts } from "./types.ts";
@@ -44,16 +44,15 @@ export class GitLabApi {
     const base = new URL(opts.url);
     this.basePath = `${base.pathname.replace(/\/+$/, "")}/api/v4`;
     this.maxQueryLength = opts.maxQueryLength ?? 8_000;
-    const names = opts.settingNames ?? GITLAB_SETTINGS;
-    const http = createHttpClient({
-      service: "GitLab",
-      notJsonHint: notJsonHint(GITLAB_TERMS, names),
+    // A refused token, a wrong address: errors that name the setting to fix.
+    this.http = createServiceClient({
       ...opts,
       origin: base.origin,
       credentials: { "PRIVATE-TOKEN": opts.token },
+      address: base,
+      terms: GITLAB_TERMS,
+      names: opts.settingNames ?? GITLAB_SETTINGS,
     });
-    // A refused token, a wrong address: errors that name the setting to fix.
-    this.http = explainFailures(http, GITLAB_TERMS, names, base);
   }
 
   /** Requests sent so far, group details apart: GET /groups/:id is the endpoint GitLab.com limits to 400 a minute. */

@@ -9,7 +9,7 @@
  */
 import { ANSWER_TIMEOUT } from "./deadline.ts";
 import { HttpError, NetworkError, RedirectError } from "./errors.ts";
-import type { HttpClient } from "./client.ts";
+import { createHttpClient, type HttpClient, type HttpClientOptions } from "./client.ts";
 import type { Send } from "./types.ts";
 
 /**
@@ -35,6 +35,13 @@ export interface ServiceTerms {
   notHere(address: URL): string;
   /** Completes "GITLAB_TOKEN …" after a 403 about the credential's scope; undefined for any other 403. */
   missingScope(err: HttpError): string | undefined;
+}
+
+/** A service's client whose errors name the settings it was made from: `terms` are the service's, `names` the front end's. */
+export function createServiceClient(opts: HttpClientOptions & { address: URL; terms: ServiceTerms; names: SettingNames }): HttpClient {
+  const { address, terms, names, ...options } = opts;
+  const http = createHttpClient({ service: terms.service, notJsonHint: notJsonHint(terms, names), ...options });
+  return explainFailures(http, terms, names, address);
 }
 
 export function notJsonHint(terms: ServiceTerms, names: SettingNames): string {

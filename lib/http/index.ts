@@ -5,4 +5,4 @@ export { RateLimiter, RateLimiterRegistry, sharedLimiters, type RateLimiterOptio
 export type { RetryEvent, RetryOptions } from "./retry.ts";
 export type { HttpStats, RouteCounters } from "./stats.ts";
 export type { HttpRequest, HttpResponse, Method, Send, WaitEvent } from "./types.ts";
-export { connectionMeaning, explainFailures, notJsonHint, type ServiceTerms, type SettingNames } from "./explain.ts";
+export { connectionMeaning, createServiceClient, type ServiceTerms, type SettingNames } from "./explain.ts";

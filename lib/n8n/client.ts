@@ -1,6 +1,6 @@
 /** n8n public API v1 calls, with `X-N8N-API-KEY` on every request (cursor follow-ups included). */
 import { N8N_SETTINGS, N8N_TERMS } from "./settings.ts";
-import { createHttpClient, explainFailures, HttpError, notJsonHint, type HttpClient, type HttpClientOptions, type HttpResponse, type SettingNames } from "../http/index.ts";
+import { createServiceClient, HttpError, type HttpClient, type HttpClientOptions, type HttpResponse, type SettingNames } from "../http/index.ts";
 import { Listing, n8nCursor, type ListOptions } from "../paging/index.ts";
 import type { ApiGeneration, Workflow } from "./types.ts";
 
@@ -28,16 +28,15 @@ export class N8nClient {
   constructor(opts: N8nClientOptions) {
     const base = new URL(opts.url);
     this.base = `${base.origin}${base.pathname.replace(/\/+$/, "")}/api/v1`;
-    const names = opts.settingNames ?? N8N_SETTINGS;
-    const http = createHttpClient({
-      service: "n8n",
-      notJsonHint: notJsonHint(N8N_TERMS, names),
+    // A refused key, a wrong address: errors that name the setting to fix.
+    this.http = createServiceClient({
       ...opts,
       origin: base.origin,
       credentials: { "X-N8N-API-KEY": opts.apiKey },
+      address: base,
+      terms: N8N_TERMS,
+      names: opts.settingNames ?? N8N_SETTINGS,
     });
-    // A refused key, a wrong address: errors that name the setting to fix.
-    this.http = explainFailures(http, N8N_TERMS, names, base);
   }
 
   /** Filters repeat on every page (the cursor keeps none); pinned data is never needed, so never sent. */
