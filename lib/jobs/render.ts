@@ -86,7 +86,9 @@ function titleOf(view: JobView<never, never>, report: AnyReport): string {
 }
 
 function statsLine({ stats }: AnyReport): string {
-  const counts = `${count(stats.pages, "page")}, ${count(stats.retries, "retry", "retries")}, ${stats.rateLimited} rate-limited`;
+  // The adaptive limit shows only once a service pushed back (lib/http/concurrency.ts).
+  const pushedBack = stats.lowestConcurrency === undefined ? "" : `, down to ${stats.lowestConcurrency} in flight`;
+  const counts = `${count(stats.pages, "page")}, ${count(stats.retries, "retry", "retries")}, ${stats.rateLimited} rate-limited${pushedBack}`;
   return `${count(stats.requests, "request")} (${counts}) in ${(stats.durationMs / 1000).toFixed(1)} s`;
 }
 

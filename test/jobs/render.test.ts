@@ -100,6 +100,13 @@ describe("text rendering", () => {
     expect(plain).toContain("\n1 request (1 page, 0 retries, 0 rate-limited) in 0.1 s");
     expect(renderSlack(one).text).toMatch(/^Warden enforce \(dry run\): 1 stray share\. [\s\S]*\n1 request \(1 page, 0 retries/);
   });
+
+  it("says how low the requests in flight went once a service pushed back, and nothing when none did", () => {
+    const pushed = { ...enforceReport(true, ["planned"]), stats: { requests: 40, retries: 9, rateLimited: 9, pages: 5, durationMs: 2_000, lowestConcurrency: 2 } };
+    expect(renderText(pushed, { color: false })).toContain("\n40 requests (5 pages, 9 retries, 9 rate-limited, down to 2 in flight) in 2.0 s");
+    expect(renderSlack(pushed).text).toContain("9 rate-limited, down to 2 in flight)");
+    expect(renderText(enforceReport(true, ["planned"]), { color: false })).not.toContain("in flight");
+  });
 });
 
 describe("escaping what servers send", () => {
