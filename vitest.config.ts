@@ -2,9 +2,17 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     setupFiles: ["test/support/no-credentials.ts"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    projects: [
+      { extends: true, test: { name: "sources", include: ["test/**/*.test.ts"] } },
+      // The CLI's end-to-end tests again, on the built dist/warden.js (test/support/cli.ts): a dry run,
+      // --apply and the guard, restore, and signals (their handlers live in the entry file).
+      {
+        extends: true,
+        test: { name: "built-cli", include: ["test/cli/{enforce,restore,signals}.test.ts"], env: { WARDEN_TEST_CLI: "built" } },
+      },
+    ],
   },
 });

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import "./cli/node-check.ts"; // first: before any library loads
 import { main } from "./cli/main.ts";
 
 // SIGTERM (a CI job cancelled, `kill`, a container stopping) and SIGHUP (the terminal closed) are

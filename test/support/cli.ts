@@ -1,10 +1,15 @@
-/** Runs the real CLI as a child process (the same Node as the tests: Node 24). */
+/**
+ * Runs the real CLI as a child process (the same Node as the tests: Node 24): its sources, or with
+ * WARDEN_TEST_CLI=built (vitest.config.ts's built-cli project) dist/warden.js as `npm pack` ships it,
+ * built once per test file.
+ */
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildCli } from "../../bin/build-cli.ts";
 
-const WARDEN = new URL("../../bin/warden.ts", import.meta.url).pathname;
+export const WARDEN = process.env["WARDEN_TEST_CLI"] === "built" ? buildCli() : new URL("../../bin/warden.ts", import.meta.url).pathname;
 
 export interface CliRun {
   code: number;

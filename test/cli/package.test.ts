@@ -1,0 +1,116 @@
+/**
+ * The package as a policy repository's CI installs it: `npm pack` (its prepack builds dist/warden.js),
+ * installed from the tarball into an empty prefix with no network and an empty npm cache (every
+ * dependency must come from the tarball), then run from another directory that holds a warden.yaml.
+ */
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MINIMUM_NODE } from "../../bin/cli/node-check.ts";
+import type { EnforceReport } from "../../lib/jobs/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
+import type { CliRun } from "../support/cli.ts";
+import { groupSharesPolicy } from "../support/policies.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+const temp = mkdtempSync(join(tmpdir(), "warden-package-"));
+// npm, and the `node` that dist/warden.js's `#!/usr/bin/env node` finds, are the tests' Node 24.
+const PATH = `${dirname(process.execPath)}:${process.env["PATH"] ?? ""}`;
+// A clean environment: no npmrc, registry or cache of this machine's; --offline on every command.
+writeFileSync(join(temp, "npmrc"), "");
+writeFileSync(join(temp, "global-npmrc"), "");
+const NPM_ENV = {
+  PATH,
+  HOME: temp,
+  npm_config_cache: join(temp, "empty-cache"),
+  npm_config_userconfig: join(temp, "npmrc"),
+  npm_config_globalconfig: join(temp, "global-npmrc"),
+  npm_config_offline: "true",
+  npm_config_audit: "false",
+  npm_config_fund: "false",
+  npm_config_update_notifier: "false",
+};
+
+function run(file: string, args: string[], options: { cwd: string; env: Record<string, string> }): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(file, args, { ...options, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }));
+  });
+}
+
+const prefix = join(temp, "prefix");
+const project = join(temp, "policy-repo");
+const installed = join(prefix, "bin", "warden");
+let packed: { filename: string; files: { path: string }[] };
+let sim: GitLabSim;
+let strays: number;
+
+beforeAll(async () => {
+  const pack = await run("npm", ["pack", "--pack-destination", temp, "--json"], { cwd: ROOT, env: NPM_ENV });
+  expect(pack.code, pack.stderr).toBe(0);
+  packed = (JSON.parse(pack.stdout) as (typeof packed)[])[0]!;
+  const org = generateOrganisation({ projects: 200, seed: 11, groupShares: true });
+  strays = org.intents.filter((i) => i.intent === "stray").length;
+  sim = await startGitLabSim({ dataset: org.dataset });
+  mkdirSync(project);
+  writeFileSync(join(project, "warden.yaml"), groupSharesPolicy());
+}, 60_000);
+afterAll(async () => {
+  await sim?.close();
+  rmSync(temp, { recursive: true, force: true });
+});
+
+describe.sequential("the packed CLI", () => {
+  it("ships the built CLI, README.md, the example policy and package.json, and nothing else", () => {
+    expect(packed.files.map((f) => f.path).sort()).toEqual(["README.md", "dist/warden.js", "examples/warden.yaml", "package.json"]);
+  });
+
+  it("installs from the tarball into an empty prefix, offline with an empty npm cache: it needs no dependency", async () => {
+    const install = await run("npm", ["install", "--global", "--prefix", prefix, join(temp, packed.filename)], { cwd: temp, env: NPM_ENV });
+    expect(install.code, install.stderr).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(prefix, "lib/node_modules/warden/package.json"), "utf8")) as Record<string, unknown>;
+    expect(manifest).toMatchObject({ bin: { warden: "dist/warden.js" }, engines: { node: `>=${MINIMUM_NODE}` } });
+    expect(manifest["dependencies"]).toBeUndefined();
+    expect(readFileSync(installed, "utf8")).toMatch(/^#!\/usr\/bin\/env node\n/);
+  }, 30_000);
+
+  it("warden --version prints the package's version, from any directory", async () => {
+    expect(await run(installed, ["--version"], { cwd: temp, env: { PATH } })).toEqual({ code: 0, stdout: `warden ${VERSION}\n`, stderr: "" });
+  });
+
+  it("warden enforce reads ./warden.yaml of the directory it runs in: a dry run exits 2 with the strays, sending only GETs", async () => {
+    sim.resetCounters();
+    const dry = await run(installed, ["enforce", "--json"], { cwd: project, env: { PATH, GITLAB_URL: sim.url, GITLAB_TOKEN: sim.token } });
+    expect(dry.code, dry.stderr).toBe(2);
+    const report = JSON.parse(dry.stdout) as EnforceReport;
+    expect(report).toMatchObject({ job: "enforce", dryRun: true, summary: { strays, removed: 0, complete: true } });
+    expect(report.actions).toHaveLength(strays);
+    expect(Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
+    // Elsewhere there is no ./warden.yaml, and the run says so before any request.
+    sim.resetCounters();
+    const elsewhere = await run(installed, ["enforce"], { cwd: temp, env: { PATH, GITLAB_URL: sim.url, GITLAB_TOKEN: sim.token } });
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain(`${join(realpathSync(temp), "warden.yaml")}: no such file`);
+    expect(sim.counters.requests).toBe(0);
+  });
+
+  it("installs as a project's devDependency too, run by npm exec (npx) from the project", async () => {
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "policy-repo", private: true }));
+    const install = await run("npm", ["install", "--save-dev", join(temp, packed.filename)], { cwd: project, env: NPM_ENV });
+    expect(install.code, install.stderr).toBe(0);
+    expect(await run("npm", ["exec", "--", "warden", "--version"], { cwd: project, env: NPM_ENV })).toMatchObject({ code: 0, stdout: `warden ${VERSION}\n` });
+  }, 30_000);
+
+  it(`a Node older than ${MINIMUM_NODE} is refused at once with the fix, before any library loads`, async () => {
+    // Node 22 itself is not on the test machine: the version the CLI reads is made older instead.
+    const preload = join(temp, "node-version.mjs");
+    writeFileSync(preload, 'Object.defineProperty(process.versions, "node", { value: process.env.NODE_VERSION });\n');
+    const on = (version: string) => ({ PATH, NODE_OPTIONS: `--import=${preload}`, NODE_VERSION: version });
+    const old = await run(installed, ["--version"], { cwd: temp, env: on("22.18.0") });
+    expect(old).toEqual({ code: 1, stdout: "", stderr: `warden: Node.js 22.18.0 is too old: Warden needs ${MINIMUM_NODE} or later. Run it with Node 22 or 24.\n` });
+    expect(await run(installed, ["--version"], { cwd: temp, env: on(MINIMUM_NODE) })).toMatchObject({ code: 0, stdout: `warden ${VERSION}\n` });
+  });
+});
