@@ -4,11 +4,12 @@
  * dependency must come from the tarball), then run from another directory that holds a warden.yaml.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { MINIMUM_NODE } from "../../bin/cli/node-check.ts";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
@@ -102,6 +103,36 @@ describe.sequential("the packed CLI", () => {
     const install = await run("npm", ["install", "--save-dev", join(temp, packed.filename)], { cwd: project, env: NPM_ENV });
     expect(install.code, install.stderr).toBe(0);
     expect(await run("npm", ["exec", "--", "warden", "--version"], { cwd: project, env: NPM_ENV })).toMatchObject({ code: 0, stdout: `warden ${VERSION}\n` });
+  }, 30_000);
+
+  it("examples/gitlab-ci.yml's jobs, run as a runner would in the policy repository: the plan exits 2 (allowed) and keeps its report, the apply removes it all", async () => {
+    interface Job { variables?: Record<string, string>; before_script?: string[]; script: string[]; allow_failure?: { exit_codes: number[] }; artifacts: { paths: string[] }; rules: { if: string; when?: string }[] }
+    const ci = parse(readFileSync(join(ROOT, "examples/gitlab-ci.yml"), "utf8")) as Record<string, Job> & { variables: Record<string, string> };
+    // The tarball where the example says it is; npm installs into this prefix, as into a runner's /usr/local.
+    const tarball = join(project, ci.variables["WARDEN_PACKAGE"]!);
+    mkdirSync(dirname(tarball), { recursive: true });
+    copyFileSync(join(temp, packed.filename), tarball);
+    const runner = join(temp, "runner");
+    const settings = { GITLAB_URL: sim.url, WARDEN_READ_TOKEN: sim.token, WARDEN_APPLY_TOKEN: sim.token };
+    const runJob = async (name: string) => {
+      const job = { ...ci[".warden"], ...ci[name] } as Job;
+      const variables = Object.fromEntries(Object.entries({ ...ci.variables, ...job.variables }).map(([k, v]) => [k, v.replace(/^\$(\w+)$/, (_, ref: string) => settings[ref as keyof typeof settings])]));
+      const env = { ...NPM_ENV, ...settings, ...variables, npm_config_prefix: runner, PATH: `${join(runner, "bin")}:${PATH}` };
+      const result = await run("sh", ["-ec", [...(job.before_script ?? []), ...job.script].join("\n")], { cwd: project, env });
+      const artifact = JSON.parse(readFileSync(join(project, job.artifacts.paths[0]!), "utf8")) as EnforceReport;
+      return { job, result, artifact };
+    };
+    const plan = await runJob("plan");
+    expect(plan.result.code, plan.result.stderr).toBe(2);
+    expect(plan.job.allow_failure?.exit_codes).toEqual([2]);
+    expect(plan.job.rules.map((r) => r.if)).toContain('$CI_PIPELINE_SOURCE == "merge_request_event"');
+    expect(plan.artifact.summary).toMatchObject({ strays, removed: 0 });
+    const apply = await runJob("apply");
+    expect(apply.job.rules).toEqual([{ if: "$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH", when: "manual" }]);
+    expect(apply.result.code, apply.result.stderr).toBe(0);
+    expect(apply.artifact).toMatchObject({ dryRun: false, summary: { strays, removed: strays, failed: 0 } });
+    expect((await runJob("plan")).result.code).toBe(0);
+    expect(existsSync(join(runner, "bin", "warden"))).toBe(true);
   }, 30_000);
 
   it(`a Node older than ${MINIMUM_NODE} is refused at once with the fix, before any library loads`, async () => {
