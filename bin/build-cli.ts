@@ -1,23 +1,26 @@
 #!/usr/bin/env node
 /**
  * `npm pack`'s prepack: the CLI as one ESM file, dist/warden.js, that runs on any Node the package's
- * `engines` names, with every library bundled in (the package installs with no dependency to fetch).
+ * `engines` names, with every library bundled in (the package installs with no dependency to fetch),
+ * and beside it the licences of those libraries, which their licences ask a copy to carry.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
 
-export const BUILT_CLI = fileURLToPath(new URL("../dist/warden.js", import.meta.url));
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+export const BUILT_CLI = join(ROOT, "dist/warden.js");
 
 /**
  * Builds bin/warden.ts into `outfile`, replaced in one rename: a run or a pack never reads half a
  * file, even while another build (a test, a second `npm pack`) writes the same one.
  */
 export function buildCli(outfile: string = BUILT_CLI): string {
-  const { outputFiles } = buildSync({
-    entryPoints: [fileURLToPath(new URL("warden.ts", import.meta.url))],
+  const { outputFiles, metafile } = buildSync({
+    absWorkingDir: ROOT,
+    entryPoints: ["bin/warden.ts"],
     outfile,
     write: false,
     bundle: true,
@@ -28,12 +31,32 @@ export function buildCli(outfile: string = BUILT_CLI): string {
     // Some bundled libraries are CommonJS and require() Node's modules, which ESM lacks.
     banner: { js: "import { createRequire as __wardenRequire } from 'node:module'; const require = __wardenRequire(import.meta.url);" },
     logLevel: "warning",
+    metafile: true,
   });
   mkdirSync(dirname(outfile), { recursive: true });
-  const temporary = `${outfile}.${randomBytes(6).toString("hex")}.tmp`;
-  writeFileSync(temporary, outputFiles[0]!.contents, { mode: 0o755 });
-  renameSync(temporary, outfile);
+  replace(join(dirname(outfile), "THIRD-PARTY-LICENSES.txt"), licences(Object.keys(metafile.inputs)), 0o644);
+  replace(outfile, outputFiles[0]!.contents, 0o755);
   return outfile;
+}
+
+function replace(file: string, contents: string | Uint8Array, mode: number): void {
+  const temporary = `${file}.${randomBytes(6).toString("hex")}.tmp`;
+  writeFileSync(temporary, contents, { mode });
+  renameSync(temporary, file);
+}
+
+/** Each bundled package's name, version, licence and licence text, from the build's inputs. */
+function licences(inputs: string[]): string {
+  const packages = new Set(inputs.flatMap((input) => /^(.*\/node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(resolve(ROOT, input))?.[1] ?? []));
+  return [...packages]
+    .map((dir) => {
+      const { name, version, license } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name: string; version: string; license?: string };
+      const file = readdirSync(dir).find((f) => /^licen[cs]e/i.test(f));
+      return { name, text: `${name}@${version} (${license ?? "licence not stated"})\n\n${file ? readFileSync(join(dir, file), "utf8").trim() : "(the package has no licence file)"}\n` };
+    })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((p) => p.text)
+    .join("\n---\n\n");
 }
 
 // Its message goes to stderr: stdout is `npm pack --json`'s.

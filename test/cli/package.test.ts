@@ -65,8 +65,8 @@ afterAll(async () => {
 });
 
 describe.sequential("the packed CLI", () => {
-  it("ships the built CLI, README.md, the example policy and package.json, and nothing else", () => {
-    expect(packed.files.map((f) => f.path).sort()).toEqual(["README.md", "dist/warden.js", "examples/warden.yaml", "package.json"]);
+  it("ships the built CLI with its libraries' licences, README.md, the example policy and package.json, and nothing else", () => {
+    expect(packed.files.map((f) => f.path).sort()).toEqual(["README.md", "dist/THIRD-PARTY-LICENSES.txt", "dist/warden.js", "examples/warden.yaml", "package.json"]);
   });
 
   it("installs from the tarball into an empty prefix, offline with an empty npm cache: it needs no dependency", async () => {
@@ -76,6 +76,8 @@ describe.sequential("the packed CLI", () => {
     expect(manifest).toMatchObject({ bin: { warden: "dist/warden.js" }, engines: { node: `>=${MINIMUM_NODE}` } });
     expect(manifest["dependencies"]).toBeUndefined();
     expect(readFileSync(installed, "utf8")).toMatch(/^#!\/usr\/bin\/env node\n/);
+    const licences = readFileSync(join(prefix, "lib/node_modules/warden/dist/THIRD-PARTY-LICENSES.txt"), "utf8");
+    for (const library of ["undici", "zod", "yaml", "p-map", "p-queue", "@aws-sdk/client-s3"]) expect(licences).toMatch(new RegExp(`^${library}@\\d.*\\n\\n\\S`, "m"));
   }, 30_000);
 
   it("warden --version prints the package's version, from any directory", async () => {
@@ -134,6 +136,11 @@ describe.sequential("the packed CLI", () => {
     expect((await runJob("plan")).result.code).toBe(0);
     expect(existsSync(join(runner, "bin", "warden"))).toBe(true);
   }, 30_000);
+
+  it("runs once without an install: npx --yes --package TARBALL warden, offline", async () => {
+    const once = await run("npx", ["--yes", "--package", join(temp, packed.filename), "warden", "--version"], { cwd: temp, env: NPM_ENV });
+    expect(once).toMatchObject({ code: 0, stdout: `warden ${VERSION}\n` });
+  });
 
   it(`a Node older than ${MINIMUM_NODE} is refused at once with the fix, before any library loads`, async () => {
     // Node 22 itself is not on the test machine: the version the CLI reads is made older instead.
