@@ -3,7 +3,6 @@
  * installed from the tarball into an empty prefix with no network and an empty npm cache (every
  * dependency must come from the tarball), then run from another directory that holds a warden.yaml.
  */
-import { execFile } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -13,7 +12,7 @@ import { parse } from "yaml";
 import { MINIMUM_NODE } from "../../bin/cli/node-check.ts";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
-import type { CliRun } from "../support/cli.ts";
+import { runToEnd as run } from "../support/cli.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -35,12 +34,6 @@ const NPM_ENV = {
   npm_config_fund: "false",
   npm_config_update_notifier: "false",
 };
-
-function run(file: string, args: string[], options: { cwd: string; env: Record<string, string> }): Promise<CliRun> {
-  return new Promise((resolve) => {
-    execFile(file, args, { ...options, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }));
-  });
-}
 
 const prefix = join(temp, "prefix");
 const project = join(temp, "policy-repo");

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildCli } from "../../bin/build-cli.ts";
 
-export const WARDEN = process.env["WARDEN_TEST_CLI"] === "built" ? buildCli() : new URL("../../bin/warden.ts", import.meta.url).pathname;
+const WARDEN = process.env["WARDEN_TEST_CLI"] === "built" ? buildCli() : new URL("../../bin/warden.ts", import.meta.url).pathname;
 
 export interface CliRun {
   code: number;
@@ -22,8 +22,13 @@ export interface CliRun {
 const childEnv = (env: Record<string, string>) => ({ PATH: process.env["PATH"] ?? "", ...env });
 
 export function warden(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return runToEnd(process.execPath, [WARDEN, ...args], { env: childEnv(env) });
+}
+
+/** Runs any program to its end (npm, an installed `warden`), with exactly the environment given. */
+export function runToEnd(file: string, args: string[], options: { env: Record<string, string>; cwd?: string }): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [WARDEN, ...args], { env: childEnv(env), maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(file, args, { ...options, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       resolve({ code: err ? Number(err.code ?? 1) : 0, ...(err?.signal ? { signal: err.signal } : {}), stdout, stderr });
     });
   });
