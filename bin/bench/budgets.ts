@@ -21,3 +21,11 @@ export function gitlabComBudgets(timeScale: number, shown: BudgetHeaders = "on-4
     rule(600, MINUTE, "GET /groups/:id/projects"),
   ];
 }
+
+/** The --limits a size row runs under: none, or GitLab.com's budgets shown one of the three ways. */
+export type Limits = "none" | "gitlab.com" | "gitlab.com-advertised" | "gitlab.com-bare";
+
+export function budgetsFor(limits: Limits, timeScale: number): RateLimitRule[] {
+  const shown: Record<Exclude<Limits, "none">, BudgetHeaders> = { "gitlab.com": "on-429", "gitlab.com-advertised": "advertised", "gitlab.com-bare": "none" };
+  return limits === "none" ? [] : gitlabComBudgets(timeScale, shown[limits]);
+}
