@@ -83,6 +83,16 @@ export class GitLabClient extends GitLabApi {
     return this.get("/namespaces/:id", { id: namespace }, { signal });
   }
 
+  /** The namespace (a group's or a user's) at this full path, or undefined on GitLab's "404 Namespace Not Found". */
+  findNamespace(path: string, signal?: AbortSignal): Promise<Namespace | undefined> {
+    return this.find("/namespaces/:id", { id: path }, /namespace not found/i, signal);
+  }
+
+  /** The project at this full path, or undefined on GitLab's "404 Project Not Found". */
+  findProject(path: string, signal?: AbortSignal): Promise<Project | undefined> {
+    return this.find("/projects/:id", { id: path }, /project not found/i, signal);
+  }
+
   unshareProject(project: number | string, groupId: number, signal?: AbortSignal): Promise<UnshareOutcome> {
     return this.unshare("/projects/:id/share/:group_id", { id: project, group_id: groupId }, signal);
   }

@@ -21,10 +21,13 @@ export type {
   PipelinesPolicy,
   Policy,
   ShareAllowRule,
+  UnmatchedRules,
   ShareExemption,
   WorkflowSelector,
 } from "./policy.ts";
+export { emptyRuleCounts, isLiteral, lapsed, literalPaths, ruleSubject, ruleText, unmatchedRules } from "./rules.ts";
+export type { LiteralPath, RuleCounts, RuleList, RuleRef } from "./rules.ts";
 export { evaluateShare, inScope, maxRemovals, scopeGroups } from "./shares.ts";
 export type { ShareInput, ShareKind, ShareVerdict } from "./shares.ts";
-export { decideWorkflow, maxWorkflowChanges } from "./workflows.ts";
+export { decideWorkflow, matchingSelectors, maxWorkflowChanges } from "./workflows.ts";
 export type { WorkflowDecision, WorkflowInput } from "./workflows.ts";

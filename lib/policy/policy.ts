@@ -27,8 +27,12 @@ export interface GitlabPolicy {
     readonly allow: readonly ShareAllowRule[];
     readonly exempt: readonly ShareExemption[];
   };
-  readonly guard: { readonly maxRemovals: number };
+  /** `unmatchedRules`: whether an applying run refuses (the default) or only warns while a rule matches nothing. */
+  readonly guard: { readonly maxRemovals: number; readonly unmatchedRules: UnmatchedRules };
 }
+
+export const UNMATCHED_RULES = ["refuse", "warn"] as const;
+export type UnmatchedRules = (typeof UNMATCHED_RULES)[number];
 
 /**
  * Which shares a rule applies to: with neither `projects` nor `groups`, shares of both kinds

@@ -3,7 +3,7 @@ import { ACCESS_LEVEL_NAMES } from "./access-levels.ts";
 import { oneOf } from "./format.ts";
 import { compileGlob, globProblem, groupPathProblem } from "./glob.ts";
 import type { GlobKind } from "./glob.ts";
-import { DEFAULT_MAX_REMOVALS, DEFAULT_MAX_WORKFLOW_CHANGES, DEFAULT_NOTIFY_LEVEL, NOTIFY_LEVELS } from "./policy.ts";
+import { DEFAULT_MAX_REMOVALS, DEFAULT_MAX_WORKFLOW_CHANGES, DEFAULT_NOTIFY_LEVEL, NOTIFY_LEVELS, UNMATCHED_RULES } from "./policy.ts";
 import type { Glob, WorkflowSelector } from "./policy.ts";
 
 // Schemas here phrase their own messages. An error function returns undefined for
@@ -121,7 +121,7 @@ const gitlab = z.strictObject({
     ),
     exempt: z.array(exemption).default([]),
   }),
-  guard: z.strictObject({ maxRemovals: positiveInt(DEFAULT_MAX_REMOVALS) }).prefault({}),
+  guard: z.strictObject({ maxRemovals: positiveInt(DEFAULT_MAX_REMOVALS), unmatchedRules: z.enum(UNMATCHED_RULES).default("refuse") }).prefault({}),
 });
 
 const pipelines = z.strictObject({

@@ -19,8 +19,9 @@ export interface ShareInput {
 
 export type ShareVerdict =
   | { kind: "out-of-scope" }
-  | { kind: "exempt"; rule: string }
-  | { kind: "allowed"; rule: string }
+  /** `index`: the rule's place in gitlab.shares.exempt or .allow (rules.ts counts what each matched). */
+  | { kind: "exempt"; rule: string; index: number }
+  | { kind: "allowed"; rule: string; index: number }
   | { kind: "stray"; reason: string };
 
 /** Where the policy names each kind's targets, and how reasons word them. */
@@ -81,7 +82,7 @@ export function evaluateShare(policy: Policy, share: ShareInput, now: Date): Sha
     const glob = exemption[terms.exemptionKey];
     // `until` is inclusive through that UTC day; YYYY-MM-DD strings compare in date order.
     if (glob?.matches(target) && (exemption.until === undefined || utcDay(now) <= exemption.until)) {
-      return { kind: "exempt", rule: `exempt[${i}] ${glob.pattern}` };
+      return { kind: "exempt", rule: `exempt[${i}] ${glob.pattern}`, index: i };
     }
   }
 
@@ -96,7 +97,7 @@ export function evaluateShare(policy: Policy, share: ShareInput, now: Date): Sha
       continue;
     }
     const problem = unmetCondition(rule, i, share, now);
-    if (problem === undefined) return { kind: "allowed", rule: `allow[${i}] ${rule.group.pattern}` };
+    if (problem === undefined) return { kind: "allowed", rule: `allow[${i}] ${rule.group.pattern}`, index: i };
     unmet ??= problem;
   }
   const reason =

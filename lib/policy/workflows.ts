@@ -34,6 +34,12 @@ export function decideWorkflow(policy: Policy, wf: WorkflowInput): WorkflowDecis
   return KEEP;
 }
 
+/** The places (keepActive[i]) of the selectors that match this workflow: a selector no workflow matches is most often a typo. */
+export function matchingSelectors(policy: Policy, wf: WorkflowInput): number[] {
+  if (policy.n8n === undefined || wf.archived) return [];
+  return policy.n8n.workflows.keepActive.flatMap((selector, i) => (selects(selector, wf) ? [i] : []));
+}
+
 function selects(selector: WorkflowSelector, wf: WorkflowInput): boolean {
   switch (selector.kind) {
     case "id":

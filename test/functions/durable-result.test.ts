@@ -9,7 +9,7 @@ function report(actions: number, dryRun: boolean): EnforceReport {
   });
   return {
     job: "enforce", dryRun,
-    summary: { projects: actions, shares: actions, groups: 1, groupShares: 0, groupReads: 1, allowed: 0, exempt: 0, strays: actions, removed: 0, alreadyGone: 0, skipped: 0, failed: 0, maxRemovals: 10, guard: "tripped", complete: true },
+    summary: { projects: actions, shares: actions, groups: 1, groupShares: 0, groupReads: 1, allowed: 0, exempt: 0, strays: actions, removed: 0, alreadyGone: 0, skipped: 0, failed: 0, maxRemovals: 10, guard: "tripped", complete: true, matched: null },
     actions: Array.from({ length: actions }, (_, i) => action(i)), stats: { requests: 1, retries: 0, rateLimited: 0, pages: 1, durationMs: 1 }, warnings: [],
   };
 }

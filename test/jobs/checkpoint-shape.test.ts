@@ -76,7 +76,9 @@ const TALLY = ["projects", "shares", "groups", "groupShares", "allowed", "exempt
 /** Every key path a step result may have, by step (`examine 3` is `examine`). */
 const PINNED = new Set([
   ...["startedAt", "now", "seesAllGroups", "warnings[]", ...STATS, ...WORK.map((p) => `frontier[].${p}`)].map((p) => `begin.${p}`),
-  ...["spent", "stopped", "warnings[]", ...STATS, ...TALLY, ...WORK.map((p) => `frontier[].${p}`), "strays[].judgedAt", ...REMOVAL.map((p) => `strays[].action.${p}`)].map((p) => `examine.${p}`),
+  ...["spent", "stopped", "warnings[]", ...STATS, ...TALLY, ...WORK.map((p) => `frontier[].${p}`), "strays[].judgedAt", ...REMOVAL.map((p) => `strays[].action.${p}`), "matched.allow[]", "matched.exempt[]"].map((p) => `examine.${p}`),
+  // Only when a rule matched nothing: the warnings naming each, after the GETs of its literal paths.
+  ...["warnings[]", ...STATS].map((p) => `rules.${p}`),
   ...["spent", "stopped", "warnings[]", ...STATS, ...REMOVAL.map((p) => `actions[].${p}`)].map((p) => `remove.${p}`),
   "ended.at",
 ]);

@@ -20,7 +20,7 @@ function enforceReport(dryRun: boolean, statuses: string[]): EnforceReport {
   return {
     job: "enforce",
     dryRun,
-    summary: { projects: 300, shares: 400, groups: 0, groupShares: 0, groupReads: 0, allowed: 350, exempt: 10, strays: statuses.length, removed: 0, alreadyGone: 0, skipped: 0, failed: 0, maxRemovals: 100, guard: "ok", complete: true },
+    summary: { projects: 300, shares: 400, groups: 0, groupShares: 0, groupReads: 0, allowed: 350, exempt: 10, strays: statuses.length, removed: 0, alreadyGone: 0, skipped: 0, failed: 0, maxRemovals: 100, guard: "ok", complete: true, matched: null },
     actions: statuses.map((status, i): RemoveShareAction => ({
       type: "remove-share",
       kind: "project",

@@ -42,7 +42,7 @@ function share(kind: ShareKind, target: string, groupPath: string, accessLevel =
   return { kind, target, groupPath, accessLevel, expiresAt };
 }
 
-const allowed = (rule: string): ShareVerdict => ({ kind: "allowed", rule });
+const allowed = (rule: string): ShareVerdict => ({ kind: "allowed", rule, index: Number(/\[(\d+)\]/.exec(rule)![1]) });
 const stray = (reason: string): ShareVerdict => ({ kind: "stray", reason });
 
 describe("evaluateShare: each rule shape for each kind", () => {
@@ -139,13 +139,13 @@ describe("evaluateShare: expiresWithin, in UTC days (now 2026-06-15)", () => {
 describe("evaluateShare: exemptions by kind", () => {
   it.each<[string, ShareInput, string, ShareVerdict]>([
     ["a group share by an exempt group", share("group", "acme/legacy/erp", "partners/agency-z"), "2026-06-15T12:00:00Z",
-      { kind: "exempt", rule: "exempt[1] acme/legacy/**" }],
+      { kind: "exempt", rule: "exempt[1] acme/legacy/**", index: 1 }],
     ["a group share by the exempt glob's root", share("group", "acme/legacy", "partners/agency-z"), "2026-06-15T12:00:00Z",
-      { kind: "exempt", rule: "exempt[1] acme/legacy/**" }],
+      { kind: "exempt", rule: "exempt[1] acme/legacy/**", index: 1 }],
     ["a group exemption without until, long after", share("group", "acme/legacy", "partners/agency-z"), "2100-01-01T00:00:00Z",
-      { kind: "exempt", rule: "exempt[1] acme/legacy/**" }],
+      { kind: "exempt", rule: "exempt[1] acme/legacy/**", index: 1 }],
     ["a group exemption on its until day's last instant", share("group", "acme/frozen", "partners/agency-z"),
-      "2026-06-30T23:59:59.999Z", { kind: "exempt", rule: "exempt[2] acme/frozen" }],
+      "2026-06-30T23:59:59.999Z", { kind: "exempt", rule: "exempt[2] acme/frozen", index: 2 }],
     ["a group exemption the day after its until", share("group", "acme/frozen", "partners/agency-z"), "2026-07-01T00:00:00.000Z",
       stray("no allow rule matches group partners/agency-z")],
     ["a group next to the exempt one", share("group", "acme/legacy-ui", "partners/agency-z"), "2026-06-15T12:00:00Z",
@@ -155,7 +155,7 @@ describe("evaluateShare: exemptions by kind", () => {
     ["a project exemption does not cover a group of that path", share("group", "acme/vendor/sdk", "partners/agency-z"),
       "2026-06-15T12:00:00Z", stray("no allow rule matches group partners/agency-z")],
     ["a project exemption still covers its projects", share("project", "acme/vendor/sdk", "partners/agency-z"),
-      "2026-06-15T12:00:00Z", { kind: "exempt", rule: "exempt[0] acme/vendor/**" }],
+      "2026-06-15T12:00:00Z", { kind: "exempt", rule: "exempt[0] acme/vendor/**", index: 0 }],
   ])("%s", (_, input, now, verdict) => {
     expect(evaluateShare(policy, input, new Date(now))).toEqual(verdict);
   });

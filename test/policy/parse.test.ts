@@ -205,7 +205,7 @@ describe("parsePolicy results", () => {
     expect(parsePolicy("version: 1\n", "a.yaml")).toEqual({ version: 1 });
     const gitlabOnly = parsePolicy("version: 1\ngitlab:\n  shares:\n    allow: []\n", "b.yaml");
     expect(gitlabOnly.gitlab?.shares).toEqual({ allow: [], exempt: [] });
-    expect(gitlabOnly.gitlab?.guard).toEqual({ maxRemovals: 25 });
+    expect(gitlabOnly.gitlab?.guard).toEqual({ maxRemovals: 25, unmatchedRules: "refuse" });
     expect(gitlabOnly.pipelines).toBeUndefined();
   });
 

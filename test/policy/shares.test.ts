@@ -39,37 +39,37 @@ describe("evaluateShare", () => {
     // scope: projects under acme or widgets, whole segments, any case
     ["outside every scope group", "other/app", "partners/agency-y", DEVELOPER, { kind: "out-of-scope" }],
     ["a group sharing the scope's prefix", "acme-ext/app", "partners/agency-y", DEVELOPER, { kind: "out-of-scope" }],
-    ["a scope group written in capitals", "widgets/app", "acme/team", DEVELOPER, { kind: "allowed", rule: "allow[0] acme/**" }],
+    ["a scope group written in capitals", "widgets/app", "acme/team", DEVELOPER, { kind: "allowed", rule: "allow[0] acme/**", index: 0 }],
     ["a project path in capitals", "ACME/App", "partners/agency-y", DEVELOPER,
       { kind: "stray", reason: "no allow rule matches group partners/agency-y" }],
     // allow rules
-    ["the organisation itself", "acme/app", "acme", 50, { kind: "allowed", rule: "allow[0] acme/**" }],
-    ["a subgroup of the organisation", "acme/app", "acme/platform/sre", 50, { kind: "allowed", rule: "allow[0] acme/**" }],
+    ["the organisation itself", "acme/app", "acme", 50, { kind: "allowed", rule: "allow[0] acme/**", index: 0 }],
+    ["a subgroup of the organisation", "acme/app", "acme/platform/sre", 50, { kind: "allowed", rule: "allow[0] acme/**", index: 0 }],
     ["a group that only starts like acme", "acme/app", "acme-ext/team", 10,
       { kind: "stray", reason: "no allow rule matches group acme-ext/team" }],
     // project-scoped rule
     ["contractor on a mobile project", "acme/mobile/ios", "partners/contractor-x", DEVELOPER,
-      { kind: "allowed", rule: "allow[1] partners/contractor-x" }],
+      { kind: "allowed", rule: "allow[1] partners/contractor-x", index: 1 }],
     ["contractor on the second project glob", "acme/web-shop", "Partners/Contractor-X", 20,
-      { kind: "allowed", rule: "allow[1] partners/contractor-x" }],
+      { kind: "allowed", rule: "allow[1] partners/contractor-x", index: 1 }],
     ["contractor on another project", "acme/api", "partners/contractor-x", 20,
       { kind: "stray",
         reason: "no allow rule matches group partners/contractor-x on project acme/api " +
           "(allow[1] partners/contractor-x applies only to projects acme/mobile/**, acme/web-*)" }],
     // maxAccess boundary
     ["contractor at maxAccess", "acme/mobile/ios", "partners/contractor-x", DEVELOPER,
-      { kind: "allowed", rule: "allow[1] partners/contractor-x" }],
+      { kind: "allowed", rule: "allow[1] partners/contractor-x", index: 1 }],
     ["contractor below maxAccess", "acme/mobile/ios", "partners/contractor-x", 10,
-      { kind: "allowed", rule: "allow[1] partners/contractor-x" }],
+      { kind: "allowed", rule: "allow[1] partners/contractor-x", index: 1 }],
     ["contractor above maxAccess", "acme/mobile/ios", "partners/contractor-x", 40,
       { kind: "stray", reason: "partners/contractor-x at maintainer exceeds maxAccess developer of allow[1]" }],
     ["auditor above maxAccess at an unnamed level", "acme/app", "partners/auditor-big4", 35,
       { kind: "stray", reason: "partners/auditor-big4 at level 35 exceeds maxAccess reporter of allow[2]" }],
-    ["auditor at maxAccess", "acme/app", "partners/auditor-big4", 20, { kind: "allowed", rule: "allow[2] partners/auditor-*" }],
+    ["auditor at maxAccess", "acme/app", "partners/auditor-big4", 20, { kind: "allowed", rule: "allow[2] partners/auditor-*", index: 2 }],
     // exemptions
     ["an exempt project, stray otherwise", "acme/legacy/erp", "partners/agency-y", 50,
-      { kind: "exempt", rule: "exempt[0] acme/legacy/**" }],
-    ["an exemption without until", "acme/forever", "partners/agency-y", 50, { kind: "exempt", rule: "exempt[1] acme/forever" }],
+      { kind: "exempt", rule: "exempt[0] acme/legacy/**", index: 0 }],
+    ["an exemption without until", "acme/forever", "partners/agency-y", 50, { kind: "exempt", rule: "exempt[1] acme/forever", index: 1 }],
     ["a project next to the exempt one", "acme/legacy-ui", "partners/agency-y", 50,
       { kind: "stray", reason: "no allow rule matches group partners/agency-y" }],
   ])("%s", (_, projectPath, groupPath, accessLevel, verdict) => {
@@ -106,7 +106,7 @@ gitlab:
       "lenient.yaml",
     );
     const share = projectShare("any/project", "partners/contractor-x", 50);
-    expect(evaluateShare(lenient, share, NOW)).toEqual({ kind: "allowed", rule: "allow[1] partners/contractor-x" });
+    expect(evaluateShare(lenient, share, NOW)).toEqual({ kind: "allowed", rule: "allow[1] partners/contractor-x", index: 1 });
   });
 });
 

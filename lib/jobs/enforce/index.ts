@@ -5,7 +5,7 @@
  * strays found, not with the projects or groups examined.
  */
 import { isTrue } from "../../gitlab/index.ts";
-import { maxRemovals } from "../../policy/index.ts";
+import { emptyRuleCounts, maxRemovals, unmatchedRules, type RuleCounts } from "../../policy/index.ts";
 import { awaitedLater } from "../awaited-later.ts";
 import { concurrencyStat, countStatus, errorText } from "../report.ts";
 import { byKindAndPath, shareKey, type ShareRemoval } from "../shares/plan.ts";
@@ -14,6 +14,7 @@ import { count } from "../view.ts";
 import { removeShares } from "./apply.ts";
 import { beginExamination } from "./examine/examiners.ts";
 import { ScopeError, scopeRoots } from "./examine/scope.ts";
+import { unmatchedWarnings } from "./rules.ts";
 import { examineSlice, type Slice } from "./slice.ts";
 import { addCounts, DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY, emptyTally, statsSince, type EnforceOptions, type EnforceReport, type StepStats, type Tally } from "./summary.ts";
 
@@ -73,6 +74,8 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   const found: Slice["strays"] = [];
   // A project moved between partitions mid-listing is listed twice; its strays are planned once.
   const planned = new Set<string>();
+  // Unknown (undefined) once a step recorded by code that did not count them is replayed.
+  let matched: RuleCounts | undefined = emptyRuleCounts(policy);
   let complete = true;
 
   let frontier = begun.frontier;
@@ -87,6 +90,8 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       ),
     );
     addCounts(tally, slice.tally);
+    if (matched && slice.matched) for (const list of ["allow", "exempt"] as const) slice.matched[list].forEach((n, i) => (matched![list][i]! += n));
+    else matched = undefined;
     for (const stray of slice.strays) {
       const key = shareKey(stray.action);
       if (planned.has(key)) continue;
@@ -110,10 +115,24 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     warnings.push(`${count(tally.outOfScope, "share")} of examined projects or groups ${tally.outOfScope === 1 ? "is" : "are"} outside the policy's scope (a path not under a scope group): they were left alone`);
   }
 
-  const tripped = plan.length > limit;
-  if (tripped) {
+  // Only a complete examination shows that a rule matched nothing.
+  const unmatched = complete && matched ? unmatchedRules(policy, matched, now) : [];
+  if (unmatched.length) {
+    const named = await steps.step("rules", () => measured(async () => ({ warnings: await unmatchedWarnings(gitlab, policy, unmatched, signal) })));
+    warnings.push(...named.warnings);
+    stats.push(named.stats);
+  }
+  const refuse = unmatched.length > 0 && policy.gitlab.guard.unmatchedRules === "refuse";
+  const tripped = plan.length > limit || (refuse && opts.apply === true);
+  if (plan.length > limit) {
     warnings.push(`guard: ${count(plan.length, "removal")} planned (project and group shares together), more than gitlab.guard.maxRemovals (${limit}); nothing was removed`);
-  } else if (opts.apply && complete) {
+  }
+  if (refuse) {
+    const which = `${count(unmatched.length, "rule")} matched nothing (${unmatched.map((r) => `${r.list}[${r.index}]`).join(", ")}), and gitlab.guard.unmatchedRules is refuse`;
+    const fix = "correct or remove the rule, or set gitlab.guard.unmatchedRules: warn to accept it";
+    warnings.push(opts.apply ? `guard: ${which}; nothing was removed (${fix})` : `guard: ${which}: with --apply nothing would be removed (${fix})`);
+  }
+  if (!tripped && opts.apply && complete) {
     for (let from = 0, n = 1; from < plan.length; n++) {
       const size = Math.min(plan.length - from, steps.perStep);
       const batch = found.slice(from, from + size);
@@ -165,6 +184,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       maxRemovals: limit,
       guard: tripped ? "tripped" : "ok",
       complete,
+      matched: matched ?? null,
     },
     actions: plan,
     stats: { ...requestStats, ...concurrencyStat([gitlab.http]), durationMs: (await steps.step("ended", async () => ({ at: Date.now() }))).at - begun.startedAt },

@@ -5,7 +5,7 @@
  * together, every request in the one slot pool (examine/slots.ts).
  */
 import type { GitLabClient } from "../../gitlab/index.ts";
-import { evaluateShare, type Policy } from "../../policy/index.ts";
+import { emptyRuleCounts, evaluateShare, type Policy, type RuleCounts } from "../../policy/index.ts";
 import { errorText } from "../report.ts";
 import { KIND_COUNTERS, plannedRemoval, shareInput, type ShareKindName, type ShareRemoval, type Subject } from "../shares/plan.ts";
 import type { Steps } from "../steps.ts";
@@ -20,6 +20,8 @@ import { emptyTally, type StepStats, type Tally } from "./summary.ts";
 export interface Slice {
   frontier: ExaminationWork[];
   tally: Tally;
+  /** Shares each rule allowed or exempted in this slice (absent from a step recorded before rules were counted). */
+  matched?: RuleCounts;
   /** Stray shares, each with when it was judged (Date.now()). */
   strays: { action: ShareRemoval; judgedAt: number }[];
   warnings: string[];
@@ -52,6 +54,7 @@ export interface SliceInput {
 export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stats">> {
   const { gitlab, policy, now, signal, steps } = input;
   const tally: Tally = emptyTally();
+  const matched = emptyRuleCounts(policy);
   const strays: Slice["strays"] = [];
   const warnings: string[] = [];
   const frontier: ExaminationWork[] = [];
@@ -67,6 +70,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
       for (const share of subject.shares) {
         tally[counters.shares]++;
         const verdict = evaluateShare(policy, shareInput(kind, subject, share), now);
+        if (verdict.kind === "allowed" || verdict.kind === "exempt") matched[verdict.kind === "allowed" ? "allow" : "exempt"][verdict.index]!++;
         if (verdict.kind !== "stray") tally[verdict.kind === "out-of-scope" ? "outOfScope" : verdict.kind]++;
         else {
           // In steps, a project judged twice (moved mid-listing) is planned once: enforce/index.ts de-duplicates across slices.
@@ -121,5 +125,5 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   if (changed.size) for (const stray of strays) if (stray.action.kind === "project" && changed.has(stray.action.projectId)) stray.judgedAt = 0;
   const overdue = frontier.length > 0 && Date.now() >= input.runEnd;
   if (overdue && stopped === null) stopped = `the run's time limit came at ${new Date(input.runEnd).toISOString()}`;
-  return { frontier, tally, strays, warnings, stopped, spent: Date.now() >= steps.sliceEnd() };
+  return { frontier, tally, matched, strays, warnings, stopped, spent: Date.now() >= steps.sliceEnd() };
 }

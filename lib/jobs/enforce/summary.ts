@@ -1,5 +1,6 @@
 /** What enforce counts and reports, its options and defaults: shared by the job, its slices and its view. */
 import type { GitLabClient, RequestCounts } from "../../gitlab/index.ts";
+import type { RuleCounts } from "../../policy/index.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
 import type { GuardedSummary, JobOptions, Report } from "../report.ts";
 
@@ -21,6 +22,8 @@ export interface EnforceSummary extends GuardedSummary {
   skipped: number;
   failed: number;
   maxRemovals: number;
+  /** Shares each allow and exempt rule matched, by index (null: not known, a replayed step did not count them). */
+  matched: RuleCounts | null;
 }
 
 export type EnforceReport = Report<ShareRemoval, EnforceSummary>;

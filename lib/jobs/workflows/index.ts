@@ -6,7 +6,7 @@
  */
 import pMap from "p-map";
 import { HttpError, isActive, type ApiGeneration, type N8nClient, type Workflow } from "../../n8n/index.ts";
-import { decideWorkflow, maxWorkflowChanges } from "../../policy/index.ts";
+import { decideWorkflow, matchingSelectors, maxWorkflowChanges } from "../../policy/index.ts";
 import { countStatus, errorText, jobStats, stoppedMidRequest, type GuardedSummary, type JobOptions, type Report } from "../report.ts";
 import { count } from "../view.ts";
 
@@ -66,6 +66,7 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
   // A cron job that governs nothing must not pass as "in policy" forever.
   if (policy.n8n === undefined) throw new Error("the policy has no n8n section: there are no workflows to govern");
 
+  const selected = new Set<number>();
   const judge = (wf: Workflow) => {
     const active = isActive(wf);
     const archived = wf.isArchived === true;
@@ -73,7 +74,9 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     if (active) tally.active++;
     if (archived) tally.archived++;
     const tags = (wf.tags ?? []).map((tag) => tag.name);
-    const decision = decideWorkflow(policy, { id: wf.id, name: wf.name, tags, active, archived });
+    const input = { id: wf.id, name: wf.name, tags, active, archived };
+    for (const i of matchingSelectors(policy, input)) selected.add(i);
+    const decision = decideWorkflow(policy, input);
     if (decision.kind === "keep") return;
     actions.push({ type: decision.kind, workflowId: wf.id, name: wf.name, reason: decision.reason, status: decision.apply ? "planned" : "reported" });
   };
@@ -90,6 +93,11 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     warnings.push(`stopped while listing after ${count(tally.workflows, "workflow")} (${errorText(signal.reason)}): the plan is incomplete and nothing was changed`);
   }
 
+  if (complete) {
+    for (const [i, selector] of policy.n8n.workflows.keepActive.entries()) {
+      if (!selected.has(i)) warnings.push(`n8n.workflows.keepActive[${i}] (${JSON.stringify(selector.text)}) matched no workflow that is not archived`);
+    }
+  }
   const changes = actions.filter((a) => a.status === "planned");
   const tripped = changes.length > limit;
   if (tripped) {
