@@ -54,8 +54,12 @@ export function requestTimeoutFrom({ values }: ParsedArgs, env: NodeJS.ProcessEn
 }
 
 /** --policy, else $WARDEN_POLICY, else ./warden.yaml. */
-export function policyFrom({ values }: ParsedArgs, io: CliIO): Promise<Policy> {
-  return loadPolicyFile(String(values["policy"] ?? io.env["WARDEN_POLICY"] ?? DEFAULT_POLICY_FILE));
+export function policyPath({ values }: ParsedArgs, io: CliIO): string {
+  return String(values["policy"] ?? io.env["WARDEN_POLICY"] ?? DEFAULT_POLICY_FILE);
+}
+
+export function policyFrom(args: ParsedArgs, io: CliIO): Promise<Policy> {
+  return loadPolicyFile(policyPath(args, io));
 }
 
 /** A service's address and credential, checked (naming the variable) before any request. */

@@ -6,13 +6,14 @@ import { PolicyError } from "../../lib/policy/index.ts";
 import type { CliIO, Command } from "./command.ts";
 import { enforceCommand } from "./enforce.ts";
 import { pipelineCommand } from "./pipeline.ts";
+import { policyCommand } from "./policy.ts";
 import { restoreCommand } from "./restore.ts";
 import { workflowsCommand } from "./workflows.ts";
 import { notice, redactedIO, requestTimeoutFrom, UsageError } from "./io.ts";
 import { closest } from "./suggest.ts";
 import { packageVersion } from "./version.ts";
 
-export const COMMANDS: Command[] = [enforceCommand, pipelineCommand, restoreCommand, workflowsCommand];
+export const COMMANDS: Command[] = [enforceCommand, pipelineCommand, policyCommand, restoreCommand, workflowsCommand];
 
 /** The options every command takes besides its own (each command's usage lists them too). */
 export const COMMON = {

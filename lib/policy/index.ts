@@ -1,6 +1,7 @@
 export { ACCESS_LEVEL_NAMES, ACCESS_LEVELS, accessLevelName } from "./access-levels.ts";
 export type { AccessLevelName } from "./access-levels.ts";
 export { authorizeSlack } from "./chatops.ts";
+export { checkPolicy } from "./check.ts";
 export type { ChatAuthz } from "./chatops.ts";
 export { PolicyError } from "./errors.ts";
 export type { PolicyIssue } from "./errors.ts";

@@ -1,0 +1,90 @@
+/**
+ * `warden policy check` offline: what a valid policy (parse.ts has refused an invalid one) still gets
+ * wrong without any server. Rules outside every scope group, lapsed exemptions, and rules an earlier
+ * one makes redundant. Shadowing is judged exactly for literal paths and `prefix/**` globs (and `**`);
+ * other wildcards are never called shadowed, so every finding is certain.
+ */
+import { ACCESS_LEVELS } from "./access-levels.ts";
+import { compileGlob } from "./glob.ts";
+import type { Glob, Policy, ShareAllowRule, ShareExemption } from "./policy.ts";
+import { isLiteral, lapsed, ruleText } from "./rules.ts";
+
+export function checkPolicy(policy: Policy, now: Date): string[] {
+  const gitlab = policy.gitlab;
+  if (gitlab === undefined) return [];
+  const { allow, exempt } = gitlab.shares;
+  const text = (list: "allow" | "exempt", index: number) => ruleText(policy, { list, index });
+  const findings: string[] = [];
+  const scope = gitlab.scope?.groups;
+  if (scope) {
+    const outside = (globs: readonly (Glob | undefined)[]) => globs.filter((g): g is Glob => g !== undefined && !scope.some((s) => reachesInto(g.pattern, s)));
+    const never = (what: string, globs: Glob[]) =>
+      globs.length ? [`${what}: ${globs.map((g) => JSON.stringify(g.pattern)).join(", ")} ${globs.length === 1 ? "lies" : "lie"} outside every scope group (${scope.join(", ")}), so never ${globs.length === 1 ? "matches" : "match"}`] : [];
+    allow.forEach((rule, i) => findings.push(...never(text("allow", i), outside([...(rule.projects ?? []), ...(rule.groups ?? [])]))));
+    exempt.forEach((e, i) => findings.push(...never(text("exempt", i), outside([e.project ?? e.group]))));
+  }
+  exempt.forEach((e, i) => {
+    if (lapsed(e, now)) findings.push(`${text("exempt", i)} lapsed after ${e.until}: it exempts nothing (remove it, or move until on)`);
+  });
+  allow.forEach((rule, j) => {
+    const i = allow.slice(0, j).findIndex((earlier) => allowCovers(earlier, rule));
+    if (i >= 0) findings.push(redundant(text("allow", j), text("allow", i), "allows", `allow[${i}]`));
+  });
+  exempt.forEach((e, j) => {
+    const i = exempt.slice(0, j).findIndex((earlier) => exemptCovers(earlier, e));
+    if (i >= 0) findings.push(redundant(text("exempt", j), text("exempt", i), "exempts", `exempt[${i}]`));
+  });
+  return findings;
+}
+
+function redundant(later: string, earlier: string, does: string, place: string): string {
+  const same = later.slice(later.indexOf(" (")) === earlier.slice(earlier.indexOf(" ("));
+  return same ? `${later} duplicates ${earlier}: remove one` : `${later} is shadowed by ${earlier}: every share it ${does}, ${place} ${does} first, so it never matches`;
+}
+
+/** Whether some path at or below the scope group `scope` can match `pattern`. */
+function reachesInto(pattern: string, scope: string): boolean {
+  const segments = pattern.split("/");
+  for (const [i, part] of scope.split("/").entries()) {
+    const segment = segments[i];
+    if (segment === undefined) return false; // the pattern stops above the scope group
+    if (segment === "**") return true;
+    if (!compileGlob(segment)(part)) return false;
+  }
+  return true;
+}
+
+/** Whether glob `a` matches every path `b` does: equal, `**`, or `P/**` over a `b` starting with P's literal segments. */
+function globCovers(a: Glob, b: Glob): boolean {
+  const [x, y] = [a.pattern.toLowerCase(), b.pattern.toLowerCase()];
+  if (x === y) return true;
+  const prefix = x.split("/");
+  if (prefix.pop() !== "**" || !prefix.every(isLiteral)) return false;
+  const inner = y.split("/");
+  // P's segments are literal: a path `b` matches starts with them only where b's first segments are them.
+  return prefix.every((segment, i) => inner[i] === segment);
+}
+
+const someCovers = (a: readonly Glob[], b: readonly Glob[]) => b.every((g) => a.some((h) => globCovers(h, g)));
+
+/** Whether every share `later` allows, `earlier` allows too (evaluateShare stops at the first rule that allows). */
+function allowCovers(earlier: ShareAllowRule, later: ShareAllowRule): boolean {
+  if (!globCovers(earlier.group, later.group)) return false;
+  const everywhere = (r: ShareAllowRule) => r.projects === undefined && r.groups === undefined;
+  if (!everywhere(earlier)) {
+    if (everywhere(later)) return false;
+    for (const key of ["projects", "groups"] as const) {
+      const [wide, narrow] = [earlier[key], later[key]];
+      if (narrow !== undefined && (wide === undefined || !someCovers(wide, narrow))) return false;
+    }
+  }
+  const access = earlier.maxAccess === undefined || (later.maxAccess !== undefined && ACCESS_LEVELS[earlier.maxAccess] >= ACCESS_LEVELS[later.maxAccess]);
+  const expiry = earlier.expiresWithin === undefined || (later.expiresWithin !== undefined && earlier.expiresWithin >= later.expiresWithin);
+  return access && expiry;
+}
+
+function exemptCovers(earlier: ShareExemption, later: ShareExemption): boolean {
+  const [wide, narrow] = [earlier.project ?? earlier.group!, later.project ?? later.group!];
+  if ((earlier.project === undefined) !== (later.project === undefined) || !globCovers(wide, narrow)) return false;
+  return earlier.until === undefined || (later.until !== undefined && earlier.until >= later.until);
+}
