@@ -127,6 +127,18 @@ describe("Enforce as a durable execution", () => {
     expect(Object.keys(durable.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
   }, 60_000);
 
+  it("a scheduled (applying) execution with a mistyped rule trips the guard over several invocations, naming it: nothing is removed", async () => {
+    const { durable } = await twins(8_000);
+    vi.stubEnv("WARDEN_POLICY", await writePolicy(groupSharesPolicy().replace('project: "acme/legacy/**"', 'project: "acme/legacyy/**"')));
+    const execution = await durableRun(durable, { dryRun: false }, { WARDEN_SLICE_SECONDS: "0.05" });
+    expect(execution.getStatus()).toBe("SUCCEEDED");
+    expect(execution.getInvocations().length).toBeGreaterThan(2);
+    const report = execution.getResult()!;
+    expect(report.summary).toMatchObject({ guard: "tripped", removed: 0, matched: { exempt: [0, expect.any(Number)] } });
+    expect(report.warnings).toContain('exempt[0] (project "acme/legacyy/**") matched no project share in scope');
+    expect(Object.keys(durable.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
+  }, 60_000);
+
   it("an execution started while another holds the job's lease does nothing and fails, naming the holder", async () => {
     const { durable } = await twins(500, { groups: 10, maxDepth: 2 });
     vi.resetModules();

@@ -97,6 +97,16 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
     expect(exitCode(report)).toBe(2);
   });
 
+  it("a keepActive selector that matches no workflow (or only an archived one) is a warning naming it", async () => {
+    const sim = await start(generation);
+    const typo = parsePolicy('version: 1\nn8n:\n  workflows:\n    keepActive: ["tag:production", "name:Nightly backups", "name:Old export"]\n', "test.yaml");
+    const report = await reconcile(sim, { policy: typo });
+    expect(report.warnings).toEqual([
+      'n8n.workflows.keepActive[1] ("name:Nightly backups") matched no workflow that is not archived',
+      'n8n.workflows.keepActive[2] ("name:Old export") matched no workflow that is not archived',
+    ]);
+  });
+
   it("apply makes exactly the planned changes through this generation's routes, one audit line each; the next dry run finds nothing", async () => {
     const sim = await start(generation);
     const audit: Record<string, unknown>[] = [];
