@@ -11,7 +11,9 @@ export const enforceCommand: Command = {
 Examines the policy's scope — its projects with the groups each is shared with, and its groups
 (each scope group and all below it) with the groups each is shared with — and plans the removal of
 every share the policy does not allow, of both kinds. Nothing changes without --apply; with it, the
-plan is applied unless it exceeds gitlab.guard.maxRemovals (one limit for both kinds). After removing
+plan is applied unless it exceeds gitlab.guard.maxRemovals (one limit for both kinds), or an allow or
+exempt rule matched no share (a typo, most often: each is named; gitlab.guard.unmatchedRules: warn
+accepts them; 'warden policy check' finds more before a run). After removing
 group shares, each group is read again: GitLab answers success without removing when the token lacks
 Owner on the sharing group, and such a share is reported as failed. Group shares cost one
 GET /groups/:id per group (GitLab.com allows 400 a minute); shares made by groups above a scope
