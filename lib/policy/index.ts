@@ -26,7 +26,7 @@ export type {
   ShareExemption,
   WorkflowSelector,
 } from "./policy.ts";
-export { emptyRuleCounts, isLiteral, lapsed, literalPaths, ruleSubject, ruleText, unmatchedRules } from "./rules.ts";
+export { addRuleCounts, emptyRuleCounts, isLiteral, lapsed, literalPaths, ruleSubject, ruleText, unmatchedRules } from "./rules.ts";
 export type { LiteralPath, RuleCounts, RuleList, RuleRef } from "./rules.ts";
 export { evaluateShare, inScope, maxRemovals, scopeGroups } from "./shares.ts";
 export type { ShareInput, ShareKind, ShareVerdict } from "./shares.ts";

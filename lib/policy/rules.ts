@@ -30,6 +30,12 @@ export function emptyRuleCounts(policy: Policy): RuleCounts {
   return { allow: (shares?.allow ?? []).map(() => 0), exempt: (shares?.exempt ?? []).map(() => 0) };
 }
 
+/** Adds each rule's count of `more` to `into`'s (the counts of a run's steps add up so). */
+export function addRuleCounts(into: RuleCounts, more: RuleCounts): RuleCounts {
+  for (const list of ["allow", "exempt"] as const) more[list].forEach((n, i) => (into[list][i] = (into[list][i] ?? 0) + n));
+  return into;
+}
+
 /** `exempt[0] (project "acme/legacyy/**")`, `allow[1] (group "partners/x", projects "acme/mobile/**")`. */
 export function ruleText(policy: Policy, { list, index }: RuleRef): string {
   const shares = policy.gitlab!.shares;

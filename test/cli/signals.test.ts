@@ -13,14 +13,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { policyFile, startWarden } from "../support/cli.ts";
 
-// No allow rule matches any group: every share in scope is stray, so an apply has hundreds to remove.
+// No allow rule matches any group: every share in scope is stray, so an apply has hundreds to remove
+// (the rule that matches nothing is accepted, or the guard would refuse to remove anything).
 const POLICY = `version: 1
 gitlab:
   scope: { groups: [acme] }
   shares:
     allow:
       - group: "nobody/**"
-  guard: { maxRemovals: 100000 }
+  guard: { maxRemovals: 100000, unmatchedRules: warn }
 `;
 
 const LATENCY_MS = 80;

@@ -53,7 +53,7 @@ describe("rules that match nothing", () => {
     const report = await run(typoPolicy());
     for (const text of [EXEMPT_TYPO, ALLOW_TYPO, SECOND_TYPO]) expect(hasWarning(report, text), text).toBe(true);
     expect(report.warnings.filter((w) => /^(allow|exempt)\[/.test(w))).toHaveLength(3);
-    expect(report.warnings).toContainEqual(expect.stringMatching(/^guard: 3 rules matched nothing \(allow\[1\], allow\[2\], exempt\[0\]\).*with --apply nothing would be removed/));
+    expect(report.warnings).toContainEqual(expect.stringMatching(/^guard: 3 rules matched nothing \(allow\[1\], allow\[2\], exempt\[0\]\).*an applying run would remove nothing/));
     expect(report.summary).toMatchObject({ guard: "ok", complete: true, matched: { exempt: [0, expect.any(Number)] } });
     expect(exitCode(report)).toBe(2);
     // partner/contractor-x once for both rules, and acme: the wildcard exemption is judged by what it matched.

@@ -5,7 +5,7 @@
  * strays found, not with the projects or groups examined.
  */
 import { isTrue } from "../../gitlab/index.ts";
-import { emptyRuleCounts, maxRemovals, unmatchedRules, type RuleCounts } from "../../policy/index.ts";
+import { addRuleCounts, emptyRuleCounts, maxRemovals, unmatchedRules, type RuleCounts } from "../../policy/index.ts";
 import { awaitedLater } from "../awaited-later.ts";
 import { concurrencyStat, countStatus, errorText } from "../report.ts";
 import { byKindAndPath, shareKey, type ShareRemoval } from "../shares/plan.ts";
@@ -90,8 +90,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       ),
     );
     addCounts(tally, slice.tally);
-    if (matched && slice.matched) for (const list of ["allow", "exempt"] as const) slice.matched[list].forEach((n, i) => (matched![list][i]! += n));
-    else matched = undefined;
+    matched = matched && slice.matched && addRuleCounts(matched, slice.matched);
     for (const stray of slice.strays) {
       const key = shareKey(stray.action);
       if (planned.has(key)) continue;
@@ -129,8 +128,8 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   }
   if (refuse) {
     const which = `${count(unmatched.length, "rule")} matched nothing (${unmatched.map((r) => `${r.list}[${r.index}]`).join(", ")}), and gitlab.guard.unmatchedRules is refuse`;
-    const fix = "correct or remove the rule, or set gitlab.guard.unmatchedRules: warn to accept it";
-    warnings.push(opts.apply ? `guard: ${which}; nothing was removed (${fix})` : `guard: ${which}: with --apply nothing would be removed (${fix})`);
+    const fix = "correct or remove each, or set gitlab.guard.unmatchedRules: warn to accept them";
+    warnings.push(opts.apply ? `guard: ${which}; nothing was removed (${fix})` : `guard: ${which}: an applying run would remove nothing (${fix})`);
   }
   if (!tripped && opts.apply && complete) {
     for (let from = 0, n = 1; from < plan.length; n++) {
