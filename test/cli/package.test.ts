@@ -101,7 +101,7 @@ describe.sequential("the packed CLI", () => {
   }, 30_000);
 
   it("examples/gitlab-ci.yml's jobs, run as a runner would in the policy repository: the plan exits 2 (allowed) and keeps its report, the apply removes it all", async () => {
-    interface Job { variables?: Record<string, string>; before_script?: string[]; script: string[]; allow_failure?: { exit_codes: number[] }; artifacts: { paths: string[] }; rules: { if: string; when?: string }[] }
+    interface Job { variables?: Record<string, string>; before_script?: string[]; script: string[]; allow_failure?: { exit_codes: number[] }; artifacts?: { paths: string[] }; rules: { if: string; when?: string }[] }
     const ci = parse(readFileSync(join(ROOT, "examples/gitlab-ci.yml"), "utf8")) as Record<string, Job> & { variables: Record<string, string> };
     // The tarball where the example says it is; npm installs into this prefix, as into a runner's /usr/local.
     const tarball = join(project, ci.variables["WARDEN_PACKAGE"]!);
@@ -114,14 +114,18 @@ describe.sequential("the packed CLI", () => {
       const variables = Object.fromEntries(Object.entries({ ...ci.variables, ...job.variables }).map(([k, v]) => [k, v.replace(/^\$(\w+)$/, (_, ref: string) => settings[ref as keyof typeof settings])]));
       const env = { ...NPM_ENV, ...settings, ...variables, npm_config_prefix: runner, PATH: `${join(runner, "bin")}:${PATH}` };
       const result = await run("sh", ["-ec", [...(job.before_script ?? []), ...job.script].join("\n")], { cwd: project, env });
-      const artifact = JSON.parse(readFileSync(join(project, job.artifacts.paths[0]!), "utf8")) as EnforceReport;
+      const artifact = job.artifacts && (JSON.parse(readFileSync(join(project, job.artifacts.paths[0]!), "utf8")) as EnforceReport);
       return { job, result, artifact };
     };
+    const check = await runJob("policy-check");
+    expect(check.result.code, check.result.stderr).toBe(0);
+    expect(check.result.stdout).toMatch(/allow\[0\] .*: [\d,]+ shares? allowed/);
+    expect(check.job.allow_failure?.exit_codes).toEqual([2]);
     const plan = await runJob("plan");
     expect(plan.result.code, plan.result.stderr).toBe(2);
     expect(plan.job.allow_failure?.exit_codes).toEqual([2]);
     expect(plan.job.rules.map((r) => r.if)).toContain('$CI_PIPELINE_SOURCE == "merge_request_event"');
-    expect(plan.artifact.summary).toMatchObject({ strays, removed: 0 });
+    expect(plan.artifact?.summary).toMatchObject({ strays, removed: 0 });
     const apply = await runJob("apply");
     expect(apply.job.rules).toEqual([{ if: "$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH", when: "manual" }]);
     expect(apply.result.code, apply.result.stderr).toBe(0);
