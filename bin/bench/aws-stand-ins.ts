@@ -8,7 +8,7 @@
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { startDynalite } from "../../test/support/dynalite.ts";
+import { startDynalite } from "../../sim/aws/dynalite.ts";
 
 /** A bench child's AWS settings: test credentials, and nothing from this machine's AWS configuration. */
 export const ISOLATED_AWS_ENV = {

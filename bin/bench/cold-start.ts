@@ -16,8 +16,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
-import { signedCommand } from "../../test/functions/events.ts";
-import { startDynalite } from "../../test/support/dynalite.ts";
+import { signedCommand } from "../../sim/aws/events.ts";
+import { startDynalite } from "../../sim/aws/dynalite.ts";
 import { ISOLATED_AWS_ENV } from "./aws-stand-ins.ts";
 
 export interface ColdStart {

@@ -9,7 +9,7 @@ import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
-import { startDynalite, type Dynalite } from "../support/dynalite.ts";
+import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { scriptedServer, type ScriptedServer } from "../support/server.ts";
 import { captureLogs, lambdaContext, SECRETS, signedCommand, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";

@@ -7,7 +7,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
-import { startDynalite, type Dynalite } from "../support/dynalite.ts";
+import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { captureLogs, lambdaContext, SECRETS, signedCommand, startLambdaApi, startSecretsManager, stubAwsEnv, writePolicy, type InvokeAnswer, type LambdaApiStub, type SecretsManagerStub } from "./support.ts";
 

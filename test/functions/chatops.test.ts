@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
 import { NOT_CHECKED } from "../../functions/lib/slack/once.ts";
 import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
-import { startDynalite, type Dynalite } from "../support/dynalite.ts";
+import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { captureLogs, functionUrlEvent, type SlashCommand, lambdaContext, SECRETS, signedCommand, slashCommandBody, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
 

@@ -16,7 +16,7 @@ import type { AnyReport } from "../../functions/lib/runs/outcome.ts";
 import type { EnforceReport, WorkflowsReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { startN8nSim, type N8nSim } from "../../sim/n8n/index.ts";
-import { startDynalite, type Dynalite } from "../support/dynalite.ts";
+import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { scriptedServer, type ScriptedServer } from "../support/server.ts";
 import { emfRecords } from "./emf.ts";

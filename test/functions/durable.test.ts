@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import type { GitLabSim } from "../../sim/gitlab/index.ts";
 import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
-import { startDynalite, type Dynalite } from "../support/dynalite.ts";
+import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
 import { outcome, removals, twinSims } from "../support/steps.ts";
 import { captureLogs, coldEnforce, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";

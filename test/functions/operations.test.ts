@@ -11,7 +11,7 @@ import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
 import { ALREADY_RECEIVED } from "../../functions/lib/slack/once.ts";
 import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
-import { startDynalite, type Dynalite } from "../support/dynalite.ts";
+import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { bundleHandler, type Bundle } from "./bundle.ts";
 import { emfRecords, expectValidEmf } from "./emf.ts";

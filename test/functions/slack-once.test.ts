@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { dynamoClaims } from "../../functions/lib/state/claims.ts";
 import { ALREADY_RECEIVED, NOT_CHECKED, slackRequestOnce, slackSslCheck } from "../../functions/lib/slack/once.ts";
 import { verifySlackRequest } from "../../functions/lib/slack/verify-request.ts";
-import { startDynalite, type Dynalite } from "../support/dynalite.ts";
+import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { functionUrlEvent, lambdaContext, SECRETS, signedCommand, slashCommandBody, startLambdaApi, stubAwsEnv, type LambdaApiStub } from "./support.ts";
 
 type Result = APIGatewayProxyStructuredResultV2;

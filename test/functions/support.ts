@@ -8,9 +8,9 @@ import type { Context } from "aws-lambda";
 import { expect, vi } from "vitest";
 import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
 import { CREDENTIAL_PATTERNS } from "../support/no-credentials.ts";
-import { SECRET_ARN } from "./events.ts";
+import { SECRET_ARN } from "../../sim/aws/events.ts";
 
-export * from "./events.ts";
+export * from "../../sim/aws/events.ts";
 
 export function lambdaContext(opts: { remainingMs?: number; requestId?: string; functionName?: string } = {}): Context {
   const deadline = Date.now() + (opts.remainingMs ?? 900_000);

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { startN8nSim } from "../../sim/n8n/index.ts";
-import { startDynalite, type Dynalite } from "../support/dynalite.ts";
+import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { json, scriptedServer, type ScriptedServer } from "../support/server.ts";
 import { captureLogs, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
