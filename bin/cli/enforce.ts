@@ -1,12 +1,12 @@
 import { enforce } from "../../lib/jobs/index.ts";
 import { count } from "../../lib/jobs/view.ts";
-import { gitlabFrom, policyFrom, positiveInt, printReport, progressLine, stderrAudit } from "./io.ts";
+import { auditTrail, gitlabFrom, policyFrom, positiveInt, printReport, progressLine } from "./io.ts";
 import type { CliIO, Command } from "./command.ts";
 
 export const enforceCommand: Command = {
   name: "enforce",
   summary: "remove project and group shares the policy does not allow (dry run unless --apply)",
-  usage: `Usage: warden enforce [--apply] [--policy FILE] [--json] [--debug]
+  usage: `Usage: warden enforce [--apply] [--audit-log FILE] [--policy FILE] [--json] [--debug]
 
 Examines the policy's scope — its projects with the groups each is shared with, and its groups
 (each scope group and all below it) with the groups each is shared with — and plans the removal of
@@ -30,6 +30,7 @@ Options:
                    GitLab's links. Defaults suit GitLab.com's budgets and a
                    small self-managed instance; a budget GitLab reports (RateLimit-*, Retry-After)
                    paces requests whatever these say
+  --audit-log FILE append one JSON line per change to FILE as it happens (for warden restore)
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
   --json           print the report as JSON
   --request-timeout SECONDS
@@ -47,11 +48,12 @@ SIGINT, SIGTERM and SIGHUP stop the run: no new removals, requests in flight can
 signal exits at once.
 
 Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard tripped (nothing changed).`,
-  options: { apply: { type: "boolean" }, concurrency: { type: "string" }, "list-concurrency": { type: "string" } },
+  options: { apply: { type: "boolean" }, "audit-log": { type: "string" }, concurrency: { type: "string" }, "list-concurrency": { type: "string" } },
   async run(args, io: CliIO) {
     const { values } = args;
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
     const progress = progressLine(io);
+    const trail = auditTrail(io, args);
     const report = await enforce({
       gitlab,
       policy,
@@ -59,10 +61,12 @@ Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard
       concurrency: positiveInt(args, "concurrency"),
       listConcurrency: positiveInt(args, "list-concurrency"),
       signal: io.signal,
-      audit: stderrAudit(io),
+      audit: trail.sink,
       onProgress: ({ projects, strays }) => progress.update(`listed ${count(projects, "project")}, ${count(strays, "stray share")}`),
+    }).finally(() => {
+      progress.done();
+      trail.close();
     });
-    progress.done();
     return printReport(io, report, values["json"] === true);
   },
 };

@@ -1,4 +1,5 @@
 /** A command's process: the environment read, reports printed, text redacted (command.ts says what it is). */
+import { closeSync, openSync, writeSync } from "node:fs";
 import { DEFAULT_POLICY_FILE, loadPolicyFile } from "../../lib/config/policy-file.ts";
 import { checkCredential, checkServiceUrl, GITLAB, N8N } from "../../lib/config/service-config.ts";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
@@ -6,6 +7,7 @@ import type { WaitEvent } from "../../lib/http/types.ts";
 import { exitCode, type AuditSink } from "../../lib/jobs/index.ts";
 import { escapeControls, jsonForTerminal, renderText } from "../../lib/jobs/render.ts";
 import type { Report } from "../../lib/jobs/report.ts";
+import { count } from "../../lib/jobs/view.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";
 import type { Policy } from "../../lib/policy/index.ts";
 import { redactOutput, registerSecret } from "../../lib/redact/index.ts";
@@ -19,6 +21,22 @@ export class UsageError extends Error {
 const SERVICES = { gitlab: GITLAB, n8n: N8N } as const;
 
 /**
+ * stderr as one stream of lines: a live line (a progress line redrawn with "\r") is cleared on a
+ * terminal, or ended off one, before any other text is written, so no line is glued to it.
+ */
+function separateLines(out: TextOut): TextOut {
+  let live = false;
+  return {
+    isTTY: out.isTTY,
+    write(text) {
+      const prefix = live && !text.startsWith("\r") ? (out.isTTY ? "\r\x1b[K" : "\n") : "";
+      live = text.slice(text.lastIndexOf("\n") + 1).replaceAll("\r\x1b[K", "") !== "";
+      return out.write(prefix + text);
+    },
+  };
+}
+
+/**
  * The one output point: every text the CLI writes (report, errors, progress, audit lines) passes
  * lib/redact here. The credentials in the environment are registered first, before the policy or
  * anything else is read, so that even an error quoting a file or a server's answer is masked.
@@ -26,7 +44,7 @@ const SERVICES = { gitlab: GITLAB, n8n: N8N } as const;
 export function redactedIO(io: CliIO): CliIO {
   for (const { credentialVariable } of Object.values(SERVICES)) registerSecret(io.env[credentialVariable]);
   const redacted = (out: TextOut): TextOut => ({ write: (text) => out.write(redactOutput(text)), isTTY: out.isTTY });
-  return { ...io, stdout: redacted(io.stdout), stderr: redacted(io.stderr) };
+  return { ...io, stdout: redacted(io.stdout), stderr: separateLines(redacted(io.stderr)) };
 }
 
 export function requireEnv(io: CliIO, name: string): string {
@@ -93,9 +111,44 @@ export function printReport(io: CliIO, report: Report<{ status: string }, object
   return exitCode(report);
 }
 
-/** Audit lines go to stderr as JSON, one per change, so stdout stays the report. */
-export function stderrAudit(io: CliIO): AuditSink {
-  return { info: (message, fields) => io.stderr.write(`${jsonForTerminal({ level: "INFO", message, ...fields, timestamp: new Date().toISOString() })}\n`) };
+/** The audit trail of a run: its sink, and close() once the job has returned. */
+export interface AuditTrail {
+  sink: AuditSink;
+  close(): void;
+}
+
+/**
+ * One JSON line per change, so stdout stays the report: appended to --audit-log FILE (written
+ * synchronously, so a run killed right after a change leaves its line on disk) and, off a terminal,
+ * to stderr; on a terminal, stderr shows a running count instead. The file is opened before any request.
+ */
+export function auditTrail(io: CliIO, { values }: ParsedArgs): AuditTrail {
+  const path = values["audit-log"] === undefined ? undefined : String(values["audit-log"]);
+  let fd: number | undefined;
+  if (path !== undefined) {
+    try {
+      fd = openSync(path, "a");
+    } catch (err) {
+      throw new UsageError(`--audit-log ${path}: cannot open it for append (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+  }
+  const tty = Boolean(io.stderr.isTTY);
+  let changes = 0;
+  const counted = () => `${count(changes, "change")}; audit lines ${path === undefined ? "not kept (--audit-log FILE keeps them)" : `in ${escapeControls(path)}`}`;
+  return {
+    sink: {
+      info(message, fields) {
+        const line = `${jsonForTerminal({ level: "INFO", message, ...fields, timestamp: new Date().toISOString() })}\n`;
+        if (fd !== undefined) writeSync(fd, redactOutput(line));
+        changes++;
+        io.stderr.write(tty ? `\r\x1b[K${counted()}` : line);
+      },
+    },
+    close() {
+      if (fd !== undefined) closeSync(fd);
+      if (tty && changes > 0) io.stderr.write(`\r\x1b[K${counted()}\n`);
+    },
+  };
 }
 
 /** A line on stderr for a person (a wait, an interruption), clearing a live progress line first. */

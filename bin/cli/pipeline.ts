@@ -1,9 +1,9 @@
 import { runPipeline } from "../../lib/jobs/index.ts";
 import { pipelineRequestProblem } from "../../lib/policy/refs.ts";
 import type { Command } from "./command.ts";
-import { gitlabFrom, policyFrom, printReport, stderrAudit, UsageError } from "./io.ts";
+import { auditTrail, gitlabFrom, policyFrom, printReport, UsageError } from "./io.ts";
 
-const USAGE = `Usage: warden pipeline <project-path> <ref> [KEY=VALUE ...] [--apply] [--policy FILE] [--json] [--debug]
+const USAGE = `Usage: warden pipeline <project-path> <ref> [KEY=VALUE ...] [--apply] [--audit-log FILE] [--policy FILE] [--json] [--debug]
 
 Checks a pipeline on <ref> of <project-path> with the given variables, and shows what would start:
 the policy's pipelines.allow must have a rule for the project (as GitLab resolves its path), the ref
@@ -14,6 +14,7 @@ variable given twice are refused before any request.
 
 Options:
   --apply          start the pipeline
+  --audit-log FILE append the start's JSON audit line to FILE
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
   --json           print the report as JSON
   --request-timeout SECONDS
@@ -28,7 +29,7 @@ export const pipelineCommand: Command = {
   name: "pipeline",
   summary: "start a pipeline where the policy allows it (dry run unless --apply)",
   usage: USAGE,
-  options: { apply: { type: "boolean" } },
+  options: { apply: { type: "boolean" }, "audit-log": { type: "string" } },
   positionals: true,
   async run(args, io) {
     const { values, positionals } = args;
@@ -43,7 +44,8 @@ export const pipelineCommand: Command = {
     const problem = pipelineRequestProblem(ref, variables);
     if (problem) throw new UsageError(problem);
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
-    const report = await runPipeline({ gitlab, policy, project, ref, variables, apply: values["apply"] === true, signal: io.signal, audit: stderrAudit(io) });
+    const trail = auditTrail(io, args);
+    const report = await runPipeline({ gitlab, policy, project, ref, variables, apply: values["apply"] === true, signal: io.signal, audit: trail.sink }).finally(() => trail.close());
     return printReport(io, report, values["json"] === true);
   },
 };

@@ -1,26 +1,31 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { restore, RestoreInputError } from "../../lib/jobs/index.ts";
 import { isStoredRun, parseRestoreTextFrom } from "../../lib/jobs/restore/input.ts";
 import type { CliIO, Command } from "./command.ts";
-import { gitlabFrom, policyFrom, positiveInt, printReport, stderrAudit, UsageError } from "./io.ts";
+import { auditTrail, gitlabFrom, policyFrom, policyPath, positiveInt, printReport, UsageError } from "./io.ts";
 
-const USAGE = `Usage: warden restore FILE|s3://BUCKET/KEY|latest [--apply] [--max-restores N] [--policy FILE] [--json] [--debug]
+const USAGE = `Usage: warden restore FILE|s3://BUCKET/KEY|latest [--apply] [--max-restores N] [--audit-log FILE] [--policy FILE] [--json] [--debug]
 
 Re-creates the shares an enforce run removed, each with its access level, expiry and custom role.
 FILE is the JSON report of an applying run (warden enforce --apply --json), or the JSON audit lines
-it wrote (its stderr, or the Enforce Lambda's log lines; other lines are skipped). A run the Enforce
+it wrote (its --audit-log file, which may hold several runs, its stderr, or the Enforce Lambda's
+log lines; other lines are skipped). A run the Enforce
 Lambda kept in its run-history bucket is read from S3 instead: s3://BUCKET/KEY names one, latest
 the most recent in $WARDEN_RUN_HISTORY_BUCKET (a file named latest is ./latest). Only removals
 with status "done" are restored. Each project and sharing group is read first: a share that exists
 is "already-present" (left as it is, a different level or expiry noted), one whose expiry has
 passed is "skipped", a refusal by GitLab is "failed" with its reason. Nothing changes without
---apply; with it, the restores are made unless there are more than the guard allows.
+--apply; with it, the restores are made unless there are more than the guard allows. No policy
+file is needed: it only sets the default guard.
 
 Options:
   --apply            re-create the shares
-  --max-restores N   the guard (default: the policy's gitlab.guard.maxRemovals)
+  --max-restores N   the guard (default: the policy's gitlab.guard.maxRemovals when a policy file
+                     is found, else 100)
+  --audit-log FILE   append one JSON line per restore to FILE as it happens
   --concurrency N    reads and restores in flight at once (default 4)
-  --policy FILE      policy file (default: $WARDEN_POLICY, else warden.yaml)
+  --policy FILE      policy file for the guard (default: $WARDEN_POLICY, else warden.yaml if present)
   --json             print the report as JSON
   --request-timeout SECONDS
                      deadline of each request attempt (default $WARDEN_REQUEST_TIMEOUT, else 60)
@@ -38,7 +43,7 @@ export const restoreCommand: Command = {
   name: "restore",
   summary: "re-create the shares an enforce run removed, from its report or audit lines (dry run unless --apply)",
   usage: USAGE,
-  options: { apply: { type: "boolean" }, concurrency: { type: "string" }, "max-restores": { type: "string" } },
+  options: { apply: { type: "boolean" }, "audit-log": { type: "string" }, concurrency: { type: "string" }, "max-restores": { type: "string" } },
   positionals: true,
   async run(args, io: CliIO) {
     const { values, positionals } = args;
@@ -50,8 +55,11 @@ export const restoreCommand: Command = {
     const input = await (isStoredRun(file) ? readStoredRun(file) : readRestoreFile(file)).catch((err: unknown) => {
       throw err instanceof RestoreInputError ? new UsageError(err.message) : err;
     });
-    const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
-    const report = await restore({ gitlab, policy, input, apply: values["apply"] === true, maxRestores, concurrency, signal: io.signal, audit: stderrAudit(io) });
+    // A policy named (--policy, $WARDEN_POLICY) must load; ./warden.yaml is read only if it is there.
+    const named = values["policy"] !== undefined || io.env["WARDEN_POLICY"] !== undefined || existsSync(policyPath(args, io));
+    const [policy, gitlab] = [named ? await policyFrom(args, io) : undefined, gitlabFrom(io)];
+    const trail = auditTrail(io, args);
+    const report = await restore({ gitlab, policy, input, apply: values["apply"] === true, maxRestores, concurrency, signal: io.signal, audit: trail.sink }).finally(() => trail.close());
     return printReport(io, report, values["json"] === true);
   },
 };

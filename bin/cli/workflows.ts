@@ -1,12 +1,12 @@
 import { reconcileWorkflows } from "../../lib/jobs/index.ts";
 import { count } from "../../lib/jobs/view.ts";
-import { n8nFrom, policyFrom, printReport, progressLine, stderrAudit } from "./io.ts";
+import { auditTrail, n8nFrom, policyFrom, printReport, progressLine } from "./io.ts";
 import type { CliIO, Command } from "./command.ts";
 
 export const workflowsCommand: Command = {
   name: "workflows",
   summary: "switch n8n workflows on or off as the policy says (dry run unless --apply)",
-  usage: `Usage: warden workflows [--apply] [--policy FILE] [--json] [--debug]
+  usage: `Usage: warden workflows [--apply] [--audit-log FILE] [--policy FILE] [--json] [--debug]
 
 Lists every n8n workflow and compares which are active with the policy's n8n.workflows: an active
 workflow no keepActive selector matches is deactivated, an inactive one a selector matches is
@@ -18,6 +18,7 @@ with status "reported" and never changed. Reported findings do not affect the ex
 
 Options:
   --apply          make the planned changes
+  --audit-log FILE append one JSON line per change to FILE as it happens (for warden restore)
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
   --json           print the report as JSON
   --request-timeout SECONDS
@@ -34,20 +35,23 @@ Works with n8n 1.x (activate/deactivate) and 2.x (publish/unpublish), detected a
 
 Exit codes: 0 in policy (reported findings aside) or all applied, 1 error or a change that failed,
 2 dry run found changes, 3 guard tripped (nothing changed).`,
-  options: { apply: { type: "boolean" } },
+  options: { apply: { type: "boolean" }, "audit-log": { type: "string" } },
   async run(args, io: CliIO) {
     const { values } = args;
     const [policy, n8n] = [await policyFrom(args, io), n8nFrom(io)];
     const progress = progressLine(io);
+    const trail = auditTrail(io, args);
     const report = await reconcileWorkflows({
       n8n,
       policy,
       apply: values["apply"] === true,
       signal: io.signal,
-      audit: stderrAudit(io),
+      audit: trail.sink,
       onProgress: ({ workflows, changes }) => progress.update(`listed ${count(workflows, "workflow")}, ${count(changes, "change")}`),
+    }).finally(() => {
+      progress.done();
+      trail.close();
     });
-    progress.done();
     return printReport(io, report, values["json"] === true);
   },
 };

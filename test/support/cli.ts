@@ -21,8 +21,8 @@ export interface CliRun {
 
 const childEnv = (env: Record<string, string>) => ({ PATH: process.env["PATH"] ?? "", ...env });
 
-export function warden(args: string[], env: Record<string, string>): Promise<CliRun> {
-  return runToEnd(process.execPath, [WARDEN, ...args], { env: childEnv(env) });
+export function warden(args: string[], env: Record<string, string>, cwd?: string): Promise<CliRun> {
+  return runToEnd(process.execPath, [WARDEN, ...args], { env: childEnv(env), ...(cwd === undefined ? {} : { cwd }) });
 }
 
 /** Runs any program to its end (npm, an installed `warden`), with exactly the environment given. */

@@ -13,12 +13,18 @@ import { countStatus, errorText, jobStats } from "../report.ts";
 import { count } from "../view.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
 import { subjectKey, subjectOf, type RemovedShare } from "../shares/plan.ts";
-import type { RestoreAction, RestoreOptions, RestoreReport } from "./summary.ts";
+import { DEFAULT_MAX_RESTORES, type RestoreAction, type RestoreOptions, type RestoreReport } from "./summary.ts";
 import { differences } from "./view.ts";
 
 
 /** The action type of a restore, by kind; everything else about the kinds is shares/. */
 const TYPES = { project: "restore-share", group: "restore-group-share" } as const;
+
+/** Where the guard's limit came from, for the warning when it trips. */
+function guardName(opts: RestoreOptions, limit: number): string {
+  if (opts.maxRestores !== undefined) return `--max-restores ${limit}`;
+  return opts.policy ? `gitlab.guard.maxRemovals (${limit})` : `the default guard (${limit}, without a policy; --max-restores N sets another)`;
+}
 
 /** A read of a project or group: its shares, or why it could not be read. */
 type Read = { shares: readonly GroupShare[] } | { error: string };
@@ -30,7 +36,7 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
   const { gitlab, signal } = opts;
   const startedAt = Date.now();
   const today = (opts.now ?? new Date()).toISOString().slice(0, 10);
-  const limit = opts.maxRestores ?? maxRemovals(opts.policy);
+  const limit = opts.maxRestores ?? (opts.policy ? maxRemovals(opts.policy) : DEFAULT_MAX_RESTORES);
   const concurrency = opts.concurrency ?? 4;
   const warnings = [...opts.input.notes];
   const actions: RestoreAction[] = opts.input.removals.map((r) => ({ type: TYPES[r.kind], ...r, status: "planned" }));
@@ -52,7 +58,7 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
   const restores = countStatus(actions, "planned");
   const tripped = complete && restores > limit;
   if (tripped) {
-    warnings.push(`guard: ${count(restores, "restore")}, more than ${opts.maxRestores === undefined ? `gitlab.guard.maxRemovals (${limit})` : `--max-restores ${limit}`}; nothing was restored`);
+    warnings.push(`guard: ${count(restores, "restore")}, more than ${guardName(opts, limit)}; nothing was restored`);
   } else if (opts.apply && complete) {
     const planned = actions.filter((a) => a.status === "planned");
     await pMap(planned, (a) => (signal?.aborted ? undefined : create(a, opts)), { concurrency });

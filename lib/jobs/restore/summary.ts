@@ -1,5 +1,6 @@
 /** What restore reports, and its options: shared by the job and its view. */
 import type { GitLabClient } from "../../gitlab/index.ts";
+import type { Policy } from "../../policy/index.ts";
 import type { GuardedSummary, JobOptions, Report } from "../report.ts";
 import type { RemovedShare } from "../shares/plan.ts";
 import type { RestoreInput } from "./input.ts";
@@ -32,10 +33,15 @@ export interface RestoreSummary extends GuardedSummary {
 
 export type RestoreReport = Report<RestoreAction, RestoreSummary>;
 
-export interface RestoreOptions extends JobOptions {
+/** The guard when neither --max-restores nor a policy sets one: restore needs no policy file. */
+export const DEFAULT_MAX_RESTORES = 100;
+
+export interface RestoreOptions extends Omit<JobOptions, "policy"> {
+  /** Only for its guard (gitlab.guard.maxRemovals); without one the guard is DEFAULT_MAX_RESTORES. */
+  policy?: Policy;
   gitlab: GitLabClient;
   input: RestoreInput;
-  /** The guard; default the policy's gitlab.guard.maxRemovals. */
+  /** The guard; default the policy's gitlab.guard.maxRemovals, else DEFAULT_MAX_RESTORES. */
   maxRestores?: number;
   now?: Date;
 }
