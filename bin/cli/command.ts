@@ -31,3 +31,9 @@ export interface Command {
   positionals?: boolean;
   run(args: ParsedArgs, io: CliIO): Promise<number>;
 }
+
+/** The help lines of the options every command takes (main.ts's COMMON), for each command's usage. */
+export const COMMON_OPTIONS_HELP = `  --request-timeout SECONDS
+                   deadline of each request attempt (default \$WARDEN_REQUEST_TIMEOUT, else 60)
+  --debug          print stack traces of unexpected errors
+  -h, --help       print this help`;

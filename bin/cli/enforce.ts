@@ -1,7 +1,7 @@
 import { enforce } from "../../lib/jobs/index.ts";
 import { count } from "../../lib/jobs/view.ts";
 import { auditTrail, gitlabFrom, policyFrom, positiveInt, printReport, progressLine } from "./io.ts";
-import type { CliIO, Command } from "./command.ts";
+import { type CliIO, type Command, COMMON_OPTIONS_HELP } from "./command.ts";
 
 export const enforceCommand: Command = {
   name: "enforce",
@@ -33,10 +33,7 @@ Options:
   --audit-log FILE append one JSON line per change to FILE as it happens (for warden restore)
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
   --json           print the report as JSON
-  --request-timeout SECONDS
-                   deadline of each request attempt (default $WARDEN_REQUEST_TIMEOUT, else 60)
-  --debug          print stack traces of unexpected errors
-  -h, --help       print this help
+${COMMON_OPTIONS_HELP}
 
 Environment:
   GITLAB_URL       scheme and host of the GitLab instance, without /api/v4

@@ -1,6 +1,6 @@
 import { runPipeline } from "../../lib/jobs/index.ts";
 import { pipelineRequestProblem } from "../../lib/policy/refs.ts";
-import type { Command } from "./command.ts";
+import { type Command, COMMON_OPTIONS_HELP } from "./command.ts";
 import { auditTrail, gitlabFrom, policyFrom, printReport, UsageError } from "./io.ts";
 
 const USAGE = `Usage: warden pipeline <project-path> <ref> [KEY=VALUE ...] [--apply] [--audit-log FILE] [--policy FILE] [--json] [--debug]
@@ -17,10 +17,7 @@ Options:
   --audit-log FILE append the start's JSON audit line to FILE
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
   --json           print the report as JSON
-  --request-timeout SECONDS
-                   deadline of each request attempt (default $WARDEN_REQUEST_TIMEOUT, else 60)
-  --debug          print stack traces of unexpected errors
-  -h, --help       print this help
+${COMMON_OPTIONS_HELP}
 
 Environment: GITLAB_URL, GITLAB_TOKEN (as for enforce; read_api is enough for a dry run).
 Exit codes: 0 started, 1 refused, failed or unknown, 2 dry run: allowed and would start.`;

@@ -3,7 +3,7 @@ import { escapeControls, jsonForTerminal } from "../../lib/jobs/render.ts";
 import { count } from "../../lib/jobs/view.ts";
 import { checkPolicy, ruleText, type Policy, type RuleCounts, type RuleList } from "../../lib/policy/index.ts";
 import { gitlabFrom, policyFrom, policyPath, progressLine, UsageError } from "./io.ts";
-import type { CliIO, Command, ParsedArgs } from "./command.ts";
+import { type CliIO, type Command, type ParsedArgs, COMMON_OPTIONS_HELP } from "./command.ts";
 
 export const policyCommand: Command = {
   name: "policy",
@@ -25,10 +25,7 @@ Options:
   --online         examine GitLab too (GITLAB_URL, GITLAB_TOKEN as for warden enforce)
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
   --json           print the findings as JSON
-  --request-timeout SECONDS
-                   deadline of each request attempt (default $WARDEN_REQUEST_TIMEOUT, else 60)
-  --debug          print stack traces of unexpected errors
-  -h, --help       print this help
+${COMMON_OPTIONS_HELP}
 
 Exit codes: 0 no findings, 1 an error (the policy is invalid, or GitLab could not be examined
 whole), 2 warnings (CI can gate a policy's merge requests on it).`,

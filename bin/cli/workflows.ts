@@ -1,7 +1,7 @@
 import { reconcileWorkflows } from "../../lib/jobs/index.ts";
 import { count } from "../../lib/jobs/view.ts";
 import { auditTrail, n8nFrom, policyFrom, printReport, progressLine } from "./io.ts";
-import type { CliIO, Command } from "./command.ts";
+import { type CliIO, type Command, COMMON_OPTIONS_HELP } from "./command.ts";
 
 export const workflowsCommand: Command = {
   name: "workflows",
@@ -21,10 +21,7 @@ Options:
   --audit-log FILE append one JSON line per change to FILE as it happens (for warden restore)
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
   --json           print the report as JSON
-  --request-timeout SECONDS
-                   deadline of each request attempt (default $WARDEN_REQUEST_TIMEOUT, else 60)
-  --debug          print stack traces of unexpected errors
-  -h, --help       print this help
+${COMMON_OPTIONS_HELP}
 
 Environment:
   N8N_URL          address of the n8n instance (scheme, host, port, optional path), without /api/v1

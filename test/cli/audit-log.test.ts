@@ -15,17 +15,7 @@ import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
 import { startN8nSim } from "../../sim/n8n/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, startWarden, warden, type CliRun, type LiveRun } from "../support/cli.ts";
-import { standardPolicy } from "../support/policies.ts";
-
-// No allow rule matches: every share in scope is stray (accepted explicitly, or the guard would refuse).
-const EVERYTHING_STRAY = `version: 1
-gitlab:
-  scope: { groups: [acme] }
-  shares:
-    allow:
-      - group: "nobody/**"
-  guard: { maxRemovals: 100000, unmatchedRules: warn }
-`;
+import { EVERYTHING_STRAY, standardPolicy } from "../support/policies.ts";
 
 // The standard policy that also allows partners/**: what it removes, the standard policy removes too, and more.
 const LENIENT = standardPolicy().replace('      - group: "acme/**"\n', '      - group: "acme/**"\n      - group: "partners/**"\n') + "    unmatchedRules: warn\n";

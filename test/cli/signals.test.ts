@@ -12,17 +12,7 @@ import { closeSync, constants, mkdtempSync, openSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { policyFile, startWarden } from "../support/cli.ts";
-
-// No allow rule matches any group: every share in scope is stray, so an apply has hundreds to remove
-// (the rule that matches nothing is accepted, or the guard would refuse to remove anything).
-const POLICY = `version: 1
-gitlab:
-  scope: { groups: [acme] }
-  shares:
-    allow:
-      - group: "nobody/**"
-  guard: { maxRemovals: 100000, unmatchedRules: warn }
-`;
+import { EVERYTHING_STRAY } from "../support/policies.ts";
 
 const LATENCY_MS = 80;
 
@@ -31,7 +21,7 @@ let env: Record<string, string>;
 
 beforeEach(async () => {
   sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 400, seed: 11 }).dataset, latencyMs: LATENCY_MS });
-  env = { GITLAB_URL: sim.url, GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(POLICY) };
+  env = { GITLAB_URL: sim.url, GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(EVERYTHING_STRAY) };
 });
 afterEach(() => sim.close());
 

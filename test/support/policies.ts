@@ -25,3 +25,16 @@ export function groupSharesPolicy(maxRemovals = 1000): string {
     )
     .replace('      - project: "acme/legacy/**"\n', '      - project: "acme/legacy/**"\n      - group: "acme/legacy/**"\n');
 }
+
+/**
+ * No allow rule matches any group: every share in scope is stray, so an apply has hundreds to remove.
+ * The rule that matches nothing is accepted explicitly, or the guard would refuse to remove anything.
+ */
+export const EVERYTHING_STRAY = `version: 1
+gitlab:
+  scope: { groups: [acme] }
+  shares:
+    allow:
+      - group: "nobody/**"
+  guard: { maxRemovals: 100000, unmatchedRules: warn }
+`;
