@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { LineCounter, parseDocument } from "yaml";
 import type { YAMLError } from "yaml";
 import { z } from "zod";
@@ -5,11 +6,14 @@ import { redactThenCut } from "../redact/index.ts";
 import { PolicyError } from "./errors.ts";
 import type { PolicyIssue } from "./errors.ts";
 import { oneOf } from "./format.ts";
-import type { Policy } from "./policy.ts";
+import type { Policy, PolicyOrigin } from "./policy.ts";
 import { policySchema } from "./schema.ts";
 
-/** Parses and validates a policy file's text; throws PolicyError naming `source` and every problem. */
-export function parsePolicy(text: string, source: string): Policy {
+/**
+ * Parses and validates a policy file's text; throws PolicyError naming `source` and every problem.
+ * `origin` is where the text came from (default: the file `source`), recorded with its SHA-256.
+ */
+export function parsePolicy(text: string, source: string, origin: PolicyOrigin = { source: "file", path: source }): Policy {
   const lineCounter = new LineCounter();
   // YAML 1.2 core schema (the default): `2027-01-01` stays a string, `no` stays a string.
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
@@ -30,7 +34,12 @@ export function parsePolicy(text: string, source: string): Policy {
   }
   const result = policySchema.safeParse(data, { error: issueMessage });
   if (!result.success) throw new PolicyError(source, result.error.issues.flatMap(policyIssues));
-  return result.data;
+  return { ...result.data, text, source: { ...origin, sha256: policySha256(text) } };
+}
+
+/** The SHA-256 of a policy's text, hex: the identity reports and plan files record. */
+export function policySha256(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
 /**

@@ -3,12 +3,28 @@ import type { AccessLevelName } from "./access-levels.ts";
 /** The validated, compiled policy that parsePolicy returns: globs come compiled, defaults filled in. */
 export interface Policy {
   readonly version: 1;
+  /** The text it was parsed from (a saved plan carries it, to judge again by exactly this policy). */
+  readonly text: string;
+  /** Where it came from and the SHA-256 of its text: every report names the policy it was judged by. */
+  readonly source: PolicySource;
   readonly gitlab?: GitlabPolicy;
   readonly pipelines?: PipelinesPolicy;
   readonly n8n?: N8nPolicy;
   readonly chatops?: ChatopsPolicy;
   readonly notify?: NotifyPolicy;
 }
+
+/**
+ * A policy's identity, as reports, audit lines and plan files record it: a file by its path, a
+ * policy read from a GitLab repository by project, path, ref and the commit it was read at.
+ */
+export type PolicySource =
+  | { readonly source: "file"; readonly path: string; readonly sha256: string }
+  | { readonly source: "gitlab"; readonly project: string; readonly path: string; readonly ref: string; readonly commitId: string; readonly sha256: string };
+
+/** Where a policy's text came from, before it is hashed (parsePolicy adds the SHA-256). */
+export type PolicyOrigin = DistributiveOmit<PolicySource, "sha256">;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** A glob as written in the policy, with its matcher compiled once at parse time. */
 export interface Glob {

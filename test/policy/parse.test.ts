@@ -202,7 +202,12 @@ pipelines:
 
 describe("parsePolicy results", () => {
   it("accepts a policy with only a version, and with only a gitlab section", () => {
-    expect(parsePolicy("version: 1\n", "a.yaml")).toEqual({ version: 1 });
+    // sha256 of "version: 1\n", as `printf 'version: 1\n' | sha256sum` gives it.
+    expect(parsePolicy("version: 1\n", "a.yaml")).toEqual({
+      version: 1,
+      text: "version: 1\n",
+      source: { source: "file", path: "a.yaml", sha256: "09bfcc6a14b83e2192b8673677725c84883ee9cd0c70e45c9ec09daa8f2b2847" },
+    });
     const gitlabOnly = parsePolicy("version: 1\ngitlab:\n  shares:\n    allow: []\n", "b.yaml");
     expect(gitlabOnly.gitlab?.shares).toEqual({ allow: [], exempt: [] });
     expect(gitlabOnly.gitlab?.guard).toEqual({ maxRemovals: 25, unmatchedRules: "refuse" });
