@@ -2,11 +2,12 @@ import { enforce } from "../../lib/jobs/index.ts";
 import { count } from "../../lib/jobs/view.ts";
 import { auditTrail, gitlabFrom, policyFrom, positiveInt, printReport, progressLine } from "./io.ts";
 import { type CliIO, type Command, COMMON_OPTIONS_HELP } from "./command.ts";
+import { planOutFrom, savePlan } from "./plan-out.ts";
 
 export const enforceCommand: Command = {
   name: "enforce",
   summary: "remove project and group shares the policy does not allow (dry run unless --apply)",
-  usage: `Usage: warden enforce [--apply] [--audit-log FILE] [--policy FILE] [--json] [--debug]
+  usage: `Usage: warden enforce [--apply | --out PLAN] [--audit-log FILE] [--policy FILE] [--json] [--debug]
 
 Examines the policy's scope — its projects with the groups each is shared with, and its groups
 (each scope group and all below it) with the groups each is shared with — and plans the removal of
@@ -21,6 +22,8 @@ group reach into it but are outside the scope: they are listed as warnings.
 
 Options:
   --apply          remove the planned shares
+  --out PLAN       save the plan (a dry run) to the file PLAN, for review and 'warden apply PLAN'
+                   (not written when the examination stops before its end)
   --concurrency N  removals in flight at once (default 16; an old plan's re-reads go out
                    alongside, as many again)
   --list-concurrency N
@@ -45,9 +48,10 @@ SIGINT, SIGTERM and SIGHUP stop the run: no new removals, requests in flight can
 signal exits at once.
 
 Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard tripped (nothing changed).`,
-  options: { apply: { type: "boolean" }, "audit-log": { type: "string" }, concurrency: { type: "string" }, "list-concurrency": { type: "string" } },
+  options: { apply: { type: "boolean" }, out: { type: "string" }, "audit-log": { type: "string" }, concurrency: { type: "string" }, "list-concurrency": { type: "string" } },
   async run(args, io: CliIO) {
     const { values } = args;
+    const out = planOutFrom(args);
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
     const progress = progressLine(io);
     const trail = auditTrail(io, args);
@@ -64,6 +68,8 @@ Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard
       progress.done();
       trail.close();
     });
-    return printReport(io, report, values["json"] === true);
+    const code = printReport(io, report, values["json"] === true);
+    if (out !== undefined) savePlan(io, out, report, policy);
+    return code;
   },
 };

@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { ServiceConfigError } from "../../lib/config/service-config.ts";
 import { escapeControls } from "../../lib/jobs/render.ts";
 import { PolicyError } from "../../lib/policy/index.ts";
+import { applyCommand } from "./apply.ts";
 import type { CliIO, Command } from "./command.ts";
 import { enforceCommand } from "./enforce.ts";
 import { pipelineCommand } from "./pipeline.ts";
@@ -13,7 +14,7 @@ import { notice, redactedIO, requestTimeoutFrom, UsageError } from "./io.ts";
 import { closest } from "./suggest.ts";
 import { packageVersion } from "./version.ts";
 
-export const COMMANDS: Command[] = [enforceCommand, pipelineCommand, policyCommand, restoreCommand, workflowsCommand];
+export const COMMANDS: Command[] = [enforceCommand, applyCommand, pipelineCommand, policyCommand, restoreCommand, workflowsCommand];
 
 /** The options every command takes besides its own (each command's usage lists them too). */
 export const COMMON = {

@@ -1,4 +1,7 @@
 export { enforce } from "./enforce/index.ts";
+export { applyPlan } from "./apply/index.ts";
+export type { ApplyOptions, ApplyReport, ApplySummary } from "./apply/summary.ts";
+export { planFile, PlanFileError, readPlanFile, writePlanFile, type PlanFile, type PlannedRemoval } from "./apply/plan-file.ts";
 export { ScopeError } from "./enforce/examine/scope.ts";
 export type { EnforceOptions, EnforceReport, EnforceSummary } from "./enforce/summary.ts";
 export type { RemoveGroupShareAction, RemoveShareAction, ShareRemoval, ShareStatus } from "./shares/plan.ts";

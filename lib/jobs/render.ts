@@ -3,6 +3,7 @@
  * between jobs is data — a view per job — so the layout is written once.
  */
 import { styleText } from "node:util";
+import { applyView } from "./apply/view.ts";
 import { enforceView } from "./enforce/view.ts";
 import { pipelineView } from "./pipeline/view.ts";
 import { restoreView } from "./restore/view.ts";
@@ -12,7 +13,7 @@ import { count, type JobView } from "./view.ts";
 
 type AnyReport = Report<{ status: string }, object>;
 
-const VIEWS: Partial<Record<JobName, JobView<never, never>>> = { enforce: enforceView, pipeline: pipelineView, restore: restoreView, workflows: workflowsView };
+const VIEWS: Partial<Record<JobName, JobView<never, never>>> = { enforce: enforceView, apply: applyView, pipeline: pipelineView, restore: restoreView, workflows: workflowsView };
 
 function viewOf(report: AnyReport): JobView<never, never> {
   const view = VIEWS[report.job];

@@ -83,7 +83,7 @@ describe("enforce Lambda: { restore }", () => {
 
   it.each([
     [{ restore: { job: "enforce", dryRun: true, actions: [] } }, "invalid event: restore: this is the report of a dry run, which removed nothing: restore reads the report of enforce --apply"],
-    [{ restore: { job: "workflows", dryRun: false, actions: [] } }, "invalid event: restore: this is the report of a workflows run: restore reads the report of an enforce run"],
+    [{ restore: { job: "workflows", dryRun: false, actions: [] } }, "invalid event: restore: this is the report of a workflows run: restore reads the report of an enforce or apply run"],
     [{ restore: { job: "enforce", dryRun: false, actions: [{ type: "remove-share", projectId: "4" }] } }, /^invalid event: restore: not a usable enforce report: actions\[0\]\.projectId: /],
     [{ restore: "not a log" }, /^invalid event: restore: no remove-share or remove-group-share audit line found/],
     [{ restore: { lines: [] } }, /^invalid event: restore: no remove-share or remove-group-share audit line found/],

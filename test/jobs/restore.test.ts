@@ -74,7 +74,7 @@ describe("restore input", () => {
 
   it.each([
     ["a dry run's report", report({ dryRun: true }), /report of a dry run, which removed nothing/],
-    ["a workflows report", report({ job: "workflows", dryRun: false }), /report of a workflows run: restore reads the report of an enforce run/],
+    ["a workflows report", report({ job: "workflows", dryRun: false }), /report of a workflows run: restore reads the report of an enforce or apply run/],
     ["a field of the wrong type", report({ actions: [{ ...action, accessLevel: "30" }] }), /^not a usable enforce report: actions\[0\]\.accessLevel: .*expected (int|number)/],
     ["an expiry that is not a date", report({ actions: [{ ...action, expiresAt: "soon" }] }), /actions\[0\]\.expiresAt/],
     ["a report without dryRun", report({ dryRun: undefined }), /dryRun/],

@@ -10,7 +10,7 @@
 import pMap from "p-map";
 import PQueue from "p-queue";
 import type { GitLabClient } from "../../gitlab/index.ts";
-import { evaluateShare, type Policy } from "../../policy/index.ts";
+import { accessLevelName, evaluateShare, type Policy } from "../../policy/index.ts";
 import { awaitedLater } from "../awaited-later.ts";
 import { errorText, stoppedMidRequest, type AuditSink } from "../report.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
@@ -22,6 +22,8 @@ export interface RemovalOptions {
   now: Date;
   concurrency: number;
   maxPlanAgeMs: number;
+  /** A saved plan's removals (warden apply): a share whose level, expiry or custom role changed since is skipped, not removed. */
+  asPlanned?: boolean;
   /** When each action was judged (Date.now()). */
   judgedAt: ReadonlyMap<ShareRemoval, number>;
   signal?: AbortSignal;
@@ -97,15 +99,27 @@ async function removeOne(action: ShareRemoval, opts: RemovalOptions, old: boolea
  * The share as it is now: still stray, its current fields (so the report and the audit line, which
  * restore reads, hold what was really removed); otherwise what became of it.
  */
-function judgeAgain(action: ShareRemoval, opts: RemovalOptions, subject: Subject | undefined): Partial<ShareRemoval> {
+export function judgeAgain(action: ShareRemoval, opts: Pick<RemovalOptions, "policy" | "now" | "asPlanned">, subject: Subject | undefined): Partial<ShareRemoval> {
   const { kind } = action;
   if (!subject) throw new Error(`${kind} not found (deleted, or the token can no longer see it): nothing removed`);
   const share = subject.shares.find((s) => s.group_id === action.groupId);
   if (!share) return { status: "already-gone" };
+  const changed = opts.asPlanned ? changedSincePlanned(action, shareFields(share, action.reason)) : undefined;
+  if (changed) return { status: "skipped", error: `changed since it was planned (${changed}); not removed` };
   const verdict = evaluateShare(opts.policy, shareInput(kind, subject, share), opts.now);
   if (verdict.kind === "stray") return shareFields(share, verdict.reason);
   const why = verdict.kind === "out-of-scope" ? `the ${kind} is no longer in scope` : `now ${verdict.kind} by ${verdict.rule}`;
   return { status: "skipped", error: `changed since it was planned (${why}); not removed` };
+}
+
+/** What differs between the share as planned and as it is now (what a reviewer saw is what is removed), if anything. */
+function changedSincePlanned(planned: ShareRemoval, now: ReturnType<typeof shareFields>): string | undefined {
+  if (now.accessLevel !== planned.accessLevel) {
+    return `access level ${now.accessLevel > planned.accessLevel ? "raised" : "lowered"} from ${accessLevelName(planned.accessLevel)} to ${accessLevelName(now.accessLevel)}`;
+  }
+  if (now.expiresAt !== planned.expiresAt) return `expiry changed from ${planned.expiresAt ?? "none"} to ${now.expiresAt ?? "none"}`;
+  if (now.memberRoleId !== planned.memberRoleId) return `custom role changed from ${planned.memberRoleId ?? "none"} to ${now.memberRoleId ?? "none"}`;
+  return undefined;
 }
 
 /**

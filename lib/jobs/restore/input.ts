@@ -43,7 +43,8 @@ const ReportAction = z.discriminatedUnion("type", [
   z.object({ type: z.literal(REMOVAL_TYPES.project), ...project("report"), status: z.enum(STATUSES) }),
   z.object({ type: z.literal(REMOVAL_TYPES.group), ...group("report"), status: z.enum(STATUSES) }),
 ]);
-const EnforceReport = z.object({ job: z.literal("enforce"), dryRun: z.literal(false), actions: z.array(ReportAction) });
+/** An apply report (warden apply --json) has enforce's shape. */
+const EnforceReport = z.object({ job: z.enum(["enforce", "apply"]), dryRun: z.literal(false), actions: z.array(ReportAction) });
 /** Audit lines are told apart by their message; Powertools' own fields (level, timestamp, function_name, …) are ignored. */
 const AuditLine = z.discriminatedUnion("message", [
   z.object({ message: z.literal(REMOVAL_TYPES.project), ...project("line"), outcome: z.enum(STATUSES) }),
@@ -99,14 +100,14 @@ export function parseRestoreText(text: string): RestoreInput {
 }
 
 function fromReport(value: Record<string, unknown>): RestoreInput {
-  if (value["job"] !== "enforce") {
-    throw new RestoreInputError(`this is the report of a ${typeof value["job"] === "string" ? redactThenCut(value["job"], 20) : "(unnamed)"} run: restore reads the report of an enforce run`);
+  if (value["job"] !== "enforce" && value["job"] !== "apply") {
+    throw new RestoreInputError(`this is the report of a ${typeof value["job"] === "string" ? redactThenCut(value["job"], 20) : "(unnamed)"} run: restore reads the report of an enforce or apply run`);
   }
   if (value["dryRun"] === true) throw new RestoreInputError("this is the report of a dry run, which removed nothing: restore reads the report of enforce --apply");
   const report = EnforceReport.safeParse(value);
   if (!report.success) throw new RestoreInputError(`not a usable enforce report: ${issuesText(report.error)}`);
   const { actions } = report.data;
-  return collect("an enforce report", actions.map((a) => [a.status, removedShare(a)] as const), []);
+  return collect(`an ${report.data.job} report`, actions.map((a) => [a.status, removedShare(a)] as const), []);
 }
 
 /**

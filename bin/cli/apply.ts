@@ -1,0 +1,74 @@
+import { readFile } from "node:fs/promises";
+import { applyPlan, PlanFileError, readPlanFile } from "../../lib/jobs/index.ts";
+import { type CliIO, type Command, COMMON_OPTIONS_HELP } from "./command.ts";
+import { auditTrail, gitlabFrom, positiveInt, printReport, requireEnv, UsageError } from "./io.ts";
+
+const USAGE = `Usage: warden apply PLAN [--apply] [--max-plan-age AGE] [--audit-log FILE] [--concurrency N] [--json] [--debug]
+
+Applies a plan saved by 'warden enforce --out PLAN': removes only the shares it lists, judged by the
+policy it records (not by warden.yaml). Each project and sharing group is read again first, and a share
+is removed only if it is still there with the same access level, expiry and custom role, and still
+stray under the plan's policy; anything else is skipped with the reason (already gone, level raised
+or lowered, expiry changed, now allowed or exempt). Nothing the plan does not list is removed.
+Dry run by default, as every command: without --apply it makes the same reads (GETs only) and
+reports what it would remove. The plan is refused before any request when it is not a Warden plan,
+was edited after it was written, was made for another GitLab than GITLAB_URL, or is older than
+--max-plan-age. The guard is the plan's policy's gitlab.guard.maxRemovals, over the plan's count.
+
+Options:
+  --apply              remove the planned shares that are still as planned
+  --max-plan-age AGE   refuse a plan older than AGE: minutes, hours or days, as 90m, 24h, 2d
+                       (default 24h)
+  --concurrency N      reads and removals in flight at once (default 16)
+  --audit-log FILE     append one JSON line per change to FILE as it happens (for warden restore)
+  --json               print the report as JSON (enforce's shape, job "apply")
+${COMMON_OPTIONS_HELP}
+
+Environment: GITLAB_URL (the instance the plan was made for) and GITLAB_TOKEN, as for enforce.
+
+SIGINT, SIGTERM and SIGHUP stop the run as they stop enforce: no new removals, every audit line
+written, the report printed, exit 1.
+
+Exit codes: 0 all applied (or nothing left to remove), 1 error, 2 dry run found shares to remove,
+3 guard tripped (nothing changed).`;
+
+export const applyCommand: Command = {
+  name: "apply",
+  summary: "remove the shares a saved plan (enforce --out) lists, if still as planned (dry run unless --apply)",
+  usage: USAGE,
+  options: { apply: { type: "boolean" }, "max-plan-age": { type: "string" }, "audit-log": { type: "string" }, concurrency: { type: "string" } },
+  positionals: true,
+  async run(args, io: CliIO) {
+    const { values, positionals } = args;
+    if (positionals.length !== 1) throw new UsageError(`one PLAN file is required (written by warden enforce --out PLAN)\n\n${USAGE}`);
+    if (values["policy"] !== undefined) throw new UsageError("--policy: apply judges by the policy the plan records, the one it was reviewed with; drop --policy (to judge by another policy, plan again with it)");
+    const file = positionals[0]!;
+    const maxAgeMs = planAge(values["max-plan-age"]);
+    const concurrency = positiveInt(args, "concurrency");
+    const text = await readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot read ${file}: ${err.code ?? err.message}`);
+    });
+    const gitlab = gitlabFrom(io);
+    const { plan, policy } = (() => {
+      try {
+        return readPlanFile(text, file, { gitlabUrl: requireEnv(io, "GITLAB_URL"), maxAgeMs, now: new Date() });
+      } catch (err) {
+        throw err instanceof PlanFileError ? new UsageError(err.message) : err;
+      }
+    })();
+    const trail = auditTrail(io, args);
+    const report = await applyPlan({ gitlab, plan, policy, apply: values["apply"] === true, concurrency, signal: io.signal, audit: trail.sink }).finally(() => trail.close());
+    return printReport(io, report, values["json"] === true);
+  },
+};
+
+const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** --max-plan-age: a whole number of minutes, hours or days (90m, 24h, 2d); 24 hours when not given. */
+function planAge(raw: unknown): number {
+  if (raw === undefined) return UNITS["h"]! * 24;
+  const match = typeof raw === "string" ? /^(\d+)([mhd])$/.exec(raw) : null;
+  const n = Number(match?.[1]);
+  if (!match || n < 1) throw new UsageError(`--max-plan-age takes a positive whole number of minutes, hours or days (90m, 24h, 2d), got ${JSON.stringify(raw)}`);
+  return n * UNITS[match[2]!]!;
+}

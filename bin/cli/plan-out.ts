@@ -1,0 +1,42 @@
+/** `warden enforce --out FILE`: the dry run's plan saved for review and `warden apply` (lib/jobs/apply/plan-file.ts). */
+import { statSync } from "node:fs";
+import { dirname } from "node:path";
+import { planFile, writePlanFile, type EnforceReport } from "../../lib/jobs/index.ts";
+import { count } from "../../lib/jobs/view.ts";
+import { unmatchedRules, type Policy } from "../../lib/policy/index.ts";
+import type { CliIO, ParsedArgs } from "./command.ts";
+import { notice, requireEnv, UsageError } from "./io.ts";
+import { packageVersion } from "./version.ts";
+
+/** --out FILE, checked before any request: a dry run only, into a directory that exists. */
+export function planOutFrom({ values }: ParsedArgs): string | undefined {
+  if (values["out"] === undefined) return undefined;
+  const out = String(values["out"]);
+  if (values["apply"] === true) throw new UsageError(`--out saves a dry run's plan for review, and --apply removes now: drop --apply, review ${out}, then run: warden apply ${out} --apply`);
+  const dir = dirname(out);
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--out ${out}: the directory ${dir} does not exist: create it, or name a file in one that does`);
+  return out;
+}
+
+/**
+ * Writes the plan of a complete examination. A stopped one writes none: a plan that lists only what was
+ * examined before the stop would be applied as if it were the whole review.
+ */
+export function savePlan(io: CliIO, out: string, report: EnforceReport, policy: Policy): void {
+  if (!report.summary.complete) {
+    notice(io, `warden enforce: no plan written to ${out}: the examination did not finish, and a partial plan would read as the whole one; run again`);
+    return;
+  }
+  const createdAt = new Date();
+  const unmatched = report.summary.matched ? unmatchedRules(policy, report.summary.matched, createdAt) : [];
+  const plan = planFile({
+    removals: report.actions,
+    policy,
+    gitlabUrl: requireEnv(io, "GITLAB_URL"),
+    createdAt,
+    wardenVersion: packageVersion(),
+    unmatchedRules: unmatched.map((r) => `${r.list}[${r.index}]`),
+  });
+  writePlanFile(out, plan);
+  notice(io, `plan written to ${out}: ${count(plan.removals.length, "removal")}; review it, then apply it with: warden apply ${out} --apply`);
+}

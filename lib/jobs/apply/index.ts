@@ -1,0 +1,76 @@
+/**
+ * The apply job (`warden apply plan.json`): removes only what a saved plan lists. Each subject is read
+ * again first, and a share is removed only if it is still there as planned (level, expiry, custom role)
+ * and still stray under the plan's policy; anything else is skipped with the reason. A dry run (the
+ * default) makes the same reads and judgements and removes nothing.
+ */
+import pMap from "p-map";
+import type { GitLabClient } from "../../gitlab/index.ts";
+import { maxRemovals } from "../../policy/index.ts";
+import { judgeAgain, removeShares } from "../enforce/apply.ts";
+import { DEFAULT_REMOVAL_CONCURRENCY } from "../enforce/summary.ts";
+import { countStatus, errorText, jobStats, stoppedMidRequest } from "../report.ts";
+import { SHARE_OPS } from "../shares/kinds.ts";
+import { subjectKey, subjectOf, type ShareRemoval } from "../shares/plan.ts";
+import { count } from "../view.ts";
+import type { ApplyOptions, ApplyReport } from "./summary.ts";
+
+export async function applyPlan(opts: ApplyOptions): Promise<ApplyReport> {
+  const { gitlab, policy, plan, signal } = opts;
+  const startedAt = Date.now();
+  const warnings: string[] = [];
+  const actions = plan.removals.map((r) => ({ ...r, status: "planned" }) as ShareRemoval);
+  const limit = maxRemovals(policy);
+  const refused = policy.gitlab?.guard.unmatchedRules === "refuse" ? plan.unmatchedRules : [];
+  const tripped = actions.length > limit || (refused.length > 0 && opts.apply === true);
+  if (actions.length > limit) warnings.push(`guard: the plan lists ${count(actions.length, "removal")}, more than its policy's gitlab.guard.maxRemovals (${limit}); nothing was removed`);
+  if (refused.length) {
+    const which = `the plan's examination found ${count(refused.length, "rule")} that matched nothing (${refused.join(", ")}), and gitlab.guard.unmatchedRules is refuse`;
+    warnings.push(opts.apply ? `guard: ${which}; nothing was removed` : `guard: ${which}: an applying run would remove nothing`);
+  }
+  // The token first: a refused one is one error, not a failure per share.
+  await gitlab.currentUser(signal);
+  const judging = { policy, now: opts.now ?? new Date(), asPlanned: true, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY };
+  const { stopped } =
+    opts.apply && !tripped
+      ? await removeShares(actions, { ...judging, gitlab, maxPlanAgeMs: 0, judgedAt: new Map(), signal, audit: opts.audit, warnings })
+      : await judgeOnly(actions, gitlab, judging, signal);
+  const left = countStatus(actions, "planned");
+  if (stopped && signal?.aborted) warnings.push(`stopped (${errorText(signal.reason)}) with ${left} of ${count(actions.length, "removal")} still planned: apply the plan again to finish`);
+  return {
+    job: "apply",
+    dryRun: !opts.apply,
+    summary: {
+      strays: actions.length,
+      removed: countStatus(actions, "done"),
+      alreadyGone: countStatus(actions, "already-gone"),
+      skipped: countStatus(actions, "skipped"),
+      failed: countStatus(actions, "failed"),
+      maxRemovals: limit,
+      guard: tripped ? "tripped" : "ok",
+      complete: !stopped,
+    },
+    actions,
+    stats: jobStats([gitlab.http], startedAt),
+    warnings,
+  };
+}
+
+/** The reads and judgements of an apply, nothing removed: a share still to remove stays "planned". */
+async function judgeOnly(actions: ShareRemoval[], gitlab: GitLabClient, judging: Parameters<typeof judgeAgain>[1] & { concurrency: number }, signal?: AbortSignal): Promise<{ stopped: boolean }> {
+  let stopped = false;
+  await pMap(Map.groupBy(actions, subjectKey).values(), async (group) => {
+    if (signal?.aborted) return void (stopped = true);
+    const first = group[0]!;
+    const subject = SHARE_OPS[first.kind].read(gitlab, subjectOf(first).id, signal);
+    for (const action of group) {
+      try {
+        Object.assign(action, judgeAgain(action, judging, await subject));
+      } catch (err) {
+        if (signal?.aborted) stopped = true;
+        Object.assign(action, { status: "failed", error: signal?.aborted ? stoppedMidRequest(signal, "reading the share") : errorText(err) });
+      }
+    }
+  }, { concurrency: judging.concurrency });
+  return { stopped };
+}

@@ -1,0 +1,168 @@
+/**
+ * The plan file, as terraform's planfile: `warden enforce --out` writes the removals a reviewed dry
+ * run planned, with the policy they were judged by, the GitLab origin, when, and by which Warden;
+ * `warden apply` reads it back. A versioned, explicit contract: a checksum over its canonical content,
+ * and every check below made before any request.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { z } from "zod";
+import { parsePolicy, type Policy, type PolicySource } from "../../policy/index.ts";
+import { REMOVAL_TYPES, type ShareRemoval } from "../shares/plan.ts";
+
+export const PLAN_FORMAT = "warden-plan";
+export const PLAN_FORMAT_VERSION = 1;
+/** How far in the future a plan's createdAt may lie (clocks of CI runners differ a little). */
+const CLOCK_SKEW_MS = 5 * 60_000;
+
+/** A removal as planned: the share as it was seen and why it is stray, without an outcome. */
+export type PlannedRemoval = Planned<ShareRemoval>;
+type Planned<A> = A extends ShareRemoval ? Omit<A, "status" | "error"> : never;
+
+export interface PlanFile {
+  format: typeof PLAN_FORMAT;
+  formatVersion: typeof PLAN_FORMAT_VERSION;
+  createdAt: string;
+  wardenVersion: string;
+  /** The GitLab instance's origin (scheme, host, port): never a path or a credential. */
+  gitlabUrl: string;
+  /** The policy the removals were judged by: where it came from, the SHA-256 of its text, and the text. */
+  policy: PolicySource & { text: string };
+  /** Allow and exempt rules that matched nothing in the examination (e.g. "exempt[0]"): the policy's unmatchedRules guard reads them. */
+  unmatchedRules: string[];
+  removals: PlannedRemoval[];
+  /** "sha256:" and the hex SHA-256 of the canonical JSON of every other field. */
+  checksum: string;
+}
+
+export class PlanFileError extends Error {
+  override name = "PlanFileError";
+}
+
+export interface PlanInput {
+  removals: readonly ShareRemoval[];
+  policy: Policy;
+  gitlabUrl: string;
+  createdAt: Date;
+  wardenVersion: string;
+  unmatchedRules: string[];
+}
+
+export function planFile({ removals, policy, gitlabUrl, createdAt, wardenVersion, unmatchedRules }: PlanInput): PlanFile {
+  const content = {
+    format: PLAN_FORMAT,
+    formatVersion: PLAN_FORMAT_VERSION,
+    createdAt: createdAt.toISOString(),
+    wardenVersion,
+    gitlabUrl: new URL(gitlabUrl).origin,
+    policy: { ...policy.source, text: policy.text },
+    unmatchedRules,
+    removals: removals.map(({ status: _status, error: _error, ...planned }) => planned as PlannedRemoval),
+  } as const;
+  return { ...content, checksum: checksumOf(content) };
+}
+
+/**
+ * Written beside its final name and renamed over it once on disk, so a run killed mid-write leaves the
+ * previous file or none, never half a plan.
+ */
+export function writePlanFile(path: string, plan: PlanFile): void {
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    const fd = openSync(temp, "wx", 0o600);
+    try {
+      writeSync(fd, `${JSON.stringify(plan, null, 2)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw new PlanFileError(`cannot write the plan to ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+export interface PlanExpectations {
+  /** GITLAB_URL: the plan must have been made for its origin. */
+  gitlabUrl: string;
+  maxAgeMs: number;
+  now: Date;
+}
+
+/** A plan file's text, checked, with its policy parsed again from the recorded text; PlanFileError names the cause and the fix. */
+export function readPlanFile(text: string, file: string, expect: PlanExpectations): { plan: PlanFile; policy: Policy } {
+  const notPlan = `${file} is not a Warden plan file (write one with: warden enforce --out ${file})`;
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new PlanFileError(notPlan);
+  }
+  if (!isRecord(data) || data["format"] !== PLAN_FORMAT) throw new PlanFileError(notPlan);
+  if (data["formatVersion"] !== PLAN_FORMAT_VERSION) {
+    const by = typeof data["wardenVersion"] === "string" ? ` (written by Warden ${data["wardenVersion"].slice(0, 20)})` : "";
+    throw new PlanFileError(`${file}: plan format version ${JSON.stringify(data["formatVersion"])}${by} is unknown to this Warden, which reads version ${PLAN_FORMAT_VERSION}: apply it with the Warden that wrote it, or plan again`);
+  }
+  const { checksum, ...content } = data;
+  if (checksum !== checksumOf(content)) throw new PlanFileError(`${file} was edited after it was written (its checksum does not match its content): plan again with warden enforce --out, and review that plan`);
+  const parsed = PlanSchema.safeParse(data);
+  if (!parsed.success) throw new PlanFileError(`${file} is not a plan this Warden can read (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}): plan again`);
+  const plan: PlanFile = parsed.data;
+  const origin = new URL(expect.gitlabUrl).origin;
+  if (plan.gitlabUrl !== origin) throw new PlanFileError(`${file} was made for ${plan.gitlabUrl}, not for GITLAB_URL's ${origin}: set GITLAB_URL to the instance the plan was made for, or plan again against this one`);
+  const age = expect.now.getTime() - Date.parse(plan.createdAt);
+  if (age < -CLOCK_SKEW_MS) throw new PlanFileError(`${file} was made at ${plan.createdAt}, in the future of this machine's clock (${expect.now.toISOString()}): check the clocks, or plan again`);
+  if (age > expect.maxAgeMs) {
+    throw new PlanFileError(`${file} was made at ${plan.createdAt}, ${hours(age)} ago, older than --max-plan-age (${hours(expect.maxAgeMs)}): plan again and review that plan, or raise --max-plan-age`);
+  }
+  const { text: policyText, sha256, ...recorded } = plan.policy;
+  const policy = parsePolicy(policyText, `${file} (the plan's policy)`, recorded);
+  if (policy.source.sha256 !== sha256) throw new PlanFileError(`${file}: its policy's text does not have the SHA-256 it records (${sha256}): plan again`);
+  return { plan, policy };
+}
+
+/** SHA-256 of the canonical JSON: keys sorted at every depth, no whitespace. */
+function checksumOf(content: object): string {
+  return `sha256:${createHash("sha256").update(canonicalJson(content), "utf8").digest("hex")}`;
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (isRecord(value)) {
+    const entries = Object.keys(value).filter((k) => value[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function hours(ms: number): string {
+  return ms >= 48 * 3_600_000 ? `${(ms / 86_400_000).toFixed(1)} days` : ms >= 3_600_000 ? `${(ms / 3_600_000).toFixed(1)} hours` : `${Math.round(ms / 60_000)} minutes`;
+}
+
+const id = z.int().positive();
+const shared = { groupId: id, group: z.string().min(1), accessLevel: id, expiresAt: z.iso.date().nullable(), memberRoleId: id.optional(), reason: z.string() };
+const PlanSchema = z.object({
+  format: z.literal(PLAN_FORMAT),
+  formatVersion: z.literal(PLAN_FORMAT_VERSION),
+  checksum: z.string(),
+  createdAt: z.iso.datetime(),
+  wardenVersion: z.string(),
+  gitlabUrl: z.url(),
+  policy: z.union([
+    z.object({ source: z.literal("file"), path: z.string(), sha256: z.string(), text: z.string() }),
+    z.object({ source: z.literal("gitlab"), project: z.string(), path: z.string(), ref: z.string(), commitId: z.string(), sha256: z.string(), text: z.string() }),
+  ]),
+  unmatchedRules: z.array(z.string()),
+  removals: z.array(
+    z.discriminatedUnion("type", [
+      z.object({ type: z.literal(REMOVAL_TYPES.project), kind: z.literal("project"), projectId: id, project: z.string().min(1), ...shared }),
+      z.object({ type: z.literal(REMOVAL_TYPES.group), kind: z.literal("group"), sharedGroupId: id, sharedGroup: z.string().min(1), ...shared }),
+    ]),
+  ),
+});
