@@ -115,7 +115,7 @@ export function readPlanFile(text: string, file: string, expect: PlanExpectation
   const age = expect.now.getTime() - Date.parse(plan.createdAt);
   if (age < -CLOCK_SKEW_MS) throw new PlanFileError(`${file} was made at ${plan.createdAt}, in the future of this machine's clock (${expect.now.toISOString()}): check the clocks, or plan again`);
   if (age > expect.maxAgeMs) {
-    throw new PlanFileError(`${file} was made at ${plan.createdAt}, ${hours(age)} ago, older than --max-plan-age (${hours(expect.maxAgeMs)}): plan again and review that plan, or raise --max-plan-age`);
+    throw new PlanFileError(`${file} was made at ${plan.createdAt}, ${duration(age)} ago, older than --max-plan-age (${duration(expect.maxAgeMs)}): plan again and review that plan, or raise --max-plan-age`);
   }
   const { text: policyText, sha256, ...recorded } = plan.policy;
   const policy = parsePolicy(policyText, `${file} (the plan's policy)`, recorded);
@@ -141,8 +141,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function hours(ms: number): string {
-  return ms >= 48 * 3_600_000 ? `${(ms / 86_400_000).toFixed(1)} days` : ms >= 3_600_000 ? `${(ms / 3_600_000).toFixed(1)} hours` : `${Math.round(ms / 60_000)} minutes`;
+/** An age in the unit a person would write it in: minutes below 2 hours, hours below 2 days. */
+function duration(ms: number): string {
+  return ms >= 48 * 3_600_000 ? `${(ms / 86_400_000).toFixed(1)} days` : ms >= 2 * 3_600_000 ? `${(ms / 3_600_000).toFixed(1)} hours` : `${Math.round(ms / 60_000)} minutes`;
 }
 
 const id = z.int().positive();
