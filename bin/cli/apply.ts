@@ -16,12 +16,14 @@ was edited after it was written, was made for another GitLab than GITLAB_URL, or
 --max-plan-age. The guard is the plan's policy's gitlab.guard.maxRemovals, over the plan's count.
 
 Options:
-  --apply              remove the planned shares that are still as planned
-  --max-plan-age AGE   refuse a plan older than AGE: minutes, hours or days, as 90m, 24h, 2d
-                       (default 24h)
-  --concurrency N      reads and removals in flight at once (default 16)
-  --audit-log FILE     append one JSON line per change to FILE as it happens (for warden restore)
-  --json               print the report as JSON (enforce's shape, job "apply")
+  --apply          remove the planned shares that are still as planned
+  --max-plan-age AGE
+                   refuse a plan older than AGE, in minutes, hours or days: 90m, 24h, 2d
+                   (default 24h)
+  --concurrency N  reads and removals in flight at once (default 16)
+  --audit-log FILE append one JSON line per change to FILE as it happens (for warden restore)
+  --json           print the report as JSON (enforce's shape, with job "apply")
+  --policy FILE    refused: apply judges by the policy the plan records, the one reviewed
 ${COMMON_OPTIONS_HELP}
 
 Environment: GITLAB_URL (the instance the plan was made for) and GITLAB_TOKEN, as for enforce.

@@ -100,7 +100,7 @@ describe.sequential("the packed CLI", () => {
     expect(await run("npm", ["exec", "--", "warden", "--version"], { cwd: project, env: NPM_ENV })).toMatchObject({ code: 0, stdout: `warden ${VERSION}\n` });
   }, 30_000);
 
-  it("examples/gitlab-ci.yml's jobs, run as a runner would in the policy repository: the plan exits 2 (allowed) and keeps its report, the apply removes it all", async () => {
+  it("examples/gitlab-ci.yml's jobs, run as a runner would in the policy repository: the plan exits 2 (allowed) and keeps its report and plan file, the apply of that plan removes it all", async () => {
     interface Job { variables?: Record<string, string>; before_script?: string[]; script: string[]; allow_failure?: { exit_codes: number[] }; artifacts?: { paths: string[] }; rules: { if: string; when?: string }[] }
     const ci = parse(readFileSync(join(ROOT, "examples/gitlab-ci.yml"), "utf8")) as Record<string, Job> & { variables: Record<string, string> };
     // The tarball where the example says it is; npm installs into this prefix, as into a runner's /usr/local.
@@ -129,7 +129,7 @@ describe.sequential("the packed CLI", () => {
     const apply = await runJob("apply");
     expect(apply.job.rules).toEqual([{ if: "$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH", when: "manual" }]);
     expect(apply.result.code, apply.result.stderr).toBe(0);
-    expect(apply.artifact).toMatchObject({ dryRun: false, summary: { strays, removed: strays, failed: 0 } });
+    expect(apply.artifact).toMatchObject({ job: "apply", dryRun: false, summary: { strays, removed: strays, failed: 0 } });
     expect((await runJob("plan")).result.code).toBe(0);
     expect(existsSync(join(runner, "bin", "warden"))).toBe(true);
   }, 30_000);
