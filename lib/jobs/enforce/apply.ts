@@ -6,6 +6,7 @@
  * answer with success without removing (a group share, without Owner) has its subject read once more
  * after its removals, and its audit lines wait for that, so each says what became of the share. An
  * administrator's token too: with Admin Mode on, one without the admin_mode scope acts as a plain user.
+ * A saved plan (apply/) comes through here judged again in full, and removed only if still as planned.
  */
 import pMap from "p-map";
 import PQueue from "p-queue";

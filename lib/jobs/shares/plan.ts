@@ -21,7 +21,7 @@ interface ShareFields {
   /** The custom role, where GitLab gives one. */
   memberRoleId?: number;
   reason: string;
-  /** "skipped": judged again before removal (the plan had grown old) and no longer stray. */
+  /** "skipped": judged again before removal (the plan had grown old) and no longer stray, or (a saved plan) changed since. */
   status: ShareStatus;
   error?: string;
 }
