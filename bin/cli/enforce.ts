@@ -6,7 +6,7 @@ import { type CliIO, type Command, COMMON_OPTIONS_HELP } from "./command.ts";
 export const enforceCommand: Command = {
   name: "enforce",
   summary: "remove project and group shares the policy does not allow (dry run unless --apply)",
-  usage: `Usage: warden enforce [--apply] [--audit-log FILE] [--policy FILE] [--json] [--debug]
+  usage: `Usage: warden enforce [--apply] [--target PATH]... [--audit-log FILE] [--policy FILE] [--json] [--debug]
 
 Examines the policy's scope — its projects with the groups each is shared with, and its groups
 (each scope group and all below it) with the groups each is shared with — and plans the removal of
@@ -21,6 +21,9 @@ group reach into it but are outside the scope: they are listed as warnings.
 
 Options:
   --apply          remove the planned shares
+  --target PATH    examine and remove only within PATH: a group (with its subgroups) or a project,
+                   inside the scope; repeat for more. The guard counts what this run plans; rules
+                   that match nothing are reported only by a run over the whole scope
   --concurrency N  removals in flight at once (default 16; an old plan's re-reads go out
                    alongside, as many again)
   --list-concurrency N
@@ -45,7 +48,7 @@ SIGINT, SIGTERM and SIGHUP stop the run: no new removals, requests in flight can
 signal exits at once.
 
 Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard tripped (nothing changed).`,
-  options: { apply: { type: "boolean" }, "audit-log": { type: "string" }, concurrency: { type: "string" }, "list-concurrency": { type: "string" } },
+  options: { apply: { type: "boolean" }, target: { type: "string", multiple: true }, "audit-log": { type: "string" }, concurrency: { type: "string" }, "list-concurrency": { type: "string" } },
   async run(args, io: CliIO) {
     const { values } = args;
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
@@ -55,6 +58,7 @@ Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard
       gitlab,
       policy,
       apply: values["apply"] === true,
+      ...(values["target"] === undefined ? {} : { targets: values["target"] as string[] }),
       concurrency: positiveInt(args, "concurrency"),
       listConcurrency: positiveInt(args, "list-concurrency"),
       signal: io.signal,
