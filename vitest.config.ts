@@ -11,7 +11,7 @@ export default defineConfig({
       // --apply and the guard, restore, and signals (their handlers live in the entry file).
       {
         extends: true,
-        test: { name: "built-cli", include: ["test/cli/{enforce,restore,signals}.test.ts"], env: { WARDEN_TEST_CLI: "built" } },
+        test: { name: "built-cli", include: ["test/cli/{enforce,enforce-target,restore,signals}.test.ts"], env: { WARDEN_TEST_CLI: "built" } },
       },
     ],
   },
