@@ -129,6 +129,24 @@ describe("enforce --target", () => {
     expect(report.warnings[0]).toMatch(/^targeted run: only acme\/mobile \(group by itself\) examined/);
   });
 
+  it("a group by itself listed in pages is swept for moves over its own projects only: a project moved between its subgroups meanwhile is not judged", async () => {
+    sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 2_000, seed: 3, tree: { groups: 30, maxDepth: 3, root: 0.7 } }).dataset, latencyMs: 2, detailProjects: false });
+    sims.push(sim);
+    const acme = sim.dataset.groups.find((g) => g.full_path === "acme")!;
+    const subgroups = sim.dataset.groups.filter((g) => g.parent_id === acme.id);
+    const own = () => sim.dataset.projects.filter((p) => p.namespace_id === acme.id).length;
+    expect(own()).toBeGreaterThan(300);
+    const moved = sim.dataset.projects.find((p) => p.namespace_id === subgroups[0]!.id)!;
+    // While acme's own projects are listed, a project moves between two of its subgroups (its updated_at moves on).
+    sim.beforeAnswer(({ route, url }) => {
+      if (route === "GET /groups/:id/projects" && url.searchParams.get("page") === "2" && moved.namespace_id === subgroups[0]!.id) sim.moveProject(moved.id, subgroups[1]!.id);
+    });
+    const report = await run({ targets: [{ kind: "group", path: "acme", subtree: false }], listConcurrency: 4 });
+    expect(moved.namespace_id).toBe(subgroups[1]!.id);
+    expect(report.summary.projects).toBe(own());
+    expect(report.actions.some((a) => a.kind === "project" && a.projectId === moved.id)).toBe(false);
+  });
+
   it("repeated targets: one inside another is examined once, and a path in another case or with slashes names the same group", async () => {
     const { dataset, straysWhere } = await setup({ recordRequests: true });
     const ios = dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/mobile/ios/"))!.path_with_namespace;
