@@ -159,6 +159,14 @@ describe("enforce --target", () => {
     expect(report.warnings[0]).toMatch(/^targeted run: only acme\/mobile \(group and its subgroups\), acme\/security \(group and its subgroups\) examined;/);
   });
 
+  it("without a scope (the whole instance), any path GitLab has is a target", async () => {
+    const { straysWhere } = await setup();
+    const policyText = groupSharesPolicy().replace("  scope: { groups: [acme] }\n", "");
+    const report = await run({ targets: ["acme/mobile"], policyText });
+    expect(keys(report.actions)).toEqual(straysWhere(under("acme/mobile")));
+    expect(report.warnings).toHaveLength(1);
+  });
+
   it("a target outside the scope is refused before any request, naming the path and the scope", async () => {
     await setup();
     for (const targets of [["acme/mobile", "partners/contractor-x"], ["acme-ext"], [""], ["acme//mobile"]]) {
