@@ -16,7 +16,7 @@ import type { ExaminationWork, ScopeRoot } from "./work.ts";
  * path with its subtree, or else the project there. A group by itself (`subtree: false`) is its own
  * shares and its own projects' shares, not its subgroups'.
  */
-export type Target = string | { kind: "group"; path: string; subtree: boolean } | { kind: "project"; path: string };
+export type EnforceTarget = string | { kind: "group"; path: string; subtree: boolean } | { kind: "project"; path: string };
 
 /** A target as GitLab has it: its id, and its full path as GitLab spells it. */
 export type FoundTarget = { kind: "group"; id: number; path: string; subtree: boolean } | { kind: "project"; id: number; path: string };
@@ -25,7 +25,7 @@ export type FoundTarget = { kind: "group"; id: number; path: string; subtree: bo
 type CheckedTarget = { kind?: "group" | "project"; path: string; subtree: boolean; given: string };
 
 /** Each target's path, checked against the policy's scope before any request; every bad one named at once. */
-export function checkTargets(policy: Policy, targets: readonly Target[]): CheckedTarget[] {
+export function checkTargets(policy: Policy, targets: readonly EnforceTarget[]): CheckedTarget[] {
   if (targets.length === 0) throw new ScopeError("targets: none given (leave targets out to examine the whole scope)");
   const scope = scopeGroups(policy);
   const checked = targets.map((target): CheckedTarget => {
@@ -56,7 +56,8 @@ export async function findTargets(gitlab: GitLabClient, policy: Policy, targets:
     return inScope(policy, result.path) ? [] : [`target ${JSON.stringify(given)} is at ${result.path} on GitLab, outside the policy's scope`];
   });
   if (problems.length) throw new ScopeError(`${problems.join("; ")}; nothing was examined or changed`);
-  const unique = [...new Map((found as FoundTarget[]).map((t) => [`${t.kind} ${t.id} ${t.kind === "group" && t.subtree}`, t])).values()];
+  const targetsFound = found.filter((result) => typeof result !== "string");
+  const unique = [...new Map(targetsFound.map((t) => [`${t.kind} ${t.id} ${t.kind === "group" && t.subtree}`, t])).values()];
   return unique.filter((inner) => !unique.some((outer) => outer !== inner && holds(outer, inner)));
 }
 
