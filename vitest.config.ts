@@ -11,7 +11,7 @@ export default defineConfig({
       // --apply and the guard, a saved plan applied, restore, and signals (their handlers live in the entry file).
       {
         extends: true,
-        test: { name: "built-cli", include: ["test/cli/{enforce,apply,restore,signals}.test.ts"], env: { WARDEN_TEST_CLI: "built" } },
+        test: { name: "built-cli", include: ["test/cli/{enforce,enforce-target,apply,restore,signals}.test.ts"], env: { WARDEN_TEST_CLI: "built" } },
       },
     ],
   },

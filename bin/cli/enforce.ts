@@ -7,7 +7,7 @@ import { planOutFrom, savePlan } from "./plan-out.ts";
 export const enforceCommand: Command = {
   name: "enforce",
   summary: "remove project and group shares the policy does not allow (dry run unless --apply)",
-  usage: `Usage: warden enforce [--apply | --out PLAN] [--audit-log FILE] [--policy FILE] [--json] [--debug]
+  usage: `Usage: warden enforce [--apply | --out PLAN] [--target PATH]... [--audit-log FILE] [--policy FILE] [--json] [--debug]
 
 Examines the policy's scope — its projects with the groups each is shared with, and its groups
 (each scope group and all below it) with the groups each is shared with — and plans the removal of
@@ -24,6 +24,9 @@ Options:
   --apply          remove the planned shares
   --out PLAN       save the plan (a dry run) to the file PLAN, for review and 'warden apply PLAN'
                    (not written when the examination stops before its end)
+  --target PATH    examine and remove only within PATH: a group (with its subgroups) or a project,
+                   inside the scope; repeat for more. The guard counts what this run plans; rules
+                   that match nothing are reported only by a run over the whole scope
   --concurrency N  removals in flight at once (default 16; an old plan's re-reads go out
                    alongside, as many again)
   --list-concurrency N
@@ -48,7 +51,7 @@ SIGINT, SIGTERM and SIGHUP stop the run: no new removals, requests in flight can
 signal exits at once.
 
 Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard tripped (nothing changed).`,
-  options: { apply: { type: "boolean" }, out: { type: "string" }, "audit-log": { type: "string" }, concurrency: { type: "string" }, "list-concurrency": { type: "string" } },
+  options: { apply: { type: "boolean" }, out: { type: "string" }, target: { type: "string", multiple: true }, "audit-log": { type: "string" }, concurrency: { type: "string" }, "list-concurrency": { type: "string" } },
   async run(args, io: CliIO) {
     const { values } = args;
     const out = planOutFrom(args);
@@ -59,6 +62,7 @@ Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard
       gitlab,
       policy,
       apply: values["apply"] === true,
+      ...(values["target"] === undefined ? {} : { targets: values["target"] as string[] }),
       concurrency: positiveInt(args, "concurrency"),
       listConcurrency: positiveInt(args, "list-concurrency"),
       signal: io.signal,

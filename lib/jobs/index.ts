@@ -4,6 +4,7 @@ export type { ApplyOptions, ApplyReport, ApplySummary } from "./apply/summary.ts
 export { planFile, PlanFileError, readPlanFile, writePlanFile, type PlanFile, type PlannedRemoval } from "./apply/plan-file.ts";
 export { ScopeError } from "./enforce/examine/scope.ts";
 export type { EnforceOptions, EnforceReport, EnforceSummary } from "./enforce/summary.ts";
+export type { EnforceTarget } from "./enforce/examine/targets.ts";
 export type { RemoveGroupShareAction, RemoveShareAction, ShareRemoval, ShareStatus } from "./shares/plan.ts";
 export { runPipeline, type PipelineAction, type PipelineOptions, type PipelineReport } from "./pipeline/index.ts";
 export { N8nAccessError, reconcileWorkflows, type WorkflowAction, type WorkflowsOptions, type WorkflowsReport, type WorkflowsSummary } from "./workflows/index.ts";

@@ -32,11 +32,17 @@ function paths(value: unknown, at: string, into: Set<string>): Set<string> {
   return into;
 }
 
-/** A dry run and an apply in 10 ms slices, recording every step's JSON result, key paths only. */
+/**
+ * A dry run and an apply in 10 ms slices, and a dry run limited to targets (a group with its subtree, a
+ * group by itself, a project), recording every step's JSON result, key paths only.
+ */
 async function recordedPaths(detailProjects: boolean): Promise<Set<string>> {
   const seen = new Set<string>();
-  for (const apply of [false, true]) {
+  for (const [apply, targeted] of [[false, false], [true, false], [false, true]]) {
     const { dataset } = generateOrganisation({ projects: 3_000, seed: 7, tree: { groups: 60, maxDepth: 4, heavy: 0.6 }, groupShares: true, now: NOW });
+    const [tree, single] = dataset.groups.filter((g) => g.full_path.split("/").length === 2 && g.full_path.startsWith("acme/"));
+    const project = dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/"))!;
+    const targets = [tree!.full_path, { kind: "group" as const, path: single!.full_path, subtree: false }, project.path_with_namespace];
     const sim = await startGitLabSim({ dataset, latencyMs: 2, detailProjects });
     sims.push(sim);
     const steps = recordingSteps({ sliceMs: 10, perStep: 25 });
@@ -47,7 +53,7 @@ async function recordedPaths(detailProjects: boolean): Promise<Set<string>> {
       return result;
     };
     const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-    await enforce({ gitlab, policy: parsePolicy(groupSharesPolicy(10_000), "test.yaml"), now: NOW, listConcurrency: 8, apply }, steps);
+    await enforce({ gitlab, policy: parsePolicy(groupSharesPolicy(10_000), "test.yaml"), now: NOW, listConcurrency: 8, apply, ...(targeted ? { targets } : {}) }, steps);
   }
   return seen;
 }
@@ -60,9 +66,9 @@ it("every step result a durable execution records keeps its pinned keys", async 
   expect(missing, "every run above records these").toEqual([]);
 }, 120_000);
 
-/** The frontier's work (lib/jobs' ProjectWork and GroupWork, with lib/paging's Checkpoint), as of main at aa424de. */
+/** The frontier's work (lib/jobs' ProjectWork and GroupWork, with lib/paging's Checkpoint), as of main at aa424de; `list.project` (a project target) since. */
 const WORK = [
-  "kind", "list", "list.after", "list.before", "list.group", "list.own", "list.visibility", "path", "partOf", "carried[]", "judgedUpTo", "share",
+  "kind", "list", "list.after", "list.before", "list.group", "list.own", "list.visibility", "list.project", "path", "partOf", "carried[]", "judgedUpTo", "share",
   ...["up", "down"].flatMap((end) => ["strategy", "next", "pages", "items"].map((f) => `at.${end}.${f}`)),
   "at.down", "at.top", "at.bottom", "at.seen", "at.projects",
   "pending[]", "list.descendantsOf", "from.strategy", "from.next", "from.pages", "from.items",
@@ -85,7 +91,7 @@ const PINNED = new Set([
 
 /** Paths each run above records, whatever its timing: the identifying fields of each kind of work, and the plan. */
 const ALWAYS = [
-  "begin.frontier[].kind", "begin.frontier[].pending[]", "begin.frontier[].list.descendantsOf", "begin.frontier[].ancestors[].id", "begin.frontier[].projects.root.id",
+  "begin.frontier[].kind", "begin.frontier[].list.project", "begin.frontier[].pending[]", "begin.frontier[].list.descendantsOf", "begin.frontier[].ancestors[].id", "begin.frontier[].projects.root.id",
   "examine.frontier[].kind", "examine.frontier[].list.group", "examine.frontier[].at.up.next", "examine.frontier[].pending[]", "examine.frontier[].from.next",
   "examine.strays[].action.type", "examine.strays[].action.groupId", "examine.strays[].judgedAt", "remove.actions[].status", "ended.at",
 ];

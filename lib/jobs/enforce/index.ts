@@ -14,6 +14,7 @@ import { count } from "../view.ts";
 import { removeShares } from "./apply.ts";
 import { beginExamination } from "./examine/examiners.ts";
 import { ScopeError, scopeRoots } from "./examine/scope.ts";
+import { checkTargets, findTargets, targetedWarning, targetedWork } from "./examine/targets.ts";
 import { unmatchedWarnings } from "./rules.ts";
 import { examineSlice, type Slice } from "./slice.ts";
 import { addCounts, DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY, emptyTally, statsSince, type EnforceOptions, type EnforceReport, type StepStats, type Tally } from "./summary.ts";
@@ -37,6 +38,8 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   const { gitlab, policy, signal } = opts;
   // Before any request: without the section there is nothing to govern, and an empty plan would read as "in policy".
   if (policy.gitlab === undefined) throw new ScopeError("the policy has no gitlab section: enforce has nothing to govern (add gitlab.shares, and gitlab.scope to limit it)");
+  // A run limited to part of the scope: each target is checked against the scope before any request.
+  const targets = opts.targets && checkTargets(policy, opts.targets);
   const limit = maxRemovals(policy);
   const concurrency = opts.listConcurrency ?? DEFAULT_LIST_CONCURRENCY;
   const measured = async <T extends object>(run: () => Promise<T>): Promise<T & { stats: StepStats }> => {
@@ -53,6 +56,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       // The token check and the scope look-up go out together (reads: after a refused token the Lambda
       // may read a rotated secret and run again, functions/lib/runs/run-job.ts); the token's error comes first.
       const scope = awaitedLater(scopeRoots(gitlab, policy, signal));
+      const found = targets && awaitedLater(findTargets(gitlab, policy, targets, concurrency, signal));
       const user = await gitlab.currentUser(signal);
       const seesAllGroups = isTrue(user.is_admin) || isTrue(user.is_auditor);
       if (!seesAllGroups) {
@@ -63,7 +67,10 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
         );
       }
       const roots = await scope;
-      return { startedAt, now, seesAllGroups, warnings, frontier: beginExamination(roots, seesAllGroups) };
+      const part = await found;
+      if (part) warnings.push(targetedWarning(part));
+      const frontier = part ? targetedWork(part, roots, (trees) => beginExamination(trees, seesAllGroups)) : beginExamination(roots, seesAllGroups);
+      return { startedAt, now, seesAllGroups, warnings, frontier };
     }),
   );
   const now = new Date(begun.now);
@@ -114,8 +121,8 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     warnings.push(`${count(tally.outOfScope, "share")} of examined projects or groups ${tally.outOfScope === 1 ? "is" : "are"} outside the policy's scope (a path not under a scope group): they were left alone`);
   }
 
-  // Only a complete examination shows that a rule matched nothing.
-  const unmatched = complete && matched ? unmatchedRules(policy, matched, now) : [];
+  // Only a complete examination of the whole scope shows that a rule matched nothing (targets.ts).
+  const unmatched = complete && matched && !targets ? unmatchedRules(policy, matched, now) : [];
   if (unmatched.length) {
     const named = await steps.step("rules", () => measured(async () => ({ warnings: await unmatchedWarnings(gitlab, policy, unmatched, signal) })));
     warnings.push(...named.warnings);

@@ -2,6 +2,7 @@
 import type { GitLabClient, RequestCounts } from "../../gitlab/index.ts";
 import type { RuleCounts } from "../../policy/index.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
+import type { EnforceTarget } from "./examine/targets.ts";
 import type { GuardedSummary, JobOptions, Report } from "../report.ts";
 
 /** Counters named for one kind count that kind; the others count both kinds. */
@@ -51,6 +52,8 @@ export interface EnforceOptions extends JobOptions {
   /** How long the whole run may take (ms); past it, the examination stops and the report says how far it got. */
   runLimitMs?: number;
   onProgress?: (p: { projects: number; groups: number; strays: number }) => void;
+  /** Limits the run to these parts of the scope (examine/targets.ts); absent: the whole scope. */
+  targets?: readonly EnforceTarget[];
 }
 
 /** What examining counts, besides the strays. */

@@ -19,11 +19,12 @@ export interface ScopeRoot {
 
 /**
  * Where a project listing stands: the instance not yet divided into id ranges; an id range; a
- * group's projects with its subgroups' (a partition, split where large), or its own only (`own`).
+ * group's projects with its subgroups' (a partition, split where large), or its own only (`own`);
+ * or one project, read by itself (a run's target, targets.ts).
  */
 export interface ProjectWork {
   kind: "project";
-  list: "instance" | { after?: number; before?: number } | GroupList;
+  list: "instance" | { after?: number; before?: number } | GroupList | OneProject;
   /** A group's full path, where known: where a project moved out of the listing shows (ledger.ts). */
   path?: string;
   /** A group's own projects read for the examination of this scope group's details, which sweeps them (groups/detail-projects.ts). */
@@ -46,6 +47,9 @@ export interface ProjectWork {
 
 /** A listing of one group's projects: its subtree's, or its own only, of one visibility or all. */
 export type GroupList = { group: number; own?: true; visibility?: Visibility };
+
+/** One project by its id: a target of the run, read whole in one answer. */
+export type OneProject = { project: number };
 
 /** Both ends of a listing read from its two ends (or one end only: `down` null). */
 export interface Ends {

@@ -9,6 +9,7 @@ import { instanceRanges, projectsWithDetails } from "../scope.ts";
 import { PRIORITY } from "../slots.ts";
 import { scopeListing, type ProjectWork, type ScopeRoot } from "../work.ts";
 import { readEnds } from "./both-ends.ts";
+import { examineOneProject } from "./one.ts";
 import { listingOf, listingRun } from "./pages.ts";
 import { partition } from "./partition.ts";
 import { sweepScope } from "./sweep.ts";
@@ -44,6 +45,7 @@ export async function examineProjects(exam: Examination, work: ProjectWork, sink
     await Promise.all(ranges.map((list) => examineProjects(exam, { kind: "project", list }, sink)));
     return;
   }
+  if ("project" in work.list) return examineOneProject(exam, { ...work, list: work.list }, sink);
   await partition(run, work);
   const root = listingOf(run, work);
   // Only a scope group begun here (split partitions carry judgedUpTo) has all it judged in this ledger.

@@ -48,6 +48,7 @@ export function listingOf(run: ListingRun, work: ProjectWork): GroupListing | "i
 export function listing(exam: Examination, work: ProjectWork, sort: "asc" | "desc", from?: Checkpoint): AsyncIterator<Page<Project>> {
   const list = { signal: exam.signal, from };
   if (work.list === "instance") throw new Error("the instance is listed in id ranges");
+  if ("project" in work.list) throw new Error("one project is read, not listed");
   if ("group" in work.list) return exam.gitlab.listGroupProjects(work.list.group, list, { includeSubgroups: !work.list.own, sort, visibility: work.list.visibility }).pages();
   return exam.gitlab.listProjects({ idAfter: work.list.after, idBefore: work.list.before, list }).pages();
 }

@@ -67,7 +67,8 @@ async function sweepMoves(s: Sweep): Promise<void> {
 async function sweepOnce(s: Sweep, since: number, seen: Map<number, string>): Promise<{ began: number; moved: number; left: Set<GroupListing> }> {
   const { exam } = s;
   const { ledger } = exam;
-  const pages = exam.gitlab.listGroupProjects(s.root.group, { signal: exam.signal }, { orderBy: "updated_at", sort: "desc" }).pages();
+  // A group's own listing (a target without its subtree) is swept over its own projects only.
+  const pages = exam.gitlab.listGroupProjects(s.root.group, { signal: exam.signal }, { includeSubgroups: !s.root.own, orderBy: "updated_at", sort: "desc" }).pages();
   let began = Date.now();
   let moved = 0;
   const left = new Set<GroupListing>();

@@ -1,0 +1,21 @@
+/**
+ * One project, read by itself: a run's project target (examine/targets.ts). `GET /projects/:id`
+ * carries `shared_with_groups` as a listing does, so one request judges it.
+ */
+import { projectSubject, unlessNotFound } from "../../../shares/kinds.ts";
+import type { Examination, Sink } from "../context.ts";
+import { unjudged, type GroupListing } from "../ledger.ts";
+import { inSlot, PAUSED, PRIORITY } from "../slots.ts";
+import type { OneProject, ProjectWork } from "../work.ts";
+
+export async function examineOneProject(exam: Examination, work: ProjectWork & { list: OneProject }, sink: Sink): Promise<void> {
+  const project = await inSlot(exam, () => unlessNotFound(exam.gitlab.getProject(work.list.project, exam.signal)), PRIORITY.opening);
+  if (project === PAUSED) return sink.leave(work);
+  // Deleted (or out of the token's sight) since the run began: no share of it is left to govern.
+  if (!project) return;
+  // Read in one answer, which no move shifts (ledger.ts); judged once, though another target lists it too.
+  const { namespace } = project;
+  const by: GroupListing = { group: namespace?.id ?? 0, ...(namespace ? { path: namespace.full_path } : {}), own: true, whole: true };
+  const fresh = unjudged(exam.ledger, [project], by);
+  if (fresh.length) sink.judge("project", fresh.map(projectSubject));
+}

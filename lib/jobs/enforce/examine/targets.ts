@@ -1,0 +1,119 @@
+/**
+ * A run limited to part of the scope (`warden enforce --target`, and a run for the subject of one
+ * event): groups, each with its subtree or by itself, and projects. Each is checked against the scope
+ * before any request, then found on GitLab; its examination is the full run's, narrowed: a group with
+ * its subtree is examined as a scope root, a group by itself as its detail and its own projects, a
+ * project by one read (projects/one.ts). Judging, guard, removal and report are the full run's.
+ */
+import pMap from "p-map";
+import type { GitLabClient } from "../../../gitlab/index.ts";
+import { inScope, scopeGroups, type Policy } from "../../../policy/index.ts";
+import { ScopeError } from "./scope.ts";
+import type { ExaminationWork, ScopeRoot } from "./work.ts";
+
+/**
+ * What a run may be limited to. A bare path is what the CLI's --target takes: the group at that
+ * path with its subtree, or else the project there. A group by itself (`subtree: false`) is its own
+ * shares and its own projects' shares, not its subgroups'.
+ */
+export type EnforceTarget = string | { kind: "group"; path: string; subtree: boolean } | { kind: "project"; path: string };
+
+/** A target as GitLab has it: its id, and its full path as GitLab spells it. */
+export type FoundTarget = { kind: "group"; id: number; path: string; subtree: boolean } | { kind: "project"; id: number; path: string };
+
+/** A target checked before any request: its path as written, less slashes at either end. */
+type CheckedTarget = { kind?: "group" | "project"; path: string; subtree: boolean; given: string };
+
+/** Each target's path, checked against the policy's scope before any request; every bad one named at once. */
+export function checkTargets(policy: Policy, targets: readonly EnforceTarget[]): CheckedTarget[] {
+  if (targets.length === 0) throw new ScopeError("targets: none given (leave targets out to examine the whole scope)");
+  const scope = scopeGroups(policy);
+  const checked = targets.map((target): CheckedTarget => {
+    const { kind, path: given } = typeof target === "string" ? { kind: undefined, path: target } : target;
+    const subtree = typeof target === "string" || (target.kind === "group" && target.subtree);
+    return { ...(kind ? { kind } : {}), path: given.trim().replace(/^\/+|\/+$/g, ""), subtree, given };
+  });
+  const problems = checked.flatMap(({ path, given }) => {
+    if (path === "" || path.split("/").includes("")) return [`target ${JSON.stringify(given)} is not a group or project path (a full path, e.g. acme/mobile)`];
+    if (inScope(policy, path)) return [];
+    return [`target ${JSON.stringify(given)} is outside the policy's scope (gitlab.scope.groups: ${scope?.join(", ")}): a target must be a scope group or lie under one`];
+  });
+  if (problems.length) throw new ScopeError(`${problems.join("; ")}; nothing was examined or changed`);
+  return checked;
+}
+
+/**
+ * Each target found on GitLab: a bare path is looked up as a group first (one GET /namespaces/:id),
+ * then as a project (one GET /projects/:id). Checked against the scope again where GitLab has it at
+ * another path (a project renamed or moved: its old path redirects); a target inside another is
+ * dropped, as its examination holds it. Every target not found is named at once.
+ */
+export async function findTargets(gitlab: GitLabClient, policy: Policy, targets: readonly CheckedTarget[], concurrency: number, signal?: AbortSignal): Promise<FoundTarget[]> {
+  const found = await pMap(targets, (target) => findTarget(gitlab, target, signal), { concurrency });
+  const problems = found.flatMap((result, i) => {
+    const { given } = targets[i]!;
+    if (typeof result === "string") return [`target ${JSON.stringify(given)}: ${result}`];
+    return inScope(policy, result.path) ? [] : [`target ${JSON.stringify(given)} is at ${result.path} on GitLab, outside the policy's scope`];
+  });
+  if (problems.length) throw new ScopeError(`${problems.join("; ")}; nothing was examined or changed`);
+  const targetsFound = found.filter((result) => typeof result !== "string");
+  const unique = [...new Map(targetsFound.map((t) => [`${t.kind} ${t.id} ${t.kind === "group" && t.subtree}`, t])).values()];
+  return unique.filter((inner) => !unique.some((outer) => outer !== inner && holds(outer, inner)));
+}
+
+/** The target found, or why not. */
+async function findTarget(gitlab: GitLabClient, { kind, path, subtree }: CheckedTarget, signal?: AbortSignal): Promise<FoundTarget | string> {
+  if (kind !== "project") {
+    const namespace = await gitlab.findNamespace(path, signal);
+    if (namespace?.kind === "group") return { kind: "group", id: namespace.id, path: namespace.full_path, subtree };
+    if (namespace) return "it is a user's namespace, not a group: give its projects one by one";
+    if (kind === "group") return "GitLab has no group at this path (or the token cannot see it)";
+  }
+  const project = await gitlab.findProject(path, signal);
+  if (project) return { kind: "project", id: project.id, path: project.path_with_namespace };
+  return `GitLab has no ${kind === "project" ? "project" : "group or project"} at this path (or the token cannot see it)`;
+}
+
+/** Whether `outer`'s examination holds all of `inner`'s. */
+function holds(outer: FoundTarget, inner: FoundTarget): boolean {
+  if (outer.kind !== "group") return false;
+  if (outer.subtree) return inner.path.toLowerCase() === outer.path.toLowerCase() || within(inner.path, outer.path);
+  // A group by itself holds its own projects, whose paths are one segment longer.
+  return inner.kind === "project" && within(inner.path, outer.path) && !inner.path.slice(outer.path.length + 1).includes("/");
+}
+
+/** Whether `path` lies below `group` (GitLab paths are case-insensitive). */
+function within(path: string, group: string): boolean {
+  return path.toLowerCase().startsWith(`${group.toLowerCase()}/`);
+}
+
+/**
+ * The examination's first work for the targets. A group with its subtree is a scope root narrowed
+ * to that group: `begin` (the examiners' first work for scope roots) gives its work, less the reads
+ * of its ancestors; the shares made above the scope groups that hold a target reach into it, and are
+ * warned of as in a full run.
+ */
+export function targetedWork(targets: readonly FoundTarget[], roots: readonly ScopeRoot[] | undefined, begin: (roots: ScopeRoot[]) => ExaminationWork[]): ExaminationWork[] {
+  const trees = targets.flatMap((t) => (t.kind === "group" && t.subtree ? [{ id: t.id, path: t.path }] : []));
+  const work = trees.length ? begin(trees).filter((w) => !("ancestors" in w)) : [];
+  for (const t of targets) {
+    if (t.kind === "project") work.push({ kind: "project", list: { project: t.id }, path: t.path });
+    else if (!t.subtree) work.push({ kind: "group", pending: [t.id] }, { kind: "project", list: { group: t.id, own: true }, path: t.path });
+  }
+  const above = roots?.filter((root) => targets.some((t) => t.path.toLowerCase() === root.path.toLowerCase() || within(t.path, root.path)));
+  if (above?.length) work.push({ kind: "group", ancestors: above });
+  return work;
+}
+
+/**
+ * What the report says of a targeted run. Rules are not judged for matching nothing: a rule that
+ * matched nothing in part of the scope may match elsewhere, so only a run over the whole scope can
+ * tell (and a targeted apply is not refused for it).
+ */
+export function targetedWarning(targets: readonly FoundTarget[]): string {
+  const named = targets.map((t) => `${t.path} (${t.kind === "project" ? "project" : t.subtree ? "group and its subgroups" : "group by itself"})`);
+  return (
+    `targeted run: only ${named.join(", ")} examined; the rest of the scope was neither judged nor changed, ` +
+    "and rules that matched nothing are not reported (only a run over the whole scope shows that)"
+  );
+}
