@@ -1,4 +1,5 @@
 /** The simulator's data model: plain objects, shaped like GitLab's own JSON where they overlap. */
+import type { SimAuditEvent } from "./audit-events.ts";
 
 export type Visibility = "public" | "internal" | "private";
 
@@ -63,6 +64,8 @@ export interface GitLabDataset {
   groups: SimGroup[];
   users: SimUser[];
   projects: SimProject[];
+  /** Audit events recorded before the simulator starts (older GitLab rows without `event_name`, say). */
+  auditEvents?: SimAuditEvent[];
 }
 
 /** GitLab's access levels (planner 15 and minimal access 5 exist too, unused here). */

@@ -8,3 +8,4 @@ export type { RateLimitRule } from "./rate-limit.ts";
 export { startGitLabSim } from "./server.ts";
 export type { AnswerHook, AnswerHookRequest, GitLabSim, GitLabSimOptions, RecordedRequest, SimCounters } from "./server.ts";
 export type { Pipeline } from "./store.ts";
+export type { AuditEntityType, SimAuditEvent, Tier } from "./audit-events.ts";
