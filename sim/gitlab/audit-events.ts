@@ -107,7 +107,6 @@ function timeParam(ctx: RequestContext, name: string): number | undefined {
 
 /** Newest first; keyset only by id descending (spec, "Keyset support by resource"), offset otherwise. */
 function listEvents(ctx: RequestContext, events: SimAuditEvent[]): ReturnType<Handler> {
-  if (ctx.audit.tier === "free") throw ctx.audit.freeStatus === 404 ? apiError(404, "404 Not Found") : apiError(403, "403 Forbidden");
   const after = timeParam(ctx, "created_after");
   const before = timeParam(ctx, "created_before");
   const cursor = decodeCursor(ctx);
@@ -127,11 +126,17 @@ function listEvents(ctx: RequestContext, events: SimAuditEvent[]): ReturnType<Ha
 
 const forbidden = () => apiError(403, "403 Forbidden");
 
+/** A Free instance: CE has no such routes (404, before anything else); EE refuses without a licence (403). */
+function licensed(ctx: RequestContext): void {
+  if (ctx.audit.tier === "free") throw ctx.audit.freeStatus === 404 ? apiError(404, "404 Not Found") : forbidden();
+}
+
 /**
  * Only events whose entity is exactly this group. Owners (inherited), administrators and auditors see
  * everyone's; the simulator models no other membership, so anyone else is refused.
  */
 export const listGroupAuditEvents: Handler = (ctx) => {
+  licensed(ctx);
   const group = findGroup(ctx);
   if (!(ctx.caller?.is_auditor || ctx.store.canAdminGroup(ctx.caller, group))) throw forbidden();
   return listEvents(ctx, ctx.audit.log.events.filter((e) => e.entity_type === "Group" && e.entity_id === group.id));
@@ -139,6 +144,7 @@ export const listGroupAuditEvents: Handler = (ctx) => {
 
 /** Maintainer and up; the simulator lets every signed-in token act as a Maintainer of a project, and shows it its own events. */
 export const listProjectAuditEvents: Handler = (ctx) => {
+  licensed(ctx);
   const project = findProject(ctx);
   const group = ctx.store.groupOf(project.namespace_id);
   const all = ctx.caller?.is_admin || ctx.caller?.is_auditor || (group !== undefined && ctx.store.canAdminGroup(ctx.caller, group));
@@ -149,6 +155,7 @@ const ENTITY_TYPES = new Set<string>(["User", "Group", "Project", "Gitlab::Audit
 
 /** Administrators only; `entity_id` filters only together with `entity_type`. */
 export const listInstanceAuditEvents: Handler = (ctx) => {
+  licensed(ctx);
   if (!ctx.caller?.is_admin) throw forbidden();
   const type = stringParam(ctx, "entity_type");
   if (type !== undefined && !ENTITY_TYPES.has(type)) throw invalid("entity_type", "does not have a valid value");

@@ -76,24 +76,24 @@ export async function attributeRemovals(input: AttributionInput): Promise<Attrib
   const authors = new Map<number, Promise<string | null>>();
   // Once an answer shows this GitLab has no audit events, no other group is asked.
   let tierOff = false;
-  await pMap(
-    entities.values(),
-    async (entity) => {
-      const mark = (attribution: Attribution) => entity.wanted.forEach(({ index }) => (attributed[index] = { addedBy: null, attribution }));
-      if (tierOff) return mark("off");
-      let found: Map<number, AuditEvent>;
-      try {
-        found = await readEntity(input, entity, days);
-      } catch (err) {
-        const why = unreadable(err, input.admin, entity.path, signal);
-        unread.push(why);
-        tierOff ||= why.attribution === "off";
-        return mark(why.attribution);
-      }
-      for (const [index, event] of found) attributed[index] = { addedBy: await addedBy(gitlab, event, authors, signal) };
-    },
-    { concurrency: input.concurrency, signal },
-  );
+  const attribute = async (entity: Entity): Promise<void> => {
+    const mark = (attribution: Attribution) => entity.wanted.forEach(({ index }) => (attributed[index] = { addedBy: null, attribution }));
+    if (tierOff) return mark("off");
+    let found: Map<number, AuditEvent>;
+    try {
+      found = await readEntity(input, entity, days);
+    } catch (err) {
+      const why = unreadable(err, input.admin, entity.path, signal);
+      unread.push(why);
+      tierOff ||= why.attribution === "off";
+      return mark(why.attribution);
+    }
+    for (const [index, event] of found) attributed[index] = { addedBy: await addedBy(gitlab, event, authors, signal) };
+  };
+  // The first group alone: on a GitLab without audit events (Free), its answer spares asking the others.
+  const [first, ...rest] = entities.values();
+  if (first) await attribute(first);
+  await pMap(rest, attribute, { concurrency: input.concurrency, signal });
   return { attributed, warnings: unreadWarnings(unread, attributed), auditRequests: auditRequests(gitlab) - before };
 }
 
