@@ -1,6 +1,7 @@
 import { HttpError } from "./http.ts";
 import type { Reply } from "./http.ts";
-import type { AuditLog, Tier } from "./audit-events.ts";
+import type { AuditLog } from "./audit-log.ts";
+import type { Tier } from "./dataset.ts";
 import type { Caller, Store } from "./store.ts";
 
 export interface RequestContext {

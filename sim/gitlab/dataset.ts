@@ -1,5 +1,4 @@
 /** The simulator's data model: plain objects, shaped like GitLab's own JSON where they overlap. */
-import type { SimAuditEvent } from "./audit-events.ts";
 
 export type Visibility = "public" | "internal" | "private";
 
@@ -70,3 +69,20 @@ export interface GitLabDataset {
 
 /** GitLab's access levels (planner 15 and minimal access 5 exist too, unused here). */
 export const ACCESS = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
+
+export type AuditEntityType = "Group" | "Project" | "User" | "Gitlab::Audit::InstanceScope";
+
+export interface SimAuditEvent {
+  id: number;
+  author_id: number;
+  entity_id: number;
+  entity_type: AuditEntityType;
+  /** Absent on rows older GitLab versions wrote (before 15.9 for project shares). */
+  event_name?: string;
+  details: Record<string, unknown>;
+  /** ISO 8601 with milliseconds. */
+  created_at: string;
+}
+
+/** "premium" and "ultimate" have audit events; a "free" instance answers their routes 403 or 404. */
+export type Tier = "free" | "premium" | "ultimate";

@@ -1,5 +1,5 @@
 /** GitLab REST v4 loopback simulator: start it, point a client at `url`, inspect `dataset` and `counters`. */
-export type { GitLabDataset, SimGroup, SimGroupShare, SimProject, SimShare, SimUser, Visibility } from "./dataset.ts";
+export type { AuditEntityType, GitLabDataset, SimAuditEvent, Tier, SimGroup, SimGroupShare, SimProject, SimShare, SimUser, Visibility } from "./dataset.ts";
 export { ACCESS } from "./dataset.ts";
 export type { Fault } from "./faults.ts";
 export { generateOrganisation } from "./generate.ts";
@@ -8,4 +8,3 @@ export type { RateLimitRule } from "./rate-limit.ts";
 export { startGitLabSim } from "./server.ts";
 export type { AnswerHook, AnswerHookRequest, GitLabSim, GitLabSimOptions, RecordedRequest, SimCounters } from "./server.ts";
 export type { Pipeline } from "./store.ts";
-export type { AuditEntityType, SimAuditEvent, Tier } from "./audit-events.ts";
