@@ -85,11 +85,12 @@ describe("enforce: who added each stray share", () => {
     expect(exitCode(report)).toBe(2);
   });
 
-  it("a level raised later: the _updated event names who raised it", async () => {
+  it("a level raised later: the _updated event names who raised it; one that lowered it does not", async () => {
     await start();
     await share("jane", "/groups/10/share", 20, 20);
     sim.updateGroupShare(10, 20, 40, "bob");
     const raised = sim.auditEvents.at(-1)!;
+    sim.updateGroupShare(10, 20, 30, "olga");
     const report = await run("jane");
     expect(removal(report.actions, "group", 20).addedBy).toEqual({ name: "Bob Builder", username: "bob", at: raised.created_at, eventId: raised.id });
   });

@@ -37,13 +37,23 @@ export interface AttributionInput {
   signal?: AbortSignal;
 }
 
-const GROUP_SHARE_EVENTS = new Set(["group_share_with_group_link_created", "group_share_with_group_link_updated"]);
+const ROLE_LEVELS: Record<string, number> = { "Minimal Access": 5, Guest: 10, Planner: 15, Reporter: 20, Developer: 30, Maintainer: 40, Owner: 50 };
+const level = (value: unknown): number => (typeof value === "number" ? value : (ROLE_LEVELS[String(value)] ?? NaN));
+
+/** A group share's creation, or an update that raised its access (a changed expiry or a lowered level granted nothing). */
+function grantedGroupShare(e: AuditEvent): boolean {
+  if (e.event_name === "group_share_with_group_link_created") return true;
+  if (e.event_name !== "group_share_with_group_link_updated") return false;
+  const changes = Array.isArray(e.details?.["changes"]) ? (e.details["changes"] as { change?: unknown; from?: unknown; to?: unknown }[]) : [];
+  // Levels GitLab writes in a form not known here count as raised: better a name than none.
+  return changes.some((c) => c.change === "group_access" && !(level(c.to) <= level(c.from)));
+}
 
 /** The group whose events record this share, and whether an event is the one that created it or last raised it. */
 function recordedOn(action: ShareRemoval): { groupId: number; path: string; matches: (e: AuditEvent) => boolean } {
   const target = (e: AuditEvent, id: number) => String(e.details?.target_id) === String(id);
   if (action.kind === "group") {
-    return { groupId: action.sharedGroupId, path: action.sharedGroup, matches: (e) => GROUP_SHARE_EVENTS.has(e.event_name ?? "") && target(e, action.groupId) };
+    return { groupId: action.sharedGroupId, path: action.sharedGroup, matches: (e) => grantedGroupShare(e) && target(e, action.groupId) };
   }
   // Rows older than 15.9 have no event_name: `add: "project_access"` marks them.
   const created = (e: AuditEvent) => e.event_name === "project_group_link_created" || (!e.event_name && e.details?.add === "project_access");
