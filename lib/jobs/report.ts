@@ -9,6 +9,8 @@ export interface JobStats {
   rateLimited: number;
   pages: number;
   durationMs: number;
+  /** enforce: requests to GitLab's audit event endpoints, to attribute removals (lib/jobs/enforce/attribution.ts). */
+  auditRequests?: number;
   /** The lowest limit of requests in flight to a service, once it pushed back with 429s (lib/http/concurrency.ts); absent if none did. */
   lowestConcurrency?: number;
   /** A durable execution's: the invocations that did its work, and its steps (functions/lib/durable/steps.ts). */

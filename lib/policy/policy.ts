@@ -45,6 +45,8 @@ export interface GitlabPolicy {
   };
   /** `unmatchedRules`: whether an applying run refuses (the default) or only warns while a rule matches nothing. */
   readonly guard: { readonly maxRemovals: number; readonly unmatchedRules: UnmatchedRules };
+  /** Who added each stray share is read from audit events this many days back (0: off). */
+  readonly attribution: { readonly days: number };
 }
 
 export const UNMATCHED_RULES = ["refuse", "warn"] as const;
@@ -126,4 +128,7 @@ export function slackNotifyLevel(policy: Policy): NotifyLevel {
 }
 
 export const DEFAULT_MAX_REMOVALS = 25;
+export const DEFAULT_ATTRIBUTION_DAYS = 90;
+/** GitLab keeps audit events indefinitely; a bound keeps the listing's cost stated. */
+export const MAX_ATTRIBUTION_DAYS = 3650;
 export const DEFAULT_MAX_WORKFLOW_CHANGES = 10;

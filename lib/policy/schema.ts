@@ -3,7 +3,7 @@ import { ACCESS_LEVEL_NAMES } from "./access-levels.ts";
 import { oneOf } from "./format.ts";
 import { compileGlob, globProblem, groupPathProblem } from "./glob.ts";
 import type { GlobKind } from "./glob.ts";
-import { DEFAULT_MAX_REMOVALS, DEFAULT_MAX_WORKFLOW_CHANGES, DEFAULT_NOTIFY_LEVEL, NOTIFY_LEVELS, UNMATCHED_RULES } from "./policy.ts";
+import { DEFAULT_ATTRIBUTION_DAYS, DEFAULT_MAX_REMOVALS, MAX_ATTRIBUTION_DAYS, DEFAULT_MAX_WORKFLOW_CHANGES, DEFAULT_NOTIFY_LEVEL, NOTIFY_LEVELS, UNMATCHED_RULES } from "./policy.ts";
 import type { Glob, WorkflowSelector } from "./policy.ts";
 
 // Schemas here phrase their own messages. An error function returns undefined for
@@ -71,6 +71,14 @@ function expiresWithinProblem(input: unknown): string {
   return `expected <N>d with N from 1 to ${MAX_EXPIRES_WITHIN_DAYS}, got ${JSON.stringify(input)}`;
 }
 
+/** How far back removals are attributed from audit events: whole days, or `off` (= 0). */
+const attributionDaysError = (iss: { input?: unknown }) =>
+  iss.input === undefined ? undefined : `expected a number of days from 0 to ${MAX_ATTRIBUTION_DAYS}, or off; got ${JSON.stringify(iss.input)}`;
+const attributionDays = z
+  .union([z.literal("off"), z.int({ error: attributionDaysError }).min(0, { error: attributionDaysError }).max(MAX_ATTRIBUTION_DAYS, { error: attributionDaysError })], { error: attributionDaysError })
+  .transform((days) => (days === "off" ? 0 : days))
+  .default(DEFAULT_ATTRIBUTION_DAYS);
+
 const accessLevel = z.enum(ACCESS_LEVEL_NAMES, {
   error: (iss) =>
     iss.input === undefined
@@ -122,6 +130,7 @@ const gitlab = z.strictObject({
     exempt: z.array(exemption).default([]),
   }),
   guard: z.strictObject({ maxRemovals: positiveInt(DEFAULT_MAX_REMOVALS), unmatchedRules: z.enum(UNMATCHED_RULES).default("refuse") }).prefault({}),
+  attribution: z.strictObject({ days: attributionDays }).prefault({}),
 });
 
 const pipelines = z.strictObject({

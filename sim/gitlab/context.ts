@@ -1,5 +1,7 @@
 import { HttpError } from "./http.ts";
 import type { Reply } from "./http.ts";
+import type { AuditLog } from "./audit-log.ts";
+import type { Tier } from "./dataset.ts";
 import type { Caller, Store } from "./store.ts";
 
 export interface RequestContext {
@@ -21,6 +23,8 @@ export interface RequestContext {
   projectVisibility: "full" | "unfiltered" | "none";
   /** Whether a group's detail embeds its projects (`with_projects`), as every v4 GitLab does; "empty": empty lists. */
   detailProjects: boolean | "empty";
+  /** The instance's audit events, and whether its tier has them (a "free" one answers `freeStatus`). */
+  audit: { log: AuditLog; tier: Tier; freeStatus: 403 | 404 };
 }
 
 export type Handler = (ctx: RequestContext) => Reply;

@@ -63,7 +63,26 @@ export interface GitLabDataset {
   groups: SimGroup[];
   users: SimUser[];
   projects: SimProject[];
+  /** Audit events recorded before the simulator starts (older GitLab rows without `event_name`, say). */
+  auditEvents?: SimAuditEvent[];
 }
 
 /** GitLab's access levels (planner 15 and minimal access 5 exist too, unused here). */
 export const ACCESS = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
+
+export type AuditEntityType = "Group" | "Project" | "User" | "Gitlab::Audit::InstanceScope";
+
+export interface SimAuditEvent {
+  id: number;
+  author_id: number;
+  entity_id: number;
+  entity_type: AuditEntityType;
+  /** Absent on rows older GitLab versions wrote (before 15.9 for project shares). */
+  event_name?: string;
+  details: Record<string, unknown>;
+  /** ISO 8601 with milliseconds. */
+  created_at: string;
+}
+
+/** "premium" and "ultimate" have audit events; a "free" instance answers their routes 403 or 404. */
+export type Tier = "free" | "premium" | "ultimate";

@@ -63,3 +63,11 @@ export const getNamespace: Handler = (ctx) => {
   if (!ns) throw notFound("Namespace");
   return { status: 200, body: namespaceJson(ctx, ns) };
 };
+
+/** A user's public profile (id, username, name); tokens' synthetic users included. */
+export const getUser: Handler = (ctx) => {
+  const id = ctx.path["id"]!;
+  const user = /^\d+$/.test(id) ? ctx.store.userById(Number(id)) : undefined;
+  if (!user) throw notFound("User");
+  return { status: 200, body: { id: user.id, username: user.username, name: user.name, state: "active" } };
+};

@@ -1,5 +1,6 @@
+import { listGroupAuditEvents, listInstanceAuditEvents, listProjectAuditEvents } from "./audit-events.ts";
 import type { Handler } from "./context.ts";
-import { getGroup, getNamespace, listDescendantGroups, listGroups, listNamespaces, listSubgroups } from "./groups.ts";
+import { getGroup, getUser, getNamespace, listDescendantGroups, listGroups, listNamespaces, listSubgroups } from "./groups.ts";
 import { getIssue, listIssueNotes } from "./issues.ts";
 import { createPipeline } from "./pipelines.ts";
 import { getProject, listGroupProjects, listProjects } from "./projects.ts";
@@ -26,6 +27,10 @@ const route = (method: string, template: string, handler: Handler, anonymous = f
 
 const ROUTES: readonly Route[] = [
   route("GET", "/user", (ctx) => ({ status: 200, body: ctx.caller })),
+  route("GET", "/users/:id", getUser),
+  route("GET", "/audit_events", listInstanceAuditEvents),
+  route("GET", "/groups/:id/audit_events", listGroupAuditEvents),
+  route("GET", "/projects/:id/audit_events", listProjectAuditEvents),
   route("GET", "/namespaces", listNamespaces),
   route("GET", "/namespaces/:id", getNamespace),
   route("GET", "/groups", listGroups, true),

@@ -2,8 +2,9 @@ import { createServer, STATUS_CODES } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { AuditLog, updateGroupShare } from "./audit-log.ts";
 import type { RequestContext } from "./context.ts";
-import type { GitLabDataset, SimProject, SimUser } from "./dataset.ts";
+import type { GitLabDataset, SimAuditEvent, SimProject, SimUser, Tier } from "./dataset.ts";
 import { FaultQueue } from "./faults.ts";
 import type { Fault } from "./faults.ts";
 import { generateOrganisation } from "./generate.ts";
@@ -25,7 +26,12 @@ export interface GitLabSimOptions {
    * Default { "glpat-sim-admin": { admin: true } }. An auditor reads everything (private groups and
    * their shares included) and changes only groups it owns (SimGroup.owners, by username).
    */
-  tokens?: Record<string, { admin: boolean; auditor?: boolean; username?: string }>;
+  tokens?: Record<string, { admin: boolean; auditor?: boolean; username?: string; name?: string }>;
+  /** Default "premium". A "free" instance has no audit events: it answers their routes 403 (EE unlicensed, the default) or 404 (CE). */
+  tier?: Tier;
+  freeAuditStatus?: 403 | 404;
+  /** The simulator's clock for new audit events (default Date.now). */
+  clock?: () => number;
   /** Added before each answer (default 0). */
   latencyMs?: number;
   /** Maximum offset of offset pagination on GET /projects (default 50,000). */
@@ -86,6 +92,13 @@ export interface GitLabSim {
   token: string;
   /** Live state: unshares mutate it. */
   dataset: GitLabDataset;
+  /** Every audit event recorded, seeded ones first, in id order (live). */
+  auditEvents: SimAuditEvent[];
+  /**
+   * Raises (or lowers) a group's share as the token's user would in GitLab's UI (which has no REST
+   * route for it), recording `group_share_with_group_link_updated` on the sharing group.
+   */
+  updateGroupShare(groupId: number, invitedId: number, access: number, token: string): void;
   /** Every pipeline created, in order. */
   pipelines: Pipeline[];
   counters: SimCounters;
@@ -116,6 +129,8 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
   const store = new Store(opts.dataset ?? generateOrganisation({ projects: 200 }).dataset);
   const tokens = opts.tokens ?? DEFAULT_TOKENS;
   const callers = resolveCallers(tokens, store.dataset.users);
+  for (const caller of callers.values()) store.addUser(caller);
+  const audit = { log: new AuditLog(store.dataset.auditEvents, opts.clock), tier: opts.tier ?? "premium", freeStatus: opts.freeAuditStatus ?? 403 } as const;
   const limiter = new RateLimiter(opts.rateLimits);
   const faults = new FaultQueue();
   faults.add(opts.faults ?? []);
@@ -178,6 +193,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
       offsetLimit,
       projectVisibility: opts.projectVisibility ?? "full",
       detailProjects: opts.detailProjects ?? true,
+      audit,
     };
     const reply = match.route.handler(ctx);
     if (fault?.kind === "apply-then-status") return statusReply(fault.status);
@@ -214,6 +230,8 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     token: Object.keys(tokens).find((t) => tokens[t]!.admin) ?? Object.keys(tokens)[0] ?? "",
     dataset: store.dataset,
     pipelines: store.pipelines,
+    auditEvents: audit.log.events,
+    updateGroupShare: (groupId, invitedId, access, token) => updateGroupShare(store, audit.log, callers.get(token), groupId, invitedId, access),
     counters,
     requests,
     addFaults: (...f) => faults.add(f),
@@ -267,9 +285,10 @@ function resolveCallers(tokens: NonNullable<GitLabSimOptions["tokens"]>, users: 
   const ids = new Map<string, number>([["root", 1], ...users.map((u): [string, number] => [u.username, u.id])]);
   let nextId = Math.max(1, ...ids.values()) + 1;
   const callers = new Map<string, Caller>();
-  for (const [token, { admin, auditor, username = admin ? "root" : "sim-user" }] of Object.entries(tokens)) {
+  const names = new Map(users.map((u) => [u.username, u.name]));
+  for (const [token, { admin, auditor, username = admin ? "root" : "sim-user", name = names.get(username) }] of Object.entries(tokens)) {
     if (!ids.has(username)) ids.set(username, nextId++);
-    callers.set(token, { id: ids.get(username)!, username, is_admin: admin, ...(auditor === undefined ? {} : { is_auditor: auditor }) });
+    callers.set(token, { id: ids.get(username)!, username, ...(name === undefined ? {} : { name }), is_admin: admin, ...(auditor === undefined ? {} : { is_auditor: auditor }) });
   }
   return callers;
 }

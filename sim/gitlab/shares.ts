@@ -82,6 +82,7 @@ export const shareProject: Handler = (ctx) => {
   if (lineage.includes(group)) throw apiError(409, "Project cannot be shared with the group it is in or one of its ancestors.");
   project.shared_with_groups.push(linkTo(group, link));
   ctx.store.projectShared();
+  if (ctx.caller) ctx.audit.log.projectShared(ctx.caller, project, group, link.access);
   const body = { id: ctx.store.nextLinkId(), project_id: project.id, group_id: group.id, group_access: link.access, expires_at: link.expiresAt };
   return { status: 201, body };
 };
@@ -110,5 +111,6 @@ export const shareGroup: Handler = (ctx) => {
     throw apiError(409, "Shared group The group has already been shared with this group");
   }
   group.shared_with_groups.push({ ...linkTo(invited, link), member_role_id: link.memberRoleId });
+  if (ctx.caller) ctx.audit.log.groupShared(ctx.caller, group, invited);
   return { status: 201, body: groupDetailJson(ctx, group, false) };
 };

@@ -4,6 +4,8 @@ import type { GitLabDataset, SimGroup, SimProject, SimShare, Visibility } from "
 export interface Caller {
   id: number;
   username: string;
+  /** The display name audit events record as `author_name` (default: the username). */
+  name?: string;
   is_admin: boolean;
   /** GitLab EE auditors read everything and change only what they own; present for auditor tokens only. */
   is_auditor?: boolean;
@@ -55,6 +57,8 @@ export class Store {
   private readonly pipelineIids = new Map<number, number>();
   private lastPipelineId = 0;
   private lastLinkId = 0;
+  /** Dataset users and the tokens' users, by id: who audit events name as author. */
+  private readonly userIds = new Map<number, { id: number; username: string; name: string }>();
 
   constructor(dataset: GitLabDataset) {
     this.dataset = dataset;
@@ -75,6 +79,7 @@ export class Store {
       ...dataset.groups.map((g): Namespace => ({ id: g.id, name: g.name, path: g.path, kind: "group", full_path: g.full_path, parent_id: g.parent_id })),
       ...dataset.users.map((u): Namespace => ({ id: u.namespace_id, name: u.name, path: u.username, kind: "user", full_path: u.username, parent_id: null })),
     ].sort((a, b) => a.id - b.id);
+    for (const u of dataset.users) this.userIds.set(u.id, u);
     for (const ns of this.namespaces) {
       this.namespaceById.set(ns.id, ns);
       this.namespaceByPath.set(ns.full_path.toLowerCase(), ns);
@@ -87,6 +92,15 @@ export class Store {
     if (current) return { project: current, moved: false };
     const old = this.projectByOldPath.get(ref.toLowerCase());
     return old && { project: old, moved: true };
+  }
+
+  userById(id: number): { id: number; username: string; name: string } | undefined {
+    return this.userIds.get(id);
+  }
+
+  /** A token's user, known from then on to `GET /users/:id`. */
+  addUser(caller: Caller): void {
+    if (!this.userIds.has(caller.id)) this.userIds.set(caller.id, { id: caller.id, username: caller.username, name: caller.name ?? caller.username });
   }
 
   /** Any group by id, visible or not (links name groups by id). */

@@ -62,7 +62,7 @@ describe.sequential("warden enforce, end to end", () => {
     expect(run.code).toBe(2);
     const report = JSON.parse(run.stdout) as EnforceReport;
     expect(Object.keys(report)).toEqual(["job", "dryRun", "summary", "actions", "stats", "warnings"]);
-    expect(Object.keys(report.stats)).toEqual(["requests", "retries", "rateLimited", "pages", "durationMs"]);
+    expect(Object.keys(report.stats)).toEqual(["requests", "retries", "rateLimited", "pages", "auditRequests", "durationMs"]);
     expect(keys(report)).toEqual(strays);
     expect(report.summary).toMatchObject({ groups: expect.any(Number), groupShares: expect.any(Number), groupReads: expect.any(Number) });
     expect(report.actions.find((a) => a.kind === "project")).toEqual({
@@ -76,6 +76,8 @@ describe.sequential("warden enforce, end to end", () => {
       expiresAt: expect.toBeOneOf([null, expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/)]),
       reason: expect.any(String),
       status: "planned",
+      addedBy: null,
+      attribution: "not recorded",
     });
     expect(report.actions.find((a) => a.kind === "group")).toEqual({
       type: "remove-group-share",
@@ -88,6 +90,8 @@ describe.sequential("warden enforce, end to end", () => {
       expiresAt: expect.toBeOneOf([null, expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/)]),
       reason: expect.any(String),
       status: "planned",
+      addedBy: null,
+      attribution: "not recorded",
     });
     expect(shares()).toBe(before);
   });

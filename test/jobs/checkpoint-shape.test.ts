@@ -76,16 +76,19 @@ const WORK = [
 ];
 /** A planned or made removal (ShareRemoval): what examine's strays and remove's actions carry. */
 const REMOVAL = ["type", "kind", "projectId", "project", "sharedGroupId", "sharedGroup", "groupId", "group", "accessLevel", "expiresAt", "memberRoleId", "reason", "status", "error"];
+/** Who added a share (lib/jobs/enforce/attribution.ts), as the attribute step records it and removals carry it. */
+const ATTRIBUTED = ["addedBy", "addedBy.name", "addedBy.username", "addedBy.at", "addedBy.eventId", "attribution"];
 const STATS = ["requests", "retries", "rateLimited", "pages", "groupReads"].map((f) => `stats.${f}`);
 const TALLY = ["projects", "shares", "groups", "groupShares", "allowed", "exempt", "outOfScope"].map((f) => `tally.${f}`);
 
 /** Every key path a step result may have, by step (`examine 3` is `examine`). */
 const PINNED = new Set([
-  ...["startedAt", "now", "seesAllGroups", "warnings[]", ...STATS, ...WORK.map((p) => `frontier[].${p}`)].map((p) => `begin.${p}`),
+  ...["startedAt", "now", "seesAllGroups", "admin", "warnings[]", ...STATS, ...WORK.map((p) => `frontier[].${p}`)].map((p) => `begin.${p}`),
   ...["spent", "stopped", "warnings[]", ...STATS, ...TALLY, ...WORK.map((p) => `frontier[].${p}`), "strays[].judgedAt", ...REMOVAL.map((p) => `strays[].action.${p}`), "matched.allow[]", "matched.exempt[]"].map((p) => `examine.${p}`),
   // Only when a rule matched nothing: the warnings naming each, after the GETs of its literal paths.
   ...["warnings[]", ...STATS].map((p) => `rules.${p}`),
-  ...["spent", "stopped", "warnings[]", ...STATS, ...REMOVAL.map((p) => `actions[].${p}`)].map((p) => `remove.${p}`),
+  ...["warnings[]", "auditRequests", ...STATS, ...ATTRIBUTED.map((p) => `attributed[].${p}`)].map((p) => `attribute.${p}`),
+  ...["spent", "stopped", "warnings[]", ...STATS, ...[...REMOVAL, ...ATTRIBUTED].map((p) => `actions[].${p}`)].map((p) => `remove.${p}`),
   "ended.at",
 ]);
 
@@ -94,4 +97,5 @@ const ALWAYS = [
   "begin.frontier[].kind", "begin.frontier[].list.project", "begin.frontier[].pending[]", "begin.frontier[].list.descendantsOf", "begin.frontier[].ancestors[].id", "begin.frontier[].projects.root.id",
   "examine.frontier[].kind", "examine.frontier[].list.group", "examine.frontier[].at.up.next", "examine.frontier[].pending[]", "examine.frontier[].from.next",
   "examine.strays[].action.type", "examine.strays[].action.groupId", "examine.strays[].judgedAt", "remove.actions[].status", "ended.at",
+  "begin.admin", "attribute.attributed[].attribution", "attribute.auditRequests", "remove.actions[].attribution",
 ];

@@ -77,6 +77,9 @@ describe("enforce: group shares", () => {
       memberRoleId: 7,
       reason: expect.any(String),
       status: "planned",
+      // The generated world records no audit events.
+      addedBy: null,
+      attribution: "not recorded",
     });
     expect(report.actions.find((a) => a.kind === "project")).toMatchObject({ type: "remove-share", kind: "project", expiresAt: expect.toBeOneOf([null, expect.any(String)]) });
   });
@@ -114,6 +117,8 @@ describe("enforce: group shares", () => {
       accessLevel: group.accessLevel,
       expiresAt: group.expiresAt,
       memberRoleId: group.memberRoleId,
+      addedBy: null,
+      attribution: "not recorded",
       rule: group.reason,
       outcome: "done",
       error: undefined,

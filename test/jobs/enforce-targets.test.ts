@@ -107,8 +107,9 @@ describe("enforce --target", () => {
     const report = await run({ targets: [path] });
     expect(keys(report.actions)).toEqual(straysWhere((s) => s === path));
     expect(report.summary).toMatchObject({ projects: 1, shares: project.shared_with_groups.length, groups: 0, groupShares: 0, groupReads: 0 });
-    // The token, the scope group's namespace, the target's (not a group), the project's look-up and its read.
-    expect(sim.counters.byRoute).toEqual({ "GET /user": 1, "GET /namespaces/:id": 2, "GET /projects/:id": 2 });
+    // The token, the scope group's namespace, the target's (not a group), the project's look-up and its read;
+    // then who added its strays: the administrator's instance listing of the invited group, 90 days in 30-day windows.
+    expect(sim.counters.byRoute).toEqual({ "GET /user": 1, "GET /namespaces/:id": 2, "GET /projects/:id": 2, "GET /audit_events": 3 });
     expect(report.warnings).toContain(`targeted run: only ${path} (project) examined; the rest of the scope was neither judged nor changed, and rules that matched nothing are not reported (only a run over the whole scope shows that)`);
 
     const applied = await run({ apply: true, targets: [{ kind: "project", path }] });

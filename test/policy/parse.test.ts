@@ -57,6 +57,10 @@ describe("parsePolicy validation", () => {
       "gitlab.shares.exempt[0].until", "expected a date YYYY-MM-DD, got 20270101"],
     ["a zero guard", `${GITLAB}      []\n  guard:\n    maxRemovals: 0\n`, "gitlab.guard.maxRemovals",
       "must be a positive integer, got 0"],
+    ["negative attribution days", `${GITLAB}      []\n  attribution:\n    days: -1\n`, "gitlab.attribution.days",
+      "expected a number of days from 0 to 3650, or off; got -1"],
+    ["attribution days as a word", `${GITLAB}      []\n  attribution:\n    days: never\n`, "gitlab.attribution.days",
+      'expected a number of days from 0 to 3650, or off; got "never"'],
     ["a negative guard", "version: 1\nn8n:\n  workflows: { keepActive: [] }\n  guard: { maxChanges: -3 }\n",
       "n8n.guard.maxChanges", "must be a positive integer, got -3"],
     ["a fractional guard", "version: 1\nn8n:\n  workflows: { keepActive: [] }\n  guard: { maxChanges: 2.5 }\n",
@@ -221,6 +225,12 @@ describe("parsePolicy results", () => {
     );
     expect(policy.pipelines?.allow[0]?.variables).toEqual([]);
     expect(policy.n8n).toEqual({ workflows: { keepActive: [], unlisted: "report", listedInactive: "report" }, guard: { maxChanges: 10 } });
+  });
+
+  it("attributes removals 90 days back by default; `off` or 0 turns attribution off", () => {
+    expect(parsePolicy(`${GITLAB}      []\n`, "a.yaml").gitlab?.attribution).toEqual({ days: 90 });
+    expect(parsePolicy(`${GITLAB}      []\n  attribution: { days: off }\n`, "a.yaml").gitlab?.attribution).toEqual({ days: 0 });
+    expect(parsePolicy(`${GITLAB}      []\n  attribution: { days: 45 }\n`, "a.yaml").gitlab?.attribution).toEqual({ days: 45 });
   });
 
   it("keeps an unquoted date a YYYY-MM-DD string, and accepts a YAML 1.1 timestamp", () => {

@@ -310,7 +310,7 @@ describe("GitLab simulator", () => {
       expect((await api(sim, "/projects", { token: null })).status).toBe(200);
       const groups = await getJson<{ visibility: string }[]>(sim, "/groups?per_page=100", null);
       expect(groups.every((g) => g.visibility === "public")).toBe(true);
-      expect(await getJson(sim, "/user", READER)).toEqual({ id: sim.dataset.users[0]!.id, username: "alice", is_admin: false });
+      expect(await getJson(sim, "/user", READER)).toEqual({ id: sim.dataset.users[0]!.id, username: "alice", name: sim.dataset.users[0]!.name, is_admin: false });
     });
 
     it("hides shares to private groups from non-admin tokens", async () => {

@@ -12,6 +12,7 @@ import { byKindAndPath, shareKey, type ShareRemoval } from "../shares/plan.ts";
 import { direct, type Steps } from "../steps.ts";
 import { count } from "../view.ts";
 import { removeShares } from "./apply.ts";
+import { applyAttribution, attributeRemovals } from "./attribution.ts";
 import { beginExamination } from "./examine/examiners.ts";
 import { ScopeError, scopeRoots } from "./examine/scope.ts";
 import { checkTargets, findTargets, targetedWarning, targetedWork } from "./examine/targets.ts";
@@ -70,7 +71,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       const part = await found;
       if (part) warnings.push(targetedWarning(part));
       const frontier = part ? targetedWork(part, roots, (trees) => beginExamination(trees, seesAllGroups)) : beginExamination(roots, seesAllGroups);
-      return { startedAt, now, seesAllGroups, warnings, frontier };
+      return { startedAt, now, seesAllGroups, admin: isTrue(user.is_admin), warnings, frontier };
     }),
   );
   const now = new Date(begun.now);
@@ -119,6 +120,16 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   const plan = found.map((stray) => stray.action);
   if (tally.outOfScope) {
     warnings.push(`${count(tally.outOfScope, "share")} of examined projects or groups ${tally.outOfScope === 1 ? "is" : "are"} outside the policy's scope (a path not under a scope group): they were left alone`);
+  }
+
+  // Who added each stray, before the guard judges the plan (a run stopped by its signal has no time for it).
+  const attributed = plan.length && !signal?.aborted
+    ? await steps.step("attribute", () => measured(() => attributeRemovals({ gitlab, policy, admin: begun.admin === true, now, actions: plan, concurrency, signal })))
+    : undefined;
+  if (attributed) {
+    applyAttribution(plan, attributed.attributed);
+    warnings.push(...attributed.warnings);
+    stats.push(attributed.stats);
   }
 
   // Only a complete examination of the whole scope shows that a rule matched nothing (targets.ts).
@@ -193,7 +204,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       matched: matched ?? null,
     },
     actions: plan,
-    stats: { ...requestStats, ...concurrencyStat([gitlab.http]), durationMs: (await steps.step("ended", async () => ({ at: Date.now() }))).at - begun.startedAt },
+    stats: { ...requestStats, auditRequests: attributed?.auditRequests ?? 0, ...concurrencyStat([gitlab.http]), durationMs: (await steps.step("ended", async () => ({ at: Date.now() }))).at - begun.startedAt },
     warnings,
   };
 }

@@ -13,6 +13,8 @@ export const enforceView: JobView<ShareRemoval, EnforceReport> = {
     a.group,
     accessLevelName(a.accessLevel),
     a.expiresAt ? `until ${a.expiresAt}` : "no expiry",
+    // A plan attributed (or not) as a whole: the column is there for every row or for none.
+    ...(a.addedBy === undefined ? [] : [addedByText(a)]),
     a.error ? `${a.reason} — ${a.error}` : a.reason,
   ],
   summary: ({ summary: s, actions }: EnforceReport) =>
@@ -21,3 +23,8 @@ export const enforceView: JobView<ShareRemoval, EnforceReport> = {
     `${s.removed} removed, ${s.alreadyGone} already gone, ${s.skipped} skipped, ${s.failed} failed; guard ${s.guard} (max ${s.maxRemovals}); ` +
     `${count(s.groupReads, "group read")} (GET /groups/:id)`,
 };
+
+/** "added by Jane Doe 2026-11-20", or why no one is named: "added by ? (not visible)". */
+function addedByText(a: ShareRemoval): string {
+  return a.addedBy ? `added by ${a.addedBy.name} ${a.addedBy.at.slice(0, 10)}` : `added by ? (${a.attribution ?? "not recorded"})`;
+}

@@ -10,6 +10,24 @@ import type { ShareInput } from "../../policy/index.ts";
 export const SHARE_STATUSES = ["planned", "done", "already-gone", "skipped", "failed"] as const;
 export type ShareStatus = (typeof SHARE_STATUSES)[number];
 
+/** The audit event that created a share or last raised its level: its author, time and id. */
+export interface AddedBy {
+  name: string;
+  /** null for deploy tokens and keys, or a user GitLab no longer shows. */
+  username: string | null;
+  /** ISO 8601, the event's created_at. */
+  at: string;
+  eventId: number;
+}
+
+/**
+ * Why a removal has no author: no event found within gitlab.attribution.days ("not recorded"), the
+ * events could not be read by this token ("not visible"), or attribution is off (by the policy, or on
+ * a GitLab without audit events: Free).
+ */
+export const ATTRIBUTIONS = ["not recorded", "not visible", "off"] as const;
+export type Attribution = (typeof ATTRIBUTIONS)[number];
+
 /** The fields every removal carries, whatever its kind (restore re-creates a share from them). */
 interface ShareFields {
   /** The group the share grants access to (the invited group). */
@@ -21,6 +39,12 @@ interface ShareFields {
   /** The custom role, where GitLab gives one. */
   memberRoleId?: number;
   reason: string;
+  /**
+   * Who created the share (or last raised its level) and when, from GitLab's audit events
+   * (enforce/attribution.ts); null when not known, `attribution` saying why. Absent: not attributed.
+   */
+  addedBy?: AddedBy | null;
+  attribution?: Attribution;
   /** "skipped": judged again before removal (the plan had grown old) and no longer stray, or (a saved plan) changed since. */
   status: ShareStatus;
   error?: string;
@@ -127,8 +151,8 @@ export function plannedRemoval(kind: ShareKindName, subject: SubjectRef, share: 
 /** One audit line per removal attempt, with its final status as `outcome` (restore reads these). */
 export function auditFields(action: ShareRemoval): Record<string, unknown> {
   const { type: _type, ...subject } = NAMES[action.kind].head(subjectOf(action));
-  const { groupId, group, accessLevel, expiresAt, memberRoleId, reason, status, error } = action;
-  return { ...subject, group, groupId, accessLevel, expiresAt, memberRoleId, rule: reason, outcome: status, error };
+  const { groupId, group, accessLevel, expiresAt, memberRoleId, reason, status, error, addedBy, attribution } = action;
+  return { ...subject, group, groupId, accessLevel, expiresAt, memberRoleId, addedBy, attribution, rule: reason, outcome: status, error };
 }
 
 /** The plan's order: by kind, then subject path, subject id, and the group shared with. */
