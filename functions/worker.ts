@@ -15,7 +15,7 @@
  * thread, not to the channel's webhook.
  */
 import { errorText, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
-import { loadPolicy } from "./lib/config/settings.ts";
+import { loadPolicy } from "./lib/config/policy.ts";
 import { jobLambda } from "./lib/lambda/handler.ts";
 import { logger } from "./lib/lambda/logger.ts";
 import { describeRequest, WorkerEventSchema, type WorkerEvent } from "./lib/runs/job-request.ts";

@@ -5,3 +5,4 @@ export { fillPath, isTrue, serializeQuery, type Query } from "./encode.ts";
 export type * from "./types.ts";
 // Jobs handle the errors of the calls they make through this client, not lib/http's directly.
 export { HttpError, NetworkError } from "../http/index.ts";
+export { DEFAULT_BRANCH_REF, FileContentError, readRepositoryFile, type FileAtRef } from "./files.ts";

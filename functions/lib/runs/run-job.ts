@@ -14,7 +14,7 @@ import { enforce, reconcileWorkflows, restore, runPipeline, type EnforceReport, 
 import type { Policy } from "../../../lib/policy/index.ts";
 import { gitlabClient, n8nClient } from "../config/clients.ts";
 import { secrets, type Secrets } from "../config/secrets.ts";
-import { loadPolicy } from "../config/settings.ts";
+import { loadPolicy } from "../config/policy.ts";
 import { audit, logger } from "../lambda/logger.ts";
 import { makesChanges, type RunRequest } from "./job-request.ts";
 
