@@ -33,9 +33,10 @@ async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLe
   try {
     const { report } = await runLifecycle(
       async () => {
-        const refused = refusal(await loadPolicy(), asker, event.command);
+        const policy = await loadPolicy();
+        const refused = refusal(policy, asker, event.command);
         if (refused) throw new RunRefused(refused);
-        return runJob(event.command, signal);
+        return runJob(event.command, signal, policy);
       },
       {
         labels: runLabels(event.command.job, "chat", event.correlationId),

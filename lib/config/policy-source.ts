@@ -1,11 +1,17 @@
 /**
  * The policy from a GitLab repository file. Fails closed: a policy that cannot be read (404, 403, a
- * network failure or 5xx after lib/http's retries) or does not parse is a PolicyError naming the
- * project, path, ref, cause and fix, thrown before any change; nothing falls back to another policy.
+ * network failure or 5xx after lib/http's retries) is a PolicySourceError naming the project, path,
+ * ref, cause and fix, one that does not parse a PolicyError, thrown before any change; nothing falls
+ * back to another policy.
  */
 import { DEFAULT_BRANCH_REF, FileContentError, HttpError, readRepositoryFile, type FileAtRef, type GitLabClient } from "../gitlab/index.ts";
 import { parsePolicy, PolicyError, type Policy, type PolicySource } from "../policy/index.ts";
 import { MAX_POLICY_BYTES } from "./policy-file.ts";
+
+/** The policy's file could not be read: the message names where, why, and the fix (from redacted parts). */
+export class PolicySourceError extends Error {
+  override name = "PolicySourceError";
+}
 
 export interface GitLabPolicyLocation {
   /** Full path (`group/project`) or numeric id. */
@@ -31,7 +37,7 @@ export interface GitLabPolicy {
 
 /**
  * One file request (`ref=HEAD` when no ref is set: GitLab's default branch, read in the same request),
- * plus `GET /projects/:id` to name the default branch, unless `previous` was read at the same commit.
+ * plus `GET /projects/:id` to name the default branch the first time.
  * `previous` with the same blob id is reused without parsing, its source moved to the new commit.
  */
 export async function loadGitLabPolicy(
@@ -45,10 +51,11 @@ export async function loadGitLabPolicy(
   let ref: string;
   try {
     file = await readRepositoryFile(gitlab, { project: at.project, path: at.path, ref: at.ref ?? DEFAULT_BRANCH_REF, maxBytes: MAX_POLICY_BYTES }, signal);
+    // The default branch's name is learned once: HEAD already read whatever branch is the default now.
     const known = previous?.policy.source;
-    ref = at.ref ?? (known?.source === "gitlab" && known.commitId === file.commitId ? known.ref : await defaultBranch(gitlab, at.project, signal));
+    ref = at.ref ?? (known?.source === "gitlab" ? known.ref : await defaultBranch(gitlab, at.project, signal));
   } catch (err) {
-    throw new PolicyError(where, [{ path: "", message: `cannot be read: ${cause(err, at, names)}; nothing was run, and no other policy is used in its place` }]);
+    throw new PolicySourceError(`${where}: cannot be read: ${cause(err, at, names)}; nothing was run, and no other policy is used in its place`);
   }
   const origin = { source: "gitlab", project: at.project, path: at.path, ref, commitId: file.commitId } as const;
   if (previous && previous.blobId === file.blobId) {
@@ -81,7 +88,7 @@ function cause(err: unknown, at: GitLabPolicyLocation, names: PolicySettingNames
   }
   if (err.status === 404 && /commit not found/i.test(said)) return `the project has no branch, tag or commit ${JSON.stringify(at.ref ?? DEFAULT_BRANCH_REF)}: correct ${names.ref}`;
   if (err.status === 404 && /file not found/i.test(said)) return `there is no file ${at.path} at that ref: correct ${names.path}, or commit the policy there`;
-  if (err.status === 403) return `${names.token} may see the project but not read its repository (403 ${said}): ${access}`;
+  if (err.status === 403) return `${names.token} may see the project but not read its repository (${said}): ${access}`;
   if (err.status >= 500) return `GitLab failed (${err.message}), retries included: run again once it answers`;
   return err.message;
 }

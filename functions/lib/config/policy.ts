@@ -23,9 +23,6 @@ export const REPOSITORY_POLICY_NAMES: PolicySettingNames = {
   token: "the secret's gitlabToken",
 };
 
-/** One run's callers (its notification settings, the job) share a read this recent; the next run reads again. */
-export const POLICY_REUSE_MS = 5_000;
-
 /** The repository file the deployment names, or undefined for the bundled file. */
 export function repositoryPolicyLocation(env: NodeJS.ProcessEnv = process.env): GitLabPolicyLocation | undefined {
   const project = env["WARDEN_POLICY_PROJECT"];
@@ -39,16 +36,14 @@ export function repositoryPolicyLocation(env: NodeJS.ProcessEnv = process.env): 
  * answer carries content and ids together), parsed again only when the file's blob id changed.
  * Concurrent callers share one read; a failed read is never replaced by the last good one.
  */
-export function repositoryPolicy(at: GitLabPolicyLocation, client: () => Promise<GitLabClient>, now: () => number = Date.now): () => Promise<Policy> {
-  let last: { read: GitLabPolicy; at: number } | undefined;
+export function repositoryPolicy(at: GitLabPolicyLocation, client: () => Promise<GitLabClient>): () => Promise<Policy> {
+  let last: GitLabPolicy | undefined;
   let reading: Promise<Policy> | undefined;
   return () => {
-    if (last && now() - last.at < POLICY_REUSE_MS) return Promise.resolve(last.read.policy);
     reading ??= (async () => {
       try {
-        const read = await loadGitLabPolicy(await client(), at, { names: REPOSITORY_POLICY_NAMES, previous: last?.read });
-        last = { read, at: now() };
-        return read.policy;
+        last = await loadGitLabPolicy(await client(), at, { names: REPOSITORY_POLICY_NAMES, previous: last });
+        return last.policy;
       } finally {
         reading = undefined;
       }
@@ -61,7 +56,7 @@ let bundled: Promise<Policy> | undefined;
 let fromRepository: (() => Promise<Policy>) | undefined;
 
 /**
- * The policy for this run. The bundled file is read once per container; WARDEN_POLICY is relative
+ * The policy for this run: a run reads it once and hands it on (runJob's `policy`). The bundled file is read once per container; WARDEN_POLICY is relative
  * to the bundle root (where sst.config.ts copies the file, next to the handlers).
  */
 export function loadPolicy(): Promise<Policy> {

@@ -28,8 +28,9 @@ interface Started {
   report: Promise<JobReport>;
 }
 
-export async function runJob(request: RunRequest, signal: AbortSignal): Promise<JobReport> {
-  const policy = await loadPolicy();
+/** `policy`: the one this run already read (a policy in GitLab costs a request per read). */
+export async function runJob(request: RunRequest, signal: AbortSignal, read?: Policy): Promise<JobReport> {
+  const policy = read ?? (await loadPolicy());
   const used = await secrets.get();
   const first = start(request, policy, used, signal);
   try {
