@@ -1,6 +1,10 @@
 /** The policy from a GitLab repository file (issue 22 point 1), through the CLI against the loopback simulator. */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
+import { policySha256 } from "../../lib/policy/index.ts";
 import { ACCESS, generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { EVERYTHING_STRAY, groupSharesPolicy } from "../support/policies.ts";
@@ -77,6 +81,16 @@ describe.sequential("warden with the policy in a GitLab repository", () => {
       // Nothing beyond the policy's own reads: not one share was examined.
       expect(Object.keys(sim.counters.byRoute).every((r) => /repository\/files|^GET \/projects\/:id$/.test(r)), Object.keys(sim.counters.byRoute).join()).toBe(true);
     }
+  });
+
+  it("every audit line of an applying run names the policy: project, path, ref, commit and SHA-256", async () => {
+    const log = join(mkdtempSync(join(tmpdir(), "warden-audit-")), "audit.jsonl");
+    const run = await warden(["enforce", "--apply", "--audit-log", log], env);
+    expect(run.code).toBe(0);
+    const lines = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { policy: unknown });
+    expect(lines.length).toBeGreaterThan(0);
+    const policy = { source: "gitlab", project: repo.path_with_namespace, path: "warden.yaml", ref: repo.default_branch, commitId: head(), sha256: policySha256(groupSharesPolicy()) };
+    for (const line of lines) expect(line.policy).toEqual(policy);
   });
 
   it("--policy and --policy-project (or their variables) together are an error naming both", async () => {
