@@ -27,8 +27,10 @@ Options:
   --audit-log FILE   append one JSON line per restore to FILE as it happens
   --concurrency N    reads and restores in flight at once (default 4)
   --policy FILE      policy file for the guard (default: $WARDEN_POLICY, else warden.yaml if present)
-  --policy-project GROUP/PROJECT, --policy-path PATH, --policy-ref REF
-                     the policy from a GitLab repository instead (as for enforce)
+  --policy-project GROUP/PROJECT
+                     the policy from this GitLab project's repository instead (as for enforce)
+  --policy-path PATH its path there (default $WARDEN_POLICY_PATH, else warden.yaml)
+  --policy-ref REF   branch, tag or commit (default $WARDEN_POLICY_REF, else the default branch)
   --json             print the report as JSON
   --request-timeout SECONDS
                      deadline of each request attempt (default $WARDEN_REQUEST_TIMEOUT, else 60)
