@@ -9,6 +9,10 @@
  *                              GITLAB_URL there is no Enforce workflow, without N8N_URL no Workflows
  *   WARDEN_SECRET_KMS_KEY_ARN  the customer-managed KMS key the secret is encrypted with, if any
  *   WARDEN_POLICY_FILE         the policy to ship in every bundle (default warden.yaml)
+ *   WARDEN_POLICY_PROJECT      instead of a file: the GitLab project (group/project) whose repository
+ *                              holds the policy, read by every function at each run (docs/policy.md);
+ *   WARDEN_POLICY_PATH, WARDEN_POLICY_REF   its path there (default warden.yaml) and branch, tag or
+ *                              commit (default: the project's default branch)
  *   WARDEN_ENFORCE_SCHEDULE    default rate(1 day); "off" disables the schedule (the function stays)
  *   WARDEN_WORKFLOWS_SCHEDULE  default rate(1 hour); "off" likewise
  *   WARDEN_CHATOPS             "on" (default) or "off": no Slack endpoint and no worker
@@ -47,8 +51,9 @@ export default $config({
     const { NODE_OPTIONS } = await import("./lib/config/node-options.ts");
     const { existsSync } = await import("node:fs");
     const settings = deploySettings($app.stage);
-    if (!existsSync(settings.policyFile)) {
-      throw new Error(`WARDEN_POLICY_FILE: ${settings.policyFile} does not exist (relative to sst.config.ts): set it to your policy file, or copy examples/warden.yaml to warden.yaml to start from the example`);
+    const policyFile = settings.policyRepository ? undefined : (settings.policyFile ?? "warden.yaml");
+    if (policyFile !== undefined && !existsSync(policyFile)) {
+      throw new Error(`WARDEN_POLICY_FILE: ${policyFile} does not exist (relative to sst.config.ts): set it to your policy file, or copy examples/warden.yaml to warden.yaml to start from the example`);
     }
     const environment = {
       WARDEN_SECRET_ARN: settings.secretArn,
@@ -58,6 +63,8 @@ export default $config({
       // Names the stage in Slack summaries, and is a dimension of every metric.
       WARDEN_STAGE: $app.stage,
       NODE_OPTIONS,
+      // Read from the repository at each run (functions/lib/config/policy.ts): no file is shipped.
+      ...settings.policyRepository,
     };
     // The one secret, read-only; each function reads it itself (no SST link: it is not an SST resource).
     // A secret under a customer-managed key is decrypted with the reader's own kms:Decrypt permission.
@@ -65,8 +72,8 @@ export default $config({
       { actions: ["secretsmanager:GetSecretValue"], resources: [settings.secretArn] },
       ...(settings.secretKmsKeyArn ? [{ actions: ["kms:Decrypt"], resources: [settings.secretKmsKeyArn] }] : []),
     ];
-    // Next to the handlers at the bundle root, where functions/lib/config/settings.ts looks by default.
-    const copyFiles = [{ from: settings.policyFile, to: "warden.yaml" }];
+    // Next to the handlers at the bundle root, where functions/lib/config/policy.ts looks by default.
+    const copyFiles = policyFile === undefined ? [] : [{ from: policyFile, to: "warden.yaml" }];
     /** A function's own settings and permissions, on top of every function's. */
     type Access = { environment?: Record<string, $util.Input<string>>; permissions?: { actions: string[]; resources: $util.Input<string>[] }[] };
     const lambda = (handler: string, ...access: Access[]) => ({
@@ -74,7 +81,7 @@ export default $config({
       runtime: "nodejs24.x" as const,
       environment: Object.assign({}, environment, ...access.map((a) => a.environment)),
       permissions: [...permissions, ...access.flatMap((a) => a.permissions ?? [])],
-      copyFiles,
+      ...(copyFiles.length ? { copyFiles } : {}),
     });
 
     // Reports of applying runs, for restore (functions/lib/state/run-history.ts): only under runs/, and only
@@ -202,7 +209,8 @@ function deploySettings(stage: string) {
     secretKmsKeyArn: kmsKeyArn(env["WARDEN_SECRET_KMS_KEY_ARN"]),
     gitlabUrl,
     n8nUrl,
-    policyFile: env["WARDEN_POLICY_FILE"] ?? "warden.yaml",
+    policyFile: env["WARDEN_POLICY_FILE"],
+    policyRepository: policyRepository(env, gitlabUrl),
     enforceSchedule: schedule("WARDEN_ENFORCE_SCHEDULE", "rate(1 day)"),
     workflowsSchedule: schedule("WARDEN_WORKFLOWS_SCHEDULE", "rate(1 hour)"),
     chatops: oneOf("WARDEN_CHATOPS", ["on", "off"], "on") === "on",
@@ -212,6 +220,19 @@ function deploySettings(stage: string) {
     enforceExecutionHours: upTo("WARDEN_ENFORCE_EXECUTION_HOURS", 24, MAX_EXECUTION_HOURS, "hours"),
     executionRetentionDays: upTo("WARDEN_EXECUTION_RETENTION_DAYS", 14, MAX_RETENTION_DAYS, "days"),
   };
+}
+
+/** The three variables of a policy in a GitLab repository, as every function gets them; undefined without WARDEN_POLICY_PROJECT. */
+function policyRepository(env: NodeJS.ProcessEnv, gitlabUrl: string | undefined): Record<string, string> | undefined {
+  const project = env["WARDEN_POLICY_PROJECT"];
+  if (!project) {
+    for (const name of ["WARDEN_POLICY_PATH", "WARDEN_POLICY_REF"]) if (env[name]) throw new Error(`${name} is set without WARDEN_POLICY_PROJECT, the GitLab project it is a path or ref in`);
+    return undefined;
+  }
+  if (env["WARDEN_POLICY_FILE"]) throw new Error("WARDEN_POLICY_FILE and WARDEN_POLICY_PROJECT both name a policy: keep one (a file shipped in the bundle, or a GitLab repository's file)");
+  if (!gitlabUrl) throw new Error("WARDEN_POLICY_PROJECT needs GITLAB_URL: the functions read the policy from that GitLab");
+  const ref = env["WARDEN_POLICY_REF"];
+  return { WARDEN_POLICY_PROJECT: project, WARDEN_POLICY_PATH: env["WARDEN_POLICY_PATH"] || "warden.yaml", ...(ref ? { WARDEN_POLICY_REF: ref } : {}) };
 }
 
 /** A setting with a fixed set of values: anything else ("1", "yes") fails the deploy rather than meaning one of them. */

@@ -15,7 +15,7 @@
  * thread, not to the channel's webhook.
  */
 import { errorText, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
-import { loadPolicy } from "./lib/config/settings.ts";
+import { loadPolicy } from "./lib/config/policy.ts";
 import { jobLambda } from "./lib/lambda/handler.ts";
 import { logger } from "./lib/lambda/logger.ts";
 import { describeRequest, WorkerEventSchema, type WorkerEvent } from "./lib/runs/job-request.ts";
@@ -33,9 +33,10 @@ async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLe
   try {
     const { report } = await runLifecycle(
       async () => {
-        const refused = refusal(await loadPolicy(), asker, event.command);
+        const policy = await loadPolicy();
+        const refused = refusal(policy, asker, event.command);
         if (refused) throw new RunRefused(refused);
-        return runJob(event.command, signal);
+        return runJob(event.command, signal, policy);
       },
       {
         labels: runLabels(event.command.job, "chat", event.correlationId),

@@ -20,7 +20,7 @@ const SECRET = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-AbCd
 const DEPLOY_ENV = { WARDEN_SECRET_ARN: SECRET, GITLAB_URL: "https://gitlab.example.com", N8N_URL: "https://n8n.example.com", WARDEN_POLICY_FILE: "examples/warden.yaml" };
 /** Every other documented deploy variable, unset unless a test sets it. */
 const UNSET = Object.fromEntries(
-  ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN", "WARDEN_ALARM_EMAIL", "WARDEN_RUN_HISTORY_DAYS", "WARDEN_ENFORCE_EXECUTION_HOURS", "WARDEN_EXECUTION_RETENTION_DAYS"].map((n) => [n, undefined]),
+  ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN", "WARDEN_ALARM_EMAIL", "WARDEN_RUN_HISTORY_DAYS", "WARDEN_ENFORCE_EXECUTION_HOURS", "WARDEN_EXECUTION_RETENTION_DAYS", "WARDEN_POLICY_PROJECT", "WARDEN_POLICY_PATH", "WARDEN_POLICY_REF"].map((n) => [n, undefined]),
 );
 
 type Env = Record<string, string | undefined>;
@@ -262,6 +262,30 @@ describe("sst.config.ts", () => {
   it("refuses a policy file that is not there, naming WARDEN_POLICY_FILE and the example to start from", async () => {
     await expect(deploy("staging", { WARDEN_POLICY_FILE: "no-such-policy.yaml" })).rejects.toThrow(/WARDEN_POLICY_FILE: no-such-policy\.yaml does not exist.*examples\/warden\.yaml/);
     await expect(deploy("staging", { WARDEN_POLICY_FILE: undefined })).rejects.toThrow(/WARDEN_POLICY_FILE: warden\.yaml does not exist/);
+  });
+
+  it("with WARDEN_POLICY_PROJECT, gives every function the policy's project, path and ref, and ships no policy file", async () => {
+    const repository = { WARDEN_POLICY_FILE: undefined, WARDEN_POLICY_PROJECT: "security/warden-policy", WARDEN_POLICY_PATH: "policies/prod/warden.yaml", WARDEN_POLICY_REF: "release/2026" };
+    // No file at the default warden.yaml either (the test's checkout has none): nothing is looked for.
+    const deployed = await deploy("staging", repository);
+    expect(deployed.functions().map(([name]) => name).sort()).toEqual(["Chatops", "Enforce", "Worker", "Workflows"]);
+    for (const [name, f] of deployed.functions()) {
+      expect(f.args["copyFiles"], name).toBeUndefined();
+      expect(f.env, name).toMatchObject({ WARDEN_POLICY_PROJECT: "security/warden-policy", WARDEN_POLICY_PATH: "policies/prod/warden.yaml", WARDEN_POLICY_REF: "release/2026" });
+    }
+    const defaults = await deploy("staging", { ...repository, WARDEN_POLICY_PATH: undefined, WARDEN_POLICY_REF: undefined });
+    for (const [name, f] of defaults.functions()) {
+      expect(f.env["WARDEN_POLICY_PATH"], name).toBe("warden.yaml");
+      expect(f.env, name).not.toHaveProperty("WARDEN_POLICY_REF");
+    }
+    // A bundled file's deployment carries none of them.
+    for (const [name, f] of (await deploy()).functions()) expect(Object.keys(f.env).filter((k) => k.startsWith("WARDEN_POLICY_")), name).toEqual([]);
+  });
+
+  it("refuses a policy named twice, a path or ref without its project, and a repository without GITLAB_URL", async () => {
+    await expect(deploy("staging", { WARDEN_POLICY_PROJECT: "security/warden-policy" })).rejects.toThrow("WARDEN_POLICY_FILE and WARDEN_POLICY_PROJECT both name a policy");
+    await expect(deploy("staging", { WARDEN_POLICY_REF: "main" })).rejects.toThrow("WARDEN_POLICY_REF is set without WARDEN_POLICY_PROJECT");
+    await expect(deploy("staging", { WARDEN_POLICY_FILE: undefined, WARDEN_POLICY_PROJECT: "security/warden-policy", GITLAB_URL: undefined })).rejects.toThrow("WARDEN_POLICY_PROJECT needs GITLAB_URL");
   });
 
   it("opens chat-ops as a Function URL without IAM auth, allowed to invoke the worker it names, and outputs the URL", async () => {

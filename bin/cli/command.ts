@@ -32,8 +32,20 @@ export interface Command {
   run(args: ParsedArgs, io: CliIO): Promise<number>;
 }
 
+/** A command line Warden cannot read; main.ts prints its message as the fix, never a stack. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
 /** The help lines of the options every command takes (main.ts's COMMON), for each command's usage. */
-export const COMMON_OPTIONS_HELP = `  --request-timeout SECONDS
+export const COMMON_OPTIONS_HELP = `  --policy-project GROUP/PROJECT
+                   the policy from this GitLab project's repository instead of a file
+                   (default \$WARDEN_POLICY_PROJECT; not with --policy)
+  --policy-path PATH
+                   its path there (default \$WARDEN_POLICY_PATH, else warden.yaml)
+  --policy-ref REF
+                   branch, tag or commit (default \$WARDEN_POLICY_REF, else the default branch)
+  --request-timeout SECONDS
                    deadline of each request attempt (default \$WARDEN_REQUEST_TIMEOUT, else 60)
   --debug          print stack traces of unexpected errors
   -h, --help       print this help`;

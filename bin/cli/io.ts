@@ -1,6 +1,7 @@
 /** A command's process: the environment read, reports printed, text redacted (command.ts says what it is). */
 import { closeSync, openSync, writeSync } from "node:fs";
 import { DEFAULT_POLICY_FILE, loadPolicyFile } from "../../lib/config/policy-file.ts";
+import { loadGitLabPolicy } from "../../lib/config/policy-source.ts";
 import { checkCredential, checkServiceUrl, GITLAB, N8N } from "../../lib/config/service-config.ts";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import type { WaitEvent } from "../../lib/http/types.ts";
@@ -11,11 +12,10 @@ import { count } from "../../lib/jobs/view.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";
 import type { Policy } from "../../lib/policy/index.ts";
 import { redactOutput, registerSecret } from "../../lib/redact/index.ts";
-import type { CliIO, ParsedArgs, TextOut } from "./command.ts";
+import { type CliIO, type ParsedArgs, type TextOut, UsageError } from "./command.ts";
+import { policyChoice, POLICY_SETTING_NAMES } from "./policy-source.ts";
 
-export class UsageError extends Error {
-  override name = "UsageError";
-}
+export { UsageError };
 
 /** The services the CLI talks to; each names the variables of its address and credential (lib/config). */
 const SERVICES = { gitlab: GITLAB, n8n: N8N } as const;
@@ -76,8 +76,11 @@ export function policyPath({ values }: ParsedArgs, io: CliIO): string {
   return String(values["policy"] ?? io.env["WARDEN_POLICY"] ?? DEFAULT_POLICY_FILE);
 }
 
-export function policyFrom(args: ParsedArgs, io: CliIO): Promise<Policy> {
-  return loadPolicyFile(policyPath(args, io));
+/** The policy file, or the GitLab repository file --policy-project (or WARDEN_POLICY_PROJECT) names. */
+export async function policyFrom(args: ParsedArgs, io: CliIO): Promise<Policy> {
+  const choice = policyChoice(args, io.env);
+  if (choice.kind === "file") return loadPolicyFile(choice.path);
+  return (await loadGitLabPolicy(gitlabFrom(io), choice.at, { names: POLICY_SETTING_NAMES, signal: io.signal })).policy;
 }
 
 /** A service's address and credential, checked (naming the variable) before any request. */

@@ -19,6 +19,9 @@ export const COMMANDS: Command[] = [enforceCommand, applyCommand, pipelineComman
 /** The options every command takes besides its own (each command's usage lists them too). */
 export const COMMON = {
   policy: { type: "string" },
+  "policy-project": { type: "string" },
+  "policy-path": { type: "string" },
+  "policy-ref": { type: "string" },
   json: { type: "boolean" },
   debug: { type: "boolean" },
   "request-timeout": { type: "string" },

@@ -2,7 +2,8 @@ import { enforce } from "../../lib/jobs/index.ts";
 import { escapeControls, jsonForTerminal } from "../../lib/jobs/render.ts";
 import { count } from "../../lib/jobs/view.ts";
 import { checkPolicy, ruleText, type Policy, type RuleCounts, type RuleList } from "../../lib/policy/index.ts";
-import { gitlabFrom, policyFrom, policyPath, progressLine, UsageError } from "./io.ts";
+import { describePolicySource } from "../../lib/config/policy-source.ts";
+import { gitlabFrom, policyFrom, progressLine, UsageError } from "./io.ts";
 import { type CliIO, type Command, type ParsedArgs, COMMON_OPTIONS_HELP } from "./command.ts";
 
 export const policyCommand: Command = {
@@ -39,7 +40,7 @@ whole), 2 warnings (CI can gate a policy's merge requests on it).`,
     }
     const policy = await policyFrom(args, io);
     const now = new Date();
-    const findings = { policy: policyPath(args, io), warnings: checkPolicy(policy, now), notes: [] as string[], rules: [] as { rule: string; shares: number }[] };
+    const findings = { policy: describePolicySource(policy.source), warnings: checkPolicy(policy, now), notes: [] as string[], rules: [] as { rule: string; shares: number }[] };
     if (args.values["online"] === true) {
       const online = await examine(args, io, policy, now);
       if (online === undefined) return 1;

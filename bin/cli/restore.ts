@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { restore, RestoreInputError } from "../../lib/jobs/index.ts";
 import { isStoredRun, parseRestoreTextFrom } from "../../lib/jobs/restore/input.ts";
 import type { CliIO, Command } from "./command.ts";
+import { policyChoice } from "./policy-source.ts";
 import { auditTrail, gitlabFrom, policyFrom, policyPath, positiveInt, printReport, UsageError } from "./io.ts";
 
 const USAGE = `Usage: warden restore FILE|s3://BUCKET/KEY|latest [--apply] [--max-restores N] [--audit-log FILE] [--policy FILE] [--json] [--debug]
@@ -26,6 +27,10 @@ Options:
   --audit-log FILE   append one JSON line per restore to FILE as it happens
   --concurrency N    reads and restores in flight at once (default 4)
   --policy FILE      policy file for the guard (default: $WARDEN_POLICY, else warden.yaml if present)
+  --policy-project GROUP/PROJECT
+                     the policy from this GitLab project's repository instead (as for enforce)
+  --policy-path PATH its path there (default $WARDEN_POLICY_PATH, else warden.yaml)
+  --policy-ref REF   branch, tag or commit (default $WARDEN_POLICY_REF, else the default branch)
   --json             print the report as JSON
   --request-timeout SECONDS
                      deadline of each request attempt (default $WARDEN_REQUEST_TIMEOUT, else 60)
@@ -55,8 +60,8 @@ export const restoreCommand: Command = {
     const input = await (isStoredRun(file) ? readStoredRun(file) : readRestoreFile(file)).catch((err: unknown) => {
       throw err instanceof RestoreInputError ? new UsageError(err.message) : err;
     });
-    // A policy named (--policy, $WARDEN_POLICY) must load; ./warden.yaml is read only if it is there.
-    const named = values["policy"] !== undefined || io.env["WARDEN_POLICY"] !== undefined || existsSync(policyPath(args, io));
+    // A policy named (--policy, $WARDEN_POLICY, a GitLab project) must load; ./warden.yaml is read only if it is there.
+    const named = values["policy"] !== undefined || io.env["WARDEN_POLICY"] !== undefined || policyChoice(args, io.env).kind === "gitlab" || existsSync(policyPath(args, io));
     const [policy, gitlab] = [named ? await policyFrom(args, io) : undefined, gitlabFrom(io)];
     const trail = auditTrail(io, args);
     const report = await restore({ gitlab, policy, input, apply: values["apply"] === true, maxRestores, concurrency, signal: io.signal, audit: trail.sink }).finally(() => trail.close());

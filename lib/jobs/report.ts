@@ -94,6 +94,12 @@ export interface AuditSink {
   info(message: string, fields: Record<string, unknown>): void;
 }
 
+/** The sink with every line naming the policy its change was judged by (source and SHA-256, the commit for GitLab). */
+export function auditedUnder(sink: AuditSink | undefined, policy: Policy | undefined): AuditSink | undefined {
+  if (!sink || !policy) return sink;
+  return { info: (message, fields) => sink.info(message, { ...fields, policy: policy.source }) };
+}
+
 /** For an action stopped mid-request: the request may have reached the service, so its outcome is unknown. */
 export function stoppedMidRequest(signal: AbortSignal, doing: string): string {
   return `stopped while ${doing} (${errorText(signal.reason)}): it may or may not have happened; the next run converges`;

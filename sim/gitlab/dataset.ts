@@ -50,6 +50,11 @@ export interface SimProject {
   updated_at?: string;
   /** Absent: derived from the id, never above its group's (Store.visibilityOf). */
   visibility?: Visibility;
+  /**
+   * Present: the project is private to these usernames (access level each, ACCESS) and administrators;
+   * anyone else is answered 404 Project Not Found, as GitLab hides a private project.
+   */
+  members?: Record<string, number>;
 }
 
 export interface SimUser {

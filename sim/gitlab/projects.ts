@@ -13,13 +13,18 @@ import { projectJson, updatedMs } from "./serialize.ts";
  */
 export function findProject(ctx: RequestContext): SimProject {
   const found = ctx.store.findProject(ctx.path["id"]!);
-  if (!found) throw notFound("Project");
+  if (!found || !isMember(ctx, found.project)) throw notFound("Project");
   if (!found.moved) return found.project;
   if (ctx.method !== "GET") throw notFound("Project");
   // rawPath is /api/v4/projects/<old path>[/rest]
   const rest = ctx.rawPath.split("/").slice(5);
   const location = [`${ctx.baseUrl}/api/v4/projects/${found.project.id}`, ...rest].join("/") + (ctx.rawQuery ? `?${ctx.rawQuery}` : "");
   throw new HttpError(301, { message: `301 Moved Permanently: this project has moved permanently to ${location}` }, { location });
+}
+
+/** A project with members is readable by them and by administrators alone. */
+function isMember(ctx: RequestContext, project: SimProject): boolean {
+  return !project.members || ctx.caller?.is_admin === true || (ctx.caller !== null && project.members[ctx.caller.username] !== undefined);
 }
 
 /** Projects with after < id < before, in id order (ascending or descending), without copying. */

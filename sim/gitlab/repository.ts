@@ -3,6 +3,7 @@ import { invalid, stringParam } from "./context.ts";
 import type { Handler } from "./context.ts";
 import type { SimProject } from "./dataset.ts";
 import { notFound } from "./http.ts";
+import { committedFile } from "./files.ts";
 import { findProject } from "./projects.ts";
 
 /** Every project has the same tags and files; a `/` in a name must travel as %2F. */
@@ -19,12 +20,13 @@ export const hasRef = (project: SimProject, ref: string): boolean => project.bra
 /** A stable fake commit id per project and ref. */
 export const commitSha = (project: SimProject, ref: string): string => createHash("sha1").update(`${project.id}:${ref}`).digest("hex");
 
-/** Content comes base64-encoded, as GitLab sends it. */
+/** Content comes base64-encoded, as GitLab sends it; a project tests committed to answers from its commits (files.ts). */
 export const getFile: Handler = (ctx) => {
   const project = findProject(ctx);
   const ref = stringParam(ctx, "ref");
   if (!ref) throw invalid("ref", "is missing");
   const filePath = ctx.path["file_path"]!;
+  if (ctx.store.repositories.has(project)) return committedFile(ctx, project, filePath, ref);
   const render = FILES.get(filePath);
   if (!render || !hasRef(project, ref)) throw notFound("File");
   const content = Buffer.from(render(project, ref));
@@ -49,7 +51,7 @@ export const getBranch: Handler = (ctx) => {
   const project = findProject(ctx);
   const name = ctx.path["branch"]!;
   if (!project.branches.includes(name)) throw notFound("Branch");
-  const sha = commitSha(project, name);
+  const sha = ctx.store.repositories.resolve(project, name)?.id ?? commitSha(project, name);
   return { status: 200, body: { name, commit: { id: sha, short_id: sha.slice(0, 8) }, merged: false, protected: name === project.default_branch, default: name === project.default_branch } };
 };
 

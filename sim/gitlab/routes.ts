@@ -48,6 +48,7 @@ const ROUTES: readonly Route[] = [
   route("GET", "/projects/:id/issues/:iid", getIssue),
   route("GET", "/projects/:id/issues/:iid/notes", listIssueNotes),
   route("GET", "/projects/:id/repository/files/:file_path", getFile),
+  route("HEAD", "/projects/:id/repository/files/:file_path", getFile),
   route("GET", "/projects/:id/repository/branches/:branch", getBranch),
   route("GET", "/projects/:id/repository/tags/:tag", getTag),
 ];

@@ -14,6 +14,7 @@ import { parseParams } from "./query.ts";
 import { RateLimiter } from "./rate-limit.ts";
 import type { RateLimitRule } from "./rate-limit.ts";
 import { retryHeaders, tooManyRequests } from "./retry-headers.ts";
+import type { SimRepositories } from "./repository-store.ts";
 import { matchRoute } from "./routes.ts";
 import { Store } from "./store.ts";
 import { TokenBucket, type TokenBucketOptions } from "./token-bucket.ts";
@@ -110,6 +111,8 @@ export interface GitLabSim {
   setRateLimits(rules: RateLimitRule[]): void;
   /** GitLab's project transfer into a group (Store.moveProject); the moved project. */
   moveProject(projectId: number, groupId: number): SimProject;
+  /** Files committed to projects' repositories (repository-store.ts): `repositories.commit(project, files, branch?)`. */
+  repositories: SimRepositories;
   /**
    * Runs `hook` for every request, before anything of its answer is worked out, so a change the
    * hook makes (a move, a share) is what that request sees. Hooks run in the order added.
@@ -238,6 +241,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     pendingFaults: () => faults.pending,
     setRateLimits: (rules) => limiter.set(rules),
     moveProject: (projectId, groupId) => store.moveProject(projectId, groupId),
+    repositories: store.repositories,
     beforeAnswer(hook) {
       // A fresh entry per call, so removing one registration leaves others of the same function.
       const entry: AnswerHook = (r) => hook(r);

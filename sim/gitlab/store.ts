@@ -1,4 +1,5 @@
 import type { GitLabDataset, SimGroup, SimProject, SimShare, Visibility } from "./dataset.ts";
+import { SimRepositories } from "./repository-store.ts";
 
 /** Who is asking: `null` is an unauthenticated request. */
 export interface Caller {
@@ -43,6 +44,8 @@ export class Store {
   readonly projects: SimProject[];
   readonly namespaces: Namespace[];
   readonly pipelines: Pipeline[] = [];
+  /** What tests committed to projects' repositories. */
+  readonly repositories = new SimRepositories();
   private readonly projectById = new Map<number, SimProject>();
   private readonly projectByPath = new Map<string, SimProject>();
   private readonly projectByOldPath = new Map<string, SimProject>();

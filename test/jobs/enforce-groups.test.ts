@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce, exitCode, type EnforceOptions, type EnforceReport, type ShareRemoval } from "../../lib/jobs/index.ts";
-import { parsePolicy } from "../../lib/policy/index.ts";
+import { parsePolicy, policySha256 } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions, type ShareIntent } from "../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
 
@@ -122,6 +122,8 @@ describe("enforce: group shares", () => {
       rule: group.reason,
       outcome: "done",
       error: undefined,
+      // The policy the change was judged by.
+      policy: { source: "file", path: "test.yaml", sha256: policySha256(groupSharesPolicy()) },
     });
     expect(audit.filter((line) => line["message"] === "remove-share").every((line) => line["kind"] === "project" && "projectId" in line)).toBe(true);
     expect(exitCode(report)).toBe(0);

@@ -117,7 +117,7 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
     expect(exitCode(report)).toBe(0);
     expect(activeIds(sim)).toEqual(["wf01", "wf03", "wf04", "wf08"]);
     expect(audit).toHaveLength(4);
-    expect(audit.find((line) => line["workflowId"] === "wf02")).toEqual({ message: "workflow-change", workflowId: "wf02", name: "Stray digest", change: "deactivate", rule: expect.any(String), outcome: "done", error: undefined });
+    expect(audit.find((line) => line["workflowId"] === "wf02")).toEqual({ message: "workflow-change", workflowId: "wf02", name: "Stray digest", change: "deactivate", rule: expect.any(String), outcome: "done", error: undefined, policy: { source: "file", path: "test.yaml", sha256: expect.stringMatching(/^[0-9a-f]{64}$/) } });
 
     const routes = sim.counters.byRoute;
     if (generation === 1) {

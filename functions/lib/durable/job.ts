@@ -19,7 +19,8 @@ import { executionModeDurableContext } from "@middy/core/executionModeDurableCon
 import { enforce, errorText } from "../../../lib/jobs/index.ts";
 import { gitlabClient } from "../config/clients.ts";
 import { secrets } from "../config/secrets.ts";
-import { ConfigError, loadPolicy } from "../config/settings.ts";
+import { loadPolicy } from "../config/policy.ts";
+import { ConfigError } from "../config/settings.ts";
 import { lambdaContextLogged } from "../lambda/handler.ts";
 import { audit, logger } from "../lambda/logger.ts";
 import { validateEvent } from "../lambda/validate-event.ts";

@@ -14,7 +14,7 @@ import { enforce, reconcileWorkflows, restore, runPipeline, type EnforceReport, 
 import type { Policy } from "../../../lib/policy/index.ts";
 import { gitlabClient, n8nClient } from "../config/clients.ts";
 import { secrets, type Secrets } from "../config/secrets.ts";
-import { loadPolicy } from "../config/settings.ts";
+import { loadPolicy } from "../config/policy.ts";
 import { audit, logger } from "../lambda/logger.ts";
 import { makesChanges, type RunRequest } from "./job-request.ts";
 
@@ -28,8 +28,9 @@ interface Started {
   report: Promise<JobReport>;
 }
 
-export async function runJob(request: RunRequest, signal: AbortSignal): Promise<JobReport> {
-  const policy = await loadPolicy();
+/** `policy`: the one this run already read (a policy in GitLab costs a request per read). */
+export async function runJob(request: RunRequest, signal: AbortSignal, read?: Policy): Promise<JobReport> {
+  const policy = read ?? (await loadPolicy());
   const used = await secrets.get();
   const first = start(request, policy, used, signal);
   try {

@@ -22,9 +22,10 @@
  */
 import { z } from "zod";
 import { isStoredRun, restoreInputFrom, RestoreInputError, type RestoreInput } from "../../../lib/jobs/restore/input.ts";
-import { slackNotifyLevel } from "../../../lib/policy/index.ts";
+import { slackNotifyLevel, type Policy } from "../../../lib/policy/index.ts";
 import { secrets } from "../config/secrets.ts";
-import { ConfigError, isReportOnly, loadPolicy, reportOnlySetting } from "../config/settings.ts";
+import { loadPolicy } from "../config/policy.ts";
+import { ConfigError, isReportOnly, reportOnlySetting } from "../config/settings.ts";
 import { jobLambda } from "../lambda/handler.ts";
 import { parseRunRef, processRunHistory, RunHistoryError, storedRestoreInput } from "../state/run-history.ts";
 import type { RunRequest } from "./job-request.ts";
@@ -78,8 +79,8 @@ export function scheduledRun(job: "enforce" | "workflows", event: ScheduledEvent
 }
 
 /** Where the run's Slack summary goes and when, read before the run (see scheduledJob). */
-export async function notifySettings(): Promise<NotifyOptions> {
-  return { webhookUrl: (await secrets.get()).slackWebhookUrl, setting: slackNotifyLevel(await loadPolicy()) };
+export async function notifySettings(policy?: Policy): Promise<NotifyOptions> {
+  return { webhookUrl: (await secrets.get()).slackWebhookUrl, setting: slackNotifyLevel(policy ?? (await loadPolicy())) };
 }
 
 export function scheduledJob(job: "enforce" | "workflows") {
@@ -90,8 +91,9 @@ export function scheduledJob(job: "enforce" | "workflows") {
     const { report } = await runLifecycle(async () => {
       // Read before the run, from the caches runJob reads too: a run that fails on a refused token
       // drops the cached secret, and must not be the reason for another read.
-      notify = await notifySettings();
-      return runJob(await runRequest(job, event, run.apply), context.signal);
+      const policy = await loadPolicy();
+      notify = await notifySettings(policy);
+      return runJob(await runRequest(job, event, run.apply), context.signal, policy);
     }, life);
     return report;
   });

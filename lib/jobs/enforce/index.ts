@@ -7,7 +7,7 @@
 import { isTrue } from "../../gitlab/index.ts";
 import { addRuleCounts, emptyRuleCounts, maxRemovals, unmatchedRules, type RuleCounts } from "../../policy/index.ts";
 import { awaitedLater } from "../awaited-later.ts";
-import { concurrencyStat, countStatus, errorText } from "../report.ts";
+import { auditedUnder, concurrencyStat, countStatus, errorText } from "../report.ts";
 import { byKindAndPath, shareKey, type ShareRemoval } from "../shares/plan.ts";
 import { direct, type Steps } from "../steps.ts";
 import { count } from "../view.ts";
@@ -161,7 +161,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
           const actions = structuredClone(batch.map((stray) => stray.action));
           const judged = new Map(actions.map((action, i) => [action, attempt > 1 ? 0 : batch[i]!.judgedAt]));
           const removal = await removeShares(actions, {
-            gitlab, policy, now, judgedAt: judged, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY, maxPlanAgeMs: opts.maxPlanAgeMs ?? 60_000, signal, audit: opts.audit, warnings: removalWarnings,
+            gitlab, policy, now, judgedAt: judged, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY, maxPlanAgeMs: opts.maxPlanAgeMs ?? 60_000, signal, audit: auditedUnder(opts.audit, policy), warnings: removalWarnings,
           });
           // Past the run's time limit the batches not begun are left: the report must come before the limit does.
           return { actions, warnings: removalWarnings, stopped: removal.stopped || Date.now() >= runEnd, spent: Date.now() >= steps.sliceEnd() };

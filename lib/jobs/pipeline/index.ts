@@ -8,7 +8,7 @@
 import { HttpError, NetworkError, type GitLabClient, type Project } from "../../gitlab/index.ts";
 import { evaluatePipeline, type Policy } from "../../policy/index.ts";
 import { pipelineRequestProblem } from "../../policy/refs.ts";
-import { errorText, jobStats, type AuditSink, type Report } from "../report.ts";
+import { auditedUnder, errorText, jobStats, type AuditSink, type Report } from "../report.ts";
 
 export interface PipelineAction {
   type: "create-pipeline";
@@ -71,7 +71,7 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineReport
 
   // One audit line per pipeline start asked for; a dry run starts nothing.
   const { project, ref, status, pipelineId, webUrl, reason, error } = action;
-  if (apply) opts.audit?.info("create-pipeline", { project, ref, variables: action.variables, outcome: status, pipelineId, webUrl, reason, error });
+  if (apply) auditedUnder(opts.audit, opts.policy)?.info("create-pipeline", { project, ref, variables: action.variables, outcome: status, pipelineId, webUrl, reason, error });
   return { job: "pipeline", dryRun: !apply, summary, actions: [action], stats: jobStats([opts.gitlab.http], startedAt), warnings: [] };
 }
 

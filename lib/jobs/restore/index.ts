@@ -9,7 +9,7 @@
 import pMap from "p-map";
 import { HttpError, NetworkError, type GitLabClient, type GroupShare } from "../../gitlab/index.ts";
 import { maxRemovals } from "../../policy/index.ts";
-import { countStatus, errorText, jobStats } from "../report.ts";
+import { auditedUnder, countStatus, errorText, jobStats } from "../report.ts";
 import { count } from "../view.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
 import { subjectKey, subjectOf, type RemovedShare } from "../shares/plan.ts";
@@ -138,7 +138,7 @@ async function create(a: RestoreAction, opts: RestoreOptions): Promise<void> {
     else await settle(a, opts, lost);
   }
   const { type, status, note, error, ...removal } = a;
-  opts.audit?.info("restore-share", { ...removal, outcome: status, note, error });
+  auditedUnder(opts.audit, opts.policy)?.info("restore-share", { ...removal, outcome: status, note, error });
 }
 
 /** Reads the share again after a lost answer (after a stop, with a few seconds of its own). */

@@ -7,7 +7,7 @@
 import pMap from "p-map";
 import { HttpError, isActive, type ApiGeneration, type N8nClient, type Workflow } from "../../n8n/index.ts";
 import { decideWorkflow, matchingSelectors, maxWorkflowChanges } from "../../policy/index.ts";
-import { countStatus, errorText, jobStats, stoppedMidRequest, type GuardedSummary, type JobOptions, type Report } from "../report.ts";
+import { auditedUnder, countStatus, errorText, jobStats, stoppedMidRequest, type GuardedSummary, type JobOptions, type Report } from "../report.ts";
 import { count } from "../view.ts";
 
 export interface WorkflowAction {
@@ -151,7 +151,8 @@ function everyWorkflow(n8n: N8nClient, signal?: AbortSignal) {
  * changes is refused there, before any other change is under way.
  */
 async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], opts: WorkflowsOptions): Promise<N8nAccessError | undefined> {
-  const { signal, audit } = opts;
+  const { signal } = opts;
+  const audit = auditedUnder(opts.audit, opts.policy);
   let refused: N8nAccessError | undefined;
   const change = async (action: WorkflowAction) => {
     if (signal?.aborted || refused) return;

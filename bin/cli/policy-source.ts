@@ -1,0 +1,38 @@
+/** Which policy the command line names: a file (--policy, WARDEN_POLICY) or a GitLab repository file (--policy-project …). */
+import { DEFAULT_POLICY_FILE } from "../../lib/config/policy-file.ts";
+import type { GitLabPolicyLocation, PolicySettingNames } from "../../lib/config/policy-source.ts";
+import { type ParsedArgs, UsageError } from "./command.ts";
+
+export type PolicyChoice = { kind: "file"; path: string } | { kind: "gitlab"; at: GitLabPolicyLocation };
+
+export const POLICY_SETTING_NAMES: PolicySettingNames = {
+  project: "--policy-project (WARDEN_POLICY_PROJECT)",
+  path: "--policy-path (WARDEN_POLICY_PATH)",
+  ref: "--policy-ref (WARDEN_POLICY_REF)",
+  token: "GITLAB_TOKEN",
+};
+
+/** An option, else its variable: the value and the name it was given by; an empty variable is unset. */
+function setting({ values }: ParsedArgs, env: NodeJS.ProcessEnv, option: string, variable: string): { value: string; name: string } | undefined {
+  if (values[option] !== undefined) return { value: String(values[option]), name: `--${option}` };
+  const value = env[variable];
+  return value ? { value, name: variable } : undefined;
+}
+
+export function policyChoice(args: ParsedArgs, env: NodeJS.ProcessEnv): PolicyChoice {
+  const file = setting(args, env, "policy", "WARDEN_POLICY");
+  const project = setting(args, env, "policy-project", "WARDEN_POLICY_PROJECT");
+  const path = setting(args, env, "policy-path", "WARDEN_POLICY_PATH");
+  const ref = setting(args, env, "policy-ref", "WARDEN_POLICY_REF");
+  if (project === undefined) {
+    const stray = path ?? ref;
+    if (stray) throw new UsageError(`${stray.name} names a policy in a GitLab repository, which needs --policy-project GROUP/PROJECT (or WARDEN_POLICY_PROJECT)`);
+    return { kind: "file", path: file?.value ?? DEFAULT_POLICY_FILE };
+  }
+  if (file) throw new UsageError(`${file.name} and ${project.name} both name a policy: keep one (a file, or a GitLab repository's file)`);
+  const blank = [project, path, ref].find((s) => s !== undefined && s.value.trim() === "");
+  if (blank) throw new UsageError(`${blank.name} is empty`);
+  if (/^\/|\/$/.test(project.value)) throw new UsageError(`${project.name} takes a project's full path (group/project) or id, got ${JSON.stringify(project.value)}`);
+  if (path && path.value.startsWith("/")) throw new UsageError(`${path.name} is a path inside the repository, without a leading /: got ${JSON.stringify(path.value)}`);
+  return { kind: "gitlab", at: { project: project.value, path: path?.value ?? DEFAULT_POLICY_FILE, ...(ref ? { ref: ref.value } : {}) } };
+}

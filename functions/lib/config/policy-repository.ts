@@ -1,0 +1,38 @@
+/**
+ * The deployment's policy read from a GitLab repository at each run (WARDEN_POLICY_PROJECT). Loaded by
+ * policy.ts only when that is set: chat-ops, which must answer Slack within 3 seconds, then loads the
+ * GitLab client, and otherwise never does.
+ */
+import { loadGitLabPolicy, type GitLabPolicy, type GitLabPolicyLocation, type PolicySettingNames } from "../../../lib/config/policy-source.ts";
+import type { GitLabClient } from "../../../lib/gitlab/index.ts";
+import type { Policy } from "../../../lib/policy/index.ts";
+import { gitlabClient } from "./clients.ts";
+import { secrets } from "./secrets.ts";
+
+export const REPOSITORY_POLICY_NAMES: PolicySettingNames = {
+  project: "WARDEN_POLICY_PROJECT (set at sst deploy)",
+  path: "WARDEN_POLICY_PATH (set at sst deploy)",
+  ref: "WARDEN_POLICY_REF (set at sst deploy)",
+  token: "the secret's gitlabToken",
+};
+
+/**
+ * A reader that keeps the last policy read in the container: each read is one file request (the
+ * answer carries content and ids together), parsed again only when the file's blob id changed.
+ * Concurrent callers share one read; a failed read is never replaced by the last good one.
+ */
+export function repositoryPolicy(at: GitLabPolicyLocation, client: () => Promise<GitLabClient> = async () => gitlabClient(await secrets.get())): () => Promise<Policy> {
+  let last: GitLabPolicy | undefined;
+  let reading: Promise<Policy> | undefined;
+  return () => {
+    reading ??= (async () => {
+      try {
+        last = await loadGitLabPolicy(await client(), at, { names: REPOSITORY_POLICY_NAMES, previous: last });
+        return last.policy;
+      } finally {
+        reading = undefined;
+      }
+    })();
+    return reading;
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * The deployment's policy. With WARDEN_POLICY_PROJECT (set at deploy), read from that GitLab
+ * repository at each run, so a merged change applies at the next run with no redeploy; else the file
+ * bundled at deploy. Either fails closed: no read, no run, and never another policy in its place.
+ */
+import { resolve } from "node:path";
+import { DEFAULT_POLICY_FILE, EXAMPLE_POLICY, loadPolicyFile } from "../../../lib/config/policy-file.ts";
+import type { GitLabPolicyLocation } from "../../../lib/config/policy-source.ts";
+import type { Policy } from "../../../lib/policy/index.ts";
+
+/** How a deployment names its policy, for the error when the bundle has none where the function looks. */
+const POLICY_NAMING =
+  "sst deploy bundles the file WARDEN_POLICY_FILE names (default warden.yaml next to sst.config.ts) as warden.yaml, and the function's " +
+  `WARDEN_POLICY names another in the bundle: deploy again with one (start from ${EXAMPLE_POLICY})`;
+
+/** The repository file the deployment names, or undefined for the bundled file. */
+export function repositoryPolicyLocation(env: NodeJS.ProcessEnv = process.env): GitLabPolicyLocation | undefined {
+  const project = env["WARDEN_POLICY_PROJECT"];
+  if (!project) return undefined;
+  const ref = env["WARDEN_POLICY_REF"];
+  return { project, path: env["WARDEN_POLICY_PATH"] || DEFAULT_POLICY_FILE, ...(ref ? { ref } : {}) };
+}
+
+let bundled: Promise<Policy> | undefined;
+let fromRepository: Promise<() => Promise<Policy>> | undefined;
+
+/**
+ * The policy for this run: a run reads it once and hands it on (runJob's `policy`). The bundled file
+ * is read once per container; WARDEN_POLICY is relative to the bundle root (where sst.config.ts
+ * copies the file, next to the handlers).
+ */
+export async function loadPolicy(): Promise<Policy> {
+  const at = repositoryPolicyLocation();
+  if (at) {
+    // Imported only here: the GitLab client stays out of a file-policy chat-ops cold start.
+    fromRepository ??= import("./policy-repository.ts").then(({ repositoryPolicy }) => repositoryPolicy(at));
+    return (await fromRepository)();
+  }
+  if (!bundled) {
+    const path = resolve(process.env["LAMBDA_TASK_ROOT"] ?? process.cwd(), process.env["WARDEN_POLICY"] ?? DEFAULT_POLICY_FILE);
+    const loading = loadPolicyFile(path, POLICY_NAMING);
+    // A failed read is not kept: the next invocation tries again (and reports the problem again).
+    loading.catch(() => {
+      if (bundled === loading) bundled = undefined;
+    });
+    bundled = loading;
+  }
+  return bundled;
+}
