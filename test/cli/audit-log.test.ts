@@ -223,7 +223,7 @@ describe("on a terminal", () => {
     expect(lines.length).toBeGreaterThan(100);
     expect(stderr).not.toContain("{");
     // Progress was shown (the run takes seconds at this latency), then the count, redrawn in place.
-    expect(stderr).toMatch(/\r\x1b\[Klisted \d+ projects?, \d+ stray shares?/);
+    expect(stderr).toMatch(/\r\x1b\[Kexamining [\d,]+ projects?, [\d,]+ groups?: \d+ stray shares?/);
     expect(stderr).toContain(`\r\x1b[K1 change; audit lines in ${log}`);
     const rows = screen(stderr);
     expect(rows).toEqual([`${lines.length} changes; audit lines in ${log}`, ""]);
@@ -240,7 +240,7 @@ describe("on a terminal", () => {
     let plain = "";
     expect(await main(["enforce", "--apply", "--audit-log", join(dir, "a.log")], { stdout: ignore, stderr: { write: (t) => (plain += t), isTTY: false }, env: { ...gitlab, WARDEN_POLICY: policyFile(EVERYTHING_STRAY) } })).toBe(0);
     const rows = plain.split("\n").filter((l) => l !== "");
-    expect(rows.every((l) => l.startsWith("{") || /^listed \d+ projects?, \d+ stray shares?$/.test(l))).toBe(true);
+    expect(rows.every((l) => l.startsWith("{") || /^(examining [\d,]+ projects?, [\d,]+ groups?: \d+ stray shares?|removing [\d,]+ \/ [\d,]+)$/.test(l))).toBe(true);
     expect(rows.filter((l) => l.startsWith("{"))).toHaveLength(auditLines(join(dir, "a.log")).length);
   });
 });

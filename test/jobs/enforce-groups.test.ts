@@ -201,7 +201,9 @@ describe("enforce: group shares", () => {
     const report = await run({
       apply: true,
       maxPlanAgeMs: 0,
-      onProgress: ({ projects, groups }) => {
+      onProgress: (p) => {
+        if (p.phase !== "examining") return;
+        const { projects, groups } = p;
         if (changed || projects < inScope.projects || groups < inScope.groups) return;
         changed = true;
         share(tooHigh).share.group_access_level = 20;
@@ -252,7 +254,7 @@ describe("enforce: group shares", () => {
   it("stopped while reading groups: complete is false, the warning says where, and nothing is removed", async () => {
     await setup({ latencyMs: 10 });
     const stop = new AbortController();
-    const report = await run({ apply: true, signal: stop.signal, onProgress: ({ groups }) => groups >= 4 && stop.abort(new Error("deadline")) });
+    const report = await run({ apply: true, signal: stop.signal, onProgress: (p) => p.phase === "examining" && p.groups >= 4 && stop.abort(new Error("deadline")) });
     expect(report.summary.complete).toBe(false);
     expect(report.warnings.join()).toMatch(/stopped while listing after \d+ projects \(deadline\), with \d+ groups read/);
     expect(nonGet()).toEqual([]);

@@ -269,8 +269,8 @@ describe("enforce job", () => {
       gitlab,
       policy: parsePolicy(standardPolicy(), "test.yaml"),
       apply: true,
-      onProgress: ({ projects }) => {
-        if (projects === inScope) project.shared_with_groups = project.shared_with_groups.filter((s) => s.group_id !== groupId);
+      onProgress: (p) => {
+        if (p.phase === "examining" && p.projects === inScope) project.shared_with_groups = project.shared_with_groups.filter((s) => s.group_id !== groupId);
       },
     });
     const gone = projectActions(report).filter((a) => a.status === "already-gone");
@@ -313,8 +313,8 @@ describe("enforce job", () => {
     const report = await run({
       apply: true,
       maxPlanAgeMs: 0,
-      onProgress: ({ projects }) => {
-        if (projects < inScope) return;
+      onProgress: (p) => {
+        if (p.phase !== "examining" || p.projects < inScope) return;
         // After the last page, before the first removal: an owner fixes one share and removes another.
         share(tooHigh).share.group_access_level = 30;
         const { project } = share(other);
@@ -470,7 +470,7 @@ describe("enforce job", () => {
   it("stops listing when the signal fires, reports where, and removes nothing", async () => {
     await setup({ latencyMs: 20 });
     const stop = new AbortController();
-    const report = await run({ apply: true, signal: stop.signal, onProgress: ({ projects }) => projects >= 200 && stop.abort(new Error("deadline")) });
+    const report = await run({ apply: true, signal: stop.signal, onProgress: (p) => p.phase === "examining" && p.projects >= 200 && stop.abort(new Error("deadline")) });
     expect(report.summary.complete).toBe(false);
     expect(report.summary.removed).toBe(0);
     expect(report.warnings.join()).toMatch(/stopped while listing after \d+ projects \(deadline\), with \d+ groups read/);
