@@ -5,6 +5,7 @@ import { enforce, exitCode, type EnforceOptions, type EnforceReport, type ShareR
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions, type ShareIntent } from "../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
+import { validated } from "../support/report.ts";
 
 
 const NOW = new Date("2026-03-10T12:00:00Z");
@@ -25,7 +26,7 @@ async function setup(opts: GitLabSimOptions = {}) {
 
 function run(opts: Omit<Partial<EnforceOptions>, "policy"> & { token?: string; maxRemovals?: number; policyText?: string } = {}): Promise<EnforceReport> {
   const gitlab = new GitLabClient({ url: sim.url, token: opts.token ?? sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-  return enforce({ gitlab, now: NOW, ...opts, policy: parsePolicy(opts.policyText ?? groupSharesPolicy(opts.maxRemovals), "test.yaml") });
+  return validated(enforce({ gitlab, now: NOW, ...opts, policy: parsePolicy(opts.policyText ?? groupSharesPolicy(opts.maxRemovals), "test.yaml") }));
 }
 
 /** Every share in the simulator, of both kinds, with its level, expiry and role. */
@@ -73,6 +74,7 @@ describe("enforce: group shares", () => {
       groupId: expect.any(Number),
       group: expect.any(String),
       accessLevel: expect.any(Number),
+      accessLevelName: expect.any(String),
       expiresAt: expect.toBeOneOf([null, expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/)]),
       memberRoleId: 7,
       reason: expect.any(String),

@@ -6,6 +6,7 @@ import { parsePolicy } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
 import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 import { standardPolicy } from "../support/policies.ts";
+import { validated } from "../support/report.ts";
 
 let sim: GitLabSim;
 afterEach(() => sim?.close());
@@ -19,7 +20,7 @@ async function setup(opts: GitLabSimOptions & { projects?: number } = {}) {
 
 function run(opts: Partial<EnforceOptions> & { token?: string; maxRemovals?: number } = {}) {
   const gitlab = new GitLabClient({ url: sim.url, token: opts.token ?? sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-  return enforce({ gitlab, policy: parsePolicy(standardPolicy(opts.maxRemovals), "test.yaml"), ...opts });
+  return validated(enforce({ gitlab, policy: parsePolicy(standardPolicy(opts.maxRemovals), "test.yaml"), ...opts }));
 }
 
 // This organisation has no group shares: every action is a project share's.

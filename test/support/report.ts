@@ -17,9 +17,15 @@ const validate = ajv.compile(schema);
 export function validReport<T>(report: T): T {
   // Through JSON, as every reader gets it (undefined fields gone).
   if (!validate(JSON.parse(JSON.stringify(report)))) {
-    throw new Error(`the report does not fit docs/report.schema.json:\n${ajv.errorsText(validate.errors, { separator: "\n" })}`);
+    const errors = validate.errors!.map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`);
+    throw new Error(`the report does not fit docs/report.schema.json:\n${errors.join("\n")}`);
   }
   return report;
+}
+
+/** A job's report, once it is there, checked. */
+export async function validated<T>(report: Promise<T>): Promise<T> {
+  return validReport(await report);
 }
 
 export function reportJson<T = Record<string, unknown>>(text: string): T {
