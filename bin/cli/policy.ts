@@ -9,7 +9,7 @@ import { type CliIO, type Command, type ParsedArgs, COMMON_OPTIONS_HELP } from "
 export const policyCommand: Command = {
   name: "policy",
   summary: "check a policy file (policy check): offline, or --online with a dry run's examination",
-  usage: `Usage: warden policy check [--policy FILE] [--online] [--json]
+  usage: `Usage: warden policy check [--policy FILE] [--online] [--format text|json]
 
 Checks a policy without changing anything. Offline: the schema (every problem named, as every command
 does), rules whose projects or groups lie outside every scope group (they never match), exemptions
@@ -25,8 +25,8 @@ exists, unless gitlab.guard.unmatchedRules is warn.
 Options:
   --online         examine GitLab too (GITLAB_URL, GITLAB_TOKEN as for warden enforce)
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
-  --format text|json, --json
-                   print the findings as text (default) or JSON
+  --format FORMAT  text (default) or json
+  --json           the same as --format json
 ${COMMON_OPTIONS_HELP}
 
 Exit codes: 0 no findings, 1 an error (the policy is invalid, or GitLab could not be examined

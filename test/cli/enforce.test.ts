@@ -3,6 +3,7 @@ import type { EnforceReport, ShareRemoval } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type ShareIntent } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
+import { reportJson } from "../support/report.ts";
 
 let sim: GitLabSim;
 let strays: string[];
@@ -52,7 +53,7 @@ describe.sequential("warden enforce, end to end", () => {
     const before = shares();
     const run = await warden(["enforce", "--apply", "--json", "--policy", policyFile(groupSharesPolicy(3))], env);
     expect(run.code).toBe(3);
-    expect(JSON.parse(run.stdout).summary.guard).toBe("tripped");
+    expect(reportJson(run.stdout).summary.guard).toBe("tripped");
     expect(shares()).toBe(before);
   });
 
@@ -60,8 +61,8 @@ describe.sequential("warden enforce, end to end", () => {
     const before = shares();
     const run = await warden(["enforce", "--json"], env);
     expect(run.code).toBe(2);
-    const report = JSON.parse(run.stdout) as EnforceReport;
-    expect(Object.keys(report)).toEqual(["job", "dryRun", "summary", "actions", "stats", "warnings"]);
+    const report = reportJson(run.stdout) as EnforceReport;
+    expect(Object.keys(report)).toEqual(["schemaVersion", "job", "version", "gitlabUrl", "policy", "startedAt", "finishedAt", "dryRun", "summary", "actions", "stats", "warnings"]);
     expect(Object.keys(report.stats)).toEqual(["requests", "retries", "rateLimited", "pages", "durationMs"]);
     expect(keys(report)).toEqual(strays);
     expect(report.summary).toMatchObject({ groups: expect.any(Number), groupShares: expect.any(Number), groupReads: expect.any(Number) });
@@ -73,6 +74,7 @@ describe.sequential("warden enforce, end to end", () => {
       groupId: expect.any(Number),
       group: expect.any(String),
       accessLevel: expect.any(Number),
+      accessLevelName: expect.any(String),
       expiresAt: expect.toBeOneOf([null, expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/)]),
       reason: expect.any(String),
       status: "planned",
@@ -85,6 +87,7 @@ describe.sequential("warden enforce, end to end", () => {
       groupId: expect.any(Number),
       group: expect.any(String),
       accessLevel: expect.any(Number),
+      accessLevelName: expect.any(String),
       expiresAt: expect.toBeOneOf([null, expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/)]),
       reason: expect.any(String),
       status: "planned",
@@ -112,7 +115,7 @@ describe.sequential("warden enforce, end to end", () => {
     const before = shares();
     const run = await warden(["enforce", "--apply", "--json"], env);
     expect(run.code).toBe(0);
-    const report = JSON.parse(run.stdout) as EnforceReport;
+    const report = reportJson(run.stdout) as EnforceReport;
     expect(keys(report)).toEqual(strays);
     // The DELETEs that answered 502 after removing were removed by this run: done, not already-gone.
     expect(report.summary).toMatchObject({ removed: strays.length, alreadyGone: 0, failed: 0 });
@@ -132,7 +135,7 @@ describe.sequential("warden enforce, end to end", () => {
   it("the next dry run exits 0", async () => {
     const run = await warden(["enforce", "--json"], env);
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout).actions).toEqual([]);
+    expect(reportJson(run.stdout).actions).toEqual([]);
   });
 
   it("errors exit 1 with a message and no credential; a wrong token is named as a 401", async () => {
