@@ -7,6 +7,8 @@ import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOpt
 import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { validated } from "../support/report.ts";
+import { enforceProgressText } from "../../lib/jobs/enforce/view.ts";
+import type { EnforceProgress } from "../../lib/jobs/enforce/summary.ts";
 
 let sim: GitLabSim;
 afterEach(() => sim?.close());
@@ -29,6 +31,21 @@ const planned = (report: Awaited<ReturnType<typeof run>>) => projectActions(repo
 const shareCount = (sim: GitLabSim) => sim.dataset.projects.reduce((n, p) => n + p.shared_with_groups.length, 0);
 
 describe("enforce job", () => {
+  it("progress names its phase: examining with the counts so far, then removing N of the plan's total", async () => {
+    const { strays } = await setup();
+    const seen: EnforceProgress[] = [];
+    const report = await run({ apply: true, onProgress: (p) => seen.push(p) });
+    const phases = seen.map((p) => p.phase);
+    expect(phases.indexOf("removing")).toBe(phases.lastIndexOf("examining") + 1);
+    const removing = seen.filter((p) => p.phase === "removing");
+    expect(removing.map((p) => p.done)).toEqual(strays.map((_, i) => i + 1));
+    expect(removing.every((p) => p.total === strays.length)).toBe(true);
+    expect(seen.findLast((p) => p.phase === "examining")).toMatchObject({ projects: report.summary.projects, strays: strays.length });
+    expect(enforceProgressText(removing.at(-1)!)).toBe(`removing ${strays.length} / ${strays.length}`);
+    expect(enforceProgressText({ phase: "examining", projects: 1204, groups: 1, strays: 12, totalProjects: 2000 })).toBe("examining 1,204 / ~2,000 projects, 1 group: 12 stray shares");
+    expect(enforceProgressText({ phase: "examining", projects: 1, groups: 0, strays: 0 })).toBe("examining 1 project, 0 groups: 0 stray shares");
+  });
+
   it("a dry run plans exactly the stray shares and changes nothing", async () => {
     const { strays } = await setup();
     const before = shareCount(sim);
