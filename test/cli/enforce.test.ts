@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnforceReport, ShareRemoval } from "../../lib/jobs/index.ts";
+import { WARDEN_VERSION } from "../../lib/jobs/version.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type ShareIntent } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
@@ -64,6 +65,9 @@ describe.sequential("warden enforce, end to end", () => {
     const report = reportJson(run.stdout) as EnforceReport;
     expect(Object.keys(report)).toEqual(["schemaVersion", "job", "version", "gitlabUrl", "policy", "startedAt", "finishedAt", "dryRun", "summary", "actions", "stats", "warnings"]);
     expect(Object.keys(report.stats)).toEqual(["requests", "retries", "rateLimited", "pages", "durationMs"]);
+    // From the sources, package.json's; from the built CLI (no package.json read), what the build wrote in.
+    expect(report.version).toBe(WARDEN_VERSION);
+    expect(report.gitlabUrl).toBe(env["GITLAB_URL"]);
     expect(keys(report)).toEqual(strays);
     expect(report.summary).toMatchObject({ groups: expect.any(Number), groupShares: expect.any(Number), groupReads: expect.any(Number) });
     expect(report.actions.find((a) => a.kind === "project")).toEqual({
