@@ -49,7 +49,7 @@ describe("the text report", () => {
   it("names the policy it was judged by (source and short SHA-256) and the GitLab origin", () => {
     const report = enforceReport(true, MIXED);
     report.policy = { source: "gitlab", project: "acme/policies", path: "warden.yaml", ref: "main", commitId: "89abcdef0123456789", sha256: "f".repeat(64) };
-    expect(renderText(report, { color: false }).split("\n")[1]).toBe("policy acme/policies:warden.yaml@main (commit 89abcdef) (sha256 ffffffff), GitLab https://gitlab.example.com");
+    expect(renderText(report, { color: false }).split("\n")[1]).toBe("policy acme/policies:warden.yaml@main (commit 89abcdef, sha256 ffffffff), GitLab https://gitlab.example.com");
     expect(renderText(enforceReport(true, []), { color: false }).split("\n")[1]).toBe("policy warden.yaml (sha256 00000000), GitLab https://gitlab.example.com");
   });
 

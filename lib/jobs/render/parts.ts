@@ -20,12 +20,16 @@ export function titleOf(view: JobView<never, never>, report: AnyReport): string 
   return `${view.title}${report.dryRun ? " (dry run)" : ""}: ${count(report.actions.length, ...view.noun)}`;
 }
 
-/** "policy warden.yaml (sha256 1a2b3c4d), GitLab https://gitlab.example.com": what the run was judged by, and where. Unescaped. */
+/**
+ * What the run was judged by, and where: "policy warden.yaml (sha256 1a2b3c4d), GitLab https://…", or
+ * "policy acme/policies:warden.yaml@main (commit 89abcdef, sha256 1a2b3c4d), …". Unescaped.
+ */
 export function policyLine({ policy, gitlabUrl }: AnyReport): string {
   const where = gitlabUrl === undefined ? "" : `, GitLab ${gitlabUrl}`;
   if (policy === null) return `no policy file${where}`;
-  const from = policy.source === "file" ? policy.path : `${policy.project}:${policy.path}@${policy.ref} (commit ${policy.commitId.slice(0, 8)})`;
-  return `policy ${from} (sha256 ${policy.sha256.slice(0, 8)})${where}`;
+  const sha = `sha256 ${policy.sha256.slice(0, 8)}`;
+  const from = policy.source === "file" ? `${policy.path} (${sha})` : `${policy.project}:${policy.path}@${policy.ref} (commit ${policy.commitId.slice(0, 8)}, ${sha})`;
+  return `policy ${from}${where}`;
 }
 
 /** The view's tally of the actions (strays per invited group), most first; none if the view keeps none. */
