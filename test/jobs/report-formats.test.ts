@@ -161,6 +161,15 @@ describe("Markdown", () => {
     expect(unescaped(md, "<")).toBe(4);
   });
 
+  it("cuts the list where a GitLab comment (at most 1,000,000 characters) would end, saying how many are left out", () => {
+    const many = Array.from({ length: 10_000 }, (_, i) => projectShare(i, `partners/contractor-${i % 40}`));
+    const md = renderMarkdown(enforceReport(true, many));
+    expect(md.length).toBeLessThan(1_000_000);
+    const listed = md.split("\n").filter((l) => l.startsWith("| acme")).length;
+    expect(listed).toBeGreaterThan(5_000);
+    expect(md).toContain(`\n\n…and ${10_000 - listed} more: a comment holds no more (the JSON report, --format json, has them all).\n\n</details>`);
+  });
+
   it("has the summary, the per-group table, and the full list collapsed", () => {
     const md = renderMarkdown(enforceReport(true, MIXED));
     expect(md.startsWith("### Warden enforce \\(dry run\\)\\: 6 stray shares\n\n**Plan\\: 6 shares to remove \\(5 project\\, 1 group\\)\\. Apply with\\: warden enforce \\-\\-apply")).toBe(true);

@@ -28,6 +28,9 @@ export function escapeMarkdown(text: string): string {
   return escapeControls(text).replace(/[!-/:-@[-`{-~]/g, (char) => `\\${char}${REFERENCE_PREFIXES.has(char) ? ZERO_WIDTH_JOINER : ""}`);
 }
 
+/** GitLab refuses a comment over 1,000,000 characters; the list is cut to leave room for the rest. */
+const MAX_LIST_CHARS = 900_000;
+
 export function renderMarkdown(report: AnyReport): string {
   const view = viewOf(report);
   const out = [`### ${escapeMarkdown(titleOf(view, report))}`, ""];
@@ -40,8 +43,12 @@ export function renderMarkdown(report: AnyReport): string {
   if (report.actions.length) {
     // The HTML block ends at the blank line after <summary>, so the table inside is Markdown.
     out.push(`<details><summary>All ${escapeMarkdown(count(report.actions.length, ...view.noun))}</summary>`, "");
-    const rows = report.actions.map((a) => [view.group(a as never), a.status, ...view.columns(a as never)].map(escapeMarkdown));
-    out.push(...table([view.headings.group, "Status", ...view.headings.columns].map(escapeMarkdown), rows), "", "</details>", "");
+    const rows = table([view.headings.group, "Status", ...view.headings.columns].map(escapeMarkdown), report.actions.map((a) => [view.group(a as never), a.status, ...view.columns(a as never)].map(escapeMarkdown)));
+    let size = 0;
+    const fit = rows.findIndex((row) => (size += row.length + 1) > MAX_LIST_CHARS);
+    if (fit === -1) out.push(...rows);
+    else out.push(...rows.slice(0, fit), "", `…and ${report.actions.length - (fit - 2)} more: a comment holds no more (the JSON report, --format json, has them all).`);
+    out.push("", "</details>", "");
   }
   return out.join("\n");
 }
