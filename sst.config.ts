@@ -50,6 +50,8 @@ export default $config({
     const { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } = await import("./functions/lib/runs/metric-names.ts");
     const { NODE_OPTIONS } = await import("./lib/config/node-options.ts");
     const { existsSync } = await import("node:fs");
+    // The bundles carry no package.json: reports name Warden's version from this (lib/jobs/version.ts).
+    const { WARDEN_VERSION } = await import("./lib/jobs/version.ts");
     const settings = deploySettings($app.stage);
     const policyFile = settings.policyRepository ? undefined : (settings.policyFile ?? "warden.yaml");
     if (policyFile !== undefined && !existsSync(policyFile)) {
@@ -82,6 +84,7 @@ export default $config({
       environment: Object.assign({}, environment, ...access.map((a) => a.environment)),
       permissions: [...permissions, ...access.flatMap((a) => a.permissions ?? [])],
       ...(copyFiles.length ? { copyFiles } : {}),
+      nodejs: { esbuild: { define: { __WARDEN_VERSION__: JSON.stringify(WARDEN_VERSION) } } },
     });
 
     // Reports of applying runs, for restore (functions/lib/state/run-history.ts): only under runs/, and only

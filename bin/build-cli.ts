@@ -9,6 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
+import { WARDEN_VERSION } from "../lib/jobs/version.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const BUILT_CLI = join(ROOT, "dist/warden.js");
@@ -30,6 +31,8 @@ export function buildCli(outfile: string = BUILT_CLI): string {
     target: "node22.19",
     // Some bundled libraries are CommonJS and require() Node's modules, which ESM lacks.
     banner: { js: "import { createRequire as __wardenRequire } from 'node:module'; const require = __wardenRequire(import.meta.url);" },
+    // The bundle carries no package.json: reports name the version from this (lib/jobs/version.ts).
+    define: { __WARDEN_VERSION__: JSON.stringify(WARDEN_VERSION) },
     logLevel: "warning",
     metafile: true,
   });

@@ -6,7 +6,7 @@
  * was asked to create: Lambda functions, roles and their policies, schedules, the table, the bucket's
  * lifecycle, alarms. SST itself cannot run here: its CLI downloads Pulumi.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -247,6 +247,13 @@ describe("sst.config.ts", () => {
     const timeouts = Object.fromEntries(deployed.functions().map(([name, f]) => [name, f.lambda["timeout"]]));
     expect(timeouts).toEqual({ Worker: 900, Chatops: 10, Enforce: 900, Workflows: 900 });
     expect(deployed.functions().every(([, f]) => f.lambda["runtime"] === "nodejs24.x")).toBe(true);
+  });
+
+  it("writes Warden's version into every bundle, which carries no package.json (lib/jobs/version.ts)", async () => {
+    const { version } = JSON.parse(readFileSync("package.json", "utf8")) as { version: string };
+    for (const [name, f] of (await deploy()).functions()) {
+      expect(f.args["nodejs"], name).toEqual({ esbuild: { define: { __WARDEN_VERSION__: JSON.stringify(version) } } });
+    }
   });
 
   it("lets each function read the one secret, and ships the policy file next to the handlers", async () => {

@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { applyPlan, PlanFileError, readPlanFile } from "../../lib/jobs/index.ts";
-import { type CliIO, type Command, COMMON_OPTIONS_HELP } from "./command.ts";
+import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP } from "./command.ts";
 import { auditTrail, gitlabFrom, positiveInt, printReport, requireEnv, UsageError } from "./io.ts";
 
-const USAGE = `Usage: warden apply PLAN [--apply] [--max-plan-age AGE] [--audit-log FILE] [--concurrency N] [--json] [--debug]
+const USAGE = `Usage: warden apply PLAN [--apply] [--max-plan-age AGE] [--audit-log FILE] [--concurrency N] [--format text|markdown|json] [--debug]
 
 Applies a plan saved by 'warden enforce --out PLAN': removes only the shares it lists, judged by the
 policy it records (not by warden.yaml). Each project and sharing group is read again first, and a share
@@ -22,8 +22,9 @@ Options:
                    (default 24h)
   --concurrency N  reads and removals in flight at once (default 16)
   --audit-log FILE append one JSON line per change to FILE as it happens (for warden restore)
-  --json           print the report as JSON (enforce's shape, with job "apply")
-  --policy FILE    refused: apply judges by the policy the plan records, the one reviewed
+${FORMAT_HELP} (enforce's shape, with job "apply")
+  --policy FILE, --policy-project PROJECT
+                   refused: apply judges by the policy the plan records, the one reviewed
 ${COMMON_OPTIONS_HELP}
 
 Environment: GITLAB_URL (the instance the plan was made for) and GITLAB_TOKEN, as for enforce.
@@ -43,7 +44,8 @@ export const applyCommand: Command = {
   async run(args, io: CliIO) {
     const { values, positionals } = args;
     if (positionals.length !== 1) throw new UsageError(`one PLAN file is required (written by warden enforce --out PLAN)\n\n${USAGE}`);
-    if (values["policy"] !== undefined) throw new UsageError("--policy: apply judges by the policy the plan records, the one it was reviewed with; drop --policy (to judge by another policy, plan again with it)");
+    const other = ["policy", "policy-project", "policy-path", "policy-ref"].find((name) => values[name] !== undefined);
+    if (other) throw new UsageError(`--${other}: apply judges by the policy the plan records, the one it was reviewed with; drop --${other} (to judge by another policy, plan again with it)`);
     const file = positionals[0]!;
     const maxAgeMs = planAge(values["max-plan-age"]);
     const concurrency = positiveInt(args, "concurrency");
@@ -60,7 +62,7 @@ export const applyCommand: Command = {
     })();
     const trail = auditTrail(io, args);
     const report = await applyPlan({ gitlab, plan, policy, apply: values["apply"] === true, concurrency, signal: io.signal, audit: trail.sink }).finally(() => trail.close());
-    return printReport(io, report, values["json"] === true);
+    return printReport(io, report, args);
   },
 };
 

@@ -4,6 +4,8 @@ import type { ParseArgsConfig } from "node:util";
 export interface TextOut {
   write(text: string): unknown;
   readonly isTTY?: boolean;
+  /** A terminal's width: a text report wraps its lines to it. */
+  readonly columns?: number;
 }
 
 /** What a command needs from its process (io.ts builds it from process); tests pass their own. */
@@ -26,8 +28,10 @@ export interface Command {
   name: string;
   summary: string;
   usage: string;
-  /** Options beyond the common --policy, --json, --debug and --help. */
+  /** Options beyond the common --policy, --format, --json, --debug and --help. */
   options: NonNullable<ParseArgsConfig["options"]>;
+  /** The --format values it prints (default all: text, markdown, json). */
+  formats?: readonly ReportFormat[];
   positionals?: boolean;
   run(args: ParsedArgs, io: CliIO): Promise<number>;
 }
@@ -36,6 +40,14 @@ export interface Command {
 export class UsageError extends Error {
   override name = "UsageError";
 }
+
+export const REPORT_FORMATS = ["text", "markdown", "json"] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+/** The help lines of --format and --json, for the usage of each command that prints a report. */
+export const FORMAT_HELP = `  --format FORMAT  text (default), markdown (for merge request comments and CI job summaries)
+                   or json (the report's JSON Schema is docs/report.schema.json)
+  --json           the same as --format json`;
 
 /** The help lines of the options every command takes (main.ts's COMMON), for each command's usage. */
 export const COMMON_OPTIONS_HELP = `  --policy-project GROUP/PROJECT

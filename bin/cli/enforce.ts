@@ -1,13 +1,13 @@
 import { enforce } from "../../lib/jobs/index.ts";
-import { count } from "../../lib/jobs/view.ts";
+import { enforceProgressText } from "../../lib/jobs/enforce/view.ts";
 import { auditTrail, gitlabFrom, policyFrom, positiveInt, printReport, progressLine } from "./io.ts";
-import { type CliIO, type Command, COMMON_OPTIONS_HELP } from "./command.ts";
+import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP } from "./command.ts";
 import { planOutFrom, savePlan } from "./plan-out.ts";
 
 export const enforceCommand: Command = {
   name: "enforce",
   summary: "remove project and group shares the policy does not allow (dry run unless --apply)",
-  usage: `Usage: warden enforce [--apply | --out PLAN] [--target PATH]... [--audit-log FILE] [--policy FILE] [--json] [--debug]
+  usage: `Usage: warden enforce [--apply | --out PLAN] [--target PATH]... [--audit-log FILE] [--policy FILE] [--format text|markdown|json] [--debug]
 
 Examines the policy's scope — its projects with the groups each is shared with, and its groups
 (each scope group and all below it) with the groups each is shared with — and plans the removal of
@@ -38,7 +38,7 @@ Options:
                    paces requests whatever these say
   --audit-log FILE append one JSON line per change to FILE as it happens (for warden restore)
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
-  --json           print the report as JSON
+${FORMAT_HELP}
 ${COMMON_OPTIONS_HELP}
 
 Environment:
@@ -67,12 +67,12 @@ Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard
       listConcurrency: positiveInt(args, "list-concurrency"),
       signal: io.signal,
       audit: trail.sink,
-      onProgress: ({ projects, strays }) => progress.update(`listed ${count(projects, "project")}, ${count(strays, "stray share")}`),
+      onProgress: (p) => progress.update(enforceProgressText(p)),
     }).finally(() => {
       progress.done();
       trail.close();
     });
-    const code = printReport(io, report, values["json"] === true);
+    const code = printReport(io, report, args);
     if (out !== undefined) savePlan(io, out, report, policy);
     return code;
   },

@@ -6,13 +6,13 @@ import { checkCredential, checkServiceUrl, GITLAB, N8N } from "../../lib/config/
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import type { WaitEvent } from "../../lib/http/types.ts";
 import { exitCode, type AuditSink } from "../../lib/jobs/index.ts";
-import { escapeControls, jsonForTerminal, renderText } from "../../lib/jobs/render.ts";
+import { escapeControls, jsonForTerminal, renderMarkdown, renderText } from "../../lib/jobs/render.ts";
 import type { Report } from "../../lib/jobs/report.ts";
 import { count } from "../../lib/jobs/view.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";
 import type { Policy } from "../../lib/policy/index.ts";
 import { redactOutput, registerSecret } from "../../lib/redact/index.ts";
-import { type CliIO, type ParsedArgs, type TextOut, UsageError } from "./command.ts";
+import { REPORT_FORMATS, type CliIO, type ParsedArgs, type ReportFormat, type TextOut, UsageError } from "./command.ts";
 import { policyChoice, POLICY_SETTING_NAMES } from "./policy-source.ts";
 
 export { UsageError };
@@ -43,7 +43,7 @@ function separateLines(out: TextOut): TextOut {
  */
 export function redactedIO(io: CliIO): CliIO {
   for (const { credentialVariable } of Object.values(SERVICES)) registerSecret(io.env[credentialVariable]);
-  const redacted = (out: TextOut): TextOut => ({ write: (text) => out.write(redactOutput(text)), isTTY: out.isTTY });
+  const redacted = (out: TextOut): TextOut => ({ write: (text) => out.write(redactOutput(text)), isTTY: out.isTTY, get columns() { return out.columns; } });
   return { ...io, stdout: redacted(io.stdout), stderr: separateLines(redacted(io.stderr)) };
 }
 
@@ -107,10 +107,25 @@ export function n8nFrom(io: CliIO): N8nClient {
   return new N8nClient({ url, apiKey: credential, ...httpOptions(io) });
 }
 
-/** Prints the report (JSON exactly as the job returned it, or the text table) and returns the exit code. */
-export function printReport(io: CliIO, report: Report<{ status: string }, object>, json: boolean): number {
+/** --format FORMAT (one of `formats`), or --json, its synonym for json; checked by main.ts before a command runs. */
+export function reportFormat({ values }: ParsedArgs, formats: readonly ReportFormat[] = REPORT_FORMATS): ReportFormat {
+  const format = values["format"];
+  if (format === undefined) return values["json"] === true ? "json" : "text";
+  if (!formats.includes(format as ReportFormat)) throw new UsageError(`--format takes ${formats.join(", ")}; got ${JSON.stringify(format)}`);
+  if (values["json"] === true && format !== "json") throw new UsageError(`--json is --format json: it cannot go with --format ${String(format)}`);
+  return format as ReportFormat;
+}
+
+/**
+ * Prints the report as --format says (JSON exactly as the job returned it, Markdown, or the text
+ * table wrapped to a terminal's width) and returns the exit code.
+ */
+export function printReport(io: CliIO, report: Report<{ status: string }, object>, args: ParsedArgs): number {
+  const format = reportFormat(args);
   const color = Boolean(io.stdout.isTTY) && !io.env["NO_COLOR"];
-  io.stdout.write(`${json ? jsonForTerminal(report, 2) : renderText(report, { color })}\n`);
+  const width = io.stdout.isTTY ? io.stdout.columns : undefined;
+  const text = format === "json" ? jsonForTerminal(report, 2) : format === "markdown" ? renderMarkdown(report) : renderText(report, { color, width });
+  io.stdout.write(`${text}\n`);
   return exitCode(report);
 }
 

@@ -10,7 +10,7 @@ import { pipelineCommand } from "./pipeline.ts";
 import { policyCommand } from "./policy.ts";
 import { restoreCommand } from "./restore.ts";
 import { workflowsCommand } from "./workflows.ts";
-import { notice, redactedIO, requestTimeoutFrom, UsageError } from "./io.ts";
+import { notice, redactedIO, reportFormat, requestTimeoutFrom, UsageError } from "./io.ts";
 import { closest } from "./suggest.ts";
 import { packageVersion } from "./version.ts";
 
@@ -22,6 +22,7 @@ export const COMMON = {
   "policy-project": { type: "string" },
   "policy-path": { type: "string" },
   "policy-ref": { type: "string" },
+  format: { type: "string" },
   json: { type: "boolean" },
   debug: { type: "boolean" },
   "request-timeout": { type: "string" },
@@ -73,6 +74,11 @@ export async function main(argv: string[], processIO: CliIO): Promise<number> {
   if (args.values.help) {
     io.stdout.write(`${command.usage}\n`);
     return 0;
+  }
+  try {
+    reportFormat(args, command.formats);
+  } catch (err) {
+    return usageError(io, `warden ${name}`, (err as Error).message, `warden ${name} --help`);
   }
   io.signal?.addEventListener("abort", () => notice(io, `warden ${name}: ${stopping(io.signal!.reason)}`), { once: true });
   try {

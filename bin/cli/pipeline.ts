@@ -1,9 +1,9 @@
 import { runPipeline } from "../../lib/jobs/index.ts";
 import { pipelineRequestProblem } from "../../lib/policy/refs.ts";
-import { type Command, COMMON_OPTIONS_HELP } from "./command.ts";
+import { type Command, COMMON_OPTIONS_HELP, FORMAT_HELP } from "./command.ts";
 import { auditTrail, gitlabFrom, policyFrom, printReport, UsageError } from "./io.ts";
 
-const USAGE = `Usage: warden pipeline <project-path> <ref> [KEY=VALUE ...] [--apply] [--audit-log FILE] [--policy FILE] [--json] [--debug]
+const USAGE = `Usage: warden pipeline <project-path> <ref> [KEY=VALUE ...] [--apply] [--audit-log FILE] [--policy FILE] [--format text|markdown|json] [--debug]
 
 Checks a pipeline on <ref> of <project-path> with the given variables, and shows what would start:
 the policy's pipelines.allow must have a rule for the project (as GitLab resolves its path), the ref
@@ -16,7 +16,7 @@ Options:
   --apply          start the pipeline
   --audit-log FILE append the start's JSON audit line to FILE
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
-  --json           print the report as JSON
+${FORMAT_HELP}
 ${COMMON_OPTIONS_HELP}
 
 Environment: GITLAB_URL, GITLAB_TOKEN (as for enforce; read_api is enough for a dry run).
@@ -43,6 +43,6 @@ export const pipelineCommand: Command = {
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
     const trail = auditTrail(io, args);
     const report = await runPipeline({ gitlab, policy, project, ref, variables, apply: values["apply"] === true, signal: io.signal, audit: trail.sink }).finally(() => trail.close());
-    return printReport(io, report, values["json"] === true);
+    return printReport(io, report, args);
   },
 };

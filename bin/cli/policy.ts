@@ -1,15 +1,16 @@
 import { enforce } from "../../lib/jobs/index.ts";
 import { escapeControls, jsonForTerminal } from "../../lib/jobs/render.ts";
+import { enforceProgressText } from "../../lib/jobs/enforce/view.ts";
 import { count } from "../../lib/jobs/view.ts";
 import { checkPolicy, ruleText, type Policy, type RuleCounts, type RuleList } from "../../lib/policy/index.ts";
 import { describePolicySource } from "../../lib/config/policy-source.ts";
-import { gitlabFrom, policyFrom, progressLine, UsageError } from "./io.ts";
+import { gitlabFrom, policyFrom, progressLine, reportFormat, UsageError } from "./io.ts";
 import { type CliIO, type Command, type ParsedArgs, COMMON_OPTIONS_HELP } from "./command.ts";
 
 export const policyCommand: Command = {
   name: "policy",
   summary: "check a policy file (policy check): offline, or --online with a dry run's examination",
-  usage: `Usage: warden policy check [--policy FILE] [--online] [--json]
+  usage: `Usage: warden policy check [--policy FILE] [--online] [--format text|json]
 
 Checks a policy without changing anything. Offline: the schema (every problem named, as every command
 does), rules whose projects or groups lie outside every scope group (they never match), exemptions
@@ -25,12 +26,14 @@ exists, unless gitlab.guard.unmatchedRules is warn.
 Options:
   --online         examine GitLab too (GITLAB_URL, GITLAB_TOKEN as for warden enforce)
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
-  --json           print the findings as JSON
+  --format FORMAT  text (default) or json
+  --json           the same as --format json
 ${COMMON_OPTIONS_HELP}
 
 Exit codes: 0 no findings, 1 an error (the policy is invalid, or GitLab could not be examined
 whole), 2 warnings (CI can gate a policy's merge requests on it).`,
   options: { online: { type: "boolean" } },
+  formats: ["text", "json"],
   positionals: true,
   async run(args, io) {
     const [action, ...extra] = args.positionals;
@@ -47,7 +50,7 @@ whole), 2 warnings (CI can gate a policy's merge requests on it).`,
       Object.assign(findings, { rules: online.rules, notes: online.notes });
       findings.warnings.push(...online.warnings);
     }
-    if (args.values["json"] === true) io.stdout.write(`${jsonForTerminal(findings, 2)}\n`);
+    if (reportFormat(args) === "json") io.stdout.write(`${jsonForTerminal(findings, 2)}\n`);
     else io.stdout.write(`${textOf(findings)}\n`);
     return findings.warnings.length ? 2 : 0;
   },
@@ -58,7 +61,7 @@ async function examine(args: ParsedArgs, io: CliIO, policy: Policy, now: Date) {
   const progress = progressLine(io);
   const report = await enforce({
     gitlab: gitlabFrom(io), policy, now, signal: io.signal,
-    onProgress: ({ projects, groups }) => progress.update(`examined ${count(projects, "project")}, ${count(groups, "group")}`),
+    onProgress: (p) => progress.update(enforceProgressText(p)),
   });
   progress.done();
   const { matched, complete } = report.summary;

@@ -6,7 +6,7 @@ import type { CliIO, Command } from "./command.ts";
 import { policyChoice } from "./policy-source.ts";
 import { auditTrail, gitlabFrom, policyFrom, policyPath, positiveInt, printReport, UsageError } from "./io.ts";
 
-const USAGE = `Usage: warden restore FILE|s3://BUCKET/KEY|latest [--apply] [--max-restores N] [--audit-log FILE] [--policy FILE] [--json] [--debug]
+const USAGE = `Usage: warden restore FILE|s3://BUCKET/KEY|latest [--apply] [--max-restores N] [--audit-log FILE] [--policy FILE] [--format text|markdown|json] [--debug]
 
 Re-creates the shares an enforce run removed, each with its access level, expiry and custom role.
 FILE is the JSON report of an applying run (warden enforce --apply --json), or the JSON audit lines
@@ -31,7 +31,9 @@ Options:
                      the policy from this GitLab project's repository instead (as for enforce)
   --policy-path PATH its path there (default $WARDEN_POLICY_PATH, else warden.yaml)
   --policy-ref REF   branch, tag or commit (default $WARDEN_POLICY_REF, else the default branch)
-  --json             print the report as JSON
+  --format FORMAT    text (default), markdown (for merge request comments and CI job summaries)
+                     or json (the report's JSON Schema is docs/report.schema.json)
+  --json             the same as --format json
   --request-timeout SECONDS
                      deadline of each request attempt (default $WARDEN_REQUEST_TIMEOUT, else 60)
   --debug            print stack traces of unexpected errors
@@ -65,7 +67,7 @@ export const restoreCommand: Command = {
     const [policy, gitlab] = [named ? await policyFrom(args, io) : undefined, gitlabFrom(io)];
     const trail = auditTrail(io, args);
     const report = await restore({ gitlab, policy, input, apply: values["apply"] === true, maxRestores, concurrency, signal: io.signal, audit: trail.sink }).finally(() => trail.close());
-    return printReport(io, report, values["json"] === true);
+    return printReport(io, report, args);
   },
 };
 

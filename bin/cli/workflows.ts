@@ -1,12 +1,12 @@
 import { reconcileWorkflows } from "../../lib/jobs/index.ts";
 import { count } from "../../lib/jobs/view.ts";
 import { auditTrail, n8nFrom, policyFrom, printReport, progressLine } from "./io.ts";
-import { type CliIO, type Command, COMMON_OPTIONS_HELP } from "./command.ts";
+import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP } from "./command.ts";
 
 export const workflowsCommand: Command = {
   name: "workflows",
   summary: "switch n8n workflows on or off as the policy says (dry run unless --apply)",
-  usage: `Usage: warden workflows [--apply] [--audit-log FILE] [--policy FILE] [--json] [--debug]
+  usage: `Usage: warden workflows [--apply] [--audit-log FILE] [--policy FILE] [--format text|markdown|json] [--debug]
 
 Lists every n8n workflow and compares which are active with the policy's n8n.workflows: an active
 workflow no keepActive selector matches is deactivated, an inactive one a selector matches is
@@ -20,7 +20,7 @@ Options:
   --apply          make the planned changes
   --audit-log FILE append one JSON line per change to FILE as it happens (for warden restore)
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
-  --json           print the report as JSON
+${FORMAT_HELP}
 ${COMMON_OPTIONS_HELP}
 
 Environment:
@@ -49,6 +49,6 @@ Exit codes: 0 in policy (reported findings aside) or all applied, 1 error or a c
       progress.done();
       trail.close();
     });
-    return printReport(io, report, values["json"] === true);
+    return printReport(io, report, args);
   },
 };

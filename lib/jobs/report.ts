@@ -1,5 +1,5 @@
 /** The one report shape every job returns and every front end renders (CLI, Lambda, Slack). */
-import type { Policy } from "../policy/index.ts";
+import type { Policy, PolicySource } from "../policy/index.ts";
 
 export type JobName = "enforce" | "apply" | "workflows" | "pipeline" | "restore";
 
@@ -18,9 +18,26 @@ export interface JobStats {
   steps?: number;
 }
 
-export interface Report<Action, Summary> {
+/** The version of the report's JSON form (docs/report.schema.json): raised when a field changes meaning or goes. */
+export const REPORT_SCHEMA_VERSION = 1;
+
+/** What every report says of its run, besides its results (lib/jobs/envelope.ts fills it in). */
+export interface RunRecord {
+  schemaVersion: typeof REPORT_SCHEMA_VERSION;
   job: JobName;
+  /** Warden's version (lib/jobs/version.ts). */
+  version: string;
+  /** The GitLab instance's origin (scheme, host, port), for a job that talks to GitLab. */
+  gitlabUrl?: string;
+  /** The policy the run was judged by: where it came from and the SHA-256 of its text; null for a restore without one. */
+  policy: PolicySource | null;
+  /** ISO 8601. */
+  startedAt: string;
+  finishedAt: string;
   dryRun: boolean;
+}
+
+export interface Report<Action, Summary> extends RunRecord {
   summary: Summary;
   actions: Action[];
   stats: JobStats;

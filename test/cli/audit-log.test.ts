@@ -16,6 +16,7 @@ import { startN8nSim } from "../../sim/n8n/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, startWarden, warden, type CliRun, type LiveRun } from "../support/cli.ts";
 import { EVERYTHING_STRAY, standardPolicy } from "../support/policies.ts";
+import { reportJson } from "../support/report.ts";
 
 // The standard policy that also allows partners/**: what it removes, the standard policy removes too, and more.
 const LENIENT = standardPolicy().replace('      - group: "acme/**"\n', '      - group: "acme/**"\n      - group: "partners/**"\n') + "    unmatchedRules: warn\n";
@@ -60,13 +61,13 @@ describe("--audit-log FILE", () => {
     const first = await warden(["enforce", "--apply", "--json", "--audit-log", log], { ...gitlab, WARDEN_POLICY: policyFile(LENIENT) });
     expect(first.code, first.stderr).toBe(0);
     const afterFirst = readFileSync(log, "utf8");
-    const firstReport = JSON.parse(first.stdout) as EnforceReport;
+    const firstReport = reportJson(first.stdout) as EnforceReport;
     expect(firstReport.actions.length).toBeGreaterThan(0);
     expect(afterFirst).toBe(`${stderrLines(first.stderr).join("\n")}\n`);
 
     const second = await warden(["enforce", "--apply", "--json", "--audit-log", log], { ...gitlab, WARDEN_POLICY: policyFile(standardPolicy()) });
     expect(second.code, second.stderr).toBe(0);
-    const secondReport = JSON.parse(second.stdout) as EnforceReport;
+    const secondReport = reportJson(second.stdout) as EnforceReport;
     expect(secondReport.actions.length).toBeGreaterThan(0);
     // Appended: the first run's lines are still there, each run's lines complete.
     expect(readFileSync(log, "utf8")).toBe(`${afterFirst}${stderrLines(second.stderr).join("\n")}\n`);
@@ -77,7 +78,7 @@ describe("--audit-log FILE", () => {
     const restoreLog = join(dir, "restore.log");
     const restored = await warden(["restore", log, "--apply", "--json", "--max-restores", "100000", "--audit-log", restoreLog], gitlab, dir);
     expect(restored.code, restored.stderr).toBe(0);
-    const report = JSON.parse(restored.stdout) as RestoreReport;
+    const report = reportJson(restored.stdout) as RestoreReport;
     expect(report.summary.restored).toBe(report.summary.restores);
     expect(shares()).toEqual(expectedAfterRestore(original, [firstReport, secondReport]));
     expect(auditLines(restoreLog)).toHaveLength(report.summary.restored);
@@ -93,13 +94,13 @@ describe("--audit-log FILE", () => {
     const before = shares();
     const guarded = await warden(["restore", log, "--apply", "--json"], gitlab, dir);
     expect(guarded.code, guarded.stderr).toBe(3);
-    const tripped = JSON.parse(guarded.stdout) as RestoreReport;
+    const tripped = reportJson(guarded.stdout) as RestoreReport;
     expect(tripped.summary).toMatchObject({ guard: "tripped", maxRestores: 100, restored: 0 });
     expect(tripped.warnings.join("\n")).toContain("more than the default guard (100, without a policy; --max-restores N sets another)");
     expect(shares()).toEqual(before);
     const policyDir = join(policyFile(standardPolicy(7)), "..");
     const run = await warden(["restore", log, "--json"], gitlab, policyDir);
-    expect((JSON.parse(run.stdout) as RestoreReport).summary.maxRestores).toBe(7);
+    expect((reportJson(run.stdout) as RestoreReport).summary.maxRestores).toBe(7);
     const missing = await warden(["restore", log, "--policy", join(dir, "none.yaml")], gitlab, dir);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("no such file");
@@ -223,7 +224,7 @@ describe("on a terminal", () => {
     expect(lines.length).toBeGreaterThan(100);
     expect(stderr).not.toContain("{");
     // Progress was shown (the run takes seconds at this latency), then the count, redrawn in place.
-    expect(stderr).toMatch(/\r\x1b\[Klisted \d+ projects?, \d+ stray shares?/);
+    expect(stderr).toMatch(/\r\x1b\[Kexamining [\d,]+ projects?, [\d,]+ groups?: \d+ stray shares?/);
     expect(stderr).toContain(`\r\x1b[K1 change; audit lines in ${log}`);
     const rows = screen(stderr);
     expect(rows).toEqual([`${lines.length} changes; audit lines in ${log}`, ""]);
@@ -240,7 +241,7 @@ describe("on a terminal", () => {
     let plain = "";
     expect(await main(["enforce", "--apply", "--audit-log", join(dir, "a.log")], { stdout: ignore, stderr: { write: (t) => (plain += t), isTTY: false }, env: { ...gitlab, WARDEN_POLICY: policyFile(EVERYTHING_STRAY) } })).toBe(0);
     const rows = plain.split("\n").filter((l) => l !== "");
-    expect(rows.every((l) => l.startsWith("{") || /^listed \d+ projects?, \d+ stray shares?$/.test(l))).toBe(true);
+    expect(rows.every((l) => l.startsWith("{") || /^(examining [\d,]+ projects?, [\d,]+ groups?: \d+ stray shares?|removing [\d,]+ \/ [\d,]+)$/.test(l))).toBe(true);
     expect(rows.filter((l) => l.startsWith("{"))).toHaveLength(auditLines(join(dir, "a.log")).length);
   });
 });

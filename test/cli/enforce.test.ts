@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnforceReport, ShareRemoval } from "../../lib/jobs/index.ts";
+import { WARDEN_VERSION } from "../../lib/jobs/version.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type ShareIntent } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
+import { reportJson } from "../support/report.ts";
 
 let sim: GitLabSim;
 let strays: string[];
@@ -52,7 +54,7 @@ describe.sequential("warden enforce, end to end", () => {
     const before = shares();
     const run = await warden(["enforce", "--apply", "--json", "--policy", policyFile(groupSharesPolicy(3))], env);
     expect(run.code).toBe(3);
-    expect(JSON.parse(run.stdout).summary.guard).toBe("tripped");
+    expect(reportJson(run.stdout).summary.guard).toBe("tripped");
     expect(shares()).toBe(before);
   });
 
@@ -60,9 +62,12 @@ describe.sequential("warden enforce, end to end", () => {
     const before = shares();
     const run = await warden(["enforce", "--json"], env);
     expect(run.code).toBe(2);
-    const report = JSON.parse(run.stdout) as EnforceReport;
-    expect(Object.keys(report)).toEqual(["job", "dryRun", "summary", "actions", "stats", "warnings"]);
+    const report = reportJson(run.stdout) as EnforceReport;
+    expect(Object.keys(report)).toEqual(["schemaVersion", "job", "version", "gitlabUrl", "policy", "startedAt", "finishedAt", "dryRun", "summary", "actions", "stats", "warnings"]);
     expect(Object.keys(report.stats)).toEqual(["requests", "retries", "rateLimited", "pages", "auditRequests", "durationMs"]);
+    // From the sources, package.json's; from the built CLI (no package.json read), what the build wrote in.
+    expect(report.version).toBe(WARDEN_VERSION);
+    expect(report.gitlabUrl).toBe(env["GITLAB_URL"]);
     expect(keys(report)).toEqual(strays);
     expect(report.summary).toMatchObject({ groups: expect.any(Number), groupShares: expect.any(Number), groupReads: expect.any(Number) });
     expect(report.actions.find((a) => a.kind === "project")).toEqual({
@@ -73,6 +78,7 @@ describe.sequential("warden enforce, end to end", () => {
       groupId: expect.any(Number),
       group: expect.any(String),
       accessLevel: expect.any(Number),
+      accessLevelName: expect.any(String),
       expiresAt: expect.toBeOneOf([null, expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/)]),
       reason: expect.any(String),
       status: "planned",
@@ -87,6 +93,7 @@ describe.sequential("warden enforce, end to end", () => {
       groupId: expect.any(Number),
       group: expect.any(String),
       accessLevel: expect.any(Number),
+      accessLevelName: expect.any(String),
       expiresAt: expect.toBeOneOf([null, expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/)]),
       reason: expect.any(String),
       status: "planned",
@@ -116,7 +123,7 @@ describe.sequential("warden enforce, end to end", () => {
     const before = shares();
     const run = await warden(["enforce", "--apply", "--json"], env);
     expect(run.code).toBe(0);
-    const report = JSON.parse(run.stdout) as EnforceReport;
+    const report = reportJson(run.stdout) as EnforceReport;
     expect(keys(report)).toEqual(strays);
     // The DELETEs that answered 502 after removing were removed by this run: done, not already-gone.
     expect(report.summary).toMatchObject({ removed: strays.length, alreadyGone: 0, failed: 0 });
@@ -136,7 +143,7 @@ describe.sequential("warden enforce, end to end", () => {
   it("the next dry run exits 0", async () => {
     const run = await warden(["enforce", "--json"], env);
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout).actions).toEqual([]);
+    expect(reportJson(run.stdout).actions).toEqual([]);
   });
 
   it("errors exit 1 with a message and no credential; a wrong token is named as a 401", async () => {

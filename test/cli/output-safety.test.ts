@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startN8nSim, type N8nSim, type SimWorkflow } from "../../sim/n8n/index.ts";
 import { json, scriptedServer } from "../support/server.ts";
 import { policyFile, warden, type CliRun } from "../support/cli.ts";
+import { reportJson } from "../support/report.ts";
 
 const KEY = "n8n-api-key-hostile-51xq9w";
 const POLICY = `version: 1
@@ -130,7 +131,7 @@ describe("terminal safety", () => {
     const apply = await warden(["workflows", "--apply", "--json"], env);
     for (const run of [dry, apply]) {
       expect(run.stdout).not.toMatch(RAW_UNSAFE);
-      expect((JSON.parse(run.stdout) as { actions: { name: string }[] }).actions.map((a) => a.name)).toEqual(expect.arrayContaining(FORGERIES));
+      expect((reportJson(run.stdout) as { actions: { name: string }[] }).actions.map((a) => a.name)).toEqual(expect.arrayContaining(FORGERIES));
     }
     const audit = apply.stderr.trim().split("\n");
     expect(audit).toHaveLength(ECHOES.length + FORGERIES.length);

@@ -14,6 +14,7 @@ import type { EnforceReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { runToEnd as run } from "../support/cli.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
+import { reportJson } from "../support/report.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
@@ -81,7 +82,7 @@ describe.sequential("the packed CLI", () => {
     sim.resetCounters();
     const dry = await run(installed, ["enforce", "--json"], { cwd: project, env: { PATH, GITLAB_URL: sim.url, GITLAB_TOKEN: sim.token } });
     expect(dry.code, dry.stderr).toBe(2);
-    const report = JSON.parse(dry.stdout) as EnforceReport;
+    const report = reportJson(dry.stdout) as EnforceReport;
     expect(report).toMatchObject({ job: "enforce", dryRun: true, summary: { strays, removed: 0, complete: true } });
     expect(report.actions).toHaveLength(strays);
     expect(Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);

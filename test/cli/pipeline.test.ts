@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
+import { reportJson } from "../support/report.ts";
 
 // Every ref and variable is allowed, so that only Warden's own checks can refuse.
 const POLICY = `version: 1
@@ -45,7 +46,7 @@ describe("warden pipeline: a dry run unless --apply, like every command", () => 
   it("starts it with --apply, wherever the flag comes", async () => {
     const run = await warden(["pipeline", "--apply", project, "main", "DEPLOY_ENV=staging", "--json"], env);
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ dryRun: false, actions: [{ status: "created", refKind: "branch" }] });
+    expect(reportJson(run.stdout)).toMatchObject({ dryRun: false, actions: [{ status: "created", refKind: "branch" }] });
     expect(sim.pipelines.at(-1)).toMatchObject({ ref: "main", variables: [{ key: "DEPLOY_ENV", value: "staging" }] });
   });
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
+import { reportJson } from "../support/report.ts";
 
 let sim: GitLabSim;
 let env: Record<string, string>;
@@ -95,13 +96,13 @@ describe("warden policy check --online, and enforce with rules that match nothin
     expect(dry.code).toBe(2);
     sim.resetCounters();
     const apply = await warden(["enforce", "--apply", "--json", "--policy", policy], env);
-    const report = JSON.parse(apply.stdout) as { summary: { guard: string; removed: number }; warnings: string[] };
+    const report = reportJson(apply.stdout) as { summary: { guard: string; removed: number }; warnings: string[] };
     expect(report.summary).toMatchObject({ guard: "tripped", removed: 0 });
     for (const text of [EXEMPT_TYPO, ALLOW_TYPO]) expect(report.warnings.some((w) => w.startsWith(text)), text).toBe(true);
     expect(apply.code).toBe(3);
     expect(writes()).toEqual([]);
     const accepted = await warden(["enforce", "--apply", "--json", "--policy", policyFile(typos().replace("maxRemovals: 1000", "maxRemovals: 1000\n    unmatchedRules: warn"))], env);
-    expect(JSON.parse(accepted.stdout).summary.removed).toBeGreaterThan(0);
+    expect(reportJson(accepted.stdout).summary.removed).toBeGreaterThan(0);
     expect(accepted.code).toBe(0);
   });
 });

@@ -5,6 +5,7 @@ import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/
 import { policyFile, warden } from "../support/cli.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { startS3 } from "../functions/support.ts";
+import { reportJson } from "../support/report.ts";
 
 let sim: GitLabSim;
 let env: Record<string, string>;
@@ -71,7 +72,7 @@ describe.sequential("warden restore, end to end", () => {
   it("after enforce --apply, a dry run from its report lists the shares to restore, sends only GET and exits 2", async () => {
     const applied = await warden(["enforce", "--apply", "--json"], env);
     expect(applied.code).toBe(0);
-    removal = JSON.parse(applied.stdout) as EnforceReport;
+    removal = reportJson(applied.stdout) as EnforceReport;
     expect(new Set(removal.actions.map((a) => a.kind))).toEqual(new Set(["project", "group"]));
     reportFile = file("enforce-report.json", applied.stdout);
     sim.resetCounters();
@@ -95,7 +96,7 @@ describe.sequential("warden restore, end to end", () => {
       for (const [args, extra] of [[[`s3://warden-runs/${key}`], {}], [["latest"], { WARDEN_RUN_HISTORY_BUCKET: "warden-runs" }]] as const) {
         const run = await warden(["restore", ...args, "--json"], { ...env, ...aws, ...extra });
         expect(run.code, run.stderr).toBe(2);
-        expect((JSON.parse(run.stdout) as RestoreReport).actions).toEqual((JSON.parse(fromFile.stdout) as RestoreReport).actions);
+        expect((reportJson(run.stdout) as RestoreReport).actions).toEqual((reportJson(fromFile.stdout) as RestoreReport).actions);
       }
       expect(Object.keys(sim.counters.byRoute).every((r) => r.startsWith("GET "))).toBe(true);
 
@@ -116,15 +117,15 @@ describe.sequential("warden restore, end to end", () => {
     const before = shares();
     const run = await warden(["restore", reportFile, "--apply", "--max-restores", "1", "--json"], env);
     expect(run.code).toBe(3);
-    expect(JSON.parse(run.stdout).summary).toMatchObject({ guard: "tripped", maxRestores: 1 });
+    expect(reportJson(run.stdout).summary).toMatchObject({ guard: "tripped", maxRestores: 1 });
     expect(shares()).toEqual(before);
   });
 
   it("--apply from the report brings every share back as it was, one audit line each, and exits 0", async () => {
     const run = await warden(["restore", reportFile, "--apply", "--json"], env);
     expect(run.code).toBe(0);
-    const report = JSON.parse(run.stdout) as RestoreReport;
-    expect(Object.keys(report)).toEqual(["job", "dryRun", "summary", "actions", "stats", "warnings"]);
+    const report = reportJson(run.stdout) as RestoreReport;
+    expect(Object.keys(report)).toEqual(["schemaVersion", "job", "version", "gitlabUrl", "policy", "startedAt", "finishedAt", "dryRun", "summary", "actions", "stats", "warnings"]);
     expect(report.summary.restored).toBe(report.summary.restores);
     expect(shares()).toEqual(expectedAfterRestore(original, removal));
     const audit = run.stderr.trim().split("\n").map((l) => JSON.parse(l));
@@ -133,7 +134,7 @@ describe.sequential("warden restore, end to end", () => {
 
     const again = await warden(["restore", reportFile, "--apply", "--json"], env);
     expect(again.code).toBe(0);
-    expect((JSON.parse(again.stdout) as RestoreReport).summary).toMatchObject({ restored: 0, alreadyPresent: report.summary.restores });
+    expect((reportJson(again.stdout) as RestoreReport).summary).toMatchObject({ restored: 0, alreadyPresent: report.summary.restores });
   });
 
   it("--apply from the audit lines on enforce's stderr does the same", async () => {
@@ -143,6 +144,6 @@ describe.sequential("warden restore, end to end", () => {
     const auditFile = file("enforce-audit.log", applied.stderr);
     const run = await warden(["restore", auditFile, "--apply", "--json"], env);
     expect(run.code).toBe(0);
-    expect(shares()).toEqual(expectedAfterRestore(before, JSON.parse(applied.stdout) as EnforceReport));
+    expect(shares()).toEqual(expectedAfterRestore(before, reportJson(applied.stdout) as EnforceReport));
   });
 });

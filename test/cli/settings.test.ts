@@ -7,6 +7,7 @@ import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/
 import { startN8nSim, type N8nSim } from "../../sim/n8n/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { standardPolicy } from "../support/policies.ts";
+import { reportJson } from "../support/report.ts";
 
 const N8N_KEY = "n8n-api-key-settings-7c2e";
 
@@ -87,7 +88,7 @@ describe("--request-timeout and WARDEN_REQUEST_TIMEOUT", () => {
     gitlab.addFaults({ kind: "delay", ms: 6_000, route: "GET /user", times: 1 });
     const started = Date.now();
     const run = await warden(["enforce", "--json", ...args], { ...gitlabEnv, ...extra });
-    expect(JSON.parse(run.stdout)).toMatchObject({ job: "enforce", summary: { complete: true } });
+    expect(reportJson(run.stdout)).toMatchObject({ job: "enforce", summary: { complete: true } });
     expect(gitlab.counters.byRoute["GET /user"]).toBe(2);
     expect(Date.now() - started).toBeLessThan(5_000);
   });

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { policyFile, startWarden } from "../support/cli.ts";
 import { EVERYTHING_STRAY } from "../support/policies.ts";
+import { reportJson } from "../support/report.ts";
 
 const LATENCY_MS = 80;
 
@@ -56,7 +57,7 @@ describe("signals during --apply", () => {
 
     expect(result.signal).toBeUndefined();
     expect(result.code).toBe(1);
-    const report = JSON.parse(result.stdout) as EnforceReport;
+    const report = reportJson(result.stdout) as EnforceReport;
     expect(report.warnings.join("\n")).toContain(`interrupted by ${signal}`);
     expect(result.stderr).toContain(`warden enforce: interrupted by ${signal}: starting no new work`);
     const audit = result.stderr.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as { message: string; outcome: string; error?: string });

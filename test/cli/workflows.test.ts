@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorkflowsReport } from "../../lib/jobs/index.ts";
 import { startN8nSim, type N8nSim, type SimWorkflow } from "../../sim/n8n/index.ts";
 import { policyFile, warden, type CliRun } from "../support/cli.ts";
+import { reportJson } from "../support/report.ts";
 
 const KEY = "n8n-api-key-s3cret-cli-77";
 const WRONG_KEY = "n8n-wrong-key-s3cret-cli-88";
@@ -29,7 +30,7 @@ n8n:
   guard: { maxChanges: ${maxChanges} }
 `;
 
-const plan = (run: CliRun) => (JSON.parse(run.stdout) as WorkflowsReport).actions.map((a) => `${a.type} ${a.workflowId}`);
+const plan = (run: CliRun) => (reportJson(run.stdout) as WorkflowsReport).actions.map((a) => `${a.type} ${a.workflowId}`);
 
 describe("warden workflows, before any call to n8n", () => {
   it("--help describes the environment, the reported status and the exit codes", async () => {
@@ -73,7 +74,7 @@ describe.concurrent.each([1, 2] as const)("warden workflows on n8n %i.x, end to 
       const run = await cli(["--json"]);
       expect(run.code).toBe(2);
       expect(plan(run)).toEqual(EXPECTED);
-      expect(JSON.parse(run.stdout)).toMatchObject({ job: "workflows", dryRun: true, summary: { apiGeneration: "not checked", archived: 1 } });
+      expect(reportJson(run.stdout)).toMatchObject({ job: "workflows", dryRun: true, summary: { apiGeneration: "not checked", archived: 1 } });
       expect(activeIds()).toEqual(before);
     });
 
@@ -89,7 +90,7 @@ describe.concurrent.each([1, 2] as const)("warden workflows on n8n %i.x, end to 
       const before = activeIds();
       const run = await cli(["--apply", "--json", "--policy", policyFile(policy(1))]);
       expect(run.code).toBe(3);
-      expect(JSON.parse(run.stdout).summary.guard).toBe("tripped");
+      expect(reportJson(run.stdout).summary.guard).toBe("tripped");
       expect(activeIds()).toEqual(before);
     });
 
@@ -106,7 +107,7 @@ describe.concurrent.each([1, 2] as const)("warden workflows on n8n %i.x, end to 
       const run = await cli(["--apply", "--json"]);
       expect(run.code).toBe(0);
       expect(plan(run)).toEqual(EXPECTED);
-      expect(JSON.parse(run.stdout).summary.apiGeneration).toBe(generation);
+      expect(reportJson(run.stdout).summary.apiGeneration).toBe(generation);
       expect(activeIds()).toEqual(["wfA", "wfC"]);
       const audit = run.stderr.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
       // Changes run concurrently: their audit lines come in any order.
@@ -116,14 +117,14 @@ describe.concurrent.each([1, 2] as const)("warden workflows on n8n %i.x, end to 
     it("the next dry run exits 0", async () => {
       const run = await cli(["--json"]);
       expect(run.code).toBe(0);
-      expect(JSON.parse(run.stdout).actions).toEqual([]);
+      expect(reportJson(run.stdout).actions).toEqual([]);
     });
 
     it("a change n8n refuses exits 1 and reports n8n's reason", async () => {
       sim.workflows.push(workflow("wfE", "No trigger", { hasTrigger: false, tags: production, activeVersionId: generation === 2 ? null : undefined }));
       const run = await cli(["--apply", "--json"]);
       expect(run.code).toBe(1);
-      expect(JSON.parse(run.stdout).actions).toEqual([
+      expect(reportJson(run.stdout).actions).toEqual([
         expect.objectContaining({ workflowId: "wfE", status: "failed", error: expect.stringMatching(/no (trigger )?node/) }),
       ]);
     });

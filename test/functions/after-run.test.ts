@@ -5,11 +5,12 @@ import { afterRun } from "../../functions/lib/runs/after-run.ts";
 import { runHistory } from "../../functions/lib/state/run-history.ts";
 import type { AnyReport, RunLabels } from "../../functions/lib/runs/outcome.ts";
 import { captureLogs, stubAwsEnv } from "./support.ts";
+import { runRecord } from "../support/report.ts";
 
 const s3 = mockClient(S3Client);
 const LABELS: RunLabels = { job: "enforce", trigger: "schedule", stage: "production", correlationId: "req-1" };
 const REMOVED = { type: "remove-share", kind: "project", projectId: 7, project: "acme/app", groupId: 9, group: "contractors", accessLevel: 30, expiresAt: null, reason: "not allowed", status: "done" };
-const REPORT = { job: "enforce", dryRun: false, summary: { strays: 1, removed: 1, failed: 0, guard: "ok", complete: true }, actions: [REMOVED], stats: { requests: 2, retries: 0, rateLimited: 0, pages: 1, durationMs: 10 }, warnings: [] } as unknown as AnyReport;
+const REPORT = { ...runRecord("enforce", false), summary: { strays: 1, removed: 1, failed: 0, guard: "ok", complete: true }, actions: [REMOVED], stats: { requests: 2, retries: 0, rateLimited: 0, pages: 1, durationMs: 10 }, warnings: [] } as unknown as AnyReport;
 
 beforeEach(() => {
   s3.reset();

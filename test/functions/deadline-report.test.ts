@@ -22,6 +22,7 @@ import { scriptedServer, type ScriptedServer } from "../support/server.ts";
 import { emfRecords } from "./emf.ts";
 import { startWebhookReceiver } from "./slack-webhook-receiver.ts";
 import { captureLogs, lambdaContext, SECRETS, startS3, startSecretsManager, stubAwsEnv, writePolicy, type S3Stub, type SecretsManagerStub } from "./support.ts";
+import { runRecord } from "../support/report.ts";
 
 const USER = "U012ABCDEF";
 const BUCKET = "warden-runs";
@@ -182,8 +183,7 @@ describe("a run stopped at its deadline, with Slack not answering", () => {
 
 describe("afterRun in the time left", () => {
   const REPORT = {
-    job: "enforce",
-    dryRun: false,
+    ...runRecord("enforce", false),
     summary: { strays: 1, removed: 1, failed: 0, guard: "ok", complete: true },
     actions: [{ type: "remove-share", kind: "project", projectId: 7, project: "acme/app", groupId: 9, group: "contractors", accessLevel: 30, expiresAt: null, reason: "not allowed", status: "done" }],
     stats: { requests: 2, retries: 0, rateLimited: 0, pages: 1, durationMs: 10 },

@@ -1,6 +1,7 @@
 /** A durable execution's result is at most 6 MB: a larger report is cut to fit, saying where the rest is. */
 import { describe, expect, it } from "vitest";
 import { fitted } from "../../functions/lib/durable/job.ts";
+import { runRecord } from "../support/report.ts";
 import type { EnforceReport, ShareRemoval } from "../../lib/jobs/index.ts";
 
 function report(actions: number, dryRun: boolean): EnforceReport {
@@ -8,7 +9,7 @@ function report(actions: number, dryRun: boolean): EnforceReport {
     type: "remove-share", kind: "project", projectId: i, project: `acme/team-${i}/service`, groupId: 7, group: "outsiders", accessLevel: 30, expiresAt: null, reason: "no allow rule matches", status: "planned",
   });
   return {
-    job: "enforce", dryRun,
+    ...runRecord("enforce", dryRun),
     summary: { projects: actions, shares: actions, groups: 1, groupShares: 0, groupReads: 1, allowed: 0, exempt: 0, strays: actions, removed: 0, alreadyGone: 0, skipped: 0, failed: 0, maxRemovals: 10, guard: "tripped", complete: true, matched: null },
     actions: Array.from({ length: actions }, (_, i) => action(i)), stats: { requests: 1, retries: 0, rateLimited: 0, pages: 1, durationMs: 1 }, warnings: [],
   };

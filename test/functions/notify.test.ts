@@ -10,6 +10,7 @@ import type { RunLabels, RunOutcome } from "../../functions/lib/runs/outcome.ts"
 import type { NotifyLevel } from "../../lib/policy/index.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./slack-webhook-receiver.ts";
 import { captureLogs, stubAwsEnv } from "./support.ts";
+import { runRecord } from "../support/report.ts";
 
 const TOKEN = "xQ7zK2mVb4nL8pRt9WcY3dFg";
 const LABELS: RunLabels = { job: "workflows", trigger: "schedule", stage: "production", correlationId: "c0ffee00-1234-4abc-8def-0123456789ab" };
@@ -36,8 +37,7 @@ function action(i: number, over: Partial<WorkflowAction> = {}): WorkflowAction {
 
 function report(actions: WorkflowAction[], over: Partial<WorkflowsReport> = {}, summary: Partial<WorkflowsReport["summary"]> = {}): RunOutcome {
   const r: WorkflowsReport = {
-    job: "workflows",
-    dryRun: false,
+    ...runRecord("workflows", false),
     summary: { apiGeneration: 1, workflows: 500, active: 300, archived: 2, changes: actions.length, reported: 0, applied: actions.filter((a) => a.status === "done").length, failed: actions.filter((a) => a.status === "failed").length, maxChanges: 1000, guard: "ok", complete: true, ...summary },
     actions,
     stats: { requests: 12, retries: 1, rateLimited: 1, pages: 2, durationMs: 4200 },

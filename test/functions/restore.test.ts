@@ -4,6 +4,7 @@ import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { captureLogs, coldEnforce, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { validReport } from "../support/report.ts";
 
 let secretsManager: SecretsManagerStub;
 let policyPath: string;
@@ -54,11 +55,11 @@ describe("enforce Lambda: { restore }", () => {
     sim.resetCounters();
 
     const dry = (await handler({ restore: removal })) as RestoreReport;
-    expect(dry).toMatchObject({ job: "restore", dryRun: true, summary: { restores: removal.summary.removed, restored: 0 } });
+    expect(validReport(dry)).toMatchObject({ job: "restore", dryRun: true, summary: { restores: removal.summary.removed, restored: 0 } });
     expect(posts()).toBe(0);
 
     const applied = (await handler({ restore: removal, dryRun: false })) as RestoreReport;
-    expect(applied).toMatchObject({ job: "restore", dryRun: false, summary: { restored: removal.summary.removed, failed: 0, complete: true } });
+    expect(validReport(applied)).toMatchObject({ job: "restore", dryRun: false, summary: { restored: removal.summary.removed, failed: 0, complete: true } });
     expect(posts()).toBe(removal.summary.removed);
     expect(shares()).toEqual(original);
   });

@@ -5,6 +5,7 @@ import { enforce, exitCode, type EnforceOptions, type EnforceReport, type ShareR
 import { parsePolicy, policySha256 } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions, type ShareIntent } from "../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
+import { validated } from "../support/report.ts";
 
 
 const NOW = new Date("2026-03-10T12:00:00Z");
@@ -25,7 +26,7 @@ async function setup(opts: GitLabSimOptions = {}) {
 
 function run(opts: Omit<Partial<EnforceOptions>, "policy"> & { token?: string; maxRemovals?: number; policyText?: string } = {}): Promise<EnforceReport> {
   const gitlab = new GitLabClient({ url: sim.url, token: opts.token ?? sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-  return enforce({ gitlab, now: NOW, ...opts, policy: parsePolicy(opts.policyText ?? groupSharesPolicy(opts.maxRemovals), "test.yaml") });
+  return validated(enforce({ gitlab, now: NOW, ...opts, policy: parsePolicy(opts.policyText ?? groupSharesPolicy(opts.maxRemovals), "test.yaml") }));
 }
 
 /** Every share in the simulator, of both kinds, with its level, expiry and role. */
@@ -73,6 +74,7 @@ describe("enforce: group shares", () => {
       groupId: expect.any(Number),
       group: expect.any(String),
       accessLevel: expect.any(Number),
+      accessLevelName: expect.any(String),
       expiresAt: expect.toBeOneOf([null, expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/)]),
       memberRoleId: 7,
       reason: expect.any(String),
@@ -208,7 +210,9 @@ describe("enforce: group shares", () => {
     const report = await run({
       apply: true,
       maxPlanAgeMs: 0,
-      onProgress: ({ projects, groups }) => {
+      onProgress: (p) => {
+        if (p.phase !== "examining") return;
+        const { projects, groups } = p;
         if (changed || projects < inScope.projects || groups < inScope.groups) return;
         changed = true;
         share(tooHigh).share.group_access_level = 20;
@@ -259,7 +263,7 @@ describe("enforce: group shares", () => {
   it("stopped while reading groups: complete is false, the warning says where, and nothing is removed", async () => {
     await setup({ latencyMs: 10 });
     const stop = new AbortController();
-    const report = await run({ apply: true, signal: stop.signal, onProgress: ({ groups }) => groups >= 4 && stop.abort(new Error("deadline")) });
+    const report = await run({ apply: true, signal: stop.signal, onProgress: (p) => p.phase === "examining" && p.groups >= 4 && stop.abort(new Error("deadline")) });
     expect(report.summary.complete).toBe(false);
     expect(report.warnings.join()).toMatch(/stopped while listing after \d+ projects \(deadline\), with \d+ groups read/);
     expect(nonGet()).toEqual([]);

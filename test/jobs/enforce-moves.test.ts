@@ -17,6 +17,7 @@ import { generateOrganisation, startGitLabSim, type GitLabSim, type SimGroup } f
 import { createRandom, type Random } from "../../sim/shared/random.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { recordingSteps } from "../support/steps.ts";
+import { validated } from "../support/report.ts";
 
 const sims: GitLabSim[] = [];
 afterEach(async () => {
@@ -65,7 +66,7 @@ function move(sim: GitLabSim, rng: Random, groups: SimGroup[]): boolean {
 
 function run(sim: GitLabSim, steps: Steps = direct, apply = false): Promise<EnforceReport> {
   const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-  return enforce({ gitlab, policy: POLICY, now: NOW, listConcurrency: 8, apply }, steps);
+  return validated(enforce({ gitlab, policy: POLICY, now: NOW, listConcurrency: 8, apply }, steps));
 }
 
 const planned = (report: EnforceReport) => report.actions.map((a) => `${a.kind === "project" ? a.projectId : a.sharedGroupId}:${a.groupId}`).sort();

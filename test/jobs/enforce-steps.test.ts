@@ -14,6 +14,7 @@ import type { GitLabSim } from "../../sim/gitlab/index.ts";
 import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
 import { outcome, recordingSteps, removals, twinSims } from "../support/steps.ts";
+import { validated } from "../support/report.ts";
 
 const sims: GitLabSim[] = [];
 afterEach(async () => {
@@ -31,7 +32,7 @@ async function twins(opts: { projects: number; tree?: TreeShape; latencyMs?: num
 
 function run(sim: GitLabSim, steps?: Steps, opts: Partial<EnforceOptions> & { maxRemovals?: number } = {}): Promise<EnforceReport> {
   const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-  return enforce({ gitlab, policy: parsePolicy(groupSharesPolicy(opts.maxRemovals), "test.yaml"), now: NOW, listConcurrency: 8, ...opts }, steps);
+  return validated(enforce({ gitlab, policy: parsePolicy(groupSharesPolicy(opts.maxRemovals), "test.yaml"), now: NOW, listConcurrency: 8, ...opts }, steps));
 }
 
 

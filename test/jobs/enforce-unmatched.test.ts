@@ -10,6 +10,7 @@ import { parsePolicy } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
 import { recordingSteps } from "../support/steps.ts";
+import { validated } from "../support/report.ts";
 
 const NOW = new Date("2026-06-01T00:00:00Z");
 let sim: GitLabSim;
@@ -39,7 +40,7 @@ const shareCount = () => [...sim.dataset.projects, ...sim.dataset.groups].reduce
 
 function run(policy: string, apply = false, steps?: Parameters<typeof enforce>[1]): Promise<EnforceReport> {
   const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-  return enforce({ gitlab, policy: parsePolicy(policy, "typo.yaml"), now: NOW, apply }, steps);
+  return validated(enforce({ gitlab, policy: parsePolicy(policy, "typo.yaml"), now: NOW, apply }, steps));
 }
 
 const hasWarning = (report: EnforceReport, text: string) => report.warnings.some((w) => w.startsWith(text));

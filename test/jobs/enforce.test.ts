@@ -6,6 +6,9 @@ import { parsePolicy } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
 import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 import { standardPolicy } from "../support/policies.ts";
+import { validated } from "../support/report.ts";
+import { enforceProgressText } from "../../lib/jobs/enforce/view.ts";
+import type { EnforceProgress } from "../../lib/jobs/enforce/summary.ts";
 
 let sim: GitLabSim;
 afterEach(() => sim?.close());
@@ -19,7 +22,7 @@ async function setup(opts: GitLabSimOptions & { projects?: number } = {}) {
 
 function run(opts: Partial<EnforceOptions> & { token?: string; maxRemovals?: number } = {}) {
   const gitlab = new GitLabClient({ url: sim.url, token: opts.token ?? sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-  return enforce({ gitlab, policy: parsePolicy(standardPolicy(opts.maxRemovals), "test.yaml"), ...opts });
+  return validated(enforce({ gitlab, policy: parsePolicy(standardPolicy(opts.maxRemovals), "test.yaml"), ...opts }));
 }
 
 // This organisation has no group shares: every action is a project share's.
@@ -28,6 +31,21 @@ const planned = (report: Awaited<ReturnType<typeof run>>) => projectActions(repo
 const shareCount = (sim: GitLabSim) => sim.dataset.projects.reduce((n, p) => n + p.shared_with_groups.length, 0);
 
 describe("enforce job", () => {
+  it("progress names its phase: examining with the counts so far, then removing N of the plan's total", async () => {
+    const { strays } = await setup();
+    const seen: EnforceProgress[] = [];
+    const report = await run({ apply: true, onProgress: (p) => seen.push(p) });
+    const phases = seen.map((p) => p.phase);
+    expect(phases.indexOf("removing")).toBe(phases.lastIndexOf("examining") + 1);
+    const removing = seen.filter((p) => p.phase === "removing");
+    expect(removing.map((p) => p.done)).toEqual(strays.map((_, i) => i + 1));
+    expect(removing.every((p) => p.total === strays.length)).toBe(true);
+    expect(seen.findLast((p) => p.phase === "examining")).toMatchObject({ projects: report.summary.projects, strays: strays.length });
+    expect(enforceProgressText(removing.at(-1)!)).toBe(`removing ${strays.length} / ${strays.length}`);
+    expect(enforceProgressText({ phase: "examining", projects: 1204, groups: 1, strays: 12, totalProjects: 2000 })).toBe("examining 1,204 / ~2,000 projects, 1 group: 12 stray shares");
+    expect(enforceProgressText({ phase: "examining", projects: 1, groups: 0, strays: 0 })).toBe("examining 1 project, 0 groups: 0 stray shares");
+  });
+
   it("a dry run plans exactly the stray shares and changes nothing", async () => {
     const { strays } = await setup();
     const before = shareCount(sim);
@@ -270,8 +288,8 @@ describe("enforce job", () => {
       gitlab,
       policy: parsePolicy(standardPolicy(), "test.yaml"),
       apply: true,
-      onProgress: ({ projects }) => {
-        if (projects === inScope) project.shared_with_groups = project.shared_with_groups.filter((s) => s.group_id !== groupId);
+      onProgress: (p) => {
+        if (p.phase === "examining" && p.projects === inScope) project.shared_with_groups = project.shared_with_groups.filter((s) => s.group_id !== groupId);
       },
     });
     const gone = projectActions(report).filter((a) => a.status === "already-gone");
@@ -314,8 +332,8 @@ describe("enforce job", () => {
     const report = await run({
       apply: true,
       maxPlanAgeMs: 0,
-      onProgress: ({ projects }) => {
-        if (projects < inScope) return;
+      onProgress: (p) => {
+        if (p.phase !== "examining" || p.projects < inScope) return;
         // After the last page, before the first removal: an owner fixes one share and removes another.
         share(tooHigh).share.group_access_level = 30;
         const { project } = share(other);
@@ -471,7 +489,7 @@ describe("enforce job", () => {
   it("stops listing when the signal fires, reports where, and removes nothing", async () => {
     await setup({ latencyMs: 20 });
     const stop = new AbortController();
-    const report = await run({ apply: true, signal: stop.signal, onProgress: ({ projects }) => projects >= 200 && stop.abort(new Error("deadline")) });
+    const report = await run({ apply: true, signal: stop.signal, onProgress: (p) => p.phase === "examining" && p.projects >= 200 && stop.abort(new Error("deadline")) });
     expect(report.summary.complete).toBe(false);
     expect(report.summary.removed).toBe(0);
     expect(report.warnings.join()).toMatch(/stopped while listing after \d+ projects \(deadline\), with \d+ groups read/);

@@ -11,6 +11,7 @@ import { enforce, exitCode, parseRestoreText, restore, type EnforceReport, type 
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type Fault, type GitLabSim, type ShareIntent } from "../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
+import { validated } from "../support/report.ts";
 
 const policy = parsePolicy(groupSharesPolicy(), "test.yaml");
 const TODAY = new Date().toISOString().slice(0, 10);
@@ -56,12 +57,12 @@ const actionKey = (a: ShareRemoval) => (a.kind === "project" ? `p${a.projectId}:
 async function applyEnforce(sim: GitLabSim): Promise<{ report: EnforceReport; auditLines: string }> {
   sim.addFaults(...[...ENFORCE_READS, ...REMOVALS].flatMap((route) => misbehaving(route, { beforeCommit: true })));
   const lines: string[] = [];
-  const report = await enforce({
+  const report = await validated(enforce({
     gitlab: client(sim),
     policy,
     apply: true,
     audit: { info: (message, fields) => lines.push(JSON.stringify({ level: "INFO", message, ...fields, timestamp: new Date().toISOString() })) },
-  });
+  }));
   return { report, auditLines: lines.join("\n") };
 }
 

@@ -5,6 +5,7 @@ import { exitCode, runPipeline, type PipelineOptions } from "../../lib/jobs/inde
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
 import { commitSha } from "../../sim/gitlab/repository.ts";
+import { validated } from "../support/report.ts";
 
 const POLICY = parsePolicy(
   `version: 1
@@ -28,7 +29,7 @@ afterEach(() => sim.close());
 /** A start (--apply) unless told otherwise. */
 function run(opts: Partial<PipelineOptions>) {
   const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-  return runPipeline({ gitlab, policy: POLICY, project: platform.path_with_namespace, ref: "main", variables: [], apply: true, ...opts });
+  return validated(runPipeline({ gitlab, policy: POLICY, project: platform.path_with_namespace, ref: "main", variables: [], apply: true, ...opts }));
 }
 
 /** Every route the simulator saw that is not a read. */

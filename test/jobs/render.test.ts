@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { renderSlack, renderText, type EnforceReport, type PipelineReport } from "../../lib/jobs/index.ts";
 import type { RemoveShareAction } from "../../lib/jobs/index.ts";
 import { escapeControls, jsonForTerminal } from "../../lib/jobs/render.ts";
+import { runRecord } from "../support/report.ts";
 
 /** Names a GitLab or n8n server could send that would act on a terminal or reorder its text. */
 const HOSTILE = ["\x1b[2K\rok: all shares in policy", "a\nok: forged", "rev \u202egnp.exe\u202c", "iso \u2066x\u2069", "csi \x9b31m", "del \x7f"];
@@ -18,8 +19,7 @@ const stats = { requests: 12, retries: 1, rateLimited: 0, pages: 3, durationMs: 
 
 function enforceReport(dryRun: boolean, statuses: string[]): EnforceReport {
   return {
-    job: "enforce",
-    dryRun,
+    ...runRecord("enforce", dryRun),
     summary: { projects: 300, shares: 400, groups: 0, groupShares: 0, groupReads: 0, allowed: 350, exempt: 10, strays: statuses.length, removed: 0, alreadyGone: 0, skipped: 0, failed: 0, maxRemovals: 100, guard: "ok", complete: true, matched: null },
     actions: statuses.map((status, i): RemoveShareAction => ({
       type: "remove-share",
@@ -40,8 +40,7 @@ function enforceReport(dryRun: boolean, statuses: string[]): EnforceReport {
 
 function pipelineReport(status: PipelineReport["actions"][number]["status"]): PipelineReport {
   return {
-    job: "pipeline",
-    dryRun: false,
+    ...runRecord("pipeline", false),
     summary: status === "refused" ? { allowed: false } : { allowed: true, rule: "allow[0]" },
     actions: [{ type: "create-pipeline", project: "acme/platform/api", ref: "main", variables: [], status, ...(status === "refused" ? { reason: "ref not allowed" } : { webUrl: "https://g/x/-/pipelines/1" }) }],
     stats,
@@ -83,11 +82,12 @@ describe("text rendering", () => {
   it("groups actions by project, puts the status first, and colours only when asked", () => {
     const report = enforceReport(true, ["planned", "planned", "planned", "planned"]);
     const plain = renderText(report, { color: false });
-    expect(plain).toMatch(/^Warden enforce \(dry run\): 4 stray shares\n\nacme\/p0 \(#0\)\n  planned  project share  partners\/<agency>&0  developer  no expiry  no allow rule matches\n/);
+    expect(plain).toMatch(/^Warden enforce \(dry run\): 4 stray shares\n/);
+    expect(plain).toContain("\n\nacme/p0 (#0)\n  planned  project share  partners/<agency>&0  developer  no expiry  no allow rule matches\n");
     expect(plain.match(/^acme\/p0 /gm)).toHaveLength(2);
     expect(plain).not.toContain("\x1b[");
     expect(renderText(report, { color: true })).toContain("\x1b[");
-    expect(plain).toMatch(/12 requests \(3 pages, 1 retry, 0 rate-limited\) in 1\.5 s\nwarning: the token is not an administrator$/);
+    expect(plain).toMatch(/12 requests \(3 pages, 1 retry, 0 rate-limited\) in 1\.5 s\nwarning: the token is not an administrator\n\nPlan: /);
   });
 
   it("counts in the singular for one, in the title and the stats, as text and in Slack", () => {

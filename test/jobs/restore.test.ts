@@ -7,6 +7,7 @@ import { registerSecret } from "../../lib/redact/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
 import type { SimGroup, SimGroupShare } from "../../sim/gitlab/dataset.ts";
 import { standardPolicy } from "../support/policies.ts";
+import { validated } from "../support/report.ts";
 
 let sim: GitLabSim;
 afterEach(() => sim?.close());
@@ -23,7 +24,7 @@ const client = () => new GitLabClient({ url: sim.url, token: sim.token, limiters
 const policy = (maxRemovals?: number) => parsePolicy(standardPolicy(maxRemovals), "test.yaml");
 
 function run(opts: Partial<RestoreOptions> & Pick<RestoreOptions, "input">) {
-  return restore({ gitlab: client(), policy: policy(), ...opts });
+  return validated(restore({ gitlab: client(), policy: policy(), ...opts }));
 }
 
 /** Every share in the simulator, of both kinds, with what a restore must bring back. */

@@ -4,6 +4,7 @@ import { exitCode, N8nAccessError, reconcileWorkflows, renderText, type Workflow
 import { N8nClient } from "../../lib/n8n/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { startN8nSim, type N8nSim, type N8nSimOptions, type SimWorkflow } from "../../sim/n8n/index.ts";
+import { validated } from "../support/report.ts";
 
 const KEY = "n8n-api-key-s3cret-0042";
 // n8n 1.x has no publish routes: the first change of a run asks 2.x's route, gets 405, and learns the generation.
@@ -59,7 +60,7 @@ function client(sim: N8nSim, apiKey = sim.apiKey): N8nClient {
 }
 
 function reconcile(sim: N8nSim, { apiKey, ...opts }: Partial<WorkflowsOptions> & { apiKey?: string } = {}): Promise<WorkflowsReport> {
-  return reconcileWorkflows({ n8n: client(sim, apiKey), policy: policy(), ...opts });
+  return validated(reconcileWorkflows({ n8n: client(sim, apiKey), policy: policy(), ...opts }));
 }
 
 const plan = (report: WorkflowsReport) => report.actions.map((a) => `${a.type} ${a.workflowId}`);

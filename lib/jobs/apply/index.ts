@@ -9,7 +9,8 @@ import type { GitLabClient } from "../../gitlab/index.ts";
 import { maxRemovals } from "../../policy/index.ts";
 import { judgeAgain, removeShares } from "../enforce/apply.ts";
 import { DEFAULT_REMOVAL_CONCURRENCY } from "../enforce/summary.ts";
-import { countStatus, errorText, jobStats, stoppedMidRequest } from "../report.ts";
+import { makeReport } from "../envelope.ts";
+import { auditedUnder, countStatus, errorText, jobStats, stoppedMidRequest } from "../report.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
 import { subjectKey, subjectOf, type ShareRemoval } from "../shares/plan.ts";
 import { count } from "../view.ts";
@@ -33,13 +34,11 @@ export async function applyPlan(opts: ApplyOptions): Promise<ApplyReport> {
   const judging = { policy, now: opts.now ?? new Date(), asPlanned: true, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY };
   const { stopped } =
     opts.apply && !tripped
-      ? await removeShares(actions, { ...judging, gitlab, maxPlanAgeMs: 0, judgedAt: new Map(), signal, audit: opts.audit, warnings })
+      ? await removeShares(actions, { ...judging, gitlab, maxPlanAgeMs: 0, judgedAt: new Map(), signal, audit: auditedUnder(opts.audit, policy), warnings })
       : await judgeOnly(actions, gitlab, judging, signal);
   const left = countStatus(actions, "planned");
   if (stopped && signal?.aborted) warnings.push(`stopped (${errorText(signal.reason)}) with ${left} of ${count(actions.length, "removal")} still planned: apply the plan again to finish`);
-  return {
-    job: "apply",
-    dryRun: !opts.apply,
+  return makeReport({ job: "apply", dryRun: !opts.apply, policy, gitlab: gitlab.http, startedAt }, {
     summary: {
       strays: actions.length,
       removed: countStatus(actions, "done"),
@@ -53,7 +52,7 @@ export async function applyPlan(opts: ApplyOptions): Promise<ApplyReport> {
     actions,
     stats: jobStats([gitlab.http], startedAt),
     warnings,
-  };
+  });
 }
 
 /** The reads and judgements of an apply, nothing removed: a share still to remove stays "planned". */

@@ -1,7 +1,7 @@
 /** How an apply report reads to people: enforce's lines, and a summary of what became of the plan. */
 import { enforceView } from "../enforce/view.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
-import type { JobView } from "../view.ts";
+import { closingLine, count, type JobView } from "../view.ts";
 import type { ApplyReport } from "./summary.ts";
 
 export const applyView: JobView<ShareRemoval, ApplyReport> = {
@@ -11,4 +11,15 @@ export const applyView: JobView<ShareRemoval, ApplyReport> = {
   summary: ({ summary: s, dryRun }) =>
     `${s.strays} in the plan: ${dryRun ? `${s.strays - s.alreadyGone - s.skipped - s.failed} still to remove` : `${s.removed} removed`}, ` +
     `${s.alreadyGone} already gone, ${s.skipped} skipped (changed since the plan), ${s.failed} failed; guard ${s.guard} (max ${s.maxRemovals})`,
+  closing: ({ dryRun, summary: s, actions }: ApplyReport) => {
+    const still = actions.filter((a) => a.status === "planned").length;
+    return closingLine({ dryRun, summary: s }, {
+      planned: dryRun ? still : s.strays,
+      inPolicy: "nothing the plan lists is still there as planned",
+      plan: `${count(still, "share")} of the plan's ${s.strays} still to remove`,
+      applyWith: "warden apply PLAN --apply",
+      applied: `${s.removed} removed, ${s.alreadyGone} already gone, ${s.skipped} skipped, ${s.failed} failed`,
+      notBegun: dryRun ? 0 : still,
+    });
+  },
 };

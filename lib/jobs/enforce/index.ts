@@ -7,7 +7,8 @@
 import { isTrue } from "../../gitlab/index.ts";
 import { addRuleCounts, emptyRuleCounts, maxRemovals, unmatchedRules, type RuleCounts } from "../../policy/index.ts";
 import { awaitedLater } from "../awaited-later.ts";
-import { auditedUnder, concurrencyStat, countStatus, errorText } from "../report.ts";
+import { makeReport } from "../envelope.ts";
+import { auditedUnder, concurrencyStat, countStatus, errorText, type AuditSink } from "../report.ts";
 import { byKindAndPath, shareKey, type ShareRemoval } from "../shares/plan.ts";
 import { direct, type Steps } from "../steps.ts";
 import { count } from "../view.ts";
@@ -93,7 +94,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
         examineSlice({
           gitlab, policy, seesAllGroups: begun.seesAllGroups, concurrency, signal, now, frontier, steps, runEnd,
           // Counts so far, as pages arrive (run directly, this is the whole examination).
-          progress: (t, strays) => opts.onProgress?.({ projects: tally.projects + t.projects, groups: tally.groups + t.groups, strays: found.length + strays }),
+          progress: (t, strays) => opts.onProgress?.({ phase: "examining", projects: tally.projects + t.projects, groups: tally.groups + t.groups, strays: found.length + strays }),
         }),
       ),
     );
@@ -150,6 +151,13 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     warnings.push(opts.apply ? `guard: ${which}; nothing was removed (${fix})` : `guard: ${which}: an applying run would remove nothing (${fix})`);
   }
   if (!tripped && opts.apply && complete) {
+    // Each settled removal writes its audit line: the progress counts them there.
+    let settled = 0;
+    const { onProgress } = opts;
+    const audited = auditedUnder(opts.audit, policy);
+    const audit: AuditSink | undefined = onProgress
+      ? { info: (message, fields) => (audited?.info(message, fields), onProgress({ phase: "removing", done: Math.min(++settled, plan.length), total: plan.length })) }
+      : audited;
     for (let from = 0, n = 1; from < plan.length; n++) {
       const size = Math.min(plan.length - from, steps.perStep);
       const batch = found.slice(from, from + size);
@@ -161,7 +169,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
           const actions = structuredClone(batch.map((stray) => stray.action));
           const judged = new Map(actions.map((action, i) => [action, attempt > 1 ? 0 : batch[i]!.judgedAt]));
           const removal = await removeShares(actions, {
-            gitlab, policy, now, judgedAt: judged, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY, maxPlanAgeMs: opts.maxPlanAgeMs ?? 60_000, signal, audit: auditedUnder(opts.audit, policy), warnings: removalWarnings,
+            gitlab, policy, now, judgedAt: judged, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY, maxPlanAgeMs: opts.maxPlanAgeMs ?? 60_000, signal, audit, warnings: removalWarnings,
           });
           // Past the run's time limit the batches not begun are left: the report must come before the limit does.
           return { actions, warnings: removalWarnings, stopped: removal.stopped || Date.now() >= runEnd, spent: Date.now() >= steps.sliceEnd() };
@@ -187,9 +195,8 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
 
   const { outOfScope: _, ...counted } = tally;
   const { groupReads, ...requestStats } = stats.reduce<StepStats>(addCounts, { requests: 0, retries: 0, rateLimited: 0, pages: 0, groupReads: 0 });
-  return {
-    job: "enforce",
-    dryRun: !opts.apply,
+  const finishedAt = (await steps.step("ended", async () => ({ at: Date.now() }))).at;
+  return makeReport({ job: "enforce", dryRun: !opts.apply, policy, gitlab: gitlab.http, startedAt: begun.startedAt, finishedAt }, {
     summary: {
       ...counted,
       groupReads,
@@ -204,7 +211,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       matched: matched ?? null,
     },
     actions: plan,
-    stats: { ...requestStats, auditRequests: attributed?.auditRequests ?? 0, ...concurrencyStat([gitlab.http]), durationMs: (await steps.step("ended", async () => ({ at: Date.now() }))).at - begun.startedAt },
+    stats: { ...requestStats, auditRequests: attributed?.auditRequests ?? 0, ...concurrencyStat([gitlab.http]), durationMs: finishedAt - begun.startedAt },
     warnings,
-  };
+  });
 }

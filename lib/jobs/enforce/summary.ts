@@ -51,10 +51,15 @@ export interface EnforceOptions extends JobOptions {
   now?: Date;
   /** How long the whole run may take (ms); past it, the examination stops and the report says how far it got. */
   runLimitMs?: number;
-  onProgress?: (p: { projects: number; groups: number; strays: number }) => void;
+  onProgress?: (p: EnforceProgress) => void;
   /** Limits the run to these parts of the scope (examine/targets.ts); absent: the whole scope. */
   targets?: readonly EnforceTarget[];
 }
+
+/** Where a run is: examining (counts so far; the projects in scope when known), or removing (settled of planned). */
+export type EnforceProgress =
+  | { phase: "examining"; projects: number; groups: number; strays: number; totalProjects?: number }
+  | { phase: "removing"; done: number; total: number };
 
 /** What examining counts, besides the strays. */
 export interface Tally {

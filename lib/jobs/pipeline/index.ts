@@ -9,6 +9,7 @@ import { HttpError, NetworkError, type GitLabClient, type Project } from "../../
 import { evaluatePipeline, type Policy } from "../../policy/index.ts";
 import { pipelineRequestProblem } from "../../policy/refs.ts";
 import { auditedUnder, errorText, jobStats, type AuditSink, type Report } from "../report.ts";
+import { makeReport } from "../envelope.ts";
 
 export interface PipelineAction {
   type: "create-pipeline";
@@ -72,7 +73,8 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineReport
   // One audit line per pipeline start asked for; a dry run starts nothing.
   const { project, ref, status, pipelineId, webUrl, reason, error } = action;
   if (apply) auditedUnder(opts.audit, opts.policy)?.info("create-pipeline", { project, ref, variables: action.variables, outcome: status, pipelineId, webUrl, reason, error });
-  return { job: "pipeline", dryRun: !apply, summary, actions: [action], stats: jobStats([opts.gitlab.http], startedAt), warnings: [] };
+  const run = { job: "pipeline", dryRun: !apply, policy: opts.policy, gitlab: opts.gitlab.http, startedAt } as const;
+  return makeReport(run, { summary, actions: [action], stats: jobStats([opts.gitlab.http], startedAt), warnings: [] });
 }
 
 type FoundRef = Pick<PipelineAction, "refKind" | "commit">;

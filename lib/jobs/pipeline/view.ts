@@ -7,6 +7,7 @@ export const pipelineView: JobView<PipelineAction, PipelineReport> = {
   noun: ["pipeline request"],
   group: (a) => a.project,
   columns: (a) => [refText(a), a.variables.join(", ") || "no variables", a.webUrl ?? a.reason ?? a.error ?? ""],
+  headings: { group: "Project", columns: ["Ref", "Variables", "Pipeline or reason"] },
   summary: ({ summary, actions: [a] }) => {
     if (!summary.allowed) return `refused: ${a?.reason ?? "not allowed by the policy"}`;
     return `allowed by ${summary.rule}; ${a?.status === "planned" ? "dry run: nothing started (--apply starts it)" : a?.status}`;

@@ -15,6 +15,7 @@ import { SHARE_OPS } from "../shares/kinds.ts";
 import { subjectKey, subjectOf, type RemovedShare } from "../shares/plan.ts";
 import { DEFAULT_MAX_RESTORES, type RestoreAction, type RestoreOptions, type RestoreReport } from "./summary.ts";
 import { differences } from "./view.ts";
+import { makeReport } from "../envelope.ts";
 
 
 /** The action type of a restore, by kind; everything else about the kinds is shares/. */
@@ -69,9 +70,7 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
     }
   }
 
-  return {
-    job: "restore",
-    dryRun: !opts.apply,
+  return makeReport({ job: "restore", dryRun: !opts.apply, policy: opts.policy, gitlab: gitlab.http, startedAt }, {
     summary: {
       restores,
       restored: countStatus(actions, "done"),
@@ -85,7 +84,7 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
     actions,
     stats: jobStats([gitlab.http], startedAt),
     warnings,
-  };
+  });
 }
 
 /** Undefined when stopped. A refused token (401) fails the run: every other call would be refused alike. */

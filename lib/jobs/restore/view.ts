@@ -2,7 +2,7 @@
 import type { GroupShare } from "../../gitlab/index.ts";
 import { accessLevelName } from "../../policy/index.ts";
 import { subjectOf, type RemovedShare } from "../shares/plan.ts";
-import type { JobView } from "../view.ts";
+import { closingLine, count, type JobView } from "../view.ts";
 import type { RestoreAction, RestoreReport } from "./summary.ts";
 
 export const restoreView: JobView<RestoreAction, RestoreReport> = {
@@ -18,6 +18,16 @@ export const restoreView: JobView<RestoreAction, RestoreReport> = {
     const level = accessLevelName(a.accessLevel) + (a.memberRoleId === undefined ? "" : ` (custom role #${a.memberRoleId})`);
     return [a.group, level, said ? `${expiryText(a.expiresAt)} — ${said}` : expiryText(a.expiresAt)];
   },
+  headings: { group: "Shared project or group", columns: ["Invited group", "Level", "Expiry"] },
+  closing: ({ dryRun, summary: s, actions }) =>
+    closingLine({ dryRun, summary: s }, {
+      planned: s.restores,
+      inPolicy: "nothing to restore",
+      plan: `${count(s.restores, "share")} to restore`,
+      applyWith: "the same warden restore command with --apply",
+      applied: `${s.restored} restored, ${s.alreadyPresent} already present, ${s.skipped} skipped, ${s.failed} failed`,
+      notBegun: actions.filter((a) => a.status === "planned").length,
+    }),
   summary: ({ summary: s }) =>
     `${s.restores} to restore: ${s.restored} restored; ${s.alreadyPresent} already present, ${s.skipped} skipped (expired), ${s.failed} failed; ` +
     `guard ${s.guard} (max ${s.maxRestores})`,

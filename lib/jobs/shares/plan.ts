@@ -34,6 +34,8 @@ interface ShareFields {
   groupId: number;
   group: string;
   accessLevel: number;
+  /** In reports only (lib/jobs/envelope.ts): "developer" beside 30. */
+  accessLevelName?: string;
   /** YYYY-MM-DD, or null when the share does not expire. */
   expiresAt: string | null;
   /** The custom role, where GitLab gives one. */

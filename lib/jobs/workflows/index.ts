@@ -9,6 +9,7 @@ import { HttpError, isActive, type ApiGeneration, type N8nClient, type Workflow 
 import { decideWorkflow, matchingSelectors, maxWorkflowChanges } from "../../policy/index.ts";
 import { auditedUnder, countStatus, errorText, jobStats, stoppedMidRequest, type GuardedSummary, type JobOptions, type Report } from "../report.ts";
 import { count } from "../view.ts";
+import { makeReport } from "../envelope.ts";
 
 export interface WorkflowAction {
   type: "activate" | "deactivate";
@@ -110,9 +111,7 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     if (left || signal?.aborted) complete = false;
   }
 
-  return {
-    job: "workflows",
-    dryRun: !opts.apply,
+  return makeReport({ job: "workflows", dryRun: !opts.apply, policy: opts.policy, startedAt }, {
     summary: {
       apiGeneration: n8n.apiGeneration ?? "not checked",
       ...tally,
@@ -127,7 +126,7 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     actions,
     stats: jobStats([n8n.http], startedAt),
     warnings,
-  };
+  });
 }
 
 /**

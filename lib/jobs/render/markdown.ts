@@ -1,0 +1,60 @@
+/**
+ * A report as GitLab-flavoured Markdown, for merge request comments and CI job summaries: the title,
+ * the closing line, policy and summary, the tally table, and every action in a collapsed <details>.
+ * Every text that is not Warden's own passes escapeMarkdown.
+ */
+import { count } from "../view.ts";
+import { escapeControls } from "./escape.ts";
+import { policyLine, statsLine, tallyOf, titleOf, viewOf, type AnyReport } from "./parts.ts";
+
+/**
+ * GitLab's reference prefixes: @user/@group/@all (a mention notifies people), #issue, !merge request,
+ * %milestone, ~label, &epic, $snippet. A zero-width joiner follows each: GitLab's reference filters
+ * match the prefix directly followed by a name or number, on the rendered text (after Markdown
+ * removed any backslash), unless the instance honours backslash escapes (behind a feature flag in
+ * some versions, never in other renderers); the joiner breaks every such pattern whatever the version.
+ */
+const REFERENCE_PREFIXES = new Set(["@", "#", "!", "%", "~", "&", "$"]);
+const ZERO_WIDTH_JOINER = "\u200d";
+
+/**
+ * Text as literal Markdown, in a paragraph or a table cell. Controls and newlines are shown as
+ * escapes (escapeControls: nothing can end the line, the cell or the table); every ASCII punctuation
+ * character is backslash-escaped, as CommonMark allows for all of them (so no emphasis, link, code,
+ * HTML, entity, block start — `>`, `#`, `-`, `1.` — or table pipe, which GFM escapes as `\|`); and a
+ * zero-width joiner after each GitLab reference prefix, so `@all` mentions no one.
+ */
+export function escapeMarkdown(text: string): string {
+  return escapeControls(text).replace(/[!-/:-@[-`{-~]/g, (char) => `\\${char}${REFERENCE_PREFIXES.has(char) ? ZERO_WIDTH_JOINER : ""}`);
+}
+
+/** GitLab refuses a comment over 1,000,000 characters; the list is cut to leave room for the rest. */
+const MAX_LIST_CHARS = 900_000;
+
+export function renderMarkdown(report: AnyReport): string {
+  const view = viewOf(report);
+  const out = [`### ${escapeMarkdown(titleOf(view, report))}`, ""];
+  const closing = view.closing?.(report as never);
+  if (closing) out.push(`**${escapeMarkdown(closing)}**`, "");
+  out.push(`${escapeMarkdown(policyLine(report))}  `, `${escapeMarkdown(view.summary(report as never))}  `, escapeMarkdown(statsLine(report)), "");
+  if (report.warnings.length) out.push(...report.warnings.map((w) => `- ⚠️ ${escapeMarkdown(w)}`), "");
+  const tally = tallyOf(view, report);
+  if (tally) out.push(...table([escapeMarkdown(tally.title), "Shares"], tally.rows.map(([name, n]) => [escapeMarkdown(name), String(n)]), "right"), "");
+  if (report.actions.length) {
+    // The HTML block ends at the blank line after <summary>, so the table inside is Markdown.
+    out.push(`<details><summary>All ${escapeMarkdown(count(report.actions.length, ...view.noun))}</summary>`, "");
+    const rows = table([view.headings.group, "Status", ...view.headings.columns].map(escapeMarkdown), report.actions.map((a) => [view.group(a as never), a.status, ...view.columns(a as never)].map(escapeMarkdown)));
+    let size = 0;
+    const fit = rows.findIndex((row) => (size += row.length + 1) > MAX_LIST_CHARS);
+    if (fit === -1) out.push(...rows);
+    else out.push(...rows.slice(0, fit), "", `…and ${report.actions.length - (fit - 2)} more: a comment holds no more (the JSON report, --format json, has them all).`);
+    out.push("", "</details>", "");
+  }
+  return out.join("\n");
+}
+
+/** A GFM table; `lastAlign` right-aligns the last column (counts). */
+function table(header: string[], rows: string[][], lastAlign: "left" | "right" = "left"): string[] {
+  const rule = header.map((_, i) => (i === header.length - 1 && lastAlign === "right" ? "---:" : "---"));
+  return [header, rule, ...rows].map((cells) => `| ${cells.join(" | ")} |`);
+}

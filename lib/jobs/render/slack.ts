@@ -1,0 +1,46 @@
+/** A report as Slack Block Kit (chat-ops and run notifications): title, summary, policy, actions, warnings. */
+import { escapeControls } from "./escape.ts";
+import { policyLine, statsLine, titleOf, viewOf, type AnyReport } from "./parts.ts";
+
+/** Statuses that mean something was changed (a pipeline started counts). */
+const CHANGED = new Set(["done", "already-gone", "created"]);
+
+/** Slack allows 50 blocks: header, summary, up to 40 actions, the rest summarised, warnings. */
+const MAX_ACTION_BLOCKS = 40;
+
+export interface SlackMessage {
+  response_type: "ephemeral" | "in_channel";
+  text: string;
+  blocks: object[];
+}
+
+export function renderSlack(report: AnyReport): SlackMessage {
+  const view = viewOf(report);
+  const title = escapeControls(titleOf(view, report));
+  const summary = `${escapeMrkdwn(view.summary(report as never))}\n${statsLine(report)}\n${escapeMrkdwn(policyLine(report))}`;
+  const blocks: object[] = [
+    { type: "header", text: { type: "plain_text", text: title.slice(0, 150) } },
+    { type: "section", text: { type: "mrkdwn", text: summary } },
+  ];
+  for (const action of report.actions.slice(0, MAX_ACTION_BLOCKS)) {
+    const line = [`*${escapeMrkdwn(view.group(action as never))}*`, ...view.columns(action as never).map(escapeMrkdwn), `_${action.status}_`].join("  ");
+    blocks.push({ type: "section", text: { type: "mrkdwn", text: line.slice(0, 3000) } });
+  }
+  if (report.actions.length > MAX_ACTION_BLOCKS) {
+    blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: `…and ${report.actions.length - MAX_ACTION_BLOCKS} more; run the CLI with --json for all of them.` }] });
+  }
+  if (report.warnings.length) {
+    blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: report.warnings.map((w) => `:warning: ${escapeMrkdwn(w)}`).join("\n").slice(0, 3000) }] });
+  }
+  // Changes made are shown to the channel; dry runs, refusals and failures only to whoever asked.
+  const changed = !report.dryRun && report.actions.some((a) => CHANGED.has(a.status));
+  return { response_type: changed ? "in_channel" : "ephemeral", text: `${title}. ${summary}`, blocks };
+}
+
+/**
+ * Names and messages come from GitLab, n8n and the requester: escape mrkdwn (a workflow named
+ * <!channel> must not ping anyone) and the characters that reorder or break the text.
+ */
+export function escapeMrkdwn(text: string): string {
+  return escapeControls(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}

@@ -1,0 +1,56 @@
+/**
+ * A report as text for a terminal: title and policy, the tally (strays per invited group: what an
+ * operator decides on), the actions under their headings, the summary, warnings and a closing line
+ * in terraform's manner. Every server text passes escapeControls; lines wrap to `width` if given.
+ */
+import { styleText } from "node:util";
+import { escapeControls } from "./escape.ts";
+import { policyLine, statsLine, tallyOf, titleOf, viewOf, type AnyReport } from "./parts.ts";
+import { wrapLines } from "./wrap.ts";
+
+type Style = Parameters<typeof styleText>[0];
+
+const STATUS_STYLE: Record<string, Style> = {
+  planned: "yellow",
+  done: "green",
+  "already-gone": "gray",
+  skipped: "gray",
+  reported: "cyan",
+  failed: "red",
+  unknown: "red",
+  created: "green",
+};
+
+export interface TextOptions {
+  color: boolean;
+  /** The terminal's width (stdout.columns); undefined: no wrapping. */
+  width?: number;
+}
+
+export function renderText(report: AnyReport, opts: TextOptions): string {
+  const view = viewOf(report);
+  const paint = (style: Style, text: string) => (opts.color ? styleText(style, text, { validateStream: false }) : text);
+  const lines = [paint("bold", titleOf(view, report)), escapeControls(policyLine(report))];
+  const tally = tallyOf(view, report);
+  if (tally) {
+    const width = Math.max(...tally.rows.map(([name]) => escapeControls(name).length));
+    const digits = String(tally.rows[0]![1]).length;
+    lines.push("", paint("bold", `${tally.title}:`), ...tally.rows.map(([name, n]) => `  ${escapeControls(name).padEnd(width)}  ${String(n).padStart(digits)}`));
+  }
+  // Names and messages come from GitLab, n8n and the requester: escaped, so none can move the cursor or forge a line.
+  // Status first and the last column (free text) unpadded; one set of widths so rows line up across groups.
+  const rows = report.actions.map((a) => ({ heading: escapeControls(view.group(a as never)), cells: [a.status, ...view.columns(a as never)].map((cell) => escapeControls(cell)) }));
+  const widths = rows[0]?.cells.map((_, col) => Math.max(...rows.map((r) => r.cells[col]!.length))) ?? [];
+  for (const [heading, group] of Map.groupBy(rows, (r) => r.heading)) {
+    lines.push("", paint("bold", heading));
+    for (const { cells } of group) {
+      const [status, ...rest] = cells.map((cell, col) => (col < cells.length - 1 ? cell.padEnd(widths[col]!) : cell));
+      lines.push(`  ${paint(STATUS_STYLE[cells[0]!] ?? "white", status!)}  ${rest.join("  ")}`);
+    }
+  }
+  lines.push("", escapeControls(view.summary(report as never)), statsLine(report));
+  for (const warning of report.warnings) lines.push(paint("yellow", `warning: ${escapeControls(warning)}`));
+  const closing = view.closing?.(report as never);
+  if (closing) lines.push("", paint("bold", escapeControls(closing)));
+  return wrapLines(lines.join("\n"), opts.width);
+}
