@@ -30,6 +30,7 @@ function enforceReport(dryRun: boolean, statuses: string[]): EnforceReport {
       groupId: 90 + i,
       group: `partners/<agency>&${i}`,
       accessLevel: 30,
+      addedBy: { name: "Jane Doe", username: "jane", at: "2026-11-20T09:30:00.000Z", eventId: 7 },
       reason: "no allow rule matches",
       status: status as RemoveShareAction["status"],
     })),
@@ -83,7 +84,7 @@ describe("text rendering", () => {
     const report = enforceReport(true, ["planned", "planned", "planned", "planned"]);
     const plain = renderText(report, { color: false });
     expect(plain).toMatch(/^Warden enforce \(dry run\): 4 stray shares\n/);
-    expect(plain).toContain("\n\nacme/p0 (#0)\n  planned  project share  partners/<agency>&0  developer  no expiry  no allow rule matches\n");
+    expect(plain).toContain("\n\nacme/p0 (#0)\n  planned  project share  partners/<agency>&0  developer  no expiry  added by Jane Doe 2026-11-20  no allow rule matches\n");
     expect(plain.match(/^acme\/p0 /gm)).toHaveLength(2);
     expect(plain).not.toContain("\x1b[");
     expect(renderText(report, { color: true })).toContain("\x1b[");

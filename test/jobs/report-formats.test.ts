@@ -15,11 +15,11 @@ import { runRecord, validReport } from "../support/report.ts";
 const stats = { requests: 12, retries: 1, rateLimited: 0, pages: 3, durationMs: 1500 };
 
 function projectShare(i: number, group: string, status: ShareRemoval["status"] = "planned"): RemoveShareAction {
-  return { type: "remove-share", kind: "project", projectId: i, project: `acme/p${i}`, groupId: 90, group, accessLevel: 30, accessLevelName: "developer", expiresAt: null, reason: "no allow rule matches", status };
+  return { type: "remove-share", kind: "project", projectId: i, project: `acme/p${i}`, groupId: 90, group, accessLevel: 30, accessLevelName: "developer", expiresAt: null, addedBy: { name: "Jane Doe", username: "jane", at: "2026-11-20T09:30:00.000Z", eventId: 7 }, reason: "no allow rule matches", status };
 }
 
 function groupShare(i: number, group: string, status: ShareRemoval["status"] = "planned"): RemoveGroupShareAction {
-  return { type: "remove-group-share", kind: "group", sharedGroupId: 500 + i, sharedGroup: `acme/g${i}`, groupId: 91, group, accessLevel: 40, accessLevelName: "maintainer", expiresAt: "2031-01-01", reason: "no allow rule matches", status };
+  return { type: "remove-group-share", kind: "group", sharedGroupId: 500 + i, sharedGroup: `acme/g${i}`, groupId: 91, group, accessLevel: 40, accessLevelName: "maintainer", expiresAt: "2031-01-01", addedBy: null, attribution: "not visible", reason: "no allow rule matches", status };
 }
 
 function enforceReport(dryRun: boolean, actions: ShareRemoval[], summary: Partial<EnforceReport["summary"]> = {}): EnforceReport {
@@ -144,13 +144,13 @@ describe("Markdown", () => {
   });
 
   it("a report with hostile names keeps its tables whole: every row has its columns, none starts a block", () => {
-    const report = enforceReport(true, HOSTILE.map((name, i) => ({ ...projectShare(i, name), project: name, reason: name })));
+    const report = enforceReport(true, HOSTILE.map((name, i) => ({ ...projectShare(i, name), project: name, reason: name, addedBy: { name, username: name, at: "2026-11-20T09:30:00.000Z", eventId: i } })));
     report.warnings = HOSTILE.map((name) => `warning about ${name}`);
     const md = renderMarkdown(validReport(report));
     const rows = md.split("\n").filter((l) => l.startsWith("|"));
     const header = (row: string) => unescaped(row, "|");
     const tally = rows.filter((r) => header(r) === 3);
-    const list = rows.filter((r) => header(r) === 8);
+    const list = rows.filter((r) => header(r) === 9);
     expect(tally).toHaveLength(HOSTILE.length + 2);
     expect(list).toHaveLength(HOSTILE.length + 2);
     expect(tally.length + list.length).toBe(rows.length);
@@ -174,8 +174,8 @@ describe("Markdown", () => {
     const md = renderMarkdown(enforceReport(true, MIXED));
     expect(md.startsWith("### Warden enforce \\(dry run\\)\\: 6 stray shares\n\n**Plan\\: 6 shares to remove \\(5 project\\, 1 group\\)\\. Apply with\\: warden enforce \\-\\-apply")).toBe(true);
     expect(md).toContain("| Stray shares by invited group | Shares |\n| --- | ---: |\n| partners\\/qa | 3 |\n| partners\\/contractor\\-x | 2 |\n| vendor | 1 |\n");
-    expect(md).toContain("<details><summary>All 6 stray shares</summary>\n\n| Project or group | Status | Share | Invited group | Level | Expiry | Reason |\n");
-    expect(md).toContain("| acme\\/g4 \\(group \\#\u200d504\\) | planned | group share | partners\\/contractor\\-x | maintainer | until 2031\\-01\\-01 | no allow rule matches |");
+    expect(md).toContain("<details><summary>All 6 stray shares</summary>\n\n| Project or group | Status | Share | Invited group | Level | Expiry | Added by | Reason |\n");
+    expect(md).toContain("| acme\\/g4 \\(group \\#\u200d504\\) | planned | group share | partners\\/contractor\\-x | maintainer | until 2031\\-01\\-01 | added by \\? \\(not visible\\) | no allow rule matches |");
     expect(md.trimEnd().endsWith("</details>")).toBe(true);
   });
 });
