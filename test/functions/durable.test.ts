@@ -11,7 +11,7 @@ import type { EnforceReport } from "../../lib/jobs/index.ts";
 import type { GitLabSim } from "../../sim/gitlab/index.ts";
 import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
-import { groupSharesPolicy } from "../support/policies.ts";
+import { EVERYTHING_STRAY, groupSharesPolicy } from "../support/policies.ts";
 import { outcome, removals, twinSims } from "../support/steps.ts";
 import { captureLogs, coldEnforce, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
 
@@ -137,6 +137,32 @@ describe("Enforce as a durable execution", () => {
     expect(report.summary).toMatchObject({ guard: "tripped", removed: 0, matched: { exempt: [0, expect.any(Number)] } });
     expect(report.warnings).toContain('exempt[0] (project "acme/legacyy/**") matched no project share in scope');
     expect(Object.keys(durable.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
+  }, 60_000);
+
+  it("a policy read from a repository is the one the whole execution judges by, though a commit changes it mid-run", async () => {
+    const { plain, durable } = await twins(8_000);
+    const whole = await plainRun(plain, {});
+    const repo = durable.dataset.projects.find((p) => !p.path_with_namespace.startsWith("acme/"))!;
+    const first = durable.repositories.commit(repo, { "warden.yaml": groupSharesPolicy() });
+    // Once the examination is under way, the default branch gets a policy under which every share is stray.
+    let committed = false;
+    const refsAfter: (string | null)[] = [];
+    durable.beforeAnswer(({ route, url }) => {
+      if (committed && route.startsWith("GET /projects/:id/repository/files/")) refsAfter.push(url.searchParams.get("ref"));
+      if (!committed && (durable.counters.byRoute["GET /groups/:id"] ?? 0) >= 40) {
+        durable.repositories.commit(repo, { "warden.yaml": EVERYTHING_STRAY });
+        committed = true;
+      }
+    });
+    const execution = await durableRun(durable, {}, { WARDEN_SLICE_SECONDS: "0.05", WARDEN_POLICY_PROJECT: repo.path_with_namespace });
+    expect(execution.getStatus()).toBe("SUCCEEDED");
+    const report = execution.getResult()!;
+    // Later invocations read the policy again, at the commit the first one read, and judged as one run under it.
+    expect(committed).toBe(true);
+    expect(refsAfter.length).toBeGreaterThan(0);
+    expect(new Set(refsAfter)).toEqual(new Set([first]));
+    expect(outcome(report)).toEqual(outcome(whole));
+    expect(report.policy).toMatchObject({ source: "gitlab", project: repo.path_with_namespace, ref: repo.default_branch, commitId: first });
   }, 60_000);
 
   it("an execution started while another holds the job's lease does nothing and fails, naming the holder", async () => {

@@ -36,3 +36,8 @@ export function repositoryPolicy(at: GitLabPolicyLocation, client: () => Promise
     return reading;
   };
 }
+
+/** The policy at one commit (a durable execution's later invocations read the commit its first one did). */
+export async function policyAtCommit(at: GitLabPolicyLocation & { ref: string }, client: () => Promise<GitLabClient> = async () => gitlabClient(await secrets.get())): Promise<Policy> {
+  return (await loadGitLabPolicy(await client(), at, { names: REPOSITORY_POLICY_NAMES })).policy;
+}

@@ -6,7 +6,8 @@
 import { resolve } from "node:path";
 import { DEFAULT_POLICY_FILE, EXAMPLE_POLICY, loadPolicyFile } from "../../../lib/config/policy-file.ts";
 import type { GitLabPolicyLocation } from "../../../lib/config/policy-source.ts";
-import type { Policy } from "../../../lib/policy/index.ts";
+import type { Policy, PolicySource } from "../../../lib/policy/index.ts";
+import { ConfigError } from "./settings.ts";
 
 /** How a deployment names its policy, for the error when the bundle has none where the function looks. */
 const POLICY_NAMING =
@@ -46,4 +47,26 @@ export async function loadPolicy(): Promise<Policy> {
     bundled = loading;
   }
   return bundled;
+}
+
+/**
+ * The policy an execution was begun with, read again in a later invocation of it: a durable run spans
+ * invocations (minutes to days), and a commit or a redeploy in between must not change the policy
+ * half its slices are judged by. A repository policy is read at the very commit recorded; either kind
+ * is refused when its text is no longer the one recorded (a bundled file changed by a redeploy).
+ */
+export async function loadPolicyAgain(begunWith: PolicySource): Promise<Policy> {
+  const at = repositoryPolicyLocation();
+  const policy =
+    at && begunWith.source === "gitlab"
+      ? await (await import("./policy-repository.ts")).policyAtCommit({ ...at, ref: begunWith.commitId })
+      : await loadPolicy();
+  if (policy.source.sha256 !== begunWith.sha256) {
+    throw new ConfigError(
+      `the policy changed during this execution (begun under sha256 ${begunWith.sha256.slice(0, 12)}, now ${policy.source.sha256.slice(0, 12)}, as the deployment was changed): ` +
+        "it stopped rather than judge part of the run by another policy; the next run uses the new one",
+    );
+  }
+  // Named as it was at the start (the branch, not the commit it was read again at).
+  return { ...policy, source: begunWith };
 }

@@ -17,9 +17,10 @@ import type { DurableContext } from "@aws/durable-execution-sdk-js";
 import middy, { type MiddlewareObj } from "@middy/core";
 import { executionModeDurableContext } from "@middy/core/executionModeDurableContext";
 import { enforce, errorText } from "../../../lib/jobs/index.ts";
+import type { Policy } from "../../../lib/policy/index.ts";
 import { gitlabClient } from "../config/clients.ts";
 import { secrets } from "../config/secrets.ts";
-import { loadPolicy } from "../config/policy.ts";
+import { loadPolicy, loadPolicyAgain } from "../config/policy.ts";
 import { ConfigError } from "../config/settings.ts";
 import { lambdaContextLogged } from "../lambda/handler.ts";
 import { audit, logger } from "../lambda/logger.ts";
@@ -96,10 +97,12 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
         .catch((err: unknown) => logger.error("giving the lease back failed; it expires with the execution's time limit", { error: errorText(signal.reason ?? err) }));
     },
     // Read in the finish step: a secret must never be recorded in the execution's history.
-    notify: () => notifySettings().catch(() => undefined),
+    // The execution's own policy when it got as far as reading one (a later commit's is not this run's).
+    notify: () => notifySettings(policy).catch(() => undefined),
     endIn: async (end) => (await steps.step("finish", async () => ({ stored: (await end()) ?? null }))).stored ?? undefined,
   };
 
+  let policy: Policy | undefined;
   const lease = await steps.step("lease", async () => {
     if (await claims.claim(leaseKey, Math.floor((Date.now() + executionMs) / 1000), arn)) return { holder: arn, until: null };
     const held = await claims.holder(leaseKey);
@@ -108,7 +111,10 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
   const { report, stored } = await runLifecycle(async () => {
     // Another's lease ends the run before it starts; giving it back leaves it alone (the delete is conditional on its holder).
     if (lease.holder !== arn) throw new LeaseError(`${lease.holder} is running ${job}${lease.until ? ` (its lease lasts until ${lease.until} at most)` : ""}: this execution did nothing`);
-    const policy = await loadPolicy();
+    // The policy's identity is recorded once; later invocations judge by that very policy, not a newer one.
+    let read: Policy | undefined;
+    const begunWith = await steps.step("policy", async () => ({ source: (read = await loadPolicy()).source }));
+    policy = read ?? (await loadPolicyAgain(begunWith.source));
     let report: JobReport;
     if (run.job === "restore") {
       // A restore re-creates one run's removals: small enough for one step.
