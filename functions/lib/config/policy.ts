@@ -22,6 +22,11 @@ export function repositoryPolicyLocation(env: NodeJS.ProcessEnv = process.env): 
   return { project, path: env["WARDEN_POLICY_PATH"] || DEFAULT_POLICY_FILE, ...(ref ? { ref } : {}) };
 }
 
+/** Imported only when the policy is in a repository: the GitLab client stays out of a file-policy chat-ops cold start. */
+function repositoryReader() {
+  return import("./policy-repository.ts");
+}
+
 let bundled: Promise<Policy> | undefined;
 let fromRepository: Promise<() => Promise<Policy>> | undefined;
 
@@ -33,8 +38,7 @@ let fromRepository: Promise<() => Promise<Policy>> | undefined;
 export async function loadPolicy(): Promise<Policy> {
   const at = repositoryPolicyLocation();
   if (at) {
-    // Imported only here: the GitLab client stays out of a file-policy chat-ops cold start.
-    fromRepository ??= import("./policy-repository.ts").then(({ repositoryPolicy }) => repositoryPolicy(at));
+    fromRepository ??= repositoryReader().then(({ repositoryPolicy }) => repositoryPolicy(at));
     return (await fromRepository)();
   }
   if (!bundled) {
@@ -59,7 +63,7 @@ export async function loadPolicyAgain(begunWith: PolicySource): Promise<Policy> 
   const at = repositoryPolicyLocation();
   const policy =
     at && begunWith.source === "gitlab"
-      ? await (await import("./policy-repository.ts")).policyAtCommit({ ...at, ref: begunWith.commitId })
+      ? await (await repositoryReader()).policyAtCommit({ ...at, ref: begunWith.commitId })
       : await loadPolicy();
   if (policy.source.sha256 !== begunWith.sha256) {
     throw new ConfigError(
