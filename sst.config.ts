@@ -3,8 +3,8 @@
  * Warden on AWS. Settings come from the environment of `sst deploy --stage <stage>`:
  *
  *   WARDEN_SECRET_ARN          required: the Secrets Manager secret holding
- *                              {"gitlabToken", "n8nApiKey", "slackSigningSecret", "slackWebhookUrl"},
- *                              each only if used
+ *                              {"gitlabToken", "n8nApiKey", "slackSigningSecret", "slackWebhookUrl",
+ *                              "gitlabStreamingToken", "gitlabSystemHookToken"}, each only if used
  *   GITLAB_URL, N8N_URL        scheme and host (and path prefix) of each service; one or both. Without
  *                              GITLAB_URL there is no Enforce workflow, without N8N_URL no Workflows
  *   WARDEN_SECRET_KMS_KEY_ARN  the customer-managed KMS key the secret is encrypted with, if any
