@@ -3,8 +3,8 @@
  * Warden on AWS. Settings come from the environment of `sst deploy --stage <stage>`:
  *
  *   WARDEN_SECRET_ARN          required: the Secrets Manager secret holding
- *                              {"gitlabToken", "n8nApiKey", "slackSigningSecret", "slackWebhookUrl"},
- *                              each only if used
+ *                              {"gitlabToken", "n8nApiKey", "slackSigningSecret", "slackWebhookUrl",
+ *                              "gitlabStreamingToken", "gitlabSystemHookToken"}, each only if used
  *   GITLAB_URL, N8N_URL        scheme and host (and path prefix) of each service; one or both. Without
  *                              GITLAB_URL there is no Enforce workflow, without N8N_URL no Workflows
  *   WARDEN_SECRET_KMS_KEY_ARN  the customer-managed KMS key the secret is encrypted with, if any
@@ -15,7 +15,9 @@
  *                              commit (default: the project's default branch)
  *   WARDEN_ENFORCE_SCHEDULE    default rate(1 day); "off" disables the schedule (the function stays)
  *   WARDEN_WORKFLOWS_SCHEDULE  default rate(1 hour); "off" likewise
- *   WARDEN_CHATOPS             "on" (default) or "off": no Slack endpoint and no worker
+ *   WARDEN_CHATOPS             "on" (default) or "off": no Slack endpoint (and no worker, unless events need it)
+ *   WARDEN_EVENTS              "on" or "off" (default): the Events endpoint for GitLab's audit event
+ *                              streaming and system hooks (docs/aws.md), with the worker; needs GITLAB_URL
  *   WARDEN_REPORT_ONLY         "true" or "false"; true: nothing is ever applied on this stage
  *                              (default: true on every stage but production)
  *   WARDEN_ALARM_EMAIL         an address subscribed to the alarm topic (it must confirm the
@@ -114,11 +116,23 @@ export default $config({
     };
 
     const outputs: Record<string, unknown> = { runHistoryBucket: history.name };
-    if (settings.chatops) {
-      const chatopsClaims = claimsAccess("dynamodb:PutItem", "dynamodb:GetItem");
-      const worker = new sst.aws.Function("Worker", job("functions/worker.handler", chatopsClaims));
+    // The worker runs what chat-ops and the Events endpoint hand it.
+    const workerClaims: Access = settings.chatops || settings.events ? claimsAccess("dynamodb:PutItem", "dynamodb:GetItem") : {};
+    const worker = settings.chatops || settings.events ? new sst.aws.Function("Worker", job("functions/worker.handler", workerClaims)) : undefined;
+    if (worker && settings.events) {
+      // GitLab waits 8 seconds and never retries: the function answers at once and the worker runs the subject.
+      const events = new sst.aws.Function("Events", {
+        ...lambda("functions/events.handler", workerClaims, { environment: { WARDEN_WORKER_FUNCTION: worker.name } }),
+        timeout: "10 seconds",
+        // The streaming destination's (or system hook's) token is the authentication, checked before anything else.
+        url: { authorization: "none" },
+        link: [worker],
+      });
+      outputs["eventsUrl"] = events.url;
+    }
+    if (worker && settings.chatops) {
       const chatops = new sst.aws.Function("Chatops", {
-        ...lambda("functions/chatops.handler", chatopsClaims, { environment: { WARDEN_WORKER_FUNCTION: worker.name } }),
+        ...lambda("functions/chatops.handler", workerClaims, { environment: { WARDEN_WORKER_FUNCTION: worker.name } }),
         timeout: "10 seconds",
         // Slack's request signature is the authentication; the function verifies it before anything else.
         url: { authorization: "none" },
@@ -217,12 +231,20 @@ function deploySettings(stage: string) {
     enforceSchedule: schedule("WARDEN_ENFORCE_SCHEDULE", "rate(1 day)"),
     workflowsSchedule: schedule("WARDEN_WORKFLOWS_SCHEDULE", "rate(1 hour)"),
     chatops: oneOf("WARDEN_CHATOPS", ["on", "off"], "on") === "on",
+    events: events(gitlabUrl),
     reportOnly: oneOf("WARDEN_REPORT_ONLY", ["true", "false"], String(stage !== "production")) === "true",
     alarmEmail: email("WARDEN_ALARM_EMAIL"),
     runHistoryDays: days("WARDEN_RUN_HISTORY_DAYS", 90),
     enforceExecutionHours: upTo("WARDEN_ENFORCE_EXECUTION_HOURS", 24, MAX_EXECUTION_HOURS, "hours"),
     executionRetentionDays: upTo("WARDEN_EXECUTION_RETENTION_DAYS", 14, MAX_RETENTION_DAYS, "days"),
   };
+}
+
+/** WARDEN_EVENTS: the endpoint enforces GitLab's subjects, so it needs GitLab. */
+function events(gitlabUrl: string | undefined): boolean {
+  const on = oneOf("WARDEN_EVENTS", ["on", "off"], "off") === "on";
+  if (on && !gitlabUrl) throw new Error("WARDEN_EVENTS=on needs GITLAB_URL: the events name GitLab projects and groups to enforce");
+  return on;
 }
 
 /** The three variables of a policy in a GitLab repository, as every function gets them; undefined without WARDEN_POLICY_PROJECT. */

@@ -7,7 +7,6 @@
  * against the policy; the command; the response_url; then one asynchronous invoke of the worker and
  * an ephemeral acknowledgement. Nothing here calls GitLab or n8n.
  */
-import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import httpErrorHandler from "@middy/http-error-handler";
 import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
@@ -17,10 +16,10 @@ import { authorizeSlack } from "../lib/policy/index.ts";
 import { redactOutput } from "../lib/redact/index.ts";
 import { requireSecret, secrets } from "./lib/config/secrets.ts";
 import { loadPolicy } from "./lib/config/policy.ts";
-import { ConfigError, requireEnv } from "./lib/config/settings.ts";
 import { wardenLambda } from "./lib/lambda/handler.ts";
 import { logger } from "./lib/lambda/logger.ts";
-import { describeRequest, makesChanges, type WorkerEvent } from "./lib/runs/job-request.ts";
+import { describeRequest, makesChanges } from "./lib/runs/job-request.ts";
+import { notStarted, startWorker } from "./lib/runs/start-worker.ts";
 import { changeRefusal } from "./lib/slack/authorise.ts";
 import { parseCommand, usage } from "./lib/slack/command.ts";
 import { slackCommandForm, type SlackCommandEvent } from "./lib/slack/form.ts";
@@ -35,12 +34,6 @@ import { dynamoClaims } from "./lib/state/claims.ts";
 // it does not take the reads off it. Awaited (and any failure reported) when needed.
 secrets.get().catch(() => undefined);
 loadPolicy().catch(() => undefined);
-
-// One attempt, never the SDK's default three: an asynchronous invoke is not idempotent. When AWS has
-// queued the event but its answer is lost (a 5xx, a reset socket, a timeout), a retry queues a second
-// one, and a second worker runs the job again (a second pipeline). Such a failure is reported to the
-// user as what it is, uncertain, rather than retried.
-const lambda = new LambdaClient({ maxAttempts: 1 });
 
 type Result = APIGatewayProxyStructuredResultV2;
 
@@ -94,26 +87,6 @@ async function acknowledge(event: SlackCommandEvent, context: Context): Promise<
   log("info", "started", { command });
   const dryRun = makesChanges(parsed.request) ? "" : " (dry run)";
   return reply(`:hourglass_flowing_sand: Running \`${command}\`${dryRun}; the result will be posted here.`);
-}
-
-async function startWorker(payload: WorkerEvent): Promise<void> {
-  const { StatusCode } = await lambda.send(
-    new InvokeCommand({ FunctionName: requireEnv("WARDEN_WORKER_FUNCTION"), InvocationType: "Event", Payload: Buffer.from(JSON.stringify(payload)) }),
-  );
-  // Not "was not started": a 2xx other than 202 says nothing certain either way (notStarted below).
-  if (StatusCode !== 202) throw new Error(`Lambda answered the invoke with ${StatusCode}, not 202`);
-}
-
-/**
- * Whether a failed invoke certainly queued nothing: it failed before the request was sent (a setting
- * missing), or Lambda answered with a 4xx and so refused it (throttled, no such function, no
- * permission). Anything else (a 5xx, a connection reset or timeout after the request went out, an
- * unexpected status) may have followed AWS queuing the event.
- */
-function notStarted(err: unknown): boolean {
-  if (err instanceof ConfigError) return true;
-  const status = (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
-  return status !== undefined && status >= 400 && status < 500;
 }
 
 /** Every acknowledgement passes lib/redact: it may quote the command's text or an error. */

@@ -13,9 +13,13 @@
  * (Lambda itself does not retry it) is logged and dropped. Each run's metrics are emitted and an
  * applying run's report is kept for restore (lib/runs/lifecycle.ts); the result goes to the command's
  * thread, not to the channel's webhook.
+ *
+ * It also enforces the subject of GitLab's events (invoked asynchronously by functions/events.ts):
+ * that project or group alone, as lib/events/subject-run.ts says, once per event as well.
  */
 import { errorText, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
 import { loadPolicy } from "./lib/config/policy.ts";
+import { runForSubject, type SubjectRun } from "./lib/events/subject-run.ts";
 import { jobLambda } from "./lib/lambda/handler.ts";
 import { logger } from "./lib/lambda/logger.ts";
 import { describeRequest, WorkerEventSchema, type WorkerEvent } from "./lib/runs/job-request.ts";
@@ -58,32 +62,43 @@ const claims = dynamoClaims();
 /** Long past the 30 minutes Slack takes posts to a response_url: a later copy could tell nobody anyway. */
 const CLAIM_SECONDS = 24 * 3600;
 
-/** Whether this is the event's first delivery. When that cannot be known, it is not run, and the user is told. */
-async function firstDelivery(event: WorkerEvent, timeLeft: TimeLeft): Promise<boolean> {
-  const command = describeRequest(event.command);
+/**
+ * Whether this is the event's first delivery: "unknown" when the claims table cannot tell, and then
+ * the event is not run (a chat user is told; a subject's next event, or the schedule, comes again).
+ */
+async function firstDelivery(correlationId: string, what: string): Promise<"first" | "repeat" | "unknown"> {
   try {
-    if (await claims.claim(`worker:${event.correlationId}`, Math.floor(Date.now() / 1000) + CLAIM_SECONDS)) return true;
-    logger.warn("worker event already received: not run again", { command });
-    return false;
+    if (await claims.claim(`worker:${correlationId}`, Math.floor(Date.now() / 1000) + CLAIM_SECONDS)) return "first";
+    logger.warn("worker event already received: not run again", { command: what });
+    return "repeat";
   } catch (err) {
-    logger.error("the claims table could not be reached: not run", { command, error: errorText(err) });
-    const message = ephemeral(`:x: Warden could not make sure \`${command}\` runs only once, so it did not run it.`);
-    await postToResponseUrl(event.responseUrl, message, timeLeft).catch(() => undefined);
-    return false;
+    logger.error("the claims table could not be reached: not run", { command: what, error: errorText(err) });
+    return "unknown";
   }
 }
 
-export const handler = jobLambda(WorkerEventSchema, async (event, context): Promise<{ posted: boolean }> => {
-  // Log lines join the chat-ops request's that started this run.
+export const handler = jobLambda(WorkerEventSchema, async (event, context): Promise<{ posted: boolean } | SubjectRun> => {
+  // Log lines join the chat-ops (or Events) request's that started this run.
   logger.setCorrelationId(event.correlationId);
   // Every step after the run gets only a slice of the time left (lib/runs/time-left.ts).
   const timeLeft = () => context.getRemainingTimeInMillis();
-  if (!(await firstDelivery(event, timeLeft))) return { posted: false };
+  if (event.kind === "subject") {
+    const what = `enforce ${event.subject.kind} ${event.subject.id}`;
+    if ((await firstDelivery(event.correlationId, what)) !== "first") return { subject: what, ran: false, removed: 0 };
+    return runForSubject(event, context.signal, timeLeft);
+  }
+  const command = describeRequest(event.command);
+  const first = await firstDelivery(event.correlationId, command);
+  if (first === "unknown") {
+    const message = ephemeral(`:x: Warden could not make sure \`${command}\` runs only once, so it did not run it.`);
+    await postToResponseUrl(event.responseUrl, message, timeLeft).catch(() => undefined);
+  }
+  if (first !== "first") return { posted: false };
   const message = await outcome(event, context.signal, timeLeft);
   try {
     return { posted: await postToResponseUrl(event.responseUrl, message, timeLeft) };
   } catch (err) {
-    logger.error("posting the result to Slack failed", { command: describeRequest(event.command), error: errorText(err) });
+    logger.error("posting the result to Slack failed", { command, error: errorText(err) });
     return { posted: false };
   }
 });

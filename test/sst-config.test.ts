@@ -20,7 +20,7 @@ const SECRET = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-AbCd
 const DEPLOY_ENV = { WARDEN_SECRET_ARN: SECRET, GITLAB_URL: "https://gitlab.example.com", N8N_URL: "https://n8n.example.com", WARDEN_POLICY_FILE: "examples/warden.yaml" };
 /** Every other documented deploy variable, unset unless a test sets it. */
 const UNSET = Object.fromEntries(
-  ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN", "WARDEN_ALARM_EMAIL", "WARDEN_RUN_HISTORY_DAYS", "WARDEN_ENFORCE_EXECUTION_HOURS", "WARDEN_EXECUTION_RETENTION_DAYS", "WARDEN_POLICY_PROJECT", "WARDEN_POLICY_PATH", "WARDEN_POLICY_REF"].map((n) => [n, undefined]),
+  ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN", "WARDEN_ALARM_EMAIL", "WARDEN_RUN_HISTORY_DAYS", "WARDEN_ENFORCE_EXECUTION_HOURS", "WARDEN_EXECUTION_RETENTION_DAYS", "WARDEN_POLICY_PROJECT", "WARDEN_POLICY_PATH", "WARDEN_POLICY_REF", "WARDEN_EVENTS"].map((n) => [n, undefined]),
 );
 
 type Env = Record<string, string | undefined>;
@@ -310,6 +310,33 @@ describe("sst.config.ts", () => {
       enforceVersion: "1",
     });
     expect(deployed.all("aws:lambda/functionUrl:FunctionUrl").map((u) => u.name)).toEqual(["ChatopsUrl"]);
+  });
+
+  it("with WARDEN_EVENTS=on, opens the Events function as a Function URL without IAM auth, allowed to invoke the worker and claim events, and outputs the URL", async () => {
+    const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
+    expect(deployed.components()).toContain("Function Events");
+    const [events, worker] = [deployed.fn("Events"), deployed.fn("Worker")];
+    expect(events.lambda["handler"]).toBe("functions/events.handler");
+    expect(events.lambda["timeout"]).toBe(10);
+    expect(deployed.one("aws:lambda/functionUrl:FunctionUrl", "EventsUrl")).toMatchObject({ authorizationType: "NONE", functionName: events.physicalName });
+    expect(deployed.one("aws:lambda/permission:Permission", "EventsPublicFunctionUrlAccess")).toMatchObject({ action: "lambda:InvokeFunctionUrl", principal: "*" });
+    expect(events.env).toMatchObject({ WARDEN_WORKER_FUNCTION: worker.physicalName, WARDEN_CLAIMS_TABLE: "ClaimsTable-a1b2c3", WARDEN_REPORT_ONLY: "true" });
+    expect(events.statements).toContainEqual({ actions: ["lambda:InvokeFunction"], resources: [worker.arn] });
+    expect(events.statements).toContainEqual({ actions: ["dynamodb:PutItem", "dynamodb:GetItem"], resources: [CLAIMS] });
+    expect(deployed.outputs["eventsUrl"]).toBe("https://EventsUrl-a1b2c3.lambda-url.eu-west-1.on.aws/");
+    // Imported without the deploy settings, the handler module loads and exports its handler.
+    vi.stubEnv("WARDEN_SECRET_ARN", undefined);
+    expect(typeof ((await import("../functions/events.ts")) as Record<string, unknown>)["handler"]).toBe("function");
+    vi.unstubAllEnvs();
+  });
+
+  it("keeps the worker for the Events function without chat-ops; leaves Events out by default; refuses WARDEN_EVENTS=on without GITLAB_URL or a value but on and off", async () => {
+    const eventsOnly = await deploy("staging", { WARDEN_EVENTS: "on", WARDEN_CHATOPS: "off" });
+    expect(eventsOnly.components()).toEqual(["Bucket RunHistory", "CronV2 EnforceSchedule", "CronV2 WorkflowsSchedule", "Dynamo Claims", "Function Events", "Function Worker", "SnsTopic Alarms", "Workflow Enforce"]);
+    expect(eventsOnly.outputs).not.toHaveProperty("chatopsUrl");
+    expect((await deploy()).components()).not.toContain("Function Events");
+    await expect(deploy("staging", { WARDEN_EVENTS: "on", GITLAB_URL: undefined })).rejects.toThrow("WARDEN_EVENTS=on needs GITLAB_URL");
+    await expect(deploy("staging", { WARDEN_EVENTS: "yes" })).rejects.toThrow('WARDEN_EVENTS must be "on" or "off", not "yes"');
   });
 
   it("is report-only except on production unless told otherwise, and keeps production's resources on removal", async () => {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm run bench`: Warden's enforce job on a simulated GitLab over loopback, one kind of row after
- * another (rows/: size, latency, durable, token bucket), then the Markdown (markdown.ts) or JSON of what
+ * another (rows/: size, latency, durable, token bucket, stream), then the Markdown (markdown.ts) or JSON of what
  * they measured and whether each target was met.
  */
 import { execFileSync } from "node:child_process";
@@ -16,12 +16,13 @@ import { BUCKET, bucketRows } from "./rows/bucket.ts";
 import { durableRows } from "./rows/durable.ts";
 import { latencyRows, UNEVEN } from "./rows/latency.ts";
 import { sizeRows } from "./rows/size.ts";
+import { streamRows } from "./rows/stream.ts";
 import { parseSettings } from "./settings.ts";
 
 /** The kinds of row, in the order they run and are written (each with its own row type). */
-const ROW_KINDS: RowKind<any>[] = [sizeRows, latencyRows, durableRows, bucketRows];
+const ROW_KINDS: RowKind<any>[] = [sizeRows, latencyRows, durableRows, bucketRows, streamRows];
 
-const HELP = `Usage: npm run bench -- [--sizes 1000,10000,100000] [--latency 20] [--concurrency N] [--time-scale 10] [--timeout-s 600] [--json | --markdown FILE]
+const HELP = `Usage: npm run bench -- [--sizes 1000,10000,100000] [--latency 20] [--concurrency N] [--time-scale 10] [--timeout-s 600] [--stream 20] [--json | --markdown FILE]
 
   --sizes       projects in scope per size row; leave 100000 out on a small machine (--sizes= leaves the rows out)
   --latency     simulated network latency per request, ms
@@ -49,6 +50,8 @@ const HELP = `Usage: npm run bench -- [--sizes 1000,10000,100000] [--latency 20]
   --bucket      projects in the token-bucket row (default 10000; --bucket= leaves it out): Warden's dry
                 run at --latency behind a front proxy's token bucket (${BUCKET.ratePerSecond} requests a second, burst ${BUCKET.burst})
                 that answers 429s without any header
+  --stream      stray shares in the stream row (default 20; --stream= leaves it out): each streamed to the
+                Events function as GitLab sends its audit event, timed from the share's creation to its removal
   --json        print the rows and targets as JSON instead of Markdown
   --markdown FILE  write the Markdown to FILE (docs/benchmarks.md) instead of printing it
 `;

@@ -26,6 +26,8 @@ export interface Settings {
   durable: number;
   durableInvocationS: number;
   bucket: number;
+  /** Stray shares in the stream row; 0 leaves it out. */
+  stream: number;
   json: boolean;
   /** The file to write the Markdown to; "" prints it. */
   markdown: string;
@@ -47,6 +49,7 @@ const OPTIONS = {
   durable: { type: "string", default: "300000" },
   "durable-invocation-s": { type: "string", default: "900" },
   bucket: { type: "string", default: "10000" },
+  stream: { type: "string", default: "20" },
   json: { type: "boolean", default: false },
   markdown: { type: "string", default: "" },
   help: { type: "boolean", default: false },
@@ -72,6 +75,7 @@ export function parseSettings(args: string[]): Settings {
     durable: Number(flags.durable),
     durableInvocationS: Number(flags["durable-invocation-s"]),
     bucket: Number(flags.bucket),
+    stream: Number(flags.stream),
     json: flags.json,
     markdown: flags.markdown,
     help: flags.help,

@@ -80,6 +80,8 @@ export interface LambdaApiStub {
   /** The Invoke requests that arrived, in order, whatever they were answered. */
   invokes: { functionName: string; invocationType: string | undefined; payload: string }[];
   answer: InvokeAnswer;
+  /** Called with each invoke accepted, once its 202 is sent: where a test runs the invoked handler, as AWS would. */
+  onAccepted?: (invoke: { functionName: string; payload: string }) => void;
   close(): Promise<void>;
 }
 
@@ -104,7 +106,8 @@ export async function startLambdaApi(answer: InvokeAnswer = "accept"): Promise<L
       stub.invokes.push({ functionName: decodeURIComponent(match[1]!), invocationType: typeof invocationType === "string" ? invocationType : undefined, payload: body });
       switch (stub.answer) {
         case "accept":
-          return void res.writeHead(202, { "x-amzn-requestid": crypto.randomUUID() }).end();
+          res.writeHead(202, { "x-amzn-requestid": crypto.randomUUID() }).end();
+          return void stub.onAccepted?.(stub.invokes.at(-1)!);
         case "reset":
           return void req.socket.destroy();
         case "server-error":

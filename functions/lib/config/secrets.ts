@@ -1,6 +1,6 @@
 /**
  * Warden's credentials: one Secrets Manager secret (ARN in WARDEN_SECRET_ARN) holding JSON
- * `{ gitlabToken, n8nApiKey, slackSigningSecret, slackWebhookUrl }`, read through a cache with a time
+ * `{ gitlabToken, n8nApiKey, slackSigningSecret, slackWebhookUrl, gitlabStreamingToken, gitlabSystemHookToken }`, read through a cache with a time
  * to live so a rotated secret is picked up within minutes without a read per invocation. Each field
  * is optional, as a deployment may use GitLab or n8n alone, or no Slack: whoever needs a field asks
  * for it, and fails naming it when it is absent. Errors name the secret and the field, never a value.
@@ -20,6 +20,10 @@ const SecretsSchema = z.object({
   slackSigningSecret: field,
   /** An incoming webhook for run summaries (notify.ts): the channel chosen when it was installed. */
   slackWebhookUrl: field,
+  /** The verification token of GitLab's audit event streaming destination (functions/events.ts). */
+  gitlabStreamingToken: field,
+  /** The secret token of a self-managed instance's system hook (functions/events.ts). */
+  gitlabSystemHookToken: field,
 });
 
 export type Secrets = z.infer<typeof SecretsSchema>;

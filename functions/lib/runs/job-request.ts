@@ -1,9 +1,11 @@
 /**
  * What a job run is asked for: a chat command, which is also the worker's whole event (validated again
  * on arrival, because the worker acts on it, and POSTs to its response_url, with nobody else
- * checking), or a restore asked of the Enforce function from the console (functions/lib/runs/scheduled.ts).
+ * checking), the subject of GitLab events (functions/events.ts: the worker enforces that project or
+ * group alone), or a restore asked of the Enforce function from the console (functions/lib/runs/scheduled.ts).
  */
 import { z } from "zod";
+import type { EnforceTarget } from "../../../lib/jobs/enforce/examine/targets.ts";
 import type { RestoreInput } from "../../../lib/jobs/restore/input.ts";
 import { isAllowedResponseUrl } from "../slack/reply.ts";
 
@@ -31,10 +33,18 @@ export interface RestoreRequest {
   input: RestoreInput;
 }
 
-/** Everything runJob runs. */
-export type RunRequest = JobRequest | RestoreRequest;
+/** Enforce limited to part of the scope: the subject of GitLab events (functions/lib/events/subject-run.ts). */
+export interface TargetedEnforceRequest {
+  job: "enforce";
+  apply: boolean;
+  targets?: EnforceTarget[];
+}
 
-export const WorkerEventSchema = z.strictObject({
+/** Everything runJob runs. */
+export type RunRequest = JobRequest | RestoreRequest | TargetedEnforceRequest;
+
+const ChatWorkerEventSchema = z.strictObject({
+  kind: z.literal("chat").optional(),
   command: JobRequestSchema,
   responseUrl: z.string().refine(isAllowedResponseUrl, { message: "not a Slack response_url" }),
   user: z.strictObject({ id: text, name: z.string() }),
@@ -43,7 +53,23 @@ export const WorkerEventSchema = z.strictObject({
   correlationId: text,
 });
 
-export type WorkerEvent = z.infer<typeof WorkerEventSchema>;
+/** The project or group GitLab's events named, and those events (ids and times, for the logs and the latency metric). */
+const SubjectWorkerEventSchema = z.strictObject({
+  kind: z.literal("subject"),
+  subject: z.strictObject({ kind: z.enum(["project", "group"]), id: z.number().int().positive(), path: text.optional() }),
+  events: z.array(z.strictObject({ id: text, name: text, createdAt: z.iso.datetime({ offset: true }).optional() })).min(1),
+  /** The Events request id and the subject, so each subject's run is claimed once and its log lines join the request's. */
+  correlationId: text,
+});
+
+/** A chat command's event (no `kind`, as chat-ops has always sent it), or a subject's. */
+export const WorkerEventSchema = z.discriminatedUnion("kind", [ChatWorkerEventSchema, SubjectWorkerEventSchema]);
+
+/** Whatever the worker accepts. */
+export type WorkerInvocation = z.infer<typeof WorkerEventSchema>;
+/** A chat command's event. */
+export type WorkerEvent = z.infer<typeof ChatWorkerEventSchema>;
+export type SubjectWorkerEvent = z.infer<typeof SubjectWorkerEventSchema>;
 
 /** Whether running the request may change GitLab or n8n: only with --apply (a pipeline's too). */
 export function makesChanges(request: RunRequest): boolean {

@@ -21,4 +21,6 @@ export const METRIC = {
   retries: "Retries",
   rateLimited: "RateLimited",
   duration: "Duration",
+  /** Of a run for GitLab's events that removed a share: seconds from the first event's created_at to the run's end. */
+  secondsToEnforcement: "SecondsToEnforcement",
 } as const;

@@ -53,7 +53,8 @@ function start(request: RunRequest, policy: Policy, credentials: Secrets, signal
   switch (request.job) {
     case "enforce": {
       const gitlab = gitlabClient(credentials);
-      return { http: [gitlab.http], report: enforce({ gitlab, policy, apply: request.apply, signal, audit }) };
+      const targets = "targets" in request ? { targets: request.targets } : {};
+      return { http: [gitlab.http], report: enforce({ gitlab, policy, apply: request.apply, signal, audit, ...targets }) };
     }
     case "workflows": {
       const n8n = n8nClient(credentials);

@@ -16,24 +16,32 @@ import type { ExaminationWork, ScopeRoot } from "./work.ts";
  * path with its subtree, or else the project there. A group by itself (`subtree: false`) is its own
  * shares and its own projects' shares, not its subgroups'.
  */
-export type EnforceTarget = string | { kind: "group"; path: string; subtree: boolean } | { kind: "project"; path: string };
+export type EnforceTarget =
+  | string
+  | { kind: "group"; path: string; subtree: boolean }
+  | { kind: "project"; path: string }
+  // By id, as events name them (GitLab takes an id wherever a path): checked against the scope once found.
+  | { kind: "group"; id: number; subtree: boolean }
+  | { kind: "project"; id: number };
 
 /** A target as GitLab has it: its id, and its full path as GitLab spells it. */
 export type FoundTarget = { kind: "group"; id: number; path: string; subtree: boolean } | { kind: "project"; id: number; path: string };
 
 /** A target checked before any request: its path as written, less slashes at either end. */
-type CheckedTarget = { kind?: "group" | "project"; path: string; subtree: boolean; given: string };
+type CheckedTarget = { kind?: "group" | "project"; path: string; subtree: boolean; given: string; byId?: boolean };
 
 /** Each target's path, checked against the policy's scope before any request; every bad one named at once. */
 export function checkTargets(policy: Policy, targets: readonly EnforceTarget[]): CheckedTarget[] {
   if (targets.length === 0) throw new ScopeError("targets: none given (leave targets out to examine the whole scope)");
   const scope = scopeGroups(policy);
   const checked = targets.map((target): CheckedTarget => {
-    const { kind, path: given } = typeof target === "string" ? { kind: undefined, path: target } : target;
     const subtree = typeof target === "string" || (target.kind === "group" && target.subtree);
+    if (typeof target !== "string" && "id" in target) return { kind: target.kind, path: String(target.id), subtree, given: `${target.kind} ${target.id}`, byId: true };
+    const { kind, path: given } = typeof target === "string" ? { kind: undefined, path: target } : target;
     return { ...(kind ? { kind } : {}), path: given.trim().replace(/^\/+|\/+$/g, ""), subtree, given };
   });
-  const problems = checked.flatMap(({ path, given }) => {
+  const problems = checked.flatMap(({ path, given, byId }) => {
+    if (byId) return Number.isSafeInteger(Number(path)) && Number(path) > 0 ? [] : [`target ${JSON.stringify(given)} is not a GitLab id (a positive integer)`];
     if (path === "" || path.split("/").includes("")) return [`target ${JSON.stringify(given)} is not a group or project path (a full path, e.g. acme/mobile)`];
     if (inScope(policy, path)) return [];
     return [`target ${JSON.stringify(given)} is outside the policy's scope (gitlab.scope.groups: ${scope?.join(", ")}): a target must be a scope group or lie under one`];

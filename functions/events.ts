@@ -1,0 +1,60 @@
+/**
+ * GitLab's events endpoint (a Lambda Function URL): Ultimate's audit event streaming, and a
+ * self-managed instance's system hooks. GitLab gives a destination 8 seconds and never retries, so this
+ * only checks the request and starts the worker, which enforces each subject the events name
+ * (lib/events/subject-run.ts). In order: normalised headers; the token, in constant time, against the
+ * secret's field for that sender (else 401, and nothing else happens: no claim, no body read);
+ * the body (413 too large, 400 not JSON); each event claimed once; one asynchronous invoke of the
+ * worker per subject; a 200 with what became of the events. Events naming no subject are acknowledged
+ * and left. Nothing here calls GitLab.
+ */
+import httpErrorHandler from "@middy/http-error-handler";
+import httpHeaderNormalizer from "@middy/http-header-normalizer";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import { secrets } from "./lib/config/secrets.ts";
+import { dispatch } from "./lib/events/dispatch.ts";
+import { readDelivery } from "./lib/events/delivery.ts";
+import { verifyGitLabRequest, type GitLabRequestEvent } from "./lib/events/verify-request.ts";
+import { wardenLambda } from "./lib/lambda/handler.ts";
+import { logger } from "./lib/lambda/logger.ts";
+import { startWorker } from "./lib/runs/start-worker.ts";
+import { HttpStatusError } from "./lib/slack/http-status-error.ts";
+import { dynamoClaims } from "./lib/state/claims.ts";
+
+// Started at init, so it overlaps the rest of module loading; awaited (and any failure reported) when needed.
+secrets.get().catch(() => undefined);
+
+const claims = dynamoClaims();
+
+type Result = APIGatewayProxyStructuredResultV2;
+
+async function receive(event: GitLabRequestEvent, context: Context): Promise<Result> {
+  const events = readDelivery(event);
+  const tally = await dispatch(events, { claims, start: startWorker, requestId: context.awsRequestId });
+  // Ids and names only, bounded by delivery.ts: never the body.
+  logger.info("gitlab-events", { sender: event.sender, ...tally, ids: events.slice(0, 20).map((e) => `${e.name} ${e.id}`) });
+  return { statusCode: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(tally) };
+}
+
+export const handler = wardenLambda<APIGatewayProxyEventV2, Result>()
+  .use(
+    httpErrorHandler({
+      fallbackMessage: "Internal Server Error",
+      logger: (error) => {
+        // A 401's reason is logged where it is decided (onRefused).
+        if (!(error instanceof HttpStatusError)) logger.error("gitlab-events failed", error);
+        else if (error.statusCode !== 401) logger.warn("gitlab-events refused", { status: error.statusCode, reason: error.message });
+      },
+    }),
+  )
+  .use(httpHeaderNormalizer())
+  .use(
+    verifyGitLabRequest({
+      tokens: async () => {
+        const { gitlabStreamingToken, gitlabSystemHookToken } = await secrets.get();
+        return { stream: gitlabStreamingToken, systemHook: gitlabSystemHookToken };
+      },
+      onRefused: (reason) => logger.warn("request refused: not GitLab's", { reason }),
+    }),
+  )
+  .handler((event, context) => receive(event as GitLabRequestEvent, context));

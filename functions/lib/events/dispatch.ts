@@ -1,0 +1,88 @@
+/**
+ * A delivery's events handed on: each event claimed once (the claims table: GitLab may deliver an
+ * event twice), the new ones grouped by the subject they name, and one asynchronous invoke of the
+ * worker per subject, so several events about one project make one run, and one subject outside the
+ * scope fails alone. Nothing here waits for a run: GitLab gives a destination 8 seconds.
+ */
+import { eventSubjectKey, type EventSubject } from "../../../lib/jobs/events/subjects.ts";
+import { errorText } from "../../../lib/jobs/report.ts";
+import { logger } from "../lambda/logger.ts";
+import type { SubjectWorkerEvent } from "../runs/job-request.ts";
+import type { Claims } from "../state/claims.ts";
+import type { DeliveredEvent } from "./delivery.ts";
+
+/** Long past any repeat GitLab makes of a delivery; DynamoDB's TTL deletes the claims after. */
+export const EVENT_CLAIM_SECONDS = 7 * 24 * 3600;
+
+export interface DispatchOptions {
+  claims: Claims;
+  start: (event: SubjectWorkerEvent) => Promise<void>;
+  /** The Events request's id: each subject's worker event is named by it. */
+  requestId: string;
+  now?: () => number;
+}
+
+/** What became of a delivery's events: the answer's body, and the log line's fields. */
+export interface DispatchTally {
+  events: number;
+  /** Events naming no project or group Warden governs shares of (a login, a removal…). */
+  ignored: number;
+  duplicates: number;
+  /** Subjects whose run was started, and those whose start failed. */
+  started: string[];
+  failed: string[];
+}
+
+export async function dispatch(events: readonly DeliveredEvent[], opts: DispatchOptions): Promise<DispatchTally> {
+  const now = opts.now ?? Date.now;
+  const named = events.filter((e): e is DeliveredEvent & { subject: EventSubject } => e.subject !== undefined);
+  const tally: DispatchTally = { events: events.length, ignored: events.length - named.length, duplicates: 0, started: [], failed: [] };
+  // A repeat within one delivery counts as one event.
+  const unique = [...new Map(named.map((e) => [e.claim, e])).values()];
+  tally.duplicates = named.length - unique.length;
+  const expiresAt = Math.floor(now() / 1000) + EVENT_CLAIM_SECONDS;
+  const fresh = await Promise.all(unique.map((e) => firstDelivery(opts.claims, e, expiresAt)));
+  const bySubject = new Map<string, { subject: EventSubject; events: DeliveredEvent[] }>();
+  for (const [i, e] of unique.entries()) {
+    if (!fresh[i]) {
+      tally.duplicates++;
+      continue;
+    }
+    const key = eventSubjectKey(e.subject);
+    const entry = bySubject.get(key) ?? { subject: e.subject, events: [] };
+    entry.events.push(e);
+    bySubject.set(key, entry);
+  }
+  await Promise.all(
+    [...bySubject].map(async ([key, { subject, events: about }]) => {
+      const worker: SubjectWorkerEvent = {
+        kind: "subject",
+        subject,
+        events: about.map((e) => ({ id: e.id, name: e.name, ...(e.createdAt ? { createdAt: e.createdAt } : {}) })),
+        correlationId: `${opts.requestId}:${key}`,
+      };
+      try {
+        await opts.start(worker);
+        tally.started.push(key);
+      } catch (err) {
+        // Its events stay claimed: the scheduled sweep is what finds their strays now.
+        logger.error("starting the worker for a subject failed; the scheduled run will find its strays", { subject: key, events: worker.events.map((e) => e.id), error: errorText(err) });
+        tally.failed.push(key);
+      }
+    }),
+  );
+  return tally;
+}
+
+/**
+ * Whether the event is new. When the claims table cannot tell, it is taken as new: a second run for
+ * a subject removes nothing the first did not, and a missed one leaves a stray until the sweep.
+ */
+async function firstDelivery(claims: Claims, event: DeliveredEvent, expiresAt: number): Promise<boolean> {
+  try {
+    return await claims.claim(event.claim, expiresAt);
+  } catch (err) {
+    logger.warn("the claims table could not be reached: the event is handled as new", { event: event.id, error: errorText(err) });
+    return true;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The worker's run for a subject of GitLab's events (functions/events.ts): enforce limited to that
+ * project or group, found by its id (a group by itself, not its subgroups: each of those has events of
+ * its own). It applies as the Enforce schedule does: unless the stage is report-only. The run is the
+ * full run's (judging, guard, removals, audit lines, report), with its end owed as a scheduled run's
+ * is: the report logged and stored, metrics, and the Slack summary the policy's `notify` asks for.
+ * A subject outside the scope, or gone from GitLab, is logged and left: nothing ran, nothing is owed.
+ */
+import { ScopeError, type EnforceReport } from "../../../lib/jobs/index.ts";
+import { errorText } from "../../../lib/jobs/report.ts";
+import { loadPolicy } from "../config/policy.ts";
+import { isReportOnly } from "../config/settings.ts";
+import { logger } from "../lambda/logger.ts";
+import type { SubjectWorkerEvent } from "../runs/job-request.ts";
+import { runLabels, runLifecycle, RunRefused } from "../runs/lifecycle.ts";
+import type { NotifyOptions } from "../runs/notify.ts";
+import { runJob } from "../runs/run-job.ts";
+import { notifySettings } from "../runs/scheduled.ts";
+import type { TimeLeft } from "../runs/time-left.ts";
+import { recordSecondsToEnforcement } from "./latency.ts";
+
+export interface SubjectRun {
+  subject: string;
+  ran: boolean;
+  removed: number;
+}
+
+export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSignal, timeLeft: TimeLeft): Promise<SubjectRun> {
+  const { subject } = event;
+  const name = `${subject.kind} ${subject.id}${subject.path ? ` (${subject.path})` : ""}`;
+  const target = subject.kind === "group" ? { kind: "group" as const, id: subject.id, subtree: false } : { kind: "project" as const, id: subject.id };
+  let notify: NotifyOptions | undefined;
+  try {
+    const { report } = await runLifecycle(
+      async () => {
+        const policy = await loadPolicy();
+        notify = await notifySettings(policy);
+        try {
+          return (await runJob({ job: "enforce", apply: !isReportOnly(), targets: [target] }, signal, policy)) as EnforceReport;
+        } catch (err) {
+          // Refused before any change: outside the scope, or not (or no longer) on GitLab.
+          if (err instanceof ScopeError) throw new RunRefused(err.message);
+          throw err;
+        }
+      },
+      {
+        labels: runLabels("enforce", "event", event.correlationId),
+        timeLeft,
+        asked: { subject: name, events: event.events.map((e) => `${e.name} ${e.id}`) },
+        notify: async () => notify,
+        failed: (err) => logger.error("subject run failed", { subject: name, error: errorText(err) }),
+      },
+    );
+    recordSecondsToEnforcement(report, event.events);
+    return { subject: name, ran: true, removed: report.summary.removed };
+  } catch (err) {
+    if (!(err instanceof RunRefused)) throw err;
+    logger.info("subject not enforced", { subject: name, reason: err.message });
+    return { subject: name, ran: false, removed: 0 };
+  }
+}

@@ -1,0 +1,247 @@
+/**
+ * The Events Function URL as GitLab calls it (sim/aws/gitlab-deliveries.ts): real Function URL events,
+ * the real DynamoDB client on dynalite, the real Lambda client on a loopback Invoke API, and the
+ * GitLab simulator recording the events its shares make. The token comes before anything; each event
+ * is claimed once; one worker invoke per subject; nothing from the body reaches the logs.
+ */
+import { ScanCommand } from "@aws-sdk/client-dynamodb";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { SubjectWorkerEvent } from "../../functions/lib/runs/job-request.ts";
+import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
+import { GITLAB_EVENT_TOKENS, groupCreateHook, projectCreateHook, projectTransferHook, streamDelivery, streamedAuditEvent, systemHookDelivery } from "../../sim/aws/gitlab-deliveries.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type SimAuditEvent } from "../../sim/gitlab/index.ts";
+import { standardPolicy } from "../support/policies.ts";
+import { captureLogs, lambdaContext, SECRETS, startLambdaApi, startSecretsManager, stubAwsEnv, writePolicy, type LambdaApiStub, type SecretsManagerStub } from "./support.ts";
+
+const WORKER = "warden-test-Worker";
+let secretsManager: SecretsManagerStub;
+let lambdaApi: LambdaApiStub;
+let dynalite: Dynalite;
+let gitlab: GitLabSim;
+let policyPath: string;
+let table: string;
+
+beforeAll(async () => {
+  [secretsManager, lambdaApi, dynalite, policyPath] = await Promise.all([startSecretsManager(""), startLambdaApi(), startDynalite(), writePolicy(standardPolicy())]);
+});
+afterAll(async () => {
+  await Promise.all([secretsManager.close(), lambdaApi.close(), dynalite.close()]);
+});
+beforeEach(async () => {
+  gitlab = await startGitLabSim({ dataset: generateOrganisation({ projects: 60, seed: 7 }).dataset });
+  lambdaApi.invokes.length = 0;
+  lambdaApi.answer = "accept";
+  secretsManager.secretString = JSON.stringify({ ...SECRETS, ...GITLAB_EVENT_TOKENS });
+  const env = await dynalite.freshClaimsEnv();
+  table = env.WARDEN_CLAIMS_TABLE;
+  stubAwsEnv({ ...env, AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, AWS_ENDPOINT_URL_LAMBDA: lambdaApi.url, WARDEN_POLICY: policyPath, GITLAB_URL: gitlab.url, WARDEN_WORKER_FUNCTION: WORKER });
+});
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await gitlab.close();
+});
+
+async function deliver(event: APIGatewayProxyEventV2): Promise<{ status: number; body: Record<string, unknown> | string; ms: number }> {
+  vi.resetModules();
+  const { handler } = await import("../../functions/events.ts");
+  const started = performance.now();
+  const response = (await handler(event, lambdaContext({ functionName: "warden-test-Events" }))) as APIGatewayProxyStructuredResultV2;
+  const ms = performance.now() - started;
+  const text = String(response.body ?? "");
+  return { status: response.statusCode!, body: text.startsWith("{") ? (JSON.parse(text) as Record<string, unknown>) : text, ms };
+}
+
+const claimsWritten = async () => {
+  const client = dynalite.client();
+  const { Items } = await client.send(new ScanCommand({ TableName: table }));
+  client.destroy();
+  return Items?.length ?? 0;
+};
+const invoked = () => lambdaApi.invokes.map((i) => ({ functionName: i.functionName, invocationType: i.invocationType, ...(JSON.parse(i.payload) as SubjectWorkerEvent) }));
+
+/** Shares a project of acme with a group outside it, as a person does, and returns the audit event GitLab records. */
+async function shareProject(path: string, groupPath = "partners/agency-y"): Promise<{ event: SimAuditEvent; projectId: number }> {
+  const project = gitlab.dataset.projects.find((p) => p.path_with_namespace === path) ?? gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith(path))!;
+  const group = gitlab.dataset.groups.find((g) => g.full_path === groupPath) ?? gitlab.dataset.groups.find((g) => !g.full_path.startsWith("acme") && !project.shared_with_groups.some((s) => s.group_id === g.id))!;
+  const res = await fetch(`${gitlab.url}/api/v4/projects/${project.id}/share`, {
+    method: "POST",
+    headers: { "private-token": gitlab.token, "content-type": "application/json" },
+    body: JSON.stringify({ group_id: group.id, group_access: 30 }),
+  });
+  expect(res.status).toBe(201);
+  return { event: gitlab.auditEvents.at(-1)!, projectId: project.id };
+}
+
+describe("the Events function: who may call it", () => {
+  it.each([
+    ["a forged streaming token", streamDelivery("{not json", { token: "STREAM-TOKEN-forged000000000" })],
+    ["no token at all", (() => {
+      const e = streamDelivery("{not json");
+      delete e.headers["x-gitlab-event-streaming-token"];
+      return e;
+    })()],
+    ["the streaming token sent as a system hook's", systemHookDelivery({ event_name: "project_create", project_id: 1 }, { token: GITLAB_EVENT_TOKENS.gitlabStreamingToken })],
+    ["the system hook's token sent as a stream's", streamDelivery("{}", { token: GITLAB_EVENT_TOKENS.gitlabSystemHookToken })],
+    ["both token headers", { ...streamDelivery("{}"), headers: { ...streamDelivery("{}").headers, "x-gitlab-token": GITLAB_EVENT_TOKENS.gitlabSystemHookToken } }],
+  ])("refuses %s with 401: no claim written, no invoke, no GitLab request, the body not even parsed", async (_, event) => {
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const { status, body } = await deliver(event);
+    expect(status).toBe(401);
+    expect(body).toBe("Unauthorized");
+    expect(await claimsWritten()).toBe(0);
+    expect(lambdaApi.invokes).toEqual([]);
+    expect(gitlab.counters.requests).toBe(0);
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "WARN", message: "request refused: not GitLab's" }));
+    const text = JSON.stringify(logs.lines());
+    for (const token of Object.values(GITLAB_EVENT_TOKENS)) expect(text).not.toContain(token);
+    logs.restore();
+  });
+
+  it("refuses each kind of request when the secret lacks its token, and takes the other", async () => {
+    secretsManager.secretString = JSON.stringify({ ...SECRETS, gitlabSystemHookToken: GITLAB_EVENT_TOKENS.gitlabSystemHookToken });
+    const { event } = await shareProject("acme/mobile/");
+    expect((await deliver(streamDelivery(streamedAuditEvent(event)))).status).toBe(401);
+    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+    expect((await deliver(systemHookDelivery(projectCreateHook(project)))).status).toBe(200);
+    expect(invoked()).toEqual([expect.objectContaining({ subject: { kind: "project", id: project.id, path: project.path_with_namespace } })]);
+  });
+});
+
+describe("the Events function: audit event streaming", () => {
+  it("takes a form-encoded JSON event (base64, as a Function URL passes it), claims it, and starts one worker run for its project, in well under a second", async () => {
+    const { event, projectId } = await shareProject("acme/mobile/");
+    const requestsBefore = gitlab.counters.requests;
+    const { status, body, ms } = await deliver(streamDelivery(streamedAuditEvent(event)));
+    expect(status).toBe(200);
+    expect(body).toEqual({ events: 1, ignored: 0, duplicates: 0, started: [`project:${projectId}`], failed: [] });
+    expect(ms).toBeLessThan(1_000);
+    expect(invoked()).toEqual([
+      {
+        functionName: WORKER,
+        invocationType: "Event",
+        kind: "subject",
+        subject: { kind: "project", id: projectId, path: event.details["target_details"] },
+        events: [{ id: String(event.id), name: "project_group_link_created", createdAt: event.created_at }],
+        correlationId: expect.stringMatching(new RegExp(`:project:${projectId}$`)),
+      },
+    ]);
+    expect(await claimsWritten()).toBe(1);
+    // The endpoint itself calls no GitLab.
+    expect(gitlab.counters.requests).toBe(requestsBefore);
+  });
+
+  it("a plain-text body (not base64) and a JSON Content-Type are the same to it", async () => {
+    const { event } = await shareProject("acme/mobile/");
+    const plain = streamDelivery(streamedAuditEvent(event), { contentType: "application/json" });
+    plain.body = Buffer.from(plain.body!, "base64").toString("utf8");
+    plain.isBase64Encoded = false;
+    expect((await deliver(plain)).status).toBe(200);
+    expect(lambdaApi.invokes).toHaveLength(1);
+  });
+
+  it("a duplicate delivery (GitLab may send an event twice) is acknowledged and starts nothing more", async () => {
+    const { event } = await shareProject("acme/mobile/");
+    const first = await deliver(streamDelivery(streamedAuditEvent(event)));
+    const again = await deliver(streamDelivery(streamedAuditEvent(event)));
+    expect(first.body).toMatchObject({ duplicates: 0, started: [expect.any(String)] });
+    expect(again).toMatchObject({ status: 200, body: { events: 1, duplicates: 1, started: [] } });
+    expect(lambdaApi.invokes).toHaveLength(1);
+  });
+
+  it("an array: events about one project make one run, a group's share its own, and events naming no subject are acknowledged and left", async () => {
+    const a = await shareProject("acme/mobile/");
+    const b = await shareProject(gitlab.dataset.projects.find((p) => p.id === a.projectId)!.path_with_namespace, "partners/contractor-x");
+    const acme = gitlab.dataset.groups.find((g) => g.full_path === "acme/platform")!;
+    const groupShare = { ...streamedAuditEvent(b.event), id: b.event.id + 1000, entity_id: acme.id, entity_path: acme.full_path, event_type: "group_share_with_group_link_created", details: { entity_path: acme.full_path, target_id: 5, target_type: "Group" } };
+    const login = { ...streamedAuditEvent(a.event), id: a.event.id + 2000, entity_type: "User", event_type: "user_logged_in", details: {} };
+    const { status, body } = await deliver(streamDelivery([streamedAuditEvent(a.event), login, streamedAuditEvent(b.event), groupShare, streamedAuditEvent(a.event)]));
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ events: 5, ignored: 1, duplicates: 1, failed: [] });
+    const runs = invoked();
+    expect(runs.map((r) => `${r.subject.kind}:${r.subject.id}`).sort()).toEqual([`group:${acme.id}`, `project:${a.projectId}`].sort());
+    expect(runs.find((r) => r.subject.kind === "project")!.events.map((e) => e.id)).toEqual([String(a.event.id), String(b.event.id)]);
+  });
+
+  it("out of order: a later event delivered before an earlier one, each handled (no cursor drops the older)", async () => {
+    const older = await shareProject("acme/mobile/");
+    const newer = await shareProject("acme/platform/");
+    expect(newer.event.id).toBeGreaterThan(older.event.id);
+    await deliver(streamDelivery(streamedAuditEvent(newer.event)));
+    await deliver(streamDelivery(streamedAuditEvent(older.event)));
+    expect(invoked().map((r) => r.subject.id)).toEqual([newer.projectId, older.projectId]);
+  });
+
+  it("an event of a GitLab before event_type (its type only in the header), and an old project-share row without a name", async () => {
+    const { event, projectId } = await shareProject("acme/mobile/");
+    const { event_type: _, ...untyped } = streamedAuditEvent(event);
+    await deliver(streamDelivery(untyped, { eventType: "project_group_link_created" }));
+    const { event_name: __, ...details } = untyped["details"] as Record<string, unknown>;
+    const legacy = { ...untyped, id: event.id + 500, details };
+    await deliver(streamDelivery(legacy, { eventType: "" }));
+    expect(invoked().map((r) => r.subject.id)).toEqual([projectId, projectId]);
+  });
+
+  it("after the token: malformed JSON is a 400 naming the cause (not quoting the body), an event without an id too, a huge body 413; nothing claimed", async () => {
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const bad = await deliver(streamDelivery("id=7&secret-body-marker"));
+    expect(bad).toMatchObject({ status: 400, body: "Bad Request: the body is not JSON (GitLab sends each event as a JSON object, whatever the Content-Type says)" });
+    expect(await deliver(streamDelivery([{ id: 1 }, { entity_type: "Project" }]))).toMatchObject({ status: 400, body: expect.stringMatching(/^Bad Request: event \[1\] has no id/) });
+    expect(await deliver(streamDelivery([{ id: 1 }, "text"]))).toMatchObject({ status: 400, body: "Bad Request: event [1] is not a JSON object" });
+    expect(await deliver(streamDelivery({ id: 1, pad: "x".repeat(1024 * 1024) }))).toMatchObject({ status: 413 });
+    expect(await claimsWritten()).toBe(0);
+    expect(lambdaApi.invokes).toEqual([]);
+    expect(JSON.stringify(logs.lines())).not.toContain("secret-body-marker");
+    logs.restore();
+  });
+
+  it("logs ids and names only: nothing else of the body, however long", async () => {
+    const { event } = await shareProject("acme/mobile/");
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const streamed = streamedAuditEvent(event);
+    await deliver(streamDelivery({ ...streamed, details: { ...(streamed["details"] as object), custom_message: "body-marker-9f3", note: "y".repeat(50_000) } }));
+    const lines = logs.lines();
+    expect(lines).toContainEqual(expect.objectContaining({ message: "gitlab-events", sender: "stream", ids: [`project_group_link_created ${event.id}`] }));
+    expect(JSON.stringify(lines)).not.toContain("body-marker-9f3");
+    expect(JSON.stringify(lines).length).toBeLessThan(20_000);
+    logs.restore();
+  });
+
+  it("when the worker cannot be started, answers 200 all the same (GitLab does not retry) and logs the subject for the sweep", async () => {
+    lambdaApi.answer = "throttle";
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const { event, projectId } = await shareProject("acme/mobile/");
+    expect(await deliver(streamDelivery(streamedAuditEvent(event)))).toMatchObject({ status: 200, body: { started: [], failed: [`project:${projectId}`] } });
+    expect(lambdaApi.invokes).toHaveLength(1);
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "ERROR", message: "starting the worker for a subject failed; the scheduled run will find its strays", subject: `project:${projectId}` }));
+    logs.restore();
+  });
+});
+
+describe("the Events function: system hooks (self-managed)", () => {
+  it("project_create, project_transfer and group_create start a check of their subject; other hooks are acknowledged and left", async () => {
+    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/mobile/"))!;
+    const group = gitlab.dataset.groups.find((g) => g.full_path === "acme/platform")!;
+    for (const hook of [projectCreateHook(project), projectTransferHook(project, "elsewhere/app"), groupCreateHook(group)]) expect((await deliver(systemHookDelivery(hook))).status).toBe(200);
+    expect((await deliver(systemHookDelivery({ event_name: "user_create", user_id: 4, email: "x@example.com" }))).body).toMatchObject({ events: 1, ignored: 1 });
+    // A project webhook sent here by mistake carries the token too, but is not a system hook.
+    expect((await deliver(systemHookDelivery(projectCreateHook(project), { event: "Push Hook" }))).body).toMatchObject({ events: 0 });
+    expect(invoked().map((r) => [r.subject.kind, r.subject.id, r.events[0]!.name])).toEqual([
+      ["project", project.id, "project_create"],
+      ["project", project.id, "project_transfer"],
+      ["group", group.id, "group_create"],
+    ]);
+  });
+
+  it("the same hook delivered twice is one run", async () => {
+    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/mobile/"))!;
+    const hook = projectCreateHook(project);
+    await deliver(systemHookDelivery(hook));
+    expect((await deliver(systemHookDelivery(hook))).body).toMatchObject({ duplicates: 1 });
+    expect(lambdaApi.invokes).toHaveLength(1);
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * The worker's run for a subject of GitLab's events (functions/lib/events/subject-run.ts), against the
+ * GitLab simulator: it judges and removes that project's or group's strays only, dry unless the stage
+ * applies, once per event, with the run's end (Slack summary, metrics with the time to enforcement).
+ * And the whole way, as AWS runs it: a streamed event to the Events function, whose async invoke
+ * (the Lambda stand-in) runs the worker while the Events answer has long gone back to GitLab.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { SubjectWorkerEvent } from "../../functions/lib/runs/job-request.ts";
+import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
+import { GITLAB_EVENT_TOKENS, streamDelivery, streamedAuditEvent } from "../../sim/aws/gitlab-deliveries.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
+import { standardPolicy } from "../support/policies.ts";
+import { emfRecords } from "./emf.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "./slack-webhook-receiver.ts";
+import { captureLogs, lambdaContext, SECRETS, startLambdaApi, startS3, startSecretsManager, stubAwsEnv, writePolicy, type LambdaApiStub, type S3Stub, type SecretsManagerStub } from "./support.ts";
+
+const WEBHOOK_TOKEN = "webhook0secret0part0000x";
+const POLICY = `${standardPolicy()}
+notify:
+  slack: changes
+`;
+let secretsManager: SecretsManagerStub;
+let dynalite: Dynalite;
+let slack: WebhookReceiver;
+let s3: S3Stub;
+let lambdaApi: LambdaApiStub;
+let policyPath: string;
+let gitlab: GitLabSim;
+
+beforeAll(async () => {
+  [dynalite, slack, s3, lambdaApi, policyPath] = await Promise.all([startDynalite(), startWebhookReceiver(WEBHOOK_TOKEN), startS3(), startLambdaApi(), writePolicy(POLICY)]);
+  secretsManager = await startSecretsManager(JSON.stringify({ ...SECRETS, ...GITLAB_EVENT_TOKENS, slackWebhookUrl: slack.webhookUrl }));
+});
+afterAll(async () => {
+  await Promise.all([dynalite.close(), slack.close(), s3.close(), lambdaApi.close(), secretsManager.close()]);
+});
+beforeEach(async () => {
+  gitlab = await startGitLabSim({ dataset: generateOrganisation({ projects: 120, seed: 7 }).dataset });
+  slack.posts = [];
+  lambdaApi.invokes.length = 0;
+  lambdaApi.onAccepted = undefined;
+  stubAwsEnv({
+    ...(await dynalite.freshClaimsEnv()),
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url,
+    AWS_ENDPOINT_URL_S3: s3.url,
+    AWS_ENDPOINT_URL_LAMBDA: lambdaApi.url,
+    WARDEN_RUN_HISTORY_BUCKET: "warden-runs",
+    WARDEN_WORKER_FUNCTION: "warden-test-Worker",
+    WARDEN_POLICY: policyPath,
+    GITLAB_URL: gitlab.url,
+    WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin,
+    WARDEN_REPORT_ONLY: "false",
+  });
+});
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await gitlab.close();
+});
+
+type Invoke = (payload: unknown) => Promise<unknown>;
+async function workerHandler(): Promise<Invoke> {
+  vi.resetModules();
+  const { handler } = await import("../../functions/worker.ts");
+  return (payload) => handler(payload as never, lambdaContext({ functionName: "warden-test-Worker" }));
+}
+
+const projectShares = () => new Map(gitlab.dataset.projects.map((p) => [p.id, p.shared_with_groups.map((s) => s.group_id).sort()]));
+const nonGet = () => Object.keys(gitlab.counters.byRoute).filter((r) => !r.startsWith("GET "));
+
+/** A person shares the project with a group the policy does not allow: a stray, and the audit event GitLab records for it. */
+async function addStray(project: SimProject) {
+  const group = gitlab.dataset.groups.find((g) => g.full_path.startsWith("partners/") && g.full_path !== "partners/contractor-x" && !project.shared_with_groups.some((s) => s.group_id === g.id))!;
+  const res = await fetch(`${gitlab.url}/api/v4/projects/${project.id}/share`, {
+    method: "POST",
+    headers: { "private-token": gitlab.token, "content-type": "application/json" },
+    body: JSON.stringify({ group_id: group.id, group_access: 30 }),
+  });
+  expect(res.status).toBe(201);
+  return { groupId: group.id, event: gitlab.auditEvents.at(-1)! };
+}
+
+function subjectEvent(project: SimProject, eventId: string, over: Partial<SubjectWorkerEvent> = {}): SubjectWorkerEvent {
+  return { kind: "subject", subject: { kind: "project", id: project.id }, events: [{ id: eventId, name: "project_group_link_created", createdAt: new Date().toISOString() }], correlationId: `req-events-1:project:${project.id}`, ...over };
+}
+
+/** A project of acme/platform (no exemption, no share allowed but acme's). */
+const platformProject = () => gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+
+describe("the worker's run for a subject", () => {
+  it("removes the new stray of that project and touches no other project, with a Slack summary and the time to enforcement", async () => {
+    const project = platformProject();
+    const { groupId, event } = await addStray(project);
+    const before = projectShares();
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "false");
+    const result = await (await workerHandler())(subjectEvent(project, String(event.id), { events: [{ id: String(event.id), name: "project_group_link_created", createdAt: event.created_at }] }));
+    expect(result).toMatchObject({ ran: true, removed: expect.any(Number) });
+    const after = projectShares();
+    expect(after.get(project.id)).not.toContain(groupId);
+    for (const [id, groups] of before) if (id !== project.id) expect(after.get(id), `project ${id}`).toEqual(groups);
+    // The person's share, then the run's removals: the project's strays alone.
+    expect(nonGet()).toEqual(["POST /projects/:id/share", "DELETE /projects/:id/share/:group_id"]);
+    expect(gitlab.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBe((result as { removed: number }).removed);
+    // Only that project was read: no listing of the scope.
+    expect(gitlab.counters.byRoute["GET /groups/:id/projects"]).toBeUndefined();
+    expect(slack.posts).toHaveLength(1);
+    expect(JSON.stringify(slack.posts[0])).toMatch(/trigger event/);
+    const latency = emfRecords(logs.lines()).find((r) => "SecondsToEnforcement" in r);
+    expect(latency).toMatchObject({ job: "enforce", trigger: "event" });
+    expect(latency!["SecondsToEnforcement"]).toBeGreaterThanOrEqual(0);
+    expect(latency!["SecondsToEnforcement"]).toBeLessThan(30);
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ message: "job finished", trigger: "event", subject: `project ${project.id}` }));
+    logs.restore();
+  });
+
+  it("is dry on a report-only stage (the Enforce schedule's setting): GETs only, nothing removed", async () => {
+    vi.stubEnv("WARDEN_REPORT_ONLY", undefined);
+    const project = platformProject();
+    const { event } = await addStray(project);
+    const before = projectShares();
+    const requests = gitlab.counters.requests;
+    const result = await (await workerHandler())(subjectEvent(project, String(event.id)));
+    expect(result).toEqual({ subject: `project ${project.id}`, ran: true, removed: 0 });
+    expect(projectShares()).toEqual(before);
+    expect(nonGet()).toEqual(["POST /projects/:id/share"]);
+    expect(gitlab.counters.requests).toBeGreaterThan(requests);
+  });
+
+  it("runs a worker event once: the same one again is dropped", async () => {
+    const project = platformProject();
+    const { event } = await addStray(project);
+    const invoke = await workerHandler();
+    await invoke(subjectEvent(project, String(event.id)));
+    const requests = gitlab.counters.requests;
+    expect(await invoke(subjectEvent(project, String(event.id)))).toEqual({ subject: `enforce project ${project.id}`, ran: false, removed: 0 });
+    expect(gitlab.counters.requests).toBe(requests);
+  });
+
+  it("a subject outside the scope (found by id) is logged and left: nothing changed, no summary, no failure", async () => {
+    const outside = gitlab.dataset.projects.find((p) => !p.path_with_namespace.startsWith("acme/"))!;
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const result = await (await workerHandler())(subjectEvent(outside, "77"));
+    expect(result).toEqual({ subject: `project ${outside.id}`, ran: false, removed: 0 });
+    expect(nonGet()).toEqual([]);
+    expect(slack.posts).toEqual([]);
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ message: "subject not enforced", reason: expect.stringContaining("outside the policy's scope") }));
+    logs.restore();
+  });
+
+  it("refuses a subject event of the wrong shape before anything runs", async () => {
+    const invoke = await workerHandler();
+    await expect(invoke({ kind: "subject", subject: { kind: "user", id: 1 }, events: [], correlationId: "x" })).rejects.toThrow(/invalid event: subject.kind: expected "project" or "group"; events: too small/);
+    expect(gitlab.counters.requests).toBe(0);
+  });
+});
+
+describe("from GitLab's stream to the removal, as AWS runs it", () => {
+  it("the Events function answers in well under a second while a slow worker run (GitLab at 150 ms a request) goes on, and the stray is gone after", async () => {
+    await gitlab.close();
+    gitlab = await startGitLabSim({ dataset: generateOrganisation({ projects: 120, seed: 7 }).dataset, latencyMs: 150 });
+    vi.stubEnv("GITLAB_URL", gitlab.url);
+    const project = platformProject();
+    const { groupId, event } = await addStray(project);
+    const worker = await workerHandler();
+    let run: Promise<unknown> | undefined;
+    let workerDone = false;
+    // What AWS does with an asynchronous invoke: runs the function, on its own time.
+    lambdaApi.onAccepted = ({ payload }) => {
+      run = worker(JSON.parse(payload)).finally(() => (workerDone = true));
+    };
+    const { handler } = await import("../../functions/events.ts");
+    const started = performance.now();
+    const response = await handler(streamDelivery(streamedAuditEvent(event)), lambdaContext({ functionName: "warden-test-Events" }));
+    const answeredMs = performance.now() - started;
+    expect(response).toMatchObject({ statusCode: 200 });
+    expect(answeredMs).toBeLessThan(1_000);
+    expect(workerDone).toBe(false);
+    expect(await run).toMatchObject({ ran: true });
+    expect(gitlab.dataset.projects.find((p) => p.id === project.id)!.shared_with_groups.map((s) => s.group_id)).not.toContain(groupId);
+  });
+});
