@@ -7,7 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce, exitCode, type EnforceOptions } from "../../lib/jobs/index.ts";
+import { noteBody } from "../../lib/jobs/enforce/mr-note.ts";
+import { NOTE_MARKER } from "../../lib/jobs/render.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
+import { registerSecret } from "../../lib/redact/index.ts";
 import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { BASE, compareWorld, EXPECTED, PROPOSED, shareName } from "../support/compare-world.ts";
 import { validated } from "../support/report.ts";
@@ -79,5 +82,18 @@ describe.sequential("enforce comparing a proposed policy with its base", () => {
     const report = await run({ compareWith: fromGitLab(BASE), listConcurrency: 1 }, steps);
     expect(steps.names.filter((n) => n.startsWith("examine")).length).toBeGreaterThan(1);
     expect(sections(report)).toEqual(sorted(EXPECTED));
+  });
+});
+
+describe("the merge request note's body", () => {
+  it("is redacted like every output, starts with the marker, and is cut to GitLab's 1,000,000 characters", () => {
+    registerSecret("glpat-compare-secret-0001");
+    const body = noteBody(`${NOTE_MARKER}\nleaked glpat-compare-secret-0001 here`);
+    expect(body).not.toContain("glpat-compare-secret-0001");
+    expect(body.startsWith(`${NOTE_MARKER}\n`)).toBe(true);
+    expect(noteBody("no marker").startsWith(`${NOTE_MARKER}\nno marker`)).toBe(true);
+    const long = noteBody("x".repeat(2_000_000));
+    expect(long.length).toBe(1_000_000);
+    expect(long.endsWith("(the JSON report, --format json, has everything).")).toBe(true);
   });
 });
