@@ -36,8 +36,10 @@ export const COMPARE_HELP = `  --compare-policy-ref REF
                    CI_PROJECT_ID and CI_MERGE_REQUEST_IID, editing Warden's earlier note there
                    instead of adding one: the only write of the run. GITLAB_TOKEN must be able to
                    post notes (a project access token, Reporter, api scope; CI_JOB_TOKEN cannot)
-  --mr-note-project PROJECT, --mr-note-iid IID
-                   the merge request to note, instead of CI_PROJECT_ID and CI_MERGE_REQUEST_IID`;
+  --mr-note-project PROJECT
+                   the merge request's project (id or path), instead of CI_PROJECT_ID
+  --mr-note-iid IID
+                   the merge request's iid, instead of CI_MERGE_REQUEST_IID`;
 
 /** Names of the settings the base's errors point to. */
 const BASE_NAMES = { project: "--policy-project (or GitLab CI's CI_PROJECT_PATH)", path: "--policy-path", ref: "--compare-policy-ref", token: "GITLAB_TOKEN" };

@@ -14,7 +14,7 @@ import { parseParams } from "./query.ts";
 import { RateLimiter } from "./rate-limit.ts";
 import type { RateLimitRule } from "./rate-limit.ts";
 import { retryHeaders, tooManyRequests } from "./retry-headers.ts";
-import type { SimNotes } from "./notes.ts";
+import type { SimNotes } from "./notes-store.ts";
 import type { SimRepositories } from "./repository-store.ts";
 import { matchRoute } from "./routes.ts";
 import { Store } from "./store.ts";

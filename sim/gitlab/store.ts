@@ -1,5 +1,5 @@
 import type { GitLabDataset, SimGroup, SimProject, SimShare, Visibility } from "./dataset.ts";
-import { SimNotes } from "./notes.ts";
+import { SimNotes } from "./notes-store.ts";
 import { SimRepositories } from "./repository-store.ts";
 
 /** Who is asking: `null` is an unauthenticated request. */
