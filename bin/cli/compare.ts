@@ -5,12 +5,14 @@
  */
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { loadGitLabPolicy, PolicySourceError, type GitLabPolicyLocation } from "../../lib/config/policy-source.ts";
-import type { GitLabClient } from "../../lib/gitlab/index.ts";
+import { checkCredential } from "../../lib/config/service-config.ts";
+import { GitLabClient } from "../../lib/gitlab/index.ts";
 import type { MergeRequestRef } from "../../lib/gitlab/notes.ts";
 import { publishMergeRequestNote } from "../../lib/jobs/enforce/mr-note.ts";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import { renderMarkdown } from "../../lib/jobs/render.ts";
 import type { Policy } from "../../lib/policy/index.ts";
+import { registerSecret } from "../../lib/redact/index.ts";
 import { type CliIO, type ParsedArgs, UsageError } from "./command.ts";
 import { notice } from "./io.ts";
 import { policyChoice } from "./policy-source.ts";
@@ -34,8 +36,9 @@ export const COMPARE_HELP = `  --compare-policy-ref REF
                    nothing, strays the two policies share included, 2 when it alters something
   --mr-note        post the comparison (Markdown) as one note on the merge request of GitLab CI's
                    CI_PROJECT_ID and CI_MERGE_REQUEST_IID, editing Warden's earlier note there
-                   instead of adding one: the only write of the run. GITLAB_TOKEN must be able to
-                   post notes (a project access token, Reporter, api scope; CI_JOB_TOKEN cannot)
+                   instead of adding one: the only write of the run. It is written with
+                   $WARDEN_MR_NOTE_TOKEN if set (a project access token of the policy project,
+                   Reporter, api scope; CI_JOB_TOKEN cannot post notes), else with GITLAB_TOKEN
   --mr-note-project PROJECT
                    the merge request's project (id or path), instead of CI_PROJECT_ID
   --mr-note-iid IID
@@ -61,6 +64,9 @@ export function comparingFrom(args: ParsedArgs, env: NodeJS.ProcessEnv): Compari
   if (typeof ref !== "string" || ref.trim() === "") throw new UsageError("--compare-policy-ref is empty: give the branch, tag or commit to compare with (a merge request's target branch)");
   if (values["apply"] === true) throw new UsageError("--compare-policy-ref never removes anything: run it without --apply (merge the change, then enforce as usual)");
   if (values["out"] !== undefined) throw new UsageError("--compare-policy-ref makes no plan to apply: run it without --out");
+  // The note's token, masked from here on like GITLAB_TOKEN (io.ts's redactedIO), and checked before any request.
+  const noteToken = noting ? env["WARDEN_MR_NOTE_TOKEN"] : undefined;
+  if (noteToken) registerSecret(checkCredential({ name: "WARDEN_MR_NOTE_TOKEN", value: noteToken }));
   return { base: { ...baseLocation(args, env), ref }, note: noting ? noteTarget(args, env) : undefined };
 }
 
@@ -101,6 +107,22 @@ export async function basePolicy(gitlab: GitLabClient, comparing: Comparing, sig
 
 /** Posts (or edits) the merge request's note, and says which on stderr. */
 export async function noteComparison(io: CliIO, gitlab: GitLabClient, report: EnforceReport, note: MergeRequestRef): Promise<void> {
-  const done = await publishMergeRequestNote(gitlab, note, renderMarkdown(report), io.signal);
+  const done = await publishMergeRequestNote(noteClient(io, gitlab), note, renderMarkdown(report), io.signal);
   notice(io, `${done.action === "created" ? "posted" : "edited"} note ${done.noteId} on merge request !${note.iid} of project ${note.project}`);
+}
+
+/**
+ * The client the note is written with: WARDEN_MR_NOTE_TOKEN's, so that the examination's token can
+ * stay read-only (merge request pipelines see it); else the run's own.
+ */
+function noteClient(io: CliIO, gitlab: GitLabClient): GitLabClient {
+  const token = io.env["WARDEN_MR_NOTE_TOKEN"];
+  if (!token) return gitlab;
+  return new GitLabClient({
+    url: gitlab.http.origin + gitlab.basePath.replace(/\/api\/v4$/, ""),
+    token: checkCredential({ name: "WARDEN_MR_NOTE_TOKEN", value: token }),
+    settingNames: { url: "GITLAB_URL", credential: "WARDEN_MR_NOTE_TOKEN" },
+    ...(io.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: io.requestTimeoutMs }),
+    onWait: (e) => notice(io, e.message),
+  });
 }

@@ -15,9 +15,11 @@ import { BASE, compareWorld, EXPECTED, HOSTILE_GROUP, MR_IID, POLICY_PROJECT, PR
 import { reportJson } from "../support/report.ts";
 
 const ADMIN = "glpat-sim-admin";
-const TOKENS = { [ADMIN]: { admin: true }, "glpat-mallory-01": { admin: false, username: "mallory" } };
-/** A second merge request, where only someone else's marked note exists. */
+const NOTES_TOKEN = "glpat-notes-bot-01";
+const TOKENS = { [ADMIN]: { admin: true }, "glpat-mallory-01": { admin: false, username: "mallory" }, [NOTES_TOKEN]: { admin: false, username: "notes-bot" } };
+/** A second merge request, where only someone else's marked note exists; a third, noted with a token of its own. */
 const OTHER_IID = 8;
+const THIRD_IID = 9;
 
 let sim: GitLabSim;
 let repo: SimProject;
@@ -26,7 +28,7 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   const dataset = compareWorld();
-  dataset.mergeRequests!.push({ project_id: 20, iid: OTHER_IID });
+  dataset.mergeRequests!.push({ project_id: 20, iid: OTHER_IID }, { project_id: 20, iid: THIRD_IID });
   sim = await startGitLabSim({ dataset, tokens: TOKENS });
   repo = sim.dataset.projects.find((p) => p.path_with_namespace === POLICY_PROJECT)!;
   sim.repositories.commit(repo, { "policies/warden.yaml": BASE });
@@ -154,5 +156,13 @@ describe.sequential("warden enforce --compare-policy-ref", () => {
     expect(nonGets()).toEqual({ "POST /projects/:id/merge_requests/:iid/notes": 1 });
     expect(alone.body).toBe(`${NOTE_MARKER}\nplanted`);
     expect(sim.notes.of(repo.id, OTHER_IID)).toHaveLength(2);
+  });
+
+  it("writes the note with WARDEN_MR_NOTE_TOKEN when set, the examination keeping GITLAB_TOKEN", async () => {
+    const run = await compare(["--mr-note"], { CI_MERGE_REQUEST_IID: String(THIRD_IID), WARDEN_MR_NOTE_TOKEN: NOTES_TOKEN });
+    expect(run.stderr).toMatch(/^posted note/);
+    expect(sim.notes.of(repo.id, THIRD_IID)!.map((n) => n.author.username)).toEqual(["notes-bot"]);
+    await compare(["--mr-note"], { CI_MERGE_REQUEST_IID: String(THIRD_IID), WARDEN_MR_NOTE_TOKEN: NOTES_TOKEN });
+    expect(sim.notes.of(repo.id, THIRD_IID)).toHaveLength(1);
   });
 });
