@@ -20,6 +20,7 @@ const TOKENS = { [ADMIN]: { admin: true }, "glpat-mallory-01": { admin: false, u
 /** A second merge request, where only someone else's marked note exists; a third, noted with a token of its own. */
 const OTHER_IID = 8;
 const THIRD_IID = 9;
+const FAULTY_IID = 10;
 
 let sim: GitLabSim;
 let repo: SimProject;
@@ -28,7 +29,7 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   const dataset = compareWorld();
-  dataset.mergeRequests!.push({ project_id: 20, iid: OTHER_IID }, { project_id: 20, iid: THIRD_IID });
+  dataset.mergeRequests!.push({ project_id: 20, iid: OTHER_IID }, { project_id: 20, iid: THIRD_IID }, { project_id: 20, iid: FAULTY_IID });
   sim = await startGitLabSim({ dataset, tokens: TOKENS });
   repo = sim.dataset.projects.find((p) => p.path_with_namespace === POLICY_PROJECT)!;
   sim.repositories.commit(repo, { "policies/warden.yaml": BASE });
@@ -164,5 +165,16 @@ describe.sequential("warden enforce --compare-policy-ref", () => {
     expect(sim.notes.of(repo.id, THIRD_IID)!.map((n) => n.author.username)).toEqual(["notes-bot"]);
     await compare(["--mr-note"], { CI_MERGE_REQUEST_IID: String(THIRD_IID), WARDEN_MR_NOTE_TOKEN: NOTES_TOKEN });
     expect(sim.notes.of(repo.id, THIRD_IID)).toHaveLength(1);
+  });
+
+  it("a note POST that may have arrived is never sent again: the run fails, one note exists, the report was printed", async () => {
+    sim.resetCounters();
+    sim.addFaults({ route: "POST /projects/:id/merge_requests/:iid/notes", kind: "apply-then-status", status: 502, times: 1 });
+    const run = await compare(["--mr-note", "--format", "json"], { CI_MERGE_REQUEST_IID: String(FAULTY_IID) });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/502/);
+    expect(names(reportJson<EnforceReport>(run.stdout))).toEqual(expected);
+    expect(nonGets()).toEqual({ "POST /projects/:id/merge_requests/:iid/notes": 1 });
+    expect(sim.notes.of(repo.id, FAULTY_IID)).toHaveLength(1);
   });
 });

@@ -60,7 +60,8 @@ describe.sequential("enforce comparing a proposed policy with its base", () => {
     await run();
     const plain = { ...sim.counters.byRoute };
     sim.resetCounters();
-    await run({ compareWith: fromGitLab(BASE) });
+    const compared = await run({ compareWith: fromGitLab(BASE) });
+    expect(sections(compared)).toEqual(sorted(EXPECTED));
     expect(sim.counters.byRoute).toEqual(plain);
   });
 
