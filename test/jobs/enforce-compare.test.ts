@@ -8,7 +8,7 @@ import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce, exitCode, type EnforceOptions } from "../../lib/jobs/index.ts";
 import { noteBody } from "../../lib/jobs/enforce/mr-note.ts";
-import { NOTE_MARKER } from "../../lib/jobs/render.ts";
+import { NOTE_MARKER, renderSlack } from "../../lib/jobs/render.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { registerSecret } from "../../lib/redact/index.ts";
 import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
@@ -53,6 +53,11 @@ describe.sequential("enforce comparing a proposed policy with its base", () => {
     expect(reason("project acme/legacy/old ← acme/app")).toBe("exemption lapses: the proposed policy allows it (allow[0] acme/**) (the base policy exempts it (exempt[0] acme/legacy/**))");
     expect(exitCode(report)).toBe(2);
     expect(Object.keys(sim.counters.byRoute).filter((r) => !r.startsWith("GET "))).toEqual([]);
+    // Slack-safe: the comparison replaces the plan's blocks, every name mrkdwn-escaped.
+    const slack = JSON.stringify(renderSlack(report).blocks);
+    expect(slack).toContain("Merging this policy change would newly remove 3 shares, stop removing 3, change 2 exemptions.");
+    expect(slack).toContain("&lt;b&gt;~bold&lt;/b&gt;");
+    expect(slack).not.toContain("<b>");
   });
 
   it("sends exactly the requests of a plain dry run, route by route", async () => {
