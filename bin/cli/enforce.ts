@@ -3,11 +3,12 @@ import { enforceProgressText } from "../../lib/jobs/enforce/view.ts";
 import { auditTrail, gitlabFrom, policyFrom, positiveInt, printReport, progressLine } from "./io.ts";
 import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP } from "./command.ts";
 import { planOutFrom, savePlan } from "./plan-out.ts";
+import { basePolicy, COMPARE_HELP, COMPARE_OPTIONS, comparingFrom, noteComparison } from "./compare.ts";
 
 export const enforceCommand: Command = {
   name: "enforce",
   summary: "remove project and group shares the policy does not allow (dry run unless --apply)",
-  usage: `Usage: warden enforce [--apply | --out PLAN] [--target PATH]... [--audit-log FILE] [--policy FILE] [--format text|markdown|json] [--debug]
+  usage: `Usage: warden enforce [--apply | --out PLAN | --compare-policy-ref REF [--mr-note]] [--target PATH]... [--audit-log FILE] [--policy FILE] [--format text|markdown|json] [--debug]
 
 Examines the policy's scope — its projects with the groups each is shared with, and its groups
 (each scope group and all below it) with the groups each is shared with — and plans the removal of
@@ -38,6 +39,7 @@ Options:
                    paces requests whatever these say
   --audit-log FILE append one JSON line per change to FILE as it happens (for warden restore)
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
+${COMPARE_HELP}
 ${FORMAT_HELP}
 ${COMMON_OPTIONS_HELP}
 
@@ -50,17 +52,21 @@ SIGINT, SIGTERM and SIGHUP stop the run: no new removals, requests in flight can
 "may or may not have happened"), every audit line written, the report printed, exit 1. A second
 signal exits at once.
 
-Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard tripped (nothing changed).`,
-  options: { apply: { type: "boolean" }, out: { type: "string" }, target: { type: "string", multiple: true }, "audit-log": { type: "string" }, concurrency: { type: "string" }, "list-concurrency": { type: "string" } },
+Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard tripped (nothing changed).
+With --compare-policy-ref: 0 the change alters nothing, 1 error, 2 it alters something.`,
+  options: { apply: { type: "boolean" }, out: { type: "string" }, target: { type: "string", multiple: true }, "audit-log": { type: "string" }, concurrency: { type: "string" }, "list-concurrency": { type: "string" }, ...COMPARE_OPTIONS },
   async run(args, io: CliIO) {
     const { values } = args;
     const out = planOutFrom(args);
+    const comparing = comparingFrom(args, io.env);
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
+    const compareWith = comparing && (await basePolicy(gitlab, comparing, io.signal));
     const progress = progressLine(io);
     const trail = auditTrail(io, args);
     const report = await enforce({
       gitlab,
       policy,
+      ...(compareWith ? { compareWith } : {}),
       apply: values["apply"] === true,
       ...(values["target"] === undefined ? {} : { targets: values["target"] as string[] }),
       concurrency: positiveInt(args, "concurrency"),
@@ -73,6 +79,8 @@ Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard
       trail.close();
     });
     const code = printReport(io, report, args);
+    // After the report, so that a note GitLab refuses still leaves the comparison in the job's log.
+    if (comparing?.note) await noteComparison(io, gitlab, report, comparing.note);
     if (out !== undefined) savePlan(io, out, report, policy);
     return code;
   },

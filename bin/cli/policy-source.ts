@@ -25,7 +25,8 @@ export function policyChoice(args: ParsedArgs, env: NodeJS.ProcessEnv): PolicyCh
   const path = setting(args, env, "policy-path", "WARDEN_POLICY_PATH");
   const ref = setting(args, env, "policy-ref", "WARDEN_POLICY_REF");
   if (project === undefined) {
-    const stray = path ?? ref;
+    // With a policy file, --compare-policy-ref reads the base from the repository at --policy-path (compare.ts).
+    const stray = (args.values["compare-policy-ref"] === undefined ? path : undefined) ?? ref;
     if (stray) throw new UsageError(`${stray.name} names a policy in a GitLab repository, which needs --policy-project GROUP/PROJECT (or WARDEN_POLICY_PROJECT)`);
     return { kind: "file", path: file?.value ?? DEFAULT_POLICY_FILE };
   }

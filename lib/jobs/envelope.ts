@@ -44,7 +44,7 @@ export function makeReport<Action extends object, Summary>(run: RunFacts, result
 }
 
 /** A copy of the action with `accessLevelName` right after its `accessLevel` (if it has one). */
-function withLevelName<Action extends object>(action: Action): Action {
+export function withLevelName<Action extends object>(action: Action): Action {
   const level = (action as { accessLevel?: unknown }).accessLevel;
   if (typeof level !== "number") return action;
   const entries = Object.entries(action).filter(([key]) => key !== "accessLevelName");

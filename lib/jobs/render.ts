@@ -3,7 +3,8 @@
  * Slack Block Kit (chat-ops). What differs between jobs is data — a view per job — so each layout is
  * written once.
  */
-export { escapeControls, jsonForTerminal } from "./render/escape.ts";
-export { escapeMarkdown, renderMarkdown } from "./render/markdown.ts";
+export { escapeControls, escapeMarkdown, jsonForTerminal } from "./render/escape.ts";
+export { NOTE_MARKER } from "./render/comparison.ts";
+export { renderMarkdown } from "./render/markdown.ts";
 export { escapeMrkdwn, renderSlack, type SlackMessage } from "./render/slack.ts";
 export { renderText, type TextOptions } from "./render/text.ts";

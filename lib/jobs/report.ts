@@ -59,6 +59,9 @@ export const FAILED_STATUSES: ReadonlySet<string> = new Set(["failed", "unknown"
  */
 export function exitCode(report: Report<{ status: string }, object>): 0 | 1 | 2 | 3 {
   const summary: Partial<GuardedSummary> = report.summary;
+  // A comparison of policies (enforce --compare-policy-ref) is judged by the difference alone: it never applies.
+  const { comparison } = report as { comparison?: Record<string, unknown> };
+  if (comparison) return summary.complete === false ? 1 : Object.values(comparison).some((v) => Array.isArray(v) && v.length > 0) ? 2 : 0;
   if (summary.guard === "tripped") return 3;
   if (summary.complete === false || report.actions.some((a) => FAILED_STATUSES.has(a.status))) return 1;
   if (report.actions.some((a) => a.status === "planned")) return report.dryRun ? 2 : 1;

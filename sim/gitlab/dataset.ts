@@ -70,6 +70,14 @@ export interface GitLabDataset {
   projects: SimProject[];
   /** Audit events recorded before the simulator starts (older GitLab rows without `event_name`, say). */
   auditEvents?: SimAuditEvent[];
+  /** Merge requests that take notes (notes.ts); none unless seeded. */
+  mergeRequests?: SimMergeRequest[];
+}
+
+export interface SimMergeRequest {
+  project_id: number;
+  iid: number;
+  title?: string;
 }
 
 /** GitLab's access levels (planner 15 and minimal access 5 exist too, unused here). */

@@ -1,5 +1,6 @@
 /** GitLab REST v4 loopback simulator: start it, point a client at `url`, inspect `dataset` and `counters`. */
-export type { AuditEntityType, GitLabDataset, SimAuditEvent, Tier, SimGroup, SimGroupShare, SimProject, SimShare, SimUser, Visibility } from "./dataset.ts";
+export type { AuditEntityType, GitLabDataset, SimAuditEvent, Tier, SimGroup, SimGroupShare, SimMergeRequest, SimProject, SimShare, SimUser, Visibility } from "./dataset.ts";
+export type { SimNote } from "./notes-store.ts";
 export { ACCESS } from "./dataset.ts";
 export type { Fault } from "./faults.ts";
 export { generateOrganisation } from "./generate.ts";

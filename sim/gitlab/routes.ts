@@ -2,6 +2,7 @@ import { listGroupAuditEvents, listInstanceAuditEvents, listProjectAuditEvents }
 import type { Handler } from "./context.ts";
 import { getGroup, getUser, getNamespace, listDescendantGroups, listGroups, listNamespaces, listSubgroups } from "./groups.ts";
 import { getIssue, listIssueNotes } from "./issues.ts";
+import { createMergeRequestNote, listMergeRequestNotes, updateMergeRequestNote } from "./notes.ts";
 import { createPipeline } from "./pipelines.ts";
 import { getProject, listGroupProjects, listProjects } from "./projects.ts";
 import { getBranch, getFile, getTag } from "./repository.ts";
@@ -47,6 +48,9 @@ const ROUTES: readonly Route[] = [
   route("POST", "/projects/:id/pipeline", createPipeline),
   route("GET", "/projects/:id/issues/:iid", getIssue),
   route("GET", "/projects/:id/issues/:iid/notes", listIssueNotes),
+  route("GET", "/projects/:id/merge_requests/:iid/notes", listMergeRequestNotes),
+  route("POST", "/projects/:id/merge_requests/:iid/notes", createMergeRequestNote),
+  route("PUT", "/projects/:id/merge_requests/:iid/notes/:note_id", updateMergeRequestNote),
   route("GET", "/projects/:id/repository/files/:file_path", getFile),
   route("HEAD", "/projects/:id/repository/files/:file_path", getFile),
   route("GET", "/projects/:id/repository/branches/:branch", getBranch),

@@ -14,6 +14,7 @@ import { parseParams } from "./query.ts";
 import { RateLimiter } from "./rate-limit.ts";
 import type { RateLimitRule } from "./rate-limit.ts";
 import { retryHeaders, tooManyRequests } from "./retry-headers.ts";
+import type { SimNotes } from "./notes-store.ts";
 import type { SimRepositories } from "./repository-store.ts";
 import { matchRoute } from "./routes.ts";
 import { Store } from "./store.ts";
@@ -113,6 +114,8 @@ export interface GitLabSim {
   moveProject(projectId: number, groupId: number): SimProject;
   /** Files committed to projects' repositories (repository-store.ts): `repositories.commit(project, files, branch?)`. */
   repositories: SimRepositories;
+  /** The seeded merge requests' notes (notes.ts): `notes.of(projectId, iid)`, `notes.add(…)` to plant one. */
+  notes: SimNotes;
   /**
    * Runs `hook` for every request, before anything of its answer is worked out, so a change the
    * hook makes (a move, a share) is what that request sees. Hooks run in the order added.
@@ -242,6 +245,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     setRateLimits: (rules) => limiter.set(rules),
     moveProject: (projectId, groupId) => store.moveProject(projectId, groupId),
     repositories: store.repositories,
+    notes: store.notes,
     beforeAnswer(hook) {
       // A fresh entry per call, so removing one registration leaves others of the same function.
       const entry: AnswerHook = (r) => hook(r);

@@ -1,4 +1,5 @@
 import type { GitLabDataset, SimGroup, SimProject, SimShare, Visibility } from "./dataset.ts";
+import { SimNotes } from "./notes-store.ts";
 import { SimRepositories } from "./repository-store.ts";
 
 /** Who is asking: `null` is an unauthenticated request. */
@@ -46,6 +47,8 @@ export class Store {
   readonly pipelines: Pipeline[] = [];
   /** What tests committed to projects' repositories. */
   readonly repositories = new SimRepositories();
+  /** The seeded merge requests' notes. */
+  readonly notes: SimNotes;
   private readonly projectById = new Map<number, SimProject>();
   private readonly projectByPath = new Map<string, SimProject>();
   private readonly projectByOldPath = new Map<string, SimProject>();
@@ -65,6 +68,7 @@ export class Store {
 
   constructor(dataset: GitLabDataset) {
     this.dataset = dataset;
+    this.notes = new SimNotes(dataset.mergeRequests);
     this.projects = [...dataset.projects].sort((a, b) => a.id - b.id);
     for (const p of this.projects) {
       this.projectById.set(p.id, p);

@@ -13,7 +13,7 @@ import { MINIMUM_NODE } from "../../bin/cli/node-check.ts";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { runToEnd as run } from "../support/cli.ts";
-import { groupSharesPolicy } from "../support/policies.ts";
+import { EVERYTHING_STRAY, groupSharesPolicy } from "../support/policies.ts";
 import { reportJson } from "../support/report.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -42,6 +42,8 @@ const installed = join(prefix, "bin", "warden");
 let packed: { filename: string; files: { path: string }[] };
 let sim: GitLabSim;
 let strays: number;
+/** The policy repository's project in the simulator, with a merge request open on it. */
+let policyRepo: { id: number; path: string };
 
 beforeAll(async () => {
   const pack = await run("npm", ["pack", "--pack-destination", temp, "--json"], { cwd: ROOT, env: NPM_ENV });
@@ -49,7 +51,12 @@ beforeAll(async () => {
   packed = (JSON.parse(pack.stdout) as (typeof packed)[])[0]!;
   const org = generateOrganisation({ projects: 200, seed: 11, groupShares: true });
   strays = org.intents.filter((i) => i.intent === "stray").length;
+  const repo = org.dataset.projects.find((p) => !p.path_with_namespace.startsWith("acme/"))!;
+  policyRepo = { id: repo.id, path: repo.path_with_namespace };
+  org.dataset.mergeRequests = [{ project_id: repo.id, iid: 1 }];
   sim = await startGitLabSim({ dataset: org.dataset });
+  // The target branch's policy removes every share: the merge request's (groupSharesPolicy) would stop removing most.
+  sim.repositories.commit(repo, { "warden.yaml": EVERYTHING_STRAY });
   mkdirSync(project);
   writeFileSync(join(project, "warden.yaml"), groupSharesPolicy());
 }, 60_000);
@@ -101,7 +108,7 @@ describe.sequential("the packed CLI", () => {
     expect(await run("npm", ["exec", "--", "warden", "--version"], { cwd: project, env: NPM_ENV })).toMatchObject({ code: 0, stdout: `warden ${VERSION}\n` });
   }, 30_000);
 
-  it("examples/gitlab-ci.yml's jobs, run as a runner would in the policy repository: the plan exits 2 (allowed) and keeps its report and plan file, the apply of that plan removes it all", async () => {
+  it("examples/gitlab-ci.yml's jobs, run as a runner would in the policy repository: the policy-change job notes its merge request once (exit 2), the plan exits 2 (allowed) and keeps its report and plan file, the apply of that plan removes it all", async () => {
     interface Job { variables?: Record<string, string>; before_script?: string[]; script: string[]; allow_failure?: { exit_codes: number[] }; artifacts?: { paths: string[] }; rules: { if: string; when?: string }[] }
     const ci = parse(readFileSync(join(ROOT, "examples/gitlab-ci.yml"), "utf8")) as Record<string, Job> & { variables: Record<string, string> };
     // The tarball where the example says it is; npm installs into this prefix, as into a runner's /usr/local.
@@ -109,19 +116,28 @@ describe.sequential("the packed CLI", () => {
     mkdirSync(dirname(tarball), { recursive: true });
     copyFileSync(join(temp, packed.filename), tarball);
     const runner = join(temp, "runner");
-    const settings = { GITLAB_URL: sim.url, WARDEN_READ_TOKEN: sim.token, WARDEN_APPLY_TOKEN: sim.token };
-    const runJob = async (name: string) => {
+    const settings = { GITLAB_URL: sim.url, WARDEN_READ_TOKEN: sim.token, WARDEN_APPLY_TOKEN: sim.token, WARDEN_NOTE_TOKEN: sim.token };
+    const runJob = async (name: string, predefined: Record<string, string> = {}) => {
       const job = { ...ci[".warden"], ...ci[name] } as Job;
       const variables = Object.fromEntries(Object.entries({ ...ci.variables, ...job.variables }).map(([k, v]) => [k, v.replace(/^\$(\w+)$/, (_, ref: string) => settings[ref as keyof typeof settings])]));
-      const env = { ...NPM_ENV, ...settings, ...variables, npm_config_prefix: runner, PATH: `${join(runner, "bin")}:${PATH}` };
+      const env = { ...NPM_ENV, ...settings, ...predefined, ...variables, npm_config_prefix: runner, PATH: `${join(runner, "bin")}:${PATH}` };
       const result = await run("sh", ["-ec", [...(job.before_script ?? []), ...job.script].join("\n")], { cwd: project, env });
-      const artifact = job.artifacts && (JSON.parse(readFileSync(join(project, job.artifacts.paths[0]!), "utf8")) as EnforceReport);
+      const artifact = job.artifacts?.paths[0]!.endsWith(".json") ? (JSON.parse(readFileSync(join(project, job.artifacts.paths[0]!), "utf8")) as EnforceReport) : undefined;
       return { job, result, artifact };
     };
     const check = await runJob("policy-check");
     expect(check.result.code, check.result.stderr).toBe(0);
     expect(check.result.stdout).toMatch(/allow\[0\] .*: [\d,]+ shares? allowed/);
     expect(check.job.allow_failure?.exit_codes).toEqual([2]);
+    // What GitLab CI sets in a merge request pipeline.
+    const mergeRequest = { CI_PROJECT_ID: String(policyRepo.id), CI_PROJECT_PATH: policyRepo.path, CI_PROJECT_DIR: project, CI_MERGE_REQUEST_IID: "1", CI_MERGE_REQUEST_TARGET_BRANCH_NAME: "main" };
+    const change = await runJob("policy-change", mergeRequest);
+    expect(change.result.code, change.result.stderr).toBe(2);
+    expect(change.job.allow_failure?.exit_codes).toEqual([2]);
+    expect(readFileSync(join(project, "warden-comparison.md"), "utf8")).toMatch(/^<!-- warden:policy-comparison -->\n### Merging this policy change would newly remove 0 shares\\, stop removing [1-9]/);
+    expect(sim.notes.of(policyRepo.id, 1)).toHaveLength(1);
+    expect((await runJob("policy-change", mergeRequest)).result.code).toBe(2);
+    expect(sim.notes.of(policyRepo.id, 1)).toHaveLength(1);
     const plan = await runJob("plan");
     expect(plan.result.code, plan.result.stderr).toBe(2);
     expect(plan.job.allow_failure?.exit_codes).toEqual([2]);

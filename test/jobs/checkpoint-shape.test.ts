@@ -13,7 +13,7 @@ import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce } from "../../lib/jobs/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
-import { groupSharesPolicy } from "../support/policies.ts";
+import { groupSharesPolicy, standardPolicy } from "../support/policies.ts";
 import { recordingSteps } from "../support/steps.ts";
 
 const NOW = new Date("2026-06-01T00:00:00Z");
@@ -33,12 +33,13 @@ function paths(value: unknown, at: string, into: Set<string>): Set<string> {
 }
 
 /**
- * A dry run and an apply in 10 ms slices, and a dry run limited to targets (a group with its subtree, a
- * group by itself, a project), recording every step's JSON result, key paths only.
+ * A dry run and an apply in 10 ms slices, a dry run limited to targets (a group with its subtree, a
+ * group by itself, a project), and a comparison with a base policy (--compare-policy-ref), recording
+ * every step's JSON result, key paths only.
  */
 async function recordedPaths(detailProjects: boolean): Promise<Set<string>> {
   const seen = new Set<string>();
-  for (const [apply, targeted] of [[false, false], [true, false], [false, true]]) {
+  for (const [apply, targeted, compared] of [[false, false, false], [true, false, false], [false, true, false], [false, false, true]]) {
     const { dataset } = generateOrganisation({ projects: 3_000, seed: 7, tree: { groups: 60, maxDepth: 4, heavy: 0.6 }, groupShares: true, now: NOW });
     const [tree, single] = dataset.groups.filter((g) => g.full_path.split("/").length === 2 && g.full_path.startsWith("acme/"));
     const project = dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/"))!;
@@ -53,7 +54,9 @@ async function recordedPaths(detailProjects: boolean): Promise<Set<string>> {
       return result;
     };
     const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-    await enforce({ gitlab, policy: parsePolicy(groupSharesPolicy(10_000), "test.yaml"), now: NOW, listConcurrency: 8, apply, ...(targeted ? { targets } : {}) }, steps);
+    // The base lacks the group-share rules: the comparison has differences to record.
+    const base = parsePolicy(standardPolicy(10_000), "base.yaml", { source: "gitlab", project: "security/policies", path: "warden.yaml", ref: "main", commitId: "0".repeat(40) });
+    await enforce({ gitlab, policy: parsePolicy(groupSharesPolicy(10_000), "test.yaml"), now: NOW, listConcurrency: 8, apply, ...(targeted ? { targets } : {}), ...(compared ? { compareWith: base } : {}) }, steps);
   }
   return seen;
 }
@@ -84,7 +87,9 @@ const TALLY = ["projects", "shares", "groups", "groupShares", "allowed", "exempt
 /** Every key path a step result may have, by step (`examine 3` is `examine`). */
 const PINNED = new Set([
   ...["startedAt", "now", "seesAllGroups", "admin", "warnings[]", ...STATS, ...WORK.map((p) => `frontier[].${p}`)].map((p) => `begin.${p}`),
-  ...["spent", "stopped", "warnings[]", ...STATS, ...TALLY, ...WORK.map((p) => `frontier[].${p}`), "strays[].judgedAt", ...REMOVAL.map((p) => `strays[].action.${p}`), "matched.allow[]", "matched.exempt[]"].map((p) => `examine.${p}`),
+  ...["spent", "stopped", "warnings[]", ...STATS, ...TALLY, ...WORK.map((p) => `frontier[].${p}`), "strays[].judgedAt", ...REMOVAL.map((p) => `strays[].action.${p}`), "matched.allow[]", "matched.exempt[]",
+    // A comparison of policies only (lib/jobs/enforce/compare.ts): the shares the two judge otherwise.
+    "differences[].section", ...REMOVAL.map((p) => `differences[].action.${p}`)].map((p) => `examine.${p}`),
   // Only when a rule matched nothing: the warnings naming each, after the GETs of its literal paths.
   ...["warnings[]", ...STATS].map((p) => `rules.${p}`),
   ...["warnings[]", "auditRequests", ...STATS, ...ATTRIBUTED.map((p) => `attributed[].${p}`)].map((p) => `attribute.${p}`),
@@ -98,4 +103,5 @@ const ALWAYS = [
   "examine.frontier[].kind", "examine.frontier[].list.group", "examine.frontier[].at.up.next", "examine.frontier[].pending[]", "examine.frontier[].from.next",
   "examine.strays[].action.type", "examine.strays[].action.groupId", "examine.strays[].judgedAt", "remove.actions[].status", "ended.at",
   "begin.admin", "attribute.attributed[].attribution", "attribute.auditRequests", "remove.actions[].attribution",
+  "examine.differences[].section", "examine.differences[].action.type",
 ];

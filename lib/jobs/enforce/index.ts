@@ -14,6 +14,7 @@ import { direct, type Steps } from "../steps.ts";
 import { count } from "../view.ts";
 import { removeShares } from "./apply.ts";
 import { applyAttribution, attributeRemovals } from "./attribution.ts";
+import { comparisonOf, scopeWarning, type Difference } from "./compare.ts";
 import { beginExamination } from "./examine/examiners.ts";
 import { ScopeError, scopeRoots } from "./examine/scope.ts";
 import { checkTargets, findTargets, targetedWarning, targetedWork } from "./examine/targets.ts";
@@ -37,7 +38,8 @@ interface Removals {
  * batch. Nothing is kept between steps but what they return, so a durable execution resumes it.
  */
 export async function enforce(opts: EnforceOptions, steps: Steps = direct): Promise<EnforceReport> {
-  const { gitlab, policy, signal } = opts;
+  const { gitlab, policy, signal, compareWith: base } = opts;
+  if (base && opts.apply) throw new ScopeError("a comparison of policies (--compare-policy-ref) never removes: run it without --apply");
   // Before any request: without the section there is nothing to govern, and an empty plan would read as "in policy".
   if (policy.gitlab === undefined) throw new ScopeError("the policy has no gitlab section: enforce has nothing to govern (add gitlab.shares, and gitlab.scope to limit it)");
   // A run limited to part of the scope: each target is checked against the scope before any request.
@@ -81,6 +83,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   const warnings = [...begun.warnings];
   const tally: Tally = emptyTally();
   const found: Slice["strays"] = [];
+  const differences: Difference[] = [];
   // A project moved between partitions mid-listing is listed twice; its strays are planned once.
   const planned = new Set<string>();
   // Unknown (undefined) once a step recorded by code that did not count them is replayed.
@@ -92,7 +95,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     const slice = await steps.step(`examine ${n}`, () =>
       measured(() =>
         examineSlice({
-          gitlab, policy, seesAllGroups: begun.seesAllGroups, concurrency, signal, now, frontier, steps, runEnd,
+          gitlab, policy, ...(base ? { base } : {}), seesAllGroups: begun.seesAllGroups, concurrency, signal, now, frontier, steps, runEnd,
           // Counts so far, as pages arrive (run directly, this is the whole examination).
           progress: (t, strays) => opts.onProgress?.({ phase: "examining", projects: tally.projects + t.projects, groups: tally.groups + t.groups, strays: found.length + strays }),
         }),
@@ -106,6 +109,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       planned.add(key);
       found.push(stray);
     }
+    differences.push(...(slice.differences ?? []));
     warnings.push(...slice.warnings);
     stats.push(slice.stats);
     frontier = slice.frontier;
@@ -193,10 +197,12 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     }
   }
 
+  const scopeChanged = base && scopeWarning(base, policy);
+  if (scopeChanged) warnings.push(scopeChanged);
   const { outOfScope: _, ...counted } = tally;
   const { groupReads, ...requestStats } = stats.reduce<StepStats>(addCounts, { requests: 0, retries: 0, rateLimited: 0, pages: 0, groupReads: 0 });
   const finishedAt = (await steps.step("ended", async () => ({ at: Date.now() }))).at;
-  return makeReport({ job: "enforce", dryRun: !opts.apply, policy, gitlab: gitlab.http, startedAt: begun.startedAt, finishedAt }, {
+  const report: EnforceReport = makeReport({ job: "enforce", dryRun: !opts.apply, policy, gitlab: gitlab.http, startedAt: begun.startedAt, finishedAt }, {
     summary: {
       ...counted,
       groupReads,
@@ -214,4 +220,6 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     stats: { ...requestStats, auditRequests: attributed?.auditRequests ?? 0, ...concurrencyStat([gitlab.http]), durationMs: finishedAt - begun.startedAt },
     warnings,
   });
+  // Its removals carry the authors the plan's attribution found (the same shares).
+  return base ? { ...report, comparison: comparisonOf(base, differences, report.actions) } : report;
 }

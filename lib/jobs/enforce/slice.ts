@@ -9,6 +9,7 @@ import { emptyRuleCounts, evaluateShare, type Policy, type RuleCounts } from "..
 import { errorText } from "../report.ts";
 import { KIND_COUNTERS, plannedRemoval, shareInput, type ShareKindName, type ShareRemoval, type Subject } from "../shares/plan.ts";
 import type { Steps } from "../steps.ts";
+import { judgeUnderBase, type Difference } from "./compare.ts";
 import type { Examination, Sink } from "./examine/context.ts";
 import { examineWork } from "./examine/examiners.ts";
 import { newLedger } from "./examine/ledger.ts";
@@ -24,6 +25,8 @@ export interface Slice {
   matched?: RuleCounts;
   /** Stray shares, each with when it was judged (Date.now()). */
   strays: { action: ShareRemoval; judgedAt: number }[];
+  /** Comparing with a base policy: the shares judged otherwise under it (compare.ts). Absent otherwise. */
+  differences?: Difference[];
   warnings: string[];
   stats: StepStats;
   /** Why the listing stopped short (the run's signal, or the run's time limit), or null. */
@@ -35,6 +38,8 @@ export interface Slice {
 export interface SliceInput {
   gitlab: GitLabClient;
   policy: Policy;
+  /** The policy to compare with (--compare-policy-ref): each share is judged under both. */
+  base?: Policy;
   seesAllGroups: boolean;
   concurrency: number;
   signal: AbortSignal | undefined;
@@ -56,6 +61,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   const tally: Tally = emptyTally();
   const matched = emptyRuleCounts(policy);
   const strays: Slice["strays"] = [];
+  const differences: Difference[] = [];
   const warnings: string[] = [];
   const frontier: ExaminationWork[] = [];
   const pause = new AbortController();
@@ -71,6 +77,9 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
         tally[counters.shares]++;
         const verdict = evaluateShare(policy, shareInput(kind, subject, share), now);
         if (verdict.kind === "allowed" || verdict.kind === "exempt") matched[verdict.kind === "allowed" ? "allow" : "exempt"][verdict.index]!++;
+        const difference = input.base && judgeUnderBase(input.base, kind, subject, share, verdict, now);
+        // A step records its differences as it does its strays: a slice holds no more of them than a step may.
+        if (difference && differences.push(difference) >= steps.perStep) pause.abort();
         if (verdict.kind !== "stray") tally[verdict.kind === "out-of-scope" ? "outOfScope" : verdict.kind]++;
         else {
           // In steps, a project judged twice (moved mid-listing) is planned once: enforce/index.ts de-duplicates across slices.
@@ -125,5 +134,5 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   if (changed.size) for (const stray of strays) if (stray.action.kind === "project" && changed.has(stray.action.projectId)) stray.judgedAt = 0;
   const overdue = frontier.length > 0 && Date.now() >= input.runEnd;
   if (overdue && stopped === null) stopped = `the run's time limit came at ${new Date(input.runEnd).toISOString()}`;
-  return { frontier, tally, matched, strays, warnings, stopped, spent: Date.now() >= steps.sliceEnd() };
+  return { frontier, tally, matched, strays, ...(input.base ? { differences } : {}), warnings, stopped, spent: Date.now() >= steps.sliceEnd() };
 }

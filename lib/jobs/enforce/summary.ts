@@ -1,7 +1,8 @@
 /** What enforce counts and reports, its options and defaults: shared by the job, its slices and its view. */
 import type { GitLabClient, RequestCounts } from "../../gitlab/index.ts";
-import type { RuleCounts } from "../../policy/index.ts";
+import type { Policy, RuleCounts } from "../../policy/index.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
+import type { PolicyComparison } from "./compare.ts";
 import type { EnforceTarget } from "./examine/targets.ts";
 import type { GuardedSummary, JobOptions, Report } from "../report.ts";
 
@@ -27,7 +28,8 @@ export interface EnforceSummary extends GuardedSummary {
   matched: RuleCounts | null;
 }
 
-export type EnforceReport = Report<ShareRemoval, EnforceSummary>;
+/** `comparison` only in a run comparing policies (compare.ts). */
+export type EnforceReport = Report<ShareRemoval, EnforceSummary> & { comparison?: PolicyComparison };
 
 /**
  * Defaults, for a user who passes no flag. Time at latency is requests ÷ requests in flight, so the
@@ -54,6 +56,8 @@ export interface EnforceOptions extends JobOptions {
   onProgress?: (p: EnforceProgress) => void;
   /** Limits the run to these parts of the scope (examine/targets.ts); absent: the whole scope. */
   targets?: readonly EnforceTarget[];
+  /** The base policy (from a GitLab repository) to compare `policy` with: the report gains `comparison`; never with `apply`. */
+  compareWith?: Policy;
 }
 
 /** Where a run is: examining (counts so far; the projects in scope when known), or removing (settled of planned). */

@@ -2,6 +2,7 @@
 import { accessLevelName } from "../../policy/index.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
 import { closingLine, count, type JobView } from "../view.ts";
+import { COMPARISON_SECTIONS, type ComparisonSection, type PolicyComparison } from "./compare.ts";
 import type { EnforceProgress, EnforceReport } from "./summary.ts";
 
 export const enforceView: JobView<ShareRemoval, EnforceReport> = {
@@ -54,3 +55,27 @@ export function enforceProgressText(p: EnforceProgress): string {
   const projects = p.totalProjects === undefined ? `${n(p.projects)} ${p.projects === 1 ? "project" : "projects"}` : `${n(p.projects)} / ~${n(p.totalProjects)} projects`;
   return `examining ${projects}, ${n(p.groups)} ${p.groups === 1 ? "group" : "groups"}: ${count(p.strays, "stray share")}`;
 }
+
+/** A report of a comparison of policies (enforce --compare-policy-ref). */
+export type ComparedReport = EnforceReport & { comparison: PolicyComparison };
+
+const SECTION_TITLES: Record<ComparisonSection, string> = {
+  newlyRemoved: "Newly removed: stray under the proposed policy only",
+  noLongerRemoved: "No longer removed: stray under the base policy only",
+  exemptionChanged: "Exemption changed: an exemption newly applies or lapses",
+};
+
+/** How a comparison reads (render/comparison.ts lays it out): a headline, then each section's rows as enforce shows a removal. */
+export const comparisonView = {
+  sections: COMPARISON_SECTIONS.map((key) => ({ key, title: SECTION_TITLES[key] })),
+  /** "Merging this policy change would newly remove 3 shares, stop removing 2, change 1 exemption." */
+  headline({ comparison: c, summary }: ComparedReport): string {
+    const incomplete = summary.complete ? "" : " (incomplete: the run stopped early, see the warnings)";
+    const [removed, kept, changed] = COMPARISON_SECTIONS.map((s) => c[s].length) as [number, number, number];
+    if (removed + kept + changed === 0) return `Merging this policy change would change no share's fate${incomplete}.`;
+    return `Merging this policy change would newly remove ${count(removed, "share")}, stop removing ${kept}, change ${count(changed, "exemption")}${incomplete}.`;
+  },
+  compared: ({ comparison: c }: ComparedReport) => `compared with the policy at ${c.baseRef} (commit ${c.baseCommitId.slice(0, 8)})`,
+  headings: [enforceView.headings.group, ...enforceView.headings.columns],
+  row: (a: ShareRemoval) => [enforceView.group(a), ...enforceView.columns(a)],
+};

@@ -1,6 +1,6 @@
 /**
  * Escaping of text from servers and requesters before people see it: on a terminal (escapeControls),
- * in JSON printed to one (jsonForTerminal). Markdown and Slack build on escapeControls.
+ * in JSON printed to one (jsonForTerminal), in Markdown (escapeMarkdown). Slack builds on escapeControls.
  */
 
 /**
@@ -31,4 +31,25 @@ function visibleEscape(char: string): string {
 
 function hex(char: string, width: number): string {
   return char.codePointAt(0)!.toString(16).padStart(width, "0");
+}
+
+/**
+ * GitLab's reference prefixes: @user/@group/@all (a mention notifies people), #issue, !merge request,
+ * %milestone, ~label, &epic, $snippet. A zero-width joiner follows each: GitLab's reference filters
+ * match the prefix directly followed by a name or number, on the rendered text (after Markdown
+ * removed any backslash), unless the instance honours backslash escapes (behind a feature flag in
+ * some versions, never in other renderers); the joiner breaks every such pattern whatever the version.
+ */
+const REFERENCE_PREFIXES = new Set(["@", "#", "!", "%", "~", "&", "$"]);
+const ZERO_WIDTH_JOINER = "\u200d";
+
+/**
+ * Text as literal Markdown, in a paragraph or a table cell. Controls and newlines are shown as
+ * escapes (escapeControls: nothing can end the line, the cell or the table); every ASCII punctuation
+ * character is backslash-escaped, as CommonMark allows for all of them (so no emphasis, link, code,
+ * HTML, entity, block start — `>`, `#`, `-`, `1.` — or table pipe, which GFM escapes as `\|`); and a
+ * zero-width joiner after each GitLab reference prefix, so `@all` mentions no one.
+ */
+export function escapeMarkdown(text: string): string {
+  return escapeControls(text).replace(/[!-/:-@[-`{-~]/g, (char) => `\\${char}${REFERENCE_PREFIXES.has(char) ? ZERO_WIDTH_JOINER : ""}`);
 }

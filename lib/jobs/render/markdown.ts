@@ -4,34 +4,15 @@
  * Every text that is not Warden's own passes escapeMarkdown.
  */
 import { count } from "../view.ts";
-import { escapeControls } from "./escape.ts";
+import { comparisonMarkdown, isComparison } from "./comparison.ts";
+import { escapeMarkdown } from "./escape.ts";
 import { policyLine, statsLine, tallyOf, titleOf, viewOf, type AnyReport } from "./parts.ts";
-
-/**
- * GitLab's reference prefixes: @user/@group/@all (a mention notifies people), #issue, !merge request,
- * %milestone, ~label, &epic, $snippet. A zero-width joiner follows each: GitLab's reference filters
- * match the prefix directly followed by a name or number, on the rendered text (after Markdown
- * removed any backslash), unless the instance honours backslash escapes (behind a feature flag in
- * some versions, never in other renderers); the joiner breaks every such pattern whatever the version.
- */
-const REFERENCE_PREFIXES = new Set(["@", "#", "!", "%", "~", "&", "$"]);
-const ZERO_WIDTH_JOINER = "\u200d";
-
-/**
- * Text as literal Markdown, in a paragraph or a table cell. Controls and newlines are shown as
- * escapes (escapeControls: nothing can end the line, the cell or the table); every ASCII punctuation
- * character is backslash-escaped, as CommonMark allows for all of them (so no emphasis, link, code,
- * HTML, entity, block start — `>`, `#`, `-`, `1.` — or table pipe, which GFM escapes as `\|`); and a
- * zero-width joiner after each GitLab reference prefix, so `@all` mentions no one.
- */
-export function escapeMarkdown(text: string): string {
-  return escapeControls(text).replace(/[!-/:-@[-`{-~]/g, (char) => `\\${char}${REFERENCE_PREFIXES.has(char) ? ZERO_WIDTH_JOINER : ""}`);
-}
 
 /** GitLab refuses a comment over 1,000,000 characters; the list is cut to leave room for the rest. */
 const MAX_LIST_CHARS = 900_000;
 
 export function renderMarkdown(report: AnyReport): string {
+  if (isComparison(report)) return comparisonMarkdown(report);
   const view = viewOf(report);
   const out = [`### ${escapeMarkdown(titleOf(view, report))}`, ""];
   const closing = view.closing?.(report as never);

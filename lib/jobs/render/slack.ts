@@ -1,4 +1,5 @@
 /** A report as Slack Block Kit (chat-ops and run notifications): title, summary, policy, actions, warnings. */
+import { comparisonLines, isComparison } from "./comparison.ts";
 import { escapeControls } from "./escape.ts";
 import { policyLine, statsLine, titleOf, viewOf, type AnyReport } from "./parts.ts";
 
@@ -22,11 +23,14 @@ export function renderSlack(report: AnyReport): SlackMessage {
     { type: "header", text: { type: "plain_text", text: title.slice(0, 150) } },
     { type: "section", text: { type: "mrkdwn", text: summary } },
   ];
-  for (const action of report.actions.slice(0, MAX_ACTION_BLOCKS)) {
+  // A comparison of policies shows its differences instead of the plan (a section's text is at most 3,000 characters).
+  const compared = isComparison(report);
+  if (compared) blocks.push({ type: "section", text: { type: "mrkdwn", text: comparisonLines(report, escapeMrkdwn).join("\n").slice(0, 3000) } });
+  for (const action of compared ? [] : report.actions.slice(0, MAX_ACTION_BLOCKS)) {
     const line = [`*${escapeMrkdwn(view.group(action as never))}*`, ...view.columns(action as never).map(escapeMrkdwn), `_${action.status}_`].join("  ");
     blocks.push({ type: "section", text: { type: "mrkdwn", text: line.slice(0, 3000) } });
   }
-  if (report.actions.length > MAX_ACTION_BLOCKS) {
+  if (!compared && report.actions.length > MAX_ACTION_BLOCKS) {
     blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: `…and ${report.actions.length - MAX_ACTION_BLOCKS} more; run the CLI with --json for all of them.` }] });
   }
   if (report.warnings.length) {

@@ -4,6 +4,7 @@
  * in terraform's manner. Every server text passes escapeControls; lines wrap to `width` if given.
  */
 import { styleText } from "node:util";
+import { comparisonLines, isComparison } from "./comparison.ts";
 import { escapeControls } from "./escape.ts";
 import { policyLine, statsLine, tallyOf, titleOf, viewOf, type AnyReport } from "./parts.ts";
 import { wrapLines } from "./wrap.ts";
@@ -30,6 +31,8 @@ export interface TextOptions {
 export function renderText(report: AnyReport, opts: TextOptions): string {
   const view = viewOf(report);
   const paint = (style: Style, text: string) => (opts.color ? styleText(style, text, { validateStream: false }) : text);
+  // A comparison of policies is about the change: its differences, not the proposed policy's plan.
+  if (isComparison(report)) return wrapLines([...comparisonLines(report, (t) => escapeControls(t)), "", statsLine(report), ...report.warnings.map((w) => paint("yellow", `warning: ${escapeControls(w)}`))].join("\n"), opts.width);
   const lines = [paint("bold", titleOf(view, report)), escapeControls(policyLine(report))];
   const tally = tallyOf(view, report);
   if (tally) {

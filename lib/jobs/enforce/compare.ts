@@ -1,0 +1,101 @@
+/**
+ * A policy change judged share by share (`warden enforce --compare-policy-ref`): each share the one
+ * examination lists is judged under the proposed policy (the run's) and the base one, and only the
+ * shares whose fate differs are kept, so memory grows with the difference, as it does with the strays.
+ *
+ * Each share lands in at most one section, removal first:
+ * - newlyRemoved: stray under the proposed policy, not under the base (allowed, exempt or out of scope
+ *   there; an exemption that lapses into a removal is here);
+ * - noLongerRemoved: stray under the base, not under the proposed (an exemption that newly applies to a
+ *   stray share is here);
+ * - exemptionChanged: stray under neither, exempt under exactly one (exempt ↔ allowed or out of scope).
+ * Everything else (stray under both, whatever the reason; allowed ↔ out of scope; another exemption
+ * rule) changes nothing a run does, and is not listed.
+ */
+import type { GroupShare } from "../../gitlab/index.ts";
+import { evaluateShare, scopeGroups, type Policy, type ShareVerdict } from "../../policy/index.ts";
+import { withLevelName } from "../envelope.ts";
+import { byKindAndPath, plannedRemoval, shareInput, shareKey, type ShareKindName, type ShareRemoval, type Subject } from "../shares/plan.ts";
+
+export const COMPARISON_SECTIONS = ["newlyRemoved", "noLongerRemoved", "exemptionChanged"] as const;
+export type ComparisonSection = (typeof COMPARISON_SECTIONS)[number];
+
+/** The report's `comparison`: which policy the run's was compared with, and the differing shares. */
+export type PolicyComparison = { baseRef: string; baseCommitId: string } & Record<ComparisonSection, ShareRemoval[]>;
+
+/** One share whose fate differs, as a slice records it (JSON). */
+export interface Difference {
+  section: ComparisonSection;
+  action: ShareRemoval;
+}
+
+/** How a share differs between the two verdicts, and why in words; undefined: it does not. */
+export function compareVerdicts(base: ShareVerdict, proposed: ShareVerdict): { section: ComparisonSection; reason: string } | undefined {
+  const was = `the base policy ${verdictText(base)}`;
+  if (proposed.kind === "stray" && base.kind !== "stray") return { section: "newlyRemoved", reason: `${proposed.reason} (${was})` };
+  if (base.kind === "stray" && proposed.kind !== "stray") return { section: "noLongerRemoved", reason: `${capital(verdictText(proposed))} (${was})` };
+  if (base.kind === "stray" || (base.kind === "exempt") === (proposed.kind === "exempt")) return undefined;
+  const change = proposed.kind === "exempt" ? "exemption newly applies" : "exemption lapses";
+  return { section: "exemptionChanged", reason: `${change}: the proposed policy ${verdictText(proposed)} (${was})` };
+}
+
+/** The share judged under the base policy too (slice.ts): its difference from the proposed verdict, if any. */
+export function judgeUnderBase(base: Policy, kind: ShareKindName, subject: Subject, share: GroupShare, proposed: ShareVerdict, now: Date): Difference | undefined {
+  const found = compareVerdicts(evaluateShare(base, shareInput(kind, subject, share), now), proposed);
+  return found && { section: found.section, action: plannedRemoval(kind, subject, share, found.reason) };
+}
+
+function verdictText(verdict: ShareVerdict): string {
+  switch (verdict.kind) {
+    case "allowed":
+      return `allows it (${verdict.rule})`;
+    case "exempt":
+      return `exempts it (${verdict.rule})`;
+    case "out-of-scope":
+      return "leaves it out of scope";
+    case "stray":
+      return `removes it: ${verdict.reason}`;
+  }
+}
+
+const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/**
+ * The comparison of a whole run from its slices' differences: each share once (a project listed
+ * twice, moved mid-listing, is judged twice), each section in the plan's order. Actions in
+ * newlyRemoved stay "planned" (a run after merging plans them; their authors are the plan's, as
+ * the same shares are stray in it); the others are "skipped".
+ */
+export function comparisonOf(base: Policy, differences: readonly Difference[], plan: readonly ShareRemoval[]): PolicyComparison {
+  const source = base.source;
+  if (source.source !== "gitlab") throw new Error("a comparison's base policy comes from a GitLab repository");
+  const comparison: PolicyComparison = { baseRef: source.ref, baseCommitId: source.commitId, newlyRemoved: [], noLongerRemoved: [], exemptionChanged: [] };
+  const seen = new Set<string>();
+  const planned = new Map(plan.map((action) => [shareKey(action), action]));
+  for (const { section, action } of differences) {
+    const key = shareKey(action);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const attributed = planned.get(key);
+    const authored = attributed?.addedBy === undefined ? {} : { addedBy: attributed.addedBy, ...(attributed.attribution ? { attribution: attributed.attribution } : {}) };
+    comparison[section].push(withLevelName(section === "newlyRemoved" ? { ...action, ...authored } : { ...action, status: "skipped" }));
+  }
+  for (const section of COMPARISON_SECTIONS) comparison[section].sort(byKindAndPath);
+  return comparison;
+}
+
+/** Differing shares in all sections. */
+export function comparisonSize(comparison: PolicyComparison): number {
+  return COMPARISON_SECTIONS.reduce((n, section) => n + comparison[section].length, 0);
+}
+
+/**
+ * The one examination covers the proposed policy's scope: a change that widens or narrows
+ * gitlab.scope is compared only where the proposed scope reaches, and the report says so.
+ */
+export function scopeWarning(base: Policy, proposed: Policy): string | undefined {
+  const names = (p: Policy) => (scopeGroups(p) ?? ["(the whole instance)"]).map((g) => g.toLowerCase()).sort().join(", ");
+  const [was, now] = [names(base), names(proposed)];
+  if (was === now) return undefined;
+  return `the change alters gitlab.scope (base: ${was}; proposed: ${now}): only the proposed scope was examined, so shares only the base scope governs are not compared`;
+}
