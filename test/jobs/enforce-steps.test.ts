@@ -109,7 +109,9 @@ describe("enforce in steps", () => {
   });
 
   it("a run past its time limit stops listing, says how far it got and removes nothing", async () => {
-    const { stepped } = await twins({ projects: 3_000, latencyMs: 3 });
+    // At 20 ms a request the token check and the scope alone take 40 ms: the listing cannot end within
+    // 60 ms on a fast machine, and on a loaded one it only stops earlier.
+    const { stepped } = await twins({ projects: 3_000, latencyMs: 20 });
     const steps = recordingSteps({ sliceMs: 10, perStep: 1_000 });
     const report = await run(stepped, steps, { apply: true, runLimitMs: 60 });
     expect(report.summary.complete).toBe(false);

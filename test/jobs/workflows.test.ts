@@ -231,7 +231,8 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
   });
 
   it("applies at most three changes at once by default", async () => {
-    const sim = await start(generation, { latencyMs: 40 });
+    // Long enough that three changes started together are still in flight together on a loaded machine.
+    const sim = await start(generation, { latencyMs: 250 });
     const report = await reconcile(sim, { apply: true });
     expect(report.summary.applied).toBe(4);
     expect(sim.counters.maxConcurrency).toBe(3);
