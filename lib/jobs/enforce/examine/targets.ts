@@ -16,24 +16,33 @@ import type { ExaminationWork, ScopeRoot } from "./work.ts";
  * path with its subtree, or else the project there. A group by itself (`subtree: false`) is its own
  * shares and its own projects' shares, not its subgroups'.
  */
-export type EnforceTarget = string | { kind: "group"; path: string; subtree: boolean } | { kind: "project"; path: string };
+export type EnforceTarget =
+  | string
+  | { kind: "group"; path: string; subtree: boolean }
+  | { kind: "project"; path: string }
+  // By id, as an event names its subject (GitLab takes an id wherever a path is taken): checked against
+  // the scope once found, and left alone with a warning when outside it (an event is not bad input).
+  | { kind: "group"; id: number; subtree: false }
+  | { kind: "project"; id: number };
 
 /** A target as GitLab has it: its id, and its full path as GitLab spells it. */
 export type FoundTarget = { kind: "group"; id: number; path: string; subtree: boolean } | { kind: "project"; id: number; path: string };
 
 /** A target checked before any request: its path as written, less slashes at either end. */
-type CheckedTarget = { kind?: "group" | "project"; path: string; subtree: boolean; given: string };
+type CheckedTarget = { kind?: "group" | "project"; path: string; subtree: boolean; given: string; byId?: true };
 
 /** Each target's path, checked against the policy's scope before any request; every bad one named at once. */
 export function checkTargets(policy: Policy, targets: readonly EnforceTarget[]): CheckedTarget[] {
   if (targets.length === 0) throw new ScopeError("targets: none given (leave targets out to examine the whole scope)");
   const scope = scopeGroups(policy);
   const checked = targets.map((target): CheckedTarget => {
+    if (typeof target !== "string" && "id" in target) return { kind: target.kind, path: String(target.id), subtree: false, given: `${target.kind} ${target.id}`, byId: true };
     const { kind, path: given } = typeof target === "string" ? { kind: undefined, path: target } : target;
     const subtree = typeof target === "string" || (target.kind === "group" && target.subtree);
     return { ...(kind ? { kind } : {}), path: given.trim().replace(/^\/+|\/+$/g, ""), subtree, given };
   });
-  const problems = checked.flatMap(({ path, given }) => {
+  const problems = checked.flatMap(({ path, given, byId }) => {
+    if (byId) return [];
     if (path === "" || path.split("/").includes("")) return [`target ${JSON.stringify(given)} is not a group or project path (a full path, e.g. acme/mobile)`];
     if (inScope(policy, path)) return [];
     return [`target ${JSON.stringify(given)} is outside the policy's scope (gitlab.scope.groups: ${scope?.join(", ")}): a target must be a scope group or lie under one`];
@@ -48,15 +57,18 @@ export function checkTargets(policy: Policy, targets: readonly EnforceTarget[]):
  * another path (a project renamed or moved: its old path redirects); a target inside another is
  * dropped, as its examination holds it. Every target not found is named at once.
  */
-export async function findTargets(gitlab: GitLabClient, policy: Policy, targets: readonly CheckedTarget[], concurrency: number, signal?: AbortSignal): Promise<FoundTarget[]> {
+export async function findTargets(gitlab: GitLabClient, policy: Policy, targets: readonly CheckedTarget[], concurrency: number, signal?: AbortSignal, warnings: string[] = []): Promise<FoundTarget[]> {
   const found = await pMap(targets, (target) => findTarget(gitlab, target, signal), { concurrency });
   const problems = found.flatMap((result, i) => {
-    const { given } = targets[i]!;
-    if (typeof result === "string") return [`target ${JSON.stringify(given)}: ${result}`];
-    return inScope(policy, result.path) ? [] : [`target ${JSON.stringify(given)} is at ${result.path} on GitLab, outside the policy's scope`];
+    const { given, byId } = targets[i]!;
+    if (typeof result === "string" && byId) warnings.push(`target ${given}: ${result}: left alone`);
+    if (typeof result === "string") return byId ? [] : [`target ${JSON.stringify(given)}: ${result}`];
+    if (inScope(policy, result.path)) return [];
+    if (byId) warnings.push(`target ${given} is at ${result.path} on GitLab, outside the policy's scope: left alone`);
+    return byId ? [] : [`target ${JSON.stringify(given)} is at ${result.path} on GitLab, outside the policy's scope`];
   });
   if (problems.length) throw new ScopeError(`${problems.join("; ")}; nothing was examined or changed`);
-  const targetsFound = found.filter((result) => typeof result !== "string");
+  const targetsFound = found.filter((result) => typeof result !== "string" && inScope(policy, result.path)) as FoundTarget[];
   const unique = [...new Map(targetsFound.map((t) => [`${t.kind} ${t.id} ${t.kind === "group" && t.subtree}`, t])).values()];
   return unique.filter((inner) => !unique.some((outer) => outer !== inner && holds(outer, inner)));
 }
@@ -111,6 +123,7 @@ export function targetedWork(targets: readonly FoundTarget[], roots: readonly Sc
  * tell (and a targeted apply is not refused for it).
  */
 export function targetedWarning(targets: readonly FoundTarget[]): string {
+  if (targets.length === 0) return "targeted run: no target was found in the policy's scope, so nothing was examined or changed";
   const named = targets.map((t) => `${t.path} (${t.kind === "project" ? "project" : t.subtree ? "group and its subgroups" : "group by itself"})`);
   return (
     `targeted run: only ${named.join(", ")} examined; the rest of the scope was neither judged nor changed, ` +
