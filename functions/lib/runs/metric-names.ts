@@ -21,4 +21,6 @@ export const METRIC = {
   retries: "Retries",
   rateLimited: "RateLimited",
   duration: "Duration",
+  /** The Watch function: seconds from a share's audit event to its removal, one value per share removed. */
+  secondsToRemoval: "SecondsToRemoval",
 } as const;

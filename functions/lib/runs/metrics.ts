@@ -57,3 +57,11 @@ function values(outcome: RunOutcome, job: JobName): [MetricName, number, Unit?][
     [METRIC.duration, stats.durationMs, MetricUnit.Milliseconds],
   ];
 }
+
+/** The Watch function's time to enforcement: one value per share removed, seconds from its audit event (lib/jobs/watch). */
+export function recordSecondsToRemoval(seconds: readonly number[], labels: Pick<RunLabels, "job" | "trigger" | "stage">): void {
+  if (seconds.length === 0) return;
+  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE, defaultDimensions: { stage: labels.stage, job: labels.job, trigger: labels.trigger } });
+  for (const value of seconds) metrics.addMetric(METRIC.secondsToRemoval, MetricUnit.Seconds, value);
+  metrics.publishStoredMetrics();
+}

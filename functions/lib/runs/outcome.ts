@@ -7,8 +7,8 @@ import { errorText, exitCode, FAILED_STATUSES, type JobName, type Report } from 
 
 export type AnyReport = Report<{ status: string }, object>;
 
-/** Who started a run: the schedule, a person in the console, or a chat command (through the worker). */
-export type Trigger = "schedule" | "console" | "chat";
+/** Who started a run: the schedule, a person in the console, a chat command (through the worker), or audit events (the Watch function). */
+export type Trigger = "schedule" | "console" | "chat" | "watch";
 
 export type RunOutcome = { report: AnyReport } | { error: unknown };
 
