@@ -26,7 +26,8 @@ export function watchWorld(): GitLabDataset {
   };
 }
 
-export const WATCH_TOKENS = { root: { admin: true }, jane: { admin: false, username: "jane" }, olga: { admin: false, username: "olga" } };
+/** `root` and the Lambda tests' secret (glpat-sim-admin) are administrators; Jane owns acme, Olga partners and other. */
+export const WATCH_TOKENS = { root: { admin: true }, "glpat-sim-admin": { admin: true }, jane: { admin: false, username: "jane" }, olga: { admin: false, username: "olga" } };
 
 export const watchPolicyText = ({ maxRemovals = 100, maxRequestsPerHour = 3600 } = {}) => `version: 1
 gitlab:
