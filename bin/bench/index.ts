@@ -16,10 +16,11 @@ import { BUCKET, bucketRows } from "./rows/bucket.ts";
 import { durableRows } from "./rows/durable.ts";
 import { latencyRows, UNEVEN } from "./rows/latency.ts";
 import { sizeRows } from "./rows/size.ts";
+import { watchRows } from "./rows/watch.ts";
 import { parseSettings } from "./settings.ts";
 
 /** The kinds of row, in the order they run and are written (each with its own row type). */
-const ROW_KINDS: RowKind<any>[] = [sizeRows, latencyRows, durableRows, bucketRows];
+const ROW_KINDS: RowKind<any>[] = [sizeRows, latencyRows, durableRows, bucketRows, watchRows];
 
 const HELP = `Usage: npm run bench -- [--sizes 1000,10000,100000] [--latency 20] [--concurrency N] [--time-scale 10] [--timeout-s 600] [--json | --markdown FILE]
 
@@ -49,6 +50,9 @@ const HELP = `Usage: npm run bench -- [--sizes 1000,10000,100000] [--latency 20]
   --bucket      projects in the token-bucket row (default 10000; --bucket= leaves it out): Warden's dry
                 run at --latency behind a front proxy's token bucket (${BUCKET.ratePerSecond} requests a second, burst ${BUCKET.burst})
                 that answers 429s without any header
+  --watch       shares made in the watch row (default 10; --watch= leaves it out): a watch polling the
+                audit events with --apply, each share timed from creation to removal, and its requests an hour
+  --watch-interval-s  that watch's poll interval (default 5; the Watch function's is 60)
   --json        print the rows and targets as JSON instead of Markdown
   --markdown FILE  write the Markdown to FILE (docs/benchmarks.md) instead of printing it
 `;

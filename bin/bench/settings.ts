@@ -26,6 +26,9 @@ export interface Settings {
   durable: number;
   durableInvocationS: number;
   bucket: number;
+  /** Shares made in the watch row (0 leaves it out), and its poll interval. */
+  watch: number;
+  watchIntervalS: number;
   json: boolean;
   /** The file to write the Markdown to; "" prints it. */
   markdown: string;
@@ -47,6 +50,8 @@ const OPTIONS = {
   durable: { type: "string", default: "300000" },
   "durable-invocation-s": { type: "string", default: "900" },
   bucket: { type: "string", default: "10000" },
+  watch: { type: "string", default: "10" },
+  "watch-interval-s": { type: "string", default: "5" },
   json: { type: "boolean", default: false },
   markdown: { type: "string", default: "" },
   help: { type: "boolean", default: false },
@@ -72,6 +77,8 @@ export function parseSettings(args: string[]): Settings {
     durable: Number(flags.durable),
     durableInvocationS: Number(flags["durable-invocation-s"]),
     bucket: Number(flags.bucket),
+    watch: Number(flags.watch),
+    watchIntervalS: Number(flags["watch-interval-s"]),
     json: flags.json,
     markdown: flags.markdown,
     help: flags.help,
