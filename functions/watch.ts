@@ -60,6 +60,7 @@ async function watch(event: ScheduledEvent, context: Context & DeadlineContext):
       throw error;
     }
     if (polled === "started") return { polled: "started", events: 0 };
+    for (const line of polled.ignored) logger.info(line);
     if (!polled.report) return { polled: "nothing new", events: polled.read };
     const { report } = await runLifecycle(async () => polled.report!, life);
     recordSecondsToRemoval(secondsToRemoval(report), labels);

@@ -69,6 +69,7 @@ strays, 3 a guard tripped (nothing changed in that batch).`,
           failed = 0;
           if (polled.moved) writeWatchState(statePath, gitlab.http.origin, (cursor = polled.cursor));
           if (polled.report) worst = worse(worst, printBatch(io, polled.report, args));
+          else for (const line of polled.ignored) notice(io, line);
         } catch (err) {
           if (signal?.aborted) break;
           if (err instanceof WatchError || ++failed >= MAX_FAILED_POLLS) throw err;

@@ -71,6 +71,7 @@ describe("watch: one poll", () => {
     sim.resetCounters();
     const outside = await pollOnce({ ...w });
     expect(outside.report).toBeUndefined();
+    expect(outside.ignored).toEqual([`event ${sim.auditEvents.at(-1)!.id} (project_group_link_created) names other/tool, outside the policy's scope: left alone`]);
     expect(outside.moved).toBe(true);
     expect(sim.counters.byRoute).toEqual({ "GET /audit_events": 1 });
 
@@ -83,6 +84,17 @@ describe("watch: one poll", () => {
     expect(exitCode(dry.report!)).toBe(2);
     expect(dry.cursor.sources["instance"]).toBe(sim.auditEvents.at(-1)!.id);
     expect(allShares(sim)).toEqual([`p${IDS.app}:${IDS.partners}`, `p${IDS.tool}:${IDS.partners}`]);
+  });
+
+  it("a project transferred into the scope keeps its shares: its project_namespace_updated names it, and its stray share is removed at the next poll", async () => {
+    await start();
+    await share(sim, "olga", `/projects/${IDS.tool}/share`, IDS.partners); // outside the scope: nobody's business yet
+    const w = await begin("root");
+    sim.moveProject(IDS.tool, IDS.acme, "jane");
+    const polled = await pollOnce({ ...w, apply: true });
+    expect(polled.report!.events).toMatchObject([{ name: "project_namespace_updated", subject: `project:${IDS.tool}`, path: "acme/tool" }]);
+    expect(polled.report!.actions).toMatchObject([{ projectId: IDS.tool, project: "acme/tool", groupId: IDS.partners, status: "done" }]);
+    expect(allShares(sim)).toEqual([]);
   });
 
   it("a group Owner reads each scope group's own events: a group share is enforced; a project share is recorded on the outside group it invites, so the watch does not see it", async () => {

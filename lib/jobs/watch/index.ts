@@ -51,6 +51,8 @@ export interface PollResult {
   moved: boolean;
   /** Events read this poll (all kinds). */
   read: number;
+  /** Events that named a subject outside the scope, each said once (also among the report's warnings, when there is one). */
+  ignored: string[];
 }
 
 /** One poll: read, pick the subjects, enforce them, move the cursor if the batch was handled. */
@@ -86,7 +88,7 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
     handled.push(named);
     subjects.set(named.subject, subject);
   }
-  const moved = { cursor: next, moved: true, read: events.size };
+  const moved = { cursor: next, moved: true, read: events.size, ignored: outside };
   if (subjects.size === 0) return moved;
   const targets = [...subjects.values()].map((s) => (s.kind === "group" ? { kind: "group" as const, id: s.id, subtree: false as const } : { kind: "project" as const, id: s.id }));
   const run = await enforce({ ...opts, targets }, opts.steps ?? direct);
@@ -99,7 +101,7 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
   const done = run.summary.guard === "tripped" || (run.summary.complete && !run.actions.some((a) => FAILED_STATUSES.has(a.status)));
   if (!done) report.warnings.push(`these events are handled again at the next poll (the run stopped or a removal failed): ${handled.map((e) => e.id).join(", ")}`);
   if (run.summary.guard === "tripped") report.warnings.push(`guard tripped: the subjects of events ${handled.map((e) => e.id).join(", ")} were left as they are; the watch moves on (review them, then run warden enforce)`);
-  return done ? { ...moved, report } : { report, cursor: opts.cursor, moved: false, read: events.size };
+  return done ? { ...moved, report } : { ...moved, report, cursor: opts.cursor, moved: false };
 }
 
 /** Seconds from each removed share's event (the earliest naming its subject) to the batch's end: time to enforcement. */
