@@ -9,14 +9,19 @@ import { exitCode } from "../../lib/jobs/index.ts";
 import { cursorFor, pollOnce, secondsToRemoval, watchSources, WatchError, type WatchCursor } from "../../lib/jobs/watch/index.ts";
 import type { Policy } from "../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
+import { scriptedServer } from "../support/server.ts";
 import { validReport } from "../support/report.ts";
 import { allShares, client, IDS, share, WATCH_TOKENS, watchPolicy, watchWorld } from "../support/watch-world.ts";
 
 let sim: GitLabSim;
-afterEach(() => sim?.close());
+const started: GitLabSim[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((s) => s.close()));
+});
 
 async function start(opts: GitLabSimOptions = {}) {
   sim = await startGitLabSim({ dataset: watchWorld(), tokens: WATCH_TOKENS, recordRequests: true, ...opts });
+  started.push(sim);
 }
 
 /** The watch's start for this token: its sources and cursor, as `warden watch` makes them. */
@@ -138,6 +143,34 @@ describe("watch: one poll", () => {
     const again = await pollOnce({ ...w, cursor: stopped.cursor, apply: true });
     expect(again.report!.events.map((e) => e.id)).toEqual(stopped.report!.events.map((e) => e.id));
     expect(allShares(sim)).toEqual([]);
+  });
+});
+
+describe("watch: deduplication", () => {
+  it("an event listed twice (pages that shift while read) counts once, and the listing stops at the cursor", async () => {
+    const event = (id: number) => ({ id, author_id: 5, entity_id: 1, entity_type: "User", event_name: "user_logged_in", details: {}, created_at: "2026-11-27T05:00:00Z" });
+    const server = await scriptedServer((req, res) => {
+      const page = new URL(req.url, "http://x").searchParams.get("id_before");
+      const link = page ? {} : { link: `<${server.url}/api/v4/audit_events?pagination=keyset&order_by=id&sort=desc&id_before=4>; rel="next"` };
+      res.writeHead(200, { "content-type": "application/json", ...link });
+      res.end(JSON.stringify(page ? [event(4), event(3), event(2)] : [event(5), event(4)]));
+    });
+    // (scriptedServer closes it after the test.)
+    const gitlab = client({ url: server.url } as GitLabSim, "root");
+    const polled = await pollOnce({ gitlab, policy: watchPolicy(), sources: [{ key: "instance", source: { kind: "instance" }, label: "the instance" }], cursor: { version: 1, sources: { instance: 2 } } });
+    expect(polled).toMatchObject({ read: 3, moved: true, cursor: { sources: { instance: 5 } } });
+    expect(polled.report).toBeUndefined();
+    expect(server.received.map((r) => new URL(r.url, server.url).searchParams.get("id_before"))).toEqual([null, "4"]);
+  });
+
+  it("events naming one subject make one target, each event listed", async () => {
+    await start();
+    const w = await begin("root");
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.other);
+    const polled = await pollOnce({ ...w });
+    expect(polled.report!.events.map((e) => e.subject)).toEqual([`project:${IDS.app}`, `project:${IDS.app}`]);
+    expect(polled.report!.summary).toMatchObject({ projects: 1, strays: 2 });
   });
 });
 
