@@ -91,7 +91,8 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
   const moved = { cursor: next, moved: true, read: events.size, ignored: outside };
   if (subjects.size === 0) return moved;
   const targets = [...subjects.values()].map((s) => (s.kind === "group" ? { kind: "group" as const, id: s.id, subtree: false as const } : { kind: "project" as const, id: s.id }));
-  const run = await enforce({ ...opts, targets }, opts.steps ?? direct);
+  const { sources: _sources, cursor: _cursor, steps = direct, ...options } = opts;
+  const run = await enforce({ ...options, targets }, steps);
   const report: WatchReport = {
     ...run,
     stats: { ...run.stats, requests: run.stats.requests + listed.requests, pages: run.stats.pages + listed.pages, auditRequests: (run.stats.auditRequests ?? 0) + listed.requests },
