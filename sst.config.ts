@@ -15,6 +15,8 @@
  *                              commit (default: the project's default branch)
  *   WARDEN_ENFORCE_SCHEDULE    default rate(1 day); "off" disables the schedule (the function stays)
  *   WARDEN_WORKFLOWS_SCHEDULE  default rate(1 hour); "off" likewise
+ *   WARDEN_WATCH_SCHEDULE      the Watch function's poll of GitLab's audit events (with GITLAB_URL;
+ *                              Premium and up): default rate(1 minute); "off" on GitLab Free
  *   WARDEN_CHATOPS             "on" (default) or "off": no Slack endpoint (and no worker, unless events need it)
  *   WARDEN_EVENTS              "on" or "off" (default): the Events endpoint for GitLab's audit event
  *                              streaming and system hooks (docs/aws.md), with the worker; needs GITLAB_URL
@@ -174,6 +176,14 @@ export default $config({
       new sst.aws.CronV2(`${name}Schedule`, { schedule: schedule.expression, enabled: schedule.enabled, event: { source: "schedule" }, function: target });
     }
 
+    // Watch (functions/watch.ts): GitLab's audit events polled each minute, only the subjects they name
+    // enforced. Its cursor and its lease are items of the claims table; a poll is short, and a lease
+    // left by an invocation that died expires with that invocation's timeout.
+    if (settings.gitlabUrl) {
+      const watch = { ...job("functions/watch.handler", claimsAccess("dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem")), timeout: "2 minutes" as const };
+      new sst.aws.CronV2("WatchSchedule", { schedule: settings.watchSchedule.expression, enabled: settings.watchSchedule.enabled, event: { source: "schedule" }, function: watch });
+    }
+
     const topic = new sst.aws.SnsTopic("Alarms");
     if (settings.alarmEmail) new aws.sns.TopicSubscription("AlarmEmail", { topic: topic.arn, protocol: "email", endpoint: settings.alarmEmail });
     for (const { name, job: jobName, schedule } of jobs) {
@@ -230,6 +240,7 @@ function deploySettings(stage: string) {
     policyRepository: policyRepository(env, gitlabUrl),
     enforceSchedule: schedule("WARDEN_ENFORCE_SCHEDULE", "rate(1 day)"),
     workflowsSchedule: schedule("WARDEN_WORKFLOWS_SCHEDULE", "rate(1 hour)"),
+    watchSchedule: schedule("WARDEN_WATCH_SCHEDULE", "rate(1 minute)"),
     chatops: oneOf("WARDEN_CHATOPS", ["on", "off"], "on") === "on",
     events: events(gitlabUrl),
     reportOnly: oneOf("WARDEN_REPORT_ONLY", ["true", "false"], String(stage !== "production")) === "true",

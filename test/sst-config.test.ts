@@ -69,7 +69,7 @@ class Deploy {
     return found[1];
   }
   alarms() { return this.all("aws:cloudwatch/metricAlarm:MetricAlarm"); }
-  schedule(job: "Enforce" | "Workflows"): Inputs { return this.one("aws:scheduler/schedule:Schedule", `${job}ScheduleSchedule`); }
+  schedule(job: "Enforce" | "Workflows" | "Watch"): Inputs { return this.one("aws:scheduler/schedule:Schedule", `${job}ScheduleSchedule`); }
   topicArn() { return arnOf("aws:sns/topic:Topic", "AlarmsTopic"); }
 }
 
@@ -122,7 +122,7 @@ describe("sst.config.ts as SST 4.17 builds it", () => {
 
   it("gives every top-level component a name of its own, compared case-insensitively across kinds", async () => {
     const deployed = await deploy();
-    expect(deployed.components()).toEqual(["Bucket RunHistory", "CronV2 EnforceSchedule", "CronV2 WorkflowsSchedule", "Dynamo Claims", "Function Chatops", "Function Worker", "SnsTopic Alarms", "Workflow Enforce"]);
+    expect(deployed.components()).toEqual(["Bucket RunHistory", "CronV2 EnforceSchedule", "CronV2 WatchSchedule", "CronV2 WorkflowsSchedule", "Dynamo Claims", "Function Chatops", "Function Worker", "SnsTopic Alarms", "Workflow Enforce"]);
     const lower = deployed.components().map((c) => c.split(" ")[1]!.toLowerCase());
     expect(new Set(lower).size).toBe(lower.length);
   });
@@ -155,7 +155,7 @@ describe("sst.config.ts", () => {
   it("points every handler at a module that exports that function", async () => {
     const deployed = await deploy();
     const handlers = deployed.functions().map(([, f]) => f.lambda["handler"] as string);
-    expect(handlers.sort()).toEqual(["functions/chatops.handler", "functions/enforce.handler", "functions/worker.handler", "functions/workflows.handler"]);
+    expect(handlers.sort()).toEqual(["functions/chatops.handler", "functions/enforce.handler", "functions/watch.handler", "functions/worker.handler", "functions/workflows.handler"]);
     // Imported without the deploy settings: a handler module must load anywhere, and must not reach AWS doing so.
     vi.stubEnv("WARDEN_SECRET_ARN", undefined);
     for (const handler of handlers) {
@@ -170,6 +170,11 @@ describe("sst.config.ts", () => {
     const deployed = await deploy();
     expect(deployed.schedule("Enforce")).toMatchObject({ scheduleExpression: "rate(1 day)", state: "ENABLED", target: { input: JSON.stringify({ source: "schedule" }) } });
     expect(deployed.schedule("Workflows")).toMatchObject({ scheduleExpression: "rate(1 hour)", state: "ENABLED", target: { input: JSON.stringify({ source: "schedule" }) } });
+    // The Watch polls GitLab's audit events each minute; WARDEN_WATCH_SCHEDULE=off (GitLab Free) keeps the function for console runs.
+    expect(deployed.schedule("Watch")).toMatchObject({ scheduleExpression: "rate(1 minute)", state: "ENABLED", target: { arn: deployed.fn("Watch").arn, input: JSON.stringify({ source: "schedule" }) } });
+    const off = await deploy("staging", { WARDEN_WATCH_SCHEDULE: "off" });
+    expect(off.schedule("Watch")).toMatchObject({ state: "DISABLED" });
+    expect(off.fn("Watch").lambda).toMatchObject({ handler: "functions/watch.handler" });
   });
 
   it("schedules the Enforce workflow's published version by its qualified ARN, and creates no second function for it", async () => {
@@ -245,7 +250,8 @@ describe("sst.config.ts", () => {
   it("runs every function on nodejs24.x with the timeouts the jobs need, and chat-ops within Slack's reach", async () => {
     const deployed = await deploy();
     const timeouts = Object.fromEntries(deployed.functions().map(([name, f]) => [name, f.lambda["timeout"]]));
-    expect(timeouts).toEqual({ Worker: 900, Chatops: 10, Enforce: 900, Workflows: 900 });
+    // Watch polls each minute: an invocation that died holds its lease no longer than this.
+    expect(timeouts).toEqual({ Worker: 900, Chatops: 10, Enforce: 900, Workflows: 900, Watch: 120 });
     expect(deployed.functions().every(([, f]) => f.lambda["runtime"] === "nodejs24.x")).toBe(true);
   });
 
@@ -275,7 +281,7 @@ describe("sst.config.ts", () => {
     const repository = { WARDEN_POLICY_FILE: undefined, WARDEN_POLICY_PROJECT: "security/warden-policy", WARDEN_POLICY_PATH: "policies/prod/warden.yaml", WARDEN_POLICY_REF: "release/2026" };
     // No file at the default warden.yaml either (the test's checkout has none): nothing is looked for.
     const deployed = await deploy("staging", repository);
-    expect(deployed.functions().map(([name]) => name).sort()).toEqual(["Chatops", "Enforce", "Worker", "Workflows"]);
+    expect(deployed.functions().map(([name]) => name).sort()).toEqual(["Chatops", "Enforce", "Watch", "Worker", "Workflows"]);
     for (const [name, f] of deployed.functions()) {
       expect(f.args["copyFiles"], name).toBeUndefined();
       expect(f.env, name).toMatchObject({ WARDEN_POLICY_PROJECT: "security/warden-policy", WARDEN_POLICY_PATH: "policies/prod/warden.yaml", WARDEN_POLICY_REF: "release/2026" });
@@ -356,19 +362,19 @@ describe("sst.config.ts", () => {
   });
 
   it.each([
-    ["GitLab-only", "N8N_URL", "Workflows", ["Bucket RunHistory", "CronV2 EnforceSchedule", "Dynamo Claims", "Function Chatops", "Function Worker", "SnsTopic Alarms", "Workflow Enforce"]],
+    ["GitLab-only", "N8N_URL", "Workflows", ["Bucket RunHistory", "CronV2 EnforceSchedule", "CronV2 WatchSchedule", "Dynamo Claims", "Function Chatops", "Function Worker", "SnsTopic Alarms", "Workflow Enforce"]],
     ["n8n-only", "GITLAB_URL", "Enforce", ["Bucket RunHistory", "CronV2 WorkflowsSchedule", "Dynamo Claims", "Function Chatops", "Function Worker", "SnsTopic Alarms"]],
   ])("deploys %s: without %s, no %s function or schedule, and the address in no environment", async (_, unset, absent, expected) => {
     const deployed = await deploy("staging", { [unset]: undefined });
     expect(deployed.components()).toEqual(expected);
     expect(deployed.functions().map(([name]) => name)).not.toContain(absent);
-    expect(deployed.all("aws:scheduler/schedule:Schedule").map((s) => s.name)).toEqual([`${absent === "Enforce" ? "Workflows" : "Enforce"}ScheduleSchedule`]);
+    expect(deployed.all("aws:scheduler/schedule:Schedule").map((s) => s.name).sort()).toEqual(absent === "Enforce" ? ["WorkflowsScheduleSchedule"] : ["EnforceScheduleSchedule", "WatchScheduleSchedule"]);
     for (const [name, f] of deployed.functions()) expect(f.env, name).not.toHaveProperty(unset);
   });
 
   it("leaves out chat-ops and its worker with WARDEN_CHATOPS=off, and refuses any value but on and off", async () => {
     const off = await deploy("staging", { WARDEN_CHATOPS: "off" });
-    expect(off.components()).toEqual(["Bucket RunHistory", "CronV2 EnforceSchedule", "CronV2 WorkflowsSchedule", "Dynamo Claims", "SnsTopic Alarms", "Workflow Enforce"]);
+    expect(off.components()).toEqual(["Bucket RunHistory", "CronV2 EnforceSchedule", "CronV2 WatchSchedule", "CronV2 WorkflowsSchedule", "Dynamo Claims", "SnsTopic Alarms", "Workflow Enforce"]);
     expect(off.outputs).not.toHaveProperty("chatopsUrl");
     expect(off.all("aws:lambda/functionUrl:FunctionUrl")).toEqual([]);
     expect((await deploy("staging", { WARDEN_CHATOPS: "on" })).components()).toContain("Function Chatops");
@@ -389,7 +395,7 @@ describe("sst.config.ts", () => {
   it("turns off Lambda's retries of the asynchronously invoked functions (Workflows' schedule and worker), not of chat-ops; a Workflow takes none", async () => {
     const deployed = await deploy();
     const configs = deployed.all("aws:lambda/functionEventInvokeConfig:FunctionEventInvokeConfig");
-    expect(Object.fromEntries(configs.map((c) => [c.name, c.inputs["maximumRetryAttempts"]]))).toEqual({ WorkerEventInvokeConfig: 0, WorkflowsScheduleHandlerEventInvokeConfig: 0 });
+    expect(Object.fromEntries(configs.map((c) => [c.name, c.inputs["maximumRetryAttempts"]]))).toEqual({ WorkerEventInvokeConfig: 0, WorkflowsScheduleHandlerEventInvokeConfig: 0, WatchScheduleHandlerEventInvokeConfig: 0 });
     expect(configs.find((c) => c.name === "WorkerEventInvokeConfig")!.inputs["functionName"]).toBe(deployed.fn("Worker").physicalName);
   });
 
@@ -406,6 +412,8 @@ describe("sst.config.ts", () => {
       Worker: ["dynamodb:PutItem", "dynamodb:GetItem"],
       // The lease is released when the run ends.
       Enforce: ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"],
+      // Its cursor (a conditional write) and its lease.
+      Watch: ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"],
     };
     for (const [name, f] of deployed.functions()) {
       const allowed = actions[name];

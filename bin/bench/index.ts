@@ -17,10 +17,11 @@ import { durableRows } from "./rows/durable.ts";
 import { latencyRows, UNEVEN } from "./rows/latency.ts";
 import { sizeRows } from "./rows/size.ts";
 import { streamRows } from "./rows/stream.ts";
+import { watchRows } from "./rows/watch.ts";
 import { parseSettings } from "./settings.ts";
 
 /** The kinds of row, in the order they run and are written (each with its own row type). */
-const ROW_KINDS: RowKind<any>[] = [sizeRows, latencyRows, durableRows, bucketRows, streamRows];
+const ROW_KINDS: RowKind<any>[] = [sizeRows, latencyRows, durableRows, bucketRows, watchRows, streamRows];
 
 const HELP = `Usage: npm run bench -- [--sizes 1000,10000,100000] [--latency 20] [--concurrency N] [--time-scale 10] [--timeout-s 600] [--stream 20] [--json | --markdown FILE]
 
@@ -50,6 +51,9 @@ const HELP = `Usage: npm run bench -- [--sizes 1000,10000,100000] [--latency 20]
   --bucket      projects in the token-bucket row (default 10000; --bucket= leaves it out): Warden's dry
                 run at --latency behind a front proxy's token bucket (${BUCKET.ratePerSecond} requests a second, burst ${BUCKET.burst})
                 that answers 429s without any header
+  --watch       shares made in the watch row (default 10; --watch= leaves it out): a watch polling the
+                audit events with --apply, each share timed from creation to removal, and its requests an hour
+  --watch-interval-s  that watch's poll interval (default 5; the Watch function's is 60)
   --stream      stray shares in the stream row (default 20; --stream= leaves it out): each streamed to the
                 Events function as GitLab sends its audit event, timed from the share's creation to its removal
   --json        print the rows and targets as JSON instead of Markdown

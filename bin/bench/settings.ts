@@ -26,6 +26,9 @@ export interface Settings {
   durable: number;
   durableInvocationS: number;
   bucket: number;
+  /** Shares made in the watch row (0 leaves it out), and its poll interval. */
+  watch: number;
+  watchIntervalS: number;
   /** Stray shares in the stream row; 0 leaves it out. */
   stream: number;
   json: boolean;
@@ -49,6 +52,8 @@ const OPTIONS = {
   durable: { type: "string", default: "300000" },
   "durable-invocation-s": { type: "string", default: "900" },
   bucket: { type: "string", default: "10000" },
+  watch: { type: "string", default: "10" },
+  "watch-interval-s": { type: "string", default: "5" },
   stream: { type: "string", default: "20" },
   json: { type: "boolean", default: false },
   markdown: { type: "string", default: "" },
@@ -75,6 +80,8 @@ export function parseSettings(args: string[]): Settings {
     durable: Number(flags.durable),
     durableInvocationS: Number(flags["durable-invocation-s"]),
     bucket: Number(flags.bucket),
+    watch: Number(flags.watch),
+    watchIntervalS: Number(flags["watch-interval-s"]),
     stream: Number(flags.stream),
     json: flags.json,
     markdown: flags.markdown,

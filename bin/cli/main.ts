@@ -9,12 +9,13 @@ import { enforceCommand } from "./enforce.ts";
 import { pipelineCommand } from "./pipeline.ts";
 import { policyCommand } from "./policy.ts";
 import { restoreCommand } from "./restore.ts";
+import { watchCommand } from "./watch.ts";
 import { workflowsCommand } from "./workflows.ts";
 import { notice, redactedIO, reportFormat, requestTimeoutFrom, UsageError } from "./io.ts";
 import { closest } from "./suggest.ts";
 import { packageVersion } from "./version.ts";
 
-export const COMMANDS: Command[] = [enforceCommand, applyCommand, pipelineCommand, policyCommand, restoreCommand, workflowsCommand];
+export const COMMANDS: Command[] = [enforceCommand, applyCommand, pipelineCommand, policyCommand, restoreCommand, watchCommand, workflowsCommand];
 
 /** The options every command takes besides its own (each command's usage lists them too). */
 export const COMMON = {

@@ -47,6 +47,8 @@ export interface GitlabPolicy {
   readonly guard: { readonly maxRemovals: number; readonly unmatchedRules: UnmatchedRules };
   /** Who added each stray share is read from audit events this many days back (0: off). */
   readonly attribution: { readonly days: number };
+  /** `warden watch` and the Watch function refuse to start when their audit-event polling would cost more. */
+  readonly watch: { readonly maxRequestsPerHour: number };
 }
 
 export const UNMATCHED_RULES = ["refuse", "warn"] as const;
@@ -129,6 +131,8 @@ export function slackNotifyLevel(policy: Policy): NotifyLevel {
 
 export const DEFAULT_MAX_REMOVALS = 25;
 export const DEFAULT_ATTRIBUTION_DAYS = 90;
+/** One request a second on average: a twentieth of GitLab.com's 2,000 a minute per user. */
+export const DEFAULT_WATCH_MAX_REQUESTS_PER_HOUR = 3600;
 /** GitLab keeps audit events indefinitely; a bound keeps the listing's cost stated. */
 export const MAX_ATTRIBUTION_DAYS = 3650;
 export const DEFAULT_MAX_WORKFLOW_CHANGES = 10;

@@ -3,7 +3,7 @@ import { ACCESS_LEVEL_NAMES } from "./access-levels.ts";
 import { oneOf } from "./format.ts";
 import { compileGlob, globProblem, groupPathProblem } from "./glob.ts";
 import type { GlobKind } from "./glob.ts";
-import { DEFAULT_ATTRIBUTION_DAYS, DEFAULT_MAX_REMOVALS, MAX_ATTRIBUTION_DAYS, DEFAULT_MAX_WORKFLOW_CHANGES, DEFAULT_NOTIFY_LEVEL, NOTIFY_LEVELS, UNMATCHED_RULES } from "./policy.ts";
+import { DEFAULT_ATTRIBUTION_DAYS, DEFAULT_MAX_REMOVALS, DEFAULT_WATCH_MAX_REQUESTS_PER_HOUR, MAX_ATTRIBUTION_DAYS, DEFAULT_MAX_WORKFLOW_CHANGES, DEFAULT_NOTIFY_LEVEL, NOTIFY_LEVELS, UNMATCHED_RULES } from "./policy.ts";
 import type { Glob, WorkflowSelector } from "./policy.ts";
 
 // Schemas here phrase their own messages. An error function returns undefined for
@@ -131,6 +131,7 @@ const gitlab = z.strictObject({
   }),
   guard: z.strictObject({ maxRemovals: positiveInt(DEFAULT_MAX_REMOVALS), unmatchedRules: z.enum(UNMATCHED_RULES).default("refuse") }).prefault({}),
   attribution: z.strictObject({ days: attributionDays }).prefault({}),
+  watch: z.strictObject({ maxRequestsPerHour: positiveInt(DEFAULT_WATCH_MAX_REQUESTS_PER_HOUR) }).prefault({}),
 });
 
 const pipelines = z.strictObject({

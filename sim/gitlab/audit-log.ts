@@ -42,6 +42,20 @@ export class AuditLog {
     });
   }
 
+  /** `project_namespace_updated`: a transfer, recorded on the project (at its new path), from and to its namespace. */
+  projectTransferred(author: Caller, project: SimProject, fromPath: string): SimAuditEvent {
+    const namespace = (path: string) => path.slice(0, path.lastIndexOf("/"));
+    return this.record(author, { type: "Project", id: project.id, path: project.path_with_namespace }, "project_namespace_updated", {
+      change: "namespace",
+      from: namespace(fromPath),
+      to: namespace(project.path_with_namespace),
+      target_id: project.id,
+      target_type: "Project",
+      target_details: project.path_with_namespace,
+      custom_message: `Changed namespace from ${namespace(fromPath)} to ${namespace(project.path_with_namespace)}`,
+    });
+  }
+
   /** `group_share_with_group_link_created` / `_updated`: recorded on the sharing group, its target the invited group. */
   groupShared(author: Caller, group: SimGroup, invited: SimGroup, change?: { from: number; to: number }): SimAuditEvent {
     const target = { target_id: invited.id, target_type: "Group", target_details: invited.full_path };

@@ -110,8 +110,11 @@ export interface GitLabSim {
   pendingFaults(): number;
   /** Replaces the rules and starts every window afresh. */
   setRateLimits(rules: RateLimitRule[]): void;
-  /** GitLab's project transfer into a group (Store.moveProject); the moved project. */
-  moveProject(projectId: number, groupId: number): SimProject;
+  /**
+   * GitLab's project transfer into a group (Store.moveProject); the moved project. With `token`, made
+   * by that token's user, recording `project_namespace_updated` on the project as GitLab does.
+   */
+  moveProject(projectId: number, groupId: number, token?: string): SimProject;
   /** Files committed to projects' repositories (repository-store.ts): `repositories.commit(project, files, branch?)`. */
   repositories: SimRepositories;
   /** The seeded merge requests' notes (notes.ts): `notes.of(projectId, iid)`, `notes.add(…)` to plant one. */
@@ -243,7 +246,14 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     addFaults: (...f) => faults.add(f),
     pendingFaults: () => faults.pending,
     setRateLimits: (rules) => limiter.set(rules),
-    moveProject: (projectId, groupId) => store.moveProject(projectId, groupId),
+    moveProject(projectId, groupId, token) {
+      const caller = token === undefined ? undefined : callers.get(token);
+      if (token !== undefined && !caller) throw new Error(`moveProject: no token ${token}`);
+      const from = store.dataset.projects.find((p) => p.id === projectId)?.path_with_namespace;
+      const moved = store.moveProject(projectId, groupId);
+      if (caller && from) audit.log.projectTransferred(caller, moved, from);
+      return moved;
+    },
     repositories: store.repositories,
     notes: store.notes,
     beforeAnswer(hook) {

@@ -12,6 +12,7 @@ import { bucketRow, bucketRows } from "../../bin/bench/rows/bucket.ts";
 import { durableRows, type DurableRow } from "../../bin/bench/rows/durable.ts";
 import { latencyRows, type LatencyRow } from "../../bin/bench/rows/latency.ts";
 import { sizeRows, type SizeRow } from "../../bin/bench/rows/size.ts";
+import { watchRows, type WatchRow } from "../../bin/bench/rows/watch.ts";
 import { parseSettings } from "../../bin/bench/settings.ts";
 
 const settings = parseSettings(["--sizes", "1000", "--latency-rows", "200", "--durable", "20000", "--bucket=", "--markdown", "docs/benchmarks.md"]);
@@ -87,4 +88,12 @@ it("a token-bucket row gets its section when it was measured", () => {
   const withBucket = benchMarkdown(settings, info, [{ kind: bucketRows, rows: [row] }] as Section[]);
   expect(withBucket).toContain(`## ${bucketRows.title}`);
   expect(withBucket).toContain("| 9,800 | 20/s, burst 4, bare 429s | dry run | 11.0 s | 10.5 s | 1.05× | 330 | 120 | 1 | 117 MB | yes |");
+});
+
+it("a watch row gets its section: seconds from creation to removal, and what the watch costs an hour", () => {
+  const row: WatchRow = { projects: 1000, intervalS: 5, shares: 10, removed: 10, medianS: 2.8, worstS: 4.7, polls: 5, requestsPerHour: 7157, idlePerHourAt60s: 60, requestsPerBatch: 12 };
+  const withWatch = benchMarkdown(settings, info, [{ kind: watchRows, rows: [row] }] as Section[]);
+  expect(withWatch).toContain(`## ${watchRows.title}`);
+  expect(withWatch).toContain("| 1,000 | 5 s | 10 | 10 | 2.8 s | 4.7 s | 5 | 7,157 | 12 requests | 60 requests |");
+  expect(withWatch).toContain("- **met**: watch: each share removed within two polls (worst 4.7 s at 5 s)");
 });

@@ -107,10 +107,10 @@ describe("the worker's run for a subject", () => {
     expect(gitlab.counters.byRoute["GET /groups/:id/projects"]).toBeUndefined();
     expect(slack.posts).toHaveLength(1);
     expect(JSON.stringify(slack.posts[0])).toMatch(/trigger event/);
-    const latency = emfRecords(logs.lines()).find((r) => "SecondsToEnforcement" in r);
+    const latency = emfRecords(logs.lines()).find((r) => "SecondsToRemoval" in r);
     expect(latency).toMatchObject({ job: "enforce", trigger: "event" });
-    expect(latency!["SecondsToEnforcement"]).toBeGreaterThanOrEqual(0);
-    expect(latency!["SecondsToEnforcement"]).toBeLessThan(30);
+    expect(latency!["SecondsToRemoval"]).toBeGreaterThanOrEqual(0);
+    expect(latency!["SecondsToRemoval"]).toBeLessThan(30);
     expect(logs.lines()).toContainEqual(expect.objectContaining({ message: "job finished", trigger: "event", subject: `project ${project.id}` }));
     logs.restore();
   });

@@ -191,6 +191,24 @@ describe("enforce --target", () => {
     expect(allShares()).toEqual(before);
   });
 
+  it("targets by id (as events name them): found on GitLab, checked against the scope then; one outside it or gone is left alone with a warning, not refused", async () => {
+    const { dataset, straysWhere } = await setup();
+    const mobile = dataset.groups.find((g) => g.full_path === "acme/mobile")!;
+    const outside = dataset.groups.find((g) => g.full_path === "partners/contractor-x")!;
+    const own = (path: string, kind: "project" | "group") => (kind === "group" ? path === "acme/mobile" : path.split("/").slice(0, -1).join("/") === "acme/mobile");
+    const report = await run({ targets: [{ kind: "group", id: mobile.id, subtree: false }, { kind: "group", id: outside.id, subtree: false }, { kind: "project", id: 999_999 }] });
+    expect(keys(report.actions)).toEqual(straysWhere(own));
+    expect(report.warnings).toEqual(expect.arrayContaining([
+      `target group ${outside.id} is at partners/contractor-x on GitLab, outside the policy's scope: left alone`,
+      "target project 999999: GitLab has no project at this path (or the token cannot see it): left alone",
+      expect.stringMatching(/^targeted run: only acme\/mobile \(group by itself\) examined/),
+    ]));
+    const none = await run({ apply: true, targets: [{ kind: "group", id: outside.id, subtree: false }] });
+    expect(none.actions).toEqual([]);
+    expect(none.warnings).toContain("targeted run: no target was found in the policy's scope, so nothing was examined or changed");
+    expect(nonGet()).toEqual([]);
+  });
+
   it("the guard counts what the targeted run plans: within maxRemovals it applies (a full run would trip), above it nothing is removed", async () => {
     const { all, straysWhere } = await setup();
     const target = straysWhere(under("acme/mobile"));

@@ -227,6 +227,13 @@ describe("parsePolicy results", () => {
     expect(policy.n8n).toEqual({ workflows: { keepActive: [], unlisted: "report", listedInactive: "report" }, guard: { maxChanges: 10 } });
   });
 
+  it("limits the watch's polling to 3,600 requests an hour by default; a limit is a positive whole number", () => {
+    expect(parsePolicy(`${GITLAB}      []\n`, "a.yaml").gitlab?.watch).toEqual({ maxRequestsPerHour: 3600 });
+    expect(parsePolicy(`${GITLAB}      []\n  watch: { maxRequestsPerHour: 120 }\n`, "a.yaml").gitlab?.watch).toEqual({ maxRequestsPerHour: 120 });
+    expect(() => parsePolicy(`${GITLAB}      []\n  watch: { maxRequestsPerHour: 0 }\n`, "a.yaml")).toThrow(/gitlab\.watch\.maxRequestsPerHour/);
+    expect(() => parsePolicy(`${GITLAB}      []\n  watch: { every: 60 }\n`, "a.yaml")).toThrow(/gitlab\.watch/);
+  });
+
   it("attributes removals 90 days back by default; `off` or 0 turns attribution off", () => {
     expect(parsePolicy(`${GITLAB}      []\n`, "a.yaml").gitlab?.attribution).toEqual({ days: 90 });
     expect(parsePolicy(`${GITLAB}      []\n  attribution: { days: off }\n`, "a.yaml").gitlab?.attribution).toEqual({ days: 0 });

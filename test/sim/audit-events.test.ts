@@ -52,6 +52,22 @@ describe("gitlab sim: audit events", () => {
     expect(updated.body[0]).toMatchObject({ id: 3, event_name: "group_share_with_group_link_updated", details: { changes: [{ change: "group_access", from: "Reporter", to: "Maintainer" }] } });
   });
 
+  it("records a transfer made by a token's user as project_namespace_updated on the project, at its new path; a move without one records nothing", async () => {
+    await start();
+    sim.moveProject(100, 20, "olga");
+    const events = await call("admin", "/projects/100/audit_events");
+    expect(events.body).toEqual([
+      {
+        id: 1, author_id: 6, entity_id: 100, entity_type: "Project", event_name: "project_namespace_updated", created_at: expect.any(String),
+        details: expect.objectContaining({ change: "namespace", from: "acme", to: "partners", target_id: 100, target_details: "partners/app", entity_path: "partners/app" }),
+      },
+    ]);
+    sim.moveProject(100, 10);
+    expect(sim.auditEvents).toHaveLength(1);
+    expect(() => sim.moveProject(100, 20, "nobody")).toThrow(/no token nobody/);
+    expect(sim.dataset.projects[0]!.path_with_namespace).toBe("acme/app");
+  });
+
   it("lets Owners, administrators and the instance endpoint read them, and no one else", async () => {
     await start();
     await call("jane", "/projects/100/share", { method: "POST", body: { group_id: 20, group_access: 30 } });

@@ -1,14 +1,14 @@
 /**
  * Time to enforcement, the stream's whole point: the seconds from the earliest event naming a subject
- * (its created_at, GitLab's clock) to the end of the run that removed its strays, as one EMF metric.
- * Only a run that removed something has one: a dry run or a subject in policy enforced nothing.
+ * (its created_at, GitLab's clock) to the end of the run that removed its strays, as the one
+ * SecondsToRemoval metric the Watch function emits too (trigger "event" here, "watch" there). Only a
+ * run that removed something has one: a dry run or a subject in policy enforced nothing.
  */
-import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { EnforceReport } from "../../../lib/jobs/index.ts";
 import { errorText } from "../../../lib/jobs/report.ts";
 import { logger } from "../lambda/logger.ts";
 import { runStage } from "../runs/lifecycle.ts";
-import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } from "../runs/metric-names.ts";
+import { recordSecondsToRemoval } from "../runs/metrics.ts";
 
 export function secondsToEnforcement(report: EnforceReport, events: readonly { createdAt?: string | undefined }[]): number | undefined {
   if (report.summary.removed === 0) return undefined;
@@ -22,15 +22,8 @@ export function recordSecondsToEnforcement(report: EnforceReport, events: readon
   const seconds = secondsToEnforcement(report, events);
   if (seconds === undefined) return;
   try {
-    emit(seconds);
+    recordSecondsToRemoval([seconds], { stage: runStage(), job: "enforce", trigger: "event" });
   } catch (err) {
     logger.error("emitting the time to enforcement failed", { error: errorText(err) });
   }
-}
-
-function emit(seconds: number): void {
-  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE, defaultDimensions: { stage: runStage(), job: "enforce" } });
-  metrics.addDimensions({ trigger: "event" });
-  metrics.addMetric(METRIC.secondsToEnforcement, MetricUnit.Seconds, seconds);
-  metrics.publishStoredMetrics();
 }

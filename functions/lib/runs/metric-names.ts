@@ -21,6 +21,6 @@ export const METRIC = {
   retries: "Retries",
   rateLimited: "RateLimited",
   duration: "Duration",
-  /** Of a run for GitLab's events that removed a share: seconds from the first event's created_at to the run's end. */
-  secondsToEnforcement: "SecondsToEnforcement",
+  /** Seconds from a share's audit event to its removal: the Watch function's (trigger watch), the stream's (trigger event). */
+  secondsToRemoval: "SecondsToRemoval",
 } as const;

@@ -57,3 +57,11 @@ function values(outcome: RunOutcome, job: JobName): [MetricName, number, Unit?][
     [METRIC.duration, stats.durationMs, MetricUnit.Milliseconds],
   ];
 }
+
+/** Time to enforcement: seconds from audit events to the removals they led to (the Watch function, lib/jobs/watch; the stream, lib/events/latency.ts). */
+export function recordSecondsToRemoval(seconds: readonly number[], labels: Pick<RunLabels, "job" | "trigger" | "stage">): void {
+  if (seconds.length === 0) return;
+  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE, defaultDimensions: { stage: labels.stage, job: labels.job, trigger: labels.trigger } });
+  for (const value of seconds) metrics.addMetric(METRIC.secondsToRemoval, MetricUnit.Seconds, value);
+  metrics.publishStoredMetrics();
+}

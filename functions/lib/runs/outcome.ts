@@ -7,8 +7,8 @@ import { errorText, exitCode, FAILED_STATUSES, type JobName, type Report } from 
 
 export type AnyReport = Report<{ status: string }, object>;
 
-/** Who started a run: the schedule, a person in the console, a chat command or GitLab's events (both through the worker). */
-export type Trigger = "schedule" | "console" | "chat" | "event";
+/** Who started a run: the schedule, a person in the console, a chat command or GitLab's events (both through the worker), or the Watch function. */
+export type Trigger = "schedule" | "console" | "chat" | "event" | "watch";
 
 export type RunOutcome = { report: AnyReport } | { error: unknown };
 

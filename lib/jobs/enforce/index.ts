@@ -60,7 +60,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       // The token check and the scope look-up go out together (reads: after a refused token the Lambda
       // may read a rotated secret and run again, functions/lib/runs/run-job.ts); the token's error comes first.
       const scope = awaitedLater(scopeRoots(gitlab, policy, signal));
-      const found = targets && awaitedLater(findTargets(gitlab, policy, targets, concurrency, signal));
+      const found = targets && awaitedLater(findTargets(gitlab, policy, targets, concurrency, signal, warnings));
       const user = await gitlab.currentUser(signal);
       const seesAllGroups = isTrue(user.is_admin) || isTrue(user.is_auditor);
       if (!seesAllGroups) {

@@ -20,7 +20,8 @@ export type EnforceTarget =
   | string
   | { kind: "group"; path: string; subtree: boolean }
   | { kind: "project"; path: string }
-  // By id, as events name them (GitLab takes an id wherever a path): checked against the scope once found.
+  // By id, as an event names its subject (GitLab takes an id wherever a path is taken): checked against
+  // the scope once found, and left alone with a warning when outside it (an event is not bad input).
   | { kind: "group"; id: number; subtree: boolean }
   | { kind: "project"; id: number };
 
@@ -56,15 +57,18 @@ export function checkTargets(policy: Policy, targets: readonly EnforceTarget[]):
  * another path (a project renamed or moved: its old path redirects); a target inside another is
  * dropped, as its examination holds it. Every target not found is named at once.
  */
-export async function findTargets(gitlab: GitLabClient, policy: Policy, targets: readonly CheckedTarget[], concurrency: number, signal?: AbortSignal): Promise<FoundTarget[]> {
+export async function findTargets(gitlab: GitLabClient, policy: Policy, targets: readonly CheckedTarget[], concurrency: number, signal?: AbortSignal, warnings: string[] = []): Promise<FoundTarget[]> {
   const found = await pMap(targets, (target) => findTarget(gitlab, target, signal), { concurrency });
   const problems = found.flatMap((result, i) => {
-    const { given } = targets[i]!;
-    if (typeof result === "string") return [`target ${JSON.stringify(given)}: ${result}`];
-    return inScope(policy, result.path) ? [] : [`target ${JSON.stringify(given)} is at ${result.path} on GitLab, outside the policy's scope`];
+    const { given, byId } = targets[i]!;
+    if (typeof result === "string" && byId) warnings.push(`target ${given}: ${result}: left alone`);
+    if (typeof result === "string") return byId ? [] : [`target ${JSON.stringify(given)}: ${result}`];
+    if (inScope(policy, result.path)) return [];
+    if (byId) warnings.push(`target ${given} is at ${result.path} on GitLab, outside the policy's scope: left alone`);
+    return byId ? [] : [`target ${JSON.stringify(given)} is at ${result.path} on GitLab, outside the policy's scope`];
   });
   if (problems.length) throw new ScopeError(`${problems.join("; ")}; nothing was examined or changed`);
-  const targetsFound = found.filter((result) => typeof result !== "string");
+  const targetsFound = found.filter((result) => typeof result !== "string" && inScope(policy, result.path)) as FoundTarget[];
   const unique = [...new Map(targetsFound.map((t) => [`${t.kind} ${t.id} ${t.kind === "group" && t.subtree}`, t])).values()];
   return unique.filter((inner) => !unique.some((outer) => outer !== inner && holds(outer, inner)));
 }
@@ -119,6 +123,7 @@ export function targetedWork(targets: readonly FoundTarget[], roots: readonly Sc
  * tell (and a targeted apply is not refused for it).
  */
 export function targetedWarning(targets: readonly FoundTarget[]): string {
+  if (targets.length === 0) return "targeted run: no target was found in the policy's scope, so nothing was examined or changed";
   const named = targets.map((t) => `${t.path} (${t.kind === "project" ? "project" : t.subtree ? "group and its subgroups" : "group by itself"})`);
   return (
     `targeted run: only ${named.join(", ")} examined; the rest of the scope was neither judged nor changed, ` +

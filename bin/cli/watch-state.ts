@@ -1,0 +1,37 @@
+/**
+ * `warden watch`'s state file: its cursor and the GitLab it belongs to, written atomically (a new file
+ * renamed over the old), so a watch killed mid-write leaves the previous cursor, never half of one.
+ */
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { isWatchCursor, type WatchCursor } from "../../lib/jobs/watch/index.ts";
+import { UsageError } from "./command.ts";
+
+export const DEFAULT_WATCH_STATE = ".warden-watch.json";
+
+/** The cursor saved for this GitLab, or undefined when there is no file yet (a first start). */
+export function readWatchState(path: string, gitlabUrl: string): WatchCursor | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new UsageError(`--state ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  const fresh = `delete it to start afresh at the newest event (the events in between are left to the scheduled sweep)`;
+  let state: unknown;
+  try {
+    state = JSON.parse(text);
+  } catch {
+    throw new UsageError(`--state ${path}: not JSON, so not a watch's state file; ${fresh}`);
+  }
+  if (!isWatchCursor(state)) throw new UsageError(`--state ${path}: not a watch's state file (version 1 with a cursor per source); ${fresh}`);
+  const saved = (state as { gitlabUrl?: unknown }).gitlabUrl;
+  if (saved !== gitlabUrl) throw new UsageError(`--state ${path}: the cursor of ${String(saved)}, not of ${gitlabUrl}; give another --state file for this GitLab`);
+  return { version: 1, sources: state.sources };
+}
+
+export function writeWatchState(path: string, gitlabUrl: string, cursor: WatchCursor): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify({ ...cursor, gitlabUrl }, null, 2)}\n`);
+  renameSync(temporary, path);
+}

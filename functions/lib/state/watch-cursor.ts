@@ -1,0 +1,57 @@
+/**
+ * The Watch function's cursor (lib/jobs/watch), one item in the claims table ("watch:cursor", no
+ * expiresAt, so DynamoDB's TTL never deletes it). Each write names the revision it read: of two
+ * invocations that overlap, only the first to write moves the cursor; the other's write is refused
+ * and it says so (what it enforced was idempotent: a share already removed is "already gone").
+ */
+import { ConditionalCheckFailedException, DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { isWatchCursor, type WatchCursor } from "../../../lib/jobs/watch/index.ts";
+import { requireEnv } from "../config/settings.ts";
+import type { ClaimsOptions } from "./claims.ts";
+
+const KEY = "watch:cursor";
+
+export interface StoredCursor {
+  cursor: WatchCursor;
+  /** Raised by each write; 0: none stored yet. */
+  revision: number;
+}
+
+export interface CursorStore {
+  read(): Promise<StoredCursor | undefined>;
+  /** Stores `cursor` if the stored revision is still `read` (0: none stored); false if another write came first. */
+  write(cursor: WatchCursor, read: number): Promise<boolean>;
+}
+
+export function dynamoWatchCursor(opts: Pick<ClaimsOptions, "client" | "table"> = {}): CursorStore {
+  const table = opts.table ?? (() => requireEnv("WARDEN_CLAIMS_TABLE"));
+  let client = opts.client;
+  return {
+    async read() {
+      client ??= new DynamoDBClient({});
+      const { Item } = await client.send(new GetItemCommand({ TableName: table(), Key: { id: { S: KEY } }, ConsistentRead: true }));
+      if (!Item) return undefined;
+      const cursor: unknown = JSON.parse(Item["cursor"]?.S ?? "null");
+      if (!isWatchCursor(cursor)) throw new Error(`the claims table's ${KEY} item is not a watch cursor: delete it to start afresh at the newest audit event`);
+      return { cursor, revision: Number(Item["revision"]?.N) };
+    },
+    async write(cursor, read) {
+      client ??= new DynamoDBClient({});
+      try {
+        await client.send(
+          new PutItemCommand({
+            TableName: table(),
+            Item: { id: { S: KEY }, cursor: { S: JSON.stringify(cursor) }, revision: { N: String(read + 1) } },
+            ...(read === 0
+              ? { ConditionExpression: "attribute_not_exists(id)" }
+              : { ConditionExpression: "revision = :read", ExpressionAttributeValues: { ":read": { N: String(read) } } }),
+          }),
+        );
+        return true;
+      } catch (err) {
+        if (err instanceof ConditionalCheckFailedException) return false;
+        throw err;
+      }
+    },
+  };
+}

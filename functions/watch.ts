@@ -1,0 +1,95 @@
+/**
+ * Watch: every minute (sst.config.ts's WatchSchedule) one poll of GitLab's audit events newer than the
+ * cursor, enforcing only the subjects they name (lib/jobs/watch): a stray share is gone a minute or two
+ * after it was made, not at the next daily run. Applies on the schedule unless the stage is report-only,
+ * as Enforce's schedule decides (lib/runs/scheduled.ts); a console invocation is dry unless it says
+ * "dryRun": false. The cursor is an item of the claims table written only if no other invocation wrote
+ * it since it was read (lib/state/watch-cursor.ts); a lease there keeps overlapping invocations from
+ * polling at once. A batch owes what any run owes (lifecycle.ts): its report logged and kept if it
+ * removed something, metrics (with the seconds from each share's event to its removal), a Slack summary.
+ */
+import type { Context } from "aws-lambda";
+import { cursorFor, pollOnce, secondsToRemoval, watchSources, type PollResult, type WatchSources } from "../lib/jobs/watch/index.ts";
+import { gitlabClient } from "./lib/config/clients.ts";
+import { loadPolicy } from "./lib/config/policy.ts";
+import { secrets } from "./lib/config/secrets.ts";
+import type { DeadlineContext } from "./lib/lambda/deadline.ts";
+import { jobLambda } from "./lib/lambda/handler.ts";
+import { audit, logger } from "./lib/lambda/logger.ts";
+import { runLabels, runLifecycle } from "./lib/runs/lifecycle.ts";
+import { recordSecondsToRemoval } from "./lib/runs/metrics.ts";
+import { notifySettings, scheduledEventSchema, scheduledRun, type ScheduledEvent } from "./lib/runs/scheduled.ts";
+import { dynamoClaims } from "./lib/state/claims.ts";
+import { dynamoWatchCursor } from "./lib/state/watch-cursor.ts";
+
+/** The schedule's period: the cost the policy's limit is checked against. */
+const INTERVAL_MS = 60_000;
+/** The sources (the scope's groups) are listed again after this long: a new subgroup is watched within the hour. */
+const SOURCES_TTL_MS = 3_600_000;
+const LEASE_KEY = "watch:lease";
+
+const claims = dynamoClaims();
+const store = dynamoWatchCursor();
+let known: { sources: WatchSources; at: number; policy: string } | undefined;
+
+/** What an invocation did: a batch's report, or why there was none. */
+export type WatchResult = NonNullable<PollResult["report"]> | { polled: "started" | "nothing new" | "busy"; events: number };
+
+export const handler = jobLambda(scheduledEventSchema("workflows"), (event: ScheduledEvent, context: Context & DeadlineContext): Promise<WatchResult> => watch(event, context));
+
+async function watch(event: ScheduledEvent, context: Context & DeadlineContext): Promise<WatchResult> {
+  const { apply } = scheduledRun("workflows", event);
+  const labels = runLabels("enforce", "watch", context.awsRequestId);
+  const timeLeft = () => context.getRemainingTimeInMillis();
+  // The lease lasts the invocation at most; given back at the end.
+  if (!(await claims.claim(LEASE_KEY, Math.ceil((Date.now() + timeLeft()) / 1000), context.awsRequestId))) {
+    logger.info("another Watch invocation is polling: this one stops");
+    return { polled: "busy", events: 0 };
+  }
+  let notify: Awaited<ReturnType<typeof notifySettings>> | undefined;
+  const life = { labels, timeLeft, notify: async () => notify, failed: (error: unknown) => logger.error("watch failed", { error: String(error) }) };
+  try {
+    // Read first, from the caches the poll reads too; a policy that cannot be read has no summary setting.
+    notify = await notifySettings().catch(() => undefined);
+    let polled: PollResult | "started";
+    try {
+      polled = await poll(apply, context.signal);
+    } catch (error) {
+      // A failure (GitLab Free, a refused token) owes the run's metrics and summary: lifecycle.ts gives them and throws it on.
+      await runLifecycle(() => Promise.reject(error), life);
+      throw error;
+    }
+    if (polled === "started") return { polled: "started", events: 0 };
+    for (const line of polled.ignored) logger.info(line);
+    if (!polled.report) return { polled: "nothing new", events: polled.read };
+    const { report } = await runLifecycle(async () => polled.report!, life);
+    recordSecondsToRemoval(secondsToRemoval(report), labels);
+    return report;
+  } finally {
+    await claims.release(LEASE_KEY, context.awsRequestId).catch((err: unknown) => logger.warn("the Watch lease was not given back (it expires with the invocation)", { error: String(err) }));
+  }
+}
+
+/** One poll from the stored cursor; the first invocation only stores the newest event's id. */
+async function poll(apply: boolean, signal: AbortSignal): Promise<PollResult | "started"> {
+  const policy = await loadPolicy();
+  const gitlab = gitlabClient(await secrets.get());
+  const sha = policy.source.sha256;
+  if (!known || known.policy !== sha || Date.now() - known.at > SOURCES_TTL_MS) {
+    known = { sources: await watchSources(gitlab, policy, INTERVAL_MS, signal), at: Date.now(), policy: sha };
+    logger.info(known.sources.statement);
+  }
+  const { sources } = known.sources;
+  const stored = await store.read();
+  const cursor = await cursorFor(gitlab, sources, stored?.cursor, signal);
+  if (!stored) {
+    await store.write(cursor, 0);
+    logger.info("first poll: the cursor starts at the newest audit event (earlier ones are the scheduled Enforce run's)", { cursor });
+    return "started";
+  }
+  const polled = await pollOnce({ gitlab, policy, sources, cursor, apply, signal, audit });
+  if (polled.moved && !(await store.write(polled.cursor, stored.revision))) {
+    logger.warn("another Watch invocation moved the cursor first: this one's is dropped (its removals were idempotent)");
+  }
+  return polled;
+}

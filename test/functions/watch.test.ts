@@ -1,0 +1,125 @@
+/**
+ * The Watch function (functions/watch.ts) as the one-minute schedule invokes it, against the GitLab
+ * simulator, dynalite (its cursor and lease in the claims table) and a loopback Secrets Manager: the
+ * first invocation stores the newest event's id, later ones remove what was shared meanwhile; the
+ * cursor survives a new container; two overlapping invocations never both move it; a report-only
+ * stage only reads; GitLab Free fails the invocation naming the tier, changing nothing.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
+import { startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
+import { dynamoWatchCursor } from "../../functions/lib/state/watch-cursor.ts";
+import type { WatchResult } from "../../functions/watch.ts";
+import { validReport } from "../support/report.ts";
+import { allShares, IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../support/watch-world.ts";
+import { emfRecords } from "./emf.ts";
+import { captureLogs, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+
+let dynalite: Dynalite;
+let secretsManager: SecretsManagerStub;
+let policyPath: string;
+let sim: GitLabSim;
+let table: string;
+
+beforeAll(async () => {
+  dynalite = await startDynalite();
+  secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
+  policyPath = await writePolicy(watchPolicyText());
+});
+afterAll(async () => {
+  await dynalite.close();
+  await secretsManager.close();
+});
+
+async function start(opts: GitLabSimOptions = {}, env: Record<string, string | undefined> = { WARDEN_REPORT_ONLY: "false" }) {
+  sim = await startGitLabSim({ dataset: watchWorld(), tokens: WATCH_TOKENS, ...opts });
+  const claims = await dynalite.freshClaimsEnv();
+  table = claims.WARDEN_CLAIMS_TABLE;
+  stubAwsEnv({ ...claims, AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, GITLAB_URL: sim.url, ...env });
+}
+beforeEach(() => vi.resetModules());
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await sim.close();
+});
+
+/** The handler of a fresh container (its module state, the cached sources, new). */
+async function coldWatch(): Promise<(requestId?: string) => Promise<WatchResult>> {
+  vi.resetModules();
+  const { handler } = await import("../../functions/watch.ts");
+  return (requestId) => handler({ source: "schedule" } as never, lambdaContext(requestId ? { requestId } : {})) as Promise<WatchResult>;
+}
+
+const stored = () => dynamoWatchCursor({ client: dynalite.client(), table: () => table }).read();
+const nonGet = () => Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "));
+
+describe("Watch function", () => {
+  it("first stores the newest event; each later invocation removes what was shared since, in a new container too, and reports the seconds to removal", async () => {
+    await start();
+    await share(sim, "jane", `/projects/${IDS.api}/share`, IDS.partners); // before: the daily run's
+    const first = await (await coldWatch())();
+    expect(first).toEqual({ polled: "started", events: 0 });
+    expect(await stored()).toEqual({ cursor: { version: 1, sources: { instance: sim.auditEvents.at(-1)!.id } }, revision: 1 });
+
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "false");
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const logs = captureLogs();
+    let report;
+    let lines;
+    try {
+      report = validReport((await (await coldWatch())()) as Extract<WatchResult, { job: string }>);
+      lines = logs.lines();
+    } finally {
+      logs.restore();
+    }
+    expect(report).toMatchObject({ dryRun: false, events: [{ subject: `project:${IDS.app}` }], actions: [{ projectId: IDS.app, status: "done", addedBy: { username: "jane" } }] });
+    expect(allShares(sim)).toEqual([`p${IDS.api}:${IDS.partners}`]);
+    expect(await stored()).toMatchObject({ cursor: { sources: { instance: report.events[0]!.id } }, revision: 2 });
+    // An audit line for the removal, and the seconds from the share's event to it, as an EMF metric of the watch.
+    expect(lines.some((l) => l["message"] === "remove-share" && l["projectId"] === IDS.app)).toBe(true);
+    const timing = emfRecords(lines).find((r) => "SecondsToRemoval" in r)!;
+    expect(timing).toMatchObject({ trigger: "watch", job: "enforce", _aws: { CloudWatchMetrics: [{ Namespace: "Warden", Metrics: [{ Name: "SecondsToRemoval", Unit: "Seconds" }] }] } });
+    expect(timing["SecondsToRemoval"]).toBeGreaterThanOrEqual(0);
+    expect(timing["SecondsToRemoval"]).toBeLessThan(30);
+
+    sim.resetCounters();
+    expect(await (await coldWatch())()).toEqual({ polled: "nothing new", events: 0 });
+    expect(sim.counters.byRoute["GET /audit_events"]).toBe(1);
+  });
+
+  it("two overlapping invocations: one polls, the other stops at the lease; a stale cursor write is refused", async () => {
+    await start();
+    await (await coldWatch())();
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    const invoke = await coldWatch();
+    const results = await Promise.all([invoke("req-a"), invoke("req-b")]);
+    expect(results.filter((r) => "polled" in r && r.polled === "busy")).toHaveLength(1);
+    expect(results.filter((r) => "job" in r)).toHaveLength(1);
+    expect((await stored())!.revision).toBe(2);
+    // The conditional write itself: a write naming a revision another has since replaced changes nothing.
+    const store = dynamoWatchCursor({ client: dynalite.client(), table: () => table });
+    expect(await store.write({ version: 1, sources: { instance: 99 } }, 1)).toBe(false);
+    expect(await store.write({ version: 1, sources: { instance: 99 } }, 0)).toBe(false);
+    expect(await stored()).toEqual({ cursor: { version: 1, sources: { instance: sim.auditEvents.at(-1)!.id } }, revision: 2 });
+  });
+
+  it("a report-only stage watches dry: only GETs, the share stays, the cursor moves", async () => {
+    await start({}, { WARDEN_REPORT_ONLY: undefined });
+    await (await coldWatch())();
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    sim.resetCounters();
+    const report = (await (await coldWatch())()) as Extract<WatchResult, { job: string }>;
+    expect(report).toMatchObject({ dryRun: true, actions: [{ status: "planned" }] });
+    expect(nonGet()).toEqual([]);
+    expect(allShares(sim)).toEqual([`p${IDS.app}:${IDS.partners}`]);
+    expect((await stored())!.revision).toBe(2);
+  });
+
+  it("GitLab Free: the invocation fails naming the tier; no cursor is stored and nothing changes", async () => {
+    await start({ tier: "free" });
+    await expect((await coldWatch())()).rejects.toThrow(/GitLab Free does not have/);
+    expect(await stored()).toBeUndefined();
+    expect(nonGet()).toEqual([]);
+  });
+});

@@ -1,0 +1,197 @@
+/**
+ * The watch's poll (lib/jobs/watch) against the simulator's audit events: shares made while it runs
+ * are removed at the next poll and attributed; the cursor starts at the newest event (no replay) and
+ * moves past handled events only; a subject outside the scope, an instance without audit events, a
+ * polling cost above the policy's limit, and the guard per batch.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { exitCode } from "../../lib/jobs/index.ts";
+import { cursorFor, pollOnce, secondsToRemoval, watchSources, WatchError, type WatchCursor } from "../../lib/jobs/watch/index.ts";
+import type { Policy } from "../../lib/policy/index.ts";
+import { startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
+import { scriptedServer } from "../support/server.ts";
+import { validReport } from "../support/report.ts";
+import { allShares, client, IDS, share, WATCH_TOKENS, watchPolicy, watchWorld } from "../support/watch-world.ts";
+
+let sim: GitLabSim;
+const started: GitLabSim[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((s) => s.close()));
+});
+
+async function start(opts: GitLabSimOptions = {}) {
+  sim = await startGitLabSim({ dataset: watchWorld(), tokens: WATCH_TOKENS, recordRequests: true, ...opts });
+  started.push(sim);
+}
+
+/** The watch's start for this token: its sources and cursor, as `warden watch` makes them. */
+async function begin(token: string, policy: Policy = watchPolicy()) {
+  const gitlab = client(sim, token);
+  const { sources, statement } = await watchSources(gitlab, policy, 60_000);
+  return { gitlab, policy, sources, statement, cursor: await cursorFor(gitlab, sources, undefined) };
+}
+
+const nonGet = () => Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "));
+
+describe("watch: one poll", () => {
+  it("an administrator reads the instance's events: shares made after the start are removed and attributed, earlier ones are not replayed, and the cursor moves past them", async () => {
+    await start();
+    await share(sim, "jane", `/projects/${IDS.api}/share`, IDS.partners); // before the watch starts: the sweep's
+    const w = await begin("root");
+    expect(w.sources.map((s) => s.key)).toEqual(["instance"]);
+    expect(w.statement).toMatch(/GET \/audit_events\) every 60s: at least 60 requests an hour/);
+    expect(w.cursor.sources["instance"]).toBe(sim.auditEvents.at(-1)!.id);
+
+    await share(sim, "jane", `/groups/${IDS.acme}/share`, IDS.partners);
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.other);
+    const made = sim.auditEvents.slice(-3);
+    const first = await pollOnce({ ...w, apply: true });
+    const report = validReport(first.report!);
+    expect(report.events.map((e) => e.id)).toEqual(made.map((e) => e.id));
+    expect(report.events.map((e) => e.subject)).toEqual([`group:${IDS.acme}`, `project:${IDS.app}`, `project:${IDS.app}`]);
+    expect(report.actions.map((a) => [a.kind, a.groupId, a.status, a.addedBy?.username])).toEqual([
+      ["project", IDS.other, "done", "jane"],
+      ["project", IDS.partners, "done", "jane"],
+      ["group", IDS.partners, "done", "jane"],
+    ]);
+    // Only the subjects named: the share made before the start is still there.
+    expect(allShares(sim)).toEqual([`p${IDS.api}:${IDS.partners}`]);
+    expect(first).toMatchObject({ moved: true, cursor: { sources: { instance: made.at(-1)!.id } } });
+    expect(exitCode(report)).toBe(0);
+    expect(secondsToRemoval(report)).toHaveLength(3);
+    for (const s of secondsToRemoval(report)) expect(s).toBeGreaterThanOrEqual(0);
+
+    // The next poll starts past them: nothing new, nothing run (its own removals' events name no subject).
+    sim.resetCounters();
+    const second = await pollOnce({ ...w, cursor: first.cursor, apply: true });
+    expect(second.report).toBeUndefined();
+    expect(sim.counters.byRoute).toEqual({ "GET /audit_events": 1 });
+  });
+
+  it("a share outside the scope is left alone without a run; a dry poll sends only GETs and still moves the cursor", async () => {
+    await start();
+    const w = await begin("root");
+    await share(sim, "olga", `/projects/${IDS.tool}/share`, IDS.partners);
+    sim.resetCounters();
+    const outside = await pollOnce({ ...w });
+    expect(outside.report).toBeUndefined();
+    expect(outside.ignored).toEqual([`event ${sim.auditEvents.at(-1)!.id} (project_group_link_created) names other/tool, outside the policy's scope: left alone`]);
+    expect(outside.moved).toBe(true);
+    expect(sim.counters.byRoute).toEqual({ "GET /audit_events": 1 });
+
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    sim.resetCounters();
+    const dry = await pollOnce({ ...w, cursor: outside.cursor });
+    expect(nonGet()).toEqual([]);
+    expect(validReport(dry.report!).actions.map((a) => a.status)).toEqual(["planned"]);
+    expect(dry.report!.dryRun).toBe(true);
+    expect(exitCode(dry.report!)).toBe(2);
+    expect(dry.cursor.sources["instance"]).toBe(sim.auditEvents.at(-1)!.id);
+    expect(allShares(sim)).toEqual([`p${IDS.app}:${IDS.partners}`, `p${IDS.tool}:${IDS.partners}`]);
+  });
+
+  it("a project transferred into the scope keeps its shares: its project_namespace_updated names it, and its stray share is removed at the next poll", async () => {
+    await start();
+    await share(sim, "olga", `/projects/${IDS.tool}/share`, IDS.partners); // outside the scope: nobody's business yet
+    const w = await begin("root");
+    sim.moveProject(IDS.tool, IDS.acme, "jane");
+    const polled = await pollOnce({ ...w, apply: true });
+    expect(polled.report!.events).toMatchObject([{ name: "project_namespace_updated", subject: `project:${IDS.tool}`, path: "acme/tool" }]);
+    expect(polled.report!.actions).toMatchObject([{ projectId: IDS.tool, project: "acme/tool", groupId: IDS.partners, status: "done" }]);
+    expect(allShares(sim)).toEqual([]);
+  });
+
+  it("a group Owner reads each scope group's own events: a group share is enforced; a project share is recorded on the outside group it invites, so the watch does not see it", async () => {
+    await start();
+    const w = await begin("jane");
+    expect(w.sources.map((s) => s.key)).toEqual([`group:${IDS.acme}`, `group:${IDS.team}`]);
+    expect(w.statement).toMatch(/the audit events of 2 groups \(each scope group and its subgroups\) every 60s: at least 120 requests an hour/);
+    await share(sim, "jane", `/groups/${IDS.team}/share`, IDS.partners);
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    const polled = await pollOnce({ ...w, apply: true });
+    expect(polled.report!.actions.map((a) => [a.kind, a.groupId, a.status])).toEqual([["group", IDS.partners, "done"]]);
+    expect(allShares(sim)).toEqual([`p${IDS.app}:${IDS.partners}`]);
+  });
+
+  it("the guard holds per batch: a batch planning more than maxRemovals removes nothing, says so, and moves on", async () => {
+    await start();
+    const w = await begin("root", watchPolicy({ maxRemovals: 1 }));
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    await share(sim, "jane", `/projects/${IDS.api}/share`, IDS.partners);
+    sim.resetCounters();
+    const polled = await pollOnce({ ...w, apply: true });
+    expect(polled.report!.summary.guard).toBe("tripped");
+    expect(nonGet()).toEqual([]);
+    expect(allShares(sim)).toHaveLength(2);
+    expect(polled.moved).toBe(true);
+    expect(polled.report!.warnings.join("\n")).toMatch(/guard tripped: the subjects of events \d+, \d+ were left as they are/);
+    expect(exitCode(polled.report!)).toBe(3);
+  });
+
+  it("a stopped batch keeps the cursor: its events are handled again at the next poll", async () => {
+    await start();
+    const w = await begin("root");
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    const stop = new AbortController();
+    // Stopped as the removal goes out: the batch is not handled.
+    sim.beforeAnswer((req) => void (req.method === "DELETE" && stop.abort(new Error("SIGTERM"))));
+    const stopped = await pollOnce({ ...w, apply: true, signal: stop.signal });
+    expect(stopped.moved).toBe(false);
+    expect(stopped.cursor).toEqual(w.cursor);
+    expect(stopped.report!.warnings.join("\n")).toMatch(/handled again at the next poll/);
+    const again = await pollOnce({ ...w, cursor: stopped.cursor, apply: true });
+    expect(again.report!.events.map((e) => e.id)).toEqual(stopped.report!.events.map((e) => e.id));
+    expect(allShares(sim)).toEqual([]);
+  });
+});
+
+describe("watch: deduplication", () => {
+  it("an event listed twice (pages that shift while read) counts once, and the listing stops at the cursor", async () => {
+    const event = (id: number) => ({ id, author_id: 5, entity_id: 1, entity_type: "User", event_name: "user_logged_in", details: {}, created_at: "2026-11-27T05:00:00Z" });
+    const server = await scriptedServer((req, res) => {
+      const page = new URL(req.url, "http://x").searchParams.get("id_before");
+      const link = page ? {} : { link: `<${server.url}/api/v4/audit_events?pagination=keyset&order_by=id&sort=desc&id_before=4>; rel="next"` };
+      res.writeHead(200, { "content-type": "application/json", ...link });
+      res.end(JSON.stringify(page ? [event(4), event(3), event(2)] : [event(5), event(4)]));
+    });
+    // (scriptedServer closes it after the test.)
+    const gitlab = client({ url: server.url } as GitLabSim, "root");
+    const polled = await pollOnce({ gitlab, policy: watchPolicy(), sources: [{ key: "instance", source: { kind: "instance" }, label: "the instance" }], cursor: { version: 1, sources: { instance: 2 } } });
+    expect(polled).toMatchObject({ read: 3, moved: true, cursor: { sources: { instance: 5 } } });
+    expect(polled.report).toBeUndefined();
+    expect(server.received.map((r) => new URL(r.url, server.url).searchParams.get("id_before"))).toEqual([null, "4"]);
+  });
+
+  it("events naming one subject make one target, each event listed", async () => {
+    await start();
+    const w = await begin("root");
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.other);
+    const polled = await pollOnce({ ...w });
+    expect(polled.report!.events.map((e) => e.subject)).toEqual([`project:${IDS.app}`, `project:${IDS.app}`]);
+    expect(polled.report!.summary).toMatchObject({ projects: 1, strays: 2 });
+  });
+});
+
+describe("watch: refusals before anything changes", () => {
+  it.each([403, 404] as const)("GitLab Free (audit events answer %i): the watch refuses, naming the tier, and changes nothing", async (status) => {
+    await start({ tier: "free", freeAuditStatus: status });
+    const gitlab = client(sim, "root");
+    const { sources } = await watchSources(gitlab, watchPolicy(), 60_000);
+    const refused = cursorFor(gitlab, sources, undefined);
+    await expect(refused).rejects.toThrow(WatchError);
+    await expect(refused).rejects.toThrow(new RegExp(`answered ${status}.*GitLab Free does not have.*nothing was changed`));
+    const cursor: WatchCursor = { version: 1, sources: { instance: 0 } };
+    await expect(pollOnce({ gitlab, policy: watchPolicy(), sources, cursor, apply: true })).rejects.toThrow(/GitLab Free/);
+    expect(nonGet()).toEqual([]);
+  });
+
+  it("a polling cost above gitlab.watch.maxRequestsPerHour is refused before any audit event is read", async () => {
+    await start();
+    await expect(watchSources(client(sim, "jane"), watchPolicy({ maxRequestsPerHour: 100 }), 60_000)).rejects.toThrow(
+      /at least 120 requests an hour \(gitlab.watch.maxRequestsPerHour: 100\): more than the limit; nothing was read or changed/,
+    );
+    expect(Object.keys(sim.counters.byRoute).filter((r) => r.includes("audit"))).toEqual([]);
+  });
+});
