@@ -121,28 +121,19 @@ export default $config({
     // The worker runs what chat-ops and the Events endpoint hand it.
     const workerClaims: Access = settings.chatops || settings.events ? claimsAccess("dynamodb:PutItem", "dynamodb:GetItem") : {};
     const worker = settings.chatops || settings.events ? new sst.aws.Function("Worker", job("functions/worker.handler", workerClaims)) : undefined;
-    if (worker && settings.events) {
-      // GitLab waits 8 seconds and never retries: the function answers at once and the worker runs the subject.
-      const events = new sst.aws.Function("Events", {
-        ...lambda("functions/events.handler", workerClaims, { environment: { WARDEN_WORKER_FUNCTION: worker.name } }),
+    // An endpoint that answers at once and hands the work to the worker (Slack gives 3 seconds, GitLab 8 and
+    // never retries). The request's own credential (Slack's signature, GitLab's token) is the
+    // authentication, checked by the function before anything else: no IAM auth on the URL. Links the worker
+    // (lambda:InvokeFunction).
+    const endpoint = (name: string, handler: string, from: sst.aws.Function) =>
+      new sst.aws.Function(name, {
+        ...lambda(handler, workerClaims, { environment: { WARDEN_WORKER_FUNCTION: from.name } }),
         timeout: "10 seconds",
-        // The streaming destination's (or system hook's) token is the authentication, checked before anything else.
         url: { authorization: "none" },
-        link: [worker],
+        link: [from],
       });
-      outputs["eventsUrl"] = events.url;
-    }
-    if (worker && settings.chatops) {
-      const chatops = new sst.aws.Function("Chatops", {
-        ...lambda("functions/chatops.handler", workerClaims, { environment: { WARDEN_WORKER_FUNCTION: worker.name } }),
-        timeout: "10 seconds",
-        // Slack's request signature is the authentication; the function verifies it before anything else.
-        url: { authorization: "none" },
-        // Grants lambda:InvokeFunction on the worker.
-        link: [worker],
-      });
-      outputs["chatopsUrl"] = chatops.url;
-    }
+    if (worker && settings.events) outputs["eventsUrl"] = endpoint("Events", "functions/events.handler", worker).url;
+    if (worker && settings.chatops) outputs["chatopsUrl"] = endpoint("Chatops", "functions/chatops.handler", worker).url;
     // A durable function: a run goes on across invocations, in checkpointed steps, for up to its
     // execution timeout. A lease in the claims table (taken, checked, released) keeps two executions
     // from running the job at once. SST publishes a version whenever the function changes, and the

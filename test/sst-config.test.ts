@@ -338,7 +338,7 @@ describe("sst.config.ts", () => {
 
   it("keeps the worker for the Events function without chat-ops; leaves Events out by default; refuses WARDEN_EVENTS=on without GITLAB_URL or a value but on and off", async () => {
     const eventsOnly = await deploy("staging", { WARDEN_EVENTS: "on", WARDEN_CHATOPS: "off" });
-    expect(eventsOnly.components()).toEqual(["Bucket RunHistory", "CronV2 EnforceSchedule", "CronV2 WorkflowsSchedule", "Dynamo Claims", "Function Events", "Function Worker", "SnsTopic Alarms", "Workflow Enforce"]);
+    expect(eventsOnly.components()).toEqual(["Bucket RunHistory", "CronV2 EnforceSchedule", "CronV2 WatchSchedule", "CronV2 WorkflowsSchedule", "Dynamo Claims", "Function Events", "Function Worker", "SnsTopic Alarms", "Workflow Enforce"]);
     expect(eventsOnly.outputs).not.toHaveProperty("chatopsUrl");
     expect((await deploy()).components()).not.toContain("Function Events");
     await expect(deploy("staging", { WARDEN_EVENTS: "on", GITLAB_URL: undefined })).rejects.toThrow("WARDEN_EVENTS=on needs GITLAB_URL");

@@ -33,12 +33,17 @@ describe("enforce targets by id", () => {
     expect(byId.warnings).toContain(byPath.warnings.find((w) => w.startsWith("targeted run:")));
   });
 
-  it("an id outside the scope is refused once found, an id GitLab lacks or a malformed one is named, and nothing changes", async () => {
+  it("an id outside the scope or one GitLab lacks is left alone with a warning (an event is not bad input), a malformed one refused, and nothing changes", async () => {
     const { dataset } = generateOrganisation({ projects: 200, seed: 7, groupShares: true, now: NOW });
     sim = await startGitLabSim({ dataset });
     const outside = dataset.groups.find((g) => !g.full_path.startsWith("acme"))!;
-    await expect(run({ apply: true, targets: [{ kind: "group", id: outside.id, subtree: false }] })).rejects.toThrow(`target "group ${outside.id}" is at ${outside.full_path} on GitLab, outside the policy's scope`);
-    await expect(run({ apply: true, targets: [{ kind: "project", id: 999_999 }] })).rejects.toThrow('target "project 999999": GitLab has no project at this path');
+    const left = await run({ apply: true, targets: [{ kind: "group", id: outside.id, subtree: false }, { kind: "project", id: 999_999 }] });
+    expect(left.summary).toMatchObject({ projects: 0, groups: 0, strays: 0, removed: 0 });
+    expect(left.warnings).toEqual(expect.arrayContaining([
+      `target group ${outside.id} is at ${outside.full_path} on GitLab, outside the policy's scope: left alone`,
+      expect.stringMatching(/^target project 999999: GitLab has no project at this path.*: left alone$/),
+      "targeted run: no target was found in the policy's scope, so nothing was examined or changed",
+    ]));
     const requests = sim.counters.requests;
     await expect(run({ apply: true, targets: [{ kind: "project", id: -1 }] })).rejects.toThrow(ScopeError);
     expect(sim.counters.requests).toBe(requests);

@@ -36,7 +36,11 @@ export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSign
         const policy = await loadPolicy();
         notify = await notifySettings(policy);
         try {
-          return (await runJob({ job: "enforce", apply: !isReportOnly(), targets: [target] }, signal, policy)) as EnforceReport;
+          const report = (await runJob({ job: "enforce", apply: !isReportOnly(), targets: [target] }, signal, policy)) as EnforceReport;
+          // A subject by id outside the scope, or gone, is left out of the run with a warning (an event is
+          // not bad input, lib/jobs/enforce/examine/targets.ts): then nothing at all was examined.
+          if (report.summary.projects + report.summary.groups === 0) throw new RunRefused(report.warnings.join("; "));
+          return report;
         } catch (err) {
           // Refused before any change: outside the scope, or not (or no longer) on GitLab.
           if (err instanceof ScopeError) throw new RunRefused(err.message);
