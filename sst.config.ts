@@ -161,18 +161,17 @@ export default $config({
       ...(enforce ? [{ name: "Enforce", job: "enforce", schedule: settings.enforceSchedule, target: enforce }] : []),
       ...(settings.n8nUrl ? [{ name: "Workflows", job: "workflows", schedule: settings.workflowsSchedule, target: job("functions/workflows.handler") }] : []),
     ];
-    // "off" keeps the function, for console runs, and disables its schedule. SST wants every top-level
-    // component name unique across kinds (case-insensitive): the Enforce workflow has "Enforce".
-    for (const { name, schedule, target } of jobs) {
-      new sst.aws.CronV2(`${name}Schedule`, { schedule: schedule.expression, enabled: schedule.enabled, event: { source: "schedule" }, function: target });
-    }
-
     // Watch (functions/watch.ts): GitLab's audit events polled each minute, only the subjects they name
     // enforced. Its cursor and its lease are items of the claims table; a poll is short, and a lease
-    // left by an invocation that died expires with that invocation's timeout.
-    if (settings.gitlabUrl) {
-      const watch = { ...job("functions/watch.handler", claimsAccess("dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem")), timeout: "2 minutes" as const };
-      new sst.aws.CronV2("WatchSchedule", { schedule: settings.watchSchedule.expression, enabled: settings.watchSchedule.enabled, event: { source: "schedule" }, function: watch });
+    // left by an invocation that died expires with that invocation's timeout. Its runs are Enforce's
+    // (job enforce, trigger watch): Enforce's alarms cover it, so it is a schedule but not a job below.
+    const watch = settings.gitlabUrl
+      ? [{ name: "Watch", schedule: settings.watchSchedule, target: { ...job("functions/watch.handler", claimsAccess("dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem")), timeout: "2 minutes" as const } }]
+      : [];
+    // "off" keeps the function, for console runs, and disables its schedule. SST wants every top-level
+    // component name unique across kinds (case-insensitive): the Enforce workflow has "Enforce".
+    for (const { name, schedule, target } of [...jobs, ...watch]) {
+      new sst.aws.CronV2(`${name}Schedule`, { schedule: schedule.expression, enabled: schedule.enabled, event: { source: "schedule" }, function: target });
     }
 
     const topic = new sst.aws.SnsTopic("Alarms");

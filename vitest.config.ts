@@ -8,10 +8,10 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: "sources", include: ["test/**/*.test.ts"] } },
       // The CLI's end-to-end tests again, on the built dist/warden.js (test/support/cli.ts): a dry run,
-      // --apply and the guard, a saved plan applied, restore, and signals (their handlers live in the entry file).
+      // --apply and the guard, a target, a saved plan applied, restore, a watch, and signals (their handlers live in the entry file).
       {
         extends: true,
-        test: { name: "built-cli", include: ["test/cli/{enforce,enforce-target,apply,restore,signals}.test.ts"], env: { WARDEN_TEST_CLI: "built" } },
+        test: { name: "built-cli", include: ["test/cli/{enforce,enforce-target,apply,restore,signals,watch}.test.ts"], env: { WARDEN_TEST_CLI: "built" } },
       },
     ],
   },

@@ -23,7 +23,7 @@ import { notStarted, startWorker } from "./lib/runs/start-worker.ts";
 import { changeRefusal } from "./lib/slack/authorise.ts";
 import { parseCommand, usage } from "./lib/slack/command.ts";
 import { slackCommandForm, type SlackCommandEvent } from "./lib/slack/form.ts";
-import { HttpStatusError } from "./lib/slack/http-status-error.ts";
+import { HttpStatusError } from "./lib/lambda/http-status-error.ts";
 import { slackRequestOnce, slackSslCheck } from "./lib/slack/once.ts";
 import { allowedResponseOrigin, ephemeral, isAllowedResponseUrl } from "./lib/slack/reply.ts";
 import { verifySlackRequest } from "./lib/slack/verify-request.ts";

@@ -18,7 +18,7 @@ import { verifyGitLabRequest, type GitLabRequestEvent } from "./lib/events/verif
 import { wardenLambda } from "./lib/lambda/handler.ts";
 import { logger } from "./lib/lambda/logger.ts";
 import { startWorker } from "./lib/runs/start-worker.ts";
-import { HttpStatusError } from "./lib/slack/http-status-error.ts";
+import { HttpStatusError } from "./lib/lambda/http-status-error.ts";
 import { dynamoClaims } from "./lib/state/claims.ts";
 
 // Started at init, so it overlaps the rest of module loading; awaited (and any failure reported) when needed.

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { planFile, PlanFileError, readPlanFile, writePlanFile, type PlanFile, type ShareRemoval } from "../../lib/jobs/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
+import { registerSecret } from "../../lib/redact/index.ts";
 import { standardPolicy } from "../support/policies.ts";
 
 const HOUR = 3_600_000;
@@ -78,5 +79,22 @@ describe("the plan file", () => {
     expect(readdirSync(dir)).toEqual(["plan.json"]);
     expect(() => writePlanFile(join(dir, "missing", "plan.json"), make())).toThrow(/cannot write the plan to .*missing\/plan\.json: ENOENT/);
     expect(readdirSync(dir)).toEqual(["plan.json"]);
+  });
+
+  it("keeps who added each share, and writes nothing that holds a credential Warden was given", () => {
+    const attributed = { ...removal, addedBy: { name: "Jane Doe", username: "jane", at: "2026-11-20T09:30:00.000Z", eventId: 7 } };
+    const unattributed = { ...removal, groupId: 24, addedBy: null, attribution: "not visible" as const };
+    const plan = make({ removals: [attributed, unattributed] });
+    expect(read(plan).plan.removals).toEqual([
+      expect.objectContaining({ addedBy: attributed.addedBy }),
+      expect.objectContaining({ addedBy: null, attribution: "not visible" }),
+    ]);
+    const dir = mkdtempSync(join(tmpdir(), "warden-plan-"));
+    const secret = "glpat-plan-file-test-Zq81xk3";
+    registerSecret(secret);
+    const leaky = parsePolicy(`${standardPolicy()}# token ${secret}\n`, "/repo/warden.yaml");
+    expect(() => writePlanFile(join(dir, "plan.json"), make({ policy: leaky }))).toThrow(PlanFileError);
+    expect(() => writePlanFile(join(dir, "plan.json"), make({ policy: leaky }))).toThrow(/nothing was written to .*plan\.json: the plan would hold a credential/);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import type { AuditEvent } from "../../../lib/gitlab/index.ts";
 import { auditEventName, subjectOfAuditEvent, subjectOfSystemHook, type EventSubject } from "../../../lib/jobs/events/subjects.ts";
-import { HttpStatusError } from "../slack/http-status-error.ts";
+import { HttpStatusError } from "../lambda/http-status-error.ts";
 import { rawBody } from "../slack/raw-body.ts";
 import type { GitLabRequestEvent } from "./verify-request.ts";
 

@@ -8,7 +8,7 @@
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { createHash, timingSafeEqual } from "node:crypto";
-import { HttpStatusError } from "../slack/http-status-error.ts";
+import { HttpStatusError } from "../lambda/http-status-error.ts";
 
 /** Who sent the request: Ultimate's audit event streaming, or a self-managed instance's system hook. */
 export type Sender = "stream" | "system-hook";

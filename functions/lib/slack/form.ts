@@ -7,7 +7,7 @@ import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { z } from "zod";
 import { check, describeIssues } from "../lambda/issues.ts";
-import { HttpStatusError } from "./http-status-error.ts";
+import { HttpStatusError } from "../lambda/http-status-error.ts";
 import { rawBody } from "./raw-body.ts";
 
 const SlackCommandSchema = z.object({

@@ -4,7 +4,7 @@
  */
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { HttpStatusError } from "./http-status-error.ts";
+import { HttpStatusError } from "../lambda/http-status-error.ts";
 import { rawBody } from "./raw-body.ts";
 import { verifySlackSignature } from "./signature.ts";
 

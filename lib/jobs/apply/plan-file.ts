@@ -9,6 +9,7 @@ import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "n
 import { basename, dirname, join } from "node:path";
 import { z } from "zod";
 import { parsePolicy, type Policy, type PolicySource } from "../../policy/index.ts";
+import { redactOutput } from "../../redact/index.ts";
 import { REMOVAL_TYPES, type ShareRemoval } from "../shares/plan.ts";
 
 export const PLAN_FORMAT = "warden-plan";
@@ -68,11 +69,15 @@ export function planFile({ removals, policy, gitlabUrl, createdAt, wardenVersion
  * previous file or none, never half a plan.
  */
 export function writePlanFile(path: string, plan: PlanFile): void {
+  const text = `${JSON.stringify(plan, null, 2)}\n`;
+  // Every output passes the one redaction point; a plan cannot be masked (its checksum covers it), so one
+  // holding a credential (in its policy's text, or a name GitLab gave) is not written at all.
+  if (redactOutput(text) !== text) throw new PlanFileError(`nothing was written to ${path}: the plan would hold a credential Warden was given (in the policy's text, or a name GitLab gave): remove it from the policy, and plan again`);
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
     const fd = openSync(temp, "wx", 0o600);
     try {
-      writeSync(fd, `${JSON.stringify(plan, null, 2)}\n`);
+      writeSync(fd, text);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -147,7 +152,12 @@ function duration(ms: number): string {
 }
 
 const id = z.int().positive();
-const shared = { groupId: id, group: z.string().min(1), accessLevel: id, expiresAt: z.iso.date().nullable(), memberRoleId: id.optional(), reason: z.string() };
+// Who added the share rides along, so that apply's report and audit lines name them as enforce's did.
+const addedBy = z.object({ name: z.string(), username: z.string().nullable(), at: z.string(), eventId: z.int() }).nullable();
+const shared = {
+  groupId: id, group: z.string().min(1), accessLevel: id, expiresAt: z.iso.date().nullable(), memberRoleId: id.optional(), reason: z.string(),
+  addedBy: addedBy.optional(), attribution: z.enum(["not recorded", "not visible", "off"]).optional(),
+};
 const PlanSchema = z.object({
   format: z.literal(PLAN_FORMAT),
   formatVersion: z.literal(PLAN_FORMAT_VERSION),
