@@ -295,6 +295,13 @@ describe("the Events function: what a holder of the streaming token cannot do", 
     expect(lambdaApi.invokes).toHaveLength(2);
   });
 
+  it("the path an event gives is only a label: one too long to be GitLab's is not carried to the Worker (which finds the subject by id)", async () => {
+    const { projectId } = await shareProject("acme/mobile/");
+    const long = "acme/" + "x".repeat(200_000);
+    await deliver(streamDelivery({ ...shareEvent(1, projectId), details: { target_id: projectId, target_type: "Project", target_details: long } }));
+    expect(invoked().map((r) => r.subject)).toEqual([{ kind: "project", id: projectId }]);
+  });
+
   it.each([
     ["5,000 events, each about a subject of its own", Array.from({ length: 5_000 }, (_, i) => shareEvent(900_000 + i, 1 + i)), /holds 5000 events/],
     ["2,000 events about one subject", Array.from({ length: 2_000 }, (_, i) => shareEvent(900_000 + i, 1)), /holds 2000 events/],

@@ -21,6 +21,8 @@ import type { GitLabRequestEvent } from "./verify-request.ts";
 /** One audit event is about 1 KB: a megabyte is hundreds of them, far past any delivery GitLab makes. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_ID_LENGTH = 128;
+/** Longer than any full path GitLab gives a project or group in practice. */
+const MAX_PATH_LENGTH = 1024;
 /**
  * GitLab streams one event a request (a relay may batch a few): a delivery of more is not GitLab's, and
  * each event is a claim written, each subject a Worker run started. Past either bound the whole delivery
@@ -86,7 +88,7 @@ function streamed(item: unknown, where: string, headerType: string | undefined):
   if (id === undefined || id.length > MAX_ID_LENGTH) throw new HttpStatusError(400, `Bad Request: ${where} has no id (every audit event GitLab streams carries one), or one longer than ${MAX_ID_LENGTH} characters`);
   const audit = auditEvent(item, headerType);
   // The header's type is part of what the event means (an older GitLab sends it there alone).
-  return { claim: `stream:${hashOf([headerType ?? null, item])}`, id, name: bounded(auditEventName(audit)), subject: subjectOfAuditEvent(audit), ...time(item["created_at"]) };
+  return { claim: `stream:${hashOf([headerType ?? null, item])}`, id, name: bounded(auditEventName(audit)), subject: labelled(subjectOfAuditEvent(audit)), ...time(item["created_at"]) };
 }
 
 /**
@@ -111,7 +113,18 @@ function systemHook(hook: Json): DeliveredEvent {
   const hash = hashOf(hook);
   const id = hash.slice(0, 32);
   // A transfer's time is the project's updated_at; created_at is when the project was created.
-  return { claim: `hook:${hash}`, id, name: bounded(text(hook["event_name"])), subject: subjectOfSystemHook(hook), ...time(hook["updated_at"] ?? hook["created_at"]) };
+  return { claim: `hook:${hash}`, id, name: bounded(text(hook["event_name"])), subject: labelled(subjectOfSystemHook(hook)), ...time(hook["updated_at"] ?? hook["created_at"]) };
+}
+
+/**
+ * The path an event gives its subject is the sender's word, used only as the run's label (the run
+ * finds the subject by id): one too long to be GitLab's is left out, not carried into the Worker's
+ * event and its log lines.
+ */
+function labelled(subject: EventSubject | undefined): EventSubject | undefined {
+  if (!subject?.path || subject.path.length <= MAX_PATH_LENGTH) return subject;
+  const { path: _, ...byId } = subject;
+  return byId;
 }
 
 function bounded(name: string | undefined): string {
