@@ -56,7 +56,7 @@ export async function dispatch(events: readonly DeliveredEvent[], opts: Dispatch
   const at = now();
   const expiresAt = Math.floor(at / 1000) + EVENT_CLAIM_SECONDS;
   const ahead = unique.filter((e) => !happenedBy(e, at));
-  if (ahead.length) logger.warn("events not dated before now are handled but not claimed (a GitLab clock ahead of this one, or events sent before they happened)", { events: ahead.slice(0, 20).map((e) => e.id) });
+  if (ahead.length) logger.warn("events dated after now, or not dated, are handled but not claimed (a GitLab clock ahead of this one, or events sent before they happened)", { events: ahead.slice(0, 20).map((e) => e.id) });
   const fresh = await pMap(unique, (e) => !happenedBy(e, at) || firstDelivery(opts.claims, e, expiresAt), { concurrency: EVENT_DISPATCH_CONCURRENCY });
   const bySubject = new Map<string, { subject: EventSubject; events: DeliveredEvent[] }>();
   for (const [i, e] of unique.entries()) {
