@@ -245,3 +245,75 @@ describe("the Events function: system hooks (self-managed)", () => {
     expect(lambdaApi.invokes).toHaveLength(1);
   });
 });
+
+describe("the Events function: what a holder of the streaming token cannot do", () => {
+  /** A streamed share event as a token holder would write it: its id, its type, and the project it names. */
+  const shareEvent = (id: number, projectId: number, createdAt = new Date().toISOString()) => ({
+    id,
+    entity_id: 1,
+    entity_type: "Group",
+    event_type: "project_group_link_created",
+    created_at: createdAt,
+    details: { target_id: projectId, target_type: "Project" },
+  });
+
+  it("cannot suppress GitLab's real event by claiming its id first: a forged event with that id naming a harmless project, then the real one about a stray share, each enforced", async () => {
+    const { event, projectId } = await shareProject("acme/mobile/");
+    const harmless = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+    // GitLab's ids are sequential: the holder sends "the next id" before GitLab's event with it arrives.
+    const forged = await deliver(streamDelivery({ ...streamedAuditEvent(event), target_id: harmless.id, target_details: harmless.path_with_namespace, details: { ...event.details, target_id: harmless.id, target_details: harmless.path_with_namespace } }));
+    expect(forged.body).toMatchObject({ started: [`project:${harmless.id}`] });
+    const real = await deliver(streamDelivery(streamedAuditEvent(event)));
+    expect(real).toMatchObject({ status: 200, body: { events: 1, duplicates: 0, started: [`project:${projectId}`] } });
+    expect(invoked().map((r) => r.subject.id)).toEqual([harmless.id, projectId]);
+    // The id is GitLab's, kept for the run's log lines; what was claimed is each whole event.
+    expect(invoked().map((r) => r.events[0]!.id)).toEqual([String(event.id), String(event.id)]);
+    expect(await claimsWritten()).toBe(2);
+  });
+
+  it("a redelivery of the identical event (its keys in another order, other spacing) is still one run", async () => {
+    const { event } = await shareProject("acme/mobile/");
+    const streamed = streamedAuditEvent(event);
+    await deliver(streamDelivery(streamed));
+    const reordered = Object.fromEntries(Object.entries(streamed).reverse());
+    const again = streamDelivery(JSON.stringify(reordered, null, 2), { eventType: String(streamed["event_type"]) });
+    expect(await deliver(again)).toMatchObject({ status: 200, body: { events: 1, duplicates: 1, started: [] } });
+    expect(lambdaApi.invokes).toHaveLength(1);
+  });
+
+  it("cannot claim an event ahead of GitLab: the identical event sent before its created_at is handled but not claimed, so GitLab's own delivery after the change is enforced too", async () => {
+    const { event, projectId } = await shareProject("acme/mobile/");
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.parse(event.created_at) - 60_000 });
+    try {
+      expect((await deliver(streamDelivery(streamedAuditEvent(event)))).body).toMatchObject({ started: [`project:${projectId}`] });
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await claimsWritten()).toBe(0);
+    expect((await deliver(streamDelivery(streamedAuditEvent(event)))).body).toMatchObject({ duplicates: 0, started: [`project:${projectId}`] });
+    expect((await deliver(streamDelivery(streamedAuditEvent(event)))).body).toMatchObject({ duplicates: 1, started: [] });
+    expect(lambdaApi.invokes).toHaveLength(2);
+  });
+
+  it("the path an event gives is only a label: one too long to be GitLab's is not carried to the Worker (which finds the subject by id)", async () => {
+    const { projectId } = await shareProject("acme/mobile/");
+    const long = "acme/" + "x".repeat(200_000);
+    await deliver(streamDelivery({ ...shareEvent(1, projectId), details: { target_id: projectId, target_type: "Project", target_details: long } }));
+    expect(invoked().map((r) => r.subject)).toEqual([{ kind: "project", id: projectId }]);
+  });
+
+  it.each([
+    ["5,000 events, each about a subject of its own", Array.from({ length: 5_000 }, (_, i) => shareEvent(900_000 + i, 1 + i)), /holds 5000 events/],
+    ["2,000 events about one subject", Array.from({ length: 2_000 }, (_, i) => shareEvent(900_000 + i, 1)), /holds 2000 events/],
+    ["500 events naming 500 subjects", Array.from({ length: 500 }, (_, i) => shareEvent(900_000 + i, 1 + i)), /names 500 subjects/],
+  ])("a flood (%s in one delivery) is refused whole with 413: no claim, no invoke, a WARN line naming the count", async (_, flood, count) => {
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const answer = await deliver(streamDelivery(flood));
+    expect(answer).toMatchObject({ status: 413, body: expect.stringMatching(count) });
+    expect(lambdaApi.invokes).toEqual([]);
+    expect(await claimsWritten()).toBe(0);
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "WARN", message: "gitlab-events refused", status: 413, reason: expect.stringMatching(count) }));
+    logs.restore();
+  });
+});

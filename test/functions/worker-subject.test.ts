@@ -181,4 +181,27 @@ describe("from GitLab's stream to the removal, as AWS runs it", () => {
     expect(await run).toMatchObject({ ran: true });
     expect(gitlab.dataset.projects.find((p) => p.id === project.id)!.shared_with_groups.map((s) => s.group_id)).not.toContain(groupId);
   });
+
+  it("a forged event only names where to look: one that lies about a project's path and share makes a run that reads GitLab's truth and removes nothing the policy allows", async () => {
+    // acme/mobile/** may be shared with partners/contractor-x as developer: an allowed share.
+    const contractor = gitlab.dataset.groups.find((g) => g.full_path === "partners/contractor-x")!;
+    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/mobile/") && !p.shared_with_groups.some((s) => s.group_id === contractor.id))!;
+    const res = await fetch(`${gitlab.url}/api/v4/projects/${project.id}/share`, {
+      method: "POST",
+      headers: { "private-token": gitlab.token, "content-type": "application/json" },
+      body: JSON.stringify({ group_id: contractor.id, group_access: 30 }),
+    });
+    expect(res.status).toBe(201);
+    const before = projectShares();
+    const worker = await workerHandler();
+    const runs: Promise<unknown>[] = [];
+    lambdaApi.onAccepted = ({ payload }) => void runs.push(worker(JSON.parse(payload)));
+    // A holder of the streaming token says the project is under acme/platform (where contractor-x is not allowed).
+    const forged = { id: 999_999, entity_id: contractor.id, entity_type: "Group", event_type: "project_group_link_created", created_at: new Date().toISOString(), details: { target_id: project.id, target_type: "Project", target_details: "acme/platform/lie" }, target_details: "acme/platform/lie" };
+    const { handler } = await import("../../functions/events.ts");
+    expect(await handler(streamDelivery(forged), lambdaContext({ functionName: "warden-test-Events" }))).toMatchObject({ statusCode: 200 });
+    expect(await Promise.all(runs)).toEqual([{ subject: `project ${project.id} (acme/platform/lie)`, ran: true, removed: 0 }]);
+    expect(projectShares()).toEqual(before);
+    expect(nonGet()).toEqual(["POST /projects/:id/share"]);
+  });
 });

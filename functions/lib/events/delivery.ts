@@ -4,10 +4,16 @@
  * a request, though an array of them is taken too; a system hook sends one JSON object. Only what the
  * subject needs is kept, and only bounded and checked values leave here (ids, names, times): the body
  * itself never reaches a log or an answer.
+ *
+ * Each event's claim (dispatch.ts) is a SHA-256 of the whole event's canonical JSON, not its id: a
+ * holder of the streaming token can send any id (GitLab's are sequential, so tomorrow's are easy to
+ * guess), and a claim by id would drop GitLab's real event with that id as a repeat. An id is a hint;
+ * a redelivery is the identical event, so only a copy of the very same event is ever taken as a repeat.
  */
 import { createHash } from "node:crypto";
 import type { AuditEvent } from "../../../lib/gitlab/index.ts";
-import { auditEventName, subjectOfAuditEvent, subjectOfSystemHook, type EventSubject } from "../../../lib/jobs/events/subjects.ts";
+import { canonicalJson } from "../../../lib/jobs/canonical-json.ts";
+import { auditEventName, eventSubjectKey, subjectOfAuditEvent, subjectOfSystemHook, type EventSubject } from "../../../lib/jobs/events/subjects.ts";
 import { HttpStatusError } from "../lambda/http-status-error.ts";
 import { rawBody } from "../slack/raw-body.ts";
 import type { GitLabRequestEvent } from "./verify-request.ts";
@@ -15,9 +21,19 @@ import type { GitLabRequestEvent } from "./verify-request.ts";
 /** One audit event is about 1 KB: a megabyte is hundreds of them, far past any delivery GitLab makes. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_ID_LENGTH = 128;
+/** Longer than any full path GitLab gives a project or group in practice. */
+const MAX_PATH_LENGTH = 1024;
+/**
+ * GitLab streams one event a request (a relay may batch a few): a delivery of more is not GitLab's, and
+ * each event is a claim written, each subject a Worker run started. Past either bound the whole delivery
+ * is refused (413) rather than its first part taken: bad input changes nothing, and a sender that
+ * splits its events into deliveries within the bounds is handled in full.
+ */
+export const MAX_EVENTS_PER_DELIVERY = 1000;
+export const MAX_SUBJECTS_PER_DELIVERY = 100;
 
 export interface DeliveredEvent {
-  /** The claims table's key: once per event id (GitLab may deliver an event twice). */
+  /** The claims table's key: a hash of the whole event (GitLab may deliver an event twice, identical). */
   claim: string;
   id: string;
   name: string;
@@ -45,12 +61,25 @@ export function readDelivery(event: GitLabRequestEvent): DeliveredEvent[] {
   }
   if (event.sender === "system-hook") {
     if (!isObject(data)) throw new HttpStatusError(400, "Bad Request: a system hook's body is one JSON object");
-    return [systemHook(data, body)];
+    return [systemHook(data)];
   }
   const items = Array.isArray(data) ? data : [data];
+  if (items.length > MAX_EVENTS_PER_DELIVERY) throw tooMany(`holds ${items.length} events`, MAX_EVENTS_PER_DELIVERY);
   // The header names the type of a single event; an array's events each carry their own.
   const headerType = Array.isArray(data) ? undefined : text(headers["x-gitlab-audit-event-type"]);
-  return items.map((item, i) => streamed(item, Array.isArray(data) ? `event [${i}]` : "the event", headerType));
+  const events = items.map((item, i) => streamed(item, Array.isArray(data) ? `event [${i}]` : "the event", headerType));
+  const subjects = new Set(events.flatMap((e) => (e.subject ? [eventSubjectKey(e.subject)] : []))).size;
+  if (subjects > MAX_SUBJECTS_PER_DELIVERY) throw tooMany(`names ${subjects} subjects`, MAX_SUBJECTS_PER_DELIVERY);
+  return events;
+}
+
+function tooMany(what: string, most: number): HttpStatusError {
+  return new HttpStatusError(413, `Content Too Large: the delivery ${what}, more than the ${most} one delivery may (GitLab streams one event a request): nothing of it was taken`);
+}
+
+/** The hex SHA-256 of a JSON value's canonical text: the same for every copy of the same value. */
+function hashOf(value: unknown): string {
+  return createHash("sha256").update(canonicalJson(value), "utf8").digest("hex");
 }
 
 function streamed(item: unknown, where: string, headerType: string | undefined): DeliveredEvent {
@@ -58,7 +87,8 @@ function streamed(item: unknown, where: string, headerType: string | undefined):
   const id = typeof item["id"] === "number" ? String(item["id"]) : text(item["id"]);
   if (id === undefined || id.length > MAX_ID_LENGTH) throw new HttpStatusError(400, `Bad Request: ${where} has no id (every audit event GitLab streams carries one), or one longer than ${MAX_ID_LENGTH} characters`);
   const audit = auditEvent(item, headerType);
-  return { claim: `stream:${id}`, id, name: bounded(auditEventName(audit)), subject: subjectOfAuditEvent(audit), ...time(item["created_at"]) };
+  // The header's type is part of what the event means (an older GitLab sends it there alone).
+  return { claim: `stream:${hashOf([headerType ?? null, item])}`, id, name: bounded(auditEventName(audit)), subject: labelled(subjectOfAuditEvent(audit)), ...time(item["created_at"]) };
 }
 
 /**
@@ -78,11 +108,23 @@ function auditEvent(item: Json, headerType: string | undefined): AuditEvent {
   };
 }
 
-/** A system hook has no id: the hash of its bytes stands for one, so a repeat of the same hook is known. */
-function systemHook(hook: Json, body: Buffer): DeliveredEvent {
-  const id = createHash("sha256").update(body).digest("hex").slice(0, 32);
+/** A system hook has no id: the hash of the whole hook stands for one, and is its claim. */
+function systemHook(hook: Json): DeliveredEvent {
+  const hash = hashOf(hook);
+  const id = hash.slice(0, 32);
   // A transfer's time is the project's updated_at; created_at is when the project was created.
-  return { claim: `hook:${id}`, id, name: bounded(text(hook["event_name"])), subject: subjectOfSystemHook(hook), ...time(hook["updated_at"] ?? hook["created_at"]) };
+  return { claim: `hook:${hash}`, id, name: bounded(text(hook["event_name"])), subject: labelled(subjectOfSystemHook(hook)), ...time(hook["updated_at"] ?? hook["created_at"]) };
+}
+
+/**
+ * The path an event gives its subject is the sender's word, used only as the run's label (the run
+ * finds the subject by id): one too long to be GitLab's is left out, not carried into the Worker's
+ * event and its log lines.
+ */
+function labelled(subject: EventSubject | undefined): EventSubject | undefined {
+  if (!subject?.path || subject.path.length <= MAX_PATH_LENGTH) return subject;
+  const { path: _, ...byId } = subject;
+  return byId;
 }
 
 function bounded(name: string | undefined): string {

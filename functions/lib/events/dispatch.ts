@@ -3,7 +3,14 @@
  * event twice), the new ones grouped by the subject they name, and one asynchronous invoke of the
  * worker per subject, so several events about one project make one run, and one subject outside the
  * scope fails alone. Nothing here waits for a run: GitLab gives a destination 8 seconds.
+ *
+ * An event only names where to look: the Worker's run reads the subject's shares from GitLab and
+ * judges them by the policy, so a forged event can at most start a run that finds what is there.
+ * What it must not do is keep a real event from being handled: a claim is the whole event's hash
+ * (delivery.ts), and an event dated after now is handled without one, so nobody can claim GitLab's
+ * event before it happens (a run then could not yet see the change the event records).
  */
+import pMap from "p-map";
 import { eventSubjectKey, type EventSubject } from "../../../lib/jobs/events/subjects.ts";
 import { errorText } from "../../../lib/jobs/report.ts";
 import { logger } from "../lambda/logger.ts";
@@ -13,6 +20,12 @@ import type { DeliveredEvent } from "./delivery.ts";
 
 /** Long past any repeat GitLab makes of a delivery; DynamoDB's TTL deletes the claims after. */
 export const EVENT_CLAIM_SECONDS = 7 * 24 * 3600;
+/**
+ * Claim writes, and then Worker invokes, in flight at once. A delivery has at most 1,000 events and
+ * 100 subjects (delivery.ts): at a few milliseconds a call, ten at a time is well inside GitLab's 8
+ * seconds, and far inside the SDK's 50 sockets and what DynamoDB and Lambda take in a burst.
+ */
+export const EVENT_DISPATCH_CONCURRENCY = 10;
 
 export interface DispatchOptions {
   claims: Claims;
@@ -40,8 +53,11 @@ export async function dispatch(events: readonly DeliveredEvent[], opts: Dispatch
   // A repeat within one delivery counts as one event.
   const unique = [...new Map(named.map((e) => [e.claim, e])).values()];
   tally.duplicates = named.length - unique.length;
-  const expiresAt = Math.floor(now() / 1000) + EVENT_CLAIM_SECONDS;
-  const fresh = await Promise.all(unique.map((e) => firstDelivery(opts.claims, e, expiresAt)));
+  const at = now();
+  const expiresAt = Math.floor(at / 1000) + EVENT_CLAIM_SECONDS;
+  const ahead = unique.filter((e) => !happenedBy(e, at));
+  if (ahead.length) logger.warn("events dated after now, or not dated, are handled but not claimed (a GitLab clock ahead of this one, or events sent before they happened)", { events: ahead.slice(0, 20).map((e) => e.id) });
+  const fresh = await pMap(unique, (e) => !happenedBy(e, at) || firstDelivery(opts.claims, e, expiresAt), { concurrency: EVENT_DISPATCH_CONCURRENCY });
   const bySubject = new Map<string, { subject: EventSubject; events: DeliveredEvent[] }>();
   for (const [i, e] of unique.entries()) {
     if (!fresh[i]) {
@@ -53,8 +69,9 @@ export async function dispatch(events: readonly DeliveredEvent[], opts: Dispatch
     entry.events.push(e);
     bySubject.set(key, entry);
   }
-  await Promise.all(
-    [...bySubject].map(async ([key, { subject, events: about }]) => {
+  await pMap(
+    bySubject,
+    async ([key, { subject, events: about }]) => {
       const worker: SubjectWorkerEvent = {
         kind: "subject",
         subject,
@@ -69,9 +86,15 @@ export async function dispatch(events: readonly DeliveredEvent[], opts: Dispatch
         logger.error("starting the worker for a subject failed; the scheduled run will find its strays", { subject: key, events: worker.events.map((e) => e.id), error: errorText(err) });
         tally.failed.push(key);
       }
-    }),
+    },
+    { concurrency: EVENT_DISPATCH_CONCURRENCY },
   );
   return tally;
+}
+
+/** Whether the event says it happened by `at`: only then can a run started now see what it records. */
+function happenedBy(event: DeliveredEvent, at: number): boolean {
+  return event.createdAt !== undefined && Date.parse(event.createdAt) <= at;
 }
 
 /**

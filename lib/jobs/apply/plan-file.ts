@@ -11,6 +11,7 @@ import { z } from "zod";
 import { parsePolicy, type Policy, type PolicySource } from "../../policy/index.ts";
 import { redactOutput } from "../../redact/index.ts";
 import { REMOVAL_TYPES, type ShareRemoval } from "../shares/plan.ts";
+import { canonicalJson } from "../canonical-json.ts";
 
 export const PLAN_FORMAT = "warden-plan";
 export const PLAN_FORMAT_VERSION = 1;
@@ -131,15 +132,6 @@ export function readPlanFile(text: string, file: string, expect: PlanExpectation
 /** SHA-256 of the canonical JSON: keys sorted at every depth, no whitespace. */
 function checksumOf(content: object): string {
   return `sha256:${createHash("sha256").update(canonicalJson(content), "utf8").digest("hex")}`;
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (isRecord(value)) {
-    const entries = Object.keys(value).filter((k) => value[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`);
-    return `{${entries.join(",")}}`;
-  }
-  return JSON.stringify(value);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
