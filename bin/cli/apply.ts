@@ -1,19 +1,27 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { applyPlan, PlanFileError, readPlanFile } from "../../lib/jobs/index.ts";
+import { loadPolicyFile } from "../../lib/config/policy-file.ts";
+import { applyPlan, checkPlanPolicy, PlanFileError, readPlanFile, type GivenPolicy } from "../../lib/jobs/index.ts";
 import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP } from "./command.ts";
 import { auditTrail, gitlabFrom, positiveInt, printReport, requireEnv, UsageError } from "./io.ts";
+import { planKey } from "./plan-out.ts";
+import { policyChoice } from "./policy-source.ts";
 
-const USAGE = `Usage: warden apply PLAN [--apply] [--max-plan-age AGE] [--audit-log FILE] [--concurrency N] [--format text|markdown|json] [--debug]
+const USAGE = `Usage: warden apply PLAN [--apply] [--policy FILE | --policy-project PROJECT ...] [--max-plan-age AGE] [--audit-log FILE] [--concurrency N] [--format text|markdown|json] [--debug]
 
 Applies a plan saved by 'warden enforce --out PLAN': removes only the shares it lists, judged by the
-policy it records (not by warden.yaml). Each project and sharing group is read again first, and a share
+policy it records, once that is checked to be the policy given here (a plan file can be edited, and
+its checksum recomputed): a policy file must have the same text; a policy in a GitLab repository
+must be the same project, path and ref, the file at the plan's commit must be the plan's text, and
+that commit must be on the ref. With no policy given and no ./warden.yaml the plan is refused, unless
+WARDEN_PLAN_KEY verifies its signature. Each project and sharing group is read again first, and a share
 is removed only if it is still there with the same access level, expiry and custom role, and still
 stray under the plan's policy; anything else is skipped with the reason (already gone, level raised
 or lowered, expiry changed, now allowed or exempt). Nothing the plan does not list is removed.
 Dry run by default, as every command: without --apply it makes the same reads (GETs only) and
 reports what it would remove. The plan is refused before any request when it is not a Warden plan,
-was edited after it was written, was made for another GitLab than GITLAB_URL, or is older than
---max-plan-age. The guard is the plan's policy's gitlab.guard.maxRemovals, over the plan's count.
+was edited after it was written, was made for another GitLab than GITLAB_URL, is older than
+--max-plan-age, or (WARDEN_PLAN_KEY set) is not signed with that key. The guard is the plan's policy's gitlab.guard.maxRemovals, over the plan's count.
 
 Options:
   --apply          remove the planned shares that are still as planned
@@ -23,11 +31,14 @@ Options:
   --concurrency N  reads and removals in flight at once (default 16)
   --audit-log FILE append one JSON line per change to FILE as it happens (for warden restore)
 ${FORMAT_HELP} (enforce's shape, with job "apply")
-  --policy FILE, --policy-project PROJECT
-                   refused: apply judges by the policy the plan records, the one reviewed
+  --policy FILE, --policy-project PROJECT, --policy-path PATH, --policy-ref REF
+                   the policy the plan must have been made with, as enforce takes it
+                   (default: $WARDEN_POLICY or $WARDEN_POLICY_PROJECT..., else ./warden.yaml)
 ${COMMON_OPTIONS_HELP}
 
-Environment: GITLAB_URL (the instance the plan was made for) and GITLAB_TOKEN, as for enforce.
+Environment: GITLAB_URL (the instance the plan was made for) and GITLAB_TOKEN, as for enforce;
+WARDEN_PLAN_KEY (at least 32 characters): set when planning, the plan is signed (HMAC-SHA256); set
+when applying, a plan without a signature that verifies is refused.
 
 SIGINT, SIGTERM and SIGHUP stop the run as they stop enforce: no new removals, every audit line
 written, the report printed, exit 1.
@@ -44,27 +55,42 @@ export const applyCommand: Command = {
   async run(args, io: CliIO) {
     const { values, positionals } = args;
     if (positionals.length !== 1) throw new UsageError(`one PLAN file is required (written by warden enforce --out PLAN)\n\n${USAGE}`);
-    const other = ["policy", "policy-project", "policy-path", "policy-ref"].find((name) => values[name] !== undefined);
-    if (other) throw new UsageError(`--${other}: apply judges by the policy the plan records, the one it was reviewed with; drop --${other} (to judge by another policy, plan again with it)`);
     const file = positionals[0]!;
+    const key = planKey(io);
     const maxAgeMs = planAge(values["max-plan-age"]);
     const concurrency = positiveInt(args, "concurrency");
     const text = await readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => {
       throw new UsageError(`cannot read ${file}: ${err.code ?? err.message}`);
     });
+    const given = await givenPolicy(args, io);
     const gitlab = gitlabFrom(io);
+    const refused = (err: unknown) => (err instanceof PlanFileError ? new UsageError(err.message) : err);
     const { plan, policy } = (() => {
       try {
-        return readPlanFile(text, file, { gitlabUrl: requireEnv(io, "GITLAB_URL"), maxAgeMs, now: new Date() });
+        return readPlanFile(text, file, { gitlabUrl: requireEnv(io, "GITLAB_URL"), maxAgeMs, now: new Date(), ...(key ? { key } : {}) });
       } catch (err) {
-        throw err instanceof PlanFileError ? new UsageError(err.message) : err;
+        throw refused(err);
       }
     })();
+    // Before anything else is read: the plan's policy is the one given here (lib/jobs/apply/plan-policy.ts).
+    const note = await checkPlanPolicy(gitlab, plan, given, { file, signed: key !== undefined, signal: io.signal }).catch((err) => {
+      throw refused(err);
+    });
     const trail = auditTrail(io, args);
     const report = await applyPlan({ gitlab, plan, policy, apply: values["apply"] === true, concurrency, signal: io.signal, audit: trail.sink }).finally(() => trail.close());
+    if (note) report.warnings.unshift(note);
     return printReport(io, report, args);
   },
 };
+
+/** The policy to compare the plan's with, as enforce takes it; none when nothing names one and there is no ./warden.yaml. */
+async function givenPolicy(args: Parameters<Command["run"]>[0], io: CliIO): Promise<GivenPolicy> {
+  const choice = policyChoice(args, io.env);
+  if (choice.kind === "gitlab") return { kind: "gitlab", ...choice.at };
+  const named = args.values["policy"] !== undefined || Boolean(io.env["WARDEN_POLICY"]);
+  if (!named && !existsSync(choice.path)) return { kind: "none", looked: `./${choice.path}` };
+  return { kind: "file", policy: await loadPolicyFile(choice.path) };
+}
 
 const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
 

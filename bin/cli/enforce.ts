@@ -57,7 +57,7 @@ With --compare-policy-ref: 0 the change alters nothing, 1 error, 2 it alters som
   options: { apply: { type: "boolean" }, out: { type: "string" }, target: { type: "string", multiple: true }, "audit-log": { type: "string" }, concurrency: { type: "string" }, "list-concurrency": { type: "string" }, ...COMPARE_OPTIONS },
   async run(args, io: CliIO) {
     const { values } = args;
-    const out = planOutFrom(args);
+    const out = planOutFrom(args, io);
     const comparing = comparingFrom(args, io.env);
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
     const compareWith = comparing && (await basePolicy(gitlab, comparing, io.signal));

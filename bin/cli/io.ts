@@ -43,6 +43,7 @@ function separateLines(out: TextOut): TextOut {
  */
 export function redactedIO(io: CliIO): CliIO {
   for (const { credentialVariable } of Object.values(SERVICES)) registerSecret(io.env[credentialVariable]);
+  registerSecret(io.env["WARDEN_PLAN_KEY"]);
   const redacted = (out: TextOut): TextOut => ({ write: (text) => out.write(redactOutput(text)), isTTY: out.isTTY, get columns() { return out.columns; } });
   return { ...io, stdout: redacted(io.stdout), stderr: separateLines(redacted(io.stderr)) };
 }

@@ -1,7 +1,7 @@
 /** `warden enforce --out FILE`: the dry run's plan saved for review and `warden apply` (lib/jobs/apply/plan-file.ts). */
 import { statSync } from "node:fs";
 import { dirname } from "node:path";
-import { planFile, writePlanFile, type EnforceReport } from "../../lib/jobs/index.ts";
+import { MIN_PLAN_KEY_LENGTH, planFile, writePlanFile, type EnforceReport } from "../../lib/jobs/index.ts";
 import { count } from "../../lib/jobs/view.ts";
 import { unmatchedRules, type Policy } from "../../lib/policy/index.ts";
 import type { CliIO, ParsedArgs } from "./command.ts";
@@ -9,13 +9,22 @@ import { notice, requireEnv, UsageError } from "./io.ts";
 import { packageVersion } from "./version.ts";
 
 /** --out FILE, checked before any request: a dry run only, into a directory that exists. */
-export function planOutFrom({ values }: ParsedArgs): string | undefined {
+export function planOutFrom({ values }: ParsedArgs, io: CliIO): string | undefined {
   if (values["out"] === undefined) return undefined;
+  planKey(io);
   const out = String(values["out"]);
   if (values["apply"] === true) throw new UsageError(`--out saves a dry run's plan for review, and --apply removes now: drop --apply, review ${out}, then run: warden apply ${out} --apply`);
   const dir = dirname(out);
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--out ${out}: the directory ${dir} does not exist: create it, or name a file in one that does`);
   return out;
+}
+
+/** WARDEN_PLAN_KEY, checked before any request: plans are signed with it, and apply refuses one it does not verify. */
+export function planKey(io: CliIO): string | undefined {
+  const key = io.env["WARDEN_PLAN_KEY"];
+  if (!key) return undefined;
+  if (key.length < MIN_PLAN_KEY_LENGTH) throw new UsageError(`WARDEN_PLAN_KEY is too short for an HMAC-SHA256 key (at least ${MIN_PLAN_KEY_LENGTH} characters): generate one with: openssl rand -hex 32`);
+  return key;
 }
 
 /**
@@ -36,6 +45,7 @@ export function savePlan(io: CliIO, out: string, report: EnforceReport, policy: 
     createdAt,
     wardenVersion: packageVersion(),
     unmatchedRules: unmatched.map((r) => `${r.list}[${r.index}]`),
+    key: planKey(io),
   });
   writePlanFile(out, plan);
   notice(io, `plan written to ${out}: ${count(plan.removals.length, "removal")}; review it, then apply it with: warden apply ${out} --apply`);

@@ -65,3 +65,13 @@ export async function readRepositoryFile(
   };
   return { bytes, blobId: id("blob_id"), commitId: id("commit_id"), lastCommitId: id("last_commit_id") };
 }
+
+/**
+ * Whether `commit` is in `ref`'s history: their merge base (`GET /projects/:id/repository/merge_base`,
+ * one request, nothing to page) is the commit itself. GitLab answers 404 when they share no history,
+ * 400 "Could not find ref" for a ref or commit the project does not have (an HttpError to the caller).
+ */
+export async function commitIsOn(gitlab: Pick<GitLabApi, "call">, at: { project: string | number; commit: string; ref: string }, signal?: AbortSignal): Promise<boolean> {
+  const { status, data } = await gitlab.call<{ id?: unknown }>("GET", "/projects/:id/repository/merge_base", { id: at.project }, { query: { refs: [at.commit, at.ref] }, accept: [404], signal });
+  return status === 200 && typeof data?.id === "string" && data.id === at.commit;
+}

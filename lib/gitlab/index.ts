@@ -7,4 +7,4 @@ export type * from "./types.ts";
 export { HttpError, NetworkError } from "../http/index.ts";
 export { AUDIT_EVENT_ROUTES, AUDIT_WINDOW_DAYS, auditWindows, getUser, listAuditEvents, newerThan } from "./audit-events.ts";
 export type { AuditEntityType, AuditEvent, AuditEventDetails, AuditSource, AuditWindow } from "./audit-events.ts";
-export { DEFAULT_BRANCH_REF, FileContentError, readRepositoryFile, type FileAtRef } from "./files.ts";
+export { commitIsOn, DEFAULT_BRANCH_REF, FileContentError, readRepositoryFile, type FileAtRef } from "./files.ts";

@@ -1,7 +1,8 @@
 export { enforce } from "./enforce/index.ts";
 export { applyPlan } from "./apply/index.ts";
 export type { ApplyOptions, ApplyReport, ApplySummary } from "./apply/summary.ts";
-export { planFile, PlanFileError, readPlanFile, writePlanFile, type PlanFile, type PlannedRemoval } from "./apply/plan-file.ts";
+export { checkPlanPolicy, type GivenPolicy } from "./apply/plan-policy.ts";
+export { MIN_PLAN_KEY_LENGTH, planFile, PlanFileError, readPlanFile, writePlanFile, type PlanFile, type PlannedRemoval } from "./apply/plan-file.ts";
 export { ScopeError } from "./enforce/examine/scope.ts";
 export type { EnforceOptions, EnforceReport, EnforceSummary } from "./enforce/summary.ts";
 export type { EnforceTarget } from "./enforce/examine/targets.ts";

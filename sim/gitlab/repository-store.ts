@@ -16,6 +16,8 @@ export interface SimBlob {
 export interface SimCommit {
   id: string;
   files: ReadonlyMap<string, SimBlob>;
+  /** The commit it was made on top of: a branch's history is its head's chain of parents. */
+  parent?: SimCommit;
 }
 
 const sha1 = (data: Buffer | string) => createHash("sha1").update(data).digest("hex");
@@ -44,7 +46,7 @@ export class SimRepositories {
         tree.set(path, { content: bytes, blobId: blobId(bytes), lastCommitId: id });
       }
     }
-    const commit: SimCommit = { id, files: tree };
+    const commit: SimCommit = { id, files: tree, ...(parent ? { parent } : {}) };
     heads.set(branch, commit);
     this.branches.set(project.id, heads);
     const byId = this.commits.get(project.id) ?? new Map<string, SimCommit>();
@@ -63,5 +65,16 @@ export class SimRepositories {
   resolve(project: SimProject, ref: string): SimCommit | undefined {
     const heads = this.branches.get(project.id);
     return heads?.get(ref === "HEAD" ? project.default_branch : ref) ?? this.commits.get(project.id)?.get(ref);
+  }
+
+  /** The best common ancestor of commits (each history is one chain of parents), as `git merge-base` finds it. */
+  mergeBase(commits: readonly SimCommit[]): SimCommit | undefined {
+    const ancestors = (commit: SimCommit) => {
+      const chain: SimCommit[] = [];
+      for (let at: SimCommit | undefined = commit; at; at = at.parent) chain.push(at);
+      return chain;
+    };
+    const [first, ...rest] = commits.map(ancestors);
+    return first?.find((candidate) => rest.every((chain) => chain.includes(candidate)));
   }
 }

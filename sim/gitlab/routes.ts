@@ -5,6 +5,7 @@ import { getIssue, listIssueNotes } from "./issues.ts";
 import { createMergeRequestNote, listMergeRequestNotes, updateMergeRequestNote } from "./notes.ts";
 import { createPipeline } from "./pipelines.ts";
 import { getProject, listGroupProjects, listProjects } from "./projects.ts";
+import { getMergeBase } from "./merge-base.ts";
 import { getBranch, getFile, getTag } from "./repository.ts";
 import { shareGroup, shareProject, unshareGroup, unshareProject } from "./shares.ts";
 
@@ -54,6 +55,7 @@ const ROUTES: readonly Route[] = [
   route("GET", "/projects/:id/repository/files/:file_path", getFile),
   route("HEAD", "/projects/:id/repository/files/:file_path", getFile),
   route("GET", "/projects/:id/repository/branches/:branch", getBranch),
+  route("GET", "/projects/:id/repository/merge_base", getMergeBase),
   route("GET", "/projects/:id/repository/tags/:tag", getTag),
 ];
 

@@ -43,7 +43,6 @@ describe("bad input: exit 1 naming the cause and the fix, before any request", (
     ["--out with --apply", ["enforce", "--apply", "--out", "plan.json"], /--out saves a dry run's plan for review, and --apply removes now: drop --apply, review plan\.json, then run: warden apply plan\.json --apply/],
     ["--out into a missing directory", ["enforce", "--out", "/nonexistent-dir/plan.json"], /--out \/nonexistent-dir\/plan\.json: the directory \/nonexistent-dir does not exist/],
     ["apply without a plan", ["apply"], /one PLAN file is required \(written by warden enforce --out PLAN\)/],
-    ["apply with --policy", ["apply", "plan.json", "--policy", "x.yaml"], /--policy: apply judges by the policy the plan records/],
     ["a --max-plan-age without its unit", ["apply", "plan.json", "--max-plan-age", "24"], /--max-plan-age takes a positive whole number of minutes, hours or days \(90m, 24h, 2d\), got "24"/],
     ["a plan file that is not there", ["apply", "/nonexistent-dir/plan.json"], /cannot read \/nonexistent-dir\/plan\.json: ENOENT/],
   ];

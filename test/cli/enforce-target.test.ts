@@ -53,6 +53,18 @@ describe.sequential("warden enforce --target", () => {
     expect(text.stdout).toContain("targeted run: only acme/mobile (group and its subgroups) examined");
   });
 
+  it("--apply with a target and a policy whose literal rule names a group the instance does not have exits 3, naming the rule, with nothing removed", async () => {
+    const before = shares();
+    sim.resetCounters();
+    const typo = policyFile(groupSharesPolicy().replace('group: "partners/contractor-x"', 'group: "partner/contractor-x"'));
+    const run = await warden(["enforce", "--apply", "--target", "acme/mobile"], { ...env, WARDEN_POLICY: typo });
+    expect(run.code).toBe(3);
+    expect(run.stdout).toContain('allow[1] (group "partner/contractor-x", projects "acme/mobile/**") names group partner/contractor-x, which the instance does not have');
+    expect(run.stdout).toMatch(/guard: 1 rule matched nothing \(allow\[1\]\), and gitlab\.guard\.unmatchedRules is refuse; nothing was removed/);
+    expect(Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
+    expect(shares()).toBe(before);
+  });
+
   it("--apply with repeated targets removes only their strays and exits 0; the rest stays planned", async () => {
     const before = (JSON.parse((await warden(["enforce", "--json"], env)).stdout) as EnforceReport).actions;
     const inTargets = (a: ShareRemoval) => within("acme/mobile")(a) || within("acme/security")(a);

@@ -4,7 +4,7 @@
  * `warden apply` reads it back. A versioned, explicit contract: a checksum over its canonical content,
  * and every check below made before any request.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { z } from "zod";
@@ -34,13 +34,21 @@ export interface PlanFile {
   /** Allow and exempt rules that matched nothing in the examination (e.g. "exempt[0]"): the policy's unmatchedRules guard reads them. */
   unmatchedRules: string[];
   removals: PlannedRemoval[];
-  /** "sha256:" and the hex SHA-256 of the canonical JSON of every other field. */
+  /**
+   * "hmac-sha256:" and the hex HMAC-SHA256, keyed with WARDEN_PLAN_KEY, of the canonical JSON of every
+   * field but this and the checksum: only a holder of the key can write one that verifies.
+   */
+  signature?: string;
+  /** "sha256:" and the hex SHA-256 of the canonical JSON of every other field (the signature included). */
   checksum: string;
 }
 
 export class PlanFileError extends Error {
   override name = "PlanFileError";
 }
+
+/** The smallest WARDEN_PLAN_KEY taken: 32 bytes, as an HMAC-SHA256 key should be at least its output's size. */
+export const MIN_PLAN_KEY_LENGTH = 32;
 
 export interface PlanInput {
   removals: readonly ShareRemoval[];
@@ -49,9 +57,11 @@ export interface PlanInput {
   createdAt: Date;
   wardenVersion: string;
   unmatchedRules: string[];
+  /** WARDEN_PLAN_KEY: when given, the plan carries its signature. */
+  key?: string;
 }
 
-export function planFile({ removals, policy, gitlabUrl, createdAt, wardenVersion, unmatchedRules }: PlanInput): PlanFile {
+export function planFile({ removals, policy, gitlabUrl, createdAt, wardenVersion, unmatchedRules, key }: PlanInput): PlanFile {
   const content = {
     format: PLAN_FORMAT,
     formatVersion: PLAN_FORMAT_VERSION,
@@ -62,7 +72,8 @@ export function planFile({ removals, policy, gitlabUrl, createdAt, wardenVersion
     unmatchedRules,
     removals: removals.map(({ status: _status, error: _error, ...planned }) => planned as PlannedRemoval),
   } as const;
-  return { ...content, checksum: checksumOf(content) };
+  const signed = key === undefined ? content : { ...content, signature: signatureOf(content, key) };
+  return { ...signed, checksum: checksumOf(signed) };
 }
 
 /**
@@ -95,6 +106,8 @@ export interface PlanExpectations {
   gitlabUrl: string;
   maxAgeMs: number;
   now: Date;
+  /** WARDEN_PLAN_KEY: when given, a plan without a signature that verifies with it is refused. */
+  key?: string;
 }
 
 /** A plan file's text, checked, with its policy parsed again from the recorded text; PlanFileError names the cause and the fix. */
@@ -113,6 +126,7 @@ export function readPlanFile(text: string, file: string, expect: PlanExpectation
   }
   const { checksum, ...content } = data;
   if (checksum !== checksumOf(content)) throw new PlanFileError(`${file} was edited after it was written (its checksum does not match its content): plan again with warden enforce --out, and review that plan`);
+  if (expect.key !== undefined) checkSignature(content, file, expect.key);
   const parsed = PlanSchema.safeParse(data);
   if (!parsed.success) throw new PlanFileError(`${file} is not a plan this Warden can read (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}): plan again`);
   const plan: PlanFile = parsed.data;
@@ -127,6 +141,20 @@ export function readPlanFile(text: string, file: string, expect: PlanExpectation
   const policy = parsePolicy(policyText, `${file} (the plan's policy)`, recorded);
   if (policy.source.sha256 !== sha256) throw new PlanFileError(`${file}: its policy's text does not have the SHA-256 it records (${sha256}): plan again`);
   return { plan, policy };
+}
+
+/** The plan was signed with this key, and nothing it signed has changed; compared in constant time. */
+function checkSignature({ signature, ...signed }: Record<string, unknown>, file: string, key: string): void {
+  if (signature === undefined) throw new PlanFileError(`${file} is not signed, and WARDEN_PLAN_KEY is set: apply only a plan written by warden enforce --out with the same WARDEN_PLAN_KEY (plan again with it set)`);
+  const expected = Buffer.from(signatureOf(signed, key));
+  const given = Buffer.from(typeof signature === "string" ? signature : "");
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw new PlanFileError(`${file}: its signature does not verify with WARDEN_PLAN_KEY (it was edited, or signed with another key): plan again with warden enforce --out, and review that plan`);
+  }
+}
+
+function signatureOf(content: object, key: string): string {
+  return `hmac-sha256:${createHmac("sha256", key).update(canonicalJson(content), "utf8").digest("hex")}`;
 }
 
 /** SHA-256 of the canonical JSON: keys sorted at every depth, no whitespace. */
@@ -154,6 +182,7 @@ const PlanSchema = z.object({
   format: z.literal(PLAN_FORMAT),
   formatVersion: z.literal(PLAN_FORMAT_VERSION),
   checksum: z.string(),
+  signature: z.string().optional(),
   createdAt: z.iso.datetime(),
   wardenVersion: z.string(),
   gitlabUrl: z.url(),

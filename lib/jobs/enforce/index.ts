@@ -18,7 +18,7 @@ import { comparisonOf, scopeWarning, type Difference } from "./compare.ts";
 import { beginExamination } from "./examine/examiners.ts";
 import { ScopeError, scopeRoots } from "./examine/scope.ts";
 import { checkTargets, findTargets, targetedWarning, targetedWork } from "./examine/targets.ts";
-import { unmatchedWarnings } from "./rules.ts";
+import { missingWarning, namesNothing, unmatchedWarnings } from "./rules.ts";
 import { examineSlice, type Slice } from "./slice.ts";
 import { addCounts, DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY, emptyTally, statsSince, type EnforceOptions, type EnforceReport, type StepStats, type Tally } from "./summary.ts";
 
@@ -137,20 +137,29 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     stats.push(attributed.stats);
   }
 
-  // Only a complete examination of the whole scope shows that a rule matched nothing (targets.ts).
+  // Only a complete examination of the whole scope shows that a rule matched nothing (targets.ts); a
+  // targeted one shows only that a rule naming a literal path the instance does not have is a typo (rules.ts).
   const unmatched = complete && matched && !targets ? unmatchedRules(policy, matched, now) : [];
   if (unmatched.length) {
     const named = await steps.step("rules", () => measured(async () => ({ warnings: await unmatchedWarnings(gitlab, policy, unmatched, signal) })));
     warnings.push(...named.warnings);
     stats.push(named.stats);
   }
-  const refuse = unmatched.length > 0 && policy.gitlab.guard.unmatchedRules === "refuse";
+  // Counts unknown (a step replayed from older code): every rule is looked at, which costs only reads.
+  const untouched = targets && complete ? unmatchedRules(policy, matched ?? emptyRuleCounts(policy), now) : [];
+  const typos = untouched.length ? await steps.step("literal rules", () => measured(async () => ({ missing: await namesNothing(gitlab, policy, untouched, signal) }))) : undefined;
+  if (typos) {
+    warnings.push(...typos.missing.map((named) => missingWarning(policy, named)));
+    stats.push(typos.stats);
+  }
+  const refused = unmatched.length ? unmatched : (typos?.missing.map(({ rule }) => rule) ?? []);
+  const refuse = refused.length > 0 && policy.gitlab.guard.unmatchedRules === "refuse";
   const tripped = plan.length > limit || (refuse && opts.apply === true);
   if (plan.length > limit) {
     warnings.push(`guard: ${count(plan.length, "removal")} planned (project and group shares together), more than gitlab.guard.maxRemovals (${limit}); nothing was removed`);
   }
   if (refuse) {
-    const which = `${count(unmatched.length, "rule")} matched nothing (${unmatched.map((r) => `${r.list}[${r.index}]`).join(", ")}), and gitlab.guard.unmatchedRules is refuse`;
+    const which = `${count(refused.length, "rule")} matched nothing (${refused.map((r) => `${r.list}[${r.index}]`).join(", ")}), and gitlab.guard.unmatchedRules is refuse`;
     const fix = "correct or remove each, or set gitlab.guard.unmatchedRules: warn to accept them";
     warnings.push(opts.apply ? `guard: ${which}; nothing was removed (${fix})` : `guard: ${which}: an applying run would remove nothing (${fix})`);
   }

@@ -1,31 +1,76 @@
 /**
- * The rules a complete examination found matching nothing, each named in a warning: a rule naming a
- * path the instance does not have says so (one GET per literal path, shared between rules); any other
- * is judged by what it matched. lib/policy/rules.ts says which rules those are.
+ * The rules that matched nothing, each named in a warning: a rule naming a path the instance does not
+ * have says so (one GET per literal path, shared between rules); any other is judged by what it
+ * matched. lib/policy/rules.ts says which rules those are.
+ *
+ * A targeted run (--target, the watch, the Events stream) sees part of the scope, so it cannot tell a
+ * glob that matches nothing; but a literal path the instance does not have is a typo wherever the run
+ * looks, and its rule protects nothing: namesNothing finds those, so the guard stops every applying
+ * run, targeted or not. A path found is remembered for the process (a warm Lambda runs the watch every
+ * minute, the stream every event) for FOUND_TTL_MS; a path not found is asked again every run, so the
+ * fix (the group created, the rule corrected) takes effect at once and a cached miss never outlives it.
  */
 import type { GitLabClient } from "../../gitlab/index.ts";
 import { literalPaths, ruleSubject, ruleText, type LiteralPath, type Policy, type RuleRef } from "../../policy/index.ts";
 
+/** How long a path found stays found: a group renamed or deleted meanwhile is noticed within this. */
+export const FOUND_TTL_MS = 5 * 60_000;
+/** Entries kept at most (a policy names tens of paths; a process serves one or two instances). */
+const MAX_FOUND = 1_000;
+/** `origin kind path` → when the path was found. */
+const found = new Map<string, number>();
+
+/** A rule and the literal paths it names that the instance does not have (or the token cannot see). */
+export interface RuleMissing {
+  rule: RuleRef;
+  missing: string[];
+}
+
 export async function unmatchedWarnings(gitlab: GitLabClient, policy: Policy, rules: RuleRef[], signal?: AbortSignal): Promise<string[]> {
+  return (await lookUp(gitlab, policy, rules, signal)).map(({ rule, missing }) =>
+    missing.length === 0 ? `${ruleText(policy, rule)} matched no ${ruleSubject(policy, rule)} in scope` : missingWarning(policy, { rule, missing }),
+  );
+}
+
+/** Of `rules`, those naming a literal path the instance does not have; rules naming none ask nothing. */
+export async function namesNothing(gitlab: GitLabClient, policy: Policy, rules: RuleRef[], signal?: AbortSignal): Promise<RuleMissing[]> {
+  const literal = rules.filter((rule) => literalPaths(policy, rule).length > 0);
+  return (await lookUp(gitlab, policy, literal, signal)).filter(({ missing }) => missing.length > 0);
+}
+
+export function missingWarning(policy: Policy, { rule, missing }: RuleMissing): string {
+  return `${ruleText(policy, rule)} names ${missing.join(" and ")}, which the instance does not have (or the token cannot see): it matched nothing`;
+}
+
+/** Each rule's literal paths looked up: one GET per path not found within FOUND_TTL_MS, shared between rules. */
+async function lookUp(gitlab: GitLabClient, policy: Policy, rules: RuleRef[], signal?: AbortSignal): Promise<RuleMissing[]> {
   const looked = new Map<string, Promise<boolean>>();
+  const now = Date.now();
   // GitLab paths are case-insensitive: one look-up per path, however a policy spells it.
   const exists = ({ kind, path }: LiteralPath): Promise<boolean> => {
-    const key = `${kind} ${path.toLowerCase()}`;
-    let found = looked.get(key);
-    if (found === undefined) {
-      found = kind === "project" ? gitlab.findProject(path, signal).then(Boolean) : gitlab.findNamespace(path, signal).then((ns) => ns?.kind === "group");
-      looked.set(key, found);
+    const key = `${gitlab.http.origin} ${kind} ${path.toLowerCase()}`;
+    const at = found.get(key);
+    if (at !== undefined && now - at < FOUND_TTL_MS) return Promise.resolve(true);
+    let answer = looked.get(key);
+    if (answer === undefined) {
+      answer = (kind === "project" ? gitlab.findProject(path, signal).then(Boolean) : gitlab.findNamespace(path, signal).then((ns) => ns?.kind === "group")).then((yes) => {
+        if (yes) remember(key, now);
+        return yes;
+      });
+      looked.set(key, answer);
     }
-    return found;
+    return answer;
   };
   return Promise.all(
     rules.map(async (rule) => {
       const named = literalPaths(policy, rule);
-      const found = await Promise.all(named.map(exists));
-      const missing = named.filter((_, i) => !found[i]).map(({ kind, path }) => `${kind} ${path}`);
-      const text = ruleText(policy, rule);
-      if (missing.length === 0) return `${text} matched no ${ruleSubject(policy, rule)} in scope`;
-      return `${text} names ${missing.join(" and ")}, which the instance does not have (or the token cannot see): it matched nothing`;
+      const present = await Promise.all(named.map(exists));
+      return { rule, missing: named.filter((_, i) => !present[i]).map(({ kind, path }) => `${kind} ${path}`) };
     }),
   );
+}
+
+function remember(key: string, at: number): void {
+  if (found.size >= MAX_FOUND) found.clear();
+  found.set(key, at);
 }

@@ -127,6 +127,6 @@ export function targetedWarning(targets: readonly FoundTarget[]): string {
   const named = targets.map((t) => `${t.path} (${t.kind === "project" ? "project" : t.subtree ? "group and its subgroups" : "group by itself"})`);
   return (
     `targeted run: only ${named.join(", ")} examined; the rest of the scope was neither judged nor changed, ` +
-    "and rules that matched nothing are not reported (only a run over the whole scope shows that)"
+    "and a rule that matched nothing here is reported only when it names a path the instance does not have (only a run over the whole scope shows the rest)"
   );
 }

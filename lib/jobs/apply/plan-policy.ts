@@ -1,0 +1,68 @@
+/**
+ * Whose policy a plan carries. A plan file is an artifact anyone with write access to it can edit, and
+ * its checksum anyone can recompute: the policy text inside it says nothing by itself. Before apply
+ * reads anything else, the plan's policy is compared with the one this run is given, as enforce takes
+ * it (--policy, WARDEN_POLICY, ./warden.yaml, or --policy-project …):
+ * - a policy file: the plan's policy text must have the file's SHA-256;
+ * - a GitLab repository file: the plan must name the same project, path and ref, the file at the
+ *   plan's commit must have the plan's SHA-256, and that commit must be in the ref's history (so the
+ *   text was committed where the repository's own protections reviewed it).
+ * With no policy here to compare with, the plan is refused, unless WARDEN_PLAN_KEY verified its
+ * signature (the key's holder wrote it, policy and all).
+ */
+import { createHash } from "node:crypto";
+import { commitIsOn, DEFAULT_BRANCH_REF, FileContentError, HttpError, readRepositoryFile, type GitLabClient } from "../../gitlab/index.ts";
+import type { Policy } from "../../policy/index.ts";
+import { PlanFileError, type PlanFile } from "./plan-file.ts";
+
+/** The policy this run was given to compare the plan's with. */
+export type GivenPolicy =
+  | { kind: "file"; policy: Policy }
+  | { kind: "gitlab"; project: string; path: string; ref?: string }
+  /** Nothing given, and no ./warden.yaml: `looked` says where it was looked for. */
+  | { kind: "none"; looked: string };
+
+/** A policy file is kilobytes (lib/config/policy-file.ts's limit is 1 MiB). */
+const MAX_POLICY_BYTES = 1024 * 1024;
+
+/** Throws PlanFileError naming the cause and the fix; returns a warning when the plan's policy stands on its signature alone. */
+export async function checkPlanPolicy(gitlab: GitLabClient, plan: PlanFile, given: GivenPolicy, opts: { file: string; signed: boolean; signal?: AbortSignal }): Promise<string | undefined> {
+  const { file, signed, signal } = opts;
+  const recorded = plan.policy;
+  if (given.kind === "none") {
+    if (signed) return `the plan's policy was not compared with a policy here (no --policy, --policy-project or ${given.looked}): its signature (WARDEN_PLAN_KEY) vouches for it`;
+    throw new PlanFileError(
+      `${file}: its policy cannot be checked: there is no policy here to compare it with (no --policy, --policy-project or ${given.looked}), and a plan file's policy can be edited with it: ` +
+        "give the policy the plan was made with (--policy FILE, or --policy-project PROJECT with --policy-path and --policy-ref as enforce took them), or sign plans with WARDEN_PLAN_KEY",
+    );
+  }
+  if (given.kind === "file") {
+    const { sha256, path } = given.policy.source as { sha256: string; path: string };
+    if (sha256 !== recorded.sha256) throw differs(file, `${path} (SHA-256 ${sha256.slice(0, 12)}…, the plan's ${recorded.sha256.slice(0, 12)}…)`);
+    return undefined;
+  }
+  const where = `${given.project}:${given.path}`;
+  if (recorded.source !== "gitlab" || recorded.project.toLowerCase() !== given.project.toLowerCase() || recorded.path !== given.path) {
+    throw differs(file, `${where} (the plan's is ${recorded.source === "gitlab" ? `${recorded.project}:${recorded.path}` : `the file ${recorded.path}`})`);
+  }
+  try {
+    const ref = given.ref ?? (await gitlab.getProject(given.project, signal)).default_branch;
+    if (recorded.ref !== ref) throw differs(file, `${where} at ${ref ?? DEFAULT_BRANCH_REF} (the plan's was read at ${recorded.ref})`);
+    const at = await readRepositoryFile(gitlab, { project: given.project, path: given.path, ref: recorded.commitId, maxBytes: MAX_POLICY_BYTES }, signal);
+    const sha256 = createHash("sha256").update(at.bytes).digest("hex");
+    if (sha256 !== recorded.sha256) throw differs(file, `${where} at commit ${recorded.commitId.slice(0, 12)}, whose file is not the plan's policy text`);
+    if (!(await commitIsOn(gitlab, { project: given.project, commit: recorded.commitId, ref }, signal))) {
+      throw differs(file, `${where}: commit ${recorded.commitId.slice(0, 12)} is not on ${ref}, so the policy it holds was never ${ref}'s`);
+    }
+    return undefined;
+  } catch (err) {
+    if (err instanceof PlanFileError) throw err;
+    if (err instanceof HttpError && (err.status === 404 || err.status === 400)) throw differs(file, `${where}: GitLab has no such file, ref or commit (${err.status})`);
+    if (err instanceof FileContentError) throw differs(file, `${where}: ${err.message}`);
+    throw new PlanFileError(`${file}: its policy could not be checked against ${where} (${(err as Error).message}); nothing was applied: run again once GitLab answers`);
+  }
+}
+
+function differs(file: string, what: string): PlanFileError {
+  return new PlanFileError(`${file}: its policy is not the policy given here, ${what}: nothing was applied; the plan was made with another policy, or edited: plan again with this policy, and review that plan`);
+}
