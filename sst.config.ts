@@ -9,10 +9,12 @@
  *                              GITLAB_URL there is no Enforce workflow, without N8N_URL no Workflows
  *   WARDEN_SECRET_KMS_KEY_ARN  the customer-managed KMS key the secret is encrypted with, if any
  *   WARDEN_POLICY_FILE         the policy to ship in every bundle (default warden.yaml)
- *   WARDEN_POLICY_PROJECT      instead of a file: the GitLab project (group/project) whose repository
- *                              holds the policy, read by every function at each run (docs/policy.md);
+ *   WARDEN_POLICY_PROJECT      instead of a file: the GitLab project whose repository holds the policy,
+ *                              read by every function at each run (docs/policy.md): its id
+ *                              (recommended: pinned for good) or group/project
  *   WARDEN_POLICY_PATH, WARDEN_POLICY_REF   its path there (default warden.yaml) and branch, tag or
- *                              commit (default: the project's default branch)
+ *                              commit (default: the project's default branch); a branch or tag must be
+ *                              protected unless WARDEN_POLICY_ALLOW_UNPROTECTED_REF=1
  *   WARDEN_ENFORCE_SCHEDULE    default rate(1 day); "off" disables the schedule (the function stays)
  *   WARDEN_WORKFLOWS_SCHEDULE  default rate(1 hour); "off" likewise
  *   WARDEN_WATCH_SCHEDULE      the Watch function's poll of GitLab's audit events (with GITLAB_URL;
@@ -248,17 +250,19 @@ function events(gitlabUrl: string | undefined): boolean {
   return on;
 }
 
-/** The three variables of a policy in a GitLab repository, as every function gets them; undefined without WARDEN_POLICY_PROJECT. */
+/** The variables of a policy in a GitLab repository, as every function gets them; undefined without WARDEN_POLICY_PROJECT. */
 function policyRepository(env: NodeJS.ProcessEnv, gitlabUrl: string | undefined): Record<string, string> | undefined {
   const project = env["WARDEN_POLICY_PROJECT"];
   if (!project) {
-    for (const name of ["WARDEN_POLICY_PATH", "WARDEN_POLICY_REF"]) if (env[name]) throw new Error(`${name} is set without WARDEN_POLICY_PROJECT, the GitLab project it is a path or ref in`);
+    for (const name of ["WARDEN_POLICY_PATH", "WARDEN_POLICY_REF", "WARDEN_POLICY_ALLOW_UNPROTECTED_REF"]) if (env[name]) throw new Error(`${name} is set without WARDEN_POLICY_PROJECT, the GitLab project it is a path or ref in`);
     return undefined;
   }
   if (env["WARDEN_POLICY_FILE"]) throw new Error("WARDEN_POLICY_FILE and WARDEN_POLICY_PROJECT both name a policy: keep one (a file shipped in the bundle, or a GitLab repository's file)");
   if (!gitlabUrl) throw new Error("WARDEN_POLICY_PROJECT needs GITLAB_URL: the functions read the policy from that GitLab");
   const ref = env["WARDEN_POLICY_REF"];
-  return { WARDEN_POLICY_PROJECT: project, WARDEN_POLICY_PATH: env["WARDEN_POLICY_PATH"] || "warden.yaml", ...(ref ? { WARDEN_POLICY_REF: ref } : {}) };
+  const vars: Record<string, string> = { WARDEN_POLICY_PROJECT: project, WARDEN_POLICY_PATH: env["WARDEN_POLICY_PATH"] || "warden.yaml", ...(ref ? { WARDEN_POLICY_REF: ref } : {}) };
+  if (oneOf("WARDEN_POLICY_ALLOW_UNPROTECTED_REF", ["1", "0"], "0") === "1") vars["WARDEN_POLICY_ALLOW_UNPROTECTED_REF"] = "1";
+  return vars;
 }
 
 /** A setting with a fixed set of values: anything else ("1", "yes") fails the deploy rather than meaning one of them. */

@@ -20,7 +20,7 @@ const SECRET = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-AbCd
 const DEPLOY_ENV = { WARDEN_SECRET_ARN: SECRET, GITLAB_URL: "https://gitlab.example.com", N8N_URL: "https://n8n.example.com", WARDEN_POLICY_FILE: "examples/warden.yaml" };
 /** Every other documented deploy variable, unset unless a test sets it. */
 const UNSET = Object.fromEntries(
-  ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN", "WARDEN_ALARM_EMAIL", "WARDEN_RUN_HISTORY_DAYS", "WARDEN_ENFORCE_EXECUTION_HOURS", "WARDEN_EXECUTION_RETENTION_DAYS", "WARDEN_POLICY_PROJECT", "WARDEN_POLICY_PATH", "WARDEN_POLICY_REF", "WARDEN_EVENTS"].map((n) => [n, undefined]),
+  ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN", "WARDEN_ALARM_EMAIL", "WARDEN_RUN_HISTORY_DAYS", "WARDEN_ENFORCE_EXECUTION_HOURS", "WARDEN_EXECUTION_RETENTION_DAYS", "WARDEN_POLICY_PROJECT", "WARDEN_POLICY_PATH", "WARDEN_POLICY_REF", "WARDEN_POLICY_ALLOW_UNPROTECTED_REF", "WARDEN_EVENTS"].map((n) => [n, undefined]),
 );
 
 type Env = Record<string, string | undefined>;
@@ -290,6 +290,11 @@ describe("sst.config.ts", () => {
     for (const [name, f] of defaults.functions()) {
       expect(f.env["WARDEN_POLICY_PATH"], name).toBe("warden.yaml");
       expect(f.env, name).not.toHaveProperty("WARDEN_POLICY_REF");
+      expect(f.env, name).not.toHaveProperty("WARDEN_POLICY_ALLOW_UNPROTECTED_REF");
+    }
+    // The opt-out from a protected ref reaches every function that reads the policy.
+    for (const [name, f] of (await deploy("staging", { ...repository, WARDEN_POLICY_ALLOW_UNPROTECTED_REF: "1" })).functions()) {
+      expect(f.env["WARDEN_POLICY_ALLOW_UNPROTECTED_REF"], name).toBe("1");
     }
     // A bundled file's deployment carries none of them.
     for (const [name, f] of (await deploy()).functions()) expect(Object.keys(f.env).filter((k) => k.startsWith("WARDEN_POLICY_")), name).toEqual([]);
@@ -298,6 +303,7 @@ describe("sst.config.ts", () => {
   it("refuses a policy named twice, a path or ref without its project, and a repository without GITLAB_URL", async () => {
     await expect(deploy("staging", { WARDEN_POLICY_PROJECT: "security/warden-policy" })).rejects.toThrow("WARDEN_POLICY_FILE and WARDEN_POLICY_PROJECT both name a policy");
     await expect(deploy("staging", { WARDEN_POLICY_REF: "main" })).rejects.toThrow("WARDEN_POLICY_REF is set without WARDEN_POLICY_PROJECT");
+    await expect(deploy("staging", { WARDEN_POLICY_FILE: undefined, WARDEN_POLICY_PROJECT: "1234", WARDEN_POLICY_ALLOW_UNPROTECTED_REF: "yes" })).rejects.toThrow('WARDEN_POLICY_ALLOW_UNPROTECTED_REF must be "1" or "0", not "yes"');
     await expect(deploy("staging", { WARDEN_POLICY_FILE: undefined, WARDEN_POLICY_PROJECT: "security/warden-policy", GITLAB_URL: undefined })).rejects.toThrow("WARDEN_POLICY_PROJECT needs GITLAB_URL");
   });
 

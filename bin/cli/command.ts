@@ -50,13 +50,18 @@ export const FORMAT_HELP = `  --format FORMAT  text (default), markdown (for mer
   --json           the same as --format json`;
 
 /** The help lines of the options every command takes (main.ts's COMMON), for each command's usage. */
-export const COMMON_OPTIONS_HELP = `  --policy-project GROUP/PROJECT
-                   the policy from this GitLab project's repository instead of a file
-                   (default \$WARDEN_POLICY_PROJECT; not with --policy)
+export const COMMON_OPTIONS_HELP = `  --policy-project ID
+                   the policy from this GitLab project's repository instead of a file: its id
+                   (recommended: pinned for good) or GROUP/PROJECT (default \$WARDEN_POLICY_PROJECT;
+                   not with --policy)
   --policy-path PATH
                    its path there (default \$WARDEN_POLICY_PATH, else warden.yaml)
   --policy-ref REF
-                   branch, tag or commit (default \$WARDEN_POLICY_REF, else the default branch)
+                   branch, tag or commit (default \$WARDEN_POLICY_REF, else the default branch);
+                   a branch or tag must be protected
+  --policy-allow-unprotected-ref
+                   read it at a branch or tag that is not protected (default
+                   \$WARDEN_POLICY_ALLOW_UNPROTECTED_REF=1)
   --request-timeout SECONDS
                    deadline of each request attempt (default \$WARDEN_REQUEST_TIMEOUT, else 60)
   --debug          print stack traces of unexpected errors

@@ -15,7 +15,7 @@ import type { Policy } from "../../lib/policy/index.ts";
 import { registerSecret } from "../../lib/redact/index.ts";
 import { type CliIO, type ParsedArgs, UsageError } from "./command.ts";
 import { notice } from "./io.ts";
-import { policyChoice } from "./policy-source.ts";
+import { policyChoice, unprotectedRefAllowed } from "./policy-source.ts";
 
 export const COMPARE_OPTIONS = {
   "compare-policy-ref": { type: "string" },
@@ -45,7 +45,7 @@ export const COMPARE_HELP = `  --compare-policy-ref REF
                    the merge request's iid, instead of CI_MERGE_REQUEST_IID`;
 
 /** Names of the settings the base's errors point to. */
-const BASE_NAMES = { project: "--policy-project (or GitLab CI's CI_PROJECT_PATH)", path: "--policy-path", ref: "--compare-policy-ref", token: "GITLAB_TOKEN" };
+const BASE_NAMES = { project: "--policy-project (or GitLab CI's CI_PROJECT_PATH)", path: "--policy-path", ref: "--compare-policy-ref", token: "GITLAB_TOKEN", allowUnprotected: "--policy-allow-unprotected-ref (WARDEN_POLICY_ALLOW_UNPROTECTED_REF=1)" };
 
 export interface Comparing {
   base: GitLabPolicyLocation & { ref: string };
@@ -67,7 +67,8 @@ export function comparingFrom(args: ParsedArgs, env: NodeJS.ProcessEnv): Compari
   // The note's token, masked from here on like GITLAB_TOKEN (io.ts's redactedIO), and checked before any request.
   const noteToken = noting ? env["WARDEN_MR_NOTE_TOKEN"] : undefined;
   if (noteToken) registerSecret(checkCredential({ name: "WARDEN_MR_NOTE_TOKEN", value: noteToken }));
-  return { base: { ...baseLocation(args, env), ref }, note: noting ? noteTarget(args, env) : undefined };
+  const base = { ...baseLocation(args, env), ref };
+  return { base: unprotectedRefAllowed(args, env) ? { ...base, allowUnprotectedRef: true } : base, note: noting ? noteTarget(args, env) : undefined };
 }
 
 function baseLocation(args: ParsedArgs, env: NodeJS.ProcessEnv): GitLabPolicyLocation {

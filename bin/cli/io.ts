@@ -77,11 +77,16 @@ export function policyPath({ values }: ParsedArgs, io: CliIO): string {
   return String(values["policy"] ?? io.env["WARDEN_POLICY"] ?? DEFAULT_POLICY_FILE);
 }
 
-/** The policy file, or the GitLab repository file --policy-project (or WARDEN_POLICY_PROJECT) names. */
-export async function policyFrom(args: ParsedArgs, io: CliIO): Promise<Policy> {
+/**
+ * The policy file, or the GitLab repository file --policy-project (or WARDEN_POLICY_PROJECT) names.
+ * `proposed`: the policy a comparison evaluates (--compare-policy-ref), never applied, is read at any
+ * ref: a merge request's source branch is not protected by nature (the base it is compared with must be).
+ */
+export async function policyFrom(args: ParsedArgs, io: CliIO, opts: { proposed?: boolean } = {}): Promise<Policy> {
   const choice = policyChoice(args, io.env);
   if (choice.kind === "file") return loadPolicyFile(choice.path);
-  return (await loadGitLabPolicy(gitlabFrom(io), choice.at, { names: POLICY_SETTING_NAMES, signal: io.signal })).policy;
+  const at = opts.proposed ? { ...choice.at, allowUnprotectedRef: true } : choice.at;
+  return (await loadGitLabPolicy(gitlabFrom(io), at, { names: POLICY_SETTING_NAMES, signal: io.signal })).policy;
 }
 
 /** A service's address and credential, checked (naming the variable) before any request. */

@@ -23,6 +23,7 @@ export const COMMON = {
   "policy-project": { type: "string" },
   "policy-path": { type: "string" },
   "policy-ref": { type: "string" },
+  "policy-allow-unprotected-ref": { type: "boolean" },
   format: { type: "string" },
   json: { type: "boolean" },
   debug: { type: "boolean" },

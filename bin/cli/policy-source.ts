@@ -10,6 +10,7 @@ export const POLICY_SETTING_NAMES: PolicySettingNames = {
   path: "--policy-path (WARDEN_POLICY_PATH)",
   ref: "--policy-ref (WARDEN_POLICY_REF)",
   token: "GITLAB_TOKEN",
+  allowUnprotected: "--policy-allow-unprotected-ref (WARDEN_POLICY_ALLOW_UNPROTECTED_REF=1)",
 };
 
 /** An option, else its variable: the value and the name it was given by; an empty variable is unset. */
@@ -24,6 +25,7 @@ export function policyChoice(args: ParsedArgs, env: NodeJS.ProcessEnv): PolicyCh
   const project = setting(args, env, "policy-project", "WARDEN_POLICY_PROJECT");
   const path = setting(args, env, "policy-path", "WARDEN_POLICY_PATH");
   const ref = setting(args, env, "policy-ref", "WARDEN_POLICY_REF");
+  const allowUnprotectedRef = unprotectedRefAllowed(args, env);
   if (project === undefined) {
     // With a policy file, --compare-policy-ref reads the base from the repository at --policy-path (compare.ts).
     const stray = (args.values["compare-policy-ref"] === undefined ? path : undefined) ?? ref;
@@ -35,5 +37,15 @@ export function policyChoice(args: ParsedArgs, env: NodeJS.ProcessEnv): PolicyCh
   if (blank) throw new UsageError(`${blank.name} is empty`);
   if (/^\/|\/$/.test(project.value)) throw new UsageError(`${project.name} takes a project's full path (group/project) or id, got ${JSON.stringify(project.value)}`);
   if (path && path.value.startsWith("/")) throw new UsageError(`${path.name} is a path inside the repository, without a leading /: got ${JSON.stringify(path.value)}`);
-  return { kind: "gitlab", at: { project: project.value, path: path?.value ?? DEFAULT_POLICY_FILE, ...(ref ? { ref: ref.value } : {}) } };
+  const at = { project: project.value, path: path?.value ?? DEFAULT_POLICY_FILE, ...(ref ? { ref: ref.value } : {}) };
+  return { kind: "gitlab", at: allowUnprotectedRef ? { ...at, allowUnprotectedRef } : at };
+}
+
+/** --policy-allow-unprotected-ref, else WARDEN_POLICY_ALLOW_UNPROTECTED_REF: "1", or unset (or "0"). */
+export function unprotectedRefAllowed({ values }: ParsedArgs, env: NodeJS.ProcessEnv): boolean {
+  if (values["policy-allow-unprotected-ref"] === true) return true;
+  const value = env["WARDEN_POLICY_ALLOW_UNPROTECTED_REF"];
+  if (value === undefined || value === "" || value === "0") return false;
+  if (value === "1") return true;
+  throw new UsageError(`WARDEN_POLICY_ALLOW_UNPROTECTED_REF is 1 (read the policy at a branch or tag that is not protected) or unset, not ${JSON.stringify(value)}`);
 }

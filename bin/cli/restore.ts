@@ -30,7 +30,10 @@ Options:
   --policy-project GROUP/PROJECT
                      the policy from this GitLab project's repository instead (as for enforce)
   --policy-path PATH its path there (default $WARDEN_POLICY_PATH, else warden.yaml)
-  --policy-ref REF   branch, tag or commit (default $WARDEN_POLICY_REF, else the default branch)
+  --policy-ref REF   branch, tag or commit (default $WARDEN_POLICY_REF, else the default branch);
+                     a branch or tag must be protected
+  --policy-allow-unprotected-ref
+                     read it at a branch or tag that is not protected (as for enforce)
   --format FORMAT    text (default), markdown (for merge request comments and CI job summaries)
                      or json (the report's JSON Schema is docs/report.schema.json)
   --json             the same as --format json

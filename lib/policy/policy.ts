@@ -20,7 +20,17 @@ export interface Policy {
  */
 export type PolicySource =
   | { readonly source: "file"; readonly path: string; readonly sha256: string }
-  | { readonly source: "gitlab"; readonly project: string; readonly path: string; readonly ref: string; readonly commitId: string; readonly sha256: string };
+  | {
+      readonly source: "gitlab";
+      /** As configured: an id or a path. */
+      readonly project: string;
+      /** The id it was read from (absent in plans and records written before ids were recorded). */
+      readonly projectId?: number;
+      readonly path: string;
+      readonly ref: string;
+      readonly commitId: string;
+      readonly sha256: string;
+    };
 
 /** Where a policy's text came from, before it is hashed (parsePolicy adds the SHA-256). */
 export type PolicyOrigin = DistributiveOmit<PolicySource, "sha256">;

@@ -46,13 +46,13 @@ export const getFile: Handler = (ctx) => {
   };
 };
 
-/** `protected` as a new project has it: its default branch. */
+/** `protected` from the project's protected-branch rules (protected-branches.ts); `default` whether it is the default branch. */
 export const getBranch: Handler = (ctx) => {
   const project = findProject(ctx);
   const name = ctx.path["branch"]!;
   if (!project.branches.includes(name)) throw notFound("Branch");
   const sha = ctx.store.repositories.resolve(project, name)?.id ?? commitSha(project, name);
-  return { status: 200, body: { name, commit: { id: sha, short_id: sha.slice(0, 8) }, merged: false, protected: name === project.default_branch, default: name === project.default_branch } };
+  return { status: 200, body: { name, commit: { id: sha, short_id: sha.slice(0, 8) }, merged: false, protected: ctx.store.protectedBranches.isProtected(project, name), default: name === project.default_branch } };
 };
 
 export const getTag: Handler = (ctx) => {

@@ -15,6 +15,7 @@ import { RateLimiter } from "./rate-limit.ts";
 import type { RateLimitRule } from "./rate-limit.ts";
 import { retryHeaders, tooManyRequests } from "./retry-headers.ts";
 import type { SimNotes } from "./notes-store.ts";
+import type { SimProtectedBranches } from "./protected-branches.ts";
 import type { SimRepositories } from "./repository-store.ts";
 import { matchRoute } from "./routes.ts";
 import { Store } from "./store.ts";
@@ -115,8 +116,14 @@ export interface GitLabSim {
    * by that token's user, recording `project_namespace_updated` on the project as GitLab does.
    */
   moveProject(projectId: number, groupId: number, token?: string): SimProject;
+  /** A project's path changed in its own group (Store.renameProject): the old path redirects, as after a move. */
+  renameProject(projectId: number, path: string): SimProject;
+  /** A new, empty project at a path in a group (Store.createProject), taking it over from one that moved away. */
+  createProject(groupId: number, path: string): SimProject;
   /** Files committed to projects' repositories (repository-store.ts): `repositories.commit(project, files, branch?)`. */
   repositories: SimRepositories;
+  /** Protected-branch rules (protected-branches.ts): `protectedBranches.protect(project, "release/*")`, `unprotect`. */
+  protectedBranches: SimProtectedBranches;
   /** The seeded merge requests' notes (notes.ts): `notes.of(projectId, iid)`, `notes.add(…)` to plant one. */
   notes: SimNotes;
   /**
@@ -254,7 +261,10 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
       if (caller && from) audit.log.projectTransferred(caller, moved, from);
       return moved;
     },
+    renameProject: (projectId, path) => store.renameProject(projectId, path),
+    createProject: (groupId, path) => store.createProject(groupId, path),
     repositories: store.repositories,
+    protectedBranches: store.protectedBranches,
     notes: store.notes,
     beforeAnswer(hook) {
       // A fresh entry per call, so removing one registration leaves others of the same function.

@@ -1,5 +1,6 @@
 import type { GitLabDataset, SimGroup, SimProject, SimShare, Visibility } from "./dataset.ts";
 import { SimNotes } from "./notes-store.ts";
+import { SimProtectedBranches } from "./protected-branches.ts";
 import { SimRepositories } from "./repository-store.ts";
 
 /** Who is asking: `null` is an unauthenticated request. */
@@ -47,6 +48,8 @@ export class Store {
   readonly pipelines: Pipeline[] = [];
   /** What tests committed to projects' repositories. */
   readonly repositories = new SimRepositories();
+  /** Protected-branch rules tests set (by default, each project's default branch). */
+  readonly protectedBranches = new SimProtectedBranches();
   /** The seeded merge requests' notes. */
   readonly notes: SimNotes;
   private readonly projectById = new Map<number, SimProject>();
@@ -242,32 +245,75 @@ export class Store {
     const group = this.groupById.get(groupId);
     if (!project || !group) throw new Error(`moveProject: no project ${projectId} or no group ${groupId}`);
     if (project.namespace_id === group.id) throw new Error(`moveProject: project ${projectId} is already in ${group.full_path}`);
-    const oldPath = project.path_with_namespace;
-    const newPath = `${group.full_path}/${project.path}`;
-    const newKey = newPath.toLowerCase();
-    if (this.projectByPath.has(newKey)) throw new Error(`moveProject: ${newPath} already exists`);
-    // A new route deletes any redirect from the same path (this project's own, when it moves back).
-    const redirected = this.projectByOldPath.get(newKey);
-    if (redirected) {
-      const i = redirected.previous_paths.findIndex((old) => old.toLowerCase() === newKey);
-      if (i >= 0) redirected.previous_paths.splice(i, 1);
-      this.projectByOldPath.delete(newKey);
-    }
     const from = this.projectsByNamespace.get(project.namespace_id)!;
+    this.route(project, group, project.path);
     from.splice(from.indexOf(project), 1);
     const to = this.projectsByNamespace.get(group.id) ?? [];
     const at = to.findIndex((p) => p.id > project.id);
     to.splice(at < 0 ? to.length : at, 0, project);
     this.projectsByNamespace.set(group.id, to);
+    this.subtreeProjects.clear();
+    return project;
+  }
+
+  /** GitLab's rename of a project's path in its own group: the old path redirects, as after a transfer. */
+  renameProject(projectId: number, path: string): SimProject {
+    const project = this.projectById.get(projectId);
+    const group = project && this.groupById.get(project.namespace_id);
+    if (!project || !group) throw new Error(`renameProject: no project ${projectId} in a group`);
+    this.route(project, group, path);
+    project.name = path;
+    return project;
+  }
+
+  /**
+   * A new, empty project at `path` in the group (default branch main), with the next id. Like GitLab,
+   * it takes the path over from a project that moved away from it: the old path's redirect is gone.
+   */
+  createProject(groupId: number, path: string): SimProject {
+    const group = this.groupById.get(groupId);
+    if (!group) throw new Error(`createProject: no group ${groupId}`);
+    const full = `${group.full_path}/${path}`;
+    if (this.projectByPath.has(full.toLowerCase())) throw new Error(`createProject: ${full} already exists`);
+    this.dropRedirect(full.toLowerCase());
+    const id = (this.projects.at(-1)?.id ?? 0) + 1;
+    const project: SimProject = {
+      id, name: path, path, path_with_namespace: full, namespace_id: group.id, shared_with_groups: [],
+      default_branch: "main", branches: ["main"], archived: false, previous_paths: [], updated_at: new Date().toISOString(),
+    };
+    this.projects.push(project);
+    this.dataset.projects.push(project);
+    this.projectById.set(id, project);
+    this.projectByPath.set(full.toLowerCase(), project);
+    push(this.projectsByNamespace, group.id, project);
+    this.subtreeProjects.clear();
+    return project;
+  }
+
+  /** Gives the project the path `path` in `group`; its old path redirects to it. Refuses a path taken. */
+  private route(project: SimProject, group: SimGroup, path: string): void {
+    const oldPath = project.path_with_namespace;
+    const newPath = `${group.full_path}/${path}`;
+    const newKey = newPath.toLowerCase();
+    if (this.projectByPath.has(newKey)) throw new Error(`${newPath} already exists`);
+    this.dropRedirect(newKey);
     this.projectByPath.delete(oldPath.toLowerCase());
     this.projectByPath.set(newKey, project);
     this.projectByOldPath.set(oldPath.toLowerCase(), project);
     project.previous_paths.push(oldPath);
     project.namespace_id = group.id;
+    project.path = path;
     project.path_with_namespace = newPath;
     project.updated_at = new Date().toISOString();
-    this.subtreeProjects.clear();
-    return project;
+  }
+
+  /** A new route deletes any redirect from the same path (a project's own, when it moves back). */
+  private dropRedirect(key: string): void {
+    const redirected = this.projectByOldPath.get(key);
+    if (!redirected) return;
+    const i = redirected.previous_paths.findIndex((old) => old.toLowerCase() === key);
+    if (i >= 0) redirected.previous_paths.splice(i, 1);
+    this.projectByOldPath.delete(key);
   }
 
   addPipeline(project: SimProject, ref: string, variables: Pipeline["variables"]): { pipeline: Pipeline; iid: number } {

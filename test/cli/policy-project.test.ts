@@ -23,6 +23,7 @@ beforeAll(async () => {
   repo.members = { gus: ACCESS.guest };
   sim.repositories.commit(repo, { "warden.yaml": groupSharesPolicy(), "policies/prod/warden.yaml": EVERYTHING_STRAY });
   sim.repositories.commit(repo, { "policies/prod/warden.yaml": groupSharesPolicy() }, "release/2026");
+  sim.protectedBranches.protect(repo, "release/*");
   env = { GITLAB_URL: sim.url, GITLAB_TOKEN: ADMIN, WARDEN_POLICY_PROJECT: repo.path_with_namespace };
 });
 afterAll(() => sim.close());
@@ -79,7 +80,7 @@ describe.sequential("warden with the policy in a GitLab repository", () => {
       expect(run.stdout).toBe("");
       expect(writes()).toEqual([]);
       // Nothing beyond the policy's own reads: not one share was examined.
-      expect(Object.keys(sim.counters.byRoute).every((r) => /repository\/files|^GET \/projects\/:id$/.test(r)), Object.keys(sim.counters.byRoute).join()).toBe(true);
+      expect(Object.keys(sim.counters.byRoute).every((r) => /repository\/(files|branches|tags)|^GET \/projects\/:id$/.test(r)), Object.keys(sim.counters.byRoute).join()).toBe(true);
     }
   });
 
@@ -89,7 +90,7 @@ describe.sequential("warden with the policy in a GitLab repository", () => {
     expect(run.code).toBe(0);
     const lines = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { policy: unknown });
     expect(lines.length).toBeGreaterThan(0);
-    const policy = { source: "gitlab", project: repo.path_with_namespace, path: "warden.yaml", ref: repo.default_branch, commitId: head(), sha256: policySha256(groupSharesPolicy()) };
+    const policy = { source: "gitlab", project: repo.path_with_namespace, projectId: repo.id, path: "warden.yaml", ref: repo.default_branch, commitId: head(), sha256: policySha256(groupSharesPolicy()) };
     for (const line of lines) expect(line.policy).toEqual(policy);
   });
 
@@ -101,5 +102,49 @@ describe.sequential("warden with the policy in a GitLab repository", () => {
     expect(vars.stderr).toMatch(/WARDEN_POLICY and --policy-project both name a policy/);
     const stray = await warden(["policy", "check", "--policy-ref", "main", "--policy", policyFile(groupSharesPolicy())], {});
     expect(stray.stderr).toMatch(/--policy-ref names a policy in a GitLab repository, which needs --policy-project/);
+  });
+
+  it("a branch that is not protected is refused, naming both fixes; --policy-allow-unprotected-ref (or its variable) reads it", async () => {
+    sim.repositories.commit(repo, { "warden.yaml": EVERYTHING_STRAY }, "feature/open");
+    sim.resetCounters();
+    const refused = await warden(["enforce", "--apply", "--policy-ref", "feature/open"], env);
+    expect(refused.stderr).toContain(
+      `policy warden.yaml in GitLab project ${repo.path_with_namespace} at feature/open: not trusted: branch "feature/open" is not protected, so anyone who may push to it writes the policy: ` +
+        "protect the branch in GitLab (Settings > Repository > Protected branches), or set --policy-allow-unprotected-ref (WARDEN_POLICY_ALLOW_UNPROTECTED_REF=1) to read it anyway",
+    );
+    expect(refused.code).toBe(1);
+    expect(writes()).toEqual([]);
+    for (const [args, extra] of [[["--policy-allow-unprotected-ref"], {}], [[], { WARDEN_POLICY_ALLOW_UNPROTECTED_REF: "1" }]] as const) {
+      const read = await warden(["policy", "check", "--json", "--policy-ref", "feature/open", ...args], { ...env, ...extra });
+      expect(JSON.parse(read.stdout).policy, args.join()).toContain("@feature/open");
+    }
+    const typo = await warden(["policy", "check", "--policy-ref", "feature/open"], { ...env, WARDEN_POLICY_ALLOW_UNPROTECTED_REF: "yes" });
+    expect(typo.stderr).toMatch(/WARDEN_POLICY_ALLOW_UNPROTECTED_REF is 1 .* or unset, not "yes"/);
+  });
+
+  it("a policy project taken over (renamed, a project created at its old path with a permissive policy): refused by path, never read by id", async () => {
+    const project = sim.createProject(repo.namespace_id, "security-policy");
+    // Its policy finds shares to remove (the ones an earlier test's apply left); the impostor's allows every one.
+    sim.repositories.commit(project, { "warden.yaml": EVERYTHING_STRAY });
+    const byId = { ...env, WARDEN_POLICY_PROJECT: String(project.id) };
+    const before = await warden(["enforce", "--json"], byId);
+    expect(before.code).toBe(2);
+    const old = project.path_with_namespace;
+    sim.renameProject(project.id, "security-policy-archived");
+    // Renamed: the old path redirects, and anyone may create a project there at any time.
+    const redirected = await warden(["enforce", "--apply"], { ...env, WARDEN_POLICY_PROJECT: old });
+    expect(redirected.stderr).toContain(`not trusted: the project at ${old} has moved to "${project.path_with_namespace}", and GitLab gives an old path to the next project created there: set --policy-project (WARDEN_POLICY_PROJECT) to ${project.id}`);
+    expect(redirected.code).toBe(1);
+    const impostor = sim.createProject(repo.namespace_id, "security-policy");
+    sim.repositories.commit(impostor, { "warden.yaml": groupSharesPolicy().replace('- group: "acme/**"', '- group: "**"') });
+    sim.resetCounters();
+    const after = await warden(["enforce", "--json"], byId);
+    expect(after.code).toBe(2);
+    expect(JSON.parse(after.stdout).actions).toEqual(JSON.parse(before.stdout).actions);
+    expect((JSON.parse(after.stdout) as EnforceReport).policy).toMatchObject({ project: String(project.id), projectId: project.id });
+    // By id at the default branch, the first read: the project (its default branch's name), the branch, the file.
+    expect(Object.fromEntries(Object.entries(sim.counters.byRoute).filter(([r]) => r === "GET /projects/:id" || r.includes("/repository/")))).toEqual({
+      "GET /projects/:id": 1, "GET /projects/:id/repository/branches/:branch": 1, "GET /projects/:id/repository/files/:file_path": 1,
+    });
   });
 });

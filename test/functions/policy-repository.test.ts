@@ -13,6 +13,8 @@ import { EVERYTHING_STRAY, standardPolicy } from "../support/policies.ts";
 import { coldEnforce, SECRETS, startSecretsManager, stubAwsEnv, type SecretsManagerStub } from "./support.ts";
 
 const FILES = "GET /projects/:id/repository/files/:file_path";
+const BRANCH = "GET /projects/:id/repository/branches/:branch";
+const PERMISSIVE = standardPolicy().replace('- group: "acme/**"', '- group: "**"');
 let secretsManager: SecretsManagerStub;
 let sim: GitLabSim;
 let repo: SimProject;
@@ -40,16 +42,26 @@ afterEach(async () => {
 });
 
 const writes = () => Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "));
+const policyRequests = () => Object.fromEntries(Object.entries(sim.counters.byRoute).filter(([route]) => route === "GET /projects/:id" || route.startsWith("GET /projects/:id/repository/")));
+/** The attack: the policy project renamed, and a project created at its old path holding a permissive policy. */
+const takeOver = () => {
+  const old = repo.path;
+  sim.renameProject(repo.id, `${old}-archived`);
+  const impostor = sim.createProject(repo.namespace_id, old);
+  sim.repositories.commit(impostor, { "policies/prod/warden.yaml": PERMISSIVE });
+  return impostor;
+};
 
 describe("the policy in a GitLab repository, in Lambda", () => {
-  it("a warm container reads it once a run, and a commit on the default branch changes the next run", async () => {
+  it("a warm container reads it once a run (by path: the project, its protected default branch, the file), and a commit on the default branch changes the next run", async () => {
     const enforce = await coldEnforce<EnforceReport>();
     const first = await enforce({});
+    expect(first.policy).toMatchObject({ project: repo.path_with_namespace, projectId: repo.id, ref: repo.default_branch });
     expect(sim.counters.byRoute[FILES]).toBe(1);
     sim.resetCounters();
     const second = await enforce({});
-    // Unchanged: the run's one policy request, and the same plan.
-    expect(sim.counters.byRoute[FILES]).toBe(1);
+    // Unchanged: the run's three policy requests, and the same plan.
+    expect(policyRequests()).toEqual({ "GET /projects/:id": 1, [BRANCH]: 1, [FILES]: 1 });
     expect(second.actions).toEqual(first.actions);
     sim.repositories.commit(repo, { "policies/prod/warden.yaml": EVERYTHING_STRAY });
     sim.resetCounters();
@@ -58,13 +70,29 @@ describe("the policy in a GitLab repository, in Lambda", () => {
     expect(third.actions.length).toBeGreaterThan(first.actions.length);
   });
 
-  it("reads a ref with slashes", async () => {
+  it("reads a protected ref with slashes; an unprotected one is refused naming both fixes, and read with the deployment's opt-out", async () => {
     sim.repositories.commit(repo, { "policies/prod/warden.yaml": EVERYTHING_STRAY }, "release/2026");
     vi.stubEnv("WARDEN_POLICY_REF", "release/2026");
+    // Anyone who may push to release/2026 could write this policy: refused, and nothing examined.
+    await expect((await coldEnforce())({ dryRun: false })).rejects.toThrow(
+      `policy policies/prod/warden.yaml in GitLab project ${repo.path_with_namespace} at release/2026: not trusted: branch "release/2026" is not protected, so anyone who may push to it writes the policy: ` +
+        "protect the branch in GitLab (Settings > Repository > Protected branches), or set WARDEN_POLICY_ALLOW_UNPROTECTED_REF=1 (at sst deploy) to read it anyway",
+    );
+    expect(Object.keys(sim.counters.byRoute).every((r) => r.startsWith("GET /projects/:id")), Object.keys(sim.counters.byRoute).join()).toBe(true);
+    vi.stubEnv("WARDEN_POLICY_ALLOW_UNPROTECTED_REF", "1");
+    const optedOut = await (await coldEnforce<EnforceReport>())({});
+    vi.stubEnv("WARDEN_POLICY_ALLOW_UNPROTECTED_REF", "");
+    sim.protectedBranches.protect(repo, "release/*");
     const onRelease = await (await coldEnforce<EnforceReport>())({});
+    expect(onRelease.actions).toEqual(optedOut.actions);
     vi.stubEnv("WARDEN_POLICY_REF", "");
     const onMain = await (await coldEnforce<EnforceReport>())({});
     expect(onRelease.actions.length).toBeGreaterThan(onMain.actions.length);
+  });
+
+  it("the default branch, unprotected, is refused too", async () => {
+    sim.protectedBranches.unprotect(repo, repo.default_branch);
+    await expect((await coldEnforce())({})).rejects.toThrow(`not trusted: branch "${repo.default_branch}" is not protected`);
   });
 
   it("a policy that becomes unreadable or broken fails the next applying run before any change, never falling back", async () => {
@@ -92,5 +120,46 @@ describe("the policy in a GitLab repository, in Lambda", () => {
     } finally {
       secretsManager.secretString = JSON.stringify(SECRETS);
     }
+  });
+
+  it("a warm container pins the project's id: a project created at the path since is refused, before anything is examined", async () => {
+    const enforce = await coldEnforce<EnforceReport>();
+    await enforce({});
+    const old = repo.path_with_namespace;
+    const impostor = takeOver();
+    sim.resetCounters();
+    await expect(enforce({ dryRun: false })).rejects.toThrow(
+      `policy policies/prod/warden.yaml in GitLab project ${old} at the default branch: not trusted: WARDEN_POLICY_PROJECT (set at sst deploy) ${old} was project ${repo.id} ` +
+        `when the policy was first read here, and is now project ${impostor.id}`,
+    );
+    expect(Object.keys(sim.counters.byRoute)).toEqual(["GET /projects/:id"]);
+  });
+
+  it("a renamed policy project (its old path redirecting) is refused at a cold start, naming its id as the fix", async () => {
+    const old = repo.path_with_namespace;
+    sim.renameProject(repo.id, `${repo.path}-renamed`);
+    await expect((await coldEnforce())({})).rejects.toThrow(
+      `not trusted: the project at ${old} has moved to "${repo.path_with_namespace}", and GitLab gives an old path to the next project created there: set WARDEN_POLICY_PROJECT (set at sst deploy) to ${repo.id}`,
+    );
+  });
+
+  it("WARDEN_POLICY_PROJECT as an id reads that project after it moves and another takes its path: two requests a warm run", async () => {
+    vi.stubEnv("WARDEN_POLICY_PROJECT", String(repo.id));
+    const enforce = await coldEnforce<EnforceReport>();
+    const before = await enforce({});
+    takeOver();
+    sim.resetCounters();
+    const after = await enforce({});
+    expect(after.actions).toEqual(before.actions);
+    expect(after.policy).toMatchObject({ project: String(repo.id), projectId: repo.id, sha256: before.policy!.sha256 });
+    expect(policyRequests()).toEqual({ [BRANCH]: 1, [FILES]: 1 });
+  });
+
+  it("a durable run's later invocation refuses a project other than the one its first read recorded", async () => {
+    const enforce = await coldEnforce<EnforceReport>();
+    const begunWith = (await enforce({})).policy!;
+    takeOver();
+    const { loadPolicyAgain } = await import("../../functions/lib/config/policy.ts");
+    await expect(loadPolicyAgain(begunWith)).rejects.toThrow(`was project ${repo.id} when the policy was first read here, and is now project`);
   });
 });

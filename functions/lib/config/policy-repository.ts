@@ -14,6 +14,7 @@ export const REPOSITORY_POLICY_NAMES: PolicySettingNames = {
   path: "WARDEN_POLICY_PATH (set at sst deploy)",
   ref: "WARDEN_POLICY_REF (set at sst deploy)",
   token: "the secret's gitlabToken",
+  allowUnprotected: "WARDEN_POLICY_ALLOW_UNPROTECTED_REF=1 (at sst deploy)",
 };
 
 /**

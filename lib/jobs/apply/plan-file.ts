@@ -188,7 +188,7 @@ const PlanSchema = z.object({
   gitlabUrl: z.url(),
   policy: z.union([
     z.object({ source: z.literal("file"), path: z.string(), sha256: z.string(), text: z.string() }),
-    z.object({ source: z.literal("gitlab"), project: z.string(), path: z.string(), ref: z.string(), commitId: z.string(), sha256: z.string(), text: z.string() }),
+    z.object({ source: z.literal("gitlab"), project: z.string(), projectId: z.number().int().positive().optional(), path: z.string(), ref: z.string(), commitId: z.string(), sha256: z.string(), text: z.string() }),
   ]),
   unmatchedRules: z.array(z.string()),
   removals: z.array(

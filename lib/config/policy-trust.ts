@@ -1,0 +1,122 @@
+/**
+ * Whose policy a GitLab policy location names, and who may have written it (issue 28 point 7).
+ *
+ * The project is pinned by id: an id is used as given; a path is resolved (`GET /projects/:path`) at
+ * every read and refused when GitLab answers with a project at another path (a renamed or moved
+ * project, whose old path GitLab redirects only until someone creates a project there) or with
+ * another id than an earlier read of the same location found (a project created at the path since).
+ *
+ * The ref must be protected: a branch's or tag's `protected` must be true, or anyone who may push to
+ * it writes the policy, unless the deployment opts out. The file is then read at the commit the
+ * protected ref pointed at, not at its name, so a push in between is not what is read. A full commit
+ * id is read as given: it is immutable, and the deployer chose it in their configuration.
+ */
+import { FileContentError, type Branch, type GitLabClient, type Tag } from "../gitlab/index.ts";
+
+/** The location names a project or ref that may not be trusted: the message says why and the fix. */
+export class PolicyTrustError extends Error {
+  override name = "PolicyTrustError";
+}
+
+/** The ref names no branch, tag or full commit id. */
+export class PolicyRefMissingError extends Error {
+  override name = "PolicyRefMissingError";
+}
+
+/** The setting names a fix mentions. */
+export interface TrustSettingNames {
+  project: string;
+  allowUnprotected: string;
+}
+
+export interface PolicyProject {
+  id: number;
+  /** The default branch, when resolving the path already told it. */
+  defaultBranch?: string;
+}
+
+export interface TrustedRef {
+  /** The branch or tag read (the default branch by its name), or the commit id given. */
+  name: string;
+  /** The commit it pointed at, which the file is read at. */
+  commitId: string;
+}
+
+const PROJECT_ID = /^[1-9]\d{0,15}$/;
+const COMMIT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+/** `pinned`: the id an earlier read of this location (this process's, or the durable run's first) found. */
+export async function policyProject(gitlab: GitLabClient, given: string, pinned: number | undefined, names: TrustSettingNames, signal?: AbortSignal): Promise<PolicyProject> {
+  if (PROJECT_ID.test(given)) {
+    const id = Number(given);
+    if (pinned !== undefined && pinned !== id) {
+      throw new PolicyTrustError(`${names.project} is now project ${id}, and the policy was first read here from project ${pinned} (the deployment was changed): run again`);
+    }
+    return { id };
+  }
+  const project = await gitlab.getProject(given, signal);
+  // GitLab's routes ignore case, so a path that differs in case alone names the same project.
+  if (typeof project.path_with_namespace !== "string" || project.path_with_namespace.toLowerCase() !== given.toLowerCase()) {
+    throw new PolicyTrustError(
+      `the project at ${given} has moved to ${JSON.stringify(project.path_with_namespace)}, and GitLab gives an old path to the next project created there: ` +
+        `set ${names.project} to ${project.id}, the project's id, which never changes`,
+    );
+  }
+  if (pinned !== undefined && project.id !== pinned) {
+    throw new PolicyTrustError(
+      `${names.project} ${given} was project ${pinned} when the policy was first read here, and is now project ${project.id}: the project moved or was deleted ` +
+        `and another was created at its path; set ${names.project} to the id of the project that holds the policy (${pinned}, if it still does)`,
+    );
+  }
+  return { id: project.id, ...(project.default_branch ? { defaultBranch: project.default_branch } : {}) };
+}
+
+/**
+ * The ref to read and its commit, refused when not protected unless `allowUnprotected`. `ref`
+ * undefined: the default branch, named by `lastDefault` (an earlier read's) while GitLab still says it
+ * is the default, else by the project (one more request).
+ */
+export async function trustedRef(
+  gitlab: GitLabClient,
+  project: PolicyProject,
+  at: { ref?: string; allowUnprotected?: boolean; lastDefault?: string },
+  names: TrustSettingNames,
+  signal?: AbortSignal,
+): Promise<TrustedRef> {
+  if (at.ref !== undefined && COMMIT_ID.test(at.ref)) return { name: at.ref, commitId: at.ref };
+  const found = at.ref === undefined ? await defaultBranch(gitlab, project, at.lastDefault, signal) : await branchOrTag(gitlab, project.id, at.ref, signal);
+  if (!found) throw new PolicyRefMissingError(at.ref ?? "HEAD");
+  if (found.ref.protected !== true && !at.allowUnprotected) {
+    const kind = found.kind;
+    throw new PolicyTrustError(
+      `${kind} ${JSON.stringify(found.ref.name)} is not protected, so anyone who may push to it writes the policy: ` +
+        `protect the ${kind} in GitLab (Settings > Repository > Protected ${kind === "branch" ? "branches" : "tags"}), or set ${names.allowUnprotected} to read it anyway`,
+    );
+  }
+  const commitId = found.ref.commit?.id;
+  if (typeof commitId !== "string" || !COMMIT_ID.test(commitId)) throw new FileContentError(`the ${found.kind}'s commit id is not a git object id`);
+  return { name: found.ref.name, commitId };
+}
+
+/** GitLab's branch and tag answers carry `protected` (tags since GitLab 15), a branch `default`. */
+type BranchAnswer = Branch & { default?: unknown };
+type Found = { kind: "branch"; ref: BranchAnswer } | { kind: "tag"; ref: Tag & { protected?: unknown } };
+
+async function branchOrTag(gitlab: GitLabClient, project: number, ref: string, signal?: AbortSignal): Promise<Found | undefined> {
+  const branch = await gitlab.findBranch(project, ref, signal);
+  if (branch) return { kind: "branch", ref: branch };
+  const tag = await gitlab.findTag(project, ref, signal);
+  return tag && { kind: "tag", ref: tag };
+}
+
+async function defaultBranch(gitlab: GitLabClient, project: PolicyProject, lastDefault: string | undefined, signal?: AbortSignal): Promise<Found | undefined> {
+  if (project.defaultBranch === undefined && lastDefault !== undefined) {
+    // Still the default (GitLab says so on the branch): no need to ask the project.
+    const branch: BranchAnswer | undefined = await gitlab.findBranch(project.id, lastDefault, signal);
+    if (branch?.default === true) return { kind: "branch", ref: branch };
+  }
+  const name = project.defaultBranch ?? (await gitlab.getProject(project.id, signal)).default_branch;
+  if (!name) throw new FileContentError("the project has no default branch (an empty repository)");
+  const branch = await gitlab.findBranch(project.id, name, signal);
+  return branch && { kind: "branch", ref: branch };
+}
