@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * `npm pack`'s prepack: the CLI as one ESM file, dist/warden.js, that runs on any Node the package's
- * `engines` names, with every library bundled in (the package installs with no dependency to fetch),
- * and beside it the licences of those libraries, which their licences ask a copy to carry.
+ * npm's `prepare` (after `npm ci` in a checkout, on `npm pack`, in npm's clone for a git install): the
+ * CLI as one ESM file, dist/warden.js, that runs on any Node the package's `engines` names, with
+ * every library bundled in (the package installs with no dependency to fetch), and beside it the
+ * licences of those libraries, which their licences ask a copy to carry.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";

@@ -13,7 +13,8 @@ import { generateWorkflows, startN8nSim } from "../sim/n8n/index.ts";
 import { main } from "./cli/main.ts";
 
 const policy = fileURLToPath(new URL("../examples/demo.yaml", import.meta.url));
-const { dataset, intents } = generateOrganisation({ projects: 2_000, seed: 2026, groupShares: true });
+// With the audit events a Premium GitLab keeps of who made each share: the plan says who added each stray.
+const { dataset, intents } = generateOrganisation({ projects: 2_000, seed: 2026, groupShares: true, shareHistory: true });
 const gitlab = await startGitLabSim({ dataset, latencyMs: 5 });
 const n8n = await startN8nSim({ generation: 2, workflows: generateWorkflows({ count: 40, seed: 13 }), latencyMs: 5 });
 const count = (intent: string, kind?: "project" | "group") => intents.filter((i) => i.intent === intent && (kind === undefined || i.kind === kind)).length;

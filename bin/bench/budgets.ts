@@ -1,5 +1,5 @@
 /**
- * GitLab.com's published API budgets (real-behaviour-notes.md), with their windows shortened by
+ * GitLab.com's published API budgets (docs/api-contract.md, "Rate limits"), with their windows shortened by
  * `timeScale` so a run stays short.
  */
 import type { RateLimitRule } from "../../sim/gitlab/index.ts";

@@ -1,5 +1,5 @@
 /**
- * GitLab's audit events (Premium and Ultimate; real-behaviour-notes.md, "Audit events"): a group's
+ * GitLab's audit events (Premium and Ultimate; docs/api-contract.md, "Audit events"): a group's
  * (exactly that group), a project's, or the instance's (administrators, self-managed), always newest
  * first by keyset (`order_by=id&sort=desc`, the only keyset order GitLab offers for them), in the
  * 30-day windows the API documents. A watch reads what is newer than its cursor with `newerThan`.

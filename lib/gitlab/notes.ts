@@ -1,5 +1,5 @@
 /**
- * A merge request's notes (real-behaviour-notes.md, "Repository files, branches and merge request
+ * A merge request's notes (docs/api-contract.md, "Repository files and merge request
  * notes"): listed newest first by offset pages, written with POST (never retried once it may have
  * arrived: lib/http's retry rules) and edited with PUT (idempotent), each body as GitLab Flavored Markdown.
  */

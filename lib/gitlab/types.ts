@@ -1,4 +1,4 @@
-/** The fields Warden reads from GitLab v4 objects (real-behaviour-notes.md lists where they come from). */
+/** The fields Warden reads from GitLab v4 objects (docs/api-contract.md says where they come from). */
 
 export interface ProjectShare {
   group_id: number;

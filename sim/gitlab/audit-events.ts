@@ -1,5 +1,5 @@
 /**
- * Audit events as GitLab (Premium and Ultimate) lists them (real-behaviour-notes.md, "Audit events";
+ * Audit events as GitLab (Premium and Ultimate) lists them (docs/api-contract.md, "Audit events";
  * audit-log.ts records each share change on the entity GitLab records it on, which is not always the
  * subject: a project share is recorded on the *invited* group): newest first, by keyset
  * (`order_by=id&sort=desc`, the only keyset order) or offset, filtered by `created_after`/`created_before`.

@@ -1,6 +1,7 @@
 import { createRandom } from "../shared/random.ts";
 import { ACCESS } from "./dataset.ts";
 import type { GitLabDataset, SimGroup, SimProject, Visibility } from "./dataset.ts";
+import { shareAuditEvents, type ShareHistory } from "./generate-audit-events.ts";
 import { addGroupShares, type GroupShareIntent, type IntentBase } from "./generate-group-shares.ts";
 import { addTree, type TreeShape } from "./generate-tree.ts";
 
@@ -44,6 +45,11 @@ export interface GenerateOptions {
    * seed's output is what it always was.
    */
   tree?: TreeShape;
+  /**
+   * Also seed the audit events that record who made each share, as a Premium instance holds them
+   * (generate-audit-events.ts; `now` defaults to the option above). Without it, no share has one.
+   */
+  shareHistory?: boolean | ShareHistory;
 }
 
 type GroupSeed = readonly [fullPath: string, name: string, visibility: Visibility];
@@ -226,5 +232,10 @@ export function generateOrganisation(opts: GenerateOptions): { dataset: GitLabDa
 
   if (opts.groupShares) intents.push(...addGroupShares({ rng, groups, addGroup, now: opts.now ?? new Date() }));
 
-  return { dataset: { groups, users, projects }, intents };
+  const dataset: GitLabDataset = { groups, users, projects };
+  if (opts.shareHistory) {
+    const history = opts.shareHistory === true ? {} : opts.shareHistory;
+    dataset.auditEvents = shareAuditEvents(dataset, opts.seed ?? 1, { ...(opts.now ? { now: opts.now } : {}), ...history });
+  }
+  return { dataset, intents };
 }

@@ -5,6 +5,7 @@ export { ACCESS } from "./dataset.ts";
 export type { Fault } from "./faults.ts";
 export { generateOrganisation } from "./generate.ts";
 export type { GenerateOptions, GroupShareIntent, ProjectShareIntent, ShareIntent } from "./generate.ts";
+export type { ShareHistory } from "./generate-audit-events.ts";
 export type { RateLimitRule } from "./rate-limit.ts";
 export { startGitLabSim } from "./server.ts";
 export type { AnswerHook, AnswerHookRequest, GitLabSim, GitLabSimOptions, RecordedRequest, SimCounters } from "./server.ts";

@@ -1,6 +1,6 @@
 /**
  * Creating and removing shares of both kinds, with GitLab's answers and traps
- * (real-behaviour-notes.md, "Group-to-group shares").
+ * (docs/api-contract.md, "Shares").
  */
 import { intParam, invalid, stringParam } from "./context.ts";
 import type { Handler, RequestContext } from "./context.ts";

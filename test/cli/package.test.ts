@@ -1,5 +1,5 @@
 /**
- * The package as a policy repository's CI installs it: `npm pack` (its prepack builds dist/warden.js),
+ * The package as a policy repository's CI installs it: `npm pack` (its prepare builds dist/warden.js),
  * installed from the tarball into an empty prefix with no network and an empty npm cache (every
  * dependency must come from the tarball), then run from another directory that holds a warden.yaml.
  */

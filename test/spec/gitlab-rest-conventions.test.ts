@@ -1,5 +1,5 @@
 /**
- * Spec conformance: /work/shared/spec/gitlab-rest-conventions.md, rule by rule, exercised through
+ * Spec conformance: docs/api-contract.md (GitLab REST API v4), rule by rule, exercised through
  * Warden's own GitLab client (lib/gitlab, lib/paging, lib/http) against the GitLab simulator over
  * loopback sockets. Where the simulator alone cannot show a rule (a GitLab under a path prefix, an
  * intermediary that decodes paths, a hosted instance that drops headers, X-PREV-CURSOR, the retired

@@ -1,5 +1,5 @@
 /**
- * Spec conformance: /work/shared/spec/n8n-workflow-list-pagination.md, rule by rule, exercised
+ * Spec conformance: docs/api-contract.md (n8n public API), rule by rule, exercised
  * through Warden's own n8n client (lib/n8n, lib/paging, lib/http) against the n8n simulator over
  * loopback sockets, for both API generations (n8n 1.x and 2.40+): the sheet is the same for both,
  * and where the service differs (a limit above 250: 1.x answers 400, 2.x cuts it to 250) Warden must

@@ -1,7 +1,7 @@
 /**
  * Who added each stray share, and when, from GitLab's audit events (Premium and Ultimate). GitLab
  * records a group share on the sharing group, but a project share on the *invited* group
- * (real-behaviour-notes.md, "Audit events"): so both kinds are read from one group's events, that
+ * (docs/api-contract.md, "Audit events"): so both kinds are read from one group's events, that
  * group's own endpoint (Owner) or, for an administrator, the instance's narrowed to it. Cost is bounded:
  * only strays, one listing per group newest first, stopping once its strays are found or at
  * gitlab.attribution.days; a group whose events cannot be read leaves its removals without an author,

@@ -2,7 +2,7 @@
  * Which project or group an event names, for the runs that enforce one subject at a time (the watch,
  * the audit-event stream, system hooks): the event is only a hint of where to look, the subject's
  * shares are read and judged as a full run judges them. Where GitLab records each share event is not
- * where one would guess (real-behaviour-notes.md, "Audit events"): a project share's creation is on
+ * where one would guess (docs/api-contract.md, "Audit events"): a project share's creation is on
  * the invited group, with the project as its target.
  */
 import type { AuditEvent } from "../../gitlab/index.ts";

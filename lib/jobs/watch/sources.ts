@@ -4,7 +4,7 @@
  * subgroups' own events (a group's listing holds exactly that group's): group shares are recorded on
  * the sharing group, so those are all seen; a project share is recorded on the *invited* group, seen
  * only when that group is one of ours; a project's creation or transfer is recorded on the project,
- * which no group listing holds (real-behaviour-notes.md, "Audit events"). The scheduled sweep finds
+ * which no group listing holds (docs/api-contract.md, "Audit events"). The scheduled sweep finds
  * the rest. The cost is stated before the first poll, and refused above the policy's limit.
  */
 import { HttpError, isTrue, type AuditSource, type GitLabClient } from "../../gitlab/index.ts";
