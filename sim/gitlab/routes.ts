@@ -3,7 +3,8 @@ import type { Handler } from "./context.ts";
 import { getGroup, getUser, getNamespace, listDescendantGroups, listGroups, listNamespaces, listSubgroups } from "./groups.ts";
 import { getIssue, listIssueNotes } from "./issues.ts";
 import { createMergeRequestNote, listMergeRequestNotes, updateMergeRequestNote } from "./notes.ts";
-import { createPipeline } from "./pipelines.ts";
+import { cancelPipeline, createPipeline } from "./pipelines.ts";
+import { getProtectedTag, listProtectedTags } from "./protected-refs.ts";
 import { getProject, listGroupProjects, listProjects } from "./projects.ts";
 import { getBranch, getFile, getTag } from "./repository.ts";
 import { shareGroup, shareProject, unshareGroup, unshareProject } from "./shares.ts";
@@ -46,6 +47,7 @@ const ROUTES: readonly Route[] = [
   route("POST", "/projects/:id/share", shareProject),
   route("DELETE", "/projects/:id/share/:group_id", unshareProject),
   route("POST", "/projects/:id/pipeline", createPipeline),
+  route("POST", "/projects/:id/pipelines/:pipeline_id/cancel", cancelPipeline),
   route("GET", "/projects/:id/issues/:iid", getIssue),
   route("GET", "/projects/:id/issues/:iid/notes", listIssueNotes),
   route("GET", "/projects/:id/merge_requests/:iid/notes", listMergeRequestNotes),
@@ -55,6 +57,8 @@ const ROUTES: readonly Route[] = [
   route("HEAD", "/projects/:id/repository/files/:file_path", getFile),
   route("GET", "/projects/:id/repository/branches/:branch", getBranch),
   route("GET", "/projects/:id/repository/tags/:tag", getTag),
+  route("GET", "/projects/:id/protected_tags", listProtectedTags),
+  route("GET", "/projects/:id/protected_tags/:name", getProtectedTag),
 ];
 
 const PREFIX = "/api/v4/";

@@ -49,6 +49,8 @@ export interface GitLabSimOptions {
    * plans); "empty": it embeds empty lists (a broken server or proxy, which the client must notice).
    */
   detailProjects?: boolean | "empty";
+  /** Default true. false: tags carry no `protected` field, as GitLab's did before it was added. */
+  tagProtectedField?: boolean;
   /** Raw query strings longer than this get 414 (default 8,192). */
   maxQueryLength?: number;
   rateLimits?: RateLimitRule[];
@@ -202,6 +204,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
       offsetLimit,
       projectVisibility: opts.projectVisibility ?? "full",
       detailProjects: opts.detailProjects ?? true,
+      tagProtectedField: opts.tagProtectedField ?? true,
       audit,
     };
     const reply = match.route.handler(ctx);

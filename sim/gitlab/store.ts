@@ -26,7 +26,13 @@ export interface Pipeline {
   id: number;
   project_id: number;
   ref: string;
+  /** The commit the ref pointed at when the pipeline was created: what it runs. */
+  sha: string;
   variables: { key: string; value: string }[];
+  /** "created" until cancelled ("canceled", GitLab's spelling). */
+  status: string;
+  /** Whose token created it: the user its jobs run as. */
+  user: string;
 }
 
 const NUMERIC = /^\d+$/;
@@ -270,10 +276,10 @@ export class Store {
     return project;
   }
 
-  addPipeline(project: SimProject, ref: string, variables: Pipeline["variables"]): { pipeline: Pipeline; iid: number } {
+  addPipeline(project: SimProject, created: Omit<Pipeline, "id" | "project_id" | "status">): { pipeline: Pipeline; iid: number } {
     const iid = (this.pipelineIids.get(project.id) ?? 0) + 1;
     this.pipelineIids.set(project.id, iid);
-    const pipeline = { id: ++this.lastPipelineId, project_id: project.id, ref, variables };
+    const pipeline = { id: ++this.lastPipelineId, project_id: project.id, ...created, status: "created" };
     this.pipelines.push(pipeline);
     return { pipeline, iid };
   }
