@@ -138,6 +138,14 @@ describe("warden pipeline: only a protected ref runs with Warden's identity", ()
     expect(run.code).toBe(1);
     expect(reportJson(run.stdout)).toMatchObject({ actions: [{ status: "failed", commit: checked, pipelineCommit: moved, pipelineStatus: "canceled" }] });
     expect(sim.pipelines.at(-1)).toMatchObject({ ref: "release/race", sha: moved, status: "canceled" });
+    // The text report says why, not only "failed".
+    moved = "";
+    const again = push("release/race");
+    const stopAgain = sim.beforeAnswer(({ route }) => {
+      if (route === "POST /projects/:id/pipeline" && moved === "") moved = push("release/race");
+    });
+    const text = await warden(["pipeline", project, "release/race", "--apply"], env).finally(stopAgain);
+    expect(text.stdout).toContain(`failed: the pipeline runs commit ${moved.slice(0, 8)}, not ${again.slice(0, 8)} that was checked (release/race moved in between): cancelled it`);
   });
 
   it("WARDEN_PIPELINE_TOKEN: every request sent with it, the pipeline started as its user; GITLAB_TOKEN neither sent nor needed", async () => {
