@@ -4,6 +4,7 @@ import { DEFAULT_POLICY_FILE, loadPolicyFile } from "../../lib/config/policy-fil
 import { loadGitLabPolicy } from "../../lib/config/policy-source.ts";
 import { checkCredential, checkServiceUrl, GITLAB, N8N } from "../../lib/config/service-config.ts";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
+import { PIPELINE_TOKEN_VARIABLE } from "../../lib/gitlab/settings.ts";
 import type { WaitEvent } from "../../lib/http/types.ts";
 import { exitCode, type AuditSink } from "../../lib/jobs/index.ts";
 import { escapeControls, jsonForTerminal, renderMarkdown, renderText } from "../../lib/jobs/render.ts";
@@ -44,6 +45,7 @@ function separateLines(out: TextOut): TextOut {
 export function redactedIO(io: CliIO): CliIO {
   for (const { credentialVariable } of Object.values(SERVICES)) registerSecret(io.env[credentialVariable]);
   registerSecret(io.env["WARDEN_PLAN_KEY"]);
+  registerSecret(io.env[PIPELINE_TOKEN_VARIABLE]);
   const redacted = (out: TextOut): TextOut => ({ write: (text) => out.write(redactOutput(text)), isTTY: out.isTTY, get columns() { return out.columns; } });
   return { ...io, stdout: redacted(io.stdout), stderr: separateLines(redacted(io.stderr)) };
 }
@@ -89,12 +91,12 @@ export async function policyFrom(args: ParsedArgs, io: CliIO, opts: { proposed?:
   return (await loadGitLabPolicy(gitlabFrom(io), at, { names: POLICY_SETTING_NAMES, signal: io.signal })).policy;
 }
 
-/** A service's address and credential, checked (naming the variable) before any request. */
-function serviceFrom(io: CliIO, service: keyof typeof SERVICES): { url: string; credential: string } {
+/** A service's address and credential (its usual variable unless told another), checked (naming the variable) before any request. */
+function serviceFrom(io: CliIO, service: keyof typeof SERVICES, credentialVariable: string = SERVICES[service].credentialVariable): { url: string; credential: string } {
   const kind = SERVICES[service];
   return {
     url: checkServiceUrl(kind, { name: kind.urlVariable, value: requireEnv(io, kind.urlVariable) }),
-    credential: checkCredential({ name: kind.credentialVariable, value: requireEnv(io, kind.credentialVariable) }),
+    credential: checkCredential({ name: credentialVariable, value: requireEnv(io, credentialVariable) }),
   };
 }
 
@@ -106,6 +108,16 @@ function httpOptions(io: CliIO): { requestTimeoutMs?: number; onWait: (e: WaitEv
 export function gitlabFrom(io: CliIO): GitLabClient {
   const { url, credential } = serviceFrom(io, "gitlab");
   return new GitLabClient({ url, token: credential, ...httpOptions(io) });
+}
+
+/**
+ * The client a pipeline is checked and started with: WARDEN_PIPELINE_TOKEN's when it is set (present
+ * but empty is a mistake named, never a fall-back to the stronger GITLAB_TOKEN), else GITLAB_TOKEN's.
+ */
+export function pipelineGitlabFrom(io: CliIO): GitLabClient {
+  if (io.env[PIPELINE_TOKEN_VARIABLE] === undefined) return gitlabFrom(io);
+  const { url, credential } = serviceFrom(io, "gitlab", PIPELINE_TOKEN_VARIABLE);
+  return new GitLabClient({ url, token: credential, settingNames: { url: GITLAB.urlVariable, credential: PIPELINE_TOKEN_VARIABLE }, ...httpOptions(io) });
 }
 
 export function n8nFrom(io: CliIO): N8nClient {

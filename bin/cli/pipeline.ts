@@ -1,16 +1,18 @@
 import { runPipeline } from "../../lib/jobs/index.ts";
 import { pipelineRequestProblem } from "../../lib/policy/refs.ts";
 import { type Command, COMMON_OPTIONS_HELP, FORMAT_HELP } from "./command.ts";
-import { auditTrail, gitlabFrom, policyFrom, printReport, UsageError } from "./io.ts";
+import { auditTrail, pipelineGitlabFrom, policyFrom, printReport, UsageError } from "./io.ts";
 
 const USAGE = `Usage: warden pipeline <project-path> <ref> [KEY=VALUE ...] [--apply] [--audit-log FILE] [--policy FILE] [--format text|markdown|json] [--debug]
 
 Checks a pipeline on <ref> of <project-path> with the given variables, and shows what would start:
 the policy's pipelines.allow must have a rule for the project (as GitLab resolves its path), the ref
-and every variable, and the ref must be a branch or a tag of the project. Nothing starts without
---apply: a dry run sends only GETs. A start is never retried once it may have reached GitLab: an
-unclear answer is reported as "unknown". A ref git would refuse (such as "a..b" or "main~1") and a
-variable given twice are refused before any request.
+and every variable, and the ref must be a branch or a tag of the project that GitLab protects (unless
+the rule says unprotected: true). Nothing starts without --apply: a dry run sends only GETs. A start
+is never retried once it may have reached GitLab: an unclear answer is reported as "unknown". A
+pipeline that runs another commit than the one checked (the ref moved in between) is cancelled and
+reported as failed. A ref git would refuse (such as "a..b" or "main~1") and a variable given twice are
+refused before any request.
 
 Options:
   --apply          start the pipeline
@@ -19,7 +21,9 @@ Options:
 ${FORMAT_HELP}
 ${COMMON_OPTIONS_HELP}
 
-Environment: GITLAB_URL, GITLAB_TOKEN (as for enforce; read_api is enough for a dry run).
+Environment: GITLAB_URL, and WARDEN_PIPELINE_TOKEN if set, else GITLAB_TOKEN: every request of the
+  command is sent with it, and the pipeline runs as its user (api scope to start, read_api is enough for
+  a dry run). GITLAB_TOKEN is needed only without it, or to read the policy from GitLab.
 Exit codes: 0 started, 1 refused, failed or unknown, 2 dry run: allowed and would start.`;
 
 export const pipelineCommand: Command = {
@@ -40,7 +44,7 @@ export const pipelineCommand: Command = {
     });
     const problem = pipelineRequestProblem(ref, variables);
     if (problem) throw new UsageError(problem);
-    const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
+    const [policy, gitlab] = [await policyFrom(args, io), pipelineGitlabFrom(io)];
     const trail = auditTrail(io, args);
     const report = await runPipeline({ gitlab, policy, project, ref, variables, apply: values["apply"] === true, signal: io.signal, audit: trail.sink }).finally(() => trail.close());
     return printReport(io, report, args);

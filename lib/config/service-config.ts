@@ -35,8 +35,9 @@ export interface Setting {
 }
 
 
-export function lambdaSettingNames(kind: ServiceKind): SettingNames {
-  return { url: kind.urlVariable, credential: `the secret's ${kind.secretField}` };
+/** `field`: the secret's field holding the credential, when not the service's usual one (a pipeline token, say). */
+export function lambdaSettingNames(kind: ServiceKind, field: string = kind.secretField): SettingNames {
+  return { url: kind.urlVariable, credential: `the secret's ${field}` };
 }
 
 /** Returns the address unchanged, or throws naming `url.name` and what is wrong with it. */

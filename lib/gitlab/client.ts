@@ -7,7 +7,7 @@ import type { ListOptions, Listing } from "../paging/index.ts";
 import type { PathParams, Query } from "./encode.ts";
 import { groupDetail } from "./group-detail.ts";
 import { ALREADY_SHARED, shareBody, type NewShare, type ShareOutcome, type UnshareOutcome } from "./shares.ts";
-import type { Branch, CurrentUser, Group, GroupDetail, Issue, Namespace, Note, Pipeline, Project, RepositoryFile, Tag, Visibility } from "./types.ts";
+import type { Branch, CurrentUser, Group, GroupDetail, Issue, Namespace, Note, Pipeline, Project, ProtectedTag, RepositoryFile, Tag, Visibility } from "./types.ts";
 
 export class GitLabClient extends GitLabApi {
   currentUser(signal?: AbortSignal): Promise<CurrentUser> {
@@ -142,6 +142,11 @@ export class GitLabClient extends GitLabApi {
     return this.call<Pipeline>("POST", "/projects/:id/pipeline", { id: project }, { body: { ref, variables }, signal }).then((r) => r.data);
   }
 
+  /** `POST /projects/:id/pipelines/:pipeline_id/cancel`; never repeated once it may have reached GitLab, as every POST. */
+  cancelPipeline(project: number | string, pipelineId: number, signal?: AbortSignal): Promise<Pipeline> {
+    return this.call<Pipeline>("POST", "/projects/:id/pipelines/:pipeline_id/cancel", { id: project, pipeline_id: pipelineId }, { signal }).then((r) => r.data);
+  }
+
   /** Issues are addressed by their per-project iid, not their global id (spec §2 rule 1). */
   getIssue(project: number | string, iid: number, signal?: AbortSignal): Promise<Issue> {
     return this.get("/projects/:id/issues/:iid", { id: project, iid }, { signal });
@@ -169,5 +174,11 @@ export class GitLabClient extends GitLabApi {
     return this.find("/projects/:id/repository/tags/:tag", { id: project, tag }, /tag not found/i, signal);
   }
 
-
+  /**
+   * The protected-tag rule of exactly this name (not one whose wildcard matches it), or undefined on
+   * the bare "404 Not found" GitLab gives for no such rule ("404 Project Not Found" stays an error).
+   */
+  findProtectedTag(project: number | string, name: string, signal?: AbortSignal): Promise<ProtectedTag | undefined> {
+    return this.find("/projects/:id/protected_tags/:name", { id: project, name }, /^404 Not found$/i, signal);
+  }
 }

@@ -6,6 +6,9 @@ import type { HttpError, ServiceTerms, SettingNames } from "../http/index.ts";
 
 export const GITLAB_SETTINGS: SettingNames = { url: "GITLAB_URL", credential: "GITLAB_TOKEN" };
 
+/** The CLI's token that starts pipelines in place of GITLAB_TOKEN when set (the Lambda secret's pipelineToken). */
+export const PIPELINE_TOKEN_VARIABLE = "WARDEN_PIPELINE_TOKEN";
+
 export const GITLAB_TERMS: ServiceTerms = {
   service: "GitLab",
   probeRoute: "GET /user",

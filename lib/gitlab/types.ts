@@ -104,6 +104,13 @@ export interface RepositoryFile {
 export interface Tag {
   name: string;
   commit?: { id: string };
+  /** From the project's protected-tag rules, wildcards included; absent on GitLab versions older than the field. */
+  protected?: boolean;
+}
+
+/** A protected-tag rule: a tag name, or a wildcard (`v*`). */
+export interface ProtectedTag {
+  name: string;
 }
 
 export interface Branch {

@@ -6,7 +6,8 @@ export interface PipelineRequest {
   variables: { key: string; value: string }[];
 }
 
-export type PipelineVerdict = { allowed: true; rule: string } | { allowed: false; reason: string };
+/** `unprotected`: the rule allows a ref GitLab does not protect (the job checks protection, not this pure judge). */
+export type PipelineVerdict = { allowed: true; rule: string; unprotected: boolean } | { allowed: false; reason: string };
 
 /**
  * A request is allowed when one rule allows its project, its ref and every variable
@@ -26,9 +27,11 @@ export function evaluatePipeline(policy: Policy, req: PipelineRequest): Pipeline
 
   const keys = [...new Set(req.variables.map((variable) => variable.key))];
   const candidates = forRef.map(([i, rule]) => ({ i, rule, refused: refusedVariables(rule, keys) }));
+  // One rule allowing the request is enough: of those, one that allows unprotected refs if any does.
+  const allowing = candidates.filter((c) => c.refused.length === 0).sort((a, b) => Number(b.rule.unprotected) - Number(a.rule.unprotected))[0];
+  if (allowing) return { allowed: true, rule: `allow[${allowing.i}] ${allowing.rule.project.pattern}`, unprotected: allowing.rule.unprotected };
   // Explain the refusal against the rule that came closest.
   const best = candidates.reduce((a, b) => (b.refused.length < a.refused.length ? b : a));
-  if (best.refused.length === 0) return { allowed: true, rule: `allow[${best.i}] ${best.rule.project.pattern}` };
   const allowed = best.rule.variables.length === 0 ? "none" : best.rule.variables.join(", ");
   const noun = best.refused.length === 1 ? "variable" : "variables";
   return refuse(

@@ -97,6 +97,8 @@ export interface PipelineRule {
   readonly refs: readonly Glob[];
   /** Names of the variables a request may set. */
   readonly variables: readonly string[];
+  /** Whether a ref GitLab does not protect may be started too (default false: protected branches and tags only). */
+  readonly unprotected: boolean;
 }
 
 export interface N8nPolicy {

@@ -146,6 +146,9 @@ const pipelines = z.strictObject({
           ),
         )
         .default([]),
+      // Named, never implied: a pipeline Warden starts runs with its identity, so by default only a
+      // protected ref's CI file (one its pushers are trusted with) may run.
+      unprotected: z.boolean().default(false),
     }),
   ),
 });

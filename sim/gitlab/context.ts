@@ -23,6 +23,8 @@ export interface RequestContext {
   projectVisibility: "full" | "unfiltered" | "none";
   /** Whether a group's detail embeds its projects (`with_projects`), as every v4 GitLab does; "empty": empty lists. */
   detailProjects: boolean | "empty";
+  /** Whether a tag carries `protected`, as recent GitLab's do (false: an older version's tags, without it). */
+  tagProtectedField: boolean;
   /** The instance's audit events, and whether its tier has them (a "free" one answers `freeStatus`). */
   audit: { log: AuditLog; tier: Tier; freeStatus: 403 | 404 };
 }

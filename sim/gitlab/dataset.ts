@@ -43,6 +43,13 @@ export interface SimProject {
   shared_with_groups: SimShare[];
   default_branch: string;
   branches: string[];
+  /**
+   * Protected-branch rules, names or wildcards (`release/*`; protected-refs.ts): a branch's `protected`
+   * comes from them. Absent: the default branch alone, as GitLab protects it in a new project.
+   */
+  protected_branches?: string[];
+  /** Protected-tag rules, likewise; absent: none. */
+  protected_tags?: string[];
   archived: boolean;
   /** Old `path_with_namespace` values: requests through them are redirected. */
   previous_paths: string[];

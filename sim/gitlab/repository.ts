@@ -5,6 +5,8 @@ import type { SimProject } from "./dataset.ts";
 import { notFound } from "./http.ts";
 import { committedFile } from "./files.ts";
 import { findProject } from "./projects.ts";
+import { isProtectedBranch, isProtectedTag } from "./protected-refs.ts";
+import type { SimRepositories } from "./repository-store.ts";
 
 /** Every project has the same tags and files; a `/` in a name must travel as %2F. */
 const TAGS = ["v1.0.0", "v1.1.0", "stable/2024.06"];
@@ -19,6 +21,9 @@ export const hasRef = (project: SimProject, ref: string): boolean => project.bra
 
 /** A stable fake commit id per project and ref. */
 export const commitSha = (project: SimProject, ref: string): string => createHash("sha1").update(`${project.id}:${ref}`).digest("hex");
+
+/** The commit a ref points at now: a branch tests committed to moves with each commit; any other ref keeps its stable id. */
+export const headSha = (repositories: SimRepositories, project: SimProject, ref: string): string => repositories.resolve(project, ref)?.id ?? commitSha(project, ref);
 
 /** Content comes base64-encoded, as GitLab sends it; a project tests committed to answers from its commits (files.ts). */
 export const getFile: Handler = (ctx) => {
@@ -46,19 +51,21 @@ export const getFile: Handler = (ctx) => {
   };
 };
 
-/** `protected` from the project's protected-branch rules (protected-branches.ts); `default` whether it is the default branch. */
+/** `protected` from the project's protected-branch rules, wildcards included (protected-refs.ts). */
 export const getBranch: Handler = (ctx) => {
   const project = findProject(ctx);
   const name = ctx.path["branch"]!;
   if (!project.branches.includes(name)) throw notFound("Branch");
-  const sha = ctx.store.repositories.resolve(project, name)?.id ?? commitSha(project, name);
-  return { status: 200, body: { name, commit: { id: sha, short_id: sha.slice(0, 8) }, merged: false, protected: ctx.store.protectedBranches.isProtected(project, name), default: name === project.default_branch } };
+  const sha = headSha(ctx.store.repositories, project, name);
+  return { status: 200, body: { name, commit: { id: sha, short_id: sha.slice(0, 8) }, merged: false, protected: isProtectedBranch(project, name), default: name === project.default_branch } };
 };
 
+/** `protected` from the protected-tag rules, on an instance recent enough to send it (RequestContext.tagProtectedField). */
 export const getTag: Handler = (ctx) => {
   const project = findProject(ctx);
   const name = ctx.path["tag"]!;
   if (!TAGS.includes(name)) throw notFound("Tag");
   const sha = commitSha(project, name);
-  return { status: 200, body: { name, message: "", target: sha, commit: { id: sha, short_id: sha.slice(0, 8) }, release: null, protected: false } };
+  const body = { name, message: "", target: sha, commit: { id: sha, short_id: sha.slice(0, 8) }, release: null };
+  return { status: 200, body: ctx.tagProtectedField ? { ...body, protected: isProtectedTag(project, name) } : body };
 };

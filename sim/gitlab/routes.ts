@@ -3,7 +3,8 @@ import type { Handler } from "./context.ts";
 import { getGroup, getUser, getNamespace, listDescendantGroups, listGroups, listNamespaces, listSubgroups } from "./groups.ts";
 import { getIssue, listIssueNotes } from "./issues.ts";
 import { createMergeRequestNote, listMergeRequestNotes, updateMergeRequestNote } from "./notes.ts";
-import { createPipeline } from "./pipelines.ts";
+import { cancelPipeline, createPipeline } from "./pipelines.ts";
+import { getProtectedTag, listProtectedTags } from "./protected-refs.ts";
 import { getProject, listGroupProjects, listProjects } from "./projects.ts";
 import { getMergeBase } from "./merge-base.ts";
 import { getBranch, getFile, getTag } from "./repository.ts";
@@ -47,6 +48,7 @@ const ROUTES: readonly Route[] = [
   route("POST", "/projects/:id/share", shareProject),
   route("DELETE", "/projects/:id/share/:group_id", unshareProject),
   route("POST", "/projects/:id/pipeline", createPipeline),
+  route("POST", "/projects/:id/pipelines/:pipeline_id/cancel", cancelPipeline),
   route("GET", "/projects/:id/issues/:iid", getIssue),
   route("GET", "/projects/:id/issues/:iid/notes", listIssueNotes),
   route("GET", "/projects/:id/merge_requests/:iid/notes", listMergeRequestNotes),
@@ -57,6 +59,8 @@ const ROUTES: readonly Route[] = [
   route("GET", "/projects/:id/repository/branches/:branch", getBranch),
   route("GET", "/projects/:id/repository/merge_base", getMergeBase),
   route("GET", "/projects/:id/repository/tags/:tag", getTag),
+  route("GET", "/projects/:id/protected_tags", listProtectedTags),
+  route("GET", "/projects/:id/protected_tags/:name", getProtectedTag),
 ];
 
 const PREFIX = "/api/v4/";

@@ -15,7 +15,7 @@ import { RateLimiter } from "./rate-limit.ts";
 import type { RateLimitRule } from "./rate-limit.ts";
 import { retryHeaders, tooManyRequests } from "./retry-headers.ts";
 import type { SimNotes } from "./notes-store.ts";
-import type { SimProtectedBranches } from "./protected-branches.ts";
+import { protectedBranches } from "./protected-refs.ts";
 import type { SimRepositories } from "./repository-store.ts";
 import { matchRoute } from "./routes.ts";
 import { Store } from "./store.ts";
@@ -50,6 +50,8 @@ export interface GitLabSimOptions {
    * plans); "empty": it embeds empty lists (a broken server or proxy, which the client must notice).
    */
   detailProjects?: boolean | "empty";
+  /** Default true. false: tags carry no `protected` field, as GitLab's did before it was added. */
+  tagProtectedField?: boolean;
   /** Raw query strings longer than this get 414 (default 8,192). */
   maxQueryLength?: number;
   rateLimits?: RateLimitRule[];
@@ -122,8 +124,8 @@ export interface GitLabSim {
   createProject(groupId: number, path: string): SimProject;
   /** Files committed to projects' repositories (repository-store.ts): `repositories.commit(project, files, branch?)`. */
   repositories: SimRepositories;
-  /** Protected-branch rules (protected-branches.ts): `protectedBranches.protect(project, "release/*")`, `unprotect`. */
-  protectedBranches: SimProtectedBranches;
+  /** Protected-branch rules (protected-refs.ts): `protectedBranches.protect(project, "release/*")`, `unprotect`. */
+  protectedBranches: typeof protectedBranches;
   /** The seeded merge requests' notes (notes.ts): `notes.of(projectId, iid)`, `notes.add(…)` to plant one. */
   notes: SimNotes;
   /**
@@ -209,6 +211,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
       offsetLimit,
       projectVisibility: opts.projectVisibility ?? "full",
       detailProjects: opts.detailProjects ?? true,
+      tagProtectedField: opts.tagProtectedField ?? true,
       audit,
     };
     const reply = match.route.handler(ctx);
@@ -264,7 +267,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     renameProject: (projectId, path) => store.renameProject(projectId, path),
     createProject: (groupId, path) => store.createProject(groupId, path),
     repositories: store.repositories,
-    protectedBranches: store.protectedBranches,
+    protectedBranches,
     notes: store.notes,
     beforeAnswer(hook) {
       // A fresh entry per call, so removing one registration leaves others of the same function.

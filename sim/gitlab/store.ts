@@ -1,6 +1,5 @@
 import type { GitLabDataset, SimGroup, SimProject, SimShare, Visibility } from "./dataset.ts";
 import { SimNotes } from "./notes-store.ts";
-import { SimProtectedBranches } from "./protected-branches.ts";
 import { SimRepositories } from "./repository-store.ts";
 
 /** Who is asking: `null` is an unauthenticated request. */
@@ -27,7 +26,13 @@ export interface Pipeline {
   id: number;
   project_id: number;
   ref: string;
+  /** The commit the ref pointed at when the pipeline was created: what it runs. */
+  sha: string;
   variables: { key: string; value: string }[];
+  /** "created" until cancelled ("canceled", GitLab's spelling). */
+  status: string;
+  /** Whose token created it: the user its jobs run as. */
+  user: string;
 }
 
 const NUMERIC = /^\d+$/;
@@ -48,8 +53,6 @@ export class Store {
   readonly pipelines: Pipeline[] = [];
   /** What tests committed to projects' repositories. */
   readonly repositories = new SimRepositories();
-  /** Protected-branch rules tests set (by default, each project's default branch). */
-  readonly protectedBranches = new SimProtectedBranches();
   /** The seeded merge requests' notes. */
   readonly notes: SimNotes;
   private readonly projectById = new Map<number, SimProject>();
@@ -316,10 +319,10 @@ export class Store {
     this.projectByOldPath.delete(key);
   }
 
-  addPipeline(project: SimProject, ref: string, variables: Pipeline["variables"]): { pipeline: Pipeline; iid: number } {
+  addPipeline(project: SimProject, created: Omit<Pipeline, "id" | "project_id" | "status">): { pipeline: Pipeline; iid: number } {
     const iid = (this.pipelineIids.get(project.id) ?? 0) + 1;
     this.pipelineIids.set(project.id, iid);
-    const pipeline = { id: ++this.lastPipelineId, project_id: project.id, ref, variables };
+    const pipeline = { id: ++this.lastPipelineId, project_id: project.id, ...created, status: "created" };
     this.pipelines.push(pipeline);
     return { pipeline, iid };
   }

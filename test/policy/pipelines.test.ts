@@ -24,13 +24,13 @@ const vars = (...keys: string[]) => keys.map((key) => ({ key, value: "x" }));
 describe("evaluatePipeline", () => {
   it.each<[string, string, string, string[], PipelineVerdict]>([
     ["a project and ref the first rule allows", "acme/platform/web", "main", [],
-      { allowed: true, rule: "allow[0] acme/platform/**" }],
-    ["a project path in capitals", "Acme/Platform/Web", "main", [], { allowed: true, rule: "allow[0] acme/platform/**" }],
-    ["a release branch", "acme/platform/web", "release/1.4", ["DRY_RUN"], { allowed: true, rule: "allow[0] acme/platform/**" }],
+      { allowed: true, rule: "allow[0] acme/platform/**", unprotected: false }],
+    ["a project path in capitals", "Acme/Platform/Web", "main", [], { allowed: true, rule: "allow[0] acme/platform/**", unprotected: false }],
+    ["a release branch", "acme/platform/web", "release/1.4", ["DRY_RUN"], { allowed: true, rule: "allow[0] acme/platform/**", unprotected: false }],
     ["allowed variables", "acme/platform/web", "main", ["DEPLOY_ENV", "DRY_RUN"],
-      { allowed: true, rule: "allow[0] acme/platform/**" }],
+      { allowed: true, rule: "allow[0] acme/platform/**", unprotected: false }],
     ["a variable only a later rule allows", "acme/platform/api", "main", ["API_KEY_ROTATION"],
-      { allowed: true, rule: "allow[1] acme/platform/api" }],
+      { allowed: true, rule: "allow[1] acme/platform/api", unprotected: false }],
     ["a project no rule matches", "acme/web", "main", [],
       { allowed: false, reason: "no pipelines.allow rule matches project acme/web" }],
     ["a project that only starts like an allowed one", "acme/platform-old/x", "main", [],
@@ -65,5 +65,24 @@ describe("evaluatePipeline", () => {
       allowed: false,
       reason: "pipelines are not enabled (the policy has no pipelines section)",
     });
+  });
+
+  it("allows an unprotected ref only by a rule that says unprotected: true, preferring such a rule when several allow", () => {
+    const both = parsePolicy(
+      `version: 1
+pipelines:
+  allow:
+    - { project: "acme/**", refs: ["release/*"] }
+    - { project: "acme/platform/**", refs: ["release/*"], unprotected: true }
+`,
+      "both.yaml",
+    );
+    const judge = (projectPath: string) => evaluatePipeline(both, { projectPath, ref: "release/x", variables: [] });
+    expect(judge("acme/platform/web")).toEqual({ allowed: true, rule: "allow[1] acme/platform/**", unprotected: true });
+    expect(judge("acme/mobile/ios")).toEqual({ allowed: true, rule: "allow[0] acme/**", unprotected: false });
+  });
+
+  it("takes unprotected as a boolean only", () => {
+    expect(() => parsePolicy(`version: 1\npipelines:\n  allow:\n    - { project: "a/**", refs: ["main"], unprotected: "yes" }\n`, "bad.yaml")).toThrow(/pipelines\.allow\[0\]\.unprotected/);
   });
 });

@@ -263,6 +263,30 @@ describe("GitLab simulator", () => {
       expect((await getJson(sim, `/projects/1/repository/tags/${enc("stable/2024.06")}`)).name).toBe("stable/2024.06");
     });
 
+    it("computes protected from the project's rules as GitLab does: * matches any run, slashes included", async () => {
+      const dataset = generateOrganisation({ projects: 5, seed: 1 }).dataset;
+      Object.assign(dataset.projects[0]!, { protected_branches: ["main", "release/*"], protected_tags: ["v1.0.0", "stable/*"] });
+      const branch = async (sim: GitLabSim, name: string) => (await getJson(sim, `/projects/1/repository/branches/${enc(name)}`)).protected;
+      const tag = async (sim: GitLabSim, name: string) => (await getJson(sim, `/projects/1/repository/tags/${enc(name)}`)).protected;
+      await withSim({ dataset }, async (sim) => {
+        sim.repositories.commit(dataset.projects[0]!, { "a.txt": "a" }, "release/x/y");
+        sim.repositories.commit(dataset.projects[0]!, { "a.txt": "a" }, "releases");
+        expect([await branch(sim, "main"), await branch(sim, "release/1.0"), await branch(sim, "release/x/y"), await branch(sim, "releases")]).toEqual([true, true, true, false]);
+        expect([await tag(sim, "v1.0.0"), await tag(sim, "stable/2024.06"), await tag(sim, "v1.1.0")]).toEqual([true, true, false]);
+        // A rule of exactly that name answers 200; a tag only a wildcard protects is no rule's name.
+        expect((await api(sim, `/projects/1/protected_tags/${enc("v1.0.0")}`)).status).toBe(200);
+        expect((await getJson(sim, `/projects/1/protected_tags/${enc("stable/*")}`)).name).toBe("stable/*");
+        const none = await api(sim, `/projects/1/protected_tags/${enc("stable/2024.06")}`);
+        expect([none.status, await none.json()]).toEqual([404, { message: "404 Not found" }]);
+        expect((await getJson(sim, "/projects/1/protected_tags")).map((r: { name: string }) => r.name)).toEqual(["v1.0.0", "stable/*"]);
+        // A new project protects its default branch alone.
+        expect((await getJson(sim, `/projects/2/repository/branches/${enc("release/1.0")}`)).protected).toBe(false);
+      });
+      await withSim({ dataset, tagProtectedField: false }, async (old) => {
+        expect("protected" in (await getJson(old, "/projects/1/repository/tags/v1.0.0"))).toBe(false);
+      });
+    });
+
     it("fetches issues by iid, not by global id, and paginates their notes", async () => {
       const issue = await getJson(sim, "/projects/1/issues/2");
       expect(issue.iid).toBe(2);
@@ -367,10 +391,26 @@ describe("GitLab simulator", () => {
       expect(body).toMatchObject({ project_id: project.id, ref: "release/1.0", status: "created", iid: 1 });
       expect(body.sha).toMatch(/^[0-9a-f]{40}$/);
       expect(body.web_url).toBe(`${sim.url}/${project.path_with_namespace}/-/pipelines/${body.id}`);
-      expect(sim.pipelines.at(-1)).toEqual({ id: body.id, project_id: project.id, ref: "release/1.0", variables: [{ key: "MODE", value: "audit" }] });
+      expect(sim.pipelines.at(-1)).toEqual({ id: body.id, project_id: project.id, ref: "release/1.0", sha: body.sha, variables: [{ key: "MODE", value: "audit" }], status: "created", user: "root" });
 
       const bad = await api(sim, `/projects/${project.id}/pipeline?ref=nope`, { method: "POST" });
       expect([bad.status, await bad.json()]).toEqual([400, { message: { base: ["Reference not found"] } }]);
+    });
+
+    it("runs the commit the branch points at when the pipeline is created, and cancels it by id within its project", async () => {
+      const project = sim.dataset.projects[1]!;
+      const before = (await getJson(sim, `/projects/${project.id}/repository/branches/${enc("release/1.0")}`)).commit.id;
+      const moved = sim.repositories.commit(project, { ".gitlab-ci.yml": "test:\n  script: exit 0\n" }, "release/1.0");
+      expect(moved).not.toBe(before);
+      expect((await getJson(sim, `/projects/${project.id}/repository/branches/${enc("release/1.0")}`)).commit.id).toBe(moved);
+      const created = await json(await api(sim, `/projects/${project.id}/pipeline?ref=${enc("release/1.0")}`, { method: "POST" }));
+      expect(created.sha).toBe(moved);
+
+      const other = sim.dataset.projects[2]!;
+      expect((await api(sim, `/projects/${other.id}/pipelines/${created.id}/cancel`, { method: "POST" })).status).toBe(404);
+      const cancelled = await api(sim, `/projects/${project.id}/pipelines/${created.id}/cancel`, { method: "POST" });
+      expect([cancelled.status, (await json(cancelled)).status]).toEqual([200, "canceled"]);
+      expect(sim.pipelines.find((p) => p.id === created.id)!.status).toBe("canceled");
     });
 
     it("creates pipelines from query variables, where an unencoded + becomes a space", async () => {

@@ -399,7 +399,7 @@ describe("§4 Operations shown", () => {
     const pipeline = await client.createPipeline(project.path_with_namespace, "feature/login", [{ key: "STAGE", value: "qa" }]);
     expect(pipeline).toMatchObject({ iid: 1, project_id: project.id, ref: "feature/login", status: "created" });
     expect(pipeline.sha).toMatch(/^[0-9a-f]{40}$/);
-    expect(sim.pipelines).toEqual([{ id: pipeline.id, project_id: project.id, ref: "feature/login", variables: [{ key: "STAGE", value: "qa" }] }]);
+    expect(sim.pipelines).toEqual([{ id: pipeline.id, project_id: project.id, ref: "feature/login", sha: pipeline.sha, variables: [{ key: "STAGE", value: "qa" }], status: "created", user: "root" }]);
     expect(headerValue(sim.requests[0]!.headers, "private-token")).toBe(sim.token);
   });
 

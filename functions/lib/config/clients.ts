@@ -23,19 +23,31 @@ export function gitlabClient(secrets: Secrets): GitLabClient {
   return new GitLabClient({ url, token: credential, settingNames, onWait });
 }
 
+/**
+ * The client a pipeline job sends every request with: the secret's pipelineToken when it has one (the
+ * pipeline runs as that token's user, and the checks see what it sees), else gitlabToken.
+ */
+export function pipelineClient(secrets: Secrets): GitLabClient {
+  const { url, credential, settingNames } = configured("gitlab", secrets, pipelineField(secrets));
+  return new GitLabClient({ url, token: credential, settingNames, onWait });
+}
+
+/** Which field of the secret pipelines are started with. */
+export const pipelineField = (secrets: Secrets): "pipelineToken" | "gitlabToken" => (secrets.pipelineToken === undefined ? "gitlabToken" : "pipelineToken");
+
 export function n8nClient(secrets: Secrets): N8nClient {
   const { url, credential, settingNames } = configured("n8n", secrets);
   return new N8nClient({ url, apiKey: credential, settingNames, onWait });
 }
 
 /** The address and credential, checked, and what errors call them: the function's variable and the secret's field. */
-function configured(service: keyof typeof SERVICES, secrets: Secrets): { url: string; credential: string; settingNames: SettingNames } {
+function configured(service: keyof typeof SERVICES, secrets: Secrets, field: keyof Secrets = SERVICES[service].secretField): { url: string; credential: string; settingNames: SettingNames } {
   const kind = SERVICES[service];
-  const settingNames = lambdaSettingNames(kind);
+  const settingNames = lambdaSettingNames(kind, field);
   const url = process.env[kind.urlVariable];
-  const credential = secrets[kind.secretField];
+  const credential = secrets[field];
   if (!url || !credential) {
-    const missing = [...(url ? [] : [`${kind.urlVariable} is not set`]), ...(credential ? [] : [`the secret has no ${kind.secretField}`])];
+    const missing = [...(url ? [] : [`${kind.urlVariable} is not set`]), ...(credential ? [] : [`the secret has no ${field}`])];
     throw new ConfigError(`${kind.service} is not configured on this deployment: ${missing.join(", and ")}`);
   }
   try {

@@ -1,6 +1,6 @@
 /**
  * Warden's credentials: one Secrets Manager secret (ARN in WARDEN_SECRET_ARN) holding JSON
- * `{ gitlabToken, n8nApiKey, slackSigningSecret, slackWebhookUrl, gitlabStreamingToken, gitlabSystemHookToken }`, read through a cache with a time
+ * `{ gitlabToken, pipelineToken, n8nApiKey, slackSigningSecret, slackWebhookUrl, gitlabStreamingToken, gitlabSystemHookToken }`, read through a cache with a time
  * to live so a rotated secret is picked up within minutes without a read per invocation. Each field
  * is optional, as a deployment may use GitLab or n8n alone, or no Slack: whoever needs a field asks
  * for it, and fails naming it when it is absent. Errors name the secret and the field, never a value.
@@ -16,6 +16,8 @@ const field = z.string().min(1).optional();
 
 const SecretsSchema = z.object({
   gitlabToken: field,
+  /** Checks and starts chat pipelines in place of gitlabToken when present: they run as its user (clients.ts). */
+  pipelineToken: field,
   n8nApiKey: field,
   slackSigningSecret: field,
   /** An incoming webhook for run summaries (notify.ts): the channel chosen when it was installed. */

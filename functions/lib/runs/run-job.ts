@@ -12,7 +12,7 @@
 import { HttpError, type GitLabClient } from "../../../lib/gitlab/index.ts";
 import { enforce, reconcileWorkflows, restore, runPipeline, type EnforceReport, type PipelineReport, type RestoreReport, type WorkflowsReport } from "../../../lib/jobs/index.ts";
 import type { Policy } from "../../../lib/policy/index.ts";
-import { gitlabClient, n8nClient } from "../config/clients.ts";
+import { gitlabClient, n8nClient, pipelineClient, pipelineField } from "../config/clients.ts";
 import { secrets, type Secrets } from "../config/secrets.ts";
 import { loadPolicy } from "../config/policy.ts";
 import { audit, logger } from "../lambda/logger.ts";
@@ -61,7 +61,7 @@ function start(request: RunRequest, policy: Policy, credentials: Secrets, signal
       return { http: [n8n.http], report: reconcileWorkflows({ n8n, policy, apply: request.apply, signal, audit }) };
     }
     case "pipeline": {
-      const gitlab = gitlabClient(credentials);
+      const gitlab = pipelineClient(credentials);
       const { project, ref, variables, apply } = request;
       return { http: [gitlab.http], report: runPipeline({ gitlab, policy, project, ref, variables, apply, signal, audit }) };
     }
@@ -72,8 +72,10 @@ function start(request: RunRequest, policy: Policy, credentials: Secrets, signal
   }
 }
 
+/** The credential the job's requests carry: the one a rotation must have changed to be worth a second run. */
 function credential(request: RunRequest, credentials: Secrets): string | undefined {
-  return request.job === "workflows" ? credentials.n8nApiKey : credentials.gitlabToken;
+  if (request.job === "workflows") return credentials.n8nApiKey;
+  return request.job === "pipeline" ? credentials[pipelineField(credentials)] : credentials.gitlabToken;
 }
 
 /** Whether any request but a read was sent. */

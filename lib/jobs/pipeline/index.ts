@@ -1,15 +1,18 @@
 /**
  * The pipeline job: start a pipeline only where the policy allows the project, the ref and every
- * variable, and the ref is a branch or tag of the project. Without `apply` it is a dry run like every
- * other job: the same checks, GETs only, and a report of what would start. A pipeline POST is not
- * idempotent, so an answer that leaves it unclear whether GitLab started one is reported as unknown,
- * never retried into a second pipeline.
+ * variable, and the ref is a branch or tag of the project that GitLab protects (unless the rule says
+ * `unprotected: true`). Without `apply` it is a dry run like every other job: the same checks, GETs
+ * only, and a report of what would start. A pipeline POST is not idempotent, so an answer that leaves
+ * it unclear whether GitLab started one is reported as unknown, never retried into a second pipeline.
+ * GitLab takes a ref name, not a commit: a pipeline that runs another commit than the one checked
+ * (the ref moved in between) is cancelled and reported.
  */
-import { HttpError, NetworkError, type GitLabClient, type Project } from "../../gitlab/index.ts";
+import { HttpError, NetworkError, type GitLabClient, type Pipeline, type Project } from "../../gitlab/index.ts";
 import { evaluatePipeline, type Policy } from "../../policy/index.ts";
 import { pipelineRequestProblem } from "../../policy/refs.ts";
 import { auditedUnder, errorText, jobStats, type AuditSink, type Report } from "../report.ts";
 import { makeReport } from "../envelope.ts";
+import { findRef, protectionProblem, type FoundRef } from "./ref.ts";
 
 export interface PipelineAction {
   type: "create-pipeline";
@@ -20,12 +23,16 @@ export interface PipelineAction {
   /** What the ref names in the project (a branch is looked up first, as GitLab resolves it), and its commit. */
   refKind?: "branch" | "tag";
   commit?: string;
+  /** Whether GitLab protects the ref; absent when GitLab did not say (then it counts as unprotected). */
+  refProtected?: boolean;
   /** "planned": a dry run found it allowed and would start it. */
   status: "planned" | "created" | "refused" | "failed" | "unknown";
   reason?: string;
   pipelineId?: number;
   pipelineStatus?: string;
   webUrl?: string;
+  /** The commit the started pipeline runs, when it is not `commit` (it was then cancelled). */
+  pipelineCommit?: string;
   error?: string;
 }
 
@@ -37,6 +44,10 @@ export interface PipelineSummary {
 export type PipelineReport = Report<PipelineAction, PipelineSummary>;
 
 export interface PipelineOptions {
+  /**
+   * Every request of the job: the front ends pass a client with the pipeline token where the
+   * deployment has one, so the checks see what the identity the pipeline runs as sees.
+   */
   gitlab: GitLabClient;
   policy: Policy;
   /** Full path as the requester wrote it (or a numeric id). */
@@ -62,10 +73,10 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineReport
   if (opts.policy.pipelines === undefined) throw new Error("the policy has no pipelines section: add pipelines.allow to say which projects, refs and variables may be started");
   const checked = await check(opts);
   if (checked.project) action.project = checked.project.path_with_namespace;
+  Object.assign(action, checked.ref);
   if (!checked.allowed) action.reason = checked.reason;
   else {
     Object.assign(summary, { allowed: true, rule: checked.rule });
-    Object.assign(action, checked.ref);
     if (apply) await create(opts.gitlab, checked.project.id, opts, action);
     else action.status = "planned";
   }
@@ -77,13 +88,13 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineReport
   return makeReport(run, { summary, actions: [action], stats: jobStats([opts.gitlab.http], startedAt), warnings: [] });
 }
 
-type FoundRef = Pick<PipelineAction, "refKind" | "commit">;
-type Checked = { allowed: true; rule: string; project: Project; ref: FoundRef } | { allowed: false; reason: string; project?: Project };
+type Checked = { allowed: true; rule: string; project: Project; ref: FoundRef } | { allowed: false; reason: string; project?: Project; ref?: FoundRef };
 
 /**
  * Every check a start must pass, reads only. What the request itself names is refused before any
  * call; then the project GitLab really resolves it to is judged, so an old path (301 after a rename
- * or transfer) cannot borrow another's rule; last, the ref must be a branch or tag of that project.
+ * or transfer) cannot borrow another's rule; last, the ref must be a branch or tag of that project,
+ * protected unless the rule says otherwise, with a known commit to compare the pipeline's with.
  */
 async function check({ gitlab, policy, project: asked, ref, variables, signal }: PipelineOptions): Promise<Checked> {
   const judge = (projectPath: string) => evaluatePipeline(policy, { projectPath, ref, variables });
@@ -97,7 +108,10 @@ async function check({ gitlab, policy, project: asked, ref, variables, signal }:
   if (!verdict.allowed) return { ...verdict, project };
   const found = await findRef(gitlab, project.id, ref, signal);
   if (found === undefined) return { allowed: false, reason: `ref ${ref} is neither a branch nor a tag of project ${project.path_with_namespace}`, project };
-  return { ...verdict, project, ref: found };
+  const unprotected = verdict.unprotected ? undefined : protectionProblem(found, ref, project.path_with_namespace, verdict.rule);
+  if (unprotected !== undefined) return { allowed: false, reason: unprotected, project, ref: found };
+  if (found.commit === undefined) return { allowed: false, reason: `GitLab did not say which commit ${found.refKind} ${ref} points at, so the pipeline's could not be checked against it`, project, ref: found };
+  return { allowed: true, rule: verdict.rule, project, ref: found };
 }
 
 /** The project by path or id, or undefined when GitLab answers 404 (no such project, or the token cannot see it). */
@@ -110,22 +124,34 @@ async function findProject(gitlab: GitLabClient, project: string, signal?: Abort
   }
 }
 
-/** A branch of that name, else a tag: the order in which GitLab resolves a pipeline's ref. */
-async function findRef(gitlab: GitLabClient, projectId: number, ref: string, signal?: AbortSignal): Promise<FoundRef | undefined> {
-  const branch = await gitlab.findBranch(projectId, ref, signal);
-  if (branch) return { refKind: "branch", commit: branch.commit.id };
-  const tag = await gitlab.findTag(projectId, ref, signal);
-  return tag && { refKind: "tag", ...(tag.commit ? { commit: tag.commit.id } : {}) };
-}
-
 async function create(gitlab: GitLabClient, projectId: number, opts: PipelineOptions, action: PipelineAction): Promise<void> {
+  let pipeline: Pipeline;
   try {
-    const pipeline = await gitlab.createPipeline(projectId, opts.ref, opts.variables, opts.signal);
-    Object.assign(action, { status: "created", pipelineId: pipeline.id, pipelineStatus: pipeline.status, webUrl: pipeline.web_url });
+    pipeline = await gitlab.createPipeline(projectId, opts.ref, opts.variables, opts.signal);
   } catch (err) {
     const ambiguous =
       (err instanceof NetworkError && err.mayHaveReachedServer) || (err instanceof HttpError && AMBIGUOUS.has(err.status)) || opts.signal?.aborted === true;
     action.status = ambiguous ? "unknown" : "failed";
     action.error = ambiguous ? `unknown — check the project's pipelines before retrying (${errorText(err)})` : errorText(err);
+    return;
+  }
+  Object.assign(action, { status: "created", pipelineId: pipeline.id, pipelineStatus: pipeline.status, webUrl: pipeline.web_url });
+  if (pipeline.sha !== action.commit) await cancelMoved(gitlab, projectId, pipeline, action, opts.signal);
+}
+
+/**
+ * The ref moved between the checks and the start (a push, a tag recreated): the pipeline runs a commit
+ * nobody checked, so it is cancelled, once (a POST is never repeated), and the run reports a failure.
+ */
+async function cancelMoved(gitlab: GitLabClient, projectId: number, pipeline: Pipeline, action: PipelineAction, signal?: AbortSignal): Promise<void> {
+  const ran = typeof pipeline.sha === "string" ? pipeline.sha : undefined;
+  if (ran !== undefined) action.pipelineCommit = ran;
+  const what = `the pipeline runs commit ${ran?.slice(0, 8) ?? "unknown (GitLab did not say)"}, not ${action.commit!.slice(0, 8)} that was checked (${action.ref} moved in between)`;
+  action.status = "failed";
+  try {
+    action.pipelineStatus = (await gitlab.cancelPipeline(projectId, pipeline.id, signal)).status;
+    action.error = `${what}: cancelled it; check the ${action.refKind} and run the command again`;
+  } catch (err) {
+    action.error = `${what}, and cancelling it failed: ${errorText(err)}: cancel it at ${pipeline.web_url}`;
   }
 }

@@ -6,11 +6,13 @@ export const pipelineView: JobView<PipelineAction, PipelineReport> = {
   title: "Warden pipeline",
   noun: ["pipeline request"],
   group: (a) => a.project,
-  columns: (a) => [refText(a), a.variables.join(", ") || "no variables", a.webUrl ?? a.reason ?? a.error ?? ""],
+  // An error first: a pipeline cancelled because it ran another commit has a link, but the why matters more.
+  columns: (a) => [refText(a), a.variables.join(", ") || "no variables", a.error ?? a.webUrl ?? a.reason ?? ""],
   headings: { group: "Project", columns: ["Ref", "Variables", "Pipeline or reason"] },
   summary: ({ summary, actions: [a] }) => {
     if (!summary.allowed) return `refused: ${a?.reason ?? "not allowed by the policy"}`;
-    return `allowed by ${summary.rule}; ${a?.status === "planned" ? "dry run: nothing started (--apply starts it)" : a?.status}`;
+    const outcome = a?.status === "planned" ? "dry run: nothing started (--apply starts it)" : a?.error ? `${a.status}: ${a.error}` : a?.status;
+    return `allowed by ${summary.rule}; ${outcome}`;
   },
 };
 

@@ -1,0 +1,50 @@
+/**
+ * Protected branches and tags as GitLab computes them: a project's rules are names or wildcards, and
+ * a rule's `*` matches any run of characters, `/` included (GitLab's RefMatcher: `release/*` protects
+ * `release/x` and `release/x/y`). A branch's and a tag's `protected` come from these rules.
+ */
+import type { Handler } from "./context.ts";
+import type { SimProject } from "./dataset.ts";
+import { apiError } from "./http.ts";
+import { listReply, offsetPage } from "./pagination.ts";
+import { findProject } from "./projects.ts";
+
+/** GitLab's RefMatcher: the exact name, or the wildcard's segments in order with anything between. */
+export function refRuleMatches(rule: string, name: string): boolean {
+  if (rule === "") return false;
+  if (rule === name) return true;
+  if (!rule.includes("*")) return false;
+  const quoted = rule.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${quoted.join(".*?")}$`, "s").test(name);
+}
+
+/** Absent rules: the default branch alone, as GitLab protects it in a new project. */
+export const branchRules = (project: SimProject): readonly string[] => project.protected_branches ?? [project.default_branch];
+export const tagRules = (project: SimProject): readonly string[] => project.protected_tags ?? [];
+
+export const isProtectedBranch = (project: SimProject, name: string): boolean => branchRules(project).some((rule) => refRuleMatches(rule, name));
+export const isProtectedTag = (project: SimProject, name: string): boolean => tagRules(project).some((rule) => refRuleMatches(rule, name));
+
+const tagRule = (name: string) => ({ name, create_access_levels: [{ id: 1, access_level: 40, access_level_description: "Maintainers" }] });
+
+/** `GET /projects/:id/protected_tags`: every rule, wildcards included, by offset pages. */
+export const listProtectedTags: Handler = (ctx) => listReply(offsetPage(ctx, [...tagRules(findProject(ctx))]), tagRule);
+
+/** `GET /projects/:id/protected_tags/:name`: the rule of exactly that name (a tag a wildcard protects is not one); ActiveRecord's 404 otherwise. */
+export const getProtectedTag: Handler = (ctx) => {
+  const name = ctx.path["name"]!;
+  if (!tagRules(findProject(ctx)).includes(name)) throw apiError(404, "404 Not found");
+  return { status: 200, body: tagRule(name) };
+};
+
+/** A test's hands on a project's protected-branch rules (what Settings > Repository > Protected branches changes). */
+export const protectedBranches = {
+  protect(project: SimProject, rule: string): void {
+    project.protected_branches = [...new Set([...branchRules(project), rule])];
+  },
+  /** Removes the rule of exactly this name (as GitLab's `DELETE /projects/:id/protected_branches/:name`). */
+  unprotect(project: SimProject, rule: string): void {
+    project.protected_branches = branchRules(project).filter((r) => r !== rule);
+  },
+  isProtected: isProtectedBranch,
+};
