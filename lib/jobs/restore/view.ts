@@ -14,7 +14,7 @@ export const restoreView: JobView<RestoreAction, RestoreReport> = {
   },
   // Every action has the same columns (the renderers line them up); what happened follows the expiry.
   columns: (a) => {
-    const said = a.error ?? a.note;
+    const said = a.error ?? a.note ?? (a.policy && "rule" in a.policy ? `${a.policy.verdict} by ${a.policy.rule}` : undefined);
     const level = accessLevelName(a.accessLevel) + (a.memberRoleId === undefined ? "" : ` (custom role #${a.memberRoleId})`);
     return [a.group, level, said ? `${expiryText(a.expiresAt)} — ${said}` : expiryText(a.expiresAt)];
   },
@@ -29,7 +29,8 @@ export const restoreView: JobView<RestoreAction, RestoreReport> = {
       notBegun: actions.filter((a) => a.status === "planned").length,
     }),
   summary: ({ summary: s }) =>
-    `${s.restores} to restore: ${s.restored} restored; ${s.alreadyPresent} already present, ${s.skipped} skipped (expired), ${s.failed} failed; ` +
+    `From ${s.from}. ${s.restores} to restore: ${s.restored} restored; ${s.alreadyPresent} already present, ${s.skipped} skipped, ${s.failed} failed; ` +
+    `${s.notAllowed} not allowed by the policy${s.includeStray ? " (included: --include-stray)" : ""}; ` +
     `guard ${s.guard} (max ${s.maxRestores})`,
 };
 
