@@ -276,7 +276,7 @@ describe("the logs of all of it", () => {
     gitlab.resetCounters();
     const handler = await enforce.container();
     await handler({ dryRun: false }, context("warden-production-Enforce"));
-    await handler({ restore: "latest", dryRun: false }, context("warden-production-Enforce"));
+    await handler({ restore: "latest", dryRun: false, includeStray: true }, context("warden-production-Enforce"));
     slack.status = 500;
     await handler({ dryRun: false }, context("warden-production-Enforce"));
 
