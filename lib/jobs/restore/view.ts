@@ -22,7 +22,7 @@ export const restoreView: JobView<RestoreAction, RestoreReport> = {
   closing: ({ dryRun, summary: s, actions }) =>
     closingLine({ dryRun, summary: s }, {
       planned: s.restores,
-      inPolicy: "nothing to restore",
+      inPolicy: s.notAllowed && !s.includeStray ? `nothing the policy allows to restore (${count(s.notAllowed, "share")} it does not allow skipped: see the warnings)` : "nothing to restore",
       plan: `${count(s.restores, "share")} to restore`,
       applyWith: "the same warden restore command with --apply",
       applied: `${s.restored} restored, ${s.alreadyPresent} already present, ${s.skipped} skipped, ${s.failed} failed`,
