@@ -43,8 +43,11 @@ export async function create(a: RestoreAction, opts: RestoreOptions): Promise<vo
       if (!(await settle(a, opts, lost))) {
         // Not there: the POST did not arrive (a proxy's 502 before GitLab), so sending it again is safe.
         if (!opts.signal?.aborted && attempt < MAX_CREATE_ATTEMPTS) continue;
-        const why = opts.signal?.aborted ? `stopped (${errorText(opts.signal.reason)})` : `${count(MAX_CREATE_ATTEMPTS, "attempt")}, the most a share gets`;
-        Object.assign(a, { status: "failed", error: `not created: ${lostText(lost)}; reading again found no such share; gave up after ${why}` });
+        // Stopped, a POST cut off in flight may still arrive: only "may not have been created" is known.
+        const error = opts.signal?.aborted
+          ? `may not have been created: ${lostText(lost)}; reading again found no such share; not sent again (stopped: ${errorText(opts.signal.reason)})`
+          : `not created: ${lostText(lost)}; reading again found no such share; gave up after ${count(MAX_CREATE_ATTEMPTS, "attempt")}, the most a share gets`;
+        Object.assign(a, { status: "failed", error });
       }
     }
     break;
