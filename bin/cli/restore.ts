@@ -1,32 +1,38 @@
-import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { restore, RestoreInputError } from "../../lib/jobs/index.ts";
 import { isStoredRun, parseRestoreTextFrom } from "../../lib/jobs/restore/input.ts";
 import type { CliIO, Command } from "./command.ts";
-import { policyChoice } from "./policy-source.ts";
-import { auditTrail, gitlabFrom, policyFrom, policyPath, positiveInt, printReport, UsageError } from "./io.ts";
+import { auditTrail, gitlabFrom, policyFrom, positiveInt, printReport, UsageError } from "./io.ts";
 
-const USAGE = `Usage: warden restore FILE|s3://BUCKET/KEY|latest [--apply] [--max-restores N] [--audit-log FILE] [--policy FILE] [--format text|markdown|json] [--debug]
+const USAGE = `Usage: warden restore FILE|s3://BUCKET/KEY|latest[:TRIGGER] [--apply] [--include-stray] [--max-restores N] [--audit-log FILE] [--policy FILE] [--format text|markdown|json] [--debug]
 
 Re-creates the shares an enforce run removed, each with its access level, expiry and custom role.
 FILE is the JSON report of an applying run (warden enforce --apply --json), or the JSON audit lines
 it wrote (its --audit-log file, which may hold several runs, its stderr, or the Enforce Lambda's
-log lines; other lines are skipped). A run the Enforce
-Lambda kept in its run-history bucket is read from S3 instead: s3://BUCKET/KEY names one, latest
-the most recent in $WARDEN_RUN_HISTORY_BUCKET (a file named latest is ./latest). Only removals
-with status "done" are restored. Each project and sharing group is read first: a share that exists
-is "already-present" (left as it is, a different level or expiry noted), one whose expiry has
-passed is "skipped", a refusal by GitLab is "failed" with its reason. Nothing changes without
---apply; with it, the restores are made unless there are more than the guard allows. No policy
-file is needed: it only sets the default guard.
+log lines; other lines are skipped). A run the Lambdas kept in their run-history bucket
+($WARDEN_RUN_HISTORY_BUCKET) is read from S3 instead: s3://BUCKET/KEY names one; latest is the
+latest sweep (an applying enforce run started by the schedule, the console or chat), latest:watch
+the Watch function's latest batch, latest:event the Events stream's latest run (also
+latest:schedule, latest:console, latest:chat). The report names the run chosen (summary.from)
+before anything is re-created; a file named latest is ./latest. Only removals with status "done"
+are restored. Each project and sharing group is read first: a share that exists is
+"already-present" (left as it is, a different level or expiry noted), one whose expiry has passed
+is "skipped", a refusal by GitLab is "failed" with its reason. Each share left is judged by the
+current policy (read as enforce reads it), with the paths GitLab gives for its ids: one the policy
+does not allow is "skipped" (the next sweep would remove it again: change the policy first) unless
+--include-stray. A POST whose answer is lost is settled by reading the share, and sent again
+(3 POSTs at most) when the read finds it was not made. Nothing changes without --apply; with it,
+the restores are made unless there are more than the guard allows.
 
 Options:
   --apply            re-create the shares
-  --max-restores N   the guard (default: the policy's gitlab.guard.maxRemovals when a policy file
-                     is found, else 100)
+  --include-stray    re-create shares the current policy does not allow too (with a warning: the
+                     next sweep removes them again unless the policy changes first)
+  --max-restores N   the guard (default: the policy's gitlab.guard.maxRemovals)
   --audit-log FILE   append one JSON line per restore to FILE as it happens
   --concurrency N    reads and restores in flight at once (default 4)
-  --policy FILE      policy file for the guard (default: $WARDEN_POLICY, else warden.yaml if present)
+  --policy FILE      the policy each share is judged by, and its guard (default: $WARDEN_POLICY, else
+                     warden.yaml)
   --policy-project GROUP/PROJECT
                      the policy from this GitLab project's repository instead (as for enforce)
   --policy-path PATH its path there (default $WARDEN_POLICY_PATH, else warden.yaml)
@@ -53,7 +59,7 @@ export const restoreCommand: Command = {
   name: "restore",
   summary: "re-create the shares an enforce run removed, from its report or audit lines (dry run unless --apply)",
   usage: USAGE,
-  options: { apply: { type: "boolean" }, "audit-log": { type: "string" }, concurrency: { type: "string" }, "max-restores": { type: "string" } },
+  options: { apply: { type: "boolean" }, "include-stray": { type: "boolean" }, "audit-log": { type: "string" }, concurrency: { type: "string" }, "max-restores": { type: "string" } },
   positionals: true,
   async run(args, io: CliIO) {
     const { values, positionals } = args;
@@ -65,11 +71,11 @@ export const restoreCommand: Command = {
     const input = await (isStoredRun(file) ? readStoredRun(file) : readRestoreFile(file)).catch((err: unknown) => {
       throw err instanceof RestoreInputError ? new UsageError(err.message) : err;
     });
-    // A policy named (--policy, $WARDEN_POLICY, a GitLab project) must load; ./warden.yaml is read only if it is there.
-    const named = values["policy"] !== undefined || io.env["WARDEN_POLICY"] !== undefined || policyChoice(args, io.env).kind === "gitlab" || existsSync(policyPath(args, io));
-    const [policy, gitlab] = [named ? await policyFrom(args, io) : undefined, gitlabFrom(io)];
+    // The policy as enforce reads it: each share is judged by what the next sweep will judge it by.
+    const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
     const trail = auditTrail(io, args);
-    const report = await restore({ gitlab, policy, input, apply: values["apply"] === true, maxRestores, concurrency, signal: io.signal, audit: trail.sink }).finally(() => trail.close());
+    const includeStray = values["include-stray"] === true;
+    const report = await restore({ gitlab, policy, input, apply: values["apply"] === true, includeStray, maxRestores, concurrency, signal: io.signal, audit: trail.sink }).finally(() => trail.close());
     return printReport(io, report, args);
   },
 };

@@ -10,7 +10,7 @@ import { REPORT_SCHEMA_VERSION, type JobName, type JobStats, type Report } from 
 export interface RunFacts {
   job: JobName;
   dryRun: boolean;
-  /** Undefined only for a restore run without a policy file. */
+  /** Every job now runs under a policy; undefined is kept for the reports' null (older restores had none). */
   policy: Policy | undefined;
   /** The GitLab client's HTTP layer, for a job that talks to GitLab. */
   gitlab?: { origin: string };

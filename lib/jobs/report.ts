@@ -29,7 +29,7 @@ export interface RunRecord {
   version: string;
   /** The GitLab instance's origin (scheme, host, port), for a job that talks to GitLab. */
   gitlabUrl?: string;
-  /** The policy the run was judged by: where it came from and the SHA-256 of its text; null for a restore without one. */
+  /** The policy the run was judged by: where it came from and the SHA-256 of its text; null in a restore's report written before restores were judged by the policy. */
   policy: PolicySource | null;
   /** ISO 8601. */
   startedAt: string;

@@ -236,7 +236,7 @@ describe("run history for restore", () => {
     const handler = await enforce.container();
     const removal = (await handler({ dryRun: false }, context("warden-production-Enforce", "req-apply-1"))) as EnforceReport;
     const keys = [...s3.objects.keys()];
-    expect(keys).toEqual([expect.stringMatching(new RegExp(`^${BUCKET}/runs/enforce/\\d{8}T\\d{6}\\.\\d{3}Z-req-apply-1\\.json$`))]);
+    expect(keys).toEqual([expect.stringMatching(new RegExp(`^${BUCKET}/runs/enforce/console/\\d{8}T\\d{6}\\.\\d{3}Z-req-apply-1\\.json$`))]);
     expect(JSON.parse(s3.objects.get(keys[0]!)!)).toEqual(removal);
     expect(logs.lines()).toContainEqual(expect.objectContaining({ message: "run report stored for restore", location: `s3://${keys[0]}` }));
     // A run that changes nothing is not kept: "latest" still names the run that removed the shares.
@@ -244,16 +244,17 @@ describe("run history for restore", () => {
     expect(s3.objects.size).toBe(1);
 
     const posts = () => gitlab.counters.byRoute["POST /projects/:id/share"] ?? 0;
+    // The policy has not changed: every share the run removed is still stray, skipped unless includeStray.
     const dry = (await handler({ restore: "latest" }, context("warden-production-Enforce"))) as RestoreReport;
-    expect(dry).toMatchObject({ job: "restore", dryRun: true, summary: { restores: strays, restored: 0 } });
+    expect(dry).toMatchObject({ job: "restore", dryRun: true, summary: { from: `s3://${keys[0]}: an enforce report, the latest sweep (trigger console)`, restores: 0, notAllowed: strays, restored: 0 } });
     expect(posts()).toBe(0);
-    const applied = (await handler({ restore: `s3://${keys[0]}`, dryRun: false }, context("warden-production-Enforce"))) as RestoreReport;
-    expect(applied).toMatchObject({ job: "restore", dryRun: false, summary: { restored: strays, failed: 0 } });
+    const applied = (await handler({ restore: `s3://${keys[0]}`, dryRun: false, includeStray: true }, context("warden-production-Enforce"))) as RestoreReport;
+    expect(applied).toMatchObject({ job: "restore", dryRun: false, summary: { restored: strays, notAllowed: strays, includeStray: true, failed: 0 } });
     expect(posts()).toBe(strays);
   });
 
   it.each([
-    [{ restore: "s3://Not_A_Bucket/runs/x.json" }, /^invalid event: restore: a stored run is named s3:\/\/<bucket>\/<key> or "latest"/],
+    [{ restore: "s3://Not_A_Bucket/runs/x.json" }, /^invalid event: restore: a stored run is named s3:\/\/<bucket>\/<key>, "latest" \(the latest sweep\) or "latest:<trigger>"/],
     [{ restore: "latest", source: "schedule" }, "invalid event: restore: a restore is asked by a person, not by the schedule: leave out source"],
   ])("refuses %j before reading anything", async (event, message) => {
     await expect((await enforce.container())(event, context("warden-production-Enforce"))).rejects.toThrow(message);
@@ -261,7 +262,7 @@ describe("run history for restore", () => {
   });
 
   it("fails naming the bucket when it holds no enforce run", async () => {
-    await expect((await enforce.container())({ restore: "latest" }, context("warden-production-Enforce"))).rejects.toThrow(`no stored enforce run in s3://${BUCKET}/runs/enforce/`);
+    await expect((await enforce.container())({ restore: "latest" }, context("warden-production-Enforce"))).rejects.toThrow(`no stored enforce run for the latest sweep in s3://${BUCKET}/runs/enforce/schedule/`);
     expect(gitlab.counters.requests).toBe(0);
   });
 });
@@ -275,7 +276,7 @@ describe("the logs of all of it", () => {
     gitlab.resetCounters();
     const handler = await enforce.container();
     await handler({ dryRun: false }, context("warden-production-Enforce"));
-    await handler({ restore: "latest", dryRun: false }, context("warden-production-Enforce"));
+    await handler({ restore: "latest", dryRun: false, includeStray: true }, context("warden-production-Enforce"));
     slack.status = 500;
     await handler({ dryRun: false }, context("warden-production-Enforce"));
 

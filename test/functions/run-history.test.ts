@@ -27,12 +27,12 @@ const history = () => runHistory({ client: new S3Client({ region: "eu-west-1" })
 const body = (text: string) => ({ transformToString: async () => text }) as never;
 
 describe("runHistory", () => {
-  it("stores an applying run's report under runs/<job>/<time>-<correlation id>.json and says where", async () => {
+  it("stores an applying run's report under runs/<job>/<trigger>/<time>-<correlation id>.json and says where", async () => {
     s3.on(PutObjectCommand).resolves({});
     const location = await history().store(REPORT, LABELS, { finishedAt: new Date("2025-01-02T03:04:05.678Z") });
-    expect(location).toBe(`s3://${BUCKET}/runs/enforce/20250102T030405.678Z-${LABELS.correlationId}.json`);
+    expect(location).toBe(`s3://${BUCKET}/runs/enforce/schedule/20250102T030405.678Z-${LABELS.correlationId}.json`);
     const [put] = s3.commandCalls(PutObjectCommand).map((c) => c.args[0].input);
-    expect(put).toMatchObject({ Bucket: BUCKET, Key: `runs/enforce/20250102T030405.678Z-${LABELS.correlationId}.json`, ContentType: "application/json" });
+    expect(put).toMatchObject({ Bucket: BUCKET, Key: `runs/enforce/schedule/20250102T030405.678Z-${LABELS.correlationId}.json`, ContentType: "application/json" });
     expect(put!.Metadata).toEqual({ trigger: "schedule", "correlation-id": LABELS.correlationId, stage: "production" });
     expect(JSON.parse(String(put!.Body))).toEqual(REPORT);
   });
@@ -58,32 +58,37 @@ describe("runHistory", () => {
     expect(JSON.parse(run.text)).toEqual(REPORT);
   });
 
-  it('reads "latest" as the greatest key of the job, across every page of the listing', async () => {
-    const key = (day: string) => ({ Key: `runs/enforce/202501${day}T030000.000Z-r${day}.json` });
-    s3.on(ListObjectsV2Command)
-      .resolvesOnce({ Contents: [key("01"), key("03")], IsTruncated: true, NextContinuationToken: "page-2" })
-      .resolvesOnce({ Contents: [key("05"), key("02")], IsTruncated: false });
+  it('reads "latest" as the latest sweep (schedule, console or chat), across every page, never a later watch batch', async () => {
+    const key = (trigger: string, day: string) => ({ Key: `runs/enforce/${trigger}/202501${day}T030000.000Z-r${day}.json` });
+    s3.on(ListObjectsV2Command, { Prefix: "runs/enforce/schedule/" })
+      .resolvesOnce({ Contents: [key("schedule", "01"), key("schedule", "03")], IsTruncated: true, NextContinuationToken: "page-2" })
+      .resolvesOnce({ Contents: [key("schedule", "05"), key("schedule", "02")], IsTruncated: false });
+    s3.on(ListObjectsV2Command, { Prefix: "runs/enforce/console/" }).resolves({ Contents: [key("console", "04")], IsTruncated: false });
+    s3.on(ListObjectsV2Command, { Prefix: "runs/enforce/chat/" }).resolves({ IsTruncated: false });
+    s3.on(ListObjectsV2Command, { Prefix: "runs/enforce/watch/" }).resolves({ Contents: [key("watch", "06")], IsTruncated: false });
     s3.on(GetObjectCommand).resolves({ Body: body("{}") });
     const run = await history().read("latest", "enforce");
-    expect(run.location).toBe(`s3://${BUCKET}/runs/enforce/20250105T030000.000Z-r05.json`);
+    expect(run).toMatchObject({ location: `s3://${BUCKET}/runs/enforce/schedule/20250105T030000.000Z-r05.json`, chosen: "the latest sweep (trigger schedule)" });
     const listed = s3.commandCalls(ListObjectsV2Command).map((c) => c.args[0].input);
-    expect(listed).toHaveLength(2);
-    expect(listed[0]).toMatchObject({ Bucket: BUCKET, Prefix: "runs/enforce/" });
-    expect(listed[1]).toMatchObject({ Bucket: BUCKET, Prefix: "runs/enforce/", ContinuationToken: "page-2" });
+    expect(listed.map((l) => l.Prefix)).toEqual(["runs/enforce/schedule/", "runs/enforce/schedule/", "runs/enforce/console/", "runs/enforce/chat/"]);
+    expect(listed[1]).toMatchObject({ ContinuationToken: "page-2" });
+    const watch = await history().read("latest:watch", "enforce");
+    expect(watch).toMatchObject({ location: `s3://${BUCKET}/runs/enforce/watch/20250106T030000.000Z-r06.json`, chosen: "the latest watch run (trigger watch)" });
   });
 
-  it('says so when there is no run for "latest", or the named one is gone, or the name is not s3://', async () => {
+  it('says so when there is no run for "latest", or the named one is gone, or the name is not one of the forms', async () => {
     s3.on(ListObjectsV2Command).resolves({ IsTruncated: false });
-    await expect(history().read("latest", "workflows")).rejects.toThrow(`no stored workflows run in s3://${BUCKET}/runs/workflows/`);
+    await expect(history().read("latest", "workflows")).rejects.toThrow(`no stored workflows run for the latest sweep in s3://${BUCKET}/runs/workflows/schedule/, s3://${BUCKET}/runs/workflows/console/, s3://${BUCKET}/runs/workflows/chat/`);
     s3.on(GetObjectCommand).rejects(new NoSuchKey({ message: "The specified key does not exist.", $metadata: {} }));
     await expect(history().read(`s3://${BUCKET}/runs/enforce/gone.json`, "enforce")).rejects.toThrow(`reading s3://${BUCKET}/runs/enforce/gone.json failed: NoSuchKey`);
     await expect(history().read("runs/enforce/x.json", "enforce")).rejects.toBeInstanceOf(RunHistoryError);
+    await expect(history().read("latest:sweep", "enforce")).rejects.toThrow('a stored run is named s3://<bucket>/<key>, "latest" (the latest sweep) or "latest:<trigger>" (schedule, console, chat, watch, event), not "latest:sweep"');
   });
 });
 
 describe("run names", () => {
-  it("sort by time within a job, and parse back", () => {
-    const keys = ["2025-03-01T00:00:00.000Z", "2025-02-28T23:59:59.999Z", "2025-03-01T00:00:00.001Z"].map((t) => runKey("enforce", new Date(t), "r"));
+  it("sort by time within a job's trigger, and parse back", () => {
+    const keys = ["2025-03-01T00:00:00.000Z", "2025-02-28T23:59:59.999Z", "2025-03-01T00:00:00.001Z"].map((t) => runKey("enforce", "watch", new Date(t), "r"));
     expect([...keys].sort()).toEqual([keys[1], keys[0], keys[2]]);
     expect(parseRunRef(`s3://${BUCKET}/${keys[0]}`)).toEqual({ bucket: BUCKET, key: keys[0] });
   });

@@ -1,8 +1,10 @@
 /**
  * The whole cycle against a GitLab that misbehaves on every verb, on several seeds: enforce --apply
  * removes exactly the strays of both kinds and touches nothing else, through 5xx before and after a
- * change is committed, dropped connections and 429s with and without headers; then restore --apply,
- * once from the report and once from the audit lines, brings every removed share back as it was.
+ * change is committed, dropped connections and 429s with and without headers; then restore --apply
+ * --include-stray (the policy that removed them does not allow them back), once from the report and once
+ * from the audit lines, brings every removed share back as it was, through the same faults on its
+ * POSTs: one lost before reaching GitLab is read, found absent and sent again.
  */
 import { describe, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
@@ -35,7 +37,7 @@ function misbehaving(route: string, opts: { beforeCommit: boolean }): Fault[] {
 const ENFORCE_READS = ["GET /user", "GET /namespaces/:id", "GET /groups/:id/projects", "GET /groups/:id/descendant_groups", "GET /groups/:id"];
 const REMOVALS = ["DELETE /projects/:id/share/:group_id", "DELETE /groups/:id/share/:group_id"];
 const RESTORE_READS = ["GET /projects/:id", "GET /groups/:id"];
-// A POST is never repeated once it may have arrived, so its faults here are those after the change.
+// A POST is repeated only after a read found it did not arrive (lib/jobs/restore/create.ts).
 const CREATIONS = ["POST /projects/:id/share", "POST /groups/:id/share"];
 
 const client = (sim: GitLabSim) =>
@@ -67,8 +69,8 @@ async function applyEnforce(sim: GitLabSim): Promise<{ report: EnforceReport; au
 }
 
 async function applyRestore(sim: GitLabSim, text: string) {
-  sim.addFaults(...RESTORE_READS.flatMap((route) => misbehaving(route, { beforeCommit: true })), ...CREATIONS.flatMap((route) => misbehaving(route, { beforeCommit: false })));
-  return restore({ gitlab: client(sim), policy, apply: true, input: parseRestoreText(text) });
+  sim.addFaults(...[...RESTORE_READS, ...CREATIONS].flatMap((route) => misbehaving(route, { beforeCommit: true })));
+  return restore({ gitlab: client(sim), policy, apply: true, includeStray: true, input: parseRestoreText(text) });
 }
 
 // Each seed has a simulator of its own, so they run side by side (most of the time is Retry-After waits).

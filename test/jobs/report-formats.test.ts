@@ -212,10 +212,10 @@ describe("the report's envelope and schema", () => {
     expect(() => validReport(report)).toThrow(/does not fit docs\/report\.schema\.json/);
   });
 
-  it("a workflows report has no gitlabUrl, a restore may have no policy", () => {
+  it("a workflows report has no gitlabUrl, a restore written before restores read a policy has none", () => {
     const workflows = { ...runRecord("workflows", true), summary: { apiGeneration: 2, workflows: 0, active: 0, archived: 0, changes: 0, reported: 0, applied: 0, failed: 0, maxChanges: 1, guard: "ok", complete: true }, actions: [], stats, warnings: [] };
     validReport(workflows);
     expect(() => validReport({ ...workflows, gitlabUrl: "https://gitlab.example.com" })).toThrow(/does not fit/);
-    validReport({ ...runRecord("restore", true), policy: null, summary: { restores: 0, restored: 0, alreadyPresent: 0, skipped: 0, failed: 0, maxRestores: 100, guard: "ok", complete: true }, actions: [], stats, warnings: [] });
+    validReport({ ...runRecord("restore", true), policy: null, summary: { from: "an enforce report", restores: 0, restored: 0, alreadyPresent: 0, skipped: 0, failed: 0, notAllowed: 0, includeStray: false, maxRestores: 100, guard: "ok", complete: true }, actions: [], stats, warnings: [] });
   });
 });

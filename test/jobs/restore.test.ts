@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { enforce, exitCode, parseRestoreText, restore, restoreInputFrom, type RestoreOptions } from "../../lib/jobs/index.ts";
+import { enforce, exitCode, parseRestoreText, restore, restoreInputFrom, type RestoreOptions, type RestoreReport } from "../../lib/jobs/index.ts";
+import { MAX_CREATE_ATTEMPTS } from "../../lib/jobs/restore/create.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { registerSecret } from "../../lib/redact/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
 import type { SimGroup, SimGroupShare } from "../../sim/gitlab/dataset.ts";
-import { standardPolicy } from "../support/policies.ts";
+import { EVERYTHING_STRAY, standardPolicy } from "../support/policies.ts";
 import { validated } from "../support/report.ts";
 
 let sim: GitLabSim;
@@ -21,7 +22,10 @@ async function setup(opts: GitLabSimOptions = {}) {
 }
 
 const client = () => new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-const policy = (maxRemovals?: number) => parsePolicy(standardPolicy(maxRemovals), "test.yaml");
+/** Every share allowed, everywhere: for the tests of restore's mechanics, which the policy check does not concern. */
+const allowAll = (maxRemovals = 1000) => `version: 1\ngitlab:\n  shares:\n    allow:\n      - group: "**"\n  guard:\n    maxRemovals: ${maxRemovals}\n`;
+const policy = (maxRemovals?: number) => parsePolicy(allowAll(maxRemovals), "test.yaml");
+const standard = () => parsePolicy(standardPolicy(), "standard.yaml");
 
 function run(opts: Partial<RestoreOptions> & Pick<RestoreOptions, "input">) {
   return validated(restore({ gitlab: client(), policy: policy(), ...opts }));
@@ -133,7 +137,7 @@ describe("restore input", () => {
 });
 
 describe("restore job", () => {
-  it("a dry run plans every removal done, sends only GET (one per project or group) and exits 2", async () => {
+  it("a dry run plans every removal done, sends only GET (one per project or group, one per invited group) and exits 2", async () => {
     await setup();
     const before = snapshot();
     const input = parseRestoreText(removeByHand({ projects: 4, groups: 3 }, (i) => (i === 1 ? "already-gone" : "done")));
@@ -150,7 +154,7 @@ describe("restore job", () => {
     ]);
     expect(report.warnings.join()).toMatch(/1 already-gone: not restored/);
     expect(onlyGets()).toBe(true);
-    expect(sim.counters.requests).toBe(6);
+    expect(sim.counters.requests).toBe(6 + new Set(input.removals.map((r) => r.groupId)).size);
     expect(snapshot().size).toBe(before.size - 7);
     expect(exitCode(report)).toBe(2);
   });
@@ -233,15 +237,15 @@ describe("restore job", () => {
     const acme = sim.dataset.groups.find((g) => g.full_path === "acme")!;
     platform.share_with_group_lock = true;
     const removed = (p: { id: number; path_with_namespace: string }, groupId: number) => ({ type: "remove-share", projectId: p.id, project: p.path_with_namespace, groupId, group: "x", accessLevel: 30, expiresAt: null, reason: "stray", status: "done" });
-    const text = JSON.stringify({ job: "enforce", dryRun: false, actions: [removed(locked, 99), removed(inWeb, acme.id), removed(inWeb, 123_456)] });
+    const text = JSON.stringify({ job: "enforce", dryRun: false, actions: [removed(locked, unsharedOutsideGroup(locked).id), removed(inWeb, acme.id), removed(inWeb, 123_456)] });
     const report = await run({ input: parseRestoreText(text), apply: true });
     expect(report.actions.map((a) => a.error)).toEqual([
       "GitLab refused (400): The project sharing with group is disabled",
       "GitLab refused (409): Project cannot be shared with the group it is in or one of its ancestors.",
-      expect.stringMatching(/^GitLab refused \(404\): /),
+      "the invited group #123456 not found (deleted, or the token cannot see it): not restored",
     ]);
     expect(report.summary.failed).toBe(3);
-    expect(posts()).toBe(3);
+    expect(posts()).toBe(2);
   });
 
   it("a POST whose answer is lost (502 after commit, connection dropped) is settled by reading, never sent twice", async () => {
@@ -254,22 +258,60 @@ describe("restore job", () => {
     );
     const report = await run({ input, apply: true, concurrency: 1 });
     expect(report.summary).toMatchObject({ restored: 4, failed: 0 });
-    expect(report.actions.filter((a) => a.note?.startsWith("the answer was lost")).map((a) => a.kind).sort()).toEqual(["group", "project"]);
+    expect(report.actions.filter((a) => a.note?.match(/^the answer was lost .*; reading again found the share as asked$/)).map((a) => a.kind).sort()).toEqual(["group", "project"]);
+    // One POST each: a share the read finds is never sent again.
     expect(posts()).toBe(4);
     expect(snapshot()).toEqual(before);
   });
 
-  it("a POST that failed before committing (502, connection dropped) is read again, found absent and failed", async () => {
+  it("a POST lost before it reached GitLab (a proxy's 502, a connection dropped) is read again, found absent, sent again and done", async () => {
     await setup();
+    const before = snapshot();
     const input = parseRestoreText(removeByHand({ projects: 1, groups: 1 }));
     sim.addFaults({ kind: "status", status: 502, route: "POST /projects/:id/share", times: 1 }, { kind: "drop", route: "POST /groups/:id/share", times: 1 });
-    const report = await run({ input, apply: true });
-    expect(report.actions.map((a) => a.error)).toEqual([
-      expect.stringMatching(/^may not have been created: POST .* answered 502.*; reading again found no such share$/),
-      expect.stringMatching(/^may not have been created: POST .*; reading again found no such share$/),
+    const report = await run({ input, apply: true, concurrency: 1 });
+    expect(report.summary).toMatchObject({ restored: 2, failed: 0, complete: true });
+    expect(report.actions.map((a) => a.note)).toEqual([
+      expect.stringMatching(/^the answer was lost \(POST .* answered 502.*\); reading again found no such share: sent again and created$/),
+      expect.stringMatching(/^the answer was lost \(POST .* failed: .*\); reading again found no such share: sent again and created$/),
     ]);
-    expect(posts()).toBe(2);
+    expect(posts()).toBe(4);
+    expect(snapshot()).toEqual(before);
+    expect(exitCode(report)).toBe(0);
+  });
+
+  it(`a POST lost every time fails after ${MAX_CREATE_ATTEMPTS} POSTs, each after a read found nothing, with what the proxy answered`, async () => {
+    await setup();
+    const input = parseRestoreText(removeByHand({ projects: 1, groups: 0 }));
+    sim.addFaults({ kind: "status", status: 502, route: "POST /projects/:id/share", times: 100 });
+    const report = await run({ input, apply: true });
+    expect(report.actions[0]!.error).toMatch(new RegExp(`^not created: the answers were lost \\(.*answered 502.*; .*; .*\\); reading again found no such share; gave up after ${MAX_CREATE_ATTEMPTS} attempts, the most a share gets$`));
+    expect(posts()).toBe(MAX_CREATE_ATTEMPTS);
     expect(exitCode(report)).toBe(1);
+  });
+
+  it("a share found after a lost answer at another level than asked was made by someone else: already-present, left as it is", async () => {
+    await setup();
+    const project = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/"))!;
+    const outside = unsharedOutsideGroup(project);
+    const text = JSON.stringify({ job: "enforce", dryRun: false, actions: [{ type: "remove-share", projectId: project.id, project: project.path_with_namespace, groupId: outside.id, group: outside.full_path, accessLevel: 40, expiresAt: null, reason: "stray", status: "done" }] });
+    // The share someone else makes at reporter while the POST is lost on its way.
+    sim.addFaults({ kind: "status", status: 502, route: "POST /projects/:id/share", times: 1 });
+    const report = await run({
+      input: parseRestoreText(text),
+      apply: true,
+      gitlab: new (class extends GitLabClient {
+        override async shareProject(...args: Parameters<GitLabClient["shareProject"]>) {
+          try {
+            return await super.shareProject(...args);
+          } finally {
+            project.shared_with_groups.push({ group_id: outside.id, group_name: outside.name, group_full_path: outside.full_path, group_access_level: 20, expires_at: null });
+          }
+        }
+      })({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } }),
+    });
+    expect(report.actions[0]).toMatchObject({ status: "already-present", note: expect.stringMatching(/^present with reporter \(removed: maintainer\) after the answer was lost .*: made by someone else meanwhile; left as it is$/) });
+    expect(posts()).toBe(1);
   });
 
   it("stops on the signal: what was not started stays planned, the report is incomplete", async () => {
@@ -312,13 +354,79 @@ describe("restore job", () => {
   });
 });
 
+describe("restore asks the current policy", () => {
+  /**
+   * Whoever wrote the input chose every share in it: an allowed one (an acme group on an acme project),
+   * an outside group at owner, the same outside group under an allowed group's name, and a project
+   * outside the policy's scope.
+   */
+  function attackerFile() {
+    const project = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/") && !p.path_with_namespace.startsWith("acme/legacy/"))!;
+    const acmeGroup = sim.dataset.groups.find((g) => g.full_path.startsWith("acme/") && !project.shared_with_groups.some((s) => s.group_id === g.id))!;
+    const outside = unsharedOutsideGroup(project);
+    const other = sim.dataset.projects.find((p) => !p.path_with_namespace.startsWith("acme/") && !p.shared_with_groups.some((s) => s.group_id === acmeGroup.id))!;
+    const share = (p: typeof project, groupId: number, group: string, accessLevel: number) => ({ type: "remove-share", projectId: p.id, project: p.path_with_namespace, groupId, group, accessLevel, expiresAt: null, reason: "stray", status: "done" });
+    const text = JSON.stringify({
+      job: "enforce",
+      dryRun: false,
+      actions: [share(project, acmeGroup.id, acmeGroup.full_path, 30), share(project, outside.id, outside.full_path, 50), share(project, outside.id, "acme/disguised", 50), share(other, acmeGroup.id, acmeGroup.full_path, 30)],
+    });
+    return { text, project, acmeGroup, outside, other };
+  }
+
+  it("a share the policy does not allow is skipped, judged by GitLab's paths for its ids, and nothing of it is created", async () => {
+    await setup();
+    const { text, outside } = attackerFile();
+    const input = parseRestoreText(text);
+    // Two lines for one share (the same ids): the last one is what the input asks for.
+    expect(input.removals).toHaveLength(3);
+    const report = await validated(restore({ gitlab: client(), policy: standard(), input, apply: true }));
+    expect(report.actions.map((a) => [a.status, a.policy?.verdict])).toEqual([
+      ["done", "allowed"],
+      ["skipped", "stray"],
+      ["skipped", "out-of-scope"],
+    ]);
+    // The disguised name is not what the report shows, nor what the policy was asked about.
+    expect(report.actions[1]).toMatchObject({ group: outside.full_path, note: expect.stringMatching(/^the policy does not allow it \(no allow rule matches group .*\): not restored; change the policy first, or ask for it anyway with --include-stray/) });
+    expect(report.summary).toMatchObject({ restores: 1, restored: 1, skipped: 2, notAllowed: 2, includeStray: false });
+    expect(report.warnings.join("\n")).toMatch(/2 shares the current policy does not allow: not restored \(skipped\)\. Change the policy first/);
+    expect(posts()).toBe(1);
+  });
+
+  it("a dry run shows, for each share, whether the policy allows it, and sends only GET", async () => {
+    await setup();
+    const { text } = attackerFile();
+    sim.resetCounters();
+    const report = await validated(restore({ gitlab: client(), policy: standard(), input: parseRestoreText(text) }));
+    expect(report.actions.map((a) => [a.status, a.policy])).toEqual([
+      ["planned", { verdict: "allowed", rule: "allow[0] acme/**" }],
+      ["skipped", { verdict: "stray", reason: expect.stringMatching(/^no allow rule matches group /) }],
+      ["skipped", { verdict: "out-of-scope", reason: expect.stringMatching(/^its scope does not include /) }],
+    ]);
+    expect(onlyGets()).toBe(true);
+  });
+
+  it("with includeStray every share is created, and the run warns that the next sweep removes them again", async () => {
+    await setup();
+    const { text, project, outside } = attackerFile();
+    const report = await validated(restore({ gitlab: client(), policy: standard(), input: parseRestoreText(text), apply: true, includeStray: true }));
+    expect(report.actions.map((a) => a.status)).toEqual(["done", "done", "done"]);
+    expect(report.actions[1]!.note).toMatch(/^the policy does not allow it \(.*\): included as includeStray asks; the next sweep removes it again unless the policy changes first$/);
+    expect(report.summary).toMatchObject({ restored: 3, notAllowed: 2, includeStray: true });
+    expect(report.warnings.join("\n")).toMatch(/includeStray: 2 shares the current policy does not allow re-created; the next sweep or watch poll removes them again/);
+    expect(project.shared_with_groups.find((s) => s.group_id === outside.id)).toMatchObject({ group_access_level: 50 });
+    expect(posts()).toBe(3);
+  });
+});
+
 describe("round trip: enforce --apply, then restore --apply", () => {
   async function removeStrays() {
     await setup();
     const before = snapshot();
     const lines: string[] = [];
     const audit = { info: (message: string, fields: Record<string, unknown>) => lines.push(JSON.stringify({ level: "INFO", message, ...fields })) };
-    const removal = await enforce({ gitlab: client(), policy: policy(), apply: true, audit });
+    // A bad policy (no rule matches) removed every share in scope; the fixed one allows most of them back.
+    const removal = await enforce({ gitlab: client(), policy: parsePolicy(EVERYTHING_STRAY, "bad.yaml"), apply: true, audit });
     const kinds = new Set(removal.actions.map((a) => a.kind));
     expect(kinds).toEqual(new Set(["project", "group"]));
     expect(snapshot().size).toBeLessThan(before.size);
@@ -328,17 +436,32 @@ describe("round trip: enforce --apply, then restore --apply", () => {
     return { report: JSON.stringify(removal), lines: lines.join("\n"), expected, expired: expired.size, removed: removal.summary.removed };
   }
 
-  it("from the report: every share is back with its level, expiry and custom role", async () => {
+  /**
+   * What a restore under the fixed policy leaves out: the shares it skipped as not allowed, and those
+   * GitLab refuses to create (the simulator's dataset holds projects shared with their own ancestor
+   * group, which GitLab would never have let anyone make).
+   */
+  const withoutNotAllowed = (expected: Map<string, string>, report: RestoreReport) => {
+    const refused = report.actions.filter((a) => a.status === "failed");
+    expect(refused.every((a) => a.error === "GitLab refused (409): Project cannot be shared with the group it is in or one of its ancestors.")).toBe(true);
+    const left = new Set([...refused, ...report.actions.filter((a) => a.policy?.verdict === "stray" || a.policy?.verdict === "out-of-scope")].map((a) => (a.kind === "project" ? `project:${a.projectId}:${a.groupId}` : `group:${a.sharedGroupId}:${a.groupId}`)));
+    return new Map([...expected].filter(([key]) => !left.has(key)));
+  };
+
+  it("from the report: every share the fixed policy allows is back with its level, expiry and custom role, the strays are not", async () => {
     const { report, expected, expired, removed } = await removeStrays();
-    const restored = await run({ input: parseRestoreText(report), apply: true });
-    expect(restored.summary).toMatchObject({ restored: removed - expired, skipped: expired, failed: 0 });
-    expect(snapshot()).toEqual(expected);
+    const restored = await run({ input: parseRestoreText(report), apply: true, policy: standard() });
+    const { notAllowed } = restored.summary;
+    expect(notAllowed).toBeGreaterThan(0);
+    const { failed } = restored.summary;
+    expect(restored.summary).toMatchObject({ restored: removed - expired - notAllowed - failed, skipped: expired + notAllowed });
+    expect(snapshot()).toEqual(withoutNotAllowed(expected, restored));
   });
 
   it("from the audit lines: the same", async () => {
     const { lines, expected, expired, removed } = await removeStrays();
-    const restored = await run({ input: parseRestoreText(lines), apply: true });
-    expect(restored.summary).toMatchObject({ restored: removed - expired, skipped: expired, failed: 0 });
-    expect(snapshot()).toEqual(expected);
+    const restored = await run({ input: parseRestoreText(lines), apply: true, policy: standard() });
+    expect(restored.summary).toMatchObject({ restored: removed - expired - restored.summary.notAllowed - restored.summary.failed });
+    expect(snapshot()).toEqual(withoutNotAllowed(expected, restored));
   });
 });

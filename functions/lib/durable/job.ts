@@ -118,7 +118,7 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
     let report: JobReport;
     if (run.job === "restore") {
       // A restore re-creates one run's removals: small enough for one step.
-      report = await steps.step("restore", async () => runJob(await runRequest(job, event, run.apply), new AbortController().signal), { changes: run.apply });
+      report = await steps.step("restore", async () => runJob(await runRequest(job, event, run.apply), new AbortController().signal, policy), { changes: run.apply });
     } else {
       // Settings, not state: read in every invocation and never recorded (the token must not enter the history).
       const gitlab = gitlabClient(await secrets.get());

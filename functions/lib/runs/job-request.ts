@@ -31,6 +31,8 @@ export interface RestoreRequest {
   job: "restore";
   apply: boolean;
   input: RestoreInput;
+  /** Re-create shares the policy does not allow too (the event's "includeStray"). */
+  includeStray: boolean;
 }
 
 /** Enforce limited to part of the scope: the subject of GitLab events (functions/lib/events/subject-run.ts). */

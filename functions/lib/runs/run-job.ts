@@ -67,7 +67,7 @@ function start(request: RunRequest, policy: Policy, credentials: Secrets, signal
     }
     case "restore": {
       const gitlab = gitlabClient(credentials);
-      return { http: [gitlab.http], report: restore({ gitlab, policy, input: request.input, apply: request.apply, signal, audit }) };
+      return { http: [gitlab.http], report: restore({ gitlab, policy, input: request.input, apply: request.apply, includeStray: request.includeStray, signal, audit }) };
     }
   }
 }

@@ -11,8 +11,9 @@
  * The Enforce function also takes `{ "restore": … }` from a person: it re-creates the shares an
  * applying enforce run removed (lib/jobs/restore/), dry unless `"dryRun": false` too. The value is
  * that run's JSON report, `{ "lines": [...] }` with its audit lines (the log lines as strings, or as
- * objects), the lines as one string, or a run the run-history bucket keeps: `"s3://bucket/key"`, or
- * `"latest"` for the most recent applying enforce run.
+ * objects), the lines as one string, or a run the run-history bucket keeps: `"s3://bucket/key"`,
+ * `"latest"` for the latest sweep, `"latest:watch"`, `"latest:event"` (state/run-history.ts). Each share is
+ * judged by the policy this run reads: one it does not allow is skipped unless `"includeStray": true`.
  *
  * Any other field, a field of the wrong type, or a restore input that is not one of those fails the
  * invocation naming it, before anything runs. The function returns the job's report. Every run,
@@ -27,7 +28,7 @@ import { secrets } from "../config/secrets.ts";
 import { loadPolicy } from "../config/policy.ts";
 import { ConfigError, isReportOnly, reportOnlySetting } from "../config/settings.ts";
 import { jobLambda } from "../lambda/handler.ts";
-import { parseRunRef, processRunHistory, RunHistoryError, storedRestoreInput } from "../state/run-history.ts";
+import { checkRunRef, processRunHistory, RunHistoryError, storedRestoreInput } from "../state/run-history.ts";
 import type { RunRequest } from "./job-request.ts";
 import { runLabels, runLifecycle } from "./lifecycle.ts";
 import type { NotifyOptions } from "./notify.ts";
@@ -46,7 +47,7 @@ const ScheduledEventSchema = z.strictObject({
 const RestoreField = z.unknown().transform((value, ctx): { input: RestoreInput } | { stored: string } => {
   try {
     if (!isStoredRun(value)) return { input: restoreInputFrom(value) };
-    if (value !== "latest") parseRunRef(value);
+    checkRunRef(value);
     return { stored: value };
   } catch (err) {
     if (!(err instanceof RestoreInputError || err instanceof RunHistoryError)) throw err;
@@ -55,10 +56,9 @@ const RestoreField = z.unknown().transform((value, ctx): { input: RestoreInput }
   }
 });
 
-const EnforceEventSchema = ScheduledEventSchema.extend({ restore: RestoreField.optional() }).refine((e) => !(e.source && e.restore), {
-  message: "a restore is asked by a person, not by the schedule: leave out source",
-  path: ["restore"],
-});
+const EnforceEventSchema = ScheduledEventSchema.extend({ restore: RestoreField.optional(), includeStray: z.boolean().optional() })
+  .refine((e) => !(e.source && e.restore), { message: "a restore is asked by a person, not by the schedule: leave out source", path: ["restore"] })
+  .refine((e) => e.includeStray === undefined || e.restore !== undefined, { message: "includeStray is for a restore: it goes with restore", path: ["includeStray"] });
 
 export type ScheduledEvent = z.infer<typeof EnforceEventSchema>;
 
@@ -103,7 +103,7 @@ export function scheduledJob(job: "enforce" | "workflows") {
 export async function runRequest(job: "enforce" | "workflows", event: ScheduledEvent, apply: boolean): Promise<RunRequest> {
   if (!event.restore) return { job, apply };
   const input = "stored" in event.restore ? await storedRestoreInput(processRunHistory, event.restore.stored) : event.restore.input;
-  return { job: "restore", apply, input };
+  return { job: "restore", apply, input, includeStray: event.includeStray === true };
 }
 
 function shouldApply(event: ScheduledEvent): boolean {

@@ -63,17 +63,19 @@ export interface RestoreInput {
 
 /**
  * Whether a restore input names a stored run rather than being one: `s3://bucket/key`, a report the
- * run-history bucket keeps (functions/lib/state/run-history.ts), or "latest", the most recent kept there.
- * This module reads no store: whoever can reach the bucket reads the run and parses its text here.
+ * run-history bucket keeps (functions/lib/state/run-history.ts, which checks the name), "latest" or
+ * "latest:<trigger>". This module reads no store: whoever can reach the bucket reads the run and
+ * parses its text here.
  */
 export function isStoredRun(value: unknown): value is string {
-  return value === "latest" || (typeof value === "string" && value.startsWith("s3://"));
+  return typeof value === "string" && (value === "latest" || value.startsWith("latest:") || value.startsWith("s3://"));
 }
 
-/** parseRestoreText for a text read from `where` (a file, a stored run), which its errors name. */
+/** parseRestoreText for a text read from `where` (a file, a stored run), which its errors and its source name. */
 export function parseRestoreTextFrom(where: string, text: string): RestoreInput {
   try {
-    return parseRestoreText(text);
+    const input = parseRestoreText(text);
+    return { ...input, source: `${where}: ${input.source}` };
   } catch (err) {
     throw err instanceof RestoreInputError ? new RestoreInputError(`${where}: ${err.message}`, { cause: err }) : err;
   }

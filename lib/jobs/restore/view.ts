@@ -14,7 +14,7 @@ export const restoreView: JobView<RestoreAction, RestoreReport> = {
   },
   // Every action has the same columns (the renderers line them up); what happened follows the expiry.
   columns: (a) => {
-    const said = a.error ?? a.note;
+    const said = a.error ?? a.note ?? (a.policy && "rule" in a.policy ? `${a.policy.verdict} by ${a.policy.rule}` : undefined);
     const level = accessLevelName(a.accessLevel) + (a.memberRoleId === undefined ? "" : ` (custom role #${a.memberRoleId})`);
     return [a.group, level, said ? `${expiryText(a.expiresAt)} — ${said}` : expiryText(a.expiresAt)];
   },
@@ -22,14 +22,15 @@ export const restoreView: JobView<RestoreAction, RestoreReport> = {
   closing: ({ dryRun, summary: s, actions }) =>
     closingLine({ dryRun, summary: s }, {
       planned: s.restores,
-      inPolicy: "nothing to restore",
+      inPolicy: s.notAllowed && !s.includeStray ? `nothing the policy allows to restore (${count(s.notAllowed, "share")} it does not allow skipped: see the warnings)` : "nothing to restore",
       plan: `${count(s.restores, "share")} to restore`,
       applyWith: "the same warden restore command with --apply",
       applied: `${s.restored} restored, ${s.alreadyPresent} already present, ${s.skipped} skipped, ${s.failed} failed`,
       notBegun: actions.filter((a) => a.status === "planned").length,
     }),
   summary: ({ summary: s }) =>
-    `${s.restores} to restore: ${s.restored} restored; ${s.alreadyPresent} already present, ${s.skipped} skipped (expired), ${s.failed} failed; ` +
+    `From ${s.from}. ${s.restores} to restore: ${s.restored} restored; ${s.alreadyPresent} already present, ${s.skipped} skipped, ${s.failed} failed; ` +
+    `${s.notAllowed} not allowed by the policy${s.includeStray ? " (included: --include-stray)" : ""}; ` +
     `guard ${s.guard} (max ${s.maxRestores})`,
 };
 

@@ -1,0 +1,106 @@
+/**
+ * Creating one share, made to hold up behind a flaky proxy. lib/http never repeats a POST that may have
+ * reached GitLab, so an answer lost on the way (a 5xx, a connection lost after sending) is settled here
+ * by reading the share: there as asked, it is done; not there, the POST is sent again. Creating a share
+ * is idempotent by nature (GitLab answers 409 to a second one), and a re-send's 409 is confirmed by a
+ * read that finds the share at the level asked, as a 409 also means a share someone else made.
+ */
+import { HttpError, NetworkError, type GroupShare } from "../../gitlab/index.ts";
+import { auditedUnder, errorText } from "../report.ts";
+import { SHARE_OPS } from "../shares/kinds.ts";
+import { count } from "../view.ts";
+import { subjectOf } from "../shares/plan.ts";
+import type { RestoreAction, RestoreOptions } from "./summary.ts";
+import { differences } from "./view.ts";
+
+/**
+ * POSTs per share at most. A proxy's 502 before the request reaches GitLab is a blip: two more tries,
+ * each after a read found nothing, get past blips, while a proxy that loses every POST fails the share
+ * after three with its answer, rather than sending on for as long as the run may last.
+ */
+export const MAX_CREATE_ATTEMPTS = 3;
+
+/** After a stop, one last read may say whether a POST in flight arrived; it gets this long. */
+const CHECK_AFTER_STOP_MS = 5_000;
+
+/** Creates the share of `a` and says what became of it (status, note or error), with its audit line. */
+export async function create(a: RestoreAction, opts: RestoreOptions): Promise<void> {
+  const lost: string[] = [];
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await post(a, opts);
+    if (outcome === "created") {
+      Object.assign(a, { status: "done" }, lost.length ? { note: `${lostText(lost)}; reading again found no such share: sent again and created` } : {});
+    } else if (outcome === "exists" && !lost.length) {
+      Object.assign(a, { status: "already-present", note: "GitLab answered 409, already shared: re-created meanwhile, or shared with a group the token cannot see" });
+    } else if (outcome === "exists") {
+      // An earlier POST arrived after all, or someone else shared it meanwhile: the read tells which.
+      const settled = await settle(a, opts, lost, "GitLab answered 409 (already shared) to the re-send");
+      if (!settled) Object.assign(a, { status: "failed", error: `${lostText(lost)}; GitLab answered 409 (already shared) to the re-send, but reading finds no such share: shared with a group the token cannot see?` });
+    } else if (outcome instanceof Error) {
+      Object.assign(a, { status: "failed", error: refusal(outcome) });
+    } else {
+      lost.push(outcome.lost);
+      if (!(await settle(a, opts, lost))) {
+        // Not there: the POST did not arrive (a proxy's 502 before GitLab), so sending it again is safe.
+        if (!opts.signal?.aborted && attempt < MAX_CREATE_ATTEMPTS) continue;
+        // Stopped, a POST cut off in flight may still arrive: only "may not have been created" is known.
+        const error = opts.signal?.aborted
+          ? `may not have been created: ${lostText(lost)}; reading again found no such share; not sent again (stopped: ${errorText(opts.signal.reason)})`
+          : `not created: ${lostText(lost)}; reading again found no such share; gave up after ${count(MAX_CREATE_ATTEMPTS, "attempt")}, the most a share gets`;
+        Object.assign(a, { status: "failed", error });
+      }
+    }
+    break;
+  }
+  const { type, status, note, error, ...removal } = a;
+  auditedUnder(opts.audit, opts.policy)?.info("restore-share", { ...removal, outcome: status, note, error });
+}
+
+/** One POST: created, exists (409 already shared), a lost answer, or GitLab's refusal. */
+async function post(a: RestoreAction, opts: RestoreOptions): Promise<"created" | "exists" | { lost: string } | Error> {
+  const { gitlab, signal } = opts;
+  const share = { groupId: a.groupId, accessLevel: a.accessLevel, expiresAt: a.expiresAt, memberRoleId: a.memberRoleId ?? null };
+  try {
+    return await SHARE_OPS[a.kind].create(gitlab, subjectOf(a).id, share, signal);
+  } catch (err) {
+    if (signal?.aborted) return { lost: `stopped while creating the share (${errorText(signal.reason)})` };
+    if (mayHaveArrived(err)) return { lost: errorText(err) };
+    return err instanceof Error ? err : new Error(String(err));
+  }
+}
+
+/**
+ * Reads the share: true when that settles the action (found as asked: done; found otherwise: already
+ * present, left as it is; the read failed: failed), false when the share is not there.
+ */
+async function settle(a: RestoreAction, opts: RestoreOptions, lost: readonly string[], heard?: string): Promise<boolean> {
+  const signal = opts.signal?.aborted ? AbortSignal.timeout(CHECK_AFTER_STOP_MS) : opts.signal;
+  let present: GroupShare | undefined;
+  try {
+    const subject = await SHARE_OPS[a.kind].read(opts.gitlab, subjectOf(a).id, signal);
+    present = subject?.shares.find((s) => s.group_id === a.groupId);
+  } catch (err) {
+    Object.assign(a, { status: "failed", error: `may not have been created: ${lostText(lost)}; reading it again failed too (${errorText(err)})` });
+    return true;
+  }
+  if (!present) return false;
+  const differs = differences(a, present);
+  if (differs) Object.assign(a, { status: "already-present", note: `present with ${differs} after ${lostText(lost)}: made by someone else meanwhile; left as it is` });
+  else Object.assign(a, { status: "done", note: `${lostText(lost)}${heard ? `; ${heard}` : ""}; reading again found the share as asked` });
+  return true;
+}
+
+/** "the answer was lost (…)", or, after a re-send, the answers in order. */
+function lostText(lost: readonly string[]): string {
+  return lost.length === 1 ? `the answer was lost (${lost[0]})` : `the answers were lost (${lost.join("; ")})`;
+}
+
+function mayHaveArrived(err: unknown): boolean {
+  return (err instanceof NetworkError && err.mayHaveReachedServer) || (err instanceof HttpError && err.status >= 500);
+}
+
+/** GitLab's own words where it refused, e.g. "The project sharing with group is disabled". */
+function refusal(err: unknown): string {
+  if (err instanceof HttpError && err.serviceMessage) return `GitLab refused (${err.status}): ${err.serviceMessage}`;
+  return errorText(err);
+}

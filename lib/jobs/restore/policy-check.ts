@@ -1,0 +1,66 @@
+/**
+ * Judges each share a restore would re-create by the current policy, as the next sweep will. Whoever
+ * wrote the input (a file, a console event) chose every id, name and level in it: the policy is asked
+ * with the paths GitLab gives for the ids now, the project's or sharing group's (read already) and the
+ * invited group's (read here, once per group), never with the names the input gives. A share the
+ * policy would remove again is skipped unless includeStray asks for it, so that a restore brings back
+ * at most what the policy allows.
+ */
+import pMap from "p-map";
+import { HttpError } from "../../gitlab/index.ts";
+import { evaluateShare } from "../../policy/index.ts";
+import { errorText } from "../report.ts";
+import { readGroup } from "../shares/kinds.ts";
+import { subjectKey, type Subject } from "../shares/plan.ts";
+import type { PolicyCheck, RestoreAction, RestoreOptions } from "./summary.ts";
+
+/** The invited group's full path, or why it could not be read. */
+type Invited = { path: string } | { error: string };
+
+/**
+ * Judges the planned actions in place. False when stopped before every invited group was read: then
+ * nothing may be created. `subjects` are the reads of the projects and sharing groups, by subjectKey.
+ */
+export async function judgeByPolicy(planned: RestoreAction[], subjects: ReadonlyMap<string, Subject>, opts: RestoreOptions): Promise<boolean> {
+  const { gitlab, signal } = opts;
+  const invited = new Map<number, Invited>();
+  await pMap(new Set(planned.map((a) => a.groupId)), async (id) => {
+    if (signal?.aborted) return;
+    try {
+      const group = await readGroup(gitlab, id, signal);
+      invited.set(id, group ? { path: group.full_path } : { error: `the invited group #${id} not found (deleted, or the token cannot see it): not restored` });
+    } catch (err) {
+      if (signal?.aborted) return;
+      if (err instanceof HttpError && err.status === 401) throw err;
+      invited.set(id, { error: `reading the invited group #${id} failed: ${errorText(err)}` });
+    }
+  }, { concurrency: opts.concurrency ?? 4 });
+  if (signal?.aborted) return false;
+
+  const now = opts.now ?? new Date();
+  for (const a of planned) {
+    const group = invited.get(a.groupId)!;
+    if ("error" in group) {
+      Object.assign(a, { status: "failed", error: group.error });
+      continue;
+    }
+    const subject = subjects.get(subjectKey(a))!;
+    // The report names the invited group as GitLab calls it now: what a reviewer reads is what would be created.
+    a.group = group.path;
+    const verdict = evaluateShare(opts.policy, { kind: a.kind, target: subject.path, groupPath: group.path, accessLevel: a.accessLevel, expiresAt: a.expiresAt }, now);
+    if (verdict.kind === "allowed" || verdict.kind === "exempt") {
+      a.policy = { verdict: verdict.kind, rule: verdict.rule };
+      continue;
+    }
+    const reason = verdict.kind === "stray" ? verdict.reason : `its scope does not include ${subject.path}`;
+    a.policy = { verdict: verdict.kind, reason };
+    const why = `the policy does not allow it (${reason})`;
+    if (opts.includeStray) a.note = `${why}: included as includeStray asks; the next sweep removes it again unless the policy changes first`;
+    else Object.assign(a, { status: "skipped", note: `${why}: not restored; change the policy first, or ask for it anyway with --include-stray ("includeStray": true from the console)` });
+  }
+  return true;
+}
+
+export function allows(check: PolicyCheck | undefined): boolean {
+  return check?.verdict === "allowed" || check?.verdict === "exempt";
+}
