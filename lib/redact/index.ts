@@ -39,21 +39,26 @@ function escapedChar(char: string): string {
   return `(?:${forms.join("|")})`;
 }
 
-/** A run of at least `min` of [A-Za-z0-9] and `punctuation`, the punctuation maybe Markdown-escaped. */
-const run = (punctuation: string, min: number) => `(?:[A-Za-z0-9]|\\\\?[${punctuation}]){${min},}`;
+/**
+ * A run of at least `min` of [A-Za-z0-9] and `punctuation` (maybe Markdown-escaped), taken whole and
+ * never given back (an atomic group: a lookahead's capture, matched again): a run that turns out not
+ * to end as a token must is then left at once, not rescanned shorter and shorter.
+ */
+const run = (name: string, punctuation: string, min: number) => `(?=(?<${name}>(?:[A-Za-z0-9]|\\\\?[${punctuation}]){${min},}))\\k<${name}>`;
 
 /**
  * Credentials of anyone's, by shape, masked even when not registered (defence in depth: a token
  * pasted into a name, a server echoing another one). GitLab's tokens: a type prefix, optionally an
  * instance's own prefix before it (`SIE-glpat-…`), then 20 or more of [A-Za-z0-9_.-]; JWTs (n8n's
- * API keys): three base64url parts joined by dots, the first starting "eyJ". Not 32 hex digits (a
- * Slack signing secret's shape): that is also a checksum's or an id's, and the registered one is
- * masked whole anyway.
+ * API keys): three base64url parts joined by dots, the first starting "eyJ" where a word starts. Not
+ * 32 hex digits (a Slack signing secret's shape): that is also a checksum's or an id's, and the
+ * registered one is masked whole anyway. Each starts at a fixed prefix and scans a bounded or atomic
+ * run, so redacting stays linear in the text, however hostile the text.
  */
 const GITLAB_TOKEN_TYPES = ["glpat", "glptt", "gldt", "glrt", "glsoat", "glcbt", "gloas", "glft", "glimt", "glagent", "glffct"];
 const TOKEN_SHAPES = [
-  `(?:[A-Za-z0-9]+\\\\?-)?(?:${GITLAB_TOKEN_TYPES.join("|")})\\\\?-${run("-_.", 20)}`,
-  `eyJ${run("-_", 8)}\\\\?\\.${run("-_", 2)}\\\\?\\.${run("-_", 2)}`,
+  `(?:[A-Za-z0-9]{1,20}\\\\?-)?(?:${GITLAB_TOKEN_TYPES.join("|")})\\\\?-${run("gitlab", "-_.", 20)}`,
+  `(?<![A-Za-z0-9_-])eyJ${run("header", "-_", 8)}\\\\?\\.${run("payload", "-_", 2)}\\\\?\\.${run("signature", "-_", 2)}`,
 ];
 
 export class SecretRegistry {
