@@ -21,7 +21,7 @@ const REF_RULES: readonly { test: (ref: string) => boolean; problem: string }[] 
 
 /**
  * Why git would refuse `ref` as a ref name, or undefined when it is a valid one. The message quotes
- * the ref unless `echo` is false (a Slack reply quotes no word of the command: docs/security.md).
+ * the ref unless `echo` is false (a Slack reply quotes no word of the command: docs/talking-to-gitlab.md).
  */
 export function refProblem(ref: string, echo = true): string | undefined {
   const broken = REF_RULES.find((rule) => rule.test(ref));

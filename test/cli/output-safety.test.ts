@@ -3,7 +3,7 @@
  * terminal control sequences, and policy files that are not policies. Every output (report, --json,
  * audit lines, errors) is checked for the credential, and for any 6-character piece of it where a
  * service echoed it whole (so a cut cannot have left part of it). Pieces a service names on their own
- * are shown as any other text (docs/security.md: masking them would tell whoever chose the name).
+ * are shown as any other text (docs/talking-to-gitlab.md: masking them would tell whoever chose the name).
  */
 import { writeFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";

@@ -2,7 +2,7 @@
  * Property: no error lib/http or lib/paging raises holds any piece (6+ characters) of a credential
  * that a service's answer echoed whole, wherever it puts it: the credential is masked whole before an
  * error cuts the message, so no cut can leave a piece of it behind. (Pieces a service sent on their
- * own are not masked: docs/security.md says why.) Seeded random credentials sit at random offsets of random
+ * own are not masked: docs/talking-to-gitlab.md says why.) Seeded random credentials sit at random offsets of random
  * bodies (JSON message fields, plain text, HTML), and at every offset across the point where an error
  * cuts a service message; a scripted server answers them with 4xx, 5xx, non-JSON 200s and bodies cut
  * short, through the GitLab client's calls and listings.

@@ -2,7 +2,7 @@
  * The text of a Warden slash command, parsed into the job it asks for. Words are separated by
  * whitespace (no quoting: neither project paths, refs nor the variables Warden's policy names need it).
  * An error names what is wrong by position and never quotes a word of the command: a reply that
- * echoed text the user chose would be a probe of what Warden masks (docs/security.md).
+ * echoed text the user chose would be a probe of what Warden masks (docs/talking-to-gitlab.md).
  */
 import { pipelineRequestProblem } from "../../../lib/policy/refs.ts";
 import type { JobRequest } from "../runs/job-request.ts";
