@@ -7,6 +7,8 @@
  *                              "gitlabStreamingToken", "gitlabSystemHookToken"}, each only if used
  *   GITLAB_URL, N8N_URL        scheme and host (and path prefix) of each service; one or both. Without
  *                              GITLAB_URL there is no Enforce workflow, without N8N_URL no Workflows
+ *   WARDEN_ALLOW_HTTP          "1": the functions may use a plain http:// GITLAB_URL or N8N_URL of
+ *                              another host (the token then travels unencrypted); otherwise refused
  *   WARDEN_SECRET_KMS_KEY_ARN  the customer-managed KMS key the secret is encrypted with, if any
  *   WARDEN_POLICY_FILE         the policy to ship in every bundle (default warden.yaml)
  *   WARDEN_POLICY_PROJECT      instead of a file: the GitLab project whose repository holds the policy,
@@ -67,6 +69,7 @@ export default $config({
       WARDEN_SECRET_ARN: settings.secretArn,
       ...(settings.gitlabUrl ? { GITLAB_URL: settings.gitlabUrl } : {}),
       ...(settings.n8nUrl ? { N8N_URL: settings.n8nUrl } : {}),
+      ...(settings.allowHttp ? { WARDEN_ALLOW_HTTP: "1" } : {}),
       WARDEN_REPORT_ONLY: String(settings.reportOnly),
       // Names the stage in Slack summaries, and is a dimension of every metric.
       WARDEN_STAGE: $app.stage,
@@ -228,6 +231,7 @@ function deploySettings(stage: string) {
     secretKmsKeyArn: kmsKeyArn(env["WARDEN_SECRET_KMS_KEY_ARN"]),
     gitlabUrl,
     n8nUrl,
+    allowHttp: env["WARDEN_ALLOW_HTTP"] === "1",
     policyFile: env["WARDEN_POLICY_FILE"],
     policyRepository: policyRepository(env, gitlabUrl),
     enforceSchedule: schedule("WARDEN_ENFORCE_SCHEDULE", "rate(1 day)"),

@@ -13,7 +13,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 // report.ts, not the jobs' index: chat-ops runs no job, and must not load them at cold start.
 import { errorText } from "../lib/jobs/report.ts";
 import { authorizeSlack } from "../lib/policy/index.ts";
-import { redactOutput } from "../lib/redact/index.ts";
+import { redactStrings } from "../lib/redact/index.ts";
 import { requireSecret, secrets } from "./lib/config/secrets.ts";
 import { loadPolicy } from "./lib/config/policy.ts";
 import { wardenLambda } from "./lib/lambda/handler.ts";
@@ -89,9 +89,9 @@ async function acknowledge(event: SlackCommandEvent, context: Context): Promise<
   return reply(`:hourglass_flowing_sand: Running \`${command}\`${dryRun}; the result will be posted here.`);
 }
 
-/** Every acknowledgement passes lib/redact: it may quote the command's text or an error. */
+/** Every acknowledgement passes lib/redact: it may quote the command's text (an accepted one) or an error. */
 function reply(text: string): Result {
-  return { statusCode: 200, headers: { "content-type": "application/json" }, body: redactOutput(JSON.stringify(ephemeral(text))) };
+  return { statusCode: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(redactStrings(ephemeral(text))) };
 }
 
 export const handler = wardenLambda<APIGatewayProxyEventV2, Result>()

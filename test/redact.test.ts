@@ -1,19 +1,30 @@
 import { describe, expect, it } from "vitest";
-import { MIN_FRAGMENT, redactOutput, redactStrings, redactThenCut, registerSecret, SecretRegistry } from "../lib/redact/index.ts";
+import { escapeControls, escapeMarkdown, jsonForTerminal } from "../lib/jobs/render/escape.ts";
+import { escapeMrkdwn } from "../lib/jobs/render/slack.ts";
+import { redactOutput, redactStrings, redactThenCut, registerSecret, SecretRegistry } from "../lib/redact/index.ts";
 
 const SECRET = "glpat-redact-unit-0123456789abcdef";
 registerSecret(SECRET);
+/** A registered credential that is no token shape, with punctuation every escaper rewrites. */
+const ODD = "odd-s3cret_with.punct!&<x>@team#1\"q\\z";
+registerSecret(ODD);
 
-const fragments = (text: string) =>
-  Array.from({ length: SECRET.length - MIN_FRAGMENT + 1 }, (_, i) => SECRET.slice(i, i + MIN_FRAGMENT)).filter((g) => text.includes(g));
+/** The text with every escaper's marks undone: what a reader of the rendered output would see. */
+const unescaped = (text: string) =>
+  decodeURIComponent(text.replace(/%(?![0-9a-f]{2})/gi, "%25"))
+    .replace(/\\(.)/g, "$1")
+    .replaceAll("\u200d", "")
+    .replaceAll("&lt;", "<")
+    .replaceAll("&gt;", ">")
+    .replaceAll("&amp;", "&");
 
 describe("redactThenCut", () => {
-  it("leaves no fragment of a credential at any cut length, wherever the credential sits", () => {
+  it("leaves no piece of a credential at any cut length, wherever the credential sits", () => {
     for (const before of [0, 1, 5, 17]) {
       const text = `${"a ".repeat(before).slice(0, before)}${SECRET} and then some more text after it`;
       for (let max = 0; max <= text.length + 1; max++) {
         const out = redactThenCut(text, max);
-        expect(fragments(out), `before=${before} max=${max}`).toEqual([]);
+        expect(out, `before=${before} max=${max}`).not.toMatch(/glpat|redact-unit|0123|cdef/);
       }
     }
   });
@@ -25,29 +36,97 @@ describe("redactThenCut", () => {
   });
 });
 
-describe("SecretRegistry", () => {
-  it("masks a credential whole, and any 6-character fragment of one, but not shorter runs", () => {
+describe("whole credentials only: no output depends on whether a piece of text is part of one", () => {
+  it("masks a registered credential whole, and any piece of it exactly as if nothing were registered", () => {
     expect(redactOutput(`token ${SECRET} end`)).toBe("token [REDACTED] end");
-    expect(redactOutput(`cut: ${SECRET.slice(0, 9)}`)).toBe("cut: [REDACTED]");
-    expect(redactOutput(`tail: ${SECRET.slice(-6)}!`)).toBe("tail: [REDACTED]!");
-    expect(redactOutput(`short: ${SECRET.slice(0, 5)}`)).toBe(`short: ${SECRET.slice(0, 5)}`);
+    const nothingRegistered = new SecretRegistry();
+    for (let length = 1; length < SECRET.length; length++) {
+      for (let start = 0; start + length <= SECRET.length; start++) {
+        const text = `unexpected argument "${SECRET.slice(start, start + length)}"`;
+        // The same text either way: only a piece still shaped like a token (glpat- and 20 more) is masked.
+        expect(redactOutput(text)).toBe(nothingRegistered.redact(text));
+      }
+    }
+    expect(redactOutput(`"${SECRET.slice(1)}"`)).toBe(`"${SECRET.slice(1)}"`);
   });
 
-  it("masks 4–5 character credentials whole and ignores shorter ones", () => {
+  it("a piece of a credential and a piece of nothing give outputs that differ only by the piece", () => {
+    // The attack of issue 28: one guess a command, told apart by whether a mask appears.
+    for (const [inside, outside] of [["lpat-r", "lpat-q"], ["unit-0123", "unit-0124"], ["cdef", "cdeg"], ["edact-unit-0123456789abcde", "edact-unit-0123456789abcdX"]]) {
+      expect(SECRET.includes(inside!) && !SECRET.includes(outside!)).toBe(true);
+      const shown = (word: string) => redactOutput(`enforce takes only --apply, not "${word}"`).replace(word, "WORD");
+      expect(shown(inside!)).toBe(shown(outside!));
+    }
+  });
+
+  it("masks 4 characters and more whole and ignores shorter values", () => {
     const registry = new SecretRegistry();
     registry.add("abcd");
     registry.add("xyz");
-    expect(registry.redact("abcd xyz abcde")).toBe("[REDACTED] xyz [REDACTED]e");
+    expect(registry.redact("abcd xyz abcde abc")).toBe("[REDACTED] xyz [REDACTED]e abc");
   });
+});
+
+describe("a registered credential is masked however an escaper wrote it", () => {
+  // Escape first, redact last: each escaper rewrites punctuation the plain credential has.
+  const escapers: [string, (text: string) => string][] = [
+    ["plain", (t) => t],
+    ["terminal", (t) => escapeControls(t)],
+    ["Markdown", escapeMarkdown],
+    ["Slack mrkdwn", escapeMrkdwn],
+    ["JSON", (t) => jsonForTerminal({ t })],
+    ["a URL", encodeURIComponent],
+    ["a URL, lower-case hex", (t) => encodeURIComponent(t).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())],
+  ];
+  it.each(escapers)("%s", (_name, escape) => {
+    for (const secret of [SECRET, ODD]) {
+      const out = redactOutput(escape(`before ${secret} after`));
+      expect(out).toContain("[REDACTED]");
+      expect(unescaped(out)).not.toContain(secret);
+      expect(out).toMatch(/before/);
+      expect(out).toMatch(/after/);
+    }
+  });
+});
+
+describe("anything shaped like a token is masked, registered or not (defence in depth)", () => {
+  it.each([
+    "glpat-AbCdEfGhIjKlMnOpQrSt",
+    "glptt-0123456789abcdefghij",
+    "gldt-AAAAAAAAAAAAAAAAAAAA_-",
+    "glrt-t1_AbCdEfGhIjKlMnOpQrStUv",
+    "glsoat-AbCdEfGhIjKlMnOpQrSt",
+    "glcbt-64_AbCdEfGhIjKlMnOpQrSt",
+    "gloas-AbCdEfGhIjKlMnOpQrStUvWxYz",
+    "glft-AbCdEfGhIjKlMnOpQrSt",
+    "glimt-AbCdEfGhIjKlMnOpQrSt",
+    "glagent-AbCdEfGhIjKlMnOpQrSt",
+    "glffct-AbCdEfGhIjKlMnOpQrSt",
+    "glpat-Ab3dEfGhIjKlMnOpQrStUvWxYz012.01.1a2b3c4d5",
+    "SIE-glpat-AbCdEfGhIjKlMnOpQrSt",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlX2hlcmU",
+  ])("%s, plain and Markdown-escaped", (token) => {
+    expect(redactOutput(`a name: ${token} here`)).toBe("a name: [REDACTED] here");
+    expect(redactOutput(escapeMarkdown(`a name ${token} here`))).toBe(`a name [REDACTED] here`);
+  });
+
+  it.each([
+    ["too short a body", "glpat-AbCdEfGhIjKlMnOpQrS"],
+    ["no type prefix", "acme-AbCdEfGhIjKlMnOpQrStUv"],
+    ["a commit", "0123456789abcdef0123456789abcdef01234567"],
+    ["32 hex digits", "8f14e45fceea167a5a36dedd4bea2543"],
+    ["a path", "acme/platform/api-gateway_service.v2"],
+    ["two dotted words", "eyJust.a.sentence"],
+  ])("not %s", (_name, text) => expect(redactOutput(`x ${text} y`)).toBe(`x ${text} y`));
 });
 
 describe("redactStrings", () => {
   it("redacts every string of a payload, nested anywhere, and leaves the rest of it as it was", () => {
-    const payload = { text: `"${SECRET}"`, blocks: [{ n: 3, items: [SECRET.slice(2), true, null] }] };
+    const payload = { text: `"${SECRET}"`, blocks: [{ n: 3, items: [`<${SECRET}>`, true, null] }] };
     const out = redactStrings(payload);
-    expect(fragments(JSON.stringify(out))).toEqual([]);
+    expect(JSON.stringify(out)).not.toContain("redact-unit");
     expect(out.blocks[0]!.n).toBe(3);
-    expect(out.blocks[0]!.items.slice(1)).toEqual([true, null]);
+    expect(out.blocks[0]!.items).toEqual(["<[REDACTED]>", true, null]);
     // Strings are masked before serialising, so the JSON stays valid whatever the credential sat beside.
     expect(JSON.parse(JSON.stringify(out)).text).toBe('"[REDACTED]"');
   });

@@ -20,7 +20,7 @@ const SECRET = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-AbCd
 const DEPLOY_ENV = { WARDEN_SECRET_ARN: SECRET, GITLAB_URL: "https://gitlab.example.com", N8N_URL: "https://n8n.example.com", WARDEN_POLICY_FILE: "examples/warden.yaml" };
 /** Every other documented deploy variable, unset unless a test sets it. */
 const UNSET = Object.fromEntries(
-  ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN", "WARDEN_ALARM_EMAIL", "WARDEN_RUN_HISTORY_DAYS", "WARDEN_ENFORCE_EXECUTION_HOURS", "WARDEN_EXECUTION_RETENTION_DAYS", "WARDEN_POLICY_PROJECT", "WARDEN_POLICY_PATH", "WARDEN_POLICY_REF", "WARDEN_POLICY_ALLOW_UNPROTECTED_REF", "WARDEN_EVENTS"].map((n) => [n, undefined]),
+  ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN", "WARDEN_ALARM_EMAIL", "WARDEN_RUN_HISTORY_DAYS", "WARDEN_ENFORCE_EXECUTION_HOURS", "WARDEN_EXECUTION_RETENTION_DAYS", "WARDEN_POLICY_PROJECT", "WARDEN_POLICY_PATH", "WARDEN_POLICY_REF", "WARDEN_POLICY_ALLOW_UNPROTECTED_REF", "WARDEN_EVENTS", "WARDEN_ALLOW_HTTP"].map((n) => [n, undefined]),
 );
 
 type Env = Record<string, string | undefined>;
@@ -360,6 +360,13 @@ describe("sst.config.ts", () => {
     expect(production.app).toMatchObject({ removal: "retain", protect: true });
     const told = await deploy("staging", { WARDEN_REPORT_ONLY: "false" });
     expect(told.functions().every(([, f]) => f.env["WARDEN_REPORT_ONLY"] === "false")).toBe(true);
+  });
+
+  // The functions refuse a plain http:// address of another host unless the deployment allows it (issue 28).
+  it("passes WARDEN_ALLOW_HTTP=1 to every function when deployed with it, and nothing otherwise", async () => {
+    expect((await deploy("staging")).functions().every(([, f]) => !("WARDEN_ALLOW_HTTP" in f.env))).toBe(true);
+    const allowed = await deploy("staging", { WARDEN_ALLOW_HTTP: "1", GITLAB_URL: "http://gitlab.internal.example" });
+    expect(allowed.functions().every(([, f]) => f.env["WARDEN_ALLOW_HTTP"] === "1")).toBe(true);
   });
 
   it("refuses to deploy without the secret, or without any service address", async () => {

@@ -17,6 +17,8 @@ export interface CliIO {
   signal?: AbortSignal;
   /** Each request attempt's deadline (--request-timeout or WARDEN_REQUEST_TIMEOUT); lib/http's default when unset. */
   requestTimeoutMs?: number;
+  /** Plain http:// to a host other than this machine (--allow-http or WARDEN_ALLOW_HTTP=1); refused unless set. */
+  allowHttp?: boolean;
 }
 
 export interface ParsedArgs {
@@ -64,5 +66,7 @@ export const COMMON_OPTIONS_HELP = `  --policy-project ID
                    \$WARDEN_POLICY_ALLOW_UNPROTECTED_REF=1)
   --request-timeout SECONDS
                    deadline of each request attempt (default \$WARDEN_REQUEST_TIMEOUT, else 60)
+  --allow-http     let GITLAB_URL or N8N_URL be plain http:// to another host, sending the token
+                   unencrypted (default \$WARDEN_ALLOW_HTTP=1; this machine's addresses need neither)
   --debug          print stack traces of unexpected errors
   -h, --help       print this help`;

@@ -74,6 +74,18 @@ export function requestTimeoutFrom({ values }: ParsedArgs, env: NodeJS.ProcessEn
   return seconds * 1000;
 }
 
+/** --allow-http, else $WARDEN_ALLOW_HTTP: 1 allows, 0 or unset does not, anything else is a mistake to name. */
+export function allowHttpFrom({ values }: ParsedArgs, env: NodeJS.ProcessEnv): boolean {
+  if (values["allow-http"] === true) return true;
+  const raw = env["WARDEN_ALLOW_HTTP"];
+  if (raw === undefined || raw === "" || raw === "0") return false;
+  if (raw === "1") return true;
+  throw new UsageError(`WARDEN_ALLOW_HTTP takes 1 (allow plain http:// to another host) or 0, got ${JSON.stringify(raw)}`);
+}
+
+/** How the CLI lets plain http:// to another host, for the error that refuses it. */
+const ALLOW_HTTP_HINT = "pass --allow-http (or set WARDEN_ALLOW_HTTP=1)";
+
 /** --policy, else $WARDEN_POLICY, else ./warden.yaml. */
 export function policyPath({ values }: ParsedArgs, io: CliIO): string {
   return String(values["policy"] ?? io.env["WARDEN_POLICY"] ?? DEFAULT_POLICY_FILE);
@@ -95,7 +107,7 @@ export async function policyFrom(args: ParsedArgs, io: CliIO, opts: { proposed?:
 function serviceFrom(io: CliIO, service: keyof typeof SERVICES, credentialVariable: string = SERVICES[service].credentialVariable): { url: string; credential: string } {
   const kind = SERVICES[service];
   return {
-    url: checkServiceUrl(kind, { name: kind.urlVariable, value: requireEnv(io, kind.urlVariable) }),
+    url: checkServiceUrl(kind, { name: kind.urlVariable, value: requireEnv(io, kind.urlVariable) }, { allowed: io.allowHttp === true, howToAllow: ALLOW_HTTP_HINT }),
     credential: checkCredential({ name: credentialVariable, value: requireEnv(io, credentialVariable) }),
   };
 }

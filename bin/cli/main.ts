@@ -11,7 +11,7 @@ import { policyCommand } from "./policy.ts";
 import { restoreCommand } from "./restore.ts";
 import { watchCommand } from "./watch.ts";
 import { workflowsCommand } from "./workflows.ts";
-import { notice, redactedIO, reportFormat, requestTimeoutFrom, UsageError } from "./io.ts";
+import { allowHttpFrom, notice, redactedIO, reportFormat, requestTimeoutFrom, UsageError } from "./io.ts";
 import { closest } from "./suggest.ts";
 import { packageVersion } from "./version.ts";
 
@@ -28,6 +28,7 @@ export const COMMON = {
   json: { type: "boolean" },
   debug: { type: "boolean" },
   "request-timeout": { type: "string" },
+  "allow-http": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -37,7 +38,8 @@ Commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`).join("\n")}
 
 Every command also takes --request-timeout SECONDS (default: $WARDEN_REQUEST_TIMEOUT, else 60), the
-deadline of each attempt of a request to GitLab or n8n.
+deadline of each attempt of a request to GitLab or n8n, and --allow-http (default: $WARDEN_ALLOW_HTTP=1),
+which lets GITLAB_URL or N8N_URL be plain http:// to a host other than this machine.
 
 Run 'warden <command> --help' for a command's options, 'warden --version' for the version.
 Dry run is the default everywhere: nothing changes without --apply.`;
@@ -84,7 +86,7 @@ export async function main(argv: string[], processIO: CliIO): Promise<number> {
   }
   io.signal?.addEventListener("abort", () => notice(io, `warden ${name}: ${stopping(io.signal!.reason)}`), { once: true });
   try {
-    return await command.run(args, { ...io, requestTimeoutMs: requestTimeoutFrom(args, io.env) });
+    return await command.run(args, { ...io, requestTimeoutMs: requestTimeoutFrom(args, io.env), allowHttp: allowHttpFrom(args, io.env) });
   } catch (err) {
     io.stderr.write(`warden ${name}: ${errorLines(err as Error, args.values.debug === true)}\n`);
     return 1;

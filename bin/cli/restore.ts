@@ -45,6 +45,7 @@ Options:
   --json             the same as --format json
   --request-timeout SECONDS
                      deadline of each request attempt (default $WARDEN_REQUEST_TIMEOUT, else 60)
+  --allow-http       let GITLAB_URL be plain http:// to another host (as for enforce)
   --debug            print stack traces of unexpected errors
   -h, --help         print this help
 

@@ -40,8 +40,29 @@ export function lambdaSettingNames(kind: ServiceKind, field: string = kind.secre
   return { url: kind.urlVariable, credential: `the secret's ${field}` };
 }
 
-/** Returns the address unchanged, or throws naming `url.name` and what is wrong with it. */
-export function checkServiceUrl(kind: ServiceKind, { name, value }: Setting): string {
+/**
+ * Whether plain http:// may be used for a host that is not this machine, and, when not, how the
+ * caller's front end lets it (the CLI's option and variable, the deployment's variable).
+ */
+export interface PlainHttp {
+  allowed: boolean;
+  howToAllow: string;
+}
+
+/**
+ * The hosts a plain http:// address may name without leave: this machine (127.0.0.0/8, ::1,
+ * localhost), where nothing on the network can read the token on its way.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/**
+ * Returns the address unchanged, or throws naming `url.name` and what is wrong with it. A plain
+ * http:// address of another host is refused unless `plainHttp.allowed`: every request would carry
+ * the token in clear, readable and replayable by anyone on the way.
+ */
+export function checkServiceUrl(kind: ServiceKind, { name, value }: Setting, plainHttp: PlainHttp): string {
   const problem = characterProblem(value);
   if (problem) throw new ServiceConfigError(`${name} ${problem}: check how it was set`);
   const expected = `expected the instance's address, such as https://host.example.com (optionally with a path), without ${kind.apiPath}`;
@@ -61,6 +82,12 @@ export function checkServiceUrl(kind: ServiceKind, { name, value }: Setting): st
   }
   if (url.pathname.replace(/\/+$/, "").toLowerCase().endsWith(kind.apiPath)) {
     throw new ServiceConfigError(`${name} ends with ${kind.apiPath}, got ${shown(value)}: ${expected} (Warden adds ${kind.apiPath} itself)`);
+  }
+  if (url.protocol === "http:" && !plainHttp.allowed && !isLoopbackHost(url.hostname)) {
+    throw new ServiceConfigError(
+      `${name} is plain http:// to ${url.host}, which would send ${kind.service}'s credential unencrypted over the network: ` +
+        `use https://, or, only on a network you trust, ${plainHttp.howToAllow}`,
+    );
   }
   return value;
 }

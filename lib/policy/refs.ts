@@ -19,15 +19,22 @@ const REF_RULES: readonly { test: (ref: string) => boolean; problem: string }[] 
   { test: (ref) => ref.split("/").some((part) => part.startsWith(".") || part.endsWith(".lock")), problem: 'a part of it starts with "." or ends with ".lock"' },
 ];
 
-/** Why git would refuse `ref` as a ref name, or undefined when it is a valid one. */
-export function refProblem(ref: string): string | undefined {
+/**
+ * Why git would refuse `ref` as a ref name, or undefined when it is a valid one. The message quotes
+ * the ref unless `echo` is false (a Slack reply quotes no word of the command: docs/talking-to-gitlab.md).
+ */
+export function refProblem(ref: string, echo = true): string | undefined {
   const broken = REF_RULES.find((rule) => rule.test(ref));
-  return broken && `ref ${JSON.stringify(ref)} is not a valid git ref name: ${broken.problem}`;
+  return broken && `${echo ? `ref ${JSON.stringify(ref)}` : "the ref"} is not a valid git ref name: ${broken.problem}`;
 }
 
-/** Why a pipeline request cannot be sent as given (a bad ref, a variable given twice), or undefined. */
-export function pipelineRequestProblem(ref: string, variables: readonly { key: string }[]): string | undefined {
+/**
+ * Why a pipeline request cannot be sent as given (a bad ref, a variable given twice), or undefined;
+ * with `echo` false, naming no word of the request (by position instead).
+ */
+export function pipelineRequestProblem(ref: string, variables: readonly { key: string }[], echo = true): string | undefined {
   const seen = new Set<string>();
-  const twice = variables.find(({ key }) => seen.size === seen.add(key).size);
-  return refProblem(ref) ?? (twice && `variable ${twice.key} is given twice`);
+  const twice = variables.findIndex(({ key }) => seen.size === seen.add(key).size);
+  if (twice < 0) return refProblem(ref, echo);
+  return refProblem(ref, echo) ?? (echo ? `variable ${variables[twice]!.key} is given twice` : `variable ${twice + 1} has the name of one before it`);
 }

@@ -6,47 +6,78 @@
  * `redactOutput` (or `redactStrings`, for a JSON payload) on its way out. lib/http's errors are
  * redacted here too when they are built, so a message is already clean wherever it travels.
  *
- * Redaction masks every run of 6 or more characters that also occurs in a credential, not only whole
- * credentials: a service may echo part of one, and a message cut short may end inside one. Redact the
- * whole text first, then cut it (`redactThenCut`), never the other way round.
+ * Only whole credentials are masked, never pieces of one: outputs quote text others choose (a command
+ * word, a project path, a branch), and a mask that appeared for a piece of a credential would tell
+ * whoever chose the text that their guess is in it, one character a try. So whether something is
+ * masked depends on the text alone: a registered credential (which only someone who holds it can
+ * write), or anything shaped like a GitLab token or a JWT, whoever's it is. A message cut short must
+ * therefore be redacted whole first, then cut (`redactThenCut`), never the other way round.
+ *
+ * Redaction comes last, after every escaping step, and recognises a credential however the escapers
+ * wrote it (escapedChar): Markdown's backslashes, Slack's entities, JSON's and URLs' escapes.
  */
 
-/** Runs of this many characters of a credential are masked wherever they appear. */
-export const MIN_FRAGMENT = 6;
 const MASK = "[REDACTED]";
+/** Shorter values are not masked at all: they would mask ordinary words, and are no credential. */
+const MIN_SECRET = 4;
 const SENSITIVE_QUERY = /^(private_token|access_token|job_token|token|api_key|apikey|key|secret|signature)$/i;
+const ASCII_PUNCTUATION = /[!-/:-@[-`{-~]/;
+const SLACK_ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;" };
+
+/**
+ * A pattern for one character of a credential as any escaper may have written it: itself, and for
+ * ASCII punctuation also backslash-escaped (escapeMarkdown, which adds a zero-width joiner after
+ * GitLab's reference prefixes; JSON's \" and \\), percent-encoded (a URL) or as Slack's entity.
+ */
+function escapedChar(char: string): string {
+  const literal = char.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+  if (!ASCII_PUNCTUATION.test(char)) return literal;
+  const hex = char.charCodeAt(0).toString(16).toUpperCase();
+  const forms = [`\\\\?${literal}\u200d?`, `%${hex[0]}[${hex[1]}${hex[1]!.toLowerCase()}]`];
+  const entity = SLACK_ENTITIES[char];
+  if (entity) forms.push(entity);
+  return `(?:${forms.join("|")})`;
+}
+
+/**
+ * A run of at least `min` of [A-Za-z0-9] and `punctuation` (maybe Markdown-escaped), taken whole and
+ * never given back (an atomic group: a lookahead's capture, matched again): a run that turns out not
+ * to end as a token must is then left at once, not rescanned shorter and shorter.
+ */
+const run = (name: string, punctuation: string, min: number) => `(?=(?<${name}>(?:[A-Za-z0-9]|\\\\?[${punctuation}]){${min},}))\\k<${name}>`;
+
+/**
+ * Credentials of anyone's, by shape, masked even when not registered (defence in depth: a token
+ * pasted into a name, a server echoing another one). GitLab's tokens: a type prefix, optionally an
+ * instance's own prefix before it (`SIE-glpat-…`), then 20 or more of [A-Za-z0-9_.-]; JWTs (n8n's
+ * API keys): three base64url parts joined by dots, the first starting "eyJ" where a word starts. Not
+ * 32 hex digits (a Slack signing secret's shape): that is also a checksum's or an id's, and the
+ * registered one is masked whole anyway. Each starts at a fixed prefix and scans a bounded or atomic
+ * run, so redacting stays linear in the text, however hostile the text.
+ */
+const GITLAB_TOKEN_TYPES = ["glpat", "glptt", "gldt", "glrt", "glsoat", "glcbt", "gloas", "glft", "glimt", "glagent", "glffct"];
+const TOKEN_SHAPES = [
+  `(?:[A-Za-z0-9]{1,20}\\\\?-)?(?:${GITLAB_TOKEN_TYPES.join("|")})\\\\?-${run("gitlab", "-_.", 20)}`,
+  `(?<![A-Za-z0-9_-])eyJ${run("header", "-_", 8)}\\\\?\\.${run("payload", "-_", 2)}\\\\?\\.${run("signature", "-_", 2)}`,
+];
 
 export class SecretRegistry {
-  /** Every MIN_FRAGMENT-long substring of every registered credential. */
-  private readonly grams = new Set<string>();
-  /** Credentials too short to have such substrings (4–5 characters): masked whole. */
-  private readonly short = new Set<string>();
+  private readonly secrets = new Set<string>();
+  /** Every registered credential and every token shape, longest credential first; rebuilt on add. */
+  private matcher: RegExp | undefined;
 
   add(secret: string | undefined): void {
-    if (!secret || secret.length < 4) return;
-    if (secret.length < MIN_FRAGMENT) this.short.add(secret);
-    for (let i = 0; i + MIN_FRAGMENT <= secret.length; i++) this.grams.add(secret.slice(i, i + MIN_FRAGMENT));
+    if (!secret || secret.length < MIN_SECRET || this.secrets.has(secret)) return;
+    this.secrets.add(secret);
+    this.matcher = undefined;
   }
 
   redact(text: string): string {
-    if (this.grams.size === 0 && this.short.size === 0) return text;
-    // Runs [start, end) covered by overlapping fragments, found left to right.
-    const runs: [number, number][] = [];
-    for (let i = 0; i + MIN_FRAGMENT <= text.length; i++) {
-      if (!this.grams.has(text.slice(i, i + MIN_FRAGMENT))) continue;
-      const last = runs.at(-1);
-      if (last && i <= last[1]) last[1] = i + MIN_FRAGMENT;
-      else runs.push([i, i + MIN_FRAGMENT]);
-    }
-    let out = "";
-    let copied = 0;
-    for (const [start, end] of runs) {
-      out += text.slice(copied, start) + MASK;
-      copied = end;
-    }
-    out += text.slice(copied);
-    for (const secret of this.short) out = out.split(secret).join(MASK);
-    return out;
+    this.matcher ??= new RegExp(
+      [...[...this.secrets].sort((a, b) => b.length - a.length).map((secret) => Array.from(secret, escapedChar).join("")), ...TOKEN_SHAPES].join("|"),
+      "g",
+    );
+    return text.replace(this.matcher, MASK);
   }
 }
 
@@ -57,7 +88,7 @@ export function registerSecret(secret: string | undefined): void {
   processSecrets.add(secret);
 }
 
-/** Masks every registered credential, and every fragment of one, in `text`. */
+/** Masks every registered credential, and anything shaped like a token, in `text`. */
 export function redactOutput(text: string): string {
   return processSecrets.redact(text);
 }

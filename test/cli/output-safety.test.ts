@@ -1,7 +1,9 @@
 /**
  * What the CLI writes when what it reads is hostile: names and answers that carry the credential or
  * terminal control sequences, and policy files that are not policies. Every output (report, --json,
- * audit lines, errors) is checked for any 6-character fragment of the credential.
+ * audit lines, errors) is checked for the credential, and for any 6-character piece of it where a
+ * service echoed it whole (so a cut cannot have left part of it). Pieces a service names on their own
+ * are shown as any other text (docs/talking-to-gitlab.md: masking them would tell whoever chose the name).
  */
 import { writeFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -20,11 +22,10 @@ n8n:
   guard: { maxChanges: 100 }
 `;
 
-/** Names that echo the key at several offsets, and pieces of it, as a service could. */
-const ECHOES = [
-  ...[0, 1, 2, 3, 5, 8, 13].map((offset) => `${"x".repeat(offset)}${KEY} echoed`),
-  ...[0, 4, 9, 14, 20].map((start) => `part ${KEY.slice(start, start + 7)} of it`),
-];
+/** Names that echo the key at several offsets, as a service could, glued to other text or not. */
+const ECHOES = [0, 1, 2, 3, 5, 8, 13].map((offset) => `${"x".repeat(offset)}${KEY} echoed`);
+/** Names that hold a piece of the key, and nothing else of it. */
+const PIECES = [4, 9, 14].map((start) => `part ${KEY.slice(start, start + 7)} of it`);
 /** Names that would move the cursor, clear a line, forge one, or reorder what the terminal shows. */
 const FORGERIES = [
   "\x1b[2K\rok: all shares in policy",
@@ -55,7 +56,7 @@ let sim: N8nSim;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  sim = await startN8nSim({ generation: 1, workflows: [...ECHOES, ...FORGERIES].map((name, i) => workflow(i, name)), apiKeys: { [KEY]: {} } });
+  sim = await startN8nSim({ generation: 1, workflows: [...ECHOES, ...PIECES, ...FORGERIES].map((name, i) => workflow(i, name)), apiKeys: { [KEY]: {} } });
   env = { N8N_URL: sim.url, N8N_API_KEY: KEY, WARDEN_POLICY: policyFile(POLICY) };
 });
 afterAll(() => sim.close());
@@ -64,16 +65,25 @@ beforeEach(() => {
   for (const wf of sim.workflows) wf.active = true;
 });
 
-describe("no output carries a fragment of the credential", () => {
-  it("names echoing the key, in the text report, the JSON report and the audit lines of an apply", async () => {
-    const runs = [await warden(["workflows"], env), await warden(["workflows", "--json"], env)];
-    expect(runs.map((r) => r.code)).toEqual([2, 2]);
-    // The names really were listed: the report has a row for each, masked.
-    expect(runs[0]!.stdout.match(/\[REDACTED\]/g)!.length).toBeGreaterThanOrEqual(ECHOES.length);
+describe("no output carries the credential", { timeout: 60_000 }, () => {
+  it("names echoing the key, in the text, Markdown and JSON reports and the audit lines of an apply", async () => {
+    const runs = await Promise.all([warden(["workflows"], env), warden(["workflows", "--json"], env), warden(["workflows", "--format", "markdown"], env)]);
+    expect(runs.map((r) => r.code)).toEqual([2, 2, 2]);
+    // The names really were listed: each report has a row for each, masked (Markdown's too, where
+    // escaping wrote the key as n8n\-api\-key\-…, which a plain match would miss).
+    for (const run of runs) expect(run.stdout.match(/\[REDACTED\]/g)!.length).toBeGreaterThanOrEqual(ECHOES.length);
+    const unescaped = runs[2]!.stdout.replace(/\\(.)/g, "$1");
+    expect(unescaped).not.toContain(KEY);
+    expect(fragments(unescaped, KEY).filter((f) => !PIECES.some((p) => p.includes(f)))).toEqual([]);
     const apply = await warden(["workflows", "--apply", "--json"], env);
     expect(apply.code).toBe(0);
-    expect(apply.stderr.trim().split("\n")).toHaveLength(ECHOES.length + FORGERIES.length);
-    for (const run of [...runs, apply]) expect(fragments(output(run), KEY)).toEqual([]);
+    expect(apply.stderr.trim().split("\n")).toHaveLength(ECHOES.length + PIECES.length + FORGERIES.length);
+    for (const run of [...runs, apply]) {
+      expect(output(run)).not.toContain(KEY);
+      expect(fragments(output(run), KEY).filter((f) => !PIECES.some((p) => p.includes(f)))).toEqual([]);
+    }
+    // A piece is shown as it is: whether it were masked would tell whoever named the workflow.
+    for (const piece of PIECES) expect(runs[0]!.stdout).toContain(piece);
   });
 
   it("a policy file holding the key (--policy .env) is refused without quoting it", async () => {
@@ -134,7 +144,7 @@ describe("terminal safety", () => {
       expect((reportJson(run.stdout) as { actions: { name: string }[] }).actions.map((a) => a.name)).toEqual(expect.arrayContaining(FORGERIES));
     }
     const audit = apply.stderr.trim().split("\n");
-    expect(audit).toHaveLength(ECHOES.length + FORGERIES.length);
+    expect(audit).toHaveLength(ECHOES.length + PIECES.length + FORGERIES.length);
     expect(apply.stderr).not.toMatch(RAW_UNSAFE);
     expect(audit.map((line) => (JSON.parse(line) as { name?: string }).name)).toEqual(expect.arrayContaining(FORGERIES));
   });

@@ -64,17 +64,39 @@ const slackText = (response: APIGatewayProxyStructuredResultV2) => {
 };
 
 describe("chat-ops Lambda", () => {
-  it("masks every field of the secret in its replies and logs, even one the user pasted into the command", async () => {
+  it("quotes no word of a bad command back, so not even a whole secret pasted into it", async () => {
     const handler = await coldHandler();
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
     const response = await handler(signedCommand({ text: `${SECRETS.gitlabToken} ${SECRETS.n8nApiKey}` }));
     const lines = JSON.stringify(logs.lines());
     logs.restore();
-    const text = slackText(response);
-    expect(text).toMatch(/^unknown command "\[REDACTED\]"/);
-    for (const secret of [SECRETS.gitlabToken, SECRETS.n8nApiKey]) {
+    expect(slackText(response)).toMatch(/^unknown command: the first word is one of enforce, workflows, pipeline and help\n/);
+    for (const secret of Object.values(SECRETS)) {
       for (let i = 0; i + 6 <= secret.length; i++) expect(String(response.body) + lines).not.toContain(secret.slice(i, i + 6));
+    }
+    expect(invocations()).toEqual([]);
+  });
+
+  // Issue 28: a reply that quoted the words, masked where they are part of a secret, told any user on the
+  // list the GitLab token one character a command. Every word here is a piece of a secret, or not.
+  it("answers a command of pieces of a secret exactly as one of pieces of nothing, quoting neither", async () => {
+    const handler = await coldHandler();
+    const probes: [string, string][] = [
+      ["lpat-s", "lpat-t"],
+      ["sim-admin", "sim-admix"],
+      ["key-zq81x", "key-zq81y"],
+      ["SIGNING-SECRET-8F14E45", "SIGNING-SECRET-8F14E46"],
+    ];
+    const commands = (word: string) => [word, `enforce ${word}`, `enforce --${word}`, `workflows ${word} ${word}`, `pipeline acme/x main ${word}`, `pipeline acme/x main X=1 --${word}`, `pipeline acme/x ${word}..${word}`];
+    for (const [inside, outside] of probes) {
+      expect(Object.values(SECRETS).some((s) => s.includes(inside)) && !Object.values(SECRETS).some((s) => s.includes(outside))).toBe(true);
+      for (const [a, b] of commands(inside).map((text, i) => [text, commands(outside)[i]!])) {
+        const [replyA, replyB] = [slackText(await handler(signedCommand({ text: a! }))), slackText(await handler(signedCommand({ text: b! })))];
+        expect(replyA).toBe(replyB);
+        expect(replyA).not.toContain(inside);
+        expect(replyA).not.toContain("[REDACTED]");
+      }
     }
     expect(invocations()).toEqual([]);
   });
@@ -146,9 +168,9 @@ describe("chat-ops Lambda", () => {
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
     const text = slackText(await (await coldHandler())(signedCommand({ text: "enforce --force" })));
-    expect(text).toMatch(/^enforce takes only --apply, not "--force"\n\nUsage:\n`\/warden enforce \[--apply\]`/);
+    expect(text).toMatch(/^enforce takes only the option --apply, and 1 other option was given\n\nUsage:\n`\/warden enforce \[--apply\]`/);
     expect(invocations()).toHaveLength(0);
-    expect(logs.lines()).toContainEqual(expect.objectContaining({ message: "chat-command", outcome: "malformed", reason: 'enforce takes only --apply, not "--force"' }));
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ message: "chat-command", outcome: "malformed", reason: "enforce takes only the option --apply, and 1 other option was given" }));
     logs.restore();
   });
 

@@ -71,3 +71,24 @@ describe("a policy the bundle does not have", () => {
     await expect((await coldEnforce())({})).rejects.toThrow(`${root}: is a directory, not a policy file: name the file itself (such as ${root}/warden.yaml)`);
   });
 });
+
+// Issue 28, point 10: the functions refuse a plain http:// address of another host as the CLI does.
+describe("a plain http:// GITLAB_URL of another host", () => {
+  const REMOTE = "http://gitlab.warden-test.invalid";
+
+  it("is refused before any request, naming the fix on a deployment", async () => {
+    vi.stubEnv("GITLAB_URL", REMOTE);
+    const started = performance.now();
+    await expect((await coldEnforce())({})).rejects.toThrow(
+      /^GITLAB_URL is plain http:\/\/ to gitlab\.warden-test\.invalid, which would send GitLab's credential unencrypted over the network: use https:\/\/, or, only on a network you trust, deploy with WARDEN_ALLOW_HTTP=1$/,
+    );
+    // No name was looked up: an unknown host would take its own error.
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it("is used when the deployment says WARDEN_ALLOW_HTTP=1 (here, it then finds no such host)", async () => {
+    vi.stubEnv("GITLAB_URL", REMOTE);
+    vi.stubEnv("WARDEN_ALLOW_HTTP", "1");
+    await expect((await coldEnforce())({})).rejects.toThrow(/^GITLAB_URL \(http:\/\/gitlab\.warden-test\.invalid\): the host gitlab\.warden-test\.invalid could not be found/);
+  });
+});

@@ -1,6 +1,8 @@
 /**
- * Property: no error lib/http or lib/paging raises holds a fragment (6+ characters) of a credential,
- * wherever a service's answer puts one. Seeded random credentials sit at random offsets of random
+ * Property: no error lib/http or lib/paging raises holds any piece (6+ characters) of a credential
+ * that a service's answer echoed whole, wherever it puts it: the credential is masked whole before an
+ * error cuts the message, so no cut can leave a piece of it behind. (Pieces a service sent on their
+ * own are not masked: docs/talking-to-gitlab.md says why.) Seeded random credentials sit at random offsets of random
  * bodies (JSON message fields, plain text, HTML), and at every offset across the point where an error
  * cuts a service message; a scripted server answers them with 4xx, 5xx, non-JSON 200s and bodies cut
  * short, through the GitLab client's calls and listings.
@@ -8,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { MIN_FRAGMENT, registerSecret } from "../../lib/redact/index.ts";
+import { registerSecret } from "../../lib/redact/index.ts";
 import { createRandom, type Random } from "../../sim/shared/random.ts";
 import { scriptedServer, type ScriptedServer } from "../support/server.ts";
 
@@ -58,6 +60,9 @@ const SHAPES: ((text: string) => Omit<Answer, "status">)[] = [
   (text) => ({ contentType: "", body: text }),
 ];
 const STATUSES = [200, 201, 400, 401, 403, 404, 405, 409, 422, 500, 502, 503];
+
+/** Pieces of a credential this long are looked for. */
+const MIN_FRAGMENT = 6;
 
 /** Every run of MIN_FRAGMENT characters of any credential found in `text`. */
 function fragmentsIn(text: string, secrets: string[]): string[] {

@@ -4,7 +4,7 @@
  * needs it then fails before any request, naming everything that is missing. What is there is checked
  * as the CLI checks it (lib/config/service-config.ts), naming the variable or the secret's field.
  */
-import { checkCredential, checkServiceUrl, GITLAB, lambdaSettingNames, N8N } from "../../../lib/config/service-config.ts";
+import { checkCredential, checkServiceUrl, GITLAB, lambdaSettingNames, N8N, type PlainHttp } from "../../../lib/config/service-config.ts";
 import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import type { SettingNames } from "../../../lib/http/index.ts";
 import type { WaitEvent } from "../../../lib/http/types.ts";
@@ -40,6 +40,14 @@ export function n8nClient(secrets: Secrets): N8nClient {
   return new N8nClient({ url, apiKey: credential, settingNames, onWait });
 }
 
+/**
+ * Plain http:// to another host only when the deployment says so: sst.config.ts passes the
+ * WARDEN_ALLOW_HTTP=1 that `sst deploy` ran with to the functions.
+ */
+function plainHttp(): PlainHttp {
+  return { allowed: process.env["WARDEN_ALLOW_HTTP"] === "1", howToAllow: "deploy with WARDEN_ALLOW_HTTP=1" };
+}
+
 /** The address and credential, checked, and what errors call them: the function's variable and the secret's field. */
 function configured(service: keyof typeof SERVICES, secrets: Secrets, field: keyof Secrets = SERVICES[service].secretField): { url: string; credential: string; settingNames: SettingNames } {
   const kind = SERVICES[service];
@@ -51,7 +59,7 @@ function configured(service: keyof typeof SERVICES, secrets: Secrets, field: key
     throw new ConfigError(`${kind.service} is not configured on this deployment: ${missing.join(", and ")}`);
   }
   try {
-    return { url: checkServiceUrl(kind, { name: settingNames.url, value: url }), credential: checkCredential({ name: settingNames.credential, value: credential }), settingNames };
+    return { url: checkServiceUrl(kind, { name: settingNames.url, value: url }, plainHttp()), credential: checkCredential({ name: settingNames.credential, value: credential }), settingNames };
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }

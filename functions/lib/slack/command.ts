@@ -1,6 +1,8 @@
 /**
  * The text of a Warden slash command, parsed into the job it asks for. Words are separated by
  * whitespace (no quoting: neither project paths, refs nor the variables Warden's policy names need it).
+ * An error names what is wrong by position and never quotes a word of the command: a reply that
+ * echoed text the user chose would be a probe of what Warden masks (docs/talking-to-gitlab.md).
  */
 import { pipelineRequestProblem } from "../../../lib/policy/refs.ts";
 import type { JobRequest } from "../runs/job-request.ts";
@@ -31,7 +33,7 @@ export function parseCommand(text: string): ParsedCommand {
     case "pipeline":
       return pipeline(args);
     default:
-      return invalid(`unknown command "${name}"`);
+      return invalid("unknown command: the first word is one of enforce, workflows, pipeline and help");
   }
 }
 
@@ -54,7 +56,7 @@ function words(text: string): string[] {
 function withApply(job: JobRequest["job"], words: string[]): { apply: boolean; rest: string[] } | { error: string } {
   const options = words.filter((word) => word.startsWith("-"));
   const unknown = options.filter((option) => option !== "--apply");
-  if (unknown.length) return { error: `${job} takes only --apply, not ${quoteList(unknown)}` };
+  if (unknown.length) return { error: `${job} takes only the option --apply, and ${others(unknown.length, "option")}` };
   if (options.length > 1) return { error: `${job}: --apply given twice` };
   return { apply: options.length === 1, rest: words.filter((word) => !word.startsWith("-")) };
 }
@@ -62,7 +64,7 @@ function withApply(job: JobRequest["job"], words: string[]): { apply: boolean; r
 function applyOnly(job: "enforce" | "workflows", words: string[]): ParsedCommand {
   const parsed = withApply(job, words);
   if ("error" in parsed) return invalid(parsed.error);
-  if (parsed.rest.length) return invalid(`${job} takes only --apply, not ${quoteList(parsed.rest)}`);
+  if (parsed.rest.length) return invalid(`${job} takes only --apply, and ${others(parsed.rest.length, "word")}`);
   return { kind: "job", request: { job, apply: parsed.apply } };
 }
 
@@ -73,15 +75,14 @@ function pipeline(words: string[]): ParsedCommand {
   if (project === undefined || ref === undefined) return invalid("pipeline needs a project path and a ref");
 
   const variables: { key: string; value: string }[] = [];
-  for (const assignment of assignments) {
+  for (const [i, assignment] of assignments.entries()) {
     const eq = assignment.indexOf("=");
     const key = eq < 0 ? assignment : assignment.slice(0, eq);
-    // The value is never echoed: it may be a secret.
-    if (eq < 0 || !VARIABLE_NAME.test(key)) return invalid(`variables are KEY=VALUE with KEY a letter or _ followed by letters, digits or _; "${key}" is not`);
+    if (eq < 0 || !VARIABLE_NAME.test(key)) return invalid(`variables are KEY=VALUE with KEY a letter or _ followed by letters, digits or _; variable ${i + 1} (after the ref) is not`);
     variables.push({ key, value: assignment.slice(eq + 1) });
   }
   // The same checks as the CLI's and the job's: a ref git would refuse, a variable given twice.
-  const problem = pipelineRequestProblem(ref, variables);
+  const problem = pipelineRequestProblem(ref, variables, false);
   if (problem) return invalid(problem);
   return { kind: "job", request: { job: "pipeline", project, ref, variables, apply: parsed.apply } };
 }
@@ -90,6 +91,6 @@ function invalid(error: string): ParsedCommand {
   return { kind: "invalid", error };
 }
 
-function quoteList(items: string[]): string {
-  return items.map((item) => `"${item}"`).join(", ");
+function others(n: number, noun: string): string {
+  return n === 1 ? `1 other ${noun} was given` : `${n} other ${noun}s were given`;
 }

@@ -2,6 +2,7 @@
 import { comparisonLines, isComparison } from "./comparison.ts";
 import { escapeControls } from "./escape.ts";
 import { policyLine, statsLine, titleOf, viewOf, type AnyReport } from "./parts.ts";
+import { redactOutput } from "../../redact/index.ts";
 
 /** Statuses that mean something was changed (a pipeline started counts). */
 const CHANGED = new Set(["done", "already-gone", "created"]);
@@ -20,25 +21,33 @@ export function renderSlack(report: AnyReport): SlackMessage {
   const title = escapeControls(titleOf(view, report));
   const summary = `${escapeMrkdwn(view.summary(report as never))}\n${statsLine(report)}\n${escapeMrkdwn(policyLine(report))}`;
   const blocks: object[] = [
-    { type: "header", text: { type: "plain_text", text: title.slice(0, 150) } },
+    { type: "header", text: { type: "plain_text", text: cut(title, 150) } },
     { type: "section", text: { type: "mrkdwn", text: summary } },
   ];
   // A comparison of policies shows its differences instead of the plan (a section's text is at most 3,000 characters).
   const compared = isComparison(report);
-  if (compared) blocks.push({ type: "section", text: { type: "mrkdwn", text: comparisonLines(report, escapeMrkdwn).join("\n").slice(0, 3000) } });
+  if (compared) blocks.push({ type: "section", text: { type: "mrkdwn", text: cut(comparisonLines(report, escapeMrkdwn).join("\n"), 3000) } });
   for (const action of compared ? [] : report.actions.slice(0, MAX_ACTION_BLOCKS)) {
     const line = [`*${escapeMrkdwn(view.group(action as never))}*`, ...view.columns(action as never).map(escapeMrkdwn), `_${action.status}_`].join("  ");
-    blocks.push({ type: "section", text: { type: "mrkdwn", text: line.slice(0, 3000) } });
+    blocks.push({ type: "section", text: { type: "mrkdwn", text: cut(line, 3000) } });
   }
   if (!compared && report.actions.length > MAX_ACTION_BLOCKS) {
     blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: `…and ${report.actions.length - MAX_ACTION_BLOCKS} more; run the CLI with --json for all of them.` }] });
   }
   if (report.warnings.length) {
-    blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: report.warnings.map((w) => `:warning: ${escapeMrkdwn(w)}`).join("\n").slice(0, 3000) }] });
+    blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: cut(report.warnings.map((w) => `:warning: ${escapeMrkdwn(w)}`).join("\n"), 3000) }] });
   }
   // Changes made are shown to the channel; dry runs, refusals and failures only to whoever asked.
   const changed = !report.dryRun && report.actions.some((a) => CHANGED.has(a.status));
   return { response_type: changed ? "in_channel" : "ephemeral", text: `${title}. ${summary}`, blocks };
+}
+
+/**
+ * Text cut to one of Slack's limits, redacted first (after its escaping): a cut through a credential
+ * would leave a piece of it that no later redaction recognises, as only whole credentials are masked.
+ */
+function cut(text: string, max: number): string {
+  return redactOutput(text).slice(0, max);
 }
 
 /**
