@@ -1,12 +1,12 @@
 /**
  * Issue 28, point 10: plain http:// to a GitLab or n8n that is not this machine would send the token
  * in clear. The CLI refuses it before any request, naming the cause and the fix, unless --allow-http
- * or WARDEN_ALLOW_HTTP=1 says so; this machine's addresses need neither. The "remote" host here is
- * this machine's own non-loopback address, where a real listener counts what arrives.
+ * or WARDEN_ALLOW_HTTP=1 says so; this machine's addresses need neither. The "remote" host here is a
+ * name (`gitlab.remote.test`) that only the CLI child resolves, to a loopback listener that counts what
+ * arrives (test/support/remote-name.mjs): remote to Warden's check, and no traffic leaves loopback.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { networkInterfaces } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startN8nSim, type N8nSim } from "../../sim/n8n/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
@@ -21,15 +21,13 @@ let received = 0;
 let n8n: N8nSim;
 
 beforeAll(async () => {
-  const address = Object.values(networkInterfaces()).flat().find((i) => i && i.family === "IPv4" && !i.internal)?.address;
-  expect(address, "this machine has no non-loopback IPv4 address to play a remote host").toBeDefined();
   // Answers as a GitLab that refuses the token: enough to see that a request came, and what it carried.
   remote = createServer((_req, res) => {
     received++;
     res.writeHead(401, { "content-type": "application/json" }).end('{"message":"401 Unauthorized"}');
   });
-  await new Promise<void>((r) => remote.listen(0, address, r));
-  remoteUrl = `http://${address}:${(remote.address() as AddressInfo).port}`;
+  await new Promise<void>((r) => remote.listen(0, "127.0.0.1", r));
+  remoteUrl = `http://gitlab.remote.test:${(remote.address() as AddressInfo).port}`;
   n8n = await startN8nSim({ generation: 2, workflows: [], apiKeys: { [N8N_KEY]: {} } });
 });
 afterAll(async () => {
@@ -37,7 +35,8 @@ afterAll(async () => {
   await n8n.close();
 });
 
-const env = () => ({ GITLAB_URL: remoteUrl, GITLAB_TOKEN: TOKEN, WARDEN_POLICY: policyFile(standardPolicy()) });
+const REMOTE_NAME = `--import=${new URL("../support/remote-name.mjs", import.meta.url).pathname}`;
+const env = () => ({ GITLAB_URL: remoteUrl, GITLAB_TOKEN: TOKEN, WARDEN_POLICY: policyFile(standardPolicy()), NODE_OPTIONS: REMOTE_NAME });
 
 describe("plain http:// to another host", { timeout: 60_000 }, () => {
   it("is refused before any request, naming the setting, the cause and the fix", async () => {
@@ -54,7 +53,7 @@ describe("plain http:// to another host", { timeout: 60_000 }, () => {
   });
 
   it("N8N_URL alike", async () => {
-    const run = await warden(["workflows"], { N8N_URL: remoteUrl, N8N_API_KEY: N8N_KEY, WARDEN_POLICY: policyFile("version: 1\nn8n:\n  workflows: { keepActive: [] }\n") });
+    const run = await warden(["workflows"], { NODE_OPTIONS: REMOTE_NAME, N8N_URL: remoteUrl, N8N_API_KEY: N8N_KEY, WARDEN_POLICY: policyFile("version: 1\nn8n:\n  workflows: { keepActive: [] }\n") });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^warden workflows: N8N_URL is plain http:\/\/ to \S+, which would send n8n's credential unencrypted/);
   });
