@@ -123,7 +123,7 @@ describe.sequential("the packed CLI", () => {
     const runJob = async (name: string, predefined: Record<string, string> = {}) => {
       const job = { ...ci[".warden"], ...ci[name] } as Job;
       const variables = Object.fromEntries(Object.entries({ ...ci.variables, ...job.variables }).map(([k, v]) => [k, v.replace(/^\$(\w+)$/, (_, ref: string) => settings[ref as keyof typeof settings])]));
-      const env = { ...NPM_ENV, ...settings, ...predefined, ...variables, npm_config_prefix: runner, PATH: `${join(runner, "bin")}:${PATH}` };
+      const env = { ...NPM_ENV, ...settings, ...predefined, ...variables, npm_config_prefix: runner, PATH: `${join(runner, "bin")}:${PATH}`, TMPDIR: temp };
       const result = await run("sh", ["-ec", [...(job.before_script ?? []), ...job.script].join("\n")], { cwd: project, env });
       const artifact = job.artifacts?.paths[0]!.endsWith(".json") ? (JSON.parse(readFileSync(join(project, job.artifacts.paths[0]!), "utf8")) as EnforceReport) : undefined;
       return { job, result, artifact };
@@ -160,7 +160,7 @@ describe.sequential("the packed CLI", () => {
     expect(apply.artifact).toMatchObject({ job: "apply", dryRun: false, summary: { strays, removed: strays, failed: 0 } });
     expect((await runJob("plan")).result.code).toBe(0);
     expect(existsSync(join(runner, "bin", "warden"))).toBe(true);
-  }, 30_000);
+  }, 60_000);
 
   it("runs once without an install: npx --yes --package TARBALL warden, offline", async () => {
     const once = await run("npx", ["--yes", "--package", join(temp, packed.filename), "warden", "--version"], { cwd: temp, env: NPM_ENV });
