@@ -2,14 +2,18 @@
 /**
  * Warden on AWS. Settings come from the environment of `sst deploy --stage <stage>`:
  *
- *   WARDEN_SECRET_ARN          required: the Secrets Manager secret holding
- *                              {"gitlabToken", "n8nApiKey", "slackSigningSecret", "slackWebhookUrl",
- *                              "gitlabStreamingToken", "gitlabSystemHookToken"}, each only if used
+ *   WARDEN_SECRET_ARN          required: the jobs' Secrets Manager secret, read only by the functions
+ *                              that run jobs: {"gitlabToken", "n8nApiKey", "slackWebhookUrl"}, each only if used
+ *   WARDEN_ENDPOINT_SECRET_ARN the endpoints' secret, another one, read only by the public Chatops and
+ *                              Events functions: {"slackSigningSecret", "gitlabStreamingToken",
+ *                              "gitlabSystemHookToken"}; required with chat-ops or events
+ *   WARDEN_ENDPOINT_CONCURRENCY  reserved concurrency of each public function (default 10): what a
+ *                              flood of requests can take of the account, and the most it can run at once
  *   GITLAB_URL, N8N_URL        scheme and host (and path prefix) of each service; one or both. Without
  *                              GITLAB_URL there is no Enforce workflow, without N8N_URL no Workflows
  *   WARDEN_ALLOW_HTTP          "1": the functions may use a plain http:// GITLAB_URL or N8N_URL of
  *                              another host (the token then travels unencrypted); otherwise refused
- *   WARDEN_SECRET_KMS_KEY_ARN  the customer-managed KMS key the secret is encrypted with, if any
+ *   WARDEN_SECRET_KMS_KEY_ARN  the customer-managed KMS key the secrets are encrypted with, if any
  *   WARDEN_POLICY_FILE         the policy to ship in every bundle (default warden.yaml)
  *   WARDEN_POLICY_PROJECT      instead of a file: the GitLab project whose repository holds the policy,
  *                              read by every function at each run (docs/policy.md): its id
@@ -66,7 +70,6 @@ export default $config({
       throw new Error(`WARDEN_POLICY_FILE: ${policyFile} does not exist (relative to sst.config.ts): set it to your policy file, or copy examples/warden.yaml to warden.yaml to start from the example`);
     }
     const environment = {
-      WARDEN_SECRET_ARN: settings.secretArn,
       ...(settings.gitlabUrl ? { GITLAB_URL: settings.gitlabUrl } : {}),
       ...(settings.n8nUrl ? { N8N_URL: settings.n8nUrl } : {}),
       ...(settings.allowHttp ? { WARDEN_ALLOW_HTTP: "1" } : {}),
@@ -77,16 +80,18 @@ export default $config({
       // Read from the repository at each run (functions/lib/config/policy.ts): no file is shipped.
       ...settings.policyRepository,
     };
-    // The one secret, read-only; each function reads it itself (no SST link: it is not an SST resource).
     // A secret under a customer-managed key is decrypted with the reader's own kms:Decrypt permission.
-    const permissions = [
-      { actions: ["secretsmanager:GetSecretValue"], resources: [settings.secretArn] },
-      ...(settings.secretKmsKeyArn ? [{ actions: ["kms:Decrypt"], resources: [settings.secretKmsKeyArn] }] : []),
-    ];
+    const permissions = settings.secretKmsKeyArn ? [{ actions: ["kms:Decrypt"], resources: [settings.secretKmsKeyArn] }] : [];
     // Next to the handlers at the bundle root, where functions/lib/config/policy.ts looks by default.
     const copyFiles = policyFile === undefined ? [] : [{ from: policyFile, to: "warden.yaml" }];
     /** A function's own settings and permissions, on top of every function's. */
-    type Access = { environment?: Record<string, $util.Input<string>>; permissions?: { actions: string[]; resources: $util.Input<string>[] }[] };
+    type Condition = { test: string; variable: string; values: string[] };
+    type Access = { environment?: Record<string, $util.Input<string>>; permissions?: { actions: string[]; resources: $util.Input<string>[]; conditions?: Condition[] }[] };
+    // Two secrets, each read-only and only by the functions that need it (no SST link: neither is an SST
+    // resource): the jobs' tokens act on GitLab and n8n, and code running in a public function must
+    // never hold them; the endpoints' credentials only authenticate requests.
+    const secretAccess = (variable: string, arn: string): Access => ({ environment: { [variable]: arn }, permissions: [{ actions: ["secretsmanager:GetSecretValue"], resources: [arn] }] });
+    const jobSecret = secretAccess("WARDEN_SECRET_ARN", settings.secretArn);
     const lambda = (handler: string, ...access: Access[]) => ({
       handler,
       runtime: "nodejs24.x" as const,
@@ -99,46 +104,72 @@ export default $config({
     // Reports of applying runs, for restore (functions/lib/state/run-history.ts): only under runs/, and only
     // for WARDEN_RUN_HISTORY_DAYS, after which S3 deletes them.
     const history = new sst.aws.Bucket("RunHistory", { lifecycle: [{ id: "expire-runs", prefix: "runs/", expiresIn: quantity(settings.runHistoryDays, "day") }] });
-    const historyAccess: Access = {
+    /**
+     * Each function writes only under runs/<job>/ of the jobs it runs, and only Enforce (whose restore
+     * reads the enforce runs) reads and lists, and only runs/enforce/: a Workflows run cannot plant a
+     * "latest" enforce report for restore to trust. The grant is on the job's whole prefix, whatever
+     * keys run-history.ts makes under it.
+     */
+    const historyAccess = (writes: string[], reads: string[] = []): Access => ({
       environment: { WARDEN_RUN_HISTORY_BUCKET: history.name },
       permissions: [
-        { actions: ["s3:PutObject", "s3:GetObject"], resources: [$interpolate`${history.arn}/runs/*`] },
-        // "latest" lists a job's runs.
-        { actions: ["s3:ListBucket"], resources: [history.arn] },
+        { actions: ["s3:PutObject"], resources: writes.map((job) => $interpolate`${history.arn}/runs/${job}/*`) },
+        ...(reads.length
+          ? [
+              { actions: ["s3:GetObject"], resources: reads.map((job) => $interpolate`${history.arn}/runs/${job}/*`) },
+              // "latest" lists a job's runs: only under that job's prefix.
+              { actions: ["s3:ListBucket"], resources: [history.arn], conditions: [{ test: "StringLike", variable: "s3:prefix", values: reads.map((job) => `runs/${job}/*`) }] },
+            ]
+          : []),
       ],
-    };
+    });
 
     // Jobs are invoked asynchronously (by a schedule, or chat-ops' invoke of the worker), and Lambda
     // retries a failed asynchronous invocation twice by default. A job that failed is not run again:
     // the next schedule re-plans anyway, and a retried worker could start a second pipeline.
-    const job = (handler: string, ...access: Access[]) => ({ ...lambda(handler, historyAccess, ...access), timeout: "15 minutes" as const, retries: 0 });
+    const job = (handler: string, ...access: Access[]) => ({ ...lambda(handler, jobSecret, ...access), timeout: "15 minutes" as const, retries: 0 });
 
     // Claims (DynamoDB deletes each some time after its expiresAt): chat-ops' one claim per signed
     // command and per worker event (functions/lib/state/claims.ts), and a durable Enforce run's lease. Created
-    // by the first function that needs it.
+    // by the first function that needs it. Each function may touch only the items whose key starts as
+    // its own do (dynamodb:LeadingKeys): chat-ops cannot take the Enforce lease or move the Watch cursor.
     let claims: sst.aws.Dynamo | undefined;
-    const claimsAccess = (...actions: string[]): Access => {
+    const claimsAccess = (keys: string[], ...actions: string[]): Access => {
       claims ??= new sst.aws.Dynamo("Claims", { fields: { id: "string" }, primaryIndex: { hashKey: "id" }, ttl: "expiresAt" });
-      return { environment: { WARDEN_CLAIMS_TABLE: claims.name }, permissions: [{ actions, resources: [claims.arn] }] };
+      const conditions = [{ test: "ForAllValues:StringLike", variable: "dynamodb:LeadingKeys", values: keys }];
+      return { environment: { WARDEN_CLAIMS_TABLE: claims.name }, permissions: [{ actions, resources: [claims.arn], conditions }] };
+    };
+    // The keys each function writes, by the module that makes them.
+    const CLAIM_KEYS = {
+      chatops: ["slack:*"], // lib/slack/once.ts
+      events: ["stream:*", "hook:*"], // lib/events/delivery.ts
+      worker: ["worker:*"], // functions/worker.ts
+      enforce: ["lease:enforce"], // lib/durable/job.ts
+      watch: ["watch:lease", "watch:cursor"], // functions/watch.ts, lib/state/watch-cursor.ts
     };
 
     const outputs: Record<string, unknown> = { runHistoryBucket: history.name };
     // The worker runs what chat-ops and the Events endpoint hand it.
-    const workerClaims: Access = settings.chatops || settings.events ? claimsAccess("dynamodb:PutItem", "dynamodb:GetItem") : {};
-    const worker = settings.chatops || settings.events ? new sst.aws.Function("Worker", job("functions/worker.handler", workerClaims)) : undefined;
+    // The worker runs every chat job (a chat pipeline's report is kept too) and the events' subjects.
+    const worker =
+      settings.chatops || settings.events
+        ? new sst.aws.Function("Worker", job("functions/worker.handler", historyAccess(["enforce", "workflows", "pipeline"]), claimsAccess(CLAIM_KEYS.worker, "dynamodb:PutItem", "dynamodb:GetItem")))
+        : undefined;
     // An endpoint that answers at once and hands the work to the worker (Slack gives 3 seconds, GitLab 8 and
     // never retries). The request's own credential (Slack's signature, GitLab's token) is the
-    // authentication, checked by the function before anything else: no IAM auth on the URL. Links the worker
-    // (lambda:InvokeFunction).
-    const endpoint = (name: string, handler: string, from: sst.aws.Function) =>
+    // authentication, checked by the function before anything else: no IAM auth on the URL. It reads the
+    // endpoints' secret alone, and its reserved concurrency caps what a flood of requests can run (and
+    // take of the account's). Links the worker (lambda:InvokeFunction on it, nothing else).
+    const endpoint = (name: string, handler: string, keys: string[], from: sst.aws.Function) =>
       new sst.aws.Function(name, {
-        ...lambda(handler, workerClaims, { environment: { WARDEN_WORKER_FUNCTION: from.name } }),
+        ...lambda(handler, secretAccess("WARDEN_ENDPOINT_SECRET_ARN", settings.endpointSecretArn!), claimsAccess(keys, "dynamodb:PutItem", "dynamodb:GetItem"), { environment: { WARDEN_WORKER_FUNCTION: from.name } }),
         timeout: "10 seconds",
+        concurrency: { reserved: settings.endpointConcurrency },
         url: { authorization: "none" },
         link: [from],
       });
-    if (worker && settings.events) outputs["eventsUrl"] = endpoint("Events", "functions/events.handler", worker).url;
-    if (worker && settings.chatops) outputs["chatopsUrl"] = endpoint("Chatops", "functions/chatops.handler", worker).url;
+    if (worker && settings.events) outputs["eventsUrl"] = endpoint("Events", "functions/events.handler", CLAIM_KEYS.events, worker).url;
+    if (worker && settings.chatops) outputs["chatopsUrl"] = endpoint("Chatops", "functions/chatops.handler", CLAIM_KEYS.chatops, worker).url;
     // A durable function: a run goes on across invocations, in checkpointed steps, for up to its
     // execution timeout. A lease in the claims table (taken, checked, released) keeps two executions
     // from running the job at once. SST publishes a version whenever the function changes, and the
@@ -148,8 +179,10 @@ export default $config({
       ? new sst.aws.Workflow("Enforce", {
           ...lambda(
             "functions/enforce.handler",
-            historyAccess,
-            claimsAccess("dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"),
+            jobSecret,
+            // Its own runs and its restores' are kept; a restore reads the enforce runs.
+            historyAccess(["enforce", "restore"], ["enforce"]),
+            claimsAccess(CLAIM_KEYS.enforce, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"),
             // The handler sizes its lease and its own deadline by the execution timeout set here.
             { environment: { WARDEN_EXECUTION_TIMEOUT_SECONDS: String(settings.enforceExecutionHours * 3600) } },
           ),
@@ -164,14 +197,14 @@ export default $config({
     }
     const jobs = [
       ...(enforce ? [{ name: "Enforce", job: "enforce", schedule: settings.enforceSchedule, target: enforce }] : []),
-      ...(settings.n8nUrl ? [{ name: "Workflows", job: "workflows", schedule: settings.workflowsSchedule, target: job("functions/workflows.handler") }] : []),
+      ...(settings.n8nUrl ? [{ name: "Workflows", job: "workflows", schedule: settings.workflowsSchedule, target: job("functions/workflows.handler", historyAccess(["workflows"])) }] : []),
     ];
     // Watch (functions/watch.ts): GitLab's audit events polled each minute, only the subjects they name
     // enforced. Its cursor and its lease are items of the claims table; a poll is short, and a lease
     // left by an invocation that died expires with that invocation's timeout. Its runs are Enforce's
     // (job enforce, trigger watch): Enforce's alarms cover it, so it is a schedule but not a job below.
     const watch = settings.gitlabUrl
-      ? [{ name: "Watch", schedule: settings.watchSchedule, target: { ...job("functions/watch.handler", claimsAccess("dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem")), timeout: "2 minutes" as const } }]
+      ? [{ name: "Watch", schedule: settings.watchSchedule, target: { ...job("functions/watch.handler", historyAccess(["enforce"]), claimsAccess(CLAIM_KEYS.watch, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem")), timeout: "2 minutes" as const } }]
       : [];
     // "off" keeps the function, for console runs, and disables its schedule. SST wants every top-level
     // component name unique across kinds (case-insensitive): the Enforce workflow has "Enforce".
@@ -226,8 +259,13 @@ function deploySettings(stage: string) {
   const gitlabUrl = env["GITLAB_URL"] || undefined;
   const n8nUrl = env["N8N_URL"] || undefined;
   if (!gitlabUrl && !n8nUrl) throw new Error(`GITLAB_URL, N8N_URL or both must be set to deploy Warden (stage ${stage})`);
+  const chatops = oneOf("WARDEN_CHATOPS", ["on", "off"], "on") === "on";
+  const withEvents = events(gitlabUrl);
+  const secretArn = required("WARDEN_SECRET_ARN");
   return {
-    secretArn: required("WARDEN_SECRET_ARN"),
+    secretArn,
+    endpointSecretArn: chatops || withEvents ? endpointSecretArn(secretArn) : undefined,
+    endpointConcurrency: upTo("WARDEN_ENDPOINT_CONCURRENCY", 10, 1000, "concurrent executions"),
     secretKmsKeyArn: kmsKeyArn(env["WARDEN_SECRET_KMS_KEY_ARN"]),
     gitlabUrl,
     n8nUrl,
@@ -237,14 +275,24 @@ function deploySettings(stage: string) {
     enforceSchedule: schedule("WARDEN_ENFORCE_SCHEDULE", "rate(1 day)"),
     workflowsSchedule: schedule("WARDEN_WORKFLOWS_SCHEDULE", "rate(1 hour)"),
     watchSchedule: schedule("WARDEN_WATCH_SCHEDULE", "rate(1 minute)"),
-    chatops: oneOf("WARDEN_CHATOPS", ["on", "off"], "on") === "on",
-    events: events(gitlabUrl),
+    chatops,
+    events: withEvents,
     reportOnly: oneOf("WARDEN_REPORT_ONLY", ["true", "false"], String(stage !== "production")) === "true",
     alarmEmail: email("WARDEN_ALARM_EMAIL"),
     runHistoryDays: days("WARDEN_RUN_HISTORY_DAYS", 90),
     enforceExecutionHours: upTo("WARDEN_ENFORCE_EXECUTION_HOURS", 24, MAX_EXECUTION_HOURS, "hours"),
     executionRetentionDays: upTo("WARDEN_EXECUTION_RETENTION_DAYS", 14, MAX_RETENTION_DAYS, "days"),
   };
+}
+
+/** WARDEN_ENDPOINT_SECRET_ARN: the public functions' own secret, never the jobs'. */
+function endpointSecretArn(jobSecretArn: string): string {
+  const arn = process.env["WARDEN_ENDPOINT_SECRET_ARN"];
+  if (!arn) throw new Error("WARDEN_ENDPOINT_SECRET_ARN must be set with chat-ops or events on: the secret of the public endpoints' credentials (slackSigningSecret, gitlabStreamingToken, gitlabSystemHookToken), not the jobs' (docs/aws.md)");
+  if (arn === jobSecretArn) {
+    throw new Error("WARDEN_ENDPOINT_SECRET_ARN names the jobs' secret (WARDEN_SECRET_ARN): the public Chatops and Events functions would hold the GitLab token. Create a second secret with slackSigningSecret, gitlabStreamingToken and gitlabSystemHookToken (docs/aws.md)");
+  }
+  return arn;
 }
 
 /** WARDEN_EVENTS: the endpoint enforces GitLab's subjects, so it needs GitLab. */

@@ -5,7 +5,12 @@
  * Slack's signature over the raw body (else 401, and nothing happens); a Slack retry, or a request
  * already received, acknowledged without running again (lib/slack/once.ts); the form; the caller
  * against the policy; the command; the response_url; then one asynchronous invoke of the worker and
- * an ephemeral acknowledgement. Nothing here calls GitLab or n8n.
+ * an ephemeral acknowledgement. Nothing here calls GitLab or n8n, or can: the function reads only the
+ * endpoints' secret (lib/config/secrets.ts), never the jobs' tokens.
+ *
+ * The caller is checked here only against a policy shipped in the bundle. A policy in a GitLab
+ * repository takes the GitLab token to read, which this public function must not hold: the worker
+ * (which checks every command anyway) then refuses an unauthorised caller, on the response_url.
  */
 import httpErrorHandler from "@middy/http-error-handler";
 import httpHeaderNormalizer from "@middy/http-header-normalizer";
@@ -14,8 +19,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { errorText } from "../lib/jobs/report.ts";
 import { authorizeSlack } from "../lib/policy/index.ts";
 import { redactStrings } from "../lib/redact/index.ts";
-import { requireSecret, secrets } from "./lib/config/secrets.ts";
-import { loadPolicy } from "./lib/config/policy.ts";
+import { endpointSecrets, requireSecret } from "./lib/config/secrets.ts";
+import { loadPolicy, repositoryPolicyLocation } from "./lib/config/policy.ts";
 import { wardenLambda } from "./lib/lambda/handler.ts";
 import { logger } from "./lib/lambda/logger.ts";
 import { describeRequest, makesChanges } from "./lib/runs/job-request.ts";
@@ -31,9 +36,11 @@ import { dynamoClaims } from "./lib/state/claims.ts";
 
 // Started at init, so they overlap the rest of module loading rather than following it. For an
 // on-demand cold start, init is still part of the first request's 3 seconds: this shortens that path,
-// it does not take the reads off it. Awaited (and any failure reported) when needed.
-secrets.get().catch(() => undefined);
-loadPolicy().catch(() => undefined);
+// it does not take the reads off it. Awaited (and any failure reported) when needed. Neither reaches
+// GitLab: the endpoints' secret authenticates requests, and the bundled policy is a file.
+const bundledPolicy = repositoryPolicyLocation() === undefined;
+endpointSecrets.get().catch(() => undefined);
+if (bundledPolicy) loadPolicy().catch(() => undefined);
 
 type Result = APIGatewayProxyStructuredResultV2;
 
@@ -44,8 +51,9 @@ async function acknowledge(event: SlackCommandEvent, context: Context): Promise<
   const log = (level: "info" | "warn", outcome: string, fields: Record<string, unknown> = {}) =>
     logger[level]("chat-command", { outcome, user: form.user_id, userName: form.user_name, channel: form.channel_id, ...fields });
 
-  const authz = authorizeSlack(await loadPolicy(), caller);
-  if (!authz.allowed) {
+  // Undefined for a policy in a repository: the worker judges the caller.
+  const authz = bundledPolicy ? authorizeSlack(await loadPolicy(), caller) : undefined;
+  if (authz && !authz.allowed) {
     log("warn", "refused", { reason: authz.reason });
     return reply(`:no_entry: ${authz.reason}`);
   }
@@ -86,6 +94,7 @@ async function acknowledge(event: SlackCommandEvent, context: Context): Promise<
   }
   log("info", "started", { command });
   const dryRun = makesChanges(parsed.request) ? "" : " (dry run)";
+  if (!authz) return reply(`:hourglass_flowing_sand: Checking \`${command}\`${dryRun} against the policy; the result, or why it was refused, will be posted here.`);
   return reply(`:hourglass_flowing_sand: Running \`${command}\`${dryRun}; the result will be posted here.`);
 }
 
@@ -108,7 +117,7 @@ export const handler = wardenLambda<APIGatewayProxyEventV2, Result>()
   .use(slackSslCheck())
   .use(
     verifySlackRequest({
-      signingSecret: async () => requireSecret(await secrets.get(), "slackSigningSecret", "chat-ops"),
+      signingSecret: async () => requireSecret(await endpointSecrets.get(), "slackSigningSecret", "chat-ops"),
       onRefused: (reason) => logger.warn("request refused: not signed by Slack", { reason }),
     }),
   )

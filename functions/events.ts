@@ -7,12 +7,12 @@
  * the body (413 too large, or too many events or subjects; 400 not JSON); each event claimed once by
  * the hash of the whole event, never its id (lib/events/delivery.ts); one asynchronous invoke of the
  * worker per subject, a bounded number at a time; a 200 with what became of the events. Events naming no subject are acknowledged
- * and left. Nothing here calls GitLab.
+ * and left. Nothing here calls GitLab, or can: the function reads only the endpoints' secret.
  */
 import httpErrorHandler from "@middy/http-error-handler";
 import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
-import { secrets } from "./lib/config/secrets.ts";
+import { endpointSecrets } from "./lib/config/secrets.ts";
 import { dispatch } from "./lib/events/dispatch.ts";
 import { readDelivery } from "./lib/events/delivery.ts";
 import { verifyGitLabRequest, type GitLabRequestEvent } from "./lib/events/verify-request.ts";
@@ -22,8 +22,9 @@ import { startWorker } from "./lib/runs/start-worker.ts";
 import { HttpStatusError } from "./lib/lambda/http-status-error.ts";
 import { dynamoClaims } from "./lib/state/claims.ts";
 
-// Started at init, so it overlaps the rest of module loading; awaited (and any failure reported) when needed.
-secrets.get().catch(() => undefined);
+// Started at init, so it overlaps the rest of module loading; awaited (and any failure reported) when
+// needed. The endpoints' secret: this public function holds no token that acts on GitLab.
+endpointSecrets.get().catch(() => undefined);
 
 const claims = dynamoClaims();
 
@@ -52,7 +53,7 @@ export const handler = wardenLambda<APIGatewayProxyEventV2, Result>()
   .use(
     verifyGitLabRequest({
       tokens: async () => {
-        const { gitlabStreamingToken, gitlabSystemHookToken } = await secrets.get();
+        const { gitlabStreamingToken, gitlabSystemHookToken } = await endpointSecrets.get();
         return { stream: gitlabStreamingToken, systemHook: gitlabSystemHookToken };
       },
       onRefused: (reason) => logger.warn("request refused: not GitLab's", { reason }),

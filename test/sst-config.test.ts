@@ -17,15 +17,16 @@ import { buildRun, evaluateApp, evaluateRun, removeBuilds, TOP_LEVEL_IMPORT, typ
 import { emfRecords } from "./functions/emf.ts";
 
 const SECRET = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-AbCdEf";
-const DEPLOY_ENV = { WARDEN_SECRET_ARN: SECRET, GITLAB_URL: "https://gitlab.example.com", N8N_URL: "https://n8n.example.com", WARDEN_POLICY_FILE: "examples/warden.yaml" };
+const ENDPOINT_SECRET = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-endpoints-GhIjKl";
+const DEPLOY_ENV = { WARDEN_SECRET_ARN: SECRET, WARDEN_ENDPOINT_SECRET_ARN: ENDPOINT_SECRET, GITLAB_URL: "https://gitlab.example.com", N8N_URL: "https://n8n.example.com", WARDEN_POLICY_FILE: "examples/warden.yaml" };
 /** Every other documented deploy variable, unset unless a test sets it. */
 const UNSET = Object.fromEntries(
-  ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN", "WARDEN_ALARM_EMAIL", "WARDEN_RUN_HISTORY_DAYS", "WARDEN_ENFORCE_EXECUTION_HOURS", "WARDEN_EXECUTION_RETENTION_DAYS", "WARDEN_POLICY_PROJECT", "WARDEN_POLICY_PATH", "WARDEN_POLICY_REF", "WARDEN_POLICY_ALLOW_UNPROTECTED_REF", "WARDEN_EVENTS", "WARDEN_ALLOW_HTTP"].map((n) => [n, undefined]),
+  ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN", "WARDEN_ALARM_EMAIL", "WARDEN_RUN_HISTORY_DAYS", "WARDEN_ENFORCE_EXECUTION_HOURS", "WARDEN_EXECUTION_RETENTION_DAYS", "WARDEN_POLICY_PROJECT", "WARDEN_POLICY_PATH", "WARDEN_POLICY_REF", "WARDEN_POLICY_ALLOW_UNPROTECTED_REF", "WARDEN_EVENTS", "WARDEN_ALLOW_HTTP", "WARDEN_ENDPOINT_CONCURRENCY"].map((n) => [n, undefined]),
 );
 
 type Env = Record<string, string | undefined>;
 type Inputs = Record<string, any>;
-interface Statement { actions: string[]; resources: string[] }
+interface Statement { actions: string[]; resources: string[]; conditions?: Record<string, Record<string, string[]>> }
 
 /** What app() gives each stage (the first test holds app() to it): the run() build's $app, so that each of SST's two builds fails its own tests. */
 const appOf = (stage: string): SstApp => ({ name: "warden", home: "aws", removal: stage === "production" ? "retain" : "remove", protect: stage === "production" });
@@ -86,7 +87,9 @@ class FunctionView {
   get env(): Record<string, string> { return this.lambda["environment"].variables; }
   get statements(): Statement[] {
     const inline = this.deploy.one("aws:iam/role:Role", `${this.component}Role`)["inlinePolicies"] as { policy: string }[];
-    return inline.flatMap((p) => (JSON.parse(p.policy).Statement as { Action: string[]; Resource: string[] }[]).map((s) => ({ actions: s.Action, resources: s.Resource })));
+    return inline.flatMap((p) =>
+      (JSON.parse(p.policy).Statement as { Action: string[]; Resource: string[]; Condition?: Statement["conditions"] }[]).map((s) => ({ actions: s.Action, resources: s.Resource, ...(s.Condition ? { conditions: s.Condition } : {}) })),
+    );
   }
   get arn() { return arnOf("aws:lambda/function:Function", `${this.component}Function`); }
   get physicalName() { return `${this.component}Function-a1b2c3`; }
@@ -262,12 +265,16 @@ describe("sst.config.ts", () => {
     }
   });
 
-  it("lets each function read the one secret, and ships the policy file next to the handlers", async () => {
-    const deployed = await deploy();
+  it("lets the jobs read the jobs' secret and the public endpoints the endpoints' alone, and ships the policy file next to the handlers", async () => {
+    const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
+    const secretGrants = (f: FunctionView) => f.statements.filter((s) => s.actions.some((a) => a.startsWith("secretsmanager:")));
     for (const [name, f] of deployed.functions()) {
-      expect(f.statements, name).toContainEqual({ actions: ["secretsmanager:GetSecretValue"], resources: [SECRET] });
+      const [variable, arn] = ["Chatops", "Events"].includes(name) ? ["WARDEN_ENDPOINT_SECRET_ARN", ENDPOINT_SECRET] : ["WARDEN_SECRET_ARN", SECRET];
+      expect(secretGrants(f), name).toEqual([{ actions: ["secretsmanager:GetSecretValue"], resources: [arn] }]);
+      expect(f.env[variable], name).toBe(arn);
+      expect(f.env, name).not.toHaveProperty(variable === "WARDEN_SECRET_ARN" ? "WARDEN_ENDPOINT_SECRET_ARN" : "WARDEN_SECRET_ARN");
       expect(f.args["copyFiles"], name).toEqual([{ from: DEPLOY_ENV.WARDEN_POLICY_FILE, to: "warden.yaml" }]);
-      expect(f.env, name).toMatchObject({ WARDEN_SECRET_ARN: SECRET, GITLAB_URL: DEPLOY_ENV.GITLAB_URL, N8N_URL: DEPLOY_ENV.N8N_URL, NODE_OPTIONS });
+      expect(f.env, name).toMatchObject({ GITLAB_URL: DEPLOY_ENV.GITLAB_URL, N8N_URL: DEPLOY_ENV.N8N_URL, NODE_OPTIONS });
       expect(JSON.stringify(f.env), name).not.toMatch(/gitlabToken|n8nApiKey|slackSigningSecret/);
     }
   });
@@ -334,7 +341,7 @@ describe("sst.config.ts", () => {
     expect(deployed.one("aws:lambda/permission:Permission", "EventsPublicFunctionUrlAccess")).toMatchObject({ action: "lambda:InvokeFunctionUrl", principal: "*" });
     expect(events.env).toMatchObject({ WARDEN_WORKER_FUNCTION: worker.physicalName, WARDEN_CLAIMS_TABLE: "ClaimsTable-a1b2c3", WARDEN_REPORT_ONLY: "true" });
     expect(events.statements).toContainEqual({ actions: ["lambda:InvokeFunction"], resources: [worker.arn] });
-    expect(events.statements).toContainEqual({ actions: ["dynamodb:PutItem", "dynamodb:GetItem"], resources: [CLAIMS] });
+    expect(events.statements).toContainEqual({ actions: ["dynamodb:PutItem", "dynamodb:GetItem"], resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["stream:*", "hook:*"] } } });
     expect(deployed.outputs["eventsUrl"]).toBe("https://EventsUrl-a1b2c3.lambda-url.eu-west-1.on.aws/");
     // Imported without the deploy settings, the handler module loads and exports its handler.
     vi.stubEnv("WARDEN_SECRET_ARN", undefined);
@@ -420,20 +427,22 @@ describe("sst.config.ts", () => {
     const deployed = await deploy();
     expect(deployed.all("aws:dynamodb/table:Table")).toHaveLength(1);
     expect(deployed.one("aws:dynamodb/table:Table", "ClaimsTable")).toMatchObject({ attributes: [{ name: "id", type: "S" }], hashKey: "id", billingMode: "PAY_PER_REQUEST", ttl: { attributeName: "expiresAt", enabled: true } });
-    const actions: Record<string, string[]> = {
-      Chatops: ["dynamodb:PutItem", "dynamodb:GetItem"],
-      Worker: ["dynamodb:PutItem", "dynamodb:GetItem"],
+    const claimOnce = ["dynamodb:PutItem", "dynamodb:GetItem"];
+    const leases = ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"];
+    const access: Record<string, [string[], string[]]> = {
+      Chatops: [claimOnce, ["slack:*"]],
+      Worker: [claimOnce, ["worker:*"]],
       // The lease is released when the run ends.
-      Enforce: ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"],
+      Enforce: [leases, ["lease:enforce"]],
       // Its cursor (a conditional write) and its lease.
-      Watch: ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"],
+      Watch: [leases, ["watch:lease", "watch:cursor"]],
     };
     for (const [name, f] of deployed.functions()) {
-      const allowed = actions[name];
+      const allowed = access[name];
       const dynamo = f.statements.filter((s) => s.actions.some((a) => a.startsWith("dynamodb:")));
       if (allowed) {
         expect(f.env, name).toMatchObject({ WARDEN_CLAIMS_TABLE: "ClaimsTable-a1b2c3" });
-        expect(dynamo, name).toEqual([{ actions: allowed, resources: [CLAIMS] }]);
+        expect(dynamo, name).toEqual([{ actions: allowed[0], resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": allowed[1] } } }]);
       } else {
         expect(f.env, name).not.toHaveProperty("WARDEN_CLAIMS_TABLE");
         expect(dynamo, name).toEqual([]);
@@ -445,7 +454,7 @@ describe("sst.config.ts", () => {
     const noChatops = await deploy("staging", { WARDEN_CHATOPS: "off" });
     expect(noChatops.has("aws:dynamodb/table:Table", "ClaimsTable")).toBe(true);
     expect(noChatops.fn("Enforce").env).toMatchObject({ WARDEN_CLAIMS_TABLE: "ClaimsTable-a1b2c3" });
-    expect(noChatops.fn("Enforce").statements).toContainEqual({ actions: ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"], resources: [CLAIMS] });
+    expect(noChatops.fn("Enforce").statements).toContainEqual({ actions: ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"], resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["lease:enforce"] } } });
     const neither = await deploy("staging", { WARDEN_CHATOPS: "off", GITLAB_URL: undefined });
     expect(neither.all("aws:dynamodb/table:Table")).toEqual([]);
     expect(neither.all("sst:aws:Workflow")).toEqual([]);
@@ -458,15 +467,27 @@ describe("sst.config.ts", () => {
       bucket: BUCKET,
       rules: [{ id: "expire-runs", status: "Enabled", filter: { prefix: "runs/" }, expiration: { days: 90 } }],
     });
+    const under = (...jobs: string[]) => jobs.map((job) => `arn:aws:s3:::${BUCKET}/runs/${job}/*`);
+    // Each job writes its own runs only; only Enforce, whose restore reads them, reads or lists, and only enforce runs.
+    const grants: Record<string, Statement[]> = {
+      Enforce: [
+        { actions: ["s3:PutObject"], resources: under("enforce", "restore") },
+        { actions: ["s3:GetObject"], resources: under("enforce") },
+        { actions: ["s3:ListBucket"], resources: [`arn:aws:s3:::${BUCKET}`], conditions: { StringLike: { "s3:prefix": ["runs/enforce/*"] } } },
+      ],
+      Watch: [{ actions: ["s3:PutObject"], resources: under("enforce") }],
+      Workflows: [{ actions: ["s3:PutObject"], resources: under("workflows") }],
+      Worker: [{ actions: ["s3:PutObject"], resources: under("enforce", "workflows", "pipeline") }],
+    };
     for (const [name, f] of deployed.functions()) {
+      const s3 = f.statements.filter((s) => s.actions.some((a) => a.startsWith("s3:")));
       if (name === "Chatops") {
         expect(f.env).not.toHaveProperty("WARDEN_RUN_HISTORY_BUCKET");
-        expect(JSON.stringify(f.statements)).not.toContain("s3:");
+        expect(s3).toEqual([]);
         continue;
       }
       expect(f.env, name).toMatchObject({ WARDEN_RUN_HISTORY_BUCKET: BUCKET });
-      expect(f.statements, name).toContainEqual({ actions: ["s3:PutObject", "s3:GetObject"], resources: [`arn:aws:s3:::${BUCKET}/runs/*`] });
-      expect(f.statements, name).toContainEqual({ actions: ["s3:ListBucket"], resources: [`arn:aws:s3:::${BUCKET}`] });
+      expect(s3, name).toEqual(grants[name]);
     }
     const month = await deploy("staging", { WARDEN_RUN_HISTORY_DAYS: "30" });
     expect(month.one("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "RunHistoryLifecycle")["rules"][0].expiration).toEqual({ days: 30 });
@@ -480,6 +501,99 @@ describe("sst.config.ts", () => {
   it("names the stage in every function's environment, for Slack summaries and metrics", async () => {
     const deployed = await deploy("production");
     for (const [name, f] of deployed.functions()) expect(f.env, name).toMatchObject({ WARDEN_STAGE: "production" });
+  });
+});
+
+/** Whether an IAM pattern (`*` any run, `?` one character) matches `value`, as StringLike and a Resource do. */
+const iamMatches = (pattern: string, value: string) => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`).test(value);
+/** Whether any statement of `f` allows `action` on `resource`, for a request whose condition keys are `context`. */
+function allows(f: FunctionView, action: string, resource: string, context: Record<string, string[]> = {}): boolean {
+  return f.statements.some(
+    (s) =>
+      s.actions.includes(action) &&
+      s.resources.some((r) => iamMatches(r, resource)) &&
+      Object.entries(s.conditions ?? {}).every(([test, vars]) =>
+        Object.entries(vars).every(([variable, patterns]) => {
+          const values = context[variable];
+          if (values === undefined) return false;
+          if (test === "ForAllValues:StringLike") return values.every((v) => patterns.some((p) => iamMatches(p, v)));
+          if (test === "StringLike") return values.some((v) => patterns.some((p) => iamMatches(p, v)));
+          throw new Error(`no evaluation of ${test} here`);
+        }),
+      ),
+  );
+}
+
+describe("sst.config.ts keeps each function to its own (issue 28: the public endpoints reach too far)", () => {
+  it("gives the public Chatops and Events functions no read of the jobs' secret, which holds the GitLab token", async () => {
+    const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
+    for (const name of ["Chatops", "Events"]) {
+      const f = deployed.fn(name);
+      expect(allows(f, "secretsmanager:GetSecretValue", SECRET), name).toBe(false);
+      expect(allows(f, "secretsmanager:GetSecretValue", ENDPOINT_SECRET), name).toBe(true);
+      expect(f.env, name).not.toHaveProperty("WARDEN_SECRET_ARN");
+    }
+    for (const name of ["Worker", "Enforce", "Workflows", "Watch"]) expect(allows(deployed.fn(name), "secretsmanager:GetSecretValue", ENDPOINT_SECRET), name).toBe(false);
+  });
+
+  it("lets no job write another job's runs: a Workflows run cannot plant the enforce report restore trusts as latest", async () => {
+    const deployed = await deploy();
+    const enforceRun = `arn:aws:s3:::${BUCKET}/runs/enforce/20260101T000000.000Z-planted.json`;
+    expect(allows(deployed.fn("Workflows"), "s3:PutObject", enforceRun)).toBe(false);
+    expect(allows(deployed.fn("Workflows"), "s3:PutObject", `arn:aws:s3:::${BUCKET}/runs/workflows/20260101T000000.000Z-x.json`)).toBe(true);
+    // Under the job's prefix, however run-history.ts lays keys out beneath it.
+    expect(allows(deployed.fn("Enforce"), "s3:PutObject", `arn:aws:s3:::${BUCKET}/runs/enforce/schedule/20260101T000000.000Z-x.json`)).toBe(true);
+    expect(allows(deployed.fn("Enforce"), "s3:GetObject", enforceRun)).toBe(true);
+    expect(allows(deployed.fn("Enforce"), "s3:GetObject", `arn:aws:s3:::${BUCKET}/runs/workflows/x.json`)).toBe(false);
+    expect(allows(deployed.fn("Enforce"), "s3:ListBucket", `arn:aws:s3:::${BUCKET}`, { "s3:prefix": ["runs/enforce/"] })).toBe(true);
+    expect(allows(deployed.fn("Enforce"), "s3:ListBucket", `arn:aws:s3:::${BUCKET}`, { "s3:prefix": ["runs/"] })).toBe(false);
+    for (const name of ["Workflows", "Watch", "Worker"]) {
+      expect(allows(deployed.fn(name), "s3:GetObject", enforceRun), name).toBe(false);
+      expect(allows(deployed.fn(name), "s3:ListBucket", `arn:aws:s3:::${BUCKET}`, { "s3:prefix": ["runs/enforce/"] }), name).toBe(false);
+    }
+  });
+
+  it("keeps every DynamoDB grant to the function's own keys: no public function can take the Enforce lease or move the Watch cursor", async () => {
+    const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
+    for (const [name, f] of deployed.functions()) {
+      for (const statement of f.statements.filter((s) => s.actions.some((a) => a.startsWith("dynamodb:")))) {
+        expect(statement.conditions?.["ForAllValues:StringLike"]?.["dynamodb:LeadingKeys"], name).toEqual(expect.arrayContaining([expect.any(String)]));
+      }
+    }
+    const put = (name: string, key: string) => allows(deployed.fn(name), "dynamodb:PutItem", CLAIMS, { "dynamodb:LeadingKeys": [key] });
+    for (const key of ["lease:enforce", "watch:cursor", "watch:lease", "worker:req-1"]) {
+      expect(put("Chatops", key), `Chatops ${key}`).toBe(false);
+      expect(put("Events", key), `Events ${key}`).toBe(false);
+    }
+    expect(put("Chatops", "slack:1700000000:v0=abc")).toBe(true);
+    expect(put("Events", "stream:42")).toBe(true);
+    expect(put("Events", "hook:42")).toBe(true);
+    expect(put("Events", "slack:1700000000:v0=abc")).toBe(false);
+    expect(put("Worker", "lease:enforce")).toBe(false);
+    expect(put("Watch", "lease:enforce")).toBe(false);
+    expect(put("Enforce", "watch:cursor")).toBe(false);
+    expect(put("Enforce", "lease:enforce")).toBe(true);
+    expect(put("Watch", "watch:cursor")).toBe(true);
+  });
+
+  it("reserves concurrency for the public functions (10, or WARDEN_ENDPOINT_CONCURRENCY), and for no job", async () => {
+    const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
+    for (const [name, f] of deployed.functions()) {
+      expect(f.lambda["reservedConcurrentExecutions"], name).toBe(["Chatops", "Events"].includes(name) ? 10 : undefined);
+    }
+    const three = await deploy("staging", { WARDEN_EVENTS: "on", WARDEN_ENDPOINT_CONCURRENCY: "3" });
+    expect(three.fn("Chatops").lambda["reservedConcurrentExecutions"]).toBe(3);
+    expect(three.fn("Events").lambda["reservedConcurrentExecutions"]).toBe(3);
+    for (const bad of ["0", "-1", "many", "1001"]) {
+      await expect(deploy("staging", { WARDEN_ENDPOINT_CONCURRENCY: bad }), bad).rejects.toThrow(`WARDEN_ENDPOINT_CONCURRENCY must be a whole number of concurrent executions from 1 to 1000, not "${bad}"`);
+    }
+  });
+
+  it("refuses a deploy whose endpoints' secret is the jobs' or is missing, and needs none without chat-ops and events", async () => {
+    await expect(deploy("staging", { WARDEN_ENDPOINT_SECRET_ARN: SECRET })).rejects.toThrow("WARDEN_ENDPOINT_SECRET_ARN names the jobs' secret (WARDEN_SECRET_ARN)");
+    await expect(deploy("staging", { WARDEN_ENDPOINT_SECRET_ARN: undefined })).rejects.toThrow("WARDEN_ENDPOINT_SECRET_ARN must be set with chat-ops or events on");
+    const none = await deploy("staging", { WARDEN_ENDPOINT_SECRET_ARN: undefined, WARDEN_CHATOPS: "off" });
+    for (const [name, f] of none.functions()) expect(f.env, name).not.toHaveProperty("WARDEN_ENDPOINT_SECRET_ARN");
   });
 });
 

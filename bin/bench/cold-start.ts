@@ -129,7 +129,7 @@ export async function measureColdStart(): Promise<ColdStart> {
         AWS_LAMBDA_FUNCTION_MEMORY_SIZE: "1024",
         AWS_LAMBDA_INITIALIZATION_TYPE: "on-demand",
         LAMBDA_TASK_ROOT: dir,
-        WARDEN_SECRET_ARN: SECRET_ARN,
+        WARDEN_ENDPOINT_SECRET_ARN: SECRET_ARN,
         WARDEN_WORKER_FUNCTION: WORKER,
         GITLAB_URL: "https://gitlab.example.com",
         N8N_URL: "https://n8n.example.com",
@@ -174,7 +174,8 @@ interface AwsStandIns {
 
 /** Secrets Manager's GetSecretValue (AWS JSON 1.1) and Lambda's asynchronous Invoke (202), on one loopback port. */
 async function startAwsStandIns(): Promise<AwsStandIns> {
-  const secret = JSON.stringify({ gitlabToken: "glpat-bench", n8nApiKey: "n8n-bench", slackSigningSecret: SIGNING_SECRET });
+  // The endpoints' secret, the only one Chatops reads.
+  const secret = JSON.stringify({ slackSigningSecret: SIGNING_SECRET });
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = "";
     req.on("data", (chunk: Buffer) => (body += chunk.toString()));

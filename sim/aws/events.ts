@@ -2,17 +2,23 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { createHmac } from "node:crypto";
 
+/** The jobs' secret (WARDEN_SECRET_ARN) and the endpoints' (WARDEN_ENDPOINT_SECRET_ARN). */
 export const SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-AbCdEf";
+export const ENDPOINT_SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-endpoints-GhIjKl";
 
 /**
  * Values distinctive enough that finding one in a log, an error or a response is never a coincidence,
  * in the shapes test/support/no-credentials.ts looks for in every test's output.
  */
-export const SECRETS = {
+export const JOB_SECRETS = {
   gitlabToken: "glpat-sim-admin",
   n8nApiKey: "n8n-key-zq81xlw3",
+};
+export const ENDPOINT_SECRETS = {
   slackSigningSecret: "SLACK-SIGNING-SECRET-8F14E45FCEEA167A",
 };
+/** Every credential of both secrets, for the checks that none of them is ever shown. */
+export const SECRETS = { ...JOB_SECRETS, ...ENDPOINT_SECRETS };
 
 /** A Lambda context as the Node.js runtime passes it. */
 export interface SlashCommand {

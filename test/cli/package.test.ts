@@ -3,10 +3,11 @@
  * installed from the tarball into an empty prefix with no network and an empty npm cache (every
  * dependency must come from the tarball), then run from another directory that holds a warden.yaml.
  */
+import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { MINIMUM_NODE } from "../../bin/cli/node-check.ts";
@@ -109,22 +110,30 @@ describe.sequential("the packed CLI", () => {
   }, 30_000);
 
   it("examples/gitlab-ci.yml's jobs, run as a runner would in the policy repository: the policy-change job notes its merge request once (exit 2), the plan exits 2 (allowed) and keeps its report and plan file, the apply of that plan removes it all", async () => {
-    interface Job { variables?: Record<string, string>; before_script?: string[]; script: string[]; allow_failure?: { exit_codes: number[] }; artifacts?: { paths: string[] }; rules: { if: string; when?: string }[] }
+    interface Job { variables?: Record<string, string>; before_script?: string[]; script: string[]; allow_failure?: { exit_codes: number[] }; artifacts?: { paths: string[] }; rules: { if: string; when?: string }[]; environment?: { name: string } }
     const ci = parse(readFileSync(join(ROOT, "examples/gitlab-ci.yml"), "utf8")) as Record<string, Job> & { variables: Record<string, string> };
-    // The tarball where the example says it is; npm installs into this prefix, as into a runner's /usr/local.
-    const tarball = join(project, ci.variables["WARDEN_PACKAGE"]!);
-    mkdirSync(dirname(tarball), { recursive: true });
-    copyFileSync(join(temp, packed.filename), tarball);
+    // Outside the policy repository (a merge request could change a file there), as the example says, and
+    // pinned by its SHA-256; npm installs into this prefix, as into a runner's /usr/local.
+    const tarball = join(temp, packed.filename);
+    const pinned = createHash("sha256").update(readFileSync(tarball)).digest("hex");
+    expect(ci.variables["WARDEN_PACKAGE_SHA256"]).toMatch(/^[0-9a-f]{64}$/);
+    ci.variables["WARDEN_PACKAGE"] = pathToFileURL(tarball).href;
     const runner = join(temp, "runner");
     const settings = { GITLAB_URL: sim.url, WARDEN_READ_TOKEN: sim.token, WARDEN_APPLY_TOKEN: sim.token, WARDEN_NOTE_TOKEN: sim.token };
     const runJob = async (name: string, predefined: Record<string, string> = {}) => {
       const job = { ...ci[".warden"], ...ci[name] } as Job;
       const variables = Object.fromEntries(Object.entries({ ...ci.variables, ...job.variables }).map(([k, v]) => [k, v.replace(/^\$(\w+)$/, (_, ref: string) => settings[ref as keyof typeof settings])]));
-      const env = { ...NPM_ENV, ...settings, ...predefined, ...variables, npm_config_prefix: runner, PATH: `${join(runner, "bin")}:${PATH}` };
+      const env = { ...NPM_ENV, ...settings, ...predefined, ...variables, npm_config_prefix: runner, PATH: `${join(runner, "bin")}:${PATH}`, TMPDIR: temp };
       const result = await run("sh", ["-ec", [...(job.before_script ?? []), ...job.script].join("\n")], { cwd: project, env });
       const artifact = job.artifacts?.paths[0]!.endsWith(".json") ? (JSON.parse(readFileSync(join(project, job.artifacts.paths[0]!), "utf8")) as EnforceReport) : undefined;
       return { job, result, artifact };
     };
+    // A tarball that is not the pinned one is not installed, and the job fails before anything runs.
+    ci.variables["WARDEN_PACKAGE_SHA256"] = "0".repeat(64);
+    const swapped = await runJob("policy-check");
+    expect(swapped.result.code).not.toBe(0);
+    expect(existsSync(join(runner, "bin", "warden"))).toBe(false);
+    ci.variables["WARDEN_PACKAGE_SHA256"] = pinned;
     const check = await runJob("policy-check");
     expect(check.result.code, check.result.stderr).toBe(0);
     expect(check.result.stdout).toMatch(/allow\[0\] .*: [\d,]+ shares? allowed/);
@@ -145,11 +154,13 @@ describe.sequential("the packed CLI", () => {
     expect(plan.artifact?.summary).toMatchObject({ strays, removed: 0 });
     const apply = await runJob("apply");
     expect(apply.job.rules).toEqual([{ if: "$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH", when: "manual" }]);
+    // The apply token is scoped to this protected environment: only this job gets it.
+    expect(apply.job.environment).toEqual({ name: "warden-apply" });
     expect(apply.result.code, apply.result.stderr).toBe(0);
     expect(apply.artifact).toMatchObject({ job: "apply", dryRun: false, summary: { strays, removed: strays, failed: 0 } });
     expect((await runJob("plan")).result.code).toBe(0);
     expect(existsSync(join(runner, "bin", "warden"))).toBe(true);
-  }, 30_000);
+  }, 60_000);
 
   it("runs once without an install: npx --yes --package TARBALL warden, offline", async () => {
     const once = await run("npx", ["--yes", "--package", join(temp, packed.filename), "warden", "--version"], { cwd: temp, env: NPM_ENV });

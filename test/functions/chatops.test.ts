@@ -7,7 +7,7 @@ import { NOT_CHECKED } from "../../functions/lib/slack/once.ts";
 import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { captureLogs, functionUrlEvent, type SlashCommand, lambdaContext, SECRETS, signedCommand, slashCommandBody, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { captureLogs, ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, functionUrlEvent, type SlashCommand, lambdaContext, SECRET_ARN, SECRETS, signedCommand, slashCommandBody, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
 
 const APPLIER = "U012ABCDEF";
 const VIEWER = "U034GHIJKL";
@@ -43,6 +43,7 @@ beforeEach(async () => {
   lambda.reset();
   lambda.on(InvokeCommand).resolves({ StatusCode: 202 });
   secretsManager.secretString = JSON.stringify(SECRETS);
+  secretsManager.endpointSecretString = JSON.stringify(ENDPOINT_SECRETS);
   // As sst.config.ts sets it on a stage that may apply (unset would be report-only).
   // A table of claims of its own for each test: a command signed in one test is new to the next.
   stubAwsEnv({ ...(await dynalite.freshClaimsEnv()), AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, WARDEN_WORKER_FUNCTION: WORKER, GITLAB_URL: gitlab.url, WARDEN_REPORT_ONLY: "false" });
@@ -68,7 +69,7 @@ describe("chat-ops Lambda", () => {
     const handler = await coldHandler();
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
-    const response = await handler(signedCommand({ text: `${SECRETS.gitlabToken} ${SECRETS.n8nApiKey}` }));
+    const response = await handler(signedCommand({ text: `${SECRETS.slackSigningSecret} help` }));
     const lines = JSON.stringify(logs.lines());
     logs.restore();
     expect(slackText(response)).toMatch(/^unknown command: the first word is one of enforce, workflows, pipeline and help\n/);
@@ -245,15 +246,15 @@ describe("chat-ops Lambda", () => {
     logs.restore();
   });
 
-  it("answers 500 without detail when the secret cannot be used, and never shows a secret", async () => {
-    secretsManager.secretString = JSON.stringify({ gitlabToken: SECRETS.gitlabToken, n8nApiKey: SECRETS.n8nApiKey });
+  it("answers 500 without detail when the endpoints' secret cannot be used, and never shows a secret", async () => {
+    secretsManager.endpointSecretString = JSON.stringify({});
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
     const response = await (await coldHandler())(signedCommand({ text: "enforce" }));
     expect(response).toMatchObject({ statusCode: 500, body: "Internal Server Error" });
     expect(invocations()).toHaveLength(0);
     const failure = logs.lines().find((line) => line.message === "chat-command failed");
-    expect(JSON.stringify(failure)).toMatch(/the secret has no slackSigningSecret, which chat-ops needs/);
+    expect(JSON.stringify(failure)).toMatch(/the endpoints' secret has no slackSigningSecret, which chat-ops needs/);
     logs.restore();
   });
 
@@ -272,6 +273,55 @@ describe("chat-ops Lambda", () => {
     const { slackSignature } = await import("../../functions/lib/slack/signature.ts");
     const json = functionUrlEvent(body, { "content-type": "application/json", "X-Slack-Request-Timestamp": timestamp, "X-Slack-Signature": slackSignature(SECRETS.slackSigningSecret, timestamp, body) });
     expect(await (await coldHandler())(json)).toMatchObject({ statusCode: 415 });
+    expect(invocations()).toHaveLength(0);
+  });
+
+  it("refuses an endpoints' secret that holds the GitLab token (500, naming the field, never the value), and starts nothing", async () => {
+    secretsManager.endpointSecretString = JSON.stringify({ ...ENDPOINT_SECRETS, gitlabToken: SECRETS.gitlabToken });
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const response = await (await coldHandler())(signedCommand({ text: "enforce" }));
+    expect(response).toMatchObject({ statusCode: 500, body: "Internal Server Error" });
+    expect(invocations()).toHaveLength(0);
+    const failure = JSON.stringify(logs.lines().find((line) => line.message === "chat-command failed"));
+    logs.restore();
+    // (The variable's name is matched loosely: today's redaction masks any fragment of a secret, "SECRET" included.)
+    expect(failure).toMatch(/holds gitlabToken, which belongs in the jobs' secret \(WARDEN_.*_ARN\) alone/);
+    expect(failure).not.toContain(SECRETS.gitlabToken);
+  });
+});
+
+describe("chat-ops Lambda with the policy in a GitLab repository", () => {
+  beforeEach(() => {
+    secretsManager.reads.length = 0;
+    vi.stubEnv("WARDEN_POLICY", undefined);
+    vi.stubEnv("WARDEN_POLICY_PROJECT", "security/warden-policy");
+  });
+
+  it.each([
+    ["signed with another secret", () => signedCommand({ text: "enforce --apply" }, { secret: "slack-signing-secret-not-ours" })],
+    ["unsigned", () => functionUrlEvent(slashCommandBody({ text: "enforce --apply" }), {})],
+  ])("answers a request %s with 401 having read nothing but the endpoints' secret: no GitLab request, no read of the jobs' secret", async (_, event) => {
+    const response = await (await coldHandler())(event());
+    expect(response).toMatchObject({ statusCode: 401 });
+    expect(gitlab.counters.requests).toBe(0);
+    expect(secretsManager.reads).not.toContain(SECRET_ARN);
+    expect(secretsManager.reads).toContain(ENDPOINT_SECRET_ARN);
+    expect(invocations()).toHaveLength(0);
+  });
+
+  it("never reads the policy or the jobs' secret itself: the worker judges the caller, and the acknowledgement says so", async () => {
+    const handler = await coldHandler();
+    const response = await handler(signedCommand({ text: "enforce --apply", user_id: "U999UNKNOWN" }));
+    expect(slackText(response)).toBe(":hourglass_flowing_sand: Checking `enforce --apply` against the policy; the result, or why it was refused, will be posted here.");
+    expect(gitlab.counters.requests).toBe(0);
+    expect(secretsManager.reads).not.toContain(SECRET_ARN);
+    expect(invocations()).toHaveLength(1);
+  });
+
+  it("still refuses --apply on a report-only stage at once: that needs no policy", async () => {
+    vi.stubEnv("WARDEN_REPORT_ONLY", "true");
+    expect(slackText(await (await coldHandler())(signedCommand({ text: "enforce --apply" })))).toMatch(/report-only: --apply is refused/);
     expect(invocations()).toHaveLength(0);
   });
 });

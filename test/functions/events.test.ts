@@ -12,7 +12,7 @@ import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { GITLAB_EVENT_TOKENS, groupCreateHook, projectCreateHook, projectTransferHook, streamDelivery, streamedAuditEvent, systemHookDelivery } from "../../sim/aws/gitlab-deliveries.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type SimAuditEvent } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { captureLogs, lambdaContext, SECRETS, startLambdaApi, startSecretsManager, stubAwsEnv, writePolicy, type LambdaApiStub, type SecretsManagerStub } from "./support.ts";
+import { captureLogs, ENDPOINT_SECRET_ARN, lambdaContext, startLambdaApi, startSecretsManager, stubAwsEnv, writePolicy, type LambdaApiStub, type SecretsManagerStub } from "./support.ts";
 
 const WORKER = "warden-test-Worker";
 let secretsManager: SecretsManagerStub;
@@ -32,7 +32,7 @@ beforeEach(async () => {
   gitlab = await startGitLabSim({ dataset: generateOrganisation({ projects: 60, seed: 7 }).dataset });
   lambdaApi.invokes.length = 0;
   lambdaApi.answer = "accept";
-  secretsManager.secretString = JSON.stringify({ ...SECRETS, ...GITLAB_EVENT_TOKENS });
+  secretsManager.endpointSecretString = JSON.stringify(GITLAB_EVENT_TOKENS);
   const env = await dynalite.freshClaimsEnv();
   table = env.WARDEN_CLAIMS_TABLE;
   stubAwsEnv({ ...env, AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, AWS_ENDPOINT_URL_LAMBDA: lambdaApi.url, WARDEN_POLICY: policyPath, GITLAB_URL: gitlab.url, WARDEN_WORKER_FUNCTION: WORKER });
@@ -84,7 +84,8 @@ describe("the Events function: who may call it", () => {
     ["the streaming token sent as a system hook's", systemHookDelivery({ event_name: "project_create", project_id: 1 }, { token: GITLAB_EVENT_TOKENS.gitlabStreamingToken })],
     ["the system hook's token sent as a stream's", streamDelivery("{}", { token: GITLAB_EVENT_TOKENS.gitlabSystemHookToken })],
     ["both token headers", { ...streamDelivery("{}"), headers: { ...streamDelivery("{}").headers, "x-gitlab-token": GITLAB_EVENT_TOKENS.gitlabSystemHookToken } }],
-  ])("refuses %s with 401: no claim written, no invoke, no GitLab request, the body not even parsed", async (_, event) => {
+  ])("refuses %s with 401: no claim written, no invoke, no GitLab request, no read of the jobs' secret, the body not even parsed", async (_, event) => {
+    secretsManager.reads.length = 0;
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
     const { status, body } = await deliver(event);
@@ -93,6 +94,8 @@ describe("the Events function: who may call it", () => {
     expect(await claimsWritten()).toBe(0);
     expect(lambdaApi.invokes).toEqual([]);
     expect(gitlab.counters.requests).toBe(0);
+    // The tokens come from the endpoints' secret; the jobs' (the GitLab token) is not this function's to read.
+    expect(secretsManager.reads).toEqual([ENDPOINT_SECRET_ARN]);
     expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "WARN", message: "request refused: not GitLab's" }));
     const text = JSON.stringify(logs.lines());
     for (const token of Object.values(GITLAB_EVENT_TOKENS)) expect(text).not.toContain(token);
@@ -100,7 +103,7 @@ describe("the Events function: who may call it", () => {
   });
 
   it("refuses each kind of request when the secret lacks its token, and takes the other", async () => {
-    secretsManager.secretString = JSON.stringify({ ...SECRETS, gitlabSystemHookToken: GITLAB_EVENT_TOKENS.gitlabSystemHookToken });
+    secretsManager.endpointSecretString = JSON.stringify({ gitlabSystemHookToken: GITLAB_EVENT_TOKENS.gitlabSystemHookToken });
     const { event } = await shareProject("acme/mobile/");
     expect((await deliver(streamDelivery(streamedAuditEvent(event)))).status).toBe(401);
     const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;

@@ -8,7 +8,7 @@ import type { Context } from "aws-lambda";
 import { expect, vi } from "vitest";
 import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
 import { CREDENTIAL_PATTERNS } from "../support/no-credentials.ts";
-import { SECRET_ARN } from "../../sim/aws/events.ts";
+import { ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, SECRET_ARN } from "../../sim/aws/events.ts";
 
 export * from "../../sim/aws/events.ts";
 
@@ -35,14 +35,16 @@ export interface SecretsManagerStub {
   url: string;
   /** SecretIds asked for, in order. */
   reads: string[];
-  /** What GetSecretValue answers from now on... */
+  /** What GetSecretValue answers for the jobs' secret (`arn`) from now on... */
   secretString: string;
   /** ...after these, one per read. */
   queued: string[];
+  /** What it answers for the endpoints' secret (ENDPOINT_SECRET_ARN): by default, ENDPOINT_SECRETS. */
+  endpointSecretString: string;
   close(): Promise<void>;
 }
 
-/** Secrets Manager's GetSecretValue (AWS JSON 1.1) on 127.0.0.1, for the real SDK client. */
+/** Secrets Manager's GetSecretValue (AWS JSON 1.1) on 127.0.0.1, for the real SDK client: the jobs' secret and the endpoints'. */
 export async function startSecretsManager(secretString: string, arn = SECRET_ARN): Promise<SecretsManagerStub> {
   const server = createServer((req, res) => {
     let body = "";
@@ -54,9 +56,11 @@ export async function startSecretsManager(secretString: string, arn = SECRET_ARN
       const [status, answer] =
         target !== "secretsmanager.GetSecretValue"
           ? [400, { __type: "UnknownOperationException", message: `unsupported ${String(target)}` }]
-          : SecretId !== arn
-            ? [400, { __type: "ResourceNotFoundException", Message: "Secrets Manager can't find the specified secret." }]
-            : [200, { ARN: arn, Name: "warden", VersionId: "v1", SecretString: stub.queued.shift() ?? stub.secretString, VersionStages: ["AWSCURRENT"], CreatedDate: 1.7e9 }];
+          : SecretId === arn
+            ? [200, { ARN: arn, Name: "warden", VersionId: "v1", SecretString: stub.queued.shift() ?? stub.secretString, VersionStages: ["AWSCURRENT"], CreatedDate: 1.7e9 }]
+            : SecretId === ENDPOINT_SECRET_ARN
+              ? [200, { ARN: SecretId, Name: "warden-endpoints", VersionId: "v1", SecretString: stub.endpointSecretString, VersionStages: ["AWSCURRENT"], CreatedDate: 1.7e9 }]
+              : [400, { __type: "ResourceNotFoundException", Message: "Secrets Manager can't find the specified secret." }];
       res.writeHead(status, { "content-type": "application/x-amz-json-1.1", "x-amzn-requestid": crypto.randomUUID() });
       res.end(JSON.stringify(answer));
     });
@@ -67,6 +71,7 @@ export async function startSecretsManager(secretString: string, arn = SECRET_ARN
     reads: [],
     secretString,
     queued: [],
+    endpointSecretString: JSON.stringify(ENDPOINT_SECRETS),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   return stub;
@@ -142,6 +147,7 @@ export function stubAwsEnv(vars: Record<string, string | undefined>): void {
     AWS_CONFIG_FILE: "/dev/null",
     AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
     WARDEN_SECRET_ARN: SECRET_ARN,
+    WARDEN_ENDPOINT_SECRET_ARN: ENDPOINT_SECRET_ARN,
     // Tests that look at the log lines capture them at INFO; the others keep the output readable.
     POWERTOOLS_LOG_LEVEL: "SILENT",
     // Likewise the runs' EMF records: tests that look at them turn them on and capture them.

@@ -1,9 +1,17 @@
 /**
- * Warden's credentials: one Secrets Manager secret (ARN in WARDEN_SECRET_ARN) holding JSON
- * `{ gitlabToken, pipelineToken, n8nApiKey, slackSigningSecret, slackWebhookUrl, gitlabStreamingToken, gitlabSystemHookToken }`, read through a cache with a time
- * to live so a rotated secret is picked up within minutes without a read per invocation. Each field
- * is optional, as a deployment may use GitLab or n8n alone, or no Slack: whoever needs a field asks
- * for it, and fails naming it when it is absent. Errors name the secret and the field, never a value.
+ * Warden's credentials, in two Secrets Manager secrets so that the public endpoints never hold a
+ * token that acts on GitLab or n8n (sst.config.ts grants each function only the secret it reads):
+ *
+ * - the jobs' secret (ARN in WARDEN_SECRET_ARN), read by the functions that run jobs (Enforce,
+ *   Workflows, Watch, Worker): `{ gitlabToken, pipelineToken, n8nApiKey, slackWebhookUrl }`;
+ * - the endpoints' secret (ARN in WARDEN_ENDPOINT_SECRET_ARN), read by the two Function URLs (Chatops,
+ *   Events) to authenticate a request: `{ slackSigningSecret, gitlabStreamingToken, gitlabSystemHookToken }`.
+ *   A jobs' field found there is refused: whoever can run code in a public function would hold it.
+ *
+ * Each is read through a cache with a time to live, so a rotated secret is picked up within minutes
+ * without a read per invocation. Each field is optional, as a deployment may use GitLab or n8n alone,
+ * or no Slack: whoever needs a field asks for it, and fails naming it when it is absent. Errors name the
+ * secret and the field, never a value.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { z } from "zod";
@@ -14,14 +22,19 @@ import { webhookCredential } from "../slack/webhook.ts";
 // Present but empty is a mistake worth naming, not a field left out on purpose.
 const field = z.string().min(1).optional();
 
+/** The jobs' secret. The endpoints' fields, if an older single secret still has them, are left unread. */
 const SecretsSchema = z.object({
   gitlabToken: field,
   /** Checks and starts chat pipelines in place of gitlabToken when present: they run as its user (clients.ts). */
   pipelineToken: field,
   n8nApiKey: field,
-  slackSigningSecret: field,
   /** An incoming webhook for run summaries (notify.ts): the channel chosen when it was installed. */
   slackWebhookUrl: field,
+});
+
+/** The endpoints' secret: what authenticates a request to a Function URL, and nothing that acts. */
+const EndpointSecretsSchema = z.object({
+  slackSigningSecret: field,
   /** The verification token of GitLab's audit event streaming destination (functions/events.ts). */
   gitlabStreamingToken: field,
   /** The secret token of a self-managed instance's system hook (functions/events.ts). */
@@ -29,27 +42,51 @@ const SecretsSchema = z.object({
 });
 
 export type Secrets = z.infer<typeof SecretsSchema>;
+export type EndpointSecrets = z.infer<typeof EndpointSecretsSchema>;
+
+/** Which secret: its schema, the variable naming it, what errors call it, and fields that must not be in it. */
+interface SecretKind<S extends z.ZodObject> {
+  schema: S;
+  variable: string;
+  label: string;
+  /** Fields of the other secret that make this one unusable, and why. */
+  refused?: { fields: readonly string[]; why: string };
+}
+
+const JOBS: SecretKind<typeof SecretsSchema> = { schema: SecretsSchema, variable: "WARDEN_SECRET_ARN", label: "the secret" };
+const ENDPOINTS: SecretKind<typeof EndpointSecretsSchema> = {
+  schema: EndpointSecretsSchema,
+  variable: "WARDEN_ENDPOINT_SECRET_ARN",
+  label: "the endpoints' secret",
+  refused: {
+    fields: Object.keys(SecretsSchema.shape),
+    why: "which belongs in the jobs' secret (WARDEN_SECRET_ARN) alone: the public endpoints must not hold it (remove it, and rotate it if this secret was ever read)",
+  },
+};
 
 export class SecretsError extends Error {
   override name = "SecretsError";
 }
 
 /** A field the caller cannot do without; `purpose` says who needs it, for the error. */
-export function requireSecret(secrets: Secrets, name: keyof Secrets, purpose: string): string {
+export function requireSecret(secrets: Secrets, name: keyof Secrets, purpose: string): string;
+export function requireSecret(secrets: EndpointSecrets, name: keyof EndpointSecrets, purpose: string): string;
+export function requireSecret(secrets: Record<string, string | undefined>, name: string, purpose: string): string {
   const value = secrets[name];
-  if (value === undefined) throw new SecretsError(`the secret has no ${name}, which ${purpose} needs`);
+  const label = name in EndpointSecretsSchema.shape ? ENDPOINTS.label : JOBS.label;
+  if (value === undefined) throw new SecretsError(`${label} has no ${name}, which ${purpose} needs`);
   return value;
 }
 
-export interface SecretsCache {
-  get(): Promise<Secrets>;
+export interface SecretsCache<T = Secrets> {
+  get(): Promise<T>;
   /** Forgets the cached value: the next get() reads the secret again. */
   invalidate(): void;
 }
 
 export interface SecretsCacheOptions {
   client: Pick<SecretsManagerClient, "send">;
-  /** Undefined: every get() fails saying WARDEN_SECRET_ARN is not set. */
+  /** Undefined: every get() fails saying the variable that names it is not set. */
   secretId: string | undefined;
   now?: () => number;
 }
@@ -57,14 +94,24 @@ export interface SecretsCacheOptions {
 /** How long a read is trusted: a rotated secret reaches every warm container within this. */
 const TTL_MS = 5 * 60_000;
 
-export function secretsCache(opts: SecretsCacheOptions): SecretsCache {
+/** The jobs' secret. */
+export function secretsCache(opts: SecretsCacheOptions): SecretsCache<Secrets> {
+  return cacheOf(JOBS, opts);
+}
+
+/** The endpoints' secret. */
+export function endpointSecretsCache(opts: SecretsCacheOptions): SecretsCache<EndpointSecrets> {
+  return cacheOf(ENDPOINTS, opts);
+}
+
+function cacheOf<S extends z.ZodObject>(kind: SecretKind<S>, opts: SecretsCacheOptions): SecretsCache<z.output<S>> {
   const now = opts.now ?? Date.now;
-  let cached: { value: Promise<Secrets>; readAt: number } | undefined;
+  let cached: { value: Promise<z.output<S>>; readAt: number } | undefined;
 
   return {
     get() {
       if (cached && now() - cached.readAt < TTL_MS) return cached.value;
-      const entry = { value: read(opts), readAt: now() };
+      const entry = { value: read(kind, opts), readAt: now() };
       // Concurrent callers share one read; a failed read is not kept, so the next call tries again.
       entry.value.catch(() => {
         if (cached === entry) cached = undefined;
@@ -78,8 +125,8 @@ export function secretsCache(opts: SecretsCacheOptions): SecretsCache {
   };
 }
 
-async function read({ client, secretId }: SecretsCacheOptions): Promise<Secrets> {
-  if (!secretId) throw new SecretsError("WARDEN_SECRET_ARN is not set");
+async function read<S extends z.ZodObject>(kind: SecretKind<S>, { client, secretId }: SecretsCacheOptions): Promise<z.output<S>> {
+  if (!secretId) throw new SecretsError(`${kind.variable} is not set`);
   let text: string | undefined;
   try {
     text = (await client.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
@@ -100,10 +147,17 @@ async function read({ client, secretId }: SecretsCacheOptions): Promise<Secrets>
   if (data && typeof data === "object") {
     for (const [key, value] of Object.entries(data)) if (typeof value === "string") registerSecret(key === "slackWebhookUrl" ? webhookCredential(value) : value);
   }
-  const parsed = check(SecretsSchema, data);
+  const misplaced = data && typeof data === "object" ? (kind.refused?.fields ?? []).filter((name) => name in data) : [];
+  if (misplaced.length) throw new SecretsError(`secret ${secretId} (${kind.variable}) holds ${misplaced.join(", ")}, ${kind.refused!.why}`);
+  const parsed = check(kind.schema, data);
   if (!parsed.success) throw new SecretsError(`secret ${secretId}: ${describeIssues(parsed.error)}`);
   return parsed.data;
 }
 
-/** The process's cache, reading the secret WARDEN_SECRET_ARN names. */
-export const secrets: SecretsCache = secretsCache({ client: new SecretsManagerClient({}), secretId: process.env["WARDEN_SECRET_ARN"] });
+const client = new SecretsManagerClient({});
+
+/** The process's cache of the jobs' secret, the one WARDEN_SECRET_ARN names. */
+export const secrets: SecretsCache<Secrets> = secretsCache({ client, secretId: process.env["WARDEN_SECRET_ARN"] });
+
+/** The process's cache of the endpoints' secret, the one WARDEN_ENDPOINT_SECRET_ARN names. */
+export const endpointSecrets: SecretsCache<EndpointSecrets> = endpointSecretsCache({ client, secretId: process.env["WARDEN_ENDPOINT_SECRET_ARN"] });

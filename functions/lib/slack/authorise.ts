@@ -13,13 +13,16 @@ export interface SlackCaller {
   channelId: string;
 }
 
-/** The refusal for a caller the policy lets run commands, or undefined when the request may run. */
-export function changeRefusal(authz: Extract<ChatAuthz, { allowed: true }>, request: JobRequest): string | undefined {
+/**
+ * The refusal for a caller the policy lets run commands, or undefined when the request may run.
+ * Without `authz` (chat-ops with a policy it cannot read), only what needs no policy is checked.
+ */
+export function changeRefusal(authz: Extract<ChatAuthz, { allowed: true }> | undefined, request: JobRequest): string | undefined {
   if (!makesChanges(request)) return undefined;
   // Starting a pipeline is a change like any other: "report-only" means nothing is ever applied.
   if (isReportOnly() && request.job === "pipeline") return "this Warden deployment is report-only: it starts no pipelines (run without --apply for a dry run)";
   if (isReportOnly()) return "this Warden deployment is report-only: --apply is refused (run without it for a dry run)";
-  if (!authz.canApply) return "you may run Warden commands, but not with --apply";
+  if (authz && !authz.canApply) return "you may run Warden commands, but not with --apply";
   return undefined;
 }
 

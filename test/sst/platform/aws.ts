@@ -19,6 +19,8 @@ type DurationDays = `${number} ${"day" | "days"}`;
 export interface FunctionPermissionArgs {
   actions: string[];
   resources: Input<Input<string>[]>;
+  /** As SST passes them to getPolicyDocument: each `{ test, variable, values }` becomes Condition[test][variable]. */
+  conditions?: Input<Input<{ test: Input<string>; variable: Input<string>; values: Input<Input<string>[]> }>[]>;
 }
 
 export interface FunctionArgs {
@@ -33,6 +35,8 @@ export interface FunctionArgs {
   /** Lambda's retries of a failed asynchronous invocation, 0 to 2 (AWS's default: 2). */
   retries?: Input<number>;
   versioning?: Input<boolean>;
+  /** `reserved` becomes the function's reservedConcurrentExecutions, as in SST. */
+  concurrency?: Input<{ reserved?: Input<number> }>;
   durable?: boolean | { timeout?: Input<Duration>; retention?: Input<DurationDays> };
 }
 
@@ -128,6 +132,8 @@ export class Function extends Component {
         s3Bucket: "sst-asset",
         s3Key: `${name}.zip`,
         publish,
+        // Unset without a reservation, as SST leaves it (the provider's "none").
+        reservedConcurrentExecutions: pulumi.output(args.concurrency).apply((c) => c?.reserved) as pulumi.Output<number>,
         durableConfig: durable && {
           executionTimeout: pulumi.output(durable.timeout ?? "14 days").apply(toSeconds),
           retentionPeriod: pulumi.output(durable.retention ?? "30 days").apply(toDays),

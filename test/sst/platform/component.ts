@@ -40,9 +40,21 @@ export function toSeconds(duration: string): number {
 export const toDays = (duration: string): number => toSeconds(duration) / 86_400;
 
 /** An IAM policy document, as SST builds one from `permissions` (and links) with getPolicyDocument. */
-export function policyDocument(statements: pulumi.Input<{ actions: string[]; resources: pulumi.Input<pulumi.Input<string>[]> }[]>): pulumi.Output<string> {
+type Condition = { test: string; variable: string; values: string[] };
+
+export function policyDocument(
+  statements: pulumi.Input<{ actions: string[]; resources: pulumi.Input<pulumi.Input<string>[]>; conditions?: pulumi.Input<pulumi.Input<Condition>[]> }[]>,
+): pulumi.Output<string> {
+  const condition = (list: Condition[]) => {
+    const out: Record<string, Record<string, string[]>> = {};
+    for (const { test, variable, values } of list) (out[test] ??= {})[variable] = values;
+    return out;
+  };
   return pulumi.output(statements).apply((list) =>
-    JSON.stringify({ Version: "2012-10-17", Statement: list.map((s) => ({ Effect: "Allow", Action: s.actions, Resource: s.resources })) }),
+    JSON.stringify({
+      Version: "2012-10-17",
+      Statement: list.map((s) => ({ Effect: "Allow", Action: s.actions, Resource: s.resources, ...(s.conditions?.length ? { Condition: condition(s.conditions as Condition[]) } : {}) })),
+    }),
   );
 }
 
