@@ -59,7 +59,8 @@ describe("Watch function", () => {
     await share(sim, "jane", `/projects/${IDS.api}/share`, IDS.partners); // before: the daily run's
     const first = await (await coldWatch())();
     expect(first).toEqual({ polled: "started", events: 0 });
-    expect(await stored()).toEqual({ cursor: { version: 1, sources: { instance: sim.auditEvents.at(-1)!.id } }, revision: 1 });
+    const newest = sim.auditEvents.at(-1)!;
+    expect(await stored()).toEqual({ cursor: { version: 2, sources: { instance: { id: newest.id, at: newest.created_at } }, retries: {} }, revision: 1 });
 
     await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
     vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "false");
@@ -75,7 +76,7 @@ describe("Watch function", () => {
     }
     expect(report).toMatchObject({ dryRun: false, events: [{ subject: `project:${IDS.app}` }], actions: [{ projectId: IDS.app, status: "done", addedBy: { username: "jane" } }] });
     expect(allShares(sim)).toEqual([`p${IDS.api}:${IDS.partners}`]);
-    expect(await stored()).toMatchObject({ cursor: { sources: { instance: report.events[0]!.id } }, revision: 2 });
+    expect(await stored()).toMatchObject({ cursor: { sources: { instance: { id: report.events[0]!.id } } }, revision: 2 });
     // An audit line for the removal, and the seconds from the share's event to it, as an EMF metric of the watch.
     expect(lines.some((l) => l["message"] === "remove-share" && l["projectId"] === IDS.app)).toBe(true);
     const timing = emfRecords(lines).find((r) => "SecondsToRemoval" in r)!;
@@ -99,9 +100,10 @@ describe("Watch function", () => {
     expect((await stored())!.revision).toBe(2);
     // The conditional write itself: a write naming a revision another has since replaced changes nothing.
     const store = dynamoWatchCursor({ client: dynalite.client(), table: () => table });
-    expect(await store.write({ version: 1, sources: { instance: 99 } }, 1)).toBe(false);
-    expect(await store.write({ version: 1, sources: { instance: 99 } }, 0)).toBe(false);
-    expect(await stored()).toEqual({ cursor: { version: 1, sources: { instance: sim.auditEvents.at(-1)!.id } }, revision: 2 });
+    const stale = { version: 2 as const, sources: { instance: { id: 99 } }, retries: {} };
+    expect(await store.write(stale, 1)).toBe(false);
+    expect(await store.write(stale, 0)).toBe(false);
+    expect(await stored()).toMatchObject({ cursor: { version: 2, sources: { instance: { id: sim.auditEvents.at(-1)!.id } } }, revision: 2 });
   });
 
   it("a report-only stage watches dry: only GETs, the share stays, the cursor moves", async () => {
