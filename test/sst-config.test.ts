@@ -571,11 +571,14 @@ describe("sst.config.ts alarms", () => {
     await expect(deploy("staging", { WARDEN_ALARM_EMAIL: "ops at example.com" })).rejects.toThrow('WARDEN_ALARM_EMAIL: "ops at example.com" is not an e-mail address');
   });
 
-  it("alarms only on the jobs deployed", async () => {
+  it("alarms only on the jobs deployed; the watch's own only when its schedule is on", async () => {
     const deployed = await deploy("staging", { N8N_URL: undefined });
-    expect(deployed.alarms().every((a) => a.name.startsWith("Enforce"))).toBe(true);
-    expect(deployed.alarms()).toHaveLength(4);
-  });
+    expect(deployed.alarms().map((a) => a.name).sort()).toEqual(["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "WatchBehind"]);
+    const watchOff = await deploy("staging", { N8N_URL: undefined, WARDEN_WATCH_SCHEDULE: "off" });
+    expect(watchOff.alarms().map((a) => a.name)).not.toContain("WatchBehind");
+    const n8nOnly = await deploy("staging", { GITLAB_URL: undefined });
+    expect(n8nOnly.alarms().every((a) => a.name.startsWith("Workflows"))).toBe(true);
+  }, 60_000);
 });
 
 afterAll(removeBuilds);

@@ -66,14 +66,14 @@ describe("warden watch", () => {
     // While it is down, another share: the restart goes on from its cursor and handles it at once.
     await share(sim, "jane", `/groups/${IDS.acme}/share`, IDS.partners);
     const again = startWarden(["watch", "--apply", "--json", "--interval", "1s", "--state", state], env);
-    await until(() => allShares(sim).length === 0, 5_000);
+    await until(() => allShares(sim).length === 0, 25_000);
     await until(() => cursorIn(state) === sim.auditEvents.find((e) => e.event_name === "group_share_with_group_link_created")!.id);
     again.kill("SIGINT");
     const second = await again.done;
     expect(second.code).toBe(0);
     expect(second.stderr).not.toMatch(/first start/);
     expect(batches(second.stdout).flatMap((b) => b.events.map((e) => e.name))).toEqual(["group_share_with_group_link_created"]);
-  }, 30_000);
+  }, 60_000);
 
   it("a dry watch reports and sends only GETs; a signal ends it with exit 2 (strays found)", async () => {
     const { state, env } = await start();
