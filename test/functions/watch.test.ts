@@ -83,6 +83,8 @@ describe("Watch function", () => {
     expect(timing).toMatchObject({ trigger: "watch", job: "enforce", _aws: { CloudWatchMetrics: [{ Namespace: "Warden", Metrics: [{ Name: "SecondsToRemoval", Unit: "Seconds" }] }] } });
     expect(timing["SecondsToRemoval"]).toBeGreaterThanOrEqual(0);
     expect(timing["SecondsToRemoval"]).toBeLessThan(30);
+    // How far behind the cursor is, each poll: caught up.
+    expect(emfRecords(lines).find((r) => "WatchCursorAgeSeconds" in r)).toMatchObject({ trigger: "watch", job: "enforce", WatchCursorAgeSeconds: 0 });
 
     sim.resetCounters();
     expect(await (await coldWatch())()).toEqual({ polled: "nothing new", events: 0 });
