@@ -97,7 +97,8 @@ function printBatch(io: CliIO, report: WatchReport, args: ParsedArgs): number {
     return exitCode(report);
   }
   const subjects = new Set(report.events.map((e) => e.subject)).size;
-  io.stdout.write(`${report.finishedAt} batch: ${report.events.length} event(s) (${report.events.map((e) => e.id).join(", ")}) naming ${subjects} subject(s)\n`);
+  const what = report.events.length > 0 ? `${report.events.length} event(s) (${report.events.map((e) => e.id).join(", ")}) naming ${subjects} subject(s)` : "no new event, projects or groups tried again";
+  io.stdout.write(`${report.finishedAt} batch: ${what}\n`);
   return printReport(io, report, args);
 }
 

@@ -127,3 +127,48 @@ describe("Watch function", () => {
     expect(nonGet()).toEqual([]);
   });
 });
+
+describe("Watch function on a bad day (issue 29)", () => {
+  it("a share GitLab refuses to remove is reported by one invocation and passed; the strays made after it go at the next", async () => {
+    await start({ faults: [{ kind: "status", status: 403, method: "DELETE", path: `/api/v4/projects/${IDS.app}/share/${IDS.partners}`, times: 1_000 }] });
+    await (await coldWatch())();
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    const refused = (await (await coldWatch())()) as Extract<WatchResult, { job: string }>;
+    expect(refused.actions).toMatchObject([{ projectId: IDS.app, status: "failed" }]);
+    expect(refused.warnings.join("\n")).toMatch(/not tried again: the share of project acme\/app with group partners/);
+    for (const [path, group] of [[`/projects/${IDS.api}/share`, IDS.partners], [`/groups/${IDS.team}/share`, IDS.other]] as const) {
+      await share(sim, "jane", path, group);
+      const next = (await (await coldWatch())()) as Extract<WatchResult, { job: string }>;
+      expect(next.actions.map((a) => a.status)).toEqual(["done"]);
+    }
+    expect(allShares(sim)).toEqual([`p${IDS.app}:${IDS.partners}`]);
+    expect(await (await coldWatch())()).toEqual({ polled: "nothing new", events: 0 });
+  });
+
+  it("a cursor stored far behind drains the bound at a time, each invocation saying how far behind it is", async () => {
+    const world = watchWorld();
+    const base = Date.now() - 86_400_000;
+    world.auditEvents = Array.from({ length: 400 }, (_, i) => ({ id: i + 1, author_id: 5, entity_id: 5, entity_type: "User" as const, event_name: "user_logged_in", details: {}, created_at: new Date(base + i * 60_000).toISOString() }));
+    await start({ dataset: world });
+    const store = dynamoWatchCursor({ client: dynalite.client(), table: () => table });
+    await store.write({ version: 2, sources: { instance: { id: 1, at: world.auditEvents[0]!.created_at } }, retries: {} }, 0);
+    vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "false");
+    const ages: number[] = [];
+    for (let i = 0; i < 10 && (await stored())!.cursor.sources["instance"]!.id < 400; i++) {
+      const logs = captureLogs();
+      let result;
+      try {
+        result = await (await coldWatch())();
+        ages.push(Number(emfRecords(logs.lines()).find((r) => "WatchCursorAgeSeconds" in r)!["WatchCursorAgeSeconds"]));
+      } finally {
+        logs.restore();
+      }
+      expect(result).toMatchObject({ polled: "nothing new" });
+      expect((result as { events: number }).events).toBeLessThanOrEqual(100);
+    }
+    expect((await stored())!.cursor.sources["instance"]!.id).toBe(400);
+    expect(ages.length).toBeGreaterThanOrEqual(4);
+    expect(ages[0]).toBeGreaterThan(3_600);
+    expect(ages.at(-1)).toBe(0);
+  });
+});

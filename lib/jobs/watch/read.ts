@@ -33,7 +33,8 @@ export interface SourceRead {
 export async function readSource(gitlab: GitLabClient, source: WatchSource, from: SourcePosition, limit: number, signal?: AbortSignal): Promise<SourceRead> {
   // Every event newer than from.id and created before `lo` has been handled; `hi` undefined: up to now.
   let lo = from.at === undefined ? Date.now() - WINDOW_MS : Date.parse(from.at);
-  let ceiling: number | undefined = Date.now() - lo > WINDOW_MS ? lo + WINDOW_MS : undefined;
+  // A query spans at most 30 days, the margin included.
+  let ceiling: number | undefined = Date.now() - lo > WINDOW_MS - MARGIN_MS ? lo + WINDOW_MS - MARGIN_MS : undefined;
   let hi = ceiling;
   const list = (before: number | undefined, max?: number) => {
     const window = { createdAfter: new Date(lo - MARGIN_MS), ...(before === undefined ? {} : { createdBefore: new Date(before) }) };
