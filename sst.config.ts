@@ -244,6 +244,27 @@ export default $config({
         treatMissingData: "breaching",
       });
     }
+    // The watch's own (lib/jobs/watch): its cursor more than 15 minutes behind GitLab's audit events
+    // for 15 minutes (a backlog not draining), or no poll reporting at all (the schedule off, every
+    // poll failing): the missing metric counts as behind. Its runs' failures are Enforce's alarms above
+    // (job enforce); the trigger dimension (watch) tells them apart.
+    if (watch.length > 0 && settings.watchSchedule.enabled) {
+      new aws.cloudwatch.MetricAlarm("WatchBehind", {
+        name: `${$app.name}-${$app.stage}-watch-behind`,
+        alarmDescription: `Warden watch (${$app.stage}): the watch is more than 15 minutes behind GitLab's audit events, or has not polled`,
+        namespace: METRICS_NAMESPACE,
+        metricName: METRIC.watchCursorAge,
+        dimensions: { service: METRICS_SERVICE, stage: $app.stage, job: "enforce", trigger: "watch" },
+        statistic: "Minimum",
+        period: 300,
+        evaluationPeriods: 3,
+        comparisonOperator: "GreaterThanThreshold",
+        threshold: 900,
+        treatMissingData: "breaching",
+        alarmActions: [topic.arn],
+        okActions: [topic.arn],
+      });
+    }
     outputs["alarmTopic"] = topic.arn;
     return outputs;
   },

@@ -17,7 +17,7 @@ import type { DeadlineContext } from "./lib/lambda/deadline.ts";
 import { jobLambda } from "./lib/lambda/handler.ts";
 import { audit, logger } from "./lib/lambda/logger.ts";
 import { runLabels, runLifecycle } from "./lib/runs/lifecycle.ts";
-import { recordSecondsToRemoval } from "./lib/runs/metrics.ts";
+import { recordCursorAge, recordSecondsToRemoval } from "./lib/runs/metrics.ts";
 import { notifySettings, scheduledEventSchema, scheduledRun, type ScheduledEvent } from "./lib/runs/scheduled.ts";
 import { dynamoClaims } from "./lib/state/claims.ts";
 import { dynamoWatchCursor } from "./lib/state/watch-cursor.ts";
@@ -59,6 +59,7 @@ async function watch(event: ScheduledEvent, context: Context & DeadlineContext):
       await runLifecycle(() => Promise.reject(error), life);
       throw error;
     }
+    recordCursorAge(polled === "started" ? 0 : polled.behindSeconds, labels);
     if (polled === "started") return { polled: "started", events: 0 };
     for (const line of polled.ignored) logger.info(line);
     if (!polled.report) return { polled: "nothing new", events: polled.read };

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { recordRun } from "../functions/lib/runs/metrics.ts";
+import { recordCursorAge, recordRun } from "../functions/lib/runs/metrics.ts";
 import { NODE_OPTIONS } from "../lib/config/node-options.ts";
 import { buildRun, evaluateApp, evaluateRun, removeBuilds, TOP_LEVEL_IMPORT, type Deployed, type SstApp } from "./sst/build.ts";
 import { emfRecords } from "./functions/emf.ts";
@@ -601,9 +601,25 @@ describe("sst.config.ts alarms", () => {
   it("alarms per job, into the SNS topic, when a run fails, its guard trips or actions fail", async () => {
     const deployed = await deploy("production");
     expect(deployed.alarms().map((a) => a.name).sort()).toEqual(
-      ["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "WorkflowsActionsFailed", "WorkflowsFailed", "WorkflowsGuardTripped", "WorkflowsHeartbeat"],
+      ["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "WatchBehind", "WorkflowsActionsFailed", "WorkflowsFailed", "WorkflowsGuardTripped", "WorkflowsHeartbeat"],
     );
     const topic = deployed.topicArn();
+    // The watch's own: behind GitLab's audit events, or not polling (no metric counts as behind).
+    expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", "WatchBehind")).toEqual({
+      name: "warden-production-watch-behind",
+      alarmDescription: expect.stringMatching(/^Warden watch \(production\): .*behind GitLab's audit events, or has not polled/),
+      namespace: "Warden",
+      metricName: "WatchCursorAgeSeconds",
+      dimensions: { service: "warden", stage: "production", job: "enforce", trigger: "watch" },
+      statistic: "Minimum",
+      period: 300,
+      evaluationPeriods: 3,
+      comparisonOperator: "GreaterThanThreshold",
+      threshold: 900,
+      treatMissingData: "breaching",
+      alarmActions: [topic],
+      okActions: [topic],
+    });
     const metricOf = { Failed: "RunFailed", GuardTripped: "GuardTripped", ActionsFailed: "ActionsFailed" } as const;
     for (const [suffix, metricName] of Object.entries(metricOf)) {
       expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", `Enforce${suffix}`)).toEqual({
@@ -630,9 +646,10 @@ describe("sst.config.ts alarms", () => {
     const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (lines.push(String(chunk)), true));
     const report = { job: "enforce", dryRun: false, summary: { guard: "ok", complete: true }, actions: [], stats: { requests: 1, retries: 0, rateLimited: 0, pages: 1, durationMs: 5 }, warnings: [] };
     for (const job of ["enforce", "workflows"] as const) recordRun({ report: { ...report, job } as never }, { job, trigger: "schedule", stage: "production" });
+    recordCursorAge(0, { job: "enforce", trigger: "watch", stage: "production" });
     write.mockRestore();
     const records = emfRecords(lines.flatMap((l) => l.split("\n")).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>));
-    expect(records).toHaveLength(2);
+    expect(records).toHaveLength(3);
     for (const alarm of deployed.alarms()) {
       const { namespace, metricName, dimensions } = alarm.inputs as { namespace: string; metricName: string; dimensions: Record<string, string> };
       const published = records.some((r) =>
@@ -681,11 +698,14 @@ describe("sst.config.ts alarms", () => {
     await expect(deploy("staging", { WARDEN_ALARM_EMAIL: "ops at example.com" })).rejects.toThrow('WARDEN_ALARM_EMAIL: "ops at example.com" is not an e-mail address');
   });
 
-  it("alarms only on the jobs deployed", async () => {
+  it("alarms only on the jobs deployed; the watch's own only when its schedule is on", async () => {
     const deployed = await deploy("staging", { N8N_URL: undefined });
-    expect(deployed.alarms().every((a) => a.name.startsWith("Enforce"))).toBe(true);
-    expect(deployed.alarms()).toHaveLength(4);
-  });
+    expect(deployed.alarms().map((a) => a.name).sort()).toEqual(["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "WatchBehind"]);
+    const watchOff = await deploy("staging", { N8N_URL: undefined, WARDEN_WATCH_SCHEDULE: "off" });
+    expect(watchOff.alarms().map((a) => a.name)).not.toContain("WatchBehind");
+    const n8nOnly = await deploy("staging", { GITLAB_URL: undefined });
+    expect(n8nOnly.alarms().every((a) => a.name.startsWith("Workflows"))).toBe(true);
+  }, 60_000);
 });
 
 afterAll(removeBuilds);

@@ -3,7 +3,7 @@
  * renamed over the old), so a watch killed mid-write leaves the previous cursor, never half of one.
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { isWatchCursor, type WatchCursor } from "../../lib/jobs/watch/index.ts";
+import { parseWatchCursor, type WatchCursor } from "../../lib/jobs/watch/index.ts";
 import { UsageError } from "./command.ts";
 
 export const DEFAULT_WATCH_STATE = ".warden-watch.json";
@@ -24,10 +24,11 @@ export function readWatchState(path: string, gitlabUrl: string): WatchCursor | u
   } catch {
     throw new UsageError(`--state ${path}: not JSON, so not a watch's state file; ${fresh}`);
   }
-  if (!isWatchCursor(state)) throw new UsageError(`--state ${path}: not a watch's state file (version 1 with a cursor per source); ${fresh}`);
+  const cursor = parseWatchCursor(state);
+  if (!cursor) throw new UsageError(`--state ${path}: not a watch's state file (version 2 with a position per source, or version 1); ${fresh}`);
   const saved = (state as { gitlabUrl?: unknown }).gitlabUrl;
   if (saved !== gitlabUrl) throw new UsageError(`--state ${path}: the cursor of ${String(saved)}, not of ${gitlabUrl}; give another --state file for this GitLab`);
-  return { version: 1, sources: state.sources };
+  return cursor;
 }
 
 export function writeWatchState(path: string, gitlabUrl: string, cursor: WatchCursor): void {

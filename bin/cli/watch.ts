@@ -27,8 +27,11 @@ group invited to one of our projects is seen only by the scheduled 'warden enfor
 
 The first start begins at the newest event (history is not replayed: 'warden enforce' has the past);
 the cursor is saved in the state file after each batch is handled, so a restart goes on from there.
-A batch whose run stopped or failed a removal is handled again at the next poll; one whose guard
-tripped is reported and left for review. Subgroups created after the start are read after a restart.
+A poll reads at most 100 events a source, oldest first: a watch far behind catches up over several
+polls. A share GitLab refuses to remove (a 403, a group share kept without Owner) is reported once and
+passed; a removal that may pass (a 5xx, a timeout) or a batch cut off is tried again at the next
+polls, 3 attempts in all; a batch whose guard tripped is reported and left for review. Subgroups
+created after the start are read after a restart.
 
 Options:
   --interval TIME  between polls: 60s (default), 2m, or seconds (1s to 1h; the cost limit applies)
@@ -41,7 +44,7 @@ ${FORMAT_HELP}
 ${COMMON_OPTIONS_HELP}
 
 SIGINT, SIGTERM and SIGHUP end the watch: a batch under way stops (no new removals, requests in
-flight cancelled), its report is printed and its cursor kept for the next start.
+flight cancelled), its report is printed and its projects and groups kept for the next start.
 
 Exit codes, the most serious batch's: 0 in policy or all applied, 1 error, 2 a dry watch found
 strays, 3 a guard tripped (nothing changed in that batch).`,
@@ -94,7 +97,8 @@ function printBatch(io: CliIO, report: WatchReport, args: ParsedArgs): number {
     return exitCode(report);
   }
   const subjects = new Set(report.events.map((e) => e.subject)).size;
-  io.stdout.write(`${report.finishedAt} batch: ${report.events.length} event(s) (${report.events.map((e) => e.id).join(", ")}) naming ${subjects} subject(s)\n`);
+  const what = report.events.length > 0 ? `${report.events.length} event(s) (${report.events.map((e) => e.id).join(", ")}) naming ${subjects} subject(s)` : "no new event, projects or groups tried again";
+  io.stdout.write(`${report.finishedAt} batch: ${what}\n`);
   return printReport(io, report, args);
 }
 

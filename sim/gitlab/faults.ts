@@ -4,6 +4,8 @@ interface Target {
   /** A route key ("GET /projects") or template ("/projects"); omitted = any. */
   route?: string;
   method?: string;
+  /** The request's own path ("/api/v4/projects/100/share/20"): one resource refused where others are not (a project the token is not Maintainer of). Omitted = any. */
+  path?: string;
   /** How many matching requests this fault takes. */
   times: number;
 }
@@ -34,10 +36,10 @@ export class FaultQueue {
     for (const f of faults) if (f.times > 0) this.queue.push({ ...f });
   }
 
-  take(method: string, routeKey: string): Fault | undefined {
+  take(method: string, routeKey: string, path?: string): Fault | undefined {
     const template = routeKey.slice(routeKey.indexOf(" ") + 1);
     const index = this.queue.findIndex(
-      (f) => (!f.method || f.method.toUpperCase() === method) && (!f.route || f.route === routeKey || f.route === template),
+      (f) => (!f.method || f.method.toUpperCase() === method) && (!f.route || f.route === routeKey || f.route === template) && (!f.path || f.path === path),
     );
     const fault = this.queue[index];
     if (!fault) return undefined;

@@ -59,7 +59,8 @@ describe("Watch function", () => {
     await share(sim, "jane", `/projects/${IDS.api}/share`, IDS.partners); // before: the daily run's
     const first = await (await coldWatch())();
     expect(first).toEqual({ polled: "started", events: 0 });
-    expect(await stored()).toEqual({ cursor: { version: 1, sources: { instance: sim.auditEvents.at(-1)!.id } }, revision: 1 });
+    const newest = sim.auditEvents.at(-1)!;
+    expect(await stored()).toEqual({ cursor: { version: 2, sources: { instance: { id: newest.id, at: newest.created_at } }, retries: {} }, revision: 1 });
 
     await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
     vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "false");
@@ -75,13 +76,15 @@ describe("Watch function", () => {
     }
     expect(report).toMatchObject({ dryRun: false, events: [{ subject: `project:${IDS.app}` }], actions: [{ projectId: IDS.app, status: "done", addedBy: { username: "jane" } }] });
     expect(allShares(sim)).toEqual([`p${IDS.api}:${IDS.partners}`]);
-    expect(await stored()).toMatchObject({ cursor: { sources: { instance: report.events[0]!.id } }, revision: 2 });
+    expect(await stored()).toMatchObject({ cursor: { sources: { instance: { id: report.events[0]!.id } } }, revision: 2 });
     // An audit line for the removal, and the seconds from the share's event to it, as an EMF metric of the watch.
     expect(lines.some((l) => l["message"] === "remove-share" && l["projectId"] === IDS.app)).toBe(true);
     const timing = emfRecords(lines).find((r) => "SecondsToRemoval" in r)!;
     expect(timing).toMatchObject({ trigger: "watch", job: "enforce", _aws: { CloudWatchMetrics: [{ Namespace: "Warden", Metrics: [{ Name: "SecondsToRemoval", Unit: "Seconds" }] }] } });
     expect(timing["SecondsToRemoval"]).toBeGreaterThanOrEqual(0);
     expect(timing["SecondsToRemoval"]).toBeLessThan(30);
+    // How far behind the cursor is, each poll: caught up.
+    expect(emfRecords(lines).find((r) => "WatchCursorAgeSeconds" in r)).toMatchObject({ trigger: "watch", job: "enforce", WatchCursorAgeSeconds: 0 });
 
     sim.resetCounters();
     expect(await (await coldWatch())()).toEqual({ polled: "nothing new", events: 0 });
@@ -99,9 +102,10 @@ describe("Watch function", () => {
     expect((await stored())!.revision).toBe(2);
     // The conditional write itself: a write naming a revision another has since replaced changes nothing.
     const store = dynamoWatchCursor({ client: dynalite.client(), table: () => table });
-    expect(await store.write({ version: 1, sources: { instance: 99 } }, 1)).toBe(false);
-    expect(await store.write({ version: 1, sources: { instance: 99 } }, 0)).toBe(false);
-    expect(await stored()).toEqual({ cursor: { version: 1, sources: { instance: sim.auditEvents.at(-1)!.id } }, revision: 2 });
+    const stale = { version: 2 as const, sources: { instance: { id: 99 } }, retries: {} };
+    expect(await store.write(stale, 1)).toBe(false);
+    expect(await store.write(stale, 0)).toBe(false);
+    expect(await stored()).toMatchObject({ cursor: { version: 2, sources: { instance: { id: sim.auditEvents.at(-1)!.id } } }, revision: 2 });
   });
 
   it("a report-only stage watches dry: only GETs, the share stays, the cursor moves", async () => {
@@ -121,5 +125,50 @@ describe("Watch function", () => {
     await expect((await coldWatch())()).rejects.toThrow(/GitLab Free does not have/);
     expect(await stored()).toBeUndefined();
     expect(nonGet()).toEqual([]);
+  });
+});
+
+describe("Watch function on a bad day (issue 29)", () => {
+  it("a share GitLab refuses to remove is reported by one invocation and passed; the strays made after it go at the next", async () => {
+    await start({ faults: [{ kind: "status", status: 403, method: "DELETE", path: `/api/v4/projects/${IDS.app}/share/${IDS.partners}`, times: 1_000 }] });
+    await (await coldWatch())();
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    const refused = (await (await coldWatch())()) as Extract<WatchResult, { job: string }>;
+    expect(refused.actions).toMatchObject([{ projectId: IDS.app, status: "failed" }]);
+    expect(refused.warnings.join("\n")).toMatch(/not tried again: the share of project acme\/app with group partners/);
+    for (const [path, group] of [[`/projects/${IDS.api}/share`, IDS.partners], [`/groups/${IDS.team}/share`, IDS.other]] as const) {
+      await share(sim, "jane", path, group);
+      const next = (await (await coldWatch())()) as Extract<WatchResult, { job: string }>;
+      expect(next.actions.map((a) => a.status)).toEqual(["done"]);
+    }
+    expect(allShares(sim)).toEqual([`p${IDS.app}:${IDS.partners}`]);
+    expect(await (await coldWatch())()).toEqual({ polled: "nothing new", events: 0 });
+  });
+
+  it("a cursor stored far behind drains the bound at a time, each invocation saying how far behind it is", async () => {
+    const world = watchWorld();
+    const base = Date.now() - 86_400_000;
+    world.auditEvents = Array.from({ length: 400 }, (_, i) => ({ id: i + 1, author_id: 5, entity_id: 5, entity_type: "User" as const, event_name: "user_logged_in", details: {}, created_at: new Date(base + i * 60_000).toISOString() }));
+    await start({ dataset: world });
+    const store = dynamoWatchCursor({ client: dynalite.client(), table: () => table });
+    await store.write({ version: 2, sources: { instance: { id: 1, at: world.auditEvents[0]!.created_at } }, retries: {} }, 0);
+    vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "false");
+    const ages: number[] = [];
+    for (let i = 0; i < 10 && (await stored())!.cursor.sources["instance"]!.id < 400; i++) {
+      const logs = captureLogs();
+      let result;
+      try {
+        result = await (await coldWatch())();
+        ages.push(Number(emfRecords(logs.lines()).find((r) => "WatchCursorAgeSeconds" in r)!["WatchCursorAgeSeconds"]));
+      } finally {
+        logs.restore();
+      }
+      expect(result).toMatchObject({ polled: "nothing new" });
+      expect((result as { events: number }).events).toBeLessThanOrEqual(100);
+    }
+    expect((await stored())!.cursor.sources["instance"]!.id).toBe(400);
+    expect(ages.length).toBeGreaterThanOrEqual(4);
+    expect(ages[0]).toBeGreaterThan(3_600);
+    expect(ages.at(-1)).toBe(0);
   });
 });

@@ -23,4 +23,6 @@ export const METRIC = {
   duration: "Duration",
   /** Seconds from a share's audit event to its removal: the Watch function's (trigger watch), the stream's (trigger event). */
   secondsToRemoval: "SecondsToRemoval",
+  /** Seconds the Watch function's cursor is behind the audit events GitLab has recorded (0: caught up), each poll. */
+  watchCursorAge: "WatchCursorAgeSeconds",
 } as const;

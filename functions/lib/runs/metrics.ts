@@ -58,6 +58,13 @@ function values(outcome: RunOutcome, job: JobName): [MetricName, number, Unit?][
   ];
 }
 
+/** How far behind the watch's cursor is after a poll (lib/jobs/watch): a backlog that does not drain, or a watch that no longer polls, is alarmed on. */
+export function recordCursorAge(seconds: number, labels: Pick<RunLabels, "job" | "trigger" | "stage">): void {
+  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE, defaultDimensions: { stage: labels.stage, job: labels.job, trigger: labels.trigger } });
+  metrics.addMetric(METRIC.watchCursorAge, MetricUnit.Seconds, seconds);
+  metrics.publishStoredMetrics();
+}
+
 /** Time to enforcement: seconds from audit events to the removals they led to (the Watch function, lib/jobs/watch; the stream, lib/events/latency.ts). */
 export function recordSecondsToRemoval(seconds: readonly number[], labels: Pick<RunLabels, "job" | "trigger" | "stage">): void {
   if (seconds.length === 0) return;

@@ -5,7 +5,7 @@
  * and it says so (what it enforced was idempotent: a share already removed is "already gone").
  */
 import { ConditionalCheckFailedException, DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
-import { isWatchCursor, type WatchCursor } from "../../../lib/jobs/watch/index.ts";
+import { parseWatchCursor, type WatchCursor } from "../../../lib/jobs/watch/index.ts";
 import { requireEnv } from "../config/settings.ts";
 import type { ClaimsOptions } from "./claims.ts";
 
@@ -31,8 +31,8 @@ export function dynamoWatchCursor(opts: Pick<ClaimsOptions, "client" | "table"> 
       client ??= new DynamoDBClient({});
       const { Item } = await client.send(new GetItemCommand({ TableName: table(), Key: { id: { S: KEY } }, ConsistentRead: true }));
       if (!Item) return undefined;
-      const cursor: unknown = JSON.parse(Item["cursor"]?.S ?? "null");
-      if (!isWatchCursor(cursor)) throw new Error(`the claims table's ${KEY} item is not a watch cursor: delete it to start afresh at the newest audit event`);
+      const cursor = parseWatchCursor(JSON.parse(Item["cursor"]?.S ?? "null"));
+      if (!cursor) throw new Error(`the claims table's ${KEY} item is not a watch cursor: delete it to start afresh at the newest audit event`);
       return { cursor, revision: Number(Item["revision"]?.N) };
     },
     async write(cursor, read) {

@@ -1,24 +1,49 @@
 /**
- * Where a watch stands: per source, the id of the last audit event handled. Per source, not one
- * number: event ids are instance-wide, and a source read early in a poll may get an event with an
- * id below one a source read later already returned.
+ * Where a watch stands: per source, the id of the last audit event handled and the time up to which
+ * its events have all been read; and the subjects whose removal failed for a reason that may pass,
+ * with the attempts spent on each. Per source, not one number: event ids are instance-wide, and a
+ * source read early in a poll may get an event with an id below one a source read later returned.
  */
 import { listAuditEvents, type GitLabClient } from "../../gitlab/index.ts";
 import { auditRefusal, type WatchSource } from "./sources.ts";
 
-export interface WatchCursor {
-  version: 1;
-  /** Source key ("instance", "group:12") → the last event id handled. */
-  sources: Record<string, number>;
+export interface SourcePosition {
+  /** The last event id handled. */
+  id: number;
+  /** ISO 8601 (GitLab's clock): every event created up to this time is read. Absent in a version 1 cursor. */
+  at?: string;
 }
 
-/** Whether a value read back (a state file, a table item) is a cursor. */
-export function isWatchCursor(value: unknown): value is WatchCursor {
-  const v = value as Partial<WatchCursor> | null;
-  return (
-    typeof v === "object" && v !== null && v.version === 1 && typeof v.sources === "object" && v.sources !== null &&
-    Object.values(v.sources).every((id) => Number.isSafeInteger(id) && id >= 0)
-  );
+export interface WatchCursor {
+  version: 2;
+  /** Source key ("instance", "group:12") → where its reading stands. */
+  sources: Record<string, SourcePosition>;
+  /** Subject key ("project:12") → attempts spent on it, for removals that failed for a reason that may pass (watch/retries.ts). */
+  retries: Record<string, number>;
+}
+
+const isId = (id: unknown): id is number => Number.isSafeInteger(id) && (id as number) >= 0;
+const isPosition = (p: unknown): p is SourcePosition => {
+  const v = p as Partial<SourcePosition> | null;
+  return typeof v === "object" && v !== null && isId(v.id) && (v.at === undefined || (typeof v.at === "string" && !Number.isNaN(Date.parse(v.at))));
+};
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A value read back (a state file, a table item) as a cursor, or undefined if it is none. A version 1
+ * cursor (ids alone, before the watch read in bounded windows) is taken as it stands, with no time:
+ * its next poll reads back at most 30 days (watch/read.ts).
+ */
+export function parseWatchCursor(value: unknown): WatchCursor | undefined {
+  if (!isRecord(value) || !isRecord(value["sources"])) return undefined;
+  const sources = value["sources"];
+  if (value["version"] === 1 && Object.values(sources).every(isId)) {
+    return { version: 2, sources: Object.fromEntries(Object.entries(sources).map(([key, id]) => [key, { id: id as number }])), retries: {} };
+  }
+  const retries = value["retries"];
+  if (value["version"] !== 2 || !Object.values(sources).every(isPosition) || !isRecord(retries)) return undefined;
+  if (!Object.entries(retries).every(([subject, attempts]) => /^(project|group):[1-9]\d{0,15}$/.test(subject) && isId(attempts))) return undefined;
+  return { version: 2, sources: sources as Record<string, SourcePosition>, retries: retries as Record<string, number> };
 }
 
 /**
@@ -26,18 +51,18 @@ export function isWatchCursor(value: unknown): value is WatchCursor {
  * a watch does not replay history, it handles what happens from its start (the sweep has the past).
  */
 export async function cursorFor(gitlab: GitLabClient, sources: readonly WatchSource[], known: WatchCursor | undefined, signal?: AbortSignal): Promise<WatchCursor> {
-  const cursor: WatchCursor = { version: 1, sources: {} };
+  const cursor: WatchCursor = { version: 2, sources: {}, retries: { ...known?.retries } };
   for (const source of sources) {
-    const last = known?.sources[source.key];
-    cursor.sources[source.key] = last ?? (await newestEventId(gitlab, source, signal));
+    cursor.sources[source.key] = known?.sources[source.key] ?? (await newestEvent(gitlab, source, signal));
   }
   return cursor;
 }
 
-async function newestEventId(gitlab: GitLabClient, source: WatchSource, signal?: AbortSignal): Promise<number> {
+async function newestEvent(gitlab: GitLabClient, source: WatchSource, signal?: AbortSignal): Promise<SourcePosition> {
   try {
-    for await (const event of listAuditEvents(gitlab, source.source, {}, { maxItems: 1, signal })) return event.id;
-    return 0;
+    for await (const event of listAuditEvents(gitlab, source.source, {}, { maxItems: 1, signal })) return { id: event.id, at: event.created_at };
+    // No event yet: everything from now on (GitLab's clock may differ a little: the read's margin covers it).
+    return { id: 0, at: new Date().toISOString() };
   } catch (err) {
     return auditRefusal(err, source);
   }

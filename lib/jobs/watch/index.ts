@@ -1,25 +1,28 @@
 /**
- * The watch: enforcement within a poll of a share being made. One poll reads the audit events newer
- * than the cursor (each source newest first, stopping at the last id handled; deduplicated by id),
- * keeps those that name a subject (a share made or raised, a project created or moved in), and
- * enforces only those subjects, in one targeted enforce run (its judging, guard, removals, audit
- * lines and report). The cursor moves once the batch is handled: a run that completed, dry or
- * applied, or whose guard tripped (reported, and left for a person: holding the cursor would trip
- * on every poll after). A run that stopped or failed a removal keeps the cursor where it was, so
- * the next poll handles those events again, with the newer ones.
+ * The watch: enforcement within a poll of a share being made. One poll reads, per source, the oldest
+ * audit events past the cursor, at most `maxEvents` (watch/read.ts; deduplicated by id), keeps those
+ * that name a subject (a share made or raised, a project created or moved in), adds the subjects whose
+ * removal failed for a reason that may pass (watch/retries.ts), and enforces only those, in one
+ * targeted enforce run (its judging, guard, removals, audit lines and report). The cursor moves past
+ * the events read whatever the run did: a removal GitLab refuses is reported once and passed, one that
+ * may pass is retried a few times through the cursor, and a tripped guard is reported and left for a
+ * person. Only a poll that fails as a whole (GitLab down, the audit events refused) moves nothing.
  */
 import { inScope } from "../../policy/index.ts";
-import { listAuditEvents, newerThan, type AuditEvent } from "../../gitlab/index.ts";
+import type { AuditEvent } from "../../gitlab/index.ts";
 import { enforce } from "../enforce/index.ts";
 import { statsSince, type EnforceOptions, type EnforceReport } from "../enforce/summary.ts";
 import { auditEventName, eventSubjectKey, subjectOfAuditEvent, type EventSubject } from "../events/subjects.ts";
-import { FAILED_STATUSES } from "../report.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
 import { direct, type Steps } from "../steps.ts";
 import type { WatchCursor } from "./cursor.ts";
-import { auditRefusal, type WatchSource } from "./sources.ts";
+import { EVENTS_PER_POLL, readSource } from "./read.ts";
+import { retriesAfter, subjectOfRemoval } from "./retries.ts";
+import type { WatchSource } from "./sources.ts";
 
-export { cursorFor, isWatchCursor, type WatchCursor } from "./cursor.ts";
+export { cursorFor, parseWatchCursor, type SourcePosition, type WatchCursor } from "./cursor.ts";
+export { EVENTS_PER_POLL } from "./read.ts";
+export { MAX_ATTEMPTS } from "./retries.ts";
 export { watchSources, WatchError, type WatchSource, type WatchSources } from "./sources.ts";
 
 /** An event a batch handled: what it named, and when GitLab recorded it. */
@@ -38,39 +41,39 @@ export type WatchReport = EnforceReport & { events: WatchEvent[] };
 export interface PollOptions extends Omit<EnforceOptions, "targets"> {
   sources: readonly WatchSource[];
   cursor: WatchCursor;
+  /** Events read a poll, per source (default EVENTS_PER_POLL): a backlog drains over several polls. */
+  maxEvents?: number;
   /** How the batch's enforce run is cut into steps (default: run directly). */
   steps?: Steps;
 }
 
 export interface PollResult {
-  /** Absent when no event named a subject in scope: nothing to enforce. */
+  /** Absent when no event named a subject in scope and none waits for another try: nothing to enforce. */
   report?: WatchReport;
-  /** Where the next poll starts: moved only past events handled. */
+  /** Where the next poll starts. */
   cursor: WatchCursor;
-  /** Whether the cursor moved. */
+  /** Whether the cursor changed. */
   moved: boolean;
   /** Events read this poll (all kinds). */
   read: number;
   /** Events that named a subject outside the scope, each said once (also among the report's warnings, when there is one). */
   ignored: string[];
+  /** How far the cursor is behind what GitLab has recorded: 0 when the poll read all there was, else the seconds since the time it stands at. */
+  behindSeconds: number;
 }
 
-/** One poll: read, pick the subjects, enforce them, move the cursor if the batch was handled. */
+/** One poll: read a bounded batch, pick the subjects, enforce them, move the cursor. */
 export async function pollOnce(opts: PollOptions): Promise<PollResult> {
   const { gitlab, policy, signal } = opts;
   const before = gitlab.requestCounts();
-  const next: WatchCursor = { version: 1, sources: { ...opts.cursor.sources } };
+  const next: WatchCursor = { version: 2, sources: { ...opts.cursor.sources }, retries: { ...opts.cursor.retries } };
   const events = new Map<number, AuditEvent>();
+  let behind = Infinity;
   for (const source of opts.sources) {
-    const cursor = opts.cursor.sources[source.key] ?? 0;
-    try {
-      for await (const event of newerThan(listAuditEvents(gitlab, source.source, {}, { signal }), cursor)) {
-        events.set(event.id, event);
-        next.sources[source.key] = Math.max(next.sources[source.key] ?? 0, event.id);
-      }
-    } catch (err) {
-      auditRefusal(err, source);
-    }
+    const read = await readSource(gitlab, source, opts.cursor.sources[source.key] ?? { id: 0 }, opts.maxEvents ?? EVENTS_PER_POLL, signal);
+    for (const event of read.events) events.set(event.id, event);
+    next.sources[source.key] = read.to;
+    if (!read.caughtUp) behind = Math.min(behind, Date.parse(read.to.at ?? "") || 0);
   }
   const listed = statsSince(gitlab, before);
   const handled: WatchEvent[] = [];
@@ -88,21 +91,29 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
     handled.push(named);
     subjects.set(named.subject, subject);
   }
-  const moved = { cursor: next, moved: true, read: events.size, ignored: outside };
-  if (subjects.size === 0) return moved;
+  for (const key of Object.keys(opts.cursor.retries)) if (!subjects.has(key)) subjects.set(key, subjectOfKey(key));
+  const behindSeconds = Number.isFinite(behind) ? Math.max(0, Math.round((Date.now() - behind) / 1000)) : 0;
+  const result = { cursor: next, moved: JSON.stringify(next) !== JSON.stringify(opts.cursor), read: events.size, ignored: outside, behindSeconds };
+  if (subjects.size === 0) return result;
   const targets = [...subjects.values()].map((s) => (s.kind === "group" ? { kind: "group" as const, id: s.id, subtree: false as const } : { kind: "project" as const, id: s.id }));
-  const { sources: _sources, cursor: _cursor, steps = direct, ...options } = opts;
+  const { sources: _sources, cursor: _cursor, maxEvents: _max, steps = direct, ...options } = opts;
   const run = await enforce({ ...options, targets }, steps);
+  const after = retriesAfter(run, [...subjects.keys()], opts.cursor.retries);
+  next.retries = after.retries;
   const report: WatchReport = {
     ...run,
     stats: { ...run.stats, requests: run.stats.requests + listed.requests, pages: run.stats.pages + listed.pages, auditRequests: (run.stats.auditRequests ?? 0) + listed.requests },
-    warnings: [...outside, ...run.warnings],
+    warnings: [...outside, ...run.warnings, ...after.warnings],
     events: handled,
   };
-  const done = run.summary.guard === "tripped" || (run.summary.complete && !run.actions.some((a) => FAILED_STATUSES.has(a.status)));
-  if (!done) report.warnings.push(`these events are handled again at the next poll (the run stopped or a removal failed): ${handled.map((e) => e.id).join(", ")}`);
   if (run.summary.guard === "tripped") report.warnings.push(`guard tripped: the subjects of events ${handled.map((e) => e.id).join(", ")} were left as they are; the watch moves on (review them, then run warden enforce)`);
-  return done ? { ...moved, report } : { ...moved, report, cursor: opts.cursor, moved: false };
+  return { ...result, moved: JSON.stringify(next) !== JSON.stringify(opts.cursor), report };
+}
+
+/** A subject waiting for another try, from its key ("project:12"). */
+function subjectOfKey(key: string): EventSubject {
+  const [kind, id] = key.split(":");
+  return { kind: kind === "group" ? "group" : "project", id: Number(id) };
 }
 
 /** Seconds from each removed share's event (the earliest naming its subject) to the batch's end: time to enforcement. */
@@ -111,11 +122,7 @@ export function secondsToRemoval(report: WatchReport): number[] {
   for (const event of report.events) first.set(event.subject, Math.min(first.get(event.subject) ?? Infinity, Date.parse(event.createdAt)));
   const end = Date.parse(report.finishedAt);
   return report.actions.flatMap((action) => {
-    const at = action.status === "done" ? first.get(actionSubject(action)) : undefined;
+    const at = action.status === "done" ? first.get(subjectOfRemoval(action)) : undefined;
     return at === undefined ? [] : [Math.max(0, (end - at) / 1000)];
   });
-}
-
-function actionSubject(action: ShareRemoval): string {
-  return action.kind === "project" ? `project:${action.projectId}` : `group:${action.sharedGroupId}`;
 }

@@ -1,0 +1,86 @@
+/**
+ * Reading one source's events oldest first, at most `limit` a poll, however far behind the cursor is.
+ * GitLab lists audit events newest first only (keyset by id descending; offset paging is deprecated),
+ * filtered by `created_after` / `created_before` (inclusive). So a poll narrows a time window until it
+ * holds no more than `limit` events past the cursor, and takes those: while a window overflows, its
+ * end is brought down to where, at the rate of the page just read, some 80% of the bound would fit;
+ * a window found empty moves the start up past it.
+ * One request a probe (two when a window overflows a page); at most MAX_PROBES probes, after which the poll
+ * keeps what it learned (the start moved up) and the next goes on. The cursor thus moves part-way,
+ * and a backlog of any size drains over several polls, each within its bound.
+ */
+import { AUDIT_WINDOW_DAYS, listAuditEvents, type AuditEvent, type GitLabClient } from "../../gitlab/index.ts";
+import type { SourcePosition } from "./cursor.ts";
+import { auditRefusal, type WatchSource } from "./sources.ts";
+
+/** Events a source's reading yields in one poll, by default. */
+export const EVENTS_PER_POLL = 100;
+/** Windows tried a poll, per source; past them the poll keeps how far it got (the start moved up). */
+const MAX_PROBES = 24;
+/** An event committed a little after a later one (ids and times are not in step to the millisecond) is still read. */
+const MARGIN_MS = 5 * 60_000;
+const WINDOW_MS = AUDIT_WINDOW_DAYS * 86_400_000;
+
+export interface SourceRead {
+  /** Oldest first, each newer than the position's id. */
+  events: AuditEvent[];
+  /** Where the next poll starts. */
+  to: SourcePosition;
+  /** Whether it read everything the source had: false when the bound (or the probes) left events for the next poll. */
+  caughtUp: boolean;
+}
+
+export async function readSource(gitlab: GitLabClient, source: WatchSource, from: SourcePosition, limit: number, signal?: AbortSignal): Promise<SourceRead> {
+  // Every event newer than from.id and created before `lo` has been handled; `hi` undefined: up to now.
+  let lo = from.at === undefined ? Date.now() - WINDOW_MS : Date.parse(from.at);
+  // A query spans at most 30 days, the margin included.
+  let ceiling: number | undefined = Date.now() - lo > WINDOW_MS - MARGIN_MS ? lo + WINDOW_MS - MARGIN_MS : undefined;
+  let hi = ceiling;
+  const list = (before: number | undefined, max?: number) => {
+    const window = { createdAfter: new Date(lo - MARGIN_MS), ...(before === undefined ? {} : { createdBefore: new Date(before) }) };
+    return listAuditEvents(gitlab, source.source, window, { signal, ...(max === undefined ? {} : { maxItems: max }) });
+  };
+  try {
+    for (let probe = 0; probe < MAX_PROBES; probe++) {
+      // Newest first: the events past the cursor come before any at or below it.
+      const page: AuditEvent[] = [];
+      let overflow = false;
+      for await (const event of list(hi, limit + 1)) {
+        if (event.id <= from.id) break;
+        if ((overflow = page.length === limit)) break;
+        page.push(event);
+      }
+      if (!overflow) {
+        const at = hi ?? Math.max(lo, ...page.map((e) => Date.parse(e.created_at)));
+        if (page.length > 0 || hi === undefined) return { events: page.reverse(), to: { id: Math.max(from.id, ...page.map((e) => e.id)), at: new Date(at).toISOString() }, caughtUp: hi === undefined };
+        // Nothing past the cursor up to `hi`: start there, and try up to the last window that overflowed.
+        lo = hi;
+        hi = ceiling;
+        continue;
+      }
+      // The rest is older than the page's oldest; at the page's rate, a window holding some 80% of the bound.
+      const [newest, oldest] = [Date.parse(page[0]!.created_at), Date.parse(page.at(-1)!.created_at)];
+      ceiling = Math.min(ceiling ?? Infinity, oldest);
+      if (ceiling - lo < 2) return oldestOf(list(ceiling), from, limit);
+      hi = lo + Math.max(1, Math.min(ceiling - lo, Math.floor((0.8 * Math.max(1, newest - oldest) * limit) / page.length)));
+    }
+  } catch (err) {
+    auditRefusal(err, source);
+  }
+  return { events: [], to: { id: from.id, at: new Date(lo).toISOString() }, caughtUp: false };
+}
+
+/**
+ * More than `limit` events within a millisecond or two: the window is read to the cursor, keeping
+ * only the oldest `limit` (newest first, so the last seen); the time stays, the id moves.
+ */
+async function oldestOf(events: AsyncIterable<AuditEvent>, from: SourcePosition, limit: number): Promise<SourceRead> {
+  const kept: AuditEvent[] = [];
+  for await (const event of events) {
+    if (event.id <= from.id) break;
+    kept.push(event);
+    if (kept.length > limit) kept.shift();
+  }
+  kept.reverse();
+  return { events: kept, to: { ...from, id: Math.max(from.id, ...kept.map((e) => e.id)) }, caughtUp: false };
+}

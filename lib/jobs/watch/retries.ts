@@ -1,0 +1,55 @@
+/**
+ * What the watch does with a removal that failed. The cursor always moves past the events handled,
+ * so one share the token cannot remove never holds back the shares made after it. A failure that will
+ * not change (GitLab answered, and not with a 5xx, 408 or 429: a 403 where the token is not Maintainer,
+ * a group share kept without Owner) is reported once, in the batch that met it. A failure that may
+ * pass (a 5xx, a timeout, a 429, a connection lost, the run cut off) has its subject enforced again at
+ * the next polls, MAX_ATTEMPTS in all, then is reported and passed. The subjects waiting are few
+ * (MAX_WAITING, kept in the cursor); past that, the scheduled sweep has them.
+ */
+import type { EnforceReport } from "../enforce/summary.ts";
+import { FAILED_STATUSES } from "../report.ts";
+import type { ShareRemoval } from "../shares/plan.ts";
+
+export const MAX_ATTEMPTS = 3;
+export const MAX_WAITING = 100;
+
+/** Whether a removal's error says GitLab gave an answer that another try would get again. */
+export function lasting(error: string | undefined): boolean {
+  // lib/http's messages: "DELETE /projects/1/share/2 answered 403: …", and shares/kinds.ts's "GitLab answered 204 but kept the share…".
+  const status = Number(/\banswered (\d{3})\b/.exec(error ?? "")?.[1]);
+  return status > 0 && status < 500 && status !== 408 && status !== 429;
+}
+
+export function subjectOfRemoval(action: ShareRemoval): string {
+  return action.kind === "project" ? `project:${action.projectId}` : `group:${action.sharedGroupId}`;
+}
+
+/**
+ * The retries after a batch's run on `subjects` (those of its events and those retried): each subject
+ * with a failure that may pass (or every subject, when the run did not finish) spends an attempt;
+ * every other subject of `before` is done with. Returns the map for the cursor and the warnings that report what is passed.
+ */
+export function retriesAfter(run: EnforceReport, subjects: readonly string[], before: Readonly<Record<string, number>>): { retries: Record<string, number>; warnings: string[] } {
+  const failed = run.actions.filter((a) => FAILED_STATUSES.has(a.status));
+  const refused = failed.filter((a) => lasting(a.error));
+  const again = new Set(failed.filter((a) => !lasting(a.error)).map(subjectOfRemoval));
+  if (!run.summary.complete && run.summary.guard !== "tripped") for (const s of subjects) again.add(s);
+  for (const a of refused) again.delete(subjectOfRemoval(a));
+  const warnings = refused.map((a) => `not tried again: the share of ${describe(a)} (${a.error}); remove it by hand, or give the token the role it needs`);
+  const retries: Record<string, number> = {};
+  const passed: string[] = [];
+  for (const subject of again) {
+    const attempts = (before[subject] ?? 0) + 1;
+    if (attempts >= MAX_ATTEMPTS || Object.keys(retries).length >= MAX_WAITING) passed.push(`${subject} (${attempts} attempt(s))`);
+    else retries[subject] = attempts;
+  }
+  if (passed.length > 0) warnings.push(`not tried again after failures that may pass: ${passed.join(", ")}; the scheduled sweep (warden enforce) finds any share still there`);
+  const waiting = Object.keys(retries).filter((s) => again.has(s));
+  if (waiting.length > 0) warnings.push(`tried again at the next poll (a failure that may pass, or the run did not finish): ${waiting.map((s) => `${s} (attempt ${retries[s]! + 1} of ${MAX_ATTEMPTS})`).join(", ")}`);
+  return { retries, warnings };
+}
+
+function describe(a: ShareRemoval): string {
+  return a.kind === "project" ? `project ${a.project} with group ${a.group}` : `group ${a.sharedGroup} with group ${a.group}`;
+}
