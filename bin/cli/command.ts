@@ -44,7 +44,8 @@ export class UsageError extends Error {
 }
 
 export const REPORT_FORMATS = ["text", "markdown", "json"] as const;
-export type ReportFormat = (typeof REPORT_FORMATS)[number];
+/** csv: only where a command says so (warden report shares). */
+export type ReportFormat = (typeof REPORT_FORMATS)[number] | "csv";
 
 /** The help lines of --format and --json, for the usage of each command that prints a report. */
 export const FORMAT_HELP = `  --format FORMAT  text (default), markdown (for merge request comments and CI job summaries)

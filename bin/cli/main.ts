@@ -8,6 +8,7 @@ import type { CliIO, Command } from "./command.ts";
 import { enforceCommand } from "./enforce.ts";
 import { pipelineCommand } from "./pipeline.ts";
 import { policyCommand } from "./policy.ts";
+import { reportCommand } from "./report.ts";
 import { restoreCommand } from "./restore.ts";
 import { watchCommand } from "./watch.ts";
 import { workflowsCommand } from "./workflows.ts";
@@ -15,7 +16,7 @@ import { allowHttpFrom, notice, redactedIO, reportFormat, requestTimeoutFrom, Us
 import { closest } from "./suggest.ts";
 import { packageVersion } from "./version.ts";
 
-export const COMMANDS: Command[] = [enforceCommand, applyCommand, pipelineCommand, policyCommand, restoreCommand, watchCommand, workflowsCommand];
+export const COMMANDS: Command[] = [enforceCommand, applyCommand, pipelineCommand, policyCommand, reportCommand, restoreCommand, watchCommand, workflowsCommand];
 
 /** The options every command takes besides its own (each command's usage lists them too). */
 export const COMMON = {

@@ -95,7 +95,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     const slice = await steps.step(`examine ${n}`, () =>
       measured(() =>
         examineSlice({
-          gitlab, policy, ...(base ? { base } : {}), seesAllGroups: begun.seesAllGroups, concurrency, signal, now, frontier, steps, runEnd,
+          gitlab, policy, ...(base ? { base } : {}), seesAllGroups: begun.seesAllGroups, concurrency, signal, now, frontier, steps, runEnd, onJudged: opts.onJudged,
           // Counts so far, as pages arrive (run directly, this is the whole examination).
           progress: (t, strays) => opts.onProgress?.({ phase: "examining", projects: tally.projects + t.projects, groups: tally.groups + t.groups, strays: found.length + strays }),
         }),

@@ -15,7 +15,7 @@ import { examineWork } from "./examine/examiners.ts";
 import { newLedger } from "./examine/ledger.ts";
 import { slotPool } from "./examine/slots.ts";
 import type { ExaminationWork } from "./examine/work.ts";
-import { emptyTally, type StepStats, type Tally } from "./summary.ts";
+import { emptyTally, type JudgedShareHook, type StepStats, type Tally } from "./summary.ts";
 
 /** What one step of examination found, and where it left off: JSON, as a durable execution records it. */
 export interface Slice {
@@ -49,6 +49,8 @@ export interface SliceInput {
   /** When the whole run must stop (epoch ms): a durable execution's own time limit. */
   runEnd: number;
   progress: (tally: Tally, strays: number) => void;
+  /** Sees every share judged, with its verdict (EnforceOptions.onJudged). */
+  onJudged?: JudgedShareHook | undefined;
 }
 
 /**
@@ -76,6 +78,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
       for (const share of subject.shares) {
         tally[counters.shares]++;
         const verdict = evaluateShare(policy, shareInput(kind, subject, share), now);
+        input.onJudged?.({ kind, subject, share, verdict });
         if (verdict.kind === "allowed" || verdict.kind === "exempt") matched[verdict.kind === "allowed" ? "allow" : "exempt"][verdict.index]!++;
         const difference = input.base && judgeUnderBase(input.base, kind, subject, share, verdict, now);
         // A step records its differences as it does its strays: a slice holds no more of them than a step may.

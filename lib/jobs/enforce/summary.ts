@@ -1,7 +1,7 @@
 /** What enforce counts and reports, its options and defaults: shared by the job, its slices and its view. */
-import type { GitLabClient, RequestCounts } from "../../gitlab/index.ts";
-import type { Policy, RuleCounts } from "../../policy/index.ts";
-import type { ShareRemoval } from "../shares/plan.ts";
+import type { GitLabClient, GroupShare, RequestCounts } from "../../gitlab/index.ts";
+import type { Policy, RuleCounts, ShareVerdict } from "../../policy/index.ts";
+import type { ShareKindName, ShareRemoval, Subject } from "../shares/plan.ts";
 import type { PolicyComparison } from "./compare.ts";
 import type { EnforceTarget } from "./examine/targets.ts";
 import type { GuardedSummary, JobOptions, Report } from "../report.ts";
@@ -58,7 +58,23 @@ export interface EnforceOptions extends JobOptions {
   targets?: readonly EnforceTarget[];
   /** The base policy (from a GitLab repository) to compare `policy` with: the report gains `comparison`; never with `apply`. */
   compareWith?: Policy;
+  /**
+   * Sees every share the examination judges, allowed, exempt, stray or out of scope, as it is judged
+   * (the access review, lib/jobs/review/, lists them all). Called in a step's examination only: a step
+   * a durable execution replays calls it no more, so only a run without durable steps may rely on it.
+   */
+  onJudged?: JudgedShareHook;
 }
+
+/** One share as the examination judged it: its kind, its subject, the share as GitLab listed it, and the verdict. */
+export interface JudgedShare {
+  kind: ShareKindName;
+  subject: Subject;
+  share: GroupShare;
+  verdict: ShareVerdict;
+}
+
+export type JudgedShareHook = (judged: JudgedShare) => void;
 
 /** Where a run is: examining (counts so far; the projects in scope when known), or removing (settled of planned). */
 export type EnforceProgress =

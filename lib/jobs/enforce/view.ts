@@ -42,7 +42,7 @@ export const enforceView: JobView<ShareRemoval, EnforceReport> = {
  * "added by Jane Doe 2026-11-20", or why no one is named: "added by ? (not visible)"; a removal not
  * attributed at all (the run stopped first) says so, so that every row has the column.
  */
-function addedByText(a: ShareRemoval): string {
+export function addedByText(a: Pick<ShareRemoval, "addedBy" | "attribution">): string {
   if (a.addedBy === undefined) return "not attributed";
   return a.addedBy ? `added by ${a.addedBy.name} ${a.addedBy.at.slice(0, 10)}` : `added by ? (${a.attribution ?? "not recorded"})`;
 }

@@ -4,12 +4,13 @@ import { enforceView } from "../enforce/view.ts";
 import { pipelineView } from "../pipeline/view.ts";
 import type { JobName, Report } from "../report.ts";
 import { restoreView } from "../restore/view.ts";
+import { reviewView } from "../review/view.ts";
 import { count, type JobView } from "../view.ts";
 import { workflowsView } from "../workflows/view.ts";
 
 export type AnyReport = Report<{ status: string }, object>;
 
-const VIEWS: Partial<Record<JobName, JobView<never, never>>> = { enforce: enforceView, apply: applyView, pipeline: pipelineView, restore: restoreView, workflows: workflowsView };
+const VIEWS: Partial<Record<JobName, JobView<never, never>>> = { enforce: enforceView, apply: applyView, pipeline: pipelineView, restore: restoreView, review: reviewView, workflows: workflowsView };
 
 export function viewOf(report: AnyReport): JobView<never, never> {
   const view = VIEWS[report.job];

@@ -20,6 +20,9 @@ const STATUS_STYLE: Record<string, Style> = {
   failed: "red",
   unknown: "red",
   created: "green",
+  allowed: "green",
+  exempt: "cyan",
+  stray: "yellow",
 };
 
 export interface TextOptions {

@@ -1,0 +1,113 @@
+/**
+ * The access review (`warden report shares`): every share in scope, allowed, exempt and stray, with
+ * the rule that allows it or why it is stray, and who added it and when. Not a second examination:
+ * enforce's own, as a dry run, with a hook that sees each share as it is judged (EnforceOptions.onJudged),
+ * so the review sends exactly the examination's reads, plus attribution.
+ *
+ * Attribution is done once for every listed share here, with enforce's own (strays only) turned off
+ * for the run: each group's audit events are then listed once, newest first within
+ * gitlab.attribution.days, for all the shares they record; listing allowed shares adds only the groups
+ * that record no stray, never a second listing of one. The summary and stats say what it cost.
+ *
+ * Memory: the listed shares are held once (they must be sorted, and attributed before the first is
+ * written); the front end writes CSV and JSON from that one list row by row (output.ts).
+ */
+import { isTrue } from "../../gitlab/index.ts";
+import { enforce } from "../enforce/index.ts";
+import { attributeRemovals } from "../enforce/attribution.ts";
+import { makeReport } from "../envelope.ts";
+import type { JudgedShare } from "../enforce/summary.ts";
+import { accessLevelName, type Policy } from "../../policy/index.ts";
+import { byKindAndPath, shareFields, shareKey, type ShareRemoval } from "../shares/plan.ts";
+import { countStatus } from "../report.ts";
+import type { ReviewedShare, ReviewOptions, ReviewReport } from "./summary.ts";
+
+export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
+  const { gitlab, policy, signal } = opts;
+  const startedAt = Date.now();
+  const now = opts.now ?? new Date();
+  const before = gitlab.requestCounts();
+  // Keyed by share: a project moved mid-listing is judged twice, and listed once.
+  const listed = new Map<string, ReviewedShare>();
+  const examined = await enforce({
+    gitlab,
+    policy: withoutAttribution(policy),
+    now,
+    signal,
+    ...(opts.targets ? { targets: opts.targets } : {}),
+    ...(opts.listConcurrency ? { listConcurrency: opts.listConcurrency } : {}),
+    onJudged: (judged) => {
+      const row = reviewed(policy, judged);
+      if (row) listed.set(shareKey(row), row);
+    },
+    onProgress: (p) => p.phase === "examining" && opts.onProgress?.({ projects: p.projects, groups: p.groups, shares: listed.size }),
+  });
+  // In the plan's order (by kind, subject, invited group), which reads only the fields a listed share names alike.
+  const rows = [...listed.values()].sort(byKindAndPath as unknown as (a: ReviewedShare, b: ReviewedShare) => number);
+  listed.clear();
+
+  const days = policy.gitlab?.attribution.days ?? 0;
+  const warnings = [...examined.warnings];
+  let attributionGroups = 0;
+  let auditRequests = 0;
+  if (rows.length && !signal?.aborted) {
+    const user = await gitlab.currentUser(signal);
+    // attributeRemovals reads a removal's kind, subject and invited group only: a listed share has them, named alike.
+    const shares = rows as unknown as ShareRemoval[];
+    const result = await attributeRemovals({ gitlab, policy, admin: isTrue(user.is_admin), now, actions: shares, concurrency: opts.listConcurrency ?? 16, signal });
+    result.attributed.forEach((a, i) => Object.assign(rows[i]!, a));
+    warnings.push(...result.warnings);
+    auditRequests = result.auditRequests;
+    // Where GitLab records each share (attribution.ts): the sharing group for a group share, the invited group for a project share.
+    attributionGroups = days === 0 ? 0 : new Set(rows.map((r) => (r.kind === "group" ? r.sharedGroupId : r.groupId))).size;
+  }
+  const after = gitlab.requestCounts();
+  const report: ReviewReport = makeReport({ job: "review", dryRun: true, policy, gitlab: gitlab.http, startedAt }, {
+    summary: {
+      projects: examined.summary.projects,
+      groups: examined.summary.groups,
+      listed: rows.length,
+      allowed: countStatus(rows, "allowed"),
+      exempt: countStatus(rows, "exempt"),
+      strays: countStatus(rows, "stray"),
+      attributed: rows.filter((r) => r.addedBy).length,
+      attributionDays: days,
+      attributionGroups,
+      complete: examined.summary.complete,
+    },
+    // Filled in below: makeReport copies each action to name its level, which the rows already do.
+    actions: [],
+    stats: {
+      requests: after.requests - before.requests,
+      retries: after.retries - before.retries,
+      rateLimited: after.rateLimited - before.rateLimited,
+      pages: after.pages - before.pages,
+      auditRequests,
+      durationMs: Date.now() - startedAt,
+      ...(examined.stats.lowestConcurrency === undefined ? {} : { lowestConcurrency: examined.stats.lowestConcurrency }),
+    },
+    // Enforce's guard speaks of removals, which a review never makes.
+    warnings: warnings.filter((w) => !w.startsWith("guard: ")),
+  });
+  report.actions = rows;
+  return report;
+}
+
+/** The policy with attribution off: the review attributes every share itself, once. */
+function withoutAttribution(policy: Policy): Policy {
+  return policy.gitlab ? { ...policy, gitlab: { ...policy.gitlab, attribution: { days: 0 } } } : policy;
+}
+
+/** A judged share as the review lists it; undefined outside the scope (not listed: enforce warns of them). */
+function reviewed(policy: Policy, { kind, subject, share, verdict }: JudgedShare): ReviewedShare | undefined {
+  if (verdict.kind === "out-of-scope") return undefined;
+  const { reason: _, ...fields } = shareFields(share, "");
+  const head = kind === "project" ? { kind, projectId: subject.id, project: subject.path } : { kind, sharedGroupId: subject.id, sharedGroup: subject.path };
+  return { ...head, ...fields, accessLevelName: accessLevelName(fields.accessLevel), status: verdict.kind, rule: ruleOf(policy, verdict) } as ReviewedShare;
+}
+
+function ruleOf(policy: Policy, verdict: Exclude<JudgedShare["verdict"], { kind: "out-of-scope" }>): string {
+  if (verdict.kind === "stray") return verdict.reason;
+  const until = verdict.kind === "exempt" ? policy.gitlab?.shares.exempt[verdict.index]?.until : undefined;
+  return until ? `${verdict.rule} (until ${until})` : verdict.rule;
+}
