@@ -123,7 +123,8 @@ describe.sequential("enforce --out, then apply", () => {
     const lines = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { message: string; outcome: string });
     expect(lines).toHaveLength(strays);
     expect(lines.every((l) => /^remove-(group-)?share$/.test(l.message) && l.outcome === "done")).toBe(true);
-    const restore = await warden(["restore", log, "--json"], env);
+    // The policy removed them, so restore would skip them: --include-stray plans them all back.
+    const restore = await warden(["restore", log, "--json", "--include-stray"], env);
     expect(restore.code).toBe(2);
     expect(JSON.parse(restore.stdout).summary.restores).toBe(strays);
   });
