@@ -1,6 +1,6 @@
 /**
  * Watch: every minute (sst.config.ts's WatchSchedule) one poll of GitLab's audit events newer than the
- * cursor, enforcing only the subjects they name (lib/jobs/watch): a stray share is gone a minute or two
+ * cursor, enforcing only the subjects they name (lib/jobs/watch's watchOnce): a stray share is gone a minute or two
  * after it was made, not at the next daily run. Applies on the schedule unless the stage is report-only,
  * as Enforce's schedule decides (lib/runs/scheduled.ts); a console invocation is dry unless it says
  * "dryRun": false. The cursor is an item of the claims table written only if no other invocation wrote
@@ -9,7 +9,7 @@
  * removed something, metrics (with the seconds from each share's event to its removal), a Slack summary.
  */
 import type { Context } from "aws-lambda";
-import { cursorFor, pollOnce, secondsToRemoval, watchSources, type PollResult, type WatchSources } from "../lib/jobs/watch/index.ts";
+import { secondsToRemoval, watchOnce, watchSources, type WatchOnceResult, type WatchReport, type WatchSources } from "../lib/jobs/watch/index.ts";
 import { gitlabClient } from "./lib/config/clients.ts";
 import { loadPolicy } from "./lib/config/policy.ts";
 import { secrets } from "./lib/config/secrets.ts";
@@ -33,7 +33,7 @@ const store = dynamoWatchCursor();
 let known: { sources: WatchSources; at: number; policy: string } | undefined;
 
 /** What an invocation did: a batch's report, or why there was none. */
-export type WatchResult = NonNullable<PollResult["report"]> | { polled: "started" | "nothing new" | "busy"; events: number };
+export type WatchResult = WatchReport | { polled: "started" | "nothing new" | "busy"; events: number };
 
 export const handler = jobLambda(scheduledEventSchema("workflows"), (event: ScheduledEvent, context: Context & DeadlineContext): Promise<WatchResult> => watch(event, context));
 
@@ -51,7 +51,7 @@ async function watch(event: ScheduledEvent, context: Context & DeadlineContext):
   try {
     // Read first, from the caches the poll reads too; a policy that cannot be read has no summary setting.
     notify = await notifySettings().catch(() => undefined);
-    let polled: PollResult | "started";
+    let polled: WatchOnceResult;
     try {
       polled = await poll(apply, context.signal);
     } catch (error) {
@@ -59,8 +59,8 @@ async function watch(event: ScheduledEvent, context: Context & DeadlineContext):
       await runLifecycle(() => Promise.reject(error), life);
       throw error;
     }
-    recordCursorAge(polled === "started" ? 0 : polled.behindSeconds, labels);
-    if (polled === "started") return { polled: "started", events: 0 };
+    recordCursorAge(polled.started ? 0 : polled.behindSeconds, labels);
+    if (polled.started) return { polled: "started", events: 0 };
     for (const line of polled.ignored) logger.info(line);
     if (!polled.report) return { polled: "nothing new", events: polled.read };
     const { report } = await runLifecycle(async () => polled.report!, life);
@@ -71,8 +71,8 @@ async function watch(event: ScheduledEvent, context: Context & DeadlineContext):
   }
 }
 
-/** One poll from the stored cursor; the first invocation only stores the newest event's id. */
-async function poll(apply: boolean, signal: AbortSignal): Promise<PollResult | "started"> {
+/** One poll from the stored cursor (lib/jobs/watch's watchOnce); the first invocation only stores the newest events. */
+async function poll(apply: boolean, signal: AbortSignal): Promise<WatchOnceResult> {
   const policy = await loadPolicy();
   const gitlab = gitlabClient(await secrets.get());
   const sha = policy.source.sha256;
@@ -80,17 +80,8 @@ async function poll(apply: boolean, signal: AbortSignal): Promise<PollResult | "
     known = { sources: await watchSources(gitlab, policy, INTERVAL_MS, signal), at: Date.now(), policy: sha };
     logger.info(known.sources.statement);
   }
-  const { sources } = known.sources;
-  const stored = await store.read();
-  const cursor = await cursorFor(gitlab, sources, stored?.cursor, signal);
-  if (!stored) {
-    await store.write(cursor, 0);
-    logger.info("first poll: the cursor starts at the newest audit event (earlier ones are the scheduled Enforce run's)", { cursor });
-    return "started";
-  }
-  const polled = await pollOnce({ gitlab, policy, sources, cursor, apply, signal, audit });
-  if (polled.moved && !(await store.write(polled.cursor, stored.revision))) {
-    logger.warn("another Watch invocation moved the cursor first: this one's is dropped (its removals were idempotent)");
-  }
+  const polled = await watchOnce({ gitlab, policy, sources: known.sources.sources, store, apply, signal, audit });
+  if (polled.started) logger.info("first poll: the cursor starts at the newest audit event (earlier ones are the scheduled Enforce run's)", { cursor: polled.cursor });
+  else if (polled.lost) logger.warn("another Watch invocation moved the cursor first: this one's is dropped (its removals were idempotent)");
   return polled;
 }

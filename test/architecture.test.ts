@@ -1,7 +1,8 @@
 /**
  * The import rules, read from the import lines themselves (the repository has no linter): no circle,
  * every lib layer imports only the layers below it, enforce's folder keeps its one-way rules
- * (docs/architecture.md), and no file in lib/ or functions/ outgrows 250 lines.
+ * (docs/architecture.md), the AWS SDK stays in lib/aws and the front ends, bin/ never imports
+ * functions/, and no file in lib/ or functions/ outgrows 250 lines.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
@@ -33,6 +34,8 @@ it("no import circle", () => {
 it("each lib layer imports only the layers below it; lib never imports functions/ or bin/", () => {
   const below: Record<string, string[]> = {
     redact: [],
+    // The AWS SDK's clients both front ends use (the run-history bucket): a leaf no other layer imports.
+    aws: [],
     policy: ["redact"],
     http: ["redact"],
     paging: ["http", "redact"],
@@ -48,6 +51,26 @@ it("each lib layer imports only the layers below it; lib never imports functions
     return from !== to && !below[from.slice(4)]!.includes(to.slice(4));
   });
   expect(upward).toEqual([]);
+});
+
+// Dynamic imports too: a front end loads a heavy module lazily (`await import("…")`), and that is an edge all the same.
+const LAZY = /\bimport\(\s*"(\.[^"]+)"\s*\)/g;
+const edges = (from: RegExp) =>
+  [...graph].filter(([file]) => from.test(file)).flatMap(([file, to]) => [...to, ...[...readFileSync(file, "utf8").matchAll(LAZY)].map((m) => normalize(join(dirname(file), m[1]!)))].map((target) => `${file} -> ${target}`));
+
+it("only lib/aws imports the AWS SDK in lib/, and lib/jobs reaches storage through its ports", () => {
+  const sdk = files.filter((f) => /^lib\/(?!aws\/)/.test(f)).filter((f) => /\bfrom\s*"@aws(-sdk)?\/|\bimport\(\s*"@aws(-sdk)?\//.test(readFileSync(f, "utf8")));
+  expect(sdk).toEqual([]);
+});
+
+/**
+ * The CLI and the Lambdas are two front ends on lib/: what both need (the watch's poll, the run
+ * history's reading, the S3 client) lives in lib/, so the CLI never loads a Lambda's module. bin/bench/
+ * is exempt: it is the benchmark harness, not the CLI, and measures the Lambda handlers themselves
+ * (functions/enforce.ts, events.ts, worker.ts) as they run deployed; it ships in no package.
+ */
+it("bin/ never imports functions/ (bin/bench, the benchmark of the handlers, aside)", () => {
+  expect(edges(/^bin\/(?!bench\/)/).filter((edge) => edge.split(" -> ")[1]!.startsWith("functions/"))).toEqual([]);
 });
 
 it("enforce's folder imports one way (rules 1-6 of the layout)", () => {

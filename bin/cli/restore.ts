@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { restore, RestoreInputError } from "../../lib/jobs/index.ts";
 import { isStoredRun, parseRestoreTextFrom } from "../../lib/jobs/restore/input.ts";
+import { runReader, storedRestoreInput } from "../../lib/jobs/restore/run-history.ts";
 import type { CliIO, Command } from "./command.ts";
 import { auditTrail, gitlabFrom, policyFrom, positiveInt, printReport, UsageError } from "./io.ts";
 
@@ -69,7 +70,7 @@ export const restoreCommand: Command = {
     const maxRestores = wholeNumber(values["max-restores"]);
     const concurrency = positiveInt(args, "concurrency");
     // The input is checked before the policy, GitLab's environment or any request to GitLab.
-    const input = await (isStoredRun(file) ? readStoredRun(file) : readRestoreFile(file)).catch((err: unknown) => {
+    const input = await (isStoredRun(file) ? readStoredRun(file, io.env) : readRestoreFile(file)).catch((err: unknown) => {
       throw err instanceof RestoreInputError ? new UsageError(err.message) : err;
     });
     // The policy as enforce reads it: each share is judged by what the next sweep will judge it by.
@@ -81,10 +82,16 @@ export const restoreCommand: Command = {
   },
 };
 
-/** Loaded only when asked for: the S3 client is no part of every other command's start. */
-async function readStoredRun(ref: string) {
-  const { runHistory, storedRestoreInput } = await import("../../functions/lib/state/run-history.ts");
-  return storedRestoreInput(runHistory(), ref);
+/** A run the Lambdas kept, read from S3; the S3 client is loaded only when asked for: it is no part of every other command's start. */
+async function readStoredRun(ref: string, env: CliIO["env"]) {
+  const { s3Objects } = await import("../../lib/aws/s3-objects.ts");
+  // The bucket "latest" lists (an s3:// name carries its own).
+  const bucket = () => {
+    const name = env["WARDEN_RUN_HISTORY_BUCKET"];
+    if (!name) throw new UsageError("WARDEN_RUN_HISTORY_BUCKET is not set");
+    return name;
+  };
+  return storedRestoreInput(runReader(s3Objects(), bucket), ref);
 }
 
 async function readRestoreFile(file: string) {

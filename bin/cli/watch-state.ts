@@ -1,15 +1,35 @@
 /**
- * `warden watch`'s state file: its cursor and the GitLab it belongs to, written atomically (a new file
- * renamed over the old), so a watch killed mid-write leaves the previous cursor, never half of one.
+ * `warden watch`'s cursor store (lib/jobs/watch/store.ts): a state file holding the cursor and the
+ * GitLab it belongs to, written atomically (a new file renamed over the old), so a watch killed
+ * mid-write leaves the previous cursor, never half of one. The file is read once, when the store is
+ * made (a bad or foreign file is refused before any request); the watch is its only writer after that.
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { parseWatchCursor, type WatchCursor } from "../../lib/jobs/watch/index.ts";
+import { parseWatchCursor, type CursorStore, type WatchCursor } from "../../lib/jobs/watch/index.ts";
 import { UsageError } from "./command.ts";
 
 export const DEFAULT_WATCH_STATE = ".warden-watch.json";
 
+export function fileCursorStore(path: string, gitlabUrl: string): CursorStore {
+  let saved = readWatchState(path, gitlabUrl);
+  let revision = saved ? 1 : 0;
+  return {
+    async read() {
+      return saved && { cursor: saved, revision };
+    },
+    async write(cursor, read) {
+      if (read !== revision) return false;
+      const temporary = `${path}.${process.pid}.tmp`;
+      writeFileSync(temporary, `${JSON.stringify({ ...cursor, gitlabUrl }, null, 2)}\n`);
+      renameSync(temporary, path);
+      [saved, revision] = [cursor, revision + 1];
+      return true;
+    },
+  };
+}
+
 /** The cursor saved for this GitLab, or undefined when there is no file yet (a first start). */
-export function readWatchState(path: string, gitlabUrl: string): WatchCursor | undefined {
+function readWatchState(path: string, gitlabUrl: string): WatchCursor | undefined {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -29,10 +49,4 @@ export function readWatchState(path: string, gitlabUrl: string): WatchCursor | u
   const saved = (state as { gitlabUrl?: unknown }).gitlabUrl;
   if (saved !== gitlabUrl) throw new UsageError(`--state ${path}: the cursor of ${String(saved)}, not of ${gitlabUrl}; give another --state file for this GitLab`);
   return cursor;
-}
-
-export function writeWatchState(path: string, gitlabUrl: string, cursor: WatchCursor): void {
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify({ ...cursor, gitlabUrl }, null, 2)}\n`);
-  renameSync(temporary, path);
 }

@@ -2,10 +2,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { exitCode } from "../../lib/jobs/index.ts";
 import { jsonForTerminal } from "../../lib/jobs/render.ts";
-import { cursorFor, pollOnce, watchSources, WatchError, type WatchReport } from "../../lib/jobs/watch/index.ts";
+import { watchOnce, watchSources, WatchError, type WatchReport } from "../../lib/jobs/watch/index.ts";
 import { auditTrail, gitlabFrom, notice, policyFrom, printReport, progressLine, reportFormat } from "./io.ts";
 import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP, type ParsedArgs, UsageError } from "./command.ts";
-import { DEFAULT_WATCH_STATE, readWatchState, writeWatchState } from "./watch-state.ts";
+import { DEFAULT_WATCH_STATE, fileCursorStore } from "./watch-state.ts";
 
 /** Polls that fail in a row (GitLab down, say) before the watch gives up. */
 const MAX_FAILED_POLLS = 10;
@@ -53,13 +53,11 @@ strays, 3 a guard tripped (nothing changed in that batch).`,
     const intervalMs = intervalFrom(args);
     const statePath = typeof args.values["state"] === "string" ? args.values["state"] : DEFAULT_WATCH_STATE;
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
-    const saved = readWatchState(statePath, gitlab.http.origin);
+    // The state file is read (and a foreign one refused) before any request.
+    const store = fileCursorStore(statePath, gitlab.http.origin);
     const signal = io.signal;
     const { sources, statement } = await watchSources(gitlab, policy, intervalMs, signal);
     notice(io, statement);
-    let cursor = await cursorFor(gitlab, sources, saved, signal);
-    writeWatchState(statePath, gitlab.http.origin, cursor);
-    if (!saved) notice(io, `first start: from the newest audit event now (earlier ones are the scheduled sweep's); cursor in ${statePath}`);
     const apply = args.values["apply"] === true;
     const trail = auditTrail(io, args);
     const waiting = progressLine(io);
@@ -68,9 +66,12 @@ strays, 3 a guard tripped (nothing changed in that batch).`,
     try {
       while (!signal?.aborted) {
         try {
-          const polled = await pollOnce({ gitlab, policy, sources, cursor, apply, signal, audit: trail.sink });
+          const polled = await watchOnce({ gitlab, policy, sources, store, apply, signal, audit: trail.sink });
           failed = 0;
-          if (polled.moved) writeWatchState(statePath, gitlab.http.origin, (cursor = polled.cursor));
+          if (polled.started) {
+            notice(io, `first start: from the newest audit event now (earlier ones are the scheduled sweep's); cursor in ${statePath}`);
+            continue; // the first poll follows at once
+          }
           if (polled.report) worst = worse(worst, printBatch(io, polled.report, args));
           else for (const line of polled.ignored) notice(io, line);
         } catch (err) {

@@ -33,7 +33,7 @@ describe("afterRun", () => {
     } finally {
       logs.restore();
     }
-    expect(result.stored).toMatch(/^s3:\/\/warden-runs\/runs\/enforce\/\d{8}T\d{6}\.\d{3}Z-req-1\.json$/);
+    expect(result.stored).toMatch(/^s3:\/\/warden-runs\/runs\/enforce\/schedule\/\d{8}T\d{6}\.\d{3}Z-req-1\.json$/);
     expect(out.some((l) => l.includes('"SharesRemoved":1'))).toBe(true);
   });
 

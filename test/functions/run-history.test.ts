@@ -2,7 +2,8 @@ import { GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { registerSecret } from "../../lib/redact/index.ts";
-import { parseRunRef, runHistory, RunHistoryError, runKey } from "../../functions/lib/state/run-history.ts";
+import { parseRunRef, RunHistoryError, runKey } from "../../lib/jobs/restore/run-history.ts";
+import { runHistory } from "../../functions/lib/state/run-history.ts";
 import type { AnyReport, RunLabels } from "../../functions/lib/runs/outcome.ts";
 
 const s3 = mockClient(S3Client);

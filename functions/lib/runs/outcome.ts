@@ -4,11 +4,12 @@
  * metrics count as failed is the run the channel is told failed.
  */
 import { errorText, exitCode, FAILED_STATUSES, type JobName, type Report } from "../../../lib/jobs/report.ts";
+import type { Trigger } from "../../../lib/jobs/restore/run-history.ts";
 
 export type AnyReport = Report<{ status: string }, object>;
 
-/** Who started a run: the schedule, a person in the console, a chat command or GitLab's events (both through the worker), or the Watch function. */
-export type Trigger = "schedule" | "console" | "chat" | "event" | "watch";
+/** Who started a run (lib/jobs/restore/run-history.ts: a stored run's key names it): the schedule, a person in the console, a chat command or GitLab's events (both through the worker), or the Watch function. */
+export type { Trigger };
 
 export type RunOutcome = { report: AnyReport } | { error: unknown };
 

@@ -12,7 +12,7 @@
  * applying enforce run removed (lib/jobs/restore/), dry unless `"dryRun": false` too. The value is
  * that run's JSON report, `{ "lines": [...] }` with its audit lines (the log lines as strings, or as
  * objects), the lines as one string, or a run the run-history bucket keeps: `"s3://bucket/key"`,
- * `"latest"` for the latest sweep, `"latest:watch"`, `"latest:event"` (state/run-history.ts). Each share is
+ * `"latest"` for the latest sweep, `"latest:watch"`, `"latest:event"` (lib/jobs/restore/run-history.ts). Each share is
  * judged by the policy this run reads: one it does not allow is skipped unless `"includeStray": true`.
  *
  * Any other field, a field of the wrong type, or a restore input that is not one of those fails the
@@ -28,7 +28,8 @@ import { secrets } from "../config/secrets.ts";
 import { loadPolicy } from "../config/policy.ts";
 import { ConfigError, isReportOnly, reportOnlySetting } from "../config/settings.ts";
 import { jobLambda } from "../lambda/handler.ts";
-import { checkRunRef, processRunHistory, RunHistoryError, storedRestoreInput } from "../state/run-history.ts";
+import { checkRunRef, RunHistoryError, storedRestoreInput } from "../../../lib/jobs/restore/run-history.ts";
+import { processRunHistory } from "../state/run-history.ts";
 import type { RunRequest } from "./job-request.ts";
 import { runLabels, runLifecycle } from "./lifecycle.ts";
 import type { NotifyOptions } from "./notify.ts";

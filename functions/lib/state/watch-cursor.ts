@@ -1,27 +1,15 @@
 /**
- * The Watch function's cursor (lib/jobs/watch), one item in the claims table ("watch:cursor", no
+ * The Watch function's cursor store (lib/jobs/watch/store.ts), one item in the claims table ("watch:cursor", no
  * expiresAt, so DynamoDB's TTL never deletes it). Each write names the revision it read: of two
  * invocations that overlap, only the first to write moves the cursor; the other's write is refused
  * and it says so (what it enforced was idempotent: a share already removed is "already gone").
  */
 import { ConditionalCheckFailedException, DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
-import { parseWatchCursor, type WatchCursor } from "../../../lib/jobs/watch/index.ts";
+import { parseWatchCursor, type CursorStore } from "../../../lib/jobs/watch/index.ts";
 import { requireEnv } from "../config/settings.ts";
 import type { ClaimsOptions } from "./claims.ts";
 
 const KEY = "watch:cursor";
-
-export interface StoredCursor {
-  cursor: WatchCursor;
-  /** Raised by each write; 0: none stored yet. */
-  revision: number;
-}
-
-export interface CursorStore {
-  read(): Promise<StoredCursor | undefined>;
-  /** Stores `cursor` if the stored revision is still `read` (0: none stored); false if another write came first. */
-  write(cursor: WatchCursor, read: number): Promise<boolean>;
-}
 
 export function dynamoWatchCursor(opts: Pick<ClaimsOptions, "client" | "table"> = {}): CursorStore {
   const table = opts.table ?? (() => requireEnv("WARDEN_CLAIMS_TABLE"));

@@ -63,7 +63,7 @@ export interface RestoreInput {
 
 /**
  * Whether a restore input names a stored run rather than being one: `s3://bucket/key`, a report the
- * run-history bucket keeps (functions/lib/state/run-history.ts, which checks the name), "latest" or
+ * run-history bucket keeps (restore/run-history.ts checks the name), "latest" or
  * "latest:<trigger>". This module reads no store: whoever can reach the bucket reads the run and
  * parses its text here.
  */

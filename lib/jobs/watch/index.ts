@@ -15,14 +15,16 @@ import { statsSince, type EnforceOptions, type EnforceReport } from "../enforce/
 import { auditEventName, eventSubjectKey, subjectOfAuditEvent, type EventSubject } from "../events/subjects.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
 import { direct, type Steps } from "../steps.ts";
-import type { WatchCursor } from "./cursor.ts";
+import { cursorFor, type WatchCursor } from "./cursor.ts";
 import { EVENTS_PER_POLL, readSource } from "./read.ts";
 import { retriesAfter, subjectOfRemoval } from "./retries.ts";
 import type { WatchSource } from "./sources.ts";
+import type { CursorStore } from "./store.ts";
 
 export { cursorFor, parseWatchCursor, type SourcePosition, type WatchCursor } from "./cursor.ts";
 export { EVENTS_PER_POLL } from "./read.ts";
 export { MAX_ATTEMPTS } from "./retries.ts";
+export type { CursorStore, StoredCursor } from "./store.ts";
 export { watchSources, WatchError, type WatchSource, type WatchSources } from "./sources.ts";
 
 /** An event a batch handled: what it named, and when GitLab recorded it. */
@@ -108,6 +110,31 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
   };
   if (run.summary.guard === "tripped") report.warnings.push(`guard tripped: the subjects of events ${handled.map((e) => e.id).join(", ")} were left as they are; the watch moves on (review them, then run warden enforce)`);
   return { ...result, moved: JSON.stringify(next) !== JSON.stringify(opts.cursor), report };
+}
+
+export interface WatchOnceOptions extends Omit<PollOptions, "cursor"> {
+  store: CursorStore;
+}
+
+/** A first start stores the cursor at each source's newest event and polls nothing; later ones poll. */
+export type WatchOnceResult = { started: true; cursor: WatchCursor } | (PollResult & { started: false; /** Another poller wrote the cursor first: this poll's is dropped. */ lost: boolean });
+
+/**
+ * One poll through a cursor store, as both front ends run it: read the cursor (a source it lacks starts
+ * at its newest event), poll, and write the cursor back if it moved, naming the revision read.
+ */
+export async function watchOnce({ store, ...opts }: WatchOnceOptions): Promise<WatchOnceResult> {
+  const stored = await store.read();
+  const cursor = await cursorFor(opts.gitlab, opts.sources, stored?.cursor, opts.signal);
+  if (!stored) {
+    await store.write(cursor, 0);
+    return { started: true, cursor };
+  }
+  const polled = await pollOnce({ ...opts, cursor });
+  // Against what is stored: a source new since (its newest event) is kept even when no event arrived.
+  const moved = JSON.stringify(polled.cursor) !== JSON.stringify(stored.cursor);
+  const lost = moved && !(await store.write(polled.cursor, stored.revision));
+  return { ...polled, moved, started: false, lost };
 }
 
 /** A subject waiting for another try, from its key ("project:12"). */

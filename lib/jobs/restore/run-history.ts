@@ -1,0 +1,113 @@
+/**
+ * The run history as restore reads it, whatever keeps it: how a stored run is named and laid out, and
+ * which run "latest" chooses. The reports of runs that changed something are kept (by the Lambdas,
+ * functions/lib/state/run-history.ts) under `runs/<job>/<trigger>/<UTC time, basic ISO 8601>-<correlation id>.json`:
+ * a trigger's keys sort by time, and a sweep's removals are not hidden by the watch batch after it.
+ * "latest" is the latest sweep (the schedule's, the console's or chat's: each examines the whole
+ * scope), "latest:<trigger>" the latest run of that trigger. Runs kept before the trigger was in the
+ * key (`runs/<job>/<time>-<id>.json`) are still read by their s3:// name, but "latest" does not choose
+ * among them: only a request per key for its metadata would tell a sweep from a watch batch there,
+ * and they expire with the bucket's lifecycle. The objects themselves are reached through a port
+ * (RunObjects), which each front end fills with lib/aws's S3 client: this module imports no AWS SDK.
+ */
+import type { JobName } from "../report.ts";
+import { parseRestoreTextFrom, type RestoreInput } from "./input.ts";
+
+export class RunHistoryError extends Error {
+  override name = "RunHistoryError";
+}
+
+/** Who started a run: the schedule, a person in the console, a chat command, GitLab's events (the stream), or the watch. */
+export const TRIGGERS = ["schedule", "console", "chat", "watch", "event"] as const;
+export type Trigger = (typeof TRIGGERS)[number];
+/** The triggers of a sweep: a run over the whole scope. The watch and the stream enforce a few subjects each. */
+const SWEEP_TRIGGERS: readonly Trigger[] = ["schedule", "console", "chat"];
+
+/** The objects of a run-history bucket, as a store gives them (lib/aws/s3-objects.ts over S3). */
+export interface RunObjects {
+  /** Every key under `prefix`, in key order. */
+  keys(bucket: string, prefix: string): AsyncIterable<string>;
+  /** The object's text; throws when it cannot be read. */
+  text(bucket: string, key: string): Promise<string>;
+}
+
+export interface RunReader {
+  /**
+   * The stored report's JSON text: `ref` is `s3://bucket/key`, "latest" (`job`'s latest sweep) or
+   * "latest:<trigger>". `chosen` says which run a "latest" chose, e.g. "the latest sweep (trigger schedule)".
+   */
+  read(ref: string, job: JobName): Promise<{ location: string; text: string; chosen?: string }>;
+}
+
+export function runKey(job: JobName, trigger: Trigger, finishedAt: Date, correlationId: string): string {
+  // 2025-01-02T03:04:05.678Z → 20250102T030405.678Z: no colons to quote in a shell or a URL.
+  const time = finishedAt.toISOString().replace(/[-:]/g, "");
+  return `runs/${job}/${trigger}/${time}-${correlationId.replace(/[^\w.-]/g, "_")}.json`;
+}
+
+/** A stored run's name: where it is, or the triggers among whose runs "latest" chooses (and how to say it). */
+export type RunRef = { bucket: string; key: string } | { triggers: readonly Trigger[]; what: string };
+
+const NAMES = `s3://<bucket>/<key>, "latest" (the latest sweep) or "latest:<trigger>" (${TRIGGERS.join(", ")})`;
+
+export function parseRunRef(ref: string): RunRef {
+  if (ref === "latest") return { triggers: SWEEP_TRIGGERS, what: "the latest sweep" };
+  const trigger = /^latest:(.*)$/s.exec(ref)?.[1];
+  if (trigger !== undefined) {
+    if (!(TRIGGERS as readonly string[]).includes(trigger)) throw new RunHistoryError(`a stored run is named ${NAMES}, not ${JSON.stringify(ref.slice(0, 100))}`);
+    return { triggers: [trigger as Trigger], what: `the latest ${trigger} run` };
+  }
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\/(.+)$/.exec(ref);
+  if (!match) throw new RunHistoryError(`a stored run is named ${NAMES}, not ${JSON.stringify(ref.slice(0, 100))}`);
+  return { bucket: match[1]!, key: match[2]! };
+}
+
+/** Throws, naming the forms, when `ref` is not a stored run's name. */
+export function checkRunRef(ref: string): void {
+  parseRunRef(ref);
+}
+
+/** Reads stored runs from `objects`; "latest" lists `bucket()` (asked only then: an s3:// name carries its bucket). */
+export function runReader(objects: RunObjects, bucket: () => string): RunReader {
+  /** The latest run of these triggers: the greatest time among each trigger's greatest key. */
+  async function latest(job: JobName, { triggers, what }: Extract<RunRef, { triggers: unknown }>): Promise<{ bucket: string; key: string; chosen: string }> {
+    const Bucket = bucket();
+    let found: { key: string; name: string; trigger: Trigger } | undefined;
+    for (const trigger of triggers) {
+      const prefix = `runs/${job}/${trigger}/`;
+      for await (const key of objects.keys(Bucket, prefix)) {
+        const name = key.slice(prefix.length);
+        if (name && !name.includes("/") && (!found || name > found.name)) found = { key, name, trigger };
+      }
+    }
+    if (!found) {
+      const where = triggers.map((t) => `s3://${Bucket}/runs/${job}/${t}/`).join(", ");
+      throw new RunHistoryError(`no stored ${job} run for ${what} in ${where} (runs are kept there for a limited time; one kept before runs were stored by trigger is read by its s3:// name)`);
+    }
+    return { bucket: Bucket, key: found.key, chosen: `${what} (trigger ${found.trigger})` };
+  }
+
+  return {
+    async read(ref, job) {
+      const named = parseRunRef(ref);
+      const where: { bucket: string; key: string; chosen?: string } = "triggers" in named ? await latest(job, named) : named;
+      const location = `s3://${where.bucket}/${where.key}`;
+      try {
+        return { location, text: await objects.text(where.bucket, where.key), ...(where.chosen ? { chosen: where.chosen } : {}) };
+      } catch (err) {
+        if (err instanceof RunHistoryError) throw err;
+        throw new RunHistoryError(`reading ${location} failed: ${(err as Error).name}: ${(err as Error).message}`, { cause: err });
+      }
+    },
+  };
+}
+
+/**
+ * A stored enforce run's removals, for restore: `ref` is a name parseRunRef reads. An unusable one is
+ * named; the input's source names the run (and which run a "latest" chose), for the plan to say.
+ */
+export async function storedRestoreInput(history: RunReader, ref: string): Promise<RestoreInput> {
+  const { location, text, chosen } = await history.read(ref, "enforce");
+  const input = parseRestoreTextFrom(location, text);
+  return chosen ? { ...input, source: `${input.source}, ${chosen}` } : input;
+}
