@@ -13,7 +13,7 @@ import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject }
 import { standardPolicy } from "../support/policies.ts";
 import { emfRecords } from "./emf.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./slack-webhook-receiver.ts";
-import { captureLogs, lambdaContext, SECRETS, startLambdaApi, startS3, startSecretsManager, stubAwsEnv, writePolicy, type LambdaApiStub, type S3Stub, type SecretsManagerStub } from "./support.ts";
+import { captureLogs, ENDPOINT_SECRETS, JOB_SECRETS, lambdaContext, SECRETS, startLambdaApi, startS3, startSecretsManager, stubAwsEnv, writePolicy, type LambdaApiStub, type S3Stub, type SecretsManagerStub } from "./support.ts";
 
 const WEBHOOK_TOKEN = "webhook0secret0part0000x";
 const POLICY = `${standardPolicy()}
@@ -30,7 +30,9 @@ let gitlab: GitLabSim;
 
 beforeAll(async () => {
   [dynalite, slack, s3, lambdaApi, policyPath] = await Promise.all([startDynalite(), startWebhookReceiver(WEBHOOK_TOKEN), startS3(), startLambdaApi(), writePolicy(POLICY)]);
-  secretsManager = await startSecretsManager(JSON.stringify({ ...SECRETS, ...GITLAB_EVENT_TOKENS, slackWebhookUrl: slack.webhookUrl }));
+  secretsManager = await startSecretsManager(JSON.stringify({ ...JOB_SECRETS, slackWebhookUrl: slack.webhookUrl }));
+  // The Events function reads the endpoints' secret alone: the stream's and the hooks' tokens are there.
+  secretsManager.endpointSecretString = JSON.stringify({ ...ENDPOINT_SECRETS, ...GITLAB_EVENT_TOKENS });
 });
 afterAll(async () => {
   await Promise.all([dynalite.close(), slack.close(), s3.close(), lambdaApi.close(), secretsManager.close()]);
