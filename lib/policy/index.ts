@@ -15,14 +15,18 @@ export type {
   ChatopsPolicy,
   GitlabPolicy,
   Glob,
+  Grace,
   N8nPolicy,
   NotifyLevel,
+  NoticesPolicy,
   NotifyPolicy,
+  OnStray,
   PipelineRule,
   PipelinesPolicy,
   Policy,
   PolicyOrigin,
   PolicySource,
+  ScopeOverride,
   ShareAllowRule,
   UnmatchedRules,
   ShareExemption,
@@ -31,6 +35,8 @@ export type {
 export { addRuleCounts, emptyRuleCounts, isLiteral, lapsed, literalPaths, ruleSubject, ruleText, unmatchedRules } from "./rules.ts";
 export type { LiteralPath, RuleCounts, RuleList, RuleRef } from "./rules.ts";
 export { evaluateShare, inScope, maxRemovals, scopeGroups } from "./shares.ts";
+export { DEFAULT_ON_STRAY, ON_STRAY, onStrayModes, parseGrace, strayHandling, unsupportedOnStray } from "./stray.ts";
+export type { StrayHandling } from "./stray.ts";
 export type { ShareInput, ShareKind, ShareVerdict } from "./shares.ts";
 export { decideWorkflow, matchingSelectors, maxWorkflowChanges } from "./workflows.ts";
 export type { WorkflowDecision, WorkflowInput } from "./workflows.ts";

@@ -52,7 +52,10 @@ function allowKeys(rule: ShareAllowRule): string[] {
 }
 
 function exemptKeys(exemption: ShareExemption): string[] {
-  return [exemption.project ? `project ${quote(exemption.project)}` : `group ${quote(exemption.group!)}`];
+  return [
+    exemption.project ? `project ${quote(exemption.project)}` : `group ${quote(exemption.group!)}`,
+    ...(exemption.sharedWith ? [`sharedWith ${quote(exemption.sharedWith)}`] : []),
+  ];
 }
 
 const quote = (glob: Glob) => JSON.stringify(glob.pattern);
@@ -97,6 +100,7 @@ export function literalPaths(policy: Policy, { list, index }: RuleRef): LiteralP
     const exemption = shares.exempt[index]!;
     add("project", exemption.project && [exemption.project]);
     add("group", exemption.group && [exemption.group]);
+    add("group", exemption.sharedWith && [exemption.sharedWith]);
   }
   return named;
 }

@@ -213,7 +213,7 @@ describe("parsePolicy results", () => {
       source: { source: "file", path: "a.yaml", sha256: "09bfcc6a14b83e2192b8673677725c84883ee9cd0c70e45c9ec09daa8f2b2847" },
     });
     const gitlabOnly = parsePolicy("version: 1\ngitlab:\n  shares:\n    allow: []\n", "b.yaml");
-    expect(gitlabOnly.gitlab?.shares).toEqual({ allow: [], exempt: [] });
+    expect(gitlabOnly.gitlab?.shares).toEqual({ allow: [], exempt: [], onStray: "remove" });
     expect(gitlabOnly.gitlab?.guard).toEqual({ maxRemovals: 25, unmatchedRules: "refuse" });
     expect(gitlabOnly.pipelines).toBeUndefined();
   });

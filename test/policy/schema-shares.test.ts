@@ -52,7 +52,7 @@ describe("schema: new share keys", () => {
       { path: "gitlab.shares.allow[0].expiresWihtin", message: "unknown field (expected group, projects, groups, maxAccess or expiresWithin)" },
     ]);
     expect(issuesOf(`${EXEMPT}      - { gruop: acme }\n`)).toEqual([
-      { path: "gitlab.shares.exempt[0].gruop", message: "unknown field (expected project, group or until)" },
+      { path: "gitlab.shares.exempt[0].gruop", message: "unknown field (expected project, group, sharedWith, until or reason)" },
       { path: "gitlab.shares.exempt[0]", message: "expected exactly one of project or group, got neither" },
     ]);
   });
