@@ -6,6 +6,7 @@ import { PolicyError } from "../../lib/policy/index.ts";
 import { applyCommand } from "./apply.ts";
 import type { CliIO, Command } from "./command.ts";
 import { enforceCommand } from "./enforce.ts";
+import { exemptCommand } from "./exempt.ts";
 import { pipelineCommand } from "./pipeline.ts";
 import { policyCommand } from "./policy.ts";
 import { restoreCommand } from "./restore.ts";
@@ -15,7 +16,7 @@ import { notice, redactedIO, reportFormat, requestTimeoutFrom, UsageError } from
 import { closest } from "./suggest.ts";
 import { packageVersion } from "./version.ts";
 
-export const COMMANDS: Command[] = [enforceCommand, applyCommand, pipelineCommand, policyCommand, restoreCommand, watchCommand, workflowsCommand];
+export const COMMANDS: Command[] = [enforceCommand, applyCommand, exemptCommand, pipelineCommand, policyCommand, restoreCommand, watchCommand, workflowsCommand];
 
 /** The options every command takes besides its own (each command's usage lists them too). */
 export const COMMON = {

@@ -104,3 +104,13 @@ export function literalPaths(policy: Policy, { list, index }: RuleRef): LiteralP
   }
   return named;
 }
+
+export const MAX_REASON_CHARS = 500;
+
+/** Why `text` cannot be an exemption's reason (one line a reviewer reads, bounded), or undefined. */
+export function reasonProblem(text: string): string | undefined {
+  if (text.trim() === "" || text.length > MAX_REASON_CHARS || /[\x00-\x1f\x7f]/.test(text)) {
+    return `expected one line of 1 to ${MAX_REASON_CHARS} characters without control characters, got ${text.length > 40 ? `a text of ${text.length} characters` : JSON.stringify(text)}`;
+  }
+  return undefined;
+}

@@ -5,6 +5,7 @@ import { compileGlob, globProblem, groupPathProblem, plainPathProblem } from "./
 import type { GlobKind } from "./glob.ts";
 import { DEFAULT_ATTRIBUTION_DAYS, DEFAULT_MAX_REMOVALS, DEFAULT_WATCH_MAX_REQUESTS_PER_HOUR, MAX_ATTRIBUTION_DAYS, DEFAULT_MAX_WORKFLOW_CHANGES, DEFAULT_NOTIFY_LEVEL, NOTIFY_LEVELS, UNMATCHED_RULES } from "./policy.ts";
 import type { Glob, WorkflowSelector } from "./policy.ts";
+import { reasonProblem } from "./rules.ts";
 import { DEFAULT_ON_STRAY, MAX_GRACE_DAYS, ON_STRAY, parseGrace, strayProblems } from "./stray.ts";
 
 // Schemas here phrase their own messages. An error function returns undefined for
@@ -141,14 +142,8 @@ const notices = z.strictObject({
   assignAdder: z.boolean().default(true),
 });
 
-const MAX_REASON_CHARS = 500;
-
 /** Why an exemption exists: one line a reviewer reads, bounded. */
-export const exemptionReason = checkedString((text) =>
-  text.trim() === "" || text.length > MAX_REASON_CHARS || /[\x00-\x1f\x7f]/.test(text)
-    ? `expected one line of 1 to ${MAX_REASON_CHARS} characters without control characters, got ${text.length > 40 ? `a text of ${text.length} characters` : JSON.stringify(text)}`
-    : undefined,
-);
+const exemptionReason = checkedString(reasonProblem);
 
 const exemption = z
   .strictObject({ project: glob().optional(), group: glob().optional(), sharedWith: glob().optional(), until: calendarDay.optional(), reason: exemptionReason.optional() })

@@ -17,6 +17,7 @@ import { retryHeaders, tooManyRequests } from "./retry-headers.ts";
 import type { SimNotes } from "./notes-store.ts";
 import type { SimProtectedBranches } from "./protected-branches.ts";
 import type { SimRepositories } from "./repository-store.ts";
+import type { SimWork } from "./work-store.ts";
 import { matchRoute } from "./routes.ts";
 import { Store } from "./store.ts";
 import { TokenBucket, type TokenBucketOptions } from "./token-bucket.ts";
@@ -122,6 +123,8 @@ export interface GitLabSim {
   createProject(groupId: number, path: string): SimProject;
   /** Files committed to projects' repositories (repository-store.ts): `repositories.commit(project, files, branch?)`. */
   repositories: SimRepositories;
+  /** Issues and merge requests created through the API (work-store.ts). */
+  work: SimWork;
   /** Protected-branch rules (protected-branches.ts): `protectedBranches.protect(project, "release/*")`, `unprotect`. */
   protectedBranches: SimProtectedBranches;
   /** The seeded merge requests' notes (notes.ts): `notes.of(projectId, iid)`, `notes.add(…)` to plant one. */
@@ -264,6 +267,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     renameProject: (projectId, path) => store.renameProject(projectId, path),
     createProject: (groupId, path) => store.createProject(groupId, path),
     repositories: store.repositories,
+    work: store.work,
     protectedBranches: store.protectedBranches,
     notes: store.notes,
     beforeAnswer(hook) {
