@@ -23,6 +23,9 @@ Options:
   --reason TEXT            why, one line of at most 500 characters (reviewers read it; it is escaped
                            for GitLab Markdown in the merge request)
   --apply                  commit and open the merge request (Developer or above on the policy project)
+  --policy FILE            not taken: the change goes to the policy repository (--policy-project)
+  --format text            the only format (--json is refused: a merge request is the record)
+  --json                   see --format
 ${COMMON_OPTIONS_HELP}
 
 Environment: GITLAB_URL, GITLAB_TOKEN.
