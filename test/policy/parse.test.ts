@@ -271,7 +271,9 @@ describe("examples/warden.yaml", () => {
     expect(gitlab?.shares.exempt.map((rule) => [rule.project?.pattern, rule.group?.pattern, rule.until])).toEqual([
       ["acme/legacy/**", undefined, "2027-01-01"],
       [undefined, "acme/legacy/**", undefined],
+      ["acme/api", undefined, "2027-03-31"],
     ]);
+    expect([gitlab?.shares.exempt[2]?.sharedWith?.pattern, gitlab?.shares.onStray]).toEqual(["partners/contractor-y", "remove"]);
     expect(gitlab?.guard.maxRemovals).toBe(25);
     expect(policy.pipelines).toBeDefined();
     expect(policy.n8n).toBeDefined();

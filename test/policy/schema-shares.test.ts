@@ -109,6 +109,7 @@ describe("examples/warden.yaml documents the new keys", () => {
     expect(gitlab?.shares.exempt.map((e) => [e.project?.pattern, e.group?.pattern, e.until])).toEqual([
       ["acme/legacy/**", undefined, "2027-01-01"],
       [undefined, "acme/legacy/**", undefined],
+      ["acme/api", undefined, "2027-03-31"],
     ]);
   });
 });
