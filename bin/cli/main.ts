@@ -6,6 +6,7 @@ import { PolicyError } from "../../lib/policy/index.ts";
 import { applyCommand } from "./apply.ts";
 import type { CliIO, Command } from "./command.ts";
 import { enforceCommand } from "./enforce.ts";
+import { exemptCommand } from "./exempt.ts";
 import { pipelineCommand } from "./pipeline.ts";
 import { policyCommand } from "./policy.ts";
 import { reportCommand } from "./report.ts";
@@ -16,7 +17,7 @@ import { allowHttpFrom, notice, redactedIO, reportFormat, requestTimeoutFrom, Us
 import { closest } from "./suggest.ts";
 import { packageVersion } from "./version.ts";
 
-export const COMMANDS: Command[] = [enforceCommand, applyCommand, pipelineCommand, policyCommand, reportCommand, restoreCommand, watchCommand, workflowsCommand];
+export const COMMANDS: Command[] = [enforceCommand, applyCommand, exemptCommand, pipelineCommand, policyCommand, reportCommand, restoreCommand, watchCommand, workflowsCommand];
 
 /** The options every command takes besides its own (each command's usage lists them too). */
 export const COMMON = {

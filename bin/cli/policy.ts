@@ -1,4 +1,4 @@
-import { enforce } from "../../lib/jobs/index.ts";
+import { enforce, noticesProjectWarning } from "../../lib/jobs/index.ts";
 import { escapeControls, jsonForTerminal } from "../../lib/jobs/render.ts";
 import { enforceProgressText } from "../../lib/jobs/enforce/view.ts";
 import { count } from "../../lib/jobs/view.ts";
@@ -21,7 +21,8 @@ other wildcards are never called shadowed.
 With --online, also examines GitLab as a dry run of enforce does (GETs only) and reports how many
 shares each allow and exempt rule matched; a rule that matched none is a warning (one naming a group
 or project the instance does not have says so): an applying run refuses to remove anything while one
-exists, unless gitlab.guard.unmatchedRules is warn.
+exists, unless gitlab.guard.unmatchedRules is warn. A notices project (gitlab.shares.notices.project)
+that is missing, unreadable or archived is a warning too.
 
 Options:
   --online         examine GitLab too (GITLAB_URL, GITLAB_TOKEN as for warden enforce)
@@ -59,8 +60,9 @@ whole), 2 warnings (CI can gate a policy's merge requests on it).`,
 /** A dry run's examination: shares per rule, and the rules that matched none; undefined when it was cut short. */
 async function examine(args: ParsedArgs, io: CliIO, policy: Policy, now: Date) {
   const progress = progressLine(io);
+  const gitlab = gitlabFrom(io);
   const report = await enforce({
-    gitlab: gitlabFrom(io), policy, now, signal: io.signal,
+    gitlab, policy, now, signal: io.signal,
     onProgress: (p) => progress.update(enforceProgressText(p)),
   });
   progress.done();
@@ -71,7 +73,8 @@ async function examine(args: ParsedArgs, io: CliIO, policy: Policy, now: Date) {
   }
   // The job names each rule that matched nothing with its place first; its other warnings are notes here.
   const isRule = (w: string) => /^(allow|exempt)\[\d+\] \(/.test(w);
-  return { rules: perRule(policy, matched), warnings: report.warnings.filter(isRule), notes: report.warnings.filter((w) => !isRule(w)) };
+  const notices = await noticesProjectWarning(gitlab, policy, io.signal);
+  return { rules: perRule(policy, matched), warnings: [...report.warnings.filter(isRule), ...(notices ? [notices] : [])], notes: report.warnings.filter((w) => !isRule(w)) };
 }
 
 function perRule(policy: Policy, matched: RuleCounts): { rule: string; shares: number }[] {

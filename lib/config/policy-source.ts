@@ -39,6 +39,8 @@ export interface PolicySettingNames {
 export interface GitLabPolicy {
   policy: Policy;
   blobId: string;
+  /** The last commit that changed the file: a commit editing it names this (`last_commit_id`), so a concurrent edit fails. */
+  lastCommitId: string;
 }
 
 /**
@@ -73,7 +75,7 @@ export async function loadGitLabPolicy(
   }
   const origin = { source: "gitlab", project: at.project, projectId: project.id, path: at.path, ref: at.ref ?? ref.name, commitId: file.commitId } as const;
   if (previous && previous.blobId === file.blobId) {
-    return { policy: { ...previous.policy, source: { ...origin, sha256: previous.policy.source.sha256 } }, blobId: file.blobId };
+    return { policy: { ...previous.policy, source: { ...origin, sha256: previous.policy.source.sha256 } }, blobId: file.blobId, lastCommitId: file.lastCommitId };
   }
   const name = `policy ${at.path} in GitLab project ${at.project} at ${origin.ref} (commit ${file.commitId.slice(0, 12)})`;
   let text: string;
@@ -82,7 +84,7 @@ export async function loadGitLabPolicy(
   } catch {
     throw new PolicyError(name, [{ path: "", message: "is not UTF-8 text (is it the policy file?)" }]);
   }
-  return { policy: parsePolicy(text, name, origin), blobId: file.blobId };
+  return { policy: parsePolicy(text, name, origin), blobId: file.blobId, lastCommitId: file.lastCommitId };
 }
 
 /** Why the file could not be read, and what to change; the token is named when it is the cause. */

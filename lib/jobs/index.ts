@@ -1,4 +1,5 @@
 export { enforce } from "./enforce/index.ts";
+export { noticesProjectWarning } from "./enforce/notices.ts";
 export { applyPlan } from "./apply/index.ts";
 export type { ApplyOptions, ApplyReport, ApplySummary } from "./apply/summary.ts";
 export { checkPlanPolicy, type GivenPolicy } from "./apply/plan-policy.ts";

@@ -8,6 +8,7 @@ import { ACCESS_LEVELS } from "./access-levels.ts";
 import { compileGlob } from "./glob.ts";
 import type { Glob, Policy, ShareAllowRule, ShareExemption } from "./policy.ts";
 import { isLiteral, lapsed, ruleText } from "./rules.ts";
+import { onStrayModes } from "./stray.ts";
 
 export function checkPolicy(policy: Policy, now: Date): string[] {
   const gitlab = policy.gitlab;
@@ -22,7 +23,11 @@ export function checkPolicy(policy: Policy, now: Date): string[] {
       globs.length ? [`${what}: ${globs.map((g) => JSON.stringify(g.pattern)).join(", ")} ${globs.length === 1 ? "lies" : "lie"} outside every scope group (${scope.join(", ")}), so never ${globs.length === 1 ? "matches" : "match"}`] : [];
     allow.forEach((rule, i) => findings.push(...never(text("allow", i), outside([...(rule.projects ?? []), ...(rule.groups ?? [])]))));
     exempt.forEach((e, i) => findings.push(...never(text("exempt", i), outside([e.project ?? e.group]))));
+    gitlab.scope?.overrides.forEach((o, i) => {
+      if (!scope.some((s) => reachesInto(o.group, s))) findings.push(`gitlab.scope.overrides[${i}] (group ${JSON.stringify(o.group)}) lies outside every scope group (${scope.join(", ")}), so applies to nothing`);
+    });
   }
+  findings.push(...strayFindings(policy));
   exempt.forEach((e, i) => {
     if (lapsed(e, now)) findings.push(`${text("exempt", i)} lapsed after ${e.until}: it exempts nothing (remove it, or move until on)`);
   });
@@ -86,5 +91,22 @@ function allowCovers(earlier: ShareAllowRule, later: ShareAllowRule): boolean {
 function exemptCovers(earlier: ShareExemption, later: ShareExemption): boolean {
   const [wide, narrow] = [earlier.project ?? earlier.group!, later.project ?? later.group!];
   if ((earlier.project === undefined) !== (later.project === undefined) || !globCovers(wide, narrow)) return false;
-  return earlier.until === undefined || (later.until !== undefined && earlier.until >= later.until);
+  // An exemption for any invited group covers one for some; one for some covers only a narrower one.
+  const invited = earlier.sharedWith === undefined || (later.sharedWith !== undefined && globCovers(earlier.sharedWith, later.sharedWith));
+  return invited && (earlier.until === undefined || (later.until !== undefined && earlier.until >= later.until));
+}
+
+/** Settings that a valid policy holds but nothing reads: notices where nothing notifies, a grace where nothing waits. */
+function strayFindings(policy: Policy): string[] {
+  const modes = onStrayModes(policy);
+  const shares = policy.gitlab!.shares;
+  const findings: string[] = [];
+  if (shares.notices !== undefined && !modes.has("notify")) findings.push("gitlab.shares.notices is set, but onStray is notify nowhere: no notice is ever opened");
+  if (!modes.has("notify")) {
+    if (shares.grace !== undefined) findings.push(`gitlab.shares.grace ${shares.grace.text} is set, but onStray is notify nowhere: nothing waits for it`);
+    policy.gitlab!.scope?.overrides.forEach((o, i) => {
+      if (o.grace !== undefined) findings.push(`gitlab.scope.overrides[${i}].grace ${o.grace.text} is set, but onStray is notify nowhere: nothing waits for it`);
+    });
+  }
+  return findings;
 }

@@ -39,8 +39,13 @@ function segmentsProblem(glob: string, kind: GlobKind): string | undefined {
 
 /** Why `path` is not a plain group path (no wildcards), or undefined when it is. */
 export function groupPathProblem(path: string): string | undefined {
+  return plainPathProblem(path, "group path");
+}
+
+/** Why `path` is not a plain GitLab path (no wildcards) of a group or project, or undefined when it is. */
+export function plainPathProblem(path: string, what: "group path" | "project path"): string | undefined {
   const problem = /[*?]/.test(path) ? "wildcards are not allowed here" : segmentsProblem(path, "path");
-  return problem === undefined ? undefined : `invalid group path ${JSON.stringify(path)}: ${problem}`;
+  return problem === undefined ? undefined : `invalid ${what} ${JSON.stringify(path)}: ${problem}`;
 }
 
 /** Compiles `glob` into a matcher; throws if the glob is invalid (see globProblem). */

@@ -5,7 +5,7 @@ export { checkPolicy } from "./check.ts";
 export type { ChatAuthz } from "./chatops.ts";
 export { PolicyError } from "./errors.ts";
 export type { PolicyIssue } from "./errors.ts";
-export { compileGlob, globProblem } from "./glob.ts";
+export { compileGlob, globProblem, groupPathProblem, plainPathProblem } from "./glob.ts";
 export type { GlobKind } from "./glob.ts";
 export { parsePolicy, policySha256 } from "./parse.ts";
 export { evaluatePipeline } from "./pipelines.ts";
@@ -15,22 +15,28 @@ export type {
   ChatopsPolicy,
   GitlabPolicy,
   Glob,
+  Grace,
   N8nPolicy,
   NotifyLevel,
+  NoticesPolicy,
   NotifyPolicy,
+  OnStray,
   PipelineRule,
   PipelinesPolicy,
   Policy,
   PolicyOrigin,
   PolicySource,
+  ScopeOverride,
   ShareAllowRule,
   UnmatchedRules,
   ShareExemption,
   WorkflowSelector,
 } from "./policy.ts";
-export { addRuleCounts, emptyRuleCounts, isLiteral, lapsed, literalPaths, ruleSubject, ruleText, unmatchedRules } from "./rules.ts";
+export { addRuleCounts, emptyRuleCounts, isLiteral, lapsed, literalPaths, MAX_REASON_CHARS, reasonProblem, ruleSubject, ruleText, unmatchedRules } from "./rules.ts";
 export type { LiteralPath, RuleCounts, RuleList, RuleRef } from "./rules.ts";
 export { evaluateShare, inScope, maxRemovals, scopeGroups } from "./shares.ts";
+export { DEFAULT_ON_STRAY, ON_STRAY, onStrayModes, parseGrace, strayHandling, unsupportedOnStray } from "./stray.ts";
+export type { StrayHandling } from "./stray.ts";
 export type { ShareInput, ShareKind, ShareVerdict } from "./shares.ts";
 export { decideWorkflow, matchingSelectors, maxWorkflowChanges } from "./workflows.ts";
 export type { WorkflowDecision, WorkflowInput } from "./workflows.ts";

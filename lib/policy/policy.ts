@@ -48,10 +48,17 @@ export interface GitlabPolicy {
     readonly groups: readonly string[];
     /** Whether a project or group path is one of `groups` or lies under one (whole segments, any case). */
     readonly includes: (path: string) => boolean;
+    /** Per-group onStray and grace (stray.ts says which applies); [] when none. */
+    readonly overrides: readonly ScopeOverride[];
   };
   readonly shares: {
     readonly allow: readonly ShareAllowRule[];
     readonly exempt: readonly ShareExemption[];
+    /** What happens to a stray share: removed (default), noticed first, or only reported. */
+    readonly onStray: OnStray;
+    /** How long a notice stands before its share is removed (required with notify). */
+    readonly grace?: Grace;
+    readonly notices?: NoticesPolicy;
   };
   /** `unmatchedRules`: whether an applying run refuses (the default) or only warns while a rule matches nothing. */
   readonly guard: { readonly maxRemovals: number; readonly unmatchedRules: UnmatchedRules };
@@ -59,6 +66,30 @@ export interface GitlabPolicy {
   readonly attribution: { readonly days: number };
   /** `warden watch` and the Watch function refuse to start when their audit-event polling would cost more. */
   readonly watch: { readonly maxRequestsPerHour: number };
+}
+
+export type OnStray = "remove" | "notify" | "report";
+
+/** A grace period as written (`7d`, `36h`), in hours. */
+export interface Grace {
+  readonly text: string;
+  readonly hours: number;
+}
+
+/** A scope group (a plain path) whose subjects, and everything below, get their own onStray or grace. */
+export interface ScopeOverride {
+  readonly group: string;
+  readonly onStray?: OnStray;
+  readonly grace?: Grace;
+}
+
+/** Where notices live: issues in `project`, labelled `warden::notice` and `labels`. */
+export interface NoticesPolicy {
+  /** A project's full path, like security/access-notices. */
+  readonly project: string;
+  readonly labels: readonly string[];
+  /** Whether a notice is assigned to the person who added the share, where attribution names them. */
+  readonly assignAdder: boolean;
 }
 
 export const UNMATCHED_RULES = ["refuse", "warn"] as const;
@@ -80,12 +111,18 @@ export interface ShareAllowRule {
   readonly expiresWithin?: number;
 }
 
-/** Exactly one of `project` (shares of matching projects) or `group` (shares made by matching groups). */
+/**
+ * Exactly one of `project` (shares of matching projects) or `group` (shares made by matching groups);
+ * with `sharedWith`, only their shares with matching (invited) groups.
+ */
 export interface ShareExemption {
   readonly project?: Glob;
   readonly group?: Glob;
+  readonly sharedWith?: Glob;
   /** YYYY-MM-DD: the last UTC day on which the exemption applies. */
   readonly until?: string;
+  /** Why, as written: for the people reading the policy (Warden only shows it). */
+  readonly reason?: string;
 }
 
 export interface PipelinesPolicy {

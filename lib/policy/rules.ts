@@ -52,7 +52,10 @@ function allowKeys(rule: ShareAllowRule): string[] {
 }
 
 function exemptKeys(exemption: ShareExemption): string[] {
-  return [exemption.project ? `project ${quote(exemption.project)}` : `group ${quote(exemption.group!)}`];
+  return [
+    exemption.project ? `project ${quote(exemption.project)}` : `group ${quote(exemption.group!)}`,
+    ...(exemption.sharedWith ? [`sharedWith ${quote(exemption.sharedWith)}`] : []),
+  ];
 }
 
 const quote = (glob: Glob) => JSON.stringify(glob.pattern);
@@ -97,6 +100,17 @@ export function literalPaths(policy: Policy, { list, index }: RuleRef): LiteralP
     const exemption = shares.exempt[index]!;
     add("project", exemption.project && [exemption.project]);
     add("group", exemption.group && [exemption.group]);
+    add("group", exemption.sharedWith && [exemption.sharedWith]);
   }
   return named;
+}
+
+export const MAX_REASON_CHARS = 500;
+
+/** Why `text` cannot be an exemption's reason (one line a reviewer reads, bounded), or undefined. */
+export function reasonProblem(text: string): string | undefined {
+  if (text.trim() === "" || text.length > MAX_REASON_CHARS || /[\x00-\x1f\x7f]/.test(text)) {
+    return `expected one line of 1 to ${MAX_REASON_CHARS} characters without control characters, got ${text.length > 40 ? `a text of ${text.length} characters` : JSON.stringify(text)}`;
+  }
+  return undefined;
 }

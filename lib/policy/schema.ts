@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { ACCESS_LEVEL_NAMES } from "./access-levels.ts";
 import { oneOf } from "./format.ts";
-import { compileGlob, globProblem, groupPathProblem } from "./glob.ts";
+import { compileGlob, globProblem, groupPathProblem, plainPathProblem } from "./glob.ts";
 import type { GlobKind } from "./glob.ts";
 import { DEFAULT_ATTRIBUTION_DAYS, DEFAULT_MAX_REMOVALS, DEFAULT_WATCH_MAX_REQUESTS_PER_HOUR, MAX_ATTRIBUTION_DAYS, DEFAULT_MAX_WORKFLOW_CHANGES, DEFAULT_NOTIFY_LEVEL, NOTIFY_LEVELS, UNMATCHED_RULES } from "./policy.ts";
 import type { Glob, WorkflowSelector } from "./policy.ts";
+import { reasonProblem } from "./rules.ts";
+import { DEFAULT_ON_STRAY, MAX_GRACE_DAYS, ON_STRAY, parseGrace, strayProblems } from "./stray.ts";
 
 // Schemas here phrase their own messages. An error function returns undefined for
 // a missing value (input undefined) so that parse.ts's generic "required" applies.
@@ -99,15 +101,52 @@ const workflowSelector = z.string().transform((text, ctx): WorkflowSelector => {
   return z.NEVER;
 });
 
-const scope = z
-  .strictObject({ groups: z.array(checkedString(groupPathProblem)).min(1) })
-  .transform(({ groups }) => {
-    const matchers = groups.map((group) => compileGlob(`${group}/**`));
-    return { groups, includes: (projectPath: string) => matchers.some((matches) => matches(projectPath)) };
+const onStray = z.enum(ON_STRAY, {
+  error: (iss) => (iss.input === undefined ? undefined : `expected ${oneOf(ON_STRAY)}, got ${JSON.stringify(iss.input)}`),
+});
+
+/** `<N>d` or `<N>h`, from 1 hour to MAX_GRACE_DAYS days. */
+const grace = z
+  .string({ error: (iss) => (iss.input === undefined ? undefined : graceProblem(iss.input)) })
+  .transform((text, ctx) => {
+    const parsed = parseGrace(text);
+    if (parsed !== undefined) return parsed;
+    ctx.issues.push({ code: "custom", input: text, message: graceProblem(text) });
+    return z.NEVER;
   });
 
+function graceProblem(input: unknown): string {
+  return `expected a duration <N>d or <N>h (like 7d or 36h), from 1h to ${MAX_GRACE_DAYS}d, got ${JSON.stringify(input)}`;
+}
+
+const scope = z
+  .strictObject({
+    groups: z.array(checkedString(groupPathProblem)).min(1),
+    overrides: z.array(z.strictObject({ group: checkedString(groupPathProblem), onStray: onStray.optional(), grace: grace.optional() })).default([]),
+  })
+  .transform(({ groups, overrides }) => {
+    const matchers = groups.map((group) => compileGlob(`${group}/**`));
+    return { groups, overrides, includes: (projectPath: string) => matchers.some((matches) => matches(projectPath)) };
+  });
+
+/** A GitLab label name: the API takes labels comma-separated, so none may hold a comma. */
+const label = checkedString((name) =>
+  name.trim() === "" || name.length > 255 || /[,\x00-\x1f\x7f]/.test(name)
+    ? `${JSON.stringify(name)} is not a label name (1 to 255 characters, no comma or control character)`
+    : undefined,
+);
+
+const notices = z.strictObject({
+  project: checkedString((path) => plainPathProblem(path, "project path")),
+  labels: z.array(label).default([]),
+  assignAdder: z.boolean().default(true),
+});
+
+/** Why an exemption exists: one line a reviewer reads, bounded. */
+const exemptionReason = checkedString(reasonProblem);
+
 const exemption = z
-  .strictObject({ project: glob().optional(), group: glob().optional(), until: calendarDay.optional() })
+  .strictObject({ project: glob().optional(), group: glob().optional(), sharedWith: glob().optional(), until: calendarDay.optional(), reason: exemptionReason.optional() })
   .superRefine(({ project, group }, ctx) => {
     if ((project === undefined) === (group === undefined)) {
       const got = project === undefined ? "neither" : "both";
@@ -128,11 +167,22 @@ const gitlab = z.strictObject({
       }),
     ),
     exempt: z.array(exemption).default([]),
+    onStray: onStray.default(DEFAULT_ON_STRAY),
+    grace: grace.optional(),
+    notices: notices.optional(),
   }),
   guard: z.strictObject({ maxRemovals: positiveInt(DEFAULT_MAX_REMOVALS), unmatchedRules: z.enum(UNMATCHED_RULES).default("refuse") }).prefault({}),
   attribution: z.strictObject({ days: attributionDays }).prefault({}),
   watch: z.strictObject({ maxRequestsPerHour: positiveInt(DEFAULT_WATCH_MAX_REQUESTS_PER_HOUR) }).prefault({}),
+}).superRefine((gitlab, ctx) => {
+  for (const [path, message] of strayProblems(gitlab)) ctx.addIssue({ code: "custom", path: path.split(".").slice(1).flatMap(pathKeys), message });
 });
+
+/** "overrides[2]" -> ["overrides", 2]: strayProblems names paths as messages print them. */
+function pathKeys(part: string): (string | number)[] {
+  const [, key, index] = /^([^[]+)(?:\[(\d+)\])?$/.exec(part) ?? [];
+  return index === undefined ? [key ?? part] : [key!, Number(index)];
+}
 
 const pipelines = z.strictObject({
   allow: z.array(

@@ -81,8 +81,8 @@ export function evaluateShare(policy: Policy, share: ShareInput, now: Date): Sha
   for (const [i, exemption] of exempt.entries()) {
     const glob = exemption[terms.exemptionKey];
     // `until` is inclusive through that UTC day; YYYY-MM-DD strings compare in date order.
-    if (glob?.matches(target) && (exemption.until === undefined || utcDay(now) <= exemption.until)) {
-      return { kind: "exempt", rule: `exempt[${i}] ${glob.pattern}`, index: i };
+    if (glob?.matches(target) && (exemption.sharedWith === undefined || exemption.sharedWith.matches(groupPath)) && (exemption.until === undefined || utcDay(now) <= exemption.until)) {
+      return { kind: "exempt", rule: `exempt[${i}] ${glob.pattern}${exemption.sharedWith ? ` shared with ${exemption.sharedWith.pattern}` : ""}`, index: i };
     }
   }
 

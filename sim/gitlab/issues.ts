@@ -4,9 +4,10 @@ import type { SimProject } from "./dataset.ts";
 import { notFound } from "./http.ts";
 import { lazyList, listReply, offsetPage } from "./pagination.ts";
 import { findProject } from "./projects.ts";
+import { storedIssue } from "./issues-api.ts";
 
 /**
- * Issues are derived from the project, never stored: each project has iids 1..ISSUES_PER_PROJECT,
+ * These fixed issues are derived from the project, never stored (issues-api.ts stores the ones created): each project has iids 1..ISSUES_PER_PROJECT,
  * whose global ids lie far above any iid, so fetching an issue by its global id is a 404.
  * Issue iid n has n × NOTES_PER_IID notes, enough to paginate.
  */
@@ -26,6 +27,8 @@ function findIssue(ctx: RequestContext): { project: SimProject; iid: number } {
 }
 
 export const getIssue: Handler = (ctx) => {
+  const stored = storedIssue(ctx, findProject(ctx));
+  if (stored) return { status: 200, body: { ...stored, notes: undefined } };
   const { project, iid } = findIssue(ctx);
   return {
     status: 200,

@@ -32,11 +32,12 @@ export class SimRepositories {
 
   /**
    * Commits `files` (null deletes a path) on `branch`, the default branch unless named, on top of its
-   * head, or of the default branch's for a new branch (added to the project's branches). The commit's id.
+   * head, or for a new branch of `start`'s (default: the default branch's); a new branch is added to
+   * the project's branches. The commit's id.
    */
-  commit(project: SimProject, files: Record<string, string | Buffer | null>, branch = project.default_branch): string {
+  commit(project: SimProject, files: Record<string, string | Buffer | null>, branch = project.default_branch, start = project.default_branch): string {
     const heads = this.branches.get(project.id) ?? new Map<string, SimCommit>();
-    const parent = heads.get(branch) ?? heads.get(project.default_branch);
+    const parent = heads.get(branch) ?? heads.get(start);
     const id = sha1(`${project.id}:${branch}:${++this.made}:${parent?.id ?? ""}`);
     const tree = new Map(parent?.files);
     for (const [path, content] of Object.entries(files)) {

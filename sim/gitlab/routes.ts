@@ -2,6 +2,8 @@ import { listGroupAuditEvents, listInstanceAuditEvents, listProjectAuditEvents }
 import type { Handler } from "./context.ts";
 import { getGroup, getUser, getNamespace, listDescendantGroups, listGroups, listNamespaces, listSubgroups } from "./groups.ts";
 import { getIssue, listIssueNotes } from "./issues.ts";
+import { createIssue, createIssueNote, listIssues, updateIssue } from "./issues-api.ts";
+import { createCommit, createMergeRequest, listUsers } from "./commits.ts";
 import { createMergeRequestNote, listMergeRequestNotes, updateMergeRequestNote } from "./notes.ts";
 import { cancelPipeline, createPipeline } from "./pipelines.ts";
 import { getProtectedTag, listProtectedTags } from "./protected-refs.ts";
@@ -50,6 +52,13 @@ const ROUTES: readonly Route[] = [
   route("POST", "/projects/:id/pipeline", createPipeline),
   route("POST", "/projects/:id/pipelines/:pipeline_id/cancel", cancelPipeline),
   route("GET", "/projects/:id/issues/:iid", getIssue),
+  route("GET", "/users", listUsers),
+  route("GET", "/projects/:id/issues", listIssues),
+  route("POST", "/projects/:id/issues", createIssue),
+  route("PUT", "/projects/:id/issues/:iid", updateIssue),
+  route("POST", "/projects/:id/issues/:iid/notes", createIssueNote),
+  route("POST", "/projects/:id/repository/commits", createCommit),
+  route("POST", "/projects/:id/merge_requests", createMergeRequest),
   route("GET", "/projects/:id/issues/:iid/notes", listIssueNotes),
   route("GET", "/projects/:id/merge_requests/:iid/notes", listMergeRequestNotes),
   route("POST", "/projects/:id/merge_requests/:iid/notes", createMergeRequestNote),

@@ -17,6 +17,7 @@ import { retryHeaders, tooManyRequests } from "./retry-headers.ts";
 import type { SimNotes } from "./notes-store.ts";
 import { protectedBranches } from "./protected-refs.ts";
 import type { SimRepositories } from "./repository-store.ts";
+import type { SimWork } from "./work-store.ts";
 import { matchRoute } from "./routes.ts";
 import { Store } from "./store.ts";
 import { TokenBucket, type TokenBucketOptions } from "./token-bucket.ts";
@@ -124,6 +125,8 @@ export interface GitLabSim {
   createProject(groupId: number, path: string): SimProject;
   /** Files committed to projects' repositories (repository-store.ts): `repositories.commit(project, files, branch?)`. */
   repositories: SimRepositories;
+  /** Issues and merge requests created through the API (work-store.ts). */
+  work: SimWork;
   /** Protected-branch rules (protected-refs.ts): `protectedBranches.protect(project, "release/*")`, `unprotect`. */
   protectedBranches: typeof protectedBranches;
   /** The seeded merge requests' notes (notes.ts): `notes.of(projectId, iid)`, `notes.add(…)` to plant one. */
@@ -267,6 +270,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     renameProject: (projectId, path) => store.renameProject(projectId, path),
     createProject: (groupId, path) => store.createProject(groupId, path),
     repositories: store.repositories,
+    work: store.work,
     protectedBranches,
     notes: store.notes,
     beforeAnswer(hook) {

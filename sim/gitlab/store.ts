@@ -1,5 +1,6 @@
 import type { GitLabDataset, SimGroup, SimProject, SimShare, Visibility } from "./dataset.ts";
 import { SimNotes } from "./notes-store.ts";
+import { SimWork } from "./work-store.ts";
 import { SimRepositories } from "./repository-store.ts";
 
 /** Who is asking: `null` is an unauthenticated request. */
@@ -55,6 +56,8 @@ export class Store {
   readonly repositories = new SimRepositories();
   /** The seeded merge requests' notes. */
   readonly notes: SimNotes;
+  /** Issues and merge requests created through the API. */
+  readonly work = new SimWork();
   private readonly projectById = new Map<number, SimProject>();
   private readonly projectByPath = new Map<string, SimProject>();
   private readonly projectByOldPath = new Map<string, SimProject>();
@@ -109,6 +112,11 @@ export class Store {
 
   userById(id: number): { id: number; username: string; name: string } | undefined {
     return this.userIds.get(id);
+  }
+
+  /** A dataset's or a token's user by username, any case, as `GET /users?username=` finds one. */
+  userByUsername(username: string): { id: number; username: string; name: string } | undefined {
+    return [...this.userIds.values()].find((u) => u.username.toLowerCase() === username.toLowerCase());
   }
 
   /** A token's user, known from then on to `GET /users/:id`. */

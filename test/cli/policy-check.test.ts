@@ -114,3 +114,32 @@ describe("warden policy check --online, and enforce with rules that match nothin
     expect(accepted.code).toBe(0);
   });
 });
+
+describe("notices (issue 30.1): the notices project checked online, applying runs refused for now", () => {
+  const notify = (project: string) =>
+    groupSharesPolicy().replace("    exempt:\n", `    onStray: notify\n    grace: 7d\n    notices: { project: ${JSON.stringify(project)} }\n    exempt:\n`);
+
+  it("--online warns when the notices project is missing, and not when it exists", async () => {
+    const missing = await warden(["policy", "check", "--online", "--policy", policyFile(notify("security/no-such-notices"))], env);
+    expect(missing.stdout).toContain("warning: gitlab.shares.notices.project: project security/no-such-notices was not found, or the token cannot read it");
+    expect(missing.code).toBe(2);
+    const existing = sim.dataset.projects.find((p) => !p.archived)!.path_with_namespace;
+    const found = await warden(["policy", "check", "--online", "--policy", policyFile(notify(existing))], env);
+    expect(found.stdout).not.toContain("gitlab.shares.notices.project");
+    // Whatever else the (shared, by now changed) world gives, the notices add nothing.
+    const plain = await warden(["policy", "check", "--online", "--policy", policyFile(groupSharesPolicy())], env);
+    expect(found.stdout.split("\n").filter((l) => l.startsWith("warning:"))).toEqual(plain.stdout.split("\n").filter((l) => l.startsWith("warning:")));
+  });
+
+  it("an applying enforce refuses to start, before any request, while onStray is not remove somewhere; the dry run goes ahead", async () => {
+    const policy = policyFile(groupSharesPolicy().replace("  scope: { groups: [acme] }\n", "  scope:\n    groups: [acme]\n    overrides: [{ group: acme/legacy, onStray: report }]\n"));
+    sim.resetCounters();
+    const apply = await warden(["enforce", "--apply", "--policy", policy], env);
+    expect(apply.stderr).toContain("the policy sets onStray report, and notices are not available in this version yet");
+    expect(apply.code).toBe(1);
+    expect(Object.keys(sim.counters.byRoute)).toEqual([]);
+    const dry = await warden(["enforce", "--policy", policy], env);
+    expect(dry.stderr).toBe("");
+    expect(dry.code).not.toBe(1);
+  });
+});

@@ -109,3 +109,15 @@ describe("apply: a saved plan, applied after the world changed under it", () => 
     expect(sim.requests.filter((r) => r.method !== "GET")).toEqual([]);
   });
 });
+
+describe("apply: a plan whose policy sets onStray notify or report (issue 30.1)", () => {
+  it("an applying run refuses before any request: notices are not available yet; the dry run reads as before", async () => {
+    const { plan } = await world();
+    const notify = parsePolicy(groupSharesPolicy().replace("    exempt:\n", "    onStray: report\n    exempt:\n"), "warden.yaml");
+    sim.resetCounters();
+    await expect(applyPlan({ gitlab: client(), policy: notify, plan, apply: true })).rejects.toThrow(/notices are not available in this version yet/);
+    expect(sim.counters.byRoute).toEqual({});
+    const dry = await applyPlan({ gitlab: client(), policy: notify, plan });
+    expect(dry.dryRun).toBe(true);
+  });
+});

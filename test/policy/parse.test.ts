@@ -213,7 +213,7 @@ describe("parsePolicy results", () => {
       source: { source: "file", path: "a.yaml", sha256: "09bfcc6a14b83e2192b8673677725c84883ee9cd0c70e45c9ec09daa8f2b2847" },
     });
     const gitlabOnly = parsePolicy("version: 1\ngitlab:\n  shares:\n    allow: []\n", "b.yaml");
-    expect(gitlabOnly.gitlab?.shares).toEqual({ allow: [], exempt: [] });
+    expect(gitlabOnly.gitlab?.shares).toEqual({ allow: [], exempt: [], onStray: "remove" });
     expect(gitlabOnly.gitlab?.guard).toEqual({ maxRemovals: 25, unmatchedRules: "refuse" });
     expect(gitlabOnly.pipelines).toBeUndefined();
   });
@@ -271,7 +271,9 @@ describe("examples/warden.yaml", () => {
     expect(gitlab?.shares.exempt.map((rule) => [rule.project?.pattern, rule.group?.pattern, rule.until])).toEqual([
       ["acme/legacy/**", undefined, "2027-01-01"],
       [undefined, "acme/legacy/**", undefined],
+      ["acme/api", undefined, "2027-03-31"],
     ]);
+    expect([gitlab?.shares.exempt[2]?.sharedWith?.pattern, gitlab?.shares.onStray]).toEqual(["partners/contractor-y", "remove"]);
     expect(gitlab?.guard.maxRemovals).toBe(25);
     expect(policy.pipelines).toBeDefined();
     expect(policy.n8n).toBeDefined();

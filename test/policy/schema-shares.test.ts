@@ -52,7 +52,7 @@ describe("schema: new share keys", () => {
       { path: "gitlab.shares.allow[0].expiresWihtin", message: "unknown field (expected group, projects, groups, maxAccess or expiresWithin)" },
     ]);
     expect(issuesOf(`${EXEMPT}      - { gruop: acme }\n`)).toEqual([
-      { path: "gitlab.shares.exempt[0].gruop", message: "unknown field (expected project, group or until)" },
+      { path: "gitlab.shares.exempt[0].gruop", message: "unknown field (expected project, group, sharedWith, until or reason)" },
       { path: "gitlab.shares.exempt[0]", message: "expected exactly one of project or group, got neither" },
     ]);
   });
@@ -109,6 +109,7 @@ describe("examples/warden.yaml documents the new keys", () => {
     expect(gitlab?.shares.exempt.map((e) => [e.project?.pattern, e.group?.pattern, e.until])).toEqual([
       ["acme/legacy/**", undefined, "2027-01-01"],
       [undefined, "acme/legacy/**", undefined],
+      ["acme/api", undefined, "2027-03-31"],
     ]);
   });
 });

@@ -439,7 +439,7 @@ describe("§4 Pagination", () => {
 
   it("Offset is available on every endpoint except the users endpoint: Warden never lists /users by offset", async () => {
     const { sim, client } = await gitlab();
-    // The simulator has no /users route; the request line is what matters.
+    // The simulator answers /users only by username (400 here); the request line is what matters.
     await client.list("/users", {}, {}).collect().catch(() => undefined);
     expect(sim.requests).toHaveLength(1);
     expect(queryOf(sim.requests[0]!.url).get("pagination")).toBe("keyset");
@@ -876,7 +876,7 @@ describe("§8 Limits", () => {
   it("Users endpoint: keyset is forced above 50,000 requested records; Warden lists users by keyset for every order GitLab offers", async () => {
     const { sim, client } = await gitlab();
     const orders = ["id", "name", "username", "created_at", "updated_at"];
-    // The simulator has no /users route; the request line is what matters.
+    // The simulator answers /users only by username (400 here); the request line is what matters.
     for (const orderBy of orders) await client.list("/users", {}, { order: { orderBy } }).collect().catch(() => undefined);
     expect(sim.requests.map((r) => [queryOf(r.url).get("pagination"), queryOf(r.url).get("order_by")])).toEqual(orders.map((o) => ["keyset", o]));
   });

@@ -6,8 +6,9 @@
  */
 import pMap from "p-map";
 import type { GitLabClient } from "../../gitlab/index.ts";
-import { maxRemovals } from "../../policy/index.ts";
+import { maxRemovals, unsupportedOnStray } from "../../policy/index.ts";
 import { judgeAgain, removeShares } from "../enforce/apply.ts";
+import { PlanFileError } from "./plan-file.ts";
 import { DEFAULT_REMOVAL_CONCURRENCY } from "../enforce/summary.ts";
 import { makeReport } from "../envelope.ts";
 import { auditedUnder, countStatus, errorText, jobStats, stoppedMidRequest } from "../report.ts";
@@ -18,6 +19,8 @@ import type { ApplyOptions, ApplyReport } from "./summary.ts";
 
 export async function applyPlan(opts: ApplyOptions): Promise<ApplyReport> {
   const { gitlab, policy, plan, signal } = opts;
+  const unsupported = opts.apply ? unsupportedOnStray(policy) : undefined;
+  if (unsupported) throw new PlanFileError(unsupported);
   const startedAt = Date.now();
   const warnings: string[] = [];
   const actions = plan.removals.map((r) => ({ ...r, status: "planned" }) as ShareRemoval);

@@ -5,7 +5,7 @@
  * strays found, not with the projects or groups examined.
  */
 import { isTrue } from "../../gitlab/index.ts";
-import { addRuleCounts, emptyRuleCounts, maxRemovals, unmatchedRules, type RuleCounts } from "../../policy/index.ts";
+import { addRuleCounts, emptyRuleCounts, maxRemovals, unmatchedRules, unsupportedOnStray, type RuleCounts } from "../../policy/index.ts";
 import { awaitedLater } from "../awaited-later.ts";
 import { makeReport } from "../envelope.ts";
 import { auditedUnder, concurrencyStat, countStatus, errorText, type AuditSink } from "../report.ts";
@@ -42,6 +42,9 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   if (base && opts.apply) throw new ScopeError("a comparison of policies (--compare-policy-ref) never removes: run it without --apply");
   // Before any request: without the section there is nothing to govern, and an empty plan would read as "in policy".
   if (policy.gitlab === undefined) throw new ScopeError("the policy has no gitlab section: enforce has nothing to govern (add gitlab.shares, and gitlab.scope to limit it)");
+  // Notices (onStray notify|report) are not acted on yet: an applying run would remove what the policy says to leave.
+  const unsupported = opts.apply ? unsupportedOnStray(policy) : undefined;
+  if (unsupported) throw new ScopeError(unsupported);
   // A run limited to part of the scope: each target is checked against the scope before any request.
   const targets = opts.targets && checkTargets(policy, opts.targets);
   const limit = maxRemovals(policy);

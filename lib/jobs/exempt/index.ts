@@ -1,0 +1,100 @@
+/**
+ * The exempt job (`warden exempt`): an exemption for one project's share, proposed as a merge request
+ * on the policy repository. Given the policy as every run reads it (the front end reads it with
+ * lib/config/policy-source.ts: the project pinned, a protected branch), it adds one `exempt` entry keeping the file's comments and order
+ * (edit.ts), and, only when applying, commits it on a new branch (`last_commit_id`: an edit made
+ * meanwhile fails the commit instead of being overwritten) and opens a merge request into the branch
+ * it read. A dry run sends only the policy's reads.
+ */
+import { createCommit, createMergeRequest, HttpError, type GitLabClient } from "../../gitlab/index.ts";
+import { inScope, parsePolicy, type Policy } from "../../policy/index.ts";
+import { exemptionEntry, PolicyEditError, unifiedDiff, withExemption } from "./edit.ts";
+import type { ExemptRequest } from "./request.ts";
+import { commitMessage, exemptBranch, mergeRequestDescription, mergeRequestTitle } from "./request-text.ts";
+
+export { checkExemptRequest, ExemptInputError, type ExemptRequest } from "./request.ts";
+export { PolicyEditError } from "./edit.ts";
+
+export interface ExemptOptions {
+  gitlab: GitLabClient;
+  /** The policy read from its repository, and the last commit that changed its file. */
+  base: { policy: Policy; lastCommitId: string };
+  /** The setting that names the policy's ref, for a refusal's fix. */
+  refSetting: string;
+  request: ExemptRequest;
+  apply?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ExemptResult {
+  dryRun: boolean;
+  /** `project:path@branch (commit …)`. */
+  policy: { project: string; path: string; branch: string; commitId: string };
+  branch: string;
+  diff: string;
+  mergeRequest: { title: string; description: string; iid?: number; webUrl?: string };
+  commitId?: string;
+}
+
+/** Refused before any change: the message says why and what to do. */
+export class ExemptRefusedError extends Error {
+  override name = "ExemptRefusedError";
+}
+
+export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
+  const { gitlab, base: read, request, signal } = opts;
+  const source = read.policy.source;
+  if (source.source !== "gitlab") throw new Error("unreachable: a GitLab policy has a GitLab source");
+  const projectId = source.projectId!;
+  // The merge request goes into the branch the policy was read from: a tag or a commit has no merge requests.
+  if ((await gitlab.findBranch(projectId, source.ref, signal)) === undefined) {
+    throw new ExemptRefusedError(`the policy was read at ${source.ref}, which is not a branch: a merge request needs one (name the branch with ${opts.refSetting}); nothing was changed`);
+  }
+  if (!inScope(read.policy, request.project)) {
+    throw new ExemptRefusedError(`project ${request.project} is outside gitlab.scope: the policy does not govern its shares, so an exemption would exempt nothing; nothing was changed`);
+  }
+  let text: string;
+  try {
+    text = withExemption(read.policy.text, exemptionEntry(request));
+  } catch (err) {
+    if (err instanceof PolicyEditError) throw new ExemptRefusedError(`${err.message}; nothing was changed`);
+    throw err;
+  }
+  // The result must be a policy (the same checks every run makes), or nothing is proposed.
+  parsePolicy(text, `${source.path} with the exemption added`);
+  const branch = exemptBranch(request, source.commitId);
+  const result: ExemptResult = {
+    dryRun: opts.apply !== true,
+    policy: { project: source.project, path: source.path, branch: source.ref, commitId: source.commitId },
+    branch,
+    diff: unifiedDiff(source.path, read.policy.text, text),
+    mergeRequest: { title: mergeRequestTitle(request), description: mergeRequestDescription(request, { path: source.path, target: source.ref }) },
+  };
+  if (opts.apply !== true) return result;
+  const commit = await createCommit(gitlab, projectId, {
+    branch, startBranch: source.ref, message: commitMessage(request),
+    actions: [{ action: "update", filePath: source.path, content: text, lastCommitId: read.lastCommitId }],
+  }, signal).catch((err: unknown) => {
+    throw refusedCommit(err, branch);
+  });
+  result.commitId = commit.id;
+  const mr = await createMergeRequest(gitlab, projectId, {
+    sourceBranch: branch, targetBranch: source.ref, title: result.mergeRequest.title, description: result.mergeRequest.description, removeSourceBranch: true,
+  }, signal).catch((err: unknown) => {
+    throw new ExemptRefusedError(`the exemption was committed on branch ${branch} (commit ${commit.id.slice(0, 12)}), but the merge request could not be opened (${(err as Error).message}): open it from that branch`);
+  });
+  result.mergeRequest = { ...result.mergeRequest, iid: mr.iid, webUrl: mr.web_url };
+  return result;
+}
+
+/** GitLab's 400s for a commit, in the requester's terms. */
+function refusedCommit(err: unknown, branch: string): unknown {
+  if (!(err instanceof HttpError) || err.status !== 400) return err;
+  if (/has changed since you started editing/i.test(err.serviceMessage)) {
+    return new ExemptRefusedError("the policy file changed after it was read (someone committed to it meanwhile): nothing was committed; run warden exempt again to propose it on the new version");
+  }
+  if (/already exists/i.test(err.serviceMessage)) {
+    return new ExemptRefusedError(`branch ${branch} already exists: this exemption was requested already, on this version of the policy (see its merge request); nothing was committed`);
+  }
+  return err;
+}

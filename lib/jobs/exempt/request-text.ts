@@ -1,0 +1,44 @@
+/**
+ * The words of an exemption request: its branch, commit message, merge request title and description.
+ * Paths are checked (request.ts) to hold only GitLab path characters; the reason is the requester's
+ * text and goes into the description only, escaped for GitLab Markdown (escapeMarkdown: no mention,
+ * no HTML, no code span or reference survives).
+ */
+import { createHash } from "node:crypto";
+import { escapeMarkdown } from "../render/escape.ts";
+import type { ExemptRequest } from "./request.ts";
+
+/** What the exemption covers, in words: "project acme/api shared with partners/x until 2027-03-31". */
+export function exemptionSubject(request: ExemptRequest): string {
+  const shared = request.group === undefined ? " (every share)" : ` shared with ${request.group}`;
+  return `project ${request.project}${shared}${request.until === undefined ? ", without expiry" : ` until ${request.until}`}`;
+}
+
+/** `warden/exempt-<slug>-<8 hex>`: the slug says which share, the hash (of the request and the base commit) tells two requests apart. */
+export function exemptBranch(request: ExemptRequest, baseCommitId: string): string {
+  const slug = [request.project, request.group ?? "all"].join("-").toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60).replace(/-+$/, "");
+  const hash = createHash("sha256").update(JSON.stringify([request.project, request.group, request.until, request.reason, baseCommitId])).digest("hex").slice(0, 8);
+  return `warden/exempt-${slug}-${hash}`;
+}
+
+export function commitMessage(request: ExemptRequest): string {
+  return `Exempt ${exemptionSubject(request)}\n\nRequested with warden exempt; the reason is in the policy entry and the merge request.`;
+}
+
+export function mergeRequestTitle(request: ExemptRequest): string {
+  return `Exempt ${exemptionSubject(request)}`;
+}
+
+export function mergeRequestDescription(request: ExemptRequest, where: { path: string; target: string }): string {
+  return [
+    `Adds an exemption to ${escapeMarkdown(where.path)} on ${escapeMarkdown(where.target)}: ${escapeMarkdown(exemptionSubject(request))}.`,
+    "",
+    `**Reason:** ${escapeMarkdown(request.reason)}`,
+    "",
+    "Merging this merge request is the approval: from the first run after the merge, Warden leaves the share in place" +
+      (request.until === undefined ? "." : ` through ${escapeMarkdown(request.until)} (UTC), and removes it after that if it is still stray.`),
+    "The merge request pipeline's policy comparison (`warden enforce --compare-policy-ref`) should list exactly this share as no longer removed.",
+    "",
+    "Opened by `warden exempt`.",
+  ].join("\n");
+}
