@@ -64,7 +64,7 @@ describe.sequential("warden enforce, end to end", () => {
     expect(run.code).toBe(2);
     const report = reportJson(run.stdout) as EnforceReport;
     expect(Object.keys(report)).toEqual(["schemaVersion", "job", "version", "gitlabUrl", "policy", "startedAt", "finishedAt", "dryRun", "summary", "actions", "stats", "warnings"]);
-    expect(Object.keys(report.stats)).toEqual(["requests", "retries", "rateLimited", "pages", "auditRequests", "durationMs"]);
+    expect(Object.keys(report.stats)).toEqual(["requests", "retries", "rateLimited", "pages", "auditRequests", "attribution", "durationMs"]);
     // From the sources, package.json's; from the built CLI (no package.json read), what the build wrote in.
     expect(report.version).toBe(WARDEN_VERSION);
     expect(report.gitlabUrl).toBe(env["GITLAB_URL"]);

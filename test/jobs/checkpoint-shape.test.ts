@@ -94,7 +94,7 @@ const PINNED = new Set([
   ...["warnings[]", ...STATS].map((p) => `rules.${p}`),
   // A targeted run only, when a rule matched nothing there: those naming a literal path the instance does not have.
   ...["missing[].rule.list", "missing[].rule.index", "missing[].missing[]", ...STATS].map((p) => `literal rules.${p}`),
-  ...["warnings[]", "auditRequests", ...STATS, ...ATTRIBUTED.map((p) => `attributed[].${p}`)].map((p) => `attribute.${p}`),
+  ...["warnings[]", "auditRequests", "budget", "stoppedAtBudget", ...STATS, ...ATTRIBUTED.map((p) => `attributed[].${p}`)].map((p) => `attribute.${p}`),
   ...["spent", "stopped", "warnings[]", ...STATS, ...[...REMOVAL, ...ATTRIBUTED].map((p) => `actions[].${p}`)].map((p) => `remove.${p}`),
   "ended.at",
 ]);

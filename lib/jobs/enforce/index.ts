@@ -13,14 +13,14 @@ import { byKindAndPath, shareKey, type ShareRemoval } from "../shares/plan.ts";
 import { direct, type Steps } from "../steps.ts";
 import { count } from "../view.ts";
 import { removeShares } from "./apply.ts";
-import { applyAttribution, attributeRemovals } from "./attribution.ts";
+import { applyAttribution, attributeWithin, attributionBudget } from "./attribution.ts";
 import { comparisonOf, scopeWarning, type Difference } from "./compare.ts";
 import { beginExamination } from "./examine/examiners.ts";
 import { ScopeError, scopeRoots } from "./examine/scope.ts";
 import { checkTargets, findTargets, targetedWarning, targetedWork } from "./examine/targets.ts";
 import { missingWarning, namesNothing, unmatchedWarnings } from "./rules.ts";
 import { examineSlice, type Slice } from "./slice.ts";
-import { addCounts, DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY, emptyTally, statsSince, type EnforceOptions, type EnforceReport, type StepStats, type Tally } from "./summary.ts";
+import { addCounts, DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY, emptyTally, statsSince, sumStats, attributionStat, type EnforceOptions, type EnforceReport, type StepStats, type Tally } from "./summary.ts";
 
 /** What one step of removals did: the batch as it ended. */
 interface Removals {
@@ -127,16 +127,6 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     warnings.push(`${count(tally.outOfScope, "share")} of examined projects or groups ${tally.outOfScope === 1 ? "is" : "are"} outside the policy's scope (a path not under a scope group): they were left alone`);
   }
 
-  // Who added each stray, before the guard judges the plan (a run stopped by its signal has no time for it).
-  const attributed = plan.length && !signal?.aborted
-    ? await steps.step("attribute", () => measured(() => attributeRemovals({ gitlab, policy, admin: begun.admin === true, now, actions: plan, concurrency, signal })))
-    : undefined;
-  if (attributed) {
-    applyAttribution(plan, attributed.attributed);
-    warnings.push(...attributed.warnings);
-    stats.push(attributed.stats);
-  }
-
   // Only a complete examination of the whole scope shows that a rule matched nothing (targets.ts); a
   // targeted one shows only that a rule naming a literal path the instance does not have is a typo (rules.ts).
   const unmatched = complete && matched && !targets ? unmatchedRules(policy, matched, now) : [];
@@ -162,6 +152,16 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     const which = `${count(refused.length, "rule")} matched nothing (${refused.map((r) => `${r.list}[${r.index}]`).join(", ")}), and gitlab.guard.unmatchedRules is refuse`;
     const fix = "correct or remove each, or set gitlab.guard.unmatchedRules: warn to accept them";
     warnings.push(opts.apply ? `guard: ${which}; nothing was removed (${fix})` : `guard: ${which}: an applying run would remove nothing (${fix})`);
+  }
+  // Who added each stray, only where the run may remove it: after the guard, never for a plan it refused
+  // or an applying run's incomplete one, and within a budget of requests (a run stopped by its signal has no time for it).
+  const attributed = plan.length && !tripped && (complete || !opts.apply) && !signal?.aborted
+    ? await steps.step("attribute", () => measured(() => attributeWithin({ gitlab, policy, admin: begun.admin === true, now, actions: plan, concurrency, signal, budget: attributionBudget(sumStats(stats).requests, plan.length) })))
+    : undefined;
+  if (attributed) {
+    applyAttribution(plan, attributed.attributed);
+    warnings.push(...attributed.warnings);
+    stats.push(attributed.stats);
   }
   if (!tripped && opts.apply && complete) {
     // Each settled removal writes its audit line: the progress counts them there.
@@ -209,7 +209,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   const scopeChanged = base && scopeWarning(base, policy);
   if (scopeChanged) warnings.push(scopeChanged);
   const { outOfScope: _, ...counted } = tally;
-  const { groupReads, ...requestStats } = stats.reduce<StepStats>(addCounts, { requests: 0, retries: 0, rateLimited: 0, pages: 0, groupReads: 0 });
+  const { groupReads, ...requestStats } = sumStats(stats);
   const finishedAt = (await steps.step("ended", async () => ({ at: Date.now() }))).at;
   const report: EnforceReport = makeReport({ job: "enforce", dryRun: !opts.apply, policy, gitlab: gitlab.http, startedAt: begun.startedAt, finishedAt }, {
     summary: {
@@ -226,7 +226,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       matched: matched ?? null,
     },
     actions: plan,
-    stats: { ...requestStats, auditRequests: attributed?.auditRequests ?? 0, ...concurrencyStat([gitlab.http]), durationMs: finishedAt - begun.startedAt },
+    stats: { ...requestStats, auditRequests: attributed?.auditRequests ?? 0, ...attributionStat(attributed), ...concurrencyStat([gitlab.http]), durationMs: finishedAt - begun.startedAt },
     warnings,
   });
   // Its removals carry the authors the plan's attribution found (the same shares).
