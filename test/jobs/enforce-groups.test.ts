@@ -86,7 +86,7 @@ describe("enforce: group shares", () => {
     expect(report.actions.find((a) => a.kind === "project")).toMatchObject({ type: "remove-share", kind: "project", expiresAt: expect.toBeOneOf([null, expect.any(String)]) });
   });
 
-  it("apply removes exactly the strays of both kinds and nothing else, reads each touched group again, and writes one audit line each", async () => {
+  it("apply removes exactly the strays of both kinds and nothing else, reads each touched group again, and writes one audit line each as answered, a group share's confirmation after", async () => {
     const { dataset, strays } = await setup({ recordRequests: true });
     const before = allShares();
     const audit: Record<string, unknown>[] = [];
@@ -107,8 +107,16 @@ describe("enforce: group shares", () => {
     expect(sim.counters.byRoute["GET /groups/:id"]).toBe(inScope + touched);
     expect(report.summary.groupReads).toBe(inScope + touched);
 
-    expect(audit).toHaveLength(strays.length);
+    // Each removal's line as its DELETE was answered; a group share's second line once its group was read again.
+    const groupShares = report.actions.filter((a) => a.kind === "group").length;
+    expect(audit.filter((line) => !line["confirmation"])).toHaveLength(strays.length);
+    expect(audit.filter((line) => line["confirmation"] === true)).toHaveLength(groupShares);
     const group = report.actions.find((a) => a.kind === "group")!;
+    const answered = audit.findIndex((line) => line["groupId"] === group.groupId && line["sharedGroupId"] === group.sharedGroupId && !line["confirmation"]);
+    const confirmed = audit.findIndex((line) => line["groupId"] === group.groupId && line["sharedGroupId"] === group.sharedGroupId && line["confirmation"] === true);
+    expect(answered).toBeGreaterThanOrEqual(0);
+    expect(confirmed).toBeGreaterThan(answered);
+    expect(audit[confirmed]).toMatchObject({ message: "remove-group-share", outcome: "done" });
     expect(audit).toContainEqual({
       message: "remove-group-share",
       kind: "group",

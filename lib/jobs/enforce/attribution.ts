@@ -48,13 +48,15 @@ export interface AttributionInput {
 export const MIN_ATTRIBUTION_BUDGET = 100;
 
 /**
- * Audit-event requests a run may start: a tenth of its own work, the requests it sent before (token
- * check, scope, examination) and one DELETE per removal, or MIN_ATTRIBUTION_BUDGET if that is more.
- * That work is what the run's lower bound of requests counts (docs/benchmarks.md), so attribution
- * costs at most 10 % over what the run needs anyway.
+ * Audit-event pages a run may ask for: a tenth of the run's lower bound of requests, as
+ * docs/benchmarks.md counts it (two to resolve the scope, the projects in pages of 100, one read per
+ * group, one DELETE per removal), or MIN_ATTRIBUTION_BUDGET if that is more. So attribution costs at
+ * most 10 % over what the run needs anyway; and it depends only on what the run found, not on how it
+ * was cut into steps.
  */
-export function attributionBudget(requestsBefore: number, removals: number): number {
-  return Math.max(MIN_ATTRIBUTION_BUDGET, Math.ceil((requestsBefore + removals) / 10));
+export function attributionBudget(found: { projects: number; groups: number; removals: number }): number {
+  const bound = 2 + Math.ceil(found.projects / 100) + found.groups + found.removals;
+  return Math.max(MIN_ATTRIBUTION_BUDGET, Math.ceil(bound / 10));
 }
 
 /**
@@ -109,10 +111,6 @@ export async function attributeRemovals(input: AttributionInput): Promise<Attrib
   const days = input.policy.gitlab?.attribution.days ?? 0;
   if (days === 0) return { attributed: actions.map(() => ({ addedBy: null, attribution: "off" })), warnings: [], auditRequests: 0, budget: input.budget, stoppedAtBudget: false };
   const before = auditRequests(gitlab);
-  // Pages asked for, each taking one request of the budget; retries of a page count in the requests sent too.
-  let taken = 0;
-  const take = () => taken < input.budget && auditRequests(gitlab) - before < input.budget && ++taken > 0;
-  let stoppedAtBudget = false;
   const entities = new Map<number, Entity>();
   actions.forEach((action, index) => {
     const { groupId, path, matches } = recordedOn(action);
@@ -120,6 +118,15 @@ export async function attributeRemovals(input: AttributionInput): Promise<Attrib
     entity.wanted.push({ index, matches });
     entities.set(groupId, entity);
   });
+  // The budget counts pages asked for (a page's retries show in the requests sent). So that what is attributed
+  // does not depend on which answer came first (nor on where a durable run was cut), it is shared out in the
+  // plan's order: each group read gets the first page of each window, and the groups it leaves none for
+  // are not read; further pages of a busy window come from what is left, while it lasts.
+  const windows = auditWindows(input.now, days).length;
+  const readable = [...entities.values()].slice(0, Math.floor(input.budget / windows));
+  let spare = input.budget - readable.length * windows;
+  const more = () => spare > 0 && spare-- > 0;
+  let stoppedAtBudget = readable.length < entities.size;
   const attributed: Attributed[] = actions.map(() => ({}));
   const unread: Unread[] = [];
   const authors = new Map<number, Promise<string | null>>();
@@ -131,7 +138,7 @@ export async function attributeRemovals(input: AttributionInput): Promise<Attrib
     let found: Map<number, AuditEvent>;
     let read: boolean;
     try {
-      ({ found, read } = await readEntity(input, entity, days, take));
+      ({ found, read } = await readEntity(input, entity, days, more));
     } catch (err) {
       const why = unreadable(err, input.admin, entity.path, signal);
       unread.push(why);
@@ -144,30 +151,30 @@ export async function attributeRemovals(input: AttributionInput): Promise<Attrib
     for (const [index, event] of found) attributed[index] = { addedBy: await addedBy(gitlab, event, authors, signal) };
   };
   // The first group alone: on a GitLab without audit events (Free), its answer spares asking the others.
-  const [first, ...rest] = entities.values();
+  const [first, ...rest] = readable;
   if (first) await attribute(first);
   await pMap(rest, attribute, { concurrency: input.concurrency, signal });
   const requests = auditRequests(gitlab) - before;
   const warnings = unreadWarnings(unread, attributed);
   const left = attributed.filter((a) => !("addedBy" in a)).length;
-  if (stoppedAtBudget) warnings.push(`attribution stopped at its budget of ${input.budget} audit-event requests (${requests} sent): ${count(left, "removal")} ${left === 1 ? "is" : "are"} not attributed`);
+  if (stoppedAtBudget) warnings.push(`attribution stopped at its budget of ${input.budget} audit-event pages (${requests} requests sent): ${count(left, "removal")} ${left === 1 ? "is" : "are"} not attributed`);
   return { attributed, warnings, auditRequests: requests, budget: input.budget, stoppedAtBudget };
 }
 
 /**
  * The newest matching event of each wanted share, reading the group's events newest first, window by
- * window; `read` false when the budget was spent before they were all read (`take` gives no more pages).
+ * window: the first page of each on the group's share of the budget, any further one only if `more`
+ * gives it; `read` false when it did not, and the group's days were not all read.
  */
-async function readEntity(input: AttributionInput, entity: Entity, days: number, take: () => boolean): Promise<{ found: Map<number, AuditEvent>; read: boolean }> {
+async function readEntity(input: AttributionInput, entity: Entity, days: number, more: () => boolean): Promise<{ found: Map<number, AuditEvent>; read: boolean }> {
   const source: AuditSource = input.admin ? { kind: "instance", entityType: "Group", entityId: entity.groupId } : { kind: "group", id: entity.groupId };
   const found = new Map<number, AuditEvent>();
   const seen = new Set<number>();
   for (const window of auditWindows(input.now, days)) {
     const pages = listAuditEvents(input.gitlab, source, window, { signal: input.signal }).pages();
     try {
-      for (;;) {
-        // A page is asked for only with a request of the budget taken for it.
-        if (!take()) return { found, read: false };
+      for (let first = true; ; first = false) {
+        if (!first && !more()) return { found, read: false };
         const page = await pages.next();
         if (page.done) break;
         for (const event of page.value.items) {
