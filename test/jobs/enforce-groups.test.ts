@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { enforce, exitCode, type EnforceOptions, type EnforceReport, type ShareRemoval } from "../../lib/jobs/index.ts";
+import { enforce, exitCode, restoreInputFrom, type EnforceOptions, type EnforceReport, type ShareRemoval } from "../../lib/jobs/index.ts";
+import { shareKey } from "../../lib/jobs/shares/plan.ts";
 import { parsePolicy, policySha256 } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions, type ShareIntent } from "../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
@@ -170,8 +171,14 @@ describe("enforce: group shares", () => {
     }
     expect(report.actions.filter((a) => a.kind === "project").every((a) => a.status === "done")).toBe(true);
     expect(report.summary.failed).toBe(kept.length);
-    // The audit lines give the final outcome, not GitLab's 204.
-    expect(audit.filter((line) => line["outcome"] === "failed").map((line) => `${line["sharedGroupId"]}:${line["groupId"]}`).sort()).toEqual(kept.map((a) => `${a.sharedGroupId}:${a.groupId}`).sort());
+    // Each removal's line says what GitLab answered (204: "done"), as soon as it did; the confirmation lines the final outcome.
+    const confirmations = audit.filter((line) => line["confirmation"] === true);
+    expect(confirmations.filter((line) => line["outcome"] === "failed").map((line) => `${line["sharedGroupId"]}:${line["groupId"]}`).sort()).toEqual(kept.map((a) => `${a.sharedGroupId}:${a.groupId}`).sort());
+    expect(audit.filter((line) => !line["confirmation"]).every((line) => line["outcome"] === "done")).toBe(true);
+    // So restore from the lines re-creates what was removed, and not a share GitLab kept.
+    const restorable = restoreInputFrom({ lines: audit });
+    expect(restorable.removals.map(shareKey).sort()).toEqual(report.actions.filter((a) => a.status === "done").map(shareKey).sort());
+    expect(restorable.notes).toContain(`only removals with status "done" are restored; the input also holds ${kept.length} kept by GitLab though it answered success: not restored`);
     expect(exitCode(report)).toBe(1);
     // The shares GitLab kept are the next run's whole plan.
     expect(keys((await run({ token: "glpat-sim-auditor" })).actions)).toEqual(keys(kept));
