@@ -11,6 +11,8 @@ export interface JobStats {
   durationMs: number;
   /** enforce: requests to GitLab's audit event endpoints, to attribute removals (lib/jobs/enforce/attribution.ts). */
   auditRequests?: number;
+  /** enforce: attribution's own budget of audit-event requests, those it sent, and whether it stopped there; absent when nothing was attributed. */
+  attribution?: { requests: number; budget: number; stoppedAtBudget: boolean };
   /** The lowest limit of requests in flight to a service, once it pushed back with 429s (lib/http/concurrency.ts); absent if none did. */
   lowestConcurrency?: number;
   /** A durable execution's: the invocations that did its work, and its steps (functions/lib/durable/steps.ts). */

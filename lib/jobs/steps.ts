@@ -17,6 +17,17 @@ export interface Steps {
   perStep: number;
   /** Ends this invocation when `due` (a step said its slice is spent), to resume in the next; run directly, nothing. */
   pause(name: string, due: boolean): Promise<void>;
+  /**
+   * In a durable execution, aborts shortly before this invocation ends: a step's requests stop with it
+   * and the step ends with what it did (a removal step returns; others fail, to be attempted again in
+   * the next invocation) rather than being cut off mid-way, its work lost. Run directly, none.
+   */
+  deadline?: AbortSignal;
+}
+
+/** The signal for a step's requests: the run's own, and the invocation's deadline where there is one. */
+export function stepSignal(steps: Steps, signal: AbortSignal | undefined): AbortSignal | undefined {
+  return steps.deadline && signal ? AbortSignal.any([signal, steps.deadline]) : (steps.deadline ?? signal);
 }
 
 /** A job run in one go: one slice, nothing recorded. */

@@ -110,7 +110,9 @@ describe("enforce Lambda: { restore }", () => {
     for (const form of ["objects", "strings", "string"] as const) {
       const { report: removal, lines } = await applyEnforce();
       const handler = await coldEnforce();
-      expect(lines).toHaveLength(removal.actions.length);
+      // One line per removal as GitLab answered, and a group share's confirmation after it.
+      expect(lines.filter((l) => !l["confirmation"])).toHaveLength(removal.actions.length);
+      expect(lines.filter((l) => l["confirmation"] === true)).toHaveLength(removal.actions.filter((a) => a.kind === "group").length);
       expect(lines[0]).toMatchObject({ level: "INFO", service: "warden", message: expect.stringMatching(/^remove-(group-)?share$/) });
       const text = lines.map((l) => JSON.stringify(l));
       const restore = form === "objects" ? { lines } : form === "strings" ? { lines: text } : text.join("\n");

@@ -50,7 +50,7 @@ async function recordedPaths(detailProjects: boolean): Promise<Set<string>> {
     const step = steps.step.bind(steps);
     steps.step = async (name, run, opts) => {
       const result = await step(name, run, opts);
-      paths(result, name.replace(/[\s\d]+$/, ""), seen);
+      paths(result, name.replace(/[\s\d]+(part[\s\d]+)?$/, ""), seen);
       return result;
     };
     const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
@@ -94,8 +94,9 @@ const PINNED = new Set([
   ...["warnings[]", ...STATS].map((p) => `rules.${p}`),
   // A targeted run only, when a rule matched nothing there: those naming a literal path the instance does not have.
   ...["missing[].rule.list", "missing[].rule.index", "missing[].missing[]", ...STATS].map((p) => `literal rules.${p}`),
-  ...["warnings[]", "auditRequests", ...STATS, ...ATTRIBUTED.map((p) => `attributed[].${p}`)].map((p) => `attribute.${p}`),
-  ...["spent", "stopped", "warnings[]", ...STATS, ...[...REMOVAL, ...ATTRIBUTED].map((p) => `actions[].${p}`)].map((p) => `remove.${p}`),
+  ...["warnings[]", "auditRequests", "budget", "stoppedAtBudget", ...STATS, ...ATTRIBUTED.map((p) => `attributed[].${p}`)].map((p) => `attribute.${p}`),
+    // `remove N part M` too: a batch going on after its invocation's deadline, `sent` the DELETEs the part before sent unanswered.
+  ...["spent", "stopped", "warnings[]", "sent[]", ...STATS, ...[...REMOVAL, ...ATTRIBUTED].map((p) => `actions[].${p}`)].map((p) => `remove.${p}`),
   "ended.at",
 ]);
 

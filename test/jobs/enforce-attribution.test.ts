@@ -182,6 +182,8 @@ describe("enforce: who added each stray share", () => {
     const lines: Record<string, unknown>[] = [];
     const report = await enforce({ gitlab, policy: parsePolicy(POLICY(), "test.yaml"), apply: true, audit: { info: (message, fields) => lines.push({ message, ...fields }) } });
     expect(report.summary.removed).toBe(1);
-    expect(lines).toEqual([expect.objectContaining({ message: "remove-group-share", outcome: "done", addedBy: expect.objectContaining({ name: "Jane Doe", username: "jane" }) })]);
+    // The line as the DELETE was answered, and the group's confirmation after.
+    const line = { message: "remove-group-share", outcome: "done", addedBy: expect.objectContaining({ name: "Jane Doe", username: "jane" }) };
+    expect(lines).toEqual([expect.objectContaining(line), expect.objectContaining({ ...line, confirmation: true })]);
   });
 });

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { enforce, exitCode, type EnforceOptions, type EnforceReport, type ShareRemoval } from "../../lib/jobs/index.ts";
+import { enforce, exitCode, restoreInputFrom, type EnforceOptions, type EnforceReport, type ShareRemoval } from "../../lib/jobs/index.ts";
+import { shareKey } from "../../lib/jobs/shares/plan.ts";
 import { parsePolicy, policySha256 } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions, type ShareIntent } from "../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
@@ -86,7 +87,7 @@ describe("enforce: group shares", () => {
     expect(report.actions.find((a) => a.kind === "project")).toMatchObject({ type: "remove-share", kind: "project", expiresAt: expect.toBeOneOf([null, expect.any(String)]) });
   });
 
-  it("apply removes exactly the strays of both kinds and nothing else, reads each touched group again, and writes one audit line each", async () => {
+  it("apply removes exactly the strays of both kinds and nothing else, reads each touched group again, and writes one audit line each as answered, a group share's confirmation after", async () => {
     const { dataset, strays } = await setup({ recordRequests: true });
     const before = allShares();
     const audit: Record<string, unknown>[] = [];
@@ -107,8 +108,16 @@ describe("enforce: group shares", () => {
     expect(sim.counters.byRoute["GET /groups/:id"]).toBe(inScope + touched);
     expect(report.summary.groupReads).toBe(inScope + touched);
 
-    expect(audit).toHaveLength(strays.length);
+    // Each removal's line as its DELETE was answered; a group share's second line once its group was read again.
+    const groupShares = report.actions.filter((a) => a.kind === "group").length;
+    expect(audit.filter((line) => !line["confirmation"])).toHaveLength(strays.length);
+    expect(audit.filter((line) => line["confirmation"] === true)).toHaveLength(groupShares);
     const group = report.actions.find((a) => a.kind === "group")!;
+    const answered = audit.findIndex((line) => line["groupId"] === group.groupId && line["sharedGroupId"] === group.sharedGroupId && !line["confirmation"]);
+    const confirmed = audit.findIndex((line) => line["groupId"] === group.groupId && line["sharedGroupId"] === group.sharedGroupId && line["confirmation"] === true);
+    expect(answered).toBeGreaterThanOrEqual(0);
+    expect(confirmed).toBeGreaterThan(answered);
+    expect(audit[confirmed]).toMatchObject({ message: "remove-group-share", outcome: "done" });
     expect(audit).toContainEqual({
       message: "remove-group-share",
       kind: "group",
@@ -162,8 +171,14 @@ describe("enforce: group shares", () => {
     }
     expect(report.actions.filter((a) => a.kind === "project").every((a) => a.status === "done")).toBe(true);
     expect(report.summary.failed).toBe(kept.length);
-    // The audit lines give the final outcome, not GitLab's 204.
-    expect(audit.filter((line) => line["outcome"] === "failed").map((line) => `${line["sharedGroupId"]}:${line["groupId"]}`).sort()).toEqual(kept.map((a) => `${a.sharedGroupId}:${a.groupId}`).sort());
+    // Each removal's line says what GitLab answered (204: "done"), as soon as it did; the confirmation lines the final outcome.
+    const confirmations = audit.filter((line) => line["confirmation"] === true);
+    expect(confirmations.filter((line) => line["outcome"] === "failed").map((line) => `${line["sharedGroupId"]}:${line["groupId"]}`).sort()).toEqual(kept.map((a) => `${a.sharedGroupId}:${a.groupId}`).sort());
+    expect(audit.filter((line) => !line["confirmation"]).every((line) => line["outcome"] === "done")).toBe(true);
+    // So restore from the lines re-creates what was removed, and not a share GitLab kept.
+    const restorable = restoreInputFrom({ lines: audit });
+    expect(restorable.removals.map(shareKey).sort()).toEqual(report.actions.filter((a) => a.status === "done").map(shareKey).sort());
+    expect(restorable.notes).toContain(`only removals with status "done" are restored; the input also holds ${kept.length} kept by GitLab though it answered success: not restored`);
     expect(exitCode(report)).toBe(1);
     // The shares GitLab kept are the next run's whole plan.
     expect(keys((await run({ token: "glpat-sim-auditor" })).actions)).toEqual(keys(kept));

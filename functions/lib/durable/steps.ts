@@ -8,19 +8,29 @@
  * its remaining time less a margin for what is in flight when the slice ends (a page or a batch of
  * removals, with their retries). Time and identity are read inside steps only, and recorded there, so
  * the code between steps stays deterministic as replay requires.
+ *
+ * Each invocation also has a deadline (DEADLINE_MARGIN_MS before Lambda would end it, lambda/deadline.ts):
+ * every step's requests stop with it, so a step ends with what it did instead of being killed mid-way.
+ * A removal step returns then (lib/jobs/enforce/index.ts carries on in the next invocation); any other
+ * step fails, with a DeadlineError, and is attempted again in the next invocation from where it began.
  */
 import { StepSemantics, type DurableContext, type Serdes } from "@aws/durable-execution-sdk-js";
 import { randomUUID } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { HttpError } from "../../../lib/http/index.ts";
-import { ScopeError } from "../../../lib/jobs/index.ts";
+import { errorText, ScopeError } from "../../../lib/jobs/index.ts";
 import type { Steps } from "../../../lib/jobs/steps.ts";
 import { ConfigError } from "../config/settings.ts";
+import { DeadlineError, invocationDeadline } from "../lambda/deadline.ts";
 
 /** Kept for what is in flight when a slice ends, by default: a page or a removal batch with retries. */
 export const SLICE_MARGIN_MS = 5 * 60_000;
 /** The least an invocation works, however little of its time is left. */
 export const SLICE_FLOOR_MS = 30_000;
+/** Kept between the deadline and Lambda's end of the invocation: the step's end, its checkpoint, the pause. */
+export const DEADLINE_MARGIN_MS = 20_000;
+/** Attempts of a step each cut short by its invocation's deadline (each one makes progress, or waits out a server's Retry-After). */
+const DEADLINE_ATTEMPTS = 10;
 /** Findings or changes one step records: with compression, well inside a checkpoint's 256 KB. */
 const PER_STEP = 1_000;
 const CHECKPOINT_LIMIT = 256 * 1024;
@@ -31,6 +41,9 @@ export interface Invocation {
   startedAt: number;
   /** How long it works before pausing (ms). */
   sliceMs: number;
+  /** Aborts DEADLINE_MARGIN_MS before the invocation's end; `deadlineAt` when (epoch ms). */
+  deadline: AbortSignal;
+  deadlineAt: number;
 }
 
 /** Called first in each invocation, before any replay. */
@@ -40,7 +53,8 @@ export function beginInvocation(ctx: DurableContext, env: NodeJS.ProcessEnv = pr
   if (seconds !== undefined && !(seconds > 0)) throw new ConfigError(`WARDEN_SLICE_SECONDS must be a positive number of seconds, not "${set}"`);
   const remaining = ctx.lambdaContext.getRemainingTimeInMillis();
   const sliceMs = seconds !== undefined ? seconds * 1000 : Math.max(SLICE_FLOOR_MS, remaining - SLICE_MARGIN_MS);
-  return { id: randomUUID(), startedAt: Date.now(), sliceMs };
+  const { signal, at } = invocationDeadline(remaining, { marginMs: DEADLINE_MARGIN_MS });
+  return { id: randomUUID(), startedAt: Date.now(), sliceMs, deadline: signal, deadlineAt: at };
 }
 
 export interface DurableSteps extends Steps {
@@ -54,7 +68,15 @@ export function durableSteps(ctx: DurableContext, invocation: Invocation): Durab
   return {
     async step<T>(name: string, run: (attempt: number) => Promise<T>, opts?: { changes?: boolean }): Promise<T> {
       steps++;
-      const done = await ctx.step(name, async (step) => ({ value: await run(step.attempt), invocation: invocation.id }), {
+      const attempt = async (n: number) => {
+        try {
+          return await run(n);
+        } catch (err) {
+          // Whatever the deadline cut short failed because of it: the retry strategy tells it apart.
+          throw invocation.deadline.aborted ? new DeadlineError(`${name}: cut short by the invocation's deadline (${errorText(err)})`, { cause: err }) : err;
+        }
+      };
+      const done = await ctx.step(name, async (step) => ({ value: await attempt(step.attempt), invocation: invocation.id }), {
         serdes: compressed as Serdes<{ value: T; invocation: string }>,
         retryStrategy,
         // A step that changes things is recorded as begun before it runs: one cut off by a crash counts as
@@ -64,7 +86,8 @@ export function durableSteps(ctx: DurableContext, invocation: Invocation): Durab
       invocations.add(done.invocation);
       return done.value;
     },
-    sliceEnd: () => invocation.startedAt + invocation.sliceMs,
+    sliceEnd: () => Math.min(invocation.startedAt + invocation.sliceMs, invocation.deadlineAt),
+    deadline: invocation.deadline,
     perStep: PER_STEP,
     async pause(name, due) {
       if (due) await ctx.wait(name, { seconds: 1 });
@@ -76,9 +99,11 @@ export function durableSteps(ctx: DurableContext, invocation: Invocation): Durab
 /**
  * A failed step is tried again (up to 3 attempts, 5 s and 10 s apart) unless its error will not
  * change: a refused request (4xx other than 408 and 429), a scope that does not exist, bad settings.
- * lib/http has already retried every transient failure inside the step.
+ * lib/http has already retried every transient failure inside the step. One cut short by its
+ * invocation's deadline is tried again in the next invocation, up to DEADLINE_ATTEMPTS times.
  */
 function retryStrategy(error: Error, attempt: number): { shouldRetry: boolean; delay?: { seconds: number } } {
+  if (error instanceof DeadlineError) return attempt >= DEADLINE_ATTEMPTS ? { shouldRetry: false } : { shouldRetry: true, delay: { seconds: 1 } };
   const permanent =
     error instanceof ScopeError ||
     error instanceof ConfigError ||

@@ -24,20 +24,25 @@ export class DeadlineError extends Error {
   override name = "DeadlineError";
 }
 
+/** The invocation's deadline: a signal that aborts `marginMs` before its end (never sooner than `floorMs` from now), and when (epoch ms). */
+export function invocationDeadline(remainingMs: number, opts: DeadlineOptions = {}): { signal: AbortSignal; at: number; timer: NodeJS.Timeout } {
+  const margin = opts.marginMs ?? 10_000;
+  const ms = Math.max(opts.floorMs ?? 1_000, remainingMs - margin);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DeadlineError(`the Lambda times out in ${Math.round(margin / 1000)} s`)), ms);
+  // The Lambda's own end comes soon anyway; the timer must not hold a test process (or an idle container) open.
+  timer.unref();
+  return { signal: controller.signal, at: Date.now() + ms, timer };
+}
+
 /** Typed for the plain Lambda context it is given; the handler reads the signal as `Context & DeadlineContext`. */
 export function deadlineSignal(opts: DeadlineOptions = {}): MiddlewareObj<unknown, unknown, Error, Context, { deadlineTimer?: NodeJS.Timeout }> {
-  const margin = opts.marginMs ?? 10_000;
-  const floor = opts.floorMs ?? 1_000;
   const clear = (request: { internal: { deadlineTimer?: NodeJS.Timeout } }) => clearTimeout(request.internal.deadlineTimer);
   return {
     before(request) {
-      const controller = new AbortController();
-      const ms = Math.max(floor, request.context.getRemainingTimeInMillis() - margin);
-      const timer = setTimeout(() => controller.abort(new DeadlineError(`the Lambda times out in ${Math.round(margin / 1000)} s`)), ms);
-      // The Lambda's own end comes soon anyway; the timer must not hold a test process (or an idle container) open.
-      timer.unref();
-      request.internal.deadlineTimer = timer;
-      (request.context as Context & DeadlineContext).signal = controller.signal;
+      const deadline = invocationDeadline(request.context.getRemainingTimeInMillis(), opts);
+      request.internal.deadlineTimer = deadline.timer;
+      (request.context as Context & DeadlineContext).signal = deadline.signal;
     },
     after: clear,
     onError: clear,

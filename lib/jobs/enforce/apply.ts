@@ -2,10 +2,12 @@
  * Removing the planned shares, of every kind: bounded concurrency, idempotent, one audit line each.
  * GitLab has no conditional DELETE and minutes may pass between judging a share and removing it, so a
  * removal planned `maxPlanAgeMs` ago or longer is judged again on its subject read anew (once per
- * subject, the reads sent ahead of the removals); a share no longer stray is skipped. A kind GitLab may
- * answer with success without removing (a group share, without Owner) has its subject read once more
- * after its removals, and its audit lines wait for that, so each says what became of the share. An
- * administrator's token too: with Admin Mode on, one without the admin_mode scope acts as a plain user.
+ * subject, the reads sent ahead of the removals); a share no longer stray is skipped. Each removal's
+ * audit line is written as soon as its DELETE is answered (restore reads these: a run cut off later
+ * loses none). A kind GitLab may answer with success without removing (a group share, without Owner)
+ * has its subject read once more after its removals, and each removal answered with success gets a
+ * second line then, `confirmation: true`, its outcome what became of the share ("failed" if GitLab kept
+ * it). An administrator's token too: with Admin Mode on, one without the admin_mode scope acts as a plain user.
  * A saved plan (apply/) comes through here judged again in full, and removed only if still as planned.
  */
 import pMap from "p-map";
@@ -15,7 +17,7 @@ import { accessLevelName, evaluateShare, type Policy } from "../../policy/index.
 import { awaitedLater } from "../awaited-later.ts";
 import { errorText, stoppedMidRequest, type AuditSink } from "../report.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
-import { auditFields, shareFields, shareInput, subjectKey, subjectOf, type ShareRemoval, type Subject } from "../shares/plan.ts";
+import { auditFields, shareFields, shareInput, shareKey, subjectKey, subjectOf, type ShareRemoval, type Subject } from "../shares/plan.ts";
 
 export interface RemovalOptions {
   gitlab: GitLabClient;
@@ -28,6 +30,15 @@ export interface RemovalOptions {
   /** When each action was judged (Date.now()). */
   judgedAt: ReadonlyMap<ShareRemoval, number>;
   signal?: AbortSignal;
+  /**
+   * A durable invocation's deadline (lib/jobs/steps.ts), also in `signal`: a removal it cuts short stays
+   * "planned", for a later step to make, rather than "failed"; its share goes in `sent` if its DELETE was sent.
+   */
+  deadline?: AbortSignal;
+  /** Shares whose DELETE an earlier attempt or step of this run may have sent: found gone, they are "done". */
+  mayHaveSent?: ReadonlySet<string>;
+  /** Filled with the shares whose DELETE this call sends. */
+  sent?: Set<string>;
   audit?: AuditSink;
   warnings: string[];
 }
@@ -49,7 +60,7 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
   // The reads' own slots: the plan-age re-reads, then the confirming reads as their subjects are done.
   const readSlots = new PQueue({ concurrency: opts.concurrency });
   const confirmations: Promise<void>[] = [];
-  const record = (a: ShareRemoval) => a.status !== "planned" && opts.audit?.info(a.type, auditFields(a));
+  const record = (a: ShareRemoval, confirmation?: true) => a.status !== "planned" && opts.audit?.info(a.type, { ...auditFields(a), ...(confirmation ? { confirmation } : {}) });
   // At least that old (0: always), so a plan judged in the same millisecond still counts.
   const old = (a: ShareRemoval) => Date.now() - (opts.judgedAt.get(a) ?? 0) >= opts.maxPlanAgeMs;
   // Removals whose subject is read again afterwards go first, so those reads overlap the other removals.
@@ -60,9 +71,10 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
   await pMap(order, async (action) => {
     if (signal?.aborted) stopped = true;
     else if (await removeOne(action, opts, old(action), current)) stopped = true;
+    record(action);
     const key = subjectKey(action);
     const left = untried.get(key);
-    if (left === undefined) return void record(action);
+    if (left === undefined) return;
     untried.set(key, left - 1);
     if (left > 1) return;
     const group = unconfirmed.get(key)!;
@@ -70,8 +82,10 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
     confirmations.push(
       awaitedLater(
         readSlots.add(async () => {
-          if (!(await confirm(group, opts))) stopped = true;
-          group.forEach(record);
+          const answered = group.filter((a) => a.status === "done");
+          const checked = await confirm(group, opts);
+          if (checked === "stopped") stopped = true;
+          if (checked === "read") answered.forEach((a) => record(a, true));
         }),
       ),
     );
@@ -83,13 +97,20 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
 /** Removes one share (unless judged again and found changed); true when the signal cut it off. */
 async function removeOne(action: ShareRemoval, opts: RemovalOptions, old: boolean, current: (a: ShareRemoval) => Promise<Subject | undefined>): Promise<boolean> {
   const { gitlab, signal } = opts;
+  const key = shareKey(action);
+  const earlier = opts.mayHaveSent?.has(key) === true;
   try {
-    if (old) Object.assign(action, judgeAgain(action, opts, await current(action)));
+    if (old || earlier) Object.assign(action, judgeAgain(action, opts, await current(action)));
+    // Gone after a DELETE this run sent, its answer lost with the attempt or step that sent it: removed by this run.
+    if (earlier && action.status === "already-gone") action.status = "done";
     if (action.status !== "planned") return false;
+    opts.sent?.add(key);
     const outcome = await SHARE_OPS[action.kind].remove(gitlab, subjectOf(action).id, action.groupId, signal);
     action.status = outcome === "removed" ? "done" : "already-gone";
     return false;
   } catch (err) {
+    // Cut short by the invocation's deadline: left for the next step (removal-steps.ts), not failed.
+    if (opts.deadline?.aborted) return true;
     action.status = "failed";
     action.error = signal?.aborted ? stoppedMidRequest(signal, "removing the share") : errorText(err);
     return signal?.aborted ?? false;
@@ -125,12 +146,13 @@ function changedSincePlanned(planned: ShareRemoval, now: ReturnType<typeof share
 
 /**
  * Reads the subject of these actions again and fails each removal GitLab answered with success but
- * did not make. False when the signal stopped the check: the removals stay "done", unconfirmed.
+ * did not make: "read", or "unread" (a failed read) or "stopped" (by the signal), the removals staying
+ * "done", unconfirmed, with a warning.
  */
-async function confirm(actions: ShareRemoval[], opts: RemovalOptions): Promise<boolean> {
+async function confirm(actions: ShareRemoval[], opts: RemovalOptions): Promise<"read" | "unread" | "stopped"> {
   const done = actions.filter((a) => a.status === "done");
   const first = done[0];
-  if (!first) return true;
+  if (!first) return "read";
   const ops = SHARE_OPS[first.kind];
   const { id, path } = subjectOf(first);
   const kept = ops.kept?.(path);
@@ -139,9 +161,9 @@ async function confirm(actions: ShareRemoval[], opts: RemovalOptions): Promise<b
     const now = await ops.read(opts.gitlab, id, opts.signal);
     const still = new Set(now?.shares.map((s) => s.group_id));
     for (const action of done.filter((a) => still.has(a.groupId))) Object.assign(action, { status: "failed", error: kept });
-    return true;
+    return "read";
   } catch (err) {
     opts.warnings.push(`${done.length} removals of shares of ${path} answered success but could not be checked (${errorText(err)}): GitLab keeps a share it was asked to remove when the token lacks Owner; the next run finds any still there`);
-    return !opts.signal?.aborted;
+    return opts.signal?.aborted ? "stopped" : "unread";
   }
 }

@@ -10,26 +10,17 @@ import { awaitedLater } from "../awaited-later.ts";
 import { makeReport } from "../envelope.ts";
 import { auditedUnder, concurrencyStat, countStatus, errorText, type AuditSink } from "../report.ts";
 import { byKindAndPath, shareKey, type ShareRemoval } from "../shares/plan.ts";
-import { direct, type Steps } from "../steps.ts";
+import { direct, stepSignal, type Steps } from "../steps.ts";
 import { count } from "../view.ts";
-import { removeShares } from "./apply.ts";
-import { applyAttribution, attributeRemovals } from "./attribution.ts";
+import { applyAttribution, attributeWithin, attributionBudget } from "./attribution.ts";
 import { comparisonOf, scopeWarning, type Difference } from "./compare.ts";
 import { beginExamination } from "./examine/examiners.ts";
 import { ScopeError, scopeRoots } from "./examine/scope.ts";
 import { checkTargets, findTargets, targetedWarning, targetedWork } from "./examine/targets.ts";
 import { missingWarning, namesNothing, unmatchedWarnings } from "./rules.ts";
+import { removeInSteps } from "./removal-steps.ts";
 import { examineSlice, type Slice } from "./slice.ts";
-import { addCounts, DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY, emptyTally, statsSince, type EnforceOptions, type EnforceReport, type StepStats, type Tally } from "./summary.ts";
-
-/** What one step of removals did: the batch as it ended. */
-interface Removals {
-  actions: ShareRemoval[];
-  warnings: string[];
-  stats: StepStats;
-  stopped: boolean;
-  spent: boolean;
-}
+import { addCounts, DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY, emptyTally, statsSince, sumStats, attributionStat, type EnforceOptions, type EnforceReport, type StepStats, type Tally } from "./summary.ts";
 
 /**
  * The job in steps (lib/jobs/steps.ts): the token check and the scope; the examination, in slices
@@ -49,6 +40,8 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   const targets = opts.targets && checkTargets(policy, opts.targets);
   const limit = maxRemovals(policy);
   const concurrency = opts.listConcurrency ?? DEFAULT_LIST_CONCURRENCY;
+  // Inside a step, requests stop with the run's signal or the invocation's deadline (durable, lib/jobs/steps.ts).
+  const inStep = stepSignal(steps, signal);
   const measured = async <T extends object>(run: () => Promise<T>): Promise<T & { stats: StepStats }> => {
     const before = gitlab.requestCounts();
     const result = await run();
@@ -62,9 +55,9 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       const warnings: string[] = [];
       // The token check and the scope look-up go out together (reads: after a refused token the Lambda
       // may read a rotated secret and run again, functions/lib/runs/run-job.ts); the token's error comes first.
-      const scope = awaitedLater(scopeRoots(gitlab, policy, signal));
-      const found = targets && awaitedLater(findTargets(gitlab, policy, targets, concurrency, signal, warnings));
-      const user = await gitlab.currentUser(signal);
+      const scope = awaitedLater(scopeRoots(gitlab, policy, inStep));
+      const found = targets && awaitedLater(findTargets(gitlab, policy, targets, concurrency, inStep, warnings));
+      const user = await gitlab.currentUser(inStep);
       const seesAllGroups = isTrue(user.is_admin) || isTrue(user.is_auditor);
       if (!seesAllGroups) {
         warnings.push(
@@ -130,27 +123,17 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     warnings.push(`${count(tally.outOfScope, "share")} of examined projects or groups ${tally.outOfScope === 1 ? "is" : "are"} outside the policy's scope (a path not under a scope group): they were left alone`);
   }
 
-  // Who added each stray, before the guard judges the plan (a run stopped by its signal has no time for it).
-  const attributed = plan.length && !signal?.aborted
-    ? await steps.step("attribute", () => measured(() => attributeRemovals({ gitlab, policy, admin: begun.admin === true, now, actions: plan, concurrency, signal })))
-    : undefined;
-  if (attributed) {
-    applyAttribution(plan, attributed.attributed);
-    warnings.push(...attributed.warnings);
-    stats.push(attributed.stats);
-  }
-
   // Only a complete examination of the whole scope shows that a rule matched nothing (targets.ts); a
   // targeted one shows only that a rule naming a literal path the instance does not have is a typo (rules.ts).
   const unmatched = complete && matched && !targets ? unmatchedRules(policy, matched, now) : [];
   if (unmatched.length) {
-    const named = await steps.step("rules", () => measured(async () => ({ warnings: await unmatchedWarnings(gitlab, policy, unmatched, signal) })));
+    const named = await steps.step("rules", () => measured(async () => ({ warnings: await unmatchedWarnings(gitlab, policy, unmatched, inStep) })));
     warnings.push(...named.warnings);
     stats.push(named.stats);
   }
   // Counts unknown (a step replayed from older code): every rule is looked at, which costs only reads.
   const untouched = targets && complete ? unmatchedRules(policy, matched ?? emptyRuleCounts(policy), now) : [];
-  const typos = untouched.length ? await steps.step("literal rules", () => measured(async () => ({ missing: await namesNothing(gitlab, policy, untouched, signal) }))) : undefined;
+  const typos = untouched.length ? await steps.step("literal rules", () => measured(async () => ({ missing: await namesNothing(gitlab, policy, untouched, inStep) }))) : undefined;
   if (typos) {
     warnings.push(...typos.missing.map((named) => missingWarning(policy, named)));
     stats.push(typos.stats);
@@ -166,42 +149,31 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     const fix = "correct or remove each, or set gitlab.guard.unmatchedRules: warn to accept them";
     warnings.push(opts.apply ? `guard: ${which}; nothing was removed (${fix})` : `guard: ${which}: an applying run would remove nothing (${fix})`);
   }
+  // Who added each stray, only where the run may remove it: after the guard, never for a plan it refused
+  // or an applying run's incomplete one, and within a budget of requests (a run stopped by its signal has no time for it).
+  const attributed = plan.length && !tripped && (complete || !opts.apply) && !signal?.aborted
+    ? await steps.step("attribute", () => measured(() => attributeWithin({ gitlab, policy, admin: begun.admin === true, now, actions: plan, concurrency, signal: inStep, budget: attributionBudget({ projects: tally.projects, groups: tally.groups, removals: plan.length }) })))
+    : undefined;
+  if (attributed) {
+    applyAttribution(plan, attributed.attributed);
+    warnings.push(...attributed.warnings);
+    stats.push(attributed.stats);
+  }
   if (!tripped && opts.apply && complete) {
-    // Each settled removal writes its audit line: the progress counts them there.
+    // Each settled removal writes its audit line (a group share's confirmation, a second): the progress counts the first.
     let settled = 0;
     const { onProgress } = opts;
     const audited = auditedUnder(opts.audit, policy);
     const audit: AuditSink | undefined = onProgress
-      ? { info: (message, fields) => (audited?.info(message, fields), onProgress({ phase: "removing", done: Math.min(++settled, plan.length), total: plan.length })) }
+      ? { info: (message, fields) => (audited?.info(message, fields), fields?.["confirmation"] || onProgress({ phase: "removing", done: Math.min(++settled, plan.length), total: plan.length })) }
       : audited;
-    for (let from = 0, n = 1; from < plan.length; n++) {
-      const size = Math.min(plan.length - from, steps.perStep);
-      const batch = found.slice(from, from + size);
-      const done: Removals = await steps.step(`remove ${n}`, (attempt) =>
-        measured(async () => {
-          const removalWarnings: string[] = [];
-          // Each attempt starts from the plan, not from what an earlier one made of it; and an attempt
-          // after one that failed or was cut off judges every share again before removing it.
-          const actions = structuredClone(batch.map((stray) => stray.action));
-          const judged = new Map(actions.map((action, i) => [action, attempt > 1 ? 0 : batch[i]!.judgedAt]));
-          const removal = await removeShares(actions, {
-            gitlab, policy, now, judgedAt: judged, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY, maxPlanAgeMs: opts.maxPlanAgeMs ?? 60_000, signal, audit, warnings: removalWarnings,
-          });
-          // Past the run's time limit the batches not begun are left: the report must come before the limit does.
-          return { actions, warnings: removalWarnings, stopped: removal.stopped || Date.now() >= runEnd, spent: Date.now() >= steps.sliceEnd() };
-        }),
-        { changes: true },
-      );
-      plan.splice(from, size, ...done.actions);
-      warnings.push(...done.warnings);
-      stats.push(done.stats);
-      from += size;
-      if (done.stopped) {
-        complete = false;
-        break;
-      }
-      if (from < plan.length) await steps.pause(`removed ${n}`, done.spent);
-    }
+    const removed = await removeInSteps({
+      gitlab, policy, now, found, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY, maxPlanAgeMs: opts.maxPlanAgeMs ?? 60_000, signal, audit, runEnd, measured,
+    }, steps);
+    plan.splice(0, plan.length, ...removed.plan);
+    warnings.push(...removed.warnings);
+    stats.push(...removed.stats);
+    if (removed.stopped) complete = false;
     const left = countStatus(plan, "planned");
     if (left) {
       const why = signal?.aborted ? errorText(signal.reason) : `the run's time limit came at ${new Date(runEnd).toISOString()}`;
@@ -212,7 +184,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   const scopeChanged = base && scopeWarning(base, policy);
   if (scopeChanged) warnings.push(scopeChanged);
   const { outOfScope: _, ...counted } = tally;
-  const { groupReads, ...requestStats } = stats.reduce<StepStats>(addCounts, { requests: 0, retries: 0, rateLimited: 0, pages: 0, groupReads: 0 });
+  const { groupReads, ...requestStats } = sumStats(stats);
   const finishedAt = (await steps.step("ended", async () => ({ at: Date.now() }))).at;
   const report: EnforceReport = makeReport({ job: "enforce", dryRun: !opts.apply, policy, gitlab: gitlab.http, startedAt: begun.startedAt, finishedAt }, {
     summary: {
@@ -229,7 +201,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       matched: matched ?? null,
     },
     actions: plan,
-    stats: { ...requestStats, auditRequests: attributed?.auditRequests ?? 0, ...concurrencyStat([gitlab.http]), durationMs: finishedAt - begun.startedAt },
+    stats: { ...requestStats, auditRequests: attributed?.auditRequests ?? 0, ...attributionStat(attributed), ...concurrencyStat([gitlab.http]), durationMs: finishedAt - begun.startedAt },
     warnings,
   });
   // Its removals carry the authors the plan's attribution found (the same shares).

@@ -96,7 +96,8 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
 
   // One examination failing stops the others: p-map cannot cancel mappers already running.
   const listing = new AbortController();
-  const listSignal = signal ? AbortSignal.any([signal, listing.signal]) : listing.signal;
+  // The invocation's deadline (durable) stops the listings too: then the step fails, to be attempted again.
+  const listSignal = AbortSignal.any([signal, listing.signal, steps.deadline].filter((s) => s !== undefined));
   let failure: { err: unknown } | undefined;
   const examine = (work: ExaminationWork): Promise<boolean> => {
     let whole = true;

@@ -105,6 +105,17 @@ export function statsSince(gitlab: GitLabClient, before: StepStats): StepStats {
   return { requests: after.requests - before.requests, retries: after.retries - before.retries, rateLimited: after.rateLimited - before.rateLimited, pages: after.pages - before.pages, groupReads: after.groupReads - before.groupReads };
 }
 
+/** The request counts of these steps together. */
+export function sumStats(stats: readonly StepStats[]): StepStats {
+  return stats.reduce<StepStats>(addCounts, { requests: 0, retries: 0, rateLimited: 0, pages: 0, groupReads: 0 });
+}
+
+/** The report's `stats.attribution`, for a run that attributed (an attribute step recorded by older code has no budget). */
+export function attributionStat(attributed: { auditRequests: number; budget?: number; stoppedAtBudget?: boolean } | undefined): { attribution?: { requests: number; budget: number; stoppedAtBudget: boolean } } {
+  if (attributed?.budget === undefined) return {};
+  return { attribution: { requests: attributed.auditRequests, budget: attributed.budget, stoppedAtBudget: attributed.stoppedAtBudget === true } };
+}
+
 /** Adds each count of `more` to `into`'s (the tallies and the request counts of steps add up so). */
 export function addCounts<T extends { [K in keyof T]: number }>(into: T, more: T): T {
   for (const key of Object.keys(into) as (keyof T)[]) (into[key] as number) += more[key];

@@ -46,9 +46,15 @@ const ReportAction = z.discriminatedUnion("type", [
 /** An apply report (warden apply --json) has enforce's shape. */
 const EnforceReport = z.object({ job: z.enum(["enforce", "apply"]), dryRun: z.literal(false), actions: z.array(ReportAction) });
 /** Audit lines are told apart by their message; Powertools' own fields (level, timestamp, function_name, …) are ignored. */
+/**
+ * A removal's line is written as its DELETE is answered; a kind GitLab may answer with success without
+ * removing (a group share) gets a second line, `confirmation: true`, once its subject is read again:
+ * its outcome is the last word on that removal ("failed": GitLab kept the share, nothing to restore).
+ */
+const confirmation = z.literal(true).optional();
 const AuditLine = z.discriminatedUnion("message", [
-  z.object({ message: z.literal(REMOVAL_TYPES.project), ...project("line"), outcome: z.enum(STATUSES) }),
-  z.object({ message: z.literal(REMOVAL_TYPES.group), ...group("line"), outcome: z.enum(STATUSES) }),
+  z.object({ message: z.literal(REMOVAL_TYPES.project), ...project("line"), outcome: z.enum(STATUSES), confirmation }),
+  z.object({ message: z.literal(REMOVAL_TYPES.group), ...group("line"), outcome: z.enum(STATUSES), confirmation }),
 ]);
 const AUDIT_MESSAGES = new Set<unknown>(Object.values(REMOVAL_TYPES));
 
@@ -119,7 +125,7 @@ function fromReport(value: Record<string, unknown>): RestoreInput {
  * stream's name before each line.
  */
 function fromAuditLines(lines: readonly (string | Record<string, unknown>)[]): RestoreInput {
-  const found: (readonly [string, RemovedShare])[] = [];
+  const found: Entry[] = [];
   let other = 0;
   for (const [i, line] of lines.entries()) {
     if (typeof line === "string" && line.trim() === "") continue;
@@ -134,7 +140,7 @@ function fromAuditLines(lines: readonly (string | Record<string, unknown>)[]): R
     }
     const audit = AuditLine.safeParse(value);
     if (!audit.success) throw new RestoreInputError(`${where} (${String(value["message"])}): ${issuesText(audit.error)}`);
-    found.push([audit.data.outcome, removedShare(audit.data)]);
+    found.push([audit.data.outcome, removedShare(audit.data), audit.data.confirmation]);
   }
   if (!found.length) {
     const first = lines.find((l): l is string => typeof l === "string" && l.trim() !== "");
@@ -151,12 +157,25 @@ function removedShare(a: z.output<typeof ReportAction> | z.output<typeof AuditLi
     : { kind: "group", sharedGroupId: a.sharedGroupId, sharedGroup: a.sharedGroup, ...shared };
 }
 
+const KEPT = "kept by GitLab though it answered success";
+
+/** A removal's status and share, and whether its line confirms an earlier one (AuditLine). */
+type Entry = readonly [status: string, share: RemovedShare, confirmation?: true];
+
 /** Keeps the removals done, each share once, and says what else the input held. */
-function collect(source: string, entries: readonly (readonly [status: string, share: RemovedShare])[], notes: string[]): RestoreInput {
+function collect(source: string, entries: readonly Entry[], notes: string[]): RestoreInput {
   const done = new Map<string, RemovedShare>();
   const left = new Map<string, number>();
   let repeated = 0;
-  for (const [status, removal] of entries) {
+  for (const [status, removal, confirmation] of entries) {
+    // A confirmation of a removal: "done" repeats its first line (or stands for it, when the input lacks it);
+    // any other outcome undoes it, as GitLab kept the share.
+    if (confirmation) {
+      const key = shareKey(removal);
+      if (status === "done") done.set(key, done.get(key) ?? removal);
+      else if (done.delete(key)) left.set(KEPT, (left.get(KEPT) ?? 0) + 1);
+      continue;
+    }
     if (status !== "done") {
       left.set(status, (left.get(status) ?? 0) + 1);
       continue;

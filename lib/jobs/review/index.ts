@@ -14,7 +14,7 @@
  */
 import { isTrue } from "../../gitlab/index.ts";
 import { enforce } from "../enforce/index.ts";
-import { attributeRemovals } from "../enforce/attribution.ts";
+import { attributeRemovals, attributionBudget } from "../enforce/attribution.ts";
 import { makeReport } from "../envelope.ts";
 import type { JudgedShare } from "../enforce/summary.ts";
 import { accessLevelName, type Policy } from "../../policy/index.ts";
@@ -54,7 +54,7 @@ export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
     const user = await gitlab.currentUser(signal);
     // attributeRemovals reads a removal's kind, subject and invited group only: a listed share has them, named alike.
     const shares = rows as unknown as ShareRemoval[];
-    const result = await attributeRemovals({ gitlab, policy, admin: isTrue(user.is_admin), now, actions: shares, concurrency: opts.listConcurrency ?? 16, signal });
+    const result = await attributeRemovals({ gitlab, policy, admin: isTrue(user.is_admin), now, actions: shares, concurrency: opts.listConcurrency ?? 16, signal, budget: attributionBudget({ projects: examined.summary.projects, groups: examined.summary.groups, removals: rows.length }) });
     result.attributed.forEach((a, i) => Object.assign(rows[i]!, a));
     warnings.push(...result.warnings);
     auditRequests = result.auditRequests;
