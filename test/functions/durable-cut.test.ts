@@ -84,7 +84,8 @@ describe("a durable Enforce execution cut while removing", () => {
     const audited = lines.filter((line) => line["message"] === "remove-share" || line["message"] === "remove-group-share");
     expect(restoreInputFrom({ lines: audited }).removals.map(shareKey).sort()).toEqual(removedKeys);
     expect(restoreInputFrom(report).removals.map(shareKey).sort()).toEqual(removedKeys);
-    const restored = await (await coldEnforce<RestoreReport>())({ restore: report, dryRun: false });
+    // The policy still calls them stray: includeStray brings them back all the same.
+    const restored = await (await coldEnforce<RestoreReport>())({ restore: report, dryRun: false, includeStray: true });
     expect(restored.actions.map((a) => a.status)).toEqual(Array(strays).fill("done"));
   }, 120_000);
 });
