@@ -16,6 +16,10 @@ import { NODE_OPTIONS } from "../lib/config/node-options.ts";
 import { buildRun, evaluateApp, evaluateRun, removeBuilds, TOP_LEVEL_IMPORT, type Deployed, type SstApp } from "./sst/build.ts";
 import { emfRecords } from "./functions/emf.ts";
 
+// Each test deploys the config one or more times (a bundle, then Pulumi's mocks over every resource):
+// seconds each on a quiet machine, many more on a loaded CI runner, so this file's tests get more time.
+vi.setConfig({ testTimeout: 90_000 });
+
 const SECRET = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-AbCdEf";
 const ENDPOINT_SECRET = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-endpoints-GhIjKl";
 const DEPLOY_ENV = { WARDEN_SECRET_ARN: SECRET, WARDEN_ENDPOINT_SECRET_ARN: ENDPOINT_SECRET, GITLAB_URL: "https://gitlab.example.com", N8N_URL: "https://n8n.example.com", WARDEN_POLICY_FILE: "examples/warden.yaml" };
