@@ -6,6 +6,7 @@
  * (within the grace) are not; no delivery for WARDEN_EVENTS_SILENCE_HOURS is warned of, with a metric.
  * And the Events function records a delivery only once its token was checked.
  */
+import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { dynamoCoverage } from "../../functions/lib/state/event-coverage.ts";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
@@ -28,8 +29,10 @@ let simNow = Date.now();
 
 beforeAll(async () => {
   [dynalite, secretsManager, policyPath] = await Promise.all([startDynalite(), startSecretsManager(JSON.stringify(SECRETS)), writePolicy(watchPolicyText())]);
+  await LocalDurableTestRunner.setupTestEnvironment({ skipTime: false });
 });
 afterAll(async () => {
+  await LocalDurableTestRunner.teardownTestEnvironment();
   await Promise.all([dynalite.close(), secretsManager.close()]);
 });
 beforeEach(async () => {
@@ -85,6 +88,19 @@ describe("a sweep judges the event-driven paths (issue 29.2)", () => {
     expect(metrics[0]).toMatchObject({ MissedByEvents: 2, EventsSilent: 1, job: "enforce" });
     // The window moved on: the next sweep judges from this one's end, so each miss is counted once.
     expect(Date.parse((await store().previousSweep())!.judgedTo)).toBeGreaterThan(Date.now() - 11 * 60_000);
+  });
+
+  it("does so in the deployed, durable Enforce too, in a step of its own", async () => {
+    await store().recordSweep({ judgedTo: ago(26 * HOUR), covered: true, eventsSince: ago(30 * 24 * HOUR) });
+    await store().delivered("stream", ago(25 * HOUR));
+    await straysMade(3 * HOUR);
+    vi.resetModules();
+    const { handler } = await import("../../functions/enforce.ts");
+    const execution = await new LocalDurableTestRunner<EnforceReport>({ handlerFunction: handler as never }).run({ payload: { source: "schedule" } });
+    expect(execution.getStatus()).toBe("SUCCEEDED");
+    const report = validReport(execution.getResult()!);
+    expect(report.missedByEvents).toMatchObject({ count: 2 });
+    expect(report.eventDelivery).toMatchObject({ silent: true });
   });
 
   it("counts nothing when the stream delivers and the strays were made just now, within the grace the watch and the stream have", async () => {
