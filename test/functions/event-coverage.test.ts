@@ -125,6 +125,14 @@ describe("a sweep judges the event-driven paths (issue 29.2)", () => {
     expect(metrics[0]).toMatchObject({ EventsSilent: 1 });
   });
 
+  it("a silence setting edited wrong in the console is named in the report, and does not fail the sweep that removed", async () => {
+    vi.stubEnv("WARDEN_EVENTS_SILENCE_HOURS", "a day");
+    await straysMade(3 * HOUR);
+    const { report } = await sweep();
+    expect(report.summary.removed).toBe(2);
+    expect(report.warnings).toContain('missed by events: not judged (WARDEN_EVENTS_SILENCE_HOURS must be a whole number of hours (1 or more), not "a day")');
+  });
+
   it("with no earlier sweep, judges nothing and says so, then judges from the next sweep on; a stray older than the window is not the events'", async () => {
     await straysMade(3 * HOUR);
     const first = await sweep();

@@ -35,7 +35,7 @@ export interface CoverageSettings {
   silenceHours: number;
 }
 
-/** From the environment sst.config.ts sets; a silence setting that is not a whole number of hours fails the run naming it. */
+/** From the environment sst.config.ts sets (which checks the silence setting at deploy); a wrong one throws, naming it. */
 export function coverageSettings(env: NodeJS.ProcessEnv = process.env): CoverageSettings {
   const set = env["WARDEN_EVENTS_SILENCE_HOURS"];
   const silenceHours = set === undefined || set === "" ? DEFAULT_SILENCE_HOURS : Number(set);
@@ -54,7 +54,13 @@ const defaultStore = dynamoCoverage();
 
 /** The sweep's report judged, when event-driven enforcement is deployed; otherwise as it was. */
 export async function judgeSweep(report: EnforceReport, steps: Pick<Steps, "step"> = direct, store: CoverageStore = defaultStore): Promise<EnforceReport> {
-  const settings = coverageSettings();
+  let settings: CoverageSettings;
+  try {
+    settings = coverageSettings();
+  } catch (err) {
+    // Judged after the removals: a setting edited wrong in the console must not fail a sweep that removed.
+    return { ...report, warnings: [...report.warnings, `missed by events: not judged (${errorText(err)})`] };
+  }
   // Off, a sweep still records that it was (when the table is there): turned on again later, the
   // window must not reach back over a time nothing listened.
   if (!deployed(settings) && !process.env["WARDEN_CLAIMS_TABLE"]) return report;
