@@ -341,7 +341,7 @@ describe("sst.config.ts", () => {
     expect(deployed.one("aws:lambda/permission:Permission", "EventsPublicFunctionUrlAccess")).toMatchObject({ action: "lambda:InvokeFunctionUrl", principal: "*" });
     expect(events.env).toMatchObject({ WARDEN_WORKER_FUNCTION: worker.physicalName, WARDEN_CLAIMS_TABLE: "ClaimsTable-a1b2c3", WARDEN_REPORT_ONLY: "true" });
     expect(events.statements).toContainEqual({ actions: ["lambda:InvokeFunction"], resources: [worker.arn] });
-    expect(events.statements).toContainEqual({ actions: ["dynamodb:PutItem", "dynamodb:GetItem"], resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["stream:*", "hook:*"] } } });
+    expect(events.statements).toContainEqual({ actions: ["dynamodb:PutItem", "dynamodb:GetItem"], resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["stream:*", "hook:*", "heard:stream", "heard:system-hook"] } } });
     expect(deployed.outputs["eventsUrl"]).toBe("https://EventsUrl-a1b2c3.lambda-url.eu-west-1.on.aws/");
     // Imported without the deploy settings, the handler module loads and exports its handler.
     vi.stubEnv("WARDEN_SECRET_ARN", undefined);
