@@ -28,6 +28,8 @@
  *   WARDEN_CHATOPS             "on" (default) or "off": no Slack endpoint (and no worker, unless events need it)
  *   WARDEN_EVENTS              "on" or "off" (default): the Events endpoint for GitLab's audit event
  *                              streaming and system hooks (docs/aws.md), with the worker; needs GITLAB_URL
+ *   WARDEN_EVENTS_SILENCE_HOURS  with events on: hours without any delivery from GitLab after which
+ *                              each sweep warns and the EventsSilent alarm fires (default 24, 1 to 168)
  *   WARDEN_REPORT_ONLY         "true" or "false"; true: nothing is ever applied on this stage
  *                              (default: true on every stage but production)
  *   WARDEN_ALARM_EMAIL         an address subscribed to the alarm topic (it must confirm the
@@ -142,9 +144,12 @@ export default $config({
     // The keys each function writes, by the module that makes them.
     const CLAIM_KEYS = {
       chatops: ["slack:*"], // lib/slack/once.ts
-      events: ["stream:*", "hook:*"], // lib/events/delivery.ts
+      events: ["stream:*", "hook:*", "heard:stream", "heard:system-hook"], // lib/events/delivery.ts, lib/state/event-coverage.ts
       worker: ["worker:*"], // functions/worker.ts
       enforce: ["lease:enforce"], // lib/durable/job.ts
+      // The sweep's record, and what the Events function heard (read only): lib/state/event-coverage.ts.
+      sweep: ["sweep:judged"],
+      heard: ["heard:stream", "heard:system-hook"],
       watch: ["watch:lease", "watch:cursor"], // functions/watch.ts, lib/state/watch-cursor.ts
     };
 
@@ -183,8 +188,18 @@ export default $config({
             // Its own runs and its restores' are kept; a restore reads the enforce runs.
             historyAccess(["enforce", "restore"], ["enforce"]),
             claimsAccess(CLAIM_KEYS.enforce, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"),
+            claimsAccess(CLAIM_KEYS.sweep, "dynamodb:PutItem", "dynamodb:GetItem"),
+            ...(settings.events ? [claimsAccess(CLAIM_KEYS.heard, "dynamodb:GetItem")] : []),
             // The handler sizes its lease and its own deadline by the execution timeout set here.
             { environment: { WARDEN_EXECUTION_TIMEOUT_SECONDS: String(settings.enforceExecutionHours * 3600) } },
+            // What its sweeps judge beside them (functions/lib/events/coverage.ts): the event-driven paths deployed.
+            {
+              environment: {
+                WARDEN_EVENTS: settings.events ? "on" : "off",
+                WARDEN_WATCH: settings.watchSchedule.enabled ? "on" : "off",
+                WARDEN_EVENTS_SILENCE_HOURS: String(settings.eventsSilenceHours),
+              },
+            },
           ),
           timeout: { invocation: "15 minutes", execution: quantity(settings.enforceExecutionHours, "hour") },
           retention: quantity(settings.executionRetentionDays, "day"),
@@ -265,6 +280,30 @@ export default $config({
         okActions: [topic.arn],
       });
     }
+    // Which alarms watch the watchers (functions/lib/events/coverage.ts): a sweep found strays the watch
+    // or the stream should have removed, or (events on) no delivery from GitLab for the silence setting.
+    // A sweep reports each once a run: any in 5 minutes is worth a look; no sweep is the heartbeat's.
+    const watchers = [
+      ...(enforce && (settings.events || settings.watchSchedule.enabled) ? [{ suffix: "MissedByEvents", metric: METRIC.missedByEvents, description: "a sweep found strays the watch or the event stream should have removed and did not (the report names them)" }] : []),
+      ...(enforce && settings.events ? [{ suffix: "EventsSilent", metric: METRIC.eventsSilent, description: `GitLab delivered no event to the Events endpoint for ${settings.eventsSilenceHours} hours (WARDEN_EVENTS_SILENCE_HOURS)` }] : []),
+    ];
+    for (const { suffix, metric, description } of watchers) {
+      new aws.cloudwatch.MetricAlarm(suffix, {
+        name: `${$app.name}-${$app.stage}-enforce-${suffix.replace(/[A-Z]/g, (c, i: number) => `${i ? "-" : ""}${c.toLowerCase()}`)}`,
+        alarmDescription: `Warden enforce (${$app.stage}): ${description}`,
+        namespace: METRICS_NAMESPACE,
+        metricName: metric,
+        dimensions: { service: METRICS_SERVICE, stage: $app.stage, job: "enforce" },
+        statistic: "Maximum",
+        period: 300,
+        evaluationPeriods: 1,
+        comparisonOperator: "GreaterThanOrEqualToThreshold",
+        threshold: 1,
+        treatMissingData: "notBreaching",
+        alarmActions: [topic.arn],
+        okActions: [topic.arn],
+      });
+    }
     outputs["alarmTopic"] = topic.arn;
     return outputs;
   },
@@ -298,6 +337,7 @@ function deploySettings(stage: string) {
     watchSchedule: schedule("WARDEN_WATCH_SCHEDULE", "rate(1 minute)"),
     chatops,
     events: withEvents,
+    eventsSilenceHours: silenceHours(withEvents),
     reportOnly: oneOf("WARDEN_REPORT_ONLY", ["true", "false"], String(stage !== "production")) === "true",
     alarmEmail: email("WARDEN_ALARM_EMAIL"),
     runHistoryDays: days("WARDEN_RUN_HISTORY_DAYS", 90),
@@ -321,6 +361,12 @@ function events(gitlabUrl: string | undefined): boolean {
   const on = oneOf("WARDEN_EVENTS", ["on", "off"], "off") === "on";
   if (on && !gitlabUrl) throw new Error("WARDEN_EVENTS=on needs GITLAB_URL: the events name GitLab projects and groups to enforce");
   return on;
+}
+
+/** WARDEN_EVENTS_SILENCE_HOURS: only with events on (it would mean nothing else); a week at most, within CloudWatch's reach of a daily sweep. */
+function silenceHours(withEvents: boolean): number {
+  if (!withEvents && process.env["WARDEN_EVENTS_SILENCE_HOURS"]) throw new Error("WARDEN_EVENTS_SILENCE_HOURS is set without WARDEN_EVENTS=on: it is the silence of the Events endpoint");
+  return upTo("WARDEN_EVENTS_SILENCE_HOURS", 24, 168, "hours");
 }
 
 /** The variables of a policy in a GitLab repository, as every function gets them; undefined without WARDEN_POLICY_PROJECT. */

@@ -7,7 +7,8 @@
  * the body (413 too large, or too many events or subjects; 400 not JSON); each event claimed once by
  * the hash of the whole event, never its id (lib/events/delivery.ts); one asynchronous invoke of the
  * worker per subject, a bounded number at a time; a 200 with what became of the events. Events naming no subject are acknowledged
- * and left. Nothing here calls GitLab, or can: the function reads only the endpoints' secret.
+ * and left. Each delivery read (a minute apart at most) is recorded for the sweep's silence check
+ * (lib/events/coverage.ts). Nothing here calls GitLab, or can: the function reads only the endpoints' secret.
  */
 import httpErrorHandler from "@middy/http-error-handler";
 import httpHeaderNormalizer from "@middy/http-header-normalizer";
@@ -21,17 +22,34 @@ import { logger } from "./lib/lambda/logger.ts";
 import { startWorker } from "./lib/runs/start-worker.ts";
 import { HttpStatusError } from "./lib/lambda/http-status-error.ts";
 import { dynamoClaims } from "./lib/state/claims.ts";
+import { dynamoCoverage } from "./lib/state/event-coverage.ts";
 
 // Started at init, so it overlaps the rest of module loading; awaited (and any failure reported) when
 // needed. The endpoints' secret: this public function holds no token that acts on GitLab.
 endpointSecrets.get().catch(() => undefined);
 
 const claims = dynamoClaims();
+const coverage = dynamoCoverage();
+/** One write a minute per container at most, whatever a flood of deliveries: the sweep judges silence in hours. */
+const HEARD_EVERY_MS = 60_000;
+const heardAt: Partial<Record<GitLabRequestEvent["sender"], number>> = {};
+
+/** Records that GitLab delivered (the token was checked: only GitLab, or a holder of its token, gets here); never fails the delivery. */
+async function heard(sender: GitLabRequestEvent["sender"]): Promise<void> {
+  const now = Date.now();
+  if (now - (heardAt[sender] ?? -Infinity) < HEARD_EVERY_MS) return;
+  heardAt[sender] = now;
+  await coverage.delivered(sender, new Date(now).toISOString()).catch((err: unknown) => {
+    heardAt[sender] = undefined;
+    logger.warn("recording the delivery for the sweep's silence check failed", { error: String(err) });
+  });
+}
 
 type Result = APIGatewayProxyStructuredResultV2;
 
 async function receive(event: GitLabRequestEvent, context: Context): Promise<Result> {
   const events = readDelivery(event);
+  await heard(event.sender);
   const tally = await dispatch(events, { claims, start: startWorker, requestId: context.awsRequestId });
   // Ids and names only, bounded by delivery.ts: never the body.
   logger.info("gitlab-events", { sender: event.sender, ...tally, ids: events.slice(0, 20).map((e) => `${e.name} ${e.id}`) });

@@ -345,7 +345,7 @@ describe("sst.config.ts", () => {
     expect(deployed.one("aws:lambda/permission:Permission", "EventsPublicFunctionUrlAccess")).toMatchObject({ action: "lambda:InvokeFunctionUrl", principal: "*" });
     expect(events.env).toMatchObject({ WARDEN_WORKER_FUNCTION: worker.physicalName, WARDEN_CLAIMS_TABLE: "ClaimsTable-a1b2c3", WARDEN_REPORT_ONLY: "true" });
     expect(events.statements).toContainEqual({ actions: ["lambda:InvokeFunction"], resources: [worker.arn] });
-    expect(events.statements).toContainEqual({ actions: ["dynamodb:PutItem", "dynamodb:GetItem"], resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["stream:*", "hook:*"] } } });
+    expect(events.statements).toContainEqual({ actions: ["dynamodb:PutItem", "dynamodb:GetItem"], resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["stream:*", "hook:*", "heard:stream", "heard:system-hook"] } } });
     expect(deployed.outputs["eventsUrl"]).toBe("https://EventsUrl-a1b2c3.lambda-url.eu-west-1.on.aws/");
     // Imported without the deploy settings, the handler module loads and exports its handler.
     vi.stubEnv("WARDEN_SECRET_ARN", undefined);
@@ -433,20 +433,20 @@ describe("sst.config.ts", () => {
     expect(deployed.one("aws:dynamodb/table:Table", "ClaimsTable")).toMatchObject({ attributes: [{ name: "id", type: "S" }], hashKey: "id", billingMode: "PAY_PER_REQUEST", ttl: { attributeName: "expiresAt", enabled: true } });
     const claimOnce = ["dynamodb:PutItem", "dynamodb:GetItem"];
     const leases = ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"];
-    const access: Record<string, [string[], string[]]> = {
-      Chatops: [claimOnce, ["slack:*"]],
-      Worker: [claimOnce, ["worker:*"]],
-      // The lease is released when the run ends.
-      Enforce: [leases, ["lease:enforce"]],
+    const access: Record<string, [string[], string[]][]> = {
+      Chatops: [[claimOnce, ["slack:*"]]],
+      Worker: [[claimOnce, ["worker:*"]]],
+      // The lease is released when the run ends; the sweep's record of how far it judged the event-driven paths.
+      Enforce: [[leases, ["lease:enforce"]], [claimOnce, ["sweep:judged"]]],
       // Its cursor (a conditional write) and its lease.
-      Watch: [leases, ["watch:lease", "watch:cursor"]],
+      Watch: [[leases, ["watch:lease", "watch:cursor"]]],
     };
     for (const [name, f] of deployed.functions()) {
       const allowed = access[name];
       const dynamo = f.statements.filter((s) => s.actions.some((a) => a.startsWith("dynamodb:")));
       if (allowed) {
         expect(f.env, name).toMatchObject({ WARDEN_CLAIMS_TABLE: "ClaimsTable-a1b2c3" });
-        expect(dynamo, name).toEqual([{ actions: allowed[0], resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": allowed[1] } } }]);
+        expect(dynamo, name).toEqual(allowed.map(([actions, keys]) => ({ actions, resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": keys } } })));
       } else {
         expect(f.env, name).not.toHaveProperty("WARDEN_CLAIMS_TABLE");
         expect(dynamo, name).toEqual([]);
@@ -580,6 +580,34 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     expect(put("Watch", "watch:cursor")).toBe(true);
   });
 
+  it("lets the Events function record what it heard and the sweep read it, and no other function write either (issue 29.2)", async () => {
+    const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
+    const can = (name: string, action: string, key: string) => allows(deployed.fn(name), action, CLAIMS, { "dynamodb:LeadingKeys": [key] });
+    for (const key of ["heard:stream", "heard:system-hook"]) {
+      expect(can("Events", "dynamodb:PutItem", key), key).toBe(true);
+      expect(can("Enforce", "dynamodb:GetItem", key), key).toBe(true);
+      // A job cannot fake a delivery (and hide the silence), nor chat-ops or the watch.
+      for (const name of ["Enforce", "Chatops", "Worker", "Watch"]) expect(can(name, "dynamodb:PutItem", key), `${name} ${key}`).toBe(false);
+    }
+    expect(can("Enforce", "dynamodb:PutItem", "sweep:judged")).toBe(true);
+    expect(can("Enforce", "dynamodb:DeleteItem", "sweep:judged")).toBe(false);
+    // No public function can move the sweep's window (and so hide a miss).
+    for (const name of ["Events", "Chatops", "Worker", "Watch"]) expect(can(name, "dynamodb:PutItem", "sweep:judged"), name).toBe(false);
+    expect(deployed.fn("Enforce").env).toMatchObject({ WARDEN_EVENTS: "on", WARDEN_WATCH: "on", WARDEN_EVENTS_SILENCE_HOURS: "24" });
+    // Without events, Enforce reads no delivery record.
+    const off = await deploy("staging", { WARDEN_WATCH_SCHEDULE: "off" });
+    expect(allows(off.fn("Enforce"), "dynamodb:GetItem", CLAIMS, { "dynamodb:LeadingKeys": ["heard:stream"] })).toBe(false);
+    expect(off.fn("Enforce").env).toMatchObject({ WARDEN_EVENTS: "off", WARDEN_WATCH: "off" });
+  });
+
+  it("takes WARDEN_EVENTS_SILENCE_HOURS with events on, 1 to 168 hours, and refuses it otherwise", async () => {
+    expect((await deploy("staging", { WARDEN_EVENTS: "on", WARDEN_EVENTS_SILENCE_HOURS: "6" })).fn("Enforce").env).toMatchObject({ WARDEN_EVENTS_SILENCE_HOURS: "6" });
+    for (const bad of ["0", "-1", "a day", "169", "1.5"]) {
+      await expect(deploy("staging", { WARDEN_EVENTS: "on", WARDEN_EVENTS_SILENCE_HOURS: bad }), bad).rejects.toThrow(`WARDEN_EVENTS_SILENCE_HOURS must be a whole number of hours from 1 to 168, not "${bad}"`);
+    }
+    await expect(deploy("staging", { WARDEN_EVENTS_SILENCE_HOURS: "6" })).rejects.toThrow("WARDEN_EVENTS_SILENCE_HOURS is set without WARDEN_EVENTS=on");
+  });
+
   it("reserves concurrency for the public functions (10, or WARDEN_ENDPOINT_CONCURRENCY), and for no job", async () => {
     const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
     for (const [name, f] of deployed.functions()) {
@@ -605,7 +633,7 @@ describe("sst.config.ts alarms", () => {
   it("alarms per job, into the SNS topic, when a run fails, its guard trips or actions fail", async () => {
     const deployed = await deploy("production");
     expect(deployed.alarms().map((a) => a.name).sort()).toEqual(
-      ["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "WatchBehind", "WorkflowsActionsFailed", "WorkflowsFailed", "WorkflowsGuardTripped", "WorkflowsHeartbeat"],
+      ["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "MissedByEvents", "WatchBehind", "WorkflowsActionsFailed", "WorkflowsFailed", "WorkflowsGuardTripped", "WorkflowsHeartbeat"],
     );
     const topic = deployed.topicArn();
     // The watch's own: behind GitLab's audit events, or not polling (no metric counts as behind).
@@ -644,12 +672,33 @@ describe("sst.config.ts alarms", () => {
     }
   });
 
+  it("watches the watchers: a sweep's misses with the watch or the stream deployed, the stream's silence with events on (issue 29.2)", async () => {
+    const events = await deploy("production", { WARDEN_EVENTS: "on" });
+    for (const [name, metricName] of [["MissedByEvents", "MissedByEvents"], ["EventsSilent", "EventsSilent"]] as const) {
+      expect(events.one("aws:cloudwatch/metricAlarm:MetricAlarm", name), name).toMatchObject({
+        name: `warden-production-enforce-${name === "MissedByEvents" ? "missed-by-events" : "events-silent"}`,
+        namespace: "Warden",
+        metricName,
+        dimensions: { service: "warden", stage: "production", job: "enforce" },
+        comparisonOperator: "GreaterThanOrEqualToThreshold",
+        threshold: 1,
+        alarmActions: [events.topicArn()],
+      });
+    }
+    const watchOnly = await deploy("production");
+    expect(watchOnly.has("aws:cloudwatch/metricAlarm:MetricAlarm", "EventsSilent")).toBe(false);
+    const neither = await deploy("production", { WARDEN_WATCH_SCHEDULE: "off" });
+    expect(neither.has("aws:cloudwatch/metricAlarm:MetricAlarm", "MissedByEvents")).toBe(false);
+  });
+
   it("watches metrics the functions really write: each alarm's namespace, metric and dimensions are in a run's EMF record", async () => {
-    const deployed = await deploy("production");
+    const deployed = await deploy("production", { WARDEN_EVENTS: "on" });
     const lines: string[] = [];
     const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (lines.push(String(chunk)), true));
     const report = { job: "enforce", dryRun: false, summary: { guard: "ok", complete: true }, actions: [], stats: { requests: 1, retries: 0, rateLimited: 0, pages: 1, durationMs: 5 }, warnings: [] };
-    for (const job of ["enforce", "workflows"] as const) recordRun({ report: { ...report, job } as never }, { job, trigger: "schedule", stage: "production" });
+    // A sweep's judgement of the event-driven paths (functions/lib/events/coverage.ts).
+    const judged = { missedByEvents: { from: "2025-01-01T00:00:00.000Z", to: "2025-01-02T00:00:00.000Z", count: 0, shares: [], undated: 0 }, eventDelivery: { last: null, silentHours: 24, silent: false } };
+    for (const job of ["enforce", "workflows"] as const) recordRun({ report: { ...report, ...(job === "enforce" ? judged : {}), job } as never }, { job, trigger: "schedule", stage: "production" });
     recordCursorAge(0, { job: "enforce", trigger: "watch", stage: "production" });
     write.mockRestore();
     const records = emfRecords(lines.flatMap((l) => l.split("\n")).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>));
@@ -704,7 +753,7 @@ describe("sst.config.ts alarms", () => {
 
   it("alarms only on the jobs deployed; the watch's own only when its schedule is on", async () => {
     const deployed = await deploy("staging", { N8N_URL: undefined });
-    expect(deployed.alarms().map((a) => a.name).sort()).toEqual(["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "WatchBehind"]);
+    expect(deployed.alarms().map((a) => a.name).sort()).toEqual(["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "MissedByEvents", "WatchBehind"]);
     const watchOff = await deploy("staging", { N8N_URL: undefined, WARDEN_WATCH_SCHEDULE: "off" });
     expect(watchOff.alarms().map((a) => a.name)).not.toContain("WatchBehind");
     const n8nOnly = await deploy("staging", { GITLAB_URL: undefined });

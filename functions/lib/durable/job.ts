@@ -22,6 +22,7 @@ import { gitlabClient } from "../config/clients.ts";
 import { secrets } from "../config/secrets.ts";
 import { loadPolicy, loadPolicyAgain } from "../config/policy.ts";
 import { ConfigError } from "../config/settings.ts";
+import { judgeSweep } from "../events/coverage.ts";
 import { lambdaContextLogged } from "../lambda/handler.ts";
 import { audit, logger } from "../lambda/logger.ts";
 import { validateEvent } from "../lambda/validate-event.ts";
@@ -122,7 +123,8 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
     } else {
       // Settings, not state: read in every invocation and never recorded (the token must not enter the history).
       const gitlab = gitlabClient(await secrets.get());
-      report = await enforce({ gitlab, policy, apply: run.apply, audit, runLimitMs: runLimit(executionMs) }, steps);
+      // A sweep judges the event-driven paths beside it (events/coverage.ts), in a step of its own.
+      report = await judgeSweep(await enforce({ gitlab, policy, apply: run.apply, audit, runLimitMs: runLimit(executionMs) }, steps), steps);
     }
     report.stats = { ...report.stats, ...steps.counts() };
     return report;

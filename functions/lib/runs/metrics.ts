@@ -6,7 +6,7 @@
  * stages in one account keep apart.
  */
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
-import type { EnforceSummary } from "../../../lib/jobs/enforce/summary.ts";
+import type { EnforceReport, EnforceSummary } from "../../../lib/jobs/enforce/summary.ts";
 import type { JobName } from "../../../lib/jobs/report.ts";
 import type { WorkflowsSummary } from "../../../lib/jobs/workflows/index.ts";
 import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } from "./metric-names.ts";
@@ -55,7 +55,14 @@ function values(outcome: RunOutcome, job: JobName): [MetricName, number, Unit?][
     [METRIC.retries, stats.retries],
     [METRIC.rateLimited, stats.rateLimited],
     [METRIC.duration, stats.durationMs, MetricUnit.Milliseconds],
+    ...coverage(outcome.report),
   ];
+}
+
+/** A sweep's judgement of the event-driven paths, when it made one (functions/lib/events/coverage.ts). */
+function coverage(report: object): [MetricName, number][] {
+  const { missedByEvents, eventDelivery } = report as Partial<EnforceReport>;
+  return [...(missedByEvents ? [[METRIC.missedByEvents, missedByEvents.count] as [MetricName, number]] : []), ...(eventDelivery ? [[METRIC.eventsSilent, eventDelivery.silent ? 1 : 0] as [MetricName, number]] : [])];
 }
 
 /** How far behind the watch's cursor is after a poll (lib/jobs/watch): a backlog that does not drain, or a watch that no longer polls, is alarmed on. */

@@ -22,11 +22,13 @@
  * that changes what the invocation returns.
  */
 import { z } from "zod";
+import type { EnforceReport } from "../../../lib/jobs/index.ts";
 import { isStoredRun, restoreInputFrom, RestoreInputError, type RestoreInput } from "../../../lib/jobs/restore/input.ts";
 import { slackNotifyLevel, type Policy } from "../../../lib/policy/index.ts";
 import { secrets } from "../config/secrets.ts";
 import { loadPolicy } from "../config/policy.ts";
 import { ConfigError, isReportOnly, reportOnlySetting } from "../config/settings.ts";
+import { judgeSweep } from "../events/coverage.ts";
 import { jobLambda } from "../lambda/handler.ts";
 import { checkRunRef, RunHistoryError, storedRestoreInput } from "../../../lib/jobs/restore/run-history.ts";
 import { processRunHistory } from "../state/run-history.ts";
@@ -94,7 +96,9 @@ export function scheduledJob(job: "enforce" | "workflows") {
       // drops the cached secret, and must not be the reason for another read.
       const policy = await loadPolicy();
       notify = await notifySettings(policy);
-      return runJob(await runRequest(job, event, run.apply), context.signal, policy);
+      const report = await runJob(await runRequest(job, event, run.apply), context.signal, policy);
+      // A sweep judges the event-driven paths beside it (events/coverage.ts).
+      return run.job === "enforce" ? judgeSweep(report as EnforceReport) : report;
     }, life);
     return report;
   });

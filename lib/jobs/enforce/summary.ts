@@ -3,6 +3,7 @@ import type { GitLabClient, GroupShare, RequestCounts } from "../../gitlab/index
 import type { Policy, RuleCounts, ShareVerdict } from "../../policy/index.ts";
 import type { ShareKindName, ShareRemoval, Subject } from "../shares/plan.ts";
 import type { PolicyComparison } from "./compare.ts";
+import type { EventDelivery, MissedByEvents } from "./missed.ts";
 import type { EnforceTarget } from "./examine/targets.ts";
 import type { GuardedSummary, JobOptions, Report } from "../report.ts";
 
@@ -28,8 +29,11 @@ export interface EnforceSummary extends GuardedSummary {
   matched: RuleCounts | null;
 }
 
-/** `comparison` only in a run comparing policies (compare.ts). */
-export type EnforceReport = Report<ShareRemoval, EnforceSummary> & { comparison?: PolicyComparison };
+/**
+ * `comparison` only in a run comparing policies (compare.ts); `missedByEvents` and `eventDelivery`
+ * only in a Lambda sweep with event-driven enforcement deployed (missed.ts, functions/lib/events/coverage.ts).
+ */
+export type EnforceReport = Report<ShareRemoval, EnforceSummary> & { comparison?: PolicyComparison; missedByEvents?: MissedByEvents; eventDelivery?: EventDelivery };
 
 /**
  * Defaults, for a user who passes no flag. Time at latency is requests ÷ requests in flight, so the

@@ -1,0 +1,65 @@
+/**
+ * What the sweep needs to judge the event-driven paths (functions/lib/events/coverage.ts), as small
+ * items of the claims table, none with an expiresAt (TTL never deletes them):
+ *
+ * - `heard:stream`, `heard:system-hook`: when GitLab last delivered to the Events endpoint (written by
+ *   the Events function, after the request's token was checked; its own clock, never the body's);
+ * - `sweep:judged`: how far the last sweep judged (its window's end), whether event-driven enforcement
+ *   applied then, and since when the Events endpoint has been on (written by the Enforce function).
+ *
+ * Each function's grant in sst.config.ts names exactly these keys.
+ */
+import { DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { requireEnv } from "../config/settings.ts";
+import type { ClaimsOptions } from "./claims.ts";
+
+export type Sender = "stream" | "system-hook";
+export const HEARD_KEYS: Record<Sender, string> = { stream: "heard:stream", "system-hook": "heard:system-hook" };
+export const SWEEP_KEY = "sweep:judged";
+
+export interface SweepRecord {
+  /** The end of the last judged window (ISO 8601): the next sweep judges strays made after it. */
+  judgedTo: string;
+  /** Whether event-driven enforcement was deployed and applying at that sweep. */
+  covered: boolean;
+  /** The first sweep that found the Events endpoint on (ISO 8601); null while it is off. */
+  eventsSince: string | null;
+}
+
+export interface CoverageStore {
+  /** Records a delivery from `sender` at `at` (ISO 8601). */
+  delivered(sender: Sender, at: string): Promise<void>;
+  /** The newest delivery from either sender; null when none is recorded. */
+  lastDelivery(): Promise<string | null>;
+  previousSweep(): Promise<SweepRecord | undefined>;
+  recordSweep(record: SweepRecord): Promise<void>;
+}
+
+export function dynamoCoverage(opts: Pick<ClaimsOptions, "client" | "table"> = {}): CoverageStore {
+  const table = opts.table ?? (() => requireEnv("WARDEN_CLAIMS_TABLE"));
+  let client = opts.client;
+  const get = async (key: string) => {
+    client ??= new DynamoDBClient({});
+    return (await client.send(new GetItemCommand({ TableName: table(), Key: { id: { S: key } }, ConsistentRead: true }))).Item;
+  };
+  const put = async (key: string, fields: Record<string, string>) => {
+    client ??= new DynamoDBClient({});
+    const item = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, { S: value }]));
+    await client.send(new PutItemCommand({ TableName: table(), Item: { id: { S: key }, ...item } }));
+  };
+  const time = (value: string | undefined) => (value !== undefined && Number.isFinite(Date.parse(value)) ? value : null);
+  return {
+    delivered: (sender, at) => put(HEARD_KEYS[sender], { at }),
+    async lastDelivery() {
+      const times = await Promise.all(Object.values(HEARD_KEYS).map(async (key) => time((await get(key))?.["at"]?.S)));
+      return times.filter((t) => t !== null).sort().at(-1) ?? null;
+    },
+    async previousSweep() {
+      const item = await get(SWEEP_KEY);
+      const judgedTo = time(item?.["judgedTo"]?.S);
+      if (!item || judgedTo === null) return undefined;
+      return { judgedTo, covered: item["covered"]?.S === "true", eventsSince: time(item["eventsSince"]?.S) };
+    },
+    recordSweep: (r) => put(SWEEP_KEY, { judgedTo: r.judgedTo, covered: String(r.covered), ...(r.eventsSince ? { eventsSince: r.eventsSince } : {}) }),
+  };
+}
