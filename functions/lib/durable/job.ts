@@ -18,8 +18,6 @@ import middy, { type MiddlewareObj } from "@middy/core";
 import { executionModeDurableContext } from "@middy/core/executionModeDurableContext";
 import { enforce, errorText } from "../../../lib/jobs/index.ts";
 import type { Policy } from "../../../lib/policy/index.ts";
-import { gitlabClient } from "../config/clients.ts";
-import { secrets } from "../config/secrets.ts";
 import { loadPolicy, loadPolicyAgain } from "../config/policy.ts";
 import { ConfigError } from "../config/settings.ts";
 import { lambdaContextLogged } from "../lambda/handler.ts";
@@ -30,6 +28,7 @@ import { runJob, type JobReport } from "../runs/run-job.ts";
 import { notifySettings, runRequest, scheduledEventSchema, scheduledRun, type ScheduledEvent } from "../runs/scheduled.ts";
 import { sliceSignal } from "../runs/time-left.ts";
 import { dynamoClaims, type Claims } from "../state/claims.ts";
+import { rotatingGitlab } from "./rotation.ts";
 import { beginInvocation, durableSteps } from "./steps.ts";
 
 /** The execution's time limit when WARDEN_EXECUTION_TIMEOUT_SECONDS is not set (sst.config.ts sets it). */
@@ -79,7 +78,8 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
   const arn = ctx.executionContext.durableExecutionArn;
   const run = scheduledRun(job, event);
   const executionMs = executionSeconds(env) * 1000;
-  const steps = durableSteps(ctx, invocation);
+  const gitlabClients = rotatingGitlab();
+  const steps = durableSteps(ctx, invocation, gitlabClients.renewed);
   const leaseKey = `lease:${job}`;
   // Time is read inside the finish step only, as replay requires.
   const timeLeft = () => ctx.lambdaContext.getRemainingTimeInMillis();
@@ -121,7 +121,7 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
       report = await steps.step("restore", async () => runJob(await runRequest(job, event, run.apply), new AbortController().signal, policy), { changes: run.apply });
     } else {
       // Settings, not state: read in every invocation and never recorded (the token must not enter the history).
-      const gitlab = gitlabClient(await secrets.get());
+      const gitlab = await gitlabClients.client();
       report = await enforce({ gitlab, policy, apply: run.apply, audit, runLimitMs: runLimit(executionMs) }, steps);
     }
     report.stats = { ...report.stats, ...steps.counts() };
