@@ -17,9 +17,29 @@ export interface HttpErrorInit {
   headers: Record<string, string>;
 }
 
+/**
+ * Whether another attempt would meet the same failure. An error says so itself where it is made (a
+ * `terminal` property that is true), so retry decisions ask the error rather than keep lists of kinds.
+ * Only the error itself is asked, not its causes: an error that wraps another (a deadline that cut a
+ * request short) says what it is.
+ */
+export function isTerminal(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { terminal?: unknown }).terminal === true;
+}
+
+/**
+ * Whether an answer with this status would be given again: a refusal (4xx) but a timeout (408) or a
+ * rate limit (429). A 5xx may pass; lib/http has already retried it as far as its budget allows.
+ */
+export function terminalStatus(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
+
 export class HttpError extends Error {
   override name = "HttpError";
   readonly status: number;
+  /** See isTerminal: a refusal another attempt would meet again. */
+  readonly terminal: boolean;
   readonly method: string;
   readonly route: string;
   readonly path: string;
@@ -29,6 +49,7 @@ export class HttpError extends Error {
   constructor(init: HttpErrorInit, detail?: string) {
     super(`${init.method} ${init.path} answered ${init.status}${init.serviceMessage ? `: ${init.serviceMessage}` : ""}${detail ? ` (${detail})` : ""}`);
     this.status = init.status;
+    this.terminal = terminalStatus(init.status);
     this.method = init.method;
     this.route = init.route;
     this.path = init.path;

@@ -1,5 +1,5 @@
 export { createHttpClient, type HttpClient, type HttpClientOptions } from "./client.ts";
-export { httpError, HttpError, NetworkError, RedirectError, UnexpectedAnswerError } from "./errors.ts";
+export { httpError, HttpError, isTerminal, NetworkError, RedirectError, terminalStatus, UnexpectedAnswerError } from "./errors.ts";
 export type { TransportOptions } from "./transport.ts";
 export { RateLimiter, RateLimiterRegistry, sharedLimiters, type RateLimiterOptions } from "./rate-limiter.ts";
 export type { RetryEvent, RetryOptions } from "./retry.ts";

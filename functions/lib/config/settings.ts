@@ -1,7 +1,9 @@
 /** The deployment's settings, from the function's environment (set by sst.config.ts). */
 
+/** A setting missing or wrong: another attempt would meet it again (lib/http's isTerminal). */
 export class ConfigError extends Error {
   override name = "ConfigError";
+  readonly terminal = true;
 }
 
 export function requireEnv(name: string): string {

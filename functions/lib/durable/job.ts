@@ -18,8 +18,6 @@ import middy, { type MiddlewareObj } from "@middy/core";
 import { executionModeDurableContext } from "@middy/core/executionModeDurableContext";
 import { enforce, errorText } from "../../../lib/jobs/index.ts";
 import type { Policy } from "../../../lib/policy/index.ts";
-import { gitlabClient } from "../config/clients.ts";
-import { secrets } from "../config/secrets.ts";
 import { loadPolicy, loadPolicyAgain } from "../config/policy.ts";
 import { ConfigError } from "../config/settings.ts";
 import { judgeSweep } from "../events/coverage.ts";
@@ -31,6 +29,7 @@ import { runJob, type JobReport } from "../runs/run-job.ts";
 import { notifySettings, runRequest, scheduledEventSchema, scheduledRun, type ScheduledEvent } from "../runs/scheduled.ts";
 import { sliceSignal } from "../runs/time-left.ts";
 import { dynamoClaims, type Claims } from "../state/claims.ts";
+import { rotatingGitlab } from "./rotation.ts";
 import { beginInvocation, durableSteps } from "./steps.ts";
 
 /** The execution's time limit when WARDEN_EXECUTION_TIMEOUT_SECONDS is not set (sst.config.ts sets it). */
@@ -80,7 +79,8 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
   const arn = ctx.executionContext.durableExecutionArn;
   const run = scheduledRun(job, event);
   const executionMs = executionSeconds(env) * 1000;
-  const steps = durableSteps(ctx, invocation);
+  const gitlabClients = rotatingGitlab();
+  const steps = durableSteps(ctx, invocation, gitlabClients.renewed);
   const leaseKey = `lease:${job}`;
   // Time is read inside the finish step only, as replay requires.
   const timeLeft = () => ctx.lambdaContext.getRemainingTimeInMillis();
@@ -122,7 +122,7 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
       report = await steps.step("restore", async () => runJob(await runRequest(job, event, run.apply), new AbortController().signal, policy), { changes: run.apply });
     } else {
       // Settings, not state: read in every invocation and never recorded (the token must not enter the history).
-      const gitlab = gitlabClient(await secrets.get());
+      const gitlab = await gitlabClients.client();
       // A sweep judges the event-driven paths beside it (events/coverage.ts), in a step of its own.
       report = await judgeSweep(await enforce({ gitlab, policy, apply: run.apply, audit, runLimitMs: runLimit(executionMs) }, steps), steps);
     }

@@ -17,11 +17,12 @@
 import { StepSemantics, type DurableContext, type Serdes } from "@aws/durable-execution-sdk-js";
 import { randomUUID } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { HttpError } from "../../../lib/http/index.ts";
-import { errorText, ScopeError } from "../../../lib/jobs/index.ts";
+import { isTerminal } from "../../../lib/http/index.ts";
+import { errorText } from "../../../lib/jobs/index.ts";
 import type { Steps } from "../../../lib/jobs/steps.ts";
 import { ConfigError } from "../config/settings.ts";
 import { DeadlineError, invocationDeadline } from "../lambda/deadline.ts";
+import { CredentialRotated } from "./rotation.ts";
 
 /** Kept for what is in flight when a slice ends, by default: a page or a removal batch with retries. */
 export const SLICE_MARGIN_MS = 5 * 60_000;
@@ -62,7 +63,8 @@ export interface DurableSteps extends Steps {
   counts(): { steps: number; invocations: number };
 }
 
-export function durableSteps(ctx: DurableContext, invocation: Invocation): DurableSteps {
+/** `renewed`: after a step's failure, whether its credential was refused and a new one is now in use (rotation.ts). */
+export function durableSteps(ctx: DurableContext, invocation: Invocation, renewed: (err: unknown) => Promise<boolean> = async () => false): DurableSteps {
   let steps = 0;
   const invocations = new Set<string>();
   return {
@@ -73,7 +75,9 @@ export function durableSteps(ctx: DurableContext, invocation: Invocation): Durab
           return await run(n);
         } catch (err) {
           // Whatever the deadline cut short failed because of it: the retry strategy tells it apart.
-          throw invocation.deadline.aborted ? new DeadlineError(`${name}: cut short by the invocation's deadline (${errorText(err)})`, { cause: err }) : err;
+          if (invocation.deadline.aborted) throw new DeadlineError(`${name}: cut short by the invocation's deadline (${errorText(err)})`, { cause: err });
+          if (await renewed(err)) throw new CredentialRotated(`${name}: the credential was refused and the secret holds a new one (${errorText(err)})`, { cause: err });
+          throw err;
         }
       };
       const done = await ctx.step(name, async (step) => ({ value: await attempt(step.attempt), invocation: invocation.id }), {
@@ -97,18 +101,17 @@ export function durableSteps(ctx: DurableContext, invocation: Invocation): Durab
 }
 
 /**
- * A failed step is tried again (up to 3 attempts, 5 s and 10 s apart) unless its error will not
- * change: a refused request (4xx other than 408 and 429), a scope that does not exist, bad settings.
- * lib/http has already retried every transient failure inside the step. One cut short by its
- * invocation's deadline is tried again in the next invocation, up to DEADLINE_ATTEMPTS times.
+ * A failed step is tried again (up to 3 attempts, 5 s and 10 s apart) unless its error says another
+ * attempt would meet it again (lib/http's isTerminal: a refused request, a scope that does not exist,
+ * bad settings). lib/http has already retried every transient failure inside the step. One cut short
+ * by its invocation's deadline is tried again in the next invocation, up to DEADLINE_ATTEMPTS times;
+ * one whose refused credential was rotated is tried again at once with the new one (rotation.ts).
  */
 function retryStrategy(error: Error, attempt: number): { shouldRetry: boolean; delay?: { seconds: number } } {
   if (error instanceof DeadlineError) return attempt >= DEADLINE_ATTEMPTS ? { shouldRetry: false } : { shouldRetry: true, delay: { seconds: 1 } };
-  const permanent =
-    error instanceof ScopeError ||
-    error instanceof ConfigError ||
-    (error instanceof HttpError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429);
-  return permanent || attempt >= 3 ? { shouldRetry: false } : { shouldRetry: true, delay: { seconds: 5 * attempt } };
+  // A new token: at once. (Renewed only when the token changed, so this is bounded by the attempts below.)
+  if (error instanceof CredentialRotated) return attempt >= 3 ? { shouldRetry: false } : { shouldRetry: true, delay: { seconds: 1 } };
+  return isTerminal(error) || attempt >= 3 ? { shouldRetry: false } : { shouldRetry: true, delay: { seconds: 5 * attempt } };
 }
 
 /**

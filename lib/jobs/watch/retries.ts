@@ -7,6 +7,7 @@
  * the next polls, MAX_ATTEMPTS in all, then is reported and passed. The subjects waiting are few
  * (MAX_WAITING, kept in the cursor); past that, the scheduled sweep has them.
  */
+import { terminalStatus } from "../../http/index.ts";
 import type { EnforceReport } from "../enforce/summary.ts";
 import { FAILED_STATUSES } from "../report.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
@@ -14,11 +15,16 @@ import type { ShareRemoval } from "../shares/plan.ts";
 export const MAX_ATTEMPTS = 3;
 export const MAX_WAITING = 100;
 
-/** Whether a removal's error says GitLab gave an answer that another try would get again. */
+/**
+ * Whether a removal's error says GitLab gave an answer that another try would get again. The report
+ * keeps a failed action's error as text only (its shape is fixed, and the cursor's checkpoints hold
+ * reports), so the status is read back from lib/http's words and judged by lib/http's own rule.
+ */
 export function lasting(error: string | undefined): boolean {
   // lib/http's messages: "DELETE /projects/1/share/2 answered 403: …", and shares/kinds.ts's "GitLab answered 204 but kept the share…".
   const status = Number(/\banswered (\d{3})\b/.exec(error ?? "")?.[1]);
-  return status > 0 && status < 500 && status !== 408 && status !== 429;
+  // Below 400: an answer GitLab would give again, such as the 204 of a share it kept.
+  return (status > 0 && status < 400) || terminalStatus(status);
 }
 
 export function subjectOfRemoval(action: ShareRemoval): string {

@@ -9,8 +9,10 @@ import type { ScopeRoot } from "./work.ts";
 /** Above this many projects, the instance (without a scope) is listed in id ranges that run in parallel. */
 const PARTITION_ABOVE = 2_000;
 
+/** A scope that does not exist: another attempt would not find it either (lib/http's isTerminal). */
 export class ScopeError extends Error {
   override name = "ScopeError";
+  readonly terminal = true;
 }
 
 /**
