@@ -19,6 +19,7 @@ import { authorizeSlack } from "../lib/policy/index.ts";
 import { redactStrings } from "../lib/redact/index.ts";
 import { endpointSecrets, requireSecret } from "./lib/config/secrets.ts";
 import { loadPolicy, repositoryPolicyLocation } from "./lib/config/policy.ts";
+import { allowedResponseOrigin, isAllowedResponseUrl } from "./lib/config/slack.ts";
 import { httpEndpoint } from "./lib/lambda/http-endpoint.ts";
 import { logger } from "./lib/lambda/logger.ts";
 import { describeRequest, makesChanges } from "./lib/runs/job-request.ts";
@@ -27,7 +28,7 @@ import { changeRefusal } from "./lib/slack/authorise.ts";
 import { parseCommand, usage } from "./lib/slack/command.ts";
 import { slackCommandForm, type SlackCommandEvent } from "./lib/slack/form.ts";
 import { slackRequestOnce, slackSslCheck } from "./lib/slack/once.ts";
-import { allowedResponseOrigin, ephemeral, isAllowedResponseUrl } from "./lib/slack/reply.ts";
+import { ephemeral } from "./lib/slack/reply.ts";
 import { verifySlackRequest } from "./lib/slack/verify-request.ts";
 import { dynamoClaims } from "./lib/state/claims.ts";
 

@@ -7,11 +7,11 @@
  */
 import { errorText } from "../../../lib/jobs/report.ts";
 import { logger } from "../lambda/logger.ts";
-import { processRunHistory, type RunHistory } from "../state/run-history.ts";
+import { sliceSignal, UNBOUNDED, type TimeLeft } from "../lambda/time-left.ts";
 import { recordRun } from "./metrics.ts";
 import { notifyRun, type NotifyOptions } from "./notify.ts";
 import { verdict, type RunLabels, type RunOutcome } from "./outcome.ts";
-import { sliceSignal, UNBOUNDED, type TimeLeft } from "./time-left.ts";
+import { processRunHistory, type RunHistory } from "./run-history.ts";
 
 /** The longest the report's store may take: a report of a few MB, with the S3 client's own retries. */
 export const STORE_TIMEOUT_MS = 30_000;

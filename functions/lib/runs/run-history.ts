@@ -12,7 +12,7 @@ import { s3Objects } from "../../../lib/aws/s3-objects.ts";
 import { runKey, runReader, type RunReader } from "../../../lib/jobs/restore/run-history.ts";
 import { redactStrings } from "../../../lib/redact/index.ts";
 import { requireEnv } from "../config/settings.ts";
-import type { AnyReport, RunLabels } from "../runs/outcome.ts";
+import type { AnyReport, RunLabels } from "./outcome.ts";
 
 export interface RunHistoryOptions {
   client?: S3Client;
