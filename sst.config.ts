@@ -101,7 +101,7 @@ export default $config({
       nodejs: { esbuild: { define: { __WARDEN_VERSION__: JSON.stringify(WARDEN_VERSION) } } },
     });
 
-    // Reports of applying runs, for restore (functions/lib/state/run-history.ts): only under runs/, and only
+    // Reports of applying runs, for restore (functions/lib/runs/run-history.ts): only under runs/, and only
     // for WARDEN_RUN_HISTORY_DAYS, after which S3 deletes them.
     const history = new sst.aws.Bucket("RunHistory", { lifecycle: [{ id: "expire-runs", prefix: "runs/", expiresIn: quantity(settings.runHistoryDays, "day") }] });
     /**
@@ -141,11 +141,11 @@ export default $config({
     };
     // The keys each function writes, by the module that makes them.
     const CLAIM_KEYS = {
-      chatops: ["slack:*"], // lib/slack/once.ts
-      events: ["stream:*", "hook:*"], // lib/events/delivery.ts
+      chatops: ["slack:*"], // functions/lib/slack/once.ts
+      events: ["stream:*", "hook:*"], // functions/lib/events/delivery.ts
       worker: ["worker:*"], // functions/worker.ts
-      enforce: ["lease:enforce"], // lib/durable/job.ts
-      watch: ["watch:lease", "watch:cursor"], // functions/watch.ts, lib/state/watch-cursor.ts
+      enforce: ["lease:enforce"], // functions/lib/durable/job.ts
+      watch: ["watch:lease", "watch:cursor"], // functions/watch.ts, functions/lib/state/watch-cursor.ts
     };
 
     const outputs: Record<string, unknown> = { runHistoryBucket: history.name };

@@ -2,10 +2,10 @@
  * GitLab's events endpoint (a Lambda Function URL): Ultimate's audit event streaming, and a
  * self-managed instance's system hooks. GitLab gives a destination 8 seconds and never retries, so this
  * only checks the request and starts the worker, which enforces each subject the events name
- * (lib/events/subject-run.ts). In order: normalised headers; the token, in constant time, against the
+ * (functions/lib/events/subject-run.ts). In order: normalised headers; the token, in constant time, against the
  * secret's field for that sender (else 401, and nothing else happens: no claim, no body read);
  * the body (413 too large, or too many events or subjects; 400 not JSON); each event claimed once by
- * the hash of the whole event, never its id (lib/events/delivery.ts); one asynchronous invoke of the
+ * the hash of the whole event, never its id (functions/lib/events/delivery.ts); one asynchronous invoke of the
  * worker per subject, a bounded number at a time; a 200 with what became of the events. Events naming no subject are acknowledged
  * and left. Nothing here calls GitLab, or can: the function reads only the endpoints' secret.
  */

@@ -9,13 +9,13 @@
  * invoked function, for what no handler can catch: a timeout, or the process running out of memory.
  * Only an invalid event throws, since then nothing has run and nothing can be repeated.
  *
- * An event runs once: its correlation id is claimed first (lib/state/claims.ts), so an event re-sent by hand
+ * An event runs once: its correlation id is claimed first (functions/lib/state/claims.ts), so an event re-sent by hand
  * (Lambda itself does not retry it) is logged and dropped. Each run's metrics are emitted and an
- * applying run's report is kept for restore (lib/runs/lifecycle.ts); the result goes to the command's
+ * applying run's report is kept for restore (functions/lib/runs/lifecycle.ts); the result goes to the command's
  * thread, not to the channel's webhook.
  *
  * It also enforces the subject of GitLab's events (invoked asynchronously by functions/events.ts):
- * that project or group alone, as lib/events/subject-run.ts says, once per event as well.
+ * that project or group alone, as functions/lib/events/subject-run.ts says, once per event as well.
  */
 import { errorText, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
 import { loadPolicy } from "./lib/config/policy.ts";

@@ -3,7 +3,7 @@
  * changed something, its metrics (EMF), and (for scheduled and console runs) a Slack summary. The
  * caller (lifecycle.ts) has logged the report first. None of it may change the run's outcome, nor
  * outlive the invocation: each part that fails is logged and the rest still happens, and each call
- * gets only a slice of the time left (time-left.ts).
+ * gets only a slice of the time left (lambda/time-left.ts).
  */
 import { errorText } from "../../../lib/jobs/report.ts";
 import { logger } from "../lambda/logger.ts";
