@@ -103,7 +103,7 @@ export default $config({
       nodejs: { esbuild: { define: { __WARDEN_VERSION__: JSON.stringify(WARDEN_VERSION) } } },
     });
 
-    // Reports of applying runs, for restore (functions/lib/state/run-history.ts): only under runs/, and only
+    // Reports of applying runs, for restore (functions/lib/runs/run-history.ts): only under runs/, and only
     // for WARDEN_RUN_HISTORY_DAYS, after which S3 deletes them.
     const history = new sst.aws.Bucket("RunHistory", { lifecycle: [{ id: "expire-runs", prefix: "runs/", expiresIn: quantity(settings.runHistoryDays, "day") }] });
     /**
@@ -143,14 +143,14 @@ export default $config({
     };
     // The keys each function writes, by the module that makes them.
     const CLAIM_KEYS = {
-      chatops: ["slack:*"], // lib/slack/once.ts
-      events: ["stream:*", "hook:*", "heard:stream", "heard:system-hook"], // lib/events/delivery.ts, lib/state/event-coverage.ts
+      chatops: ["slack:*"], // functions/lib/slack/once.ts
+      events: ["stream:*", "hook:*", "heard:stream", "heard:system-hook"], // functions/lib/events/delivery.ts, functions/lib/state/event-coverage.ts
       worker: ["worker:*"], // functions/worker.ts
-      enforce: ["lease:enforce"], // lib/durable/job.ts
-      // The sweep's record, and what the Events function heard (read only): lib/state/event-coverage.ts.
+      enforce: ["lease:enforce"], // functions/lib/durable/job.ts
+      // The sweep's record, and what the Events function heard (read only): functions/lib/state/event-coverage.ts.
       sweep: ["sweep:judged"],
       heard: ["heard:stream", "heard:system-hook"],
-      watch: ["watch:lease", "watch:cursor"], // functions/watch.ts, lib/state/watch-cursor.ts
+      watch: ["watch:lease", "watch:cursor"], // functions/watch.ts, functions/lib/state/watch-cursor.ts
     };
 
     const outputs: Record<string, unknown> = { runHistoryBucket: history.name };

@@ -3,34 +3,32 @@
  * so this only checks the request and starts the worker, which runs the job and posts the result to
  * the command's response_url. In order: normalised headers; Slack's ssl_check answered (200, empty);
  * Slack's signature over the raw body (else 401, and nothing happens); a Slack retry, or a request
- * already received, acknowledged without running again (lib/slack/once.ts); the form; the caller
+ * already received, acknowledged without running again (functions/lib/slack/once.ts); the form; the caller
  * against the policy; the command; the response_url; then one asynchronous invoke of the worker and
  * an ephemeral acknowledgement. Nothing here calls GitLab or n8n, or can: the function reads only the
- * endpoints' secret (lib/config/secrets.ts), never the jobs' tokens.
+ * endpoints' secret (functions/lib/config/secrets.ts), never the jobs' tokens.
  *
  * The caller is checked here only against a policy shipped in the bundle. A policy in a GitLab
  * repository takes the GitLab token to read, which this public function must not hold: the worker
  * (which checks every command anyway) then refuses an unauthorised caller, on the response_url.
  */
-import httpErrorHandler from "@middy/http-error-handler";
-import httpHeaderNormalizer from "@middy/http-header-normalizer";
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import type { APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 // report.ts, not the jobs' index: chat-ops runs no job, and must not load them at cold start.
 import { errorText } from "../lib/jobs/report.ts";
 import { authorizeSlack } from "../lib/policy/index.ts";
 import { redactStrings } from "../lib/redact/index.ts";
 import { endpointSecrets, requireSecret } from "./lib/config/secrets.ts";
 import { loadPolicy, repositoryPolicyLocation } from "./lib/config/policy.ts";
-import { wardenLambda } from "./lib/lambda/handler.ts";
+import { allowedResponseOrigin, isAllowedResponseUrl } from "./lib/config/slack.ts";
+import { httpEndpoint } from "./lib/lambda/http-endpoint.ts";
 import { logger } from "./lib/lambda/logger.ts";
 import { describeRequest, makesChanges } from "./lib/runs/job-request.ts";
 import { notStarted, startWorker } from "./lib/runs/start-worker.ts";
 import { changeRefusal } from "./lib/slack/authorise.ts";
 import { parseCommand, usage } from "./lib/slack/command.ts";
 import { slackCommandForm, type SlackCommandEvent } from "./lib/slack/form.ts";
-import { HttpStatusError } from "./lib/lambda/http-status-error.ts";
 import { slackRequestOnce, slackSslCheck } from "./lib/slack/once.ts";
-import { allowedResponseOrigin, ephemeral, isAllowedResponseUrl } from "./lib/slack/reply.ts";
+import { ephemeral } from "./lib/slack/reply.ts";
 import { verifySlackRequest } from "./lib/slack/verify-request.ts";
 import { dynamoClaims } from "./lib/state/claims.ts";
 
@@ -103,17 +101,9 @@ function reply(text: string): Result {
   return { statusCode: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(redactStrings(ephemeral(text))) };
 }
 
-export const handler = wardenLambda<APIGatewayProxyEventV2, Result>()
-  .use(
-    httpErrorHandler({
-      fallbackMessage: "Internal Server Error",
-      // Refusals under 500 are logged where they are decided; the rest are Warden's own failures.
-      logger: (error) => {
-        if (!(error instanceof HttpStatusError)) logger.error("chat-command failed", error);
-      },
-    }),
-  )
-  .use(httpHeaderNormalizer())
+// No refusal is logged as it is answered: a 401's reason is logged where it is decided (onRefused), and
+// a malformed form (400, 415) is only answered. Warden's own failures are logged by httpEndpoint.
+export const handler = httpEndpoint("chat-command")
   .use(slackSslCheck())
   .use(
     verifySlackRequest({

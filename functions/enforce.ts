@@ -1,7 +1,7 @@
 /**
- * Removes the shares the policy does not allow: daily on schedule, or on demand (see lib/runs/scheduled.ts).
+ * Removes the shares the policy does not allow: daily on schedule, or on demand (see functions/lib/runs/scheduled.ts).
  * Deployed as a durable function (sst.config.ts), each invocation it gets is a durable execution's and
- * the job runs in checkpointed steps across invocations (lib/durable/job.ts); invoked plainly (a
+ * the job runs in checkpointed steps across invocations (functions/lib/durable/job.ts); invoked plainly (a
  * function deployed without durable execution, or locally), it runs the job within one invocation.
  */
 import type { Context } from "aws-lambda";

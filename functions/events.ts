@@ -2,25 +2,22 @@
  * GitLab's events endpoint (a Lambda Function URL): Ultimate's audit event streaming, and a
  * self-managed instance's system hooks. GitLab gives a destination 8 seconds and never retries, so this
  * only checks the request and starts the worker, which enforces each subject the events name
- * (lib/events/subject-run.ts). In order: normalised headers; the token, in constant time, against the
+ * (functions/lib/events/subject-run.ts). In order: normalised headers; the token, in constant time, against the
  * secret's field for that sender (else 401, and nothing else happens: no claim, no body read);
  * the body (413 too large, or too many events or subjects; 400 not JSON); each event claimed once by
- * the hash of the whole event, never its id (lib/events/delivery.ts); one asynchronous invoke of the
+ * the hash of the whole event, never its id (functions/lib/events/delivery.ts); one asynchronous invoke of the
  * worker per subject, a bounded number at a time; a 200 with what became of the events. Events naming no subject are acknowledged
  * and left. Each delivery read (a minute apart at most) is recorded for the sweep's silence check
  * (lib/events/coverage.ts). Nothing here calls GitLab, or can: the function reads only the endpoints' secret.
  */
-import httpErrorHandler from "@middy/http-error-handler";
-import httpHeaderNormalizer from "@middy/http-header-normalizer";
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import type { APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { endpointSecrets } from "./lib/config/secrets.ts";
 import { dispatch } from "./lib/events/dispatch.ts";
 import { readDelivery } from "./lib/events/delivery.ts";
 import { verifyGitLabRequest, type GitLabRequestEvent } from "./lib/events/verify-request.ts";
-import { wardenLambda } from "./lib/lambda/handler.ts";
+import { httpEndpoint } from "./lib/lambda/http-endpoint.ts";
 import { logger } from "./lib/lambda/logger.ts";
 import { startWorker } from "./lib/runs/start-worker.ts";
-import { HttpStatusError } from "./lib/lambda/http-status-error.ts";
 import { dynamoClaims } from "./lib/state/claims.ts";
 import { dynamoCoverage } from "./lib/state/event-coverage.ts";
 
@@ -56,18 +53,12 @@ async function receive(event: GitLabRequestEvent, context: Context): Promise<Res
   return { statusCode: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(tally) };
 }
 
-export const handler = wardenLambda<APIGatewayProxyEventV2, Result>()
-  .use(
-    httpErrorHandler({
-      fallbackMessage: "Internal Server Error",
-      logger: (error) => {
-        // A 401's reason is logged where it is decided (onRefused).
-        if (!(error instanceof HttpStatusError)) logger.error("gitlab-events failed", error);
-        else if (error.statusCode !== 401) logger.warn("gitlab-events refused", { status: error.statusCode, reason: error.message });
-      },
-    }),
-  )
-  .use(httpHeaderNormalizer())
+export const handler = httpEndpoint("gitlab-events", {
+  // A 401's reason is logged where it is decided (onRefused).
+  onRefusal: (error) => {
+    if (error.statusCode !== 401) logger.warn("gitlab-events refused", { status: error.statusCode, reason: error.message });
+  },
+})
   .use(
     verifyGitLabRequest({
       tokens: async () => {

@@ -2,9 +2,9 @@
  * Watch: every minute (sst.config.ts's WatchSchedule) one poll of GitLab's audit events newer than the
  * cursor, enforcing only the subjects they name (lib/jobs/watch's watchOnce): a stray share is gone a minute or two
  * after it was made, not at the next daily run. Applies on the schedule unless the stage is report-only,
- * as Enforce's schedule decides (lib/runs/scheduled.ts); a console invocation is dry unless it says
+ * as Enforce's schedule decides (functions/lib/runs/scheduled.ts); a console invocation is dry unless it says
  * "dryRun": false. The cursor is an item of the claims table written only if no other invocation wrote
- * it since it was read (lib/state/watch-cursor.ts); a lease there keeps overlapping invocations from
+ * it since it was read (functions/lib/state/watch-cursor.ts); a lease there keeps overlapping invocations from
  * polling at once. A batch owes what any run owes (lifecycle.ts): its report logged and kept if it
  * removed something, metrics (with the seconds from each share's event to its removal), a Slack summary.
  */

@@ -9,23 +9,23 @@
  * invoked function, for what no handler can catch: a timeout, or the process running out of memory.
  * Only an invalid event throws, since then nothing has run and nothing can be repeated.
  *
- * An event runs once: its correlation id is claimed first (lib/state/claims.ts), so an event re-sent by hand
+ * An event runs once: its correlation id is claimed first (functions/lib/state/claims.ts), so an event re-sent by hand
  * (Lambda itself does not retry it) is logged and dropped. Each run's metrics are emitted and an
- * applying run's report is kept for restore (lib/runs/lifecycle.ts); the result goes to the command's
+ * applying run's report is kept for restore (functions/lib/runs/lifecycle.ts); the result goes to the command's
  * thread, not to the channel's webhook.
  *
  * It also enforces the subject of GitLab's events (invoked asynchronously by functions/events.ts):
- * that project or group alone, as lib/events/subject-run.ts says, once per event as well.
+ * that project or group alone, as functions/lib/events/subject-run.ts says, once per event as well.
  */
 import { errorText, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
 import { loadPolicy } from "./lib/config/policy.ts";
 import { runForSubject, type SubjectRun } from "./lib/events/subject-run.ts";
 import { jobLambda } from "./lib/lambda/handler.ts";
 import { logger } from "./lib/lambda/logger.ts";
+import type { TimeLeft } from "./lib/lambda/time-left.ts";
 import { describeRequest, WorkerEventSchema, type WorkerEvent } from "./lib/runs/job-request.ts";
 import { runLabels, runLifecycle, RunRefused } from "./lib/runs/lifecycle.ts";
 import { runJob } from "./lib/runs/run-job.ts";
-import type { TimeLeft } from "./lib/runs/time-left.ts";
 import { refusal } from "./lib/slack/authorise.ts";
 import { postToResponseUrl } from "./lib/slack/post-response.ts";
 import { ephemeral, type TextMessage } from "./lib/slack/reply.ts";
@@ -80,7 +80,7 @@ async function firstDelivery(correlationId: string, what: string): Promise<"firs
 export const handler = jobLambda(WorkerEventSchema, async (event, context): Promise<{ posted: boolean } | SubjectRun> => {
   // Log lines join the chat-ops (or Events) request's that started this run.
   logger.setCorrelationId(event.correlationId);
-  // Every step after the run gets only a slice of the time left (lib/runs/time-left.ts).
+  // Every step after the run gets only a slice of the time left (functions/lib/lambda/time-left.ts).
   const timeLeft = () => context.getRemainingTimeInMillis();
   if (event.kind === "subject") {
     const what = `enforce ${event.subject.kind} ${event.subject.id}`;

@@ -1,8 +1,9 @@
 /**
  * The import rules, read from the import lines themselves (the repository has no linter): no circle,
- * every lib layer imports only the layers below it, enforce's folder keeps its one-way rules
- * (docs/architecture.md), the AWS SDK stays in lib/aws and the front ends, bin/ never imports
- * functions/, and no file in lib/ or functions/ outgrows 250 lines.
+ * every lib layer imports only the layers below it, and every folder of functions/lib only the folders
+ * before it, enforce's folder keeps its one-way rules (docs/architecture.md), the AWS SDK stays in
+ * lib/aws and the front ends, bin/ never imports functions/, and no file in lib/ or functions/
+ * outgrows 250 lines.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
@@ -51,6 +52,25 @@ it("each lib layer imports only the layers below it; lib never imports functions
     return from !== to && !below[from.slice(4)]!.includes(to.slice(4));
   });
   expect(upward).toEqual([]);
+});
+
+/**
+ * functions/lib in one order, each folder importing only the folders before it: what a Lambda
+ * invocation is (lambda), the deployment's settings and where Slack is (config), the tables (state),
+ * a run and what follows it (runs), chat-ops (slack), GitLab's events (events), the durable Enforce
+ * run (durable). docs/architecture.md states it.
+ */
+const FUNCTIONS_LIB = ["lambda", "config", "state", "runs", "slack", "events", "durable"];
+
+it("each functions/lib folder imports only the folders before it (lambda, config, state, runs, slack, events, durable)", () => {
+  const folder = (file: string) => /^functions\/lib\/([a-z0-9-]+)\//.exec(file)?.[1];
+  const upward = imports(/^functions\/lib\//).filter((edge) => {
+    const [from, to] = edge.split(" -> ").map(folder) as [string, string | undefined];
+    return to !== undefined && from !== to && !(FUNCTIONS_LIB.indexOf(to) >= 0 && FUNCTIONS_LIB.indexOf(to) < FUNCTIONS_LIB.indexOf(from));
+  });
+  // A folder the order does not name is an edge to judge, not one to let pass.
+  const unordered = [...new Set(files.map(folder).filter((f) => f !== undefined && !FUNCTIONS_LIB.includes(f)))];
+  expect({ upward, unordered }).toEqual({ upward: [], unordered: [] });
 });
 
 // Dynamic imports too: a front end loads a heavy module lazily (`await import("…")`), and that is an edge all the same.

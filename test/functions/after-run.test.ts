@@ -2,7 +2,7 @@ import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { afterRun } from "../../functions/lib/runs/after-run.ts";
-import { runHistory } from "../../functions/lib/state/run-history.ts";
+import { runHistory } from "../../functions/lib/runs/run-history.ts";
 import type { AnyReport, RunLabels } from "../../functions/lib/runs/outcome.ts";
 import { captureLogs, stubAwsEnv } from "./support.ts";
 import { runRecord } from "../support/report.ts";

@@ -11,7 +11,7 @@ import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import type { Context } from "aws-lambda";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { afterRun } from "../../functions/lib/runs/after-run.ts";
-import { runHistory } from "../../functions/lib/state/run-history.ts";
+import { runHistory } from "../../functions/lib/runs/run-history.ts";
 import type { AnyReport } from "../../functions/lib/runs/outcome.ts";
 import type { EnforceReport, WorkflowsReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";

@@ -17,7 +17,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-sec
 import { z } from "zod";
 import { registerSecret } from "../../../lib/redact/index.ts";
 import { check, describeIssues } from "../lambda/issues.ts";
-import { webhookCredential } from "../slack/webhook.ts";
+import { webhookCredential } from "./slack.ts";
 
 // Present but empty is a mistake worth naming, not a field left out on purpose.
 const field = z.string().min(1).optional();

@@ -10,7 +10,7 @@
  * meanwhile fails at once, naming the holder, and does nothing else. The last step logs `job
  * finished` (once per execution, not per invocation), gives the lease back, keeps the report, records
  * the metrics and posts the Slack summary, each in what is left of that invocation
- * (runs/time-left.ts). The execution's result is the job's report, its `stats` with the invocations
+ * (lambda/time-left.ts). The execution's result is the job's report, its `stats` with the invocations
  * and steps it took.
  */
 import type { DurableContext } from "@aws/durable-execution-sdk-js";
@@ -24,10 +24,10 @@ import { judgeSweep } from "../events/coverage.ts";
 import { lambdaContextLogged } from "../lambda/handler.ts";
 import { audit, logger } from "../lambda/logger.ts";
 import { validateEvent } from "../lambda/validate-event.ts";
+import { sliceSignal } from "../lambda/time-left.ts";
 import { runLabels, runLifecycle, type RunLife } from "../runs/lifecycle.ts";
 import { runJob, type JobReport } from "../runs/run-job.ts";
 import { notifySettings, runRequest, scheduledEventSchema, scheduledRun, type ScheduledEvent } from "../runs/scheduled.ts";
-import { sliceSignal } from "../runs/time-left.ts";
 import { dynamoClaims, type Claims } from "../state/claims.ts";
 import { rotatingGitlab } from "./rotation.ts";
 import { beginInvocation, durableSteps } from "./steps.ts";

@@ -11,12 +11,12 @@ import { errorText } from "../../../lib/jobs/report.ts";
 import { loadPolicy } from "../config/policy.ts";
 import { isReportOnly } from "../config/settings.ts";
 import { logger } from "../lambda/logger.ts";
+import type { TimeLeft } from "../lambda/time-left.ts";
 import type { SubjectWorkerEvent } from "../runs/job-request.ts";
 import { runLabels, runLifecycle, RunRefused } from "../runs/lifecycle.ts";
 import type { NotifyOptions } from "../runs/notify.ts";
 import { runJob } from "../runs/run-job.ts";
 import { notifySettings } from "../runs/scheduled.ts";
-import type { TimeLeft } from "../runs/time-left.ts";
 import { recordSecondsToEnforcement } from "./latency.ts";
 
 export interface SubjectRun {

@@ -3,15 +3,15 @@
  * changed something, its metrics (EMF), and (for scheduled and console runs) a Slack summary. The
  * caller (lifecycle.ts) has logged the report first. None of it may change the run's outcome, nor
  * outlive the invocation: each part that fails is logged and the rest still happens, and each call
- * gets only a slice of the time left (time-left.ts).
+ * gets only a slice of the time left (lambda/time-left.ts).
  */
 import { errorText } from "../../../lib/jobs/report.ts";
 import { logger } from "../lambda/logger.ts";
-import { processRunHistory, type RunHistory } from "../state/run-history.ts";
+import { sliceSignal, UNBOUNDED, type TimeLeft } from "../lambda/time-left.ts";
 import { recordRun } from "./metrics.ts";
 import { notifyRun, type NotifyOptions } from "./notify.ts";
 import { verdict, type RunLabels, type RunOutcome } from "./outcome.ts";
-import { sliceSignal, UNBOUNDED, type TimeLeft } from "./time-left.ts";
+import { processRunHistory, type RunHistory } from "./run-history.ts";
 
 /** The longest the report's store may take: a report of a few MB, with the S3 client's own retries. */
 export const STORE_TIMEOUT_MS = 30_000;

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { EnforceTarget } from "../../../lib/jobs/enforce/examine/targets.ts";
 import type { RestoreInput } from "../../../lib/jobs/restore/input.ts";
-import { isAllowedResponseUrl } from "../slack/reply.ts";
+import { isAllowedResponseUrl } from "../config/slack.ts";
 
 const text = z.string().min(1);
 

@@ -6,10 +6,10 @@
  * thrown on once its end is done; a run refused before it started (RunRefused) owes nothing.
  */
 import { logReport } from "../lambda/logger.ts";
+import type { TimeLeft } from "../lambda/time-left.ts";
 import { afterRun } from "./after-run.ts";
 import type { NotifyOptions } from "./notify.ts";
 import type { AnyReport, RunLabels, RunOutcome } from "./outcome.ts";
-import type { TimeLeft } from "./time-left.ts";
 
 /** Thrown by a run that may not start (a chat command the policy refuses): nothing ran, nothing follows. */
 export class RunRefused extends Error {

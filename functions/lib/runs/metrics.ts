@@ -72,7 +72,7 @@ export function recordCursorAge(seconds: number, labels: Pick<RunLabels, "job" |
   metrics.publishStoredMetrics();
 }
 
-/** Time to enforcement: seconds from audit events to the removals they led to (the Watch function, lib/jobs/watch; the stream, lib/events/latency.ts). */
+/** Time to enforcement: seconds from audit events to the removals they led to (the Watch function, lib/jobs/watch; the stream, functions/lib/events/latency.ts). */
 export function recordSecondsToRemoval(seconds: readonly number[], labels: Pick<RunLabels, "job" | "trigger" | "stage">): void {
   if (seconds.length === 0) return;
   const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE, defaultDimensions: { stage: labels.stage, job: labels.job, trigger: labels.trigger } });

@@ -4,18 +4,17 @@
  * is worth it. The summary is lib/jobs' Slack rendering of the report (names escaped there) with the
  * run's name (job, trigger, stage, correlation id) added, every string passed through lib/redact, then
  * held to Slack's limits. Posting is best effort: a failure is logged (never with the URL) and the
- * run's outcome stands. The post gets only a slice of the invocation's time left (time-left.ts).
+ * run's outcome stands. The post gets only a slice of the invocation's time left (lambda/time-left.ts).
  */
 import { request } from "undici";
 import { escapeMrkdwn, renderSlack } from "../../../lib/jobs/render.ts";
 import { errorText } from "../../../lib/jobs/report.ts";
 import type { NotifyLevel } from "../../../lib/policy/index.ts";
 import { redactOutput, redactStrings, redactThenCut, registerSecret } from "../../../lib/redact/index.ts";
+import { isAllowedWebhookUrl, SLACK_POST_TIMEOUT_MS, webhookCredential } from "../config/slack.ts";
 import { logger } from "../lambda/logger.ts";
-import { SLACK_POST_TIMEOUT_MS } from "../slack/reply.ts";
-import { isAllowedWebhookUrl, webhookCredential } from "../slack/webhook.ts";
+import { sliceSignal, UNBOUNDED, type TimeLeft } from "../lambda/time-left.ts";
 import { isProblem, verdict, type AnyReport, type RunLabels, type RunOutcome } from "./outcome.ts";
-import { sliceSignal, UNBOUNDED, type TimeLeft } from "./time-left.ts";
 
 /** Whether the policy's `notify.slack` asks for a summary of this run. */
 export function shouldNotify(outcome: RunOutcome, setting: NotifyLevel): boolean {

@@ -31,11 +31,11 @@ import { ConfigError, isReportOnly, reportOnlySetting } from "../config/settings
 import { judgeSweep } from "../events/coverage.ts";
 import { jobLambda } from "../lambda/handler.ts";
 import { checkRunRef, RunHistoryError, storedRestoreInput } from "../../../lib/jobs/restore/run-history.ts";
-import { processRunHistory } from "../state/run-history.ts";
 import type { RunRequest } from "./job-request.ts";
 import { runLabels, runLifecycle } from "./lifecycle.ts";
 import type { NotifyOptions } from "./notify.ts";
 import type { RunLabels } from "./outcome.ts";
+import { processRunHistory } from "./run-history.ts";
 import { runJob, type JobReport } from "./run-job.ts";
 
 const ScheduledEventSchema = z.strictObject({

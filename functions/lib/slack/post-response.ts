@@ -5,12 +5,13 @@
 import { request } from "undici";
 import type { SlackMessage } from "../../../lib/jobs/render.ts";
 import { redactStrings, redactThenCut } from "../../../lib/redact/index.ts";
-import { sliceSignal, UNBOUNDED, type TimeLeft } from "../runs/time-left.ts";
-import { allowedResponseOrigin, isAllowedResponseUrl, SLACK_POST_TIMEOUT_MS, type TextMessage } from "./reply.ts";
+import { allowedResponseOrigin, isAllowedResponseUrl, SLACK_POST_TIMEOUT_MS } from "../config/slack.ts";
+import { sliceSignal, UNBOUNDED, type TimeLeft } from "../lambda/time-left.ts";
+import type { TextMessage } from "./reply.ts";
 
 /**
  * True once Slack took the post; false when it was skipped, the invocation having too little time left
- * for it (runs/time-left.ts logs that). Slack answers 200 `ok`; a used or expired URL answers 404 with a
+ * for it (lambda/time-left.ts logs that). Slack answers 200 `ok`; a used or expired URL answers 404 with a
  * reason, which goes into the error thrown.
  */
 export async function postToResponseUrl(url: string, message: SlackMessage | TextMessage, timeLeft: TimeLeft = UNBOUNDED): Promise<boolean> {

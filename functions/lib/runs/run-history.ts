@@ -1,5 +1,5 @@
 /**
- * The Lambdas' run history: the reports of runs that changed something (runs/after-run.ts decides),
+ * The Lambdas' run history: the reports of runs that changed something (after-run.ts decides),
  * kept in the run-history bucket (WARDEN_RUN_HISTORY_BUCKET, declared in sst.config.ts with a
  * lifecycle expiry) so that a removal can be undone later: `warden restore s3://…` and the Enforce
  * function's restore event read them back. How keys are laid out, and which run "latest" chooses, is
@@ -12,7 +12,7 @@ import { s3Objects } from "../../../lib/aws/s3-objects.ts";
 import { runKey, runReader, type RunReader } from "../../../lib/jobs/restore/run-history.ts";
 import { redactStrings } from "../../../lib/redact/index.ts";
 import { requireEnv } from "../config/settings.ts";
-import type { AnyReport, RunLabels } from "../runs/outcome.ts";
+import type { AnyReport, RunLabels } from "./outcome.ts";
 
 export interface RunHistoryOptions {
   client?: S3Client;
@@ -23,7 +23,7 @@ export interface RunHistoryOptions {
 export interface RunHistory extends RunReader {
   /**
    * Stores an applying run's report and returns where (`s3://bucket/key`); a dry run changed nothing and
-   * is not kept. `signal` bounds the upload (runs/after-run.ts gives it a slice of the invocation's time).
+   * is not kept. `signal` bounds the upload (after-run.ts gives it a slice of the invocation's time).
    */
   store(report: AnyReport, labels: RunLabels, opts?: { finishedAt?: Date; signal?: AbortSignal }): Promise<string | undefined>;
 }
