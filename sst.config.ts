@@ -192,7 +192,7 @@ export default $config({
             ...(settings.events ? [claimsAccess(CLAIM_KEYS.heard, "dynamodb:GetItem")] : []),
             // The handler sizes its lease and its own deadline by the execution timeout set here.
             { environment: { WARDEN_EXECUTION_TIMEOUT_SECONDS: String(settings.enforceExecutionHours * 3600) } },
-            // What its sweeps judge beside them (functions/lib/events/coverage.ts): the event-driven paths deployed.
+            // What its sweeps judge beside them (functions/lib/runs/event-coverage.ts): the event-driven paths deployed.
             {
               environment: {
                 WARDEN_EVENTS: settings.events ? "on" : "off",
@@ -280,7 +280,7 @@ export default $config({
         okActions: [topic.arn],
       });
     }
-    // Which alarms watch the watchers (functions/lib/events/coverage.ts): a sweep found strays the watch
+    // Which alarms watch the watchers (functions/lib/runs/event-coverage.ts): a sweep found strays the watch
     // or the stream should have removed, or (events on) no delivery from GitLab for the silence setting.
     // A sweep reports each once a run: any in 5 minutes is worth a look; no sweep is the heartbeat's.
     const watchers = [

@@ -8,7 +8,7 @@
  * the hash of the whole event, never its id (functions/lib/events/delivery.ts); one asynchronous invoke of the
  * worker per subject, a bounded number at a time; a 200 with what became of the events. Events naming no subject are acknowledged
  * and left. Each delivery read (a minute apart at most) is recorded for the sweep's silence check
- * (lib/events/coverage.ts). Nothing here calls GitLab, or can: the function reads only the endpoints' secret.
+ * (functions/lib/runs/event-coverage.ts). Nothing here calls GitLab, or can: the function reads only the endpoints' secret.
  */
 import type { APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { endpointSecrets } from "./lib/config/secrets.ts";

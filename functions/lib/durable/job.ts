@@ -20,7 +20,7 @@ import { enforce, errorText } from "../../../lib/jobs/index.ts";
 import type { Policy } from "../../../lib/policy/index.ts";
 import { loadPolicy, loadPolicyAgain } from "../config/policy.ts";
 import { ConfigError } from "../config/settings.ts";
-import { judgeSweep } from "../events/coverage.ts";
+import { judgeSweep } from "../runs/event-coverage.ts";
 import { lambdaContextLogged } from "../lambda/handler.ts";
 import { audit, logger } from "../lambda/logger.ts";
 import { validateEvent } from "../lambda/validate-event.ts";
@@ -123,7 +123,7 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
     } else {
       // Settings, not state: read in every invocation and never recorded (the token must not enter the history).
       const gitlab = await gitlabClients.client();
-      // A sweep judges the event-driven paths beside it (events/coverage.ts), in a step of its own.
+      // A sweep judges the event-driven paths beside it (runs/event-coverage.ts), in a step of its own.
       report = await judgeSweep(await enforce({ gitlab, policy, apply: run.apply, audit, runLimitMs: runLimit(executionMs) }, steps), steps);
     }
     report.stats = { ...report.stats, ...steps.counts() };

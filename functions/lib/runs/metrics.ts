@@ -59,7 +59,7 @@ function values(outcome: RunOutcome, job: JobName): [MetricName, number, Unit?][
   ];
 }
 
-/** A sweep's judgement of the event-driven paths, when it made one (functions/lib/events/coverage.ts). */
+/** A sweep's judgement of the event-driven paths, when it made one (functions/lib/runs/event-coverage.ts). */
 function coverage(report: object): [MetricName, number][] {
   const { missedByEvents, eventDelivery } = report as Partial<EnforceReport>;
   return [...(missedByEvents ? [[METRIC.missedByEvents, missedByEvents.count] as [MetricName, number]] : []), ...(eventDelivery ? [[METRIC.eventsSilent, eventDelivery.silent ? 1 : 0] as [MetricName, number]] : [])];

@@ -28,7 +28,7 @@ import { slackNotifyLevel, type Policy } from "../../../lib/policy/index.ts";
 import { secrets } from "../config/secrets.ts";
 import { loadPolicy } from "../config/policy.ts";
 import { ConfigError, isReportOnly, reportOnlySetting } from "../config/settings.ts";
-import { judgeSweep } from "../events/coverage.ts";
+import { judgeSweep } from "./event-coverage.ts";
 import { jobLambda } from "../lambda/handler.ts";
 import { checkRunRef, RunHistoryError, storedRestoreInput } from "../../../lib/jobs/restore/run-history.ts";
 import type { RunRequest } from "./job-request.ts";
@@ -97,7 +97,7 @@ export function scheduledJob(job: "enforce" | "workflows") {
       const policy = await loadPolicy();
       notify = await notifySettings(policy);
       const report = await runJob(await runRequest(job, event, run.apply), context.signal, policy);
-      // A sweep judges the event-driven paths beside it (events/coverage.ts).
+      // A sweep judges the event-driven paths beside it (runs/event-coverage.ts).
       return run.job === "enforce" ? judgeSweep(report as EnforceReport) : report;
     }, life);
     return report;
