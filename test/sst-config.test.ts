@@ -429,20 +429,22 @@ describe("sst.config.ts", () => {
     expect(deployed.one("aws:dynamodb/table:Table", "ClaimsTable")).toMatchObject({ attributes: [{ name: "id", type: "S" }], hashKey: "id", billingMode: "PAY_PER_REQUEST", ttl: { attributeName: "expiresAt", enabled: true } });
     const claimOnce = ["dynamodb:PutItem", "dynamodb:GetItem"];
     const leases = ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"];
-    const access: Record<string, [string[], string[]]> = {
-      Chatops: [claimOnce, ["slack:*"]],
-      Worker: [claimOnce, ["worker:*"]],
+    // What the last full run found matching nothing: Enforce writes it, the targeted runs read it.
+    const sweep = (action: string): [string[], string[]] => [[action], ["rules:last-sweep"]];
+    const access: Record<string, [string[], string[]][]> = {
+      Chatops: [[claimOnce, ["slack:*"]]],
+      Worker: [[claimOnce, ["worker:*"]], sweep("dynamodb:GetItem")],
       // The lease is released when the run ends.
-      Enforce: [leases, ["lease:enforce"]],
+      Enforce: [[leases, ["lease:enforce"]], sweep("dynamodb:PutItem")],
       // Its cursor (a conditional write) and its lease.
-      Watch: [leases, ["watch:lease", "watch:cursor"]],
+      Watch: [[leases, ["watch:lease", "watch:cursor"]], sweep("dynamodb:GetItem")],
     };
     for (const [name, f] of deployed.functions()) {
       const allowed = access[name];
       const dynamo = f.statements.filter((s) => s.actions.some((a) => a.startsWith("dynamodb:")));
       if (allowed) {
         expect(f.env, name).toMatchObject({ WARDEN_CLAIMS_TABLE: "ClaimsTable-a1b2c3" });
-        expect(dynamo, name).toEqual([{ actions: allowed[0], resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": allowed[1] } } }]);
+        expect(dynamo, name).toEqual(allowed.map(([actions, keys]) => ({ actions, resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": keys } } })));
       } else {
         expect(f.env, name).not.toHaveProperty("WARDEN_CLAIMS_TABLE");
         expect(dynamo, name).toEqual([]);
@@ -574,6 +576,21 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     expect(put("Enforce", "watch:cursor")).toBe(false);
     expect(put("Enforce", "lease:enforce")).toBe(true);
     expect(put("Watch", "watch:cursor")).toBe(true);
+  });
+
+  it("lets Enforce alone write the last full run's unmatched rules; Watch and the Worker only read them, the endpoints not at all", async () => {
+    const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
+    const can = (name: string, action: string) => allows(deployed.fn(name), action, CLAIMS, { "dynamodb:LeadingKeys": ["rules:last-sweep"] });
+    expect(can("Enforce", "dynamodb:PutItem")).toBe(true);
+    for (const name of ["Watch", "Worker"]) {
+      expect(can(name, "dynamodb:GetItem"), name).toBe(true);
+      for (const action of ["dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:UpdateItem"]) expect(can(name, action), `${name} ${action}`).toBe(false);
+    }
+    for (const name of ["Chatops", "Events", "Workflows"]) {
+      for (const action of ["dynamodb:GetItem", "dynamodb:PutItem"]) expect(can(name, action), `${name} ${action}`).toBe(false);
+    }
+    // Enforce only overwrites it: the item outlives any one run.
+    expect(allows(deployed.fn("Enforce"), "dynamodb:DeleteItem", CLAIMS, { "dynamodb:LeadingKeys": ["rules:last-sweep"] })).toBe(false);
   });
 
   it("reserves concurrency for the public functions (10, or WARDEN_ENDPOINT_CONCURRENCY), and for no job", async () => {
