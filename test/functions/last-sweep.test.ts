@@ -1,7 +1,7 @@
 /**
  * Issue 28 point 3: the daily sweep (the Enforce function, a full run) refuses a glob rule that matches
  * nothing, but the watch sees one project at a time and cannot tell. The sweep remembers what it found
- * (functions/lib/state/last-sweep.ts) and the Watch function refuses it too, under the same policy:
+ * (functions/lib/state/last-sweep.ts) and the Watch function and the Worker's stream runs refuse it too, under the same policy:
  * before this, the watch removed share after share under the typo, each poll under maxRemovals.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -59,8 +59,8 @@ const report = (result: WatchResult) => {
   return result;
 };
 
-describe("the rules the last full run found matching nothing, in the Watch function", () => {
-  it("the watch refuses a glob typo the sweep found, naming the rule and the sweep; after the fix it removes the stray", async () => {
+describe("the rules the last full run found matching nothing, in the Watch function and the Worker", () => {
+  it("the watch and a stream subject refuse a glob typo the sweep found, naming the rule and the sweep; after the fix the watch removes the stray", async () => {
     sim = await startGitLabSim({ dataset: watchWorld(), tokens: WATCH_TOKENS });
     const claims = await dynalite.freshClaimsEnv();
     table = claims.WARDEN_CLAIMS_TABLE;
@@ -80,6 +80,12 @@ describe("the rules the last full run found matching nothing, in the Watch funct
     expect(refused.warnings).toContainEqual(expect.stringContaining(`allow[1] (group "partners", projects "acme/teem/**") matched nothing in the last full run (${sweep.startedAt})`));
     expect(refused.warnings).toContainEqual(expect.stringMatching(/^guard: 1 rule matched nothing \(allow\[1\]\), and gitlab\.guard\.unmatchedRules is refuse; nothing was removed/));
     expect(refused.summary).toMatchObject({ guard: "tripped", removed: 0 });
+    expect(allShares(sim)).toEqual([`p${IDS.app}:${IDS.team}`, `p${IDS.app}:${IDS.partners}`]);
+    // The Worker's run for the same subject, as the Events stream hands it over, refuses it too.
+    vi.resetModules();
+    const { handler: worker } = await import("../../functions/worker.ts");
+    const subject = { kind: "subject", subject: { kind: "project", id: IDS.app }, events: [{ id: "9001", name: "project_group_link_created", createdAt: new Date().toISOString() }], correlationId: "req-events-1:project:100" };
+    expect(await worker(subject as never, lambdaContext({ functionName: "warden-test-Worker" }))).toEqual({ subject: `project ${IDS.app}`, ran: true, removed: 0 });
     expect(allShares(sim)).toEqual([`p${IDS.app}:${IDS.team}`, `p${IDS.app}:${IDS.partners}`]);
 
     // The fix is another policy: the sweep's finding does not hold for it, and the next event's subject is enforced.
