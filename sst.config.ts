@@ -152,13 +152,16 @@ export default $config({
       heard: ["heard:stream", "heard:system-hook"],
       watch: ["watch:lease", "watch:cursor"], // functions/watch.ts, functions/lib/state/watch-cursor.ts
     };
+    // What the last full Enforce run found matching nothing (lib/state/last-sweep.ts): Enforce writes it,
+    // the Watch and the Worker (their targeted runs refuse those rules too) only read it.
+    const LAST_SWEEP = ["rules:last-sweep"];
 
     const outputs: Record<string, unknown> = { runHistoryBucket: history.name };
     // The worker runs what chat-ops and the Events endpoint hand it.
     // The worker runs every chat job (a chat pipeline's report is kept too) and the events' subjects.
     const worker =
       settings.chatops || settings.events
-        ? new sst.aws.Function("Worker", job("functions/worker.handler", historyAccess(["enforce", "workflows", "pipeline"]), claimsAccess(CLAIM_KEYS.worker, "dynamodb:PutItem", "dynamodb:GetItem")))
+        ? new sst.aws.Function("Worker", job("functions/worker.handler", historyAccess(["enforce", "workflows", "pipeline"]), claimsAccess(CLAIM_KEYS.worker, "dynamodb:PutItem", "dynamodb:GetItem"), claimsAccess(LAST_SWEEP, "dynamodb:GetItem")))
         : undefined;
     // An endpoint that answers at once and hands the work to the worker (Slack gives 3 seconds, GitLab 8 and
     // never retries). The request's own credential (Slack's signature, GitLab's token) is the
@@ -190,6 +193,7 @@ export default $config({
             claimsAccess(CLAIM_KEYS.enforce, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"),
             claimsAccess(CLAIM_KEYS.sweep, "dynamodb:PutItem", "dynamodb:GetItem"),
             ...(settings.events ? [claimsAccess(CLAIM_KEYS.heard, "dynamodb:GetItem")] : []),
+            claimsAccess(LAST_SWEEP, "dynamodb:PutItem"),
             // The handler sizes its lease and its own deadline by the execution timeout set here.
             { environment: { WARDEN_EXECUTION_TIMEOUT_SECONDS: String(settings.enforceExecutionHours * 3600) } },
             // What its sweeps judge beside them (functions/lib/runs/event-coverage.ts): the event-driven paths deployed.
@@ -219,7 +223,7 @@ export default $config({
     // left by an invocation that died expires with that invocation's timeout. Its runs are Enforce's
     // (job enforce, trigger watch): Enforce's alarms cover it, so it is a schedule but not a job below.
     const watch = settings.gitlabUrl
-      ? [{ name: "Watch", schedule: settings.watchSchedule, target: { ...job("functions/watch.handler", historyAccess(["enforce"]), claimsAccess(CLAIM_KEYS.watch, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem")), timeout: "2 minutes" as const } }]
+      ? [{ name: "Watch", schedule: settings.watchSchedule, target: { ...job("functions/watch.handler", historyAccess(["enforce"]), claimsAccess(CLAIM_KEYS.watch, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"), claimsAccess(LAST_SWEEP, "dynamodb:GetItem")), timeout: "2 minutes" as const } }]
       : [];
     // "off" keeps the function, for console runs, and disables its schedule. SST wants every top-level
     // component name unique across kinds (case-insensitive): the Enforce workflow has "Enforce".

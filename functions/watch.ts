@@ -5,7 +5,8 @@
  * as Enforce's schedule decides (functions/lib/runs/scheduled.ts); a console invocation is dry unless it says
  * "dryRun": false. The cursor is an item of the claims table written only if no other invocation wrote
  * it since it was read (functions/lib/state/watch-cursor.ts); a lease there keeps overlapping invocations from
- * polling at once. A batch owes what any run owes (lifecycle.ts): its report logged and kept if it
+ * polling at once. What the last full run found matching nothing (functions/lib/state/last-sweep.ts) is refused
+ * here as there, under the same policy. A batch owes what any run owes (lifecycle.ts): its report logged and kept if it
  * removed something, metrics (with the seconds from each share's event to its removal), a Slack summary.
  */
 import type { Context } from "aws-lambda";
@@ -20,6 +21,7 @@ import { runLabels, runLifecycle } from "./lib/runs/lifecycle.ts";
 import { recordCursorAge, recordSecondsToRemoval } from "./lib/runs/metrics.ts";
 import { notifySettings, scheduledEventSchema, scheduledRun, type ScheduledEvent } from "./lib/runs/scheduled.ts";
 import { dynamoClaims } from "./lib/state/claims.ts";
+import { dynamoLastSweep } from "./lib/state/last-sweep.ts";
 import { dynamoWatchCursor } from "./lib/state/watch-cursor.ts";
 
 /** The schedule's period: the cost the policy's limit is checked against. */
@@ -30,6 +32,7 @@ const LEASE_KEY = "watch:lease";
 
 const claims = dynamoClaims();
 const store = dynamoWatchCursor();
+const lastSweep = dynamoLastSweep();
 let known: { sources: WatchSources; at: number; policy: string } | undefined;
 
 /** What an invocation did: a batch's report, or why there was none. */
@@ -80,7 +83,9 @@ async function poll(apply: boolean, signal: AbortSignal): Promise<WatchOnceResul
     known = { sources: await watchSources(gitlab, policy, INTERVAL_MS, signal), at: Date.now(), policy: sha };
     logger.info(known.sources.statement);
   }
-  const polled = await watchOnce({ gitlab, policy, sources: known.sources.sources, store, apply, signal, audit });
+  // The rules the last full run found matching nothing, refused here too (lib/jobs/enforce/rules.ts).
+  const sweep = await lastSweep.read(signal);
+  const polled = await watchOnce({ gitlab, policy, sources: known.sources.sources, store, apply, signal, audit, ...(sweep ? { lastSweep: sweep } : {}) });
   if (polled.started) logger.info("first poll: the cursor starts at the newest audit event (earlier ones are the scheduled Enforce run's)", { cursor: polled.cursor });
   else if (polled.lost) logger.warn("another Watch invocation moved the cursor first: this one's is dropped (its removals were idempotent)");
   return polled;

@@ -433,13 +433,15 @@ describe("sst.config.ts", () => {
     expect(deployed.one("aws:dynamodb/table:Table", "ClaimsTable")).toMatchObject({ attributes: [{ name: "id", type: "S" }], hashKey: "id", billingMode: "PAY_PER_REQUEST", ttl: { attributeName: "expiresAt", enabled: true } });
     const claimOnce = ["dynamodb:PutItem", "dynamodb:GetItem"];
     const leases = ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"];
+    // What the last full run found matching nothing: Enforce writes it, the targeted runs read it.
+    const sweep = (action: string): [string[], string[]] => [[action], ["rules:last-sweep"]];
     const access: Record<string, [string[], string[]][]> = {
       Chatops: [[claimOnce, ["slack:*"]]],
-      Worker: [[claimOnce, ["worker:*"]]],
+      Worker: [[claimOnce, ["worker:*"]], sweep("dynamodb:GetItem")],
       // The lease is released when the run ends; the sweep's record of how far it judged the event-driven paths.
-      Enforce: [[leases, ["lease:enforce"]], [claimOnce, ["sweep:judged"]]],
+      Enforce: [[leases, ["lease:enforce"]], [claimOnce, ["sweep:judged"]], sweep("dynamodb:PutItem")],
       // Its cursor (a conditional write) and its lease.
-      Watch: [[leases, ["watch:lease", "watch:cursor"]]],
+      Watch: [[leases, ["watch:lease", "watch:cursor"]], sweep("dynamodb:GetItem")],
     };
     for (const [name, f] of deployed.functions()) {
       const allowed = access[name];
@@ -606,6 +608,21 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
       await expect(deploy("staging", { WARDEN_EVENTS: "on", WARDEN_EVENTS_SILENCE_HOURS: bad }), bad).rejects.toThrow(`WARDEN_EVENTS_SILENCE_HOURS must be a whole number of hours from 1 to 168, not "${bad}"`);
     }
     await expect(deploy("staging", { WARDEN_EVENTS_SILENCE_HOURS: "6" })).rejects.toThrow("WARDEN_EVENTS_SILENCE_HOURS is set without WARDEN_EVENTS=on");
+  });
+
+  it("lets Enforce alone write the last full run's unmatched rules; Watch and the Worker only read them, the endpoints not at all", async () => {
+    const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
+    const can = (name: string, action: string) => allows(deployed.fn(name), action, CLAIMS, { "dynamodb:LeadingKeys": ["rules:last-sweep"] });
+    expect(can("Enforce", "dynamodb:PutItem")).toBe(true);
+    for (const name of ["Watch", "Worker"]) {
+      expect(can(name, "dynamodb:GetItem"), name).toBe(true);
+      for (const action of ["dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:UpdateItem"]) expect(can(name, action), `${name} ${action}`).toBe(false);
+    }
+    for (const name of ["Chatops", "Events", "Workflows"]) {
+      for (const action of ["dynamodb:GetItem", "dynamodb:PutItem"]) expect(can(name, action), `${name} ${action}`).toBe(false);
+    }
+    // Enforce only overwrites it: the item outlives any one run.
+    expect(allows(deployed.fn("Enforce"), "dynamodb:DeleteItem", CLAIMS, { "dynamodb:LeadingKeys": ["rules:last-sweep"] })).toBe(false);
   });
 
   it("reserves concurrency for the public functions (10, or WARDEN_ENDPOINT_CONCURRENCY), and for no job", async () => {

@@ -6,6 +6,7 @@ export { checkPlanPolicy, type GivenPolicy } from "./apply/plan-policy.ts";
 export { MIN_PLAN_KEY_LENGTH, planFile, PlanFileError, readPlanFile, writePlanFile, type PlanFile, type PlannedRemoval } from "./apply/plan-file.ts";
 export { ScopeError } from "./enforce/examine/scope.ts";
 export type { EnforceOptions, EnforceReport, EnforceSummary } from "./enforce/summary.ts";
+export { sweepOf, type LastSweep } from "./enforce/rules.ts";
 export type { EnforceTarget } from "./enforce/examine/targets.ts";
 export type { RemoveGroupShareAction, RemoveShareAction, ShareRemoval, ShareStatus } from "./shares/plan.ts";
 export { runPipeline, type PipelineAction, type PipelineOptions, type PipelineReport } from "./pipeline/index.ts";

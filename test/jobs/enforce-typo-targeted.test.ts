@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { enforce, exitCode, type EnforceOptions, type EnforceReport } from "../../lib/jobs/index.ts";
+import { enforce, exitCode, sweepOf, type EnforceOptions, type EnforceReport } from "../../lib/jobs/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
@@ -97,3 +97,36 @@ describe("a literal rule naming nothing, in a targeted run", () => {
     expect(changes()).toEqual([]);
   });
 });
+
+/** The contractor rule with its projects' glob mistyped: it matches nothing anywhere, and names no literal path to look up. */
+const GLOB_TYPO = groupSharesPolicy().replace('projects: ["acme/mobile/**"]', 'projects: ["acme/mobil/**"]');
+
+describe("a glob rule the last full run found matching nothing, in a targeted run", () => {
+  it("trips the guard when the sweep under the same policy found it, naming the rule and the sweep; removes nothing", async () => {
+    await start();
+    const sweep = sweepOf(await run(GLOB_TYPO, {}));
+    expect(sweep).toMatchObject({ unmatched: ["allow[1]"], at: expect.any(String) });
+    // Without what the sweep found, the targeted run cannot tell: it removes (today's behaviour, kept).
+    const blind = await run(GLOB_TYPO, { targets: ["acme/mobile"] });
+    expect(blind.warnings.filter((w) => w.startsWith("guard:"))).toEqual([]);
+    const before = contractorShares();
+    sim.resetCounters();
+    const report = await run(GLOB_TYPO, { apply: true, targets: ["acme/mobile"], lastSweep: sweep });
+    expect(report.actions.some((a) => a.group === "partners/contractor-x")).toBe(true);
+    expect(report.warnings).toContainEqual(expect.stringContaining(`allow[1] (group "partners/contractor-x", projects "acme/mobil/**") matched nothing in the last full run (${sweep!.at})`));
+    expect(report.warnings).toContainEqual(expect.stringMatching(/^guard: 1 rule matched nothing \(allow\[1\]\), and gitlab\.guard\.unmatchedRules is refuse; nothing was removed/));
+    expect(report.summary).toMatchObject({ guard: "tripped", removed: 0 });
+    expect(changes()).toEqual([]);
+    expect(contractorShares()).toBe(before);
+  });
+
+  it("is ignored under another policy: the fixed one removes", async () => {
+    await start();
+    const sweep = sweepOf(await run(GLOB_TYPO, {}))!;
+    const report = await run(groupSharesPolicy(), { apply: true, targets: ["acme/mobile"], lastSweep: sweep });
+    expect(report.warnings.filter((w) => w.startsWith("guard:") || w.includes("last full run"))).toEqual([]);
+    expect(report.summary).toMatchObject({ guard: "ok", failed: 0 });
+    expect(report.summary.removed).toBeGreaterThan(0);
+  });
+});
+

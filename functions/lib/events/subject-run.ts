@@ -17,7 +17,10 @@ import { runLabels, runLifecycle, RunRefused } from "../runs/lifecycle.ts";
 import type { NotifyOptions } from "../runs/notify.ts";
 import { runJob } from "../runs/run-job.ts";
 import { notifySettings } from "../runs/scheduled.ts";
+import { dynamoLastSweep } from "../state/last-sweep.ts";
 import { recordSecondsToEnforcement } from "./latency.ts";
+
+const lastSweep = dynamoLastSweep();
 
 export interface SubjectRun {
   subject: string;
@@ -36,7 +39,10 @@ export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSign
         const policy = await loadPolicy();
         notify = await notifySettings(policy);
         try {
-          const report = (await runJob({ job: "enforce", apply: !isReportOnly(), targets: [target] }, signal, policy)) as EnforceReport;
+          // The rules the last full run found matching nothing are refused here too (lib/jobs/enforce/rules.ts).
+          const sweep = await lastSweep.read(signal);
+          const request = { job: "enforce" as const, apply: !isReportOnly(), targets: [target], ...(sweep ? { lastSweep: sweep } : {}) };
+          const report = (await runJob(request, signal, policy)) as EnforceReport;
           // A subject by id outside the scope, or gone, is left out of the run with a warning (an event is
           // not bad input, lib/jobs/enforce/examine/targets.ts): then nothing at all was examined.
           if (report.summary.projects + report.summary.groups === 0) throw new RunRefused(report.warnings.join("; "));

@@ -1,13 +1,16 @@
 /**
  * Everything a finished run owes operations, in this order: its report kept for restore when it
- * changed something, its metrics (EMF), and (for scheduled and console runs) a Slack summary. The
+ * changed something, for a full enforce run the rules it found matching nothing (state/last-sweep.ts),
+ * its metrics (EMF), and (for scheduled and console runs) a Slack summary. The
  * caller (lifecycle.ts) has logged the report first. None of it may change the run's outcome, nor
  * outlive the invocation: each part that fails is logged and the rest still happens, and each call
  * gets only a slice of the time left (lambda/time-left.ts).
  */
+import { sweepOf, type EnforceReport } from "../../../lib/jobs/index.ts";
 import { errorText } from "../../../lib/jobs/report.ts";
 import { logger } from "../lambda/logger.ts";
 import { sliceSignal, UNBOUNDED, type TimeLeft } from "../lambda/time-left.ts";
+import { dynamoLastSweep, type LastSweepStore } from "../state/last-sweep.ts";
 import { recordRun } from "./metrics.ts";
 import { notifyRun, type NotifyOptions } from "./notify.ts";
 import { verdict, type RunLabels, type RunOutcome } from "./outcome.ts";
@@ -15,11 +18,16 @@ import { processRunHistory, type RunHistory } from "./run-history.ts";
 
 /** The longest the report's store may take: a report of a few MB, with the S3 client's own retries. */
 export const STORE_TIMEOUT_MS = 30_000;
+/** The longest remembering the sweep's unmatched rules may take: one small PutItem. */
+const SWEEP_TIMEOUT_MS = 5_000;
+
+const lastSweep = dynamoLastSweep();
 
 export interface AfterRunOptions {
   /** Where to post a summary, and when; left out for chat runs (they answer in their thread), or when the settings could not be read. */
   notify?: NotifyOptions;
   history?: RunHistory;
+  lastSweep?: LastSweepStore;
   /** The invocation's time left (its Lambda context's getRemainingTimeInMillis). */
   timeLeft?: TimeLeft;
 }
@@ -42,6 +50,14 @@ export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: Aft
       // its slice is named by the slice's reason: the SDK's own error says only "Request aborted".
       logger.error("storing the run's report for restore failed; its audit lines are in the log", { error: errorText(signal?.reason ?? err) });
     }
+  }
+  // Enforce runs on schedule or from the console only in the Enforce function, and always untargeted:
+  // the whole scope, so what matched nothing is known (a targeted run's report says nothing of the rest).
+  const sweep = "report" in outcome && labels.job === "enforce" && (labels.trigger === "schedule" || labels.trigger === "console") ? sweepOf(outcome.report as EnforceReport) : undefined;
+  const sweepSignal = sweep && sliceSignal("remembering the rules the run found matching nothing", SWEEP_TIMEOUT_MS, timeLeft);
+  if (sweep && sweepSignal) {
+    // Not remembered, the watch and the stream go on by the previous full run's (or none): logged as an error.
+    await (opts.lastSweep ?? lastSweep).write(sweep, sweepSignal).catch((err: unknown) => logger.error("remembering the rules the run found matching nothing failed", { error: errorText(sweepSignal.reason ?? err) }));
   }
   try {
     recordRun(outcome, labels);

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { EnforceTarget } from "../../../lib/jobs/enforce/examine/targets.ts";
+import type { LastSweep } from "../../../lib/jobs/index.ts";
 import type { RestoreInput } from "../../../lib/jobs/restore/input.ts";
 import { isAllowedResponseUrl } from "../config/slack.ts";
 
@@ -40,6 +41,8 @@ export interface TargetedEnforceRequest {
   job: "enforce";
   apply: boolean;
   targets?: EnforceTarget[];
+  /** What the last full run found matching nothing (functions/lib/state/last-sweep.ts): refused here too. */
+  lastSweep?: LastSweep;
 }
 
 /** Everything runJob runs. */

@@ -53,7 +53,7 @@ function start(request: RunRequest, policy: Policy, credentials: Secrets, signal
   switch (request.job) {
     case "enforce": {
       const gitlab = gitlabClient(credentials);
-      const targets = "targets" in request ? { targets: request.targets } : {};
+      const targets = "targets" in request ? { targets: request.targets, ...(request.lastSweep ? { lastSweep: request.lastSweep } : {}) } : {};
       return { http: [gitlab.http], report: enforce({ gitlab, policy, apply: request.apply, signal, audit, ...targets }) };
     }
     case "workflows": {

@@ -17,7 +17,7 @@ import { comparisonOf, scopeWarning, type Difference } from "./compare.ts";
 import { beginExamination } from "./examine/examiners.ts";
 import { ScopeError, scopeRoots } from "./examine/scope.ts";
 import { checkTargets, findTargets, targetedWarning, targetedWork } from "./examine/targets.ts";
-import { missingWarning, namesNothing, unmatchedWarnings } from "./rules.ts";
+import { missingWarning, namesNothing, ruleName, sweptRules, sweptWarning, unmatchedWarnings } from "./rules.ts";
 import { removeInSteps } from "./removal-steps.ts";
 import { examineSlice, type Slice } from "./slice.ts";
 import { addCounts, DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY, emptyTally, statsSince, sumStats, attributionStat, type EnforceOptions, type EnforceReport, type StepStats, type Tally } from "./summary.ts";
@@ -138,14 +138,18 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     warnings.push(...typos.missing.map((named) => missingWarning(policy, named)));
     stats.push(typos.stats);
   }
-  const refused = unmatched.length ? unmatched : (typos?.missing.map(({ rule }) => rule) ?? []);
+  // And the globs the last full run under this same policy found matching nothing (rules.ts), if this run matched none either.
+  const swept = sweptRules(policy, opts.lastSweep, untouched);
+  warnings.push(...swept.map((rule) => sweptWarning(policy, opts.lastSweep!, rule)));
+  const named = new Set([...(typos?.missing ?? []).map(({ rule }) => rule), ...swept].map(ruleName));
+  const refused = unmatched.length ? unmatched : untouched.filter((rule) => named.has(ruleName(rule)));
   const refuse = refused.length > 0 && policy.gitlab.guard.unmatchedRules === "refuse";
   const tripped = plan.length > limit || (refuse && opts.apply === true);
   if (plan.length > limit) {
     warnings.push(`guard: ${count(plan.length, "removal")} planned (project and group shares together), more than gitlab.guard.maxRemovals (${limit}); nothing was removed`);
   }
   if (refuse) {
-    const which = `${count(refused.length, "rule")} matched nothing (${refused.map((r) => `${r.list}[${r.index}]`).join(", ")}), and gitlab.guard.unmatchedRules is refuse`;
+    const which = `${count(refused.length, "rule")} matched nothing (${refused.map(ruleName).join(", ")}), and gitlab.guard.unmatchedRules is refuse`;
     const fix = "correct or remove each, or set gitlab.guard.unmatchedRules: warn to accept them";
     warnings.push(opts.apply ? `guard: ${which}; nothing was removed (${fix})` : `guard: ${which}: an applying run would remove nothing (${fix})`);
   }

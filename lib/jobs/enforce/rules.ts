@@ -9,9 +9,13 @@
  * run, targeted or not. A path found is remembered for the process (a warm Lambda runs the watch every
  * minute, the stream every event) for FOUND_TTL_MS; a path not found is asked again every run, so the
  * fix (the group created, the rule corrected) takes effect at once and a cached miss never outlives it.
+ *
+ * A glob that matched nothing only a full run can tell: the functions remember the last full run's
+ * (LastSweep, functions/lib/state/last-sweep.ts) and a targeted run refuses those rules as that run
+ * did, for the same policy only (a policy changed since, the fix among the changes, clears them).
  */
 import type { GitLabClient } from "../../gitlab/index.ts";
-import { literalPaths, ruleSubject, ruleText, type LiteralPath, type Policy, type RuleRef } from "../../policy/index.ts";
+import { literalPaths, ruleSubject, ruleText, type LiteralPath, type Policy, type RuleCounts, type RuleRef } from "../../policy/index.ts";
 
 /** How long a path found stays found: a group renamed or deleted meanwhile is noticed within this. */
 export const FOUND_TTL_MS = 5 * 60_000;
@@ -24,6 +28,42 @@ const found = new Map<string, number>();
 export interface RuleMissing {
   rule: RuleRef;
   missing: string[];
+}
+
+/** What the last full run found: the rules (`allow[1]`) that matched nothing under the policy of this SHA-256. */
+export interface LastSweep {
+  policySha256: string;
+  unmatched: string[];
+  /** When that run started (ISO 8601). */
+  at: string;
+}
+
+/** `allow[1]`: how the guard and LastSweep name a rule. */
+export function ruleName({ list, index }: RuleRef): string {
+  return `${list}[${index}]`;
+}
+
+/**
+ * What a full (untargeted) run found, to remember — only its caller knows it was one: undefined
+ * unless it examined everything it set out to with its rules counted. Every rule with no match is named (a lapsed exemption too: the targeted run that reads it
+ * keeps only the rules it would call unmatched itself, unmatchedRules with its own clock).
+ */
+export function sweepOf(report: { startedAt: string; policy: { sha256: string } | null; summary: { complete: boolean; matched: RuleCounts | null } }): LastSweep | undefined {
+  const { matched, complete } = report.summary;
+  if (!complete || !matched || !report.policy) return undefined;
+  const unmatched = (["allow", "exempt"] as const).flatMap((list) => matched[list].flatMap((n, index) => (n ? [] : [ruleName({ list, index })])));
+  return { policySha256: report.policy.sha256, unmatched, at: report.startedAt };
+}
+
+/** Of `untouched` (the rules a targeted run matched nothing with), those the last full run under the same policy found matching nothing. */
+export function sweptRules(policy: Policy, sweep: LastSweep | undefined, untouched: RuleRef[]): RuleRef[] {
+  if (!sweep || sweep.policySha256 !== policy.source.sha256) return [];
+  const named = new Set(sweep.unmatched);
+  return untouched.filter((rule) => named.has(ruleName(rule)));
+}
+
+export function sweptWarning(policy: Policy, sweep: LastSweep, rule: RuleRef): string {
+  return `${ruleText(policy, rule)} matched nothing in the last full run (${sweep.at}), under this same policy`;
 }
 
 export async function unmatchedWarnings(gitlab: GitLabClient, policy: Policy, rules: RuleRef[], signal?: AbortSignal): Promise<string[]> {

@@ -4,6 +4,7 @@ import type { Policy, RuleCounts, ShareVerdict } from "../../policy/index.ts";
 import type { ShareKindName, ShareRemoval, Subject } from "../shares/plan.ts";
 import type { PolicyComparison } from "./compare.ts";
 import type { EventDelivery, MissedByEvents } from "./missed.ts";
+import type { LastSweep } from "./rules.ts";
 import type { EnforceTarget } from "./examine/targets.ts";
 import type { GuardedSummary, JobOptions, Report } from "../report.ts";
 
@@ -68,6 +69,8 @@ export interface EnforceOptions extends JobOptions {
    * a durable execution replays calls it no more, so only a run without durable steps may rely on it.
    */
   onJudged?: JudgedShareHook;
+  /** What the last full run found (rules.ts): a targeted run refuses its unmatched rules too, under the same policy only. */
+  lastSweep?: LastSweep;
 }
 
 /** One share as the examination judged it: its kind, its subject, the share as GitLab listed it, and the verdict. */

@@ -1,0 +1,44 @@
+/**
+ * What the last full Enforce run found (lib/jobs/enforce/rules.ts's LastSweep): the rules that matched
+ * nothing, under which policy, when. One item of the claims table ("rules:last-sweep", no expiresAt, so
+ * DynamoDB's TTL never deletes it), written by the Enforce function after each run that examined the
+ * whole scope (dry or applying: it found them either way) and read by Watch and the Worker, whose
+ * targeted runs see part of the scope and so cannot tell a glob that matches nothing. sst.config.ts
+ * lets only Enforce write it and the other two only read it.
+ */
+import { DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import type { LastSweep } from "../../../lib/jobs/index.ts";
+import { requireEnv } from "../config/settings.ts";
+import type { ClaimsOptions } from "./claims.ts";
+
+export const LAST_SWEEP_KEY = "rules:last-sweep";
+
+export interface LastSweepStore {
+  /** Undefined before the first full run. Throws when the table cannot be read: a targeted run must not apply blind. */
+  read(signal?: AbortSignal): Promise<LastSweep | undefined>;
+  write(sweep: LastSweep, signal?: AbortSignal): Promise<void>;
+}
+
+export function dynamoLastSweep(opts: Pick<ClaimsOptions, "client" | "table"> = {}): LastSweepStore {
+  const table = opts.table ?? (() => requireEnv("WARDEN_CLAIMS_TABLE"));
+  let client = opts.client;
+  return {
+    async read(signal) {
+      client ??= new DynamoDBClient({});
+      const { Item } = await client.send(new GetItemCommand({ TableName: table(), Key: { id: { S: LAST_SWEEP_KEY } }, ConsistentRead: true }), { abortSignal: signal });
+      if (!Item) return undefined;
+      const policySha256 = Item["policySha256"]?.S;
+      const at = Item["at"]?.S;
+      const unmatched = Item["unmatched"]?.L?.map((rule) => rule.S);
+      if (!policySha256 || !at || !unmatched || unmatched.some((rule) => typeof rule !== "string")) {
+        throw new Error(`the claims table's ${LAST_SWEEP_KEY} item is not what the Enforce function writes: delete it (the next full run writes it again)`);
+      }
+      return { policySha256, at, unmatched: unmatched as string[] };
+    },
+    async write({ policySha256, unmatched, at }, signal) {
+      client ??= new DynamoDBClient({});
+      const Item = { id: { S: LAST_SWEEP_KEY }, policySha256: { S: policySha256 }, at: { S: at }, unmatched: { L: unmatched.map((rule) => ({ S: rule })) } };
+      await client.send(new PutItemCommand({ TableName: table(), Item }), { abortSignal: signal });
+    },
+  };
+}
