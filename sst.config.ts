@@ -233,27 +233,29 @@ export default $config({
 
     const topic = new sst.aws.SnsTopic("Alarms");
     if (settings.alarmEmail) new aws.sns.TopicSubscription("AlarmEmail", { topic: topic.arn, protocol: "email", endpoint: settings.alarmEmail });
+    // One alarm on Warden's metrics: named `<app>-<stage>-<what>-<suffix in kebab case>`, told to the topic.
+    const alarm = (component: string, what: string, suffix: string, description: string, args: Omit<aws.cloudwatch.MetricAlarmArgs, "name" | "alarmDescription" | "namespace" | "alarmActions" | "okActions">) =>
+      new aws.cloudwatch.MetricAlarm(component, {
+        name: `${$app.name}-${$app.stage}-${what}-${suffix.replace(/[A-Z]/g, (c, i: number) => `${i ? "-" : ""}${c.toLowerCase()}`)}`,
+        alarmDescription: `Warden ${what} (${$app.stage}): ${description}`,
+        namespace: METRICS_NAMESPACE,
+        alarmActions: [topic.arn],
+        okActions: [topic.arn],
+        ...args,
+      });
     for (const { name, job: jobName, schedule } of jobs) {
       const dimensions = { service: METRICS_SERVICE, stage: $app.stage, job: jobName };
-      const alarm = (suffix: string, description: string, args: Omit<aws.cloudwatch.MetricAlarmArgs, "name" | "alarmDescription" | "namespace" | "statistic" | "alarmActions" | "okActions">) =>
-        new aws.cloudwatch.MetricAlarm(`${name}${suffix}`, {
-          name: `${$app.name}-${$app.stage}-${jobName}-${suffix.replace(/[A-Z]/g, (c, i: number) => `${i ? "-" : ""}${c.toLowerCase()}`)}`,
-          alarmDescription: `Warden ${jobName} (${$app.stage}): ${description}`,
-          namespace: METRICS_NAMESPACE,
-          statistic: "Sum",
-          alarmActions: [topic.arn],
-          okActions: [topic.arn],
-          ...args,
-        });
+      const jobAlarm = (suffix: string, description: string, args: Omit<aws.cloudwatch.MetricAlarmArgs, "name" | "alarmDescription" | "namespace" | "statistic" | "alarmActions" | "okActions">) =>
+        alarm(`${name}${suffix}`, jobName, suffix, description, { statistic: "Sum", ...args });
       // Any run, whoever started it: one bad run is worth an operator's look.
       const anyRun = { dimensions, period: 300, evaluationPeriods: 1, comparisonOperator: "GreaterThanOrEqualToThreshold", threshold: 1, treatMissingData: "notBreaching" } as const;
-      alarm("Failed", "a run failed, or left work undone", { ...anyRun, metricName: METRIC.runFailed });
-      alarm("GuardTripped", "a run's guard tripped: it planned more changes than the policy allows, and made none", { ...anyRun, metricName: METRIC.guardTripped });
-      alarm("ActionsFailed", "changes a run tried failed, or may not have happened", { ...anyRun, metricName: METRIC.actionsFailed });
+      jobAlarm("Failed", "a run failed, or left work undone", { ...anyRun, metricName: METRIC.runFailed });
+      jobAlarm("GuardTripped", "a run's guard tripped: it planned more changes than the policy allows, and made none", { ...anyRun, metricName: METRIC.guardTripped });
+      jobAlarm("ActionsFailed", "changes a run tried failed, or may not have happened", { ...anyRun, metricName: METRIC.actionsFailed });
       if (!schedule.enabled) continue;
       // No successful scheduled run in two schedule periods; no metric at all (the schedule or the
       // function broken, the run killed) counts as none.
-      alarm("Heartbeat", "no successful scheduled run in two schedule periods", {
+      jobAlarm("Heartbeat", "no successful scheduled run in two schedule periods", {
         dimensions: { ...dimensions, trigger: "schedule" },
         metricName: METRIC.runSucceeded,
         period: schedule.seconds,
@@ -268,10 +270,7 @@ export default $config({
     // poll failing): the missing metric counts as behind. Its runs' failures are Enforce's alarms above
     // (job enforce); the trigger dimension (watch) tells them apart.
     if (watch.length > 0 && settings.watchSchedule.enabled) {
-      new aws.cloudwatch.MetricAlarm("WatchBehind", {
-        name: `${$app.name}-${$app.stage}-watch-behind`,
-        alarmDescription: `Warden watch (${$app.stage}): the watch is more than 15 minutes behind GitLab's audit events, or has not polled`,
-        namespace: METRICS_NAMESPACE,
+      alarm("WatchBehind", "watch", "Behind", "the watch is more than 15 minutes behind GitLab's audit events, or has not polled", {
         metricName: METRIC.watchCursorAge,
         dimensions: { service: METRICS_SERVICE, stage: $app.stage, job: "enforce", trigger: "watch" },
         statistic: "Minimum",
@@ -280,8 +279,6 @@ export default $config({
         comparisonOperator: "GreaterThanThreshold",
         threshold: 900,
         treatMissingData: "breaching",
-        alarmActions: [topic.arn],
-        okActions: [topic.arn],
       });
     }
     // Which alarms watch the watchers (functions/lib/runs/event-coverage.ts): a sweep found strays the watch
@@ -292,10 +289,7 @@ export default $config({
       ...(enforce && settings.events ? [{ suffix: "EventsSilent", metric: METRIC.eventsSilent, description: `GitLab delivered no event to the Events endpoint for ${settings.eventsSilenceHours} hours (WARDEN_EVENTS_SILENCE_HOURS)` }] : []),
     ];
     for (const { suffix, metric, description } of watchers) {
-      new aws.cloudwatch.MetricAlarm(suffix, {
-        name: `${$app.name}-${$app.stage}-enforce-${suffix.replace(/[A-Z]/g, (c, i: number) => `${i ? "-" : ""}${c.toLowerCase()}`)}`,
-        alarmDescription: `Warden enforce (${$app.stage}): ${description}`,
-        namespace: METRICS_NAMESPACE,
+      alarm(suffix, "enforce", suffix, description, {
         metricName: metric,
         dimensions: { service: METRICS_SERVICE, stage: $app.stage, job: "enforce" },
         statistic: "Maximum",
@@ -304,8 +298,6 @@ export default $config({
         comparisonOperator: "GreaterThanOrEqualToThreshold",
         threshold: 1,
         treatMissingData: "notBreaching",
-        alarmActions: [topic.arn],
-        okActions: [topic.arn],
       });
     }
     outputs["alarmTopic"] = topic.arn;

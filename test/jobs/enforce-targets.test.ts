@@ -84,7 +84,10 @@ describe("enforce --target", () => {
     const { all, straysWhere } = await setup({ recordRequests: true });
     const before = allShares();
     const audit: string[] = [];
-    const report = await run({ apply: true, targets: ["acme/platform"], audit: { info: (_message, fields) => audit.push(String(fields["project"] ?? fields["sharedGroup"])) } });
+    let confirmations = 0;
+    // One line as each DELETE is answered; a group share's confirming read adds a line of its own.
+    const info = (_message: string, fields: Record<string, unknown>) => void (fields["confirmation"] === true ? confirmations++ : audit.push(String(fields["project"] ?? fields["sharedGroup"])));
+    const report = await run({ apply: true, targets: ["acme/platform"], audit: { info } });
     const target = straysWhere(under("acme/platform"));
     expect(keys(report.actions)).toEqual(target);
     // The contractor rule allows shares on acme/mobile/** only: in acme/platform it matches nothing, which a full run would report.
@@ -95,6 +98,7 @@ describe("enforce --target", () => {
     expect(allShares()).toEqual(before.filter((share) => !removed.has(share)));
     expect(audit.every(under("acme/platform"))).toBe(true);
     expect(audit).toHaveLength(target.length);
+    expect(confirmations).toBe(report.actions.filter((a) => a.kind === "group").length);
     expect(exitCode(report)).toBe(0);
     // A full run afterwards finds the rest, untouched.
     expect(keys((await run()).actions)).toEqual(all.filter((key) => !removed.has(key)));
