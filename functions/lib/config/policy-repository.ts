@@ -38,7 +38,10 @@ export function repositoryPolicy(at: GitLabPolicyLocation, client: () => Promise
   };
 }
 
-/** The policy at one commit (a durable execution's later invocations read the commit its first one did). */
-export async function policyAtCommit(at: GitLabPolicyLocation & { ref: string }, client: () => Promise<GitLabClient> = async () => gitlabClient(await secrets.get())): Promise<Policy> {
-  return (await loadGitLabPolicy(await client(), at, { names: REPOSITORY_POLICY_NAMES })).policy;
+/**
+ * The policy at one commit, from the project the execution's first read found (`projectId`): a durable
+ * execution's later invocations read what its first one did, and refuse a project created at the path since.
+ */
+export async function policyAtCommit(at: GitLabPolicyLocation & { ref: string }, projectId: number | undefined, client: () => Promise<GitLabClient> = async () => gitlabClient(await secrets.get())): Promise<Policy> {
+  return (await loadGitLabPolicy(await client(), at, { names: REPOSITORY_POLICY_NAMES, ...(projectId === undefined ? {} : { projectId }) })).policy;
 }

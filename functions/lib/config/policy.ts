@@ -19,7 +19,9 @@ export function repositoryPolicyLocation(env: NodeJS.ProcessEnv = process.env): 
   const project = env["WARDEN_POLICY_PROJECT"];
   if (!project) return undefined;
   const ref = env["WARDEN_POLICY_REF"];
-  return { project, path: env["WARDEN_POLICY_PATH"] || DEFAULT_POLICY_FILE, ...(ref ? { ref } : {}) };
+  // The deployment's opt-out from a protected ref: exactly "1", as sst.config.ts passes it (anything else keeps the check).
+  const allowUnprotectedRef = env["WARDEN_POLICY_ALLOW_UNPROTECTED_REF"] === "1";
+  return { project, path: env["WARDEN_POLICY_PATH"] || DEFAULT_POLICY_FILE, ...(ref ? { ref } : {}), ...(allowUnprotectedRef ? { allowUnprotectedRef } : {}) };
 }
 
 /** Imported only when the policy is in a repository: the GitLab client stays out of a file-policy chat-ops cold start. */
@@ -63,7 +65,7 @@ export async function loadPolicyAgain(begunWith: PolicySource): Promise<Policy> 
   const at = repositoryPolicyLocation();
   const policy =
     at && begunWith.source === "gitlab"
-      ? await (await repositoryReader()).policyAtCommit({ ...at, ref: begunWith.commitId })
+      ? await (await repositoryReader()).policyAtCommit({ ...at, ref: begunWith.commitId }, begunWith.projectId)
       : await loadPolicy();
   if (policy.source.sha256 !== begunWith.sha256) {
     throw new ConfigError(
