@@ -1,8 +1,12 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     setupFiles: ["test/support/no-credentials.ts"],
+    // Most tests wait on loopback servers and child processes rather than compute, so one worker per
+    // core (vitest's default leaves one core idle: a single worker on a 2-core CI machine) halves the wall time.
+    maxWorkers: availableParallelism(),
     testTimeout: 20_000,
     hookTimeout: 20_000,
     projects: [
