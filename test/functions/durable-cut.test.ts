@@ -7,31 +7,22 @@
  */
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import type { Context } from "aws-lambda";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { restoreInputFrom, type EnforceReport, type RestoreReport } from "../../lib/jobs/index.ts";
 import { shareKey } from "../../lib/jobs/shares/plan.ts";
 import type { GitLabSim } from "../../sim/gitlab/index.ts";
-import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
 import { removals, twinSims } from "../support/steps.ts";
-import { captureLogs, coldEnforce, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { durableWorld } from "./durable-world.ts";
+import { captureLogs, coldEnforce, SECRETS, stubAwsEnv, writePolicy } from "./support.ts";
 
-let secretsManager: SecretsManagerStub;
-let dynamo: Dynalite;
+const world = durableWorld({ skipTime: false });
 const sims: GitLabSim[] = [];
 /** What each invocation has, as the runner's context tells it (Lambda's counts down from the function's timeout). */
 const REMAINING_MS = 4_000;
 
-beforeAll(async () => {
-  [secretsManager, dynamo] = await Promise.all([startSecretsManager(JSON.stringify(SECRETS)), startDynalite()]);
-  await LocalDurableTestRunner.setupTestEnvironment({ skipTime: false });
-});
-afterAll(async () => {
-  await LocalDurableTestRunner.teardownTestEnvironment();
-  await Promise.all([secretsManager.close(), dynamo.close()]);
-});
 beforeEach(async () => {
-  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: await writePolicy(groupSharesPolicy()), WARDEN_REPORT_ONLY: "false", ...(await dynamo.freshClaimsEnv()) });
+  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: world.secretsManager.url, WARDEN_POLICY: await writePolicy(groupSharesPolicy()), WARDEN_REPORT_ONLY: "false", ...(await world.dynamo.freshClaimsEnv()) });
 });
 afterEach(async () => {
   vi.unstubAllEnvs();

@@ -3,34 +3,25 @@
  * secret, reads it again and, when it holds a new token, is tried again with a new client.
  */
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
-import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { durableWorld } from "./durable-world.ts";
+import { SECRETS, stubAwsEnv, writePolicy } from "./support.ts";
 
 const ROTATED = "glpat-rotated-token";
-let secretsManager: SecretsManagerStub;
-let dynamo: Dynalite;
+const world = durableWorld({ skipTime: true });
 let sim: GitLabSim;
 let strays: number;
 
-beforeAll(async () => {
-  [secretsManager, dynamo] = await Promise.all([startSecretsManager(JSON.stringify(SECRETS)), startDynalite()]);
-  await LocalDurableTestRunner.setupTestEnvironment({ skipTime: true });
-});
-afterAll(async () => {
-  await LocalDurableTestRunner.teardownTestEnvironment();
-  await Promise.all([secretsManager.close(), dynamo.close()]);
-});
 beforeEach(async () => {
-  secretsManager.reads.length = 0;
-  secretsManager.queued.length = 0;
+  world.secretsManager.reads.length = 0;
+  world.secretsManager.queued.length = 0;
   // The first read finds the old token, every later one the new.
-  secretsManager.queued.push(JSON.stringify(SECRETS));
-  secretsManager.secretString = JSON.stringify({ ...SECRETS, gitlabToken: ROTATED });
-  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: await writePolicy(standardPolicy()), WARDEN_REPORT_ONLY: "false", ...(await dynamo.freshClaimsEnv()) });
+  world.secretsManager.queued.push(JSON.stringify(SECRETS));
+  world.secretsManager.secretString = JSON.stringify({ ...SECRETS, gitlabToken: ROTATED });
+  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: world.secretsManager.url, WARDEN_POLICY: await writePolicy(standardPolicy()), WARDEN_REPORT_ONLY: "false", ...(await world.dynamo.freshClaimsEnv()) });
 });
 afterEach(async () => {
   vi.unstubAllEnvs();
@@ -64,8 +55,8 @@ describe("the durable Enforce across a token rotation", () => {
 
   it("fails, without trying again, when the secret still holds the refused token", async () => {
     await startSim({ tokens: { [ROTATED]: { admin: true } } });
-    secretsManager.queued.length = 0;
-    secretsManager.secretString = JSON.stringify(SECRETS);
+    world.secretsManager.queued.length = 0;
+    world.secretsManager.secretString = JSON.stringify(SECRETS);
     const execution = await durableRun({ source: "schedule" });
     expect(execution.getStatus()).toBe("FAILED");
     expect(execution.getError()?.errorMessage).toMatch(/GET \/api\/v4\/user answered 401/);

@@ -6,31 +6,22 @@
  * tens of thousands of projects needs many invocations, as a far larger one would in 15 minutes.
  */
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import type { GitLabSim } from "../../sim/gitlab/index.ts";
 import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
-import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { EVERYTHING_STRAY, groupSharesPolicy } from "../support/policies.ts";
 import { outcome, removals, twinSims } from "../support/steps.ts";
-import { captureLogs, coldEnforce, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { durableWorld } from "./durable-world.ts";
+import { captureLogs, coldEnforce, SECRETS, stubAwsEnv, writePolicy } from "./support.ts";
 
-let secretsManager: SecretsManagerStub;
-let dynamo: Dynalite;
+const world = durableWorld({ skipTime: false });
 let claimsEnv: { AWS_ENDPOINT_URL_DYNAMODB: string; WARDEN_CLAIMS_TABLE: string };
 const sims: GitLabSim[] = [];
 
-beforeAll(async () => {
-  [secretsManager, dynamo] = await Promise.all([startSecretsManager(JSON.stringify(SECRETS)), startDynalite()]);
-  await LocalDurableTestRunner.setupTestEnvironment({ skipTime: false });
-});
-afterAll(async () => {
-  await LocalDurableTestRunner.teardownTestEnvironment();
-  await Promise.all([secretsManager.close(), dynamo.close()]);
-});
 beforeEach(async () => {
-  claimsEnv = await dynamo.freshClaimsEnv();
-  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: await writePolicy(groupSharesPolicy()), WARDEN_REPORT_ONLY: "false", ...claimsEnv });
+  claimsEnv = await world.dynamo.freshClaimsEnv();
+  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: world.secretsManager.url, WARDEN_POLICY: await writePolicy(groupSharesPolicy()), WARDEN_REPORT_ONLY: "false", ...claimsEnv });
 });
 afterEach(async () => {
   vi.unstubAllEnvs();
