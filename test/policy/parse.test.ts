@@ -1,18 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ACCESS_LEVELS, accessLevelName, parsePolicy, PolicyError } from "../../lib/policy/index.ts";
-import type { PolicyIssue } from "../../lib/policy/index.ts";
-
-/** The issues parsePolicy reports for `text`, failing the test if it does not throw a PolicyError. */
-function issuesOf(text: string, source = "warden.yaml"): PolicyIssue[] {
-  try {
-    parsePolicy(text, source);
-  } catch (error) {
-    expect(error).toBeInstanceOf(PolicyError);
-    return (error as PolicyError).issues;
-  }
-  throw new Error("expected a PolicyError");
-}
+import { issuesOf } from "../support/policies.ts";
 
 const GITLAB = "version: 1\ngitlab:\n  shares:\n    allow:\n";
 

@@ -1,19 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parsePolicy, PolicyError } from "../../lib/policy/index.ts";
-import type { PolicyIssue } from "../../lib/policy/index.ts";
+import { parsePolicy } from "../../lib/policy/index.ts";
+import { issuesOf } from "../support/policies.ts";
 
 // Validation of the share keys issue #11 adds: allow[].groups, allow[].expiresWithin, exempt[].group.
-
-function issuesOf(text: string): PolicyIssue[] {
-  try {
-    parsePolicy(text, "warden.yaml");
-  } catch (error) {
-    expect(error).toBeInstanceOf(PolicyError);
-    return (error as PolicyError).issues;
-  }
-  throw new Error("expected a PolicyError");
-}
 
 const ALLOW = "version: 1\ngitlab:\n  shares:\n    allow:\n      - group: x\n";
 const EXEMPT = "version: 1\ngitlab:\n  shares:\n    allow: []\n    exempt:\n";

@@ -1,17 +1,7 @@
 /** onStray, grace, notices and scope overrides (issue 30.1), and exemptions limited to an invited group. */
 import { describe, expect, it } from "vitest";
-import { checkPolicy, evaluateShare, parsePolicy, PolicyError, strayHandling, unsupportedOnStray } from "../../lib/policy/index.ts";
-import type { PolicyIssue } from "../../lib/policy/index.ts";
-
-function issuesOf(text: string): PolicyIssue[] {
-  try {
-    parsePolicy(text, "warden.yaml");
-  } catch (error) {
-    expect(error).toBeInstanceOf(PolicyError);
-    return (error as PolicyError).issues;
-  }
-  throw new Error("expected a PolicyError");
-}
+import { checkPolicy, evaluateShare, parsePolicy, strayHandling, unsupportedOnStray, type PolicyIssue } from "../../lib/policy/index.ts";
+import { issuesOf } from "../support/policies.ts";
 
 const policy = (shares: string, scope = "") => `version: 1
 gitlab:

@@ -1,3 +1,17 @@
+import { expect } from "vitest";
+import { parsePolicy, PolicyError, type PolicyIssue } from "../../lib/policy/index.ts";
+
+/** The issues parsePolicy reports for `text`, failing the test if it does not throw a PolicyError. */
+export function issuesOf(text: string, source = "warden.yaml"): PolicyIssue[] {
+  try {
+    parsePolicy(text, source);
+  } catch (error) {
+    expect(error).toBeInstanceOf(PolicyError);
+    return (error as PolicyError).issues;
+  }
+  throw new Error("expected a PolicyError");
+}
+
 /** Policies the tests share; STANDARD is the one the GitLab simulator's share intents refer to. */
 export function standardPolicy(maxRemovals = 1000): string {
   return `version: 1
