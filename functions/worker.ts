@@ -27,6 +27,7 @@ import { describeRequest, WorkerEventSchema, type WorkerEvent } from "./lib/runs
 import { runLabels, runLifecycle, RunRefused } from "./lib/runs/lifecycle.ts";
 import { runJob } from "./lib/runs/run-job.ts";
 import { refusal } from "./lib/slack/authorise.ts";
+import { proposeExemption } from "./lib/slack/exempt-run.ts";
 import { postToResponseUrl } from "./lib/slack/post-response.ts";
 import { ephemeral, type TextMessage } from "./lib/slack/reply.ts";
 import { dynamoClaims } from "./lib/state/claims.ts";
@@ -34,16 +35,19 @@ import { dynamoClaims } from "./lib/state/claims.ts";
 async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLeft): Promise<SlackMessage | TextMessage> {
   const command = describeRequest(event.command);
   const asker = { userId: event.user.id, channelId: event.channelId };
+  const request = event.command;
+  // A merge request on the policy repository, not a run with a report (functions/lib/slack/exempt-run.ts).
+  if (request.job === "exempt") return proposeExemption(request, asker, signal);
   try {
     const { report } = await runLifecycle(
       async () => {
         const policy = await loadPolicy();
-        const refused = refusal(policy, asker, event.command);
+        const refused = refusal(policy, asker, request);
         if (refused) throw new RunRefused(refused);
-        return runJob(event.command, signal, policy);
+        return runJob(request, signal, policy);
       },
       {
-        labels: runLabels(event.command.job, "chat", event.correlationId),
+        labels: runLabels(request.job, "chat", event.correlationId),
         timeLeft,
         asked: { user: event.user.id, channel: event.channelId },
         failed: (err) => logger.error("job failed", { command, error: errorText(err) }),

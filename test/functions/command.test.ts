@@ -58,7 +58,7 @@ describe("chat command parser", () => {
   });
 
   it("refuses unknown commands, options and arguments, saying what is wrong without quoting a word", () => {
-    expect(error("deploy prod")).toBe("unknown command: the first word is one of enforce, workflows, pipeline and help");
+    expect(error("deploy prod")).toBe("unknown command: the first word is one of enforce, workflows, pipeline, exempt and help");
     expect(error("enforce --force")).toBe("enforce takes only the option --apply, and 1 other option was given");
     expect(error("workflows now and later")).toBe("workflows takes only --apply, and 3 other words were given");
     expect(error("enforce --apply --apply")).toMatch(/twice/);
@@ -87,5 +87,51 @@ describe("chat command parser", () => {
 
   it.each(["main..x", "main~1", "a:b", "x.lock", "@", "a\\b", "main@{1}"])("refuses the ref %j as git would, before anything starts", (ref) => {
     expect(error(`pipeline acme/x ${ref} A=1`)).toMatch(/^the ref is not a valid git ref name: /);
+  });
+
+  describe("exempt (issue 30.4)", () => {
+    it("reads the project, the group, an optional until and the reason as typed, Slack's escaping undone", () => {
+      expect(job("exempt acme/app/api partners/x until 2099-12-31 reason Vendor audit — ends with the contract")).toEqual({
+        job: "exempt", project: "acme/app/api", group: "partners/x", until: "2099-12-31", reason: "Vendor audit — ends with the contract", apply: true,
+      });
+      expect(job("Exempt acme/app/api partners/x REASON  two   spaces &lt;!channel&gt; &amp;")).toEqual({ job: "exempt", project: "acme/app/api", group: "partners/x", reason: "two spaces <!channel> &", apply: true });
+      // Words 2 and 3 are the paths whatever they say: a group called "reason" is a group.
+      expect(job("exempt acme/app/api reason reason why")).toMatchObject({ group: "reason", reason: "why" });
+    });
+
+    it.each([
+      ["exempt", "exempt needs a project path and a group path"],
+      ["exempt acme/app/api", "exempt needs a project path and a group path"],
+      ["exempt acme/app/api partners/x", "the reason is missing"],
+      ["exempt acme/app/api partners/x reason", "the reason is missing"],
+      ["exempt acme/app/api partners/x until", "until needs a date after it"],
+      ["exempt acme/app/api partners/x because legacy", "word 4 must be until or reason"],
+      ["exempt acme/app/api partners/x until 2099-12-31 because legacy", "word 6 must be reason"],
+      ["exempt acme/app/api partners/x --apply reason r", "exempt takes no options"],
+      ["exempt acme/app/api partners/x until 2099-02-30 reason r", "word 5 (the date after until) is not a date YYYY-MM-DD"],
+      ["exempt acme/app/api partners/x until 31/12/2099 reason r", "word 5 (the date after until) is not a date YYYY-MM-DD"],
+      ["exempt acme/app/api partners/x until 2020-01-01 reason r", "word 5 (the date after until) is not in the future"],
+      ["exempt acme partners/x reason r", "word 2 (the project path) is not a project's full path"],
+      ["exempt acme/app/* partners/x reason r", "word 2 (the project path) is not a project's full path"],
+      ["exempt acme/app/api partners/&lt;x&gt; reason r", "word 3 (the group path) is not a group's full path"],
+      [`exempt acme/app/api partners/x reason ${"x".repeat(501)}`, "the reason (the words after word 4) must be one line of 1 to 500 characters"],
+      [`exempt acme/app/api partners/x until 2099-12-31 reason a\u0007b`, "the reason (the words after word 6) must be one line"],
+    ])("refuses %j naming the position", (text, message) => {
+      expect(error(text.replace("\\u0007", "\u0007"))).toContain(message);
+    });
+
+    it("names every problem at once, quoting no word", () => {
+      const word = "Qx7mK2pL";
+      const all = error(`exempt ${word} ${word}* until 20${word} reason`);
+      expect(all.split("; ")).toHaveLength(4);
+      for (const text of [`exempt ${word}`, `exempt ${word}/x* g reason r`, `exempt a/b ${word}* reason r`, `exempt a/b g until ${word} reason r`, `exempt a/b g ${word} reason`, `exempt a/b g until 2099-12-31 ${word}`, `exempt a/b g --${word} reason r`]) {
+        expect(error(text)).not.toContain(word);
+      }
+      expect(all).not.toContain(word);
+    });
+
+    it("is in the usage", () => {
+      expect(usage()).toContain("`/warden exempt <project-path> <group-path> [until YYYY-MM-DD] reason <text>` propose an exemption as a merge request on the policy repository");
+    });
   });
 });

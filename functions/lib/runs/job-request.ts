@@ -22,6 +22,15 @@ const JobRequestSchema = z.discriminatedUnion("job", [
     variables: z.array(z.strictObject({ key: text, value: z.string() })),
     apply: z.boolean(),
   }),
+  // An exemption is proposed as a merge request, reviewed before it applies: there is no dry run of it in chat.
+  z.strictObject({
+    job: z.literal("exempt"),
+    project: text,
+    group: text,
+    until: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(),
+    reason: text,
+    apply: z.literal(true),
+  }),
 ]);
 
 /** What a chat command can ask for, and so what the worker accepts. */
@@ -45,8 +54,11 @@ export interface TargetedEnforceRequest {
   lastSweep?: LastSweep;
 }
 
+/** An exemption request (functions/lib/runs/exempt.ts): not a run with a report, so not runJob's. */
+export type ExemptJobRequest = Extract<JobRequest, { job: "exempt" }>;
+
 /** Everything runJob runs. */
-export type RunRequest = JobRequest | RestoreRequest | TargetedEnforceRequest;
+export type RunRequest = Exclude<JobRequest, ExemptJobRequest> | RestoreRequest | TargetedEnforceRequest;
 
 const ChatWorkerEventSchema = z.strictObject({
   kind: z.literal("chat").optional(),
@@ -76,13 +88,14 @@ export type WorkerInvocation = z.infer<typeof WorkerEventSchema>;
 export type WorkerEvent = z.infer<typeof ChatWorkerEventSchema>;
 export type SubjectWorkerEvent = z.infer<typeof SubjectWorkerEventSchema>;
 
-/** Whether running the request may change GitLab or n8n: only with --apply (a pipeline's too). */
-export function makesChanges(request: RunRequest): boolean {
+/** Whether running the request may change GitLab or n8n: only with --apply (a pipeline's too; an exemption request always). */
+export function makesChanges(request: RunRequest | ExemptJobRequest): boolean {
   return request.apply;
 }
 
-/** The request as a person would type it, variable values left out (they may be secrets). */
+/** The request as a person would type it, variable values and a reason left out (they may be secrets; paths are checked GitLab paths). */
 export function describeRequest(request: JobRequest): string {
+  if (request.job === "exempt") return ["exempt", request.project, request.group, ...(request.until ? ["until", request.until] : []), "reason …"].join(" ");
   const apply = request.apply ? ["--apply"] : [];
   if (request.job !== "pipeline") return [request.job, ...apply].join(" ");
   const names = request.variables.map((v) => `${v.key}=…`);

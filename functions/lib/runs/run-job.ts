@@ -16,23 +16,28 @@ import { gitlabClient, n8nClient, pipelineClient, pipelineField } from "../confi
 import { secrets, type Secrets } from "../config/secrets.ts";
 import { loadPolicy } from "../config/policy.ts";
 import { audit, logger } from "../lambda/logger.ts";
-import { makesChanges, type RunRequest } from "./job-request.ts";
+import { makesChanges, type ExemptJobRequest, type RunRequest } from "./job-request.ts";
 
 export type JobReport = EnforceReport | WorkflowsReport | PipelineReport | RestoreReport;
 
 type HttpClient = GitLabClient["http"];
 
-interface Started {
+interface Started<T = JobReport> {
   /** The job's clients, to count what it sent. */
   http: HttpClient[];
-  report: Promise<JobReport>;
+  report: Promise<T>;
 }
 
 /** `policy`: the one this run already read (a policy in GitLab costs a request per read). */
 export async function runJob(request: RunRequest, signal: AbortSignal, read?: Policy): Promise<JobReport> {
   const policy = read ?? (await loadPolicy());
+  return withCredentials(request, (credentials) => start(request, policy, credentials, signal));
+}
+
+/** Runs `go` with the secret's credentials, and once more after a rotation where that cannot repeat a change (above). */
+export async function withCredentials<T>(request: RunRequest | ExemptJobRequest, go: (credentials: Secrets) => Started<T>): Promise<T> {
   const used = await secrets.get();
-  const first = start(request, policy, used, signal);
+  const first = go(used);
   try {
     return await first.report;
   } catch (err) {
@@ -45,7 +50,7 @@ export async function runJob(request: RunRequest, signal: AbortSignal, read?: Po
     // The same credential again would be refused again.
     if (credential(request, fresh) === credential(request, used)) throw err;
     logger.warn("credential refused; the secret holds a new one: running the job once more", { job: request.job });
-    return start(request, policy, fresh, signal).report;
+    return go(fresh).report;
   }
 }
 
@@ -73,7 +78,7 @@ function start(request: RunRequest, policy: Policy, credentials: Secrets, signal
 }
 
 /** The credential the job's requests carry: the one a rotation must have changed to be worth a second run. */
-function credential(request: RunRequest, credentials: Secrets): string | undefined {
+function credential(request: RunRequest | ExemptJobRequest, credentials: Secrets): string | undefined {
   if (request.job === "workflows") return credentials.n8nApiKey;
   return request.job === "pipeline" ? credentials[pipelineField(credentials)] : credentials.gitlabToken;
 }

@@ -6,6 +6,7 @@
  */
 import { pipelineRequestProblem } from "../../../lib/policy/refs.ts";
 import type { JobRequest } from "../runs/job-request.ts";
+import { EXEMPT_SHAPE, parseExempt } from "./exempt-command.ts";
 
 export type ParsedCommand = { kind: "help" } | { kind: "job"; request: JobRequest } | { kind: "invalid"; error: string };
 
@@ -15,6 +16,7 @@ export function usage(slash = "/warden"): string {
     `\`${slash} enforce [--apply]\` remove project shares the policy does not allow (dry run unless --apply)`,
     `\`${slash} workflows [--apply]\` make n8n's active workflows what the policy says (dry run unless --apply)`,
     `\`${slash} pipeline <project-path> <ref> [KEY=VALUE …] [--apply]\` start a pipeline the policy allows (dry run unless --apply)`,
+    `\`${slash} ${EXEMPT_SHAPE}\` propose an exemption as a merge request on the policy repository (users allowed to apply only)`,
     `\`${slash} help\` this message`,
   ].join("\n");
 }
@@ -32,8 +34,13 @@ export function parseCommand(text: string): ParsedCommand {
       return applyOnly(name.toLowerCase() as "enforce" | "workflows", args);
     case "pipeline":
       return pipeline(args);
+    case "exempt": {
+      // Its reason is free text: its words as typed, a dash in them left alone.
+      const parsed = parseExempt(typedWords(text).slice(1), new Date());
+      return "error" in parsed ? invalid(parsed.error) : { kind: "job", request: parsed.request };
+    }
     default:
-      return invalid("unknown command: the first word is one of enforce, workflows, pipeline and help");
+      return invalid("unknown command: the first word is one of enforce, workflows, pipeline, exempt and help");
   }
 }
 
@@ -42,11 +49,12 @@ export function parseCommand(text: string): ParsedCommand {
  * so a leading dash is read as the `--` the user typed.
  */
 function words(text: string): string[] {
+  return typedWords(text).map((word) => word.replace(/^[\u2013\u2014]/, "--"));
+}
+
+function typedWords(text: string): string[] {
   const unescaped = text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
-  return unescaped
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((word) => word.replace(/^[\u2013\u2014]/, "--"));
+  return unescaped.split(/\s+/).filter(Boolean);
 }
 
 /**

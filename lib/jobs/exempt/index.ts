@@ -12,7 +12,7 @@ import { exemptionEntry, PolicyEditError, unifiedDiff, withExemption } from "./e
 import type { ExemptRequest } from "./request.ts";
 import { commitMessage, exemptBranch, mergeRequestDescription, mergeRequestTitle } from "./request-text.ts";
 
-export { checkExemptRequest, ExemptInputError, type ExemptRequest } from "./request.ts";
+export { checkExemptRequest, ExemptInputError, exemptRequestProblems, type ExemptProblem, type ExemptRequest } from "./request.ts";
 export { PolicyEditError } from "./edit.ts";
 
 export interface ExemptOptions {
@@ -22,6 +22,8 @@ export interface ExemptOptions {
   /** The setting that names the policy's ref, for a refusal's fix. */
   refSetting: string;
   request: ExemptRequest;
+  /** Who asked, when not the token's user: "Slack user U…", named in the commit and the merge request (both are authored by the token's user). */
+  requestedBy?: string;
   apply?: boolean;
   signal?: AbortSignal;
 }
@@ -68,11 +70,11 @@ export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
     policy: { project: source.project, path: source.path, branch: source.ref, commitId: source.commitId },
     branch,
     diff: unifiedDiff(source.path, read.policy.text, text),
-    mergeRequest: { title: mergeRequestTitle(request), description: mergeRequestDescription(request, { path: source.path, target: source.ref }) },
+    mergeRequest: { title: mergeRequestTitle(request), description: mergeRequestDescription(request, { path: source.path, target: source.ref }, opts.requestedBy) },
   };
   if (opts.apply !== true) return result;
   const commit = await createCommit(gitlab, projectId, {
-    branch, startBranch: source.ref, message: commitMessage(request),
+    branch, startBranch: source.ref, message: commitMessage(request, opts.requestedBy),
     actions: [{ action: "update", filePath: source.path, content: text, lastCommitId: read.lastCommitId }],
   }, signal).catch((err: unknown) => {
     throw refusedCommit(err, branch);

@@ -5,7 +5,7 @@
  * no HTML, no code span or reference survives).
  */
 import { createHash } from "node:crypto";
-import { escapeMarkdown } from "../render/escape.ts";
+import { escapeControls, escapeMarkdown } from "../render/escape.ts";
 import type { ExemptRequest } from "./request.ts";
 
 /** What the exemption covers, in words: "project acme/api shared with partners/x until 2027-03-31". */
@@ -21,15 +21,17 @@ export function exemptBranch(request: ExemptRequest, baseCommitId: string): stri
   return `warden/exempt-${slug}-${hash}`;
 }
 
-export function commitMessage(request: ExemptRequest): string {
-  return `Exempt ${exemptionSubject(request)}\n\nRequested with warden exempt; the reason is in the policy entry and the merge request.`;
+/** `requestedBy`: who asked through Warden (a Slack user id), when the token's user, the author, did not ask itself. */
+export function commitMessage(request: ExemptRequest, requestedBy?: string): string {
+  const how = requestedBy === undefined ? "Requested with warden exempt" : `Requested by ${escapeControls(requestedBy)} with /warden exempt`;
+  return `Exempt ${exemptionSubject(request)}\n\n${how}; the reason is in the policy entry and the merge request.`;
 }
 
 export function mergeRequestTitle(request: ExemptRequest): string {
   return `Exempt ${exemptionSubject(request)}`;
 }
 
-export function mergeRequestDescription(request: ExemptRequest, where: { path: string; target: string }): string {
+export function mergeRequestDescription(request: ExemptRequest, where: { path: string; target: string }, requestedBy?: string): string {
   return [
     `Adds an exemption to ${escapeMarkdown(where.path)} on ${escapeMarkdown(where.target)}: ${escapeMarkdown(exemptionSubject(request))}.`,
     "",
@@ -39,6 +41,6 @@ export function mergeRequestDescription(request: ExemptRequest, where: { path: s
       (request.until === undefined ? "." : ` through ${escapeMarkdown(request.until)} (UTC), and removes it after that if it is still stray.`),
     "The merge request pipeline's policy comparison (`warden enforce --compare-policy-ref`) should list exactly this share as no longer removed.",
     "",
-    "Opened by `warden exempt`.",
+    requestedBy === undefined ? "Opened by `warden exempt`." : `Opened by \`/warden exempt\`, asked by ${escapeMarkdown(requestedBy)}.`,
   ].join("\n");
 }

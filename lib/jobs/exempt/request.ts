@@ -18,30 +18,47 @@ export class ExemptInputError extends Error {
   override name = "ExemptInputError";
 }
 
-/** The request as given, or ExemptInputError naming every problem. */
-export function checkExemptRequest(given: { project?: string; group?: string; until?: string; reason?: string }, now: Date): ExemptRequest {
-  const problems: string[] = [];
+/** Which part of the request a problem is in, and what kind: a front end words it its own way (Slack by position, quoting nothing). */
+export interface ExemptProblem {
+  field: "project" | "group" | "until" | "reason";
+  kind: "missing" | "invalid" | "past";
+  /** The CLI's words, naming the option and quoting the value. */
+  message: string;
+}
+
+type Given = { project?: string; group?: string; until?: string; reason?: string };
+
+/** Every problem of the request as given; none: it may be asked for. */
+export function exemptRequestProblems(given: Given, now: Date): ExemptProblem[] {
+  const problems: ExemptProblem[] = [];
   const { project, group, until, reason } = given;
-  if (project === undefined) problems.push("--project is required: the project whose share to exempt (GROUP/PROJECT)");
+  if (project === undefined) problems.push({ field: "project", kind: "missing", message: "--project is required: the project whose share to exempt (GROUP/PROJECT)" });
   else {
     const problem = plainPathProblem(project, "project path") ?? (project.includes("/") ? undefined : `invalid project path ${JSON.stringify(project)}: a project's full path has its group first (GROUP/PROJECT)`);
-    if (problem) problems.push(`--project: ${problem}`);
+    if (problem) problems.push({ field: "project", kind: "invalid", message: `--project: ${problem}` });
   }
   if (group !== undefined) {
     const problem = plainPathProblem(group, "group path");
-    if (problem) problems.push(`--group: ${problem}`);
+    if (problem) problems.push({ field: "group", kind: "invalid", message: `--group: ${problem}` });
   }
   if (until !== undefined) {
     const today = now.toISOString().slice(0, 10);
-    if (!isCalendarDay(until)) problems.push(`--until: expected a date YYYY-MM-DD, got ${JSON.stringify(until)}`);
-    else if (until <= today) problems.push(`--until: ${until} is not in the future (today is ${today} UTC): an exemption that has lapsed exempts nothing`);
+    if (!isCalendarDay(until)) problems.push({ field: "until", kind: "invalid", message: `--until: expected a date YYYY-MM-DD, got ${JSON.stringify(until)}` });
+    else if (until <= today) problems.push({ field: "until", kind: "past", message: `--until: ${until} is not in the future (today is ${today} UTC): an exemption that has lapsed exempts nothing` });
   }
-  if (reason === undefined) problems.push("--reason is required: why the share should stay (reviewers read it)");
+  if (reason === undefined) problems.push({ field: "reason", kind: "missing", message: "--reason is required: why the share should stay (reviewers read it)" });
   else {
     const problem = reasonProblem(reason);
-    if (problem) problems.push(`--reason: ${problem}`);
+    if (problem) problems.push({ field: "reason", kind: "invalid", message: `--reason: ${problem}` });
   }
-  if (problems.length > 0) throw new ExemptInputError(`${problems.join("\n")}\nnothing was read or changed`);
+  return problems;
+}
+
+/** The request as given, or ExemptInputError naming every problem. */
+export function checkExemptRequest(given: Given, now: Date): ExemptRequest {
+  const problems = exemptRequestProblems(given, now);
+  if (problems.length > 0) throw new ExemptInputError(`${problems.map((p) => p.message).join("\n")}\nnothing was read or changed`);
+  const { project, group, until, reason } = given;
   return { project: project!, ...(group !== undefined && { group }), ...(until !== undefined && { until }), reason: reason! };
 }
 

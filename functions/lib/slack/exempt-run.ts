@@ -1,0 +1,78 @@
+/**
+ * `/warden exempt` in the worker: an exemption proposed as a merge request on the deployment's policy
+ * repository (lib/jobs/exempt, as `warden exempt --apply` does it), asked by one of the policy's
+ * applyUsers. Not a run with a report: the merge request is the record, and an audit line names it
+ * and who asked; nothing is stored for restore (there is nothing to restore) and no run metrics are
+ * emitted.
+ *
+ * In order: what needs no read is refused first (a report-only stage, a request chat-ops would not
+ * have sent); then the policy is read from its repository once, the caller is authorised against it
+ * (applyUsers), and that very read is what the exemption is added to. The commit and the merge
+ * request are POSTs, sent once (lib/http never retries a POST that may have arrived), and a credential
+ * rotation runs the request again only when it sent nothing but reads (run-job.ts's withCredentials).
+ */
+import { loadGitLabPolicy } from "../../../lib/config/policy-source.ts";
+import { exempt, ExemptRefusedError, type ExemptResult } from "../../../lib/jobs/exempt/index.ts";
+import { exemptionSubject } from "../../../lib/jobs/exempt/request-text.ts";
+import { escapeMrkdwn, type SlackMessage } from "../../../lib/jobs/render.ts";
+import { errorText } from "../../../lib/jobs/report.ts";
+import { gitlabClient } from "../config/clients.ts";
+import { loadPolicy, repositoryPolicyLocation } from "../config/policy.ts";
+import { REPOSITORY_POLICY_NAMES } from "../config/policy-repository.ts";
+import { audit, logger } from "../lambda/logger.ts";
+import { describeRequest, type ExemptJobRequest } from "../runs/job-request.ts";
+import { withCredentials } from "../runs/run-job.ts";
+import { changeRefusal, refusal, type SlackCaller } from "./authorise.ts";
+import { exemptRequestError } from "./exempt-command.ts";
+import { ephemeral, type TextMessage } from "./reply.ts";
+
+/** Refused before anything changed: the reason is the requester's to read. */
+class Refused extends Error {}
+
+export async function proposeExemption(request: ExemptJobRequest, asker: SlackCaller, signal: AbortSignal): Promise<SlackMessage | TextMessage> {
+  const command = describeRequest(request);
+  try {
+    const result = await withCredentials(request, (credentials) => {
+      const gitlab = gitlabClient(credentials);
+      return { http: [gitlab.http], report: propose(gitlab, request, asker, signal) };
+    });
+    const { mergeRequest } = result;
+    audit.info("exemption-requested", {
+      project: request.project, sharedWith: request.group, until: request.until ?? null,
+      mergeRequest: { iid: mergeRequest.iid, url: mergeRequest.webUrl }, branch: result.branch, commitId: result.commitId,
+      policy: result.policy, asked: { user: asker.userId, channel: asker.channelId },
+    });
+    // Every part escaped for mrkdwn: the paths and the reason are the requester's, the address and the number GitLab's.
+    const text = [
+      `:memo: Exemption requested by Slack user ${escapeMrkdwn(asker.userId)}: ${escapeMrkdwn(exemptionSubject(request))}.`,
+      `Merge request !${escapeMrkdwn(String(mergeRequest.iid))}: ${escapeMrkdwn(mergeRequest.webUrl ?? "")} (merging it is the approval).`,
+      `Reason: ${escapeMrkdwn(request.reason)}`,
+    ].join("\n");
+    // In the channel, as every applied change is: its members see the request their reviewers will.
+    return { response_type: "in_channel", text, blocks: [{ type: "section", text: { type: "mrkdwn", text } }] };
+  } catch (err) {
+    if (err instanceof Refused || err instanceof ExemptRefusedError) {
+      logger.warn("chat-command refused", { command, user: asker.userId, channel: asker.channelId, reason: err.message });
+      return ephemeral(`:no_entry: ${escapeMrkdwn(err.message)}`);
+    }
+    logger.error("job failed", { command, error: errorText(err) });
+    return ephemeral(`:x: Warden \`${command}\` failed: ${escapeMrkdwn(errorText(err))}`);
+  }
+}
+
+async function propose(gitlab: ReturnType<typeof gitlabClient>, request: ExemptJobRequest, asker: SlackCaller, signal: AbortSignal): Promise<ExemptResult> {
+  // The worker acts on its payload alone: checked again as chat-ops checked it.
+  const invalid = exemptRequestError(request, new Date());
+  if (invalid) throw new Refused(`${invalid}; nothing was read or changed`);
+  const at = repositoryPolicyLocation();
+  // A bundled policy names who may ask, and the refusal says how to name a repository instead.
+  if (at === undefined) throw new Refused(refusal(await loadPolicy(), asker, request)!);
+  // A report-only stage, before the policy is read.
+  const early = changeRefusal(undefined, request);
+  if (early) throw new Refused(early);
+  const base = await loadGitLabPolicy(gitlab, at, { names: REPOSITORY_POLICY_NAMES, signal });
+  const refused = refusal(base.policy, asker, request);
+  if (refused) throw new Refused(refused);
+  const { job: _job, apply: _apply, ...given } = request;
+  return exempt({ gitlab, base, refSetting: REPOSITORY_POLICY_NAMES.ref, request: given, requestedBy: `Slack user ${asker.userId}`, apply: true, signal });
+}
