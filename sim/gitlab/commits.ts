@@ -76,7 +76,7 @@ export const createCommit: Handler = (ctx) => {
         throw invalid("actions[action]", "does not have a valid value");
     }
   }
-  const id = repos.commit(project, files, branch, base.id === head?.id ? branch : start);
+  const id = repos.commit(project, files, branch, base.id === head?.id ? branch : start, message);
   const created_at = new Date().toISOString();
   return {
     status: 201,

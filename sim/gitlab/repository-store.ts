@@ -18,6 +18,8 @@ export interface SimCommit {
   files: ReadonlyMap<string, SimBlob>;
   /** The commit it was made on top of: a branch's history is its head's chain of parents. */
   parent?: SimCommit;
+  /** Its message, as the commits API was given it (tests' own commits have none). */
+  message?: string;
 }
 
 const sha1 = (data: Buffer | string) => createHash("sha1").update(data).digest("hex");
@@ -35,7 +37,7 @@ export class SimRepositories {
    * head, or for a new branch of `start`'s (default: the default branch's); a new branch is added to
    * the project's branches. The commit's id.
    */
-  commit(project: SimProject, files: Record<string, string | Buffer | null>, branch = project.default_branch, start = project.default_branch): string {
+  commit(project: SimProject, files: Record<string, string | Buffer | null>, branch = project.default_branch, start = project.default_branch, message?: string): string {
     const heads = this.branches.get(project.id) ?? new Map<string, SimCommit>();
     const parent = heads.get(branch) ?? heads.get(start);
     const id = sha1(`${project.id}:${branch}:${++this.made}:${parent?.id ?? ""}`);
@@ -47,7 +49,7 @@ export class SimRepositories {
         tree.set(path, { content: bytes, blobId: blobId(bytes), lastCommitId: id });
       }
     }
-    const commit: SimCommit = { id, files: tree, ...(parent ? { parent } : {}) };
+    const commit: SimCommit = { id, files: tree, ...(parent ? { parent } : {}), ...(message === undefined ? {} : { message }) };
     heads.set(branch, commit);
     this.branches.set(project.id, heads);
     const byId = this.commits.get(project.id) ?? new Map<string, SimCommit>();

@@ -51,10 +51,10 @@ function splice(text: string, shares: YAMLMap, entry: Record<string, string>): s
   if (!/^ *$/.test(indent)) return undefined;
   const last = exempt.items.at(-1) as { range?: [number, number, number] };
   if (!last.range) return undefined;
-  // After the line the last item ends on (its trailing comment included).
+  // After the line the last item ends on (its trailing comment included). The entry on lines of its own: a long reason is not folded (lineWidth 0), so the diff shows it whole.
   const end = text.indexOf("\n", Math.max(last.range[1] - 1, 0));
   const at = end < 0 ? text.length : end + 1;
-  const rendered = new Document([entry]).toString().replace(/\n$/, "").split("\n").map((line) => `${indent}${line}\n`).join("");
+  const rendered = new Document([entry]).toString({ lineWidth: 0 }).replace(/\n$/, "").split("\n").map((line) => `${indent}${line}\n`).join("");
   return `${text.slice(0, at)}${end < 0 ? "\n" : ""}${rendered}${text.slice(at)}`;
 }
 

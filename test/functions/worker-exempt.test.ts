@@ -1,0 +1,180 @@
+/**
+ * `/warden exempt` in the Worker (issue 30.4), against the GitLab simulator with the policy in its
+ * repository: an applyUser's request opens exactly one merge request whose one commit adds the entry;
+ * anyone else is refused on the policy read alone; the requester's text arrives escaped in Slack and
+ * in GitLab; the POSTs are sent once, whatever GitLab answers.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
+import { parsePolicy } from "../../lib/policy/index.ts";
+import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
+import { startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
+import { compareWorld, POLICY_PROJECT } from "../support/compare-world.ts";
+import { scriptedServer, type ScriptedServer } from "../support/server.ts";
+import { captureLogs, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+
+const APPLIER = "U012ABCDEF";
+const VIEWER = "U034GHIJKL";
+const CHANNEL = "C0123456";
+const PATH = "policies/warden.yaml";
+const POLICY = `# Acme's access policy: reviewed by the platform team.
+version: 1
+gitlab:
+  scope: { groups: [acme] }   # acme only
+  shares:
+    allow:
+      - group: "acme/**"
+    exempt:
+      - project: "acme/legacy/**"   # until the migration
+        reason: migration
+chatops:
+  slack:
+    users: ["${APPLIER}", "${VIEWER}"]
+    channels: ["${CHANNEL}"]
+    applyUsers: ["${APPLIER}"]
+# end of policy
+`;
+/** Slack mrkdwn (a channel mention, a link with a label of its choosing) and Markdown with a GitLab mention. */
+const HOSTILE = "<!channel> see <https://evil.example|the ticket> @all **now** [x](javascript:alert(1))";
+const EXEMPT = { job: "exempt", project: "acme/app/api", group: "strangers", until: "2099-12-31", reason: HOSTILE, apply: true } as const;
+const MR_POST = "POST /projects/:id/merge_requests";
+const COMMIT_POST = "POST /projects/:id/repository/commits";
+
+let secretsManager: SecretsManagerStub;
+let slack: ScriptedServer;
+let dynalite: Dynalite;
+let gitlab: GitLabSim;
+let repo: SimProject;
+
+beforeAll(async () => {
+  dynalite = await startDynalite();
+  secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
+  slack = await scriptedServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/plain" });
+    res.end("ok");
+  });
+});
+afterAll(async () => {
+  await dynalite.close();
+  await secretsManager.close();
+  await slack.close();
+});
+beforeEach(async () => {
+  gitlab = await startGitLabSim({ dataset: compareWorld(), tokens: { [SECRETS.gitlabToken]: { admin: true } } });
+  repo = gitlab.dataset.projects.find((p) => p.path_with_namespace === POLICY_PROJECT)!;
+  gitlab.repositories.commit(repo, { [PATH]: POLICY });
+  slack.received.length = 0;
+  stubAwsEnv({
+    ...(await dynalite.freshClaimsEnv()), AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, GITLAB_URL: gitlab.url, WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin,
+    WARDEN_REPORT_ONLY: "false", WARDEN_POLICY: undefined, WARDEN_POLICY_PROJECT: POLICY_PROJECT, WARDEN_POLICY_PATH: PATH,
+  });
+});
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await gitlab.close();
+});
+
+function event(command: WorkerEvent["command"], over: Partial<WorkerEvent> = {}): WorkerEvent {
+  return { command, responseUrl: `${slack.origin}/commands/T0001/1234/abcd`, user: { id: APPLIER, name: "ada" }, channelId: CHANNEL, correlationId: "req-chatops-1", ...over };
+}
+
+async function invoke(payload: WorkerEvent) {
+  vi.resetModules();
+  const { handler } = await import("../../functions/worker.ts");
+  return handler(payload as never, lambdaContext({ functionName: "warden-test-Worker" }));
+}
+
+const posted = () => slack.received.map((r) => JSON.parse(r.body) as { response_type: string; text: string; blocks?: { text: { text: string } }[] });
+const writes = () => Object.keys(gitlab.counters.byRoute).filter((route) => !route.startsWith("GET "));
+const exemptBranches = () => repo.branches.filter((b) => b.startsWith("warden/exempt-"));
+
+describe("/warden exempt in the Worker", () => {
+  it("an applyUser's request opens exactly one merge request, whose one commit adds the entry and keeps the file's comments", async () => {
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    await expect(invoke(event(EXEMPT))).resolves.toEqual({ posted: true });
+    const lines = logs.lines();
+    logs.restore();
+    expect(writes().sort()).toEqual([MR_POST, COMMIT_POST].sort());
+    expect(gitlab.counters.byRoute[COMMIT_POST]).toBe(1);
+    expect(gitlab.counters.byRoute[MR_POST]).toBe(1);
+    const [branch, ...more] = exemptBranches();
+    expect(more).toEqual([]);
+    const commit = gitlab.repositories.resolve(repo, branch!)!;
+    const committed = commit.files.get(PATH)!.content.toString("utf8");
+    expect(committed).toBe(POLICY.replace("        reason: migration\n", `        reason: migration\n      - project: acme/app/api\n        sharedWith: strangers\n        until: 2099-12-31\n        reason: ${HOSTILE}\n`));
+    expect(parsePolicy(committed, "committed").gitlab!.shares.exempt.at(-1)).toMatchObject({ reason: HOSTILE, until: "2099-12-31" });
+    // Authored as the token's user, naming who asked.
+    expect(commit.message).toMatch(/^Exempt project acme\/app\/api shared with strangers until 2099-12-31\n\nRequested by Slack user U012ABCDEF with \/warden exempt;/);
+    const mrs = gitlab.work.mergeRequests.get(repo.id)!;
+    expect(mrs).toHaveLength(1);
+    const mr = mrs[0]!;
+    expect(mr).toMatchObject({ source_branch: branch, target_branch: "main" });
+    expect(mr.description).toContain("asked by Slack user U012ABCDEF.");
+    // The reason as literal Markdown: no mention, no link, no emphasis, no HTML.
+    expect(mr.description).toContain("\\<\\!\u200dchannel\\> see \\<https\\:\\/\\/evil\\.example\\|the ticket\\> \\@\u200dall \\*\\*now\\*\\* \\[x\\]\\(javascript\\:alert\\(1\\)\\)");
+    expect(mr.description).not.toMatch(/(^|[^\\])@all|\[x\]\(/);
+    // In the channel, the merge request named, the requester's text escaped for mrkdwn.
+    const [message, ...others] = posted();
+    expect(others).toEqual([]);
+    expect(message!.response_type).toBe("in_channel");
+    expect(message!.text).toBe(
+      ":memo: Exemption requested by Slack user U012ABCDEF: project acme/app/api shared with strangers until 2099-12-31.\n" +
+        `Merge request !${mr.iid}: ${mr.web_url} (merging it is the approval).\n` +
+        "Reason: &lt;!channel&gt; see &lt;https://evil.example|the ticket&gt; @all **now** [x](javascript:alert(1))",
+    );
+    expect(message!.blocks![0]!.text.text).toBe(message!.text);
+    expect(JSON.stringify(message)).not.toMatch(/<!channel>|<https:/);
+    expect(lines).toContainEqual(expect.objectContaining({ message: "exemption-requested", project: "acme/app/api", sharedWith: "strangers", asked: { user: APPLIER, channel: CHANNEL }, mergeRequest: { iid: mr.iid, url: mr.web_url } }));
+  });
+
+  it("refuses a user who may run commands but not apply, on the policy read alone: no branch, commit or merge request is asked for", async () => {
+    await invoke(event(EXEMPT, { user: { id: VIEWER, name: "bob" } }));
+    expect(posted()).toEqual([{ response_type: "ephemeral", text: ":no_entry: you may run Warden commands, but not request exemptions: an exemption request is a change to the policy repository, for the policy's applyUsers" }]);
+    expect(writes()).toEqual([]);
+    // The policy's reads (its project, its branch, its file) and nothing else.
+    expect(Object.keys(gitlab.counters.byRoute).sort()).toEqual(["GET /projects/:id", "GET /projects/:id/repository/files/:file_path", "GET /projects/:id/repository/branches/:branch"].sort());
+    expect(exemptBranches()).toEqual([]);
+  });
+
+  it("refuses a request whose date has passed, naming its position and quoting nothing, before any request", async () => {
+    await invoke(event({ ...EXEMPT, until: "2020-01-01" }));
+    const [message] = posted();
+    expect(message).toMatchObject({ response_type: "ephemeral", text: expect.stringMatching(/^:no_entry: word 5 \(the date after until\) is not in the future \(today is \d{4}-\d{2}-\d{2} UTC\)/) });
+    expect(message!.text).not.toContain("2020-01-01");
+    expect(gitlab.counters.requests).toBe(0);
+  });
+
+  it("on a deployment whose policy is a bundled file, says how to name a policy repository, and reads nothing from GitLab", async () => {
+    vi.stubEnv("WARDEN_POLICY_PROJECT", "");
+    vi.stubEnv("WARDEN_POLICY", await writePolicy(POLICY));
+    await invoke(event(EXEMPT));
+    expect(posted()).toEqual([{ response_type: "ephemeral", text: expect.stringMatching(/^:no_entry: this Warden deployment reads its policy from the file bundled at deploy, .*deploy again with WARDEN_POLICY_PROJECT \(at sst deploy\) naming the policy's GitLab project/) }]);
+    expect(gitlab.counters.requests).toBe(0);
+  });
+
+  it("on a report-only stage, opens nothing and reads nothing", async () => {
+    vi.stubEnv("WARDEN_REPORT_ONLY", "true");
+    await invoke(event(EXEMPT));
+    expect(posted()).toEqual([{ response_type: "ephemeral", text: ":no_entry: this Warden deployment is report-only: it opens no merge requests (propose the exemption with warden exempt from a laptop or CI)" }]);
+    expect(gitlab.counters.requests).toBe(0);
+  });
+
+  it("sends the merge request's POST once when GitLab's answer is lost, and says where the commit is", async () => {
+    gitlab.addFaults({ kind: "apply-then-drop", route: MR_POST, times: 1 });
+    await invoke(event(EXEMPT));
+    expect(gitlab.counters.byRoute[MR_POST]).toBe(1);
+    expect(gitlab.counters.byRoute[COMMIT_POST]).toBe(1);
+    const [message] = posted();
+    expect(message!.response_type).toBe("ephemeral");
+    expect(message!.text).toMatch(/^:no_entry: the exemption was committed on branch warden\/exempt-acme-app-api-strangers-[0-9a-f]{8} \(commit [0-9a-f]{12}\), but the merge request could not be opened \(.*\): open it from that branch$/);
+  });
+
+  it("the same request again opens nothing more: its branch exists", async () => {
+    await invoke(event(EXEMPT));
+    await invoke(event(EXEMPT, { correlationId: "req-chatops-2" }));
+    expect(gitlab.counters.byRoute[MR_POST]).toBe(1);
+    expect(gitlab.work.mergeRequests.get(repo.id)).toHaveLength(1);
+    expect(posted()[1]).toMatchObject({ response_type: "ephemeral", text: expect.stringMatching(/^:no_entry: branch warden\/exempt-\S+ already exists: this exemption was requested already/) });
+  });
+});
