@@ -72,7 +72,7 @@ describe("chat-ops Lambda", () => {
     const response = await handler(signedCommand({ text: `${SECRETS.slackSigningSecret} help` }));
     const lines = JSON.stringify(logs.lines());
     logs.restore();
-    expect(slackText(response)).toMatch(/^unknown command: the first word is one of enforce, workflows, pipeline and help\n/);
+    expect(slackText(response)).toMatch(/^unknown command: the first word is one of enforce, workflows, pipeline, exempt and help\n/);
     for (const secret of Object.values(SECRETS)) {
       for (let i = 0; i + 6 <= secret.length; i++) expect(String(response.body) + lines).not.toContain(secret.slice(i, i + 6));
     }
@@ -89,7 +89,8 @@ describe("chat-ops Lambda", () => {
       ["key-zq81x", "key-zq81y"],
       ["SIGNING-SECRET-8F14E45", "SIGNING-SECRET-8F14E46"],
     ];
-    const commands = (word: string) => [word, `enforce ${word}`, `enforce --${word}`, `workflows ${word} ${word}`, `pipeline acme/x main ${word}`, `pipeline acme/x main X=1 --${word}`, `pipeline acme/x ${word}..${word}`];
+    const commands = (word: string) => [word, `enforce ${word}`, `enforce --${word}`, `workflows ${word} ${word}`, `pipeline acme/x main ${word}`, `pipeline acme/x main X=1 --${word}`, `pipeline acme/x ${word}..${word}`,
+      `exempt ${word}`, `exempt acme/x ${word}* reason r`, `exempt acme/x g until ${word} reason r`, `exempt acme/x g ${word} reason r`, `exempt acme/x g reason ${word}`];
     for (const [inside, outside] of probes) {
       expect(Object.values(SECRETS).some((s) => s.includes(inside)) && !Object.values(SECRETS).some((s) => s.includes(outside))).toBe(true);
       for (const [a, b] of commands(inside).map((text, i) => [text, commands(outside)[i]!])) {
@@ -322,6 +323,48 @@ describe("chat-ops Lambda with the policy in a GitLab repository", () => {
   it("still refuses --apply on a report-only stage at once: that needs no policy", async () => {
     vi.stubEnv("WARDEN_REPORT_ONLY", "true");
     expect(slackText(await (await coldHandler())(signedCommand({ text: "enforce --apply" })))).toMatch(/report-only: --apply is refused/);
+    expect(invocations()).toHaveLength(0);
+  });
+
+  // Issue 30.4: an exemption request, judged by the worker against the policy it reads; its grammar at once.
+  it("passes /warden exempt to the worker with the reason as typed, and names the command without its reason", async () => {
+    const handler = await coldHandler();
+    const response = await handler(signedCommand({ text: "exempt acme/app/api strangers until 2099-12-31 reason &lt;!channel&gt; legacy &amp; vendor — contract", user_id: "U999UNKNOWN" }));
+    expect(slackText(response)).toBe(":hourglass_flowing_sand: Checking `exempt acme/app/api strangers until 2099-12-31 reason …` against the policy; the result, or why it was refused, will be posted here.");
+    expect(gitlab.counters.requests).toBe(0);
+    const [invoke] = invocations();
+    expect((JSON.parse(Buffer.from(invoke!.Payload as Uint8Array).toString()) as WorkerEvent).command).toEqual({
+      job: "exempt", project: "acme/app/api", group: "strangers", until: "2099-12-31", reason: "<!channel> legacy & vendor — contract", apply: true,
+    });
+  });
+
+  it("refuses an exemption request with a bad date at once, naming the position, quoting nothing", async () => {
+    const text = slackText(await (await coldHandler())(signedCommand({ text: "exempt acme/app/api strangers until 2099-13-01 reason r" })));
+    expect(text).toMatch(/^word 5 \(the date after until\) is not a date YYYY-MM-DD\n\nUsage:/);
+    expect(text).not.toContain("2099-13-01");
+    expect(invocations()).toHaveLength(0);
+  });
+
+  it("refuses an exemption request on a report-only stage at once", async () => {
+    vi.stubEnv("WARDEN_REPORT_ONLY", "true");
+    expect(slackText(await (await coldHandler())(signedCommand({ text: "exempt acme/app/api strangers reason r" })))).toBe(
+      ":no_entry: this Warden deployment is report-only: it opens no merge requests (propose the exemption with warden exempt from a laptop or CI)",
+    );
+    expect(invocations()).toHaveLength(0);
+  });
+});
+
+describe("chat-ops Lambda: /warden exempt with a bundled policy", () => {
+  it("refuses a user who may not apply before anything is read or started", async () => {
+    const response = await (await coldHandler())(signedCommand({ text: "exempt acme/app/api strangers reason legacy", user_id: VIEWER }));
+    expect(slackText(response)).toBe(":no_entry: you may run Warden commands, but not request exemptions: an exemption request is a change to the policy repository, for the policy's applyUsers");
+    expect(gitlab.counters.requests).toBe(0);
+    expect(invocations()).toHaveLength(0);
+  });
+
+  it("tells an applyUser the deployment has no policy repository, and how to name one", async () => {
+    const response = await (await coldHandler())(signedCommand({ text: "exempt acme/app/api strangers reason legacy" }));
+    expect(slackText(response)).toMatch(/^:no_entry: this Warden deployment reads its policy from the file bundled at deploy, so there is no policy repository to propose an exemption to: deploy again with WARDEN_POLICY_PROJECT/);
     expect(invocations()).toHaveLength(0);
   });
 });
