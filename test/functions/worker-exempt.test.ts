@@ -177,4 +177,12 @@ describe("/warden exempt in the Worker", () => {
     expect(gitlab.work.mergeRequests.get(repo.id)).toHaveLength(1);
     expect(posted()[1]).toMatchObject({ response_type: "ephemeral", text: expect.stringMatching(/^:no_entry: branch warden\/exempt-\S+ already exists: this exemption was requested already/) });
   });
+
+  it("escapes what GitLab answers too: a merge request address with mrkdwn in it is shown as text", async () => {
+    const { exemptionReply } = await import("../../functions/lib/slack/exempt-run.ts");
+    const webUrl = "https://gitlab.example/x/-/merge_requests/1?<!channel>|<https://evil.example|click>&";
+    const reply = exemptionReply(EXEMPT, { mergeRequest: { title: "t", description: "d", iid: 1, webUrl } }, { userId: APPLIER, channelId: CHANNEL });
+    expect(reply.text).toContain("Merge request !1: https://gitlab.example/x/-/merge_requests/1?&lt;!channel&gt;|&lt;https://evil.example|click&gt;&amp; (merging it is the approval).");
+    expect(JSON.stringify(reply)).not.toMatch(/<!channel>|<https:/);
+  });
 });

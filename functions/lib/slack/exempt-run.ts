@@ -42,14 +42,7 @@ export async function proposeExemption(request: ExemptJobRequest, asker: SlackCa
       mergeRequest: { iid: mergeRequest.iid, url: mergeRequest.webUrl }, branch: result.branch, commitId: result.commitId,
       policy: result.policy, asked: { user: asker.userId, channel: asker.channelId },
     });
-    // Every part escaped for mrkdwn: the paths and the reason are the requester's, the address and the number GitLab's.
-    const text = [
-      `:memo: Exemption requested by Slack user ${escapeMrkdwn(asker.userId)}: ${escapeMrkdwn(exemptionSubject(request))}.`,
-      `Merge request !${escapeMrkdwn(String(mergeRequest.iid))}: ${escapeMrkdwn(mergeRequest.webUrl ?? "")} (merging it is the approval).`,
-      `Reason: ${escapeMrkdwn(request.reason)}`,
-    ].join("\n");
-    // In the channel, as every applied change is: its members see the request their reviewers will.
-    return { response_type: "in_channel", text, blocks: [{ type: "section", text: { type: "mrkdwn", text } }] };
+    return exemptionReply(request, result, asker);
   } catch (err) {
     if (err instanceof Refused || err instanceof ExemptRefusedError) {
       logger.warn("chat-command refused", { command, user: asker.userId, channel: asker.channelId, reason: err.message });
@@ -58,6 +51,18 @@ export async function proposeExemption(request: ExemptJobRequest, asker: SlackCa
     logger.error("job failed", { command, error: errorText(err) });
     return ephemeral(`:x: Warden \`${command}\` failed: ${escapeMrkdwn(errorText(err))}`);
   }
+}
+
+/** In the channel, as every applied change is: its members see the request their reviewers will. */
+export function exemptionReply(request: ExemptJobRequest, result: Pick<ExemptResult, "mergeRequest">, asker: SlackCaller): SlackMessage {
+  const { mergeRequest } = result;
+  // Every part escaped for mrkdwn: the paths and the reason are the requester's, the address and the number GitLab's.
+  const text = [
+    `:memo: Exemption requested by Slack user ${escapeMrkdwn(asker.userId)}: ${escapeMrkdwn(exemptionSubject(request))}.`,
+    `Merge request !${escapeMrkdwn(String(mergeRequest.iid))}: ${escapeMrkdwn(mergeRequest.webUrl ?? "")} (merging it is the approval).`,
+    `Reason: ${escapeMrkdwn(request.reason)}`,
+  ].join("\n");
+  return { response_type: "in_channel", text, blocks: [{ type: "section", text: { type: "mrkdwn", text } }] };
 }
 
 async function propose(gitlab: ReturnType<typeof gitlabClient>, request: ExemptJobRequest, asker: SlackCaller, signal: AbortSignal): Promise<ExemptResult> {
