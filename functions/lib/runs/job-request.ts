@@ -54,7 +54,7 @@ export interface TargetedEnforceRequest {
   lastSweep?: LastSweep;
 }
 
-/** An exemption request (functions/lib/runs/exempt.ts): not a run with a report, so not runJob's. */
+/** An exemption request (functions/lib/slack/exempt-run.ts): not a run with a report, so not runJob's. */
 export type ExemptJobRequest = Extract<JobRequest, { job: "exempt" }>;
 
 /** Everything runJob runs. */
