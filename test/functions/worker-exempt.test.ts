@@ -170,6 +170,15 @@ describe("/warden exempt in the Worker", () => {
     expect(message!.text).toMatch(/^:no_entry: the exemption was committed on branch warden\/exempt-acme-app-api-strangers-[0-9a-f]{8} \(commit [0-9a-f]{12}\), but the merge request could not be opened \(.*\): open it from that branch$/);
   });
 
+  it("sends the commit's POST once when GitLab's answer is lost, and opens no merge request on a commit it cannot confirm", async () => {
+    gitlab.addFaults({ kind: "apply-then-drop", route: COMMIT_POST, times: 1 });
+    await invoke(event(EXEMPT));
+    expect(gitlab.counters.byRoute[COMMIT_POST]).toBe(1);
+    expect(gitlab.counters.byRoute[MR_POST]).toBeUndefined();
+    const [message] = posted();
+    expect(message).toMatchObject({ response_type: "ephemeral", text: expect.stringMatching(/^:x: Warden `exempt acme\/app\/api strangers until 2099-12-31 reason …` failed: /) });
+  });
+
   it("the same request again opens nothing more: its branch exists", async () => {
     await invoke(event(EXEMPT));
     await invoke(event(EXEMPT, { correlationId: "req-chatops-2" }));
