@@ -137,6 +137,21 @@ describe("Watch function", () => {
     expect(files()).toBe(1);
   });
 
+  it("a token GitLab refuses (401) is not kept: once the secret is rotated, the same container's next poll reads it and goes on", async () => {
+    const { "glpat-sim-admin": _refused, ...others } = WATCH_TOKENS;
+    await start({ tokens: { ...others, "glpat-rotated-token": { admin: true } } });
+    const watch = await coldWatch();
+    await expect(watch()).rejects.toThrow(/401/);
+    const reads = secretsManager.reads.length;
+    secretsManager.secretString = JSON.stringify({ ...SECRETS, gitlabToken: "glpat-rotated-token" });
+    try {
+      expect(await watch()).toEqual({ polled: "started", events: 0 });
+    } finally {
+      secretsManager.secretString = JSON.stringify(SECRETS);
+    }
+    expect(secretsManager.reads.length).toBe(reads + 1);
+  });
+
   it("GitLab Free: the invocation fails naming the tier; no cursor is stored and nothing changes", async () => {
     await start({ tier: "free" });
     await expect((await coldWatch())()).rejects.toThrow(/GitLab Free does not have/);

@@ -14,11 +14,13 @@
  * 3. the end, whether it finished or threw: its report logged (`job finished`) or its error (`job
  *    failed`), then what it owes operations (after-run.ts: run history, metrics, summary).
  *
- * A run's error is thrown on once its end is done. A run refused before it started (RunRefused), or
+ * A run failed by a refused credential (a 401) drops the cached secret first, whatever its trigger. A
+ * run's error is thrown on once its end is done. A run refused before it started (RunRefused), or
  * one that found nothing to do (idle), owes nothing.
  */
 import { errorText } from "../../../lib/jobs/report.ts";
 import { slackNotifyLevel, type Policy } from "../../../lib/policy/index.ts";
+import { isRefusedCredential } from "../config/clients.ts";
 import { loadPolicy } from "../config/policy.ts";
 import { secrets } from "../config/secrets.ts";
 import { logger, logReport } from "../lambda/logger.ts";
@@ -78,6 +80,10 @@ export async function runLifecycle<R extends AnyReport, Q = never>(
     result = await run({ policy });
   } catch (error) {
     if (error instanceof RunRefused) throw error;
+    // A refused credential is not kept for the rest of the cache's time, whichever trigger met it: the
+    // next run in this container reads the secret anew (run-job.ts and durable/rotation.ts also try a
+    // new one at once; the watch's next poll, a minute on, is its retry).
+    if (isRefusedCredential(error)) secrets.invalidate();
     await endRun({ error }, life, notify);
     throw error;
   }
