@@ -12,14 +12,15 @@
 import type { Context } from "aws-lambda";
 import { secondsToRemoval, watchOnce, watchSources, type WatchOnceResult, type WatchReport, type WatchSources } from "../lib/jobs/watch/index.ts";
 import { gitlabClient } from "./lib/config/clients.ts";
-import { loadPolicy } from "./lib/config/policy.ts";
+import type { Policy } from "../lib/policy/index.ts";
 import { secrets } from "./lib/config/secrets.ts";
 import type { DeadlineContext } from "./lib/lambda/deadline.ts";
 import { jobLambda } from "./lib/lambda/handler.ts";
 import { audit, logger } from "./lib/lambda/logger.ts";
-import { runLabels, runLifecycle } from "./lib/runs/lifecycle.ts";
+import { idle, runLifecycle } from "./lib/runs/lifecycle.ts";
 import { recordCursorAge, recordSecondsToRemoval } from "./lib/runs/metrics.ts";
-import { notifySettings, scheduledEventSchema, scheduledRun, type ScheduledEvent } from "./lib/runs/scheduled.ts";
+import { scheduledEventSchema, scheduledRun, type ScheduledEvent } from "./lib/runs/scheduled.ts";
+import { runLabels } from "./lib/runs/triggers.ts";
 import { dynamoClaims } from "./lib/state/claims.ts";
 import { dynamoLastSweep } from "./lib/state/last-sweep.ts";
 import { dynamoWatchCursor } from "./lib/state/watch-cursor.ts";
@@ -49,34 +50,26 @@ async function watch(event: ScheduledEvent, context: Context & DeadlineContext):
     logger.info("another Watch invocation is polling: this one stops");
     return { polled: "busy", events: 0 };
   }
-  let notify: Awaited<ReturnType<typeof notifySettings>> | undefined;
-  const life = { labels, timeLeft, notify: async () => notify, failed: (error: unknown) => logger.error("watch failed", { error: String(error) }) };
   try {
-    // Read first, from the caches the poll reads too; a policy that cannot be read has no summary setting.
-    notify = await notifySettings().catch(() => undefined);
-    let polled: WatchOnceResult;
-    try {
-      polled = await poll(apply, context.signal);
-    } catch (error) {
-      // A failure (GitLab Free, a refused token) owes the run's metrics and summary: lifecycle.ts gives them and throws it on.
-      await runLifecycle(() => Promise.reject(error), life);
-      throw error;
-    }
-    recordCursorAge(polled.started ? 0 : polled.behindSeconds, labels);
-    if (polled.started) return { polled: "started", events: 0 };
-    for (const line of polled.ignored) logger.info(line);
-    if (!polled.report) return { polled: "nothing new", events: polled.read };
-    const { report } = await runLifecycle(async () => polled.report!, life);
-    recordSecondsToRemoval(secondsToRemoval(report), labels);
-    return report;
+    // A poll with no batch (the first, or nothing new) is idle: it owes no report, metrics or summary. A
+    // failed poll (GitLab Free, a refused token) owes what any failed run does.
+    const ran = await runLifecycle<WatchReport, Exclude<WatchResult, WatchReport>>({ labels, timeLeft }, async ({ policy }) => {
+      const polled = await poll(policy, apply, context.signal);
+      recordCursorAge(polled.started ? 0 : polled.behindSeconds, labels);
+      if (polled.started) return idle({ polled: "started", events: 0 });
+      for (const line of polled.ignored) logger.info(line);
+      return polled.report ?? idle({ polled: "nothing new", events: polled.read });
+    });
+    if ("idle" in ran) return ran.idle;
+    recordSecondsToRemoval(secondsToRemoval(ran.report), labels);
+    return ran.report;
   } finally {
     await claims.release(LEASE_KEY, context.awsRequestId).catch((err: unknown) => logger.warn("the Watch lease was not given back (it expires with the invocation)", { error: String(err) }));
   }
 }
 
 /** One poll from the stored cursor (lib/jobs/watch's watchOnce); the first invocation only stores the newest events. */
-async function poll(apply: boolean, signal: AbortSignal): Promise<WatchOnceResult> {
-  const policy = await loadPolicy();
+async function poll(policy: Policy, apply: boolean, signal: AbortSignal): Promise<WatchOnceResult> {
   const gitlab = gitlabClient(await secrets.get());
   const sha = policy.source.sha256;
   if (!known || known.policy !== sha || Date.now() - known.at > SOURCES_TTL_MS) {

@@ -18,14 +18,14 @@
  * that project or group alone, as functions/lib/events/subject-run.ts says, once per event as well.
  */
 import { errorText, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
-import { loadPolicy } from "./lib/config/policy.ts";
 import { runForSubject, type SubjectRun } from "./lib/events/subject-run.ts";
 import { jobLambda } from "./lib/lambda/handler.ts";
 import { logger } from "./lib/lambda/logger.ts";
 import type { TimeLeft } from "./lib/lambda/time-left.ts";
 import { describeRequest, WorkerEventSchema, type WorkerEvent } from "./lib/runs/job-request.ts";
-import { runLabels, runLifecycle, RunRefused } from "./lib/runs/lifecycle.ts";
+import { runLifecycle, RunRefused } from "./lib/runs/lifecycle.ts";
 import { runJob } from "./lib/runs/run-job.ts";
+import { runLabels } from "./lib/runs/triggers.ts";
 import { refusal } from "./lib/slack/authorise.ts";
 import { proposeExemption } from "./lib/slack/exempt-run.ts";
 import { postToResponseUrl } from "./lib/slack/post-response.ts";
@@ -39,20 +39,12 @@ async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLe
   // A merge request on the policy repository, not a run with a report (functions/lib/slack/exempt-run.ts).
   if (request.job === "exempt") return proposeExemption(request, asker, signal);
   try {
-    const { report } = await runLifecycle(
-      async () => {
-        const policy = await loadPolicy();
-        const refused = refusal(policy, asker, request);
-        if (refused) throw new RunRefused(refused);
-        return runJob(request, signal, policy);
-      },
-      {
-        labels: runLabels(request.job, "chat", event.correlationId),
-        timeLeft,
-        asked: { user: event.user.id, channel: event.channelId },
-        failed: (err) => logger.error("job failed", { command, error: errorText(err) }),
-      },
-    );
+    const life = { labels: runLabels(request.job, "chat", event.correlationId), timeLeft, asked: { command, user: event.user.id, channel: event.channelId } };
+    const { report } = await runLifecycle(life, async ({ policy }) => {
+      const refused = refusal(policy, asker, request);
+      if (refused) throw new RunRefused(refused);
+      return runJob(request, signal, policy);
+    });
     return renderSlack(report);
   } catch (err) {
     if (!(err instanceof RunRefused)) return ephemeral(`:x: Warden \`${command}\` failed: ${errorText(err)}`);

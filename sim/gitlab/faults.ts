@@ -11,7 +11,14 @@ interface Target {
 }
 
 export type Fault =
-  | ({ kind: "status"; status: number } & Target)
+  | ({
+      kind: "status";
+      status: number;
+      /** The answer's JSON `message` in place of "<status> <reason>": a proxy's or an upstream's own words. */
+      message?: string;
+      /** Only this many characters of the JSON body are sent: an answer a proxy cut short. */
+      cutAt?: number;
+    } & Target)
   /** Destroys the socket before answering. */
   | ({ kind: "drop" } & Target)
   | ({ kind: "delay"; ms: number } & Target)

@@ -190,7 +190,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
         await sleep(fault.ms);
         break;
       case "status":
-        return statusReply(fault.status);
+        return statusReply(fault.status, fault.message, fault.cutAt);
       case "429": {
         const now = Date.now();
         return tooManyRequests(retryHeaders(fault.headers, now + (fault.seconds ?? 1) * 1000, now));
@@ -294,7 +294,10 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
   };
 }
 
-const statusReply = (status: number): Reply => apiError(status, `${status} ${STATUS_CODES[status] ?? "Error"}`).reply;
+function statusReply(status: number, message = `${status} ${STATUS_CODES[status] ?? "Error"}`, cutAt?: number): Reply {
+  const { reply } = apiError(status, message);
+  return cutAt === undefined ? reply : { ...reply, body: JSON.stringify(reply.body).slice(0, cutAt), headers: { ...reply.headers, "content-type": "application/json" } };
+}
 
 const firstValue = (header: string | string[] | undefined): string | undefined => (Array.isArray(header) ? header[0] : header);
 

@@ -51,6 +51,8 @@ describe("the durable Enforce across a token rotation", () => {
     expect(sim.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBe(strays);
     // The token check and the scope look-up, sent together; then none.
     expect(sim.counters.status["401"]).toBe(2);
+    // The secret re-read once, as a plain run re-reads it (enforce.test.ts): the first read, and one after the 401.
+    expect(world.secretsManager.reads).toHaveLength(2);
   });
 
   it("fails, without trying again, when the secret still holds the refused token", async () => {
@@ -62,6 +64,7 @@ describe("the durable Enforce across a token rotation", () => {
     expect(execution.getError()?.errorMessage).toMatch(/GET \/api\/v4\/user answered 401/);
     // The first step's two requests, and no attempt after them.
     expect(sim.counters.status["401"]).toBe(2);
+    expect(world.secretsManager.reads).toHaveLength(2);
   });
 
   it("an apply refused in the middle of the examination goes on with the new token, and removes every stray once", async () => {

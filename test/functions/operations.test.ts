@@ -228,6 +228,8 @@ describe("scheduled runs report to Slack, and emit their metrics", () => {
     expect(slack.problems).toEqual([]);
     expect(JSON.stringify(slack.posts[0])).toContain("Warden enforce failed");
     expect(emfRecords(logs.lines())).toEqual([expect.objectContaining({ RunFailed: 1, RunSucceeded: 0 })]);
+    // Its end logged as every trigger's is (functions/lib/runs/lifecycle.ts), the error beside the run's name.
+    expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "ERROR", message: "job failed", job: "enforce", trigger: "schedule", error: expect.stringMatching(/answered 401/) }));
   });
 });
 

@@ -120,6 +120,38 @@ describe("Watch function", () => {
     expect((await stored())!.revision).toBe(2);
   });
 
+  it("a policy in a GitLab repository is read once a poll, as every run's start is read once (the summary setting from that same read)", async () => {
+    await start();
+    const tool = sim.dataset.projects.find((p) => p.id === IDS.tool)!;
+    sim.repositories.commit(tool, { "warden.yaml": watchPolicyText() });
+    vi.stubEnv("WARDEN_POLICY_PROJECT", tool.path_with_namespace);
+    const files = () => sim.counters.byRoute["GET /projects/:id/repository/files/:file_path"] ?? 0;
+    const watch = await coldWatch();
+    expect(await watch()).toEqual({ polled: "started", events: 0 });
+    expect(files()).toBe(1);
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    sim.resetCounters();
+    const report = (await watch()) as Extract<WatchResult, { job: string }>;
+    expect(report.actions).toMatchObject([{ projectId: IDS.app, status: "done" }]);
+    expect(report.policy).toMatchObject({ source: "gitlab", project: "other/tool" });
+    expect(files()).toBe(1);
+  });
+
+  it("a token GitLab refuses (401) is not kept: once the secret is rotated, the same container's next poll reads it and goes on", async () => {
+    const { "glpat-sim-admin": _refused, ...others } = WATCH_TOKENS;
+    await start({ tokens: { ...others, "glpat-rotated-token": { admin: true } } });
+    const watch = await coldWatch();
+    await expect(watch()).rejects.toThrow(/401/);
+    const reads = secretsManager.reads.length;
+    secretsManager.secretString = JSON.stringify({ ...SECRETS, gitlabToken: "glpat-rotated-token" });
+    try {
+      expect(await watch()).toEqual({ polled: "started", events: 0 });
+    } finally {
+      secretsManager.secretString = JSON.stringify(SECRETS);
+    }
+    expect(secretsManager.reads.length).toBe(reads + 1);
+  });
+
   it("GitLab Free: the invocation fails naming the tier; no cursor is stored and nothing changes", async () => {
     await start({ tier: "free" });
     await expect((await coldWatch())()).rejects.toThrow(/GitLab Free does not have/);

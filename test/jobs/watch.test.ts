@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { exitCode } from "../../lib/jobs/index.ts";
 import { cursorFor, EVENTS_PER_POLL, MAX_ATTEMPTS, pollOnce, secondsToRemoval, watchSources, WatchError, type WatchCursor } from "../../lib/jobs/watch/index.ts";
+import { retriesAfter } from "../../lib/jobs/watch/retries.ts";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import type { Policy } from "../../lib/policy/index.ts";
@@ -221,7 +222,7 @@ describe("watch: on a bad day (issue 29)", () => {
     const w = await begin("root");
     await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
     const [refused] = await polls(w, 1);
-    expect(failedIn(refused!)).toMatchObject([{ kind: "project", groupId: IDS.partners }]);
+    expect(failedIn(refused!)).toMatchObject([{ kind: "project", groupId: IDS.partners, lasting: true }]);
     expect(refused!.report!.warnings.join("\n")).toMatch(/not tried again: the share of project acme\/app with group partners \(DELETE \S+ answered 403/);
     expect(refused!.cursor.retries).toEqual({});
     // Later strays, poll after poll: each removed at the next poll, the refused one never again in a report.
@@ -246,7 +247,7 @@ describe("watch: on a bad day (issue 29)", () => {
     const olga = await begin("auditor");
     await share(sim, "jane", `/groups/${IDS.acme}/share`, IDS.partners);
     const first = await pollOnce({ ...olga, apply: true });
-    expect(failedIn(first)).toMatchObject([{ kind: "group", groupId: IDS.partners }]);
+    expect(failedIn(first)).toMatchObject([{ kind: "group", groupId: IDS.partners, lasting: true }]);
     expect(first.cursor.retries).toEqual({});
     expect(first.report!.warnings.join("\n")).toMatch(/not tried again: the share of group acme with group partners \(GitLab answered 204 but kept the share/);
     expect((await pollOnce({ ...olga, cursor: first.cursor, apply: true })).report).toBeUndefined();
@@ -267,6 +268,39 @@ describe("watch: on a bad day (issue 29)", () => {
     expect(second!.cursor.retries).toEqual({});
     expect(third!.report).toBeUndefined();
     expect(allShares(sim)).toEqual([]);
+  });
+
+  // The server chooses the words of its answers: a removal is judged by what lib/http made of the answer, never by reading its text.
+  for (const [what, fault] of [
+    ["a 502 whose text says it answered 403", { status: 502, message: "upstream answered 403 Forbidden; answered 403" }],
+    ["a 200 whose JSON a proxy cut short (the text says it answered 200)", { status: 200, cutAt: 9 }],
+  ] as const) {
+    it(`a removal failed by ${what} may pass: it is tried again at the next poll, not passed as a refusal`, async () => {
+      await start({ faults: [{ kind: "status", ...fault, method: "DELETE", path: deleteOf(IDS.app, IDS.partners), times: 1 }] });
+      const w = await begin("root");
+      await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+      const gitlab = new GitLabClient({ url: sim.url, token: "root", limiters: new RateLimiterRegistry(), retry: { maxRetries: 0 } });
+      const [first, second] = await polls({ ...w, gitlab }, 2);
+      // Recorded where the removal failed (lib/http's own judgement of the error), and what the watch goes by.
+      expect(failedIn(first!)).toMatchObject([{ kind: "project", groupId: IDS.partners, lasting: false }]);
+      expect(first!.report!.warnings.join("\n")).not.toMatch(/not tried again: the share/);
+      expect(first!.cursor.retries).toEqual({ [`project:${IDS.app}`]: 1 });
+      expect(second!.report!.actions).toMatchObject([{ projectId: IDS.app, status: "done" }]);
+      expect(allShares(sim)).toEqual([]);
+    });
+  }
+
+  it("a failed removal an earlier Warden recorded (no lasting field) is taken as one that may pass, whatever its text says", async () => {
+    await start({ faults: [{ kind: "status", status: 403, method: "DELETE", path: deleteOf(IDS.app, IDS.partners), times: 1 }] });
+    const w = await begin("root");
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    const [refused] = await polls(w, 1);
+    const [old] = failedIn(refused!) as unknown as { error: string; lasting?: boolean }[];
+    expect(old!.error).toMatch(/answered 403/);
+    delete old!.lasting;
+    const after = retriesAfter(refused!.report!, [`project:${IDS.app}`], {});
+    expect(after.retries).toEqual({ [`project:${IDS.app}`]: 1 });
+    expect(after.warnings.join("\n")).not.toMatch(/not tried again: the share/);
   });
 
   it("one that keeps failing so is tried MAX_ATTEMPTS times in all, then reported and passed", async () => {

@@ -6,7 +6,7 @@
  */
 import { checkCredential, checkServiceUrl, GITLAB, lambdaSettingNames, N8N, type PlainHttp } from "../../../lib/config/service-config.ts";
 import { GitLabClient } from "../../../lib/gitlab/index.ts";
-import type { SettingNames } from "../../../lib/http/index.ts";
+import { HttpError, type SettingNames } from "../../../lib/http/index.ts";
 import type { WaitEvent } from "../../../lib/http/types.ts";
 import { N8nClient } from "../../../lib/n8n/index.ts";
 import { logger } from "../lambda/logger.ts";
@@ -38,6 +38,15 @@ export const pipelineField = (secrets: Secrets): "pipelineToken" | "gitlabToken"
 export function n8nClient(secrets: Secrets): N8nClient {
   const { url, credential, settingNames } = configured("n8n", secrets);
   return new N8nClient({ url, apiKey: credential, settingNames, onWait });
+}
+
+/**
+ * Whether GitLab or n8n refused the credential a client was made with: a 401 from lib/http, or an
+ * error caused by one (the workflows job words n8n's 401 itself).
+ */
+export function isRefusedCredential(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) if (e instanceof HttpError && e.status === 401) return true;
+  return false;
 }
 
 /**

@@ -7,11 +7,13 @@
  *
  * One execution runs the job at a time: the first step takes a lease in the claims table, held by the
  * execution's ARN until it finishes (or its time limit passes, should it die); an execution started
- * meanwhile fails at once, naming the holder, and does nothing else. The last step logs `job
- * finished` (once per execution, not per invocation), gives the lease back, keeps the report, records
- * the metrics and posts the Slack summary, each in what is left of that invocation
- * (lambda/time-left.ts). The execution's result is the job's report, its `stats` with the invocations
- * and steps it took.
+ * meanwhile fails at once, naming the holder, and does nothing else. The run's start and end are the
+ * one lifecycle's of every trigger (runs/lifecycle.ts), told how this run differs: its policy is read
+ * after the lease, and pinned (its identity recorded in the "policy" step, read again at that very
+ * version in later invocations); the end runs in the last step, "finish", which logs `job finished`
+ * (once per execution, not per invocation), gives the lease back, keeps the report, records the
+ * metrics and posts the Slack summary, each in what is left of that invocation (lambda/time-left.ts).
+ * The execution's result is the job's report, its `stats` with the invocations and steps it took.
  */
 import type { DurableContext } from "@aws/durable-execution-sdk-js";
 import middy, { type MiddlewareObj } from "@middy/core";
@@ -25,9 +27,10 @@ import { lambdaContextLogged } from "../lambda/handler.ts";
 import { audit, logger } from "../lambda/logger.ts";
 import { validateEvent } from "../lambda/validate-event.ts";
 import { sliceSignal } from "../lambda/time-left.ts";
-import { runLabels, runLifecycle, type RunLife } from "../runs/lifecycle.ts";
+import { runLifecycle, type RunLife } from "../runs/lifecycle.ts";
 import { runJob, type JobReport } from "../runs/run-job.ts";
-import { notifySettings, runRequest, scheduledEventSchema, scheduledRun, type ScheduledEvent } from "../runs/scheduled.ts";
+import { runRequest, scheduledEventSchema, scheduledRun, type ScheduledEvent } from "../runs/scheduled.ts";
+import { runLabels } from "../runs/triggers.ts";
 import { dynamoClaims, type Claims } from "../state/claims.ts";
 import { rotatingGitlab } from "./rotation.ts";
 import { beginInvocation, durableSteps } from "./steps.ts";
@@ -84,9 +87,22 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
   const leaseKey = `lease:${job}`;
   // Time is read inside the finish step only, as replay requires.
   const timeLeft = () => ctx.lambdaContext.getRemainingTimeInMillis();
+  const lease = await steps.step("lease", async () => {
+    if (await claims.claim(leaseKey, Math.floor((Date.now() + executionMs) / 1000), arn)) return { holder: arn, until: null };
+    const held = await claims.holder(leaseKey);
+    return { holder: held?.holder ?? "another execution", until: held ? new Date(held.expiresAt * 1000).toISOString() : null };
+  });
   const life: RunLife = {
     labels: runLabels(run.job, run.trigger, arn),
     timeLeft,
+    async readPolicy() {
+      // Another's lease ends the run before it starts; giving it back leaves it alone (the delete is conditional on its holder).
+      if (lease.holder !== arn) throw new LeaseError(`${lease.holder} is running ${job}${lease.until ? ` (its lease lasts until ${lease.until} at most)` : ""}: this execution did nothing`);
+      // The policy's identity is recorded once; later invocations judge by that very policy, not a newer one.
+      let read: Policy | undefined;
+      const begunWith = await steps.step("policy", async () => ({ source: (read = await loadPolicy()).source }));
+      return read ?? (await loadPolicyAgain(begunWith.source));
+    },
     // Given back before the posts, which could otherwise take the time it needs. One not given back
     // expires with the execution's time limit: no reason to attempt this step again, which would
     // repeat the metrics and the Slack summary.
@@ -97,25 +113,9 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
         .release(leaseKey, arn, signal)
         .catch((err: unknown) => logger.error("giving the lease back failed; it expires with the execution's time limit", { error: errorText(signal.reason ?? err) }));
     },
-    // Read in the finish step: a secret must never be recorded in the execution's history.
-    // The execution's own policy when it got as far as reading one (a later commit's is not this run's).
-    notify: () => notifySettings(policy).catch(() => undefined),
     endIn: async (end) => (await steps.step("finish", async () => ({ stored: (await end()) ?? null }))).stored ?? undefined,
   };
-
-  let policy: Policy | undefined;
-  const lease = await steps.step("lease", async () => {
-    if (await claims.claim(leaseKey, Math.floor((Date.now() + executionMs) / 1000), arn)) return { holder: arn, until: null };
-    const held = await claims.holder(leaseKey);
-    return { holder: held?.holder ?? "another execution", until: held ? new Date(held.expiresAt * 1000).toISOString() : null };
-  });
-  const { report, stored } = await runLifecycle(async () => {
-    // Another's lease ends the run before it starts; giving it back leaves it alone (the delete is conditional on its holder).
-    if (lease.holder !== arn) throw new LeaseError(`${lease.holder} is running ${job}${lease.until ? ` (its lease lasts until ${lease.until} at most)` : ""}: this execution did nothing`);
-    // The policy's identity is recorded once; later invocations judge by that very policy, not a newer one.
-    let read: Policy | undefined;
-    const begunWith = await steps.step("policy", async () => ({ source: (read = await loadPolicy()).source }));
-    policy = read ?? (await loadPolicyAgain(begunWith.source));
+  const { report, stored } = await runLifecycle(life, async ({ policy }) => {
     let report: JobReport;
     if (run.job === "restore") {
       // A restore re-creates one run's removals: small enough for one step.
@@ -128,7 +128,7 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
     }
     report.stats = { ...report.stats, ...steps.counts() };
     return report;
-  }, life);
+  });
   return fitted(report, stored ?? null);
 }
 

@@ -9,8 +9,7 @@
  * token is the same, the 401 stands, and being terminal it fails the execution.
  */
 import type { GitLabClient } from "../../../lib/gitlab/index.ts";
-import { HttpError } from "../../../lib/http/index.ts";
-import { gitlabClient } from "../config/clients.ts";
+import { gitlabClient, isRefusedCredential } from "../config/clients.ts";
 import { secrets, type Secrets } from "../config/secrets.ts";
 import { logger } from "../lambda/logger.ts";
 
@@ -42,7 +41,7 @@ export function rotatingGitlab(): RotatingGitlab {
       return forward;
     },
     async renewed(err) {
-      if (!unauthorized(err)) return false;
+      if (!isRefusedCredential(err)) return false;
       // The container must not keep a refused token for the rest of the cache's time, whatever follows.
       secrets.invalidate();
       if (!used) return false;
@@ -54,10 +53,4 @@ export function rotatingGitlab(): RotatingGitlab {
       return true;
     },
   };
-}
-
-/** A 401 from lib/http, or an error caused by one. */
-function unauthorized(err: unknown): boolean {
-  for (let e = err; e instanceof Error; e = e.cause) if (e instanceof HttpError && e.status === 401) return true;
-  return false;
 }

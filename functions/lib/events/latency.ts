@@ -7,7 +7,7 @@
 import type { EnforceReport } from "../../../lib/jobs/index.ts";
 import { errorText } from "../../../lib/jobs/report.ts";
 import { logger } from "../lambda/logger.ts";
-import { runStage } from "../runs/lifecycle.ts";
+import { runStage } from "../runs/triggers.ts";
 import { recordSecondsToRemoval } from "../runs/metrics.ts";
 
 export function secondsToEnforcement(report: EnforceReport, events: readonly { createdAt?: string | undefined }[]): number | undefined {

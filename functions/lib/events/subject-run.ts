@@ -7,16 +7,13 @@
  * A subject outside the scope, or gone from GitLab, is logged and left: nothing ran, nothing is owed.
  */
 import { ScopeError, type EnforceReport } from "../../../lib/jobs/index.ts";
-import { errorText } from "../../../lib/jobs/report.ts";
-import { loadPolicy } from "../config/policy.ts";
 import { isReportOnly } from "../config/settings.ts";
 import { logger } from "../lambda/logger.ts";
 import type { TimeLeft } from "../lambda/time-left.ts";
 import type { SubjectWorkerEvent } from "../runs/job-request.ts";
-import { runLabels, runLifecycle, RunRefused } from "../runs/lifecycle.ts";
-import type { NotifyOptions } from "../runs/notify.ts";
+import { runLifecycle, RunRefused } from "../runs/lifecycle.ts";
 import { runJob } from "../runs/run-job.ts";
-import { notifySettings } from "../runs/scheduled.ts";
+import { runLabels } from "../runs/triggers.ts";
 import { dynamoLastSweep } from "../state/last-sweep.ts";
 import { recordSecondsToEnforcement } from "./latency.ts";
 
@@ -32,35 +29,24 @@ export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSign
   const { subject } = event;
   const name = `${subject.kind} ${subject.id}${subject.path ? ` (${subject.path})` : ""}`;
   const target = subject.kind === "group" ? { kind: "group" as const, id: subject.id, subtree: false } : { kind: "project" as const, id: subject.id };
-  let notify: NotifyOptions | undefined;
   try {
-    const { report } = await runLifecycle(
-      async () => {
-        const policy = await loadPolicy();
-        notify = await notifySettings(policy);
-        try {
-          // The rules the last full run found matching nothing are refused here too (lib/jobs/enforce/rules.ts).
-          const sweep = await lastSweep.read(signal);
-          const request = { job: "enforce" as const, apply: !isReportOnly(), targets: [target], ...(sweep ? { lastSweep: sweep } : {}) };
-          const report = (await runJob(request, signal, policy)) as EnforceReport;
-          // A subject by id outside the scope, or gone, is left out of the run with a warning (an event is
-          // not bad input, lib/jobs/enforce/examine/targets.ts): then nothing at all was examined.
-          if (report.summary.projects + report.summary.groups === 0) throw new RunRefused(report.warnings.join("; "));
-          return report;
-        } catch (err) {
-          // Refused before any change: outside the scope, or not (or no longer) on GitLab.
-          if (err instanceof ScopeError) throw new RunRefused(err.message);
-          throw err;
-        }
-      },
-      {
-        labels: runLabels("enforce", "event", event.correlationId),
-        timeLeft,
-        asked: { subject: name, events: event.events.map((e) => `${e.name} ${e.id}`) },
-        notify: async () => notify,
-        failed: (err) => logger.error("subject run failed", { subject: name, error: errorText(err) }),
-      },
-    );
+    const life = { labels: runLabels("enforce", "event", event.correlationId), timeLeft, asked: { subject: name, events: event.events.map((e) => `${e.name} ${e.id}`) } };
+    const { report } = await runLifecycle(life, async ({ policy }) => {
+      try {
+        // The rules the last full run found matching nothing are refused here too (lib/jobs/enforce/rules.ts).
+        const sweep = await lastSweep.read(signal);
+        const request = { job: "enforce" as const, apply: !isReportOnly(), targets: [target], ...(sweep ? { lastSweep: sweep } : {}) };
+        const report = (await runJob(request, signal, policy)) as EnforceReport;
+        // A subject by id outside the scope, or gone, is left out of the run with a warning (an event is
+        // not bad input, lib/jobs/enforce/examine/targets.ts): then nothing at all was examined.
+        if (report.summary.projects + report.summary.groups === 0) throw new RunRefused(report.warnings.join("; "));
+        return report;
+      } catch (err) {
+        // Refused before any change: outside the scope, or not (or no longer) on GitLab.
+        if (err instanceof ScopeError) throw new RunRefused(err.message);
+        throw err;
+      }
+    });
     recordSecondsToEnforcement(report, event.events);
     return { subject: name, ran: true, removed: report.summary.removed };
   } catch (err) {

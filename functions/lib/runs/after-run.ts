@@ -1,7 +1,7 @@
 /**
  * Everything a finished run owes operations, in this order: its report kept for restore when it
  * changed something, for a full enforce run the rules it found matching nothing (state/last-sweep.ts),
- * its metrics (EMF), and (for scheduled and console runs) a Slack summary. The
+ * its metrics (EMF), and (for a trigger that notifies, triggers.ts) a Slack summary. The
  * caller (lifecycle.ts) has logged the report first. None of it may change the run's outcome, nor
  * outlive the invocation: each part that fails is logged and the rest still happens, and each call
  * gets only a slice of the time left (lambda/time-left.ts).
@@ -15,6 +15,7 @@ import { recordRun } from "./metrics.ts";
 import { notifyRun, type NotifyOptions } from "./notify.ts";
 import { verdict, type RunLabels, type RunOutcome } from "./outcome.ts";
 import { processRunHistory, type RunHistory } from "./run-history.ts";
+import { isSweep } from "./triggers.ts";
 
 /** The longest the report's store may take: a report of a few MB, with the S3 client's own retries. */
 export const STORE_TIMEOUT_MS = 30_000;
@@ -24,7 +25,7 @@ const SWEEP_TIMEOUT_MS = 5_000;
 const lastSweep = dynamoLastSweep();
 
 export interface AfterRunOptions {
-  /** Where to post a summary, and when; left out for chat runs (they answer in their thread), or when the settings could not be read. */
+  /** Where to post a summary, and when; left out for chat runs (they answer in their thread), or when the run failed before they were read. */
   notify?: NotifyOptions;
   history?: RunHistory;
   lastSweep?: LastSweepStore;
@@ -51,9 +52,9 @@ export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: Aft
       logger.error("storing the run's report for restore failed; its audit lines are in the log", { error: errorText(signal?.reason ?? err) });
     }
   }
-  // Enforce runs on schedule or from the console only in the Enforce function, and always untargeted:
-  // the whole scope, so what matched nothing is known (a targeted run's report says nothing of the rest).
-  const sweep = "report" in outcome && labels.job === "enforce" && (labels.trigger === "schedule" || labels.trigger === "console") ? sweepOf(outcome.report as EnforceReport) : undefined;
+  // A sweep of record (triggers.ts) is always untargeted: the whole scope, so what matched nothing is
+  // known (a targeted run's report says nothing of the rest).
+  const sweep = "report" in outcome && isSweep(labels) ? sweepOf(outcome.report as EnforceReport) : undefined;
   const sweepSignal = sweep && sliceSignal("remembering the rules the run found matching nothing", SWEEP_TIMEOUT_MS, timeLeft);
   if (sweep && sweepSignal) {
     // Not remembered, the watch and the stream go on by the previous full run's (or none): logged as an error.

@@ -1,65 +1,108 @@
 /**
- * A run from start to end, the one way the scheduled, durable and chat (worker) paths have it: the run,
- * its report logged (`job finished`), then what it owes operations (after-run.ts), whether it finished
- * or threw. Each path's differences are the options: who asked, where a summary goes, what is given
- * back first (the durable lease), where the end runs (the durable "finish" step). A run's error is
- * thrown on once its end is done; a run refused before it started (RunRefused) owes nothing.
+ * A run from start to end, the one way every Lambda trigger has it (the schedule and the console,
+ * plain or durable; a chat command; the watch; GitLab's events):
+ *
+ * 1. the start, written here once: the policy (read as the trigger says: the durable run pins it in a
+ *    step), then, for a trigger that notifies (triggers.ts), where the summary goes, by one rule: read
+ *    with the policy, before the run, from the caches the run reads too. So the end, which has only the
+ *    time the invocation has left, reads nothing; a run failed by a refused token, which drops the
+ *    cached secret, is not the reason for another read; and a durable run never records the secret
+ *    (it is read outside its steps, in each invocation). A run that fails before these are read (its
+ *    policy unreadable, the durable lease held by another execution) has no summary setting, so posts
+ *    no summary: its failure is in the log and its metrics, which the alarms watch;
+ * 2. the run, given that policy;
+ * 3. the end, whether it finished or threw: its report logged (`job finished`) or its error (`job
+ *    failed`), then what it owes operations (after-run.ts: run history, metrics, summary).
+ *
+ * A run failed by a refused credential (a 401) drops the cached secret first, whatever its trigger. A
+ * run's error is thrown on once its end is done. A run refused before it started (RunRefused), or
+ * one that found nothing to do (idle), owes nothing.
  */
-import { logReport } from "../lambda/logger.ts";
+import { errorText } from "../../../lib/jobs/report.ts";
+import { slackNotifyLevel, type Policy } from "../../../lib/policy/index.ts";
+import { isRefusedCredential } from "../config/clients.ts";
+import { loadPolicy } from "../config/policy.ts";
+import { secrets } from "../config/secrets.ts";
+import { logger, logReport } from "../lambda/logger.ts";
 import type { TimeLeft } from "../lambda/time-left.ts";
 import { afterRun } from "./after-run.ts";
 import type { NotifyOptions } from "./notify.ts";
 import type { AnyReport, RunLabels, RunOutcome } from "./outcome.ts";
+import { TRIGGER_RECORDS } from "./triggers.ts";
 
 /** Thrown by a run that may not start (a chat command the policy refuses): nothing ran, nothing follows. */
 export class RunRefused extends Error {
   override name = "RunRefused";
 }
 
-/** The stage sst.config.ts deployed this function to. */
-export function runStage(): string {
-  return process.env["WARDEN_STAGE"] || "unknown";
+/** What a run that found nothing to do gives back (a watch poll with no new event): nothing ran, nothing is owed. */
+export interface Idle<Q> {
+  idle: Q;
 }
 
-export function runLabels(job: RunLabels["job"], trigger: RunLabels["trigger"], correlationId: string): RunLabels {
-  return { job, trigger, stage: runStage(), correlationId };
+export const idle = <Q>(value: Q): Idle<Q> => ({ idle: value });
+
+/** What the run is given: the start the lifecycle read for it. */
+export interface RunStart {
+  policy: Policy;
 }
 
 export interface RunLife {
+  /** The run's name; its trigger's record (triggers.ts) says what else differs. */
   labels: RunLabels;
   /** The invocation's time left; read only when the run has ended. */
   timeLeft: TimeLeft;
-  /** Fields the `job finished` line carries besides the trigger (the chat user and channel). */
+  /** Fields the `job finished` and `job failed` lines carry besides the trigger (the chat command and user; the event's subject). */
   asked?: Record<string, unknown>;
-  /** Where the Slack summary goes and when, read at the end; none for a chat run, which answers in its thread. */
-  notify?: () => Promise<NotifyOptions | undefined>;
-  /** Called first with a run's error (the worker logs it before anything else is said about the run). */
-  failed?: (error: unknown) => void;
+  /** How this run reads its policy (default: loadPolicy); the durable run checks its lease first, then pins the policy in a step. */
+  readPolicy?: () => Promise<Policy>;
   /** Given back after the report is logged, before the store and the posts (the durable lease). */
   giveBack?: () => Promise<void>;
   /** Runs the end (default: directly); the durable path runs it in a step, so that replay does not repeat it. */
   endIn?: (end: () => Promise<string | undefined>) => Promise<string | undefined>;
 }
 
-/** Runs `run`, then its end: the report and where it was kept for restore, if it was. */
-export async function runLifecycle<R extends AnyReport>(run: () => Promise<R>, life: RunLife): Promise<{ report: R; stored: string | undefined }> {
-  let report: R;
-  try {
-    report = await run();
-  } catch (error) {
-    if (error instanceof RunRefused) throw error;
-    life.failed?.(error);
-    await endRun({ error }, life);
-    throw error;
-  }
-  return { report, stored: await endRun({ report }, life) };
+/** A run that ran: its report, and where it was kept for restore, if it was. */
+export interface Ran<R> {
+  report: R;
+  stored: string | undefined;
 }
 
-function endRun(outcome: RunOutcome, life: RunLife): Promise<string | undefined> {
+export async function runLifecycle<R extends AnyReport, Q = never>(
+  life: RunLife,
+  run: (start: RunStart) => Promise<R | Idle<Q>>,
+): Promise<Ran<R> | ([Q] extends [never] ? never : Idle<Q>)> {
+  let notify: NotifyOptions | undefined;
+  let result: R | Idle<Q>;
+  try {
+    const policy = await (life.readPolicy ?? loadPolicy)();
+    if (TRIGGER_RECORDS[life.labels.trigger].notifies) notify = await summaryTo(policy);
+    result = await run({ policy });
+  } catch (error) {
+    if (error instanceof RunRefused) throw error;
+    // A refused credential is not kept for the rest of the cache's time, whichever trigger met it: the
+    // next run in this container reads the secret anew (run-job.ts and durable/rotation.ts also try a
+    // new one at once; the watch's next poll, a minute on, is its retry).
+    if (isRefusedCredential(error)) secrets.invalidate();
+    await endRun({ error }, life, notify);
+    throw error;
+  }
+  if ("idle" in result) return result as never;
+  return { report: result, stored: await endRun({ report: result }, life, notify) };
+}
+
+/** Where the run's Slack summary goes, and when: the secret's webhook, the policy's `notify` setting. */
+async function summaryTo(policy: Policy): Promise<NotifyOptions> {
+  return { webhookUrl: (await secrets.get()).slackWebhookUrl, setting: slackNotifyLevel(policy) };
+}
+
+function endRun(outcome: RunOutcome, life: RunLife, notify: NotifyOptions | undefined): Promise<string | undefined> {
   const end = async () => {
-    if ("report" in outcome) logReport(outcome.report, { trigger: life.labels.trigger, ...life.asked });
+    const fields = { trigger: life.labels.trigger, ...life.asked };
+    if ("report" in outcome) logReport(outcome.report, fields);
+    else logger.error("job failed", { job: life.labels.job, ...fields, error: errorText(outcome.error) });
     await life.giveBack?.();
-    const { stored } = await afterRun(outcome, life.labels, { notify: await life.notify?.(), timeLeft: life.timeLeft });
+    const { stored } = await afterRun(outcome, life.labels, { ...(notify ? { notify } : {}), timeLeft: life.timeLeft });
     return stored;
   };
   return life.endIn ? life.endIn(end) : end();

@@ -9,10 +9,10 @@
  * rather than throw, so a 401 that throws comes before any change; the clients' counts of what was
  * sent make that a fact checked here rather than a property of the jobs' internals.)
  */
-import { HttpError, type GitLabClient } from "../../../lib/gitlab/index.ts";
+import type { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { enforce, reconcileWorkflows, restore, runPipeline, type EnforceReport, type PipelineReport, type RestoreReport, type WorkflowsReport } from "../../../lib/jobs/index.ts";
 import type { Policy } from "../../../lib/policy/index.ts";
-import { gitlabClient, n8nClient, pipelineClient, pipelineField } from "../config/clients.ts";
+import { gitlabClient, isRefusedCredential, n8nClient, pipelineClient, pipelineField } from "../config/clients.ts";
 import { secrets, type Secrets } from "../config/secrets.ts";
 import { loadPolicy } from "../config/policy.ts";
 import { audit, logger } from "../lambda/logger.ts";
@@ -41,7 +41,7 @@ export async function withCredentials<T>(request: RunRequest | ExemptJobRequest,
   try {
     return await first.report;
   } catch (err) {
-    if (!isUnauthorized(err)) throw err;
+    if (!isRefusedCredential(err)) throw err;
     // Whether or not this run may go again, the container must not keep a refused credential for the
     // rest of the cache's 5 minutes: whatever reads the secret next reads it anew.
     secrets.invalidate();
@@ -86,12 +86,4 @@ function credential(request: RunRequest | ExemptJobRequest, credentials: Secrets
 /** Whether any request but a read was sent. */
 function sentChanges(clients: HttpClient[]): boolean {
   return clients.some((client) => !client.stats.onlyReads());
-}
-
-/** A 401 from lib/http, or a job's error caused by one (the workflows job words n8n's 401 itself). */
-function isUnauthorized(err: unknown): boolean {
-  for (let e = err; e instanceof Error; e = e.cause) {
-    if (e instanceof HttpError && e.status === 401) return true;
-  }
-  return false;
 }

@@ -24,19 +24,16 @@
 import { z } from "zod";
 import type { EnforceReport } from "../../../lib/jobs/index.ts";
 import { isStoredRun, restoreInputFrom, RestoreInputError, type RestoreInput } from "../../../lib/jobs/restore/input.ts";
-import { slackNotifyLevel, type Policy } from "../../../lib/policy/index.ts";
-import { secrets } from "../config/secrets.ts";
-import { loadPolicy } from "../config/policy.ts";
 import { ConfigError, isReportOnly, reportOnlySetting } from "../config/settings.ts";
 import { judgeSweep } from "./event-coverage.ts";
 import { jobLambda } from "../lambda/handler.ts";
 import { checkRunRef, RunHistoryError, storedRestoreInput } from "../../../lib/jobs/restore/run-history.ts";
 import type { RunRequest } from "./job-request.ts";
-import { runLabels, runLifecycle } from "./lifecycle.ts";
-import type { NotifyOptions } from "./notify.ts";
+import { runLifecycle } from "./lifecycle.ts";
 import type { RunLabels } from "./outcome.ts";
 import { processRunHistory } from "./run-history.ts";
 import { runJob, type JobReport } from "./run-job.ts";
+import { isSweep, runLabels } from "./triggers.ts";
 
 const ScheduledEventSchema = z.strictObject({
   source: z.literal("schedule").optional(),
@@ -81,25 +78,15 @@ export function scheduledRun(job: "enforce" | "workflows", event: ScheduledEvent
   return { trigger: event.source === "schedule" ? "schedule" : "console", apply: shouldApply(event), job: event.restore ? "restore" : job };
 }
 
-/** Where the run's Slack summary goes and when, read before the run (see scheduledJob). */
-export async function notifySettings(policy?: Policy): Promise<NotifyOptions> {
-  return { webhookUrl: (await secrets.get()).slackWebhookUrl, setting: slackNotifyLevel(policy ?? (await loadPolicy())) };
-}
-
 export function scheduledJob(job: "enforce" | "workflows") {
   return jobLambda(scheduledEventSchema(job), async (event, context): Promise<JobReport> => {
     const run = scheduledRun(job, event);
-    let notify: NotifyOptions | undefined;
-    const life = { labels: runLabels(run.job, run.trigger, context.awsRequestId), timeLeft: () => context.getRemainingTimeInMillis(), notify: async () => notify };
-    const { report } = await runLifecycle(async () => {
-      // Read before the run, from the caches runJob reads too: a run that fails on a refused token
-      // drops the cached secret, and must not be the reason for another read.
-      const policy = await loadPolicy();
-      notify = await notifySettings(policy);
+    const labels = runLabels(run.job, run.trigger, context.awsRequestId);
+    const { report } = await runLifecycle({ labels, timeLeft: () => context.getRemainingTimeInMillis() }, async ({ policy }) => {
       const report = await runJob(await runRequest(job, event, run.apply), context.signal, policy);
       // A sweep judges the event-driven paths beside it (runs/event-coverage.ts).
-      return run.job === "enforce" ? judgeSweep(report as EnforceReport) : report;
-    }, life);
+      return isSweep(labels) ? judgeSweep(report as EnforceReport) : report;
+    });
     return report;
   });
 }

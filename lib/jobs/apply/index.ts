@@ -7,11 +7,11 @@
 import pMap from "p-map";
 import type { GitLabClient } from "../../gitlab/index.ts";
 import { maxRemovals, unsupportedOnStray } from "../../policy/index.ts";
-import { judgeAgain, removeShares } from "../enforce/apply.ts";
+import { failedRemoval, judgeAgain, removeShares } from "../enforce/apply.ts";
 import { PlanFileError } from "./plan-file.ts";
 import { DEFAULT_REMOVAL_CONCURRENCY } from "../enforce/summary.ts";
 import { makeReport } from "../envelope.ts";
-import { auditedUnder, countStatus, errorText, jobStats, stoppedMidRequest } from "../report.ts";
+import { auditedUnder, countStatus, errorText, jobStats } from "../report.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
 import { subjectKey, subjectOf, type ShareRemoval } from "../shares/plan.ts";
 import { count } from "../view.ts";
@@ -70,7 +70,7 @@ async function judgeOnly(actions: ShareRemoval[], gitlab: GitLabClient, judging:
         Object.assign(action, judgeAgain(action, judging, await subject));
       } catch (err) {
         if (signal?.aborted) stopped = true;
-        Object.assign(action, { status: "failed", error: signal?.aborted ? stoppedMidRequest(signal, "reading the share") : errorText(err) });
+        Object.assign(action, failedRemoval(err, signal, "reading the share"));
       }
     }
   }, { concurrency: judging.concurrency });

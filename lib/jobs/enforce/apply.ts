@@ -13,6 +13,7 @@
 import pMap from "p-map";
 import PQueue from "p-queue";
 import type { GitLabClient } from "../../gitlab/index.ts";
+import { isTerminal } from "../../http/index.ts";
 import { accessLevelName, evaluateShare, type Policy } from "../../policy/index.ts";
 import { awaitedLater } from "../awaited-later.ts";
 import { errorText, stoppedMidRequest, type AuditSink } from "../report.ts";
@@ -111,10 +112,19 @@ async function removeOne(action: ShareRemoval, opts: RemovalOptions, old: boolea
   } catch (err) {
     // Cut short by the invocation's deadline: left for the next step (removal-steps.ts), not failed.
     if (opts.deadline?.aborted) return true;
-    action.status = "failed";
-    action.error = signal?.aborted ? stoppedMidRequest(signal, "removing the share") : errorText(err);
+    Object.assign(action, failedRemoval(err, signal, "removing the share"));
     return signal?.aborted ?? false;
   }
+}
+
+/**
+ * A removal failed by `err`, with whether another attempt would meet the same failure (`lasting`),
+ * recorded here where the error is known (lib/http's isTerminal: a 4xx refusal but 408 and 429), so that
+ * nobody downstream reads it back out of the error's text, which quotes what the server chose to say.
+ */
+export function failedRemoval(err: unknown, signal: AbortSignal | undefined, doing: string): Pick<ShareRemoval, "status" | "error" | "lasting"> {
+  if (signal?.aborted) return { status: "failed", error: stoppedMidRequest(signal, doing), lasting: false };
+  return { status: "failed", error: errorText(err), lasting: isTerminal(err) };
 }
 
 /**
@@ -160,7 +170,7 @@ async function confirm(actions: ShareRemoval[], opts: RemovalOptions): Promise<"
     if (opts.signal?.aborted) throw opts.signal.reason;
     const now = await ops.read(opts.gitlab, id, opts.signal);
     const still = new Set(now?.shares.map((s) => s.group_id));
-    for (const action of done.filter((a) => still.has(a.groupId))) Object.assign(action, { status: "failed", error: kept });
+    for (const action of done.filter((a) => still.has(a.groupId))) Object.assign(action, { status: "failed", error: kept, lasting: true });
     return "read";
   } catch (err) {
     opts.warnings.push(`${done.length} removals of shares of ${path} answered success but could not be checked (${errorText(err)}): GitLab keeps a share it was asked to remove when the token lacks Owner; the next run finds any still there`);

@@ -50,6 +50,13 @@ interface ShareFields {
   /** "skipped": judged again before removal (the plan had grown old) and no longer stray, or (a saved plan) changed since. */
   status: ShareStatus;
   error?: string;
+  /**
+   * On a failed removal: whether another attempt would meet the same failure (GitLab refused it, or
+   * answered success and kept the share), judged where it failed (enforce/apply.ts); false for one that
+   * may pass (a 5xx, a timeout, a 429, a connection lost, an answer cut short). Absent on every other
+   * status, and in reports of earlier Warden versions (watch/retries.ts says how those are judged).
+   */
+  lasting?: boolean;
 }
 
 export interface RemoveShareAction extends ShareFields {
@@ -74,7 +81,7 @@ export type ShareKindName = ShareRemoval["kind"];
 export type ShareSubjectFields<A extends ShareRemoval = ShareRemoval> = A extends ShareRemoval ? Pick<A, Exclude<keyof A, keyof ShareFields | "type">> : never;
 
 /** A share as it was removed, all restore needs to re-create it: the removal without its type, verdict and outcome. */
-export type RemovedShare<A extends ShareRemoval = ShareRemoval> = A extends ShareRemoval ? Omit<A, "type" | "reason" | "status" | "error"> : never;
+export type RemovedShare<A extends ShareRemoval = ShareRemoval> = A extends ShareRemoval ? Omit<A, "type" | "reason" | "status" | "error" | "lasting"> : never;
 
 /** What is shared (a project, or the sharing group), with its direct shares as GitLab lists them. */
 export interface Subject {

@@ -7,7 +7,6 @@
  * the next polls, MAX_ATTEMPTS in all, then is reported and passed. The subjects waiting are few
  * (MAX_WAITING, kept in the cursor); past that, the scheduled sweep has them.
  */
-import { terminalStatus } from "../../http/index.ts";
 import type { EnforceReport } from "../enforce/summary.ts";
 import { FAILED_STATUSES } from "../report.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
@@ -16,15 +15,14 @@ export const MAX_ATTEMPTS = 3;
 export const MAX_WAITING = 100;
 
 /**
- * Whether a removal's error says GitLab gave an answer that another try would get again. The report
- * keeps a failed action's error as text only (its shape is fixed, and the cursor's checkpoints hold
- * reports), so the status is read back from lib/http's words and judged by lib/http's own rule.
+ * Whether a failed removal is one another try would meet again, as recorded where it failed
+ * (enforce/apply.ts), never read back out of its error's text: that quotes what the server chose to
+ * say. A report from an earlier Warden has no `lasting` (a durable removal step checkpointed before an
+ * upgrade): its failure is taken as one that may pass. That costs at most MAX_ATTEMPTS - 1 more tries of
+ * a share truly refused, while the opposite guess would pass a share that could still be removed.
  */
-export function lasting(error: string | undefined): boolean {
-  // lib/http's messages: "DELETE /projects/1/share/2 answered 403: …", and shares/kinds.ts's "GitLab answered 204 but kept the share…".
-  const status = Number(/\banswered (\d{3})\b/.exec(error ?? "")?.[1]);
-  // Below 400: an answer GitLab would give again, such as the 204 of a share it kept.
-  return (status > 0 && status < 400) || terminalStatus(status);
+export function lasting(action: Pick<ShareRemoval, "lasting">): boolean {
+  return action.lasting === true;
 }
 
 export function subjectOfRemoval(action: ShareRemoval): string {
@@ -38,8 +36,8 @@ export function subjectOfRemoval(action: ShareRemoval): string {
  */
 export function retriesAfter(run: EnforceReport, subjects: readonly string[], before: Readonly<Record<string, number>>): { retries: Record<string, number>; warnings: string[] } {
   const failed = run.actions.filter((a) => FAILED_STATUSES.has(a.status));
-  const refused = failed.filter((a) => lasting(a.error));
-  const again = new Set(failed.filter((a) => !lasting(a.error)).map(subjectOfRemoval));
+  const refused = failed.filter(lasting);
+  const again = new Set(failed.filter((a) => !lasting(a)).map(subjectOfRemoval));
   if (!run.summary.complete && run.summary.guard !== "tripped") for (const s of subjects) again.add(s);
   for (const a of refused) again.delete(subjectOfRemoval(a));
   const warnings = refused.map((a) => `not tried again: the share of ${describe(a)} (${a.error}); remove it by hand, or give the token the role it needs`);
