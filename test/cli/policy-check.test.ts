@@ -131,15 +131,15 @@ describe("notices (issue 30.1): the notices project checked online, applying run
     expect(found.stdout.split("\n").filter((l) => l.startsWith("warning:"))).toEqual(plain.stdout.split("\n").filter((l) => l.startsWith("warning:")));
   });
 
-  it("an applying enforce refuses to start, before any request, while onStray is not remove somewhere; the dry run goes ahead", async () => {
-    const policy = policyFile(groupSharesPolicy().replace("  scope: { groups: [acme] }\n", "  scope:\n    groups: [acme]\n    overrides: [{ group: acme/legacy, onStray: report }]\n"));
+  it("an applying enforce under onStray report removes nothing and reports the strays; warden apply of a saved plan refuses before any request", async () => {
+    const policy = policyFile(groupSharesPolicy().replace("    exempt:\n", "    onStray: report\n    exempt:\n"));
     sim.resetCounters();
-    const apply = await warden(["enforce", "--apply", "--policy", policy], env);
-    expect(apply.stderr).toContain("the policy sets onStray report, and notices are not available in this version yet");
-    expect(apply.code).toBe(1);
-    expect(Object.keys(sim.counters.byRoute)).toEqual([]);
-    const dry = await warden(["enforce", "--policy", policy], env);
-    expect(dry.stderr).toBe("");
-    expect(dry.code).not.toBe(1);
+    const apply = await warden(["enforce", "--apply", "--format", "json", "--policy", policy], env);
+    const report = JSON.parse(apply.stdout) as { actions: { status: string }[]; summary: { notices: { reported: number } } };
+    expect(report.actions.length).toBeGreaterThan(0);
+    expect(new Set(report.actions.map((a) => a.status))).toEqual(new Set(["reported"]));
+    expect(report.summary.notices.reported).toBe(report.actions.length);
+    expect(Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
+    expect(apply.code).toBe(0);
   });
 });

@@ -85,3 +85,19 @@ export function closingNote(reason: ClosingReason): string {
       return redactOutput(`Closed: the policy now sets onStray ${md(reason.onStray)} for this share (${md(reason.from)}), so no notice applies.`);
   }
 }
+
+/** Why a notice was closed, in a few plain words (the report's; the note says more). */
+export function closureWhy(reason: ClosingReason): string {
+  switch (reason.kind) {
+    case "removed":
+      return "its share was removed";
+    case "already-gone":
+      return "its share was already gone";
+    case "no-longer-stray":
+      return reason.why;
+    case "duplicate":
+      return `a duplicate of #${reason.of}`;
+    case "not-notify":
+      return `onStray is now ${reason.onStray} (${reason.from})`;
+  }
+}
