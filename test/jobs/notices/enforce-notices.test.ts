@@ -11,6 +11,7 @@ import { enforce, exitCode, renderText } from "../../../lib/jobs/index.ts";
 import { markedKey } from "../../../lib/jobs/notices/marker.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabDataset, type GitLabSim } from "../../../sim/gitlab/index.ts";
+import { validated } from "../../support/report.ts";
 
 let sim: GitLabSim;
 afterEach(() => sim?.close());
@@ -59,7 +60,7 @@ async function gitlabCall(token: string, method: string, path: string, body?: un
 
 function run(opts: { apply?: boolean; now?: Date } = {}) {
   const gitlab = new GitLabClient({ url: sim.url, token: "root", limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-  return enforce({ gitlab, policy: parsePolicy(POLICY, "warden.yaml"), apply: opts.apply ?? false, now: opts.now ?? T0 });
+  return validated(enforce({ gitlab, policy: parsePolicy(POLICY, "warden.yaml"), apply: opts.apply ?? false, now: opts.now ?? T0 }));
 }
 
 const issues = () => sim.work.issuesOf(NOTICES);
