@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
-import { groupSharesPolicy } from "../support/policies.ts";
+import { EVERYTHING_STRAY, groupSharesPolicy } from "../support/policies.ts";
 import { reportJson } from "../support/report.ts";
 
 let sim: GitLabSim;
@@ -115,7 +115,7 @@ describe("warden policy check --online, and enforce with rules that match nothin
   });
 });
 
-describe("notices (issue 30.1): the notices project checked online, applying runs refused for now", () => {
+describe("notices (issue 30): the notices project checked online; onStray report end to end", () => {
   const notify = (project: string) =>
     groupSharesPolicy().replace("    exempt:\n", `    onStray: notify\n    grace: 7d\n    notices: { project: ${JSON.stringify(project)} }\n    exempt:\n`);
 
@@ -131,8 +131,9 @@ describe("notices (issue 30.1): the notices project checked online, applying run
     expect(found.stdout.split("\n").filter((l) => l.startsWith("warning:"))).toEqual(plain.stdout.split("\n").filter((l) => l.startsWith("warning:")));
   });
 
-  it("an applying enforce under onStray report removes nothing and reports the strays; warden apply of a saved plan refuses before any request", async () => {
-    const policy = policyFile(groupSharesPolicy().replace("    exempt:\n", "    onStray: report\n    exempt:\n"));
+  it("an applying enforce under onStray report removes nothing and reports the strays", async () => {
+    // Every share in scope stray (the earlier tests removed those the usual policy does not allow).
+    const policy = policyFile(EVERYTHING_STRAY.replace("  shares:\n", "  shares:\n    onStray: report\n"));
     sim.resetCounters();
     const apply = await warden(["enforce", "--apply", "--format", "json", "--policy", policy], env);
     const report = JSON.parse(apply.stdout) as { actions: { status: string }[]; summary: { notices: { reported: number } } };

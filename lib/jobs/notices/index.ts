@@ -30,6 +30,8 @@ export interface NoticePhase {
 }
 
 export interface Sorted {
+  /** The notices project could not be read: nothing is written to it. */
+  unreadable?: true;
   closures: NoticeClosure[];
   warnings: string[];
   stats: RequestCounts[];
@@ -50,11 +52,12 @@ export async function sortStrays(input: NoticePhase & { whole: boolean }, steps:
   if (!noticesInPlay(input.policy)) return undefined;
   const planned = await steps.step("notices", () => input.measured(() => planNotices(input)));
   applyStates(input.plan, planned.states);
-  return { closures: planned.closures, warnings: planned.warnings, stats: [planned.stats] };
+  return { closures: planned.closures, warnings: planned.warnings, stats: [planned.stats], ...(planned.unreadable && { unreadable: true as const }) };
 }
 
 /** Opens and closes the notices of an applying run, after its removals: `sorted.closures` become what was done; its warnings and stats are returned. */
-export async function settleNotices(input: NoticePhase, sorted: Sorted, steps: Steps): Promise<{ warnings: string[]; stats: RequestCounts }> {
+export async function settleNotices(input: NoticePhase, sorted: Sorted, steps: Steps): Promise<{ warnings: string[]; stats: RequestCounts } | undefined> {
+  if (sorted.unreadable) return undefined;
   const written = await steps.step("write notices", () => input.measured(() => writeNotices({ ...input, closures: sorted.closures })), { changes: true });
   applyStates(input.plan, written.states);
   sorted.closures = written.closures;

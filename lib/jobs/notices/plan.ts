@@ -13,7 +13,7 @@
  * the share or its subject is gone, or the policy now allows, exempts or leaves it out of scope.
  */
 import pMap from "p-map";
-import type { GitLabClient } from "../../gitlab/index.ts";
+import { HttpError, type GitLabClient } from "../../gitlab/index.ts";
 import { evaluateShare, strayHandling, type Policy } from "../../policy/index.ts";
 import { errorText } from "../report.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
@@ -47,6 +47,8 @@ export interface NoticePlan {
   states: Record<string, NoticeState>;
   closures: NoticeClosure[];
   warnings: string[];
+  /** The notices project could not be read (missing, or not visible to the token): no notice is opened or closed. */
+  unreadable?: true;
 }
 
 export interface PlanInput {
@@ -72,11 +74,15 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
   const states: Record<string, NoticeState> = {};
   const closures: NoticeClosure[] = [];
   const warnings: string[] = [];
-  const listing = project === undefined ? undefined : await readNotices(input.gitlab, project, new Set(plan.map(noticeKey)), input.max, input.signal);
+  const listing = project === undefined ? undefined : await readNotices(input.gitlab, project, new Set(plan.map(noticeKey)), input.max, input.signal).catch((err: unknown) => {
+    if (!(err instanceof HttpError) || (err.status !== 404 && err.status !== 403)) throw err;
+    warnings.push(`gitlab.shares.notices.project: project ${project} was not found, or the token cannot read it (${errorText(err)}): no notice was read, opened or closed, and no share under onStray notify was removed`);
+    return null;
+  });
   const close = (notice: OpenNotice, reason: ClosingReason) => closures.push({ iid: notice.iid, url: notice.url, share: notice.key, reason, status: "planned" });
   for (const action of plan) {
     const handling = strayHandling(policy, subjectOf(action).path);
-    const notice = listing?.byKey.get(noticeKey(action));
+    const notice = listing?.byKey.get(noticeKey(action)) ?? undefined;
     const state: NoticeState = { status: "planned", ...(notice && { notice: noticeRef(notice, now) }) };
     if (handling.onStray === "report") {
       state.status = "reported";
@@ -98,7 +104,7 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
     const left = listing.duplicatesLeft + (input.whole ? listing.othersLeft : 0);
     if (left) warnings.push(`notices: ${count(left, "more open notice")} to close than a run closes (gitlab.guard.maxRemovals, ${input.max}): later runs close them`);
   }
-  return { states, closures, warnings };
+  return { states, closures, warnings, ...(listing === null && { unreadable: true as const }) };
 }
 
 /** Why the share a notice names is no longer stray, read anew; undefined while it still is (or it cannot be read). */
