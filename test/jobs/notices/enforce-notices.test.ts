@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
-import { enforce, exitCode, renderText } from "../../../lib/jobs/index.ts";
+import { enforce, exitCode, renderText, type EnforceTarget } from "../../../lib/jobs/index.ts";
 import { markedKey } from "../../../lib/jobs/notices/marker.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabDataset, type GitLabSim } from "../../../sim/gitlab/index.ts";
@@ -58,9 +58,10 @@ async function gitlabCall(token: string, method: string, path: string, body?: un
   return res.status === 204 ? undefined : res.json();
 }
 
-function run(opts: { apply?: boolean; now?: Date } = {}) {
+function run(opts: { apply?: boolean; now?: Date; policy?: string; targets?: EnforceTarget[] } = {}) {
   const gitlab = new GitLabClient({ url: sim.url, token: "root", limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-  return validated(enforce({ gitlab, policy: parsePolicy(POLICY, "warden.yaml"), apply: opts.apply ?? false, now: opts.now ?? T0 }));
+  const policy = parsePolicy(opts.policy ?? POLICY, "warden.yaml");
+  return validated(enforce({ gitlab, policy, apply: opts.apply ?? false, now: opts.now ?? T0, ...(opts.targets && { targets: opts.targets }) }));
 }
 
 const issues = () => sim.work.issuesOf(NOTICES);
@@ -179,5 +180,53 @@ describe("enforce with onStray notify", () => {
     const report = await run({ apply: true });
     expect(report.actions.map((a) => a.status)).toEqual(["noticed", "noticed"]);
     expect(open()).toHaveLength(3);
+  });
+
+  it("a --target run sees part of the scope: it keeps the notices of shares it did not examine open", async () => {
+    await start();
+    await run({ apply: true });
+    await gitlabCall("jane", "DELETE", "/groups/10/share/20", undefined, 204);
+    sim.requests.length = 0;
+    const report = await run({ apply: true, now: later(1), targets: [{ kind: "project", path: "acme/app" }] });
+    expect(report.actions.map((a) => [a.kind, a.status])).toEqual([["project", "pending"]]);
+    expect(report.notices?.closed).toEqual([]);
+    expect(open()).toHaveLength(2);
+    expect(writes()).toEqual([]);
+    // The next sweep closes it.
+    const sweep = await run({ apply: true, now: later(1) });
+    expect(sweep.notices?.closed).toEqual([expect.objectContaining({ share: "group:10:group:20", status: "done" })]);
+    expect(open()).toHaveLength(1);
+  });
+
+  it("the guard bounds the notices a run opens: more than gitlab.guard.maxRemovals opens none", async () => {
+    await start();
+    const report = await run({ apply: true, policy: POLICY.replace("maxRemovals: 100", "maxRemovals: 1") });
+    expect(report.summary.guard).toBe("tripped");
+    expect(report.warnings.join("\n")).toContain("guard: 2 notices to open, more than gitlab.guard.maxRemovals (1)");
+    expect(issues()).toEqual([]);
+    expect(exitCode(report)).toBe(3);
+  });
+
+  it("a notices project that does not exist: a warning, notices planned, nothing removed or written", async () => {
+    await start();
+    sim.requests.length = 0;
+    const report = await run({ apply: true, policy: POLICY.replace("security/access-notices", "security/no-such-project") });
+    expect(report.actions.map((a) => a.status)).toEqual(["notify", "notify"]);
+    expect(report.warnings.join("\n")).toContain("gitlab.shares.notices.project: project security/no-such-project was not found, or the token cannot read it");
+    expect(writes()).toEqual([]);
+    expect(exitCode(report)).toBe(1);
+  });
+
+  it("onStray turned to report closes the notices (no removal follows); turned to remove, the share is removed and its notice closed", async () => {
+    await start();
+    await run({ apply: true });
+    const reportOnly = POLICY.replace("  scope: { groups: [acme] }", "  scope:\n    groups: [acme]\n    overrides: [{ group: acme/app, onStray: report }]");
+    const reported = await run({ apply: true, now: later(1), policy: reportOnly });
+    expect(reported.actions.map((a) => [a.kind, a.status])).toEqual([["project", "reported"], ["group", "pending"]]);
+    expect(reported.notices?.closed).toEqual([expect.objectContaining({ share: "project:100:group:20", why: expect.stringContaining("onStray is now report"), status: "done" })]);
+    expect(deletes()).toEqual([]);
+    const removeNow = await run({ apply: true, now: later(1), policy: POLICY.replace("onStray: notify", "onStray: remove") });
+    expect(removeNow.actions.map((a) => [a.kind, a.status, a.notice?.closed])).toEqual([["project", "done", undefined], ["group", "done", true]]);
+    expect(open()).toEqual([]);
   });
 });
