@@ -5,7 +5,7 @@ import { policyLine, statsLine, titleOf, viewOf, type AnyReport } from "./parts.
 import { redactOutput } from "../../redact/index.ts";
 
 /** Statuses that mean something was changed (a pipeline started counts). */
-const CHANGED = new Set(["done", "already-gone", "created"]);
+const CHANGED = new Set(["done", "already-gone", "created", "noticed"]);
 
 /** Slack allows 50 blocks: header, summary, up to 40 actions, the rest summarised, warnings. */
 const MAX_ACTION_BLOCKS = 40;
