@@ -12,6 +12,7 @@ import { markedKey } from "../../../lib/jobs/notices/marker.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabDataset, type GitLabSim } from "../../../sim/gitlab/index.ts";
 import { validated } from "../../support/report.ts";
+import { recordingSteps } from "../../support/steps.ts";
 
 let sim: GitLabSim;
 afterEach(() => sim?.close());
@@ -228,5 +229,18 @@ describe("enforce with onStray notify", () => {
     const removeNow = await run({ apply: true, now: later(1), policy: POLICY.replace("onStray: notify", "onStray: remove") });
     expect(removeNow.actions.map((a) => [a.kind, a.status, a.notice?.closed])).toEqual([["project", "done", undefined], ["group", "done", true]]);
     expect(open()).toEqual([]);
+  });
+
+  it("durable steps: a \"write notices\" step whose invocation died after opening its notices is attempted again, and one notice per share stands", async () => {
+    await start();
+    const steps = recordingSteps({ sliceMs: 10_000, perStep: 100, crash: ["write notices"] });
+    const gitlab = new GitLabClient({ url: sim.url, token: "root", limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
+    const report = await validated(enforce({ gitlab, policy: parsePolicy(POLICY, "warden.yaml"), apply: true, now: T0 }, steps));
+    expect(steps.names.filter((n) => n.includes("notices"))).toEqual(["notices", "write notices"]);
+    expect(steps.crashed).toEqual(["write notices"]);
+    expect(open().map((i) => markedKey(i.description)).sort()).toEqual(["group:10:group:20", "project:100:group:20"]);
+    expect(issues()).toHaveLength(4);
+    // The notices that stand are the first attempt's, which the report names.
+    expect(report.actions.map((a) => a.notice?.iid).sort()).toEqual(open().map((i) => i.iid).sort());
   });
 });
