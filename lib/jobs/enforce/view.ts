@@ -1,7 +1,7 @@
 /** How an enforce report reads to people (render.ts lays it out). */
 import { accessLevelName } from "../../policy/index.ts";
 import { noticesLine } from "../notices/index.ts";
-import type { ShareRemoval } from "../shares/plan.ts";
+import { subjectOf, type ShareRemoval } from "../shares/plan.ts";
 import { closingLine, count, type JobView } from "../view.ts";
 import { COMPARISON_SECTIONS, type ComparisonSection, type PolicyComparison } from "./compare.ts";
 import type { EnforceProgress, EnforceReport } from "./summary.ts";
@@ -36,12 +36,19 @@ export const enforceView: JobView<ShareRemoval, EnforceReport> = {
     });
     return n ? `${line} ${noticesLine(n, dryRun)}` : line;
   },
-  summary: ({ summary: s, actions, dryRun }: EnforceReport) =>
+  // The notices line (the closing line says it too, which chat messages do not show), and the shares due within a day.
+  highlight: ({ actions, summary, dryRun }: EnforceReport) => {
+    if (!summary.notices) return undefined;
+    const soon = actions.filter((a) => a.status === "pending" && a.notice?.daysLeft != null && a.notice.daysLeft <= 1);
+    const lines = soon.map((a) => `${a.kind} ${subjectOf(a).path} shared with ${a.group}: notice #${a.notice!.iid}, due ${a.notice!.dueDate}`);
+    const due = soon.length ? ` Due within a day: ${count(soon.length, "share")} (removed by the first run on its due date):` : "";
+    return { title: `${noticesLine(summary.notices, dryRun)}${due}`, lines };
+  },
+  summary: ({ summary: s, actions }: EnforceReport) =>
     `${count(s.projects, "project")} with ${count(s.shares, "share")}, ${count(s.groups, "group")} with ${count(s.groupShares, "group share")}; ` +
     `of all shares ${s.allowed} allowed, ${s.exempt} exempt, ${s.strays} stray (${count(actions.filter((a) => a.kind === "group").length, "group share")}); ` +
     `${s.removed} removed, ${s.alreadyGone} already gone, ${s.skipped} skipped, ${s.failed} failed; guard ${s.guard} (max ${s.maxRemovals}); ` +
-    `${count(s.groupReads, "group read")} (GET /groups/:id)` +
-    (s.notices ? `. ${noticesLine(s.notices, dryRun)}` : ""),
+    `${count(s.groupReads, "group read")} (GET /groups/:id)`,
 };
 
 /** The statuses of a stray the run removes (or would): not one handled by a notice (or reported) instead. */

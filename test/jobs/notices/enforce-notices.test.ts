@@ -9,6 +9,7 @@ import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
 import { enforce, exitCode, renderText, type EnforceTarget } from "../../../lib/jobs/index.ts";
 import { markedKey } from "../../../lib/jobs/notices/marker.ts";
+import { escapeMarkdown, renderMarkdown, renderSlack } from "../../../lib/jobs/render.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabDataset, type GitLabSim } from "../../../sim/gitlab/index.ts";
 import { validated } from "../../support/report.ts";
@@ -242,5 +243,19 @@ describe("enforce with onStray notify", () => {
     expect(issues()).toHaveLength(4);
     // The notices that stand are the first attempt's, which the report names.
     expect(report.actions.map((a) => a.notice?.iid).sort()).toEqual(open().map((i) => i.iid).sort());
+  });
+
+  it("the reports: Markdown closes with the notices line, Slack names the shares due within a day", async () => {
+    await start();
+    await run({ apply: true });
+    const report = await run({ apply: true, now: later(7) });
+    expect(report.actions.map((a) => [a.status, a.notice?.daysLeft])).toEqual([["pending", 1], ["pending", 1]]);
+    expect(renderMarkdown(report)).toContain(escapeMarkdown("Notices: 0 opened, 2 pending (next due tomorrow), 0 due and removed."));
+    const slack = JSON.stringify(renderSlack(report).blocks);
+    expect(slack).toContain("Notices: 0 opened, 2 pending (next due tomorrow), 0 due and removed. Due within a day: 2 shares");
+    expect(slack).toContain("project acme/app shared with partners: notice #4, due 2026-12-07");
+    const earlier = JSON.stringify(renderSlack(await run({ now: later(1) })).blocks);
+    expect(earlier).toContain("Notices: 0 to open, 2 pending (next due in 7 days), 0 due (to remove).");
+    expect(earlier).not.toContain("Due within a day");
   });
 });
