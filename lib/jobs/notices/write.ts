@@ -71,12 +71,12 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
   }, { concurrency: input.concurrency });
 
   const closures = [...input.closures];
-  const twice = opened.filter((a) => a !== undefined);
-  if (twice.length) {
+  const openedHere = opened.filter((a) => a !== undefined);
+  if (openedHere.length) {
     // Read again only for the shares this run opened a notice for.
-    const again = await readNotices(gitlab, notices.project, new Set(twice.map(noticeKey)), input.max, signal);
+    const again = await readNotices(gitlab, notices.project, new Set(openedHere.map(noticeKey)), input.max, signal);
     for (const { notice, of } of again.duplicates) if (!closures.some((c) => c.iid === notice.iid)) closures.push({ iid: notice.iid, url: notice.url, share: notice.key, reason: { kind: "duplicate", of }, status: "planned" });
-    for (const action of twice) {
+    for (const action of openedHere) {
       const standing = again.byKey.get(noticeKey(action));
       const key = shareKey(action);
       if (standing && standing.iid !== states[key]!.notice!.iid) states[key] = { status: "pending", notice: noticeRef(standing, input.now) };
