@@ -190,7 +190,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       const why = signal?.aborted ? errorText(signal.reason) : `the run's time limit came at ${new Date(runEnd).toISOString()}`;
       warnings.push(`stopped before ${left} of ${count(removals, "removal")} (${why}); the next run picks them up`);
     }
-    const written = sorted && !removed.stopped ? await settleNotices(noticing, sorted, steps) : undefined;
+    const written = sorted && !removed.stopped ? await settleNotices({ ...noticing, audit: audited }, sorted, steps) : undefined;
     warnings.push(...(written?.warnings ?? []));
     if (written) stats.push(written.stats);
   }

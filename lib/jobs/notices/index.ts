@@ -9,6 +9,7 @@
 import type { GitLabClient, RequestCounts } from "../../gitlab/index.ts";
 import { onStrayModes, type Policy } from "../../policy/index.ts";
 import { shareKey, type ShareRemoval } from "../shares/plan.ts";
+import type { AuditSink } from "../report.ts";
 import type { Steps } from "../steps.ts";
 import { planNotices, type NoticeClosure, type NoticeState } from "./plan.ts";
 import { closedNotices, noticeSummary, type ClosedNotice, type NoticeSummary } from "./summary.ts";
@@ -56,7 +57,7 @@ export async function sortStrays(input: NoticePhase & { whole: boolean }, steps:
 }
 
 /** Opens and closes the notices of an applying run, after its removals: `sorted.closures` become what was done; its warnings and stats are returned. */
-export async function settleNotices(input: NoticePhase, sorted: Sorted, steps: Steps): Promise<{ warnings: string[]; stats: RequestCounts } | undefined> {
+export async function settleNotices(input: NoticePhase & { audit?: AuditSink }, sorted: Sorted, steps: Steps): Promise<{ warnings: string[]; stats: RequestCounts } | undefined> {
   if (sorted.unreadable) return undefined;
   const written = await steps.step("write notices", () => input.measured(() => writeNotices({ ...input, closures: sorted.closures })), { changes: true });
   applyStates(input.plan, written.states);

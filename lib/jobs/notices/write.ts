@@ -9,12 +9,12 @@
 import pMap from "p-map";
 import { createIssue, createIssueNote, updateIssue, userByUsername, type GitLabClient } from "../../gitlab/index.ts";
 import { strayHandling, type NoticesPolicy, type Policy } from "../../policy/index.ts";
-import { errorText } from "../report.ts";
+import { errorText, type AuditSink } from "../report.ts";
 import { shareKey, subjectOf, type ShareRemoval } from "../shares/plan.ts";
 import { NOTICE_LABEL, noticeKey } from "./marker.ts";
 import { noticeRef, type NoticeClosure, type NoticeState } from "./plan.ts";
 import { readNotices } from "./read.ts";
-import { closingNote, noticeBody, noticeTitle, type ClosingReason } from "./text.ts";
+import { closingNote, closureWhy, noticeBody, noticeTitle, type ClosingReason } from "./text.ts";
 
 export interface WriteInput {
   gitlab: GitLabClient;
@@ -26,6 +26,8 @@ export interface WriteInput {
   max: number;
   concurrency: number;
   signal?: AbortSignal;
+  /** One line per notice opened or closed (open-notice, close-notice): restore skips them. */
+  audit?: AuditSink;
 }
 
 export interface Written {
@@ -40,7 +42,15 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
   const notices = policy.gitlab!.shares.notices!;
   const states: Record<string, NoticeState> = {};
   const warnings: string[] = [];
-  const close = (iid: number, reason: ClosingReason) => closeNotice(gitlab, notices.project, iid, reason, signal);
+  const close = async (iid: number, share: string, reason: ClosingReason) => {
+    try {
+      await closeNotice(gitlab, notices.project, iid, reason, signal);
+      input.audit?.info("close-notice", { share, project: notices.project, iid, why: closureWhy(reason), outcome: "done" });
+    } catch (err) {
+      input.audit?.info("close-notice", { share, project: notices.project, iid, why: closureWhy(reason), outcome: "failed", error: errorText(err) });
+      throw err;
+    }
+  };
 
   const assignee = assignees(gitlab, notices, signal);
   const opened = await pMap(input.plan.filter((a) => a.status === "notify"), async (action) => {
@@ -52,9 +62,11 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
       const body = noticeBody(action, { dueDate, grace: handling.grace?.text ?? "", from: handling.from });
       const issue = await createIssue(gitlab, notices.project, { title: noticeTitle(action), description: body, labels: [NOTICE_LABEL, ...notices.labels], assigneeIds, dueDate }, signal);
       states[key] = { status: "noticed", notice: { iid: issue.iid, url: issue.web_url, dueDate: issue.due_date ?? dueDate, daysLeft: action.notice!.daysLeft } };
+      input.audit?.info("open-notice", { share: noticeKey(action), project: notices.project, iid: issue.iid, dueDate, assigneeIds, outcome: "done" });
       return action;
     } catch (err) {
       states[key] = { status: "failed", notice: action.notice!, error: `opening its notice: ${errorText(err)}` };
+      input.audit?.info("open-notice", { share: noticeKey(action), project: notices.project, dueDate, outcome: "failed", error: errorText(err) });
       return undefined;
     }
   }, { concurrency: input.concurrency });
@@ -63,7 +75,7 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
   const settled = input.plan.filter((a) => a.notice?.iid !== undefined && !a.notice.closed && (a.status === "done" || a.status === "already-gone"));
   await pMap(settled, async (action) => {
     try {
-      await close(action.notice!.iid!, action.status === "done" ? { kind: "removed", dueDate: action.notice!.dueDate } : { kind: "already-gone" });
+      await close(action.notice!.iid!, noticeKey(action), action.status === "done" ? { kind: "removed", dueDate: action.notice!.dueDate } : { kind: "already-gone" });
       states[shareKey(action)] = { status: action.status, notice: { ...action.notice!, closed: true } };
     } catch (err) {
       warnings.push(`notice #${action.notice!.iid} of a removed share could not be closed (${errorText(err)}): the next sweep closes it`);
@@ -84,7 +96,7 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
   }
   await pMap(closures, async (closure) => {
     try {
-      await close(closure.iid, closure.reason);
+      await close(closure.iid, closure.share, closure.reason);
       closure.status = "done";
     } catch (err) {
       Object.assign(closure, { status: "failed", error: errorText(err) });

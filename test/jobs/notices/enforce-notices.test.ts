@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
-import { enforce, exitCode, renderText, type EnforceTarget } from "../../../lib/jobs/index.ts";
+import { enforce, exitCode, renderText, type AuditSink, type EnforceTarget } from "../../../lib/jobs/index.ts";
 import { markedKey } from "../../../lib/jobs/notices/marker.ts";
 import { escapeMarkdown, renderMarkdown, renderSlack } from "../../../lib/jobs/render.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
@@ -60,10 +60,10 @@ async function gitlabCall(token: string, method: string, path: string, body?: un
   return res.status === 204 ? undefined : res.json();
 }
 
-function run(opts: { apply?: boolean; now?: Date; policy?: string; targets?: EnforceTarget[] } = {}) {
+function run(opts: { apply?: boolean; now?: Date; policy?: string; targets?: EnforceTarget[]; audit?: AuditSink } = {}) {
   const gitlab = new GitLabClient({ url: sim.url, token: "root", limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
   const policy = parsePolicy(opts.policy ?? POLICY, "warden.yaml");
-  return validated(enforce({ gitlab, policy, apply: opts.apply ?? false, now: opts.now ?? T0, ...(opts.targets && { targets: opts.targets }) }));
+  return validated(enforce({ gitlab, policy, apply: opts.apply ?? false, now: opts.now ?? T0, ...(opts.targets && { targets: opts.targets }), ...(opts.audit && { audit: opts.audit }) }));
 }
 
 const issues = () => sim.work.issuesOf(NOTICES);
@@ -90,7 +90,9 @@ describe("enforce with onStray notify", () => {
 
   it("an applying run opens exactly one notice per stray share, assigned to the adder; the next opens none (pending); past the due date the share is removed and its notice closed", async () => {
     await start();
-    const first = await run({ apply: true });
+    const lines: [string, Record<string, unknown>][] = [];
+    const audit: AuditSink = { info: (message, fields) => lines.push([message, fields]) };
+    const first = await run({ apply: true, audit });
     expect(first.actions.map((a) => a.status)).toEqual(["noticed", "noticed"]);
     expect(deletes()).toEqual([]);
     expect(open()).toHaveLength(2);
@@ -101,6 +103,8 @@ describe("enforce with onStray notify", () => {
     }
     expect(open().map((i) => markedKey(i.description)).sort()).toEqual(["group:10:group:20", "project:100:group:20"]);
     expect(exitCode(first)).toBe(0);
+    // In the order the answers came.
+    expect(lines.map(([message, fields]) => `${message} ${fields["share"]} ${fields["outcome"]}`).sort()).toEqual(["open-notice group:10:group:20 done", "open-notice project:100:group:20 done"]);
 
     sim.requests.length = 0;
     const second = await run({ apply: true, now: later(3) });
@@ -109,7 +113,9 @@ describe("enforce with onStray notify", () => {
     expect(renderText(second, { color: false })).toContain("Notices: 0 opened, 2 pending (next due in 5 days), 0 due and removed.");
 
     sim.requests.length = 0;
-    const due = await run({ apply: true, now: later(8) });
+    lines.length = 0;
+    const due = await run({ apply: true, now: later(8), audit });
+    expect(lines.map(([message]) => message).sort()).toEqual(["close-notice", "close-notice", "remove-group-share", "remove-group-share", "remove-share"]);
     expect(due.actions.map((a) => [a.status, a.notice?.closed])).toEqual([["done", true], ["done", true]]);
     expect(deletes()).toHaveLength(2);
     expect(open()).toEqual([]);
@@ -253,7 +259,7 @@ describe("enforce with onStray notify", () => {
     expect(renderMarkdown(report)).toContain(escapeMarkdown("Notices: 0 opened, 2 pending (next due tomorrow), 0 due and removed."));
     const slack = JSON.stringify(renderSlack(report).blocks);
     expect(slack).toContain("Notices: 0 opened, 2 pending (next due tomorrow), 0 due and removed. Due within a day: 2 shares");
-    expect(slack).toContain("project acme/app shared with partners: notice #4, due 2026-12-07");
+    expect(slack).toContain(`project acme/app shared with partners: notice #${report.actions[0]!.notice!.iid}, due 2026-12-07`);
     const earlier = JSON.stringify(renderSlack(await run({ now: later(1) })).blocks);
     expect(earlier).toContain("Notices: 0 to open, 2 pending (next due in 7 days), 0 due (to remove).");
     expect(earlier).not.toContain("Due within a day");
