@@ -82,7 +82,8 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
     }
   }, { concurrency: input.concurrency });
 
-  const closures = [...input.closures];
+  // Copies: an attempt again (durable steps) starts from what the step was given.
+  const closures = input.closures.map((closure) => ({ ...closure }));
   const openedHere = opened.filter((a) => a !== undefined);
   if (openedHere.length) {
     // Read again only for the shares this run opened a notice for.
