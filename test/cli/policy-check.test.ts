@@ -131,6 +131,21 @@ describe("notices (issue 30): the notices project checked online; onStray report
     expect(found.stdout.split("\n").filter((l) => l.startsWith("warning:"))).toEqual(plain.stdout.split("\n").filter((l) => l.startsWith("warning:")));
   });
 
+  it("an applying enforce under onStray notify opens one notice per stray share of its target; the next run finds them pending", async () => {
+    const target = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/") && !p.archived && p.shared_with_groups.length > 0)!;
+    const notices = sim.dataset.projects.find((p) => !p.archived && !p.path_with_namespace.startsWith("acme/"))!;
+    const policy = policyFile(EVERYTHING_STRAY.replace("  shares:\n", `  shares:\n    onStray: notify\n    grace: 7d\n    notices: { project: ${JSON.stringify(notices.path_with_namespace)} }\n`));
+    const args = ["enforce", "--apply", "--target", target.path_with_namespace, "--policy", policy];
+    const first = await warden([...args, "--format", "json"], env);
+    const report = reportJson(first.stdout) as { actions: { status: string }[] };
+    expect(report.actions.map((a) => a.status)).toEqual(target.shared_with_groups.map(() => "noticed"));
+    expect(first.code).toBe(0);
+    const second = await warden(args, env);
+    // Due on the first UTC day that begins 7 days or more from now: in 8 days (7 only if run at midnight sharp).
+    expect(second.stdout).toMatch(new RegExp(`Notices: 0 opened, ${target.shared_with_groups.length} pending \\(next due in [78] days\\), 0 due and removed\\.`));
+    expect(second.code).toBe(0);
+  });
+
   it("an applying enforce under onStray report removes nothing and reports the strays", async () => {
     // Every share in scope stray (the earlier tests removed those the usual policy does not allow).
     const policy = policyFile(EVERYTHING_STRAY.replace("  shares:\n", "  shares:\n    onStray: report\n"));
