@@ -1,7 +1,8 @@
 /**
  * The changes of the notices phase, in an applying run, after the removals: opens the notices planned
  * (one issue each, assigned to the share's adder where attribution names them and the policy lets
- * it), closes with a note the notices whose share this run removed and those plan.ts found to close,
+ * it; confidential, as a notice tells who reaches what: only the notices project's Reporters and up,
+ * and its assignee, see it), closes with a note the notices whose share this run removed and those plan.ts found to close,
  * and, when it opened any, reads the open notices again: two runs at once may each have opened one for
  * the same share, and whichever run reads last closes the newer (both agree on the lowest iid), so one
  * notice stands. Issues are created and noted with POST, never repeated once it may have arrived.
@@ -60,7 +61,7 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
       const assigneeIds = await assignee(action);
       const handling = strayHandling(policy, subjectOf(action).path);
       const body = noticeBody(action, { dueDate, grace: handling.grace?.text ?? "", from: handling.from });
-      const issue = await createIssue(gitlab, notices.project, { title: noticeTitle(action), description: body, labels: [NOTICE_LABEL, ...notices.labels], assigneeIds, dueDate }, signal);
+      const issue = await createIssue(gitlab, notices.project, { title: noticeTitle(action), description: body, labels: [NOTICE_LABEL, ...notices.labels], assigneeIds, dueDate, confidential: true }, signal);
       states[key] = { status: "noticed", notice: { iid: issue.iid, url: issue.web_url, dueDate: issue.due_date ?? dueDate, daysLeft: action.notice!.daysLeft } };
       input.audit?.info("open-notice", { share: noticeKey(action), project: notices.project, iid: issue.iid, dueDate, assigneeIds, outcome: "done" });
       return action;

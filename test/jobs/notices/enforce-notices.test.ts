@@ -100,6 +100,7 @@ describe("enforce with onStray notify", () => {
       expect(issue.labels).toEqual(["warden::notice", "access-review"]);
       expect(issue.due_date).toBe("2026-12-07");
       expect(issue.assignees.map((a) => a.username)).toEqual(["jane"]);
+      expect(issue.confidential).toBe(true);
     }
     expect(open().map((i) => markedKey(i.description)).sort()).toEqual(["group:10:group:20", "project:100:group:20"]);
     expect(exitCode(first)).toBe(0);
