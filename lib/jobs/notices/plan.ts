@@ -75,8 +75,10 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
   const closures: NoticeClosure[] = [];
   const warnings: string[] = [];
   const listing = project === undefined ? undefined : await readNotices(input.gitlab, project, new Set(plan.map(noticeKey)), input.max, input.signal).catch((err: unknown) => {
-    if (!(err instanceof HttpError) || (err.status !== 404 && err.status !== 403)) throw err;
-    warnings.push(`gitlab.shares.notices.project: project ${project} was not found, or the token cannot read it (${errorText(err)}): no notice was read, opened or closed, and no share under onStray notify was removed`);
+    if (input.signal?.aborted) throw err;
+    // Without the notices no share under notify can be known due: none is removed, and none gets a second notice.
+    const why = err instanceof HttpError && (err.status === 404 || err.status === 403) ? "was not found, or the token cannot read it" : "could not be listed";
+    warnings.push(`gitlab.shares.notices.project: project ${project} ${why} (${errorText(err)}): no notice was read, opened or closed, and no share under onStray notify was removed`);
     return null;
   });
   const close = (notice: OpenNotice, reason: ClosingReason) => closures.push({ iid: notice.iid, url: notice.url, share: notice.key, reason, status: "planned" });

@@ -265,4 +265,29 @@ describe("enforce with onStray notify", () => {
     expect(earlier).toContain("Notices: 0 to open, 2 pending (next due in 7 days), 0 due (to remove).");
     expect(earlier).not.toContain("Due within a day");
   });
+
+  it("a notice whose POST arrived but whose answer was lost is not sent again: the run reports it failed, and the next finds it pending", async () => {
+    await start();
+    sim.addFaults({ kind: "apply-then-drop", route: "POST /projects/:id/issues", times: 1 });
+    const first = await run({ apply: true });
+    expect(first.actions.map((a) => a.status).sort()).toEqual(["failed", "noticed"]);
+    expect(first.actions.find((a) => a.status === "failed")!.error).toMatch(/^opening its notice: /);
+    expect(exitCode(first)).toBe(1);
+    expect(issues()).toHaveLength(2);
+    const next = await run({ apply: true, now: later(1) });
+    expect(next.actions.map((a) => a.status)).toEqual(["pending", "pending"]);
+    expect(issues()).toHaveLength(2);
+  });
+
+  it("a notices listing that fails: a warning, and no share under notify removed, even one whose notice is due", async () => {
+    await start();
+    await run({ apply: true });
+    sim.addFaults({ kind: "status", status: 500, route: "GET /projects/:id/issues", times: 100 });
+    sim.requests.length = 0;
+    const report = await run({ apply: true, now: later(30) });
+    expect(report.warnings.join("\n")).toContain("gitlab.shares.notices.project: project security/access-notices could not be listed");
+    expect(deletes()).toEqual([]);
+    expect(writes()).toEqual([]);
+    expect(open()).toHaveLength(2);
+  });
 });
