@@ -39,7 +39,8 @@ export function savePlan(io: CliIO, out: string, report: EnforceReport, policy: 
   const createdAt = new Date();
   const unmatched = report.summary.matched ? unmatchedRules(policy, report.summary.matched, createdAt) : [];
   const plan = planFile({
-    removals: report.actions,
+    // Removals only: a stray whose notice stands (onStray notify) or that is only reported is no removal.
+    removals: report.actions.filter((a) => a.status === "planned"),
     policy,
     gitlabUrl: requireEnv(io, "GITLAB_URL"),
     createdAt,

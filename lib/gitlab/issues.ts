@@ -18,6 +18,8 @@ export interface ProjectIssue {
   /** YYYY-MM-DD or null: a person may move it at any time. */
   due_date: string | null;
   web_url: string;
+  /** Who opened it: notices are read only from issues the token's own user opened. */
+  author?: { id: number; username?: string };
   created_at?: string;
   updated_at?: string;
 }

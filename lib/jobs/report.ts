@@ -66,7 +66,8 @@ export function exitCode(report: Report<{ status: string }, object>): 0 | 1 | 2 
   if (comparison) return summary.complete === false ? 1 : Object.values(comparison).some((v) => Array.isArray(v) && v.length > 0) ? 2 : 0;
   if (summary.guard === "tripped") return 3;
   if (summary.complete === false || report.actions.some((a) => FAILED_STATUSES.has(a.status))) return 1;
-  if (report.actions.some((a) => a.status === "planned")) return report.dryRun ? 2 : 1;
+  // "notify": a notice to open (enforce under onStray notify), work as a removal planned is.
+  if (report.actions.some((a) => a.status === "planned" || a.status === "notify")) return report.dryRun ? 2 : 1;
   return 0;
 }
 

@@ -12,6 +12,8 @@ export interface JobView<Action, JobReport> {
   summary(report: JobReport): string;
   /** Actions counted by one field (strays per invited group), shown before them. */
   tally?: { title: string; of(action: Action): string };
+  /** What a chat message names beside its summary (enforce: the shares whose notice is due within a day); Slack shows it. */
+  highlight?(report: JobReport): { title: string; lines: string[] } | undefined;
   /** The last word, in terraform's manner: what the plan is and how to apply it, or what was applied. */
   closing?(report: JobReport): string;
 }

@@ -65,14 +65,14 @@ export function onStrayModes(policy: Policy): Set<OnStray> {
 }
 
 /**
- * Why an applying run cannot act on this policy yet, or undefined: notices (onStray notify or report)
- * are parsed and checked, but no run acts on them in this version, and removing the shares such a
- * policy says to leave would be exactly what the operator turned off.
+ * Why a saved plan (warden apply) cannot be applied under this policy, or undefined: a plan holds
+ * removals only, while onStray notify or report says which strays to leave (their notices decide,
+ * lib/jobs/notices/); only warden enforce --apply reads the notices.
  */
 export function unsupportedOnStray(policy: Policy): string | undefined {
   const modes = [...onStrayModes(policy)].filter((mode) => mode !== "remove");
   if (modes.length === 0) return undefined;
-  return `the policy sets onStray ${modes.join(" and ")}, and notices are not available in this version yet: an applying run would remove what the policy says to leave; nothing was read or changed (run without --apply, or set onStray: remove everywhere)`;
+  return `the policy sets onStray ${modes.join(" and ")}, and a saved plan holds removals only: applying it would remove what the policy says to notice or report first; nothing was read or changed (run warden enforce --apply, which reads the notices, or set onStray: remove everywhere)`;
 }
 
 /** Cross-field problems of a gitlab section whose fields are each valid, as [path, message]. */

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
-import { groupSharesPolicy } from "../support/policies.ts";
+import { EVERYTHING_STRAY, groupSharesPolicy } from "../support/policies.ts";
 import { reportJson } from "../support/report.ts";
 
 let sim: GitLabSim;
@@ -115,7 +115,7 @@ describe("warden policy check --online, and enforce with rules that match nothin
   });
 });
 
-describe("notices (issue 30.1): the notices project checked online, applying runs refused for now", () => {
+describe("notices (issue 30): the notices project checked online; onStray report end to end", () => {
   const notify = (project: string) =>
     groupSharesPolicy().replace("    exempt:\n", `    onStray: notify\n    grace: 7d\n    notices: { project: ${JSON.stringify(project)} }\n    exempt:\n`);
 
@@ -131,15 +131,31 @@ describe("notices (issue 30.1): the notices project checked online, applying run
     expect(found.stdout.split("\n").filter((l) => l.startsWith("warning:"))).toEqual(plain.stdout.split("\n").filter((l) => l.startsWith("warning:")));
   });
 
-  it("an applying enforce refuses to start, before any request, while onStray is not remove somewhere; the dry run goes ahead", async () => {
-    const policy = policyFile(groupSharesPolicy().replace("  scope: { groups: [acme] }\n", "  scope:\n    groups: [acme]\n    overrides: [{ group: acme/legacy, onStray: report }]\n"));
+  it("an applying enforce under onStray notify opens one notice per stray share of its target; the next run finds them pending", async () => {
+    const target = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/") && !p.archived && p.shared_with_groups.length > 0)!;
+    const notices = sim.dataset.projects.find((p) => !p.archived && !p.path_with_namespace.startsWith("acme/"))!;
+    const policy = policyFile(EVERYTHING_STRAY.replace("  shares:\n", `  shares:\n    onStray: notify\n    grace: 7d\n    notices: { project: ${JSON.stringify(notices.path_with_namespace)} }\n`));
+    const args = ["enforce", "--apply", "--target", target.path_with_namespace, "--policy", policy];
+    const first = await warden([...args, "--format", "json"], env);
+    const report = reportJson(first.stdout) as { actions: { status: string }[] };
+    expect(report.actions.map((a) => a.status)).toEqual(target.shared_with_groups.map(() => "noticed"));
+    expect(first.code).toBe(0);
+    const second = await warden(args, env);
+    // Due on the first UTC day that begins 7 days or more from now: in 8 days (7 only if run at midnight sharp).
+    expect(second.stdout).toMatch(new RegExp(`Notices: 0 opened, ${target.shared_with_groups.length} pending \\(next due in [78] days\\), 0 due and removed\\.`));
+    expect(second.code).toBe(0);
+  });
+
+  it("an applying enforce under onStray report removes nothing and reports the strays", async () => {
+    // Every share in scope stray (the earlier tests removed those the usual policy does not allow).
+    const policy = policyFile(EVERYTHING_STRAY.replace("  shares:\n", "  shares:\n    onStray: report\n"));
     sim.resetCounters();
-    const apply = await warden(["enforce", "--apply", "--policy", policy], env);
-    expect(apply.stderr).toContain("the policy sets onStray report, and notices are not available in this version yet");
-    expect(apply.code).toBe(1);
-    expect(Object.keys(sim.counters.byRoute)).toEqual([]);
-    const dry = await warden(["enforce", "--policy", policy], env);
-    expect(dry.stderr).toBe("");
-    expect(dry.code).not.toBe(1);
+    const apply = await warden(["enforce", "--apply", "--format", "json", "--policy", policy], env);
+    const report = JSON.parse(apply.stdout) as { actions: { status: string }[]; summary: { notices: { reported: number } } };
+    expect(report.actions.length).toBeGreaterThan(0);
+    expect(new Set(report.actions.map((a) => a.status))).toEqual(new Set(["reported"]));
+    expect(report.summary.notices.reported).toBe(report.actions.length);
+    expect(Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
+    expect(apply.code).toBe(0);
   });
 });

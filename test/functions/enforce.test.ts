@@ -48,6 +48,19 @@ describe("enforce Lambda", () => {
     expect(secretsManager.reads).toHaveLength(1);
   });
 
+  it("under onStray notify, the schedule opens one notice per stray share and removes nothing; the next scheduled run opens none", async () => {
+    const notices = sim.dataset.projects.find((p) => !p.archived)!;
+    vi.stubEnv("WARDEN_POLICY", await writePolicy(standardPolicy().replace("    exempt:\n", `    onStray: notify\n    grace: 7d\n    notices: { project: ${JSON.stringify(notices.path_with_namespace)} }\n    exempt:\n`)));
+    const run = await coldEnforce<EnforceReport>();
+    const first = validReport(await run({ source: "schedule" }));
+    expect(first).toMatchObject({ dryRun: false, summary: { removed: 0, notices: { opened: strays.length, pending: 0 } } });
+    expect(removed()).toBe(0);
+    expect(sim.work.issuesOf(notices.id)).toHaveLength(strays.length);
+    const second = validReport(await run({ source: "schedule" }));
+    expect(second.summary.notices).toMatchObject({ opened: 0, pending: strays.length });
+    expect(sim.work.issuesOf(notices.id)).toHaveLength(strays.length);
+  });
+
   it("runs dry on a console invocation with {}", async () => {
     const report = await (await coldEnforce<EnforceReport>())({});
     expect(report).toMatchObject({ dryRun: true, summary: { strays: strays.length, removed: 0 } });

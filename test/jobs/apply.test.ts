@@ -111,11 +111,11 @@ describe("apply: a saved plan, applied after the world changed under it", () => 
 });
 
 describe("apply: a plan whose policy sets onStray notify or report (issue 30.1)", () => {
-  it("an applying run refuses before any request: notices are not available yet; the dry run reads as before", async () => {
+  it("an applying run refuses before any request: a saved plan holds removals only; the dry run reads as before", async () => {
     const { plan } = await world();
     const notify = parsePolicy(groupSharesPolicy().replace("    exempt:\n", "    onStray: report\n    exempt:\n"), "warden.yaml");
     sim.resetCounters();
-    await expect(applyPlan({ gitlab: client(), policy: notify, plan, apply: true })).rejects.toThrow(/notices are not available in this version yet/);
+    await expect(applyPlan({ gitlab: client(), policy: notify, plan, apply: true })).rejects.toThrow(/a saved plan holds removals only/);
     expect(sim.counters.byRoute).toEqual({});
     const dry = await applyPlan({ gitlab: client(), policy: notify, plan });
     expect(dry.dryRun).toBe(true);

@@ -80,9 +80,9 @@ describe("onStray, grace and notices", () => {
     expect(strayHandling(p, "other/x")).toEqual({ onStray: "notify", grace: { text: "7d", hours: 168 }, from: "gitlab.shares" });
   });
 
-  it("any onStray but remove, anywhere, is not yet supported by an applying run", () => {
+  it("any onStray but remove, anywhere, refuses a saved plan's apply (warden enforce --apply reads the notices)", () => {
     const override = parsePolicy(policy("", "    overrides:\n      - { group: acme/mobile, onStray: report }\n"), "w");
-    expect(unsupportedOnStray(override)).toMatch(/^the policy sets onStray report, and notices are not available in this version yet/);
+    expect(unsupportedOnStray(override)).toMatch(/^the policy sets onStray report, and a saved plan holds removals only/);
   });
 
   it("policy check names notices and graces nothing reads, and overrides outside the scope", () => {

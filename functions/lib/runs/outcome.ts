@@ -39,7 +39,7 @@ export interface RunVerdict {
   error?: string;
 }
 
-const CHANGED = new Set(["done", "created"]);
+const CHANGED = new Set(["done", "created", "noticed"]);
 
 export function verdict(outcome: RunOutcome): RunVerdict {
   if (!("report" in outcome)) {

@@ -70,7 +70,7 @@ export function planFile({ removals, policy, gitlabUrl, createdAt, wardenVersion
     gitlabUrl: new URL(gitlabUrl).origin,
     policy: { ...policy.source, text: policy.text },
     unmatchedRules,
-    removals: removals.map(({ status: _status, error: _error, ...planned }) => planned as PlannedRemoval),
+    removals: removals.map(({ status: _status, error: _error, notice: _notice, ...planned }) => planned as PlannedRemoval),
   } as const;
   const signed = key === undefined ? content : { ...content, signature: signatureOf(content, key) };
   return { ...signed, checksum: checksumOf(signed) };

@@ -5,13 +5,14 @@
  * strays found, not with the projects or groups examined.
  */
 import { isTrue } from "../../gitlab/index.ts";
-import { addRuleCounts, emptyRuleCounts, maxRemovals, unmatchedRules, unsupportedOnStray, type RuleCounts } from "../../policy/index.ts";
+import { addRuleCounts, emptyRuleCounts, maxRemovals, unmatchedRules, type RuleCounts } from "../../policy/index.ts";
 import { awaitedLater } from "../awaited-later.ts";
 import { makeReport } from "../envelope.ts";
 import { auditedUnder, concurrencyStat, countStatus, errorText, type AuditSink } from "../report.ts";
 import { byKindAndPath, shareKey, type ShareRemoval } from "../shares/plan.ts";
 import { direct, stepSignal, type Steps } from "../steps.ts";
 import { count } from "../view.ts";
+import { noticeReport, settleNotices, sortStrays } from "../notices/index.ts";
 import { applyAttribution, attributeWithin, attributionBudget } from "./attribution.ts";
 import { comparisonOf, scopeWarning, type Difference } from "./compare.ts";
 import { beginExamination } from "./examine/examiners.ts";
@@ -33,9 +34,6 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   if (base && opts.apply) throw new ScopeError("a comparison of policies (--compare-policy-ref) never removes: run it without --apply");
   // Before any request: without the section there is nothing to govern, and an empty plan would read as "in policy".
   if (policy.gitlab === undefined) throw new ScopeError("the policy has no gitlab section: enforce has nothing to govern (add gitlab.shares, and gitlab.scope to limit it)");
-  // Notices (onStray notify|report) are not acted on yet: an applying run would remove what the policy says to leave.
-  const unsupported = opts.apply ? unsupportedOnStray(policy) : undefined;
-  if (unsupported) throw new ScopeError(unsupported);
   // A run limited to part of the scope: each target is checked against the scope before any request.
   const targets = opts.targets && checkTargets(policy, opts.targets);
   const limit = maxRemovals(policy);
@@ -123,6 +121,13 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     warnings.push(`${count(tally.outOfScope, "share")} of examined projects or groups ${tally.outOfScope === 1 ? "is" : "are"} outside the policy's scope (a path not under a scope group): they were left alone`);
   }
 
+  // Strays the policy does not remove at once (onStray notify, report): their notices say which are removed now.
+  const noticing = { gitlab, policy, now, plan, max: limit, concurrency, signal: inStep, measured };
+  const sorted = base ? undefined : await sortStrays({ ...noticing, whole: complete && !targets }, steps);
+  warnings.push(...(sorted?.warnings ?? []));
+  stats.push(...(sorted?.stats ?? []));
+  const [removals, notify] = [countStatus(plan, "planned"), countStatus(plan, "notify")];
+
   // Only a complete examination of the whole scope shows that a rule matched nothing (targets.ts); a
   // targeted one shows only that a rule naming a literal path the instance does not have is a typo (rules.ts).
   const unmatched = complete && matched && !targets ? unmatchedRules(policy, matched, now) : [];
@@ -144,10 +149,12 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   const named = new Set([...(typos?.missing ?? []).map(({ rule }) => rule), ...swept].map(ruleName));
   const refused = unmatched.length ? unmatched : untouched.filter((rule) => named.has(ruleName(rule)));
   const refuse = refused.length > 0 && policy.gitlab.guard.unmatchedRules === "refuse";
-  const tripped = plan.length > limit || (refuse && opts.apply === true);
-  if (plan.length > limit) {
-    warnings.push(`guard: ${count(plan.length, "removal")} planned (project and group shares together), more than gitlab.guard.maxRemovals (${limit}); nothing was removed`);
+  // The guard counts removals; the same limit bounds the notices a run opens (a policy's typo must not open thousands of issues).
+  const tripped = removals > limit || notify > limit || (refuse && opts.apply === true);
+  if (removals > limit) {
+    warnings.push(`guard: ${count(removals, "removal")} planned (project and group shares together), more than gitlab.guard.maxRemovals (${limit}); nothing was removed`);
   }
+  if (notify > limit) warnings.push(`guard: ${count(notify, "notice")} to open, more than gitlab.guard.maxRemovals (${limit}), which bounds the notices a run opens too; nothing was changed`);
   if (refuse) {
     const which = `${count(refused.length, "rule")} matched nothing (${refused.map(ruleName).join(", ")}), and gitlab.guard.unmatchedRules is refuse`;
     const fix = "correct or remove each, or set gitlab.guard.unmatchedRules: warn to accept them";
@@ -169,7 +176,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     const { onProgress } = opts;
     const audited = auditedUnder(opts.audit, policy);
     const audit: AuditSink | undefined = onProgress
-      ? { info: (message, fields) => (audited?.info(message, fields), fields?.["confirmation"] || onProgress({ phase: "removing", done: Math.min(++settled, plan.length), total: plan.length })) }
+      ? { info: (message, fields) => (audited?.info(message, fields), fields?.["confirmation"] || onProgress({ phase: "removing", done: Math.min(++settled, removals), total: removals })) }
       : audited;
     const removed = await removeInSteps({
       gitlab, policy, now, found, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY, maxPlanAgeMs: opts.maxPlanAgeMs ?? 60_000, signal, audit, runEnd, measured,
@@ -181,14 +188,18 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     const left = countStatus(plan, "planned");
     if (left) {
       const why = signal?.aborted ? errorText(signal.reason) : `the run's time limit came at ${new Date(runEnd).toISOString()}`;
-      warnings.push(`stopped before ${left} of ${count(plan.length, "removal")} (${why}); the next run picks them up`);
+      warnings.push(`stopped before ${left} of ${count(removals, "removal")} (${why}); the next run picks them up`);
     }
+    const written = sorted && !removed.stopped ? await settleNotices({ ...noticing, audit: audited }, sorted, steps) : undefined;
+    warnings.push(...(written?.warnings ?? []));
+    if (written) stats.push(written.stats);
   }
 
   const scopeChanged = base && scopeWarning(base, policy);
   if (scopeChanged) warnings.push(scopeChanged);
   const { outOfScope: _, ...counted } = tally;
   const { groupReads, ...requestStats } = sumStats(stats);
+  const noticed = noticeReport(policy, plan, sorted);
   const finishedAt = (await steps.step("ended", async () => ({ at: Date.now() }))).at;
   const report: EnforceReport = makeReport({ job: "enforce", dryRun: !opts.apply, policy, gitlab: gitlab.http, startedAt: begun.startedAt, finishedAt }, {
     summary: {
@@ -203,11 +214,13 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       guard: tripped ? "tripped" : "ok",
       complete,
       matched: matched ?? null,
+      ...(noticed.summary && { notices: noticed.summary }),
     },
     actions: plan,
     stats: { ...requestStats, auditRequests: attributed?.auditRequests ?? 0, ...attributionStat(attributed), ...concurrencyStat([gitlab.http]), durationMs: finishedAt - begun.startedAt },
     warnings,
   });
+  if (noticed.notices) report.notices = noticed.notices;
   // Its removals carry the authors the plan's attribution found (the same shares).
   return base ? { ...report, comparison: comparisonOf(base, differences, report.actions) } : report;
 }

@@ -49,7 +49,8 @@ export interface EventDelivery {
   silent: boolean;
 }
 
-const LEFT_STANDING: ReadonlySet<string> = new Set(["planned", "done"]);
+/** A stray the sweep removed or noticed (onStray notify): the watch or the stream should have, when made in the window. */
+const LEFT_STANDING: ReadonlySet<string> = new Set(["planned", "done", "notify", "noticed"]);
 
 export function missedByEvents(actions: readonly ShareRemoval[], window: { from: string; to: string }): MissedByEvents {
   const from = Date.parse(window.from);

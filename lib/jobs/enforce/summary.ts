@@ -1,5 +1,6 @@
 /** What enforce counts and reports, its options and defaults: shared by the job, its slices and its view. */
 import type { GitLabClient, GroupShare, RequestCounts } from "../../gitlab/index.ts";
+import type { ClosedNotice, NoticeSummary } from "../notices/index.ts";
 import type { Policy, RuleCounts, ShareVerdict } from "../../policy/index.ts";
 import type { ShareKindName, ShareRemoval, Subject } from "../shares/plan.ts";
 import type { PolicyComparison } from "./compare.ts";
@@ -28,13 +29,21 @@ export interface EnforceSummary extends GuardedSummary {
   maxRemovals: number;
   /** Shares each allow and exempt rule matched, by index (null: not known, a replayed step did not count them). */
   matched: RuleCounts | null;
+  /** Only when the policy handles strays by notices (onStray notify or report) or names a notices project (lib/jobs/notices/). */
+  notices?: NoticeSummary;
 }
 
 /**
  * `comparison` only in a run comparing policies (compare.ts); `missedByEvents` and `eventDelivery`
  * only in a Lambda sweep with event-driven enforcement deployed (missed.ts, functions/lib/runs/event-coverage.ts).
  */
-export type EnforceReport = Report<ShareRemoval, EnforceSummary> & { comparison?: PolicyComparison; missedByEvents?: MissedByEvents; eventDelivery?: EventDelivery };
+export type EnforceReport = Report<ShareRemoval, EnforceSummary> & {
+  comparison?: PolicyComparison;
+  missedByEvents?: MissedByEvents;
+  eventDelivery?: EventDelivery;
+  /** The notices project, and its notices this run closed (or would close) for a reason other than their share's removal. */
+  notices?: { project: string; closed: ClosedNotice[] };
+};
 
 /**
  * Defaults, for a user who passes no flag. Time at latency is requests ÷ requests in flight, so the

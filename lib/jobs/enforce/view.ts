@@ -1,6 +1,7 @@
 /** How an enforce report reads to people (render.ts lays it out). */
 import { accessLevelName } from "../../policy/index.ts";
-import type { ShareRemoval } from "../shares/plan.ts";
+import { noticesLine } from "../notices/index.ts";
+import { subjectOf, type ShareRemoval } from "../shares/plan.ts";
 import { closingLine, count, type JobView } from "../view.ts";
 import { COMPARISON_SECTIONS, type ComparisonSection, type PolicyComparison } from "./compare.ts";
 import type { EnforceProgress, EnforceReport } from "./summary.ts";
@@ -15,21 +16,33 @@ export const enforceView: JobView<ShareRemoval, EnforceReport> = {
     accessLevelName(a.accessLevel),
     a.expiresAt ? `until ${a.expiresAt}` : "no expiry",
     addedByText(a),
-    a.error ? `${a.reason} — ${a.error}` : a.reason,
+    [a.reason, a.error, noticeText(a)].filter(Boolean).join(" — "),
   ],
   headings: { group: "Project or group", columns: ["Share", "Invited group", "Level", "Expiry", "Added by", "Reason"] },
   tally: { title: "Stray shares by invited group", of: (a) => a.group },
   closing: ({ dryRun, summary: s, actions }: EnforceReport) => {
-    const groupShares = actions.filter((a) => a.kind === "group").length;
-    return closingLine({ dryRun, summary: s }, {
-      planned: actions.length,
-      inPolicy: "every share in scope is allowed or exempt",
-      plan: `${count(actions.length, "share")} to remove (${actions.length - groupShares} project, ${groupShares} group)`,
+    // Under onStray notify or report some strays are not removals: they are counted in the notices line.
+    const removals = actions.filter(isRemoval);
+    const groupShares = removals.filter((a) => a.kind === "group").length;
+    const n = s.notices;
+    const line = closingLine({ dryRun, summary: s }, {
+      planned: removals.length + (n ? n.toOpen + n.opened + n.toClose + n.closed : 0),
+      inPolicy: s.strays === 0 ? "every share in scope is allowed or exempt" : "no stray share is due for removal, and no notice is to open or close",
+      plan: `${count(removals.length, "share")} to remove (${removals.length - groupShares} project, ${groupShares} group)`,
       // The plan --apply removes is made afresh; a plan saved with --out is applied as reviewed.
       applyWith: "warden enforce --apply (or warden apply PLAN, for a plan saved with --out PLAN)",
       applied: `${s.removed} removed, ${s.alreadyGone} already gone, ${s.skipped} skipped, ${s.failed} failed`,
-      notBegun: actions.filter((a) => a.status === "planned").length,
+      notBegun: actions.filter((a) => a.status === "planned" || a.status === "notify").length,
     });
+    return n ? `${line} ${noticesLine(n, dryRun)}` : line;
+  },
+  // The notices line (the closing line says it too, which chat messages do not show), and the shares due within a day.
+  highlight: ({ actions, summary, dryRun }: EnforceReport) => {
+    if (!summary.notices) return undefined;
+    const soon = actions.filter((a) => a.status === "pending" && a.notice?.daysLeft != null && a.notice.daysLeft <= 1);
+    const lines = soon.map((a) => `${a.kind} ${subjectOf(a).path} shared with ${a.group}: notice #${a.notice!.iid}, due ${a.notice!.dueDate}`);
+    const due = soon.length ? ` Due within a day: ${count(soon.length, "share")} (removed by the first run on its due date):` : "";
+    return { title: `${noticesLine(summary.notices, dryRun)}${due}`, lines };
   },
   summary: ({ summary: s, actions }: EnforceReport) =>
     `${count(s.projects, "project")} with ${count(s.shares, "share")}, ${count(s.groups, "group")} with ${count(s.groupShares, "group share")}; ` +
@@ -37,6 +50,26 @@ export const enforceView: JobView<ShareRemoval, EnforceReport> = {
     `${s.removed} removed, ${s.alreadyGone} already gone, ${s.skipped} skipped, ${s.failed} failed; guard ${s.guard} (max ${s.maxRemovals}); ` +
     `${count(s.groupReads, "group read")} (GET /groups/:id)`,
 };
+
+/** The statuses of a stray the run removes (or would): not one handled by a notice (or reported) instead. */
+function isRemoval(a: ShareRemoval): boolean {
+  if (a.status === "failed") return a.notice === undefined || a.notice.iid !== undefined;
+  return !NOTICE_STATUSES.has(a.status);
+}
+
+const NOTICE_STATUSES: ReadonlySet<string> = new Set(["notify", "noticed", "pending", "reported"]);
+
+/** What became of a stray's notice, for its row: "notice #12 pending, 5 days left (due 2026-12-07)". */
+export function noticeText(a: ShareRemoval): string | undefined {
+  if (a.status === "reported") return "reported only (onStray report)";
+  const n = a.notice;
+  if (!n) return undefined;
+  const due = n.dueDate === null ? "no due date set" : `due ${n.dueDate}`;
+  if (n.iid === undefined) return `notice to open, ${due}`;
+  if (a.status === "noticed") return `notice #${n.iid} opened, ${due}`;
+  if (a.status === "pending") return `notice #${n.iid} pending, ${n.daysLeft === null ? "no due date set: not removed until one is" : `${count(n.daysLeft, "day")} left (${due})`}`;
+  return `notice #${n.iid} ${due}${n.closed ? ", closed" : ""}`;
+}
 
 /**
  * "added by Jane Doe 2026-11-20", or why no one is named: "added by ? (not visible)"; a removal not

@@ -5,10 +5,12 @@ import { policyLine, statsLine, titleOf, viewOf, type AnyReport } from "./parts.
 import { redactOutput } from "../../redact/index.ts";
 
 /** Statuses that mean something was changed (a pipeline started counts). */
-const CHANGED = new Set(["done", "already-gone", "created"]);
+const CHANGED = new Set(["done", "already-gone", "created", "noticed"]);
 
-/** Slack allows 50 blocks: header, summary, up to 40 actions, the rest summarised, warnings. */
+/** Slack allows 50 blocks: header, summary, a highlight, up to 40 actions, the rest summarised, warnings. */
 const MAX_ACTION_BLOCKS = 40;
+/** Lines of the highlight (one section of at most 3,000 characters). */
+const MAX_HIGHLIGHTS = 20;
 
 export interface SlackMessage {
   response_type: "ephemeral" | "in_channel";
@@ -24,6 +26,12 @@ export function renderSlack(report: AnyReport): SlackMessage {
     { type: "header", text: { type: "plain_text", text: cut(title, 150) } },
     { type: "section", text: { type: "mrkdwn", text: summary } },
   ];
+  const highlight = view.highlight?.(report as never);
+  if (highlight) {
+    const shown = highlight.lines.slice(0, MAX_HIGHLIGHTS).map((line) => `• ${escapeMrkdwn(line)}`);
+    const more = highlight.lines.length > MAX_HIGHLIGHTS ? [`…and ${highlight.lines.length - MAX_HIGHLIGHTS} more`] : [];
+    blocks.push({ type: "section", text: { type: "mrkdwn", text: cut([`*${escapeMrkdwn(highlight.title)}*`, ...shown, ...more].join("\n"), 3000) } });
+  }
   // A comparison of policies shows its differences instead of the plan (a section's text is at most 3,000 characters).
   const compared = isComparison(report);
   if (compared) blocks.push({ type: "section", text: { type: "mrkdwn", text: cut(comparisonLines(report, escapeMrkdwn).join("\n"), 3000) } });

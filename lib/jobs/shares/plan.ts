@@ -7,7 +7,12 @@
 import type { GroupShare } from "../../gitlab/index.ts";
 import type { ShareInput } from "../../policy/index.ts";
 
-export const SHARE_STATUSES = ["planned", "done", "already-gone", "skipped", "failed"] as const;
+/**
+ * A removal's statuses, and those of a stray share the policy does not remove at once (onStray,
+ * lib/jobs/notices/): "notify" (a notice to open), "noticed" (opened by this run), "pending" (its
+ * notice stands, not yet due), "reported" (onStray report: only reported).
+ */
+export const SHARE_STATUSES = ["planned", "done", "already-gone", "skipped", "failed", "notify", "noticed", "pending", "reported"] as const;
 export type ShareStatus = (typeof SHARE_STATUSES)[number];
 
 /** The audit event that created a share or last raised its level: its author, time and id. */
@@ -28,6 +33,18 @@ export interface AddedBy {
 export const ATTRIBUTIONS = ["not recorded", "not visible", "off"] as const;
 export type Attribution = (typeof ATTRIBUTIONS)[number];
 
+/** A notice as a stray share's action carries it: the issue (absent for one still to open) and its due date. */
+export interface NoticeRef {
+  iid?: number;
+  url?: string;
+  /** The issue's due_date, as a person may have moved it (for one to open, the date it gets); null: none set. */
+  dueDate: string | null;
+  /** Whole UTC days until dueDate (0 or less: due); null without a due date. */
+  daysLeft: number | null;
+  /** Closed by this run (its share removed, or no longer to be removed). */
+  closed?: boolean;
+}
+
 /** The fields every removal carries, whatever its kind (restore re-creates a share from them). */
 interface ShareFields {
   /** The group the share grants access to (the invited group). */
@@ -47,6 +64,8 @@ interface ShareFields {
    */
   addedBy?: AddedBy | null;
   attribution?: Attribution;
+  /** The share's notice (onStray notify, lib/jobs/notices/): the issue, or the one to open. */
+  notice?: NoticeRef;
   /** "skipped": judged again before removal (the plan had grown old) and no longer stray, or (a saved plan) changed since. */
   status: ShareStatus;
   error?: string;

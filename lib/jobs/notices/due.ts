@@ -1,0 +1,28 @@
+/**
+ * A notice's dates, in whole UTC days as exemptions' are: the due date a new notice gets, and how many
+ * days are left on one (read from the issue every run: a person moving it grants more time).
+ */
+import type { Grace } from "../../policy/index.ts";
+
+const DAY_MS = 86_400_000;
+
+/** YYYY-MM-DD of `at`, in UTC. */
+export function utcDay(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
+/**
+ * The due date of a notice opened `now` with this grace: the first UTC day that begins at or after
+ * now + grace, so the grace is never cut short (7d opened at 09:00 is due 8 days later, at 00:00).
+ */
+export function dueDateFor(now: Date, grace: Grace): string {
+  const end = now.getTime() + grace.hours * 3_600_000;
+  return utcDay(new Date(Math.ceil(end / DAY_MS) * DAY_MS));
+}
+
+/** Whole days from `now`'s UTC day to `dueDate` (0 or less: due); null without a due date. */
+export function daysLeft(dueDate: string | null, now: Date): number | null {
+  if (dueDate === null || !/^\d{4}-\d{2}-\d{2}$/.test(dueDate)) return null;
+  const due = Date.parse(`${dueDate}T00:00:00Z`);
+  return Number.isNaN(due) ? null : Math.round((due - Date.parse(`${utcDay(now)}T00:00:00Z`)) / DAY_MS);
+}

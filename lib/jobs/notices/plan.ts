@@ -1,0 +1,123 @@
+/**
+ * What a run does with each stray share the policy does not remove at once, and with each open
+ * notice (reads only; write.ts makes the changes). Per stray, by strayHandling (gitlab.shares.onStray
+ * and the scope's overrides):
+ * - notify, no notice: "notify" (a notice to open, due after the grace);
+ * - notify, a notice not yet due (or whose due date a person removed): "pending";
+ * - notify, a notice due (its due_date today or past, in UTC days): "planned", removed as any stray is,
+ *   its notice closed after;
+ * - report: "reported", and any notice of it closed (no removal follows);
+ * - remove: removed at once, and any notice of it closed after.
+ * An open notice whose share is not stray in this run is closed only by a complete run over the whole
+ * scope (a --target, watch or stream run sees only part of it), once a read of its subject shows why:
+ * the share or its subject is gone, or the policy now allows, exempts or leaves it out of scope.
+ */
+import pMap from "p-map";
+import { HttpError, type GitLabClient } from "../../gitlab/index.ts";
+import { evaluateShare, strayHandling, type Policy } from "../../policy/index.ts";
+import { errorText } from "../report.ts";
+import { SHARE_OPS } from "../shares/kinds.ts";
+import { shareInput, shareKey, subjectOf, type NoticeRef, type ShareRemoval, type ShareStatus } from "../shares/plan.ts";
+import { count } from "../view.ts";
+import { daysLeft, dueDateFor } from "./due.ts";
+import { keyParts, noticeKey } from "./marker.ts";
+import { readNotices, type OpenNotice } from "./read.ts";
+import type { ClosingReason } from "./text.ts";
+
+/** A notice this run closes (or, a dry run, would close), for a reason other than its share's removal. */
+export interface NoticeClosure {
+  iid: number;
+  url: string;
+  /** The share's notice key, "project:12:group:34". */
+  share: string;
+  reason: ClosingReason;
+  status: "planned" | "done" | "failed";
+  error?: string;
+}
+
+/** A stray share's status and notice, as the notices phase decided. */
+export interface NoticeState {
+  status: ShareStatus;
+  notice?: NoticeRef;
+  error?: string;
+}
+
+export interface NoticePlan {
+  /** By shareKey. */
+  states: Record<string, NoticeState>;
+  closures: NoticeClosure[];
+  warnings: string[];
+  /** The notices project could not be read (missing, or not visible to the token): no notice is opened or closed. */
+  unreadable?: true;
+}
+
+export interface PlanInput {
+  gitlab: GitLabClient;
+  policy: Policy;
+  now: Date;
+  plan: readonly ShareRemoval[];
+  /** The run examined the whole scope to the end: a notice whose share it did not find stray may be closed. */
+  whole: boolean;
+  /** Most notices closed per run (and subjects read to tell why). */
+  max: number;
+  concurrency: number;
+  signal?: AbortSignal;
+}
+
+export function noticeRef(notice: OpenNotice, now: Date): NoticeRef {
+  return { iid: notice.iid, url: notice.url, dueDate: notice.dueDate, daysLeft: daysLeft(notice.dueDate, now) };
+}
+
+export async function planNotices(input: PlanInput): Promise<NoticePlan> {
+  const { policy, now, plan } = input;
+  const project = policy.gitlab?.shares.notices?.project;
+  const states: Record<string, NoticeState> = {};
+  const closures: NoticeClosure[] = [];
+  const warnings: string[] = [];
+  const listing = project === undefined ? undefined : await readNotices(input.gitlab, project, new Set(plan.map(noticeKey)), input.max, input.signal).catch((err: unknown) => {
+    if (input.signal?.aborted) throw err;
+    // Without the notices no share under notify can be known due: none is removed, and none gets a second notice.
+    const why = err instanceof HttpError && (err.status === 404 || err.status === 403) ? "was not found, or the token cannot read it" : "could not be listed";
+    warnings.push(`gitlab.shares.notices.project: project ${project} ${why} (${errorText(err)}): no notice was read, opened or closed, and no share under onStray notify was removed`);
+    return null;
+  });
+  const close = (notice: OpenNotice, reason: ClosingReason) => closures.push({ iid: notice.iid, url: notice.url, share: notice.key, reason, status: "planned" });
+  for (const action of plan) {
+    const handling = strayHandling(policy, subjectOf(action).path);
+    const notice = listing?.byKey.get(noticeKey(action)) ?? undefined;
+    const state: NoticeState = { status: "planned", ...(notice && { notice: noticeRef(notice, now) }) };
+    if (handling.onStray === "report") {
+      state.status = "reported";
+      if (notice) close(notice, { kind: "not-notify", onStray: "report", from: handling.from });
+    } else if (handling.onStray === "notify" && !notice) {
+      const dueDate = dueDateFor(now, handling.grace!);
+      Object.assign(state, { status: "notify", notice: { dueDate, daysLeft: daysLeft(dueDate, now) } });
+    } else if (handling.onStray === "notify" && (state.notice!.daysLeft === null || state.notice!.daysLeft > 0)) {
+      state.status = "pending";
+    }
+    states[shareKey(action)] = state;
+  }
+  if (listing) {
+    for (const { notice, of } of listing.duplicates) close(notice, { kind: "duplicate", of });
+    if (input.whole) {
+      const reasons = await pMap(listing.others, (notice) => whyNotStray(input, notice).catch((err: unknown) => void warnings.push(`notice #${notice.iid}: its share could not be read (${errorText(err)}); left open`)), { concurrency: input.concurrency });
+      listing.others.forEach((notice, i) => reasons[i] && close(notice, { kind: "no-longer-stray", why: reasons[i] }));
+    }
+    const left = listing.duplicatesLeft + (input.whole ? listing.othersLeft : 0);
+    if (left) warnings.push(`notices: ${count(left, "more open notice")} to close than a run closes (gitlab.guard.maxRemovals, ${input.max}): later runs close them`);
+  }
+  return { states, closures, warnings, ...(listing === null && { unreadable: true as const }) };
+}
+
+/** Why the share a notice names is no longer stray, read anew; undefined while it still is (or it cannot be read). */
+async function whyNotStray(input: PlanInput, notice: OpenNotice): Promise<string | undefined> {
+  const { kind, subjectId, groupId } = keyParts(notice.key);
+  const subject = await SHARE_OPS[kind].read(input.gitlab, subjectId, input.signal);
+  if (!subject) return `the ${kind} (id ${subjectId}) is gone, or the token can no longer see it`;
+  const share = subject.shares.find((s) => s.group_id === groupId);
+  if (!share) return `the share of ${kind} ${subject.path} with group id ${groupId} is gone`;
+  const verdict = evaluateShare(input.policy, shareInput(kind, subject, share), input.now);
+  if (verdict.kind === "stray") return undefined;
+  if (verdict.kind === "out-of-scope") return `${kind} ${subject.path} is no longer in the policy's scope`;
+  return `the share of ${kind} ${subject.path} with ${share.group_full_path} is now ${verdict.kind} by ${verdict.rule}`;
+}

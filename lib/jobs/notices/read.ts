@@ -1,0 +1,57 @@
+/**
+ * The run reads its own notices: one keyset listing of the open issues labelled warden::notice in the
+ * notices project, streamed page by page. Only issues the token's own user opened, whose description
+ * starts with the marker, count: anyone may type a marker into an issue of their own, and must not
+ * stand in for Warden's notice (delaying a removal) by doing so. For each share the oldest open notice
+ * (lowest iid) stands; a newer one is a duplicate, left by two runs at once. Kept in memory: one small
+ * entry per open notice's share, and the notices of other shares up to `max` (the ones a sweep may close).
+ */
+import { listIssues, type GitLabClient } from "../../gitlab/index.ts";
+import { NOTICE_LABEL, markedKey } from "./marker.ts";
+
+export interface OpenNotice {
+  iid: number;
+  url: string;
+  dueDate: string | null;
+  key: string;
+}
+
+export interface NoticeListing {
+  /** The standing notice of each share of `wanted`. */
+  byKey: Map<string, OpenNotice>;
+  /** The standing notices of other shares, up to `max`, and how many more there were. */
+  others: OpenNotice[];
+  othersLeft: number;
+  /** Newer notices of a share that has an older one (up to `max`), with the iid that stands. */
+  duplicates: { notice: OpenNotice; of: number }[];
+  duplicatesLeft: number;
+}
+
+export async function readNotices(gitlab: GitLabClient, project: string, wanted: ReadonlySet<string>, max: number, signal?: AbortSignal): Promise<NoticeListing> {
+  const me = await gitlab.currentUser(signal);
+  const standing = new Map<string, OpenNotice>();
+  const duplicates: OpenNotice[] = [];
+  let duplicatesLeft = 0;
+  const duplicate = (notice: OpenNotice) => (duplicates.length < max ? duplicates.push(notice) : duplicatesLeft++);
+  for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "opened" }, signal ? { signal } : undefined)) {
+    const key = issue.author?.id === me.id ? markedKey(issue.description) : undefined;
+    if (key === undefined) continue;
+    const notice: OpenNotice = { iid: issue.iid, url: issue.web_url, dueDate: issue.due_date ?? null, key };
+    const earlier = standing.get(key);
+    // Listed by creation, yet iids decide (both runs at once must agree on which one stands).
+    if (earlier && earlier.iid < notice.iid) duplicate(notice);
+    else {
+      if (earlier) duplicate(earlier);
+      standing.set(key, notice);
+    }
+  }
+  const byKey = new Map([...standing].filter(([key]) => wanted.has(key)));
+  const others = [...standing.values()].filter((n) => !wanted.has(n.key));
+  return {
+    byKey,
+    others: others.slice(0, max),
+    othersLeft: Math.max(0, others.length - max),
+    duplicates: duplicates.map((notice) => ({ notice, of: standing.get(notice.key)!.iid })),
+    duplicatesLeft,
+  };
+}

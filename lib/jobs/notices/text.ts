@@ -1,0 +1,103 @@
+/**
+ * What a notice says, as GitLab Markdown: its title, its body (the hidden marker first, then the share,
+ * why it is stray, who added it and when, the removal date and how to keep it) and the notes that close
+ * it. Every text GitLab or a person chose (paths, names, the rule's wording, which quotes paths) passes
+ * escapeMarkdown, so it can neither mention anyone, nor forge the marker, nor inject HTML or links; the
+ * whole text passes redactOutput last, as every output does.
+ */
+import { accessLevelName } from "../../policy/index.ts";
+import { redactOutput } from "../../redact/index.ts";
+import { escapeMarkdown as md } from "../render/escape.ts";
+import { subjectOf, type ShareRemoval } from "../shares/plan.ts";
+import { markerLine, noticeKey } from "./marker.ts";
+
+/** Why a notice is closed. */
+export type ClosingReason =
+  | { kind: "removed"; dueDate: string | null }
+  | { kind: "already-gone" }
+  | { kind: "no-longer-stray"; why: string }
+  | { kind: "duplicate"; of: number }
+  | { kind: "not-notify"; onStray: string; from: string };
+
+/** "Stray share: project acme/app shared with partners (Developer)", one line, escaped. */
+export function noticeTitle(a: ShareRemoval): string {
+  const subject = `${a.kind} ${md(subjectOf(a).path)}`;
+  return redactOutput(`Stray share: ${subject} shared with ${md(a.group)} (${accessLevelName(a.accessLevel)})`);
+}
+
+export interface BodyFacts {
+  /** The removal date (the issue's due_date). */
+  dueDate: string;
+  /** The grace as the policy writes it (7d, 36h). */
+  grace: string;
+  /** Where the policy sets onStray notify for this share (strayHandling's `from`). */
+  from: string;
+}
+
+export function noticeBody(a: ShareRemoval, facts: BodyFacts): string {
+  const { path } = subjectOf(a);
+  const expiry = a.expiresAt ? `until ${a.expiresAt}` : "no expiry";
+  const lines = [
+    markerLine(noticeKey(a)),
+    "",
+    `**Warden will remove this share on ${md(facts.dueDate)}**: the access policy does not allow it.`,
+    "",
+    "| | |",
+    "|---|---|",
+    `| ${a.kind === "project" ? "Project" : "Group"} | ${md(path)} |`,
+    `| Shared with group | ${md(a.group)} |`,
+    `| Level | ${accessLevelName(a.accessLevel)} (${md(expiry)}) |`,
+    `| Why it is stray | ${md(a.reason)} |`,
+    `| Added by | ${addedBy(a)} |`,
+    `| Removal | on ${md(facts.dueDate)}, this issue's due date (the grace of ${md(facts.grace)} set by ${md(facts.from)}) |`,
+    "",
+    "**How to keep it**",
+    "",
+    `- Ask for an exemption: run warden exempt with \\-\\-project ${md(path)} \\-\\-group ${md(a.group)}, an \\-\\-until date and a \\-\\-reason; it opens a merge request on the policy repository, and merging it is the approval.`,
+    "- Or change the policy so that it allows this share.",
+    "- To give more time, move this issue's due date: Warden reads it on every run.",
+    "",
+    "Warden closes this issue itself when the share is removed, allowed or gone.",
+  ];
+  return redactOutput(lines.join("\n"));
+}
+
+/** "Jane Doe on 2026-11-20", or why no one is named. No @mention: the adder is assigned instead, where they can be. */
+function addedBy(a: ShareRemoval): string {
+  if (a.addedBy === undefined) return "not known (not attributed)";
+  if (a.addedBy === null) return `not known (${a.attribution ?? "not recorded"})`;
+  const who = a.addedBy.username === null ? md(a.addedBy.name) : `${md(a.addedBy.name)} (${md(a.addedBy.username)})`;
+  return `${who} on ${md(a.addedBy.at.slice(0, 10))}`;
+}
+
+/** The note a notice is closed with. */
+export function closingNote(reason: ClosingReason): string {
+  switch (reason.kind) {
+    case "removed":
+      return redactOutput(`Warden removed this share: the notice was due (${md(reason.dueDate ?? "no due date")}) and the share was still stray. The run's report lists the removal, and warden restore can re-create the share from it.`);
+    case "already-gone":
+      return "The notice was due, and the share was already gone: Warden removed nothing.";
+    case "no-longer-stray":
+      return redactOutput(`Closed: ${md(reason.why)}. Nothing was removed.`);
+    case "duplicate":
+      return `Closed as a duplicate of #${reason.of}: two runs opened a notice for this share at once; #${reason.of} stands.`;
+    case "not-notify":
+      return redactOutput(`Closed: the policy now sets onStray ${md(reason.onStray)} for this share (${md(reason.from)}), so no notice applies.`);
+  }
+}
+
+/** Why a notice was closed, in a few plain words (the report's; the note says more). */
+export function closureWhy(reason: ClosingReason): string {
+  switch (reason.kind) {
+    case "removed":
+      return "its share was removed";
+    case "already-gone":
+      return "its share was already gone";
+    case "no-longer-stray":
+      return reason.why;
+    case "duplicate":
+      return `a duplicate of #${reason.of}`;
+    case "not-notify":
+      return `onStray is now ${reason.onStray} (${reason.from})`;
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * The changes of the notices phase, in an applying run, after the removals: opens the notices planned
+ * (one issue each, assigned to the share's adder where attribution names them and the policy lets
+ * it; confidential, as a notice tells who reaches what: only the notices project's Reporters and up,
+ * and its assignee, see it), closes with a note the notices whose share this run removed and those plan.ts found to close,
+ * and, when it opened any, reads the open notices again: two runs at once may each have opened one for
+ * the same share, and whichever run reads last closes the newer (both agree on the lowest iid), so one
+ * notice stands. Issues are created and noted with POST, never repeated once it may have arrived.
+ */
+import pMap from "p-map";
+import { createIssue, createIssueNote, updateIssue, userByUsername, type GitLabClient } from "../../gitlab/index.ts";
+import { strayHandling, type NoticesPolicy, type Policy } from "../../policy/index.ts";
+import { errorText, type AuditSink } from "../report.ts";
+import { shareKey, subjectOf, type ShareRemoval } from "../shares/plan.ts";
+import { NOTICE_LABEL, noticeKey } from "./marker.ts";
+import { noticeRef, type NoticeClosure, type NoticeState } from "./plan.ts";
+import { readNotices } from "./read.ts";
+import { closingNote, closureWhy, noticeBody, noticeTitle, type ClosingReason } from "./text.ts";
+
+export interface WriteInput {
+  gitlab: GitLabClient;
+  policy: Policy;
+  now: Date;
+  /** The plan after the removals (not changed here: the states returned say what became of each). */
+  plan: readonly ShareRemoval[];
+  closures: readonly NoticeClosure[];
+  max: number;
+  concurrency: number;
+  signal?: AbortSignal;
+  /** One line per notice opened or closed (open-notice, close-notice): restore skips them. */
+  audit?: AuditSink;
+}
+
+export interface Written {
+  /** By shareKey: the actions whose status or notice changed. */
+  states: Record<string, NoticeState>;
+  closures: NoticeClosure[];
+  warnings: string[];
+}
+
+export async function writeNotices(input: WriteInput): Promise<Written> {
+  const { gitlab, policy, signal } = input;
+  const notices = policy.gitlab!.shares.notices!;
+  const states: Record<string, NoticeState> = {};
+  const warnings: string[] = [];
+  const close = async (iid: number, share: string, reason: ClosingReason) => {
+    try {
+      await closeNotice(gitlab, notices.project, iid, reason, signal);
+      input.audit?.info("close-notice", { share, project: notices.project, iid, why: closureWhy(reason), outcome: "done" });
+    } catch (err) {
+      input.audit?.info("close-notice", { share, project: notices.project, iid, why: closureWhy(reason), outcome: "failed", error: errorText(err) });
+      throw err;
+    }
+  };
+
+  const assignee = assignees(gitlab, notices, signal);
+  const opened = await pMap(input.plan.filter((a) => a.status === "notify"), async (action) => {
+    const key = shareKey(action);
+    const dueDate = action.notice!.dueDate!;
+    try {
+      const assigneeIds = await assignee(action);
+      const handling = strayHandling(policy, subjectOf(action).path);
+      const body = noticeBody(action, { dueDate, grace: handling.grace?.text ?? "", from: handling.from });
+      const issue = await createIssue(gitlab, notices.project, { title: noticeTitle(action), description: body, labels: [NOTICE_LABEL, ...notices.labels], assigneeIds, dueDate, confidential: true }, signal);
+      states[key] = { status: "noticed", notice: { iid: issue.iid, url: issue.web_url, dueDate: issue.due_date ?? dueDate, daysLeft: action.notice!.daysLeft } };
+      input.audit?.info("open-notice", { share: noticeKey(action), project: notices.project, iid: issue.iid, dueDate, assigneeIds, outcome: "done" });
+      return action;
+    } catch (err) {
+      states[key] = { status: "failed", notice: action.notice!, error: `opening its notice: ${errorText(err)}` };
+      input.audit?.info("open-notice", { share: noticeKey(action), project: notices.project, dueDate, outcome: "failed", error: errorText(err) });
+      return undefined;
+    }
+  }, { concurrency: input.concurrency });
+
+  // The notices of shares this run removed (or found gone) as they came due, or removed at once.
+  const settled = input.plan.filter((a) => a.notice?.iid !== undefined && !a.notice.closed && (a.status === "done" || a.status === "already-gone"));
+  await pMap(settled, async (action) => {
+    try {
+      await close(action.notice!.iid!, noticeKey(action), action.status === "done" ? { kind: "removed", dueDate: action.notice!.dueDate } : { kind: "already-gone" });
+      states[shareKey(action)] = { status: action.status, notice: { ...action.notice!, closed: true } };
+    } catch (err) {
+      warnings.push(`notice #${action.notice!.iid} of a removed share could not be closed (${errorText(err)}): the next sweep closes it`);
+    }
+  }, { concurrency: input.concurrency });
+
+  // Copies: an attempt again (durable steps) starts from what the step was given.
+  const closures = input.closures.map((closure) => ({ ...closure }));
+  const openedHere = opened.filter((a) => a !== undefined);
+  if (openedHere.length) {
+    // Read again only for the shares this run opened a notice for.
+    const again = await readNotices(gitlab, notices.project, new Set(openedHere.map(noticeKey)), input.max, signal);
+    for (const { notice, of } of again.duplicates) if (!closures.some((c) => c.iid === notice.iid)) closures.push({ iid: notice.iid, url: notice.url, share: notice.key, reason: { kind: "duplicate", of }, status: "planned" });
+    for (const action of openedHere) {
+      const standing = again.byKey.get(noticeKey(action));
+      const key = shareKey(action);
+      if (standing && standing.iid !== states[key]!.notice!.iid) states[key] = { status: "pending", notice: noticeRef(standing, input.now) };
+    }
+  }
+  await pMap(closures, async (closure) => {
+    try {
+      await close(closure.iid, closure.share, closure.reason);
+      closure.status = "done";
+    } catch (err) {
+      Object.assign(closure, { status: "failed", error: errorText(err) });
+    }
+  }, { concurrency: input.concurrency });
+  return { states, closures, warnings };
+}
+
+/** The note first, then the close (PUT, idempotent): a notice is never closed without saying why. */
+async function closeNotice(gitlab: GitLabClient, project: string, iid: number, reason: ClosingReason, signal?: AbortSignal): Promise<void> {
+  await createIssueNote(gitlab, project, iid, closingNote(reason), signal);
+  await updateIssue(gitlab, project, iid, { stateEvent: "close" }, signal);
+}
+
+/** The assignee ids of a share's notice: its adder's, looked up once per username, where the policy lets it and they exist. */
+function assignees(gitlab: GitLabClient, notices: NoticesPolicy, signal?: AbortSignal): (a: ShareRemoval) => Promise<number[] | undefined> {
+  const found = new Map<string, Promise<{ id: number } | undefined>>();
+  return async (action) => {
+    const username = action.addedBy?.username;
+    if (!notices.assignAdder || !username) return undefined;
+    // Not found, or not readable: the notice is opened unassigned.
+    if (!found.has(username)) found.set(username, userByUsername(gitlab, username, signal).catch(() => undefined));
+    const user = await found.get(username)!;
+    return user && [user.id];
+  };
+}

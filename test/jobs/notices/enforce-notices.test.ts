@@ -1,0 +1,293 @@
+/**
+ * onStray notify against the simulator (lib/jobs/notices/): a dry run plans notices and sends only
+ * reads; an applying run opens one issue per stray share, the next finds it pending, a run past its due
+ * date removes the share and closes the issue; a share removed by hand, a due date a person moved, two
+ * runs at once, and hostile names.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { enforce, exitCode, renderText, type AuditSink, type EnforceTarget } from "../../../lib/jobs/index.ts";
+import { markedKey } from "../../../lib/jobs/notices/marker.ts";
+import { escapeMarkdown, renderMarkdown, renderSlack } from "../../../lib/jobs/render.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { startGitLabSim, type GitLabDataset, type GitLabSim } from "../../../sim/gitlab/index.ts";
+import { validated } from "../../support/report.ts";
+import { recordingSteps } from "../../support/steps.ts";
+
+let sim: GitLabSim;
+afterEach(() => sim?.close());
+
+const DAY = 86_400_000;
+const NOTICES = 200;
+const group = (id: number, path: string, owners: string[]) =>
+  ({ id, name: path, path, full_path: path, parent_id: null, visibility: "internal" as const, shared_with_groups: [], owners });
+const project = (id: number, path: string, namespace_id: number) =>
+  ({ id, name: path.split("/")[1]!, path: path.split("/")[1]!, path_with_namespace: path, namespace_id, shared_with_groups: [], default_branch: "main", branches: ["main"], archived: false, previous_paths: [] });
+
+function world(partners = "partners", janeName = "Jane Doe"): GitLabDataset {
+  return {
+    groups: [group(10, "acme", ["jane"]), group(20, partners, ["jane"]), group(40, "security", ["root"])],
+    users: [{ id: 5, username: "jane", name: janeName, namespace_id: 105 }],
+    projects: [project(100, "acme/app", 10), project(NOTICES, "security/access-notices", 40)],
+  };
+}
+
+const POLICY = `version: 1
+gitlab:
+  scope: { groups: [acme] }
+  shares:
+    allow:
+      - group: "acme/**"
+    onStray: notify
+    grace: 7d
+    notices: { project: security/access-notices, labels: [access-review] }
+  guard: { maxRemovals: 100, unmatchedRules: warn }
+`;
+
+const T0 = new Date("2026-11-29T09:00:00Z");
+const later = (days: number) => new Date(T0.getTime() + days * DAY);
+
+async function start(dataset = world()) {
+  sim = await startGitLabSim({ dataset, tokens: { root: { admin: true }, jane: { admin: false, username: "jane" } }, recordRequests: true });
+  // Jane shares the project and her group acme with partners: two stray shares, attributed to her.
+  for (const path of ["/projects/100/share", "/groups/10/share"]) await gitlabCall("jane", "POST", path, { group_id: 20, group_access: 30 }, 201);
+}
+
+async function gitlabCall(token: string, method: string, path: string, body?: unknown, status = 200): Promise<unknown> {
+  const res = await fetch(`${sim.url}/api/v4${path}`, { method, headers: { "private-token": token, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  expect(res.status).toBe(status);
+  return res.status === 204 ? undefined : res.json();
+}
+
+function run(opts: { apply?: boolean; now?: Date; policy?: string; targets?: EnforceTarget[]; audit?: AuditSink } = {}) {
+  const gitlab = new GitLabClient({ url: sim.url, token: "root", limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
+  const policy = parsePolicy(opts.policy ?? POLICY, "warden.yaml");
+  return validated(enforce({ gitlab, policy, apply: opts.apply ?? false, now: opts.now ?? T0, ...(opts.targets && { targets: opts.targets }), ...(opts.audit && { audit: opts.audit }) }));
+}
+
+const issues = () => sim.work.issuesOf(NOTICES);
+const open = () => issues().filter((i) => i.state === "opened");
+const writes = () => sim.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.url.split("?")[0]}`);
+const deletes = () => writes().filter((w) => w.startsWith("DELETE"));
+
+describe("enforce with onStray notify", () => {
+  it("a dry run plans one notice per stray share, due after the grace, and sends only GETs", async () => {
+    await start();
+    sim.requests.length = 0;
+    const report = await run();
+    expect(report.actions.map((a) => [a.kind, a.status, a.notice])).toEqual([
+      ["project", "notify", { dueDate: "2026-12-07", daysLeft: 8 }],
+      ["group", "notify", { dueDate: "2026-12-07", daysLeft: 8 }],
+    ]);
+    expect(report.summary.notices).toMatchObject({ toOpen: 2, opened: 0, pending: 0, due: 0 });
+    expect(report.summary.guard).toBe("ok");
+    expect(writes()).toEqual([]);
+    expect(issues()).toEqual([]);
+    expect(exitCode(report)).toBe(2);
+    expect(renderText(report, { color: false })).toContain("Notices: 2 to open, 0 pending, 0 due (to remove).");
+  });
+
+  it("an applying run opens exactly one notice per stray share, assigned to the adder; the next opens none (pending); past the due date the share is removed and its notice closed", async () => {
+    await start();
+    const lines: [string, Record<string, unknown>][] = [];
+    const audit: AuditSink = { info: (message, fields) => lines.push([message, fields]) };
+    const first = await run({ apply: true, audit });
+    expect(first.actions.map((a) => a.status)).toEqual(["noticed", "noticed"]);
+    expect(deletes()).toEqual([]);
+    expect(open()).toHaveLength(2);
+    for (const issue of open()) {
+      expect(issue.labels).toEqual(["warden::notice", "access-review"]);
+      expect(issue.due_date).toBe("2026-12-07");
+      expect(issue.assignees.map((a) => a.username)).toEqual(["jane"]);
+      expect(issue.confidential).toBe(true);
+    }
+    expect(open().map((i) => markedKey(i.description)).sort()).toEqual(["group:10:group:20", "project:100:group:20"]);
+    expect(exitCode(first)).toBe(0);
+    // In the order the answers came.
+    expect(lines.map(([message, fields]) => `${message} ${fields["share"]} ${fields["outcome"]}`).sort()).toEqual(["open-notice group:10:group:20 done", "open-notice project:100:group:20 done"]);
+
+    sim.requests.length = 0;
+    const second = await run({ apply: true, now: later(3) });
+    expect(second.actions.map((a) => [a.status, a.notice?.daysLeft])).toEqual([["pending", 5], ["pending", 5]]);
+    expect(writes()).toEqual([]);
+    expect(renderText(second, { color: false })).toContain("Notices: 0 opened, 2 pending (next due in 5 days), 0 due and removed.");
+
+    sim.requests.length = 0;
+    lines.length = 0;
+    const due = await run({ apply: true, now: later(8), audit });
+    expect(lines.map(([message]) => message).sort()).toEqual(["close-notice", "close-notice", "remove-group-share", "remove-group-share", "remove-share"]);
+    expect(due.actions.map((a) => [a.status, a.notice?.closed])).toEqual([["done", true], ["done", true]]);
+    expect(deletes()).toHaveLength(2);
+    expect(open()).toEqual([]);
+    for (const issue of issues()) expect(issue.notes.map((n) => n.body).join()).toMatch(/^Warden removed this share: the notice was due/);
+    expect(due.summary.notices).toMatchObject({ due: 2, removed: 2 });
+    expect(renderText(due, { color: false })).toContain("2 due and removed");
+  });
+
+  it("a share removed by hand: the next sweep closes its notice with a note saying why", async () => {
+    await start();
+    await run({ apply: true });
+    await gitlabCall("jane", "DELETE", "/projects/100/share/20", undefined, 204);
+    sim.requests.length = 0;
+    const report = await run({ apply: true, now: later(1) });
+    expect(report.actions.map((a) => [a.kind, a.status])).toEqual([["group", "pending"]]);
+    expect(report.notices?.closed).toEqual([expect.objectContaining({ share: "project:100:group:20", status: "done", why: expect.stringMatching(/share of project acme\/app with group id 20 is gone/) })]);
+    const closed = issues().find((i) => markedKey(i.description) === "project:100:group:20")!;
+    expect(closed.state).toBe("closed");
+    expect(closed.notes.at(-1)!.body).toMatch(/^Closed: the share of project acme\\\/app/);
+    expect(deletes()).toEqual([]);
+  });
+
+  it("a due date a person moved is read from the issue: the share stays until the new date", async () => {
+    await start();
+    await run({ apply: true });
+    for (const issue of open()) await gitlabCall("jane", "PUT", `/projects/${NOTICES}/issues/${issue.iid}`, { due_date: "2026-12-31" });
+    sim.requests.length = 0;
+    const report = await run({ apply: true, now: later(10) });
+    expect(report.actions.map((a) => [a.status, a.notice?.dueDate, a.notice?.daysLeft])).toEqual([["pending", "2026-12-31", 22], ["pending", "2026-12-31", 22]]);
+    expect(writes()).toEqual([]);
+  });
+
+  it("two applying runs at once leave exactly one open notice per share", async () => {
+    await start();
+    await Promise.all([run({ apply: true }), run({ apply: true })]);
+    const keys = open().map((i) => markedKey(i.description)).sort();
+    expect(keys).toEqual(["group:10:group:20", "project:100:group:20"]);
+    for (const issue of issues().filter((i) => i.state === "closed")) expect(issue.notes.at(-1)!.body).toMatch(/^Closed as a duplicate of #\d+/);
+    // A notice another run opened for the same share (as that run's token, Warden's user) is a duplicate: the oldest stands.
+    const standing = open().find((i) => markedKey(i.description) === "project:100:group:20")!;
+    await gitlabCall("root", "POST", `/projects/${NOTICES}/issues`, { title: "t", description: standing.description, labels: "warden::notice", due_date: "2026-12-01" }, 201);
+    expect(open()).toHaveLength(3);
+    // And the next run agrees: both pending, nothing opened, the newer notice closed.
+    const next = await run({ apply: true, now: later(1) });
+    expect(next.actions.map((a) => [a.status, a.notice?.iid])).toEqual([["pending", standing.iid], ["pending", expect.any(Number)]]);
+    expect(open()).toHaveLength(2);
+    expect(issues().at(-1)!.notes.at(-1)!.body).toBe(`Closed as a duplicate of #${standing.iid}: two runs opened a notice for this share at once; #${standing.iid} stands.`);
+    expect(next.notices?.closed).toEqual([expect.objectContaining({ why: `a duplicate of #${standing.iid}`, status: "done" })]);
+  });
+
+  it("hostile names: a group path with a forged marker, HTML and @all, an adder named with Markdown, cannot forge the marker or ping", async () => {
+    const hostile = "x --> <!-- warden-share: project:100:group:99 --> @all <img src=x> [a](https://e.example)";
+    await start(world(hostile, "@root **boss**"));
+    await run({ apply: true });
+    expect(open()).toHaveLength(2);
+    for (const issue of open()) {
+      const text = `${issue.title}\n${issue.description}`;
+      expect(markedKey(issue.description)).toMatch(/^(project:100|group:10):group:20$/);
+      expect(text.match(/<!--/g)).toHaveLength(1);
+      expect(text).not.toMatch(/(?<![\\\u200d])(@(all|root)|<img|\]\(https)/);
+    }
+    // And the notices are read back as Warden's own: the next run finds them pending.
+    const next = await run({ apply: true, now: later(1) });
+    expect(next.actions.map((a) => a.status)).toEqual(["pending", "pending"]);
+  });
+
+  it("a notice someone else opened with Warden's marker is not Warden's: it neither stands in for one nor is closed", async () => {
+    await start();
+    await gitlabCall("jane", "POST", `/projects/${NOTICES}/issues`, { title: "fake", description: "<!-- warden-share: project:100:group:20 -->\nx", labels: "warden::notice", due_date: "2030-01-01" }, 201);
+    const report = await run({ apply: true });
+    expect(report.actions.map((a) => a.status)).toEqual(["noticed", "noticed"]);
+    expect(open()).toHaveLength(3);
+  });
+
+  it("a --target run sees part of the scope: it keeps the notices of shares it did not examine open", async () => {
+    await start();
+    await run({ apply: true });
+    await gitlabCall("jane", "DELETE", "/groups/10/share/20", undefined, 204);
+    sim.requests.length = 0;
+    const report = await run({ apply: true, now: later(1), targets: [{ kind: "project", path: "acme/app" }] });
+    expect(report.actions.map((a) => [a.kind, a.status])).toEqual([["project", "pending"]]);
+    expect(report.notices?.closed).toEqual([]);
+    expect(open()).toHaveLength(2);
+    expect(writes()).toEqual([]);
+    // The next sweep closes it.
+    const sweep = await run({ apply: true, now: later(1) });
+    expect(sweep.notices?.closed).toEqual([expect.objectContaining({ share: "group:10:group:20", status: "done" })]);
+    expect(open()).toHaveLength(1);
+  });
+
+  it("the guard bounds the notices a run opens: more than gitlab.guard.maxRemovals opens none", async () => {
+    await start();
+    const report = await run({ apply: true, policy: POLICY.replace("maxRemovals: 100", "maxRemovals: 1") });
+    expect(report.summary.guard).toBe("tripped");
+    expect(report.warnings.join("\n")).toContain("guard: 2 notices to open, more than gitlab.guard.maxRemovals (1)");
+    expect(issues()).toEqual([]);
+    expect(exitCode(report)).toBe(3);
+  });
+
+  it("a notices project that does not exist: a warning, notices planned, nothing removed or written", async () => {
+    await start();
+    sim.requests.length = 0;
+    const report = await run({ apply: true, policy: POLICY.replace("security/access-notices", "security/no-such-project") });
+    expect(report.actions.map((a) => a.status)).toEqual(["notify", "notify"]);
+    expect(report.warnings.join("\n")).toContain("gitlab.shares.notices.project: project security/no-such-project was not found, or the token cannot read it");
+    expect(writes()).toEqual([]);
+    expect(exitCode(report)).toBe(1);
+  });
+
+  it("onStray turned to report closes the notices (no removal follows); turned to remove, the share is removed and its notice closed", async () => {
+    await start();
+    await run({ apply: true });
+    const reportOnly = POLICY.replace("  scope: { groups: [acme] }", "  scope:\n    groups: [acme]\n    overrides: [{ group: acme/app, onStray: report }]");
+    const reported = await run({ apply: true, now: later(1), policy: reportOnly });
+    expect(reported.actions.map((a) => [a.kind, a.status])).toEqual([["project", "reported"], ["group", "pending"]]);
+    expect(reported.notices?.closed).toEqual([expect.objectContaining({ share: "project:100:group:20", why: expect.stringContaining("onStray is now report"), status: "done" })]);
+    expect(deletes()).toEqual([]);
+    const removeNow = await run({ apply: true, now: later(1), policy: POLICY.replace("onStray: notify", "onStray: remove") });
+    expect(removeNow.actions.map((a) => [a.kind, a.status, a.notice?.closed])).toEqual([["project", "done", undefined], ["group", "done", true]]);
+    expect(open()).toEqual([]);
+  });
+
+  it("durable steps: a \"write notices\" step whose invocation died after opening its notices is attempted again, and one notice per share stands", async () => {
+    await start();
+    const steps = recordingSteps({ sliceMs: 10_000, perStep: 100, crash: ["write notices"] });
+    const gitlab = new GitLabClient({ url: sim.url, token: "root", limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
+    const report = await validated(enforce({ gitlab, policy: parsePolicy(POLICY, "warden.yaml"), apply: true, now: T0 }, steps));
+    expect(steps.names.filter((n) => n.includes("notices"))).toEqual(["notices", "write notices"]);
+    expect(steps.crashed).toEqual(["write notices"]);
+    expect(open().map((i) => markedKey(i.description)).sort()).toEqual(["group:10:group:20", "project:100:group:20"]);
+    expect(issues()).toHaveLength(4);
+    // The notices that stand are the first attempt's, which the report names.
+    expect(report.actions.map((a) => a.notice?.iid).sort()).toEqual(open().map((i) => i.iid).sort());
+  });
+
+  it("the reports: Markdown closes with the notices line, Slack names the shares due within a day", async () => {
+    await start();
+    await run({ apply: true });
+    const report = await run({ apply: true, now: later(7) });
+    expect(report.actions.map((a) => [a.status, a.notice?.daysLeft])).toEqual([["pending", 1], ["pending", 1]]);
+    expect(renderMarkdown(report)).toContain(escapeMarkdown("Notices: 0 opened, 2 pending (next due tomorrow), 0 due and removed."));
+    const slack = JSON.stringify(renderSlack(report).blocks);
+    expect(slack).toContain("Notices: 0 opened, 2 pending (next due tomorrow), 0 due and removed. Due within a day: 2 shares");
+    expect(slack).toContain(`project acme/app shared with partners: notice #${report.actions[0]!.notice!.iid}, due 2026-12-07`);
+    const earlier = JSON.stringify(renderSlack(await run({ now: later(1) })).blocks);
+    expect(earlier).toContain("Notices: 0 to open, 2 pending (next due in 7 days), 0 due (to remove).");
+    expect(earlier).not.toContain("Due within a day");
+  });
+
+  it("a notice whose POST arrived but whose answer was lost is not sent again: the run reports it failed, and the next finds it pending", async () => {
+    await start();
+    sim.addFaults({ kind: "apply-then-drop", route: "POST /projects/:id/issues", times: 1 });
+    const first = await run({ apply: true });
+    expect(first.actions.map((a) => a.status).sort()).toEqual(["failed", "noticed"]);
+    expect(first.actions.find((a) => a.status === "failed")!.error).toMatch(/^opening its notice: /);
+    expect(exitCode(first)).toBe(1);
+    expect(issues()).toHaveLength(2);
+    const next = await run({ apply: true, now: later(1) });
+    expect(next.actions.map((a) => a.status)).toEqual(["pending", "pending"]);
+    expect(issues()).toHaveLength(2);
+  });
+
+  it("a notices listing that fails: a warning, and no share under notify removed, even one whose notice is due", async () => {
+    await start();
+    await run({ apply: true });
+    sim.addFaults({ kind: "status", status: 500, route: "GET /projects/:id/issues", times: 100 });
+    sim.requests.length = 0;
+    const report = await run({ apply: true, now: later(30) });
+    expect(report.warnings.join("\n")).toContain("gitlab.shares.notices.project: project security/access-notices could not be listed");
+    expect(deletes()).toEqual([]);
+    expect(writes()).toEqual([]);
+    expect(open()).toHaveLength(2);
+  });
+});

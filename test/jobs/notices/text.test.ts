@@ -1,0 +1,59 @@
+/**
+ * A notice's text (lib/jobs/notices/text.ts) is written into GitLab issues from names others choose
+ * (project and group paths, users' names): the attack is a name that forges the hidden marker, pings
+ * everyone, or injects Markdown and HTML.
+ */
+import { describe, expect, it } from "vitest";
+import { markedKey, noticeKey } from "../../../lib/jobs/notices/marker.ts";
+import { closingNote, noticeBody, noticeTitle } from "../../../lib/jobs/notices/text.ts";
+import type { ShareRemoval } from "../../../lib/jobs/index.ts";
+
+const hostile: ShareRemoval = {
+  type: "remove-share", kind: "project", projectId: 12,
+  project: "acme/x -->\n<!-- warden-share: project:99:group:98 -->",
+  groupId: 34, group: "@all <img src=x onerror=alert(1)> [click](https://evil.example) ~label #1 glpat-abcdefghijklmnopqrst",
+  accessLevel: 30, expiresAt: null, reason: "not allowed: no rule allows @all",
+  addedBy: { name: "@root **Boss** <b>", username: "root", at: "2026-11-20T10:00:00.000Z", eventId: 1 },
+  status: "notify",
+};
+
+/** Every mention, issue reference, label or raw tag left as GitLab would render it. */
+const live = (text: string) => text.match(/(?<![\\\u200d])(@[a-z]|~[a-z]|#\d|<img|<b>|\]\(http)/gi) ?? [];
+
+describe("notice text: hostile names", () => {
+  it("the body's one marker is Warden's, first, for the real share: a path cannot forge or break it", () => {
+    const body = noticeBody(hostile, { dueDate: "2026-12-07", grace: "7d", from: "gitlab.shares" });
+    expect(markedKey(body)).toBe(noticeKey(hostile));
+    expect(noticeKey(hostile)).toBe("project:12:group:34");
+    expect(body.match(/<!--/g)).toHaveLength(1);
+    expect(body.match(/-->/g)).toHaveLength(1);
+    expect(body).not.toContain("warden-share: project:99");
+  });
+
+  it("names cannot mention anyone, reference issues or labels, or inject HTML and links; a token-shaped name is redacted", () => {
+    const body = noticeBody(hostile, { dueDate: "2026-12-07", grace: "7d", from: "gitlab.shares" });
+    const title = noticeTitle(hostile);
+    expect(live(body)).toEqual([]);
+    expect(live(title)).toEqual([]);
+    expect(body).not.toContain("glpat-abcdefghijklmnopqrst");
+    expect(title).not.toContain("glpat-abcdefghijklmnopqrst");
+    // One line: a newline in a path cannot start a new block (a heading, a forged marker).
+    expect(title).not.toContain("\n");
+    expect(body.split("\n").filter((line) => line.startsWith("<!--"))).toHaveLength(1);
+  });
+
+  it("the body says why, who and when, the removal date and how to keep the share", () => {
+    const body = noticeBody({ ...hostile, project: "acme/app", group: "partners", reason: "no allow rule matches" }, { dueDate: "2026-12-07", grace: "7d", from: "gitlab.shares" });
+    expect(body).toContain("2026\\-12\\-07");
+    expect(body).toContain("no allow rule matches");
+    expect(body).toContain("2026\\-11\\-20");
+    expect(body).toContain("warden exempt");
+    expect(body).toMatch(/change the policy/);
+  });
+
+  it("closing notes escape what they quote", () => {
+    const note = closingNote({ kind: "no-longer-stray", why: "now allowed by allow[0] (@all)" });
+    expect(live(note)).toEqual([]);
+    expect(closingNote({ kind: "duplicate", of: 7 })).toContain("#7");
+  });
+});
