@@ -133,7 +133,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   } finally {
     clearTimeout(timer);
   }
-  // A project judged before it changed (moved, most often) has its removals judged again first (apply.ts).
+  // A project judged before it changed (moved, most often) has its removals judged again first (shares/remove.ts).
   const changed = exam.ledger.changed;
   if (changed.size) for (const stray of strays) if (stray.action.kind === "project" && changed.has(stray.action.projectId)) stray.judgedAt = 0;
   const overdue = frontier.length > 0 && Date.now() >= input.runEnd;

@@ -47,7 +47,8 @@ export type EnforceReport = Report<ShareRemoval, EnforceSummary> & { comparison?
  * Retry-After GitLab sends, so a budget the server reports always wins over these numbers.
  */
 export const DEFAULT_LIST_CONCURRENCY = 16;
-export const DEFAULT_REMOVAL_CONCURRENCY = 16;
+// The removals' default, 16 for the same reasons: apply takes it too, so it lives with the removals.
+export { DEFAULT_REMOVAL_CONCURRENCY } from "../shares/remove.ts";
 
 export interface EnforceOptions extends JobOptions {
   gitlab: GitLabClient;

@@ -16,8 +16,11 @@ import type { GitLabClient } from "../../gitlab/index.ts";
 import { accessLevelName, evaluateShare, type Policy } from "../../policy/index.ts";
 import { awaitedLater } from "../awaited-later.ts";
 import { errorText, stoppedMidRequest, type AuditSink } from "../report.ts";
-import { SHARE_OPS } from "../shares/kinds.ts";
-import { auditFields, shareFields, shareInput, shareKey, subjectKey, subjectOf, type ShareRemoval, type Subject } from "../shares/plan.ts";
+import { SHARE_OPS } from "./kinds.ts";
+import { auditFields, shareFields, shareInput, shareKey, subjectKey, subjectOf, type ShareRemoval, type Subject } from "./plan.ts";
+
+/** Removals in flight at once when no flag says (enforce/summary.ts says why, for its reads as for these). */
+export const DEFAULT_REMOVAL_CONCURRENCY = 16;
 
 export interface RemovalOptions {
   gitlab: GitLabClient;
