@@ -3,7 +3,7 @@ export { noticesProjectWarning } from "./enforce/notices.ts";
 export { applyPlan } from "./apply/index.ts";
 export type { ApplyOptions, ApplyReport, ApplySummary } from "./apply/summary.ts";
 export { checkPlanPolicy, type GivenPolicy } from "./apply/plan-policy.ts";
-export { MIN_PLAN_KEY_LENGTH, planFile, PlanFileError, readPlanFile, writePlanFile, type PlanFile, type PlannedRemoval } from "./apply/plan-file.ts";
+export { MIN_PLAN_KEY_LENGTH, planFile, PlanFileError, readPlanFile, writePlanFile, type PlanFile, type PlannedRemoval } from "./shares/plan-file.ts";
 export { ScopeError } from "./enforce/examine/scope.ts";
 export type { EnforceOptions, EnforceReport, EnforceSummary } from "./enforce/summary.ts";
 export { sweepOf, type LastSweep } from "./enforce/rules.ts";

@@ -8,7 +8,7 @@ import pMap from "p-map";
 import type { GitLabClient } from "../../gitlab/index.ts";
 import { maxRemovals, unsupportedOnStray } from "../../policy/index.ts";
 import { DEFAULT_REMOVAL_CONCURRENCY, judgeAgain, removeShares } from "../shares/remove.ts";
-import { PlanFileError } from "./plan-file.ts";
+import { PlanFileError } from "../shares/plan-file.ts";
 import { makeReport } from "../envelope.ts";
 import { auditedUnder, countStatus, errorText, jobStats, stoppedMidRequest } from "../report.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
