@@ -93,7 +93,7 @@ it("bin/ never imports functions/ (bin/bench, the benchmark of the handlers, asi
   expect(edges(/^bin\/(?!bench\/)/).filter((edge) => edge.split(" -> ")[1]!.startsWith("functions/"))).toEqual([]);
 });
 
-it("enforce's folder imports one way (rules 1-6 of the layout)", () => {
+it("enforce's folder imports one way (rules 1-7 of the layout)", () => {
   const examine = "lib/jobs/enforce/examine/";
   const contextMay = ["work", "slots", "ledger"].map((f) => `${examine}${f}.ts`).concat("lib/jobs/shares/plan.ts");
   const rules = {
@@ -104,6 +104,7 @@ it("enforce's folder imports one way (rules 1-6 of the layout)", () => {
     "4: projects/ never imports groups/": breaking(/^lib\/jobs\/enforce\/examine\/projects\//, /^lib\/jobs\/enforce\/examine\/groups\//),
     "5: apply/ and restore/ do not load the examination": breaking(/^lib\/jobs\/(apply|restore)\//, /^lib\/jobs\/enforce\/examine\//),
     "6: render.ts and render/ import views (and report types), no engine": breaking(/^lib\/jobs\/render(\.ts$|\/)/, /^lib\/jobs\/(?!(\w+\/)?view\.ts$|report\.ts$|render\/)/),
+    "7: apply/ and enforce/ do not import each other (both stand on shares/)": [...breaking(/^lib\/jobs\/apply\//, /^lib\/jobs\/enforce\//), ...breaking(/^lib\/jobs\/enforce\//, /^lib\/jobs\/apply\//)],
   };
   expect(Object.entries(rules).filter(([, edges]) => edges.length)).toEqual([]);
 });

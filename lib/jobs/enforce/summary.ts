@@ -1,7 +1,7 @@
 /** What enforce counts and reports, its options and defaults: shared by the job, its slices and its view. */
 import type { GitLabClient, GroupShare, RequestCounts } from "../../gitlab/index.ts";
 import type { Policy, RuleCounts, ShareVerdict } from "../../policy/index.ts";
-import type { ShareKindName, ShareRemoval, Subject } from "../shares/plan.ts";
+import type { RemovalCounts, ShareKindName, ShareRemoval, Subject } from "../shares/plan.ts";
 import type { PolicyComparison } from "./compare.ts";
 import type { EventDelivery, MissedByEvents } from "./missed.ts";
 import type { LastSweep } from "./rules.ts";
@@ -9,7 +9,7 @@ import type { EnforceTarget } from "./examine/targets.ts";
 import type { GuardedSummary, JobOptions, Report } from "../report.ts";
 
 /** Counters named for one kind count that kind; the others count both kinds. */
-export interface EnforceSummary extends GuardedSummary {
+export interface EnforceSummary extends GuardedSummary, RemovalCounts {
   /** Projects examined, and their shares. */
   projects: number;
   shares: number;
@@ -20,12 +20,6 @@ export interface EnforceSummary extends GuardedSummary {
   groupReads: number;
   allowed: number;
   exempt: number;
-  strays: number;
-  removed: number;
-  alreadyGone: number;
-  skipped: number;
-  failed: number;
-  maxRemovals: number;
   /** Shares each allow and exempt rule matched, by index (null: not known, a replayed step did not count them). */
   matched: RuleCounts | null;
 }

@@ -1,6 +1,6 @@
 /** How an enforce report reads to people (render.ts lays it out). */
-import { accessLevelName } from "../../policy/index.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
+import { removalRows } from "../shares/view.ts";
 import { closingLine, count, type JobView } from "../view.ts";
 import { COMPARISON_SECTIONS, type ComparisonSection, type PolicyComparison } from "./compare.ts";
 import type { EnforceProgress, EnforceReport } from "./summary.ts";
@@ -8,17 +8,7 @@ import type { EnforceProgress, EnforceReport } from "./summary.ts";
 export const enforceView: JobView<ShareRemoval, EnforceReport> = {
   title: "Warden enforce",
   noun: ["stray share"],
-  group: (a) => (a.kind === "group" ? `${a.sharedGroup} (group #${a.sharedGroupId})` : `${a.project} (#${a.projectId})`),
-  columns: (a) => [
-    `${a.kind} share`,
-    a.group,
-    accessLevelName(a.accessLevel),
-    a.expiresAt ? `until ${a.expiresAt}` : "no expiry",
-    addedByText(a),
-    a.error ? `${a.reason} — ${a.error}` : a.reason,
-  ],
-  headings: { group: "Project or group", columns: ["Share", "Invited group", "Level", "Expiry", "Added by", "Reason"] },
-  tally: { title: "Stray shares by invited group", of: (a) => a.group },
+  ...removalRows,
   closing: ({ dryRun, summary: s, actions }: EnforceReport) => {
     const groupShares = actions.filter((a) => a.kind === "group").length;
     return closingLine({ dryRun, summary: s }, {
@@ -37,15 +27,6 @@ export const enforceView: JobView<ShareRemoval, EnforceReport> = {
     `${s.removed} removed, ${s.alreadyGone} already gone, ${s.skipped} skipped, ${s.failed} failed; guard ${s.guard} (max ${s.maxRemovals}); ` +
     `${count(s.groupReads, "group read")} (GET /groups/:id)`,
 };
-
-/**
- * "added by Jane Doe 2026-11-20", or why no one is named: "added by ? (not visible)"; a removal not
- * attributed at all (the run stopped first) says so, so that every row has the column.
- */
-export function addedByText(a: Pick<ShareRemoval, "addedBy" | "attribution">): string {
-  if (a.addedBy === undefined) return "not attributed";
-  return a.addedBy ? `added by ${a.addedBy.name} ${a.addedBy.at.slice(0, 10)}` : `added by ? (${a.attribution ?? "not recorded"})`;
-}
 
 /** The progress line: "examining 1,204 / ~2,000 projects, 31 groups: 12 stray shares", "removing 12 / 94". */
 export function enforceProgressText(p: EnforceProgress): string {

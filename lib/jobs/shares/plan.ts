@@ -85,6 +85,16 @@ export interface Subject {
 
 type SubjectRef = Pick<Subject, "id" | "path">;
 
+/** What a removing job (enforce, apply) counts of its plan in its report's summary, by the same names. */
+export interface RemovalCounts {
+  strays: number;
+  removed: number;
+  alreadyGone: number;
+  skipped: number;
+  failed: number;
+  maxRemovals: number;
+}
+
 /** The action type of a removal, by kind (also the message of its audit line). */
 export const REMOVAL_TYPES = { project: "remove-share", group: "remove-group-share" } as const satisfies { [K in ShareKindName]: Extract<ShareRemoval, { kind: K }>["type"] };
 
