@@ -14,5 +14,5 @@ export { N8nAccessError, reconcileWorkflows, type WorkflowAction, type Workflows
 export { restore } from "./restore/index.ts";
 export { parseRestoreText, restoreInputFrom, RestoreInputError, type RestoreInput } from "./restore/input.ts";
 export type { RestoreAction, RestoreOptions, RestoreReport, RestoreSummary } from "./restore/summary.ts";
-export { renderSlack, renderText, type SlackMessage } from "./render.ts";
+export { renderSlack, renderText, type SlackMessage } from "./render/index.ts";
 export { errorText, exitCode, type AuditSink, type JobStats, type Report } from "./report.ts";

@@ -1,4 +1,4 @@
-/** How an enforce report reads to people (render.ts lays it out). */
+/** How an enforce report reads to people (render/ lays it out). */
 import type { ShareRemoval } from "../shares/plan.ts";
 import { removalRows } from "../shares/view.ts";
 import { closingLine, count, type JobView } from "../view.ts";

@@ -4,7 +4,7 @@
  * projects' shares would double in memory as one string); text and Markdown, which are for people
  * (and Markdown cut at a GitLab comment's size), are laid out whole by the shared renderers.
  */
-import { jsonForTerminal, renderMarkdown, renderText } from "../render.ts";
+import { jsonForTerminal, renderMarkdown, renderText } from "../render/index.ts";
 import { csvLine } from "../render/csv.ts";
 import type { ReviewReport } from "./summary.ts";
 import { CSV_HEADER, csvCells } from "./view.ts";

@@ -1,4 +1,4 @@
-/** How the access review reads: its text and Markdown view (render.ts lays them out) and its CSV columns. */
+/** How the access review reads: its text and Markdown view (render/ lays them out) and its CSV columns. */
 import { subjectOf } from "../shares/plan.ts";
 import { addedByText } from "../shares/view.ts";
 import { count, type JobView } from "../view.ts";
