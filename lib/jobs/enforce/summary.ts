@@ -1,8 +1,8 @@
 /** What enforce counts and reports, its options and defaults: shared by the job, its slices and its view. */
 import type { GitLabClient, GroupShare, RequestCounts } from "../../gitlab/index.ts";
 import type { Policy, RuleCounts, ShareVerdict } from "../../policy/index.ts";
+import type { PolicyComparison } from "../shares/comparison.ts";
 import type { RemovalCounts, ShareKindName, ShareRemoval, Subject } from "../shares/plan.ts";
-import type { PolicyComparison } from "./compare.ts";
 import type { EventDelivery, MissedByEvents } from "./missed.ts";
 import type { LastSweep } from "./rules.ts";
 import type { EnforceTarget } from "./examine/targets.ts";

@@ -1,8 +1,8 @@
 /** How an enforce report reads to people (render/ lays it out). */
+import { COMPARISON_SECTIONS, type ComparisonSection, type PolicyComparison } from "../shares/comparison.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
 import { removalRows } from "../shares/view.ts";
 import { closingLine, count, type JobView } from "../view.ts";
-import { COMPARISON_SECTIONS, type ComparisonSection, type PolicyComparison } from "./compare.ts";
 import type { EnforceProgress, EnforceReport } from "./summary.ts";
 
 export const enforceView: JobView<ShareRemoval, EnforceReport> = {

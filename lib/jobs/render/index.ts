@@ -4,7 +4,7 @@
  * written once.
  */
 export { escapeControls, escapeMarkdown, jsonForTerminal } from "./escape.ts";
-export { NOTE_MARKER } from "./comparison.ts";
+export { NOTE_MARKER } from "../shares/comparison.ts";
 export { renderMarkdown } from "./markdown.ts";
 export { escapeMrkdwn, renderSlack, type SlackMessage } from "./slack.ts";
 export { renderText, type TextOptions } from "./text.ts";
