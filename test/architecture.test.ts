@@ -103,10 +103,33 @@ it("enforce's folder imports one way (rules 1-7 of the layout)", () => {
     "3: nothing in examine/ imports the registry, the slice or the job": breaking(/^lib\/jobs\/enforce\/examine\//, /^lib\/jobs\/enforce\/(examine\/examiners|slice|index)\.ts$/),
     "4: projects/ never imports groups/": breaking(/^lib\/jobs\/enforce\/examine\/projects\//, /^lib\/jobs\/enforce\/examine\/groups\//),
     "5: apply/ and restore/ do not load the examination": breaking(/^lib\/jobs\/(apply|restore)\//, /^lib\/jobs\/enforce\/examine\//),
-    "6: render/ imports views (and report types, and the comparison's words), no engine": breaking(/^lib\/jobs\/render\//, /^lib\/jobs\/(?!(\w+\/)?view\.ts$|report\.ts$|render\/|shares\/comparison\.ts$)/),
+    "6: render/ imports views (and the reports' types, and the comparison's words), no engine": breaking(/^lib\/jobs\/render\//, /^lib\/jobs\/(?!(\w+\/)?view\.ts$|report\.ts$|review\/summary\.ts$|render\/|shares\/comparison\.ts$)/),
     "7: apply/ and enforce/ do not import each other (both stand on shares/)": [...breaking(/^lib\/jobs\/apply\//, /^lib\/jobs\/enforce\//), ...breaking(/^lib\/jobs\/enforce\//, /^lib\/jobs\/apply\//)],
   };
   expect(Object.entries(rules).filter(([, edges]) => edges.length)).toEqual([]);
+});
+
+/**
+ * lib/jobs as folders: each folder (and each file beside them) one node, an edge wherever one imports
+ * the other. No circle among them either (render/ reads enforce's view, so enforce never imports render/).
+ */
+it("no circle between the folders of lib/jobs", () => {
+  const node = (file: string) => /^lib\/jobs\/([^/]+)/.exec(file)?.[1];
+  const folders = new Map<string, Set<string>>();
+  for (const edge of imports(/^lib\/jobs\//)) {
+    const [from, to] = edge.split(" -> ").map(node) as [string, string | undefined];
+    if (to !== undefined && to !== from) folders.set(from, (folders.get(from) ?? new Set()).add(to));
+  }
+  const circles: string[] = [];
+  const done = new Set<string>();
+  const visit = (folder: string, path: string[]) => {
+    if (path.includes(folder)) return void circles.push([...path.slice(path.indexOf(folder)), folder].join(" -> "));
+    if (done.has(folder)) return;
+    for (const next of folders.get(folder) ?? []) visit(next, [...path, folder]);
+    done.add(folder);
+  };
+  for (const folder of folders.keys()) visit(folder, []);
+  expect(circles).toEqual([]);
 });
 
 it("no file in lib/ or functions/ is over 250 lines", () => {

@@ -5,7 +5,7 @@
  * no HTML, no code span or reference survives).
  */
 import { createHash } from "node:crypto";
-import { escapeMarkdown } from "../render/escape.ts";
+import { escapeMarkdown } from "../render/index.ts";
 import type { ExemptRequest } from "./request.ts";
 
 /** What the exemption covers, in words: "project acme/api shared with partners/x until 2027-03-31". */
