@@ -15,4 +15,4 @@ export { restore } from "./restore/index.ts";
 export { parseRestoreText, restoreInputFrom, RestoreInputError, type RestoreInput } from "./restore/input.ts";
 export type { RestoreAction, RestoreOptions, RestoreReport, RestoreSummary } from "./restore/summary.ts";
 export { renderSlack, renderText, type SlackMessage } from "./render/index.ts";
-export { errorText, exitCode, type AuditSink, type JobStats, type Report } from "./report.ts";
+export { errorText, exitCode, type AuditSink, type JobStats, type Report } from "./report/index.ts";

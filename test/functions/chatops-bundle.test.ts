@@ -39,7 +39,7 @@ async function loadedAtStart(entry: string): Promise<{ loaded: string[]; lazy: s
   return { loaded: [...loaded], lazy };
 }
 
-const CLIENTS = /^lib\/(jobs\/(?!report\.ts$)|http\/|paging\/|gitlab\/|n8n\/)/;
+const CLIENTS = /^lib\/(jobs\/(?!report\/index\.ts$)|http\/|paging\/|gitlab\/|n8n\/)/;
 
 describe("the chat-ops bundle", () => {
   it("loads neither the jobs, the GitLab and n8n clients, nor undici at a cold start", async () => {
@@ -50,7 +50,7 @@ describe("the chat-ops bundle", () => {
     // The one lazy part of ours: the policy from a GitLab repository, with the clients (never the jobs).
     expect(lazy.filter((path) => !path.includes("node_modules/"))).toEqual(["functions/lib/config/policy-repository.ts"]);
     const inputs = await bundledInputs("functions/chatops.ts");
-    expect(inputs.filter((path) => /^lib\/jobs\/(?!report\.ts$)/.test(path))).toEqual([]);
+    expect(inputs.filter((path) => /^lib\/jobs\/(?!report\/index\.ts$)/.test(path))).toEqual([]);
   });
 
   it("while the worker, which posts the result, does carry undici (so the check above can fail)", async () => {

@@ -12,7 +12,7 @@
  */
 import pMap from "p-map";
 import { eventSubjectKey, type EventSubject } from "../../../lib/jobs/events/subjects.ts";
-import { errorText } from "../../../lib/jobs/report.ts";
+import { errorText } from "../../../lib/jobs/report/index.ts";
 import { logger } from "../lambda/logger.ts";
 import type { SubjectWorkerEvent } from "../runs/job-request.ts";
 import type { Claims } from "../state/claims.ts";

@@ -7,7 +7,7 @@
  * A subject outside the scope, or gone from GitLab, is logged and left: nothing ran, nothing is owed.
  */
 import { ScopeError, type EnforceReport } from "../../../lib/jobs/index.ts";
-import { errorText } from "../../../lib/jobs/report.ts";
+import { errorText } from "../../../lib/jobs/report/index.ts";
 import { loadPolicy } from "../config/policy.ts";
 import { isReportOnly } from "../config/settings.ts";
 import { logger } from "../lambda/logger.ts";

@@ -17,7 +17,7 @@
  */
 import { missedByEvents, missedWarning, silenceWarning, type EventDelivery } from "../../../lib/jobs/enforce/missed.ts";
 import type { EnforceReport } from "../../../lib/jobs/index.ts";
-import { errorText } from "../../../lib/jobs/report.ts";
+import { errorText } from "../../../lib/jobs/report/index.ts";
 import { direct, type Steps } from "../../../lib/jobs/steps.ts";
 import { ConfigError, isReportOnly } from "../config/settings.ts";
 import { logger } from "../lambda/logger.ts";

@@ -8,7 +8,7 @@
  */
 import { request } from "undici";
 import { escapeMrkdwn, renderSlack } from "../../../lib/jobs/render/index.ts";
-import { errorText } from "../../../lib/jobs/report.ts";
+import { errorText } from "../../../lib/jobs/report/index.ts";
 import type { NotifyLevel } from "../../../lib/policy/index.ts";
 import { redactOutput, redactStrings, redactThenCut, registerSecret } from "../../../lib/redact/index.ts";
 import { isAllowedWebhookUrl, SLACK_POST_TIMEOUT_MS, webhookCredential } from "../config/slack.ts";

@@ -10,7 +10,7 @@ import { maxRemovals, unsupportedOnStray } from "../../policy/index.ts";
 import { DEFAULT_REMOVAL_CONCURRENCY, judgeAgain, removeShares } from "../shares/remove.ts";
 import { PlanFileError } from "../shares/plan-file.ts";
 import { makeReport } from "../envelope.ts";
-import { auditedUnder, countStatus, errorText, jobStats, stoppedMidRequest } from "../report.ts";
+import { auditedUnder, countStatus, errorText, jobStats, stoppedMidRequest } from "../report/index.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
 import { subjectKey, subjectOf, type ShareRemoval } from "../shares/plan.ts";
 import { count } from "../view.ts";

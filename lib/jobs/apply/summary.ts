@@ -1,6 +1,6 @@
 /** What apply reports and takes: shared by the job and its view. */
 import type { GitLabClient } from "../../gitlab/index.ts";
-import type { GuardedSummary, JobOptions, Report } from "../report.ts";
+import type { GuardedSummary, JobOptions, Report } from "../report/index.ts";
 import type { RemovalCounts, ShareRemoval } from "../shares/plan.ts";
 import type { PlanFile } from "../shares/plan-file.ts";
 

@@ -8,7 +8,7 @@ import { isTrue } from "../../gitlab/index.ts";
 import { addRuleCounts, emptyRuleCounts, maxRemovals, unmatchedRules, unsupportedOnStray, type RuleCounts } from "../../policy/index.ts";
 import { awaitedLater } from "../awaited-later.ts";
 import { makeReport } from "../envelope.ts";
-import { auditedUnder, concurrencyStat, countStatus, errorText, type AuditSink } from "../report.ts";
+import { auditedUnder, concurrencyStat, countStatus, errorText, type AuditSink } from "../report/index.ts";
 import { byKindAndPath, shareKey, type ShareRemoval } from "../shares/plan.ts";
 import { direct, stepSignal, type Steps } from "../steps.ts";
 import { count } from "../view.ts";

@@ -17,7 +17,7 @@
  */
 import type { GitLabClient } from "../../gitlab/index.ts";
 import type { Policy } from "../../policy/index.ts";
-import type { AuditSink } from "../report.ts";
+import type { AuditSink } from "../report/index.ts";
 import { shareKey, type ShareRemoval } from "../shares/plan.ts";
 import { stepSignal, type Steps } from "../steps.ts";
 import { removeShares } from "../shares/remove.ts";

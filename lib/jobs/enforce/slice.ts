@@ -6,7 +6,7 @@
  */
 import type { GitLabClient } from "../../gitlab/index.ts";
 import { emptyRuleCounts, evaluateShare, type Policy, type RuleCounts } from "../../policy/index.ts";
-import { errorText } from "../report.ts";
+import { errorText } from "../report/index.ts";
 import { KIND_COUNTERS, plannedRemoval, shareInput, type ShareKindName, type ShareRemoval, type Subject } from "../shares/plan.ts";
 import type { Steps } from "../steps.ts";
 import { judgeUnderBase, type Difference } from "./compare.ts";

@@ -6,7 +6,7 @@ import type { RemovalCounts, ShareKindName, ShareRemoval, Subject } from "../sha
 import type { EventDelivery, MissedByEvents } from "./missed.ts";
 import type { LastSweep } from "./rules.ts";
 import type { EnforceTarget } from "./examine/targets.ts";
-import type { GuardedSummary, JobOptions, Report } from "../report.ts";
+import type { GuardedSummary, JobOptions, Report } from "../report/index.ts";
 
 /** Counters named for one kind count that kind; the others count both kinds. */
 export interface EnforceSummary extends GuardedSummary, RemovalCounts {

@@ -19,7 +19,7 @@ import { makeReport } from "../envelope.ts";
 import type { JudgedShare } from "../enforce/summary.ts";
 import { accessLevelName, type Policy } from "../../policy/index.ts";
 import { byKindAndPath, shareFields, shareKey, type ShareRemoval } from "../shares/plan.ts";
-import { countStatus } from "../report.ts";
+import { countStatus } from "../report/index.ts";
 import type { ReviewedShare, ReviewOptions, ReviewReport } from "./summary.ts";
 
 export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {

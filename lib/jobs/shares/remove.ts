@@ -15,7 +15,7 @@ import PQueue from "p-queue";
 import type { GitLabClient } from "../../gitlab/index.ts";
 import { accessLevelName, evaluateShare, type Policy } from "../../policy/index.ts";
 import { awaitedLater } from "../awaited-later.ts";
-import { errorText, stoppedMidRequest, type AuditSink } from "../report.ts";
+import { errorText, stoppedMidRequest, type AuditSink } from "../report/index.ts";
 import { SHARE_OPS } from "./kinds.ts";
 import { auditFields, shareFields, shareInput, shareKey, subjectKey, subjectOf, type ShareRemoval, type Subject } from "./plan.ts";
 

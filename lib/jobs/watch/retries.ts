@@ -9,7 +9,7 @@
  */
 import { terminalStatus } from "../../http/index.ts";
 import type { EnforceReport } from "../enforce/summary.ts";
-import { FAILED_STATUSES } from "../report.ts";
+import { FAILED_STATUSES } from "../report/index.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
 
 export const MAX_ATTEMPTS = 3;
