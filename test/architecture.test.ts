@@ -2,7 +2,8 @@
  * The import rules, read from the import lines themselves (the repository has no linter): no circle,
  * every lib layer imports only the layers below it, and every folder of functions/lib only the folders
  * before it, enforce's folder keeps its one-way rules (docs/architecture.md), the AWS SDK stays in
- * lib/aws and the front ends, bin/ never imports functions/, and no file in lib/ or functions/
+ * lib/aws and the front ends, bin/ never imports functions/, bin/ and functions/ reach lib/jobs only
+ * through an index.ts, the folders of lib/jobs make no circle, and no file in lib/ or functions/
  * outgrows 250 lines.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -91,6 +92,19 @@ it("only lib/aws imports the AWS SDK in lib/, and lib/jobs reaches storage throu
  */
 it("bin/ never imports functions/ (bin/bench, the benchmark of the handlers, aside)", () => {
   expect(edges(/^bin\/(?!bench\/)/).filter((edge) => edge.split(" -> ")[1]!.startsWith("functions/"))).toEqual([]);
+});
+
+/**
+ * Each job folder's index.ts is its face: the front ends import lib/jobs through lib/jobs/index.ts or
+ * a folder's index.ts (render/, report/, events/, watch/, …), never a file inside, so a folder may
+ * rearrange its files without a front end noticing. Dynamic imports too; bin/bench is no exception.
+ */
+it("bin/ and functions/ import lib/jobs only through lib/jobs/index.ts or a folder's index.ts", () => {
+  const inside = edges(/^(bin|functions)\//).filter((edge) => {
+    const to = edge.split(" -> ")[1]!;
+    return to.startsWith("lib/jobs/") && !/^lib\/jobs\/([a-z0-9-]+\/)?index\.ts$/.test(to);
+  });
+  expect(inside.map((edge) => `${edge.replace(" -> ", " imports ")}: import it from lib/jobs/index.ts or its folder's index.ts (export it there)`)).toEqual([]);
 });
 
 it("enforce's folder imports one way (rules 1-7 of the layout)", () => {

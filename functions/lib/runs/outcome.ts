@@ -4,7 +4,7 @@
  * metrics count as failed is the run the channel is told failed.
  */
 import { errorText, exitCode, FAILED_STATUSES, type JobName, type Report } from "../../../lib/jobs/report/index.ts";
-import type { Trigger } from "../../../lib/jobs/restore/run-history.ts";
+import type { Trigger } from "../../../lib/jobs/index.ts";
 
 export type AnyReport = Report<{ status: string }, object>;
 
