@@ -3,7 +3,8 @@
  * every lib layer imports only the layers below it, and every folder of functions/lib only the folders
  * before it, enforce's folder keeps its one-way rules (docs/architecture.md), the AWS SDK stays in
  * lib/aws and the front ends, bin/ never imports functions/, bin/ and functions/ reach lib/jobs only
- * through an index.ts, the folders of lib/jobs make no circle, and no file in lib/ or functions/
+ * through an index.ts, the folders of lib/jobs make no circle and reach each other only through their
+ * public files, and no file in lib/ or functions/
  * outgrows 250 lines.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -105,6 +106,21 @@ it("bin/ and functions/ import lib/jobs only through lib/jobs/index.ts or a fold
     return to.startsWith("lib/jobs/") && !/^lib\/jobs\/([a-z0-9-]+\/)?index\.ts$/.test(to);
   });
   expect(inside.map((edge) => `${edge.replace(" -> ", " imports ")}: import it from lib/jobs/index.ts or its folder's index.ts (export it there)`)).toEqual([]);
+});
+
+/**
+ * Inside lib/jobs the same, with two more public files a job folder keeps for its neighbours: its
+ * summary.ts (what it reports and takes) and view.ts (how it reads, for render/). shares/ is no job
+ * but the leaf library of the plan every job stands on: its modules are all public.
+ */
+it("a lib/jobs folder reaches another only through its index.ts, summary.ts or view.ts (shares/ aside)", () => {
+  const folder = (file: string) => /^lib\/jobs\/([^/]+)\//.exec(file)?.[1];
+  const inside = imports(/^lib\/jobs\/[^/]+\//).filter((edge) => {
+    const [from, to] = edge.split(" -> ") as [string, string];
+    const [a, b] = [folder(from), folder(to)];
+    return b !== undefined && b !== a && b !== "shares" && !new RegExp(`^lib/jobs/${b}/(index|summary|view)\\.ts$`).test(to);
+  });
+  expect(inside.map((edge) => `${edge.replace(" -> ", " imports ")}: export it from that folder's index.ts`)).toEqual([]);
 });
 
 it("enforce's folder imports one way (rules 1-7 of the layout)", () => {

@@ -211,3 +211,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   // Its removals carry the authors the plan's attribution found (the same shares).
   return base ? { ...report, comparison: comparisonOf(base, differences, report.actions) } : report;
 }
+
+// Enforce's face for the other jobs, beside the run itself: the review attributes as enforce does, the watch reads enforce's scope.
+export { attributeRemovals, attributionBudget } from "./attribution.ts";
+export { ScopeError, scopeRoots } from "./examine/scope.ts";

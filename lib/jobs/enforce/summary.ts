@@ -8,6 +8,9 @@ import type { LastSweep } from "./rules.ts";
 import type { EnforceTarget } from "./examine/targets.ts";
 import type { GuardedSummary, JobOptions, Report } from "../report/index.ts";
 
+/** A part of the scope a run may be limited to: the other jobs take it from here, with the options it is one of. */
+export type { EnforceTarget };
+
 /** Counters named for one kind count that kind; the others count both kinds. */
 export interface EnforceSummary extends GuardedSummary, RemovalCounts {
   /** Projects examined, and their shares. */
