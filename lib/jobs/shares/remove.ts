@@ -112,7 +112,7 @@ async function removeOne(action: ShareRemoval, opts: RemovalOptions, old: boolea
     action.status = outcome === "removed" ? "done" : "already-gone";
     return false;
   } catch (err) {
-    // Cut short by the invocation's deadline: left for the next step (removal-steps.ts), not failed.
+    // Cut short by the invocation's deadline: left for the next step (enforce/removal-steps.ts), not failed.
     if (opts.deadline?.aborted) return true;
     action.status = "failed";
     action.error = signal?.aborted ? stoppedMidRequest(signal, "removing the share") : errorText(err);
