@@ -10,7 +10,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
-import { WARDEN_VERSION } from "../lib/jobs/version.ts";
+import { WARDEN_VERSION } from "../lib/jobs/index.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const BUILT_CLI = join(ROOT, "dist/warden.js");

@@ -13,8 +13,8 @@
  * (which checks every command anyway) then refuses an unauthorised caller, on the response_url.
  */
 import type { APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
-// report.ts, not the jobs' index: chat-ops runs no job, and must not load them at cold start.
-import { errorText } from "../lib/jobs/report.ts";
+// lib/jobs/report/ (its own face), not the jobs' index: chat-ops runs no job, and must not load them at cold start.
+import { errorText } from "../lib/jobs/report/index.ts";
 import { authorizeSlack } from "../lib/policy/index.ts";
 import { redactStrings } from "../lib/redact/index.ts";
 import { endpointSecrets, requireSecret } from "./lib/config/secrets.ts";

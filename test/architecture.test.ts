@@ -2,7 +2,9 @@
  * The import rules, read from the import lines themselves (the repository has no linter): no circle,
  * every lib layer imports only the layers below it, and every folder of functions/lib only the folders
  * before it, enforce's folder keeps its one-way rules (docs/architecture.md), the AWS SDK stays in
- * lib/aws and the front ends, bin/ never imports functions/, and no file in lib/ or functions/
+ * lib/aws and the front ends, bin/ never imports functions/, bin/ and functions/ reach lib/jobs only
+ * through an index.ts, the folders of lib/jobs make no circle and reach each other only through their
+ * public files, and no file in lib/ or functions/
  * outgrows 250 lines.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -93,7 +95,35 @@ it("bin/ never imports functions/ (bin/bench, the benchmark of the handlers, asi
   expect(edges(/^bin\/(?!bench\/)/).filter((edge) => edge.split(" -> ")[1]!.startsWith("functions/"))).toEqual([]);
 });
 
-it("enforce's folder imports one way (rules 1-6 of the layout)", () => {
+/**
+ * Each job folder's index.ts is its face: the front ends import lib/jobs through lib/jobs/index.ts or
+ * a folder's index.ts (render/, report/, events/, watch/, …), never a file inside, so a folder may
+ * rearrange its files without a front end noticing. Dynamic imports too; bin/bench is no exception.
+ */
+it("bin/ and functions/ import lib/jobs only through lib/jobs/index.ts or a folder's index.ts", () => {
+  const inside = edges(/^(bin|functions)\//).filter((edge) => {
+    const to = edge.split(" -> ")[1]!;
+    return to.startsWith("lib/jobs/") && !/^lib\/jobs\/([a-z0-9-]+\/)?index\.ts$/.test(to);
+  });
+  expect(inside.map((edge) => `${edge.replace(" -> ", " imports ")}: import it from lib/jobs/index.ts or its folder's index.ts (export it there)`)).toEqual([]);
+});
+
+/**
+ * Inside lib/jobs the same, with two more public files a job folder keeps for its neighbours: its
+ * summary.ts (what it reports and takes) and view.ts (how it reads, for render/). shares/ is no job
+ * but the leaf library of the plan every job stands on: its modules are all public.
+ */
+it("a lib/jobs folder reaches another only through its index.ts, summary.ts or view.ts (shares/ aside)", () => {
+  const folder = (file: string) => /^lib\/jobs\/([^/]+)\//.exec(file)?.[1];
+  const inside = imports(/^lib\/jobs\/[^/]+\//).filter((edge) => {
+    const [from, to] = edge.split(" -> ") as [string, string];
+    const [a, b] = [folder(from), folder(to)];
+    return b !== undefined && b !== a && b !== "shares" && !new RegExp(`^lib/jobs/${b}/(index|summary|view)\\.ts$`).test(to);
+  });
+  expect(inside.map((edge) => `${edge.replace(" -> ", " imports ")}: export it from that folder's index.ts`)).toEqual([]);
+});
+
+it("enforce's folder imports one way (rules 1-7 of the layout)", () => {
   const examine = "lib/jobs/enforce/examine/";
   const contextMay = ["work", "slots", "ledger"].map((f) => `${examine}${f}.ts`).concat("lib/jobs/shares/plan.ts");
   const rules = {
@@ -102,10 +132,34 @@ it("enforce's folder imports one way (rules 1-6 of the layout)", () => {
     "2: context.ts imports only work, slots, ledger and shares/plan": breaking(/^lib\/jobs\/enforce\/examine\/context\.ts$/, /^lib\/jobs\//).filter((edge) => !contextMay.includes(edge.split(" -> ")[1]!)),
     "3: nothing in examine/ imports the registry, the slice or the job": breaking(/^lib\/jobs\/enforce\/examine\//, /^lib\/jobs\/enforce\/(examine\/examiners|slice|index)\.ts$/),
     "4: projects/ never imports groups/": breaking(/^lib\/jobs\/enforce\/examine\/projects\//, /^lib\/jobs\/enforce\/examine\/groups\//),
-    "5: apply, apply/ and restore/ do not load the examination": breaking(/^lib\/jobs\/(enforce\/apply\.ts|apply\/|restore\/)/, /^lib\/jobs\/enforce\/examine\//),
-    "6: render.ts and render/ import views (and report types), no engine": breaking(/^lib\/jobs\/render(\.ts$|\/)/, /^lib\/jobs\/(?!(\w+\/)?view\.ts$|report\.ts$|render\/)/),
+    "5: apply/ and restore/ do not load the examination": breaking(/^lib\/jobs\/(apply|restore)\//, /^lib\/jobs\/enforce\/examine\//),
+    "6: render/ imports views (and the reports' types, and the comparison's words), no engine": breaking(/^lib\/jobs\/render\//, /^lib\/jobs\/(?!(\w+\/)?view\.ts$|report\/|review\/summary\.ts$|render\/|shares\/comparison\.ts$)/),
+    "7: apply/ and enforce/ do not import each other (both stand on shares/)": [...breaking(/^lib\/jobs\/apply\//, /^lib\/jobs\/enforce\//), ...breaking(/^lib\/jobs\/enforce\//, /^lib\/jobs\/apply\//)],
   };
   expect(Object.entries(rules).filter(([, edges]) => edges.length)).toEqual([]);
+});
+
+/**
+ * lib/jobs as folders: each folder (and each file beside them) one node, an edge wherever one imports
+ * the other. No circle among them either (render/ reads enforce's view, so enforce never imports render/).
+ */
+it("no circle between the folders of lib/jobs", () => {
+  const node = (file: string) => /^lib\/jobs\/([^/]+)/.exec(file)?.[1];
+  const folders = new Map<string, Set<string>>();
+  for (const edge of imports(/^lib\/jobs\//)) {
+    const [from, to] = edge.split(" -> ").map(node) as [string, string | undefined];
+    if (to !== undefined && to !== from) folders.set(from, (folders.get(from) ?? new Set()).add(to));
+  }
+  const circles: string[] = [];
+  const done = new Set<string>();
+  const visit = (folder: string, path: string[]) => {
+    if (path.includes(folder)) return void circles.push([...path.slice(path.indexOf(folder)), folder].join(" -> "));
+    if (done.has(folder)) return;
+    for (const next of folders.get(folder) ?? []) visit(next, [...path, folder]);
+    done.add(folder);
+  };
+  for (const folder of folders.keys()) visit(folder, []);
+  expect(circles).toEqual([]);
 });
 
 it("no file in lib/ or functions/ is over 250 lines", () => {

@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { NODE_OPTIONS } from "../../lib/config/node-options.ts";
-import { DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY } from "../../lib/jobs/enforce/summary.ts";
+import { DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY } from "../../lib/jobs/index.ts";
 import { startBench } from "./context.ts";
 import { benchMarkdown, type RunInfo } from "./markdown.ts";
 import type { RowKind, Section } from "./row-kind.ts";

@@ -1,7 +1,7 @@
 /** The benchmark's flags, read into plain data the row kinds and the Markdown writer take. */
 import { parseArgs } from "node:util";
 import { NODE_OPTIONS } from "../../lib/config/node-options.ts";
-import { DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY } from "../../lib/jobs/enforce/summary.ts";
+import { DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY } from "../../lib/jobs/index.ts";
 import type { Limits } from "./budgets.ts";
 
 export type Tool = "warden" | "gitbeaker";

@@ -8,9 +8,8 @@ import { loadGitLabPolicy, PolicySourceError, type GitLabPolicyLocation } from "
 import { checkCredential } from "../../lib/config/service-config.ts";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import type { MergeRequestRef } from "../../lib/gitlab/notes.ts";
-import { publishMergeRequestNote } from "../../lib/jobs/enforce/mr-note.ts";
-import type { EnforceReport } from "../../lib/jobs/index.ts";
-import { renderMarkdown } from "../../lib/jobs/render.ts";
+import { publishMergeRequestNote, type EnforceReport } from "../../lib/jobs/index.ts";
+import { renderMarkdown } from "../../lib/jobs/render/index.ts";
 import type { Policy } from "../../lib/policy/index.ts";
 import { registerSecret } from "../../lib/redact/index.ts";
 import { type CliIO, type ParsedArgs, UsageError } from "./command.ts";

@@ -1,5 +1,4 @@
-import { enforce } from "../../lib/jobs/index.ts";
-import { enforceProgressText } from "../../lib/jobs/enforce/view.ts";
+import { enforce, enforceProgressText } from "../../lib/jobs/index.ts";
 import { auditTrail, gitlabFrom, policyFrom, positiveInt, printReport, progressLine } from "./io.ts";
 import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP } from "./command.ts";
 import { planOutFrom, savePlan } from "./plan-out.ts";

@@ -1,7 +1,7 @@
 /** `warden exempt`: propose an exemption for one project's share as a merge request on the policy repository. */
 import { loadGitLabPolicy } from "../../lib/config/policy-source.ts";
 import { checkExemptRequest, exempt, ExemptInputError } from "../../lib/jobs/exempt/index.ts";
-import { escapeControls } from "../../lib/jobs/render.ts";
+import { escapeControls } from "../../lib/jobs/render/index.ts";
 import { type Command, COMMON_OPTIONS_HELP, UsageError } from "./command.ts";
 import { gitlabFrom } from "./io.ts";
 import { POLICY_SETTING_NAMES, policyChoice } from "./policy-source.ts";

@@ -6,10 +6,9 @@ import { checkCredential, checkServiceUrl, GITLAB, N8N } from "../../lib/config/
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { PIPELINE_TOKEN_VARIABLE } from "../../lib/gitlab/settings.ts";
 import type { WaitEvent } from "../../lib/http/types.ts";
-import { exitCode, type AuditSink } from "../../lib/jobs/index.ts";
-import { escapeControls, jsonForTerminal, renderMarkdown, renderText } from "../../lib/jobs/render.ts";
-import type { Report } from "../../lib/jobs/report.ts";
-import { count } from "../../lib/jobs/view.ts";
+import { exitCode, type AuditSink, count } from "../../lib/jobs/index.ts";
+import { escapeControls, jsonForTerminal, renderMarkdown, renderText } from "../../lib/jobs/render/index.ts";
+import type { Report } from "../../lib/jobs/report/index.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";
 import type { Policy } from "../../lib/policy/index.ts";
 import { redactOutput, registerSecret } from "../../lib/redact/index.ts";

@@ -1,7 +1,7 @@
 /** `warden <command>`: argument parsing, help, and turning any failure into exit code 1 with a clear message. */
 import { parseArgs } from "node:util";
 import { ServiceConfigError } from "../../lib/config/service-config.ts";
-import { escapeControls } from "../../lib/jobs/render.ts";
+import { escapeControls } from "../../lib/jobs/render/index.ts";
 import { PolicyError } from "../../lib/policy/index.ts";
 import { applyCommand } from "./apply.ts";
 import type { CliIO, Command } from "./command.ts";

@@ -1,8 +1,7 @@
-/** `warden enforce --out FILE`: the dry run's plan saved for review and `warden apply` (lib/jobs/apply/plan-file.ts). */
+/** `warden enforce --out FILE`: the dry run's plan saved for review and `warden apply` (lib/jobs/shares/plan-file.ts). */
 import { statSync } from "node:fs";
 import { dirname } from "node:path";
-import { MIN_PLAN_KEY_LENGTH, planFile, writePlanFile, type EnforceReport } from "../../lib/jobs/index.ts";
-import { count } from "../../lib/jobs/view.ts";
+import { MIN_PLAN_KEY_LENGTH, planFile, writePlanFile, type EnforceReport, count } from "../../lib/jobs/index.ts";
 import { unmatchedRules, type Policy } from "../../lib/policy/index.ts";
 import type { CliIO, ParsedArgs } from "./command.ts";
 import { notice, requireEnv, UsageError } from "./io.ts";

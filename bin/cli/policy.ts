@@ -1,7 +1,5 @@
-import { enforce, noticesProjectWarning } from "../../lib/jobs/index.ts";
-import { escapeControls, jsonForTerminal } from "../../lib/jobs/render.ts";
-import { enforceProgressText } from "../../lib/jobs/enforce/view.ts";
-import { count } from "../../lib/jobs/view.ts";
+import { enforce, noticesProjectWarning, enforceProgressText, count } from "../../lib/jobs/index.ts";
+import { escapeControls, jsonForTerminal } from "../../lib/jobs/render/index.ts";
 import { checkPolicy, ruleText, type Policy, type RuleCounts, type RuleList } from "../../lib/policy/index.ts";
 import { describePolicySource } from "../../lib/config/policy-source.ts";
 import { gitlabFrom, policyFrom, progressLine, reportFormat, UsageError } from "./io.ts";

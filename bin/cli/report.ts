@@ -1,5 +1,5 @@
 import { reviewShares } from "../../lib/jobs/review/index.ts";
-import { reviewChunks, type ReviewFormat } from "../../lib/jobs/review/output.ts";
+import { reviewChunks, type ReviewFormat } from "../../lib/jobs/render/index.ts";
 import { type CliIO, type Command, COMMON_OPTIONS_HELP } from "./command.ts";
 import { gitlabFrom, policyFrom, positiveInt, progressLine, reportFormat, UsageError } from "./io.ts";
 

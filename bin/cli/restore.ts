@@ -1,7 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { restore, RestoreInputError } from "../../lib/jobs/index.ts";
-import { isStoredRun, parseRestoreTextFrom } from "../../lib/jobs/restore/input.ts";
-import { runReader, storedRestoreInput } from "../../lib/jobs/restore/run-history.ts";
+import { restore, RestoreInputError, isStoredRun, parseRestoreTextFrom, runReader, storedRestoreInput } from "../../lib/jobs/index.ts";
 import type { CliIO, Command } from "./command.ts";
 import { auditTrail, gitlabFrom, policyFrom, positiveInt, printReport, UsageError } from "./io.ts";
 

@@ -1,7 +1,7 @@
 /** `warden watch`: polls GitLab's audit events and enforces each subject they name, until a signal. */
 import { setTimeout as sleep } from "node:timers/promises";
 import { exitCode } from "../../lib/jobs/index.ts";
-import { jsonForTerminal } from "../../lib/jobs/render.ts";
+import { jsonForTerminal } from "../../lib/jobs/render/index.ts";
 import { watchOnce, watchSources, WatchError, type WatchReport } from "../../lib/jobs/watch/index.ts";
 import { auditTrail, gitlabFrom, notice, policyFrom, printReport, progressLine, reportFormat } from "./io.ts";
 import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP, type ParsedArgs, UsageError } from "./command.ts";

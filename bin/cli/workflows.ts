@@ -1,5 +1,4 @@
-import { reconcileWorkflows } from "../../lib/jobs/index.ts";
-import { count } from "../../lib/jobs/view.ts";
+import { reconcileWorkflows, count } from "../../lib/jobs/index.ts";
 import { auditTrail, n8nFrom, policyFrom, printReport, progressLine } from "./io.ts";
 import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP } from "./command.ts";
 

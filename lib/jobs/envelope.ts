@@ -1,11 +1,11 @@
 /**
- * Every job's report is made here: its results in the one envelope (lib/jobs/report.ts's RunRecord)
+ * Every job's report is made here: its results in the one envelope (lib/jobs/report/'s RunRecord)
  * — schema version, Warden's version, the GitLab origin, the policy, when — and each access level
  * named beside its number, so a reader of the JSON needs no table.
  */
 import { accessLevelName, type Policy } from "../policy/index.ts";
 import { WARDEN_VERSION } from "./version.ts";
-import { REPORT_SCHEMA_VERSION, type JobName, type JobStats, type Report } from "./report.ts";
+import { REPORT_SCHEMA_VERSION, type JobName, type JobStats, type Report } from "./report/index.ts";
 
 export interface RunFacts {
   job: JobName;

@@ -40,3 +40,4 @@ export type { StrayHandling } from "./stray.ts";
 export type { ShareInput, ShareKind, ShareVerdict } from "./shares.ts";
 export { decideWorkflow, matchingSelectors, maxWorkflowChanges } from "./workflows.ts";
 export type { WorkflowDecision, WorkflowInput } from "./workflows.ts";
+export { checkExemptRequest, ExemptInputError, exemptRequestProblems, type ExemptProblem, type ExemptRequest } from "./exemption-request.ts";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
-import { escapeMarkdown, NOTE_MARKER } from "../../lib/jobs/render.ts";
+import { escapeMarkdown, NOTE_MARKER } from "../../lib/jobs/render/index.ts";
 import { startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
 import { warden } from "../support/cli.ts";
 import { BASE, compareWorld, EXPECTED, HOSTILE_GROUP, MR_IID, POLICY_PROJECT, PROPOSED, shareName } from "../support/compare-world.ts";

@@ -39,8 +39,8 @@ async function loadedAtStart(entry: string): Promise<{ loaded: string[]; lazy: s
   return { loaded: [...loaded], lazy };
 }
 
-/** Of lib/jobs, only report.ts (errorText) and exempt/request.ts (an exemption request's checks, which /warden exempt's grammar shares: lib/policy alone). */
-const JOBS = /^lib\/jobs\/(?!report\.ts$|exempt\/request\.ts$)/;
+/** Of lib/jobs, only report/index.ts (errorText); /warden exempt's grammar checks requests with lib/policy's exemption-request.ts. */
+const JOBS = /^lib\/jobs\/(?!report\/index\.ts$)/;
 const CLIENTS = new RegExp(`${JOBS.source}|^lib\\/(http|paging|gitlab|n8n)\\/`);
 
 describe("the chat-ops bundle", () => {

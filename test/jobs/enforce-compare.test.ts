@@ -8,7 +8,7 @@ import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce, exitCode, type EnforceOptions } from "../../lib/jobs/index.ts";
 import { noteBody } from "../../lib/jobs/enforce/mr-note.ts";
-import { NOTE_MARKER, renderSlack } from "../../lib/jobs/render.ts";
+import { NOTE_MARKER, renderSlack } from "../../lib/jobs/render/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { registerSecret } from "../../lib/redact/index.ts";
 import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { EnforceReport, RemoveShareAction } from "../../lib/jobs/index.ts";
-import { renderMarkdown, renderSlack } from "../../lib/jobs/render.ts";
+import { renderMarkdown, renderSlack } from "../../lib/jobs/render/index.ts";
 import { registerSecret, redactOutput, redactStrings } from "../../lib/redact/index.ts";
 import { runRecord, validReport } from "../support/report.ts";
 

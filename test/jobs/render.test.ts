@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { renderSlack, renderText, type EnforceReport, type PipelineReport } from "../../lib/jobs/index.ts";
 import type { RemoveShareAction } from "../../lib/jobs/index.ts";
-import { escapeControls, jsonForTerminal } from "../../lib/jobs/render.ts";
+import { escapeControls, jsonForTerminal } from "../../lib/jobs/render/index.ts";
 import { runRecord } from "../support/report.ts";
 
 /** Names a GitLab or n8n server could send that would act on a terminal or reorder its text. */

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { makeReport } from "../../lib/jobs/envelope.ts";
 import type { EnforceReport, RemoveGroupShareAction, RemoveShareAction, ShareRemoval, WorkflowsReport } from "../../lib/jobs/index.ts";
-import { escapeMarkdown, renderMarkdown, renderSlack, renderText } from "../../lib/jobs/render.ts";
+import { escapeMarkdown, renderMarkdown, renderSlack, renderText } from "../../lib/jobs/render/index.ts";
 import { wrapLines } from "../../lib/jobs/render/wrap.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { standardPolicy } from "../support/policies.ts";

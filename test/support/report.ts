@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import type { RunRecord } from "../../lib/jobs/report.ts";
+import type { RunRecord } from "../../lib/jobs/report/index.ts";
 
 const schema = JSON.parse(readFileSync(new URL("../../docs/report.schema.json", import.meta.url), "utf8")) as object;
 // strictRequired off: the job reports require fields their shared part (runRecord) defines.

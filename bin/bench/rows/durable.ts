@@ -4,7 +4,7 @@
  * the deployed environment (sst.config.ts) with the bench's policy, pointed at loopback stand-ins for AWS,
  * and the slice a real invocation works, scaled like the budgets' windows.
  */
-import { DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY } from "../../../lib/jobs/enforce/summary.ts";
+import { DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY } from "../../../lib/jobs/index.ts";
 import { startAwsStandIns } from "../aws-stand-ins.ts";
 import { budgetsFor } from "../budgets.ts";
 import type { Bench } from "../context.ts";

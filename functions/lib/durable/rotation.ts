@@ -5,7 +5,7 @@
  * dropped and read again (renewed()): when it holds a new token, the client is made anew and the step
  * fails with a CredentialRotated, which steps.ts tries again (with the new client). That is safe for
  * every step: a step that only reads runs again whole, and a removal step's next attempt judges each
- * share again before it sends anything (enforce/apply.ts), so nothing is removed twice. When the
+ * share again before it sends anything (lib/jobs/shares/remove.ts), so nothing is removed twice. When the
  * token is the same, the 401 stands, and being terminal it fails the execution.
  */
 import type { GitLabClient } from "../../../lib/gitlab/index.ts";

@@ -18,8 +18,7 @@ import { StepSemantics, type DurableContext, type Serdes } from "@aws/durable-ex
 import { randomUUID } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { isTerminal } from "../../../lib/http/index.ts";
-import { errorText } from "../../../lib/jobs/index.ts";
-import type { Steps } from "../../../lib/jobs/steps.ts";
+import { errorText, type Steps } from "../../../lib/jobs/index.ts";
 import { ConfigError } from "../config/settings.ts";
 import { DeadlineError, invocationDeadline } from "../lambda/deadline.ts";
 import { CredentialRotated } from "./rotation.ts";

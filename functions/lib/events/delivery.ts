@@ -12,8 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import type { AuditEvent } from "../../../lib/gitlab/index.ts";
-import { canonicalJson } from "../../../lib/jobs/canonical-json.ts";
-import { auditEventName, eventSubjectKey, subjectOfAuditEvent, subjectOfSystemHook, type EventSubject } from "../../../lib/jobs/events/subjects.ts";
+import { auditEventName, canonicalJson, eventSubjectKey, subjectOfAuditEvent, subjectOfSystemHook, type EventSubject } from "../../../lib/jobs/events/index.ts";
 import { HttpStatusError } from "../lambda/http-status-error.ts";
 import { rawBody } from "../slack/raw-body.ts";
 import type { GitLabRequestEvent } from "./verify-request.ts";

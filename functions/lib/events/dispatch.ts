@@ -11,8 +11,8 @@
  * event before it happens (a run then could not yet see the change the event records).
  */
 import pMap from "p-map";
-import { eventSubjectKey, type EventSubject } from "../../../lib/jobs/events/subjects.ts";
-import { errorText } from "../../../lib/jobs/report.ts";
+import { eventSubjectKey, type EventSubject } from "../../../lib/jobs/events/index.ts";
+import { errorText } from "../../../lib/jobs/report/index.ts";
 import { logger } from "../lambda/logger.ts";
 import type { SubjectWorkerEvent } from "../runs/job-request.ts";
 import type { Claims } from "../state/claims.ts";

@@ -5,7 +5,7 @@
  * run that removed something has one: a dry run or a subject in policy enforced nothing.
  */
 import type { EnforceReport } from "../../../lib/jobs/index.ts";
-import { errorText } from "../../../lib/jobs/report.ts";
+import { errorText } from "../../../lib/jobs/report/index.ts";
 import { logger } from "../lambda/logger.ts";
 import { runStage } from "../runs/triggers.ts";
 import { recordSecondsToRemoval } from "../runs/metrics.ts";

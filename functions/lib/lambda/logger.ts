@@ -1,8 +1,8 @@
 /** One Powertools Logger per process: JSON lines with the Lambda context, and the jobs' audit sink. */
 import { Logger } from "@aws-lambda-powertools/logger";
 import { redactOutput } from "../../../lib/redact/index.ts";
-// report.ts, not the jobs' index: chat-ops logs too, and must not load the jobs and their clients.
-import { exitCode, type AuditSink, type Report } from "../../../lib/jobs/report.ts";
+// lib/jobs/report/ (its own face), not the jobs' index: chat-ops logs too, and must not load the jobs and their clients.
+import { exitCode, type AuditSink, type Report } from "../../../lib/jobs/report/index.ts";
 
 /**
  * Every string of every line passes lib/redact as the line is serialised: the one redaction point

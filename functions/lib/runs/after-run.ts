@@ -7,7 +7,7 @@
  * gets only a slice of the time left (lambda/time-left.ts).
  */
 import { sweepOf, type EnforceReport } from "../../../lib/jobs/index.ts";
-import { errorText } from "../../../lib/jobs/report.ts";
+import { errorText } from "../../../lib/jobs/report/index.ts";
 import { logger } from "../lambda/logger.ts";
 import { sliceSignal, UNBOUNDED, type TimeLeft } from "../lambda/time-left.ts";
 import { dynamoLastSweep, type LastSweepStore } from "../state/last-sweep.ts";

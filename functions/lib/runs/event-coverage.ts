@@ -15,10 +15,8 @@
  * replays them rather than judging again. A claims table that cannot be read is a warning, never a
  * reason for the sweep to fail.
  */
-import { missedByEvents, missedWarning, silenceWarning, type EventDelivery } from "../../../lib/jobs/enforce/missed.ts";
-import type { EnforceReport } from "../../../lib/jobs/index.ts";
-import { errorText } from "../../../lib/jobs/report.ts";
-import { direct, type Steps } from "../../../lib/jobs/steps.ts";
+import { missedByEvents, missedWarning, silenceWarning, type EventDelivery, type EnforceReport, direct, type Steps } from "../../../lib/jobs/index.ts";
+import { errorText } from "../../../lib/jobs/report/index.ts";
 import { ConfigError, isReportOnly } from "../config/settings.ts";
 import { logger } from "../lambda/logger.ts";
 import { dynamoCoverage, type CoverageStore, type SweepRecord } from "../state/event-coverage.ts";

@@ -5,9 +5,7 @@
  * group alone), or a restore asked of the Enforce function from the console (functions/lib/runs/scheduled.ts).
  */
 import { z } from "zod";
-import type { EnforceTarget } from "../../../lib/jobs/enforce/examine/targets.ts";
-import type { LastSweep } from "../../../lib/jobs/index.ts";
-import type { RestoreInput } from "../../../lib/jobs/restore/input.ts";
+import type { EnforceTarget, LastSweep, RestoreInput } from "../../../lib/jobs/index.ts";
 import { isAllowedResponseUrl } from "../config/slack.ts";
 
 const text = z.string().min(1);

@@ -18,7 +18,7 @@
  * run's error is thrown on once its end is done. A run refused before it started (RunRefused), or
  * one that found nothing to do (idle), owes nothing.
  */
-import { errorText } from "../../../lib/jobs/report.ts";
+import { errorText } from "../../../lib/jobs/report/index.ts";
 import { slackNotifyLevel, type Policy } from "../../../lib/policy/index.ts";
 import { isRefusedCredential } from "../config/clients.ts";
 import { loadPolicy } from "../config/policy.ts";

@@ -6,8 +6,8 @@
  * stages in one account keep apart.
  */
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
-import type { EnforceReport, EnforceSummary } from "../../../lib/jobs/enforce/summary.ts";
-import type { JobName } from "../../../lib/jobs/report.ts";
+import type { EnforceReport, EnforceSummary } from "../../../lib/jobs/index.ts";
+import type { JobName } from "../../../lib/jobs/report/index.ts";
 import type { WorkflowsSummary } from "../../../lib/jobs/workflows/index.ts";
 import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } from "./metric-names.ts";
 import { verdict, type RunLabels, type RunOutcome } from "./outcome.ts";

@@ -7,8 +7,8 @@
  * run's outcome stands. The post gets only a slice of the invocation's time left (lambda/time-left.ts).
  */
 import { request } from "undici";
-import { escapeMrkdwn, renderSlack } from "../../../lib/jobs/render.ts";
-import { errorText } from "../../../lib/jobs/report.ts";
+import { escapeMrkdwn, renderSlack } from "../../../lib/jobs/render/index.ts";
+import { errorText } from "../../../lib/jobs/report/index.ts";
 import type { NotifyLevel } from "../../../lib/policy/index.ts";
 import { redactOutput, redactStrings, redactThenCut, registerSecret } from "../../../lib/redact/index.ts";
 import { isAllowedWebhookUrl, SLACK_POST_TIMEOUT_MS, webhookCredential } from "../config/slack.ts";
@@ -45,7 +45,7 @@ export function runSummary(outcome: RunOutcome, labels: RunLabels): WebhookMessa
 }
 
 /**
- * renderSlack's blocks, but the warnings as a block of this module's own: render.ts cuts their text
+ * renderSlack's blocks, but the warnings as a block of this module's own: lib/jobs/render/slack.ts cuts their text
  * at 3,000 characters without saying so, and a run that stopped early can have hundreds of them.
  */
 function reportMessage(report: AnyReport): WebhookMessage {

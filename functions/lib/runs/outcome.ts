@@ -3,8 +3,8 @@
  * job's report, or the error that stopped it before there was one. Read once here, so a run that the
  * metrics count as failed is the run the channel is told failed.
  */
-import { errorText, exitCode, FAILED_STATUSES, type JobName, type Report } from "../../../lib/jobs/report.ts";
-import type { Trigger } from "../../../lib/jobs/restore/run-history.ts";
+import { errorText, exitCode, FAILED_STATUSES, type JobName, type Report } from "../../../lib/jobs/report/index.ts";
+import type { Trigger } from "../../../lib/jobs/index.ts";
 
 export type AnyReport = Report<{ status: string }, object>;
 

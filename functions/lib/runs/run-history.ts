@@ -9,7 +9,7 @@
  */
 import type { S3Client } from "@aws-sdk/client-s3";
 import { s3Objects } from "../../../lib/aws/s3-objects.ts";
-import { runKey, runReader, type RunReader } from "../../../lib/jobs/restore/run-history.ts";
+import { runKey, runReader, type RunReader } from "../../../lib/jobs/index.ts";
 import { redactStrings } from "../../../lib/redact/index.ts";
 import { requireEnv } from "../config/settings.ts";
 import type { AnyReport, RunLabels } from "./outcome.ts";

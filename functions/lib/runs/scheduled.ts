@@ -22,12 +22,10 @@
  * that changes what the invocation returns.
  */
 import { z } from "zod";
-import type { EnforceReport } from "../../../lib/jobs/index.ts";
-import { isStoredRun, restoreInputFrom, RestoreInputError, type RestoreInput } from "../../../lib/jobs/restore/input.ts";
+import { type EnforceReport, isStoredRun, restoreInputFrom, RestoreInputError, type RestoreInput, checkRunRef, RunHistoryError, storedRestoreInput } from "../../../lib/jobs/index.ts";
 import { ConfigError, isReportOnly, reportOnlySetting } from "../config/settings.ts";
 import { judgeSweep } from "./event-coverage.ts";
 import { jobLambda } from "../lambda/handler.ts";
-import { checkRunRef, RunHistoryError, storedRestoreInput } from "../../../lib/jobs/restore/run-history.ts";
 import type { RunRequest } from "./job-request.ts";
 import { runLifecycle } from "./lifecycle.ts";
 import type { RunLabels } from "./outcome.ts";

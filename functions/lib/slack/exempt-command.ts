@@ -3,7 +3,7 @@
  * checked as `warden exempt` checks it (lib/jobs/exempt's exemptRequestProblems), its problems worded
  * by position. As every chat error, none quotes a word of the command (functions/lib/slack/command.ts).
  */
-import { exemptRequestProblems, type ExemptProblem } from "../../../lib/jobs/exempt/request.ts";
+import { exemptRequestProblems, type ExemptProblem } from "../../../lib/policy/index.ts";
 import { MAX_REASON_CHARS } from "../../../lib/policy/rules.ts";
 import type { ExemptJobRequest } from "../runs/job-request.ts";
 

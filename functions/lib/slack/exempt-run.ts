@@ -12,10 +12,9 @@
  * rotation runs the request again only when it sent nothing but reads (run-job.ts's withCredentials).
  */
 import { loadGitLabPolicy } from "../../../lib/config/policy-source.ts";
-import { exempt, ExemptRefusedError, type ExemptResult } from "../../../lib/jobs/exempt/index.ts";
-import { exemptionSubject } from "../../../lib/jobs/exempt/request-text.ts";
-import { escapeMrkdwn, type SlackMessage } from "../../../lib/jobs/render.ts";
-import { errorText } from "../../../lib/jobs/report.ts";
+import { exempt, ExemptRefusedError, exemptionSubject, type ExemptResult } from "../../../lib/jobs/exempt/index.ts";
+import { escapeMrkdwn, type SlackMessage } from "../../../lib/jobs/render/index.ts";
+import { errorText } from "../../../lib/jobs/report/index.ts";
 import { gitlabClient } from "../config/clients.ts";
 import { loadPolicy, repositoryPolicyLocation } from "../config/policy.ts";
 import { REPOSITORY_POLICY_NAMES } from "../config/policy-repository.ts";

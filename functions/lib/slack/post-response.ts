@@ -3,7 +3,7 @@
  * chat-ops, which never posts, does not load an HTTP client at cold start.
  */
 import { request } from "undici";
-import type { SlackMessage } from "../../../lib/jobs/render.ts";
+import type { SlackMessage } from "../../../lib/jobs/render/index.ts";
 import { redactStrings, redactThenCut } from "../../../lib/redact/index.ts";
 import { allowedResponseOrigin, isAllowedResponseUrl, SLACK_POST_TIMEOUT_MS } from "../config/slack.ts";
 import { sliceSignal, UNBOUNDED, type TimeLeft } from "../lambda/time-left.ts";

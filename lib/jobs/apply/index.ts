@@ -7,11 +7,10 @@
 import pMap from "p-map";
 import type { GitLabClient } from "../../gitlab/index.ts";
 import { maxRemovals, unsupportedOnStray } from "../../policy/index.ts";
-import { failedRemoval, judgeAgain, removeShares } from "../enforce/apply.ts";
-import { PlanFileError } from "./plan-file.ts";
-import { DEFAULT_REMOVAL_CONCURRENCY } from "../enforce/summary.ts";
+import { DEFAULT_REMOVAL_CONCURRENCY, failedRemoval, judgeAgain, removeShares } from "../shares/remove.ts";
+import { PlanFileError } from "../shares/plan-file.ts";
 import { makeReport } from "../envelope.ts";
-import { auditedUnder, countStatus, errorText, jobStats } from "../report.ts";
+import { auditedUnder, countStatus, errorText, jobStats, stoppedMidRequest } from "../report/index.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
 import { subjectKey, subjectOf, type ShareRemoval } from "../shares/plan.ts";
 import { count } from "../view.ts";

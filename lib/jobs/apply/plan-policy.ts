@@ -13,7 +13,7 @@
 import { createHash } from "node:crypto";
 import { commitIsOn, DEFAULT_BRANCH_REF, FileContentError, HttpError, readRepositoryFile, type GitLabClient } from "../../gitlab/index.ts";
 import type { Policy } from "../../policy/index.ts";
-import { PlanFileError, type PlanFile } from "./plan-file.ts";
+import { PlanFileError, type PlanFile } from "../shares/plan-file.ts";
 
 /** The policy this run was given to compare the plan's with. */
 export type GivenPolicy =

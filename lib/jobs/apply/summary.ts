@@ -1,12 +1,11 @@
 /** What apply reports and takes: shared by the job and its view. */
 import type { GitLabClient } from "../../gitlab/index.ts";
-import type { EnforceSummary } from "../enforce/summary.ts";
-import type { JobOptions, Report } from "../report.ts";
-import type { ShareRemoval } from "../shares/plan.ts";
-import type { PlanFile } from "./plan-file.ts";
+import type { GuardedSummary, JobOptions, Report } from "../report/index.ts";
+import type { RemovalCounts, ShareRemoval } from "../shares/plan.ts";
+import type { PlanFile } from "../shares/plan-file.ts";
 
 /** Enforce's counts of removals, by the same names; the examination's are not the apply's to give. */
-export type ApplySummary = Pick<EnforceSummary, "strays" | "removed" | "alreadyGone" | "skipped" | "failed" | "maxRemovals" | "guard" | "complete">;
+export type ApplySummary = RemovalCounts & GuardedSummary;
 export type ApplyReport = Report<ShareRemoval, ApplySummary>;
 
 export interface ApplyOptions extends JobOptions {

@@ -1,11 +1,11 @@
-/** How an apply report reads to people: enforce's lines, and a summary of what became of the plan. */
-import { enforceView } from "../enforce/view.ts";
+/** How an apply report reads to people: enforce's lines (shares/view.ts), and a summary of what became of the plan. */
 import type { ShareRemoval } from "../shares/plan.ts";
+import { removalRows } from "../shares/view.ts";
 import { closingLine, count, type JobView } from "../view.ts";
 import type { ApplyReport } from "./summary.ts";
 
 export const applyView: JobView<ShareRemoval, ApplyReport> = {
-  ...enforceView,
+  ...removalRows,
   title: "Warden apply",
   noun: ["planned removal"],
   summary: ({ summary: s, dryRun }) =>

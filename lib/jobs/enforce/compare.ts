@@ -15,13 +15,8 @@
 import type { GroupShare } from "../../gitlab/index.ts";
 import { evaluateShare, scopeGroups, type Policy, type ShareVerdict } from "../../policy/index.ts";
 import { withLevelName } from "../envelope.ts";
+import { COMPARISON_SECTIONS, type ComparisonSection, type PolicyComparison } from "../shares/comparison.ts";
 import { byKindAndPath, plannedRemoval, shareInput, shareKey, type ShareKindName, type ShareRemoval, type Subject } from "../shares/plan.ts";
-
-export const COMPARISON_SECTIONS = ["newlyRemoved", "noLongerRemoved", "exemptionChanged"] as const;
-export type ComparisonSection = (typeof COMPARISON_SECTIONS)[number];
-
-/** The report's `comparison`: which policy the run's was compared with, and the differing shares. */
-export type PolicyComparison = { baseRef: string; baseCommitId: string } & Record<ComparisonSection, ShareRemoval[]>;
 
 /** One share whose fate differs, as a slice records it (JSON). */
 export interface Difference {

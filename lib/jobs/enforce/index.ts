@@ -8,7 +8,7 @@ import { isTrue } from "../../gitlab/index.ts";
 import { addRuleCounts, emptyRuleCounts, maxRemovals, unmatchedRules, type RuleCounts } from "../../policy/index.ts";
 import { awaitedLater } from "../awaited-later.ts";
 import { makeReport } from "../envelope.ts";
-import { auditedUnder, concurrencyStat, countStatus, errorText, type AuditSink } from "../report.ts";
+import { auditedUnder, concurrencyStat, countStatus, errorText, type AuditSink } from "../report/index.ts";
 import { byKindAndPath, shareKey, type ShareRemoval } from "../shares/plan.ts";
 import { direct, stepSignal, type Steps } from "../steps.ts";
 import { count } from "../view.ts";
@@ -224,3 +224,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   // Its removals carry the authors the plan's attribution found (the same shares).
   return base ? { ...report, comparison: comparisonOf(base, differences, report.actions) } : report;
 }
+
+// Enforce's face for the other jobs, beside the run itself: the review attributes as enforce does, the watch reads enforce's scope.
+export { attributeRemovals, attributionBudget } from "./attribution.ts";
+export { ScopeError, scopeRoots } from "./examine/scope.ts";

@@ -7,7 +7,7 @@
 import { redactOutput } from "../../redact/index.ts";
 import type { GitLabClient } from "../../gitlab/index.ts";
 import { createMergeRequestNote, listMergeRequestNotes, MAX_NOTE_CHARS, updateMergeRequestNote, type MergeRequestRef } from "../../gitlab/notes.ts";
-import { NOTE_MARKER } from "../render/comparison.ts";
+import { NOTE_MARKER } from "../shares/comparison.ts";
 
 export interface NoteOutcome {
   action: "created" | "updated";

@@ -12,15 +12,15 @@
  *   share removed by someone else in those minutes is counted so too: a batch is at most
  *   steps.perStep shares, and the next part re-reads each subject before removing.
  *
- * Either way every removal made has its audit line (written as its DELETE is answered, apply.ts), and
+ * Either way every removal made has its audit line (written as its DELETE is answered, shares/remove.ts), and
  * the report, which `warden restore` reads, lists it "done".
  */
 import type { GitLabClient } from "../../gitlab/index.ts";
 import type { Policy } from "../../policy/index.ts";
-import type { AuditSink } from "../report.ts";
+import type { AuditSink } from "../report/index.ts";
 import { shareKey, type ShareRemoval } from "../shares/plan.ts";
 import { stepSignal, type Steps } from "../steps.ts";
-import { removeShares } from "./apply.ts";
+import { removeShares } from "../shares/remove.ts";
 import type { StepStats } from "./summary.ts";
 
 /** What one step of removals did: the batch as it ended. */

@@ -6,7 +6,7 @@
  */
 import type { GitLabClient } from "../../gitlab/index.ts";
 import { emptyRuleCounts, evaluateShare, type Policy, type RuleCounts } from "../../policy/index.ts";
-import { errorText } from "../report.ts";
+import { errorText } from "../report/index.ts";
 import { KIND_COUNTERS, plannedRemoval, shareInput, type ShareKindName, type ShareRemoval, type Subject } from "../shares/plan.ts";
 import type { Steps } from "../steps.ts";
 import { judgeUnderBase, type Difference } from "./compare.ts";
@@ -133,7 +133,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   } finally {
     clearTimeout(timer);
   }
-  // A project judged before it changed (moved, most often) has its removals judged again first (apply.ts).
+  // A project judged before it changed (moved, most often) has its removals judged again first (shares/remove.ts).
   const changed = exam.ledger.changed;
   if (changed.size) for (const stray of strays) if (stray.action.kind === "project" && changed.has(stray.action.projectId)) stray.judgedAt = 0;
   const overdue = frontier.length > 0 && Date.now() >= input.runEnd;

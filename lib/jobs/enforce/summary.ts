@@ -2,15 +2,18 @@
 import type { GitLabClient, GroupShare, RequestCounts } from "../../gitlab/index.ts";
 import type { ClosedNotice, NoticeSummary } from "../notices/index.ts";
 import type { Policy, RuleCounts, ShareVerdict } from "../../policy/index.ts";
-import type { ShareKindName, ShareRemoval, Subject } from "../shares/plan.ts";
-import type { PolicyComparison } from "./compare.ts";
+import type { PolicyComparison } from "../shares/comparison.ts";
+import type { RemovalCounts, ShareKindName, ShareRemoval, Subject } from "../shares/plan.ts";
 import type { EventDelivery, MissedByEvents } from "./missed.ts";
 import type { LastSweep } from "./rules.ts";
 import type { EnforceTarget } from "./examine/targets.ts";
-import type { GuardedSummary, JobOptions, Report } from "../report.ts";
+import type { GuardedSummary, JobOptions, Report } from "../report/index.ts";
+
+/** A part of the scope a run may be limited to: the other jobs take it from here, with the options it is one of. */
+export type { EnforceTarget };
 
 /** Counters named for one kind count that kind; the others count both kinds. */
-export interface EnforceSummary extends GuardedSummary {
+export interface EnforceSummary extends GuardedSummary, RemovalCounts {
   /** Projects examined, and their shares. */
   projects: number;
   shares: number;
@@ -21,12 +24,6 @@ export interface EnforceSummary extends GuardedSummary {
   groupReads: number;
   allowed: number;
   exempt: number;
-  strays: number;
-  removed: number;
-  alreadyGone: number;
-  skipped: number;
-  failed: number;
-  maxRemovals: number;
   /** Shares each allow and exempt rule matched, by index (null: not known, a replayed step did not count them). */
   matched: RuleCounts | null;
   /** Only when the policy handles strays by notices (onStray notify or report) or names a notices project (lib/jobs/notices/). */
@@ -56,7 +53,8 @@ export type EnforceReport = Report<ShareRemoval, EnforceSummary> & {
  * Retry-After GitLab sends, so a budget the server reports always wins over these numbers.
  */
 export const DEFAULT_LIST_CONCURRENCY = 16;
-export const DEFAULT_REMOVAL_CONCURRENCY = 16;
+// The removals' default, 16 for the same reasons: apply takes it too, so it lives with the removals.
+export { DEFAULT_REMOVAL_CONCURRENCY } from "../shares/remove.ts";
 
 export interface EnforceOptions extends JobOptions {
   gitlab: GitLabClient;

@@ -1,25 +1,15 @@
-/** How an enforce report reads to people (render.ts lays it out). */
-import { accessLevelName } from "../../policy/index.ts";
+/** How an enforce report reads to people (render/ lays it out). */
 import { noticesLine } from "../notices/index.ts";
+import { COMPARISON_SECTIONS, type ComparisonSection, type PolicyComparison } from "../shares/comparison.ts";
 import { subjectOf, type ShareRemoval } from "../shares/plan.ts";
+import { removalRows } from "../shares/view.ts";
 import { closingLine, count, type JobView } from "../view.ts";
-import { COMPARISON_SECTIONS, type ComparisonSection, type PolicyComparison } from "./compare.ts";
 import type { EnforceProgress, EnforceReport } from "./summary.ts";
 
 export const enforceView: JobView<ShareRemoval, EnforceReport> = {
   title: "Warden enforce",
   noun: ["stray share"],
-  group: (a) => (a.kind === "group" ? `${a.sharedGroup} (group #${a.sharedGroupId})` : `${a.project} (#${a.projectId})`),
-  columns: (a) => [
-    `${a.kind} share`,
-    a.group,
-    accessLevelName(a.accessLevel),
-    a.expiresAt ? `until ${a.expiresAt}` : "no expiry",
-    addedByText(a),
-    [a.reason, a.error, noticeText(a)].filter(Boolean).join(" — "),
-  ],
-  headings: { group: "Project or group", columns: ["Share", "Invited group", "Level", "Expiry", "Added by", "Reason"] },
-  tally: { title: "Stray shares by invited group", of: (a) => a.group },
+  ...removalRows,
   closing: ({ dryRun, summary: s, actions }: EnforceReport) => {
     // Under onStray notify or report some strays are not removals: they are counted in the notices line.
     const removals = actions.filter(isRemoval);
@@ -58,27 +48,6 @@ function isRemoval(a: ShareRemoval): boolean {
 }
 
 const NOTICE_STATUSES: ReadonlySet<string> = new Set(["notify", "noticed", "pending", "reported"]);
-
-/** What became of a stray's notice, for its row: "notice #12 pending, 5 days left (due 2026-12-07)". */
-export function noticeText(a: ShareRemoval): string | undefined {
-  if (a.status === "reported") return "reported only (onStray report)";
-  const n = a.notice;
-  if (!n) return undefined;
-  const due = n.dueDate === null ? "no due date set" : `due ${n.dueDate}`;
-  if (n.iid === undefined) return `notice to open, ${due}`;
-  if (a.status === "noticed") return `notice #${n.iid} opened, ${due}`;
-  if (a.status === "pending") return `notice #${n.iid} pending, ${n.daysLeft === null ? "no due date set: not removed until one is" : `${count(n.daysLeft, "day")} left (${due})`}`;
-  return `notice #${n.iid} ${due}${n.closed ? ", closed" : ""}`;
-}
-
-/**
- * "added by Jane Doe 2026-11-20", or why no one is named: "added by ? (not visible)"; a removal not
- * attributed at all (the run stopped first) says so, so that every row has the column.
- */
-export function addedByText(a: Pick<ShareRemoval, "addedBy" | "attribution">): string {
-  if (a.addedBy === undefined) return "not attributed";
-  return a.addedBy ? `added by ${a.addedBy.name} ${a.addedBy.at.slice(0, 10)}` : `added by ? (${a.attribution ?? "not recorded"})`;
-}
 
 /** The progress line: "examining 1,204 / ~2,000 projects, 31 groups: 12 stray shares", "removing 12 / 94". */
 export function enforceProgressText(p: EnforceProgress): string {

@@ -8,7 +8,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import { Document, isMap, isSeq, parseDocument, type YAMLMap } from "yaml";
-import type { ExemptRequest } from "./request.ts";
+import type { ExemptRequest } from "../../policy/index.ts";
 
 export class PolicyEditError extends Error {
   override name = "PolicyEditError";

@@ -9,11 +9,12 @@
 import { createCommit, createMergeRequest, HttpError, type GitLabClient } from "../../gitlab/index.ts";
 import { inScope, parsePolicy, type Policy } from "../../policy/index.ts";
 import { exemptionEntry, PolicyEditError, unifiedDiff, withExemption } from "./edit.ts";
-import type { ExemptRequest } from "./request.ts";
+import type { ExemptRequest } from "../../policy/index.ts";
 import { commitMessage, exemptBranch, mergeRequestDescription, mergeRequestTitle } from "./request-text.ts";
 
-export { checkExemptRequest, ExemptInputError, exemptRequestProblems, type ExemptProblem, type ExemptRequest } from "./request.ts";
+export { checkExemptRequest, ExemptInputError, exemptRequestProblems, type ExemptProblem, type ExemptRequest } from "../../policy/index.ts";
 export { PolicyEditError } from "./edit.ts";
+export { exemptionSubject } from "./request-text.ts";
 
 export interface ExemptOptions {
   gitlab: GitLabClient;

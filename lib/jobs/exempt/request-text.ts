@@ -5,8 +5,8 @@
  * no HTML, no code span or reference survives).
  */
 import { createHash } from "node:crypto";
-import { escapeControls, escapeMarkdown } from "../render/escape.ts";
-import type { ExemptRequest } from "./request.ts";
+import { escapeControls, escapeMarkdown } from "../render/index.ts";
+import type { ExemptRequest } from "../../policy/index.ts";
 
 /** What the exemption covers, in words: "project acme/api shared with partners/x until 2027-03-31". */
 export function exemptionSubject(request: ExemptRequest): string {

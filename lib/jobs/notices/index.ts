@@ -9,7 +9,7 @@
 import type { GitLabClient, RequestCounts } from "../../gitlab/index.ts";
 import { onStrayModes, type Policy } from "../../policy/index.ts";
 import { shareKey, type ShareRemoval } from "../shares/plan.ts";
-import type { AuditSink } from "../report.ts";
+import type { AuditSink } from "../report/index.ts";
 import type { Steps } from "../steps.ts";
 import { planNotices, type NoticeClosure, type NoticeState } from "./plan.ts";
 import { closedNotices, noticeSummary, type ClosedNotice, type NoticeSummary } from "./summary.ts";

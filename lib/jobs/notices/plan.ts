@@ -15,7 +15,7 @@
 import pMap from "p-map";
 import { HttpError, type GitLabClient } from "../../gitlab/index.ts";
 import { evaluateShare, strayHandling, type Policy } from "../../policy/index.ts";
-import { errorText } from "../report.ts";
+import { errorText } from "../report/index.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
 import { shareInput, shareKey, subjectOf, type NoticeRef, type ShareRemoval, type ShareStatus } from "../shares/plan.ts";
 import { count } from "../view.ts";

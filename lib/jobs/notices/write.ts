@@ -10,7 +10,7 @@
 import pMap from "p-map";
 import { createIssue, createIssueNote, updateIssue, userByUsername, type GitLabClient } from "../../gitlab/index.ts";
 import { strayHandling, type NoticesPolicy, type Policy } from "../../policy/index.ts";
-import { errorText, type AuditSink } from "../report.ts";
+import { errorText, type AuditSink } from "../report/index.ts";
 import { shareKey, subjectOf, type ShareRemoval } from "../shares/plan.ts";
 import { NOTICE_LABEL, noticeKey } from "./marker.ts";
 import { noticeRef, type NoticeClosure, type NoticeState } from "./plan.ts";

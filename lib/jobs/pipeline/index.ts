@@ -10,7 +10,7 @@
 import { HttpError, NetworkError, type GitLabClient, type Pipeline, type Project } from "../../gitlab/index.ts";
 import { evaluatePipeline, type Policy } from "../../policy/index.ts";
 import { pipelineRequestProblem } from "../../policy/refs.ts";
-import { auditedUnder, errorText, jobStats, type AuditSink, type Report } from "../report.ts";
+import { auditedUnder, errorText, jobStats, type AuditSink, type Report } from "../report/index.ts";
 import { makeReport } from "../envelope.ts";
 import { findRef, protectionProblem, type FoundRef } from "./ref.ts";
 

@@ -1,4 +1,4 @@
-/** How a pipeline report reads to people (render.ts lays it out). */
+/** How a pipeline report reads to people (render/ lays it out). */
 import type { JobView } from "../view.ts";
 import type { PipelineAction, PipelineReport } from "./index.ts";
 

@@ -4,11 +4,9 @@
  * Every text not Warden's own passes the format's escaper.
  */
 import { comparisonView as view, type ComparedReport } from "../enforce/view.ts";
+import { NOTE_MARKER } from "../shares/comparison.ts";
 import { escapeMarkdown } from "./escape.ts";
 import { policyLine, statsLine, type AnyReport } from "./parts.ts";
-
-/** The hidden first line of a merge request note Warden writes: how the next pipeline finds the note to edit. */
-export const NOTE_MARKER = "<!-- warden:policy-comparison -->";
 
 export function isComparison(report: AnyReport): report is AnyReport & ComparedReport {
   return (report as { comparison?: unknown }).comparison !== undefined;

@@ -2,7 +2,7 @@
 import { applyView } from "../apply/view.ts";
 import { enforceView } from "../enforce/view.ts";
 import { pipelineView } from "../pipeline/view.ts";
-import type { JobName, Report } from "../report.ts";
+import type { JobName, Report } from "../report/index.ts";
 import { restoreView } from "../restore/view.ts";
 import { reviewView } from "../review/view.ts";
 import { count, type JobView } from "../view.ts";

@@ -6,7 +6,7 @@
  * read that finds the share at the level asked, as a 409 also means a share someone else made.
  */
 import { HttpError, NetworkError, type GroupShare } from "../../gitlab/index.ts";
-import { auditedUnder, errorText } from "../report.ts";
+import { auditedUnder, errorText } from "../report/index.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
 import { count } from "../view.ts";
 import { subjectOf } from "../shares/plan.ts";

@@ -10,7 +10,7 @@
 import pMap from "p-map";
 import { HttpError, type GitLabClient } from "../../gitlab/index.ts";
 import { maxRemovals } from "../../policy/index.ts";
-import { countStatus, errorText, jobStats } from "../report.ts";
+import { countStatus, errorText, jobStats } from "../report/index.ts";
 import { count } from "../view.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
 import { subjectKey, subjectOf, type RemovedShare, type Subject } from "../shares/plan.ts";

@@ -9,7 +9,7 @@
 import pMap from "p-map";
 import { HttpError } from "../../gitlab/index.ts";
 import { evaluateShare } from "../../policy/index.ts";
-import { errorText } from "../report.ts";
+import { errorText } from "../report/index.ts";
 import { readGroup } from "../shares/kinds.ts";
 import { subjectKey, type Subject } from "../shares/plan.ts";
 import type { PolicyCheck, RestoreAction, RestoreOptions } from "./summary.ts";

@@ -10,7 +10,7 @@
  * and they expire with the bucket's lifecycle. The objects themselves are reached through a port
  * (RunObjects), which each front end fills with lib/aws's S3 client: this module imports no AWS SDK.
  */
-import type { JobName } from "../report.ts";
+import type { JobName } from "../report/index.ts";
 import { parseRestoreTextFrom, type RestoreInput } from "./input.ts";
 
 export class RunHistoryError extends Error {

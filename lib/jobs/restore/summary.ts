@@ -1,7 +1,7 @@
 /** What restore reports, and its options: shared by the job and its view. */
 import type { GitLabClient } from "../../gitlab/index.ts";
 import type { Policy } from "../../policy/index.ts";
-import type { GuardedSummary, JobOptions, Report } from "../report.ts";
+import type { GuardedSummary, JobOptions, Report } from "../report/index.ts";
 import type { RemovedShare } from "../shares/plan.ts";
 import type { RestoreInput } from "./input.ts";
 

@@ -1,4 +1,4 @@
-/** How a restore report reads to people (render.ts lays it out), and how a present share differs from the removed one. */
+/** How a restore report reads to people (render/ lays it out), and how a present share differs from the removed one. */
 import type { GroupShare } from "../../gitlab/index.ts";
 import { accessLevelName } from "../../policy/index.ts";
 import { subjectOf, type RemovedShare } from "../shares/plan.ts";

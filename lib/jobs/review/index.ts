@@ -10,16 +10,15 @@
  * that record no stray, never a second listing of one. The summary and stats say what it cost.
  *
  * Memory: the listed shares are held once (they must be sorted, and attributed before the first is
- * written); the front end writes CSV and JSON from that one list row by row (output.ts).
+ * written); the front end writes CSV and JSON from that one list row by row (render/review.ts).
  */
 import { isTrue } from "../../gitlab/index.ts";
-import { enforce } from "../enforce/index.ts";
-import { attributeRemovals, attributionBudget } from "../enforce/attribution.ts";
+import { attributeRemovals, attributionBudget, enforce } from "../enforce/index.ts";
 import { makeReport } from "../envelope.ts";
 import type { JudgedShare } from "../enforce/summary.ts";
 import { accessLevelName, type Policy } from "../../policy/index.ts";
 import { byKindAndPath, shareFields, shareKey, type ShareRemoval } from "../shares/plan.ts";
-import { countStatus } from "../report.ts";
+import { countStatus } from "../report/index.ts";
 import type { ReviewedShare, ReviewOptions, ReviewReport } from "./summary.ts";
 
 export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {

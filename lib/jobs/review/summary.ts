@@ -1,7 +1,7 @@
 /** What the access review (`warden report shares`) lists and counts, and what it takes. */
 import type { GitLabClient } from "../../gitlab/index.ts";
-import type { EnforceTarget } from "../enforce/examine/targets.ts";
-import type { Report } from "../report.ts";
+import type { EnforceTarget } from "../enforce/summary.ts";
+import type { Report } from "../report/index.ts";
 import type { AddedBy, Attribution, RemoveGroupShareAction, RemoveShareAction, ShareSubjectFields } from "../shares/plan.ts";
 import type { Policy } from "../../policy/index.ts";
 

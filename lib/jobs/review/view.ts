@@ -1,6 +1,6 @@
-/** How the access review reads: its text and Markdown view (render.ts lays them out) and its CSV columns. */
-import { addedByText } from "../enforce/view.ts";
+/** How the access review reads: its text and Markdown view (render/ lays them out) and its CSV columns. */
 import { subjectOf } from "../shares/plan.ts";
+import { addedByText } from "../shares/view.ts";
 import { count, type JobView } from "../view.ts";
 import type { ReviewedShare, ReviewReport } from "./summary.ts";
 

@@ -1,6 +1,6 @@
 /**
  * Per kind of share, the I/O on one subject: read it as it is now, remove a share, create one again.
- * Apply (enforce/apply.ts) and restore (restore/) go through this table; the examination, which lists
+ * Removal (remove.ts) and restore (restore/) go through this table; the examination, which lists
  * subjects rather than reading them one by one, only borrows the adapters from GitLab's entities.
  */
 import { HttpError, type GitLabClient, type GroupDetail, type NewShare, type Project, type ShareOutcome, type UnshareOutcome } from "../../gitlab/index.ts";

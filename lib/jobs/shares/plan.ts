@@ -71,7 +71,7 @@ interface ShareFields {
   error?: string;
   /**
    * On a failed removal: whether another attempt would meet the same failure (GitLab refused it, or
-   * answered success and kept the share), judged where it failed (enforce/apply.ts); false for one that
+   * answered success and kept the share), judged where it failed (shares/remove.ts); false for one that
    * may pass (a 5xx, a timeout, a 429, a connection lost, an answer cut short). Absent on every other
    * status, and in reports of earlier Warden versions (watch/retries.ts says how those are judged).
    */
@@ -110,6 +110,16 @@ export interface Subject {
 }
 
 type SubjectRef = Pick<Subject, "id" | "path">;
+
+/** What a removing job (enforce, apply) counts of its plan in its report's summary, by the same names. */
+export interface RemovalCounts {
+  strays: number;
+  removed: number;
+  alreadyGone: number;
+  skipped: number;
+  failed: number;
+  maxRemovals: number;
+}
 
 /** The action type of a removal, by kind (also the message of its audit line). */
 export const REMOVAL_TYPES = { project: "remove-share", group: "remove-group-share" } as const satisfies { [K in ShareKindName]: Extract<ShareRemoval, { kind: K }>["type"] };

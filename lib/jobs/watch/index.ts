@@ -12,7 +12,7 @@ import { inScope } from "../../policy/index.ts";
 import type { AuditEvent } from "../../gitlab/index.ts";
 import { enforce } from "../enforce/index.ts";
 import { statsSince, type EnforceOptions, type EnforceReport } from "../enforce/summary.ts";
-import { auditEventName, eventSubjectKey, subjectOfAuditEvent, type EventSubject } from "../events/subjects.ts";
+import { auditEventName, eventSubjectKey, subjectOfAuditEvent, type EventSubject } from "../events/index.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
 import { direct, type Steps } from "../steps.ts";
 import { cursorFor, type WatchCursor } from "./cursor.ts";

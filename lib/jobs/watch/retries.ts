@@ -8,7 +8,7 @@
  * (MAX_WAITING, kept in the cursor); past that, the scheduled sweep has them.
  */
 import type { EnforceReport } from "../enforce/summary.ts";
-import { FAILED_STATUSES } from "../report.ts";
+import { FAILED_STATUSES } from "../report/index.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
 
 export const MAX_ATTEMPTS = 3;
@@ -16,7 +16,7 @@ export const MAX_WAITING = 100;
 
 /**
  * Whether a failed removal is one another try would meet again, as recorded where it failed
- * (enforce/apply.ts), never read back out of its error's text: that quotes what the server chose to
+ * (shares/remove.ts), never read back out of its error's text: that quotes what the server chose to
  * say. A report from an earlier Warden has no `lasting` (a durable removal step checkpointed before an
  * upgrade): its failure is taken as one that may pass. That costs at most MAX_ATTEMPTS - 1 more tries of
  * a share truly refused, while the opposite guess would pass a share that could still be removed.

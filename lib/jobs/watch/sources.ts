@@ -9,7 +9,7 @@
  */
 import { HttpError, isTrue, type AuditSource, type GitLabClient } from "../../gitlab/index.ts";
 import type { Policy } from "../../policy/index.ts";
-import { ScopeError, scopeRoots } from "../enforce/examine/scope.ts";
+import { ScopeError, scopeRoots } from "../enforce/index.ts";
 import { count } from "../view.ts";
 
 /** One listing the watch reads each poll; `key` names its cursor. */

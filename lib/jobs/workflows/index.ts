@@ -7,7 +7,7 @@
 import pMap from "p-map";
 import { HttpError, isActive, type ApiGeneration, type N8nClient, type Workflow } from "../../n8n/index.ts";
 import { decideWorkflow, matchingSelectors, maxWorkflowChanges } from "../../policy/index.ts";
-import { auditedUnder, countStatus, errorText, jobStats, stoppedMidRequest, type GuardedSummary, type JobOptions, type Report } from "../report.ts";
+import { auditedUnder, countStatus, errorText, jobStats, stoppedMidRequest, type GuardedSummary, type JobOptions, type Report } from "../report/index.ts";
 import { count } from "../view.ts";
 import { makeReport } from "../envelope.ts";
 

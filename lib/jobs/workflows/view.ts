@@ -1,4 +1,4 @@
-/** How a workflows report reads to people (render.ts lays it out). */
+/** How a workflows report reads to people (render/ lays it out). */
 import { closingLine, count, type JobView } from "../view.ts";
 import type { WorkflowAction, WorkflowsReport } from "./index.ts";
 

@@ -9,7 +9,7 @@ import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
 import { enforce, exitCode, renderText, type AuditSink, type EnforceTarget } from "../../../lib/jobs/index.ts";
 import { markedKey } from "../../../lib/jobs/notices/marker.ts";
-import { escapeMarkdown, renderMarkdown, renderSlack } from "../../../lib/jobs/render.ts";
+import { escapeMarkdown, renderMarkdown, renderSlack } from "../../../lib/jobs/render/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabDataset, type GitLabSim } from "../../../sim/gitlab/index.ts";
 import { validated } from "../../support/report.ts";

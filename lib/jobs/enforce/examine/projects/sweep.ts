@@ -8,7 +8,7 @@
  * within one step is swept.
  */
 import type { Project } from "../../../../gitlab/index.ts";
-import { errorText } from "../../../report.ts";
+import { errorText } from "../../../report/index.ts";
 import type { Examination } from "../context.ts";
 import { answeredBefore, lists, unjudged, type GroupListing } from "../ledger.ts";
 import { PRIORITY } from "../slots.ts";

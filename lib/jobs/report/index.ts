@@ -1,5 +1,5 @@
 /** The one report shape every job returns and every front end renders (CLI, Lambda, Slack). */
-import type { Policy, PolicySource } from "../policy/index.ts";
+import type { Policy, PolicySource } from "../../policy/index.ts";
 
 export type JobName = "enforce" | "apply" | "workflows" | "pipeline" | "restore" | "review";
 

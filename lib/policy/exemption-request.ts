@@ -1,8 +1,9 @@
 /**
- * What `warden exempt` is asked for, checked before any request: paths GitLab could have, an expiry
+ * What an exemption request (`warden exempt`, `/warden exempt`) asks for, checked before any request: paths GitLab could have, an expiry
  * in the future, a reason a reviewer can read. Every problem is named at once.
  */
-import { plainPathProblem, reasonProblem } from "../../policy/index.ts";
+import { plainPathProblem } from "./glob.ts";
+import { reasonProblem } from "./rules.ts";
 
 export interface ExemptRequest {
   /** The project whose share is exempted (a full path). */

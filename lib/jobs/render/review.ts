@@ -2,12 +2,15 @@
  * The access review written out, as chunks a front end writes one after another: CSV and JSON are
  * written from the report's one list of shares a batch of rows at a time, never built whole (100,000
  * projects' shares would double in memory as one string); text and Markdown, which are for people
- * (and Markdown cut at a GitLab comment's size), are laid out whole by the shared renderers.
+ * (and Markdown cut at a GitLab comment's size), are laid out whole by the shared renderers. Here
+ * in render/, not in review/: the review's folder holds the job and its view, which render/ reads.
  */
-import { jsonForTerminal, renderMarkdown, renderText } from "../render.ts";
-import { csvLine } from "../render/csv.ts";
-import type { ReviewReport } from "./summary.ts";
-import { CSV_HEADER, csvCells } from "./view.ts";
+import type { ReviewReport } from "../review/summary.ts";
+import { CSV_HEADER, csvCells } from "../review/view.ts";
+import { csvLine } from "./csv.ts";
+import { jsonForTerminal } from "./escape.ts";
+import { renderMarkdown } from "./markdown.ts";
+import { renderText } from "./text.ts";
 
 export const REVIEW_FORMATS = ["text", "markdown", "json", "csv"] as const;
 export type ReviewFormat = (typeof REVIEW_FORMATS)[number];

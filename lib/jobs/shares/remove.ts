@@ -16,9 +16,12 @@ import type { GitLabClient } from "../../gitlab/index.ts";
 import { isTerminal } from "../../http/index.ts";
 import { accessLevelName, evaluateShare, type Policy } from "../../policy/index.ts";
 import { awaitedLater } from "../awaited-later.ts";
-import { errorText, stoppedMidRequest, type AuditSink } from "../report.ts";
-import { SHARE_OPS } from "../shares/kinds.ts";
-import { auditFields, shareFields, shareInput, shareKey, subjectKey, subjectOf, type ShareRemoval, type Subject } from "../shares/plan.ts";
+import { errorText, stoppedMidRequest, type AuditSink } from "../report/index.ts";
+import { SHARE_OPS } from "./kinds.ts";
+import { auditFields, shareFields, shareInput, shareKey, subjectKey, subjectOf, type ShareRemoval, type Subject } from "./plan.ts";
+
+/** Removals in flight at once when no flag says (enforce/summary.ts says why, for its reads as for these). */
+export const DEFAULT_REMOVAL_CONCURRENCY = 16;
 
 export interface RemovalOptions {
   gitlab: GitLabClient;
@@ -110,7 +113,7 @@ async function removeOne(action: ShareRemoval, opts: RemovalOptions, old: boolea
     action.status = outcome === "removed" ? "done" : "already-gone";
     return false;
   } catch (err) {
-    // Cut short by the invocation's deadline: left for the next step (removal-steps.ts), not failed.
+    // Cut short by the invocation's deadline: left for the next step (enforce/removal-steps.ts), not failed.
     if (opts.deadline?.aborted) return true;
     Object.assign(action, failedRemoval(err, signal, "removing the share"));
     return signal?.aborted ?? false;

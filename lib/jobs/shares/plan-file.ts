@@ -10,7 +10,7 @@ import { basename, dirname, join } from "node:path";
 import { z } from "zod";
 import { parsePolicy, type Policy, type PolicySource } from "../../policy/index.ts";
 import { redactOutput } from "../../redact/index.ts";
-import { REMOVAL_TYPES, type ShareRemoval } from "../shares/plan.ts";
+import { REMOVAL_TYPES, type ShareRemoval } from "./plan.ts";
 import { canonicalJson } from "../canonical-json.ts";
 
 export const PLAN_FORMAT = "warden-plan";
