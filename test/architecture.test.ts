@@ -133,7 +133,7 @@ it("enforce's folder imports one way (rules 1-7 of the layout)", () => {
     "3: nothing in examine/ imports the registry, the slice or the job": breaking(/^lib\/jobs\/enforce\/examine\//, /^lib\/jobs\/enforce\/(examine\/examiners|slice|index)\.ts$/),
     "4: projects/ never imports groups/": breaking(/^lib\/jobs\/enforce\/examine\/projects\//, /^lib\/jobs\/enforce\/examine\/groups\//),
     "5: apply/ and restore/ do not load the examination": breaking(/^lib\/jobs\/(apply|restore)\//, /^lib\/jobs\/enforce\/examine\//),
-    "6: render/ imports views (and the reports' types, and the comparison's words), no engine": breaking(/^lib\/jobs\/render\//, /^lib\/jobs\/(?!(\w+\/)?view\.ts$|report\/|review\/summary\.ts$|render\/|shares\/comparison\.ts$)/),
+    "6: render/ imports views (and the reports' types, the comparison's words, the escaping), no engine": breaking(/^lib\/jobs\/render\//, /^lib\/jobs\/(?!(\w+\/)?view\.ts$|report\/|review\/summary\.ts$|render\/|shares\/comparison\.ts$|escape\.ts$)/),
     "7: apply/ and enforce/ do not import each other (both stand on shares/)": [...breaking(/^lib\/jobs\/apply\//, /^lib\/jobs\/enforce\//), ...breaking(/^lib\/jobs\/enforce\//, /^lib\/jobs\/apply\//)],
   };
   expect(Object.entries(rules).filter(([, edges]) => edges.length)).toEqual([]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { escapeControls, escapeMarkdown, jsonForTerminal } from "../lib/jobs/render/escape.ts";
+import { escapeControls, escapeMarkdown, jsonForTerminal } from "../lib/jobs/escape.ts";
 import { escapeMrkdwn } from "../lib/jobs/render/slack.ts";
 import { redactOutput, redactStrings, redactThenCut, registerSecret, SecretRegistry } from "../lib/redact/index.ts";
 

@@ -7,7 +7,7 @@
  */
 import { accessLevelName } from "../../policy/index.ts";
 import { redactOutput } from "../../redact/index.ts";
-import { escapeMarkdown as md } from "../render/escape.ts";
+import { escapeMarkdown as md } from "../escape.ts";
 import { subjectOf, type ShareRemoval } from "../shares/plan.ts";
 import { markerLine, noticeKey } from "./marker.ts";
 

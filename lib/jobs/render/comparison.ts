@@ -5,7 +5,7 @@
  */
 import { comparisonView as view, type ComparedReport } from "../enforce/view.ts";
 import { NOTE_MARKER } from "../shares/comparison.ts";
-import { escapeMarkdown } from "./escape.ts";
+import { escapeMarkdown } from "../escape.ts";
 import { policyLine, statsLine, type AnyReport } from "./parts.ts";
 
 export function isComparison(report: AnyReport): report is AnyReport & ComparedReport {

@@ -5,7 +5,7 @@
  */
 import { count } from "../view.ts";
 import { comparisonMarkdown, isComparison } from "./comparison.ts";
-import { escapeMarkdown } from "./escape.ts";
+import { escapeMarkdown } from "../escape.ts";
 import { policyLine, statsLine, tallyOf, titleOf, viewOf, type AnyReport } from "./parts.ts";
 
 /** GitLab refuses a comment over 1,000,000 characters; the list is cut to leave room for the rest. */

@@ -8,7 +8,7 @@
 import type { ReviewReport } from "../review/summary.ts";
 import { CSV_HEADER, csvCells } from "../review/view.ts";
 import { csvLine } from "./csv.ts";
-import { jsonForTerminal } from "./escape.ts";
+import { jsonForTerminal } from "../escape.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { renderText } from "./text.ts";
 

@@ -1,6 +1,6 @@
 /** A report as Slack Block Kit (chat-ops and run notifications): title, summary, policy, actions, warnings. */
 import { comparisonLines, isComparison } from "./comparison.ts";
-import { escapeControls } from "./escape.ts";
+import { escapeControls } from "../escape.ts";
 import { policyLine, statsLine, titleOf, viewOf, type AnyReport } from "./parts.ts";
 import { redactOutput } from "../../redact/index.ts";
 

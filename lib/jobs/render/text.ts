@@ -5,7 +5,7 @@
  */
 import { styleText } from "node:util";
 import { comparisonLines, isComparison } from "./comparison.ts";
-import { escapeControls } from "./escape.ts";
+import { escapeControls } from "../escape.ts";
 import { policyLine, statsLine, tallyOf, titleOf, viewOf, type AnyReport } from "./parts.ts";
 import { wrapLines } from "./wrap.ts";
 
