@@ -13,6 +13,7 @@ import { byKindAndPath, shareKey, type ShareRemoval } from "../shares/plan.ts";
 import { direct, stepSignal, type Steps } from "../steps.ts";
 import { count } from "../view.ts";
 import { applyAttribution, attributeWithin, attributionBudget } from "./attribution.ts";
+import { emptyAttributionState } from "./attribution-reads.ts";
 import { comparisonOf, scopeWarning, type Difference } from "./compare.ts";
 import { beginExamination } from "./examine/examiners.ts";
 import { ScopeError, scopeRoots } from "./examine/scope.ts";
@@ -85,6 +86,8 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   // Unknown (undefined) once a step recorded by code that did not count them is replayed.
   let matched: RuleCounts | undefined = emptyRuleCounts(policy);
   let complete = true;
+  // Where the reads of audit events begun in the examination's idle slots stand (attribution-early.ts).
+  let attribution = emptyAttributionState();
 
   let frontier = begun.frontier;
   for (let n = 1; frontier.length; n++) {
@@ -92,6 +95,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       measured(() =>
         examineSlice({
           gitlab, policy, ...(base ? { base } : {}), seesAllGroups: begun.seesAllGroups, concurrency, signal, now, frontier, steps, runEnd, onJudged: opts.onJudged,
+          attribution: { state: attribution, admin: begun.admin === true, before: { projects: tally.projects, groups: tally.groups, strays: found.length } },
           // Counts so far, as pages arrive (run directly, this is the whole examination).
           progress: (t, strays) => opts.onProgress?.({ phase: "examining", projects: tally.projects + t.projects, groups: tally.groups + t.groups, strays: found.length + strays }),
         }),
@@ -109,6 +113,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     warnings.push(...slice.warnings);
     stats.push(slice.stats);
     frontier = slice.frontier;
+    attribution = slice.attribution ?? attribution;
     if (slice.stopped !== null) {
       complete = false;
       warnings.push(`stopped while listing after ${count(tally.projects, "project")} (${slice.stopped}), with ${count(tally.groups, "group")} read: the plan is incomplete and nothing was removed`);
@@ -156,7 +161,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   // Who added each stray, only where the run may remove it: after the guard, never for a plan it refused
   // or an applying run's incomplete one, and within a budget of requests (a run stopped by its signal has no time for it).
   const attributed = plan.length && !tripped && (complete || !opts.apply) && !signal?.aborted
-    ? await steps.step("attribute", () => measured(() => attributeWithin({ gitlab, policy, admin: begun.admin === true, now, actions: plan, concurrency, signal: inStep, budget: attributionBudget({ projects: tally.projects, groups: tally.groups, removals: plan.length }) })))
+    ? await steps.step("attribute", () => measured(() => attributeWithin({ gitlab, policy, admin: begun.admin === true, now, actions: plan, concurrency, signal: inStep, state: attribution, budget: attributionBudget({ projects: tally.projects, groups: tally.groups, removals: plan.length }) })))
     : undefined;
   if (attributed) {
     applyAttribution(plan, attributed.attributed);
@@ -205,7 +210,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       matched: matched ?? null,
     },
     actions: plan,
-    stats: { ...requestStats, auditRequests: attributed?.auditRequests ?? 0, ...attributionStat(attributed), ...concurrencyStat([gitlab.http]), durationMs: finishedAt - begun.startedAt },
+    stats: { ...requestStats, auditRequests: attributed?.auditRequests ?? attribution.requests, ...attributionStat(attributed), ...concurrencyStat([gitlab.http]), durationMs: finishedAt - begun.startedAt },
     warnings,
   });
   // Its removals carry the authors the plan's attribution found (the same shares).
