@@ -159,7 +159,8 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     warnings.push(opts.apply ? `guard: ${which}; nothing was removed (${fix})` : `guard: ${which}: an applying run would remove nothing (${fix})`);
   }
   // Who added each stray, only where the run may remove it: after the guard, never for a plan it refused
-  // or an applying run's incomplete one, and within a budget of requests (a run stopped by its signal has no time for it).
+  // or an applying run's incomplete one, and within a budget of requests (a run stopped by its signal has no time for it);
+  // reading on from where the examination's idle slots left the reads (attribution-early.ts).
   const attributed = plan.length && !tripped && (complete || !opts.apply) && !signal?.aborted
     ? await steps.step("attribute", () => measured(() => attributeWithin({ gitlab, policy, admin: begun.admin === true, now, actions: plan, concurrency, signal: inStep, state: attribution, budget: attributionBudget({ projects: tally.projects, groups: tally.groups, removals: plan.length }) })))
     : undefined;
