@@ -86,7 +86,7 @@ const ATTRIBUTED = ["addedBy", "addedBy.name", "addedBy.username", "addedBy.at",
  * examination step records it since attribution began in the examination's idle slots; older steps have none.
  */
 const READS = [
-  "pages", "requests", "off", "open", "groups.{id}.path", "groups.{id}.begun", ...["strategy", "next", "pages", "items"].map((f) => `groups.{id}.from.${f}`),
+  "pages", "requests", "off", "open", "authors.{id}", "groups.{id}.path", "groups.{id}.begun", ...["strategy", "next", "pages", "items"].map((f) => `groups.{id}.from.${f}`),
   "groups.{id}.unread.attribution", "groups.{id}.unread.status", ...["share", "id", "authorId", "name", "at"].map((f) => `unclaimed[].${f}`),
 ].map((p) => `attribution.${p}`);
 const STATS = ["requests", "retries", "rateLimited", "pages", "groupReads"].map((f) => `stats.${f}`);

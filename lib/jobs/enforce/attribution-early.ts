@@ -4,9 +4,11 @@
  * examination request (PRIORITY.attribution: a page of events waits while any listing, look-up or
  * detail read does), so it fills the slots the examination leaves idle while it waits on its slowest
  * listings. Each event that records a share is matched with the strays found so far, or kept for
- * those found later (at most `keep`: a step's findings are bounded, and so is memory). The attribute
- * step, after the guard, reads on only what is left (attribution.ts), and a run's pages are its state's,
- * checkpointed with each examination step: no page is asked for twice.
+ * those found later (at most `keep`: a step's findings are bounded, and so is memory); a group's read
+ * goes on only while a stray of it waits for its event, so it never reads past the page where the
+ * last of them is found: no more pages than reading after the examination, with every stray known,
+ * would. The attribute step, after the guard, reads on only what is left (attribution.ts); where each
+ * read stands is checkpointed with each examination step, so no page is asked for twice.
  *
  * What a refused run may spend: no group is begun, and no page asked for, once the strays found exceed
  * gitlab.guard.maxRemovals (a plan the guard will refuse is not attributed further), and never more
@@ -63,11 +65,18 @@ export function earlyAttribution(input: EarlyInput): EarlyAttribution {
   let held = false;
   const stopped = () => held || input.signal.aborted || input.pause.aborted;
   const inSlot = <T>(request: () => Promise<T>) => input.slots(async () => (stopped() ? HELD : request()), PRIORITY.attribution);
-  const author = authorsOf(gitlab, input.signal, (request) => input.slots(request, PRIORITY.attribution));
+  const author = authorsOf(gitlab, input.signal, (state.authors ??= {}), (request) => input.slots(request, PRIORITY.attribution));
 
+  // Strays of this slice still waiting for their event, by the group whose events record them; and the reads going on.
+  const pending = new Map<number, number>();
+  const running = new Set<number>();
+  const wait = (action: ShareRemoval, by: number) => {
+    const { groupId } = recordedIn(action);
+    pending.set(groupId, (pending.get(groupId) ?? 0) + by);
+  };
   const claim = (action: ShareRemoval, event: RecordedEvent) => {
     claimed.add(event.share);
-    waitingFor.delete(event.share);
+    if (waitingFor.delete(event.share)) wait(action, -1);
     claims.push(author(event).then((addedBy) => void Object.assign(action, { addedBy })));
   };
   const open = () => {
@@ -75,37 +84,42 @@ export function earlyAttribution(input: EarlyInput): EarlyAttribution {
     state.open = true;
     for (const { groupId, path } of queued.splice(0)) begin(groupId, path);
   };
-  const ctx: ReadOn = {
-    gitlab, admin: input.admin, now: input.now, days, signal: input.signal,
-    send: (request) => inSlot(request).then((page) => (page !== HELD && open(), page)),
-    may: (first) => !stopped() && strays <= limit && unclaimed.size < input.keep && (first || state.pages + owed(state, windows) < input.budget()),
-    found(event) {
-      if (claimed.has(event.share)) return false;
-      const action = waitingFor.get(event.share);
-      if (action) claim(action, event);
-      else if (!unclaimed.has(event.share)) unclaimed.set(event.share, event);
-      return false;
-    },
+  const found = (event: RecordedEvent): boolean => {
+    if (claimed.has(event.share)) return false;
+    const action = waitingFor.get(event.share);
+    if (action) claim(action, event);
+    else if (!unclaimed.has(event.share)) unclaimed.set(event.share, event);
+    return false;
+  };
+  // A group's read goes on while a stray of it waits: never past the page where the last one the run plans is found
+  // (a stray found later whose event was passed finds it kept; one whose event is older takes the read on from there).
+  const read = (groupId: number, at: GroupRead): void => {
+    running.add(groupId);
+    const ctx: ReadOn = {
+      gitlab, admin: input.admin, now: input.now, days, signal: input.signal, found,
+      send: (request) => inSlot(request).then((page) => (page !== HELD && open(), page)),
+      may: (first) => !stopped() && strays <= limit && unclaimed.size < input.keep && (pending.get(groupId) ?? 0) > 0 && (first || state.pages + owed(state, windows) < input.budget()),
+    };
+    const reading = readOn(state, groupId, at, ctx).then(
+      () => undefined,
+      (err: unknown) => {
+        if (input.signal.aborted) return;
+        at.unread = unreadable(err, input.admin);
+        if (at.unread.attribution === "off") state.off = true;
+        else open();
+      },
+    );
+    reads.push(reading.finally(() => running.delete(groupId)));
   };
   const begin = (groupId: number, path: string): void => {
-    if (state.off || String(groupId) in state.groups) return;
+    const begun = state.groups[groupId];
+    if (state.off || begun?.unread || running.has(groupId)) return;
+    if (begun) return read(groupId, begun);
     const first = !state.open && !Object.keys(state.groups).length;
     if (!state.open && !first) return void (queued.some((q) => q.groupId === groupId) || queued.push({ groupId, path }));
     // Begun only with a first page for each of its windows left in the budget; if not, the attribute step may, with what is left then.
     if (state.pages + owed(state, windows) + windows > input.budget()) return;
-    const read: GroupRead = { path, begun: 0 };
-    state.groups[groupId] = read;
-    reads.push(
-      readOn(state, groupId, read, ctx).then(
-        () => undefined,
-        (err: unknown) => {
-          if (input.signal.aborted) return;
-          read.unread = unreadable(err, input.admin);
-          if (read.unread.attribution === "off") state.off = true;
-          else open();
-        },
-      ),
-    );
+    read(groupId, (state.groups[groupId] = { path, begun: 0 }));
   };
 
   return {
@@ -116,7 +130,10 @@ export function earlyAttribution(input: EarlyInput): EarlyAttribution {
         const event = unclaimed.get(key);
         if (event) unclaimed.delete(key);
         if (event && !claimed.has(key)) claim(action, event);
-        else waitingFor.set(key, action);
+        else if (!waitingFor.has(key)) {
+          waitingFor.set(key, action);
+          wait(action, 1);
+        }
       }
       if (days === 0 || strays > limit) return;
       for (const action of found) {

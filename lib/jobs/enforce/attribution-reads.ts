@@ -41,6 +41,8 @@ export interface AttributionState {
   off?: true;
   /** A first group's answer came back, and not "off": other groups may be read beside each other. */
   open?: true;
+  /** Each author looked up so far, by user id: the username (null: a look-up that failed), so none is looked up twice. */
+  authors?: Record<string, string | null>;
 }
 
 export const emptyAttributionState = (): AttributionState => ({ pages: 0, requests: 0, groups: {}, unclaimed: [] });
@@ -159,13 +161,18 @@ export function unfound(read: GroupRead | undefined, now: Date, days: number): A
   return read && readToTheEnd(read, now, days) ? "not recorded" : undefined;
 }
 
-/** Who an event names, looked up once per author (deploy tokens, -2, and keys, -3, are no users); a failed look-up only leaves the username out. */
-export function authorsOf(gitlab: GitLabClient, signal: AbortSignal | undefined, send: <T>(request: () => Promise<T>) => Promise<T> = (request) => request()): (event: RecordedEvent) => Promise<AddedBy> {
-  const usernames = new Map<number, Promise<string | null>>();
+/**
+ * Who an event names, looked up once per author (deploy tokens, -2, and keys, -3, are no users); a failed
+ * look-up only leaves the username out. Each username found goes into `known` (the state's), which those
+ * of an earlier step or phase come from.
+ */
+export function authorsOf(gitlab: GitLabClient, signal: AbortSignal | undefined, known: Record<string, string | null>, send: <T>(request: () => Promise<T>) => Promise<T> = (request) => request()): (event: RecordedEvent) => Promise<AddedBy> {
+  const usernames = new Map<number, Promise<string | null>>(Object.entries(known).map(([id, username]) => [Number(id), Promise.resolve(username)]));
   return async (event) => {
     let username = usernames.get(event.authorId);
     if (!username) {
-      username = event.authorId > 0 ? send(() => getUser(gitlab, event.authorId, signal)).then((u) => u.username, () => null) : Promise.resolve(null);
+      const lookup = event.authorId > 0 ? send(() => getUser(gitlab, event.authorId, signal)).then((u) => u.username, () => null) : Promise.resolve(null);
+      username = lookup.then((name) => (event.authorId > 0 && (known[event.authorId] = name), name));
       usernames.set(event.authorId, username);
     }
     return { name: event.name, username: await username, at: event.at, eventId: event.id };

@@ -92,7 +92,7 @@ export async function attributeRemovals(input: AttributionInput): Promise<Attrib
   const state = structuredClone(input.state ?? emptyAttributionState());
   if (days === 0) return { attributed: actions.map(() => ({ addedBy: null, attribution: "off" })), warnings: [], auditRequests: state.requests, budget: input.budget, stoppedAtBudget: false };
   const requestsBefore = auditRequests(gitlab);
-  const author = authorsOf(gitlab, signal);
+  const author = authorsOf(gitlab, signal, (state.authors ??= {}));
   const unclaimed = new Map(state.unclaimed.map((e) => [e.share, e]));
   const attributed: Attributed[] = actions.map(() => ({}));
   const claims: Promise<void>[] = [];
