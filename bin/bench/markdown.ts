@@ -30,10 +30,18 @@ How to read the tables:
 
 - *lower bound*: the least a run that *lists* the projects can send: two requests to resolve the scope (token check, then group \
 look-up), the projects in full pages of 100 and one look-up for projects moved while they were listed, the scope's descendant groups \
-in full pages, one \`GET /groups/:id\` per group in scope (no listing carries group shares), one DELETE per stray, and one re-read per \
+in full pages, one \`GET /groups/:id\` per group in scope (no listing carries group shares), in a run that plans strays the \
+audit-event pages that attribute them and one \`GET /users/:id\` per author they name, one DELETE per stray, and one re-read per \
 project of a plan older than 60 s ([bin/bench/schedule.ts](../bin/bench/schedule.ts)). *× bound* is requests ÷ lower bound.
+- *the audit-event pages*: the simulated GitLab records who made each share as GitLab does, for a realistic share of them \
+([sim/gitlab/generate-audit-events.ts](../sim/gitlab/generate-audit-events.ts): 75 % made in the last 60 days, 15 % long before \
+gitlab.attribution.days, the rest never recorded). GitLab lists a group's events only newest first, in windows of at most 30 days, \
+100 a page: so for each group whose events record a stray (the invited group of a project share), its windows newest first until \
+every stray of the group is found, or all 90 days of them when one is not (a share made before them, or never recorded, is \
+only known absent once they are read) ([bin/bench/audit-bound.ts](../bin/bench/audit-bound.ts)). A run that applies after a \
+dry run reads them again; one that plans nothing reads none.
 - *floor* and *ideal*: the least time Warden's own schedule allows: every request taking exactly the latency, its examination \
-concurrency at a time, the plan complete before the first removal, and under budgets every request admitted by the simulator's windows.
+concurrency at a time (the audit-event pages on the same slots, each group's one after another), the plan complete before the first removal, and under budgets every request admitted by the simulator's windows.
 - *peer ÷ Warden*: the peer's wall time ÷ Warden's in the same conditions.`;
 
 export function benchMarkdown(settings: Settings, info: RunInfo, sections: Section[]): string {

@@ -3,10 +3,10 @@
  * scope resolution (token check, group look-up), the projects in full pages of 100 and, when they take
  * more than one, one look-up for projects moved while they were listed (lib/jobs/enforce/examine/projects/sweep.ts),
  * the scope's descendant groups in full pages of 100 and one GET /groups/:id per group in scope (what examining
- * group shares costs: no listing carries them), one DELETE per stray, and one GET per subject of an
- * old plan (its 60 s re-check). The floor, the least time: every request takes exactly the latency,
+ * group shares costs: no listing carries them), the audit-event pages and author look-ups that attribute
+ * the strays (audit-bound.ts), one DELETE per stray, and one GET per subject of an old plan (its 60 s re-check). The floor, the least time: every request takes exactly the latency,
  * `concurrency` at a time — the token check and the scope look-up together; then the first page of projects and of descendant
- * groups, the rest of the examination on every slot; then, the plan complete, the removals (with the
+ * groups, the rest of the examination and the attribution on every slot (a group's audit-event pages one after another); then, the plan complete, the removals (with the
  * re-checks beside them, on slots of their own). Under rate limits a request also waits for every
  * budget it counts against, with the simulator's windows (each opened by the first request after the
  * previous one closed).
@@ -21,6 +21,13 @@ export interface Work {
   strays: number;
   /** Subjects read again before removal (a plan older than 60 s); 0 for a fresh plan. */
   rechecks?: number;
+  /**
+   * What attributing the strays must read (audit-bound.ts), in a run that plans any: audit-event pages,
+   * the most of them one group takes (a chain: each window's pages follow their links), and authors looked up.
+   */
+  auditPages?: number;
+  auditChain?: number;
+  authors?: number;
 }
 
 interface Budget {
@@ -40,9 +47,15 @@ function examination(w: Work): { route: string; count: number }[] {
   ];
 }
 
+/** The requests that attribute a run's strays: none without strays. */
+function attribution(w: Work): { route: string; count: number }[] {
+  if (!w.strays) return [];
+  return [{ route: "GET /audit_events", count: w.auditPages ?? 0 }, { route: "GET /users/:id", count: w.authors ?? 0 }];
+}
+
 /** The fewest requests of a dry run (`apply` false) or of an apply. */
 export function lowerBound(w: Work, apply = true): { requests: number; pages: number } {
-  const examine = examination(w).reduce((n, r) => n + r.count, 0);
+  const examine = [...examination(w), ...attribution(w)].reduce((n, r) => n + r.count, 0);
   return { requests: 2 + examine + (apply ? w.strays + (w.rechecks ?? 0) : 0), pages: pages(w.projects) };
 }
 
@@ -78,7 +91,10 @@ export function floorMs(w: Work, concurrency: number, latencyMs: number, rules: 
   const [projectPages, descendantPages, groupReads] = examination(w);
   // The first page of each listing opens it; everything else shares the slots.
   t = parallel(["GET /groups/:id/projects", "GET /groups/:id/descendant_groups"], concurrency, t);
-  t = parallel(expand([{ ...projectPages!, count: projectPages!.count - 1 }, { ...descendantPages!, count: descendantPages!.count - 1 }, groupReads!]), concurrency, t);
+  // Attribution on the same slots, its longest chain of pages (then the author it names) no sooner than one after another.
+  const opened = t;
+  t = parallel(expand([{ ...projectPages!, count: projectPages!.count - 1 }, { ...descendantPages!, count: descendantPages!.count - 1 }, groupReads!, ...attribution(w)]), concurrency, t);
+  if (w.strays && w.auditChain) t = Math.max(t, opened + (w.auditChain + (w.authors ? 1 : 0)) * latencyMs);
   if (!apply) return t;
   // Re-checks go out on slots of their own ahead of the removals, so the removals set the pace.
   const removals = parallel(expand([{ route: "DELETE /projects/:id/share/:group_id", count: w.strays }]), removalConcurrency, t);

@@ -5,6 +5,7 @@
 import { generateOrganisation, startGitLabSim, type RateLimitRule } from "../../sim/gitlab/index.ts";
 import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 import type { TokenBucketOptions } from "../../sim/gitlab/token-bucket.ts";
+import { auditBound } from "./audit-bound.ts";
 
 export interface SimConfig {
   projects: number;
@@ -24,6 +25,10 @@ export interface SimShape {
   /** Groups in scope, acme included. */
   groups: number;
   strays: number;
+  /** What attributing the strays must read (audit-bound.ts): audit-event pages, and authors looked up. */
+  auditPages: number;
+  auditChain: number;
+  authors: number;
 }
 
 type Request = { type: "start"; config: SimConfig } | { type: "counters" } | { type: "remaining-strays" };
@@ -32,7 +37,9 @@ let state: { sim: Awaited<ReturnType<typeof startGitLabSim>>; strays: Set<string
 
 process.on("message", async (msg: Request) => {
   if (msg.type === "start") {
-    const { dataset, intents } = generateOrganisation({ projects: msg.config.projects, seed: 1, ...(msg.config.tree ? { tree: msg.config.tree } : {}) });
+    // Who made each share, as GitLab records it: most recently, some long ago, some never (generate-audit-events.ts).
+    const now = new Date();
+    const { dataset, intents } = generateOrganisation({ projects: msg.config.projects, seed: 1, now, shareHistory: true, ...(msg.config.tree ? { tree: msg.config.tree } : {}) });
     const sim = await startGitLabSim({ dataset, latencyMs: msg.config.latencyMs, rateLimits: msg.config.rateLimits, tokenBucket: msg.config.tokenBucket });
     state = { sim, strays: new Set(intents.filter((i) => i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`)) };
     const inScope = (path: string) => path === "acme" || path.startsWith("acme/");
@@ -42,6 +49,7 @@ process.on("message", async (msg: Request) => {
       inScope: dataset.projects.filter((p) => inScope(p.path_with_namespace)).length,
       groups: dataset.groups.filter((g) => inScope(g.full_path)).length,
       strays: state.strays.size,
+      ...auditBound(dataset.auditEvents ?? [], intents.filter((i) => i.intent === "stray"), now),
     };
     process.send!(shape);
   } else if (msg.type === "counters") {

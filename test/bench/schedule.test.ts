@@ -28,4 +28,18 @@ describe("the benchmark's floor", () => {
     // One page of projects: nothing can move between two pages of it.
     expect(lowerBound({ projects: 100, groups: 1, strays: 0 }, false).requests).toBe(2 + 1 + 1 + 1);
   });
+
+  it("attribution: a run that plans strays gains the audit-event pages and author look-ups that attribute them, a run that plans none gains nothing", () => {
+    const work = { projects: 1001, groups: 150, strays: 30, auditPages: 12, auditChain: 3, authors: 4 };
+    expect(lowerBound(work, false).requests).toBe(2 + 11 + 1 + 2 + 150 + 12 + 4);
+    expect(lowerBound(work).requests).toBe(2 + 11 + 1 + 2 + 150 + 12 + 4 + 30);
+    expect(lowerBound({ ...work, strays: 0 }, false).requests).toBe(2 + 11 + 1 + 2 + 150);
+  });
+
+  it("attribution in the floor: its pages on the examination's slots, a group's one after another, then the author", () => {
+    // 1,000 projects, 3 groups, 4 slots as above (the examination 6 round trips, a dry run): 2 audit pages fit in its idle slots...
+    expect(floorMs({ projects: 1_000, groups: 3, strays: 8, auditPages: 2, auditChain: 1, authors: 1 }, 4, 10, [], false)).toBe(60);
+    // ...but a chain of 6 pages and its author, begun with the first pages (after 2 round trips), end after 2 + 7.
+    expect(floorMs({ projects: 1_000, groups: 3, strays: 8, auditPages: 6, auditChain: 6, authors: 1 }, 4, 10, [], false)).toBe(90);
+  });
 });

@@ -11,7 +11,7 @@ import type { EnforceReport } from "../../lib/jobs/index.ts";
 import type { GitLabSim } from "../../sim/gitlab/index.ts";
 import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 import { EVERYTHING_STRAY, groupSharesPolicy } from "../support/policies.ts";
-import { outcome, removals, twinSims } from "../support/steps.ts";
+import { expectAlike, removals, twinSims } from "../support/steps.ts";
 import { durableWorld } from "./durable-world.ts";
 import { captureLogs, coldEnforce, SECRETS, stubAwsEnv, writePolicy } from "./support.ts";
 
@@ -66,7 +66,7 @@ describe("Enforce as a durable execution", () => {
     expect(execution.getStatus()).toBe("SUCCEEDED");
     const report = execution.getResult()!;
     expect(strays).toBeGreaterThan(300);
-    expect(outcome(report)).toEqual(outcome(whole));
+    expectAlike(report, whole);
     expect(report.summary).toMatchObject({ removed: strays, complete: true, guard: "ok" });
     expect(removals(durable)).toBe(strays);
     // Every invocation did work: the report counts them as Lambda ran them.
@@ -89,7 +89,7 @@ describe("Enforce as a durable execution", () => {
     const whole = await plainRun(plain, {});
     const execution = await durableRun(durable, {});
     expect(execution.getStatus()).toBe("SUCCEEDED");
-    expect(outcome(execution.getResult()!)).toEqual(outcome(whole));
+    expectAlike(execution.getResult()!, whole);
     expect(execution.getInvocations()).toHaveLength(1);
     expect(durable.counters.requests).toBe(plain.counters.requests);
   });
@@ -104,7 +104,7 @@ describe("Enforce as a durable execution", () => {
     expect(durable.pendingFaults()).toBe(0);
     const retried = execution.getOperations().filter((op) => op.getType() === "STEP" && (op.getStepDetails()?.attempt ?? 1) > 1);
     expect(retried.length).toBe(1);
-    expect(outcome(execution.getResult()!)).toEqual(outcome(whole));
+    expectAlike(execution.getResult()!, whole);
     expect(removals(durable)).toBe(strays);
   }, 60_000);
 
@@ -152,7 +152,7 @@ describe("Enforce as a durable execution", () => {
     expect(committed).toBe(true);
     expect(refsAfter.length).toBeGreaterThan(0);
     expect(new Set(refsAfter)).toEqual(new Set([first]));
-    expect(outcome(report)).toEqual(outcome(whole));
+    expectAlike(report, whole);
     expect(report.policy).toMatchObject({ source: "gitlab", project: repo.path_with_namespace, ref: repo.default_branch, commitId: first });
   }, 60_000);
 

@@ -40,7 +40,7 @@ function paths(value: unknown, at: string, into: Set<string>): Set<string> {
 async function recordedPaths(detailProjects: boolean): Promise<Set<string>> {
   const seen = new Set<string>();
   for (const [apply, targeted, compared] of [[false, false, false], [true, false, false], [false, true, false], [false, false, true]]) {
-    const { dataset } = generateOrganisation({ projects: 3_000, seed: 7, tree: { groups: 60, maxDepth: 4, heavy: 0.6 }, groupShares: true, now: NOW });
+    const { dataset } = generateOrganisation({ projects: 3_000, seed: 7, tree: { groups: 60, maxDepth: 4, heavy: 0.6 }, groupShares: true, now: NOW, shareHistory: true });
     const [tree, single] = dataset.groups.filter((g) => g.full_path.split("/").length === 2 && g.full_path.startsWith("acme/"));
     const project = dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/"))!;
     const targets = [tree!.full_path, { kind: "group" as const, path: single!.full_path, subtree: false }, project.path_with_namespace];
@@ -81,13 +81,21 @@ const WORK = [
 const REMOVAL = ["type", "kind", "projectId", "project", "sharedGroupId", "sharedGroup", "groupId", "group", "accessLevel", "expiresAt", "memberRoleId", "reason", "status", "error"];
 /** Who added a share (lib/jobs/enforce/attribution.ts), as the attribute step records it and removals carry it. */
 const ATTRIBUTED = ["addedBy", "addedBy.name", "addedBy.username", "addedBy.at", "addedBy.eventId", "attribution"];
+/**
+ * Where the run's reads of audit events stand (lib/jobs/enforce/attribution-reads.ts' AttributionState), as each
+ * examination step records it since attribution began in the examination's idle slots; older steps have none.
+ */
+const READS = [
+  "pages", "requests", "off", "open", "authors.{id}", "groups.{id}.path", "groups.{id}.begun", ...["strategy", "next", "pages", "items"].map((f) => `groups.{id}.from.${f}`),
+  "groups.{id}.unread.attribution", "groups.{id}.unread.status", ...["share", "id", "authorId", "name", "at"].map((f) => `unclaimed[].${f}`),
+].map((p) => `attribution.${p}`);
 const STATS = ["requests", "retries", "rateLimited", "pages", "groupReads"].map((f) => `stats.${f}`);
 const TALLY = ["projects", "shares", "groups", "groupShares", "allowed", "exempt", "outOfScope"].map((f) => `tally.${f}`);
 
 /** Every key path a step result may have, by step (`examine 3` is `examine`). */
 const PINNED = new Set([
   ...["startedAt", "now", "seesAllGroups", "admin", "warnings[]", ...STATS, ...WORK.map((p) => `frontier[].${p}`)].map((p) => `begin.${p}`),
-  ...["spent", "stopped", "warnings[]", ...STATS, ...TALLY, ...WORK.map((p) => `frontier[].${p}`), "strays[].judgedAt", ...REMOVAL.map((p) => `strays[].action.${p}`), "matched.allow[]", "matched.exempt[]",
+  ...["spent", "stopped", "warnings[]", ...STATS, ...TALLY, ...WORK.map((p) => `frontier[].${p}`), "strays[].judgedAt", ...[...REMOVAL, ...ATTRIBUTED].map((p) => `strays[].action.${p}`), "matched.allow[]", "matched.exempt[]", ...READS,
     // A comparison of policies only (lib/jobs/enforce/compare.ts): the shares the two judge otherwise.
     "differences[].section", ...REMOVAL.map((p) => `differences[].action.${p}`)].map((p) => `examine.${p}`),
   // Only when a rule matched nothing: the warnings naming each, after the GETs of its literal paths.
@@ -105,6 +113,6 @@ const ALWAYS = [
   "begin.frontier[].kind", "begin.frontier[].list.project", "begin.frontier[].pending[]", "begin.frontier[].list.descendantsOf", "begin.frontier[].ancestors[].id", "begin.frontier[].projects.root.id",
   "examine.frontier[].kind", "examine.frontier[].list.group", "examine.frontier[].at.up.next", "examine.frontier[].pending[]", "examine.frontier[].from.next",
   "examine.strays[].action.type", "examine.strays[].action.groupId", "examine.strays[].judgedAt", "remove.actions[].status", "ended.at",
-  "begin.admin", "attribute.attributed[].attribution", "attribute.auditRequests", "remove.actions[].attribution",
+  "begin.admin", "attribute.attributed[].attribution", "examine.attribution.groups.{id}.begun", "examine.strays[].action.addedBy.eventId", "attribute.auditRequests", "remove.actions[].attribution",
   "examine.differences[].section", "examine.differences[].action.type",
 ];

@@ -13,7 +13,7 @@ import { parsePolicy } from "../../lib/policy/index.ts";
 import type { GitLabSim } from "../../sim/gitlab/index.ts";
 import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
-import { outcome, recordingSteps, removals, twinSims } from "../support/steps.ts";
+import { expectAlike, recordingSteps, removals, twinSims } from "../support/steps.ts";
 import { validated } from "../support/report.ts";
 
 const sims: GitLabSim[] = [];
@@ -49,7 +49,7 @@ describe("enforce in steps", () => {
     const whole = await run(direct);
     const steps = recordingSteps({ sliceMs: 15, perStep: 40 });
     const sliced = await run(stepped, steps);
-    expect(outcome(sliced)).toEqual(outcome(whole));
+    expectAlike(sliced, whole);
     expect(sliced.summary.complete).toBe(true);
     expect(steps.names.filter((n) => n.startsWith("examine")).length).toBeGreaterThan(3);
     // Each slice resumes each listing where it stood: nothing is read again but a page in flight at a split.
@@ -63,7 +63,7 @@ describe("enforce in steps", () => {
     const steps = recordingSteps({ sliceMs: 10, perStep: 9 });
     const sliced = await run(stepped, steps, { apply: true });
     expect(strays).toBeGreaterThan(20);
-    expect(outcome(sliced)).toEqual(outcome(whole));
+    expectAlike(sliced, whole);
     expect(sliced.summary).toMatchObject({ strays, removed: strays, failed: 0, complete: true });
     expect(removals(stepped)).toBe(strays);
     expect(steps.names.filter((n) => n.startsWith("remove")).length).toBe(Math.ceil(strays / 9));

@@ -4,6 +4,7 @@
  * after doing its work — its result lost — and attempted again, as Lambda does with a step whose
  * invocation died. functions/lib/durable/steps.ts is the real thing; test/functions/durable.test.ts runs it.
  */
+import { expect } from "vitest";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import type { Steps } from "../../lib/jobs/steps.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
@@ -47,6 +48,23 @@ export function recordingSteps(opts: { sliceMs: number; perStep: number; crash?:
 export function outcome(report: EnforceReport) {
   const { summary, actions, warnings, dryRun } = report;
   return { summary, dryRun, warnings, actions: actions.map(({ error: _error, ...action }) => action) };
+}
+
+/**
+ * What a run in steps must share with one in one go. Where attribution stopped at its budget, which groups
+ * it read depends on the order the examination found their strays (lib/jobs/enforce/attribution-early.ts), so
+ * who added each share is left out then; both runs must have stopped there, within it.
+ */
+export function expectAlike(sliced: EnforceReport, whole: EnforceReport): void {
+  const bound = whole.stats.attribution?.stoppedAtBudget === true;
+  expect(sliced.stats.attribution?.stoppedAtBudget === true).toBe(bound);
+  if (bound) expect(sliced.stats.attribution!.requests).toBeLessThanOrEqual(sliced.stats.attribution!.budget);
+  const shared = (report: EnforceReport) => {
+    const { warnings, actions, ...rest } = outcome(report);
+    if (!bound) return { warnings, actions, ...rest };
+    return { ...rest, warnings: warnings.filter((w) => !w.startsWith("attribution stopped at its budget")), actions: actions.map(({ addedBy: _by, attribution: _why, ...action }) => action) };
+  };
+  expect(shared(sliced)).toEqual(shared(whole));
 }
 
 /** Share removals (of both kinds) the simulator received. */

@@ -14,6 +14,7 @@ import { direct, stepSignal, type Steps } from "../steps.ts";
 import { count } from "../view.ts";
 import { noticeReport, settleNotices, sortStrays } from "../notices/index.ts";
 import { applyAttribution, attributeWithin, attributionBudget } from "./attribution.ts";
+import { emptyAttributionState } from "./attribution-reads.ts";
 import { comparisonOf, scopeWarning, type Difference } from "./compare.ts";
 import { beginExamination } from "./examine/examiners.ts";
 import { ScopeError, scopeRoots } from "./examine/scope.ts";
@@ -83,6 +84,8 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   // Unknown (undefined) once a step recorded by code that did not count them is replayed.
   let matched: RuleCounts | undefined = emptyRuleCounts(policy);
   let complete = true;
+  // Where the reads of audit events begun in the examination's idle slots stand (attribution-early.ts).
+  let attribution = emptyAttributionState();
 
   let frontier = begun.frontier;
   for (let n = 1; frontier.length; n++) {
@@ -90,6 +93,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       measured(() =>
         examineSlice({
           gitlab, policy, ...(base ? { base } : {}), seesAllGroups: begun.seesAllGroups, concurrency, signal, now, frontier, steps, runEnd, onJudged: opts.onJudged,
+          attribution: { state: attribution, admin: begun.admin === true, before: { projects: tally.projects, groups: tally.groups, strays: found.length } },
           // Counts so far, as pages arrive (run directly, this is the whole examination).
           progress: (t, strays) => opts.onProgress?.({ phase: "examining", projects: tally.projects + t.projects, groups: tally.groups + t.groups, strays: found.length + strays }),
         }),
@@ -107,6 +111,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     warnings.push(...slice.warnings);
     stats.push(slice.stats);
     frontier = slice.frontier;
+    attribution = slice.attribution ?? attribution;
     if (slice.stopped !== null) {
       complete = false;
       warnings.push(`stopped while listing after ${count(tally.projects, "project")} (${slice.stopped}), with ${count(tally.groups, "group")} read: the plan is incomplete and nothing was removed`);
@@ -161,9 +166,10 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
     warnings.push(opts.apply ? `guard: ${which}; nothing was removed (${fix})` : `guard: ${which}: an applying run would remove nothing (${fix})`);
   }
   // Who added each stray, only where the run may remove it: after the guard, never for a plan it refused
-  // or an applying run's incomplete one, and within a budget of requests (a run stopped by its signal has no time for it).
+  // or an applying run's incomplete one, and within a budget of requests (a run stopped by its signal has no time for it);
+  // reading on from where the examination's idle slots left the reads (attribution-early.ts).
   const attributed = plan.length && !tripped && (complete || !opts.apply) && !signal?.aborted
-    ? await steps.step("attribute", () => measured(() => attributeWithin({ gitlab, policy, admin: begun.admin === true, now, actions: plan, concurrency, signal: inStep, budget: attributionBudget({ projects: tally.projects, groups: tally.groups, removals: plan.length }) })))
+    ? await steps.step("attribute", () => measured(() => attributeWithin({ gitlab, policy, admin: begun.admin === true, now, actions: plan, concurrency, signal: inStep, state: attribution, budget: attributionBudget({ projects: tally.projects, groups: tally.groups, removals: plan.length }) })))
     : undefined;
   if (attributed) {
     applyAttribution(plan, attributed.attributed);
@@ -217,7 +223,7 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
       ...(noticed.summary && { notices: noticed.summary }),
     },
     actions: plan,
-    stats: { ...requestStats, auditRequests: attributed?.auditRequests ?? 0, ...attributionStat(attributed), ...concurrencyStat([gitlab.http]), durationMs: finishedAt - begun.startedAt },
+    stats: { ...requestStats, auditRequests: attributed?.auditRequests ?? attribution.requests, ...attributionStat(attributed), ...concurrencyStat([gitlab.http]), durationMs: finishedAt - begun.startedAt },
     warnings,
   });
   if (noticed.notices) report.notices = noticed.notices;

@@ -9,6 +9,9 @@ import { emptyRuleCounts, evaluateShare, type Policy, type RuleCounts } from "..
 import { errorText } from "../report/index.ts";
 import { KIND_COUNTERS, plannedRemoval, shareInput, type ShareKindName, type ShareRemoval, type Subject } from "../shares/plan.ts";
 import type { Steps } from "../steps.ts";
+import { attributionBudget } from "./attribution.ts";
+import { earlyAttribution } from "./attribution-early.ts";
+import type { AttributionState } from "./attribution-reads.ts";
 import { judgeUnderBase, type Difference } from "./compare.ts";
 import type { Examination, Sink } from "./examine/context.ts";
 import { examineWork } from "./examine/examiners.ts";
@@ -31,6 +34,8 @@ export interface Slice {
   stats: StepStats;
   /** Why the listing stopped short (the run's signal, or the run's time limit), or null. */
   stopped: string | null;
+  /** Where the run's reads of audit events stand after this slice (attribution-early.ts; absent from a step recorded before they began here). */
+  attribution?: AttributionState;
   /** The slice's time ran out: the invocation may end here. */
   spent: boolean;
 }
@@ -51,7 +56,12 @@ export interface SliceInput {
   progress: (tally: Tally, strays: number) => void;
   /** Sees every share judged, with its verdict (EnforceOptions.onJudged). */
   onJudged?: JudgedShareHook | undefined;
+  /** Attribution in the examination's idle slots: where the run's reads stand, and what the run examined before this slice. */
+  attribution: { state: AttributionState; admin: boolean; before: { projects: number; groups: number; strays: number } };
 }
+
+/** The most audit events a run keeps for strays not found yet (each a few dozen bytes). */
+const MAX_UNCLAIMED = 10_000;
 
 /**
  * Examines from `frontier` until it is done or the slice ends: its time is spent (Steps.sliceEnd),
@@ -73,6 +83,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
 
   const judge = (kind: ShareKindName, subjects: Subject[]) => {
     const counters = KIND_COUNTERS[kind];
+    const known = strays.length;
     for (const subject of subjects) {
       tally[counters.subjects]++;
       for (const share of subject.shares) {
@@ -91,6 +102,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
         }
       }
     }
+    if (strays.length > known) early.found(strays.slice(known).map((stray) => stray.action));
     input.progress(tally, strays.length);
   };
 
@@ -122,11 +134,20 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   const exam: Examination = {
     gitlab, policy, seesAllGroups: input.seesAllGroups, concurrency: input.concurrency, slots: slotPool(input.concurrency), signal: listSignal, pause: pause.signal, warnings, ledger: newLedger(),
   };
+  const { before } = input.attribution;
+  const early = earlyAttribution({
+    gitlab, policy, admin: input.attribution.admin, now, state: structuredClone(input.attribution.state), slots: exam.slots, signal: listSignal, pause: pause.signal, strays: before.strays,
+    budget: () => attributionBudget({ projects: before.projects + tally.projects, groups: before.groups + tally.groups, removals: before.strays + strays.length }),
+    // A step records at most perStep findings: the events kept for strays still to be found are findings too.
+    keep: Math.min(steps.perStep, MAX_UNCLAIMED),
+  });
   let stopped: string | null = null;
+  let attribution: AttributionState | undefined;
   try {
     // The listings move their own positions on: an attempt of this step must start from the frontier as given.
     await Promise.all(structuredClone(input.frontier).map(examine));
     if (failure) throw failure.err;
+    attribution = await early.finish();
   } catch (err) {
     if (!signal?.aborted) throw err;
     stopped = errorText(signal.reason);
@@ -138,5 +159,5 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   if (changed.size) for (const stray of strays) if (stray.action.kind === "project" && changed.has(stray.action.projectId)) stray.judgedAt = 0;
   const overdue = frontier.length > 0 && Date.now() >= input.runEnd;
   if (overdue && stopped === null) stopped = `the run's time limit came at ${new Date(input.runEnd).toISOString()}`;
-  return { frontier, tally, matched, strays, ...(input.base ? { differences } : {}), warnings, stopped, spent: Date.now() >= steps.sliceEnd() };
+  return { frontier, tally, matched, strays, ...(input.base ? { differences } : {}), warnings, stopped, spent: Date.now() >= steps.sliceEnd(), ...(attribution ? { attribution } : {}) };
 }

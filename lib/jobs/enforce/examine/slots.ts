@@ -8,7 +8,8 @@
  * be read at any moment and fills whatever slots the chains leave. A waiting request is served by its
  * priority, highest first (p-queue): a listing's opening page and the subgroup look-ups that decide
  * its splits above everything, then each listing's next page by the pages it still has ahead, then the
- * group listings that feed detail reads, then the detail reads.
+ * group listings that feed detail reads, then the detail reads, and last the audit events that attribute
+ * the strays found (in the slots the examination leaves idle).
  */
 import PQueue from "p-queue";
 
@@ -19,6 +20,8 @@ export const PRIORITY = {
   groupPages: 1,
   /** One group's detail: independent of everything else, read whenever a slot is spare. */
   detail: 0,
+  /** A page of audit events for attribution (attribution-early.ts): only in a slot no examination request waits for. */
+  attribution: -1,
 } as const;
 
 /** The next page of a listing with about `pagesAhead` pages still to read on this chain. */
