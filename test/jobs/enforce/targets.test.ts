@@ -4,13 +4,13 @@
  * strays, the guard counts that plan; a target outside the scope or not on GitLab changes nothing.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { GitLabClient } from "../../lib/gitlab/index.ts";
-import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { enforce, exitCode, ScopeError, type EnforceOptions, type EnforceReport, type ShareRemoval } from "../../lib/jobs/index.ts";
-import { parsePolicy } from "../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions, type ShareIntent } from "../../sim/gitlab/index.ts";
-import { groupSharesPolicy } from "../support/policies.ts";
-import { outcome, recordingSteps } from "../support/steps.ts";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { enforce, exitCode, ScopeError, type EnforceOptions, type EnforceReport, type ShareRemoval } from "../../../lib/jobs/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions, type ShareIntent } from "../../../sim/gitlab/index.ts";
+import { groupSharesPolicy } from "../../support/policies.ts";
+import { outcome, recordingSteps } from "../../support/steps.ts";
 
 const NOW = new Date("2026-03-10T12:00:00Z");
 const sims: GitLabSim[] = [];

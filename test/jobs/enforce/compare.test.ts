@@ -4,17 +4,17 @@
  * codes, and never a removal.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GitLabClient } from "../../lib/gitlab/index.ts";
-import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { enforce, exitCode, type EnforceOptions } from "../../lib/jobs/index.ts";
-import { noteBody } from "../../lib/jobs/enforce/mr-note.ts";
-import { NOTE_MARKER, renderSlack } from "../../lib/jobs/render.ts";
-import { parsePolicy } from "../../lib/policy/index.ts";
-import { registerSecret } from "../../lib/redact/index.ts";
-import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
-import { BASE, compareWorld, EXPECTED, PROPOSED, shareName } from "../support/compare-world.ts";
-import { validated } from "../support/report.ts";
-import { recordingSteps } from "../support/steps.ts";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { enforce, exitCode, type EnforceOptions } from "../../../lib/jobs/index.ts";
+import { noteBody } from "../../../lib/jobs/enforce/mr-note.ts";
+import { NOTE_MARKER, renderSlack } from "../../../lib/jobs/render.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { registerSecret } from "../../../lib/redact/index.ts";
+import { startGitLabSim, type GitLabSim } from "../../../sim/gitlab/index.ts";
+import { BASE, compareWorld, EXPECTED, PROPOSED, shareName } from "../../support/compare-world.ts";
+import { validated } from "../../support/report.ts";
+import { recordingSteps } from "../../support/steps.ts";
 
 const COMMIT = "0123456789abcdef0123456789abcdef01234567";
 const fromGitLab = (text: string) => parsePolicy(text, "base", { source: "gitlab", project: "security/policies", path: "warden.yaml", ref: "main", commitId: COMMIT });

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { GitLabClient } from "../../lib/gitlab/index.ts";
-import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { applyPlan, enforce, exitCode, planFile, readPlanFile, type ShareRemoval } from "../../lib/jobs/index.ts";
-import { parsePolicy } from "../../lib/policy/index.ts";
-import { ACCESS, generateOrganisation, startGitLabSim, type GitLabSim, type SimGroup, type SimProject } from "../../sim/gitlab/index.ts";
-import { groupSharesPolicy } from "../support/policies.ts";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { applyPlan, enforce, exitCode, planFile, readPlanFile, type ShareRemoval } from "../../../lib/jobs/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { ACCESS, generateOrganisation, startGitLabSim, type GitLabSim, type SimGroup, type SimProject } from "../../../sim/gitlab/index.ts";
+import { groupSharesPolicy } from "../../support/policies.ts";
 
 let sim: GitLabSim;
 afterEach(() => sim?.close());

@@ -5,16 +5,16 @@
  * no removal.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { GitLabClient } from "../../lib/gitlab/index.ts";
-import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { enforce, type EnforceOptions, type EnforceReport } from "../../lib/jobs/index.ts";
-import type { Steps } from "../../lib/jobs/steps.ts";
-import { parsePolicy } from "../../lib/policy/index.ts";
-import type { GitLabSim } from "../../sim/gitlab/index.ts";
-import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
-import { groupSharesPolicy } from "../support/policies.ts";
-import { outcome, recordingSteps, removals, twinSims } from "../support/steps.ts";
-import { validated } from "../support/report.ts";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { enforce, type EnforceOptions, type EnforceReport } from "../../../lib/jobs/index.ts";
+import type { Steps } from "../../../lib/jobs/steps.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import type { GitLabSim } from "../../../sim/gitlab/index.ts";
+import type { TreeShape } from "../../../sim/gitlab/generate-tree.ts";
+import { groupSharesPolicy } from "../../support/policies.ts";
+import { outcome, recordingSteps, removals, twinSims } from "../../support/steps.ts";
+import { validated } from "../../support/report.ts";
 
 const sims: GitLabSim[] = [];
 afterEach(async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { renderSlack, renderText, type EnforceReport, type PipelineReport } from "../../lib/jobs/index.ts";
-import type { RemoveShareAction } from "../../lib/jobs/index.ts";
-import { escapeControls, jsonForTerminal } from "../../lib/jobs/render.ts";
-import { runRecord } from "../support/report.ts";
+import { renderSlack, renderText, type EnforceReport, type PipelineReport } from "../../../lib/jobs/index.ts";
+import type { RemoveShareAction } from "../../../lib/jobs/index.ts";
+import { escapeControls, jsonForTerminal } from "../../../lib/jobs/render.ts";
+import { runRecord } from "../../support/report.ts";
 
 /** Names a GitLab or n8n server could send that would act on a terminal or reorder its text. */
 const HOSTILE = ["\x1b[2K\rok: all shares in policy", "a\nok: forged", "rev \u202egnp.exe\u202c", "iso \u2066x\u2069", "csi \x9b31m", "del \x7f"];

@@ -5,15 +5,15 @@
  * polling cost above the policy's limit, and the guard per batch.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { exitCode } from "../../lib/jobs/index.ts";
-import { cursorFor, EVENTS_PER_POLL, MAX_ATTEMPTS, pollOnce, secondsToRemoval, watchSources, WatchError, type WatchCursor } from "../../lib/jobs/watch/index.ts";
-import { GitLabClient } from "../../lib/gitlab/index.ts";
-import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import type { Policy } from "../../lib/policy/index.ts";
-import { startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
-import { scriptedServer } from "../support/server.ts";
-import { validReport } from "../support/report.ts";
-import { allShares, client, IDS, share, WATCH_TOKENS, watchPolicy, watchWorld } from "../support/watch-world.ts";
+import { exitCode } from "../../../lib/jobs/index.ts";
+import { cursorFor, EVENTS_PER_POLL, MAX_ATTEMPTS, pollOnce, secondsToRemoval, watchSources, WatchError, type WatchCursor } from "../../../lib/jobs/watch/index.ts";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import type { Policy } from "../../../lib/policy/index.ts";
+import { startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../../sim/gitlab/index.ts";
+import { scriptedServer } from "../../support/server.ts";
+import { validReport } from "../../support/report.ts";
+import { allShares, client, IDS, share, WATCH_TOKENS, watchPolicy, watchWorld } from "../../support/watch-world.ts";
 
 let sim: GitLabSim;
 const started: GitLabSim[] = [];

@@ -2,10 +2,10 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { planFile, PlanFileError, readPlanFile, writePlanFile, type PlanFile, type ShareRemoval } from "../../lib/jobs/index.ts";
-import { parsePolicy } from "../../lib/policy/index.ts";
-import { registerSecret } from "../../lib/redact/index.ts";
-import { standardPolicy } from "../support/policies.ts";
+import { planFile, PlanFileError, readPlanFile, writePlanFile, type PlanFile, type ShareRemoval } from "../../../lib/jobs/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { registerSecret } from "../../../lib/redact/index.ts";
+import { standardPolicy } from "../../support/policies.ts";
 
 const HOUR = 3_600_000;
 const URL_ = "https://gitlab.example.com";

@@ -4,13 +4,13 @@
  * answer of the audit-event endpoints fails the run. Requests are counted on the simulator, by path.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { GitLabClient } from "../../lib/gitlab/index.ts";
-import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { enforce, exitCode } from "../../lib/jobs/index.ts";
-import { attributionBudget, MIN_ATTRIBUTION_BUDGET } from "../../lib/jobs/enforce/attribution.ts";
-import { parsePolicy } from "../../lib/policy/index.ts";
-import { startGitLabSim, type GitLabDataset, type GitLabSim } from "../../sim/gitlab/index.ts";
-import { validated } from "../support/report.ts";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { enforce, exitCode } from "../../../lib/jobs/index.ts";
+import { attributionBudget, MIN_ATTRIBUTION_BUDGET } from "../../../lib/jobs/enforce/attribution.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { startGitLabSim, type GitLabDataset, type GitLabSim } from "../../../sim/gitlab/index.ts";
+import { validated } from "../../support/report.ts";
 
 let sim: GitLabSim;
 afterEach(() => sim?.close());

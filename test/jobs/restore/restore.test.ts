@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { GitLabClient } from "../../lib/gitlab/index.ts";
-import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { enforce, exitCode, parseRestoreText, restore, restoreInputFrom, type RestoreOptions, type RestoreReport } from "../../lib/jobs/index.ts";
-import { MAX_CREATE_ATTEMPTS } from "../../lib/jobs/restore/create.ts";
-import { parsePolicy } from "../../lib/policy/index.ts";
-import { registerSecret } from "../../lib/redact/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
-import type { SimGroup, SimGroupShare } from "../../sim/gitlab/dataset.ts";
-import { EVERYTHING_STRAY, standardPolicy } from "../support/policies.ts";
-import { validated } from "../support/report.ts";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { enforce, exitCode, parseRestoreText, restore, restoreInputFrom, type RestoreOptions, type RestoreReport } from "../../../lib/jobs/index.ts";
+import { MAX_CREATE_ATTEMPTS } from "../../../lib/jobs/restore/create.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { registerSecret } from "../../../lib/redact/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../../sim/gitlab/index.ts";
+import type { SimGroup, SimGroupShare } from "../../../sim/gitlab/dataset.ts";
+import { EVERYTHING_STRAY, standardPolicy } from "../../support/policies.ts";
+import { validated } from "../../support/report.ts";
 
 let sim: GitLabSim;
 afterEach(() => sim?.close());

@@ -8,16 +8,16 @@
  * listings of the tree alone, as on a GitLab whose details carry no projects.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { GitLabClient } from "../../lib/gitlab/index.ts";
-import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { enforce, type EnforceReport } from "../../lib/jobs/index.ts";
-import { direct, type Steps } from "../../lib/jobs/steps.ts";
-import { parsePolicy } from "../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type SimGroup } from "../../sim/gitlab/index.ts";
-import { createRandom, type Random } from "../../sim/shared/random.ts";
-import { standardPolicy } from "../support/policies.ts";
-import { recordingSteps } from "../support/steps.ts";
-import { validated } from "../support/report.ts";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { enforce, type EnforceReport } from "../../../lib/jobs/index.ts";
+import { direct, type Steps } from "../../../lib/jobs/steps.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type SimGroup } from "../../../sim/gitlab/index.ts";
+import { createRandom, type Random } from "../../../sim/shared/random.ts";
+import { standardPolicy } from "../../support/policies.ts";
+import { recordingSteps } from "../../support/steps.ts";
+import { validated } from "../../support/report.ts";
 
 const sims: GitLabSim[] = [];
 afterEach(async () => {

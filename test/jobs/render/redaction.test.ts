@@ -6,10 +6,10 @@
  * and a cut never leaves a piece of it.
  */
 import { describe, expect, it } from "vitest";
-import type { EnforceReport, RemoveShareAction } from "../../lib/jobs/index.ts";
-import { renderMarkdown, renderSlack } from "../../lib/jobs/render.ts";
-import { registerSecret, redactOutput, redactStrings } from "../../lib/redact/index.ts";
-import { runRecord, validReport } from "../support/report.ts";
+import type { EnforceReport, RemoveShareAction } from "../../../lib/jobs/index.ts";
+import { renderMarkdown, renderSlack } from "../../../lib/jobs/render.ts";
+import { registerSecret, redactOutput, redactStrings } from "../../../lib/redact/index.ts";
+import { runRecord, validReport } from "../../support/report.ts";
 
 /** No token shape: only its registration can mask it, and its punctuation is what escapers rewrite. */
 const SECRET = "Wd7-signing_secret.K9q2-x8Zt";

@@ -4,13 +4,13 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { makeReport } from "../../lib/jobs/envelope.ts";
-import type { EnforceReport, RemoveGroupShareAction, RemoveShareAction, ShareRemoval, WorkflowsReport } from "../../lib/jobs/index.ts";
-import { escapeMarkdown, renderMarkdown, renderSlack, renderText } from "../../lib/jobs/render.ts";
-import { wrapLines } from "../../lib/jobs/render/wrap.ts";
-import { parsePolicy } from "../../lib/policy/index.ts";
-import { standardPolicy } from "../support/policies.ts";
-import { runRecord, validReport } from "../support/report.ts";
+import { makeReport } from "../../../lib/jobs/envelope.ts";
+import type { EnforceReport, RemoveGroupShareAction, RemoveShareAction, ShareRemoval, WorkflowsReport } from "../../../lib/jobs/index.ts";
+import { escapeMarkdown, renderMarkdown, renderSlack, renderText } from "../../../lib/jobs/render.ts";
+import { wrapLines } from "../../../lib/jobs/render/wrap.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { standardPolicy } from "../../support/policies.ts";
+import { runRecord, validReport } from "../../support/report.ts";
 
 const stats = { requests: 12, retries: 1, rateLimited: 0, pages: 3, durationMs: 1500 };
 
@@ -188,7 +188,7 @@ describe("the report's envelope and schema", () => {
   );
 
   it("names Warden's version, the policy, the origin and the times, and each access level beside its number", () => {
-    const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+    const { version } = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
     expect(made).toMatchObject({ schemaVersion: 1, job: "enforce", version, gitlabUrl: "https://gitlab.example.com", startedAt: "2026-06-01T00:00:00.000Z", finishedAt: "2026-06-01T00:00:02.000Z" });
     expect(made.policy).toEqual({ source: "file", path: "warden.yaml", sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(Object.keys(made.actions[0]!).slice(6, 8)).toEqual(["accessLevel", "accessLevelName"]);

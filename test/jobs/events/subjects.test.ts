@@ -1,8 +1,8 @@
 /** Which subject an event names: the events as the GitLab simulator records them, older rows, and system hooks. */
 import { afterEach, describe, expect, it } from "vitest";
-import type { AuditEvent } from "../../lib/gitlab/index.ts";
-import { eventSubjectKey, subjectOfAuditEvent, subjectOfSystemHook } from "../../lib/jobs/events/subjects.ts";
-import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
+import type { AuditEvent } from "../../../lib/gitlab/index.ts";
+import { eventSubjectKey, subjectOfAuditEvent, subjectOfSystemHook } from "../../../lib/jobs/events/subjects.ts";
+import { startGitLabSim, type GitLabSim } from "../../../sim/gitlab/index.ts";
 
 let sim: GitLabSim | undefined;
 afterEach(async () => {

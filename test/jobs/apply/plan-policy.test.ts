@@ -3,12 +3,12 @@
  * at the plan's commit, and that commit must be on the policy's branch (GitLab's merge_base).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { GitLabClient } from "../../lib/gitlab/index.ts";
-import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { checkPlanPolicy, planFile, PlanFileError, type GivenPolicy } from "../../lib/jobs/index.ts";
-import { parsePolicy } from "../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
-import { groupSharesPolicy } from "../support/policies.ts";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { checkPlanPolicy, planFile, PlanFileError, type GivenPolicy } from "../../../lib/jobs/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../../sim/gitlab/index.ts";
+import { groupSharesPolicy } from "../../support/policies.ts";
 
 let sim: GitLabSim;
 afterEach(() => sim?.close());

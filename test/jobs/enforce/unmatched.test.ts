@@ -3,14 +3,14 @@
  * or an allow rule is named in a warning, and an applying run removes nothing while one exists.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { GitLabClient } from "../../lib/gitlab/index.ts";
-import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { enforce, exitCode, type EnforceReport } from "../../lib/jobs/index.ts";
-import { parsePolicy } from "../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
-import { groupSharesPolicy } from "../support/policies.ts";
-import { recordingSteps } from "../support/steps.ts";
-import { validated } from "../support/report.ts";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { enforce, exitCode, type EnforceReport } from "../../../lib/jobs/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../../sim/gitlab/index.ts";
+import { groupSharesPolicy } from "../../support/policies.ts";
+import { recordingSteps } from "../../support/steps.ts";
+import { validated } from "../../support/report.ts";
 
 const NOW = new Date("2026-06-01T00:00:00Z");
 let sim: GitLabSim;

@@ -6,9 +6,9 @@
  * stored cursor lacks is stored at once, so its events are not skipped while none arrives.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { watchOnce, watchSources, type CursorStore, type StoredCursor, type WatchCursor } from "../../lib/jobs/watch/index.ts";
-import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
-import { allShares, client, IDS, share, WATCH_TOKENS, watchPolicy, watchWorld } from "../support/watch-world.ts";
+import { watchOnce, watchSources, type CursorStore, type StoredCursor, type WatchCursor } from "../../../lib/jobs/watch/index.ts";
+import { startGitLabSim, type GitLabSim } from "../../../sim/gitlab/index.ts";
+import { allShares, client, IDS, share, WATCH_TOKENS, watchPolicy, watchWorld } from "../../support/watch-world.ts";
 
 let sim: GitLabSim | undefined;
 afterEach(async () => sim?.close());

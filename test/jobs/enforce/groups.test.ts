@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { GitLabClient } from "../../lib/gitlab/index.ts";
-import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { enforce, exitCode, restoreInputFrom, type EnforceOptions, type EnforceReport, type ShareRemoval } from "../../lib/jobs/index.ts";
-import { shareKey } from "../../lib/jobs/shares/plan.ts";
-import { parsePolicy, policySha256 } from "../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions, type ShareIntent } from "../../sim/gitlab/index.ts";
-import { groupSharesPolicy } from "../support/policies.ts";
-import { validated } from "../support/report.ts";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { enforce, exitCode, restoreInputFrom, type EnforceOptions, type EnforceReport, type ShareRemoval } from "../../../lib/jobs/index.ts";
+import { shareKey } from "../../../lib/jobs/shares/plan.ts";
+import { parsePolicy, policySha256 } from "../../../lib/policy/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions, type ShareIntent } from "../../../sim/gitlab/index.ts";
+import { groupSharesPolicy } from "../../support/policies.ts";
+import { validated } from "../../support/report.ts";
 
 
 const NOW = new Date("2026-03-10T12:00:00Z");

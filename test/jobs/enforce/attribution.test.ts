@@ -5,11 +5,11 @@
  * bound, and a GitLab without audit events.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { GitLabClient } from "../../lib/gitlab/index.ts";
-import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { enforce, exitCode, renderText, type ShareRemoval } from "../../lib/jobs/index.ts";
-import { parsePolicy } from "../../lib/policy/index.ts";
-import { startGitLabSim, type GitLabDataset, type GitLabSim, type GitLabSimOptions, type SimAuditEvent } from "../../sim/gitlab/index.ts";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { enforce, exitCode, renderText, type ShareRemoval } from "../../../lib/jobs/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { startGitLabSim, type GitLabDataset, type GitLabSim, type GitLabSimOptions, type SimAuditEvent } from "../../../sim/gitlab/index.ts";
 
 let sim: GitLabSim;
 afterEach(() => sim?.close());

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GitLabClient } from "../../lib/gitlab/index.ts";
-import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { exitCode, runPipeline, type PipelineOptions } from "../../lib/jobs/index.ts";
-import { parsePolicy } from "../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
-import { commitSha } from "../../sim/gitlab/repository.ts";
-import { validated } from "../support/report.ts";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { exitCode, runPipeline, type PipelineOptions } from "../../../lib/jobs/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../../sim/gitlab/index.ts";
+import { commitSha } from "../../../sim/gitlab/repository.ts";
+import { validated } from "../../support/report.ts";
 
 /** A branch a developer pushes with a CI file of their own: what a pipeline on it would run. */
 function pushBranch(project: SimProject, branch: string): string {

@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { GitLabClient } from "../../lib/gitlab/index.ts";
-import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { enforce, ScopeError, exitCode, type EnforceOptions } from "../../lib/jobs/index.ts";
-import { parsePolicy } from "../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
-import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
-import { standardPolicy } from "../support/policies.ts";
-import { validated } from "../support/report.ts";
-import { enforceProgressText } from "../../lib/jobs/enforce/view.ts";
-import type { EnforceProgress } from "../../lib/jobs/enforce/summary.ts";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { enforce, ScopeError, exitCode, type EnforceOptions } from "../../../lib/jobs/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../../sim/gitlab/index.ts";
+import type { TreeShape } from "../../../sim/gitlab/generate-tree.ts";
+import { standardPolicy } from "../../support/policies.ts";
+import { validated } from "../../support/report.ts";
+import { enforceProgressText } from "../../../lib/jobs/enforce/view.ts";
+import type { EnforceProgress } from "../../../lib/jobs/enforce/summary.ts";
 
 let sim: GitLabSim;
 afterEach(() => sim?.close());

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { exitCode, N8nAccessError, reconcileWorkflows, renderText, type WorkflowsOptions, type WorkflowsReport } from "../../lib/jobs/index.ts";
-import { N8nClient } from "../../lib/n8n/index.ts";
-import { parsePolicy } from "../../lib/policy/index.ts";
-import { startN8nSim, type N8nSim, type N8nSimOptions, type SimWorkflow } from "../../sim/n8n/index.ts";
-import { validated } from "../support/report.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { exitCode, N8nAccessError, reconcileWorkflows, renderText, type WorkflowsOptions, type WorkflowsReport } from "../../../lib/jobs/index.ts";
+import { N8nClient } from "../../../lib/n8n/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { startN8nSim, type N8nSim, type N8nSimOptions, type SimWorkflow } from "../../../sim/n8n/index.ts";
+import { validated } from "../../support/report.ts";
 
 const KEY = "n8n-api-key-s3cret-0042";
 // n8n 1.x has no publish routes: the first change of a run asks 2.x's route, gets 405, and learns the generation.

@@ -1,6 +1,6 @@
 /** warden exempt's policy edit: the entry spliced in after the last exemption, or the document rewritten, never anything else changed. */
 import { describe, expect, it } from "vitest";
-import { PolicyEditError, withExemption } from "../../lib/jobs/exempt/edit.ts";
+import { PolicyEditError, withExemption } from "../../../lib/jobs/exempt/edit.ts";
 
 const ENTRY = { project: "acme/api", sharedWith: "partners/x", until: "2099-01-01", reason: "a: b # not a comment" };
 
