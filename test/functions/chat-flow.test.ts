@@ -12,7 +12,7 @@ import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/
 import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { scriptedServer, type ScriptedServer } from "../support/server.ts";
-import { captureLogs, lambdaContext, SECRETS, signedCommand, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { captureLogs, lambdaContext, SECRETS, signedCommand, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "../support/lambda.ts";
 
 const POLICY = `${standardPolicy()}
 pipelines:

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
 import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { captureLogs, lambdaContext, SECRETS, signedCommand, startLambdaApi, startSecretsManager, stubAwsEnv, writePolicy, type InvokeAnswer, type LambdaApiStub, type SecretsManagerStub } from "./support.ts";
+import { captureLogs, lambdaContext, SECRETS, signedCommand, startLambdaApi, startSecretsManager, stubAwsEnv, writePolicy, type InvokeAnswer, type LambdaApiStub, type SecretsManagerStub } from "../support/lambda.ts";
 
 const USER = "U012ABCDEF";
 const CHANNEL = "C0123456";

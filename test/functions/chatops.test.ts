@@ -7,7 +7,7 @@ import { NOT_CHECKED } from "../../functions/lib/slack/once.ts";
 import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { captureLogs, ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, functionUrlEvent, type SlashCommand, lambdaContext, SECRET_ARN, SECRETS, signedCommand, slashCommandBody, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { captureLogs, ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, functionUrlEvent, type SlashCommand, lambdaContext, SECRET_ARN, SECRETS, signedCommand, slashCommandBody, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "../support/lambda.ts";
 
 const APPLIER = "U012ABCDEF";
 const VIEWER = "U034GHIJKL";

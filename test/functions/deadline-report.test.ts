@@ -19,9 +19,9 @@ import { startN8nSim, type N8nSim } from "../../sim/n8n/index.ts";
 import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { scriptedServer, type ScriptedServer } from "../support/server.ts";
-import { emfRecords } from "./emf.ts";
-import { startWebhookReceiver } from "./slack-webhook-receiver.ts";
-import { captureLogs, lambdaContext, SECRETS, startS3, startSecretsManager, stubAwsEnv, writePolicy, type S3Stub, type SecretsManagerStub } from "./support.ts";
+import { emfRecords } from "../support/emf.ts";
+import { startWebhookReceiver } from "../support/slack-webhook-receiver.ts";
+import { captureLogs, lambdaContext, SECRETS, startS3, startSecretsManager, stubAwsEnv, writePolicy, type S3Stub, type SecretsManagerStub } from "../support/lambda.ts";
 import { runRecord } from "../support/report.ts";
 
 const USER = "U012ABCDEF";

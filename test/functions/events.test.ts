@@ -12,7 +12,7 @@ import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { GITLAB_EVENT_TOKENS, groupCreateHook, projectCreateHook, projectTransferHook, streamDelivery, streamedAuditEvent, systemHookDelivery } from "../../sim/aws/gitlab-deliveries.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type SimAuditEvent } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { captureLogs, ENDPOINT_SECRET_ARN, lambdaContext, startLambdaApi, startSecretsManager, stubAwsEnv, writePolicy, type LambdaApiStub, type SecretsManagerStub } from "./support.ts";
+import { captureLogs, ENDPOINT_SECRET_ARN, lambdaContext, startLambdaApi, startSecretsManager, stubAwsEnv, writePolicy, type LambdaApiStub, type SecretsManagerStub } from "../support/lambda.ts";
 
 const WORKER = "warden-test-Worker";
 let secretsManager: SecretsManagerStub;

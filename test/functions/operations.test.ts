@@ -13,9 +13,9 @@ import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { bundleHandler, type Bundle } from "./bundle.ts";
-import { emfRecords, expectValidEmf } from "./emf.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "./slack-webhook-receiver.ts";
+import { bundleHandler, type Bundle } from "../support/bundle.ts";
+import { emfRecords, expectValidEmf } from "../support/emf.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/slack-webhook-receiver.ts";
 import {
   captureLogs,
   functionUrlEvent,
@@ -31,7 +31,7 @@ import {
   type LambdaApiStub,
   type S3Stub,
   type SecretsManagerStub,
-} from "./support.ts";
+} from "../support/lambda.ts";
 
 type ChatopsHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 type JobHandler<R> = (event: unknown, context: Context) => Promise<R>;

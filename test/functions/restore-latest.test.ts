@@ -12,7 +12,7 @@ import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { validReport } from "../support/report.ts";
 import { allShares, IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../support/watch-world.ts";
-import { coldEnforce, lambdaContext, SECRETS, startS3, startSecretsManager, stubAwsEnv, writePolicy, type S3Stub, type SecretsManagerStub } from "./support.ts";
+import { coldEnforce, lambdaContext, SECRETS, startS3, startSecretsManager, stubAwsEnv, writePolicy, type S3Stub, type SecretsManagerStub } from "../support/lambda.ts";
 
 const BUCKET = "warden-runs";
 /** A policy typo: no rule matches any group, so the sweep removes every share in scope. */

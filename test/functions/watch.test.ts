@@ -12,8 +12,8 @@ import { dynamoWatchCursor } from "../../functions/lib/state/watch-cursor.ts";
 import type { WatchResult } from "../../functions/watch.ts";
 import { validReport } from "../support/report.ts";
 import { allShares, IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../support/watch-world.ts";
-import { emfRecords } from "./emf.ts";
-import { captureLogs, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { emfRecords } from "../support/emf.ts";
+import { captureLogs, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "../support/lambda.ts";
 
 let dynalite: Dynalite;
 let secretsManager: SecretsManagerStub;

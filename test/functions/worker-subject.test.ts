@@ -11,9 +11,9 @@ import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { GITLAB_EVENT_TOKENS, streamDelivery, streamedAuditEvent } from "../../sim/aws/gitlab-deliveries.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { emfRecords } from "./emf.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "./slack-webhook-receiver.ts";
-import { captureLogs, ENDPOINT_SECRETS, JOB_SECRETS, lambdaContext, SECRETS, startLambdaApi, startS3, startSecretsManager, stubAwsEnv, writePolicy, type LambdaApiStub, type S3Stub, type SecretsManagerStub } from "./support.ts";
+import { emfRecords } from "../support/emf.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/slack-webhook-receiver.ts";
+import { captureLogs, ENDPOINT_SECRETS, JOB_SECRETS, lambdaContext, SECRETS, startLambdaApi, startS3, startSecretsManager, stubAwsEnv, writePolicy, type LambdaApiStub, type S3Stub, type SecretsManagerStub } from "../support/lambda.ts";
 
 const WEBHOOK_TOKEN = "webhook0secret0part0000x";
 const POLICY = `${standardPolicy()}

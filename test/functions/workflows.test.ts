@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkflowsReport } from "../../lib/jobs/index.ts";
 import { startN8nSim, type N8nSim, type SimWorkflow } from "../../sim/n8n/index.ts";
-import { lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "../support/lambda.ts";
 import { validReport } from "../support/report.ts";
 
 const POLICY = `version: 1

@@ -8,13 +8,13 @@
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import type { Context } from "aws-lambda";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { restoreInputFrom, type EnforceReport, type RestoreReport } from "../../lib/jobs/index.ts";
-import { shareKey } from "../../lib/jobs/shares/plan.ts";
-import type { GitLabSim } from "../../sim/gitlab/index.ts";
-import { groupSharesPolicy } from "../support/policies.ts";
-import { removals, twinSims } from "../support/steps.ts";
-import { durableWorld } from "./durable-world.ts";
-import { captureLogs, coldEnforce, SECRETS, stubAwsEnv, writePolicy } from "./support.ts";
+import { restoreInputFrom, type EnforceReport, type RestoreReport } from "../../../lib/jobs/index.ts";
+import { shareKey } from "../../../lib/jobs/shares/plan.ts";
+import type { GitLabSim } from "../../../sim/gitlab/index.ts";
+import { groupSharesPolicy } from "../../support/policies.ts";
+import { removals, twinSims } from "../../support/steps.ts";
+import { durableWorld } from "../../support/durable-world.ts";
+import { captureLogs, coldEnforce, SECRETS, stubAwsEnv, writePolicy } from "../../support/lambda.ts";
 
 const world = durableWorld({ skipTime: false });
 const sims: GitLabSim[] = [];
@@ -42,7 +42,7 @@ describe("a durable Enforce execution cut while removing", () => {
     vi.stubEnv("WARDEN_SLICE_SECONDS", "0.3");
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
     vi.resetModules();
-    const { handler } = await import("../../functions/enforce.ts");
+    const { handler } = await import("../../../functions/enforce.ts");
     const overran: number[] = [];
     const runner = new LocalDurableTestRunner<EnforceReport>({
       handlerFunction: (async (event: unknown, context: Context) => {

@@ -5,12 +5,12 @@
  * before this, the watch removed share after share under the typo, each poll under maxRemovals.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { dynamoLastSweep } from "../../functions/lib/state/last-sweep.ts";
-import type { WatchResult } from "../../functions/watch.ts";
-import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
-import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
-import { allShares, IDS, share, WATCH_TOKENS, watchWorld } from "../support/watch-world.ts";
-import { coldEnforce, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { dynamoLastSweep } from "../../../functions/lib/state/last-sweep.ts";
+import type { WatchResult } from "../../../functions/watch.ts";
+import { startDynalite, type Dynalite } from "../../../sim/aws/dynalite.ts";
+import { startGitLabSim, type GitLabSim } from "../../../sim/gitlab/index.ts";
+import { allShares, IDS, share, WATCH_TOKENS, watchWorld } from "../../support/watch-world.ts";
+import { coldEnforce, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "../../support/lambda.ts";
 
 /** Partners may have the team's projects; the glob is mistyped (acme/teem), so the rule matches nothing anywhere. */
 const policyText = (projects: string) => `version: 1
@@ -50,7 +50,7 @@ async function usePolicy(text: string) {
 
 async function coldWatch(): Promise<WatchResult> {
   vi.resetModules();
-  const { handler } = await import("../../functions/watch.ts");
+  const { handler } = await import("../../../functions/watch.ts");
   return (await handler({ source: "schedule" } as never, lambdaContext())) as WatchResult;
 }
 
@@ -83,7 +83,7 @@ describe("the rules the last full run found matching nothing, in the Watch funct
     expect(allShares(sim)).toEqual([`p${IDS.app}:${IDS.team}`, `p${IDS.app}:${IDS.partners}`]);
     // The Worker's run for the same subject, as the Events stream hands it over, refuses it too.
     vi.resetModules();
-    const { handler: worker } = await import("../../functions/worker.ts");
+    const { handler: worker } = await import("../../../functions/worker.ts");
     const subject = { kind: "subject", subject: { kind: "project", id: IDS.app }, events: [{ id: "9001", name: "project_group_link_created", createdAt: new Date().toISOString() }], correlationId: "req-events-1:project:100" };
     expect(await worker(subject as never, lambdaContext({ functionName: "warden-test-Worker" }))).toEqual({ subject: `project ${IDS.app}`, ran: true, removed: 0 });
     expect(allShares(sim)).toEqual([`p${IDS.app}:${IDS.team}`, `p${IDS.app}:${IDS.partners}`]);

@@ -6,7 +6,7 @@
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import { afterAll, beforeAll } from "vitest";
 import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
-import { SECRETS, startSecretsManager, type SecretsManagerStub } from "./support.ts";
+import { SECRETS, startSecretsManager, type SecretsManagerStub } from "./lambda.ts";
 
 export interface DurableWorld {
   secretsManager: SecretsManagerStub;

@@ -7,10 +7,10 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { EnforceReport } from "../../lib/jobs/index.ts";
-import { ACCESS, generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
-import { EVERYTHING_STRAY, standardPolicy } from "../support/policies.ts";
-import { coldEnforce, SECRETS, startSecretsManager, stubAwsEnv, type SecretsManagerStub } from "./support.ts";
+import type { EnforceReport } from "../../../lib/jobs/index.ts";
+import { ACCESS, generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../../sim/gitlab/index.ts";
+import { EVERYTHING_STRAY, standardPolicy } from "../../support/policies.ts";
+import { coldEnforce, SECRETS, startSecretsManager, stubAwsEnv, type SecretsManagerStub } from "../../support/lambda.ts";
 
 const FILES = "GET /projects/:id/repository/files/:file_path";
 const BRANCH = "GET /projects/:id/repository/branches/:branch";
@@ -159,7 +159,7 @@ describe("the policy in a GitLab repository, in Lambda", () => {
     const enforce = await coldEnforce<EnforceReport>();
     const begunWith = (await enforce({})).policy!;
     takeOver();
-    const { loadPolicyAgain } = await import("../../functions/lib/config/policy.ts");
+    const { loadPolicyAgain } = await import("../../../functions/lib/config/policy.ts");
     await expect(loadPolicyAgain(begunWith)).rejects.toThrow(`was project ${repo.id} when the policy was first read here, and is now project`);
   });
 });

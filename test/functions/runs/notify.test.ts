@@ -3,14 +3,14 @@
  * Slack's Block Kit limits, as Slack would refuse it (invalid_blocks) otherwise.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { WorkflowAction, WorkflowsReport } from "../../lib/jobs/workflows/index.ts";
-import { registerSecret } from "../../lib/redact/index.ts";
-import { notifyRun, shouldNotify } from "../../functions/lib/runs/notify.ts";
-import type { RunLabels, RunOutcome } from "../../functions/lib/runs/outcome.ts";
-import type { NotifyLevel } from "../../lib/policy/index.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "./slack-webhook-receiver.ts";
-import { captureLogs, stubAwsEnv } from "./support.ts";
-import { runRecord } from "../support/report.ts";
+import type { WorkflowAction, WorkflowsReport } from "../../../lib/jobs/workflows/index.ts";
+import { registerSecret } from "../../../lib/redact/index.ts";
+import { notifyRun, shouldNotify } from "../../../functions/lib/runs/notify.ts";
+import type { RunLabels, RunOutcome } from "../../../functions/lib/runs/outcome.ts";
+import type { NotifyLevel } from "../../../lib/policy/index.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../../support/slack-webhook-receiver.ts";
+import { captureLogs, stubAwsEnv } from "../../support/lambda.ts";
+import { runRecord } from "../../support/report.ts";
 
 const TOKEN = "xQ7zK2mVb4nL8pRt9WcY3dFg";
 const LABELS: RunLabels = { job: "workflows", trigger: "schedule", stage: "production", correlationId: "c0ffee00-1234-4abc-8def-0123456789ab" };

@@ -5,9 +5,9 @@
  * every microtask first, so whatever dispatch starts without waiting for an answer is counted.
  */
 import { describe, expect, it } from "vitest";
-import type { DeliveredEvent } from "../../functions/lib/events/delivery.ts";
-import { dispatch, EVENT_DISPATCH_CONCURRENCY } from "../../functions/lib/events/dispatch.ts";
-import type { Claims } from "../../functions/lib/state/claims.ts";
+import type { DeliveredEvent } from "../../../functions/lib/events/delivery.ts";
+import { dispatch, EVENT_DISPATCH_CONCURRENCY } from "../../../functions/lib/events/dispatch.ts";
+import type { Claims } from "../../../functions/lib/state/claims.ts";
 
 /** Calls held until `drain` answers them, and the most ever pending at one turn of the loop. */
 function heldCalls<T>(answer: T) {

@@ -2,8 +2,8 @@ import middy from "@middy/core";
 import httpErrorHandler from "@middy/http-error-handler";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { slackCommandForm, type SlackCommandEvent } from "../../functions/lib/slack/form.ts";
-import { functionUrlEvent, lambdaContext, slashCommandBody } from "./support.ts";
+import { slackCommandForm, type SlackCommandEvent } from "../../../functions/lib/slack/form.ts";
+import { functionUrlEvent, lambdaContext, slashCommandBody } from "../../support/lambda.ts";
 
 const handler = middy<APIGatewayProxyEventV2>()
   .use(httpErrorHandler({ logger: false }))

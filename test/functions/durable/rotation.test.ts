@@ -4,11 +4,11 @@
  */
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { EnforceReport } from "../../lib/jobs/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
-import { standardPolicy } from "../support/policies.ts";
-import { durableWorld } from "./durable-world.ts";
-import { SECRETS, stubAwsEnv, writePolicy } from "./support.ts";
+import type { EnforceReport } from "../../../lib/jobs/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../../sim/gitlab/index.ts";
+import { standardPolicy } from "../../support/policies.ts";
+import { durableWorld } from "../../support/durable-world.ts";
+import { SECRETS, stubAwsEnv, writePolicy } from "../../support/lambda.ts";
 
 const ROTATED = "glpat-rotated-token";
 const world = durableWorld({ skipTime: true });
@@ -37,7 +37,7 @@ async function startSim(opts: GitLabSimOptions) {
 
 async function durableRun(event: object) {
   vi.resetModules();
-  const { handler } = await import("../../functions/enforce.ts");
+  const { handler } = await import("../../../functions/enforce.ts");
   return new LocalDurableTestRunner<EnforceReport>({ handlerFunction: handler as never }).run({ payload: event });
 }
 

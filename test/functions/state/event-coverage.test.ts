@@ -8,15 +8,15 @@
  */
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { dynamoCoverage } from "../../functions/lib/state/event-coverage.ts";
-import type { EnforceReport } from "../../lib/jobs/index.ts";
-import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
-import { GITLAB_EVENT_TOKENS, streamDelivery } from "../../sim/aws/gitlab-deliveries.ts";
-import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
-import { validReport } from "../support/report.ts";
-import { IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../support/watch-world.ts";
-import { emfRecords } from "./emf.ts";
-import { captureLogs, coldEnforce, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { dynamoCoverage } from "../../../functions/lib/state/event-coverage.ts";
+import type { EnforceReport } from "../../../lib/jobs/index.ts";
+import { startDynalite, type Dynalite } from "../../../sim/aws/dynalite.ts";
+import { GITLAB_EVENT_TOKENS, streamDelivery } from "../../../sim/aws/gitlab-deliveries.ts";
+import { startGitLabSim, type GitLabSim } from "../../../sim/gitlab/index.ts";
+import { validReport } from "../../support/report.ts";
+import { IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../../support/watch-world.ts";
+import { emfRecords } from "../../support/emf.ts";
+import { captureLogs, coldEnforce, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "../../support/lambda.ts";
 
 const HOUR = 3_600_000;
 let dynalite: Dynalite;
@@ -95,7 +95,7 @@ describe("a sweep judges the event-driven paths (issue 29.2)", () => {
     await store().delivered("stream", ago(25 * HOUR));
     await straysMade(3 * HOUR);
     vi.resetModules();
-    const { handler } = await import("../../functions/enforce.ts");
+    const { handler } = await import("../../../functions/enforce.ts");
     const execution = await new LocalDurableTestRunner<EnforceReport>({ handlerFunction: handler as never }).run({ payload: { source: "schedule" } });
     expect(execution.getStatus()).toBe("SUCCEEDED");
     const report = validReport(execution.getResult()!);
@@ -169,7 +169,7 @@ describe("a sweep judges the event-driven paths (issue 29.2)", () => {
 describe("the Events function records GitLab's deliveries for the sweep", () => {
   async function deliver(event: ReturnType<typeof streamDelivery>): Promise<number> {
     vi.resetModules();
-    const { handler } = await import("../../functions/events.ts");
+    const { handler } = await import("../../../functions/events.ts");
     return ((await handler(event, lambdaContext({ functionName: "warden-test-Events" }))) as { statusCode: number }).statusCode;
   }
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Context } from "aws-lambda";
 import { expect, vi } from "vitest";
 import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
-import { CREDENTIAL_PATTERNS } from "../support/no-credentials.ts";
+import { CREDENTIAL_PATTERNS } from "./no-credentials.ts";
 import { ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, SECRET_ARN } from "../../sim/aws/events.ts";
 
 export * from "../../sim/aws/events.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dynamoClaims } from "../../functions/lib/state/claims.ts";
-import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
+import { dynamoClaims } from "../../../functions/lib/state/claims.ts";
+import { startDynalite, type Dynalite } from "../../../sim/aws/dynalite.ts";
 
 let dynalite: Dynalite;
 let table = "";

@@ -9,11 +9,11 @@ import httpErrorHandler from "@middy/http-error-handler";
 import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { dynamoClaims } from "../../functions/lib/state/claims.ts";
-import { ALREADY_RECEIVED, NOT_CHECKED, slackRequestOnce, slackSslCheck } from "../../functions/lib/slack/once.ts";
-import { verifySlackRequest } from "../../functions/lib/slack/verify-request.ts";
-import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
-import { functionUrlEvent, lambdaContext, SECRETS, signedCommand, slashCommandBody, startLambdaApi, stubAwsEnv, type LambdaApiStub } from "./support.ts";
+import { dynamoClaims } from "../../../functions/lib/state/claims.ts";
+import { ALREADY_RECEIVED, NOT_CHECKED, slackRequestOnce, slackSslCheck } from "../../../functions/lib/slack/once.ts";
+import { verifySlackRequest } from "../../../functions/lib/slack/verify-request.ts";
+import { startDynalite, type Dynalite } from "../../../sim/aws/dynalite.ts";
+import { functionUrlEvent, lambdaContext, SECRETS, signedCommand, slashCommandBody, startLambdaApi, stubAwsEnv, type LambdaApiStub } from "../../support/lambda.ts";
 
 type Result = APIGatewayProxyStructuredResultV2;
 

@@ -7,13 +7,13 @@
  */
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { EnforceReport } from "../../lib/jobs/index.ts";
-import type { GitLabSim } from "../../sim/gitlab/index.ts";
-import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
-import { EVERYTHING_STRAY, groupSharesPolicy } from "../support/policies.ts";
-import { outcome, removals, twinSims } from "../support/steps.ts";
-import { durableWorld } from "./durable-world.ts";
-import { captureLogs, coldEnforce, SECRETS, stubAwsEnv, writePolicy } from "./support.ts";
+import type { EnforceReport } from "../../../lib/jobs/index.ts";
+import type { GitLabSim } from "../../../sim/gitlab/index.ts";
+import type { TreeShape } from "../../../sim/gitlab/generate-tree.ts";
+import { EVERYTHING_STRAY, groupSharesPolicy } from "../../support/policies.ts";
+import { outcome, removals, twinSims } from "../../support/steps.ts";
+import { durableWorld } from "../../support/durable-world.ts";
+import { captureLogs, coldEnforce, SECRETS, stubAwsEnv, writePolicy } from "../../support/lambda.ts";
 
 const world = durableWorld({ skipTime: false });
 let claimsEnv: { AWS_ENDPOINT_URL_DYNAMODB: string; WARDEN_CLAIMS_TABLE: string };
@@ -48,7 +48,7 @@ async function durableRun(sim: GitLabSim, event: object, env: Record<string, str
   vi.stubEnv("GITLAB_URL", sim.url);
   for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
   vi.resetModules();
-  const { handler } = await import("../../functions/enforce.ts");
+  const { handler } = await import("../../../functions/enforce.ts");
   const runner = new LocalDurableTestRunner<EnforceReport>({ handlerFunction: handler as never });
   return runner.run({ payload: event });
 }
@@ -159,7 +159,7 @@ describe("Enforce as a durable execution", () => {
   it("an execution started while another holds the job's lease does nothing and fails, naming the holder", async () => {
     const { durable } = await twins(500, { groups: 10, maxDepth: 2 });
     vi.resetModules();
-    const { dynamoClaims } = await import("../../functions/lib/state/claims.ts");
+    const { dynamoClaims } = await import("../../../functions/lib/state/claims.ts");
     const holder = "arn:aws:lambda:eu-west-1:123456789012:function:warden-Enforce:3/durable-execution/first/0";
     expect(await dynamoClaims().claim("lease:enforce", Math.floor(Date.now() / 1000) + 3600, holder)).toBe(true);
     const execution = await durableRun(durable, { dryRun: false });
@@ -176,7 +176,7 @@ describe("Enforce as a durable execution", () => {
     expect(execution.getStatus()).toBe("FAILED");
     expect(execution.getError().errorMessage).toBe('invalid event: unknown field "dryrun"');
     vi.resetModules();
-    const { dynamoClaims } = await import("../../functions/lib/state/claims.ts");
+    const { dynamoClaims } = await import("../../../functions/lib/state/claims.ts");
     expect(await dynamoClaims().holder("lease:enforce")).toBeUndefined();
     expect(durable.counters.requests).toBe(0);
   });

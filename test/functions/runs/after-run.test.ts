@@ -1,11 +1,11 @@
 import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { afterRun } from "../../functions/lib/runs/after-run.ts";
-import { runHistory } from "../../functions/lib/runs/run-history.ts";
-import type { AnyReport, RunLabels } from "../../functions/lib/runs/outcome.ts";
-import { captureLogs, stubAwsEnv } from "./support.ts";
-import { runRecord } from "../support/report.ts";
+import { afterRun } from "../../../functions/lib/runs/after-run.ts";
+import { runHistory } from "../../../functions/lib/runs/run-history.ts";
+import type { AnyReport, RunLabels } from "../../../functions/lib/runs/outcome.ts";
+import { captureLogs, stubAwsEnv } from "../../support/lambda.ts";
+import { runRecord } from "../../support/report.ts";
 
 const s3 = mockClient(S3Client);
 const LABELS: RunLabels = { job: "enforce", trigger: "schedule", stage: "production", correlationId: "req-1" };
