@@ -2,7 +2,7 @@
  * sst.config.ts deployed as SST 4.17 deploys it, short of AWS: app() evaluated from a bundle built the
  * way SST builds it (where a top-level import is refused), then run() bundled with the platform's
  * globals and run under Pulumi's resource mocks, against the real @pulumi/aws resource classes and a
- * stand-in of SST's components that keeps SST's rules (test/sst). Assertions read the resources Pulumi
+ * stand-in of SST's components that keeps SST's rules (test/support/sst). Assertions read the resources Pulumi
  * was asked to create: Lambda functions, roles and their policies, schedules, the table, the bucket's
  * lifecycle, alarms. SST itself cannot run here: its CLI downloads Pulumi.
  */
@@ -13,8 +13,8 @@ import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { recordCursorAge, recordRun } from "../functions/lib/runs/metrics.ts";
 import { NODE_OPTIONS } from "../lib/config/node-options.ts";
-import { buildRun, evaluateApp, evaluateRun, removeBuilds, TOP_LEVEL_IMPORT, type Deployed, type SstApp } from "./sst/build.ts";
-import { emfRecords } from "./functions/emf.ts";
+import { buildRun, evaluateApp, evaluateRun, removeBuilds, TOP_LEVEL_IMPORT, type Deployed, type SstApp } from "./support/sst/build.ts";
+import { emfRecords } from "./support/emf.ts";
 
 // Each test deploys the config one or more times (a bundle, then Pulumi's mocks over every resource):
 // seconds each on a quiet machine, many more on a loaded CI runner, so this file's tests get more time.
@@ -99,7 +99,7 @@ class FunctionView {
   get physicalName() { return `${this.component}Function-a1b2c3`; }
 }
 
-/** The ARN evaluate.ts gives a resource (test/sst/evaluate.ts `state`). */
+/** The ARN evaluate.ts gives a resource (test/support/sst/evaluate.ts `state`). */
 function arnOf(type: string, name: string): string {
   const physical = `${name}-a1b2c3`;
   if (type === "aws:lambda/function:Function") return `arn:aws:lambda:eu-west-1:123456789012:function:${physical}`;

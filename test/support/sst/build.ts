@@ -12,7 +12,7 @@ import { basename, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import * as esbuild from "esbuild";
 
-const ROOT = resolve(import.meta.dirname, "../..");
+const ROOT = resolve(import.meta.dirname, "../../..");
 const PLATFORM = join(import.meta.dirname, "platform");
 const OUT = join(ROOT, ".sst", "test-build");
 const CONFIG = join(ROOT, "sst.config.ts");
