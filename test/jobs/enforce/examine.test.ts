@@ -1,34 +1,15 @@
-import { afterEach, describe, expect, it } from "vitest";
+/** The enforce job as it examines: the plan of a dry run, what it reads and how it splits the listing, the shapes of GitLab it copes with, and its stop. */
+import { describe, expect, it } from "vitest";
 import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
-import { enforce, ScopeError, exitCode, type EnforceOptions } from "../../../lib/jobs/index.ts";
+import { enforce, exitCode } from "../../../lib/jobs/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../../sim/gitlab/index.ts";
+import { generateOrganisation } from "../../../sim/gitlab/index.ts";
 import type { TreeShape } from "../../../sim/gitlab/generate-tree.ts";
 import { standardPolicy } from "../../support/policies.ts";
-import { validated } from "../../support/report.ts";
 import { enforceProgressText } from "../../../lib/jobs/enforce/view.ts";
 import type { EnforceProgress } from "../../../lib/jobs/enforce/summary.ts";
-
-let sim: GitLabSim;
-afterEach(() => sim?.close());
-
-async function setup(opts: GitLabSimOptions & { projects?: number } = {}) {
-  const { dataset, intents } = generateOrganisation({ projects: opts.projects ?? 600, seed: 7 });
-  sim = await startGitLabSim({ dataset, ...opts });
-  const strays = intents.filter((i) => i.kind === "project" && i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`).sort();
-  return { dataset, strays };
-}
-
-function run(opts: Partial<EnforceOptions> & { token?: string; maxRemovals?: number } = {}) {
-  const gitlab = new GitLabClient({ url: sim.url, token: opts.token ?? sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-  return validated(enforce({ gitlab, policy: parsePolicy(standardPolicy(opts.maxRemovals), "test.yaml"), ...opts }));
-}
-
-// This organisation has no group shares: every action is a project share's.
-const projectActions = (report: Awaited<ReturnType<typeof run>>) => report.actions.filter((a) => a.kind === "project");
-const planned = (report: Awaited<ReturnType<typeof run>>) => projectActions(report).map((a) => `${a.projectId}:${a.groupId}`).sort();
-const shareCount = (sim: GitLabSim) => sim.dataset.projects.reduce((n, p) => n + p.shared_with_groups.length, 0);
+import { planned, run, setup, shareCount, sim, startSim } from "../../support/enforce-world.ts";
 
 describe("enforce job", () => {
   it("progress names its phase: examining with the counts so far, then removing N of the plan's total", async () => {
@@ -61,7 +42,7 @@ describe("enforce job", () => {
 
   it("reads each group in scope once, with its own projects: a project listing only for a group holding 100 or more, and the sweep; never per project", async () => {
     const { dataset, intents } = generateOrganisation({ projects: 1_500, seed: 7, tree: { groups: 30, maxDepth: 3, heavy: 0.3 } });
-    sim = await startGitLabSim({ dataset, recordRequests: true });
+    await startSim({ dataset, recordRequests: true });
     const strays = intents.filter((i) => i.kind === "project" && i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`).sort();
     const report = await run();
     expect(planned(report)).toEqual(strays);
@@ -148,7 +129,7 @@ describe("enforce job", () => {
   const withDetails = shapes.flatMap(([name, tree]) => [true, false].map((details) => [name, details ? "with their groups' details" : "from listings alone", tree, details] as const));
   it.each(withDetails)("%s, projects %s: every project is judged exactly once, following GitLab's links, with every slot in use", async (_name, _how, tree, detailProjects) => {
     const { dataset, intents } = generateOrganisation({ projects: 3_000, seed: 3, tree });
-    sim = await startGitLabSim({ dataset, latencyMs: 5, recordRequests: true, detailProjects });
+    await startSim({ dataset, latencyMs: 5, recordRequests: true, detailProjects });
     const strays = intents.filter((i) => i.kind === "project" && i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`).sort();
     const inScope = dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length;
     const groups = dataset.groups.filter((g) => g.full_path === "acme" || g.full_path.startsWith("acme/")).length;
@@ -166,7 +147,7 @@ describe("enforce job", () => {
 
   it("listed as a tree (details without projects), one heavy branch is split as deep as its shape allows, so the listing is spread over the slots", async () => {
     const { dataset } = generateOrganisation({ projects: 3_000, seed: 3, tree: { groups: 40, maxDepth: 4, heavy: 0.8 } });
-    sim = await startGitLabSim({ dataset, latencyMs: 5, detailProjects: false });
+    await startSim({ dataset, latencyMs: 5, detailProjects: false });
     await run({ listConcurrency: 8 });
     // Partitions below the scope group: its own projects' listing and subtrees of its subgroups.
     expect(sim.counters.byRoute["GET /groups/:id/subgroups"]).toBeGreaterThan(1);
@@ -174,7 +155,7 @@ describe("enforce job", () => {
 
   it("a large group whose projects sit in it directly is split by visibility, each part read from both ends at once, each project once", async () => {
     const { dataset, intents } = generateOrganisation({ projects: 3_000, seed: 3, tree: { groups: 20, maxDepth: 3, heavy: 0.8 } });
-    sim = await startGitLabSim({ dataset, recordRequests: true });
+    await startSim({ dataset, recordRequests: true });
     const monolith = dataset.groups.find((g) => g.full_path === "acme/monolith")!;
     const inMonolith = dataset.projects.filter((p) => p.namespace_id === monolith.id).length;
     expect(inMonolith).toBeGreaterThan(1_000);
@@ -198,7 +179,7 @@ describe("enforce job", () => {
     const monolith = dataset.groups.find((g) => g.full_path === "acme/monolith")!;
     // GitLab lists descendant groups by name: this one's detail is read last.
     monolith.name = "zzz monolith";
-    sim = await startGitLabSim({ dataset, recordRequests: true, latencyMs: 5 });
+    await startSim({ dataset, recordRequests: true, latencyMs: 5 });
     const report = await run({ listConcurrency: 4 });
     const strays = intents.filter((i) => i.kind === "project" && i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`).sort();
     expect(planned(report)).toEqual(strays);
@@ -217,7 +198,7 @@ describe("enforce job", () => {
     ["shows no visibility on its projects is not asked for parts", "none", 0],
   ] as const)("a GitLab that %s: the group is read whole, from both ends, each project once", async (_name, projectVisibility, spent) => {
     const { dataset, intents } = generateOrganisation({ projects: 3_000, seed: 3, tree: { groups: 20, maxDepth: 3, heavy: 0.8 } });
-    sim = await startGitLabSim({ dataset, recordRequests: true, projectVisibility });
+    await startSim({ dataset, recordRequests: true, projectVisibility });
     const monolith = dataset.groups.find((g) => g.full_path === "acme/monolith")!;
     const inMonolith = dataset.projects.filter((p) => p.namespace_id === monolith.id).length;
     const report = await run({ listConcurrency: 8 });
@@ -233,7 +214,7 @@ describe("enforce job", () => {
 
   it("listed as a tree (details without projects), above 10,000 projects (no total from GitLab) the tree is split, and every project is judged once", async () => {
     const { dataset } = generateOrganisation({ projects: 10_400, seed: 3, tree: { groups: 30, maxDepth: 4, heavy: 0.5 } });
-    sim = await startGitLabSim({ dataset, detailProjects: false });
+    await startSim({ dataset, detailProjects: false });
     const inScope = dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length;
     expect(inScope).toBeGreaterThan(10_000);
     const report = await run({ listConcurrency: 6 });
@@ -248,217 +229,6 @@ describe("enforce job", () => {
     expect(sim.counters.byRoute["GET /groups/:id/subgroups"]).toBeUndefined();
     const listed = new Set(sim.requests.filter((r) => r.url.includes("/projects?")).map((r) => r.url.match(/groups\/(\d+)\/projects/)?.[1]));
     expect(listed).toEqual(new Set([String(sim.dataset.groups.find((g) => g.full_path === "acme")!.id)]));
-  });
-
-  it("apply removes exactly the planned shares, and the next dry run finds nothing", async () => {
-    const { strays } = await setup({ recordRequests: true });
-    const before = shareCount(sim);
-    const applied = await run({ apply: true });
-    expect(applied.actions.every((a) => a.status === "done")).toBe(true);
-    expect(applied.summary.removed).toBe(strays.length);
-    expect(shareCount(sim)).toBe(before - strays.length);
-    const deleted = sim.requests.filter((r) => r.method === "DELETE").map((r) => r.url.match(/projects\/(\d+)\/share\/(\d+)/)!.slice(1).join(":"));
-    expect(deleted.sort()).toEqual(strays);
-    expect(exitCode(applied)).toBe(0);
-
-    const again = await run();
-    expect(again.actions).toEqual([]);
-    expect(exitCode(again)).toBe(0);
-  });
-
-  it("the guard refuses a plan larger than maxRemovals and removes nothing", async () => {
-    const { strays } = await setup();
-    const before = shareCount(sim);
-    const report = await run({ apply: true, maxRemovals: strays.length - 1 });
-    expect(report.summary.guard).toBe("tripped");
-    expect(report.actions.every((a) => a.status === "planned")).toBe(true);
-    expect(report.warnings.join()).toMatch(/guard/);
-    expect(shareCount(sim)).toBe(before);
-    expect(exitCode(report)).toBe(3);
-  });
-
-  it("removals are idempotent: a share already gone is a success, reported as such", async () => {
-    const { dataset, strays } = await setup();
-    const inScope = dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length;
-    const [projectId, groupId] = strays[0]!.split(":").map(Number);
-    const project = sim.dataset.projects.find((p) => p.id === projectId)!;
-    // Someone removes one share by hand between our examination and our removal.
-    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
-    const report = await enforce({
-      gitlab,
-      policy: parsePolicy(standardPolicy(), "test.yaml"),
-      apply: true,
-      onProgress: (p) => {
-        if (p.phase === "examining" && p.projects === inScope) project.shared_with_groups = project.shared_with_groups.filter((s) => s.group_id !== groupId);
-      },
-    });
-    const gone = projectActions(report).filter((a) => a.status === "already-gone");
-    expect(gone.map((a) => `${a.projectId}:${a.groupId}`)).toEqual([strays[0]]);
-    expect(report.summary.alreadyGone).toBe(1);
-    expect(exitCode(report)).toBe(0);
-  });
-
-  it("converges under faults: 429s, 5xx, dropped connections; a DELETE that succeeds but answers 502 is reported done", async () => {
-    const { strays } = await setup();
-    sim.addFaults(
-      { kind: "429", headers: "retry-after", seconds: 0, route: "GET /groups/:id/projects", times: 2 },
-      { kind: "429", headers: "none", route: "DELETE /projects/:id/share/:group_id", times: 1 },
-      { kind: "status", status: 503, route: "GET /groups/:id/projects", times: 1 },
-      { kind: "drop", route: "GET /groups/:id/projects", times: 1 },
-      { kind: "apply-then-status", status: 502, route: "DELETE /projects/:id/share/:group_id", times: 3 },
-    );
-    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5, rateLimitedBaseMs: 50 } });
-    const report = await enforce({ gitlab, policy: parsePolicy(standardPolicy(), "test.yaml"), apply: true });
-    expect(planned(report)).toEqual(strays);
-    expect(report.actions.filter((a) => a.status === "failed")).toEqual([]);
-    // The three DELETEs answered 502 after removing: their retry finds the share gone, which this run removed.
-    expect(report.summary).toMatchObject({ removed: strays.length, alreadyGone: 0 });
-    expect(report.stats.rateLimited).toBe(3);
-    expect(report.stats.retries).toBeGreaterThanOrEqual(8);
-    expect((await run()).actions).toEqual([]);
-  });
-
-  it("a plan grown old is judged again before removal: what changed meanwhile is skipped or found gone, not removed", async () => {
-    const { dataset, strays } = await setup({ recordRequests: true });
-    const inScope = dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length;
-    const share = (key: string) => {
-      const [projectId, groupId] = key.split(":").map(Number);
-      const project = dataset.projects.find((p) => p.id === projectId)!;
-      return { project, share: project.shared_with_groups.find((g) => g.group_id === groupId)! };
-    };
-    // A contractor share above maxAccess on a mobile project, and any other stray.
-    const tooHigh = strays.find((k) => { const { share: g, project } = share(k); return g.group_full_path === "partners/contractor-x" && project.path_with_namespace.startsWith("acme/mobile/"); })!;
-    const other = strays.find((k) => k !== tooHigh)!;
-    const report = await run({
-      apply: true,
-      maxPlanAgeMs: 0,
-      onProgress: (p) => {
-        if (p.phase !== "examining" || p.projects < inScope) return;
-        // After the last page, before the first removal: an owner fixes one share and removes another.
-        share(tooHigh).share.group_access_level = 30;
-        const { project } = share(other);
-        project.shared_with_groups = project.shared_with_groups.filter((g) => `${project.id}:${g.group_id}` !== other);
-      },
-    });
-    const status = (key: string) => projectActions(report).find((a) => `${a.projectId}:${a.groupId}` === key)!;
-    expect(status(tooHigh)).toMatchObject({ status: "skipped", error: expect.stringMatching(/^changed since it was planned \(now allowed by allow\[1\]/) });
-    expect(status(other).status).toBe("already-gone");
-    expect(report.summary).toMatchObject({ skipped: 1, alreadyGone: 1, removed: strays.length - 2, failed: 0 });
-    const deleted = sim.requests.filter((r) => r.method === "DELETE").map((r) => r.url.match(/projects\/(\d+)\/share\/(\d+)/)!.slice(1).join(":"));
-    expect(deleted).not.toContain(tooHigh);
-    expect(deleted).not.toContain(other);
-    // One fresh read per project with strays, however many strays it has.
-    expect(sim.counters.byRoute["GET /projects/:id"]).toBe(new Set(strays.map((k) => k.split(":")[0])).size);
-    expect(exitCode(report)).toBe(0);
-  });
-
-  it("the re-reads of an old plan go out ahead of its removals, alongside them, once per project", async () => {
-    const { strays } = await setup({ latencyMs: 10 });
-    const report = await run({ apply: true, maxPlanAgeMs: 0, concurrency: 2, listConcurrency: 1 });
-    expect(report.summary.removed).toBe(strays.length);
-    expect(sim.counters.byRoute["GET /projects/:id"]).toBe(new Set(strays.map((k) => k.split(":")[0])).size);
-    // One request at a time while listing; while removing, two reads ahead beside two removals.
-    expect(sim.counters.maxConcurrency).toBe(4);
-  });
-
-  it("a fresh plan is removed without reading projects again", async () => {
-    await setup();
-    await run({ apply: true });
-    expect(sim.counters.byRoute["GET /projects/:id"]).toBeUndefined();
-  });
-
-  it("a 404 that is not GitLab's 'Group Link Not Found' (the project gone from the token's sight) is a failure, not success", async () => {
-    await setup();
-    sim.addFaults({ kind: "status", status: 404, route: "DELETE /projects/:id/share/:group_id", times: 1 });
-    const report = await run({ apply: true, concurrency: 1 });
-    expect(report.actions.filter((a) => a.status === "failed").map((a) => a.error)).toEqual([expect.stringMatching(/answered 404: 404 Not Found/)]);
-  });
-
-  it.each([
-    ["listing", "GET /groups/:id/projects", false],
-    ["group's detail", "GET /groups/:id", true],
-  ] as const)("when one %s fails, the others stop too", async (_what, route, detailProjects) => {
-    await setup({ projects: 3_000, latencyMs: 10, detailProjects });
-    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
-    let seen = 0;
-    // Partitions (or detail reads) are running by the third answer; the next request of that route is refused.
-    const failing = enforce({ gitlab, policy: parsePolicy(standardPolicy(), "test.yaml"), onProgress: () => seen++ === 3 && sim.addFaults({ kind: "status", status: 403, route, times: 1 }) });
-    await expect(failing).rejects.toThrow(/answered 403/);
-    const atFailure = sim.counters.requests;
-    await new Promise((r) => setTimeout(r, 300));
-    expect(sim.counters.requests).toBe(atFailure);
-  });
-
-  it("a group's detail that is not one (JSON without its fields) fails the run, naming the group: it would pass for a group without shares or projects", async () => {
-    await setup();
-    sim.addFaults({ kind: "status", status: 200, route: "GET /groups/:id", times: 1 });
-    await expect(run()).rejects.toThrow(/GET \/groups\/\d+ answered with JSON that is not a group's detail/);
-    expect(Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
-  });
-
-  it("a failed removal is reported with its error and the others go on", async () => {
-    const { strays } = await setup();
-    sim.addFaults({ kind: "status", status: 403, route: "DELETE /projects/:id/share/:group_id", times: 1 });
-    const report = await run({ apply: true, concurrency: 1 });
-    const failed = report.actions.filter((a) => a.status === "failed");
-    expect(failed).toHaveLength(1);
-    expect(failed[0]!.error).toMatch(/403/);
-    expect(report.summary.removed).toBe(strays.length - 1);
-    expect(exitCode(report)).toBe(1);
-  });
-
-  it("warns that shares with invisible groups were not checked when the token is not an administrator", async () => {
-    await setup({ tokens: { "glpat-sim-admin": { admin: true }, "glpat-sim-member": { admin: false, username: "member" } } });
-    const report = await run({ token: "glpat-sim-member" });
-    expect(report.warnings.join()).toMatch(/not an administrator or auditor/);
-    // Private groups' shares are hidden from this token, so fewer strays are seen.
-    expect(report.summary.strays).toBeLessThan((await run()).summary.strays);
-  });
-
-  it("a scope group that does not exist stops the run before anything changes", async () => {
-    await setup();
-    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
-    const policy = parsePolicy(standardPolicy().replace("groups: [acme]", "groups: [acme, nope]"), "test.yaml");
-    await expect(enforce({ gitlab, policy, apply: true })).rejects.toThrow(ScopeError);
-    await expect(enforce({ gitlab, policy, apply: true })).rejects.toThrow(/gitlab.scope.groups: group "nope" was not found/);
-    expect(sim.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBeUndefined();
-  });
-
-  it("a policy without a gitlab section is an error naming the section, before any request", async () => {
-    await setup();
-    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
-    const policy = parsePolicy("version: 1\n", "test.yaml");
-    await expect(enforce({ gitlab, policy })).rejects.toThrow(/^the policy has no gitlab section/);
-    await expect(enforce({ gitlab, policy, apply: true })).rejects.toThrow(ScopeError);
-    expect(sim.counters.requests).toBe(0);
-  });
-
-  it("a group named twice in the scope (any case), or inside another scope group, is listed once", async () => {
-    const { strays } = await setup();
-    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
-    const policy = parsePolicy(standardPolicy().replace("groups: [acme]", "groups: [acme, ACME, acme/mobile]"), "test.yaml");
-    const report = await enforce({ gitlab, policy });
-    expect(planned(report)).toEqual(strays);
-    expect(sim.counters.byRoute["GET /namespaces/:id"]).toBe(1);
-  });
-
-  it("an apply interrupted mid-removal reports the removals in flight as failed, saying they may be done", async () => {
-    await setup({ latencyMs: 30 });
-    const stop = new AbortController();
-    const audit: Record<string, unknown>[] = [];
-    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
-    const running = enforce({ gitlab, policy: parsePolicy(standardPolicy(), "test.yaml"), apply: true, concurrency: 2, signal: stop.signal, audit: { info: (_m, f) => audit.push(f) } });
-    const interval = setInterval(() => (sim.counters.byRoute["DELETE /projects/:id/share/:group_id"] ?? 0) >= 3 && stop.abort(new Error("deadline")), 5);
-    const report = await running;
-    clearInterval(interval);
-    const interrupted = report.actions.filter((a) => a.error?.startsWith("stopped while removing the share (deadline): it may or may not have happened"));
-    expect(interrupted.length).toBeGreaterThan(0);
-    expect(interrupted.every((a) => a.status === "failed")).toBe(true);
-    expect(report.actions.filter((a) => a.status === "planned").length).toBeGreaterThan(0);
-    expect(report.warnings.join()).toMatch(/stopped before \d+ of \d+ removals \(deadline\)/);
-    expect(report.summary.complete).toBe(false);
-    expect(audit.length).toBe(report.actions.filter((a) => a.status !== "planned").length);
-    expect(exitCode(report)).toBe(1);
   });
 
   it("without a scope, governs the whole instance by keyset", async () => {
