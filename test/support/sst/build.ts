@@ -7,6 +7,7 @@
  * evaluate.ts in a process of its own, as SST runs it in one. Nothing downloads or reaches AWS.
  */
 import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -14,7 +15,8 @@ import * as esbuild from "esbuild";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const PLATFORM = join(import.meta.dirname, "platform");
-const OUT = join(ROOT, ".sst", "test-build");
+// A folder per test file (each loads this module afresh): one file's removeBuilds() never takes the bundles of another running beside it.
+const OUT = join(ROOT, ".sst", `test-build-${randomUUID()}`);
 const CONFIG = join(ROOT, "sst.config.ts");
 
 /** SST's own message for ErrTopLevelImport (cmd/sst/mosaic/errors/errors.go). */
