@@ -3,9 +3,10 @@
  * every lib layer imports only the layers below it, and every folder of functions/lib only the folders
  * before it, enforce's folder keeps its one-way rules (docs/architecture.md), the AWS SDK stays in
  * lib/aws and the front ends, bin/ never imports functions/, and no file in lib/ or functions/
- * outgrows 250 lines.
+ * outgrows 250 lines. And the tests' own house (docs/testing.md): their folders mirror the source's,
+ * what they share lives in test/support/, and no file in test/ outgrows 400 lines.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { expect, it } from "vitest";
 
@@ -111,4 +112,29 @@ it("enforce's folder imports one way (rules 1-6 of the layout)", () => {
 it("no file in lib/ or functions/ is over 250 lines", () => {
   const long = files.filter((f) => /^(lib|functions)\//.test(f)).filter((f) => readFileSync(f, "utf8").trimEnd().split("\n").length > 250);
   expect(long).toEqual([]);
+});
+
+const testFiles = readdirSync("test", { recursive: true, encoding: "utf8" }).map((f) => join("test", f)).filter((f) => statSync(f).isFile());
+
+it("no file in test/ is over 400 lines", () => {
+  const long = testFiles.filter((f) => f.endsWith(".ts")).filter((f) => readFileSync(f, "utf8").trimEnd().split("\n").length > 400);
+  expect(long).toEqual([]);
+});
+
+it("test/ holds tests, and what they share in test/support/", () => {
+  expect(testFiles.filter((f) => !f.endsWith(".test.ts") && !f.startsWith("test/support/"))).toEqual([]);
+});
+
+/**
+ * test/X/ tests lib/X/ (test/jobs/enforce/ tests lib/jobs/enforce/), or bin/X/, sim/X/ or functions/X/;
+ * test/functions/F/ tests functions/lib/F/ (any one folder deep in functions/, whatever its name). The
+ * spec suites (test/spec/, the contracts of docs/api-contract.md) and test/support/ mirror nothing.
+ */
+it("test/'s folders mirror the source's", () => {
+  const folders = readdirSync("test", { recursive: true, encoding: "utf8" }).filter((f) => statSync(join("test", f)).isDirectory());
+  const functionsFolders = readdirSync("functions", { recursive: true, encoding: "utf8" }).filter((f) => statSync(join("functions", f)).isDirectory());
+  const mirrors = (folder: string) =>
+    [join("lib", folder), join("bin", folder), folder].some((path) => existsSync(path) && statSync(path).isDirectory()) ||
+    (folder.startsWith("functions/") && functionsFolders.some((f) => f.split("/").length === 2 && f.endsWith(`/${folder.slice("functions/".length)}`)));
+  expect(folders.filter((f) => !/^(spec|support)(\/|$)/.test(f)).filter((f) => !mirrors(f))).toEqual([]);
 });
