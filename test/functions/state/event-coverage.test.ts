@@ -7,55 +7,38 @@
  * And the Events function records a delivery only once its token was checked.
  */
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { dynamoCoverage } from "../../../functions/lib/state/event-coverage.ts";
 import type { EnforceReport } from "../../../lib/jobs/index.ts";
-import { startDynalite, type Dynalite } from "../../../sim/aws/dynalite.ts";
 import { GITLAB_EVENT_TOKENS, streamDelivery } from "../../../sim/aws/gitlab-deliveries.ts";
-import { startGitLabSim, type GitLabSim } from "../../../sim/gitlab/index.ts";
 import { validReport } from "../../support/report.ts";
 import { IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../../support/watch-world.ts";
 import { emfRecords } from "../../support/emf.ts";
-import { captureLogs, coldEnforce, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "../../support/lambda.ts";
+import { captureLogs, coldEnforce, lambdaContext } from "../../support/lambda.ts";
+import { durableWorld } from "../../support/durable-world.ts";
 
 const HOUR = 3_600_000;
-let dynalite: Dynalite;
-let secretsManager: SecretsManagerStub;
-let policyPath: string;
-let sim: GitLabSim;
-let table: string;
 /** The simulator's clock for the audit events it records. */
 let simNow = Date.now();
-
-beforeAll(async () => {
-  [dynalite, secretsManager, policyPath] = await Promise.all([startDynalite(), startSecretsManager(JSON.stringify(SECRETS)), writePolicy(watchPolicyText())]);
-  await LocalDurableTestRunner.setupTestEnvironment({ skipTime: false });
-});
-afterAll(async () => {
-  await LocalDurableTestRunner.teardownTestEnvironment();
-  await Promise.all([dynalite.close(), secretsManager.close()]);
-});
-beforeEach(async () => {
-  simNow = Date.now();
-  sim = await startGitLabSim({ dataset: watchWorld(), tokens: WATCH_TOKENS, clock: () => simNow });
-  const claims = await dynalite.freshClaimsEnv();
-  table = claims.WARDEN_CLAIMS_TABLE;
-  secretsManager.endpointSecretString = JSON.stringify(GITLAB_EVENT_TOKENS);
-  stubAwsEnv({ ...claims, AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, GITLAB_URL: sim.url, WARDEN_REPORT_ONLY: "false", WARDEN_EVENTS: "on", WARDEN_WATCH: "off", POWERTOOLS_METRICS_DISABLED: "false" });
-});
-afterEach(async () => {
-  vi.unstubAllEnvs();
-  await sim.close();
+const world = durableWorld({
+  skipTime: false,
+  policy: watchPolicyText(),
+  endpointSecret: JSON.stringify(GITLAB_EVENT_TOKENS),
+  gitlab: () => {
+    simNow = Date.now();
+    return { dataset: watchWorld(), tokens: WATCH_TOKENS, clock: () => simNow };
+  },
+  env: () => ({ WARDEN_REPORT_ONLY: "false", WARDEN_EVENTS: "on", WARDEN_WATCH: "off", POWERTOOLS_METRICS_DISABLED: "false" }),
 });
 
-const store = () => dynamoCoverage({ client: dynalite.client(), table: () => table });
+const store = () => dynamoCoverage({ client: world.dynamo.client(), table: () => world.table });
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 
 /** Two strays made `ms` ago, as people make them: a project's share and a group's, each with its audit event. */
 async function straysMade(ms: number): Promise<void> {
   simNow = Date.now() - ms;
-  await share(sim, "jane", `/projects/${IDS.api}/share`, IDS.partners);
-  await share(sim, "jane", `/groups/${IDS.team}/share`, IDS.partners);
+  await share(world.gitlab, "jane", `/projects/${IDS.api}/share`, IDS.partners);
+  await share(world.gitlab, "jane", `/groups/${IDS.team}/share`, IDS.partners);
   simNow = Date.now();
 }
 
