@@ -8,30 +8,21 @@ import middy from "@middy/core";
 import httpErrorHandler from "@middy/http-error-handler";
 import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { dynamoClaims } from "../../../functions/lib/state/claims.ts";
 import { ALREADY_RECEIVED, NOT_CHECKED, slackRequestOnce, slackSslCheck } from "../../../functions/lib/slack/once.ts";
 import { verifySlackRequest } from "../../../functions/lib/slack/verify-request.ts";
-import { startDynalite, type Dynalite } from "../../../sim/aws/dynalite.ts";
-import { functionUrlEvent, lambdaContext, SECRETS, signedCommand, slashCommandBody, startLambdaApi, stubAwsEnv, type LambdaApiStub } from "../../support/lambda.ts";
+import { functionUrlEvent, lambdaContext, SECRETS, signedCommand, slashCommandBody } from "../../support/lambda.ts";
+import { lambdaWorld } from "../../support/lambda-world.ts";
 
 type Result = APIGatewayProxyStructuredResultV2;
 
-let dynalite: Dynalite;
-let lambdaApi: LambdaApiStub;
+// The way the deployed function finds both: endpoints and table name from its environment.
+const world = lambdaWorld({ dynamo: true, lambdaApi: true });
 const skipped: string[] = [];
-
-beforeAll(async () => {
-  [dynalite, lambdaApi] = await Promise.all([startDynalite(), startLambdaApi()]);
-});
-afterAll(() => Promise.all([dynalite.close(), lambdaApi.close()]));
-beforeEach(async () => {
-  lambdaApi.invokes.length = 0;
+beforeEach(() => {
   skipped.length = 0;
-  // The way the deployed function finds both: endpoints and table name from its environment.
-  stubAwsEnv({ ...(await dynalite.freshClaimsEnv()), AWS_ENDPOINT_URL_LAMBDA: lambdaApi.url });
 });
-afterEach(() => vi.unstubAllEnvs());
 
 /** One container's handler: its own clients, as a cold start would have. */
 function container() {
@@ -55,7 +46,7 @@ describe("slackSslCheck", () => {
   it("answers Slack's unsigned ssl_check with 200 and an empty body, and runs nothing", async () => {
     const result = await container()(functionUrlEvent("ssl_check=1&token=deprecated-verification-token", {}));
     expect(result).toEqual({ statusCode: 200, body: "" });
-    expect(lambdaApi.invokes).toHaveLength(0);
+    expect(world.lambdaApi.invokes).toHaveLength(0);
   });
 
   it("still refuses (401) any other unsigned request, an ssl_check that carries a command included", async () => {
@@ -63,7 +54,7 @@ describe("slackSslCheck", () => {
     for (const body of [slashCommandBody({ text: "enforce --apply" }), `ssl_check=1&${slashCommandBody({ text: "enforce --apply" })}`, "ssl_check=0", ""]) {
       expect((await handle(functionUrlEvent(body, {}))).statusCode, body).toBe(401);
     }
-    expect(lambdaApi.invokes).toHaveLength(0);
+    expect(world.lambdaApi.invokes).toHaveLength(0);
   });
 });
 
@@ -76,7 +67,7 @@ describe("slackRequestOnce", () => {
     expect(first).toMatchObject({ statusCode: 200, body: "started" });
     expect(replay.statusCode).toBe(200);
     expect(text(replay)).toBe(ALREADY_RECEIVED);
-    expect(lambdaApi.invokes).toHaveLength(1);
+    expect(world.lambdaApi.invokes).toHaveLength(1);
     expect(skipped).toEqual(["a repeat of a request already received"]);
   });
 
@@ -86,14 +77,14 @@ describe("slackRequestOnce", () => {
     expect(results.map((r) => r.statusCode)).toEqual([200, 200]);
     expect(results.filter((r) => r.body === "started")).toHaveLength(1);
     expect(results.filter((r) => r.body !== "started").map(text)).toEqual([ALREADY_RECEIVED]);
-    expect(lambdaApi.invokes).toHaveLength(1);
+    expect(world.lambdaApi.invokes).toHaveLength(1);
   });
 
   it("runs two different commands sent in the same second", async () => {
     const handle = container();
     await handle(signedCommand({ text: "enforce" }));
     await handle(signedCommand({ text: "workflows" }));
-    expect(lambdaApi.invokes).toHaveLength(2);
+    expect(world.lambdaApi.invokes).toHaveLength(2);
   });
 
   it("acknowledges a request Slack marks as a retry without running it, but only once it is signed", async () => {
@@ -107,7 +98,7 @@ describe("slackRequestOnce", () => {
     expect(skipped).toEqual(["a Slack retry"]);
     const body = slashCommandBody({ text: "enforce --apply" });
     expect((await handle(functionUrlEvent(body, { "X-Slack-Retry-Num": "1" }))).statusCode).toBe(401);
-    expect(lambdaApi.invokes).toHaveLength(0);
+    expect(world.lambdaApi.invokes).toHaveLength(0);
   });
 
   it("runs nothing, and says so (200), when the claims table cannot be reached", async () => {
@@ -116,6 +107,6 @@ describe("slackRequestOnce", () => {
     expect(result.statusCode).toBe(200);
     expect(text(result)).toBe(NOT_CHECKED);
     expect(skipped).toEqual(["the claims table could not be reached"]);
-    expect(lambdaApi.invokes).toHaveLength(0);
+    expect(world.lambdaApi.invokes).toHaveLength(0);
   });
 });
