@@ -30,7 +30,7 @@ const lambda = mockClient(LambdaClient);
 let slack: ScriptedServer;
 // One GitLab for the file: the handlers are loaded once, by the first chat.
 let gitlab: GitLabSim;
-const world = lambdaWorld({
+lambdaWorld({
   dynamo: true,
   policy: POLICY,
   env: () => ({

@@ -14,7 +14,7 @@ import type { GitLabSim } from "../../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../../support/policies.ts";
 import { removals, twinSims } from "../../support/steps.ts";
 import { durableWorld } from "../../support/durable-world.ts";
-import { captureLogs, coldEnforce, SECRETS, stubAwsEnv, writePolicy } from "../../support/lambda.ts";
+import { captureLogs, coldEnforce, stubAwsEnv, writePolicy } from "../../support/lambda.ts";
 
 const world = durableWorld({ skipTime: false });
 const sims: GitLabSim[] = [];

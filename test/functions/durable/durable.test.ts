@@ -13,7 +13,7 @@ import type { TreeShape } from "../../../sim/gitlab/generate-tree.ts";
 import { EVERYTHING_STRAY, groupSharesPolicy } from "../../support/policies.ts";
 import { outcome, removals, twinSims } from "../../support/steps.ts";
 import { durableWorld } from "../../support/durable-world.ts";
-import { captureLogs, coldEnforce, SECRETS, stubAwsEnv, writePolicy } from "../../support/lambda.ts";
+import { captureLogs, coldEnforce, stubAwsEnv, writePolicy } from "../../support/lambda.ts";
 
 const world = durableWorld({ skipTime: false });
 let claimsEnv: { AWS_ENDPOINT_URL_DYNAMODB: string; WARDEN_CLAIMS_TABLE: string };
