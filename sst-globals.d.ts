@@ -3,12 +3,12 @@
  * (.sst/platform/config.d.ts, written by `sst install`, which downloads Pulumi) are absent — CI included.
  * Every name is one SST or Pulumi exports: `aws` is the real @pulumi/aws at the version SST 4.17 pins,
  * `$util` and `$interpolate` the real @pulumi/pulumi, and `sst` the stand-in of SST's components that the
- * tests deploy under Pulumi's mocks (test/sst/platform), whose argument types carry SST's names and
+ * tests deploy under Pulumi's mocks (test/support/sst/platform), whose argument types carry SST's names and
  * refuse what SST's refuse. Not named sst-env.d.ts: SST writes a file of that name at the project root.
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as awsProvider from "@pulumi/aws";
-import * as components from "./test/sst/platform/components.ts";
+import * as components from "./test/support/sst/platform/components.ts";
 
 declare global {
   // @ts-ignore: SST's own global.d.ts declares it the same way.

@@ -4,10 +4,11 @@
  * before it, enforce's folder keeps its one-way rules (docs/architecture.md), the AWS SDK stays in
  * lib/aws and the front ends, bin/ never imports functions/, bin/ and functions/ reach lib/jobs only
  * through an index.ts, the folders of lib/jobs make no circle and reach each other only through their
- * public files, and no file in lib/ or functions/
- * outgrows 250 lines.
+ * public files, and no file in lib/ or functions/ outgrows 250 lines. And the tests' own house
+ * (docs/testing.md): their folders mirror the source's, what they share lives in test/support/, and no
+ * file in test/ outgrows 400 lines.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { expect, it } from "vitest";
 
@@ -165,4 +166,29 @@ it("no circle between the folders of lib/jobs", () => {
 it("no file in lib/ or functions/ is over 250 lines", () => {
   const long = files.filter((f) => /^(lib|functions)\//.test(f)).filter((f) => readFileSync(f, "utf8").trimEnd().split("\n").length > 250);
   expect(long).toEqual([]);
+});
+
+const testFiles = readdirSync("test", { recursive: true, encoding: "utf8" }).map((f) => join("test", f)).filter((f) => statSync(f).isFile());
+
+it("no file in test/ is over 400 lines", () => {
+  const long = testFiles.filter((f) => f.endsWith(".ts")).filter((f) => readFileSync(f, "utf8").trimEnd().split("\n").length > 400);
+  expect(long).toEqual([]);
+});
+
+it("test/ holds tests, and what they share in test/support/", () => {
+  expect(testFiles.filter((f) => !f.endsWith(".test.ts") && !f.startsWith("test/support/"))).toEqual([]);
+});
+
+/**
+ * test/X/ tests lib/X/ (test/jobs/enforce/ tests lib/jobs/enforce/), or bin/X/, sim/X/ or functions/X/;
+ * test/functions/F/ tests functions/lib/F/ (any one folder deep in functions/, whatever its name). The
+ * spec suites (test/spec/, the contracts of docs/api-contract.md) and test/support/ mirror nothing.
+ */
+it("test/'s folders mirror the source's", () => {
+  const folders = readdirSync("test", { recursive: true, encoding: "utf8" }).filter((f) => statSync(join("test", f)).isDirectory());
+  const functionsFolders = readdirSync("functions", { recursive: true, encoding: "utf8" }).filter((f) => statSync(join("functions", f)).isDirectory());
+  const mirrors = (folder: string) =>
+    [join("lib", folder), join("bin", folder), folder].some((path) => existsSync(path) && statSync(path).isDirectory()) ||
+    (folder.startsWith("functions/") && functionsFolders.some((f) => f.split("/").length === 2 && f.endsWith(`/${folder.slice("functions/".length)}`)));
+  expect(folders.filter((f) => !/^(spec|support)(\/|$)/.test(f)).filter((f) => !mirrors(f))).toEqual([]);
 });

@@ -4,7 +4,7 @@ import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { startS3 } from "../functions/support.ts";
+import { startS3 } from "../support/lambda.ts";
 import { reportJson } from "../support/report.ts";
 
 let sim: GitLabSim;

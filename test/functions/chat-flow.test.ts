@@ -7,12 +7,12 @@
 import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
-import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { scriptedServer, type ScriptedServer } from "../support/server.ts";
-import { captureLogs, lambdaContext, SECRETS, signedCommand, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { captureLogs, lambdaContext, SECRETS, signedCommand } from "../support/lambda.ts";
+import { lambdaWorld } from "../support/lambda-world.ts";
 
 const POLICY = `${standardPolicy()}
 pipelines:
@@ -27,34 +27,29 @@ chatops:
 const VARIABLE_VALUE = "variable-value-4711";
 
 const lambda = mockClient(LambdaClient);
-let secretsManager: SecretsManagerStub;
 let slack: ScriptedServer;
+// One GitLab for the file: the handlers are loaded once, by the first chat.
 let gitlab: GitLabSim;
-let dynalite: Dynalite;
-
-beforeAll(async () => {
-  dynalite = await startDynalite();
-  secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
-  slack = await scriptedServer((_req, res) => res.end("ok"));
-  gitlab = await startGitLabSim({ dataset: generateOrganisation({ projects: 120, seed: 7 }).dataset });
-  lambda.on(InvokeCommand).resolves({ StatusCode: 202 });
-  stubAwsEnv({
-    ...(await dynalite.freshClaimsEnv()),
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url,
-    WARDEN_POLICY: await writePolicy(POLICY),
+lambdaWorld({
+  dynamo: true,
+  policy: POLICY,
+  env: () => ({
+    GITLAB_URL: gitlab.url,
     WARDEN_WORKER_FUNCTION: "warden-test-Worker",
     WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin,
-    GITLAB_URL: gitlab.url,
     WARDEN_REPORT_ONLY: "false",
     POWERTOOLS_LOG_LEVEL: "DEBUG",
     // Asks Powertools to log every event; Warden overrides it, as its events carry a response_url.
     POWERTOOLS_LOGGER_LOG_EVENT: "true",
-  });
+  }),
 });
-afterAll(async () => {
-  vi.unstubAllEnvs();
-  await Promise.all([secretsManager.close(), slack.close(), gitlab.close(), dynalite.close()]);
+
+beforeAll(async () => {
+  slack = await scriptedServer((_req, res) => res.end("ok"));
+  gitlab = await startGitLabSim({ dataset: generateOrganisation({ projects: 120, seed: 7 }).dataset });
+  lambda.on(InvokeCommand).resolves({ StatusCode: 202 });
 });
+afterAll(() => Promise.all([slack.close(), gitlab.close()]));
 
 async function chat(text: string): Promise<{ ack: string; posted: string[] }> {
   const { handler: chatops } = await import("../../functions/chatops.ts");

@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
-import { SST_BUILD } from "./bundle.ts";
+import { SST_BUILD } from "../support/bundle.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
 

@@ -5,11 +5,11 @@
  * exactly once, and the user told the start is uncertain, not that nothing ran.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
-import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { captureLogs, lambdaContext, SECRETS, signedCommand, startLambdaApi, startSecretsManager, stubAwsEnv, writePolicy, type InvokeAnswer, type LambdaApiStub, type SecretsManagerStub } from "./support.ts";
+import { captureLogs, lambdaContext, signedCommand, type InvokeAnswer } from "../support/lambda.ts";
+import { lambdaWorld } from "../support/lambda-world.ts";
 
 const USER = "U012ABCDEF";
 const CHANNEL = "C0123456";
@@ -21,32 +21,10 @@ chatops:
     channels: ["${CHANNEL}"]
 `;
 
-let secretsManager: SecretsManagerStub;
-let lambdaApi: LambdaApiStub;
-let policyPath: string;
-let dynalite: Dynalite;
-
-beforeAll(async () => {
-  [secretsManager, lambdaApi, policyPath, dynalite] = await Promise.all([startSecretsManager(JSON.stringify(SECRETS)), startLambdaApi(), writePolicy(POLICY), startDynalite()]);
-});
-afterAll(async () => {
-  await Promise.all([secretsManager.close(), lambdaApi.close(), dynalite.close()]);
-});
-beforeEach(async () => {
-  lambdaApi.invokes.length = 0;
-  stubAwsEnv({
-    ...(await dynalite.freshClaimsEnv()),
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url,
-    AWS_ENDPOINT_URL_LAMBDA: lambdaApi.url,
-    WARDEN_POLICY: policyPath,
-    WARDEN_WORKER_FUNCTION: WORKER,
-    WARDEN_REPORT_ONLY: "false",
-  });
-});
-afterEach(() => vi.unstubAllEnvs());
+const world = lambdaWorld({ dynamo: true, lambdaApi: true, policy: POLICY, env: () => ({ WARDEN_WORKER_FUNCTION: WORKER, WARDEN_REPORT_ONLY: "false" }) });
 
 async function acknowledge(answer: InvokeAnswer, event: APIGatewayProxyEventV2 = signedCommand({ text: "enforce" })): Promise<string> {
-  lambdaApi.answer = answer;
+  world.lambdaApi.answer = answer;
   vi.resetModules();
   const { handler } = await import("../../functions/chatops.ts");
   const response = (await handler(event, lambdaContext({ functionName: "warden-test-Chatops" }))) as APIGatewayProxyStructuredResultV2;
@@ -63,8 +41,8 @@ const UNCERTAIN =
 describe("chat-ops' invoke of the worker", () => {
   it("sends one asynchronous invoke through the endpoint, and acknowledges it (the stand-in is really used)", async () => {
     expect(await acknowledge("accept")).toBe(":hourglass_flowing_sand: Running `enforce` (dry run); the result will be posted here.");
-    expect(lambdaApi.invokes).toHaveLength(1);
-    const [invoke] = lambdaApi.invokes;
+    expect(world.lambdaApi.invokes).toHaveLength(1);
+    const [invoke] = world.lambdaApi.invokes;
     expect(invoke).toMatchObject({ functionName: WORKER, invocationType: "Event" });
     expect((JSON.parse(invoke!.payload) as WorkerEvent).command).toEqual({ job: "enforce", apply: false });
   });
@@ -78,7 +56,7 @@ describe("chat-ops' invoke of the worker", () => {
     // A command that changes things: where a second worker would do harm.
     const text = await acknowledge(answer, signedCommand({ text: "enforce --apply" }));
     // The SDK's default (3 attempts) would have sent it three times: three workers, if AWS queued each.
-    expect(lambdaApi.invokes).toHaveLength(1);
+    expect(world.lambdaApi.invokes).toHaveLength(1);
     expect(text).toBe(UNCERTAIN.replace("`enforce`", "`enforce --apply`"));
     expect(text).not.toMatch(/nothing was run/);
     expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "ERROR", message: "starting the worker may have failed", command: "enforce --apply" }));
@@ -87,6 +65,6 @@ describe("chat-ops' invoke of the worker", () => {
 
   it("when Lambda refuses the invoke (429), says nothing was run, without retrying", async () => {
     expect(await acknowledge("throttle")).toBe(":x: Warden could not start `enforce`; nothing was run.");
-    expect(lambdaApi.invokes).toHaveLength(1);
+    expect(world.lambdaApi.invokes).toHaveLength(1);
   });
 });

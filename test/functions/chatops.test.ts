@@ -1,13 +1,13 @@
 import { InvokeCommand, LambdaClient, TooManyRequestsException } from "@aws-sdk/client-lambda";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
 import { NOT_CHECKED } from "../../functions/lib/slack/once.ts";
 import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
-import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { captureLogs, ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, functionUrlEvent, type SlashCommand, lambdaContext, SECRET_ARN, SECRETS, signedCommand, slashCommandBody, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { captureLogs, ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, functionUrlEvent, type SlashCommand, lambdaContext, SECRET_ARN, SECRETS, signedCommand, slashCommandBody } from "../support/lambda.ts";
+import { lambdaWorld } from "../support/lambda-world.ts";
 
 const APPLIER = "U012ABCDEF";
 const VIEWER = "U034GHIJKL";
@@ -22,33 +22,20 @@ chatops:
 const WORKER = "warden-test-Worker";
 
 const lambda = mockClient(LambdaClient);
-let secretsManager: SecretsManagerStub;
 let gitlab: GitLabSim;
-let policyPath: string;
-let dynalite: Dynalite;
+// As sst.config.ts sets it on a stage that may apply (unset would be report-only); and, with a table of
+// claims of its own for each test, a command signed in one test is new to the next.
+const world = lambdaWorld({ dynamo: true, policy: POLICY, env: () => ({ WARDEN_WORKER_FUNCTION: WORKER, GITLAB_URL: gitlab.url, WARDEN_REPORT_ONLY: "false" }) });
 
 beforeAll(async () => {
-  dynalite = await startDynalite();
-  secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
   // Slow on purpose: an acknowledgement that waited on GitLab would miss Slack's 3 seconds.
   gitlab = await startGitLabSim({ latencyMs: 5_000 });
-  policyPath = await writePolicy(POLICY);
 });
-afterAll(async () => {
-  await dynalite.close();
-  await secretsManager.close();
-  await gitlab.close();
-});
-beforeEach(async () => {
+afterAll(() => gitlab.close());
+beforeEach(() => {
   lambda.reset();
   lambda.on(InvokeCommand).resolves({ StatusCode: 202 });
-  secretsManager.secretString = JSON.stringify(SECRETS);
-  secretsManager.endpointSecretString = JSON.stringify(ENDPOINT_SECRETS);
-  // As sst.config.ts sets it on a stage that may apply (unset would be report-only).
-  // A table of claims of its own for each test: a command signed in one test is new to the next.
-  stubAwsEnv({ ...(await dynalite.freshClaimsEnv()), AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, WARDEN_WORKER_FUNCTION: WORKER, GITLAB_URL: gitlab.url, WARDEN_REPORT_ONLY: "false" });
 });
-afterEach(() => vi.unstubAllEnvs());
 
 /** A cold container: fresh module state, the secret and policy read at init. */
 async function coldHandler() {
@@ -248,7 +235,7 @@ describe("chat-ops Lambda", () => {
   });
 
   it("answers 500 without detail when the endpoints' secret cannot be used, and never shows a secret", async () => {
-    secretsManager.endpointSecretString = JSON.stringify({});
+    world.secretsManager.endpointSecretString = JSON.stringify({});
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
     const response = await (await coldHandler())(signedCommand({ text: "enforce" }));
@@ -278,7 +265,7 @@ describe("chat-ops Lambda", () => {
   });
 
   it("refuses an endpoints' secret that holds the GitLab token (500, naming the field, never the value), and starts nothing", async () => {
-    secretsManager.endpointSecretString = JSON.stringify({ ...ENDPOINT_SECRETS, gitlabToken: SECRETS.gitlabToken });
+    world.secretsManager.endpointSecretString = JSON.stringify({ ...ENDPOINT_SECRETS, gitlabToken: SECRETS.gitlabToken });
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
     const response = await (await coldHandler())(signedCommand({ text: "enforce" }));
@@ -294,7 +281,7 @@ describe("chat-ops Lambda", () => {
 
 describe("chat-ops Lambda with the policy in a GitLab repository", () => {
   beforeEach(() => {
-    secretsManager.reads.length = 0;
+    world.secretsManager.reads.length = 0;
     vi.stubEnv("WARDEN_POLICY", undefined);
     vi.stubEnv("WARDEN_POLICY_PROJECT", "security/warden-policy");
   });
@@ -306,8 +293,8 @@ describe("chat-ops Lambda with the policy in a GitLab repository", () => {
     const response = await (await coldHandler())(event());
     expect(response).toMatchObject({ statusCode: 401 });
     expect(gitlab.counters.requests).toBe(0);
-    expect(secretsManager.reads).not.toContain(SECRET_ARN);
-    expect(secretsManager.reads).toContain(ENDPOINT_SECRET_ARN);
+    expect(world.secretsManager.reads).not.toContain(SECRET_ARN);
+    expect(world.secretsManager.reads).toContain(ENDPOINT_SECRET_ARN);
     expect(invocations()).toHaveLength(0);
   });
 
@@ -316,7 +303,7 @@ describe("chat-ops Lambda with the policy in a GitLab repository", () => {
     const response = await handler(signedCommand({ text: "enforce --apply", user_id: "U999UNKNOWN" }));
     expect(slackText(response)).toBe(":hourglass_flowing_sand: Checking `enforce --apply` against the policy; the result, or why it was refused, will be posted here.");
     expect(gitlab.counters.requests).toBe(0);
-    expect(secretsManager.reads).not.toContain(SECRET_ARN);
+    expect(world.secretsManager.reads).not.toContain(SECRET_ARN);
     expect(invocations()).toHaveLength(1);
   });
 

@@ -14,14 +14,14 @@ import { afterRun } from "../../functions/lib/runs/after-run.ts";
 import { runHistory } from "../../functions/lib/runs/run-history.ts";
 import type { AnyReport } from "../../functions/lib/runs/outcome.ts";
 import type { EnforceReport, WorkflowsReport } from "../../lib/jobs/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
+import { generateOrganisation } from "../../sim/gitlab/index.ts";
 import { startN8nSim, type N8nSim } from "../../sim/n8n/index.ts";
-import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { scriptedServer, type ScriptedServer } from "../support/server.ts";
-import { emfRecords } from "./emf.ts";
-import { startWebhookReceiver } from "./slack-webhook-receiver.ts";
-import { captureLogs, lambdaContext, SECRETS, startS3, startSecretsManager, stubAwsEnv, writePolicy, type S3Stub, type SecretsManagerStub } from "./support.ts";
+import { emfRecords } from "../support/emf.ts";
+import { startWebhookReceiver } from "../support/slack-webhook-receiver.ts";
+import { captureLogs, lambdaContext, SECRETS } from "../support/lambda.ts";
+import { durableWorld } from "../support/durable-world.ts";
 import { runRecord } from "../support/report.ts";
 
 const USER = "U012ABCDEF";
@@ -41,49 +41,29 @@ const REMAINING_MS = 5_000;
 /** Holds one change past the deadline, so the run is stopped there with the others made. */
 const HELD_MS = 6_000;
 
-let secretsManager: SecretsManagerStub;
-let dynalite: Dynalite;
-let s3: S3Stub;
-/** Slack that never answers: it reads each post and leaves the connection open. */
+/** Slack that never answers: it reads each post and leaves the connection open. Started first: the jobs' secret names its webhook. */
 let silent: ScriptedServer;
-let gitlab: GitLabSim;
 let logs: ReturnType<typeof captureLogs>;
-
 beforeAll(async () => {
-  [dynalite, s3, silent] = await Promise.all([startDynalite(), startS3(), scriptedServer(() => undefined)]);
-  secretsManager = await startSecretsManager(JSON.stringify({ ...SECRETS, slackWebhookUrl: `${silent.origin}/services/T0001/B0001/hK3vQ9xWm2LpR7tY4bN8cZ5d` }));
-  await LocalDurableTestRunner.setupTestEnvironment({ skipTime: false });
+  silent = await scriptedServer(() => undefined);
 });
-afterAll(async () => {
-  await LocalDurableTestRunner.teardownTestEnvironment();
-  await Promise.all([secretsManager.close(), dynalite.close(), s3.close(), silent.close()]);
+afterAll(() => silent.close());
+const world = durableWorld({
+  skipTime: false,
+  s3: true,
+  secret: () => JSON.stringify({ ...SECRETS, slackWebhookUrl: `${silent.origin}/services/T0001/B0001/hK3vQ9xWm2LpR7tY4bN8cZ5d` }),
+  policy: POLICY,
+  gitlab: () => ({ dataset: generateOrganisation({ projects: 60, seed: 7 }).dataset }),
+  env: () => ({ WARDEN_RUN_HISTORY_BUCKET: BUCKET, WARDEN_REPORT_ONLY: "false", WARDEN_SLACK_RESPONSE_ORIGIN: silent.origin, POWERTOOLS_LOG_LEVEL: "INFO" }),
 });
-beforeEach(async () => {
-  const { dataset } = generateOrganisation({ projects: 60, seed: 7 });
-  gitlab = await startGitLabSim({ dataset });
-  s3.objects.clear();
+beforeEach(() => {
   silent.received.length = 0;
-  stubAwsEnv({
-    ...(await dynalite.freshClaimsEnv()),
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url,
-    AWS_ENDPOINT_URL_S3: s3.url,
-    WARDEN_RUN_HISTORY_BUCKET: BUCKET,
-    WARDEN_POLICY: await writePolicy(POLICY),
-    GITLAB_URL: gitlab.url,
-    WARDEN_REPORT_ONLY: "false",
-    WARDEN_SLACK_RESPONSE_ORIGIN: silent.origin,
-    POWERTOOLS_LOG_LEVEL: "INFO",
-  });
   logs = captureLogs();
 });
-afterEach(async () => {
-  logs.restore();
-  vi.unstubAllEnvs();
-  await gitlab.close();
-});
+afterEach(() => logs.restore());
 
 /** One share removal held past the deadline: the others are made, and the run is stopped with it in flight. */
-const holdOneRemoval = () => gitlab.addFaults({ kind: "delay", ms: HELD_MS, route: "DELETE /projects/:id/share/:group_id", times: 1 });
+const holdOneRemoval = () => world.gitlab.addFaults({ kind: "delay", ms: HELD_MS, route: "DELETE /projects/:id/share/:group_id", times: 1 });
 
 /** Calls a plain handler as Lambda would, and how long it took. */
 async function invoke<R>(file: string, event: unknown): Promise<{ result: R; elapsedMs: number }> {
@@ -95,7 +75,7 @@ async function invoke<R>(file: string, event: unknown): Promise<{ result: R; ela
 }
 
 const messages = () => logs.lines().map((line) => String(line["message"]));
-const stored = () => [...s3.objects.keys()];
+const stored = () => [...world.s3.objects.keys()];
 
 describe("a run stopped at its deadline, with Slack not answering", () => {
   it("scheduled Enforce returns its report inside the invocation, logged and stored, and logs the webhook's silence", async () => {

@@ -1,21 +1,16 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { coldEnforce, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { coldEnforce, lambdaContext, SECRETS, writePolicy } from "../support/lambda.ts";
+import { lambdaWorld } from "../support/lambda-world.ts";
 import { validReport } from "../support/report.ts";
 
-let secretsManager: SecretsManagerStub;
-let policyPath: string;
+const world = lambdaWorld({ policy: standardPolicy(), env: () => ({ WARDEN_REPORT_ONLY: "false" }) });
 let sim: GitLabSim;
 let strays: string[];
 
-beforeAll(async () => {
-  secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
-  policyPath = await writePolicy(standardPolicy());
-});
-afterAll(() => secretsManager.close());
-
+/** The test's simulator: tests start another with other options midway. */
 async function startSim(opts: GitLabSimOptions = {}) {
   const { dataset, intents } = generateOrganisation({ projects: 120, seed: 7 });
   sim = await startGitLabSim({ dataset, ...opts });
@@ -23,17 +18,8 @@ async function startSim(opts: GitLabSimOptions = {}) {
   vi.stubEnv("GITLAB_URL", sim.url);
 }
 
-beforeEach(async () => {
-  secretsManager.secretString = JSON.stringify(SECRETS);
-  secretsManager.reads.length = 0;
-  secretsManager.queued.length = 0;
-  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, WARDEN_REPORT_ONLY: "false" });
-  await startSim();
-});
-afterEach(async () => {
-  vi.unstubAllEnvs();
-  await sim.close();
-});
+beforeEach(() => startSim());
+afterEach(() => sim.close());
 
 
 const removed = () => sim.counters.byRoute["DELETE /projects/:id/share/:group_id"] ?? 0;
@@ -45,7 +31,7 @@ describe("enforce Lambda", () => {
     expect(validReport(report)).toMatchObject({ job: "enforce", dryRun: false, summary: { removed: strays.length, complete: true } });
     expect(removed()).toBe(strays.length);
     // The secret came through the real SDK from the loopback Secrets Manager.
-    expect(secretsManager.reads).toHaveLength(1);
+    expect(world.secretsManager.reads).toHaveLength(1);
   });
 
   it("under onStray notify, the schedule opens one notice per stray share and removes nothing; the next scheduled run opens none", async () => {
@@ -85,7 +71,7 @@ describe("enforce Lambda", () => {
   ])("fails on %j naming the field, and calls nothing", async (event, message) => {
     await expect((await coldEnforce<EnforceReport>())(event)).rejects.toThrow(message);
     expect(sim.counters.requests).toBe(0);
-    expect(secretsManager.reads).toHaveLength(0);
+    expect(world.secretsManager.reads).toHaveLength(0);
   });
 
   it("on a report-only stage, the schedule runs dry and a console run asking to apply is refused", async () => {
@@ -108,13 +94,13 @@ describe("enforce Lambda", () => {
   });
 
   it("runs on a GitLab-only deployment: a secret with gitlabToken alone, and no N8N_URL", async () => {
-    secretsManager.secretString = JSON.stringify({ gitlabToken: SECRETS.gitlabToken });
+    world.secretsManager.secretString = JSON.stringify({ gitlabToken: SECRETS.gitlabToken });
     vi.stubEnv("N8N_URL", undefined);
     await expect((await coldEnforce<EnforceReport>())({ source: "schedule" })).resolves.toMatchObject({ dryRun: false, summary: { removed: strays.length } });
   });
 
   it("fails naming what is missing on a deployment without GitLab, before any request", async () => {
-    secretsManager.secretString = JSON.stringify({ n8nApiKey: SECRETS.n8nApiKey });
+    world.secretsManager.secretString = JSON.stringify({ n8nApiKey: SECRETS.n8nApiKey });
     vi.stubEnv("GITLAB_URL", undefined);
     await expect((await coldEnforce<EnforceReport>())({})).rejects.toThrow("GitLab is not configured on this deployment: GITLAB_URL is not set, and the secret has no gitlabToken");
     expect(sim.counters.requests).toBe(0);
@@ -141,11 +127,11 @@ describe("enforce Lambda across a token rotation", () => {
     await handler({}); // the container now caches the old token
     await sim.close();
     await startSim({ tokens: { [ROTATED]: { admin: true } } });
-    secretsManager.secretString = JSON.stringify({ ...SECRETS, gitlabToken: ROTATED });
+    world.secretsManager.secretString = JSON.stringify({ ...SECRETS, gitlabToken: ROTATED });
 
     const report = await handler({ source: "schedule" });
     expect(report.summary.removed).toBe(strays.length);
-    expect(secretsManager.reads).toHaveLength(2);
+    expect(world.secretsManager.reads).toHaveLength(2);
     // The token check and the scope look-up, sent together.
     expect(sim.counters.status["401"]).toBe(2);
   });
@@ -154,7 +140,7 @@ describe("enforce Lambda across a token rotation", () => {
     await sim.close();
     await startSim({ tokens: { [ROTATED]: { admin: true } } });
     await expect((await coldEnforce<EnforceReport>())({ source: "schedule" })).rejects.toThrow(/GET \/api\/v4\/user answered 401/);
-    expect(secretsManager.reads).toHaveLength(2);
+    expect(world.secretsManager.reads).toHaveLength(2);
     expect(sim.counters.requests).toBe(2);
   });
 
@@ -164,19 +150,19 @@ describe("enforce Lambda across a token rotation", () => {
       // A group's detail: what carries the projects and the groups' shares.
       const detail401 = { kind: "status" as const, status: 401, route: "GET /groups/:id", times: 1 };
       await startSim({ tokens: { [SECRETS.gitlabToken]: { admin: true }, [ROTATED]: { admin: true } }, faults: [detail401] });
-      secretsManager.queued.push(JSON.stringify(SECRETS));
-      secretsManager.secretString = JSON.stringify({ ...SECRETS, gitlabToken: ROTATED });
+      world.secretsManager.queued.push(JSON.stringify(SECRETS));
+      world.secretsManager.secretString = JSON.stringify({ ...SECRETS, gitlabToken: ROTATED });
     });
 
     it("a dry run runs once more with the new token", async () => {
       await expect((await coldEnforce<EnforceReport>())({})).resolves.toMatchObject({ dryRun: true, summary: { complete: true, strays: strays.length } });
-      expect(secretsManager.reads).toHaveLength(2);
+      expect(world.secretsManager.reads).toHaveLength(2);
       expect(sim.counters.status["401"]).toBe(1);
     });
 
     it("an apply that had sent only reads runs once more with the new token too: nothing had changed", async () => {
       await expect((await coldEnforce<EnforceReport>())({ source: "schedule" })).resolves.toMatchObject({ dryRun: false, summary: { complete: true, removed: strays.length } });
-      expect(secretsManager.reads).toHaveLength(2);
+      expect(world.secretsManager.reads).toHaveLength(2);
       expect(sim.counters.status["401"]).toBe(1);
     });
   });

@@ -6,40 +6,24 @@
  */
 import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { SubjectWorkerEvent } from "../../functions/lib/runs/job-request.ts";
-import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { GITLAB_EVENT_TOKENS, groupCreateHook, projectCreateHook, projectTransferHook, streamDelivery, streamedAuditEvent, systemHookDelivery } from "../../sim/aws/gitlab-deliveries.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type SimAuditEvent } from "../../sim/gitlab/index.ts";
+import { generateOrganisation, type SimAuditEvent } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { captureLogs, ENDPOINT_SECRET_ARN, lambdaContext, startLambdaApi, startSecretsManager, stubAwsEnv, writePolicy, type LambdaApiStub, type SecretsManagerStub } from "./support.ts";
+import { captureLogs, ENDPOINT_SECRET_ARN, lambdaContext } from "../support/lambda.ts";
+import { lambdaWorld } from "../support/lambda-world.ts";
 
 const WORKER = "warden-test-Worker";
-let secretsManager: SecretsManagerStub;
-let lambdaApi: LambdaApiStub;
-let dynalite: Dynalite;
-let gitlab: GitLabSim;
-let policyPath: string;
-let table: string;
-
-beforeAll(async () => {
-  [secretsManager, lambdaApi, dynalite, policyPath] = await Promise.all([startSecretsManager(""), startLambdaApi(), startDynalite(), writePolicy(standardPolicy())]);
-});
-afterAll(async () => {
-  await Promise.all([secretsManager.close(), lambdaApi.close(), dynalite.close()]);
-});
-beforeEach(async () => {
-  gitlab = await startGitLabSim({ dataset: generateOrganisation({ projects: 60, seed: 7 }).dataset });
-  lambdaApi.invokes.length = 0;
-  lambdaApi.answer = "accept";
-  secretsManager.endpointSecretString = JSON.stringify(GITLAB_EVENT_TOKENS);
-  const env = await dynalite.freshClaimsEnv();
-  table = env.WARDEN_CLAIMS_TABLE;
-  stubAwsEnv({ ...env, AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, AWS_ENDPOINT_URL_LAMBDA: lambdaApi.url, WARDEN_POLICY: policyPath, GITLAB_URL: gitlab.url, WARDEN_WORKER_FUNCTION: WORKER });
-});
-afterEach(async () => {
-  vi.unstubAllEnvs();
-  await gitlab.close();
+// The Events function reads the endpoints' secret alone: the jobs' is empty.
+const world = lambdaWorld({
+  secret: "",
+  endpointSecret: JSON.stringify(GITLAB_EVENT_TOKENS),
+  dynamo: true,
+  lambdaApi: true,
+  policy: standardPolicy(),
+  gitlab: () => ({ dataset: generateOrganisation({ projects: 60, seed: 7 }).dataset }),
+  env: () => ({ WARDEN_WORKER_FUNCTION: WORKER }),
 });
 
 async function deliver(event: APIGatewayProxyEventV2): Promise<{ status: number; body: Record<string, unknown> | string; ms: number }> {
@@ -53,25 +37,25 @@ async function deliver(event: APIGatewayProxyEventV2): Promise<{ status: number;
 }
 
 const claimsWritten = async () => {
-  const client = dynalite.client();
-  const { Items } = await client.send(new ScanCommand({ TableName: table }));
+  const client = world.dynamo.client();
+  const { Items } = await client.send(new ScanCommand({ TableName: world.table }));
   client.destroy();
   // The events' claims; not the record of the last delivery (heard:…, for the sweep's silence check).
   return Items?.filter((item) => !item["id"]?.S?.startsWith("heard:")).length ?? 0;
 };
-const invoked = () => lambdaApi.invokes.map((i) => ({ functionName: i.functionName, invocationType: i.invocationType, ...(JSON.parse(i.payload) as SubjectWorkerEvent) }));
+const invoked = () => world.lambdaApi.invokes.map((i) => ({ functionName: i.functionName, invocationType: i.invocationType, ...(JSON.parse(i.payload) as SubjectWorkerEvent) }));
 
 /** Shares a project of acme with a group outside it, as a person does, and returns the audit event GitLab records. */
 async function shareProject(path: string, groupPath = "partners/agency-y"): Promise<{ event: SimAuditEvent; projectId: number }> {
-  const project = gitlab.dataset.projects.find((p) => p.path_with_namespace === path) ?? gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith(path))!;
-  const group = gitlab.dataset.groups.find((g) => g.full_path === groupPath) ?? gitlab.dataset.groups.find((g) => !g.full_path.startsWith("acme") && !project.shared_with_groups.some((s) => s.group_id === g.id))!;
-  const res = await fetch(`${gitlab.url}/api/v4/projects/${project.id}/share`, {
+  const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace === path) ?? world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith(path))!;
+  const group = world.gitlab.dataset.groups.find((g) => g.full_path === groupPath) ?? world.gitlab.dataset.groups.find((g) => !g.full_path.startsWith("acme") && !project.shared_with_groups.some((s) => s.group_id === g.id))!;
+  const res = await fetch(`${world.gitlab.url}/api/v4/projects/${project.id}/share`, {
     method: "POST",
-    headers: { "private-token": gitlab.token, "content-type": "application/json" },
+    headers: { "private-token": world.gitlab.token, "content-type": "application/json" },
     body: JSON.stringify({ group_id: group.id, group_access: 30 }),
   });
   expect(res.status).toBe(201);
-  return { event: gitlab.auditEvents.at(-1)!, projectId: project.id };
+  return { event: world.gitlab.auditEvents.at(-1)!, projectId: project.id };
 }
 
 describe("the Events function: who may call it", () => {
@@ -86,17 +70,17 @@ describe("the Events function: who may call it", () => {
     ["the system hook's token sent as a stream's", streamDelivery("{}", { token: GITLAB_EVENT_TOKENS.gitlabSystemHookToken })],
     ["both token headers", { ...streamDelivery("{}"), headers: { ...streamDelivery("{}").headers, "x-gitlab-token": GITLAB_EVENT_TOKENS.gitlabSystemHookToken } }],
   ])("refuses %s with 401: no claim written, no invoke, no GitLab request, no read of the jobs' secret, the body not even parsed", async (_, event) => {
-    secretsManager.reads.length = 0;
+    world.secretsManager.reads.length = 0;
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
     const { status, body } = await deliver(event);
     expect(status).toBe(401);
     expect(body).toBe("Unauthorized");
     expect(await claimsWritten()).toBe(0);
-    expect(lambdaApi.invokes).toEqual([]);
-    expect(gitlab.counters.requests).toBe(0);
+    expect(world.lambdaApi.invokes).toEqual([]);
+    expect(world.gitlab.counters.requests).toBe(0);
     // The tokens come from the endpoints' secret; the jobs' (the GitLab token) is not this function's to read.
-    expect(secretsManager.reads).toEqual([ENDPOINT_SECRET_ARN]);
+    expect(world.secretsManager.reads).toEqual([ENDPOINT_SECRET_ARN]);
     expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "WARN", message: "request refused: not GitLab's" }));
     const text = JSON.stringify(logs.lines());
     for (const token of Object.values(GITLAB_EVENT_TOKENS)) expect(text).not.toContain(token);
@@ -104,10 +88,10 @@ describe("the Events function: who may call it", () => {
   });
 
   it("refuses each kind of request when the secret lacks its token, and takes the other", async () => {
-    secretsManager.endpointSecretString = JSON.stringify({ gitlabSystemHookToken: GITLAB_EVENT_TOKENS.gitlabSystemHookToken });
+    world.secretsManager.endpointSecretString = JSON.stringify({ gitlabSystemHookToken: GITLAB_EVENT_TOKENS.gitlabSystemHookToken });
     const { event } = await shareProject("acme/mobile/");
     expect((await deliver(streamDelivery(streamedAuditEvent(event)))).status).toBe(401);
-    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+    const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
     expect((await deliver(systemHookDelivery(projectCreateHook(project)))).status).toBe(200);
     expect(invoked()).toEqual([expect.objectContaining({ subject: { kind: "project", id: project.id, path: project.path_with_namespace } })]);
   });
@@ -116,7 +100,7 @@ describe("the Events function: who may call it", () => {
 describe("the Events function: audit event streaming", () => {
   it("takes a form-encoded JSON event (base64, as a Function URL passes it), claims it, and starts one worker run for its project, in well under a second", async () => {
     const { event, projectId } = await shareProject("acme/mobile/");
-    const requestsBefore = gitlab.counters.requests;
+    const requestsBefore = world.gitlab.counters.requests;
     const { status, body, ms } = await deliver(streamDelivery(streamedAuditEvent(event)));
     expect(status).toBe(200);
     expect(body).toEqual({ events: 1, ignored: 0, duplicates: 0, started: [`project:${projectId}`], failed: [] });
@@ -133,7 +117,7 @@ describe("the Events function: audit event streaming", () => {
     ]);
     expect(await claimsWritten()).toBe(1);
     // The endpoint itself calls no GitLab.
-    expect(gitlab.counters.requests).toBe(requestsBefore);
+    expect(world.gitlab.counters.requests).toBe(requestsBefore);
   });
 
   it("a plain-text body (not base64) and a JSON Content-Type are the same to it", async () => {
@@ -142,7 +126,7 @@ describe("the Events function: audit event streaming", () => {
     plain.body = Buffer.from(plain.body!, "base64").toString("utf8");
     plain.isBase64Encoded = false;
     expect((await deliver(plain)).status).toBe(200);
-    expect(lambdaApi.invokes).toHaveLength(1);
+    expect(world.lambdaApi.invokes).toHaveLength(1);
   });
 
   it("a duplicate delivery (GitLab may send an event twice) is acknowledged and starts nothing more", async () => {
@@ -151,13 +135,13 @@ describe("the Events function: audit event streaming", () => {
     const again = await deliver(streamDelivery(streamedAuditEvent(event)));
     expect(first.body).toMatchObject({ duplicates: 0, started: [expect.any(String)] });
     expect(again).toMatchObject({ status: 200, body: { events: 1, duplicates: 1, started: [] } });
-    expect(lambdaApi.invokes).toHaveLength(1);
+    expect(world.lambdaApi.invokes).toHaveLength(1);
   });
 
   it("an array: events about one project make one run, a group's share its own, and events naming no subject are acknowledged and left", async () => {
     const a = await shareProject("acme/mobile/");
-    const b = await shareProject(gitlab.dataset.projects.find((p) => p.id === a.projectId)!.path_with_namespace, "partners/contractor-x");
-    const acme = gitlab.dataset.groups.find((g) => g.full_path === "acme/platform")!;
+    const b = await shareProject(world.gitlab.dataset.projects.find((p) => p.id === a.projectId)!.path_with_namespace, "partners/contractor-x");
+    const acme = world.gitlab.dataset.groups.find((g) => g.full_path === "acme/platform")!;
     const groupShare = { ...streamedAuditEvent(b.event), id: b.event.id + 1000, entity_id: acme.id, entity_path: acme.full_path, event_type: "group_share_with_group_link_created", details: { entity_path: acme.full_path, target_id: 5, target_type: "Group" } };
     const login = { ...streamedAuditEvent(a.event), id: a.event.id + 2000, entity_type: "User", event_type: "user_logged_in", details: {} };
     const { status, body } = await deliver(streamDelivery([streamedAuditEvent(a.event), login, streamedAuditEvent(b.event), groupShare, streamedAuditEvent(a.event)]));
@@ -196,7 +180,7 @@ describe("the Events function: audit event streaming", () => {
     expect(await deliver(streamDelivery([{ id: 1 }, "text"]))).toMatchObject({ status: 400, body: "Bad Request: event [1] is not a JSON object" });
     expect(await deliver(streamDelivery({ id: 1, pad: "x".repeat(1024 * 1024) }))).toMatchObject({ status: 413 });
     expect(await claimsWritten()).toBe(0);
-    expect(lambdaApi.invokes).toEqual([]);
+    expect(world.lambdaApi.invokes).toEqual([]);
     expect(JSON.stringify(logs.lines())).not.toContain("secret-body-marker");
     logs.restore();
   });
@@ -215,12 +199,12 @@ describe("the Events function: audit event streaming", () => {
   });
 
   it("when the worker cannot be started, answers 200 all the same (GitLab does not retry) and logs the subject for the sweep", async () => {
-    lambdaApi.answer = "throttle";
+    world.lambdaApi.answer = "throttle";
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
     const { event, projectId } = await shareProject("acme/mobile/");
     expect(await deliver(streamDelivery(streamedAuditEvent(event)))).toMatchObject({ status: 200, body: { started: [], failed: [`project:${projectId}`] } });
-    expect(lambdaApi.invokes).toHaveLength(1);
+    expect(world.lambdaApi.invokes).toHaveLength(1);
     expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "ERROR", message: "starting the worker for a subject failed; the scheduled run will find its strays", subject: `project:${projectId}` }));
     logs.restore();
   });
@@ -228,8 +212,8 @@ describe("the Events function: audit event streaming", () => {
 
 describe("the Events function: system hooks (self-managed)", () => {
   it("project_create, project_transfer and group_create start a check of their subject; other hooks are acknowledged and left", async () => {
-    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/mobile/"))!;
-    const group = gitlab.dataset.groups.find((g) => g.full_path === "acme/platform")!;
+    const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/mobile/"))!;
+    const group = world.gitlab.dataset.groups.find((g) => g.full_path === "acme/platform")!;
     for (const hook of [projectCreateHook(project), projectTransferHook(project, "elsewhere/app"), groupCreateHook(group)]) expect((await deliver(systemHookDelivery(hook))).status).toBe(200);
     expect((await deliver(systemHookDelivery({ event_name: "user_create", user_id: 4, email: "x@example.com" }))).body).toMatchObject({ events: 1, ignored: 1 });
     // A project webhook sent here by mistake carries the token too, but is not a system hook.
@@ -242,11 +226,11 @@ describe("the Events function: system hooks (self-managed)", () => {
   });
 
   it("the same hook delivered twice is one run", async () => {
-    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/mobile/"))!;
+    const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/mobile/"))!;
     const hook = projectCreateHook(project);
     await deliver(systemHookDelivery(hook));
     expect((await deliver(systemHookDelivery(hook))).body).toMatchObject({ duplicates: 1 });
-    expect(lambdaApi.invokes).toHaveLength(1);
+    expect(world.lambdaApi.invokes).toHaveLength(1);
   });
 });
 
@@ -263,7 +247,7 @@ describe("the Events function: what a holder of the streaming token cannot do", 
 
   it("cannot suppress GitLab's real event by claiming its id first: a forged event with that id naming a harmless project, then the real one about a stray share, each enforced", async () => {
     const { event, projectId } = await shareProject("acme/mobile/");
-    const harmless = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+    const harmless = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
     // GitLab's ids are sequential: the holder sends "the next id" before GitLab's event with it arrives.
     const forged = await deliver(streamDelivery({ ...streamedAuditEvent(event), target_id: harmless.id, target_details: harmless.path_with_namespace, details: { ...event.details, target_id: harmless.id, target_details: harmless.path_with_namespace } }));
     expect(forged.body).toMatchObject({ started: [`project:${harmless.id}`] });
@@ -282,7 +266,7 @@ describe("the Events function: what a holder of the streaming token cannot do", 
     const reordered = Object.fromEntries(Object.entries(streamed).reverse());
     const again = streamDelivery(JSON.stringify(reordered, null, 2), { eventType: String(streamed["event_type"]) });
     expect(await deliver(again)).toMatchObject({ status: 200, body: { events: 1, duplicates: 1, started: [] } });
-    expect(lambdaApi.invokes).toHaveLength(1);
+    expect(world.lambdaApi.invokes).toHaveLength(1);
   });
 
   it("cannot claim an event ahead of GitLab: the identical event sent before its created_at is handled but not claimed, so GitLab's own delivery after the change is enforced too", async () => {
@@ -296,7 +280,7 @@ describe("the Events function: what a holder of the streaming token cannot do", 
     expect(await claimsWritten()).toBe(0);
     expect((await deliver(streamDelivery(streamedAuditEvent(event)))).body).toMatchObject({ duplicates: 0, started: [`project:${projectId}`] });
     expect((await deliver(streamDelivery(streamedAuditEvent(event)))).body).toMatchObject({ duplicates: 1, started: [] });
-    expect(lambdaApi.invokes).toHaveLength(2);
+    expect(world.lambdaApi.invokes).toHaveLength(2);
   });
 
   it("the path an event gives is only a label: one too long to be GitLab's is not carried to the Worker (which finds the subject by id)", async () => {
@@ -315,7 +299,7 @@ describe("the Events function: what a holder of the streaming token cannot do", 
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
     const answer = await deliver(streamDelivery(flood));
     expect(answer).toMatchObject({ status: 413, body: expect.stringMatching(count) });
-    expect(lambdaApi.invokes).toEqual([]);
+    expect(world.lambdaApi.invokes).toEqual([]);
     expect(await claimsWritten()).toBe(0);
     expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "WARN", message: "gitlab-events refused", status: 413, reason: expect.stringMatching(count) }));
     logs.restore();

@@ -10,28 +10,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
 import { ALREADY_RECEIVED } from "../../functions/lib/slack/once.ts";
 import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
-import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
+import { generateOrganisation, startGitLabSim } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { bundleHandler, type Bundle } from "./bundle.ts";
-import { emfRecords, expectValidEmf } from "./emf.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "./slack-webhook-receiver.ts";
-import {
-  captureLogs,
-  functionUrlEvent,
-  lambdaContext,
-  SECRETS,
-  signedCommand,
-  slashCommandBody,
-  startLambdaApi,
-  startS3,
-  startSecretsManager,
-  stubAwsEnv,
-  writePolicy,
-  type LambdaApiStub,
-  type S3Stub,
-  type SecretsManagerStub,
-} from "./support.ts";
+import { bundleHandler, type Bundle } from "../support/bundle.ts";
+import { emfRecords, expectValidEmf } from "../support/emf.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/slack-webhook-receiver.ts";
+import { captureLogs, functionUrlEvent, lambdaContext, SECRETS, signedCommand, slashCommandBody } from "../support/lambda.ts";
+import { lambdaWorld } from "../support/lambda-world.ts";
 
 type ChatopsHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 type JobHandler<R> = (event: unknown, context: Context) => Promise<R>;
@@ -46,57 +31,38 @@ chatops:
     users: ["${USER}"]
 `;
 
-let dynalite: Dynalite;
-let secretsManager: SecretsManagerStub;
-let lambdaApi: LambdaApiStub;
-let s3: S3Stub;
 let slack: WebhookReceiver;
-let policyPath: string;
 let chatops: Bundle<ChatopsHandler>;
 let worker: Bundle<JobHandler<{ posted: boolean }>>;
 let enforce: Bundle<JobHandler<EnforceReport | RestoreReport>>;
-
-let gitlab: GitLabSim;
 let strays: number;
 let logs: ReturnType<typeof captureLogs>;
 
+// Started first: the jobs' secret names the webhook.
 beforeAll(async () => {
-  [dynalite, lambdaApi, s3, slack, policyPath, chatops, worker, enforce] = await Promise.all([
-    startDynalite(),
-    startLambdaApi(),
-    startS3(),
+  [slack, chatops, worker, enforce] = await Promise.all([
     startWebhookReceiver(WEBHOOK_TOKEN),
-    writePolicy(POLICY),
     bundleHandler<ChatopsHandler>("functions/chatops.ts"),
     bundleHandler<JobHandler<{ posted: boolean }>>("functions/worker.ts"),
     bundleHandler<JobHandler<EnforceReport | RestoreReport>>("functions/enforce.ts"),
   ]);
-  secretsManager = await startSecretsManager(JSON.stringify({ ...SECRETS, slackWebhookUrl: slack.webhookUrl }));
 }, 60_000);
-afterAll(async () => {
-  await Promise.all([dynalite.close(), lambdaApi.close(), s3.close(), slack.close(), secretsManager.close()]);
-});
-
-beforeEach(async () => {
-  const { dataset, intents } = generateOrganisation({ projects: 120, seed: 7 });
-  gitlab = await startGitLabSim({ dataset });
-  strays = intents.filter((i) => i.intent === "stray").length;
-  lambdaApi.invokes.length = 0;
-  slack.posts = [];
-  slack.responses = [];
-  slack.problems = [];
-  slack.status = 200;
-  s3.objects.clear();
-  // What sst.config.ts gives the functions on production, with the AWS APIs pointed at the stand-ins.
-  stubAwsEnv({
-    ...(await dynalite.freshClaimsEnv()),
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url,
-    AWS_ENDPOINT_URL_LAMBDA: lambdaApi.url,
-    AWS_ENDPOINT_URL_S3: s3.url,
+afterAll(() => slack.close());
+// What sst.config.ts gives the functions on production, with the AWS APIs pointed at the stand-ins.
+const world = lambdaWorld({
+  secret: () => JSON.stringify({ ...SECRETS, slackWebhookUrl: slack.webhookUrl }),
+  dynamo: true,
+  lambdaApi: true,
+  s3: true,
+  policy: POLICY,
+  gitlab: () => {
+    const { dataset, intents } = generateOrganisation({ projects: 120, seed: 7 });
+    strays = intents.filter((i) => i.intent === "stray").length;
+    return { dataset };
+  },
+  env: () => ({
     WARDEN_RUN_HISTORY_BUCKET: BUCKET,
     WARDEN_WORKER_FUNCTION: "warden-production-Worker",
-    WARDEN_POLICY: policyPath,
-    GITLAB_URL: gitlab.url,
     WARDEN_REPORT_ONLY: "false",
     WARDEN_STAGE: "production",
     // The webhook and response_url stand-in, in place of https://hooks.slack.com.
@@ -105,17 +71,19 @@ beforeEach(async () => {
     // Asks Powertools to log every event; Warden overrides it, as events carry what must not be logged.
     POWERTOOLS_LOGGER_LOG_EVENT: "true",
     POWERTOOLS_METRICS_DISABLED: "false",
-  });
+  }),
+});
+beforeEach(() => {
+  slack.posts = [];
+  slack.responses = [];
+  slack.problems = [];
+  slack.status = 200;
   logs = captureLogs();
 });
-afterEach(async () => {
-  logs.restore();
-  vi.unstubAllEnvs();
-  await gitlab.close();
-});
+afterEach(() => logs.restore());
 
 const context = (functionName: string, requestId?: string) => lambdaContext({ functionName, ...(requestId ? { requestId } : {}) });
-const removals = () => gitlab.counters.byRoute["DELETE /projects/:id/share/:group_id"] ?? 0;
+const removals = () => world.gitlab.counters.byRoute["DELETE /projects/:id/share/:group_id"] ?? 0;
 const ackText = (response: APIGatewayProxyStructuredResultV2) => (JSON.parse(String(response.body)) as { text: string }).text;
 /** The same request again, as a fresh event object: what a replay (or a second delivery) is. */
 const again = <T>(event: T): T => structuredClone(event);
@@ -132,7 +100,7 @@ describe("chat-ops runs each command once", () => {
       expect(replayed.statusCode).toBe(200);
       expect(ackText(replayed)).toBe(ALREADY_RECEIVED);
     }
-    expect(lambdaApi.invokes).toHaveLength(1);
+    expect(world.lambdaApi.invokes).toHaveLength(1);
     expect(logs.lines()).toContainEqual(expect.objectContaining({ message: "chat-command", outcome: "not run", reason: "a repeat of a request already received" }));
   });
 
@@ -141,7 +109,7 @@ describe("chat-ops runs each command once", () => {
     const event = command("enforce");
     const answers = (await Promise.all([a(again(event), context("warden-production-Chatops")), b(again(event), context("warden-production-Chatops"))])).map(ackText);
     expect(answers.sort()).toEqual([":hourglass_flowing_sand: Running `enforce` (dry run); the result will be posted here.", ALREADY_RECEIVED].sort());
-    expect(lambdaApi.invokes).toHaveLength(1);
+    expect(world.lambdaApi.invokes).toHaveLength(1);
   });
 
   it("acknowledges a request Slack marks as a retry (X-Slack-Retry-Num) without running it", async () => {
@@ -149,7 +117,7 @@ describe("chat-ops runs each command once", () => {
     event.headers["X-Slack-Retry-Num"] = "1";
     event.headers["X-Slack-Retry-Reason"] = "http_timeout";
     expect(ackText(await (await chatops.container())(event, context("warden-production-Chatops")))).toBe(ALREADY_RECEIVED);
-    expect(lambdaApi.invokes).toHaveLength(0);
+    expect(world.lambdaApi.invokes).toHaveLength(0);
   });
 
   it("answers Slack's ssl_check 200 with an empty body, and still refuses any other unsigned request", async () => {
@@ -161,12 +129,12 @@ describe("chat-ops runs each command once", () => {
     expect(unsigned.statusCode).toBe(401);
     const sslCheckWithCommand = await handler(functionUrlEvent(`ssl_check=1&${slashCommandBody({ text: "enforce", user_id: USER })}`, {}), context("warden-production-Chatops"));
     expect(sslCheckWithCommand.statusCode).toBe(401);
-    expect(lambdaApi.invokes).toHaveLength(0);
+    expect(world.lambdaApi.invokes).toHaveLength(0);
   });
 
   it("runs a worker event once, however often it is delivered", async () => {
     await (await chatops.container())(command("enforce --apply"), context("warden-production-Chatops"));
-    const payload = JSON.parse(lambdaApi.invokes[0]!.payload) as WorkerEvent;
+    const payload = JSON.parse(world.lambdaApi.invokes[0]!.payload) as WorkerEvent;
     expect(await (await worker.container())(again(payload), context("warden-production-Worker"))).toEqual({ posted: true });
     expect(removals()).toBe(strays);
     // An operator re-sends the event (Lambda itself does not retry it): to a warm container, and to a cold one.
@@ -220,9 +188,9 @@ describe("scheduled runs report to Slack, and emit their metrics", () => {
 
   it("tells the channel of a run that failed, and counts it", async () => {
     // A GitLab that refuses the secret's token.
-    await gitlab.close();
-    gitlab = await startGitLabSim({ tokens: { "glpat-another-token": { admin: true } } });
-    vi.stubEnv("GITLAB_URL", gitlab.url);
+    await world.gitlab.close();
+    world.gitlab = await startGitLabSim({ tokens: { "glpat-another-token": { admin: true } } });
+    vi.stubEnv("GITLAB_URL", world.gitlab.url);
     await expect((await enforce.container())({ source: "schedule" }, context("warden-production-Enforce"))).rejects.toThrow(/answered 401/);
     expect(slack.posts).toHaveLength(1);
     expect(slack.problems).toEqual([]);
@@ -237,15 +205,15 @@ describe("run history for restore", () => {
   it("keeps an applying run's report, and restores from it by s3:// or as latest: dry unless dryRun is false", async () => {
     const handler = await enforce.container();
     const removal = (await handler({ dryRun: false }, context("warden-production-Enforce", "req-apply-1"))) as EnforceReport;
-    const keys = [...s3.objects.keys()];
+    const keys = [...world.s3.objects.keys()];
     expect(keys).toEqual([expect.stringMatching(new RegExp(`^${BUCKET}/runs/enforce/console/\\d{8}T\\d{6}\\.\\d{3}Z-req-apply-1\\.json$`))]);
-    expect(JSON.parse(s3.objects.get(keys[0]!)!)).toEqual(removal);
+    expect(JSON.parse(world.s3.objects.get(keys[0]!)!)).toEqual(removal);
     expect(logs.lines()).toContainEqual(expect.objectContaining({ message: "run report stored for restore", location: `s3://${keys[0]}` }));
     // A run that changes nothing is not kept: "latest" still names the run that removed the shares.
     await handler({ dryRun: false }, context("warden-production-Enforce"));
-    expect(s3.objects.size).toBe(1);
+    expect(world.s3.objects.size).toBe(1);
 
-    const posts = () => gitlab.counters.byRoute["POST /projects/:id/share"] ?? 0;
+    const posts = () => world.gitlab.counters.byRoute["POST /projects/:id/share"] ?? 0;
     // The policy has not changed: every share the run removed is still stray, skipped unless includeStray.
     const dry = (await handler({ restore: "latest" }, context("warden-production-Enforce"))) as RestoreReport;
     expect(dry).toMatchObject({ job: "restore", dryRun: true, summary: { from: `s3://${keys[0]}: an enforce report, the latest sweep (trigger console)`, restores: 0, notAllowed: strays, restored: 0 } });
@@ -260,12 +228,12 @@ describe("run history for restore", () => {
     [{ restore: "latest", source: "schedule" }, "invalid event: restore: a restore is asked by a person, not by the schedule: leave out source"],
   ])("refuses %j before reading anything", async (event, message) => {
     await expect((await enforce.container())(event, context("warden-production-Enforce"))).rejects.toThrow(message);
-    expect(gitlab.counters.requests).toBe(0);
+    expect(world.gitlab.counters.requests).toBe(0);
   });
 
   it("fails naming the bucket when it holds no enforce run", async () => {
     await expect((await enforce.container())({ restore: "latest" }, context("warden-production-Enforce"))).rejects.toThrow(`no stored enforce run for the latest sweep in s3://${BUCKET}/runs/enforce/schedule/`);
-    expect(gitlab.counters.requests).toBe(0);
+    expect(world.gitlab.counters.requests).toBe(0);
   });
 });
 
@@ -274,8 +242,8 @@ describe("the logs of all of it", () => {
     const chat = command("enforce --apply");
     await (await chatops.container())(again(chat), context("warden-production-Chatops"));
     await (await chatops.container())(again(chat), context("warden-production-Chatops"));
-    await (await worker.container())(JSON.parse(lambdaApi.invokes[0]!.payload), context("warden-production-Worker"));
-    gitlab.resetCounters();
+    await (await worker.container())(JSON.parse(world.lambdaApi.invokes[0]!.payload), context("warden-production-Worker"));
+    world.gitlab.resetCounters();
     const handler = await enforce.container();
     await handler({ dryRun: false }, context("warden-production-Enforce"));
     await handler({ restore: "latest", dryRun: false, includeStray: true }, context("warden-production-Enforce"));

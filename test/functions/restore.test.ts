@@ -1,44 +1,32 @@
 import { readFile } from "node:fs/promises";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
+import { generateOrganisation } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { captureLogs, coldEnforce, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { captureLogs, coldEnforce, lambdaContext, writePolicy } from "../support/lambda.ts";
+import { lambdaWorld } from "../support/lambda-world.ts";
 import { validReport } from "../support/report.ts";
 
-let secretsManager: SecretsManagerStub;
-let policyPath: string;
+const world = lambdaWorld({
+  policy: standardPolicy(),
+  // Expiry edge days are generated relative to now; none of the removed shares has expired yet.
+  gitlab: () => ({ dataset: generateOrganisation({ projects: 120, seed: 7, groupShares: true, now: new Date(Date.now() + 7 * 86_400_000) }).dataset }),
+  env: () => ({ WARDEN_REPORT_ONLY: "false" }),
+});
 let badPolicyPath: string;
-let sim: GitLabSim;
 
 /** The standard policy with its rule for partners/contractor-x left out: the run under it removes shares the standard one allows. */
 const badPolicy = () => standardPolicy().replace(/      - group: "partners\/contractor-x"\n(        .*\n)*?(?=      - |    exempt)/, "");
 
 beforeAll(async () => {
-  secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
-  policyPath = await writePolicy(standardPolicy());
   badPolicyPath = await writePolicy(badPolicy());
 });
-afterAll(() => secretsManager.close());
-
-beforeEach(async () => {
-  secretsManager.reads.length = 0;
-  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, WARDEN_REPORT_ONLY: "false" });
-  // Expiry edge days are generated relative to now; none of the removed shares has expired yet.
-  sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 120, seed: 7, groupShares: true, now: new Date(Date.now() + 7 * 86_400_000) }).dataset });
-  vi.stubEnv("GITLAB_URL", sim.url);
-});
-afterEach(async () => {
-  vi.unstubAllEnvs();
-  await sim.close();
-});
-
 
 const shares = () =>
-  [...sim.dataset.projects.map((p) => ["project", p] as const), ...sim.dataset.groups.map((g) => ["group", g] as const)]
+  [...world.gitlab.dataset.projects.map((p) => ["project", p] as const), ...world.gitlab.dataset.groups.map((g) => ["group", g] as const)]
     .flatMap(([kind, o]) => o.shared_with_groups.map((s) => JSON.stringify([kind, o.id, s.group_id, s.group_access_level, s.expires_at, "member_role_id" in s ? s.member_role_id ?? null : null])))
     .sort();
-const posts = () => (sim.counters.byRoute["POST /projects/:id/share"] ?? 0) + (sim.counters.byRoute["POST /groups/:id/share"] ?? 0);
+const posts = () => (world.gitlab.counters.byRoute["POST /projects/:id/share"] ?? 0) + (world.gitlab.counters.byRoute["POST /groups/:id/share"] ?? 0);
 
 /**
  * An applying enforce run through the Lambda under the bad policy (the policy is fixed afterwards): its
@@ -53,7 +41,7 @@ async function applyEnforce() {
     return { report, lines: logs.lines().filter((l) => String(l["message"]).startsWith("remove-")) };
   } finally {
     logs.restore();
-    vi.stubEnv("WARDEN_POLICY", policyPath);
+    vi.stubEnv("WARDEN_POLICY", world.policyPath);
   }
 }
 
@@ -70,7 +58,7 @@ describe("enforce Lambda: { restore }", () => {
     const { report: removal } = await applyEnforce();
     expect(new Set(removal.actions.map((a) => a.kind))).toEqual(new Set(["project", "group"]));
     const handler = await coldEnforce();
-    sim.resetCounters();
+    world.gitlab.resetCounters();
 
     const dry = (await handler({ restore: removal })) as RestoreReport;
     const { notAllowed } = dry.summary;
@@ -85,8 +73,8 @@ describe("enforce Lambda: { restore }", () => {
   });
 
   it("a console restore of shares the policy does not allow skips them, creating nothing, unless includeStray: true (then with a warning)", async () => {
-    const project = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/") && !p.path_with_namespace.startsWith("acme/legacy/"))!;
-    const outside = sim.dataset.groups.find((g) => !g.full_path.startsWith("acme") && g.full_path !== "partners/contractor-x" && !project.shared_with_groups.some((s) => s.group_id === g.id))!;
+    const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/") && !p.path_with_namespace.startsWith("acme/legacy/"))!;
+    const outside = world.gitlab.dataset.groups.find((g) => !g.full_path.startsWith("acme") && g.full_path !== "partners/contractor-x" && !project.shared_with_groups.some((s) => s.group_id === g.id))!;
     // Whoever writes the event chooses the share, its level, and the name it goes by.
     const restore = { job: "enforce", dryRun: false, actions: [{ type: "remove-share", kind: "project", projectId: project.id, project: project.path_with_namespace, groupId: outside.id, group: "acme/looks-allowed", accessLevel: 50, expiresAt: null, reason: "x", status: "done" }] };
     const handler = await coldEnforce();
@@ -139,8 +127,8 @@ describe("enforce Lambda: { restore }", () => {
     [{ restore: "latest:sweep" }, /^invalid event: restore: a stored run is named s3:\/\/<bucket>\/<key>, "latest" \(the latest sweep\) or "latest:<trigger>"/],
   ])("fails on %j naming what is wrong, and calls nothing", async (event, message) => {
     await expect((await coldEnforce())(event)).rejects.toThrow(message);
-    expect(sim.counters.requests).toBe(0);
-    expect(secretsManager.reads).toHaveLength(0);
+    expect(world.gitlab.counters.requests).toBe(0);
+    expect(world.secretsManager.reads).toHaveLength(0);
   });
 
   it("the workflows function takes no restore", async () => {

@@ -7,26 +7,23 @@ import { mkdtemp } from "node:fs/promises";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { startN8nSim, type N8nSim } from "../../sim/n8n/index.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { coldEnforce, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { coldEnforce, lambdaContext, stubAwsEnv } from "../support/lambda.ts";
+import { lambdaWorld } from "../support/lambda-world.ts";
 
-let secretsManager: SecretsManagerStub;
+// The simulators know other credentials than the secret's: every run is refused.
 let gitlab: GitLabSim;
 let n8n: N8nSim;
-let policyPath: string;
+const world = lambdaWorld({ policy: `${standardPolicy()}\nn8n:\n  workflows: { keepActive: [] }\n`, env: () => ({ GITLAB_URL: gitlab.url, N8N_URL: n8n.url }) });
 
 beforeAll(async () => {
-  secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
   gitlab = await startGitLabSim({ dataset: generateOrganisation({ projects: 10, seed: 2 }).dataset, tokens: { "glpat-another-token-71c0": { admin: true } } });
   n8n = await startN8nSim({ generation: 2, workflows: [], apiKeys: { "n8n-another-key-5e2b": {} } });
-  policyPath = await writePolicy(`${standardPolicy()}\nn8n:\n  workflows: { keepActive: [] }\n`);
 });
-afterAll(() => Promise.all([secretsManager.close(), gitlab.close(), n8n.close()]));
-beforeEach(() => stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, GITLAB_URL: gitlab.url, N8N_URL: n8n.url }));
-afterEach(() => vi.unstubAllEnvs());
+afterAll(() => Promise.all([gitlab.close(), n8n.close()]));
 
 async function coldWorkflows(): Promise<(event: unknown) => Promise<unknown>> {
   vi.resetModules();
@@ -59,7 +56,7 @@ it("an address where nothing listens is named by the function's GITLAB_URL, with
 describe("a policy the bundle does not have", () => {
   it("names the path the function looked at and how a deployment ships one", async () => {
     const root = await mkdtemp(join(tmpdir(), "warden-bundle-"));
-    stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, LAMBDA_TASK_ROOT: root, WARDEN_POLICY: undefined, GITLAB_URL: gitlab.url });
+    stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: world.secretsManager.url, LAMBDA_TASK_ROOT: root, WARDEN_POLICY: undefined, GITLAB_URL: gitlab.url });
     await expect((await coldEnforce())({})).rejects.toThrow(
       `${root}/warden.yaml: no such file: sst deploy bundles the file WARDEN_POLICY_FILE names (default warden.yaml next to sst.config.ts) as warden.yaml, and the function's WARDEN_POLICY names another in the bundle: deploy again with one (start from examples/warden.yaml in Warden's repository)`,
     );
@@ -67,7 +64,7 @@ describe("a policy the bundle does not have", () => {
 
   it("a directory is named as one", async () => {
     const root = await mkdtemp(join(tmpdir(), "warden-bundle-"));
-    stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, LAMBDA_TASK_ROOT: root, WARDEN_POLICY: ".", GITLAB_URL: gitlab.url });
+    stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: world.secretsManager.url, LAMBDA_TASK_ROOT: root, WARDEN_POLICY: ".", GITLAB_URL: gitlab.url });
     await expect((await coldEnforce())({})).rejects.toThrow(`${root}: is a directory, not a policy file: name the file itself (such as ${root}/warden.yaml)`);
   });
 });

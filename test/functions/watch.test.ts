@@ -5,43 +5,26 @@
  * cursor survives a new container; two overlapping invocations never both move it; a report-only
  * stage only reads; GitLab Free fails the invocation naming the tier, changing nothing.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
 import { dynamoWatchCursor } from "../../functions/lib/state/watch-cursor.ts";
 import type { WatchResult } from "../../functions/watch.ts";
 import { validReport } from "../support/report.ts";
 import { allShares, IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../support/watch-world.ts";
-import { emfRecords } from "./emf.ts";
-import { captureLogs, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { emfRecords } from "../support/emf.ts";
+import { captureLogs, lambdaContext, SECRETS } from "../support/lambda.ts";
+import { lambdaWorld } from "../support/lambda-world.ts";
 
-let dynalite: Dynalite;
-let secretsManager: SecretsManagerStub;
-let policyPath: string;
+const world = lambdaWorld({ dynamo: true, policy: watchPolicyText() });
 let sim: GitLabSim;
-let table: string;
 
-beforeAll(async () => {
-  dynalite = await startDynalite();
-  secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
-  policyPath = await writePolicy(watchPolicyText());
-});
-afterAll(async () => {
-  await dynalite.close();
-  await secretsManager.close();
-});
-
+/** Each test's simulator, with its options, and the rest of its environment. */
 async function start(opts: GitLabSimOptions = {}, env: Record<string, string | undefined> = { WARDEN_REPORT_ONLY: "false" }) {
   sim = await startGitLabSim({ dataset: watchWorld(), tokens: WATCH_TOKENS, ...opts });
-  const claims = await dynalite.freshClaimsEnv();
-  table = claims.WARDEN_CLAIMS_TABLE;
-  stubAwsEnv({ ...claims, AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, GITLAB_URL: sim.url, ...env });
+  for (const [name, value] of Object.entries({ GITLAB_URL: sim.url, ...env })) vi.stubEnv(name, value);
 }
 beforeEach(() => vi.resetModules());
-afterEach(async () => {
-  vi.unstubAllEnvs();
-  await sim.close();
-});
+afterEach(() => sim.close());
 
 /** The handler of a fresh container (its module state, the cached sources, new). */
 async function coldWatch(): Promise<(requestId?: string) => Promise<WatchResult>> {
@@ -50,7 +33,7 @@ async function coldWatch(): Promise<(requestId?: string) => Promise<WatchResult>
   return (requestId) => handler({ source: "schedule" } as never, lambdaContext(requestId ? { requestId } : {})) as Promise<WatchResult>;
 }
 
-const stored = () => dynamoWatchCursor({ client: dynalite.client(), table: () => table }).read();
+const stored = () => dynamoWatchCursor({ client: world.dynamo.client(), table: () => world.table }).read();
 const nonGet = () => Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "));
 
 describe("Watch function", () => {
@@ -101,7 +84,7 @@ describe("Watch function", () => {
     expect(results.filter((r) => "job" in r)).toHaveLength(1);
     expect((await stored())!.revision).toBe(2);
     // The conditional write itself: a write naming a revision another has since replaced changes nothing.
-    const store = dynamoWatchCursor({ client: dynalite.client(), table: () => table });
+    const store = dynamoWatchCursor({ client: world.dynamo.client(), table: () => world.table });
     const stale = { version: 2 as const, sources: { instance: { id: 99 } }, retries: {} };
     expect(await store.write(stale, 1)).toBe(false);
     expect(await store.write(stale, 0)).toBe(false);
@@ -142,14 +125,14 @@ describe("Watch function", () => {
     await start({ tokens: { ...others, "glpat-rotated-token": { admin: true } } });
     const watch = await coldWatch();
     await expect(watch()).rejects.toThrow(/401/);
-    const reads = secretsManager.reads.length;
-    secretsManager.secretString = JSON.stringify({ ...SECRETS, gitlabToken: "glpat-rotated-token" });
+    const reads = world.secretsManager.reads.length;
+    world.secretsManager.secretString = JSON.stringify({ ...SECRETS, gitlabToken: "glpat-rotated-token" });
     try {
       expect(await watch()).toEqual({ polled: "started", events: 0 });
     } finally {
-      secretsManager.secretString = JSON.stringify(SECRETS);
+      world.secretsManager.secretString = JSON.stringify(SECRETS);
     }
-    expect(secretsManager.reads.length).toBe(reads + 1);
+    expect(world.secretsManager.reads.length).toBe(reads + 1);
   });
 
   it("GitLab Free: the invocation fails naming the tier; no cursor is stored and nothing changes", async () => {
@@ -178,12 +161,12 @@ describe("Watch function on a bad day (issue 29)", () => {
   });
 
   it("a cursor stored far behind drains the bound at a time, each invocation saying how far behind it is", async () => {
-    const world = watchWorld();
+    const dataset = watchWorld();
     const base = Date.now() - 86_400_000;
-    world.auditEvents = Array.from({ length: 400 }, (_, i) => ({ id: i + 1, author_id: 5, entity_id: 5, entity_type: "User" as const, event_name: "user_logged_in", details: {}, created_at: new Date(base + i * 60_000).toISOString() }));
-    await start({ dataset: world });
-    const store = dynamoWatchCursor({ client: dynalite.client(), table: () => table });
-    await store.write({ version: 2, sources: { instance: { id: 1, at: world.auditEvents[0]!.created_at } }, retries: {} }, 0);
+    dataset.auditEvents = Array.from({ length: 400 }, (_, i) => ({ id: i + 1, author_id: 5, entity_id: 5, entity_type: "User" as const, event_name: "user_logged_in", details: {}, created_at: new Date(base + i * 60_000).toISOString() }));
+    await start({ dataset });
+    const store = dynamoWatchCursor({ client: world.dynamo.client(), table: () => world.table });
+    await store.write({ version: 2, sources: { instance: { id: 1, at: dataset.auditEvents[0]!.created_at } }, retries: {} }, 0);
     vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "false");
     const ages: number[] = [];
     for (let i = 0; i < 10 && (await stored())!.cursor.sources["instance"]!.id < 400; i++) {

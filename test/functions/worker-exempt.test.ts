@@ -4,14 +4,14 @@
  * anyone else is refused on the policy read alone; the requester's text arrives escaped in Slack and
  * in GitLab; the POSTs are sent once, whatever GitLab answers.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
-import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
-import { startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
+import type { GitLabSim, SimProject } from "../../sim/gitlab/index.ts";
 import { compareWorld, POLICY_PROJECT } from "../support/compare-world.ts";
 import { scriptedServer, type ScriptedServer } from "../support/server.ts";
-import { captureLogs, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { captureLogs, lambdaContext, SECRETS, writePolicy } from "../support/lambda.ts";
+import { lambdaWorld } from "../support/lambda-world.ts";
 
 const APPLIER = "U012ABCDEF";
 const VIEWER = "U034GHIJKL";
@@ -40,38 +40,27 @@ const EXEMPT = { job: "exempt", project: "acme/app/api", group: "strangers", unt
 const MR_POST = "POST /projects/:id/merge_requests";
 const COMMIT_POST = "POST /projects/:id/repository/commits";
 
-let secretsManager: SecretsManagerStub;
 let slack: ScriptedServer;
-let dynalite: Dynalite;
 let gitlab: GitLabSim;
 let repo: SimProject;
 
 beforeAll(async () => {
-  dynalite = await startDynalite();
-  secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
   slack = await scriptedServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/plain" });
     res.end("ok");
   });
 });
-afterAll(async () => {
-  await dynalite.close();
-  await secretsManager.close();
-  await slack.close();
+afterAll(() => slack.close());
+const world = lambdaWorld({
+  dynamo: true,
+  gitlab: () => ({ dataset: compareWorld(), tokens: { [SECRETS.gitlabToken]: { admin: true } } }),
+  env: () => ({ WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin, WARDEN_REPORT_ONLY: "false", WARDEN_POLICY: undefined, WARDEN_POLICY_PROJECT: POLICY_PROJECT, WARDEN_POLICY_PATH: PATH }),
 });
-beforeEach(async () => {
-  gitlab = await startGitLabSim({ dataset: compareWorld(), tokens: { [SECRETS.gitlabToken]: { admin: true } } });
+beforeEach(() => {
+  gitlab = world.gitlab;
   repo = gitlab.dataset.projects.find((p) => p.path_with_namespace === POLICY_PROJECT)!;
   gitlab.repositories.commit(repo, { [PATH]: POLICY });
   slack.received.length = 0;
-  stubAwsEnv({
-    ...(await dynalite.freshClaimsEnv()), AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, GITLAB_URL: gitlab.url, WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin,
-    WARDEN_REPORT_ONLY: "false", WARDEN_POLICY: undefined, WARDEN_POLICY_PROJECT: POLICY_PROJECT, WARDEN_POLICY_PATH: PATH,
-  });
-});
-afterEach(async () => {
-  vi.unstubAllEnvs();
-  await gitlab.close();
 });
 
 function event(command: WorkerEvent["command"], over: Partial<WorkerEvent> = {}): WorkerEvent {

@@ -5,59 +5,40 @@
  * And the whole way, as AWS runs it: a streamed event to the Events function, whose async invoke
  * (the Lambda stand-in) runs the worker while the Events answer has long gone back to GitLab.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { SubjectWorkerEvent } from "../../functions/lib/runs/job-request.ts";
-import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { GITLAB_EVENT_TOKENS, streamDelivery, streamedAuditEvent } from "../../sim/aws/gitlab-deliveries.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { emfRecords } from "./emf.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "./slack-webhook-receiver.ts";
-import { captureLogs, ENDPOINT_SECRETS, JOB_SECRETS, lambdaContext, SECRETS, startLambdaApi, startS3, startSecretsManager, stubAwsEnv, writePolicy, type LambdaApiStub, type S3Stub, type SecretsManagerStub } from "./support.ts";
+import { emfRecords } from "../support/emf.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/slack-webhook-receiver.ts";
+import { captureLogs, ENDPOINT_SECRETS, JOB_SECRETS, lambdaContext } from "../support/lambda.ts";
+import { lambdaWorld } from "../support/lambda-world.ts";
 
 const WEBHOOK_TOKEN = "webhook0secret0part0000x";
 const POLICY = `${standardPolicy()}
 notify:
   slack: changes
 `;
-let secretsManager: SecretsManagerStub;
-let dynalite: Dynalite;
 let slack: WebhookReceiver;
-let s3: S3Stub;
-let lambdaApi: LambdaApiStub;
-let policyPath: string;
-let gitlab: GitLabSim;
-
+// Started first: the jobs' secret names its webhook.
 beforeAll(async () => {
-  [dynalite, slack, s3, lambdaApi, policyPath] = await Promise.all([startDynalite(), startWebhookReceiver(WEBHOOK_TOKEN), startS3(), startLambdaApi(), writePolicy(POLICY)]);
-  secretsManager = await startSecretsManager(JSON.stringify({ ...JOB_SECRETS, slackWebhookUrl: slack.webhookUrl }));
+  slack = await startWebhookReceiver(WEBHOOK_TOKEN);
+});
+afterAll(() => slack.close());
+const world = lambdaWorld({
+  secret: () => JSON.stringify({ ...JOB_SECRETS, slackWebhookUrl: slack.webhookUrl }),
   // The Events function reads the endpoints' secret alone: the stream's and the hooks' tokens are there.
-  secretsManager.endpointSecretString = JSON.stringify({ ...ENDPOINT_SECRETS, ...GITLAB_EVENT_TOKENS });
+  endpointSecret: JSON.stringify({ ...ENDPOINT_SECRETS, ...GITLAB_EVENT_TOKENS }),
+  dynamo: true,
+  s3: true,
+  lambdaApi: true,
+  policy: POLICY,
+  gitlab: () => ({ dataset: generateOrganisation({ projects: 120, seed: 7 }).dataset }),
+  env: () => ({ WARDEN_RUN_HISTORY_BUCKET: "warden-runs", WARDEN_WORKER_FUNCTION: "warden-test-Worker", WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin, WARDEN_REPORT_ONLY: "false" }),
 });
-afterAll(async () => {
-  await Promise.all([dynalite.close(), slack.close(), s3.close(), lambdaApi.close(), secretsManager.close()]);
-});
-beforeEach(async () => {
-  gitlab = await startGitLabSim({ dataset: generateOrganisation({ projects: 120, seed: 7 }).dataset });
+beforeEach(() => {
   slack.posts = [];
-  lambdaApi.invokes.length = 0;
-  lambdaApi.onAccepted = undefined;
-  stubAwsEnv({
-    ...(await dynalite.freshClaimsEnv()),
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url,
-    AWS_ENDPOINT_URL_S3: s3.url,
-    AWS_ENDPOINT_URL_LAMBDA: lambdaApi.url,
-    WARDEN_RUN_HISTORY_BUCKET: "warden-runs",
-    WARDEN_WORKER_FUNCTION: "warden-test-Worker",
-    WARDEN_POLICY: policyPath,
-    GITLAB_URL: gitlab.url,
-    WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin,
-    WARDEN_REPORT_ONLY: "false",
-  });
-});
-afterEach(async () => {
-  vi.unstubAllEnvs();
-  await gitlab.close();
 });
 
 type Invoke = (payload: unknown) => Promise<unknown>;
@@ -67,19 +48,19 @@ async function workerHandler(): Promise<Invoke> {
   return (payload) => handler(payload as never, lambdaContext({ functionName: "warden-test-Worker" }));
 }
 
-const projectShares = () => new Map(gitlab.dataset.projects.map((p) => [p.id, p.shared_with_groups.map((s) => s.group_id).sort()]));
-const nonGet = () => Object.keys(gitlab.counters.byRoute).filter((r) => !r.startsWith("GET "));
+const projectShares = () => new Map(world.gitlab.dataset.projects.map((p) => [p.id, p.shared_with_groups.map((s) => s.group_id).sort()]));
+const nonGet = () => Object.keys(world.gitlab.counters.byRoute).filter((r) => !r.startsWith("GET "));
 
 /** A person shares the project with a group the policy does not allow: a stray, and the audit event GitLab records for it. */
 async function addStray(project: SimProject) {
-  const group = gitlab.dataset.groups.find((g) => g.full_path.startsWith("partners/") && g.full_path !== "partners/contractor-x" && !project.shared_with_groups.some((s) => s.group_id === g.id))!;
-  const res = await fetch(`${gitlab.url}/api/v4/projects/${project.id}/share`, {
+  const group = world.gitlab.dataset.groups.find((g) => g.full_path.startsWith("partners/") && g.full_path !== "partners/contractor-x" && !project.shared_with_groups.some((s) => s.group_id === g.id))!;
+  const res = await fetch(`${world.gitlab.url}/api/v4/projects/${project.id}/share`, {
     method: "POST",
-    headers: { "private-token": gitlab.token, "content-type": "application/json" },
+    headers: { "private-token": world.gitlab.token, "content-type": "application/json" },
     body: JSON.stringify({ group_id: group.id, group_access: 30 }),
   });
   expect(res.status).toBe(201);
-  return { groupId: group.id, event: gitlab.auditEvents.at(-1)! };
+  return { groupId: group.id, event: world.gitlab.auditEvents.at(-1)! };
 }
 
 function subjectEvent(project: SimProject, eventId: string, over: Partial<SubjectWorkerEvent> = {}): SubjectWorkerEvent {
@@ -87,7 +68,7 @@ function subjectEvent(project: SimProject, eventId: string, over: Partial<Subjec
 }
 
 /** A project of acme/platform (no exemption, no share allowed but acme's). */
-const platformProject = () => gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+const platformProject = () => world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
 
 describe("the worker's run for a subject", () => {
   it("removes the new stray of that project and touches no other project, with a Slack summary and the time to enforcement", async () => {
@@ -104,9 +85,9 @@ describe("the worker's run for a subject", () => {
     for (const [id, groups] of before) if (id !== project.id) expect(after.get(id), `project ${id}`).toEqual(groups);
     // The person's share, then the run's removals: the project's strays alone.
     expect(nonGet()).toEqual(["POST /projects/:id/share", "DELETE /projects/:id/share/:group_id"]);
-    expect(gitlab.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBe((result as { removed: number }).removed);
+    expect(world.gitlab.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBe((result as { removed: number }).removed);
     // Only that project was read: no listing of the scope.
-    expect(gitlab.counters.byRoute["GET /groups/:id/projects"]).toBeUndefined();
+    expect(world.gitlab.counters.byRoute["GET /groups/:id/projects"]).toBeUndefined();
     expect(slack.posts).toHaveLength(1);
     expect(JSON.stringify(slack.posts[0])).toMatch(/trigger event/);
     const latency = emfRecords(logs.lines()).find((r) => "SecondsToRemoval" in r);
@@ -122,12 +103,12 @@ describe("the worker's run for a subject", () => {
     const project = platformProject();
     const { event } = await addStray(project);
     const before = projectShares();
-    const requests = gitlab.counters.requests;
+    const requests = world.gitlab.counters.requests;
     const result = await (await workerHandler())(subjectEvent(project, String(event.id)));
     expect(result).toEqual({ subject: `project ${project.id}`, ran: true, removed: 0 });
     expect(projectShares()).toEqual(before);
     expect(nonGet()).toEqual(["POST /projects/:id/share"]);
-    expect(gitlab.counters.requests).toBeGreaterThan(requests);
+    expect(world.gitlab.counters.requests).toBeGreaterThan(requests);
   });
 
   it("runs a worker event once: the same one again is dropped", async () => {
@@ -135,13 +116,13 @@ describe("the worker's run for a subject", () => {
     const { event } = await addStray(project);
     const invoke = await workerHandler();
     await invoke(subjectEvent(project, String(event.id)));
-    const requests = gitlab.counters.requests;
+    const requests = world.gitlab.counters.requests;
     expect(await invoke(subjectEvent(project, String(event.id)))).toEqual({ subject: `enforce project ${project.id}`, ran: false, removed: 0 });
-    expect(gitlab.counters.requests).toBe(requests);
+    expect(world.gitlab.counters.requests).toBe(requests);
   });
 
   it("a subject outside the scope (found by id) is logged and left: nothing changed, no summary, no failure", async () => {
-    const outside = gitlab.dataset.projects.find((p) => !p.path_with_namespace.startsWith("acme/"))!;
+    const outside = world.gitlab.dataset.projects.find((p) => !p.path_with_namespace.startsWith("acme/"))!;
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
     const result = await (await workerHandler())(subjectEvent(outside, "77"));
@@ -155,22 +136,22 @@ describe("the worker's run for a subject", () => {
   it("refuses a subject event of the wrong shape before anything runs", async () => {
     const invoke = await workerHandler();
     await expect(invoke({ kind: "subject", subject: { kind: "user", id: 1 }, events: [], correlationId: "x" })).rejects.toThrow(/invalid event: subject.kind: expected "project" or "group"; events: too small/);
-    expect(gitlab.counters.requests).toBe(0);
+    expect(world.gitlab.counters.requests).toBe(0);
   });
 });
 
 describe("from GitLab's stream to the removal, as AWS runs it", () => {
   it("the Events function answers in well under a second while a slow worker run (GitLab at 150 ms a request) goes on, and the stray is gone after", async () => {
-    await gitlab.close();
-    gitlab = await startGitLabSim({ dataset: generateOrganisation({ projects: 120, seed: 7 }).dataset, latencyMs: 150 });
-    vi.stubEnv("GITLAB_URL", gitlab.url);
+    await world.gitlab.close();
+    world.gitlab = await startGitLabSim({ dataset: generateOrganisation({ projects: 120, seed: 7 }).dataset, latencyMs: 150 });
+    vi.stubEnv("GITLAB_URL", world.gitlab.url);
     const project = platformProject();
     const { groupId, event } = await addStray(project);
     const worker = await workerHandler();
     let run: Promise<unknown> | undefined;
     let workerDone = false;
     // What AWS does with an asynchronous invoke: runs the function, on its own time.
-    lambdaApi.onAccepted = ({ payload }) => {
+    world.lambdaApi.onAccepted = ({ payload }) => {
       run = worker(JSON.parse(payload)).finally(() => (workerDone = true));
     };
     const { handler } = await import("../../functions/events.ts");
@@ -181,23 +162,23 @@ describe("from GitLab's stream to the removal, as AWS runs it", () => {
     expect(answeredMs).toBeLessThan(1_000);
     expect(workerDone).toBe(false);
     expect(await run).toMatchObject({ ran: true });
-    expect(gitlab.dataset.projects.find((p) => p.id === project.id)!.shared_with_groups.map((s) => s.group_id)).not.toContain(groupId);
+    expect(world.gitlab.dataset.projects.find((p) => p.id === project.id)!.shared_with_groups.map((s) => s.group_id)).not.toContain(groupId);
   });
 
   it("a forged event only names where to look: one that lies about a project's path and share makes a run that reads GitLab's truth and removes nothing the policy allows", async () => {
     // acme/mobile/** may be shared with partners/contractor-x as developer: an allowed share.
-    const contractor = gitlab.dataset.groups.find((g) => g.full_path === "partners/contractor-x")!;
-    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/mobile/") && !p.shared_with_groups.some((s) => s.group_id === contractor.id))!;
-    const res = await fetch(`${gitlab.url}/api/v4/projects/${project.id}/share`, {
+    const contractor = world.gitlab.dataset.groups.find((g) => g.full_path === "partners/contractor-x")!;
+    const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/mobile/") && !p.shared_with_groups.some((s) => s.group_id === contractor.id))!;
+    const res = await fetch(`${world.gitlab.url}/api/v4/projects/${project.id}/share`, {
       method: "POST",
-      headers: { "private-token": gitlab.token, "content-type": "application/json" },
+      headers: { "private-token": world.gitlab.token, "content-type": "application/json" },
       body: JSON.stringify({ group_id: contractor.id, group_access: 30 }),
     });
     expect(res.status).toBe(201);
     const before = projectShares();
     const worker = await workerHandler();
     const runs: Promise<unknown>[] = [];
-    lambdaApi.onAccepted = ({ payload }) => void runs.push(worker(JSON.parse(payload)));
+    world.lambdaApi.onAccepted = ({ payload }) => void runs.push(worker(JSON.parse(payload)));
     // A holder of the streaming token says the project is under acme/platform (where contractor-x is not allowed).
     const forged = { id: 999_999, entity_id: contractor.id, entity_type: "Group", event_type: "project_group_link_created", created_at: new Date().toISOString(), details: { target_id: project.id, target_type: "Project", target_details: "acme/platform/lie" }, target_details: "acme/platform/lie" };
     const { handler } = await import("../../functions/events.ts");

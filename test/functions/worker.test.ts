@@ -1,11 +1,11 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim } from "../../sim/gitlab/index.ts";
 import { startN8nSim } from "../../sim/n8n/index.ts";
-import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { json, scriptedServer, type ScriptedServer } from "../support/server.ts";
-import { captureLogs, lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { captureLogs, lambdaContext, SECRETS, writePolicy } from "../support/lambda.ts";
+import { lambdaWorld } from "../support/lambda-world.ts";
 
 const USER = "U012ABCDEF";
 const VIEWER = "U034GHIJKL";
@@ -29,39 +29,29 @@ interface Posted {
   blocks?: { type: string; text?: { text: string }; elements?: { text: string }[] }[];
 }
 
-let secretsManager: SecretsManagerStub;
 let slack: ScriptedServer;
-let policyPath: string;
-let gitlab: GitLabSim;
 let strays: number;
-let dynalite: Dynalite;
+const world = lambdaWorld({
+  dynamo: true,
+  policy: POLICY,
+  gitlab: () => {
+    const { dataset, intents } = generateOrganisation({ projects: 120, seed: 7 });
+    strays = intents.filter((i) => i.intent === "stray").length;
+    return { dataset };
+  },
+  env: () => ({ WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin, WARDEN_REPORT_ONLY: "false" }),
+});
 
 beforeAll(async () => {
-  dynalite = await startDynalite();
-  secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
   // Slack's response_url endpoint: 200 "ok".
   slack = await scriptedServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/plain" });
     res.end("ok");
   });
-  policyPath = await writePolicy(POLICY);
 });
-afterAll(async () => {
-  await dynalite.close();
-  await secretsManager.close();
-  await slack.close();
-});
-beforeEach(async () => {
-  const { dataset, intents } = generateOrganisation({ projects: 120, seed: 7 });
-  gitlab = await startGitLabSim({ dataset });
-  strays = intents.filter((i) => i.intent === "stray").length;
+afterAll(() => slack.close());
+beforeEach(() => {
   slack.received.length = 0;
-  secretsManager.secretString = JSON.stringify(SECRETS);
-  stubAwsEnv({ ...(await dynalite.freshClaimsEnv()), AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, GITLAB_URL: gitlab.url, WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin, WARDEN_REPORT_ONLY: "false" });
-});
-afterEach(async () => {
-  vi.unstubAllEnvs();
-  await gitlab.close();
 });
 
 function event(command: WorkerEvent["command"], over: Partial<WorkerEvent> = {}): WorkerEvent {
@@ -91,42 +81,42 @@ describe("worker Lambda", () => {
     expect(message).toMatchObject({ response_type: "ephemeral", text: expect.stringMatching(/^Warden enforce \(dry run\): \d+ stray shares\./) });
     expect(message!.blocks![0]).toEqual({ type: "header", text: { type: "plain_text", text: `Warden enforce (dry run): ${strays} stray shares` } });
     expect(message!.blocks!.filter((b) => b.type === "section")).toHaveLength(1 + strays);
-    expect(gitlab.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBeUndefined();
+    expect(world.gitlab.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBeUndefined();
   });
 
   it("applies and posts the outcome to the channel", async () => {
     await invoke(event({ job: "enforce", apply: true }));
     const [message] = posted();
     expect(message).toMatchObject({ response_type: "in_channel", text: expect.stringMatching(/^Warden enforce: \d+ stray shares\./) });
-    expect(gitlab.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBe(strays);
+    expect(world.gitlab.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBe(strays);
   });
 
   it("without --apply, checks a pipeline with GETs only and tells only the requester what would start", async () => {
-    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+    const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
     await invoke(event({ job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [{ key: "DEPLOY_ENV", value: "staging" }], apply: false }));
-    expect(gitlab.pipelines).toEqual([]);
-    expect(Object.keys(gitlab.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
-    expect(gitlab.counters.byRoute["GET /projects/:id/repository/branches/:branch"]).toBe(1);
+    expect(world.gitlab.pipelines).toEqual([]);
+    expect(Object.keys(world.gitlab.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
+    expect(world.gitlab.counters.byRoute["GET /projects/:id/repository/branches/:branch"]).toBe(1);
     const [message] = posted();
     expect(message).toMatchObject({ response_type: "ephemeral", text: expect.stringMatching(/^Warden pipeline \(dry run\): 1 pipeline request\. allowed by .*; dry run: nothing started \(--apply starts it\)/) });
     expect(JSON.stringify(message)).toContain("branch main @ ");
   });
 
   it("starts an allowed pipeline with --apply and posts its link to the channel", async () => {
-    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+    const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
     await invoke(event({ job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [{ key: "DEPLOY_ENV", value: "staging" }], apply: true }));
-    expect(gitlab.pipelines).toEqual([expect.objectContaining({ project_id: project.id, ref: "main" })]);
+    expect(world.gitlab.pipelines).toEqual([expect.objectContaining({ project_id: project.id, ref: "main" })]);
     const [message] = posted();
     expect(message!.response_type).toBe("in_channel");
     expect(JSON.stringify(message)).toMatch(/-\/pipelines\/\d+/);
   });
 
   it("refuses a pipeline on a branch GitLab does not protect, telling the requester why and how to fix it, and starts none", async () => {
-    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+    const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
     project.protected_branches = [];
     await invoke(event({ job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [], apply: true }));
-    expect(gitlab.pipelines).toEqual([]);
-    expect(gitlab.counters.byRoute["POST /projects/:id/pipeline"]).toBeUndefined();
+    expect(world.gitlab.pipelines).toEqual([]);
+    expect(world.gitlab.counters.byRoute["POST /projects/:id/pipeline"]).toBeUndefined();
     const text = JSON.stringify(posted());
     expect(text).toContain(`branch main of project ${project.path_with_namespace} is not protected`);
     expect(text).toMatch(/Protect the branch in GitLab .* or set unprotected: true on its rule/);
@@ -135,19 +125,19 @@ describe("worker Lambda", () => {
   it("with a pipelineToken in the secret, checks and starts the pipeline with it alone: it runs as that token's user", async () => {
     const pipelineToken = "glpat-sim-pipelines-4Wq9";
     const { dataset } = generateOrganisation({ projects: 120, seed: 7 });
-    await gitlab.close();
-    gitlab = await startGitLabSim({ dataset, tokens: { [SECRETS.gitlabToken]: { admin: true }, [pipelineToken]: { admin: true, username: "warden-pipelines" } }, recordRequests: true });
-    vi.stubEnv("GITLAB_URL", gitlab.url);
-    secretsManager.secretString = JSON.stringify({ ...SECRETS, pipelineToken });
-    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+    await world.gitlab.close();
+    world.gitlab = await startGitLabSim({ dataset, tokens: { [SECRETS.gitlabToken]: { admin: true }, [pipelineToken]: { admin: true, username: "warden-pipelines" } }, recordRequests: true });
+    vi.stubEnv("GITLAB_URL", world.gitlab.url);
+    world.secretsManager.secretString = JSON.stringify({ ...SECRETS, pipelineToken });
+    const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
     await invoke(event({ job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [], apply: true }));
-    expect(gitlab.pipelines).toEqual([expect.objectContaining({ ref: "main", user: "warden-pipelines" })]);
-    expect(gitlab.requests.every((r) => r.headers["private-token"] === pipelineToken)).toBe(true);
+    expect(world.gitlab.pipelines).toEqual([expect.objectContaining({ ref: "main", user: "warden-pipelines" })]);
+    expect(world.gitlab.requests.every((r) => r.headers["private-token"] === pipelineToken)).toBe(true);
     expect(JSON.stringify(posted())).not.toContain(pipelineToken);
   });
 
   it("posts a failure as an ephemeral message without a stack, and returns normally so AWS does not retry it", async () => {
-    gitlab.addFaults({ kind: "status", status: 403, route: "GET /user", times: 1 });
+    world.gitlab.addFaults({ kind: "status", status: 403, route: "GET /user", times: 1 });
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
     await expect(invoke(event({ job: "enforce", apply: true }))).resolves.toEqual({ posted: true });
@@ -161,27 +151,27 @@ describe("worker Lambda", () => {
   it("authorises again: a user the policy does not allow to apply gets a refusal, and nothing runs", async () => {
     await invoke(event({ job: "enforce", apply: true }, { user: { id: VIEWER, name: "bob" } }));
     expect(posted()).toEqual([{ response_type: "ephemeral", text: ":no_entry: you may run Warden commands, but not with --apply" }]);
-    expect(gitlab.counters.requests).toBe(0);
+    expect(world.gitlab.counters.requests).toBe(0);
   });
 
   it("refuses pipeline --apply to a user the policy does not allow to apply, as it does any --apply", async () => {
-    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+    const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
     await invoke(event({ job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [], apply: true }, { user: { id: VIEWER, name: "bob" } }));
     expect(posted()).toEqual([{ response_type: "ephemeral", text: ":no_entry: you may run Warden commands, but not with --apply" }]);
-    expect(gitlab.counters.requests).toBe(0);
+    expect(world.gitlab.counters.requests).toBe(0);
   });
 
   it("on a report-only stage, refuses a pipeline --apply and starts none", async () => {
     vi.stubEnv("WARDEN_REPORT_ONLY", "true");
-    const project = gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+    const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
     await invoke(event({ job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [], apply: true }));
     expect(posted()).toEqual([{ response_type: "ephemeral", text: ":no_entry: this Warden deployment is report-only: it starts no pipelines (run without --apply for a dry run)" }]);
-    expect(gitlab.pipelines).toEqual([]);
-    expect(gitlab.counters.requests).toBe(0);
+    expect(world.gitlab.pipelines).toEqual([]);
+    expect(world.gitlab.counters.requests).toBe(0);
   });
 
   it("on a deployment without n8n, answers a workflows command naming what is missing", async () => {
-    secretsManager.secretString = JSON.stringify({ gitlabToken: SECRETS.gitlabToken, slackSigningSecret: SECRETS.slackSigningSecret });
+    world.secretsManager.secretString = JSON.stringify({ gitlabToken: SECRETS.gitlabToken, slackSigningSecret: SECRETS.slackSigningSecret });
     await expect(invoke(event({ job: "workflows", apply: false }))).resolves.toEqual({ posted: true });
     expect(posted()).toEqual([
       { response_type: "ephemeral", text: ":x: Warden `workflows` failed: n8n is not configured on this deployment: N8N_URL is not set, and the secret has no n8nApiKey" },
@@ -194,7 +184,7 @@ describe("worker Lambda", () => {
     ["an unknown field", { extra: true }, 'unknown field "extra"'],
   ])("refuses an event with %s: it runs nothing and posts nothing", async (_, over, message) => {
     await expect(invoke({ ...event({ job: "enforce", apply: true }), ...over })).rejects.toThrow(message);
-    expect(gitlab.counters.requests).toBe(0);
+    expect(world.gitlab.counters.requests).toBe(0);
     expect(slack.received).toEqual([]);
   });
 
@@ -203,7 +193,7 @@ describe("worker Lambda", () => {
     await expect(invoke(event({ job: "enforce", apply: true }, { responseUrl: "https://evil.example/commands/T0001/1234/abcd" }))).rejects.toThrow(
       /WARDEN_SLACK_RESPONSE_ORIGIN is for tests only and must be a loopback origin/,
     );
-    expect(gitlab.counters.requests).toBe(0);
+    expect(world.gitlab.counters.requests).toBe(0);
     expect(slack.received).toEqual([]);
   });
 
@@ -211,7 +201,7 @@ describe("worker Lambda", () => {
     vi.stubEnv("WARDEN_CLAIMS_TABLE", "no-such-table");
     await expect(invoke(event({ job: "enforce", apply: true }))).resolves.toEqual({ posted: false });
     expect(posted()).toEqual([{ response_type: "ephemeral", text: ":x: Warden could not make sure `enforce --apply` runs only once, so it did not run it." }]);
-    expect(gitlab.counters.requests).toBe(0);
+    expect(world.gitlab.counters.requests).toBe(0);
   });
 
   it("says when Slack refused the result, without failing the invocation", async () => {
@@ -233,17 +223,17 @@ describe("worker Lambda under hostile conditions", () => {
     ["GITLAB_URL with /api/v4", {}, { GITLAB_URL: "https://gitlab.example.com/api/v4" }, "GITLAB_URL ends with /api/v4"],
     ["GITLAB_URL without a scheme", {}, { GITLAB_URL: "gitlab.example.com" }, "GITLAB_URL is not an http:// or https:// address"],
   ])("%s: refused before any request, naming the setting and not the token", async (_name, secret, vars, message) => {
-    secretsManager.secretString = JSON.stringify({ ...SECRETS, ...secret });
+    world.secretsManager.secretString = JSON.stringify({ ...SECRETS, ...secret });
     for (const [name, value] of Object.entries(vars)) vi.stubEnv(name, value);
     await expect(invoke(event({ job: "enforce", apply: false }))).resolves.toEqual({ posted: true });
     const [message_] = posted();
     expect(message_!.text).toContain(`:x: Warden \`enforce\` failed: ${message}`);
     expect(message_!.text).not.toContain(SECRETS.gitlabToken.slice(0, 6));
-    expect(gitlab.counters.requests).toBe(0);
+    expect(world.gitlab.counters.requests).toBe(0);
   });
 
   it("logs a long wait as it starts (\"waiting\", with the message)", async () => {
-    gitlab.addFaults({ kind: "429", headers: "retry-after", seconds: 30, route: "GET /user", times: 1 });
+    world.gitlab.addFaults({ kind: "429", headers: "retry-after", seconds: 30, route: "GET /user", times: 1 });
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
     // The deadline (10 s before the timeout) stops the job half a second in, so the test need not wait 30 s.

@@ -1,7 +1,8 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkflowsReport } from "../../lib/jobs/index.ts";
 import { startN8nSim, type N8nSim, type SimWorkflow } from "../../sim/n8n/index.ts";
-import { lambdaContext, SECRETS, startSecretsManager, stubAwsEnv, writePolicy, type SecretsManagerStub } from "./support.ts";
+import { lambdaContext, SECRETS } from "../support/lambda.ts";
+import { lambdaWorld } from "../support/lambda-world.ts";
 import { validReport } from "../support/report.ts";
 
 const POLICY = `version: 1
@@ -18,25 +19,14 @@ function workflow(id: string, active: boolean, tags: string[] = []): SimWorkflow
 }
 const FIXTURE = [workflow("wf1", true, ["production"]), workflow("wf2", true), workflow("wf3", false, ["production"]), workflow("wf4", false)];
 
-let secretsManager: SecretsManagerStub;
-let policyPath: string;
+const world = lambdaWorld({ policy: POLICY, env: () => ({ WARDEN_REPORT_ONLY: "false" }) });
 let sim: N8nSim;
 
-beforeAll(async () => {
-  secretsManager = await startSecretsManager(JSON.stringify(SECRETS));
-  policyPath = await writePolicy(POLICY);
-});
-afterAll(() => secretsManager.close());
 beforeEach(async () => {
-  secretsManager.secretString = JSON.stringify(SECRETS);
-  secretsManager.queued.length = 0;
   sim = await startN8nSim({ generation: 2, workflows: FIXTURE, apiKeys: { [SECRETS.n8nApiKey]: {} } });
-  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url, WARDEN_POLICY: policyPath, N8N_URL: sim.url, WARDEN_REPORT_ONLY: "false" });
+  vi.stubEnv("N8N_URL", sim.url);
 });
-afterEach(async () => {
-  vi.unstubAllEnvs();
-  await sim.close();
-});
+afterEach(() => sim.close());
 
 async function invoke(event: unknown): Promise<WorkflowsReport> {
   vi.resetModules();
@@ -65,14 +55,14 @@ describe("workflows Lambda", () => {
     const rotated = "n8n-key-rotated-0002";
     sim = await startN8nSim({ generation: 2, workflows: FIXTURE, apiKeys: { [rotated]: {} } });
     vi.stubEnv("N8N_URL", sim.url);
-    secretsManager.queued.push(JSON.stringify(SECRETS));
-    secretsManager.secretString = JSON.stringify({ ...SECRETS, n8nApiKey: rotated });
+    world.secretsManager.queued.push(JSON.stringify(SECRETS));
+    world.secretsManager.secretString = JSON.stringify({ ...SECRETS, n8nApiKey: rotated });
     await expect(invoke({ source: "schedule" })).resolves.toMatchObject({ dryRun: false, summary: { applied: 2 } });
     expect(sim.counters.status["401"]).toBe(1);
   });
 
   it("runs on an n8n-only deployment: a secret with n8nApiKey alone, and no GITLAB_URL", async () => {
-    secretsManager.secretString = JSON.stringify({ n8nApiKey: SECRETS.n8nApiKey });
+    world.secretsManager.secretString = JSON.stringify({ n8nApiKey: SECRETS.n8nApiKey });
     vi.stubEnv("GITLAB_URL", undefined);
     await expect(invoke({ source: "schedule" })).resolves.toMatchObject({ dryRun: false, summary: { applied: 2 } });
   });

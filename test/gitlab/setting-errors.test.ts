@@ -16,7 +16,7 @@ import { N8nClient } from "../../lib/n8n/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { startN8nSim, type N8nSim } from "../../sim/n8n/index.ts";
 import { json, scriptedServers } from "../support/server.ts";
-import { TEST_CERT, TEST_KEY } from "./tls-fixture.ts";
+import { TEST_CERT, TEST_KEY } from "../support/tls-fixture.ts";
 
 const serve = scriptedServers();
 /** One attempt: these tests are about the words. How soon a first contact gives up is the last describe's. */

@@ -1,0 +1,111 @@
+import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { endpointSecretsCache, requireSecret, secretsCache } from "../../../functions/lib/config/secrets.ts";
+import { ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, JOB_SECRETS, SECRET_ARN, SECRETS, startSecretsManager, type SecretsManagerStub } from "../../support/lambda.ts";
+
+let stub: SecretsManagerStub;
+beforeEach(async () => {
+  stub = await startSecretsManager(JSON.stringify(SECRETS));
+});
+afterEach(() => stub.close());
+
+/** The real SDK client, pointed at the loopback stub with dummy credentials. */
+function client() {
+  return new SecretsManagerClient({
+    endpoint: stub.url,
+    region: "eu-west-1",
+    credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "dummy-secret-access-key" },
+    maxAttempts: 1,
+  });
+}
+function cache(opts: { now?: () => number; secretId?: string | undefined } = {}) {
+  return secretsCache({ client: client(), secretId: "secretId" in opts ? opts.secretId : SECRET_ARN, now: opts.now });
+}
+
+describe("secrets", () => {
+  it("reads the secret's JSON through the Secrets Manager SDK", async () => {
+    stub.secretString = JSON.stringify(JOB_SECRETS);
+    await expect(cache().get()).resolves.toEqual(JOB_SECRETS);
+    expect(stub.reads).toEqual([SECRET_ARN]);
+  });
+
+  it("leaves out of the jobs' secret what belongs to the endpoints', if an older single secret still holds it", async () => {
+    stub.secretString = JSON.stringify({ ...SECRETS, gitlabStreamingToken: "stream-token" });
+    await expect(cache().get()).resolves.toEqual(JOB_SECRETS);
+  });
+
+  it("serves one read to concurrent callers and caches it for five minutes, then reads again", async () => {
+    let now = 0;
+    const secrets = cache({ now: () => now });
+    await Promise.all([secrets.get(), secrets.get(), secrets.get()]);
+    now = 299_999;
+    await secrets.get();
+    expect(stub.reads).toHaveLength(1);
+
+    stub.secretString = JSON.stringify({ ...SECRETS, gitlabToken: "glpat-rotated" });
+    now = 300_000;
+    await expect(secrets.get()).resolves.toMatchObject({ gitlabToken: "glpat-rotated" });
+    expect(stub.reads).toHaveLength(2);
+  });
+
+  it("reads again after invalidate(), whatever the TTL", async () => {
+    const secrets = cache();
+    await secrets.get();
+    stub.secretString = JSON.stringify({ ...SECRETS, n8nApiKey: "n8n-rotated" });
+    secrets.invalidate();
+    await expect(secrets.get()).resolves.toMatchObject({ n8nApiKey: "n8n-rotated" });
+    expect(stub.reads).toHaveLength(2);
+  });
+
+  it("names a wrong or empty field without printing any value, and does not keep the failure", async () => {
+    stub.secretString = JSON.stringify({ gitlabToken: SECRETS.gitlabToken, n8nApiKey: 42, slackWebhookUrl: "" });
+    const secrets = cache();
+    const error = await secrets.get().catch((err: Error) => err);
+    expect(String(error)).toBe(`SecretsError: secret ${SECRET_ARN}: n8nApiKey: expected string; slackWebhookUrl: must not be empty`);
+    expect(String(error)).not.toContain(SECRETS.gitlabToken);
+
+    stub.secretString = JSON.stringify(JOB_SECRETS);
+    await expect(secrets.get()).resolves.toEqual(JOB_SECRETS);
+  });
+
+  it("holds only the fields a deployment uses; a caller that needs an absent one is told which", async () => {
+    stub.secretString = JSON.stringify({ gitlabToken: SECRETS.gitlabToken });
+    const secrets = await cache().get();
+    expect(secrets).toEqual({ gitlabToken: SECRETS.gitlabToken });
+    expect(requireSecret(secrets, "gitlabToken", "enforce")).toBe(SECRETS.gitlabToken);
+    expect(() => requireSecret(secrets, "n8nApiKey", "workflows")).toThrow("the secret has no n8nApiKey, which workflows needs");
+  });
+
+  it("says the secret is not JSON without quoting it (JSON.parse's own message would)", async () => {
+    stub.secretString = `gitlabToken=${SECRETS.gitlabToken}`;
+    const error = await cache().get().catch((err: Error) => err);
+    expect(String(error)).toBe(`SecretsError: secret ${SECRET_ARN} is not valid JSON`);
+  });
+
+  it("reports an unknown secret, and an unset WARDEN_SECRET_ARN", async () => {
+    await expect(cache({ secretId: `${SECRET_ARN}-gone` }).get()).rejects.toThrow(/reading secret .*-gone failed: ResourceNotFoundException/);
+    await expect(cache({ secretId: undefined }).get()).rejects.toThrow("WARDEN_SECRET_ARN is not set");
+  });
+});
+
+describe("the endpoints' secret", () => {
+  const endpoints = () => endpointSecretsCache({ client: client(), secretId: ENDPOINT_SECRET_ARN });
+
+  it("holds what authenticates a request to a Function URL, read from its own ARN", async () => {
+    stub.endpointSecretString = JSON.stringify({ ...ENDPOINT_SECRETS, gitlabStreamingToken: "stream-token" });
+    await expect(endpoints().get()).resolves.toEqual({ ...ENDPOINT_SECRETS, gitlabStreamingToken: "stream-token" });
+    expect(stub.reads).toEqual([ENDPOINT_SECRET_ARN]);
+    expect(() => requireSecret({}, "gitlabStreamingToken", "streamed audit events")).toThrow("the endpoints' secret has no gitlabStreamingToken, which streamed audit events needs");
+  });
+
+  it.each(["gitlabToken", "n8nApiKey", "slackWebhookUrl"])("refuses to serve one that holds %s, a jobs' credential the public endpoints must not hold, naming it and never its value", async (name) => {
+    stub.endpointSecretString = JSON.stringify({ ...ENDPOINT_SECRETS, [name]: "glpat-AbCdEfGhIjKlMnOpQrSt" });
+    const error = String(await endpoints().get().catch((err: Error) => err));
+    expect(error).toBe(`SecretsError: secret ${ENDPOINT_SECRET_ARN} (WARDEN_ENDPOINT_SECRET_ARN) holds ${name}, which belongs in the jobs' secret (WARDEN_SECRET_ARN) alone: the public endpoints must not hold it (remove it, and rotate it if this secret was ever read)`);
+    expect(error).not.toContain("glpat-AbCd");
+  });
+
+  it("says WARDEN_ENDPOINT_SECRET_ARN is not set when it is not", async () => {
+    await expect(endpointSecretsCache({ client: client(), secretId: undefined }).get()).rejects.toThrow("WARDEN_ENDPOINT_SECRET_ARN is not set");
+  });
+});

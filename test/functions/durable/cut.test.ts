@@ -1,0 +1,82 @@
+/**
+ * A durable Enforce execution whose invocations end while removals wait (a 429 with a Retry-After far
+ * longer than the invocation has left), run by AWS's local durable runner against the loopback
+ * GitLab simulator. Lambda would kill such an invocation mid-step; the runner reports a short time
+ * left instead, so the invocation's deadline must end each step inside it, and nothing removed may
+ * be missing from the report or the audit lines, which `restore` reads.
+ */
+import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
+import type { Context } from "aws-lambda";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { restoreInputFrom, type EnforceReport, type RestoreReport } from "../../../lib/jobs/index.ts";
+import { shareKey } from "../../../lib/jobs/shares/plan.ts";
+import type { GitLabSim } from "../../../sim/gitlab/index.ts";
+import { groupSharesPolicy } from "../../support/policies.ts";
+import { removals, twinSims } from "../../support/steps.ts";
+import { durableWorld } from "../../support/durable-world.ts";
+import { captureLogs, coldEnforce, stubAwsEnv, writePolicy } from "../../support/lambda.ts";
+
+const world = durableWorld({ skipTime: false });
+const sims: GitLabSim[] = [];
+/** What each invocation has, as the runner's context tells it (Lambda's counts down from the function's timeout). */
+const REMAINING_MS = 4_000;
+
+beforeEach(async () => {
+  stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: world.secretsManager.url, WARDEN_POLICY: await writePolicy(groupSharesPolicy()), WARDEN_REPORT_ONLY: "false", ...(await world.dynamo.freshClaimsEnv()) });
+});
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await Promise.all(sims.map((sim) => sim.close()));
+  sims.length = 0;
+});
+
+describe("a durable Enforce execution cut while removing", () => {
+  it("a DELETE held by a long Retry-After: every invocation ends inside its time, and every share removed is done in the report and in an audit line, and restored from either", async () => {
+    const { stepped: sim, strays } = await twinSims(sims, { projects: 1_500, seed: 21, tree: { groups: 30, maxDepth: 3 } });
+    // The first removal of each kind is told to come back in 8 s: twice what the invocation has, so waiting it out takes several.
+    sim.addFaults(
+      { kind: "429", headers: "retry-after", seconds: 8, route: "DELETE /projects/:id/share/:group_id", times: 1 },
+      { kind: "429", headers: "retry-after", seconds: 8, route: "DELETE /groups/:id/share/:group_id", times: 1 },
+    );
+    vi.stubEnv("GITLAB_URL", sim.url);
+    vi.stubEnv("WARDEN_SLICE_SECONDS", "0.3");
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    vi.resetModules();
+    const { handler } = await import("../../../functions/enforce.ts");
+    const overran: number[] = [];
+    const runner = new LocalDurableTestRunner<EnforceReport>({
+      handlerFunction: (async (event: unknown, context: Context) => {
+        const started = Date.now();
+        try {
+          return await handler(event as never, { ...context, getRemainingTimeInMillis: () => Math.max(0, started + REMAINING_MS - Date.now()) } as never);
+        } finally {
+          if (Date.now() - started >= REMAINING_MS) overran.push(Date.now() - started);
+        }
+      }) as never,
+    });
+    const logs = captureLogs();
+    const execution = await runner.run({ payload: { dryRun: false } });
+    const lines = logs.lines();
+    logs.restore();
+
+    expect(execution.getStatus()).toBe("SUCCEEDED");
+    expect(overran).toEqual([]);
+    expect(sim.pendingFaults()).toBe(0);
+    const report = execution.getResult()!;
+    // A removal step the deadline cut went on in a further part of its batch.
+    const names = execution.getOperations().map((op) => op.getName());
+    expect(names.some((name) => name !== undefined && /^remove \d+ part 2$/.test(name))).toBe(true);
+    expect(strays).toBeGreaterThan(10);
+    expect(report.summary).toMatchObject({ strays, removed: strays, alreadyGone: 0, failed: 0, complete: true });
+    expect(removals(sim)).toBe(strays + 2);
+
+    // Every share removed has its audit line; restore reads the same shares from the lines and from the report.
+    const removedKeys = report.actions.map(shareKey).sort();
+    const audited = lines.filter((line) => line["message"] === "remove-share" || line["message"] === "remove-group-share");
+    expect(restoreInputFrom({ lines: audited }).removals.map(shareKey).sort()).toEqual(removedKeys);
+    expect(restoreInputFrom(report).removals.map(shareKey).sort()).toEqual(removedKeys);
+    // The policy still calls them stray: includeStray brings them back all the same.
+    const restored = await (await coldEnforce<RestoreReport>())({ restore: report, dryRun: false, includeStray: true });
+    expect(restored.actions.map((a) => a.status)).toEqual(Array(strays).fill("done"));
+  }, 120_000);
+});

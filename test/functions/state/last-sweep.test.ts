@@ -1,0 +1,78 @@
+/**
+ * Issue 28 point 3: the daily sweep (the Enforce function, a full run) refuses a glob rule that matches
+ * nothing, but the watch sees one project at a time and cannot tell. The sweep remembers what it found
+ * (functions/lib/state/last-sweep.ts) and the Watch function and the Worker's stream runs refuse it too, under the same policy:
+ * before this, the watch removed share after share under the typo, each poll under maxRemovals.
+ */
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { dynamoLastSweep } from "../../../functions/lib/state/last-sweep.ts";
+import type { WatchResult } from "../../../functions/watch.ts";
+import { allShares, IDS, share, WATCH_TOKENS, watchWorld } from "../../support/watch-world.ts";
+import { coldEnforce, lambdaContext, writePolicy } from "../../support/lambda.ts";
+import { lambdaWorld } from "../../support/lambda-world.ts";
+
+/** Partners may have the team's projects; the glob is mistyped (acme/teem), so the rule matches nothing anywhere. */
+const policyText = (projects: string) => `version: 1
+gitlab:
+  scope: { groups: [acme] }
+  shares:
+    allow:
+      - group: "acme/**"
+      - group: "partners"
+        projects: ["${projects}"]
+  guard: { maxRemovals: 100, unmatchedRules: refuse }
+  watch: { maxRequestsPerHour: 3600 }
+`;
+
+const world = lambdaWorld({ dynamo: true, gitlab: () => ({ dataset: watchWorld(), tokens: WATCH_TOKENS }), env: () => ({ WARDEN_REPORT_ONLY: "false" }) });
+beforeEach(() => vi.resetModules());
+
+async function usePolicy(text: string) {
+  vi.stubEnv("WARDEN_POLICY", await writePolicy(text));
+}
+
+async function coldWatch(): Promise<WatchResult> {
+  vi.resetModules();
+  const { handler } = await import("../../../functions/watch.ts");
+  return (await handler({ source: "schedule" } as never, lambdaContext())) as WatchResult;
+}
+
+const report = (result: WatchResult) => {
+  if (!("job" in result)) throw new Error(`no batch: ${JSON.stringify(result)}`);
+  return result;
+};
+
+describe("the rules the last full run found matching nothing, in the Watch function and the Worker", () => {
+  it("the watch and a stream subject refuse a glob typo the sweep found, naming the rule and the sweep; after the fix the watch removes the stray", async () => {
+    const typo = policyText("acme/teem/**");
+    await usePolicy(typo);
+    await share(world.gitlab, "jane", `/projects/${IDS.app}/share`, IDS.team); // allowed: acme/** matches
+    const sweep = await (await coldEnforce())({ source: "schedule" });
+    expect(sweep.warnings).toContainEqual(expect.stringMatching(/^guard: 1 rule matched nothing \(allow\[1\]\)/));
+    const remembered = await dynamoLastSweep({ client: world.dynamo.client(), table: () => world.table }).read();
+    expect(remembered).toEqual({ policySha256: sweep.policy!.sha256, unmatched: ["allow[1]"], at: sweep.startedAt });
+
+    expect(await coldWatch()).toEqual({ polled: "started", events: 0 });
+    await share(world.gitlab, "jane", `/projects/${IDS.app}/share`, IDS.partners); // stray under the typo, and under the fix
+    const refused = report(await coldWatch());
+    expect(refused.actions).toMatchObject([{ projectId: IDS.app, group: "partners", status: "planned" }]);
+    expect(refused.warnings).toContainEqual(expect.stringContaining(`allow[1] (group "partners", projects "acme/teem/**") matched nothing in the last full run (${sweep.startedAt})`));
+    expect(refused.warnings).toContainEqual(expect.stringMatching(/^guard: 1 rule matched nothing \(allow\[1\]\), and gitlab\.guard\.unmatchedRules is refuse; nothing was removed/));
+    expect(refused.summary).toMatchObject({ guard: "tripped", removed: 0 });
+    expect(allShares(world.gitlab)).toEqual([`p${IDS.app}:${IDS.team}`, `p${IDS.app}:${IDS.partners}`]);
+    // The Worker's run for the same subject, as the Events stream hands it over, refuses it too.
+    vi.resetModules();
+    const { handler: worker } = await import("../../../functions/worker.ts");
+    const subject = { kind: "subject", subject: { kind: "project", id: IDS.app }, events: [{ id: "9001", name: "project_group_link_created", createdAt: new Date().toISOString() }], correlationId: "req-events-1:project:100" };
+    expect(await worker(subject as never, lambdaContext({ functionName: "warden-test-Worker" }))).toEqual({ subject: `project ${IDS.app}`, ran: true, removed: 0 });
+    expect(allShares(world.gitlab)).toEqual([`p${IDS.app}:${IDS.team}`, `p${IDS.app}:${IDS.partners}`]);
+
+    // The fix is another policy: the sweep's finding does not hold for it, and the next event's subject is enforced.
+    await usePolicy(policyText("acme/team/**"));
+    await share(world.gitlab, "jane", `/projects/${IDS.app}/share`, IDS.other);
+    const fixed = report(await coldWatch());
+    expect(fixed.warnings.filter((w) => w.startsWith("guard:") || w.includes("last full run"))).toEqual([]);
+    expect(fixed.summary).toMatchObject({ guard: "ok", failed: 0, removed: 2 });
+    expect(allShares(world.gitlab)).toEqual([`p${IDS.app}:${IDS.team}`]);
+  });
+});

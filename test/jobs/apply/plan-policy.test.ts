@@ -1,0 +1,65 @@
+/**
+ * Issue 28 point 4, a plan from a repository policy: checked against the repository the run is given,
+ * at the plan's commit, and that commit must be on the policy's branch (GitLab's merge_base).
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { checkPlanPolicy, planFile, PlanFileError, type GivenPolicy } from "../../../lib/jobs/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../../sim/gitlab/index.ts";
+import { groupSharesPolicy } from "../../support/policies.ts";
+
+let sim: GitLabSim;
+afterEach(() => sim?.close());
+
+const PATH = "warden.yaml";
+const LAX = groupSharesPolicy(100_000).replace('group: "partners/contractor-x"', 'group: "partners/nobody"');
+
+async function start() {
+  const { dataset } = generateOrganisation({ projects: 20, seed: 3 });
+  sim = await startGitLabSim({ dataset });
+  const repo = dataset.projects[0]!;
+  const reviewed = sim.repositories.commit(repo, { [PATH]: groupSharesPolicy() });
+  // Pushed to an unprotected branch by a developer: never the main branch's policy.
+  const side = sim.repositories.commit(repo, { [PATH]: LAX }, "attacker/lax");
+  const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
+  const given: GivenPolicy = { kind: "gitlab", project: repo.path_with_namespace, path: PATH, ref: repo.default_branch };
+  const planWith = (text: string, commitId: string) =>
+    planFile({ removals: [], policy: parsePolicy(text, "p", { source: "gitlab", project: repo.path_with_namespace, path: PATH, ref: repo.default_branch, commitId }), gitlabUrl: sim.url, createdAt: new Date(), wardenVersion: "0", unmatchedRules: [] });
+  return { repo, reviewed, side, gitlab, given, planWith };
+}
+
+const check = (w: Awaited<ReturnType<typeof start>>, plan: ReturnType<Awaited<ReturnType<typeof start>>["planWith"]>, given = w.given) =>
+  checkPlanPolicy(w.gitlab, plan, given, { file: "plan.json", signed: false });
+
+describe("a plan from a repository policy", () => {
+  it("the honest plan passes: its commit's file is its text, and the commit is on the branch", async () => {
+    const w = await start();
+    await expect(check(w, w.planWith(groupSharesPolicy(), w.reviewed))).resolves.toBeUndefined();
+  });
+
+  it("a commit that is not on the policy's branch is refused, even though its file is the plan's text", async () => {
+    const w = await start();
+    await expect(check(w, w.planWith(LAX, w.side))).rejects.toThrow(/commit [0-9a-f]{12} is not on main, so the policy it holds was never main's/);
+  });
+
+  it("a policy text that is not the file at the plan's commit (hash recomputed) is refused", async () => {
+    const w = await start();
+    await expect(check(w, w.planWith(LAX, w.reviewed))).rejects.toThrow(/whose file is not the plan's policy text/);
+  });
+
+  it("a plan naming another project (the attacker's own, where they push what they like) is refused before any request", async () => {
+    const w = await start();
+    const other = sim.dataset.projects[1]!;
+    sim.repositories.commit(other, { [PATH]: LAX });
+    sim.resetCounters();
+    await expect(check(w, w.planWith(LAX, w.reviewed), { ...w.given, project: other.path_with_namespace })).rejects.toThrow(PlanFileError);
+    expect(sim.counters.requests).toBe(0);
+  });
+
+  it("a commit the project does not have is refused", async () => {
+    const w = await start();
+    await expect(check(w, w.planWith(groupSharesPolicy(), "f".repeat(40)))).rejects.toThrow(/GitLab has no such file, ref or commit/);
+  });
+});

@@ -1,0 +1,129 @@
+/**
+ * Attribution in the examination's idle slots (lib/jobs/enforce/attribution-early.ts): a group's audit
+ * events are read while the examination still waits on its slowest request, no page more than a run
+ * must read (bin/bench/audit-bound.ts counts those), each page once however a durable run is cut, and
+ * a saved plan's apply reads none. Worlds record who made each share as GitLab does
+ * (generateOrganisation's shareHistory); requests are counted on the simulator.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { auditBound } from "../../../bin/bench/audit-bound.ts";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { applyPlan, enforce, planFile, type EnforceReport } from "../../../lib/jobs/index.ts";
+import { attributionBudget } from "../../../lib/jobs/enforce/attribution.ts";
+import type { Steps } from "../../../lib/jobs/steps.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../../sim/gitlab/index.ts";
+import { standardPolicy } from "../../support/policies.ts";
+import { validated } from "../../support/report.ts";
+
+const NOW = new Date("2026-06-01T00:00:00Z");
+let sim: GitLabSim | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+/** An organisation whose shares GitLab recorded, and the audit-event pages and authors attributing its strays takes. */
+async function world(opts: { slowLast?: boolean } = {}) {
+  const { dataset, intents } = generateOrganisation({ projects: 1_200, seed: 4, now: NOW, shareHistory: true });
+  sim = await startGitLabSim({ dataset, latencyMs: 2 });
+  if (opts.slowLast) {
+    // The examination's last group detail is slow to answer: the examination waits on it with its other slots idle.
+    const details = dataset.groups.filter((g) => g.full_path === "acme" || g.full_path.startsWith("acme/")).length;
+    sim.addFaults({ kind: "delay", ms: 0, route: "GET /groups/:id", times: details - 1 }, { kind: "delay", ms: 1_500, route: "GET /groups/:id", times: 1 });
+  }
+  const must = auditBound(dataset.auditEvents!, intents.filter((i) => i.intent === "stray"), NOW);
+  return { dataset, must, strays: intents.filter((i) => i.intent === "stray").length };
+}
+
+const client = (s: GitLabSim) => new GitLabClient({ url: s.url, token: s.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 1, maxRetries: 2 } });
+const count = (s: GitLabSim, match: (route: string) => boolean) => Object.entries(s.counters.byRoute).filter(([route]) => match(route)).reduce((n, [, c]) => n + c, 0);
+const auditPages = (s: GitLabSim) => count(s, (route) => route.includes("audit_events"));
+const userReads = (s: GitLabSim) => count(s, (route) => route === "GET /users/:id");
+
+/** Steps recorded as a durable execution checkpoints them: replayed from `recorded` when there, and the invocation ending at `endAt` (a step not recorded). */
+function replaying(recorded: Map<string, unknown>, endAt?: (name: string) => boolean): Steps {
+  return {
+    perStep: 1_000,
+    sliceEnd: () => Infinity,
+    pause: async () => {},
+    async step<T>(name: string, run: (attempt: number) => Promise<T>): Promise<T> {
+      if (recorded.has(name)) return recorded.get(name) as T;
+      if (endAt?.(name)) throw new Error(`the invocation ended before step ${name}`);
+      const result = JSON.parse(JSON.stringify(await run(1))) as T;
+      recorded.set(name, result);
+      return result;
+    },
+  };
+}
+
+const examined = (recorded: Map<string, unknown>) => (recorded.get("examine 1") as { attribution?: { pages: number } }).attribution?.pages ?? 0;
+
+describe("enforce: attribution in the examination's idle slots", () => {
+  it("reads while the examination waits, no page more than a run must read, each group's windows once, and one look-up per author", async () => {
+    const { must, strays } = await world({ slowLast: true });
+    const recorded = new Map<string, unknown>();
+    const report = await validated(enforce({ gitlab: client(sim!), policy: parsePolicy(standardPolicy(), "test.yaml"), now: NOW }, replaying(recorded)));
+    expect(report.summary.strays).toBe(strays);
+    // Every page was read in the examination, while its last detail was on its way: none was left for after the guard.
+    expect(examined(recorded)).toBe(must.auditPages);
+    expect(auditPages(sim!)).toBe(must.auditPages);
+    expect(userReads(sim!)).toBe(must.authors);
+    expect(report.stats.auditRequests).toBe(must.auditPages);
+    // Every stray attributed or said why not; some by name, as the world recorded them.
+    expect(report.actions.every((a) => a.addedBy || a.attribution)).toBe(true);
+    expect(report.actions.filter((a) => a.addedBy).length).toBeGreaterThan(strays / 2);
+  });
+
+  it("a run in one go, without a slow answer: the same pages, authors and attributions", async () => {
+    const { must } = await world();
+    const report = await validated(enforce({ gitlab: client(sim!), policy: parsePolicy(standardPolicy(), "test.yaml"), now: NOW }));
+    expect(auditPages(sim!)).toBe(must.auditPages);
+    expect(userReads(sim!)).toBe(must.authors);
+    expect(report.stats.attribution).toMatchObject({ requests: must.auditPages, stoppedAtBudget: false });
+  });
+
+  it("a durable run resumed after its examine step reads no window again: the step's checkpoint carries what it attributed", async () => {
+    const { must } = await world({ slowLast: true });
+    const recorded = new Map<string, unknown>();
+    const policy = parsePolicy(standardPolicy(), "test.yaml");
+    // The first invocation ends right after the examination's step is recorded.
+    await expect(enforce({ gitlab: client(sim!), policy, now: NOW }, replaying(recorded, (name) => !/^(begin|examine \d+)$/.test(name)))).rejects.toThrow(/invocation ended/);
+    const first = auditPages(sim!);
+    expect(first).toBe(must.auditPages);
+    expect(examined(recorded)).toBe(must.auditPages);
+    sim!.resetCounters();
+    const resumed: EnforceReport = await validated(enforce({ gitlab: client(sim!), policy, now: NOW }, replaying(recorded)));
+    expect(auditPages(sim!)).toBe(0);
+    expect(resumed.actions.filter((a) => a.addedBy).length).toBeGreaterThan(0);
+    expect(resumed.stats.auditRequests).toBe(must.auditPages);
+  });
+
+  it("the apply of a saved plan reads no audit event: the plan carries who added each share", async () => {
+    await world();
+    const policy = parsePolicy(standardPolicy(), "test.yaml");
+    const planned = await enforce({ gitlab: client(sim!), policy, now: NOW });
+    const plan = planFile({ removals: planned.actions, policy, gitlabUrl: sim!.url, createdAt: NOW, wardenVersion: "test", unmatchedRules: [] });
+    expect(plan.removals.filter((r) => r.addedBy).length).toBeGreaterThan(0);
+    sim!.resetCounters();
+    const applied = await validated(applyPlan({ gitlab: client(sim!), policy, plan, apply: true, now: NOW }));
+    expect(applied.summary.removed).toBe(planned.actions.length);
+    expect(auditPages(sim!) + userReads(sim!)).toBe(0);
+    expect(applied.actions.map((a) => a.addedBy ?? a.attribution)).toEqual(planned.actions.map((a) => a.addedBy ?? a.attribution));
+  });
+
+  it("a bad policy that makes every share stray, refused by the guard: attribution spends no more than its budget, and the report counts it", async () => {
+    const { dataset } = await world({ slowLast: true });
+    // Everything in acme is stray: hundreds of removals, refused at 20.
+    const bad = parsePolicy(standardPolicy(20).replace(/    allow:\n(.|\n)*?    exempt:\n.*\n/, "    allow:\n      - group: nobody/**\n"), "bad.yaml");
+    const report = await validated(enforce({ gitlab: client(sim!), policy: bad, now: NOW, apply: true }));
+    expect(report.summary).toMatchObject({ guard: "tripped", removed: 0 });
+    expect(report.summary.strays).toBeGreaterThan(500);
+    const budget = attributionBudget({ projects: report.summary.projects, groups: report.summary.groups, removals: report.summary.strays });
+    expect(auditPages(sim!)).toBeLessThanOrEqual(budget);
+    expect(report.stats.auditRequests).toBe(auditPages(sim!));
+    expect(count(sim!, (route) => route.startsWith("DELETE"))).toBe(0);
+    expect(dataset.projects.length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * A policy change judged share by share in one examination (enforce's compareWith, issue 22 point 2),
+ * against the loopback simulator: each section exactly, no request beyond a plain dry run's, the exit
+ * codes, and never a removal.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { enforce, exitCode, type EnforceOptions } from "../../../lib/jobs/index.ts";
+import { noteBody } from "../../../lib/jobs/enforce/mr-note.ts";
+import { NOTE_MARKER, renderSlack } from "../../../lib/jobs/render/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { registerSecret } from "../../../lib/redact/index.ts";
+import { startGitLabSim, type GitLabSim } from "../../../sim/gitlab/index.ts";
+import { BASE, compareWorld, EXPECTED, PROPOSED, shareName } from "../../support/compare-world.ts";
+import { validated } from "../../support/report.ts";
+import { recordingSteps } from "../../support/steps.ts";
+
+const COMMIT = "0123456789abcdef0123456789abcdef01234567";
+const fromGitLab = (text: string) => parsePolicy(text, "base", { source: "gitlab", project: "security/policies", path: "warden.yaml", ref: "main", commitId: COMMIT });
+
+let sim: GitLabSim;
+beforeAll(async () => {
+  sim = await startGitLabSim({ dataset: compareWorld() });
+});
+afterAll(() => sim.close());
+
+function run(opts: Partial<EnforceOptions> = {}, steps?: Parameters<typeof enforce>[1]) {
+  const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
+  return validated(enforce({ gitlab, policy: parsePolicy(PROPOSED, "warden.yaml"), ...opts }, steps));
+}
+
+const sections = (report: Awaited<ReturnType<typeof run>>) => {
+  const c = report.comparison!;
+  return { newlyRemoved: c.newlyRemoved.map(shareName).sort(), noLongerRemoved: c.noLongerRemoved.map(shareName).sort(), exemptionChanged: c.exemptionChanged.map(shareName).sort() };
+};
+const sorted = (e: typeof EXPECTED) => ({ newlyRemoved: [...e.newlyRemoved].sort(), noLongerRemoved: [...e.noLongerRemoved].sort(), exemptionChanged: [...e.exemptionChanged].sort() });
+
+describe.sequential("enforce comparing a proposed policy with its base", () => {
+  it("lists exactly the shares whose fate the change alters, each once, and no stray both policies remove", async () => {
+    const report = await run({ compareWith: fromGitLab(BASE) });
+    expect(sections(report)).toEqual(sorted(EXPECTED));
+    expect(report.comparison).toMatchObject({ baseRef: "main", baseCommitId: COMMIT });
+    // The plan is the proposed policy's, the unchanged stray (api ← strangers) in it but not in the comparison.
+    expect(report.actions.map(shareName)).toContain("project acme/app/api ← strangers");
+    const { newlyRemoved, noLongerRemoved, exemptionChanged } = report.comparison!;
+    expect(newlyRemoved.every((a) => a.status === "planned" && a.accessLevelName === "developer")).toBe(true);
+    expect([...noLongerRemoved, ...exemptionChanged].every((a) => a.status === "skipped")).toBe(true);
+    const reason = (name: string) => [...newlyRemoved, ...noLongerRemoved, ...exemptionChanged].find((a) => shareName(a) === name)!.reason;
+    expect(reason("project acme/legacy/old ← partners/x")).toMatch(/^no allow rule matches group partners\/x .*\(the base policy exempts it \(exempt\[0\] acme\/legacy\/\*\*\)\)$/);
+    expect(reason("project acme/app/web ← strangers")).toMatch(/^Exempts it \(exempt\[0\] acme\/app\/web\) \(the base policy removes it: /);
+    expect(reason("project acme/app/web ← acme/legacy")).toBe("exemption newly applies: the proposed policy exempts it (exempt[0] acme/app/web) (the base policy allows it (allow[0] acme/**))");
+    expect(reason("project acme/legacy/old ← acme/app")).toBe("exemption lapses: the proposed policy allows it (allow[0] acme/**) (the base policy exempts it (exempt[0] acme/legacy/**))");
+    expect(exitCode(report)).toBe(2);
+    expect(Object.keys(sim.counters.byRoute).filter((r) => !r.startsWith("GET "))).toEqual([]);
+    // Slack-safe: the comparison replaces the plan's blocks, every name mrkdwn-escaped.
+    const slack = JSON.stringify(renderSlack(report).blocks);
+    expect(slack).toContain("Merging this policy change would newly remove 3 shares, stop removing 3, change 2 exemptions.");
+    expect(slack).toContain("&lt;b&gt;~bold&lt;/b&gt;");
+    expect(slack).not.toContain("<b>");
+  });
+
+  it("sends exactly the requests of a plain dry run, route by route", async () => {
+    sim.resetCounters();
+    await run();
+    const plain = { ...sim.counters.byRoute };
+    sim.resetCounters();
+    const compared = await run({ compareWith: fromGitLab(BASE) });
+    expect(sections(compared)).toEqual(sorted(EXPECTED));
+    expect(sim.counters.byRoute).toEqual(plain);
+  });
+
+  it("exit 0 when the change alters nothing, though both policies find strays", async () => {
+    const report = await run({ compareWith: fromGitLab(PROPOSED) });
+    expect(report.actions.length).toBeGreaterThan(0);
+    expect(sections(report)).toEqual({ newlyRemoved: [], noLongerRemoved: [], exemptionChanged: [] });
+    expect(exitCode(report)).toBe(0);
+  });
+
+  it("refuses to apply, before any request", async () => {
+    sim.resetCounters();
+    await expect(run({ compareWith: fromGitLab(BASE), apply: true })).rejects.toThrow(/never removes: run it without --apply/);
+    expect(sim.counters.requests).toBe(0);
+  });
+
+  it("in steps of a few shares (a durable execution), each slice records its differences and the comparison is the same", async () => {
+    const steps = recordingSteps({ sliceMs: 60_000, perStep: 2 });
+    const report = await run({ compareWith: fromGitLab(BASE), listConcurrency: 1 }, steps);
+    expect(steps.names.filter((n) => n.startsWith("examine")).length).toBeGreaterThan(1);
+    expect(sections(report)).toEqual(sorted(EXPECTED));
+  });
+});
+
+describe("the merge request note's body", () => {
+  it("is redacted like every output, starts with the marker, and is cut to GitLab's 1,000,000 characters", () => {
+    registerSecret("glpat-compare-secret-0001");
+    const body = noteBody(`${NOTE_MARKER}\nleaked glpat-compare-secret-0001 here`);
+    expect(body).not.toContain("glpat-compare-secret-0001");
+    expect(body.startsWith(`${NOTE_MARKER}\n`)).toBe(true);
+    expect(noteBody("no marker").startsWith(`${NOTE_MARKER}\nno marker`)).toBe(true);
+    const long = noteBody("x".repeat(2_000_000));
+    expect(long.length).toBe(1_000_000);
+    expect(long.endsWith("(the JSON report, --format json, has everything).")).toBe(true);
+  });
+});

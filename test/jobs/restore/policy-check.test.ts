@@ -1,0 +1,70 @@
+/** Restore asks the current policy (lib/jobs/restore/policy-check.ts): whoever wrote the input chose every share in it. */
+import { describe, expect, it } from "vitest";
+import { parseRestoreText, restore } from "../../../lib/jobs/index.ts";
+import { validated } from "../../support/report.ts";
+import { client, onlyGets, posts, setup, sim, standard, unsharedOutsideGroup } from "../../support/restore-world.ts";
+
+describe("restore asks the current policy", () => {
+  /**
+   * Whoever wrote the input chose every share in it: an allowed one (an acme group on an acme project),
+   * an outside group at owner, the same outside group under an allowed group's name, and a project
+   * outside the policy's scope.
+   */
+  function attackerFile() {
+    const project = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/") && !p.path_with_namespace.startsWith("acme/legacy/"))!;
+    const acmeGroup = sim.dataset.groups.find((g) => g.full_path.startsWith("acme/") && !project.shared_with_groups.some((s) => s.group_id === g.id))!;
+    const outside = unsharedOutsideGroup(project);
+    const other = sim.dataset.projects.find((p) => !p.path_with_namespace.startsWith("acme/") && !p.shared_with_groups.some((s) => s.group_id === acmeGroup.id))!;
+    const share = (p: typeof project, groupId: number, group: string, accessLevel: number) => ({ type: "remove-share", projectId: p.id, project: p.path_with_namespace, groupId, group, accessLevel, expiresAt: null, reason: "stray", status: "done" });
+    const text = JSON.stringify({
+      job: "enforce",
+      dryRun: false,
+      actions: [share(project, acmeGroup.id, acmeGroup.full_path, 30), share(project, outside.id, outside.full_path, 50), share(project, outside.id, "acme/disguised", 50), share(other, acmeGroup.id, acmeGroup.full_path, 30)],
+    });
+    return { text, project, acmeGroup, outside, other };
+  }
+
+  it("a share the policy does not allow is skipped, judged by GitLab's paths for its ids, and nothing of it is created", async () => {
+    await setup();
+    const { text, outside } = attackerFile();
+    const input = parseRestoreText(text);
+    // Two lines for one share (the same ids): the last one is what the input asks for.
+    expect(input.removals).toHaveLength(3);
+    const report = await validated(restore({ gitlab: client(), policy: standard(), input, apply: true }));
+    expect(report.actions.map((a) => [a.status, a.policy?.verdict])).toEqual([
+      ["done", "allowed"],
+      ["skipped", "stray"],
+      ["skipped", "out-of-scope"],
+    ]);
+    // The disguised name is not what the report shows, nor what the policy was asked about.
+    expect(report.actions[1]).toMatchObject({ group: outside.full_path, note: expect.stringMatching(/^the policy does not allow it \(no allow rule matches group .*\): not restored; change the policy first, or ask for it anyway with --include-stray/) });
+    expect(report.summary).toMatchObject({ restores: 1, restored: 1, skipped: 2, notAllowed: 2, includeStray: false });
+    expect(report.warnings.join("\n")).toMatch(/2 shares the current policy does not allow: not restored \(skipped\)\. Change the policy first/);
+    expect(posts()).toBe(1);
+  });
+
+  it("a dry run shows, for each share, whether the policy allows it, and sends only GET", async () => {
+    await setup();
+    const { text } = attackerFile();
+    sim.resetCounters();
+    const report = await validated(restore({ gitlab: client(), policy: standard(), input: parseRestoreText(text) }));
+    expect(report.actions.map((a) => [a.status, a.policy])).toEqual([
+      ["planned", { verdict: "allowed", rule: "allow[0] acme/**" }],
+      ["skipped", { verdict: "stray", reason: expect.stringMatching(/^no allow rule matches group /) }],
+      ["skipped", { verdict: "out-of-scope", reason: expect.stringMatching(/^its scope does not include /) }],
+    ]);
+    expect(onlyGets()).toBe(true);
+  });
+
+  it("with includeStray every share is created, and the run warns that the next sweep removes them again", async () => {
+    await setup();
+    const { text, project, outside } = attackerFile();
+    const report = await validated(restore({ gitlab: client(), policy: standard(), input: parseRestoreText(text), apply: true, includeStray: true }));
+    expect(report.actions.map((a) => a.status)).toEqual(["done", "done", "done"]);
+    expect(report.actions[1]!.note).toMatch(/^the policy does not allow it \(.*\): included as includeStray asks; the next sweep removes it again unless the policy changes first$/);
+    expect(report.summary).toMatchObject({ restored: 3, notAllowed: 2, includeStray: true });
+    expect(report.warnings.join("\n")).toMatch(/includeStray: 2 shares the current policy does not allow re-created; the next sweep or watch poll removes them again/);
+    expect(project.shared_with_groups.find((s) => s.group_id === outside.id)).toMatchObject({ group_access_level: 50 });
+    expect(posts()).toBe(3);
+  });
+});

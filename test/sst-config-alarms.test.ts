@@ -1,0 +1,137 @@
+/** sst.config.ts's alarms: per job, on metrics the functions really write, the heartbeat, and the topic's subscription. */
+import { describe, expect, it, vi } from "vitest";
+import { recordCursorAge, recordRun } from "../functions/lib/runs/metrics.ts";
+import { emfRecords } from "./support/emf.ts";
+import { deploy } from "./support/sst/deploy.ts";
+
+describe("sst.config.ts alarms", () => {
+  it("alarms per job, into the SNS topic, when a run fails, its guard trips or actions fail", async () => {
+    const deployed = await deploy("production");
+    expect(deployed.alarms().map((a) => a.name).sort()).toEqual(
+      ["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "MissedByEvents", "WatchBehind", "WorkflowsActionsFailed", "WorkflowsFailed", "WorkflowsGuardTripped", "WorkflowsHeartbeat"],
+    );
+    const topic = deployed.topicArn();
+    // The watch's own: behind GitLab's audit events, or not polling (no metric counts as behind).
+    expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", "WatchBehind")).toEqual({
+      name: "warden-production-watch-behind",
+      alarmDescription: expect.stringMatching(/^Warden watch \(production\): .*behind GitLab's audit events, or has not polled/),
+      namespace: "Warden",
+      metricName: "WatchCursorAgeSeconds",
+      dimensions: { service: "warden", stage: "production", job: "enforce", trigger: "watch" },
+      statistic: "Minimum",
+      period: 300,
+      evaluationPeriods: 3,
+      comparisonOperator: "GreaterThanThreshold",
+      threshold: 900,
+      treatMissingData: "breaching",
+      alarmActions: [topic],
+      okActions: [topic],
+    });
+    const metricOf = { Failed: "RunFailed", GuardTripped: "GuardTripped", ActionsFailed: "ActionsFailed" } as const;
+    for (const [suffix, metricName] of Object.entries(metricOf)) {
+      expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", `Enforce${suffix}`)).toEqual({
+        name: `warden-production-enforce-${suffix.replace(/(?<=.)([A-Z])/g, "-$1").toLowerCase()}`,
+        alarmDescription: expect.stringMatching(/^Warden enforce \(production\): /),
+        namespace: "Warden",
+        metricName,
+        dimensions: { service: "warden", stage: "production", job: "enforce" },
+        statistic: "Sum",
+        period: 300,
+        evaluationPeriods: 1,
+        comparisonOperator: "GreaterThanOrEqualToThreshold",
+        threshold: 1,
+        treatMissingData: "notBreaching",
+        alarmActions: [topic],
+        okActions: [topic],
+      });
+    }
+  });
+
+  it("watches the watchers: a sweep's misses with the watch or the stream deployed, the stream's silence with events on (issue 29.2)", async () => {
+    const events = await deploy("production", { WARDEN_EVENTS: "on" });
+    for (const [name, metricName] of [["MissedByEvents", "MissedByEvents"], ["EventsSilent", "EventsSilent"]] as const) {
+      expect(events.one("aws:cloudwatch/metricAlarm:MetricAlarm", name), name).toMatchObject({
+        name: `warden-production-enforce-${name === "MissedByEvents" ? "missed-by-events" : "events-silent"}`,
+        namespace: "Warden",
+        metricName,
+        dimensions: { service: "warden", stage: "production", job: "enforce" },
+        comparisonOperator: "GreaterThanOrEqualToThreshold",
+        threshold: 1,
+        alarmActions: [events.topicArn()],
+      });
+    }
+    const watchOnly = await deploy("production");
+    expect(watchOnly.has("aws:cloudwatch/metricAlarm:MetricAlarm", "EventsSilent")).toBe(false);
+    const neither = await deploy("production", { WARDEN_WATCH_SCHEDULE: "off" });
+    expect(neither.has("aws:cloudwatch/metricAlarm:MetricAlarm", "MissedByEvents")).toBe(false);
+  });
+
+  it("watches metrics the functions really write: each alarm's namespace, metric and dimensions are in a run's EMF record", async () => {
+    const deployed = await deploy("production", { WARDEN_EVENTS: "on" });
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (lines.push(String(chunk)), true));
+    const report = { job: "enforce", dryRun: false, summary: { guard: "ok", complete: true }, actions: [], stats: { requests: 1, retries: 0, rateLimited: 0, pages: 1, durationMs: 5 }, warnings: [] };
+    // A sweep's judgement of the event-driven paths (functions/lib/runs/event-coverage.ts).
+    const judged = { missedByEvents: { from: "2025-01-01T00:00:00.000Z", to: "2025-01-02T00:00:00.000Z", count: 0, shares: [], undated: 0 }, eventDelivery: { last: null, silentHours: 24, silent: false } };
+    for (const job of ["enforce", "workflows"] as const) recordRun({ report: { ...report, ...(job === "enforce" ? judged : {}), job } as never }, { job, trigger: "schedule", stage: "production" });
+    recordCursorAge(0, { job: "enforce", trigger: "watch", stage: "production" });
+    write.mockRestore();
+    const records = emfRecords(lines.flatMap((l) => l.split("\n")).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>));
+    expect(records).toHaveLength(3);
+    for (const alarm of deployed.alarms()) {
+      const { namespace, metricName, dimensions } = alarm.inputs as { namespace: string; metricName: string; dimensions: Record<string, string> };
+      const published = records.some((r) =>
+        r._aws.CloudWatchMetrics.some(
+          (d) =>
+            d.Namespace === namespace &&
+            d.Metrics.some((m) => m.Name === metricName) &&
+            d.Dimensions.some((set) => set.length === Object.keys(dimensions).length && set.every((name) => r[name] === dimensions[name])),
+        ),
+      );
+      expect(published, alarm.name).toBe(true);
+    }
+  });
+
+  it("raises the heartbeat when no scheduled run succeeded in two schedule periods, missing data included", async () => {
+    const deployed = await deploy();
+    expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", "EnforceHeartbeat")).toMatchObject({
+      namespace: "Warden",
+      metricName: "RunSucceeded",
+      dimensions: { service: "warden", stage: "staging", job: "enforce", trigger: "schedule" },
+      statistic: "Sum",
+      period: 86_400,
+      evaluationPeriods: 2,
+      comparisonOperator: "LessThanThreshold",
+      threshold: 1,
+      treatMissingData: "breaching",
+      alarmActions: [deployed.topicArn()],
+    });
+    expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", "WorkflowsHeartbeat")).toMatchObject({ period: 3_600, evaluationPeriods: 2, dimensions: { job: "workflows", trigger: "schedule" } });
+  });
+
+  it("sizes the heartbeat to the schedule, leaves it out for a schedule turned off, and refuses a rate CloudWatch cannot watch", async () => {
+    const deployed = await deploy("staging", { WARDEN_ENFORCE_SCHEDULE: "rate(6 hours)", WARDEN_WORKFLOWS_SCHEDULE: "cron(0 3 * * ? *)" });
+    expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", "EnforceHeartbeat")).toMatchObject({ period: 21_600 });
+    expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", "WorkflowsHeartbeat")).toMatchObject({ period: 86_400 });
+    const off = await deploy("staging", { WARDEN_ENFORCE_SCHEDULE: "off" });
+    expect(off.alarms().map((a) => a.name)).not.toContain("EnforceHeartbeat");
+    expect(off.alarms().map((a) => a.name)).toContain("EnforceFailed");
+    await expect(deploy("staging", { WARDEN_ENFORCE_SCHEDULE: "rate(4 days)" })).rejects.toThrow('WARDEN_ENFORCE_SCHEDULE: "rate(4 days)" is longer than CloudWatch\'s heartbeat alarm can watch');
+  });
+
+  it("subscribes WARDEN_ALARM_EMAIL to the alarm topic, only when set, and refuses what is not an address", async () => {
+    expect((await deploy()).all("aws:sns/topicSubscription:TopicSubscription")).toEqual([]);
+    const subscribed = await deploy("staging", { WARDEN_ALARM_EMAIL: "ops@example.com" });
+    expect(subscribed.one("aws:sns/topicSubscription:TopicSubscription", "AlarmEmail")).toEqual({ topic: subscribed.topicArn(), protocol: "email", endpoint: "ops@example.com" });
+    await expect(deploy("staging", { WARDEN_ALARM_EMAIL: "ops at example.com" })).rejects.toThrow('WARDEN_ALARM_EMAIL: "ops at example.com" is not an e-mail address');
+  });
+
+  it("alarms only on the jobs deployed; the watch's own only when its schedule is on", async () => {
+    const deployed = await deploy("staging", { N8N_URL: undefined });
+    expect(deployed.alarms().map((a) => a.name).sort()).toEqual(["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "MissedByEvents", "WatchBehind"]);
+    const watchOff = await deploy("staging", { N8N_URL: undefined, WARDEN_WATCH_SCHEDULE: "off" });
+    expect(watchOff.alarms().map((a) => a.name)).not.toContain("WatchBehind");
+    const n8nOnly = await deploy("staging", { GITLAB_URL: undefined });
+    expect(n8nOnly.alarms().every((a) => a.name.startsWith("Workflows"))).toBe(true);
+  }, 60_000);
+});

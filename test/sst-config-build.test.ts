@@ -1,0 +1,49 @@
+/** sst.config.ts as SST 4.17 builds it (test/support/sst/build.ts): app() from a bundle that refuses a top-level import, component names, SST's rules, no deprecated resource. */
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildRun, evaluateApp, evaluateRun, TOP_LEVEL_IMPORT } from "./support/sst/build.ts";
+import { appOf, deploy } from "./support/sst/deploy.ts";
+
+describe("sst.config.ts as SST 4.17 builds it", () => {
+  it("has no static import at its top: SST evaluates app() from a bundle that refuses one", async () => {
+    for (const stage of ["staging", "dev", "production"]) expect(await evaluateApp(stage)).toEqual(appOf(stage));
+  });
+
+  it("the app() build refuses a config with a top-level import, as SST does (this suite's check can fail)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "warden-sst-"));
+    writeFileSync(join(dir, "sst.config.ts"), `import { x } from "./x.ts";\nexport default $config({ app() { return { name: x, home: "aws" }; }, async run() {} });\n`);
+    await expect(evaluateApp("staging", join(dir, "sst.config.ts"))).rejects.toThrow(TOP_LEVEL_IMPORT);
+  });
+
+  it("gives every top-level component a name of its own, compared case-insensitively across kinds", async () => {
+    const deployed = await deploy();
+    expect(deployed.components()).toEqual(["Bucket RunHistory", "CronV2 EnforceSchedule", "CronV2 WatchSchedule", "CronV2 WorkflowsSchedule", "Dynamo Claims", "Function Chatops", "Function Worker", "SnsTopic Alarms", "Workflow Enforce"]);
+    const lower = deployed.components().map((c) => c.split(" ")[1]!.toLowerCase());
+    expect(new Set(lower).size).toBe(lower.length);
+  });
+
+  it("the stand-in refuses what SST refuses: a name used twice across kinds, an argument SST does not have", async () => {
+    const cases: [string, string][] = [
+      [`new sst.aws.Workflow("Enforce", { handler: "functions/enforce.handler" }); new sst.aws.CronV2("enforce", { schedule: "rate(1 day)", function: "arn:x" });`, "Component name enforce is not unique."],
+      [`new sst.aws.Workflow("Enforce", { handler: "functions/enforce.handler", retries: 0 } as never);`, `sst.aws.Workflow "Enforce" has no argument "retries" in SST 4.17`],
+      [`new sst.aws.Function("App", { handler: "functions/enforce.handler" });`, `Component name "App" is reserved.`],
+    ];
+    // Outside the project's .sst, whose files get no globals.
+    const dir = mkdtempSync(join(tmpdir(), "warden-sst-"));
+    for (const [i, [program, error]] of cases.entries()) {
+      const config = join(dir, `${i}`, "sst.config.ts");
+      mkdirSync(join(dir, `${i}`), { recursive: true });
+      writeFileSync(config, `export default $config({ app() { return { name: "warden", home: "aws" }; }, async run() { ${program} } });\n`);
+      const bundle = await buildRun({ name: "warden", home: "aws" }, "staging", config);
+      await expect(evaluateRun(bundle, "staging", {}), program).rejects.toThrow(error);
+    }
+  });
+
+  it("uses no deprecated @pulumi/aws resource: a deploy prints no deprecation warning", async () => {
+    const deployed = await deploy();
+    expect(deployed.warnings).not.toMatch(/deprecated/i);
+    expect(deployed.all("aws:s3/bucketLifecycleConfigurationV2:BucketLifecycleConfigurationV2")).toEqual([]);
+  });
+});

@@ -1,0 +1,139 @@
+/** sst.config.ts keeps each function to its own (issue 28): no public function reads the jobs' secret, and every grant is to the function's own keys and prefixes. */
+import { describe, expect, it } from "vitest";
+import { BUCKET, CLAIMS, deploy, ENDPOINT_SECRET, SECRET, type FunctionView } from "./support/sst/deploy.ts";
+
+/** Whether an IAM pattern (`*` any run, `?` one character) matches `value`, as StringLike and a Resource do. */
+const iamMatches = (pattern: string, value: string) => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`).test(value);
+/** Whether any statement of `f` allows `action` on `resource`, for a request whose condition keys are `context`. */
+function allows(f: FunctionView, action: string, resource: string, context: Record<string, string[]> = {}): boolean {
+  return f.statements.some(
+    (s) =>
+      s.actions.includes(action) &&
+      s.resources.some((r) => iamMatches(r, resource)) &&
+      Object.entries(s.conditions ?? {}).every(([test, vars]) =>
+        Object.entries(vars).every(([variable, patterns]) => {
+          const values = context[variable];
+          if (values === undefined) return false;
+          if (test === "ForAllValues:StringLike") return values.every((v) => patterns.some((p) => iamMatches(p, v)));
+          if (test === "StringLike") return values.some((v) => patterns.some((p) => iamMatches(p, v)));
+          throw new Error(`no evaluation of ${test} here`);
+        }),
+      ),
+  );
+}
+
+describe("sst.config.ts keeps each function to its own (issue 28: the public endpoints reach too far)", () => {
+  it("gives the public Chatops and Events functions no read of the jobs' secret, which holds the GitLab token", async () => {
+    const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
+    for (const name of ["Chatops", "Events"]) {
+      const f = deployed.fn(name);
+      expect(allows(f, "secretsmanager:GetSecretValue", SECRET), name).toBe(false);
+      expect(allows(f, "secretsmanager:GetSecretValue", ENDPOINT_SECRET), name).toBe(true);
+      expect(f.env, name).not.toHaveProperty("WARDEN_SECRET_ARN");
+    }
+    for (const name of ["Worker", "Enforce", "Workflows", "Watch"]) expect(allows(deployed.fn(name), "secretsmanager:GetSecretValue", ENDPOINT_SECRET), name).toBe(false);
+  });
+
+  it("lets no job write another job's runs: a Workflows run cannot plant the enforce report restore trusts as latest", async () => {
+    const deployed = await deploy();
+    const enforceRun = `arn:aws:s3:::${BUCKET}/runs/enforce/20260101T000000.000Z-planted.json`;
+    expect(allows(deployed.fn("Workflows"), "s3:PutObject", enforceRun)).toBe(false);
+    expect(allows(deployed.fn("Workflows"), "s3:PutObject", `arn:aws:s3:::${BUCKET}/runs/workflows/20260101T000000.000Z-x.json`)).toBe(true);
+    // Under the job's prefix, however run-history.ts lays keys out beneath it.
+    expect(allows(deployed.fn("Enforce"), "s3:PutObject", `arn:aws:s3:::${BUCKET}/runs/enforce/schedule/20260101T000000.000Z-x.json`)).toBe(true);
+    expect(allows(deployed.fn("Enforce"), "s3:GetObject", enforceRun)).toBe(true);
+    expect(allows(deployed.fn("Enforce"), "s3:GetObject", `arn:aws:s3:::${BUCKET}/runs/workflows/x.json`)).toBe(false);
+    expect(allows(deployed.fn("Enforce"), "s3:ListBucket", `arn:aws:s3:::${BUCKET}`, { "s3:prefix": ["runs/enforce/"] })).toBe(true);
+    expect(allows(deployed.fn("Enforce"), "s3:ListBucket", `arn:aws:s3:::${BUCKET}`, { "s3:prefix": ["runs/"] })).toBe(false);
+    for (const name of ["Workflows", "Watch", "Worker"]) {
+      expect(allows(deployed.fn(name), "s3:GetObject", enforceRun), name).toBe(false);
+      expect(allows(deployed.fn(name), "s3:ListBucket", `arn:aws:s3:::${BUCKET}`, { "s3:prefix": ["runs/enforce/"] }), name).toBe(false);
+    }
+  });
+
+  it("keeps every DynamoDB grant to the function's own keys: no public function can take the Enforce lease or move the Watch cursor", async () => {
+    const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
+    for (const [name, f] of deployed.functions()) {
+      for (const statement of f.statements.filter((s) => s.actions.some((a) => a.startsWith("dynamodb:")))) {
+        expect(statement.conditions?.["ForAllValues:StringLike"]?.["dynamodb:LeadingKeys"], name).toEqual(expect.arrayContaining([expect.any(String)]));
+      }
+    }
+    const put = (name: string, key: string) => allows(deployed.fn(name), "dynamodb:PutItem", CLAIMS, { "dynamodb:LeadingKeys": [key] });
+    for (const key of ["lease:enforce", "watch:cursor", "watch:lease", "worker:req-1"]) {
+      expect(put("Chatops", key), `Chatops ${key}`).toBe(false);
+      expect(put("Events", key), `Events ${key}`).toBe(false);
+    }
+    expect(put("Chatops", "slack:1700000000:v0=abc")).toBe(true);
+    expect(put("Events", "stream:42")).toBe(true);
+    expect(put("Events", "hook:42")).toBe(true);
+    expect(put("Events", "slack:1700000000:v0=abc")).toBe(false);
+    expect(put("Worker", "lease:enforce")).toBe(false);
+    expect(put("Watch", "lease:enforce")).toBe(false);
+    expect(put("Enforce", "watch:cursor")).toBe(false);
+    expect(put("Enforce", "lease:enforce")).toBe(true);
+    expect(put("Watch", "watch:cursor")).toBe(true);
+  });
+
+  it("lets the Events function record what it heard and the sweep read it, and no other function write either (issue 29.2)", async () => {
+    const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
+    const can = (name: string, action: string, key: string) => allows(deployed.fn(name), action, CLAIMS, { "dynamodb:LeadingKeys": [key] });
+    for (const key of ["heard:stream", "heard:system-hook"]) {
+      expect(can("Events", "dynamodb:PutItem", key), key).toBe(true);
+      expect(can("Enforce", "dynamodb:GetItem", key), key).toBe(true);
+      // A job cannot fake a delivery (and hide the silence), nor chat-ops or the watch.
+      for (const name of ["Enforce", "Chatops", "Worker", "Watch"]) expect(can(name, "dynamodb:PutItem", key), `${name} ${key}`).toBe(false);
+    }
+    expect(can("Enforce", "dynamodb:PutItem", "sweep:judged")).toBe(true);
+    expect(can("Enforce", "dynamodb:DeleteItem", "sweep:judged")).toBe(false);
+    // No public function can move the sweep's window (and so hide a miss).
+    for (const name of ["Events", "Chatops", "Worker", "Watch"]) expect(can(name, "dynamodb:PutItem", "sweep:judged"), name).toBe(false);
+    expect(deployed.fn("Enforce").env).toMatchObject({ WARDEN_EVENTS: "on", WARDEN_WATCH: "on", WARDEN_EVENTS_SILENCE_HOURS: "24" });
+    // Without events, Enforce reads no delivery record.
+    const off = await deploy("staging", { WARDEN_WATCH_SCHEDULE: "off" });
+    expect(allows(off.fn("Enforce"), "dynamodb:GetItem", CLAIMS, { "dynamodb:LeadingKeys": ["heard:stream"] })).toBe(false);
+    expect(off.fn("Enforce").env).toMatchObject({ WARDEN_EVENTS: "off", WARDEN_WATCH: "off" });
+  });
+
+  it("takes WARDEN_EVENTS_SILENCE_HOURS with events on, 1 to 168 hours, and refuses it otherwise", async () => {
+    expect((await deploy("staging", { WARDEN_EVENTS: "on", WARDEN_EVENTS_SILENCE_HOURS: "6" })).fn("Enforce").env).toMatchObject({ WARDEN_EVENTS_SILENCE_HOURS: "6" });
+    for (const bad of ["0", "-1", "a day", "169", "1.5"]) {
+      await expect(deploy("staging", { WARDEN_EVENTS: "on", WARDEN_EVENTS_SILENCE_HOURS: bad }), bad).rejects.toThrow(`WARDEN_EVENTS_SILENCE_HOURS must be a whole number of hours from 1 to 168, not "${bad}"`);
+    }
+    await expect(deploy("staging", { WARDEN_EVENTS_SILENCE_HOURS: "6" })).rejects.toThrow("WARDEN_EVENTS_SILENCE_HOURS is set without WARDEN_EVENTS=on");
+  });
+
+  it("lets Enforce alone write the last full run's unmatched rules; Watch and the Worker only read them, the endpoints not at all", async () => {
+    const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
+    const can = (name: string, action: string) => allows(deployed.fn(name), action, CLAIMS, { "dynamodb:LeadingKeys": ["rules:last-sweep"] });
+    expect(can("Enforce", "dynamodb:PutItem")).toBe(true);
+    for (const name of ["Watch", "Worker"]) {
+      expect(can(name, "dynamodb:GetItem"), name).toBe(true);
+      for (const action of ["dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:UpdateItem"]) expect(can(name, action), `${name} ${action}`).toBe(false);
+    }
+    for (const name of ["Chatops", "Events", "Workflows"]) {
+      for (const action of ["dynamodb:GetItem", "dynamodb:PutItem"]) expect(can(name, action), `${name} ${action}`).toBe(false);
+    }
+    // Enforce only overwrites it: the item outlives any one run.
+    expect(allows(deployed.fn("Enforce"), "dynamodb:DeleteItem", CLAIMS, { "dynamodb:LeadingKeys": ["rules:last-sweep"] })).toBe(false);
+  });
+
+  it("reserves concurrency for the public functions (10, or WARDEN_ENDPOINT_CONCURRENCY), and for no job", async () => {
+    const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
+    for (const [name, f] of deployed.functions()) {
+      expect(f.lambda["reservedConcurrentExecutions"], name).toBe(["Chatops", "Events"].includes(name) ? 10 : undefined);
+    }
+    const three = await deploy("staging", { WARDEN_EVENTS: "on", WARDEN_ENDPOINT_CONCURRENCY: "3" });
+    expect(three.fn("Chatops").lambda["reservedConcurrentExecutions"]).toBe(3);
+    expect(three.fn("Events").lambda["reservedConcurrentExecutions"]).toBe(3);
+    for (const bad of ["0", "-1", "many", "1001"]) {
+      await expect(deploy("staging", { WARDEN_ENDPOINT_CONCURRENCY: bad }), bad).rejects.toThrow(`WARDEN_ENDPOINT_CONCURRENCY must be a whole number of concurrent executions from 1 to 1000, not "${bad}"`);
+    }
+  });
+
+  it("refuses a deploy whose endpoints' secret is the jobs' or is missing, and needs none without chat-ops and events", async () => {
+    await expect(deploy("staging", { WARDEN_ENDPOINT_SECRET_ARN: SECRET })).rejects.toThrow("WARDEN_ENDPOINT_SECRET_ARN names the jobs' secret (WARDEN_SECRET_ARN)");
+    await expect(deploy("staging", { WARDEN_ENDPOINT_SECRET_ARN: undefined })).rejects.toThrow("WARDEN_ENDPOINT_SECRET_ARN must be set with chat-ops or events on");
+    const none = await deploy("staging", { WARDEN_ENDPOINT_SECRET_ARN: undefined, WARDEN_CHATOPS: "off" });
+    for (const [name, f] of none.functions()) expect(f.env, name).not.toHaveProperty("WARDEN_ENDPOINT_SECRET_ARN");
+  });
+});
