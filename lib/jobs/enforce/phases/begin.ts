@@ -1,0 +1,66 @@
+/**
+ * Enforce's first phase, the step "begin": the token check and the scope (with a targeted run's
+ * targets), ending on the examination's first frontier.
+ */
+import { isTrue } from "../../../gitlab/index.ts";
+import { awaitedLater } from "../../awaited-later.ts";
+import { beginExamination } from "../examine/examiners.ts";
+import { scopeRoots } from "../examine/scope.ts";
+import { findTargets, targetedWarning, targetedWork } from "../examine/targets.ts";
+import type { ExaminationWork } from "../examine/work.ts";
+import type { Run, Said } from "./run.ts";
+
+export interface Begun extends Said {
+  /** Epoch ms: the report's startedAt, and what the run's time limit counts from. */
+  startedAt: number;
+  /** The run's time, as every policy judgement in it sees it. */
+  now: Date;
+  /** When the whole run must stop (epoch ms): startedAt plus the run's limit. */
+  runEnd: number;
+  /** The token is an administrator or auditor: GitLab lists every group's shares to it. */
+  seesAllGroups: boolean;
+  /** The token is an administrator: the instance's audit events are readable. */
+  admin: boolean;
+  frontier: ExaminationWork[];
+}
+
+export async function begin(run: Run): Promise<Begun> {
+  const { opts: { gitlab }, policy, targets, listConcurrency: concurrency, inStep } = run;
+  const begun = await run.steps.step("begin", () =>
+    run.measured(async () => {
+      const startedAt = Date.now();
+      const now = (run.opts.now ?? new Date()).toISOString();
+      const warnings: string[] = [];
+      // The token check and the scope look-up go out together (reads: after a refused token the Lambda
+      // may read a rotated secret and run again, functions/lib/runs/run-job.ts); the token's error comes first.
+      const scope = awaitedLater(scopeRoots(gitlab, policy, inStep));
+      const found = targets && awaitedLater(findTargets(gitlab, policy, targets, concurrency, inStep, warnings));
+      const user = await gitlab.currentUser(inStep);
+      const seesAllGroups = isTrue(user.is_admin) || isTrue(user.is_auditor);
+      if (!seesAllGroups) {
+        warnings.push(
+          `the token (${user.username}) is not an administrator or auditor: GitLab lists only the shares (of projects and of groups) with groups it can see, ` +
+            "so shares with other groups were neither checked nor removed; and GitLab removes a group's share only for a token with Owner on that group " +
+            "(it answers success all the same: Warden reads the group again to tell)",
+        );
+      }
+      const roots = await scope;
+      const part = await found;
+      if (part) warnings.push(targetedWarning(part));
+      const frontier = part ? targetedWork(part, roots, (trees) => beginExamination(trees, seesAllGroups)) : beginExamination(roots, seesAllGroups);
+      return { startedAt, now, seesAllGroups, admin: isTrue(user.is_admin), warnings, frontier };
+    }),
+  );
+  // The step's result is JSON (a durable execution replays it): the time comes back as a string, and
+  // `admin` is absent from a step recorded before it was kept.
+  return {
+    startedAt: begun.startedAt,
+    now: new Date(begun.now),
+    runEnd: begun.startedAt + (run.opts.runLimitMs ?? Infinity),
+    seesAllGroups: begun.seesAllGroups,
+    admin: begun.admin === true,
+    frontier: begun.frontier,
+    warnings: [...begun.warnings],
+    stats: [begun.stats],
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Enforce's examination: the steps "examine 1", "examine 2", … each one slice (slice.ts) from where
+ * the last left the listing, with a pause between them where an invocation may end. Nothing is
+ * carried from slice to slice but what a step returns, so a durable execution resumes it.
+ */
+import { addRuleCounts, emptyRuleCounts, type RuleCounts } from "../../../policy/index.ts";
+import { byKindAndPath, shareKey, type ShareRemoval } from "../../shares/plan.ts";
+import { count } from "../../view.ts";
+import { emptyAttributionState, type AttributionState } from "../attribution-reads.ts";
+import type { Difference } from "../compare.ts";
+import { examineSlice, type Slice } from "../slice.ts";
+import { addCounts, emptyTally, type Tally } from "../summary.ts";
+import type { Begun } from "./begin.ts";
+import type { Run, Said } from "./run.ts";
+
+export interface Examined extends Said {
+  tally: Tally;
+  /** The strays, each with when it was judged, in the plan's order. */
+  found: Slice["strays"];
+  /** Their actions (the same objects), in that order: the plan the later phases sort, attribute and remove. */
+  plan: ShareRemoval[];
+  /** Comparing with a base policy: the shares judged otherwise under it. */
+  differences: Difference[];
+  /** Unknown (undefined) once a step recorded by code that did not count them is replayed. */
+  matched: RuleCounts | undefined;
+  /** The listing went to its end (not stopped by the run's signal or time limit). */
+  complete: boolean;
+  /** Where the reads of audit events begun in the examination's idle slots stand (attribution-early.ts). */
+  attribution: AttributionState;
+}
+
+export async function examine(run: Run, begun: Begun): Promise<Examined> {
+  const { opts, steps, policy, base } = run;
+  const tally: Tally = emptyTally();
+  const found: Slice["strays"] = [];
+  const differences: Difference[] = [];
+  const warnings: string[] = [];
+  const stats: Said["stats"] = [];
+  // A project moved between partitions mid-listing is listed twice; its strays are planned once.
+  const planned = new Set<string>();
+  let matched: RuleCounts | undefined = emptyRuleCounts(policy);
+  let complete = true;
+  let attribution = emptyAttributionState();
+
+  let frontier = begun.frontier;
+  for (let n = 1; frontier.length; n++) {
+    const slice = await steps.step(`examine ${n}`, () =>
+      run.measured(() =>
+        examineSlice({
+          gitlab: opts.gitlab, policy, ...(base ? { base } : {}), seesAllGroups: begun.seesAllGroups, concurrency: run.listConcurrency, signal: opts.signal, now: begun.now, frontier, steps, runEnd: begun.runEnd, onJudged: opts.onJudged,
+          attribution: { state: attribution, admin: begun.admin, before: { projects: tally.projects, groups: tally.groups, strays: found.length } },
+          // Counts so far, as pages arrive (run directly, this is the whole examination).
+          progress: (t, strays) => opts.onProgress?.({ phase: "examining", projects: tally.projects + t.projects, groups: tally.groups + t.groups, strays: found.length + strays }),
+        }),
+      ),
+    );
+    addCounts(tally, slice.tally);
+    matched = matched && slice.matched && addRuleCounts(matched, slice.matched);
+    for (const stray of slice.strays) {
+      const key = shareKey(stray.action);
+      if (planned.has(key)) continue;
+      planned.add(key);
+      found.push(stray);
+    }
+    differences.push(...(slice.differences ?? []));
+    warnings.push(...slice.warnings);
+    stats.push(slice.stats);
+    frontier = slice.frontier;
+    attribution = slice.attribution ?? attribution;
+    if (slice.stopped !== null) {
+      complete = false;
+      warnings.push(`stopped while listing after ${count(tally.projects, "project")} (${slice.stopped}), with ${count(tally.groups, "group")} read: the plan is incomplete and nothing was removed`);
+      break;
+    }
+    if (frontier.length) await steps.pause(`examined ${n}`, slice.spent);
+  }
+  // Found in whatever order the listings answered; reported (and removed) in a stable one.
+  found.sort((a, b) => byKindAndPath(a.action, b.action));
+  if (tally.outOfScope) {
+    warnings.push(`${count(tally.outOfScope, "share")} of examined projects or groups ${tally.outOfScope === 1 ? "is" : "are"} outside the policy's scope (a path not under a scope group): they were left alone`);
+  }
+  return { tally, found, plan: found.map((stray) => stray.action), differences, matched, complete, attribution, warnings, stats };
+}

@@ -1,0 +1,63 @@
+/**
+ * Enforce's guard, judged on the whole plan: too many removals (or notices to open) trip it, and so,
+ * under gitlab.guard.unmatchedRules: refuse, does a rule that matched nothing. Looking at the rules
+ * takes the reads of the steps "rules" and "literal rules" (rules.ts).
+ */
+import { emptyRuleCounts, unmatchedRules } from "../../../policy/index.ts";
+import { countStatus } from "../../report/index.ts";
+import { count } from "../../view.ts";
+import { missingWarning, namesNothing, ruleName, sweptRules, sweptWarning, unmatchedWarnings } from "../rules.ts";
+import type { Begun } from "./begin.ts";
+import type { Examined } from "./examine.ts";
+import type { Run, Said } from "./run.ts";
+
+export interface Guarded extends Said {
+  /** The run removes nothing, and opens no notice. */
+  tripped: boolean;
+  /** Removals planned, counted after the notices sorted the strays. */
+  removals: number;
+}
+
+export async function guard(run: Run, begun: Begun, examined: Examined): Promise<Guarded> {
+  const { opts, steps, policy, targets, limit, inStep } = run;
+  const { gitlab } = opts;
+  const { plan, complete, matched } = examined;
+  const { now } = begun;
+  const warnings: string[] = [];
+  const stats: Said["stats"] = [];
+  const [removals, notify] = [countStatus(plan, "planned"), countStatus(plan, "notify")];
+
+  // Only a complete examination of the whole scope shows that a rule matched nothing (targets.ts); a
+  // targeted one shows only that a rule naming a literal path the instance does not have is a typo (rules.ts).
+  const unmatched = complete && matched && !targets ? unmatchedRules(policy, matched, now) : [];
+  if (unmatched.length) {
+    const named = await steps.step("rules", () => run.measured(async () => ({ warnings: await unmatchedWarnings(gitlab, policy, unmatched, inStep) })));
+    warnings.push(...named.warnings);
+    stats.push(named.stats);
+  }
+  // Counts unknown (a step replayed from older code): every rule is looked at, which costs only reads.
+  const untouched = targets && complete ? unmatchedRules(policy, matched ?? emptyRuleCounts(policy), now) : [];
+  const typos = untouched.length ? await steps.step("literal rules", () => run.measured(async () => ({ missing: await namesNothing(gitlab, policy, untouched, inStep) }))) : undefined;
+  if (typos) {
+    warnings.push(...typos.missing.map((named) => missingWarning(policy, named)));
+    stats.push(typos.stats);
+  }
+  // And the globs the last full run under this same policy found matching nothing (rules.ts), if this run matched none either.
+  const swept = sweptRules(policy, opts.lastSweep, untouched);
+  warnings.push(...swept.map((rule) => sweptWarning(policy, opts.lastSweep!, rule)));
+  const named = new Set([...(typos?.missing ?? []).map(({ rule }) => rule), ...swept].map(ruleName));
+  const refused = unmatched.length ? unmatched : untouched.filter((rule) => named.has(ruleName(rule)));
+  const refuse = refused.length > 0 && policy.gitlab.guard.unmatchedRules === "refuse";
+  // The guard counts removals; the same limit bounds the notices a run opens (a policy's typo must not open thousands of issues).
+  const tripped = removals > limit || notify > limit || (refuse && opts.apply === true);
+  if (removals > limit) {
+    warnings.push(`guard: ${count(removals, "removal")} planned (project and group shares together), more than gitlab.guard.maxRemovals (${limit}); nothing was removed`);
+  }
+  if (notify > limit) warnings.push(`guard: ${count(notify, "notice")} to open, more than gitlab.guard.maxRemovals (${limit}), which bounds the notices a run opens too; nothing was changed`);
+  if (refuse) {
+    const which = `${count(refused.length, "rule")} matched nothing (${refused.map(ruleName).join(", ")}), and gitlab.guard.unmatchedRules is refuse`;
+    const fix = "correct or remove each, or set gitlab.guard.unmatchedRules: warn to accept them";
+    warnings.push(opts.apply ? `guard: ${which}; nothing was removed (${fix})` : `guard: ${which}: an applying run would remove nothing (${fix})`);
+  }
+  return { tripped, removals, warnings, stats };
+}
