@@ -17,7 +17,7 @@ import { attributeRemovals, attributionBudget, enforce } from "../enforce/index.
 import { makeReport } from "../envelope.ts";
 import type { JudgedShare } from "../enforce/summary.ts";
 import { accessLevelName, type Policy } from "../../policy/index.ts";
-import { byKindAndPath, shareFields, shareKey, type ShareRemoval } from "../shares/plan.ts";
+import { byKindAndPath, shareFields, shareKey } from "../shares/plan.ts";
 import { countStatus } from "../report/index.ts";
 import type { ReviewedShare, ReviewOptions, ReviewReport } from "./summary.ts";
 
@@ -41,8 +41,8 @@ export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
     },
     onProgress: (p) => p.phase === "examining" && opts.onProgress?.({ projects: p.projects, groups: p.groups, shares: listed.size }),
   });
-  // In the plan's order (by kind, subject, invited group), which reads only the fields a listed share names alike.
-  const rows = [...listed.values()].sort(byKindAndPath as unknown as (a: ReviewedShare, b: ReviewedShare) => number);
+  // In the plan's order (by kind, subject, invited group).
+  const rows = [...listed.values()].sort(byKindAndPath);
   listed.clear();
 
   const days = policy.gitlab?.attribution.days ?? 0;
@@ -51,9 +51,7 @@ export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
   let auditRequests = 0;
   if (rows.length && !signal?.aborted) {
     const user = await gitlab.currentUser(signal);
-    // attributeRemovals reads a removal's kind, subject and invited group only: a listed share has them, named alike.
-    const shares = rows as unknown as ShareRemoval[];
-    const result = await attributeRemovals({ gitlab, policy, admin: isTrue(user.is_admin), now, actions: shares, concurrency: opts.listConcurrency ?? 16, signal, budget: attributionBudget({ projects: examined.summary.projects, groups: examined.summary.groups, removals: rows.length }) });
+    const result = await attributeRemovals({ gitlab, policy, admin: isTrue(user.is_admin), now, actions: rows, concurrency: opts.listConcurrency ?? 16, signal, budget: attributionBudget({ projects: examined.summary.projects, groups: examined.summary.groups, removals: rows.length }) });
     result.attributed.forEach((a, i) => Object.assign(rows[i]!, a));
     warnings.push(...result.warnings);
     auditRequests = result.auditRequests;
