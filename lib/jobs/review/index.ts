@@ -16,10 +16,10 @@ import { isTrue } from "../../gitlab/index.ts";
 import { attributeRemovals, attributionBudget, enforce } from "../enforce/index.ts";
 import { makeReport } from "../envelope.ts";
 import type { JudgedShare } from "../enforce/summary.ts";
-import { accessLevelName, type Policy } from "../../policy/index.ts";
-import { byKindAndPath, shareFields, shareKey } from "../shares/plan.ts";
+import { accessLevelName, strayHandling, type Policy } from "../../policy/index.ts";
+import { byKindAndPath, shareFields, shareKey, subjectOf, type ShareRemoval } from "../shares/plan.ts";
 import { countStatus } from "../report/index.ts";
-import type { ReviewedShare, ReviewOptions, ReviewReport } from "./summary.ts";
+import type { ReviewedShare, ReviewNotice, ReviewOptions, ReviewReport } from "./summary.ts";
 
 export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
   const { gitlab, policy, signal } = opts;
@@ -44,6 +44,11 @@ export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
   // In the plan's order (by kind, subject, invited group).
   const rows = [...listed.values()].sort(byKindAndPath);
   listed.clear();
+  const notices = strayNotices(policy, examined.actions);
+  for (const row of rows) {
+    const notice = row.status === "stray" ? notices.get(shareKey(row)) : undefined;
+    if (notice) row.notice = notice;
+  }
 
   const days = policy.gitlab?.attribution.days ?? 0;
   const warnings = [...examined.warnings];
@@ -88,6 +93,21 @@ export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
   });
   report.actions = rows;
   return report;
+}
+
+/**
+ * Each stray's notice as enforce's dry run read it from the notices project (lib/jobs/notices/: the open
+ * issue, or the due date one opened now would get), where the policy notifies of that share: under
+ * onStray remove or report an open notice is only left to close, and says nothing of the share's fate.
+ */
+function strayNotices(policy: Policy, strays: readonly ShareRemoval[]): Map<string, ReviewNotice> {
+  const notices = new Map<string, ReviewNotice>();
+  for (const stray of strays) {
+    if (!stray.notice || strayHandling(policy, subjectOf(stray).path).onStray !== "notify") continue;
+    const { closed: _, ...notice } = stray.notice;
+    notices.set(shareKey(stray), notice);
+  }
+  return notices;
 }
 
 /** The policy with attribution off: the review attributes every share itself, once. */
