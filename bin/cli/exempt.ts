@@ -1,6 +1,6 @@
 /** `warden exempt`: propose an exemption for one project's share as a merge request on the policy repository. */
 import { loadGitLabPolicy } from "../../lib/config/policy-source.ts";
-import { checkExemptRequest, exempt, ExemptInputError } from "../../lib/jobs/exempt/index.ts";
+import { checkExemptRequest, exempt, ExemptInputError, type ExemptResult } from "../../lib/jobs/exempt/index.ts";
 import { escapeControls } from "../../lib/jobs/render/index.ts";
 import { type Command, COMMON_OPTIONS_HELP, UsageError } from "./command.ts";
 import { gitlabFrom } from "./io.ts";
@@ -15,6 +15,11 @@ until, reason } keeping the file's comments and order, and shows the diff and th
 would open. With --apply, commits that change on a new branch (warden/exempt-…; the commit names the
 file's last commit, so an edit made meanwhile fails it cleanly) and opens the merge request into the
 branch it read. Merging it is the approval. A dry run (the default) only reads.
+
+When the policy names a notices project (gitlab.shares.notices), the open notices of the shares the
+exemption covers are found there (one listing by Warden's label, as a run reads them): the merge
+request's description links them and, once it is open, each gets a note linking the merge request
+(sent once: one that fails is named in a warning, never sent again).
 
 Options:
   --project GROUP/PROJECT  the project whose share to exempt (a full path, no wildcards)
@@ -67,9 +72,19 @@ export const exemptCommand: Command = {
       result.dryRun
         ? "dry run: nothing was committed; run again with --apply to commit and open the merge request"
         : `opened merge request !${mergeRequest.iid}: ${mergeRequest.webUrl} (commit ${result.commitId!.slice(0, 12)} on ${result.branch})`,
+      ...noticeLines(result),
+      ...result.warnings.map((w) => `warning: ${w}`),
     ];
     // Each line escaped on its own: the diff and the description are Warden's lines around the requester's text.
     io.stdout.write(`${lines.flatMap((l) => l.split("\n")).map((l) => escapeControls(l)).join("\n")}\n`);
     return result.dryRun ? 2 : 0;
   },
 };
+
+/** The notices the exemption answers: "notice #12 in security/access-notices: <url> (noted)". */
+function noticeLines({ notices, dryRun }: ExemptResult): string[] {
+  if (!notices) return [];
+  if (!notices.notices.length) return [`no open notice in ${notices.project} for this share`];
+  const state = (n: NonNullable<ExemptResult["notices"]>["notices"][number]) => (dryRun ? "to note" : n.noted ? "noted with the merge request's link" : "not noted");
+  return notices.notices.map((n) => `notice #${n.iid} in ${notices.project}: ${n.url} (${state(n)})`);
+}

@@ -11,8 +11,10 @@ export const reportCommand: Command = {
 Lists every share in the policy's scope — projects shared with groups, and groups shared with
 groups — allowed, exempt and stray alike: the project or group, the invited group, the access level,
 the expiry, the verdict with the rule that allows it (or why it is stray), and who added it and when
-(from GitLab's audit events, within gitlab.attribution.days). It is enforce's examination as a dry
-run, plus attribution for every listed share: it sends only reads and changes nothing. Attribution
+(from GitLab's audit events, within gitlab.attribution.days); for a stray share under onStray
+notify, its notice (the open issue, its due date and the days left, or that none is open yet). It is
+enforce's examination as a dry run (with its read of the notices), plus attribution for every listed
+share: it sends only reads and changes nothing. Attribution
 lists the audit events of each group that records a listed share once, newest first; the summary
 and stats say how many groups and requests that took.
 

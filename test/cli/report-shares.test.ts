@@ -10,6 +10,7 @@ import type { ReviewedShare, ReviewReport } from "../../lib/jobs/review/summary.
 import { generateOrganisation, startGitLabSim, type GitLabDataset, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
+import { parseCsv } from "../support/csv.ts";
 import { reportJson } from "../support/report.ts";
 
 /** Invited groups whose names try to run in a spreadsheet, break a CSV row, or render in Markdown. */
@@ -41,33 +42,6 @@ afterAll(() => sim.close());
 const subject = (a: { kind: string; project?: string; sharedGroup?: string }) => (a.kind === "project" ? a.project! : a.sharedGroup!);
 const key = (a: ReviewedShare | EnforceReport["actions"][number]) => `${a.kind} ${subject(a as never)} ${a.groupId}`;
 const inScope = (path: string) => path === "acme" || path.startsWith("acme/");
-
-/** RFC 4180: records of fields, quoted fields with doubled quotes and line breaks; every record ends CRLF. */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let field = "";
-  let record: string[] = [];
-  for (let i = 0; i < text.length; ) {
-    if (text[i] === '"' && field === "") {
-      // A quoted field: up to the quote that is not doubled.
-      for (i++; ; i++) {
-        if (i >= text.length) throw new Error("a quoted field is not closed");
-        if (text[i] !== '"') field += text[i];
-        else if (text[i + 1] === '"') field += text[i++];
-        else break;
-      }
-      i++;
-      if (text[i] !== "," && text.slice(i, i + 2) !== "\r\n") throw new Error(`text after a quoted field at ${i}`);
-      continue;
-    }
-    if (text[i] === ",") { record.push(field); field = ""; i++; continue; }
-    if (text.slice(i, i + 2) === "\r\n") { record.push(field); records.push(record); record = []; field = ""; i += 2; continue; }
-    if (/["\r\n]/.test(text[i]!)) throw new Error(`bare ${JSON.stringify(text[i])} at ${i}: not RFC 4180`);
-    field += text[i++];
-  }
-  if (field !== "" || record.length) throw new Error("the last record does not end with CRLF");
-  return records;
-}
 
 describe.sequential("warden report shares", () => {
   let report: ReviewReport;
@@ -137,7 +111,7 @@ describe.sequential("warden report shares", () => {
     const run = await warden(["report", "shares", "--format", "csv"], env);
     expect(run.code).toBe(0);
     const [header, ...rows] = parseCsv(run.stdout);
-    expect(header).toEqual(["kind", "subject", "subject_id", "invited_group", "invited_group_id", "access_level", "access_level_name", "expires_at", "status", "rule_or_reason", "added_by", "added_by_username", "added_at", "attribution"]);
+    expect(header).toEqual(["kind", "subject", "subject_id", "invited_group", "invited_group_id", "access_level", "access_level_name", "expires_at", "status", "rule_or_reason", "added_by", "added_by_username", "added_at", "attribution", "notice", "notice_iid", "notice_url", "notice_due_date", "notice_days_left"]);
     expect(rows.length).toBe(report.actions.length);
     const byKey = new Map(rows.map((r) => [`${r[0]} ${r[1]} ${r[4]}`, r]));
     for (const a of report.actions) {

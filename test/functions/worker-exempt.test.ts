@@ -183,4 +183,33 @@ describe("/warden exempt in the Worker", () => {
     expect(reply.text).toContain("Merge request !1: https://gitlab.example/x/-/merge_requests/1?&lt;!channel&gt;|&lt;https://evil.example|click&gt;&amp; (merging it is the approval).");
     expect(JSON.stringify(reply)).not.toMatch(/<!channel>|<https:/);
   });
+
+  it("with a notices project: the merge request links the share's open notice, which gets one note linking it; the audit line says so", async () => {
+    // A world with a notices project, and Warden's notice (the token's own issue, marked) of acme/app/api's share with strangers.
+    await gitlab.close();
+    const dataset = compareWorld();
+    dataset.projects.push({ id: 30, name: "access-notices", path: "access-notices", path_with_namespace: "security/access-notices", namespace_id: 8, shared_with_groups: [], default_branch: "main", branches: ["main"], archived: false, previous_paths: [] });
+    gitlab = await startGitLabSim({ dataset, tokens: { [SECRETS.gitlabToken]: { admin: true } } });
+    repo = gitlab.dataset.projects.find((p) => p.path_with_namespace === POLICY_PROJECT)!;
+    gitlab.repositories.commit(repo, { [PATH]: POLICY.replace("        reason: migration\n", "        reason: migration\n    notices: { project: security/access-notices }\n") });
+    vi.stubEnv("GITLAB_URL", gitlab.url);
+    const created = await fetch(`${gitlab.url}/api/v4/projects/30/issues`, {
+      method: "POST", headers: { "private-token": SECRETS.gitlabToken, "content-type": "application/json" },
+      body: JSON.stringify({ title: "Stray share", description: "<!-- warden-share: project:10:group:7 -->\nWarden's notice", labels: "warden::notice" }),
+    });
+    expect(created.status).toBe(201);
+    const notice = gitlab.work.issuesOf(30)[0]!;
+    gitlab.resetCounters();
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    await expect(invoke(event(EXEMPT))).resolves.toEqual({ posted: true });
+    const lines = logs.lines();
+    logs.restore();
+    expect(writes().sort()).toEqual([MR_POST, COMMIT_POST, "POST /projects/:id/issues/:iid/notes"].sort());
+    const mr = gitlab.work.mergeRequests.get(repo.id)!.at(-1)!;
+    const escaped = (url: string) => url.replace(/[!-/:-@[-`{-~]/g, (c) => `\\${c}`);
+    expect(mr.description).toContain(`It answers Warden's stray-share notice: ${escaped(notice.web_url)}.`);
+    expect(notice.notes.map((n) => n.body)).toEqual([expect.stringContaining(`An exemption for this share is proposed in merge request ${escaped(mr.web_url)} (`)]);
+    expect(lines).toContainEqual(expect.objectContaining({ message: "exemption-requested", notices: [{ project: "security/access-notices", iid: notice.iid, noted: true }] }));
+  });
 });

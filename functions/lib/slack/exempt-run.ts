@@ -40,6 +40,9 @@ export async function proposeExemption(request: ExemptJobRequest, asker: SlackCa
       project: request.project, sharedWith: request.group, until: request.until ?? null,
       mergeRequest: { iid: mergeRequest.iid, url: mergeRequest.webUrl }, branch: result.branch, commitId: result.commitId,
       policy: result.policy, asked: { user: asker.userId, channel: asker.channelId },
+      // The notices it answers, each noted with the merge request's link or not (the warnings say why).
+      ...(result.notices && { notices: result.notices.notices.map(({ iid, noted }) => ({ project: result.notices!.project, iid, noted: noted === true })) }),
+      ...(result.warnings.length && { warnings: result.warnings }),
     });
     return exemptionReply(request, result, asker);
   } catch (err) {

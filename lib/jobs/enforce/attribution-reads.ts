@@ -7,7 +7,7 @@
  */
 import { AUDIT_EVENT_ROUTES, auditWindows, getUser, HttpError, listAuditEvents, type AuditEvent, type AuditSource, type GitLabClient } from "../../gitlab/index.ts";
 import type { Checkpoint } from "../../paging/index.ts";
-import type { AddedBy, Attribution, ShareRemoval } from "../shares/plan.ts";
+import type { AddedBy, Attribution, ShareRef } from "../shares/plan.ts";
 
 /** Where one group's events stand. */
 export interface GroupRead {
@@ -48,7 +48,7 @@ export interface AttributionState {
 export const emptyAttributionState = (): AttributionState => ({ pages: 0, requests: 0, groups: {}, unclaimed: [] });
 
 /** The group whose events record this share: the invited group for a project share, the shared one for a group share (docs/api-contract.md). */
-export function recordedIn(action: ShareRemoval): { groupId: number; path: string } {
+export function recordedIn(action: ShareRef): { groupId: number; path: string } {
   return action.kind === "group" ? { groupId: action.sharedGroupId, path: action.sharedGroup } : { groupId: action.groupId, path: action.group };
 }
 

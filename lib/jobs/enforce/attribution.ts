@@ -14,7 +14,7 @@
 import pMap from "p-map";
 import { auditWindows, type GitLabClient } from "../../gitlab/index.ts";
 import type { Policy } from "../../policy/index.ts";
-import { shareKey, type AddedBy, type Attribution, type ShareRemoval } from "../shares/plan.ts";
+import { shareKey, type AddedBy, type Attribution, type ShareRef, type ShareRemoval } from "../shares/plan.ts";
 import { count } from "../view.ts";
 import { auditRequests, authorsOf, emptyAttributionState, readOn, recordedIn, unfound, unreadable, type AttributionState, type RecordedEvent } from "./attribution-reads.ts";
 
@@ -34,13 +34,17 @@ export interface AttributionResult {
   stoppedAtBudget: boolean;
 }
 
+/** What attribution reads of a share: what names it, and the author the examination may have found already. */
+export type AttributedShare = ShareRef & { addedBy?: AddedBy | null };
+
 export interface AttributionInput {
   gitlab: GitLabClient;
   policy: Policy;
   /** The token is an administrator: the instance endpoint reads any group's events. */
   admin: boolean;
   now: Date;
-  actions: readonly ShareRemoval[];
+  /** The plan's removals (enforce), or every listed share (the access review). */
+  actions: readonly AttributedShare[];
   concurrency: number;
   /** The most audit-event requests to start (attributionBudget). */
   budget: number;
@@ -167,7 +171,7 @@ export async function attributeRemovals(input: AttributionInput): Promise<Attrib
 }
 
 /** At most one warning for each reason, however many groups of the plan's removals it concerns. */
-function unreadWarnings(actions: readonly ShareRemoval[], state: AttributionState, attributed: Attributed[]): string[] {
+function unreadWarnings(actions: readonly AttributedShare[], state: AttributionState, attributed: Attributed[]): string[] {
   const ids = new Set(actions.map((action) => String(recordedIn(action).groupId)));
   const unread = Object.entries(state.groups).flatMap(([id, read]) => (read.unread && ids.has(id) ? [{ ...read.unread, path: read.path }] : []));
   const warnings: string[] = [];

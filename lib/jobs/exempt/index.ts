@@ -10,6 +10,7 @@ import { createCommit, createMergeRequest, HttpError, type GitLabClient } from "
 import { inScope, parsePolicy, type Policy } from "../../policy/index.ts";
 import { exemptionEntry, PolicyEditError, unifiedDiff, withExemption } from "./edit.ts";
 import type { ExemptRequest } from "../../policy/index.ts";
+import { noteNotices, noticeLines, requestNotices, type ExemptNotice } from "./notices.ts";
 import { commitMessage, exemptBranch, mergeRequestDescription, mergeRequestTitle } from "./request-text.ts";
 
 export { checkExemptRequest, ExemptInputError, exemptRequestProblems, type ExemptProblem, type ExemptRequest } from "../../policy/index.ts";
@@ -37,6 +38,13 @@ export interface ExemptResult {
   diff: string;
   mergeRequest: { title: string; description: string; iid?: number; webUrl?: string };
   commitId?: string;
+  /**
+   * Only when the policy names a notices project: the open notices of the shares the exemption covers,
+   * linked from the description; once the merge request is open, each `noted` (or not, and why).
+   */
+  notices?: { project: string; notices: ExemptNotice[] };
+  /** What did not go as it should without failing the request (a notice unread or not noted). */
+  warnings: string[];
 }
 
 /** Refused before any change: the message says why and what to do. */
@@ -66,12 +74,16 @@ export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
   // The result must be a policy (the same checks every run makes), or nothing is proposed.
   parsePolicy(text, `${source.path} with the exemption added`);
   const branch = exemptBranch(request, source.commitId);
+  // Read before the merge request is opened: its description links them.
+  const found = await requestNotices(gitlab, read.policy, request, signal);
   const result: ExemptResult = {
     dryRun: opts.apply !== true,
     policy: { project: source.project, path: source.path, branch: source.ref, commitId: source.commitId },
     branch,
     diff: unifiedDiff(source.path, read.policy.text, text),
-    mergeRequest: { title: mergeRequestTitle(request), description: mergeRequestDescription(request, { path: source.path, target: source.ref }, opts.requestedBy) },
+    mergeRequest: { title: mergeRequestTitle(request), description: mergeRequestDescription(request, { path: source.path, target: source.ref }, opts.requestedBy, noticeLines(found?.notices ?? [])) },
+    ...(found && { notices: { project: found.project, notices: found.notices } }),
+    warnings: found?.warnings ?? [],
   };
   if (opts.apply !== true) return result;
   const commit = await createCommit(gitlab, projectId, {
@@ -87,6 +99,8 @@ export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
     throw new ExemptRefusedError(`the exemption was committed on branch ${branch} (commit ${commit.id.slice(0, 12)}), but the merge request could not be opened (${(err as Error).message}): open it from that branch`);
   });
   result.mergeRequest = { ...result.mergeRequest, iid: mr.iid, webUrl: mr.web_url };
+  // The notices learn of the merge request (their notes hold its URL, the server's text, escaped).
+  if (found) await noteNotices(gitlab, found, { title: result.mergeRequest.title, webUrl: mr.web_url }, signal);
   return result;
 }
 

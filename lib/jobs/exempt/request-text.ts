@@ -31,7 +31,8 @@ export function mergeRequestTitle(request: ExemptRequest): string {
   return `Exempt ${exemptionSubject(request)}`;
 }
 
-export function mergeRequestDescription(request: ExemptRequest, where: { path: string; target: string }, requestedBy?: string): string {
+/** `noticeLines`: the lines that link the notices the exemption answers (notices.ts), already escaped. */
+export function mergeRequestDescription(request: ExemptRequest, where: { path: string; target: string }, requestedBy?: string, noticeLines: readonly string[] = []): string {
   return [
     `Adds an exemption to ${escapeMarkdown(where.path)} on ${escapeMarkdown(where.target)}: ${escapeMarkdown(exemptionSubject(request))}.`,
     "",
@@ -40,6 +41,7 @@ export function mergeRequestDescription(request: ExemptRequest, where: { path: s
     "Merging this merge request is the approval: from the first run after the merge, Warden leaves the share in place" +
       (request.until === undefined ? "." : ` through ${escapeMarkdown(request.until)} (UTC), and removes it after that if it is still stray.`),
     "The merge request pipeline's policy comparison (`warden enforce --compare-policy-ref`) should list exactly this share as no longer removed.",
+    ...noticeLines,
     "",
     requestedBy === undefined ? "Opened by `warden exempt`." : `Opened by \`/warden exempt\`, asked by ${escapeMarkdown(requestedBy)}.`,
   ].join("\n");

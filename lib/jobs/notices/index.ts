@@ -16,6 +16,9 @@ import { closedNotices, noticeSummary, type ClosedNotice, type NoticeSummary } f
 import { writeNotices } from "./write.ts";
 
 export { noticesLine, type ClosedNotice, type NoticeSummary } from "./summary.ts";
+// For the exemption request (lib/jobs/exempt/), which finds the notices of the shares it covers as a run does.
+export { noticeKey } from "./marker.ts";
+export { readNotices } from "./read.ts";
 
 export interface NoticePhase {
   gitlab: GitLabClient;

@@ -9,7 +9,7 @@ const NEEDS_QUOTES = /[",\r\n]/;
 
 export function csvCell(value: string | number | null | undefined): string {
   if (value === null || value === undefined) return "";
-  // Warden's own numbers (ids, levels) are never negative: only text can start a formula.
+  // Only text can start a formula: a number (an id, a level, -2 days left on an overdue notice) is read as a number.
   const text = typeof value === "number" ? String(value) : FORMULA_START.test(value) ? `'${value}` : value;
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

@@ -16,10 +16,10 @@ import { isTrue } from "../../gitlab/index.ts";
 import { attributeRemovals, attributionBudget, enforce } from "../enforce/index.ts";
 import { makeReport } from "../envelope.ts";
 import type { JudgedShare } from "../enforce/summary.ts";
-import { accessLevelName, type Policy } from "../../policy/index.ts";
-import { byKindAndPath, shareFields, shareKey, type ShareRemoval } from "../shares/plan.ts";
+import { accessLevelName, strayHandling, type Policy } from "../../policy/index.ts";
+import { byKindAndPath, shareFields, shareKey, subjectOf, type ShareRemoval } from "../shares/plan.ts";
 import { countStatus } from "../report/index.ts";
-import type { ReviewedShare, ReviewOptions, ReviewReport } from "./summary.ts";
+import type { ReviewedShare, ReviewNotice, ReviewOptions, ReviewReport } from "./summary.ts";
 
 export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
   const { gitlab, policy, signal } = opts;
@@ -41,9 +41,14 @@ export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
     },
     onProgress: (p) => p.phase === "examining" && opts.onProgress?.({ projects: p.projects, groups: p.groups, shares: listed.size }),
   });
-  // In the plan's order (by kind, subject, invited group), which reads only the fields a listed share names alike.
-  const rows = [...listed.values()].sort(byKindAndPath as unknown as (a: ReviewedShare, b: ReviewedShare) => number);
+  // In the plan's order (by kind, subject, invited group).
+  const rows = [...listed.values()].sort(byKindAndPath);
   listed.clear();
+  const notices = strayNotices(policy, examined.actions);
+  for (const row of rows) {
+    const notice = row.status === "stray" ? notices.get(shareKey(row)) : undefined;
+    if (notice) row.notice = notice;
+  }
 
   const days = policy.gitlab?.attribution.days ?? 0;
   const warnings = [...examined.warnings];
@@ -51,9 +56,7 @@ export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
   let auditRequests = 0;
   if (rows.length && !signal?.aborted) {
     const user = await gitlab.currentUser(signal);
-    // attributeRemovals reads a removal's kind, subject and invited group only: a listed share has them, named alike.
-    const shares = rows as unknown as ShareRemoval[];
-    const result = await attributeRemovals({ gitlab, policy, admin: isTrue(user.is_admin), now, actions: shares, concurrency: opts.listConcurrency ?? 16, signal, budget: attributionBudget({ projects: examined.summary.projects, groups: examined.summary.groups, removals: rows.length }) });
+    const result = await attributeRemovals({ gitlab, policy, admin: isTrue(user.is_admin), now, actions: rows, concurrency: opts.listConcurrency ?? 16, signal, budget: attributionBudget({ projects: examined.summary.projects, groups: examined.summary.groups, removals: rows.length }) });
     result.attributed.forEach((a, i) => Object.assign(rows[i]!, a));
     warnings.push(...result.warnings);
     auditRequests = result.auditRequests;
@@ -90,6 +93,21 @@ export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
   });
   report.actions = rows;
   return report;
+}
+
+/**
+ * Each stray's notice as enforce's dry run read it from the notices project (lib/jobs/notices/: the open
+ * issue, or the due date one opened now would get), where the policy notifies of that share: under
+ * onStray remove or report an open notice is only left to close, and says nothing of the share's fate.
+ */
+function strayNotices(policy: Policy, strays: readonly ShareRemoval[]): Map<string, ReviewNotice> {
+  const notices = new Map<string, ReviewNotice>();
+  for (const stray of strays) {
+    if (!stray.notice || strayHandling(policy, subjectOf(stray).path).onStray !== "notify") continue;
+    const { closed: _, ...notice } = stray.notice;
+    notices.set(shareKey(stray), notice);
+  }
+  return notices;
 }
 
 /** The policy with attribution off: the review attributes every share itself, once. */

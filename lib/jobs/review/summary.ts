@@ -2,7 +2,7 @@
 import type { GitLabClient } from "../../gitlab/index.ts";
 import type { EnforceTarget } from "../enforce/summary.ts";
 import type { Report } from "../report/index.ts";
-import type { AddedBy, Attribution, RemoveGroupShareAction, RemoveShareAction, ShareSubjectFields } from "../shares/plan.ts";
+import type { AddedBy, Attribution, NoticeRef, RemoveGroupShareAction, RemoveShareAction, ShareSubjectFields } from "../shares/plan.ts";
 import type { Policy } from "../../policy/index.ts";
 
 /** A share's verdict under the policy: what the review says of each listed share. */
@@ -27,10 +27,20 @@ type ReviewedFields<A extends RemoveShareAction | RemoveGroupShareAction> = Shar
   status: ReviewStatus;
   /** The rule that allows or exempts it ("allow[0] acme/**"), or why it is stray. */
   rule: string;
+  /**
+   * A stray share's notice, where the policy's onStray is notify for it (lib/jobs/notices/): the open
+   * issue (iid, url, its due date as it stands, days left), or, without iid and url, none open yet
+   * (dueDate: the one a notice opened now would get). Absent: not stray, not under notify, or the
+   * notices project could not be read (a warning says so).
+   */
+  notice?: ReviewNotice;
   /** As on a removal: who created the share (or last raised its level) and when; absent: not attributed (the run stopped first). */
   addedBy?: AddedBy | null;
   attribution?: Attribution;
 };
+
+/** A notice as the review shows it: as enforce's dry run read it, never closed by this run. */
+export type ReviewNotice = Omit<NoticeRef, "closed">;
 
 export interface ReviewSummary {
   /** Projects and groups examined (enforce's counts). */

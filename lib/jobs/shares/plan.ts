@@ -99,6 +99,13 @@ export type ShareKindName = ShareRemoval["kind"];
 /** The fields that name a share's kind and subject, on a removal or on anything recording one (restore's input). */
 export type ShareSubjectFields<A extends ShareRemoval = ShareRemoval> = A extends ShareRemoval ? Pick<A, Exclude<keyof A, keyof ShareFields | "type">> : never;
 
+/**
+ * What names one share, on a removal or on any row listing one (the access review's): its kind and
+ * subject, and the group it is shared with. All that ordering (byKindAndPath) and attribution's
+ * choice of the group whose audit events record it read.
+ */
+export type ShareRef = ShareSubjectFields & { groupId: number; group: string };
+
 /** A share as it was removed, all restore needs to re-create it: the removal without its type, verdict and outcome. */
 export type RemovedShare<A extends ShareRemoval = ShareRemoval> = A extends ShareRemoval ? Omit<A, "type" | "reason" | "status" | "error" | "lasting"> : never;
 
@@ -194,7 +201,7 @@ export function auditFields(action: ShareRemoval): Record<string, unknown> {
 }
 
 /** The plan's order: by kind, then subject path, subject id, and the group shared with. */
-export function byKindAndPath(a: ShareRemoval, b: ShareRemoval): number {
+export function byKindAndPath(a: ShareRef, b: ShareRef): number {
   const [x, y] = [subjectOf(a), subjectOf(b)];
   return SHARE_KIND_NAMES.indexOf(a.kind) - SHARE_KIND_NAMES.indexOf(b.kind) || x.path.localeCompare(y.path) || x.id - y.id || a.group.localeCompare(b.group);
 }
