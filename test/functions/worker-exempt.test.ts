@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
-import type { GitLabSim, SimProject } from "../../sim/gitlab/index.ts";
+import { startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
 import { compareWorld, POLICY_PROJECT } from "../support/compare-world.ts";
 import { scriptedServer, type ScriptedServer } from "../support/server.ts";
 import { captureLogs, lambdaContext, SECRETS, writePolicy } from "../support/lambda.ts";
@@ -189,7 +189,8 @@ describe("/warden exempt in the Worker", () => {
     await gitlab.close();
     const dataset = compareWorld();
     dataset.projects.push({ id: 30, name: "access-notices", path: "access-notices", path_with_namespace: "security/access-notices", namespace_id: 8, shared_with_groups: [], default_branch: "main", branches: ["main"], archived: false, previous_paths: [] });
-    gitlab = await startGitLabSim({ dataset, tokens: { [SECRETS.gitlabToken]: { admin: true } } });
+    // The world closes whichever simulator it holds after the test.
+    gitlab = world.gitlab = await startGitLabSim({ dataset, tokens: { [SECRETS.gitlabToken]: { admin: true } } });
     repo = gitlab.dataset.projects.find((p) => p.path_with_namespace === POLICY_PROJECT)!;
     gitlab.repositories.commit(repo, { [PATH]: POLICY.replace("        reason: migration\n", "        reason: migration\n    notices: { project: security/access-notices }\n") });
     vi.stubEnv("GITLAB_URL", gitlab.url);
