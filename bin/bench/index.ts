@@ -13,6 +13,7 @@ import { startBench } from "./context.ts";
 import { benchMarkdown, type RunInfo } from "./markdown.ts";
 import type { RowKind, Section } from "./row-kind.ts";
 import { BUCKET, bucketRows } from "./rows/bucket.ts";
+import { cliRows } from "./rows/cli.ts";
 import { durableRows } from "./rows/durable.ts";
 import { latencyRows, UNEVEN } from "./rows/latency.ts";
 import { sizeRows } from "./rows/size.ts";
@@ -21,11 +22,13 @@ import { watchRows } from "./rows/watch.ts";
 import { parseSettings } from "./settings.ts";
 
 /** The kinds of row, in the order they run and are written (each with its own row type). */
-const ROW_KINDS: RowKind<any>[] = [sizeRows, latencyRows, durableRows, bucketRows, watchRows, streamRows];
+const ROW_KINDS: RowKind<any>[] = [sizeRows, cliRows, latencyRows, durableRows, bucketRows, watchRows, streamRows];
 
 const HELP = `Usage: npm run bench -- [--sizes 1000,10000,100000] [--latency 20] [--concurrency N] [--time-scale 10] [--timeout-s 600] [--stream 20] [--json | --markdown FILE]
 
   --sizes       projects in scope per size row; leave 100000 out on a small machine (--sizes= leaves the rows out)
+  --cli         projects in each row of the CLI as a user runs it (default 10000,100000; --cli= leaves them
+                out): the packed dist/warden.js, \`node warden.js enforce --apply\`, no NODE_OPTIONS, its peak RSS
   --latency     simulated network latency per request, ms
   --concurrency Warden's --concurrency and --list-concurrency (default: the CLI's defaults, ${DEFAULT_LIST_CONCURRENCY} and ${DEFAULT_REMOVAL_CONCURRENCY})
   --time-scale  GitLab.com's budget windows are divided by this (a minute lasts 6 s at 10)
