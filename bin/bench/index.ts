@@ -16,13 +16,14 @@ import { BUCKET, bucketRows } from "./rows/bucket.ts";
 import { cliRows } from "./rows/cli.ts";
 import { durableRows } from "./rows/durable.ts";
 import { latencyRows, UNEVEN } from "./rows/latency.ts";
+import { noticesRows } from "./rows/notices.ts";
 import { sizeRows } from "./rows/size.ts";
 import { streamRows } from "./rows/stream.ts";
 import { watchRows } from "./rows/watch.ts";
 import { parseSettings } from "./settings.ts";
 
 /** The kinds of row, in the order they run and are written (each with its own row type). */
-const ROW_KINDS: RowKind<any>[] = [sizeRows, cliRows, latencyRows, durableRows, bucketRows, watchRows, streamRows];
+const ROW_KINDS: RowKind<any>[] = [sizeRows, cliRows, latencyRows, durableRows, bucketRows, watchRows, streamRows, noticesRows];
 
 const HELP = `Usage: npm run bench -- [--sizes 1000,10000,100000] [--latency 20] [--concurrency N] [--time-scale 10] [--timeout-s 600] [--stream 20] [--json | --markdown FILE]
 
@@ -59,6 +60,9 @@ const HELP = `Usage: npm run bench -- [--sizes 1000,10000,100000] [--latency 20]
   --watch-interval-s  that watch's poll interval (default 5; the Watch function's is 60)
   --stream      stray shares in the stream row (default 20; --stream= leaves it out): each streamed to the
                 Events function as GitLab sends its audit event, timed from the share's creation to its removal
+  --notices     projects in the notices row (default 10000; --notices= leaves it out): the packed CLI, a plain
+                dry run, then under onStray notify (grace 7d) a dry run, an applying run that opens the
+                notices and a second one: the requests notices add, and that the second opens none
   --json        print the rows and targets as JSON instead of Markdown
   --markdown FILE  write the Markdown to FILE (docs/benchmarks.md) instead of printing it
 `;

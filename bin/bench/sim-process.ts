@@ -2,9 +2,10 @@
  * Hosts the GitLab simulator for one benchmark run in a process of its own, so its dataset (100,000
  * projects) is not counted in the memory of the tool being measured. Driven over IPC by sim-host.ts.
  */
-import { generateOrganisation, startGitLabSim, type RateLimitRule } from "../../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabDataset, type RateLimitRule } from "../../sim/gitlab/index.ts";
 import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 import type { TokenBucketOptions } from "../../sim/gitlab/token-bucket.ts";
+import { markedKey } from "../../lib/jobs/notices/marker.ts";
 import { auditBound } from "./audit-bound.ts";
 
 export interface SimConfig {
@@ -15,6 +16,17 @@ export interface SimConfig {
   tree?: TreeShape;
   /** A front proxy's token bucket answering bare 429s. */
   tokenBucket?: TokenBucketOptions;
+  /** A notices project (NOTICES_PROJECT), outside the scope, for a policy under onStray notify. */
+  noticesProject?: boolean;
+}
+
+/** Where the notices row's policy keeps its notices: a project of a group of its own, outside acme. */
+export const NOTICES_PROJECT = "security/access-notices";
+
+/** The notices project's issues: open ones, and how many distinct shares their markers name. */
+export interface NoticeCount {
+  open: number;
+  shares: number;
 }
 
 /** What the simulated organisation asks of a run at the least. */
@@ -31,17 +43,18 @@ export interface SimShape {
   authors: number;
 }
 
-type Request = { type: "start"; config: SimConfig } | { type: "counters" } | { type: "remaining-strays" };
+type Request = { type: "start"; config: SimConfig } | { type: "counters" } | { type: "remaining-strays" } | { type: "notices" };
 
-let state: { sim: Awaited<ReturnType<typeof startGitLabSim>>; strays: Set<string> } | undefined;
+let state: { sim: Awaited<ReturnType<typeof startGitLabSim>>; strays: Set<string>; noticesId?: number } | undefined;
 
 process.on("message", async (msg: Request) => {
   if (msg.type === "start") {
     // Who made each share, as GitLab records it: most recently, some long ago, some never (generate-audit-events.ts).
     const now = new Date();
     const { dataset, intents } = generateOrganisation({ projects: msg.config.projects, seed: 1, now, shareHistory: true, ...(msg.config.tree ? { tree: msg.config.tree } : {}) });
+    const noticesId = msg.config.noticesProject ? addNoticesProject(dataset) : undefined;
     const sim = await startGitLabSim({ dataset, latencyMs: msg.config.latencyMs, rateLimits: msg.config.rateLimits, tokenBucket: msg.config.tokenBucket });
-    state = { sim, strays: new Set(intents.filter((i) => i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`)) };
+    state = { sim, strays: new Set(intents.filter((i) => i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`)), ...(noticesId ? { noticesId } : {}) };
     const inScope = (path: string) => path === "acme" || path.startsWith("acme/");
     const shape: SimShape = {
       url: sim.url,
@@ -54,8 +67,21 @@ process.on("message", async (msg: Request) => {
     process.send!(shape);
   } else if (msg.type === "counters") {
     process.send!(state!.sim.counters);
+  } else if (msg.type === "notices") {
+    const open = state!.sim.work.issuesOf(state!.noticesId!).filter((i) => i.state === "opened");
+    process.send!({ open: open.length, shares: new Set(open.map((i) => markedKey(i.description))).size } satisfies NoticeCount);
   } else {
     const left = state!.sim.dataset.projects.reduce((n, p) => n + p.shared_with_groups.filter((s) => state!.strays.has(`${p.id}:${s.group_id}`)).length, 0);
     process.send!(left);
   }
 });
+
+/** Adds NOTICES_PROJECT (its group outside the scope) to the generated organisation; returns its id. */
+function addNoticesProject(dataset: GitLabDataset): number {
+  const [groupPath, projectPath] = NOTICES_PROJECT.split("/") as [string, string];
+  const groupId = Math.max(...dataset.groups.map((g) => g.id), ...dataset.users.map((u) => u.namespace_id)) + 1;
+  const projectId = Math.max(...dataset.projects.map((p) => p.id)) + 1;
+  dataset.groups.push({ id: groupId, name: groupPath, path: groupPath, full_path: groupPath, parent_id: null, visibility: "private", shared_with_groups: [] });
+  dataset.projects.push({ id: projectId, name: projectPath, path: projectPath, path_with_namespace: NOTICES_PROJECT, namespace_id: groupId, shared_with_groups: [], default_branch: "main", branches: ["main"], archived: false, previous_paths: [] });
+  return projectId;
+}
