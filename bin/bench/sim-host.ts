@@ -2,7 +2,8 @@
 import { fork } from "node:child_process";
 import { once } from "node:events";
 import type { SimCounters } from "../../sim/gitlab/index.ts";
-import type { NoticeCount, SimConfig, SimShape } from "./sim-process.ts";
+import type { NoticeCount } from "./notices-world.ts";
+import type { SimConfig, SimShape } from "./sim-process.ts";
 
 export interface SimHost extends SimShape {
   counters(): Promise<SimCounters>;

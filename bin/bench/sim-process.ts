@@ -2,11 +2,12 @@
  * Hosts the GitLab simulator for one benchmark run in a process of its own, so its dataset (100,000
  * projects) is not counted in the memory of the tool being measured. Driven over IPC by sim-host.ts.
  */
-import { generateOrganisation, startGitLabSim, type GitLabDataset, type RateLimitRule } from "../../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type RateLimitRule } from "../../sim/gitlab/index.ts";
 import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 import type { TokenBucketOptions } from "../../sim/gitlab/token-bucket.ts";
 import { markedKey } from "../../lib/jobs/notices/marker.ts";
 import { auditBound } from "./audit-bound.ts";
+import { addNoticesProject, type NoticeCount } from "./notices-world.ts";
 
 export interface SimConfig {
   projects: number;
@@ -16,17 +17,8 @@ export interface SimConfig {
   tree?: TreeShape;
   /** A front proxy's token bucket answering bare 429s. */
   tokenBucket?: TokenBucketOptions;
-  /** A notices project (NOTICES_PROJECT), outside the scope, for a policy under onStray notify. */
+  /** A notices project (notices-world.ts), outside the scope, for a policy under onStray notify. */
   noticesProject?: boolean;
-}
-
-/** Where the notices row's policy keeps its notices: a project of a group of its own, outside acme. */
-export const NOTICES_PROJECT = "security/access-notices";
-
-/** The notices project's issues: open ones, and how many distinct shares their markers name. */
-export interface NoticeCount {
-  open: number;
-  shares: number;
 }
 
 /** What the simulated organisation asks of a run at the least. */
@@ -37,6 +29,8 @@ export interface SimShape {
   /** Groups in scope, acme included. */
   groups: number;
   strays: number;
+  /** Projects with a stray project share: a plan older than 60 s re-reads each once before its removals. */
+  strayProjects: number;
   /** What attributing the strays must read (audit-bound.ts): audit-event pages, and authors looked up. */
   auditPages: number;
   auditChain: number;
@@ -62,6 +56,7 @@ process.on("message", async (msg: Request) => {
       inScope: dataset.projects.filter((p) => inScope(p.path_with_namespace)).length,
       groups: dataset.groups.filter((g) => inScope(g.full_path)).length,
       strays: state.strays.size,
+      strayProjects: new Set(intents.flatMap((i) => (i.intent === "stray" && i.kind === "project" ? [i.projectId] : []))).size,
       ...auditBound(dataset.auditEvents ?? [], intents.filter((i) => i.intent === "stray"), now),
     };
     process.send!(shape);
@@ -75,13 +70,3 @@ process.on("message", async (msg: Request) => {
     process.send!(left);
   }
 });
-
-/** Adds NOTICES_PROJECT (its group outside the scope) to the generated organisation; returns its id. */
-function addNoticesProject(dataset: GitLabDataset): number {
-  const [groupPath, projectPath] = NOTICES_PROJECT.split("/") as [string, string];
-  const groupId = Math.max(...dataset.groups.map((g) => g.id), ...dataset.users.map((u) => u.namespace_id)) + 1;
-  const projectId = Math.max(...dataset.projects.map((p) => p.id)) + 1;
-  dataset.groups.push({ id: groupId, name: groupPath, path: groupPath, full_path: groupPath, parent_id: null, visibility: "private", shared_with_groups: [] });
-  dataset.projects.push({ id: projectId, name: projectPath, path: projectPath, path_with_namespace: NOTICES_PROJECT, namespace_id: groupId, shared_with_groups: [], default_branch: "main", branches: ["main"], archived: false, previous_paths: [] });
-  return projectId;
-}

@@ -11,7 +11,7 @@ import { BENCH_POLICY } from "../context.ts";
 import { count, ms, outcomeCell } from "../format.ts";
 import { table, type RowKind, type Target } from "../row-kind.ts";
 import { startSimHost } from "../sim-host.ts";
-import { NOTICES_PROJECT } from "../sim-process.ts";
+import { NOTICES_PROJECT } from "../notices-world.ts";
 import { noticeTargets } from "./notice-targets.ts";
 
 export const NOTICE_RUNS = ["plain dry run", "notify dry run", "notify apply", "notify apply again"] as const;
