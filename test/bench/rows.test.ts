@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { benchMarkdown, type RunInfo } from "../../bin/bench/markdown.ts";
 import type { Section } from "../../bin/bench/row-kind.ts";
-import { checkpointTargets, CHECKPOINT_LIMIT_BYTES } from "../../bin/bench/rows/checkpoint-targets.ts";
+import { checkpointTargets, CHECKPOINT_LIMIT_BYTES, largestCheckpointCell } from "../../bin/bench/rows/checkpoint-targets.ts";
 import { cliRows, type CliRow } from "../../bin/bench/rows/cli.ts";
 import { listingPages, noticeTargets } from "../../bin/bench/rows/notice-targets.ts";
 import { NOTIFY_POLICY, noticesRows, type NoticeRun, type NoticesRow } from "../../bin/bench/rows/notices.ts";
@@ -102,7 +102,7 @@ describe("the notices row", () => {
 });
 
 describe("the durable rows' checkpoints", () => {
-  const row = (projects: number, bytes: number) => ({ projects, executions: [{ largestStepBytes: bytes / 2 }, { largestStepBytes: bytes }] });
+  const row = (projects: number, bytes: number) => ({ projects, executions: [{ largestStepBytes: bytes / 2, largestStep: "a" }, { largestStepBytes: bytes, largestStep: "b" }] });
 
   it("stay within Lambda's 256 KB for one operation", () => {
     expect(met(checkpointTargets([row(300_000, CHECKPOINT_LIMIT_BYTES)]))).toEqual([true]);
@@ -112,6 +112,11 @@ describe("the durable rows' checkpoints", () => {
   it("do not grow with the number of projects, whichever row comes first", () => {
     expect(met(checkpointTargets([row(300_000, 100_000), row(1_000_000, 125_000)]))).toEqual([true, true]);
     expect(met(checkpointTargets([row(1_000_000, 126_000), row(300_000, 100_000)]))).toEqual([true, false]);
+  });
+
+  it("name the step whose checkpoint is the largest", () => {
+    expect(largestCheckpointCell(row(300_000, 2048))).toBe("2.0 KB (b)");
+    expect(largestCheckpointCell({ projects: 1, executions: [] })).toBe("—");
   });
 
   it("claim nothing for a row whose executions all failed", () => {

@@ -13,10 +13,16 @@ export const CHECKPOINT_GROWTH = 1.25;
 
 export interface CheckpointRow {
   projects: number;
-  executions: { largestStepBytes: number }[];
+  executions: { largestStepBytes: number; largestStep: string }[];
 }
 
 export const largestCheckpoint = (row: CheckpointRow): number => Math.max(0, ...row.executions.map((e) => e.largestStepBytes));
+
+/** The largest checkpoint's size and its step's name, for a table cell. */
+export function largestCheckpointCell(row: CheckpointRow): string {
+  const step = row.executions.reduce<CheckpointRow["executions"][number] | undefined>((a, b) => (!a || b.largestStepBytes > a.largestStepBytes ? b : a), undefined);
+  return step ? `${kb(step.largestStepBytes)} (${step.largestStep})` : "—";
+}
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 

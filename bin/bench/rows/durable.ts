@@ -12,7 +12,7 @@ import type { DurableRunResult, Execution } from "../durable-run.ts";
 import { sliceSeconds } from "../durable-slices.ts";
 import { count, outcomeCell, ratio, rssCell, s } from "../format.ts";
 import { table, type RowKind } from "../row-kind.ts";
-import { checkpointTargets, largestCheckpoint } from "./checkpoint-targets.ts";
+import { checkpointTargets, largestCheckpointCell } from "./checkpoint-targets.ts";
 import type { RunResult } from "../run-result.ts";
 import { floorMs, lowerBound, type Work } from "../schedule.ts";
 import { startSimHost } from "../sim-host.ts";
@@ -64,8 +64,9 @@ async function measureOne(bench: Bench, projects: number): Promise<DurableRow> {
       AWS_LAMBDA_FUNCTION_NAME: "warden-bench-EnforceFunction",
     };
     // The floor gives each run fresh budgets: so does the wait between runs, a window of the per-minute
-    // budgets (the 10-minute one counts GET /projects, which the job does not send). --timeout-s is for each execution.
-    const result = await bench.run<DurableRunResult>("durable", [RUNS.join(","), String(60_000 / settings.timeScale)], { env, timeoutS: settings.timeoutS * RUNS.length });
+    // budgets (the 10-minute one counts GET /projects, which the job does not send). --timeout-s is for each
+    // execution of up to 300,000 projects, and grows with a larger row's (--durable-projects).
+    const result = await bench.run<DurableRunResult>("durable", [RUNS.join(","), String(60_000 / settings.timeScale)], { env, timeoutS: settings.timeoutS * RUNS.length * Math.max(1, projects / 300_000) });
     const counters = await sim.counters();
     const executions = result.executions ?? [];
     const [first, apply, last] = [executions[0], executions.find((e) => e.run === "apply"), executions.at(-1)];
@@ -161,7 +162,7 @@ ${settings.durableInvocationS / settings.timeScale} s. The row is meant to be to
         (r.requests / r.lowerBound).toFixed(3),
         String(r.rateLimited),
         `${r.rechecks} (${r.subjects})`,
-        `${(largestCheckpoint(r) / 1024).toFixed(1)} KB`,
+        largestCheckpointCell(r),
         rssCell(r),
         outcomeCell(r.converged, r.error),
       ]),
@@ -178,7 +179,8 @@ budgets' one-minute window (not counted), as runs started apart find their budge
 than 60 s is read again before removal. 429'd re-reads sent again count in *re-reads* and *requests*, not in the bound.
 - *converged*: the first dry run planned exactly the simulator's strays, the apply removed exactly that many, none is left, and the last \
 dry run plans nothing; no execution failed.
-- *largest checkpoint*: the largest result one step checkpointed (its serialized text), of the three executions; Lambda keeps at \
+- *largest checkpoint*: the largest result one step checkpointed (its serialized text), of the three executions, and that step's \
+name; Lambda keeps at \
 most 256 KB of one. Steps hold a bounded part of the work, so a larger organisation makes more steps, not larger ones.
 - *peak RSS*: the process holds the function, the local runner and its checkpoint server with the execution's history (which grows \
 with the steps: Lambda keeps it outside the function): an upper bound on the function's own, not comparable \
