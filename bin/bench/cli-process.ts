@@ -7,7 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
-import type { NoticeSummary } from "../../lib/jobs/notices/summary.ts";
+import type { NoticeSummary } from "../../lib/jobs/notices/index.ts";
 import type { RunResult } from "./run-result.ts";
 
 const EXIT_HOOK = `data:text/javascript,${encodeURIComponent('import { writeSync } from "node:fs"; process.on("exit", () => writeSync(3, String(process.resourceUsage().maxRSS)));')}`;

@@ -10,6 +10,9 @@ export interface NoticeCount {
   shares: number;
 }
 
+/** A notice's marker, its description's first line (lib/jobs/notices/marker.ts): one per share, so two alike are a duplicate. */
+export const markerLine = (description: string | null | undefined): string => (description ?? "").split("\n", 1)[0]!;
+
 /** Adds NOTICES_PROJECT (its group outside the scope) to the generated organisation; returns its id. */
 export function addNoticesProject(dataset: GitLabDataset): number {
   const [groupPath, projectPath] = NOTICES_PROJECT.split("/") as [string, string];

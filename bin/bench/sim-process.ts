@@ -5,9 +5,8 @@
 import { generateOrganisation, startGitLabSim, type RateLimitRule } from "../../sim/gitlab/index.ts";
 import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 import type { TokenBucketOptions } from "../../sim/gitlab/token-bucket.ts";
-import { markedKey } from "../../lib/jobs/notices/marker.ts";
 import { auditBound } from "./audit-bound.ts";
-import { addNoticesProject, type NoticeCount } from "./notices-world.ts";
+import { addNoticesProject, markerLine, type NoticeCount } from "./notices-world.ts";
 
 export interface SimConfig {
   projects: number;
@@ -64,7 +63,7 @@ process.on("message", async (msg: Request) => {
     process.send!(state!.sim.counters);
   } else if (msg.type === "notices") {
     const open = state!.sim.work.issuesOf(state!.noticesId!).filter((i) => i.state === "opened");
-    process.send!({ open: open.length, shares: new Set(open.map((i) => markedKey(i.description))).size } satisfies NoticeCount);
+    process.send!({ open: open.length, shares: new Set(open.map((i) => markerLine(i.description))).size } satisfies NoticeCount);
   } else {
     const left = state!.sim.dataset.projects.reduce((n, p) => n + p.shared_with_groups.filter((s) => state!.strays.has(`${p.id}:${s.group_id}`)).length, 0);
     process.send!(left);

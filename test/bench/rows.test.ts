@@ -8,8 +8,8 @@ import { benchMarkdown, type RunInfo } from "../../bin/bench/markdown.ts";
 import type { Section } from "../../bin/bench/row-kind.ts";
 import { checkpointTargets, CHECKPOINT_LIMIT_BYTES, largestCheckpointCell } from "../../bin/bench/rows/checkpoint-targets.ts";
 import { cliRows, type CliRow } from "../../bin/bench/rows/cli.ts";
-import { listingPages, noticeTargets } from "../../bin/bench/rows/notice-targets.ts";
-import { NOTIFY_POLICY, noticesRows, type NoticeRun, type NoticesRow } from "../../bin/bench/rows/notices.ts";
+import { listingPages, noticeTargets, type NoticeRun, type NoticesRow } from "../../bin/bench/rows/notice-targets.ts";
+import { NOTIFY_POLICY, noticesRows } from "../../bin/bench/rows/notices.ts";
 import { parseSettings } from "../../bin/bench/settings.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
 

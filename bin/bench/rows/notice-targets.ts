@@ -5,8 +5,34 @@
  * the first applying run opens exactly one notice per stray share; the second opens none and
  * duplicates none.
  */
+import type { NoticeSummary } from "../../../lib/jobs/notices/index.ts";
 import type { Target } from "../row-kind.ts";
-import type { NoticeRun, NoticesRow } from "./notices.ts";
+
+export const NOTICE_RUNS = ["plain dry run", "notify dry run", "notify apply", "notify apply again"] as const;
+export type NoticeRunName = (typeof NOTICE_RUNS)[number];
+
+export interface NoticeRun {
+  run: NoticeRunName;
+  wallMs: number;
+  requests: number;
+  /** GET …/issues (the notices listing's pages), POST …/issues (notices opened), any other write. */
+  listingPages: number;
+  issuesOpened: number;
+  otherWrites: number;
+  /** The notices project's open issues after the run, and the shares their markers name (equal: no duplicate). */
+  openNotices: number;
+  noticedShares: number;
+  notices?: NoticeSummary;
+  error?: string;
+}
+
+export interface NoticesRow {
+  projects: number;
+  strays: number;
+  /** The people attribution names as the strays' authors: an applying run looks each up once, to assign their notices. */
+  authors: number;
+  runs: NoticeRun[];
+}
 
 /** The listing pages a run may read with `open` notices open: 100 a page, one at the least. */
 export const listingPages = (open: number): number => Math.max(1, Math.ceil(open / 100));

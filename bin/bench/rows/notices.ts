@@ -5,42 +5,15 @@
  * pending, so nothing is removed) and a second applying run (it must open nothing). Each run's requests
  * are the simulator's, counted between runs; what a notice run adds is measured against the plain dry run.
  */
-import type { NoticeSummary } from "../../../lib/jobs/notices/summary.ts";
 import { runCli } from "../cli-process.ts";
 import { BENCH_POLICY } from "../context.ts";
 import { count, ms, outcomeCell } from "../format.ts";
 import { table, type RowKind, type Target } from "../row-kind.ts";
-import { startSimHost } from "../sim-host.ts";
 import { NOTICES_PROJECT } from "../notices-world.ts";
-import { noticeTargets } from "./notice-targets.ts";
-
-export const NOTICE_RUNS = ["plain dry run", "notify dry run", "notify apply", "notify apply again"] as const;
-export type NoticeRunName = (typeof NOTICE_RUNS)[number];
+import { startSimHost } from "../sim-host.ts";
+import { NOTICE_RUNS, noticeTargets, type NoticeRun, type NoticesRow } from "./notice-targets.ts";
 
 const ISSUES = "/projects/:id/issues";
-
-export interface NoticeRun {
-  run: NoticeRunName;
-  wallMs: number;
-  requests: number;
-  /** GET …/issues (the notices listing's pages), POST …/issues (notices opened), any other write. */
-  listingPages: number;
-  issuesOpened: number;
-  otherWrites: number;
-  /** The notices project's open issues after the run, and the shares their markers name (equal: no duplicate). */
-  openNotices: number;
-  noticedShares: number;
-  notices?: NoticeSummary;
-  error?: string;
-}
-
-export interface NoticesRow {
-  projects: number;
-  strays: number;
-  /** The people attribution names as the strays' authors: an applying run looks each up once, to assign their notices. */
-  authors: number;
-  runs: NoticeRun[];
-}
 
 /** The bench's policy under onStray notify, with a grace no run here outlasts. */
 export const NOTIFY_POLICY = BENCH_POLICY.replace("  shares:\n", `  shares:\n    onStray: notify\n    grace: 7d\n    notices: { project: ${NOTICES_PROJECT} }\n`);
