@@ -47,6 +47,7 @@ export const noticesRows: RowKind<NoticesRow> = {
           openNotices: open,
           noticedShares: shares,
           ...(result.notices ? { notices: result.notices } : {}),
+          byRoute: Object.fromEntries(Object.keys(after.byRoute).flatMap((key) => (sent(key) ? [[key, sent(key)]] : []))),
           ...(result.error ? { error: result.error } : {}),
         });
         before = after;
