@@ -36,7 +36,8 @@ const HELP = `Usage: npm run bench -- [--sizes 1000,10000,100000] [--latency 20]
   --timeout-s   a run still going after this is stopped and reported as timed out (in the durable
                 row, each execution of up to 300,000 projects: the row gets three times this)
   --node-options  V8/Node flags for both tools' processes (default: the Lambda functions' NODE_OPTIONS,
-                ${NODE_OPTIONS}; --node-options= for Node's defaults)
+                ${NODE_OPTIONS}; --node-options= for Node's defaults); the --cli and --notices rows run the
+                packed CLI with Node's defaults whatever this says
   --tools       warden,gitbeaker (leave the peer out for a quick run)
   --limits      none,gitlab.com: budgets shown on 429s only, as GitLab does by default (also
                 gitlab.com-advertised: shown on every answer; gitlab.com-bare: 429s without any header)
