@@ -2,6 +2,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildCli } from "../build-cli.ts";
 import { bundleRunners, type Runner } from "./bundle.ts";
 import { runProcess } from "./run-process.ts";
 import type { RunResult } from "./run-result.ts";
@@ -11,6 +12,10 @@ export interface Bench {
   settings: Settings;
   /** The policy file every run enforces. */
   policy: string;
+  /** The packed CLI, built as npm's `prepare` (bin/build-cli.ts) builds dist/warden.js (into the bench's own directory). */
+  cli: string;
+  /** Writes a policy file of the bench's own (a row's variation of the policy), returning its path. */
+  writePolicy(name: string, text: string): string;
   /** Runs a runner with the settings' Node options and timeout (or `timeoutS`). */
   run<T extends RunResult = RunResult>(runner: Runner, args: string[], options?: { env?: NodeJS.ProcessEnv; timeoutS?: number }): Promise<T>;
   progress(text: string): void;
@@ -28,14 +33,23 @@ gitlab:
   guard: { maxRemovals: 1000000 }
 `;
 
+export { POLICY as BENCH_POLICY };
+
 export async function startBench(settings: Settings): Promise<Bench> {
   const work = mkdtempSync(join(tmpdir(), "warden-bench-"));
   const policy = join(work, "policy.yaml");
   writeFileSync(policy, POLICY);
   const runners = await bundleRunners(work);
+  const writePolicy = (name: string, text: string) => {
+    const file = join(work, name);
+    writeFileSync(file, text);
+    return file;
+  };
   return {
     settings,
     policy,
+    cli: buildCli(join(work, "cli", "warden.js")),
+    writePolicy,
     run: (runner, args, options = {}) => runProcess(runners[runner], args, { nodeOptions: settings.nodeOptions, timeoutS: options.timeoutS ?? settings.timeoutS, env: options.env }),
     progress: (text) => process.stderr.write(`${text}\n`),
   };

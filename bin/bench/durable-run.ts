@@ -33,6 +33,10 @@ export interface Execution {
   /** Projects with a stray share: the most plan-age re-reads the removals need (one per subject). */
   subjects: number;
   removed: number;
+  /** The largest result one step checkpointed, its step's name, and all of them together (bytes of their serialized text). */
+  largestStepBytes: number;
+  largestStep: string;
+  stepBytes: number;
 }
 
 export interface DurableRunResult extends RunResult {
@@ -56,6 +60,8 @@ for (const [i, run] of (runs.split(",") as Execution["run"][]).entries()) {
     continue;
   }
   const report = execution.getResult()!;
+  const stepResults = execution.getOperations().map((op) => ({ name: op.getOperationData()?.Name ?? "?", bytes: Buffer.byteLength(op.getOperationData()?.StepDetails?.Result ?? "") }));
+  const largest = stepResults.reduce((a, b) => (b.bytes > a.bytes ? b : a), { name: "", bytes: 0 });
   const { summary, stats } = report;
   if (stats.invocations !== invocations.length) errors.push(`${run}: the report counts ${stats.invocations} invocations, Lambda made ${invocations.length}`);
   if (!summary.complete || summary.failed) errors.push(`${run}: ${summary.complete ? `${summary.failed} removals failed` : "incomplete"}: ${report.warnings.join("; ")}`);
@@ -71,6 +77,9 @@ for (const [i, run] of (runs.split(",") as Execution["run"][]).entries()) {
     strays: summary.strays,
     subjects: new Set(report.actions.flatMap((a) => (a.kind === "project" ? [a.projectId] : []))).size,
     removed: summary.removed + summary.alreadyGone,
+    largestStepBytes: largest.bytes,
+    largestStep: largest.name,
+    stepBytes: stepResults.reduce((n, r) => n + r.bytes, 0),
   });
 }
 await LocalDurableTestRunner.teardownTestEnvironment();

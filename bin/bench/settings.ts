@@ -10,6 +10,8 @@ export interface Settings {
   /** The arguments as given, recorded in the Markdown. */
   args: string[];
   sizes: number[];
+  /** Projects in each row of the CLI as a user runs it (rows/cli.ts); empty leaves them out. */
+  cli: number[];
   latencyMs: number;
   /** --concurrency as given ("" for the CLI's defaults), and what Warden runs with. */
   concurrencyFlag: string;
@@ -24,6 +26,8 @@ export interface Settings {
   scaledLatencyMs: number;
   /** Projects in the durable and token-bucket rows; 0 leaves the row out. */
   durable: number;
+  /** Projects in the opt-in large durable row (--durable-projects: 1,000,000 in issue 32); 0, the default, leaves it out. */
+  durableProjects: number;
   durableInvocationS: number;
   bucket: number;
   /** Shares made in the watch row (0 leaves it out), and its poll interval. */
@@ -31,6 +35,8 @@ export interface Settings {
   watchIntervalS: number;
   /** Stray shares in the stream row; 0 leaves it out. */
   stream: number;
+  /** Projects in the notices row (rows/notices.ts); 0 leaves it out. */
+  notices: number;
   json: boolean;
   /** The file to write the Markdown to; "" prints it. */
   markdown: string;
@@ -39,6 +45,7 @@ export interface Settings {
 
 const OPTIONS = {
   sizes: { type: "string", default: "1000,10000,100000" },
+  cli: { type: "string", default: "10000,100000" },
   latency: { type: "string", default: "20" },
   concurrency: { type: "string", default: "" },
   "time-scale": { type: "string", default: "10" },
@@ -50,11 +57,13 @@ const OPTIONS = {
   "latency-projects": { type: "string", default: "10000" },
   "scaled-latency": { type: "string", default: "50" },
   durable: { type: "string", default: "300000" },
+  "durable-projects": { type: "string", default: "0" },
   "durable-invocation-s": { type: "string", default: "900" },
   bucket: { type: "string", default: "10000" },
   watch: { type: "string", default: "10" },
   "watch-interval-s": { type: "string", default: "5" },
   stream: { type: "string", default: "20" },
+  notices: { type: "string", default: "10000" },
   json: { type: "boolean", default: false },
   markdown: { type: "string", default: "" },
   help: { type: "boolean", default: false },
@@ -66,6 +75,7 @@ export function parseSettings(args: string[]): Settings {
   return {
     args,
     sizes: list(flags.sizes).map(Number),
+    cli: list(flags.cli).map(Number),
     latencyMs: Number(flags.latency),
     concurrencyFlag: flags.concurrency,
     concurrency: flags.concurrency ? { list: Number(flags.concurrency), removal: Number(flags.concurrency) } : { list: DEFAULT_LIST_CONCURRENCY, removal: DEFAULT_REMOVAL_CONCURRENCY },
@@ -78,11 +88,13 @@ export function parseSettings(args: string[]): Settings {
     latencyProjects: Number(flags["latency-projects"]),
     scaledLatencyMs: Number(flags["scaled-latency"]),
     durable: Number(flags.durable),
+    durableProjects: Number(flags["durable-projects"]),
     durableInvocationS: Number(flags["durable-invocation-s"]),
     bucket: Number(flags.bucket),
     watch: Number(flags.watch),
     watchIntervalS: Number(flags["watch-interval-s"]),
     stream: Number(flags.stream),
+    notices: Number(flags.notices),
     json: flags.json,
     markdown: flags.markdown,
     help: flags.help,

@@ -2,11 +2,14 @@
 import { fork } from "node:child_process";
 import { once } from "node:events";
 import type { SimCounters } from "../../sim/gitlab/index.ts";
+import type { NoticeCount } from "./notices-world.ts";
 import type { SimConfig, SimShape } from "./sim-process.ts";
 
 export interface SimHost extends SimShape {
   counters(): Promise<SimCounters>;
   remainingStrays(): Promise<number>;
+  /** The notices project's issues (a simulator started with noticesProject). */
+  notices(): Promise<NoticeCount>;
   stop(): void;
 }
 
@@ -22,6 +25,7 @@ export async function startSimHost(config: SimConfig): Promise<SimHost> {
     ...shape,
     counters: () => ask({ type: "counters" }),
     remainingStrays: () => ask({ type: "remaining-strays" }),
+    notices: () => ask({ type: "notices" }),
     stop: () => child.kill(),
   };
 }

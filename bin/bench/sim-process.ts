@@ -6,6 +6,7 @@ import { generateOrganisation, startGitLabSim, type RateLimitRule } from "../../
 import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 import type { TokenBucketOptions } from "../../sim/gitlab/token-bucket.ts";
 import { auditBound } from "./audit-bound.ts";
+import { addNoticesProject, markerLine, type NoticeCount } from "./notices-world.ts";
 
 export interface SimConfig {
   projects: number;
@@ -15,6 +16,8 @@ export interface SimConfig {
   tree?: TreeShape;
   /** A front proxy's token bucket answering bare 429s. */
   tokenBucket?: TokenBucketOptions;
+  /** A notices project (notices-world.ts), outside the scope, for a policy under onStray notify. */
+  noticesProject?: boolean;
 }
 
 /** What the simulated organisation asks of a run at the least. */
@@ -25,23 +28,26 @@ export interface SimShape {
   /** Groups in scope, acme included. */
   groups: number;
   strays: number;
+  /** Projects with a stray project share: a plan older than 60 s re-reads each once before its removals. */
+  strayProjects: number;
   /** What attributing the strays must read (audit-bound.ts): audit-event pages, and authors looked up. */
   auditPages: number;
   auditChain: number;
   authors: number;
 }
 
-type Request = { type: "start"; config: SimConfig } | { type: "counters" } | { type: "remaining-strays" };
+type Request = { type: "start"; config: SimConfig } | { type: "counters" } | { type: "remaining-strays" } | { type: "notices" };
 
-let state: { sim: Awaited<ReturnType<typeof startGitLabSim>>; strays: Set<string> } | undefined;
+let state: { sim: Awaited<ReturnType<typeof startGitLabSim>>; strays: Set<string>; noticesId?: number } | undefined;
 
 process.on("message", async (msg: Request) => {
   if (msg.type === "start") {
     // Who made each share, as GitLab records it: most recently, some long ago, some never (generate-audit-events.ts).
     const now = new Date();
     const { dataset, intents } = generateOrganisation({ projects: msg.config.projects, seed: 1, now, shareHistory: true, ...(msg.config.tree ? { tree: msg.config.tree } : {}) });
+    const noticesId = msg.config.noticesProject ? addNoticesProject(dataset) : undefined;
     const sim = await startGitLabSim({ dataset, latencyMs: msg.config.latencyMs, rateLimits: msg.config.rateLimits, tokenBucket: msg.config.tokenBucket });
-    state = { sim, strays: new Set(intents.filter((i) => i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`)) };
+    state = { sim, strays: new Set(intents.filter((i) => i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`)), ...(noticesId ? { noticesId } : {}) };
     const inScope = (path: string) => path === "acme" || path.startsWith("acme/");
     const shape: SimShape = {
       url: sim.url,
@@ -49,11 +55,15 @@ process.on("message", async (msg: Request) => {
       inScope: dataset.projects.filter((p) => inScope(p.path_with_namespace)).length,
       groups: dataset.groups.filter((g) => inScope(g.full_path)).length,
       strays: state.strays.size,
+      strayProjects: new Set(intents.flatMap((i) => (i.intent === "stray" && i.kind === "project" ? [i.projectId] : []))).size,
       ...auditBound(dataset.auditEvents ?? [], intents.filter((i) => i.intent === "stray"), now),
     };
     process.send!(shape);
   } else if (msg.type === "counters") {
     process.send!(state!.sim.counters);
+  } else if (msg.type === "notices") {
+    const open = state!.sim.work.issuesOf(state!.noticesId!).filter((i) => i.state === "opened");
+    process.send!({ open: open.length, shares: new Set(open.map((i) => markerLine(i.description))).size } satisfies NoticeCount);
   } else {
     const left = state!.sim.dataset.projects.reduce((n, p) => n + p.shared_with_groups.filter((s) => state!.strays.has(`${p.id}:${s.group_id}`)).length, 0);
     process.send!(left);

@@ -24,7 +24,7 @@ const size: SizeRow[] = [
   { projects: 1000, limits: "none", tool: "gitbeaker", wallMs: NaN, maxRssKB: NaN, removed: 0, requests: 12, lowerBound: 60, rateLimited: 0, converged: false, error: "TypeError: a | b\n    at <anonymous> & more" },
 ];
 const latency: LatencyRow[] = [{ latencyMs: 200, scale: 4, projects: 980, groups: 31, strays: 26, tool: "warden", wallMs: 8_000, maxRssKB: 120_000, removed: 26, requests: 140, lowerBound: 150, rechecks: 0, idealMs: 7_500, converged: true }];
-const execution = (run: "dry" | "apply") => ({ run, wallMs: 30_000, invocations: 2, steps: 5, pausedMs: 1_000, longestInvocationMs: 50_000, requests: 900, rateLimited: 3, strays: 600, subjects: 600, removed: run === "apply" ? 600 : 0 });
+const execution = (run: "dry" | "apply") => ({ run, wallMs: 30_000, invocations: 2, steps: 5, pausedMs: 1_000, longestInvocationMs: 50_000, requests: 900, rateLimited: 3, strays: 600, subjects: 600, removed: run === "apply" ? 600 : 0, largestStepBytes: 40_000, largestStep: "examine", stepBytes: 200_000 });
 const durable: DurableRow[] = [
   { projects: 19_600, groups: 400, strays: 600, limits: "gitlab.com", invocationS: 900, sliceS: 60, invocations: 6, executions: [execution("dry"), execution("apply"), execution("dry")], pausedMs: 3_000, wallMs: 90_000, maxRssKB: 200_000, removed: 600, requests: 2_700, lowerBound: 2_800, rateLimited: 9, rechecks: 600, subjects: 600, floorMs: 88_000, converged: true },
 ];

@@ -12,6 +12,7 @@ import type { DurableRunResult, Execution } from "../durable-run.ts";
 import { sliceSeconds } from "../durable-slices.ts";
 import { count, outcomeCell, ratio, rssCell, s } from "../format.ts";
 import { table, type RowKind } from "../row-kind.ts";
+import { checkpointTargets, largestCheckpointCell } from "./checkpoint-targets.ts";
 import type { RunResult } from "../run-result.ts";
 import { floorMs, lowerBound, type Work } from "../schedule.ts";
 import { startSimHost } from "../sim-host.ts";
@@ -63,14 +64,15 @@ async function measureOne(bench: Bench, projects: number): Promise<DurableRow> {
       AWS_LAMBDA_FUNCTION_NAME: "warden-bench-EnforceFunction",
     };
     // The floor gives each run fresh budgets: so does the wait between runs, a window of the per-minute
-    // budgets (the 10-minute one counts GET /projects, which the job does not send). --timeout-s is for each execution.
-    const result = await bench.run<DurableRunResult>("durable", [RUNS.join(","), String(60_000 / settings.timeScale)], { env, timeoutS: settings.timeoutS * RUNS.length });
+    // budgets (the 10-minute one counts GET /projects, which the job does not send). --timeout-s is for each
+    // execution of up to 300,000 projects, and grows with a larger row's (--durable-projects).
+    const result = await bench.run<DurableRunResult>("durable", [RUNS.join(","), String(60_000 / settings.timeScale)], { env, timeoutS: settings.timeoutS * RUNS.length * Math.max(1, projects / 300_000) });
     const counters = await sim.counters();
     const executions = result.executions ?? [];
     const [first, apply, last] = [executions[0], executions.find((e) => e.run === "apply"), executions.at(-1)];
     const rechecks = counters.byRoute["GET /projects/:id"] ?? 0;
     // One re-read per subject is the most the plan needs: a 429'd re-read sent again is Warden's excess, as every 429 is.
-    const work: Work = { projects: sim.inScope, groups: sim.groups, strays: sim.strays, rechecks: Math.min(rechecks, apply?.subjects ?? rechecks), auditPages: sim.auditPages, auditChain: sim.auditChain, authors: sim.authors };
+    const work: Work = { projects: sim.inScope, groups: sim.groups, strays: sim.strays, rechecks: Math.min(rechecks, sim.strayProjects), auditPages: sim.auditPages, auditChain: sim.auditChain, authors: sim.authors };
     // After the apply, a run finds no stray, so attributes nothing.
     const runs = RUNS.map((run, i) => {
       const w = RUNS.indexOf("apply") < i ? { ...work, strays: 0 } : work;
@@ -91,7 +93,7 @@ async function measureOne(bench: Bench, projects: number): Promise<DurableRow> {
       lowerBound: runs.reduce((n, r) => n + r.bound, 0),
       rateLimited: counters.status["429"] ?? 0,
       rechecks,
-      subjects: apply?.subjects ?? 0,
+      subjects: sim.strayProjects,
       floorMs: runs.reduce((n, r) => n + r.floor, 0),
       // The first dry run planned exactly the strays, the apply removed that many, none is left, and the last dry run plans nothing.
       converged:
@@ -113,9 +115,12 @@ export const durableRows: RowKind<DurableRow> = {
   key: "durableRows",
 
   async measure(bench) {
-    if (!bench.settings.durable) return [];
-    bench.progress(`${bench.settings.durable} projects, limits gitlab.com: Warden as a durable execution (dry run + apply + dry run)…`);
-    return [await measureOne(bench, bench.settings.durable)];
+    const rows: DurableRow[] = [];
+    for (const projects of durableSizes(bench.settings)) {
+      bench.progress(`${projects} projects, limits gitlab.com: Warden as a durable execution (dry run + apply + dry run)…`);
+      rows.push(await measureOne(bench, projects));
+    }
+    return rows;
   },
 
   about(settings) {
@@ -125,19 +130,20 @@ export const durableRows: RowKind<DurableRow> = {
 \`@aws/durable-execution-sdk-js-testing\`: checkpoints, replays and re-invocations as Lambda makes them) in a process of its own \
 ([bin/bench/durable-run.ts](../bin/bench/durable-run.ts)), with the deployed function's environment pointed at loopback stand-ins for \
 Secrets Manager, S3 and the lease's DynamoDB ([bin/bench/aws-stand-ins.ts](../bin/bench/aws-stand-ins.ts)), each started as a console \
-run starts one (\`{}\`, then \`{ "dryRun": false }\`). ${count(settings.durable)} projects at ${settings.latencyMs} ms a request under \
+run starts one (\`{}\`, then \`{ "dryRun": false }\`). ${durableSizes(settings).map(count).join(" and ")} projects at ${settings.latencyMs} ms a request under \
 GitLab.com's budgets (windows ÷ ${settings.timeScale}), with the function's defaults (${DEFAULT_LIST_CONCURRENCY} examination requests, \
 ${DEFAULT_REMOVAL_CONCURRENCY} removals in flight). The invocation is scaled like the windows: a ${settings.durableInvocationS / 60}-minute \
 invocation works ${(sliceS * settings.timeScale) / 60} minutes before it pauses (the handler keeps 5 for what is in flight), so each \
 invocation here works \`WARDEN_SLICE_SECONDS=${sliceS}\` and stays within Lambda's limit if it ends within \
 ${settings.durableInvocationS / settings.timeScale} s. The row is meant to be too large for one invocation (a target checks it): at \
-300,000 projects the examination alone needs about 16 of GitLab.com's minutes (6,000 \`GET /groups/:id\` at 400 a minute).`;
+300,000 projects the examination alone needs about 16 of GitLab.com's minutes (6,000 \`GET /groups/:id\` at 400 a minute). \
+\`--durable-projects N\` (opt-in: 1,000,000 for issue 32's row) adds a row of N projects beside the default run's.`;
   },
 
   table(rows) {
     return table(
-      ["projects", "groups", "strays", "limits", "slice", "invocations", "steps", "longest invocation", "wall", "paused", "floor", "wall ÷ floor", "requests", "lower bound", "× bound", "429s", "re-reads (subjects)", "peak RSS", "converged"],
-      "|---:|---:|---:|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+      ["projects", "groups", "strays", "limits", "slice", "invocations", "steps", "longest invocation", "wall", "paused", "floor", "wall ÷ floor", "requests", "lower bound", "× bound", "429s", "re-reads (subjects)", "largest checkpoint", "peak RSS", "converged"],
+      "|---:|---:|---:|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
       rows.map((r) => [
         count(r.projects),
         String(r.groups),
@@ -156,6 +162,7 @@ ${settings.durableInvocationS / settings.timeScale} s. The row is meant to be to
         (r.requests / r.lowerBound).toFixed(3),
         String(r.rateLimited),
         `${r.rechecks} (${r.subjects})`,
+        largestCheckpointCell(r),
         rssCell(r),
         outcomeCell(r.converged, r.error),
       ]),
@@ -172,7 +179,11 @@ budgets' one-minute window (not counted), as runs started apart find their budge
 than 60 s is read again before removal. 429'd re-reads sent again count in *re-reads* and *requests*, not in the bound.
 - *converged*: the first dry run planned exactly the simulator's strays, the apply removed exactly that many, none is left, and the last \
 dry run plans nothing; no execution failed.
-- *peak RSS*: the process holds the function, the local runner and its checkpoint server with the execution's history: not comparable \
+- *largest checkpoint*: the largest result one step checkpointed (its serialized text), of the three executions, and that step's \
+name; Lambda keeps at \
+most 256 KB of one. Steps hold a bounded part of the work, so a larger organisation makes more steps, not larger ones.
+- *peak RSS*: the process holds the function, the local runner and its checkpoint server with the execution's history (which grows \
+with the steps: Lambda keeps it outside the function): an upper bound on the function's own, not comparable \
 with the CLI's rows.`,
 
   targets(all, settings) {
@@ -188,7 +199,13 @@ with the CLI's rows.`,
         measured: each((r) => `longest ${(longest(r) / 1000).toFixed(1)} s of ${r.invocationS / settings.timeScale} s`),
       },
       { target: "durable execution under GitLab.com budgets: requests ≤ 1.02 × lower bound", met: all.every((r) => !r.error && r.requests <= 1.02 * r.lowerBound), measured: each((r) => ratio(r.requests, r.lowerBound, 3)) },
+      ...checkpointTargets(all),
       { target: "durable execution: converged (the strays planned, exactly they removed, the last dry run plans nothing, no error)", met: all.every((r) => r.converged), measured: each((r) => (r.converged ? "converged" : (r.error ?? "not converged"))) },
     ];
   },
 };
+
+/** The default run's row (--durable), and the opt-in one (--durable-projects) when asked for and not the same size. */
+function durableSizes(settings: { durable: number; durableProjects: number }): number[] {
+  return [...new Set([settings.durable, settings.durableProjects])].filter((n) => n > 0);
+}

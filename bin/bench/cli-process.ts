@@ -1,0 +1,57 @@
+/**
+ * Runs the packed CLI (dist/warden.js, as npm's `prepare`, bin/build-cli.ts, builds it) as a user runs it:
+ * `node warden.js enforce …` with Node's own defaults, no NODE_OPTIONS (the bench's own, if any, is not
+ * passed on). Its peak RSS comes from the process itself: a one-statement module given with `--import`
+ * writes getrusage's maxRSS to fd 3 as the process exits (Node gives a parent no child's rusage); it
+ * loads nothing else, so it adds nothing measurable.
+ */
+import { spawn } from "node:child_process";
+import type { EnforceReport } from "../../lib/jobs/index.ts";
+import type { NoticeSummary } from "../../lib/jobs/notices/index.ts";
+import type { RunResult } from "./run-result.ts";
+
+const EXIT_HOOK = `data:text/javascript,${encodeURIComponent('import { writeSync } from "node:fs"; process.on("exit", () => writeSync(3, String(process.resourceUsage().maxRSS)));')}`;
+
+export interface CliRun extends RunResult {
+  /** The report's request count, strays and notices, when the run printed one. */
+  requests?: number;
+  strays?: number;
+  notices?: NoticeSummary;
+}
+
+/** `warden enforce --json --policy P [--apply]` against `url`; a dry run that finds strays exits 2, which is no failure. */
+export function runCli(cli: string, url: string, token: string, policy: string, apply: boolean, timeoutS: number): Promise<CliRun> {
+  const { NODE_OPTIONS: _ignored, ...env } = process.env;
+  const args = ["enforce", "--json", "--policy", policy, ...(apply ? ["--apply"] : [])];
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, ["--import", EXIT_HOOK, cli, ...args], { env: { ...env, GITLAB_URL: url, GITLAB_TOKEN: token }, stdio: ["ignore", "pipe", "pipe", "pipe"] });
+    const out = { stdout: "", stderr: "", rss: "" };
+    child.stdout!.on("data", (chunk: Buffer) => (out.stdout += chunk.toString()));
+    child.stderr!.on("data", (chunk: Buffer) => (out.stderr = (out.stderr + chunk.toString()).slice(-4096)));
+    child.stdio[3]!.on("data", (chunk: Buffer) => (out.rss += chunk.toString()));
+    const timer = setTimeout(() => child.kill(), timeoutS * 1000);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      const wallMs = performance.now() - started;
+      const maxRssKB = out.rss ? Number(out.rss) : NaN;
+      let report: EnforceReport | undefined;
+      try {
+        report = JSON.parse(out.stdout) as EnforceReport;
+      } catch {
+        report = undefined;
+      }
+      const failed = signal ? `stopped by ${signal} (timed out after ${timeoutS} s?)` : code !== 0 && !(code === 2 && !apply) ? `exit ${code}: ${out.stderr.trim().split("\n").at(-1) ?? ""}` : undefined;
+      if (!report) return resolve({ wallMs, maxRssKB, removed: 0, error: failed ?? "no report printed" });
+      resolve({
+        wallMs,
+        maxRssKB,
+        removed: report.summary.removed + report.summary.alreadyGone,
+        requests: report.stats.requests,
+        strays: report.summary.strays,
+        ...(report.summary.notices ? { notices: report.summary.notices } : {}),
+        ...(failed ? { error: `${failed} ${report.warnings.join("; ")}`.trim() } : {}),
+      });
+    });
+  });
+}
