@@ -94,7 +94,7 @@ const TALLY = ["projects", "shares", "groups", "groupShares", "allowed", "exempt
 
 /** Every key path a step result may have, by step (`examine 3` is `examine`). */
 const PINNED = new Set([
-  ...["startedAt", "now", "seesAllGroups", "admin", "warnings[]", ...STATS, ...WORK.map((p) => `frontier[].${p}`)].map((p) => `begin.${p}`),
+  ...["startedAt", "now", "seesAllGroups", "admin", "userId", "warnings[]", ...STATS, ...WORK.map((p) => `frontier[].${p}`)].map((p) => `begin.${p}`),
   ...["spent", "stopped", "warnings[]", ...STATS, ...TALLY, ...WORK.map((p) => `frontier[].${p}`), "strays[].judgedAt", ...[...REMOVAL, ...ATTRIBUTED].map((p) => `strays[].action.${p}`), "matched.allow[]", "matched.exempt[]", ...READS,
     // A comparison of policies only (lib/jobs/enforce/compare.ts): the shares the two judge otherwise.
     "differences[].section", ...REMOVAL.map((p) => `differences[].action.${p}`)].map((p) => `examine.${p}`),
@@ -113,6 +113,6 @@ const ALWAYS = [
   "begin.frontier[].kind", "begin.frontier[].list.project", "begin.frontier[].pending[]", "begin.frontier[].list.descendantsOf", "begin.frontier[].ancestors[].id", "begin.frontier[].projects.root.id",
   "examine.frontier[].kind", "examine.frontier[].list.group", "examine.frontier[].at.up.next", "examine.frontier[].pending[]", "examine.frontier[].from.next",
   "examine.strays[].action.type", "examine.strays[].action.groupId", "examine.strays[].judgedAt", "remove.actions[].status", "ended.at",
-  "begin.admin", "attribute.attributed[].attribution", "examine.attribution.groups.{id}.begun", "examine.strays[].action.addedBy.eventId", "attribute.auditRequests", "remove.actions[].attribution",
+  "begin.admin", "begin.userId", "attribute.attributed[].attribution", "examine.attribution.groups.{id}.begun", "examine.strays[].action.addedBy.eventId", "attribute.auditRequests", "remove.actions[].attribution",
   "examine.differences[].section", "examine.differences[].action.type",
 ];

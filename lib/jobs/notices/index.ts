@@ -30,6 +30,8 @@ export interface NoticePhase {
   max: number;
   concurrency: number;
   signal?: AbortSignal;
+  /** The token's user id, read by the run's token check (undefined in a step recorded before it was kept). */
+  userId?: number | undefined;
   measured<T extends object>(run: () => Promise<T>): Promise<T & { stats: RequestCounts }>;
 }
 

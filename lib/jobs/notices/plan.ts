@@ -62,6 +62,8 @@ export interface PlanInput {
   max: number;
   concurrency: number;
   signal?: AbortSignal;
+  /** The token's user id, read by the run's token check (undefined in a step recorded before it was kept). */
+  userId?: number | undefined;
 }
 
 export function noticeRef(notice: OpenNotice, now: Date): NoticeRef {
@@ -74,7 +76,7 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
   const states: Record<string, NoticeState> = {};
   const closures: NoticeClosure[] = [];
   const warnings: string[] = [];
-  const listing = project === undefined ? undefined : await readNotices(input.gitlab, project, new Set(plan.map(noticeKey)), input.max, input.signal).catch((err: unknown) => {
+  const listing = project === undefined ? undefined : await readNotices(input.gitlab, project, new Set(plan.map(noticeKey)), input.max, input.signal, input.userId).catch((err: unknown) => {
     if (input.signal?.aborted) throw err;
     // Without the notices no share under notify can be known due: none is removed, and none gets a second notice.
     const why = err instanceof HttpError && (err.status === 404 || err.status === 403) ? "was not found, or the token cannot read it" : "could not be listed";

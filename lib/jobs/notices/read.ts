@@ -27,16 +27,17 @@ export interface NoticeListing {
   duplicatesLeft: number;
 }
 
-export async function readNotices(gitlab: GitLabClient, project: string, wanted: ReadonlySet<string>, max: number, signal?: AbortSignal): Promise<NoticeListing> {
-  const me = await gitlab.currentUser(signal);
+/** `me`: the token's user id when the run has read it already (enforce's token check); else read here. */
+export async function readNotices(gitlab: GitLabClient, project: string, wanted: ReadonlySet<string>, max: number, signal?: AbortSignal, me?: number): Promise<NoticeListing> {
+  const author = me ?? (await gitlab.currentUser(signal)).id;
   const standing = new Map<string, OpenNotice>();
   const duplicates: OpenNotice[] = [];
   let duplicatesLeft = 0;
   const duplicate = (notice: OpenNotice) => (duplicates.length < max ? duplicates.push(notice) : duplicatesLeft++);
   for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "opened" }, signal ? { signal } : undefined)) {
-    const key = issue.author?.id === me.id ? markedKey(issue.description) : undefined;
+    const key = issue.author?.id === author ? markedKey(issue.description) : undefined;
     if (key === undefined) continue;
-    const notice: OpenNotice = { iid: issue.iid, url: issue.web_url, dueDate: issue.due_date ?? null, key };
+    const notice: OpenNotice = { iid: issue.iid, url: issue.web_url, dueDate: calendarDate(issue.due_date), key };
     const earlier = standing.get(key);
     // Listed by creation, yet iids decide (both runs at once must agree on which one stands).
     if (earlier && earlier.iid < notice.iid) duplicate(notice);
@@ -54,4 +55,13 @@ export async function readNotices(gitlab: GitLabClient, project: string, wanted:
     duplicates: duplicates.map((notice) => ({ notice, of: standing.get(notice.key)!.iid })),
     duplicatesLeft,
   };
+}
+
+/**
+ * The issue's due_date when it is a calendar day (YYYY-MM-DD, as GitLab stores it); anything else a
+ * server sends is no due date (the notice then stays pending, as one whose date a person deleted),
+ * never text carried into the report where a date belongs.
+ */
+function calendarDate(value: string | null | undefined): string | null {
+  return typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ? value : null;
 }

@@ -27,6 +27,8 @@ export interface WriteInput {
   max: number;
   concurrency: number;
   signal?: AbortSignal;
+  /** The token's user id, read by the run's token check (undefined in a step recorded before it was kept). */
+  userId?: number | undefined;
   /** One line per notice opened or closed (open-notice, close-notice): restore skips them. */
   audit?: AuditSink;
 }
@@ -88,7 +90,7 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
   const openedHere = opened.filter((a) => a !== undefined);
   if (openedHere.length) {
     // Read again only for the shares this run opened a notice for.
-    const again = await readNotices(gitlab, notices.project, new Set(openedHere.map(noticeKey)), input.max, signal);
+    const again = await readNotices(gitlab, notices.project, new Set(openedHere.map(noticeKey)), input.max, signal, input.userId);
     for (const { notice, of } of again.duplicates) if (!closures.some((c) => c.iid === notice.iid)) closures.push({ iid: notice.iid, url: notice.url, share: notice.key, reason: { kind: "duplicate", of }, status: "planned" });
     for (const action of openedHere) {
       const standing = again.byKey.get(noticeKey(action));

@@ -94,6 +94,8 @@ describe("enforce with onStray notify", () => {
     const audit: AuditSink = { info: (message, fields) => lines.push([message, fields]) };
     const first = await run({ apply: true, audit });
     expect(first.actions.map((a) => a.status)).toEqual(["noticed", "noticed"]);
+    // Whose issues are Warden's is the token check's answer: the listings (before and after opening) ask no second time.
+    expect(sim.requests.filter((r) => r.method === "GET" && r.url.split("?")[0]!.endsWith("/api/v4/user"))).toHaveLength(1);
     expect(deletes()).toEqual([]);
     expect(open()).toHaveLength(2);
     for (const issue of open()) {
@@ -146,6 +148,17 @@ describe("enforce with onStray notify", () => {
     sim.requests.length = 0;
     const report = await run({ apply: true, now: later(10) });
     expect(report.actions.map((a) => [a.status, a.notice?.dueDate, a.notice?.daysLeft])).toEqual([["pending", "2026-12-31", 22], ["pending", "2026-12-31", 22]]);
+    expect(writes()).toEqual([]);
+  });
+
+  it("a due date that is no calendar day (a hostile or broken server) is no due date: pending, never removed, never in the report", async () => {
+    await start();
+    await run({ apply: true });
+    // GitLab refuses such a date on write; a server in between may still answer one.
+    for (const issue of open()) issue.due_date = "2026-12-01<script>";
+    sim.requests.length = 0;
+    const report = await run({ apply: true, now: later(30) });
+    expect(report.actions.map((a) => [a.status, a.notice?.dueDate, a.notice?.daysLeft])).toEqual([["pending", null, null], ["pending", null, null]]);
     expect(writes()).toEqual([]);
   });
 

@@ -21,6 +21,8 @@ export interface Begun extends Said {
   seesAllGroups: boolean;
   /** The token is an administrator: the instance's audit events are readable. */
   admin: boolean;
+  /** The token's user id: whose issues are Warden's notices (lib/jobs/notices/read.ts), without a second GET /user. */
+  userId: number | undefined;
   frontier: ExaminationWork[];
 }
 
@@ -48,17 +50,18 @@ export async function begin(run: Run): Promise<Begun> {
       const part = await found;
       if (part) warnings.push(targetedWarning(part));
       const frontier = part ? targetedWork(part, roots, (trees) => beginExamination(trees, seesAllGroups)) : beginExamination(roots, seesAllGroups);
-      return { startedAt, now, seesAllGroups, admin: isTrue(user.is_admin), warnings, frontier };
+      return { startedAt, now, seesAllGroups, admin: isTrue(user.is_admin), userId: user.id, warnings, frontier };
     }),
   );
   // The step's result is JSON (a durable execution replays it): the time comes back as a string, and
-  // `admin` is absent from a step recorded before it was kept.
+  // `admin` and `userId` are absent from a step recorded before they were kept.
   return {
     startedAt: begun.startedAt,
     now: new Date(begun.now),
     runEnd: begun.startedAt + (run.opts.runLimitMs ?? Infinity),
     seesAllGroups: begun.seesAllGroups,
     admin: begun.admin === true,
+    userId: begun.userId,
     frontier: begun.frontier,
     warnings: [...begun.warnings],
     stats: [begun.stats],
