@@ -52,7 +52,7 @@
  *
  * The schedules pass the fixed event { "source": "schedule" }: that is how the enforce and workflows
  * functions tell a scheduled run (which applies) from a person's console run (a dry run unless it
- * says "dryRun": false). See functions/lib/runs/scheduled.ts.
+ * says "dryRun": false). See functions/shared/runs/scheduled.ts.
  */
 export default $config({
   app(input) {
@@ -61,7 +61,7 @@ export default $config({
   },
   async run() {
     // SST refuses static imports at the top of this file: it evaluates app() from a bundle of it first.
-    const { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } = await import("./functions/lib/runs/metric-names.ts");
+    const { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } = await import("./functions/shared/runs/metric-names.ts");
     const { NODE_OPTIONS } = await import("./lib/config/node-options.ts");
     const { existsSync } = await import("node:fs");
     // The bundles carry no package.json: reports name Warden's version from this (lib/jobs/version.ts).
@@ -79,12 +79,12 @@ export default $config({
       // Names the stage in Slack summaries, and is a dimension of every metric.
       WARDEN_STAGE: $app.stage,
       NODE_OPTIONS,
-      // Read from the repository at each run (functions/lib/config/policy.ts): no file is shipped.
+      // Read from the repository at each run (functions/shared/config/policy.ts): no file is shipped.
       ...settings.policyRepository,
     };
     // A secret under a customer-managed key is decrypted with the reader's own kms:Decrypt permission.
     const permissions = settings.secretKmsKeyArn ? [{ actions: ["kms:Decrypt"], resources: [settings.secretKmsKeyArn] }] : [];
-    // Next to the handlers at the bundle root, where functions/lib/config/policy.ts looks by default.
+    // Next to the handlers at the bundle root, where functions/shared/config/policy.ts looks by default.
     const copyFiles = policyFile === undefined ? [] : [{ from: policyFile, to: "warden.yaml" }];
     /** A function's own settings and permissions, on top of every function's. */
     type Condition = { test: string; variable: string; values: string[] };
@@ -103,7 +103,7 @@ export default $config({
       nodejs: { esbuild: { define: { __WARDEN_VERSION__: JSON.stringify(WARDEN_VERSION) } } },
     });
 
-    // Reports of applying runs, for restore (functions/lib/runs/run-history.ts): only under runs/, and only
+    // Reports of applying runs, for restore (functions/shared/runs/run-history.ts): only under runs/, and only
     // for WARDEN_RUN_HISTORY_DAYS, after which S3 deletes them.
     const history = new sst.aws.Bucket("RunHistory", { lifecycle: [{ id: "expire-runs", prefix: "runs/", expiresIn: quantity(settings.runHistoryDays, "day") }] });
     /**
@@ -132,7 +132,7 @@ export default $config({
     const job = (handler: string, ...access: Access[]) => ({ ...lambda(handler, jobSecret, ...access), timeout: "15 minutes" as const, retries: 0 });
 
     // Claims (DynamoDB deletes each some time after its expiresAt): chat-ops' one claim per signed
-    // command and per worker event (functions/lib/state/claims.ts), and a durable Enforce run's lease. Created
+    // command and per worker event (functions/shared/state/claims.ts), and a durable Enforce run's lease. Created
     // by the first function that needs it. Each function may touch only the items whose key starts as
     // its own do (dynamodb:LeadingKeys): chat-ops cannot take the Enforce lease or move the Watch cursor.
     let claims: sst.aws.Dynamo | undefined;
@@ -143,16 +143,16 @@ export default $config({
     };
     // The keys each function writes, by the module that makes them.
     const CLAIM_KEYS = {
-      chatops: ["slack:*"], // functions/lib/slack/once.ts
-      events: ["stream:*", "hook:*", "heard:stream", "heard:system-hook"], // functions/lib/events/delivery.ts, functions/lib/state/event-coverage.ts
+      chatops: ["slack:*"], // functions/shared/slack/once.ts
+      events: ["stream:*", "hook:*", "heard:stream", "heard:system-hook"], // functions/shared/events/delivery.ts, functions/shared/state/event-coverage.ts
       worker: ["worker:*"], // functions/worker.ts
-      enforce: ["lease:enforce"], // functions/lib/durable/job.ts
-      // The sweep's record, and what the Events function heard (read only): functions/lib/state/event-coverage.ts.
+      enforce: ["lease:enforce"], // functions/shared/durable/job.ts
+      // The sweep's record, and what the Events function heard (read only): functions/shared/state/event-coverage.ts.
       sweep: ["sweep:judged"],
       heard: ["heard:stream", "heard:system-hook"],
-      watch: ["watch:lease", "watch:cursor"], // functions/watch.ts, functions/lib/state/watch-cursor.ts
+      watch: ["watch:lease", "watch:cursor"], // functions/watch.ts, functions/shared/state/watch-cursor.ts
     };
-    // What the last full Enforce run found matching nothing (lib/state/last-sweep.ts): Enforce writes it,
+    // What the last full Enforce run found matching nothing (functions/shared/state/last-sweep.ts): Enforce writes it,
     // the Watch and the Worker (their targeted runs refuse those rules too) only read it.
     const LAST_SWEEP = ["rules:last-sweep"];
 
@@ -196,7 +196,7 @@ export default $config({
             claimsAccess(LAST_SWEEP, "dynamodb:PutItem"),
             // The handler sizes its lease and its own deadline by the execution timeout set here.
             { environment: { WARDEN_EXECUTION_TIMEOUT_SECONDS: String(settings.enforceExecutionHours * 3600) } },
-            // What its sweeps judge beside them (functions/lib/runs/event-coverage.ts): the event-driven paths deployed.
+            // What its sweeps judge beside them (functions/shared/runs/event-coverage.ts): the event-driven paths deployed.
             {
               environment: {
                 WARDEN_EVENTS: settings.events ? "on" : "off",
@@ -281,7 +281,7 @@ export default $config({
         treatMissingData: "breaching",
       });
     }
-    // Which alarms watch the watchers (functions/lib/runs/event-coverage.ts): a sweep found strays the watch
+    // Which alarms watch the watchers (functions/shared/runs/event-coverage.ts): a sweep found strays the watch
     // or the stream should have removed, or (events on) no delivery from GitLab for the silence setting.
     // A sweep reports each once a run: any in 5 minutes is worth a look; no sweep is the heartbeat's.
     const watchers = [

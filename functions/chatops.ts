@@ -3,10 +3,10 @@
  * so this only checks the request and starts the worker, which runs the job and posts the result to
  * the command's response_url. In order: normalised headers; Slack's ssl_check answered (200, empty);
  * Slack's signature over the raw body (else 401, and nothing happens); a Slack retry, or a request
- * already received, acknowledged without running again (functions/lib/slack/once.ts); the form; the caller
+ * already received, acknowledged without running again (functions/shared/slack/once.ts); the form; the caller
  * against the policy; the command; the response_url; then one asynchronous invoke of the worker and
  * an ephemeral acknowledgement. Nothing here calls GitLab or n8n, or can: the function reads only the
- * endpoints' secret (functions/lib/config/secrets.ts), never the jobs' tokens.
+ * endpoints' secret (functions/shared/config/secrets.ts), never the jobs' tokens.
  *
  * The caller is checked here only against a policy shipped in the bundle. A policy in a GitLab
  * repository takes the GitLab token to read, which this public function must not hold: the worker
@@ -17,20 +17,20 @@ import type { APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { errorText } from "../lib/jobs/report/index.ts";
 import { authorizeSlack } from "../lib/policy/index.ts";
 import { redactStrings } from "../lib/redact/index.ts";
-import { endpointSecrets, requireSecret } from "./lib/config/secrets.ts";
-import { loadPolicy, repositoryPolicyLocation } from "./lib/config/policy.ts";
-import { allowedResponseOrigin, isAllowedResponseUrl } from "./lib/config/slack.ts";
-import { httpEndpoint } from "./lib/lambda/http-endpoint.ts";
-import { logger } from "./lib/lambda/logger.ts";
-import { describeRequest, makesChanges } from "./lib/runs/job-request.ts";
-import { notStarted, startWorker } from "./lib/runs/start-worker.ts";
-import { changeRefusal } from "./lib/slack/authorise.ts";
-import { parseCommand, usage } from "./lib/slack/command.ts";
-import { slackCommandForm, type SlackCommandEvent } from "./lib/slack/form.ts";
-import { slackRequestOnce, slackSslCheck } from "./lib/slack/once.ts";
-import { ephemeral } from "./lib/slack/reply.ts";
-import { verifySlackRequest } from "./lib/slack/verify-request.ts";
-import { dynamoClaims } from "./lib/state/claims.ts";
+import { endpointSecrets, requireSecret } from "./shared/config/secrets.ts";
+import { loadPolicy, repositoryPolicyLocation } from "./shared/config/policy.ts";
+import { allowedResponseOrigin, isAllowedResponseUrl } from "./shared/config/slack.ts";
+import { httpEndpoint } from "./shared/lambda/http-endpoint.ts";
+import { logger } from "./shared/lambda/logger.ts";
+import { describeRequest, makesChanges } from "./shared/runs/job-request.ts";
+import { notStarted, startWorker } from "./shared/runs/start-worker.ts";
+import { changeRefusal } from "./shared/slack/authorise.ts";
+import { parseCommand, usage } from "./shared/slack/command.ts";
+import { slackCommandForm, type SlackCommandEvent } from "./shared/slack/form.ts";
+import { slackRequestOnce, slackSslCheck } from "./shared/slack/once.ts";
+import { ephemeral } from "./shared/slack/reply.ts";
+import { verifySlackRequest } from "./shared/slack/verify-request.ts";
+import { dynamoClaims } from "./shared/state/claims.ts";
 
 // Started at init, so they overlap the rest of module loading rather than following it. For an
 // on-demand cold start, init is still part of the first request's 3 seconds: this shortens that path,

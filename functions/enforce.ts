@@ -1,12 +1,12 @@
 /**
- * Removes the shares the policy does not allow: daily on schedule, or on demand (see functions/lib/runs/scheduled.ts).
+ * Removes the shares the policy does not allow: daily on schedule, or on demand (see functions/shared/runs/scheduled.ts).
  * Deployed as a durable function (sst.config.ts), each invocation it gets is a durable execution's and
- * the job runs in checkpointed steps across invocations (functions/lib/durable/job.ts); invoked plainly (a
+ * the job runs in checkpointed steps across invocations (functions/shared/durable/job.ts); invoked plainly (a
  * function deployed without durable execution, or locally), it runs the job within one invocation.
  */
 import type { Context } from "aws-lambda";
-import { durableJob, isDurableInvocation } from "./lib/durable/job.ts";
-import { scheduledJob } from "./lib/runs/scheduled.ts";
+import { durableJob, isDurableInvocation } from "./shared/durable/job.ts";
+import { scheduledJob } from "./shared/runs/scheduled.ts";
 
 const plain = scheduledJob("enforce");
 const durable = durableJob("enforce");

@@ -2,24 +2,24 @@
  * GitLab's events endpoint (a Lambda Function URL): Ultimate's audit event streaming, and a
  * self-managed instance's system hooks. GitLab gives a destination 8 seconds and never retries, so this
  * only checks the request and starts the worker, which enforces each subject the events name
- * (functions/lib/events/subject-run.ts). In order: normalised headers; the token, in constant time, against the
+ * (functions/shared/events/subject-run.ts). In order: normalised headers; the token, in constant time, against the
  * secret's field for that sender (else 401, and nothing else happens: no claim, no body read);
  * the body (413 too large, or too many events or subjects; 400 not JSON); each event claimed once by
- * the hash of the whole event, never its id (functions/lib/events/delivery.ts); one asynchronous invoke of the
+ * the hash of the whole event, never its id (functions/shared/events/delivery.ts); one asynchronous invoke of the
  * worker per subject, a bounded number at a time; a 200 with what became of the events. Events naming no subject are acknowledged
  * and left. Each delivery read (a minute apart at most) is recorded for the sweep's silence check
- * (functions/lib/runs/event-coverage.ts). Nothing here calls GitLab, or can: the function reads only the endpoints' secret.
+ * (functions/shared/runs/event-coverage.ts). Nothing here calls GitLab, or can: the function reads only the endpoints' secret.
  */
 import type { APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
-import { endpointSecrets } from "./lib/config/secrets.ts";
-import { dispatch } from "./lib/events/dispatch.ts";
-import { readDelivery } from "./lib/events/delivery.ts";
-import { verifyGitLabRequest, type GitLabRequestEvent } from "./lib/events/verify-request.ts";
-import { httpEndpoint } from "./lib/lambda/http-endpoint.ts";
-import { logger } from "./lib/lambda/logger.ts";
-import { startWorker } from "./lib/runs/start-worker.ts";
-import { dynamoClaims } from "./lib/state/claims.ts";
-import { dynamoCoverage } from "./lib/state/event-coverage.ts";
+import { endpointSecrets } from "./shared/config/secrets.ts";
+import { dispatch } from "./shared/events/dispatch.ts";
+import { readDelivery } from "./shared/events/delivery.ts";
+import { verifyGitLabRequest, type GitLabRequestEvent } from "./shared/events/verify-request.ts";
+import { httpEndpoint } from "./shared/lambda/http-endpoint.ts";
+import { logger } from "./shared/lambda/logger.ts";
+import { startWorker } from "./shared/runs/start-worker.ts";
+import { dynamoClaims } from "./shared/state/claims.ts";
+import { dynamoCoverage } from "./shared/state/event-coverage.ts";
 
 // Started at init, so it overlaps the rest of module loading; awaited (and any failure reported) when
 // needed. The endpoints' secret: this public function holds no token that acts on GitLab.

@@ -2,28 +2,28 @@
  * Watch: every minute (sst.config.ts's WatchSchedule) one poll of GitLab's audit events newer than the
  * cursor, enforcing only the subjects they name (lib/jobs/watch's watchOnce): a stray share is gone a minute or two
  * after it was made, not at the next daily run. Applies on the schedule unless the stage is report-only,
- * as Enforce's schedule decides (functions/lib/runs/scheduled.ts); a console invocation is dry unless it says
+ * as Enforce's schedule decides (functions/shared/runs/scheduled.ts); a console invocation is dry unless it says
  * "dryRun": false. The cursor is an item of the claims table written only if no other invocation wrote
- * it since it was read (functions/lib/state/watch-cursor.ts); a lease there keeps overlapping invocations from
- * polling at once. What the last full run found matching nothing (functions/lib/state/last-sweep.ts) is refused
+ * it since it was read (functions/shared/state/watch-cursor.ts); a lease there keeps overlapping invocations from
+ * polling at once. What the last full run found matching nothing (functions/shared/state/last-sweep.ts) is refused
  * here as there, under the same policy. A batch owes what any run owes (lifecycle.ts): its report logged and kept if it
  * removed something, metrics (with the seconds from each share's event to its removal), a Slack summary.
  */
 import type { Context } from "aws-lambda";
 import { secondsToRemoval, watchOnce, watchSources, type WatchOnceResult, type WatchReport, type WatchSources } from "../lib/jobs/watch/index.ts";
-import { gitlabClient } from "./lib/config/clients.ts";
+import { gitlabClient } from "./shared/config/clients.ts";
 import type { Policy } from "../lib/policy/index.ts";
-import { secrets } from "./lib/config/secrets.ts";
-import type { DeadlineContext } from "./lib/lambda/deadline.ts";
-import { jobLambda } from "./lib/lambda/handler.ts";
-import { audit, logger } from "./lib/lambda/logger.ts";
-import { idle, runLifecycle } from "./lib/runs/lifecycle.ts";
-import { recordCursorAge, recordSecondsToRemoval } from "./lib/runs/metrics.ts";
-import { scheduledEventSchema, scheduledRun, type ScheduledEvent } from "./lib/runs/scheduled.ts";
-import { runLabels } from "./lib/runs/triggers.ts";
-import { dynamoClaims } from "./lib/state/claims.ts";
-import { dynamoLastSweep } from "./lib/state/last-sweep.ts";
-import { dynamoWatchCursor } from "./lib/state/watch-cursor.ts";
+import { secrets } from "./shared/config/secrets.ts";
+import type { DeadlineContext } from "./shared/lambda/deadline.ts";
+import { jobLambda } from "./shared/lambda/handler.ts";
+import { audit, logger } from "./shared/lambda/logger.ts";
+import { idle, runLifecycle } from "./shared/runs/lifecycle.ts";
+import { recordCursorAge, recordSecondsToRemoval } from "./shared/runs/metrics.ts";
+import { scheduledEventSchema, scheduledRun, type ScheduledEvent } from "./shared/runs/scheduled.ts";
+import { runLabels } from "./shared/runs/triggers.ts";
+import { dynamoClaims } from "./shared/state/claims.ts";
+import { dynamoLastSweep } from "./shared/state/last-sweep.ts";
+import { dynamoWatchCursor } from "./shared/state/watch-cursor.ts";
 
 /** The schedule's period: the cost the policy's limit is checked against. */
 const INTERVAL_MS = 60_000;

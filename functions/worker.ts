@@ -9,34 +9,34 @@
  * invoked function, for what no handler can catch: a timeout, or the process running out of memory.
  * Only an invalid event throws, since then nothing has run and nothing can be repeated.
  *
- * An event runs once: its correlation id is claimed first (functions/lib/state/claims.ts), so an event re-sent by hand
+ * An event runs once: its correlation id is claimed first (functions/shared/state/claims.ts), so an event re-sent by hand
  * (Lambda itself does not retry it) is logged and dropped. Each run's metrics are emitted and an
- * applying run's report is kept for restore (functions/lib/runs/lifecycle.ts); the result goes to the command's
+ * applying run's report is kept for restore (functions/shared/runs/lifecycle.ts); the result goes to the command's
  * thread, not to the channel's webhook.
  *
  * It also enforces the subject of GitLab's events (invoked asynchronously by functions/events.ts):
- * that project or group alone, as functions/lib/events/subject-run.ts says, once per event as well.
+ * that project or group alone, as functions/shared/events/subject-run.ts says, once per event as well.
  */
 import { errorText, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
-import { runForSubject, type SubjectRun } from "./lib/events/subject-run.ts";
-import { jobLambda } from "./lib/lambda/handler.ts";
-import { logger } from "./lib/lambda/logger.ts";
-import type { TimeLeft } from "./lib/lambda/time-left.ts";
-import { describeRequest, WorkerEventSchema, type WorkerEvent } from "./lib/runs/job-request.ts";
-import { runLifecycle, RunRefused } from "./lib/runs/lifecycle.ts";
-import { runJob } from "./lib/runs/run-job.ts";
-import { runLabels } from "./lib/runs/triggers.ts";
-import { refusal } from "./lib/slack/authorise.ts";
-import { proposeExemption } from "./lib/slack/exempt-run.ts";
-import { postToResponseUrl } from "./lib/slack/post-response.ts";
-import { ephemeral, type TextMessage } from "./lib/slack/reply.ts";
-import { dynamoClaims } from "./lib/state/claims.ts";
+import { runForSubject, type SubjectRun } from "./shared/events/subject-run.ts";
+import { jobLambda } from "./shared/lambda/handler.ts";
+import { logger } from "./shared/lambda/logger.ts";
+import type { TimeLeft } from "./shared/lambda/time-left.ts";
+import { describeRequest, WorkerEventSchema, type WorkerEvent } from "./shared/runs/job-request.ts";
+import { runLifecycle, RunRefused } from "./shared/runs/lifecycle.ts";
+import { runJob } from "./shared/runs/run-job.ts";
+import { runLabels } from "./shared/runs/triggers.ts";
+import { refusal } from "./shared/slack/authorise.ts";
+import { proposeExemption } from "./shared/slack/exempt-run.ts";
+import { postToResponseUrl } from "./shared/slack/post-response.ts";
+import { ephemeral, type TextMessage } from "./shared/slack/reply.ts";
+import { dynamoClaims } from "./shared/state/claims.ts";
 
 async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLeft): Promise<SlackMessage | TextMessage> {
   const command = describeRequest(event.command);
   const asker = { userId: event.user.id, channelId: event.channelId };
   const request = event.command;
-  // A merge request on the policy repository, not a run with a report (functions/lib/slack/exempt-run.ts).
+  // A merge request on the policy repository, not a run with a report (functions/shared/slack/exempt-run.ts).
   if (request.job === "exempt") return proposeExemption(request, asker, signal);
   try {
     const life = { labels: runLabels(request.job, "chat", event.correlationId), timeLeft, asked: { command, user: event.user.id, channel: event.channelId } };
@@ -76,7 +76,7 @@ async function firstDelivery(correlationId: string, what: string): Promise<"firs
 export const handler = jobLambda(WorkerEventSchema, async (event, context): Promise<{ posted: boolean } | SubjectRun> => {
   // Log lines join the chat-ops (or Events) request's that started this run.
   logger.setCorrelationId(event.correlationId);
-  // Every step after the run gets only a slice of the time left (functions/lib/lambda/time-left.ts).
+  // Every step after the run gets only a slice of the time left (functions/shared/lambda/time-left.ts).
   const timeLeft = () => context.getRemainingTimeInMillis();
   if (event.kind === "subject") {
     const what = `enforce ${event.subject.kind} ${event.subject.id}`;

@@ -1,6 +1,6 @@
 /**
  * The import rules, read from the import lines themselves (the repository has no linter): no circle,
- * every lib layer imports only the layers below it, and every folder of functions/lib only the folders
+ * every lib layer imports only the layers below it, and every folder of functions/shared only the folders
  * before it, enforce's folder keeps its one-way rules (docs/architecture.md), the AWS SDK stays in
  * lib/aws and the front ends, bin/ never imports functions/, bin/ and functions/ reach lib/jobs only
  * through an index.ts, the folders of lib/jobs make no circle and reach each other only through their
@@ -58,21 +58,21 @@ it("each lib layer imports only the layers below it; lib never imports functions
 });
 
 /**
- * functions/lib in one order, each folder importing only the folders before it: what a Lambda
+ * functions/shared in one order, each folder importing only the folders before it: what a Lambda
  * invocation is (lambda), the deployment's settings and where Slack is (config), the tables (state),
  * a run and what follows it (runs), chat-ops (slack), GitLab's events (events), the durable Enforce
  * run (durable). docs/architecture.md states it.
  */
-const FUNCTIONS_LIB = ["lambda", "config", "state", "runs", "slack", "events", "durable"];
+const FUNCTIONS_SHARED = ["lambda", "config", "state", "runs", "slack", "events", "durable"];
 
-it("each functions/lib folder imports only the folders before it (lambda, config, state, runs, slack, events, durable)", () => {
+it("each functions/shared folder imports only the folders before it (lambda, config, state, runs, slack, events, durable)", () => {
   const folder = (file: string) => /^functions\/lib\/([a-z0-9-]+)\//.exec(file)?.[1];
   const upward = imports(/^functions\/lib\//).filter((edge) => {
     const [from, to] = edge.split(" -> ").map(folder) as [string, string | undefined];
-    return to !== undefined && from !== to && !(FUNCTIONS_LIB.indexOf(to) >= 0 && FUNCTIONS_LIB.indexOf(to) < FUNCTIONS_LIB.indexOf(from));
+    return to !== undefined && from !== to && !(FUNCTIONS_SHARED.indexOf(to) >= 0 && FUNCTIONS_SHARED.indexOf(to) < FUNCTIONS_SHARED.indexOf(from));
   });
   // A folder the order does not name is an edge to judge, not one to let pass.
-  const unordered = [...new Set(files.map(folder).filter((f) => f !== undefined && !FUNCTIONS_LIB.includes(f)))];
+  const unordered = [...new Set(files.map(folder).filter((f) => f !== undefined && !FUNCTIONS_SHARED.includes(f)))];
   expect({ upward, unordered }).toEqual({ upward: [], unordered: [] });
 });
 
@@ -181,7 +181,7 @@ it("test/ holds tests, and what they share in test/support/", () => {
 
 /**
  * test/X/ tests lib/X/ (test/jobs/enforce/ tests lib/jobs/enforce/), or bin/X/, sim/X/ or functions/X/;
- * test/functions/F/ tests functions/lib/F/ (any one folder deep in functions/, whatever its name). The
+ * test/functions/F/ tests functions/shared/F/ (any one folder deep in functions/, whatever its name). The
  * spec suites (test/spec/, the contracts of docs/api-contract.md) and test/support/ mirror nothing.
  */
 it("test/'s folders mirror the source's", () => {

@@ -1,6 +1,6 @@
 /** sst.config.ts's alarms: per job, on metrics the functions really write, the heartbeat, and the topic's subscription. */
 import { describe, expect, it, vi } from "vitest";
-import { recordCursorAge, recordRun } from "../functions/lib/runs/metrics.ts";
+import { recordCursorAge, recordRun } from "../functions/shared/runs/metrics.ts";
 import { emfRecords } from "./support/emf.ts";
 import { deploy } from "./support/sst/deploy.ts";
 
@@ -71,7 +71,7 @@ describe("sst.config.ts alarms", () => {
     const lines: string[] = [];
     const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (lines.push(String(chunk)), true));
     const report = { job: "enforce", dryRun: false, summary: { guard: "ok", complete: true }, actions: [], stats: { requests: 1, retries: 0, rateLimited: 0, pages: 1, durationMs: 5 }, warnings: [] };
-    // A sweep's judgement of the event-driven paths (functions/lib/runs/event-coverage.ts).
+    // A sweep's judgement of the event-driven paths (functions/shared/runs/event-coverage.ts).
     const judged = { missedByEvents: { from: "2025-01-01T00:00:00.000Z", to: "2025-01-02T00:00:00.000Z", count: 0, shares: [], undated: 0 }, eventDelivery: { last: null, silentHours: 24, silent: false } };
     for (const job of ["enforce", "workflows"] as const) recordRun({ report: { ...report, ...(job === "enforce" ? judged : {}), job } as never }, { job, trigger: "schedule", stage: "production" });
     recordCursorAge(0, { job: "enforce", trigger: "watch", stage: "production" });

@@ -2,7 +2,7 @@
  * How the benchmark's durable row stands in for Lambda's invocation budget, and reads back how the
  * execution was cut: pure, so test/bench tests it.
  */
-import { SLICE_FLOOR_MS, SLICE_MARGIN_MS } from "../../functions/lib/durable/steps.ts";
+import { SLICE_FLOOR_MS, SLICE_MARGIN_MS } from "../../functions/shared/durable/steps.ts";
 
 /**
  * WARDEN_SLICE_SECONDS for an invocation of `invocationS` (Lambda's timeout, 900 at most) when the

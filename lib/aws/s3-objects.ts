@@ -1,7 +1,7 @@
 /**
  * The run-history bucket's objects through the AWS SDK's S3 client: the one store both front ends
  * read (`warden restore s3://…|latest`, the Enforce function's restore event) and the Lambdas write
- * (functions/lib/runs/run-history.ts). lib/aws is the only folder of lib/ that imports the AWS SDK,
+ * (functions/shared/runs/run-history.ts). lib/aws is the only folder of lib/ that imports the AWS SDK,
  * and no lib layer imports it: lib/jobs reads stored runs through its port (lib/jobs/restore/run-history.ts's
  * RunObjects), and a front end hands it this (test/architecture.test.ts holds both rules).
  */

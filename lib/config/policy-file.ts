@@ -8,7 +8,7 @@ export const DEFAULT_POLICY_FILE = "warden.yaml";
 /** Where to start a policy from, for the error when there is none. */
 export const EXAMPLE_POLICY = "examples/warden.yaml in Warden's repository";
 
-/** How the CLI names its policy; the Lambda functions pass their own words (functions/lib/config/settings.ts). */
+/** How the CLI names its policy; the Lambda functions pass their own words (functions/shared/config/settings.ts). */
 export const CLI_POLICY_NAMING = `name the policy with --policy FILE or WARDEN_POLICY=FILE (${EXAMPLE_POLICY} is one to start from)`;
 
 /**

@@ -1,6 +1,6 @@
 /**
  * How a job is cut into steps. Run directly (the CLI, a plain Lambda invocation, the demo), a step
- * just runs and the job is one slice of work. In a durable execution (functions/lib/durable/steps.ts) each
+ * just runs and the job is one slice of work. In a durable execution (functions/shared/durable/steps.ts) each
  * step's result is checkpointed and a replay returns it without running it again, so a job that does
  * its work in steps, and keeps nothing between them that a step did not return, resumes in a later
  * invocation where the last one stopped. Step results must be JSON.
@@ -8,7 +8,7 @@
 export interface Steps {
   /**
    * Runs `run` as one step; `attempt` is 1, or more when an earlier attempt failed or was cut off.
-   * `changes`: the step changes things (its attempts must know of each other, see functions/lib/durable/steps.ts).
+   * `changes`: the step changes things (its attempts must know of each other, see functions/shared/durable/steps.ts).
    */
   step<T>(name: string, run: (attempt: number) => Promise<T>, opts?: { changes?: boolean }): Promise<T>;
   /** When work begun in a step now must stop starting requests so the step can end and be recorded (epoch ms). */

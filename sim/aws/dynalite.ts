@@ -16,7 +16,7 @@ export interface Dynalite {
   client(): DynamoDBClient;
   /** Creates a table keyed by the string attribute `id`, as sst.config.ts declares the claims table. */
   createClaimsTable(name: string): Promise<void>;
-  /** A new, empty claims table, and the environment that points functions/lib/state/claims.ts at it. */
+  /** A new, empty claims table, and the environment that points functions/shared/state/claims.ts at it. */
   freshClaimsEnv(): Promise<{ AWS_ENDPOINT_URL_DYNAMODB: string; WARDEN_CLAIMS_TABLE: string }>;
   close(): Promise<void>;
 }

@@ -50,7 +50,7 @@ describe("the chat-ops bundle", () => {
     expect(loaded.filter((path) => CLIENTS.test(path))).toEqual([]);
     expect(loaded.filter((path) => path.includes("node_modules/undici/"))).toEqual([]);
     // The one lazy part of ours: the policy from a GitLab repository, with the clients (never the jobs).
-    expect(lazy.filter((path) => !path.includes("node_modules/"))).toEqual(["functions/lib/config/policy-repository.ts"]);
+    expect(lazy.filter((path) => !path.includes("node_modules/"))).toEqual(["functions/shared/config/policy-repository.ts"]);
     const inputs = await bundledInputs("functions/chatops.ts");
     expect(inputs.filter((path) => JOBS.test(path))).toEqual([]);
   });

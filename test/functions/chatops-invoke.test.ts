@@ -6,7 +6,7 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { describe, expect, it, vi } from "vitest";
-import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
+import type { WorkerEvent } from "../../functions/shared/runs/job-request.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { captureLogs, lambdaContext, signedCommand, type InvokeAnswer } from "../support/lambda.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";

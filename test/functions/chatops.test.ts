@@ -2,8 +2,8 @@ import { InvokeCommand, LambdaClient, TooManyRequestsException } from "@aws-sdk/
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
-import { NOT_CHECKED } from "../../functions/lib/slack/once.ts";
+import type { WorkerEvent } from "../../functions/shared/runs/job-request.ts";
+import { NOT_CHECKED } from "../../functions/shared/slack/once.ts";
 import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { captureLogs, ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, functionUrlEvent, type SlashCommand, lambdaContext, SECRET_ARN, SECRETS, signedCommand, slashCommandBody } from "../support/lambda.ts";
@@ -258,7 +258,7 @@ describe("chat-ops Lambda", () => {
     const body = JSON.stringify({ text: "enforce" });
     const event = signedCommand({ text: "enforce" });
     const timestamp = event.headers["X-Slack-Request-Timestamp"]!;
-    const { slackSignature } = await import("../../functions/lib/slack/signature.ts");
+    const { slackSignature } = await import("../../functions/shared/slack/signature.ts");
     const json = functionUrlEvent(body, { "content-type": "application/json", "X-Slack-Request-Timestamp": timestamp, "X-Slack-Signature": slackSignature(SECRETS.slackSigningSecret, timestamp, body) });
     expect(await (await coldHandler())(json)).toMatchObject({ statusCode: 415 });
     expect(invocations()).toHaveLength(0);

@@ -10,9 +10,9 @@ import { S3Client } from "@aws-sdk/client-s3";
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import type { Context } from "aws-lambda";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { afterRun } from "../../functions/lib/runs/after-run.ts";
-import { runHistory } from "../../functions/lib/runs/run-history.ts";
-import type { AnyReport } from "../../functions/lib/runs/outcome.ts";
+import { afterRun } from "../../functions/shared/runs/after-run.ts";
+import { runHistory } from "../../functions/shared/runs/run-history.ts";
+import type { AnyReport } from "../../functions/shared/runs/outcome.ts";
 import type { EnforceReport, WorkflowsReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation } from "../../sim/gitlab/index.ts";
 import { startN8nSim, type N8nSim } from "../../sim/n8n/index.ts";
@@ -136,7 +136,7 @@ describe("a run stopped at its deadline, with Slack not answering", () => {
     vi.stubEnv("WARDEN_SLICE_SECONDS", "0.2");
     vi.resetModules();
     const { handler } = await import("../../functions/enforce.ts");
-    const { dynamoClaims } = await import("../../functions/lib/state/claims.ts");
+    const { dynamoClaims } = await import("../../functions/shared/state/claims.ts");
     // The local runner reports 900 s left in every invocation; Lambda counts down from the function's timeout.
     const overran: number[] = [];
     const runner = new LocalDurableTestRunner<EnforceReport>({

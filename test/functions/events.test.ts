@@ -7,7 +7,7 @@
 import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { describe, expect, it, vi } from "vitest";
-import type { SubjectWorkerEvent } from "../../functions/lib/runs/job-request.ts";
+import type { SubjectWorkerEvent } from "../../functions/shared/runs/job-request.ts";
 import { GITLAB_EVENT_TOKENS, groupCreateHook, projectCreateHook, projectTransferHook, streamDelivery, streamedAuditEvent, systemHookDelivery } from "../../sim/aws/gitlab-deliveries.ts";
 import { generateOrganisation, type SimAuditEvent } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";

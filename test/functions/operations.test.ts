@@ -7,8 +7,8 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
-import { ALREADY_RECEIVED } from "../../functions/lib/slack/once.ts";
+import type { WorkerEvent } from "../../functions/shared/runs/job-request.ts";
+import { ALREADY_RECEIVED } from "../../functions/shared/slack/once.ts";
 import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
@@ -196,7 +196,7 @@ describe("scheduled runs report to Slack, and emit their metrics", () => {
     expect(slack.problems).toEqual([]);
     expect(JSON.stringify(slack.posts[0])).toContain("Warden enforce failed");
     expect(emfRecords(logs.lines())).toEqual([expect.objectContaining({ RunFailed: 1, RunSucceeded: 0 })]);
-    // Its end logged as every trigger's is (functions/lib/runs/lifecycle.ts), the error beside the run's name.
+    // Its end logged as every trigger's is (functions/shared/runs/lifecycle.ts), the error beside the run's name.
     expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "ERROR", message: "job failed", job: "enforce", trigger: "schedule", error: expect.stringMatching(/answered 401/) }));
   });
 });

@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
-import { dynamoWatchCursor } from "../../functions/lib/state/watch-cursor.ts";
+import { dynamoWatchCursor } from "../../functions/shared/state/watch-cursor.ts";
 import type { WatchResult } from "../../functions/watch.ts";
 import { validReport } from "../support/report.ts";
 import { allShares, IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../support/watch-world.ts";

@@ -5,7 +5,7 @@
  * in GitLab; the POSTs are sent once, whatever GitLab answers.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
+import type { WorkerEvent } from "../../functions/shared/runs/job-request.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
 import { compareWorld, POLICY_PROJECT } from "../support/compare-world.ts";
@@ -177,7 +177,7 @@ describe("/warden exempt in the Worker", () => {
   });
 
   it("escapes what GitLab answers too: a merge request address with mrkdwn in it is shown as text", async () => {
-    const { exemptionReply } = await import("../../functions/lib/slack/exempt-run.ts");
+    const { exemptionReply } = await import("../../functions/shared/slack/exempt-run.ts");
     const webUrl = "https://gitlab.example/x/-/merge_requests/1?<!channel>|<https://evil.example|click>&";
     const reply = exemptionReply(EXEMPT, { mergeRequest: { title: "t", description: "d", iid: 1, webUrl } }, { userId: APPLIER, channelId: CHANNEL });
     expect(reply.text).toContain("Merge request !1: https://gitlab.example/x/-/merge_requests/1?&lt;!channel&gt;|&lt;https://evil.example|click&gt;&amp; (merging it is the approval).");

@@ -1,12 +1,12 @@
 /**
- * The worker's run for a subject of GitLab's events (functions/lib/events/subject-run.ts), against the
+ * The worker's run for a subject of GitLab's events (functions/shared/events/subject-run.ts), against the
  * GitLab simulator: it judges and removes that project's or group's strays only, dry unless the stage
  * applies, once per event, with the run's end (Slack summary, metrics with the time to enforcement).
  * And the whole way, as AWS runs it: a streamed event to the Events function, whose async invoke
  * (the Lambda stand-in) runs the worker while the Events answer has long gone back to GitLab.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { SubjectWorkerEvent } from "../../functions/lib/runs/job-request.ts";
+import type { SubjectWorkerEvent } from "../../functions/shared/runs/job-request.ts";
 import { GITLAB_EVENT_TOKENS, streamDelivery, streamedAuditEvent } from "../../sim/aws/gitlab-deliveries.ts";
 import { generateOrganisation, startGitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { WorkerEvent } from "../../functions/lib/runs/job-request.ts";
+import type { WorkerEvent } from "../../functions/shared/runs/job-request.ts";
 import { generateOrganisation, startGitLabSim } from "../../sim/gitlab/index.ts";
 import { startN8nSim } from "../../sim/n8n/index.ts";
 import { standardPolicy } from "../support/policies.ts";

@@ -2,8 +2,8 @@
 import { expect, it } from "vitest";
 import { HttpError, isTerminal } from "../../lib/http/index.ts";
 import { ScopeError } from "../../lib/jobs/index.ts";
-import { ConfigError } from "../../functions/lib/config/settings.ts";
-import { DeadlineError } from "../../functions/lib/lambda/deadline.ts";
+import { ConfigError } from "../../functions/shared/config/settings.ts";
+import { DeadlineError } from "../../functions/shared/lambda/deadline.ts";
 
 const answered = (status: number) => new HttpError({ status, method: "DELETE", route: "DELETE /projects/:id/share/:group_id", path: "/projects/1/share/2", serviceMessage: "", headers: {} });
 

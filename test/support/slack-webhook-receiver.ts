@@ -5,7 +5,7 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { SLACK_LIMITS, type Block, type WebhookMessage } from "../../functions/lib/runs/notify.ts";
+import { SLACK_LIMITS, type Block, type WebhookMessage } from "../../functions/shared/runs/notify.ts";
 
 export interface WebhookReceiver {
   /** For WARDEN_SLACK_RESPONSE_ORIGIN, which the functions accept in place of https://hooks.slack.com. */

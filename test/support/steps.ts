@@ -2,7 +2,7 @@
  * lib/jobs' Steps as a durable execution treats them, in-process: every result goes through JSON as
  * a checkpoint does, each step gets a slice of `sliceMs`, and a step named in `crash` is cut off
  * after doing its work — its result lost — and attempted again, as Lambda does with a step whose
- * invocation died. functions/lib/durable/steps.ts is the real thing; test/functions/durable/durable.test.ts runs it.
+ * invocation died. functions/shared/durable/steps.ts is the real thing; test/functions/durable/durable.test.ts runs it.
  */
 import { expect } from "vitest";
 import type { EnforceReport } from "../../lib/jobs/index.ts";

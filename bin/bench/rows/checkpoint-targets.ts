@@ -1,12 +1,12 @@
 /**
  * The durable rows' checkpoint targets (issue 32, point 4), pure so test/bench tests them: no step's
  * checkpoint reaches Lambda's 256 KB for one operation, and the largest does not grow with the number of
- * projects (steps hold at most a fixed number of findings or changes: functions/lib/durable/steps.ts),
+ * projects (steps hold at most a fixed number of findings or changes: functions/shared/durable/steps.ts),
  * so a larger organisation means more steps, never larger ones.
  */
 import type { Target } from "../row-kind.ts";
 
-/** What Lambda keeps of one operation's result (the handler's own bound: functions/lib/durable/steps.ts). */
+/** What Lambda keeps of one operation's result (the handler's own bound: functions/shared/durable/steps.ts). */
 export const CHECKPOINT_LIMIT_BYTES = 256 * 1024;
 /** How much larger the largest checkpoint of a larger row may be: noise in what a page holds, not growth. */
 export const CHECKPOINT_GROWTH = 1.25;

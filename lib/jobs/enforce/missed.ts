@@ -2,7 +2,7 @@
  * What a sweep (a full enforce run) says of the event-driven paths (the Watch function, GitLab's
  * audit event stream): the strays it finds that those paths should have removed and did not, and
  * whether the stream has gone quiet. Pure: the Lambda decides the window and reads the last delivery
- * (functions/lib/runs/event-coverage.ts); this judges the report's removals against them.
+ * (functions/shared/runs/event-coverage.ts); this judges the report's removals against them.
  *
  * A stray the sweep finds at all is one no event-driven run removed: had an event announced it, the
  * watch or the stream would have, within minutes. So a stray whose attributed creation (addedBy.at,

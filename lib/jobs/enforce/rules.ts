@@ -11,7 +11,7 @@
  * fix (the group created, the rule corrected) takes effect at once and a cached miss never outlives it.
  *
  * A glob that matched nothing only a full run can tell: the functions remember the last full run's
- * (LastSweep, functions/lib/state/last-sweep.ts) and a targeted run refuses those rules as that run
+ * (LastSweep, functions/shared/state/last-sweep.ts) and a targeted run refuses those rules as that run
  * did, for the same policy only (a policy changed since, the fix among the changes, clears them).
  */
 import type { GitLabClient } from "../../gitlab/index.ts";

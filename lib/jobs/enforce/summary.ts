@@ -32,7 +32,7 @@ export interface EnforceSummary extends GuardedSummary, RemovalCounts {
 
 /**
  * `comparison` only in a run comparing policies (compare.ts); `missedByEvents` and `eventDelivery`
- * only in a Lambda sweep with event-driven enforcement deployed (missed.ts, functions/lib/runs/event-coverage.ts).
+ * only in a Lambda sweep with event-driven enforcement deployed (missed.ts, functions/shared/runs/event-coverage.ts).
  */
 export type EnforceReport = Report<ShareRemoval, EnforceSummary> & {
   comparison?: PolicyComparison;

@@ -15,7 +15,7 @@ export interface JobStats {
   attribution?: { requests: number; budget: number; stoppedAtBudget: boolean };
   /** The lowest limit of requests in flight to a service, once it pushed back with 429s (lib/http/concurrency.ts); absent if none did. */
   lowestConcurrency?: number;
-  /** A durable execution's: the invocations that did its work, and its steps (functions/lib/durable/steps.ts). */
+  /** A durable execution's: the invocations that did its work, and its steps (functions/shared/durable/steps.ts). */
   invocations?: number;
   steps?: number;
 }

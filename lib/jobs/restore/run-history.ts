@@ -1,7 +1,7 @@
 /**
  * The run history as restore reads it, whatever keeps it: how a stored run is named and laid out, and
  * which run "latest" chooses. The reports of runs that changed something are kept (by the Lambdas,
- * functions/lib/runs/run-history.ts) under `runs/<job>/<trigger>/<UTC time, basic ISO 8601>-<correlation id>.json`:
+ * functions/shared/runs/run-history.ts) under `runs/<job>/<trigger>/<UTC time, basic ISO 8601>-<correlation id>.json`:
  * a trigger's keys sort by time, and a sweep's removals are not hidden by the watch batch after it.
  * "latest" is the latest sweep (the schedule's, the console's or chat's: each examines the whole
  * scope), "latest:<trigger>" the latest run of that trigger. Runs kept before the trigger was in the

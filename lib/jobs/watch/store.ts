@@ -1,6 +1,6 @@
 /**
  * Where a watch keeps its cursor between polls: the port each front end fills (the CLI a state file,
- * bin/cli/watch-state.ts; the Watch function an item of the claims table, functions/lib/state/watch-cursor.ts).
+ * bin/cli/watch-state.ts; the Watch function an item of the claims table, functions/shared/state/watch-cursor.ts).
  * A write names the revision it read, so a store shared by overlapping pollers keeps only the first
  * one's and refuses the other's (its removals were idempotent: a share already removed is "already gone").
  */

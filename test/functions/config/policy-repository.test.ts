@@ -152,7 +152,7 @@ describe("the policy in a GitLab repository, in Lambda", () => {
     const enforce = await coldEnforce<EnforceReport>();
     const begunWith = (await enforce({})).policy!;
     takeOver();
-    const { loadPolicyAgain } = await import("../../../functions/lib/config/policy.ts");
+    const { loadPolicyAgain } = await import("../../../functions/shared/config/policy.ts");
     await expect(loadPolicyAgain(begunWith)).rejects.toThrow(`was project ${repo.id} when the policy was first read here, and is now project`);
   });
 });

@@ -1,6 +1,6 @@
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { endpointSecretsCache, requireSecret, secretsCache } from "../../../functions/lib/config/secrets.ts";
+import { endpointSecretsCache, requireSecret, secretsCache } from "../../../functions/shared/config/secrets.ts";
 import { ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, JOB_SECRETS, SECRET_ARN, SECRETS, startSecretsManager, type SecretsManagerStub } from "../../support/lambda.ts";
 
 let stub: SecretsManagerStub;

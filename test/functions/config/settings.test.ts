@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { isReportOnly, reportOnlySetting } from "../../../functions/lib/config/settings.ts";
+import { isReportOnly, reportOnlySetting } from "../../../functions/shared/config/settings.ts";
 
 afterEach(() => vi.unstubAllEnvs());
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { allowedResponseOrigin, isAllowedResponseUrl } from "../../../functions/lib/config/slack.ts";
+import { allowedResponseOrigin, isAllowedResponseUrl } from "../../../functions/shared/config/slack.ts";
 
 afterEach(() => vi.unstubAllEnvs());
 

@@ -159,7 +159,7 @@ describe("Enforce as a durable execution", () => {
   it("an execution started while another holds the job's lease does nothing and fails, naming the holder", async () => {
     const { durable } = await twins(500, { groups: 10, maxDepth: 2 });
     vi.resetModules();
-    const { dynamoClaims } = await import("../../../functions/lib/state/claims.ts");
+    const { dynamoClaims } = await import("../../../functions/shared/state/claims.ts");
     const holder = "arn:aws:lambda:eu-west-1:123456789012:function:warden-Enforce:3/durable-execution/first/0";
     expect(await dynamoClaims().claim("lease:enforce", Math.floor(Date.now() / 1000) + 3600, holder)).toBe(true);
     const execution = await durableRun(durable, { dryRun: false });
@@ -176,7 +176,7 @@ describe("Enforce as a durable execution", () => {
     expect(execution.getStatus()).toBe("FAILED");
     expect(execution.getError().errorMessage).toBe('invalid event: unknown field "dryrun"');
     vi.resetModules();
-    const { dynamoClaims } = await import("../../../functions/lib/state/claims.ts");
+    const { dynamoClaims } = await import("../../../functions/shared/state/claims.ts");
     expect(await dynamoClaims().holder("lease:enforce")).toBeUndefined();
     expect(durable.counters.requests).toBe(0);
   });

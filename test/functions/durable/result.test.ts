@@ -1,6 +1,6 @@
 /** A durable execution's result is at most 6 MB: a larger report is cut to fit, saying where the rest is. */
 import { describe, expect, it } from "vitest";
-import { fitted } from "../../../functions/lib/durable/job.ts";
+import { fitted } from "../../../functions/shared/durable/job.ts";
 import { runRecord } from "../../support/report.ts";
 import type { EnforceReport, ShareRemoval } from "../../../lib/jobs/index.ts";
 

@@ -1,13 +1,13 @@
 /**
- * How many claim writes and Worker invokes one delivery has in flight at once (functions/lib/events/
+ * How many claim writes and Worker invokes one delivery has in flight at once (functions/shared/events/
  * dispatch.ts): stand-ins for the claims table and the invoke hold every call until the test lets the
  * event loop turn, and count what is pending then. No clock: a turn of the loop (setImmediate) runs
  * every microtask first, so whatever dispatch starts without waiting for an answer is counted.
  */
 import { describe, expect, it } from "vitest";
-import type { DeliveredEvent } from "../../../functions/lib/events/delivery.ts";
-import { dispatch, EVENT_DISPATCH_CONCURRENCY } from "../../../functions/lib/events/dispatch.ts";
-import type { Claims } from "../../../functions/lib/state/claims.ts";
+import type { DeliveredEvent } from "../../../functions/shared/events/delivery.ts";
+import { dispatch, EVENT_DISPATCH_CONCURRENCY } from "../../../functions/shared/events/dispatch.ts";
+import type { Claims } from "../../../functions/shared/state/claims.ts";
 
 /** Calls held until `drain` answers them, and the most ever pending at one turn of the loop. */
 function heldCalls<T>(answer: T) {

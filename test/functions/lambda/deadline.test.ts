@@ -1,7 +1,7 @@
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { deadlineSignal, DeadlineError, type DeadlineContext } from "../../../functions/lib/lambda/deadline.ts";
+import { deadlineSignal, DeadlineError, type DeadlineContext } from "../../../functions/shared/lambda/deadline.ts";
 import { lambdaContext } from "../../support/lambda.ts";
 
 /** A handler that waits for the signal and reports when it fired. */

@@ -1,6 +1,6 @@
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { secretsCache } from "../../../functions/lib/config/secrets.ts";
+import { secretsCache } from "../../../functions/shared/config/secrets.ts";
 import { captureLogs, SECRET_ARN, startSecretsManager, stubAwsEnv, type SecretsManagerStub } from "../../support/lambda.ts";
 
 const SECRET = { gitlabToken: "glpat-logger-test-4d1f9b", n8nApiKey: "n8n-key-logger-71c0ae", slackSigningSecret: "SLACK-SIGNING-SECRET-LOGGER-9E2A" };
@@ -19,7 +19,7 @@ describe("the Lambda logs", () => {
   it("every field of the secret, once read, is masked in every log line: message, fields and errors", async () => {
     const client = new SecretsManagerClient({ endpoint: stub.url, region: "eu-west-1", credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "dummy" }, maxAttempts: 1 });
     await secretsCache({ client, secretId: SECRET_ARN }).get();
-    const { logger } = await import("../../../functions/lib/lambda/logger.ts");
+    const { logger } = await import("../../../functions/shared/lambda/logger.ts");
     const logs = captureLogs();
     for (const value of Object.values(SECRET)) {
       logger.info(`a service echoed ${value}`, { answer: `x${value}y`, nested: { list: [`"${value}"`] }, piece: value.slice(2) });

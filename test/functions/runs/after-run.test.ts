@@ -1,9 +1,9 @@
 import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { afterRun } from "../../../functions/lib/runs/after-run.ts";
-import { runHistory } from "../../../functions/lib/runs/run-history.ts";
-import type { AnyReport, RunLabels } from "../../../functions/lib/runs/outcome.ts";
+import { afterRun } from "../../../functions/shared/runs/after-run.ts";
+import { runHistory } from "../../../functions/shared/runs/run-history.ts";
+import type { AnyReport, RunLabels } from "../../../functions/shared/runs/outcome.ts";
 import { captureLogs, stubAwsEnv } from "../../support/lambda.ts";
 import { runRecord } from "../../support/report.ts";
 

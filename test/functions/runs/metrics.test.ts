@@ -1,7 +1,7 @@
 /** The run metrics as CloudWatch would read them: the EMF line Powertools writes to stdout, parsed and checked against the EMF specification. */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { recordRun } from "../../../functions/lib/runs/metrics.ts";
-import type { RunOutcome } from "../../../functions/lib/runs/outcome.ts";
+import { recordRun } from "../../../functions/shared/runs/metrics.ts";
+import type { RunOutcome } from "../../../functions/shared/runs/outcome.ts";
 import { expectValidEmf, type Emf } from "../../support/emf.ts";
 
 afterEach(() => vi.restoreAllMocks());

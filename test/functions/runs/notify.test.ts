@@ -5,8 +5,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkflowAction, WorkflowsReport } from "../../../lib/jobs/workflows/index.ts";
 import { registerSecret } from "../../../lib/redact/index.ts";
-import { notifyRun, shouldNotify } from "../../../functions/lib/runs/notify.ts";
-import type { RunLabels, RunOutcome } from "../../../functions/lib/runs/outcome.ts";
+import { notifyRun, shouldNotify } from "../../../functions/shared/runs/notify.ts";
+import type { RunLabels, RunOutcome } from "../../../functions/shared/runs/outcome.ts";
 import type { NotifyLevel } from "../../../lib/policy/index.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../support/slack-webhook-receiver.ts";
 import { captureLogs, stubAwsEnv } from "../../support/lambda.ts";

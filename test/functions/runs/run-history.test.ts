@@ -3,8 +3,8 @@ import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { registerSecret } from "../../../lib/redact/index.ts";
 import { parseRunRef, RunHistoryError, runKey } from "../../../lib/jobs/restore/run-history.ts";
-import { runHistory } from "../../../functions/lib/runs/run-history.ts";
-import type { AnyReport, RunLabels } from "../../../functions/lib/runs/outcome.ts";
+import { runHistory } from "../../../functions/shared/runs/run-history.ts";
+import type { AnyReport, RunLabels } from "../../../functions/shared/runs/outcome.ts";
 
 const s3 = mockClient(S3Client);
 const BUCKET = "warden-production-runhistory-12345678";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCommand, usage } from "../../../functions/lib/slack/command.ts";
+import { parseCommand, usage } from "../../../functions/shared/slack/command.ts";
 
 const job = (text: string) => {
   const parsed = parseCommand(text);

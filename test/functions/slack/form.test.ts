@@ -2,7 +2,7 @@ import middy from "@middy/core";
 import httpErrorHandler from "@middy/http-error-handler";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { slackCommandForm, type SlackCommandEvent } from "../../../functions/lib/slack/form.ts";
+import { slackCommandForm, type SlackCommandEvent } from "../../../functions/shared/slack/form.ts";
 import { functionUrlEvent, lambdaContext, slashCommandBody } from "../../support/lambda.ts";
 
 const handler = middy<APIGatewayProxyEventV2>()

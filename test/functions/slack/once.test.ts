@@ -9,9 +9,9 @@ import httpErrorHandler from "@middy/http-error-handler";
 import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { dynamoClaims } from "../../../functions/lib/state/claims.ts";
-import { ALREADY_RECEIVED, NOT_CHECKED, slackRequestOnce, slackSslCheck } from "../../../functions/lib/slack/once.ts";
-import { verifySlackRequest } from "../../../functions/lib/slack/verify-request.ts";
+import { dynamoClaims } from "../../../functions/shared/state/claims.ts";
+import { ALREADY_RECEIVED, NOT_CHECKED, slackRequestOnce, slackSslCheck } from "../../../functions/shared/slack/once.ts";
+import { verifySlackRequest } from "../../../functions/shared/slack/verify-request.ts";
 import { functionUrlEvent, lambdaContext, SECRETS, signedCommand, slashCommandBody } from "../../support/lambda.ts";
 import { lambdaWorld } from "../../support/lambda-world.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_SKEW_SECONDS, slackSignature, verifySlackSignature } from "../../../functions/lib/slack/signature.ts";
+import { MAX_SKEW_SECONDS, slackSignature, verifySlackSignature } from "../../../functions/shared/slack/signature.ts";
 
 // Slack's worked example (api.slack.com, "Verifying requests from Slack").
 const EXAMPLE = {

@@ -3,7 +3,7 @@ import httpErrorHandler from "@middy/http-error-handler";
 import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { describe, expect, it, vi } from "vitest";
-import { verifySlackRequest } from "../../../functions/lib/slack/verify-request.ts";
+import { verifySlackRequest } from "../../../functions/shared/slack/verify-request.ts";
 import { functionUrlEvent, lambdaContext, signedCommand, slashCommandBody } from "../../support/lambda.ts";
 
 const SECRET = "signing-secret-for-this-test";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dynamoClaims } from "../../../functions/lib/state/claims.ts";
+import { dynamoClaims } from "../../../functions/shared/state/claims.ts";
 import { startDynalite, type Dynalite } from "../../../sim/aws/dynalite.ts";
 
 let dynalite: Dynalite;

@@ -8,7 +8,7 @@
  */
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import { describe, expect, it, vi } from "vitest";
-import { dynamoCoverage } from "../../../functions/lib/state/event-coverage.ts";
+import { dynamoCoverage } from "../../../functions/shared/state/event-coverage.ts";
 import type { EnforceReport } from "../../../lib/jobs/index.ts";
 import { GITLAB_EVENT_TOKENS, streamDelivery } from "../../../sim/aws/gitlab-deliveries.ts";
 import { validReport } from "../../support/report.ts";

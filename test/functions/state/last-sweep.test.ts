@@ -1,11 +1,11 @@
 /**
  * Issue 28 point 3: the daily sweep (the Enforce function, a full run) refuses a glob rule that matches
  * nothing, but the watch sees one project at a time and cannot tell. The sweep remembers what it found
- * (functions/lib/state/last-sweep.ts) and the Watch function and the Worker's stream runs refuse it too, under the same policy:
+ * (functions/shared/state/last-sweep.ts) and the Watch function and the Worker's stream runs refuse it too, under the same policy:
  * before this, the watch removed share after share under the typo, each poll under maxRemovals.
  */
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { dynamoLastSweep } from "../../../functions/lib/state/last-sweep.ts";
+import { dynamoLastSweep } from "../../../functions/shared/state/last-sweep.ts";
 import type { WatchResult } from "../../../functions/watch.ts";
 import { allShares, IDS, share, WATCH_TOKENS, watchWorld } from "../../support/watch-world.ts";
 import { coldEnforce, lambdaContext, writePolicy } from "../../support/lambda.ts";

@@ -34,7 +34,7 @@ export async function begin(run: Run): Promise<Begun> {
       const now = (run.opts.now ?? new Date()).toISOString();
       const warnings: string[] = [];
       // The token check and the scope look-up go out together (reads: after a refused token the Lambda
-      // may read a rotated secret and run again, functions/lib/runs/run-job.ts); the token's error comes first.
+      // may read a rotated secret and run again, functions/shared/runs/run-job.ts); the token's error comes first.
       const scope = awaitedLater(scopeRoots(gitlab, policy, inStep));
       const found = targets && awaitedLater(findTargets(gitlab, policy, targets, concurrency, inStep, warnings));
       const user = await gitlab.currentUser(inStep);

@@ -8,7 +8,7 @@ import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { z } from "zod";
 import { check, describeIssues } from "../lambda/issues.ts";
 import { HttpStatusError } from "../lambda/http-status-error.ts";
-import { rawBody } from "./raw-body.ts";
+import { rawBody } from "../lambda/raw-body.ts";
 
 const SlackCommandSchema = z.object({
   command: z.string().min(1),

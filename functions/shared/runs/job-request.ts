@@ -2,7 +2,7 @@
  * What a job run is asked for: a chat command, which is also the worker's whole event (validated again
  * on arrival, because the worker acts on it, and POSTs to its response_url, with nobody else
  * checking), the subject of GitLab events (functions/events.ts: the worker enforces that project or
- * group alone), or a restore asked of the Enforce function from the console (functions/lib/runs/scheduled.ts).
+ * group alone), or a restore asked of the Enforce function from the console (functions/shared/runs/scheduled.ts).
  */
 import { z } from "zod";
 import type { EnforceTarget, LastSweep, RestoreInput } from "../../../lib/jobs/index.ts";
@@ -43,16 +43,16 @@ export interface RestoreRequest {
   includeStray: boolean;
 }
 
-/** Enforce limited to part of the scope: the subject of GitLab events (functions/lib/events/subject-run.ts). */
+/** Enforce limited to part of the scope: the subject of GitLab events (functions/shared/events/subject-run.ts). */
 export interface TargetedEnforceRequest {
   job: "enforce";
   apply: boolean;
   targets?: EnforceTarget[];
-  /** What the last full run found matching nothing (functions/lib/state/last-sweep.ts): refused here too. */
+  /** What the last full run found matching nothing (functions/shared/state/last-sweep.ts): refused here too. */
   lastSweep?: LastSweep;
 }
 
-/** An exemption request (functions/lib/slack/exempt-run.ts): not a run with a report, so not runJob's. */
+/** An exemption request (functions/shared/slack/exempt-run.ts): not a run with a report, so not runJob's. */
 export type ExemptJobRequest = Extract<JobRequest, { job: "exempt" }>;
 
 /** Everything runJob runs. */

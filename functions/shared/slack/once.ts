@@ -7,7 +7,7 @@
  *   answered unverified; it runs nothing. Anything else goes on to the signature check (401 unsigned).
  * - `slackRequestOnce`, after the signature check: a request Slack marks as a retry
  *   (`X-Slack-Retry-Num`) is acknowledged and not run; any other is run only if its signature and
- *   timestamp are claimed for the first time (functions/lib/state/claims.ts). A signed request verifies for 5 minutes,
+ *   timestamp are claimed for the first time (functions/shared/state/claims.ts). A signed request verifies for 5 minutes,
  *   so a byte-identical replay within them would otherwise run again (a second pipeline); the claim
  *   outlives that window. Both answer 200, so Slack shows the acknowledgement, not an error.
  *
@@ -16,7 +16,7 @@
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { Claims } from "../state/claims.ts";
-import { rawBody } from "./raw-body.ts";
+import { rawBody } from "../lambda/raw-body.ts";
 import { ephemeral } from "./reply.ts";
 import { MAX_SKEW_SECONDS } from "./signature.ts";
 

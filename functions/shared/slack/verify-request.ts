@@ -5,7 +5,7 @@
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { HttpStatusError } from "../lambda/http-status-error.ts";
-import { rawBody } from "./raw-body.ts";
+import { rawBody } from "../lambda/raw-body.ts";
 import { verifySlackSignature } from "./signature.ts";
 
 export interface VerifySlackSignatureOptions {

@@ -1,5 +1,5 @@
 /**
- * The CloudWatch names Warden's run metrics are published under (functions/lib/runs/metrics.ts) and its
+ * The CloudWatch names Warden's run metrics are published under (functions/shared/runs/metrics.ts) and its
  * alarms watch (sst.config.ts): one list, so an alarm cannot watch a metric nobody emits.
  */
 export const METRICS_NAMESPACE = "Warden";
@@ -25,7 +25,7 @@ export const METRIC = {
   secondsToRemoval: "SecondsToRemoval",
   /** Seconds the Watch function's cursor is behind the audit events GitLab has recorded (0: caught up), each poll. */
   watchCursorAge: "WatchCursorAgeSeconds",
-  /** Strays a sweep found that the watch or the event stream should have removed (functions/lib/runs/event-coverage.ts). */
+  /** Strays a sweep found that the watch or the event stream should have removed (functions/shared/runs/event-coverage.ts). */
   missedByEvents: "MissedByEvents",
   /** 1 when a sweep found no delivery to the Events endpoint for WARDEN_EVENTS_SILENCE_HOURS, else 0 (only with WARDEN_EVENTS=on). */
   eventsSilent: "EventsSilent",

@@ -1,7 +1,7 @@
 /**
  * `/warden exempt <project-path> <group-path> [until YYYY-MM-DD] reason <text>`: an exemption request,
  * checked as `warden exempt` checks it (lib/jobs/exempt's exemptRequestProblems), its problems worded
- * by position. As every chat error, none quotes a word of the command (functions/lib/slack/command.ts).
+ * by position. As every chat error, none quotes a word of the command (functions/shared/slack/command.ts).
  */
 import { exemptRequestProblems, type ExemptProblem } from "../../../lib/policy/index.ts";
 import { MAX_REASON_CHARS } from "../../../lib/policy/rules.ts";

@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import type { AuditEvent } from "../../../lib/gitlab/index.ts";
 import { auditEventName, canonicalJson, eventSubjectKey, subjectOfAuditEvent, subjectOfSystemHook, type EventSubject } from "../../../lib/jobs/events/index.ts";
 import { HttpStatusError } from "../lambda/http-status-error.ts";
-import { rawBody } from "../slack/raw-body.ts";
+import { rawBody } from "../lambda/raw-body.ts";
 import type { GitLabRequestEvent } from "./verify-request.ts";
 
 /** One audit event is about 1 KB: a megabyte is hundreds of them, far past any delivery GitLab makes. */

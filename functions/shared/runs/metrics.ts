@@ -59,7 +59,7 @@ function values(outcome: RunOutcome, job: JobName): [MetricName, number, Unit?][
   ];
 }
 
-/** A sweep's judgement of the event-driven paths, when it made one (functions/lib/runs/event-coverage.ts). */
+/** A sweep's judgement of the event-driven paths, when it made one (functions/shared/runs/event-coverage.ts). */
 function coverage(report: object): [MetricName, number][] {
   const { missedByEvents, eventDelivery } = report as Partial<EnforceReport>;
   return [...(missedByEvents ? [[METRIC.missedByEvents, missedByEvents.count] as [MetricName, number]] : []), ...(eventDelivery ? [[METRIC.eventsSilent, eventDelivery.silent ? 1 : 0] as [MetricName, number]] : [])];
@@ -72,7 +72,7 @@ export function recordCursorAge(seconds: number, labels: Pick<RunLabels, "job" |
   metrics.publishStoredMetrics();
 }
 
-/** Time to enforcement: seconds from audit events to the removals they led to (the Watch function, lib/jobs/watch; the stream, functions/lib/events/latency.ts). */
+/** Time to enforcement: seconds from audit events to the removals they led to (the Watch function, lib/jobs/watch; the stream, functions/shared/events/latency.ts). */
 export function recordSecondsToRemoval(seconds: readonly number[], labels: Pick<RunLabels, "job" | "trigger" | "stage">): void {
   if (seconds.length === 0) return;
   const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE, defaultDimensions: { stage: labels.stage, job: labels.job, trigger: labels.trigger } });

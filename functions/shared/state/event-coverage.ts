@@ -1,5 +1,5 @@
 /**
- * What the sweep needs to judge the event-driven paths (functions/lib/runs/event-coverage.ts), as small
+ * What the sweep needs to judge the event-driven paths (functions/shared/runs/event-coverage.ts), as small
  * items of the claims table, none with an expiresAt (TTL never deletes them):
  *
  * - `heard:stream`, `heard:system-hook`: when GitLab last delivered to the Events endpoint (written by
