@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 import "./cli/node-check.ts"; // first: before any library loads
-import { main } from "./cli/main.ts";
+import "./cli/heap-settings.ts"; // then: may replace the process with one under the heap settings
+
+// Loaded only now, so a process that replaces itself has not loaded the CLI for nothing.
+const { main } = await import("./cli/main.ts");
 
 // SIGTERM (a CI job cancelled, `kill`, a container stopping) and SIGHUP (the terminal closed) are
 // treated as Ctrl-C: the job stops starting work, cancels what is in flight, writes every audit line
