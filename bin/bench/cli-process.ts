@@ -5,7 +5,7 @@
  * writes getrusage's maxRSS to a file as the process exits (Node gives a parent no child's rusage; a
  * file, not an inherited descriptor, because the CLI replaces itself under its heap settings,
  * bin/cli/heap-settings.ts, and execve keeps only stdio); it loads nothing else, so it adds nothing
- * measurable. Linux's maxRSS spans the execve.
+ * measurable (the image before the execve is a Node start-up, far below the CLI's peak).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";

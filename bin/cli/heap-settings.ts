@@ -3,12 +3,13 @@
  * functions get from NODE_OPTIONS (lib/config/node-options.ts), which npm's bin shim cannot pass (a
  * `#!/usr/bin/env -S node …` shebang fails where env lacks -S, as busybox's does). With Node's
  * defaults the young generation grows to 64 MB a semi-space and old space is collected lazily: peak
- * RSS was 308 MB at 100,000 projects against 139 MB with these settings (`npm run bench -- --cli`).
+ * RSS was 308 MB at 100,000 projects against 137 MB with these settings (`npm run bench -- --cli`).
  * V8 sizes its heap only as the process starts (v8.setFlagsFromString afterwards left peak RSS near
  * 200 MB), so the process replaces itself with `node <settings> <its own arguments>`: execve keeps
  * its pid, its stdio and its environment, so signals, pipes and exit codes are the user's as before,
  * and no second process runs. Where execve does not exist (Windows) the CLI runs with Node's defaults.
- * A user's own heap flags (on the command line or in NODE_OPTIONS) are left as they are.
+ * A user's own heap flags (on the command line or in NODE_OPTIONS) are left as they are. execve's
+ * ExperimentalWarning is printed on the next tick, which a replaced image never reaches.
  */
 import { NODE_OPTIONS } from "../../lib/config/node-options.ts";
 
