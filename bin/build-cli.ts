@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 /**
  * npm's `prepare` (after `npm ci` in a checkout, on `npm pack`, in npm's clone for a git install): the
- * CLI as one ESM file, dist/warden.js, that runs on any Node the package's `engines` names, with
- * every library bundled in (the package installs with no dependency to fetch), and beside it the
- * licences of those libraries, which their licences ask a copy to carry.
+ * CLI as two ESM files that run on any Node the package's `engines` names, with every library bundled
+ * in (the package installs with no dependency to fetch): dist/warden.js, the small entry that checks
+ * the Node version and gives the process its heap settings (bin/cli/heap-settings.ts: it replaces
+ * itself, so it must not parse the whole CLI first), and dist/warden-cli.js, the CLI it then loads;
+ * and beside them the licences of those libraries, which their licences ask a copy to carry.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -16,13 +18,27 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const BUILT_CLI = join(ROOT, "dist/warden.js");
 
 /**
- * Builds bin/warden.ts into `outfile`, replaced in one rename: a run or a pack never reads half a
- * file, even while another build (a test, a second `npm pack`) writes the same one.
+ * Builds bin/warden.ts into `outfile` and the CLI it loads (bin/cli/main.ts) into CLI_FILE beside it,
+ * each replaced in one rename, the CLI first: a run or a pack never reads half a file, even while
+ * another build (a test, a second `npm pack`) writes the same ones.
  */
 export function buildCli(outfile: string = BUILT_CLI): string {
+  const cli = bundle("bin/cli/main.ts", join(dirname(outfile), CLI_FILE));
+  const entry = bundle("bin/warden.ts", outfile);
+  mkdirSync(dirname(outfile), { recursive: true });
+  replace(join(dirname(outfile), "THIRD-PARTY-LICENSES.txt"), licences([...cli.inputs, ...entry.inputs]), 0o644);
+  replace(join(dirname(outfile), CLI_FILE), cli.contents, 0o644);
+  replace(outfile, entry.contents, 0o755);
+  return outfile;
+}
+
+/** The CLI's own file, beside dist/warden.js, which loads it by this name. */
+const CLI_FILE = "warden-cli.js";
+
+function bundle(entry: string, outfile: string): { contents: Uint8Array; inputs: string[] } {
   const { outputFiles, metafile } = buildSync({
     absWorkingDir: ROOT,
-    entryPoints: ["bin/warden.ts"],
+    entryPoints: [entry],
     outfile,
     write: false,
     bundle: true,
@@ -33,14 +49,11 @@ export function buildCli(outfile: string = BUILT_CLI): string {
     // Some bundled libraries are CommonJS and require() Node's modules, which ESM lacks.
     banner: { js: "import { createRequire as __wardenRequire } from 'node:module'; const require = __wardenRequire(import.meta.url);" },
     // The bundle carries no package.json: reports name the version from this (lib/jobs/version.ts).
-    define: { __WARDEN_VERSION__: JSON.stringify(WARDEN_VERSION) },
+    define: { __WARDEN_VERSION__: JSON.stringify(WARDEN_VERSION), __WARDEN_CLI_FILE__: JSON.stringify(`./${CLI_FILE}`) },
     logLevel: "warning",
     metafile: true,
   });
-  mkdirSync(dirname(outfile), { recursive: true });
-  replace(join(dirname(outfile), "THIRD-PARTY-LICENSES.txt"), licences(Object.keys(metafile.inputs)), 0o644);
-  replace(outfile, outputFiles[0]!.contents, 0o755);
-  return outfile;
+  return { contents: outputFiles[0]!.contents, inputs: Object.keys(metafile.inputs) };
 }
 
 function replace(file: string, contents: string | Uint8Array, mode: number): void {

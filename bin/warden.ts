@@ -1,6 +1,13 @@
 #!/usr/bin/env node
 import "./cli/node-check.ts"; // first: before any library loads
-import { main } from "./cli/main.ts";
+import "./cli/heap-settings.ts"; // then: may replace the process with one under the heap settings
+import type * as Cli from "./cli/main.ts";
+
+/** Built, the CLI is a file of its own beside this one (bin/build-cli.ts writes its name in). */
+declare const __WARDEN_CLI_FILE__: string | undefined;
+const cliModule = typeof __WARDEN_CLI_FILE__ === "string" ? new URL(__WARDEN_CLI_FILE__, import.meta.url).href : "./cli/main.ts";
+// Loaded only now, so a process that replaces itself has not parsed the CLI for nothing.
+const { main } = (await import(cliModule)) as typeof Cli;
 
 // SIGTERM (a CI job cancelled, `kill`, a container stopping) and SIGHUP (the terminal closed) are
 // treated as Ctrl-C: the job stops starting work, cancels what is in flight, writes every audit line

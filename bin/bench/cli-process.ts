@@ -2,15 +2,21 @@
  * Runs the packed CLI (dist/warden.js, as npm's `prepare`, bin/build-cli.ts, builds it) as a user runs it:
  * `node warden.js enforce …` with Node's own defaults, no NODE_OPTIONS (the bench's own, if any, is not
  * passed on). Its peak RSS comes from the process itself: a one-statement module given with `--import`
- * writes getrusage's maxRSS to fd 3 as the process exits (Node gives a parent no child's rusage); it
- * loads nothing else, so it adds nothing measurable.
+ * writes getrusage's maxRSS to a file as the process exits (Node gives a parent no child's rusage; a
+ * file, not an inherited descriptor, because the CLI replaces itself under its heap settings,
+ * bin/cli/heap-settings.ts, and execve keeps only stdio); it loads nothing else, so it adds nothing
+ * measurable (the image before the execve is a Node start-up, far below the CLI's peak).
  */
 import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import type { NoticeSummary } from "../../lib/jobs/notices/index.ts";
 import type { RunResult } from "./run-result.ts";
 
-const EXIT_HOOK = `data:text/javascript,${encodeURIComponent('import { writeSync } from "node:fs"; process.on("exit", () => writeSync(3, String(process.resourceUsage().maxRSS)));')}`;
+/** The module that writes the process's maxRSS (KB) to `file` as it exits. */
+const exitHook = (file: string) => `data:text/javascript,${encodeURIComponent(`import { writeFileSync } from "node:fs"; process.on("exit", () => writeFileSync(${JSON.stringify(file)}, String(process.resourceUsage().maxRSS)));`)}`;
 
 export interface CliRun extends RunResult {
   /** The report's request count, strays and notices, when the run printed one. */
@@ -24,17 +30,24 @@ export function runCli(cli: string, url: string, token: string, policy: string, 
   const { NODE_OPTIONS: _ignored, ...env } = process.env;
   const args = ["enforce", "--json", "--policy", policy, ...(apply ? ["--apply"] : [])];
   return new Promise((resolve) => {
+    const dir = mkdtempSync(join(tmpdir(), "warden-cli-rss-"));
+    const rssFile = join(dir, "max-rss");
     const started = performance.now();
-    const child = spawn(process.execPath, ["--import", EXIT_HOOK, cli, ...args], { env: { ...env, GITLAB_URL: url, GITLAB_TOKEN: token }, stdio: ["ignore", "pipe", "pipe", "pipe"] });
-    const out = { stdout: "", stderr: "", rss: "" };
+    const child = spawn(process.execPath, ["--import", exitHook(rssFile), cli, ...args], { env: { ...env, GITLAB_URL: url, GITLAB_TOKEN: token }, stdio: ["ignore", "pipe", "pipe"] });
+    const out = { stdout: "", stderr: "" };
     child.stdout!.on("data", (chunk: Buffer) => (out.stdout += chunk.toString()));
     child.stderr!.on("data", (chunk: Buffer) => (out.stderr = (out.stderr + chunk.toString()).slice(-4096)));
-    child.stdio[3]!.on("data", (chunk: Buffer) => (out.rss += chunk.toString()));
     const timer = setTimeout(() => child.kill(), timeoutS * 1000);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       const wallMs = performance.now() - started;
-      const maxRssKB = out.rss ? Number(out.rss) : NaN;
+      let maxRssKB = NaN;
+      try {
+        maxRssKB = Number(readFileSync(rssFile, "utf8"));
+      } catch {
+        // Killed before it could write: the row says so.
+      }
+      rmSync(dir, { recursive: true, force: true });
       let report: EnforceReport | undefined;
       try {
         report = JSON.parse(out.stdout) as EnforceReport;

@@ -68,7 +68,7 @@ afterAll(async () => {
 
 describe.sequential("the packed CLI", () => {
   it("ships the built CLI with its libraries' licences, README.md, the example policy and package.json, and nothing else", () => {
-    expect(packed.files.map((f) => f.path).sort()).toEqual(["README.md", "dist/THIRD-PARTY-LICENSES.txt", "dist/warden.js", "examples/warden.yaml", "package.json"]);
+    expect(packed.files.map((f) => f.path).sort()).toEqual(["README.md", "dist/THIRD-PARTY-LICENSES.txt", "dist/warden-cli.js", "dist/warden.js", "examples/warden.yaml", "package.json"]);
   });
 
   it("installs from the tarball into an empty prefix, offline with an empty npm cache: it needs no dependency", async () => {

@@ -1,0 +1,77 @@
+/**
+ * The CLI as npm installs it runs dist/warden.js with a bare `node`: no NODE_OPTIONS, so with Node's
+ * default heap its peak RSS was 308 MB at 100,000 projects (the Lambda functions', under
+ * lib/config/node-options.ts, about 140). bin/cli/heap-settings.ts has the process replace itself
+ * with one under those settings. What a user must be able to rely on: it is the same process (pid,
+ * stdio, exit code: a CI job's kill or a pipe still reaches it), its own Node flags and arguments
+ * are kept, and a heap flag the user chose is never overridden.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { buildCli } from "../../bin/build-cli.ts";
+import { NODE_OPTIONS } from "../../lib/config/node-options.ts";
+
+const temp = mkdtempSync(join(tmpdir(), "warden-heap-"));
+const cli = buildCli(join(temp, "dist", "warden.js"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+interface Image {
+  pid: number;
+  execArgv: string[];
+  heapLimitMB: number;
+}
+
+/**
+ * Runs `node [nodeFlags] --import <probe> warden.js args`: the probe, loaded by every image the
+ * process becomes, appends what that image runs with to a file.
+ */
+function run(args: string[], options: { nodeFlags?: string[]; nodeOptions?: string } = {}) {
+  const log = join(mkdtempSync(join(temp, "run-")), "images");
+  writeFileSync(log, "");
+  const probe = `data:text/javascript,${encodeURIComponent(
+    `import { appendFileSync } from "node:fs"; import { getHeapStatistics } from "node:v8"; appendFileSync(${JSON.stringify(log)}, JSON.stringify({ pid: process.pid, execArgv: process.execArgv, heapLimitMB: getHeapStatistics().heap_size_limit / 1048576 }) + "\\n");`,
+  )}`;
+  const env = { PATH: process.env["PATH"] ?? "", ...(options.nodeOptions ? { NODE_OPTIONS: options.nodeOptions } : {}) };
+  return new Promise<{ code: number; stdout: string; stderr: string; pid: number; images: Image[] }>((resolve) => {
+    const child = execFile(process.execPath, [...(options.nodeFlags ?? []), "--import", probe, cli, ...args], { env }, (err, stdout, stderr) => {
+      const images = readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as Image);
+      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr, pid: child.pid!, images });
+    });
+  });
+}
+
+describe.skipIf(process.platform === "win32")("the CLI's heap settings (bin/cli/heap-settings.ts)", () => {
+  it("run as npm's shim runs it (no NODE_OPTIONS), it becomes node under the functions' heap settings, in the same process, keeping its flags and arguments", async () => {
+    const result = await run(["--help"], { nodeFlags: ["--no-warnings"] });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: warden <command>/);
+    expect(result.stderr).toBe("");
+    // Two images of one process: no second process to outlive a kill or hold the terminal.
+    expect(result.images.map((i) => i.pid)).toEqual([result.pid, result.pid]);
+    expect(result.images[0]!.execArgv).not.toEqual(expect.arrayContaining(NODE_OPTIONS.split(" ")));
+    expect(result.images[1]!.execArgv).toEqual([...NODE_OPTIONS.split(" "), "--no-warnings", "--import", expect.any(String)]);
+    expect(result.images[1]!.heapLimitMB).toBeLessThan(300);
+  });
+
+  it("prints the same as a run under the settings from the start, and exits with the same code", async () => {
+    const replaced = await run(["enforce", "--no-such-flag"]);
+    const direct = await run(["enforce", "--no-such-flag"], { nodeFlags: NODE_OPTIONS.split(" ") });
+    expect(direct.images).toHaveLength(1);
+    expect(replaced.code).not.toBe(0);
+    expect({ code: replaced.code, stdout: replaced.stdout, stderr: replaced.stderr }).toEqual({ code: direct.code, stdout: direct.stdout, stderr: direct.stderr });
+  });
+
+  it("never overrides a heap size the user chose, in NODE_OPTIONS or on node's command line (either spelling)", async () => {
+    const fromEnv = await run(["--help"], { nodeOptions: "--max-old-space-size=512" });
+    expect(fromEnv.code, fromEnv.stderr).toBe(0);
+    expect(fromEnv.images).toHaveLength(1);
+    expect(fromEnv.images[0]!.heapLimitMB).toBeGreaterThan(500);
+    const fromFlag = await run(["--help"], { nodeFlags: ["--max_semi_space_size=8"] });
+    expect(fromFlag.code, fromFlag.stderr).toBe(0);
+    expect(fromFlag.images).toHaveLength(1);
+    expect(fromFlag.images[0]!.execArgv).toEqual(["--max_semi_space_size=8", "--import", expect.any(String)]);
+  });
+});
