@@ -9,14 +9,7 @@ export default defineConfig({
     maxWorkers: availableParallelism(),
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    projects: [
-      { extends: true, test: { name: "sources", include: ["test/**/*.test.ts"] } },
-      // The CLI's end-to-end tests again, on the built dist/warden.js (test/support/cli.ts): a dry run,
-      // --apply and the guard, a target, a saved plan applied, restore, a watch, and signals (their handlers live in the entry file).
-      {
-        extends: true,
-        test: { name: "built-cli", include: ["test/cli/{enforce,enforce-target,apply,restore,signals,watch}.test.ts"], env: { WARDEN_TEST_CLI: "built" } },
-      },
-    ],
+    // The CLI's tests run the built dist/warden.js, as users do (test/support/cli.ts).
+    include: ["test/**/*.test.ts"],
   },
 });
