@@ -11,23 +11,14 @@ import { enforce } from "../../lib/jobs/index.ts";
 import { markedKey } from "../../lib/jobs/notices/marker.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
+import { notifyPolicy } from "../support/policies.ts";
 import { warden } from "../support/cli.ts";
 import { compareWorld, POLICY_PROJECT } from "../support/compare-world.ts";
 
 const ADMIN = "glpat-sim-admin";
 const PATH = "policies/warden.yaml";
 const NOTICES = 30;
-const POLICY = `version: 1
-gitlab:
-  scope: { groups: [acme] }
-  shares:
-    allow:
-      - group: "acme/**"
-    onStray: notify
-    grace: 7d
-    notices: { project: security/access-notices }
-  guard: { unmatchedRules: warn }
-`;
+const POLICY = notifyPolicy({ guard: "{ unmatchedRules: warn }" });
 /** A notice URL as a hostile server (or a proxy) could send it: a mention, a link, HTML. */
 const HOSTILE_URL = "https://gitlab.example/n/-/issues/9 @all [click](javascript:alert(1)) <b>x</b>";
 const API_STRANGERS = "project:10:group:7";

@@ -41,6 +41,24 @@ export function groupSharesPolicy(maxRemovals = 1000): string {
 }
 
 /**
+ * acme's shares under onStray notify: 7 days' grace, the notices in security/access-notices (with
+ * `labels`), `scope` added to the scope's map (its overrides), and the guard as given.
+ */
+export function notifyPolicy(opts: { labels?: string; scope?: string; guard?: string } = {}): string {
+  return `version: 1
+gitlab:
+  scope: { groups: [acme]${opts.scope ?? ""} }
+  shares:
+    allow:
+      - group: "acme/**"
+    onStray: notify
+    grace: 7d
+    notices: { project: security/access-notices${opts.labels ? `, labels: [${opts.labels}]` : ""} }
+  guard: ${opts.guard ?? "{ maxRemovals: 100, unmatchedRules: warn }"}
+`;
+}
+
+/**
  * No allow rule matches any group: every share in scope is stray, so an apply has hundreds to remove.
  * The rule that matches nothing is accepted explicitly, or the guard would refuse to remove anything.
  */

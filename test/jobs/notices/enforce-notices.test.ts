@@ -12,6 +12,7 @@ import { markedKey } from "../../../lib/jobs/notices/marker.ts";
 import { escapeMarkdown, renderMarkdown, renderSlack } from "../../../lib/jobs/render/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabDataset, type GitLabSim } from "../../../sim/gitlab/index.ts";
+import { notifyPolicy } from "../../support/policies.ts";
 import { validated } from "../../support/report.ts";
 import { recordingSteps } from "../../support/steps.ts";
 
@@ -33,17 +34,7 @@ function world(partners = "partners", janeName = "Jane Doe"): GitLabDataset {
   };
 }
 
-const POLICY = `version: 1
-gitlab:
-  scope: { groups: [acme] }
-  shares:
-    allow:
-      - group: "acme/**"
-    onStray: notify
-    grace: 7d
-    notices: { project: security/access-notices, labels: [access-review] }
-  guard: { maxRemovals: 100, unmatchedRules: warn }
-`;
+const POLICY = notifyPolicy({ labels: "access-review" });
 
 const T0 = new Date("2026-11-29T09:00:00Z");
 const later = (days: number) => new Date(T0.getTime() + days * DAY);

@@ -14,6 +14,7 @@ import { reviewChunks } from "../../../lib/jobs/render/index.ts";
 import { reviewShares } from "../../../lib/jobs/review/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabDataset, type GitLabSim } from "../../../sim/gitlab/index.ts";
+import { notifyPolicy } from "../../support/policies.ts";
 import { parseCsv } from "../../support/csv.ts";
 import { validated } from "../../support/report.ts";
 
@@ -36,17 +37,7 @@ function world(): GitLabDataset {
   };
 }
 
-const policy = (override = "") => `version: 1
-gitlab:
-  scope: { groups: [acme]${override} }
-  shares:
-    allow:
-      - group: "acme/**"
-    onStray: notify
-    grace: 7d
-    notices: { project: security/access-notices }
-  guard: { maxRemovals: 100, unmatchedRules: warn }
-`;
+const policy = (override = "") => notifyPolicy({ scope: override });
 /** acme/legacy moves to remove first: its strays go at once, whatever notice is still open for them. */
 const LEGACY_REMOVES = ", overrides: [{ group: acme/legacy, onStray: remove }]";
 
