@@ -72,7 +72,7 @@ With --compare-policy-ref: 0 the change alters nothing, 1 error, 2 it alters som
       listConcurrency: positiveInt(args, "list-concurrency"),
       signal: io.signal,
       audit: trail.sink,
-      onProgress: (p) => progress.update(enforceProgressText(p)),
+      onProgress: (p) => progress.update(() => enforceProgressText(p)),
     }).finally(() => {
       progress.done();
       trail.close();

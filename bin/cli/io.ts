@@ -203,8 +203,11 @@ export function notice(io: CliIO, text: string): void {
   io.stderr.write(`${io.stderr.isTTY ? "\r\x1b[K" : ""}${escapeControls(text)}\n`);
 }
 
-/** Progress on stderr: a live line on a terminal, a line every 5 s otherwise. */
-export function progressLine(io: CliIO): { update(text: string): void; done(): void } {
+/**
+ * Progress on stderr: a live line on a terminal, a line every 5 s otherwise. A job reports progress
+ * after every answer, thousands of times a run: the text is made only when it is shown.
+ */
+export function progressLine(io: CliIO): { update(text: () => string): void; done(): void } {
   const tty = Boolean(io.stderr.isTTY);
   const every = tty ? 100 : 5_000;
   let last = Date.now();
@@ -214,7 +217,8 @@ export function progressLine(io: CliIO): { update(text: string): void; done(): v
       if (Date.now() - last < every) return;
       last = Date.now();
       shown = tty;
-      io.stderr.write(tty ? `\r\x1b[K${escapeControls(text)}` : `${escapeControls(text)}\n`);
+      const line = escapeControls(text());
+      io.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`);
     },
     done() {
       if (shown) io.stderr.write("\r\x1b[K");

@@ -61,7 +61,7 @@ async function examine(args: ParsedArgs, io: CliIO, policy: Policy, now: Date) {
   const gitlab = gitlabFrom(io);
   const report = await enforce({
     gitlab, policy, now, signal: io.signal,
-    onProgress: (p) => progress.update(enforceProgressText(p)),
+    onProgress: (p) => progress.update(() => enforceProgressText(p)),
   });
   progress.done();
   const { matched, complete } = report.summary;

@@ -54,7 +54,7 @@ examination stopped before its end (the report says how far it got).`,
       ...(values["target"] === undefined ? {} : { targets: values["target"] as string[] }),
       listConcurrency: positiveInt(args, "list-concurrency"),
       signal: io.signal,
-      onProgress: (p) => progress.update(`examining ${p.projects} projects, ${p.groups} groups: ${p.shares} shares in scope`),
+      onProgress: (p) => progress.update(() => `examining ${p.projects} projects, ${p.groups} groups: ${p.shares} shares in scope`),
     }).finally(() => progress.done());
     const format = reportFormat(args, reportCommand.formats) as ReviewFormat;
     const color = Boolean(io.stdout.isTTY) && !io.env["NO_COLOR"];

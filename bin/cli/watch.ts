@@ -80,7 +80,7 @@ strays, 3 a guard tripped (nothing changed in that batch).`,
           notice(io, `poll failed (${(err as Error).message}); trying again at the next poll (${failed} of ${MAX_FAILED_POLLS} in a row)`);
         }
         if (signal?.aborted) break;
-        waiting.update(`watching: polled at ${new Date().toISOString()}; next poll in ${intervalMs / 1000}s (Ctrl-C ends the watch)`);
+        waiting.update(() => `watching: polled at ${new Date().toISOString()}; next poll in ${intervalMs / 1000}s (Ctrl-C ends the watch)`);
         await sleep(intervalMs, undefined, { signal }).catch(() => {});
       }
     } finally {

@@ -43,7 +43,7 @@ Exit codes: 0 in policy (reported findings aside) or all applied, 1 error or a c
       apply: values["apply"] === true,
       signal: io.signal,
       audit: trail.sink,
-      onProgress: ({ workflows, changes }) => progress.update(`listed ${count(workflows, "workflow")}, ${count(changes, "change")}`),
+      onProgress: ({ workflows, changes }) => progress.update(() => `listed ${count(workflows, "workflow")}, ${count(changes, "change")}`),
     }).finally(() => {
       progress.done();
       trail.close();

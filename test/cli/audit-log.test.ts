@@ -262,7 +262,7 @@ describe("stderr, the one place the CLI writes lines for a person", () => {
     const progress = progressLine(io);
     // Progress is drawn once its interval (100 ms on a terminal, 5 s off one) has passed; off a terminal a line is written whole.
     await sleep(120);
-    progress.update("listed 5 projects");
+    progress.update(() => "listed 5 projects");
     if (!isTTY) io.stderr.write("a partial line");
     io.stderr.write("warden enforce: GitLab refused\n");
     expect(screen(stderr)).toEqual([isTTY ? "warden enforce: GitLab refused" : "a partial line", ...(isTTY ? [] : ["warden enforce: GitLab refused"]), ""]);

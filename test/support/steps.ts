@@ -76,8 +76,8 @@ export function removals(sim: GitLabSim): number {
  * Two simulators of one organisation with group shares: one for a run in one go, one for the run in
  * steps. Each is pushed to `started` for the test's clean-up.
  */
-export async function twinSims(started: GitLabSim[], opts: { projects: number; seed: number; tree?: TreeShape; latencyMs?: number; now?: Date }) {
-  const world = () => generateOrganisation({ projects: opts.projects, seed: opts.seed, tree: opts.tree, groupShares: true, now: opts.now });
+export async function twinSims(started: GitLabSim[], opts: { projects: number; seed: number; tree?: TreeShape; latencyMs?: number; now?: Date; shareHistory?: boolean }) {
+  const world = () => generateOrganisation({ projects: opts.projects, seed: opts.seed, tree: opts.tree, groupShares: true, now: opts.now, shareHistory: opts.shareHistory });
   const strays = world().intents.filter((i) => i.intent === "stray").length;
   const [whole, stepped] = await Promise.all([startGitLabSim({ dataset: world().dataset, latencyMs: opts.latencyMs }), startGitLabSim({ dataset: world().dataset, latencyMs: opts.latencyMs })]);
   started.push(whole, stepped);

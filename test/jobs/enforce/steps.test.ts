@@ -25,7 +25,7 @@ afterEach(async () => {
 const NOW = new Date("2026-06-01T00:00:00Z");
 
 /** Twin simulators (test/support/steps.ts): `direct` for the run in one go, `stepped` for the run in steps. */
-async function twins(opts: { projects: number; tree?: TreeShape; latencyMs?: number; seed?: number }) {
+async function twins(opts: { projects: number; tree?: TreeShape; latencyMs?: number; seed?: number; shareHistory?: boolean }) {
   const { whole, stepped, strays } = await twinSims(sims, { seed: 5, now: NOW, ...opts });
   return { direct: whole, stepped, strays };
 }
@@ -67,6 +67,37 @@ describe("enforce in steps", () => {
     expect(sliced.summary).toMatchObject({ strays, removed: strays, failed: 0, complete: true });
     expect(removals(stepped)).toBe(strays);
     expect(steps.names.filter((n) => n.startsWith("remove")).length).toBe(Math.ceil(strays / 9));
+  });
+
+  it("who added each stray is recorded in parts of at most perStep removals; a part resumed in another invocation reads again and names the same authors", async () => {
+    const { direct, stepped, strays } = await twins({ projects: 3_000, shareHistory: true });
+    const whole = await run(direct);
+    const recorded = new Map<string, unknown>();
+    const first = recordingSteps({ sliceMs: 10_000, perStep: 7 });
+    const step = first.step.bind(first);
+    first.step = async (name, work, opts) => {
+      const result = await step(name, work, opts);
+      recorded.set(name, result);
+      return result;
+    };
+    const once = await run(stepped, first);
+    expectAlike(once, whole);
+    expect(once.actions.filter((a) => a.addedBy).length).toBeGreaterThan(strays / 2);
+    const parts = [...recorded].filter(([name]) => name.startsWith("attribute")).map(([, result]) => (result as { attributed: unknown[] }).attributed.length);
+    expect(parts).toEqual([...Array(Math.ceil(strays / 7)).keys()].map((k) => Math.min(7, strays - 7 * k)));
+    // Resumed after "attribute": it and every step before it replay their records, "attribute 2" on find nothing read.
+    const resumed = recordingSteps({ sliceMs: 10_000, perStep: 7 });
+    let replaying = true;
+    resumed.step = async (name, work) => {
+      if (!replaying) return JSON.parse(JSON.stringify(await work(1)));
+      replaying = name !== "attribute";
+      return recorded.get(name) as never;
+    };
+    const auditReads = () => Object.entries(stepped.counters.byRoute).reduce((n, [route, sent]) => n + (route.includes("audit_events") ? sent : 0), 0);
+    const before = auditReads();
+    const again = await run(stepped, resumed);
+    expect(auditReads()).toBeGreaterThan(before);
+    expect(again.actions.map((a) => a.addedBy)).toEqual(once.actions.map((a) => a.addedBy));
   });
 
   it("the guard is judged on the whole plan, however many steps found it: nothing is removed", async () => {
