@@ -83,7 +83,7 @@ const REMOVAL = ["type", "kind", "projectId", "project", "sharedGroupId", "share
 const ATTRIBUTED = ["addedBy", "addedBy.name", "addedBy.username", "addedBy.at", "addedBy.eventId", "attribution"];
 /**
  * Where the run's reads of audit events stand (lib/jobs/enforce/attribution-reads.ts' AttributionState), as each
- * examination step records it since attribution began in the examination's idle slots; older steps have none.
+ * examination step records it since attribution began during the examination; older steps have none.
  */
 const READS = [
   "pages", "requests", "off", "open", "authors.{id}", "groups.{id}.path", "groups.{id}.begun", ...["strategy", "next", "pages", "items"].map((f) => `groups.{id}.from.${f}`),

@@ -1,14 +1,14 @@
 /**
- * Attribution in the examination's idle slots (slice.ts): the first stray found of a group begins the
- * read of that group's audit events at once, on the examination's own slots and client, below every
- * examination request (PRIORITY.attribution: a page of events waits while any listing, look-up or
- * detail read does), so it fills the slots the examination leaves idle while it waits on its slowest
- * listings. Each event that records a share is matched with the strays found so far, or kept for
- * those found later (at most `keep`: a step's findings are bounded, and so is memory); a group's read
- * goes on only while a stray of it waits for its event, so it never reads past the page where the
- * last of them is found: no more pages than reading after the examination, with every stray known,
- * would. The attribute step, after the guard, reads on only what is left (attribution.ts); where each
- * read stands is checkpointed with each examination step, so no page is asked for twice.
+ * Attribution during the examination (slice.ts): the first stray found of a group begins the read of that
+ * group's audit events at once, on the examination's own slots and client, so it is done while the
+ * examination waits on its slowest listings rather than after it. Its pages take slots as a listing's do
+ * (examine/slots.ts), by the requests still ahead on the group's chain. Each event that records a share
+ * is matched with the strays found so far, or kept for those found later (at most `keep`: a step's
+ * findings are bounded, and so is memory); a group's read goes on only while a stray of it waits for its
+ * event, so it never reads past the page where the last of them is found: no more pages than reading
+ * after the examination, with every stray known, would. The attribute step, after the guard, reads on
+ * only what is left (attribution.ts); where each read stands is checkpointed with each examination step,
+ * so no page is asked for twice.
  *
  * What a refused run may spend: no group is begun, and no page asked for, once the strays found exceed
  * gitlab.guard.maxRemovals (a plan the guard will refuse is not attributed further), and never more
@@ -19,7 +19,7 @@ import { auditWindows, type GitLabClient } from "../../gitlab/index.ts";
 import { maxRemovals, type Policy } from "../../policy/index.ts";
 import { shareKey, type ShareRemoval } from "../shares/plan.ts";
 import { auditRequests, authorsOf, HELD, owed, readOn, recordedIn, unreadable, type AttributionState, type GroupRead, type ReadOn, type RecordedEvent } from "./attribution-reads.ts";
-import { PRIORITY, type Slots } from "./examine/slots.ts";
+import { chainPriority, type Slots } from "./examine/slots.ts";
 
 export interface EarlyInput {
   gitlab: GitLabClient;
@@ -64,8 +64,12 @@ export function earlyAttribution(input: EarlyInput): EarlyAttribution {
   let strays = input.strays;
   let held = false;
   const stopped = () => held || input.signal.aborted || input.pause.aborted;
-  const inSlot = <T>(request: () => Promise<T>) => input.slots(async () => (stopped() ? HELD : request()), PRIORITY.attribution);
-  const author = authorsOf(gitlab, input.signal, (state.authors ??= {}), (request) => input.slots(request, PRIORITY.attribution));
+  // A group's read is a chain, as a listing is: its windows one after another, then the author the event names. So its
+  // pages take slots by the requests still ahead on it (slots.ts), as a listing's pages do: below a longer listing,
+  // above the detail reads that can go at any moment. Waiting for slots no examination request wants left every
+  // chain to the examination's end (measured: 4 round trips after it, at every latency).
+  const inSlot = <T>(request: () => Promise<T>, ahead: number) => input.slots(async () => (stopped() ? HELD : request()), chainPriority(ahead));
+  const author = authorsOf(gitlab, input.signal, (state.authors ??= {}), (request) => input.slots(request, chainPriority(0)));
 
   // Strays of this slice still waiting for their event, by the group whose events record them; and the reads going on.
   const pending = new Map<number, number>();
@@ -97,7 +101,7 @@ export function earlyAttribution(input: EarlyInput): EarlyAttribution {
     running.add(groupId);
     const ctx: ReadOn = {
       gitlab, admin: input.admin, now: input.now, days, signal: input.signal, found,
-      send: (request) => inSlot(request).then((page) => (page !== HELD && open(), page)),
+      send: (request) => inSlot(request, windows - at.begun + 1).then((page) => (page !== HELD && open(), page)),
       may: (first) => !stopped() && strays <= limit && unclaimed.size < input.keep && (pending.get(groupId) ?? 0) > 0 && (first || state.pages + owed(state, windows) < input.budget()),
     };
     const reading = readOn(state, groupId, at, ctx).then(

@@ -1,7 +1,7 @@
 /**
  * Reading one group's audit events for attribution (attribution.ts), page by page, newest first,
  * window by window, from wherever an earlier read of the same run left it: the examination begins a
- * group's read in its idle slots (attribution-early.ts), the attribute step after the guard reads on.
+ * group's read in its slots (attribution-early.ts), the attribute step after the guard reads on.
  * Where every read stands is the AttributionState, JSON: each examination step returns it (a durable
  * execution checkpoints it), so a resumed run never asks for a page it has had an answer to.
  */

@@ -3,7 +3,7 @@
  * records a group share on the sharing group, but a project share on the *invited* group
  * (docs/api-contract.md, "Audit events"): so both kinds are read from one group's events, that
  * group's own endpoint (Owner) or, for an administrator, the instance's narrowed to it. The reads
- * begin during the examination, in its idle slots (attribution-early.ts); the attribute step, after
+ * begin during the examination, in its slots (attribution-early.ts); the attribute step, after
  * the guard, only for the removals the run may make (enforce/index.ts), takes what they found and reads
  * on where they stopped: one listing per group newest first, stopping once its strays are found or at
  * gitlab.attribution.days, and no new request once the run's budget of audit-event pages is spent

@@ -56,7 +56,7 @@ export interface SliceInput {
   progress: (tally: Tally, strays: number) => void;
   /** Sees every share judged, with its verdict (EnforceOptions.onJudged). */
   onJudged?: JudgedShareHook | undefined;
-  /** Attribution in the examination's idle slots: where the run's reads stand, and what the run examined before this slice. */
+  /** Attribution during the examination: where the run's reads stand, and what the run examined before this slice. */
   attribution: { state: AttributionState; admin: boolean; before: { projects: number; groups: number; strays: number } };
 }
 

@@ -1,6 +1,6 @@
 /**
- * Attribution in the examination's idle slots (lib/jobs/enforce/attribution-early.ts): a group's audit
- * events are read while the examination still waits on its slowest request, no page more than a run
+ * Attribution during the examination (lib/jobs/enforce/attribution-early.ts): a group's audit
+ * events are read while the examination runs, in its slots, no page more than a run
  * must read (bin/bench/audit-bound.ts counts those), each page once however a durable run is cut, and
  * a saved plan's apply reads none. Worlds record who made each share as GitLab does
  * (generateOrganisation's shareHistory); requests are counted on the simulator.
@@ -60,7 +60,7 @@ function replaying(recorded: Map<string, unknown>, endAt?: (name: string) => boo
 
 const examined = (recorded: Map<string, unknown>) => (recorded.get("examine 1") as { attribution?: { pages: number } }).attribution?.pages ?? 0;
 
-describe("enforce: attribution in the examination's idle slots", () => {
+describe("enforce: attribution during the examination", () => {
   it("reads while the examination waits, no page more than a run must read, each group's windows once, and one look-up per author", async () => {
     const { must, strays } = await world({ slowLast: true });
     const recorded = new Map<string, unknown>();
@@ -74,6 +74,15 @@ describe("enforce: attribution in the examination's idle slots", () => {
     // Every stray attributed or said why not; some by name, as the world recorded them.
     expect(report.actions.every((a) => a.addedBy || a.attribution)).toBe(true);
     expect(report.actions.filter((a) => a.addedBy).length).toBeGreaterThan(strays / 2);
+  });
+
+  it("an examination that keeps every slot busy to its end still reads every page while it runs: a group's read takes slots as a chain does", async () => {
+    const { must } = await world();
+    const recorded = new Map<string, unknown>();
+    // Two slots and hundreds of detail reads: no slot is idle until the examination's last answers.
+    await enforce({ gitlab: client(sim!), policy: parsePolicy(standardPolicy(), "test.yaml"), now: NOW, listConcurrency: 2 }, replaying(recorded));
+    expect(examined(recorded)).toBe(must.auditPages);
+    expect(auditPages(sim!)).toBe(must.auditPages);
   });
 
   it("a run in one go, without a slow answer: the same pages, authors and attributions", async () => {

@@ -7,9 +7,10 @@
  * one's link), so a listing with many pages ahead sets the examination's end, while a group detail can
  * be read at any moment and fills whatever slots the chains leave. A waiting request is served by its
  * priority, highest first (p-queue): a listing's opening page and the subgroup look-ups that decide
- * its splits above everything, then each listing's next page by the pages it still has ahead, then the
- * group listings that feed detail reads, then the detail reads, and last the audit events that attribute
- * the strays found (in the slots the examination leaves idle).
+ * its splits above everything, then each chain's next request by the requests it still has ahead (a
+ * listing's pages; a group's audit events that attribute the strays found, window after window, then
+ * the author named: attribution-early.ts), then the group listings that feed detail reads, and last
+ * the detail reads.
  */
 import PQueue from "p-queue";
 
@@ -20,11 +21,9 @@ export const PRIORITY = {
   groupPages: 1,
   /** One group's detail: independent of everything else, read whenever a slot is spare. */
   detail: 0,
-  /** A page of audit events for attribution (attribution-early.ts): only in a slot no examination request waits for. */
-  attribution: -1,
 } as const;
 
-/** The next page of a listing with about `pagesAhead` pages still to read on this chain. */
+/** The next request of a chain (a listing's pages, a group's audit events) with about `pagesAhead` requests still to send on it. */
 export function chainPriority(pagesAhead: number): number {
   return PRIORITY.groupPages + 1 + Math.max(0, Math.ceil(pagesAhead));
 }

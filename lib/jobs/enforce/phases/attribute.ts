@@ -1,9 +1,9 @@
 /**
  * Enforce's attribution, the step "attribute": who added each stray, only where the run may remove it
  * (after the guard, never for a plan it refused or an applying run's incomplete one), within a budget
- * of requests, reading on from where the examination's idle slots left the reads (attribution-early.ts).
+ * of requests, reading on from where the examination left the reads (attribution-early.ts).
  *
- * A step records at most steps.perStep removals' authors, as every step records a bounded part of the
+ * A step records at most steps.perStep removals' authors, as every other step records a bounded part of the
  * plan (a checkpoint holds 256 KB: 29,737 strays' authors took 441 KB compressed). So the step
  * "attribute" reads for the whole plan and records the first part; "attribute 2", "attribute 3"… each
  * record the next part of what it read. A later part whose step finds nothing read in this invocation

@@ -25,7 +25,7 @@ export interface Examined extends Said {
   matched: RuleCounts | undefined;
   /** The listing went to its end (not stopped by the run's signal or time limit). */
   complete: boolean;
-  /** Where the reads of audit events begun in the examination's idle slots stand (attribution-early.ts). */
+  /** Where the reads of audit events begun during the examination stand (attribution-early.ts). */
   attribution: AttributionState;
 }
 
