@@ -37,3 +37,42 @@ export const direct: Steps = {
   perStep: Infinity,
   pause: async () => {},
 };
+
+/** How a step's result holds its entries, one per stray: read them out, and put a part of them back. */
+export interface Entries<T, E> {
+  of(result: T): E[];
+  with(result: T, part: E[]): T;
+}
+
+/**
+ * A step whose result holds an entry per stray, which may be more than one checkpoint holds (256 KB;
+ * 29,737 strays' authors took 441 KB compressed): `work` runs once; the step `name` records its result
+ * with the first perStep entries and how many parts there are, and `name 2`, `name 3`, … the next
+ * perStep entries each. A part whose step finds nothing worked in its invocation (the execution resumed
+ * between the parts) runs `work` again: the same entries, read again, and that result (its entries left
+ * out) is given back in `again`, for its requests to be counted. Run directly (perStep Infinity), one step.
+ */
+export async function stepInParts<T extends object, E>(steps: Steps, name: string, work: () => Promise<T>, entries: Entries<T, E>): Promise<{ result: T; entries: E[]; again: T[] }> {
+  let worked: Promise<T> | undefined;
+  const all = () => (worked ??= work());
+  const size = steps.perStep;
+  const first = await steps.step(name, async () => {
+    const result = await all();
+    const listed = entries.of(result);
+    return { ...entries.with(result, listed.slice(0, size)), parts: Math.max(1, Math.ceil(listed.length / size)) };
+  });
+  const { parts, ...result } = first;
+  const listed = [...entries.of(result as T)];
+  const again: T[] = [];
+  // A result recorded before results came in parts has no `parts`: it holds every entry.
+  for (let n = 2; n <= (parts ?? 1); n++) {
+    const part = await steps.step(`${name} ${n}`, async (): Promise<{ part: E[]; again?: T }> => {
+      const fresh = !worked;
+      const result = await all();
+      return { part: entries.of(result).slice((n - 1) * size, n * size), ...(fresh && { again: entries.with(result, []) }) };
+    });
+    listed.push(...part.part);
+    if (part.again) again.push(part.again);
+  }
+  return { result: result as T, entries: listed, again };
+}

@@ -103,6 +103,9 @@ const PINNED = new Set([
   // A targeted run only, when a rule matched nothing there: those naming a literal path the instance does not have.
   ...["missing[].rule.list", "missing[].rule.index", "missing[].missing[]", ...STATS].map((p) => `literal rules.${p}`),
   ...["warnings[]", "auditRequests", "budget", "stoppedAtBudget", ...STATS, ...ATTRIBUTED.map((p) => `attributed[].${p}`)].map((p) => `attribute.${p}`),
+  // Its authors in parts of perStep removals (lib/jobs/steps.ts stepInParts): `parts` on the first, each further part's in `part`
+  // (`again`, the result of a part that read anew, is not seen here: no run above resumes between parts).
+  "attribute.parts", ...ATTRIBUTED.map((p) => `attribute.part[].${p}`),
     // `remove N part M` too: a batch going on after its invocation's deadline, `sent` the DELETEs the part before sent unanswered.
   ...["spent", "stopped", "warnings[]", "sent[]", ...STATS, ...[...REMOVAL, ...ATTRIBUTED].map((p) => `actions[].${p}`)].map((p) => `remove.${p}`),
   "ended.at",
@@ -113,6 +116,6 @@ const ALWAYS = [
   "begin.frontier[].kind", "begin.frontier[].list.project", "begin.frontier[].pending[]", "begin.frontier[].list.descendantsOf", "begin.frontier[].ancestors[].id", "begin.frontier[].projects.root.id",
   "examine.frontier[].kind", "examine.frontier[].list.group", "examine.frontier[].at.up.next", "examine.frontier[].pending[]", "examine.frontier[].from.next",
   "examine.strays[].action.type", "examine.strays[].action.groupId", "examine.strays[].judgedAt", "remove.actions[].status", "ended.at",
-  "begin.admin", "begin.userId", "attribute.attributed[].attribution", "examine.attribution.groups.{id}.begun", "examine.strays[].action.addedBy.eventId", "attribute.auditRequests", "remove.actions[].attribution",
+  "begin.admin", "begin.userId", "attribute.attributed[].attribution", "attribute.parts", "attribute.part[].attribution", "examine.attribution.groups.{id}.begun", "examine.strays[].action.addedBy.eventId", "attribute.auditRequests", "remove.actions[].attribution",
   "examine.differences[].section", "examine.differences[].action.type",
 ];

@@ -10,7 +10,7 @@ import type { GitLabClient, RequestCounts } from "../../gitlab/index.ts";
 import { onStrayModes, type Policy } from "../../policy/index.ts";
 import { shareKey, type ShareRemoval } from "../shares/plan.ts";
 import type { AuditSink } from "../report/index.ts";
-import type { Steps } from "../steps.ts";
+import { stepInParts, type Steps } from "../steps.ts";
 import { planNotices, type NoticeClosure, type NoticeState } from "./plan.ts";
 import { closedNotices, noticeSummary, type ClosedNotice, type NoticeSummary } from "./summary.ts";
 import { writeNotices } from "./write.ts";
@@ -56,9 +56,13 @@ export function noticesInPlay(policy: Policy): boolean {
  */
 export async function sortStrays(input: NoticePhase & { whole: boolean }, steps: Steps): Promise<Sorted | undefined> {
   if (!noticesInPlay(input.policy)) return undefined;
-  const planned = await steps.step("notices", () => input.measured(() => planNotices(input)));
-  applyStates(input.plan, planned.states);
-  return { closures: planned.closures, warnings: planned.warnings, stats: [planned.stats], ...(planned.unreadable && { unreadable: true as const }) };
+  // One state per stray: recorded 1,000 strays a step in a durable execution ("notices", "notices 2", …).
+  const { result: planned, entries, again } = await stepInParts(steps, "notices", () => input.measured(() => planNotices(input)), {
+    of: (r) => Object.entries(r.states),
+    with: (r, states) => ({ ...r, states: Object.fromEntries(states) }),
+  });
+  applyStates(input.plan, Object.fromEntries(entries));
+  return { closures: planned.closures, warnings: planned.warnings, stats: [planned.stats, ...again.map((r) => r.stats)], ...(planned.unreadable && { unreadable: true as const }) };
 }
 
 /** Opens and closes the notices of an applying run, after its removals: `sorted.closures` become what was done; its warnings and stats are returned. */

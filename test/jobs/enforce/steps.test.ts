@@ -83,7 +83,7 @@ describe("enforce in steps", () => {
     const once = await run(stepped, first);
     expectAlike(once, whole);
     expect(once.actions.filter((a) => a.addedBy).length).toBeGreaterThan(strays / 2);
-    const parts = [...recorded].filter(([name]) => name.startsWith("attribute")).map(([, result]) => (result as { attributed: unknown[] }).attributed.length);
+    const parts = [...recorded].filter(([name]) => name.startsWith("attribute")).map(([, result]) => ((result as { attributed?: unknown[] }).attributed ?? (result as { part: unknown[] }).part).length);
     expect(parts).toEqual([...Array(Math.ceil(strays / 7)).keys()].map((k) => Math.min(7, strays - 7 * k)));
     // Resumed after "attribute": it and every step before it replay their records, "attribute 2" on find nothing read.
     const resumed = recordingSteps({ sliceMs: 10_000, perStep: 7 });

@@ -256,6 +256,25 @@ describe("enforce with onStray notify", () => {
     expect(report.actions.map((a) => a.notice?.iid).sort()).toEqual(open().map((i) => i.iid).sort());
   });
 
+  it("durable steps: the strays' notice states are recorded perStep strays a step (\"notices\", \"notices 2\"), and the plan is that of a run in one go", async () => {
+    await start();
+    const whole = await run();
+    const steps = recordingSteps({ sliceMs: 10_000, perStep: 1 });
+    const recorded = new Map<string, unknown>();
+    const step = steps.step.bind(steps);
+    steps.step = async (name, work, opts) => {
+      const result = await step(name, work, opts);
+      recorded.set(name, result);
+      return result;
+    };
+    const gitlab = new GitLabClient({ url: sim.url, token: "root", limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
+    const stepped = await validated(enforce({ gitlab, policy: parsePolicy(POLICY, "warden.yaml"), now: T0 }, steps));
+    const parts = [...recorded].filter(([name]) => name.startsWith("notices")).map(([name, result]) => [name, Object.keys((result as { states?: object }).states ?? {}).length + ((result as { part?: unknown[] }).part?.length ?? 0)]);
+    expect(parts).toEqual([["notices", 1], ["notices 2", 1]]);
+    expect(stepped.actions.map((a) => [a.status, a.notice])).toEqual(whole.actions.map((a) => [a.status, a.notice]));
+    expect(stepped.actions.map((a) => a.status)).toEqual(["notify", "notify"]);
+  });
+
   it("the reports: Markdown closes with the notices line, Slack names the shares due within a day", async () => {
     await start();
     await run({ apply: true });
