@@ -200,8 +200,14 @@ export function auditFields(action: ShareRemoval): Record<string, unknown> {
   return { ...subject, group, groupId, accessLevel, expiresAt, memberRoleId, addedBy, attribution, rule: reason, outcome: status, error };
 }
 
-/** The plan's order: by kind, then subject path, subject id, and the group shared with. */
+/**
+ * The plan's order: by kind, then subject path, subject id, and the group shared with. Paths compare
+ * by code unit, not localeCompare: the same on every machine whatever its locale, and without mapping
+ * ICU's collation data into the process.
+ */
 export function byKindAndPath(a: ShareRef, b: ShareRef): number {
   const [x, y] = [subjectOf(a), subjectOf(b)];
-  return SHARE_KIND_NAMES.indexOf(a.kind) - SHARE_KIND_NAMES.indexOf(b.kind) || x.path.localeCompare(y.path) || x.id - y.id || a.group.localeCompare(b.group);
+  return SHARE_KIND_NAMES.indexOf(a.kind) - SHARE_KIND_NAMES.indexOf(b.kind) || byCodeUnit(x.path, y.path) || x.id - y.id || byCodeUnit(a.group, b.group);
 }
+
+const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
