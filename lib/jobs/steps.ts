@@ -54,7 +54,12 @@ export interface Entries<T, E> {
  */
 export async function stepInParts<T extends object, E>(steps: Steps, name: string, work: () => Promise<T>, entries: Entries<T, E>): Promise<{ result: T; entries: E[]; again: T[] }> {
   let worked: Promise<T> | undefined;
-  const all = () => (worked ??= work());
+  // Worked once for every part, unless it failed: a step attempted again (its invocation's deadline, a crash) works anew.
+  const all = () =>
+    (worked ??= work().catch((err: unknown) => {
+      worked = undefined;
+      throw err;
+    }));
   const size = steps.perStep;
   const first = await steps.step(name, async () => {
     const result = await all();
