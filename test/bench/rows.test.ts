@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { benchMarkdown, type RunInfo } from "../../bin/bench/markdown.ts";
 import type { Section } from "../../bin/bench/row-kind.ts";
-import { checkpointTargets, CHECKPOINT_LIMIT_BYTES, largestCheckpointCell } from "../../bin/bench/rows/checkpoint-targets.ts";
+import { checkpointTargets, largestCheckpointCell } from "../../bin/bench/rows/checkpoint-targets.ts";
+import { CHECKPOINT_LIMIT } from "../../functions/shared/durable/steps.ts";
 import { cliRows, type CliRow } from "../../bin/bench/rows/cli.ts";
 import { listingPages, noticeTargets, type NoticeRun, type NoticesRow } from "../../bin/bench/rows/notice-targets.ts";
 import { NOTIFY_POLICY, noticesRows } from "../../bin/bench/rows/notices.ts";
@@ -113,8 +114,8 @@ describe("the durable rows' checkpoints", () => {
   const row = (projects: number, bytes: number) => ({ projects, executions: [{ largestStepBytes: bytes / 2, largestStep: "a" }, { largestStepBytes: bytes, largestStep: "b" }] });
 
   it("stay within Lambda's 256 KB for one operation", () => {
-    expect(met(checkpointTargets([row(300_000, CHECKPOINT_LIMIT_BYTES)]))).toEqual([true]);
-    expect(met(checkpointTargets([row(300_000, CHECKPOINT_LIMIT_BYTES + 1)]))).toEqual([false]);
+    expect(met(checkpointTargets([row(300_000, CHECKPOINT_LIMIT)]))).toEqual([true]);
+    expect(met(checkpointTargets([row(300_000, CHECKPOINT_LIMIT + 1)]))).toEqual([false]);
   });
 
   it("do not grow with the number of projects, whichever row comes first", () => {

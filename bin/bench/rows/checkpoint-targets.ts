@@ -4,10 +4,9 @@
  * projects (steps hold at most a fixed number of findings or changes: functions/shared/durable/steps.ts),
  * so a larger organisation means more steps, never larger ones.
  */
+import { CHECKPOINT_LIMIT } from "../../../functions/shared/durable/steps.ts";
+import { count } from "../format.ts";
 import type { Target } from "../row-kind.ts";
-
-/** What Lambda keeps of one operation's result (the handler's own bound: functions/shared/durable/steps.ts). */
-export const CHECKPOINT_LIMIT_BYTES = 256 * 1024;
 /** How much larger the largest checkpoint of a larger row may be: noise in what a page holds, not growth. */
 export const CHECKPOINT_GROWTH = 1.25;
 
@@ -29,13 +28,13 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 export function checkpointTargets(rows: CheckpointRow[]): Target[] {
   const measured = rows.filter((r) => r.executions.length);
   if (!measured.length) return [];
-  const each = measured.map((r) => `${r.projects.toLocaleString("en")}: ${kb(largestCheckpoint(r))}`).join(", ");
-  const targets: Target[] = [{ target: `durable execution: every step's checkpoint within Lambda's ${CHECKPOINT_LIMIT_BYTES / 1024} KB`, met: measured.every((r) => largestCheckpoint(r) <= CHECKPOINT_LIMIT_BYTES), measured: `largest ${each}` }];
+  const each = measured.map((r) => `${count(r.projects)}: ${kb(largestCheckpoint(r))}`).join(", ");
+  const targets: Target[] = [{ target: `durable execution: every step's checkpoint within Lambda's ${CHECKPOINT_LIMIT / 1024} KB`, met: measured.every((r) => largestCheckpoint(r) <= CHECKPOINT_LIMIT), measured: `largest ${each}` }];
   if (measured.length > 1) {
     const [smallest, largest] = [measured.reduce((a, b) => (b.projects < a.projects ? b : a)), measured.reduce((a, b) => (b.projects > a.projects ? b : a))];
     const growth = largestCheckpoint(largest) / largestCheckpoint(smallest);
     targets.push({
-      target: `durable execution: the largest checkpoint does not grow with the number of projects (≤ ${CHECKPOINT_GROWTH}× from ${smallest.projects.toLocaleString("en")} to ${largest.projects.toLocaleString("en")})`,
+      target: `durable execution: the largest checkpoint does not grow with the number of projects (≤ ${CHECKPOINT_GROWTH}× from ${count(smallest.projects)} to ${count(largest.projects)})`,
       met: growth <= CHECKPOINT_GROWTH,
       measured: `${growth.toFixed(2)}×`,
     });

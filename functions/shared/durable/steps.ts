@@ -33,7 +33,8 @@ export const DEADLINE_MARGIN_MS = 20_000;
 const DEADLINE_ATTEMPTS = 10;
 /** Findings or changes one step records: with compression, well inside a checkpoint's 256 KB. */
 const PER_STEP = 1_000;
-const CHECKPOINT_LIMIT = 256 * 1024;
+/** What Lambda keeps of one operation's result; bin/bench checks its rows against it too. */
+export const CHECKPOINT_LIMIT = 256 * 1024;
 
 /** The invocation now running: read inside steps only. */
 export interface Invocation {
