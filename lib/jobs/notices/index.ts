@@ -13,7 +13,7 @@ import type { AuditSink } from "../report/index.ts";
 import { stepInParts, type Steps } from "../steps.ts";
 import { planNotices, type NoticeClosure, type NoticeState } from "./plan.ts";
 import { closedNotices, noticeSummary, type ClosedNotice, type NoticeSummary } from "./summary.ts";
-import { writeNotices } from "./write.ts";
+import { writeNotices, writesTo, type Written } from "./write.ts";
 
 export { noticesLine, type ClosedNotice, type NoticeSummary } from "./summary.ts";
 // For the exemption request (lib/jobs/exempt/), which finds the notices of the shares it covers as a run does.
@@ -65,13 +65,34 @@ export async function sortStrays(input: NoticePhase & { whole: boolean }, steps:
   return { closures: planned.closures, warnings: planned.warnings, stats: [planned.stats, ...again.map((r) => r.stats)], ...(planned.unreadable && { unreadable: true as const }) };
 }
 
-/** Opens and closes the notices of an applying run, after its removals: `sorted.closures` become what was done; its warnings and stats are returned. */
-export async function settleNotices(input: NoticePhase & { audit?: AuditSink }, sorted: Sorted, steps: Steps): Promise<{ warnings: string[]; stats: RequestCounts } | undefined> {
+/**
+ * Opens and closes the notices of an applying run, after its removals: `sorted.closures` become what was done;
+ * its warnings and stats are returned. The strays written to (notices to open, and to close as their shares
+ * were removed), then the closures, perStep of them a step ("write notices", "write notices 2", …): each step
+ * opens and closes only its own and records what became of them, so a checkpoint holds what one step did
+ * whatever gitlab.guard.maxRemovals lets a run open.
+ */
+export async function settleNotices(input: NoticePhase & { audit?: AuditSink }, sorted: Sorted, steps: Steps): Promise<{ warnings: string[]; stats: RequestCounts[] } | undefined> {
   if (sorted.unreadable) return undefined;
-  const written = await steps.step("write notices", () => input.measured(() => writeNotices({ ...input, closures: sorted.closures })), { changes: true });
-  applyStates(input.plan, written.states);
-  sorted.closures = written.closures;
-  return written;
+  const strays = input.plan.filter(writesTo);
+  const size = steps.perStep;
+  const parts = Math.max(1, Math.ceil((strays.length + sorted.closures.length) / size));
+  const closures: NoticeClosure[] = [];
+  const warnings: string[] = [];
+  const stats: RequestCounts[] = [];
+  for (let n = 1; n <= parts; n++) {
+    const [from, to] = [(n - 1) * size, n * size];
+    const part = { plan: strays.slice(from, to), closures: sorted.closures.slice(Math.max(0, from - strays.length), Math.max(0, to - strays.length)) };
+    const written: Written & { stats: RequestCounts; parts?: number } = await steps.step(n === 1 ? "write notices" : `write notices ${n}`, async () => ({ ...(await input.measured(() => writeNotices({ ...input, ...part }))), parts }), { changes: true });
+    applyStates(input.plan, written.states);
+    closures.push(...written.closures);
+    warnings.push(...written.warnings);
+    stats.push(written.stats);
+    // A result recorded before results came in parts (no `parts`) holds every stray and closure.
+    if (written.parts === undefined) break;
+  }
+  sorted.closures = closures;
+  return { warnings, stats };
 }
 
 /** The report's notice fields: the summary's counts, and the notices closed (or to close) for a reason other than a removal. */

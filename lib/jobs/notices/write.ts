@@ -40,6 +40,13 @@ export interface Written {
   warnings: string[];
 }
 
+/** A stray whose notice this run opens. */
+const opens = (a: ShareRemoval): boolean => a.status === "notify";
+/** A stray this run removed (or found gone) whose notice is open: closed now. */
+const settles = (a: ShareRemoval): boolean => a.notice?.iid !== undefined && !a.notice.closed && (a.status === "done" || a.status === "already-gone");
+/** The strays whose notices an applying run writes to. */
+export const writesTo = (a: ShareRemoval): boolean => opens(a) || settles(a);
+
 export async function writeNotices(input: WriteInput): Promise<Written> {
   const { gitlab, policy, signal } = input;
   const notices = policy.gitlab!.shares.notices!;
@@ -56,7 +63,7 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
   };
 
   const assignee = assignees(gitlab, notices, signal);
-  const opened = await pMap(input.plan.filter((a) => a.status === "notify"), async (action) => {
+  const opened = await pMap(input.plan.filter(opens), async (action) => {
     const key = shareKey(action);
     const dueDate = action.notice!.dueDate!;
     try {
@@ -75,7 +82,7 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
   }, { concurrency: input.concurrency });
 
   // The notices of shares this run removed (or found gone) as they came due, or removed at once.
-  const settled = input.plan.filter((a) => a.notice?.iid !== undefined && !a.notice.closed && (a.status === "done" || a.status === "already-gone"));
+  const settled = input.plan.filter(settles);
   await pMap(settled, async (action) => {
     try {
       await close(action.notice!.iid!, noticeKey(action), action.status === "done" ? { kind: "removed", dueDate: action.notice!.dueDate } : { kind: "already-gone" });

@@ -46,6 +46,6 @@ export async function remove(run: Run, begun: Begun, examined: Examined, guarded
   // The notices are written over the plan as the removals left it.
   const written = sorted && !removed.stopped ? await settleNotices({ ...noticing(run, begun, removed.plan), audit: audited }, sorted, run.steps) : undefined;
   warnings.push(...(written?.warnings ?? []));
-  if (written) stats.push(written.stats);
+  if (written) stats.push(...written.stats);
   return { plan: removed.plan, stopped: removed.stopped, warnings, stats };
 }
