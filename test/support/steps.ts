@@ -12,8 +12,8 @@ import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 
 export interface RecordingSteps extends Steps {
   names: string[];
-  /** Pauses a step asked for (the invocation would have ended there). */
-  pauses: number;
+  /** The pauses a job asked for and took (the invocation would have ended there), by name. */
+  paused: string[];
   /** Steps attempted again after a crash. */
   crashed: string[];
 }
@@ -22,7 +22,7 @@ export function recordingSteps(opts: { sliceMs: number; perStep: number; crash?:
   let sliceEnd = Infinity;
   const steps: RecordingSteps = {
     names: [],
-    pauses: 0,
+    paused: [],
     crashed: [],
     perStep: opts.perStep,
     sliceEnd: () => sliceEnd,
@@ -37,8 +37,8 @@ export function recordingSteps(opts: { sliceMs: number; perStep: number; crash?:
       }
       return JSON.parse(JSON.stringify(await run(attempt)));
     },
-    async pause(_name, due) {
-      if (due) steps.pauses++;
+    async pause(name, due) {
+      if (due) steps.paused.push(name);
     },
   };
   return steps;

@@ -83,13 +83,16 @@ export async function settleNotices(input: NoticePhase & { audit?: AuditSink }, 
   for (let n = 1; n <= parts; n++) {
     const [from, to] = [(n - 1) * size, n * size];
     const part = { plan: strays.slice(from, to), closures: sorted.closures.slice(Math.max(0, from - strays.length), Math.max(0, to - strays.length)) };
-    const written: Written & { stats: RequestCounts; parts?: number } = await steps.step(n === 1 ? "write notices" : `write notices ${n}`, async () => ({ ...(await input.measured(() => writeNotices({ ...input, ...part }))), parts }), { changes: true });
+    const name = n === 1 ? "write notices" : `write notices ${n}`;
+    // `spent` is recorded with the part, so a replay pauses where the execution did.
+    const written: Written & { stats: RequestCounts; parts?: number; spent?: boolean } = await steps.step(name, async () => ({ ...(await input.measured(() => writeNotices({ ...input, ...part }))), parts, spent: Date.now() >= steps.sliceEnd() }), { changes: true });
     applyStates(input.plan, written.states);
     closures.push(...written.closures);
     warnings.push(...written.warnings);
     stats.push(written.stats);
     // A result recorded before results came in parts (no `parts`) holds every stray and closure.
     if (written.parts === undefined) break;
+    if (n < parts) await steps.pause(`wrote notices ${n}`, written.spent === true);
   }
   sorted.closures = closures;
   return { warnings, stats };

@@ -277,30 +277,36 @@ describe("enforce with onStray notify", () => {
 
   it("durable steps: the notices opened and closed are recorded perStep a step (\"write notices\", \"write notices 2\", …), each step opening only its own", async () => {
     await start();
-    // Two strays noticed, then one of them allowed: the next run closes its notice as a closure and the other's as a removal.
-    const steps = recordingSteps({ sliceMs: 10_000, perStep: 1 });
-    const recorded = new Map<string, { states?: object; closures?: unknown[] }>();
-    const step = steps.step.bind(steps);
-    steps.step = async (name, work, opts) => {
-      const result = await step(name, work, opts);
-      recorded.set(name, result as { states?: object; closures?: unknown[] });
-      return result;
-    };
     const gitlab = new GitLabClient({ url: sim.url, token: "root", limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-    const first = await validated(enforce({ gitlab, policy: parsePolicy(POLICY, "warden.yaml"), apply: true, now: T0 }, steps));
-    expect(first.actions.map((a) => a.status)).toEqual(["noticed", "noticed"]);
-    const written = (prefix: string) => [...recorded].filter(([name]) => name.startsWith(prefix)).map(([name, r]) => [name, Object.keys(r.states ?? {}).length + (r.closures?.length ?? 0)]);
-    expect(written("write notices")).toEqual([["write notices", 1], ["write notices 2", 1]]);
+    /** Runs enforce in steps of one stray each; the sizes of the "write notices" steps' records, and the pauses between them. */
+    const stepped = async (policy: string, now: Date, sliceMs: number) => {
+      const steps = recordingSteps({ sliceMs, perStep: 1 });
+      const written: [string, number][] = [];
+      const step = steps.step.bind(steps);
+      steps.step = async (name, work, opts) => {
+        const result = await step(name, work, opts);
+        const r = result as { states?: object; closures?: unknown[] };
+        if (name.startsWith("write notices")) written.push([name, Object.keys(r.states ?? {}).length + (r.closures?.length ?? 0)]);
+        return result;
+      };
+      const report = await validated(enforce({ gitlab, policy: parsePolicy(policy, "warden.yaml"), apply: true, now }, steps));
+      return { report, written, paused: steps.paused.filter((name) => name.includes("notices")) };
+    };
+    const first = await stepped(POLICY, T0, 10_000);
+    expect(first.report.actions.map((a) => a.status)).toEqual(["noticed", "noticed"]);
+    expect(first.written).toEqual([["write notices", 1], ["write notices 2", 1]]);
+    expect(first.paused).toEqual([]);
     expect(open()).toHaveLength(2);
     expect(issues()).toHaveLength(2);
 
-    recorded.clear();
-    steps.names.length = 0;
-    const allowProject = POLICY.replace("  scope: { groups: [acme] }", "  scope:\n    groups: [acme]\n    overrides: [{ group: acme/app, onStray: report }]");
-    const second = await validated(enforce({ gitlab, policy: parsePolicy(allowProject.replace("onStray: notify", "onStray: remove"), "warden.yaml"), apply: true, now: later(1) }, steps));
-    expect(second.actions.map((a) => [a.kind, a.status, a.notice?.closed])).toEqual([["project", "reported", undefined], ["group", "done", true]]);
-    expect(second.notices?.closed).toEqual([expect.objectContaining({ share: "project:100:group:20", status: "done" })]);
-    expect(written("write notices")).toEqual([["write notices", 1], ["write notices 2", 1]]);
+    // The project's stray now only reported (its notice closed as a closure), the group's removed at once (its notice closed with the removal).
+    const reportProject = POLICY.replace("  scope: { groups: [acme] }", "  scope:\n    groups: [acme]\n    overrides: [{ group: acme/app, onStray: report }]").replace("onStray: notify", "onStray: remove");
+    const second = await stepped(reportProject, later(1), 0);
+    expect(second.report.actions.map((a) => [a.kind, a.status, a.notice?.closed])).toEqual([["project", "reported", undefined], ["group", "done", true]]);
+    expect(second.report.notices?.closed).toEqual([expect.objectContaining({ share: "project:100:group:20", status: "done" })]);
+    expect(second.written).toEqual([["write notices", 1], ["write notices 2", 1]]);
+    // A part that spent its slice ends the invocation before the next (recorded with the part, so a replay pauses there too).
+    expect(second.paused).toEqual(["wrote notices 1"]);
     expect(open()).toEqual([]);
   });
 
