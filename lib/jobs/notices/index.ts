@@ -56,13 +56,14 @@ export function noticesInPlay(policy: Policy): boolean {
  */
 export async function sortStrays(input: NoticePhase & { whole: boolean }, steps: Steps): Promise<Sorted | undefined> {
   if (!noticesInPlay(input.policy)) return undefined;
-  // One state per stray: recorded 1,000 strays a step in a durable execution ("notices", "notices 2", …).
+  // One state per stray, then one entry per notice to close: recorded 1,000 entries a step in a durable execution ("notices", "notices 2", …).
   const { result: planned, entries, again } = await stepInParts(steps, "notices", () => input.measured(() => planNotices(input)), {
-    of: (r) => Object.entries(r.states),
-    with: (r, states) => ({ ...r, states: Object.fromEntries(states) }),
+    of: (r): NoticeEntry[] => [...Object.entries(r.states), ...r.closures.map((closure) => ({ closure }))],
+    with: (r, part) => ({ ...r, ...fromEntries(part) }),
   });
-  applyStates(input.plan, Object.fromEntries(entries));
-  return { closures: planned.closures, warnings: planned.warnings, stats: [planned.stats, ...again.map((r) => r.stats)], ...(planned.unreadable && { unreadable: true as const }) };
+  const { states, closures } = fromEntries(entries);
+  applyStates(input.plan, states);
+  return { closures, warnings: planned.warnings, stats: [planned.stats, ...again.map((r) => r.stats)], ...(planned.unreadable && { unreadable: true as const }) };
 }
 
 /**
@@ -103,6 +104,19 @@ export function noticeReport(policy: Policy, actions: readonly ShareRemoval[], s
   const project = policy.gitlab?.shares.notices?.project;
   if (!sorted) return {};
   return { summary: noticeSummary(actions, sorted.closures), ...(project !== undefined && { notices: { project, closed: closedNotices(sorted.closures) } }) };
+}
+
+/**
+ * What the step "notices" records, one entry per share: a stray's state by its key (the one kind of
+ * entry before notices to close came in parts too, so an execution recorded then replays), or a notice to close.
+ */
+type NoticeEntry = [string, NoticeState] | { closure: NoticeClosure };
+
+function fromEntries(entries: readonly NoticeEntry[]): { states: Record<string, NoticeState>; closures: NoticeClosure[] } {
+  return {
+    states: Object.fromEntries(entries.filter((e) => Array.isArray(e))),
+    closures: entries.flatMap((e) => (Array.isArray(e) ? [] : [e.closure])),
+  };
 }
 
 function applyStates(plan: ShareRemoval[], states: Record<string, NoticeState>): void {

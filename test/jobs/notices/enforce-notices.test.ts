@@ -14,7 +14,7 @@ import { parsePolicy } from "../../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabDataset, type GitLabSim } from "../../../sim/gitlab/index.ts";
 import { notifyPolicy } from "../../support/policies.ts";
 import { validated } from "../../support/report.ts";
-import { recordingSteps } from "../../support/steps.ts";
+import { outcome, recordingSteps } from "../../support/steps.ts";
 
 let sim: GitLabSim;
 afterEach(() => sim?.close());
@@ -273,6 +273,29 @@ describe("enforce with onStray notify", () => {
     expect(parts).toEqual([["notices", 1], ["notices 2", 1]]);
     expect(stepped.actions.map((a) => [a.status, a.notice])).toEqual(whole.actions.map((a) => [a.status, a.notice]));
     expect(stepped.actions.map((a) => a.status)).toEqual(["notify", "notify"]);
+  });
+
+  it("durable steps: the notices to close are recorded in the parts of \"notices\" too, perStep entries a step whatever their kind", async () => {
+    await start();
+    await run({ apply: true });
+    // Both strays now only reported: two states, and two notices to close.
+    const reportAll = POLICY.replace("onStray: notify", "onStray: report");
+    const whole = await run({ now: later(1), policy: reportAll });
+    expect(whole.notices?.closed).toHaveLength(2);
+    const steps = recordingSteps({ sliceMs: 10_000, perStep: 1 });
+    const recorded: [string, number][] = [];
+    const step = steps.step.bind(steps);
+    steps.step = async (name, work, opts) => {
+      const result = await step(name, work, opts);
+      const r = result as { states?: object; closures?: unknown[]; part?: unknown[] };
+      if (/^notices( \d+)?$/.test(name)) recorded.push([name, Object.keys(r.states ?? {}).length + (r.closures?.length ?? 0) + (r.part?.length ?? 0)]);
+      return result;
+    };
+    const gitlab = new GitLabClient({ url: sim.url, token: "root", limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
+    const stepped = await validated(enforce({ gitlab, policy: parsePolicy(reportAll, "warden.yaml"), now: later(1) }, steps));
+    expect(recorded).toEqual([["notices", 1], ["notices 2", 1], ["notices 3", 1], ["notices 4", 1]]);
+    expect(outcome(stepped)).toEqual(outcome(whole));
+    expect(stepped.notices).toEqual(whole.notices);
   });
 
   it("durable steps: the notices opened and closed are recorded perStep a step (\"write notices\", \"write notices 2\", …), each step opening only its own", async () => {
