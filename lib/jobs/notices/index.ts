@@ -78,6 +78,7 @@ export async function settleNotices(input: NoticePhase & { audit?: AuditSink }, 
   const strays = input.plan.filter(writesTo);
   const size = steps.perStep;
   const parts = Math.max(1, Math.ceil((strays.length + sorted.closures.length) / size));
+  const closing = new Set(sorted.closures.map((c) => c.iid));
   const closures: NoticeClosure[] = [];
   const warnings: string[] = [];
   const stats: RequestCounts[] = [];
@@ -86,7 +87,7 @@ export async function settleNotices(input: NoticePhase & { audit?: AuditSink }, 
     const part = { plan: strays.slice(from, to), closures: sorted.closures.slice(Math.max(0, from - strays.length), Math.max(0, to - strays.length)) };
     const name = n === 1 ? "write notices" : `write notices ${n}`;
     // `spent` is recorded with the part, so a replay pauses where the execution did.
-    const written: Written & { stats: RequestCounts; parts?: number; spent?: boolean } = await steps.step(name, async () => ({ ...(await input.measured(() => writeNotices({ ...input, ...part }))), parts, spent: Date.now() >= steps.sliceEnd() }), { changes: true });
+    const written: Written & { stats: RequestCounts; parts?: number; spent?: boolean } = await steps.step(name, async () => ({ ...(await input.measured(() => writeNotices({ ...input, ...part, closing }))), parts, spent: Date.now() >= steps.sliceEnd() }), { changes: true });
     applyStates(input.plan, written.states);
     closures.push(...written.closures);
     warnings.push(...written.warnings);

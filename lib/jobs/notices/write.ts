@@ -21,9 +21,12 @@ export interface WriteInput {
   gitlab: GitLabClient;
   policy: Policy;
   now: Date;
-  /** The plan after the removals (not changed here: the states returned say what became of each). */
+  /** The strays of this step, from the plan after the removals (not changed here: the states returned say what became of each). */
   plan: readonly ShareRemoval[];
+  /** The notices this step closes for another reason than a removal. */
   closures: readonly NoticeClosure[];
+  /** Every notice the run closes so, in this step or another: a duplicate found again is left to its own. */
+  closing: ReadonlySet<number>;
   max: number;
   concurrency: number;
   signal?: AbortSignal;
@@ -98,7 +101,7 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
   if (openedHere.length) {
     // Read again only for the shares this run opened a notice for.
     const again = await readNotices(gitlab, notices.project, new Set(openedHere.map(noticeKey)), input.max, signal, input.userId);
-    for (const { notice, of } of again.duplicates) if (!closures.some((c) => c.iid === notice.iid)) closures.push({ iid: notice.iid, url: notice.url, share: notice.key, reason: { kind: "duplicate", of }, status: "planned" });
+    for (const { notice, of } of again.duplicates) if (!input.closing.has(notice.iid)) closures.push({ iid: notice.iid, url: notice.url, share: notice.key, reason: { kind: "duplicate", of }, status: "planned" });
     for (const action of openedHere) {
       const standing = again.byKey.get(noticeKey(action));
       const key = shareKey(action);

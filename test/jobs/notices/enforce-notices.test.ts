@@ -275,6 +275,23 @@ describe("enforce with onStray notify", () => {
     expect(stepped.actions.map((a) => a.status)).toEqual(["notify", "notify"]);
   });
 
+  it("durable steps: a duplicate notice to close in a later part, found again by an earlier part's read, is closed once", async () => {
+    await start();
+    await run({ apply: true });
+    const standing = open().find((i) => markedKey(i.description) === "project:100:group:20")!;
+    await gitlabCall("root", "POST", `/projects/${NOTICES}/issues`, { title: "t", description: standing.description, labels: "warden::notice", due_date: "2026-12-01" }, 201);
+    // A third stray: the first part opens its notice, then reads the notices again and finds the duplicate, the second part's to close.
+    await gitlabCall("jane", "POST", "/projects/100/share", { group_id: 40, group_access: 30 }, 201);
+    const steps = recordingSteps({ sliceMs: 10_000, perStep: 1 });
+    const gitlab = new GitLabClient({ url: sim.url, token: "root", limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
+    const report = await validated(enforce({ gitlab, policy: parsePolicy(POLICY, "warden.yaml"), apply: true, now: later(1) }, steps));
+    expect(steps.names.filter((n) => n.startsWith("write notices"))).toEqual(["write notices", "write notices 2"]);
+    expect(report.notices?.closed).toEqual([expect.objectContaining({ why: `a duplicate of #${standing.iid}`, status: "done" })]);
+    const duplicate = issues().at(-2)!;
+    expect(duplicate.state).toBe("closed");
+    expect(duplicate.notes.map((n) => n.body)).toEqual([`Closed as a duplicate of #${standing.iid}: two runs opened a notice for this share at once; #${standing.iid} stands.`]);
+  });
+
   it("durable steps: the notices to close are recorded in the parts of \"notices\" too, perStep entries a step whatever their kind", async () => {
     await start();
     await run({ apply: true });
