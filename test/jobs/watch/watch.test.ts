@@ -314,6 +314,34 @@ describe("watch: on a bad day (issue 29)", () => {
     expect(results[MAX_ATTEMPTS]!.report).toBeUndefined();
   });
 
+  it("a subject GitLab cannot read (a 500 every time) fails alone: the rest of its batch is enforced, the cursor moves, and it is tried MAX_ATTEMPTS times in all", async () => {
+    await start({ faults: [{ kind: "status", status: 500, method: "GET", path: `/api/v4/projects/${IDS.app}`, times: 1_000 }] });
+    const w = await begin("root");
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    await share(sim, "jane", `/projects/${IDS.api}/share`, IDS.partners);
+    const results = await polls(w, MAX_ATTEMPTS + 1);
+    const [first] = results;
+    expect(first!.cursor.sources["instance"]!.id).toBe(sim.auditEvents.at(-1)!.id);
+    expect(validReport(first!.report!).actions).toMatchObject([{ projectId: IDS.api, status: "done" }]);
+    expect(first!.report!.unreadTargets).toMatchObject([{ target: `project:${IDS.app}`, lasting: false }]);
+    expect(first!.report!.warnings.join("\n")).toMatch(/target project 100: reading it failed \(GET \S+ answered 500.*\): not examined/);
+    expect(results.map((r) => r.cursor.retries[`project:${IDS.app}`])).toEqual([1, 2, undefined, undefined]);
+    expect(results[MAX_ATTEMPTS - 1]!.report!.warnings.join("\n")).toMatch(/not tried again after failures that may pass: project:100 \(3 attempt\(s\)\)/);
+    expect(results[MAX_ATTEMPTS]!.report).toBeUndefined();
+    expect(allShares(sim)).toEqual([`p${IDS.app}:${IDS.partners}`]);
+  });
+
+  it("a subject GitLab refuses to read (a 403: an IP restriction, say) is reported once and not tried again", async () => {
+    await start({ faults: [{ kind: "status", status: 403, method: "GET", path: `/api/v4/projects/${IDS.app}`, times: 1_000 }] });
+    const w = await begin("root");
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    const [refused, after] = await polls(w, 2);
+    expect(refused!.report!.unreadTargets).toMatchObject([{ target: `project:${IDS.app}`, lasting: true }]);
+    expect(refused!.report!.warnings.join("\n")).toMatch(/not tried again: project:100 could not be read \(GET \S+ answered 403/);
+    expect(refused!.cursor.retries).toEqual({});
+    expect(after!.report).toBeUndefined();
+  });
+
   it("a watch thousands of events behind reads at most the bound a poll, oldest first, and drains: every event once, the share named among them removed on the way", async () => {
     const TOTAL = 2_500;
     const base = Date.now() - 2 * 86_400_000;
