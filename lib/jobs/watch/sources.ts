@@ -70,6 +70,7 @@ export function auditRefusal(err: unknown, source: WatchSource): never {
     throw new WatchError(
       `${err.message}: the watch needs GitLab's audit events, which GitLab Free does not have (it answers 403 or 404), on Premium or Ultimate and ${who}; ` +
         "nothing was changed. Without them only the scheduled sweep (warden enforce) finds stray shares",
+      { cause: err },
     );
   }
   throw err;

@@ -342,6 +342,34 @@ describe("watch: on a bad day (issue 29)", () => {
     expect(after!.report).toBeUndefined();
   });
 
+  // A subgroup deleted while the watch runs (its events 404), or one whose listing GitLab fails on every time.
+  for (const status of [500, 404]) {
+    it(`one source whose audit events answer ${status} every time is reported and keeps its place; the other sources' events are enforced`, async () => {
+      await start();
+      const w = await begin("jane");
+      const team = `/api/v4/groups/${IDS.team}/audit_events`;
+      sim.addFaults({ kind: "status", status, method: "GET", path: team, times: 1_000 });
+      await share(sim, "jane", `/groups/${IDS.acme}/share`, IDS.partners);
+      const [first, second] = await polls(w, 2);
+      expect(validReport(first!.report!).actions.map((a) => [a.kind, a.groupId, a.status])).toEqual([["group", IDS.partners, "done"]]);
+      expect(first!.cursor.sources[`group:${IDS.team}`]).toEqual(w.cursor.sources[`group:${IDS.team}`]);
+      expect(first!.cursor.sources[`group:${IDS.acme}`]!.id).toBe(sim.auditEvents.at(-1)!.id);
+      const said = new RegExp(`the audit events of acme/team could not be read \\(GET ${team}\\S* answered ${status}.*\\): its events are read at the next poll`);
+      expect(first!.report!.warnings.join("\n")).toMatch(said);
+      // Nothing new elsewhere: no batch, and the source is still said to fail.
+      expect(second!.report).toBeUndefined();
+      expect(second!.failedSources.join("\n")).toMatch(said);
+      expect(allShares(sim)).toEqual([]);
+    });
+  }
+
+  it("when every source fails, the poll fails as a whole and moves nothing", async () => {
+    await start();
+    const w = await begin("jane");
+    sim.addFaults({ kind: "status", status: 500, route: "GET /groups/:id/audit_events", times: 1_000 });
+    await expect(pollOnce({ ...w, apply: true })).rejects.toThrow(/audit_events\S* answered 500/);
+  });
+
   it("a watch thousands of events behind reads at most the bound a poll, oldest first, and drains: every event once, the share named among them removed on the way", async () => {
     const TOTAL = 2_500;
     const base = Date.now() - 2 * 86_400_000;
