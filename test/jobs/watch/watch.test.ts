@@ -314,62 +314,6 @@ describe("watch: on a bad day (issue 29)", () => {
     expect(results[MAX_ATTEMPTS]!.report).toBeUndefined();
   });
 
-  it("a subject GitLab cannot read (a 500 every time) fails alone: the rest of its batch is enforced, the cursor moves, and it is tried MAX_ATTEMPTS times in all", async () => {
-    await start({ faults: [{ kind: "status", status: 500, method: "GET", path: `/api/v4/projects/${IDS.app}`, times: 1_000 }] });
-    const w = await begin("root");
-    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
-    await share(sim, "jane", `/projects/${IDS.api}/share`, IDS.partners);
-    const results = await polls(w, MAX_ATTEMPTS + 1);
-    const [first] = results;
-    expect(first!.cursor.sources["instance"]!.id).toBe(sim.auditEvents.at(-1)!.id);
-    expect(validReport(first!.report!).actions).toMatchObject([{ projectId: IDS.api, status: "done" }]);
-    expect(first!.report!.unreadTargets).toMatchObject([{ target: `project:${IDS.app}`, lasting: false }]);
-    expect(first!.report!.warnings.join("\n")).toMatch(/target project 100: reading it failed \(GET \S+ answered 500.*\): not examined/);
-    expect(results.map((r) => r.cursor.retries[`project:${IDS.app}`])).toEqual([1, 2, undefined, undefined]);
-    expect(results[MAX_ATTEMPTS - 1]!.report!.warnings.join("\n")).toMatch(/not tried again after failures that may pass: project:100 \(3 attempt\(s\)\)/);
-    expect(results[MAX_ATTEMPTS]!.report).toBeUndefined();
-    expect(allShares(sim)).toEqual([`p${IDS.app}:${IDS.partners}`]);
-  });
-
-  it("a subject GitLab refuses to read (a 403: an IP restriction, say) is reported once and not tried again", async () => {
-    await start({ faults: [{ kind: "status", status: 403, method: "GET", path: `/api/v4/projects/${IDS.app}`, times: 1_000 }] });
-    const w = await begin("root");
-    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
-    const [refused, after] = await polls(w, 2);
-    expect(refused!.report!.unreadTargets).toMatchObject([{ target: `project:${IDS.app}`, lasting: true }]);
-    expect(refused!.report!.warnings.join("\n")).toMatch(/not tried again: project:100 could not be read \(GET \S+ answered 403/);
-    expect(refused!.cursor.retries).toEqual({});
-    expect(after!.report).toBeUndefined();
-  });
-
-  // A subgroup deleted while the watch runs (its events 404), or one whose listing GitLab fails on every time.
-  for (const status of [500, 404]) {
-    it(`one source whose audit events answer ${status} every time is reported and keeps its place; the other sources' events are enforced`, async () => {
-      await start();
-      const w = await begin("jane");
-      const team = `/api/v4/groups/${IDS.team}/audit_events`;
-      sim.addFaults({ kind: "status", status, method: "GET", path: team, times: 1_000 });
-      await share(sim, "jane", `/groups/${IDS.acme}/share`, IDS.partners);
-      const [first, second] = await polls(w, 2);
-      expect(validReport(first!.report!).actions.map((a) => [a.kind, a.groupId, a.status])).toEqual([["group", IDS.partners, "done"]]);
-      expect(first!.cursor.sources[`group:${IDS.team}`]).toEqual(w.cursor.sources[`group:${IDS.team}`]);
-      expect(first!.cursor.sources[`group:${IDS.acme}`]!.id).toBe(sim.auditEvents.at(-1)!.id);
-      const said = new RegExp(`the audit events of acme/team could not be read \\(GET ${team}\\S* answered ${status}.*\\): its events are read at the next poll`);
-      expect(first!.report!.warnings.join("\n")).toMatch(said);
-      // Nothing new elsewhere: no batch, and the source is still said to fail.
-      expect(second!.report).toBeUndefined();
-      expect(second!.failedSources.join("\n")).toMatch(said);
-      expect(allShares(sim)).toEqual([]);
-    });
-  }
-
-  it("when every source fails, the poll fails as a whole and moves nothing", async () => {
-    await start();
-    const w = await begin("jane");
-    sim.addFaults({ kind: "status", status: 500, route: "GET /groups/:id/audit_events", times: 1_000 });
-    await expect(pollOnce({ ...w, apply: true })).rejects.toThrow(/audit_events\S* answered 500/);
-  });
-
   it("a watch thousands of events behind reads at most the bound a poll, oldest first, and drains: every event once, the share named among them removed on the way", async () => {
     const TOTAL = 2_500;
     const base = Date.now() - 2 * 86_400_000;
