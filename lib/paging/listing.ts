@@ -43,6 +43,11 @@ export interface Strategy<T> {
   route: string;
   /** `position` is "" for the first page, else a `next` this strategy returned. */
   fetch(position: string, signal?: AbortSignal): Promise<FetchedPage<T>>;
+  /**
+   * Set where the listing is by id (GitLab's keyset by id): its ids only ever rise ("asc") or fall
+   * ("desc"), however the cursors are spelled, so one that goes back is a cursor that looped.
+   */
+  idOrder?: "asc" | "desc";
 }
 
 export interface ListOptions {
@@ -89,12 +94,15 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
     // repeat the end of the one before: checking against the previous page's ids catches that in memory
     // of one page (a keyset listing never repeats).
     let previousIds = new Set<number | string>();
-    // A server that loops is caught by the positions it sent recently; one that sends a new position on
-    // every page forever, or loops over more than RECENT_POSITIONS, by the page limits below. So memory
+    // A server that loops is caught by the positions it sent recently, and a listing by id by the ids
+    // going back (ordered); one that sends a new position on every page forever, or loops over more
+    // than RECENT_POSITIONS, by the page limits below. So memory
     // stays bounded however long a listing runs, instead of growing with every link visited.
     const recent = new Set<string>();
     const ceiling = this.opts.pageCeiling ?? PAGE_CEILING;
     let announced: number | undefined;
+    // The last id of an ordered listing (Strategy.idOrder): one number, however long the listing.
+    let lastId: number | undefined;
     let taken = 0;
     let fetched = 0;
     while (position !== null && fetched < maxPages && taken < maxItems) {
@@ -106,6 +114,7 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
       const pageIds = new Set<number | string>();
       const fresh = page.items.filter((item) => !previousIds.has(item.id) && !pageIds.has(item.id) && (pageIds.add(item.id), true));
       previousIds = pageIds;
+      lastId = this.ordered(fresh, lastId);
       const kept = fresh.slice(0, maxItems - taken);
       taken += kept.length;
       pages++;
@@ -115,6 +124,20 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
       position = page.next;
       yield { items: kept, meta: page.meta, checkpoint: { strategy: this.strategy.name, next, pages, items } };
     }
+  }
+
+  /** The last id of these items, after checking they go on in the listing's id order from `last`. */
+  private ordered(items: readonly T[], last: number | undefined): number | undefined {
+    const { idOrder, route, name } = this.strategy;
+    if (!idOrder) return undefined;
+    for (const { id } of items) {
+      if (typeof id !== "number") continue;
+      if (last !== undefined && (idOrder === "asc" ? id <= last : id >= last)) {
+        throw new PagingError(`${route} (${name}): id ${id} listed after id ${last}, in a listing by id ${idOrder === "asc" ? "ascending" : "descending"}: the server went back to where it had been; stopping instead of looping`);
+      }
+      last = id;
+    }
+    return last;
   }
 
   /** Stops a listing that would never end: a repeated position, or far more pages than it should have. */

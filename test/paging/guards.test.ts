@@ -67,6 +67,20 @@ describe("paging guards", () => {
     await expect(Array.fromAsync(listing)).rejects.toThrow(/same next position twice/);
   });
 
+  it("a keyset cursor that loops back under a new name (audit events by id, newest first) is an error at the first page that goes back", async () => {
+    // Three pages, then the first again: each cursor a new string, so no position repeats.
+    const pages = [[9, 8, 7], [6, 5, 4], [3, 2, 1]];
+    const { req } = await gitlabLike((r, res) => {
+      const n = Number(new URL(r.url, "http://x").searchParams.get("n") ?? "0");
+      json(res, 200, pages[n % pages.length]!.map((id) => ({ id })), link(`${server!.url}/api/v4/audit_events?pagination=keyset&cursor=${n + 1}x&n=${n + 1}`));
+    });
+    const listing = new Listing(gitlabKeyset({ ...req, path: "/audit_events", route: "GET /audit_events" }, { orderBy: "id", sort: "desc" }), { pageCeiling: 50 });
+    await expect(Array.fromAsync(listing)).rejects.toThrow(
+      new PagingError("GET /audit_events (gitlab-keyset): id 9 listed after id 1, in a listing by id descending: the server went back to where it had been; stopping instead of looping"),
+    );
+    expect(server!.received.length).toBe(4);
+  });
+
   it("items are de-duplicated by id when an offset listing shifts under us", async () => {
     const pages: Record<string, { ids: number[]; next?: string }> = {
       "1": { ids: [1, 2, 3], next: "2" },
