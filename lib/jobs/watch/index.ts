@@ -5,9 +5,10 @@
  * removal failed for a reason that may pass (watch/retries.ts), and enforces only those, in one
  * targeted enforce run (its judging, guard, removals, audit lines and report). The cursor moves past
  * the events read whatever the run did: a removal GitLab refuses is reported once and passed, one that
- * may pass is retried a few times through the cursor, and a tripped guard is reported and left for a
- * person. A source GitLab fails to list keeps its place and is said, the others read; only a poll
- * whose every source fails (GitLab down, the audit events refused) moves nothing.
+ * may pass is retried a few times through the cursor, a run that failed as a whole fails the poll but
+ * has its subjects retried so too (BatchError), and a tripped guard is reported and left for a person.
+ * A source GitLab fails to list keeps its place and is said, the others read; only a poll whose every
+ * source fails (GitLab down, the audit events refused) moves nothing.
  */
 import { inScope } from "../../policy/index.ts";
 import type { AuditEvent } from "../../gitlab/index.ts";
@@ -19,7 +20,7 @@ import { direct, type Steps } from "../steps.ts";
 import { cursorFor, newestEvent, type WatchCursor } from "./cursor.ts";
 import { EVENTS_PER_POLL, readSource } from "./read.ts";
 import { errorText } from "../report/index.ts";
-import { retriesAfter, subjectOfRemoval } from "./retries.ts";
+import { retriesAfter, retriesAfterFailure, subjectOfRemoval } from "./retries.ts";
 import { WatchError, type WatchSource } from "./sources.ts";
 import type { CursorStore } from "./store.ts";
 
@@ -67,6 +68,20 @@ export interface PollResult {
   failedSources: string[];
   /** How far the cursor is behind what GitLab has recorded: 0 when the poll read all there was, else the seconds since the time it stands at. */
   behindSeconds: number;
+}
+
+/**
+ * A poll whose batch's run failed as a whole (GitLab failed on a part of the run that it cannot leave
+ * out, a group's detail say): the poll failed, and `poll` is where it leaves the cursor all the same,
+ * past its events with the batch's subjects waiting for another try (watchOnce stores it).
+ */
+export class BatchError extends Error {
+  override name = "BatchError";
+  readonly poll: PollResult;
+  constructor(message: string, poll: PollResult, cause: unknown) {
+    super(message, { cause });
+    this.poll = poll;
+  }
 }
 
 /** One poll: read a bounded batch, pick the subjects, enforce them, move the cursor. */
@@ -122,7 +137,16 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
   if (subjects.size === 0) return result;
   const targets = [...subjects.values()].map((s) => (s.kind === "group" ? { kind: "group" as const, id: s.id, subtree: false as const } : { kind: "project" as const, id: s.id }));
   const { sources: _sources, cursor: _cursor, maxEvents: _max, steps = direct, ...options } = opts;
-  const run = await enforce({ ...options, targets }, steps);
+  let run: EnforceReport;
+  try {
+    run = await enforce({ ...options, targets }, steps);
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    // Failed as a whole: the cursor still moves past the events, its subjects waiting for a bounded number of tries.
+    const after = retriesAfterFailure([...subjects.keys()], opts.cursor.retries);
+    next.retries = after.retries;
+    throw new BatchError(`the batch's run failed (${errorText(err)}); the watch moves on: ${after.warnings.join("; ")}`, { ...result, cursor: next, moved: true }, err);
+  }
   const after = retriesAfter(run, [...subjects.keys()], opts.cursor.retries);
   next.retries = after.retries;
   const report: WatchReport = {
@@ -154,7 +178,11 @@ export async function watchOnce({ store, ...opts }: WatchOnceOptions): Promise<W
     return { started: true, cursor };
   }
   // A source the stored cursor lacks (a subgroup new since, or one whose start failed) is started by the poll.
-  const polled = await pollOnce({ ...opts, cursor: stored.cursor });
+  const polled = await pollOnce({ ...opts, cursor: stored.cursor }).catch(async (err: unknown) => {
+    // A failed batch still moves the cursor on (the next poll does not meet the same events), and fails the poll.
+    if (err instanceof BatchError) await store.write(err.poll.cursor, stored.revision);
+    throw err;
+  });
   // Against what is stored: a source new since (its newest event) is kept even when no event arrived.
   const moved = JSON.stringify(polled.cursor) !== JSON.stringify(stored.cursor);
   const lost = moved && !(await store.write(polled.cursor, stored.revision));

@@ -47,6 +47,22 @@ export function retriesAfter(run: EnforceReport, subjects: readonly string[], be
   for (const u of unread) if (u.lasting) again.delete(u.target);
   const warnings = refused.map((a) => `not tried again: the share of ${describe(a)} (${a.error}); remove it by hand, or give the token the role it needs`);
   for (const u of unread) if (u.lasting) warnings.push(`not tried again: ${u.target} could not be read (${u.error}); the scheduled sweep (warden enforce) examines it`);
+  const spent = attemptSpent(again, before);
+  return { retries: spent.retries, warnings: [...warnings, ...spent.warnings] };
+}
+
+/**
+ * The retries after a batch whose run failed as a whole (GitLab failed on a part the run cannot leave
+ * out): each of its subjects spends an attempt, as in a run cut off, so the failure is met at most
+ * MAX_ATTEMPTS times and then passed to the sweep, instead of holding the watch where it is.
+ */
+export function retriesAfterFailure(subjects: readonly string[], before: Readonly<Record<string, number>>): { retries: Record<string, number>; warnings: string[] } {
+  return attemptSpent(new Set(subjects), before);
+}
+
+/** One more attempt of each subject in `again`: those with attempts left wait (up to MAX_WAITING), the rest are passed. */
+function attemptSpent(again: ReadonlySet<string>, before: Readonly<Record<string, number>>): { retries: Record<string, number>; warnings: string[] } {
+  const warnings: string[] = [];
   const retries: Record<string, number> = {};
   const passed: string[] = [];
   for (const subject of again) {

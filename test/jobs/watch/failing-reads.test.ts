@@ -5,7 +5,7 @@
  * source fails fails as a whole.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { cursorFor, MAX_ATTEMPTS, pollOnce, watchSources } from "../../../lib/jobs/watch/index.ts";
+import { cursorFor, MAX_ATTEMPTS, pollOnce, watchOnce, watchSources, type CursorStore, type StoredCursor, type WatchCursor } from "../../../lib/jobs/watch/index.ts";
 import type { Policy } from "../../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../../sim/gitlab/index.ts";
 import { validReport } from "../../support/report.ts";
@@ -26,6 +26,23 @@ async function begin(token: string, policy: Policy = watchPolicy()) {
   const gitlab = client(sim, token);
   const { sources } = await watchSources(gitlab, policy, 60_000);
   return { gitlab, policy, sources, cursor: await cursorFor(gitlab, sources, undefined) };
+}
+
+/** A store in memory that keeps the port's contract (a write names the revision it read). */
+function memoryStore(initial: WatchCursor) {
+  let stored: StoredCursor = { cursor: initial, revision: 1 };
+  const store: CursorStore & { readonly stored: StoredCursor } = {
+    get stored() {
+      return stored;
+    },
+    read: async () => structuredClone(stored),
+    async write(cursor, read) {
+      if (stored.revision !== read) return false;
+      stored = { cursor: structuredClone(cursor), revision: read + 1 };
+      return true;
+    },
+  };
+  return store;
 }
 
 async function polls(w: Awaited<ReturnType<typeof begin>>, n: number) {
@@ -94,5 +111,29 @@ describe("watch: one part failing every time", () => {
     const w = await begin("jane");
     sim.addFaults({ kind: "status", status: 500, route: "GET /groups/:id/audit_events", times: 1_000 });
     await expect(pollOnce({ ...w, apply: true })).rejects.toThrow(/audit_events\S* answered 500/);
+  });
+
+  it("a batch whose run fails as a whole (a group's detail answers 500 every time) moves the cursor on: its subjects are tried MAX_ATTEMPTS times, then passed, and later events are enforced", async () => {
+    await start();
+    const w = await begin("root");
+    const detail = `/api/v4/groups/${IDS.team}`;
+    sim.addFaults({ kind: "status", status: 500, method: "GET", path: detail, times: 1_000 });
+    await share(sim, "jane", `/groups/${IDS.team}/share`, IDS.partners);
+    const store = memoryStore(w.cursor);
+    const failures: string[] = [];
+    for (let i = 0; i < MAX_ATTEMPTS; i++) {
+      await watchOnce({ ...w, store, apply: true }).then(
+        () => failures.push("none"),
+        (err: Error) => failures.push(err.message),
+      );
+    }
+    expect(failures[0]).toMatch(new RegExp(`GET ${detail}\\S* answered 500.*tried again at the next poll .*group:${IDS.team} \\(attempt 2 of ${MAX_ATTEMPTS}\\)`));
+    expect(failures[MAX_ATTEMPTS - 1]).toMatch(new RegExp(`not tried again after failures that may pass: group:${IDS.team} \\(${MAX_ATTEMPTS} attempt\\(s\\)\\)`));
+    expect(store.stored!.cursor.sources["instance"]!.id).toBe(sim.auditEvents.at(-1)!.id);
+    expect(store.stored!.cursor.retries).toEqual({});
+    // The watch goes on: the next stray is removed at the next poll.
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    const next = await watchOnce({ ...w, store, apply: true });
+    expect(next.started === false && next.report!.actions).toMatchObject([{ projectId: IDS.app, status: "done" }]);
   });
 });
