@@ -70,6 +70,12 @@ export class PagingError extends Error {
 const PAGE_CEILING = 100_000;
 /** Recent positions remembered to catch a server that loops back; older loops hit the page limits. */
 const RECENT_POSITIONS = 1_000;
+/**
+ * Pages in a row that bring nothing new (empty, or only the page before's items) while a next page is
+ * still sent: a server that ignores the position it is given. One such page happens when an offset
+ * listing shifts by a whole page; three in a row do not.
+ */
+const STALE_PAGES = 3;
 
 type Identified = { id: number | string };
 
@@ -103,6 +109,7 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
     let announced: number | undefined;
     // The last id of an ordered listing (Strategy.idOrder): one number, however long the listing.
     let lastId: number | undefined;
+    let stale = 0;
     let taken = 0;
     let fetched = 0;
     while (position !== null && fetched < maxPages && taken < maxItems) {
@@ -111,10 +118,17 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
       fetched++;
       if (typeof page.meta.totalPages === "number") announced = page.meta.totalPages;
       if (page.next !== null) this.guard(page.next, position, recent, pages + 1, announced, ceiling);
-      const pageIds = new Set<number | string>();
-      const fresh = page.items.filter((item) => !previousIds.has(item.id) && !pageIds.has(item.id) && (pageIds.add(item.id), true));
+      // Against every id of the page before, repeats included: a page served again and again is dropped every time.
+      const pageIds = new Set(page.items.map((item) => item.id));
+      const once = new Set<number | string>();
+      const fresh = page.items.filter((item) => !previousIds.has(item.id) && !once.has(item.id) && (once.add(item.id), true));
       previousIds = pageIds;
       lastId = this.ordered(fresh, lastId);
+      stale = fresh.length === 0 && page.next !== null ? stale + 1 : 0;
+      if (stale >= STALE_PAGES) {
+        const { route, name } = this.strategy;
+        throw new PagingError(`${route} (${name}): ${stale} pages in a row brought nothing new (each only what the page before held, or nothing) and the server still sends a next page; stopping instead of looping`);
+      }
       const kept = fresh.slice(0, maxItems - taken);
       taken += kept.length;
       pages++;
