@@ -112,4 +112,15 @@ describe("watchOnce over a cursor store", () => {
     // Not stored at all: it starts at its newest event once GitLab gives it, rather than from nothing (30 days back).
     expect(Object.keys(store.stored!.cursor.sources)).toEqual([`group:${IDS.acme}`]);
   });
+
+  it("a first start with one source GitLab fails on stores the others and is said started; the failing one is started at a later poll", async () => {
+    const w = await watcher("jane");
+    sim!.addFaults({ kind: "status", status: 500, method: "GET", path: `/api/v4/groups/${IDS.team}/audit_events`, times: 1_000 });
+    const store = memoryStore();
+    expect(await watchOnce({ ...w, store })).toMatchObject({ started: true });
+    expect(Object.keys(store.stored!.cursor.sources)).toEqual([`group:${IDS.acme}`]);
+    const polled = await watchOnce({ ...w, store });
+    if (polled.started) throw new Error("no start: a cursor is stored");
+    expect(polled.failedSources.join("\n")).toMatch(/the audit events of acme\/team could not be read \(GET \S+ answered 500/);
+  });
 });
