@@ -11,8 +11,8 @@
  * source fails (GitLab down, the audit events refused) moves nothing.
  */
 import { inScope } from "../../policy/index.ts";
-import type { AuditEvent } from "../../gitlab/index.ts";
-import { enforce } from "../enforce/index.ts";
+import { HttpError, type AuditEvent } from "../../gitlab/index.ts";
+import { enforce, ScopeError } from "../enforce/index.ts";
 import { statsSince, type EnforceOptions, type EnforceReport } from "../enforce/summary.ts";
 import { auditEventName, eventSubjectKey, subjectOfAuditEvent, type EventSubject } from "../events/index.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
@@ -141,7 +141,8 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
   try {
     run = await enforce({ ...options, targets }, steps);
   } catch (err) {
-    if (signal?.aborted) throw err;
+    // A setting to fix (the scope not found, the token refused) fails every batch alike: the events wait for the fix.
+    if (signal?.aborted || err instanceof ScopeError || (err instanceof HttpError && err.status === 401)) throw err;
     // Failed as a whole: the cursor still moves past the events, its subjects waiting for a bounded number of tries.
     const after = retriesAfterFailure([...subjects.keys()], opts.cursor.retries);
     next.retries = after.retries;

@@ -136,4 +136,18 @@ describe("watch: one part failing every time", () => {
     const next = await watchOnce({ ...w, store, apply: true });
     expect(next.started === false && next.report!.actions).toMatchObject([{ projectId: IDS.app, status: "done" }]);
   });
+
+  it("a policy whose scope group GitLab no longer finds fails the poll and keeps the cursor: a setting to fix, after which the events waiting are enforced", async () => {
+    await start();
+    const w = await begin("root");
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    const store = memoryStore(w.cursor);
+    // Longer than a subject's attempts last: the events must still be there once the scope is found again.
+    sim.addFaults({ kind: "status", status: 404, method: "GET", path: "/api/v4/namespaces/acme", times: MAX_ATTEMPTS + 1 });
+    for (let i = 0; i <= MAX_ATTEMPTS; i++) await expect(watchOnce({ ...w, store, apply: true })).rejects.toThrow(/^gitlab.scope.groups: group "acme" was not found/);
+    expect(store.stored.cursor).toEqual(w.cursor);
+    const fixed = await watchOnce({ ...w, store, apply: true });
+    expect(fixed.started === false && fixed.report!.events.map((e) => e.subject)).toEqual([`project:${IDS.app}`]);
+    expect(fixed.started === false && fixed.report!.actions).toMatchObject([{ projectId: IDS.app, status: "done" }]);
+  });
 });
