@@ -5,6 +5,7 @@
  * source fails fails as a whole.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { exitCode } from "../../../lib/jobs/index.ts";
 import { cursorFor, MAX_ATTEMPTS, pollOnce, watchOnce, watchSources, type CursorStore, type StoredCursor, type WatchCursor } from "../../../lib/jobs/watch/index.ts";
 import type { Policy } from "../../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../../sim/gitlab/index.ts";
@@ -67,6 +68,7 @@ describe("watch: one part failing every time", () => {
     expect(first!.cursor.sources["instance"]!.id).toBe(sim.auditEvents.at(-1)!.id);
     expect(validReport(first!.report!).actions).toMatchObject([{ projectId: IDS.api, status: "done" }]);
     expect(first!.report!.unreadTargets).toMatchObject([{ target: `project:${IDS.app}`, lasting: false }]);
+    expect(exitCode(first!.report!)).toBe(1);
     expect(first!.report!.warnings.join("\n")).toMatch(/target project 100: reading it failed \(GET \S+ answered 500.*\): not examined/);
     expect(results.map((r) => r.cursor.retries[`project:${IDS.app}`])).toEqual([1, 2, undefined, undefined]);
     expect(results[MAX_ATTEMPTS - 1]!.report!.warnings.join("\n")).toMatch(/not tried again after failures that may pass: project:100 \(3 attempt\(s\)\)/);
