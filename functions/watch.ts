@@ -58,6 +58,8 @@ async function watch(event: ScheduledEvent, context: Context & DeadlineContext):
       recordCursorAge(polled.started ? 0 : polled.behindSeconds, labels);
       if (polled.started) return idle({ polled: "started", events: 0 });
       for (const line of polled.ignored) logger.info(line);
+      // Said whether or not there is a batch (its report's warnings have them too): the cursor age metric shows how long.
+      for (const line of polled.failedSources) logger.warn(line);
       return polled.report ?? idle({ polled: "nothing new", events: polled.read });
     });
     if ("idle" in ran) return ran.idle;

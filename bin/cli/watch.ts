@@ -73,7 +73,7 @@ strays, 3 a guard tripped (nothing changed in that batch).`,
             continue; // the first poll follows at once
           }
           if (polled.report) worst = worse(worst, printBatch(io, polled.report, args));
-          else for (const line of polled.ignored) notice(io, line);
+          else for (const line of [...polled.failedSources, ...polled.ignored]) notice(io, line);
         } catch (err) {
           if (signal?.aborted) break;
           if (err instanceof WatchError || ++failed >= MAX_FAILED_POLLS) throw err;

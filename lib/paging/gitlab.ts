@@ -57,6 +57,8 @@ export function gitlabKeyset<T extends Item>(req: GitLabListRequest, order: List
   return {
     name: "gitlab-keyset",
     route: req.route,
+    // Keyset by id walks the ids themselves: the cursor names the last one, so the next page's are beyond it.
+    ...(order.orderBy === "id" && order.sort ? { idOrder: order.sort } : {}),
     async fetch(position, signal) {
       const page = await getPage<T>(req, position ? resolve(req, position) : first, signal);
       const meta: PageMeta = dated(page.headers);

@@ -43,6 +43,11 @@ export interface Strategy<T> {
   route: string;
   /** `position` is "" for the first page, else a `next` this strategy returned. */
   fetch(position: string, signal?: AbortSignal): Promise<FetchedPage<T>>;
+  /**
+   * Set where the listing is by id (GitLab's keyset by id): its ids only ever rise ("asc") or fall
+   * ("desc"), however the cursors are spelled, so one that goes back is a cursor that looped.
+   */
+  idOrder?: "asc" | "desc";
 }
 
 export interface ListOptions {
@@ -65,6 +70,12 @@ export class PagingError extends Error {
 const PAGE_CEILING = 100_000;
 /** Recent positions remembered to catch a server that loops back; older loops hit the page limits. */
 const RECENT_POSITIONS = 1_000;
+/**
+ * Pages in a row that bring nothing new (empty, or only the page before's items) while a next page is
+ * still sent: a server that ignores the position it is given. One such page happens when an offset
+ * listing shifts by a whole page; three in a row do not.
+ */
+const STALE_PAGES = 3;
 
 type Identified = { id: number | string };
 
@@ -89,12 +100,16 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
     // repeat the end of the one before: checking against the previous page's ids catches that in memory
     // of one page (a keyset listing never repeats).
     let previousIds = new Set<number | string>();
-    // A server that loops is caught by the positions it sent recently; one that sends a new position on
-    // every page forever, or loops over more than RECENT_POSITIONS, by the page limits below. So memory
+    // A server that loops is caught by the positions it sent recently, and a listing by id by the ids
+    // going back (ordered); one that sends a new position on every page forever, or loops over more
+    // than RECENT_POSITIONS, by the page limits below. So memory
     // stays bounded however long a listing runs, instead of growing with every link visited.
     const recent = new Set<string>();
     const ceiling = this.opts.pageCeiling ?? PAGE_CEILING;
     let announced: number | undefined;
+    // The last id of an ordered listing (Strategy.idOrder): one number, however long the listing.
+    let lastId: number | undefined;
+    let stale = 0;
     let taken = 0;
     let fetched = 0;
     while (position !== null && fetched < maxPages && taken < maxItems) {
@@ -103,9 +118,17 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
       fetched++;
       if (typeof page.meta.totalPages === "number") announced = page.meta.totalPages;
       if (page.next !== null) this.guard(page.next, position, recent, pages + 1, announced, ceiling);
-      const pageIds = new Set<number | string>();
-      const fresh = page.items.filter((item) => !previousIds.has(item.id) && !pageIds.has(item.id) && (pageIds.add(item.id), true));
+      // Against every id of the page before, repeats included: a page served again and again is dropped every time.
+      const pageIds = new Set(page.items.map((item) => item.id));
+      const once = new Set<number | string>();
+      const fresh = page.items.filter((item) => !previousIds.has(item.id) && !once.has(item.id) && (once.add(item.id), true));
       previousIds = pageIds;
+      lastId = this.ordered(fresh, lastId);
+      stale = fresh.length === 0 && page.next !== null ? stale + 1 : 0;
+      if (stale >= STALE_PAGES) {
+        const { route, name } = this.strategy;
+        throw new PagingError(`${route} (${name}): ${stale} pages in a row brought nothing new (each only what the page before held, or nothing) and the server still sends a next page; stopping instead of looping`);
+      }
       const kept = fresh.slice(0, maxItems - taken);
       taken += kept.length;
       pages++;
@@ -115,6 +138,20 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
       position = page.next;
       yield { items: kept, meta: page.meta, checkpoint: { strategy: this.strategy.name, next, pages, items } };
     }
+  }
+
+  /** The last id of these items, after checking they go on in the listing's id order from `last`. */
+  private ordered(items: readonly T[], last: number | undefined): number | undefined {
+    const { idOrder, route, name } = this.strategy;
+    if (!idOrder) return undefined;
+    for (const { id } of items) {
+      if (typeof id !== "number") continue;
+      if (last !== undefined && (idOrder === "asc" ? id <= last : id >= last)) {
+        throw new PagingError(`${route} (${name}): id ${id} listed after id ${last}, in a listing by id ${idOrder === "asc" ? "ascending" : "descending"}: the server went back to where it had been; stopping instead of looping`);
+      }
+      last = id;
+    }
+    return last;
   }
 
   /** Stops a listing that would never end: a repeated position, or far more pages than it should have. */

@@ -133,6 +133,16 @@ describe("the worker's run for a subject", () => {
     logs.restore();
   });
 
+  it("a subject GitLab fails to read (a 500 every time) fails the run: not logged as a subject left alone", async () => {
+    const project = platformProject();
+    world.gitlab.addFaults({ kind: "status", status: 500, method: "GET", path: `/api/v4/projects/${project.id}`, times: 1_000 });
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    await expect((await workerHandler())(subjectEvent(project, "78"))).rejects.toThrow(`project ${project.id} could not be read: GET /api/v4/projects/${project.id} answered 500`);
+    expect(logs.lines()).not.toContainEqual(expect.objectContaining({ message: "subject not enforced" }));
+    logs.restore();
+  });
+
   it("refuses a subject event of the wrong shape before anything runs", async () => {
     const invoke = await workerHandler();
     await expect(invoke({ kind: "subject", subject: { kind: "user", id: 1 }, events: [], correlationId: "x" })).rejects.toThrow(/invalid event: subject.kind: expected "project" or "group"; events: too small/);

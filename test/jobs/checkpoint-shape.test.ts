@@ -95,6 +95,8 @@ const TALLY = ["projects", "shares", "groups", "groupShares", "allowed", "exempt
 /** Every key path a step result may have, by step (`examine 3` is `examine`). */
 const PINNED = new Set([
   ...["startedAt", "now", "seesAllGroups", "admin", "userId", "warnings[]", ...STATS, ...WORK.map((p) => `frontier[].${p}`)].map((p) => `begin.${p}`),
+  // Only when a target by id (an event's subject) could not be read (examine/targets.ts): none of the runs above has one.
+  ...["target", "error", "lasting"].map((p) => `begin.unreadTargets[].${p}`),
   ...["spent", "stopped", "warnings[]", ...STATS, ...TALLY, ...WORK.map((p) => `frontier[].${p}`), "strays[].judgedAt", ...[...REMOVAL, ...ATTRIBUTED].map((p) => `strays[].action.${p}`), "matched.allow[]", "matched.exempt[]", ...READS,
     // A comparison of policies only (lib/jobs/enforce/compare.ts): the shares the two judge otherwise.
     "differences[].section", ...REMOVAL.map((p) => `differences[].action.${p}`)].map((p) => `examine.${p}`),

@@ -61,10 +61,36 @@ describe("paging guards", () => {
     );
   });
 
+  it("pages that bring nothing new under a new cursor each time (a server ignoring the cursor) are stopped after three, not at the ceiling", async () => {
+    const { http } = await gitlabLike((r, res) => {
+      const n = Number(new URL(r.url, "http://x").searchParams.get("cursor") ?? "0");
+      json(res, 200, { data: [{ id: "a" }, { id: "b" }], nextCursor: String(n + 1) });
+    });
+    const listing = new Listing(n8nCursor({ http, url: new URL(`${server!.url}/api/v1/workflows`), route: "GET /workflows" }), { pageCeiling: 50 });
+    await expect(Array.fromAsync(listing)).rejects.toThrow(
+      new PagingError("GET /workflows (n8n-cursor): 3 pages in a row brought nothing new (each only what the page before held, or nothing) and the server still sends a next page; stopping instead of looping"),
+    );
+    expect(server!.received.length).toBe(4);
+  });
+
   it("a repeated n8n cursor is an error too", async () => {
     const { http } = await gitlabLike((_r, res) => json(res, 200, { data: [{ id: String(Math.random()) }], nextCursor: "same" }));
     const listing = new Listing(n8nCursor({ http, url: new URL(`${server!.url}/api/v1/workflows`), route: "GET /workflows" }));
     await expect(Array.fromAsync(listing)).rejects.toThrow(/same next position twice/);
+  });
+
+  it("a keyset cursor that loops back under a new name (audit events by id, newest first) is an error at the first page that goes back", async () => {
+    // Three pages, then the first again: each cursor a new string, so no position repeats.
+    const pages = [[9, 8, 7], [6, 5, 4], [3, 2, 1]];
+    const { req } = await gitlabLike((r, res) => {
+      const n = Number(new URL(r.url, "http://x").searchParams.get("n") ?? "0");
+      json(res, 200, pages[n % pages.length]!.map((id) => ({ id })), link(`${server!.url}/api/v4/audit_events?pagination=keyset&cursor=${n + 1}x&n=${n + 1}`));
+    });
+    const listing = new Listing(gitlabKeyset({ ...req, path: "/audit_events", route: "GET /audit_events" }, { orderBy: "id", sort: "desc" }), { pageCeiling: 50 });
+    await expect(Array.fromAsync(listing)).rejects.toThrow(
+      new PagingError("GET /audit_events (gitlab-keyset): id 9 listed after id 1, in a listing by id descending: the server went back to where it had been; stopping instead of looping"),
+    );
+    expect(server!.received.length).toBe(4);
   });
 
   it("items are de-duplicated by id when an offset listing shifts under us", async () => {
@@ -79,6 +105,16 @@ describe("paging guards", () => {
     });
     const ids = (await Array.fromAsync(new Listing(gitlabOffset<{ id: number }>(req)))).map((p) => p.id);
     expect(ids).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it("a page served again and again (twice repeated, under new links) counts its items once", async () => {
+    const { req } = await gitlabLike((r, res) => {
+      const page = Number(new URL(r.url, "http://x").searchParams.get("page") ?? "1");
+      const ids = page < 4 ? [1, 2, 3] : [4];
+      json(res, 200, ids.map((id) => ({ id })), page < 4 ? link(`${server!.url}/api/v4/projects?page=${page + 1}&per_page=100`) : {});
+    });
+    const ids = (await Array.fromAsync(new Listing(gitlabOffset<{ id: number }>(req)))).map((p) => p.id);
+    expect(ids).toEqual([1, 2, 3, 4]);
   });
 
   it("a next link that leaves /api/v4 is refused, and only path and query of a link are used", async () => {

@@ -4,7 +4,8 @@
  * its own). It applies as the Enforce schedule does: unless the stage is report-only. The run is the
  * full run's (judging, guard, removals, audit lines, report), with its end owed as a scheduled run's
  * is: the report logged and stored, metrics, and the Slack summary the policy's `notify` asks for.
- * A subject outside the scope, or gone from GitLab, is logged and left: nothing ran, nothing is owed.
+ * A subject outside the scope, or gone from GitLab, is logged and left: nothing ran, nothing is owed;
+ * one GitLab fails to read fails the run.
  */
 import { ScopeError, type EnforceReport } from "../../../lib/jobs/index.ts";
 import { isReportOnly } from "../config/settings.ts";
@@ -37,6 +38,9 @@ export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSign
         const sweep = await lastSweep.read(signal);
         const request = { job: "enforce" as const, apply: !isReportOnly(), targets: [target], ...(sweep ? { lastSweep: sweep } : {}) };
         const report = (await runJob(request, signal, policy)) as EnforceReport;
+        // GitLab failed to read the subject (not "not found"): the run failed, as any run GitLab fails does.
+        const [unread] = report.unreadTargets ?? [];
+        if (unread) throw new Error(`${name} could not be read: ${unread.error}`);
         // A subject by id outside the scope, or gone, is left out of the run with a warning (an event is
         // not bad input, lib/jobs/enforce/examine/targets.ts): then nothing at all was examined.
         if (report.summary.projects + report.summary.groups === 0) throw new RunRefused(report.warnings.join("; "));

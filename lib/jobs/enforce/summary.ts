@@ -6,7 +6,7 @@ import type { PolicyComparison } from "../shares/comparison.ts";
 import type { RemovalCounts, ShareKindName, ShareRemoval, Subject } from "../shares/plan.ts";
 import type { EventDelivery, MissedByEvents } from "./missed.ts";
 import type { LastSweep } from "./rules.ts";
-import type { EnforceTarget } from "./examine/targets.ts";
+import type { EnforceTarget, UnreadTarget } from "./examine/targets.ts";
 import type { GuardedSummary, JobOptions, Report } from "../report/index.ts";
 
 /** A part of the scope a run may be limited to: the other jobs take it from here, with the options it is one of. */
@@ -40,6 +40,8 @@ export type EnforceReport = Report<ShareRemoval, EnforceSummary> & {
   eventDelivery?: EventDelivery;
   /** The notices project, and its notices this run closed (or would close) for a reason other than their share's removal. */
   notices?: { project: string; closed: ClosedNotice[] };
+  /** Only when a target by id (an event's subject) could not be read: each left out of the run (examine/targets.ts). */
+  unreadTargets?: UnreadTarget[];
 };
 
 /**

@@ -49,16 +49,22 @@ export function parseWatchCursor(value: unknown): WatchCursor | undefined {
 /**
  * The cursor with every source it lacks set at that source's newest event now (one request each):
  * a watch does not replay history, it handles what happens from its start (the sweep has the past).
+ * A source GitLab fails on is left out, to be started at a later poll (index.ts), unless every source
+ * it lacks fails: then nothing would be watched that was not already, and the error is the caller's.
  */
 export async function cursorFor(gitlab: GitLabClient, sources: readonly WatchSource[], known: WatchCursor | undefined, signal?: AbortSignal): Promise<WatchCursor> {
   const cursor: WatchCursor = { version: 2, sources: {}, retries: { ...known?.retries } };
+  const failures: unknown[] = [];
   for (const source of sources) {
-    cursor.sources[source.key] = known?.sources[source.key] ?? (await newestEvent(gitlab, source, signal));
+    const position = known?.sources[source.key] ?? (await newestEvent(gitlab, source, signal).catch((err: unknown) => void failures.push(err)));
+    if (position) cursor.sources[source.key] = position;
   }
+  if (failures.length > 0 && (signal?.aborted || Object.keys(cursor.sources).length === 0)) throw failures[0];
   return cursor;
 }
 
-async function newestEvent(gitlab: GitLabClient, source: WatchSource, signal?: AbortSignal): Promise<SourcePosition> {
+/** A source's start: its newest event now. */
+export async function newestEvent(gitlab: GitLabClient, source: WatchSource, signal?: AbortSignal): Promise<SourcePosition> {
   try {
     for await (const event of listAuditEvents(gitlab, source.source, {}, { maxItems: 1, signal })) return { id: event.id, at: event.created_at };
     // No event yet: everything from now on (GitLab's clock may differ a little: the read's margin covers it).

@@ -5,20 +5,23 @@
  * removal failed for a reason that may pass (watch/retries.ts), and enforces only those, in one
  * targeted enforce run (its judging, guard, removals, audit lines and report). The cursor moves past
  * the events read whatever the run did: a removal GitLab refuses is reported once and passed, one that
- * may pass is retried a few times through the cursor, and a tripped guard is reported and left for a
- * person. Only a poll that fails as a whole (GitLab down, the audit events refused) moves nothing.
+ * may pass is retried a few times through the cursor, a run that failed as a whole fails the poll but
+ * has its subjects retried so too (BatchError), and a tripped guard is reported and left for a person.
+ * A source GitLab fails to list keeps its place and is said, the others read; only a poll whose every
+ * source fails (GitLab down, the audit events refused) moves nothing.
  */
 import { inScope } from "../../policy/index.ts";
-import type { AuditEvent } from "../../gitlab/index.ts";
-import { enforce } from "../enforce/index.ts";
+import { HttpError, type AuditEvent } from "../../gitlab/index.ts";
+import { enforce, ScopeError } from "../enforce/index.ts";
 import { statsSince, type EnforceOptions, type EnforceReport } from "../enforce/summary.ts";
 import { auditEventName, eventSubjectKey, subjectOfAuditEvent, type EventSubject } from "../events/index.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
 import { direct, type Steps } from "../steps.ts";
-import { cursorFor, type WatchCursor } from "./cursor.ts";
+import { cursorFor, newestEvent, type WatchCursor } from "./cursor.ts";
 import { EVENTS_PER_POLL, readSource } from "./read.ts";
-import { retriesAfter, subjectOfRemoval } from "./retries.ts";
-import type { WatchSource } from "./sources.ts";
+import { errorText } from "../report/index.ts";
+import { retriesAfter, retriesAfterFailure, subjectOfRemoval } from "./retries.ts";
+import { WatchError, type WatchSource } from "./sources.ts";
 import type { CursorStore } from "./store.ts";
 
 export { cursorFor, parseWatchCursor, type SourcePosition, type WatchCursor } from "./cursor.ts";
@@ -42,6 +45,7 @@ export type WatchReport = EnforceReport & { events: WatchEvent[] };
 
 export interface PollOptions extends Omit<EnforceOptions, "targets"> {
   sources: readonly WatchSource[];
+  /** A source it lacks is started this poll at its newest event (cursor.ts), its events read from the next. */
   cursor: WatchCursor;
   /** Events read a poll, per source (default EVENTS_PER_POLL): a backlog drains over several polls. */
   maxEvents?: number;
@@ -60,8 +64,24 @@ export interface PollResult {
   read: number;
   /** Events that named a subject outside the scope, each said once (also among the report's warnings, when there is one). */
   ignored: string[];
+  /** Sources GitLab failed to list this poll, each kept where it stood (also among the report's warnings, when there is one). */
+  failedSources: string[];
   /** How far the cursor is behind what GitLab has recorded: 0 when the poll read all there was, else the seconds since the time it stands at. */
   behindSeconds: number;
+}
+
+/**
+ * A poll whose batch's run failed as a whole (GitLab failed on a part of the run that it cannot leave
+ * out, a group's detail say): the poll failed, and `poll` is where it leaves the cursor all the same,
+ * past its events with the batch's subjects waiting for another try (watchOnce stores it).
+ */
+export class BatchError extends Error {
+  override name = "BatchError";
+  readonly poll: PollResult;
+  constructor(message: string, poll: PollResult, cause: unknown) {
+    super(message, { cause });
+    this.poll = poll;
+  }
 }
 
 /** One poll: read a bounded batch, pick the subjects, enforce them, move the cursor. */
@@ -71,12 +91,30 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
   const next: WatchCursor = { version: 2, sources: { ...opts.cursor.sources }, retries: { ...opts.cursor.retries } };
   const events = new Map<number, AuditEvent>();
   let behind = Infinity;
+  // One source GitLab fails on (a subgroup deleted since, a listing that answers 500) keeps its place and
+  // is said, while the others are read: only when every source fails does the poll fail as a whole.
+  const failed: { source: WatchSource; err: unknown }[] = [];
   for (const source of opts.sources) {
-    const read = await readSource(gitlab, source, opts.cursor.sources[source.key] ?? { id: 0 }, opts.maxEvents ?? EVENTS_PER_POLL, signal);
-    for (const event of read.events) events.set(event.id, event);
-    next.sources[source.key] = read.to;
-    if (!read.caughtUp) behind = Math.min(behind, Date.parse(read.to.at ?? "") || 0);
+    const from = opts.cursor.sources[source.key];
+    try {
+      // A source not started yet (its start failed before) starts at its newest event: read from the next poll on.
+      if (!from) {
+        next.sources[source.key] = await newestEvent(gitlab, source, signal);
+        continue;
+      }
+      const read = await readSource(gitlab, source, from, opts.maxEvents ?? EVENTS_PER_POLL, signal);
+      for (const event of read.events) events.set(event.id, event);
+      next.sources[source.key] = read.to;
+      if (!read.caughtUp) behind = Math.min(behind, Date.parse(read.to.at ?? "") || 0);
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      failed.push({ source, err });
+      behind = Math.min(behind, Date.parse(from?.at ?? "") || 0);
+    }
   }
+  if (failed.length > 0 && failed.length === opts.sources.length) throw failed[0]!.err;
+  // GitLab's own answer, not the refusal of a whole watch (WatchError) that it would be alone.
+  const failedSources = failed.map(({ source, err }) => `the audit events of ${source.label} could not be read (${errorText(err instanceof WatchError ? err.cause : err)}): its events are read at the next poll; the other sources' were handled`);
   const listed = statsSince(gitlab, before);
   const handled: WatchEvent[] = [];
   const outside: string[] = [];
@@ -95,17 +133,27 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
   }
   for (const key of Object.keys(opts.cursor.retries)) if (!subjects.has(key)) subjects.set(key, subjectOfKey(key));
   const behindSeconds = Number.isFinite(behind) ? Math.max(0, Math.round((Date.now() - behind) / 1000)) : 0;
-  const result = { cursor: next, moved: JSON.stringify(next) !== JSON.stringify(opts.cursor), read: events.size, ignored: outside, behindSeconds };
+  const result = { cursor: next, moved: JSON.stringify(next) !== JSON.stringify(opts.cursor), read: events.size, ignored: outside, failedSources, behindSeconds };
   if (subjects.size === 0) return result;
   const targets = [...subjects.values()].map((s) => (s.kind === "group" ? { kind: "group" as const, id: s.id, subtree: false as const } : { kind: "project" as const, id: s.id }));
   const { sources: _sources, cursor: _cursor, maxEvents: _max, steps = direct, ...options } = opts;
-  const run = await enforce({ ...options, targets }, steps);
+  let run: EnforceReport;
+  try {
+    run = await enforce({ ...options, targets }, steps);
+  } catch (err) {
+    // A setting to fix (the scope not found, the token refused) fails every batch alike: the events wait for the fix.
+    if (signal?.aborted || err instanceof ScopeError || (err instanceof HttpError && err.status === 401)) throw err;
+    // Failed as a whole: the cursor still moves past the events, its subjects waiting for a bounded number of tries.
+    const after = retriesAfterFailure([...subjects.keys()], opts.cursor.retries);
+    next.retries = after.retries;
+    throw new BatchError(`the batch's run failed (${errorText(err)}); the watch moves on: ${after.warnings.join("; ")}`, { ...result, cursor: next, moved: true }, err);
+  }
   const after = retriesAfter(run, [...subjects.keys()], opts.cursor.retries);
   next.retries = after.retries;
   const report: WatchReport = {
     ...run,
     stats: { ...run.stats, requests: run.stats.requests + listed.requests, pages: run.stats.pages + listed.pages, auditRequests: (run.stats.auditRequests ?? 0) + listed.requests },
-    warnings: [...outside, ...run.warnings, ...after.warnings],
+    warnings: [...failedSources, ...outside, ...run.warnings, ...after.warnings],
     events: handled,
   };
   if (run.summary.guard === "tripped") report.warnings.push(`guard tripped: the subjects of events ${handled.map((e) => e.id).join(", ")} were left as they are; the watch moves on (review them, then run warden enforce)`);
@@ -125,12 +173,17 @@ export type WatchOnceResult = { started: true; cursor: WatchCursor } | (PollResu
  */
 export async function watchOnce({ store, ...opts }: WatchOnceOptions): Promise<WatchOnceResult> {
   const stored = await store.read();
-  const cursor = await cursorFor(opts.gitlab, opts.sources, stored?.cursor, opts.signal);
   if (!stored) {
+    const cursor = await cursorFor(opts.gitlab, opts.sources, undefined, opts.signal);
     await store.write(cursor, 0);
     return { started: true, cursor };
   }
-  const polled = await pollOnce({ ...opts, cursor });
+  // A source the stored cursor lacks (a subgroup new since, or one whose start failed) is started by the poll.
+  const polled = await pollOnce({ ...opts, cursor: stored.cursor }).catch(async (err: unknown) => {
+    // A failed batch still moves the cursor on (the next poll does not meet the same events), and fails the poll.
+    if (err instanceof BatchError) await store.write(err.poll.cursor, stored.revision);
+    throw err;
+  });
   // Against what is stored: a source new since (its newest event) is kept even when no event arrived.
   const moved = JSON.stringify(polled.cursor) !== JSON.stringify(stored.cursor);
   const lost = moved && !(await store.write(polled.cursor, stored.revision));

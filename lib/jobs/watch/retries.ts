@@ -4,7 +4,8 @@
  * not change (GitLab answered, and not with a 5xx, 408 or 429: a 403 where the token is not Maintainer,
  * a group share kept without Owner) is reported once, in the batch that met it. A failure that may
  * pass (a 5xx, a timeout, a 429, a connection lost, the run cut off) has its subject enforced again at
- * the next polls, MAX_ATTEMPTS in all, then is reported and passed. The subjects waiting are few
+ * the next polls, MAX_ATTEMPTS in all, then is reported and passed. A subject GitLab failed to read
+ * (the run left it out, its report's unreadTargets) is judged the same way. The subjects waiting are few
  * (MAX_WAITING, kept in the cursor); past that, the scheduled sweep has them.
  */
 import type { EnforceReport } from "../enforce/summary.ts";
@@ -38,9 +39,30 @@ export function retriesAfter(run: EnforceReport, subjects: readonly string[], be
   const failed = run.actions.filter((a) => FAILED_STATUSES.has(a.status));
   const refused = failed.filter(lasting);
   const again = new Set(failed.filter((a) => !lasting(a)).map(subjectOfRemoval));
+  // A subject GitLab failed to read was left out of the run (the rest of the batch went on): read again, as a removal would be.
+  const unread = run.unreadTargets ?? [];
+  for (const u of unread) if (!u.lasting) again.add(u.target);
   if (!run.summary.complete && run.summary.guard !== "tripped") for (const s of subjects) again.add(s);
   for (const a of refused) again.delete(subjectOfRemoval(a));
+  for (const u of unread) if (u.lasting) again.delete(u.target);
   const warnings = refused.map((a) => `not tried again: the share of ${describe(a)} (${a.error}); remove it by hand, or give the token the role it needs`);
+  for (const u of unread) if (u.lasting) warnings.push(`not tried again: ${u.target} could not be read (${u.error}); the scheduled sweep (warden enforce) examines it`);
+  const spent = attemptSpent(again, before);
+  return { retries: spent.retries, warnings: [...warnings, ...spent.warnings] };
+}
+
+/**
+ * The retries after a batch whose run failed as a whole (GitLab failed on a part the run cannot leave
+ * out): each of its subjects spends an attempt, as in a run cut off, so the failure is met at most
+ * MAX_ATTEMPTS times and then passed to the sweep, instead of holding the watch where it is.
+ */
+export function retriesAfterFailure(subjects: readonly string[], before: Readonly<Record<string, number>>): { retries: Record<string, number>; warnings: string[] } {
+  return attemptSpent(new Set(subjects), before);
+}
+
+/** One more attempt of each subject in `again`: those with attempts left wait (up to MAX_WAITING), the rest are passed. */
+function attemptSpent(again: ReadonlySet<string>, before: Readonly<Record<string, number>>): { retries: Record<string, number>; warnings: string[] } {
+  const warnings: string[] = [];
   const retries: Record<string, number> = {};
   const passed: string[] = [];
   for (const subject of again) {

@@ -98,4 +98,29 @@ describe("watchOnce over a cursor store", () => {
     expect(polled.report?.actions).toMatchObject([{ kind: "group", sharedGroupId: IDS.team, groupId: IDS.partners, status: "done" }]);
     expect(allShares(sim!)).toEqual([]);
   });
+
+  it("a source new since whose newest event GitLab fails to give (a 500 every time) is left out and said; the stored sources are polled and their events enforced", async () => {
+    const w = await watcher("jane");
+    const at = new Date().toISOString();
+    const store = memoryStore({ version: 2, sources: { [`group:${IDS.acme}`]: { id: sim!.auditEvents.at(-1)?.id ?? 0, at } }, retries: {} });
+    sim!.addFaults({ kind: "status", status: 500, method: "GET", path: `/api/v4/groups/${IDS.team}/audit_events`, times: 1_000 });
+    await share(sim!, "jane", `/groups/${IDS.acme}/share`, IDS.partners);
+    const polled = await watchOnce({ ...w, store });
+    if (polled.started) throw new Error("no start: a cursor is stored");
+    expect(polled.report?.actions).toMatchObject([{ kind: "group", sharedGroupId: IDS.acme, groupId: IDS.partners, status: "done" }]);
+    expect(polled.report?.warnings.join("\n")).toMatch(/the audit events of acme\/team could not be read \(GET \S+ answered 500.*\): its events are read at the next poll/);
+    // Not stored at all: it starts at its newest event once GitLab gives it, rather than from nothing (30 days back).
+    expect(Object.keys(store.stored!.cursor.sources)).toEqual([`group:${IDS.acme}`]);
+  });
+
+  it("a first start with one source GitLab fails on stores the others and is said started; the failing one is started at a later poll", async () => {
+    const w = await watcher("jane");
+    sim!.addFaults({ kind: "status", status: 500, method: "GET", path: `/api/v4/groups/${IDS.team}/audit_events`, times: 1_000 });
+    const store = memoryStore();
+    expect(await watchOnce({ ...w, store })).toMatchObject({ started: true });
+    expect(Object.keys(store.stored!.cursor.sources)).toEqual([`group:${IDS.acme}`]);
+    const polled = await watchOnce({ ...w, store });
+    if (polled.started) throw new Error("no start: a cursor is stored");
+    expect(polled.failedSources.join("\n")).toMatch(/the audit events of acme\/team could not be read \(GET \S+ answered 500/);
+  });
 });

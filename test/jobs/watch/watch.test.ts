@@ -203,6 +203,20 @@ describe("watch: refusals before anything changes", () => {
   });
 });
 
+describe("watch: a scope of very many groups", () => {
+  it("a group Owner's watch over hundreds of subgroups is refused as soon as the groups listed pass what the limit allows, not after listing them all", async () => {
+    const world = watchWorld();
+    const acme = world.groups.find((g) => g.full_path === "acme")!;
+    for (let i = 0; i < 350; i++) world.groups.push({ ...acme, id: 1_000 + i, name: `sub-${i}`, path: `sub-${i}`, full_path: `acme/sub-${i}`, parent_id: acme.id, owners: [] });
+    await start({ dataset: world });
+    // 120 requests an hour at one a minute: two groups at most.
+    await expect(watchSources(client(sim, "jane"), watchPolicy({ maxRequestsPerHour: 120 }), 60_000)).rejects.toThrow(
+      /more than 2 groups \(each scope group and its subgroups\) to read every 60s: more than gitlab.watch.maxRequestsPerHour \(120\) allows; nothing was read or changed/,
+    );
+    expect(sim.counters.byRoute["GET /groups/:id/descendant_groups"]).toBe(1);
+  });
+});
+
 describe("watch: on a bad day (issue 29)", () => {
   const deleteOf = (project: number, group: number) => `/api/v4/projects/${project}/share/${group}`;
   const polls = async (w: Awaited<ReturnType<typeof begin>>, n: number, opts: Partial<Parameters<typeof pollOnce>[0]> = {}) => {

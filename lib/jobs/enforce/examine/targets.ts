@@ -6,8 +6,10 @@
  * project by one read (projects/one.ts). Judging, guard, removal and report are the full run's.
  */
 import pMap from "p-map";
-import type { GitLabClient } from "../../../gitlab/index.ts";
+import { HttpError, type GitLabClient } from "../../../gitlab/index.ts";
+import { isTerminal } from "../../../http/index.ts";
 import { inScope, scopeGroups, type Policy } from "../../../policy/index.ts";
+import { errorText } from "../../report/index.ts";
 import { ScopeError } from "./scope.ts";
 import type { ExaminationWork, ScopeRoot } from "./work.ts";
 
@@ -27,6 +29,17 @@ export type EnforceTarget =
 
 /** A target as GitLab has it: its id, and its full path as GitLab spells it. */
 export type FoundTarget = { kind: "group"; id: number; path: string; subtree: boolean } | { kind: "project"; id: number; path: string };
+
+/**
+ * A target by id that could not be read (GitLab failed, not "not found"): left out of the run, so
+ * that one subject GitLab cannot answer for never fails the others of a batch (the watch, lib/jobs/watch/).
+ * `target` is "project:12" or "group:7"; `lasting`: another try would meet the same failure (a 4xx refusal).
+ */
+export interface UnreadTarget {
+  target: string;
+  error: string;
+  lasting: boolean;
+}
 
 /** A target checked before any request: its path as written, less slashes at either end. */
 type CheckedTarget = { kind?: "group" | "project"; path: string; subtree: boolean; given: string; byId?: boolean };
@@ -55,12 +68,18 @@ export function checkTargets(policy: Policy, targets: readonly EnforceTarget[]):
  * Each target found on GitLab: a bare path is looked up as a group first (one GET /namespaces/:id),
  * then as a project (one GET /projects/:id). Checked against the scope again where GitLab has it at
  * another path (a project renamed or moved: its old path redirects); a target inside another is
- * dropped, as its examination holds it. Every target not found is named at once.
+ * dropped, as its examination holds it. Every target not found is named at once. A target by id
+ * whose read fails (an event's subject: not bad input) is added to `unread` and left out, with a warning.
  */
-export async function findTargets(gitlab: GitLabClient, policy: Policy, targets: readonly CheckedTarget[], concurrency: number, signal?: AbortSignal, warnings: string[] = []): Promise<FoundTarget[]> {
-  const found = await pMap(targets, (target) => findTarget(gitlab, target, signal), { concurrency });
+export async function findTargets(gitlab: GitLabClient, policy: Policy, targets: readonly CheckedTarget[], concurrency: number, signal?: AbortSignal, warnings: string[] = [], unread: UnreadTarget[] = []): Promise<FoundTarget[]> {
+  const found = await pMap(targets, (target) => (target.byId ? findById(gitlab, target, signal) : findTarget(gitlab, target, signal)), { concurrency });
   const problems = found.flatMap((result, i) => {
     const { given, byId } = targets[i]!;
+    if (typeof result === "object" && "lasting" in result) {
+      unread.push(result);
+      warnings.push(`target ${given}: reading it failed (${result.error}): not examined`);
+      return [];
+    }
     if (typeof result === "string" && byId) warnings.push(`target ${given}: ${result}: left alone`);
     if (typeof result === "string") return byId ? [] : [`target ${JSON.stringify(given)}: ${result}`];
     if (inScope(policy, result.path)) return [];
@@ -68,9 +87,22 @@ export async function findTargets(gitlab: GitLabClient, policy: Policy, targets:
     return byId ? [] : [`target ${JSON.stringify(given)} is at ${result.path} on GitLab, outside the policy's scope`];
   });
   if (problems.length) throw new ScopeError(`${problems.join("; ")}; nothing was examined or changed`);
-  const targetsFound = found.filter((result) => typeof result !== "string" && inScope(policy, result.path)) as FoundTarget[];
+  const targetsFound = found.filter((result): result is FoundTarget => typeof result !== "string" && "path" in result && inScope(policy, result.path));
   const unique = [...new Map(targetsFound.map((t) => [`${t.kind} ${t.id} ${t.kind === "group" && t.subtree}`, t])).values()];
   return unique.filter((inner) => !unique.some((outer) => outer !== inner && holds(outer, inner)));
+}
+
+/**
+ * A target by id found, or why not; a read that fails is the target's alone, unless it is the run's:
+ * stopped, or the token refused (401: every other read would be refused alike).
+ */
+async function findById(gitlab: GitLabClient, target: CheckedTarget, signal?: AbortSignal): Promise<FoundTarget | string | UnreadTarget> {
+  try {
+    return await findTarget(gitlab, target, signal);
+  } catch (err) {
+    if (signal?.aborted || (err instanceof HttpError && err.status === 401)) throw err;
+    return { target: `${target.kind}:${target.path}`, error: errorText(err), lasting: isTerminal(err) };
+  }
 }
 
 /** The target found, or why not. */

@@ -6,7 +6,7 @@ import { isTrue } from "../../../gitlab/index.ts";
 import { awaitedLater } from "../../awaited-later.ts";
 import { beginExamination } from "../examine/examiners.ts";
 import { scopeRoots } from "../examine/scope.ts";
-import { findTargets, targetedWarning, targetedWork } from "../examine/targets.ts";
+import { findTargets, targetedWarning, targetedWork, type UnreadTarget } from "../examine/targets.ts";
 import type { ExaminationWork } from "../examine/work.ts";
 import type { Run, Said } from "./run.ts";
 
@@ -24,6 +24,8 @@ export interface Begun extends Said {
   /** The token's user id: whose issues are Warden's notices (lib/jobs/notices/read.ts), without a second GET /user. */
   userId: number | undefined;
   frontier: ExaminationWork[];
+  /** Targets by id that could not be read, left out of the run (examine/targets.ts). */
+  unreadTargets: UnreadTarget[];
 }
 
 export async function begin(run: Run): Promise<Begun> {
@@ -33,10 +35,11 @@ export async function begin(run: Run): Promise<Begun> {
       const startedAt = Date.now();
       const now = (run.opts.now ?? new Date()).toISOString();
       const warnings: string[] = [];
+      const unread: UnreadTarget[] = [];
       // The token check and the scope look-up go out together (reads: after a refused token the Lambda
       // may read a rotated secret and run again, functions/shared/runs/run-job.ts); the token's error comes first.
       const scope = awaitedLater(scopeRoots(gitlab, policy, inStep));
-      const found = targets && awaitedLater(findTargets(gitlab, policy, targets, concurrency, inStep, warnings));
+      const found = targets && awaitedLater(findTargets(gitlab, policy, targets, concurrency, inStep, warnings, unread));
       const user = await gitlab.currentUser(inStep);
       const seesAllGroups = isTrue(user.is_admin) || isTrue(user.is_auditor);
       if (!seesAllGroups) {
@@ -50,11 +53,11 @@ export async function begin(run: Run): Promise<Begun> {
       const part = await found;
       if (part) warnings.push(targetedWarning(part));
       const frontier = part ? targetedWork(part, roots, (trees) => beginExamination(trees, seesAllGroups)) : beginExamination(roots, seesAllGroups);
-      return { startedAt, now, seesAllGroups, admin: isTrue(user.is_admin), userId: user.id, warnings, frontier };
+      return { startedAt, now, seesAllGroups, admin: isTrue(user.is_admin), userId: user.id, warnings, frontier, ...(unread.length ? { unreadTargets: unread } : {}) };
     }),
   );
   // The step's result is JSON (a durable execution replays it): the time comes back as a string, and
-  // `admin` and `userId` are absent from a step recorded before they were kept.
+  // `admin` and `userId` are absent from a step recorded before they were kept; `unreadTargets` whenever none failed.
   return {
     startedAt: begun.startedAt,
     now: new Date(begun.now),
@@ -63,6 +66,7 @@ export async function begin(run: Run): Promise<Begun> {
     admin: begun.admin === true,
     userId: begun.userId,
     frontier: begun.frontier,
+    unreadTargets: begun.unreadTargets ?? [],
     warnings: [...begun.warnings],
     stats: [begun.stats],
   };

@@ -57,6 +57,7 @@ export async function summarise(run: Run, phases: Phases): Promise<EnforceReport
     warnings,
   });
   if (noticed.notices) report.notices = noticed.notices;
+  if (begun.unreadTargets.length) report.unreadTargets = begun.unreadTargets;
   // Its removals carry the authors the plan's attribution found (the same shares).
   return base ? { ...report, comparison: comparisonOf(base, examined.differences, report.actions) } : report;
 }

@@ -2,7 +2,7 @@
  * One listing's pages, each through the slot pool, each project judged through the ledger once: what
  * every way of listing projects (partition.ts, both-ends.ts, sweep.ts) is built on.
  */
-import type { Project } from "../../../../gitlab/index.ts";
+import { HttpError, type Project } from "../../../../gitlab/index.ts";
 import type { Checkpoint, Page } from "../../../../paging/index.ts";
 import type { Examination } from "../context.ts";
 import { unjudged, type GroupListing } from "../ledger.ts";
@@ -49,8 +49,24 @@ export function listing(exam: Examination, work: ProjectWork, sort: "asc" | "des
   const list = { signal: exam.signal, from };
   if (work.list === "instance") throw new Error("the instance is listed in id ranges");
   if ("project" in work.list) throw new Error("one project is read, not listed");
-  if ("group" in work.list) return exam.gitlab.listGroupProjects(work.list.group, list, { includeSubgroups: !work.list.own, sort, visibility: work.list.visibility }).pages();
+  if ("group" in work.list) return unlessGone(exam, work, exam.gitlab.listGroupProjects(work.list.group, list, { includeSubgroups: !work.list.own, sort, visibility: work.list.visibility }).pages());
   return exam.gitlab.listProjects({ idAfter: work.list.after, idBefore: work.list.before, list }).pages();
+}
+
+/**
+ * A group's listing that GitLab answers with 404: the group was deleted since the run found it (or went
+ * out of the token's sight), and its projects with it. Nothing of it is left to govern, so the listing
+ * ends there, said once, and the run goes on, as for a group or project whose detail is gone.
+ */
+async function* unlessGone(exam: Examination, work: ProjectWork, pages: AsyncGenerator<Page<Project>>): AsyncGenerator<Page<Project>> {
+  try {
+    yield* pages;
+  } catch (err) {
+    if (!(err instanceof HttpError && err.status === 404) || exam.signal?.aborted) throw err;
+    const group = groupListOf(work)!.group;
+    const said = `the projects of group ${group}${work.path ? ` (${work.path})` : ""} could not be listed: GitLab answered 404 (deleted, or out of the token's sight, since the run began): its projects were left out`;
+    if (!exam.warnings.includes(said)) exam.warnings.push(said);
+  }
 }
 
 /** A slot for one page, by its priority (slots.ts); once the examination pauses, nothing is sent. */
