@@ -23,7 +23,7 @@ export { restore } from "./restore/index.ts";
 export { isStoredRun, parseRestoreText, parseRestoreTextFrom, restoreInputFrom, RestoreInputError, type RestoreInput } from "./restore/input.ts";
 export { checkRunRef, RunHistoryError, runKey, runReader, storedRestoreInput, type RunReader, type Trigger } from "./restore/run-history.ts";
 export type { RestoreAction, RestoreOptions, RestoreReport, RestoreSummary } from "./restore/summary.ts";
-export { renderSlack, renderText, type SlackMessage } from "./render/index.ts";
+export { escapeMrkdwn, renderSlack, renderText, type SlackMessage } from "./render/index.ts";
 export { errorText, exitCode, type AuditSink, type JobStats, type Report } from "./report/index.ts";
 export { direct, type Steps } from "./steps.ts";
 export { count } from "./view.ts";
