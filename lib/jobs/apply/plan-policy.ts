@@ -5,8 +5,9 @@
  * it (--policy, WARDEN_POLICY, ./warden.yaml, or --policy-project …):
  * - a policy file: the plan's policy text must have the file's SHA-256;
  * - a GitLab repository file: the plan must name the same project, path and ref, the file at the
- *   plan's commit must have the plan's SHA-256, and that commit must be in the ref's history (so the
- *   text was committed where the repository's own protections reviewed it).
+ *   plan's commit must have the plan's SHA-256, that commit must be in the ref's history (so the
+ *   text was committed where the repository's own protections reviewed it), and the file at the ref
+ *   must still be that text (else the plan is stale: an older commit's policy was the ref's once).
  * With no policy here to compare with, the plan is refused, unless WARDEN_PLAN_KEY verified its
  * signature (the key's holder wrote it, policy and all).
  */
@@ -49,10 +50,18 @@ export async function checkPlanPolicy(gitlab: GitLabClient, plan: PlanFile, give
     const ref = given.ref ?? (await gitlab.getProject(given.project, signal)).default_branch;
     if (recorded.ref !== ref) throw differs(file, `${where} at ${ref ?? DEFAULT_BRANCH_REF} (the plan's was read at ${recorded.ref})`);
     const at = await readRepositoryFile(gitlab, { project: given.project, path: given.path, ref: recorded.commitId, maxBytes: MAX_POLICY_BYTES }, signal);
-    const sha256 = createHash("sha256").update(at.bytes).digest("hex");
-    if (sha256 !== recorded.sha256) throw differs(file, `${where} at commit ${recorded.commitId.slice(0, 12)}, whose file is not the plan's policy text`);
+    if (sha256Of(at.bytes) !== recorded.sha256) throw differs(file, `${where} at commit ${recorded.commitId.slice(0, 12)}, whose file is not the plan's policy text`);
     if (!(await commitIsOn(gitlab, { project: given.project, commit: recorded.commitId, ref }, signal))) {
       throw differs(file, `${where}: commit ${recorded.commitId.slice(0, 12)} is not on ${ref}, so the policy it holds was never ${ref}'s`);
+    }
+    // Every older commit is on the ref too, and its policy was the ref's once: a plan is judged by the
+    // policy the ref holds now, or it is stale (the one way to bring back a policy since changed).
+    const now = await readRepositoryFile(gitlab, { project: given.project, path: given.path, ref, maxBytes: MAX_POLICY_BYTES }, signal);
+    if (sha256Of(now.bytes) !== recorded.sha256) {
+      throw new PlanFileError(
+        `${file}: its policy (${where} at commit ${recorded.commitId.slice(0, 12)}) is no longer ${ref}'s policy: the file at ${ref} (commit ${now.commitId.slice(0, 12)}) has changed since; ` +
+          "nothing was applied: plan again with the policy as it is now, and review that plan",
+      );
     }
     return undefined;
   } catch (err) {
@@ -61,6 +70,10 @@ export async function checkPlanPolicy(gitlab: GitLabClient, plan: PlanFile, give
     if (err instanceof FileContentError) throw differs(file, `${where}: ${err.message}`);
     throw new PlanFileError(`${file}: its policy could not be checked against ${where} (${(err as Error).message}); nothing was applied: run again once GitLab answers`);
   }
+}
+
+function sha256Of(bytes: Buffer): string {
+  return createHash("sha256").update(bytes).digest("hex");
 }
 
 function differs(file: string, what: string): PlanFileError {

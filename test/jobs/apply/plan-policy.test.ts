@@ -58,6 +58,21 @@ describe("a plan from a repository policy", () => {
     expect(sim.counters.requests).toBe(0);
   });
 
+  it("a stale plan is refused: a commit still in the branch's history whose policy the branch has since changed (an older, stricter policy brought back)", async () => {
+    const w = await start();
+    // The branch's policy now allows more (a merge request reviewed and merged after the plan's commit).
+    const widened = `${groupSharesPolicy()}# contractor-x approved again\n`;
+    const now = sim.repositories.commit(w.repo, { [PATH]: widened });
+    await expect(check(w, w.planWith(groupSharesPolicy(), w.reviewed))).rejects.toThrow(/no longer main's policy: the file at main \(commit [0-9a-f]{12}\) has changed since/);
+    await expect(check(w, w.planWith(widened, now))).resolves.toBeUndefined();
+  });
+
+  it("a plan whose commit is older than the branch's head still applies when the policy file has not changed since", async () => {
+    const w = await start();
+    sim.repositories.commit(w.repo, { "README.md": "unrelated" });
+    await expect(check(w, w.planWith(groupSharesPolicy(), w.reviewed))).resolves.toBeUndefined();
+  });
+
   it("a commit the project does not have is refused", async () => {
     const w = await start();
     await expect(check(w, w.planWith(groupSharesPolicy(), "f".repeat(40)))).rejects.toThrow(/GitLab has no such file, ref or commit/);
