@@ -117,6 +117,8 @@ export interface Branch {
   name: string;
   commit: { id: string };
   protected: boolean;
+  /** True when a protected-branch rule for it lets Developers push (not only Maintainers). */
+  developers_can_push?: boolean;
 }
 
 /** Requests a GitLabClient sent, by what they cost (GitLabClient.requestCounts). */

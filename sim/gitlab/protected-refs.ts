@@ -23,6 +23,9 @@ export const branchRules = (project: SimProject): readonly string[] => project.p
 export const tagRules = (project: SimProject): readonly string[] => project.protected_tags ?? [];
 
 export const isProtectedBranch = (project: SimProject, name: string): boolean => branchRules(project).some((rule) => refRuleMatches(rule, name));
+/** GitLab's `developers_can_push` (and `developers_can_merge`): a protected rule matching the branch grants Developers push. */
+export const developersCanPush = (project: SimProject, name: string): boolean =>
+  isProtectedBranch(project, name) && (project.developer_push_branches ?? []).some((rule) => refRuleMatches(rule, name));
 export const isProtectedTag = (project: SimProject, name: string): boolean => tagRules(project).some((rule) => refRuleMatches(rule, name));
 
 const tagRule = (name: string) => ({ name, create_access_levels: [{ id: 1, access_level: 40, access_level_description: "Maintainers" }] });
@@ -39,12 +42,15 @@ export const getProtectedTag: Handler = (ctx) => {
 
 /** A test's hands on a project's protected-branch rules (what Settings > Repository > Protected branches changes). */
 export const protectedBranches = {
-  protect(project: SimProject, rule: string): void {
+  /** `developersCanPush`: the rule's "Allowed to push and merge" is Developers + Maintainers. */
+  protect(project: SimProject, rule: string, opts: { developersCanPush?: boolean } = {}): void {
     project.protected_branches = [...new Set([...branchRules(project), rule])];
+    if (opts.developersCanPush) project.developer_push_branches = [...new Set([...(project.developer_push_branches ?? []), rule])];
   },
   /** Removes the rule of exactly this name (as GitLab's `DELETE /projects/:id/protected_branches/:name`). */
   unprotect(project: SimProject, rule: string): void {
     project.protected_branches = branchRules(project).filter((r) => r !== rule);
+    project.developer_push_branches = (project.developer_push_branches ?? []).filter((r) => r !== rule);
   },
   isProtected: isProtectedBranch,
 };
