@@ -128,3 +128,18 @@ async function defaultBranch(gitlab: GitLabClient, project: PolicyProject, lastD
   const branch = await gitlab.findBranch(project.id, name, signal);
   return branch && { kind: "branch", ref: branch };
 }
+
+/**
+ * A location's project and ref as every read of a repository policy trusts them (policyProject, then
+ * trustedRef; no earlier read pins the project): its id, the ref's name and the commit it points at.
+ */
+export async function trustedLocation(
+  gitlab: GitLabClient,
+  at: { project: string; ref?: string; allowUnprotectedRef?: boolean },
+  names: TrustSettingNames,
+  signal?: AbortSignal,
+): Promise<TrustedRef & { projectId: number }> {
+  const project = await policyProject(gitlab, at.project, undefined, names, signal);
+  const ref = await trustedRef(gitlab, project, { ...(at.ref === undefined ? {} : { ref: at.ref }), allowUnprotected: at.allowUnprotectedRef === true }, names, signal);
+  return { ...ref, projectId: project.id };
+}

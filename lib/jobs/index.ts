@@ -10,7 +10,7 @@ export { enforceProgressText } from "./enforce/view.ts";
 export { missedByEvents, missedWarning, silenceWarning, type EventDelivery } from "./enforce/missed.ts";
 export { applyPlan } from "./apply/index.ts";
 export type { ApplyOptions, ApplyReport, ApplySummary } from "./apply/summary.ts";
-export { checkPlanPolicy, type GivenPolicy } from "./apply/plan-policy.ts";
+export { checkPlanPolicy, type GivenPolicy, type TrustLocation } from "./apply/plan-policy.ts";
 export { MIN_PLAN_KEY_LENGTH, planFile, PlanFileError, readPlanFile, writePlanFile, type PlanFile, type PlannedRemoval } from "./shares/plan-file.ts";
 export { ScopeError } from "./enforce/examine/scope.ts";
 export { DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY, type EnforceOptions, type EnforceReport, type EnforceSummary } from "./enforce/summary.ts";
