@@ -56,6 +56,8 @@ export interface SimProject {
   developer_push_branches?: string[];
   /** Protected-tag rules, likewise; absent: none. */
   protected_tags?: string[];
+  /** Of those rules, the ones that let Developers create tags too ("Allowed to create": Developers + Maintainers). */
+  developer_create_tags?: string[];
   archived: boolean;
   /** Old `path_with_namespace` values: requests through them are redirected. */
   previous_paths: string[];

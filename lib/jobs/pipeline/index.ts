@@ -74,7 +74,7 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineReport
   const checked = await check(opts);
   if (checked.project) action.project = checked.project.path_with_namespace;
   if (checked.ref) {
-    const { developersCanPush: _, ...shown } = checked.ref;
+    const { openToDevelopers: _, ...shown } = checked.ref;
     Object.assign(action, shown);
   }
   if (!checked.allowed) action.reason = checked.reason;

@@ -236,6 +236,17 @@ describe("pipeline job: only a protected ref runs with Warden's identity", () =>
       expect(sim.pipelines).toHaveLength(1);
     });
 
+    it("protected by a rule that lets Developers create such tags (a tag on their own commit, its CI file run with Warden's identity): refused naming the fix, no POST", async () => {
+      sim.protectedTags.protect(platform, "v1.*", { developersCanCreate: true });
+      const report = await run({ ref: "v1.0.0", policy: TAGS });
+      expect(report.actions[0]).toMatchObject({ status: "refused", refKind: "tag", refProtected: true });
+      expect(report.actions[0]!.reason).toBe(
+        `tag v1.0.0 of project ${platform.path_with_namespace} is protected, but Developers may create tags its protection rule v1.* matches: any Developer chooses what a pipeline Warden starts runs, with Warden's identity. ` +
+          "Allow only Maintainers to create them in GitLab (Settings > Repository > Protected tags), or set unprotected: true on its rule, allow[0] acme/**, to allow it",
+      );
+      expect(sim.counters.byRoute[POST]).toBeUndefined();
+    });
+
     it("not protected: refused naming the fix, no POST", async () => {
       const report = await run({ ref: "v1.1.0", policy: TAGS });
       expect(report.actions[0]).toMatchObject({ status: "refused", refKind: "tag" });
