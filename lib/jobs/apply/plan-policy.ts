@@ -71,7 +71,7 @@ export async function checkPlanPolicy(
       throw err;
     });
     const { projectId: project, name: ref } = trusted;
-    if (recorded.ref !== ref) throw differs(file, `${where} at ${ref ?? DEFAULT_BRANCH_REF} (the plan's was read at ${recorded.ref})`);
+    if (recorded.ref !== ref) throw differs(file, `${where} at ${ref} (the plan's was read at ${recorded.ref})`);
     const at = await readRepositoryFile(gitlab, { project, path: given.path, ref: recorded.commitId, maxBytes: MAX_POLICY_BYTES }, signal);
     if (sha256Of(at.bytes) !== recorded.sha256) throw differs(file, `${where} at commit ${recorded.commitId.slice(0, 12)}, whose file is not the plan's policy text`);
     if (!(await commitIsOn(gitlab, { project, commit: recorded.commitId, ref: trusted.commitId }, signal))) {

@@ -2,9 +2,9 @@
  * What a pipeline's ref is in a project, as GitLab resolves it (a branch first, then a tag), the
  * commit it points at, and whether GitLab protects it. A pipeline Warden starts runs as Warden's user
  * (its CI job token, its right to deploy to protected environments) and runs the CI file the ref
- * holds: on an unprotected ref, whoever can push writes that file, and so does every Developer on a
- * protected branch whose rule lets Developers push, or of a protected tag whose rule lets them create it. So protection is what GitLab says, and where it
- * does not say, the ref counts as unprotected.
+ * holds: on an unprotected ref, whoever can push writes that file, and so does every Developer where a
+ * protected branch's rule lets Developers push, or a protected tag's rule lets them create it. So
+ * protection is what GitLab says, and where it does not say, the ref counts as unprotected.
  */
 import type { GitLabClient } from "../../gitlab/index.ts";
 
