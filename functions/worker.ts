@@ -17,7 +17,7 @@
  * It also enforces the subject of GitLab's events (invoked asynchronously by functions/events.ts):
  * that project or group alone, as functions/shared/events/subject-run.ts says, once per event as well.
  */
-import { errorText, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
+import { errorText, escapeMrkdwn, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
 import { runForSubject, type SubjectRun } from "./shared/events/subject-run.ts";
 import { jobLambda } from "./shared/lambda/handler.ts";
 import { logger } from "./shared/lambda/logger.ts";
@@ -47,9 +47,10 @@ async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLe
     });
     return renderSlack(report);
   } catch (err) {
-    if (!(err instanceof RunRefused)) return ephemeral(`:x: Warden \`${command}\` failed: ${errorText(err)}`);
+    // Escaped as every text Warden did not write: an error quotes GitLab, n8n or a proxy, a refusal the policy's source.
+    if (!(err instanceof RunRefused)) return ephemeral(`:x: Warden \`${command}\` failed: ${escapeMrkdwn(errorText(err))}`);
     logger.warn("chat-command refused", { command, user: event.user.id, channel: event.channelId, reason: err.message });
-    return ephemeral(`:no_entry: ${err.message}`);
+    return ephemeral(`:no_entry: ${escapeMrkdwn(err.message)}`);
   }
 }
 

@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { loadPolicyFile } from "../../lib/config/policy-file.ts";
-import { applyPlan, checkPlanPolicy, PlanFileError, readPlanFile, type GivenPolicy } from "../../lib/jobs/index.ts";
+import { trustedLocation } from "../../lib/config/policy-trust.ts";
+import { applyPlan, checkPlanPolicy, PlanFileError, readPlanFile, type GivenPolicy, type TrustLocation } from "../../lib/jobs/index.ts";
 import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP } from "./command.ts";
 import { auditTrail, gitlabFrom, positiveInt, printReport, requireEnv, UsageError } from "./io.ts";
 import { planKey } from "./plan-out.ts";
-import { policyChoice } from "./policy-source.ts";
+import { policyChoice, POLICY_SETTING_NAMES } from "./policy-source.ts";
 
 const USAGE = `Usage: warden apply PLAN [--apply] [--policy FILE | --policy-project PROJECT ...] [--max-plan-age AGE] [--audit-log FILE] [--concurrency N] [--format text|markdown|json] [--debug]
 
@@ -73,7 +74,8 @@ export const applyCommand: Command = {
       }
     })();
     // Before anything else is read: the plan's policy is the one given here (lib/jobs/apply/plan-policy.ts).
-    const note = await checkPlanPolicy(gitlab, plan, given, { file, signed: key !== undefined, signal: io.signal }).catch((err) => {
+    const trust: TrustLocation = (at, signal) => trustedLocation(gitlab, at, POLICY_SETTING_NAMES, signal);
+    const note = await checkPlanPolicy(gitlab, plan, given, { file, signed: key !== undefined, trust, signal: io.signal }).catch((err) => {
       throw refused(err);
     });
     const trail = auditTrail(io, args);

@@ -7,7 +7,8 @@
  * another id than an earlier read of the same location found (a project created at the path since).
  *
  * The ref must be protected: a branch's or tag's `protected` must be true, or anyone who may push to
- * it writes the policy, unless the deployment opts out. The file is then read at the commit the
+ * it writes the policy, and a branch's rule must not let Developers push (`developers_can_push`),
+ * unless the deployment opts out. The file is then read at the commit the
  * protected ref pointed at, not at its name, so a push in between is not what is read. A full commit
  * id is read as given: it is immutable, and the deployer chose it in their configuration.
  */
@@ -93,6 +94,13 @@ export async function trustedRef(
         `protect the ${kind} in GitLab (Settings > Repository > Protected ${kind === "branch" ? "branches" : "tags"}), or set ${names.allowUnprotected} to read it anyway`,
     );
   }
+  // Protected, but not from Developers: every one of them would write the policy without a review.
+  if (found.kind === "branch" && found.ref.developers_can_push === true && !at.allowUnprotected) {
+    throw new PolicyTrustError(
+      `branch ${JSON.stringify(found.ref.name)} is protected, but Developers may push to it, so every Developer of the project writes the policy: ` +
+        `allow only Maintainers to push to it in GitLab (Settings > Repository > Protected branches), or set ${names.allowUnprotected} to read it anyway`,
+    );
+  }
   const commitId = found.ref.commit?.id;
   if (typeof commitId !== "string" || !COMMIT_ID.test(commitId)) throw new FileContentError(`the ${found.kind}'s commit id is not a git object id`);
   return { name: found.ref.name, commitId };
@@ -119,4 +127,19 @@ async function defaultBranch(gitlab: GitLabClient, project: PolicyProject, lastD
   if (!name) throw new FileContentError("the project has no default branch (an empty repository)");
   const branch = await gitlab.findBranch(project.id, name, signal);
   return branch && { kind: "branch", ref: branch };
+}
+
+/**
+ * A location's project and ref as every read of a repository policy trusts them (policyProject, then
+ * trustedRef; no earlier read pins the project): its id, the ref's name and the commit it points at.
+ */
+export async function trustedLocation(
+  gitlab: GitLabClient,
+  at: { project: string; ref?: string; allowUnprotectedRef?: boolean },
+  names: TrustSettingNames,
+  signal?: AbortSignal,
+): Promise<TrustedRef & { projectId: number }> {
+  const project = await policyProject(gitlab, at.project, undefined, names, signal);
+  const ref = await trustedRef(gitlab, project, { ...(at.ref === undefined ? {} : { ref: at.ref }), allowUnprotected: at.allowUnprotectedRef === true }, names, signal);
+  return { ...ref, projectId: project.id };
 }

@@ -3,8 +3,8 @@
  * listing through lib/paging; nothing here loops over pages or retries by itself.
  */
 import { GitLabApi, GROUP_DETAIL } from "./api.ts";
-import type { ListOptions, Listing } from "../paging/index.ts";
-import type { PathParams, Query } from "./encode.ts";
+import { gitlabOffset, Listing, type ListOptions } from "../paging/index.ts";
+import { fillPath, type PathParams, type Query } from "./encode.ts";
 import { groupDetail } from "./group-detail.ts";
 import { ALREADY_SHARED, shareBody, type NewShare, type ShareOutcome, type UnshareOutcome } from "./shares.ts";
 import type { Branch, CurrentUser, Group, GroupDetail, Issue, Namespace, Note, Pipeline, Project, ProtectedTag, RepositoryFile, Tag, Visibility } from "./types.ts";
@@ -180,5 +180,16 @@ export class GitLabClient extends GitLabApi {
    */
   findProtectedTag(project: number | string, name: string, signal?: AbortSignal): Promise<ProtectedTag | undefined> {
     return this.find("/projects/:id/protected_tags/:name", { id: project, name }, /^404 Not found$/i, signal);
+  }
+
+  /** Every protected-tag rule, wildcards included. A rule has no id: each is keyed by its name, unique in a project. */
+  listProtectedTags(project: number | string, list?: ListOptions): Listing<ProtectedTag & { id: string }> {
+    const route = "/projects/:id/protected_tags";
+    const rules = gitlabOffset<ProtectedTag & { id: string }>({ http: this.http, basePath: this.basePath, path: fillPath(route, { id: project }), route: `GET ${route}` });
+    const keyed = async (position: string, signal?: AbortSignal) => {
+      const page = await rules.fetch(position, signal);
+      return { ...page, items: page.items.map((rule) => ({ ...rule, id: rule.name })) };
+    };
+    return new Listing({ ...rules, fetch: keyed }, list);
   }
 }

@@ -108,15 +108,19 @@ export interface Tag {
   protected?: boolean;
 }
 
-/** A protected-tag rule: a tag name, or a wildcard (`v*`). */
+/** A protected-tag rule: a tag name, or a wildcard (`v*`), and who may create the tags it matches. */
 export interface ProtectedTag {
   name: string;
+  /** Each grant: a role (`access_level` 30 Developers, 40 Maintainers, 0 no one), a user or a group. */
+  create_access_levels?: { access_level?: number | null }[];
 }
 
 export interface Branch {
   name: string;
   commit: { id: string };
   protected: boolean;
+  /** True when a protected-branch rule for it lets Developers push (not only Maintainers). */
+  developers_can_push?: boolean;
 }
 
 /** Requests a GitLabClient sent, by what they cost (GitLabClient.requestCounts). */

@@ -17,7 +17,7 @@ import { boolParam, invalid, stringParam, type Handler, type RequestContext } fr
 import { ACCESS } from "./dataset.ts";
 import { apiError } from "./http.ts";
 import { findProject } from "./projects.ts";
-import { isProtectedBranch } from "./protected-refs.ts";
+import { developersCanPush, isProtectedBranch } from "./protected-refs.ts";
 import { listOf } from "./query.ts";
 import { requireLevel } from "./roles.ts";
 
@@ -37,7 +37,7 @@ export const createCommit: Handler = (ctx) => {
   const actions = listOf(ctx.params["actions"]);
   if (!actions || actions.length === 0) throw invalid("actions", "is missing");
   const repos = ctx.store.repositories;
-  requireLevel(project, ctx, repos.resolve(project, branch) && isProtectedBranch(project, branch) ? ACCESS.maintainer : ACCESS.developer);
+  requireLevel(project, ctx, repos.resolve(project, branch) && isProtectedBranch(project, branch) && !developersCanPush(project, branch) ? ACCESS.maintainer : ACCESS.developer);
   const head = project.branches.includes(branch) ? repos.resolve(project, branch) : undefined;
   if (head && start !== undefined && start !== branch) throw refused(`A branch called '${branch}' already exists. Switch to that branch in order to make changes`);
   const base = head ?? (start === undefined ? undefined : repos.resolve(project, start));

@@ -48,8 +48,16 @@ export interface SimProject {
    * comes from them. Absent: the default branch alone, as GitLab protects it in a new project.
    */
   protected_branches?: string[];
+  /**
+   * Of those rules, the ones that let Developers push and merge too (Settings > Repository > Protected
+   * branches, "Developers + Maintainers"): a branch they match answers `developers_can_push: true`.
+   * Absent: none, as GitLab's default protection lets only Maintainers push.
+   */
+  developer_push_branches?: string[];
   /** Protected-tag rules, likewise; absent: none. */
   protected_tags?: string[];
+  /** Of those rules, the ones that let Developers create tags too ("Allowed to create": Developers + Maintainers). */
+  developer_create_tags?: string[];
   archived: boolean;
   /** Old `path_with_namespace` values: requests through them are redirected. */
   previous_paths: string[];

@@ -23,28 +23,51 @@ export const branchRules = (project: SimProject): readonly string[] => project.p
 export const tagRules = (project: SimProject): readonly string[] => project.protected_tags ?? [];
 
 export const isProtectedBranch = (project: SimProject, name: string): boolean => branchRules(project).some((rule) => refRuleMatches(rule, name));
+/** GitLab's `developers_can_push` (and `developers_can_merge`): a protected rule matching the branch grants Developers push. */
+export const developersCanPush = (project: SimProject, name: string): boolean =>
+  isProtectedBranch(project, name) && (project.developer_push_branches ?? []).some((rule) => refRuleMatches(rule, name));
 export const isProtectedTag = (project: SimProject, name: string): boolean => tagRules(project).some((rule) => refRuleMatches(rule, name));
 
-const tagRule = (name: string) => ({ name, create_access_levels: [{ id: 1, access_level: 40, access_level_description: "Maintainers" }] });
+/** A rule as GitLab answers it: who may create the tags it matches (Maintainers, or Developers too). */
+const tagRule = (project: SimProject) => (name: string) => {
+  const developers = (project.developer_create_tags ?? []).includes(name);
+  return { name, create_access_levels: [developers ? { id: 1, access_level: 30, access_level_description: "Developers + Maintainers" } : { id: 1, access_level: 40, access_level_description: "Maintainers" }] };
+};
 
 /** `GET /projects/:id/protected_tags`: every rule, wildcards included, by offset pages. */
-export const listProtectedTags: Handler = (ctx) => listReply(offsetPage(ctx, [...tagRules(findProject(ctx))]), tagRule);
+export const listProtectedTags: Handler = (ctx) => {
+  const project = findProject(ctx);
+  return listReply(offsetPage(ctx, [...tagRules(project)]), tagRule(project));
+};
 
 /** `GET /projects/:id/protected_tags/:name`: the rule of exactly that name (a tag a wildcard protects is not one); ActiveRecord's 404 otherwise. */
 export const getProtectedTag: Handler = (ctx) => {
   const name = ctx.path["name"]!;
-  if (!tagRules(findProject(ctx)).includes(name)) throw apiError(404, "404 Not found");
-  return { status: 200, body: tagRule(name) };
+  const project = findProject(ctx);
+  if (!tagRules(project).includes(name)) throw apiError(404, "404 Not found");
+  return { status: 200, body: tagRule(project)(name) };
 };
 
 /** A test's hands on a project's protected-branch rules (what Settings > Repository > Protected branches changes). */
 export const protectedBranches = {
-  protect(project: SimProject, rule: string): void {
+  /** `developersCanPush`: the rule's "Allowed to push and merge" is Developers + Maintainers. */
+  protect(project: SimProject, rule: string, opts: { developersCanPush?: boolean } = {}): void {
     project.protected_branches = [...new Set([...branchRules(project), rule])];
+    if (opts.developersCanPush) project.developer_push_branches = [...new Set([...(project.developer_push_branches ?? []), rule])];
   },
   /** Removes the rule of exactly this name (as GitLab's `DELETE /projects/:id/protected_branches/:name`). */
   unprotect(project: SimProject, rule: string): void {
     project.protected_branches = branchRules(project).filter((r) => r !== rule);
+    project.developer_push_branches = (project.developer_push_branches ?? []).filter((r) => r !== rule);
   },
   isProtected: isProtectedBranch,
+};
+
+/** Protected-tag rules likewise (Settings > Repository > Protected tags). */
+export const protectedTags = {
+  /** `developersCanCreate`: the rule's "Allowed to create" is Developers + Maintainers. */
+  protect(project: SimProject, rule: string, opts: { developersCanCreate?: boolean } = {}): void {
+    project.protected_tags = [...new Set([...tagRules(project), rule])];
+    if (opts.developersCanCreate) project.developer_create_tags = [...new Set([...(project.developer_create_tags ?? []), rule])];
+  },
 };

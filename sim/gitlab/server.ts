@@ -15,7 +15,7 @@ import { RateLimiter } from "./rate-limit.ts";
 import type { RateLimitRule } from "./rate-limit.ts";
 import { retryHeaders, tooManyRequests } from "./retry-headers.ts";
 import type { SimNotes } from "./notes-store.ts";
-import { protectedBranches } from "./protected-refs.ts";
+import { protectedBranches, protectedTags } from "./protected-refs.ts";
 import type { SimRepositories } from "./repository-store.ts";
 import type { SimWork } from "./work-store.ts";
 import { matchRoute } from "./routes.ts";
@@ -129,6 +129,8 @@ export interface GitLabSim {
   work: SimWork;
   /** Protected-branch rules (protected-refs.ts): `protectedBranches.protect(project, "release/*")`, `unprotect`. */
   protectedBranches: typeof protectedBranches;
+  /** Protected-tag rules (protected-refs.ts): `protectedTags.protect(project, "v*", { developersCanCreate })`. */
+  protectedTags: typeof protectedTags;
   /** The seeded merge requests' notes (notes.ts): `notes.of(projectId, iid)`, `notes.add(…)` to plant one. */
   notes: SimNotes;
   /**
@@ -272,6 +274,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     repositories: store.repositories,
     work: store.work,
     protectedBranches,
+    protectedTags,
     notes: store.notes,
     beforeAnswer(hook) {
       // A fresh entry per call, so removing one registration leaves others of the same function.

@@ -177,4 +177,27 @@ describe.sequential("warden enforce --compare-policy-ref", () => {
     expect(nonGets()).toEqual({ "POST /projects/:id/merge_requests/:iid/notes": 1 });
     expect(sim.notes.of(repo.id, FAULTY_IID)).toHaveLength(1);
   });
+
+  it("a proposed policy that widens gitlab.scope examines only what the base scope governs: the merge request's author learns nothing beyond it", async () => {
+    // A private project outside the base's scope, shared with a partner: none of the author's business.
+    const secret = sim.createProject(7, "secret-deal");
+    secret.shared_with_groups.push({ group_id: 5, group_name: "x", group_full_path: "partners/x", group_access_level: 30, expires_at: null });
+    const widened = { "listed beside acme": PROPOSED.replace("scope: { groups: [acme] }", "scope: { groups: [acme, strangers] }"), "no scope at all": PROPOSED.replace("  scope: { groups: [acme] }\n", "") };
+    for (const [how, text] of Object.entries(widened)) {
+      writeFileSync(join(checkout, "widened.yaml"), text);
+      const run = await warden(["enforce", "--policy", join(checkout, "widened.yaml"), "--policy-path", "policies/warden.yaml", "--compare-policy-ref", "main", "--format", "json"], env);
+      const report = reportJson<EnforceReport>(run.stdout);
+      expect(JSON.stringify(report), how).not.toContain("secret-deal");
+      expect(names(report), how).toEqual(expected);
+      expect(run.code, how).toBe(2);
+      expect(report.warnings, how).toContainEqual(expect.stringMatching(/^the change alters gitlab\.scope \(base: acme; proposed: .*\): only where both scopes reach was examined/));
+    }
+    // Moved wholly outside: nothing the base governs is left to examine, and nothing else is.
+    writeFileSync(join(checkout, "widened.yaml"), PROPOSED.replace("scope: { groups: [acme] }", "scope: { groups: [strangers] }"));
+    const moved = await warden(["enforce", "--policy", join(checkout, "widened.yaml"), "--policy-path", "policies/warden.yaml", "--compare-policy-ref", "main", "--format", "json"], env);
+    const report = reportJson<EnforceReport>(moved.stdout);
+    expect(JSON.stringify(report)).not.toContain("secret-deal");
+    expect(report.summary).toMatchObject({ projects: 0, shares: 0 });
+    expect(names(report)).toEqual({ newlyRemoved: [], noLongerRemoved: [], exemptionChanged: [] });
+  });
 });

@@ -155,6 +155,17 @@ describe("loadGitLabPolicy: whose policy it reads", () => {
     await expect(loadGitLabPolicy(client(sim.url), place(project), { names: NAMES })).rejects.toThrow(/at the default branch: not trusted: branch "main" is not protected/);
   });
 
+  it("a protected branch Developers may push to is refused as well: every Developer of the policy project would write the policy", async () => {
+    const project = policyProject("policy-developers-push");
+    sim.protectedBranches.protect(project, "main", { developersCanPush: true });
+    await expect(loadGitLabPolicy(client(sim.url), place(project), { names: NAMES })).rejects.toThrow(
+      `policy warden.yaml in GitLab project ${project.path_with_namespace} at the default branch: not trusted: branch "main" is protected, but Developers may push to it, so every Developer of the project writes the policy: ` +
+        "allow only Maintainers to push to it in GitLab (Settings > Repository > Protected branches), or set ALLOW=1 to read it anyway; nothing was run, and no other policy is used in its place",
+    );
+    const allowed = await loadGitLabPolicy(client(sim.url), place(project, { allowUnprotectedRef: true }), { names: NAMES });
+    expect(allowed.policy.text).toBe(standardPolicy());
+  });
+
   it("reads the commit the protected branch points at, whatever is pushed meanwhile", async () => {
     const project = policyProject("policy-race");
     const protectedHead = sim.repositories.resolve(project, "main")!.id;

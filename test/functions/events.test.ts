@@ -185,6 +185,14 @@ describe("the Events function: audit event streaming", () => {
     logs.restore();
   });
 
+  it("a deeply nested event (well under the size limit) is a 400 naming the cause, not a crash; nothing claimed", async () => {
+    const depth = 100_000;
+    const nested = `{"id":1,"created_at":"2024-01-01T00:00:00Z","details":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+    expect(await deliver(streamDelivery(nested))).toMatchObject({ status: 400, body: expect.stringMatching(/^Bad Request: the event is nested more than \d+ levels deep/) });
+    expect(await claimsWritten()).toBe(0);
+    expect(world.lambdaApi.invokes).toEqual([]);
+  });
+
   it("logs ids and names only: nothing else of the body, however long", async () => {
     const { event } = await shareProject("acme/mobile/");
     const logs = captureLogs();

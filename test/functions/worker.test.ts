@@ -148,6 +148,15 @@ describe("worker Lambda", () => {
     logs.restore();
   });
 
+  it("posts a failure's server text escaped for mrkdwn: a proxy's answer cannot ping the channel or show a link of its choosing", async () => {
+    // A proxy (or GitLab) chooses the words of its error answer; the failure reply quotes them.
+    world.gitlab.addFaults({ kind: "status", status: 403, route: "GET /user", times: 1, message: "<!channel> sign in again at <https://evil.example|Warden> & retry" });
+    await expect(invoke(event({ job: "enforce", apply: false }))).resolves.toEqual({ posted: true });
+    const [message] = posted();
+    expect(message!.text).toContain("&lt;!channel&gt; sign in again at &lt;https://evil.example|Warden&gt; &amp; retry");
+    expect(message!.text).not.toMatch(/<!channel>|<https:/);
+  });
+
   it("authorises again: a user the policy does not allow to apply gets a refusal, and nothing runs", async () => {
     await invoke(event({ job: "enforce", apply: true }, { user: { id: VIEWER, name: "bob" } }));
     expect(posted()).toEqual([{ response_type: "ephemeral", text: ":no_entry: you may run Warden commands, but not with --apply" }]);

@@ -12,7 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import type { AuditEvent } from "../../../lib/gitlab/index.ts";
-import { auditEventName, canonicalJson, eventSubjectKey, subjectOfAuditEvent, subjectOfSystemHook, type EventSubject } from "../../../lib/jobs/events/index.ts";
+import { auditEventName, canonicalJson, eventSubjectKey, JsonTooDeepError, MAX_JSON_DEPTH, subjectOfAuditEvent, subjectOfSystemHook, type EventSubject } from "../../../lib/jobs/events/index.ts";
 import { HttpStatusError } from "../lambda/http-status-error.ts";
 import { rawBody } from "../lambda/raw-body.ts";
 import type { GitLabRequestEvent } from "./verify-request.ts";
@@ -76,9 +76,19 @@ function tooMany(what: string, most: number): HttpStatusError {
   return new HttpStatusError(413, `Content Too Large: the delivery ${what}, more than the ${most} one delivery may (GitLab streams one event a request): nothing of it was taken`);
 }
 
-/** The hex SHA-256 of a JSON value's canonical text: the same for every copy of the same value. */
-function hashOf(value: unknown): string {
-  return createHash("sha256").update(canonicalJson(value), "utf8").digest("hex");
+/**
+ * The hex SHA-256 of a JSON value's canonical text: the same for every copy of the same value. A value
+ * nested deeper than any event GitLab sends (JSON.parse takes any depth) is a 400, not a stack overflow.
+ */
+function hashOf(value: unknown, where: string): string {
+  let text: string;
+  try {
+    text = canonicalJson(value);
+  } catch (err) {
+    if (err instanceof JsonTooDeepError) throw new HttpStatusError(400, `Bad Request: ${where} is nested more than ${MAX_JSON_DEPTH} levels deep (GitLab's events are a few levels deep)`);
+    throw err;
+  }
+  return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
 function streamed(item: unknown, where: string, headerType: string | undefined): DeliveredEvent {
@@ -87,7 +97,7 @@ function streamed(item: unknown, where: string, headerType: string | undefined):
   if (id === undefined || id.length > MAX_ID_LENGTH) throw new HttpStatusError(400, `Bad Request: ${where} has no id (every audit event GitLab streams carries one), or one longer than ${MAX_ID_LENGTH} characters`);
   const audit = auditEvent(item, headerType);
   // The header's type is part of what the event means (an older GitLab sends it there alone).
-  return { claim: `stream:${hashOf([headerType ?? null, item])}`, id, name: bounded(auditEventName(audit)), subject: labelled(subjectOfAuditEvent(audit)), ...time(item["created_at"]) };
+  return { claim: `stream:${hashOf([headerType ?? null, item], where)}`, id, name: bounded(auditEventName(audit)), subject: labelled(subjectOfAuditEvent(audit)), ...time(item["created_at"]) };
 }
 
 /**
@@ -109,7 +119,7 @@ function auditEvent(item: Json, headerType: string | undefined): AuditEvent {
 
 /** A system hook has no id: the hash of the whole hook stands for one, and is its claim. */
 function systemHook(hook: Json): DeliveredEvent {
-  const hash = hashOf(hook);
+  const hash = hashOf(hook, "the system hook");
   const id = hash.slice(0, 32);
   // A transfer's time is the project's updated_at; created_at is when the project was created.
   return { claim: `hook:${hash}`, id, name: bounded(text(hook["event_name"])), subject: labelled(subjectOfSystemHook(hook)), ...time(hook["updated_at"] ?? hook["created_at"]) };

@@ -25,8 +25,11 @@ export async function applyPlan(opts: ApplyOptions): Promise<ApplyReport> {
   const actions = plan.removals.map((r) => ({ ...r, status: "planned" }) as ShareRemoval);
   const limit = maxRemovals(policy);
   const refused = policy.gitlab?.guard.unmatchedRules === "refuse" ? plan.unmatchedRules : [];
-  const tripped = actions.length > limit || (refused.length > 0 && opts.apply === true);
-  if (actions.length > limit) warnings.push(`guard: the plan lists ${count(actions.length, "removal")}, more than its policy's gitlab.guard.maxRemovals (${limit}); nothing was removed`);
+  // More than the guard allows: nothing will be removed, so no share is read either (a plan file is an
+  // artifact others can edit, and one listing a million removals must not cost a million reads).
+  const oversized = actions.length > limit;
+  const tripped = oversized || (refused.length > 0 && opts.apply === true);
+  if (oversized) warnings.push(`guard: the plan lists ${count(actions.length, "removal")}, more than its policy's gitlab.guard.maxRemovals (${limit}); nothing was read or removed`);
   if (refused.length) {
     const which = `the plan's examination found ${count(refused.length, "rule")} that matched nothing (${refused.join(", ")}), and gitlab.guard.unmatchedRules is refuse`;
     warnings.push(opts.apply ? `guard: ${which}; nothing was removed` : `guard: ${which}: an applying run would remove nothing`);
@@ -34,8 +37,9 @@ export async function applyPlan(opts: ApplyOptions): Promise<ApplyReport> {
   // The token first: a refused one is one error, not a failure per share.
   await gitlab.currentUser(signal);
   const judging = { policy, now: opts.now ?? new Date(), asPlanned: true, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY };
-  const { stopped } =
-    opts.apply && !tripped
+  const { stopped } = oversized
+    ? { stopped: false }
+    : opts.apply && !tripped
       ? await removeShares(actions, { ...judging, gitlab, maxPlanAgeMs: 0, judgedAt: new Map(), signal, audit: auditedUnder(opts.audit, policy), warnings })
       : await judgeOnly(actions, gitlab, judging, signal);
   const left = countStatus(actions, "planned");

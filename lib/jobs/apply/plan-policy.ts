@@ -4,9 +4,11 @@
  * reads anything else, the plan's policy is compared with the one this run is given, as enforce takes
  * it (--policy, WARDEN_POLICY, ./warden.yaml, or --policy-project …):
  * - a policy file: the plan's policy text must have the file's SHA-256;
- * - a GitLab repository file: the plan must name the same project, path and ref, the file at the
- *   plan's commit must have the plan's SHA-256, and that commit must be in the ref's history (so the
- *   text was committed where the repository's own protections reviewed it).
+ * - a GitLab repository file: the plan must name the same project, path and ref (the project and the
+ *   ref trusted as enforce trusts them to read a policy: TrustLocation), the file at the
+ *   plan's commit must have the plan's SHA-256, that commit must be in the ref's history (so the
+ *   text was committed where the repository's own protections reviewed it), and the file at the ref
+ *   must still be that text (else the plan is stale: an older commit's policy was the ref's once).
  * With no policy here to compare with, the plan is refused, unless WARDEN_PLAN_KEY verified its
  * signature (the key's holder wrote it, policy and all).
  */
@@ -18,15 +20,28 @@ import { PlanFileError, type PlanFile } from "../shares/plan-file.ts";
 /** The policy this run was given to compare the plan's with. */
 export type GivenPolicy =
   | { kind: "file"; policy: Policy }
-  | { kind: "gitlab"; project: string; path: string; ref?: string }
+  | { kind: "gitlab"; project: string; path: string; ref?: string; allowUnprotectedRef?: boolean }
   /** Nothing given, and no ./warden.yaml: `looked` says where it was looked for. */
   | { kind: "none"; looked: string };
 
 /** A policy file is kilobytes (lib/config/policy-file.ts's limit is 1 MiB). */
 const MAX_POLICY_BYTES = 1024 * 1024;
 
+/**
+ * The given repository location as every read of a repository policy trusts it (lib/config's
+ * trustedLocation, which the front end passes in: this layer does not import lib/config): the
+ * project's id, the ref's name and the commit it points at. Throws, naming why, when the project or
+ * the ref may not be trusted (a path that moved, a ref that is not protected).
+ */
+export type TrustLocation = (given: Extract<GivenPolicy, { kind: "gitlab" }>, signal?: AbortSignal) => Promise<{ projectId: number; name: string; commitId: string }>;
+
 /** Throws PlanFileError naming the cause and the fix; returns a warning when the plan's policy stands on its signature alone. */
-export async function checkPlanPolicy(gitlab: GitLabClient, plan: PlanFile, given: GivenPolicy, opts: { file: string; signed: boolean; signal?: AbortSignal }): Promise<string | undefined> {
+export async function checkPlanPolicy(
+  gitlab: GitLabClient,
+  plan: PlanFile,
+  given: GivenPolicy,
+  opts: { file: string; signed: boolean; trust: TrustLocation; signal?: AbortSignal },
+): Promise<string | undefined> {
   const { file, signed, signal } = opts;
   const recorded = plan.policy;
   if (given.kind === "none") {
@@ -46,13 +61,30 @@ export async function checkPlanPolicy(gitlab: GitLabClient, plan: PlanFile, give
     throw differs(file, `${where} (the plan's is ${recorded.source === "gitlab" ? `${recorded.project}:${recorded.path}` : `the file ${recorded.path}`})`);
   }
   try {
-    const ref = given.ref ?? (await gitlab.getProject(given.project, signal)).default_branch;
-    if (recorded.ref !== ref) throw differs(file, `${where} at ${ref ?? DEFAULT_BRANCH_REF} (the plan's was read at ${recorded.ref})`);
-    const at = await readRepositoryFile(gitlab, { project: given.project, path: given.path, ref: recorded.commitId, maxBytes: MAX_POLICY_BYTES }, signal);
-    const sha256 = createHash("sha256").update(at.bytes).digest("hex");
-    if (sha256 !== recorded.sha256) throw differs(file, `${where} at commit ${recorded.commitId.slice(0, 12)}, whose file is not the plan's policy text`);
-    if (!(await commitIsOn(gitlab, { project: given.project, commit: recorded.commitId, ref }, signal))) {
+    // The project and the ref as enforce would trust them to read the policy (a path that moved, a ref
+    // that is not protected, or one Developers may push to, is refused here as there).
+    const trusted = await opts.trust(given, signal).catch((err: unknown) => {
+      if (err instanceof HttpError || err instanceof FileContentError) throw err;
+      // lib/config's errors, told apart by name (this layer does not import lib/config).
+      if (err instanceof Error && err.name === "PolicyRefMissingError") throw differs(file, `${where}: GitLab has no such ref (${given.ref ?? DEFAULT_BRANCH_REF})`);
+      if (err instanceof Error && err.name === "PolicyTrustError") throw new PlanFileError(`${file}: its policy cannot be checked against ${where}: not trusted: ${err.message}; nothing was applied`);
+      throw err;
+    });
+    const { projectId: project, name: ref } = trusted;
+    if (recorded.ref !== ref) throw differs(file, `${where} at ${ref} (the plan's was read at ${recorded.ref})`);
+    const at = await readRepositoryFile(gitlab, { project, path: given.path, ref: recorded.commitId, maxBytes: MAX_POLICY_BYTES }, signal);
+    if (sha256Of(at.bytes) !== recorded.sha256) throw differs(file, `${where} at commit ${recorded.commitId.slice(0, 12)}, whose file is not the plan's policy text`);
+    if (!(await commitIsOn(gitlab, { project, commit: recorded.commitId, ref: trusted.commitId }, signal))) {
       throw differs(file, `${where}: commit ${recorded.commitId.slice(0, 12)} is not on ${ref}, so the policy it holds was never ${ref}'s`);
+    }
+    // Every older commit is on the ref too, and its policy was the ref's once: a plan is judged by the
+    // policy the ref holds now, or it is stale (the one way to bring back a policy since changed).
+    const now = await readRepositoryFile(gitlab, { project, path: given.path, ref: trusted.commitId, maxBytes: MAX_POLICY_BYTES }, signal);
+    if (sha256Of(now.bytes) !== recorded.sha256) {
+      throw new PlanFileError(
+        `${file}: its policy (${where} at commit ${recorded.commitId.slice(0, 12)}) is no longer ${ref}'s policy: the file at ${ref} (commit ${trusted.commitId.slice(0, 12)}) has changed since; ` +
+          "nothing was applied: plan again with the policy as it is now, and review that plan",
+      );
     }
     return undefined;
   } catch (err) {
@@ -61,6 +93,10 @@ export async function checkPlanPolicy(gitlab: GitLabClient, plan: PlanFile, give
     if (err instanceof FileContentError) throw differs(file, `${where}: ${err.message}`);
     throw new PlanFileError(`${file}: its policy could not be checked against ${where} (${(err as Error).message}); nothing was applied: run again once GitLab answers`);
   }
+}
+
+function sha256Of(bytes: Buffer): string {
+  return createHash("sha256").update(bytes).digest("hex");
 }
 
 function differs(file: string, what: string): PlanFileError {

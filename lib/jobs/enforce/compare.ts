@@ -85,12 +85,32 @@ export function comparisonSize(comparison: PolicyComparison): number {
 }
 
 /**
- * The one examination covers the proposed policy's scope: a change that widens or narrows
- * gitlab.scope is compared only where the proposed scope reaches, and the report says so.
+ * The proposed policy as the one examination reads with it: its scope cut to where the base's reaches
+ * too. The proposed policy is a merge request's, written by whoever opened it, and the run reads with
+ * its own token: a scope widened past the base's (or dropped: the whole instance) would have the
+ * report and the merge request's note list shares the approved policy never governed, to that author.
+ */
+export function withinBaseScope(proposed: Policy, base: Policy): Policy {
+  const baseGroups = scopeGroups(base);
+  const proposedGroups = scopeGroups(proposed);
+  if (baseGroups === undefined || proposed.gitlab === undefined) return proposed;
+  const within = (path: string, outer: string) => path.toLowerCase() === outer.toLowerCase() || path.toLowerCase().startsWith(`${outer.toLowerCase()}/`);
+  const both =
+    proposedGroups === undefined
+      ? baseGroups
+      : [...proposedGroups.filter((g) => baseGroups.some((b) => within(g, b))), ...baseGroups.filter((b) => proposedGroups.some((g) => within(b, g)))];
+  const groups = [...new Map(both.map((g) => [g.toLowerCase(), g])).values()];
+  const scope = { groups, includes: (path: string) => groups.some((g) => within(path, g)), overrides: proposed.gitlab.scope?.overrides ?? [] };
+  return { ...proposed, gitlab: { ...proposed.gitlab, scope } };
+}
+
+/**
+ * A change that widens or narrows gitlab.scope is compared only where both scopes reach
+ * (withinBaseScope), and the report says so.
  */
 export function scopeWarning(base: Policy, proposed: Policy): string | undefined {
   const names = (p: Policy) => (scopeGroups(p) ?? ["(the whole instance)"]).map((g) => g.toLowerCase()).sort().join(", ");
   const [was, now] = [names(base), names(proposed)];
   if (was === now) return undefined;
-  return `the change alters gitlab.scope (base: ${was}; proposed: ${now}): only the proposed scope was examined, so shares only the base scope governs are not compared`;
+  return `the change alters gitlab.scope (base: ${was}; proposed: ${now}): only where both scopes reach was examined, so shares only one of them governs are not compared`;
 }

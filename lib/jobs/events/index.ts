@@ -3,5 +3,5 @@
  * events receiver, the watch) import: light, so a receiver that only claims and forwards an event loads
  * no job. canonicalJson is here for the same receivers: a streamed event's claim is a hash of its text.
  */
-export { canonicalJson } from "../canonical-json.ts";
+export { canonicalJson, JsonTooDeepError, MAX_JSON_DEPTH } from "../canonical-json.ts";
 export { auditEventName, eventSubjectKey, subjectOfAuditEvent, subjectOfSystemHook, type EventSubject } from "./subjects.ts";

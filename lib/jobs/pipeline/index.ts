@@ -73,7 +73,10 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineReport
   if (opts.policy.pipelines === undefined) throw new Error("the policy has no pipelines section: add pipelines.allow to say which projects, refs and variables may be started");
   const checked = await check(opts);
   if (checked.project) action.project = checked.project.path_with_namespace;
-  Object.assign(action, checked.ref);
+  if (checked.ref) {
+    const { openToDevelopers: _, ...shown } = checked.ref;
+    Object.assign(action, shown);
+  }
   if (!checked.allowed) action.reason = checked.reason;
   else {
     Object.assign(summary, { allowed: true, rule: checked.rule });

@@ -2,8 +2,9 @@
  * What a pipeline's ref is in a project, as GitLab resolves it (a branch first, then a tag), the
  * commit it points at, and whether GitLab protects it. A pipeline Warden starts runs as Warden's user
  * (its CI job token, its right to deploy to protected environments) and runs the CI file the ref
- * holds: on an unprotected ref, whoever can push writes that file. So protection is what GitLab says,
- * and where it does not say, the ref counts as unprotected.
+ * holds: on an unprotected ref, whoever can push writes that file, and so does every Developer where a
+ * protected branch's rule lets Developers push, or a protected tag's rule lets them create it. So
+ * protection is what GitLab says, and where it does not say, the ref counts as unprotected.
  */
 import type { GitLabClient } from "../../gitlab/index.ts";
 
@@ -12,18 +13,47 @@ export interface FoundRef {
   commit?: string;
   /** Undefined: GitLab did not say (a tag on a version without the field, and no rule of exactly its name). */
   refProtected?: boolean;
+  /**
+   * Protected, but not from Developers: a branch whose rule lets them push, or a tag a rule (`rule`)
+   * lets them create. Not reported (the refusal's reason says it).
+   */
+  openToDevelopers?: { rule?: string };
 }
+
+/** GitLab's access level of Developers, in a protected-tag rule's create_access_levels. */
+const DEVELOPER = 30;
 
 export async function findRef(gitlab: GitLabClient, projectId: number, ref: string, signal?: AbortSignal): Promise<FoundRef | undefined> {
   const branch = await gitlab.findBranch(projectId, ref, signal);
-  if (branch) return { refKind: "branch", commit: branch.commit.id, ...said(branch.protected) };
+  if (branch) return { refKind: "branch", commit: branch.commit.id, ...said(branch.protected), ...(branch.developers_can_push === true && { openToDevelopers: {} }) };
   const tag = await gitlab.findTag(projectId, ref, signal);
   if (!tag) return undefined;
   const found: FoundRef = { refKind: "tag", ...(tag.commit ? { commit: tag.commit.id } : {}) };
-  if (typeof tag.protected === "boolean") return { ...found, refProtected: tag.protected };
   // A GitLab older than the tag's `protected`: a rule of exactly the tag's name proves it protected. A
-  // wildcard rule might too, but matching rules here would be a guess at GitLab's semantics: not done.
-  return (await gitlab.findProtectedTag(projectId, ref, signal)) ? { ...found, refProtected: true } : found;
+  // wildcard rule might too, but matching rules to prove protection would be a guess at GitLab's semantics: not done.
+  const protectedTag = typeof tag.protected === "boolean" ? tag.protected : (await gitlab.findProtectedTag(projectId, ref, signal)) !== undefined;
+  if (!protectedTag) return typeof tag.protected === "boolean" ? { ...found, refProtected: false } : found;
+  const rule = await developerTagRule(gitlab, projectId, ref, signal);
+  return { ...found, refProtected: true, ...(rule !== undefined && { openToDevelopers: { rule } }) };
+}
+
+/**
+ * The protected-tag rule that lets Developers create this tag, if any: then any Developer can tag a
+ * commit of their own with it. Matched as GitLab's RefMatcher does (`*` any run of characters, `/`
+ * too); a broader match here can only refuse more, never start a pipeline GitLab would not protect.
+ */
+async function developerTagRule(gitlab: GitLabClient, projectId: number, tag: string, signal?: AbortSignal): Promise<string | undefined> {
+  for await (const rule of gitlab.listProtectedTags(projectId, { ...(signal && { signal }) })) {
+    if (refRuleMatches(rule.name, tag) && (rule.create_access_levels ?? []).some((grant) => grant.access_level === DEVELOPER)) return rule.name;
+  }
+  return undefined;
+}
+
+function refRuleMatches(rule: string, name: string): boolean {
+  if (rule === name) return true;
+  if (!rule.includes("*")) return false;
+  const parts = rule.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${parts.join(".*?")}$`, "s").test(name);
 }
 
 /** GitLab's `protected` when it is a boolean; anything else says nothing. */
@@ -31,8 +61,15 @@ const said = (value: unknown): Pick<FoundRef, "refProtected"> => (typeof value =
 
 /** Why the ref may not be started on by a rule without `unprotected: true` (`rule` names it), or undefined when GitLab protects it. */
 export function protectionProblem(found: FoundRef, ref: string, projectPath: string, rule: string): string | undefined {
-  if (found.refProtected === true) return undefined;
   const what = `${found.refKind} ${ref} of project ${projectPath}`;
+  const open = found.refProtected === true ? found.openToDevelopers : undefined;
+  if (open) {
+    const may = open.rule === undefined ? "push to it" : `create tags its protection rule ${open.rule} matches`;
+    const fix = open.rule === undefined ? "push to it in GitLab (Settings > Repository > Protected branches)" : "create them in GitLab (Settings > Repository > Protected tags)";
+    return `${what} is protected, but Developers may ${may}: any Developer chooses what a pipeline Warden starts runs, with Warden's identity. ` +
+      `Allow only Maintainers to ${fix}, or set unprotected: true on its rule, ${rule}, to allow it`;
+  }
+  if (found.refProtected === true) return undefined;
   const allow = `set unprotected: true on its rule, ${rule}, to allow unprotected refs`;
   if (found.refProtected === undefined) {
     return `${what}: this GitLab does not say whether a tag is protected, and no protected-tag rule has exactly its name (a wildcard rule is not matched by Warden): protect the tag by its exact name, or ${allow}`;

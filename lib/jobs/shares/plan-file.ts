@@ -11,7 +11,7 @@ import { z } from "zod";
 import { parsePolicy, type Policy, type PolicySource } from "../../policy/index.ts";
 import { redactOutput } from "../../redact/index.ts";
 import { REMOVAL_TYPES, type ShareRemoval } from "./plan.ts";
-import { canonicalJson } from "../canonical-json.ts";
+import { canonicalJson, JsonTooDeepError } from "../canonical-json.ts";
 
 export const PLAN_FORMAT = "warden-plan";
 export const PLAN_FORMAT_VERSION = 1;
@@ -125,7 +125,7 @@ export function readPlanFile(text: string, file: string, expect: PlanExpectation
     throw new PlanFileError(`${file}: plan format version ${JSON.stringify(data["formatVersion"])}${by} is unknown to this Warden, which reads version ${PLAN_FORMAT_VERSION}: apply it with the Warden that wrote it, or plan again`);
   }
   const { checksum, ...content } = data;
-  if (checksum !== checksumOf(content)) throw new PlanFileError(`${file} was edited after it was written (its checksum does not match its content): plan again with warden enforce --out, and review that plan`);
+  if (checksum !== checksumOf(content, file)) throw new PlanFileError(`${file} was edited after it was written (its checksum does not match its content): plan again with warden enforce --out, and review that plan`);
   if (expect.key !== undefined) checkSignature(content, file, expect.key);
   const parsed = PlanSchema.safeParse(data);
   if (!parsed.success) throw new PlanFileError(`${file} is not a plan this Warden can read (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}): plan again`);
@@ -157,9 +157,19 @@ function signatureOf(content: object, key: string): string {
   return `hmac-sha256:${createHmac("sha256", key).update(canonicalJson(content), "utf8").digest("hex")}`;
 }
 
-/** SHA-256 of the canonical JSON: keys sorted at every depth, no whitespace. */
-function checksumOf(content: object): string {
-  return `sha256:${createHash("sha256").update(canonicalJson(content), "utf8").digest("hex")}`;
+/**
+ * SHA-256 of the canonical JSON: keys sorted at every depth, no whitespace. `file`, for a plan read
+ * back: one nested deeper than any plan is refused as not a plan (JsonTooDeepError), not hashed.
+ */
+function checksumOf(content: object, file?: string): string {
+  let text: string;
+  try {
+    text = canonicalJson(content);
+  } catch (err) {
+    if (err instanceof JsonTooDeepError && file !== undefined) throw new PlanFileError(`${file} is not a Warden plan file: ${err.message}`);
+    throw err;
+  }
+  return `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -10,6 +10,7 @@ import { decideWorkflow, matchingSelectors, maxWorkflowChanges } from "../../pol
 import { auditedUnder, countStatus, errorText, jobStats, stoppedMidRequest, type GuardedSummary, type JobOptions, type Report } from "../report/index.ts";
 import { count } from "../view.ts";
 import { makeReport } from "../envelope.ts";
+import { NameCollisions } from "./name-collisions.ts";
 
 export interface WorkflowAction {
   type: "activate" | "deactivate";
@@ -18,7 +19,8 @@ export interface WorkflowAction {
   reason: string;
   /**
    * "reported": the policy says only to report this finding (`unlisted: report`, `listedInactive:
-   * report`). Such actions are never applied, never count against the guard and never change the
+   * report`), or an activation only a `name:` selector several workflows answer to asks for
+   * (name-collisions.ts). Such actions are never applied, never count against the guard and never change the
    * exit code: they are information, not work left undone.
    */
   status: "planned" | "done" | "failed" | "reported";
@@ -68,6 +70,7 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
   if (policy.n8n === undefined) throw new Error("the policy has no n8n section: there are no workflows to govern");
 
   const selected = new Set<number>();
+  const names = new NameCollisions(policy.n8n.workflows.keepActive);
   const judge = (wf: Workflow) => {
     const active = isActive(wf);
     const archived = wf.isArchived === true;
@@ -76,10 +79,14 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     if (archived) tally.archived++;
     const tags = (wf.tags ?? []).map((tag) => tag.name);
     const input = { id: wf.id, name: wf.name, tags, active, archived };
-    for (const i of matchingSelectors(policy, input)) selected.add(i);
+    const matching = matchingSelectors(policy, input);
+    for (const i of matching) selected.add(i);
+    names.saw(wf.id, matching);
     const decision = decideWorkflow(policy, input);
     if (decision.kind === "keep") return;
-    actions.push({ type: decision.kind, workflowId: wf.id, name: wf.name, reason: decision.reason, status: decision.apply ? "planned" : "reported" });
+    const action: WorkflowAction = { type: decision.kind, workflowId: wf.id, name: wf.name, reason: decision.reason, status: decision.apply ? "planned" : "reported" };
+    actions.push(action);
+    if (action.type === "activate") names.activation(action, matching);
   };
 
   let complete = true;
@@ -99,6 +106,7 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
       if (!selected.has(i)) warnings.push(`n8n.workflows.keepActive[${i}] (${JSON.stringify(selector.text)}) matched no workflow that is not archived`);
     }
   }
+  warnings.push(...names.settle());
   const changes = actions.filter((a) => a.status === "planned");
   const tripped = changes.length > limit;
   if (tripped) {

@@ -100,6 +100,19 @@ describe("apply: a saved plan, applied after the world changed under it", () => 
     expect(exitCode(report)).toBe(3);
   });
 
+  it("a plan listing far more removals than the guard allows (an edited artifact, a million entries) is not read share by share: one request, nothing removed", async () => {
+    const { plan, policy } = await world(5);
+    const template = plan.removals.find((r) => r.kind === "project")!;
+    const padded = Array.from({ length: 2_000 }, (_, i) => ({ ...template, projectId: 1_000_000 + i, project: `acme/padding-${i}` }));
+    sim.resetCounters();
+    for (const apply of [true, false]) {
+      const report = await applyPlan({ gitlab: client(), plan: { ...plan, removals: [...plan.removals, ...padded] }, policy, apply });
+      expect(report.summary).toMatchObject({ guard: "tripped", removed: 0 });
+      expect(report.warnings.join("\n")).toMatch(/more than its policy's gitlab\.guard\.maxRemovals \(5\); nothing was read or removed/);
+    }
+    expect(sim.counters.byRoute).toEqual({ "GET /user": 2 });
+  });
+
   it("rules the plan's examination found matching nothing trip the guard when its policy refuses them", async () => {
     const { plan, policy } = await world();
     sim.resetCounters();

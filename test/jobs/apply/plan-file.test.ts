@@ -70,6 +70,13 @@ describe("the plan file", () => {
     expect(() => read(plan)).toThrow(/plan\.json: its policy's text does not have the SHA-256 it records/);
   });
 
+  it("refuses a plan nested deeper than any plan is, naming the cause, rather than failing on its checksum with a stack overflow", () => {
+    const depth = 100_000;
+    const text = JSON.stringify(make()).replace(/\}$/, `,"x":${"[".repeat(depth)}${"]".repeat(depth)}}`);
+    expect(() => read(text)).toThrow(PlanFileError);
+    expect(() => read(text)).toThrow(/plan\.json is not a Warden plan file: it is nested more than \d+ levels deep/);
+  });
+
   it("is written whole or not at all: through a temporary file renamed over the target, none left behind", () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-plan-"));
     const path = join(dir, "plan.json");

@@ -3,6 +3,7 @@
  * at the plan's commit, and that commit must be on the policy's branch (GitLab's merge_base).
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { trustedLocation } from "../../../lib/config/policy-trust.ts";
 import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
 import { checkPlanPolicy, planFile, PlanFileError, type GivenPolicy } from "../../../lib/jobs/index.ts";
@@ -30,8 +31,10 @@ async function start() {
   return { repo, reviewed, side, gitlab, given, planWith };
 }
 
-const check = (w: Awaited<ReturnType<typeof start>>, plan: ReturnType<Awaited<ReturnType<typeof start>>["planWith"]>, given = w.given) =>
-  checkPlanPolicy(w.gitlab, plan, given, { file: "plan.json", signed: false });
+/** As the CLI trusts a repository location (bin/cli/apply.ts): lib/config's rules, the CLI's setting names. */
+const NAMES = { project: "--policy-project", allowUnprotected: "--policy-allow-unprotected-ref" };
+const check = (w: Awaited<ReturnType<typeof start>>, plan: ReturnType<Awaited<ReturnType<typeof start>>["planWith"]>, given: GivenPolicy = w.given) =>
+  checkPlanPolicy(w.gitlab, plan, given, { file: "plan.json", signed: false, trust: (at, signal) => trustedLocation(w.gitlab, at, NAMES, signal) });
 
 describe("a plan from a repository policy", () => {
   it("the honest plan passes: its commit's file is its text, and the commit is on the branch", async () => {
@@ -56,6 +59,30 @@ describe("a plan from a repository policy", () => {
     sim.resetCounters();
     await expect(check(w, w.planWith(LAX, w.reviewed), { ...w.given, project: other.path_with_namespace })).rejects.toThrow(PlanFileError);
     expect(sim.counters.requests).toBe(0);
+  });
+
+  it("a stale plan is refused: a commit still in the branch's history whose policy the branch has since changed (an older, stricter policy brought back)", async () => {
+    const w = await start();
+    // The branch's policy now allows more (a merge request reviewed and merged after the plan's commit).
+    const widened = `${groupSharesPolicy()}# contractor-x approved again\n`;
+    const now = sim.repositories.commit(w.repo, { [PATH]: widened });
+    await expect(check(w, w.planWith(groupSharesPolicy(), w.reviewed))).rejects.toThrow(/no longer main's policy: the file at main \(commit [0-9a-f]{12}\) has changed since/);
+    await expect(check(w, w.planWith(widened, now))).resolves.toBeUndefined();
+  });
+
+  it("a plan whose commit is older than the branch's head still applies when the policy file has not changed since", async () => {
+    const w = await start();
+    sim.repositories.commit(w.repo, { "README.md": "unrelated" });
+    await expect(check(w, w.planWith(groupSharesPolicy(), w.reviewed))).resolves.toBeUndefined();
+  });
+
+  it("a plan from a branch enforce would not read the policy at (Developers may push to it) is refused; the deployment's opt-out takes it", async () => {
+    const w = await start();
+    // A Developer's push to main is main's policy now: enforce refuses to read it, and so must apply.
+    sim.protectedBranches.protect(w.repo, "main", { developersCanPush: true });
+    const plan = w.planWith(groupSharesPolicy(), w.reviewed);
+    await expect(check(w, plan)).rejects.toThrow(/plan\.json: its policy cannot be checked against .*: not trusted: branch "main" is protected, but Developers may push to it, .*; nothing was applied/);
+    await expect(check(w, plan, { ...w.given, allowUnprotectedRef: true })).resolves.toBeUndefined();
   });
 
   it("a commit the project does not have is refused", async () => {

@@ -188,6 +188,22 @@ describe("pipeline job: only a protected ref runs with Warden's identity", () =>
     expect(sim.pipelines).toEqual([]);
   });
 
+  it("refuses a protected branch Developers may push to (their own CI file, run with Warden's identity), naming the cause and the fix, and sends no POST", async () => {
+    sim.protectedBranches.protect(platform, "release/*", { developersCanPush: true });
+    pushBranch(platform, "release/x");
+    const report = await run({ ref: "release/x" });
+    expect(report.actions[0]).toMatchObject({ status: "refused", refKind: "branch", refProtected: true });
+    expect(report.actions[0]!.reason).toBe(
+      `branch release/x of project ${platform.path_with_namespace} is protected, but Developers may push to it: any Developer chooses what a pipeline Warden starts runs, with Warden's identity. ` +
+        "Allow only Maintainers to push to it in GitLab (Settings > Repository > Protected branches), or set unprotected: true on its rule, allow[0] acme/platform/**, to allow it",
+    );
+    expect(sim.counters.byRoute[POST]).toBeUndefined();
+    expect(sim.pipelines).toEqual([]);
+    // The rule's own opt-out takes it, as it takes an unprotected branch.
+    const policy = parsePolicy(`version: 1\npipelines:\n  allow:\n    - { project: "acme/platform/**", refs: ["release/*"], unprotected: true }\n`, "t.yaml");
+    expect((await run({ ref: "release/x", policy })).actions[0]).toMatchObject({ status: "created" });
+  });
+
   it("starts on a branch a wildcard protection rule covers, and says it is protected", async () => {
     platform.protected_branches = ["main", "release/*"];
     const head = pushBranch(platform, "release/x");
@@ -218,6 +234,17 @@ describe("pipeline job: only a protected ref runs with Warden's identity", () =>
       const report = await run({ ref: "v1.0.0", policy: TAGS });
       expect(report.actions[0]).toMatchObject({ status: "created", refKind: "tag", refProtected: true });
       expect(sim.pipelines).toHaveLength(1);
+    });
+
+    it("protected by a rule that lets Developers create such tags (a tag on their own commit, its CI file run with Warden's identity): refused naming the fix, no POST", async () => {
+      sim.protectedTags.protect(platform, "v1.*", { developersCanCreate: true });
+      const report = await run({ ref: "v1.0.0", policy: TAGS });
+      expect(report.actions[0]).toMatchObject({ status: "refused", refKind: "tag", refProtected: true });
+      expect(report.actions[0]!.reason).toBe(
+        `tag v1.0.0 of project ${platform.path_with_namespace} is protected, but Developers may create tags its protection rule v1.* matches: any Developer chooses what a pipeline Warden starts runs, with Warden's identity. ` +
+          "Allow only Maintainers to create them in GitLab (Settings > Repository > Protected tags), or set unprotected: true on its rule, allow[0] acme/**, to allow it",
+      );
+      expect(sim.counters.byRoute[POST]).toBeUndefined();
     });
 
     it("not protected: refused naming the fix, no POST", async () => {

@@ -217,6 +217,21 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
     expect(filtered.some((wf) => wf.id === "wf0250")).toBe(false);
   });
 
+  it("a name selector more than one workflow answers to activates none of them (anyone may give their workflow that name): each reported, a warning names them", async () => {
+    // Someone's own workflows, named as the policy's: one inactive (to have Warden activate it), one active (to be kept).
+    const sim = await start(generation, { workflows: [...FIXTURE, workflow("wf20", "Nightly backup"), workflow("wf21", "Nightly backup", { active: true })] });
+    const report = await reconcile(sim, { apply: true });
+    const byId = Object.fromEntries(report.actions.map((a) => [a.workflowId, a]));
+    for (const id of ["wf03", "wf20"]) {
+      expect(byId[id]).toMatchObject({ type: "activate", status: "reported", reason: expect.stringMatching(/matches it, and 2 other workflows by that name: not activated/) });
+    }
+    expect(activeIds(sim)).toEqual(["wf01", "wf04", "wf08", "wf21"]);
+    expect(report.summary).toMatchObject({ changes: 3, reported: 2, applied: 3 });
+    expect(report.warnings).toEqual([
+      'n8n.workflows.keepActive[1] ("name:Nightly backup") matches 3 workflows (wf03, wf20, wf21): a name is anyone\'s to give a workflow, so none is activated for it and none deactivated; select the one meant with id:<id>',
+    ]);
+  });
+
   it("findings the policy says only to report are listed as reported, never applied, and leave the exit code alone", async () => {
     const sim = await start(generation);
     const reportOnly = await reconcile(sim, { policy: policy({ unlisted: "report", listedInactive: "report" }), apply: true });

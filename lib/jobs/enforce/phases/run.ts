@@ -5,6 +5,7 @@
  */
 import { maxRemovals, type Policy } from "../../../policy/index.ts";
 import { stepSignal, type Steps } from "../../steps.ts";
+import { withinBaseScope } from "../compare.ts";
 import { ScopeError } from "../examine/scope.ts";
 import { checkTargets } from "../examine/targets.ts";
 import { DEFAULT_LIST_CONCURRENCY, statsSince, type EnforceOptions, type StepStats } from "../summary.ts";
@@ -44,7 +45,8 @@ export function runOf(opts: EnforceOptions, steps: Steps): Run {
   return {
     opts,
     steps,
-    policy: policy as GovernedPolicy,
+    // A comparison examines only what the base governs too: the proposed scope is a merge request author's.
+    policy: (base ? withinBaseScope(policy, base) : policy) as GovernedPolicy,
     base,
     // A run limited to part of the scope: each target is checked against the scope before any request.
     targets: opts.targets && checkTargets(policy, opts.targets),

@@ -31,7 +31,7 @@ export async function summarise(run: Run, phases: Phases): Promise<EnforceReport
   // Each phase's warnings and requests, in the order the phases ran.
   const said = [begun, examined, sorted, guarded, attributed, removed];
   const warnings = said.flatMap((phase) => phase?.warnings ?? []);
-  const scopeChanged = base && scopeWarning(base, policy);
+  const scopeChanged = base && scopeWarning(base, opts.policy);
   if (scopeChanged) warnings.push(scopeChanged);
   const { outOfScope: _, ...counted } = examined.tally;
   const { groupReads, ...requestStats } = sumStats(said.flatMap((phase) => phase?.stats ?? []));
