@@ -14,7 +14,8 @@
  * therefore be redacted whole first, then cut (`redactThenCut`), never the other way round.
  *
  * Redaction comes last, after every escaping step, and recognises a credential however the escapers
- * wrote it (escapedChar): Markdown's backslashes, Slack's entities, JSON's and URLs' escapes.
+ * wrote it (escapedChar): Markdown's backslashes, Slack's entities, JSON's and URLs' escapes, CSV's
+ * doubled quotes.
  */
 
 const MASK = "[REDACTED]";
@@ -27,7 +28,8 @@ const SLACK_ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">":
 /**
  * A pattern for one character of a credential as any escaper may have written it: itself, and for
  * ASCII punctuation also backslash-escaped (escapeMarkdown, which adds a zero-width joiner after
- * GitLab's reference prefixes; JSON's \" and \\), percent-encoded (a URL) or as Slack's entity.
+ * GitLab's reference prefixes; JSON's \" and \\), percent-encoded (a URL), as Slack's entity, or, for
+ * a quote, doubled (a CSV cell, RFC 4180).
  */
 function escapedChar(char: string): string {
   const literal = char.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
@@ -36,6 +38,7 @@ function escapedChar(char: string): string {
   const forms = [`\\\\?${literal}\u200d?`, `%${hex[0]}[${hex[1]}${hex[1]!.toLowerCase()}]`];
   const entity = SLACK_ENTITIES[char];
   if (entity) forms.push(entity);
+  if (char === '"') forms.push('""');
   return `(?:${forms.join("|")})`;
 }
 
