@@ -19,6 +19,7 @@ import type { DurableContext } from "@aws/durable-execution-sdk-js";
 import middy, { type MiddlewareObj } from "@middy/core";
 import { executionModeDurableContext } from "@middy/core/executionModeDurableContext";
 import { enforce, errorText } from "../../../lib/jobs/index.ts";
+import { redactStrings } from "../../../lib/redact/index.ts";
 import type { Policy } from "../../../lib/policy/index.ts";
 import { loadPolicy, loadPolicyAgain } from "../config/policy.ts";
 import { ConfigError } from "../config/settings.ts";
@@ -73,7 +74,8 @@ export function durableJob(job: "enforce", opts: DurableJobOptions = {}) {
     .use(lambdaContextLogged)
     .use(executionCorrelated)
     .use(validateEvent(scheduledEventSchema(job)))
-    .handler((event, ctx) => execution(job, event as ScheduledEvent, ctx, deps));
+    // The result is kept in the execution's history, for whoever may read it: it passes lib/redact as the log lines do.
+    .handler(async (event, ctx) => redactStrings(await execution(job, event as ScheduledEvent, ctx, deps)));
 }
 
 /** One invocation of the execution: the recorded steps replayed, then on from the first one not recorded. */
