@@ -18,6 +18,7 @@
  * that project or group alone, as functions/shared/events/subject-run.ts says, once per event as well.
  */
 import { errorText, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
+import { escapeMrkdwn } from "../lib/jobs/render/index.ts";
 import { runForSubject, type SubjectRun } from "./shared/events/subject-run.ts";
 import { jobLambda } from "./shared/lambda/handler.ts";
 import { logger } from "./shared/lambda/logger.ts";
@@ -47,9 +48,10 @@ async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLe
     });
     return renderSlack(report);
   } catch (err) {
-    if (!(err instanceof RunRefused)) return ephemeral(`:x: Warden \`${command}\` failed: ${errorText(err)}`);
+    // An error quotes servers (GitLab's message) and the policy: escaped for mrkdwn, as renderSlack escapes a report.
+    if (!(err instanceof RunRefused)) return ephemeral(`:x: Warden \`${command}\` failed: ${escapeMrkdwn(errorText(err))}`);
     logger.warn("chat-command refused", { command, user: event.user.id, channel: event.channelId, reason: err.message });
-    return ephemeral(`:no_entry: ${err.message}`);
+    return ephemeral(`:no_entry: ${escapeMrkdwn(err.message)}`);
   }
 }
 

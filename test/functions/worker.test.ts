@@ -148,6 +148,14 @@ describe("worker Lambda", () => {
     logs.restore();
   });
 
+  it("a server's words in a failure reach Slack escaped: no mention, no link of theirs", async () => {
+    world.gitlab.addFaults({ kind: "status", status: 403, route: "GET /user", times: 1, message: "<!channel> token revoked: renew it at <https://evil.example/renew|GitLab>" });
+    await invoke(event({ job: "enforce", apply: false }));
+    const [message] = posted();
+    expect(message!.text).toContain("&lt;!channel&gt; token revoked: renew it at &lt;https://evil.example/renew|GitLab&gt;");
+    expect(message!.text).not.toMatch(/<!channel>|<https:/);
+  });
+
   it("authorises again: a user the policy does not allow to apply gets a refusal, and nothing runs", async () => {
     await invoke(event({ job: "enforce", apply: true }, { user: { id: VIEWER, name: "bob" } }));
     expect(posted()).toEqual([{ response_type: "ephemeral", text: ":no_entry: you may run Warden commands, but not with --apply" }]);
