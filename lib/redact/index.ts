@@ -108,6 +108,23 @@ export function redactStrings<T>(value: T): T {
   return value;
 }
 
+/**
+ * `error` with the message and stack of it and its causes redacted in place, for an error that leaves the
+ * process as it is: a Lambda's, which the runtime logs itself and returns to the invoker, and a durable
+ * execution keeps. In place, so that it keeps its class and fields for whatever looks at them.
+ */
+export function redactError<T>(error: T): T {
+  const seen = new Set<unknown>();
+  for (let e: unknown = error; e instanceof Error && !seen.has(e); e = e.cause) {
+    seen.add(e);
+    for (const key of ["message", "stack"] as const) {
+      const value = e[key];
+      if (typeof value === "string") Object.defineProperty(e, key, { value: redactOutput(value), writable: true, configurable: true, enumerable: false });
+    }
+  }
+  return error;
+}
+
 /** Redacts the whole text, then cuts it to `max` characters (on a code point), marking the cut. */
 export function redactThenCut(text: string, max: number): string {
   const clean = redactOutput(text);
