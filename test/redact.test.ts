@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { escapeControls, escapeMarkdown, jsonForTerminal } from "../lib/jobs/escape.ts";
+import { csvCell } from "../lib/jobs/render/csv.ts";
 import { escapeMrkdwn } from "../lib/jobs/render/slack.ts";
 import { redactOutput, redactStrings, redactThenCut, registerSecret, SecretRegistry } from "../lib/redact/index.ts";
 
@@ -13,6 +14,7 @@ registerSecret(ODD);
 const unescaped = (text: string) =>
   decodeURIComponent(text.replace(/%(?![0-9a-f]{2})/gi, "%25"))
     .replace(/\\(.)/g, "$1")
+    .replaceAll('""', '"')
     .replaceAll("\u200d", "")
     .replaceAll("&lt;", "<")
     .replaceAll("&gt;", ">")
@@ -75,6 +77,8 @@ describe("a registered credential is masked however an escaper wrote it", () => 
     ["Markdown", escapeMarkdown],
     ["Slack mrkdwn", escapeMrkdwn],
     ["JSON", (t) => jsonForTerminal({ t })],
+    // warden report shares --format csv: a cell with a quote is quoted, its quotes doubled.
+    ["CSV", csvCell],
     ["a URL", encodeURIComponent],
     ["a URL, lower-case hex", (t) => encodeURIComponent(t).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())],
   ];

@@ -92,9 +92,15 @@ export function checkServiceUrl(kind: ServiceKind, { name, value }: Setting, pla
   return value;
 }
 
-/** The value for an error message; an address with an "@" may hold a password, so it is not shown. */
+/**
+ * The value for an error message, without what may hold a credential: an address with an "@" may have a
+ * password, so it is not shown; a query or fragment may have a token (`?private_token=`, `#access_token=`),
+ * so it is cut off. Whatever the parameter's name: the value need not be registered with lib/redact.
+ */
 function shown(value: string): string {
-  return value.includes("@") ? "an address with @ (not shown)" : JSON.stringify(value);
+  if (value.includes("@")) return "an address with @ (not shown)";
+  const at = value.search(/[?#]/);
+  return at < 0 ? JSON.stringify(value) : `${JSON.stringify(value.slice(0, at))} (its query or fragment not shown)`;
 }
 
 /** Returns the credential unchanged, or throws naming `credential.name` (never quoting the value). */

@@ -14,7 +14,8 @@
  * therefore be redacted whole first, then cut (`redactThenCut`), never the other way round.
  *
  * Redaction comes last, after every escaping step, and recognises a credential however the escapers
- * wrote it (escapedChar): Markdown's backslashes, Slack's entities, JSON's and URLs' escapes.
+ * wrote it (escapedChar): Markdown's backslashes, Slack's entities, JSON's and URLs' escapes, CSV's
+ * doubled quotes.
  */
 
 const MASK = "[REDACTED]";
@@ -27,7 +28,8 @@ const SLACK_ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">":
 /**
  * A pattern for one character of a credential as any escaper may have written it: itself, and for
  * ASCII punctuation also backslash-escaped (escapeMarkdown, which adds a zero-width joiner after
- * GitLab's reference prefixes; JSON's \" and \\), percent-encoded (a URL) or as Slack's entity.
+ * GitLab's reference prefixes; JSON's \" and \\), percent-encoded (a URL), as Slack's entity, or, for
+ * a quote, doubled (a CSV cell, RFC 4180).
  */
 function escapedChar(char: string): string {
   const literal = char.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
@@ -36,6 +38,7 @@ function escapedChar(char: string): string {
   const forms = [`\\\\?${literal}\u200d?`, `%${hex[0]}[${hex[1]}${hex[1]!.toLowerCase()}]`];
   const entity = SLACK_ENTITIES[char];
   if (entity) forms.push(entity);
+  if (char === '"') forms.push('""');
   return `(?:${forms.join("|")})`;
 }
 
@@ -103,6 +106,23 @@ export function redactStrings<T>(value: T): T {
   if (Array.isArray(value)) return value.map(redactStrings) as T;
   if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactStrings(v)])) as T;
   return value;
+}
+
+/**
+ * `error` with the message and stack of it and its causes redacted in place, for an error that leaves the
+ * process as it is: a Lambda's, which the runtime logs itself and returns to the invoker, and a durable
+ * execution keeps. In place, so that it keeps its class and fields for whatever looks at them.
+ */
+export function redactError<T>(error: T): T {
+  const seen = new Set<unknown>();
+  for (let e: unknown = error; e instanceof Error && !seen.has(e); e = e.cause) {
+    seen.add(e);
+    for (const key of ["message", "stack"] as const) {
+      const value = e[key];
+      if (typeof value === "string") Object.defineProperty(e, key, { value: redactOutput(value), writable: true, configurable: true, enumerable: false });
+    }
+  }
+  return error;
 }
 
 /** Redacts the whole text, then cuts it to `max` characters (on a code point), marking the cut. */

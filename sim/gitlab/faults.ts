@@ -26,6 +26,8 @@ export type Fault =
   | ({ kind: "apply-then-status"; status: number } & Target)
   /** Performs the request, then destroys the socket: the answer to a committed change is lost. */
   | ({ kind: "apply-then-drop" } & Target)
+  /** Performs the request, then answers its JSON body as `edit` returns it: a proxy (or a hostile GitLab) rewriting what was said. */
+  | ({ kind: "rewrite"; edit: (body: unknown) => unknown } & Target)
   /** `seconds` (default 1) ahead, as Retry-After, an HTTP date, or RateLimit-Reset. */
   | ({ kind: "429"; headers: RetryStyle; seconds?: number } & Target);
 

@@ -222,7 +222,8 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     const reply = match.route.handler(ctx);
     if (fault?.kind === "apply-then-status") return statusReply(fault.status);
     if (fault?.kind === "apply-then-drop") return DROP;
-    return { ...reply, headers: { ...limit.headers, ...reply.headers } };
+    const body = fault?.kind === "rewrite" ? fault.edit(reply.body) : reply.body;
+    return { ...reply, body, headers: { ...limit.headers, ...reply.headers } };
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

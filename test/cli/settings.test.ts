@@ -54,6 +54,22 @@ describe("GitLab settings", () => {
   });
 });
 
+describe("a credential put in the address instead of its own setting", () => {
+  // Not shaped like a token and not registered: only the check's own wording can keep it out.
+  const SECRET = "s3cr3t-Qz9vK7wL2xJ5-0042";
+  it.each([
+    ["GITLAB_URL", ["enforce"], () => gitlabEnv, () => `${gitlab.url}/?private_token=${SECRET}`],
+    ["GITLAB_URL", ["enforce"], () => gitlabEnv, () => `${gitlab.url}/#access_token=${SECRET}`],
+    ["GITLAB_URL", ["enforce"], () => gitlabEnv, () => `gitlab.example.com/?private_token=${SECRET}`],
+    ["N8N_URL", ["workflows"], () => n8nEnv, () => `${n8n.url}/?apikey=${SECRET}`],
+  ] as [string, string[], () => Record<string, string>, () => string][])("%s with it in the query or fragment: refused, the value never quoted", async (name, args, base, value) => {
+    const run = await warden(args, { ...base(), [name]: value() });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(new RegExp(`^warden \\w+: ${name} `));
+    for (const piece of fragmentsOf(SECRET)) expect(run.stderr).not.toContain(piece);
+  });
+});
+
 describe("n8n settings", () => {
   it.each([
     ["N8N_URL", () => `${n8n.url}/api/v1`, /^N8N_URL ends with \/api\/v1/],

@@ -23,7 +23,7 @@ import type { Policy } from "../../../lib/policy/index.ts";
 import { loadPolicy, loadPolicyAgain } from "../config/policy.ts";
 import { ConfigError } from "../config/settings.ts";
 import { judgeSweep } from "../runs/event-coverage.ts";
-import { lambdaContextLogged } from "../lambda/handler.ts";
+import { lambdaContextLogged, redacted } from "../lambda/handler.ts";
 import { audit, logger } from "../lambda/logger.ts";
 import { validateEvent } from "../lambda/validate-event.ts";
 import { sliceSignal } from "../lambda/time-left.ts";
@@ -73,7 +73,8 @@ export function durableJob(job: "enforce", opts: DurableJobOptions = {}) {
     .use(lambdaContextLogged)
     .use(executionCorrelated)
     .use(validateEvent(scheduledEventSchema(job)))
-    .handler((event, ctx) => execution(job, event as ScheduledEvent, ctx, deps));
+    // The result (or the error) is kept in the execution's history, for whoever may read it: it passes lib/redact as the log lines do.
+    .handler((event, ctx) => redacted(execution(job, event as ScheduledEvent, ctx, deps)));
 }
 
 /** One invocation of the execution: the recorded steps replayed, then on from the first one not recorded. */

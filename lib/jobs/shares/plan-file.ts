@@ -9,7 +9,7 @@ import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "n
 import { basename, dirname, join } from "node:path";
 import { z } from "zod";
 import { parsePolicy, type Policy, type PolicySource } from "../../policy/index.ts";
-import { redactOutput } from "../../redact/index.ts";
+import { redactOutput, redactStrings } from "../../redact/index.ts";
 import { REMOVAL_TYPES, type ShareRemoval } from "./plan.ts";
 import { canonicalJson, JsonTooDeepError } from "../canonical-json.ts";
 
@@ -70,7 +70,9 @@ export function planFile({ removals, policy, gitlabUrl, createdAt, wardenVersion
     gitlabUrl: new URL(gitlabUrl).origin,
     policy: { ...policy.source, text: policy.text },
     unmatchedRules,
-    removals: removals.map(({ status: _status, error: _error, notice: _notice, ...planned }) => planned as PlannedRemoval),
+    // GitLab's names masked as in every other output (lib/redact): a group named like a token, by whoever
+    // owns it, must not stop the plan from being written. Apply judges each share again by its ids.
+    removals: redactStrings(removals.map(({ status: _status, error: _error, notice: _notice, ...planned }) => planned as PlannedRemoval)),
   } as const;
   const signed = key === undefined ? content : { ...content, signature: signatureOf(content, key) };
   return { ...signed, checksum: checksumOf(signed) };
@@ -82,9 +84,10 @@ export function planFile({ removals, policy, gitlabUrl, createdAt, wardenVersion
  */
 export function writePlanFile(path: string, plan: PlanFile): void {
   const text = `${JSON.stringify(plan, null, 2)}\n`;
-  // Every output passes the one redaction point; a plan cannot be masked (its checksum covers it), so one
-  // holding a credential (in its policy's text, or a name GitLab gave) is not written at all.
-  if (redactOutput(text) !== text) throw new PlanFileError(`nothing was written to ${path}: the plan would hold a credential Warden was given (in the policy's text, or a name GitLab gave): remove it from the policy, and plan again`);
+  // Every output passes the one redaction point. GitLab's names are masked already (planFile); the policy's
+  // text cannot be (apply checks it against the policy), so a plan whose policy holds a credential, or
+  // anything shaped like one, is not written at all.
+  if (redactOutput(text) !== text) throw new PlanFileError(`nothing was written to ${path}: the plan would hold a credential, or something shaped like one, in the policy's text: remove it from the policy, and plan again`);
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
     const fd = openSync(temp, "wx", 0o600);
