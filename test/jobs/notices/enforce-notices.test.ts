@@ -4,68 +4,16 @@
  * date removes the share and closes the issue; a share removed by hand, a due date a person moved, two
  * runs at once, and hostile names.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
-import { enforce, exitCode, renderText, type AuditSink, type EnforceTarget } from "../../../lib/jobs/index.ts";
+import { enforce, exitCode, renderText, type AuditSink } from "../../../lib/jobs/index.ts";
 import { markedKey } from "../../../lib/jobs/notices/marker.ts";
 import { escapeMarkdown, renderMarkdown, renderSlack } from "../../../lib/jobs/render/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
-import { ACCESS, startGitLabSim, type GitLabDataset, type GitLabSim } from "../../../sim/gitlab/index.ts";
-import { notifyPolicy } from "../../support/policies.ts";
+import { deletes, gitlabCall, issues, later, NOTICES, open, POLICY, run, sim, start, T0, world, writes } from "../../support/notices-world.ts";
 import { validated } from "../../support/report.ts";
 import { outcome, recordingSteps } from "../../support/steps.ts";
-
-let sim: GitLabSim;
-afterEach(() => sim?.close());
-
-const DAY = 86_400_000;
-const NOTICES = 200;
-const group = (id: number, path: string, owners: string[]) =>
-  ({ id, name: path, path, full_path: path, parent_id: null, visibility: "internal" as const, shared_with_groups: [], owners });
-const project = (id: number, path: string, namespace_id: number) =>
-  ({ id, name: path.split("/")[1]!, path: path.split("/")[1]!, path_with_namespace: path, namespace_id, shared_with_groups: [], default_branch: "main", branches: ["main"], archived: false, previous_paths: [] });
-
-function world(partners = "partners", janeName = "Jane Doe"): GitLabDataset {
-  return {
-    groups: [group(10, "acme", ["jane"]), group(20, partners, ["jane"]), group(40, "security", ["root"])],
-    users: [{ id: 5, username: "jane", name: janeName, namespace_id: 105 }],
-    projects: [project(100, "acme/app", 10), project(NOTICES, "security/access-notices", 40)],
-  };
-}
-
-const POLICY = notifyPolicy({ labels: "access-review" });
-
-const T0 = new Date("2026-11-29T09:00:00Z");
-const later = (days: number) => new Date(T0.getTime() + days * DAY);
-
-/** The simulator's time: each run sets it to its own `now`, so the issues it opens are created then. */
-let clockMs = T0.getTime();
-
-async function start(dataset = world()) {
-  clockMs = T0.getTime();
-  sim = await startGitLabSim({ dataset, tokens: { root: { admin: true }, jane: { admin: false, username: "jane" } }, recordRequests: true, clock: () => clockMs });
-  // Jane shares the project and her group acme with partners: two stray shares, attributed to her.
-  for (const path of ["/projects/100/share", "/groups/10/share"]) await gitlabCall("jane", "POST", path, { group_id: 20, group_access: 30 }, 201);
-}
-
-async function gitlabCall(token: string, method: string, path: string, body?: unknown, status = 200): Promise<unknown> {
-  const res = await fetch(`${sim.url}/api/v4${path}`, { method, headers: { "private-token": token, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) });
-  expect(res.status).toBe(status);
-  return res.status === 204 ? undefined : res.json();
-}
-
-function run(opts: { apply?: boolean; now?: Date; policy?: string; targets?: EnforceTarget[]; audit?: AuditSink } = {}) {
-  const gitlab = new GitLabClient({ url: sim.url, token: "root", limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-  const policy = parsePolicy(opts.policy ?? POLICY, "warden.yaml");
-  clockMs = (opts.now ?? T0).getTime();
-  return validated(enforce({ gitlab, policy, apply: opts.apply ?? false, now: opts.now ?? T0, ...(opts.targets && { targets: opts.targets }), ...(opts.audit && { audit: opts.audit }) }));
-}
-
-const issues = () => sim.work.issuesOf(NOTICES);
-const open = () => issues().filter((i) => i.state === "opened");
-const writes = () => sim.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.url.split("?")[0]}`);
-const deletes = () => writes().filter((w) => w.startsWith("DELETE"));
 
 describe("enforce with onStray notify", () => {
   it("a dry run plans one notice per stray share, due after the grace, and sends only GETs", async () => {
@@ -392,77 +340,5 @@ describe("enforce with onStray notify", () => {
     expect(deletes()).toEqual([]);
     expect(writes()).toEqual([]);
     expect(open()).toHaveLength(2);
-  });
-});
-
-describe("a notice closed by a person (its assignee, the share's adder) does not restart the grace", () => {
-  /** The notices project, where jane (the adder) is only a Guest: GitLab still lets her close the notice she is assigned. */
-  function guestWorld(): GitLabDataset {
-    const dataset = world();
-    dataset.projects.find((p) => p.id === NOTICES)!.members = { jane: ACCESS.guest };
-    return dataset;
-  }
-  const noticeOf = (key: string) => issues().filter((i) => markedKey(i.description) === key);
-  const closeAs = async (token: string, iid: number, at: Date) => {
-    clockMs = at.getTime();
-    await gitlabCall(token, "PUT", `/projects/${NOTICES}/issues/${iid}`, { state_event: "close" });
-  };
-
-  it("jane closes each notice as it comes: the next one keeps the first one's due date, and past it the share is removed", async () => {
-    await start(guestWorld());
-    await run({ apply: true });
-    const [first] = noticeOf("project:100:group:20");
-    expect(first!.due_date).toBe("2026-12-07");
-    await closeAs("jane", first!.iid, later(1));
-
-    // A run finds no open notice: it opens one, due on the first one's date, not 7 days from now.
-    const second = await run({ apply: true, now: later(2) });
-    expect(second.actions.map((a) => [a.kind, a.status, a.notice?.dueDate])).toEqual([["project", "noticed", "2026-12-07"], ["group", "pending", "2026-12-07"]]);
-    const [, next] = noticeOf("project:100:group:20");
-    expect(next).toMatchObject({ state: "opened", due_date: "2026-12-07" });
-    expect(next!.description).toContain(`notice #${first!.iid} was closed before its share was resolved, so the grace was not restarted`);
-    await closeAs("jane", next!.iid, later(3));
-
-    // Past that date a dry run plans the removal, sending only reads, and reopens or writes nothing.
-    sim.requests.length = 0;
-    const dry = await run({ now: later(8) });
-    expect(dry.actions.map((a) => [a.kind, a.status, a.notice])).toEqual([
-      ["project", "planned", { dueDate: "2026-12-07", daysLeft: 0, earlier: { iid: first!.iid, url: first!.web_url } }],
-      ["group", "planned", expect.objectContaining({ dueDate: "2026-12-07", daysLeft: 0 })],
-    ]);
-    expect(dry.summary.notices).toMatchObject({ toOpen: 0, due: 2 });
-    expect(writes()).toEqual([]);
-
-    const due = await run({ apply: true, now: later(8) });
-    expect(due.actions.map((a) => [a.kind, a.status])).toEqual([["project", "done"], ["group", "done"]]);
-    expect(deletes()).toHaveLength(2);
-    expect(due.summary.notices).toMatchObject({ opened: 0, due: 2, removed: 2 });
-    // The notices jane closed stay as she left them: no note, not reopened.
-    for (const issue of noticeOf("project:100:group:20")) expect([issue.state, issue.closed_by?.username, issue.notes]).toEqual(["closed", "jane", []]);
-    expect(noticeOf("project:100:group:20")).toHaveLength(2);
-  });
-
-  it("a notice closed after its share was removed (by Warden) does not shorten a later grace: the share added again gets a full one", async () => {
-    await start(guestWorld());
-    await run({ apply: true });
-    const [first] = noticeOf("project:100:group:20");
-    await closeAs("jane", first!.iid, later(1));
-    await run({ apply: true, now: later(2) });
-    await run({ apply: true, now: later(8) });
-    expect(sim.dataset.projects.find((p) => p.id === 100)!.shared_with_groups).toEqual([]);
-    // Jane adds the share again a month later: a new episode, with a notice of its own and the whole grace.
-    clockMs = later(30).getTime();
-    await gitlabCall("jane", "POST", "/projects/100/share", { group_id: 20, group_access: 30 }, 201);
-    const again = await run({ apply: true, now: later(30) });
-    expect(again.actions.map((a) => [a.kind, a.status, a.notice?.dueDate])).toEqual([["project", "noticed", "2027-01-06"]]);
-  });
-
-  it("a notice Warden closed as a duplicate, after the standing one was opened, does not end the episode the adder's close began", async () => {
-    await start(guestWorld());
-    await Promise.all([run({ apply: true }), run({ apply: true })]);
-    const standing = noticeOf("project:100:group:20").find((i) => i.state === "opened")!;
-    await closeAs("jane", standing.iid, later(1));
-    const next = await run({ apply: true, now: later(2) });
-    expect(next.actions.find((a) => a.kind === "project")!.notice?.dueDate).toBe("2026-12-07");
   });
 });
