@@ -87,4 +87,18 @@ describe("a notice closed by a person (its assignee, the share's adder) does not
     const report = await run({ apply: true, now: later(5) });
     expect(report.actions.map((a) => [a.kind, a.status, a.notice?.dueDate, a.notice?.earlier])).toEqual([["project", "noticed", "2026-12-12", undefined], ["group", "noticed", "2026-12-12", undefined]]);
   });
+
+  it("a listing of the closed notices that fails is a notices project that cannot be read: no new notice with a fresh grace, nothing written", async () => {
+    await start(guestWorld());
+    await run({ apply: true });
+    await closeAs("jane", noticeOf("project:100:group:20")[0]!.iid, later(1));
+    sim.beforeAnswer(({ url }) => {
+      if (url.searchParams.get("state") === "closed") sim.addFaults({ kind: "status", status: 500, route: "GET /projects/:id/issues", times: 1 });
+    });
+    sim.requests.length = 0;
+    const report = await run({ apply: true, now: later(2) });
+    expect(report.warnings.join("\n")).toContain("gitlab.shares.notices.project: project security/access-notices could not be listed");
+    expect(writes()).toEqual([]);
+    expect(noticeOf("project:100:group:20")).toHaveLength(1);
+  });
 });
