@@ -20,8 +20,12 @@ export interface ProjectIssue {
   web_url: string;
   /** Who opened it: notices are read only from issues the token's own user opened. */
   author?: { id: number; username?: string };
+  /** Set by GitLab, never editable: a notice's removal date is anchored to it once a person closed it. */
   created_at?: string;
   updated_at?: string;
+  /** On a closed issue: when, and who closed it (null while open). */
+  closed_at?: string | null;
+  closed_by?: { id: number; username?: string } | null;
 }
 
 export interface NewIssue {
@@ -48,9 +52,16 @@ export interface IssueNote {
 const ISSUES = "/projects/:id/issues";
 const ISSUE = "/projects/:id/issues/:iid";
 
+export interface IssueFilter {
+  labels?: readonly string[];
+  state?: "opened" | "closed" | "all";
+  /** Only issues updated at or after this time (ISO 8601). */
+  updatedAfter?: string;
+}
+
 /** Issues carrying every one of `labels`, in `state`, oldest first. */
-export function listIssues(api: GitLabApi, project: string | number, filter: { labels?: readonly string[]; state?: "opened" | "closed" | "all" } = {}, list?: ListOptions): Listing<ProjectIssue> {
-  const query = { labels: filter.labels?.length ? filter.labels.join(",") : undefined, state: filter.state };
+export function listIssues(api: GitLabApi, project: string | number, filter: IssueFilter = {}, list?: ListOptions): Listing<ProjectIssue> {
+  const query = { labels: filter.labels?.length ? filter.labels.join(",") : undefined, state: filter.state, updated_after: filter.updatedAfter };
   return api.list(ISSUES, { id: project }, { query, order: { orderBy: "created_at", sort: "asc" }, ...(list ? { list } : {}) });
 }
 

@@ -1,10 +1,13 @@
 /**
  * Stored issues (work-store.ts) as GitLab's lib/api/issues.rb answers: `POST /projects/:id/issues`
  * (Reporter or above; 201), `PUT …/issues/:iid` (`state_event` close|reopen, `due_date`,
- * `description`, `add_labels`, `title`; Reporter or above), `GET /projects/:id/issues` filtered by
- * `labels` (all of them) and `state`, by offset pages or keyset (`pagination=keyset`, `order_by`
- * created_at|updated_at), newest first unless `sort=asc`, and `POST …/issues/:iid/notes` (Guest or
- * above). A confidential issue is listed only to Reporters and above, its author and assignees.
+ * `description`, `add_labels`, `title`; Reporter or above, or a Guest who is its author or an assignee,
+ * as GitLab's IssuablePolicy lets them), `GET /projects/:id/issues` filtered by `labels` (all of
+ * them), `state` and `updated_after` (updated at or after), by offset pages or keyset
+ * (`pagination=keyset`, `order_by` created_at|updated_at), newest first unless `sort=asc`, and
+ * `POST …/issues/:iid/notes` (Guest or above). A closed issue carries `closed_at` and `closed_by`
+ * (who closed it; both null while open). A confidential issue is listed only to Reporters and above,
+ * its author and assignees.
  * The fixed issues issues.ts derives are not stored and not listed.
  */
 import { boolParam, invalid, stringParam, type Handler, type RequestContext } from "./context.ts";
@@ -46,10 +49,22 @@ export function storedIssue(ctx: RequestContext, project: SimProject): SimIssue 
   return ctx.store.work.issues.get(project.id)?.find((i) => i.iid === Number(raw));
 }
 
-function visible(ctx: RequestContext, project: SimProject, issue: SimIssue): boolean {
-  if (!issue.confidential || accessLevel(project, ctx) >= ACCESS.reporter) return true;
+function authorOrAssignee(ctx: RequestContext, issue: SimIssue): boolean {
   const id = ctx.caller?.id;
   return issue.author.id === id || issue.assignees.some((a) => a.id === id);
+}
+
+function visible(ctx: RequestContext, project: SimProject, issue: SimIssue): boolean {
+  return !issue.confidential || accessLevel(project, ctx) >= ACCESS.reporter || authorOrAssignee(ctx, issue);
+}
+
+/** `updated_after` as GitLab reads it: an ISO 8601 time (400 otherwise); undefined when not given. */
+function updatedAfter(ctx: RequestContext): number | undefined {
+  const value = stringParam(ctx, "updated_after");
+  if (value === undefined) return undefined;
+  const at = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(at)) throw invalid("updated_after");
+  return at;
 }
 
 export const createIssue: Handler = (ctx) => {
@@ -74,7 +89,7 @@ export const createIssue: Handler = (ctx) => {
     id: work.nextId(), iid, project_id: project.id, title, description, state: "opened",
     labels: [...new Set(splitLabels(stringParam(ctx, "labels")))], assignees, author: userRef(ctx),
     due_date: dueDate(ctx) ?? null, confidential: boolParam(ctx, "confidential", false),
-    created_at: at, updated_at: at, closed_at: null,
+    created_at: at, updated_at: at, closed_at: null, closed_by: null,
     web_url: `${ctx.baseUrl}/${project.path_with_namespace}/-/issues/${iid}`, notes: [],
   };
   list.push(issue);
@@ -85,13 +100,13 @@ export const updateIssue: Handler = (ctx) => {
   const project = findProject(ctx);
   const issue = storedIssue(ctx, project);
   if (!issue || !visible(ctx, project, issue)) throw notFound("Issue");
-  requireLevel(project, ctx, ACCESS.reporter);
+  requireLevel(project, ctx, authorOrAssignee(ctx, issue) ? ACCESS.guest : ACCESS.reporter);
   const state = stringParam(ctx, "state_event");
   if (state !== undefined && state !== "close" && state !== "reopen") throw invalid("state_event", "does not have a valid value");
   const due = dueDate(ctx);
   const at = ctx.store.work.tick();
-  if (state === "close" && issue.state === "opened") Object.assign(issue, { state: "closed", closed_at: at });
-  if (state === "reopen" && issue.state === "closed") Object.assign(issue, { state: "opened", closed_at: null });
+  if (state === "close" && issue.state === "opened") Object.assign(issue, { state: "closed", closed_at: at, closed_by: userRef(ctx) });
+  if (state === "reopen" && issue.state === "closed") Object.assign(issue, { state: "opened", closed_at: null, closed_by: null });
   if (due !== undefined) issue.due_date = due;
   const description = stringParam(ctx, "description");
   if (description !== undefined) issue.description = description;
@@ -128,10 +143,11 @@ export const listIssues: Handler = (ctx) => {
   const sort = stringParam(ctx, "sort") ?? "desc";
   if (sort !== "asc" && sort !== "desc") throw invalid("sort", "does not have a valid value");
   const labels = splitLabels(stringParam(ctx, "labels"));
+  const since = updatedAfter(ctx);
   const sign = sort === "asc" ? 1 : -1;
   const compare = (a: SimIssue, b: SimIssue) => sign * (a[orderBy].localeCompare(b[orderBy]) || a.id - b.id);
   const matching = (ctx.store.work.issues.get(project.id) ?? [])
-    .filter((i) => (state === "all" || i.state === state) && labels.every((l) => i.labels.includes(l)) && visible(ctx, project, i))
+    .filter((i) => (state === "all" || i.state === state) && labels.every((l) => i.labels.includes(l)) && (since === undefined || Date.parse(i.updated_at) >= since) && visible(ctx, project, i))
     .sort(compare);
   if (stringParam(ctx, "pagination") !== "keyset") return listReply(offsetPage(ctx, matching), serialize);
   // Keyset: the cursor holds the last item's sort value and id; the next page starts after it.

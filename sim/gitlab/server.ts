@@ -34,7 +34,7 @@ export interface GitLabSimOptions {
   /** Default "premium". A "free" instance has no audit events: it answers their routes 403 (EE unlicensed, the default) or 404 (CE). */
   tier?: Tier;
   freeAuditStatus?: 403 | 404;
-  /** The simulator's clock for new audit events (default Date.now). */
+  /** The simulator's clock for new audit events and stored issues' times (default Date.now). */
   clock?: () => number;
   /** Added before each answer (default 0). */
   latencyMs?: number;
@@ -149,7 +149,7 @@ const DROP = Symbol("drop");
 
 /** The GitLab REST v4 simulator on 127.0.0.1 and a free port. */
 export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLabSim> {
-  const store = new Store(opts.dataset ?? generateOrganisation({ projects: 200 }).dataset);
+  const store = new Store(opts.dataset ?? generateOrganisation({ projects: 200 }).dataset, opts.clock);
   const tokens = opts.tokens ?? DEFAULT_TOKENS;
   const callers = resolveCallers(tokens, store.dataset.users);
   for (const caller of callers.values()) store.addUser(caller);

@@ -57,7 +57,7 @@ export class Store {
   /** The seeded merge requests' notes. */
   readonly notes: SimNotes;
   /** Issues and merge requests created through the API. */
-  readonly work = new SimWork();
+  readonly work: SimWork;
   private readonly projectById = new Map<number, SimProject>();
   private readonly projectByPath = new Map<string, SimProject>();
   private readonly projectByOldPath = new Map<string, SimProject>();
@@ -75,8 +75,10 @@ export class Store {
   /** Dataset users and the tokens' users, by id: who audit events name as author. */
   private readonly userIds = new Map<number, { id: number; username: string; name: string }>();
 
-  constructor(dataset: GitLabDataset) {
+  /** `clock`: the time stored issues are created, updated and closed at (default Date.now). */
+  constructor(dataset: GitLabDataset, clock?: () => number) {
     this.dataset = dataset;
+    this.work = new SimWork(clock);
     this.notes = new SimNotes(dataset.mergeRequests);
     this.projects = [...dataset.projects].sort((a, b) => a.id - b.id);
     for (const p of this.projects) {

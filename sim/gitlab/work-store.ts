@@ -35,6 +35,8 @@ export interface SimIssue {
   created_at: string;
   updated_at: string;
   closed_at: string | null;
+  /** Who closed it, while it is closed (GitLab's issue entity's closed_by); null while open. */
+  closed_by: SimUserRef | null;
   web_url: string;
   notes: SimIssueNote[];
 }
@@ -65,12 +67,19 @@ export class SimWork {
   /** A clock that always moves on, so each change's time differs from the one before. */
   private lastMs = 0;
 
+  private readonly clock: () => number;
+
+  /** `clock`: the time of the world (GitLabSimOptions.clock), which a test may set to the run's. */
+  constructor(clock: () => number = Date.now) {
+    this.clock = clock;
+  }
+
   nextId(): number {
     return ++this.lastId;
   }
 
   tick(): string {
-    this.lastMs = Math.max(Date.now(), this.lastMs + 1);
+    this.lastMs = Math.max(this.clock(), this.lastMs + 1);
     return new Date(this.lastMs).toISOString();
   }
 

@@ -87,6 +87,31 @@ describe("stored issues", () => {
     expect(byUpdate).toHaveLength(7);
     expect((await call("GET", `${issues()}?order_by=weight`)).status).toBe(400);
   });
+
+  it("a guest may close an issue assigned to them, not another; closed_by names who closed it, null again once reopened", async () => {
+    await call("GET", "/user", undefined, "glpat-guest");
+    const gus = (await call("GET", "/users?username=gus")).json[0];
+    const theirs = (await call("POST", issues(), { title: "theirs", labels: "warden::notice", assignee_ids: [gus.id], confidential: true })).json;
+    const other = (await call("POST", issues(), { title: "other", labels: "warden::notice" })).json;
+    expect(theirs).toMatchObject({ closed_at: null, closed_by: null });
+    expect((await call("PUT", `${issues()}/${other.iid}`, { state_event: "close" }, "glpat-guest")).status).toBe(403);
+    const closed = await call("PUT", `${issues()}/${theirs.iid}`, { state_event: "close" }, "glpat-guest");
+    expect(closed.status).toBe(200);
+    expect(closed.json).toMatchObject({ state: "closed", closed_by: { id: gus.id, username: "gus" } });
+    expect(closed.json.closed_at).toBe(closed.json.updated_at);
+    expect((await call("GET", `${issues()}?state=closed&labels=warden::notice`)).json.find((i: { iid: number }) => i.iid === theirs.iid).closed_by.username).toBe("gus");
+    expect((await call("PUT", `${issues()}/${theirs.iid}`, { state_event: "reopen" }, "glpat-guest")).json).toMatchObject({ state: "opened", closed_at: null, closed_by: null });
+  });
+
+  it("updated_after keeps the issues updated at or after a time; one that is no time is a 400", async () => {
+    const listed = async (after: string) => ((await call("GET", `${issues()}?pagination=keyset&order_by=created_at&sort=asc&per_page=100&updated_after=${encodeURIComponent(after)}`)).json as { iid: number; updated_at: string }[]);
+    const everything = await listed("2000-01-01T00:00:00Z");
+    const last = everything.reduce((a, b) => (a.updated_at > b.updated_at ? a : b));
+    expect((await listed(last.updated_at)).map((i) => i.iid)).toEqual([last.iid]);
+    expect(await listed(new Date(Date.parse(last.updated_at) + 1).toISOString())).toEqual([]);
+    expect(everything.length).toBeGreaterThan(5);
+    expect((await call("GET", `${issues()}?updated_after=yesterday`)).status).toBe(400);
+  });
 });
 
 describe("users by name", () => {

@@ -1,5 +1,5 @@
 /** How an enforce report reads to people (render/ lays it out). */
-import { noticesLine } from "../notices/index.ts";
+import { noticeDue, noticesLine } from "../notices/index.ts";
 import { COMPARISON_SECTIONS, type ComparisonSection, type PolicyComparison } from "../shares/comparison.ts";
 import { subjectOf, type ShareRemoval } from "../shares/plan.ts";
 import { removalRows } from "../shares/view.ts";
@@ -43,7 +43,7 @@ export const enforceView: JobView<ShareRemoval, EnforceReport> = {
 
 /** The statuses of a stray the run removes (or would): not one handled by a notice (or reported) instead. */
 function isRemoval(a: ShareRemoval): boolean {
-  if (a.status === "failed") return a.notice === undefined || a.notice.iid !== undefined;
+  if (a.status === "failed") return a.notice === undefined || a.notice.iid !== undefined || noticeDue(a.notice);
   return !NOTICE_STATUSES.has(a.status);
 }
 

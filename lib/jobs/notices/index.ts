@@ -15,7 +15,7 @@ import { planNotices, type NoticeClosure, type NoticeState } from "./plan.ts";
 import { closedNotices, noticeSummary, type ClosedNotice, type NoticeSummary } from "./summary.ts";
 import { writeNotices, writesTo, type Written } from "./write.ts";
 
-export { noticesLine, type ClosedNotice, type NoticeSummary } from "./summary.ts";
+export { noticeDue, noticesLine, type ClosedNotice, type NoticeSummary } from "./summary.ts";
 // For the exemption request (lib/jobs/exempt/), which finds the notices of the shares it covers as a run does.
 export { noticeKey } from "./marker.ts";
 export { readNotices } from "./read.ts";

@@ -2,7 +2,9 @@
  * What a run does with each stray share the policy does not remove at once, and with each open
  * notice (reads only; write.ts makes the changes). Per stray, by strayHandling (gitlab.shares.onStray
  * and the scope's overrides):
- * - notify, no notice: "notify" (a notice to open, due after the grace);
+ * - notify, no notice: "notify" (a notice to open, due after the grace); but where a person closed an
+ *   earlier notice of it (closed.ts), the grace counts from that notice's opening: "planned" (removed,
+ *   that notice left closed) once that date is past, else "notify" with that date;
  * - notify, a notice not yet due (or whose due date a person removed): "pending";
  * - notify, a notice due (its due_date today or past, in UTC days): "planned", removed as any stray is,
  *   its notice closed after;
@@ -21,7 +23,8 @@ import { shareInput, shareKey, subjectOf, type NoticeRef, type ShareRemoval, typ
 import { count } from "../view.ts";
 import { daysLeft, dueDateFor } from "./due.ts";
 import { keyParts, noticeKey } from "./marker.ts";
-import { readNotices, type OpenNotice } from "./read.ts";
+import { readEarlierNotices, type EarlierNotice } from "./closed.ts";
+import { readNotices, type NoticeListing, type OpenNotice } from "./read.ts";
 import type { ClosingReason } from "./text.ts";
 
 /** A notice this run closes (or, a dry run, would close), for a reason other than its share's removal. */
@@ -76,13 +79,14 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
   const states: Record<string, NoticeState> = {};
   const closures: NoticeClosure[] = [];
   const warnings: string[] = [];
-  const listing = project === undefined ? undefined : await readNotices(input.gitlab, project, new Set(plan.map(noticeKey)), input.max, input.signal, input.userId).catch((err: unknown) => {
+  const read = project === undefined ? undefined : await readListings(input, project).catch((err: unknown) => {
     if (input.signal?.aborted) throw err;
     // Without the notices no share under notify can be known due: none is removed, and none gets a second notice.
     const why = err instanceof HttpError && (err.status === 404 || err.status === 403) ? "was not found, or the token cannot read it" : "could not be listed";
     warnings.push(`gitlab.shares.notices.project: project ${project} ${why} (${errorText(err)}): no notice was read, opened or closed, and no share under onStray notify was removed`);
     return null;
   });
+  const listing = read && read.open;
   const close = (notice: OpenNotice, reason: ClosingReason) => closures.push({ iid: notice.iid, url: notice.url, share: notice.key, reason, status: "planned" });
   for (const action of plan) {
     const handling = strayHandling(policy, subjectOf(action).path);
@@ -92,8 +96,11 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
       state.status = "reported";
       if (notice) close(notice, { kind: "not-notify", onStray: "report", from: handling.from });
     } else if (handling.onStray === "notify" && !notice) {
-      const dueDate = dueDateFor(now, handling.grace!);
-      Object.assign(state, { status: "notify", notice: { dueDate, daysLeft: daysLeft(dueDate, now) } });
+      const earlier = read?.earlier.get(noticeKey(action));
+      // Closing a notice does not restart the grace: it counts from the opening of the one a person closed.
+      const dueDate = dueDateFor(earlier ? new Date(earlier.createdAt) : now, handling.grace!);
+      const left = daysLeft(dueDate, now)!;
+      Object.assign(state, { status: earlier && left <= 0 ? "planned" : "notify", notice: { dueDate, daysLeft: left, ...(earlier && { earlier: { iid: earlier.iid, url: earlier.url } }) } });
     } else if (handling.onStray === "notify" && (state.notice!.daysLeft === null || state.notice!.daysLeft > 0)) {
       state.status = "pending";
     }
@@ -109,6 +116,19 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
     if (left) warnings.push(`notices: ${count(left, "more open notice")} to close than a run closes (gitlab.guard.maxRemovals, ${input.max}): later runs close them`);
   }
   return { states, closures, warnings, ...(listing === null && { unreadable: true as const }) };
+}
+
+/**
+ * The open notices, then, for the shares under notify that have none, the notices a person closed: if
+ * either listing fails, no notice is read (the run then writes none, and removes no share under notify).
+ */
+async function readListings(input: PlanInput, project: string): Promise<{ open: NoticeListing; earlier: Map<string, EarlierNotice> }> {
+  const me = input.userId ?? (await input.gitlab.currentUser(input.signal)).id;
+  const open = await readNotices(input.gitlab, project, new Set(input.plan.map(noticeKey)), input.max, input.signal, me);
+  const notify = input.plan.filter((a) => strayHandling(input.policy, subjectOf(a).path).onStray === "notify").map(noticeKey);
+  const unnoticed = new Set(notify.filter((key) => !open.byKey.has(key)));
+  const earlier = unnoticed.size ? await readEarlierNotices(input.gitlab, project, unnoticed, input.now, me, input.signal) : new Map<string, EarlierNotice>();
+  return { open, earlier };
 }
 
 /** Why the share a notice names is no longer stray, read anew; undefined while it still is (or it cannot be read). */

@@ -1,5 +1,5 @@
 /** What a run did with notices, counted for the report's summary and said in its closing line. */
-import type { ShareRemoval } from "../shares/plan.ts";
+import type { NoticeRef, ShareRemoval } from "../shares/plan.ts";
 import { count } from "../view.ts";
 import type { NoticeClosure } from "./plan.ts";
 import { closureWhy } from "./text.ts";
@@ -37,7 +37,7 @@ export function closedNotices(closures: readonly NoticeClosure[]): ClosedNotice[
 
 export function noticeSummary(actions: readonly ShareRemoval[], closures: readonly NoticeClosure[]): NoticeSummary {
   const with_ = (status: string) => actions.filter((a) => a.status === status);
-  const due = actions.filter((a) => a.notice?.iid !== undefined && a.notice.daysLeft !== null && a.notice.daysLeft <= 0 && REMOVAL.has(a.status));
+  const due = actions.filter((a) => a.notice !== undefined && noticeDue(a.notice) && REMOVAL.has(a.status));
   const days = with_("pending").flatMap((a) => (a.notice?.daysLeft == null ? [] : [a.notice.daysLeft]));
   const closedAfter = actions.filter((a) => a.notice?.closed === true).length;
   return {
@@ -51,6 +51,11 @@ export function noticeSummary(actions: readonly ShareRemoval[], closures: readon
     closed: closures.filter((c) => c.status === "done").length + closedAfter,
     reported: with_("reported").length,
   };
+}
+
+/** Whether a stray's notice came due: an open one's due date, or the one counted from a notice a person closed (never one still to open). */
+export function noticeDue(notice: NoticeRef): boolean {
+  return (notice.iid !== undefined || notice.earlier !== undefined) && notice.daysLeft !== null && notice.daysLeft <= 0;
 }
 
 const REMOVAL = new Set(["planned", "done", "already-gone", "skipped", "failed"]);

@@ -32,6 +32,8 @@ export interface BodyFacts {
   grace: string;
   /** Where the policy sets onStray notify for this share (strayHandling's `from`). */
   from: string;
+  /** The iid of the notice a person closed before the share was resolved, whose opening the grace counts from. */
+  earlier?: number;
 }
 
 export function noticeBody(a: ShareRemoval, facts: BodyFacts): string {
@@ -42,6 +44,7 @@ export function noticeBody(a: ShareRemoval, facts: BodyFacts): string {
     "",
     `**Warden will remove this share on ${md(facts.dueDate)}**: the access policy does not allow it.`,
     "",
+    ...(facts.earlier === undefined ? [] : [`The earlier notice #${facts.earlier} was closed before its share was resolved, so the grace was not restarted: it counts from when that notice was opened. Closing this one does not restart it either.`, ""]),
     "| | |",
     "|---|---|",
     `| ${a.kind === "project" ? "Project" : "Group"} | ${md(path)} |`,
@@ -49,7 +52,7 @@ export function noticeBody(a: ShareRemoval, facts: BodyFacts): string {
     `| Level | ${accessLevelName(a.accessLevel)} (${md(expiry)}) |`,
     `| Why it is stray | ${md(a.reason)} |`,
     `| Added by | ${addedBy(a)} |`,
-    `| Removal | on ${md(facts.dueDate)}, this issue's due date (the grace of ${md(facts.grace)} set by ${md(facts.from)}) |`,
+    `| Removal | on ${md(facts.dueDate)}, this issue's due date (the grace of ${md(facts.grace)} set by ${md(facts.from)}${facts.earlier === undefined ? "" : `, from the opening of #${facts.earlier}`}) |`,
     "",
     "**How to keep it**",
     "",

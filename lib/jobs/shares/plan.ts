@@ -43,6 +43,11 @@ export interface NoticeRef {
   daysLeft: number | null;
   /** Closed by this run (its share removed, or no longer to be removed). */
   closed?: boolean;
+  /**
+   * The oldest notice of the share a person closed before the share was resolved (no notice open):
+   * dueDate is counted from its opening, not from now, and it is left closed (lib/jobs/notices/closed.ts).
+   */
+  earlier?: { iid: number; url: string };
 }
 
 /** The fields every removal carries, whatever its kind (restore re-creates a share from them). */

@@ -4,63 +4,16 @@
  * date removes the share and closes the issue; a share removed by hand, a due date a person moved, two
  * runs at once, and hostile names.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
-import { enforce, exitCode, renderText, type AuditSink, type EnforceTarget } from "../../../lib/jobs/index.ts";
+import { enforce, exitCode, renderText, type AuditSink } from "../../../lib/jobs/index.ts";
 import { markedKey } from "../../../lib/jobs/notices/marker.ts";
 import { escapeMarkdown, renderMarkdown, renderSlack } from "../../../lib/jobs/render/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
-import { startGitLabSim, type GitLabDataset, type GitLabSim } from "../../../sim/gitlab/index.ts";
-import { notifyPolicy } from "../../support/policies.ts";
+import { deletes, gitlabCall, issues, later, NOTICES, open, POLICY, run, sim, start, T0, world, writes } from "../../support/notices-world.ts";
 import { validated } from "../../support/report.ts";
 import { outcome, recordingSteps } from "../../support/steps.ts";
-
-let sim: GitLabSim;
-afterEach(() => sim?.close());
-
-const DAY = 86_400_000;
-const NOTICES = 200;
-const group = (id: number, path: string, owners: string[]) =>
-  ({ id, name: path, path, full_path: path, parent_id: null, visibility: "internal" as const, shared_with_groups: [], owners });
-const project = (id: number, path: string, namespace_id: number) =>
-  ({ id, name: path.split("/")[1]!, path: path.split("/")[1]!, path_with_namespace: path, namespace_id, shared_with_groups: [], default_branch: "main", branches: ["main"], archived: false, previous_paths: [] });
-
-function world(partners = "partners", janeName = "Jane Doe"): GitLabDataset {
-  return {
-    groups: [group(10, "acme", ["jane"]), group(20, partners, ["jane"]), group(40, "security", ["root"])],
-    users: [{ id: 5, username: "jane", name: janeName, namespace_id: 105 }],
-    projects: [project(100, "acme/app", 10), project(NOTICES, "security/access-notices", 40)],
-  };
-}
-
-const POLICY = notifyPolicy({ labels: "access-review" });
-
-const T0 = new Date("2026-11-29T09:00:00Z");
-const later = (days: number) => new Date(T0.getTime() + days * DAY);
-
-async function start(dataset = world()) {
-  sim = await startGitLabSim({ dataset, tokens: { root: { admin: true }, jane: { admin: false, username: "jane" } }, recordRequests: true });
-  // Jane shares the project and her group acme with partners: two stray shares, attributed to her.
-  for (const path of ["/projects/100/share", "/groups/10/share"]) await gitlabCall("jane", "POST", path, { group_id: 20, group_access: 30 }, 201);
-}
-
-async function gitlabCall(token: string, method: string, path: string, body?: unknown, status = 200): Promise<unknown> {
-  const res = await fetch(`${sim.url}/api/v4${path}`, { method, headers: { "private-token": token, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) });
-  expect(res.status).toBe(status);
-  return res.status === 204 ? undefined : res.json();
-}
-
-function run(opts: { apply?: boolean; now?: Date; policy?: string; targets?: EnforceTarget[]; audit?: AuditSink } = {}) {
-  const gitlab = new GitLabClient({ url: sim.url, token: "root", limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-  const policy = parsePolicy(opts.policy ?? POLICY, "warden.yaml");
-  return validated(enforce({ gitlab, policy, apply: opts.apply ?? false, now: opts.now ?? T0, ...(opts.targets && { targets: opts.targets }), ...(opts.audit && { audit: opts.audit }) }));
-}
-
-const issues = () => sim.work.issuesOf(NOTICES);
-const open = () => issues().filter((i) => i.state === "opened");
-const writes = () => sim.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.url.split("?")[0]}`);
-const deletes = () => writes().filter((w) => w.startsWith("DELETE"));
 
 describe("enforce with onStray notify", () => {
   it("a dry run plans one notice per stray share, due after the grace, and sends only GETs", async () => {

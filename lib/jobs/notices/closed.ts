@@ -1,0 +1,43 @@
+/**
+ * The notices a person closed before their share was resolved. GitLab lets a notice's assignee (the
+ * share's adder) close it; were the next run to open a new notice with a fresh grace, closing each as it
+ * came would keep a stray share for ever. So a run also lists the notices closed recently (one keyset
+ * listing, updated within the largest grace a policy allows), and for a share with no open notice the
+ * oldest one a person closed anchors its removal date (plan.ts).
+ *
+ * As read.ts: only issues the token's own user opened whose first line is the marker count. Of those,
+ * a notice Warden itself closed (closed_by: the token's user; its share removed, gone, allowed, turned
+ * to report, or a duplicate) is no person's doing; and once Warden closed a notice of the share after
+ * every close by a person seen before it, the share was resolved (removed, say, then added again):
+ * the earlier closes no longer count. A duplicate Warden closed while the standing notice was open
+ * therefore ends nothing. Listed oldest first, so kept: one small entry per share of `wanted`.
+ */
+import { listIssues, type GitLabClient } from "../../gitlab/index.ts";
+import { MAX_GRACE_DAYS } from "../../policy/index.ts";
+import { NOTICE_LABEL, markedKey } from "./marker.ts";
+
+/** A notice a person closed: the removal date is counted from its creation (set by GitLab, never editable). */
+export interface EarlierNotice {
+  iid: number;
+  url: string;
+  createdAt: string;
+}
+
+const DAY_MS = 86_400_000;
+
+export async function readEarlierNotices(gitlab: GitLabClient, project: string, wanted: ReadonlySet<string>, now: Date, me: number, signal?: AbortSignal): Promise<Map<string, EarlierNotice>> {
+  const found = new Map<string, { notice: EarlierNotice; lastClosed: number }>();
+  const updatedAfter = new Date(now.getTime() - MAX_GRACE_DAYS * DAY_MS).toISOString();
+  for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "closed", updatedAfter }, signal ? { signal } : undefined)) {
+    const key = issue.author?.id === me ? markedKey(issue.description) : undefined;
+    const [created, closed] = [Date.parse(issue.created_at ?? ""), Date.parse(issue.closed_at ?? "")];
+    // Who closed it, and when, unknown (no such field): nobody's close can be told apart from Warden's; not counted.
+    if (key === undefined || !wanted.has(key) || typeof issue.closed_by?.id !== "number" || Number.isNaN(created) || Number.isNaN(closed)) continue;
+    const earlier = found.get(key);
+    if (issue.closed_by.id === me) {
+      if (earlier && closed > earlier.lastClosed) found.delete(key);
+    } else if (earlier) earlier.lastClosed = Math.max(earlier.lastClosed, closed);
+    else found.set(key, { notice: { iid: issue.iid, url: issue.web_url, createdAt: new Date(created).toISOString() }, lastClosed: closed });
+  }
+  return new Map([...found].map(([key, { notice }]) => [key, notice]));
+}

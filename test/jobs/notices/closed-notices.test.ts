@@ -1,0 +1,104 @@
+/**
+ * A notice's assignee (the share's adder) may close it, as GitLab lets them: the attack is closing
+ * each notice as it comes, so that every run opens a new one with a fresh grace and the stray share
+ * stays for ever. Closing must not restart the grace (lib/jobs/notices/closed.ts), while a notice
+ * Warden closed itself (its share removed, a duplicate) counts for nothing.
+ */
+import { describe, expect, it } from "vitest";
+import { markedKey } from "../../../lib/jobs/notices/marker.ts";
+import { ACCESS, type GitLabDataset } from "../../../sim/gitlab/index.ts";
+import { deletes, gitlabCall, issues, later, NOTICES, run, setClock, sim, start, world, writes } from "../../support/notices-world.ts";
+
+describe("a notice closed by a person (its assignee, the share's adder) does not restart the grace", () => {
+  /** The notices project, where jane (the adder) is only a Guest: GitLab still lets her close the notice she is assigned. */
+  function guestWorld(): GitLabDataset {
+    const dataset = world();
+    dataset.projects.find((p) => p.id === NOTICES)!.members = { jane: ACCESS.guest };
+    return dataset;
+  }
+  const noticeOf = (key: string) => issues().filter((i) => markedKey(i.description) === key);
+  const closeAs = async (token: string, iid: number, at: Date) => {
+    setClock(at);
+    await gitlabCall(token, "PUT", `/projects/${NOTICES}/issues/${iid}`, { state_event: "close" });
+  };
+
+  it("jane closes each notice as it comes: the next one keeps the first one's due date, and past it the share is removed", async () => {
+    await start(guestWorld());
+    await run({ apply: true });
+    const [first] = noticeOf("project:100:group:20");
+    expect(first!.due_date).toBe("2026-12-07");
+    await closeAs("jane", first!.iid, later(1));
+
+    // A run finds no open notice: it opens one, due on the first one's date, not 7 days from now.
+    const second = await run({ apply: true, now: later(2) });
+    expect(second.actions.map((a) => [a.kind, a.status, a.notice?.dueDate])).toEqual([["project", "noticed", "2026-12-07"], ["group", "pending", "2026-12-07"]]);
+    const [, next] = noticeOf("project:100:group:20");
+    expect(next).toMatchObject({ state: "opened", due_date: "2026-12-07" });
+    expect(next!.description).toContain(`notice #${first!.iid} was closed before its share was resolved, so the grace was not restarted`);
+    await closeAs("jane", next!.iid, later(3));
+
+    // Past that date a dry run plans the removal, sending only reads, and reopens or writes nothing.
+    sim.requests.length = 0;
+    const dry = await run({ now: later(8) });
+    expect(dry.actions.map((a) => [a.kind, a.status, a.notice])).toEqual([
+      ["project", "planned", { dueDate: "2026-12-07", daysLeft: 0, earlier: { iid: first!.iid, url: first!.web_url } }],
+      ["group", "planned", expect.objectContaining({ dueDate: "2026-12-07", daysLeft: 0 })],
+    ]);
+    expect(dry.summary.notices).toMatchObject({ toOpen: 0, due: 2 });
+    expect(writes()).toEqual([]);
+
+    const due = await run({ apply: true, now: later(8) });
+    expect(due.actions.map((a) => [a.kind, a.status])).toEqual([["project", "done"], ["group", "done"]]);
+    expect(deletes()).toHaveLength(2);
+    expect(due.summary.notices).toMatchObject({ opened: 0, due: 2, removed: 2 });
+    // The notices jane closed stay as she left them: no note, not reopened.
+    for (const issue of noticeOf("project:100:group:20")) expect([issue.state, issue.closed_by?.username, issue.notes]).toEqual(["closed", "jane", []]);
+    expect(noticeOf("project:100:group:20")).toHaveLength(2);
+  });
+
+  it("a notice closed after its share was removed (by Warden) does not shorten a later grace: the share added again gets a full one", async () => {
+    await start(guestWorld());
+    await run({ apply: true });
+    const [first] = noticeOf("project:100:group:20");
+    await closeAs("jane", first!.iid, later(1));
+    await run({ apply: true, now: later(2) });
+    await run({ apply: true, now: later(8) });
+    expect(sim.dataset.projects.find((p) => p.id === 100)!.shared_with_groups).toEqual([]);
+    // Jane adds the share again a month later: a new episode, with a notice of its own and the whole grace.
+    setClock(later(30));
+    await gitlabCall("jane", "POST", "/projects/100/share", { group_id: 20, group_access: 30 }, 201);
+    const again = await run({ apply: true, now: later(30) });
+    expect(again.actions.map((a) => [a.kind, a.status, a.notice?.dueDate])).toEqual([["project", "noticed", "2027-01-06"]]);
+  });
+
+  it("a notice Warden closed as a duplicate, after the standing one was opened, does not end the episode the adder's close began", async () => {
+    await start(guestWorld());
+    await Promise.all([run({ apply: true }), run({ apply: true })]);
+    const standing = noticeOf("project:100:group:20").find((i) => i.state === "opened")!;
+    await closeAs("jane", standing.iid, later(1));
+    const next = await run({ apply: true, now: later(2) });
+    expect(next.actions.find((a) => a.kind === "project")!.notice?.dueDate).toBe("2026-12-07");
+  });
+
+  it("an issue with Warden's marker that jane opened and closed herself is no notice: it anchors nothing", async () => {
+    await start(world());
+    const fake = (await gitlabCall("jane", "POST", `/projects/${NOTICES}/issues`, { title: "fake", description: "<!-- warden-share: project:100:group:20 -->\nx", labels: "warden::notice" }, 201)) as { iid: number };
+    await gitlabCall("jane", "PUT", `/projects/${NOTICES}/issues/${fake.iid}`, { state_event: "close" });
+    const report = await run({ apply: true, now: later(5) });
+    expect(report.actions.map((a) => [a.kind, a.status, a.notice?.dueDate, a.notice?.earlier])).toEqual([["project", "noticed", "2026-12-12", undefined], ["group", "noticed", "2026-12-12", undefined]]);
+  });
+
+  it("a listing of the closed notices that fails is a notices project that cannot be read: no new notice with a fresh grace, nothing written", async () => {
+    await start(guestWorld());
+    await run({ apply: true });
+    await closeAs("jane", noticeOf("project:100:group:20")[0]!.iid, later(1));
+    sim.beforeAnswer(({ url }) => {
+      if (url.searchParams.get("state") === "closed") sim.addFaults({ kind: "status", status: 500, route: "GET /projects/:id/issues", times: 1 });
+    });
+    sim.requests.length = 0;
+    const report = await run({ apply: true, now: later(2) });
+    expect(report.warnings.join("\n")).toContain("gitlab.shares.notices.project: project security/access-notices could not be listed");
+    expect(writes()).toEqual([]);
+    expect(noticeOf("project:100:group:20")).toHaveLength(1);
+  });
+});
