@@ -57,6 +57,13 @@ function resolve(gitlab: Pick<GitlabPolicy, "shares" | "scope">, subjectPath: st
   return { onStray: onStray[0], ...(grace && { grace }), from: onStray[1] };
 }
 
+/** The longest grace the policy gives any share, in hours (gitlab.shares's and each override's); 0 without one. */
+export function longestGraceHours(policy: Policy): number {
+  const gitlab = policy.gitlab;
+  if (gitlab === undefined) return 0;
+  return Math.max(0, ...[gitlab.shares.grace, ...(gitlab.scope?.overrides ?? []).map((o) => o.grace)].map((g) => g?.hours ?? 0));
+}
+
 /** Every onStray the policy can apply: gitlab.shares's and each override's. */
 export function onStrayModes(policy: Policy): Set<OnStray> {
   const gitlab = policy.gitlab;

@@ -2,7 +2,7 @@
  * The notices a person closed before their share was resolved. GitLab lets a notice's assignee (the
  * share's adder) close it; were the next run to open a new notice with a fresh grace, closing each as it
  * came would keep a stray share for ever. So a run also lists the notices closed recently (one keyset
- * listing, updated within the largest grace a policy allows), and for a share with no open notice the
+ * listing, updated within the policy's longest grace and a month), and for a share with no open notice the
  * oldest one a person closed anchors its removal date (plan.ts).
  *
  * As read.ts: only issues the token's own user opened whose first line is the marker count. Of those,
@@ -13,7 +13,7 @@
  * therefore ends nothing. Listed oldest first, so kept: one small entry per share of `wanted`.
  */
 import { listIssues, type GitLabClient } from "../../gitlab/index.ts";
-import { MAX_GRACE_DAYS } from "../../policy/index.ts";
+import { longestGraceHours, type Policy } from "../../policy/index.ts";
 import { NOTICE_LABEL, markedKey } from "./marker.ts";
 
 /** A notice a person closed: the removal date is counted from its creation (set by GitLab, never editable). */
@@ -23,11 +23,19 @@ export interface EarlierNotice {
   createdAt: string;
 }
 
-const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+/**
+ * How much further back than the longest grace the closes are looked for: the time between two runs. The
+ * first notice of a series is closed as soon as it is opened at worst; the first run after its date
+ * must still find it, or the series' next notice would anchor a later date, and so on for ever.
+ * Runs at least a month apart would need more.
+ */
+const RUN_INTERVAL_MS = 31 * 24 * HOUR_MS;
 
-export async function readEarlierNotices(gitlab: GitLabClient, project: string, wanted: ReadonlySet<string>, now: Date, me: number, signal?: AbortSignal): Promise<Map<string, EarlierNotice>> {
+/** The closed notices of `wanted` that anchor a removal date: listed back to the policy's longest grace and a month, not the whole history. */
+export async function readEarlierNotices(gitlab: GitLabClient, project: string, wanted: ReadonlySet<string>, policy: Policy, now: Date, me: number, signal?: AbortSignal): Promise<Map<string, EarlierNotice>> {
   const found = new Map<string, { notice: EarlierNotice; lastClosed: number }>();
-  const updatedAfter = new Date(now.getTime() - MAX_GRACE_DAYS * DAY_MS).toISOString();
+  const updatedAfter = new Date(now.getTime() - longestGraceHours(policy) * HOUR_MS - RUN_INTERVAL_MS).toISOString();
   for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "closed", updatedAfter }, signal ? { signal } : undefined)) {
     const key = issue.author?.id === me ? markedKey(issue.description) : undefined;
     const [created, closed] = [Date.parse(issue.created_at ?? ""), Date.parse(issue.closed_at ?? "")];

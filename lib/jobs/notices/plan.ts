@@ -127,7 +127,7 @@ async function readListings(input: PlanInput, project: string): Promise<{ open: 
   const open = await readNotices(input.gitlab, project, new Set(input.plan.map(noticeKey)), input.max, input.signal, me);
   const notify = input.plan.filter((a) => strayHandling(input.policy, subjectOf(a).path).onStray === "notify").map(noticeKey);
   const unnoticed = new Set(notify.filter((key) => !open.byKey.has(key)));
-  const earlier = unnoticed.size ? await readEarlierNotices(input.gitlab, project, unnoticed, input.now, me, input.signal) : new Map<string, EarlierNotice>();
+  const earlier = unnoticed.size ? await readEarlierNotices(input.gitlab, project, unnoticed, input.policy, input.now, me, input.signal) : new Map<string, EarlierNotice>();
   return { open, earlier };
 }
 

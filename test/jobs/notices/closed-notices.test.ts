@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { markedKey } from "../../../lib/jobs/notices/marker.ts";
 import { ACCESS, type GitLabDataset } from "../../../sim/gitlab/index.ts";
-import { deletes, gitlabCall, issues, later, NOTICES, run, setClock, sim, start, world, writes } from "../../support/notices-world.ts";
+import { deletes, gitlabCall, issues, later, NOTICES, run, setClock, sim, start, T0, world, writes } from "../../support/notices-world.ts";
 
 describe("a notice closed by a person (its assignee, the share's adder) does not restart the grace", () => {
   /** The notices project, where jane (the adder) is only a Guest: GitLab still lets her close the notice she is assigned. */
@@ -78,6 +78,23 @@ describe("a notice closed by a person (its assignee, the share's adder) does not
     await closeAs("jane", standing.iid, later(1));
     const next = await run({ apply: true, now: later(2) });
     expect(next.actions.find((a) => a.kind === "project")!.notice?.dueDate).toBe("2026-12-07");
+  });
+
+  it("the closed notices are listed as far back as the policy's longest grace and a month: a close found however far apart the runs, not ten years of history", async () => {
+    await start(guestWorld());
+    await run({ apply: true });
+    const [first] = noticeOf("project:100:group:20");
+    // Closed within the hour, and the runs a week apart: the first notice is still found when its date has passed.
+    await closeAs("jane", first!.iid, new Date(T0.getTime() + 3_600_000));
+    await run({ apply: true, now: later(6) });
+    await closeAs("jane", noticeOf("project:100:group:20")[1]!.iid, later(6.1));
+    sim.requests.length = 0;
+    const due = await run({ apply: true, now: later(13) });
+    expect(due.actions.map((a) => [a.kind, a.status])).toEqual([["project", "done"], ["group", "done"]]);
+    const closedListing = sim.requests.find((r) => r.url.includes("state=closed"))!;
+    const after = new URL(closedListing.url, sim.url).searchParams.get("updated_after")!;
+    // The policy's grace is 7 days: 7 + 31 days back from the run.
+    expect(after).toBe(new Date(later(13).getTime() - 38 * 86_400_000).toISOString());
   });
 
   it("an issue with Warden's marker that jane opened and closed herself is no notice: it anchors nothing", async () => {
