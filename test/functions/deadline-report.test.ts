@@ -65,12 +65,12 @@ afterEach(() => logs.restore());
 /** One share removal held past the deadline: the others are made, and the run is stopped with it in flight. */
 const holdOneRemoval = () => world.gitlab.addFaults({ kind: "delay", ms: HELD_MS, route: "DELETE /projects/:id/share/:group_id", times: 1 });
 
-/** Calls a plain handler as Lambda would, and how long it took. */
-async function invoke<R>(file: string, event: unknown): Promise<{ result: R; elapsedMs: number }> {
+/** Calls a plain handler as Lambda would, with `remainingMs` left, and how long it took. */
+async function invoke<R>(file: string, event: unknown, remainingMs = REMAINING_MS): Promise<{ result: R; elapsedMs: number }> {
   vi.resetModules();
   const { handler } = (await import(file)) as { handler: (event: unknown, context: Context) => Promise<R> };
   const started = Date.now();
-  const result = await handler(event, lambdaContext({ remainingMs: REMAINING_MS }));
+  const result = await handler(event, lambdaContext({ remainingMs }));
   return { result, elapsedMs: Date.now() - started };
 }
 
@@ -80,8 +80,10 @@ const stored = () => [...world.s3.objects.keys()];
 describe("a run stopped at its deadline, with Slack not answering", () => {
   it("scheduled Enforce returns its report inside the invocation, logged and stored, and logs the webhook's silence", async () => {
     holdOneRemoval();
-    const { result: report, elapsedMs } = await invoke<EnforceReport>("../../functions/enforce.ts", { source: "schedule" });
-    expect(elapsedMs).toBeLessThan(REMAINING_MS);
+    // The run's 3 s (past the 10 s margin), not the 1 s floor: its examination must reach the removals however loaded the machine.
+    const remainingMs = 13_000;
+    const { result: report, elapsedMs } = await invoke<EnforceReport>("../../functions/enforce.ts", { source: "schedule" }, remainingMs);
+    expect(elapsedMs).toBeLessThan(remainingMs);
     expect(report.summary.removed).toBeGreaterThan(0);
     expect(report.actions.map((a) => a.error)).toContainEqual(expect.stringMatching(/^stopped while removing the share \(the Lambda times out in 10 s\)/));
     expect(messages()).toContain("job finished");
