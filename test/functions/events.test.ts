@@ -97,6 +97,19 @@ describe("the Events function: who may call it", () => {
   });
 });
 
+describe("the Events function: a system hook token short enough to guess", () => {
+  it("is refused as a setting to fix: every output masks a registered secret whole, so an echoed guess of a short one would tell whether it is the token", async () => {
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    world.secretsManager.endpointSecretString = JSON.stringify({ gitlabStreamingToken: GITLAB_EVENT_TOKENS.gitlabStreamingToken, gitlabSystemHookToken: "warden-hook" });
+    const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+    expect((await deliver(systemHookDelivery(projectCreateHook(project), { token: "warden-hook" }))).status).toBeGreaterThanOrEqual(500);
+    expect(invoked()).toEqual([]);
+    expect(JSON.stringify(logs.lines())).toContain("gitlabSystemHookToken: must be at least 24 characters long");
+    logs.restore();
+  });
+});
+
 describe("the Events function: audit event streaming", () => {
   it("takes a form-encoded JSON event (base64, as a Function URL passes it), claims it, and starts one worker run for its project, in well under a second", async () => {
     const { event, projectId } = await shareProject("acme/mobile/");
