@@ -9,7 +9,7 @@ import { afterEach, expect, it } from "vitest";
 import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
 import { enforce, exitCode, type EnforceOptions, type EnforceReport, type ShareRemoval } from "../../../lib/jobs/index.ts";
-import { renderMarkdown, renderSlack, renderText } from "../../../lib/jobs/render/index.ts";
+import { escapeMarkdown, renderMarkdown, renderSlack, renderText } from "../../../lib/jobs/render/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions, type ShareIntent } from "../../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../../support/policies.ts";
@@ -25,14 +25,14 @@ const actionKey = (a: ShareRemoval) => (a.kind === "project" ? `p${a.projectId}:
 const keys = (actions: readonly ShareRemoval[]) => actions.map(actionKey).sort();
 
 /** acme's organisation with group shares, its subgroup acme/mobile's detail answering 500 for ever (or `status`). */
-async function brokenGroup(opts: GitLabSimOptions & { status?: number } = {}) {
+async function brokenGroup(opts: GitLabSimOptions & { status?: number; message?: string } = {}) {
   const { dataset, intents } = generateOrganisation({ projects: 600, seed: 7, groupShares: true, now: NOW });
   const bad = dataset.groups.find((g) => g.full_path === "acme/mobile")!;
   const own = new Set(dataset.projects.filter((p) => p.path_with_namespace.toLowerCase() === `${bad.full_path}/${p.path}`.toLowerCase()).map((p) => p.id));
   // What only the broken detail shows: the shares the group makes, and its own projects' (its detail carries them).
   const hidden = (i: ShareIntent) => (i.kind === "group" ? i.sharedGroupId === bad.id : own.has(i.projectId));
   const strays = intents.filter((i) => i.intent === "stray");
-  sim = await startGitLabSim({ dataset, ...opts, faults: [{ kind: "status", status: opts.status ?? 500, method: "GET", path: `/api/v4/groups/${bad.id}`, times: 1_000_000 }] });
+  sim = await startGitLabSim({ dataset, ...opts, faults: [{ kind: "status", status: opts.status ?? 500, ...(opts.message ? { message: opts.message } : {}), method: "GET", path: `/api/v4/groups/${bad.id}`, times: 1_000_000 }] });
   return { bad, reachable: strays.filter((i) => !hidden(i)).map(intentKey).sort(), hidden: strays.filter(hidden).map(intentKey).sort() };
 }
 
@@ -41,10 +41,16 @@ function run(opts: Omit<Partial<EnforceOptions>, "policy"> = {}, steps?: Paramet
   return validated(enforce({ gitlab, now: NOW, ...opts, policy: parsePolicy(groupSharesPolicy(), "test.yaml") }, steps));
 }
 
-function expectNamed(report: EnforceReport, bad: { id: number; full_path: string }) {
-  expect(report.unexamined).toEqual([{ kind: "group", id: bad.id, path: bad.full_path, error: expect.stringMatching(/answered 500/), lasting: false, projects: "not examined" }]);
+/**
+ * The group named as not examined; by its path too where the listing that gave its id was read in the
+ * same step (a step's frontier keeps ids only: in steps, whether it was depends on where a slice ended).
+ */
+function expectNamed(report: EnforceReport, bad: { id: number; full_path: string }, stepped = false) {
+  const pathKnown = !stepped || report.unexamined?.[0]?.path !== undefined;
+  const path = pathKnown ? { path: bad.full_path } : {};
+  expect(report.unexamined).toEqual([{ kind: "group", id: bad.id, ...path, error: expect.stringMatching(/answered 500/), lasting: false, projects: "not examined" }]);
   expect(report.summary).toMatchObject({ complete: false, unexamined: 1 });
-  expect(report.warnings).toContainEqual(expect.stringMatching(new RegExp(`^group ${bad.id} \\(${bad.full_path}\\) could not be examined: .*answered 500.*: its shares and its own projects' were not examined; the next run tries it again`)));
+  expect(report.warnings).toContainEqual(expect.stringMatching(new RegExp(`^group ${bad.id}${pathKnown ? ` \\(${bad.full_path}\\)` : ""} could not be examined: .*answered 500.*: its shares and its own projects' were not examined; the next run tries it again`)));
   expect(exitCode(report)).toBe(1);
 }
 
@@ -57,8 +63,19 @@ it("a dry run with one subgroup's detail answering 500 for ever plans every stra
   // Said in every rendering, as the warnings are.
   expect(renderText(report, { color: false })).toContain(`${bad.full_path}) could not be examined`);
   expect(renderText(report, { color: false })).toMatch(/Plan \(incomplete: 1 part of the scope could not be examined, see the warnings\)/);
-  expect(renderMarkdown(report)).toContain(`${bad.full_path}) could not be examined`);
+  expect(renderMarkdown(report)).toContain(escapeMarkdown(`${bad.full_path}) could not be examined`));
   expect(JSON.stringify(renderSlack(report))).toContain(`${bad.full_path}) could not be examined`);
+});
+
+it("GitLab's words for the group reach the renderings escaped, as any server text does", async () => {
+  const { bad } = await brokenGroup({ message: "\u001b]8;;https://evil.example\u0007click\u001b]8;;\u0007 [here](https://evil.example) <!channel>" });
+  const report = await run();
+  expect(report.unexamined?.[0]?.error).toContain("[here](https://evil.example)");
+  const text = renderText(report, { color: false });
+  expect(text).toContain(`group ${bad.id} (${bad.full_path}) could not be examined`);
+  expect(text).not.toContain("\u001b");
+  expect(renderMarkdown(report)).not.toContain("[here](https://evil.example)");
+  expect(JSON.stringify(renderSlack(report))).not.toContain("<!channel>");
 });
 
 it("an apply removes the strays elsewhere; the next run tries the group again and, GitLab mended, finds what it hid", async () => {
@@ -84,7 +101,7 @@ it("in durable steps, cut short and crashed mid-examination, the group not exami
   expect(steps.crashed).toEqual(["examine 2"]);
   expect(keys(report.actions)).toEqual(reachable);
   expect(report.summary.removed).toBe(reachable.length);
-  expectNamed(report, bad);
+  expectNamed(report, bad, true);
 });
 
 it("a 401 on one group's detail still fails the run: the token would be refused everywhere alike", async () => {
