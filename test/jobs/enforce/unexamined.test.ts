@@ -10,6 +10,7 @@ import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
 import { enforce, exitCode, type EnforceOptions, type EnforceReport, type ShareRemoval } from "../../../lib/jobs/index.ts";
 import { escapeMarkdown, renderMarkdown, renderSlack, renderText } from "../../../lib/jobs/render/index.ts";
+import { MAX_UNEXAMINED } from "../../../lib/jobs/enforce/examine/unexamined.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions, type ShareIntent } from "../../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../../support/policies.ts";
@@ -33,12 +34,13 @@ async function brokenGroup(opts: GitLabSimOptions & { status?: number; message?:
   const hidden = (i: ShareIntent) => (i.kind === "group" ? i.sharedGroupId === bad.id : own.has(i.projectId));
   const strays = intents.filter((i) => i.intent === "stray");
   sim = await startGitLabSim({ dataset, ...opts, faults: [{ kind: "status", status: opts.status ?? 500, ...(opts.message ? { message: opts.message } : {}), method: "GET", path: `/api/v4/groups/${bad.id}`, times: 1_000_000 }] });
-  return { bad, reachable: strays.filter((i) => !hidden(i)).map(intentKey).sort(), hidden: strays.filter(hidden).map(intentKey).sort() };
+  const shared = dataset.projects.find((p) => own.has(p.id) && p.shared_with_groups.length > 0)!;
+  return { bad, shared, reachable: strays.filter((i) => !hidden(i)).map(intentKey).sort(), hidden: strays.filter(hidden).map(intentKey).sort() };
 }
 
-function run(opts: Omit<Partial<EnforceOptions>, "policy"> = {}, steps?: Parameters<typeof enforce>[1]): Promise<EnforceReport> {
+function run(opts: Omit<Partial<EnforceOptions>, "policy"> & { policyText?: string } = {}, steps?: Parameters<typeof enforce>[1]): Promise<EnforceReport> {
   const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 1 } });
-  return validated(enforce({ gitlab, now: NOW, ...opts, policy: parsePolicy(groupSharesPolicy(), "test.yaml") }, steps));
+  return validated(enforce({ gitlab, now: NOW, ...opts, policy: parsePolicy(opts.policyText ?? groupSharesPolicy(), "test.yaml") }, steps));
 }
 
 /**
@@ -107,4 +109,45 @@ it("in durable steps, cut short and crashed mid-examination, the group not exami
 it("a 401 on one group's detail still fails the run: the token would be refused everywhere alike", async () => {
   await brokenGroup({ status: 401 });
   await expect(run({ apply: true })).rejects.toThrow(/answered 401/);
+});
+
+it("a rule that may match only in the group not examined is judged on what was examined: under unmatchedRules refuse, the apply removes nothing", async () => {
+  const { shared } = await brokenGroup({ recordRequests: true });
+  // An exemption for one of acme/mobile's own projects: only the broken detail would show that it matches.
+  const policyText = groupSharesPolicy().replace('      - project: "acme/legacy/**"\n', `      - project: "acme/legacy/**"\n      - project: "${shared.path_with_namespace}"\n`);
+  const report = await run({ apply: true, policyText });
+  expect(report.summary).toMatchObject({ guard: "tripped", removed: 0, complete: false, unexamined: 1 });
+  expect(report.warnings).toContainEqual(expect.stringMatching(/^the rules above were judged on what this run examined: 1 group could not be examined, where they may match$/));
+  expect(report.warnings).toContainEqual(expect.stringMatching(/^guard: 1 rule matched nothing \(exempt\[1\]\), and gitlab.guard.unmatchedRules is refuse; nothing was removed/));
+  expect(sim.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  expect(exitCode(report)).toBe(3);
+  // GitLab mended, the rule matches: the same apply goes ahead.
+  sim.clearFaults();
+  const mended = await run({ apply: true, policyText });
+  expect(mended.summary).toMatchObject({ guard: "ok", complete: true });
+  expect(mended.summary.removed).toBeGreaterThan(0);
+});
+
+it("a group refused (a 403 on its detail) is named as lasting; a group gone (404) is no part left unexamined", async () => {
+  const { bad, reachable } = await brokenGroup({ status: 403 });
+  const report = await run();
+  expect(keys(report.actions)).toEqual(reachable);
+  expect(report.unexamined).toMatchObject([{ id: bad.id, lasting: true, error: expect.stringMatching(/answered 403/) }]);
+  sim.clearFaults();
+  sim.addFaults({ kind: "status", status: 404, method: "GET", path: `/api/v4/groups/${bad.id}`, times: 1_000_000 });
+  const gone = await run();
+  expect(gone.unexamined).toBeUndefined();
+  expect(gone.summary.complete).toBe(true);
+});
+
+it("GitLab failing on every group's detail: the report names the first 100, counts them all, and says so in one more warning", async () => {
+  const { dataset } = generateOrganisation({ projects: 1_500, seed: 5, tree: { groups: 130, maxDepth: 3 }, groupShares: true, now: NOW });
+  const groups = dataset.groups.filter((g) => g.full_path === "acme" || g.full_path.startsWith("acme/")).length;
+  expect(groups).toBeGreaterThan(MAX_UNEXAMINED);
+  sim = await startGitLabSim({ dataset, faults: [{ kind: "status", status: 500, method: "GET", route: "GET /groups/:id", times: 1_000_000 }] });
+  const report = await run();
+  expect(report.summary).toMatchObject({ unexamined: groups, complete: false, groups: 0 });
+  expect(report.unexamined).toHaveLength(MAX_UNEXAMINED);
+  expect(report.warnings.filter((w) => / could not be examined: /.test(w))).toHaveLength(MAX_UNEXAMINED);
+  expect(report.warnings).toContain(`${groups - MAX_UNEXAMINED} more groups could not be examined (the first ${MAX_UNEXAMINED} are named); the next run tries them again`);
 });
