@@ -149,5 +149,5 @@ it("GitLab failing on every group's detail: the report names the first 100, coun
   expect(report.summary).toMatchObject({ unexamined: groups, complete: false, groups: 0 });
   expect(report.unexamined).toHaveLength(MAX_UNEXAMINED);
   expect(report.warnings.filter((w) => / could not be examined: /.test(w))).toHaveLength(MAX_UNEXAMINED);
-  expect(report.warnings).toContain(`${groups - MAX_UNEXAMINED} more groups could not be examined (the first ${MAX_UNEXAMINED} are named); the next run tries them again`);
+  expect(report.warnings).toContain(`${groups - MAX_UNEXAMINED} more parts of the scope could not be examined (the first ${MAX_UNEXAMINED} are named); the next run tries them again`);
 });

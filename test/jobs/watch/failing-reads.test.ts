@@ -133,10 +133,10 @@ describe("watch: one part failing every time", () => {
     expect(results[MAX_ATTEMPTS]!.report).toBeUndefined();
   });
 
-  it("a batch whose run fails as a whole (its group's own projects' listing answers 500 every time) moves the cursor on: its subjects are tried MAX_ATTEMPTS times, then passed, and later events are enforced", async () => {
+  it("a batch whose run fails as a whole (its token check, GET /user, answers 500 every time) moves the cursor on: its subjects are tried MAX_ATTEMPTS times, then passed, and later events are enforced", async () => {
     await start();
     const w = await begin("root");
-    const detail = `/api/v4/groups/${IDS.team}/projects`;
+    const detail = "/api/v4/user";
     sim.addFaults({ kind: "status", status: 500, method: "GET", path: detail, times: 1_000 });
     await share(sim, "jane", `/groups/${IDS.team}/share`, IDS.partners);
     const store = memoryStore(w.cursor);
@@ -152,6 +152,7 @@ describe("watch: one part failing every time", () => {
     expect(store.stored!.cursor.sources["instance"]!.id).toBe(sim.auditEvents.at(-1)!.id);
     expect(store.stored!.cursor.retries).toEqual({});
     // The watch goes on: the next stray is removed at the next poll.
+    sim.clearFaults();
     await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
     const next = await watchOnce({ ...w, store, apply: true });
     expect(next.started === false && next.report!.actions).toMatchObject([{ projectId: IDS.app, status: "done" }]);

@@ -146,7 +146,9 @@ export class DetailProjects {
     const { root } = this.of;
     if (this.details + this.listings.length > 1) await sweepScope(exam, { group: root.id, path: root.path }, this.since, (projects) => this.judgeProjects(projects));
     let missing = 0;
-    for (const [id, group] of this.sampleGroups) if (!exam.ledger.judged.has(id) && !this.unread.has(group)) missing++;
+    // A group whose detail or own listing failed (not examined, named so) says nothing of what details carry.
+    const unexamined = new Set(exam.unexamined.parts.map((part) => part.id));
+    for (const [id, group] of this.sampleGroups) if (!exam.ledger.judged.has(id) && !this.unread.has(group) && !unexamined.has(group)) missing++;
     if (missing < UNCARRIED) return;
     exam.warnings.push(`${missing} of ${this.sampleGroups.size} projects of ${root.path} listed as a sample were in no group's detail: GitLab's details leave projects out, so ${root.path}'s projects were listed as well`);
     await this.sink.spawn(scopeListing(root));
