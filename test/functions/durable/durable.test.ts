@@ -97,13 +97,13 @@ describe("Enforce as a durable execution", () => {
   it("a step that fails mid-listing is attempted again in a later invocation, and the run still judges each project once", async () => {
     const { plain, durable, strays } = await twins(8_000);
     const whole = await plainRun(plain, { dryRun: false });
-    // Once details are being read (the sample is done), GitLab answers one page of a group's projects with JSON that
-    // is not a page: the step fails. (A group's detail failing so is that group's alone: test/jobs/enforce/unexamined.test.ts.)
+    // GitLab answers the second page of the scope's subgroups once with JSON that is not a page: the step fails.
+    // (A group's detail or project listing failing so is that part's alone: test/jobs/enforce/unexamined*.test.ts.)
     let added = false;
-    durable.beforeAnswer(({ route }) => {
-      if (added || route !== "GET /groups/:id" || (durable.counters.byRoute[route] ?? 0) < 40) return;
+    durable.beforeAnswer(({ route, url }) => {
+      if (added || route !== "GET /groups/:id/descendant_groups" || url.searchParams.get("page") !== "2") return;
       added = true;
-      durable.addFaults({ kind: "status", status: 200, route: "GET /groups/:id/projects", times: 1 });
+      durable.addFaults({ kind: "status", status: 200, route, times: 1 });
     });
     const execution = await durableRun(durable, { dryRun: false }, { WARDEN_SLICE_SECONDS: "0.3" });
     expect(execution.getStatus()).toBe("SUCCEEDED");

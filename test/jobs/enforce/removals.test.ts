@@ -132,9 +132,9 @@ describe("enforce job", () => {
     expect(report.actions.filter((a) => a.status === "failed").map((a) => a.error)).toEqual([expect.stringMatching(/answered 404: 404 Not Found/)]);
   });
 
-  // A group's detail failing otherwise is that group's alone (examine/unexamined.ts; test/jobs/enforce/unexamined.test.ts).
+  // A group's detail or project listing failing otherwise is that part's alone (examine/unexamined.ts; test/jobs/enforce/unexamined*.test.ts).
   it.each([
-    ["listing", "GET /groups/:id/projects", false, 403],
+    ["listing refusing the token", "GET /groups/:id/projects", false, 401],
     ["group's detail refusing the token", "GET /groups/:id", true, 401],
   ] as const)("when one %s fails, the others stop too", async (_what, route, detailProjects, status) => {
     await setup({ projects: 3_000, latencyMs: 10, detailProjects });
