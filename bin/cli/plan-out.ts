@@ -27,12 +27,13 @@ export function planKey(io: CliIO): string | undefined {
 }
 
 /**
- * Writes the plan of a complete examination. A stopped one writes none: a plan that lists only what was
- * examined before the stop would be applied as if it were the whole review.
+ * Writes the plan of a complete examination. A stopped one writes none, nor one that left parts of the
+ * scope unexamined: a plan that lists only what was examined would be applied as if it were the whole review.
  */
 export function savePlan(io: CliIO, out: string, report: EnforceReport, policy: Policy): void {
   if (!report.summary.complete) {
-    notice(io, `warden enforce: no plan written to ${out}: the examination did not finish, and a partial plan would read as the whole one; run again`);
+    const why = report.summary.unexamined ? "parts of the scope could not be examined (see the warnings)" : "the examination did not finish";
+    notice(io, `warden enforce: no plan written to ${out}: ${why}, and a partial plan would read as the whole one; run again`);
     return;
   }
   const createdAt = new Date();

@@ -40,11 +40,18 @@ export interface ClosingWords {
 }
 
 /** The closing line of a job with a guarded plan, in terraform's manner: "Plan: …. Apply with: …", "Applied: …", "No changes. …". */
-export function closingLine(report: { dryRun: boolean; summary: { guard: "ok" | "tripped"; complete: boolean } }, words: ClosingWords): string {
+export function closingLine(report: { dryRun: boolean; summary: { guard: "ok" | "tripped"; complete: boolean; unexamined?: number } }, words: ClosingWords): string {
   const { dryRun, summary } = report;
   if (words.planned === 0 && summary.complete) return `No changes: ${words.inPolicy}.`;
-  const plan = `Plan${summary.complete ? "" : " (incomplete: the run stopped early, see the warnings)"}: ${words.plan}.`;
+  const plan = `Plan${incompleteNote(summary)}: ${words.plan}.`;
   if (summary.guard === "tripped") return dryRun ? `${plan} An applying run would change nothing: the guard tripped (see the warnings).` : "Applied: nothing, the guard tripped (see the warnings).";
   if (dryRun) return summary.complete ? `${plan} Apply with: ${words.applyWith}` : plan;
   return `Applied: ${words.applied}${words.notBegun ? `; ${words.notBegun} not begun (see the warnings)` : ""}.`;
+}
+
+/** " (incomplete: …, see the warnings)" for a run that is not complete, else "". */
+export function incompleteNote(summary: { complete: boolean; unexamined?: number }): string {
+  if (summary.complete) return "";
+  // Parts GitLab failed to answer for (enforce's unexamined) leave a run incomplete that went to its end.
+  return ` (incomplete: ${summary.unexamined ? `${count(summary.unexamined, "part")} of the scope could not be examined` : "the run stopped early"}, see the warnings)`;
 }

@@ -40,6 +40,11 @@ export class FaultQueue {
     return this.queue.length;
   }
 
+  /** Drops every fault not yet taken: GitLab mended. */
+  clear(): void {
+    this.queue.length = 0;
+  }
+
   add(faults: readonly Fault[]): void {
     // Copies, so that counting down never touches the caller's objects.
     for (const f of faults) if (f.times > 0) this.queue.push({ ...f });

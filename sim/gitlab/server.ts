@@ -112,6 +112,8 @@ export interface GitLabSim {
   addFaults(...faults: Fault[]): void;
   /** How many added faults no request has taken yet. */
   pendingFaults(): number;
+  /** Drops the faults no request has taken yet. */
+  clearFaults(): void;
   /** Replaces the rules and starts every window afresh. */
   setRateLimits(rules: RateLimitRule[]): void;
   /**
@@ -261,6 +263,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     requests,
     addFaults: (...f) => faults.add(f),
     pendingFaults: () => faults.pending,
+    clearFaults: () => faults.clear(),
     setRateLimits: (rules) => limiter.set(rules),
     moveProject(projectId, groupId, token) {
       const caller = token === undefined ? undefined : callers.get(token);

@@ -99,7 +99,9 @@ const PINNED = new Set([
   ...["target", "error", "lasting"].map((p) => `begin.unreadTargets[].${p}`),
   ...["spent", "stopped", "warnings[]", ...STATS, ...TALLY, ...WORK.map((p) => `frontier[].${p}`), "strays[].judgedAt", ...[...REMOVAL, ...ATTRIBUTED].map((p) => `strays[].action.${p}`), "matched.allow[]", "matched.exempt[]", ...READS,
     // A comparison of policies only (lib/jobs/enforce/compare.ts): the shares the two judge otherwise.
-    "differences[].section", ...REMOVAL.map((p) => `differences[].action.${p}`)].map((p) => `examine.${p}`),
+    "differences[].section", ...REMOVAL.map((p) => `differences[].action.${p}`),
+    // Only when GitLab failed to answer for a group (examine/unexamined.ts): none of the runs above has one.
+    "unexamined.count", ...["kind", "id", "path", "error", "lasting", "projects"].map((p) => `unexamined.parts[].${p}`)].map((p) => `examine.${p}`),
   // Only when a rule matched nothing: the warnings naming each, after the GETs of its literal paths.
   ...["warnings[]", ...STATS].map((p) => `rules.${p}`),
   // A targeted run only, when a rule matched nothing there: those naming a literal path the instance does not have.

@@ -17,6 +17,7 @@ import type { Examination, Sink } from "./examine/context.ts";
 import { examineWork } from "./examine/examiners.ts";
 import { newLedger } from "./examine/ledger.ts";
 import { slotPool } from "./examine/slots.ts";
+import { noneUnexamined, type Unexamined } from "./examine/unexamined.ts";
 import type { ExaminationWork } from "./examine/work.ts";
 import { emptyTally, type JudgedShareHook, type StepStats, type Tally } from "./summary.ts";
 
@@ -38,6 +39,8 @@ export interface Slice {
   attribution?: AttributionState;
   /** The slice's time ran out: the invocation may end here. */
   spent: boolean;
+  /** Only when GitLab failed to answer for a part of the scope, which the examination went on without (examine/unexamined.ts). */
+  unexamined?: Unexamined;
 }
 
 export interface SliceInput {
@@ -132,7 +135,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   };
   // Each attempt of the step keeps its own ledger: what an earlier one judged, it did not record.
   const exam: Examination = {
-    gitlab, policy, seesAllGroups: input.seesAllGroups, concurrency: input.concurrency, slots: slotPool(input.concurrency), signal: listSignal, pause: pause.signal, warnings, ledger: newLedger(),
+    gitlab, policy, seesAllGroups: input.seesAllGroups, concurrency: input.concurrency, slots: slotPool(input.concurrency), signal: listSignal, pause: pause.signal, warnings, ledger: newLedger(), unexamined: noneUnexamined(),
   };
   const { before } = input.attribution;
   const early = earlyAttribution({
@@ -159,5 +162,5 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   if (changed.size) for (const stray of strays) if (stray.action.kind === "project" && changed.has(stray.action.projectId)) stray.judgedAt = 0;
   const overdue = frontier.length > 0 && Date.now() >= input.runEnd;
   if (overdue && stopped === null) stopped = `the run's time limit came at ${new Date(input.runEnd).toISOString()}`;
-  return { frontier, tally, matched, strays, ...(input.base ? { differences } : {}), warnings, stopped, spent: Date.now() >= steps.sliceEnd(), ...(attribution ? { attribution } : {}) };
+  return { frontier, tally, matched, strays, ...(input.base ? { differences } : {}), warnings, stopped, spent: Date.now() >= steps.sliceEnd(), ...(attribution ? { attribution } : {}), ...(exam.unexamined.count ? { unexamined: exam.unexamined } : {}) };
 }

@@ -7,6 +7,7 @@ import type { RemovalCounts, ShareKindName, ShareRemoval, Subject } from "../sha
 import type { EventDelivery, MissedByEvents } from "./missed.ts";
 import type { LastSweep } from "./rules.ts";
 import type { EnforceTarget, UnreadTarget } from "./examine/targets.ts";
+import type { UnexaminedPart } from "./examine/unexamined.ts";
 import type { GuardedSummary, JobOptions, Report } from "../report/index.ts";
 
 /** A part of the scope a run may be limited to: the other jobs take it from here, with the options it is one of. */
@@ -28,6 +29,8 @@ export interface EnforceSummary extends GuardedSummary, RemovalCounts {
   matched: RuleCounts | null;
   /** Only when the policy handles strays by notices (onStray notify or report) or names a notices project (lib/jobs/notices/). */
   notices?: NoticeSummary;
+  /** Only when GitLab failed to answer for parts of the scope: how many were not examined (the report's `unexamined` names the first 100). */
+  unexamined?: number;
 }
 
 /**
@@ -42,6 +45,8 @@ export type EnforceReport = Report<ShareRemoval, EnforceSummary> & {
   notices?: { project: string; closed: ClosedNotice[] };
   /** Only when a target by id (an event's subject) could not be read: each left out of the run (examine/targets.ts). */
   unreadTargets?: UnreadTarget[];
+  /** Only when GitLab failed to answer for a part of the scope (examine/unexamined.ts): each not examined, while the rest was, and its strays removed. */
+  unexamined?: UnexaminedPart[];
 };
 
 /**

@@ -3,7 +3,7 @@ import { noticeDue, noticesLine } from "../notices/index.ts";
 import { COMPARISON_SECTIONS, type ComparisonSection, type PolicyComparison } from "../shares/comparison.ts";
 import { subjectOf, type ShareRemoval } from "../shares/plan.ts";
 import { removalRows } from "../shares/view.ts";
-import { closingLine, count, type JobView } from "../view.ts";
+import { closingLine, count, incompleteNote, type JobView } from "../view.ts";
 import type { EnforceProgress, EnforceReport } from "./summary.ts";
 
 export const enforceView: JobView<ShareRemoval, EnforceReport> = {
@@ -77,7 +77,7 @@ export const comparisonView = {
   sections: COMPARISON_SECTIONS.map((key) => ({ key, title: SECTION_TITLES[key] })),
   /** "Merging this policy change would newly remove 3 shares, stop removing 2, change 1 exemption." */
   headline({ comparison: c, summary }: ComparedReport): string {
-    const incomplete = summary.complete ? "" : " (incomplete: the run stopped early, see the warnings)";
+    const incomplete = incompleteNote(summary);
     const [removed, kept, changed] = COMPARISON_SECTIONS.map((s) => c[s].length) as [number, number, number];
     if (removed + kept + changed === 0) return `Merging this policy change would change no share's fate${incomplete}.`;
     return `Merging this policy change would newly remove ${count(removed, "share")}, stop removing ${kept}, change ${count(changed, "exemption")}${incomplete}.`;

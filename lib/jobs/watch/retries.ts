@@ -5,7 +5,8 @@
  * a group share kept without Owner) is reported once, in the batch that met it. A failure that may
  * pass (a 5xx, a timeout, a 429, a connection lost, the run cut off) has its subject enforced again at
  * the next polls, MAX_ATTEMPTS in all, then is reported and passed. A subject GitLab failed to read
- * (the run left it out, its report's unreadTargets) is judged the same way. The subjects waiting are few
+ * (the run left it out, its report's unreadTargets), or a group whose detail it failed to answer (the
+ * run went on without it, its report's unexamined), is judged the same way. The subjects waiting are few
  * (MAX_WAITING, kept in the cursor); past that, the scheduled sweep has them.
  */
 import type { EnforceReport } from "../enforce/summary.ts";
@@ -39,10 +40,13 @@ export function retriesAfter(run: EnforceReport, subjects: readonly string[], be
   const failed = run.actions.filter((a) => FAILED_STATUSES.has(a.status));
   const refused = failed.filter(lasting);
   const again = new Set(failed.filter((a) => !lasting(a)).map(subjectOfRemoval));
-  // A subject GitLab failed to read was left out of the run (the rest of the batch went on): read again, as a removal would be.
-  const unread = run.unreadTargets ?? [];
+  // A subject GitLab failed to read was left out of the run, a group whose detail it failed to answer was not
+  // examined (the rest of the batch went on either way): read again, as a removal would be.
+  const unexamined = run.unexamined ?? [];
+  const unread = [...(run.unreadTargets ?? []), ...unexamined.map((p) => ({ target: `group:${p.id}`, error: p.error, lasting: p.lasting }))];
   for (const u of unread) if (!u.lasting) again.add(u.target);
-  if (!run.summary.complete && run.summary.guard !== "tripped") for (const s of subjects) again.add(s);
+  // A run cut off (its signal, a deadline) tries every subject again; one incomplete only for the parts it names, those parts.
+  if (!run.summary.complete && run.summary.guard !== "tripped" && !run.summary.unexamined) for (const s of subjects) again.add(s);
   for (const a of refused) again.delete(subjectOfRemoval(a));
   for (const u of unread) if (u.lasting) again.delete(u.target);
   const warnings = refused.map((a) => `not tried again: the share of ${describe(a)} (${a.error}); remove it by hand, or give the token the role it needs`);

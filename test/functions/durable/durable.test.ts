@@ -7,7 +7,7 @@
  */
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { EnforceReport } from "../../../lib/jobs/index.ts";
+import type { EnforceReport, ShareRemoval } from "../../../lib/jobs/index.ts";
 import type { GitLabSim } from "../../../sim/gitlab/index.ts";
 import type { TreeShape } from "../../../sim/gitlab/generate-tree.ts";
 import { EVERYTHING_STRAY, groupSharesPolicy } from "../../support/policies.ts";
@@ -97,8 +97,14 @@ describe("Enforce as a durable execution", () => {
   it("a step that fails mid-listing is attempted again in a later invocation, and the run still judges each project once", async () => {
     const { plain, durable, strays } = await twins(8_000);
     const whole = await plainRun(plain, { dryRun: false });
-    // GitLab answers one group's detail (what carries its projects) with JSON that is not one: the step fails.
-    durable.addFaults({ kind: "status", status: 200, route: "GET /groups/:id", times: 1 });
+    // GitLab answers the second page of the scope's subgroups once with JSON that is not a page: the step fails.
+    // (A group's detail or project listing failing so is that part's alone: test/jobs/enforce/unexamined*.test.ts.)
+    let added = false;
+    durable.beforeAnswer(({ route, url }) => {
+      if (added || route !== "GET /groups/:id/descendant_groups" || url.searchParams.get("page") !== "2") return;
+      added = true;
+      durable.addFaults({ kind: "status", status: 200, route, times: 1 });
+    });
     const execution = await durableRun(durable, { dryRun: false }, { WARDEN_SLICE_SECONDS: "0.3" });
     expect(execution.getStatus()).toBe("SUCCEEDED");
     expect(durable.pendingFaults()).toBe(0);
@@ -106,6 +112,29 @@ describe("Enforce as a durable execution", () => {
     expect(retried.length).toBe(1);
     expectAlike(execution.getResult()!, whole);
     expect(removals(durable)).toBe(strays);
+  }, 60_000);
+
+  it("a group whose detail answers 500 every time is not examined: the execution succeeds over several invocations, removes every stray elsewhere and names the group", async () => {
+    const { plain, durable } = await twins(8_000);
+    const whole = await plainRun(plain, {});
+    // A subgroup that makes stray shares, deep in the tree (its id comes from a page of descendant_groups).
+    const shared = whole.actions.flatMap((a) => (a.kind === "group" && a.sharedGroup.split("/").length > 2 ? [a.sharedGroupId] : []));
+    const bad = durable.dataset.groups.find((g) => g.id === shared[0])!;
+    durable.addFaults({ kind: "status", status: 500, method: "GET", path: `/api/v4/groups/${bad.id}`, times: 1_000_000 });
+    const execution = await durableRun(durable, { dryRun: false }, { WARDEN_SLICE_SECONDS: "0.05" });
+    expect(execution.getStatus()).toBe("SUCCEEDED");
+    expect(execution.getInvocations().length).toBeGreaterThan(2);
+    const report = execution.getResult()!;
+    const [part] = report.unexamined!;
+    expect(report.unexamined).toEqual([{ kind: "group", id: bad.id, ...(part!.path === undefined ? {} : { path: bad.full_path }), error: expect.stringMatching(/answered 500/), lasting: false, ...(part!.projects ? { projects: "not examined" } : {}) }]);
+    expect(report.summary).toMatchObject({ complete: false, unexamined: 1, guard: "ok" });
+    // Every stray but those only its detail shows: the shares it makes, and its own projects' where its detail was to carry them.
+    const own = (path: string) => path.toLowerCase().startsWith(`${bad.full_path.toLowerCase()}/`) && !path.slice(bad.full_path.length + 1).includes("/");
+    const hidden = (a: ShareRemoval) => (a.kind === "group" ? a.sharedGroupId === bad.id : part!.projects !== undefined && own(a.project));
+    const key = (a: ShareRemoval) => `${a.kind}:${a.kind === "group" ? a.sharedGroupId : a.projectId}:${a.groupId}`;
+    expect(report.actions.map(key).sort()).toEqual(whole.actions.filter((a) => !hidden(a)).map(key).sort());
+    expect(report.actions.every((a) => a.status === "done")).toBe(true);
+    expect(removals(durable)).toBe(report.actions.length);
   }, 60_000);
 
   it("the guard is judged on the whole plan, found over several invocations: nothing is removed, only reads were sent", async () => {

@@ -132,16 +132,17 @@ describe("enforce job", () => {
     expect(report.actions.filter((a) => a.status === "failed").map((a) => a.error)).toEqual([expect.stringMatching(/answered 404: 404 Not Found/)]);
   });
 
+  // A group's detail or project listing failing otherwise is that part's alone (examine/unexamined.ts; test/jobs/enforce/unexamined*.test.ts).
   it.each([
-    ["listing", "GET /groups/:id/projects", false],
-    ["group's detail", "GET /groups/:id", true],
-  ] as const)("when one %s fails, the others stop too", async (_what, route, detailProjects) => {
+    ["listing refusing the token", "GET /groups/:id/projects", false, 401],
+    ["group's detail refusing the token", "GET /groups/:id", true, 401],
+  ] as const)("when one %s fails, the others stop too", async (_what, route, detailProjects, status) => {
     await setup({ projects: 3_000, latencyMs: 10, detailProjects });
     const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
     let seen = 0;
     // Partitions (or detail reads) are running by the third answer; the next request of that route is refused.
-    const failing = enforce({ gitlab, policy: parsePolicy(standardPolicy(), "test.yaml"), onProgress: () => seen++ === 3 && sim.addFaults({ kind: "status", status: 403, route, times: 1 }) });
-    await expect(failing).rejects.toThrow(/answered 403/);
+    const failing = enforce({ gitlab, policy: parsePolicy(standardPolicy(), "test.yaml"), onProgress: () => seen++ === 3 && sim.addFaults({ kind: "status", status, route, times: 1 }) });
+    await expect(failing).rejects.toThrow(`answered ${status}`);
     // Counted by the client as each request goes out (lib/http's innermost layer): a request sent before
     // the failure may still reach a loaded simulator after it, so the server's count is no measure of that.
     const sent = gitlab.requestCounts().requests;
@@ -150,10 +151,13 @@ describe("enforce job", () => {
     expect(sim.counters.requests).toBeLessThanOrEqual(sent);
   });
 
-  it("a group's detail that is not one (JSON without its fields) fails the run, naming the group: it would pass for a group without shares or projects", async () => {
+  it("a group's detail that is not one (JSON without its fields) is never read as a group without shares or projects: that group is not examined, named, and the run is incomplete", async () => {
     await setup();
     sim.addFaults({ kind: "status", status: 200, route: "GET /groups/:id", times: 1 });
-    await expect(run()).rejects.toThrow(/GET \/groups\/\d+ answered with JSON that is not a group's detail/);
+    const report = await run();
+    expect(report.unexamined).toEqual([expect.objectContaining({ kind: "group", error: expect.stringMatching(/^GET \/groups\/\d+ answered with JSON that is not a group's detail/), lasting: false })]);
+    expect(report.summary.complete).toBe(false);
+    expect(exitCode(report)).toBe(1);
     expect(Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
   });
 

@@ -164,6 +164,15 @@ describe("enforce with onStray notify", () => {
     expect(open()).toHaveLength(1);
   });
 
+  it("a group GitLab fails to answer for (its detail a 500 every time) is not examined: it closes no notice, though a share went by hand", async () => {
+    await start().then(() => run({ apply: true }));
+    await gitlabCall("jane", "DELETE", "/projects/100/share/20", undefined, 204);
+    sim.addFaults({ kind: "status", status: 500, method: "GET", path: "/api/v4/groups/10", times: 1_000_000 });
+    const report = await run({ apply: true, now: later(1) });
+    expect(report.unexamined).toMatchObject([{ kind: "group", id: 10, projects: "not examined" }]);
+    expect([report.notices?.closed, open().length]).toEqual([[], 2]);
+  });
+
   it("the guard bounds the notices a run opens: more than gitlab.guard.maxRemovals opens none", async () => {
     await start();
     const report = await run({ apply: true, policy: POLICY.replace("maxRemovals: 100", "maxRemovals: 1") });

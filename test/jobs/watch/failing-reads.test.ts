@@ -115,10 +115,28 @@ describe("watch: one part failing every time", () => {
     await expect(pollOnce({ ...w, apply: true })).rejects.toThrow(/audit_events\S* answered 500/);
   });
 
-  it("a batch whose run fails as a whole (a group's detail answers 500 every time) moves the cursor on: its subjects are tried MAX_ATTEMPTS times, then passed, and later events are enforced", async () => {
+  it("a subject group whose detail answers 500 every time is not examined alone: the rest of its batch is enforced, the cursor moves, and it is tried MAX_ATTEMPTS times in all", async () => {
+    await start({ faults: [{ kind: "status", status: 500, method: "GET", path: `/api/v4/groups/${IDS.team}`, times: 1_000 }] });
+    const w = await begin("root");
+    await share(sim, "jane", `/groups/${IDS.team}/share`, IDS.partners);
+    await share(sim, "jane", `/projects/${IDS.api}/share`, IDS.partners);
+    const results = await polls(w, MAX_ATTEMPTS + 1);
+    const [first] = results;
+    expect(first!.cursor.sources["instance"]!.id).toBe(sim.auditEvents.at(-1)!.id);
+    expect(validReport(first!.report!).actions).toMatchObject([{ projectId: IDS.api, status: "done" }]);
+    expect(first!.report!.unexamined).toMatchObject([{ kind: "group", id: IDS.team, lasting: false }]);
+    expect(exitCode(first!.report!)).toBe(1);
+    expect(first!.report!.warnings.join("\n")).toMatch(new RegExp(`group ${IDS.team}( \\(\\S+\\))? could not be examined: GET \\S+ answered 500`));
+    // Only the group is tried again: the project's removal is done.
+    expect(results.map((r) => r.cursor.retries)).toEqual([{ [`group:${IDS.team}`]: 1 }, { [`group:${IDS.team}`]: 2 }, {}, {}]);
+    expect(results[MAX_ATTEMPTS - 1]!.report!.warnings.join("\n")).toMatch(new RegExp(`not tried again after failures that may pass: group:${IDS.team} \\(3 attempt\\(s\\)\\)`));
+    expect(results[MAX_ATTEMPTS]!.report).toBeUndefined();
+  });
+
+  it("a batch whose run fails as a whole (its token check, GET /user, answers 500 every time) moves the cursor on: its subjects are tried MAX_ATTEMPTS times, then passed, and later events are enforced", async () => {
     await start();
     const w = await begin("root");
-    const detail = `/api/v4/groups/${IDS.team}`;
+    const detail = "/api/v4/user";
     sim.addFaults({ kind: "status", status: 500, method: "GET", path: detail, times: 1_000 });
     await share(sim, "jane", `/groups/${IDS.team}/share`, IDS.partners);
     const store = memoryStore(w.cursor);
@@ -134,6 +152,7 @@ describe("watch: one part failing every time", () => {
     expect(store.stored!.cursor.sources["instance"]!.id).toBe(sim.auditEvents.at(-1)!.id);
     expect(store.stored!.cursor.retries).toEqual({});
     // The watch goes on: the next stray is removed at the next poll.
+    sim.clearFaults();
     await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
     const next = await watchOnce({ ...w, store, apply: true });
     expect(next.started === false && next.report!.actions).toMatchObject([{ projectId: IDS.app, status: "done" }]);

@@ -9,6 +9,7 @@ import type { Policy } from "../../../policy/index.ts";
 import type { ShareKindName, Subject } from "../../shares/plan.ts";
 import type { Ledger } from "./ledger.ts";
 import type { Slots } from "./slots.ts";
+import type { Unexamined } from "./unexamined.ts";
 import type { ExaminationWork } from "./work.ts";
 
 export interface Examination {
@@ -28,6 +29,8 @@ export interface Examination {
   pause?: AbortSignal | undefined;
   /** Each project judged in this slice, and by which listing. */
   ledger: Ledger;
+  /** Parts GitLab failed to answer for in this slice: recorded, and the examination goes on (unexamined.ts). */
+  unexamined: Unexamined;
   warnings: string[];
 }
 

@@ -20,7 +20,7 @@ export async function attribute(run: Run, begun: Begun, examined: Examined, guar
   const { opts, policy } = run;
   const { plan, tally } = examined;
   // A run stopped by its signal has no time for it.
-  if (!(plan.length && !guarded.tripped && (examined.complete || !opts.apply) && !opts.signal?.aborted)) return undefined;
+  if (!(plan.length && !guarded.tripped && (!examined.stopped || !opts.apply) && !opts.signal?.aborted)) return undefined;
   const budget = attributionBudget({ projects: tally.projects, groups: tally.groups, removals: plan.length });
   const read = () => run.measured(() => attributeWithin({ gitlab: opts.gitlab, policy, admin: begun.admin, now: begun.now, actions: plan, concurrency: run.listConcurrency, signal: run.inStep, state: examined.attribution, budget }));
   const { result, entries, again } = await stepInParts<AttributionResult & { stats: StepStats }, Author>(run.steps, "attribute", read, {

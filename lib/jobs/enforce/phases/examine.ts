@@ -8,6 +8,7 @@ import { byKindAndPath, shareKey, type ShareRemoval } from "../../shares/plan.ts
 import { count } from "../../view.ts";
 import { emptyAttributionState, type AttributionState } from "../attribution-reads.ts";
 import type { Difference } from "../compare.ts";
+import { addUnexamined, noneUnexamined, unexaminedWarnings, type Unexamined } from "../examine/unexamined.ts";
 import { examineSlice, type Slice } from "../slice.ts";
 import { addCounts, emptyTally, type Tally } from "../summary.ts";
 import type { Begun } from "./begin.ts";
@@ -23,8 +24,18 @@ export interface Examined extends Said {
   differences: Difference[];
   /** Unknown (undefined) once a step recorded by code that did not count them is replayed. */
   matched: RuleCounts | undefined;
-  /** The listing went to its end (not stopped by the run's signal or time limit). */
+  /**
+   * Everything in scope was examined: the listing went to its end, and no part was left unexamined.
+   * What needs the whole scope goes by it (a rule that matched nothing in it, closing other notices).
+   */
   complete: boolean;
+  /** The listing was stopped by the run's signal or time limit: the plan is cut short, and nothing is removed. */
+  stopped: boolean;
+  /**
+   * Parts GitLab failed to answer for (examine/unexamined.ts): the run is not complete, but each stray
+   * found elsewhere is judged on its own, so the removals go ahead; the report names them.
+   */
+  unexamined: Unexamined;
   /** Where the reads of audit events begun during the examination stand (attribution-early.ts). */
   attribution: AttributionState;
 }
@@ -39,7 +50,8 @@ export async function examine(run: Run, begun: Begun): Promise<Examined> {
   // A project moved between partitions mid-listing is listed twice; its strays are planned once.
   const planned = new Set<string>();
   let matched: RuleCounts | undefined = emptyRuleCounts(policy);
-  let complete = true;
+  let stopped = false;
+  const unexamined = noneUnexamined();
   let attribution = emptyAttributionState();
 
   let frontier = begun.frontier;
@@ -67,8 +79,9 @@ export async function examine(run: Run, begun: Begun): Promise<Examined> {
     stats.push(slice.stats);
     frontier = slice.frontier;
     attribution = slice.attribution ?? attribution;
+    addUnexamined(unexamined, slice.unexamined);
     if (slice.stopped !== null) {
-      complete = false;
+      stopped = true;
       warnings.push(`stopped while listing after ${count(tally.projects, "project")} (${slice.stopped}), with ${count(tally.groups, "group")} read: the plan is incomplete and nothing was removed`);
       break;
     }
@@ -79,5 +92,7 @@ export async function examine(run: Run, begun: Begun): Promise<Examined> {
   if (tally.outOfScope) {
     warnings.push(`${count(tally.outOfScope, "share")} of examined projects or groups ${tally.outOfScope === 1 ? "is" : "are"} outside the policy's scope (a path not under a scope group): they were left alone`);
   }
-  return { tally, found, plan: found.map((stray) => stray.action), differences, matched, complete, attribution, warnings, stats };
+  warnings.push(...unexaminedWarnings(unexamined));
+  const complete = !stopped && unexamined.count === 0;
+  return { tally, found, plan: found.map((stray) => stray.action), differences, matched, complete, stopped, unexamined, attribution, warnings, stats };
 }

@@ -21,22 +21,25 @@ export interface Guarded extends Said {
 export async function guard(run: Run, begun: Begun, examined: Examined): Promise<Guarded> {
   const { opts, steps, policy, targets, limit, inStep } = run;
   const { gitlab } = opts;
-  const { plan, complete, matched } = examined;
+  const { plan, stopped, matched, unexamined } = examined;
   const { now } = begun;
   const warnings: string[] = [];
   const stats: Said["stats"] = [];
   const [removals, notify] = [countStatus(plan, "planned"), countStatus(plan, "notify")];
 
-  // Only a complete examination of the whole scope shows that a rule matched nothing (targets.ts); a
+  // Only an examination of the whole scope to its end shows that a rule matched nothing (targets.ts); a
   // targeted one shows only that a rule naming a literal path the instance does not have is a typo (rules.ts).
-  const unmatched = complete && matched && !targets ? unmatchedRules(policy, matched, now) : [];
+  // One that left parts unexamined (GitLab failed on them) is judged on what it examined: a rule may match
+  // only there, but a run that removes must not pass a typo by, so under refuse it refuses (the safe side).
+  const unmatched = !stopped && matched && !targets ? unmatchedRules(policy, matched, now) : [];
   if (unmatched.length) {
     const named = await steps.step("rules", () => run.measured(async () => ({ warnings: await unmatchedWarnings(gitlab, policy, unmatched, inStep) })));
     warnings.push(...named.warnings);
     stats.push(named.stats);
+    if (unexamined.count) warnings.push(`the rules above were judged on what this run examined: ${count(unexamined.count, "group")} could not be examined, where they may match`);
   }
   // Counts unknown (a step replayed from older code): every rule is looked at, which costs only reads.
-  const untouched = targets && complete ? unmatchedRules(policy, matched ?? emptyRuleCounts(policy), now) : [];
+  const untouched = targets && !stopped ? unmatchedRules(policy, matched ?? emptyRuleCounts(policy), now) : [];
   const typos = untouched.length ? await steps.step("literal rules", () => run.measured(async () => ({ missing: await namesNothing(gitlab, policy, untouched, inStep) }))) : undefined;
   if (typos) {
     warnings.push(...typos.missing.map((named) => missingWarning(policy, named)));

@@ -1,5 +1,6 @@
 /**
- * Enforce's removals, in an applying run whose guard held over a complete plan: the removal steps
+ * Enforce's removals, in an applying run whose guard held over a plan not cut short (a part GitLab
+ * failed to answer for leaves the plan partial, not cut short: each stray is judged on its own): the removal steps
  * (removal-steps.ts, over shares/remove.ts), then the step "write notices" that opens and closes the
  * notices the sorting decided (lib/jobs/notices/), unless the removals stopped short.
  */
@@ -24,7 +25,7 @@ export interface Removed extends Said {
 
 export async function remove(run: Run, begun: Begun, examined: Examined, guarded: Guarded, sorted: Sorted | undefined): Promise<Removed> {
   const { opts, policy } = run;
-  if (guarded.tripped || !opts.apply || !examined.complete) return { plan: examined.plan, stopped: false, warnings: [], stats: [] };
+  if (guarded.tripped || !opts.apply || examined.stopped) return { plan: examined.plan, stopped: false, warnings: [], stats: [] };
   const { removals } = guarded;
   const { signal, onProgress } = opts;
   // Each settled removal writes its audit line (a group share's confirmation, a second): the progress counts the first.

@@ -51,6 +51,7 @@ export async function summarise(run: Run, phases: Phases): Promise<EnforceReport
       complete: examined.complete && !removed.stopped,
       matched: examined.matched ?? null,
       ...(noticed.summary && { notices: noticed.summary }),
+      ...(examined.unexamined.count ? { unexamined: examined.unexamined.count } : {}),
     },
     actions: plan,
     stats: { ...requestStats, auditRequests: attributed?.auditRequests ?? examined.attribution.requests, ...attributionStat(attributed), ...concurrencyStat([gitlab.http]), durationMs: finishedAt - begun.startedAt },
@@ -58,6 +59,7 @@ export async function summarise(run: Run, phases: Phases): Promise<EnforceReport
   });
   if (noticed.notices) report.notices = noticed.notices;
   if (begun.unreadTargets.length) report.unreadTargets = begun.unreadTargets;
+  if (examined.unexamined.parts.length) report.unexamined = examined.unexamined.parts;
   // Its removals carry the authors the plan's attribution found (the same shares).
   return base ? { ...report, comparison: comparisonOf(base, examined.differences, report.actions) } : report;
 }

@@ -34,8 +34,10 @@ export class DetailProjects {
   private readonly listed: Set<number>;
   private readonly listings: Promise<boolean>[] = [];
   private sampled: Promise<void> = Promise.resolve();
-  /** The sample's projects in scope: each must be judged by the end, or the details did not carry them all. */
-  private readonly sampledIds: number[] = [];
+  /** The sample's projects in scope, each with its group: each must be judged by the end, or the details did not carry them all. */
+  private readonly sampleGroups = new Map<number, number>();
+  /** Groups whose detail failed in this slice: their projects were not judged, and say nothing of the details. */
+  private readonly unread = new Set<number>();
   private readonly exam: Examination;
   private readonly sink: Sink;
   private readonly of: DetailProjectsState;
@@ -57,6 +59,12 @@ export class DetailProjects {
     const answer = await unlessNotFound(this.exam.gitlab.getGroupWithProjects(id, this.exam.signal));
     if (answer) this.since = Math.min(this.since, answeredBefore(answer.date, sentAt));
     return answer?.detail;
+  }
+
+  /** A group whose detail failed (not examined): whether its own projects were to come with it, and so were not examined either. */
+  failed(id: number): boolean {
+    this.unread.add(id);
+    return this.carried && !this.listed.has(id);
   }
 
   /** Judges the projects a detail carries, and has a group with more than it carries listed. */
@@ -104,7 +112,7 @@ export class DetailProjects {
       const scope = `${root.path.toLowerCase()}/`;
       for (const { id, namespace } of items) {
         if (!namespace || namespace.kind === "user" || !`${namespace.full_path.toLowerCase()}/`.startsWith(scope)) continue;
-        this.sampledIds.push(id);
+        this.sampleGroups.set(id, namespace.id);
         const seen = counts.get(namespace.id) ?? { path: namespace.full_path, n: 0 };
         seen.n++;
         counts.set(namespace.id, seen);
@@ -137,9 +145,12 @@ export class DetailProjects {
     const { exam } = this;
     const { root } = this.of;
     if (this.details + this.listings.length > 1) await sweepScope(exam, { group: root.id, path: root.path }, this.since, (projects) => this.judgeProjects(projects));
-    const missing = this.sampledIds.filter((id) => !exam.ledger.judged.has(id)).length;
+    let missing = 0;
+    // A group whose detail or own listing failed (not examined, named so) says nothing of what details carry.
+    const unexamined = new Set(exam.unexamined.parts.map((part) => part.id));
+    for (const [id, group] of this.sampleGroups) if (!exam.ledger.judged.has(id) && !this.unread.has(group) && !unexamined.has(group)) missing++;
     if (missing < UNCARRIED) return;
-    exam.warnings.push(`${missing} of ${this.sampledIds.length} projects of ${root.path} listed as a sample were in no group's detail: GitLab's details leave projects out, so ${root.path}'s projects were listed as well`);
+    exam.warnings.push(`${missing} of ${this.sampleGroups.size} projects of ${root.path} listed as a sample were in no group's detail: GitLab's details leave projects out, so ${root.path}'s projects were listed as well`);
     await this.sink.spawn(scopeListing(root));
   }
 

@@ -14,6 +14,7 @@ import { groupSubject, readGroup } from "../../../shares/kinds.ts";
 import type { Examination, Sink } from "../context.ts";
 import { projectsWithDetails } from "../scope.ts";
 import { inSlot, PAUSED, PRIORITY } from "../slots.ts";
+import { notExamined } from "../unexamined.ts";
 import type { GroupReads, GroupWork, ScopeRoot } from "../work.ts";
 import { ancestorShares } from "./ancestors.ts";
 import { DetailProjects } from "./detail-projects.ts";
@@ -32,6 +33,8 @@ export function beginGroups(roots: readonly ScopeRoot[] | undefined, seesAllGrou
 /**
  * Groups read and judged one detail at a time, streamed from their listing. When the examination
  * pauses (`exam.pause`), no request is started any more and the ids not yet read are left as work.
+ * A detail GitLab fails to answer (not gone, not the run's failure) leaves that group not examined,
+ * recorded (unexamined.ts), and the others are read on.
  */
 export async function examineGroups(exam: Examination, work: GroupWork, sink: Sink): Promise<void> {
   if ("ancestors" in work) {
@@ -42,10 +45,19 @@ export async function examineGroups(exam: Examination, work: GroupWork, sink: Si
   const unread: number[] = [];
   // The scope group is read first: where it is still pending, its whole tree is read from here.
   const projects = work.projects && new DetailProjects(exam, sink, work.projects, work.pending[0] === work.projects.root.id && work.from === undefined);
+  // The full paths the listing gave, for a group whose detail fails: only those listed and not read yet.
+  const paths = new Map<number, string>(work.projects ? [[work.projects.root.id, work.projects.root.path]] : []);
   await pMap(
-    groupIds(exam, left),
+    groupIds(exam, left, paths),
     async (id) => {
-      const group = await inSlot(exam, () => (projects ? projects.read(id) : readGroup(exam.gitlab, id, exam.signal)), PRIORITY.detail);
+      const path = paths.get(id);
+      paths.delete(id);
+      let group;
+      try {
+        group = await inSlot(exam, () => (projects ? projects.read(id) : readGroup(exam.gitlab, id, exam.signal)), PRIORITY.detail);
+      } catch (err) {
+        return notExamined(exam.unexamined, err, exam.signal, { kind: "group", id, ...(path === undefined ? {} : { path }), ...(projects?.failed(id) ? { projects: "not examined" as const } : {}) });
+      }
       if (group === PAUSED) return void unread.push(id);
       // A group deleted since it was listed has no shares left to govern.
       if (group) sink.judge("group", [groupSubject(group)]);
@@ -64,7 +76,7 @@ export async function examineGroups(exam: Examination, work: GroupWork, sink: Si
  * is asked for as soon as the one before arrives, not once its ids are used up: the pages are a chain,
  * and the detail reads they feed are what fills idle slots, so all of them should be known early.
  */
-async function* groupIds(exam: Examination, work: GroupReads): AsyncGenerator<number> {
+async function* groupIds(exam: Examination, work: GroupReads, paths: Map<number, string>): AsyncGenerator<number> {
   while (work.pending.length) yield work.pending.shift()!;
   if (work.list === undefined) return;
   const list = { signal: exam.signal, from: work.from };
@@ -78,6 +90,7 @@ async function* groupIds(exam: Examination, work: GroupReads): AsyncGenerator<nu
       if (page.done) return void delete work.list;
       work.from = page.value.checkpoint;
       work.pending.push(...page.value.items.map((g) => g.id));
+      for (const g of page.value.items) if (typeof g.full_path === "string") paths.set(g.id, g.full_path);
       const last = page.value.checkpoint.next === null;
       if (last) delete work.list;
       else next = ask();

@@ -1,0 +1,81 @@
+/**
+ * Parts of the scope the examination could not examine: a group whose detail GitLab failed to answer
+ * (after lib/http's own retries) with anything but "gone" or "token refused", or the rest of a group's
+ * project listing whose page it failed so (projects/pages.ts). One group GitLab cannot
+ * answer for (a bug on one group happens, and answers 500 every time) must not stop every run from
+ * removing the strays everywhere else: the part is recorded here, the examination goes on, and the
+ * report names it (summarise.ts), so that the next run tries it again. The record is part of each
+ * examination step's result (slice.ts), so a durable execution replaying it keeps it.
+ */
+import { HttpError } from "../../../gitlab/index.ts";
+import { isTerminal } from "../../../http/index.ts";
+import { errorText } from "../../report/index.ts";
+
+/**
+ * A part not examined: a group (its shares, from its detail), or the projects of a group's listing from
+ * the page that failed on; its id, its full path where known, GitLab's answer; `lasting`: another try
+ * would meet it again (a 4xx).
+ */
+export interface UnexaminedPart {
+  kind: "group" | "projects";
+  id: number;
+  path?: string;
+  error: string;
+  lasting: boolean;
+  /** Its own projects were to come with its detail (groups/detail-projects.ts): they were not examined either. */
+  projects?: "not examined";
+}
+
+/** The parts not examined: the first MAX_UNEXAMINED of them, and how many in all. */
+export interface Unexamined {
+  parts: UnexaminedPart[];
+  count: number;
+}
+
+/** The most parts a run keeps by name (a GitLab failing on every group must not grow the report or a checkpoint without bound). */
+export const MAX_UNEXAMINED = 100;
+
+export function noneUnexamined(): Unexamined {
+  return { parts: [], count: 0 };
+}
+
+/**
+ * Records a part whose read failed with `err`, unless the failure is the run's rather than the part's:
+ * the run stopped (its signal, another examination's failure, the invocation's deadline), or the token
+ * refused (a 401: every other read would be refused alike). Those are thrown again.
+ */
+export function notExamined(into: Unexamined, err: unknown, signal: AbortSignal, part: Omit<UnexaminedPart, "error" | "lasting">): void {
+  if (signal.aborted || (err instanceof HttpError && err.status === 401)) throw err;
+  // A listing read in parts (split by visibility, from both ends) may fail in each: one part of the scope, named once.
+  if (into.parts.some((p) => p.kind === part.kind && p.id === part.id)) return;
+  add(into, { ...part, error: errorText(err), lasting: isTerminal(err) });
+}
+
+/** Adds `more`'s parts (a slice's) to `into`, keeping at most MAX_UNEXAMINED by name. */
+export function addUnexamined(into: Unexamined, more: Unexamined | undefined): Unexamined {
+  if (!more) return into;
+  for (const part of more.parts) {
+    // Named by an earlier slice too (a listing resumed there failed again): counted once.
+    if (into.parts.some((p) => p.kind === part.kind && p.id === part.id)) into.count--;
+    else if (into.parts.length < MAX_UNEXAMINED) into.parts.push(part);
+  }
+  into.count += more.count;
+  return into;
+}
+
+function add(into: Unexamined, part: UnexaminedPart): void {
+  if (into.parts.length < MAX_UNEXAMINED) into.parts.push(part);
+  into.count++;
+}
+
+/** The report's warnings for them: one a part kept by name, and one for the rest. */
+export function unexaminedWarnings({ parts, count }: Unexamined): string[] {
+  const warnings = parts.map((p) => {
+    const group = `group ${p.id}${p.path === undefined ? "" : ` (${p.path})`}`;
+    if (p.kind === "projects") return `the projects of ${group} could not all be listed: ${p.error}: the rest of that listing was not examined; the next run tries it again`;
+    const what = p.projects ? "its shares and its own projects' were not examined" : "its shares were not examined";
+    return `${group} could not be examined: ${p.error}: ${what}; the next run tries it again`;
+  });
+  if (count > parts.length) warnings.push(`${count - parts.length} more parts of the scope could not be examined (the first ${parts.length} are named); the next run tries them again`);
+  return warnings;
+}
