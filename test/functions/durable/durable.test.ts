@@ -115,7 +115,7 @@ describe("Enforce as a durable execution", () => {
   }, 60_000);
 
   it("a group whose detail answers 500 every time is not examined: the execution succeeds over several invocations, removes every stray elsewhere and names the group", async () => {
-    const { plain, durable } = await twins(8_000);
+    const { plain, durable } = await twins(3_000);
     const whole = await plainRun(plain, {});
     // A subgroup that makes stray shares, deep in the tree (its id comes from a page of descendant_groups).
     const shared = whole.actions.flatMap((a) => (a.kind === "group" && a.sharedGroup.split("/").length > 2 ? [a.sharedGroupId] : []));
