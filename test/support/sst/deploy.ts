@@ -103,9 +103,21 @@ export function arnOf(type: string, name: string): string {
   return `arn:aws:${type.split(/[:/]/)[1]}:eu-west-1:123456789012:${physical}`;
 }
 
+/**
+ * The deploys evaluated in this test file, by stage and the whole environment the program sees: the same
+ * program under the same settings asks for the same resources, and each evaluation is a Pulumi process
+ * of a second or two (sst-config.test.ts alone deployed the defaults 14 times).
+ */
+const evaluated = new Map<string, Promise<Deployed>>();
+
 export async function deploy(stage = "staging", env: Env = {}): Promise<Deploy> {
   const { app, bundle } = await built(stage);
-  return new Deploy(app, await evaluateRun(bundle, stage, { ...UNSET, ...DEPLOY_ENV, ...env }));
+  const settings = { ...UNSET, ...DEPLOY_ENV, ...env };
+  const seen = Object.entries({ ...process.env, ...settings }).filter(([, value]) => value !== undefined);
+  const key = JSON.stringify([stage, seen.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
+  if (!evaluated.has(key)) evaluated.set(key, evaluateRun(bundle, stage, settings));
+  // A copy each: a test may not change what another reads.
+  return new Deploy(app, structuredClone(await evaluated.get(key)!));
 }
 
 export const BUCKET = "RunHistoryBucket-a1b2c3";
