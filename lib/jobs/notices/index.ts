@@ -83,7 +83,9 @@ export async function settleNotices(input: NoticePhase & { audit?: AuditSink }, 
   const warnings: string[] = [];
   const stats: RequestCounts[] = [];
   for (let n = 1; n <= parts; n++) {
-    const [from, to] = [(n - 1) * size, n * size];
+    // Run directly, perStep is Infinity and there is one part: all of them.
+    const from = n === 1 ? 0 : (n - 1) * size;
+    const to = from + size;
     const part = { plan: strays.slice(from, to), closures: sorted.closures.slice(Math.max(0, from - strays.length), Math.max(0, to - strays.length)) };
     const name = n === 1 ? "write notices" : `write notices ${n}`;
     // `spent` is recorded with the part, so a replay pauses where the execution did.
