@@ -42,6 +42,9 @@ function claimed(headers: Record<string, string | undefined>): { sender: Sender;
   return "no X-Gitlab-Event-Streaming-Token or X-Gitlab-Token header";
 }
 
+/** The least length of the system hook's token: as long as the verification tokens GitLab generates for streaming. */
+const MIN_HOOK_TOKEN = 24;
+
 export function verifyGitLabRequest(opts: VerifyGitLabRequestOptions): MiddlewareObj<APIGatewayProxyEventV2> {
   return {
     async before(request) {
@@ -55,6 +58,11 @@ export function verifyGitLabRequest(opts: VerifyGitLabRequestOptions): Middlewar
       const expected = named.sender === "stream" ? tokens.stream : tokens.systemHook;
       const field = named.sender === "stream" ? "gitlabStreamingToken" : "gitlabSystemHookToken";
       if (expected === undefined) return refuse(`the secret has no ${field}: ${named.sender === "stream" ? "streamed audit events" : "system hooks"} are refused`);
+      // An administrator types the system hook's token, so it may be a word: every output masks a registered
+      // secret whole, and an echoed guess coming back masked would say it is the token. GitLab's streaming tokens are generated.
+      if (named.sender === "system-hook" && expected.length < MIN_HOOK_TOKEN) {
+        return refuse(`the secret's ${field} is shorter than ${MIN_HOOK_TOKEN} characters, short enough to guess: system hooks are refused; set a random one of at least ${MIN_HOOK_TOKEN} characters (openssl rand -hex 16) in the system hook and in the secret`);
+      }
       if (!tokenMatches(named.token, expected)) return refuse(`the ${named.sender === "stream" ? "X-Gitlab-Event-Streaming-Token" : "X-Gitlab-Token"} does not match the secret's ${field}`);
       (request.event as GitLabRequestEvent).sender = named.sender;
       return undefined;

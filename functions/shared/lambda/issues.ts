@@ -31,8 +31,7 @@ function issueText(issue: z.core.$ZodIssue): string {
     case "invalid_union":
       return "matches none of the allowed forms";
     case "too_small":
-      if (issue.origin !== "string") return `too small (minimum ${String(issue.minimum)})`;
-      return issue.minimum === 1 ? "must not be empty" : `must be at least ${String(issue.minimum)} characters long`;
+      return issue.origin === "string" ? "must not be empty" : `too small (minimum ${String(issue.minimum)})`;
     case "invalid_format":
       return `expected ${issue.format === "url" ? "a URL" : issue.format}`;
     case "custom":
