@@ -1,18 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EnforceReport, ShareRemoval } from "../../lib/jobs/index.ts";
+import type { EnforceReport } from "../../lib/jobs/index.ts";
 import { WARDEN_VERSION } from "../../lib/jobs/version.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type ShareIntent } from "../../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
 import { reportJson } from "../support/report.ts";
+import { actionKey, intentKey } from "../support/share-keys.ts";
 
 let sim: GitLabSim;
 let strays: string[];
 let env: Record<string, string>;
-
-/** A share as a key: "p<project>:<group>" or "g<sharing group>:<group>". */
-const intentKey = (i: ShareIntent) => (i.kind === "project" ? `p${i.projectId}:${i.groupId}` : `g${i.sharedGroupId}:${i.groupId}`);
-const actionKey = (a: ShareRemoval) => (a.kind === "project" ? `p${a.projectId}:${a.groupId}` : `g${a.sharedGroupId}:${a.groupId}`);
 
 beforeAll(async () => {
   // Expiry rules are judged against today; the child process judges against its own today.

@@ -9,11 +9,12 @@
 import { describe, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
-import { enforce, exitCode, parseRestoreText, restore, type EnforceReport, type ShareRemoval } from "../../lib/jobs/index.ts";
+import { enforce, exitCode, parseRestoreText, restore, type EnforceReport } from "../../lib/jobs/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type Fault, type GitLabSim, type ShareIntent } from "../../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type Fault, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
 import { validated } from "../support/report.ts";
+import { actionKey, intentKey } from "../support/share-keys.ts";
 
 const policy = parsePolicy(groupSharesPolicy(), "test.yaml");
 const TODAY = new Date().toISOString().slice(0, 10);
@@ -52,9 +53,6 @@ function shares(sim: GitLabSim): Map<string, string> {
   for (const g of sim.dataset.groups) for (const s of g.shared_with_groups) add(`g${g.id}:${s.group_id}`, s);
   return out;
 }
-
-const intentKey = (i: ShareIntent) => (i.kind === "project" ? `p${i.projectId}:${i.groupId}` : `g${i.sharedGroupId}:${i.groupId}`);
-const actionKey = (a: ShareRemoval) => (a.kind === "project" ? `p${a.projectId}:${a.groupId}` : `g${a.sharedGroupId}:${a.groupId}`);
 
 async function applyEnforce(sim: GitLabSim): Promise<{ report: EnforceReport; auditLines: string }> {
   sim.addFaults(...[...ENFORCE_READS, ...REMOVALS].flatMap((route) => misbehaving(route, { beforeCommit: true })));

@@ -1,22 +1,17 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
-import { enforce, exitCode, restoreInputFrom, type EnforceOptions, type EnforceReport, type ShareRemoval } from "../../../lib/jobs/index.ts";
+import { enforce, exitCode, restoreInputFrom, type EnforceOptions, type EnforceReport } from "../../../lib/jobs/index.ts";
 import { shareKey } from "../../../lib/jobs/shares/plan.ts";
 import { parsePolicy, policySha256 } from "../../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions, type ShareIntent } from "../../../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../../support/policies.ts";
 import { validated } from "../../support/report.ts";
-
+import { actionKey, actionKeys, intentKey } from "../../support/share-keys.ts";
 
 const NOW = new Date("2026-03-10T12:00:00Z");
 let sim: GitLabSim;
 afterEach(() => sim?.close());
-
-/** A share as a key: "p<project>:<group>" or "g<sharing group>:<group>". */
-const intentKey = (i: ShareIntent) => (i.kind === "project" ? `p${i.projectId}:${i.groupId}` : `g${i.sharedGroupId}:${i.groupId}`);
-const actionKey = (a: ShareRemoval) => (a.kind === "project" ? `p${a.projectId}:${a.groupId}` : `g${a.sharedGroupId}:${a.groupId}`);
-const keys = (actions: readonly ShareRemoval[]) => actions.map(actionKey).sort();
 
 async function setup(opts: GitLabSimOptions = {}) {
   const { dataset, intents } = generateOrganisation({ projects: 600, seed: 7, groupShares: true, now: NOW });
@@ -47,7 +42,7 @@ describe("enforce: group shares", () => {
     const before = allShares();
     const report = await run();
     expect(groupStrays.length).toBeGreaterThan(5);
-    expect(keys(report.actions)).toEqual(strays);
+    expect(actionKeys(report.actions)).toEqual(strays);
     const inScope = dataset.groups.filter((g) => g.full_path === "acme" || g.full_path.startsWith("acme/"));
     expect(report.summary).toMatchObject({
       groups: inScope.length,
@@ -181,7 +176,7 @@ describe("enforce: group shares", () => {
     expect(restorable.notes).toContain(`only removals with status "done" are restored; the input also holds ${kept.length} kept by GitLab though it answered success: not restored`);
     expect(exitCode(report)).toBe(1);
     // The shares GitLab kept are the next run's whole plan.
-    expect(keys((await run({ token: "glpat-sim-auditor" })).actions)).toEqual(keys(kept));
+    expect(actionKeys((await run({ token: "glpat-sim-auditor" })).actions)).toEqual(actionKeys(kept));
   });
 
   it("warns a token that is neither administrator nor auditor about both kinds of share", async () => {
@@ -203,7 +198,7 @@ describe("enforce: group shares", () => {
     );
     const report = await run({ apply: true, concurrency: 1 });
     const groups = report.actions.filter((a) => a.kind === "group");
-    expect(keys(groups)).toEqual(groupStrays);
+    expect(actionKeys(groups)).toEqual(groupStrays);
     expect(groups.map((a) => a.status)).toEqual(groups.map(() => "done"));
     expect(report.summary.alreadyGone).toBe(0);
     expect(sim.counters.status).toMatchObject({ "404": 2, "500": 1, dropped: 1 });

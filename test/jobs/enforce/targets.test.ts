@@ -6,11 +6,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
-import { enforce, exitCode, ScopeError, type EnforceOptions, type EnforceReport, type ShareRemoval } from "../../../lib/jobs/index.ts";
+import { enforce, exitCode, ScopeError, type EnforceOptions, type EnforceReport } from "../../../lib/jobs/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions, type ShareIntent } from "../../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../../support/policies.ts";
 import { outcome, recordingSteps } from "../../support/steps.ts";
+import { actionKey, actionKeys } from "../../support/share-keys.ts";
 
 const NOW = new Date("2026-03-10T12:00:00Z");
 const sims: GitLabSim[] = [];
@@ -19,9 +20,6 @@ afterEach(async () => {
   await Promise.all(sims.map((s) => s.close()));
   sims.length = 0;
 });
-
-const actionKey = (a: ShareRemoval) => (a.kind === "project" ? `p${a.projectId}:${a.groupId}` : `g${a.sharedGroupId}:${a.groupId}`);
-const keys = (actions: readonly ShareRemoval[]) => actions.map(actionKey).sort();
 
 /** The organisation (600 projects, groups acme, acme/mobile with ios and android, …) and its strays with their subjects' paths. */
 async function setup(opts: GitLabSimOptions = {}) {
@@ -62,7 +60,7 @@ describe("enforce --target", () => {
     const report = await run({ targets: ["acme/mobile"] });
     const subtree = dataset.groups.filter((g) => under("acme/mobile")(g.full_path));
     expect(subtree.map((g) => g.full_path).sort()).toEqual(["acme/mobile", "acme/mobile/android", "acme/mobile/ios"]);
-    expect(keys(report.actions)).toEqual(straysWhere(under("acme/mobile")));
+    expect(actionKeys(report.actions)).toEqual(straysWhere(under("acme/mobile")));
     expect(report.actions.length).toBeGreaterThan(3);
     expect(report.actions.length).toBeLessThan(full.actions.length);
     expect(report.summary).toMatchObject({
@@ -89,7 +87,7 @@ describe("enforce --target", () => {
     const info = (_message: string, fields: Record<string, unknown>) => void (fields["confirmation"] === true ? confirmations++ : audit.push(String(fields["project"] ?? fields["sharedGroup"])));
     const report = await run({ apply: true, targets: ["acme/platform"], audit: { info } });
     const target = straysWhere(under("acme/platform"));
-    expect(keys(report.actions)).toEqual(target);
+    expect(actionKeys(report.actions)).toEqual(target);
     // The contractor rule allows shares on acme/mobile/** only: in acme/platform it matches nothing, which a full run would report.
     expect(report.summary.matched?.allow[1]).toBe(0);
     expect(report.warnings).toEqual([expect.stringMatching(/^targeted run: only acme\/platform \(group and its subgroups\) examined/)]);
@@ -101,7 +99,7 @@ describe("enforce --target", () => {
     expect(confirmations).toBe(report.actions.filter((a) => a.kind === "group").length);
     expect(exitCode(report)).toBe(0);
     // A full run afterwards finds the rest, untouched.
-    expect(keys((await run()).actions)).toEqual(all.filter((key) => !removed.has(key)));
+    expect(actionKeys((await run()).actions)).toEqual(all.filter((key) => !removed.has(key)));
   });
 
   it("a project target is read with one GET (after the look-up of its path), and only its shares are judged and removed", async () => {
@@ -109,7 +107,7 @@ describe("enforce --target", () => {
     const path = ["acme/mobile", "acme/platform", "acme/security"].flatMap((g) => dataset.projects.filter((p) => p.path_with_namespace.startsWith(`${g}/`))).map((p) => p.path_with_namespace).find((p) => straysWhere((s) => s === p).length > 0)!;
     const project = dataset.projects.find((p) => p.path_with_namespace === path)!;
     const report = await run({ targets: [path] });
-    expect(keys(report.actions)).toEqual(straysWhere((s) => s === path));
+    expect(actionKeys(report.actions)).toEqual(straysWhere((s) => s === path));
     expect(report.summary).toMatchObject({ projects: 1, shares: project.shared_with_groups.length, groups: 0, groupShares: 0, groupReads: 0 });
     // The token, the scope group's namespace, the target's (not a group), the project's look-up and its read;
     // then who added its strays: the administrator's instance listing of the invited group, 90 days in 30-day windows;
@@ -127,7 +125,7 @@ describe("enforce --target", () => {
     const { dataset, straysWhere } = await setup({ recordRequests: true });
     const own = (path: string, kind: "project" | "group") => (kind === "group" ? path === "acme/mobile" : path.split("/").slice(0, -1).join("/") === "acme/mobile");
     const report = await run({ targets: [{ kind: "group", path: "acme/mobile", subtree: false }] });
-    expect(keys(report.actions)).toEqual(straysWhere(own));
+    expect(actionKeys(report.actions)).toEqual(straysWhere(own));
     expect(report.actions.some((a) => a.kind === "group") && report.actions.some((a) => a.kind === "project")).toBe(true);
     const mobile = dataset.groups.find((g) => g.full_path === "acme/mobile")!;
     expect(report.summary).toMatchObject({ projects: dataset.projects.filter((p) => own(p.path_with_namespace, "project")).length, groups: 1, groupReads: 1 });
@@ -158,7 +156,7 @@ describe("enforce --target", () => {
     const ios = dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/mobile/ios/"))!.path_with_namespace;
     const report = await run({ targets: ["acme/mobile/ios", "ACME/Mobile/", ios, "/acme/security", "acme/mobile", { kind: "group", path: "acme/mobile", subtree: false }] });
     const inTargets = (path: string) => under("acme/mobile")(path) || under("acme/security")(path);
-    expect(keys(report.actions)).toEqual(straysWhere(inTargets));
+    expect(actionKeys(report.actions)).toEqual(straysWhere(inTargets));
     const groups = dataset.groups.filter((g) => inTargets(g.full_path));
     expect(report.summary).toMatchObject({ projects: dataset.projects.filter((p) => inTargets(p.path_with_namespace)).length, groups: groups.length, groupReads: groups.length });
     expect(groupsAsked()).toEqual(groups.map((g) => String(g.id)).sort());
@@ -169,7 +167,7 @@ describe("enforce --target", () => {
     const { straysWhere } = await setup();
     const policyText = groupSharesPolicy().replace("  scope: { groups: [acme] }\n", "");
     const report = await run({ targets: ["acme/mobile"], policyText });
-    expect(keys(report.actions)).toEqual(straysWhere(under("acme/mobile")));
+    expect(actionKeys(report.actions)).toEqual(straysWhere(under("acme/mobile")));
     expect(report.warnings).toHaveLength(1);
   });
 
@@ -202,7 +200,7 @@ describe("enforce --target", () => {
     const outside = dataset.groups.find((g) => g.full_path === "partners/contractor-x")!;
     const own = (path: string, kind: "project" | "group") => (kind === "group" ? path === "acme/mobile" : path.split("/").slice(0, -1).join("/") === "acme/mobile");
     const report = await run({ targets: [{ kind: "group", id: mobile.id, subtree: false }, { kind: "group", id: outside.id, subtree: false }, { kind: "project", id: 999_999 }] });
-    expect(keys(report.actions)).toEqual(straysWhere(own));
+    expect(actionKeys(report.actions)).toEqual(straysWhere(own));
     expect(report.warnings).toEqual(expect.arrayContaining([
       `target group ${outside.id} is at partners/contractor-x on GitLab, outside the policy's scope: left alone`,
       "target project 999999: GitLab has no project at this path (or the token cannot see it): left alone",

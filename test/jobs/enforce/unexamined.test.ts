@@ -8,7 +8,7 @@
 import { afterEach, expect, it } from "vitest";
 import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
-import { enforce, exitCode, type EnforceOptions, type EnforceReport, type ShareRemoval } from "../../../lib/jobs/index.ts";
+import { enforce, exitCode, type EnforceOptions, type EnforceReport } from "../../../lib/jobs/index.ts";
 import { escapeMarkdown, renderMarkdown, renderSlack, renderText } from "../../../lib/jobs/render/index.ts";
 import { MAX_UNEXAMINED } from "../../../lib/jobs/enforce/examine/unexamined.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
@@ -16,14 +16,11 @@ import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOpt
 import { groupSharesPolicy } from "../../support/policies.ts";
 import { validated } from "../../support/report.ts";
 import { recordingSteps } from "../../support/steps.ts";
+import { actionKeys, intentKey } from "../../support/share-keys.ts";
 
 const NOW = new Date("2026-03-10T12:00:00Z");
 let sim: GitLabSim;
 afterEach(() => sim?.close());
-
-const intentKey = (i: ShareIntent) => (i.kind === "project" ? `p${i.projectId}:${i.groupId}` : `g${i.sharedGroupId}:${i.groupId}`);
-const actionKey = (a: ShareRemoval) => (a.kind === "project" ? `p${a.projectId}:${a.groupId}` : `g${a.sharedGroupId}:${a.groupId}`);
-const keys = (actions: readonly ShareRemoval[]) => actions.map(actionKey).sort();
 
 /** acme's organisation with group shares, its subgroup acme/mobile's detail answering 500 for ever (or `status`). */
 async function brokenGroup(opts: GitLabSimOptions & { status?: number; message?: string } = {}) {
@@ -60,7 +57,7 @@ it("a dry run with one subgroup's detail answering 500 for ever plans every stra
   const { bad, reachable, hidden } = await brokenGroup();
   expect(hidden.length).toBeGreaterThan(3);
   const report = await run();
-  expect(keys(report.actions)).toEqual(reachable);
+  expect(actionKeys(report.actions)).toEqual(reachable);
   expectNamed(report, bad);
   // Said in every rendering, as the warnings are.
   expect(renderText(report, { color: false })).toContain(`${bad.full_path}) could not be examined`);
@@ -83,13 +80,13 @@ it("GitLab's words for the group reach the renderings escaped, as any server tex
 it("an apply removes the strays elsewhere; the next run tries the group again and, GitLab mended, finds what it hid", async () => {
   const { bad, reachable, hidden } = await brokenGroup();
   const report = await run({ apply: true });
-  expect(keys(report.actions)).toEqual(reachable);
+  expect(actionKeys(report.actions)).toEqual(reachable);
   expect(report.actions.every((a) => a.status === "done")).toBe(true);
   expect(report.summary.removed).toBe(reachable.length);
   expectNamed(report, bad);
   sim.clearFaults();
   const next = await run({ apply: true });
-  expect(keys(next.actions)).toEqual(hidden);
+  expect(actionKeys(next.actions)).toEqual(hidden);
   expect(next.summary).toMatchObject({ complete: true, removed: hidden.length });
   expect(next.unexamined).toBeUndefined();
   expect(exitCode(next)).toBe(0);
@@ -101,7 +98,7 @@ it("in durable steps, cut short and crashed mid-examination, the group not exami
   const report = await run({ apply: true, listConcurrency: 4 }, steps);
   expect(steps.names.filter((n) => n.startsWith("examine ")).length).toBeGreaterThan(2);
   expect(steps.crashed).toEqual(["examine 2"]);
-  expect(keys(report.actions)).toEqual(reachable);
+  expect(actionKeys(report.actions)).toEqual(reachable);
   expect(report.summary.removed).toBe(reachable.length);
   expectNamed(report, bad, true);
 });
@@ -131,7 +128,7 @@ it("a rule that may match only in the group not examined is judged on what was e
 it("a group refused (a 403 on its detail) is named as lasting; a group gone (404) is no part left unexamined", async () => {
   const { bad, reachable } = await brokenGroup({ status: 403 });
   const report = await run();
-  expect(keys(report.actions)).toEqual(reachable);
+  expect(actionKeys(report.actions)).toEqual(reachable);
   expect(report.unexamined).toMatchObject([{ id: bad.id, lasting: true, error: expect.stringMatching(/answered 403/) }]);
   sim.clearFaults();
   sim.addFaults({ kind: "status", status: 404, method: "GET", path: `/api/v4/groups/${bad.id}`, times: 1_000_000 });

@@ -4,30 +4,13 @@
  * again within bounds; the rest of the poll goes on, and the cursor moves. Only a poll on which every
  * source fails fails as a whole.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { exitCode } from "../../../lib/jobs/index.ts";
-import { cursorFor, MAX_ATTEMPTS, pollOnce, watchOnce, watchSources, type CursorStore, type StoredCursor, type WatchCursor } from "../../../lib/jobs/watch/index.ts";
-import type { Policy } from "../../../lib/policy/index.ts";
-import { startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../../sim/gitlab/index.ts";
+import { MAX_ATTEMPTS, pollOnce, watchOnce, type CursorStore, type StoredCursor, type WatchCursor } from "../../../lib/jobs/watch/index.ts";
 import { validReport } from "../../support/report.ts";
-import { allShares, client, IDS, share, WATCH_TOKENS, watchPolicy, watchWorld } from "../../support/watch-world.ts";
+import { begin, sim, start } from "../../support/watch-sim.ts";
+import { allShares, IDS, share, watchPolicy } from "../../support/watch-world.ts";
 
-let sim: GitLabSim;
-const started: GitLabSim[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((s) => s.close()));
-});
-
-async function start(opts: GitLabSimOptions = {}) {
-  sim = await startGitLabSim({ dataset: watchWorld(), tokens: WATCH_TOKENS, recordRequests: true, ...opts });
-  started.push(sim);
-}
-
-async function begin(token: string, policy: Policy = watchPolicy()) {
-  const gitlab = client(sim, token);
-  const { sources } = await watchSources(gitlab, policy, 60_000);
-  return { gitlab, policy, sources, cursor: await cursorFor(gitlab, sources, undefined) };
-}
 
 /** A store in memory that keeps the port's contract (a write names the revision it read). */
 function memoryStore(initial: WatchCursor) {

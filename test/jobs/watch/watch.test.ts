@@ -4,35 +4,18 @@
  * moves past handled events only; a subject outside the scope, an instance without audit events, a
  * polling cost above the policy's limit, and the guard per batch.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { exitCode } from "../../../lib/jobs/index.ts";
 import { cursorFor, EVENTS_PER_POLL, MAX_ATTEMPTS, pollOnce, secondsToRemoval, watchSources, WatchError, type WatchCursor } from "../../../lib/jobs/watch/index.ts";
 import { retriesAfter } from "../../../lib/jobs/watch/retries.ts";
 import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
-import type { Policy } from "../../../lib/policy/index.ts";
-import { startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../../sim/gitlab/index.ts";
 import { scriptedServer } from "../../support/server.ts";
+import type { GitLabSim } from "../../../sim/gitlab/index.ts";
 import { validReport } from "../../support/report.ts";
+import { begin, sim, start } from "../../support/watch-sim.ts";
 import { allShares, client, IDS, share, WATCH_TOKENS, watchPolicy, watchWorld } from "../../support/watch-world.ts";
 
-let sim: GitLabSim;
-const started: GitLabSim[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((s) => s.close()));
-});
-
-async function start(opts: GitLabSimOptions = {}) {
-  sim = await startGitLabSim({ dataset: watchWorld(), tokens: WATCH_TOKENS, recordRequests: true, ...opts });
-  started.push(sim);
-}
-
-/** The watch's start for this token: its sources and cursor, as `warden watch` makes them. */
-async function begin(token: string, policy: Policy = watchPolicy()) {
-  const gitlab = client(sim, token);
-  const { sources, statement } = await watchSources(gitlab, policy, 60_000);
-  return { gitlab, policy, sources, statement, cursor: await cursorFor(gitlab, sources, undefined) };
-}
 
 const nonGet = () => Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "));
 

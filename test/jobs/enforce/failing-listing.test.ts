@@ -1,0 +1,46 @@
+/**
+ * A subgroup whose project listing GitLab fails on every time, while enforce lists it: with 404, the
+ * group was deleted since the run found it, and its projects with it, so nothing of it is left to
+ * govern (a durable sweep of hours meets groups deleted on the way); with 500 after every retry, the rest
+ * of that listing is not examined, named in the report as the projects of that group. Either way the
+ * run goes on and judges every other project, where it used to fail as a whole, and every run after it.
+ */
+import { expect, it } from "vitest";
+import { exitCode, type EnforceReport } from "../../../lib/jobs/index.ts";
+import { generateOrganisation, type ShareIntent } from "../../../sim/gitlab/index.ts";
+import { planned, run, sim, startSim } from "../../support/enforce-world.ts";
+
+/** The run over an uneven tree whose heaviest direct subgroup of acme (which the split lists by itself) answers its project listing with `status`. */
+async function heavyListingAnswers(status: number) {
+  const { dataset, intents } = generateOrganisation({ projects: 3_000, seed: 3, tree: { groups: 40, maxDepth: 4, heavy: 0.8 } });
+  const acme = dataset.groups.find((g) => g.full_path === "acme")!;
+  const under = (path: string) => dataset.projects.filter((p) => p.path_with_namespace.startsWith(`${path}/`));
+  const heavy = dataset.groups.filter((g) => g.parent_id === acme.id).sort((a, b) => under(b.full_path).length - under(a.full_path).length)[0]!;
+  await startSim({ dataset, latencyMs: 5, detailProjects: false, recordRequests: true, faults: [{ kind: "status", status, method: "GET", path: `/api/v4/groups/${heavy.id}/projects`, times: 1_000_000 }] });
+  const report = await run({ listConcurrency: 8 });
+  // The split did list the subgroup by itself, and met the failure.
+  expect(sim.requests.some((r) => r.url.startsWith(`/api/v4/groups/${heavy.id}/projects`))).toBe(true);
+  return { report, heavy, inside: new Set(under(heavy.full_path).map((p) => p.id)), intents };
+}
+
+/** Every project outside `inside` was judged: its strays are the plan's. */
+function expectJudgedElsewhere(report: EnforceReport, inside: ReadonlySet<number>, intents: readonly ShareIntent[]) {
+  const elsewhere = intents.filter((i) => i.kind === "project" && i.intent === "stray" && !inside.has(i.projectId)).map((i) => `${i.projectId}:${i.groupId}`).sort();
+  expect(planned(report).filter((s) => !inside.has(Number(s.split(":")[0])))).toEqual(elsewhere);
+}
+
+it("a subgroup whose project listing answers 404 mid-run (deleted since the split) is left out with a warning; every other project is judged", async () => {
+  const { report, heavy, inside, intents } = await heavyListingAnswers(404);
+  expect(report.summary.complete).toBe(true);
+  expect(report.warnings.join("\n")).toMatch(new RegExp(`the projects of group ${heavy.id} \\(${heavy.full_path}\\) could not be listed: GitLab answered 404`));
+  expectJudgedElsewhere(report, inside, intents);
+});
+
+it("a subgroup whose project listing answers 500 for ever is named as not examined; every project elsewhere is judged and its strays planned", async () => {
+  const { report, heavy, inside, intents } = await heavyListingAnswers(500);
+  expect(report.unexamined).toEqual([{ kind: "projects", id: heavy.id, path: heavy.full_path, error: expect.stringMatching(/answered 500/), lasting: false }]);
+  expect(report.summary).toMatchObject({ complete: false, unexamined: 1 });
+  expect(report.warnings).toContainEqual(expect.stringMatching(new RegExp(`^the projects of group ${heavy.id} \\(${heavy.full_path}\\) could not all be listed: .*answered 500.*: the rest of that listing was not examined; the next run tries it again$`)));
+  expect(exitCode(report)).toBe(1);
+  expectJudgedElsewhere(report, inside, intents);
+});
