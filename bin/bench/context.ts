@@ -1,5 +1,5 @@
 /** What a row kind measures with: the settings, the bench's policy and the bundled runners. */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildCli } from "../build-cli.ts";
@@ -19,6 +19,8 @@ export interface Bench {
   /** Runs a runner with the settings' Node options and timeout (or `timeoutS`). */
   run<T extends RunResult = RunResult>(runner: Runner, args: string[], options?: { env?: NodeJS.ProcessEnv; timeoutS?: number }): Promise<T>;
   progress(text: string): void;
+  /** Removes the bench's directory (its bundles and policies: about 13 MB). */
+  close(): void;
 }
 
 const POLICY = `version: 1
@@ -52,5 +54,6 @@ export async function startBench(settings: Settings): Promise<Bench> {
     writePolicy,
     run: (runner, args, options = {}) => runProcess(runners[runner], args, { nodeOptions: settings.nodeOptions, timeoutS: options.timeoutS ?? settings.timeoutS, env: options.env }),
     progress: (text) => process.stderr.write(`${text}\n`),
+    close: () => rmSync(work, { recursive: true, force: true }),
   };
 }

@@ -82,7 +82,11 @@ const git = (...args: string[]) => execFileSync("git", args, { encoding: "utf8" 
 const started = { date: `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`, commit: git("rev-parse", "--short", "HEAD"), clean: git("status", "--porcelain") === "", load: loadavg()[0]! };
 const bench = await startBench(settings);
 const sections: Section[] = [];
-for (const kind of ROW_KINDS) sections.push({ kind, rows: await kind.measure(bench) });
+try {
+  for (const kind of ROW_KINDS) sections.push({ kind, rows: await kind.measure(bench) });
+} finally {
+  bench.close();
+}
 const info: RunInfo = { ...started, machine: `${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.versions.node}`, load: [started.load, loadavg()[0]!] };
 
 if (settings.json) {

@@ -1,6 +1,7 @@
 /**
  * Runs the real CLI as a child process (the same Node as the tests: Node 24): dist/warden.js as
- * `npm pack` ships it (and as npm's bin shim runs it: `node dist/warden.js`), built once per test file.
+ * `npm pack` ships it (and as npm's bin shim runs it: `node dist/warden.js`), built once per test run
+ * (test/support/global-setup.ts).
  * The built CLI, not its sources: it is what users run (one bundle, its entry replacing itself under the
  * heap settings), and it starts in about half the time the sources take to load, in a suite that starts
  * it hundreds of times.
@@ -9,9 +10,7 @@ import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildCli } from "../../bin/build-cli.ts";
-
-const WARDEN = buildCli();
+import { BUILT_CLI as WARDEN } from "../../bin/build-cli.ts";
 
 export interface CliRun {
   code: number;
