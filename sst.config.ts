@@ -9,6 +9,8 @@
  *                              "gitlabSystemHookToken"}; required with chat-ops or events
  *   WARDEN_ENDPOINT_CONCURRENCY  reserved concurrency of each public function (default 10): what a
  *                              flood of requests can take of the account, and the most it can run at once
+ *   WARDEN_WORKER_CONCURRENCY  reserved concurrency of the Worker (default 5): the most runs chat-ops
+ *                              and events have going at once; the rest wait in Lambda's queue
  *   GITLAB_URL, N8N_URL        scheme and host (and path prefix) of each service; one or both. Without
  *                              GITLAB_URL there is no Enforce workflow, without N8N_URL no Workflows
  *   WARDEN_ALLOW_HTTP          "1": the functions may use a plain http:// GITLAB_URL or N8N_URL of
@@ -161,7 +163,14 @@ export default $config({
     // The worker runs every chat job (a chat pipeline's report is kept too) and the events' subjects.
     const worker =
       settings.chatops || settings.events
-        ? new sst.aws.Function("Worker", job("functions/worker.handler", historyAccess(["enforce", "workflows", "pipeline"]), claimsAccess(CLAIM_KEYS.worker, "dynamodb:PutItem", "dynamodb:GetItem"), claimsAccess(LAST_SWEEP, "dynamodb:GetItem")))
+        ? new sst.aws.Function("Worker", {
+            ...job("functions/worker.handler", historyAccess(["enforce", "workflows", "pipeline"]), claimsAccess(CLAIM_KEYS.worker, "dynamodb:PutItem", "dynamodb:GetItem"), claimsAccess(LAST_SWEEP, "dynamodb:GetItem")),
+            // The endpoints start it asynchronously (up to 100 runs a streamed delivery), so their own
+            // reserved concurrency does not bound it: this does. Lambda keeps what is over it in the
+            // function's queue and runs it as runs end (for up to 6 hours), rather than a flood taking the
+            // account's concurrency and the token's GitLab budget, which the sweep needs.
+            concurrency: { reserved: settings.workerConcurrency },
+          })
         : undefined;
     // An endpoint that answers at once and hands the work to the worker (Slack gives 3 seconds, GitLab 8 and
     // never retries). The request's own credential (Slack's signature, GitLab's token) is the
@@ -322,6 +331,7 @@ function deploySettings(stage: string) {
     secretArn,
     endpointSecretArn: chatops || withEvents ? endpointSecretArn(secretArn) : undefined,
     endpointConcurrency: upTo("WARDEN_ENDPOINT_CONCURRENCY", 10, 1000, "concurrent executions"),
+    workerConcurrency: upTo("WARDEN_WORKER_CONCURRENCY", 5, 1000, "concurrent executions"),
     secretKmsKeyArn: kmsKeyArn(env["WARDEN_SECRET_KMS_KEY_ARN"]),
     gitlabUrl,
     n8nUrl,

@@ -117,16 +117,20 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     expect(allows(deployed.fn("Enforce"), "dynamodb:DeleteItem", CLAIMS, { "dynamodb:LeadingKeys": ["rules:last-sweep"] })).toBe(false);
   });
 
-  it("reserves concurrency for the public functions (10, or WARDEN_ENDPOINT_CONCURRENCY), and for no job", async () => {
+  it("reserves concurrency for the public functions (10, or WARDEN_ENDPOINT_CONCURRENCY), for the Worker they start (5, or WARDEN_WORKER_CONCURRENCY), and for no scheduled job", async () => {
+    // The endpoints invoke the Worker asynchronously, up to 100 runs a streamed delivery: their own
+    // limit does not bound how many Workers a flood of forged events or slash commands has running.
     const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
-    for (const [name, f] of deployed.functions()) {
-      expect(f.lambda["reservedConcurrentExecutions"], name).toBe(["Chatops", "Events"].includes(name) ? 10 : undefined);
-    }
-    const three = await deploy("staging", { WARDEN_EVENTS: "on", WARDEN_ENDPOINT_CONCURRENCY: "3" });
+    const reserved: Record<string, number> = { Chatops: 10, Events: 10, Worker: 5 };
+    for (const [name, f] of deployed.functions()) expect(f.lambda["reservedConcurrentExecutions"], name).toBe(reserved[name]);
+    const three = await deploy("staging", { WARDEN_EVENTS: "on", WARDEN_ENDPOINT_CONCURRENCY: "3", WARDEN_WORKER_CONCURRENCY: "2" });
     expect(three.fn("Chatops").lambda["reservedConcurrentExecutions"]).toBe(3);
     expect(three.fn("Events").lambda["reservedConcurrentExecutions"]).toBe(3);
-    for (const bad of ["0", "-1", "many", "1001"]) {
-      await expect(deploy("staging", { WARDEN_ENDPOINT_CONCURRENCY: bad }), bad).rejects.toThrow(`WARDEN_ENDPOINT_CONCURRENCY must be a whole number of concurrent executions from 1 to 1000, not "${bad}"`);
+    expect(three.fn("Worker").lambda["reservedConcurrentExecutions"]).toBe(2);
+    for (const name of ["WARDEN_ENDPOINT_CONCURRENCY", "WARDEN_WORKER_CONCURRENCY"]) {
+      for (const bad of ["0", "-1", "many", "1001"]) {
+        await expect(deploy("staging", { [name]: bad }), bad).rejects.toThrow(`${name} must be a whole number of concurrent executions from 1 to 1000, not "${bad}"`);
+      }
     }
   });
 
