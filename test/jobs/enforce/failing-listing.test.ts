@@ -44,3 +44,30 @@ it("a subgroup whose project listing answers 500 for ever is named as not examin
   expect(exitCode(report)).toBe(1);
   expectJudgedElsewhere(report, inside, intents);
 });
+
+it("a scope group whose subgroups' listing fails for ever after its first page: the subgroups not listed are named as not examined, every project is judged, the strays found are planned", async () => {
+  const { dataset, intents } = generateOrganisation({ projects: 3_000, seed: 3, groupShares: true, tree: { groups: 160, maxDepth: 4 } });
+  const acme = dataset.groups.find((g) => g.full_path === "acme")!;
+  const groupActions = (report: EnforceReport) => report.actions.filter((a) => a.kind === "group").map((a) => `${a.sharedGroupId}:${a.groupId}`).sort();
+  await startSim({ dataset: structuredClone(dataset), latencyMs: 2 });
+  const whole = groupActions(await run({ listConcurrency: 8 }));
+  await sim.close();
+  const path = `/api/v4/groups/${acme.id}/descendant_groups`;
+  // The first page is answered; every page after it answers 500, retries included.
+  await startSim({ dataset, latencyMs: 2, recordRequests: true, faults: [{ kind: "delay", ms: 0, path, times: 1 }, { kind: "status", status: 500, path, times: 1_000_000 }] });
+  const report = await run({ listConcurrency: 8 });
+  expect(sim.requests.filter((r) => r.url.startsWith(path)).length).toBeGreaterThan(1);
+  expect(report.unexamined).toEqual([{ kind: "subgroups", id: acme.id, error: expect.stringMatching(/answered 500/), lasting: false }]);
+  expect(report.summary).toMatchObject({ complete: false, unexamined: 1 });
+  expect(report.warnings).toContainEqual(expect.stringMatching(new RegExp(`^the subgroups of group ${acme.id} could not all be listed: .*answered 500.*: the shares of those not listed were not examined \\(their projects were, listed with group ${acme.id}'s\\); the next run tries them again$`)));
+  expect(exitCode(report)).toBe(1);
+  // The groups not listed brought no detail: their projects were listed with the scope's, and judged,
+  // not found missing afterwards and taken for projects GitLab's details leave out.
+  expectJudgedElsewhere(report, new Set(), intents);
+  expect(report.warnings.join("\n")).not.toMatch(/leave projects out/);
+  // The group shares planned are those of the groups whose details were read, and only those.
+  const read = new Set(sim.requests.map((r) => /^\/api\/v4\/groups\/(\d+)(?:\?|$)/.exec(r.url)?.[1]).filter(Boolean).map(Number));
+  const planned = groupActions(report);
+  expect(planned).toEqual(whole.filter((share) => read.has(Number(share.split(":")[0]))));
+  expect(planned.length).toBeLessThan(whole.length);
+});

@@ -1,7 +1,8 @@
 /**
  * Parts of the scope the examination could not examine: a group whose detail GitLab failed to answer
  * (after lib/http's own retries) with anything but "gone" or "token refused", or the rest of a group's
- * project listing whose page it failed so (projects/pages.ts). One group GitLab cannot
+ * project listing, or of a scope group's subgroups' listing, whose page it failed so (projects/pages.ts,
+ * groups/index.ts). One group GitLab cannot
  * answer for (a bug on one group happens, and answers 500 every time) must not stop every run from
  * removing the strays everywhere else: the part is recorded here, the examination goes on, and the
  * report names it (summarise.ts), so that the next run tries it again. The record is part of each
@@ -12,12 +13,13 @@ import { isTerminal } from "../../../http/index.ts";
 import { errorText } from "../../report/index.ts";
 
 /**
- * A part not examined: a group (its shares, from its detail), or the projects of a group's listing from
- * the page that failed on; its id, its full path where known, GitLab's answer; `lasting`: another try
- * would meet it again (a 4xx).
+ * A part not examined: a group (its shares, from its detail), the projects of a group's listing from
+ * the page that failed on, or the subgroups of a scope group's listing from the page that failed on
+ * (their shares: their projects are listed with the scope group's, groups/index.ts); its id, its full
+ * path where known, GitLab's answer; `lasting`: another try would meet it again (a 4xx).
  */
 export interface UnexaminedPart {
-  kind: "group" | "projects";
+  kind: "group" | "projects" | "subgroups";
   id: number;
   path?: string;
   error: string;
@@ -73,6 +75,7 @@ export function unexaminedWarnings({ parts, count }: Unexamined): string[] {
   const warnings = parts.map((p) => {
     const group = `group ${p.id}${p.path === undefined ? "" : ` (${p.path})`}`;
     if (p.kind === "projects") return `the projects of ${group} could not all be listed: ${p.error}: the rest of that listing was not examined; the next run tries it again`;
+    if (p.kind === "subgroups") return `the subgroups of ${group} could not all be listed: ${p.error}: the shares of those not listed were not examined (their projects were, listed with ${group}'s); the next run tries them again`;
     const what = p.projects ? "its shares and its own projects' were not examined" : "its shares were not examined";
     return `${group} could not be examined: ${p.error}: ${what}; the next run tries it again`;
   });

@@ -67,6 +67,17 @@ export class DetailProjects {
     return this.carried && !this.listed.has(id);
   }
 
+  /**
+   * The scope group's subgroups could not all be listed (not examined, groups/index.ts): the groups not
+   * listed bring no detail, so their projects would be judged by none. The scope group is listed as a
+   * whole instead, as when the details carry no projects (the ledger judges each project once).
+   */
+  unlisted(): void {
+    if (!this.carried) return;
+    this.carried = false;
+    this.listings.push(this.sink.spawn(scopeListing(this.of.root)));
+  }
+
   /** Judges the projects a detail carries, and has a group with more than it carries listed. */
   judge(group: GroupDetail | undefined): void {
     if (!group || !this.carried || this.listed.has(group.id)) return;

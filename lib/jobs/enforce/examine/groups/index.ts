@@ -9,6 +9,7 @@
  * behind the listings' pages, since a detail can be read at any moment and a listing's next page cannot.
  */
 import pMap from "p-map";
+import { HttpError } from "../../../../gitlab/index.ts";
 import { awaitedLater } from "../../../awaited-later.ts";
 import { groupSubject, readGroup } from "../../../shares/kinds.ts";
 import type { Examination, Sink } from "../context.ts";
@@ -48,7 +49,7 @@ export async function examineGroups(exam: Examination, work: GroupWork, sink: Si
   // The full paths the listing gave, for a group whose detail fails: only those listed and not read yet.
   const paths = new Map<number, string>(work.projects ? [[work.projects.root.id, work.projects.root.path]] : []);
   await pMap(
-    groupIds(exam, left, paths),
+    groupIds(exam, left, paths, () => projects?.unlisted()),
     async (id) => {
       const path = paths.get(id);
       paths.delete(id);
@@ -75,17 +76,28 @@ export async function examineGroups(exam: Examination, work: GroupWork, sink: Si
  * The ids of `work`, pending first, then its listing's pages; `work` keeps where it stands. Each page
  * is asked for as soon as the one before arrives, not once its ids are used up: the pages are a chain,
  * and the detail reads they feed are what fills idle slots, so all of them should be known early.
+ * A page of a scope group's subgroups that GitLab fails on ends the listing (unlistedFrom), and
+ * `unlisted` is called: the groups not listed bring no detail, so none carries their projects.
  */
-async function* groupIds(exam: Examination, work: GroupReads, paths: Map<number, string>): AsyncGenerator<number> {
+async function* groupIds(exam: Examination, work: GroupReads, paths: Map<number, string>, unlisted: () => void): AsyncGenerator<number> {
   while (work.pending.length) yield work.pending.shift()!;
-  if (work.list === undefined) return;
+  const of = work.list;
+  if (of === undefined) return;
   const list = { signal: exam.signal, from: work.from };
-  const pages = (work.list === "all" ? exam.gitlab.listGroups({ all_available: true }, list) : exam.gitlab.listDescendantGroups(work.list.descendantsOf, list)).pages();
+  const pages = (of === "all" ? exam.gitlab.listGroups({ all_available: true }, list) : exam.gitlab.listDescendantGroups(of.descendantsOf, list)).pages();
   // Asked for while the ids before it are still being handed out.
   const ask = () => awaitedLater(inSlot(exam, () => pages.next(), PRIORITY.groupPages));
   try {
     for (let next = ask(); ; ) {
-      const page = await next;
+      let page;
+      try {
+        page = await next;
+      } catch (err) {
+        if (of === "all") throw err;
+        delete work.list;
+        if (unlistedFrom(exam, err, of.descendantsOf, paths.get(of.descendantsOf))) unlisted();
+        return;
+      }
       if (page === PAUSED) return;
       if (page.done) return void delete work.list;
       work.from = page.value.checkpoint;
@@ -102,3 +114,20 @@ async function* groupIds(exam: Examination, work: GroupReads, paths: Map<number,
   }
 }
 
+/**
+ * A page of a scope group's subgroups that GitLab failed on (after lib/http's retries; not the run's
+ * failure, not a 401): the subgroups not listed yet are not examined, named as the scope group's
+ * (unexamined.ts: true), and the run goes on, as for a group whose detail fails; with 404 the scope
+ * group was deleted since the run found it, and its subgroups with it: nothing of them is left to
+ * govern. Without a scope (every group the token sees) the run fails: which groups exist is not known at all.
+ */
+function unlistedFrom(exam: Examination, err: unknown, group: number, path: string | undefined): boolean {
+  if (exam.signal?.aborted) throw err;
+  if (!(err instanceof HttpError && err.status === 404)) {
+    notExamined(exam.unexamined, err, exam.signal, { kind: "subgroups", id: group, ...(path === undefined ? {} : { path }) });
+    return true;
+  }
+  const said = `the subgroups of group ${group}${path === undefined ? "" : ` (${path})`} could not be listed: GitLab answered 404 (deleted, or out of the token's sight, since the run began): they were left out`;
+  if (!exam.warnings.includes(said)) exam.warnings.push(said);
+  return false;
+}
