@@ -273,6 +273,20 @@ describe("enforce: group shares", () => {
     expect(reads.filter((id) => id === "acme" || id === String(acme.id))).toEqual(["acme"]);
   });
 
+  it("an ancestor of the scope that GitLab fails on every time is reported as unknown, and the scope below it is enforced", async () => {
+    const { dataset } = await setup({ faults: [{ kind: "status", status: 500, path: "/api/v4/groups/acme", times: 1_000_000 }] });
+    const policyText = groupSharesPolicy().replace("groups: [acme]", "groups: [acme/platform]");
+    const report = await run({ policyText });
+    expect(report.warnings).toContainEqual(expect.stringMatching(/^acme, above scope group acme\/platform, could not be read \(.*answered 500.*\): the shares it makes reach into the scope and are unknown; the next run reads it again$/));
+    expect(report.summary.complete).toBe(true);
+    // The same run where acme answers: the same plan.
+    sim.clearFaults();
+    const answered = await run({ policyText });
+    expect(report.actions).toEqual(answered.actions);
+    expect(report.actions.length).toBeGreaterThan(0);
+    expect(dataset.groups.some((g) => g.full_path.startsWith("acme/platform"))).toBe(true);
+  });
+
   it("stopped while reading groups: complete is false, the warning says where, and nothing is removed", async () => {
     await setup({ latencyMs: 10 });
     const stop = new AbortController();

@@ -1,6 +1,8 @@
 /** The scope groups' ancestors, whose shares reach into the scope ungoverned: reported, never removed. */
 import pMap from "p-map";
+import { HttpError } from "../../../../gitlab/index.ts";
 import { accessLevelName, inScope } from "../../../../policy/index.ts";
+import { errorText } from "../../../report/index.ts";
 import { readGroup } from "../../../shares/kinds.ts";
 import type { Examination } from "../context.ts";
 import { PRIORITY } from "../slots.ts";
@@ -8,8 +10,9 @@ import type { ScopeRoot } from "../work.ts";
 
 /**
  * A share made by an ancestor of a scope group reaches into the scope (a subgroup inherits its
- * parent's shares) but is outside it, so it is not governed: each is reported as a warning. The
- * ancestors are few — the parent chain of each scope group — and each costs one detail.
+ * parent's shares) but is outside it, so it is not governed: each is reported as a warning, as is an
+ * ancestor GitLab fails to answer for. The ancestors are few — the parent chain of each scope group —
+ * and each costs one detail.
  */
 export async function ancestorShares(exam: Examination, roots: readonly ScopeRoot[]): Promise<string[]> {
   const ancestors = new Map<string, { path: string; scope: string }>();
@@ -23,7 +26,15 @@ export async function ancestorShares(exam: Examination, roots: readonly ScopeRoo
   const warnings = await pMap(
     ancestors.values(),
     async ({ path, scope }) => {
-      const group = await exam.slots(() => readGroup(exam.gitlab, path, exam.signal), PRIORITY.detail);
+      let group;
+      try {
+        group = await exam.slots(() => readGroup(exam.gitlab, path, exam.signal), PRIORITY.detail);
+      } catch (err) {
+        // What is read here is only reported, never governed: an ancestor GitLab fails on every time
+        // must not fail every run of the scope below it. The run's own failures still end it.
+        if (exam.signal?.aborted || (err instanceof HttpError && err.status === 401)) throw err;
+        return [`${path}, above scope group ${scope}, could not be read (${errorText(err)}): the shares it makes reach into the scope and are unknown; the next run reads it again`];
+      }
       if (!group) return [`${path}, above scope group ${scope}, could not be read (not found, or the token cannot see it): the shares it makes reach into the scope and are unknown`];
       return group.shared_with_groups.map(
         (share) =>
