@@ -148,7 +148,7 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
     next.retries = after.retries;
     throw new BatchError(`the batch's run failed (${errorText(err)}); the watch moves on: ${after.warnings.join("; ")}`, { ...result, cursor: next, moved: true }, err);
   }
-  const after = retriesAfter(run, [...subjects.keys()], opts.cursor.retries);
+  const after = retriesAfter(run, [...subjects.keys()], opts.cursor.retries, signal?.aborted === true);
   next.retries = after.retries;
   const report: WatchReport = {
     ...run,

@@ -33,10 +33,11 @@ export function subjectOfRemoval(action: ShareRemoval): string {
 
 /**
  * The retries after a batch's run on `subjects` (those of its events and those retried): each subject
- * with a failure that may pass (or every subject, when the run did not finish) spends an attempt;
- * every other subject of `before` is done with. Returns the map for the cursor and the warnings that report what is passed.
+ * with a failure that may pass (or every subject, when the run did not finish: `cutOff`, its signal
+ * ended it) spends an attempt; every other subject of `before` is done with. Returns the map for the
+ * cursor and the warnings that report what is passed.
  */
-export function retriesAfter(run: EnforceReport, subjects: readonly string[], before: Readonly<Record<string, number>>): { retries: Record<string, number>; warnings: string[] } {
+export function retriesAfter(run: EnforceReport, subjects: readonly string[], before: Readonly<Record<string, number>>, cutOff: boolean): { retries: Record<string, number>; warnings: string[] } {
   const failed = run.actions.filter((a) => FAILED_STATUSES.has(a.status));
   const refused = failed.filter(lasting);
   const again = new Set(failed.filter((a) => !lasting(a)).map(subjectOfRemoval));
@@ -45,8 +46,9 @@ export function retriesAfter(run: EnforceReport, subjects: readonly string[], be
   const unexamined = run.unexamined ?? [];
   const unread = [...(run.unreadTargets ?? []), ...unexamined.map((p) => ({ target: `group:${p.id}`, error: p.error, lasting: p.lasting }))];
   for (const u of unread) if (!u.lasting) again.add(u.target);
-  // A run cut off (its signal, a deadline) tries every subject again; one incomplete only for the parts it names, those parts.
-  if (!run.summary.complete && run.summary.guard !== "tripped" && !run.summary.unexamined) for (const s of subjects) again.add(s);
+  // A run cut off (its signal, a deadline) tries every subject again, though parts of it failed before the
+  // cut (their names say nothing of the subjects it did not reach); one incomplete only for the parts it names, those parts.
+  if (!run.summary.complete && run.summary.guard !== "tripped" && (cutOff || !run.summary.unexamined)) for (const s of subjects) again.add(s);
   for (const a of refused) again.delete(subjectOfRemoval(a));
   for (const u of unread) if (u.lasting) again.delete(u.target);
   const warnings = refused.map((a) => `not tried again: the share of ${describe(a)} (${a.error}); remove it by hand, or give the token the role it needs`);

@@ -295,7 +295,7 @@ describe("watch: on a bad day (issue 29)", () => {
     const [old] = failedIn(refused!) as unknown as { error: string; lasting?: boolean }[];
     expect(old!.error).toMatch(/answered 403/);
     delete old!.lasting;
-    const after = retriesAfter(refused!.report!, [`project:${IDS.app}`], {});
+    const after = retriesAfter(refused!.report!, [`project:${IDS.app}`], {}, false);
     expect(after.retries).toEqual({ [`project:${IDS.app}`]: 1 });
     expect(after.warnings.join("\n")).not.toMatch(/not tried again: the share/);
   });
