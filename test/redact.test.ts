@@ -114,6 +114,19 @@ describe("anything shaped like a token is masked, registered or not (defence in 
     expect(redactOutput(escapeMarkdown(`a name ${token} here`))).toBe(`a name [REDACTED] here`);
   });
 
+  // Slack's webhook URLs carry their secret in the path: a policy's error quoting one pasted there, say,
+  // is masked whether or not the deployment's own webhook was registered yet.
+  it.each([
+    "https://hooks.slack.com/services/T0123ABCD/B0456EFGH/AbCdEfGhIjKlMnOpQrStUvWx",
+    "https://hooks.slack.com/workflows/T0123ABCD/A0456EFGH/123456789012345678/AbCdEfGhIjKlMnOpQrStUvWx",
+    "https://hooks.slack.com/triggers/T0123ABCD/1234567890123/0123456789abcdef0123456789abcdef",
+  ])("a Slack webhook URL, %s, plain, Markdown-escaped, in Slack's link brackets and in JSON", (url) => {
+    expect(redactOutput(`notify: ${url} here`)).toBe("notify: https://[REDACTED] here");
+    expect(redactOutput(escapeMarkdown(`notify ${url} here`))).toBe(`${escapeMarkdown("notify https://")}[REDACTED] here`);
+    expect(redactOutput(escapeMrkdwn(`<${url}>`))).toBe("&lt;https://[REDACTED]&gt;");
+    expect(redactOutput(jsonForTerminal({ url }))).not.toMatch(/AbCdEfGhIjKl|0123456789abcdef0/);
+  });
+
   it.each([
     ["too short a body", "glpat-AbCdEfGhIjKlMnOpQrS"],
     ["no type prefix", "acme-AbCdEfGhIjKlMnOpQrStUv"],
@@ -121,6 +134,7 @@ describe("anything shaped like a token is masked, registered or not (defence in 
     ["32 hex digits", "8f14e45fceea167a5a36dedd4bea2543"],
     ["a path", "acme/platform/api-gateway_service.v2"],
     ["two dotted words", "eyJust.a.sentence"],
+    ["Slack's webhook documentation", "https://hooks.slack.com/services/"],
   ])("not %s", (_name, text) => expect(redactOutput(`x ${text} y`)).toBe(`x ${text} y`));
 });
 

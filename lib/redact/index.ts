@@ -10,7 +10,7 @@
  * word, a project path, a branch), and a mask that appeared for a piece of a credential would tell
  * whoever chose the text that their guess is in it, one character a try. So whether something is
  * masked depends on the text alone: a registered credential (which only someone who holds it can
- * write), or anything shaped like a GitLab token or a JWT, whoever's it is. A message cut short must
+ * write), or anything shaped like a GitLab token, a JWT or a Slack webhook URL, whoever's it is. A message cut short must
  * therefore be redacted whole first, then cut (`redactThenCut`), never the other way round.
  *
  * Redaction comes last, after every escaping step, and recognises a credential however the escapers
@@ -53,7 +53,8 @@ const run = (name: string, punctuation: string, min: number) => `(?=(?<${name}>(
  * Credentials of anyone's, by shape, masked even when not registered (defence in depth: a token
  * pasted into a name, a server echoing another one). GitLab's tokens: a type prefix, optionally an
  * instance's own prefix before it (`SIE-glpat-…`), then 20 or more of [A-Za-z0-9_.-]; JWTs (n8n's
- * API keys): three base64url parts joined by dots, the first starting "eyJ" where a word starts. Not
+ * API keys): three base64url parts joined by dots, the first starting "eyJ" where a word starts;
+ * Slack's webhook URLs, from the host on (`hooks.slack.com/services/T…/B…/…`). Not
  * 32 hex digits (a Slack signing secret's shape): that is also a checksum's or an id's, and the
  * registered one is masked whole anyway. Each starts at a fixed prefix and scans a bounded or atomic
  * run, so redacting stays linear in the text, however hostile the text.
@@ -62,6 +63,8 @@ const GITLAB_TOKEN_TYPES = ["glpat", "glptt", "gldt", "glrt", "glsoat", "glcbt",
 const TOKEN_SHAPES = [
   `(?:[A-Za-z0-9]{1,20}\\\\?-)?(?:${GITLAB_TOKEN_TYPES.join("|")})\\\\?-${run("gitlab", "-_.", 20)}`,
   `(?<![A-Za-z0-9_-])eyJ${run("header", "-_", 8)}\\\\?\\.${run("payload", "-_", 2)}\\\\?\\.${run("signature", "-_", 2)}`,
+  // Slack's webhook URLs (incoming webhooks, workflows' and triggers'): the path after the host is the secret.
+  `${Array.from("hooks.slack.com/", escapedChar).join("")}(?:services|workflows|triggers)${escapedChar("/")}${run("slack", "/", 20)}`,
 ];
 
 export class SecretRegistry {
