@@ -71,3 +71,21 @@ it("a scope group whose subgroups' listing fails for ever after its first page: 
   expect(planned).toEqual(whole.filter((share) => read.has(Number(share.split(":")[0]))));
   expect(planned.length).toBeLessThan(whole.length);
 });
+
+it("a scope group whose direct subgroups GitLab fails to list every time: its listing is not split but read whole, and every project is judged", async () => {
+  const { dataset } = generateOrganisation({ projects: 3_000, seed: 3, tree: { groups: 40, maxDepth: 4, heavy: 0.8 } });
+  const acme = dataset.groups.find((g) => g.full_path === "acme")!;
+  await startSim({ dataset: structuredClone(dataset), latencyMs: 2, detailProjects: false });
+  const whole = planned(await run({ listConcurrency: 8 }));
+  await sim.close();
+  const path = `/api/v4/groups/${acme.id}/subgroups`;
+  await startSim({ dataset, latencyMs: 2, detailProjects: false, recordRequests: true, faults: [{ kind: "status", status: 500, method: "GET", path, times: 1_000_000 }] });
+  const report = await run({ listConcurrency: 8 });
+  // The listing was large enough to be split, and the split's look-up failed.
+  expect(sim.requests.some((r) => r.url.startsWith(path))).toBe(true);
+  expect(report.summary.complete).toBe(true);
+  expect(report.unexamined).toBeUndefined();
+  expect(planned(report)).toEqual(whole);
+  expect(whole.length).toBeGreaterThan(0);
+});
+

@@ -6,11 +6,12 @@
  * project by one read (projects/one.ts). Judging, guard, removal and report are the full run's.
  */
 import pMap from "p-map";
-import { HttpError, type GitLabClient } from "../../../gitlab/index.ts";
+import type { GitLabClient } from "../../../gitlab/index.ts";
 import { isTerminal } from "../../../http/index.ts";
 import { inScope, scopeGroups, type Policy } from "../../../policy/index.ts";
 import { errorText } from "../../report/index.ts";
 import { ScopeError } from "./scope.ts";
+import { isRunFailure } from "./unexamined.ts";
 import type { ExaminationWork, ScopeRoot } from "./work.ts";
 
 /**
@@ -100,7 +101,7 @@ async function findById(gitlab: GitLabClient, target: CheckedTarget, signal?: Ab
   try {
     return await findTarget(gitlab, target, signal);
   } catch (err) {
-    if (signal?.aborted || (err instanceof HttpError && err.status === 401)) throw err;
+    if (isRunFailure(err, signal)) throw err;
     return { target: `${target.kind}:${target.path}`, error: errorText(err), lasting: isTerminal(err) };
   }
 }

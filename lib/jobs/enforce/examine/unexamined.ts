@@ -42,12 +42,17 @@ export function noneUnexamined(): Unexamined {
 }
 
 /**
- * Records a part whose read failed with `err`, unless the failure is the run's rather than the part's:
- * the run stopped (its signal, another examination's failure, the invocation's deadline), or the token
- * refused (a 401: every other read would be refused alike). Those are thrown again.
+ * Whether a read's failure is the run's rather than the part's: the run stopped (its signal, another
+ * examination's failure, the invocation's deadline), or the token refused (a 401: every other read
+ * would be refused alike). Those end the run; any other leaves out only what that read was for.
  */
+export function isRunFailure(err: unknown, signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true || (err instanceof HttpError && err.status === 401);
+}
+
+/** Records a part whose read failed with `err`, unless the failure is the run's (isRunFailure): that is thrown again. */
 export function notExamined(into: Unexamined, err: unknown, signal: AbortSignal, part: Omit<UnexaminedPart, "error" | "lasting">): void {
-  if (signal.aborted || (err instanceof HttpError && err.status === 401)) throw err;
+  if (isRunFailure(err, signal)) throw err;
   // A listing read in parts (split by visibility, from both ends) may fail in each: one part of the scope, named once.
   if (into.parts.some((p) => p.kind === part.kind && p.id === part.id)) return;
   add(into, { ...part, error: errorText(err), lasting: isTerminal(err) });

@@ -1,11 +1,11 @@
 /** The scope groups' ancestors, whose shares reach into the scope ungoverned: reported, never removed. */
 import pMap from "p-map";
-import { HttpError } from "../../../../gitlab/index.ts";
 import { accessLevelName, inScope } from "../../../../policy/index.ts";
 import { errorText } from "../../../report/index.ts";
 import { readGroup } from "../../../shares/kinds.ts";
 import type { Examination } from "../context.ts";
 import { PRIORITY } from "../slots.ts";
+import { isRunFailure } from "../unexamined.ts";
 import type { ScopeRoot } from "../work.ts";
 
 /**
@@ -32,7 +32,7 @@ export async function ancestorShares(exam: Examination, roots: readonly ScopeRoo
       } catch (err) {
         // What is read here is only reported, never governed: an ancestor GitLab fails on every time
         // must not fail every run of the scope below it. The run's own failures still end it.
-        if (exam.signal?.aborted || (err instanceof HttpError && err.status === 401)) throw err;
+        if (isRunFailure(err, exam.signal)) throw err;
         return [`${path}, above scope group ${scope}, could not be read (${errorText(err)}): the shares it makes reach into the scope and are unknown; the next run reads it again`];
       }
       if (!group) return [`${path}, above scope group ${scope}, could not be read (not found, or the token cannot see it): the shares it makes reach into the scope and are unknown`];

@@ -15,7 +15,7 @@ import { groupSubject, readGroup } from "../../../shares/kinds.ts";
 import type { Examination, Sink } from "../context.ts";
 import { projectsWithDetails } from "../scope.ts";
 import { inSlot, PAUSED, PRIORITY } from "../slots.ts";
-import { notExamined } from "../unexamined.ts";
+import { isRunFailure, notExamined } from "../unexamined.ts";
 import type { GroupReads, GroupWork, ScopeRoot } from "../work.ts";
 import { ancestorShares } from "./ancestors.ts";
 import { DetailProjects } from "./detail-projects.ts";
@@ -122,7 +122,7 @@ async function* groupIds(exam: Examination, work: GroupReads, paths: Map<number,
  * govern. Without a scope (every group the token sees) the run fails: which groups exist is not known at all.
  */
 function unlistedFrom(exam: Examination, err: unknown, group: number, path: string | undefined): boolean {
-  if (exam.signal?.aborted) throw err;
+  if (isRunFailure(err, exam.signal)) throw err;
   if (!(err instanceof HttpError && err.status === 404)) {
     notExamined(exam.unexamined, err, exam.signal, { kind: "subgroups", id: group, ...(path === undefined ? {} : { path }) });
     return true;

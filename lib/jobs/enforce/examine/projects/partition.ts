@@ -7,6 +7,7 @@ import type { Page } from "../../../../paging/index.ts";
 import type { Examination } from "../context.ts";
 import { answeredBefore, inGroupItself, lists } from "../ledger.ts";
 import { PAUSED, PRIORITY } from "../slots.ts";
+import { isRunFailure } from "../unexamined.ts";
 import type { ProjectWork } from "../work.ts";
 import { close, readAhead, readRest } from "./both-ends.ts";
 import { counts, groupListOf, judgeAbove, listing, listingOf, nextPage, PER_PAGE, type ListingRun } from "./pages.ts";
@@ -129,11 +130,20 @@ async function byVisibility(run: ListingRun, work: ProjectWork, first: Page<Proj
   return true;
 }
 
-/** A group's direct subgroups (a few pages: read whole even when a pause comes meanwhile). */
+/**
+ * A group's direct subgroups (a few pages: read whole even when a pause comes meanwhile). Splitting is
+ * only a way to read sooner: where GitLab fails to list them (after lib/http's retries; not the run's
+ * failure), none is given, and the listing is read whole, as one that cannot be split is.
+ */
 async function subgroups(exam: Examination, group: number): Promise<Group[]> {
   const groups: Group[] = [];
   const pages = exam.gitlab.listSubgroups(group, { signal: exam.signal }).pages();
   const next = () => exam.slots(() => pages.next(), PRIORITY.opening);
-  for (let page = await next(); !page.done; page = await next()) groups.push(...page.value.items);
+  try {
+    for (let page = await next(); !page.done; page = await next()) groups.push(...page.value.items);
+  } catch (err) {
+    if (isRunFailure(err, exam.signal)) throw err;
+    return [];
+  }
   return groups;
 }
