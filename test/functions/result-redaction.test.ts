@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { durableWorld } from "../support/durable-world.ts";
-import { coldEnforce, SECRETS, stubAwsEnv, writePolicy } from "../support/lambda.ts";
+import { captureLogs, coldEnforce, SECRETS, stubAwsEnv, writePolicy } from "../support/lambda.ts";
 import { standardPolicy } from "../support/policies.ts";
 
 const world = durableWorld({ skipTime: true });
@@ -87,5 +87,21 @@ describe("the report a job Lambda returns holds no credential", { timeout: 120_0
     const error = JSON.stringify(execution.getError());
     expect(error).toContain("echo [REDACTED]");
     expect(error).not.toContain(SECRETS.gitlabToken);
+  });
+
+  it("a bundled policy whose error quotes a credential pasted into it: masked in the error and the log, though the run fails before it needs the secret", async () => {
+    // n8n's older API keys have no shape to know them by: only the registered one is masked.
+    vi.stubEnv("WARDEN_POLICY", await writePolicy(standardPolicy().replace("maxAccess: developer", `maxAccess: "${SECRETS.n8nApiKey}"`)));
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const logs = captureLogs();
+    const failed = await (await coldEnforce<EnforceReport>())({}).then(
+      () => undefined,
+      (err: unknown) => err as Error,
+    );
+    const lines = JSON.stringify(logs.lines());
+    logs.restore();
+    expect(failed?.message).toMatch(/unknown access level "\[REDACTED\]"/);
+    expect(`${failed?.message} ${failed?.stack} ${lines}`).not.toContain(SECRETS.n8nApiKey);
+    expect(lines).toContain("job failed");
   });
 });
