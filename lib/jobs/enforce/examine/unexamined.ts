@@ -50,6 +50,25 @@ export function isRunFailure(err: unknown, signal: AbortSignal | undefined): boo
   return signal?.aborted === true || (err instanceof HttpError && err.status === 401);
 }
 
+/**
+ * A page of a group's listing (its projects, or a scope group's subgroups) that GitLab failed on, after
+ * lib/http's retries. The run's own failure (isRunFailure) is thrown again. A 404: the group was deleted
+ * since the run found it (or went out of the token's sight), and what it lists with it, so nothing of
+ * that is left to govern: said once, and the run goes on, as for a group or project whose detail is
+ * gone. Anything else leaves the rest of the listing not examined, recorded (notExamined): true.
+ */
+export function listingFailed(into: Unexamined, warnings: string[], err: unknown, signal: AbortSignal, part: { kind: "projects" | "subgroups"; id: number; path?: string | undefined }): boolean {
+  if (isRunFailure(err, signal)) throw err;
+  const { kind, id, path } = part;
+  if (!(err instanceof HttpError && err.status === 404)) {
+    notExamined(into, err, signal, { kind, id, ...(path === undefined ? {} : { path }) });
+    return true;
+  }
+  const said = `the ${kind} of group ${id}${path ? ` (${path})` : ""} could not be listed: GitLab answered 404 (deleted, or out of the token's sight, since the run began): its ${kind} were left out`;
+  if (!warnings.includes(said)) warnings.push(said);
+  return false;
+}
+
 /** Records a part whose read failed with `err`, unless the failure is the run's (isRunFailure): that is thrown again. */
 export function notExamined(into: Unexamined, err: unknown, signal: AbortSignal, part: Omit<UnexaminedPart, "error" | "lasting">): void {
   if (isRunFailure(err, signal)) throw err;

@@ -9,13 +9,12 @@
  * behind the listings' pages, since a detail can be read at any moment and a listing's next page cannot.
  */
 import pMap from "p-map";
-import { HttpError } from "../../../../gitlab/index.ts";
 import { awaitedLater } from "../../../awaited-later.ts";
 import { groupSubject, readGroup } from "../../../shares/kinds.ts";
 import type { Examination, Sink } from "../context.ts";
 import { projectsWithDetails } from "../scope.ts";
 import { inSlot, PAUSED, PRIORITY } from "../slots.ts";
-import { isRunFailure, notExamined } from "../unexamined.ts";
+import { listingFailed, notExamined } from "../unexamined.ts";
 import type { GroupReads, GroupWork, ScopeRoot } from "../work.ts";
 import { ancestorShares } from "./ancestors.ts";
 import { DetailProjects } from "./detail-projects.ts";
@@ -76,8 +75,9 @@ export async function examineGroups(exam: Examination, work: GroupWork, sink: Si
  * The ids of `work`, pending first, then its listing's pages; `work` keeps where it stands. Each page
  * is asked for as soon as the one before arrives, not once its ids are used up: the pages are a chain,
  * and the detail reads they feed are what fills idle slots, so all of them should be known early.
- * A page of a scope group's subgroups that GitLab fails on ends the listing (unlistedFrom), and
- * `unlisted` is called: the groups not listed bring no detail, so none carries their projects.
+ * A page of a scope group's subgroups that GitLab fails on ends the listing (unexamined.ts's
+ * listingFailed): where the rest is recorded as not examined, `unlisted` is called, since the groups
+ * not listed bring no detail, so none carries their projects.
  */
 async function* groupIds(exam: Examination, work: GroupReads, paths: Map<number, string>, unlisted: () => void): AsyncGenerator<number> {
   while (work.pending.length) yield work.pending.shift()!;
@@ -93,9 +93,10 @@ async function* groupIds(exam: Examination, work: GroupReads, paths: Map<number,
       try {
         page = await next;
       } catch (err) {
+        // Without a scope (every group the token sees) the run fails: which groups exist is not known at all.
         if (of === "all") throw err;
         delete work.list;
-        if (unlistedFrom(exam, err, of.descendantsOf, paths.get(of.descendantsOf))) unlisted();
+        if (listingFailed(exam.unexamined, exam.warnings, err, exam.signal, { kind: "subgroups", id: of.descendantsOf, path: paths.get(of.descendantsOf) })) unlisted();
         return;
       }
       if (page === PAUSED) return;
@@ -112,22 +113,4 @@ async function* groupIds(exam: Examination, work: GroupReads, paths: Map<number,
   } finally {
     await pages.return(undefined);
   }
-}
-
-/**
- * A page of a scope group's subgroups that GitLab failed on (after lib/http's retries; not the run's
- * failure, not a 401): the subgroups not listed yet are not examined, named as the scope group's
- * (unexamined.ts: true), and the run goes on, as for a group whose detail fails; with 404 the scope
- * group was deleted since the run found it, and its subgroups with it: nothing of them is left to
- * govern. Without a scope (every group the token sees) the run fails: which groups exist is not known at all.
- */
-function unlistedFrom(exam: Examination, err: unknown, group: number, path: string | undefined): boolean {
-  if (isRunFailure(err, exam.signal)) throw err;
-  if (!(err instanceof HttpError && err.status === 404)) {
-    notExamined(exam.unexamined, err, exam.signal, { kind: "subgroups", id: group, ...(path === undefined ? {} : { path }) });
-    return true;
-  }
-  const said = `the subgroups of group ${group}${path === undefined ? "" : ` (${path})`} could not be listed: GitLab answered 404 (deleted, or out of the token's sight, since the run began): they were left out`;
-  if (!exam.warnings.includes(said)) exam.warnings.push(said);
-  return false;
 }

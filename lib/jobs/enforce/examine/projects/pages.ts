@@ -2,12 +2,12 @@
  * One listing's pages, each through the slot pool, each project judged through the ledger once: what
  * every way of listing projects (partition.ts, both-ends.ts, sweep.ts) is built on.
  */
-import { HttpError, type Project } from "../../../../gitlab/index.ts";
+import type { Project } from "../../../../gitlab/index.ts";
 import type { Checkpoint, Page } from "../../../../paging/index.ts";
 import type { Examination } from "../context.ts";
 import { unjudged, type GroupListing } from "../ledger.ts";
 import { inSlot, PAUSED } from "../slots.ts";
-import { notExamined } from "../unexamined.ts";
+import { listingFailed } from "../unexamined.ts";
 import type { GroupList, ProjectWork } from "../work.ts";
 
 /** GitLab's largest page. */
@@ -55,21 +55,15 @@ export function listing(exam: Examination, work: ProjectWork, sort: "asc" | "des
 }
 
 /**
- * A group's listing that GitLab answers with 404: the group was deleted since the run found it (or went
- * out of the token's sight), and its projects with it. Nothing of it is left to govern, so the listing
- * ends there, said once, and the run goes on, as for a group or project whose detail is gone. A page it
- * fails on otherwise (after lib/http's retries; not the run's failure, not a 401) ends the listing too:
- * the rest of it is recorded as not examined (unexamined.ts), and the run goes on.
+ * A group's listing whose page GitLab fails on ends there, and the run goes on: with 404 the group was
+ * deleted since the run found it, its projects with it; otherwise the rest of the listing is recorded
+ * as not examined (unexamined.ts's listingFailed).
  */
 async function* unlessGone(exam: Examination, work: ProjectWork, pages: AsyncGenerator<Page<Project>>): AsyncGenerator<Page<Project>> {
   try {
     yield* pages;
   } catch (err) {
-    if (exam.signal?.aborted) throw err;
-    const group = groupListOf(work)!.group;
-    if (!(err instanceof HttpError && err.status === 404)) return notExamined(exam.unexamined, err, exam.signal, { kind: "projects", id: group, ...(work.path === undefined ? {} : { path: work.path }) });
-    const said = `the projects of group ${group}${work.path ? ` (${work.path})` : ""} could not be listed: GitLab answered 404 (deleted, or out of the token's sight, since the run began): its projects were left out`;
-    if (!exam.warnings.includes(said)) exam.warnings.push(said);
+    listingFailed(exam.unexamined, exam.warnings, err, exam.signal, { kind: "projects", id: groupListOf(work)!.group, path: work.path });
   }
 }
 
