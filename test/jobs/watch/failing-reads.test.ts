@@ -40,16 +40,27 @@ async function polls(w: Awaited<ReturnType<typeof begin>>, n: number) {
   return results;
 }
 
+/**
+ * A batch of two subjects: the one `shared` (POST) names, whose read (`read`) answers 500 every time,
+ * and acme/team/api; polled MAX_ATTEMPTS + 1 times. The first poll moves the cursor past every event
+ * and removes api's share.
+ */
+async function oneSubjectFailing(read: string, shared: string) {
+  await start({ faults: [{ kind: "status", status: 500, method: "GET", path: read, times: 1_000 }] });
+  const w = await begin("root");
+  await share(sim, "jane", shared, IDS.partners);
+  await share(sim, "jane", `/projects/${IDS.api}/share`, IDS.partners);
+  const results = await polls(w, MAX_ATTEMPTS + 1);
+  const first = results[0]!;
+  expect(first.cursor.sources["instance"]!.id).toBe(sim.auditEvents.at(-1)!.id);
+  expect(validReport(first.report!).actions).toMatchObject([{ projectId: IDS.api, status: "done" }]);
+  return results;
+}
+
 describe("watch: one part failing every time", () => {
   it("a subject GitLab cannot read (a 500 every time) fails alone: the rest of its batch is enforced, the cursor moves, and it is tried MAX_ATTEMPTS times in all", async () => {
-    await start({ faults: [{ kind: "status", status: 500, method: "GET", path: `/api/v4/projects/${IDS.app}`, times: 1_000 }] });
-    const w = await begin("root");
-    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
-    await share(sim, "jane", `/projects/${IDS.api}/share`, IDS.partners);
-    const results = await polls(w, MAX_ATTEMPTS + 1);
+    const results = await oneSubjectFailing(`/api/v4/projects/${IDS.app}`, `/projects/${IDS.app}/share`);
     const [first] = results;
-    expect(first!.cursor.sources["instance"]!.id).toBe(sim.auditEvents.at(-1)!.id);
-    expect(validReport(first!.report!).actions).toMatchObject([{ projectId: IDS.api, status: "done" }]);
     expect(first!.report!.unreadTargets).toMatchObject([{ target: `project:${IDS.app}`, lasting: false }]);
     expect(exitCode(first!.report!)).toBe(1);
     expect(first!.report!.warnings.join("\n")).toMatch(/target project 100: reading it failed \(GET \S+ answered 500.*\): not examined/);
@@ -99,14 +110,8 @@ describe("watch: one part failing every time", () => {
   });
 
   it("a subject group whose detail answers 500 every time is not examined alone: the rest of its batch is enforced, the cursor moves, and it is tried MAX_ATTEMPTS times in all", async () => {
-    await start({ faults: [{ kind: "status", status: 500, method: "GET", path: `/api/v4/groups/${IDS.team}`, times: 1_000 }] });
-    const w = await begin("root");
-    await share(sim, "jane", `/groups/${IDS.team}/share`, IDS.partners);
-    await share(sim, "jane", `/projects/${IDS.api}/share`, IDS.partners);
-    const results = await polls(w, MAX_ATTEMPTS + 1);
+    const results = await oneSubjectFailing(`/api/v4/groups/${IDS.team}`, `/groups/${IDS.team}/share`);
     const [first] = results;
-    expect(first!.cursor.sources["instance"]!.id).toBe(sim.auditEvents.at(-1)!.id);
-    expect(validReport(first!.report!).actions).toMatchObject([{ projectId: IDS.api, status: "done" }]);
     expect(first!.report!.unexamined).toMatchObject([{ kind: "group", id: IDS.team, lasting: false }]);
     expect(exitCode(first!.report!)).toBe(1);
     expect(first!.report!.warnings.join("\n")).toMatch(new RegExp(`group ${IDS.team}( \\(\\S+\\))? could not be examined: GET \\S+ answered 500`));
