@@ -9,8 +9,8 @@
  *                              "gitlabSystemHookToken"}; required with chat-ops or events
  *   WARDEN_ENDPOINT_CONCURRENCY  reserved concurrency of each public function (default 10): what a
  *                              flood of requests can take of the account, and the most it can run at once
- *   WARDEN_WORKER_CONCURRENCY  reserved concurrency of the Worker (default 5): the most runs chat-ops
- *                              and events have going at once; the rest wait in Lambda's queue
+ *   WARDEN_WORKER_CONCURRENCY  reserved concurrency of each worker, Worker (chat-ops) and EventsWorker
+ *                              (default 5): the most runs each has going at once; the rest wait in its queue
  *   GITLAB_URL, N8N_URL        scheme and host (and path prefix) of each service; one or both. Without
  *                              GITLAB_URL there is no Enforce workflow, without N8N_URL no Workflows
  *   WARDEN_ALLOW_HTTP          "1": the functions may use a plain http:// GITLAB_URL or N8N_URL of
@@ -27,9 +27,9 @@
  *   WARDEN_WORKFLOWS_SCHEDULE  default rate(1 hour); "off" likewise
  *   WARDEN_WATCH_SCHEDULE      the Watch function's poll of GitLab's audit events (with GITLAB_URL;
  *                              Premium and up): default rate(1 minute); "off" on GitLab Free
- *   WARDEN_CHATOPS             "on" (default) or "off": no Slack endpoint (and no worker, unless events need it)
+ *   WARDEN_CHATOPS             "on" (default) or "off": no Slack endpoint and no Worker
  *   WARDEN_EVENTS              "on" or "off" (default): the Events endpoint for GitLab's audit event
- *                              streaming and system hooks (docs/aws.md), with the worker; needs GITLAB_URL
+ *                              streaming and system hooks (docs/aws.md), with its EventsWorker; needs GITLAB_URL
  *   WARDEN_EVENTS_SILENCE_HOURS  with events on: hours without any delivery from GitLab after which
  *                              each sweep warns and the EventsSilent alarm fires (default 24, 1 to 168)
  *   WARDEN_REPORT_ONLY         "true" or "false"; true: nothing is ever applied on this stage
@@ -159,19 +159,19 @@ export default $config({
     const LAST_SWEEP = ["rules:last-sweep"];
 
     const outputs: Record<string, unknown> = { runHistoryBucket: history.name };
-    // The worker runs what chat-ops and the Events endpoint hand it.
-    // The worker runs every chat job (a chat pipeline's report is kept too) and the events' subjects.
-    const worker =
-      settings.chatops || settings.events
-        ? new sst.aws.Function("Worker", {
-            ...job("functions/worker.handler", historyAccess(["enforce", "workflows", "pipeline"]), claimsAccess(CLAIM_KEYS.worker, "dynamodb:PutItem", "dynamodb:GetItem"), claimsAccess(LAST_SWEEP, "dynamodb:GetItem")),
-            // The endpoints start it asynchronously (up to 100 runs a streamed delivery), so their own
-            // reserved concurrency does not bound it: this does. Lambda keeps what is over it in the
-            // function's queue and runs it as runs end (for up to 6 hours), rather than a flood taking the
-            // account's concurrency and the token's GitLab budget, which the sweep needs.
-            concurrency: { reserved: settings.workerConcurrency },
-          })
-        : undefined;
+    // The workers run what the endpoints hand them: Worker the chat jobs of Chatops, EventsWorker the subjects
+    // of GitLab's events (functions/worker.ts, each taking only its own kind: WARDEN_WORKER_TAKES). The
+    // endpoints start them asynchronously (up to 100 runs a streamed delivery), so their own reserved
+    // concurrency does not bound them: each worker's does. Lambda keeps what is over it in the function's
+    // queue and runs it as runs end (for up to 6 hours), rather than a flood taking the account's
+    // concurrency and the token's GitLab budget, which the sweep needs. A queue each: a flood of events
+    // waits behind itself, not in front of a chat command (whose response_url Slack takes posts to for 30
+    // minutes), and a burst of commands does not hold up the enforcement of events.
+    const worker = (name: string, takes: "chat" | "subject", jobs: string[]) =>
+      new sst.aws.Function(name, {
+        ...job("functions/worker.handler", historyAccess(jobs), claimsAccess(CLAIM_KEYS.worker, "dynamodb:PutItem", "dynamodb:GetItem"), claimsAccess(LAST_SWEEP, "dynamodb:GetItem"), { environment: { WARDEN_WORKER_TAKES: takes } }),
+        concurrency: { reserved: settings.workerConcurrency },
+      });
     // An endpoint that answers at once and hands the work to the worker (Slack gives 3 seconds, GitLab 8 and
     // never retries). The request's own credential (Slack's signature, GitLab's token) is the
     // authentication, checked by the function before anything else: no IAM auth on the URL. It reads the
@@ -185,8 +185,9 @@ export default $config({
         url: { authorization: "none" },
         link: [from],
       });
-    if (worker && settings.events) outputs["eventsUrl"] = endpoint("Events", "functions/events.handler", CLAIM_KEYS.events, worker).url;
-    if (worker && settings.chatops) outputs["chatopsUrl"] = endpoint("Chatops", "functions/chatops.handler", CLAIM_KEYS.chatops, worker).url;
+    // A subject's run is an enforce run; the chat jobs are enforce, workflows and pipeline runs (a chat pipeline's report is kept too).
+    if (settings.events) outputs["eventsUrl"] = endpoint("Events", "functions/events.handler", CLAIM_KEYS.events, worker("EventsWorker", "subject", ["enforce"])).url;
+    if (settings.chatops) outputs["chatopsUrl"] = endpoint("Chatops", "functions/chatops.handler", CLAIM_KEYS.chatops, worker("Worker", "chat", ["enforce", "workflows", "pipeline"])).url;
     // A durable function: a run goes on across invocations, in checkpointed steps, for up to its
     // execution timeout. A lease in the claims table (taken, checked, released) keeps two executions
     // from running the job at once. SST publishes a version whenever the function changes, and the

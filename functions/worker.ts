@@ -7,7 +7,7 @@
  * the user is owed an answer, and a retry would repeat the job (a second pipeline, or changes applied
  * again on a half-finished plan). sst.config.ts also turns off Lambda's retries of this asynchronously
  * invoked function, for what no handler can catch: a timeout, or the process running out of memory.
- * Only an invalid event throws, since then nothing has run and nothing can be repeated.
+ * Only an invalid event throws (or one of the kind the other worker takes), since then nothing has run and nothing can be repeated.
  *
  * An event runs once: its correlation id is claimed first (functions/shared/state/claims.ts), so an event re-sent by hand
  * (Lambda itself does not retry it) is logged and dropped. Each run's metrics are emitted and an
@@ -74,7 +74,19 @@ async function firstDelivery(correlationId: string, what: string): Promise<"firs
   }
 }
 
+/**
+ * A deployed worker takes one kind of event (sst.config.ts: Worker a chat command's, EventsWorker a
+ * subject's), each with its own queue and only its own jobs' permissions; unset, it takes both.
+ */
+function refuseOtherKind(kind: "chat" | "subject"): void {
+  const takes = process.env["WARDEN_WORKER_TAKES"];
+  if (!takes || takes === kind) return;
+  const other = kind === "chat" ? "Worker" : "EventsWorker";
+  throw new Error(`this worker takes ${takes} events (WARDEN_WORKER_TAKES=${takes}), not a ${kind} event: nothing was run; invoke the stage's ${other} function with it`);
+}
+
 export const handler = jobLambda(WorkerEventSchema, async (event, context): Promise<{ posted: boolean } | SubjectRun> => {
+  refuseOtherKind(event.kind ?? "chat");
   // Log lines join the chat-ops (or Events) request's that started this run.
   logger.setCorrelationId(event.correlationId);
   // Every step after the run gets only a slice of the time left (functions/shared/lambda/time-left.ts).

@@ -31,7 +31,7 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
       expect(allows(f, "secretsmanager:GetSecretValue", ENDPOINT_SECRET), name).toBe(true);
       expect(f.env, name).not.toHaveProperty("WARDEN_SECRET_ARN");
     }
-    for (const name of ["Worker", "Enforce", "Workflows", "Watch"]) expect(allows(deployed.fn(name), "secretsmanager:GetSecretValue", ENDPOINT_SECRET), name).toBe(false);
+    for (const name of ["Worker", "EventsWorker", "Enforce", "Workflows", "Watch"]) expect(allows(deployed.fn(name), "secretsmanager:GetSecretValue", ENDPOINT_SECRET), name).toBe(false);
   });
 
   it("lets no job write another job's runs: a Workflows run cannot plant the enforce report restore trusts as latest", async () => {
@@ -68,6 +68,7 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     expect(put("Events", "hook:42")).toBe(true);
     expect(put("Events", "slack:1700000000:v0=abc")).toBe(false);
     expect(put("Worker", "lease:enforce")).toBe(false);
+    expect(put("EventsWorker", "lease:enforce")).toBe(false);
     expect(put("Watch", "lease:enforce")).toBe(false);
     expect(put("Enforce", "watch:cursor")).toBe(false);
     expect(put("Enforce", "lease:enforce")).toBe(true);
@@ -81,12 +82,12 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
       expect(can("Events", "dynamodb:PutItem", key), key).toBe(true);
       expect(can("Enforce", "dynamodb:GetItem", key), key).toBe(true);
       // A job cannot fake a delivery (and hide the silence), nor chat-ops or the watch.
-      for (const name of ["Enforce", "Chatops", "Worker", "Watch"]) expect(can(name, "dynamodb:PutItem", key), `${name} ${key}`).toBe(false);
+      for (const name of ["Enforce", "Chatops", "Worker", "EventsWorker", "Watch"]) expect(can(name, "dynamodb:PutItem", key), `${name} ${key}`).toBe(false);
     }
     expect(can("Enforce", "dynamodb:PutItem", "sweep:judged")).toBe(true);
     expect(can("Enforce", "dynamodb:DeleteItem", "sweep:judged")).toBe(false);
     // No public function can move the sweep's window (and so hide a miss).
-    for (const name of ["Events", "Chatops", "Worker", "Watch"]) expect(can(name, "dynamodb:PutItem", "sweep:judged"), name).toBe(false);
+    for (const name of ["Events", "Chatops", "Worker", "EventsWorker", "Watch"]) expect(can(name, "dynamodb:PutItem", "sweep:judged"), name).toBe(false);
     expect(deployed.fn("Enforce").env).toMatchObject({ WARDEN_EVENTS: "on", WARDEN_WATCH: "on", WARDEN_EVENTS_SILENCE_HOURS: "24" });
     // Without events, Enforce reads no delivery record.
     const off = await deploy("staging", { WARDEN_WATCH_SCHEDULE: "off" });
@@ -102,11 +103,11 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     await expect(deploy("staging", { WARDEN_EVENTS_SILENCE_HOURS: "6" })).rejects.toThrow("WARDEN_EVENTS_SILENCE_HOURS is set without WARDEN_EVENTS=on");
   });
 
-  it("lets Enforce alone write the last full run's unmatched rules; Watch and the Worker only read them, the endpoints not at all", async () => {
+  it("lets Enforce alone write the last full run's unmatched rules; Watch and the workers only read them, the endpoints not at all", async () => {
     const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
     const can = (name: string, action: string) => allows(deployed.fn(name), action, CLAIMS, { "dynamodb:LeadingKeys": ["rules:last-sweep"] });
     expect(can("Enforce", "dynamodb:PutItem")).toBe(true);
-    for (const name of ["Watch", "Worker"]) {
+    for (const name of ["Watch", "Worker", "EventsWorker"]) {
       expect(can(name, "dynamodb:GetItem"), name).toBe(true);
       for (const action of ["dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:UpdateItem"]) expect(can(name, action), `${name} ${action}`).toBe(false);
     }
@@ -117,16 +118,17 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     expect(allows(deployed.fn("Enforce"), "dynamodb:DeleteItem", CLAIMS, { "dynamodb:LeadingKeys": ["rules:last-sweep"] })).toBe(false);
   });
 
-  it("reserves concurrency for the public functions (10, or WARDEN_ENDPOINT_CONCURRENCY), for the Worker they start (5, or WARDEN_WORKER_CONCURRENCY), and for no scheduled job", async () => {
-    // The endpoints invoke the Worker asynchronously, up to 100 runs a streamed delivery: their own
-    // limit does not bound how many Workers a flood of forged events or slash commands has running.
+  it("reserves concurrency for the public functions (10, or WARDEN_ENDPOINT_CONCURRENCY), for each worker they start (5, or WARDEN_WORKER_CONCURRENCY), and for no scheduled job", async () => {
+    // The endpoints invoke their workers asynchronously, up to 100 runs a streamed delivery: their own
+    // limit does not bound how many workers a flood of forged events or slash commands has running.
     const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
-    const reserved: Record<string, number> = { Chatops: 10, Events: 10, Worker: 5 };
+    const reserved: Record<string, number> = { Chatops: 10, Events: 10, Worker: 5, EventsWorker: 5 };
     for (const [name, f] of deployed.functions()) expect(f.lambda["reservedConcurrentExecutions"], name).toBe(reserved[name]);
     const three = await deploy("staging", { WARDEN_EVENTS: "on", WARDEN_ENDPOINT_CONCURRENCY: "3", WARDEN_WORKER_CONCURRENCY: "2" });
     expect(three.fn("Chatops").lambda["reservedConcurrentExecutions"]).toBe(3);
     expect(three.fn("Events").lambda["reservedConcurrentExecutions"]).toBe(3);
     expect(three.fn("Worker").lambda["reservedConcurrentExecutions"]).toBe(2);
+    expect(three.fn("EventsWorker").lambda["reservedConcurrentExecutions"]).toBe(2);
     for (const bad of ["0", "-1", "many", "1001"]) {
       await expect(deploy("staging", { WARDEN_ENDPOINT_CONCURRENCY: bad }), bad).rejects.toThrow(`WARDEN_ENDPOINT_CONCURRENCY must be a whole number of concurrent executions from 1 to 1000, not "${bad}"`);
     }

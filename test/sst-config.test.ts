@@ -172,6 +172,8 @@ describe("sst.config.ts", () => {
     expect(deployed.one("aws:lambda/functionUrl:FunctionUrl", "ChatopsUrl")).toMatchObject({ authorizationType: "NONE", functionName: chatops.physicalName });
     expect(deployed.one("aws:lambda/permission:Permission", "ChatopsPublicFunctionUrlAccess")).toMatchObject({ action: "lambda:InvokeFunctionUrl", principal: "*" });
     expect(chatops.env).toMatchObject({ WARDEN_WORKER_FUNCTION: worker.physicalName });
+    // The chat jobs' worker takes chat commands alone (functions/worker.ts).
+    expect(worker.env).toMatchObject({ WARDEN_WORKER_TAKES: "chat" });
     expect(chatops.statements).toContainEqual({ actions: ["lambda:InvokeFunction"], resources: [worker.arn] });
     expect(deployed.outputs).toEqual({
       chatopsUrl: `https://ChatopsUrl-a1b2c3.lambda-url.eu-west-1.on.aws/`,
@@ -183,16 +185,25 @@ describe("sst.config.ts", () => {
     expect(deployed.all("aws:lambda/functionUrl:FunctionUrl").map((u) => u.name)).toEqual(["ChatopsUrl"]);
   });
 
-  it("with WARDEN_EVENTS=on, opens the Events function as a Function URL without IAM auth, allowed to invoke the worker and claim events, and outputs the URL", async () => {
+  it("with WARDEN_EVENTS=on, opens the Events function as a Function URL without IAM auth, allowed to invoke its own worker and claim events, and outputs the URL", async () => {
     const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
     expect(deployed.components()).toContain("Function Events");
-    const [events, worker] = [deployed.fn("Events"), deployed.fn("Worker")];
+    const [events, worker, chatWorker] = [deployed.fn("Events"), deployed.fn("EventsWorker"), deployed.fn("Worker")];
     expect(events.lambda["handler"]).toBe("functions/events.handler");
     expect(events.lambda["timeout"]).toBe(10);
     expect(deployed.one("aws:lambda/functionUrl:FunctionUrl", "EventsUrl")).toMatchObject({ authorizationType: "NONE", functionName: events.physicalName });
     expect(deployed.one("aws:lambda/permission:Permission", "EventsPublicFunctionUrlAccess")).toMatchObject({ action: "lambda:InvokeFunctionUrl", principal: "*" });
     expect(events.env).toMatchObject({ WARDEN_WORKER_FUNCTION: worker.physicalName, WARDEN_CLAIMS_TABLE: "ClaimsTable-a1b2c3", WARDEN_REPORT_ONLY: "true" });
     expect(events.statements).toContainEqual({ actions: ["lambda:InvokeFunction"], resources: [worker.arn] });
+    // A queue each (its own function, its own reserved concurrency): a flood of events never waits in front of a
+    // chat command, nor a burst of commands in front of the events. Neither endpoint may start the other's worker.
+    expect(JSON.stringify(events.statements)).not.toContain(chatWorker.arn);
+    expect(JSON.stringify(deployed.fn("Chatops").statements)).not.toContain(worker.arn);
+    expect(worker.lambda["handler"]).toBe("functions/worker.handler");
+    expect(worker.env).toMatchObject({ WARDEN_WORKER_TAKES: "subject" });
+    // A subject's run is an enforce run: it writes enforce reports alone, and claims worker events as the chat worker does.
+    expect(worker.statements.filter((st) => st.actions.some((a) => a.startsWith("s3:")))).toEqual([{ actions: ["s3:PutObject"], resources: [`arn:aws:s3:::${BUCKET}/runs/enforce/*`] }]);
+    expect(worker.statements.filter((st) => st.actions.some((a) => a.startsWith("dynamodb:")))).toEqual(chatWorker.statements.filter((st) => st.actions.some((a) => a.startsWith("dynamodb:"))));
     expect(events.statements).toContainEqual({ actions: ["dynamodb:PutItem", "dynamodb:GetItem"], resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["stream:*", "hook:*", "heard:stream", "heard:system-hook"] } } });
     expect(deployed.outputs["eventsUrl"]).toBe("https://EventsUrl-a1b2c3.lambda-url.eu-west-1.on.aws/");
     // Imported without the deploy settings, the handler module loads and exports its handler.
@@ -201,9 +212,9 @@ describe("sst.config.ts", () => {
     vi.unstubAllEnvs();
   });
 
-  it("keeps the worker for the Events function without chat-ops; leaves Events out by default; refuses WARDEN_EVENTS=on without GITLAB_URL or a value but on and off", async () => {
+  it("keeps the Events function's worker without chat-ops (and no chat-ops Worker); leaves Events out by default; refuses WARDEN_EVENTS=on without GITLAB_URL or a value but on and off", async () => {
     const eventsOnly = await deploy("staging", { WARDEN_EVENTS: "on", WARDEN_CHATOPS: "off" });
-    expect(eventsOnly.components()).toEqual(["Bucket RunHistory", "CronV2 EnforceSchedule", "CronV2 WatchSchedule", "CronV2 WorkflowsSchedule", "Dynamo Claims", "Function Events", "Function Worker", "SnsTopic Alarms", "Workflow Enforce"]);
+    expect(eventsOnly.components()).toEqual(["Bucket RunHistory", "CronV2 EnforceSchedule", "CronV2 WatchSchedule", "CronV2 WorkflowsSchedule", "Dynamo Claims", "Function Events", "Function EventsWorker", "SnsTopic Alarms", "Workflow Enforce"]);
     expect(eventsOnly.outputs).not.toHaveProperty("chatopsUrl");
     expect((await deploy()).components()).not.toContain("Function Events");
     await expect(deploy("staging", { WARDEN_EVENTS: "on", GITLAB_URL: undefined })).rejects.toThrow("WARDEN_EVENTS=on needs GITLAB_URL");

@@ -121,6 +121,19 @@ describe("the worker's run for a subject", () => {
     expect(world.gitlab.counters.requests).toBe(requests);
   });
 
+  it("the chat-ops Worker (WARDEN_WORKER_TAKES=chat, its own queue) refuses a subject's event before anything, naming the EventsWorker; the EventsWorker runs it", async () => {
+    const project = platformProject();
+    const { groupId, event } = await addStray(project);
+    const requests = world.gitlab.counters.requests;
+    vi.stubEnv("WARDEN_WORKER_TAKES", "chat");
+    await expect((await workerHandler())(subjectEvent(project, String(event.id)))).rejects.toThrow(/takes chat events .*not a subject event: nothing was run; invoke the stage's EventsWorker function/);
+    // Not a request to GitLab, and no claim taken: the same event still runs where it belongs.
+    expect(world.gitlab.counters.requests).toBe(requests);
+    vi.stubEnv("WARDEN_WORKER_TAKES", "subject");
+    expect(await (await workerHandler())(subjectEvent(project, String(event.id)))).toMatchObject({ ran: true });
+    expect(projectShares().get(project.id)).not.toContain(groupId);
+  });
+
   it("a subject outside the scope (found by id) is logged and left: nothing changed, no summary, no failure", async () => {
     const outside = world.gitlab.dataset.projects.find((p) => !p.path_with_namespace.startsWith("acme/"))!;
     const logs = captureLogs();

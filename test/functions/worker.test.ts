@@ -206,6 +206,15 @@ describe("worker Lambda", () => {
     expect(slack.received).toEqual([]);
   });
 
+  it("the EventsWorker (WARDEN_WORKER_TAKES=subject) refuses a chat command before anything, naming the Worker: nothing runs, nothing is posted", async () => {
+    vi.stubEnv("WARDEN_WORKER_TAKES", "subject");
+    await expect(invoke(event({ job: "enforce", apply: true }))).rejects.toThrow(/takes subject events .*not a chat event: nothing was run; invoke the stage's Worker function/);
+    expect(world.gitlab.counters.requests).toBe(0);
+    expect(slack.received).toEqual([]);
+    vi.stubEnv("WARDEN_WORKER_TAKES", "chat");
+    await expect(invoke(event({ job: "enforce", apply: false }))).resolves.toEqual({ posted: true });
+  });
+
   it("runs nothing, and tells the user, when it cannot make sure the event runs once (the claims table unreachable)", async () => {
     vi.stubEnv("WARDEN_CLAIMS_TABLE", "no-such-table");
     await expect(invoke(event({ job: "enforce", apply: true }))).resolves.toEqual({ posted: false });
