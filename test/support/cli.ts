@@ -10,6 +10,7 @@ import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { inject } from "vitest";
 import { BUILT_CLI as WARDEN } from "../../bin/build-cli.ts";
 
 export interface CliRun {
@@ -20,7 +21,8 @@ export interface CliRun {
   stderr: string;
 }
 
-const childEnv = (env: Record<string, string>) => ({ PATH: process.env["PATH"] ?? "", ...env });
+/** The CLI's environment: `env`, the PATH to find programs, and this run's compile cache (test/support/global-setup.ts), unless `env` names its own. */
+const childEnv = (env: Record<string, string>) => ({ PATH: process.env["PATH"] ?? "", NODE_COMPILE_CACHE: inject("cliCompileCache"), ...env });
 
 export function warden(args: string[], env: Record<string, string>, cwd?: string): Promise<CliRun> {
   return runToEnd(process.execPath, [WARDEN, ...args], { env: childEnv(env), ...(cwd === undefined ? {} : { cwd }) });

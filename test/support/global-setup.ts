@@ -3,9 +3,29 @@
  * `prepare` does (dist/warden.js and the CLI it loads), which the CLI's tests run as users do
  * (test/support/cli.ts). Once a run rather than once a file: about a second of esbuild each time, in
  * the two dozen files that start the CLI.
+ *
+ * It also makes this run's own directory for Node's compile cache, which those tests give the CLI
+ * (NODE_COMPILE_CACHE): the suite starts the CLI a few hundred times, and compiling its bundle afresh
+ * was about a sixth of each start (0.49 s against 0.41 s for `--help`; two test files ran 12 % faster).
+ * A directory of this run's alone, removed when it ends: a cache another user could write to would be
+ * code the CLI runs.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
 import { buildCli } from "../../bin/build-cli.ts";
 
-export function setup(): void {
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The compile cache directory of this run's CLI processes. */
+    cliCompileCache: string;
+  }
+}
+
+export function setup(project: TestProject): () => void {
   buildCli();
+  const cache = mkdtempSync(join(tmpdir(), "warden-compile-cache-"));
+  project.provide("cliCompileCache", cache);
+  return () => rmSync(cache, { recursive: true, force: true });
 }
