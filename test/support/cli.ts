@@ -22,7 +22,7 @@ export interface CliRun {
 }
 
 /** The CLI's environment: `env`, the PATH to find programs, and this run's compile cache (test/support/global-setup.ts), unless `env` names its own. */
-const childEnv = (env: Record<string, string>) => ({ PATH: process.env["PATH"] ?? "", NODE_COMPILE_CACHE: inject("cliCompileCache"), ...env });
+const childEnv = (env: Record<string, string>) => ({ PATH: process.env["PATH"] ?? "", NODE_COMPILE_CACHE: inject("compileCache"), ...env });
 
 export function warden(args: string[], env: Record<string, string>, cwd?: string): Promise<CliRun> {
   return runToEnd(process.execPath, [WARDEN, ...args], { env: childEnv(env), ...(cwd === undefined ? {} : { cwd }) });

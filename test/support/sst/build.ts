@@ -12,6 +12,7 @@ import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import * as esbuild from "esbuild";
+import { inject } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const PLATFORM = join(import.meta.dirname, "platform");
@@ -149,7 +150,9 @@ export interface Deployed {
 export async function evaluateRun(bundle: string, stage: string, env: Record<string, string | undefined>): Promise<Deployed> {
   const clean = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter((e): e is [string, string] => e[1] !== undefined));
   try {
-    const { stdout, stderr } = await run(process.execPath, ["--no-warnings", join(import.meta.dirname, "evaluate.ts"), bundle, stage], { cwd: ROOT, env: clean });
+    // With the run's compile cache (test/support/global-setup.ts): each evaluation loads @pulumi/pulumi and @pulumi/aws anew.
+    const env = { ...clean, NODE_COMPILE_CACHE: inject("compileCache") };
+    const { stdout, stderr } = await run(process.execPath, ["--no-warnings", join(import.meta.dirname, "evaluate.ts"), bundle, stage], { cwd: ROOT, env });
     const line = stdout.split("\n").find((l) => l.startsWith("~r"));
     if (!line) throw new Error(`the program printed no result: ${stdout}`);
     return { ...(JSON.parse(line.slice(2)) as Omit<Deployed, "warnings">), warnings: stderr };
