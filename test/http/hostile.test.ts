@@ -176,6 +176,23 @@ describe("every long wait is reported", () => {
 });
 
 describe("an answer that is not what the API sends is named as such", () => {
+  it("decodes a body as UTF-8 whatever its chunks: a character split between two writes, a leading BOM dropped, a byte that is no UTF-8 replaced", async () => {
+    const name = Buffer.from('{"name":"Jürgen ✓"}');
+    const split = name.indexOf(Buffer.from("✓")) + 1;
+    const s = await serve((req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      if (req.url === "/split") {
+        // Two writes a moment apart: two chunks, the check mark's three bytes torn between them.
+        res.write(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), name.subarray(0, split)]));
+        return void setTimeout(() => res.end(name.subarray(split)), 20);
+      }
+      res.end(Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff]), Buffer.from('"}')]));
+    });
+    const c = client(s.url);
+    expect((await c.send({ method: "GET", url: new URL("/split", s.url), route: "GET /split", expect: "json" })).json).toEqual({ name: "Jürgen ✓" });
+    expect((await c.send({ method: "GET", url: new URL("/bad", s.url), route: "GET /bad", expect: "json" })).json).toEqual({ name: "\ufffd" });
+  });
+
   const LOGIN_PAGE = `<!DOCTYPE html><html><head><title>Sign in</title></head><body>${"x".repeat(2_000)}</body></html>`;
 
   it("a sign-in proxy's HTML page in front of GitLab", async () => {
