@@ -23,7 +23,8 @@ export function gitlabComBudgets(timeScale: number, shown: BudgetHeaders = "on-4
 }
 
 /** The --limits a size row runs under: none, or GitLab.com's budgets shown one of the three ways. */
-export type Limits = "none" | "gitlab.com" | "gitlab.com-advertised" | "gitlab.com-bare";
+export const LIMITS = ["none", "gitlab.com", "gitlab.com-advertised", "gitlab.com-bare"] as const;
+export type Limits = (typeof LIMITS)[number];
 
 export function budgetsFor(limits: Limits, timeScale: number): RateLimitRule[] {
   const shown: Record<Exclude<Limits, "none">, BudgetHeaders> = { "gitlab.com": "on-429", "gitlab.com-advertised": "advertised", "gitlab.com-bare": "none" };

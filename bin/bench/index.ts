@@ -20,7 +20,7 @@ import { noticesRows } from "./rows/notices.ts";
 import { sizeRows } from "./rows/size.ts";
 import { streamRows } from "./rows/stream.ts";
 import { watchRows } from "./rows/watch.ts";
-import { parseSettings } from "./settings.ts";
+import { BenchUsageError, parseSettings } from "./settings.ts";
 
 /** The kinds of row, in the order they run and are written (each with its own row type). */
 const ROW_KINDS: RowKind<any>[] = [sizeRows, cliRows, latencyRows, durableRows, bucketRows, watchRows, streamRows, noticesRows];
@@ -72,7 +72,15 @@ const HELP = `Usage: npm run bench -- [--sizes 1000,10000,100000] [--latency 20]
   --markdown FILE  write the Markdown to FILE (docs/benchmarks.md) instead of printing it
 `;
 
-const settings = parseSettings(process.argv.slice(2));
+const settings = (() => {
+  try {
+    return parseSettings(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof BenchUsageError)) throw err;
+    process.stderr.write(`npm run bench: ${err.message}. npm run bench -- --help lists the flags.\n`);
+    process.exit(2);
+  }
+})();
 if (settings.help) {
   process.stdout.write(HELP);
   process.exit(0);

@@ -2,9 +2,10 @@
 import { parseArgs } from "node:util";
 import { NODE_OPTIONS } from "../../lib/config/node-options.ts";
 import { DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY } from "../../lib/jobs/index.ts";
-import type { Limits } from "./budgets.ts";
+import { LIMITS, type Limits } from "./budgets.ts";
 
-export type Tool = "warden" | "gitbeaker";
+const TOOLS = ["warden", "gitbeaker"] as const;
+export type Tool = (typeof TOOLS)[number];
 
 export interface Settings {
   /** The arguments as given, recorded in the Markdown. */
@@ -69,32 +70,58 @@ const OPTIONS = {
   help: { type: "boolean", default: false },
 } as const;
 
+/** A flag the benchmark cannot take: its message names the flag and what it takes. */
+export class BenchUsageError extends Error {}
+
+/**
+ * The flags read and checked: a value that is not what its flag takes is refused, naming both, before
+ * anything runs (a mistyped number would otherwise run rows of NaN projects for minutes).
+ */
 export function parseSettings(args: string[]): Settings {
-  const { values: flags } = parseArgs({ args, options: OPTIONS });
+  let flags;
+  try {
+    ({ values: flags } = parseArgs({ args, options: OPTIONS }));
+  } catch (err) {
+    throw new BenchUsageError((err as Error).message);
+  }
   const list = (text: string) => text.split(",").filter(Boolean);
+  /** A whole number of `flag` from `least` up ("" counts as 0, which leaves a row out). */
+  const whole = (flag: keyof typeof OPTIONS, text: string, least = 0): number => {
+    const n = text === "" ? 0 : Number(text);
+    if (!/^\d*$/.test(text) || n < least) throw new BenchUsageError(`--${flag} takes whole numbers from ${least}, not "${text}"`);
+    return n;
+  };
+  const value = (flag: keyof typeof OPTIONS, least = 0) => whole(flag, flags[flag] as string, least);
+  const wholes = (flag: keyof typeof OPTIONS, least = 1) => list(flags[flag] as string).map((text) => whole(flag, text, least));
+  const among = <T extends string>(flag: keyof typeof OPTIONS, known: readonly T[]): T[] =>
+    list(flags[flag] as string).map((text) => {
+      if (!(known as readonly string[]).includes(text)) throw new BenchUsageError(`--${flag} takes ${known.join(", ")}, not "${text}"`);
+      return text as T;
+    });
+  const concurrency = flags.concurrency ? value("concurrency", 1) : 0;
   return {
     args,
-    sizes: list(flags.sizes).map(Number),
-    cli: list(flags.cli).map(Number),
-    latencyMs: Number(flags.latency),
+    sizes: wholes("sizes"),
+    cli: wholes("cli"),
+    latencyMs: value("latency"),
     concurrencyFlag: flags.concurrency,
-    concurrency: flags.concurrency ? { list: Number(flags.concurrency), removal: Number(flags.concurrency) } : { list: DEFAULT_LIST_CONCURRENCY, removal: DEFAULT_REMOVAL_CONCURRENCY },
-    timeScale: Number(flags["time-scale"]),
-    timeoutS: Number(flags["timeout-s"]),
+    concurrency: concurrency ? { list: concurrency, removal: concurrency } : { list: DEFAULT_LIST_CONCURRENCY, removal: DEFAULT_REMOVAL_CONCURRENCY },
+    timeScale: value("time-scale", 1),
+    timeoutS: value("timeout-s", 1),
     nodeOptions: flags["node-options"],
-    tools: list(flags.tools) as Tool[],
-    limits: list(flags.limits) as Limits[],
-    latencyRows: list(flags["latency-rows"]).map(Number),
-    latencyProjects: Number(flags["latency-projects"]),
-    scaledLatencyMs: Number(flags["scaled-latency"]),
-    durable: Number(flags.durable),
-    durableProjects: Number(flags["durable-projects"]),
-    durableInvocationS: Number(flags["durable-invocation-s"]),
-    bucket: Number(flags.bucket),
-    watch: Number(flags.watch),
-    watchIntervalS: Number(flags["watch-interval-s"]),
-    stream: Number(flags.stream),
-    notices: Number(flags.notices),
+    tools: among("tools", TOOLS),
+    limits: among("limits", LIMITS),
+    latencyRows: wholes("latency-rows"),
+    latencyProjects: value("latency-projects", 1),
+    scaledLatencyMs: value("scaled-latency", 1),
+    durable: value("durable"),
+    durableProjects: value("durable-projects"),
+    durableInvocationS: value("durable-invocation-s", 1),
+    bucket: value("bucket"),
+    watch: value("watch"),
+    watchIntervalS: value("watch-interval-s", 1),
+    stream: value("stream"),
+    notices: value("notices"),
     json: flags.json,
     markdown: flags.markdown,
     help: flags.help,
