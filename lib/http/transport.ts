@@ -1,7 +1,8 @@
 /** The innermost layer: one undici request, body read whole, network failures typed. */
 import type { IncomingHttpHeaders } from "node:http";
 import { Agent, type Dispatcher } from "undici";
-import { NetworkError } from "./errors.ts";
+import { formatBytes, mediaType } from "./body.ts";
+import { NetworkError, UnexpectedAnswerError } from "./errors.ts";
 import type { Redactor } from "../redact/index.ts";
 import type { HttpRequest, Send } from "./types.ts";
 
@@ -15,7 +16,16 @@ export interface TransportOptions {
    */
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
+  /**
+   * The most of one answer's body read (default 64 MiB, far above the largest the APIs send: a group's
+   * detail with its 200 projects, a page of 100 workflows without their pinned data). Past it the answer
+   * is refused and not read on: a server or proxy sending without end would otherwise fill the memory
+   * long before a deadline ends the request.
+   */
+  maxBodyBytes?: number;
 }
+
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /** Failures that happen before a byte of the request is written: repeating them is safe even for a POST. */
 const CONNECT_PHASE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
@@ -56,6 +66,11 @@ export function transport(dispatcher: Dispatcher, redactor: Redactor, opts: Tran
       return { status: res.status, headers, url: req.url, text: res.text };
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason ?? err;
+      // Not a network failure: the same server would send the same again, so it is not retried.
+      if (err instanceof AnswerTooLarge) {
+        const { status, contentType, bytes, limit } = err;
+        throw new UnexpectedAnswerError({ status, method: req.method, route: req.route, path: redactor.path(req.url), contentType: mediaType(contentType), bytes, looksLike: `more than ${formatBytes(limit)}, more than Warden reads of one answer: it was not read further` });
+      }
       const code = errorCode(err);
       throw new NetworkError({
         code,
@@ -81,6 +96,7 @@ export function transport(dispatcher: Dispatcher, redactor: Redactor, opts: Tran
  */
 function exchange(dispatcher: Dispatcher, req: HttpRequest, opts: TransportOptions, answered: () => void): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
   const { signal } = req;
+  const limit = opts.maxBodyBytes ?? MAX_BODY_BYTES;
   return new Promise((resolve, reject) => {
     let controller: Dispatcher.DispatchController | undefined;
     const abort = () => controller?.abort(signal!.reason);
@@ -88,6 +104,8 @@ function exchange(dispatcher: Dispatcher, req: HttpRequest, opts: TransportOptio
     let status = 0;
     let headers: IncomingHttpHeaders = {};
     const chunks: Buffer[] = [];
+    let bytes = 0;
+    const tooLarge = (c: Dispatcher.DispatchController, size: number) => c.abort(new AnswerTooLarge(status, headers["content-type"], size, limit));
     signal?.addEventListener("abort", abort, { once: true });
     const url = new URL(req.url);
     try {
@@ -98,12 +116,18 @@ function exchange(dispatcher: Dispatcher, req: HttpRequest, opts: TransportOptio
             controller = c;
             if (signal?.aborted) c.abort(signal.reason);
           },
-          onResponseStart(_c, statusCode, responseHeaders) {
+          onResponseStart(c, statusCode, responseHeaders) {
             status = statusCode;
             headers = responseHeaders;
             answered();
+            // One that says it is larger is refused before a byte of it is read.
+            const declared = Number(responseHeaders["content-length"]);
+            if (declared > limit) tooLarge(c, declared);
           },
-          onResponseData(_c, chunk) {
+          onResponseData(c, chunk) {
+            if (c.aborted) return;
+            bytes += chunk.length;
+            if (bytes > limit) return tooLarge(c, bytes);
             chunks.push(chunk);
           },
           onResponseEnd() {
@@ -123,6 +147,21 @@ function exchange(dispatcher: Dispatcher, req: HttpRequest, opts: TransportOptio
       reject(err);
     }
   });
+}
+
+/** An answer's body past the limit (TransportOptions.maxBodyBytes): what the transport names it by. */
+class AnswerTooLarge extends Error {
+  readonly status: number;
+  readonly contentType: string | undefined;
+  readonly bytes: number;
+  readonly limit: number;
+  constructor(status: number, contentType: string | string[] | undefined, bytes: number, limit: number) {
+    super(`answer over ${limit} bytes`);
+    this.status = status;
+    this.contentType = Array.isArray(contentType) ? contentType.join(", ") : contentType;
+    this.bytes = bytes;
+    this.limit = limit;
+  }
 }
 
 function errorCode(err: unknown): string {

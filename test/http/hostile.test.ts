@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
-import { createHttpClient, HttpError, NetworkError, RateLimiterRegistry, type HttpClientOptions, type WaitEvent } from "../../lib/http/index.ts";
+import { createHttpClient, HttpError, NetworkError, RateLimiterRegistry, UnexpectedAnswerError, type HttpClientOptions, type WaitEvent } from "../../lib/http/index.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";
 import { json, scriptedServers, type ScriptedHandler } from "../support/server.ts";
 
@@ -176,6 +176,34 @@ describe("every long wait is reported", () => {
 });
 
 describe("an answer that is not what the API sends is named as such", () => {
+  it("an answer without end (a hostile server or proxy) is read to 64 MiB and no further, refused naming its size and not asked again; one that says it is larger is refused unread", async () => {
+    let sent = 0;
+    const s = await serve((req, res) => {
+      if (req.url?.startsWith("/declared")) {
+        res.writeHead(200, { "content-type": "application/json", "content-length": "100000000" });
+        return void res.write("[");
+      }
+      res.writeHead(200, { "content-type": "application/json" });
+      const chunk = Buffer.alloc(1 << 20, 0x20);
+      const pour = () => {
+        while (!res.destroyed && res.write(chunk)) sent += chunk.length;
+        if (!res.destroyed) res.once("drain", pour);
+      };
+      res.write("[");
+      pour();
+    });
+    const c = client(s.url);
+    const err = await send(c, "GET", "GET /projects", { expect: "json" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnexpectedAnswerError);
+    expect((err as Error).message).toBe("GET /projects answered 200 with more than 67.1 MB, more than Warden reads of one answer: it was not read further (application/json, 67.1 MB)");
+    // Not read on past the limit (what was in flight aside), and not asked again: the same server would send the same.
+    expect(sent).toBeLessThan(96 * 2 ** 20);
+    expect(s.received).toHaveLength(1);
+    const declared = await c.send({ method: "GET", url: new URL("/declared", s.url), route: "GET /declared", expect: "json" }).catch((e: unknown) => e);
+    expect((declared as Error).message).toBe("GET /declared answered 200 with more than 67.1 MB, more than Warden reads of one answer: it was not read further (application/json, 100.0 MB)");
+    expect(s.received).toHaveLength(2);
+  });
+
   it("decodes a body as UTF-8 whatever its chunks: a character split between two writes, a leading BOM dropped, a byte that is no UTF-8 replaced", async () => {
     const name = Buffer.from('{"name":"Jürgen ✓"}');
     const split = name.indexOf(Buffer.from("✓")) + 1;
