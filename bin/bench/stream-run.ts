@@ -1,8 +1,8 @@
 /**
  * The stream row's run, in a process of its own (`node bin/bench/stream-run.ts <events> <latencyMs>`):
- * the Events and Worker functions' handlers as Lambda runs them, with what they find around them in
+ * the Events and EventsWorker functions' handlers as Lambda runs them, with what they find around them in
  * AWS stood in for on loopback (Secrets Manager, S3, dynalite for the claims, and Lambda's Invoke API,
- * which runs the Worker on its own time as an asynchronous invoke does), and a GitLab simulator at the
+ * which runs the EventsWorker on its own time as an asynchronous invoke does), and a GitLab simulator at the
  * given latency. One share at a time: a person adds a stray share, GitLab streams its audit event, and
  * the time runs until the share is gone. Prints one JSON line: each share's milliseconds from its
  * creation to its removal, and the GitLab requests each cost (the person's POST left out).
@@ -34,13 +34,13 @@ const aws = createServer((req, res) => {
   req.on("end", () => {
     if (req.headers["x-amz-target"] === "secretsmanager.GetSecretValue") {
       res.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
-      // The Events function reads the endpoints' secret, the Worker the jobs'.
+      // The Events function reads the endpoints' secret, the EventsWorker the jobs'.
       const endpoints = (JSON.parse(body) as { SecretId?: string }).SecretId === ENDPOINT_SECRET_ARN;
       const secret = endpoints ? GITLAB_EVENT_TOKENS : { gitlabToken: gitlab.token };
       res.end(JSON.stringify({ ARN: endpoints ? ENDPOINT_SECRET_ARN : SECRET_ARN, Name: "warden", VersionId: "v1", SecretString: JSON.stringify(secret), VersionStages: ["AWSCURRENT"], CreatedDate: 1.7e9 }));
     } else if (req.method === "POST" && req.url?.endsWith("/invocations")) {
       res.writeHead(202).end();
-      runs.push(worker!(JSON.parse(body), context("warden-bench-Worker")));
+      runs.push(worker!(JSON.parse(body), context("warden-bench-EventsWorker")));
     } else if (req.method === "PUT") {
       res.writeHead(200, { etag: '"0"' }).end();
     } else {
@@ -60,7 +60,9 @@ Object.assign(process.env, {
   WARDEN_SECRET_ARN: SECRET_ARN,
   WARDEN_ENDPOINT_SECRET_ARN: ENDPOINT_SECRET_ARN,
   WARDEN_RUN_HISTORY_BUCKET: "warden-bench-runs",
-  WARDEN_WORKER_FUNCTION: "warden-bench-Worker",
+  WARDEN_WORKER_FUNCTION: "warden-bench-EventsWorker",
+  // As sst.config.ts deploys it: the events' worker takes subjects alone.
+  WARDEN_WORKER_TAKES: "subject",
   WARDEN_POLICY: policyFile,
   WARDEN_REPORT_ONLY: "false",
   GITLAB_URL: gitlab.url,

@@ -1,7 +1,7 @@
 /**
  * The stream row: time to enforcement when GitLab streams its audit events (Ultimate) to the Events
  * function. One stray share at a time is added to the simulator; its event goes to the Events handler,
- * whose asynchronous invoke runs the Worker's subject run; the clock stops when the share is gone
+ * whose asynchronous invoke runs the EventsWorker's subject run; the clock stops when the share is gone
  * (bin/bench/stream-run.ts, in a process of its own).
  */
 import { fileURLToPath } from "node:url";
@@ -42,7 +42,7 @@ export const streamRows: RowKind<StreamRow> = {
   about: (settings) => `Time to enforcement when GitLab streams its audit events (Ultimate) to the Events function: ${settings.stream} \
 stray shares added one at a time to a simulated GitLab (1,000 projects, ${settings.latencyMs} ms a request); each share's \
 \`project_group_link_created\` event goes to the Events handler as GitLab sends it (form-encoded JSON, the streaming token), whose \
-asynchronous invoke runs the Worker's run for that project, on a loopback stand-in of Lambda's Invoke API; the clock runs from the \
+asynchronous invoke runs the EventsWorker's run for that project, on a loopback stand-in of Lambda's Invoke API; the clock runs from the \
 share's creation to its removal ([bin/bench/stream-run.ts](../bin/bench/stream-run.ts)). GitLab's own delay before it streams an \
 event is not in it, nor Lambda's cold starts or queueing of the asynchronous invoke (a few hundred milliseconds each on AWS).`,
 
