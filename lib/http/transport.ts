@@ -120,9 +120,9 @@ function exchange(dispatcher: Dispatcher, req: HttpRequest, opts: TransportOptio
             status = statusCode;
             headers = responseHeaders;
             answered();
-            // One that says it is larger is refused before a byte of it is read.
+            // One that says it is larger is refused before a byte of it is read (a HEAD's length is of a body not sent).
             const declared = Number(responseHeaders["content-length"]);
-            if (declared > limit) tooLarge(c, declared);
+            if (declared > limit && req.method !== "HEAD") tooLarge(c, declared);
           },
           onResponseData(c, chunk) {
             if (c.aborted) return;

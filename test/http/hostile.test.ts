@@ -181,7 +181,7 @@ describe("an answer that is not what the API sends is named as such", () => {
     const s = await serve((req, res) => {
       if (req.url?.startsWith("/declared")) {
         res.writeHead(200, { "content-type": "application/json", "content-length": "100000000" });
-        return void res.write("[");
+        return void (req.method === "HEAD" ? res.end() : res.write("["));
       }
       res.writeHead(200, { "content-type": "application/json" });
       const chunk = Buffer.alloc(1 << 20, 0x20);
@@ -202,6 +202,8 @@ describe("an answer that is not what the API sends is named as such", () => {
     const declared = await c.send({ method: "GET", url: new URL("/declared", s.url), route: "GET /declared", expect: "json" }).catch((e: unknown) => e);
     expect((declared as Error).message).toBe("GET /declared answered 200 with more than 67.1 MB, more than Warden reads of one answer: it was not read further (application/json, 100.0 MB)");
     expect(s.received).toHaveLength(2);
+    // A HEAD's length is that of the body it does not send.
+    expect((await c.send({ method: "HEAD", url: new URL("/declared", s.url), route: "HEAD /declared" })).status).toBe(200);
   });
 
   it("decodes a body as UTF-8 whatever its chunks: a character split between two writes, a leading BOM dropped, a byte that is no UTF-8 replaced", async () => {
