@@ -18,6 +18,7 @@
  * that project or group alone, as functions/shared/events/subject-run.ts says, once per event as well.
  */
 import { errorText, escapeMrkdwn, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
+import { workerTakes } from "./shared/config/settings.ts";
 import { runForSubject, type SubjectRun } from "./shared/events/subject-run.ts";
 import { jobLambda } from "./shared/lambda/handler.ts";
 import { logger } from "./shared/lambda/logger.ts";
@@ -79,7 +80,7 @@ async function firstDelivery(correlationId: string, what: string): Promise<"firs
  * subject's), each with its own queue and only its own jobs' permissions; unset, it takes both.
  */
 function refuseOtherKind(kind: "chat" | "subject"): void {
-  const takes = process.env["WARDEN_WORKER_TAKES"];
+  const takes = workerTakes();
   if (!takes || takes === kind) return;
   const other = kind === "chat" ? "Worker" : "EventsWorker";
   throw new Error(`this worker takes ${takes} events (WARDEN_WORKER_TAKES=${takes}), not a ${kind} event: nothing was run; invoke the stage's ${other} function with it`);

@@ -107,10 +107,9 @@ function exchange(dispatcher: Dispatcher, req: HttpRequest, opts: TransportOptio
     let bytes = 0;
     const tooLarge = (c: Dispatcher.DispatchController, size: number) => c.abort(new AnswerTooLarge(status, headers["content-type"], size, limit));
     signal?.addEventListener("abort", abort, { once: true });
-    const url = new URL(req.url);
     try {
       dispatcher.dispatch(
-        { origin: url.origin, path: `${url.pathname}${url.search}`, method: req.method, headers: req.headers, body: req.body ?? null, headersTimeout: opts.headersTimeoutMs ?? 0, bodyTimeout: opts.bodyTimeoutMs ?? 0 },
+        { origin: req.url.origin, path: `${req.url.pathname}${req.url.search}`, method: req.method, headers: req.headers, body: req.body ?? null, headersTimeout: opts.headersTimeoutMs ?? 0, bodyTimeout: opts.bodyTimeoutMs ?? 0 },
         {
           onRequestStart(c) {
             controller = c;

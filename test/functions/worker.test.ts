@@ -211,6 +211,11 @@ describe("worker Lambda", () => {
     await expect(invoke(event({ job: "enforce", apply: true }))).rejects.toThrow(/takes subject events .*not a chat event: nothing was run; invoke the stage's Worker function/);
     expect(world.gitlab.counters.requests).toBe(0);
     expect(slack.received).toEqual([]);
+    // A value sst.config.ts never sets is a deployment gone wrong: refused too, naming it.
+    vi.stubEnv("WARDEN_WORKER_TAKES", "events");
+    await expect(invoke(event({ job: "enforce", apply: true }))).rejects.toThrow('WARDEN_WORKER_TAKES must be "chat" or "subject", not "events"');
+    expect(world.gitlab.counters.requests).toBe(0);
+    expect(slack.received).toEqual([]);
     vi.stubEnv("WARDEN_WORKER_TAKES", "chat");
     await expect(invoke(event({ job: "enforce", apply: false }))).resolves.toEqual({ posted: true });
   });

@@ -22,6 +22,17 @@ export function isReportOnly(): boolean {
   return process.env["WARDEN_REPORT_ONLY"] !== "false";
 }
 
+/**
+ * The kind of event a worker takes (sst.config.ts: the Worker a chat command's, the EventsWorker a
+ * subject's), or undefined where it is unset (a worker run outside a deployment takes both). Any other
+ * value is a deployment gone wrong: refused, naming it, before the worker runs anything.
+ */
+export function workerTakes(): "chat" | "subject" | undefined {
+  const value = process.env["WARDEN_WORKER_TAKES"];
+  if (value === undefined || value === "chat" || value === "subject") return value;
+  throw new ConfigError(`WARDEN_WORKER_TAKES must be "chat" or "subject", not "${value}": deploy again with sst.config.ts, which sets it`);
+}
+
 /** The setting that made the stage report-only, for a refusal: the value, or that it is unset. */
 export function reportOnlySetting(): string {
   const value = process.env["WARDEN_REPORT_ONLY"];
