@@ -6,6 +6,8 @@ interface Target {
   method?: string;
   /** The request's own path ("/api/v4/projects/100/share/20"): one resource refused where others are not (a project the token is not Maintainer of). Omitted = any. */
   path?: string;
+  /** Query parameters the request carries, each with this value (`{ id_before: "1501" }`: the pages of one id range of the instance). Omitted = any. */
+  query?: Readonly<Record<string, string>>;
   /** How many matching requests this fault takes. */
   times: number;
 }
@@ -50,10 +52,13 @@ export class FaultQueue {
     for (const f of faults) if (f.times > 0) this.queue.push({ ...f });
   }
 
-  take(method: string, routeKey: string, path?: string): Fault | undefined {
+  take(method: string, routeKey: string, path?: string, rawQuery = ""): Fault | undefined {
     const template = routeKey.slice(routeKey.indexOf(" ") + 1);
+    // Parsed only for a fault that asks (the simulator answers every benchmark request through here).
+    let query: URLSearchParams | undefined;
+    const carries = (wanted: Fault["query"]) => !wanted || Object.entries(wanted).every(([name, value]) => (query ??= new URLSearchParams(rawQuery)).get(name) === value);
     const index = this.queue.findIndex(
-      (f) => (!f.method || f.method.toUpperCase() === method) && (!f.route || f.route === routeKey || f.route === template) && (!f.path || f.path === path),
+      (f) => (!f.method || f.method.toUpperCase() === method) && (!f.route || f.route === routeKey || f.route === template) && (!f.path || f.path === path) && carries(f.query),
     );
     const fault = this.queue[index];
     if (!fault) return undefined;

@@ -186,7 +186,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     if (rawQuery.length > maxQueryLength) return { status: 414, body: "Request-URI Too Large" };
     const throttled = bucket?.take();
     if (throttled) return throttled;
-    const fault = faults.take(method, key, rawPath);
+    const fault = faults.take(method, key, rawPath, rawQuery);
     switch (fault?.kind) {
       case "drop":
         return DROP;

@@ -8,7 +8,9 @@
 import { expect, it } from "vitest";
 import { exitCode, type EnforceReport } from "../../../lib/jobs/index.ts";
 import { generateOrganisation, type ShareIntent } from "../../../sim/gitlab/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
 import { planned, run, sim, startSim } from "../../support/enforce-world.ts";
+import { standardPolicy } from "../../support/policies.ts";
 
 /** The run over an uneven tree whose heaviest direct subgroup of acme (which the split lists by itself) answers its project listing with `status`. */
 async function heavyListingAnswers(status: number) {
@@ -89,3 +91,29 @@ it("a scope group whose direct subgroups GitLab fails to list every time: its li
   expect(whole.length).toBeGreaterThan(0);
 });
 
+
+it("without a scope, an id range of the instance whose pages answer 500 for ever after its first: the rest of that range is named as not examined, every other project is judged", async () => {
+  const { dataset } = generateOrganisation({ projects: 3_000, seed: 3 });
+  await startSim({ dataset, latencyMs: 2, recordRequests: true });
+  const unscoped = { policy: parsePolicy(standardPolicy().replace("  scope: { groups: [acme] }\n", ""), "test.yaml") };
+  // The ranges the instance is listed in: each page of one carries its upper bound (id_before).
+  const whole = await run({ listConcurrency: 3, ...unscoped });
+  const bounds = [...new Set(sim.requests.map((r) => new URL(r.url, sim.url).searchParams.get("id_before")).filter((b) => b !== null))].map(Number).sort((a, b) => a - b);
+  expect(bounds.length).toBeGreaterThan(2);
+  const [after, before] = [bounds[0]! - 1, bounds[1]!];
+  // The second range: its first page is answered, every page after it answers 500, retries included.
+  const query = { id_before: String(before) };
+  sim.addFaults({ kind: "delay", ms: 0, path: "/api/v4/projects", query, times: 1 }, { kind: "status", status: 500, path: "/api/v4/projects", query, times: 1_000_000 });
+  const report = await run({ listConcurrency: 3, ...unscoped });
+  expect(sim.pendingFaults()).toBe(1);
+  const [part] = report.unexamined ?? [];
+  expect(report.unexamined).toEqual([{ kind: "range", id: expect.any(Number), before, error: expect.stringMatching(/answered 500/), lasting: false }]);
+  expect(part!.id).toBeGreaterThan(after);
+  expect(report.summary).toMatchObject({ complete: false, unexamined: 1 });
+  expect(report.warnings).toContainEqual(`the projects with ids above ${part!.id} and below ${before} could not all be listed: ${part!.error}: the rest of that id range was not examined; the next run tries it again`);
+  expect(exitCode(report)).toBe(1);
+  // Every project outside what the range left was judged: its strays are planned, as by the run GitLab answered whole.
+  const left = (id: number) => id > part!.id && id < before;
+  expect(planned(report)).toEqual(planned(whole).filter((s) => !left(Number(s.split(":")[0]))));
+  expect(planned(whole).filter((s) => left(Number(s.split(":")[0]))).length).toBeGreaterThan(0);
+});

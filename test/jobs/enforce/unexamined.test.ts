@@ -114,7 +114,7 @@ it("a rule that may match only in the group not examined is judged on what was e
   const policyText = groupSharesPolicy().replace('      - project: "acme/legacy/**"\n', `      - project: "acme/legacy/**"\n      - project: "${shared.path_with_namespace}"\n`);
   const report = await run({ apply: true, policyText });
   expect(report.summary).toMatchObject({ guard: "tripped", removed: 0, complete: false, unexamined: 1 });
-  expect(report.warnings).toContainEqual(expect.stringMatching(/^the rules above were judged on what this run examined: 1 group could not be examined, where they may match$/));
+  expect(report.warnings).toContainEqual(expect.stringMatching(/^the rules above were judged on what this run examined: 1 part of the scope could not be examined, where they may match$/));
   expect(report.warnings).toContainEqual(expect.stringMatching(/^guard: 1 rule matched nothing \(exempt\[1\]\), and gitlab.guard.unmatchedRules is refuse; nothing was removed/));
   expect(sim.requests.filter((r) => r.method !== "GET")).toEqual([]);
   expect(exitCode(report)).toBe(3);

@@ -1,8 +1,8 @@
 /**
  * Parts of the scope the examination could not examine: a group whose detail GitLab failed to answer
  * (after lib/http's own retries) with anything but "gone" or "token refused", or the rest of a group's
- * project listing, or of a scope group's subgroups' listing, whose page it failed so (projects/pages.ts,
- * groups/index.ts). One group GitLab cannot
+ * project listing, of an id range of the instance's, or of a scope group's subgroups' listing, whose
+ * page it failed so (projects/pages.ts, groups/index.ts). One group GitLab cannot
  * answer for (a bug on one group happens, and answers 500 every time) must not stop every run from
  * removing the strays everywhere else: the part is recorded here, the examination goes on, and the
  * report names it (summarise.ts), so that the next run tries it again. The record is part of each
@@ -14,13 +14,17 @@ import { errorText } from "../../report/index.ts";
 
 /**
  * A part not examined: a group (its shares, from its detail), the projects of a group's listing from
- * the page that failed on, or the subgroups of a scope group's listing from the page that failed on
- * (their shares: their projects are listed with the scope group's, groups/index.ts); its id, its full
- * path where known, GitLab's answer; `lasting`: another try would meet it again (a 4xx).
+ * the page that failed on, the projects of an id range of the instance from the page that failed on, or
+ * the subgroups of a scope group's listing from the page that failed on (their shares: their projects
+ * are listed with the scope group's, groups/index.ts); its id, its full path where known, GitLab's
+ * answer; `lasting`: another try would meet it again (a 4xx).
  */
 export interface UnexaminedPart {
-  kind: "group" | "projects" | "subgroups";
+  kind: "group" | "projects" | "subgroups" | "range";
+  /** A group's id; for a range, the last id listed in it (or where it starts): the ids above it were not examined. */
   id: number;
+  /** A range's end (the ids below it), unless it is the last, open-ended one. */
+  before?: number;
   path?: string;
   error: string;
   lasting: boolean;
@@ -97,6 +101,7 @@ function add(into: Unexamined, part: UnexaminedPart): void {
 /** The report's warnings for them: one a part kept by name, and one for the rest. */
 export function unexaminedWarnings({ parts, count }: Unexamined): string[] {
   const warnings = parts.map((p) => {
+    if (p.kind === "range") return `the projects with ids above ${p.id}${p.before === undefined ? "" : ` and below ${p.before}`} could not all be listed: ${p.error}: the rest of that id range was not examined; the next run tries it again`;
     const group = `group ${p.id}${p.path === undefined ? "" : ` (${p.path})`}`;
     if (p.kind === "projects") return `the projects of ${group} could not all be listed: ${p.error}: the rest of that listing was not examined; the next run tries it again`;
     if (p.kind === "subgroups") return `the subgroups of ${group} could not all be listed: ${p.error}: the shares of those not listed were not examined (their projects were, listed with ${group}'s); the next run tries them again`;

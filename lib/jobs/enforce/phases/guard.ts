@@ -36,7 +36,7 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
     const named = await steps.step("rules", () => run.measured(async () => ({ warnings: await unmatchedWarnings(gitlab, policy, unmatched, inStep) })));
     warnings.push(...named.warnings);
     stats.push(named.stats);
-    if (unexamined.count) warnings.push(`the rules above were judged on what this run examined: ${count(unexamined.count, "group")} could not be examined, where they may match`);
+    if (unexamined.count) warnings.push(`the rules above were judged on what this run examined: ${count(unexamined.count, "part")} of the scope could not be examined, where they may match`);
   }
   // Counts unknown (a step replayed from older code): every rule is looked at, which costs only reads.
   const untouched = targets && !stopped ? unmatchedRules(policy, matched ?? emptyRuleCounts(policy), now) : [];

@@ -7,7 +7,7 @@ import type { Checkpoint, Page } from "../../../../paging/index.ts";
 import type { Examination } from "../context.ts";
 import { unjudged, type GroupListing } from "../ledger.ts";
 import { inSlot, PAUSED } from "../slots.ts";
-import { listingFailed } from "../unexamined.ts";
+import { listingFailed, notExamined } from "../unexamined.ts";
 import type { GroupList, ProjectWork } from "../work.ts";
 
 /** GitLab's largest page. */
@@ -51,7 +51,7 @@ export function listing(exam: Examination, work: ProjectWork, sort: "asc" | "des
   if (work.list === "instance") throw new Error("the instance is listed in id ranges");
   if ("project" in work.list) throw new Error("one project is read, not listed");
   if ("group" in work.list) return unlessGone(exam, work, exam.gitlab.listGroupProjects(work.list.group, list, { includeSubgroups: !work.list.own, sort, visibility: work.list.visibility }).pages());
-  return exam.gitlab.listProjects({ idAfter: work.list.after, idBefore: work.list.before, list }).pages();
+  return unlessFailing(exam, work.list, exam.gitlab.listProjects({ idAfter: work.list.after, idBefore: work.list.before, list }).pages());
 }
 
 /**
@@ -64,6 +64,25 @@ async function* unlessGone(exam: Examination, work: ProjectWork, pages: AsyncGen
     yield* pages;
   } catch (err) {
     listingFailed(exam.unexamined, exam.warnings, err, exam.signal, { kind: "projects", id: groupListOf(work)!.group, path: work.path });
+  }
+}
+
+/**
+ * An id range of the instance whose page GitLab fails on (after lib/http's retries) ends there, and the
+ * run goes on: the ids above the last one listed, up to the range's end, are recorded as not examined.
+ * One project GitLab cannot list (it happens, and answers 500 every time) must not fail every run of a
+ * policy without a scope, as it would if the error went on.
+ */
+async function* unlessFailing(exam: Examination, range: { after?: number; before?: number }, pages: AsyncGenerator<Page<Project>>): AsyncGenerator<Page<Project>> {
+  // Listed by id ascending (a keyset that goes up only): every id up to the last one seen is listed.
+  let listedTo = range.after ?? 0;
+  try {
+    for await (const page of pages) {
+      listedTo = Math.max(listedTo, ...page.items.map((project) => project.id));
+      yield page;
+    }
+  } catch (err) {
+    notExamined(exam.unexamined, err, exam.signal, { kind: "range", id: listedTo, ...(range.before === undefined ? {} : { before: range.before }) });
   }
 }
 
