@@ -67,7 +67,7 @@ event is not in it, nor Lambda's cold starts or queueing of the asynchronous inv
   },
 
   legend: () => `- *GitLab requests an event*: what one subject's run sends (median): the token check, the scope, the target's \
-look-up and read, who added the stray (audit events), the removal. The stream costs nothing while nothing happens (*idle*): \
+look-up (which is its read), who added the stray (audit events), the removal. The stream costs nothing while nothing happens (*idle*): \
 GitLab pushes, nobody polls.`,
 
   targets(rows) {

@@ -13,7 +13,7 @@ import { attributionBudget } from "./attribution.ts";
 import { earlyAttribution } from "./attribution-early.ts";
 import type { AttributionState } from "./attribution-reads.ts";
 import { judgeUnderBase, type Difference } from "./compare.ts";
-import type { Examination, Sink } from "./examine/context.ts";
+import type { Examination, HeldRead, Sink } from "./examine/context.ts";
 import { examineWork } from "./examine/examiners.ts";
 import { newLedger } from "./examine/ledger.ts";
 import { slotPool } from "./examine/slots.ts";
@@ -27,7 +27,7 @@ export interface Slice {
   tally: Tally;
   /** Shares each rule allowed or exempted in this slice (absent from a step recorded before rules were counted). */
   matched?: RuleCounts;
-  /** Stray shares, each with when it was judged (Date.now()). */
+  /** Stray shares, each with when it was judged (Date.now()), or read where that was earlier (Sink.judge). */
   strays: { action: ShareRemoval; judgedAt: number }[];
   /** Comparing with a base policy: the shares judged otherwise under it (compare.ts). Absent otherwise. */
   differences?: Difference[];
@@ -59,6 +59,8 @@ export interface SliceInput {
   progress: (tally: Tally, strays: number) => void;
   /** Sees every share judged, with its verdict (EnforceOptions.onJudged). */
   onJudged?: JudgedShareHook | undefined;
+  /** Project targets the run's look-up read already (Examination.held). */
+  held?: Map<number, HeldRead> | undefined;
   /** Attribution during the examination: where the run's reads stand, and what the run examined before this slice. */
   attribution: { state: AttributionState; admin: boolean; before: { projects: number; groups: number; strays: number } };
 }
@@ -84,7 +86,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   // setTimeout fires at once past 2^31 - 1 ms (24.8 days): a slice that long is as good as no end.
   const timer = end - Date.now() < 2 ** 31 ? setTimeout(() => pause.abort(), Math.max(0, end - Date.now())) : undefined;
 
-  const judge = (kind: ShareKindName, subjects: Subject[]) => {
+  const judge = (kind: ShareKindName, subjects: Subject[], readAt = Date.now()) => {
     const counters = KIND_COUNTERS[kind];
     const known = strays.length;
     for (const subject of subjects) {
@@ -100,7 +102,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
         if (verdict.kind !== "stray") tally[verdict.kind === "out-of-scope" ? "outOfScope" : verdict.kind]++;
         else {
           // In steps, a project judged twice (moved mid-listing) is planned once: enforce/index.ts de-duplicates across slices.
-          strays.push({ action: plannedRemoval(kind, subject, share, verdict.reason), judgedAt: Date.now() });
+          strays.push({ action: plannedRemoval(kind, subject, share, verdict.reason), judgedAt: readAt });
           if (strays.length >= steps.perStep) pause.abort();
         }
       }
@@ -135,7 +137,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   };
   // Each attempt of the step keeps its own ledger: what an earlier one judged, it did not record.
   const exam: Examination = {
-    gitlab, policy, seesAllGroups: input.seesAllGroups, concurrency: input.concurrency, slots: slotPool(input.concurrency), signal: listSignal, pause: pause.signal, warnings, ledger: newLedger(), unexamined: noneUnexamined(),
+    gitlab, policy, seesAllGroups: input.seesAllGroups, concurrency: input.concurrency, slots: slotPool(input.concurrency), signal: listSignal, pause: pause.signal, warnings, ledger: newLedger(), unexamined: noneUnexamined(), held: input.held,
   };
   const { before } = input.attribution;
   const early = earlyAttribution({

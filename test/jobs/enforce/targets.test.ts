@@ -102,17 +102,17 @@ describe("enforce --target", () => {
     expect(actionKeys((await run()).actions)).toEqual(all.filter((key) => !removed.has(key)));
   });
 
-  it("a project target is read with one GET (after the look-up of its path), and only its shares are judged and removed", async () => {
+  it("a project target is read with one GET (its look-up, whose answer the examination takes), and only its shares are judged and removed", async () => {
     const { dataset, straysWhere } = await setup({ recordRequests: true });
     const path = ["acme/mobile", "acme/platform", "acme/security"].flatMap((g) => dataset.projects.filter((p) => p.path_with_namespace.startsWith(`${g}/`))).map((p) => p.path_with_namespace).find((p) => straysWhere((s) => s === p).length > 0)!;
     const project = dataset.projects.find((p) => p.path_with_namespace === path)!;
     const report = await run({ targets: [path] });
     expect(actionKeys(report.actions)).toEqual(straysWhere((s) => s === path));
     expect(report.summary).toMatchObject({ projects: 1, shares: project.shared_with_groups.length, groups: 0, groupShares: 0, groupReads: 0 });
-    // The token, the scope group's namespace, the target's (not a group), the project's look-up and its read;
+    // The token, the scope group's namespace, the target's (not a group), the project's look-up, which is its read;
     // then who added its strays: the administrator's instance listing of the invited group, 90 days in 30-day windows;
     // and the literal groups of the rules that matched nothing here (partners/contractor-x, auditors, acme), once each.
-    expect(sim.counters.byRoute).toEqual({ "GET /user": 1, "GET /namespaces/:id": 2 + 3, "GET /projects/:id": 2, "GET /audit_events": 3 });
+    expect(sim.counters.byRoute).toEqual({ "GET /user": 1, "GET /namespaces/:id": 2 + 3, "GET /projects/:id": 1, "GET /audit_events": 3 });
     expect(report.warnings).toContain(`targeted run: only ${path} (project) examined; the rest of the scope was neither judged nor changed, and a rule that matched nothing here is reported only when it names a path the instance does not have (only a run over the whole scope shows the rest)`);
 
     const applied = await run({ apply: true, targets: [{ kind: "project", path }] });
@@ -210,6 +210,45 @@ describe("enforce --target", () => {
     expect(none.actions).toEqual([]);
     expect(none.warnings).toContain("targeted run: no target was found in the policy's scope, so nothing was examined or changed");
     expect(nonGet()).toEqual([]);
+  });
+
+  it("a project target by id (an event's subject) is read once; its plan's age counts from that read, so one older than maxPlanAgeMs is read again before removal", async () => {
+    const { dataset, straysWhere } = await setup({ recordRequests: true });
+    const strayed = (p: (typeof dataset.projects)[number]) => straysWhere((s, kind) => kind === "project" && s === p.path_with_namespace).length > 0;
+    const [fresh, late] = dataset.projects.filter(strayed);
+    const reads = (id: number) => sim.requests.filter((r) => r.method === "GET" && r.url.split("?")[0] === `/api/v4/projects/${id}`).length;
+    const quick = await run({ apply: true, maxPlanAgeMs: 1_000, targets: [{ kind: "project", id: fresh!.id }] });
+    expect(quick.summary).toMatchObject({ projects: 1, removed: straysWhere((s, kind) => kind === "project" && s === fresh!.path_with_namespace).length, guard: "ok" });
+    expect(reads(fresh!.id)).toBe(1);
+    // The look-up's answer takes 1.5 s: judged as it arrives, the plan is still that read's, older than a second when removed.
+    sim.addFaults({ kind: "delay", ms: 1_500, method: "GET", path: `/api/v4/projects/${late!.id}`, times: 1 });
+    const slow = await run({ apply: true, maxPlanAgeMs: 1_000, targets: [{ kind: "project", id: late!.id }] });
+    expect(slow.summary.removed).toBeGreaterThan(0);
+    expect(reads(late!.id)).toBe(2);
+  });
+
+  it("a targeted run whose begin step is replayed from its record (a durable execution's next invocation) reads its project target in the examination", async () => {
+    const { dataset, straysWhere } = await setup({ recordRequests: true });
+    const project = dataset.projects.find((p) => straysWhere((s, kind) => kind === "project" && s === p.path_with_namespace).length > 0)!;
+    const targets = [{ kind: "project" as const, id: project.id }];
+    // The first run records its begin step as a checkpoint does (JSON); the second replays it, running every other step.
+    let begun: unknown;
+    const steps = (replay: boolean) => ({ ...recordingSteps({ sliceMs: 60_000, perStep: 1_000 }), step: async <T,>(name: string, work: (attempt: number) => Promise<T>): Promise<T> => {
+      if (replay && name === "begin") return begun as T;
+      const result = JSON.parse(JSON.stringify(await work(1))) as T;
+      if (name === "begin") begun = result;
+      return result;
+    } });
+    const gitlab = () => new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
+    const go = (replay: boolean) => enforce({ gitlab: gitlab(), policy: parsePolicy(groupSharesPolicy(), "test.yaml"), now: NOW, targets }, steps(replay));
+    const first = await go(false);
+    sim.resetCounters();
+    const replayed = await go(true);
+    expect(actionKeys(replayed.actions)).toEqual(actionKeys(first.actions));
+    expect(actionKeys(first.actions).length).toBeGreaterThan(0);
+    // Begin replayed (no token check, no look-up); the examination read the project itself.
+    expect(sim.counters.byRoute["GET /user"]).toBeUndefined();
+    expect(sim.counters.byRoute["GET /projects/:id"]).toBe(1);
   });
 
   it("the guard counts what the targeted run plans: within maxRemovals it applies (a full run would trip), above it nothing is removed", async () => {

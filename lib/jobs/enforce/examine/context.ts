@@ -4,7 +4,7 @@
  * projects, so the group examiner hands project results and project work back too: through the sink,
  * never by importing the project examiner's caller.
  */
-import type { GitLabClient } from "../../../gitlab/index.ts";
+import type { GitLabClient, Project } from "../../../gitlab/index.ts";
 import type { Policy } from "../../../policy/index.ts";
 import type { ShareKindName, Subject } from "../../shares/plan.ts";
 import type { Ledger } from "./ledger.ts";
@@ -32,11 +32,26 @@ export interface Examination {
   /** Parts GitLab failed to answer for in this slice: recorded, and the examination goes on (unexamined.ts). */
   unexamined: Unexamined;
   warnings: string[];
+  /** Project targets the run's look-up read already (examine/targets.ts), by id: each taken once, instead of a second read. */
+  held?: Map<number, HeldRead> | undefined;
+}
+
+/**
+ * A project as a run's look-up of its target read it: `GET /projects/:id`, the very read its
+ * examination sends (projects/one.ts), and when that was sent. Kept in memory only, for the run that
+ * looked it up: a step replayed from its record reads the project again.
+ */
+export interface HeldRead {
+  project: Project;
+  sentAt: number;
 }
 
 export interface Sink {
-  /** Judges subjects of a kind as they arrive (a group's detail carries its own projects too). */
-  judge(kind: ShareKindName, subjects: Subject[]): void;
+  /**
+   * Judges subjects of a kind as they arrive (a group's detail carries its own projects too); `readAt`,
+   * when they were read before now (epoch ms), is what a removal counts its plan's age from.
+   */
+  judge(kind: ShareKindName, subjects: Subject[], readAt?: number): void;
   /**
    * Examines more work, of any kind, within this slice (a group's own projects too many for its
    * detail to carry); what a pause leaves goes to the slice's frontier. True when all of it was done.

@@ -10,6 +10,7 @@ import type { GitLabClient } from "../../../gitlab/index.ts";
 import { isTerminal } from "../../../http/index.ts";
 import { inScope, scopeGroups, type Policy } from "../../../policy/index.ts";
 import { errorText } from "../../report/index.ts";
+import type { HeldRead } from "./context.ts";
 import { ScopeError } from "./scope.ts";
 import { isRunFailure } from "./unexamined.ts";
 import type { ExaminationWork, ScopeRoot } from "./work.ts";
@@ -28,8 +29,11 @@ export type EnforceTarget =
   | { kind: "group"; id: number; subtree: boolean }
   | { kind: "project"; id: number };
 
-/** A target as GitLab has it: its id, and its full path as GitLab spells it. */
-export type FoundTarget = { kind: "group"; id: number; path: string; subtree: boolean } | { kind: "project"; id: number; path: string };
+/**
+ * A target as GitLab has it: its id, and its full path as GitLab spells it; a project's, with the
+ * read that found it (its examination needs no other, projects/one.ts).
+ */
+export type FoundTarget = { kind: "group"; id: number; path: string; subtree: boolean } | { kind: "project"; id: number; path: string; read?: HeldRead };
 
 /**
  * A target by id that could not be read (GitLab failed, not "not found"): left out of the run, so
@@ -114,8 +118,9 @@ async function findTarget(gitlab: GitLabClient, { kind, path, subtree }: Checked
     if (namespace) return "it is a user's namespace, not a group: give its projects one by one";
     if (kind === "group") return "GitLab has no group at this path (or the token cannot see it)";
   }
+  const sentAt = Date.now();
   const project = await gitlab.findProject(path, signal);
-  if (project) return { kind: "project", id: project.id, path: project.path_with_namespace };
+  if (project) return { kind: "project", id: project.id, path: project.path_with_namespace, read: { project, sentAt } };
   return `GitLab has no ${kind === "project" ? "project" : "group or project"} at this path (or the token cannot see it)`;
 }
 

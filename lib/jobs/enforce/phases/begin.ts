@@ -52,6 +52,8 @@ export async function begin(run: Run): Promise<Begun> {
       const roots = await scope;
       const part = await found;
       if (part) warnings.push(targetedWarning(part));
+      // Only this invocation's examination takes them: the step records its frontier, not these reads.
+      for (const target of part ?? []) if (target.kind === "project" && target.read) run.held.set(target.id, target.read);
       const frontier = part ? targetedWork(part, roots, (trees) => beginExamination(trees, seesAllGroups)) : beginExamination(roots, seesAllGroups);
       return { startedAt, now, seesAllGroups, admin: isTrue(user.is_admin), userId: user.id, warnings, frontier, ...(unread.length ? { unreadTargets: unread } : {}) };
     }),

@@ -59,7 +59,7 @@ export async function examine(run: Run, begun: Begun): Promise<Examined> {
     const slice = await steps.step(`examine ${n}`, () =>
       run.measured(() =>
         examineSlice({
-          gitlab: opts.gitlab, policy, ...(base ? { base } : {}), seesAllGroups: begun.seesAllGroups, concurrency: run.listConcurrency, signal: opts.signal, now: begun.now, frontier, steps, runEnd: begun.runEnd, onJudged: opts.onJudged,
+          gitlab: opts.gitlab, policy, ...(base ? { base } : {}), seesAllGroups: begun.seesAllGroups, concurrency: run.listConcurrency, signal: opts.signal, now: begun.now, frontier, steps, runEnd: begun.runEnd, onJudged: opts.onJudged, held: run.held,
           attribution: { state: attribution, admin: begun.admin, before: { projects: tally.projects, groups: tally.groups, strays: found.length } },
           // Counts so far, as pages arrive (run directly, this is the whole examination).
           progress: (t, strays) => opts.onProgress?.({ phase: "examining", projects: tally.projects + t.projects, groups: tally.groups + t.groups, strays: found.length + strays }),

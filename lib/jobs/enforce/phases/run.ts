@@ -6,6 +6,7 @@
 import { maxRemovals, type Policy } from "../../../policy/index.ts";
 import { stepSignal, type Steps } from "../../steps.ts";
 import { withinBaseScope } from "../compare.ts";
+import type { HeldRead } from "../examine/context.ts";
 import { ScopeError } from "../examine/scope.ts";
 import { checkTargets } from "../examine/targets.ts";
 import { DEFAULT_LIST_CONCURRENCY, statsSince, type EnforceOptions, type StepStats } from "../summary.ts";
@@ -21,6 +22,8 @@ export interface Run {
   base: Policy | undefined;
   /** A run limited to part of the scope, each target checked against it. */
   targets: ReturnType<typeof checkTargets> | undefined;
+  /** Project targets as their look-up read them, for the examination to take instead of reading again (Examination.held). */
+  held: Map<number, HeldRead>;
   /** gitlab.guard.maxRemovals. */
   limit: number;
   listConcurrency: number;
@@ -50,6 +53,7 @@ export function runOf(opts: EnforceOptions, steps: Steps): Run {
     base,
     // A run limited to part of the scope: each target is checked against the scope before any request.
     targets: opts.targets && checkTargets(policy, opts.targets),
+    held: new Map(),
     limit: maxRemovals(policy),
     listConcurrency: opts.listConcurrency ?? DEFAULT_LIST_CONCURRENCY,
     inStep: stepSignal(steps, signal),

@@ -1,6 +1,7 @@
 /**
  * One project, read by itself: a run's project target (examine/targets.ts). `GET /projects/:id`
- * carries `shared_with_groups` as a listing does, so one request judges it.
+ * carries `shared_with_groups` as a listing does, so one request judges it; none where the target's
+ * look-up read it already in this run (Examination.held): the same request, a moment before.
  */
 import { projectSubject, unlessNotFound } from "../../../shares/kinds.ts";
 import type { Examination, Sink } from "../context.ts";
@@ -9,7 +10,9 @@ import { inSlot, PAUSED, PRIORITY } from "../slots.ts";
 import type { OneProject, ProjectWork } from "../work.ts";
 
 export async function examineOneProject(exam: Examination, work: ProjectWork & { list: OneProject }, sink: Sink): Promise<void> {
-  const project = await inSlot(exam, () => unlessNotFound(exam.gitlab.getProject(work.list.project, exam.signal)), PRIORITY.opening);
+  const held = exam.held?.get(work.list.project);
+  exam.held?.delete(work.list.project);
+  const project = held ? held.project : await inSlot(exam, () => unlessNotFound(exam.gitlab.getProject(work.list.project, exam.signal)), PRIORITY.opening);
   if (project === PAUSED) return sink.leave(work);
   // Deleted (or out of the token's sight) since the run began: no share of it is left to govern.
   if (!project) return;
@@ -17,5 +20,5 @@ export async function examineOneProject(exam: Examination, work: ProjectWork & {
   const { namespace } = project;
   const by: GroupListing = { group: namespace?.id ?? 0, ...(namespace ? { path: namespace.full_path } : {}), own: true, whole: true };
   const fresh = unjudged(exam.ledger, [project], by);
-  if (fresh.length) sink.judge("project", fresh.map(projectSubject));
+  if (fresh.length) sink.judge("project", fresh.map(projectSubject), held?.sentAt);
 }
