@@ -3,6 +3,7 @@ import { afterEach } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce, type EnforceOptions } from "../../lib/jobs/index.ts";
+import type { Steps } from "../../lib/jobs/steps.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "./policies.ts";
@@ -25,9 +26,10 @@ export async function setup(opts: GitLabSimOptions & { projects?: number } = {})
   return { dataset, strays };
 }
 
-export function run(opts: Partial<EnforceOptions> & { token?: string; maxRemovals?: number } = {}) {
+/** The job as the CLI runs it, or in `steps` as a durable execution does (test/support/steps.ts). */
+export function run(opts: Partial<EnforceOptions> & { token?: string; maxRemovals?: number } = {}, steps?: Steps) {
   const gitlab = new GitLabClient({ url: sim.url, token: opts.token ?? sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-  return validated(enforce({ gitlab, policy: parsePolicy(standardPolicy(opts.maxRemovals), "test.yaml"), ...opts }));
+  return validated(enforce({ gitlab, policy: parsePolicy(standardPolicy(opts.maxRemovals), "test.yaml"), ...opts }, steps));
 }
 
 // This organisation has no group shares: every action is a project share's.

@@ -51,7 +51,7 @@ export function listing(exam: Examination, work: ProjectWork, sort: "asc" | "des
   if (work.list === "instance") throw new Error("the instance is listed in id ranges");
   if ("project" in work.list) throw new Error("one project is read, not listed");
   if ("group" in work.list) return unlessGone(exam, work, exam.gitlab.listGroupProjects(work.list.group, list, { includeSubgroups: !work.list.own, sort, visibility: work.list.visibility }).pages());
-  return unlessFailing(exam, work.list, exam.gitlab.listProjects({ idAfter: work.list.after, idBefore: work.list.before, list }).pages());
+  return unlessFailing(exam, work.list, work.at?.top, exam.gitlab.listProjects({ idAfter: work.list.after, idBefore: work.list.before, list }).pages());
 }
 
 /**
@@ -69,13 +69,14 @@ async function* unlessGone(exam: Examination, work: ProjectWork, pages: AsyncGen
 
 /**
  * An id range of the instance whose page GitLab fails on (after lib/http's retries) ends there, and the
- * run goes on: the ids above the last one listed, up to the range's end, are recorded as not examined.
+ * run goes on: the ids above the last one listed (`top`, where a resumed listing stood), up to the
+ * range's end, are recorded as not examined.
  * One project GitLab cannot list (it happens, and answers 500 every time) must not fail every run of a
  * policy without a scope, as it would if the error went on.
  */
-async function* unlessFailing(exam: Examination, range: { after?: number; before?: number }, pages: AsyncGenerator<Page<Project>>): AsyncGenerator<Page<Project>> {
+async function* unlessFailing(exam: Examination, range: { after?: number; before?: number }, top: number | undefined, pages: AsyncGenerator<Page<Project>>): AsyncGenerator<Page<Project>> {
   // Listed by id ascending (a keyset that goes up only): every id up to the last one seen is listed.
-  let listedTo = range.after ?? 0;
+  let listedTo = Math.max(range.after ?? 0, top ?? 0);
   try {
     for await (const page of pages) {
       listedTo = Math.max(listedTo, ...page.items.map((project) => project.id));
