@@ -4,10 +4,12 @@ import type { GitLabDataset } from "../../sim/gitlab/index.ts";
 /** A project of a group of its own, outside acme (the scope). */
 export const NOTICES_PROJECT = "security/access-notices";
 
-/** The notices project's issues: open ones, and how many distinct shares their markers name. */
+/** The notices project's issues: open ones, and how many distinct shares their markers name; and how often its closed ones were listed. */
 export interface NoticeCount {
   open: number;
   shares: number;
+  /** `GET /projects/:id/issues?state=closed` answered so far: the pages of the notices closed recently (lib/jobs/notices/closed.ts). */
+  closedPages: number;
 }
 
 /** A notice's marker, its description's first line (lib/jobs/notices/marker.ts): one per share, so two alike are a duplicate. */

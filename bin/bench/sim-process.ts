@@ -38,7 +38,7 @@ export interface SimShape {
 
 type Request = { type: "start"; config: SimConfig } | { type: "counters" } | { type: "remaining-strays" } | { type: "notices" };
 
-let state: { sim: Awaited<ReturnType<typeof startGitLabSim>>; strays: Set<string>; noticesId?: number } | undefined;
+let state: { sim: Awaited<ReturnType<typeof startGitLabSim>>; strays: Set<string>; noticesId?: number; closedPages: number } | undefined;
 
 process.on("message", async (msg: Request) => {
   if (msg.type === "start") {
@@ -47,7 +47,9 @@ process.on("message", async (msg: Request) => {
     const { dataset, intents } = generateOrganisation({ projects: msg.config.projects, seed: 1, now, shareHistory: true, ...(msg.config.tree ? { tree: msg.config.tree } : {}) });
     const noticesId = msg.config.noticesProject ? addNoticesProject(dataset) : undefined;
     const sim = await startGitLabSim({ dataset, latencyMs: msg.config.latencyMs, rateLimits: msg.config.rateLimits, tokenBucket: msg.config.tokenBucket });
-    state = { sim, strays: new Set(intents.filter((i) => i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`)), ...(noticesId ? { noticesId } : {}) };
+    state = { sim, strays: new Set(intents.filter((i) => i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`)), ...(noticesId ? { noticesId } : {}), closedPages: 0 };
+    // The closed notices' listing is told from the open ones' by its query: the route is the same.
+    if (noticesId) sim.beforeAnswer(({ route, url }) => void (route === "GET /projects/:id/issues" && url.searchParams.get("state") === "closed" && state!.closedPages++));
     const inScope = (path: string) => path === "acme" || path.startsWith("acme/");
     const shape: SimShape = {
       url: sim.url,
@@ -63,7 +65,7 @@ process.on("message", async (msg: Request) => {
     process.send!(state!.sim.counters);
   } else if (msg.type === "notices") {
     const open = state!.sim.work.issuesOf(state!.noticesId!).filter((i) => i.state === "opened");
-    process.send!({ open: open.length, shares: new Set(open.map((i) => markerLine(i.description))).size } satisfies NoticeCount);
+    process.send!({ open: open.length, shares: new Set(open.map((i) => markerLine(i.description))).size, closedPages: state!.closedPages } satisfies NoticeCount);
   } else {
     const left = state!.sim.dataset.projects.reduce((n, p) => n + p.shared_with_groups.filter((s) => state!.strays.has(`${p.id}:${s.group_id}`)).length, 0);
     process.send!(left);

@@ -37,15 +37,15 @@ describe("the CLI rows", () => {
 });
 
 describe("the notices row", () => {
-  const run = (name: NoticeRun["run"], fields: Partial<NoticeRun> = {}): NoticeRun => ({ run: name, wallMs: 1_000, requests: 500, listingPages: 0, issuesOpened: 0, otherWrites: 0, openNotices: 0, noticedShares: 0, ...fields });
+  const run = (name: NoticeRun["run"], fields: Partial<NoticeRun> = {}): NoticeRun => ({ run: name, wallMs: 1_000, requests: 500, listingPages: 0, closedPages: 0, issuesOpened: 0, otherWrites: 0, openNotices: 0, noticedShares: 0, ...fields });
   const good = (): NoticesRow => ({
     projects: 9_750,
     strays: 250,
     authors: 5,
     runs: [
       run("plain dry run"),
-      run("notify dry run", { requests: 501, listingPages: 1 }),
-      run("notify apply", { requests: 759, listingPages: 4, issuesOpened: 250, openNotices: 250, noticedShares: 250 }),
+      run("notify dry run", { requests: 502, listingPages: 1, closedPages: 1 }),
+      run("notify apply", { requests: 760, listingPages: 4, closedPages: 1, issuesOpened: 250, openNotices: 250, noticedShares: 250 }),
       run("notify apply again", { requests: 503, listingPages: 3, openNotices: 250, noticedShares: 250, notices: { toOpen: 0, opened: 0, pending: 250, nextDueInDays: 7, due: 0, removed: 0, toClose: 0, closed: 0, reported: 0 } }),
     ],
   });
@@ -58,20 +58,25 @@ describe("the notices row", () => {
     expect(met(noticeTargets(good()))).toEqual([true, true, true, true, true]);
   });
 
-  it("misses the dry run's target when it writes or lists a page too many", () => {
+  it("misses the dry run's target when it writes or lists a page too many, of the open notices or the closed ones", () => {
     const row = good();
-    row.runs[1] = { ...row.runs[1]!, listingPages: 2, requests: 502 };
+    row.runs[1] = { ...row.runs[1]!, listingPages: 2, requests: 503 };
     expect(met(noticeTargets(row))[0]).toBe(false);
-    row.runs[1] = { ...row.runs[1]!, listingPages: 1, requests: 501, otherWrites: 1 };
+    row.runs[1] = { ...good().runs[1]!, closedPages: 2, requests: 503 };
     expect(met(noticeTargets(row))[0]).toBe(false);
+    row.runs[1] = { ...good().runs[1]!, otherWrites: 1 };
+    expect(met(noticeTargets(row))[0]).toBe(false);
+    // A request more than its listings (of the closed notices, then, it read none).
+    row.runs[1] = { ...good().runs[1]!, closedPages: 0 };
+    expect(noticeTargets(row)[0]).toMatchObject({ met: false, measured: "+2 requests: 1 listing page(s); 0 writes" });
   });
 
   it("misses the dry run's target when it reads the token's user again, and says so", () => {
     const row = good();
     row.runs[0] = { ...row.runs[0]!, byRoute: { "GET /user": 1 } };
-    row.runs[1] = { ...row.runs[1]!, requests: 502, byRoute: { "GET /user": 2, "GET /projects/:id/issues": 1 } };
+    row.runs[1] = { ...row.runs[1]!, requests: 503, byRoute: { "GET /user": 2, "GET /projects/:id/issues": 2 } };
     const [dry] = noticeTargets(row);
-    expect(dry).toMatchObject({ met: false, measured: "+2 requests: 1 listing page(s), GET /user +1; 0 writes" });
+    expect(dry).toMatchObject({ met: false, measured: "+3 requests: 1 listing page(s), 1 of closed notices, GET /user +1; 0 writes" });
   });
 
   it("misses the second run's targets when it opens a notice, leaves a duplicate or reads a page more than 100 a page needs", () => {
@@ -88,7 +93,9 @@ describe("the notices row", () => {
     const row = good();
     row.runs[2] = { ...row.runs[2]!, issuesOpened: 251, openNotices: 251 };
     expect(met(noticeTargets(row))[1]).toBe(false);
-    row.runs[2] = { ...good().runs[2]!, requests: 760 };
+    row.runs[2] = { ...good().runs[2]!, requests: 761 };
+    expect(met(noticeTargets(row))[2]).toBe(false);
+    row.runs[2] = { ...good().runs[2]!, closedPages: 2, requests: 761 };
     expect(met(noticeTargets(row))[2]).toBe(false);
   });
 
@@ -106,7 +113,7 @@ describe("the notices row", () => {
     const markdown = benchMarkdown(settings, info, [{ kind: noticesRows, rows: [good()] }] as Section[]);
     const block = markdown.split("\n\n").find((b) => b.startsWith("| "))!;
     expect(new Set(block.split("\n").map((line) => line.split(/(?<!\\)\|/).length)).size).toBe(1);
-    expect(markdown).toContain("| 9,750 | 250 | notify apply again | 1000 ms | 503 | 3 | 3 | 0 | 0 | 250 (250) | 0 / 0 / 250 |  |");
+    expect(markdown).toContain("| 9,750 | 250 | notify apply again | 1000 ms | 503 | 3 | 3 | 0 | 0 | 0 | 250 (250) | 0 / 0 / 250 |  |");
   });
 });
 

@@ -31,17 +31,19 @@ export const noticesRows: RowKind<NoticesRow> = {
     try {
       const runs: NoticeRun[] = [];
       let before = await sim.counters();
+      let closedBefore = 0;
       for (const run of NOTICE_RUNS) {
         const result = await runCli(bench.cli, sim.url, sim.token, run === "plain dry run" ? bench.policy : notify, run.includes("apply"), bench.settings.timeoutS);
         const after = await sim.counters();
         const sent = (key: string) => (after.byRoute[key] ?? 0) - (before.byRoute[key] ?? 0);
         const writes = Object.keys(after.byRoute).filter((key) => !key.startsWith("GET ")).reduce((n, key) => n + sent(key), 0);
-        const { open, shares } = await sim.notices();
+        const { open, shares, closedPages } = await sim.notices();
         runs.push({
           run,
           wallMs: result.wallMs,
           requests: after.requests - before.requests,
-          listingPages: sent(`GET ${ISSUES}`),
+          listingPages: sent(`GET ${ISSUES}`) - (closedPages - closedBefore),
+          closedPages: closedPages - closedBefore,
           issuesOpened: sent(`POST ${ISSUES}`),
           otherWrites: writes - sent(`POST ${ISSUES}`),
           openNotices: open,
@@ -51,6 +53,7 @@ export const noticesRows: RowKind<NoticesRow> = {
           ...(result.error ? { error: result.error } : {}),
         });
         before = after;
+        closedBefore = closedPages;
       }
       return [{ projects: sim.inScope, strays: sim.strays, authors: sim.authors, runs }];
     } finally {
@@ -67,8 +70,8 @@ every one pending, so nothing is removed) and a second applying run. Each run's 
 
   table: (rows) =>
     table(
-      ["projects", "strays", "run", "wall", "requests", "added over the plain dry run", "listing pages", "notices opened", "other writes", "open notices (shares)", "report: to open / opened / pending", "error"],
-      "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
+      ["projects", "strays", "run", "wall", "requests", "added over the plain dry run", "listing pages", "closed listing pages", "notices opened", "other writes", "open notices (shares)", "report: to open / opened / pending", "error"],
+      "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|",
       rows.flatMap((row) => {
         const plain = row.runs.find((r) => r.run === "plain dry run");
         return row.runs.map((r) => [
@@ -79,6 +82,7 @@ every one pending, so nothing is removed) and a second applying run. Each run's 
           String(r.requests),
           plain && r !== plain ? String(r.requests - plain.requests) : "",
           String(r.listingPages),
+          String(r.closedPages),
           String(r.issuesOpened),
           String(r.otherWrites),
           `${r.openNotices} (${r.noticedShares})`,
@@ -90,6 +94,9 @@ every one pending, so nothing is removed) and a second applying run. Each run's 
 
   legend: () => `- *listing pages*: \`GET /projects/:id/issues\`, the open notices listed by label, 100 a page (one keyset listing; \
 a run that opened notices lists them again, to close any duplicate two runs at once made).
+- *closed listing pages*: the same route with \`state=closed\`, the notices closed within the longest grace and a month, listed \
+where a stray has no open notice: one a person closed anchors its removal date, so closing each notice never restarts the grace \
+([lib/jobs/notices/closed.ts](../lib/jobs/notices/closed.ts)). Nobody closes one here: a page at most.
 - *other writes*: any request but a GET and the notices' \`POST /projects/:id/issues\`: none is expected, as no notice falls due.
 - *open notices (shares)*: the notices project's open issues after the run, and the distinct shares their markers name: equal when \
 none is duplicated.`,
