@@ -2,10 +2,10 @@
  * The notices row's targets (issue 30, point 7), pure so test/bench tests them: a notice run adds over a
  * plain dry run only the notices listings (at most one page per 100 open notices, one at the least: an
  * empty listing is a page too; and, where a stray has no open notice, the notices closed recently,
- * which nobody closes in the bench: a page at most), as issue 30 asks: the token's own user, which decides whether a notice
- * counts, is the one the run's token check already read; the first applying run opens exactly one
- * notice per stray share, adding those POSTs and one look-up per person it assigns; the second opens
- * none and duplicates none.
+ * which nobody closes in the bench: a page at most), as issue 30 asks: the token's own user, which
+ * decides whether a notice counts, is the one the run's token check already read; the first applying
+ * run opens exactly one notice per stray share, adding those POSTs and one look-up per person it
+ * assigns; the second opens none and duplicates none.
  */
 import type { NoticeSummary } from "../../../lib/jobs/notices/index.ts";
 import type { Target } from "../row-kind.ts";
@@ -48,8 +48,8 @@ export function noticeTargets(row: NoticesRow): Target[] {
   const [plain, dry, apply, again] = [find("plain dry run"), find("notify dry run"), find("notify apply"), find("notify apply again")];
   if (!plain || !dry || !apply || !again) return [{ target: "notices: all four runs measured", met: false, measured: `${row.runs.length} of 4 runs` }];
   const added = (r: NoticeRun) => r.requests - plain.requests;
-  // The notices closed recently: none in the bench, so one page at most.
   const listings = (r: NoticeRun) => r.listingPages + r.closedPages;
+  // The notices closed recently: none in the bench, so one page at most.
   const adds = (r: NoticeRun, open: number) => r.listingPages <= listingPages(open) && r.closedPages <= listingPages(0) && added(r) <= listings(r);
   const closed = (r: NoticeRun) => (r.closedPages ? `, ${r.closedPages} of closed notices` : "");
   // Requests a run sent beyond the plain dry run's of a route (a re-read of the token's user shows here).
