@@ -7,7 +7,8 @@
  * the user is owed an answer, and a retry would repeat the job (a second pipeline, or changes applied
  * again on a half-finished plan). sst.config.ts also turns off Lambda's retries of this asynchronously
  * invoked function, for what no handler can catch: a timeout, or the process running out of memory.
- * Only an invalid event throws (or one of the kind the other worker takes), since then nothing has run and nothing can be repeated.
+ * Only an invalid event throws (or one of the kind the other worker takes), since then nothing has
+ * run and nothing can be repeated.
  *
  * An event runs once: its correlation id is claimed first (functions/shared/state/claims.ts), so an event re-sent by hand
  * (Lambda itself does not retry it) is logged and dropped. Each run's metrics are emitted and an

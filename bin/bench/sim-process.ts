@@ -49,7 +49,11 @@ process.on("message", async (msg: Request) => {
     const sim = await startGitLabSim({ dataset, latencyMs: msg.config.latencyMs, rateLimits: msg.config.rateLimits, tokenBucket: msg.config.tokenBucket });
     state = { sim, strays: new Set(intents.filter((i) => i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`)), ...(noticesId ? { noticesId } : {}), closedPages: 0 };
     // The closed notices' listing is told from the open ones' by its query: the route is the same.
-    if (noticesId) sim.beforeAnswer(({ route, url }) => void (route === "GET /projects/:id/issues" && url.searchParams.get("state") === "closed" && state!.closedPages++));
+    if (noticesId) {
+      sim.beforeAnswer(({ route, url }) => {
+        if (route === "GET /projects/:id/issues" && url.searchParams.get("state") === "closed") state!.closedPages++;
+      });
+    }
     const inScope = (path: string) => path === "acme" || path.startsWith("acme/");
     const shape: SimShape = {
       url: sim.url,
