@@ -83,7 +83,9 @@ function allowCovers(earlier: ShareAllowRule, later: ShareAllowRule): boolean {
       if (narrow !== undefined && (wide === undefined || !someCovers(wide, narrow))) return false;
     }
   }
-  const access = earlier.maxAccess === undefined || (later.maxAccess !== undefined && ACCESS_LEVELS[earlier.maxAccess] >= ACCESS_LEVELS[later.maxAccess]);
+  const access =
+    earlier.maxAccess === undefined ||
+    (later.maxAccess !== undefined && ACCESS_LEVELS[earlier.maxAccess] >= ACCESS_LEVELS[later.maxAccess] && (later.memberRoles ?? []).every((role) => earlier.memberRoles?.includes(role)));
   const expiry = earlier.expiresWithin === undefined || (later.expiresWithin !== undefined && earlier.expiresWithin >= later.expiresWithin);
   return access && expiry;
 }

@@ -107,6 +107,11 @@ export interface ShareAllowRule {
   /** Matched against the full path of the group that shares itself. */
   readonly groups?: readonly Glob[];
   readonly maxAccess?: AccessLevelName;
+  /**
+   * With `maxAccess`: the custom roles (`member_role_id`) a share may carry. A custom role adds
+   * permissions to its base level, so under `maxAccess` a share with any other role is stray.
+   */
+  readonly memberRoles?: readonly number[];
   /** Days (1..3650, written `90d`): the share must expire no later than that many UTC days from today. */
   readonly expiresWithin?: number;
 }

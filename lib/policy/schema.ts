@@ -154,18 +154,21 @@ const exemption = z
     }
   });
 
+/** A custom role's id (GitLab's `member_role_id`). */
+const memberRoleError = (iss: { input?: unknown }) => (iss.input === undefined ? undefined : `expected a custom role's id (member_role_id, a positive whole number), got ${JSON.stringify(iss.input)}`);
+const memberRoleId = z.int({ error: memberRoleError }).positive({ error: memberRoleError });
+const MEMBER_ROLES_ALONE = "memberRoles names the custom roles a rule with maxAccess allows; without maxAccess the rule allows any access already: add maxAccess, or remove memberRoles";
+
+const allowRule = z
+  .strictObject({ group: glob(), projects: z.array(glob()).min(1).optional(), groups: z.array(glob()).min(1).optional(), maxAccess: accessLevel.optional(), memberRoles: z.array(memberRoleId).min(1).optional(), expiresWithin: expiresWithin.optional() })
+  .superRefine(({ maxAccess, memberRoles }, ctx) => {
+    if (memberRoles !== undefined && maxAccess === undefined) ctx.addIssue({ code: "custom", path: ["memberRoles"], message: MEMBER_ROLES_ALONE });
+  });
+
 const gitlab = z.strictObject({
   scope: scope.optional(),
   shares: z.strictObject({
-    allow: z.array(
-      z.strictObject({
-        group: glob(),
-        projects: z.array(glob()).min(1).optional(),
-        groups: z.array(glob()).min(1).optional(),
-        maxAccess: accessLevel.optional(),
-        expiresWithin: expiresWithin.optional(),
-      }),
-    ),
+    allow: z.array(allowRule),
     exempt: z.array(exemption).default([]),
     onStray: onStray.default(DEFAULT_ON_STRAY),
     grace: grace.optional(),

@@ -15,6 +15,8 @@ export interface ShareInput {
   accessLevel: number;
   /** YYYY-MM-DD, or null when the share does not expire. */
   expiresAt: string | null;
+  /** The share's custom role (GitLab's `member_role_id`), where it has one. */
+  memberRoleId?: number | null;
 }
 
 export type ShareVerdict =
@@ -124,9 +126,14 @@ function coverage(rule: ShareAllowRule): string {
 
 /** Why `rule`, which covers the share, does not allow it; undefined when it does. */
 function unmetCondition(rule: ShareAllowRule, i: number, share: ShareInput, now: Date): string | undefined {
-  const { groupPath, accessLevel, expiresAt } = share;
+  const { groupPath, accessLevel, expiresAt, memberRoleId } = share;
   if (rule.maxAccess !== undefined && accessLevel > ACCESS_LEVELS[rule.maxAccess]) {
     return `${groupPath} at ${accessLevelName(accessLevel)} exceeds maxAccess ${rule.maxAccess} of allow[${i}]`;
+  }
+  // A custom role grants its permissions on top of the level (a Guest that administers CI/CD
+  // variables): the level alone does not bound what such a share gives, so the rule must name the role.
+  if (rule.maxAccess !== undefined && typeof memberRoleId === "number" && !rule.memberRoles?.includes(memberRoleId)) {
+    return `${groupPath} at ${accessLevelName(accessLevel)} with custom role ${memberRoleId} exceeds maxAccess ${rule.maxAccess} of allow[${i}] (a custom role adds permissions to its level: name it in memberRoles to allow it)`;
   }
   if (rule.expiresWithin === undefined) return undefined;
   const within = `expiresWithin ${rule.expiresWithin}d`;

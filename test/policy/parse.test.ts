@@ -13,7 +13,7 @@ describe("parsePolicy validation", () => {
     ["an unknown top-level key", "version: 1\ngitlb: {}\n", "gitlb",
       "unknown field (expected version, gitlab, pipelines, n8n, chatops or notify)"],
     ["an unknown nested key", `${GITLAB}      - group: x\n        maxAcess: guest\n`, "gitlab.shares.allow[0].maxAcess",
-      "unknown field (expected group, projects, groups, maxAccess or expiresWithin)"],
+      "unknown field (expected group, projects, groups, maxAccess, memberRoles or expiresWithin)"],
     ["a missing required list", "version: 1\ngitlab:\n  shares: {}\n", "gitlab.shares.allow", "required"],
     ["an empty value where a list belongs", `${GITLAB}`, "gitlab.shares.allow", "expected a list, got an empty value"],
     ["a wrong type", `${GITLAB}      - group: 5\n`, "gitlab.shares.allow[0].group", "expected a string, got 5"],

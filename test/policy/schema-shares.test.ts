@@ -39,7 +39,7 @@ describe("schema: new share keys", () => {
 
   it("names the new keys among the expected fields of a misspelt one", () => {
     expect(issuesOf(`${ALLOW}        expiresWihtin: 90d\n`)).toEqual([
-      { path: "gitlab.shares.allow[0].expiresWihtin", message: "unknown field (expected group, projects, groups, maxAccess or expiresWithin)" },
+      { path: "gitlab.shares.allow[0].expiresWihtin", message: "unknown field (expected group, projects, groups, maxAccess, memberRoles or expiresWithin)" },
     ]);
     expect(issuesOf(`${EXEMPT}      - { gruop: acme }\n`)).toEqual([
       { path: "gitlab.shares.exempt[0].gruop", message: "unknown field (expected project, group, sharedWith, until or reason)" },

@@ -47,7 +47,7 @@ export async function judgeByPolicy(planned: RestoreAction[], subjects: Readonly
     const subject = subjects.get(subjectKey(a))!;
     // The report names the invited group as GitLab calls it now: what a reviewer reads is what would be created.
     a.group = group.path;
-    const verdict = evaluateShare(opts.policy, { kind: a.kind, target: subject.path, groupPath: group.path, accessLevel: a.accessLevel, expiresAt: a.expiresAt }, now);
+    const verdict = evaluateShare(opts.policy, { kind: a.kind, target: subject.path, groupPath: group.path, accessLevel: a.accessLevel, expiresAt: a.expiresAt, memberRoleId: a.memberRoleId }, now);
     if (verdict.kind === "allowed" || verdict.kind === "exempt") {
       a.policy = { verdict: verdict.kind, rule: verdict.rule };
       continue;

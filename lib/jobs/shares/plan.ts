@@ -179,7 +179,7 @@ export function shareKey(a: ShareSubjectFields & { groupId: number }): string {
 
 /** What the policy judges, the same for every kind. */
 export function shareInput(kind: ShareKindName, subject: SubjectRef, share: GroupShare): ShareInput {
-  return { kind, target: subject.path, groupPath: share.group_full_path, accessLevel: share.group_access_level, expiresAt: share.expires_at ?? null };
+  return { kind, target: subject.path, groupPath: share.group_full_path, accessLevel: share.group_access_level, expiresAt: share.expires_at ?? null, memberRoleId: share.member_role_id };
 }
 
 /** The fields of a removal taken from the share as GitLab listed it. */

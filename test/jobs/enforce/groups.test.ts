@@ -136,6 +136,30 @@ describe("enforce: group shares", () => {
     expect((await run()).actions).toEqual([]);
   });
 
+  it("a share its level keeps within maxAccess but whose custom role adds permissions is removed, unless the rule names the role in memberRoles", async () => {
+    const { dataset, intents } = await setup();
+    // One share `auditors` may hold (reporter or less, expiring within 90 days) given a custom role,
+    // as a group Owner can on GitLab Ultimate: a Guest with admin_cicd_variables reads the CI secrets.
+    const auditors = dataset.groups.find((g) => g.full_path === "auditors")!;
+    const allowed = intents.find((i) => i.kind === "group" && i.groupId === auditors.id && i.intent === "allowed")!;
+    const sharing = dataset.groups.find((g) => g.id === allowed.sharedGroupId)!;
+    const link = sharing.shared_with_groups.find((s) => s.group_id === auditors.id)!;
+    link.member_role_id = 9;
+    const key = `g${sharing.id}:${auditors.id}`;
+
+    const report = await run({ apply: true });
+    const action = report.actions.find((a) => actionKey(a) === key);
+    expect(action).toMatchObject({ memberRoleId: 9, status: "done", reason: expect.stringMatching(/^auditors at \w+ with custom role 9 exceeds maxAccess reporter of allow\[\d\] \(a custom role adds permissions/) });
+    expect(sharing.shared_with_groups.some((s) => s.group_id === auditors.id)).toBe(false);
+
+    // Named in the rule, the role is allowed: the same share is kept.
+    sharing.shared_with_groups.push(link);
+    const named = groupSharesPolicy().replace("        maxAccess: reporter\n", "        maxAccess: reporter\n        memberRoles: [9]\n");
+    const again = await run({ apply: true, policyText: named });
+    expect(again.actions.find((a) => actionKey(a) === key)).toBeUndefined();
+    expect(sharing.shared_with_groups).toContain(link);
+  });
+
   it("one guard over both kinds: a plan above maxRemovals, though each kind alone is within it, removes nothing and sends only GET", async () => {
     const { strays, groupStrays } = await setup();
     const limit = strays.length - 1;

@@ -43,6 +43,17 @@ describe("restore asks the current policy", () => {
     expect(posts()).toBe(1);
   });
 
+  it("a share whose custom role the policy's maxAccess rule does not name is not restored, though its level is allowed", async () => {
+    await setup();
+    const contractor = sim.dataset.groups.find((g) => g.full_path === "partners/contractor-x")!;
+    const project = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/mobile/") && !p.shared_with_groups.some((s) => s.group_id === contractor.id))!;
+    const share = (memberRoleId?: number) => ({ type: "remove-share", projectId: project.id, project: project.path_with_namespace, groupId: contractor.id, group: contractor.full_path, accessLevel: 10, expiresAt: null, ...(memberRoleId ? { memberRoleId } : {}), reason: "stray", status: "done" });
+    const judged = async (memberRoleId?: number) => (await validated(restore({ gitlab: client(), policy: standard(), input: parseRestoreText(JSON.stringify({ job: "enforce", dryRun: false, actions: [share(memberRoleId)] })) }))).actions[0]!;
+    expect(await judged(9)).toMatchObject({ status: "skipped", policy: { verdict: "stray", reason: expect.stringMatching(/^partners\/contractor-x at guest with custom role 9 exceeds maxAccess developer of allow\[\d\]/) } });
+    expect(await judged()).toMatchObject({ status: "planned", policy: { verdict: "allowed" } });
+    expect(onlyGets()).toBe(true);
+  });
+
   it("a dry run shows, for each share, whether the policy allows it, and sends only GET", async () => {
     await setup();
     const { text } = attackerFile();
