@@ -16,6 +16,9 @@ import { createHash } from "node:crypto";
 import { AdaptiveConcurrency } from "./concurrency.ts";
 import { sleep } from "./sleep.ts";
 
+/** The longest wait a server may ask for (RetryOptions.maxServerWaitMs); GitLab asks for 60–900 s. */
+export const DEFAULT_MAX_SERVER_WAIT_MS = 900_000;
+
 export interface RateLimiterOptions {
   /** Steady rate; Infinity (the default) for self-managed instances without limits. */
   ratePerSecond?: number;
@@ -23,6 +26,12 @@ export interface RateLimiterOptions {
   burst?: number;
   /** Fraction of `RateLimit-Limit` below which requests are spread until `RateLimit-Reset`. */
   lowWatermark?: number;
+  /**
+   * A budget whose `RateLimit-Reset` lies further ahead than this is not held to (default 900 s, the
+   * retry layer's longest server wait, RetryOptions.maxServerWaitMs): requests go on, and a 429 that
+   * asks for a longer wait fails at once, naming it. GitLab's windows last a minute to ten.
+   */
+  maxServerWaitMs?: number;
 }
 
 /** Why the limiter holds a request back: a 429's pause, the server's budget spent or low, or the configured rate. */
@@ -53,6 +62,7 @@ export class RateLimiter {
   private readonly intervalMs: number;
   private readonly burst: number;
   private readonly lowWatermark: number;
+  private readonly maxServerWaitMs: number;
   private readonly now: () => number;
   /** Token bucket for the configured rate, shared by every route. */
   private tokens: number;
@@ -72,6 +82,7 @@ export class RateLimiter {
     this.intervalMs = rate === Infinity ? 0 : 1000 / rate;
     this.burst = Math.max(1, opts.burst ?? 1);
     this.lowWatermark = opts.lowWatermark ?? 0.1;
+    this.maxServerWaitMs = opts.maxServerWaitMs ?? DEFAULT_MAX_SERVER_WAIT_MS;
     this.now = now;
     this.tokens = this.burst;
     this.refilledAt = now();
@@ -103,7 +114,9 @@ export class RateLimiter {
     const remaining = Number(headers["ratelimit-remaining"]);
     const limit = Number(headers["ratelimit-limit"]);
     const resetAt = Number(headers["ratelimit-reset"]) * 1000;
-    if (!Number.isFinite(remaining) || !Number.isFinite(limit) || !Number.isFinite(resetAt)) {
+    // A window ending further ahead than a server may make us wait holds nothing back: "0 left until
+    // next hour" (or the year 5138) would otherwise hold the route's requests that long, unbounded.
+    if (!Number.isFinite(remaining) || !Number.isFinite(limit) || !Number.isFinite(resetAt) || resetAt - this.now() > this.maxServerWaitMs) {
       // The request sent alone got through: the counted window had room after all.
       if (probe && status !== 429) state.budget = undefined;
       return;

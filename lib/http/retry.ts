@@ -14,7 +14,7 @@ import { sleep } from "./sleep.ts";
 import { ANSWER_TIMEOUT } from "./deadline.ts";
 import { TRUNCATED_BODY } from "./json.ts";
 import { httpError, NetworkError, UnexpectedAnswerError } from "./errors.ts";
-import type { RateLimiter } from "./rate-limiter.ts";
+import { DEFAULT_MAX_SERVER_WAIT_MS, type RateLimiter } from "./rate-limiter.ts";
 import { backoffMs, serverDelay } from "./retry-delay.ts";
 import type { Redactor } from "../redact/index.ts";
 import type { StatsRecorder } from "./stats.ts";
@@ -95,7 +95,7 @@ export function retryLayer(
   const base = opts.baseDelayMs ?? 250;
   const cap = opts.maxBackoffMs ?? 30_000;
   const rateLimitedBase = opts.rateLimitedBaseMs ?? 200;
-  const maxServerWait = opts.maxServerWaitMs ?? 900_000;
+  const maxServerWait = opts.maxServerWaitMs ?? DEFAULT_MAX_SERVER_WAIT_MS;
   const budget = opts.budgetMs ?? 1_200_000;
   const random = opts.random ?? Math.random;
   const now = opts.now ?? Date.now;
@@ -164,12 +164,14 @@ export function retryLayer(
     const said = `${service} answered ${res.status} to ${req.route}`;
     if (res.status === 429) {
       const asked = serverDelay(res.headers, now());
-      if (asked) return { waitMs: asked.ms, reason: "429", what: said, askedBy: asked.header };
+      // A wait of 0 (a date or reset already past: a server clock behind ours, or a hostile one) is
+      // backed off from as a bare 429 is: taken at its word, 429s in a row would be a busy loop.
+      if (asked && asked.ms > 0) return { waitMs: asked.ms, reason: "429", what: said, askedBy: asked.header };
       // Equal jitter, not full: a bare 429 answered at once would only burn more of the window. The
       // origin's 429s in a row (the rate-limit layer has counted this one) find a window's end in a few.
       const inRow = Math.max(0, limiter.concurrency.pushbacks - 1);
       const waitMs = Math.floor(Math.min(RATE_LIMITED_CAP_MS, rateLimitedBase * 2 ** inRow) * (0.5 + random() / 2));
-      return { waitMs, reason: "429 without Retry-After", what: `${said} without saying how long to wait` };
+      return { waitMs, reason: "429 without Retry-After", what: `${said} without saying how long to wait${asked ? ` (its ${asked.header} had passed)` : ""}` };
     }
     if (IDEMPOTENT_METHODS.has(req.method) && RETRYABLE_5XX.has(res.status)) {
       // Retry-After only: RateLimit-Reset, which GitLab may send on any answer, is about the rate budget.

@@ -1,11 +1,13 @@
 /**
  * lib/http against servers that misbehave: answers that never finish, waits long enough to notice,
- * answers that are not the JSON the API sends, and which failures a request is repeated after.
+ * waits their headers ask for (a hostile server's, or one whose clock is off), answers that are not
+ * the JSON the API sends, and which failures a request is repeated after.
  */
 import { describe, expect, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { createHttpClient, HttpError, NetworkError, RateLimiterRegistry, UnexpectedAnswerError, type HttpClientOptions, type WaitEvent } from "../../lib/http/index.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";
+import { serverDelay } from "../../lib/http/retry-delay.ts";
 import { json, scriptedServers, type ScriptedHandler } from "../support/server.ts";
 
 const TOKEN = "glpat-hostile-token-0123456789";
@@ -303,5 +305,100 @@ describe("an answer that is not what the API sends is named as such", () => {
     const res = await send(client(s.url), "DELETE", "DELETE /x", { expect: "json" });
     expect(res.status).toBe(204);
     expect(res.json).toBeUndefined();
+  });
+});
+
+/**
+ * Two GETs of a group one after the other, as a listing sends them: the second's outcome (answer or
+ * error), or "still waiting" if it has not settled within `ms`, when it is aborted.
+ */
+async function secondOutcome(c: ReturnType<typeof client>, ms: number): Promise<unknown> {
+  const get = (signal?: AbortSignal) => send(c, "GET", "GET /groups/:id", signal ? { signal } : {});
+  await get();
+  const ac = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise((resolve) => (timer = setTimeout(() => resolve("still waiting"), ms)));
+  try {
+    return await Promise.race([get(ac.signal).then((v) => v, (e: unknown) => e), late]);
+  } finally {
+    clearTimeout(timer);
+    ac.abort(new Error("test over"));
+  }
+}
+
+describe("the rate limiter's own holds are bounded like a Retry-After", () => {
+  it("a 200 saying RateLimit-Remaining: 0 until a reset an hour away holds nothing back; the 429 that may follow asking for the hour fails at once", async () => {
+    const reset = String(Math.ceil(Date.now() / 1000) + 3600);
+    let n = 0;
+    const s = await serve((_req, res) =>
+      ++n === 1 ? json(res, 200, {}, { "ratelimit-limit": "10", "ratelimit-remaining": "0", "ratelimit-reset": reset }) : json(res, 429, { message: "Retry later" }, { "retry-after": "3600" }),
+    );
+    const c = client(s.url);
+    const outcome = await secondOutcome(c, 3_000);
+    // Held for the hour before; now sent, and refused as a Retry-After of 3600 s is, above the 900 s ceiling.
+    expect(outcome).toBeInstanceOf(HttpError);
+    expect((outcome as Error).message).toMatch(/asked to wait 3600 s, above the 900 s ceiling/);
+    expect(s.received).toHaveLength(2);
+  });
+
+  it("a low budget spread over a far reset (1 left of 1000, reset in 10 hours) does not hold the next request for hours", async () => {
+    const reset = String(Math.ceil(Date.now() / 1000) + 36_000);
+    const s = await serve((_req, res) => json(res, 200, {}, { "ratelimit-limit": "1000", "ratelimit-remaining": "1", "ratelimit-reset": reset }));
+    const c = client(s.url);
+    const outcome = await secondOutcome(c, 3_000);
+    expect(outcome, "the second request is held for about 5 hours (10 h spread over the 2 requests left)").not.toBe("still waiting");
+    expect(outcome).toMatchObject({ status: 200 });
+  });
+});
+
+describe("a 429 storm never becomes a busy loop", () => {
+  const storm = async (headers: () => Record<string, string>) => {
+    const s = await serve((_req, res) => json(res, 429, { message: "Retry later" }, headers()));
+    const err = await send(client(s.url, { retry: { budgetMs: 1_500 } }), "GET", "GET /groups/:id").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HttpError);
+    return s.received.length;
+  };
+
+  it("control: bare 429s (no header) back off, a handful of requests in 1.5 s", async () => {
+    expect(await storm(() => ({}))).toBeLessThan(15);
+  });
+
+  it("`Retry-After: -1` (not a delay-seconds, not an HTTP-date) is not read as a date in 2001, a wait of 0, over and over", async () => {
+    expect(await storm(() => ({ "retry-after": "-1" }))).toBeLessThan(15);
+  });
+
+  it("`Retry-After: 1.5` is not read as 5 January 2001 either", async () => {
+    expect(await storm(() => ({ "retry-after": "1.5" }))).toBeLessThan(15);
+  });
+
+  it("a RateLimit-Reset already past (the server's clock a minute behind ours) does not retry at once, over and over", async () => {
+    expect(await storm(() => ({ "ratelimit-reset": String(Math.floor(Date.now() / 1000) - 60) }))).toBeLessThan(15);
+  });
+});
+
+describe("a reset beyond what a timer can hold", () => {
+  it("RateLimit-Reset in the year 5138 (remaining 0) neither spins the limiter on 1 ms timers nor reports a hold a thousand times a second", async () => {
+    const s = await serve((_req, res) => json(res, 200, {}, { "ratelimit-limit": "10", "ratelimit-remaining": "0", "ratelimit-reset": "99999999999" }));
+    const holds: string[] = [];
+    const c = client(s.url, { waitNoticeMs: 0, onWait: (e) => (e.kind === "rate-limit" ? holds.push(e.message) : undefined) });
+    const outcome = await secondOutcome(c, 1_000);
+    // Each turn of the spin also prints a TimeoutOverflowWarning to stderr.
+    expect(holds.length, `holds reported in 1 s; the first: ${holds[0]}`).toBeLessThanOrEqual(1);
+    expect(outcome).not.toBe("still waiting");
+  });
+});
+
+describe("Retry-After as an HTTP-date", () => {
+  const now = Date.parse("1994-11-06T08:49:07Z");
+  it.each([
+    ["IMF-fixdate", "Sun, 06 Nov 1994 08:49:37 GMT"],
+    ["RFC 850", "Sunday, 06-Nov-94 08:49:37 GMT"],
+    ["asctime", "Sun Nov  6 08:49:37 1994"],
+  ])("reads the %s form (%s)", (_, date) => {
+    expect(serverDelay({ "retry-after": date }, now)).toEqual({ ms: 30_000, header: "Retry-After" });
+  });
+
+  it.each(["-1", "1.5", "tomorrow", "2026-11-29", "Sun, 06 Nov 1994"])("names no wait for %j", (value) => {
+    expect(serverDelay({ "retry-after": value }, now)).toBeUndefined();
   });
 });
