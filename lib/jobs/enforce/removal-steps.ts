@@ -5,8 +5,8 @@
  * - by its invocation's deadline (steps.deadline): the DELETEs still waiting (a 429 with a long
  *   Retry-After) are dropped, the step returns what it did, with the shares whose DELETE it had sent
  *   without an answer (`sent`), and a further step of the same batch (`remove N part M`) goes on in the
- *   next invocation: a share of `sent` it finds gone was removed by this run ("done"), one still there
- *   is removed again (a DELETE is idempotent);
+ *   next invocation, unless the run's time limit has come: a share of `sent` it finds gone was removed by this run
+ *   ("done"), one still there is removed again (a DELETE is idempotent);
  * - by the invocation dying mid-step (no return): the step is attempted again, and any share of its
  *   batch that attempt finds gone is counted "done", as the lost attempt may have sent its DELETE. A
  *   share removed by someone else in those minutes is counted so too: a batch is at most
@@ -81,7 +81,10 @@ export async function removeInSteps(input: RemovalStepsInput, steps: Steps): Pro
             gitlab: input.gitlab, policy: input.policy, now: input.now, judgedAt: judged, concurrency: input.concurrency, maxPlanAgeMs: input.maxPlanAgeMs,
             signal: stepSignal(steps, signal), deadline: steps.deadline, audit: input.audit, warnings: removalWarnings, mayHaveSent, sent,
           });
-          if (steps.deadline?.aborted && !signal?.aborted) return { actions, warnings: removalWarnings, stopped: false, spent: true, sent: [...sent] };
+          // Past the run's time limit no further part begins: a DELETE held off longer than an
+          // invocation every time (a long Retry-After) would otherwise add parts until the execution's
+          // own timeout ended it without a report. The share stays planned, for the next run.
+          if (steps.deadline?.aborted && !signal?.aborted) return { actions, warnings: removalWarnings, stopped: Date.now() >= input.runEnd, spent: true, sent: [...sent] };
           // Past the run's time limit the batches not begun are left: the report must come before the limit does.
           return { actions, warnings: removalWarnings, stopped: removal.stopped || Date.now() >= input.runEnd, spent: Date.now() >= steps.sliceEnd() };
         }),
@@ -90,7 +93,7 @@ export async function removeInSteps(input: RemovalStepsInput, steps: Steps): Pro
       actions = done.actions;
       warnings.push(...done.warnings);
       stats.push(done.stats);
-      if (!done.sent || !actions.some((a) => a.status === "planned")) break;
+      if (done.stopped || !done.sent || !actions.some((a) => a.status === "planned")) break;
       sentBefore = done.sent;
       await steps.pause(`removing ${n}, cut by the deadline after part ${part}`, true);
     }
