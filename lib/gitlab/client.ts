@@ -190,6 +190,6 @@ export class GitLabClient extends GitLabApi {
       const page = await rules.fetch(position, signal);
       return { ...page, items: page.items.map((rule) => ({ ...rule, id: rule.name })) };
     };
-    return new Listing({ ...rules, fetch: keyed }, list);
+    return new Listing({ ...rules, idType: "string", fetch: keyed }, list);
   }
 }

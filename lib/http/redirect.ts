@@ -18,7 +18,9 @@ export function redirectLayer(origin: string, policy: CrossOriginPolicy, redacto
       const res = await next(req);
       const location = res.headers["location"];
       if (!REDIRECTS.has(res.status) || !location || (req.method !== "GET" && req.method !== "HEAD")) return res;
-      const target = new URL(location, req.url);
+      const target = URL.parse(location, req.url.href);
+      // Named by the request alone: the header's text is the server's to choose.
+      if (!target) throw new RedirectError(`${req.method} ${redactor.path(req.url)} redirected to a Location that is not a URL; refused`);
       if (target.origin !== origin && policy === "refuse") {
         throw new RedirectError(`${req.method} ${redactor.path(req.url)} redirected to another origin (${target.origin}); refused`);
       }

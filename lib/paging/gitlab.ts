@@ -29,6 +29,7 @@ export function gitlabOffset<T extends Item>(req: GitLabListRequest): Strategy<T
   return {
     name: "gitlab-offset",
     route: req.route,
+    idType: "number",
     async fetch(position, signal) {
       const url = position ? resolve(req, position) : first;
       const page = await getPage<T>(req, url, signal).catch((err: unknown) => {
@@ -37,9 +38,14 @@ export function gitlabOffset<T extends Item>(req: GitLabListRequest): Strategy<T
       const { headers } = page;
       // x-next-page is only a fallback: the spec says follow Link, and never build URLs where one is given.
       let next = page.next;
-      if (next === null && !headers["link"] && /^\d+$/.test(headers["x-next-page"] ?? "")) {
+      const nextPage = headers["x-next-page"]?.trim() ?? "";
+      if (next === null && nextPage !== "" && headers["link"]) {
+        // The headers disagree: ending here would pass a partial listing off as complete.
+        throw new PagingError(`${req.route}: X-Next-Page names a next page but Link has no rel="next"; stopping instead of ending the listing early`);
+      }
+      if (next === null && /^\d+$/.test(nextPage)) {
         const fallback = new URL(url);
-        fallback.searchParams.set("page", headers["x-next-page"]!);
+        fallback.searchParams.set("page", nextPage);
         next = fallback.pathname + fallback.search;
       }
       const meta: PageMeta = { total: count(headers["x-total"]), totalPages: count(headers["x-total-pages"]), ...dated(headers) };
@@ -57,6 +63,7 @@ export function gitlabKeyset<T extends Item>(req: GitLabListRequest, order: List
   return {
     name: "gitlab-keyset",
     route: req.route,
+    idType: "number",
     // Keyset by id walks the ids themselves: the cursor names the last one, so the next page's are beyond it.
     ...(order.orderBy === "id" && order.sort ? { idOrder: order.sort } : {}),
     async fetch(position, signal) {
@@ -107,7 +114,7 @@ async function getPage<T>(req: GitLabListRequest, url: URL, signal?: AbortSignal
   const items = res.json;
   if (!Array.isArray(items)) throw new PagingError(`${req.route}: expected a JSON array, got ${typeof items}`);
   const link = linkWithRel(res.headers["link"], "next");
-  return { items: items as T[], next: link ? relative(req, new URL(link, res.url)) : null, headers: res.headers };
+  return { items: items as T[], next: link ? relative(req, link, res.url) : null, headers: res.headers };
 }
 
 function firstUrl(req: GitLabListRequest, paging: Record<string, string>): URL {
@@ -116,8 +123,13 @@ function firstUrl(req: GitLabListRequest, paging: Record<string, string>): URL {
   return url;
 }
 
-/** Keeps only the path and query of a link, after checking it stays under the API's base path. */
-function relative(req: GitLabListRequest, link: URL): string {
+/**
+ * Keeps only the path and query of a link, after checking it is a URL (one that is not is named by the
+ * page it came with: its text is the server's to choose) and stays under the API's base path.
+ */
+function relative(req: GitLabListRequest, href: string, base: URL): string {
+  const link = URL.parse(href, base.href);
+  if (!link) throw new PagingError(`${req.route}: the next link after ${req.http.redactor.path(base)} is not a URL; refusing to follow it`);
   if (!link.pathname.startsWith(`${req.basePath}/`)) {
     throw new PagingError(`${req.route}: next link leaves ${req.basePath} (${req.http.redactor.path(link)}); refusing to follow it`);
   }

@@ -2,6 +2,7 @@
  * The one paging abstraction: a lazy listing of pages and of items. Strategies only know how to fetch
  * one page; limits, checkpoints, loop guards and de-duplication live here, once.
  */
+import { createHash } from "node:crypto";
 
 export type StrategyName = "gitlab-offset" | "gitlab-keyset" | "n8n-cursor";
 
@@ -43,9 +44,12 @@ export interface Strategy<T> {
   route: string;
   /** `position` is "" for the first page, else a `next` this strategy returned. */
   fetch(position: string, signal?: AbortSignal): Promise<FetchedPage<T>>;
+  /** What every item's id is (GitLab's are numbers, n8n's strings): an item without one is refused. */
+  idType: "number" | "string";
   /**
    * Set where the listing is by id (GitLab's keyset by id): its ids only ever rise ("asc") or fall
-   * ("desc"), however the cursors are spelled, so one that goes back is a cursor that looped.
+   * ("desc"), however the cursors are spelled, so one that goes back is a cursor that looped. Needs
+   * `idType: "number"`.
    */
   idOrder?: "asc" | "desc";
 }
@@ -68,8 +72,8 @@ export class PagingError extends Error {
 }
 
 const PAGE_CEILING = 100_000;
-/** Recent positions remembered to catch a server that loops back; older loops hit the page limits. */
-const RECENT_POSITIONS = 1_000;
+/** Recent positions and pages remembered to catch a server that loops back; older loops hit the page limits. */
+const RECENT = 1_000;
 /**
  * Pages in a row that bring nothing new (empty, or only the page before's items) while a next page is
  * still sent: a server that ignores the position it is given. One such page happens when an offset
@@ -84,6 +88,7 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
   private readonly opts: ListOptions;
 
   constructor(strategy: Strategy<T>, opts: ListOptions = {}) {
+    if (strategy.idOrder && strategy.idType !== "number") throw new PagingError(`${strategy.route}: a listing ordered by id needs numeric ids`);
     if (opts.from && opts.from.strategy !== strategy.name) {
       throw new PagingError(`checkpoint is for ${opts.from.strategy}, not ${strategy.name}`);
     }
@@ -100,11 +105,12 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
     // repeat the end of the one before: checking against the previous page's ids catches that in memory
     // of one page (a keyset listing never repeats).
     let previousIds = new Set<number | string>();
-    // A server that loops is caught by the positions it sent recently, and a listing by id by the ids
-    // going back (ordered); one that sends a new position on every page forever, or loops over more
-    // than RECENT_POSITIONS, by the page limits below. So memory
-    // stays bounded however long a listing runs, instead of growing with every link visited.
-    const recent = new Set<string>();
+    // A server that loops is caught by the positions it sent recently, by the pages it served recently
+    // (where no page may come again), and a listing by id by the ids going back (ordered); one that
+    // sends new positions and pages forever, or loops over more than RECENT, by the page limits below.
+    // So memory stays bounded however long a listing runs, instead of growing with every link visited.
+    const recent = new Recent<string>();
+    const served = new Recent<string>();
     const ceiling = this.opts.pageCeiling ?? PAGE_CEILING;
     let announced: number | undefined;
     // The last id of an ordered listing (Strategy.idOrder): one number, however long the listing.
@@ -118,12 +124,14 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
       fetched++;
       if (typeof page.meta.totalPages === "number") announced = page.meta.totalPages;
       if (page.next !== null) this.guard(page.next, position, recent, pages + 1, announced, ceiling);
+      this.identified(page.items, pages + 1);
       // Against every id of the page before, repeats included: a page served again and again is dropped every time.
       const pageIds = new Set(page.items.map((item) => item.id));
       const once = new Set<number | string>();
       const fresh = page.items.filter((item) => !previousIds.has(item.id) && !once.has(item.id) && (once.add(item.id), true));
       previousIds = pageIds;
       lastId = this.ordered(fresh, lastId);
+      this.unrepeated(page.items, served, pages + 1);
       stale = fresh.length === 0 && page.next !== null ? stale + 1 : 0;
       if (stale >= STALE_PAGES) {
         const { route, name } = this.strategy;
@@ -140,12 +148,43 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
     }
   }
 
+  /**
+   * Checks every item is an object with an id of the listing's type: one without would be dropped as
+   * a duplicate of `undefined`, or (a string where ids are ordered numbers) escape the order guard.
+   * Says what was wrong by position and type, never quoting the body.
+   */
+  private identified(items: readonly unknown[], page: number): void {
+    const { route, name, idType } = this.strategy;
+    for (const [i, item] of items.entries()) {
+      const wrong = idProblem(item, idType);
+      if (wrong) throw new PagingError(`${route} (${name}): item ${i + 1} of page ${page} ${wrong}; stopping instead of guessing what it is`);
+    }
+  }
+
+  /**
+   * Refuses a page that repeats one served recently: a server that serves pages in turn under ever-new
+   * cursors. Not on an offset listing, whose items shift between pages as it runs (there the
+   * de-duplication and the stale pages above keep the caller from seeing a repeat). A keyset page never
+   * comes again; n8n's cursor holds an offset, but a page comes again only if a whole page of workflows
+   * were created between two requests. A page is remembered by a hash of its ids, RECENT at most.
+   */
+  private unrepeated(items: readonly T[], served: Recent<string>, page: number): void {
+    const { route, name } = this.strategy;
+    if (name === "gitlab-offset" || items.length === 0) return;
+    const fingerprint = createHash("sha256").update(JSON.stringify(items.map((item) => item.id))).digest("base64");
+    const before = served.get(fingerprint);
+    if (before !== undefined) {
+      throw new PagingError(`${route} (${name}): page ${page} holds the same items as page ${before}: the server went back to where it had been; stopping instead of looping`);
+    }
+    served.remember(fingerprint, page);
+  }
+
   /** The last id of these items, after checking they go on in the listing's id order from `last`. */
   private ordered(items: readonly T[], last: number | undefined): number | undefined {
     const { idOrder, route, name } = this.strategy;
     if (!idOrder) return undefined;
-    for (const { id } of items) {
-      if (typeof id !== "number") continue;
+    // Numbers: identified() checked each id is of idType, and the constructor that idOrder has "number".
+    for (const { id } of items as readonly { id: number }[]) {
       if (last !== undefined && (idOrder === "asc" ? id <= last : id >= last)) {
         throw new PagingError(`${route} (${name}): id ${id} listed after id ${last}, in a listing by id ${idOrder === "asc" ? "ascending" : "descending"}: the server went back to where it had been; stopping instead of looping`);
       }
@@ -155,13 +194,12 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
   }
 
   /** Stops a listing that would never end: a repeated position, or far more pages than it should have. */
-  private guard(next: string, position: string, recent: Set<string>, pages: number, announced: number | undefined, ceiling: number): void {
+  private guard(next: string, position: string, recent: Recent<string>, pages: number, announced: number | undefined, ceiling: number): void {
     const { route, name } = this.strategy;
     if (next === "" || next === position || recent.has(next)) {
       throw new PagingError(`${route} (${name}): the server sent the same next position twice; stopping instead of looping`);
     }
-    recent.add(next);
-    if (recent.size > RECENT_POSITIONS) recent.delete(recent.values().next().value as string);
+    recent.remember(next, pages);
     // Totals drift while a listing runs (projects are created), so only a wide margin means a runaway.
     const limit = Math.min(ceiling, announced === undefined ? Infinity : announced * 2 + 10);
     if (pages >= limit) {
@@ -181,4 +219,27 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
   async collect(): Promise<T[]> {
     return Array.fromAsync(this);
   }
+}
+
+/** The page each of the last RECENT keys was seen on: what a guard remembers stays bounded. */
+class Recent<K> extends Map<K, number> {
+  remember(key: K, page: number): void {
+    this.set(key, page);
+    if (this.size > RECENT) this.delete(this.keys().next().value as K);
+  }
+}
+
+/** What is wrong with an item (undefined: nothing), said without quoting it. */
+function idProblem(item: unknown, idType: Strategy<Identified>["idType"]): string | undefined {
+  if (typeof item !== "object" || item === null || Array.isArray(item)) return `is ${kindOf(item)}, not an object`;
+  const { id } = item as { id?: unknown };
+  if (typeof id === idType) return undefined;
+  return id === undefined ? "has no id" : `has an id that is ${kindOf(id)}, not a ${idType}`;
+}
+
+/** What a value from a page is, for an error that must not quote it. */
+export function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }

@@ -3,7 +3,7 @@
  * the first request's query and adds `cursor`.
  */
 import type { HttpClient } from "../http/index.ts";
-import { PagingError, type Strategy } from "./listing.ts";
+import { kindOf, PagingError, type Strategy } from "./listing.ts";
 
 export const N8N_MAX_LIMIT = 250;
 
@@ -24,6 +24,7 @@ export function n8nCursor<T extends { id: string }>(req: N8nListRequest): Strate
   return {
     name: "n8n-cursor",
     route: req.route,
+    idType: "string",
     async fetch(position, signal) {
       const url = new URL(req.url);
       url.searchParams.set("limit", String(limit));
@@ -32,8 +33,17 @@ export function n8nCursor<T extends { id: string }>(req: N8nListRequest): Strate
       req.http.stats.count(req.route, "pages");
       const body = (res.json ?? {}) as { data?: unknown; nextCursor?: unknown };
       if (!Array.isArray(body.data)) throw new PagingError(`${req.route}: expected {"data": [...]} from n8n`);
-      const next = typeof body.nextCursor === "string" && body.nextCursor !== "" ? body.nextCursor : null;
-      return { items: body.data as T[], next, meta: {} };
+      return { items: body.data as T[], next: cursor(req, body.nextCursor), meta: {} };
     },
   };
+}
+
+/**
+ * null, none or "" ends a listing (n8n sends null on its last page); a cursor of another kind read as
+ * the end would cut the listing short unnoticed, so it is an error.
+ */
+function cursor(req: N8nListRequest, next: unknown): string | null {
+  if (next === null || next === undefined || next === "") return null;
+  if (typeof next === "string") return next;
+  throw new PagingError(`${req.route}: n8n's nextCursor is ${kindOf(next)}, neither a cursor nor null; stopping instead of guessing whether more pages follow`);
 }

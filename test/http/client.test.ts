@@ -203,6 +203,13 @@ describe("redirects and credentials", () => {
     expect(other.received).toHaveLength(0);
   });
 
+  it("a Location that is not a URL (`http://[::1`) is a RedirectError naming the request, redacted, and not the header's text", async () => {
+    const s = await serve((_req, res) => json(res, 302, {}, { location: `http://[::1/${TOKEN}` }));
+    const err = await get(client(s.url), `/api/v4/projects/1?private_token=${TOKEN}`).catch((e: unknown) => e);
+    expect(err).toEqual(new RedirectError("GET /api/v4/projects/1?private_token=[REDACTED] redirected to a Location that is not a URL; refused"));
+    expect(s.received).toHaveLength(1);
+  });
+
   it("follows a cross-origin redirect without any credential when allowed", async () => {
     const other = await serve((_req, res) => json(res, 200, { ok: true }));
     const s = await serve((_req, res) => json(res, 307, {}, { location: `${other.url}/elsewhere` }));

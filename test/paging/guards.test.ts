@@ -61,16 +61,30 @@ describe("paging guards", () => {
     );
   });
 
-  it("pages that bring nothing new under a new cursor each time (a server ignoring the cursor) are stopped after three, not at the ceiling", async () => {
-    const { http } = await gitlabLike((r, res) => {
-      const n = Number(new URL(r.url, "http://x").searchParams.get("cursor") ?? "0");
-      json(res, 200, { data: [{ id: "a" }, { id: "b" }], nextCursor: String(n + 1) });
+  it("offset pages that bring nothing new under a new link each time (a server ignoring the page asked for) are stopped after three, not at the ceiling", async () => {
+    const { req } = await gitlabLike((r, res) => {
+      const page = Number(new URL(r.url, "http://x").searchParams.get("page") ?? "1");
+      json(res, 200, [{ id: 1 }, { id: 2 }], link(`${server!.url}/api/v4/projects?page=${page + 1}&per_page=100`));
     });
-    const listing = new Listing(n8nCursor({ http, url: new URL(`${server!.url}/api/v1/workflows`), route: "GET /workflows" }), { pageCeiling: 50 });
-    await expect(Array.fromAsync(listing)).rejects.toThrow(
-      new PagingError("GET /workflows (n8n-cursor): 3 pages in a row brought nothing new (each only what the page before held, or nothing) and the server still sends a next page; stopping instead of looping"),
+    await expect(Array.fromAsync(new Listing(gitlabOffset(req), { pageCeiling: 50 }))).rejects.toThrow(
+      new PagingError("GET /projects (gitlab-offset): 3 pages in a row brought nothing new (each only what the page before held, or nothing) and the server still sends a next page; stopping instead of looping"),
     );
     expect(server!.received.length).toBe(4);
+  });
+
+  it("an n8n page served again under a new cursor is an error at once: two pages served in turn are not handed out again and again up to the ceiling", async () => {
+    const { http } = await gitlabLike((r, res) => {
+      const n = Number(new URL(r.url, "http://x").searchParams.get("cursor") ?? "0");
+      json(res, 200, { data: n % 2 === 0 ? [{ id: "a" }, { id: "b" }] : [{ id: "c" }, { id: "d" }], nextCursor: String(n + 1) });
+    });
+    const seen: string[] = [];
+    const listing = new Listing(n8nCursor<{ id: string }>({ http, url: new URL(`${server!.url}/api/v1/workflows`), route: "GET /workflows" }), { pageCeiling: 200 });
+    const err = await (async () => {
+      for await (const wf of listing) seen.push(wf.id);
+    })().catch((e: unknown) => e);
+    expect(err).toEqual(new PagingError("GET /workflows (n8n-cursor): page 3 holds the same items as page 1: the server went back to where it had been; stopping instead of looping"));
+    expect(seen).toEqual(["a", "b", "c", "d"]);
+    expect(server!.received.length).toBe(3);
   });
 
   it("a repeated n8n cursor is an error too", async () => {
@@ -91,6 +105,53 @@ describe("paging guards", () => {
       new PagingError("GET /audit_events (gitlab-keyset): id 9 listed after id 1, in a listing by id descending: the server went back to where it had been; stopping instead of looping"),
     );
     expect(server!.received.length).toBe(4);
+  });
+
+  it("a keyset listing by id whose ids are strings is refused at its first page, before they could slip past the order guard", async () => {
+    const pages = [["9", "8", "7"], ["6", "5", "4"]];
+    const { req } = await gitlabLike((r, res) => {
+      const n = Number(new URL(r.url, "http://x").searchParams.get("n") ?? "0");
+      json(res, 200, pages[n % 2]!.map((id) => ({ id })), link(`${server!.url}/api/v4/audit_events?pagination=keyset&cursor=${n + 1}x&n=${n + 1}`));
+    });
+    const listing = new Listing(gitlabKeyset({ ...req, path: "/audit_events", route: "GET /audit_events" }, { orderBy: "id", sort: "desc" }), { pageCeiling: 100 });
+    await expect(Array.fromAsync(listing)).rejects.toThrow(
+      new PagingError("GET /audit_events (gitlab-keyset): item 1 of page 1 has an id that is a string, not a number; stopping instead of guessing what it is"),
+    );
+    expect(server!.received.length).toBe(1);
+  });
+
+  it("items of the wrong shape are a PagingError naming the listing and the item, never quoting it: null, no id, an array, an n8n id that is no string", async () => {
+    let body: unknown;
+    const { req, http } = await gitlabLike((r, res) => json(res, 200, r.url.startsWith("/api/v1/") ? { data: body, nextCursor: null } : body));
+    const failure = (page: unknown) => {
+      body = page;
+      return Array.fromAsync(new Listing(gitlabOffset(req))).catch((e: unknown) => e);
+    };
+    expect(await failure([{ id: 1 }, null])).toEqual(new PagingError("GET /projects (gitlab-offset): item 2 of page 1 is null, not an object; stopping instead of guessing what it is"));
+    expect(await failure([{ name: "a" }, { name: "b" }, { name: "c" }])).toEqual(new PagingError("GET /projects (gitlab-offset): item 1 of page 1 has no id; stopping instead of guessing what it is"));
+    expect(await failure([{ id: 1 }, ["secret-looking"]])).toEqual(new PagingError("GET /projects (gitlab-offset): item 2 of page 1 is an array, not an object; stopping instead of guessing what it is"));
+    const workflows = (page: unknown) => {
+      body = page;
+      return Array.fromAsync(new Listing(n8nCursor({ http, url: new URL(`${server!.url}/api/v1/workflows`), route: "GET /workflows" }))).catch((e: unknown) => e);
+    };
+    expect(await workflows([null])).toEqual(new PagingError("GET /workflows (n8n-cursor): item 1 of page 1 is null, not an object; stopping instead of guessing what it is"));
+    expect(await workflows([{ id: "wf1" }, { id: 2 }])).toEqual(
+      new PagingError("GET /workflows (n8n-cursor): item 2 of page 1 has an id that is a number, not a string; stopping instead of guessing what it is"),
+    );
+  });
+
+  it("n8n's nextCursor ends a listing only when null, absent or empty: a number is an error, not a listing cut short as if complete", async () => {
+    let nextCursor: unknown;
+    const { http } = await gitlabLike((_r, res) => json(res, 200, { data: [{ id: "wf1" }], ...(nextCursor !== undefined && { nextCursor }) }));
+    const listed = (cursor: unknown) => {
+      nextCursor = cursor;
+      return Array.fromAsync(new Listing(n8nCursor({ http, url: new URL(`${server!.url}/api/v1/workflows`), route: "GET /workflows" }))).catch((e: unknown) => e);
+    };
+    expect(await listed(2)).toEqual(new PagingError("GET /workflows: n8n's nextCursor is a number, neither a cursor nor null; stopping instead of guessing whether more pages follow"));
+    expect(await listed({ offset: 250 })).toEqual(new PagingError("GET /workflows: n8n's nextCursor is an object, neither a cursor nor null; stopping instead of guessing whether more pages follow"));
+    expect(await listed("")).toEqual([{ id: "wf1" }]);
+    expect(await listed(null)).toEqual([{ id: "wf1" }]);
+    expect(await listed(undefined)).toEqual([{ id: "wf1" }]);
   });
 
   it("items are de-duplicated by id when an offset listing shifts under us", async () => {
@@ -136,6 +197,25 @@ describe("paging guards", () => {
     const pages = await Array.fromAsync(new Listing(gitlabOffset(req)).pages());
     expect(pages.map((p) => p.items[0]!.id)).toEqual([1, 2, 3]);
     expect(pages[0]!.meta).toMatchObject({ total: "unknown", totalPages: "unknown" });
+  });
+
+  it("X-Next-Page naming a next page that Link does not (only rel=first and last) is an error, not a listing ended after page 1 as if complete", async () => {
+    const { req } = await gitlabLike((r, res) => {
+      const page = Number(new URL(r.url, "http://x").searchParams.get("page") ?? "1");
+      const ends = `<${server!.url}/api/v4/projects?page=1&per_page=100>; rel="first", <${server!.url}/api/v4/projects?page=2&per_page=100>; rel="last"`;
+      json(res, 200, [{ id: page }], { link: ends, "x-page": String(page), "x-next-page": page < 2 ? "2" : "", "x-total-pages": "2", "x-total": "2" });
+    });
+    await expect(Array.fromAsync(new Listing(gitlabOffset(req)))).rejects.toThrow(
+      new PagingError('GET /projects: X-Next-Page names a next page but Link has no rel="next"; stopping instead of ending the listing early'),
+    );
+    expect(server!.received.length).toBe(1);
+  });
+
+  it("a next link that is not a URL (`<http://[::1>`) is a PagingError naming the listing and the page it came with, not a bare TypeError", async () => {
+    const { req } = await gitlabLike((_r, res) => json(res, 200, [{ id: 1 }], link("http://[::1")));
+    await expect(Array.fromAsync(new Listing(gitlabOffset(req)))).rejects.toThrow(
+      new PagingError("GET /projects: the next link after /api/v4/projects?per_page=100 is not a URL; refusing to follow it"),
+    );
   });
 
   it("maxPages and maxItems stop early; a checkpoint resumes where the listing stopped", async () => {
