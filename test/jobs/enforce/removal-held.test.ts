@@ -6,8 +6,8 @@
  * execution's own timeout ended it without a report, and every scheduled run after it the same.
  */
 import { describe, expect, it } from "vitest";
-import type { Steps } from "../../lib/jobs/steps.ts";
-import { run, setup, sim } from "../support/enforce-world.ts";
+import type { Steps } from "../../../lib/jobs/steps.ts";
+import { run, setup, sim } from "../../support/enforce-world.ts";
 
 /** Steps as a durable execution runs them: each removal step in an invocation that ends `sliceMs` after it begins. */
 function invocationSteps(sliceMs: number, mostSteps: number) {
