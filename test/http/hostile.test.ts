@@ -7,7 +7,6 @@ import { describe, expect, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { createHttpClient, HttpError, NetworkError, RateLimiterRegistry, UnexpectedAnswerError, type HttpClientOptions, type WaitEvent } from "../../lib/http/index.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";
-import { serverDelay } from "../../lib/http/retry-delay.ts";
 import { json, scriptedServers, type ScriptedHandler } from "../support/server.ts";
 
 const TOKEN = "glpat-hostile-token-0123456789";
@@ -385,20 +384,5 @@ describe("a reset beyond what a timer can hold", () => {
     // Each turn of the spin also prints a TimeoutOverflowWarning to stderr.
     expect(holds.length, `holds reported in 1 s; the first: ${holds[0]}`).toBeLessThanOrEqual(1);
     expect(outcome).not.toBe("still waiting");
-  });
-});
-
-describe("Retry-After as an HTTP-date", () => {
-  const now = Date.parse("1994-11-06T08:49:07Z");
-  it.each([
-    ["IMF-fixdate", "Sun, 06 Nov 1994 08:49:37 GMT"],
-    ["RFC 850", "Sunday, 06-Nov-94 08:49:37 GMT"],
-    ["asctime", "Sun Nov  6 08:49:37 1994"],
-  ])("reads the %s form (%s)", (_, date) => {
-    expect(serverDelay({ "retry-after": date }, now)).toEqual({ ms: 30_000, header: "Retry-After" });
-  });
-
-  it.each(["-1", "1.5", "tomorrow", "2026-11-29", "Sun, 06 Nov 1994"])("names no wait for %j", (value) => {
-    expect(serverDelay({ "retry-after": value }, now)).toBeUndefined();
   });
 });
