@@ -15,6 +15,7 @@
 import { listIssues, type GitLabClient } from "../../gitlab/index.ts";
 import { longestGraceHours, type Policy } from "../../policy/index.ts";
 import { NOTICE_LABEL, markedKey } from "./marker.ts";
+import { HOUR_MS } from "./due.ts";
 
 /** A notice a person closed: the removal date is counted from its creation (set by GitLab, never editable). */
 export interface EarlierNotice {
@@ -23,7 +24,6 @@ export interface EarlierNotice {
   createdAt: string;
 }
 
-const HOUR_MS = 3_600_000;
 /**
  * How much further back than the longest grace the closes are looked for: the time between two runs. The
  * first notice of a series is closed as soon as it is opened at worst; the first run after its date

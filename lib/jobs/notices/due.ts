@@ -4,7 +4,8 @@
  */
 import type { Grace } from "../../policy/index.ts";
 
-const DAY_MS = 86_400_000;
+export const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 /** YYYY-MM-DD of `at`, in UTC. */
 export function utcDay(at: Date): string {
@@ -16,7 +17,7 @@ export function utcDay(at: Date): string {
  * now + grace, so the grace is never cut short (7d opened at 09:00 is due 8 days later, at 00:00).
  */
 export function dueDateFor(now: Date, grace: Grace): string {
-  const end = now.getTime() + grace.hours * 3_600_000;
+  const end = now.getTime() + grace.hours * HOUR_MS;
   return utcDay(new Date(Math.ceil(end / DAY_MS) * DAY_MS));
 }
 

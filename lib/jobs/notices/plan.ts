@@ -21,7 +21,7 @@ import { errorText } from "../report/index.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
 import { shareInput, shareKey, subjectOf, type NoticeRef, type ShareRemoval, type ShareStatus } from "../shares/plan.ts";
 import { count } from "../view.ts";
-import { daysLeft, dueDateFor } from "./due.ts";
+import { daysLeft, dueDateFor, HOUR_MS } from "./due.ts";
 import { keyParts, noticeKey } from "./marker.ts";
 import { readEarlierNotices, type EarlierNotice } from "./closed.ts";
 import { readNotices, type NoticeListing, type OpenNotice } from "./read.ts";
@@ -124,7 +124,8 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
  */
 async function readListings(input: PlanInput, project: string): Promise<{ open: NoticeListing; earlier: Map<string, EarlierNotice> }> {
   const me = input.userId ?? (await input.gitlab.currentUser(input.signal)).id;
-  const open = await readNotices(input.gitlab, project, new Set(input.plan.map(noticeKey)), input.max, input.signal, me);
+  // A new turn of the other notices each hour (readNotices): the runs of one hour agree on theirs.
+  const open = await readNotices(input.gitlab, project, new Set(input.plan.map(noticeKey)), input.max, input.signal, me, Math.floor(input.now.getTime() / HOUR_MS));
   const notify = input.plan.filter((a) => strayHandling(input.policy, subjectOf(a).path).onStray === "notify").map(noticeKey);
   const unnoticed = new Set(notify.filter((key) => !open.byKey.has(key)));
   const earlier = unnoticed.size ? await readEarlierNotices(input.gitlab, project, unnoticed, input.policy, input.now, me, input.signal) : new Map<string, EarlierNotice>();

@@ -27,8 +27,13 @@ export interface NoticeListing {
   duplicatesLeft: number;
 }
 
-/** `me`: the token's user id when the run has read it already (enforce's token check); else read here. */
-export async function readNotices(gitlab: GitLabClient, project: string, wanted: ReadonlySet<string>, max: number, signal?: AbortSignal, me?: number): Promise<NoticeListing> {
+/**
+ * `me`: the token's user id when the run has read it already (enforce's token check); else read here.
+ * `turn`: which `max` of the other notices this run takes (any number; the run's hour, plan.ts), so that
+ * runs take them in turn: a notice that cannot be closed (its share unreadable, its close refused, each
+ * time) holds its place for one turn, not for good over every notice listed after it.
+ */
+export async function readNotices(gitlab: GitLabClient, project: string, wanted: ReadonlySet<string>, max: number, signal?: AbortSignal, me?: number, turn = 0): Promise<NoticeListing> {
   const author = me ?? (await gitlab.currentUser(signal)).id;
   const standing = new Map<string, OpenNotice>();
   const duplicates: OpenNotice[] = [];
@@ -48,9 +53,10 @@ export async function readNotices(gitlab: GitLabClient, project: string, wanted:
   }
   const byKey = new Map([...standing].filter(([key]) => wanted.has(key)));
   const others = [...standing.values()].filter((n) => !wanted.has(n.key));
+  const from = others.length ? (turn * max) % others.length : 0;
   return {
     byKey,
-    others: others.slice(0, max),
+    others: [...others.slice(from), ...others.slice(0, from)].slice(0, max),
     othersLeft: Math.max(0, others.length - max),
     duplicates: duplicates.map((notice) => ({ notice, of: standing.get(notice.key)!.iid })),
     duplicatesLeft,

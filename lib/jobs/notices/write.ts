@@ -2,7 +2,7 @@
  * The changes of the notices phase, in an applying run, after the removals: opens the notices planned
  * (one issue each, assigned to the share's adder where attribution names them and the policy lets
  * it; confidential, as a notice tells who reaches what: only the notices project's Reporters and up,
- * and its assignee, see it), closes with a note the notices whose share this run removed and those plan.ts found to close,
+ * and its assignee, see it), closes (then notes why) the notices whose share this run removed and those plan.ts found to close,
  * and, when it opened any, reads the open notices again: two runs at once may each have opened one for
  * the same share, and whichever run reads last closes the newer (both agree on the lowest iid), so one
  * notice stands. Issues are created and noted with POST, never repeated once it may have arrived.
@@ -120,10 +120,19 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
   return { states, closures, warnings };
 }
 
-/** The note first, then the close (PUT, idempotent): a notice is never closed without saying why. */
+/**
+ * The close (PUT, idempotent) first, then the note that says why. The other way round, a notice GitLab
+ * refuses to close every time (a proxy refusing PUT, an issue it will not change) gathered one more note
+ * each run, each one notifying its assignee; this way such a notice gets none, and a note that fails
+ * after the close is named as such (the notice is closed all the same, and no later run sees it again).
+ */
 async function closeNotice(gitlab: GitLabClient, project: string, iid: number, reason: ClosingReason, signal?: AbortSignal): Promise<void> {
-  await createIssueNote(gitlab, project, iid, closingNote(reason), signal);
   await updateIssue(gitlab, project, iid, { stateEvent: "close" }, signal);
+  try {
+    await createIssueNote(gitlab, project, iid, closingNote(reason), signal);
+  } catch (err) {
+    throw new Error(`closed, but the note saying why could not be added: ${errorText(err)}`, { cause: err });
+  }
 }
 
 /** The assignee ids of a share's notice: its adder's, looked up once per username, where the policy lets it and they exist. */

@@ -1,0 +1,62 @@
+/**
+ * Notices GitLab will not let Warden close (the PUT that closes one refused every time): such a notice
+ * once gathered one closing note a run (the note went first), the run that failed to close it exited 0,
+ * and with gitlab.guard.maxRemovals of them every notice listed after them stayed open for good.
+ */
+import { describe, expect, it } from "vitest";
+import { exitCode } from "../../../lib/jobs/index.ts";
+import { markedKey } from "../../../lib/jobs/notices/marker.ts";
+import { notifyPolicy } from "../../support/policies.ts";
+import { gitlabCall, issues, later, run, sim, start, world } from "../../support/notices-world.ts";
+
+describe("a notice GitLab never lets Warden close", () => {
+  it("gathers no closing note, however many sweeps fail to close it", async () => {
+    await start();
+    await run({ apply: true });
+    await gitlabCall("jane", "DELETE", "/projects/100/share/20", undefined, 204);
+    const notice = issues().find((i) => markedKey(i.description) === "project:100:group:20")!;
+    sim.addFaults({ kind: "status", status: 403, method: "PUT", path: `/api/v4/projects/security%2Faccess-notices/issues/${notice.iid}`, times: 1_000_000 });
+
+    for (let day = 1; day <= 4; day++) {
+      const report = await run({ apply: true, now: later(day) });
+      expect(report.notices?.closed).toEqual([expect.objectContaining({ share: "project:100:group:20", status: "failed" })]);
+    }
+    const again = issues().find((i) => i.iid === notice.iid)!;
+    expect(again.state).toBe("opened");
+    expect(again.notes.filter((n) => n.body.startsWith("Closed:"))).toEqual([]);
+  });
+
+  it("a notice closure that failed is work left undone: the run exits 1, not 0", async () => {
+    await start();
+    await run({ apply: true });
+    await gitlabCall("jane", "DELETE", "/projects/100/share/20", undefined, 204);
+    const notice = issues().find((i) => markedKey(i.description) === "project:100:group:20")!;
+    sim.addFaults({ kind: "status", status: 500, method: "PUT", path: `/api/v4/projects/security%2Faccess-notices/issues/${notice.iid}`, times: 1_000_000 });
+    const report = await run({ apply: true, now: later(1) });
+    expect(report.notices?.closed).toEqual([expect.objectContaining({ status: "failed" })]);
+    expect(exitCode(report)).toBe(1);
+  });
+
+  it("with maxRemovals 1, one whose close fails every time does not keep every later notice open: runs take the notices in turn", async () => {
+    const dataset = world();
+    dataset.projects.push({ id: 101, name: "web", path: "web", path_with_namespace: "acme/web", namespace_id: 10, shared_with_groups: [], default_branch: "main", branches: ["main"], archived: false, previous_paths: [] });
+    await start(dataset);
+    await gitlabCall("jane", "POST", "/projects/101/share", { group_id: 20, group_access: 30 }, 201);
+    await run({ apply: true });
+    // Both project shares go by hand: their notices are to close, as no longer stray.
+    await gitlabCall("jane", "DELETE", "/projects/100/share/20", undefined, 204);
+    await gitlabCall("jane", "DELETE", "/projects/101/share/20", undefined, 204);
+    const noticeOf = (key: string) => issues().find((i) => markedKey(i.description) === key)!;
+    const [stuck, waiting] = [noticeOf("project:100:group:20"), noticeOf("project:101:group:20")].sort((a, b) => a.iid - b.iid);
+    sim.addFaults({ kind: "status", status: 403, method: "PUT", path: `/api/v4/projects/security%2Faccess-notices/issues/${stuck!.iid}`, times: 1_000_000 });
+
+    const policy = notifyPolicy({ guard: "{ maxRemovals: 1, unmatchedRules: warn }" });
+    for (let day = 1; day <= 5; day++) {
+      const report = await run({ apply: true, now: later(day), policy });
+      expect(report.summary.guard).toBe("ok");
+    }
+    expect(noticeOf(markedKey(stuck!.description)!).state).toBe("opened");
+    // Five whole sweeps later, the notice behind the stuck one should have been closed.
+    expect(noticeOf(markedKey(waiting!.description)!).state).toBe("closed");
+  });
+});
