@@ -93,6 +93,19 @@ describe("a registered credential is masked however an escaper wrote it", () => 
   });
 });
 
+describe("a credential in Slack text whose formatting characters escapeMrkdwn showed as look-alikes", () => {
+  it("is masked whole, registered or only token-shaped", () => {
+    const registered = "sl4ck-*bold*_~strike~_`code`";
+    registerSecret(registered);
+    const token = "glpat-AbCd_-EfGh_IjKl-_MnOpQrSt";
+    for (const secret of [registered, token]) {
+      const escaped = escapeMrkdwn(`before ${secret} after`);
+      expect(escaped).toMatch(/[＊＿～｀]/);
+      expect(redactOutput(escaped)).toBe("before [REDACTED] after");
+    }
+  });
+});
+
 describe("anything shaped like a token is masked, registered or not (defence in depth)", () => {
   it.each([
     "glpat-AbCdEfGhIjKlMnOpQrSt",

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { loadPolicyFile } from "../../lib/config/policy-file.ts";
 import { trustedLocation } from "../../lib/config/policy-trust.ts";
 import { applyPlan, checkPlanPolicy, PlanFileError, readPlanFile, type GivenPolicy, type TrustLocation } from "../../lib/jobs/index.ts";
+import { escapeControls } from "../../lib/jobs/render/index.ts";
 import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP } from "./command.ts";
 import { auditTrail, gitlabFrom, positiveInt, printReport, requireEnv, UsageError } from "./io.ts";
 import { planKey } from "./plan-out.ts";
@@ -65,7 +66,9 @@ export const applyCommand: Command = {
     });
     const given = await givenPolicy(args, io);
     const gitlab = gitlabFrom(io);
-    const refused = (err: unknown) => (err instanceof PlanFileError ? new UsageError(err.message) : err);
+    // A refusal of the plan is one line of Warden's, quoting the plan file (which whoever can edit the
+    // artifact writes) and GitLab: escaped whole, as a UsageError's newlines are kept.
+    const refused = (err: unknown) => (err instanceof PlanFileError ? new UsageError(escapeControls(err.message)) : err);
     const { plan, policy } = (() => {
       try {
         return readPlanFile(text, file, { gitlabUrl: requireEnv(io, "GITLAB_URL"), maxAgeMs, now: new Date(), ...(key ? { key } : {}) });

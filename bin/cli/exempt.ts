@@ -62,7 +62,7 @@ export const exemptCommand: Command = {
     const lines = [
       `policy ${policy.path} in ${policy.project} at ${policy.branch} (commit ${policy.commitId.slice(0, 12)})`,
       "",
-      result.diff,
+      ...result.diff.split("\n"),
       "",
       `merge request: ${result.branch} → ${policy.branch}`,
       `title: ${mergeRequest.title}`,
@@ -75,8 +75,9 @@ export const exemptCommand: Command = {
       ...noticeLines(result),
       ...result.warnings.map((w) => `warning: ${w}`),
     ];
-    // Each line escaped on its own: the diff and the description are Warden's lines around the requester's text.
-    io.stdout.write(`${lines.flatMap((l) => l.split("\n")).map((l) => escapeControls(l)).join("\n")}\n`);
+    // Each line escaped whole: only the diff and the description, Warden's own multi-line texts, were split
+    // on their newlines; one inside a server's text (a warning quoting GitLab, a URL) stays a visible \x0a.
+    io.stdout.write(`${lines.map((l) => escapeControls(l)).join("\n")}\n`);
     return result.dryRun ? 2 : 0;
   },
 };

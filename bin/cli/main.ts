@@ -138,12 +138,19 @@ function stopping(reason: unknown): string {
 }
 
 /**
- * An error for stderr, escaped: a server's message could carry ESC or CR. Only Warden's own
- * multi-line messages (usage, one policy problem per line) and stacks keep their line breaks.
+ * An error for stderr, escaped: a server's message could carry ESC, CR or a newline. Only Warden's own
+ * multi-line messages (usage, one policy problem per line) and a stack's frames keep their line breaks.
  */
 function errorLines(error: Error, debug: boolean): string {
   const ours = error instanceof UsageError || error instanceof PolicyError;
   // A mistake in the input (a flag, the policy, a setting) is never a stack trace: its message is the fix.
   const stack = debug && !ours && !(error instanceof ServiceConfigError);
-  return escapeControls(stack ? (error.stack ?? error.message) : error.message, { keepNewlines: ours || stack });
+  if (!stack) return escapeControls(error.message, { keepNewlines: ours });
+  // The stack starts with "Name: message", and the message may quote a server: that head is escaped
+  // whole, and only the frames after it (Warden's code) keep their lines. A stack written before the
+  // message changed does not start with it, so nothing of it can be told to be frames: one line.
+  const head = String(error);
+  const { stack: trace = "" } = error;
+  if (!trace.startsWith(head)) return [head, trace].filter(Boolean).map((t) => escapeControls(t)).join("\n");
+  return `${escapeControls(head)}${escapeControls(trace.slice(head.length), { keepNewlines: true })}`;
 }

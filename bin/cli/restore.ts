@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { restore, RestoreInputError, isStoredRun, parseRestoreTextFrom, runReader, storedRestoreInput } from "../../lib/jobs/index.ts";
+import { escapeControls } from "../../lib/jobs/render/index.ts";
 import type { CliIO, Command } from "./command.ts";
 import { auditTrail, gitlabFrom, policyFrom, positiveInt, printReport, UsageError } from "./io.ts";
 
@@ -69,7 +70,9 @@ export const restoreCommand: Command = {
     const concurrency = positiveInt(args, "concurrency");
     // The input is checked before the policy, GitLab's environment or any request to GitLab.
     const input = await (isStoredRun(file) ? readStoredRun(file, io.env) : readRestoreFile(file)).catch((err: unknown) => {
-      throw err instanceof RestoreInputError ? new UsageError(err.message) : err;
+      // One line of Warden's, quoting the input (a stored run's S3 key, a report's fields): escaped whole,
+      // as a UsageError's newlines are kept.
+      throw err instanceof RestoreInputError ? new UsageError(escapeControls(err.message)) : err;
     });
     // The policy as enforce reads it: each share is judged by what the next sweep will judge it by.
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];

@@ -21,11 +21,14 @@ export class PolicyError extends Error {
   readonly issues: PolicyIssue[];
 
   constructor(source: string, issues: PolicyIssue[]) {
-    // One issue per line, whatever a key or value quoted from the file holds (front ends escape the rest).
-    const line = (text: string) => redactThenCut(text, MAX_ISSUE_CHARS).replaceAll("\n", "\\x0a");
-    const shown = issues.slice(0, MAX_ISSUES_SHOWN).map(({ path, message }) => `${source}: ${line(`${path === "" ? "" : `${path}: `}${message}`)}`);
+    // One issue per line, whatever a key or value quoted from the file holds, or the source's name (for a
+    // repository's policy, the ref and commit GitLab named); front ends escape the rest.
+    const oneLine = (text: string) => text.replaceAll("\n", "\\x0a");
+    const line = (text: string) => oneLine(redactThenCut(text, MAX_ISSUE_CHARS));
+    const where = oneLine(source);
+    const shown = issues.slice(0, MAX_ISSUES_SHOWN).map(({ path, message }) => `${where}: ${line(`${path === "" ? "" : `${path}: `}${message}`)}`);
     const more = issues.length - MAX_ISSUES_SHOWN;
-    super([...shown, ...(more > 0 ? [`${source}: … and ${more} more problems`] : [])].join("\n"));
+    super([...shown, ...(more > 0 ? [`${where}: … and ${more} more problems`] : [])].join("\n"));
     this.source = source;
     this.issues = issues;
   }

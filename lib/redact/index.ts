@@ -14,8 +14,8 @@
  * therefore be redacted whole first, then cut (`redactThenCut`), never the other way round.
  *
  * Redaction comes last, after every escaping step, and recognises a credential however the escapers
- * wrote it (escapedChar): Markdown's backslashes, Slack's entities, JSON's and URLs' escapes, CSV's
- * doubled quotes.
+ * wrote it (escapedChar): Markdown's backslashes, Slack's entities and look-alikes, JSON's and URLs'
+ * escapes, CSV's doubled quotes.
  */
 
 const MASK = "[REDACTED]";
@@ -25,17 +25,22 @@ const SENSITIVE_QUERY = /^(private_token|access_token|job_token|token|api_key|ap
 const ASCII_PUNCTUATION = /[!-/:-@[-`{-~]/;
 const SLACK_ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;" };
 
+/** An ASCII punctuation character's fullwidth form (U+FF01 to U+FF5E): escapeMrkdwn's look-alike for Slack's `*`, `_`, `~` and backtick. */
+export function fullwidth(char: string): string {
+  return String.fromCharCode(char.charCodeAt(0) + 0xfee0);
+}
+
 /**
  * A pattern for one character of a credential as any escaper may have written it: itself, and for
  * ASCII punctuation also backslash-escaped (escapeMarkdown, which adds a zero-width joiner after
- * GitLab's reference prefixes; JSON's \" and \\), percent-encoded (a URL), as Slack's entity, or, for
- * a quote, doubled (a CSV cell, RFC 4180).
+ * GitLab's reference prefixes; JSON's \" and \\), percent-encoded (a URL), as Slack's entity or
+ * fullwidth look-alike, or, for a quote, doubled (a CSV cell, RFC 4180).
  */
 function escapedChar(char: string): string {
   const literal = char.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
   if (!ASCII_PUNCTUATION.test(char)) return literal;
   const hex = char.charCodeAt(0).toString(16).toUpperCase();
-  const forms = [`\\\\?${literal}\u200d?`, `%${hex[0]}[${hex[1]}${hex[1]!.toLowerCase()}]`];
+  const forms = [`\\\\?${literal}\u200d?`, `%${hex[0]}[${hex[1]}${hex[1]!.toLowerCase()}]`, fullwidth(char)];
   const entity = SLACK_ENTITIES[char];
   if (entity) forms.push(entity);
   if (char === '"') forms.push('""');
@@ -43,11 +48,13 @@ function escapedChar(char: string): string {
 }
 
 /**
- * A run of at least `min` of [A-Za-z0-9] and `punctuation` (maybe Markdown-escaped), taken whole and
- * never given back (an atomic group: a lookahead's capture, matched again): a run that turns out not
- * to end as a token must is then left at once, not rescanned shorter and shorter.
+ * A run of at least `min` of [A-Za-z0-9] and `punctuation` (maybe Markdown-escaped, or Slack's
+ * fullwidth look-alike), taken whole and never given back (an atomic group: a lookahead's capture,
+ * matched again): a run that turns out not to end as a token must is then left at once, not rescanned
+ * shorter and shorter.
  */
-const run = (name: string, punctuation: string, min: number) => `(?=(?<${name}>(?:[A-Za-z0-9]|\\\\?[${punctuation}]){${min},}))\\k<${name}>`;
+const run = (name: string, punctuation: string, min: number) =>
+  `(?=(?<${name}>(?:[A-Za-z0-9]|\\\\?[${punctuation}]|[${Array.from(punctuation, fullwidth).join("")}]){${min},}))\\k<${name}>`;
 
 /**
  * Credentials of anyone's, by shape, masked even when not registered (defence in depth: a token

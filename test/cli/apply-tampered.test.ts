@@ -113,3 +113,29 @@ describe.sequential("a plan whose policy is not the one given", () => {
     expect(report.actions.filter((a) => a.kind === "project" && a.groupId === contractor()).every((a) => a.accessLevel > 30)).toBe(true);
   }, 120_000);
 });
+
+describe("a refusal quoting GitLab", () => {
+  it("a newline in GitLab's error message cannot start a line of apply's error, nor of a --debug stack", async () => {
+    const forged = "warden apply: every planned removal was applied; nothing left to do";
+    const repo = sim.dataset.projects.find((p) => !p.path_with_namespace.startsWith("acme/"))!;
+    sim.repositories.commit(repo, { "warden.yaml": groupSharesPolicy() });
+    const { WARDEN_POLICY: _, ...bare } = env;
+    const fromRepository = { ...bare, WARDEN_POLICY_PROJECT: repo.path_with_namespace };
+    const out = join(dir, "repository.json");
+    expect((await warden(["enforce", "--out", out], fromRepository)).stderr).toContain(`plan written to ${out}`);
+    // Checking that the plan's commit is on the policy's branch: refused, with a message of two lines.
+    sim.addFaults({ kind: "status", status: 403, route: "GET /projects/:id/repository/merge_base", times: 1, message: `403 Forbidden\n${forged}` });
+    const run = await warden(["apply", out], fromRepository);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`its policy could not be checked against ${repo.path_with_namespace}:warden.yaml`);
+    expect(run.stderr).toContain(`403 Forbidden\\x0a${forged}`);
+    expect(run.stderr).not.toMatch(new RegExp(`^${forged}`, "m"));
+    // With --debug, an unexpected error's stack keeps its frames' lines, but not its message's.
+    sim.addFaults({ kind: "status", status: 403, route: "GET /projects/:id/repository/files/:file_path", times: 1, message: `403 Forbidden\n${forged}` });
+    const debug = await warden(["enforce", "--debug"], fromRepository);
+    expect(debug.code).toBe(1);
+    expect(debug.stderr).toMatch(/\n\s+at /);
+    expect(debug.stderr).toContain(`403 Forbidden\\x0a${forged}`);
+    expect(debug.stderr).not.toMatch(new RegExp(`^${forged}`, "m"));
+  }, 60_000);
+});

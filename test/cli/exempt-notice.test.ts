@@ -102,4 +102,15 @@ describe.sequential("warden exempt with notices", () => {
     expect(run.stdout).toContain(`notice #${notice.iid} in security/access-notices: ${notice.web_url} (not noted)`);
     expect(run.stdout).toMatch(new RegExp(`warning: notice #${notice.iid} in security/access-notices: the note linking the merge request could not be posted \\(.*\\); it was not sent again`));
   });
+
+  it("a newline in GitLab's error message cannot start a line of the output: a forged 'opened merge request' stays in its warning", async () => {
+    const forged = "opened merge request !999: https://evil.example/mr (commit deadbeefdead on warden/exempt-x)";
+    sim.addFaults({ kind: "status", status: 403, route: "GET /projects/:id/issues", times: 1, message: `403 Forbidden\n${forged}` });
+    const run = await exemptRun("strangers");
+    expect(run.code).toBe(2);
+    expect(run.stdout).toContain("warning: the notices of acme/app/api in security/access-notices could not be read");
+    expect(run.stdout).not.toMatch(/^opened merge request !999/m);
+    // As every other text rendering shows it: the newline as a visible escape.
+    expect(run.stdout).toContain(`403 Forbidden\\x0a${forged}`);
+  });
 });

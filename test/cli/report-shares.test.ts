@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
+import { escapeControls } from "../../lib/jobs/render/index.ts";
 import type { ReviewedShare, ReviewReport } from "../../lib/jobs/review/summary.ts";
 import { generateOrganisation, startGitLabSim, type GitLabDataset, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
@@ -15,12 +16,17 @@ import { reportJson } from "../support/report.ts";
 
 /** Invited groups whose names try to run in a spreadsheet, break a CSV row, or render in Markdown. */
 const HOSTILE = ["=cmd|' /C calc'!A0", "@SUM(1)", "-2+3", '+a,b "q"\r\nline two', "<img src=x onerror=alert(1)> **bold** | [x](http://e.example)", "\tTAB"];
+/** A display name (an audit event's author_name, the CSV's added_by): a hyperlink to an attacker's site, a screen clear, a right-to-left override. */
+const DISPLAY_NAME = "\x1b]8;;https://evil.example/login\x07Security Team\x1b]8;;\x07 \x1b[2J \u202eevil";
+/** Raw characters no terminal output may carry: C0 controls but the CSV's CRLF, DEL, C1, bidi controls. */
+const RAW_UNSAFE = /[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
 
 let sim: GitLabSim;
 let env: Record<string, string>;
 
 function world(): GitLabDataset {
   const dataset = generateOrganisation({ projects: 150, seed: 11, groupShares: true, shareHistory: true }).dataset;
+  for (const event of dataset.auditEvents!.filter((_, i) => i % 2 === 0)) event.details["author_name"] = DISPLAY_NAME;
   const acme = dataset.groups.find((g) => g.full_path === "acme")!;
   const id = Math.max(...dataset.groups.map((g) => g.id), ...dataset.projects.map((p) => p.id)) + 1;
   const groups = HOSTILE.map((path, i) => ({ id: id + i, name: path, path, full_path: path, parent_id: null, visibility: "public" as const, shared_with_groups: [] }));
@@ -117,13 +123,24 @@ describe.sequential("warden report shares", () => {
     for (const a of report.actions) {
       const row = byKey.get(`${a.kind} ${subject(a)} ${a.groupId}`)!;
       expect(row[8]).toBe(a.status);
-      expect(row[10]).toBe(a.addedBy?.name ?? "");
+      expect(row[10]).toBe(escapeControls(a.addedBy?.name ?? ""));
     }
     // No cell a spreadsheet would run: each that starts as a formula does is prefixed.
     for (const cell of rows.flat()) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
-    // Each hostile name comes back exactly, prefixed where it would start a formula; the quotes and line break inside one round-trip.
+    // Each hostile name comes back as the terminal shows it (controls escaped, so one line), prefixed
+    // where it would start a formula; the quotes inside one round-trip.
     const hostileRows = rows.filter((r) => r[1] === 'acme/=HYPERLINK("e.example")');
-    expect(hostileRows.map((r) => r[3]).sort()).toEqual(HOSTILE.map((n) => (/^[=+\-@\t\r]/.test(n) ? `'${n}` : n)).sort());
+    expect(hostileRows.map((r) => r[3]).sort()).toEqual(HOSTILE.map((n) => escapeControls(n)).map((n) => (/^[=+\-@]/.test(n) ? `'${n}` : n)).sort());
+  });
+
+  it("CSV on a terminal: no raw ESC, C1 or bidi control from a display name, as in the text report", async () => {
+    const [csv, text] = await Promise.all([warden(["report", "shares", "--format", "csv"], env), warden(["report", "shares"], env)]);
+    expect(csv.code).toBe(0);
+    expect(text.code).toBe(0);
+    for (const run of [csv, text]) {
+      expect(run.stdout).toContain("\\x1b]8;;https://evil.example/login\\x07Security Team");
+      expect(run.stdout).not.toMatch(RAW_UNSAFE);
+    }
   });
 
   it("Markdown and text: names from GitLab are escaped, nothing renders or moves the cursor", async () => {

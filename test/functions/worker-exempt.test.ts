@@ -110,7 +110,7 @@ describe("/warden exempt in the Worker", () => {
     expect(message!.text).toBe(
       ":memo: Exemption requested by Slack user U012ABCDEF: project acme/app/api shared with strangers until 2099-12-31.\n" +
         `Merge request !${mr.iid}: ${mr.web_url} (merging it is the approval).\n` +
-        "Reason: &lt;!channel&gt; see &lt;https://evil.example|the ticket&gt; @all **now** [x](javascript:alert(1))",
+        "Reason: &lt;!channel&gt; see &lt;https://evil.example|the ticket&gt; @all ＊＊now＊＊ [x](javascript:alert(1))",
     );
     expect(message!.blocks![0]!.text.text).toBe(message!.text);
     expect(JSON.stringify(message)).not.toMatch(/<!channel>|<https:/);

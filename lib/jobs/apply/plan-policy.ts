@@ -15,6 +15,7 @@
 import { createHash } from "node:crypto";
 import { commitIsOn, DEFAULT_BRANCH_REF, FileContentError, HttpError, readRepositoryFile, type GitLabClient } from "../../gitlab/index.ts";
 import type { Policy } from "../../policy/index.ts";
+import { escapeControls } from "../escape.ts";
 import { PlanFileError, type PlanFile } from "../shares/plan-file.ts";
 
 /** The policy this run was given to compare the plan's with. */
@@ -67,7 +68,7 @@ export async function checkPlanPolicy(
       if (err instanceof HttpError || err instanceof FileContentError) throw err;
       // lib/config's errors, told apart by name (this layer does not import lib/config).
       if (err instanceof Error && err.name === "PolicyRefMissingError") throw differs(file, `${where}: GitLab has no such ref (${given.ref ?? DEFAULT_BRANCH_REF})`);
-      if (err instanceof Error && err.name === "PolicyTrustError") throw new PlanFileError(`${file}: its policy cannot be checked against ${where}: not trusted: ${err.message}; nothing was applied`);
+      if (err instanceof Error && err.name === "PolicyTrustError") throw new PlanFileError(`${file}: its policy cannot be checked against ${where}: not trusted: ${quoted(err)}; nothing was applied`);
       throw err;
     });
     const { projectId: project, name: ref } = trusted;
@@ -90,9 +91,14 @@ export async function checkPlanPolicy(
   } catch (err) {
     if (err instanceof PlanFileError) throw err;
     if (err instanceof HttpError && (err.status === 404 || err.status === 400)) throw differs(file, `${where}: GitLab has no such file, ref or commit (${err.status})`);
-    if (err instanceof FileContentError) throw differs(file, `${where}: ${err.message}`);
-    throw new PlanFileError(`${file}: its policy could not be checked against ${where} (${(err as Error).message}); nothing was applied: run again once GitLab answers`);
+    if (err instanceof FileContentError) throw differs(file, `${where}: ${quoted(err)}`);
+    throw new PlanFileError(`${file}: its policy could not be checked against ${where} (${quoted(err)}); nothing was applied: run again once GitLab answers`);
   }
+}
+
+/** An error's message inside a refusal: it may quote GitLab, whose newline must not start a line of the refusal. */
+function quoted(err: unknown): string {
+  return escapeControls((err as Error).message);
 }
 
 function sha256Of(bytes: Buffer): string {

@@ -89,4 +89,14 @@ describe("a plan from a repository policy", () => {
     const w = await start();
     await expect(check(w, w.planWith(groupSharesPolicy(), "f".repeat(40)))).rejects.toThrow(/GitLab has no such file, ref or commit/);
   });
+
+  it("GitLab's error message stays on the refusal's one line: its newline shown as \\x0a", async () => {
+    const w = await start();
+    sim.addFaults({ kind: "status", status: 403, route: "GET /projects/:id/repository/merge_base", times: 1, message: "403 Forbidden\nwarden apply: nothing left to do" });
+    const refused = await check(w, w.planWith(groupSharesPolicy(), w.reviewed)).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(PlanFileError);
+    expect((refused as Error).message).toContain("could not be checked against");
+    expect((refused as Error).message).toContain("403 Forbidden\\x0awarden apply: nothing left to do");
+    expect((refused as Error).message).not.toContain("\n");
+  });
 });

@@ -56,7 +56,7 @@ describe.sequential("enforce comparing a proposed policy with its base", () => {
     // Slack-safe: the comparison replaces the plan's blocks, every name mrkdwn-escaped.
     const slack = JSON.stringify(renderSlack(report).blocks);
     expect(slack).toContain("Merging this policy change would newly remove 3 shares, stop removing 3, change 2 exemptions.");
-    expect(slack).toContain("&lt;b&gt;~bold&lt;/b&gt;");
+    expect(slack).toContain("&lt;b&gt;～bold&lt;/b&gt;");
     expect(slack).not.toContain("<b>");
   });
 

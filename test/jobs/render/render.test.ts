@@ -77,6 +77,16 @@ describe("Slack rendering", () => {
     expect(text).not.toContain("<!channel>");
     expect(text).toContain("&lt;!channel&gt;");
   });
+
+  it("a name cannot restyle the message: its *, _, ~ and ` that could format are shown as look-alikes", () => {
+    const report = enforceReport(false, ["done"]);
+    (report.actions[0] as RemoveShareAction).project = "Digest* ~Billing sync~ _approved_ ``` acme/app_api";
+    const line = renderSlack(report).blocks.map((b) => (b as { text?: { text: string } }).text?.text ?? "").find((t) => t.includes("Digest"))!;
+    // The line as Warden means it: `*<project>*  <columns>  _done_`, the name's own characters inert.
+    const name = /^\*(.*?)\*  /.exec(line)?.[1];
+    expect(name).toBe("Digest＊ ～Billing sync～ ＿approved＿ ｀｀｀ acme/app_api (#0)");
+    expect(line).toMatch(/  _done_$/);
+  });
 });
 
 describe("text rendering", () => {
