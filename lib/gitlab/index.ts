@@ -1,6 +1,7 @@
 export { GitLabClient } from "./client.ts";
 export type { GitLabClientOptions, ListCall } from "./api.ts";
 export type { NewShare, ShareOutcome, UnshareOutcome } from "./shares.ts";
+export { SHARE_ACCESS_LEVELS } from "./shares.ts";
 export { fillPath, isTrue, serializeQuery, type Query } from "./encode.ts";
 export type * from "./types.ts";
 // Jobs handle the errors of the calls they make through this client, not lib/http's directly.

@@ -13,6 +13,12 @@ export interface NewShare {
   memberRoleId?: number | null;
 }
 
+/**
+ * The access levels a share may grant (`group_access`): Guest, Planner (GitLab 17.7 and later),
+ * Reporter, Developer, Maintainer, Owner. GitLab answers 400 to any other.
+ */
+export const SHARE_ACCESS_LEVELS: ReadonlySet<number> = new Set([10, 15, 20, 30, 40, 50]);
+
 /** GitLab's words for "that link exists already", old and new, on both kinds. */
 export const ALREADY_SHARED = /already (been )?shared with this group/i;
 

@@ -13,8 +13,9 @@ import { maxRemovals } from "../../policy/index.ts";
 import { countStatus, errorText, jobStats } from "../report/index.ts";
 import { count } from "../view.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
-import { subjectKey, subjectOf, type RemovedShare, type Subject } from "../shares/plan.ts";
+import { subjectKey, subjectNamed, subjectOf, type RemovedShare, type Subject } from "../shares/plan.ts";
 import { create } from "./create.ts";
+import { RestoreInputError } from "./input.ts";
 import { allows, judgeByPolicy } from "./policy-check.ts";
 import type { RestoreAction, RestoreOptions, RestoreReport } from "./summary.ts";
 import { differences } from "./view.ts";
@@ -34,6 +35,11 @@ type Read = { subject: Subject } | { error: string };
 
 export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
   const { gitlab, signal } = opts;
+  // Its ids name other projects and groups on another instance: refused before any request, as a plan is.
+  const { madeOn, source } = opts.input;
+  if (madeOn !== undefined && madeOn !== gitlab.http.origin) {
+    throw new RestoreInputError(`${source} was made on ${madeOn}, not on GITLAB_URL's ${gitlab.http.origin}: set GITLAB_URL to the instance the run removed shares on; nothing was restored`);
+  }
   const startedAt = Date.now();
   const today = (opts.now ?? new Date()).toISOString().slice(0, 10);
   const limit = opts.maxRestores ?? maxRemovals(opts.policy);
@@ -116,7 +122,7 @@ function judge(a: RestoreAction, current: Read, today: string): void {
     return;
   }
   // The report names the project or group as GitLab calls it now, not as the input does.
-  Object.assign(a, a.kind === "project" ? { project: current.subject.path } : { sharedGroup: current.subject.path });
+  Object.assign(a, subjectNamed(a.kind, current.subject.path));
   const present = current.subject.shares.find((s) => s.group_id === a.groupId);
   if (present) {
     const differs = differences(a, present);

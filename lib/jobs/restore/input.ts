@@ -6,6 +6,7 @@
  * beyond a short redacted excerpt, as a log file may hold anything.
  */
 import { z } from "zod";
+import { SHARE_ACCESS_LEVELS } from "../../gitlab/index.ts";
 import { redactOutput, redactThenCut } from "../../redact/index.ts";
 import { REMOVAL_TYPES, SHARE_STATUSES as STATUSES, shareKey, type RemovedShare } from "../shares/plan.ts";
 import { count } from "../view.ts";
@@ -17,6 +18,10 @@ export class RestoreInputError extends Error {
 /** GitLab's names, as the input gives them: shown in the report (redacted like any text from a file), never sent. */
 const name = z.string().min(1).transform(redactOutput);
 const id = z.int().positive();
+/** Only a level a share can have: one GitLab refuses would fail at its POST, after the shares before it were made. */
+const accessLevel = z.int().refine((level) => SHARE_ACCESS_LEVELS.has(level), {
+  error: (iss) => `expected one of GitLab's share access levels (${[...SHARE_ACCESS_LEVELS].join(", ")}), got ${JSON.stringify(iss.input)}`,
+});
 
 const day = z.iso.date();
 /** Written by a Warden that did not record expiry: re-creating such a share would drop its expiry. */
@@ -31,7 +36,7 @@ const required = <T extends z.ZodType>(schema: (error: z.core.$ZodErrorMap) => T
 const fields = (form: "report" | "line") => ({
   groupId: id,
   group: name,
-  accessLevel: id,
+  accessLevel,
   expiresAt: form === "report" ? required((error) => z.iso.date({ error }).nullable()) : day.nullish().transform((d) => d ?? null),
   memberRoleId: id.nullish(),
 });
@@ -43,8 +48,8 @@ const ReportAction = z.discriminatedUnion("type", [
   z.object({ type: z.literal(REMOVAL_TYPES.project), ...project("report"), status: z.enum(STATUSES) }),
   z.object({ type: z.literal(REMOVAL_TYPES.group), ...group("report"), status: z.enum(STATUSES) }),
 ]);
-/** An apply report (warden apply --json) has enforce's shape. */
-const EnforceReport = z.object({ job: z.enum(["enforce", "apply"]), dryRun: z.literal(false), actions: z.array(ReportAction) });
+/** An apply report (warden apply --json) has enforce's shape; `gitlabUrl` is the origin of the GitLab it ran on. */
+const EnforceReport = z.object({ job: z.enum(["enforce", "apply"]), dryRun: z.literal(false), gitlabUrl: z.url().optional(), actions: z.array(ReportAction) });
 /** Audit lines are told apart by their message; Powertools' own fields (level, timestamp, function_name, …) are ignored. */
 /**
  * A removal's line is written as its DELETE is answered; a kind GitLab may answer with success without
@@ -65,6 +70,8 @@ export interface RestoreInput {
   removals: RemovedShare[];
   /** What the input says but restore does not act on, said as warnings. */
   notes: string[];
+  /** The origin of the GitLab a report was made on (audit lines do not say): its ids mean something there only. */
+  madeOn?: string;
 }
 
 /**
@@ -114,8 +121,9 @@ function fromReport(value: Record<string, unknown>): RestoreInput {
   if (value["dryRun"] === true) throw new RestoreInputError("this is the report of a dry run, which removed nothing: restore reads the report of enforce --apply");
   const report = EnforceReport.safeParse(value);
   if (!report.success) throw new RestoreInputError(`not a usable enforce report: ${issuesText(report.error)}`);
-  const { actions } = report.data;
-  return collect(`an ${report.data.job} report`, actions.map((a) => [a.status, removedShare(a)] as const), []);
+  const { actions, gitlabUrl } = report.data;
+  const input = collect(`an ${report.data.job} report`, actions.map((a) => [a.status, removedShare(a)] as const), []);
+  return gitlabUrl === undefined ? input : { ...input, madeOn: new URL(gitlabUrl).origin };
 }
 
 /**

@@ -167,6 +167,14 @@ export function subjectOf(a: ShareSubjectFields): SubjectRef {
   return (NAMES[a.kind].subject as (a: ShareSubjectFields) => SubjectRef)(a);
 }
 
+/**
+ * A subject's path field as GitLab names it now ({ project } or { sharedGroup }): what a report and an
+ * audit line name, never the name a plan or restore input gives (anyone who can edit one writes that).
+ */
+export function subjectNamed(kind: ShareKindName, path: string): { project: string } | { sharedGroup: string } {
+  return kind === "project" ? { project: path } : { sharedGroup: path };
+}
+
 /** The one identity of a subject, e.g. "project:42". */
 export function subjectKey(a: ShareSubjectFields): string {
   return `${a.kind}:${subjectOf(a).id}`;

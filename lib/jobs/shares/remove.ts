@@ -18,7 +18,7 @@ import { accessLevelName, evaluateShare, type Policy } from "../../policy/index.
 import { awaitedLater } from "../awaited-later.ts";
 import { errorText, stoppedMidRequest, type AuditSink } from "../report/index.ts";
 import { SHARE_OPS } from "./kinds.ts";
-import { auditFields, shareFields, shareInput, shareKey, subjectKey, subjectOf, type ShareRemoval, type Subject } from "./plan.ts";
+import { auditFields, shareFields, shareInput, shareKey, subjectKey, subjectNamed, subjectOf, type ShareRemoval, type Subject } from "./plan.ts";
 
 /** Removals in flight at once when no flag says (enforce/summary.ts says why, for its reads as for these). */
 export const DEFAULT_REMOVAL_CONCURRENCY = 16;
@@ -137,14 +137,16 @@ export function failedRemoval(err: unknown, signal: AbortSignal | undefined, doi
 export function judgeAgain(action: ShareRemoval, opts: Pick<RemovalOptions, "policy" | "now" | "asPlanned">, subject: Subject | undefined): Partial<ShareRemoval> {
   const { kind } = action;
   if (!subject) throw new Error(`${kind} not found (deleted, or the token can no longer see it): nothing removed`);
+  // Named as GitLab calls the subject now: a plan file's names are whoever edited it last's.
+  const named = subjectNamed(kind, subject.path);
   const share = subject.shares.find((s) => s.group_id === action.groupId);
-  if (!share) return { status: "already-gone" };
+  if (!share) return { ...named, status: "already-gone" };
   const changed = opts.asPlanned ? changedSincePlanned(action, shareFields(share, action.reason)) : undefined;
-  if (changed) return { status: "skipped", error: `changed since it was planned (${changed}); not removed` };
+  if (changed) return { ...named, status: "skipped", error: `changed since it was planned (${changed}); not removed` };
   const verdict = evaluateShare(opts.policy, shareInput(kind, subject, share), opts.now);
-  if (verdict.kind === "stray") return shareFields(share, verdict.reason);
+  if (verdict.kind === "stray") return { ...named, ...shareFields(share, verdict.reason) };
   const why = verdict.kind === "out-of-scope" ? `the ${kind} is no longer in scope` : `now ${verdict.kind} by ${verdict.rule}`;
-  return { status: "skipped", error: `changed since it was planned (${why}); not removed` };
+  return { ...named, status: "skipped", error: `changed since it was planned (${why}); not removed` };
 }
 
 /** What differs between the share as planned and as it is now (what a reviewer saw is what is removed), if anything. */

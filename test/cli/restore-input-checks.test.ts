@@ -1,0 +1,53 @@
+/**
+ * A restore input is checked before any request (bad input changes nothing): one made on another GitLab
+ * than GITLAB_URL, whose ids name other projects and groups there (as `warden apply` refuses a plan made
+ * for another), and one with an access level no share can have, which GitLab would refuse only after
+ * the shares before it were made.
+ */
+import { writeFileSync } from "node:fs";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
+import { policyFile, warden } from "../support/cli.ts";
+import { standardPolicy } from "../support/policies.ts";
+
+let sim: GitLabSim;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 40, seed: 3 }).dataset });
+  env = { GITLAB_URL: sim.url, GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(standardPolicy()) };
+});
+afterAll(() => sim.close());
+
+/** Projects in acme not shared with acme/platform, each a removal of its share with it at `accessLevel`, in a report made on `gitlabUrl`. */
+function reportFile(name: string, gitlabUrl: string, levels: number[]) {
+  const invited = sim.dataset.groups.find((g) => g.full_path === "acme/platform")!;
+  const projects = sim.dataset.projects.filter((p) => /^acme\/(?!legacy\/)/.test(p.path_with_namespace) && !p.shared_with_groups.some((s) => s.group_id === invited.id));
+  const actions = levels.map((accessLevel, i) => ({
+    type: "remove-share", kind: "project", projectId: projects[i]!.id, project: projects[i]!.path_with_namespace, groupId: invited.id, group: invited.full_path, accessLevel, expiresAt: null, reason: "stray", status: "done",
+  }));
+  const file = env["WARDEN_POLICY"]!.replace(/warden\.yaml$/, name);
+  writeFileSync(file, JSON.stringify({ schemaVersion: 1, job: "enforce", version: "0.1.0", gitlabUrl, dryRun: false, actions }));
+  return { file, invited, projects };
+}
+
+it("a report made on another GitLab than GITLAB_URL is refused before any request, naming both", async () => {
+  const { file } = reportFile("staging-report.json", "https://gitlab.staging.example.com", [50]);
+  sim.resetCounters();
+  const run = await warden(["restore", file, "--apply", "--json"], env);
+  expect(run.code, run.stdout).toBe(1);
+  expect(run.stdout).toBe("");
+  expect(run.stderr).toMatch(/was made on https:\/\/gitlab\.staging\.example\.com, not on GITLAB_URL's http:\/\/127\.0\.0\.1:\d+/);
+  expect(sim.counters.requests).toBe(0);
+});
+
+it("a report with an access level no share can have is refused before any request; nothing is created", async () => {
+  const { file, invited, projects } = reportFile("report.json", sim.url, [30, 35]);
+  sim.resetCounters();
+  const run = await warden(["restore", file, "--apply", "--json"], env);
+  expect(projects[0]!.shared_with_groups.some((s) => s.group_id === invited.id)).toBe(false);
+  expect(run.code).toBe(1);
+  expect(run.stdout).toBe("");
+  expect(run.stderr).toMatch(/accessLevel: expected one of GitLab's share access levels \(10, 15, 20, 30, 40, 50\), got 35/);
+  expect(sim.counters.requests).toBe(0);
+});
