@@ -56,6 +56,10 @@ With --compare-policy-ref: 0 the change alters nothing, 1 error, 2 it alters som
   options: { apply: { type: "boolean" }, out: { type: "string" }, target: { type: "string", multiple: true }, "audit-log": { type: "string" }, concurrency: { type: "string" }, "list-concurrency": { type: "string" }, ...COMPARE_OPTIONS },
   async run(args, io: CliIO) {
     const { values } = args;
+    // Checked first, as apply and restore do: a flag out of range is refused before the policy is read
+    // (from GitLab, with --policy-project) or --audit-log's file is created.
+    const concurrency = positiveInt(args, "concurrency");
+    const listConcurrency = positiveInt(args, "list-concurrency");
     const out = planOutFrom(args, io);
     const comparing = comparingFrom(args, io.env);
     const [policy, gitlab] = [await policyFrom(args, io, { proposed: comparing !== undefined }), gitlabFrom(io)];
@@ -68,8 +72,8 @@ With --compare-policy-ref: 0 the change alters nothing, 1 error, 2 it alters som
       ...(compareWith ? { compareWith } : {}),
       apply: values["apply"] === true,
       ...(values["target"] === undefined ? {} : { targets: values["target"] as string[] }),
-      concurrency: positiveInt(args, "concurrency"),
-      listConcurrency: positiveInt(args, "list-concurrency"),
+      concurrency,
+      listConcurrency,
       signal: io.signal,
       audit: trail.sink,
       onProgress: (p) => progress.update(() => enforceProgressText(p)),

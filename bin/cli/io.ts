@@ -64,12 +64,23 @@ export function positiveInt({ values }: ParsedArgs, name: string): number | unde
   return n;
 }
 
+/**
+ * The longest per-attempt deadline taken, in seconds: one day. The deadline is a timer, and Node's
+ * timers hold at most 2^31-1 ms (about 24.8 days), replacing a longer delay with 1 ms: every attempt
+ * would time out at once. No answer is worth waiting a day for, so a larger value is a mistake (most
+ * likely taken for the run's deadline) to name, not a wish to honour.
+ */
+const MAX_REQUEST_TIMEOUT_SECONDS = 86_400;
+
 /** --request-timeout SECONDS, else $WARDEN_REQUEST_TIMEOUT, in milliseconds; undefined when neither is set. */
 export function requestTimeoutFrom({ values }: ParsedArgs, env: NodeJS.ProcessEnv): number | undefined {
   const [name, raw] = values["request-timeout"] !== undefined ? ["--request-timeout", values["request-timeout"]] : ["WARDEN_REQUEST_TIMEOUT", env["WARDEN_REQUEST_TIMEOUT"]];
   if (raw === undefined) return undefined;
   const seconds = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : NaN;
   if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`${name} takes a positive number of seconds, got ${JSON.stringify(raw)}`);
+  if (seconds > MAX_REQUEST_TIMEOUT_SECONDS) {
+    throw new UsageError(`${name} takes at most ${MAX_REQUEST_TIMEOUT_SECONDS} seconds (one day): it is the deadline of each request attempt, not of the run; got ${JSON.stringify(raw)}`);
+  }
   return seconds * 1000;
 }
 

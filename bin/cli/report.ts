@@ -46,13 +46,15 @@ examination stopped before its end (the report says how far it got).`,
       throw new UsageError(`warden report takes one report name, shares (warden report shares [options]); got ${JSON.stringify(args.positionals.join(" "))}`);
     }
     const { values } = args;
+    // Checked before the policy is read (from GitLab, with --policy-project), as enforce does.
+    const listConcurrency = positiveInt(args, "list-concurrency");
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
     const progress = progressLine(io);
     const report = await reviewShares({
       gitlab,
       policy,
       ...(values["target"] === undefined ? {} : { targets: values["target"] as string[] }),
-      listConcurrency: positiveInt(args, "list-concurrency"),
+      listConcurrency,
       signal: io.signal,
       onProgress: (p) => progress.update(() => `examining ${p.projects} projects, ${p.groups} groups: ${p.shares} shares in scope`),
     }).finally(() => progress.done());

@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import { LineCounter, parseDocument } from "yaml";
-import type { YAMLError } from "yaml";
+import type { ScalarTag, Tags, YAMLError } from "yaml";
 import { z } from "zod";
 import { redactThenCut } from "../redact/index.ts";
 import { PolicyError } from "./errors.ts";
 import type { PolicyIssue } from "./errors.ts";
 import { oneOf } from "./format.ts";
 import type { Policy, PolicyOrigin } from "./policy.ts";
+import { quoteValue } from "./quote.ts";
 import { policySchema } from "./schema.ts";
 
 /**
@@ -15,8 +16,9 @@ import { policySchema } from "./schema.ts";
  */
 export function parsePolicy(text: string, source: string, origin: PolicyOrigin = { source: "file", path: source }): Policy {
   const lineCounter = new LineCounter();
-  // YAML 1.2 core schema (the default): `2027-01-01` stays a string, `no` stays a string.
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  // YAML 1.2 core schema (the default): `2027-01-01` stays a string, `no` stays a string. A timestamp
+  // (`%YAML 1.1`, or `!!timestamp`) stays its text too (timestampsAsText).
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, customTags: timestampsAsText });
   const yamlProblems = [...doc.errors, ...doc.warnings];
   if (yamlProblems.length > 0) {
     throw new PolicyError(source, yamlProblems.map((problem) => yamlIssue(problem, text, lineCounter)));
@@ -35,6 +37,18 @@ export function parsePolicy(text: string, source: string, origin: PolicyOrigin =
   const result = policySchema.safeParse(data, { error: issueMessage });
   if (!result.success) throw new PolicyError(source, result.error.issues.flatMap(policyIssues));
   return { ...result.data, text, source: { ...origin, sha256: policySha256(text) } };
+}
+
+const TIMESTAMP_AS_TEXT: ScalarTag = { tag: "tag:yaml.org,2002:timestamp", resolve: (text) => text };
+
+/**
+ * The yaml package reads a timestamp as a Date, which rolls an impossible day over (2027-02-30 is
+ * March 2) and moves a time with a zone to another UTC day: the schema could no longer judge the day
+ * the file names. Kept as its text, a timestamp is judged as a plain date is. Not a default tag, so
+ * only `!!timestamp` names it; an untagged date is a string in YAML 1.1 as in 1.2.
+ */
+function timestampsAsText(tags: Tags): Tags {
+  return [...tags.filter((tag) => typeof tag === "string" || tag.tag !== TIMESTAMP_AS_TEXT.tag), TIMESTAMP_AS_TEXT];
 }
 
 /** The SHA-256 of a policy's text, hex: the identity reports and plan files record. */
@@ -87,10 +101,9 @@ const MAX_VALUE_CHARS = 40;
 function describeValue(value: unknown): string {
   if (value === null) return "an empty value";
   if (Array.isArray(value)) return "a list";
-  if (value instanceof Date) return `the date ${value.toISOString().slice(0, 10)}`;
   if (typeof value === "object") return "a mapping";
   if (typeof value === "string" && /[\r\n]/.test(value)) return `a text of ${value.split(/\r?\n/).length} lines`;
-  return redactThenCut(JSON.stringify(value), MAX_VALUE_CHARS);
+  return redactThenCut(quoteValue(value), MAX_VALUE_CHARS);
 }
 
 function policyIssues(issue: z.core.$ZodIssue): PolicyIssue[] {

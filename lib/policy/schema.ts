@@ -6,6 +6,7 @@ import type { GlobKind } from "./glob.ts";
 import { DEFAULT_ATTRIBUTION_DAYS, DEFAULT_MAX_REMOVALS, DEFAULT_WATCH_MAX_REQUESTS_PER_HOUR, MAX_ATTRIBUTION_DAYS, DEFAULT_MAX_WORKFLOW_CHANGES, DEFAULT_NOTIFY_LEVEL, NOTIFY_LEVELS, UNMATCHED_RULES } from "./policy.ts";
 import type { Glob, WorkflowSelector } from "./policy.ts";
 import { reasonProblem } from "./rules.ts";
+import { quoteValue } from "./quote.ts";
 import { DEFAULT_ON_STRAY, MAX_GRACE_DAYS, ON_STRAY, parseGrace, strayProblems } from "./stray.ts";
 
 // Schemas here phrase their own messages. An error function returns undefined for
@@ -33,19 +34,20 @@ function idList(what: string, pattern: RegExp, example: string) {
 
 const positiveInt = (fallback: number) => {
   const error = (iss: { input?: unknown }) =>
-    iss.input === undefined ? undefined : `must be a positive integer, got ${JSON.stringify(iss.input)}`;
+    iss.input === undefined ? undefined : `must be a positive integer, got ${quoteValue(iss.input)}`;
   return z.int({ error }).positive({ error }).default(fallback);
 };
 
-/** YYYY-MM-DD that names a real day. YAML 1.2 leaves dates as strings; a YAML 1.1 timestamp arrives as a Date. */
+/**
+ * YYYY-MM-DD that names a real day, judged as the file writes it: parse.ts keeps a YAML timestamp
+ * (`%YAML 1.1`, `!!timestamp`) as its text, so a day that does not exist, or a time of day, is refused
+ * here rather than rolled over into another day by a Date.
+ */
 const calendarDay = z
-  .union([z.string(), z.date()], {
-    error: (iss) => (iss.input === undefined ? undefined : `expected a date YYYY-MM-DD, got ${JSON.stringify(iss.input)}`),
-  })
-  .transform((value, ctx) => {
-    const day = value instanceof Date ? value.toISOString().slice(0, 10) : value;
+  .string({ error: (iss) => (iss.input === undefined ? undefined : `expected a date YYYY-MM-DD, got ${quoteValue(iss.input)}`) })
+  .transform((day, ctx) => {
     if (isCalendarDay(day)) return day;
-    ctx.issues.push({ code: "custom", input: value, message: `${JSON.stringify(day)} is not a calendar date YYYY-MM-DD` });
+    ctx.issues.push({ code: "custom", input: day, message: `${JSON.stringify(day)} is not a calendar date YYYY-MM-DD` });
     return z.NEVER;
   });
 
@@ -70,12 +72,12 @@ const expiresWithin = z
   });
 
 function expiresWithinProblem(input: unknown): string {
-  return `expected <N>d with N from 1 to ${MAX_EXPIRES_WITHIN_DAYS}, got ${JSON.stringify(input)}`;
+  return `expected <N>d with N from 1 to ${MAX_EXPIRES_WITHIN_DAYS}, got ${quoteValue(input)}`;
 }
 
 /** How far back removals are attributed from audit events: whole days, or `off` (= 0). */
 const attributionDaysError = (iss: { input?: unknown }) =>
-  iss.input === undefined ? undefined : `expected a number of days from 0 to ${MAX_ATTRIBUTION_DAYS}, or off; got ${JSON.stringify(iss.input)}`;
+  iss.input === undefined ? undefined : `expected a number of days from 0 to ${MAX_ATTRIBUTION_DAYS}, or off; got ${quoteValue(iss.input)}`;
 const attributionDays = z
   .union([z.literal("off"), z.int({ error: attributionDaysError }).min(0, { error: attributionDaysError }).max(MAX_ATTRIBUTION_DAYS, { error: attributionDaysError })], { error: attributionDaysError })
   .transform((days) => (days === "off" ? 0 : days))
@@ -85,7 +87,7 @@ const accessLevel = z.enum(ACCESS_LEVEL_NAMES, {
   error: (iss) =>
     iss.input === undefined
       ? undefined
-      : `unknown access level ${JSON.stringify(iss.input)} (expected ${oneOf(ACCESS_LEVEL_NAMES)})`,
+      : `unknown access level ${quoteValue(iss.input)} (expected ${oneOf(ACCESS_LEVEL_NAMES)})`,
 });
 
 const SELECTOR = /^(id|name|tag):(\S(?:.*\S)?)$/s;
@@ -102,7 +104,7 @@ const workflowSelector = z.string().transform((text, ctx): WorkflowSelector => {
 });
 
 const onStray = z.enum(ON_STRAY, {
-  error: (iss) => (iss.input === undefined ? undefined : `expected ${oneOf(ON_STRAY)}, got ${JSON.stringify(iss.input)}`),
+  error: (iss) => (iss.input === undefined ? undefined : `expected ${oneOf(ON_STRAY)}, got ${quoteValue(iss.input)}`),
 });
 
 /** `<N>d` or `<N>h`, from 1 hour to MAX_GRACE_DAYS days. */
@@ -116,7 +118,7 @@ const grace = z
   });
 
 function graceProblem(input: unknown): string {
-  return `expected a duration <N>d or <N>h (like 7d or 36h), from 1h to ${MAX_GRACE_DAYS}d, got ${JSON.stringify(input)}`;
+  return `expected a duration <N>d or <N>h (like 7d or 36h), from 1h to ${MAX_GRACE_DAYS}d, got ${quoteValue(input)}`;
 }
 
 const scope = z
@@ -155,7 +157,7 @@ const exemption = z
   });
 
 /** A custom role's id (GitLab's `member_role_id`). */
-const memberRoleError = (iss: { input?: unknown }) => (iss.input === undefined ? undefined : `expected a custom role's id (member_role_id, a positive whole number), got ${JSON.stringify(iss.input)}`);
+const memberRoleError = (iss: { input?: unknown }) => (iss.input === undefined ? undefined : `expected a custom role's id (member_role_id, a positive whole number), got ${quoteValue(iss.input)}`);
 const memberRoleId = z.int({ error: memberRoleError }).positive({ error: memberRoleError });
 const MEMBER_ROLES_ALONE = "memberRoles names the custom roles a rule with maxAccess allows; without maxAccess the rule allows any access already: add maxAccess, or remove memberRoles";
 
@@ -238,7 +240,7 @@ const notify = z.strictObject({ slack: z.enum(NOTIFY_LEVELS).default(DEFAULT_NOT
 
 export const policySchema = z.strictObject({
   version: z.literal(1, {
-    error: (iss) => (iss.input === undefined ? undefined : `unsupported version ${JSON.stringify(iss.input)} (expected 1)`),
+    error: (iss) => (iss.input === undefined ? undefined : `unsupported version ${quoteValue(iss.input)} (expected 1)`),
   }),
   gitlab: gitlab.optional(),
   pipelines: pipelines.optional(),

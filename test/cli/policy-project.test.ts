@@ -1,5 +1,5 @@
 /** The policy from a GitLab repository file (issue 22 point 1), through the CLI against the loopback simulator. */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -92,6 +92,22 @@ describe.sequential("warden with the policy in a GitLab repository", () => {
     expect(lines.length).toBeGreaterThan(0);
     const policy = { source: "gitlab", project: repo.path_with_namespace, projectId: repo.id, path: "warden.yaml", ref: repo.default_branch, commitId: head(), sha256: policySha256(groupSharesPolicy()) };
     for (const line of lines) expect(line.policy).toEqual(policy);
+  });
+
+  it("a flag out of range is refused before the policy is read from GitLab, and before --audit-log creates its file", async () => {
+    const log = join(mkdtempSync(join(tmpdir(), "warden-audit-")), "audit.jsonl");
+    for (const [args, message] of [
+      [["enforce", "--concurrency", "0"], 'warden enforce: --concurrency takes a whole number from 1 to 64, got "0"\n'],
+      [["enforce", "--list-concurrency", "65"], 'warden enforce: --list-concurrency takes a whole number from 1 to 64, got "65"\n'],
+      [["enforce", "--apply", "--audit-log", log, "--concurrency", "0"], 'warden enforce: --concurrency takes a whole number from 1 to 64, got "0"\n'],
+      [["report", "shares", "--list-concurrency", "0"], 'warden report: --list-concurrency takes a whole number from 1 to 64, got "0"\n'],
+    ] as const) {
+      sim.resetCounters();
+      const run = await warden([...args], env);
+      expect([run.code, run.stderr], args.join(" ")).toEqual([1, message]);
+      expect(sim.counters.byRoute, args.join(" ")).toEqual({});
+    }
+    expect(existsSync(log)).toBe(false);
   });
 
   it("--policy and --policy-project (or their variables) together are an error naming both", async () => {

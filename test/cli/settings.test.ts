@@ -90,6 +90,9 @@ describe("--request-timeout and WARDEN_REQUEST_TIMEOUT", () => {
     [["--request-timeout", "soon"], {}, '--request-timeout takes a positive number of seconds, got "soon"'],
     [[], { WARDEN_REQUEST_TIMEOUT: "-5" }, 'WARDEN_REQUEST_TIMEOUT takes a positive number of seconds, got "-5"'],
     [[], { WARDEN_REQUEST_TIMEOUT: "" }, 'WARDEN_REQUEST_TIMEOUT takes a positive number of seconds, got ""'],
+    // Over Node's timer limit (2^31-1 ms, about 24.8 days) a deadline would fire after 1 ms, blaming GITLAB_URL.
+    [["--request-timeout", "2200000"], {}, '--request-timeout takes at most 86400 seconds (one day): it is the deadline of each request attempt, not of the run; got "2200000"'],
+    [[], { WARDEN_REQUEST_TIMEOUT: "86401" }, 'WARDEN_REQUEST_TIMEOUT takes at most 86400 seconds (one day): it is the deadline of each request attempt, not of the run; got "86401"'],
   ] as [string[], Record<string, string>, string][])("%j %j is refused naming the setting", async (args, extra, message) => {
     const run = await warden(["enforce", ...args], { ...gitlabEnv, ...extra });
     expect(run.code).toBe(1);

@@ -44,8 +44,28 @@ describe("parsePolicy validation", () => {
       "gitlab.shares.exempt[0].until", '"01/01/2027" is not a calendar date YYYY-MM-DD'],
     ["a date given as a number", `${GITLAB}      []\n    exempt:\n      - project: x\n        until: 20270101\n`,
       "gitlab.shares.exempt[0].until", "expected a date YYYY-MM-DD, got 20270101"],
+    // A YAML timestamp is judged as written: read as a Date, 2027-02-30 would roll over to March 2, and
+    // 23:00 at -05:00 would be the next day in UTC, each an exemption longer than the file says.
+    ["an impossible date under %YAML 1.1", `%YAML 1.1\n---\n${GITLAB}      []\n    exempt:\n      - project: x\n        until: 2027-02-30\n`,
+      "gitlab.shares.exempt[0].until", '"2027-02-30" is not a calendar date YYYY-MM-DD'],
+    ["day 31 of a 30-day month under %YAML 1.1", `%YAML 1.1\n---\n${GITLAB}      []\n    exempt:\n      - project: x\n        until: 2027-04-31\n`,
+      "gitlab.shares.exempt[0].until", '"2027-04-31" is not a calendar date YYYY-MM-DD'],
+    ["an impossible date tagged !!timestamp", `${GITLAB}      []\n    exempt:\n      - project: x\n        until: !!timestamp 2027-02-30\n`,
+      "gitlab.shares.exempt[0].until", '"2027-02-30" is not a calendar date YYYY-MM-DD'],
+    ["a timestamp with a time and zone", `%YAML 1.1\n---\n${GITLAB}      []\n    exempt:\n      - project: x\n        until: 2027-01-01 23:00:00 -05:00\n`,
+      "gitlab.shares.exempt[0].until", '"2027-01-01 23:00:00 -05:00" is not a calendar date YYYY-MM-DD'],
     ["a zero guard", `${GITLAB}      []\n  guard:\n    maxRemovals: 0\n`, "gitlab.guard.maxRemovals",
       "must be a positive integer, got 0"],
+    // Non-finite numbers as YAML writes them: JSON would say null, blaming an empty value.
+    ["an infinite guard", `${GITLAB}      []\n  guard:\n    maxRemovals: .inf\n`, "gitlab.guard.maxRemovals",
+      "must be a positive integer, got .inf"],
+    ["a guard that is not a number", `${GITLAB}      []\n  guard:\n    maxRemovals: .nan\n`, "gitlab.guard.maxRemovals",
+      "must be a positive integer, got .nan"],
+    ["a guard beyond any number", `${GITLAB}      []\n  guard:\n    maxRemovals: 1e400\n`, "gitlab.guard.maxRemovals",
+      "must be a positive integer, got .inf"],
+    ["negative infinite attribution days", `${GITLAB}      []\n  attribution:\n    days: -.inf\n`, "gitlab.attribution.days",
+      "expected a number of days from 0 to 3650, or off; got -.inf"],
+    ["a non-number where a string belongs", `${GITLAB}      - group: .nan\n`, "gitlab.shares.allow[0].group", "expected a string, got .nan"],
     ["negative attribution days", `${GITLAB}      []\n  attribution:\n    days: -1\n`, "gitlab.attribution.days",
       "expected a number of days from 0 to 3650, or off; got -1"],
     ["attribution days as a word", `${GITLAB}      []\n  attribution:\n    days: never\n`, "gitlab.attribution.days",
@@ -229,12 +249,13 @@ describe("parsePolicy results", () => {
     expect(parsePolicy(`${GITLAB}      []\n  attribution: { days: 45 }\n`, "a.yaml").gitlab?.attribution).toEqual({ days: 45 });
   });
 
-  it("keeps an unquoted date a YYYY-MM-DD string, and accepts a YAML 1.1 timestamp", () => {
-    const until = (text: string) =>
-      parsePolicy(`${text}version: 1\ngitlab:\n  shares:\n    allow: []\n    exempt:\n      - project: x\n        until: 2027-01-01\n`, "d.yaml")
+  it("keeps an unquoted date a YYYY-MM-DD string, and accepts a YAML 1.1 timestamp and a !!timestamp", () => {
+    const until = (text: string, day = "2027-01-01") =>
+      parsePolicy(`${text}version: 1\ngitlab:\n  shares:\n    allow: []\n    exempt:\n      - project: x\n        until: ${day}\n`, "d.yaml")
         .gitlab?.shares.exempt[0]?.until;
     expect(until("")).toBe("2027-01-01");
     expect(until("%YAML 1.1\n---\n")).toBe("2027-01-01");
+    expect(until("", "!!timestamp 2027-01-01")).toBe("2027-01-01");
   });
 
   it("compiles globs at parse time, keeping the pattern as written", () => {
