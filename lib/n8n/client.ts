@@ -64,6 +64,9 @@ export class N8nClient {
    * nothing but reads: that change goes to 2.x's route (`/publish`, `/unpublish`), and n8n 1.x, which
    * has no such route, answers 405 before looking at the id or the key; the change then goes to
    * `/activate` or `/deactivate`. Callers make their first change alone, so that it is learned once.
+   * Only n8n's own answer teaches it: a 5xx or a 429 (a proxy's, a restart's) says nothing of the
+   * routes, so the change fails and the next one asks again, rather than send every later change of
+   * a 1.x run to routes it does not have.
    */
   async setActive(id: string, active: boolean, signal?: AbortSignal): Promise<Workflow> {
     if (this.learned === undefined) {
@@ -73,9 +76,12 @@ export class N8nClient {
         return workflow;
       } catch (err) {
         if (!(err instanceof HttpError)) throw err;
-        // Any answer but 405 comes from a route that exists: 2.x, whatever else went wrong.
-        this.learned = err.status === 405 ? 1 : 2;
-        if (this.learned === 2) throw err;
+        if (err.status !== 405) {
+          // A 4xx other than 405 (and 429) comes from a route that exists: 2.x, whatever else went wrong.
+          if (err.status < 500 && err.status !== 429) this.learned = 2;
+          throw err;
+        }
+        this.learned = 1;
       }
     }
     return this.activation(id, active, this.learned, signal);

@@ -16,15 +16,20 @@ export type WorkflowDecision =
 
 const KEEP: WorkflowDecision = { kind: "keep" };
 
-/** What to do with one workflow. Without an n8n section nothing is governed. */
+/**
+ * What to do with one workflow. Without an n8n section nothing is governed. An archived workflow is
+ * never activated (what its owner archived is not to run again; n8n 2.40 refuses it anyway), but one
+ * that is active runs its triggers all the same (n8n 1.x lets anyone activate it): it is judged as any
+ * other, or archiving then activating a workflow would be a lasting way around `unlisted`.
+ */
 export function decideWorkflow(policy: Policy, wf: WorkflowInput): WorkflowDecision {
-  if (policy.n8n === undefined || wf.archived) return KEEP;
+  if (policy.n8n === undefined) return KEEP;
   const { keepActive, unlisted, listedInactive } = policy.n8n.workflows;
   const selector = keepActive.find((s) => selects(s, wf));
   if (wf.active && selector === undefined) {
-    return { kind: "deactivate", reason: "active but no keepActive selector matches it", apply: unlisted === "deactivate" };
+    return { kind: "deactivate", reason: `active${wf.archived ? " (and archived)" : ""} but no keepActive selector matches it`, apply: unlisted === "deactivate" };
   }
-  if (!wf.active && selector !== undefined) {
+  if (!wf.active && selector !== undefined && !wf.archived) {
     return {
       kind: "activate",
       reason: `inactive but keepActive selector ${JSON.stringify(selector.text)} matches it`,

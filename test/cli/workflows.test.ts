@@ -83,7 +83,7 @@ describe.concurrent.each([1, 2] as const)("warden workflows on n8n %i.x, end to 
       expect(run.code).toBe(2);
       expect(run.stdout).toMatch(/^Warden workflows \(dry run\): 2 workflows out of policy\n/);
       expect(run.stdout).toMatch(/\nStray digest \(wfB\)\n {2}planned {2}deactivate {2}active but no keepActive selector matches it\n/);
-      expect(run.stdout).toContain(`4 workflows (2 active, 1 archived and left alone): 2 changes planned, 0 only reported; 0 applied, 0 failed; guard ok (max 10); n8n API generation not checked (learned at the first change)`);
+      expect(run.stdout).toContain(`4 workflows (2 active, 1 archived, never activated): 2 changes planned, 0 only reported; 0 applied, 0 failed; guard ok (max 10); n8n API generation not checked (learned at the first change)`);
     });
 
     it("the guard exits 3 with nothing changed", async () => {

@@ -21,6 +21,7 @@ const wf = (over: Partial<WorkflowInput>): WorkflowInput => ({
 });
 
 const UNLISTED = "active but no keepActive selector matches it";
+const ARCHIVED_UNLISTED = "active (and archived) but no keepActive selector matches it";
 
 describe("decideWorkflow", () => {
   it.each<[string, WorkflowInput, WorkflowDecision, WorkflowDecision]>([
@@ -43,7 +44,10 @@ describe("decideWorkflow", () => {
     ["inactive with the listed id", wf({ id: "7hG2kq" }),
       { kind: "activate", reason: 'inactive but keepActive selector "id:7hG2kq" matches it', apply: true },
       { kind: "activate", reason: 'inactive but keepActive selector "id:7hG2kq" matches it', apply: false }],
-    ["archived, active and unlisted", wf({ archived: true, active: true }), { kind: "keep" }, { kind: "keep" }],
+    // n8n 1.x activates an archived workflow, whose triggers then run: judged as any active one.
+    ["archived, active and unlisted", wf({ archived: true, active: true }),
+      { kind: "deactivate", reason: ARCHIVED_UNLISTED, apply: true }, { kind: "deactivate", reason: ARCHIVED_UNLISTED, apply: false }],
+    ["archived, active and listed", wf({ archived: true, active: true, tags: ["production"] }), { kind: "keep" }, { kind: "keep" }],
     ["archived, inactive and listed", wf({ archived: true, tags: ["production"] }), { kind: "keep" }, { kind: "keep" }],
   ])("%s", (_, workflow, whenActing, whenReporting) => {
     expect(decideWorkflow(acting, workflow)).toEqual(whenActing);

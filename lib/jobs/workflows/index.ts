@@ -1,8 +1,9 @@
 /**
  * The workflows job: keep the set of active n8n workflows equal to what the policy says. List every
  * workflow, judge each with the pure policy, plan the activation changes, and (only when asked, and
- * only if the guard holds) make them, by id. Warden changes nothing but activation, and never touches
- * an archived workflow. Memory grows with the findings, not with the workflows listed.
+ * only if the guard holds) make them, by id. Warden changes nothing but activation, and never activates
+ * an archived workflow (one that is active is judged as any other: lib/policy/workflows.ts). Memory
+ * grows with the findings, not with the workflows listed.
  */
 import pMap from "p-map";
 import { HttpError, isActive, type ApiGeneration, type N8nClient, type Workflow } from "../../n8n/index.ts";
@@ -56,8 +57,11 @@ export class N8nAccessError extends Error {
   override name = "N8nAccessError";
 }
 
-/** n8n 2.x words a 404 on activation as a permission problem; for a workflow just listed it means it is gone. */
-const WORKFLOW_GONE = "workflow no longer exists";
+/**
+ * n8n answers 404 for a workflow deleted since it was listed, and (2.x) for one the key's user may read
+ * but not change, in words of its own: the report says both, and n8n's words.
+ */
+const NOT_FOUND = "n8n answered 404: the workflow was deleted since it was listed, or the API key's user may not change it";
 
 export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<WorkflowsReport> {
   const { n8n, policy, signal } = opts;
@@ -154,8 +158,9 @@ function everyWorkflow(n8n: N8nClient, signal?: AbortSignal) {
  * Makes the planned changes, at most `concurrency` at once. A change n8n refuses is recorded on its
  * action and the others go on (the next run converges). A refused key (401/403) stops new changes, as
  * every one after it would be refused too; changes already in flight finish. Returns that refusal.
- * The first change goes alone: it learns the API generation (lib/n8n), and a key that may not make
- * changes is refused there, before any other change is under way.
+ * Changes go alone until one has taught the API generation (lib/n8n; one that met a proxy's 5xx
+ * teaches nothing), and a key that may not make changes is refused there, before any other change
+ * is under way.
  */
 async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], opts: WorkflowsOptions): Promise<N8nAccessError | undefined> {
   const { signal } = opts;
@@ -176,9 +181,9 @@ async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], opts: Wor
     const { workflowId, name, type, reason, status: outcome, error } = action;
     audit?.info("workflow-change", { workflowId, name, change: type, rule: reason, outcome, error });
   };
-  const [first, ...rest] = changes;
-  if (first) await change(first);
-  await pMap(rest, change, { concurrency: opts.concurrency ?? 3 });
+  let alone = 0;
+  for (; alone < changes.length && n8n.apiGeneration === undefined && !refused && !signal?.aborted; alone++) await change(changes[alone]!);
+  await pMap(changes.slice(alone), change, { concurrency: opts.concurrency ?? 3 });
   return refused;
 }
 
@@ -191,7 +196,7 @@ function accessError(err: unknown): unknown {
 /** What a failed change says in the report: n8n's own words where it refused the change (400, 409). */
 function failureText(err: unknown): string {
   if (!(err instanceof HttpError)) return errorText(err);
-  if (err.status === 404) return WORKFLOW_GONE;
+  if (err.status === 404) return err.serviceMessage ? `${NOT_FOUND} (n8n: ${err.serviceMessage})` : NOT_FOUND;
   if ((err.status === 400 || err.status === 409) && err.serviceMessage) return err.serviceMessage;
   return errorText(err);
 }

@@ -21,7 +21,7 @@ export const workflowsView: JobView<WorkflowAction, WorkflowsReport> = {
     });
   },
   summary: ({ summary: s }: WorkflowsReport) =>
-    `${count(s.workflows, "workflow")} (${s.active} active, ${s.archived} archived and left alone): ${count(s.changes, "change")} planned, ${s.reported} only reported; ` +
+    `${count(s.workflows, "workflow")} (${s.active} active, ${s.archived} archived, never activated): ${count(s.changes, "change")} planned, ${s.reported} only reported; ` +
     `${s.applied} applied, ${s.failed} failed; guard ${s.guard} (max ${s.maxChanges}); ` +
     (s.apiGeneration === "not checked" ? "n8n API generation not checked (learned at the first change)" : `n8n ${s.apiGeneration}.x`),
 };

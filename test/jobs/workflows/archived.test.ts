@@ -1,0 +1,47 @@
+/**
+ * An archived workflow is never activated, but one that is active runs its triggers all the same: n8n
+ * 1.x lets anyone with the API activate an archived workflow. An editor who archived their own unlisted
+ * workflow, then switched it on, once escaped `unlisted: deactivate` for good (Warden kept every
+ * archived workflow as it was, and reported all in order).
+ */
+import { describe, expect, it } from "vitest";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { exitCode, reconcileWorkflows } from "../../../lib/jobs/index.ts";
+import { N8nClient } from "../../../lib/n8n/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { n8nSims, workflow } from "../../support/n8n-world.ts";
+
+const KEY = "n8n-archived-key-0002";
+const startN8nSim = n8nSims();
+
+const policy = parsePolicy(
+  `version: 1
+n8n:
+  workflows:
+    keepActive: ["id:wf01"]
+    unlisted: deactivate
+    listedInactive: activate
+`,
+  "archived.yaml",
+);
+
+describe("n8n 1.x: an editor archives their unlisted workflow, then switches it on through the API", () => {
+  it("Warden deactivates it, as it would the same workflow unarchived", async () => {
+    const sim = await startN8nSim({
+      generation: 1,
+      apiKeys: { [KEY]: {} },
+      workflows: [workflow("wf01", "Approved", { active: true }), workflow("wf66", "Exfiltrate CRM", { isArchived: true })],
+    });
+    // The editor's own request: n8n 1.x activates an archived workflow.
+    const res = await fetch(`${sim.url}/api/v1/workflows/wf66/activate`, { method: "POST", headers: { "X-N8N-API-KEY": KEY } });
+    expect(res.status).toBe(200);
+    expect(sim.workflows.find((wf) => wf.id === "wf66")?.active).toBe(true);
+
+    const n8n = new N8nClient({ url: sim.url, apiKey: KEY, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 1 } });
+    const report = await reconcileWorkflows({ n8n, policy, apply: true });
+
+    expect(report.actions.map((a) => `${a.type} ${a.workflowId} ${a.status}`)).toEqual(["deactivate wf66 done"]);
+    expect(sim.workflows.find((wf) => wf.id === "wf66")?.active).toBe(false);
+    expect(exitCode(report)).toBe(0);
+  });
+});

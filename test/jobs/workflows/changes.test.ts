@@ -1,0 +1,77 @@
+/**
+ * Applying workflow changes against what real n8n versions answer: a proxy's 5xx on the run's first
+ * change teaches nothing of the API generation (on n8n 1.x it once sent every later change to 2.x's
+ * routes, answered 405), and a 404 is worded as what it may be on 2.x, a key's user who may read a
+ * workflow but not publish it, not only a workflow deleted (it once said "workflow no longer exists").
+ */
+import { describe, expect, it } from "vitest";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { reconcileWorkflows } from "../../../lib/jobs/index.ts";
+import { N8nClient } from "../../../lib/n8n/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { json, scriptedServers } from "../../support/server.ts";
+import { n8nSims, workflow } from "../../support/n8n-world.ts";
+
+const KEY = "n8n-changes-key-0001";
+const startN8nSim = n8nSims();
+
+const policy = parsePolicy(
+  `version: 1
+n8n:
+  workflows:
+    keepActive: ["id:wf03", "id:wf04"]
+    unlisted: deactivate
+    listedInactive: activate
+`,
+  "review.yaml",
+);
+
+describe("n8n 1.x: a transient 5xx on the run's first change", () => {
+  it("does not make Warden send every later change to 2.x's routes (which 1.x answers with 405)", async () => {
+    const sim = await startN8nSim({
+      generation: 1,
+      apiKeys: { [KEY]: {} },
+      workflows: [workflow("wf02", "Stray", { active: true }), workflow("wf03", "Named A"), workflow("wf04", "Named B"), workflow("wf07", "Stray 2", { active: true })],
+      // The proxy in front of n8n answers the very first change with a 502 (a restart, a gateway hiccup).
+      faults: [{ kind: "status", status: 502, route: "POST /workflows/:id/unpublish", times: 1 }],
+    });
+    const n8n = new N8nClient({ url: sim.url, apiKey: KEY, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 1 } });
+    const report = await reconcileWorkflows({ n8n, policy, apply: true });
+
+    // The first change (deactivate wf02) met the 502 and failed: fair, the next run picks it up.
+    expect(report.actions.find((a) => a.workflowId === "wf02")?.status).toBe("failed");
+    // The other three are ordinary changes n8n 1.x makes on /activate and /deactivate.
+    const others = report.actions.filter((a) => a.workflowId !== "wf02").map((a) => `${a.workflowId} ${a.status} ${a.error ?? ""}`.trim());
+    expect(others).toEqual(["wf03 done", "wf04 done", "wf07 done"]);
+    expect(sim.workflows.filter((wf) => wf.active).map((wf) => wf.id)).toEqual(["wf02", "wf03", "wf04"]);
+    // And the report does not call this n8n 1.x a 2.x.
+    expect(report.summary.apiGeneration).toBe(1);
+  });
+});
+
+const PERMISSION_KEY = "n8n-changes-key-0003";
+const serve = scriptedServers();
+const WORKFLOW = { id: "wf03", name: "Invoices", active: false, activeVersionId: null, isArchived: false, tags: [] };
+const PERMISSION = "You do not have permission to publish this workflow. Ask the owner of the workflow to share it with you";
+
+describe("n8n 2.40: a listed workflow the key's user may read but not publish", () => {
+  it("is not reported as deleted", async () => {
+    const n8n = await serve((req, res) => {
+      const path = new URL(req.url, "http://x").pathname;
+      if (req.method === "GET" && path === "/api/v1/workflows") return json(res, 200, { data: [WORKFLOW], nextCursor: null });
+      if (req.method === "GET" && path === "/api/v1/workflows/wf03") return json(res, 200, WORKFLOW);
+      if (req.method === "POST" && path === "/api/v1/workflows/wf03/publish") return json(res, 404, { message: PERMISSION });
+      return json(res, 404, { message: "not found" });
+    });
+    const policy = parsePolicy('version: 1\nn8n:\n  workflows: { keepActive: ["id:wf03"], listedInactive: activate }\n', "review.yaml");
+    const client = new N8nClient({ url: n8n.url, apiKey: PERMISSION_KEY, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 1 } });
+    const report = await reconcileWorkflows({ n8n: client, policy, apply: true });
+
+    const action = report.actions[0]!;
+    expect(action.status).toBe("failed");
+    // The workflow is there (GET /workflows/wf03 answers 200): "no longer exists" is untrue.
+    expect((await client.getWorkflow("wf03")).id).toBe("wf03");
+    expect(action.error).not.toBe("workflow no longer exists");
+    expect(action.error).toContain("permission");
+  });
+});
