@@ -24,9 +24,10 @@ Options:
   --list-concurrency N
                    examination requests in flight at once (default 16)
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
-  --format FORMAT  text (default), csv (RFC 4180, CRLF line ends, one row per share; a cell that
-                   starts with = + - @ tab or CR is prefixed with ' so a spreadsheet shows it as
-                   text), markdown, or json (the report's JSON Schema is docs/report.schema.json)
+  --format FORMAT  text (default), csv (RFC 4180, CRLF line ends, one row per share; control
+                   characters shown as escapes; a cell that starts with = + - or @ is prefixed
+                   with ' so a spreadsheet shows it as text), markdown, or json (the report's
+                   JSON Schema is docs/report.schema.json)
   --json           the same as --format json
 ${COMMON_OPTIONS_HELP}
 
