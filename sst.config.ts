@@ -6,7 +6,8 @@
  *                              that run jobs: {"gitlabToken", "n8nApiKey", "slackWebhookUrl"}, each only if used
  *   WARDEN_ENDPOINT_SECRET_ARN the endpoints' secret, another one, read only by the public Chatops and
  *                              Events functions: {"slackSigningSecret", "gitlabStreamingToken",
- *                              "gitlabSystemHookToken"}; required with chat-ops or events
+ *                              "gitlabSystemHookToken"}; required with chat-ops or events. Each secret by
+ *                              its full ARN (…:secret:<name>-<6 characters>): a pattern is refused
  *   WARDEN_ENDPOINT_CONCURRENCY  reserved concurrency of each public function (default 10): what a
  *                              flood of requests can take of the account, and the most it can run at once
  *   WARDEN_WORKER_CONCURRENCY  reserved concurrency of each worker, Worker (chat-ops) and EventsWorker
@@ -111,13 +112,16 @@ export default $config({
     /**
      * Each function writes only under runs/<job>/ of the jobs it runs, and only Enforce (whose restore
      * reads the enforce runs) reads and lists, and only runs/enforce/: a Workflows run cannot plant a
-     * "latest" enforce report for restore to trust. The grant is on the job's whole prefix, whatever
-     * keys run-history.ts makes under it.
+     * "latest" enforce report for restore to trust. `writes` are prefixes under runs/: a job's whole
+     * (Enforce's, whose runs are the schedule's and the console's), or runs/<job>/<trigger>/ of a
+     * function that runs by one trigger alone (runsBy), as lib/jobs/restore/run-history.ts's runKey lays
+     * keys out: Watch, EventsWorker and the chat Worker cannot store a run as another trigger's (the watch's
+     * or the stream's as a sweep `restore latest` chooses).
      */
     const historyAccess = (writes: string[], reads: string[] = []): Access => ({
       environment: { WARDEN_RUN_HISTORY_BUCKET: history.name },
       permissions: [
-        { actions: ["s3:PutObject"], resources: writes.map((job) => $interpolate`${history.arn}/runs/${job}/*`) },
+        { actions: ["s3:PutObject"], resources: writes.map((prefix) => $interpolate`${history.arn}/runs/${prefix}/*`) },
         ...(reads.length
           ? [
               { actions: ["s3:GetObject"], resources: reads.map((job) => $interpolate`${history.arn}/runs/${job}/*`) },
@@ -127,6 +131,8 @@ export default $config({
           : []),
       ],
     });
+    /** The run-history prefixes of a function whose runs all have one trigger (functions/shared/runs/triggers.ts's runLabels). */
+    const runsBy = (trigger: "watch" | "event" | "chat", jobs: string[]) => jobs.map((job) => `${job}/${trigger}`);
 
     // Jobs are invoked asynchronously (by a schedule, or chat-ops' invoke of the worker), and Lambda
     // retries a failed asynchronous invocation twice by default. A job that failed is not run again:
@@ -155,7 +161,9 @@ export default $config({
       watch: ["watch:lease", "watch:cursor"], // functions/watch.ts, functions/shared/state/watch-cursor.ts
     };
     // What the last full Enforce run found matching nothing (functions/shared/state/last-sweep.ts): Enforce writes it,
-    // the Watch and the Worker (their targeted runs refuse those rules too) only read it.
+    // Watch and the EventsWorker (their targeted runs refuse those rules too: functions/watch.ts,
+    // functions/shared/events/subject-run.ts) only read it. The chat Worker does not: a chat command's run is
+    // untargeted, and reads no last sweep.
     const LAST_SWEEP = ["rules:last-sweep"];
 
     const outputs: Record<string, unknown> = { runHistoryBucket: history.name };
@@ -167,9 +175,10 @@ export default $config({
     // concurrency and the token's GitLab budget, which the sweep needs. A queue each: a flood of events
     // waits behind itself, not in front of a chat command (whose response_url Slack takes posts to for 30
     // minutes), and a burst of commands does not hold up the enforcement of events.
-    const worker = (name: string, takes: "chat" | "subject", jobs: string[]) =>
+    // Its runs are its one trigger's: a chat command's "chat", a subject's "event".
+    const worker = (name: string, takes: "chat" | "subject", jobs: string[], ...access: Access[]) =>
       new sst.aws.Function(name, {
-        ...job("functions/worker.handler", historyAccess(jobs), claimsAccess(CLAIM_KEYS.worker, "dynamodb:PutItem", "dynamodb:GetItem"), claimsAccess(LAST_SWEEP, "dynamodb:GetItem"), { environment: { WARDEN_WORKER_TAKES: takes } }),
+        ...job("functions/worker.handler", historyAccess(runsBy(takes === "chat" ? "chat" : "event", jobs)), claimsAccess(CLAIM_KEYS.worker, "dynamodb:PutItem", "dynamodb:GetItem"), ...access, { environment: { WARDEN_WORKER_TAKES: takes } }),
         concurrency: { reserved: settings.workerConcurrency },
       });
     // An endpoint that answers at once and hands the work to the worker (Slack gives 3 seconds, GitLab 8 and
@@ -185,9 +194,12 @@ export default $config({
         url: { authorization: "none" },
         link: [from],
       });
-    // A subject's run is an enforce run; the chat jobs are enforce, workflows and pipeline runs (a chat pipeline's report is kept too).
-    if (settings.events) outputs["eventsUrl"] = endpoint("Events", "functions/events.handler", CLAIM_KEYS.events, worker("EventsWorker", "subject", ["enforce"])).url;
-    if (settings.chatops) outputs["chatopsUrl"] = endpoint("Chatops", "functions/chatops.handler", CLAIM_KEYS.chatops, worker("Worker", "chat", ["enforce", "workflows", "pipeline"])).url;
+    // A subject's run is an enforce run, targeted: it reads the last sweep. The chat jobs are the services'
+    // the deployment has (a chat pipeline's report is kept too): enforce and pipeline with GITLAB_URL, workflows
+    // with N8N_URL; without one, that job fails before any request (functions/shared/config/clients.ts).
+    if (settings.events) outputs["eventsUrl"] = endpoint("Events", "functions/events.handler", CLAIM_KEYS.events, worker("EventsWorker", "subject", ["enforce"], claimsAccess(LAST_SWEEP, "dynamodb:GetItem"))).url;
+    const chatJobs = [...(settings.gitlabUrl ? ["enforce", "pipeline"] : []), ...(settings.n8nUrl ? ["workflows"] : [])];
+    if (settings.chatops) outputs["chatopsUrl"] = endpoint("Chatops", "functions/chatops.handler", CLAIM_KEYS.chatops, worker("Worker", "chat", chatJobs)).url;
     // A durable function: a run goes on across invocations, in checkpointed steps, for up to its
     // execution timeout. A lease in the claims table (taken, checked, released) keeps two executions
     // from running the job at once. SST publishes a version whenever the function changes, and the
@@ -233,7 +245,7 @@ export default $config({
     // left by an invocation that died expires with that invocation's timeout. Its runs are Enforce's
     // (job enforce, trigger watch): Enforce's alarms cover it, so it is a schedule but not a job below.
     const watch = settings.gitlabUrl
-      ? [{ name: "Watch", schedule: settings.watchSchedule, target: { ...job("functions/watch.handler", historyAccess(["enforce"]), claimsAccess(CLAIM_KEYS.watch, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"), claimsAccess(LAST_SWEEP, "dynamodb:GetItem")), timeout: "2 minutes" as const } }]
+      ? [{ name: "Watch", schedule: settings.watchSchedule, target: { ...job("functions/watch.handler", historyAccess(runsBy("watch", ["enforce"])), claimsAccess(CLAIM_KEYS.watch, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"), claimsAccess(LAST_SWEEP, "dynamodb:GetItem")), timeout: "2 minutes" as const } }]
       : [];
     // "off" keeps the function, for console runs, and disables its schedule. SST wants every top-level
     // component name unique across kinds (case-insensitive): the Enforce workflow has "Enforce".
@@ -327,13 +339,13 @@ function deploySettings(stage: string) {
   if (!gitlabUrl && !n8nUrl) throw new Error(`GITLAB_URL, N8N_URL or both must be set to deploy Warden (stage ${stage})`);
   const chatops = oneOf("WARDEN_CHATOPS", ["on", "off"], "on") === "on";
   const withEvents = events(gitlabUrl);
-  const secretArn = required("WARDEN_SECRET_ARN");
+  const secretArn = grantableArn("WARDEN_SECRET_ARN", required("WARDEN_SECRET_ARN"), "secret");
   return {
     secretArn,
     endpointSecretArn: chatops || withEvents ? endpointSecretArn(secretArn) : undefined,
     endpointConcurrency: upTo("WARDEN_ENDPOINT_CONCURRENCY", 10, 1000, "concurrent executions"),
     workerConcurrency: upTo("WARDEN_WORKER_CONCURRENCY", 5, 1000, "concurrent executions"),
-    secretKmsKeyArn: kmsKeyArn(env["WARDEN_SECRET_KMS_KEY_ARN"]),
+    secretKmsKeyArn: env["WARDEN_SECRET_KMS_KEY_ARN"] ? grantableArn("WARDEN_SECRET_KMS_KEY_ARN", env["WARDEN_SECRET_KMS_KEY_ARN"], "kmsKey") : undefined,
     gitlabUrl,
     n8nUrl,
     allowHttp: env["WARDEN_ALLOW_HTTP"] === "1",
@@ -353,10 +365,14 @@ function deploySettings(stage: string) {
   };
 }
 
-/** WARDEN_ENDPOINT_SECRET_ARN: the public functions' own secret, never the jobs'. */
+/**
+ * WARDEN_ENDPOINT_SECRET_ARN: the public functions' own secret, never the jobs'. A full ARN (grantableArn),
+ * so that string inequality is enough: no pattern naming both secrets reaches a public function's policy.
+ */
 function endpointSecretArn(jobSecretArn: string): string {
-  const arn = process.env["WARDEN_ENDPOINT_SECRET_ARN"];
-  if (!arn) throw new Error("WARDEN_ENDPOINT_SECRET_ARN must be set with chat-ops or events on: the secret of the public endpoints' credentials (slackSigningSecret, gitlabStreamingToken, gitlabSystemHookToken), not the jobs' (docs/aws.md)");
+  const value = process.env["WARDEN_ENDPOINT_SECRET_ARN"];
+  if (!value) throw new Error("WARDEN_ENDPOINT_SECRET_ARN must be set with chat-ops or events on: the secret of the public endpoints' credentials (slackSigningSecret, gitlabStreamingToken, gitlabSystemHookToken), not the jobs' (docs/aws.md)");
+  const arn = grantableArn("WARDEN_ENDPOINT_SECRET_ARN", value, "secret");
   if (arn === jobSecretArn) {
     throw new Error("WARDEN_ENDPOINT_SECRET_ARN names the jobs' secret (WARDEN_SECRET_ARN): the public Chatops and Events functions would hold the GitLab token. Create a second secret with slackSigningSecret, gitlabStreamingToken and gitlabSystemHookToken (docs/aws.md)");
   }
@@ -428,11 +444,26 @@ function schedule(name: string, fallback: `rate(${string})`): Schedule {
   throw new Error(`${name}: "${expression}" is not a schedule expression (rate(1 day), rate(6 hours), cron(0 3 * * ? *)) or "off"`);
 }
 
-/** IAM grants kms:Decrypt by the key's ARN: an alias, or an alias ARN, in a policy's Resource grants nothing. */
-function kmsKeyArn(value: string | undefined): string | undefined {
-  if (!value) return undefined;
-  if (/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/.test(value)) return value;
-  throw new Error(`WARDEN_SECRET_KMS_KEY_ARN: "${value}" is not a KMS key ARN (arn:aws:kms:<region>:<account>:key/<key id>; an alias will not do)`);
+/**
+ * The ARNs a setting puts in an IAM Resource, each as exactly one resource: a KMS key's (kms:Decrypt is
+ * granted by the key's ARN: an alias, or an alias ARN, grants nothing), and a secret's in full, with the
+ * six characters Secrets Manager adds to its name (a partial ARN, or one with `*` or `?`, is a pattern:
+ * it may cover another secret, the jobs' included, and hand it to the public functions).
+ */
+const ARN_SHAPES = {
+  kmsKey: { shape: /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/, what: "a KMS key ARN", form: "arn:aws:kms:<region>:<account>:key/<key id>; an alias will not do" },
+  secret: {
+    shape: /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/,
+    what: "a full Secrets Manager secret ARN",
+    form: "arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>, no * or ?: the ARN `aws secretsmanager create-secret` or `describe-secret --query ARN` prints",
+  },
+} as const;
+
+/** `value` of setting `name` when it has the shape `kind`'s ARNs have; otherwise the deploy fails, naming the setting and the form. */
+function grantableArn(name: string, value: string, kind: keyof typeof ARN_SHAPES): string {
+  const { shape, what, form } = ARN_SHAPES[kind];
+  if (shape.test(value)) return value;
+  throw new Error(`${name}: "${value}" is not ${what} (${form})`);
 }
 
 /** An address for the alarm topic's e-mail subscription, or undefined when unset. */

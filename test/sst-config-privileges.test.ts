@@ -22,6 +22,9 @@ function allows(f: FunctionView, action: string, resource: string, context: Reco
   );
 }
 
+/** A run-history key as lib/jobs/restore/run-history.ts's runKey makes it: runs/<job>/<trigger>/<time>-<id>.json. */
+const runKey = (job: string, trigger: string) => `arn:aws:s3:::${BUCKET}/runs/${job}/${trigger}/20260101T000000.000Z-planted.json`;
+
 describe("sst.config.ts keeps each function to its own (issue 28: the public endpoints reach too far)", () => {
   it("gives the public Chatops and Events functions no read of the jobs' secret, which holds the GitLab token", async () => {
     const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
@@ -49,6 +52,39 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
       expect(allows(deployed.fn(name), "s3:GetObject", enforceRun), name).toBe(false);
       expect(allows(deployed.fn(name), "s3:ListBucket", `arn:aws:s3:::${BUCKET}`, { "s3:prefix": ["runs/enforce/"] }), name).toBe(false);
     }
+  });
+
+  it("lets Watch, EventsWorker and Worker write only their own trigger's run history: none can store a run as another trigger's sweep for `restore latest`", async () => {
+    // runKey puts the trigger in the key, and each of these functions runs under one trigger only
+    // (functions/watch.ts "watch", functions/shared/events/subject-run.ts "event", functions/worker.ts "chat").
+    // `restore latest` picks the newest of runs/enforce/{schedule,console,chat}/ (SWEEP_TRIGGERS).
+    const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
+    const own: Record<string, string> = { Watch: "watch", EventsWorker: "event", Worker: "chat" };
+    const wrong: string[] = [];
+    for (const [name, trigger] of Object.entries(own)) {
+      expect(allows(deployed.fn(name), "s3:PutObject", runKey("enforce", trigger)), `${name} writes its own ${trigger} runs`).toBe(true);
+      for (const other of ["schedule", "console", "chat", "watch", "event"].filter((t) => t !== trigger)) {
+        if (allows(deployed.fn(name), "s3:PutObject", runKey("enforce", other))) wrong.push(`${name} may write runs/enforce/${other}/`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    // Enforce's own runs are the schedule's and the console's, and its restores'.
+    for (const trigger of ["schedule", "console"]) for (const job of ["enforce", "restore"]) expect(allows(deployed.fn("Enforce"), "s3:PutObject", runKey(job, trigger)), `Enforce ${job} ${trigger}`).toBe(true);
+  });
+
+  it("gives the chat Worker run-history prefixes only for the jobs the deployment has (GitLab-only: no workflows; n8n-only: no enforce or pipeline)", async () => {
+    const wrong: string[] = [];
+    const both = await deploy("staging");
+    for (const job of ["enforce", "pipeline", "workflows"]) expect(allows(both.fn("Worker"), "s3:PutObject", runKey(job, "chat")), job).toBe(true);
+    // Without N8N_URL a chat workflows run fails before any request (docs/aws.md): it never stores a report.
+    const gitlabOnly = await deploy("staging", { N8N_URL: undefined });
+    if (allows(gitlabOnly.fn("Worker"), "s3:PutObject", runKey("workflows", "chat"))) wrong.push("GitLab-only: Worker may write runs/workflows/");
+    for (const job of ["enforce", "pipeline"]) expect(allows(gitlabOnly.fn("Worker"), "s3:PutObject", runKey(job, "chat")), `GitLab-only ${job}`).toBe(true);
+    // Without GITLAB_URL there is no enforce or pipeline run, and no Enforce to write rules:last-sweep.
+    const n8nOnly = await deploy("staging", { GITLAB_URL: undefined });
+    for (const job of ["enforce", "pipeline"]) if (allows(n8nOnly.fn("Worker"), "s3:PutObject", runKey(job, "chat"))) wrong.push(`n8n-only: Worker may write runs/${job}/`);
+    expect(allows(n8nOnly.fn("Worker"), "s3:PutObject", runKey("workflows", "chat"))).toBe(true);
+    expect(wrong).toEqual([]);
   });
 
   it("keeps every DynamoDB grant to the function's own keys: no public function can take the Enforce lease or move the Watch cursor", async () => {
@@ -103,15 +139,17 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     await expect(deploy("staging", { WARDEN_EVENTS_SILENCE_HOURS: "6" })).rejects.toThrow("WARDEN_EVENTS_SILENCE_HOURS is set without WARDEN_EVENTS=on");
   });
 
-  it("lets Enforce alone write the last full run's unmatched rules; Watch and the workers only read them, the endpoints not at all", async () => {
+  it("lets Enforce alone write the last full run's unmatched rules; Watch and the EventsWorker only read them, the chat Worker and the endpoints not at all", async () => {
     const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
     const can = (name: string, action: string) => allows(deployed.fn(name), action, CLAIMS, { "dynamodb:LeadingKeys": ["rules:last-sweep"] });
     expect(can("Enforce", "dynamodb:PutItem")).toBe(true);
-    for (const name of ["Watch", "Worker", "EventsWorker"]) {
+    // Read by functions/watch.ts and functions/shared/events/subject-run.ts (the EventsWorker) alone: their runs are targeted.
+    for (const name of ["Watch", "EventsWorker"]) {
       expect(can(name, "dynamodb:GetItem"), name).toBe(true);
       for (const action of ["dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:UpdateItem"]) expect(can(name, action), `${name} ${action}`).toBe(false);
     }
-    for (const name of ["Chatops", "Events", "Workflows"]) {
+    // functions/worker.ts passes a chat command's JobRequest, which has no targets or lastSweep, to runJob.
+    for (const name of ["Worker", "Chatops", "Events", "Workflows"]) {
       for (const action of ["dynamodb:GetItem", "dynamodb:PutItem"]) expect(can(name, action), `${name} ${action}`).toBe(false);
     }
     // Enforce only overwrites it: the item outlives any one run.
@@ -141,5 +179,19 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     await expect(deploy("staging", { WARDEN_ENDPOINT_SECRET_ARN: undefined })).rejects.toThrow("WARDEN_ENDPOINT_SECRET_ARN must be set with chat-ops or events on");
     const none = await deploy("staging", { WARDEN_ENDPOINT_SECRET_ARN: undefined, WARDEN_CHATOPS: "off" });
     for (const [name, f] of none.functions()) expect(f.env, name).not.toHaveProperty("WARDEN_ENDPOINT_SECRET_ARN");
+  });
+
+  it("refuses a secret ARN that is a pattern or partial (it could cover the jobs' secret and hand the public functions the GitLab token), naming the setting and the form", async () => {
+    // Refused when it names the jobs' secret by string equality, which only holds between full ARNs.
+    for (const pattern of ["arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-*", "*", "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-??????", "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden"]) {
+      for (const name of ["WARDEN_ENDPOINT_SECRET_ARN", "WARDEN_SECRET_ARN"]) {
+        await expect(deploy("staging", { [name]: pattern, WARDEN_EVENTS: "on" }), `${name}=${pattern}`).rejects.toThrow(`${name}: "${pattern}" is not a full Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>, no * or ?`);
+      }
+    }
+    // The real secrets are still fine, each read by its own functions, in any partition.
+    const deployed = await deploy("staging");
+    expect(allows(deployed.fn("Chatops"), "secretsmanager:GetSecretValue", ENDPOINT_SECRET)).toBe(true);
+    const govCloud = "arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:team/warden_1-AbC123";
+    expect((await deploy("staging", { WARDEN_SECRET_ARN: govCloud })).fn("Enforce").statements).toContainEqual({ actions: ["secretsmanager:GetSecretValue"], resources: [govCloud] });
   });
 });

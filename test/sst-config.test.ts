@@ -201,9 +201,12 @@ describe("sst.config.ts", () => {
     expect(JSON.stringify(deployed.fn("Chatops").statements)).not.toContain(worker.arn);
     expect(worker.lambda["handler"]).toBe("functions/worker.handler");
     expect(worker.env).toMatchObject({ WARDEN_WORKER_TAKES: "subject" });
-    // A subject's run is an enforce run: it writes enforce reports alone, and claims worker events as the chat worker does.
-    expect(worker.statements.filter((st) => st.actions.some((a) => a.startsWith("s3:")))).toEqual([{ actions: ["s3:PutObject"], resources: [`arn:aws:s3:::${BUCKET}/runs/enforce/*`] }]);
-    expect(worker.statements.filter((st) => st.actions.some((a) => a.startsWith("dynamodb:")))).toEqual(chatWorker.statements.filter((st) => st.actions.some((a) => a.startsWith("dynamodb:"))));
+    // A subject's run is an enforce run by the event trigger: it writes those reports alone, claims worker events as
+    // the chat worker does, and (a targeted run) reads the last sweep, which the chat worker does not.
+    expect(worker.statements.filter((st) => st.actions.some((a) => a.startsWith("s3:")))).toEqual([{ actions: ["s3:PutObject"], resources: [`arn:aws:s3:::${BUCKET}/runs/enforce/event/*`] }]);
+    const dynamo = (f: FunctionView) => f.statements.filter((st) => st.actions.some((a) => a.startsWith("dynamodb:")));
+    const lastSweep = { actions: ["dynamodb:GetItem"], resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["rules:last-sweep"] } } };
+    expect(dynamo(worker)).toEqual([...dynamo(chatWorker), lastSweep]);
     expect(events.statements).toContainEqual({ actions: ["dynamodb:PutItem", "dynamodb:GetItem"], resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["stream:*", "hook:*", "heard:stream", "heard:system-hook"] } } });
     expect(deployed.outputs["eventsUrl"]).toBe("https://EventsUrl-a1b2c3.lambda-url.eu-west-1.on.aws/");
     // Imported without the deploy settings, the handler module loads and exports its handler.
@@ -292,11 +295,11 @@ describe("sst.config.ts", () => {
     expect(deployed.one("aws:dynamodb/table:Table", "ClaimsTable")).toMatchObject({ attributes: [{ name: "id", type: "S" }], hashKey: "id", billingMode: "PAY_PER_REQUEST", ttl: { attributeName: "expiresAt", enabled: true } });
     const claimOnce = ["dynamodb:PutItem", "dynamodb:GetItem"];
     const leases = ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"];
-    // What the last full run found matching nothing: Enforce writes it, the targeted runs read it.
+    // What the last full run found matching nothing: Enforce writes it, the targeted runs read it (a chat command's is not one).
     const sweep = (action: string): [string[], string[]] => [[action], ["rules:last-sweep"]];
     const access: Record<string, [string[], string[]][]> = {
       Chatops: [[claimOnce, ["slack:*"]]],
-      Worker: [[claimOnce, ["worker:*"]], sweep("dynamodb:GetItem")],
+      Worker: [[claimOnce, ["worker:*"]]],
       // The lease is released when the run ends; the sweep's record of how far it judged the event-driven paths.
       Enforce: [[leases, ["lease:enforce"]], [claimOnce, ["sweep:judged"]], sweep("dynamodb:PutItem")],
       // Its cursor (a conditional write) and its lease.
@@ -333,16 +336,17 @@ describe("sst.config.ts", () => {
       rules: [{ id: "expire-runs", status: "Enabled", filter: { prefix: "runs/" }, expiration: { days: 90 } }],
     });
     const under = (...jobs: string[]) => jobs.map((job) => `arn:aws:s3:::${BUCKET}/runs/${job}/*`);
-    // Each job writes its own runs only; only Enforce, whose restore reads them, reads or lists, and only enforce runs.
+    // Each job writes its own runs only, and a function of one trigger that trigger's alone; only Enforce, whose
+    // restore reads them, reads or lists, and only enforce runs.
     const grants: Record<string, Statement[]> = {
       Enforce: [
         { actions: ["s3:PutObject"], resources: under("enforce", "restore") },
         { actions: ["s3:GetObject"], resources: under("enforce") },
         { actions: ["s3:ListBucket"], resources: [`arn:aws:s3:::${BUCKET}`], conditions: { StringLike: { "s3:prefix": ["runs/enforce/*"] } } },
       ],
-      Watch: [{ actions: ["s3:PutObject"], resources: under("enforce") }],
+      Watch: [{ actions: ["s3:PutObject"], resources: under("enforce/watch") }],
       Workflows: [{ actions: ["s3:PutObject"], resources: under("workflows") }],
-      Worker: [{ actions: ["s3:PutObject"], resources: under("enforce", "workflows", "pipeline") }],
+      Worker: [{ actions: ["s3:PutObject"], resources: under("enforce/chat", "pipeline/chat", "workflows/chat") }],
     };
     for (const [name, f] of deployed.functions()) {
       const s3 = f.statements.filter((s) => s.actions.some((a) => a.startsWith("s3:")));

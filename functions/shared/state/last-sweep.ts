@@ -2,9 +2,9 @@
  * What the last full Enforce run found (lib/jobs/enforce/rules.ts's LastSweep): the rules that matched
  * nothing, under which policy, when. One item of the claims table ("rules:last-sweep", no expiresAt, so
  * DynamoDB's TTL never deletes it), written by the Enforce function after each run that examined the
- * whole scope (dry or applying: it found them either way) and read by Watch and the Worker, whose
+ * whole scope (dry or applying: it found them either way) and read by Watch and the EventsWorker, whose
  * targeted runs see part of the scope and so cannot tell a glob that matches nothing. sst.config.ts
- * lets only Enforce write it and the other two only read it.
+ * lets only Enforce write it and those two only read it (the chat Worker's runs are untargeted).
  */
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import type { LastSweep } from "../../../lib/jobs/index.ts";
