@@ -9,8 +9,8 @@ export const workflowsCommand: Command = {
 
 Lists every n8n workflow and compares which are active with the policy's n8n.workflows: an active
 workflow no keepActive selector matches is deactivated, an inactive one a selector matches is
-activated. Only activation changes, by workflow id; an archived workflow is never activated (one
-that is active is judged as any other: n8n 1.x runs it all the same). Nothing
+activated. Only activation changes, by workflow id; an archived workflow is never activated, and one
+that is active (n8n 1.x runs it all the same) is kept only by an id: selector. Nothing
 changes without --apply; with it, the plan is applied unless it exceeds n8n.guard.maxChanges.
 
 Where the policy says "report" (unlisted: report, listedInactive: report) the finding is listed

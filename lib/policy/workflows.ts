@@ -20,14 +20,17 @@ const KEEP: WorkflowDecision = { kind: "keep" };
  * What to do with one workflow. Without an n8n section nothing is governed. An archived workflow is
  * never activated (what its owner archived is not to run again; n8n 2.40 refuses it anyway), but one
  * that is active runs its triggers all the same (n8n 1.x lets anyone activate it): it is judged as any
- * other, or archiving then activating a workflow would be a lasting way around `unlisted`.
+ * other, or archiving then activating a workflow would be a lasting way around `unlisted`; and only an
+ * `id:` selector keeps it, as a name or a tag is anyone's to give (a retired copy, archived out of the
+ * count of a name's workflows, would otherwise run under an approved workflow's name).
  */
 export function decideWorkflow(policy: Policy, wf: WorkflowInput): WorkflowDecision {
   if (policy.n8n === undefined) return KEEP;
   const { keepActive, unlisted, listedInactive } = policy.n8n.workflows;
-  const selector = keepActive.find((s) => selects(s, wf));
+  const selector = keepActive.find((s) => (!wf.archived || s.kind === "id") && selects(s, wf));
   if (wf.active && selector === undefined) {
-    return { kind: "deactivate", reason: `active${wf.archived ? " (and archived)" : ""} but no keepActive selector matches it`, apply: unlisted === "deactivate" };
+    const reason = wf.archived ? "active and archived, but no keepActive id: selector names it (only its id keeps an archived workflow active)" : "active but no keepActive selector matches it";
+    return { kind: "deactivate", reason, apply: unlisted === "deactivate" };
   }
   if (!wf.active && selector !== undefined && !wf.archived) {
     return {

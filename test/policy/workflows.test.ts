@@ -21,7 +21,7 @@ const wf = (over: Partial<WorkflowInput>): WorkflowInput => ({
 });
 
 const UNLISTED = "active but no keepActive selector matches it";
-const ARCHIVED_UNLISTED = "active (and archived) but no keepActive selector matches it";
+const ARCHIVED_UNLISTED = "active and archived, but no keepActive id: selector names it (only its id keeps an archived workflow active)";
 
 describe("decideWorkflow", () => {
   it.each<[string, WorkflowInput, WorkflowDecision, WorkflowDecision]>([
@@ -47,7 +47,12 @@ describe("decideWorkflow", () => {
     // n8n 1.x activates an archived workflow, whose triggers then run: judged as any active one.
     ["archived, active and unlisted", wf({ archived: true, active: true }),
       { kind: "deactivate", reason: ARCHIVED_UNLISTED, apply: true }, { kind: "deactivate", reason: ARCHIVED_UNLISTED, apply: false }],
-    ["archived, active and listed", wf({ archived: true, active: true, tags: ["production"] }), { kind: "keep" }, { kind: "keep" }],
+    // And only an id: selector keeps it: a name or a tag is anyone's to give to a retired copy.
+    ["archived, active and tagged production", wf({ archived: true, active: true, tags: ["production"] }),
+      { kind: "deactivate", reason: ARCHIVED_UNLISTED, apply: true }, { kind: "deactivate", reason: ARCHIVED_UNLISTED, apply: false }],
+    ["archived, active with the listed name", wf({ archived: true, active: true, name: "Nightly backup" }),
+      { kind: "deactivate", reason: ARCHIVED_UNLISTED, apply: true }, { kind: "deactivate", reason: ARCHIVED_UNLISTED, apply: false }],
+    ["archived, active with the listed id", wf({ archived: true, active: true, id: "7hG2kq" }), { kind: "keep" }, { kind: "keep" }],
     ["archived, inactive and listed", wf({ archived: true, tags: ["production"] }), { kind: "keep" }, { kind: "keep" }],
   ])("%s", (_, workflow, whenActing, whenReporting) => {
     expect(decideWorkflow(acting, workflow)).toEqual(whenActing);
