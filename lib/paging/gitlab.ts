@@ -30,6 +30,7 @@ export function gitlabOffset<T extends Item>(req: GitLabListRequest): Strategy<T
     name: "gitlab-offset",
     route: req.route,
     idType: "number",
+    shifts: true,
     async fetch(position, signal) {
       const url = position ? resolve(req, position) : first;
       const page = await getPage<T>(req, url, signal).catch((err: unknown) => {

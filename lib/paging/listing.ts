@@ -52,6 +52,11 @@ export interface Strategy<T> {
    * `idType: "number"`.
    */
   idOrder?: "asc" | "desc";
+  /**
+   * Set where items move between pages as the listing runs (GitLab's offset pages, by page number):
+   * a page may then repeat one before it, so no page is refused for that (Listing.unrepeated).
+   */
+  shifts?: true;
 }
 
 export interface ListOptions {
@@ -163,14 +168,14 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
 
   /**
    * Refuses a page that repeats one served recently: a server that serves pages in turn under ever-new
-   * cursors. Not on an offset listing, whose items shift between pages as it runs (there the
+   * cursors. Not on a listing whose items shift between pages as it runs (Strategy.shifts: there the
    * de-duplication and the stale pages above keep the caller from seeing a repeat). A keyset page never
    * comes again; n8n's cursor holds an offset, but a page comes again only if a whole page of workflows
    * were created between two requests. A page is remembered by a hash of its ids, RECENT at most.
    */
   private unrepeated(items: readonly T[], served: Recent<string>, page: number): void {
-    const { route, name } = this.strategy;
-    if (name === "gitlab-offset" || items.length === 0) return;
+    const { route, name, shifts } = this.strategy;
+    if (shifts || items.length === 0) return;
     const fingerprint = createHash("sha256").update(JSON.stringify(items.map((item) => item.id))).digest("base64");
     const before = served.get(fingerprint);
     if (before !== undefined) {

@@ -1,5 +1,7 @@
-/** n8n simulators for the workflows job's tests: workflows made in one line, each simulator closed after its test. */
+/** n8n simulators for the workflows job's tests: workflows made in one line, each simulator closed after its test, a client of its own for each run. */
 import { afterEach } from "vitest";
+import { RateLimiterRegistry } from "../../lib/http/index.ts";
+import { N8nClient } from "../../lib/n8n/index.ts";
 import { startN8nSim, type N8nSim, type N8nSimOptions, type SimWorkflow } from "../../sim/n8n/index.ts";
 
 /** A workflow with a trigger, inactive, unarchived and untagged unless `overrides` says otherwise. */
@@ -19,4 +21,9 @@ export function n8nSims(): (opts: N8nSimOptions) => Promise<N8nSim> {
     started.push(sim);
     return sim;
   };
+}
+
+/** A client of an n8n (a simulator, or a scripted server) with a rate limiter of its own and short retries. */
+export function n8nClient(at: { url: string }, apiKey: string): N8nClient {
+  return new N8nClient({ url: at.url, apiKey, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 1 } });
 }

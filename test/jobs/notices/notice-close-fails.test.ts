@@ -9,13 +9,24 @@ import { markedKey } from "../../../lib/jobs/notices/marker.ts";
 import { notifyPolicy } from "../../support/policies.ts";
 import { gitlabCall, issues, later, run, sim, start, world } from "../../support/notices-world.ts";
 
+/** The notice of project 100's share with group 20, no longer stray (its share removed by hand), whose close GitLab answers `status` every time. */
+async function unclosable(status: number) {
+  await start();
+  await run({ apply: true });
+  await gitlabCall("jane", "DELETE", "/projects/100/share/20", undefined, 204);
+  const notice = issues().find((i) => markedKey(i.description) === "project:100:group:20")!;
+  refuseClose(notice.iid, status);
+  return notice;
+}
+
+/** GitLab answers `status` to every PUT that would close issue `iid` of the notices project. */
+function refuseClose(iid: number, status: number): void {
+  sim.addFaults({ kind: "status", status, method: "PUT", path: `/api/v4/projects/security%2Faccess-notices/issues/${iid}`, times: 1_000_000 });
+}
+
 describe("a notice GitLab never lets Warden close", () => {
   it("gathers no closing note, however many sweeps fail to close it", async () => {
-    await start();
-    await run({ apply: true });
-    await gitlabCall("jane", "DELETE", "/projects/100/share/20", undefined, 204);
-    const notice = issues().find((i) => markedKey(i.description) === "project:100:group:20")!;
-    sim.addFaults({ kind: "status", status: 403, method: "PUT", path: `/api/v4/projects/security%2Faccess-notices/issues/${notice.iid}`, times: 1_000_000 });
+    const notice = await unclosable(403);
 
     for (let day = 1; day <= 4; day++) {
       const report = await run({ apply: true, now: later(day) });
@@ -27,11 +38,7 @@ describe("a notice GitLab never lets Warden close", () => {
   });
 
   it("a notice closure that failed is work left undone: the run exits 1, not 0", async () => {
-    await start();
-    await run({ apply: true });
-    await gitlabCall("jane", "DELETE", "/projects/100/share/20", undefined, 204);
-    const notice = issues().find((i) => markedKey(i.description) === "project:100:group:20")!;
-    sim.addFaults({ kind: "status", status: 500, method: "PUT", path: `/api/v4/projects/security%2Faccess-notices/issues/${notice.iid}`, times: 1_000_000 });
+    await unclosable(500);
     const report = await run({ apply: true, now: later(1) });
     expect(report.notices?.closed).toEqual([expect.objectContaining({ status: "failed" })]);
     expect(exitCode(report)).toBe(1);
@@ -48,7 +55,7 @@ describe("a notice GitLab never lets Warden close", () => {
     await gitlabCall("jane", "DELETE", "/projects/101/share/20", undefined, 204);
     const noticeOf = (key: string) => issues().find((i) => markedKey(i.description) === key)!;
     const [stuck, waiting] = [noticeOf("project:100:group:20"), noticeOf("project:101:group:20")].sort((a, b) => a.iid - b.iid);
-    sim.addFaults({ kind: "status", status: 403, method: "PUT", path: `/api/v4/projects/security%2Faccess-notices/issues/${stuck!.iid}`, times: 1_000_000 });
+    refuseClose(stuck!.iid, 403);
 
     const policy = notifyPolicy({ guard: "{ maxRemovals: 1, unmatchedRules: warn }" });
     for (let day = 1; day <= 5; day++) {

@@ -5,11 +5,9 @@
  * archived workflow as it was, and reported all in order).
  */
 import { describe, expect, it } from "vitest";
-import { RateLimiterRegistry } from "../../../lib/http/index.ts";
 import { exitCode, reconcileWorkflows } from "../../../lib/jobs/index.ts";
-import { N8nClient } from "../../../lib/n8n/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
-import { n8nSims, workflow } from "../../support/n8n-world.ts";
+import { n8nClient, n8nSims, workflow } from "../../support/n8n-world.ts";
 
 const KEY = "n8n-archived-key-0002";
 const startN8nSim = n8nSims();
@@ -37,7 +35,7 @@ describe("n8n 1.x: an editor archives their unlisted workflow, then switches it 
     expect(res.status).toBe(200);
     expect(sim.workflows.find((wf) => wf.id === "wf66")?.active).toBe(true);
 
-    const n8n = new N8nClient({ url: sim.url, apiKey: KEY, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 1 } });
+    const n8n = n8nClient(sim, KEY);
     const report = await reconcileWorkflows({ n8n, policy, apply: true });
 
     expect(report.actions.map((a) => `${a.type} ${a.workflowId} ${a.status}`)).toEqual(["deactivate wf66 done"]);

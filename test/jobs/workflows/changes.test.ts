@@ -5,12 +5,10 @@
  * workflow but not publish it, not only a workflow deleted (it once said "workflow no longer exists").
  */
 import { describe, expect, it } from "vitest";
-import { RateLimiterRegistry } from "../../../lib/http/index.ts";
 import { reconcileWorkflows } from "../../../lib/jobs/index.ts";
-import { N8nClient } from "../../../lib/n8n/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { json, scriptedServers } from "../../support/server.ts";
-import { n8nSims, workflow } from "../../support/n8n-world.ts";
+import { n8nClient, n8nSims, workflow } from "../../support/n8n-world.ts";
 
 const KEY = "n8n-changes-key-0001";
 const startN8nSim = n8nSims();
@@ -23,7 +21,7 @@ n8n:
     unlisted: deactivate
     listedInactive: activate
 `,
-  "review.yaml",
+  "changes.yaml",
 );
 
 describe("n8n 1.x: a transient 5xx on the run's first change", () => {
@@ -35,7 +33,7 @@ describe("n8n 1.x: a transient 5xx on the run's first change", () => {
       // The proxy in front of n8n answers the very first change with a 502 (a restart, a gateway hiccup).
       faults: [{ kind: "status", status: 502, route: "POST /workflows/:id/unpublish", times: 1 }],
     });
-    const n8n = new N8nClient({ url: sim.url, apiKey: KEY, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 1 } });
+    const n8n = n8nClient(sim, KEY);
     const report = await reconcileWorkflows({ n8n, policy, apply: true });
 
     // The first change (deactivate wf02) met the 502 and failed: fair, the next run picks it up.
@@ -63,8 +61,8 @@ describe("n8n 2.40: a listed workflow the key's user may read but not publish", 
       if (req.method === "POST" && path === "/api/v1/workflows/wf03/publish") return json(res, 404, { message: PERMISSION });
       return json(res, 404, { message: "not found" });
     });
-    const policy = parsePolicy('version: 1\nn8n:\n  workflows: { keepActive: ["id:wf03"], listedInactive: activate }\n', "review.yaml");
-    const client = new N8nClient({ url: n8n.url, apiKey: PERMISSION_KEY, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 1 } });
+    const policy = parsePolicy('version: 1\nn8n:\n  workflows: { keepActive: ["id:wf03"], listedInactive: activate }\n', "changes.yaml");
+    const client = n8nClient(n8n, PERMISSION_KEY);
     const report = await reconcileWorkflows({ n8n: client, policy, apply: true });
 
     const action = report.actions[0]!;

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { RateLimiterRegistry } from "../../../lib/http/index.ts";
 import { exitCode, N8nAccessError, reconcileWorkflows, renderText, type WorkflowsOptions, type WorkflowsReport } from "../../../lib/jobs/index.ts";
 import { N8nClient } from "../../../lib/n8n/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import type { N8nSim, N8nSimOptions, SimWorkflow } from "../../../sim/n8n/index.ts";
-import { n8nSims, workflow } from "../../support/n8n-world.ts";
+import { n8nClient, n8nSims, workflow } from "../../support/n8n-world.ts";
 import { validated } from "../../support/report.ts";
 
 const KEY = "n8n-api-key-s3cret-0042";
@@ -50,7 +49,7 @@ async function start(generation: 1 | 2, opts: Partial<N8nSimOptions> = {}): Prom
 }
 
 function client(sim: N8nSim, apiKey = sim.apiKey): N8nClient {
-  return new N8nClient({ url: sim.url, apiKey, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 1 } });
+  return n8nClient(sim, apiKey);
 }
 
 function reconcile(sim: N8nSim, { apiKey, ...opts }: Partial<WorkflowsOptions> & { apiKey?: string } = {}): Promise<WorkflowsReport> {
