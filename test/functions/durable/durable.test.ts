@@ -108,7 +108,7 @@ describe("Enforce as a durable execution", () => {
       added = true;
       durable.addFaults({ kind: "status", status: 200, route, times: 1 });
     });
-    const execution = await durableRun(durable, { dryRun: false }, { WARDEN_SLICE_SECONDS: "0.3" });
+    const execution = await durableRun(durable, { dryRun: false }, { WARDEN_SLICE_SECONDS: "5" });
     expect(execution.getStatus()).toBe("SUCCEEDED");
     expect(durable.pendingFaults()).toBe(0);
     const retried = execution.getOperations().filter((op) => op.getType() === "STEP" && (op.getStepDetails()?.attempt ?? 1) > 1);
