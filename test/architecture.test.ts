@@ -6,11 +6,12 @@
  * through an index.ts, the folders of lib/jobs make no circle and reach each other only through their
  * public files, and no file in lib/ or functions/ outgrows 250 lines. And the tests' own house
  * (docs/testing.md): their folders mirror the source's, what they share lives in test/support/, and no
- * file in test/ outgrows 400 lines.
+ * file in test/ outgrows 400 lines, and what they share registers no hook as it loads.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { expect, it } from "vitest";
+import config from "../vitest.config.ts";
 
 // Every folder of TypeScript, so a circle anywhere shows; the layer rules are about lib/ alone.
 const ROOTS = ["lib", "functions", "bin", "test", "sim", "bench"].filter((root) => existsSync(root));
@@ -177,6 +178,15 @@ it("no file in test/ is over 400 lines", () => {
 
 it("test/ holds tests, and what they share in test/support/", () => {
   expect(testFiles.filter((f) => !f.endsWith(".test.ts") && !f.startsWith("test/support/"))).toEqual([]);
+});
+
+// A worker of the "shared" project (vitest.config.ts) loads a support module once for every file it runs:
+// a hook the module registers as it loads holds in the first file alone. The setup files run for each file;
+// test/support/sst/ serves only the config's tests, each in a process of its own.
+it("test/support/ registers no vitest hook as a module loads: what it starts goes to test/support/cleanup.ts", () => {
+  const setup = config.test?.setupFiles ?? [];
+  const hooked = testFiles.filter((f) => f.startsWith("test/support/") && !f.startsWith("test/support/sst/") && !f.endsWith(".test.ts") && !setup.includes(f));
+  expect(hooked.filter((f) => /^(?:before|after)(?:Each|All)\(/m.test(readFileSync(f, "utf8")))).toEqual([]);
 });
 
 /**

@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { HttpError, NetworkError, type GitLabClient, type NewShare } from "../../lib/gitlab/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions, type SimGroup } from "../../sim/gitlab/index.ts";
-import { Closer, gitlabClient } from "../support/spec.ts";
+import { Closer } from "../support/cleanup.ts";
+import { gitlabClient } from "../support/spec.ts";
 
 const closer = new Closer();
 afterEach(() => closer.closeAll());

@@ -20,7 +20,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { N8nClientOptions } from "../../lib/n8n/index.ts";
 import { isActive } from "../../lib/n8n/index.ts";
 import { generateWorkflows, startN8nSim, type N8nSim, type N8nSimOptions } from "../../sim/n8n/index.ts";
-import { Closer, headerValue, n8nClient, queryOf, startProxy, tap } from "../support/spec.ts";
+import { Closer } from "../support/cleanup.ts";
+import { headerValue, n8nClient, queryOf, startProxy, tap } from "../support/spec.ts";
 
 const closer = new Closer();
 afterEach(() => closer.closeAll());

@@ -1,5 +1,4 @@
 /** The enforce job's tests' world: the seeded organisation on the GitLab simulator, and the job run on it as the CLI runs it, its report validated. */
-import { afterEach } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce, type EnforceOptions } from "../../lib/jobs/index.ts";
@@ -8,14 +7,14 @@ import { parsePolicy } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "./policies.ts";
 import { validated } from "./report.ts";
+import { afterTest } from "./cleanup.ts";
 
 /** The simulator of the test running (a live binding: setup() replaces it), closed after each test: importing this module registers the hook. */
 export let sim: GitLabSim;
-afterEach(() => sim?.close());
 
 /** Starts the test's simulator on a dataset of its own. */
 export async function startSim(opts: GitLabSimOptions): Promise<GitLabSim> {
-  sim = await startGitLabSim(opts);
+  sim = afterTest.add(await startGitLabSim(opts));
   return sim;
 }
 

@@ -3,7 +3,7 @@
  * notices project, jane (the adder) and root (Warden's token), a clock that follows each run's time,
  * and the enforce job run on it under onStray notify, its report validated.
  */
-import { afterEach, expect } from "vitest";
+import { expect } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce, type AuditSink, type EnforceTarget } from "../../lib/jobs/index.ts";
@@ -11,10 +11,10 @@ import { parsePolicy } from "../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabDataset, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { notifyPolicy } from "./policies.ts";
 import { validated } from "./report.ts";
+import { afterTest } from "./cleanup.ts";
 
 /** The simulator of the test running (a live binding: start() replaces it), closed after each test: importing this module registers the hook. */
 export let sim: GitLabSim;
-afterEach(() => sim?.close());
 
 const DAY = 86_400_000;
 /** The notices project's id. */
@@ -48,7 +48,7 @@ export function setClock(at: Date): void {
 /** Starts the simulator at T0; jane shares acme/app and her group acme with partners. */
 export async function start(dataset = world()) {
   clockMs = T0.getTime();
-  sim = await startGitLabSim({ dataset, tokens: { root: { admin: true }, jane: { admin: false, username: "jane" } }, recordRequests: true, clock: () => clockMs });
+  sim = afterTest.add(await startGitLabSim({ dataset, tokens: { root: { admin: true }, jane: { admin: false, username: "jane" } }, recordRequests: true, clock: () => clockMs }));
   // Jane shares the project and her group acme with partners: two stray shares, attributed to her.
   for (const path of ["/projects/100/share", "/groups/10/share"]) await gitlabCall("jane", "POST", path, { group_id: 20, group_access: 30 }, 201);
 }

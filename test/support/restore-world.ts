@@ -1,5 +1,4 @@
 /** The restore job's tests' world: an organisation with shares of both kinds on the GitLab simulator, the job run on it, and what a restore must bring back. */
-import { afterEach } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { restore, type RestoreOptions } from "../../lib/jobs/index.ts";
@@ -8,17 +7,17 @@ import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOpt
 import type { SimGroup, SimGroupShare } from "../../sim/gitlab/dataset.ts";
 import { standardPolicy } from "./policies.ts";
 import { validated } from "./report.ts";
+import { afterTest } from "./cleanup.ts";
 
 /** The simulator of the test running (a live binding: setup() replaces it), closed after each test: importing this module registers the hook. */
 export let sim: GitLabSim;
-afterEach(() => sim?.close());
 
 export const TODAY = new Date().toISOString().slice(0, 10);
 export const dayFromToday = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
 export async function setup(opts: GitLabSimOptions = {}) {
   const { dataset } = generateOrganisation({ projects: 200, seed: 5, groupShares: true });
-  sim = await startGitLabSim({ dataset, ...opts });
+  sim = afterTest.add(await startGitLabSim({ dataset, ...opts }));
 }
 
 export const client = () => new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });

@@ -1,14 +1,12 @@
 /** The GitLab spec suites' setting: a recording simulator and Warden's client for it, closed after each test, and the lookups the rules share. */
-import { afterEach } from "vitest";
 import type { GitLabClient, GitLabClientOptions } from "../../lib/gitlab/index.ts";
 import { createHttpClient, RateLimiterRegistry } from "../../lib/http/index.ts";
 import { gitlabListing, type ListingOrder, type PageMeta } from "../../lib/paging/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabDataset, type GitLabSim, type GitLabSimOptions, type SimProject } from "../../sim/gitlab/index.ts";
-import { Closer, gitlabClient } from "./spec.ts";
+import { gitlabClient } from "./spec.ts";
+import { afterTest } from "./cleanup.ts";
 
 /** What a test started, closed after it: this module's import registers the hook in each test file. */
-export const closer = new Closer();
-afterEach(() => closer.closeAll());
 
 export const enc = encodeURIComponent;
 export const byId = (a: number, b: number): number => a - b;
@@ -27,7 +25,7 @@ export async function gitlab(
   clientOpts: Partial<GitLabClientOptions> = {},
 ): Promise<Setup> {
   const { projects = 300, dataset = generateOrganisation({ projects, seed: 11 }).dataset, ...simOpts } = opts;
-  const sim = closer.add(await startGitLabSim({ recordRequests: true, ...simOpts, dataset }));
+  const sim = afterTest.add(await startGitLabSim({ recordRequests: true, ...simOpts, dataset }));
   return { sim, dataset, client: gitlabClient(sim.url, sim.token, clientOpts) };
 }
 

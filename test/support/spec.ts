@@ -157,15 +157,3 @@ export async function startProxy(opts: ProxyOptions): Promise<Proxy> {
 }
 
 /** Collects things to close after each test. */
-export class Closer {
-  private readonly open: { close(): Promise<void> }[] = [];
-
-  add<T extends { close(): Promise<void> }>(thing: T): T {
-    this.open.push(thing);
-    return thing;
-  }
-
-  async closeAll(): Promise<void> {
-    await Promise.all(this.open.splice(0).map((t) => t.close()));
-  }
-}

@@ -3,22 +3,17 @@
  * watch on it as `warden watch` does; every simulator started is closed after each test (importing this
  * module registers the hook).
  */
-import { afterEach } from "vitest";
 import { cursorFor, watchSources } from "../../lib/jobs/watch/index.ts";
 import type { Policy } from "../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
 import { client, WATCH_TOKENS, watchPolicy, watchWorld } from "./watch-world.ts";
+import { afterTest } from "./cleanup.ts";
 
 /** The simulator of the test running (a live binding: start() replaces it). */
 export let sim: GitLabSim;
-const started: GitLabSim[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((s) => s.close()));
-});
 
 export async function start(opts: GitLabSimOptions = {}): Promise<void> {
-  sim = await startGitLabSim({ dataset: watchWorld(), tokens: WATCH_TOKENS, recordRequests: true, ...opts });
-  started.push(sim);
+  sim = afterTest.add(await startGitLabSim({ dataset: watchWorld(), tokens: WATCH_TOKENS, recordRequests: true, ...opts }));
 }
 
 /** The watch's start for this token: its sources and cursor, as `warden watch` makes them. */

@@ -5,7 +5,8 @@ import { HttpError, type RetryEvent } from "../../../lib/http/index.ts";
 import { PagingError } from "../../../lib/paging/index.ts";
 import type { RetryStyle } from "../../../sim/gitlab/retry-headers.ts";
 import { gitlabClient, headerValue, queryOf, startProxy } from "../../support/spec.ts";
-import { anonymousListing, byId, closer, deepProject, enc, gitlab, renamedOf, totals } from "../../support/spec-gitlab.ts";
+import { afterTest } from "../../support/cleanup.ts";
+import { anonymousListing, byId, deepProject, enc, gitlab, renamedOf, totals } from "../../support/spec-gitlab.ts";
 
 describe("§5 Authentication", () => {
   it("Authenticated requests send the header PRIVATE-TOKEN: <ACCESS_TOKEN> — on every page, every redirect hop and every method", async () => {
@@ -56,8 +57,8 @@ describe("§7 Errors", () => {
   it("Path parameter needing URL encoding sent unencoded, or decoded by an intermediary: 404, the path matches no endpoint", async () => {
     const { sim, dataset } = await gitlab();
     const project = deepProject(dataset);
-    const decoding = closer.add(await startProxy({ target: sim.url, decodePath: true }));
-    const faithful = closer.add(await startProxy({ target: sim.url }));
+    const decoding = afterTest.add(await startProxy({ target: sim.url, decodePath: true }));
+    const faithful = afterTest.add(await startProxy({ target: sim.url }));
     const err = await gitlabClient(decoding.url, sim.token).getProject(project.path_with_namespace).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HttpError);
     expect(err).toMatchObject({ status: 404, route: "GET /projects/:id" });
@@ -219,7 +220,7 @@ describe("§9 Versioning", () => {
 
   it("A GitLab URL with a path prefix keeps it: requests, Link pages and redirects stay under <prefix>/api/v4", async () => {
     const { sim, dataset } = await gitlab({ projects: 250 });
-    const proxy = closer.add(await startProxy({ target: sim.url, prefix: "/gitlab" }));
+    const proxy = afterTest.add(await startProxy({ target: sim.url, prefix: "/gitlab" }));
     const client = gitlabClient(`${proxy.url}/gitlab/`, sim.token);
     expect(client.basePath).toBe("/gitlab/api/v4");
     const renamed = renamedOf(dataset);

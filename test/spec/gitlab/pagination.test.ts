@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { type Group, type Project } from "../../../lib/gitlab/index.ts";
 import { gitlabClient, nextLinkOf, queryOf, requestTarget, startProxy, tap } from "../../support/spec.ts";
-import { anonymousListing, byId, closer, gitlab, totals, urlsOf } from "../../support/spec-gitlab.ts";
+import { afterTest } from "../../support/cleanup.ts";
+import { anonymousListing, byId, gitlab, totals, urlsOf } from "../../support/spec-gitlab.ts";
 
 describe("§4 Pagination", () => {
   it("Offset-based pagination is the default: where no keyset row applies, Warden lists by offset", async () => {
@@ -63,7 +64,7 @@ describe("§4 Pagination — offset", () => {
 
   it("On the hosted offering some pagination headers may be absent: a listing without any x-* header completes, totals unknown", async () => {
     const { sim, dataset } = await gitlab({ projects: 600 });
-    const proxy = closer.add(
+    const proxy = afterTest.add(
       await startProxy({
         target: sim.url,
         rewrite: (headers) => {
@@ -146,7 +147,7 @@ describe("§4 Pagination — keyset", () => {
 
   it("X-NEXT-CURSOR holds the cursor for the next page; X-PREV-CURSOR the previous page's cursor when available", async () => {
     const { sim } = await gitlab({ projects: 300 });
-    const proxy = closer.add(
+    const proxy = afterTest.add(
       await startProxy({
         target: sim.url,
         rewrite: (headers, target) => {
@@ -186,7 +187,7 @@ describe("§4 Pagination — keyset", () => {
 
   it("Clients use only the provided links; the older Links header was removed and Link is the one to use", async () => {
     const { sim, dataset } = await gitlab({ projects: 350 });
-    const proxy = closer.add(
+    const proxy = afterTest.add(
       await startProxy({
         target: sim.url,
         // A stale `Links` pointing past the end: following it would end the listing early.
