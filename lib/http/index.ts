@@ -2,6 +2,7 @@ export { createHttpClient, type HttpClient, type HttpClientOptions } from "./cli
 export { httpError, HttpError, isTerminal, NetworkError, RedirectError, terminalStatus, UnexpectedAnswerError } from "./errors.ts";
 export type { TransportOptions } from "./transport.ts";
 export { RateLimiter, RateLimiterRegistry, sharedLimiters, type RateLimiterOptions } from "./rate-limiter.ts";
+export { httpDate } from "./retry-delay.ts";
 export type { RetryEvent, RetryOptions } from "./retry.ts";
 export type { HttpStats, RouteCounters } from "./stats.ts";
 export type { HttpRequest, HttpResponse, Method, Send, WaitEvent } from "./types.ts";

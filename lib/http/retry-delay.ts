@@ -9,9 +9,14 @@ export interface ServerDelay {
 /**
  * RFC 9110's HTTP-date, in its three forms: IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), the obsolete
  * RFC 850 ("Sunday, 06-Nov-94 08:49:37 GMT") and asctime ("Sun Nov  6 08:49:37 1994"). Only these go to
- * Date.parse, which reads almost anything as some date: "-1" and "1.5" as days in 2001, a wait of 0.
+ * Date.parse, which reads almost anything as some date: "-1" and "1.5" as days in 2001.
  */
 const HTTP_DATE = /^(?:[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT|[A-Z][a-z]+, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4})$/;
+
+/** The time (ms) an HTTP-date header names (`Retry-After`, `Date`), or NaN for anything else. */
+export function httpDate(text: string): number {
+  return HTTP_DATE.test(text) ? Date.parse(text) : NaN;
+}
 
 /**
  * The wait a response asks for, or undefined when it names none.
@@ -21,7 +26,7 @@ export function serverDelay(headers: Record<string, string>, now: number, opts: 
   const retryAfter = headers["retry-after"]?.trim();
   if (retryAfter) {
     if (/^\d+$/.test(retryAfter)) return { ms: Number(retryAfter) * 1000, header: "Retry-After" };
-    const at = HTTP_DATE.test(retryAfter) ? Date.parse(retryAfter) : NaN;
+    const at = httpDate(retryAfter);
     if (!Number.isNaN(at)) return { ms: Math.max(0, at - now), header: "Retry-After" };
   }
   const reset = opts.rateLimitReset === false ? undefined : headers["ratelimit-reset"]?.trim();

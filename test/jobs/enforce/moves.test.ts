@@ -18,6 +18,7 @@ import { createRandom, type Random } from "../../../sim/shared/random.ts";
 import { standardPolicy } from "../../support/policies.ts";
 import { recordingSteps } from "../../support/steps.ts";
 import { validated } from "../../support/report.ts";
+import { answeredBefore } from "../../../lib/jobs/enforce/examine/ledger.ts";
 
 const sims: GitLabSim[] = [];
 afterEach(async () => {
@@ -130,4 +131,15 @@ describe("projects moved between groups during the listing", () => {
     expect(report.summary.complete).toBe(true);
     expect(report.warnings.join("\n")).toMatch(/projects in acme were still moving between groups after 3 sweeps: a project moved since \S+ may be judged only by the next run/);
   });
+});
+
+describe("the listing's date, from which the sweep reads moves (ledger.ts answeredBefore)", () => {
+  const sentAt = Date.parse("2026-11-29T12:00:00Z");
+  it("is the server's HTTP-date, a second early", () => {
+    expect(answeredBefore("Sun, 29 Nov 2026 11:58:20 GMT", sentAt)).toBe(Date.parse("2026-11-29T11:58:19Z"));
+  });
+  it.each(["1.5", "-1", "2026-11-29", "tomorrow", "Sun, 29 Nov 2026 11:58:20 GMT, Sun, 29 Nov 2026 11:58:21 GMT"])(
+    "counts %j as no date (Date.parse reads some as 2001: every project read again), five minutes before the request",
+    (date) => expect(answeredBefore(date, sentAt)).toBe(sentAt - 5 * 60_000),
+  );
 });

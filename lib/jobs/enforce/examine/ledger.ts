@@ -4,6 +4,7 @@
  * told (projects/sweep.ts mends moves; docs/how-enforce-works.md tells why a move upsets an offset listing).
  */
 import type { Project, Visibility } from "../../../gitlab/index.ts";
+import { httpDate } from "../../../http/index.ts";
 
 /** A group listing of projects: its own projects only, or its subtree's, of one visibility or all; `path` is the group's full path. */
 export interface GroupListing {
@@ -41,9 +42,13 @@ export function unjudged({ judged }: Ledger, items: Project[], by: GroupListing 
   return fresh;
 }
 
-/** The server's time (ms) a little before it answered, by the answer's `Date`; `sentAt` is the local time it was asked for. */
+/**
+ * The server's time (ms) a little before it answered, by the answer's `Date`; `sentAt` is the local time
+ * it was asked for. A `Date` that is not an HTTP-date (a proxy's "1.5", which Date.parse reads as 2001:
+ * the sweep would read every project again) counts as none.
+ */
 export function answeredBefore(date: string | undefined, sentAt: number): number {
-  const at = date ? Date.parse(date) : NaN;
+  const at = date ? httpDate(date.trim()) : NaN;
   return Number.isFinite(at) ? at - DATE_RESOLUTION_MS : sentAt - UNDATED_MARGIN_MS;
 }
 
