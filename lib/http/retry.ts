@@ -176,7 +176,8 @@ export function retryLayer(
     if (IDEMPOTENT_METHODS.has(req.method) && RETRYABLE_5XX.has(res.status)) {
       // Retry-After only: RateLimit-Reset, which GitLab may send on any answer, is about the rate budget.
       const asked = serverDelay(res.headers, now(), { rateLimitReset: false });
-      return { waitMs: asked?.ms ?? backoffMs(failures, base, cap, random), reason: String(res.status), what: said };
+      // A wait of 0 (a date already past) is backed off from, as a 429's is: not an attempt at once.
+      return { waitMs: asked && asked.ms > 0 ? asked.ms : backoffMs(failures, base, cap, random), reason: String(res.status), what: said };
     }
     return undefined;
   }

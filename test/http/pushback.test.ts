@@ -148,3 +148,15 @@ describe("the requests in flight adapt to the server's pushback", () => {
     );
   });
 });
+
+describe("a 5xx whose Retry-After has passed", () => {
+  it("is backed off from, as a 429's is, not attempted again at once", async () => {
+    const past = new Date(Date.now() - 60_000).toUTCString();
+    const s = await serve((_req, res, n) => (n <= 3 ? json(res, 503, {}, { "retry-after": past }) : json(res, 200, [])));
+    const started = performance.now();
+    await get(client(s.url, { retry: { baseDelayMs: 100, random: () => 1 } }), "/x");
+    expect(s.received).toHaveLength(4);
+    // Full jitter at its top: at least 100, 200 and 400 ms (a timer may fire a millisecond early).
+    expect(performance.now() - started).toBeGreaterThanOrEqual(690);
+  });
+});
