@@ -9,7 +9,7 @@ import { standardPolicy } from "./policies.ts";
 import { validated } from "./report.ts";
 import { afterTest } from "./cleanup.ts";
 
-/** The simulator of the test running (a live binding: setup() replaces it), closed after each test: importing this module registers the hook. */
+/** The simulator of the test running (a live binding: setup() replaces it), closed after each test (test/support/cleanup.ts). */
 export let sim: GitLabSim;
 
 /** Starts the test's simulator on a dataset of its own. */

@@ -13,7 +13,7 @@ import { notifyPolicy } from "./policies.ts";
 import { validated } from "./report.ts";
 import { afterTest } from "./cleanup.ts";
 
-/** The simulator of the test running (a live binding: start() replaces it), closed after each test: importing this module registers the hook. */
+/** The simulator of the test running (a live binding: start() replaces it), closed after each test (test/support/cleanup.ts). */
 export let sim: GitLabSim;
 
 const DAY = 86_400_000;

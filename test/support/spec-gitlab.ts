@@ -6,8 +6,6 @@ import { generateOrganisation, startGitLabSim, type GitLabDataset, type GitLabSi
 import { gitlabClient } from "./spec.ts";
 import { afterTest } from "./cleanup.ts";
 
-/** What a test started, closed after it: this module's import registers the hook in each test file. */
-
 export const enc = encodeURIComponent;
 export const byId = (a: number, b: number): number => a - b;
 /** The totals a page announced (its meta also holds the server's Date). */

@@ -155,5 +155,3 @@ export async function startProxy(opts: ProxyOptions): Promise<Proxy> {
       }),
   };
 }
-
-/** Collects things to close after each test. */

@@ -1,7 +1,7 @@
 /**
  * The watch job's tests on one GitLab simulator of watchWorld (test/jobs/watch/): `start` it, `begin` a
- * watch on it as `warden watch` does; every simulator started is closed after each test (importing this
- * module registers the hook).
+ * watch on it as `warden watch` does; every simulator started is closed after each test
+ * (test/support/cleanup.ts).
  */
 import { cursorFor, watchSources } from "../../lib/jobs/watch/index.ts";
 import type { Policy } from "../../lib/policy/index.ts";
