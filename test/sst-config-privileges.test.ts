@@ -1,6 +1,6 @@
 /** sst.config.ts keeps each function to its own (issue 28): no public function reads the jobs' secret, and every grant is to the function's own keys and prefixes. */
 import { describe, expect, it } from "vitest";
-import { BUCKET, CLAIMS, deploy, ENDPOINT_SECRET, SECRET, type FunctionView } from "./support/sst/deploy.ts";
+import { BUCKET, CLAIMS, deploy, ENDPOINT_SECRET, expectRefused, refusals, SECRET, type FunctionView } from "./support/sst/deploy.ts";
 
 /** Whether an IAM pattern (`*` any run, `?` one character) matches `value`, as StringLike and a Resource do. */
 const iamMatches = (pattern: string, value: string) => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`).test(value);
@@ -133,9 +133,7 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
 
   it("takes WARDEN_EVENTS_SILENCE_HOURS with events on, 1 to 168 hours, and refuses it otherwise", async () => {
     expect((await deploy("staging", { WARDEN_EVENTS: "on", WARDEN_EVENTS_SILENCE_HOURS: "6" })).fn("Enforce").env).toMatchObject({ WARDEN_EVENTS_SILENCE_HOURS: "6" });
-    for (const bad of ["0", "-1", "a day", "169", "1.5"]) {
-      await expect(deploy("staging", { WARDEN_EVENTS: "on", WARDEN_EVENTS_SILENCE_HOURS: bad }), bad).rejects.toThrow(`WARDEN_EVENTS_SILENCE_HOURS must be a whole number of hours from 1 to 168, not "${bad}"`);
-    }
+    await expectRefused(["0", "-1", "a day", "169", "1.5"], (bad) => ({ WARDEN_EVENTS: "on", WARDEN_EVENTS_SILENCE_HOURS: bad }), (bad) => `WARDEN_EVENTS_SILENCE_HOURS must be a whole number of hours from 1 to 168, not "${bad}"`);
     await expect(deploy("staging", { WARDEN_EVENTS_SILENCE_HOURS: "6" })).rejects.toThrow("WARDEN_EVENTS_SILENCE_HOURS is set without WARDEN_EVENTS=on");
   });
 
@@ -167,27 +165,26 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     expect(three.fn("Events").lambda["reservedConcurrentExecutions"]).toBe(3);
     expect(three.fn("Worker").lambda["reservedConcurrentExecutions"]).toBe(2);
     expect(three.fn("EventsWorker").lambda["reservedConcurrentExecutions"]).toBe(2);
-    for (const bad of ["0", "-1", "many", "1001"]) {
-      await expect(deploy("staging", { WARDEN_ENDPOINT_CONCURRENCY: bad }), bad).rejects.toThrow(`WARDEN_ENDPOINT_CONCURRENCY must be a whole number of concurrent executions from 1 to 1000, not "${bad}"`);
-    }
+    await expectRefused(["0", "-1", "many", "1001"], (bad) => ({ WARDEN_ENDPOINT_CONCURRENCY: bad }), (bad) => `WARDEN_ENDPOINT_CONCURRENCY must be a whole number of concurrent executions from 1 to 1000, not "${bad}"`);
     // The same check (a deploy's process each: one value is enough to show the Worker's is made).
     await expect(deploy("staging", { WARDEN_WORKER_CONCURRENCY: "1001" })).rejects.toThrow('WARDEN_WORKER_CONCURRENCY must be a whole number of concurrent executions from 1 to 1000, not "1001"');
   });
 
   it("refuses a deploy whose endpoints' secret is the jobs' or is missing, and needs none without chat-ops and events", async () => {
-    await expect(deploy("staging", { WARDEN_ENDPOINT_SECRET_ARN: SECRET })).rejects.toThrow("WARDEN_ENDPOINT_SECRET_ARN names the jobs' secret (WARDEN_SECRET_ARN)");
-    await expect(deploy("staging", { WARDEN_ENDPOINT_SECRET_ARN: undefined })).rejects.toThrow("WARDEN_ENDPOINT_SECRET_ARN must be set with chat-ops or events on");
+    expect(await refusals([{ WARDEN_ENDPOINT_SECRET_ARN: SECRET }, { WARDEN_ENDPOINT_SECRET_ARN: undefined }])).toEqual([
+      expect.stringContaining("WARDEN_ENDPOINT_SECRET_ARN names the jobs' secret (WARDEN_SECRET_ARN)"),
+      expect.stringContaining("WARDEN_ENDPOINT_SECRET_ARN must be set with chat-ops or events on"),
+    ]);
     const none = await deploy("staging", { WARDEN_ENDPOINT_SECRET_ARN: undefined, WARDEN_CHATOPS: "off" });
     for (const [name, f] of none.functions()) expect(f.env, name).not.toHaveProperty("WARDEN_ENDPOINT_SECRET_ARN");
   });
 
   it("refuses a secret ARN that is a pattern or partial (it could cover the jobs' secret and hand the public functions the GitLab token), naming the setting and the form", async () => {
     // Refused when it names the jobs' secret by string equality, which only holds between full ARNs.
-    for (const pattern of ["arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-*", "*", "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-??????", "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden"]) {
-      for (const name of ["WARDEN_ENDPOINT_SECRET_ARN", "WARDEN_SECRET_ARN"]) {
-        await expect(deploy("staging", { [name]: pattern, WARDEN_EVENTS: "on" }), `${name}=${pattern}`).rejects.toThrow(`${name}: "${pattern}" is not a full Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>, no * or ?`);
-      }
-    }
+    const cases = ["arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-*", "*", "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-??????", "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden"].flatMap((pattern) => ["WARDEN_ENDPOINT_SECRET_ARN", "WARDEN_SECRET_ARN"].map((name) => ({ name, pattern })));
+    expect(await refusals(cases.map(({ name, pattern }) => ({ [name]: pattern, WARDEN_EVENTS: "on" })))).toEqual(
+      cases.map(({ name, pattern }) => expect.stringContaining(`${name}: "${pattern}" is not a full Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>, no * or ?`)),
+    );
     // The real secrets are still fine, each read by its own functions, in any partition.
     const deployed = await deploy("staging");
     expect(allows(deployed.fn("Chatops"), "secretsmanager:GetSecretValue", ENDPOINT_SECRET)).toBe(true);

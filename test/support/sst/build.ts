@@ -8,7 +8,7 @@
  */
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import * as esbuild from "esbuild";
@@ -146,13 +146,16 @@ export interface Deployed {
   warnings: string;
 }
 
+/** The environment a deploy's program sees: this process's, with `env` over it (undefined: unset). */
+const programEnv = (env: Record<string, string | undefined>) => Object.fromEntries(Object.entries({ ...process.env, ...env }).filter((e): e is [string, string] => e[1] !== undefined));
+/** With the run's compile cache (test/support/global-setup.ts): each evaluation loads @pulumi/pulumi and @pulumi/aws anew. */
+const evaluate = (args: string[], env: Record<string, string>) =>
+  run(process.execPath, ["--no-warnings", join(import.meta.dirname, "evaluate.ts"), ...args], { cwd: ROOT, env: { ...env, NODE_COMPILE_CACHE: inject("compileCache") } });
+
 /** Runs a run() bundle under Pulumi's mocks with `env` as the deploy environment; rejects with the program's error. */
 export async function evaluateRun(bundle: string, stage: string, env: Record<string, string | undefined>): Promise<Deployed> {
-  const clean = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter((e): e is [string, string] => e[1] !== undefined));
   try {
-    // With the run's compile cache (test/support/global-setup.ts): each evaluation loads @pulumi/pulumi and @pulumi/aws anew.
-    const env = { ...clean, NODE_COMPILE_CACHE: inject("compileCache") };
-    const { stdout, stderr } = await run(process.execPath, ["--no-warnings", join(import.meta.dirname, "evaluate.ts"), bundle, stage], { cwd: ROOT, env });
+    const { stdout, stderr } = await evaluate([bundle, stage], programEnv(env));
     const line = stdout.split("\n").find((l) => l.startsWith("~r"));
     if (!line) throw new Error(`the program printed no result: ${stdout}`);
     return { ...(JSON.parse(line.slice(2)) as Omit<Deployed, "warnings">), warnings: stderr };
@@ -160,4 +163,14 @@ export async function evaluateRun(bundle: string, stage: string, env: Record<str
     const stderr = (err as { stderr?: string }).stderr;
     throw new Error(stderr?.trim() || (err as Error).message);
   }
+}
+
+/** Runs a run() bundle under each of `envs` in turn, in one process (evaluate.ts --refusals): each run's error message, or null where it was not refused. */
+export async function refusedRuns(bundle: string, stage: string, envs: Record<string, string | undefined>[]): Promise<(string | null)[]> {
+  const file = join(OUT, `refusals.${builds++}.json`);
+  writeFileSync(file, JSON.stringify(envs.map(programEnv)));
+  const { stdout } = await evaluate([bundle, stage, "--refusals", file], process.env as Record<string, string>);
+  const line = stdout.split("\n").find((l) => l.startsWith("~e"));
+  if (!line) throw new Error(`the programs printed no result: ${stdout}`);
+  return JSON.parse(line.slice(2)) as (string | null)[];
 }

@@ -6,8 +6,8 @@
  * resources Pulumi was asked to create, read the way an operator reads a plan; the test/sst-config*.test.ts
  * files assert on them. SST itself cannot run here: its CLI downloads Pulumi.
  */
-import { afterAll, vi } from "vitest";
-import { buildRun, evaluateRun, removeBuilds, type Deployed, type SstApp } from "./build.ts";
+import { afterAll, expect, vi } from "vitest";
+import { buildRun, evaluateRun, refusedRuns, removeBuilds, type Deployed, type SstApp } from "./build.ts";
 
 // Each test deploys the config one or more times (a bundle, then Pulumi's mocks over every resource):
 // seconds each on a quiet machine, many more on a loaded CI runner, so the tests of a file that imports
@@ -118,6 +118,21 @@ export async function deploy(stage = "staging", env: Env = {}): Promise<Deploy> 
   if (!evaluated.has(key)) evaluated.set(key, evaluateRun(bundle, stage, settings));
   // A copy each: a test may not change what another reads.
   return new Deploy(app, structuredClone(await evaluated.get(key)!));
+}
+
+/**
+ * The error each of these deploys is refused with (null where it deployed), under the settings deploy()
+ * gives them, all run in one Pulumi process (build.ts refusedRuns): a process each was about a second,
+ * and the config's tests refuse dozens of values.
+ */
+export async function refusals(envs: Env[], stage = "staging"): Promise<(string | null)[]> {
+  const { bundle } = await built(stage);
+  return refusedRuns(bundle, stage, envs.map((env) => ({ ...UNSET, ...DEPLOY_ENV, ...env })));
+}
+
+/** Expects the deploy under `env(value)` refused for each value, with an error holding `message(value)`. */
+export async function expectRefused(values: string[], env: (value: string) => Env, message: (value: string) => string): Promise<void> {
+  expect(await refusals(values.map(env))).toEqual(values.map((value) => expect.stringContaining(message(value))));
 }
 
 export const BUCKET = "RunHistoryBucket-a1b2c3";

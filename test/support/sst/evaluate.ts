@@ -3,11 +3,17 @@
  * SST runs it under the Pulumi engine, and prints `~r` and JSON of every resource asked for (type
  * token, name, resolved inputs) and the program's outputs. Any failure of the program exits 1 with its
  * message on stderr. Physical names and ARNs are made up in the shape AWS gives them.
+ *
+ * `node evaluate.ts BUNDLE STAGE --refusals FILE`: FILE holds a JSON array of environments; the program
+ * runs under each in turn, in this one process (a module instance of the bundle each), and `~e` and
+ * JSON print each run's error message, or null where it was not refused. For deploys the config must
+ * refuse: their resources are not read, so what one run leaves registered cannot mislead another.
  */
+import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import * as pulumi from "@pulumi/pulumi";
 
-const [bundle, stage] = process.argv.slice(2);
+const [bundle, stage, mode, envsFile] = process.argv.slice(2);
 const ACCOUNT = "123456789012";
 const REGION = "eu-west-1";
 const resources: { type: string; name: string; inputs: Record<string, unknown> }[] = [];
@@ -35,27 +41,49 @@ function state(type: string, name: string, inputs: Record<string, unknown>): Rec
   }
 }
 
-process.on("unhandledRejection", (err) => fail(err));
+const mocks: pulumi.runtime.Mocks = {
+  newResource({ type, name, inputs }) {
+    if (type !== "pulumi:pulumi:Stack") resources.push({ type, name, inputs });
+    return { id: `${name}-id`, state: { ...inputs, ...state(type, name, inputs) } };
+  },
+  call: ({ inputs }) => inputs,
+};
 
-try {
-  await pulumi.runtime.setMocks(
-    {
-      newResource({ type, name, inputs }) {
-        if (type !== "pulumi:pulumi:Stack") resources.push({ type, name, inputs });
-        return { id: `${name}-id`, state: { ...inputs, ...state(type, name, inputs) } };
-      },
-      call: ({ inputs }) => inputs,
-    },
-    "warden",
-    stage,
-    false,
-  );
-  const outputs = await pulumi.runtime.runInPulumiStack(async () => (await import(pathToFileURL(bundle!).href)).default);
+/** Runs the program once; resolves with its outputs. `job` gives the bundle a module instance of its own. */
+async function runProgram(job = 0): Promise<unknown> {
+  await pulumi.runtime.setMocks(mocks, "warden", stage, false);
+  const outputs = await pulumi.runtime.runInPulumiStack(async () => (await import(`${pathToFileURL(bundle!).href}?job=${job}`)).default);
   // Resources made inside apply() callbacks register after the program returns.
   await new Promise((done) => setTimeout(done, 50));
-  process.stdout.write(`~r${JSON.stringify({ resources, outputs })}\n`);
-} catch (err) {
-  fail(err);
+  return outputs;
+}
+
+if (mode === "--refusals") {
+  let rejected: unknown;
+  process.on("unhandledRejection", (err) => (rejected ??= err));
+  const messages: (string | null)[] = [];
+  for (const [job, env] of (JSON.parse(readFileSync(envsFile!, "utf8")) as Record<string, string>[]).entries()) {
+    for (const name of Object.keys(process.env)) delete process.env[name];
+    Object.assign(process.env, env);
+    rejected = undefined;
+    const error = await runProgram(job + 1).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    // A refused run's other promises reject soon after its own: theirs, not the next run's.
+    await new Promise((done) => setTimeout(done, 50));
+    const refusal = error ?? rejected;
+    messages.push(refusal === undefined ? null : refusal instanceof Error ? refusal.message : String(refusal));
+  }
+  process.stdout.write(`~e${JSON.stringify(messages)}\n`);
+} else {
+  process.on("unhandledRejection", (err) => fail(err));
+  try {
+    const outputs = await runProgram();
+    process.stdout.write(`~r${JSON.stringify({ resources, outputs })}\n`);
+  } catch (err) {
+    fail(err);
+  }
 }
 
 function fail(err: unknown): never {
