@@ -6,7 +6,7 @@ import { loadGitLabPolicy, type PolicySettingNames } from "../../lib/config/poli
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { json, scriptedServers } from "../support/server.ts";
+import { json, serve } from "../support/server.ts";
 
 const NAMES: PolicySettingNames = { project: "P", path: "PATH", ref: "REF", token: "TOKEN", allowUnprotected: "ALLOW=1" };
 const FILES = "/projects/:id/repository/files/:file_path";
@@ -14,7 +14,6 @@ const BRANCH = "/projects/:id/repository/branches/:branch";
 
 let sim: GitLabSim;
 let repo: SimProject;
-const serve = scriptedServers();
 // Two retries, no waiting to speak of: what "after retries" means, quickly.
 const client = (url: string) => new GitLabClient({ url, token: "glpat-sim-admin", retry: { maxRetries: 2, baseDelayMs: 1, maxBackoffMs: 2 } });
 

@@ -15,10 +15,9 @@ import { HttpError, NetworkError } from "../../lib/http/index.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { startN8nSim, type N8nSim } from "../../sim/n8n/index.ts";
-import { json, scriptedServers } from "../support/server.ts";
+import { json, serve } from "../support/server.ts";
 import { TEST_CERT, TEST_KEY } from "../support/tls-fixture.ts";
 
-const serve = scriptedServers();
 /** One attempt: these tests are about the words. How soon a first contact gives up is the last describe's. */
 const ONCE = { retry: { maxRetries: 0 } };
 const N8N_KEY = "n8n-setting-errors-key-4f1d";

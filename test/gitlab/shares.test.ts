@@ -3,20 +3,18 @@
  * ("removed" vs "already-gone", "created" vs "exists", errors), and that a POST which may have
  * reached GitLab is never sent twice.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { HttpError, NetworkError, type GitLabClient, type NewShare } from "../../lib/gitlab/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type GitLabSimOptions, type SimGroup } from "../../sim/gitlab/index.ts";
-import { Closer } from "../support/cleanup.ts";
+import { afterTest } from "../support/cleanup.ts";
 import { gitlabClient } from "../support/spec.ts";
 
-const closer = new Closer();
-afterEach(() => closer.closeAll());
 
 const NOW = new Date("2026-03-10T12:00:00Z");
 
 async function gitlab(opts: Omit<GitLabSimOptions, "dataset"> = {}): Promise<{ sim: GitLabSim; client: GitLabClient; group: (path: string) => SimGroup }> {
   const dataset = generateOrganisation({ projects: 120, seed: 5, groupShares: true, now: NOW }).dataset;
-  const sim = closer.add(await startGitLabSim({ ...opts, dataset }));
+  const sim = afterTest.add(await startGitLabSim({ ...opts, dataset }));
   const group = (path: string) => dataset.groups.find((g) => g.full_path === path)!;
   return { sim, client: gitlabClient(sim.url, sim.token), group };
 }

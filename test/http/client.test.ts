@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createHttpClient, HttpError, NetworkError, RateLimiterRegistry, RedirectError, type HttpClientOptions } from "../../lib/http/index.ts";
-import { json, scriptedServers } from "../support/server.ts";
+import { json, serve } from "../support/server.ts";
 
 const TOKEN = "glpat-secret-token-123";
-const serve = scriptedServers();
 
 function client(origin: string, opts: Partial<HttpClientOptions> = {}) {
   return createHttpClient({

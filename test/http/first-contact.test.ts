@@ -9,9 +9,8 @@ import type { AddressInfo } from "node:net";
 import { Agent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpClient, NetworkError, RateLimiterRegistry, type HttpClientOptions } from "../../lib/http/index.ts";
-import { json, scriptedServers } from "../support/server.ts";
+import { json, serve } from "../support/server.ts";
 
-const serve = scriptedServers();
 const tcpServers: Server[] = [];
 afterEach(() => Promise.all(tcpServers.splice(0).map((s) => new Promise((r) => s.close(r)))));
 

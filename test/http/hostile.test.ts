@@ -7,10 +7,9 @@ import { describe, expect, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { createHttpClient, HttpError, NetworkError, RateLimiterRegistry, UnexpectedAnswerError, type HttpClientOptions, type WaitEvent } from "../../lib/http/index.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";
-import { json, scriptedServers, type ScriptedHandler } from "../support/server.ts";
+import { json, serve, type ScriptedHandler } from "../support/server.ts";
 
 const TOKEN = "glpat-hostile-token-0123456789";
-const serve = scriptedServers();
 
 function client(origin: string, opts: Partial<HttpClientOptions> = {}) {
   return createHttpClient({

@@ -5,9 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { createHttpClient, HttpError, RateLimiterRegistry, type HttpClientOptions, type WaitEvent } from "../../lib/http/index.ts";
-import { json, scriptedServers, type ScriptedHandler } from "../support/server.ts";
+import { json, serve, type ScriptedHandler } from "../support/server.ts";
 
-const serve = scriptedServers();
 
 function client(origin: string, opts: Partial<HttpClientOptions> = {}) {
   return createHttpClient({ origin, service: "GitLab", credentials: { "PRIVATE-TOKEN": "glpat-pushback-0123" }, limiters: new RateLimiterRegistry(), ...opts, retry: { baseDelayMs: 5, rateLimitedBaseMs: 2, ...opts.retry } });

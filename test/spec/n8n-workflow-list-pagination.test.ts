@@ -16,15 +16,13 @@
  *   above 250; tested).
  * - §9 the current value of the version number: "not shown" (Warden speaks v1; tested).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { N8nClientOptions } from "../../lib/n8n/index.ts";
 import { isActive } from "../../lib/n8n/index.ts";
 import { generateWorkflows, startN8nSim, type N8nSim, type N8nSimOptions } from "../../sim/n8n/index.ts";
-import { Closer } from "../support/cleanup.ts";
+import { afterTest } from "../support/cleanup.ts";
 import { headerValue, n8nClient, queryOf, startProxy, tap } from "../support/spec.ts";
 
-const closer = new Closer();
-afterEach(() => closer.closeAll());
 
 interface ListBody {
   data: { id: string }[];
@@ -37,7 +35,7 @@ const withoutCursor = (url: string): [string, string][] => [...queryOf(url)].fil
 describe.each([1, 2] as const)("n8n API generation %i", (generation) => {
   async function n8n(opts: Omit<Partial<N8nSimOptions>, "generation"> & { count?: number } = {}, clientOpts: Partial<N8nClientOptions> = {}) {
     const { count = 600, ...simOpts } = opts;
-    const sim = closer.add(await startN8nSim({ generation, recordRequests: true, workflows: generateWorkflows({ count, seed: 5 }), ...simOpts }));
+    const sim = afterTest.add(await startN8nSim({ generation, recordRequests: true, workflows: generateWorkflows({ count, seed: 5 }), ...simOpts }));
     return { sim, client: n8nClient(sim.url, sim.apiKey, clientOpts) };
   }
   const allIds = (sim: N8nSim): string[] => sim.workflows.map((w) => w.id);
@@ -94,7 +92,7 @@ describe.each([1, 2] as const)("n8n API generation %i", (generation) => {
 
     it("Base address of a self-hosted instance: host, port and an optional path, kept on every page", async () => {
       const { sim } = await n8n({ count: 600 });
-      const proxy = closer.add(await startProxy({ target: sim.url, prefix: "/automation" }));
+      const proxy = afterTest.add(await startProxy({ target: sim.url, prefix: "/automation" }));
       const client = n8nClient(`${proxy.url}/automation/`, sim.apiKey);
       const all = await client.listWorkflows().collect();
       expect(all.map((w) => w.id)).toEqual(allIds(sim));

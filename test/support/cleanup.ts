@@ -1,10 +1,10 @@
 /**
- * Servers to close after a test. A support module gives what it starts to `afterTest` rather than
- * registering a hook as it loads: a worker of the "shared" project (vitest.config.ts) loads a module
- * once for all the files it runs, so such a hook would hold in the first file alone.
- * test/support/shared-worker.ts closes `afterTest` after every test of every file.
+ * Servers to close after a test. Tests and support modules give what they start to `afterTest` rather
+ * than registering a hook: a worker of the "shared" project (vitest.config.ts) loads a support module
+ * once for all the files it runs, so a hook it registered as it loaded would hold in the first file
+ * alone. test/support/shared-worker.ts closes `afterTest` after every test of every file.
  */
-export class Closer {
+class Closer {
   private readonly open: { close(): Promise<void> }[] = [];
 
   add<T extends { close(): Promise<void> }>(thing: T): T {

@@ -1,8 +1,8 @@
 /** n8n simulators for the workflows job's tests: workflows made in one line, each simulator closed after its test, a client of its own for each run. */
-import { afterEach } from "vitest";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";
 import { startN8nSim, type N8nSim, type N8nSimOptions, type SimWorkflow } from "../../sim/n8n/index.ts";
+import { afterTest } from "./cleanup.ts";
 
 /** A workflow with a trigger, inactive, unarchived and untagged unless `overrides` says otherwise. */
 export function workflow(id: string, name: string, overrides: Partial<SimWorkflow> = {}): SimWorkflow {
@@ -10,17 +10,9 @@ export function workflow(id: string, name: string, overrides: Partial<SimWorkflo
   return { id, name, active: false, isArchived: false, tags: [], hasTrigger: true, createdAt: at, updatedAt: at, ...overrides };
 }
 
-/** Starts simulators that are closed after the test that started them (call at a test file's top level). */
-export function n8nSims(): (opts: N8nSimOptions) => Promise<N8nSim> {
-  const started: N8nSim[] = [];
-  afterEach(async () => {
-    await Promise.all(started.splice(0).map((sim) => sim.close()));
-  });
-  return async (opts) => {
-    const sim = await startN8nSim(opts);
-    started.push(sim);
-    return sim;
-  };
+/** An n8n simulator, closed after the test that started it (test/support/cleanup.ts). */
+export async function n8nSim(opts: N8nSimOptions): Promise<N8nSim> {
+  return afterTest.add(await startN8nSim(opts));
 }
 
 /** A client of an n8n (a simulator, or a scripted server) with a rate limiter of its own and short retries. */

@@ -1,7 +1,7 @@
 /** A scripted loopback server for transport-level cases (the simulators model the services themselves). */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach } from "vitest";
+import { afterTest } from "./cleanup.ts";
 
 export interface Received {
   method: string;
@@ -54,15 +54,7 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
 
 export type ScriptedHandler = Parameters<typeof scriptedServer>[0];
 
-/** A `serve(handler)` for a test file: each server it starts is closed after the test that started it. */
-export function scriptedServers(): (handler: ScriptedHandler) => Promise<ScriptedServer> {
-  const servers: ScriptedServer[] = [];
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
-  return async (handler) => {
-    const s = await scriptedServer(handler);
-    servers.push(s);
-    return s;
-  };
+/** A scripted server, closed after the test that started it (test/support/cleanup.ts). */
+export async function serve(handler: ScriptedHandler): Promise<ScriptedServer> {
+  return afterTest.add(await scriptedServer(handler));
 }

@@ -7,10 +7,9 @@
 import { describe, expect, it } from "vitest";
 import { exitCode, reconcileWorkflows } from "../../../lib/jobs/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
-import { n8nClient, n8nSims, workflow } from "../../support/n8n-world.ts";
+import { n8nClient, n8nSim, workflow } from "../../support/n8n-world.ts";
 
 const KEY = "n8n-archived-key-0002";
-const startN8nSim = n8nSims();
 
 const policy = parsePolicy(
   `version: 1
@@ -25,7 +24,7 @@ n8n:
 
 describe("n8n 1.x: an editor archives their unlisted workflow, then switches it on through the API", () => {
   it("Warden deactivates it, as it would the same workflow unarchived", async () => {
-    const sim = await startN8nSim({
+    const sim = await n8nSim({
       generation: 1,
       apiKeys: { [KEY]: {} },
       workflows: [workflow("wf01", "Approved", { active: true }), workflow("wf66", "Exfiltrate CRM", { isArchived: true })],

@@ -7,11 +7,10 @@
 import { describe, expect, it } from "vitest";
 import { reconcileWorkflows } from "../../../lib/jobs/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
-import { json, scriptedServers } from "../../support/server.ts";
-import { n8nClient, n8nSims, workflow } from "../../support/n8n-world.ts";
+import { json, serve } from "../../support/server.ts";
+import { n8nClient, n8nSim, workflow } from "../../support/n8n-world.ts";
 
 const KEY = "n8n-changes-key-0001";
-const startN8nSim = n8nSims();
 
 const policy = parsePolicy(
   `version: 1
@@ -26,7 +25,7 @@ n8n:
 
 describe("n8n 1.x: a transient 5xx on the run's first change", () => {
   it("does not make Warden send every later change to 2.x's routes (which 1.x answers with 405)", async () => {
-    const sim = await startN8nSim({
+    const sim = await n8nSim({
       generation: 1,
       apiKeys: { [KEY]: {} },
       workflows: [workflow("wf02", "Stray", { active: true }), workflow("wf03", "Named A"), workflow("wf04", "Named B"), workflow("wf07", "Stray 2", { active: true })],
@@ -48,7 +47,6 @@ describe("n8n 1.x: a transient 5xx on the run's first change", () => {
 });
 
 const PERMISSION_KEY = "n8n-changes-key-0003";
-const serve = scriptedServers();
 const WORKFLOW = { id: "wf03", name: "Invoices", active: false, activeVersionId: null, isArchived: false, tags: [] };
 const PERMISSION = "You do not have permission to publish this workflow. Ask the owner of the workflow to share it with you";
 

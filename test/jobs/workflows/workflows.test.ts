@@ -3,14 +3,13 @@ import { exitCode, N8nAccessError, reconcileWorkflows, renderText, type Workflow
 import { N8nClient } from "../../../lib/n8n/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import type { N8nSim, N8nSimOptions, SimWorkflow } from "../../../sim/n8n/index.ts";
-import { n8nClient, n8nSims, workflow } from "../../support/n8n-world.ts";
+import { n8nClient, n8nSim, workflow } from "../../support/n8n-world.ts";
 import { validated } from "../../support/report.ts";
 
 const KEY = "n8n-api-key-s3cret-0042";
 // n8n 1.x has no publish routes: the first change of a run asks 2.x's route, gets 405, and learns the generation.
 const ROUTES_1X = /\/(activate|deactivate)$/;
 
-const startN8nSim = n8nSims();
 const production = [{ id: "2tUt1wbLX592XDdX", name: "production" }];
 const staging = [{ id: "Kd8s0QmZpW3rT1xE", name: "staging" }];
 
@@ -45,7 +44,7 @@ n8n:
 }
 
 async function start(generation: 1 | 2, opts: Partial<N8nSimOptions> = {}): Promise<N8nSim> {
-  return startN8nSim({ generation, workflows: FIXTURE, apiKeys: { [KEY]: {} }, recordRequests: true, ...opts });
+  return n8nSim({ generation, workflows: FIXTURE, apiKeys: { [KEY]: {} }, recordRequests: true, ...opts });
 }
 
 function client(sim: N8nSim, apiKey = sim.apiKey): N8nClient {
