@@ -1,6 +1,6 @@
 /** sst.config.ts keeps each function to its own (issue 28): no public function reads the jobs' secret, and every grant is to the function's own keys and prefixes. */
 import { describe, expect, it } from "vitest";
-import { BUCKET, CLAIMS, deploy, ENDPOINT_SECRET, expectRefused, refusals, SECRET, type FunctionView } from "./support/sst/deploy.ts";
+import { BUCKET, CLAIMS, deploy, ENDPOINT_SECRET, expectRefused, refusals, SECRET, type FunctionView, type RoleStatement } from "./support/sst/deploy.ts";
 
 /** Whether an IAM pattern (`*` any run, `?` one character) matches `value`, as StringLike and a Resource do. */
 const iamMatches = (pattern: string, value: string) => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`).test(value);
@@ -20,6 +20,28 @@ function allows(f: FunctionView, action: string, resource: string, context: Reco
         }),
       ),
   );
+}
+
+/**
+ * The AWS managed policies SST attaches to a function's role, as AWS publishes them (AWS Managed Policy
+ * reference, docs.aws.amazon.com/aws-managed-policy/latest/reference/): each allows these actions on "*".
+ */
+const MANAGED: Record<string, string[]> = {
+  "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole": ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"],
+  "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicDurableExecutionRolePolicy": ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents", "lambda:CheckpointDurableExecution", "lambda:GetDurableExecutionState"],
+};
+/** Whether a statement of another policy on the role covers `resource` (its Resource, or outside its NotResource). */
+const covers = (s: RoleStatement, action: string, resource: string) =>
+  s.actions.includes(action) && (s.resources ? s.resources.some((r) => iamMatches(r, resource)) : !s.notResources!.some((r) => iamMatches(r, resource)));
+/** What the role's policies together allow, as IAM evaluates them: some statement allows, and none denies. */
+function roleAllows(f: FunctionView, action: string, resource: string): boolean {
+  const managed = f.managedPolicyArns.some((arn) => {
+    if (!MANAGED[arn]) throw new Error(`the test knows nothing of ${arn}`);
+    return MANAGED[arn].includes(action);
+  });
+  const others = f.rolePolicyStatements;
+  const allowed = managed || allows(f, action, resource) || others.some((s) => s.effect === "Allow" && covers(s, action, resource));
+  return allowed && !others.some((s) => s.effect === "Deny" && covers(s, action, resource));
 }
 
 /** A run-history key as lib/jobs/restore/run-history.ts's runKey makes it: runs/<job>/<trigger>/<time>-<id>.json. */
@@ -152,6 +174,21 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     }
     // Enforce only overwrites it: the item outlives any one run.
     expect(allows(deployed.fn("Enforce"), "dynamodb:DeleteItem", CLAIMS, { "dynamodb:LeadingKeys": ["rules:last-sweep"] })).toBe(false);
+  });
+
+  it("lets Enforce checkpoint and read only its own durable executions: Lambda's managed policy for durable functions allows any function's", async () => {
+    const deployed = await deploy();
+    const enforce = deployed.fn("Enforce");
+    // A durable execution's ARN is its function version's, then /durable-execution/<name>/<id> (Lambda's durable-security page).
+    const own = [`${enforce.arn}:1/durable-execution/schedule/0a1b`, `${enforce.arn}:$LATEST/durable-execution/console/2c3d`];
+    const others = ["arn:aws:lambda:eu-west-1:123456789012:function:payments:4/durable-execution/pay/5e6f", `${enforce.arn}-copy:1/durable-execution/x/7a8b`];
+    for (const action of ["lambda:CheckpointDurableExecution", "lambda:GetDurableExecutionState"]) {
+      for (const execution of own) expect(roleAllows(enforce, action, execution), `${action} ${execution}`).toBe(true);
+      for (const execution of others) expect(roleAllows(enforce, action, execution), `${action} ${execution}`).toBe(false);
+    }
+    // Its logs stay its own to write; no other function is durable.
+    expect(roleAllows(enforce, "logs:PutLogEvents", "arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/x:log-stream:y")).toBe(true);
+    for (const [name, f] of deployed.functions()) if (name !== "Enforce") expect(roleAllows(f, "lambda:CheckpointDurableExecution", own[0]!), name).toBe(false);
   });
 
   it("reserves concurrency for the public functions (10, or WARDEN_ENDPOINT_CONCURRENCY), for each worker they start (5, or WARDEN_WORKER_CONCURRENCY), and for no scheduled job", async () => {

@@ -26,6 +26,8 @@ export const UNSET = Object.fromEntries(
 export type Env = Record<string, string | undefined>;
 export type Inputs = Record<string, any>;
 export interface Statement { actions: string[]; resources: string[]; conditions?: Record<string, Record<string, string[]>> }
+/** A statement of a policy attached to a role beside its inline one (aws.iam.RolePolicy), as IAM reads it. */
+export interface RoleStatement { effect: "Allow" | "Deny"; actions: string[]; resources?: string[]; notResources?: string[] }
 
 /** What app() gives each stage (the first test holds app() to it): the run() build's $app, so that each of SST's two builds fails its own tests. */
 export const appOf = (stage: string): SstApp => ({ name: "warden", home: "aws", removal: stage === "production" ? "retain" : "remove", protect: stage === "production" });
@@ -89,6 +91,23 @@ export class FunctionView {
     return inline.flatMap((p) =>
       (JSON.parse(p.policy).Statement as { Action: string[]; Resource: string[]; Condition?: Statement["conditions"] }[]).map((s) => ({ actions: s.Action, resources: s.Resource, ...(s.Condition ? { conditions: s.Condition } : {}) })),
     );
+  }
+  /** The AWS managed policies attached to the function's role. */
+  get managedPolicyArns(): string[] { return this.deploy.one("aws:iam/role:Role", `${this.component}Role`)["managedPolicyArns"]; }
+  /** The statements of every aws.iam.RolePolicy attached to the function's role (by its physical name). */
+  get rolePolicyStatements(): RoleStatement[] {
+    const list = <T>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
+    return this.deploy
+      .all("aws:iam/rolePolicy:RolePolicy")
+      .filter((p) => p.inputs["role"] === `${this.component}Role-a1b2c3`)
+      .flatMap((p) =>
+        (JSON.parse(String(p.inputs["policy"])).Statement as { Effect: RoleStatement["effect"]; Action: string | string[]; Resource?: string | string[]; NotResource?: string | string[] }[]).map((s) => ({
+          effect: s.Effect,
+          actions: list(s.Action)!,
+          ...(s.Resource === undefined ? {} : { resources: list(s.Resource) }),
+          ...(s.NotResource === undefined ? {} : { notResources: list(s.NotResource) }),
+        })),
+      );
   }
   get arn() { return arnOf("aws:lambda/function:Function", `${this.component}Function`); }
   get physicalName() { return `${this.component}Function-a1b2c3`; }

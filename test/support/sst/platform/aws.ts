@@ -86,6 +86,8 @@ export class Function extends Component {
   /** What a schedule or a link invokes: the published version's ARN where there is one (versioning, durable). */
   readonly targetArn: pulumi.Output<string>;
   readonly qualifier: pulumi.Output<string | undefined>;
+  private readonly role: aws.iam.Role;
+  private readonly fn: aws.lambda.Function;
 
   constructor(name: string, args: FunctionArgs, opts?: pulumi.ComponentResourceOptions) {
     super("Function", name, args, FUNCTION_KEYS, opts);
@@ -149,10 +151,17 @@ export class Function extends Component {
       if (authorization === "none") new aws.lambda.Permission(`${name}PublicFunctionUrlAccess`, { action: "lambda:InvokeFunctionUrl", function: fn.name, principal: "*", functionUrlAuthType: "NONE" }, { parent });
       return fnUrl.functionUrl;
     });
+    this.role = role;
+    this.fn = fn;
     this.name = fn.name;
     this.arn = fn.arn;
     this.targetArn = pulumi.all([publish, fn.qualifiedArn, fn.arn]).apply(([published, qualified, arn]) => (published ? qualified : arn));
     this.qualifier = pulumi.all([publish, fn.version]).apply(([published, version]) => (published ? version : undefined));
+  }
+
+  /** SST's: the role it made for the function (SST makes none where `role` is given; Warden gives none) and the function. */
+  get nodes() {
+    return { role: this.role, function: this.fn };
   }
 }
 
@@ -162,6 +171,7 @@ export class Workflow extends Component {
   readonly qualifier: pulumi.Output<string | undefined>;
   /** @internal as in SST: what CronV2 targets. */
   readonly targetArn: pulumi.Output<string>;
+  private readonly fn: Function;
 
   constructor(name: string, args: WorkflowArgs, opts?: pulumi.ComponentResourceOptions) {
     super("Workflow", name, args, WORKFLOW_KEYS, opts);
@@ -182,6 +192,12 @@ export class Workflow extends Component {
     this.arn = fn.arn;
     this.qualifier = fn.qualifier;
     this.targetArn = fn.targetArn;
+    this.fn = fn;
+  }
+
+  /** SST's: the Function component behind the workflow. */
+  get nodes() {
+    return { function: this.fn };
   }
 }
 
