@@ -234,14 +234,16 @@ export default $config({
     if (enforce) {
       // The managed policy SST gives a durable function's role (AWSLambdaBasicDurableExecutionRolePolicy)
       // allows checkpointing and reading the state of every durable execution in the account: this denies
-      // all but Enforce's own, whatever the version. A policy of its own, made after the function: the
-      // role cannot name the function's ARN (the function needs the role first), and a deny leaves the
-      // managed policy's grant whole while it is made, so an execution in flight during an upgrade keeps it.
+      // all but Enforce's own. Lambda authorizes these against the execution's ARN (<function ARN>:<version>/
+      // durable-execution/…); the unqualified ARN is spared too, in case it ever authorizes against that.
+      // A policy of its own, made after the function: the role cannot name the function's ARN (the
+      // function needs the role first), and a deny leaves the managed policy's grant whole while it is
+      // made, so an execution in flight during an upgrade keeps it.
       new aws.iam.RolePolicy("EnforceOwnExecutionsOnly", {
         role: enforce.nodes.function.nodes.role.name,
         policy: $util.jsonStringify({
           Version: "2012-10-17",
-          Statement: [{ Effect: "Deny", Action: ["lambda:CheckpointDurableExecution", "lambda:GetDurableExecutionState"], NotResource: [$interpolate`${enforce.arn}:*`] }],
+          Statement: [{ Effect: "Deny", Action: ["lambda:CheckpointDurableExecution", "lambda:GetDurableExecutionState"], NotResource: [enforce.arn, $interpolate`${enforce.arn}:*`] }],
         }),
       });
       // For the AWS CLI: a durable function is invoked, and its executions listed, by version.

@@ -180,7 +180,7 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     const deployed = await deploy();
     const enforce = deployed.fn("Enforce");
     // A durable execution's ARN is its function version's, then /durable-execution/<name>/<id> (Lambda's durable-security page).
-    const own = [`${enforce.arn}:1/durable-execution/schedule/0a1b`, `${enforce.arn}:$LATEST/durable-execution/console/2c3d`];
+    const own = [`${enforce.arn}:1/durable-execution/schedule/0a1b`, `${enforce.arn}:$LATEST/durable-execution/console/2c3d`, enforce.arn];
     const others = ["arn:aws:lambda:eu-west-1:123456789012:function:payments:4/durable-execution/pay/5e6f", `${enforce.arn}-copy:1/durable-execution/x/7a8b`];
     for (const action of ["lambda:CheckpointDurableExecution", "lambda:GetDurableExecutionState"]) {
       for (const execution of own) expect(roleAllows(enforce, action, execution), `${action} ${execution}`).toBe(true);
