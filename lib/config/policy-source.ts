@@ -80,7 +80,8 @@ export async function loadGitLabPolicy(
   const name = `policy ${at.path} in GitLab project ${at.project} at ${origin.ref} (commit ${file.commitId.slice(0, 12)})`;
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(file.bytes);
+    // The byte order mark kept (ignoreBOM), as a policy file's is: the policy's sha256 is then its bytes', as committed, which a plan's check hashes.
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(file.bytes);
   } catch {
     throw new PolicyError(name, [{ path: "", message: "is not UTF-8 text (is it the policy file?)" }]);
   }

@@ -7,8 +7,8 @@
  * another id than an earlier read of the same location found (a project created at the path since).
  *
  * The ref must be protected: a branch's or tag's `protected` must be true, or anyone who may push to
- * it writes the policy, and a branch's rule must not let Developers push (`developers_can_push`),
- * unless the deployment opts out. The file is then read at the commit the
+ * it writes the policy, and a branch's rule must not let Developers push or merge
+ * (`developers_can_push`, `developers_can_merge`), unless the deployment opts out. The file is then read at the commit the
  * protected ref pointed at, not at its name, so a push in between is not what is read. A full commit
  * id is read as given: it is immutable, and the deployer chose it in their configuration.
  */
@@ -94,11 +94,13 @@ export async function trustedRef(
         `protect the ${kind} in GitLab (Settings > Repository > Protected ${kind === "branch" ? "branches" : "tags"}), or set ${names.allowUnprotected} to read it anyway`,
     );
   }
-  // Protected, but not from Developers: every one of them would write the policy without a review.
-  if (found.kind === "branch" && found.ref.developers_can_push === true && !at.allowUnprotected) {
+  // Protected, but not from Developers: every one of them would write the policy without a review
+  // (by a merge request they merge themselves, where they may merge: GitLab's default protection).
+  const developers = found.kind === "branch" ? (found.ref.developers_can_push === true ? "push to it" : found.ref.developers_can_merge === true ? "merge into it" : undefined) : undefined;
+  if (developers && !at.allowUnprotected) {
     throw new PolicyTrustError(
-      `branch ${JSON.stringify(found.ref.name)} is protected, but Developers may push to it, so every Developer of the project writes the policy: ` +
-        `allow only Maintainers to push to it in GitLab (Settings > Repository > Protected branches), or set ${names.allowUnprotected} to read it anyway`,
+      `branch ${JSON.stringify(found.ref.name)} is protected, but Developers may ${developers}, so every Developer of the project writes the policy: ` +
+        `allow only Maintainers to push to it and merge into it in GitLab (Settings > Repository > Protected branches), or set ${names.allowUnprotected} to read it anyway`,
     );
   }
   const commitId = found.ref.commit?.id;

@@ -121,6 +121,8 @@ export interface Branch {
   protected: boolean;
   /** True when a protected-branch rule for it lets Developers push (not only Maintainers). */
   developers_can_push?: boolean;
+  /** True when a protected-branch rule for it lets Developers merge into it: each can merge a change of their own. */
+  developers_can_merge?: boolean;
 }
 
 /** Requests a GitLabClient sent, by what they cost (GitLabClient.requestCounts). */

@@ -54,6 +54,12 @@ export interface SimProject {
    * Absent: none, as GitLab's default protection lets only Maintainers push.
    */
   developer_push_branches?: string[];
+  /**
+   * Of those rules, the ones that let Developers merge but only Maintainers push ("Allowed to merge:
+   * Developers + Maintainers", what GitLab's default branch protection "Protected against pushes"
+   * gives): a branch they match answers `developers_can_merge: true`, `developers_can_push: false`.
+   */
+  developer_merge_branches?: string[];
   /** Protected-tag rules, likewise; absent: none. */
   protected_tags?: string[];
   /** Of those rules, the ones that let Developers create tags too ("Allowed to create": Developers + Maintainers). */

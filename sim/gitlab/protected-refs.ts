@@ -26,6 +26,9 @@ export const isProtectedBranch = (project: SimProject, name: string): boolean =>
 /** GitLab's `developers_can_push` (and `developers_can_merge`): a protected rule matching the branch grants Developers push. */
 export const developersCanPush = (project: SimProject, name: string): boolean =>
   isProtectedBranch(project, name) && (project.developer_push_branches ?? []).some((rule) => refRuleMatches(rule, name));
+/** GitLab's `developers_can_merge`: a protected rule matching the branch lets Developers merge (and push, where it lets them push). */
+export const developersCanMerge = (project: SimProject, name: string): boolean =>
+  developersCanPush(project, name) || (isProtectedBranch(project, name) && (project.developer_merge_branches ?? []).some((rule) => refRuleMatches(rule, name)));
 export const isProtectedTag = (project: SimProject, name: string): boolean => tagRules(project).some((rule) => refRuleMatches(rule, name));
 
 /** A rule as GitLab answers it: who may create the tags it matches (Maintainers, or Developers too). */
@@ -50,15 +53,20 @@ export const getProtectedTag: Handler = (ctx) => {
 
 /** A test's hands on a project's protected-branch rules (what Settings > Repository > Protected branches changes). */
 export const protectedBranches = {
-  /** `developersCanPush`: the rule's "Allowed to push and merge" is Developers + Maintainers. */
-  protect(project: SimProject, rule: string, opts: { developersCanPush?: boolean } = {}): void {
+  /**
+   * `developersCanPush`: the rule's "Allowed to push and merge" is Developers + Maintainers;
+   * `developersCanMerge`: only its "Allowed to merge" is.
+   */
+  protect(project: SimProject, rule: string, opts: { developersCanPush?: boolean; developersCanMerge?: boolean } = {}): void {
     project.protected_branches = [...new Set([...branchRules(project), rule])];
     if (opts.developersCanPush) project.developer_push_branches = [...new Set([...(project.developer_push_branches ?? []), rule])];
+    if (opts.developersCanMerge) project.developer_merge_branches = [...new Set([...(project.developer_merge_branches ?? []), rule])];
   },
   /** Removes the rule of exactly this name (as GitLab's `DELETE /projects/:id/protected_branches/:name`). */
   unprotect(project: SimProject, rule: string): void {
     project.protected_branches = branchRules(project).filter((r) => r !== rule);
     project.developer_push_branches = (project.developer_push_branches ?? []).filter((r) => r !== rule);
+    project.developer_merge_branches = (project.developer_merge_branches ?? []).filter((r) => r !== rule);
   },
   isProtected: isProtectedBranch,
 };

@@ -5,7 +5,7 @@ import type { SimProject } from "./dataset.ts";
 import { notFound } from "./http.ts";
 import { committedFile } from "./files.ts";
 import { findProject } from "./projects.ts";
-import { developersCanPush, isProtectedBranch, isProtectedTag } from "./protected-refs.ts";
+import { developersCanMerge, developersCanPush, isProtectedBranch, isProtectedTag } from "./protected-refs.ts";
 import type { SimRepositories } from "./repository-store.ts";
 
 /** Every project has the same tags and files; a `/` in a name must travel as %2F. */
@@ -51,16 +51,23 @@ export const getFile: Handler = (ctx) => {
   };
 };
 
-/** `protected` and `developers_can_push` from the project's protected-branch rules, wildcards included (protected-refs.ts). */
+/** `protected`, `developers_can_push` and `developers_can_merge` from the project's protected-branch rules, wildcards included (protected-refs.ts). */
 export const getBranch: Handler = (ctx) => {
   const project = findProject(ctx);
   const name = ctx.path["branch"]!;
   if (!project.branches.includes(name)) throw notFound("Branch");
   const sha = headSha(ctx.store.repositories, project, name);
-  const developers = developersCanPush(project, name);
   return {
     status: 200,
-    body: { name, commit: { id: sha, short_id: sha.slice(0, 8) }, merged: false, protected: isProtectedBranch(project, name), developers_can_push: developers, developers_can_merge: developers, default: name === project.default_branch },
+    body: {
+      name,
+      commit: { id: sha, short_id: sha.slice(0, 8) },
+      merged: false,
+      protected: isProtectedBranch(project, name),
+      developers_can_push: developersCanPush(project, name),
+      developers_can_merge: developersCanMerge(project, name),
+      default: name === project.default_branch,
+    },
   };
 };
 

@@ -159,7 +159,17 @@ describe("loadGitLabPolicy: whose policy it reads", () => {
     sim.protectedBranches.protect(project, "main", { developersCanPush: true });
     await expect(loadGitLabPolicy(client(sim.url), place(project), { names: NAMES })).rejects.toThrow(
       `policy warden.yaml in GitLab project ${project.path_with_namespace} at the default branch: not trusted: branch "main" is protected, but Developers may push to it, so every Developer of the project writes the policy: ` +
-        "allow only Maintainers to push to it in GitLab (Settings > Repository > Protected branches), or set ALLOW=1 to read it anyway; nothing was run, and no other policy is used in its place",
+        "allow only Maintainers to push to it and merge into it in GitLab (Settings > Repository > Protected branches), or set ALLOW=1 to read it anyway; nothing was run, and no other policy is used in its place",
+    );
+    const allowed = await loadGitLabPolicy(client(sim.url), place(project, { allowUnprotectedRef: true }), { names: NAMES });
+    expect(allowed.policy.text).toBe(standardPolicy());
+  });
+
+  it("so is one Developers may merge into (GitLab's default protection): each can merge a merge request of their own that rewrites the policy", async () => {
+    const project = policyProject("policy-developers-merge");
+    sim.protectedBranches.protect(project, "main", { developersCanMerge: true });
+    await expect(loadGitLabPolicy(client(sim.url), place(project), { names: NAMES })).rejects.toThrow(
+      `not trusted: branch "main" is protected, but Developers may merge into it, so every Developer of the project writes the policy: allow only Maintainers to push to it and merge into it`,
     );
     const allowed = await loadGitLabPolicy(client(sim.url), place(project, { allowUnprotectedRef: true }), { names: NAMES });
     expect(allowed.policy.text).toBe(standardPolicy());

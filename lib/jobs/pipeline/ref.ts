@@ -3,7 +3,7 @@
  * commit it points at, and whether GitLab protects it. A pipeline Warden starts runs as Warden's user
  * (its CI job token, its right to deploy to protected environments) and runs the CI file the ref
  * holds: on an unprotected ref, whoever can push writes that file, and so does every Developer where a
- * protected branch's rule lets Developers push, or a protected tag's rule lets them create it. So
+ * protected branch's rule lets Developers push or merge, or a protected tag's rule lets them create it. So
  * protection is what GitLab says, and where it does not say, the ref counts as unprotected.
  */
 import type { GitLabClient } from "../../gitlab/index.ts";
@@ -14,10 +14,10 @@ export interface FoundRef {
   /** Undefined: GitLab did not say (a tag on a version without the field, and no rule of exactly its name). */
   refProtected?: boolean;
   /**
-   * Protected, but not from Developers: a branch whose rule lets them push, or a tag a rule (`rule`)
-   * lets them create. Not reported (the refusal's reason says it).
+   * Protected, but not from Developers: a branch whose rule lets them push (or only merge: `merge`), or
+   * a tag a rule (`rule`) lets them create. Not reported (the refusal's reason says it).
    */
-  openToDevelopers?: { rule?: string };
+  openToDevelopers?: { rule?: string; merge?: true };
 }
 
 /** GitLab's access level of Developers, in a protected-tag rule's create_access_levels. */
@@ -25,7 +25,10 @@ const DEVELOPER = 30;
 
 export async function findRef(gitlab: GitLabClient, projectId: number, ref: string, signal?: AbortSignal): Promise<FoundRef | undefined> {
   const branch = await gitlab.findBranch(projectId, ref, signal);
-  if (branch) return { refKind: "branch", commit: branch.commit.id, ...said(branch.protected), ...(branch.developers_can_push === true && { openToDevelopers: {} }) };
+  if (branch) {
+    const open = branch.developers_can_push === true ? {} : branch.developers_can_merge === true ? { merge: true as const } : undefined;
+    return { refKind: "branch", commit: branch.commit.id, ...said(branch.protected), ...(open && { openToDevelopers: open }) };
+  }
   const tag = await gitlab.findTag(projectId, ref, signal);
   if (!tag) return undefined;
   const found: FoundRef = { refKind: "tag", ...(tag.commit ? { commit: tag.commit.id } : {}) };
@@ -64,8 +67,8 @@ export function protectionProblem(found: FoundRef, ref: string, projectPath: str
   const what = `${found.refKind} ${ref} of project ${projectPath}`;
   const open = found.refProtected === true ? found.openToDevelopers : undefined;
   if (open) {
-    const may = open.rule === undefined ? "push to it" : `create tags its protection rule ${open.rule} matches`;
-    const fix = open.rule === undefined ? "push to it in GitLab (Settings > Repository > Protected branches)" : "create them in GitLab (Settings > Repository > Protected tags)";
+    const may = open.rule !== undefined ? `create tags its protection rule ${open.rule} matches` : open.merge ? "merge into it" : "push to it";
+    const fix = open.rule === undefined ? "push to it and merge into it in GitLab (Settings > Repository > Protected branches)" : "create them in GitLab (Settings > Repository > Protected tags)";
     return `${what} is protected, but Developers may ${may}: any Developer chooses what a pipeline Warden starts runs, with Warden's identity. ` +
       `Allow only Maintainers to ${fix}, or set unprotected: true on its rule, ${rule}, to allow it`;
   }

@@ -195,13 +195,22 @@ describe("pipeline job: only a protected ref runs with Warden's identity", () =>
     expect(report.actions[0]).toMatchObject({ status: "refused", refKind: "branch", refProtected: true });
     expect(report.actions[0]!.reason).toBe(
       `branch release/x of project ${platform.path_with_namespace} is protected, but Developers may push to it: any Developer chooses what a pipeline Warden starts runs, with Warden's identity. ` +
-        "Allow only Maintainers to push to it in GitLab (Settings > Repository > Protected branches), or set unprotected: true on its rule, allow[0] acme/platform/**, to allow it",
+        "Allow only Maintainers to push to it and merge into it in GitLab (Settings > Repository > Protected branches), or set unprotected: true on its rule, allow[0] acme/platform/**, to allow it",
     );
     expect(sim.counters.byRoute[POST]).toBeUndefined();
     expect(sim.pipelines).toEqual([]);
     // The rule's own opt-out takes it, as it takes an unprotected branch.
     const policy = parsePolicy(`version: 1\npipelines:\n  allow:\n    - { project: "acme/platform/**", refs: ["release/*"], unprotected: true }\n`, "t.yaml");
     expect((await run({ ref: "release/x", policy })).actions[0]).toMatchObject({ status: "created" });
+  });
+
+  it("refuses a protected branch Developers may merge into (a merge request of their own changes the CI file), and sends no POST", async () => {
+    sim.protectedBranches.protect(platform, "release/*", { developersCanMerge: true });
+    pushBranch(platform, "release/x");
+    const report = await run({ ref: "release/x" });
+    expect(report.actions[0]).toMatchObject({ status: "refused", refKind: "branch", refProtected: true });
+    expect(report.actions[0]!.reason).toContain("is protected, but Developers may merge into it: any Developer chooses what a pipeline Warden starts runs, with Warden's identity");
+    expect(sim.counters.byRoute[POST]).toBeUndefined();
   });
 
   it("starts on a branch a wildcard protection rule covers, and says it is protected", async () => {
