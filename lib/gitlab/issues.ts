@@ -57,11 +57,13 @@ export interface IssueFilter {
   state?: "opened" | "closed" | "all";
   /** Only issues updated at or after this time (ISO 8601). */
   updatedAfter?: string;
+  /** Only issues this user opened. */
+  authorId?: number;
 }
 
 /** Issues carrying every one of `labels`, in `state`, oldest first. */
 export function listIssues(api: GitLabApi, project: string | number, filter: IssueFilter = {}, list?: ListOptions): Listing<ProjectIssue> {
-  const query = { labels: filter.labels?.length ? filter.labels.join(",") : undefined, state: filter.state, updated_after: filter.updatedAfter };
+  const query = { labels: filter.labels?.length ? filter.labels.join(",") : undefined, state: filter.state, updated_after: filter.updatedAfter, author_id: filter.authorId };
   return api.list(ISSUES, { id: project }, { query, order: { orderBy: "created_at", sort: "asc" }, ...(list ? { list } : {}) });
 }
 

@@ -3,7 +3,7 @@
  * (Reporter or above; 201), `PUT …/issues/:iid` (`state_event` close|reopen, `due_date`,
  * `description`, `add_labels`, `title`; Reporter or above, or a Guest who is its author or an assignee,
  * as GitLab's IssuablePolicy lets them), `GET /projects/:id/issues` filtered by `labels` (all of
- * them), `state` and `updated_after` (updated at or after), by offset pages or keyset
+ * them), `state`, `updated_after` (updated at or after) and `author_id`, by offset pages or keyset
  * (`pagination=keyset`, `order_by` created_at|updated_at), newest first unless `sort=asc`, and
  * `POST …/issues/:iid/notes` (Guest or above). A closed issue carries `closed_at` and `closed_by`
  * (who closed it; both null while open). A confidential issue is listed only to Reporters and above,
@@ -144,10 +144,13 @@ export const listIssues: Handler = (ctx) => {
   if (sort !== "asc" && sort !== "desc") throw invalid("sort", "does not have a valid value");
   const labels = splitLabels(stringParam(ctx, "labels"));
   const since = updatedAfter(ctx);
+  const authorParam = stringParam(ctx, "author_id");
+  if (authorParam !== undefined && !/^[1-9]\d{0,15}$/.test(authorParam)) throw invalid("author_id");
+  const author = authorParam === undefined ? undefined : Number(authorParam);
   const sign = sort === "asc" ? 1 : -1;
   const compare = (a: SimIssue, b: SimIssue) => sign * (a[orderBy].localeCompare(b[orderBy]) || a.id - b.id);
   const matching = (ctx.store.work.issues.get(project.id) ?? [])
-    .filter((i) => (state === "all" || i.state === state) && labels.every((l) => i.labels.includes(l)) && (since === undefined || Date.parse(i.updated_at) >= since) && visible(ctx, project, i))
+    .filter((i) => (state === "all" || i.state === state) && labels.every((l) => i.labels.includes(l)) && (since === undefined || Date.parse(i.updated_at) >= since) && (author === undefined || i.author.id === author) && visible(ctx, project, i))
     .sort(compare);
   if (stringParam(ctx, "pagination") !== "keyset") return listReply(offsetPage(ctx, matching), serialize);
   // Keyset: the cursor holds the last item's sort value and id; the next page starts after it.

@@ -36,7 +36,7 @@ const RUN_INTERVAL_MS = 31 * 24 * HOUR_MS;
 export async function readEarlierNotices(gitlab: GitLabClient, project: string, wanted: ReadonlySet<string>, policy: Policy, now: Date, me: number, signal?: AbortSignal): Promise<Map<string, EarlierNotice>> {
   const found = new Map<string, { notice: EarlierNotice; lastClosed: number }>();
   const updatedAfter = new Date(now.getTime() - longestGraceHours(policy) * HOUR_MS - RUN_INTERVAL_MS).toISOString();
-  for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "closed", updatedAfter }, signal ? { signal } : undefined)) {
+  for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "closed", updatedAfter, authorId: me }, signal ? { signal } : undefined)) {
     const key = issue.author?.id === me ? markedKey(issue.description) : undefined;
     const [created, closed] = [Date.parse(issue.created_at ?? ""), Date.parse(issue.closed_at ?? "")];
     // Who closed it, and when, unknown (no such field): nobody's close can be told apart from Warden's; not counted.

@@ -39,7 +39,8 @@ export async function readNotices(gitlab: GitLabClient, project: string, wanted:
   const duplicates: OpenNotice[] = [];
   let duplicatesLeft = 0;
   const duplicate = (notice: OpenNotice) => (duplicates.length < max ? duplicates.push(notice) : duplicatesLeft++);
-  for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "opened" }, signal ? { signal } : undefined)) {
+  // Asked of GitLab too, so issues others label do not add pages to every run; checked here all the same.
+  for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "opened", authorId: author }, signal ? { signal } : undefined)) {
     const key = issue.author?.id === author ? markedKey(issue.description) : undefined;
     if (key === undefined) continue;
     const notice: OpenNotice = { iid: issue.iid, url: issue.web_url, dueDate: calendarDate(issue.due_date), key };

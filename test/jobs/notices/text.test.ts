@@ -51,9 +51,11 @@ describe("notice text: hostile names", () => {
     expect(body).toMatch(/change the policy/);
   });
 
-  it("closing notes escape what they quote", () => {
-    const note = closingNote({ kind: "no-longer-stray", why: "now allowed by allow[0] (@all)" });
+  it("closing notes escape what they quote, and never say what a subject read by id is: only the report does", () => {
+    const note = closingNote({ kind: "not-notify", onStray: "report", from: "gitlab.shares.overrides[0] (@all)" });
     expect(live(note)).toEqual([]);
     expect(closingNote({ kind: "duplicate", of: 7 })).toContain("#7");
+    // A marker may be pointed at any subject by whoever may edit the issue: its path stays out of the note.
+    expect(closingNote({ kind: "no-longer-stray", why: "project secret/skunkworks is no longer in the policy's scope" })).not.toContain("skunkworks");
   });
 });
