@@ -142,5 +142,8 @@ function bounded(name: string | undefined): string {
 
 function time(value: unknown): { createdAt?: string } {
   const ms = typeof value === "string" ? Date.parse(value) : NaN;
-  return Number.isFinite(ms) ? { createdAt: new Date(ms).toISOString() } : {};
+  // Within years 1970 to 9999: beyond, toISOString writes a six-digit year the worker's schema refuses.
+  return ms >= 0 && ms <= LAST_MS ? { createdAt: new Date(ms).toISOString() } : {};
 }
+
+const LAST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);

@@ -34,20 +34,29 @@ export function subjectOfAuditEvent(event: AuditEvent): EventSubject | undefined
   switch (auditEventName(event)) {
     case "project_group_link_created": {
       // Recorded on the invited group; the project is the target.
-      const id = Number(details.target_id);
-      if (!Number.isSafeInteger(id) || id <= 0) return undefined;
-      return withPath({ kind: "project", id }, typeof details.target_details === "string" ? details.target_details : undefined);
+      const id = positiveId(details.target_id);
+      return id === undefined ? undefined : withPath({ kind: "project", id }, typeof details.target_details === "string" ? details.target_details : undefined);
     }
     case "project_group_link_updated":
     case "project_created":
-    case "project_namespace_updated":
-      return event.entity_type === "Project" ? withPath({ kind: "project", id: event.entity_id }, entityPath) : undefined;
+    case "project_namespace_updated": {
+      const id = positiveId(event.entity_id);
+      return event.entity_type === "Project" && id !== undefined ? withPath({ kind: "project", id }, entityPath) : undefined;
+    }
     case "group_share_with_group_link_created":
-    case "group_share_with_group_link_updated":
-      return event.entity_type === "Group" ? withPath({ kind: "group", id: event.entity_id }, entityPath) : undefined;
+    case "group_share_with_group_link_updated": {
+      const id = positiveId(event.entity_id);
+      return event.entity_type === "Group" && id !== undefined ? withPath({ kind: "group", id }, entityPath) : undefined;
+    }
     default:
       return undefined;
   }
+}
+
+/** An id as GitLab gives one (a positive whole number, or its digits); anything else names no subject. */
+function positiveId(value: unknown): number | undefined {
+  const id = typeof value === "string" && /^[1-9]\d{0,15}$/.test(value) ? Number(value) : value;
+  return typeof id === "number" && Number.isSafeInteger(id) && id > 0 ? id : undefined;
 }
 
 /** A self-managed system hook's body (X-Gitlab-Event: System Hook), the fields Warden reads. */
