@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { evaluatePipeline, parsePolicy } from "../../lib/policy/index.ts";
 import { pipelineRequestProblem, refProblem } from "../../lib/policy/refs.ts";
 
 describe("refProblem: git check-ref-format's rules", () => {
@@ -34,6 +35,22 @@ describe("refProblem: git check-ref-format's rules", () => {
   ])("refuses %j, saying why", (ref, why) => {
     expect(refProblem(ref)).toContain(why);
     expect(refProblem(ref)).toMatch(/^ref ".*" is not a valid git ref name: /);
+  });
+
+  it("refuses, unquoted, a ref with a part over 255 bytes or over 4,096 in all, before a policy's ref glob could take time over it", () => {
+    expect(refProblem(`v${"a".repeat(254)}/x`)).toBeUndefined();
+    expect(refProblem(`${"a/".repeat(2047)}b`)).toBeUndefined();
+    for (const ref of [`v${".a".repeat(1500)}/x`, `${"é".repeat(128)}/x`, `${"ab/".repeat(1400)}c`]) {
+      const problem = refProblem(ref)!;
+      expect(problem).toBe(`the ref is not a valid git ref name: it is ${Buffer.byteLength(ref)} bytes long, and a ref's part between slashes can be at most 255 bytes (a file name), the whole at most 4,096`);
+    }
+    // What a ref glob costs (refs: ["v*.*.*"]) is then bounded: a 255-byte part of the worst shape is judged at once.
+    const policy = parsePolicy(`version: 1\npipelines:\n  allow:\n    - project: "acme/**"\n      refs: ["main", "v*.*.*"]\n`, "warden.yaml");
+    const worst = `v${".a".repeat(127)}/x`;
+    expect(refProblem(worst)).toBeUndefined();
+    const started = performance.now();
+    expect(evaluatePipeline(policy, { projectPath: "acme/app", ref: worst, variables: [] }).allowed).toBe(false);
+    expect(performance.now() - started).toBeLessThan(250);
   });
 });
 
