@@ -8,6 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
 import { dynamoWatchCursor } from "../../functions/shared/state/watch-cursor.ts";
+import { EVENTS_PER_POLL } from "../../lib/jobs/watch/index.ts";
 import type { WatchResult } from "../../functions/watch.ts";
 import { validReport } from "../support/report.ts";
 import { allShares, IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../support/watch-world.ts";
@@ -163,13 +164,13 @@ describe("Watch function on a bad day (issue 29)", () => {
   it("a cursor stored far behind drains the bound at a time, each invocation saying how far behind it is", async () => {
     const dataset = watchWorld();
     const base = Date.now() - 86_400_000;
-    dataset.auditEvents = Array.from({ length: 400 }, (_, i) => ({ id: i + 1, author_id: 5, entity_id: 5, entity_type: "User" as const, event_name: "user_logged_in", details: {}, created_at: new Date(base + i * 60_000).toISOString() }));
+    dataset.auditEvents = Array.from({ length: 4_000 }, (_, i) => ({ id: i + 1, author_id: 5, entity_id: 5, entity_type: "User" as const, event_name: "user_logged_in", details: {}, created_at: new Date(base + i * 15_000).toISOString() }));
     await start({ dataset });
     const store = dynamoWatchCursor({ client: world.dynamo.client(), table: () => world.table });
     await store.write({ version: 2, sources: { instance: { id: 1, at: dataset.auditEvents[0]!.created_at } }, retries: {} }, 0);
     vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "false");
     const ages: number[] = [];
-    for (let i = 0; i < 10 && (await stored())!.cursor.sources["instance"]!.id < 400; i++) {
+    for (let i = 0; i < 10 && (await stored())!.cursor.sources["instance"]!.id < 4_000; i++) {
       const logs = captureLogs();
       let result;
       try {
@@ -179,9 +180,9 @@ describe("Watch function on a bad day (issue 29)", () => {
         logs.restore();
       }
       expect(result).toMatchObject({ polled: "nothing new" });
-      expect((result as { events: number }).events).toBeLessThanOrEqual(100);
+      expect((result as { events: number }).events).toBeLessThanOrEqual(EVENTS_PER_POLL);
     }
-    expect((await stored())!.cursor.sources["instance"]!.id).toBe(400);
+    expect((await stored())!.cursor.sources["instance"]!.id).toBe(4_000);
     expect(ages.length).toBeGreaterThanOrEqual(4);
     expect(ages[0]).toBeGreaterThan(3_600);
     expect(ages.at(-1)).toBe(0);

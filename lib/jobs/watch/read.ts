@@ -13,11 +13,19 @@ import { AUDIT_WINDOW_DAYS, listAuditEvents, type AuditEvent, type GitLabClient 
 import type { SourcePosition } from "./cursor.ts";
 import { auditRefusal, type WatchSource } from "./sources.ts";
 
-/** Events a source's reading yields in one poll, by default. */
-export const EVENTS_PER_POLL = 100;
+/**
+ * Events a source's reading yields in one poll, by default. Every kind counts (sign-ins, settings), and
+ * a busy instance records them by the hundred a minute: a bound below that leaves the cursor further
+ * behind each poll, for good. Ten pages of 100 at most, while a backlog drains.
+ */
+export const EVENTS_PER_POLL = 1_000;
 /** Windows tried a poll, per source; past them the poll keeps how far it got (the start moved up). */
 const MAX_PROBES = 24;
-/** An event committed a little after a later one (ids and times are not in step to the millisecond) is still read. */
+/**
+ * An event whose time is a little before a later-read one's (times are not in step with ids to the
+ * millisecond) is still read. Not one whose id is below the cursor's: an event GitLab commits after one
+ * with a higher id, read in between, is left to the sweep (docs/how-enforce-works.md, "Watching").
+ */
 const MARGIN_MS = 5 * 60_000;
 const WINDOW_MS = AUDIT_WINDOW_DAYS * 86_400_000;
 

@@ -354,10 +354,11 @@ describe("watch: on a bad day (issue 29)", () => {
     world.auditEvents = Array.from({ length: 250 }, (_, i) => ({ id: i + 1, author_id: 5, entity_id: 5, entity_type: "User" as const, event_name: "user_logged_in", details: {}, created_at: at }));
     await start({ dataset: world });
     const w = await begin("root");
-    const first = await pollOnce({ ...w, cursor: { version: 2, sources: { instance: { id: 0, at } }, retries: {} } });
+    // A bound of 100 (the default is EVENTS_PER_POLL): 250 events are more than it.
+    const first = await pollOnce({ ...w, cursor: { version: 2, sources: { instance: { id: 0, at } }, retries: {} }, maxEvents: 100 });
     expect(first.read).toBe(100);
     expect(first.cursor.sources["instance"]!.id).toBe(100);
-    const second = await pollOnce({ ...w, cursor: first.cursor });
+    const second = await pollOnce({ ...w, cursor: first.cursor, maxEvents: 100 });
     expect(second.cursor.sources["instance"]!.id).toBe(200);
   });
 });
