@@ -76,7 +76,9 @@ async function poll(policy: Policy, apply: boolean, signal: AbortSignal): Promis
   const sha = policy.source.sha256;
   if (!known || known.policy !== sha || Date.now() - known.at > SOURCES_TTL_MS) {
     known = { sources: await watchSources(gitlab, policy, INTERVAL_MS, signal), at: Date.now(), policy: sha };
-    logger.info(known.sources.statement);
+    // Said at each refresh (hourly): a partial watch (more groups than the limit allows) is a warning.
+    if (known.sources.partial) logger.warn(known.sources.statement);
+    else logger.info(known.sources.statement);
   }
   // The rules the last full run found matching nothing, refused here too (lib/jobs/enforce/rules.ts).
   const sweep = await lastSweep.read(signal);

@@ -71,8 +71,9 @@ export class GitLabClient extends GitLabApi {
     return { detail: groupDetail(data, group), ...(date ? { date } : {}) };
   }
 
-  listDescendantGroups(group: string | number, list?: ListOptions): Listing<Group> {
-    return this.list("/groups/:id/descendant_groups", { id: group }, { list });
+  /** `oldestFirst`: by id ascending (GitLab's default is by name). */
+  listDescendantGroups(group: string | number, list?: ListOptions, oldestFirst = false): Listing<Group> {
+    return this.list("/groups/:id/descendant_groups", { id: group }, { list, ...(oldestFirst ? { order: { orderBy: "id", sort: "asc" } as const } : {}) });
   }
 
   listNamespaces(query?: Query, list?: ListOptions): Listing<Namespace> {

@@ -5,7 +5,11 @@
  * the sharing group, so those are all seen; a project share is recorded on the *invited* group, seen
  * only when that group is one of ours; a project's creation or transfer is recorded on the project,
  * which no group listing holds (docs/api-contract.md, "Audit events"). The scheduled sweep finds
- * the rest. The cost is stated before the first poll, and refused above the policy's limit.
+ * the rest. The cost is stated before the first poll, and kept within the policy's limit: where the
+ * scope has more groups than the limit allows sources, the oldest are watched (the scope groups
+ * first) and the statement says the newer ones are left to the sweep. Oldest, not first by name:
+ * anyone who may create subgroups must not be able to push the groups watched out, nor turn the
+ * watch off by creating one more.
  */
 import { HttpError, isTrue, type AuditSource, type GitLabClient } from "../../gitlab/index.ts";
 import type { Policy } from "../../policy/index.ts";
@@ -22,10 +26,12 @@ export interface WatchSource {
 
 export interface WatchSources {
   sources: WatchSource[];
-  /** At least this many requests an hour at the interval (one a source a poll; more pages when more than 100 events arrive). */
+  /** At least this many requests an hour at the interval (one a source a poll; more pages when more events arrive). */
   requestsPerHour: number;
   /** One line for the operator: what is read, and what it costs. */
   statement: string;
+  /** The scope's groups were more than the limit allows sources: the newer ones are not watched (the statement says so). */
+  partial?: true;
 }
 
 /** A watch that cannot run here (no audit events, a cost above the limit): nothing was changed. */
@@ -41,41 +47,49 @@ export async function watchSources(gitlab: GitLabClient, policy: Policy, interva
   const user = await gitlab.currentUser(signal);
   const polls = Math.ceil(3_600_000 / intervalMs);
   const limit = policy.gitlab.watch.maxRequestsPerHour;
-  // The groups are listed only as far as the limit allows sources: a scope of thousands of subgroups is
-  // refused after a page or two, not after listing them all (which the Lambda would repeat every poll).
+  // The groups are listed only as far as the limit allows sources: a scope of thousands of subgroups
+  // costs a page or two, not a listing of them all (which the Lambda would repeat every hour).
   const most = Math.floor(limit / polls);
-  const sources = isTrue(user.is_admin) ? [{ key: "instance", source: { kind: "instance" } as const, label: "the instance" }] : await groupSources(gitlab, policy, most, signal);
-  if (sources === "too many") {
-    throw new WatchError(
-      `watching the audit events of more than ${count(most, "group")} (each scope group and its subgroups) to read every ${intervalMs / 1000}s: more than gitlab.watch.maxRequestsPerHour (${limit}) allows; ${TOO_COSTLY}`,
-    );
-  }
+  const admin = isTrue(user.is_admin);
+  if (!admin && most === 0) throw new WatchError(`reading even one group's audit events every ${intervalMs / 1000}s is more than gitlab.watch.maxRequestsPerHour (${limit}) allows; ${TOO_COSTLY}`);
+  const { sources, more } = admin ? { sources: [{ key: "instance", source: { kind: "instance" } as const, label: "the instance" }], more: false } : await groupSources(gitlab, policy, most, signal);
   const requestsPerHour = sources.length * polls;
-  const what = isTrue(user.is_admin) ? "the instance's audit events (GET /audit_events)" : `the audit events of ${count(sources.length, "group")} (each scope group and its subgroups)`;
+  const what = admin ? "the instance's audit events (GET /audit_events)" : `the audit events of ${count(sources.length, "group")} (each scope group and its subgroups${more ? ", the oldest" : ""})`;
   const statement = `watching ${what} every ${intervalMs / 1000}s: at least ${requestsPerHour} requests an hour (gitlab.watch.maxRequestsPerHour: ${limit})`;
   if (requestsPerHour > limit) {
     throw new WatchError(`${statement}: more than the limit; ${TOO_COSTLY}`);
   }
-  return { sources, requestsPerHour, statement };
+  if (!more) return { sources, requestsPerHour, statement };
+  return {
+    sources,
+    requestsPerHour,
+    statement: `${statement}. The scope has more groups than the limit allows: the newer ones are not watched, and their shares are left to the scheduled sweep (poll less often, narrow gitlab.scope, use an administrator's token on self-managed, or raise the limit)`,
+    partial: true,
+  };
 }
 
-/** Each scope group and all below it: their own events are what a non-administrator can list. "too many": the listing stopped past `most` with more to come. */
-async function groupSources(gitlab: GitLabClient, policy: Policy, most: number, signal?: AbortSignal): Promise<WatchSource[] | "too many"> {
+/**
+ * Each scope group and all below it, up to `most`: the scope groups first, then each one's subgroups
+ * oldest first; `more` when some were left out. Their own events are what a non-administrator can list.
+ */
+async function groupSources(gitlab: GitLabClient, policy: Policy, most: number, signal?: AbortSignal): Promise<{ sources: WatchSource[]; more: boolean }> {
   const roots = await scopeRoots(gitlab, policy, signal);
   if (roots === undefined) {
     throw new WatchError("the policy has no gitlab.scope: without an administrator's token (the instance's events) the watch reads each scope group's own events, so it needs scope groups; nothing was read or changed");
   }
-  const groups = new Map<number, string>();
-  for (const [i, root] of roots.entries()) {
-    groups.set(root.id, root.path);
-    const listing = gitlab.listDescendantGroups(root.id, { signal }).pages();
-    for await (const page of listing) {
-      for (const group of page.items) groups.set(group.id, group.full_path);
-      // Past what the limit allows with more to list: the cost is known to be too high without the rest.
-      if (groups.size > most && (page.checkpoint.next !== null || i < roots.length - 1)) return "too many";
+  const groups = new Map<number, string>(roots.slice(0, most).map((root) => [root.id, root.path]));
+  let more = roots.length > most;
+  for (const root of roots.slice(0, most)) {
+    for await (const page of gitlab.listDescendantGroups(root.id, { signal }, true).pages()) {
+      for (const group of page.items) {
+        if (groups.size >= most && !groups.has(group.id)) more = true;
+        else groups.set(group.id, group.full_path);
+      }
+      if (more) break;
     }
+    if (more) break;
   }
-  return [...groups].map(([id, path]) => ({ key: `group:${id}`, source: { kind: "group", id }, label: path }));
+  return { sources: [...groups].map(([id, path]) => ({ key: `group:${id}`, source: { kind: "group", id }, label: path })), more };
 }
 
 /** A 403 or 404 from an audit event route: the tier has none, or the token may not read them. Other errors pass. */

@@ -177,26 +177,46 @@ describe("watch: refusals before anything changes", () => {
     expect(nonGet()).toEqual([]);
   });
 
-  it("a polling cost above gitlab.watch.maxRequestsPerHour is refused before any audit event is read", async () => {
+  it("a polling cost above gitlab.watch.maxRequestsPerHour for even one group is refused before any audit event is read", async () => {
     await start();
-    await expect(watchSources(client(sim, "jane"), watchPolicy({ maxRequestsPerHour: 100 }), 60_000)).rejects.toThrow(
-      /at least 120 requests an hour \(gitlab.watch.maxRequestsPerHour: 100\): more than the limit; nothing was read or changed/,
+    await expect(watchSources(client(sim, "jane"), watchPolicy({ maxRequestsPerHour: 50 }), 60_000)).rejects.toThrow(
+      /reading even one group's audit events every 60s is more than gitlab.watch.maxRequestsPerHour \(50\) allows; nothing was read or changed/,
     );
     expect(Object.keys(sim.counters.byRoute).filter((r) => r.includes("audit"))).toEqual([]);
   });
 });
 
 describe("watch: a scope of very many groups", () => {
-  it("a group Owner's watch over hundreds of subgroups is refused as soon as the groups listed pass what the limit allows, not after listing them all", async () => {
+  it("a group Owner's watch over hundreds of subgroups watches the oldest the limit allows, the scope group first, and says the rest are left to the sweep, after a page of them", async () => {
     const world = watchWorld();
     const acme = world.groups.find((g) => g.full_path === "acme")!;
-    for (let i = 0; i < 350; i++) world.groups.push({ ...acme, id: 1_000 + i, name: `sub-${i}`, path: `sub-${i}`, full_path: `acme/sub-${i}`, parent_id: acme.id, owners: [] });
+    // Named to come first by name: listed by name, they would push the older groups out of the watch.
+    for (let i = 0; i < 350; i++) world.groups.push({ ...acme, id: 1_000 + i, name: `aaa-${i}`, path: `aaa-${i}`, full_path: `acme/aaa-${i}`, parent_id: acme.id, owners: [] });
     await start({ dataset: world });
-    // 120 requests an hour at one a minute: two groups at most.
-    await expect(watchSources(client(sim, "jane"), watchPolicy({ maxRequestsPerHour: 120 }), 60_000)).rejects.toThrow(
-      /more than 2 groups \(each scope group and its subgroups\) to read every 60s: more than gitlab.watch.maxRequestsPerHour \(120\) allows; nothing was read or changed/,
-    );
+    const subgroups = world.groups.filter((g) => g.parent_id === acme.id).sort((a, b) => a.id - b.id);
+    // 180 requests an hour at one a minute: three groups at most.
+    const watched = await watchSources(client(sim, "jane"), watchPolicy({ maxRequestsPerHour: 180 }), 60_000);
+    expect(watched.sources.map((s) => s.label)).toEqual(["acme", ...subgroups.slice(0, 2).map((g) => g.full_path)]);
+    expect(watched.partial).toBe(true);
+    expect(watched.statement).toMatch(/^watching the audit events of 3 groups \(each scope group and its subgroups, the oldest\) every 60s: at least 180 requests an hour \(gitlab.watch.maxRequestsPerHour: 180\)\. The scope has more groups than the limit allows: the newer ones are not watched, and their shares are left to the scheduled sweep/);
     expect(sim.counters.byRoute["GET /groups/:id/descendant_groups"]).toBe(1);
+    expect(sim.requests.find((r) => r.url.includes("/descendant_groups"))!.url).toContain("order_by=id&sort=asc");
+  });
+
+  it("one subgroup more than the limit allows does not turn the watch off: the groups watched before stay watched", async () => {
+    await start();
+    // As many groups a minute as the scope has: the limit is met exactly.
+    const limit = (await watchSources(client(sim, "jane"), watchPolicy(), 60_000)).sources.length * 60;
+    const before = await watchSources(client(sim, "jane"), watchPolicy({ maxRequestsPerHour: limit }), 60_000);
+    expect(before.partial).toBeUndefined();
+    // A Maintainer creates one subgroup more (named to come first by name).
+    const world = watchWorld();
+    const acme = world.groups.find((g) => g.full_path === "acme")!;
+    world.groups.push({ ...acme, id: 9_000, name: "aaa-scratch", path: "aaa-scratch", full_path: "acme/aaa-scratch", parent_id: acme.id, owners: [] });
+    await start({ dataset: world });
+    const after = await watchSources(client(sim, "jane"), watchPolicy({ maxRequestsPerHour: limit }), 60_000);
+    expect(after.partial).toBe(true);
+    expect(after.sources).toEqual(before.sources);
   });
 });
 
