@@ -135,7 +135,10 @@ const scope = z
 const label = checkedString((name) =>
   name.trim() === "" || name.length > 255 || /[,\x00-\x1f\x7f]/.test(name)
     ? `${JSON.stringify(name)} is not a label name (1 to 255 characters, no comma or control character)`
-    : undefined,
+    : // Warden's own: a notice's share is named by its warden-share:: label (lib/jobs/notices/marker.ts).
+      /^warden(?:-share)?::/i.test(name)
+      ? `${JSON.stringify(name)} is one of Warden's own labels (warden::…, warden-share::…): choose another`
+      : undefined,
 );
 
 const notices = z.strictObject({

@@ -2,7 +2,8 @@
  * Stored issues (work-store.ts) as GitLab's lib/api/issues.rb answers: `POST /projects/:id/issues`
  * (Reporter or above; 201), `PUT …/issues/:iid` (`state_event` close|reopen, `due_date`,
  * `description`, `add_labels`, `title`; Reporter or above, or a Guest who is its author or an assignee,
- * as GitLab's IssuablePolicy lets them), `GET /projects/:id/issues` filtered by `labels` (all of
+ * as GitLab's IssuablePolicy lets them, whose `due_date` and `add_labels` are dropped: only Reporters
+ * and above set an issue's metadata, and GitLab ignores it from anyone else), `GET /projects/:id/issues` filtered by `labels` (all of
  * them), `state`, `updated_after` (updated at or after) and `author_id`, by offset pages or keyset
  * (`pagination=keyset`, `order_by` created_at|updated_at), newest first unless `sort=asc`, and
  * `POST …/issues/:iid/notes` (Guest or above). A closed issue carries `closed_at` and `closed_by`
@@ -101,18 +102,19 @@ export const updateIssue: Handler = (ctx) => {
   const issue = storedIssue(ctx, project);
   if (!issue || !visible(ctx, project, issue)) throw notFound("Issue");
   requireLevel(project, ctx, authorOrAssignee(ctx, issue) ? ACCESS.guest : ACCESS.reporter);
+  const metadata = accessLevel(project, ctx) >= ACCESS.reporter;
   const state = stringParam(ctx, "state_event");
   if (state !== undefined && state !== "close" && state !== "reopen") throw invalid("state_event", "does not have a valid value");
   const due = dueDate(ctx);
   const at = ctx.store.work.tick();
   if (state === "close" && issue.state === "opened") Object.assign(issue, { state: "closed", closed_at: at, closed_by: userRef(ctx) });
   if (state === "reopen" && issue.state === "closed") Object.assign(issue, { state: "opened", closed_at: null, closed_by: null });
-  if (due !== undefined) issue.due_date = due;
+  if (due !== undefined && metadata) issue.due_date = due;
   const description = stringParam(ctx, "description");
   if (description !== undefined) issue.description = description;
   const title = stringParam(ctx, "title");
   if (title) issue.title = title;
-  for (const label of splitLabels(stringParam(ctx, "add_labels"))) if (!issue.labels.includes(label)) issue.labels.push(label);
+  if (metadata) for (const label of splitLabels(stringParam(ctx, "add_labels"))) if (!issue.labels.includes(label)) issue.labels.push(label);
   issue.updated_at = at;
   return { status: 200, body: serialize(issue) };
 };

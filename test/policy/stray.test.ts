@@ -32,7 +32,7 @@ describe("onStray, grace and notices", () => {
   it("refuses every malformed value at once, each by its path", () => {
     const issues = issuesOf(
       policy(
-        '    onStray: warn\n    grace: 2w\n    notices: { project: "security/*", labels: ["a,b", ""], assignAdder: yes, extra: 1 }\n',
+        '    onStray: warn\n    grace: 2w\n    notices: { project: "security/*", labels: ["a,b", "", "warden-share::project:1:group:2"], assignAdder: yes, extra: 1 }\n',
         "    overrides:\n      - { group: acme/mobile, grace: 0d }\n      - { group: \"acme/*\", onStray: notify }\n",
       ),
     );
@@ -43,6 +43,8 @@ describe("onStray, grace and notices", () => {
         { path: "gitlab.shares.notices.project", message: 'invalid project path "security/*": wildcards are not allowed here' },
         { path: "gitlab.shares.notices.labels[0]", message: '"a,b" is not a label name (1 to 255 characters, no comma or control character)' },
         { path: "gitlab.shares.notices.labels[1]", message: '"" is not a label name (1 to 255 characters, no comma or control character)' },
+        // Warden's own: a second share label would leave every notice naming no share.
+        { path: "gitlab.shares.notices.labels[2]", message: '"warden-share::project:1:group:2" is one of Warden\'s own labels (warden::…, warden-share::…): choose another' },
         { path: "gitlab.shares.notices.assignAdder", message: 'expected a boolean, got "yes"' },
         { path: "gitlab.shares.notices.extra", message: expect.stringContaining("unknown field") },
         { path: "gitlab.scope.overrides[0].grace", message: expect.stringContaining('got "0d"') },

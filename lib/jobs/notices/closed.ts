@@ -14,7 +14,7 @@
  */
 import { listIssues, type GitLabClient } from "../../gitlab/index.ts";
 import { longestGraceHours, type Policy } from "../../policy/index.ts";
-import { NOTICE_LABEL, markedKey } from "./marker.ts";
+import { NOTICE_LABEL, noticeKeyOf } from "./marker.ts";
 import { HOUR_MS } from "./due.ts";
 
 /** A notice a person closed: the removal date is counted from its creation (set by GitLab, never editable). */
@@ -37,7 +37,7 @@ export async function readEarlierNotices(gitlab: GitLabClient, project: string, 
   const found = new Map<string, { notice: EarlierNotice; lastClosed: number }>();
   const updatedAfter = new Date(now.getTime() - longestGraceHours(policy) * HOUR_MS - RUN_INTERVAL_MS).toISOString();
   for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "closed", updatedAfter, authorId: me }, signal ? { signal } : undefined)) {
-    const key = issue.author?.id === me ? markedKey(issue.description) : undefined;
+    const key = issue.author?.id === me ? noticeKeyOf(issue) : undefined;
     const [created, closed] = [Date.parse(issue.created_at ?? ""), Date.parse(issue.closed_at ?? "")];
     // Who closed it, and when, unknown (no such field): nobody's close can be told apart from Warden's; not counted.
     if (key === undefined || !wanted.has(key) || typeof issue.closed_by?.id !== "number" || Number.isNaN(created) || Number.isNaN(closed)) continue;

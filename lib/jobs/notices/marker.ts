@@ -1,15 +1,23 @@
 /**
- * How a notice names its share: Warden's label, and a hidden marker as the first line of the issue's
- * description, `<!-- warden-share: project:12:group:34 -->` (the subject's kind and id, the invited
- * group's id: ids, as paths change with renames). Nothing else in a description can forge it: every
- * server text in a notice is Markdown-escaped (`<`, `!` and `-` backslashed), and only issues the
+ * How a notice names its share: the subject's kind and id and the invited group's id (ids, as paths
+ * change with renames), `project:12:group:34`, in a label of its own, `warden-share::project:12:group:34`,
+ * beside Warden's `warden::notice`. Only Reporters and above may change an issue's labels; its
+ * description, anyone who may edit the issue: its author and assignees too, the share's adder among
+ * them, even as a Guest. So the label names the share, and the marker the description opens with,
+ * `<!-- warden-share: project:12:group:34 -->`, is for a reader; it names the share only on a notice
+ * an earlier Warden opened without the label. Nothing else in a description can forge the marker:
+ * every server text in a notice is Markdown-escaped (`<`, `!` and `-` backslashed). Only issues the
  * token's own user opened are read as notices at all (read.ts).
  */
+import type { ProjectIssue } from "../../gitlab/index.ts";
 import { subjectOf, type ShareSubjectFields } from "../shares/plan.ts";
 
 export const NOTICE_LABEL = "warden::notice";
+const KEY_LABEL = "warden-share::";
+const KEY = String.raw`(?:project|group):[1-9]\d{0,15}:group:[1-9]\d{0,15}`;
 
-const MARKER = /^<!-- warden-share: ((?:project|group):[1-9]\d{0,15}:group:[1-9]\d{0,15}) -->$/;
+const MARKER = new RegExp(`^<!-- warden-share: (${KEY}) -->$`);
+const KEY_ONLY = new RegExp(`^${KEY}$`);
 
 /** A share's notice key: "project:12:group:34". */
 export function noticeKey(a: ShareSubjectFields & { groupId: number }): string {
@@ -18,6 +26,22 @@ export function noticeKey(a: ShareSubjectFields & { groupId: number }): string {
 
 export function markerLine(key: string): string {
   return `<!-- warden-share: ${key} -->`;
+}
+
+/** The label that names a notice's share. */
+export function keyLabel(key: string): string {
+  return `${KEY_LABEL}${key}`;
+}
+
+/**
+ * The share a notice of Warden's names: its key label's, or where it has none (a notice an earlier
+ * Warden opened), its marker's; undefined where it has two key labels (a person added one), or none
+ * and no marker (not a notice).
+ */
+export function noticeKeyOf(issue: Pick<ProjectIssue, "labels" | "description">): string | undefined {
+  const labelled = (Array.isArray(issue.labels) ? issue.labels : []).filter((l) => typeof l === "string" && l.startsWith(KEY_LABEL)).map((l) => l.slice(KEY_LABEL.length));
+  if (labelled.length === 0) return markedKey(issue.description);
+  return labelled.length === 1 && KEY_ONLY.test(labelled[0]!) ? labelled[0] : undefined;
 }
 
 /** The key a description's first line marks, or undefined (not a notice). */

@@ -7,7 +7,7 @@
  * entry per open notice's share, and the notices of other shares up to `max` (the ones a sweep may close).
  */
 import { listIssues, type GitLabClient } from "../../gitlab/index.ts";
-import { NOTICE_LABEL, markedKey } from "./marker.ts";
+import { NOTICE_LABEL, noticeKeyOf } from "./marker.ts";
 
 export interface OpenNotice {
   iid: number;
@@ -41,7 +41,7 @@ export async function readNotices(gitlab: GitLabClient, project: string, wanted:
   const duplicate = (notice: OpenNotice) => (duplicates.length < max ? duplicates.push(notice) : duplicatesLeft++);
   // Asked of GitLab too, so issues others label do not add pages to every run; checked here all the same.
   for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "opened", authorId: author }, signal ? { signal } : undefined)) {
-    const key = issue.author?.id === author ? markedKey(issue.description) : undefined;
+    const key = issue.author?.id === author ? noticeKeyOf(issue) : undefined;
     if (key === undefined) continue;
     const notice: OpenNotice = { iid: issue.iid, url: issue.web_url, dueDate: calendarDate(issue.due_date), key };
     const earlier = standing.get(key);

@@ -12,7 +12,7 @@ import { createIssue, createIssueNote, updateIssue, userByUsername, type GitLabC
 import { strayHandling, type NoticesPolicy, type Policy } from "../../policy/index.ts";
 import { errorText, type AuditSink } from "../report/index.ts";
 import { shareKey, subjectOf, type ShareRemoval } from "../shares/plan.ts";
-import { NOTICE_LABEL, noticeKey } from "./marker.ts";
+import { keyLabel, NOTICE_LABEL, noticeKey } from "./marker.ts";
 import { noticeRef, type NoticeClosure, type NoticeState } from "./plan.ts";
 import { readNotices } from "./read.ts";
 import { closingNote, closureWhy, noticeBody, noticeTitle, type ClosingReason } from "./text.ts";
@@ -74,7 +74,7 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
       const handling = strayHandling(policy, subjectOf(action).path);
       const earlier = action.notice!.earlier;
       const body = noticeBody(action, { dueDate, grace: handling.grace?.text ?? "", from: handling.from, ...(earlier && { earlier: earlier.iid }) });
-      const issue = await createIssue(gitlab, notices.project, { title: noticeTitle(action), description: body, labels: [NOTICE_LABEL, ...notices.labels], assigneeIds, dueDate, confidential: true }, signal);
+      const issue = await createIssue(gitlab, notices.project, { title: noticeTitle(action), description: body, labels: [NOTICE_LABEL, keyLabel(noticeKey(action)), ...notices.labels], assigneeIds, dueDate, confidential: true }, signal);
       states[key] = { status: "noticed", notice: { iid: issue.iid, url: issue.web_url, dueDate: issue.due_date ?? dueDate, daysLeft: action.notice!.daysLeft, ...(earlier && { earlier }) } };
       input.audit?.info("open-notice", { share: noticeKey(action), project: notices.project, iid: issue.iid, dueDate, assigneeIds, outcome: "done" });
       return action;

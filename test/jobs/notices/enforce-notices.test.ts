@@ -43,7 +43,8 @@ describe("enforce with onStray notify", () => {
     expect(deletes()).toEqual([]);
     expect(open()).toHaveLength(2);
     for (const issue of open()) {
-      expect(issue.labels).toEqual(["warden::notice", "access-review"]);
+      // The share in a label of its own: only Reporters and above change labels, not its assignee (marker.ts).
+      expect(issue.labels).toEqual(["warden::notice", `warden-share::${markedKey(issue.description)}`, "access-review"]);
       expect(issue.due_date).toBe("2026-12-07");
       expect(issue.assignees.map((a) => a.username)).toEqual(["jane"]);
       expect(issue.confidential).toBe(true);
