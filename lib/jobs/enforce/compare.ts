@@ -5,15 +5,17 @@
  *
  * Each share lands in at most one section, removal first:
  * - newlyRemoved: stray under the proposed policy, not under the base (allowed, exempt or out of scope
- *   there; an exemption that lapses into a removal is here);
+ *   there; an exemption that lapses into a removal is here), or stray under both and removed sooner
+ *   under the proposed (onStray remove where the base notifies or reports; a shorter grace);
  * - noLongerRemoved: stray under the base, not under the proposed (an exemption that newly applies to a
- *   stray share is here);
+ *   stray share is here), or stray under both and removed later or never under the proposed (onStray
+ *   report: one line in a merge request stops every removal; notify, or a longer grace);
  * - exemptionChanged: stray under neither, exempt under exactly one (exempt ↔ allowed or out of scope).
- * Everything else (stray under both, whatever the reason; allowed ↔ out of scope; another exemption
- * rule) changes nothing a run does, and is not listed.
+ * Everything else (stray under both and removed alike, whatever the reason; allowed ↔ out of scope;
+ * another exemption rule) changes nothing a run does, and is not listed.
  */
 import type { GroupShare } from "../../gitlab/index.ts";
-import { evaluateShare, scopeGroups, type Policy, type ShareVerdict } from "../../policy/index.ts";
+import { evaluateShare, scopeGroups, strayHandling, type Policy, type ShareVerdict, type StrayHandling } from "../../policy/index.ts";
 import { withLevelName } from "../envelope.ts";
 import { COMPARISON_SECTIONS, type ComparisonSection, type PolicyComparison } from "../shares/comparison.ts";
 import { byKindAndPath, plannedRemoval, shareInput, shareKey, type ShareKindName, type ShareRemoval, type Subject } from "../shares/plan.ts";
@@ -34,10 +36,27 @@ export function compareVerdicts(base: ShareVerdict, proposed: ShareVerdict): { s
   return { section: "exemptionChanged", reason: `${change}: the proposed policy ${verdictText(proposed)} (${was})` };
 }
 
-/** The share judged under the base policy too (slice.ts): its difference from the proposed verdict, if any. */
-export function judgeUnderBase(base: Policy, kind: ShareKindName, subject: Subject, share: GroupShare, proposed: ShareVerdict, now: Date): Difference | undefined {
-  const found = compareVerdicts(evaluateShare(base, shareInput(kind, subject, share), now), proposed);
+/** The share judged under the base policy too (slice.ts): its difference from the proposed verdict (under `policy`), if any. */
+export function judgeUnderBase(base: Policy, policy: Policy, kind: ShareKindName, subject: Subject, share: GroupShare, proposed: ShareVerdict, now: Date): Difference | undefined {
+  const was = evaluateShare(base, shareInput(kind, subject, share), now);
+  const found = compareVerdicts(was, proposed) ?? (was.kind === "stray" && proposed.kind === "stray" ? compareHandling(base, policy, subject.path) : undefined);
   return found && { section: found.section, action: plannedRemoval(kind, subject, share, found.reason) };
+}
+
+/** A share stray under both policies: whether the proposed removes it sooner, or later (or never), than the base. */
+function compareHandling(base: Policy, proposed: Policy, subjectPath: string): { section: ComparisonSection; reason: string } | undefined {
+  const [was, now] = [strayHandling(base, subjectPath), strayHandling(proposed, subjectPath)];
+  const [before, after] = [removalDelay(was), removalDelay(now)];
+  if (before === after) return undefined;
+  return { section: after > before ? "noLongerRemoved" : "newlyRemoved", reason: `Stray under both: the proposed policy ${handlingText(now)} (the base policy ${handlingText(was)})` };
+}
+
+/** Hours from finding a stray to its removal: at once, after a notice's grace, or never. */
+const removalDelay = (h: StrayHandling): number => (h.onStray === "remove" ? 0 : h.onStray === "report" ? Infinity : (h.grace?.hours ?? 0));
+
+function handlingText(h: StrayHandling): string {
+  const what = h.onStray === "remove" ? "removes it at once" : h.onStray === "report" ? "only reports it, never removing it" : `removes it ${h.grace?.text ?? "0h"} after a notice`;
+  return `${what} (onStray ${h.onStray}, ${h.from})`;
 }
 
 function verdictText(verdict: ShareVerdict): string {

@@ -96,7 +96,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
         const verdict = evaluateShare(policy, shareInput(kind, subject, share), now);
         input.onJudged?.({ kind, subject, share, verdict });
         if (verdict.kind === "allowed" || verdict.kind === "exempt") matched[verdict.kind === "allowed" ? "allow" : "exempt"][verdict.index]!++;
-        const difference = input.base && judgeUnderBase(input.base, kind, subject, share, verdict, now);
+        const difference = input.base && judgeUnderBase(input.base, policy, kind, subject, share, verdict, now);
         // A step records its differences as it does its strays: a slice holds no more of them than a step may.
         if (difference && differences.push(difference) >= steps.perStep) pause.abort();
         if (verdict.kind !== "stray") tally[verdict.kind === "out-of-scope" ? "outOfScope" : verdict.kind]++;

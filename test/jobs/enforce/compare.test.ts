@@ -102,4 +102,26 @@ describe("the merge request note's body", () => {
     expect(long.length).toBe(1_000_000);
     expect(long.endsWith("(the JSON report, --format json, has everything).")).toBe(true);
   });
+
+  // Every share is stray under both policies: judged by verdict alone, the note said the change altered
+  // no share's fate, and every run after the merge removed none of them.
+  it("a change of onStray to report lists every stray as no longer removed; back to remove, as newly removed", async () => {
+    const plain = await run({ policy: parsePolicy(BASE, "warden.yaml") });
+    const today = plain.actions.map(shareName).sort();
+    expect(today.length).toBeGreaterThan(0);
+    const reporting = BASE.replace("  guard: { unmatchedRules: warn }", "    onStray: report\n  guard: { unmatchedRules: warn }");
+    const stopped = await run({ policy: parsePolicy(reporting, "warden.yaml"), compareWith: fromGitLab(BASE) });
+    expect(sections(stopped)).toEqual({ newlyRemoved: [], noLongerRemoved: today, exemptionChanged: [] });
+    expect(stopped.comparison!.noLongerRemoved[0]!.reason).toBe("Stray under both: the proposed policy only reports it, never removing it (onStray report, gitlab.shares) (the base policy removes it at once (onStray remove, gitlab.shares))");
+    expect(exitCode(stopped)).toBe(2);
+    const resumed = await run({ policy: parsePolicy(BASE, "warden.yaml"), compareWith: fromGitLab(reporting) });
+    expect(sections(resumed)).toEqual({ newlyRemoved: today, noLongerRemoved: [], exemptionChanged: [] });
+  });
+
+  it("an override that reports one group's strays lists that group's only", async () => {
+    const plain = await run({ policy: parsePolicy(BASE, "warden.yaml") });
+    const proposed = BASE.replace("  scope: { groups: [acme] }", "  scope: { groups: [acme], overrides: [{ group: acme/app, onStray: report }] }");
+    const report = await run({ policy: parsePolicy(proposed, "warden.yaml"), compareWith: fromGitLab(BASE) });
+    expect(sections(report).noLongerRemoved).toEqual(plain.actions.map(shareName).filter((name) => name.includes("acme/app")).sort());
+  });
 });
