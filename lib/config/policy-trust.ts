@@ -85,38 +85,61 @@ export async function trustedRef(
   signal?: AbortSignal,
 ): Promise<TrustedRef> {
   if (at.ref !== undefined && COMMIT_ID.test(at.ref)) return { name: at.ref, commitId: at.ref };
-  const found = at.ref === undefined ? await defaultBranch(gitlab, project, at.lastDefault, signal) : await branchOrTag(gitlab, project.id, at.ref, signal);
+  const problem = (found: Found) => (at.allowUnprotected ? undefined : untrusted(found, names));
+  const found = at.ref === undefined ? await defaultBranch(gitlab, project, at.lastDefault, signal) : await branchOrTag(gitlab, project.id, at.ref, problem, signal);
   if (!found) throw new PolicyRefMissingError(at.ref ?? "HEAD");
-  if (found.ref.protected !== true && !at.allowUnprotected) {
-    const kind = found.kind;
-    throw new PolicyTrustError(
+  const refused = problem(found);
+  if (refused) throw new PolicyTrustError(refused);
+  const commitId = found.ref.commit?.id;
+  if (typeof commitId !== "string" || !COMMIT_ID.test(commitId)) throw new FileContentError(`the ${found.kind}'s commit id is not a git object id`);
+  return { name: found.ref.name, commitId };
+}
+
+/** Why whoever may push to the ref (or merge into it) is more than Maintainers, or undefined. */
+function untrusted(found: Found, names: TrustSettingNames): string | undefined {
+  const kind = found.kind;
+  if (found.ref.protected !== true) {
+    return (
       `${kind} ${JSON.stringify(found.ref.name)} is not protected, so anyone who may push to it writes the policy: ` +
-        `protect the ${kind} in GitLab (Settings > Repository > Protected ${kind === "branch" ? "branches" : "tags"}), or set ${names.allowUnprotected} to read it anyway`,
+      `protect the ${kind} in GitLab (Settings > Repository > Protected ${kind === "branch" ? "branches" : "tags"}), or set ${names.allowUnprotected} to read it anyway`
     );
   }
   // Protected, but not from Developers: every one of them would write the policy without a review
   // (by a merge request they merge themselves, where they may merge: GitLab's default protection).
   const developers = found.kind === "branch" ? (found.ref.developers_can_push === true ? "push to it" : found.ref.developers_can_merge === true ? "merge into it" : undefined) : undefined;
-  if (developers && !at.allowUnprotected) {
-    throw new PolicyTrustError(
-      `branch ${JSON.stringify(found.ref.name)} is protected, but Developers may ${developers}, so every Developer of the project writes the policy: ` +
-        `allow only Maintainers to push to it and merge into it in GitLab (Settings > Repository > Protected branches), or set ${names.allowUnprotected} to read it anyway`,
-    );
-  }
-  const commitId = found.ref.commit?.id;
-  if (typeof commitId !== "string" || !COMMIT_ID.test(commitId)) throw new FileContentError(`the ${found.kind}'s commit id is not a git object id`);
-  return { name: found.ref.name, commitId };
+  if (!developers) return undefined;
+  return (
+    `branch ${JSON.stringify(found.ref.name)} is protected, but Developers may ${developers}, so every Developer of the project writes the policy: ` +
+    `allow only Maintainers to push to it and merge into it in GitLab (Settings > Repository > Protected branches), or set ${names.allowUnprotected} to read it anyway`
+  );
 }
 
 /** GitLab's branch and tag answers carry `protected` (tags since GitLab 15), a branch `default`. */
 type BranchAnswer = Branch & { default?: unknown };
 type Found = { kind: "branch"; ref: BranchAnswer } | { kind: "tag"; ref: Tag & { protected?: unknown } };
 
-async function branchOrTag(gitlab: GitLabClient, project: number, ref: string, signal?: AbortSignal): Promise<Found | undefined> {
-  const branch = await gitlab.findBranch(project, ref, signal);
-  if (branch) return { kind: "branch", ref: branch };
-  const tag = await gitlab.findTag(project, ref, signal);
-  return tag && { kind: "tag", ref: tag };
+/**
+ * The branch or tag `ref` names: `refs/heads/<name>` a branch alone, `refs/tags/<name>` a tag alone;
+ * a bare name a branch first, as GitLab resolves one, but the tag of that name where the branch may
+ * not be trusted (`problem`) and the tag may: any Developer may create a branch, and one named like
+ * the protected tag the policy is read at must not stop the policy being read.
+ */
+async function branchOrTag(gitlab: GitLabClient, project: number, ref: string, problem: (found: Found) => string | undefined, signal?: AbortSignal): Promise<Found | undefined> {
+  const full = /^refs\/(heads|tags)\/(.+)$/.exec(ref);
+  const tag = async (name: string): Promise<Found | undefined> => {
+    const found = await gitlab.findTag(project, name, signal);
+    return found && { kind: "tag", ref: found };
+  };
+  if (full?.[1] === "tags") return tag(full[2]!);
+  const found = await gitlab.findBranch(project, full ? full[2]! : ref, signal);
+  const branch: Found | undefined = found && { kind: "branch", ref: found };
+  if (full || (branch && problem(branch) === undefined)) return branch;
+  // Only a way past an untrusted branch: where the tag cannot be read, the branch's refusal says what to fix.
+  const named = await tag(ref).catch((err: unknown) => {
+    if (!branch || signal?.aborted) throw err;
+    return undefined;
+  });
+  return named && (!branch || problem(named) === undefined) ? named : branch;
 }
 
 async function defaultBranch(gitlab: GitLabClient, project: PolicyProject, lastDefault: string | undefined, signal?: AbortSignal): Promise<Found | undefined> {

@@ -1,0 +1,78 @@
+/**
+ * A repository policy read at a protected tag, when a branch of the same name exists (any Developer
+ * may create an unprotected branch): GitLab's answers, as a scripted server plays them (the
+ * simulator's tags are not repository-backed). The branch is looked up first, as GitLab resolves a
+ * bare name; one that may not be trusted must not stop the policy being read at the protected tag,
+ * and the deployment may name the kind itself (refs/tags/…, refs/heads/…).
+ */
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { loadGitLabPolicy, type PolicySettingNames } from "../../lib/config/policy-source.ts";
+import { GitLabClient } from "../../lib/gitlab/index.ts";
+import { standardPolicy } from "../support/policies.ts";
+import { json, serve } from "../support/server.ts";
+
+const NAMES: PolicySettingNames = { project: "P", path: "PATH", ref: "REF", token: "TOKEN", allowUnprotected: "ALLOW=1" };
+const client = (url: string) => new GitLabClient({ url, token: "glpat-sim-admin", retry: { maxRetries: 0, baseDelayMs: 1, maxBackoffMs: 2 } });
+const BRANCH_HEAD = "b".repeat(40);
+const TAGGED = "c".repeat(40);
+
+const fileAnswer = (text: string, commit: string) => {
+  const content = Buffer.from(text);
+  return {
+    file_path: "warden.yaml", size: content.length, encoding: "base64", content: content.toString("base64"),
+    content_sha256: createHash("sha256").update(content).digest("hex"), ref: commit, blob_id: "a".repeat(40), commit_id: commit, last_commit_id: commit,
+  };
+};
+
+/** Project 12: a branch `policy-v1` with the protection given, a tag `policy-v1` protected as given; GitLab's 404s otherwise. */
+async function gitlab(branch: Record<string, unknown> | undefined, tagProtected: boolean) {
+  const asked: string[] = [];
+  const server = await serve((req, res) => {
+    const path = decodeURIComponent(req.url.replace(/\?.*/, ""));
+    asked.push(path);
+    const name = path.replace(/^.*\/repository\/(branches|tags)\//, "");
+    if (path.startsWith("/api/v4/projects/12/repository/branches/")) {
+      return branch && name === "policy-v1" ? json(res, 200, { name, commit: { id: BRANCH_HEAD }, merged: false, default: false, ...branch }) : json(res, 404, { message: "404 Branch Not Found" });
+    }
+    if (path.startsWith("/api/v4/projects/12/repository/tags/")) {
+      return name === "policy-v1" ? json(res, 200, { name, commit: { id: TAGGED }, target: TAGGED, protected: tagProtected }) : json(res, 404, { message: "404 Tag Not Found" });
+    }
+    if (path.startsWith("/api/v4/projects/12/repository/files/")) {
+      const commit = new URL(req.url, "http://x").searchParams.get("ref");
+      return json(res, 200, fileAnswer(standardPolicy(), commit ?? ""));
+    }
+    return json(res, 404, { message: "404 Not found" });
+  });
+  return { url: server.url, asked };
+}
+
+const UNPROTECTED = { protected: false, developers_can_push: true, developers_can_merge: true };
+const read = (url: string, ref: string) => loadGitLabPolicy(client(url), { project: "12", path: "warden.yaml", ref }, { names: NAMES });
+
+describe("a policy read at a protected tag that a branch of the same name shadows", () => {
+  it("a Developer's branch named like the protected tag does not stop the policy being read: the tag is", async () => {
+    const { url } = await gitlab(UNPROTECTED, true);
+    const { policy } = await read(url, "policy-v1");
+    expect(policy.source).toMatchObject({ ref: "policy-v1", commitId: TAGGED });
+    expect(policy.text).toBe(standardPolicy());
+  });
+
+  it("the deployment may name the kind: refs/tags/policy-v1 reads the tag alone, refs/heads/policy-v1 the branch alone (refused here)", async () => {
+    const { url, asked } = await gitlab(UNPROTECTED, true);
+    expect((await read(url, "refs/tags/policy-v1")).policy.source).toMatchObject({ ref: "refs/tags/policy-v1", commitId: TAGGED });
+    expect(asked.filter((p) => p.includes("/branches/"))).toEqual([]);
+    await expect(read(url, "refs/heads/policy-v1")).rejects.toThrow(/not trusted: branch "policy-v1" is not protected/);
+  });
+
+  it("where neither may be trusted, the branch's refusal names the fix", async () => {
+    const { url } = await gitlab(UNPROTECTED, false);
+    await expect(read(url, "policy-v1")).rejects.toThrow(/not trusted: branch "policy-v1" is not protected, so anyone who may push to it writes the policy/);
+  });
+
+  it("a protected branch stands: the tag is not even looked up", async () => {
+    const { url, asked } = await gitlab({ protected: true, developers_can_push: false, developers_can_merge: false }, true);
+    expect((await read(url, "policy-v1")).policy.source).toMatchObject({ commitId: BRANCH_HEAD });
+    expect(asked.filter((p) => p.includes("/tags/"))).toEqual([]);
+  });
+});
