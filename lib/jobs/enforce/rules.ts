@@ -67,9 +67,12 @@ export function sweptWarning(policy: Policy, sweep: LastSweep, rule: RuleRef): s
 }
 
 export async function unmatchedWarnings(gitlab: GitLabClient, policy: Policy, rules: RuleRef[], signal?: AbortSignal): Promise<string[]> {
-  return (await lookUp(gitlab, policy, rules, signal)).map(({ rule, missing }) =>
-    missing.length === 0 ? `${ruleText(policy, rule)} matched no ${ruleSubject(policy, rule)} in scope` : missingWarning(policy, { rule, missing }),
-  );
+  return (await lookUp(gitlab, policy, rules, signal)).map(({ rule, missing }) => (missing.length === 0 ? unmatchedWarning(policy, rule) : missingWarning(policy, { rule, missing })));
+}
+
+/** The warning for a rule that matched nothing, without asking whether the paths it names exist. */
+export function unmatchedWarning(policy: Policy, rule: RuleRef): string {
+  return `${ruleText(policy, rule)} matched no ${ruleSubject(policy, rule)} in scope`;
 }
 
 /** Of `rules`, those naming a literal path the instance does not have; rules naming none ask nothing. */

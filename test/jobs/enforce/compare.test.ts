@@ -124,4 +124,16 @@ describe("the merge request note's body", () => {
     const report = await run({ policy: parsePolicy(proposed, "warden.yaml"), compareWith: fromGitLab(BASE) });
     expect(sections(report).noLongerRemoved).toEqual(plain.actions.map(shareName).filter((name) => name.includes("acme/app")).sort());
   });
+
+  // The warnings go on the merge request, for its author: a path's look-up with the run's token would
+  // word a rule naming a group the instance has (private ones included) unlike one naming none.
+  it("its warnings do not tell the merge request's author whether a path it names exists", async () => {
+    const probe = (path: string) =>
+      parsePolicy(BASE.replace('      - group: "evil/**"\n', `      - group: "evil/**"\n      - group: "${path}"\n        projects: ["acme/app/api"]\n`), "warden.yaml");
+    // `security` is a group of the instance; `security-nope` is not.
+    const hidden = (await run({ policy: probe("security"), compareWith: fromGitLab(BASE) })).warnings.find((w) => w.includes('"security"'));
+    const absent = (await run({ policy: probe("security-nope"), compareWith: fromGitLab(BASE) })).warnings.find((w) => w.includes('"security-nope"'));
+    expect(hidden).toMatch(/matched no .* in scope$/);
+    expect(hidden!.replaceAll("security", "X")).toBe(absent!.replaceAll("security-nope", "X"));
+  });
 });

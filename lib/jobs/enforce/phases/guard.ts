@@ -6,7 +6,7 @@
 import { emptyRuleCounts, unmatchedRules } from "../../../policy/index.ts";
 import { countStatus } from "../../report/index.ts";
 import { count } from "../../view.ts";
-import { missingWarning, namesNothing, ruleName, sweptRules, sweptWarning, unmatchedWarnings } from "../rules.ts";
+import { missingWarning, namesNothing, ruleName, sweptRules, sweptWarning, unmatchedWarning, unmatchedWarnings } from "../rules.ts";
 import type { Begun } from "./begin.ts";
 import type { Examined } from "./examine.ts";
 import type { Run, Said } from "./run.ts";
@@ -32,12 +32,16 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
   // One that left parts unexamined (GitLab failed on them) is judged on what it examined: a rule may match
   // only there, but a run that removes must not pass a typo by, so under refuse it refuses (the safe side).
   const unmatched = !stopped && matched && !targets ? unmatchedRules(policy, matched, now) : [];
-  if (unmatched.length) {
+  // A comparison's proposed policy is a merge request author's, and its warnings go on the merge request:
+  // its paths are not looked up with the run's token, or the wording would tell the author whether a
+  // path exists (private ones included).
+  if (unmatched.length && run.base) warnings.push(...unmatched.map((rule) => unmatchedWarning(policy, rule)));
+  else if (unmatched.length) {
     const named = await steps.step("rules", () => run.measured(async () => ({ warnings: await unmatchedWarnings(gitlab, policy, unmatched, inStep) })));
     warnings.push(...named.warnings);
     stats.push(named.stats);
-    if (unexamined.count) warnings.push(`the rules above were judged on what this run examined: ${count(unexamined.count, "part")} of the scope could not be examined, where they may match`);
   }
+  if (unmatched.length && unexamined.count) warnings.push(`the rules above were judged on what this run examined: ${count(unexamined.count, "part")} of the scope could not be examined, where they may match`);
   // Counts unknown (a step replayed from older code): every rule is looked at, which costs only reads.
   const untouched = targets && !stopped ? unmatchedRules(policy, matched ?? emptyRuleCounts(policy), now) : [];
   const typos = untouched.length ? await steps.step("literal rules", () => run.measured(async () => ({ missing: await namesNothing(gitlab, policy, untouched, inStep) }))) : undefined;
