@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ACCESS_LEVEL_NAMES } from "./access-levels.ts";
 import { oneOf } from "./format.ts";
+import { labelProblem } from "./labels.ts";
 import { compileGlob, globProblem, groupPathProblem, plainPathProblem } from "./glob.ts";
 import type { GlobKind } from "./glob.ts";
 import { DEFAULT_ATTRIBUTION_DAYS, DEFAULT_MAX_REMOVALS, DEFAULT_WATCH_MAX_REQUESTS_PER_HOUR, MAX_ATTRIBUTION_DAYS, DEFAULT_MAX_WORKFLOW_CHANGES, DEFAULT_NOTIFY_LEVEL, NOTIFY_LEVELS, UNMATCHED_RULES } from "./policy.ts";
@@ -131,15 +132,7 @@ const scope = z
     return { groups, overrides, includes: (projectPath: string) => matchers.some((matches) => matches(projectPath)) };
   });
 
-/** A GitLab label name: the API takes labels comma-separated, so none may hold a comma. */
-const label = checkedString((name) =>
-  name.trim() === "" || name.length > 255 || /[,\x00-\x1f\x7f]/.test(name)
-    ? `${JSON.stringify(name)} is not a label name (1 to 255 characters, no comma or control character)`
-    : // Warden's own: a notice's share is named by its warden-share:: label (lib/jobs/notices/marker.ts).
-      /^warden(?:-share)?::/i.test(name)
-      ? `${JSON.stringify(name)} is one of Warden's own labels (warden::…, warden-share::…): choose another`
-      : undefined,
-);
+const label = checkedString(labelProblem);
 
 const notices = z.strictObject({
   project: checkedString((path) => plainPathProblem(path, "project path")),

@@ -1,0 +1,9 @@
+/**
+ * A label a policy adds to Warden's notices: a GitLab label name (the API takes labels comma-separated,
+ * so none may hold a comma), and not one of Warden's own: a notice's share is named by its
+ * warden-share:: label (lib/jobs/notices/marker.ts), and a second one would leave it naming none.
+ */
+export function labelProblem(name: string): string | undefined {
+  if (name.trim() === "" || name.length > 255 || /[,\x00-\x1f\x7f]/.test(name)) return `${JSON.stringify(name)} is not a label name (1 to 255 characters, no comma or control character)`;
+  return /^warden(?:-share)?::/i.test(name) ? `${JSON.stringify(name)} is one of Warden's own labels (warden::…, warden-share::…): choose another` : undefined;
+}
