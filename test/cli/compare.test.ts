@@ -190,14 +190,16 @@ describe.sequential("warden enforce --compare-policy-ref", () => {
       expect(JSON.stringify(report), how).not.toContain("secret-deal");
       expect(names(report), how).toEqual(expected);
       expect(run.code, how).toBe(2);
-      expect(report.warnings, how).toContainEqual(expect.stringMatching(/^the change alters gitlab\.scope \(base: acme; proposed: .*\): only where both scopes reach was examined/));
+      expect(report.warnings, how).toContainEqual(expect.stringMatching(/^the change alters gitlab\.scope \(base: acme; proposed: .*\): the base's scope was examined/));
     }
-    // Moved wholly outside: nothing the base governs is left to examine, and nothing else is.
+    // Moved wholly outside: the base's scope is still what is examined, and every share it removes
+    // today is listed as no longer removed (out of the proposed scope); nothing outside it is read.
     writeFileSync(join(checkout, "widened.yaml"), PROPOSED.replace("scope: { groups: [acme] }", "scope: { groups: [strangers] }"));
     const moved = await warden(["enforce", "--policy", join(checkout, "widened.yaml"), "--policy-path", "policies/warden.yaml", "--compare-policy-ref", "main", "--format", "json"], env);
     const report = reportJson<EnforceReport>(moved.stdout);
     expect(JSON.stringify(report)).not.toContain("secret-deal");
-    expect(report.summary).toMatchObject({ projects: 0, shares: 0 });
-    expect(names(report)).toEqual({ newlyRemoved: [], noLongerRemoved: [], exemptionChanged: [] });
+    expect(names(report).newlyRemoved).toEqual([]);
+    expect(names(report).noLongerRemoved.length).toBeGreaterThan(0);
+    for (const action of report.comparison!.noLongerRemoved) expect(action.reason).toMatch(/^Leaves it out of scope \(the base policy removes it/);
   });
 });

@@ -15,7 +15,7 @@
  * another exemption rule) changes nothing a run does, and is not listed.
  */
 import type { GroupShare } from "../../gitlab/index.ts";
-import { evaluateShare, scopeGroups, strayHandling, type Policy, type ShareVerdict, type StrayHandling } from "../../policy/index.ts";
+import { evaluateShare, inScope, scopeGroups, strayHandling, type Policy, type ShareVerdict, type StrayHandling } from "../../policy/index.ts";
 import { withLevelName } from "../envelope.ts";
 import { COMPARISON_SECTIONS, type ComparisonSection, type PolicyComparison } from "../shares/comparison.ts";
 import { byKindAndPath, plannedRemoval, shareInput, shareKey, type ShareKindName, type ShareRemoval, type Subject } from "../shares/plan.ts";
@@ -104,32 +104,29 @@ export function comparisonSize(comparison: PolicyComparison): number {
 }
 
 /**
- * The proposed policy as the one examination reads with it: its scope cut to where the base's reaches
- * too. The proposed policy is a merge request's, written by whoever opened it, and the run reads with
- * its own token: a scope widened past the base's (or dropped: the whole instance) would have the
- * report and the merge request's note list shares the approved policy never governed, to that author.
+ * The proposed policy as the one examination reads with it: the base's scope examined (approved
+ * already), each share there judged by what the proposed scope governs. The proposed policy is a merge
+ * request's, written by whoever opened it, and the run reads with its own token: a scope widened past
+ * the base's (or dropped: the whole instance) would have the report and the merge request's note list
+ * shares the approved policy never governed, to that author; a scope narrowed must list the strays it
+ * leaves out of scope (no longer removed), so the part it drops is examined all the same.
  */
 export function withinBaseScope(proposed: Policy, base: Policy): Policy {
   const baseGroups = scopeGroups(base);
-  const proposedGroups = scopeGroups(proposed);
   if (baseGroups === undefined || proposed.gitlab === undefined) return proposed;
   const within = (path: string, outer: string) => path.toLowerCase() === outer.toLowerCase() || path.toLowerCase().startsWith(`${outer.toLowerCase()}/`);
-  const both =
-    proposedGroups === undefined
-      ? baseGroups
-      : [...proposedGroups.filter((g) => baseGroups.some((b) => within(g, b))), ...baseGroups.filter((b) => proposedGroups.some((g) => within(b, g)))];
-  const groups = [...new Map(both.map((g) => [g.toLowerCase(), g])).values()];
-  const scope = { groups, includes: (path: string) => groups.some((g) => within(path, g)), overrides: proposed.gitlab.scope?.overrides ?? [] };
+  const includes = (path: string) => baseGroups.some((group) => within(path, group)) && inScope(proposed, path);
+  const scope = { groups: baseGroups, includes, overrides: proposed.gitlab.scope?.overrides ?? [] };
   return { ...proposed, gitlab: { ...proposed.gitlab, scope } };
 }
 
 /**
- * A change that widens or narrows gitlab.scope is compared only where both scopes reach
- * (withinBaseScope), and the report says so.
+ * A change that widens or narrows gitlab.scope is compared over the base's scope (withinBaseScope),
+ * and the report says so.
  */
 export function scopeWarning(base: Policy, proposed: Policy): string | undefined {
   const names = (p: Policy) => (scopeGroups(p) ?? ["(the whole instance)"]).map((g) => g.toLowerCase()).sort().join(", ");
   const [was, now] = [names(base), names(proposed)];
   if (was === now) return undefined;
-  return `the change alters gitlab.scope (base: ${was}; proposed: ${now}): only where both scopes reach was examined, so shares only one of them governs are not compared`;
+  return `the change alters gitlab.scope (base: ${was}; proposed: ${now}): the base's scope was examined, so shares only the proposed scope governs, outside it, are not compared`;
 }

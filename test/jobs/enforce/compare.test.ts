@@ -136,4 +136,15 @@ describe("the merge request note's body", () => {
     expect(hidden).toMatch(/matched no .* in scope$/);
     expect(hidden!.replaceAll("security", "X")).toBe(absent!.replaceAll("security-nope", "X"));
   });
+
+  // The part of the base's scope the proposed one drops is examined all the same: its strays are left
+  // out of scope, never removed, which the merge request's reviewers must see.
+  it("narrowing gitlab.scope lists the strays it stops removing", async () => {
+    const plain = await run({ policy: parsePolicy(BASE, "warden.yaml") });
+    const proposed = BASE.replace("  scope: { groups: [acme] }", "  scope: { groups: [acme/legacy] }");
+    const report = await run({ policy: parsePolicy(proposed, "warden.yaml"), compareWith: fromGitLab(BASE) });
+    const dropped = plain.actions.map(shareName).filter((name) => !name.includes("acme/legacy")).sort();
+    expect(dropped.length).toBeGreaterThan(0);
+    expect(sections(report).noLongerRemoved).toEqual(dropped);
+  });
 });
