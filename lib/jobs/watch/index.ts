@@ -18,7 +18,7 @@ import { auditEventName, eventSubjectKey, subjectOfAuditEvent, type EventSubject
 import type { ShareRemoval } from "../shares/plan.ts";
 import { direct, type Steps } from "../steps.ts";
 import { cursorFor, newestEvent, type WatchCursor } from "./cursor.ts";
-import { EVENTS_PER_POLL, readSource } from "./read.ts";
+import { BURST_EVENTS, EVENTS_PER_POLL, readSource } from "./read.ts";
 import { errorText } from "../report/index.ts";
 import { retriesAfter, retriesAfterFailure, subjectOfRemoval } from "./retries.ts";
 import { WatchError, type WatchSource } from "./sources.ts";
@@ -64,7 +64,11 @@ export interface PollResult {
   read: number;
   /** Events that named a subject outside the scope, each said once (also among the report's warnings, when there is one). */
   ignored: string[];
-  /** Sources GitLab failed to list this poll, each kept where it stood (also among the report's warnings, when there is one). */
+  /**
+   * Sources this poll could not read in full, each said (also among the report's warnings, when there
+   * is one): GitLab failed to list it (kept where it stood), or a burst within a millisecond or two was
+   * more than a poll reads (its older events passed, left to the sweep).
+   */
   failedSources: string[];
   /** How far the cursor is behind what GitLab has recorded: 0 when the poll read all there was, else the seconds since the time it stands at. */
   behindSeconds: number;
@@ -94,6 +98,7 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
   // One source GitLab fails on (a subgroup deleted since, a listing that answers 500) keeps its place and
   // is said, while the others are read: only when every source fails does the poll fail as a whole.
   const failed: { source: WatchSource; err: unknown }[] = [];
+  const passed: string[] = [];
   for (const source of opts.sources) {
     const from = opts.cursor.sources[source.key];
     try {
@@ -105,6 +110,7 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
       const read = await readSource(gitlab, source, from, opts.maxEvents ?? EVENTS_PER_POLL, signal);
       for (const event of read.events) events.set(event.id, event);
       next.sources[source.key] = read.to;
+      if (read.passedBurst) passed.push(`the audit events of ${source.label}: more than ${BURST_EVENTS} recorded within a millisecond or two (a bulk action), more than a poll reads: the older of them were passed unread, left to the scheduled sweep`);
       if (!read.caughtUp) behind = Math.min(behind, Date.parse(read.to.at ?? "") || 0);
     } catch (err) {
       if (signal?.aborted) throw err;
@@ -114,7 +120,10 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
   }
   if (failed.length > 0 && failed.length === opts.sources.length) throw failed[0]!.err;
   // GitLab's own answer, not the refusal of a whole watch (WatchError) that it would be alone.
-  const failedSources = failed.map(({ source, err }) => `the audit events of ${source.label} could not be read (${errorText(err instanceof WatchError ? err.cause : err)}): its events are read at the next poll; the other sources' were handled`);
+  const failedSources = [
+    ...failed.map(({ source, err }) => `the audit events of ${source.label} could not be read (${errorText(err instanceof WatchError ? err.cause : err)}): its events are read at the next poll; the other sources' were handled`),
+    ...passed,
+  ];
   const listed = statsSince(gitlab, before);
   const handled: WatchEvent[] = [];
   const outside: string[] = [];

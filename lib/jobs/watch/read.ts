@@ -36,7 +36,16 @@ export interface SourceRead {
   to: SourcePosition;
   /** Whether it read everything the source had: false when the bound (or the probes) left events for the next poll. */
   caughtUp: boolean;
+  /** A burst within a millisecond or two larger than BURST_EVENTS: its older events were passed, unread. */
+  passedBurst?: true;
 }
+
+/**
+ * The most events of a burst within a millisecond or two (a bulk action) a poll reads to find its
+ * oldest: GitLab lists them newest first only, so each poll would read the whole burst above the
+ * cursor, its cost growing with the burst's size until a poll outlasts its invocation, every time.
+ */
+export const BURST_EVENTS = 2_000;
 
 export async function readSource(gitlab: GitLabClient, source: WatchSource, from: SourcePosition, limit: number, signal?: AbortSignal): Promise<SourceRead> {
   // Every event newer than from.id and created before `lo` has been handled; `hi` undefined: up to now.
@@ -69,7 +78,7 @@ export async function readSource(gitlab: GitLabClient, source: WatchSource, from
       // The rest is older than the page's oldest; at the page's rate, a window holding some 80% of the bound.
       const [newest, oldest] = [Date.parse(page[0]!.created_at), Date.parse(page.at(-1)!.created_at)];
       ceiling = Math.min(ceiling ?? Infinity, oldest);
-      if (ceiling - lo < 2) return oldestOf(list(ceiling), from, limit);
+      if (ceiling - lo < 2) return oldestOf(list(ceiling, BURST_EVENTS + 1), from, limit);
       hi = lo + Math.max(1, Math.min(ceiling - lo, Math.floor((0.8 * Math.max(1, newest - oldest) * limit) / page.length)));
     }
   } catch (err) {
@@ -80,15 +89,20 @@ export async function readSource(gitlab: GitLabClient, source: WatchSource, from
 
 /**
  * More than `limit` events within a millisecond or two: the window is read to the cursor, keeping
- * only the oldest `limit` (newest first, so the last seen); the time stays, the id moves.
+ * only the oldest `limit` (newest first, so the last seen); the time stays, the id moves. A burst of
+ * more than BURST_EVENTS above the cursor is not read to its end: the oldest `limit` of those read are
+ * taken and the id moves past them, so the ones unread below them are passed (`passedBurst`), left to
+ * the sweep; the newer ones read are read again at the next poll, within the bound.
  */
 async function oldestOf(events: AsyncIterable<AuditEvent>, from: SourcePosition, limit: number): Promise<SourceRead> {
   const kept: AuditEvent[] = [];
+  let read = 0;
   for await (const event of events) {
     if (event.id <= from.id) break;
+    if (++read > BURST_EVENTS) break;
     kept.push(event);
     if (kept.length > limit) kept.shift();
   }
   kept.reverse();
-  return { events: kept, to: { ...from, id: Math.max(from.id, ...kept.map((e) => e.id)) }, caughtUp: false };
+  return { events: kept, to: { ...from, id: Math.max(from.id, ...kept.map((e) => e.id)) }, caughtUp: false, ...(read > BURST_EVENTS && { passedBurst: true as const }) };
 }
