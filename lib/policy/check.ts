@@ -27,7 +27,7 @@ export function checkPolicy(policy: Policy, now: Date): string[] {
       if (!scope.some((s) => reachesInto(o.group, s))) findings.push(`gitlab.scope.overrides[${i}] (group ${JSON.stringify(o.group)}) lies outside every scope group (${scope.join(", ")}), so applies to nothing`);
     });
   }
-  findings.push(...strayFindings(policy));
+  findings.push(...strayFindings(policy), ...everythingFindings(policy));
   exempt.forEach((e, i) => {
     if (lapsed(e, now)) findings.push(`${text("exempt", i)} lapsed after ${e.until}: it exempts nothing (remove it, or move until on)`);
   });
@@ -96,6 +96,29 @@ function exemptCovers(earlier: ShareExemption, later: ShareExemption): boolean {
   // An exemption for any invited group covers one for some; one for some covers only a narrower one.
   const invited = earlier.sharedWith === undefined || (later.sharedWith !== undefined && globCovers(earlier.sharedWith, later.sharedWith));
   return invited && (earlier.until === undefined || (later.until !== undefined && earlier.until >= later.until));
+}
+
+/**
+ * A rule that alone makes the policy remove nothing of a kind: an exemption (for any invited group)
+ * whose glob covers every scope group's subtree, or an allow rule for any invited group with no limit.
+ * Valid, and matched by every share, so no other finding names it; a reviewer must see it.
+ */
+function everythingFindings(policy: Policy): string[] {
+  const gitlab = policy.gitlab!;
+  const subtrees: Glob[] = (gitlab.scope?.groups ?? [""]).map((group) => ({ pattern: group ? `${group}/**` : "**", matches: () => true }));
+  const everywhere = (glob: Glob) => subtrees.every((tree) => globCovers(glob, tree));
+  const findings: string[] = [];
+  gitlab.shares.exempt.forEach((e, i) => {
+    const kind = e.project ? "project" : "group";
+    if (everywhere((e.project ?? e.group)!) && (e.sharedWith === undefined || e.sharedWith.pattern === "**")) {
+      findings.push(`${ruleText(policy, { list: "exempt", index: i })} exempts every ${kind} share in scope${e.until ? ` until ${e.until}` : ""}: no ${kind} share is removed while it stands`);
+    }
+  });
+  gitlab.shares.allow.forEach((rule, i) => {
+    const unlimited = rule.projects === undefined && rule.groups === undefined && rule.maxAccess === undefined && rule.expiresWithin === undefined;
+    if (rule.group.pattern === "**" && unlimited) findings.push(`${ruleText(policy, { list: "allow", index: i })} allows every share in scope: the policy removes nothing`);
+  });
+  return findings;
 }
 
 /** Settings that a valid policy holds but nothing reads: notices where nothing notifies, a grace where nothing waits. */
