@@ -48,42 +48,49 @@ export function plainPathProblem(path: string, what: "group path" | "project pat
   return problem === undefined ? undefined : `invalid ${what} ${JSON.stringify(path)}: ${problem}`;
 }
 
-/** Compiles `glob` into a matcher; throws if the glob is invalid (see globProblem). */
+/**
+ * Compiles `glob` into a matcher; throws if the glob is invalid (see globProblem). Matched segment by
+ * segment, each `*` by the greedy two-pointer walk, not by a regular expression: a path or ref is
+ * written by whoever sends a command, and a backtracking match of `a*-*-*` grows with the cube of its
+ * length; this grows at most with the segment's length times the glob's.
+ */
 export function compileGlob(glob: string, kind: GlobKind = "path"): (path: string) => boolean {
   const problem = globProblem(glob, kind);
   if (problem !== undefined) throw new Error(problem);
-  // Refs may hold any Unicode, so `?` must match a whole code point there.
-  const regex = new RegExp(`^${globSource(glob)}$`, kind === "path" ? "i" : "u");
-  return (path) => regex.test(path);
+  // GitLab paths compare case-insensitively; refs may hold any Unicode, so `?` takes a whole code point.
+  const fold = kind === "path" ? (text: string) => [...text.toLowerCase()] : (text: string) => [...text];
+  // Consecutive `**` mean the same as one.
+  const segments = glob.split("/").filter((s, i, all) => !(s === "**" && all[i - 1] === "**")).map((s) => (s === "**" ? ANY : fold(s)));
+  if (segments.length === 1 && segments[0] === ANY) return () => true;
+  return (path) => pathMatches(segments, path.split("/").map(fold));
 }
 
-function globSource(glob: string): string {
-  // Consecutive `**` mean the same as one; collapsing them keeps the rules below simple.
-  const segments = glob.split("/").filter((s, i, all) => !(s === "**" && all[i - 1] === "**"));
-  if (segments.length === 1 && segments[0] === "**") return ".*";
-  let source = "";
-  let separator = "";
-  for (const [i, segment] of segments.entries()) {
-    if (segment !== "**") {
-      source += separator + segmentSource(segment);
-      separator = "/";
-    } else if (i === 0) {
-      // Leading `**`: zero or more segments, each carrying its own trailing slash.
-      source += "(?:[^/]+/)*";
-    } else {
-      // Later `**`: zero or more segments, each carrying its own leading slash.
-      source += "(?:/[^/]+)*";
+const ANY = "**";
+
+/** Whether the glob's segments match the path's: `**` takes zero or more non-empty segments, any other one segment. */
+function pathMatches(glob: readonly (string[] | typeof ANY)[], path: readonly string[][]): boolean {
+  // matched[p]: whether glob segments from g on match path segments from p on (filled from the end).
+  let matched = path.map(() => false).concat(true);
+  for (let g = glob.length - 1; g >= 0; g--) {
+    const segment = glob[g]!;
+    const next = new Array<boolean>(path.length + 1).fill(false);
+    for (let p = path.length; p >= 0; p--) {
+      next[p] = segment === ANY ? matched[p]! || (p < path.length && path[p]!.length > 0 && next[p + 1]!) : p < path.length && matched[p + 1]! && segmentMatches(segment, path[p]!);
     }
+    matched = next;
   }
-  return source;
+  return matched[0]!;
 }
 
-function segmentSource(segment: string): string {
-  let source = "";
-  for (const char of segment) {
-    if (char === "*") source += "[^/]*";
-    else if (char === "?") source += "[^/]";
-    else source += char.replace(/[.*+?^${}()|[\]\\]/, "\\$&");
+/** One segment: `*` any run of characters, `?` one; the last `*` is widened one character at a time. */
+function segmentMatches(pattern: readonly string[], text: readonly string[]): boolean {
+  let [i, j, star, mark] = [0, 0, -1, 0];
+  while (i < text.length) {
+    if (j < pattern.length && (pattern[j] === "?" || pattern[j] === text[i])) [i, j] = [i + 1, j + 1];
+    else if (j < pattern.length && pattern[j] === "*") [star, mark, j] = [j, i, j + 1];
+    else if (star >= 0) [mark, i, j] = [mark + 1, mark + 1, star + 1];
+    else return false;
   }
-  return source;
+  while (pattern[j] === "*") j++;
+  return j === pattern.length;
 }

@@ -26,8 +26,7 @@ const REF_RULES: readonly { test: (ref: string) => boolean; problem: string }[] 
 export function refProblem(ref: string, echo = true): string | undefined {
   // Git creates a ref through a file of its name (its lock file): no part between slashes can be
   // longer than a file name, 255 bytes, and Warden takes no ref over 4,096 bytes (Linux's longest
-  // path). Refused first and not quoted: a policy's ref globs are never matched against more than
-  // that (their cost grows with the square of the length).
+  // path). Refused first, and not quoted: a reply must not carry kilobytes of the sender's text.
   const bytes = Buffer.byteLength(ref);
   if (bytes > 4096 || ref.split("/").some((part) => Buffer.byteLength(part) > 255)) {
     return `the ref is not a valid git ref name: it is ${bytes} bytes long, and a ref's part between slashes can be at most 255 bytes (a file name), the whole at most 4,096`;

@@ -105,3 +105,19 @@ describe("globProblem", () => {
     expect(globProblem("feature/a:b", "ref")).toBe('invalid glob "feature/a:b": ":" cannot appear in a git ref');
   });
 });
+
+describe("compileGlob's cost (a path or ref is written by whoever sends a command)", () => {
+  // A backtracking regular expression took seconds here: 3 to 5 s for the first, 51 s for the second.
+  it.each([
+    ["acme/*-*-*", `acme/${"-".repeat(4_000)}/x`, "path"],
+    ["acme/*a*b*c*d*", `acme/${"ab".repeat(127)}`, "path"],
+    ["v*.*.*", `v${".a".repeat(2_000)}/x`, "ref"],
+    ["**/*-*-*/**", `${"a/".repeat(500)}${"a".repeat(2_000)}-`, "path"],
+  ] as const)("%j against a crafted %# is judged at once", (glob, path, kind) => {
+    const matches = compileGlob(glob, kind);
+    const started = performance.now();
+    expect(matches(path)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(250);
+  });
+});
+

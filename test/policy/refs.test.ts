@@ -37,14 +37,14 @@ describe("refProblem: git check-ref-format's rules", () => {
     expect(refProblem(ref)).toMatch(/^ref ".*" is not a valid git ref name: /);
   });
 
-  it("refuses, unquoted, a ref with a part over 255 bytes or over 4,096 in all, before a policy's ref glob could take time over it", () => {
+  it("refuses, unquoted, a ref with a part over 255 bytes or over 4,096 in all", () => {
     expect(refProblem(`v${"a".repeat(254)}/x`)).toBeUndefined();
     expect(refProblem(`${"a/".repeat(2047)}b`)).toBeUndefined();
     for (const ref of [`v${".a".repeat(1500)}/x`, `${"é".repeat(128)}/x`, `${"ab/".repeat(1400)}c`]) {
       const problem = refProblem(ref)!;
       expect(problem).toBe(`the ref is not a valid git ref name: it is ${Buffer.byteLength(ref)} bytes long, and a ref's part between slashes can be at most 255 bytes (a file name), the whole at most 4,096`);
     }
-    // What a ref glob costs (refs: ["v*.*.*"]) is then bounded: a 255-byte part of the worst shape is judged at once.
+    // A 255-byte part of the worst shape for a ref glob (refs: ["v*.*.*"]) is judged at once.
     const policy = parsePolicy(`version: 1\npipelines:\n  allow:\n    - project: "acme/**"\n      refs: ["main", "v*.*.*"]\n`, "warden.yaml");
     const worst = `v${".a".repeat(127)}/x`;
     expect(refProblem(worst)).toBeUndefined();
