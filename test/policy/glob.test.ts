@@ -56,6 +56,21 @@ describe("compileGlob (GitLab paths)", () => {
     ["acme/a_b/*.io", "acme/A_B/docs.io", true],
     ["partners/contractor-x", "partners/contractor-x", true],
     ["partners/contractor-x", "partners/contractor-y", false],
+    // more than one `*` in a segment, or more than one `**`: matched segment by segment, not by a regular expression
+    ["acme/*-*-api", "acme/a-b-api", true],
+    ["acme/*-*-api", "ACME/X-Y-API", true],
+    ["acme/*-*-api", "acme/a-api", false],
+    ["acme/*-*-api", "acme/a-b-api/x", false],
+    ["acme/*-*", "acme/--", true],
+    ["a?*?", "ab", false],
+    ["a?*?", "abc", true],
+    ["**/x/**", "x", true],
+    ["**/x/**", "a/b/x/c/d", true],
+    ["**/x/**", "a/b/c", false],
+    ["a/**/b/**/c", "a/b/c", true],
+    ["a/**/b/**/c", "a/q/b/r/s/c", true],
+    ["a/**/b/**/c", "a/c", false],
+    ["kcme/*-*", "\u212Acme/a-b", false],
   ])("%s matches %s: %s", (glob, path, expected) => {
     expect(compileGlob(glob)(path)).toBe(expected);
   });
@@ -73,6 +88,11 @@ describe("compileGlob (git refs)", () => {
     ["v?.*", "v1.0", true],
     ["feature/caf?", "feature/café", true],
     ["feature/?", "feature/🚀", true],
+    ["v*.*.*", "v1.2.3", true],
+    ["v*.*.*", "v1.2", false],
+    ["v*.*.*", "v1.2.3/x", false],
+    ["x-*-?", "x-a-🚀", true],
+    ["x-*-?", "X-a-b", false],
   ])("%s matches %s: %s", (glob, ref, expected) => {
     expect(compileGlob(glob, "ref")(ref)).toBe(expected);
   });
