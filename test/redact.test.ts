@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { escapeControls, escapeMarkdown, jsonForTerminal } from "../lib/jobs/escape.ts";
 import { csvCell } from "../lib/jobs/render/csv.ts";
 import { escapeMrkdwn } from "../lib/jobs/render/slack.ts";
-import { redactOutput, redactStrings, redactThenCut, registerSecret, SecretRegistry } from "../lib/redact/index.ts";
+import { redactError, redactOutput, redactStrings, redactThenCut, registerSecret, SecretRegistry } from "../lib/redact/index.ts";
 
 const SECRET = "glpat-redact-unit-0123456789abcdef";
 registerSecret(SECRET);
@@ -162,3 +162,25 @@ describe("redactStrings", () => {
     expect(JSON.parse(JSON.stringify(out)).text).toBe('"[REDACTED]"');
   });
 });
+
+describe("redactError: an error as the Lambda runtime logs it, every field and error within", () => {
+  it("masks its fields, an AggregateError's errors and a cause that is no Error, keeping its class", () => {
+    const secret = "error-field-secret-0123456789";
+    registerSecret(secret);
+    const inner = Object.assign(new Error(`inner ${secret}`), { headers: { "x-echo": secret } });
+    const error = Object.assign(new AggregateError([inner, `plain ${secret}`], `outer ${secret}`, { cause: `because ${secret}` }), { url: `https://x/?k=${secret}`, self: undefined as unknown });
+    error.self = error;
+    const out = redactError(error);
+    expect(out).toBe(error);
+    expect(out).toBeInstanceOf(AggregateError);
+    const [first, second] = out.errors as [Error & { headers: unknown }, string];
+    const shown = JSON.stringify([out.message, out.stack, out.cause, out.url, first.message, first.stack, first.headers, second]);
+    expect(shown).not.toContain(secret);
+    expect(out.self).toBe(out);
+    expect(out.message).toBe("outer [REDACTED]");
+    expect(out.cause).toBe("because [REDACTED]");
+    expect((out.errors[0] as Error).message).toBe("inner [REDACTED]");
+    expect(redactError(`thrown ${secret}`)).toBe("thrown [REDACTED]");
+  });
+});
+

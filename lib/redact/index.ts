@@ -119,20 +119,28 @@ export function redactStrings<T>(value: T): T {
 }
 
 /**
- * `error` with the message and stack of it and its causes redacted in place, for an error that leaves the
- * process as it is: a Lambda's, which the runtime logs itself and returns to the invoker, and a durable
- * execution keeps. In place, so that it keeps its class and fields for whatever looks at them.
+ * `error` with the message and stack of it and its causes redacted in place, and every other field of
+ * theirs (an HTTP error's headers, a cause that is no Error), for an error that leaves the process as it
+ * is: a Lambda's, which the runtime logs itself with every enumerable field and returns to the invoker,
+ * and a durable execution keeps. In place, so that it keeps its class and fields for whatever looks at them.
  */
 export function redactError<T>(error: T): T {
   const seen = new Set<unknown>();
-  for (let e: unknown = error; e instanceof Error && !seen.has(e); e = e.cause) {
-    seen.add(e);
+  // An error anywhere within (a cause, an AggregateError's errors, a field) is redacted in place, once.
+  const clean = (value: unknown): unknown => {
+    if (!(value instanceof Error)) return Array.isArray(value) ? value.map(clean) : redactStrings(value);
+    if (seen.has(value)) return value;
+    seen.add(value);
     for (const key of ["message", "stack"] as const) {
-      const value = e[key];
-      if (typeof value === "string") Object.defineProperty(e, key, { value: redactOutput(value), writable: true, configurable: true, enumerable: false });
+      if (typeof value[key] === "string") Object.defineProperty(value, key, { value: redactOutput(value[key]), writable: true, configurable: true, enumerable: false });
     }
-  }
-  return error;
+    for (const key of Reflect.ownKeys(value)) {
+      const field = Object.getOwnPropertyDescriptor(value, key)!;
+      if (key !== "message" && key !== "stack" && "value" in field && field.configurable) Object.defineProperty(value, key, { ...field, value: clean(field.value) });
+    }
+    return value;
+  };
+  return clean(error) as T;
 }
 
 /** Redacts the whole text, then cuts it to `max` characters (on a code point), marking the cut. */
