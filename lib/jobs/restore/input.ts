@@ -57,9 +57,11 @@ const EnforceReport = z.object({ job: z.enum(["enforce", "apply"]), dryRun: z.li
  * its outcome is the last word on that removal ("failed": GitLab kept the share, nothing to restore).
  */
 const confirmation = z.literal(true).optional();
+/** The GitLab a line was written on (lines an earlier Warden wrote do not say). */
+const gitlabUrl = z.url({ protocol: /^https?$/ }).optional();
 const AuditLine = z.discriminatedUnion("message", [
-  z.object({ message: z.literal(REMOVAL_TYPES.project), ...project("line"), outcome: z.enum(STATUSES), confirmation }),
-  z.object({ message: z.literal(REMOVAL_TYPES.group), ...group("line"), outcome: z.enum(STATUSES), confirmation }),
+  z.object({ message: z.literal(REMOVAL_TYPES.project), ...project("line"), outcome: z.enum(STATUSES), confirmation, gitlabUrl }),
+  z.object({ message: z.literal(REMOVAL_TYPES.group), ...group("line"), outcome: z.enum(STATUSES), confirmation, gitlabUrl }),
 ]);
 const AUDIT_MESSAGES = new Set<unknown>(Object.values(REMOVAL_TYPES));
 
@@ -70,7 +72,7 @@ export interface RestoreInput {
   removals: RemovedShare[];
   /** What the input says but restore does not act on, said as warnings. */
   notes: string[];
-  /** The origin of the GitLab a report was made on (audit lines do not say): its ids mean something there only. */
+  /** The origin of the GitLab a report or the audit lines were made on (lines an earlier Warden wrote do not say): its ids mean something there only. */
   madeOn?: string;
 }
 
@@ -134,6 +136,7 @@ function fromReport(value: Record<string, unknown>): RestoreInput {
  */
 function fromAuditLines(lines: readonly (string | Record<string, unknown>)[]): RestoreInput {
   const found: Entry[] = [];
+  const origins = new Set<string | undefined>();
   let other = 0;
   for (const [i, line] of lines.entries()) {
     if (typeof line === "string" && line.trim() === "") continue;
@@ -149,13 +152,21 @@ function fromAuditLines(lines: readonly (string | Record<string, unknown>)[]): R
     const audit = AuditLine.safeParse(value);
     if (!audit.success) throw new RestoreInputError(`${where} (${String(value["message"])}): ${issuesText(audit.error)}`);
     found.push([audit.data.outcome, removedShare(audit.data), audit.data.confirmation]);
+    origins.add(audit.data.gitlabUrl === undefined ? undefined : new URL(audit.data.gitlabUrl).origin);
   }
+  // One GitLab's lines at a time: ids name other projects and groups on another.
+  if (origins.size > 1) {
+    const named = [...origins].map((o) => o ?? "(none named: written by an earlier Warden)").join(", ");
+    throw new RestoreInputError(`the audit lines were written on more than one GitLab (${redactThenCut(named, 200)}): restore each one's lines on its own, against it`);
+  }
+  const [origin] = origins;
   if (!found.length) {
     const first = lines.find((l): l is string => typeof l === "string" && l.trim() !== "");
     const excerpt = first === undefined ? "" : `; it starts ${JSON.stringify(redactThenCut(first.trim(), 40))}`;
     throw new RestoreInputError(`no remove-share or remove-group-share audit line found, and not an enforce report (${lines.length} lines read${excerpt})`);
   }
-  return collect(count(found.length, "audit line"), found, other ? [`${count(other, "line")} of the input ${other === 1 ? "is not a removal audit line" : "are not removal audit lines"}: skipped`] : []);
+  const input = collect(count(found.length, "audit line"), found, other ? [`${count(other, "line")} of the input ${other === 1 ? "is not a removal audit line" : "are not removal audit lines"}: skipped`] : []);
+  return origin === undefined ? input : { ...input, madeOn: origin };
 }
 
 function removedShare(a: z.output<typeof ReportAction> | z.output<typeof AuditLine>): RemovedShare {

@@ -64,7 +64,9 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
   // The reads' own slots: the plan-age re-reads, then the confirming reads as their subjects are done.
   const readSlots = new PQueue({ concurrency: opts.concurrency });
   const confirmations: Promise<void>[] = [];
-  const record = (a: ShareRemoval, confirmation?: true) => a.status !== "planned" && opts.audit?.info(a.type, { ...auditFields(a), ...(confirmation ? { confirmation } : {}) });
+  // Each line names the GitLab it was written on: its ids name other projects and groups elsewhere (restore refuses another's).
+  const record = (a: ShareRemoval, confirmation?: true) =>
+    a.status !== "planned" && opts.audit?.info(a.type, { ...auditFields(a), gitlabUrl: gitlab.http.origin, ...(confirmation ? { confirmation } : {}) });
   // At least that old (0: always), so a plan judged in the same millisecond still counts.
   const old = (a: ShareRemoval) => Date.now() - (opts.judgedAt.get(a) ?? 0) >= opts.maxPlanAgeMs;
   // Removals whose subject is read again afterwards go first, so those reads overlap the other removals.

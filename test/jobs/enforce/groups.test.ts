@@ -128,6 +128,8 @@ describe("enforce: group shares", () => {
       rule: group.reason,
       outcome: "done",
       error: undefined,
+      // The GitLab it was written on: restore refuses another's lines.
+      gitlabUrl: new URL(sim.url).origin,
       // The policy the change was judged by.
       policy: { source: "file", path: "test.yaml", sha256: policySha256(groupSharesPolicy()) },
     });
