@@ -56,11 +56,13 @@ let sim: N8nSim;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  sim = await startN8nSim({ generation: 1, workflows: [...ECHOES, ...PIECES, ...FORGERIES].map((name, i) => workflow(i, name)), apiKeys: { [KEY]: {} } });
+  // One workflow the policy keeps (a selector that matches nothing would leave the others on).
+  const kept = { ...workflow(999, "kept"), tags: [{ id: "t1", name: "production" }] };
+  sim = await startN8nSim({ generation: 1, workflows: [...[...ECHOES, ...PIECES, ...FORGERIES].map((name, i) => workflow(i, name)), kept], apiKeys: { [KEY]: {} } });
   env = { N8N_URL: sim.url, N8N_API_KEY: KEY, WARDEN_POLICY: policyFile(POLICY) };
 });
 afterAll(() => sim.close());
-// Every test starts with every workflow active, unlisted, so planned for deactivation.
+// Every test starts with every workflow active, and all but the kept one unlisted, so planned for deactivation.
 beforeEach(() => {
   for (const wf of sim.workflows) wf.active = true;
 });

@@ -106,9 +106,13 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
   }
 
   if (complete) {
-    for (const [i, selector] of policy.n8n.workflows.keepActive.entries()) {
-      if (!selected.has(i)) warnings.push(`n8n.workflows.keepActive[${i}] (${JSON.stringify(selector.text)}) matched no workflow that is not archived`);
-    }
+    const unmatched = [...policy.n8n.workflows.keepActive.entries()].filter(([i]) => !selected.has(i)).map(([i, selector]) => `n8n.workflows.keepActive[${i}] (${JSON.stringify(selector.text)})`);
+    for (const which of unmatched) warnings.push(`${which} matched no workflow that is not archived`);
+    // A selector that keeps nothing any more (a tag any n8n member renamed, say) would have every
+    // workflow it kept switched off: none is switched off until the selector or the workflows are mended.
+    const held = unmatched.length ? actions.filter((a) => a.type === "deactivate" && a.status === "planned") : [];
+    for (const action of held) Object.assign(action, { status: "reported", reason: `${action.reason}; not switched off while ${unmatched.join(", ")} matches nothing` });
+    if (held.length) warnings.push(`${count(held.length, "workflow")} to switch off left on: ${unmatched.join(", ")} matched no workflow, and whatever it kept would be switched off with them (a renamed tag?); mend the selector or the workflows, and the next run switches them off`);
   }
   warnings.push(...names.settle());
   const changes = actions.filter((a) => a.status === "planned");
