@@ -29,6 +29,7 @@ import { runLifecycle, RunRefused } from "./shared/runs/lifecycle.ts";
 import { runJob } from "./shared/runs/run-job.ts";
 import { runLabels } from "./shared/runs/triggers.ts";
 import { refusal } from "./shared/slack/authorise.ts";
+import { notChecked } from "./shared/slack/not-checked.ts";
 import { proposeExemption } from "./shared/slack/exempt-run.ts";
 import { postToResponseUrl } from "./shared/slack/post-response.ts";
 import { ephemeral, type TextMessage } from "./shared/slack/reply.ts";
@@ -40,15 +41,20 @@ async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLe
   const request = event.command;
   // A merge request on the policy repository, not a run with a report (functions/shared/slack/exempt-run.ts).
   if (request.job === "exempt") return proposeExemption(request, asker, signal);
+  // Until the policy has let the caller run the command, they learn nothing of why it failed: with the
+  // policy in a repository, anyone in the workspace gets this far (chat-ops cannot judge them).
+  let allowed = false;
   try {
     const life = { labels: runLabels(request.job, "chat", event.correlationId), timeLeft, asked: { command, user: event.user.id, channel: event.channelId } };
     const { report } = await runLifecycle(life, async ({ policy }) => {
       const refused = refusal(policy, asker, request);
       if (refused) throw new RunRefused(refused);
+      allowed = true;
       return runJob(request, signal, policy);
     });
     return renderSlack(report);
   } catch (err) {
+    if (!(err instanceof RunRefused) && !allowed) return notChecked(request, err);
     // Escaped as every text Warden did not write: an error quotes GitLab, n8n or a proxy, a refusal the policy's source.
     if (!(err instanceof RunRefused)) return ephemeral(`:x: Warden \`${command}\` failed: ${escapeMrkdwn(errorText(err))}`);
     logger.warn("chat-command refused", { command, user: event.user.id, channel: event.channelId, reason: err.message });

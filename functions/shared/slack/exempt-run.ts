@@ -22,6 +22,7 @@ import { audit, logger } from "../lambda/logger.ts";
 import { describeRequest, type ExemptJobRequest } from "../runs/job-request.ts";
 import { withCredentials } from "../runs/run-job.ts";
 import { changeRefusal, refusal, type SlackCaller } from "./authorise.ts";
+import { notChecked } from "./not-checked.ts";
 import { exemptRequestError } from "./exempt-command.ts";
 import { ephemeral, type TextMessage } from "./reply.ts";
 
@@ -30,10 +31,12 @@ class Refused extends Error {}
 
 export async function proposeExemption(request: ExemptJobRequest, asker: SlackCaller, signal: AbortSignal): Promise<SlackMessage | TextMessage> {
   const command = describeRequest(request);
+  // Set once the policy lets the caller ask: before, a failure says nothing of why (notChecked).
+  const checked = { allowed: false };
   try {
     const result = await withCredentials(request, (credentials) => {
       const gitlab = gitlabClient(credentials);
-      return { http: [gitlab.http], report: propose(gitlab, request, asker, signal) };
+      return { http: [gitlab.http], report: propose(gitlab, request, asker, signal, checked) };
     });
     const { mergeRequest } = result;
     audit.info("exemption-requested", {
@@ -50,6 +53,7 @@ export async function proposeExemption(request: ExemptJobRequest, asker: SlackCa
       logger.warn("chat-command refused", { command, user: asker.userId, channel: asker.channelId, reason: err.message });
       return ephemeral(`:no_entry: ${escapeMrkdwn(err.message)}`);
     }
+    if (!checked.allowed) return notChecked(request, err);
     logger.error("job failed", { command, error: errorText(err) });
     return ephemeral(`:x: Warden \`${command}\` failed: ${escapeMrkdwn(errorText(err))}`);
   }
@@ -67,7 +71,7 @@ export function exemptionReply(request: ExemptJobRequest, result: Pick<ExemptRes
   return { response_type: "in_channel", text, blocks: [{ type: "section", text: { type: "mrkdwn", text } }] };
 }
 
-async function propose(gitlab: ReturnType<typeof gitlabClient>, request: ExemptJobRequest, asker: SlackCaller, signal: AbortSignal): Promise<ExemptResult> {
+async function propose(gitlab: ReturnType<typeof gitlabClient>, request: ExemptJobRequest, asker: SlackCaller, signal: AbortSignal, checked: { allowed: boolean }): Promise<ExemptResult> {
   // The worker acts on its payload alone: checked again as chat-ops checked it.
   const invalid = exemptRequestError(request, new Date());
   if (invalid) throw new Refused(`${invalid}; nothing was read or changed`);
@@ -80,6 +84,7 @@ async function propose(gitlab: ReturnType<typeof gitlabClient>, request: ExemptJ
   const base = await loadGitLabPolicy(gitlab, at, { names: REPOSITORY_POLICY_NAMES, signal });
   const refused = refusal(base.policy, asker, request);
   if (refused) throw new Refused(refused);
+  checked.allowed = true;
   const { job: _job, apply: _apply, ...given } = request;
   return exempt({ gitlab, base, refSetting: REPOSITORY_POLICY_NAMES.ref, request: given, requestedBy: `Slack user ${asker.userId}`, apply: true, signal });
 }
