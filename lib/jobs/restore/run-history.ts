@@ -40,10 +40,14 @@ export interface RunReader {
 }
 
 export function runKey(job: JobName, trigger: Trigger, finishedAt: Date, correlationId: string): string {
-  // 2025-01-02T03:04:05.678Z → 20250102T030405.678Z: no colons to quote in a shell or a URL.
-  const time = finishedAt.toISOString().replace(/[-:]/g, "");
-  return `runs/${job}/${trigger}/${time}-${correlationId.replace(/[^\w.-]/g, "_")}.json`;
+  return `runs/${job}/${trigger}/${keyTime(finishedAt)}-${correlationId.replace(/[^\w.-]/g, "_")}.json`;
 }
+
+/** 2025-01-02T03:04:05.678Z → 20250102T030405.678Z: no colons to quote in a shell or a URL. */
+const keyTime = (at: Date): string => at.toISOString().replace(/[-:]/g, "");
+
+/** A run may be named at most this far after the reader's clock (the writer's may be ahead). */
+const CLOCK_ALLOWANCE_MS = 5 * 60_000;
 
 /** A stored run's name: where it is, or the triggers among whose runs "latest" chooses (and how to say it). */
 export type RunRef = { bucket: string; key: string } | { triggers: readonly Trigger[]; what: string };
@@ -72,12 +76,16 @@ export function runReader(objects: RunObjects, bucket: () => string): RunReader 
   /** The latest run of these triggers: the greatest time among each trigger's greatest key. */
   async function latest(job: JobName, { triggers, what }: Extract<RunRef, { triggers: unknown }>): Promise<{ bucket: string; key: string; chosen: string }> {
     const Bucket = bucket();
+    // The time is in the name, which whoever may write the prefix chooses: a run named after now (a year
+    // 9999 planted by a role that may write it) is no run that has finished, and must not outrank every sweep.
+    const latestTime = keyTime(new Date(Date.now() + CLOCK_ALLOWANCE_MS));
     let found: { key: string; name: string; trigger: Trigger } | undefined;
     for (const trigger of triggers) {
       const prefix = `runs/${job}/${trigger}/`;
       for await (const key of objects.keys(Bucket, prefix)) {
         const name = key.slice(prefix.length);
-        if (name && !name.includes("/") && (!found || name > found.name)) found = { key, name, trigger };
+        const dated = /^\d{8}T\d{6}\.\d{3}Z-/.test(name) && name.slice(0, latestTime.length) <= latestTime;
+        if (dated && !name.includes("/") && (!found || name > found.name)) found = { key, name, trigger };
       }
     }
     if (!found) {
