@@ -47,15 +47,20 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
   const warnings = [...opts.input.notes];
   const actions: RestoreAction[] = opts.input.removals.map((r) => ({ type: TYPES[r.kind], ...r, status: "planned" }));
 
+  // The guard is judged on the input, before any read, as a plan's is: an input naming a thousand
+  // made-up ids must not cost a thousand reads with an administrator's token (and what is restored is
+  // never more than the input lists).
+  const tripped = actions.length > limit;
+  if (tripped) warnings.push(`guard: the input lists ${count(actions.length, "removal")}, more than ${guardName(opts, limit)}; nothing was read or restored`);
   // Each project and sharing group is read once, however many of its shares were removed.
-  const targets = [...new Map(actions.map((a) => [subjectKey(a), a] as const))];
+  const targets = tripped ? [] : [...new Map(actions.map((a) => [subjectKey(a), a] as const))];
   const reads = new Map<string, Read>();
   await pMap(targets, async ([key, a]) => {
     const current = signal?.aborted ? undefined : await read(gitlab, a, signal);
     if (current) reads.set(key, current);
   }, { concurrency });
-  let complete = reads.size === targets.length;
-  if (!complete) warnings.push(`stopped while reading after ${reads.size} of ${targets.length} projects and groups (${errorText(signal?.reason)}): nothing was restored`);
+  let complete = !tripped && reads.size === targets.length;
+  if (!tripped && !complete) warnings.push(`stopped while reading after ${reads.size} of ${targets.length} projects and groups (${errorText(signal?.reason)}): nothing was restored`);
   for (const a of actions) {
     const current = reads.get(subjectKey(a));
     if (current) judge(a, current, today);
@@ -69,10 +74,7 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
   if (notAllowed) warnings.push(notAllowedWarning(notAllowed, opts));
 
   const restores = countStatus(actions, "planned");
-  const tripped = complete && restores > limit;
-  if (tripped) {
-    warnings.push(`guard: ${count(restores, "restore")}, more than ${guardName(opts, limit)}; nothing was restored`);
-  } else if (opts.apply && complete) {
+  if (opts.apply && complete) {
     const planned = actions.filter((a) => a.status === "planned");
     await pMap(planned, (a) => (signal?.aborted ? undefined : create(a, opts)), { concurrency });
     const left = countStatus(planned, "planned");

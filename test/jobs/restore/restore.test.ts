@@ -85,12 +85,14 @@ describe("restore job", () => {
     expect(project.shared_with_groups.find((s) => s.group_id === outside.id)).toMatchObject({ group_access_level: 20, expires_at: TODAY });
   });
 
-  it("the guard: more restores than --max-restores (or the policy's maxRemovals) exits 3 and sends only GET", async () => {
+  it("the guard: an input of more removals than --max-restores (or the policy's maxRemovals) exits 3, and nothing is read but the token's check", async () => {
     await setup();
     const input = parseRestoreText(removeByHand({ projects: 3, groups: 2 }));
+    sim.resetCounters();
     const byOption = await run({ input, apply: true, maxRestores: 4 });
     expect(byOption.summary).toMatchObject({ restores: 5, guard: "tripped", maxRestores: 4, restored: 0 });
-    expect(byOption.warnings.join()).toMatch(/guard: 5 restores, more than --max-restores 4; nothing was restored/);
+    expect(byOption.warnings.join()).toMatch(/guard: the input lists 5 removals, more than --max-restores 4; nothing was read or restored/);
+    expect(sim.counters.requests).toBeLessThanOrEqual(1);
     const byPolicy = await restore({ gitlab: client(), policy: policy(2), input, apply: true });
     expect(byPolicy.summary).toMatchObject({ guard: "tripped", maxRestores: 2 });
     expect(byPolicy.warnings.join()).toMatch(/gitlab\.guard\.maxRemovals \(2\)/);
