@@ -71,7 +71,9 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
     if (!complete) warnings.push(`stopped while reading the invited groups (${errorText(signal?.reason)}): nothing was restored`);
   }
   const notAllowed = actions.filter((a) => a.policy && !allows(a.policy)).length;
-  if (notAllowed) warnings.push(notAllowedWarning(notAllowed, opts));
+  const outside = actions.filter((a) => a.policy?.verdict === "out-of-scope").length;
+  if (opts.includeStray && outside) warnings.push(`includeStray: ${count(outside, "share")} outside the policy's scope not restored: no run would ever remove them again`);
+  if (notAllowed - (opts.includeStray ? outside : 0)) warnings.push(notAllowedWarning(notAllowed - (opts.includeStray ? outside : 0), opts));
 
   const restores = countStatus(actions, "planned");
   if (opts.apply && complete) {
@@ -141,6 +143,6 @@ function judge(a: RestoreAction, current: Read, today: string): void {
 /** What the run says of the shares the policy does not allow: the policy must change first. */
 function notAllowedWarning(n: number, opts: RestoreOptions): string {
   const shares = count(n, "share");
-  if (opts.includeStray) return `includeStray: ${shares} the current policy does not allow ${opts.apply ? "re-created" : "to re-create"}; the next sweep or watch poll removes them again unless the policy allows them first`;
+  if (opts.includeStray) return `includeStray: ${shares} the current policy does not allow ${opts.apply ? "re-created" : "to re-create"}; a later run removes them again (as gitlab.shares.onStray says) unless the policy allows them first`;
   return `${shares} the current policy does not allow: not restored (skipped). Change the policy first, then restore again; --include-stray ("includeStray": true from the console) re-creates them anyway, until the next sweep removes them`;
 }

@@ -55,7 +55,9 @@ export async function judgeByPolicy(planned: RestoreAction[], subjects: Readonly
     const reason = verdict.kind === "stray" ? verdict.reason : `its scope does not include ${subject.path}`;
     a.policy = { verdict: verdict.kind, reason };
     const why = `the policy does not allow it (${reason})`;
-    if (opts.includeStray) a.note = `${why}: included as includeStray asks; the next sweep removes it again unless the policy changes first`;
+    // Outside the scope no sweep, watch or event run ever looks: a share made there would stay for good.
+    if (verdict.kind === "out-of-scope") Object.assign(a, { status: "skipped", note: `${why}: not restored, even with --include-stray, as no run would ever remove it again` });
+    else if (opts.includeStray) a.note = `${why}: included as includeStray asks; a later run removes it again (as gitlab.shares.onStray says) unless the policy changes first`;
     else Object.assign(a, { status: "skipped", note: `${why}: not restored; change the policy first, or ask for it anyway with --include-stray ("includeStray": true from the console)` });
   }
   return true;

@@ -67,15 +67,17 @@ describe("restore asks the current policy", () => {
     expect(onlyGets()).toBe(true);
   });
 
-  it("with includeStray every share is created, and the run warns that the next sweep removes them again", async () => {
+  it("with includeStray every stray share is created, and the run warns that a later run removes them again; one outside the scope is not, as no run would", async () => {
     await setup();
     const { text, project, outside } = attackerFile();
     const report = await validated(restore({ gitlab: client(), policy: standard(), input: parseRestoreText(text), apply: true, includeStray: true }));
-    expect(report.actions.map((a) => a.status)).toEqual(["done", "done", "done"]);
-    expect(report.actions[1]!.note).toMatch(/^the policy does not allow it \(.*\): included as includeStray asks; the next sweep removes it again unless the policy changes first$/);
-    expect(report.summary).toMatchObject({ restored: 3, notAllowed: 2, includeStray: true });
-    expect(report.warnings.join("\n")).toMatch(/includeStray: 2 shares the current policy does not allow re-created; the next sweep or watch poll removes them again/);
+    expect(report.actions.map((a) => a.status)).toEqual(["done", "done", "skipped"]);
+    expect(report.actions[1]!.note).toMatch(/^the policy does not allow it \(.*\): included as includeStray asks; a later run removes it again \(as gitlab.shares.onStray says\) unless the policy changes first$/);
+    expect(report.actions[2]!.note).toMatch(/^the policy does not allow it \(its scope does not include .*\): not restored, even with --include-stray, as no run would ever remove it again$/);
+    expect(report.summary).toMatchObject({ restored: 2, notAllowed: 2, includeStray: true });
+    expect(report.warnings.join("\n")).toMatch(/includeStray: 1 share the current policy does not allow re-created; a later run removes them again/);
+    expect(report.warnings.join("\n")).toMatch(/includeStray: 1 share outside the policy's scope not restored: no run would ever remove them again/);
     expect(project.shared_with_groups.find((s) => s.group_id === outside.id)).toMatchObject({ group_access_level: 50 });
-    expect(posts()).toBe(3);
+    expect(posts()).toBe(2);
   });
 });
