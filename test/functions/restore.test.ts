@@ -85,7 +85,7 @@ describe("enforce Lambda: { restore }", () => {
 
     const included = validReport((await handler({ restore, dryRun: false, includeStray: true })) as RestoreReport);
     expect(included).toMatchObject({ summary: { restored: 1, notAllowed: 1, includeStray: true }, actions: [{ status: "done", policy: { verdict: "stray" } }] });
-    expect(included.warnings.join("\n")).toMatch(/includeStray: 1 share the current policy does not allow re-created; the next sweep or watch poll removes them again/);
+    expect(included.warnings.join("\n")).toMatch(/includeStray: 1 share the current policy does not allow re-created; a later run removes them again/);
     expect(project.shared_with_groups.find((s) => s.group_id === outside.id)).toMatchObject({ group_access_level: 50 });
     expect(posts()).toBe(1);
   });
