@@ -92,7 +92,8 @@ export async function trustedRef(
   if (refused) throw new PolicyTrustError(refused);
   const commitId = found.ref.commit?.id;
   if (typeof commitId !== "string" || !COMMIT_ID.test(commitId)) throw new FileContentError(`the ${found.kind}'s commit id is not a git object id`);
-  return { name: found.ref.name, commitId };
+  // Named as the deployment wrote it (refs/tags/… too), which is what a report and a plan record.
+  return { name: at.ref ?? found.ref.name, commitId };
 }
 
 /** Why whoever may push to the ref (or merge into it) is more than Maintainers, or undefined. */

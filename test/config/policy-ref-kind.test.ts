@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { loadGitLabPolicy, type PolicySettingNames } from "../../lib/config/policy-source.ts";
+import { trustedLocation } from "../../lib/config/policy-trust.ts";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { json, serve } from "../support/server.ts";
@@ -61,6 +62,8 @@ describe("a policy read at a protected tag that a branch of the same name shadow
   it("the deployment may name the kind: refs/tags/policy-v1 reads the tag alone, refs/heads/policy-v1 the branch alone (refused here)", async () => {
     const { url, asked } = await gitlab(UNPROTECTED, true);
     expect((await read(url, "refs/tags/policy-v1")).policy.source).toMatchObject({ ref: "refs/tags/policy-v1", commitId: TAGGED });
+    // Named as written, as the report and a plan record it (warden apply's check compares the two).
+    expect(await trustedLocation(client(url), { project: "12", ref: "refs/tags/policy-v1" }, NAMES)).toMatchObject({ name: "refs/tags/policy-v1", commitId: TAGGED });
     expect(asked.filter((p) => p.includes("/branches/"))).toEqual([]);
     await expect(read(url, "refs/heads/policy-v1")).rejects.toThrow(/not trusted: branch "policy-v1" is not protected/);
   });

@@ -73,6 +73,8 @@ export async function checkPlanPolicy(
     });
     const { projectId: project, name: ref } = trusted;
     if (recorded.ref !== ref) throw differs(file, `${where} at ${ref} (the plan's was read at ${recorded.ref})`);
+    // The project as GitLab names it now: a plan naming another (an edit) would have its apply's report name that one.
+    if (recorded.projectId !== undefined && recorded.projectId !== project) throw differs(file, `${where}, project ${project} (the plan's names project ${recorded.projectId})`);
     const at = await readRepositoryFile(gitlab, { project, path: given.path, ref: recorded.commitId, maxBytes: MAX_POLICY_BYTES }, signal);
     if (sha256Of(at.bytes) !== recorded.sha256) throw differs(file, `${where} at commit ${recorded.commitId.slice(0, 12)}, whose file is not the plan's policy text`);
     if (!(await commitIsOn(gitlab, { project, commit: recorded.commitId, ref: trusted.commitId }, signal))) {
