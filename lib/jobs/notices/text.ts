@@ -81,8 +81,9 @@ export function closingNote(reason: ClosingReason): string {
     case "already-gone":
       return "The notice was due, and the share was already gone: Warden removed nothing.";
     case "no-longer-stray":
-      // Not why: that names what Warden's token read of the share's subject, and whoever may edit the
-      // issue (its assignee, a Guest) may have pointed its marker at a subject they cannot see. The report says.
+      // Not why: that names what Warden's token read of the share's subject, and whoever may re-key the
+      // issue (a Reporter its label; a Guest assignee the marker of a notice an earlier Warden opened)
+      // may have pointed it at a subject they cannot see. The report says.
       return "Closed: Warden no longer finds this share stray (the run's report says why). Nothing was removed.";
     case "duplicate":
       return `Closed as a duplicate of #${reason.of}: two runs opened a notice for this share at once; #${reason.of} stands.`;

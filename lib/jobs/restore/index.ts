@@ -71,9 +71,10 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
     if (!complete) warnings.push(`stopped while reading the invited groups (${errorText(signal?.reason)}): nothing was restored`);
   }
   const notAllowed = actions.filter((a) => a.policy && !allows(a.policy)).length;
+  // Outside the scope, --include-stray does not re-create them either: no run would ever remove them again.
   const outside = actions.filter((a) => a.policy?.verdict === "out-of-scope").length;
-  if (opts.includeStray && outside) warnings.push(`includeStray: ${count(outside, "share")} outside the policy's scope not restored: no run would ever remove them again`);
-  if (notAllowed - (opts.includeStray ? outside : 0)) warnings.push(notAllowedWarning(notAllowed - (opts.includeStray ? outside : 0), opts));
+  if (outside) warnings.push(`${count(outside, "share")} outside the policy's scope not restored, even with --include-stray: no run would ever remove ${outside === 1 ? "it" : "them"} again`);
+  if (notAllowed > outside) warnings.push(notAllowedWarning(notAllowed - outside, opts));
 
   const restores = countStatus(actions, "planned");
   if (opts.apply && complete) {
@@ -144,5 +145,5 @@ function judge(a: RestoreAction, current: Read, today: string): void {
 function notAllowedWarning(n: number, opts: RestoreOptions): string {
   const shares = count(n, "share");
   if (opts.includeStray) return `includeStray: ${shares} the current policy does not allow ${opts.apply ? "re-created" : "to re-create"}; a later run removes them again (as gitlab.shares.onStray says) unless the policy allows them first`;
-  return `${shares} the current policy does not allow: not restored (skipped). Change the policy first, then restore again; --include-stray ("includeStray": true from the console) re-creates them anyway, until the next sweep removes them`;
+  return `${shares} the current policy does not allow: not restored (skipped). Change the policy first, then restore again; --include-stray ("includeStray": true from the console) re-creates them anyway, until a later run removes them again`;
 }
