@@ -1,8 +1,11 @@
 /**
- * `/warden exempt` in the Worker (issue 30.4), against the GitLab simulator with the policy in its
- * repository: an applyUser's request opens exactly one merge request whose one commit adds the entry;
+ * The Worker with the policy in a GitLab repository, against the simulator. `/warden exempt` (issue
+ * 30.4): an applyUser's request opens exactly one merge request whose one commit adds the entry;
  * anyone else is refused on the policy read alone; the requester's text arrives escaped in Slack and
- * in GitLab; the POSTs are sent once, whatever GitLab answers.
+ * in GitLab; the POSTs are sent once, whatever GitLab answers. And, as chat-ops cannot judge a caller
+ * without the policy, it starts the Worker for anyone in the workspace: when the policy cannot be
+ * read, whoever asked is told only that the command could not be checked, the failure's text (the
+ * policy's location, its rules, GitLab's address and answer) staying in the function's log.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkerEvent } from "../../functions/shared/runs/job-request.ts";
@@ -34,6 +37,11 @@ chatops:
     applyUsers: ["${APPLIER}"]
 # end of policy
 `;
+/** The same policy after a merge that broke it: a new rule names, with a typo (a space), a group an outsider should not learn of. */
+const BROKEN = POLICY.replace('      - group: "acme/**"\n', '      - group: "acme/**"\n      - group: "secret-mergers-and-acquisitions/project falcon"\n');
+/** In the workspace, in no list of the policy, writing from a direct message. */
+const OUTSIDER = "U999OUTSIDER";
+const OUTSIDE = { user: { id: OUTSIDER, name: "eve" }, channelId: "D0DIRECT" };
 /** Slack mrkdwn (a channel mention, a link with a label of its choosing) and Markdown with a GitLab mention. */
 const HOSTILE = "<!channel> see <https://evil.example|the ticket> @all **now** [x](javascript:alert(1))";
 const EXEMPT = { job: "exempt", project: "acme/app/api", group: "strangers", until: "2099-12-31", reason: HOSTILE, apply: true } as const;
@@ -212,5 +220,45 @@ describe("/warden exempt in the Worker", () => {
     expect(mr.description).toContain(`It answers Warden's stray-share notice: ${escaped(notice.web_url)}.`);
     expect(notice.notes.map((n) => n.body)).toEqual([expect.stringContaining(`An exemption for this share is proposed in merge request ${escaped(mr.web_url)} (`)]);
     expect(lines).toContainEqual(expect.objectContaining({ message: "exemption-requested", notices: [{ project: "security/access-notices", iid: notice.iid, noted: true }] }));
+  });
+});
+
+describe("what a caller the policy does not list is told when the policy cannot be read", () => {
+  it("control: with a readable policy the outsider is refused, and told only that", async () => {
+    await invoke(event({ job: "enforce", apply: false }, OUTSIDE));
+    expect(posted()).toEqual([{ response_type: "ephemeral", text: `:no_entry: user ${OUTSIDER} may not run commands` }]);
+  });
+
+  it("an invalid policy on the branch: the outsider is told no more than that Warden could not check the command", async () => {
+    gitlab.repositories.commit(repo, { [PATH]: BROKEN });
+    await invoke(event({ job: "enforce", apply: false }, OUTSIDE));
+    const [message] = posted();
+    expect(message!.response_type).toBe("ephemeral");
+    // Before: the policy's project, path and commit, and the rule's text.
+    expect(message!.text).toBe(":x: Warden could not check `enforce` against its policy, so nothing was run (the function's log says why).");
+    expect.soft(message!.text).not.toContain("secret-mergers-and-acquisitions");
+    expect.soft(message!.text).not.toContain(POLICY_PROJECT);
+    expect.soft(message!.text).not.toContain(PATH);
+  });
+
+  it("GitLab failing the policy read: the outsider is not shown GitLab's address, the policy's location or GitLab's answer", { timeout: 60_000 }, async () => {
+    gitlab.addFaults({ kind: "status", status: 503, message: "upstream gitlab-internal-7.corp.example:8080 unavailable", times: 20 });
+    await invoke(event({ job: "workflows", apply: false }, OUTSIDE));
+    const [message] = posted();
+    expect(message!.response_type).toBe("ephemeral");
+    expect(message!.text).toBe(":x: Warden could not check `workflows` against its policy, so nothing was run (the function's log says why).");
+    expect.soft(message!.text).not.toContain("gitlab-internal-7.corp.example");
+    expect.soft(message!.text).not.toContain(new URL(gitlab.url).host);
+    expect.soft(message!.text).not.toContain(POLICY_PROJECT);
+  });
+
+  it("the same for /warden exempt, whose refusal of an outsider also waits for the policy's read", async () => {
+    gitlab.repositories.commit(repo, { [PATH]: BROKEN });
+    await invoke(event({ job: "exempt", project: "acme/app/api", group: "strangers", reason: "r", apply: true }, OUTSIDE));
+    const [message] = posted();
+    expect(message!.response_type).toBe("ephemeral");
+    expect(message!.text).toBe(":x: Warden could not check `exempt` against its policy, so nothing was run (the function's log says why).");
+    expect.soft(message!.text).not.toContain("secret-mergers-and-acquisitions");
+    expect.soft(message!.text).not.toContain(POLICY_PROJECT);
   });
 });
