@@ -52,7 +52,7 @@ export interface WorkflowsOptions extends JobOptions {
   onProgress?: (p: { workflows: number; changes: number }) => void;
 }
 
-/** The API key was refused (401) or lacks a scope (403): every further call would fail alike. */
+/** The API key was refused (401), or may not list workflows (403): every further call would fail alike. */
 export class N8nAccessError extends Error {
   override name = "N8nAccessError";
 }
@@ -120,7 +120,8 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
   if (tripped) {
     warnings.push(`guard: ${count(changes.length, "change")} planned, more than n8n.guard.maxChanges (${limit}); nothing was changed`);
   } else if (opts.apply && complete) {
-    const refused = await applyChanges(n8n, changes, opts);
+    const { refused, forbidden } = await applyChanges(n8n, changes, opts);
+    warnings.push(...refusals(changes, forbidden));
     const left = countStatus(changes, "planned");
     if (left) warnings.push(`stopped before ${left} of ${count(changes.length, "change")} (${refused?.message ?? errorText(signal?.reason)}); the next run picks them up`);
     // Stopped before the plan was carried out: changes left, or one cut off in flight.
@@ -160,16 +161,20 @@ function everyWorkflow(n8n: N8nClient, signal?: AbortSignal) {
 
 /**
  * Makes the planned changes, at most `concurrency` at once. A change n8n refuses is recorded on its
- * action and the others go on (the next run converges). A refused key (401/403) stops new changes, as
+ * action and the others go on (the next run converges). A refused key (401) stops new changes, as
  * every one after it would be refused too; changes already in flight finish. Returns that refusal.
+ * A 403 stops nothing: it is a scope the key lacks (2.x), which refuses every change of that kind and
+ * no other, or something refusing this one workflow (a proxy, an n8n of another version): stopping on
+ * it would leave every later change behind one workflow for good. refusals() says which it was.
  * Changes go alone until one has taught the API generation (lib/n8n; one that met a proxy's 5xx
  * teaches nothing), and a key that may not make changes is refused there, before any other change
  * is under way.
  */
-async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], opts: WorkflowsOptions): Promise<N8nAccessError | undefined> {
+async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], opts: WorkflowsOptions): Promise<{ refused?: N8nAccessError; forbidden: WorkflowAction[] }> {
   const { signal } = opts;
   const audit = auditedUnder(opts.audit, opts.policy);
   let refused: N8nAccessError | undefined;
+  const forbidden: WorkflowAction[] = [];
   const change = async (action: WorkflowAction) => {
     if (signal?.aborted || refused) return;
     try {
@@ -177,10 +182,10 @@ async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], opts: Wor
       await n8n.setActive(action.workflowId, action.type === "activate", signal);
       action.status = "done";
     } catch (err) {
-      const cause = accessError(err);
-      if (cause instanceof N8nAccessError) refused ??= cause;
+      if (err instanceof HttpError && err.status === 401) refused ??= new N8nAccessError(err.message, { cause: err });
       action.status = "failed";
-      action.error = signal?.aborted ? stoppedMidRequest(signal, `${action.type === "activate" ? "activating" : "deactivating"} the workflow`) : failureText(cause);
+      action.error = signal?.aborted ? stoppedMidRequest(signal, `${action.type === "activate" ? "activating" : "deactivating"} the workflow`) : failureText(err);
+      if (err instanceof HttpError && err.status === 403) forbidden.push(action);
     }
     const { workflowId, name, type, reason, status: outcome, error } = action;
     audit?.info("workflow-change", { workflowId, name, change: type, rule: reason, outcome, error });
@@ -188,10 +193,27 @@ async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], opts: Wor
   let alone = 0;
   for (; alone < changes.length && n8n.apiGeneration === undefined && !refused && !signal?.aborted; alone++) await change(changes[alone]!);
   await pMap(changes.slice(alone), change, { concurrency: opts.concurrency ?? 3 });
-  return refused;
+  return { ...(refused && { refused }), forbidden };
 }
 
-/** 401 and 403 are about the key, not a workflow; lib/n8n's message names the setting and what to fix. */
+/**
+ * What the 403s of a run say, by kind of change: every one of a kind refused is the scope for it the
+ * key lacks (the actions' errors name it); some refused while others of the kind were made is not the
+ * key's scope, whatever the answer's words, but something about those workflows.
+ */
+function refusals(changes: WorkflowAction[], forbidden: WorkflowAction[]): string[] {
+  return (["activate", "deactivate"] as const).flatMap((type) => {
+    const refused = forbidden.filter((a) => a.type === type);
+    if (!refused.length) return [];
+    const made = changes.filter((a) => a.type === type && a.status === "done").length;
+    const kind = type === "activate" ? "activation" : "deactivation";
+    return made
+      ? [`n8n refused ${count(refused.length, kind)} (403) but made ${made} other${made === 1 ? "" : "s"} with the same key: not the key's scope, but something about those workflows (see their errors); the next run tries them again`]
+      : [`n8n refused every ${kind} Warden sent (403): the API key lacks the workflow:${type} scope; give it that scope, and the next run makes them`];
+  });
+}
+
+/** A listing refused (401, or 403: a key without workflow:list) is about the key; lib/n8n's message names the setting and what to fix. */
 function accessError(err: unknown): unknown {
   if (!(err instanceof HttpError) || (err.status !== 401 && err.status !== 403)) return err;
   return new N8nAccessError(err.message, { cause: err });
