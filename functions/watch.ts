@@ -30,6 +30,8 @@ const INTERVAL_MS = 60_000;
 /** The sources (the scope's groups) are listed again after this long: a new subgroup is watched within the hour. */
 const SOURCES_TTL_MS = 3_600_000;
 const LEASE_KEY = "watch:lease";
+/** The least a poll's reading gets, however late it starts (the invocation's deadline still ends it). */
+const READ_AT_LEAST_MS = 5_000;
 
 const claims = dynamoClaims();
 const store = dynamoWatchCursor();
@@ -54,7 +56,7 @@ async function watch(event: ScheduledEvent, context: Context & DeadlineContext):
     // A poll with no batch (the first, or nothing new) is idle: it owes no report, metrics or summary. A
     // failed poll (GitLab Free, a refused token) owes what any failed run does.
     const ran = await runLifecycle<WatchReport, Exclude<WatchResult, WatchReport>>({ labels, timeLeft }, async ({ policy }) => {
-      const polled = await poll(policy, apply, context.signal);
+      const polled = await poll(policy, apply, context.signal, timeLeft);
       recordCursorAge(polled.started ? 0 : polled.behindSeconds, labels);
       if (polled.started) return idle({ polled: "started", events: 0 });
       for (const line of polled.ignored) logger.info(line);
@@ -70,8 +72,12 @@ async function watch(event: ScheduledEvent, context: Context & DeadlineContext):
   }
 }
 
-/** One poll from the stored cursor (lib/jobs/watch's watchOnce); the first invocation only stores the newest events. */
-async function poll(policy: Policy, apply: boolean, signal: AbortSignal): Promise<WatchOnceResult> {
+/**
+ * One poll from the stored cursor (lib/jobs/watch's watchOnce); the first invocation only stores the newest events.
+ * Reading the sources gets half the time the invocation has left: the other half enforces what was read
+ * and stores the cursor, however slowly GitLab lists its audit events (a source not read waits for the next poll).
+ */
+async function poll(policy: Policy, apply: boolean, signal: AbortSignal, timeLeft: () => number): Promise<WatchOnceResult> {
   const gitlab = gitlabClient(await secrets.get());
   const sha = policy.source.sha256;
   if (!known || known.policy !== sha || Date.now() - known.at > SOURCES_TTL_MS) {
@@ -82,7 +88,8 @@ async function poll(policy: Policy, apply: boolean, signal: AbortSignal): Promis
   }
   // The rules the last full run found matching nothing, refused here too (lib/jobs/enforce/rules.ts).
   const sweep = await lastSweep.read(signal);
-  const polled = await watchOnce({ gitlab, policy, sources: known.sources.sources, store, apply, signal, audit, ...(sweep ? { lastSweep: sweep } : {}) });
+  const readDeadline = AbortSignal.timeout(Math.max(READ_AT_LEAST_MS, Math.floor(timeLeft() / 2)));
+  const polled = await watchOnce({ gitlab, policy, sources: known.sources.sources, store, apply, signal, readDeadline, audit, ...(sweep ? { lastSweep: sweep } : {}) });
   if (polled.started) logger.info("first poll: the cursor starts at the newest audit event (earlier ones are the scheduled Enforce run's)", { cursor: polled.cursor });
   else if (polled.lost) logger.warn("another Watch invocation moved the cursor first: this one's is dropped (its removals were idempotent)");
   return polled;

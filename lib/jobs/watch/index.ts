@@ -7,21 +7,23 @@
  * the events read whatever the run did: a removal GitLab refuses is reported once and passed, one that
  * may pass is retried a few times through the cursor, a run that failed as a whole fails the poll but
  * has its subjects retried so too (BatchError), and a tripped guard is reported and left for a person.
- * A source GitLab fails to list keeps its place and is said, the others read; only a poll whose every
- * source fails (GitLab down, the audit events refused) moves nothing.
+ * A source GitLab fails to list, or does not answer for before the poll's read deadline, keeps its
+ * place and is said, the others read (watch/read-sources.ts); only a poll whose every source fails
+ * (GitLab down, the audit events refused) moves nothing.
  */
 import { inScope } from "../../policy/index.ts";
-import { HttpError, type AuditEvent } from "../../gitlab/index.ts";
+import { HttpError } from "../../gitlab/index.ts";
 import { enforce, ScopeError } from "../enforce/index.ts";
 import { statsSince, type EnforceOptions, type EnforceReport } from "../enforce/summary.ts";
 import { auditEventName, eventSubjectKey, subjectOfAuditEvent, type EventSubject } from "../events/index.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
 import { direct, type Steps } from "../steps.ts";
-import { cursorFor, newestEvent, type WatchCursor } from "./cursor.ts";
-import { BURST_EVENTS, EVENTS_PER_POLL, readSource } from "./read.ts";
+import { cursorFor, type WatchCursor } from "./cursor.ts";
+import { EVENTS_PER_POLL } from "./read.ts";
+import { readSources } from "./read-sources.ts";
 import { errorText } from "../report/index.ts";
 import { retriesAfter, retriesAfterFailure, subjectOfRemoval } from "./retries.ts";
-import { WatchError, type WatchSource } from "./sources.ts";
+import type { WatchSource } from "./sources.ts";
 import type { CursorStore } from "./store.ts";
 
 export { cursorFor, parseWatchCursor, type SourcePosition, type WatchCursor } from "./cursor.ts";
@@ -51,6 +53,8 @@ export interface PollOptions extends Omit<EnforceOptions, "targets"> {
   maxEvents?: number;
   /** How the batch's enforce run is cut into steps (default: run directly). */
   steps?: Steps;
+  /** When reading the sources must stop, so the poll has time to enforce what it read (read-sources.ts); default: the poll's signal alone. */
+  readDeadline?: AbortSignal;
 }
 
 export interface PollResult {
@@ -93,37 +97,9 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
   const { gitlab, policy, signal } = opts;
   const before = gitlab.requestCounts();
   const next: WatchCursor = { version: 2, sources: { ...opts.cursor.sources }, retries: { ...opts.cursor.retries } };
-  const events = new Map<number, AuditEvent>();
-  let behind = Infinity;
-  // One source GitLab fails on (a subgroup deleted since, a listing that answers 500) keeps its place and
-  // is said, while the others are read: only when every source fails does the poll fail as a whole.
-  const failed: { source: WatchSource; err: unknown }[] = [];
-  const passed: string[] = [];
-  for (const source of opts.sources) {
-    const from = opts.cursor.sources[source.key];
-    try {
-      // A source not started yet (its start failed before) starts at its newest event: read from the next poll on.
-      if (!from) {
-        next.sources[source.key] = await newestEvent(gitlab, source, signal);
-        continue;
-      }
-      const read = await readSource(gitlab, source, from, opts.maxEvents ?? EVENTS_PER_POLL, signal);
-      for (const event of read.events) events.set(event.id, event);
-      next.sources[source.key] = read.to;
-      if (read.passedBurst) passed.push(`the audit events of ${source.label}: more than ${BURST_EVENTS} recorded within a millisecond or two (a bulk action), more than a poll reads: the older of them were passed unread, left to the scheduled sweep`);
-      if (!read.caughtUp) behind = Math.min(behind, Date.parse(read.to.at ?? "") || 0);
-    } catch (err) {
-      if (signal?.aborted) throw err;
-      failed.push({ source, err });
-      behind = Math.min(behind, Date.parse(from?.at ?? "") || 0);
-    }
-  }
-  if (failed.length > 0 && failed.length === opts.sources.length) throw failed[0]!.err;
-  // GitLab's own answer, not the refusal of a whole watch (WatchError) that it would be alone.
-  const failedSources = [
-    ...failed.map(({ source, err }) => `the audit events of ${source.label} could not be read (${errorText(err instanceof WatchError ? err.cause : err)}): its events are read at the next poll; the other sources' were handled`),
-    ...passed,
-  ];
+  const { events, positions, said: failedSources, behind, allFailed } = await readSources({ ...opts, maxEvents: opts.maxEvents ?? EVENTS_PER_POLL });
+  if (allFailed !== undefined) throw allFailed;
+  Object.assign(next.sources, positions);
   const listed = statsSince(gitlab, before);
   const handled: WatchEvent[] = [];
   const outside: string[] = [];
@@ -145,7 +121,7 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
   const result = { cursor: next, moved: JSON.stringify(next) !== JSON.stringify(opts.cursor), read: events.size, ignored: outside, failedSources, behindSeconds };
   if (subjects.size === 0) return result;
   const targets = [...subjects.values()].map((s) => (s.kind === "group" ? { kind: "group" as const, id: s.id, subtree: false as const } : { kind: "project" as const, id: s.id }));
-  const { sources: _sources, cursor: _cursor, maxEvents: _max, steps = direct, ...options } = opts;
+  const { sources: _sources, cursor: _cursor, maxEvents: _max, readDeadline: _read, steps = direct, ...options } = opts;
   let run: EnforceReport;
   try {
     run = await enforce({ ...options, targets }, steps);
