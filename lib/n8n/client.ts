@@ -63,28 +63,43 @@ export class N8nClient {
    * by the first change itself, never by a request of its own, so a run that changes nothing sends
    * nothing but reads: that change goes to 2.x's route (`/publish`, `/unpublish`), and n8n 1.x, which
    * has no such route, answers 405 before looking at the id or the key; the change then goes to
-   * `/activate` or `/deactivate`. Callers make their first change alone, so that it is learned once.
-   * Only n8n's own answer teaches it: a 5xx or a 429 (a proxy's, a restart's) says nothing of the
-   * routes, so the change fails and the next one asks again, rather than send every later change of
-   * a 1.x run to routes it does not have.
+   * `/activate` or `/deactivate`. A 404 there is either: 2.x's for a workflow gone or refused to the
+   * key's user, or a 1.x whose OpenAPI layer answers a path it does not know with 404, not 405. The
+   * 1.x route tells them apart (2.x still answers it): made there, it is a 1.x; refused there too, the
+   * first answer stands and nothing is learned. Callers make their first change alone, so that it is
+   * learned once. Only n8n's own answer teaches it: a 5xx or a 429 (a proxy's, a restart's) says
+   * nothing of the routes, so the change fails and the next one asks again, rather than send every
+   * later change of a 1.x run to routes it does not have.
    */
   async setActive(id: string, active: boolean, signal?: AbortSignal): Promise<Workflow> {
-    if (this.learned === undefined) {
-      try {
-        const workflow = await this.activation(id, active, 2, signal);
-        this.learned = 2;
-        return workflow;
-      } catch (err) {
-        if (!(err instanceof HttpError)) throw err;
-        if (err.status !== 405) {
-          // A 4xx other than 405 (and 429) comes from a route that exists: 2.x, whatever else went wrong.
-          if (err.status < 500 && err.status !== 429) this.learned = 2;
-          throw err;
-        }
+    if (this.learned !== undefined) return this.activation(id, active, this.learned, signal);
+    try {
+      const workflow = await this.activation(id, active, 2, signal);
+      this.learned = 2;
+      return workflow;
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      if (err.status === 405) {
         this.learned = 1;
+        return this.activation(id, active, 1, signal);
       }
+      if (err.status === 404) return this.afterNotFound(id, active, err, signal);
+      // A 4xx other than 405 (and 429) comes from a route that exists: 2.x, whatever else went wrong.
+      if (err.status < 500 && err.status !== 429) this.learned = 2;
+      throw err;
     }
-    return this.activation(id, active, this.learned, signal);
+  }
+
+  /** The first change's 2.x route answered 404: its 1.x route says whether this is a 1.x (setActive). */
+  private async afterNotFound(id: string, active: boolean, notFound: HttpError, signal?: AbortSignal): Promise<Workflow> {
+    try {
+      const workflow = await this.activation(id, active, 1, signal);
+      this.learned = 1;
+      return workflow;
+    } catch (err) {
+      if (err instanceof HttpError && err.status === 404) throw notFound;
+      throw err;
+    }
   }
 
   private async activation(id: string, active: boolean, generation: ApiGeneration, signal?: AbortSignal): Promise<Workflow> {

@@ -61,7 +61,7 @@ export async function startN8nSim(opts: N8nSimOptions): Promise<N8nSim> {
     if (!route) return message(404, "not found");
     // 1.x has no such path; its OpenAPI layer rejects it before looking at the key.
     if ("verb" in route && !dialect.hasPublishRoutes && (route.verb === "publish" || route.verb === "unpublish")) {
-      return message(405, "POST method not allowed");
+      return opts.publishRoutesStatus === 404 ? message(404, "not found") : message(405, "POST method not allowed");
     }
     const key = req.headers["x-n8n-api-key"];
     const grant = typeof key === "string" && Object.hasOwn(apiKeys, key) ? apiKeys[key] : undefined;

@@ -34,6 +34,8 @@ export interface N8nSimOptions {
   /** Runs after each list page is sent, with that page's index within its listing (cursor offset / limit). */
   onListPage?: (pageIndex: number, sim: N8nSim) => void;
   recordRequests?: boolean;
+  /** How a 1.x answers 2.x's publish routes: 405 (default, as the versions on record do) or 404 (as an OpenAPI layer answers a path it does not know). */
+  publishRoutesStatus?: 404 | 405;
 }
 
 export interface N8nCounters {

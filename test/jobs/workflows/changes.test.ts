@@ -3,6 +3,8 @@
  * change teaches nothing of the API generation (on n8n 1.x it once sent every later change to 2.x's
  * routes, answered 405), and a 404 is worded as what it may be on 2.x, a key's user who may read a
  * workflow but not publish it, not only a workflow deleted (it once said "workflow no longer exists").
+ * A 1.x that answers 2.x's routes with 404 rather than 405 is learned from its own route (it once had
+ * every change fail, run after run), while a 2.x's 404 for a workflow gone teaches nothing.
  */
 import { describe, expect, it } from "vitest";
 import { reconcileWorkflows } from "../../../lib/jobs/index.ts";
@@ -23,12 +25,17 @@ n8n:
   "changes.yaml",
 );
 
+/** Two workflows to switch off (wf02, wf07) and two to switch on (wf03, wf04), each sim its own copy. */
+const WORLD = () => [workflow("wf02", "Stray", { active: true }), workflow("wf03", "Named A"), workflow("wf04", "Named B"), workflow("wf07", "Stray 2", { active: true })];
+/** The changes a sim was sent, in order. */
+const posts = (sim: Awaited<ReturnType<typeof n8nSim>>) => sim.requests.filter((r) => r.method === "POST").map((r) => r.url);
+
 describe("n8n 1.x: a transient 5xx on the run's first change", () => {
   it("does not make Warden send every later change to 2.x's routes (which 1.x answers with 405)", async () => {
     const sim = await n8nSim({
       generation: 1,
       apiKeys: { [KEY]: {} },
-      workflows: [workflow("wf02", "Stray", { active: true }), workflow("wf03", "Named A"), workflow("wf04", "Named B"), workflow("wf07", "Stray 2", { active: true })],
+      workflows: WORLD(),
       // The proxy in front of n8n answers the very first change with a 502 (a restart, a gateway hiccup).
       faults: [{ kind: "status", status: 502, route: "POST /workflows/:id/unpublish", times: 1 }],
     });
@@ -43,6 +50,39 @@ describe("n8n 1.x: a transient 5xx on the run's first change", () => {
     expect(sim.workflows.filter((wf) => wf.active).map((wf) => wf.id)).toEqual(["wf02", "wf03", "wf04"]);
     // And the report does not call this n8n 1.x a 2.x.
     expect(report.summary.apiGeneration).toBe(1);
+  });
+});
+
+describe("n8n 1.x that answers 2.x's routes with 404 rather than 405", () => {
+  it("learns it is a 1.x from its own route, and makes every change", async () => {
+    const sim = await n8nSim({
+      generation: 1,
+      apiKeys: { [KEY]: {} },
+      workflows: WORLD(),
+      publishRoutesStatus: 404,
+      recordRequests: true,
+    });
+    const report = await reconcileWorkflows({ n8n: n8nClient(sim, KEY), policy, apply: true });
+    expect(report.actions.map((a) => `${a.workflowId} ${a.status}`)).toEqual(["wf02 done", "wf03 done", "wf04 done", "wf07 done"]);
+    expect(report.summary.apiGeneration).toBe(1);
+    // One 2.x route asked, once: the first change's.
+    expect(posts(sim)).toEqual(["wf02/unpublish", "wf02/deactivate", "wf03/activate", "wf04/activate", "wf07/deactivate"].map((change) => `/api/v1/workflows/${change}`));
+  });
+
+  it("on a 2.x, a workflow gone since it was listed is still reported as gone, and teaches nothing", async () => {
+    const sim = await n8nSim({
+      generation: 2,
+      apiKeys: { [KEY]: {} },
+      workflows: WORLD(),
+      // Deleted in n8n right after Warden listed it.
+      onListPage: (_page, s) => void s.workflows.splice(s.workflows.findIndex((wf) => wf.id === "wf02"), 1),
+      recordRequests: true,
+    });
+    const report = await reconcileWorkflows({ n8n: n8nClient(sim, KEY), policy, apply: true });
+    expect(report.actions.map((a) => `${a.workflowId} ${a.status}`)).toEqual(["wf02 failed", "wf03 done", "wf04 done", "wf07 done"]);
+    expect(report.actions[0]!.error).toMatch(/^n8n answered 404: the workflow was deleted since it was listed/);
+    expect(report.summary.apiGeneration).toBe(2);
+    expect(posts(sim)).toEqual(["wf02/unpublish", "wf02/deactivate", "wf03/publish", "wf04/publish", "wf07/unpublish"].map((change) => `/api/v1/workflows/${change}`));
   });
 });
 
