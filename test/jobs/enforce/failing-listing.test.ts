@@ -123,3 +123,24 @@ it.each([false, true])("without a scope, an id range of the instance whose pages
   expect(planned(report)).toEqual(planned(whole).filter((s) => !left(Number(s.split(":")[0]))));
   expect(planned(whole).filter((s) => left(Number(s.split(":")[0]))).length).toBeGreaterThan(0);
 });
+
+it("without a scope, the instance's groups listing failing for ever after its first page: the groups not listed are named as not examined, every project and every listed group is judged", async () => {
+  const { dataset } = generateOrganisation({ projects: 3_000, seed: 3, groupShares: true, tree: { groups: 160, maxDepth: 4 } });
+  expect(dataset.groups.length).toBeGreaterThan(100);
+  // The first page is answered; every page after it answers 500, retries included.
+  await startSim({ dataset, latencyMs: 2, recordRequests: true, faults: [{ kind: "delay", ms: 0, path: "/api/v4/groups", times: 1 }, { kind: "status", status: 500, path: "/api/v4/groups", times: 1_000_000 }] });
+  const unscoped = { listConcurrency: 8, policy: parsePolicy(standardPolicy().replace("  scope: { groups: [acme] }\n", ""), "test.yaml") };
+  const report = await run(unscoped);
+  expect(report.unexamined).toEqual([{ kind: "groups", id: 0, error: expect.stringMatching(/answered 500/), lasting: false }]);
+  expect(report.summary).toMatchObject({ complete: false, unexamined: 1 });
+  expect(report.warnings).toContainEqual(expect.stringMatching(/^the instance's groups could not all be listed: .*answered 500.*: the shares of those not listed were not examined \(their projects were, listed by id\); the next run tries them again$/));
+  expect(exitCode(report)).toBe(1);
+  // Every project was judged, and the group shares of the groups read: as the run GitLab answers whole plans them.
+  const groupActions = (r: EnforceReport) => r.actions.filter((a) => a.kind === "group").map((a) => `${a.sharedGroupId}:${a.groupId}`).sort();
+  const read = new Set(sim.requests.map((r) => /^\/api\/v4\/groups\/(\d+)(?:\?|$)/.exec(r.url)?.[1]).filter(Boolean).map(Number));
+  sim.clearFaults();
+  const whole = await run(unscoped);
+  expect(planned(report)).toEqual(planned(whole));
+  expect(groupActions(report)).toEqual(groupActions(whole).filter((share) => read.has(Number(share.split(":")[0]))));
+  expect(groupActions(report).length).toBeLessThan(groupActions(whole).length);
+});

@@ -75,9 +75,10 @@ export async function examineGroups(exam: Examination, work: GroupWork, sink: Si
  * The ids of `work`, pending first, then its listing's pages; `work` keeps where it stands. Each page
  * is asked for as soon as the one before arrives, not once its ids are used up: the pages are a chain,
  * and the detail reads they feed are what fills idle slots, so all of them should be known early.
- * A page of a scope group's subgroups that GitLab fails on ends the listing (unexamined.ts's
- * listingFailed): where the rest is recorded as not examined, `unlisted` is called, since the groups
- * not listed bring no detail, so none carries their projects.
+ * A page of a scope group's subgroups, or of the instance's groups (a policy without a scope), that
+ * GitLab fails on ends the listing (unexamined.ts's listingFailed, notExamined): where the rest is
+ * recorded as not examined, `unlisted` is called, since the groups not listed bring no detail, so none
+ * carries their projects. One page GitLab fails on every time must not stop every run everywhere.
  */
 async function* groupIds(exam: Examination, work: GroupReads, paths: Map<number, string>, unlisted: () => void): AsyncGenerator<number> {
   while (work.pending.length) yield work.pending.shift()!;
@@ -93,10 +94,11 @@ async function* groupIds(exam: Examination, work: GroupReads, paths: Map<number,
       try {
         page = await next;
       } catch (err) {
-        // Without a scope (every group the token sees) the run fails: which groups exist is not known at all.
-        if (of === "all") throw err;
         delete work.list;
-        if (listingFailed(exam.unexamined, exam.warnings, err, exam.signal, { kind: "subgroups", id: of.descendantsOf, path: paths.get(of.descendantsOf) })) unlisted();
+        // Without a scope (every group the token sees) the rest of the instance's listing: its groups' projects are listed by id.
+        if (of === "all") notExamined(exam.unexamined, err, exam.signal, { kind: "groups", id: 0 });
+        else if (!listingFailed(exam.unexamined, exam.warnings, err, exam.signal, { kind: "subgroups", id: of.descendantsOf, path: paths.get(of.descendantsOf) })) return;
+        unlisted();
         return;
       }
       if (page === PAUSED) return;
