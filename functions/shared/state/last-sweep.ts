@@ -1,6 +1,6 @@
 /**
  * What the last full Enforce run found (lib/jobs/enforce/rules.ts's LastSweep): the rules that matched
- * nothing, under which policy, when. One item of the claims table ("rules:last-sweep", no expiresAt, so
+ * nothing, under which policy, when, and whether it planned more than the guard allows. One item of the claims table ("rules:last-sweep", no expiresAt, so
  * DynamoDB's TTL never deletes it), written by the Enforce function after each run that examined the
  * whole scope (dry or applying: it found them either way) and read by Watch and the EventsWorker, whose
  * targeted runs see part of the scope and so cannot tell a glob that matches nothing. sst.config.ts
@@ -33,11 +33,12 @@ export function dynamoLastSweep(opts: Pick<ClaimsOptions, "client" | "table"> = 
       if (!policySha256 || !at || !unmatched || unmatched.some((rule) => typeof rule !== "string")) {
         throw new Error(`the claims table's ${LAST_SWEEP_KEY} item is not what the Enforce function writes: delete it (the next full run writes it again)`);
       }
-      return { policySha256, at, unmatched: unmatched as string[] };
+      // An item written before tooMany was recorded has none: read as a run the guard passed.
+      return { policySha256, at, unmatched: unmatched as string[], ...(Item["tooMany"]?.BOOL === true && { tooMany: true as const }) };
     },
-    async write({ policySha256, unmatched, at }, signal) {
+    async write({ policySha256, unmatched, at, tooMany }, signal) {
       client ??= new DynamoDBClient({});
-      const Item = { id: { S: LAST_SWEEP_KEY }, policySha256: { S: policySha256 }, at: { S: at }, unmatched: { L: unmatched.map((rule) => ({ S: rule })) } };
+      const Item = { id: { S: LAST_SWEEP_KEY }, policySha256: { S: policySha256 }, at: { S: at }, unmatched: { L: unmatched.map((rule) => ({ S: rule })) }, ...(tooMany && { tooMany: { BOOL: true } }) };
       await client.send(new PutItemCommand({ TableName: table(), Item }), { abortSignal: signal });
     },
   };

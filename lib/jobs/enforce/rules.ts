@@ -15,6 +15,7 @@
  * did, for the same policy only (a policy changed since, the fix among the changes, clears them).
  */
 import type { GitLabClient } from "../../gitlab/index.ts";
+import { countStatus } from "../report/index.ts";
 import { literalPaths, ruleSubject, ruleText, type LiteralPath, type Policy, type RuleCounts, type RuleRef } from "../../policy/index.ts";
 
 /** How long a path found stays found: a group renamed or deleted meanwhile is noticed within this. */
@@ -30,12 +31,14 @@ export interface RuleMissing {
   missing: string[];
 }
 
-/** What the last full run found: the rules (`allow[1]`) that matched nothing under the policy of this SHA-256. */
+/** What the last full run found: the rules (`allow[1]`) that matched nothing under the policy of this SHA-256, and whether it planned more than the guard allows. */
 export interface LastSweep {
   policySha256: string;
   unmatched: string[];
   /** When that run started (ISO 8601). */
   at: string;
+  /** It planned more removals (or notices) than gitlab.guard.maxRemovals: a targeted run under the same policy removes nothing either (guard.ts). */
+  tooMany?: true;
 }
 
 /** `allow[1]`: how the guard and LastSweep name a rule. */
@@ -48,11 +51,29 @@ export function ruleName({ list, index }: RuleRef): string {
  * unless it examined everything it set out to with its rules counted. Every rule with no match is named (a lapsed exemption too: the targeted run that reads it
  * keeps only the rules it would call unmatched itself, unmatchedRules with its own clock).
  */
-export function sweepOf(report: { startedAt: string; policy: { sha256: string } | null; summary: { complete: boolean; matched: RuleCounts | null } }): LastSweep | undefined {
-  const { matched, complete } = report.summary;
+export function sweepOf(report: {
+  startedAt: string;
+  policy: { sha256: string } | null;
+  summary: { complete: boolean; matched: RuleCounts | null; maxRemovals: number };
+  actions: readonly { status: string }[];
+}): LastSweep | undefined {
+  const { matched, complete, maxRemovals } = report.summary;
   if (!complete || !matched || !report.policy) return undefined;
   const unmatched = (["allow", "exempt"] as const).flatMap((list) => matched[list].flatMap((n, index) => (n ? [] : [ruleName({ list, index })])));
-  return { policySha256: report.policy.sha256, unmatched, at: report.startedAt };
+  // The guard's own count (phases/guard.ts): removals or notices over the limit leave every one of them as planned.
+  const tooMany = countStatus(report.actions, "planned") > maxRemovals || countStatus(report.actions, "notify") > maxRemovals;
+  return { policySha256: report.policy.sha256, unmatched, at: report.startedAt, ...(tooMany && { tooMany: true as const }) };
+}
+
+/**
+ * A targeted run under the policy of a full run that planned more than the guard allows trips the guard
+ * too: each targeted run plans a few subjects (the watch's, the stream's: anyone holding the streaming
+ * token chooses them), so the guard judged alone never holds what the full run's held back. Until a
+ * full run passes it (the policy mended, or the limit raised: a new policy), targeted runs remove nothing.
+ */
+export function sweptTooMany(policy: Policy, sweep: LastSweep | undefined): string | undefined {
+  if (!sweep?.tooMany || sweep.policySha256 !== policy.source.sha256) return undefined;
+  return `guard: the last full run (${sweep.at}), under this same policy, planned more removals than gitlab.guard.maxRemovals allows, so this run removes nothing either; review the policy, then run warden enforce (a full run that passes the guard lets the watch and the events remove again)`;
 }
 
 /** Of `untouched` (the rules a targeted run matched nothing with), those the last full run under the same policy found matching nothing. */

@@ -2,7 +2,8 @@
  * Issue 28 point 3: the daily sweep (the Enforce function, a full run) refuses a glob rule that matches
  * nothing, but the watch sees one project at a time and cannot tell. The sweep remembers what it found
  * (functions/shared/state/last-sweep.ts) and the Watch function and the Worker's stream runs refuse it too, under the same policy:
- * before this, the watch removed share after share under the typo, each poll under maxRemovals.
+ * before this, the watch removed share after share under the typo, each poll under maxRemovals. Likewise
+ * a sweep that planned more removals than maxRemovals: a forged stream event a subject undid that guard.
  */
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { dynamoLastSweep } from "../../../functions/shared/state/last-sweep.ts";
@@ -12,7 +13,7 @@ import { coldEnforce, lambdaContext, writePolicy } from "../../support/lambda.ts
 import { lambdaWorld } from "../../support/lambda-world.ts";
 
 /** Partners may have the team's projects; the glob is mistyped (acme/teem), so the rule matches nothing anywhere. */
-const policyText = (projects: string) => `version: 1
+const policyText = (projects: string, maxRemovals = 100) => `version: 1
 gitlab:
   scope: { groups: [acme] }
   shares:
@@ -20,7 +21,7 @@ gitlab:
       - group: "acme/**"
       - group: "partners"
         projects: ["${projects}"]
-  guard: { maxRemovals: 100, unmatchedRules: refuse }
+  guard: { maxRemovals: ${maxRemovals}, unmatchedRules: refuse }
   watch: { maxRequestsPerHour: 3600 }
 `;
 
@@ -74,5 +75,41 @@ describe("the rules the last full run found matching nothing, in the Watch funct
     expect(fixed.warnings.filter((w) => w.startsWith("guard:") || w.includes("last full run"))).toEqual([]);
     expect(fixed.summary).toMatchObject({ guard: "ok", failed: 0, removed: 2 });
     expect(allShares(world.gitlab)).toEqual([`p${IDS.app}:${IDS.team}`]);
+  });
+
+  it("a sweep that planned more than maxRemovals holds the watch and the stream too, each run of a few subjects under the guard on its own; a policy that mends it lets them remove again", async () => {
+    // Both rules match a share; app's two strays are more than the guard allows (a rule lost, say).
+    await usePolicy(policyText("acme/team/**", 1));
+    await share(world.gitlab, "jane", `/projects/${IDS.app}/share`, IDS.team);
+    await share(world.gitlab, "jane", `/projects/${IDS.api}/share`, IDS.partners);
+    await share(world.gitlab, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    await share(world.gitlab, "jane", `/projects/${IDS.app}/share`, IDS.other);
+    const sweep = await (await coldEnforce())({ source: "schedule" });
+    expect(sweep.summary).toMatchObject({ guard: "tripped", removed: 0, strays: 2 });
+    const remembered = await dynamoLastSweep({ client: world.dynamo.client(), table: () => world.table }).read();
+    expect(remembered).toEqual({ policySha256: sweep.policy!.sha256, unmatched: [], at: sweep.startedAt, tooMany: true });
+
+    // api's one stray is within maxRemovals: the guard judged on the batch alone would pass it.
+    expect(await coldWatch()).toEqual({ polled: "started", events: 0 });
+    await share(world.gitlab, "jane", `/projects/${IDS.api}/share`, IDS.other);
+    const held = report(await coldWatch());
+    expect(held.summary).toMatchObject({ guard: "tripped", removed: 0, strays: 1 });
+    expect(held.warnings).toContainEqual(`guard: the last full run (${sweep.startedAt}), under this same policy, planned more removals than gitlab.guard.maxRemovals allows, so this run removes nothing either; review the policy, then run warden enforce (a full run that passes the guard lets the watch and the events remove again)`);
+    // And the Worker's run for the same subject, as the Events stream hands it over (a forged event would do).
+    vi.resetModules();
+    const subjectRun = async () => {
+      const { handler: worker } = await import("../../../functions/worker.ts");
+      const subject = { kind: "subject", subject: { kind: "project", id: IDS.api }, events: [{ id: "9002", name: "project_created", createdAt: new Date().toISOString() }], correlationId: `req-events-${Date.now()}:project:${IDS.api}` };
+      return worker(subject as never, lambdaContext({ functionName: "warden-test-Worker" }));
+    };
+    expect(await subjectRun()).toEqual({ subject: `project ${IDS.api}`, ran: true, removed: 0 });
+    const before = [`p${IDS.app}:${IDS.team}`, `p${IDS.app}:${IDS.partners}`, `p${IDS.app}:${IDS.other}`, `p${IDS.api}:${IDS.partners}`];
+    expect(allShares(world.gitlab)).toEqual([...before, `p${IDS.api}:${IDS.other}`]);
+
+    // A policy that mends it (the limit raised) is another policy: the sweep's count does not hold for it.
+    await usePolicy(policyText("acme/team/**", 10));
+    vi.resetModules();
+    expect(await subjectRun()).toEqual({ subject: `project ${IDS.api}`, ran: true, removed: 1 });
+    expect(allShares(world.gitlab)).toEqual(before);
   });
 });

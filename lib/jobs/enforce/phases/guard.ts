@@ -6,7 +6,7 @@
 import { emptyRuleCounts, unmatchedRules } from "../../../policy/index.ts";
 import { countStatus } from "../../report/index.ts";
 import { count } from "../../view.ts";
-import { missingWarning, namesNothing, ruleName, sweptRules, sweptWarning, unmatchedWarning, unmatchedWarnings } from "../rules.ts";
+import { missingWarning, namesNothing, ruleName, sweptRules, sweptTooMany, sweptWarning, unmatchedWarning, unmatchedWarnings } from "../rules.ts";
 import type { Begun } from "./begin.ts";
 import type { Examined } from "./examine.ts";
 import type { Run, Said } from "./run.ts";
@@ -55,8 +55,11 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
   const named = new Set([...(typos?.missing ?? []).map(({ rule }) => rule), ...swept].map(ruleName));
   const refused = unmatched.length ? unmatched : untouched.filter((rule) => named.has(ruleName(rule)));
   const refuse = refused.length > 0 && policy.gitlab.guard.unmatchedRules === "refuse";
+  // A targeted run's plan is a few subjects: the last full run's plan, under the same policy, is what the guard judges (rules.ts).
+  const held = targets ? sweptTooMany(policy, opts.lastSweep) : undefined;
+  if (held) warnings.push(held);
   // The guard counts removals; the same limit bounds the notices a run opens (a policy's typo must not open thousands of issues).
-  const tripped = removals > limit || notify > limit || (refuse && opts.apply === true);
+  const tripped = removals > limit || notify > limit || (refuse && opts.apply === true) || (held !== undefined && removals + notify > 0);
   if (removals > limit) {
     warnings.push(`guard: ${count(removals, "removal")} planned (project and group shares together), more than gitlab.guard.maxRemovals (${limit}); nothing was removed`);
   }
