@@ -3,7 +3,8 @@
  * items of the claims table, none with an expiresAt (TTL never deletes them):
  *
  * - `heard:stream`, `heard:system-hook`: when GitLab last delivered to the Events endpoint (written by
- *   the Events function, after the request's token was checked; its own clock, never the body's);
+ *   the Events function, after the request's token was checked; its own clock, never the body's); a
+ *   stream that has delivered once is judged on its own deliveries from then on;
  * - `sweep:judged`: how far the last sweep judged (its window's end), whether event-driven enforcement
  *   applied then, and since when the Events endpoint has been on (written by the Enforce function).
  *
@@ -29,7 +30,11 @@ export interface SweepRecord {
 export interface CoverageStore {
   /** Records a delivery from `sender` at `at` (ISO 8601). */
   delivered(sender: Sender, at: string): Promise<void>;
-  /** The newest delivery from either sender; null when none is recorded. */
+  /**
+   * The stream's newest delivery, once it has delivered at all; before that, the system hooks'; null
+   * when neither is recorded. Only the stream carries share events: a system hook (any push, any project
+   * created) must not keep a stream that stopped from being found silent.
+   */
   lastDelivery(): Promise<string | null>;
   previousSweep(): Promise<SweepRecord | undefined>;
   recordSweep(record: SweepRecord): Promise<void>;
@@ -51,8 +56,8 @@ export function dynamoCoverage(opts: Pick<ClaimsOptions, "client" | "table"> = {
   return {
     delivered: (sender, at) => put(HEARD_KEYS[sender], { at }),
     async lastDelivery() {
-      const times = await Promise.all(Object.values(HEARD_KEYS).map(async (key) => time((await get(key))?.["at"]?.S)));
-      return times.filter((t) => t !== null).sort().at(-1) ?? null;
+      const [stream, hooks] = await Promise.all([HEARD_KEYS.stream, HEARD_KEYS["system-hook"]].map(async (key) => time((await get(key))?.["at"]?.S)));
+      return stream ?? hooks ?? null;
     },
     async previousSweep() {
       const item = await get(SWEEP_KEY);

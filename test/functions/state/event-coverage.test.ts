@@ -4,13 +4,14 @@
  * deployed beside it. Strays made (by their audit event, which the simulator dates on its clock) while
  * the stream was on but silent are counted as MissedByEvents, named, and emitted; strays made just now
  * (within the grace) are not; no delivery for WARDEN_EVENTS_SILENCE_HOURS is warned of, with a metric.
- * And the Events function records a delivery only once its token was checked.
+ * And the Events function records a delivery only once its token was checked; once GitLab has streamed,
+ * only the stream's deliveries keep it from being silent (a developer's push sends a system hook).
  */
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import { describe, expect, it, vi } from "vitest";
 import { dynamoCoverage } from "../../../functions/shared/state/event-coverage.ts";
 import type { EnforceReport } from "../../../lib/jobs/index.ts";
-import { GITLAB_EVENT_TOKENS, streamDelivery } from "../../../sim/aws/gitlab-deliveries.ts";
+import { GITLAB_EVENT_TOKENS, streamDelivery, systemHookDelivery } from "../../../sim/aws/gitlab-deliveries.ts";
 import { validReport } from "../../support/report.ts";
 import { IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../../support/watch-world.ts";
 import { emfRecords } from "../../support/emf.ts";
@@ -162,5 +163,16 @@ describe("the Events function records GitLab's deliveries for the sweep", () => 
     const before = Date.now();
     expect(await deliver(streamDelivery({ id: 1, event_type: "user_signed_in", created_at: new Date().toISOString() }))).toBe(200);
     expect(Date.parse((await store().lastDelivery())!)).toBeGreaterThanOrEqual(before - 1000);
+  });
+
+  it("once GitLab has streamed, only the stream's deliveries count: a system hook (a developer's push) does not hide a stream that stopped", async () => {
+    await store().recordSweep({ judgedTo: ago(26 * HOUR), covered: true, eventsSince: ago(30 * 24 * HOUR) });
+    const streamed = ago(72 * HOUR);
+    await store().delivered("stream", streamed);
+    const push = systemHookDelivery({ event_name: "repository_update", user_id: 42, user_name: "dev", project_id: 999, changes: [], refs: ["refs/heads/main"] });
+    expect(await deliver(push)).toBe(200);
+    const { report, metrics } = await sweep();
+    expect(report.eventDelivery).toMatchObject({ last: streamed, silent: true });
+    expect(metrics[0]).toMatchObject({ EventsSilent: 1 });
   });
 });
