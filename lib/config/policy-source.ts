@@ -41,6 +41,8 @@ export interface GitLabPolicy {
   blobId: string;
   /** The last commit that changed the file: a commit editing it names this (`last_commit_id`), so a concurrent edit fails. */
   lastCommitId: string;
+  /** The branch it was read from (trustedRef's), if it was read from one: not a tag of that name, nor a commit. */
+  branch?: string;
 }
 
 /**
@@ -75,7 +77,7 @@ export async function loadGitLabPolicy(
   }
   const origin = { source: "gitlab", project: at.project, projectId: project.id, path: at.path, ref: at.ref ?? ref.name, commitId: file.commitId } as const;
   if (previous && previous.blobId === file.blobId) {
-    return { policy: { ...previous.policy, source: { ...origin, sha256: previous.policy.source.sha256 } }, blobId: file.blobId, lastCommitId: file.lastCommitId };
+    return { policy: { ...previous.policy, source: { ...origin, sha256: previous.policy.source.sha256 } }, blobId: file.blobId, lastCommitId: file.lastCommitId, ...(ref.branch && { branch: ref.branch }) };
   }
   const name = `policy ${at.path} in GitLab project ${at.project} at ${origin.ref} (commit ${file.commitId.slice(0, 12)})`;
   let text: string;
@@ -85,7 +87,7 @@ export async function loadGitLabPolicy(
   } catch {
     throw new PolicyError(name, [{ path: "", message: "is not UTF-8 text (is it the policy file?)" }]);
   }
-  return { policy: parsePolicy(text, name, origin), blobId: file.blobId, lastCommitId: file.lastCommitId };
+  return { policy: parsePolicy(text, name, origin), blobId: file.blobId, lastCommitId: file.lastCommitId, ...(ref.branch && { branch: ref.branch }) };
 }
 
 /** Why the file could not be read, and what to change; the token is named when it is the cause. */

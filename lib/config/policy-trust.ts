@@ -41,6 +41,8 @@ export interface TrustedRef {
   name: string;
   /** The commit it pointed at, which the file is read at. */
   commitId: string;
+  /** The branch's own name, when a branch was read (not a tag of the same name, nor a commit): what a merge request to the policy goes into. */
+  branch?: string;
 }
 
 const PROJECT_ID = /^[1-9]\d{0,15}$/;
@@ -93,7 +95,7 @@ export async function trustedRef(
   const commitId = found.ref.commit?.id;
   if (typeof commitId !== "string" || !COMMIT_ID.test(commitId)) throw new FileContentError(`the ${found.kind}'s commit id is not a git object id`);
   // Named as the deployment wrote it (refs/tags/… too), which is what a report and a plan record.
-  return { name: at.ref ?? found.ref.name, commitId };
+  return { name: at.ref ?? found.ref.name, commitId, ...(found.kind === "branch" && typeof found.ref.name === "string" && { branch: found.ref.name }) };
 }
 
 /** Why whoever may push to the ref (or merge into it) is more than Maintainers, or undefined. */

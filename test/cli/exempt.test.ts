@@ -2,7 +2,8 @@
  * `warden exempt` against the simulator (issue 30.4): a dry run only reads; --apply makes one commit and
  * one merge request; the committed file keeps the comments and order and is a policy with the new
  * exemption, which the merge request pipeline's comparison reports as exactly that share; hostile
- * reason text arrives escaped; bad input changes nothing.
+ * reason text arrives escaped; bad input changes nothing; a policy read at a protected tag has no
+ * branch to propose to (a Developer's branch of the tag's name is not it).
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
+import { commitSha } from "../../sim/gitlab/repository.ts";
 import { warden } from "../support/cli.ts";
 import { compareWorld, POLICY_PROJECT, shareName } from "../support/compare-world.ts";
 import { reportJson } from "../support/report.ts";
@@ -139,6 +141,27 @@ describe.sequential("warden exempt", () => {
       expect(sim.repositories.resolve(repo, "main")!.files.get(PATH)!.content.toString()).toBe(edited);
     } finally {
       off();
+    }
+  });
+
+  it("the policy read at a protected tag: a Developer's branch named like it is not where a merge request goes; refused, nothing committed", async () => {
+    const tag = "v1.0.0";
+    // The protected tag points at main's commit; any Developer may push a branch of its name, with a file of theirs.
+    repo.protected_tags = [tag];
+    const main = sim.repositories.resolve(repo, "main")!;
+    const resolve = sim.repositories.resolve.bind(sim.repositories);
+    sim.repositories.resolve = (p, ref) => (p.id === repo.id && ref === commitSha(repo, tag) ? main : resolve(p, ref));
+    sim.repositories.commit(repo, { "evil.txt": "mine" }, tag, "main");
+    try {
+      sim.resetCounters();
+      const branches = [...repo.branches];
+      const run = await warden(["exempt", "--project", "acme/app/web", "--reason", "vendor audit", "--apply"], { ...env, WARDEN_POLICY_REF: tag });
+      expect(run.stderr).toContain(`the policy was read at ${tag}, which is not a branch: a merge request needs one`);
+      expect(run.code).toBe(1);
+      expect(nonGets()).toEqual([]);
+      expect(repo.branches).toEqual(branches);
+    } finally {
+      sim.repositories.resolve = resolve;
     }
   });
 });

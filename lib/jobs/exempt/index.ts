@@ -20,7 +20,8 @@ export { exemptionSubject } from "./request-text.ts";
 export interface ExemptOptions {
   gitlab: GitLabClient;
   /** The policy read from its repository, and the last commit that changed its file. */
-  base: { policy: Policy; lastCommitId: string };
+  /** The policy as read (lib/config/policy-source.ts): `branch` is the branch it was read from, if it was one. */
+  base: { policy: Policy; lastCommitId: string; branch?: string };
   /** The setting that names the policy's ref, for a refusal's fix. */
   refSetting: string;
   request: ExemptRequest;
@@ -57,8 +58,10 @@ export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
   const source = read.policy.source;
   if (source.source !== "gitlab") throw new Error("unreachable: a GitLab policy has a GitLab source");
   const projectId = source.projectId!;
-  // The merge request goes into the branch the policy was read from: a tag or a commit has no merge requests.
-  if ((await gitlab.findBranch(projectId, source.ref, signal)) === undefined) {
+  // The merge request goes into the branch the policy was read from: a tag or a commit has no merge requests,
+  // and a branch named like the protected tag it was read at is anyone's (lib/config/policy-trust.ts).
+  const target = read.branch;
+  if (target === undefined) {
     throw new ExemptRefusedError(`the policy was read at ${source.ref}, which is not a branch: a merge request needs one (name the branch with ${opts.refSetting}); nothing was changed`);
   }
   if (!inScope(read.policy, request.project)) {
@@ -78,23 +81,23 @@ export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
   const found = await requestNotices(gitlab, read.policy, request, signal);
   const result: ExemptResult = {
     dryRun: opts.apply !== true,
-    policy: { project: source.project, path: source.path, branch: source.ref, commitId: source.commitId },
+    policy: { project: source.project, path: source.path, branch: target, commitId: source.commitId },
     branch,
     diff: unifiedDiff(source.path, read.policy.text, text),
-    mergeRequest: { title: mergeRequestTitle(request), description: mergeRequestDescription(request, { path: source.path, target: source.ref }, opts.requestedBy, noticeLines(found?.notices ?? [])) },
+    mergeRequest: { title: mergeRequestTitle(request), description: mergeRequestDescription(request, { path: source.path, target }, opts.requestedBy, noticeLines(found?.notices ?? [])) },
     ...(found && { notices: { project: found.project, notices: found.notices } }),
     warnings: found?.warnings ?? [],
   };
   if (opts.apply !== true) return result;
   const commit = await createCommit(gitlab, projectId, {
-    branch, startBranch: source.ref, message: commitMessage(request, opts.requestedBy),
+    branch, startBranch: target, message: commitMessage(request, opts.requestedBy),
     actions: [{ action: "update", filePath: source.path, content: text, lastCommitId: read.lastCommitId }],
   }, signal).catch((err: unknown) => {
     throw refusedCommit(err, branch);
   });
   result.commitId = commit.id;
   const mr = await createMergeRequest(gitlab, projectId, {
-    sourceBranch: branch, targetBranch: source.ref, title: result.mergeRequest.title, description: result.mergeRequest.description, removeSourceBranch: true,
+    sourceBranch: branch, targetBranch: target, title: result.mergeRequest.title, description: result.mergeRequest.description, removeSourceBranch: true,
   }, signal).catch((err: unknown) => {
     throw new ExemptRefusedError(`the exemption was committed on branch ${branch} (commit ${commit.id.slice(0, 12)}), but the merge request could not be opened (${(err as Error).message}): open it from that branch`);
   });
