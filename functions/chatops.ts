@@ -28,7 +28,7 @@ import { changeRefusal } from "./shared/slack/authorise.ts";
 import { parseCommand, usage } from "./shared/slack/command.ts";
 import { slackCommandForm, type SlackCommandEvent } from "./shared/slack/form.ts";
 import { slackRequestOnce, slackSslCheck } from "./shared/slack/once.ts";
-import { ephemeral } from "./shared/slack/reply.ts";
+import { ephemeral, quoted } from "./shared/slack/reply.ts";
 import { verifySlackRequest } from "./shared/slack/verify-request.ts";
 import { dynamoClaims } from "./shared/state/claims.ts";
 
@@ -75,25 +75,25 @@ async function acknowledge(event: SlackCommandEvent, context: Context): Promise<
   if (!isAllowedResponseUrl(form.response_url)) {
     const reason = `the response_url is not on ${allowedResponseOrigin()}`;
     log("warn", "refused", { command, reason });
-    return reply(`:no_entry: Warden cannot post a result for this command (${reason}), so it did not run \`${command}\`.`);
+    return reply(`:no_entry: Warden cannot post a result for this command (${reason}), so it did not run ${quoted(command)}.`);
   }
   try {
     await startWorker({ command: parsed.request, responseUrl: form.response_url, user: { id: form.user_id, name: form.user_name }, channelId: form.channel_id, correlationId: context.awsRequestId });
   } catch (err) {
     if (notStarted(err)) {
       logger.error("starting the worker failed", { command, error: errorText(err) });
-      return reply(`:x: Warden could not start \`${command}\`; nothing was run.`);
+      return reply(`:x: Warden could not start ${quoted(command)}; nothing was run.`);
     }
     logger.error("starting the worker may have failed", { command, error: errorText(err) });
     return reply(
-      `:warning: Warden may or may not have started \`${command}\`: Lambda's answer to the request was lost. ` +
+      `:warning: Warden may or may not have started ${quoted(command)}: Lambda's answer to the request was lost. ` +
         "If it did start, the result will be posted here: check the channel before running the command again.",
     );
   }
   log("info", "started", { command });
   const dryRun = makesChanges(parsed.request) ? "" : " (dry run)";
-  if (!authz) return reply(`:hourglass_flowing_sand: Checking \`${command}\`${dryRun} against the policy; the result, or why it was refused, will be posted here.`);
-  return reply(`:hourglass_flowing_sand: Running \`${command}\`${dryRun}; the result will be posted here.`);
+  if (!authz) return reply(`:hourglass_flowing_sand: Checking ${quoted(command)}${dryRun} against the policy; the result, or why it was refused, will be posted here.`);
+  return reply(`:hourglass_flowing_sand: Running ${quoted(command)}${dryRun}; the result will be posted here.`);
 }
 
 /** Every acknowledgement passes lib/redact: it may quote the command's text (an accepted one) or an error. */

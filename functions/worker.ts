@@ -32,7 +32,7 @@ import { refusal } from "./shared/slack/authorise.ts";
 import { notChecked } from "./shared/slack/not-checked.ts";
 import { proposeExemption } from "./shared/slack/exempt-run.ts";
 import { postToResponseUrl } from "./shared/slack/post-response.ts";
-import { ephemeral, type TextMessage } from "./shared/slack/reply.ts";
+import { ephemeral, quoted, type TextMessage } from "./shared/slack/reply.ts";
 import { dynamoClaims } from "./shared/state/claims.ts";
 
 async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLeft): Promise<SlackMessage | TextMessage> {
@@ -56,7 +56,7 @@ async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLe
   } catch (err) {
     if (!(err instanceof RunRefused) && !allowed) return notChecked(request, err);
     // Escaped as every text Warden did not write: an error quotes GitLab, n8n or a proxy, a refusal the policy's source.
-    if (!(err instanceof RunRefused)) return ephemeral(`:x: Warden \`${command}\` failed: ${escapeMrkdwn(errorText(err))}`);
+    if (!(err instanceof RunRefused)) return ephemeral(`:x: Warden ${quoted(command)} failed: ${escapeMrkdwn(errorText(err))}`);
     logger.warn("chat-command refused", { command, user: event.user.id, channel: event.channelId, reason: err.message });
     return ephemeral(`:no_entry: ${escapeMrkdwn(err.message)}`);
   }
@@ -107,7 +107,7 @@ export const handler = jobLambda(WorkerEventSchema, async (event, context): Prom
   const command = describeRequest(event.command);
   const first = await firstDelivery(event.correlationId, command);
   if (first === "unknown") {
-    const message = ephemeral(`:x: Warden could not make sure \`${command}\` runs only once, so it did not run it.`);
+    const message = ephemeral(`:x: Warden could not make sure ${quoted(command)} runs only once, so it did not run it.`);
     await postToResponseUrl(event.responseUrl, message, timeLeft).catch(() => undefined);
   }
   if (first !== "first") return { posted: false };

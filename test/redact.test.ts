@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { escapeControls, escapeMarkdown, jsonForTerminal } from "../lib/jobs/escape.ts";
 import { csvCell } from "../lib/jobs/render/csv.ts";
-import { escapeMrkdwn } from "../lib/jobs/render/slack.ts";
+import { escapeMrkdwn } from "../lib/jobs/escape.ts";
 import { redactError, redactOutput, redactStrings, redactThenCut, registerSecret, SecretRegistry } from "../lib/redact/index.ts";
 
 const SECRET = "glpat-redact-unit-0123456789abcdef";

@@ -1,7 +1,8 @@
 /**
  * Escaping of text from servers and requesters before people see it: on a terminal (escapeControls),
- * in JSON printed to one (jsonForTerminal), in Markdown (escapeMarkdown). Slack builds on escapeControls.
+ * in JSON printed to one (jsonForTerminal), in Markdown (escapeMarkdown), in Slack's mrkdwn (escapeMrkdwn).
  */
+import { fullwidth } from "../redact/index.ts";
 
 /**
  * Characters that act on a terminal or reorder what it shows: C0 and C1 controls (ESC, CR, newline…),
@@ -52,4 +53,22 @@ const ZERO_WIDTH_JOINER = "\u200d";
  */
 export function escapeMarkdown(text: string): string {
   return escapeControls(text).replace(/[!-/:-@[-`{-~]/g, (char) => `\\${char}${REFERENCE_PREFIXES.has(char) ? ZERO_WIDTH_JOINER : ""}`);
+}
+
+/**
+ * Slack's formatting characters where they can open or close formatting: a backtick anywhere, and `*`,
+ * `_` or `~` unless between two letters or digits, where Slack leaves it as text (snake_case, a merge
+ * request's URL, which then stays a working link).
+ */
+const MRKDWN_FORMATTING = /`|(?<![A-Za-z0-9])[*_~]|[*_~](?![A-Za-z0-9])/g;
+
+/**
+ * Names and messages come from GitLab, n8n and the requester: escape mrkdwn (a workflow named
+ * <!channel> must not ping anyone) and the characters that reorder or break the text. Slack has no
+ * escape for its formatting characters, so they are shown as their fullwidth look-alikes (＊＿～｀):
+ * a name cannot end Warden's *bold*, strike or italicise, or open a code block (the redactor knows
+ * the look-alikes: lib/redact's fullwidth).
+ */
+export function escapeMrkdwn(text: string): string {
+  return escapeControls(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(MRKDWN_FORMATTING, fullwidth);
 }

@@ -39,8 +39,11 @@ async function loadedAtStart(entry: string): Promise<{ loaded: string[]; lazy: s
   return { loaded: [...loaded], lazy };
 }
 
-/** Of lib/jobs, only report/index.ts (errorText); /warden exempt's grammar checks requests with lib/policy's exemption-request.ts. */
-const JOBS = /^lib\/jobs\/(?!report\/index\.ts$)/;
+/**
+ * Of lib/jobs, only report/index.ts (errorText) and escape.ts (escapeMrkdwn: an acknowledgement quotes the
+ * requester's ref); /warden exempt's grammar checks requests with lib/policy's exemption-request.ts.
+ */
+const JOBS = /^lib\/jobs\/(?!report\/index\.ts$|escape\.ts$)/;
 const CLIENTS = new RegExp(`${JOBS.source}|^lib\\/(http|paging|gitlab|n8n)\\/`);
 
 describe("the chat-ops bundle", () => {

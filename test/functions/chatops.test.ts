@@ -124,6 +124,13 @@ describe("chat-ops Lambda", () => {
     expect(applying).toEqual({ ...dry, apply: true });
   });
 
+  it("quotes the command's ref as text: a <!channel> or a mention typed in it, or a backtick, is not Slack markup", async () => {
+    const handler = await coldHandler();
+    // As Slack sends what the user typed: pipeline acme/platform/api main`<!channel>`<@U0OTHER> (git allows each of these in a ref).
+    const text = slackText(await handler(signedCommand({ text: "pipeline acme/platform/api main`&lt;!channel&gt;`&lt;@U0OTHER&gt;" })));
+    expect(text).toBe(":hourglass_flowing_sand: Running `pipeline acme/platform/api main\uff40&lt;!channel&gt;\uff40&lt;@U0OTHER&gt;` (dry run); the result will be posted here.");
+  });
+
   it.each([
     ["signed with another secret", () => signedCommand({ text: "enforce --apply" }, { secret: "slack-signing-secret-not-ours" })],
     ["replayed after six minutes", () => signedCommand({ text: "enforce --apply" }, { ageSeconds: 360 })],

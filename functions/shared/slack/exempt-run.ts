@@ -24,7 +24,7 @@ import { withCredentials } from "../runs/run-job.ts";
 import { changeRefusal, refusal, type SlackCaller } from "./authorise.ts";
 import { notChecked } from "./not-checked.ts";
 import { exemptRequestError } from "./exempt-command.ts";
-import { ephemeral, type TextMessage } from "./reply.ts";
+import { ephemeral, quoted, type TextMessage } from "./reply.ts";
 
 /** Refused before anything changed: the reason is the requester's to read. */
 class Refused extends Error {}
@@ -55,7 +55,7 @@ export async function proposeExemption(request: ExemptJobRequest, asker: SlackCa
     }
     if (!checked.allowed) return notChecked(request, err);
     logger.error("job failed", { command, error: errorText(err) });
-    return ephemeral(`:x: Warden \`${command}\` failed: ${escapeMrkdwn(errorText(err))}`);
+    return ephemeral(`:x: Warden ${quoted(command)} failed: ${escapeMrkdwn(errorText(err))}`);
   }
 }
 

@@ -7,5 +7,6 @@ export { escapeControls, escapeMarkdown, jsonForTerminal } from "../escape.ts";
 export { NOTE_MARKER } from "../shares/comparison.ts";
 export { renderMarkdown } from "./markdown.ts";
 export { reviewChunks, type ReviewFormat } from "./review.ts";
-export { escapeMrkdwn, renderSlack, type SlackMessage } from "./slack.ts";
+export { escapeMrkdwn } from "../escape.ts";
+export { renderSlack, type SlackMessage } from "./slack.ts";
 export { renderText, type TextOptions } from "./text.ts";

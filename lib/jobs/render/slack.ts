@@ -1,8 +1,8 @@
 /** A report as Slack Block Kit (chat-ops and run notifications): title, summary, policy, actions, warnings. */
 import { comparisonLines, isComparison } from "./comparison.ts";
-import { escapeControls } from "../escape.ts";
+import { escapeControls, escapeMrkdwn } from "../escape.ts";
 import { policyLine, statsLine, titleOf, viewOf, type AnyReport } from "./parts.ts";
-import { fullwidth, redactOutput } from "../../redact/index.ts";
+import { redactOutput } from "../../redact/index.ts";
 
 /** Statuses that mean something was changed (a pipeline started counts). */
 const CHANGED = new Set(["done", "already-gone", "created", "noticed"]);
@@ -58,20 +58,3 @@ function cut(text: string, max: number): string {
   return redactOutput(text).slice(0, max);
 }
 
-/**
- * Slack's formatting characters where they can open or close formatting: a backtick anywhere, and `*`,
- * `_` or `~` unless between two letters or digits, where Slack leaves it as text (snake_case, a merge
- * request's URL, which then stays a working link).
- */
-const MRKDWN_FORMATTING = /`|(?<![A-Za-z0-9])[*_~]|[*_~](?![A-Za-z0-9])/g;
-
-/**
- * Names and messages come from GitLab, n8n and the requester: escape mrkdwn (a workflow named
- * <!channel> must not ping anyone) and the characters that reorder or break the text. Slack has no
- * escape for its formatting characters, so they are shown as their fullwidth look-alikes (＊＿～｀):
- * a name cannot end Warden's *bold*, strike or italicise, or open a code block (the redactor knows
- * the look-alikes: lib/redact's fullwidth).
- */
-export function escapeMrkdwn(text: string): string {
-  return escapeControls(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(MRKDWN_FORMATTING, fullwidth);
-}

@@ -77,6 +77,13 @@ describe("chat command parser", () => {
     expect(twice).toBe("variable 3 has the name of one before it");
   });
 
+  it("refuses a pipeline's project that is no project path or id, quoting nothing", () => {
+    expect(job("pipeline 42 main")).toEqual({ job: "pipeline", project: "42", ref: "main", variables: [], apply: false });
+    for (const project of ["x`&lt;!channel&gt;`", "acme/*", "acme//x", "acme/x!y"]) {
+      expect(error(`pipeline ${project} main`)).toBe("pipeline's project is a project's full path (GROUP/PROJECT, no wildcards) or its id");
+    }
+  });
+
   // Issue 28: a reply that quoted the words would tell, by where lib/redact masks, what the token holds.
   it("no error quotes a word of the command, whatever the word", () => {
     const word = "Qx7mK2pL";
