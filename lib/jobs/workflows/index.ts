@@ -75,6 +75,7 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
 
   const selected = new Set<number>();
   const names = new NameCollisions(policy.n8n.workflows.keepActive);
+  let overLimit = false;
   const judge = (wf: Workflow) => {
     const active = isActive(wf);
     const archived = wf.isArchived === true;
@@ -88,16 +89,27 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     names.saw(wf.id, matching);
     const decision = decideWorkflow(policy, input);
     if (decision.kind === "keep") return;
-    const action: WorkflowAction = { type: decision.kind, workflowId: wf.id, name: wf.name, reason: decision.reason, status: decision.apply ? "planned" : "reported" };
+    const action: WorkflowAction = { type: decision.kind, workflowId: wf.id, name: shortName(wf.name), reason: decision.reason, status: decision.apply ? "planned" : "reported" };
     actions.push(action);
+    if (action.status === "planned" && ++planned > limit) overLimit = true;
     if (action.type === "activate") names.activation(action, matching);
   };
 
   let complete = true;
+  let planned = 0;
   try {
     for await (const page of everyWorkflow(n8n, signal).pages()) {
       page.items.forEach(judge);
-      opts.onProgress?.({ workflows: tally.workflows, changes: countStatus(actions, "planned") });
+      opts.onProgress?.({ workflows: tally.workflows, changes: planned });
+      // Past the guard nothing will be changed, and past MAX_WORKFLOWS no n8n's listing goes: either way the
+      // rest is not read (a listing that never ends, a proxy's or a hostile server's, must not fill the memory).
+      if (page.checkpoint.next !== null && (overLimit || tally.workflows >= MAX_WORKFLOWS)) {
+        complete = false;
+        warnings.push(overLimit
+          ? `the listing was not read past ${count(tally.workflows, "workflow")}: more than n8n.guard.maxChanges (${limit}) changes were planned by then, so the guard trips whatever the rest holds`
+          : `n8n lists more than ${MAX_WORKFLOWS.toLocaleString("en")} workflows, more than Warden reads: the listing was not read further and nothing was changed (is N8N_URL an n8n?)`);
+        break;
+      }
     }
   } catch (err) {
     if (!signal?.aborted) throw accessError(err);
@@ -145,6 +157,12 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     warnings,
   });
 }
+
+/** The most workflows a run lists: n8n instances hold hundreds or thousands; a listing past this is no n8n's. */
+const MAX_WORKFLOWS = 100_000;
+/** A name longer than n8n allows (128 characters) is cut in the report: a listing of such names is no n8n's either. */
+const MAX_NAME = 200;
+const shortName = (name: string) => (name.length > MAX_NAME ? `${name.slice(0, MAX_NAME)}…` : name);
 
 /**
  * Every workflow, with no `active` filter: activity is decided here, per item. n8n's cursor is an
