@@ -103,6 +103,8 @@ export function retryLayer(
 
   return (next) => async (req) => {
     const started = now();
+    /** The retries' waits so far: short ones in a row are reported once they add up (waits.ts). */
+    let waited = 0;
     let mayHaveApplied = false;
     /** 5xx and network failures so far: they have attempts to spend, a 429 has none. */
     let failures = 0;
@@ -144,13 +146,20 @@ export function retryLayer(
       stats.count(req.route, "retries");
       onRetry?.({ route: req.route, method: req.method, attempt: attempt + 1, waitMs: decision.waitMs, reason: decision.reason });
       const { waitMs, what, askedBy } = decision;
-      waits.report("retry", { ...req, attempt: attempt + 1 }, waitMs, () =>
-        askedBy
-          ? `${service} asked to wait ${seconds(waitMs)} s (${askedBy}) on ${req.route}; resuming at ${waits.at(waitMs)}`
-          : refused
-            ? `${what}; retrying in ${seconds(waitMs)} s, at ${waits.at(waitMs)} (a 429 is retried until ${waits.at(started + budget - now())})`
-            : `${what}; retrying in ${seconds(waitMs)} s (attempt ${failures + 1} of at most ${maxRetries + 1}), at ${waits.at(waitMs)}`,
+      const sofar = waited > 0 ? ` (${seconds(waited + waitMs)} s of waits on this request by then)` : "";
+      waits.report(
+        "retry",
+        { ...req, attempt: attempt + 1 },
+        waitMs,
+        () =>
+          askedBy
+            ? `${service} asked to wait ${seconds(waitMs)} s (${askedBy}) on ${req.route}; resuming at ${waits.at(waitMs)}${sofar}`
+            : refused
+              ? `${what}; retrying in ${seconds(waitMs)} s, at ${waits.at(waitMs)} (a 429 is retried until ${waits.at(started + budget - now())})${sofar}`
+              : `${what}; retrying in ${seconds(waitMs)} s (attempt ${failures + 1} of at most ${maxRetries + 1}), at ${waits.at(waitMs)}${sofar}`,
+        waited,
       );
+      waited += waitMs;
       await sleep(waitMs, req.signal);
     }
   };

@@ -33,10 +33,23 @@ export class WaitReporter {
     return this.onWait !== undefined;
   }
 
-  /** Reports a wait of `waitMs` if it is long enough; `message` is only built then. */
-  report(kind: WaitEvent["kind"], req: HttpRequest, waitMs: number, message: () => string): void {
-    if (!this.onWait || waitMs < this.thresholdMs) return;
+  /**
+   * Reports a wait of `waitMs` if it is long enough; `message` is only built then. `waitedMs`, what the
+   * request has waited before it (a retry's earlier waits): short waits in a row (a 429 storm answering
+   * "retry after 5") are reported once together they pass the threshold, and again each time they double,
+   * so a request held for minutes five seconds at a time is never silent, nor a line every five seconds.
+   */
+  report(kind: WaitEvent["kind"], req: HttpRequest, waitMs: number, message: () => string, waitedMs = 0): void {
+    if (!this.onWait || !this.worthALine(waitMs, waitedMs)) return;
     this.onWait({ kind, method: req.method, route: req.route, attempt: req.attempt ?? 1, waitMs, message: message() });
+  }
+
+  private worthALine(waitMs: number, waitedMs: number): boolean {
+    const t = this.thresholdMs;
+    if (waitMs >= t) return true;
+    const total = waitedMs + waitMs;
+    if (total < t) return false;
+    return waitedMs < t || Math.floor(Math.log2(total / t)) > Math.floor(Math.log2(waitedMs / t));
   }
 
   /** "12:03:04 UTC": the wall-clock time `ms` from now. */

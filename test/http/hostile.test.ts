@@ -115,6 +115,14 @@ describe("every long wait is reported", () => {
     expect(events[0]!.message).toMatch(new RegExp(`^GitLab asked to wait 1 s \\(Retry-After\\) on GET /groups/:id/projects; resuming at ${CLOCK}$`));
   });
 
+  it("short waits in a row (a 429 storm saying retry after 1 s) are reported once they add up to the notice's threshold, and again each time they double", async () => {
+    const { c, events } = await watch((_req, res, n) => (n <= 5 ? json(res, 429, "Retry later", { "retry-after": "1" }) : json(res, 200, [])), { waitNoticeMs: 1_500 });
+    await send(c, "GET", "GET /groups/:id/projects");
+    // Waits of 1 s: the 2nd brings them to 2 s (past 1.5 s), the 3rd to 3 s (past twice that); the 5th to 5 s, short of 6 s.
+    expect(events.map((e) => e.attempt)).toEqual([2, 3]);
+    expect(events[0]!.message).toMatch(new RegExp(`^GitLab asked to wait 1 s \\(Retry-After\\) on GET /groups/:id/projects; resuming at ${CLOCK} \\(2 s of waits on this request by then\\)$`));
+  }, 15_000);
+
   it("a 5xx says what was answered, how long until the next attempt and which one it is; short waits are not reported", async () => {
     const { c, events } = await watch((_req, res, n) => (n === 1 ? json(res, 503, {}, { "retry-after": "1" }) : n === 2 ? json(res, 502, {}) : json(res, 204, {})));
     await send(c, "DELETE", "DELETE /projects/:id/share/:group_id");
