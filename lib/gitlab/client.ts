@@ -5,13 +5,13 @@
 import { GitLabApi, GROUP_DETAIL } from "./api.ts";
 import { gitlabOffset, Listing, type ListOptions } from "../paging/index.ts";
 import { fillPath, type PathParams, type Query } from "./encode.ts";
-import { groupDetail } from "./group-detail.ts";
+import { groupDetail, namespaceAnswer, userAnswer } from "./answer-shapes.ts";
 import { ALREADY_SHARED, shareBody, type NewShare, type ShareOutcome, type UnshareOutcome } from "./shares.ts";
 import type { Branch, CurrentUser, Group, GroupDetail, Issue, Namespace, Note, Pipeline, Project, ProtectedTag, RepositoryFile, Tag, Visibility } from "./types.ts";
 
 export class GitLabClient extends GitLabApi {
-  currentUser(signal?: AbortSignal): Promise<CurrentUser> {
-    return this.get("/user", {}, { signal });
+  async currentUser(signal?: AbortSignal): Promise<CurrentUser> {
+    return userAnswer(await this.get("/user", {}, { signal }));
   }
 
   /** Every project the token can see, by keyset on id (no offset limit, runtime independent of size). */
@@ -80,13 +80,14 @@ export class GitLabClient extends GitLabApi {
     return this.list("/namespaces", {}, { query, list });
   }
 
-  getNamespace(namespace: string | number, signal?: AbortSignal): Promise<Namespace> {
-    return this.get("/namespaces/:id", { id: namespace }, { signal });
+  async getNamespace(namespace: string | number, signal?: AbortSignal): Promise<Namespace> {
+    return namespaceAnswer(await this.get("/namespaces/:id", { id: namespace }, { signal }), namespace);
   }
 
   /** The namespace (a group's or a user's) at this full path, or undefined on GitLab's "404 Namespace Not Found". */
-  findNamespace(path: string, signal?: AbortSignal): Promise<Namespace | undefined> {
-    return this.find("/namespaces/:id", { id: path }, /namespace not found/i, signal);
+  async findNamespace(path: string, signal?: AbortSignal): Promise<Namespace | undefined> {
+    const found = await this.find("/namespaces/:id", { id: path }, /namespace not found/i, signal);
+    return found === undefined ? undefined : namespaceAnswer(found, path);
   }
 
   /** The project at this full path, or undefined on GitLab's "404 Project Not Found". */

@@ -94,20 +94,14 @@ describe("Enforce as a durable execution", () => {
     expect(durable.counters.requests).toBe(plain.counters.requests);
   });
 
-  it("a step that fails mid-listing is attempted again in a later invocation, and the run still judges each project once", async () => {
-    // No scope: every group the token sees is listed, and which groups exist is the run's to know whole.
-    vi.stubEnv("WARDEN_POLICY", await writePolicy(groupSharesPolicy().replace("  scope: { groups: [acme] }\n", "")));
+  it("a step that fails mid-run is attempted again in a later invocation, and the run still judges each project once", async () => {
+    vi.stubEnv("WARDEN_POLICY", await writePolicy(groupSharesPolicy()));
     const { plain, durable, strays } = await twins(8_000);
     const whole = await plainRun(plain, { dryRun: false });
-    // GitLab answers the second page of the groups once with JSON that is not a page: the step fails.
-    // (With a scope, a part GitLab fails on, a group's detail, a page of its projects or subgroups, is
-    // that part's alone: test/jobs/enforce/unexamined.test.ts, failing-listing.test.ts.)
-    let added = false;
-    durable.beforeAnswer(({ route, url }) => {
-      if (added || route !== "GET /groups" || url.searchParams.get("page") !== "2") return;
-      added = true;
-      durable.addFaults({ kind: "status", status: 200, route, times: 1 });
-    });
+    // GitLab answers the scope's look-up once with JSON that is not a namespace: the step fails. (A part
+    // GitLab fails on, a group's detail, a page of a listing, is that part's alone:
+    // test/jobs/enforce/unexamined.test.ts, failing-listing.test.ts.)
+    durable.addFaults({ kind: "status", status: 200, route: "GET /namespaces/:id", times: 1 });
     const execution = await durableRun(durable, { dryRun: false }, { WARDEN_SLICE_SECONDS: "5" });
     expect(execution.getStatus()).toBe("SUCCEEDED");
     expect(durable.pendingFaults()).toBe(0);

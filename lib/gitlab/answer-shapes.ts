@@ -1,0 +1,32 @@
+/**
+ * Checking that an answer has the shape of what was asked for before anything reads it. Anything else
+ * (JSON without the fields: a proxy's, a hostile server's, a wrong address's) is an error naming the
+ * request, not a value read with its fields undefined: a group detail without shares would pass for one
+ * that has none, and a namespace without a kind for a user's, blamed on the policy.
+ */
+import type { CurrentUser, GroupDetail, Namespace } from "./types.ts";
+
+type Fields = Record<string, unknown>;
+const isObject = (d: unknown): d is Fields => typeof d === "object" && d !== null && !Array.isArray(d);
+
+function shaped<T>(data: unknown, request: string, what: string, expected: string, fits: (d: Fields) => boolean): T {
+  if (!isObject(data) || !fits(data)) throw new Error(`${request} answered with JSON that is not ${what} (${expected} expected)`);
+  return data as T;
+}
+
+/** A group's detail as GitLab sends it. */
+export function groupDetail(data: unknown, group: string | number): GroupDetail {
+  return shaped(data, `GET /groups/${group}`, "a group's detail", "id, full_path and shared_with_groups", (d) =>
+    typeof d["id"] === "number" && typeof d["full_path"] === "string" && Array.isArray(d["shared_with_groups"]) && (d["projects"] === undefined || Array.isArray(d["projects"])),
+  );
+}
+
+/** A namespace, a group's or a user's. */
+export function namespaceAnswer(data: unknown, namespace: string | number): Namespace {
+  return shaped(data, `GET /namespaces/${namespace}`, "a namespace", "id, kind and full_path", (d) => typeof d["id"] === "number" && (d["kind"] === "group" || d["kind"] === "user") && typeof d["full_path"] === "string");
+}
+
+/** The token's user. */
+export function userAnswer(data: unknown): CurrentUser {
+  return shaped(data, "GET /user", "a user", "id and username", (d) => typeof d["id"] === "number" && typeof d["username"] === "string");
+}
