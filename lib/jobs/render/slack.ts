@@ -24,7 +24,7 @@ export function renderSlack(report: AnyReport): SlackMessage {
   const summary = `${escapeMrkdwn(view.summary(report as never))}\n${statsLine(report)}\n${escapeMrkdwn(policyLine(report))}`;
   const blocks: object[] = [
     { type: "header", text: { type: "plain_text", text: cut(title, 150) } },
-    { type: "section", text: { type: "mrkdwn", text: summary } },
+    { type: "section", text: { type: "mrkdwn", text: cut(summary, 3000) } },
   ];
   const highlight = view.highlight?.(report as never);
   if (highlight) {

@@ -70,6 +70,15 @@ describe("Slack rendering", () => {
   });
 
 
+  it("keeps every section within Slack's 3,000 characters, the summary too (a ref may be 4,096 bytes)", () => {
+    const long = pipelineReport("refused");
+    const ref = `release/${"x".repeat(4_000)}`;
+    Object.assign(long.actions[0]!, { ref, reason: `branch ${ref} of project acme/platform/api is not protected` });
+    const sections = renderSlack(long).blocks.filter((b) => (b as { type: string }).type === "section") as { text: { text: string } }[];
+    expect(sections.length).toBeGreaterThan(0);
+    for (const section of sections) expect(section.text.text.length).toBeLessThanOrEqual(3_000);
+  });
+
   it("escapes names that come from the services, group headings included", () => {
     const report = enforceReport(false, ["done"]);
     (report.actions[0] as RemoveShareAction).project = "<!channel> <https://evil.example|Approve>";
