@@ -27,7 +27,7 @@ describe("answers of another shape", () => {
 
   it("a scope group's look-up answered so is not blamed on the policy", async () => {
     const gitlab = await answering({ id: 1, username: "warden", kind: [0] });
-    const failure = await enforce({ gitlab, policy: parsePolicy(standardPolicy(), "test.yaml") }).catch((err: unknown) => err as Error);
-    expect(failure.message).toBe("GET /namespaces/acme answered with JSON that is not a namespace (id, kind and full_path expected)");
+    const failure = enforce({ gitlab, policy: parsePolicy(standardPolicy(), "test.yaml") });
+    await expect(failure).rejects.toThrow("GET /namespaces/acme answered with JSON that is not a namespace (id, kind and full_path expected)");
   });
 });
