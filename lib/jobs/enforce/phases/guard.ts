@@ -56,10 +56,10 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
   const refused = unmatched.length ? unmatched : untouched.filter((rule) => named.has(ruleName(rule)));
   const refuse = refused.length > 0 && policy.gitlab.guard.unmatchedRules === "refuse";
   // A targeted run's plan is a few subjects: the last full run's plan, under the same policy, is what the guard judges (rules.ts).
-  const held = targets ? sweptTooMany(policy, opts.lastSweep) : undefined;
+  const held = targets && removals + notify > 0 ? sweptTooMany(policy, opts.lastSweep) : undefined;
   if (held) warnings.push(held);
   // The guard counts removals; the same limit bounds the notices a run opens (a policy's typo must not open thousands of issues).
-  const tripped = removals > limit || notify > limit || (refuse && opts.apply === true) || (held !== undefined && removals + notify > 0);
+  const tripped = removals > limit || notify > limit || (refuse && opts.apply === true) || held !== undefined;
   if (removals > limit) {
     warnings.push(`guard: ${count(removals, "removal")} planned (project and group shares together), more than gitlab.guard.maxRemovals (${limit}); nothing was removed`);
   }
