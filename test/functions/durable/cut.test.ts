@@ -3,7 +3,8 @@
  * longer than the invocation has left), run by AWS's local durable runner against the loopback
  * GitLab simulator. Lambda would kill such an invocation mid-step; the runner reports a short time
  * left instead, so the invocation's deadline must end each step inside it, and nothing removed may
- * be missing from the report or the audit lines, which `restore` reads.
+ * be missing from the report or the audit lines, which `restore` reads. A DELETE held off that way
+ * every time once kept an execution adding parts until its own timeout ended it without a report.
  */
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import type { Context } from "aws-lambda";
@@ -30,6 +31,27 @@ afterEach(async () => {
   sims.length = 0;
 });
 
+/** The Enforce handler in the local durable runner, each invocation told it has REMAINING_MS; `overran` collects any that took longer. */
+async function cutRunner(sim: GitLabSim, env: Record<string, string> = {}) {
+  vi.stubEnv("GITLAB_URL", sim.url);
+  vi.stubEnv("WARDEN_SLICE_SECONDS", "0.3");
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+  vi.resetModules();
+  const { handler } = await import("../../../functions/enforce.ts");
+  const overran: number[] = [];
+  const runner = new LocalDurableTestRunner<EnforceReport>({
+    handlerFunction: (async (event: unknown, context: Context) => {
+      const started = Date.now();
+      try {
+        return await handler(event as never, { ...context, getRemainingTimeInMillis: () => Math.max(0, started + REMAINING_MS - Date.now()) } as never);
+      } finally {
+        if (Date.now() - started >= REMAINING_MS) overran.push(Date.now() - started);
+      }
+    }) as never,
+  });
+  return { runner, overran };
+}
+
 describe("a durable Enforce execution cut while removing", () => {
   it("a DELETE held by a long Retry-After: every invocation ends inside its time, and every share removed is done in the report and in an audit line, and restored from either", async () => {
     const { stepped: sim, strays } = await twinSims(sims, { projects: 1_500, seed: 21, tree: { groups: 30, maxDepth: 3 } });
@@ -38,22 +60,7 @@ describe("a durable Enforce execution cut while removing", () => {
       { kind: "429", headers: "retry-after", seconds: 8, route: "DELETE /projects/:id/share/:group_id", times: 1 },
       { kind: "429", headers: "retry-after", seconds: 8, route: "DELETE /groups/:id/share/:group_id", times: 1 },
     );
-    vi.stubEnv("GITLAB_URL", sim.url);
-    vi.stubEnv("WARDEN_SLICE_SECONDS", "0.3");
-    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
-    vi.resetModules();
-    const { handler } = await import("../../../functions/enforce.ts");
-    const overran: number[] = [];
-    const runner = new LocalDurableTestRunner<EnforceReport>({
-      handlerFunction: (async (event: unknown, context: Context) => {
-        const started = Date.now();
-        try {
-          return await handler(event as never, { ...context, getRemainingTimeInMillis: () => Math.max(0, started + REMAINING_MS - Date.now()) } as never);
-        } finally {
-          if (Date.now() - started >= REMAINING_MS) overran.push(Date.now() - started);
-        }
-      }) as never,
-    });
+    const { runner, overran } = await cutRunner(sim, { POWERTOOLS_LOG_LEVEL: "INFO" });
     const logs = captureLogs();
     const execution = await runner.run({ payload: { dryRun: false } });
     const lines = logs.lines();
@@ -78,5 +85,24 @@ describe("a durable Enforce execution cut while removing", () => {
     // The policy still calls them stray: includeStray brings them back all the same.
     const restored = await (await coldEnforce<RestoreReport>())({ restore: report, dryRun: false, includeStray: true });
     expect(restored.actions.map((a) => a.status)).toEqual(Array(strays).fill("done"));
+  }, 120_000);
+
+  it("a DELETE held off longer than an invocation every time: the execution ends at its time limit with that removal left for the next run, instead of adding parts without end", async () => {
+    const { stepped: sim, strays } = await twinSims(sims, { projects: 200, seed: 21, tree: { groups: 10, maxDepth: 2 } });
+    sim.addFaults({ kind: "429", headers: "retry-after", seconds: 30, route: "DELETE /projects/:id/share/:group_id", times: 1_000_000 });
+    // An execution of 12 s may run 6 s (runLimit: half of a short limit); each invocation has 4.
+    const { runner, overran } = await cutRunner(sim, { WARDEN_EXECUTION_TIMEOUT_SECONDS: "12" });
+    const execution = await runner.run({ payload: { dryRun: false } });
+    expect(execution.getStatus()).toBe("SUCCEEDED");
+    expect(overran).toEqual([]);
+    const report = execution.getResult()!;
+    // The group shares are removed; the project shares, every one held, are left as planned.
+    const held = report.actions.filter((a) => a.kind === "project");
+    expect(report.summary).toMatchObject({ strays, complete: false, removed: strays - held.length });
+    expect(held.length).toBeGreaterThan(0);
+    expect(held.every((a) => a.status === "planned")).toBe(true);
+    // Parts of the held step, each an invocation's: bounded by the time limit, not by the execution's own timeout.
+    const parts = execution.getOperations().filter((op) => /^remove \d+ part \d+$/.test(op.getName() ?? "")).length;
+    expect(parts, `${parts} parts`).toBeLessThan(10);
   }, 120_000);
 });
