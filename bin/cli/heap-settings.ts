@@ -18,7 +18,10 @@ const HEAP_FLAG = /--max[-_](?:semi[-_]space|old[-_]space|heap)[-_]size/;
 
 if (process.platform !== "win32" && typeof process.execve === "function" && !HEAP_FLAG.test([...process.execArgv, process.env["NODE_OPTIONS"] ?? ""].join(" "))) {
   try {
-    process.execve(process.execPath, [process.execPath, ...NODE_OPTIONS.split(" "), ...process.execArgv, ...process.argv.slice(1)]);
+    // The environment given explicitly: Node 22.15 to 22.21.0 (22.19, the oldest Warden runs on, among them)
+    // replace the image with an empty one when execve is given none (nodejs/node#60029), and the CLI
+    // would lose GITLAB_URL, its token, WARDEN_POLICY, PATH and the CA settings.
+    process.execve(process.execPath, [process.execPath, ...NODE_OPTIONS.split(" "), ...process.execArgv, ...process.argv.slice(1)], process.env);
   } catch {
     // Not replaced (a sandbox that forbids exec): the run goes on with Node's defaults.
   }

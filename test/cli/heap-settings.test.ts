@@ -3,8 +3,8 @@
  * default heap its peak RSS was 308 MB at 100,000 projects (the Lambda functions', under
  * lib/config/node-options.ts, about 140). bin/cli/heap-settings.ts has the process replace itself
  * with one under those settings. What a user must be able to rely on: it is the same process (pid,
- * stdio, exit code: a CI job's kill or a pipe still reaches it), its own Node flags and arguments
- * are kept, and a heap flag the user chose is never overridden.
+ * stdio, environment, exit code: a CI job's kill or a pipe still reaches it), its own Node flags and
+ * arguments are kept, and a heap flag the user chose is never overridden.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -44,6 +44,18 @@ function run(args: string[], options: { nodeFlags?: string[]; nodeOptions?: stri
 }
 
 describe.skipIf(process.platform === "win32")("the CLI's heap settings (bin/cli/heap-settings.ts)", () => {
+  // Node 22.15 to 22.21.0 give the new image an empty environment when execve is not given one
+  // (nodejs/node#60029): on Node 22.19, the oldest Warden runs on, every setting was lost. The tests
+  // run on Node 24, which passes process.env either way, so the call itself is what can be checked.
+  it("passes the environment to process.execve itself", async () => {
+    const record = join(mkdtempSync(join(temp, "execve-")), "record.mjs");
+    writeFileSync(record, `import { writeSync } from "node:fs";
+process.execve = (...args) => { writeSync(2, "EXECVE " + JSON.stringify({ given: args.length, kept: args[2]?.WARDEN_MARK }) + "\\n"); process.exit(0); };
+`);
+    const child = await new Promise<string>((resolve) => execFile(process.execPath, ["--import", record, cli, "--version"], { env: { PATH: process.env["PATH"] ?? "", WARDEN_MARK: "kept" } }, (_err, _out, stderr) => resolve(stderr)));
+    expect(JSON.parse(/EXECVE (.*)/.exec(child)?.[1] ?? "null")).toEqual({ given: 3, kept: "kept" });
+  });
+
   it("run as npm's shim runs it (no NODE_OPTIONS), it becomes node under the functions' heap settings, in the same process, keeping its flags and arguments", async () => {
     const result = await run(["--help"], { nodeFlags: ["--no-warnings"] });
     expect(result.code, result.stderr).toBe(0);
