@@ -60,26 +60,25 @@ export async function close(chain: Chain | undefined): Promise<void> {
  * descending — comes down, each following its own links, until they meet. The pages of one listing
  * cannot be fetched side by side (that would mean building their addresses), but its two ends can, so
  * a large group whose projects sit directly in it takes half the time. Each project is judged by
- * whichever end reached it first; where they meet, a page may be read by both (one request more).
+ * whichever end reached it first; where they meet, a page may be read by both (one request more, and
+ * the proof that none between them was missed).
  * A pause stops both ends between pages and leaves where they stand.
  */
 export async function readEnds(run: ListingRun, work: ProjectWork, at: Ends, chains: { up?: Chain; down?: Chain } = {}): Promise<void> {
   const { exam } = run;
   const bottom = () => at.bottom ?? Infinity;
-  // Pages asked for and not yet answered count as seen, so the two ends never both ask for the last.
-  let asked = 0;
-  // Both ends stop once every project counted has been seen; failing that (a project deleted
-  // meanwhile), where their ids meet. A listing read from one end only goes to its last page.
-  const open = () => at.down === null || (at.top < bottom() && at.seen + asked * PER_PAGE < (at.projects ?? Infinity));
+  // Both ends stop where their ids meet, not once as many projects as the first page counted are
+  // seen: a project created meanwhile (the down end's first) would be counted in place of one between
+  // them, never read. A listing read from one end only goes to its last page.
+  const open = () => at.down === null || at.top < bottom();
   let paused = false;
   // Pages this end still has to read, about: what priority its next page gets (unknown totals count as 10,000).
   const ahead = () => ((at.projects ?? 10_000) - at.seen) / PER_PAGE / (at.down === null ? 1 : 2);
   const end = async ({ pages, next: early }: Chain, mine: (project: Project) => boolean, reached: (page: Page<Project>) => void) => {
     while (open()) {
-      asked++;
       const next = early ?? nextPage(exam, pages, chainPriority(ahead()));
       early = undefined;
-      const page = await next.finally(() => asked--);
+      const page = await next;
       if (page === PAUSED) {
         paused = true;
         break;
