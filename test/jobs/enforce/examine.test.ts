@@ -178,8 +178,11 @@ describe("enforce job", () => {
   it("a heavy group whose detail comes last is listed from the start: a sample of the scope's newest projects shows it", async () => {
     const { dataset, intents } = generateOrganisation({ projects: 3_000, seed: 3, tree: { groups: 60, maxDepth: 3, heavy: 0.5 } });
     const monolith = dataset.groups.find((g) => g.full_path === "acme/monolith")!;
-    // GitLab lists descendant groups by name: this one's detail is read last.
-    monolith.name = "zzz monolith";
+    // Warden lists descendant groups by id: with the highest id of any namespace, this one's detail is read last.
+    const last = 1_000_000;
+    for (const p of dataset.projects) if (p.namespace_id === monolith.id) p.namespace_id = last;
+    for (const g of dataset.groups) if (g.parent_id === monolith.id) g.parent_id = last;
+    monolith.id = last;
     await startSim({ dataset, recordRequests: true, latencyMs: 5 });
     const report = await run({ listConcurrency: 4 });
     const strays = intents.filter((i) => i.kind === "project" && i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`).sort();

@@ -85,7 +85,9 @@ async function* groupIds(exam: Examination, work: GroupReads, paths: Map<number,
   const of = work.list;
   if (of === undefined) return;
   const list = { signal: exam.signal, from: work.from };
-  const pages = (of === "all" ? exam.gitlab.listGroups({ all_available: true }, list) : exam.gitlab.listDescendantGroups(of.descendantsOf, list)).pages();
+  // By id, not GitLab's default (by name): a group renamed while its pages are read would shift the pages after it, and the
+  // group at the next page's head would never be read though nothing happened to it. A new group comes last, and is read.
+  const pages = (of === "all" ? exam.gitlab.listGroups({ all_available: true, order_by: "id", sort: "asc" }, list) : exam.gitlab.listDescendantGroups(of.descendantsOf, list, true)).pages();
   // Asked for while the ids before it are still being handed out.
   const ask = () => awaitedLater(inSlot(exam, () => pages.next(), PRIORITY.groupPages));
   try {
