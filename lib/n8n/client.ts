@@ -97,7 +97,9 @@ export class N8nClient {
       this.learned = 1;
       return workflow;
     } catch (err) {
-      if (err instanceof HttpError && err.status === 404) throw notFound;
+      // A 405 there is an n8n without 1.x's routes: a 2.x (or later), whose 404 stands.
+      if (err instanceof HttpError && err.status === 405) this.learned = 2;
+      if (err instanceof HttpError && (err.status === 404 || err.status === 405)) throw notFound;
       throw err;
     }
   }

@@ -91,12 +91,14 @@ const WORKFLOW = { id: "wf03", name: "Invoices", active: false, activeVersionId:
 const PERMISSION = "You do not have permission to publish this workflow. Ask the owner of the workflow to share it with you";
 
 describe("n8n 2.40: a listed workflow the key's user may read but not publish", () => {
-  it("is not reported as deleted", async () => {
+  // A 2.x that has dropped 1.x's routes answers the one Warden then asks (setActive) with 405: its 404 stands all the same.
+  it.each([404, 405])("is not reported as deleted (1.x's route answered %i)", async (oldRoute) => {
     const n8n = await serve((req, res) => {
       const path = new URL(req.url, "http://x").pathname;
       if (req.method === "GET" && path === "/api/v1/workflows") return json(res, 200, { data: [WORKFLOW], nextCursor: null });
       if (req.method === "GET" && path === "/api/v1/workflows/wf03") return json(res, 200, WORKFLOW);
       if (req.method === "POST" && path === "/api/v1/workflows/wf03/publish") return json(res, 404, { message: PERMISSION });
+      if (req.method === "POST" && path === "/api/v1/workflows/wf03/activate") return json(res, oldRoute, { message: oldRoute === 405 ? "POST method not allowed" : "not found" });
       return json(res, 404, { message: "not found" });
     });
     const policy = parsePolicy('version: 1\nn8n:\n  workflows: { keepActive: ["id:wf03"], listedInactive: activate }\n', "changes.yaml");
@@ -109,5 +111,6 @@ describe("n8n 2.40: a listed workflow the key's user may read but not publish", 
     expect((await client.getWorkflow("wf03")).id).toBe("wf03");
     expect(action.error).not.toBe("workflow no longer exists");
     expect(action.error).toContain("permission");
+    expect(report.summary.apiGeneration).toBe(oldRoute === 405 ? 2 : "not checked");
   });
 });
