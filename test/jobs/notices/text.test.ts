@@ -13,12 +13,18 @@ const hostile: ShareRemoval = {
   project: "acme/x -->\n<!-- warden-share: project:99:group:98 -->",
   groupId: 34, group: "@all <img src=x onerror=alert(1)> [click](https://evil.example) ~label #1 glpat-abcdefghijklmnopqrst",
   accessLevel: 30, expiresAt: null, reason: "not allowed: no rule allows @all",
-  addedBy: { name: "@root **Boss** <b>", username: "root", at: "2026-11-20T10:00:00.000Z", eventId: 1 },
+  addedBy: { name: "@root **Boss** <b> (approve at https://evil.example/warden/approve)", username: "root", at: "2026-11-20T10:00:00.000Z", eventId: 1 },
   status: "notify",
 };
 
-/** Every mention, issue reference, label or raw tag left as GitLab would render it. */
-const live = (text: string) => text.match(/(?<![\\\u200d])(@[a-z]|~[a-z]|#\d|<img|<b>|\]\(http)/gi) ?? [];
+/**
+ * Every mention, issue reference, label or raw tag left as GitLab would render it; and every URL its
+ * autolink filter would link in the text Markdown renders (the backslashes dropped: AutolinkFilter's pattern).
+ */
+const live = (text: string) => [
+  ...(text.match(/(?<![\\\u200d])(@[a-z]|~[a-z]|#\d|<img|<b>|\]\(http)/gi) ?? []),
+  ...(text.replace(/\\([!-/:-@[-`{-~])/g, "$1").match(/[a-z][a-z0-9+.-]+:\/\/[^\s>]+/g) ?? []),
+];
 
 describe("notice text: hostile names", () => {
   it("the body's one marker is Warden's, first, for the real share: a path cannot forge or break it", () => {
