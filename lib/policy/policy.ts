@@ -85,7 +85,11 @@ export interface ScopeOverride {
 
 /** Where notices live: issues in `project`, labelled `warden::notice` and `labels`. */
 export interface NoticesPolicy {
-  /** A project's full path, like security/access-notices. */
+  /**
+   * A project's id (its digits), or its full path, like security/access-notices. By id, nobody can take
+   * the notices over: a path freed by a rename is anyone's to create a project at, who then reads every
+   * new notice and sets its due date.
+   */
   readonly project: string;
   readonly labels: readonly string[];
   /** Whether a notice is assigned to the person who added the share, where attribution names them. */

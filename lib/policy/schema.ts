@@ -134,8 +134,15 @@ const scope = z
 
 const label = checkedString(labelProblem);
 
+/** A project by id (YAML's number, kept as its digits: GitLab's API takes either) or by full path. */
+const PROJECT_ID = /^[1-9][0-9]{0,15}$/;
+const projectRef = z.preprocess(
+  (value) => (typeof value === "number" && Number.isSafeInteger(value) ? String(value) : value),
+  checkedString((ref) => (PROJECT_ID.test(ref) ? undefined : plainPathProblem(ref, "project path"))),
+);
+
 const notices = z.strictObject({
-  project: checkedString((path) => plainPathProblem(path, "project path")),
+  project: projectRef,
   labels: z.array(label).default([]),
   assignAdder: z.boolean().default(true),
 });
