@@ -49,13 +49,20 @@ const ZERO_WIDTH_JOINER = "\u200d";
  * escapes (escapeControls: nothing can end the line, the cell or the table); every ASCII punctuation
  * character is backslash-escaped, as CommonMark allows for all of them (so no emphasis, link, code,
  * HTML, entity, block start — `>`, `#`, `-`, `1.` — or table pipe, which GFM escapes as `\|`); and a
- * zero-width joiner after each GitLab reference prefix, so `@all` mentions no one, and after the colon
- * of `://`, so a URL in a name is no link.
+ * zero-width joiner after each GitLab reference prefix, so `@all` mentions no one. A URL stays one
+ * (GitLab links it in the rendered text): Warden's own links rely on it; escapeMarkdownText breaks it.
  */
 export function escapeMarkdown(text: string): string {
-  // GitLab links a URL in the rendered text (its autolink filter runs after Markdown dropped the backslashes): a joiner in `://` breaks it.
-  const joinerAfter = (char: string, at: number, whole: string) => REFERENCE_PREFIXES.has(char) || (char === ":" && whole.startsWith("//", at + 1));
-  return escapeControls(text).replace(/[!-/:-@[-`{-~]/g, (char, at: number, whole: string) => `\\${char}${joinerAfter(char, at, whole) ? ZERO_WIDTH_JOINER : ""}`);
+  return escapeControls(text).replace(/[!-/:-@[-`{-~]/g, (char) => `\\${char}${REFERENCE_PREFIXES.has(char) ? ZERO_WIDTH_JOINER : ""}`);
+}
+
+/**
+ * A person's free text (a display name) as literal Markdown that is no link either: GitLab links a URL
+ * in the rendered text (its autolink filter runs after Markdown dropped the backslashes), so a joiner
+ * follows the colon of `://`. Not for Warden's own links (a notice's, a merge request's), which stay links.
+ */
+export function escapeMarkdownText(text: string): string {
+  return escapeMarkdown(text).replace(/\\:(?=\\\/\\\/)/g, `\\:${ZERO_WIDTH_JOINER}`);
 }
 
 /**

@@ -7,7 +7,8 @@
  */
 import { accessLevelName } from "../../policy/index.ts";
 import { redactOutput } from "../../redact/index.ts";
-import { escapeMarkdown as md } from "../escape.ts";
+// A notice links nothing of its own: no URL in what it quotes (an adder's display name) may become a link.
+import { escapeMarkdownText as md } from "../escape.ts";
 import { subjectOf, type ShareRemoval } from "../shares/plan.ts";
 import { markerLine, noticeKey } from "./marker.ts";
 
