@@ -22,6 +22,8 @@ export interface EarlierNotice {
   iid: number;
   url: string;
   createdAt: string;
+  /** A person's last close of the share's notices: a share made again after it is a new episode (plan.ts). */
+  closedAt: string;
 }
 
 /**
@@ -34,7 +36,7 @@ const RUN_INTERVAL_MS = 31 * 24 * HOUR_MS;
 
 /** The closed notices of `wanted` that anchor a removal date: listed back to the policy's longest grace and a month, not the whole history. */
 export async function readEarlierNotices(gitlab: GitLabClient, project: string, wanted: ReadonlySet<string>, policy: Policy, now: Date, me: number, signal?: AbortSignal): Promise<Map<string, EarlierNotice>> {
-  const found = new Map<string, { notice: EarlierNotice; lastClosed: number }>();
+  const found = new Map<string, { notice: Omit<EarlierNotice, "closedAt">; lastClosed: number }>();
   const updatedAfter = new Date(now.getTime() - longestGraceHours(policy) * HOUR_MS - RUN_INTERVAL_MS).toISOString();
   for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "closed", updatedAfter, authorId: me }, signal ? { signal } : undefined)) {
     const key = issue.author?.id === me ? noticeKeyOf(issue) : undefined;
@@ -47,5 +49,5 @@ export async function readEarlierNotices(gitlab: GitLabClient, project: string, 
     } else if (earlier) earlier.lastClosed = Math.max(earlier.lastClosed, closed);
     else found.set(key, { notice: { iid: issue.iid, url: issue.web_url, createdAt: new Date(created).toISOString() }, lastClosed: closed });
   }
-  return new Map([...found].map(([key, { notice }]) => [key, notice]));
+  return new Map([...found].map(([key, { notice, lastClosed }]) => [key, { ...notice, closedAt: new Date(lastClosed).toISOString() }]));
 }

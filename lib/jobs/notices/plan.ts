@@ -96,8 +96,11 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
       state.status = "reported";
       if (notice) close(notice, { kind: "not-notify", onStray: "report", from: handling.from });
     } else if (handling.onStray === "notify" && !notice) {
-      const earlier = read?.earlier.get(noticeKey(action));
-      // Closing a notice does not restart the grace: it counts from the opening of the one a person closed.
+      // Closing a notice does not restart the grace: it counts from the opening of the one a person closed. Unless
+      // the share was made again after that close (its audit event says so): then it was resolved, removed by a
+      // person say, and this is a new one, owed a notice and a whole grace like any other.
+      const closed = read?.earlier.get(noticeKey(action));
+      const earlier = closed && !(action.addedBy && Date.parse(action.addedBy.at) > Date.parse(closed.closedAt)) ? closed : undefined;
       const dueDate = dueDateFor(earlier ? new Date(earlier.createdAt) : now, handling.grace!);
       const left = daysLeft(dueDate, now)!;
       Object.assign(state, { status: earlier && left <= 0 ? "planned" : "notify", notice: { dueDate, daysLeft: left, ...(earlier && { earlier: { iid: earlier.iid, url: earlier.url } }) } });

@@ -2,7 +2,8 @@
  * A notice's assignee (the share's adder) may close it, as GitLab lets them: the attack is closing
  * each notice as it comes, so that every run opens a new one with a fresh grace and the stray share
  * stays for ever. Closing must not restart the grace (lib/jobs/notices/closed.ts), while a notice
- * Warden closed itself (its share removed, a duplicate) counts for nothing.
+ * Warden closed itself (its share removed, a duplicate) counts for nothing, and so does a close before
+ * the share was made again (its audit event later than the close): that is a new share, owed a notice.
  */
 import { describe, expect, it } from "vitest";
 import { markedKey } from "../../../lib/jobs/notices/marker.ts";
@@ -117,5 +118,24 @@ describe("a notice closed by a person (its assignee, the share's adder) does not
     expect(report.warnings.join("\n")).toContain("gitlab.shares.notices.project: project security/access-notices could not be listed");
     expect(writes()).toEqual([]);
     expect(noticeOf("project:100:group:20")).toHaveLength(1);
+  });
+
+  it("jane closes her notice and removes the share herself; made again days later, the share is a new one: a notice and a whole grace", async () => {
+    await start(guestWorld());
+    await run({ apply: true });
+    const [first] = noticeOf("project:100:group:20");
+    setClock(later(1));
+    await gitlabCall("jane", "DELETE", "/projects/100/share/20", undefined, 204);
+    await closeAs("jane", first!.iid, later(1));
+    // Made again past the first notice's date: its audit event, after her close, says it is new.
+    setClock(later(10));
+    await gitlabCall("jane", "POST", "/projects/100/share", { group_id: 20, group_access: 30 }, 201);
+    sim.requests.length = 0;
+    const again = await run({ apply: true, now: later(10) });
+    const share = again.actions.find((a) => a.kind === "project" && a.groupId === 20)!;
+    expect(share).toMatchObject({ status: "noticed", notice: { dueDate: "2026-12-17" } });
+    expect(share.notice!.earlier).toBeUndefined();
+    // acme's own share with partners, noticed at T0 and never touched, falls due and goes; acme/app's stays.
+    expect(deletes().filter((d) => d.includes("/projects/100/"))).toEqual([]);
   });
 });
