@@ -48,6 +48,14 @@ export function plainPathProblem(path: string, what: "group path" | "project pat
   return problem === undefined ? undefined : `invalid ${what} ${JSON.stringify(path)}: ${problem}`;
 }
 
+/** A project's id, as GitLab numbers them. */
+const PROJECT_ID = /^[1-9][0-9]{0,15}$/;
+
+/** Why `ref` is neither a project's id nor its full path (plainPathProblem), or undefined. */
+export function projectRefProblem(ref: string): string | undefined {
+  return PROJECT_ID.test(ref) ? undefined : plainPathProblem(ref, "project path");
+}
+
 /**
  * Compiles `glob` into a matcher; throws if the glob is invalid (see globProblem). A path or ref is
  * written by whoever sends a command, and a regular expression's backtracking over `a*-*-*` grows with

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ACCESS_LEVEL_NAMES } from "./access-levels.ts";
 import { oneOf } from "./format.ts";
 import { labelProblem } from "./labels.ts";
-import { compileGlob, globProblem, groupPathProblem, plainPathProblem } from "./glob.ts";
+import { compileGlob, globProblem, groupPathProblem, plainPathProblem, projectRefProblem } from "./glob.ts";
 import type { GlobKind } from "./glob.ts";
 import { DEFAULT_ATTRIBUTION_DAYS, DEFAULT_MAX_REMOVALS, DEFAULT_WATCH_MAX_REQUESTS_PER_HOUR, MAX_ATTRIBUTION_DAYS, DEFAULT_MAX_WORKFLOW_CHANGES, DEFAULT_NOTIFY_LEVEL, NOTIFY_LEVELS, UNMATCHED_RULES } from "./policy.ts";
 import type { Glob, WorkflowSelector } from "./policy.ts";
@@ -135,11 +135,7 @@ const scope = z
 const label = checkedString(labelProblem);
 
 /** A project by id (YAML's number, kept as its digits: GitLab's API takes either) or by full path. */
-const PROJECT_ID = /^[1-9][0-9]{0,15}$/;
-const projectRef = z.preprocess(
-  (value) => (typeof value === "number" && Number.isSafeInteger(value) ? String(value) : value),
-  checkedString((ref) => (PROJECT_ID.test(ref) ? undefined : plainPathProblem(ref, "project path"))),
-);
+const projectRef = z.preprocess((value) => (typeof value === "number" && Number.isSafeInteger(value) ? String(value) : value), checkedString(projectRefProblem));
 
 const notices = z.strictObject({
   project: projectRef,

@@ -4,7 +4,7 @@
  * An error names what is wrong by position and never quotes a word of the command: a reply that
  * echoed text the user chose would be a probe of what Warden masks (docs/talking-to-gitlab.md).
  */
-import { plainPathProblem } from "../../../lib/policy/glob.ts";
+import { projectRefProblem } from "../../../lib/policy/glob.ts";
 import { pipelineRequestProblem } from "../../../lib/policy/refs.ts";
 import type { JobRequest } from "../runs/job-request.ts";
 import { EXEMPT_SHAPE, parseExempt } from "./exempt-command.ts";
@@ -23,8 +23,6 @@ export function usage(slash = "/warden"): string {
 }
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** A project by id, as GitLab numbers them. */
-const PROJECT_ID = /^[1-9][0-9]{0,15}$/;
 
 export function parseCommand(text: string): ParsedCommand {
   const [name, ...args] = words(text);
@@ -85,7 +83,7 @@ function pipeline(words: string[]): ParsedCommand {
   const [project, ref, ...assignments] = parsed.rest;
   if (project === undefined || ref === undefined) return invalid("pipeline needs a project path and a ref");
   // Not quoted back: a malformed command's words are the requester's markup.
-  if (!PROJECT_ID.test(project) && plainPathProblem(project, "project path")) return invalid("pipeline's project is a project's full path (GROUP/PROJECT, no wildcards) or its id");
+  if (projectRefProblem(project)) return invalid("pipeline's project is a project's full path (GROUP/PROJECT, no wildcards) or its id");
 
   const variables: { key: string; value: string }[] = [];
   for (const [i, assignment] of assignments.entries()) {
