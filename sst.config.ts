@@ -205,8 +205,12 @@ export default $config({
     // from running the job at once. SST publishes a version whenever the function changes, and the
     // schedule invokes that version: an execution stays on the code it started with. WorkflowArgs has
     // no `retries`: Lambda's asynchronous retry settings stay AWS's defaults.
+    // Named, so that its role's policy can name its ARN before the function exists (ownExecutionsOnly).
+    const enforceName = lambdaName(`${$app.name}-${$app.stage}-Enforce`);
     const enforce = settings.gitlabUrl
       ? new sst.aws.Workflow("Enforce", {
+          name: enforceName,
+          transform: { function: { role: ownExecutionsOnly(enforceName) } },
           ...lambda(
             "functions/enforce.handler",
             jobSecret,
@@ -232,20 +236,6 @@ export default $config({
         })
       : undefined;
     if (enforce) {
-      // The managed policy SST gives a durable function's role (AWSLambdaBasicDurableExecutionRolePolicy)
-      // allows checkpointing and reading the state of every durable execution in the account: this denies
-      // all but Enforce's own. Lambda authorizes these against the execution's ARN (<function ARN>:<version>/
-      // durable-execution/…); the unqualified ARN is spared too, in case it ever authorizes against that.
-      // A policy of its own, made after the function: the role cannot name the function's ARN (the
-      // function needs the role first), and a deny leaves the managed policy's grant whole while it is
-      // made, so an execution in flight during an upgrade keeps it.
-      new aws.iam.RolePolicy("EnforceOwnExecutionsOnly", {
-        role: enforce.nodes.function.nodes.role.name,
-        policy: $util.jsonStringify({
-          Version: "2012-10-17",
-          Statement: [{ Effect: "Deny", Action: ["lambda:CheckpointDurableExecution", "lambda:GetDurableExecutionState"], NotResource: [enforce.arn, $interpolate`${enforce.arn}:*`] }],
-        }),
-      });
       // For the AWS CLI: a durable function is invoked, and its executions listed, by version.
       outputs["enforceFunction"] = enforce.name;
       outputs["enforceVersion"] = enforce.qualifier;
@@ -383,6 +373,32 @@ function deploySettings(stage: string) {
  * WARDEN_ENDPOINT_SECRET_ARN: the public functions' own secret, never the jobs'. A full ARN (grantableArn),
  * so that string inequality is enough: no pattern naming both secrets reaches a public function's policy.
  */
+/** A Lambda function's name, refused past Lambda's 64 characters (a long app or stage name) rather than cut. */
+function lambdaName(name: string): string {
+  if (name.length > 64) throw new Error(`the function name ${name} is longer than Lambda's 64 characters: deploy under a shorter stage name`);
+  return name;
+}
+
+/**
+ * The managed policy SST gives a durable function's role (AWSLambdaBasicDurableExecutionRolePolicy)
+ * allows checkpointing and reading the state of every durable execution in the account: this denies all
+ * but the named function's own. Lambda authorizes these against the execution's ARN (<function ARN>:
+ * <version>/durable-execution/…); the unqualified ARN is spared too, in case it ever authorizes against
+ * that. Among the role's own inline policies, which SST's Role owns as a whole: a policy attached beside
+ * them would be dropped by the next update of the role. The ARN is made from the name, as the role is
+ * made before the function; a deny leaves the managed grant whole, so an execution in flight keeps it.
+ */
+function ownExecutionsOnly(functionName: string) {
+  const arn = $interpolate`arn:${aws.getPartitionOutput().partition}:lambda:${aws.getRegionOutput().region}:${aws.getCallerIdentityOutput().accountId}:function:${functionName}`;
+  const deny = { Effect: "Deny", Action: ["lambda:CheckpointDurableExecution", "lambda:GetDurableExecutionState"], NotResource: [arn, $interpolate`${arn}:*`] };
+  const policy = $util.jsonStringify({ Version: "2012-10-17", Statement: [deny] });
+  // SST's Transform: a function of the role's arguments that returns nothing (undefined, as its type says).
+  return (args: aws.iam.RoleArgs): undefined => {
+    args.inlinePolicies = $util.all([args.inlinePolicies ?? [], policy]).apply(([own, document]) => [...own, { name: "EnforceOwnExecutionsOnly", policy: document }]);
+    return undefined;
+  };
+}
+
 function endpointSecretArn(jobSecretArn: string): string {
   const value = process.env["WARDEN_ENDPOINT_SECRET_ARN"];
   if (!value) throw new Error("WARDEN_ENDPOINT_SECRET_ARN must be set with chat-ops or events on: the secret of the public endpoints' credentials (slackSigningSecret, gitlabStreamingToken, gitlabSystemHookToken), not the jobs' (docs/aws.md)");

@@ -186,6 +186,9 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
       for (const execution of own) expect(roleAllows(enforce, action, execution), `${action} ${execution}`).toBe(true);
       for (const execution of others) expect(roleAllows(enforce, action, execution), `${action} ${execution}`).toBe(false);
     }
+    // Among the role's own inline policies: a RolePolicy beside them would be dropped by the next update of SST's Role,
+    // which owns that list as a whole (@pulumi/aws's Role with inlinePolicies).
+    expect(enforce.attachedRolePolicies).toBe(0);
     // Its logs stay its own to write; no other function is durable.
     expect(roleAllows(enforce, "logs:PutLogEvents", "arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/x:log-stream:y")).toBe(true);
     for (const [name, f] of deployed.functions()) if (name !== "Enforce") expect(roleAllows(f, "lambda:CheckpointDurableExecution", own[0]!), name).toBe(false);

@@ -26,8 +26,17 @@ export const UNSET = Object.fromEntries(
 export type Env = Record<string, string | undefined>;
 export type Inputs = Record<string, any>;
 export interface Statement { actions: string[]; resources: string[]; conditions?: Record<string, Record<string, string[]>> }
-/** A statement of a policy attached to a role beside its inline one (aws.iam.RolePolicy), as IAM reads it. */
+/** A statement as IAM reads it, Deny and NotResource included: an inline policy beside SST's own, or an aws.iam.RolePolicy. */
 export interface RoleStatement { effect: "Allow" | "Deny"; actions: string[]; resources?: string[]; notResources?: string[] }
+
+type PolicyStatement = { Effect?: RoleStatement["effect"]; Action: string | string[]; Resource?: string | string[]; NotResource?: string | string[]; Condition?: Statement["conditions"] };
+const list = <T>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
+const roleStatement = (s: PolicyStatement): RoleStatement => ({
+  effect: s.Effect ?? "Allow",
+  actions: list(s.Action)!,
+  ...(s.Resource === undefined ? {} : { resources: list(s.Resource) }),
+  ...(s.NotResource === undefined ? {} : { notResources: list(s.NotResource) }),
+});
 
 /** What app() gives each stage (the first test holds app() to it): the run() build's $app, so that each of SST's two builds fails its own tests. */
 export const appOf = (stage: string): SstApp => ({ name: "warden", home: "aws", removal: stage === "production" ? "retain" : "remove", protect: stage === "production" });
@@ -86,31 +95,31 @@ export class FunctionView {
   get args(): Inputs { return this.deploy.one("sst:aws:Function", this.component); }
   get lambda(): Inputs { return this.deploy.one("aws:lambda/function:Function", `${this.component}Function`); }
   get env(): Record<string, string> { return this.lambda["environment"].variables; }
-  get statements(): Statement[] {
+  private get inline(): PolicyStatement[] {
     const inline = this.deploy.one("aws:iam/role:Role", `${this.component}Role`)["inlinePolicies"] as { policy: string }[];
-    return inline.flatMap((p) =>
-      (JSON.parse(p.policy).Statement as { Action: string[]; Resource: string[]; Condition?: Statement["conditions"] }[]).map((s) => ({ actions: s.Action, resources: s.Resource, ...(s.Condition ? { conditions: s.Condition } : {}) })),
-    );
+    return inline.flatMap((p) => JSON.parse(p.policy).Statement as PolicyStatement[]);
+  }
+  /** The inline policies' Allow statements (SST's own: its permissions and links). */
+  get statements(): Statement[] {
+    return this.inline.filter((s) => (s.Effect ?? "Allow") === "Allow").map((s) => ({ actions: list(s.Action)!, resources: list(s.Resource)!, ...(s.Condition ? { conditions: s.Condition } : {}) }));
   }
   /** The AWS managed policies attached to the function's role. */
   get managedPolicyArns(): string[] { return this.deploy.one("aws:iam/role:Role", `${this.component}Role`)["managedPolicyArns"]; }
-  /** The statements of every aws.iam.RolePolicy attached to the function's role (by its physical name). */
+  /** The statements of the role's other policies: inline Denies beside SST's own, and every aws.iam.RolePolicy attached (by its physical name). */
   get rolePolicyStatements(): RoleStatement[] {
-    const list = <T>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
-    return this.deploy
+    const attached = this.deploy
       .all("aws:iam/rolePolicy:RolePolicy")
       .filter((p) => p.inputs["role"] === `${this.component}Role-a1b2c3`)
-      .flatMap((p) =>
-        (JSON.parse(String(p.inputs["policy"])).Statement as { Effect: RoleStatement["effect"]; Action: string | string[]; Resource?: string | string[]; NotResource?: string | string[] }[]).map((s) => ({
-          effect: s.Effect,
-          actions: list(s.Action)!,
-          ...(s.Resource === undefined ? {} : { resources: list(s.Resource) }),
-          ...(s.NotResource === undefined ? {} : { notResources: list(s.NotResource) }),
-        })),
-      );
+      .flatMap((p) => JSON.parse(String(p.inputs["policy"])).Statement as PolicyStatement[]);
+    return [...this.inline.filter((s) => s.Effect === "Deny"), ...attached].map(roleStatement);
   }
-  get arn() { return arnOf("aws:lambda/function:Function", `${this.component}Function`); }
-  get physicalName() { return `${this.component}Function-a1b2c3`; }
+  /** How many aws.iam.RolePolicy resources are attached to the role: SST's Role owns its inline policies as a whole, so none should be. */
+  get attachedRolePolicies(): number {
+    return this.deploy.all("aws:iam/rolePolicy:RolePolicy").filter((p) => p.inputs["role"] === `${this.component}Role-a1b2c3`).length;
+  }
+  /** As evaluate.ts names it: the name the config gives it, else the made-up physical one. */
+  get physicalName(): string { return (this.lambda["name"] as string | undefined) ?? `${this.component}Function-a1b2c3`; }
+  get arn() { return `arn:aws:lambda:eu-west-1:123456789012:function:${this.physicalName}`; }
 }
 
 /** The ARN evaluate.ts gives a resource (test/support/sst/evaluate.ts `state`). */

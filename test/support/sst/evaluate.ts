@@ -41,12 +41,19 @@ function state(type: string, name: string, inputs: Record<string, unknown>): Rec
   }
 }
 
+const CALLS: Record<string, Record<string, string>> = {
+  "aws:index/getCallerIdentity:getCallerIdentity": { accountId: ACCOUNT, arn: `arn:aws:iam::${ACCOUNT}:user/deployer`, userId: "AIDAEXAMPLE" },
+  "aws:index/getRegion:getRegion": { region: REGION, name: REGION, endpoint: `ec2.${REGION}.amazonaws.com` },
+  "aws:index/getPartition:getPartition": { partition: "aws", dnsSuffix: "amazonaws.com" },
+};
+
 const mocks: pulumi.runtime.Mocks = {
   newResource({ type, name, inputs }) {
     if (type !== "pulumi:pulumi:Stack") resources.push({ type, name, inputs });
     return { id: `${name}-id`, state: { ...inputs, ...state(type, name, inputs) } };
   },
-  call: ({ inputs }) => inputs,
+  // The provider's data sources the config reads: who and where the deploy is.
+  call: ({ token, inputs }) => CALLS[token] ?? inputs,
 };
 
 /** Runs the program once; resolves with its outputs. `job` gives the bundle a module instance of its own. */

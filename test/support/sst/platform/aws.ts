@@ -38,13 +38,18 @@ export interface FunctionArgs {
   /** `reserved` becomes the function's reservedConcurrentExecutions, as in SST. */
   concurrency?: Input<{ reserved?: Input<number> }>;
   durable?: boolean | { timeout?: Input<Duration>; retention?: Input<DurationDays> };
+  /** The function's name (SST's physicalName when absent). */
+  name?: Input<string>;
+  /** As SST's: a function applied to the arguments of the role it makes. */
+  transform?: { role?: (args: aws.iam.RoleArgs) => void };
 }
 
-/** SST's WorkflowArgs: FunctionArgs less what a durable function manages itself, plus its own timeouts. */
-export interface WorkflowArgs extends Omit<FunctionArgs, "durable" | "retries" | "runtime" | "timeout" | "url" | "versioning"> {
+/** SST's WorkflowArgs: FunctionArgs less what a durable function manages itself, plus its own timeouts; `transform.function` is its function's. */
+export interface WorkflowArgs extends Omit<FunctionArgs, "durable" | "retries" | "runtime" | "timeout" | "url" | "versioning" | "transform"> {
   runtime?: Input<"nodejs22.x" | "nodejs24.x">;
   retention?: Input<DurationDays>;
   timeout?: Input<{ execution?: Input<Duration>; invocation?: Input<DurationMinutes> }>;
+  transform?: { function?: FunctionArgs["transform"] };
 }
 
 export interface CronV2Args {
@@ -109,23 +114,22 @@ export class Function extends Component {
       }),
     );
     const statements = pulumi.all([args.permissions ?? [], links]).apply(([own, linked]) => [...own, ...linked]);
-    const role = new aws.iam.Role(
-      `${name}Role`,
-      {
-        assumeRolePolicy: assumeRolePolicy("lambda.amazonaws.com"),
-        inlinePolicies: [{ name: "inline", policy: policyDocument(statements) }],
-        managedPolicyArns: [
-          "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",
-          ...(durable ? ["arn:aws:iam::aws:policy/service-role/AWSLambdaBasicDurableExecutionRolePolicy"] : []),
-        ],
-      },
-      { parent },
-    );
+    const roleArgs: aws.iam.RoleArgs = {
+      assumeRolePolicy: assumeRolePolicy("lambda.amazonaws.com"),
+      inlinePolicies: [{ name: "inline", policy: policyDocument(statements) }],
+      managedPolicyArns: [
+        "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",
+        ...(durable ? ["arn:aws:iam::aws:policy/service-role/AWSLambdaBasicDurableExecutionRolePolicy"] : []),
+      ],
+    };
+    args.transform?.role?.(roleArgs);
+    const role = new aws.iam.Role(`${name}Role`, roleArgs, { parent });
     const publish = pulumi.output(args.versioning).apply((v) => v ?? Boolean(durable));
     const fn = new aws.lambda.Function(
       `${name}Function`,
       {
         role: role.arn,
+        ...(args.name === undefined ? {} : { name: args.name }),
         handler,
         runtime: args.runtime ?? "nodejs20.x",
         timeout: pulumi.output(args.timeout ?? "20 seconds").apply(toSeconds),
@@ -175,12 +179,13 @@ export class Workflow extends Component {
 
   constructor(name: string, args: WorkflowArgs, opts?: pulumi.ComponentResourceOptions) {
     super("Workflow", name, args, WORKFLOW_KEYS, opts);
-    const { timeout, retention, ...rest } = args;
+    const { timeout, retention, transform, ...rest } = args;
     const timeouts = pulumi.output(timeout);
     const fn = new Function(
       `${name}Handler`,
       {
         ...rest,
+        ...(transform?.function ? { transform: transform.function } : {}),
         // A deploy must not change the code of executions in flight: each runs on its published version.
         versioning: true,
         timeout: timeouts.apply((t) => t?.invocation ?? "5 minutes"),
