@@ -71,6 +71,10 @@ export default $config({
     const { WARDEN_VERSION } = await import("./lib/jobs/version.ts");
     const settings = deploySettings($app.stage);
     const policyFile = settings.policyRepository ? undefined : (settings.policyFile ?? "warden.yaml");
+    // SST copies the file from a path it joins to the project's root: an absolute one would name another.
+    if (policyFile !== undefined && policyFile.startsWith("/")) {
+      throw new Error(`WARDEN_POLICY_FILE: ${policyFile} is an absolute path: give the policy file's path relative to sst.config.ts (SST copies it from there)`);
+    }
     if (policyFile !== undefined && !existsSync(policyFile)) {
       throw new Error(`WARDEN_POLICY_FILE: ${policyFile} does not exist (relative to sst.config.ts): set it to your policy file, or copy examples/warden.yaml to warden.yaml to start from the example`);
     }
@@ -191,7 +195,8 @@ export default $config({
         ...lambda(handler, secretAccess("WARDEN_ENDPOINT_SECRET_ARN", settings.endpointSecretArn!), claimsAccess(keys, "dynamodb:PutItem", "dynamodb:GetItem"), { environment: { WARDEN_WORKER_FUNCTION: from.name } }),
         timeout: "10 seconds",
         concurrency: { reserved: settings.endpointConcurrency },
-        url: { authorization: "none" },
+        // No CORS: only Slack and GitLab call these, never a browser (SST's default would allow every origin).
+        url: { authorization: "none", cors: false },
         link: [from],
       });
     // A subject's run is an enforce run, targeted: it reads the last sweep. The chat jobs are the services'

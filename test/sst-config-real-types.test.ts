@@ -71,7 +71,7 @@ describe.skipIf(!existsSync(SST_BINARY))("sst.config.ts against SST's real compo
   it("the check bites: arguments the real types refuse are reported", () => {
     const errors = typeErrors(dir, (s) =>
       s
-        .replace('url: { authorization: "none" }', 'url: { authorization: "public" }')
+        .replace('url: { authorization: "none", cors: false }', 'url: { authorization: "public", cors: false }')
         .replace('retention: quantity(settings.executionRetentionDays, "day"),', 'retention: quantity(settings.executionRetentionDays, "day"), retries: 0,')
         .replace('timeout: "10 seconds"', 'timeout: "1 hour"'),
     );

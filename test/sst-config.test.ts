@@ -125,10 +125,12 @@ describe("sst.config.ts", () => {
     }
   });
 
-  it("refuses a policy file that is not there, naming WARDEN_POLICY_FILE and the example to start from", async () => {
-    expect(await refusals([{ WARDEN_POLICY_FILE: "no-such-policy.yaml" }, { WARDEN_POLICY_FILE: undefined }])).toEqual([
+  it("refuses a policy file that is not there, naming WARDEN_POLICY_FILE and the example to start from, and one given by an absolute path (SST copies it from the project's root)", async () => {
+    const absolute = resolve("examples/warden.yaml");
+    expect(await refusals([{ WARDEN_POLICY_FILE: "no-such-policy.yaml" }, { WARDEN_POLICY_FILE: undefined }, { WARDEN_POLICY_FILE: absolute }])).toEqual([
       expect.stringMatching(/WARDEN_POLICY_FILE: no-such-policy\.yaml does not exist.*examples\/warden\.yaml/),
       expect.stringMatching(/WARDEN_POLICY_FILE: warden\.yaml does not exist/),
+      `WARDEN_POLICY_FILE: ${absolute} is an absolute path: give the policy file's path relative to sst.config.ts (SST copies it from there)`,
     ]);
   });
 
@@ -168,6 +170,8 @@ describe("sst.config.ts", () => {
     const deployed = await deploy();
     const [chatops, worker] = [deployed.fn("Chatops"), deployed.fn("Worker")];
     expect(deployed.one("aws:lambda/functionUrl:FunctionUrl", "ChatopsUrl")).toMatchObject({ authorizationType: "NONE", functionName: chatops.physicalName });
+    // No CORS: a browser on any page could otherwise have its preflight answered.
+    expect(deployed.one("aws:lambda/functionUrl:FunctionUrl", "ChatopsUrl")).not.toHaveProperty("cors");
     expect(deployed.one("aws:lambda/permission:Permission", "ChatopsPublicFunctionUrlAccess")).toMatchObject({ action: "lambda:InvokeFunctionUrl", principal: "*" });
     expect(chatops.env).toMatchObject({ WARDEN_WORKER_FUNCTION: worker.physicalName });
     // The chat jobs' worker takes chat commands alone (functions/worker.ts).
@@ -190,6 +194,7 @@ describe("sst.config.ts", () => {
     expect(events.lambda["handler"]).toBe("functions/events.handler");
     expect(events.lambda["timeout"]).toBe(10);
     expect(deployed.one("aws:lambda/functionUrl:FunctionUrl", "EventsUrl")).toMatchObject({ authorizationType: "NONE", functionName: events.physicalName });
+    expect(deployed.one("aws:lambda/functionUrl:FunctionUrl", "EventsUrl")).not.toHaveProperty("cors");
     expect(deployed.one("aws:lambda/permission:Permission", "EventsPublicFunctionUrlAccess")).toMatchObject({ action: "lambda:InvokeFunctionUrl", principal: "*" });
     expect(events.env).toMatchObject({ WARDEN_WORKER_FUNCTION: worker.physicalName, WARDEN_CLAIMS_TABLE: "ClaimsTable-a1b2c3", WARDEN_REPORT_ONLY: "true" });
     expect(events.statements).toContainEqual({ actions: ["lambda:InvokeFunction"], resources: [worker.arn] });

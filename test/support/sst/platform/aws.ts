@@ -30,7 +30,7 @@ export interface FunctionArgs {
   environment?: Input<Record<string, Input<string>>>;
   permissions?: Input<FunctionPermissionArgs[]>;
   link?: Input<unknown[]>;
-  url?: Input<boolean | { authorization?: Input<"none" | "iam"> }>;
+  url?: Input<boolean | { authorization?: Input<"none" | "iam">; cors?: Input<false> }>;
   copyFiles?: Input<{ from: Input<string>; to?: Input<string> }[]>;
   /** Lambda's retries of a failed asynchronous invocation, 0 to 2 (AWS's default: 2). */
   retries?: Input<number>;
@@ -151,7 +151,9 @@ export class Function extends Component {
     this.url = pulumi.output(args.url).apply((url): pulumi.Output<string | undefined> => {
       if (!url) return pulumi.output<string | undefined>(undefined);
       const authorization = url === true ? "none" : (url.authorization ?? "none");
-      const fnUrl = new aws.lambda.FunctionUrl(`${name}Url`, { functionName: fn.name, authorizationType: authorization === "iam" ? "AWS_IAM" : "NONE" }, { parent });
+      // SST's default CORS, unless `cors: false`: every header, method and origin.
+      const cors = url !== true && url.cors === false ? undefined : { allowHeaders: ["*"], allowMethods: ["*"], allowOrigins: ["*"] };
+      const fnUrl = new aws.lambda.FunctionUrl(`${name}Url`, { functionName: fn.name, authorizationType: authorization === "iam" ? "AWS_IAM" : "NONE", ...(cors && { cors }) }, { parent });
       if (authorization === "none") new aws.lambda.Permission(`${name}PublicFunctionUrlAccess`, { action: "lambda:InvokeFunctionUrl", function: fn.name, principal: "*", functionUrlAuthType: "NONE" }, { parent });
       return fnUrl.functionUrl;
     });
