@@ -374,10 +374,6 @@ function deploySettings(stage: string) {
   };
 }
 
-/**
- * WARDEN_ENDPOINT_SECRET_ARN: the public functions' own secret, never the jobs'. A full ARN (grantableArn),
- * so that string inequality is enough: no pattern naming both secrets reaches a public function's policy.
- */
 /** A Lambda function's name, refused past Lambda's 64 characters (a long app or stage name) rather than cut. */
 function lambdaName(name: string): string {
   if (name.length > 64) throw new Error(`the function name ${name} is longer than Lambda's 64 characters: deploy under a shorter stage name`);
@@ -404,6 +400,10 @@ function ownExecutionsOnly(functionName: string) {
   };
 }
 
+/**
+ * WARDEN_ENDPOINT_SECRET_ARN: the public functions' own secret, never the jobs'. A full ARN (grantableArn),
+ * so that string inequality is enough: no pattern naming both secrets reaches a public function's policy.
+ */
 function endpointSecretArn(jobSecretArn: string): string {
   const value = process.env["WARDEN_ENDPOINT_SECRET_ARN"];
   if (!value) throw new Error("WARDEN_ENDPOINT_SECRET_ARN must be set with chat-ops or events on: the secret of the public endpoints' credentials (slackSigningSecret, gitlabStreamingToken, gitlabSystemHookToken), not the jobs' (docs/aws.md)");
