@@ -13,6 +13,7 @@
  * id is read as given: it is immutable, and the deployer chose it in their configuration.
  */
 import { FileContentError, type Branch, type GitLabClient, type Tag } from "../gitlab/index.ts";
+import { isProjectId } from "../policy/index.ts";
 
 /** The location names a project or ref that may not be trusted: the message says why and the fix. */
 export class PolicyTrustError extends Error {
@@ -45,12 +46,11 @@ export interface TrustedRef {
   branch?: string;
 }
 
-const PROJECT_ID = /^[1-9]\d{0,15}$/;
 const COMMIT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 /** `pinned`: the id an earlier read of this location (this process's, or the durable run's first) found. */
 export async function policyProject(gitlab: GitLabClient, given: string, pinned: number | undefined, names: TrustSettingNames, signal?: AbortSignal): Promise<PolicyProject> {
-  if (PROJECT_ID.test(given)) {
+  if (isProjectId(given)) {
     const id = Number(given);
     if (pinned !== undefined && pinned !== id) {
       throw new PolicyTrustError(`${names.project} is now project ${id}, and the policy was first read here from project ${pinned} (the deployment was changed): run again`);

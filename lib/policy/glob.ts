@@ -48,12 +48,14 @@ export function plainPathProblem(path: string, what: "group path" | "project pat
   return problem === undefined ? undefined : `invalid ${what} ${JSON.stringify(path)}: ${problem}`;
 }
 
-/** A project's id, as GitLab numbers them. */
-const PROJECT_ID = /^[1-9][0-9]{0,15}$/;
+/** Whether `ref` is a project's id, as GitLab numbers them (digits, no leading zero). */
+export function isProjectId(ref: string): boolean {
+  return /^[1-9][0-9]{0,15}$/.test(ref);
+}
 
 /** Why `ref` is neither a project's id nor its full path (plainPathProblem), or undefined. */
 export function projectRefProblem(ref: string): string | undefined {
-  return PROJECT_ID.test(ref) ? undefined : plainPathProblem(ref, "project path");
+  return isProjectId(ref) ? undefined : plainPathProblem(ref, "project path");
 }
 
 /**

@@ -5,7 +5,7 @@ export { checkPolicy } from "./check.ts";
 export type { ChatAuthz } from "./chatops.ts";
 export { PolicyError } from "./errors.ts";
 export type { PolicyIssue } from "./errors.ts";
-export { compileGlob, globProblem, groupPathProblem, plainPathProblem } from "./glob.ts";
+export { compileGlob, globProblem, groupPathProblem, isProjectId, plainPathProblem } from "./glob.ts";
 export type { GlobKind } from "./glob.ts";
 export { parsePolicy, policySha256 } from "./parse.ts";
 export { evaluatePipeline } from "./pipelines.ts";
