@@ -69,6 +69,14 @@ export interface SliceInput {
 const MAX_UNCLAIMED = 10_000;
 
 /**
+ * The most strays one run plans (examine.ts stops there): each is held until the report, a few hundred bytes, so
+ * a GitLab (or something in front of it) listing strays without end would otherwise fill the heap and end the
+ * process with no report. An organisation's honest plan is far smaller; one this large is a policy that allows
+ * almost nothing, for a run over less of the scope.
+ */
+export const MAX_PLANNED = 100_000;
+
+/**
  * Examines from `frontier` until it is done or the slice ends: its time is spent (Steps.sliceEnd),
  * or it found as many strays as a step may record. Then no request is started any more, the ones in
  * flight finish, and what is left is returned as the next frontier.
@@ -103,7 +111,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
         else {
           // In steps, a project judged twice (moved mid-listing) is planned once: enforce/index.ts de-duplicates across slices.
           strays.push({ action: plannedRemoval(kind, subject, share, verdict.reason), judgedAt: readAt });
-          if (strays.length >= steps.perStep) pause.abort();
+          if (strays.length >= steps.perStep || input.attribution.before.strays + strays.length > MAX_PLANNED) pause.abort();
         }
       }
     }

@@ -9,7 +9,7 @@ import { count } from "../../view.ts";
 import { emptyAttributionState, type AttributionState } from "../attribution-reads.ts";
 import type { Difference } from "../compare.ts";
 import { addUnexamined, noneUnexamined, unexaminedWarnings, type Unexamined } from "../examine/unexamined.ts";
-import { examineSlice, type Slice } from "../slice.ts";
+import { examineSlice, MAX_PLANNED, type Slice } from "../slice.ts";
 import { addCounts, emptyTally, type Tally } from "../summary.ts";
 import type { Begun } from "./begin.ts";
 import type { Run, Said } from "./run.ts";
@@ -29,7 +29,7 @@ export interface Examined extends Said {
    * What needs the whole scope goes by it (a rule that matched nothing in it, closing other notices).
    */
   complete: boolean;
-  /** The listing was stopped by the run's signal or time limit: the plan is cut short, and nothing is removed. */
+  /** The listing was stopped by the run's signal or time limit, or at MAX_PLANNED strays: the plan is cut short, and nothing is removed. */
   stopped: boolean;
   /**
    * Parts GitLab failed to answer for (examine/unexamined.ts): the run is not complete, but each stray
@@ -80,9 +80,11 @@ export async function examine(run: Run, begun: Begun): Promise<Examined> {
     frontier = slice.frontier;
     attribution = slice.attribution ?? attribution;
     addUnexamined(unexamined, slice.unexamined);
-    if (slice.stopped !== null) {
+    const why = slice.stopped ?? (found.length > MAX_PLANNED ? `more than ${count(MAX_PLANNED, "stray share")} found, more than one run plans: narrow gitlab.scope, or correct the policy's rules` : null);
+    if (why !== null) {
       stopped = true;
-      warnings.push(`stopped while listing after ${count(tally.projects, "project")} (${slice.stopped}), with ${count(tally.groups, "group")} read: the plan is incomplete and nothing was removed`);
+      found.length = Math.min(found.length, MAX_PLANNED);
+      warnings.push(`stopped while listing after ${count(tally.projects, "project")} (${why}), with ${count(tally.groups, "group")} read: the plan is incomplete and nothing was removed`);
       break;
     }
     if (frontier.length) await steps.pause(`examined ${n}`, slice.spent);

@@ -1,0 +1,46 @@
+/**
+ * A GitLab (or something in front of it) listing strays without end: each kept until the report, a few
+ * hundred bytes, the plan grew on to lib/paging's 100,000 pages, past the CLI's and the functions' heap,
+ * and V8 ended the process with no report. The examination now stops once it has found more than
+ * MAX_PLANNED strays, removes nothing, and says why; whatever gitlab.guard.maxRemovals allows.
+ */
+import { describe, expect, it } from "vitest";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { enforce, exitCode } from "../../../lib/jobs/index.ts";
+import { MAX_PLANNED } from "../../../lib/jobs/enforce/slice.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { startGitLabSim, type GitLabDataset } from "../../../sim/gitlab/index.ts";
+import { afterTest } from "../../support/cleanup.ts";
+import { validated } from "../../support/report.ts";
+
+/** 2,000 projects in acme, each shared with the same 101 partner groups: 202,000 stray shares, twice the most a run plans. */
+function world(): GitLabDataset {
+  const partners = Array.from({ length: 101 }, (_, i) => ({ id: 1_000 + i, path: `partner-${i}` }));
+  const group = (id: number, path: string) => ({ id, name: path, path, full_path: path, parent_id: null, visibility: "internal" as const, shared_with_groups: [] });
+  return {
+    groups: [group(10, "acme"), ...partners.map((p) => group(p.id, p.path))],
+    users: [],
+    projects: Array.from({ length: 2_000 }, (_, i) => ({
+      id: 100 + i, name: `app-${i}`, path: `app-${i}`, path_with_namespace: `acme/app-${i}`, namespace_id: 10, default_branch: "main", branches: ["main"], archived: false, previous_paths: [],
+      shared_with_groups: partners.map((p) => ({ group_id: p.id, group_name: p.path, group_full_path: p.path, group_access_level: 30, expires_at: null })),
+    })),
+  };
+}
+
+describe("a plan without end", () => {
+  it(`stops examining past ${MAX_PLANNED.toLocaleString("en")} strays: nothing removed, the report written with what it found, and why`, { timeout: 60_000 }, async () => {
+    const sim = afterTest.add(await startGitLabSim({ dataset: world(), recordRequests: true }));
+    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
+    const policy = parsePolicy("version: 1\ngitlab:\n  scope: { groups: [acme] }\n  attribution: { days: 0 }\n  shares: { allow: [] }\n  guard: { maxRemovals: 1000000 }\n", "warden.yaml");
+    const report = await validated(enforce({ gitlab, policy, apply: true }));
+    expect(sim.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(report.actions).toHaveLength(MAX_PLANNED);
+    expect(report.actions.every((a) => a.status === "planned")).toBe(true);
+    expect(report.summary.complete).toBe(false);
+    // Stopped well before the end of the listing: what was in flight when it passed the ceiling, no more.
+    expect(report.summary.projects).toBeLessThan(1_500);
+    expect(report.warnings).toContainEqual(expect.stringMatching(/^stopped while listing after \d+ projects \(more than 100000 stray shares found, more than one run plans: narrow gitlab\.scope, or correct the policy's rules\), with 1 group read: the plan is incomplete and nothing was removed$/));
+    expect(exitCode(report)).not.toBe(0);
+  });
+});
