@@ -69,7 +69,8 @@ export interface SliceInput {
 const MAX_UNCLAIMED = 10_000;
 
 /**
- * The most strays one run plans (examine.ts stops there): each is held until the report, a few hundred bytes, so
+ * The most strays one run plans, and differences a comparison lists (examine.ts stops at either): each is held
+ * until the report, a few hundred bytes, so
  * a GitLab (or something in front of it) listing strays without end would otherwise fill the heap and end the
  * process with no report. An organisation's honest plan is far smaller; one this large is a policy that allows
  * almost nothing, for a run over less of the scope.
@@ -105,8 +106,8 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
         input.onJudged?.({ kind, subject, share, verdict });
         if (verdict.kind === "allowed" || verdict.kind === "exempt") matched[verdict.kind === "allowed" ? "allow" : "exempt"][verdict.index]!++;
         const difference = input.base && judgeUnderBase(input.base, policy, kind, subject, share, verdict, now);
-        // A step records its differences as it does its strays: a slice holds no more of them than a step may.
-        if (difference && differences.push(difference) >= steps.perStep) pause.abort();
+        // A step records its differences as it does its strays: a slice holds no more of them than a step may, nor than a run plans.
+        if (difference && (differences.push(difference) >= steps.perStep || differences.length > MAX_PLANNED)) pause.abort();
         if (verdict.kind !== "stray") tally[verdict.kind === "out-of-scope" ? "outOfScope" : verdict.kind]++;
         else {
           // In steps, a project judged twice (moved mid-listing) is planned once: enforce/index.ts de-duplicates across slices.

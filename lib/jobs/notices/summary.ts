@@ -44,7 +44,8 @@ export function noticeSummary(actions: readonly ShareRemoval[], closures: readon
     toOpen: with_("notify").length,
     opened: with_("noticed").length,
     pending: with_("pending").length,
-    nextDueInDays: days.length ? Math.min(...days) : null,
+    // A reduce: as many arguments as a large plan's pending notices would overflow the stack.
+    nextDueInDays: days.length ? days.reduce((a, b) => Math.min(a, b)) : null,
     due: due.length,
     removed: due.filter((a) => a.status === "done").length,
     toClose: closures.filter((c) => c.status === "planned").length,

@@ -49,7 +49,8 @@ export function renderText(report: AnyReport, opts: TextOptions): string {
   // Names and messages come from GitLab, n8n and the requester: escaped, so none can move the cursor or forge a line.
   // Status first and the last column (free text) unpadded; one set of widths so rows line up across groups.
   const rows = report.actions.map((a) => ({ heading: escapeControls(view.group(a as never)), cells: [a.status, ...view.columns(a as never)].map((cell) => escapeControls(cell)) }));
-  const widths = rows[0]?.cells.map((_, col) => Math.max(...rows.map((r) => r.cells[col]!.length))) ?? [];
+  // A reduce, not Math.max(...): a plan of 150,000 rows as arguments overflows the stack.
+  const widths = rows[0]?.cells.map((_, col) => rows.reduce((width, r) => Math.max(width, r.cells[col]!.length), 0)) ?? [];
   for (const [heading, group] of Map.groupBy(rows, (r) => r.heading)) {
     lines.push("", paint("bold", heading));
     for (const { cells } of group) {

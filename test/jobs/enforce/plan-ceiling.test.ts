@@ -1,13 +1,14 @@
 /**
  * A GitLab (or something in front of it) listing strays without end: each kept until the report, a few
  * hundred bytes, the plan grew on to lib/paging's 100,000 pages, past the CLI's and the functions' heap,
- * and V8 ended the process with no report. The examination now stops once it has found more than
- * MAX_PLANNED strays, removes nothing, and says why; whatever gitlab.guard.maxRemovals allows.
+ * and V8 ended the process with no report; so did a comparison's differences. The examination now stops
+ * once it has found more than MAX_PLANNED of either, removes nothing, and says why; whatever
+ * gitlab.guard.maxRemovals allows.
  */
 import { describe, expect, it } from "vitest";
 import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
-import { enforce, exitCode } from "../../../lib/jobs/index.ts";
+import { enforce, exitCode, renderText } from "../../../lib/jobs/index.ts";
 import { MAX_PLANNED } from "../../../lib/jobs/enforce/slice.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabDataset } from "../../../sim/gitlab/index.ts";
@@ -28,19 +29,40 @@ function world(): GitLabDataset {
   };
 }
 
+const policyText = (allow: string) => `version: 1\ngitlab:\n  scope: { groups: [acme] }\n  attribution: { days: 0 }\n  shares: { allow: ${allow} }\n  guard: { maxRemovals: 1000000 }\n`;
+const stoppedAt = (what: string) =>
+  new RegExp(`^stopped while listing after \\d+ projects \\(more than 100000 ${what} found, more than one run plans: narrow gitlab\\.scope, or correct the policy's rules\\), with 1 group read: the plan is incomplete and nothing was removed$`);
+
+async function start() {
+  const sim = afterTest.add(await startGitLabSim({ dataset: world(), recordRequests: true }));
+  return { sim, gitlab: new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() }) };
+}
+
 describe("a plan without end", () => {
   it(`stops examining past ${MAX_PLANNED.toLocaleString("en")} strays: nothing removed, the report written with what it found, and why`, { timeout: 60_000 }, async () => {
-    const sim = afterTest.add(await startGitLabSim({ dataset: world(), recordRequests: true }));
-    const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry() });
-    const policy = parsePolicy("version: 1\ngitlab:\n  scope: { groups: [acme] }\n  attribution: { days: 0 }\n  shares: { allow: [] }\n  guard: { maxRemovals: 1000000 }\n", "warden.yaml");
-    const report = await validated(enforce({ gitlab, policy, apply: true }));
+    const { sim, gitlab } = await start();
+    const report = await validated(enforce({ gitlab, policy: parsePolicy(policyText("[]"), "warden.yaml"), apply: true }));
     expect(sim.requests.filter((r) => r.method !== "GET")).toEqual([]);
     expect(report.actions).toHaveLength(MAX_PLANNED);
     expect(report.actions.every((a) => a.status === "planned")).toBe(true);
     expect(report.summary.complete).toBe(false);
     // Stopped well before the end of the listing: what was in flight when it passed the ceiling, no more.
     expect(report.summary.projects).toBeLessThan(1_500);
-    expect(report.warnings).toContainEqual(expect.stringMatching(/^stopped while listing after \d+ projects \(more than 100000 stray shares found, more than one run plans: narrow gitlab\.scope, or correct the policy's rules\), with 1 group read: the plan is incomplete and nothing was removed$/));
+    expect(report.warnings).toContainEqual(expect.stringMatching(stoppedAt("stray shares")));
     expect(exitCode(report)).not.toBe(0);
+    // As the CLI prints it: one line a stray.
+    expect(renderText(report, { color: false }).split("\n").length).toBeGreaterThan(MAX_PLANNED);
+  });
+
+  it("a comparison stops past as many differences between the policies, the strays of neither counting", { timeout: 60_000 }, async () => {
+    const { gitlab } = await start();
+    // The base allows nothing, the proposed policy everything: every share is one no longer removed.
+    const base = parsePolicy(policyText("[]"), "base", { source: "gitlab", project: "security/policies", path: "warden.yaml", ref: "main", commitId: "c".repeat(40) });
+    const report = await validated(enforce({ gitlab, policy: parsePolicy(policyText('[{ group: "partner-*" }]'), "warden.yaml"), compareWith: base }));
+    expect(report.actions).toEqual([]);
+    expect(report.comparison!.noLongerRemoved).toHaveLength(MAX_PLANNED);
+    expect(report.summary.projects).toBeLessThan(1_500);
+    expect(report.warnings).toContainEqual(expect.stringMatching(stoppedAt("differences between the policies")));
+    expect(renderText(report, { color: false }).split("\n").length).toBeGreaterThan(MAX_PLANNED);
   });
 });

@@ -46,6 +46,11 @@ describe("the text report", () => {
     expect(text.indexOf("Stray shares by invited group")).toBeLessThan(text.indexOf("acme/p1 (#1)"));
   });
 
+  it("lays out a list longer than a call's arguments may be (an access review of every share in a large scope)", () => {
+    const text = renderText(enforceReport(true, Array.from({ length: 200_000 }, (_, i) => projectShare(i, "partners/qa"))), { color: false });
+    expect(text).toContain("acme/p199999 (#199999)");
+  });
+
   it("names the policy it was judged by (source and short SHA-256) and the GitLab origin", () => {
     const report = enforceReport(true, MIXED);
     report.policy = { source: "gitlab", project: "acme/policies", path: "warden.yaml", ref: "main", commitId: "89abcdef0123456789", sha256: "f".repeat(64) };

@@ -40,6 +40,10 @@ export interface Examined extends Said {
   attribution: AttributionState;
 }
 
+/** Why the examination stops at `n` strays or differences (`what`, plural) found, if it does (slice.ts's MAX_PLANNED). */
+const tooMany = (n: number, what: string): string | null =>
+  n > MAX_PLANNED ? `more than ${MAX_PLANNED} ${what} found, more than one run plans: narrow gitlab.scope, or correct the policy's rules` : null;
+
 export async function examine(run: Run, begun: Begun): Promise<Examined> {
   const { opts, steps, policy, base } = run;
   const tally: Tally = emptyTally();
@@ -74,16 +78,18 @@ export async function examine(run: Run, begun: Begun): Promise<Examined> {
       planned.add(key);
       found.push(stray);
     }
-    differences.push(...(slice.differences ?? []));
+    // One by one: spread into push, 150,000 arguments overflow the stack.
+    for (const difference of slice.differences ?? []) differences.push(difference);
     warnings.push(...slice.warnings);
     stats.push(slice.stats);
     frontier = slice.frontier;
     attribution = slice.attribution ?? attribution;
     addUnexamined(unexamined, slice.unexamined);
-    const why = slice.stopped ?? (found.length > MAX_PLANNED ? `more than ${count(MAX_PLANNED, "stray share")} found, more than one run plans: narrow gitlab.scope, or correct the policy's rules` : null);
+    const why = slice.stopped ?? tooMany(found.length, "stray shares") ?? tooMany(differences.length, "differences between the policies");
     if (why !== null) {
       stopped = true;
       found.length = Math.min(found.length, MAX_PLANNED);
+      differences.length = Math.min(differences.length, MAX_PLANNED);
       warnings.push(`stopped while listing after ${count(tally.projects, "project")} (${why}), with ${count(tally.groups, "group")} read: the plan is incomplete and nothing was removed`);
       break;
     }
