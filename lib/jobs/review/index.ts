@@ -10,7 +10,8 @@
  * that record no stray, never a second listing of one. The summary and stats say what it cost.
  *
  * Memory: the listed shares are held once (they must be sorted, and attributed before the first is
- * written); the front end writes CSV and JSON from that one list row by row (render/review.ts).
+ * written), at most MAX_LISTED of them; the front end writes CSV and JSON from that one list row by row
+ * (render/review.ts).
  */
 import { isTrue } from "../../gitlab/index.ts";
 import { attributeRemovals, attributionBudget, enforce } from "../enforce/index.ts";
@@ -21,8 +22,16 @@ import { byKindAndPath, shareFields, shareKey, subjectOf, type ShareRemoval } fr
 import { countStatus } from "../report/index.ts";
 import type { ReviewedShare, ReviewNotice, ReviewOptions, ReviewReport } from "./summary.ts";
 
+/**
+ * The most shares one review lists: each is held until written, a few hundred bytes, so a GitLab (or a proxy)
+ * listing shares without end would fill the heap and end the process with no report. Past it the examination
+ * stops (the review is incomplete) and the shares listed so far are written.
+ */
+export const MAX_LISTED = 300_000;
+
 export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
   const { gitlab, policy, signal } = opts;
+  const full = new AbortController();
   const startedAt = Date.now();
   const now = opts.now ?? new Date();
   const before = gitlab.requestCounts();
@@ -32,17 +41,18 @@ export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
     gitlab,
     policy: withoutAttribution(policy),
     now,
-    signal,
+    signal: signal ? AbortSignal.any([signal, full.signal]) : full.signal,
     ...(opts.targets ? { targets: opts.targets } : {}),
     ...(opts.listConcurrency ? { listConcurrency: opts.listConcurrency } : {}),
     onJudged: (judged) => {
       const row = reviewed(policy, judged);
       if (row) listed.set(shareKey(row), row);
+      if (listed.size > MAX_LISTED && !full.signal.aborted) full.abort(new Error(`more than ${MAX_LISTED} shares listed, more than one review holds: review a part of the scope with --target`));
     },
     onProgress: (p) => p.phase === "examining" && opts.onProgress?.({ projects: p.projects, groups: p.groups, shares: listed.size }),
   });
   // In the plan's order (by kind, subject, invited group).
-  const rows = [...listed.values()].sort(byKindAndPath);
+  const rows = [...listed.values()].slice(0, MAX_LISTED).sort(byKindAndPath);
   listed.clear();
   const notices = strayNotices(policy, examined.actions);
   for (const row of rows) {
