@@ -41,7 +41,8 @@ every stray of the group is found, or all 90 days of them when one is not (a sha
 only known absent once they are read) ([bin/bench/audit-bound.ts](../bin/bench/audit-bound.ts)). A run that applies after a \
 dry run reads them again; one that plans nothing reads none.
 - *floor* and *ideal*: the least time Warden's own schedule allows: every request taking exactly the latency, its examination \
-concurrency at a time (the audit-event pages on the same slots, each group's one after another), the plan complete before the first removal, and under budgets every request admitted by the simulator's windows.
+concurrency at a time (the audit-event pages on the same slots, each group's one after another; the look-up for moved projects \
+after the listings' last answer), the plan complete before the first removal, and under budgets every request admitted by the simulator's windows.
 - *peer ÷ Warden*: the peer's wall time ÷ Warden's in the same conditions.`;
 
 export function benchMarkdown(settings: Settings, info: RunInfo, sections: Section[]): string {

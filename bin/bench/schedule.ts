@@ -4,11 +4,12 @@
  * more than one, one look-up for projects moved while they were listed (lib/jobs/enforce/examine/projects/sweep.ts),
  * the scope's descendant groups in full pages of 100 and one GET /groups/:id per group in scope (what examining
  * group shares costs: no listing carries them), the audit-event pages and author look-ups that attribute
- * the strays (audit-bound.ts), one DELETE per stray, and one GET per subject of an old plan (its 60 s re-check). The floor, the least time: every request takes exactly the latency,
- * `concurrency` at a time — the token check and the scope look-up together; then the first page of projects and of descendant
- * groups, the rest of the examination and the attribution on every slot (a group's audit-event pages one after another); then, the plan complete, the removals (with the
- * re-checks beside them, on slots of their own). Under rate limits a request also waits for every
- * budget it counts against, with the simulator's windows (each opened by the first request after the
+ * the strays (audit-bound.ts), one DELETE per stray, and one GET per subject of an old plan (its 60 s re-check). The floor, the least time:
+ * every request takes exactly the latency, `concurrency` at a time — the token check and the scope look-up together; then
+ * the first page of projects and of descendant groups, the rest of the examination and the attribution on every slot (a
+ * group's audit-event pages one after another), the look-up for moved projects once the listings are read; then, the
+ * plan complete, the removals (with the re-checks beside them, on slots of their own). Under rate limits a request also
+ * waits for every budget it counts against, with the simulator's windows (each opened by the first request after the
  * previous one closed).
  */
 import type { RateLimitRule } from "../../sim/gitlab/index.ts";
@@ -91,9 +92,12 @@ export function floorMs(w: Work, concurrency: number, latencyMs: number, rules: 
   const [projectPages, descendantPages, groupReads] = examination(w);
   // The first page of each listing opens it; everything else shares the slots.
   t = parallel(["GET /groups/:id/projects", "GET /groups/:id/descendant_groups"], concurrency, t);
-  // Attribution on the same slots, its longest chain of pages (then the author it names) no sooner than one after another.
+  // Attribution on the same slots, its longest chain of pages (then the author it names) no sooner than one after another;
+  // the look-up for projects moved while they were listed follows the last answer of the listings.
   const opened = t;
-  t = parallel(expand([{ ...projectPages!, count: projectPages!.count - 1 }, { ...descendantPages!, count: descendantPages!.count - 1 }, groupReads!, ...attribution(w)]), concurrency, t);
+  const moved = w.projects > 100 ? 1 : 0;
+  t = parallel(expand([{ ...projectPages!, count: projectPages!.count - 1 - moved }, { ...descendantPages!, count: descendantPages!.count - 1 }, groupReads!, ...attribution(w)]), concurrency, t);
+  if (moved) t = parallel([projectPages!.route], concurrency, t);
   if (w.strays && w.auditChain) t = Math.max(t, opened + (w.auditChain + (w.authors ? 1 : 0)) * latencyMs);
   if (!apply) return t;
   // Re-checks go out on slots of their own ahead of the removals, so the removals set the pace.

@@ -2,13 +2,19 @@ import { describe, expect, it } from "vitest";
 import { floorMs, lowerBound } from "../../bin/bench/schedule.ts";
 
 describe("the benchmark's floor", () => {
-  it("without limits: the token check with the scope look-up, the first pages, the rest of the examination on every slot, then the removals", () => {
+  it("without limits: the token check with the scope look-up, the first pages, the rest of the examination on every slot, the sweep for moves, then the removals", () => {
     // 1,000 projects (10 pages), 3 groups (1 descendants page, 3 reads), 8 strays, 4 slots: the two look-ups
-    // together 1, first pages 1, the other 9 pages, the sweep for moves and 3 reads 13 / 4 = 4, removals 8 / 4 = 2:
-    // 8 round trips.
+    // together 1, first pages 1, the other 9 pages and 3 reads 12 / 4 = 3, the sweep for moves after them 1,
+    // removals 8 / 4 = 2: 8 round trips.
     expect(floorMs({ projects: 1_000, groups: 3, strays: 8 }, 4, 10)).toBe(80);
     // A dry run stops with the plan.
     expect(floorMs({ projects: 1_000, groups: 3, strays: 8 }, 4, 10, [], false)).toBe(60);
+  });
+
+  it("the sweep for moves follows the listings' last answer: never in a round of theirs", () => {
+    // 101 projects (2 pages: one after the first, then the sweep), 1 group: the two look-ups, the first pages, the
+    // second page with the read, the sweep: 4 round trips, though 3 slots would hold the last three requests in one.
+    expect(floorMs({ projects: 101, groups: 1, strays: 0 }, 3, 10, [], false)).toBe(40);
   });
 
   it("an old plan's re-checks run beside the removals, on slots of their own", () => {
@@ -37,8 +43,9 @@ describe("the benchmark's floor", () => {
   });
 
   it("attribution in the floor: its pages on the examination's slots, a group's one after another, then the author", () => {
-    // 1,000 projects, 3 groups, 4 slots as above (the examination 6 round trips, a dry run): 2 audit pages fit in its idle slots...
-    expect(floorMs({ projects: 1_000, groups: 3, strays: 8, auditPages: 2, auditChain: 1, authors: 1 }, 4, 10, [], false)).toBe(60);
+    // 1,000 projects, 3 groups, 4 slots as above (the examination 6 round trips, a dry run): 2 audit pages take the
+    // slots the sweep for moves leaves idle in the round before it...
+    expect(floorMs({ projects: 1_000, groups: 3, strays: 8, auditPages: 2, auditChain: 1, authors: 1 }, 4, 10, [], false)).toBe(70);
     // ...but a chain of 6 pages and its author, begun with the first pages (after 2 round trips), end after 2 + 7.
     expect(floorMs({ projects: 1_000, groups: 3, strays: 8, auditPages: 6, auditChain: 6, authors: 1 }, 4, 10, [], false)).toBe(90);
   });
