@@ -4,8 +4,8 @@
  * the command's response_url. In order: normalised headers; Slack's ssl_check answered (200, empty);
  * Slack's signature over the raw body (else 401, and nothing happens); a Slack retry, or a request
  * already received, acknowledged without running again (functions/shared/slack/once.ts); the form; the caller
- * against the policy; the command; the response_url; then one asynchronous invoke of the worker and
- * an ephemeral acknowledgement. Nothing here calls GitLab or n8n, or can: the function reads only the
+ * against the policy; the command; the response_url; the caller's commands this minute (functions/shared/slack/command-rate.ts);
+ * then one asynchronous invoke of the worker and an ephemeral acknowledgement. Nothing here calls GitLab or n8n, or can: the function reads only the
  * endpoints' secret (functions/shared/config/secrets.ts), never the jobs' tokens.
  *
  * The caller is checked here only against a policy shipped in the bundle. A policy in a GitLab
@@ -25,6 +25,7 @@ import { logger } from "./shared/lambda/logger.ts";
 import { describeRequest, makesChanges } from "./shared/runs/job-request.ts";
 import { notStarted, startWorker } from "./shared/runs/start-worker.ts";
 import { changeRefusal } from "./shared/slack/authorise.ts";
+import { COMMANDS_PER_MINUTE, takeCommandSlot } from "./shared/slack/command-rate.ts";
 import { parseCommand, usage } from "./shared/slack/command.ts";
 import { slackCommandForm, type SlackCommandEvent } from "./shared/slack/form.ts";
 import { slackRequestOnce, slackSslCheck } from "./shared/slack/once.ts";
@@ -39,6 +40,7 @@ import { dynamoClaims } from "./shared/state/claims.ts";
 const bundledPolicy = repositoryPolicyLocation() === undefined;
 endpointSecrets.get().catch(() => undefined);
 if (bundledPolicy) loadPolicy().catch(() => undefined);
+const claims = dynamoClaims();
 
 type Result = APIGatewayProxyStructuredResultV2;
 
@@ -77,6 +79,19 @@ async function acknowledge(event: SlackCommandEvent, context: Context): Promise<
     log("warn", "refused", { command, reason });
     return reply(`:no_entry: Warden cannot post a result for this command (${reason}), so it did not run ${quoted(command)}.`);
   }
+  // Verified by now (verifySlackRequest): Slack's time of the request.
+  const sentAt = Number(event.headers["x-slack-request-timestamp"]);
+  let slot;
+  try {
+    slot = await takeCommandSlot(claims, form.team_id, form.user_id, sentAt);
+  } catch (err) {
+    log("warn", "not run", { command, reason: "the claims table could not be reached", error: errorText(err) });
+    return reply(`:x: Warden could not count this minute's commands, so it did not run ${quoted(command)}. Try again in a minute.`);
+  }
+  if (!slot.taken) {
+    log("warn", "refused", { command, reason: `more than ${COMMANDS_PER_MINUTE} commands a minute` });
+    return reply(`:no_entry: Warden starts at most ${COMMANDS_PER_MINUTE} commands a minute for each person, and you have sent that many this minute: it did not run ${quoted(command)}. Try again in ${slot.retryInSeconds} s.`);
+  }
   try {
     await startWorker({ command: parsed.request, responseUrl: form.response_url, user: { id: form.user_id, name: form.user_name }, channelId: form.channel_id, correlationId: context.awsRequestId });
   } catch (err) {
@@ -113,7 +128,7 @@ export const handler = httpEndpoint("chat-command")
   )
   .use(
     slackRequestOnce({
-      claims: dynamoClaims(),
+      claims,
       onSkipped: (reason, fields) => logger.warn("chat-command", { outcome: "not run", reason, ...fields }),
     }),
   )

@@ -25,6 +25,7 @@ export interface SlashCommand {
   text: string;
   user_id?: string;
   channel_id?: string;
+  team_id?: string;
   response_url?: string;
   /** Slack gives every command its own; by default each body built here gets a new one. */
   trigger_id?: string;
@@ -36,7 +37,7 @@ let triggers = 0;
 export function slashCommandBody(cmd: SlashCommand): string {
   return new URLSearchParams({
     token: "deprecated-verification-token",
-    team_id: "T0001",
+    team_id: cmd.team_id ?? "T0001",
     team_domain: "acme",
     channel_id: cmd.channel_id ?? "C0123456",
     channel_name: "ops",
