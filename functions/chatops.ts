@@ -93,7 +93,7 @@ async function acknowledge(event: SlackCommandEvent, context: Context): Promise<
     return reply(`:no_entry: Warden starts at most ${COMMANDS_PER_MINUTE} commands a minute for each person, and you have sent that many this minute: it did not run ${quoted(command)}. Try again in ${slot.retryInSeconds} s.`);
   }
   try {
-    await startWorker({ command: parsed.request, responseUrl: form.response_url, user: { id: form.user_id, name: form.user_name }, channelId: form.channel_id, correlationId: context.awsRequestId });
+    await startWorker({ command: parsed.request, responseUrl: form.response_url, user: { id: form.user_id, name: form.user_name }, channelId: form.channel_id, correlationId: context.awsRequestId, sentAt });
   } catch (err) {
     if (notStarted(err)) {
       logger.error("starting the worker failed", { command, error: errorText(err) });

@@ -10,7 +10,8 @@
  * Only an invalid event throws (or one of the kind the other worker takes), since then nothing has
  * run and nothing can be repeated.
  *
- * An event runs once: its correlation id is claimed first (functions/shared/state/claims.ts), so an event re-sent by hand
+ * A chat command that waited more than 25 minutes in the queue is not run, and the user is told (while
+ * Slack still takes posts to its response_url). An event runs once: its correlation id is claimed first (functions/shared/state/claims.ts), so an event re-sent by hand
  * (Lambda itself does not retry it) is logged and dropped. Each run's metrics are emitted and an
  * applying run's report is kept for restore (functions/shared/runs/lifecycle.ts); the result goes to the command's
  * thread, not to the channel's webhook.
@@ -64,6 +65,13 @@ async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLe
 
 const claims = dynamoClaims();
 
+/**
+ * The longest a chat command may wait in the Worker's queue and still run: Slack takes posts to its
+ * response_url for 30 minutes, and a person who asked for a change hours ago (a flood in front of it,
+ * Lambda keeps queued events for 6) would not expect it to happen now, unseen.
+ */
+const MAX_QUEUED_SECONDS = 25 * 60;
+
 /** Long past the 30 minutes Slack takes posts to a response_url: a later copy could tell nobody anyway. */
 const CLAIM_SECONDS = 24 * 3600;
 
@@ -105,6 +113,12 @@ export const handler = jobLambda(WorkerEventSchema, async (event, context): Prom
     return runForSubject(event, context.signal, timeLeft);
   }
   const command = describeRequest(event.command);
+  const waited = event.sentAt === undefined ? 0 : Math.floor(Date.now() / 1000) - event.sentAt;
+  if (waited > MAX_QUEUED_SECONDS) {
+    logger.warn("chat command waited too long to start: not run", { command, user: event.user.id, waitedSeconds: waited });
+    const message = ephemeral(`:x: Warden did not run ${quoted(command)}: it waited ${Math.floor(waited / 60)} minutes to start (more commands were queued than the Worker runs at once). Run it again if it is still wanted.`);
+    return { posted: await postToResponseUrl(event.responseUrl, message, timeLeft).catch(() => false) };
+  }
   const first = await firstDelivery(event.correlationId, command);
   if (first === "unknown") {
     const message = ephemeral(`:x: Warden could not make sure ${quoted(command)} runs only once, so it did not run it.`);

@@ -44,7 +44,10 @@ describe("chat-ops' invoke of the worker", () => {
     expect(world.lambdaApi.invokes).toHaveLength(1);
     const [invoke] = world.lambdaApi.invokes;
     expect(invoke).toMatchObject({ functionName: WORKER, invocationType: "Event" });
-    expect((JSON.parse(invoke!.payload) as WorkerEvent).command).toEqual({ job: "enforce", apply: false });
+    const payload = JSON.parse(invoke!.payload) as WorkerEvent;
+    expect(payload.command).toEqual({ job: "enforce", apply: false });
+    // Slack's time of the command, for the worker to run none that waited too long in its queue.
+    expect(Math.abs(payload.sentAt! - Date.now() / 1000)).toBeLessThan(5);
   });
 
   it.each([

@@ -110,6 +110,7 @@ describe("chat-ops Lambda", () => {
       user: { id: APPLIER, name: "ada" },
       channelId: CHANNEL,
       correlationId: "req-chatops-1",
+      sentAt: expect.closeTo(Date.now() / 1000, -1) as number,
     } satisfies WorkerEvent);
   });
 

@@ -84,6 +84,16 @@ describe("worker Lambda", () => {
     expect(world.gitlab.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBeUndefined();
   });
 
+  it("runs no chat command that waited in the queue more than 25 minutes (a flood before it): tells the user, and sends GitLab nothing", async () => {
+    const sentAt = Math.floor(Date.now() / 1000) - 26 * 60;
+    await expect(invoke(event({ job: "enforce", apply: true }, { sentAt }))).resolves.toEqual({ posted: true });
+    expect(posted()).toEqual([{ response_type: "ephemeral", text: ":x: Warden did not run `enforce --apply`: it waited 26 minutes to start (more commands were queued than the Worker runs at once). Run it again if it is still wanted." }]);
+    expect(world.gitlab.counters.requests).toBe(0);
+    // One sent 20 minutes ago still runs.
+    await invoke(event({ job: "enforce", apply: false }, { sentAt: sentAt + 6 * 60, correlationId: "req-chatops-2" }));
+    expect(world.gitlab.counters.requests).toBeGreaterThan(0);
+  });
+
   it("applies and posts the outcome to the channel", async () => {
     await invoke(event({ job: "enforce", apply: true }));
     const [message] = posted();

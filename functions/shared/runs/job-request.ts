@@ -66,6 +66,8 @@ const ChatWorkerEventSchema = z.strictObject({
   channelId: text,
   /** The chat-ops request id, so the worker's log lines join the acknowledgement's. */
   correlationId: text,
+  /** When Slack sent the command (Unix seconds, its signed timestamp): the worker runs none that waited too long (absent from older chat-ops). */
+  sentAt: z.number().int().positive().optional(),
 });
 
 /** The project or group GitLab's events named, and those events (ids and times, for the logs and the latency metric). */
