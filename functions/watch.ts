@@ -76,6 +76,8 @@ async function watch(event: ScheduledEvent, context: Context & DeadlineContext):
  * One poll from the stored cursor (lib/jobs/watch's watchOnce); the first invocation only stores the newest events.
  * Reading the sources gets half the time the invocation has left: the other half enforces what was read
  * and stores the cursor, however slowly GitLab lists its audit events (a source not read waits for the next poll).
+ * Looking up the subjects they name gets half of what is left then, so that one subject GitLab hangs on
+ * (tried again at the next poll) does not hold up the others of its batch.
  */
 async function poll(policy: Policy, apply: boolean, signal: AbortSignal, timeLeft: () => number): Promise<WatchOnceResult> {
   const gitlab = gitlabClient(await secrets.get());
@@ -88,8 +90,9 @@ async function poll(policy: Policy, apply: boolean, signal: AbortSignal, timeLef
   }
   // The rules the last full run found matching nothing, refused here too (lib/jobs/enforce/rules.ts).
   const sweep = await lastSweep.read(signal);
-  const readDeadline = AbortSignal.timeout(Math.max(READ_AT_LEAST_MS, Math.floor(timeLeft() / 2)));
-  const polled = await watchOnce({ gitlab, policy, sources: known.sources.sources, store, apply, signal, readDeadline, audit, ...(sweep ? { lastSweep: sweep } : {}) });
+  // Half of what is left, each time: for the sources, then for looking up the subjects they name (a subject GitLab hangs on waits for the next poll).
+  const halfLeft = () => AbortSignal.timeout(Math.max(READ_AT_LEAST_MS, Math.floor(timeLeft() / 2)));
+  const polled = await watchOnce({ gitlab, policy, sources: known.sources.sources, store, apply, signal, readDeadline: halfLeft(), lookupDeadline: halfLeft, audit, ...(sweep ? { lastSweep: sweep } : {}) });
   if (polled.started) logger.info("first poll: the cursor starts at the newest audit event (earlier ones are the scheduled Enforce run's)", { cursor: polled.cursor });
   else if (polled.lost) logger.warn("another Watch invocation moved the cursor first: this one's is dropped (its removals were idempotent)");
   return polled;

@@ -75,6 +75,11 @@ export interface EnforceOptions extends JobOptions {
   onProgress?: (p: EnforceProgress) => void;
   /** Limits the run to these parts of the scope (examine/targets.ts); absent: the whole scope. */
   targets?: readonly EnforceTarget[];
+  /**
+   * When reading targets by id must end (the watch's read deadline): one GitLab has not answered by then is
+   * left out as a read that failed and may pass, so that a subject GitLab hangs on does not hold up the others.
+   */
+  targetsReadBy?: AbortSignal;
   /** The base policy (from a GitLab repository) to compare `policy` with: the report gains `comparison`; never with `apply`. */
   compareWith?: Policy;
   /**

@@ -5,8 +5,8 @@
  * removal failed for a reason that may pass (watch/retries.ts), and enforces only those, in one
  * targeted enforce run (its judging, guard, removals, audit lines and report). The cursor moves past
  * the events read whatever the run did: a removal GitLab refuses is reported once and passed, one that
- * may pass is retried a few times through the cursor, a run that failed as a whole fails the poll but
- * has its subjects retried so too (BatchError), and a tripped guard is reported and left for a person.
+ * may pass is retried a few times through the cursor, a run that failed as a whole (or was cut off by the
+ * poll's deadline) fails the poll but has its subjects retried so too (BatchError), and a tripped guard is reported and left for a person.
  * A source GitLab fails to list, or does not answer for before the poll's read deadline, keeps its
  * place and is said, the others read (watch/read-sources.ts); only a poll whose every source fails
  * (GitLab down, the audit events refused) moves nothing.
@@ -55,6 +55,11 @@ export interface PollOptions extends Omit<EnforceOptions, "targets"> {
   steps?: Steps;
   /** When reading the sources must stop, so the poll has time to enforce what it read (read-sources.ts); default: the poll's signal alone. */
   readDeadline?: AbortSignal;
+  /**
+   * Made as the batch's run begins: when looking up its subjects must stop, so that one GitLab hangs on (tried
+   * again at the next poll) leaves time to enforce the others; default: the poll's signal alone.
+   */
+  lookupDeadline?: () => AbortSignal;
 }
 
 export interface PollResult {
@@ -121,17 +126,19 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
   const result = { cursor: next, moved: JSON.stringify(next) !== JSON.stringify(opts.cursor), read: events.size, ignored: outside, failedSources, behindSeconds };
   if (subjects.size === 0) return result;
   const targets = [...subjects.values()].map((s) => (s.kind === "group" ? { kind: "group" as const, id: s.id, subtree: false as const } : { kind: "project" as const, id: s.id }));
-  const { sources: _sources, cursor: _cursor, maxEvents: _max, readDeadline: _read, steps = direct, ...options } = opts;
+  const { sources: _sources, cursor: _cursor, maxEvents: _max, readDeadline: _read, lookupDeadline, steps = direct, ...options } = opts;
   let run: EnforceReport;
   try {
-    run = await enforce({ ...options, targets }, steps);
+    run = await enforce({ ...options, targets, ...(lookupDeadline ? { targetsReadBy: lookupDeadline() } : {}) }, steps);
   } catch (err) {
     // A setting to fix (the scope not found, the token refused) fails every batch alike: the events wait for the fix.
-    if (signal?.aborted || err instanceof ScopeError || (err instanceof HttpError && err.status === 401)) throw err;
-    // Failed as a whole: the cursor still moves past the events, its subjects waiting for a bounded number of tries.
+    if (err instanceof ScopeError || (err instanceof HttpError && err.status === 401)) throw err;
+    // Failed as a whole, or cut off by the poll's signal (its deadline, while GitLab hung on a subject: it would hang the
+    // next poll alike): the cursor still moves past the events, its subjects waiting for a bounded number of tries.
     const after = retriesAfterFailure([...subjects.keys()], opts.cursor.retries);
     next.retries = after.retries;
-    throw new BatchError(`the batch's run failed (${errorText(err)}); the watch moves on: ${after.warnings.join("; ")}`, { ...result, cursor: next, moved: true }, err);
+    const how = signal?.aborted ? `was cut off (${errorText(signal.reason)})` : `failed (${errorText(err)})`;
+    throw new BatchError(`the batch's run ${how}; the watch moves on: ${after.warnings.join("; ")}`, { ...result, cursor: next, moved: true }, err);
   }
   const after = retriesAfter(run, [...subjects.keys()], opts.cursor.retries, signal?.aborted === true);
   next.retries = after.retries;

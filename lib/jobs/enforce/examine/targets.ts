@@ -76,8 +76,9 @@ export function checkTargets(policy: Policy, targets: readonly EnforceTarget[]):
  * dropped, as its examination holds it. Every target not found is named at once. A target by id
  * whose read fails (an event's subject: not bad input) is added to `unread` and left out, with a warning.
  */
-export async function findTargets(gitlab: GitLabClient, policy: Policy, targets: readonly CheckedTarget[], concurrency: number, signal?: AbortSignal, warnings: string[] = [], unread: UnreadTarget[] = []): Promise<FoundTarget[]> {
-  const found = await pMap(targets, (target) => (target.byId ? findById(gitlab, target, signal) : findTarget(gitlab, target, signal)), { concurrency });
+export async function findTargets(gitlab: GitLabClient, policy: Policy, targets: readonly CheckedTarget[], reading: TargetReading, warnings: string[] = [], unread: UnreadTarget[] = []): Promise<FoundTarget[]> {
+  const { concurrency, signal } = reading;
+  const found = await pMap(targets, (target) => (target.byId ? findById(gitlab, target, reading) : findTarget(gitlab, target, signal)), { concurrency });
   const problems = found.flatMap((result, i) => {
     const { given, byId } = targets[i]!;
     if (typeof result === "object" && "lasting" in result) {
@@ -97,16 +98,25 @@ export async function findTargets(gitlab: GitLabClient, policy: Policy, targets:
   return unique.filter((inner) => !unique.some((outer) => outer !== inner && holds(outer, inner)));
 }
 
+/** How targets are read: so many at once, until the run's signal, and those by id until `readBy` too. */
+export interface TargetReading {
+  concurrency: number;
+  signal?: AbortSignal | undefined;
+  readBy?: AbortSignal | undefined;
+}
+
 /**
  * A target by id found, or why not; a read that fails is the target's alone, unless it is the run's:
- * stopped, or the token refused (401: every other read would be refused alike).
+ * stopped, or the token refused (401: every other read would be refused alike). One not answered by
+ * `readBy` is the target's too, a failure that may pass.
  */
-async function findById(gitlab: GitLabClient, target: CheckedTarget, signal?: AbortSignal): Promise<FoundTarget | string | UnreadTarget> {
+async function findById(gitlab: GitLabClient, target: CheckedTarget, { signal, readBy }: TargetReading): Promise<FoundTarget | string | UnreadTarget> {
   try {
-    return await findTarget(gitlab, target, signal);
+    return await findTarget(gitlab, target, readBy && signal ? AbortSignal.any([signal, readBy]) : (readBy ?? signal));
   } catch (err) {
     if (isRunFailure(err, signal)) throw err;
-    return { target: `${target.kind}:${target.path}`, error: errorText(err), lasting: isTerminal(err) };
+    const error = readBy?.aborted ? `GitLab did not answer before the read deadline (${errorText(readBy.reason)})` : errorText(err);
+    return { target: `${target.kind}:${target.path}`, error, lasting: !readBy?.aborted && isTerminal(err) };
   }
 }
 

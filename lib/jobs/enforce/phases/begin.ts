@@ -39,7 +39,7 @@ export async function begin(run: Run): Promise<Begun> {
       // The token check and the scope look-up go out together (reads: after a refused token the Lambda
       // may read a rotated secret and run again, functions/shared/runs/run-job.ts); the token's error comes first.
       const scope = awaitedLater(scopeRoots(gitlab, policy, inStep));
-      const found = targets && awaitedLater(findTargets(gitlab, policy, targets, concurrency, inStep, warnings, unread));
+      const found = targets && awaitedLater(findTargets(gitlab, policy, targets, { concurrency, signal: inStep, readBy: run.opts.targetsReadBy }, warnings, unread));
       const user = await gitlab.currentUser(inStep);
       const seesAllGroups = isTrue(user.is_admin) || isTrue(user.is_auditor);
       if (!seesAllGroups) {
