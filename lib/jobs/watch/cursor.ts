@@ -4,7 +4,7 @@
  * with the attempts spent on each. Per source, not one number: event ids are instance-wide, and a
  * source read early in a poll may get an event with an id below one a source read later returned.
  */
-import { listAuditEvents, type GitLabClient } from "../../gitlab/index.ts";
+import { listAuditEvents, type AuditEvent, type GitLabClient } from "../../gitlab/index.ts";
 import { auditRefusal, type WatchSource } from "./sources.ts";
 
 export interface SourcePosition {
@@ -63,10 +63,29 @@ export async function cursorFor(gitlab: GitLabClient, sources: readonly WatchSou
   return cursor;
 }
 
-/** A source's start: its newest event now. */
+/**
+ * Whether an event can place the cursor: an id GitLab writes (a positive integer a JavaScript number holds
+ * exactly) and a time. A forged or corrupted answer's `2 ** 64` would be stored as an id no later
+ * invocation reads back (parseWatchCursor), and the watch would fail every minute until someone deleted it.
+ */
+export function usableEvent(event: AuditEvent): boolean {
+  return isId(event.id) && event.id > 0 && Number.isFinite(Date.parse(event.created_at));
+}
+
+/**
+ * A time the cursor may stand at: never past `now` (the time of the read). An event GitLab dated ahead (a
+ * node's clock, an answer rewritten on the way) would otherwise have every later poll list only what is newer
+ * than that time, seeing nothing until it comes, while the cursor's age said it was caught up.
+ */
+export function notAfter(ms: number, now: number): string {
+  return new Date(Math.min(ms, now)).toISOString();
+}
+
+/** A source's start: its newest usable event now (of its first page). */
 export async function newestEvent(gitlab: GitLabClient, source: WatchSource, signal?: AbortSignal): Promise<SourcePosition> {
+  const now = Date.now();
   try {
-    for await (const event of listAuditEvents(gitlab, source.source, {}, { maxItems: 1, signal })) return { id: event.id, at: event.created_at };
+    for await (const event of listAuditEvents(gitlab, source.source, {}, { maxItems: 100, signal })) if (usableEvent(event)) return { id: event.id, at: notAfter(Date.parse(event.created_at), now) };
     // No event yet: everything from now on (GitLab's clock may differ a little: the read's margin covers it).
     return { id: 0, at: new Date().toISOString() };
   } catch (err) {

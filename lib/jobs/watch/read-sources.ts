@@ -60,6 +60,7 @@ export async function readSources(opts: ReadSourcesOptions): Promise<SourcesRead
       const got = await readSource(gitlab, source, from, opts.maxEvents, reading);
       for (const event of got.events) read.events.set(event.id, event);
       read.positions[source.key] = got.to;
+      if (got.unusable) passed.push(`the audit events of ${source.label}: ${count(got.unusable, "event")} with an id or a time GitLab never writes (not a positive integer, not a date; a forged or corrupted answer?) passed`);
       if (got.passedBurst) passed.push(`the audit events of ${source.label}: more than ${BURST_EVENTS} recorded within a millisecond or two (a bulk action), more than a poll reads: the older of them were passed unread, left to the scheduled sweep`);
       if (!got.caughtUp) stand(got.to.at);
     } catch (err) {

@@ -10,7 +10,7 @@
  * and a backlog of any size drains over several polls, each within its bound.
  */
 import { AUDIT_WINDOW_DAYS, listAuditEvents, type AuditEvent, type GitLabClient } from "../../gitlab/index.ts";
-import type { SourcePosition } from "./cursor.ts";
+import { notAfter, usableEvent, type SourcePosition } from "./cursor.ts";
 import { auditRefusal, type WatchSource } from "./sources.ts";
 
 /**
@@ -38,6 +38,8 @@ export interface SourceRead {
   caughtUp: boolean;
   /** A burst within a millisecond or two larger than BURST_EVENTS: its older events were passed, unread. */
   passedBurst?: true;
+  /** Events passed as no cursor can stand on them (cursor.ts's usableEvent): an id or a time GitLab never writes. */
+  unusable?: number;
 }
 
 /**
@@ -48,8 +50,13 @@ export interface SourceRead {
 export const BURST_EVENTS = 2_000;
 
 export async function readSource(gitlab: GitLabClient, source: WatchSource, from: SourcePosition, limit: number, signal?: AbortSignal): Promise<SourceRead> {
+  const now = Date.now();
   // Every event newer than from.id and created before `lo` has been handled; `hi` undefined: up to now.
-  let lo = from.at === undefined ? Date.now() - WINDOW_MS : Date.parse(from.at);
+  // Never past now: a cursor stored ahead (before notAfter) comes back.
+  let lo = from.at === undefined ? now - WINDOW_MS : Math.min(Date.parse(from.at), now);
+  // Each passed once, however many windows list it.
+  const passed = new Set<string>();
+  const usable = (event: AuditEvent) => usableEvent(event) || (passed.add(`${String(event.id)} ${String(event.created_at)}`), false);
   // A query spans at most 30 days, the margin included.
   let ceiling: number | undefined = Date.now() - lo > WINDOW_MS - MARGIN_MS ? lo + WINDOW_MS - MARGIN_MS : undefined;
   let hi = ceiling;
@@ -63,13 +70,14 @@ export async function readSource(gitlab: GitLabClient, source: WatchSource, from
       const page: AuditEvent[] = [];
       let overflow = false;
       for await (const event of list(hi, limit + 1)) {
+        if (!usable(event)) continue;
         if (event.id <= from.id) break;
         if ((overflow = page.length === limit)) break;
         page.push(event);
       }
       if (!overflow) {
         const at = hi ?? Math.max(lo, ...page.map((e) => Date.parse(e.created_at)));
-        if (page.length > 0 || hi === undefined) return { events: page.reverse(), to: { id: Math.max(from.id, ...page.map((e) => e.id)), at: new Date(at).toISOString() }, caughtUp: hi === undefined };
+        if (page.length > 0 || hi === undefined) return { events: page.reverse(), to: { id: Math.max(from.id, ...page.map((e) => e.id)), at: notAfter(at, now) }, caughtUp: hi === undefined, ...(passed.size && { unusable: passed.size }) };
         // Nothing past the cursor up to `hi`: start there, and try up to the last window that overflowed.
         lo = hi;
         hi = ceiling;
@@ -78,13 +86,13 @@ export async function readSource(gitlab: GitLabClient, source: WatchSource, from
       // The rest is older than the page's oldest; at the page's rate, a window holding some 80% of the bound.
       const [newest, oldest] = [Date.parse(page[0]!.created_at), Date.parse(page.at(-1)!.created_at)];
       ceiling = Math.min(ceiling ?? Infinity, oldest);
-      if (ceiling - lo < 2) return oldestOf(list(ceiling, BURST_EVENTS + 1), from, limit);
+      if (ceiling - lo < 2) return { ...(await oldestOf(list(ceiling, BURST_EVENTS + 1), from, limit, usable)), ...(passed.size && { unusable: passed.size }) };
       hi = lo + Math.max(1, Math.min(ceiling - lo, Math.floor((0.8 * Math.max(1, newest - oldest) * limit) / page.length)));
     }
   } catch (err) {
     auditRefusal(err, source);
   }
-  return { events: [], to: { id: from.id, at: new Date(lo).toISOString() }, caughtUp: false };
+  return { events: [], to: { id: from.id, at: new Date(lo).toISOString() }, caughtUp: false, ...(passed.size && { unusable: passed.size }) };
 }
 
 /**
@@ -94,10 +102,11 @@ export async function readSource(gitlab: GitLabClient, source: WatchSource, from
  * taken and the id moves past them, so the ones unread below them are passed (`passedBurst`), left to
  * the sweep; the newer ones read are read again at the next poll, within the bound.
  */
-async function oldestOf(events: AsyncIterable<AuditEvent>, from: SourcePosition, limit: number): Promise<SourceRead> {
+async function oldestOf(events: AsyncIterable<AuditEvent>, from: SourcePosition, limit: number, usable: (event: AuditEvent) => boolean): Promise<SourceRead> {
   const kept: AuditEvent[] = [];
   let read = 0;
   for await (const event of events) {
+    if (!usable(event)) continue;
     if (event.id <= from.id) break;
     if (++read > BURST_EVENTS) break;
     kept.push(event);
