@@ -119,8 +119,18 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
   const { report, stored } = await runLifecycle(life, async ({ policy }) => {
     let report: JobReport;
     if (run.job === "restore") {
-      // A restore re-creates one run's removals: small enough for one step.
-      report = await steps.step("restore", async () => runJob(await runRequest(job, event, run.apply), new AbortController().signal, policy), { changes: run.apply });
+      // A restore re-creates one run's removals: small enough for one step, within the invocation's deadline (a
+      // POST GitLab holds off must not outlast it: Lambda would end the invocation mid-step, with no report). One
+      // cut off there is attempted again in the next invocation, which reads each share again before any POST.
+      report = await steps.step(
+        "restore",
+        async () => {
+          const restored = await runJob(await runRequest(job, event, run.apply), invocation.deadline, policy);
+          if (invocation.deadline.aborted && "complete" in restored.summary && !restored.summary.complete) throw new Error(`the restore was cut off: ${restored.warnings.at(-1) ?? "incomplete"}`);
+          return restored;
+        },
+        { changes: run.apply },
+      );
     } else {
       // Settings, not state: read in every invocation and never recorded (the token must not enter the history).
       const gitlab = await gitlabClients.client();
