@@ -7,7 +7,6 @@
  * GitLab and n8n are the loopback stand-ins of the other handler tests.
  */
 import { S3Client } from "@aws-sdk/client-s3";
-import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import type { Context } from "aws-lambda";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { afterRun } from "../../functions/shared/runs/after-run.ts";
@@ -21,7 +20,7 @@ import { scriptedServer, type ScriptedServer } from "../support/server.ts";
 import { emfRecords } from "../support/emf.ts";
 import { startWebhookReceiver } from "../support/slack-webhook-receiver.ts";
 import { captureLogs, lambdaContext, SECRETS } from "../support/lambda.ts";
-import { durableWorld } from "../support/durable-world.ts";
+import { durableWorld, timedRunner } from "../support/durable-world.ts";
 import { runRecord } from "../support/report.ts";
 
 const USER = "U012ABCDEF";
@@ -139,21 +138,10 @@ describe("a run stopped at its deadline, with Slack not answering", () => {
     vi.resetModules();
     const { handler } = await import("../../functions/enforce.ts");
     const { dynamoClaims } = await import("../../functions/shared/state/claims.ts");
-    // The local runner reports 900 s left in every invocation; Lambda counts down from the function's timeout.
-    const overran: number[] = [];
-    const runner = new LocalDurableTestRunner<EnforceReport>({
-      handlerFunction: (async (event: unknown, context: Context) => {
-        const started = Date.now();
-        try {
-          return await handler(event, { ...context, getRemainingTimeInMillis: () => Math.max(0, started + REMAINING_MS - Date.now()) });
-        } finally {
-          if (Date.now() - started >= REMAINING_MS) overran.push(Date.now() - started);
-        }
-      }) as never,
-    });
+    const { runner, overran } = timedRunner<EnforceReport>(handler, REMAINING_MS);
     const execution = await runner.run({ payload: { dryRun: false } });
     expect(execution.getStatus()).toBe("SUCCEEDED");
-    expect(overran).toEqual([]);
+    expect(overran()).toEqual([]);
     expect(execution.getResult()!.summary.removed).toBeGreaterThan(0);
     expect(messages().filter((m) => m === "job finished")).toHaveLength(1);
     expect(stored()).toEqual([expect.stringMatching(/^warden-runs\/runs\/enforce\//)]);

@@ -4,6 +4,7 @@
  * torn down after them.
  */
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
+import type { Context } from "aws-lambda";
 import { afterAll, beforeAll } from "vitest";
 import { lambdaWorld, type LambdaWorld, type LambdaWorldOptions } from "./lambda-world.ts";
 
@@ -15,4 +16,24 @@ export function durableWorld(opts: { skipTime: boolean } & LambdaWorldOptions): 
   beforeAll(() => LocalDurableTestRunner.setupTestEnvironment({ skipTime }));
   afterAll(() => LocalDurableTestRunner.teardownTestEnvironment());
   return world;
+}
+
+/**
+ * `handler` (the Enforce function's) in the local durable runner, each invocation told it has `remainingMs`, as Lambda
+ * counts down from the function's timeout (the runner itself reports 900 s every time); `took` collects how long each
+ * invocation took, `overran()` those that took longer than they had.
+ */
+export function timedRunner<Result>(handler: (event: never, context: never) => Promise<unknown>, remainingMs: number) {
+  const took: number[] = [];
+  const runner = new LocalDurableTestRunner<Result>({
+    handlerFunction: (async (event: unknown, context: Context) => {
+      const started = Date.now();
+      try {
+        return await handler(event as never, { ...context, getRemainingTimeInMillis: () => Math.max(0, started + remainingMs - Date.now()) } as never);
+      } finally {
+        took.push(Date.now() - started);
+      }
+    }) as never,
+  });
+  return { runner, took, overran: () => took.filter((ms) => ms >= remainingMs) };
 }

@@ -6,15 +6,13 @@
  * be missing from the report or the audit lines, which `restore` reads. A DELETE held off that way
  * every time once kept an execution adding parts until its own timeout ended it without a report.
  */
-import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
-import type { Context } from "aws-lambda";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { restoreInputFrom, type EnforceReport, type RestoreReport } from "../../../lib/jobs/index.ts";
 import { shareKey } from "../../../lib/jobs/shares/plan.ts";
 import type { GitLabSim } from "../../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../../support/policies.ts";
 import { removals, twinSims } from "../../support/steps.ts";
-import { durableWorld } from "../../support/durable-world.ts";
+import { durableWorld, timedRunner } from "../../support/durable-world.ts";
 import { captureLogs, coldEnforce, stubAwsEnv, writePolicy } from "../../support/lambda.ts";
 
 const world = durableWorld({ skipTime: false });
@@ -31,25 +29,14 @@ afterEach(async () => {
   sims.length = 0;
 });
 
-/** The Enforce handler in the local durable runner, each invocation told it has REMAINING_MS; `overran` collects any that took longer. */
+/** The Enforce handler in the local durable runner, each invocation told it has REMAINING_MS (durable-world.ts's timedRunner). */
 async function cutRunner(sim: GitLabSim, env: Record<string, string> = {}) {
   vi.stubEnv("GITLAB_URL", sim.url);
   vi.stubEnv("WARDEN_SLICE_SECONDS", "0.3");
   for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
   vi.resetModules();
   const { handler } = await import("../../../functions/enforce.ts");
-  const overran: number[] = [];
-  const runner = new LocalDurableTestRunner<EnforceReport>({
-    handlerFunction: (async (event: unknown, context: Context) => {
-      const started = Date.now();
-      try {
-        return await handler(event as never, { ...context, getRemainingTimeInMillis: () => Math.max(0, started + REMAINING_MS - Date.now()) } as never);
-      } finally {
-        if (Date.now() - started >= REMAINING_MS) overran.push(Date.now() - started);
-      }
-    }) as never,
-  });
-  return { runner, overran };
+  return timedRunner<EnforceReport>(handler, REMAINING_MS);
 }
 
 describe("a durable Enforce execution cut while removing", () => {
@@ -67,7 +54,7 @@ describe("a durable Enforce execution cut while removing", () => {
     logs.restore();
 
     expect(execution.getStatus()).toBe("SUCCEEDED");
-    expect(overran).toEqual([]);
+    expect(overran()).toEqual([]);
     expect(sim.pendingFaults()).toBe(0);
     const report = execution.getResult()!;
     // A removal step the deadline cut went on in a further part of its batch.
@@ -94,7 +81,7 @@ describe("a durable Enforce execution cut while removing", () => {
     const { runner, overran } = await cutRunner(sim, { WARDEN_EXECUTION_TIMEOUT_SECONDS: "12" });
     const execution = await runner.run({ payload: { dryRun: false } });
     expect(execution.getStatus()).toBe("SUCCEEDED");
-    expect(overran).toEqual([]);
+    expect(overran()).toEqual([]);
     const report = execution.getResult()!;
     // The group shares are removed; the project shares, every one held, are left as planned.
     const held = report.actions.filter((a) => a.kind === "project");

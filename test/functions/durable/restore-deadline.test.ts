@@ -6,12 +6,10 @@
  * review found it). Now the step stops at the deadline, as an enforce step does: the share it could not
  * create is reported, read again and not sent again, and the invocation ends within its time.
  */
-import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
-import type { Context } from "aws-lambda";
 import { describe, expect, it, vi } from "vitest";
 import type { RestoreReport } from "../../../lib/jobs/index.ts";
 import { generateOrganisation } from "../../../sim/gitlab/index.ts";
-import { durableWorld } from "../../support/durable-world.ts";
+import { durableWorld, timedRunner } from "../../support/durable-world.ts";
 import { standardPolicy } from "../../support/policies.ts";
 
 const world = durableWorld({
@@ -27,17 +25,7 @@ async function restoreOne(project: { id: number; path_with_namespace: string }, 
   const removed = { type: "remove-share", kind: "project", projectId: project.id, project: project.path_with_namespace, groupId: group.id, group: group.full_path, accessLevel: 30, expiresAt: null, reason: "stray", status: "done" };
   vi.resetModules();
   const { handler } = await import("../../../functions/enforce.ts");
-  const took: number[] = [];
-  const runner = new LocalDurableTestRunner<RestoreReport>({
-    handlerFunction: (async (event: unknown, context: Context) => {
-      const started = Date.now();
-      try {
-        return await handler(event as never, { ...context, getRemainingTimeInMillis: () => Math.max(0, started + REMAINING_MS - Date.now()) } as never);
-      } finally {
-        took.push(Date.now() - started);
-      }
-    }) as never,
-  });
+  const { runner, took } = timedRunner<RestoreReport>(handler, REMAINING_MS);
   const execution = await runner.run({ payload: { restore: { job: "enforce", dryRun: false, actions: [removed] }, dryRun: false } });
   return { took, report: execution.getResult()! };
 }
