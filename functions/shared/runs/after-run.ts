@@ -1,6 +1,6 @@
 /**
  * Everything a finished run owes operations, in this order: its report kept for restore when it
- * changed something, for a full enforce run the rules it found matching nothing (state/last-sweep.ts),
+ * changed something (an enforce run, when it removed something), for a full enforce run the rules it found matching nothing (state/last-sweep.ts),
  * its metrics (EMF), and (for a trigger that notifies, triggers.ts) a Slack summary. The
  * caller (lifecycle.ts) has logged the report first. None of it may change the run's outcome, nor
  * outlive the invocation: each part that fails is logged and the rest still happens, and each call
@@ -37,8 +37,8 @@ export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: Aft
   const timeLeft = opts.timeLeft ?? UNBOUNDED;
   const result: { stored?: string } = {};
   // Kept for restore: a run that changed nothing has nothing to undo, and would only hide the last
-  // run that did from "latest".
-  if ("report" in outcome && verdict(outcome).changed > 0) {
+  // run that did from "latest"; so would an enforce run that only opened notices (under onStray notify).
+  if ("report" in outcome && (outcome.report.job === "enforce" ? outcome.report.actions.some((a) => a.status === "done") : verdict(outcome).changed > 0)) {
     const signal = sliceSignal("storing the run's report for restore", STORE_TIMEOUT_MS, timeLeft);
     try {
       const stored = signal && (await (opts.history ?? processRunHistory).store(outcome.report, labels, { signal }));

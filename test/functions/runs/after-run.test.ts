@@ -55,9 +55,12 @@ describe("afterRun", () => {
     expect(messages.some((m) => m.startsWith("run summary not posted"))).toBe(true);
   });
 
-  it("stores no dry run, no run that changed nothing, and no run that threw", async () => {
+  it("stores no dry run, no run that changed nothing, no enforce run that only opened notices, and no run that threw", async () => {
     await afterRun({ report: { ...REPORT, dryRun: true } }, LABELS, { history: history() });
     await afterRun({ report: { ...REPORT, actions: [{ ...REMOVED, status: "failed" }] } as unknown as AnyReport }, LABELS, { history: history() });
+    // Under onStray notify, a sweep on a day no notice fell due only opens notices: nothing for restore to undo, and
+    // stored, it would be "latest", hiding the sweep before it that removed shares from `warden restore latest`.
+    await afterRun({ report: { ...REPORT, actions: [{ ...REMOVED, status: "noticed" }] } as unknown as AnyReport }, LABELS, { history: history() });
     await afterRun({ error: new Error("boom") }, LABELS, { history: history() });
     expect(s3.commandCalls(PutObjectCommand)).toHaveLength(0);
   });
