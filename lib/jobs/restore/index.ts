@@ -74,7 +74,9 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
   // Outside the scope, --include-stray does not re-create them either: no run would ever remove them again.
   const outside = actions.filter((a) => a.policy?.verdict === "out-of-scope").length;
   if (outside) warnings.push(`${count(outside, "share")} outside the policy's scope not restored, even with --include-stray: no run would ever remove ${outside === 1 ? "it" : "them"} again`);
-  if (notAllowed > outside) warnings.push(notAllowedWarning(notAllowed - outside, opts));
+  const exemptOnly = actions.filter((a) => a.policy?.verdict === "exempt" && a.policy.unallowed !== undefined).length;
+  if (exemptOnly) warnings.push(exemptOnlyWarning(exemptOnly, opts));
+  if (notAllowed > outside + exemptOnly) warnings.push(notAllowedWarning(notAllowed - outside - exemptOnly, opts));
 
   const restores = countStatus(actions, "planned");
   if (opts.apply && complete) {
@@ -131,6 +133,8 @@ function judge(a: RestoreAction, current: Read, today: string): void {
   const present = current.subject.shares.find((s) => s.group_id === a.groupId);
   if (present) {
     const differs = differences(a, present);
+    // And the share present by its invited group as GitLab calls it: what a reviewer reads is what is there.
+    a.group = present.group_full_path;
     a.status = "already-present";
     a.note = differs ? `present with ${differs}; left as it is` : "present as it was removed";
   } else if (a.expiresAt !== null && a.expiresAt < today) {
@@ -142,6 +146,12 @@ function judge(a: RestoreAction, current: Read, today: string): void {
 
 
 /** What the run says of the shares the policy does not allow: the policy must change first. */
+function exemptOnlyWarning(n: number, opts: RestoreOptions): string {
+  const shares = count(n, "share");
+  if (opts.includeStray) return `includeStray: ${shares} only an exemption of their subject's every share keeps, which no allow rule allows, ${opts.apply ? "re-created" : "to re-create"}; no run removes them while the exemption lasts`;
+  return `${shares} only an exemption of their subject's every share keeps, which no allow rule allows: not restored (skipped); allow them, or name their groups in the exemption's sharedWith, then restore again (--include-stray re-creates them anyway)`;
+}
+
 function notAllowedWarning(n: number, opts: RestoreOptions): string {
   const shares = count(n, "share");
   if (opts.includeStray) return `includeStray: ${shares} the current policy does not allow ${opts.apply ? "re-created" : "to re-create"}; a later run removes them again (as gitlab.shares.onStray says) unless the policy allows them first`;

@@ -4,11 +4,14 @@
  * with the paths GitLab gives for the ids now, the project's or sharing group's (read already) and the
  * invited group's (read here, once per group), never with the names the input gives. A share the
  * policy would remove again is skipped unless includeStray asks for it, so that a restore brings back
- * at most what the policy allows.
+ * at most what the policy allows. So is one that only an exemption of all the subject's shares keeps
+ * (no sharedWith): an exemption says "leave these alone", not "any share may be made here", and a
+ * share no run would ever remove is the worst an input could bring (enforce never removes an exempt
+ * share, so an honest report lists one only where the exemption came later).
  */
 import pMap from "p-map";
 import { HttpError } from "../../gitlab/index.ts";
-import { evaluateShare } from "../../policy/index.ts";
+import { evaluateShare, type Policy } from "../../policy/index.ts";
 import { errorText } from "../report/index.ts";
 import { readGroup } from "../shares/kinds.ts";
 import { subjectKey, type Subject } from "../shares/plan.ts";
@@ -47,9 +50,16 @@ export async function judgeByPolicy(planned: RestoreAction[], subjects: Readonly
     const subject = subjects.get(subjectKey(a))!;
     // The report names the invited group as GitLab calls it now: what a reviewer reads is what would be created.
     a.group = group.path;
-    const verdict = evaluateShare(opts.policy, { kind: a.kind, target: subject.path, groupPath: group.path, accessLevel: a.accessLevel, expiresAt: a.expiresAt, memberRoleId: a.memberRoleId }, now);
+    const share = { kind: a.kind, target: subject.path, groupPath: group.path, accessLevel: a.accessLevel, expiresAt: a.expiresAt, memberRoleId: a.memberRoleId };
+    const verdict = evaluateShare(opts.policy, share, now);
     if (verdict.kind === "allowed" || verdict.kind === "exempt") {
       a.policy = { verdict: verdict.kind, rule: verdict.rule };
+      const unexempt = verdict.kind === "exempt" && !opts.policy.gitlab!.shares.exempt[verdict.index]!.sharedWith ? evaluateShare(withoutExemptions(opts.policy), share, now) : undefined;
+      if (unexempt?.kind !== "stray") continue;
+      a.policy.unallowed = unexempt.reason;
+      const why = `${verdict.rule} exempts every share of ${subject.path}, so no run would remove it again, but no allow rule allows it (${unexempt.reason})`;
+      if (opts.includeStray) a.note = `${why}: included as includeStray asks, for good unless the exemption ends`;
+      else Object.assign(a, { status: "skipped", note: `${why}: not restored; allow it in the policy, name the group in the exemption's sharedWith, or ask for it anyway with --include-stray ("includeStray": true from the console)` });
       continue;
     }
     const reason = verdict.kind === "stray" ? verdict.reason : `its scope does not include ${subject.path}`;
@@ -64,5 +74,10 @@ export async function judgeByPolicy(planned: RestoreAction[], subjects: Readonly
 }
 
 export function allows(check: PolicyCheck | undefined): boolean {
-  return check?.verdict === "allowed" || check?.verdict === "exempt";
+  return check?.verdict === "allowed" || (check?.verdict === "exempt" && check.unallowed === undefined);
+}
+
+/** The policy without its exemptions: what its allow rules alone say of a share. */
+function withoutExemptions(policy: Policy): Policy {
+  return { ...policy, gitlab: { ...policy.gitlab!, shares: { ...policy.gitlab!.shares, exempt: [] } } };
 }

@@ -18,7 +18,7 @@ export type RestoreStatus = "planned" | "done" | "already-present" | "skipped" |
  * "exempt" by `rule`; "stray" or "out-of-scope" with `reason` (the next sweep would remove it again).
  */
 export type PolicyCheck =
-  | { verdict: "allowed" | "exempt"; rule: string }
+  | { verdict: "allowed" | "exempt"; rule: string; /** An exemption of every share of the subject that no allow rule backs: why none allows it. */ unallowed?: string }
   | { verdict: "stray" | "out-of-scope"; reason: string };
 
 /** A removal from the input, with the same identifying fields, and what became of its restore. */

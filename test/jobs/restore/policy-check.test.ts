@@ -1,6 +1,8 @@
 /** Restore asks the current policy (lib/jobs/restore/policy-check.ts): whoever wrote the input chose every share in it. */
 import { describe, expect, it } from "vitest";
 import { parseRestoreText, restore } from "../../../lib/jobs/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { standardPolicy } from "../../support/policies.ts";
 import { validated } from "../../support/report.ts";
 import { client, onlyGets, posts, setup, sim, standard, unsharedOutsideGroup } from "../../support/restore-world.ts";
 
@@ -80,5 +82,32 @@ describe("restore asks the current policy", () => {
     expect(report.warnings.join("\n")).toMatch(/1 share outside the policy's scope not restored, even with --include-stray: no run would ever remove it again/);
     expect(project.shared_with_groups.find((s) => s.group_id === outside.id)).toMatchObject({ group_access_level: 50 });
     expect(posts()).toBe(2);
+  });
+
+  it("an exemption of every share of a project is no allowance: a share only it keeps, which no run would ever remove, is restored with includeStray alone", async () => {
+    // Whoever edits the report a CI job feeds to restore adds a "removal" of an exempt project's share with an
+    // outside group at Owner: the standard policy exempts acme/legacy/** (no sharedWith), so no run would remove it.
+    await setup();
+    const legacy = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/legacy/") && !p.shared_with_groups.length)!;
+    const outside = unsharedOutsideGroup(legacy);
+    const text = JSON.stringify({ job: "enforce", dryRun: false, actions: [{ type: "remove-share", projectId: legacy.id, project: legacy.path_with_namespace, groupId: outside.id, group: outside.full_path, accessLevel: 50, expiresAt: null, reason: "stray", status: "done" }] });
+    const refused = await validated(restore({ gitlab: client(), policy: standard(), input: parseRestoreText(text), apply: true }));
+    expect(refused.actions.map((a) => [a.status, a.policy])).toEqual([["skipped", { verdict: "exempt", rule: "exempt[0] acme/legacy/**", unallowed: expect.stringMatching(/^no allow rule matches group /) }]]);
+    expect(refused.actions[0]!.note).toMatch(/^exempt\[0\] acme\/legacy\/\*\* exempts every share of acme\/legacy\/.+, so no run would remove it again, but no allow rule allows it \(.+\): not restored; allow it in the policy, name the group in the exemption's sharedWith, or ask for it anyway with --include-stray/);
+    expect(refused.summary).toMatchObject({ restored: 0, notAllowed: 1 });
+    expect(refused.warnings).toEqual([expect.stringMatching(/^1 share only an exemption of their subject's every share keeps, which no allow rule allows: not restored \(skipped\)/)]);
+    expect(posts()).toBe(0);
+
+    const asked = await validated(restore({ gitlab: client(), policy: standard(), input: parseRestoreText(text), apply: true, includeStray: true }));
+    expect(asked.actions.map((a) => a.status)).toEqual(["done"]);
+    expect(asked.warnings).toEqual([expect.stringMatching(/^includeStray: 1 share only an exemption of their subject's every share keeps, which no allow rule allows, re-created; no run removes them while the exemption lasts$/)]);
+    expect(legacy.shared_with_groups.find((s) => s.group_id === outside.id)).toMatchObject({ group_access_level: 50 });
+
+    // An exemption that names the group (sharedWith) is the policy's own word for that very share: restored as allowed.
+    legacy.shared_with_groups = [];
+    const named = parsePolicy(standardPolicy().replace('- project: "acme/legacy/**"', `- { project: "acme/legacy/**", sharedWith: "${outside.full_path}" }`), "named.yaml");
+    const restored = await validated(restore({ gitlab: client(), policy: named, input: parseRestoreText(text), apply: true }));
+    expect(restored.actions.map((a) => [a.status, a.policy])).toEqual([["done", { verdict: "exempt", rule: `exempt[0] acme/legacy/** shared with ${outside.full_path}` }]]);
+    expect(restored.warnings).toEqual([]);
   });
 });

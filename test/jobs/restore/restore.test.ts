@@ -71,6 +71,8 @@ describe("restore job", () => {
       ["skipped", "its expiry has passed: GitLab would delete it again that night"],
       ["failed", "project acme/deleted (#999999) not found (deleted, or the token cannot see it): not restored"],
     ]);
+    // The share present is named as GitLab names its group, not as the input does ("partners/x").
+    expect(report.actions[0]!.group).toBe(present.group_full_path);
     expect(posts()).toBe(0);
     expect(exitCode(report)).toBe(1);
   });
