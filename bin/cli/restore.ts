@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { restore, RestoreInputError, isStoredRun, parseRestoreTextFrom, runReader, storedRestoreInput } from "../../lib/jobs/index.ts";
 import { escapeControls } from "../../lib/jobs/render/index.ts";
 import type { CliIO, Command } from "./command.ts";
@@ -100,11 +100,19 @@ async function readStoredRun(ref: string, env: CliIO["env"]) {
   return storedRestoreInput(runReader(s3Objects(), bucket), ref);
 }
 
+/**
+ * The most a restore input file may weigh: read whole, it must fit the CLI's heap with room to spare (the report of
+ * an enforce run's 100,000 removals, the most one makes, is about 40 MB).
+ */
+const MAX_INPUT_MB = 128;
+
 async function readRestoreFile(file: string) {
-  const text = await readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => {
+  const cannot = (err: NodeJS.ErrnoException) => {
     throw new UsageError(`cannot read ${file}: ${err.code ?? err.message}`);
-  });
-  return parseRestoreTextFrom(file, text);
+  };
+  const { size } = await stat(file).catch(cannot);
+  if (size > MAX_INPUT_MB * 1024 * 1024) throw new UsageError(`${file} is ${Math.round(size / 1024 / 1024)} MB, more than restore reads (${MAX_INPUT_MB} MB): give one enforce run's report or audit lines`);
+  return parseRestoreTextFrom(file, await readFile(file, "utf8").catch(cannot));
 }
 
 /** --max-restores: 0 (restore nothing) or more. */

@@ -1,10 +1,11 @@
 /**
  * A restore input is checked before any request (bad input changes nothing): one made on another GitLab
  * than GITLAB_URL, whose ids name other projects and groups there (as `warden apply` refuses a plan made
- * for another), and one with an access level no share can have, which GitLab would refuse only after
- * the shares before it were made.
+ * for another), one with an access level no share can have, which GitLab would refuse only after
+ * the shares before it were made, and one larger than any enforce run makes (more removals, or a file
+ * heavier than the CLI's heap holds: read whole, it would end the process with no word of Warden's).
  */
-import { writeFileSync } from "node:fs";
+import { truncateSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
@@ -49,5 +50,24 @@ it("a report with an access level no share can have is refused before any reques
   expect(run.code).toBe(1);
   expect(run.stdout).toBe("");
   expect(run.stderr).toMatch(/accessLevel: expected one of GitLab's share access levels \(10, 15, 20, 30, 40, 50\), got 35/);
+  expect(sim.counters.requests).toBe(0);
+});
+
+it("an input of more removals than any enforce run makes, or a file heavier than restore reads, is refused before any request", async () => {
+  const invited = sim.dataset.groups.find((g) => g.full_path === "acme/platform")!;
+  const line = (i: number) => JSON.stringify({ level: "INFO", message: "remove-share", kind: "project", projectId: 1_000_000 + i, project: `acme/p${i}`, groupId: invited.id, group: invited.full_path, accessLevel: 30, expiresAt: null, rule: "stray", outcome: "done" });
+  const many = env["WARDEN_POLICY"]!.replace(/warden\.yaml$/, "many.log");
+  writeFileSync(many, Array.from({ length: 100_001 }, (_, i) => line(i)).join("\n"));
+  const heavy = env["WARDEN_POLICY"]!.replace(/warden\.yaml$/, "heavy.json");
+  // Sparse: 200 MB to stat, nothing on the disk.
+  writeFileSync(heavy, "");
+  truncateSync(heavy, 200 * 1024 * 1024);
+  sim.resetCounters();
+  const tooMany = await warden(["restore", many, "--apply", "--json"], env);
+  expect(tooMany.code).toBe(1);
+  expect(tooMany.stderr).toMatch(/100001 removals, more than one enforce run makes \(100000\): give one run's report or audit lines/);
+  const tooHeavy = await warden(["restore", heavy, "--json"], env);
+  expect(tooHeavy.code).toBe(1);
+  expect(tooHeavy.stderr).toMatch(/heavy\.json is 200 MB, more than restore reads \(128 MB\): give one enforce run's report or audit lines/);
   expect(sim.counters.requests).toBe(0);
 });

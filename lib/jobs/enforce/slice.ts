@@ -19,7 +19,7 @@ import { newLedger } from "./examine/ledger.ts";
 import { slotPool } from "./examine/slots.ts";
 import { noneUnexamined, type Unexamined } from "./examine/unexamined.ts";
 import type { ExaminationWork } from "./examine/work.ts";
-import { emptyTally, type JudgedShareHook, type StepStats, type Tally } from "./summary.ts";
+import { emptyTally, MAX_PLANNED, type JudgedShareHook, type StepStats, type Tally } from "./summary.ts";
 
 /** What one step of examination found, and where it left off: JSON, as a durable execution records it. */
 export interface Slice {
@@ -68,14 +68,6 @@ export interface SliceInput {
 /** The most audit events a run keeps for strays not found yet (each a few dozen bytes). */
 const MAX_UNCLAIMED = 10_000;
 
-/**
- * The most strays one run plans, and differences a comparison lists (examine.ts stops at either): each is held
- * until the report, a few hundred bytes, so
- * a GitLab (or something in front of it) listing strays without end would otherwise fill the heap and end the
- * process with no report. An organisation's honest plan is far smaller; one this large is a policy that allows
- * almost nothing, for a run over less of the scope.
- */
-export const MAX_PLANNED = 100_000;
 
 /**
  * Examines from `frontier` until it is done or the slice ends: its time is spent (Steps.sliceEnd),

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { SHARE_ACCESS_LEVELS } from "../../gitlab/index.ts";
 import { redactOutput, redactThenCut } from "../../redact/index.ts";
 import { REMOVAL_TYPES, SHARE_STATUSES as STATUSES, shareKey, type RemovedShare } from "../shares/plan.ts";
+import { MAX_PLANNED } from "../enforce/summary.ts";
 import { count } from "../view.ts";
 
 export class RestoreInputError extends Error {
@@ -209,6 +210,8 @@ function collect(source: string, entries: readonly Entry[], notes: string[]): Re
     notes.push(`only removals with status "done" are restored; the input also holds ${counts}: not restored`);
   }
   if (repeated) notes.push(`${count(repeated, "removal")} ${repeated === 1 ? "appears" : "appear"} more than once in the input: each share is restored once, as it was last removed`);
+  // No enforce run removes more (it stops examining there): an input holding more is the lines of many runs, or made up.
+  if (done.size > MAX_PLANNED) throw new RestoreInputError(`${source} holds ${done.size} removals, more than one enforce run makes (${MAX_PLANNED}): give one run's report or audit lines`);
   return { source, removals: [...done.values()], notes };
 }
 

@@ -9,8 +9,8 @@ import { count } from "../../view.ts";
 import { emptyAttributionState, type AttributionState } from "../attribution-reads.ts";
 import type { Difference } from "../compare.ts";
 import { addUnexamined, noneUnexamined, unexaminedWarnings, type Unexamined } from "../examine/unexamined.ts";
-import { examineSlice, MAX_PLANNED, type Slice } from "../slice.ts";
-import { addCounts, emptyTally, type Tally } from "../summary.ts";
+import { examineSlice, type Slice } from "../slice.ts";
+import { addCounts, emptyTally, MAX_PLANNED, type Tally } from "../summary.ts";
 import type { Begun } from "./begin.ts";
 import type { Run, Said } from "./run.ts";
 
@@ -40,7 +40,7 @@ export interface Examined extends Said {
   attribution: AttributionState;
 }
 
-/** Why the examination stops at `n` strays or differences (`what`, plural) found, if it does (slice.ts's MAX_PLANNED). */
+/** Why the examination stops at `n` strays or differences (`what`, plural) found, if it does (summary.ts's MAX_PLANNED). */
 const tooMany = (n: number, what: string): string | null =>
   n > MAX_PLANNED ? `more than ${MAX_PLANNED} ${what} found, more than one run plans: narrow gitlab.scope, or correct the policy's rules` : null;
 
