@@ -68,7 +68,6 @@ export interface SliceInput {
 /** The most audit events a run keeps for strays not found yet (each a few dozen bytes). */
 const MAX_UNCLAIMED = 10_000;
 
-
 /**
  * Examines from `frontier` until it is done or the slice ends: its time is spent (Steps.sliceEnd),
  * or it found as many strays as a step may record. Then no request is started any more, the ones in

@@ -85,7 +85,7 @@ export interface EnforceOptions extends JobOptions {
   /** Limits the run to these parts of the scope (examine/targets.ts); absent: the whole scope. */
   targets?: readonly EnforceTarget[];
   /**
-   * When reading targets by id must end (the watch's read deadline): one GitLab has not answered by then is
+   * When reading targets by id must end (the watch's lookup deadline): one GitLab has not answered by then is
    * left out as a read that failed and may pass, so that a subject GitLab hangs on does not hold up the others.
    */
   targetsReadBy?: AbortSignal;
