@@ -4,9 +4,10 @@
  * the command's response_url. In order: normalised headers; Slack's ssl_check answered (200, empty);
  * Slack's signature over the raw body (else 401, and nothing happens); a Slack retry, or a request
  * already received, acknowledged without running again (functions/shared/slack/once.ts); the form; the caller
- * against the policy; the command; the response_url; the caller's commands this minute (functions/shared/slack/command-rate.ts);
- * then one asynchronous invoke of the worker and an ephemeral acknowledgement. Nothing here calls GitLab or n8n, or can: the function reads only the
- * endpoints' secret (functions/shared/config/secrets.ts), never the jobs' tokens.
+ * against the policy; the command; the response_url; the caller's commands this minute
+ * (functions/shared/slack/command-rate.ts); then one asynchronous invoke of the worker and an ephemeral
+ * acknowledgement. Nothing here calls GitLab or n8n, or can: the function reads only the endpoints'
+ * secret (functions/shared/config/secrets.ts), never the jobs' tokens.
  *
  * The caller is checked here only against a policy shipped in the bundle. A policy in a GitLab
  * repository takes the GitLab token to read, which this public function must not hold: the worker

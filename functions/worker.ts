@@ -11,8 +11,9 @@
  * run and nothing can be repeated.
  *
  * A chat command that waited more than 25 minutes in the queue is not run, and the user is told (while
- * Slack still takes posts to its response_url). An event runs once: its correlation id is claimed first (functions/shared/state/claims.ts), so an event re-sent by hand
- * (Lambda itself does not retry it) is logged and dropped. Each run's metrics are emitted and an
+ * Slack still takes posts to its response_url). An event runs once: its correlation id is claimed first
+ * (functions/shared/state/claims.ts), so an event re-sent by hand (Lambda itself does not retry it) is
+ * logged and dropped. Each run's metrics are emitted and an
  * applying run's report is kept for restore (functions/shared/runs/lifecycle.ts); the result goes to the command's
  * thread, not to the channel's webhook.
  *
