@@ -2,7 +2,7 @@
 import { N8N_SETTINGS, N8N_TERMS } from "./settings.ts";
 import { createServiceClient, HttpError, type HttpClient, type HttpClientOptions, type HttpResponse, type SettingNames } from "../http/index.ts";
 import { Listing, n8nCursor, type ListOptions } from "../paging/index.ts";
-import type { ApiGeneration, Workflow } from "./types.ts";
+import { isActive, type ApiGeneration, type Workflow } from "./types.ts";
 
 export interface N8nClientOptions extends Omit<HttpClientOptions, "origin" | "credentials"> {
   /** The instance address: scheme, host, port and an optional path, without /api/v1. */
@@ -107,10 +107,25 @@ export class N8nClient {
   private async activation(id: string, active: boolean, generation: ApiGeneration, signal?: AbortSignal): Promise<Workflow> {
     const action = generation === 2 ? (active ? "publish" : "unpublish") : active ? "activate" : "deactivate";
     const res = await this.send("POST", `/workflows/${encodeURIComponent(id)}/${action}`, `POST /workflows/:id/${action}`, signal);
+    const denied = contradiction(res.json, id, active);
+    if (denied) throw new Error(`n8n answered 200 to POST /workflows/:id/${action}, but ${denied}: the change is not taken as made`);
     return res.json as Workflow;
   }
 
   private send(method: "GET" | "POST", path: string, route: string, signal?: AbortSignal): Promise<HttpResponse> {
     return this.http.send({ method, url: new URL(this.base + path), route, headers: { accept: "application/json" }, expect: "json", signal });
   }
+}
+
+/**
+ * What an activation's 200 says against the change asked for, if anything: n8n answers with the workflow as
+ * it now is, so one about another workflow, or still in the state the change was to leave (a proxy's answer,
+ * a server's lie), is no change made. An answer that leaves the fields out says nothing against it.
+ */
+function contradiction(answer: unknown, id: string, active: boolean): string | undefined {
+  if (typeof answer !== "object" || answer === null) return undefined;
+  const workflow = answer as Partial<Workflow>;
+  if ("id" in workflow && workflow.id !== id) return "about another workflow";
+  if (("active" in workflow || "activeVersionId" in workflow) && isActive(workflow as Workflow) !== active) return `with the workflow still ${active ? "inactive" : "active"}`;
+  return undefined;
 }

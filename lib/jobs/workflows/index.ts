@@ -3,7 +3,7 @@
  * workflow, judge each with the pure policy, plan the activation changes, and (only when asked, and
  * only if the guard holds) make them, by id. Warden changes nothing but activation, and never activates
  * an archived workflow (one that is active is judged as any other: lib/policy/workflows.ts). Memory
- * grows with the findings, not with the workflows listed.
+ * grows with the findings, and with the ids listed (listed.ts), not with the workflows themselves.
  */
 import pMap from "p-map";
 import { HttpError, isActive, type ApiGeneration, type N8nClient, type Workflow } from "../../n8n/index.ts";
@@ -11,6 +11,8 @@ import { decideWorkflow, matchingSelectors, maxWorkflowChanges } from "../../pol
 import { auditedUnder, countStatus, errorText, jobStats, stoppedMidRequest, type GuardedSummary, type JobOptions, type Report } from "../report/index.ts";
 import { count } from "../view.ts";
 import { makeReport } from "../envelope.ts";
+import { redactThenCut } from "../../redact/index.ts";
+import { ListedWorkflows, MAX_WORKFLOWS } from "./listed.ts";
 import { NameCollisions } from "./name-collisions.ts";
 
 export interface WorkflowAction {
@@ -75,8 +77,10 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
 
   const selected = new Set<number>();
   const names = new NameCollisions(policy.n8n.workflows.keepActive);
+  const listed = new ListedWorkflows();
   let overLimit = false;
   const judge = (wf: Workflow) => {
+    if (!listed.take(wf)) return;
     const active = isActive(wf);
     const archived = wf.isArchived === true;
     tally.workflows++;
@@ -89,7 +93,7 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     names.saw(wf.id, matching);
     const decision = decideWorkflow(policy, input);
     if (decision.kind === "keep") return;
-    const action: WorkflowAction = { type: decision.kind, workflowId: wf.id, name: shortName(wf.name), reason: decision.reason, status: decision.apply ? "planned" : "reported" };
+    const action: WorkflowAction = { type: decision.kind, workflowId: wf.id, name: redactThenCut(wf.name, MAX_NAME), reason: decision.reason, status: decision.apply ? "planned" : "reported" };
     actions.push(action);
     if (action.status === "planned" && ++planned > limit) overLimit = true;
     if (action.type === "activate") names.activation(action, matching);
@@ -103,7 +107,7 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
       opts.onProgress?.({ workflows: tally.workflows, changes: planned });
       // Past the guard nothing will be changed, and past MAX_WORKFLOWS no n8n's listing goes: either way the
       // rest is not read (a listing that never ends, a proxy's or a hostile server's, must not fill the memory).
-      if (page.checkpoint.next !== null && (overLimit || tally.workflows >= MAX_WORKFLOWS)) {
+      if (page.checkpoint.next !== null && (overLimit || listed.count >= MAX_WORKFLOWS)) {
         complete = false;
         warnings.push(overLimit
           ? `the listing was not read past ${count(tally.workflows, "workflow")}: more than n8n.guard.maxChanges (${limit}) changes were planned by then, so the guard trips whatever the rest holds`
@@ -126,7 +130,7 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     for (const action of held) Object.assign(action, { status: "reported", reason: `${action.reason}; not switched off while ${unmatched.join(", ")} matches nothing` });
     if (held.length) warnings.push(`${count(held.length, "workflow")} to switch off left on: ${unmatched.join(", ")} matched no workflow, and whatever it kept would be switched off with them (a renamed tag?); mend the selector or the workflows, and the next run switches them off`);
   }
-  warnings.push(...names.settle());
+  warnings.push(...listed.warnings(), ...names.settle());
   const changes = actions.filter((a) => a.status === "planned");
   const tripped = changes.length > limit;
   if (tripped) {
@@ -158,11 +162,11 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
   });
 }
 
-/** The most workflows a run lists: n8n instances hold hundreds or thousands; a listing past this is no n8n's. */
-const MAX_WORKFLOWS = 100_000;
-/** A name longer than n8n allows (128 characters) is cut in the report: a listing of such names is no n8n's either. */
+/**
+ * A name longer than n8n allows (128 characters) is cut in the report, a listing of such names being no n8n's
+ * either; redacted first, so that no cut leaves a credential's fragment too short to be known for one.
+ */
 const MAX_NAME = 200;
-const shortName = (name: string) => (name.length > MAX_NAME ? `${name.slice(0, MAX_NAME)}…` : name);
 
 /**
  * Every workflow, with no `active` filter: activity is decided here, per item. n8n's cursor is an
