@@ -151,6 +151,26 @@ describe("anything shaped like a token is masked, registered or not (defence in 
   ])("not %s", (_name, text) => expect(redactOutput(`x ${text} y`)).toBe(`x ${text} y`));
 });
 
+describe("a token shape that runs on into a registered credential", () => {
+  // In one alternation the leftmost match won: webhook-shaped text written just before a credential (a proxy's
+  // error page, a display name beside an echoed URL) ran on over the credential's first letters, stopped at its
+  // first "-", and the rest of it was printed. The registered credentials are masked in a pass of their own first.
+  const registry = new SecretRegistry();
+  const token = "glpat-Rv0wAdj4centSh4peXq9z";
+  const key = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ3YXJkZW4tcmV2aWV3In0.c2lnbmF0dXJlLW9mLXRoZS1rZXk";
+  registry.add(token);
+  registry.add(key);
+  const webhookShaped = "hooks.slack.com/services/T0123456789ABCDEFGHIJ";
+
+  it.each([
+    ["a GitLab token", token],
+    ["an n8n key", key],
+  ])("%s right after webhook-shaped text is masked whole, in plain text and in Slack's", (_name, credential) => {
+    expect(registry.redact(`refused ${webhookShaped}${credential} here`)).toBe("refused [REDACTED][REDACTED] here");
+    expect(registry.redact(escapeMrkdwn(`refused ${webhookShaped}${credential}`))).not.toMatch(/Adj4cent|LW9mLXRo/);
+  });
+});
+
 describe("redactStrings", () => {
   it("redacts every string of a payload, nested anywhere, and leaves the rest of it as it was", () => {
     const payload = { text: `"${SECRET}"`, blocks: [{ n: 3, items: [`<${SECRET}>`, true, null] }] };

@@ -74,9 +74,16 @@ const TOKEN_SHAPES = [
   `${Array.from("hooks.slack.com/", escapedChar).join("")}(?:services|workflows|triggers)${escapedChar("/")}${run("slack", "/", 20)}`,
 ];
 
+const SHAPES = new RegExp(TOKEN_SHAPES.join("|"), "g");
+
+/**
+ * The registered credentials are masked first, in a pass of their own, and the token shapes then: in one
+ * alternation the leftmost match wins, so a shape begun just before a credential (a webhook URL's path runs
+ * on over letters) took its first letters and stopped at its first "-", and the rest of it was printed.
+ */
 export class SecretRegistry {
   private readonly secrets = new Set<string>();
-  /** Every registered credential and every token shape, longest credential first; rebuilt on add. */
+  /** Every registered credential, longest first; rebuilt on add. */
   private matcher: RegExp | undefined;
 
   add(secret: string | undefined): void {
@@ -86,11 +93,8 @@ export class SecretRegistry {
   }
 
   redact(text: string): string {
-    this.matcher ??= new RegExp(
-      [...[...this.secrets].sort((a, b) => b.length - a.length).map((secret) => Array.from(secret, escapedChar).join("")), ...TOKEN_SHAPES].join("|"),
-      "g",
-    );
-    return text.replace(this.matcher, MASK);
+    if (this.secrets.size) this.matcher ??= new RegExp([...this.secrets].sort((a, b) => b.length - a.length).map((secret) => Array.from(secret, escapedChar).join("")).join("|"), "g");
+    return (this.matcher ? text.replace(this.matcher, MASK) : text).replace(SHAPES, MASK);
   }
 }
 
