@@ -5,7 +5,7 @@
  * no HTML, no code span or reference survives).
  */
 import { createHash } from "node:crypto";
-import { escapeControls, escapeMarkdown } from "../render/index.ts";
+import { escapeControls, escapeMarkdown, escapeMarkdownText } from "../render/index.ts";
 import type { ExemptRequest } from "../../policy/index.ts";
 
 /** What the exemption covers, in words: "project acme/api shared with partners/x until 2027-03-31". */
@@ -36,13 +36,13 @@ export function mergeRequestDescription(request: ExemptRequest, where: { path: s
   return [
     `Adds an exemption to ${escapeMarkdown(where.path)} on ${escapeMarkdown(where.target)}: ${escapeMarkdown(exemptionSubject(request))}.`,
     "",
-    `**Reason:** ${escapeMarkdown(request.reason)}`,
+    `**Reason:** ${escapeMarkdownText(request.reason)}`,
     "",
     "Merging this merge request is the approval: from the first run after the merge, Warden leaves the share in place" +
       (request.until === undefined ? "." : ` through ${escapeMarkdown(request.until)} (UTC), and removes it after that if it is still stray.`),
     "The merge request pipeline's policy comparison (`warden enforce --compare-policy-ref`) should list exactly this share as no longer removed.",
     ...noticeLines,
     "",
-    requestedBy === undefined ? "Opened by `warden exempt`." : `Opened by \`/warden exempt\`, asked by ${escapeMarkdown(requestedBy)}.`,
+    requestedBy === undefined ? "Opened by `warden exempt`." : `Opened by \`/warden exempt\`, asked by ${escapeMarkdownText(requestedBy)}.`,
   ].join("\n");
 }

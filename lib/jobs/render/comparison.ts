@@ -5,7 +5,7 @@
  */
 import { comparisonView as view, type ComparedReport } from "../enforce/view.ts";
 import { NOTE_MARKER } from "../shares/comparison.ts";
-import { escapeMarkdown } from "../escape.ts";
+import { escapeMarkdown, escapeMarkdownText } from "../escape.ts";
 import { policyLine, statsLine, type AnyReport } from "./parts.ts";
 
 export function isComparison(report: AnyReport): report is AnyReport & ComparedReport {
@@ -17,14 +17,14 @@ const MAX_ROWS_CHARS = 900_000;
 
 export function comparisonMarkdown(report: ComparedReport): string {
   const out = [NOTE_MARKER, `### ${escapeMarkdown(view.headline(report))}`, "", `${escapeMarkdown(policyLine(report))}  `, `${escapeMarkdown(view.compared(report))}  `, escapeMarkdown(statsLine(report)), ""];
-  if (report.warnings.length) out.push(...report.warnings.map((w) => `- ⚠️ ${escapeMarkdown(w)}`), "");
+  if (report.warnings.length) out.push(...report.warnings.map((w) => `- ⚠️ ${escapeMarkdownText(w)}`), "");
   let size = 0;
   for (const { key, title } of view.sections) {
     const actions = report.comparison[key];
     if (!actions.length) continue;
     out.push(`#### ${escapeMarkdown(`${title} (${actions.length})`)}`, "", `| ${view.headings.map(escapeMarkdown).join(" | ")} |`, `|${" --- |".repeat(view.headings.length)}`);
     for (const [i, action] of actions.entries()) {
-      const line = `| ${view.row(action).map(escapeMarkdown).join(" | ")} |`;
+      const line = `| ${view.row(action).map(escapeMarkdownText).join(" | ")} |`;
       if ((size += line.length + 1) > MAX_ROWS_CHARS) {
         out.push("", `…and ${actions.length - i} more here: a note holds no more (the JSON report, --format json, has them all).`);
         break;

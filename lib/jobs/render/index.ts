@@ -3,7 +3,7 @@
  * Slack Block Kit (chat-ops). What differs between jobs is data — a view per job — so each layout is
  * written once.
  */
-export { escapeControls, escapeMarkdown, jsonForTerminal } from "../escape.ts";
+export { escapeControls, escapeMarkdown, escapeMarkdownText, jsonForTerminal } from "../escape.ts";
 export { NOTE_MARKER } from "../shares/comparison.ts";
 export { renderMarkdown } from "./markdown.ts";
 export { reviewChunks, type ReviewFormat } from "./review.ts";

@@ -1,11 +1,12 @@
 /**
  * A report as GitLab-flavoured Markdown, for merge request comments and CI job summaries: the title,
  * the closing line, policy and summary, the tally table, and every action in a collapsed <details>.
- * Every text that is not Warden's own passes escapeMarkdown.
+ * Every text that is not Warden's own passes escapeMarkdownText (an adder's display name, a server's error
+ * in a reason or a warning: GitLab would make a link of a URL in it); Warden's own lines, escapeMarkdown.
  */
 import { count } from "../view.ts";
 import { comparisonMarkdown, isComparison } from "./comparison.ts";
-import { escapeMarkdown } from "../escape.ts";
+import { escapeMarkdown, escapeMarkdownText } from "../escape.ts";
 import { policyLine, statsLine, tallyOf, titleOf, viewOf, type AnyReport } from "./parts.ts";
 
 /** GitLab refuses a comment over 1,000,000 characters; the list is cut to leave room for the rest. */
@@ -18,13 +19,13 @@ export function renderMarkdown(report: AnyReport): string {
   const closing = view.closing?.(report as never);
   if (closing) out.push(`**${escapeMarkdown(closing)}**`, "");
   out.push(`${escapeMarkdown(policyLine(report))}  `, `${escapeMarkdown(view.summary(report as never))}  `, escapeMarkdown(statsLine(report)), "");
-  if (report.warnings.length) out.push(...report.warnings.map((w) => `- ⚠️ ${escapeMarkdown(w)}`), "");
+  if (report.warnings.length) out.push(...report.warnings.map((w) => `- ⚠️ ${escapeMarkdownText(w)}`), "");
   const tally = tallyOf(view, report);
   if (tally) out.push(...table([escapeMarkdown(tally.title), "Shares"], tally.rows.map(([name, n]) => [escapeMarkdown(name), String(n)]), "right"), "");
   if (report.actions.length) {
     // The HTML block ends at the blank line after <summary>, so the table inside is Markdown.
     out.push(`<details><summary>All ${escapeMarkdown(count(report.actions.length, ...view.noun))}</summary>`, "");
-    const rows = table([view.headings.group, "Status", ...view.headings.columns].map(escapeMarkdown), report.actions.map((a) => [view.group(a as never), a.status, ...view.columns(a as never)].map(escapeMarkdown)));
+    const rows = table([view.headings.group, "Status", ...view.headings.columns].map(escapeMarkdown), report.actions.map((a) => [view.group(a as never), a.status, ...view.columns(a as never)].map(escapeMarkdownText)));
     let size = 0;
     const fit = rows.findIndex((row) => (size += row.length + 1) > MAX_LIST_CHARS);
     if (fit === -1) out.push(...rows);

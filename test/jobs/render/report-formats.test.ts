@@ -8,6 +8,7 @@ import { makeReport } from "../../../lib/jobs/envelope.ts";
 import type { EnforceReport, RemoveGroupShareAction, RemoveShareAction, ShareRemoval, WorkflowsReport } from "../../../lib/jobs/index.ts";
 import { escapeMarkdown, renderMarkdown, renderSlack, renderText } from "../../../lib/jobs/render/index.ts";
 import { wrapLines } from "../../../lib/jobs/render/wrap.ts";
+import { mergeRequestDescription } from "../../../lib/jobs/exempt/request-text.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { standardPolicy } from "../../support/policies.ts";
 import { runRecord, validReport } from "../../support/report.ts";
@@ -138,6 +139,17 @@ const shown = (markdown: string) => markdown.replace(/\\([!-/:-@[-`{-~])/g, "$1"
 const unescaped = (markdown: string, char: string) => [...markdown.matchAll(new RegExp(`(?<!\\\\)(\\\\\\\\)*${char.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`, "g"))].length;
 
 describe("Markdown", () => {
+  it("makes no link of a URL in text that is not Warden's own: an adder's display name, a server's error in a warning, an exemption's reason", () => {
+    // escapeMarkdown writes https\:\/\/…, which GitLab renders back to https://… and links: a phishing link in Warden's own table.
+    const linkable = escapeMarkdown("https://evil.example");
+    const named = { ...projectShare(1, "outside"), addedBy: { name: "IT Support https://evil.example/sso-login", username: "jane", at: "2026-11-20T09:30:00.000Z", eventId: 7 } };
+    const md = renderMarkdown(validReport(enforceReport(true, [named])));
+    const warned = renderMarkdown(validReport({ ...enforceReport(true, []), warnings: ["acme/app could not be read (GitLab said: sign in at https://evil.example/sso)"] }));
+    const request = mergeRequestDescription({ project: "acme/app", group: "partners", reason: "approved, see https://evil.example/approve" } as never, { path: "warden.yaml", target: "main" }, "mallory");
+    expect([md, warned, request].filter((text) => text.includes(linkable))).toEqual([]);
+    expect(md).toContain("IT Support https\\:\u200d\\/\\/evil");
+  });
+
   it.each(HOSTILE)("escapeMarkdown makes %j literal text", (name) => {
     const md = escapeMarkdown(name);
     expect(md).not.toContain("\n");
