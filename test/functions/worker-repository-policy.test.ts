@@ -109,7 +109,7 @@ describe("/warden exempt in the Worker", () => {
     expect(mr).toMatchObject({ source_branch: branch, target_branch: "main" });
     expect(mr.description).toContain("asked by Slack user U012ABCDEF.");
     // The reason as literal Markdown: no mention, no link, no emphasis, no HTML.
-    expect(mr.description).toContain("\\<\\!\u200dchannel\\> see \\<https\\:\\/\\/evil\\.example\\|the ticket\\> \\@\u200dall \\*\\*now\\*\\* \\[x\\]\\(javascript\\:alert\\(1\\)\\)");
+    expect(mr.description).toContain("\\<\\!\u200dchannel\\> see \\<https\\:\u200d\\/\\/evil\\.example\\|the ticket\\> \\@\u200dall \\*\\*now\\*\\* \\[x\\]\\(javascript\\:alert\\(1\\)\\)");
     expect(mr.description).not.toMatch(/(^|[^\\])@all|\[x\]\(/);
     // In the channel, the merge request named, the requester's text escaped for mrkdwn.
     const [message, ...others] = posted();
