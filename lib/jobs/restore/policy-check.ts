@@ -41,6 +41,8 @@ export async function judgeByPolicy(planned: RestoreAction[], subjects: Readonly
   if (signal?.aborted) return false;
 
   const now = opts.now ?? new Date();
+  // What the allow rules alone say, for a share only an exemption of its subject's every share keeps.
+  const allowRules = withoutExemptions(opts.policy);
   for (const a of planned) {
     const group = invited.get(a.groupId)!;
     if ("error" in group) {
@@ -54,7 +56,7 @@ export async function judgeByPolicy(planned: RestoreAction[], subjects: Readonly
     const verdict = evaluateShare(opts.policy, share, now);
     if (verdict.kind === "allowed" || verdict.kind === "exempt") {
       a.policy = { verdict: verdict.kind, rule: verdict.rule };
-      const unexempt = verdict.kind === "exempt" && !opts.policy.gitlab!.shares.exempt[verdict.index]!.sharedWith ? evaluateShare(withoutExemptions(opts.policy), share, now) : undefined;
+      const unexempt = verdict.kind === "exempt" && !opts.policy.gitlab!.shares.exempt[verdict.index]!.sharedWith ? evaluateShare(allowRules, share, now) : undefined;
       if (unexempt?.kind !== "stray") continue;
       a.policy.unallowed = unexempt.reason;
       const why = `${verdict.rule} exempts every share of ${subject.path}, so no run would remove it again, but no allow rule allows it (${unexempt.reason})`;

@@ -58,7 +58,7 @@ export async function readSource(gitlab: GitLabClient, source: WatchSource, from
   const passed = new Set<string>();
   const usable = (event: AuditEvent) => usableEvent(event) || (passed.add(`${String(event.id)} ${String(event.created_at)}`), false);
   // A query spans at most 30 days, the margin included.
-  let ceiling: number | undefined = Date.now() - lo > WINDOW_MS - MARGIN_MS ? lo + WINDOW_MS - MARGIN_MS : undefined;
+  let ceiling: number | undefined = now - lo > WINDOW_MS - MARGIN_MS ? lo + WINDOW_MS - MARGIN_MS : undefined;
   let hi = ceiling;
   const list = (before: number | undefined, max?: number) => {
     const window = { createdAfter: new Date(lo - MARGIN_MS), ...(before === undefined ? {} : { createdBefore: new Date(before) }) };
