@@ -1,6 +1,7 @@
 /**
  * Escaping of text from servers and requesters before people see it: on a terminal (escapeControls),
- * in JSON printed to one (jsonForTerminal), in Markdown (escapeMarkdown), in Slack's mrkdwn (escapeMrkdwn).
+ * in JSON printed to one (jsonForTerminal), in Markdown (escapeMarkdown), in Slack's mrkdwn (escapeMrkdwn,
+ * always inside a verbatim text object: mrkdwn).
  */
 import { fullwidth } from "../redact/index.ts";
 
@@ -81,4 +82,33 @@ const MRKDWN_FORMATTING = /`|(?<![A-Za-z0-9])[*_~]|[*_~](?![A-Za-z0-9])/g;
  */
 export function escapeMrkdwn(text: string): string {
   return escapeControls(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(MRKDWN_FORMATTING, fullwidth);
+}
+
+/** A Block Kit mrkdwn text object. */
+export interface MrkdwnText {
+  type: "mrkdwn";
+  text: string;
+  verbatim: true;
+}
+
+/**
+ * Every mrkdwn text Warden posts, verbatim: without it Slack links any URL or domain in the text, and
+ * channel names, so a display name or a server's error holding `https://…` would be a live link under
+ * Warden's name. Escaping cannot stop that (Slack has no escape for a URL); verbatim turns the parsing
+ * off, and a link of Warden's own is written out as one (slackLink).
+ */
+export function mrkdwn(text: string): MrkdwnText {
+  return { type: "mrkdwn", text, verbatim: true };
+}
+
+/**
+ * A link Warden means (the merge request it opened), as mrkdwn's `<url|label>`: only an http(s) address
+ * whose form as parsed has nothing in it that could end the link's syntax; anything else is shown as
+ * text after the label.
+ */
+export function slackLink(url: string, label: string): string {
+  const parsed = URL.parse(url);
+  const href = parsed && /^https?:$/.test(parsed.protocol) ? parsed.href : undefined;
+  if (href === undefined || /[\s<>|\x00-\x1f\x7f-\x9f]/.test(href)) return `${escapeMrkdwn(label)} (${escapeMrkdwn(url)})`;
+  return `<${href.replace(/&/g, "&amp;")}|${escapeMrkdwn(label)}>`;
 }

@@ -15,6 +15,7 @@ import { compareWorld, POLICY_PROJECT } from "../support/compare-world.ts";
 import { scriptedServer, type ScriptedServer } from "../support/server.ts";
 import { captureLogs, lambdaContext, SECRETS, writePolicy } from "../support/lambda.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";
+import { ephemeralReply, slackLinks } from "../support/slack-webhook-receiver.ts";
 
 const APPLIER = "U012ABCDEF";
 const VIEWER = "U034GHIJKL";
@@ -111,23 +112,24 @@ describe("/warden exempt in the Worker", () => {
     // The reason as literal Markdown: no mention, no link, no emphasis, no HTML.
     expect(mr.description).toContain("\\<\\!\u200dchannel\\> see \\<https\\:\u200d\\/\\/evil\\.example\\|the ticket\\> \\@\u200dall \\*\\*now\\*\\* \\[x\\]\\(javascript\\:alert\\(1\\)\\)");
     expect(mr.description).not.toMatch(/(^|[^\\])@all|\[x\]\(/);
-    // In the channel, the merge request named, the requester's text escaped for mrkdwn.
+    // In the channel, the merge request named and linked (the one link), the requester's text escaped for mrkdwn.
     const [message, ...others] = posted();
     expect(others).toEqual([]);
     expect(message!.response_type).toBe("in_channel");
     expect(message!.text).toBe(
       ":memo: Exemption requested by Slack user U012ABCDEF: project acme/app/api shared with strangers until 2099-12-31.\n" +
-        `Merge request !${mr.iid}: ${mr.web_url} (merging it is the approval).\n` +
+        `Merge request <${mr.web_url}|!${mr.iid}>: merging it is the approval.\n` +
         "Reason: &lt;!channel&gt; see &lt;https://evil.example|the ticket&gt; @all ＊＊now＊＊ [x](javascript:alert(1))",
     );
     expect(message!.blocks![0]!.text.text).toBe(message!.text);
-    expect(JSON.stringify(message)).not.toMatch(/<!channel>|<https:/);
+    expect(slackLinks(message!)).toEqual([mr.web_url]);
+    expect(JSON.stringify(message)).not.toMatch(/<!channel>|<https:\/\/evil/);
     expect(lines).toContainEqual(expect.objectContaining({ message: "exemption-requested", project: "acme/app/api", sharedWith: "strangers", asked: { user: APPLIER, channel: CHANNEL }, mergeRequest: { iid: mr.iid, url: mr.web_url } }));
   });
 
   it("refuses a user who may run commands but not apply, on the policy read alone: no branch, commit or merge request is asked for", async () => {
     await invoke(event(EXEMPT, { user: { id: VIEWER, name: "bob" } }));
-    expect(posted()).toEqual([{ response_type: "ephemeral", text: ":no_entry: you may run Warden commands, but not request exemptions: an exemption request is a change to the policy repository, for the policy's applyUsers" }]);
+    expect(posted()).toEqual([ephemeralReply(":no_entry: you may run Warden commands, but not request exemptions: an exemption request is a change to the policy repository, for the policy's applyUsers")]);
     expect(writes()).toEqual([]);
     // The policy's reads (its project, its branch, its file) and nothing else.
     expect(Object.keys(gitlab.counters.byRoute).sort()).toEqual(["GET /projects/:id", "GET /projects/:id/repository/files/:file_path", "GET /projects/:id/repository/branches/:branch"].sort());
@@ -146,14 +148,14 @@ describe("/warden exempt in the Worker", () => {
     vi.stubEnv("WARDEN_POLICY_PROJECT", "");
     vi.stubEnv("WARDEN_POLICY", await writePolicy(POLICY));
     await invoke(event(EXEMPT));
-    expect(posted()).toEqual([{ response_type: "ephemeral", text: expect.stringMatching(/^:no_entry: this Warden deployment reads its policy from the file bundled at deploy, .*deploy again with WARDEN_POLICY_PROJECT \(at sst deploy\) naming the policy's GitLab project/) }]);
+    expect(posted()).toEqual([ephemeralReply(expect.stringMatching(/^:no_entry: this Warden deployment reads its policy from the file bundled at deploy, .*deploy again with WARDEN_POLICY_PROJECT \(at sst deploy\) naming the policy's GitLab project/))]);
     expect(gitlab.counters.requests).toBe(0);
   });
 
   it("on a report-only stage, opens nothing and reads nothing", async () => {
     vi.stubEnv("WARDEN_REPORT_ONLY", "true");
     await invoke(event(EXEMPT));
-    expect(posted()).toEqual([{ response_type: "ephemeral", text: ":no_entry: this Warden deployment is report-only: it opens no merge requests (propose the exemption with warden exempt from a laptop or CI)" }]);
+    expect(posted()).toEqual([ephemeralReply(":no_entry: this Warden deployment is report-only: it opens no merge requests (propose the exemption with warden exempt from a laptop or CI)")]);
     expect(gitlab.counters.requests).toBe(0);
   });
 
@@ -188,8 +190,9 @@ describe("/warden exempt in the Worker", () => {
     const { exemptionReply } = await import("../../functions/shared/slack/exempt-run.ts");
     const webUrl = "https://gitlab.example/x/-/merge_requests/1?<!channel>|<https://evil.example|click>&";
     const reply = exemptionReply(EXEMPT, { mergeRequest: { title: "t", description: "d", iid: 1, webUrl } }, { userId: APPLIER, channelId: CHANNEL });
-    expect(reply.text).toContain("Merge request !1: https://gitlab.example/x/-/merge_requests/1?&lt;!channel&gt;|&lt;https://evil.example|click&gt;&amp; (merging it is the approval).");
+    expect(reply.text).toContain("Merge request !1 (https://gitlab.example/x/-/merge_requests/1?&lt;!channel&gt;|&lt;https://evil.example|click&gt;&amp;): merging it is the approval.");
     expect(JSON.stringify(reply)).not.toMatch(/<!channel>|<https:/);
+    expect(slackLinks(reply)).toEqual([]);
   });
 
   it("with a notices project: the merge request links the share's open notice, which gets one note linking it; the audit line says so", async () => {
@@ -226,7 +229,7 @@ describe("/warden exempt in the Worker", () => {
 describe("what a caller the policy does not list is told when the policy cannot be read", () => {
   it("control: with a readable policy the outsider is refused, and told only that", async () => {
     await invoke(event({ job: "enforce", apply: false }, OUTSIDE));
-    expect(posted()).toEqual([{ response_type: "ephemeral", text: `:no_entry: user ${OUTSIDER} may not run commands` }]);
+    expect(posted()).toEqual([ephemeralReply(`:no_entry: user ${OUTSIDER} may not run commands`)]);
   });
 
   it("an invalid policy on the branch: the outsider is told no more than that Warden could not check the command", async () => {

@@ -6,6 +6,7 @@ import { standardPolicy } from "../support/policies.ts";
 import { json, scriptedServer, type ScriptedServer } from "../support/server.ts";
 import { captureLogs, lambdaContext, SECRETS, writePolicy } from "../support/lambda.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";
+import { ephemeralReply } from "../support/slack-webhook-receiver.ts";
 
 const USER = "U012ABCDEF";
 const VIEWER = "U034GHIJKL";
@@ -87,7 +88,7 @@ describe("worker Lambda", () => {
   it("runs no chat command that waited in the queue more than 25 minutes (a flood before it): tells the user, and sends GitLab nothing", async () => {
     const sentAt = Math.floor(Date.now() / 1000) - 26 * 60;
     await expect(invoke(event({ job: "enforce", apply: true }, { sentAt }))).resolves.toEqual({ posted: true });
-    expect(posted()).toEqual([{ response_type: "ephemeral", text: ":x: Warden did not run `enforce --apply`: it waited 26 minutes to start (more commands were queued than the Worker runs at once). Run it again if it is still wanted." }]);
+    expect(posted()).toEqual([ephemeralReply(":x: Warden did not run `enforce --apply`: it waited 26 minutes to start (more commands were queued than the Worker runs at once). Run it again if it is still wanted.")]);
     expect(world.gitlab.counters.requests).toBe(0);
     // One sent 20 minutes ago still runs.
     await invoke(event({ job: "enforce", apply: false }, { sentAt: sentAt + 6 * 60, correlationId: "req-chatops-2" }));
@@ -152,7 +153,7 @@ describe("worker Lambda", () => {
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
     await expect(invoke(event({ job: "enforce", apply: true }))).resolves.toEqual({ posted: true });
     const [message] = posted();
-    expect(message).toEqual({ response_type: "ephemeral", text: expect.stringMatching(/^:x: Warden `enforce --apply` failed: GET \/api\/v4\/user answered 403/) });
+    expect(message).toEqual(ephemeralReply(expect.stringMatching(/^:x: Warden `enforce --apply` failed: GET \/api\/v4\/user answered 403/)));
     expect(message!.text).not.toMatch(/\n\s+at /);
     expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "ERROR", message: "job failed", correlation_id: "req-chatops-1" }));
     logs.restore();
@@ -169,14 +170,14 @@ describe("worker Lambda", () => {
 
   it("authorises again: a user the policy does not allow to apply gets a refusal, and nothing runs", async () => {
     await invoke(event({ job: "enforce", apply: true }, { user: { id: VIEWER, name: "bob" } }));
-    expect(posted()).toEqual([{ response_type: "ephemeral", text: ":no_entry: you may run Warden commands, but not with --apply" }]);
+    expect(posted()).toEqual([ephemeralReply(":no_entry: you may run Warden commands, but not with --apply")]);
     expect(world.gitlab.counters.requests).toBe(0);
   });
 
   it("refuses pipeline --apply to a user the policy does not allow to apply, as it does any --apply", async () => {
     const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
     await invoke(event({ job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [], apply: true }, { user: { id: VIEWER, name: "bob" } }));
-    expect(posted()).toEqual([{ response_type: "ephemeral", text: ":no_entry: you may run Warden commands, but not with --apply" }]);
+    expect(posted()).toEqual([ephemeralReply(":no_entry: you may run Warden commands, but not with --apply")]);
     expect(world.gitlab.counters.requests).toBe(0);
   });
 
@@ -184,7 +185,7 @@ describe("worker Lambda", () => {
     vi.stubEnv("WARDEN_REPORT_ONLY", "true");
     const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
     await invoke(event({ job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [], apply: true }));
-    expect(posted()).toEqual([{ response_type: "ephemeral", text: ":no_entry: this Warden deployment is report-only: it starts no pipelines (run without --apply for a dry run)" }]);
+    expect(posted()).toEqual([ephemeralReply(":no_entry: this Warden deployment is report-only: it starts no pipelines (run without --apply for a dry run)")]);
     expect(world.gitlab.pipelines).toEqual([]);
     expect(world.gitlab.counters.requests).toBe(0);
   });
@@ -193,7 +194,7 @@ describe("worker Lambda", () => {
     world.secretsManager.secretString = JSON.stringify({ gitlabToken: SECRETS.gitlabToken, slackSigningSecret: SECRETS.slackSigningSecret });
     await expect(invoke(event({ job: "workflows", apply: false }))).resolves.toEqual({ posted: true });
     expect(posted()).toEqual([
-      { response_type: "ephemeral", text: ":x: Warden `workflows` failed: n8n is not configured on this deployment: N8N_URL is not set, and the secret has no n8nApiKey" },
+      ephemeralReply(":x: Warden `workflows` failed: n8n is not configured on this deployment: N8N_URL is not set, and the secret has no n8nApiKey"),
     ]);
   });
 
@@ -233,7 +234,7 @@ describe("worker Lambda", () => {
   it("runs nothing, and tells the user, when it cannot make sure the event runs once (the claims table unreachable)", async () => {
     vi.stubEnv("WARDEN_CLAIMS_TABLE", "no-such-table");
     await expect(invoke(event({ job: "enforce", apply: true }))).resolves.toEqual({ posted: false });
-    expect(posted()).toEqual([{ response_type: "ephemeral", text: ":x: Warden could not make sure `enforce --apply` runs only once, so it did not run it." }]);
+    expect(posted()).toEqual([ephemeralReply(":x: Warden could not make sure `enforce --apply` runs only once, so it did not run it.")]);
     expect(world.gitlab.counters.requests).toBe(0);
   });
 

@@ -2,6 +2,7 @@
  * A loopback stand-in for a Slack incoming webhook: it takes posts on its one /services/… path, holds
  * each to Block Kit's limits as Slack would (which answers invalid_blocks otherwise), and answers
  * "ok", or whatever status a test sets. Posts to a response_url (/commands/…) are kept apart.
+ * slackLinks says which addresses in a message Slack would show as links.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -64,4 +65,31 @@ function limitProblems(message: WebhookMessage): string[] {
     if (block.type === "context" && block.elements.length > 10) problems.push("context with over 10 elements");
   }
   return problems;
+}
+
+type TextObject = { type: string; text: string; verbatim?: boolean };
+type PostedBlock = { text?: TextObject; elements?: TextObject[] };
+
+/**
+ * The addresses Slack shows as links in a message: a `<url|label>` in any mrkdwn text, and where Slack
+ * parses the text itself (a mrkdwn object not marked verbatim, or a message's text when it has no
+ * blocks) every bare http(s) address and www. name as well.
+ */
+export function slackLinks(message: { text?: string; blocks?: readonly object[] }): string[] {
+  const texts: { text: string; parsed: boolean }[] = [];
+  if (!message.blocks?.length) texts.push({ text: message.text ?? "", parsed: true });
+  for (const block of (message.blocks ?? []) as PostedBlock[]) {
+    for (const object of block.elements ?? (block.text ? [block.text] : [])) if (object.type === "mrkdwn") texts.push({ text: object.text, parsed: object.verbatim !== true });
+  }
+  const links: string[] = [];
+  for (const { text, parsed } of texts) {
+    for (const [, url] of text.matchAll(/<((?:https?|mailto):[^|>]*)(?:\|[^>]*)?>/g)) links.push(url!);
+    if (parsed) for (const [bare] of text.replace(/<[^>]*>/g, " ").matchAll(/\bhttps?:\/\/[^\s<>]+|\bwww\.[^\s<>]+/gi)) links.push(bare);
+  }
+  return links;
+}
+
+/** An ephemeral reply as the functions post it: its text, and the same text in a verbatim section (`text` may be a matcher). */
+export function ephemeralReply(text: unknown) {
+  return { response_type: "ephemeral", text, blocks: [{ type: "section", text: { type: "mrkdwn", text, verbatim: true } }] };
 }

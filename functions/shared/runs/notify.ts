@@ -7,7 +7,7 @@
  * run's outcome stands. The post gets only a slice of the invocation's time left (lambda/time-left.ts).
  */
 import { request } from "undici";
-import { escapeMrkdwn, renderSlack } from "../../../lib/jobs/render/index.ts";
+import { escapeMrkdwn, mrkdwn, renderSlack, type MrkdwnText } from "../../../lib/jobs/render/index.ts";
 import { errorText } from "../../../lib/jobs/report/index.ts";
 import type { NotifyLevel } from "../../../lib/policy/index.ts";
 import { redactOutput, redactStrings, redactThenCut, registerSecret } from "../../../lib/redact/index.ts";
@@ -24,7 +24,7 @@ export function shouldNotify(outcome: RunOutcome, setting: NotifyLevel): boolean
   return setting === "changes" && (v.changed > 0 || v.foundWork);
 }
 
-type TextObject = { type: "plain_text" | "mrkdwn"; text: string };
+type TextObject = { type: "plain_text"; text: string } | MrkdwnText;
 export type Block = { type: "header"; text: TextObject } | { type: "section"; text: TextObject } | { type: "context"; elements: TextObject[] };
 
 export interface WebhookMessage {
@@ -39,7 +39,7 @@ export const SLACK_LIMITS = { blocks: 50, header: 150, section: 3000 } as const;
 export function runSummary(outcome: RunOutcome, labels: RunLabels): WebhookMessage {
   const body = "report" in outcome ? reportMessage(outcome.report) : failure(outcome.error, labels);
   const [header, ...rest] = body.blocks;
-  const name: Block = { type: "context", elements: [{ type: "mrkdwn", text: runName(labels) }] };
+  const name: Block = { type: "context", elements: [mrkdwn(runName(labels))] };
   // Redact first, then cut: a mask is longer than what it hides.
   return withinLimits(redactStrings({ text: body.text, blocks: [header!, name, ...rest] }));
 }
@@ -52,7 +52,7 @@ function reportMessage(report: AnyReport): WebhookMessage {
   const { text, blocks } = renderSlack({ ...report, warnings: [] }) as { text: string; blocks: Block[] };
   if (!report.warnings.length) return { text, blocks };
   const warnings = report.warnings.map((w) => `:warning: ${escapeMrkdwn(w)}`).join("\n");
-  return { text, blocks: [...blocks, { type: "section", text: { type: "mrkdwn", text: warnings } }] };
+  return { text, blocks: [...blocks, { type: "section", text: mrkdwn(warnings) }] };
 }
 
 function failure(error: unknown, labels: RunLabels): WebhookMessage {
@@ -61,7 +61,7 @@ function failure(error: unknown, labels: RunLabels): WebhookMessage {
     text: `${title}: ${escapeMrkdwn(errorText(error))}`,
     blocks: [
       { type: "header", text: { type: "plain_text", text: title } },
-      { type: "section", text: { type: "mrkdwn", text: `:x: The run stopped before it could report: ${escapeMrkdwn(errorText(error))}` } },
+      { type: "section", text: mrkdwn(`:x: The run stopped before it could report: ${escapeMrkdwn(errorText(error))}`) },
     ],
   };
 }
@@ -74,7 +74,7 @@ function withinLimits(message: WebhookMessage): WebhookMessage {
   let blocks = message.blocks.map(fitBlock);
   if (blocks.length > SLACK_LIMITS.blocks) {
     const kept = SLACK_LIMITS.blocks - 1;
-    blocks = [...blocks.slice(0, kept), { type: "context", elements: [{ type: "mrkdwn", text: `… and ${blocks.length - kept} more blocks` }] }];
+    blocks = [...blocks.slice(0, kept), { type: "context", elements: [mrkdwn(`… and ${blocks.length - kept} more blocks`)] }];
   }
   return { text: cut(message.text, SLACK_LIMITS.section), blocks };
 }

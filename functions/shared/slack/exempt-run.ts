@@ -13,7 +13,7 @@
  */
 import { loadGitLabPolicy } from "../../../lib/config/policy-source.ts";
 import { exempt, ExemptRefusedError, exemptionSubject, type ExemptResult } from "../../../lib/jobs/exempt/index.ts";
-import { escapeMrkdwn, type SlackMessage } from "../../../lib/jobs/render/index.ts";
+import { escapeMrkdwn, mrkdwn, slackLink, type SlackMessage } from "../../../lib/jobs/render/index.ts";
 import { errorText } from "../../../lib/jobs/report/index.ts";
 import { gitlabClient } from "../config/clients.ts";
 import { loadPolicy, repositoryPolicyLocation } from "../config/policy.ts";
@@ -62,13 +62,14 @@ export async function proposeExemption(request: ExemptJobRequest, asker: SlackCa
 /** In the channel, as every applied change is: its members see the request their reviewers will. */
 export function exemptionReply(request: ExemptJobRequest, result: Pick<ExemptResult, "mergeRequest">, asker: SlackCaller): SlackMessage {
   const { mergeRequest } = result;
-  // Every part escaped for mrkdwn: the paths and the reason are the requester's, the address and the number GitLab's.
+  // Every part escaped for mrkdwn: the paths and the reason are the requester's, the address and the number
+  // GitLab's; the merge request's address is the one link (verbatim: Slack links nothing else).
   const text = [
     `:memo: Exemption requested by Slack user ${escapeMrkdwn(asker.userId)}: ${escapeMrkdwn(exemptionSubject(request))}.`,
-    `Merge request !${escapeMrkdwn(String(mergeRequest.iid))}: ${escapeMrkdwn(mergeRequest.webUrl ?? "")} (merging it is the approval).`,
+    `Merge request ${slackLink(mergeRequest.webUrl ?? "", `!${mergeRequest.iid}`)}: merging it is the approval.`,
     `Reason: ${escapeMrkdwn(request.reason)}`,
   ].join("\n");
-  return { response_type: "in_channel", text, blocks: [{ type: "section", text: { type: "mrkdwn", text } }] };
+  return { response_type: "in_channel", text, blocks: [{ type: "section", text: mrkdwn(text) }] };
 }
 
 async function propose(gitlab: ReturnType<typeof gitlabClient>, request: ExemptJobRequest, asker: SlackCaller, signal: AbortSignal, checked: { allowed: boolean }): Promise<ExemptResult> {

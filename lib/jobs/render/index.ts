@@ -7,6 +7,6 @@ export { escapeControls, escapeMarkdown, escapeMarkdownText, jsonForTerminal } f
 export { NOTE_MARKER } from "../shares/comparison.ts";
 export { renderMarkdown } from "./markdown.ts";
 export { reviewChunks, type ReviewFormat } from "./review.ts";
-export { escapeMrkdwn } from "../escape.ts";
+export { escapeMrkdwn, mrkdwn, slackLink, type MrkdwnText } from "../escape.ts";
 export { renderSlack, type SlackMessage } from "./slack.ts";
 export { renderText, type TextOptions } from "./text.ts";

@@ -8,7 +8,7 @@ import { registerSecret } from "../../../lib/redact/index.ts";
 import { notifyRun, shouldNotify } from "../../../functions/shared/runs/notify.ts";
 import type { RunLabels, RunOutcome } from "../../../functions/shared/runs/outcome.ts";
 import type { NotifyLevel } from "../../../lib/policy/index.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "../../support/slack-webhook-receiver.ts";
+import { slackLinks, startWebhookReceiver, type WebhookReceiver } from "../../support/slack-webhook-receiver.ts";
 import { captureLogs, stubAwsEnv } from "../../support/lambda.ts";
 import { runRecord } from "../../support/report.ts";
 
@@ -112,6 +112,17 @@ describe("notifyRun", () => {
     const posted = JSON.stringify(receiver.posts[0]);
     for (const raw of ["<!channel>", "<https://evil.example", "<@U0ADMIN>", "<#C0OPS>"]) expect(posted).not.toContain(raw);
     expect(posted).toContain("&lt;!channel&gt;");
+  });
+
+  it("links nothing a server or a person wrote: an address in a name, an error or a warning is text (every mrkdwn object verbatim)", async () => {
+    const hostile = [action(1, { name: "Re-authenticate at https://evil.example/login now", status: "failed", error: "proxy says: see www.evil.example/help" })];
+    await notifyRun(report(hostile, { warnings: ["n8n answered 503: https://evil.example/status"] }), LABELS, { webhookUrl, setting: "changes" });
+    await notifyRun({ error: new Error("GitLab answered 401: sign in at https://evil.example/sso") }, LABELS, { webhookUrl, setting: "problems" });
+    expect(receiver.posts).toHaveLength(2);
+    for (const post of receiver.posts) {
+      expect(JSON.stringify(post)).toContain("evil.example");
+      expect(slackLinks(post)).toEqual([]);
+    }
   });
 
   it("redacts credentials wherever they appear in the summary", async () => {

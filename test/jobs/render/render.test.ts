@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { renderSlack, renderText, type EnforceReport, type PipelineReport } from "../../../lib/jobs/index.ts";
 import type { RemoveShareAction } from "../../../lib/jobs/index.ts";
-import { escapeControls, jsonForTerminal } from "../../../lib/jobs/render/index.ts";
+import { escapeControls, jsonForTerminal, slackLink } from "../../../lib/jobs/render/index.ts";
 import { runRecord } from "../../support/report.ts";
 
 /** Names a GitLab or n8n server could send that would act on a terminal or reorder its text. */
@@ -158,4 +158,29 @@ describe("escaping what servers send", () => {
     expect(message.text).not.toMatch(RAW_UNSAFE);
     for (const block of message.blocks) expect(JSON.stringify(block)).not.toMatch(RAW_UNSAFE);
   });
+});
+
+describe("slackLink: the one link Warden writes in mrkdwn (its text objects are verbatim, so Slack links nothing else)", () => {
+  it("links an http(s) address, its & escaped as Slack asks", () => {
+    expect(slackLink("https://gitlab.example/acme/policy/-/merge_requests/7?a=1&b=2", "!7")).toBe("<https://gitlab.example/acme/policy/-/merge_requests/7?a=1&amp;b=2|!7>");
+  });
+
+  it.each([
+    ["another scheme", "javascript:alert(1)//https://x"],
+    ["a `|` that would choose the label", "https://gitlab.example/x?|<!channel>"],
+    ["no address at all", ""],
+  ])("shows %s as escaped text after the label, no link", (_name, url) => {
+    const shown = slackLink(url, "!7");
+    expect(shown.startsWith("!7 (")).toBe(true);
+    expect(shown).not.toMatch(/<(?!!7)/);
+    expect(shown).not.toContain("<!channel>");
+  });
+});
+
+it("every mrkdwn text of a Slack report is verbatim, so a URL in a name or an error is not linked", () => {
+  const report = hostileReport();
+  report.actions[0]!.error = "see https://evil.example/login";
+  const objects = JSON.stringify(renderSlack(report).blocks).match(/\{"type":"mrkdwn"[^{}]*\}/g)!;
+  expect(objects.length).toBeGreaterThan(3);
+  for (const object of objects) expect(JSON.parse(object)).toMatchObject({ verbatim: true });
 });
