@@ -8,6 +8,7 @@ import { comparisonLines, isComparison } from "./comparison.ts";
 import { escapeControls } from "../escape.ts";
 import { policyLine, statsLine, tallyOf, titleOf, viewOf, type AnyReport } from "./parts.ts";
 import { wrapLines } from "./wrap.ts";
+import { redactOutput } from "../../redact/index.ts";
 
 type Style = Parameters<typeof styleText>[0];
 
@@ -38,7 +39,7 @@ export function renderText(report: AnyReport, opts: TextOptions): string {
   const view = viewOf(report);
   const paint = (style: Style, text: string) => (opts.color ? styleText(style, text, { validateStream: false }) : text);
   // A comparison of policies is about the change: its differences, not the proposed policy's plan.
-  if (isComparison(report)) return wrapLines([...comparisonLines(report, (t) => escapeControls(t)), "", statsLine(report), ...report.warnings.map((w) => paint("yellow", `warning: ${escapeControls(w)}`))].join("\n"), opts.width);
+  if (isComparison(report)) return wrapped([...comparisonLines(report, (t) => escapeControls(t)), "", statsLine(report), ...report.warnings.map((w) => paint("yellow", `warning: ${escapeControls(w)}`))], opts.width);
   const lines = [paint("bold", titleOf(view, report)), escapeControls(policyLine(report))];
   const tally = tallyOf(view, report);
   if (tally) {
@@ -62,5 +63,13 @@ export function renderText(report: AnyReport, opts: TextOptions): string {
   for (const warning of report.warnings) lines.push(paint("yellow", `warning: ${escapeControls(warning)}`));
   const closing = view.closing?.(report as never);
   if (closing) lines.push("", paint("bold", escapeControls(closing)));
-  return wrapLines(lines.join("\n"), opts.width);
+  return wrapped(lines, opts.width);
+}
+
+/**
+ * Redacted before it wraps: a break at a space inside a registered credential (a typed passphrase) would
+ * leave two pieces that the CLI's own redaction of stdout, which masks only whole credentials, lets through.
+ */
+function wrapped(lines: string[], width: number | undefined): string {
+  return wrapLines(redactOutput(lines.join("\n")), width);
 }

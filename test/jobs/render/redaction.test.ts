@@ -3,11 +3,12 @@
  * (renderSlack, then redactStrings as notify.ts and post-response.ts do) and a merge request note
  * (mrNoteBody: renderMarkdown, then redactOutput). A project whose path is a piece of a registered
  * credential reads exactly as one whose path is not; the whole credential is masked, escaped or not,
- * and a cut never leaves a piece of it.
+ * and a cut never leaves a piece of it; nor does a terminal's line wrapping (renderText, then redactOutput as
+ * the CLI's stdout does).
  */
 import { describe, expect, it } from "vitest";
 import type { EnforceReport, RemoveShareAction } from "../../../lib/jobs/index.ts";
-import { renderMarkdown, renderSlack } from "../../../lib/jobs/render/index.ts";
+import { renderMarkdown, renderSlack, renderText } from "../../../lib/jobs/render/index.ts";
 import { registerSecret, redactOutput, redactStrings } from "../../../lib/redact/index.ts";
 import { runRecord, validReport } from "../../support/report.ts";
 
@@ -63,4 +64,14 @@ describe("a Slack summary and a merge request note", () => {
       expect(out, `cut ${k} characters into it`).not.toMatch(/Wd7|signing|K9q2|x8Zt/);
     }
   });
+});
+
+it("a terminal's text: a credential with spaces in it (a typed passphrase) is masked before lines wrap at its spaces", () => {
+  const phrase = "Wd7 correct horse battery staple K9q2";
+  registerSecret(phrase);
+  for (const width of [24, 40, 60, 80]) {
+    const out = redactOutput(renderText(report("acme/app", [`GitLab echoed ${phrase} back`]), { color: false, width }));
+    expect(out, `at ${width} columns`).toContain("[REDACTED]");
+    expect(out, `at ${width} columns`).not.toMatch(/horse|battery|staple/);
+  }
 });
