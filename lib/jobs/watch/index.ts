@@ -131,8 +131,11 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
   try {
     run = await enforce({ ...options, targets, ...(lookupDeadline ? { targetsReadBy: lookupDeadline() } : {}) }, steps);
   } catch (err) {
-    // A setting to fix (the scope not found, the token refused) fails every batch alike: the events wait for the fix.
-    if (err instanceof ScopeError || (err instanceof HttpError && err.status === 401)) throw err;
+    // A setting to fix (the scope not found) fails every batch alike: the events wait for the fix. Not a 401: the
+    // token read the sources just now, so one answered for a subject is that subject's (a proxy's rule on its
+    // path), and failing the poll on it would hold every later event behind it; a token revoked since fails
+    // the next poll's reads, before any attempt is spent.
+    if (err instanceof ScopeError) throw err;
     // Failed as a whole, or cut off by the poll's signal (its deadline, while GitLab hung on a subject: it would hang the
     // next poll alike): the cursor still moves past the events, its subjects waiting for a bounded number of tries.
     const after = retriesAfterFailure([...subjects.keys()], opts.cursor.retries);

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { exitCode } from "../../../lib/jobs/index.ts";
-import { MAX_ATTEMPTS, pollOnce, watchOnce, type CursorStore, type StoredCursor, type WatchCursor } from "../../../lib/jobs/watch/index.ts";
+import { BatchError, MAX_ATTEMPTS, pollOnce, watchOnce, type CursorStore, type StoredCursor, type WatchCursor } from "../../../lib/jobs/watch/index.ts";
 import { validReport } from "../../support/report.ts";
 import { begin, sim, start } from "../../support/watch-sim.ts";
 import { allShares, IDS, share, watchPolicy } from "../../support/watch-world.ts";
@@ -79,6 +79,30 @@ describe("watch: one part failing every time", () => {
     expect(refused!.report!.warnings.join("\n")).toMatch(/not tried again: project:100 could not be read \(GET \S+ answered 403/);
     expect(refused!.cursor.retries).toEqual({});
     expect(after!.report).toBeUndefined();
+  });
+
+  it("a subject a proxy answers 401 for, while the token reads the rest, fails alone: the rest of its batch is enforced and the cursor moves", async () => {
+    // It failed the whole batch as a refused token, before the cursor moved: every later poll met it again.
+    await start({ faults: [{ kind: "status", status: 401, method: "GET", path: `/api/v4/projects/${IDS.app}`, times: 1_000 }] });
+    const w = await begin("root");
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    await share(sim, "jane", `/projects/${IDS.api}/share`, IDS.partners);
+    const [first, second] = await polls(w, 2);
+    expect(first!.report!.actions).toMatchObject([{ projectId: IDS.api, status: "done" }]);
+    expect(first!.report!.unreadTargets).toMatchObject([{ target: `project:${IDS.app}`, lasting: true }]);
+    expect(first!.cursor.sources["instance"]!.id).toBe(sim.auditEvents.at(-1)!.id);
+    expect(second!.report).toBeUndefined();
+    expect(allShares(sim)).toEqual([`p${IDS.app}:${IDS.partners}`]);
+  });
+
+  it("a subject group whose detail a proxy answers 401 for fails its batch, not the watch: the cursor moves on, its subjects spend an attempt", async () => {
+    await start({ faults: [{ kind: "status", status: 401, method: "GET", path: `/api/v4/groups/${IDS.team}`, times: 1_000 }] });
+    const w = await begin("root");
+    await share(sim, "jane", `/groups/${IDS.team}/share`, IDS.partners);
+    const failed = await pollOnce({ ...w, apply: true }).catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(BatchError);
+    expect((failed as BatchError).poll.cursor.sources["instance"]!.id).toBe(sim.auditEvents.at(-1)!.id);
+    expect((failed as BatchError).poll.cursor.retries).toEqual({ [`group:${IDS.team}`]: 1 });
   });
 
   // A subgroup deleted while the watch runs (its events 404), or one whose listing GitLab fails on every time.

@@ -12,7 +12,6 @@ import { inScope, scopeGroups, type Policy } from "../../../policy/index.ts";
 import { errorText } from "../../report/index.ts";
 import type { HeldRead } from "./context.ts";
 import { ScopeError } from "./scope.ts";
-import { isRunFailure } from "./unexamined.ts";
 import type { ExaminationWork, ScopeRoot } from "./work.ts";
 
 /**
@@ -106,15 +105,17 @@ export interface TargetReading {
 }
 
 /**
- * A target by id found, or why not; a read that fails is the target's alone, unless it is the run's:
- * stopped, or the token refused (401: every other read would be refused alike). One not answered by
- * `readBy` is the target's too, a failure that may pass.
+ * A target by id found, or why not; a read that fails is the target's alone, unless the run was
+ * stopped. A 401 too: begin() awaits the token check sent beside these reads, so a refused token fails
+ * the run there, and a 401 for this path alone (a proxy's rule) must not hold back the batch's other
+ * subjects (the watch met it at every poll). One not answered by `readBy` is the target's too, a
+ * failure that may pass.
  */
 async function findById(gitlab: GitLabClient, target: CheckedTarget, { signal, readBy }: TargetReading): Promise<FoundTarget | string | UnreadTarget> {
   try {
     return await findTarget(gitlab, target, readBy && signal ? AbortSignal.any([signal, readBy]) : (readBy ?? signal));
   } catch (err) {
-    if (isRunFailure(err, signal)) throw err;
+    if (signal?.aborted) throw err;
     const error = readBy?.aborted ? `GitLab did not answer before the read deadline (${errorText(readBy.reason)})` : errorText(err);
     return { target: `${target.kind}:${target.path}`, error, lasting: !readBy?.aborted && isTerminal(err) };
   }
