@@ -26,6 +26,12 @@ export interface Project {
   shared_with_groups?: ProjectShare[];
   /** The group (or user) it sits in. */
   namespace?: { id: number; kind?: string; full_path: string };
+  /**
+   * The CI file its pipelines run (Settings > CI/CD > CI/CD configuration file): null or empty for the
+   * ref's own `.gitlab-ci.yml`, a path in the ref, `file@group/project[:ref]` in another project, or a URL.
+   * Absent with `simple=true`.
+   */
+  ci_config_path?: string | null;
 }
 
 export interface Group {

@@ -60,6 +60,8 @@ export interface SimProject {
    * gives): a branch they match answers `developers_can_merge: true`, `developers_can_push: false`.
    */
   developer_merge_branches?: string[];
+  /** Settings > CI/CD > CI/CD configuration file (`ci/x.yml`, `x.yml@group/project:ref`, a URL); absent: the default, answered as null. */
+  ci_config_path?: string;
   /** Protected-tag rules, likewise; absent: none. */
   protected_tags?: string[];
   /** Of those rules, the ones that let Developers create tags too ("Allowed to create": Developers + Maintainers). */

@@ -71,5 +71,6 @@ export function projectJson(ctx: RequestContext, p: SimProject, simple: boolean)
     archived: p.archived,
     ...(ctx.projectVisibility === "none" ? {} : { visibility: ctx.store.visibilityOf(p) }),
     shared_with_groups: ctx.store.visibleShares(ctx.caller, p.shared_with_groups),
+    ci_config_path: p.ci_config_path ?? null,
   };
 }

@@ -12,6 +12,7 @@ import { evaluatePipeline, type Policy } from "../../policy/index.ts";
 import { pipelineRequestProblem } from "../../policy/refs.ts";
 import { auditedUnder, errorText, jobStats, type AuditSink, type Report } from "../report/index.ts";
 import { makeReport } from "../envelope.ts";
+import { ciConfigProblem } from "./ci-config.ts";
 import { findRef, protectionProblem, type FoundRef } from "./ref.ts";
 
 export interface PipelineAction {
@@ -97,7 +98,8 @@ type Checked = { allowed: true; rule: string; project: Project; ref: FoundRef } 
  * Every check a start must pass, reads only. What the request itself names is refused before any
  * call; then the project GitLab really resolves it to is judged, so an old path (301 after a rename
  * or transfer) cannot borrow another's rule; last, the ref must be a branch or tag of that project,
- * protected unless the rule says otherwise, with a known commit to compare the pipeline's with.
+ * protected unless the rule says otherwise, whose CI file the project takes from the ref itself
+ * (ci-config.ts), with a known commit to compare the pipeline's with.
  */
 async function check({ gitlab, policy, project: asked, ref, variables, signal }: PipelineOptions): Promise<Checked> {
   const judge = (projectPath: string) => evaluatePipeline(policy, { projectPath, ref, variables });
@@ -111,7 +113,7 @@ async function check({ gitlab, policy, project: asked, ref, variables, signal }:
   if (!verdict.allowed) return { ...verdict, project };
   const found = await findRef(gitlab, project.id, ref, signal);
   if (found === undefined) return { allowed: false, reason: `ref ${ref} is neither a branch nor a tag of project ${project.path_with_namespace}`, project };
-  const unprotected = verdict.unprotected ? undefined : protectionProblem(found, ref, project.path_with_namespace, verdict.rule);
+  const unprotected = verdict.unprotected ? undefined : (protectionProblem(found, ref, project.path_with_namespace, verdict.rule) ?? ciConfigProblem(project, ref, verdict.rule));
   if (unprotected !== undefined) return { allowed: false, reason: unprotected, project, ref: found };
   if (found.commit === undefined) return { allowed: false, reason: `GitLab did not say which commit ${found.refKind} ${ref} points at, so the pipeline's could not be checked against it`, project, ref: found };
   return { allowed: true, rule: verdict.rule, project, ref: found };
