@@ -7,12 +7,13 @@
  * another id than an earlier read of the same location found (a project created at the path since).
  *
  * The ref must be protected: a branch's or tag's `protected` must be true, or anyone who may push to
- * it writes the policy, and a branch's rule must not let Developers push or merge
- * (`developers_can_push`, `developers_can_merge`), unless the deployment opts out. The file is then read at the commit the
+ * it writes the policy; a branch's rule must not let Developers push or merge (`developers_can_push`,
+ * `developers_can_merge`), nor a protected-tag rule matching a tag let them create it (any Developer
+ * could tag a commit of their own), unless the deployment opts out. The file is then read at the commit the
  * protected ref pointed at, not at its name, so a push in between is not what is read. A full commit
  * id is read as given: it is immutable, and the deployer chose it in their configuration.
  */
-import { FileContentError, type Branch, type GitLabClient, type Tag } from "../gitlab/index.ts";
+import { developerTagRule, FileContentError, HttpError, type Branch, type GitLabClient, type Tag } from "../gitlab/index.ts";
 import { isProjectId } from "../policy/index.ts";
 
 /** The location names a project or ref that may not be trusted: the message says why and the fix. */
@@ -87,10 +88,17 @@ export async function trustedRef(
   signal?: AbortSignal,
 ): Promise<TrustedRef> {
   if (at.ref !== undefined && COMMIT_ID.test(at.ref)) return { name: at.ref, commitId: at.ref };
-  const problem = (found: Found) => (at.allowUnprotected ? undefined : untrusted(found, names));
+  // Once per ref found: a tag's verdict lists the project's protected-tag rules.
+  const verdicts = new Map<Found, Promise<string | undefined>>();
+  const problem = (found: Found) => {
+    if (at.allowUnprotected) return Promise.resolve(undefined);
+    const verdict = verdicts.get(found) ?? untrusted(found, names, () => developerTagRule(gitlab, project.id, found.ref.name, signal));
+    verdicts.set(found, verdict);
+    return verdict;
+  };
   const found = at.ref === undefined ? await defaultBranch(gitlab, project, at.lastDefault, signal) : await branchOrTag(gitlab, project.id, at.ref, problem, signal);
   if (!found) throw new PolicyRefMissingError(at.ref ?? "HEAD");
-  const refused = problem(found);
+  const refused = await problem(found);
   if (refused) throw new PolicyTrustError(refused);
   const commitId = found.ref.commit?.id;
   if (typeof commitId !== "string" || !COMMIT_ID.test(commitId)) throw new FileContentError(`the ${found.kind}'s commit id is not a git object id`);
@@ -98,8 +106,8 @@ export async function trustedRef(
   return { name: at.ref ?? found.ref.name, commitId, ...(found.kind === "branch" && typeof found.ref.name === "string" && { branch: found.ref.name }) };
 }
 
-/** Why whoever may push to the ref (or merge into it) is more than Maintainers, or undefined. */
-function untrusted(found: Found, names: TrustSettingNames): string | undefined {
+/** Why whoever may push to the ref (merge into it, or create it) is more than Maintainers, or undefined. */
+async function untrusted(found: Found, names: TrustSettingNames, tagRule: () => Promise<string | undefined>): Promise<string | undefined> {
   const kind = found.kind;
   if (found.ref.protected !== true) {
     return (
@@ -109,7 +117,26 @@ function untrusted(found: Found, names: TrustSettingNames): string | undefined {
   }
   // Protected, but not from Developers: every one of them would write the policy without a review
   // (by a merge request they merge themselves, where they may merge: GitLab's default protection).
-  const developers = found.kind === "branch" ? (found.ref.developers_can_push === true ? "push to it" : found.ref.developers_can_merge === true ? "merge into it" : undefined) : undefined;
+  if (found.kind === "tag") {
+    const rule = await tagRule().catch((err: unknown) => {
+      // Not shown to this token (listing the rules needs Maintainer): whether Developers may create the tag is unknown.
+      if (err instanceof HttpError && (err.status === 403 || err.status === 404)) return { unknown: err.message };
+      throw err;
+    });
+    if (typeof rule === "object") {
+      return (
+        `tag ${JSON.stringify(found.ref.name)} is protected, but GitLab did not show the token the project's protected-tag rules (${rule.unknown}), so whether ` +
+        `Developers may create it, and write the policy, is unknown: give the token Maintainer on the policy's project, or set ${names.allowUnprotected} to read it anyway`
+      );
+    }
+    if (rule === undefined) return undefined;
+    return (
+      `tag ${JSON.stringify(found.ref.name)} is protected, but its protection rule ${JSON.stringify(rule)} lets Developers create the tags it matches, so every Developer ` +
+      `can tag a commit of their own with it and write the policy: allow only Maintainers to create them in GitLab (Settings > Repository > Protected tags), ` +
+      `or set ${names.allowUnprotected} to read it anyway`
+    );
+  }
+  const developers = found.ref.developers_can_push === true ? "push to it" : found.ref.developers_can_merge === true ? "merge into it" : undefined;
   if (!developers) return undefined;
   return (
     `branch ${JSON.stringify(found.ref.name)} is protected, but Developers may ${developers}, so every Developer of the project writes the policy: ` +
@@ -127,7 +154,7 @@ type Found = { kind: "branch"; ref: BranchAnswer } | { kind: "tag"; ref: Tag & {
  * not be trusted (`problem`) and the tag may: any Developer may create a branch, and one named like
  * the protected tag the policy is read at must not stop the policy being read.
  */
-async function branchOrTag(gitlab: GitLabClient, project: number, ref: string, problem: (found: Found) => string | undefined, signal?: AbortSignal): Promise<Found | undefined> {
+async function branchOrTag(gitlab: GitLabClient, project: number, ref: string, problem: (found: Found) => Promise<string | undefined>, signal?: AbortSignal): Promise<Found | undefined> {
   const full = /^refs\/(heads|tags)\/(.+)$/.exec(ref);
   const tag = async (name: string): Promise<Found | undefined> => {
     const found = await gitlab.findTag(project, name, signal);
@@ -136,13 +163,13 @@ async function branchOrTag(gitlab: GitLabClient, project: number, ref: string, p
   if (full?.[1] === "tags") return tag(full[2]!);
   const found = await gitlab.findBranch(project, full ? full[2]! : ref, signal);
   const branch: Found | undefined = found && { kind: "branch", ref: found };
-  if (full || (branch && problem(branch) === undefined)) return branch;
+  if (full || (branch && (await problem(branch)) === undefined)) return branch;
   // Only a way past an untrusted branch: where the tag cannot be read, the branch's refusal says what to fix.
   const named = await tag(ref).catch((err: unknown) => {
     if (!branch || signal?.aborted) throw err;
     return undefined;
   });
-  return named && (!branch || problem(named) === undefined) ? named : branch;
+  return named && (!branch || (await problem(named)) === undefined) ? named : branch;
 }
 
 async function defaultBranch(gitlab: GitLabClient, project: PolicyProject, lastDefault: string | undefined, signal?: AbortSignal): Promise<Found | undefined> {

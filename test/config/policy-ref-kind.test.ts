@@ -26,8 +26,14 @@ const fileAnswer = (text: string, commit: string) => {
   };
 };
 
-/** Project 12: a branch `policy-v1` with the protection given, a tag `policy-v1` protected as given; GitLab's 404s otherwise. */
-async function gitlab(branch: Record<string, unknown> | undefined, tagProtected: boolean) {
+/** Maintainers alone create the tags `policy-*` names (GitLab's default for a new protected-tag rule). */
+const MAINTAINERS_TAG_RULE = { name: "policy-*", create_access_levels: [{ access_level: 40, access_level_description: "Maintainers" }] };
+
+/**
+ * Project 12: a branch `policy-v1` with the protection given, a tag `policy-v1` protected as given, its
+ * protected-tag rules (`tagRules`, or the status they answer); GitLab's 404s otherwise.
+ */
+async function gitlab(branch: Record<string, unknown> | undefined, tagProtected: boolean, tagRules: object[] | number = [MAINTAINERS_TAG_RULE]) {
   const asked: string[] = [];
   const server = await serve((req, res) => {
     const path = decodeURIComponent(req.url.replace(/\?.*/, ""));
@@ -38,6 +44,9 @@ async function gitlab(branch: Record<string, unknown> | undefined, tagProtected:
     }
     if (path.startsWith("/api/v4/projects/12/repository/tags/")) {
       return name === "policy-v1" ? json(res, 200, { name, commit: { id: TAGGED }, target: TAGGED, protected: tagProtected }) : json(res, 404, { message: "404 Tag Not Found" });
+    }
+    if (path === "/api/v4/projects/12/protected_tags") {
+      return typeof tagRules === "number" ? json(res, tagRules, { message: `${tagRules} Forbidden` }) : json(res, 200, tagRules);
     }
     if (path.startsWith("/api/v4/projects/12/repository/files/")) {
       const commit = new URL(req.url, "http://x").searchParams.get("ref");
@@ -77,5 +86,21 @@ describe("a policy read at a protected tag that a branch of the same name shadow
     const { url, asked } = await gitlab({ protected: true, developers_can_push: false, developers_can_merge: false }, true);
     expect((await read(url, "policy-v1")).policy.source).toMatchObject({ commitId: BRANCH_HEAD });
     expect(asked.filter((p) => p.includes("/tags/"))).toEqual([]);
+  });
+
+  // A hostile review's finding: the tag was trusted for being protected alone, so where the branch was refused
+  // any Developer could tag a commit of their own `policy-v1` and have Warden read their policy from it.
+  it("a tag a protected-tag rule lets Developers create is not trusted, read by name or as refs/tags/…, and no file is read", async () => {
+    const developers = { name: "*", create_access_levels: [{ access_level: 30, access_level_description: "Developers + Maintainers" }] };
+    const { url, asked } = await gitlab(UNPROTECTED, true, [developers]);
+    await expect(read(url, "policy-v1")).rejects.toThrow(/not trusted: branch "policy-v1" is not protected/);
+    await expect(read(url, "refs/tags/policy-v1")).rejects.toThrow(/not trusted: tag "policy-v1" is protected, but its protection rule "\*" lets Developers create the tags it matches.*allow only Maintainers to create them.*or set ALLOW=1 to read it anyway/);
+    expect(asked.filter((p) => p.includes("/files/"))).toEqual([]);
+  });
+
+  it("a tag whose protection rules GitLab does not show the token is not trusted either, and says what to give the token", async () => {
+    const { url, asked } = await gitlab(undefined, true, 403);
+    await expect(read(url, "policy-v1")).rejects.toThrow(/not trusted: tag "policy-v1" is protected, but GitLab did not show the token the project's protected-tag rules \(GET \S+ answered 403.*give the token Maintainer on the policy's project/);
+    expect(asked.filter((p) => p.includes("/files/"))).toEqual([]);
   });
 });

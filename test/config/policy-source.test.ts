@@ -200,12 +200,14 @@ describe("loadGitLabPolicy: whose policy it reads", () => {
         asked.push(req.url.replace(/\?.*/, ""));
         if (req.url.includes("/repository/branches/")) return json(res, 404, { message: "404 Branch Not Found" });
         if (req.url.includes("/repository/tags/")) return json(res, 200, { name: "v2.0", commit: { id: "b".repeat(40) }, protected: tagProtected });
+        if (req.url.includes("/protected_tags")) return json(res, 200, [{ name: "v*", create_access_levels: [{ access_level: 40 }] }]);
         return json(res, 200, file);
       });
       const read = loadGitLabPolicy(client(server.url), { project: "12", path: "warden.yaml", ref: "v2.0" }, { names: NAMES });
       if (tagProtected) {
         expect((await read).policy.source).toMatchObject({ ref: "v2.0", commitId: "b".repeat(40) });
-        expect(asked).toEqual(["/api/v4/projects/12/repository/branches/v2.0", "/api/v4/projects/12/repository/tags/v2.0", "/api/v4/projects/12/repository/files/warden.yaml"]);
+        // The tag's rules too: one that let Developers create it would make it no one's to trust.
+        expect(asked).toEqual(["/api/v4/projects/12/repository/branches/v2.0", "/api/v4/projects/12/repository/tags/v2.0", "/api/v4/projects/12/protected_tags", "/api/v4/projects/12/repository/files/warden.yaml"]);
       } else {
         await expect(read).rejects.toThrow(/not trusted: tag "v2\.0" is not protected, .*protect the tag in GitLab \(Settings > Repository > Protected tags\), or set ALLOW=1/);
       }

@@ -6,7 +6,7 @@
  * protected branch's rule lets Developers push or merge, or a protected tag's rule lets them create it. So
  * protection is what GitLab says, and where it does not say, the ref counts as unprotected.
  */
-import type { GitLabClient } from "../../gitlab/index.ts";
+import { developerTagRule, type GitLabClient } from "../../gitlab/index.ts";
 
 export interface FoundRef {
   refKind: "branch" | "tag";
@@ -19,9 +19,6 @@ export interface FoundRef {
    */
   openToDevelopers?: { rule?: string; merge?: true };
 }
-
-/** GitLab's access level of Developers, in a protected-tag rule's create_access_levels. */
-const DEVELOPER = 30;
 
 export async function findRef(gitlab: GitLabClient, projectId: number, ref: string, signal?: AbortSignal): Promise<FoundRef | undefined> {
   const branch = await gitlab.findBranch(projectId, ref, signal);
@@ -38,25 +35,6 @@ export async function findRef(gitlab: GitLabClient, projectId: number, ref: stri
   if (!protectedTag) return typeof tag.protected === "boolean" ? { ...found, refProtected: false } : found;
   const rule = await developerTagRule(gitlab, projectId, ref, signal);
   return { ...found, refProtected: true, ...(rule !== undefined && { openToDevelopers: { rule } }) };
-}
-
-/**
- * The protected-tag rule that lets Developers create this tag, if any: then any Developer can tag a
- * commit of their own with it. Matched as GitLab's RefMatcher does (`*` any run of characters, `/`
- * too); a broader match here can only refuse more, never start a pipeline GitLab would not protect.
- */
-async function developerTagRule(gitlab: GitLabClient, projectId: number, tag: string, signal?: AbortSignal): Promise<string | undefined> {
-  for await (const rule of gitlab.listProtectedTags(projectId, { ...(signal && { signal }) })) {
-    if (refRuleMatches(rule.name, tag) && (rule.create_access_levels ?? []).some((grant) => grant.access_level === DEVELOPER)) return rule.name;
-  }
-  return undefined;
-}
-
-function refRuleMatches(rule: string, name: string): boolean {
-  if (rule === name) return true;
-  if (!rule.includes("*")) return false;
-  const parts = rule.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  return new RegExp(`^${parts.join(".*?")}$`, "s").test(name);
 }
 
 /** GitLab's `protected` when it is a boolean; anything else says nothing. */

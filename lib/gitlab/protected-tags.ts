@@ -1,0 +1,29 @@
+/**
+ * Protected-tag rules that let Developers create the tags they match. GitLab calls such a tag
+ * `protected`, yet any Developer can tag a commit of their own with a name the rule matches: a pipeline
+ * Warden starts on it (lib/jobs/pipeline/ref.ts) or a policy read at it (lib/config/policy-trust.ts)
+ * would run or read what that Developer wrote.
+ */
+import type { GitLabClient } from "./client.ts";
+
+/** GitLab's access level of Developers, in a protected-tag rule's create_access_levels. */
+const DEVELOPER = 30;
+
+/**
+ * The protected-tag rule that lets Developers create this tag, if any. Matched as GitLab's RefMatcher
+ * does (`*` any run of characters, `/` too); a broader match here can only refuse more, never trust a
+ * tag GitLab would not protect.
+ */
+export async function developerTagRule(gitlab: GitLabClient, projectId: number, tag: string, signal?: AbortSignal): Promise<string | undefined> {
+  for await (const rule of gitlab.listProtectedTags(projectId, { ...(signal && { signal }) })) {
+    if (refRuleMatches(rule.name, tag) && (rule.create_access_levels ?? []).some((grant) => grant.access_level === DEVELOPER)) return rule.name;
+  }
+  return undefined;
+}
+
+function refRuleMatches(rule: string, name: string): boolean {
+  if (rule === name) return true;
+  if (!rule.includes("*")) return false;
+  const parts = rule.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${parts.join(".*?")}$`, "s").test(name);
+}
