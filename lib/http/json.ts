@@ -3,11 +3,11 @@
  * short is repeated like a dropped connection (for idempotent methods; a POST is never repeated once it
  * may have arrived). Anything else that is not JSON — a sign-in proxy's login page, plain text — is an
  * UnexpectedAnswerError that names it and carries the client's hint, and so is JSON that would make more
- * objects than the heap holds (json-size.ts). A JSON.parse error is never surfaced, as its message quotes the body.
+ * objects or values than the heap holds (json-size.ts). A JSON.parse error is never surfaced, as its message quotes the body.
  */
 import { bodyKind, describeKind, formatBytes, looksLikeJsonStart, mediaType } from "./body.ts";
 import { NetworkError, UnexpectedAnswerError } from "./errors.ts";
-import { MAX_JSON_CONTAINERS, moreContainersThan } from "./json-size.ts";
+import { beyondBounds } from "./json-size.ts";
 import type { Redactor } from "../redact/index.ts";
 import type { HttpRequest, HttpResponse, Layer } from "./types.ts";
 
@@ -23,7 +23,8 @@ export function jsonLayer(redactor: Redactor, hint?: string): Layer {
     // Only answers the caller receives: redirects and refused statuses go on to their own layers.
     if (req.expect !== "json" || !(res.status < 300 || req.accept?.includes(res.status))) return res;
     if (BODILESS.has(res.status) || req.method === "HEAD") return res;
-    if (moreContainersThan(res.text)) throw tooManyObjects(req, res, redactor, hint);
+    const beyond = beyondBounds(res.text);
+    if (beyond !== undefined) throw tooMuch(beyond, req, res, redactor, hint);
     try {
       return { ...res, json: JSON.parse(res.text) as unknown };
     } catch {
@@ -32,10 +33,10 @@ export function jsonLayer(redactor: Redactor, hint?: string): Layer {
   };
 }
 
-/** An answer that would make more objects than a heap holds (json-size.ts): refused unparsed, as an answer over the byte cap is. */
-function tooManyObjects(req: HttpRequest, res: HttpResponse, redactor: Redactor, hint: string | undefined): Error {
+/** An answer that would make more than a heap holds (json-size.ts; `beyond` says of what): refused unparsed, as an answer over the byte cap is. */
+function tooMuch(beyond: string, req: HttpRequest, res: HttpResponse, redactor: Redactor, hint: string | undefined): Error {
   const contentType = mediaType(res.headers["content-type"]);
-  const looksLike = `JSON of more than ${MAX_JSON_CONTAINERS.toLocaleString("en")} objects and arrays, more than Warden parses of one answer: it was not parsed`;
+  const looksLike = `JSON of ${beyond}, more than Warden parses of one answer: it was not parsed`;
   return new UnexpectedAnswerError({ status: res.status, method: req.method, route: req.route, path: redactor.path(res.url), contentType, bytes: Buffer.byteLength(res.text), looksLike }, hint);
 }
 

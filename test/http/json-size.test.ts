@@ -1,22 +1,30 @@
 /**
- * An answer whose JSON would make more objects than a heap holds (lib/http/json-size.ts): `[{},{},…]`
- * of 24 MB, well under the byte cap, made V8 end the CLI (256 MB of heap) with no report and no word of
+ * An answer whose JSON would make more than a heap holds (lib/http/json-size.ts): `[{},{},…]` of 24 MB,
+ * or `[1.5,"",…]` of 60 MB (a hostile review's finding: one array, so one container, of 18 million
+ * values), well under the byte cap, made V8 end the CLI (256 MB of heap) with no report and no word of
  * Warden's. Such an answer is refused unparsed, as one over the byte cap is, naming what it was; brackets
- * inside strings (a workflow's code) are not counted.
+ * and commas inside strings (a workflow's code) are not counted.
  */
 import { describe, expect, it } from "vitest";
 import { createHttpClient, RateLimiterRegistry, UnexpectedAnswerError } from "../../lib/http/index.ts";
-import { MAX_JSON_CONTAINERS, moreContainersThan } from "../../lib/http/json-size.ts";
+import { beyondBounds, MAX_JSON_CONTAINERS, MAX_JSON_VALUES } from "../../lib/http/json-size.ts";
 import { serve } from "../support/server.ts";
 
-describe("moreContainersThan", () => {
+describe("beyondBounds", () => {
+  const bounds = (containers: number, values: number) => ({ containers, values });
   it("counts objects and arrays outside strings, stopping at the bound", () => {
-    expect(moreContainersThan(`[${"{},".repeat(5)}{}]`, 6)).toBe(true);
-    expect(moreContainersThan(`[${"{},".repeat(4)}{}]`, 6)).toBe(false);
+    expect(beyondBounds(`[${"{},".repeat(5)}{}]`, bounds(6, 100))).toBe("more than 6 objects and arrays");
+    expect(beyondBounds(`[${"{},".repeat(4)}{}]`, bounds(6, 100))).toBeUndefined();
     // Brackets in strings, escaped quotes included, are text.
     const code = JSON.stringify([{ code: 'if (a) { b = [1, "{["]; }'.repeat(4) }, { code: "\\\"{[{[" }]);
-    expect(moreContainersThan(code, 3)).toBe(false);
-    expect(moreContainersThan(code, 2)).toBe(true);
+    expect(beyondBounds(code, bounds(3, 100))).toBeUndefined();
+    expect(beyondBounds(code, bounds(2, 100))).toBe("more than 2 objects and arrays");
+  });
+
+  it("counts values by their commas outside strings, in one array as in many", () => {
+    expect(beyondBounds(`[${"1.5,".repeat(7)}""]`, bounds(100, 8))).toBeUndefined();
+    expect(beyondBounds(`[${"1.5,".repeat(8)}""]`, bounds(100, 8))).toBe("more than 8 values");
+    expect(beyondBounds(JSON.stringify(["a,b,c,d,e,f,g,h,i,j", 1]), bounds(100, 3))).toBeUndefined();
   });
 });
 
@@ -35,5 +43,19 @@ describe("an answer of more objects than Warden parses", () => {
     expect(s.received).toHaveLength(1);
     const fewer = await http.send({ method: "GET", url: new URL("/fewer", s.url), route: "GET /fewer", expect: "json" });
     expect((fewer.json as unknown[]).length).toBe(MAX_JSON_CONTAINERS - 1);
+  });
+});
+
+describe("an answer of more values than Warden parses, in one array", () => {
+  it("is refused unparsed with Warden's own error", async () => {
+    const body = Buffer.from(`[${"1,".repeat(MAX_JSON_VALUES)}1]`);
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(body.length) });
+      res.end(body);
+    });
+    const http = createHttpClient({ origin: s.url, service: "GitLab", credentials: { "PRIVATE-TOKEN": "glpat-json-size-token-0123456789" }, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 1 } });
+    const err = await http.send({ method: "GET", url: new URL("/user", s.url), route: "GET /user", expect: "json" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnexpectedAnswerError);
+    expect((err as Error).message).toBe("GET /user answered 200 with JSON of more than 5,000,000 values, more than Warden parses of one answer: it was not parsed (application/json, 10.0 MB)");
   });
 });
