@@ -8,6 +8,8 @@ import type { CurrentUser, GroupDetail, Namespace } from "./types.ts";
 
 type Fields = Record<string, unknown>;
 const isObject = (d: unknown): d is Fields => typeof d === "object" && d !== null && !Array.isArray(d);
+/** An id GitLab writes, as JSON.parse reads it exactly: past 2^53 it would be rounded to another's. */
+const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
 
 function shaped<T>(data: unknown, request: string, what: string, expected: string, fits: (d: Fields) => boolean): T {
   if (!isObject(data) || !fits(data)) throw new Error(`${request} answered with JSON that is not ${what} (${expected} expected)`);
@@ -17,16 +19,16 @@ function shaped<T>(data: unknown, request: string, what: string, expected: strin
 /** A group's detail as GitLab sends it. */
 export function groupDetail(data: unknown, group: string | number): GroupDetail {
   return shaped(data, `GET /groups/${group}`, "a group's detail", "id, full_path and shared_with_groups", (d) =>
-    typeof d["id"] === "number" && typeof d["full_path"] === "string" && Array.isArray(d["shared_with_groups"]) && (d["projects"] === undefined || Array.isArray(d["projects"])),
+    isId(d["id"]) && typeof d["full_path"] === "string" && Array.isArray(d["shared_with_groups"]) && (d["projects"] === undefined || Array.isArray(d["projects"])),
   );
 }
 
 /** A namespace, a group's or a user's. */
 export function namespaceAnswer(data: unknown, namespace: string | number): Namespace {
-  return shaped(data, `GET /namespaces/${namespace}`, "a namespace", "id, kind and full_path", (d) => typeof d["id"] === "number" && (d["kind"] === "group" || d["kind"] === "user") && typeof d["full_path"] === "string");
+  return shaped(data, `GET /namespaces/${namespace}`, "a namespace", "id, kind and full_path", (d) => isId(d["id"]) && (d["kind"] === "group" || d["kind"] === "user") && typeof d["full_path"] === "string");
 }
 
 /** The token's user. */
 export function userAnswer(data: unknown): CurrentUser {
-  return shaped(data, "GET /user", "a user", "id and username", (d) => typeof d["id"] === "number" && typeof d["username"] === "string");
+  return shaped(data, "GET /user", "a user", "id and username", (d) => isId(d["id"]) && typeof d["username"] === "string");
 }

@@ -55,9 +55,11 @@ export const AUDIT_WINDOW_DAYS = 30;
 const DAY_MS = 86_400_000;
 
 /** One source's events in one window, newest first, by keyset. */
-export function listAuditEvents(api: GitLabApi, source: AuditSource, window: AuditWindow = {}, list?: ListOptions): Listing<AuditEvent> {
+export function listAuditEvents(api: GitLabApi, source: AuditSource, window: AuditWindow = {}, options?: ListOptions): Listing<AuditEvent> {
   const bounds = { created_after: window.createdAfter?.toISOString(), created_before: window.createdBefore?.toISOString() };
   const order = { orderBy: "id", sort: "desc" } as const;
+  // An event's id is a hint: an answer with one no GitLab writes is its readers' to pass (the watch's cursor.ts).
+  const list: ListOptions = { ...options, idsAreHints: true };
   if (source.kind === "instance") {
     return api.list(AUDIT_EVENT_ROUTES.instance, {}, { query: { entity_type: source.entityType, entity_id: source.entityId, ...bounds }, order, list });
   }

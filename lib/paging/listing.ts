@@ -70,6 +70,13 @@ export interface ListOptions {
   /** Resume after this checkpoint (from an earlier run of the same listing). */
   from?: Checkpoint;
   signal?: AbortSignal;
+  /**
+   * Numeric ids that JSON.parse cannot read exactly (past 2^53, or not positive whole numbers) are the
+   * caller's to judge, not an error of the listing: audit events, whose ids are only hints, and whose
+   * reader passes such an event and goes on (lib/jobs/watch/cursor.ts). Elsewhere an id addresses a
+   * project or group, and two rounded to one would drop one and address the other wrongly.
+   */
+  idsAreHints?: true;
 }
 
 export class PagingError extends Error {
@@ -161,7 +168,7 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
   private identified(items: readonly unknown[], page: number): void {
     const { route, name, idType } = this.strategy;
     for (const [i, item] of items.entries()) {
-      const wrong = idProblem(item, idType);
+      const wrong = idProblem(item, idType, this.opts.idsAreHints !== true);
       if (wrong) throw new PagingError(`${route} (${name}): item ${i + 1} of page ${page} ${wrong}; stopping instead of guessing what it is`);
     }
   }
@@ -234,12 +241,22 @@ class Recent<K> extends Map<K, number> {
   }
 }
 
-/** What is wrong with an item (undefined: nothing), said without quoting it. */
-function idProblem(item: unknown, idType: Strategy<Identified>["idType"]): string | undefined {
+/** The longest id a listing takes: n8n's are 16 characters; every id seen is kept for the run (a de-duplication). */
+const MAX_ID_CHARS = 256;
+
+/**
+ * What is wrong with an item (undefined: nothing), said without quoting it. A numeric id must be a
+ * positive integer JSON.parse reads exactly (`exact`: unless ListOptions.idsAreHints): past 2^53 two
+ * ids round to one, and a project would be dropped as the other's duplicate, or addressed by an id not
+ * its own.
+ */
+function idProblem(item: unknown, idType: Strategy<Identified>["idType"], exact: boolean): string | undefined {
   if (typeof item !== "object" || item === null || Array.isArray(item)) return `is ${kindOf(item)}, not an object`;
   const { id } = item as { id?: unknown };
-  if (typeof id === idType) return undefined;
-  return id === undefined ? "has no id" : `has an id that is ${kindOf(id)}, not a ${idType}`;
+  if (typeof id !== idType) return id === undefined ? "has no id" : `has an id that is ${kindOf(id)}, not a ${idType}`;
+  if (exact && typeof id === "number" && !(Number.isSafeInteger(id) && id > 0)) return "has an id that is not a positive whole number below 2^53 (JSON.parse would not read it exactly)";
+  if (typeof id === "string" && (id.length === 0 || id.length > MAX_ID_CHARS)) return `has an id of ${id.length} characters (1 to ${MAX_ID_CHARS})`;
+  return undefined;
 }
 
 /** What a value from a page is, for an error that must not quote it. */

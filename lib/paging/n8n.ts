@@ -38,12 +38,18 @@ export function n8nCursor<T extends { id: string }>(req: N8nListRequest): Strate
   };
 }
 
+/** The longest nextCursor taken: n8n's are a few dozen characters; the listing keeps recent ones, and each goes back in a URL. */
+const MAX_CURSOR_CHARS = 4096;
+
 /**
  * null, none or "" ends a listing (n8n sends null on its last page); a cursor of another kind read as
- * the end would cut the listing short unnoticed, so it is an error.
+ * the end would cut the listing short unnoticed, so it is an error, as is one of megabytes.
  */
 function cursor(req: N8nListRequest, next: unknown): string | null {
   if (next === null || next === undefined || next === "") return null;
+  if (typeof next === "string" && next.length > MAX_CURSOR_CHARS) {
+    throw new PagingError(`${req.route}: n8n's nextCursor is ${next.length} characters, more than the ${MAX_CURSOR_CHARS} Warden sends back; stopping instead of following it`);
+  }
   if (typeof next === "string") return next;
   throw new PagingError(`${req.route}: n8n's nextCursor is ${kindOf(next)}, neither a cursor nor null; stopping instead of guessing whether more pages follow`);
 }

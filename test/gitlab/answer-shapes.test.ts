@@ -30,4 +30,10 @@ describe("answers of another shape", () => {
     const failure = enforce({ gitlab, policy: parsePolicy(standardPolicy(), "test.yaml") });
     await expect(failure).rejects.toThrow("GET /namespaces/acme answered with JSON that is not a namespace (id, kind and full_path expected)");
   });
+
+  it("an id past 2^53, which JSON.parse rounds to another's, is not an id GitLab writes: the answer is refused", async () => {
+    const gitlab = await answering({ id: 2 ** 53 + 2, username: "warden", kind: "group", full_path: "acme", shared_with_groups: [] });
+    await expect(gitlab.currentUser()).rejects.toThrow("GET /user answered with JSON that is not a user (id and username expected)");
+    await expect(gitlab.getNamespace("acme")).rejects.toThrow(/is not a namespace/);
+  });
 });

@@ -16,7 +16,8 @@ const link = (url: string, rel = "next") => ({ link: `<${url}>; rel="${rel}"` })
 
 describe("paging guards", () => {
   it("a repeated next link is an error, not an endless loop", async () => {
-    const { req } = await gitlabLike((_r, res) => json(res, 200, [{ id: Math.random() }], link(`${server!.url}/api/v4/projects?page=2`)));
+    let id = 0;
+    const { req } = await gitlabLike((_r, res) => json(res, 200, [{ id: ++id }], link(`${server!.url}/api/v4/projects?page=2`)));
     await expect(Array.fromAsync(new Listing(gitlabOffset(req)))).rejects.toThrow(PagingError);
     expect(server!.received.length).toBe(2);
   });
