@@ -3,7 +3,8 @@
  * the first request's query and adds `cursor`.
  */
 import type { HttpClient } from "../http/index.ts";
-import { kindOf, PagingError, type Strategy } from "./listing.ts";
+import { kindOf } from "./items.ts";
+import { PagingError, type Strategy } from "./listing.ts";
 
 export const N8N_MAX_LIMIT = 250;
 
