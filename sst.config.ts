@@ -163,6 +163,7 @@ export default $config({
       sweep: ["sweep:judged"],
       heard: ["heard:stream", "heard:system-hook"],
       watch: ["watch:lease", "watch:cursor"], // functions/watch.ts, functions/shared/state/watch-cursor.ts
+      budget: ["budget:stream:*"], // functions/shared/state/removal-budget.ts: the EventsWorker's alone, not the public Events function's
     };
     // What the last full Enforce run found matching nothing (functions/shared/state/last-sweep.ts): Enforce writes it,
     // Watch and the EventsWorker (their targeted runs refuse those rules too: functions/watch.ts,
@@ -202,7 +203,7 @@ export default $config({
     // A subject's run is an enforce run, targeted: it reads the last sweep. The chat jobs are the services'
     // the deployment has (a chat pipeline's report is kept too): enforce and pipeline with GITLAB_URL, workflows
     // with N8N_URL; without one, that job fails before any request (functions/shared/config/clients.ts).
-    if (settings.events) outputs["eventsUrl"] = endpoint("Events", "functions/events.handler", CLAIM_KEYS.events, worker("EventsWorker", "subject", ["enforce"], claimsAccess(LAST_SWEEP, "dynamodb:GetItem"))).url;
+    if (settings.events) outputs["eventsUrl"] = endpoint("Events", "functions/events.handler", CLAIM_KEYS.events, worker("EventsWorker", "subject", ["enforce"], claimsAccess(LAST_SWEEP, "dynamodb:GetItem"), claimsAccess(CLAIM_KEYS.budget, "dynamodb:UpdateItem"))).url;
     const chatJobs = [...(settings.gitlabUrl ? ["enforce", "pipeline"] : []), ...(settings.n8nUrl ? ["workflows"] : [])];
     if (settings.chatops) outputs["chatopsUrl"] = endpoint("Chatops", "functions/chatops.handler", CLAIM_KEYS.chatops, worker("Worker", "chat", chatJobs)).url;
     // A durable function: a run goes on across invocations, in checkpointed steps, for up to its

@@ -205,11 +205,14 @@ describe("sst.config.ts", () => {
     expect(worker.lambda["handler"]).toBe("functions/worker.handler");
     expect(worker.env).toMatchObject({ WARDEN_WORKER_TAKES: "subject" });
     // A subject's run is an enforce run by the event trigger: it writes those reports alone, claims worker events as
-    // the chat worker does, and (a targeted run) reads the last sweep, which the chat worker does not.
+    // the chat worker does, (a targeted run) reads the last sweep, which the chat worker does not, and takes from the
+    // stream's removal budget, which the public Events function may not touch.
     expect(worker.statements.filter((st) => st.actions.some((a) => a.startsWith("s3:")))).toEqual([{ actions: ["s3:PutObject"], resources: [`arn:aws:s3:::${BUCKET}/runs/enforce/event/*`] }]);
     const dynamo = (f: FunctionView) => f.statements.filter((st) => st.actions.some((a) => a.startsWith("dynamodb:")));
     const lastSweep = { actions: ["dynamodb:GetItem"], resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["rules:last-sweep"] } } };
-    expect(dynamo(worker)).toEqual([...dynamo(chatWorker), lastSweep]);
+    const budget = { actions: ["dynamodb:UpdateItem"], resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["budget:stream:*"] } } };
+    expect(dynamo(worker)).toEqual([...dynamo(chatWorker), lastSweep, budget]);
+    expect(JSON.stringify(events.statements)).not.toContain("budget:");
     expect(events.statements).toContainEqual({ actions: ["dynamodb:PutItem", "dynamodb:GetItem"], resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["stream:*", "hook:*", "heard:stream", "heard:system-hook"] } } });
     expect(deployed.outputs["eventsUrl"]).toBe("https://EventsUrl-a1b2c3.lambda-url.eu-west-1.on.aws/");
     // Imported without the deploy settings, the handler module loads and exports its handler.

@@ -2,7 +2,8 @@
  * The worker's run for a subject of GitLab's events (functions/events.ts): enforce limited to that
  * project or group, found by its id (a group by itself, not its subgroups: each of those has events of
  * its own). It applies as the Enforce schedule does: unless the stage is report-only. The run is the
- * full run's (judging, guard, removals, audit lines, report), with its end owed as a scheduled run's
+ * full run's (judging, guard, removals, audit lines, report; under a policy no full run has judged, its
+ * removals come out of a budget the stream's runs share), with its end owed as a scheduled run's
  * is: the report logged and stored, metrics, and the Slack summary the policy's `notify` asks for.
  * A subject outside the scope, or gone from GitLab, is logged and left: nothing ran, nothing is owed;
  * one GitLab fails to read fails the run.
@@ -16,9 +17,11 @@ import { runLifecycle, RunRefused } from "../runs/lifecycle.ts";
 import { runJob } from "../runs/run-job.ts";
 import { runLabels } from "../runs/triggers.ts";
 import { dynamoLastSweep } from "../state/last-sweep.ts";
+import { dynamoRemovalBudget } from "../state/removal-budget.ts";
 import { recordSecondsToEnforcement } from "./latency.ts";
 
 const lastSweep = dynamoLastSweep();
+const removalBudget = dynamoRemovalBudget();
 
 export interface SubjectRun {
   subject: string;
@@ -37,7 +40,8 @@ export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSign
         // The rules the last full run found matching nothing are refused here too (lib/jobs/enforce/rules.ts).
         const sweep = await lastSweep.read(signal);
         const request = { job: "enforce" as const, apply: !isReportOnly(), targets: [target], ...(sweep ? { lastSweep: sweep } : {}) };
-        const report = (await runJob(request, signal, policy)) as EnforceReport;
+        // Under a policy no full run has judged yet, the events' removals share gitlab.guard.maxRemovals (state/removal-budget.ts).
+        const report = (await runJob(request, signal, policy, { removalBudget })) as EnforceReport;
         // GitLab failed to read the subject (not "not found"): the run failed, as any run GitLab fails does.
         const [unread] = report.unreadTargets ?? [];
         if (unread) throw new Error(`${name} could not be read: ${unread.error}`);

@@ -10,7 +10,7 @@
  * sent make that a fact checked here rather than a property of the jobs' internals.)
  */
 import type { GitLabClient } from "../../../lib/gitlab/index.ts";
-import { enforce, reconcileWorkflows, restore, runPipeline, type EnforceReport, type PipelineReport, type RestoreReport, type WorkflowsReport } from "../../../lib/jobs/index.ts";
+import { enforce, reconcileWorkflows, restore, runPipeline, type EnforceOptions, type EnforceReport, type PipelineReport, type RestoreReport, type WorkflowsReport } from "../../../lib/jobs/index.ts";
 import type { Policy } from "../../../lib/policy/index.ts";
 import { gitlabClient, isRefusedCredential, n8nClient, pipelineClient, pipelineField } from "../config/clients.ts";
 import { secrets, type Secrets } from "../config/secrets.ts";
@@ -28,10 +28,13 @@ interface Started<T = JobReport> {
   report: Promise<T>;
 }
 
+/** What a job takes besides its request, from the function that runs it: the EventsWorker's removal budget. */
+export type JobPorts = Pick<EnforceOptions, "removalBudget">;
+
 /** `policy`: the one this run already read (a policy in GitLab costs a request per read). */
-export async function runJob(request: RunRequest, signal: AbortSignal, read?: Policy): Promise<JobReport> {
+export async function runJob(request: RunRequest, signal: AbortSignal, read?: Policy, ports: JobPorts = {}): Promise<JobReport> {
   const policy = read ?? (await loadPolicy());
-  return withCredentials(request, (credentials) => start(request, policy, credentials, signal));
+  return withCredentials(request, (credentials) => start(request, policy, credentials, signal, ports));
 }
 
 /** Runs `go` with the secret's credentials, and once more after a rotation where that cannot repeat a change (above). */
@@ -54,11 +57,11 @@ export async function withCredentials<T>(request: RunRequest | ExemptJobRequest,
   }
 }
 
-function start(request: RunRequest, policy: Policy, credentials: Secrets, signal: AbortSignal): Started {
+function start(request: RunRequest, policy: Policy, credentials: Secrets, signal: AbortSignal, ports: JobPorts): Started {
   switch (request.job) {
     case "enforce": {
       const gitlab = gitlabClient(credentials);
-      const targets = "targets" in request ? { targets: request.targets, ...(request.lastSweep ? { lastSweep: request.lastSweep } : {}) } : {};
+      const targets = "targets" in request ? { targets: request.targets, ...(request.lastSweep ? { lastSweep: request.lastSweep } : {}), ...ports } : {};
       return { http: [gitlab.http], report: enforce({ gitlab, policy, apply: request.apply, signal, audit, ...targets }) };
     }
     case "workflows": {

@@ -76,6 +76,22 @@ export function sweptTooMany(policy: Policy, sweep: LastSweep | undefined): stri
   return `guard: the last full run (${sweep.at}), under this same policy, planned more removals than gitlab.guard.maxRemovals allows, so this run removes nothing either; review the policy, then run warden enforce (a full run that passes the guard lets the watch and the events remove again)`;
 }
 
+/**
+ * Whether a targeted run's removals must come out of the budget targeted runs share (RemovalBudget): until
+ * a full run under this policy passes the guard (a fresh deployment, or any change of the policy), the
+ * guard has judged no plan of it, and the subjects are chosen by whoever sends the events.
+ */
+export function unjudged(policy: Policy, sweep: LastSweep | undefined): boolean {
+  return sweep?.policySha256 !== policy.source.sha256;
+}
+
+export function overBudgetWarning(limit: number): string {
+  return (
+    `guard: no full run has judged this policy yet, and this run's removals would take those of the watch and the events under it past gitlab.guard.maxRemovals (${limit}) in all; ` +
+    "nothing was removed: review the policy, then run warden enforce (a full run that passes the guard lets them remove again)"
+  );
+}
+
 /** Of `untouched` (the rules a targeted run matched nothing with), those the last full run under the same policy found matching nothing. */
 export function sweptRules(policy: Policy, sweep: LastSweep | undefined, untouched: RuleRef[]): RuleRef[] {
   if (!sweep || sweep.policySha256 !== policy.source.sha256) return [];

@@ -99,6 +99,18 @@ export interface EnforceOptions extends JobOptions {
   onJudged?: JudgedShareHook;
   /** What the last full run found (rules.ts): a targeted run refuses its unmatched rules too, under the same policy only. */
   lastSweep?: LastSweep;
+  /**
+   * The removals targeted runs share under a policy no full run has judged yet (rules.ts, unjudgedBudget):
+   * a targeted run plans only its subjects, so the guard judged alone would let a stream of events, one
+   * subject each, remove what a full run under the same policy would refuse.
+   */
+  removalBudget?: RemovalBudget;
+}
+
+/** A count of removals kept outside the run (the EventsWorker's, in the claims table). */
+export interface RemovalBudget {
+  /** Takes `removals` if what was taken under `policySha256` stays within `limit`; false (taking nothing) if not. */
+  reserve(policySha256: string, removals: number, limit: number, signal?: AbortSignal): Promise<boolean>;
 }
 
 /** One share as the examination judged it: its kind, its subject, the share as GitLab listed it, and the verdict. */

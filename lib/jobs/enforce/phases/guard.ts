@@ -6,7 +6,7 @@
 import { emptyRuleCounts, unmatchedRules } from "../../../policy/index.ts";
 import { countStatus } from "../../report/index.ts";
 import { count } from "../../view.ts";
-import { missingWarning, namesNothing, ruleName, sweptRules, sweptTooMany, sweptWarning, unmatchedWarning, unmatchedWarnings } from "../rules.ts";
+import { missingWarning, namesNothing, overBudgetWarning, ruleName, sweptRules, sweptTooMany, sweptWarning, unjudged, unmatchedWarning, unmatchedWarnings } from "../rules.ts";
 import type { Begun } from "./begin.ts";
 import type { Examined } from "./examine.ts";
 import type { Run, Said } from "./run.ts";
@@ -59,7 +59,13 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
   const held = targets && removals + notify > 0 ? sweptTooMany(policy, opts.lastSweep) : undefined;
   if (held) warnings.push(held);
   // The guard counts removals; the same limit bounds the notices a run opens (a policy's typo must not open thousands of issues).
-  const tripped = removals > limit || notify > limit || (refuse && opts.apply === true) || held !== undefined;
+  let tripped = removals > limit || notify > limit || (refuse && opts.apply === true) || held !== undefined;
+  // A run that would remove, targeted, under a policy no full run has judged: its removals come out of a budget shared with the others.
+  const budget = opts.removalBudget;
+  if (!tripped && targets && opts.apply === true && removals > 0 && budget && unjudged(policy, opts.lastSweep)) {
+    tripped = !(await budget.reserve(policy.source.sha256, removals, limit, inStep));
+    if (tripped) warnings.push(overBudgetWarning(limit));
+  }
   if (removals > limit) {
     warnings.push(`guard: ${count(removals, "removal")} planned (project and group shares together), more than gitlab.guard.maxRemovals (${limit}); nothing was removed`);
   }
