@@ -38,24 +38,42 @@ export class WaitReporter {
    * request has waited before it (a retry's earlier waits): short waits in a row (a 429 storm answering
    * "retry after 5") are reported once together they pass the threshold, and again each time they double,
    * so a request held for minutes five seconds at a time is never silent, nor a line every five seconds.
+   * So are the short waits of every request together: a listing whose every page is refused once for a
+   * second or five (a proxy's token bucket) would otherwise hold a run for an hour without a line.
    */
   report(kind: WaitEvent["kind"], req: HttpRequest, waitMs: number, message: () => string, waitedMs = 0): void {
-    if (!this.onWait || !this.worthALine(waitMs, waitedMs)) return;
-    this.onWait({ kind, method: req.method, route: req.route, attempt: req.attempt ?? 1, waitMs, message: message() });
+    if (!this.onWait) return;
+    const alone = this.worthALine(waitMs, waitedMs);
+    const together = this.addsUp(waitMs) && !alone;
+    if (!alone && !together) return;
+    const text = together ? `${message()}; short waits like it have held requests ${seconds(this.shortWaitsMs)} s in all so far` : message();
+    this.onWait({ kind, method: req.method, route: req.route, attempt: req.attempt ?? 1, waitMs, message: text });
+  }
+
+  /** The short waits of every request so far, added up; a line at the threshold, then each time they double (unless the request's own said it). */
+  private shortWaitsMs = 0;
+
+  private addsUp(waitMs: number): boolean {
+    if (waitMs >= this.thresholdMs) return false;
+    const before = this.shortWaitsMs;
+    this.shortWaitsMs += waitMs;
+    return passedADoubling(this.thresholdMs, before, this.shortWaitsMs);
   }
 
   private worthALine(waitMs: number, waitedMs: number): boolean {
-    const t = this.thresholdMs;
-    if (waitMs >= t) return true;
-    const total = waitedMs + waitMs;
-    if (total < t) return false;
-    return waitedMs < t || Math.floor(Math.log2(total / t)) > Math.floor(Math.log2(waitedMs / t));
+    return waitMs >= this.thresholdMs || passedADoubling(this.thresholdMs, waitedMs, waitedMs + waitMs);
   }
 
   /** "12:03:04 UTC": the wall-clock time `ms` from now. */
   at(ms: number): string {
     return `${new Date(this.now() + ms).toISOString().slice(11, 19)} UTC`;
   }
+}
+
+/** Whether a sum going from `before` to `after` reached `t`, or doubled past it (2t, 4t, …). */
+function passedADoubling(t: number, before: number, after: number): boolean {
+  if (after < t) return false;
+  return before < t || Math.floor(Math.log2(after / t)) > Math.floor(Math.log2(before / t));
 }
 
 /** Whole seconds, rounded up, for messages ("60 s"). */

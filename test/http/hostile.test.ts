@@ -11,16 +11,8 @@ import { json, serve, type ScriptedHandler } from "../support/server.ts";
 
 const TOKEN = "glpat-hostile-token-0123456789";
 
-function client(origin: string, opts: Partial<HttpClientOptions> = {}) {
-  return createHttpClient({
-    origin,
-    service: "GitLab",
-    credentials: { "PRIVATE-TOKEN": TOKEN },
-    limiters: new RateLimiterRegistry(),
-    ...opts,
-    retry: { baseDelayMs: 5, ...opts.retry },
-  });
-}
+const client = (origin: string, opts: Partial<HttpClientOptions> = {}) =>
+  createHttpClient({ origin, service: "GitLab", credentials: { "PRIVATE-TOKEN": TOKEN }, limiters: new RateLimiterRegistry(), ...opts, retry: { baseDelayMs: 5, ...opts.retry } });
 
 const send = (c: ReturnType<typeof client>, method: "GET" | "POST" | "DELETE", route: string, extra: object = {}) =>
   c.send({ method, url: new URL(route.replace(/^\w+ /, "").replace(/:id/, "7"), c.origin), route, ...extra });
@@ -121,6 +113,14 @@ describe("every long wait is reported", () => {
     // Waits of 1 s: the 2nd brings them to 2 s (past 1.5 s), the 3rd to 3 s (past twice that); the 5th to 5 s, short of 6 s.
     expect(events.map((e) => e.attempt)).toEqual([2, 3]);
     expect(events[0]!.message).toMatch(new RegExp(`^GitLab asked to wait 1 s \\(Retry-After\\) on GET /groups/:id/projects; resuming at ${CLOCK} \\(2 s of waits on this request by then\\)$`));
+  }, 15_000);
+
+  it("short waits of many requests (a listing's every page refused once for a second) are reported once they add up, and again each time they double", async () => {
+    // Each request waited 1 s once: alone, none was worth a line, and a listing of a thousand pages was an hour without one.
+    const { c, events } = await watch((_req, res, n) => (n % 2 === 1 ? json(res, 429, "Retry later", { "retry-after": "1" }) : json(res, 200, [])), { waitNoticeMs: 1_500 });
+    for (let page = 0; page < 6; page++) await send(c, "GET", "GET /groups/:id/projects");
+    // 1 s each: the 2nd brings them to 2 s (past 1.5 s), the 3rd to 3 s (past twice that), the 6th to 6 s (four times).
+    expect(events.map((e) => e.message.replace(/^.*; short waits/, "short waits"))).toEqual([2, 3, 6].map((n) => `short waits like it have held requests ${n} s in all so far`));
   }, 15_000);
 
   it("a 5xx says what was answered, how long until the next attempt and which one it is; short waits are not reported", async () => {
