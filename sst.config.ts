@@ -4,10 +4,12 @@
  *
  *   WARDEN_SECRET_ARN          required: the jobs' Secrets Manager secret, read only by the functions
  *                              that run jobs: {"gitlabToken", "n8nApiKey", "slackWebhookUrl"}, each only if used
- *   WARDEN_ENDPOINT_SECRET_ARN the endpoints' secret, another one, read only by the public Chatops and
- *                              Events functions: {"slackSigningSecret", "gitlabStreamingToken",
- *                              "gitlabSystemHookToken"}; required with chat-ops or events. Each secret by
- *                              its full ARN (…:secret:<name>-<6 characters>): a pattern is refused
+ *   WARDEN_ENDPOINT_SECRET_ARN the chat-ops secret, another one, read only by the public Chatops
+ *                              function: {"slackSigningSecret"}; required with chat-ops
+ *   WARDEN_EVENTS_SECRET_ARN   the events' secret, a third one, read only by the public Events function:
+ *                              {"gitlabStreamingToken", "gitlabSystemHookToken"}; required with events.
+ *                              Each secret by its full ARN (…:secret:<name>-<6 characters>): a pattern is
+ *                              refused, and so is one secret named for two of them
  *   WARDEN_ENDPOINT_CONCURRENCY  reserved concurrency of each public function (default 10): what a
  *                              flood of requests can take of the account, and the most it can run at once
  *   WARDEN_WORKER_CONCURRENCY  reserved concurrency of each worker, Worker (chat-ops) and EventsWorker
@@ -189,11 +191,11 @@ export default $config({
     // An endpoint that answers at once and hands the work to the worker (Slack gives 3 seconds, GitLab 8 and
     // never retries). The request's own credential (Slack's signature, GitLab's token) is the
     // authentication, checked by the function before anything else: no IAM auth on the URL. It reads the
-    // endpoints' secret alone, and its reserved concurrency caps what a flood of requests can run (and
+    // endpoint's own secret alone, and its reserved concurrency caps what a flood of requests can run (and
     // take of the account's). Links the worker (lambda:InvokeFunction on it, nothing else).
-    const endpoint = (name: string, handler: string, keys: string[], from: sst.aws.Function) =>
+    const endpoint = (name: string, handler: string, secret: Access, keys: string[], from: sst.aws.Function) =>
       new sst.aws.Function(name, {
-        ...lambda(handler, secretAccess("WARDEN_ENDPOINT_SECRET_ARN", settings.endpointSecretArn!), claimsAccess(keys, "dynamodb:PutItem", "dynamodb:GetItem"), { environment: { WARDEN_WORKER_FUNCTION: from.name } }),
+        ...lambda(handler, secret, claimsAccess(keys, "dynamodb:PutItem", "dynamodb:GetItem"), { environment: { WARDEN_WORKER_FUNCTION: from.name } }),
         timeout: "10 seconds",
         concurrency: { reserved: settings.endpointConcurrency },
         // No CORS: only Slack and GitLab call these, never a browser (SST's default would allow every origin).
@@ -203,9 +205,9 @@ export default $config({
     // A subject's run is an enforce run, targeted: it reads the last sweep. The chat jobs are the services'
     // the deployment has (a chat pipeline's report is kept too): enforce and pipeline with GITLAB_URL, workflows
     // with N8N_URL; without one, that job fails before any request (functions/shared/config/clients.ts).
-    if (settings.events) outputs["eventsUrl"] = endpoint("Events", "functions/events.handler", CLAIM_KEYS.events, worker("EventsWorker", "subject", ["enforce"], claimsAccess(LAST_SWEEP, "dynamodb:GetItem"), claimsAccess(CLAIM_KEYS.budget, "dynamodb:UpdateItem"))).url;
+    if (settings.events) outputs["eventsUrl"] = endpoint("Events", "functions/events.handler", secretAccess("WARDEN_EVENTS_SECRET_ARN", settings.eventsSecretArn!), CLAIM_KEYS.events, worker("EventsWorker", "subject", ["enforce"], claimsAccess(LAST_SWEEP, "dynamodb:GetItem"), claimsAccess(CLAIM_KEYS.budget, "dynamodb:UpdateItem"))).url;
     const chatJobs = [...(settings.gitlabUrl ? ["enforce", "pipeline"] : []), ...(settings.n8nUrl ? ["workflows"] : [])];
-    if (settings.chatops) outputs["chatopsUrl"] = endpoint("Chatops", "functions/chatops.handler", CLAIM_KEYS.chatops, worker("Worker", "chat", chatJobs)).url;
+    if (settings.chatops) outputs["chatopsUrl"] = endpoint("Chatops", "functions/chatops.handler", secretAccess("WARDEN_ENDPOINT_SECRET_ARN", settings.chatopsSecretArn!), CLAIM_KEYS.chatops, worker("Worker", "chat", chatJobs)).url;
     // A durable function: a run goes on across invocations, in checkpointed steps, for up to its
     // execution timeout. A lease in the claims table (taken, checked, released) keeps two executions
     // from running the job at once. SST publishes a version whenever the function changes, and the
@@ -352,7 +354,7 @@ function deploySettings(stage: string) {
   const secretArn = grantableArn("WARDEN_SECRET_ARN", required("WARDEN_SECRET_ARN"), "secret");
   return {
     secretArn,
-    endpointSecretArn: chatops || withEvents ? endpointSecretArn(secretArn) : undefined,
+    ...endpointSecretArns(secretArn, chatops, withEvents),
     endpointConcurrency: upTo("WARDEN_ENDPOINT_CONCURRENCY", 10, 1000, "concurrent executions"),
     workerConcurrency: upTo("WARDEN_WORKER_CONCURRENCY", 5, 1000, "concurrent executions"),
     secretKmsKeyArn: env["WARDEN_SECRET_KMS_KEY_ARN"] ? grantableArn("WARDEN_SECRET_KMS_KEY_ARN", env["WARDEN_SECRET_KMS_KEY_ARN"], "kmsKey") : undefined,
@@ -402,17 +404,25 @@ function ownExecutionsOnly(functionName: string) {
 }
 
 /**
- * WARDEN_ENDPOINT_SECRET_ARN: the public functions' own secret, never the jobs'. A full ARN (grantableArn),
- * so that string inequality is enough: no pattern naming both secrets reaches a public function's policy.
+ * WARDEN_ENDPOINT_SECRET_ARN (chat-ops) and WARDEN_EVENTS_SECRET_ARN (events): each public function's own
+ * secret, never the jobs' nor the other's (with Slack's signing secret, the Events function could sign
+ * any chat command). Full ARNs (grantableArn), so that string inequality is enough: no pattern naming two
+ * secrets reaches a public function's policy.
  */
-function endpointSecretArn(jobSecretArn: string): string {
-  const value = process.env["WARDEN_ENDPOINT_SECRET_ARN"];
-  if (!value) throw new Error("WARDEN_ENDPOINT_SECRET_ARN must be set with chat-ops or events on: the secret of the public endpoints' credentials (slackSigningSecret, gitlabStreamingToken, gitlabSystemHookToken), not the jobs' (docs/aws.md)");
-  const arn = grantableArn("WARDEN_ENDPOINT_SECRET_ARN", value, "secret");
-  if (arn === jobSecretArn) {
-    throw new Error("WARDEN_ENDPOINT_SECRET_ARN names the jobs' secret (WARDEN_SECRET_ARN): the public Chatops and Events functions would hold the GitLab token. Create a second secret with slackSigningSecret, gitlabStreamingToken and gitlabSystemHookToken (docs/aws.md)");
+function endpointSecretArns(jobSecretArn: string, chatops: boolean, withEvents: boolean): { chatopsSecretArn?: string; eventsSecretArn?: string } {
+  const arnOf = (variable: string, needs: string, fields: string) => {
+    const value = process.env[variable];
+    if (!value) throw new Error(`${variable} must be set with ${needs}: a secret of its own holding ${fields}, neither the jobs' nor the other public function's (docs/aws.md)`);
+    const arn = grantableArn(variable, value, "secret");
+    if (arn === jobSecretArn) throw new Error(`${variable} names the jobs' secret (WARDEN_SECRET_ARN): a public function would hold the GitLab token. Create a secret of its own with ${fields} (docs/aws.md)`);
+    return arn;
+  };
+  const chatopsSecretArn = chatops ? arnOf("WARDEN_ENDPOINT_SECRET_ARN", "chat-ops on", "slackSigningSecret") : undefined;
+  const eventsSecretArn = withEvents ? arnOf("WARDEN_EVENTS_SECRET_ARN", "events on", "gitlabStreamingToken and gitlabSystemHookToken") : undefined;
+  if (chatopsSecretArn !== undefined && chatopsSecretArn === eventsSecretArn) {
+    throw new Error("WARDEN_EVENTS_SECRET_ARN names the chat-ops secret (WARDEN_ENDPOINT_SECRET_ARN): the Events function would hold Slack's signing secret, and Chatops GitLab's tokens. Give each its own secret (docs/aws.md)");
   }
-  return arn;
+  return { ...(chatopsSecretArn && { chatopsSecretArn }), ...(eventsSecretArn && { eventsSecretArn }) };
 }
 
 /** WARDEN_EVENTS: the endpoint enforces GitLab's subjects, so it needs GitLab. */

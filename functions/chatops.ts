@@ -18,7 +18,7 @@ import type { APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { errorText } from "../lib/jobs/report/index.ts";
 import { authorizeSlack } from "../lib/policy/index.ts";
 import { redactStrings } from "../lib/redact/index.ts";
-import { endpointSecrets, requireSecret } from "./shared/config/secrets.ts";
+import { chatopsSecrets, requireSecret } from "./shared/config/secrets.ts";
 import { loadPolicy, repositoryPolicyLocation } from "./shared/config/policy.ts";
 import { allowedResponseOrigin, isAllowedResponseUrl } from "./shared/config/slack.ts";
 import { httpEndpoint } from "./shared/lambda/http-endpoint.ts";
@@ -37,9 +37,9 @@ import { dynamoClaims } from "./shared/state/claims.ts";
 // Started at init, so they overlap the rest of module loading rather than following it. For an
 // on-demand cold start, init is still part of the first request's 3 seconds: this shortens that path,
 // it does not take the reads off it. Awaited (and any failure reported) when needed. Neither reaches
-// GitLab: the endpoints' secret authenticates requests, and the bundled policy is a file.
+// GitLab: the chat-ops secret authenticates requests, and the bundled policy is a file.
 const bundledPolicy = repositoryPolicyLocation() === undefined;
-endpointSecrets.get().catch(() => undefined);
+chatopsSecrets.get().catch(() => undefined);
 if (bundledPolicy) loadPolicy().catch(() => undefined);
 const claims = dynamoClaims();
 
@@ -123,7 +123,7 @@ export const handler = httpEndpoint("chat-command")
   .use(slackSslCheck())
   .use(
     verifySlackRequest({
-      signingSecret: async () => requireSecret(await endpointSecrets.get(), "slackSigningSecret", "chat-ops"),
+      signingSecret: async () => requireSecret(await chatopsSecrets.get(), "slackSigningSecret", "chat-ops"),
       onRefused: (reason) => logger.warn("request refused: not signed by Slack", { reason }),
     }),
   )

@@ -8,10 +8,10 @@
  * the hash of the whole event, never its id (functions/shared/events/delivery.ts); one asynchronous invoke of the
  * worker per subject, a bounded number at a time; a 200 with what became of the events. Events naming no subject are acknowledged
  * and left. Each delivery read (a minute apart at most) is recorded for the sweep's silence check
- * (functions/shared/runs/event-coverage.ts). Nothing here calls GitLab, or can: the function reads only the endpoints' secret.
+ * (functions/shared/runs/event-coverage.ts). Nothing here calls GitLab, or can: the function reads only the events' secret.
  */
 import type { APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
-import { endpointSecrets } from "./shared/config/secrets.ts";
+import { eventsSecrets } from "./shared/config/secrets.ts";
 import { dispatch } from "./shared/events/dispatch.ts";
 import { readDelivery } from "./shared/events/delivery.ts";
 import { verifyGitLabRequest, type GitLabRequestEvent } from "./shared/events/verify-request.ts";
@@ -22,8 +22,8 @@ import { dynamoClaims } from "./shared/state/claims.ts";
 import { dynamoCoverage } from "./shared/state/event-coverage.ts";
 
 // Started at init, so it overlaps the rest of module loading; awaited (and any failure reported) when
-// needed. The endpoints' secret: this public function holds no token that acts on GitLab.
-endpointSecrets.get().catch(() => undefined);
+// needed. The events' secret: this public function holds no token that acts on GitLab, nor Slack's signing secret.
+eventsSecrets.get().catch(() => undefined);
 
 const claims = dynamoClaims();
 const coverage = dynamoCoverage();
@@ -62,7 +62,7 @@ export const handler = httpEndpoint("gitlab-events", {
   .use(
     verifyGitLabRequest({
       tokens: async () => {
-        const { gitlabStreamingToken, gitlabSystemHookToken } = await endpointSecrets.get();
+        const { gitlabStreamingToken, gitlabSystemHookToken } = await eventsSecrets.get();
         return { stream: gitlabStreamingToken, systemHook: gitlabSystemHookToken };
       },
       onRefused: (reason) => logger.warn("request refused: not GitLab's", { reason }),

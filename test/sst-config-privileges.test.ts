@@ -1,6 +1,6 @@
 /** sst.config.ts keeps each function to its own (issue 28): no public function reads the jobs' secret, and every grant is to the function's own keys and prefixes. */
 import { describe, expect, it } from "vitest";
-import { BUCKET, CLAIMS, deploy, ENDPOINT_SECRET, expectRefused, refusals, SECRET, type FunctionView, type RoleStatement } from "./support/sst/deploy.ts";
+import { BUCKET, CLAIMS, deploy, ENDPOINT_SECRET, EVENTS_SECRET, expectRefused, refusals, SECRET, type FunctionView, type RoleStatement } from "./support/sst/deploy.ts";
 
 /** Whether an IAM pattern (`*` any run, `?` one character) matches `value`, as StringLike and a Resource do. */
 const iamMatches = (pattern: string, value: string) => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`).test(value);
@@ -48,15 +48,19 @@ function roleAllows(f: FunctionView, action: string, resource: string): boolean 
 const runKey = (job: string, trigger: string) => `arn:aws:s3:::${BUCKET}/runs/${job}/${trigger}/20260101T000000.000Z-planted.json`;
 
 describe("sst.config.ts keeps each function to its own (issue 28: the public endpoints reach too far)", () => {
-  it("gives the public Chatops and Events functions no read of the jobs' secret, which holds the GitLab token", async () => {
+  it("gives the public Chatops and Events functions no read of the jobs' secret, which holds the GitLab token, nor of each other's", async () => {
     const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
-    for (const name of ["Chatops", "Events"]) {
+    // With Slack's signing secret, whoever runs code in the Events function could sign any chat command.
+    for (const [name, own, other] of [["Chatops", ENDPOINT_SECRET, EVENTS_SECRET], ["Events", EVENTS_SECRET, ENDPOINT_SECRET]] as const) {
       const f = deployed.fn(name);
       expect(allows(f, "secretsmanager:GetSecretValue", SECRET), name).toBe(false);
-      expect(allows(f, "secretsmanager:GetSecretValue", ENDPOINT_SECRET), name).toBe(true);
+      expect(allows(f, "secretsmanager:GetSecretValue", own), name).toBe(true);
+      expect(allows(f, "secretsmanager:GetSecretValue", other), name).toBe(false);
       expect(f.env, name).not.toHaveProperty("WARDEN_SECRET_ARN");
     }
-    for (const name of ["Worker", "EventsWorker", "Enforce", "Workflows", "Watch"]) expect(allows(deployed.fn(name), "secretsmanager:GetSecretValue", ENDPOINT_SECRET), name).toBe(false);
+    for (const name of ["Worker", "EventsWorker", "Enforce", "Workflows", "Watch"]) {
+      for (const secret of [ENDPOINT_SECRET, EVENTS_SECRET]) expect(allows(deployed.fn(name), "secretsmanager:GetSecretValue", secret), name).toBe(false);
+    }
   });
 
   it("lets no job write another job's runs: a Workflows run cannot plant the enforce report restore trusts as latest", async () => {
@@ -210,18 +214,36 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     await expect(deploy("staging", { WARDEN_WORKER_CONCURRENCY: "1001" })).rejects.toThrow('WARDEN_WORKER_CONCURRENCY must be a whole number of concurrent executions from 1 to 1000, not "1001"');
   });
 
-  it("refuses a deploy whose endpoints' secret is the jobs' or is missing, and needs none without chat-ops and events", async () => {
-    expect(await refusals([{ WARDEN_ENDPOINT_SECRET_ARN: SECRET }, { WARDEN_ENDPOINT_SECRET_ARN: undefined }])).toEqual([
+  it("refuses a deploy whose chat-ops or events' secret is the jobs', the other's, or missing, and needs neither without chat-ops and events", async () => {
+    const events = { WARDEN_EVENTS: "on" };
+    expect(
+      await refusals([
+        { WARDEN_ENDPOINT_SECRET_ARN: SECRET },
+        { WARDEN_ENDPOINT_SECRET_ARN: undefined },
+        { ...events, WARDEN_EVENTS_SECRET_ARN: SECRET },
+        { ...events, WARDEN_EVENTS_SECRET_ARN: undefined },
+        { ...events, WARDEN_EVENTS_SECRET_ARN: ENDPOINT_SECRET },
+      ]),
+    ).toEqual([
       expect.stringContaining("WARDEN_ENDPOINT_SECRET_ARN names the jobs' secret (WARDEN_SECRET_ARN)"),
-      expect.stringContaining("WARDEN_ENDPOINT_SECRET_ARN must be set with chat-ops or events on"),
+      expect.stringContaining("WARDEN_ENDPOINT_SECRET_ARN must be set with chat-ops on: a secret of its own holding slackSigningSecret"),
+      expect.stringContaining("WARDEN_EVENTS_SECRET_ARN names the jobs' secret (WARDEN_SECRET_ARN)"),
+      expect.stringContaining("WARDEN_EVENTS_SECRET_ARN must be set with events on: a secret of its own holding gitlabStreamingToken and gitlabSystemHookToken"),
+      expect.stringContaining("WARDEN_EVENTS_SECRET_ARN names the chat-ops secret (WARDEN_ENDPOINT_SECRET_ARN)"),
     ]);
-    const none = await deploy("staging", { WARDEN_ENDPOINT_SECRET_ARN: undefined, WARDEN_CHATOPS: "off" });
-    for (const [name, f] of none.functions()) expect(f.env, name).not.toHaveProperty("WARDEN_ENDPOINT_SECRET_ARN");
+    // Events alone need no chat-ops secret, chat-ops alone no events' one.
+    const eventsOnly = await deploy("staging", { ...events, WARDEN_CHATOPS: "off", WARDEN_ENDPOINT_SECRET_ARN: undefined });
+    expect(eventsOnly.fn("Events").env).toMatchObject({ WARDEN_EVENTS_SECRET_ARN: EVENTS_SECRET });
+    const none = await deploy("staging", { WARDEN_ENDPOINT_SECRET_ARN: undefined, WARDEN_EVENTS_SECRET_ARN: undefined, WARDEN_CHATOPS: "off" });
+    for (const [name, f] of none.functions()) {
+      expect(f.env, name).not.toHaveProperty("WARDEN_ENDPOINT_SECRET_ARN");
+      expect(f.env, name).not.toHaveProperty("WARDEN_EVENTS_SECRET_ARN");
+    }
   });
 
   it("refuses a secret ARN that is a pattern or partial (it could cover the jobs' secret and hand the public functions the GitLab token), naming the setting and the form", async () => {
     // Refused when it names the jobs' secret by string equality, which only holds between full ARNs.
-    const cases = ["arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-*", "*", "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-??????", "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden"].flatMap((pattern) => ["WARDEN_ENDPOINT_SECRET_ARN", "WARDEN_SECRET_ARN"].map((name) => ({ name, pattern })));
+    const cases = ["arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-*", "*", "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-??????", "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden"].flatMap((pattern) => ["WARDEN_ENDPOINT_SECRET_ARN", "WARDEN_EVENTS_SECRET_ARN", "WARDEN_SECRET_ARN"].map((name) => ({ name, pattern })));
     expect(await refusals(cases.map(({ name, pattern }) => ({ [name]: pattern, WARDEN_EVENTS: "on" })))).toEqual(
       cases.map(({ name, pattern }) => expect.stringContaining(`${name}: "${pattern}" is not a full Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>, no * or ?`)),
     );

@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it, vi } from "vitest";
 import { NODE_OPTIONS } from "../lib/config/node-options.ts";
-import { BUCKET, CLAIMS, DEPLOY_ENV, deploy, ENDPOINT_SECRET, expectRefused, refusals, SECRET, type FunctionView, type Statement } from "./support/sst/deploy.ts";
+import { BUCKET, CLAIMS, DEPLOY_ENV, deploy, ENDPOINT_SECRET, EVENTS_SECRET, expectRefused, refusals, SECRET, type FunctionView, type Statement } from "./support/sst/deploy.ts";
 
 describe("sst.config.ts", () => {
   it("points every handler at a module that exports that function", async () => {
@@ -111,14 +111,15 @@ describe("sst.config.ts", () => {
     }
   });
 
-  it("lets the jobs read the jobs' secret and the public endpoints the endpoints' alone, and ships the policy file next to the handlers", async () => {
+  it("lets the jobs read the jobs' secret and each public endpoint its own alone, and ships the policy file next to the handlers", async () => {
     const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
     const secretGrants = (f: FunctionView) => f.statements.filter((s) => s.actions.some((a) => a.startsWith("secretsmanager:")));
+    const own: Record<string, [string, string]> = { Chatops: ["WARDEN_ENDPOINT_SECRET_ARN", ENDPOINT_SECRET], Events: ["WARDEN_EVENTS_SECRET_ARN", EVENTS_SECRET] };
     for (const [name, f] of deployed.functions()) {
-      const [variable, arn] = ["Chatops", "Events"].includes(name) ? ["WARDEN_ENDPOINT_SECRET_ARN", ENDPOINT_SECRET] : ["WARDEN_SECRET_ARN", SECRET];
+      const [variable, arn] = own[name] ?? ["WARDEN_SECRET_ARN", SECRET];
       expect(secretGrants(f), name).toEqual([{ actions: ["secretsmanager:GetSecretValue"], resources: [arn] }]);
       expect(f.env[variable], name).toBe(arn);
-      expect(f.env, name).not.toHaveProperty(variable === "WARDEN_SECRET_ARN" ? "WARDEN_ENDPOINT_SECRET_ARN" : "WARDEN_SECRET_ARN");
+      for (const other of ["WARDEN_SECRET_ARN", "WARDEN_ENDPOINT_SECRET_ARN", "WARDEN_EVENTS_SECRET_ARN"]) if (other !== variable) expect(f.env, name).not.toHaveProperty(other);
       expect(f.args["copyFiles"], name).toEqual([{ from: DEPLOY_ENV.WARDEN_POLICY_FILE, to: "warden.yaml" }]);
       expect(f.env, name).toMatchObject({ GITLAB_URL: DEPLOY_ENV.GITLAB_URL, N8N_URL: DEPLOY_ENV.N8N_URL, NODE_OPTIONS });
       expect(JSON.stringify(f.env), name).not.toMatch(/gitlabToken|n8nApiKey|slackSigningSecret/);

@@ -174,7 +174,7 @@ interface AwsStandIns {
 
 /** Secrets Manager's GetSecretValue (AWS JSON 1.1) and Lambda's asynchronous Invoke (202), on one loopback port. */
 async function startAwsStandIns(): Promise<AwsStandIns> {
-  // The endpoints' secret, the only one Chatops reads.
+  // The chat-ops secret, the only one Chatops reads.
   const secret = JSON.stringify({ slackSigningSecret: SIGNING_SECRET });
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = "";

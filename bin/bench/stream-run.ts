@@ -18,7 +18,7 @@ import { ISOLATED_AWS_ENV } from "./aws-stand-ins.ts";
 
 const [events = "20", latency = "20", policyFile = ""] = process.argv.slice(2);
 const SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-bench-stream";
-const ENDPOINT_SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-bench-stream-endpoints";
+const EVENTS_SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-bench-stream-events";
 const WAIT_MS = 60_000;
 
 const gitlab = await startGitLabSim({ dataset: generateOrganisation({ projects: 1_000, seed: 7 }).dataset, latencyMs: Number(latency) });
@@ -34,10 +34,10 @@ const aws = createServer((req, res) => {
   req.on("end", () => {
     if (req.headers["x-amz-target"] === "secretsmanager.GetSecretValue") {
       res.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
-      // The Events function reads the endpoints' secret, the EventsWorker the jobs'.
-      const endpoints = (JSON.parse(body) as { SecretId?: string }).SecretId === ENDPOINT_SECRET_ARN;
-      const secret = endpoints ? GITLAB_EVENT_TOKENS : { gitlabToken: gitlab.token };
-      res.end(JSON.stringify({ ARN: endpoints ? ENDPOINT_SECRET_ARN : SECRET_ARN, Name: "warden", VersionId: "v1", SecretString: JSON.stringify(secret), VersionStages: ["AWSCURRENT"], CreatedDate: 1.7e9 }));
+      // The Events function reads the events' secret, the EventsWorker the jobs'.
+      const ofEvents = (JSON.parse(body) as { SecretId?: string }).SecretId === EVENTS_SECRET_ARN;
+      const secret = ofEvents ? GITLAB_EVENT_TOKENS : { gitlabToken: gitlab.token };
+      res.end(JSON.stringify({ ARN: ofEvents ? EVENTS_SECRET_ARN : SECRET_ARN, Name: "warden", VersionId: "v1", SecretString: JSON.stringify(secret), VersionStages: ["AWSCURRENT"], CreatedDate: 1.7e9 }));
     } else if (req.method === "POST" && req.url?.endsWith("/invocations")) {
       res.writeHead(202).end();
       runs.push(worker!(JSON.parse(body), context("warden-bench-EventsWorker")));
@@ -58,7 +58,7 @@ Object.assign(process.env, {
   AWS_ENDPOINT_URL_LAMBDA: awsUrl,
   AWS_ENDPOINT_URL_S3: awsUrl,
   WARDEN_SECRET_ARN: SECRET_ARN,
-  WARDEN_ENDPOINT_SECRET_ARN: ENDPOINT_SECRET_ARN,
+  WARDEN_EVENTS_SECRET_ARN: EVENTS_SECRET_ARN,
   WARDEN_RUN_HISTORY_BUCKET: "warden-bench-runs",
   WARDEN_WORKER_FUNCTION: "warden-bench-EventsWorker",
   // As sst.config.ts deploys it: the events' worker takes subjects alone.

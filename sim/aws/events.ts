@@ -2,9 +2,10 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { createHmac } from "node:crypto";
 
-/** The jobs' secret (WARDEN_SECRET_ARN) and the endpoints' (WARDEN_ENDPOINT_SECRET_ARN). */
+/** The jobs' secret (WARDEN_SECRET_ARN), the chat-ops one (WARDEN_ENDPOINT_SECRET_ARN) and the events' (WARDEN_EVENTS_SECRET_ARN). */
 export const SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-AbCdEf";
 export const ENDPOINT_SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-endpoints-GhIjKl";
+export const EVENTS_SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-events-MnOpQr";
 
 /**
  * Values distinctive enough that finding one in a log, an error or a response is never a coincidence,
@@ -17,7 +18,7 @@ export const JOB_SECRETS = {
 export const ENDPOINT_SECRETS = {
   slackSigningSecret: "SLACK-SIGNING-SECRET-8F14E45FCEEA167A",
 };
-/** Every credential of both secrets, for the checks that none of them is ever shown. */
+/** Every credential of the jobs' and the chat-ops secrets, for the checks that none of them is ever shown (the events' tokens: gitlab-deliveries.ts). */
 export const SECRETS = { ...JOB_SECRETS, ...ENDPOINT_SECRETS };
 
 /** A Lambda context as the Node.js runtime passes it. */

@@ -242,7 +242,7 @@ describe("chat-ops Lambda", () => {
     logs.restore();
   });
 
-  it("answers 500 without detail when the endpoints' secret cannot be used, and never shows a secret", async () => {
+  it("answers 500 without detail when the chat-ops secret cannot be used, and never shows a secret", async () => {
     world.secretsManager.endpointSecretString = JSON.stringify({});
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
@@ -250,7 +250,7 @@ describe("chat-ops Lambda", () => {
     expect(response).toMatchObject({ statusCode: 500, body: "Internal Server Error" });
     expect(invocations()).toHaveLength(0);
     const failure = logs.lines().find((line) => line.message === "chat-command failed");
-    expect(JSON.stringify(failure)).toMatch(/the endpoints' secret has no slackSigningSecret, which chat-ops needs/);
+    expect(JSON.stringify(failure)).toMatch(/the chat-ops secret has no slackSigningSecret, which chat-ops needs/);
     logs.restore();
   });
 
@@ -272,7 +272,7 @@ describe("chat-ops Lambda", () => {
     expect(invocations()).toHaveLength(0);
   });
 
-  it("refuses an endpoints' secret that holds the GitLab token (500, naming the field, never the value), and starts nothing", async () => {
+  it("refuses a chat-ops secret that holds the GitLab token (500, naming the field, never the value), and starts nothing", async () => {
     world.secretsManager.endpointSecretString = JSON.stringify({ ...ENDPOINT_SECRETS, gitlabToken: SECRETS.gitlabToken });
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
@@ -282,7 +282,7 @@ describe("chat-ops Lambda", () => {
     const failure = JSON.stringify(logs.lines().find((line) => line.message === "chat-command failed"));
     logs.restore();
     // (The variable's name is matched loosely: today's redaction masks any fragment of a secret, "SECRET" included.)
-    expect(failure).toMatch(/holds gitlabToken, which belongs in the jobs' secret \(WARDEN_.*_ARN\) alone/);
+    expect(failure).toMatch(/holds gitlabToken, which belongs in the jobs' secret \(WARDEN_SECRET_ARN\) or the events' \(WARDEN_EVENTS_SECRET_ARN\) alone/);
     expect(failure).not.toContain(SECRETS.gitlabToken);
   });
 });
@@ -297,7 +297,7 @@ describe("chat-ops Lambda with the policy in a GitLab repository", () => {
   it.each([
     ["signed with another secret", () => signedCommand({ text: "enforce --apply" }, { secret: "slack-signing-secret-not-ours" })],
     ["unsigned", () => functionUrlEvent(slashCommandBody({ text: "enforce --apply" }), {})],
-  ])("answers a request %s with 401 having read nothing but the endpoints' secret: no GitLab request, no read of the jobs' secret", async (_, event) => {
+  ])("answers a request %s with 401 having read nothing but the chat-ops secret: no GitLab request, no read of the jobs' secret", async (_, event) => {
     const response = await (await coldHandler())(event());
     expect(response).toMatchObject({ statusCode: 401 });
     expect(gitlab.counters.requests).toBe(0);

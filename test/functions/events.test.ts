@@ -11,14 +11,14 @@ import type { SubjectWorkerEvent } from "../../functions/shared/runs/job-request
 import { GITLAB_EVENT_TOKENS, groupCreateHook, projectCreateHook, projectTransferHook, streamDelivery, streamedAuditEvent, systemHookDelivery } from "../../sim/aws/gitlab-deliveries.ts";
 import { generateOrganisation, type SimAuditEvent } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { captureLogs, ENDPOINT_SECRET_ARN, lambdaContext } from "../support/lambda.ts";
+import { captureLogs, EVENTS_SECRET_ARN, lambdaContext } from "../support/lambda.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";
 
 const WORKER = "warden-test-Worker";
-// The Events function reads the endpoints' secret alone: the jobs' is empty.
+// The Events function reads the events' secret alone: the jobs' is empty.
 const world = lambdaWorld({
   secret: "",
-  endpointSecret: JSON.stringify(GITLAB_EVENT_TOKENS),
+  eventsSecret: JSON.stringify(GITLAB_EVENT_TOKENS),
   dynamo: true,
   lambdaApi: true,
   policy: standardPolicy(),
@@ -79,8 +79,8 @@ describe("the Events function: who may call it", () => {
     expect(await claimsWritten()).toBe(0);
     expect(world.lambdaApi.invokes).toEqual([]);
     expect(world.gitlab.counters.requests).toBe(0);
-    // The tokens come from the endpoints' secret; the jobs' (the GitLab token) is not this function's to read.
-    expect(world.secretsManager.reads).toEqual([ENDPOINT_SECRET_ARN]);
+    // The tokens come from the events' secret; the jobs' (the GitLab token) and chat-ops' (Slack's signing secret) are not this function's to read.
+    expect(world.secretsManager.reads).toEqual([EVENTS_SECRET_ARN]);
     expect(logs.lines()).toContainEqual(expect.objectContaining({ level: "WARN", message: "request refused: not GitLab's" }));
     const text = JSON.stringify(logs.lines());
     for (const token of Object.values(GITLAB_EVENT_TOKENS)) expect(text).not.toContain(token);
@@ -88,7 +88,7 @@ describe("the Events function: who may call it", () => {
   });
 
   it("refuses each kind of request when the secret lacks its token, and takes the other", async () => {
-    world.secretsManager.endpointSecretString = JSON.stringify({ gitlabSystemHookToken: GITLAB_EVENT_TOKENS.gitlabSystemHookToken });
+    world.secretsManager.eventsSecretString = JSON.stringify({ gitlabSystemHookToken: GITLAB_EVENT_TOKENS.gitlabSystemHookToken });
     const { event } = await shareProject("acme/mobile/");
     expect((await deliver(streamDelivery(streamedAuditEvent(event)))).status).toBe(401);
     const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
@@ -101,7 +101,7 @@ describe("the Events function: a system hook token short enough to guess", () =>
   it("refuses every system hook, saying why, and takes streamed events and the rest as before: an echoed guess of a short token coming back masked would say it is the token", async () => {
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
-    world.secretsManager.endpointSecretString = JSON.stringify({ gitlabStreamingToken: GITLAB_EVENT_TOKENS.gitlabStreamingToken, gitlabSystemHookToken: "warden-hook" });
+    world.secretsManager.eventsSecretString = JSON.stringify({ gitlabStreamingToken: GITLAB_EVENT_TOKENS.gitlabStreamingToken, gitlabSystemHookToken: "warden-hook" });
     const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
     expect((await deliver(systemHookDelivery(projectCreateHook(project), { token: "warden-hook" }))).status).toBe(401);
     expect(invoked()).toEqual([]);

@@ -29,7 +29,7 @@ afterAll(() => slack.close());
 const world = lambdaWorld({
   secret: () => JSON.stringify({ ...JOB_SECRETS, slackWebhookUrl: slack.webhookUrl }),
   // The Events function reads the endpoints' secret alone: the stream's and the hooks' tokens are there.
-  endpointSecret: JSON.stringify({ ...ENDPOINT_SECRETS, ...GITLAB_EVENT_TOKENS }),
+  eventsSecret: JSON.stringify(GITLAB_EVENT_TOKENS),
   dynamo: true,
   s3: true,
   lambdaApi: true,

@@ -1,6 +1,6 @@
 /**
  * The world a Lambda handler test file runs in, as the deployed functions find theirs: Secrets Manager
- * with the jobs' and the endpoints' secrets, and where asked DynamoDB (dynalite), Lambda's Invoke API,
+ * with the jobs', the chat-ops and the events' secrets, and where asked DynamoDB (dynalite), Lambda's Invoke API,
  * S3, a policy file and a GitLab simulator, with the environment sst.config.ts gives the functions,
  * pointed at them. The stand-ins start before the file's tests and stop after them; before each test
  * their state is reset (the secrets as given, nothing read, invoked or stored), the GitLab simulator
@@ -10,14 +10,17 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, vi } from "vitest";
 import { startDynalite, type Dynalite } from "../../sim/aws/dynalite.ts";
+import { GITLAB_EVENT_TOKENS } from "../../sim/aws/gitlab-deliveries.ts";
 import { startGitLabSim, type GitLabSim, type GitLabSimOptions } from "../../sim/gitlab/index.ts";
 import { ENDPOINT_SECRETS, SECRETS, startLambdaApi, startS3, startSecretsManager, stubAwsEnv, writePolicy, type LambdaApiStub, type S3Stub, type SecretsManagerStub } from "./lambda.ts";
 
 export interface LambdaWorldOptions {
   /** The jobs' secret (SecretString): SECRETS by default; a function to build it once the other stand-ins are up. */
   secret?: string | ((world: LambdaWorld) => string);
-  /** The endpoints' secret: ENDPOINT_SECRETS by default. */
+  /** The chat-ops secret: ENDPOINT_SECRETS by default. */
   endpointSecret?: string;
+  /** The events' secret: GITLAB_EVENT_TOKENS by default. */
+  eventsSecret?: string;
   /** dynalite, with a claims table of its own for each test (WARDEN_CLAIMS_TABLE). */
   dynamo?: boolean;
   /** Lambda's Invoke API (AWS_ENDPOINT_URL_LAMBDA), accepting each invoke unless a test says otherwise. */
@@ -60,7 +63,8 @@ export function lambdaWorld(opts: LambdaWorldOptions = {}): LambdaWorld {
   });
   beforeEach(async () => {
     const { secretsManager, lambdaApi, s3 } = world;
-    Object.assign(secretsManager, { secretString: secret(), endpointSecretString: opts.endpointSecret ?? JSON.stringify(ENDPOINT_SECRETS), reads: [], queued: [] });
+    const eventsSecretString = opts.eventsSecret ?? JSON.stringify(GITLAB_EVENT_TOKENS);
+    Object.assign(secretsManager, { secretString: secret(), endpointSecretString: opts.endpointSecret ?? JSON.stringify(ENDPOINT_SECRETS), eventsSecretString, reads: [], queued: [] });
     if (lambdaApi) Object.assign(lambdaApi, { invokes: [], answer: "accept", onAccepted: undefined });
     s3?.objects.clear();
     if (opts.gitlab) world.gitlab = await startGitLabSim(opts.gitlab());

@@ -8,7 +8,8 @@ import type { Context } from "aws-lambda";
 import { expect, vi } from "vitest";
 import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
 import { CREDENTIAL_PATTERNS } from "./no-credentials.ts";
-import { ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, SECRET_ARN } from "../../sim/aws/events.ts";
+import { ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, EVENTS_SECRET_ARN, SECRET_ARN } from "../../sim/aws/events.ts";
+import { GITLAB_EVENT_TOKENS } from "../../sim/aws/gitlab-deliveries.ts";
 
 export * from "../../sim/aws/events.ts";
 
@@ -39,12 +40,14 @@ export interface SecretsManagerStub {
   secretString: string;
   /** ...after these, one per read. */
   queued: string[];
-  /** What it answers for the endpoints' secret (ENDPOINT_SECRET_ARN): by default, ENDPOINT_SECRETS. */
+  /** What it answers for the chat-ops secret (ENDPOINT_SECRET_ARN): by default, ENDPOINT_SECRETS. */
   endpointSecretString: string;
+  /** What it answers for the events' secret (EVENTS_SECRET_ARN): by default, GITLAB_EVENT_TOKENS. */
+  eventsSecretString: string;
   close(): Promise<void>;
 }
 
-/** Secrets Manager's GetSecretValue (AWS JSON 1.1) on 127.0.0.1, for the real SDK client: the jobs' secret and the endpoints'. */
+/** Secrets Manager's GetSecretValue (AWS JSON 1.1) on 127.0.0.1, for the real SDK client: the jobs' secret, the chat-ops one and the events'. */
 export async function startSecretsManager(secretString: string, arn = SECRET_ARN): Promise<SecretsManagerStub> {
   const server = createServer((req, res) => {
     let body = "";
@@ -58,8 +61,8 @@ export async function startSecretsManager(secretString: string, arn = SECRET_ARN
           ? [400, { __type: "UnknownOperationException", message: `unsupported ${String(target)}` }]
           : SecretId === arn
             ? [200, { ARN: arn, Name: "warden", VersionId: "v1", SecretString: stub.queued.shift() ?? stub.secretString, VersionStages: ["AWSCURRENT"], CreatedDate: 1.7e9 }]
-            : SecretId === ENDPOINT_SECRET_ARN
-              ? [200, { ARN: SecretId, Name: "warden-endpoints", VersionId: "v1", SecretString: stub.endpointSecretString, VersionStages: ["AWSCURRENT"], CreatedDate: 1.7e9 }]
+            : SecretId === ENDPOINT_SECRET_ARN || SecretId === EVENTS_SECRET_ARN
+              ? [200, { ARN: SecretId, Name: "warden-endpoints", VersionId: "v1", SecretString: SecretId === ENDPOINT_SECRET_ARN ? stub.endpointSecretString : stub.eventsSecretString, VersionStages: ["AWSCURRENT"], CreatedDate: 1.7e9 }]
               : [400, { __type: "ResourceNotFoundException", Message: "Secrets Manager can't find the specified secret." }];
       res.writeHead(status, { "content-type": "application/x-amz-json-1.1", "x-amzn-requestid": crypto.randomUUID() });
       res.end(JSON.stringify(answer));
@@ -72,6 +75,7 @@ export async function startSecretsManager(secretString: string, arn = SECRET_ARN
     secretString,
     queued: [],
     endpointSecretString: JSON.stringify(ENDPOINT_SECRETS),
+    eventsSecretString: JSON.stringify(GITLAB_EVENT_TOKENS),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   return stub;
@@ -148,6 +152,7 @@ export function stubAwsEnv(vars: Record<string, string | undefined>): void {
     AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
     WARDEN_SECRET_ARN: SECRET_ARN,
     WARDEN_ENDPOINT_SECRET_ARN: ENDPOINT_SECRET_ARN,
+    WARDEN_EVENTS_SECRET_ARN: EVENTS_SECRET_ARN,
     // Tests that look at the log lines capture them at INFO; the others keep the output readable.
     POWERTOOLS_LOG_LEVEL: "SILENT",
     // Likewise the runs' EMF records: tests that look at them turn them on and capture them.

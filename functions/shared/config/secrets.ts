@@ -1,12 +1,17 @@
 /**
- * Warden's credentials, in two Secrets Manager secrets so that the public endpoints never hold a
- * token that acts on GitLab or n8n (sst.config.ts grants each function only the secret it reads):
+ * Warden's credentials, in three Secrets Manager secrets, so that no public endpoint holds a token that
+ * acts on GitLab or n8n, nor the credential of the other endpoint (sst.config.ts grants each function
+ * only the secret it reads):
  *
  * - the jobs' secret (ARN in WARDEN_SECRET_ARN), read by the functions that run jobs (Enforce,
- *   Workflows, Watch, Worker): `{ gitlabToken, pipelineToken, n8nApiKey, slackWebhookUrl }`;
- * - the endpoints' secret (ARN in WARDEN_ENDPOINT_SECRET_ARN), read by the two Function URLs (Chatops,
- *   Events) to authenticate a request: `{ slackSigningSecret, gitlabStreamingToken, gitlabSystemHookToken }`.
- *   A jobs' field found there is refused: whoever can run code in a public function would hold it.
+ *   Workflows, Watch, the workers): `{ gitlabToken, pipelineToken, n8nApiKey, slackWebhookUrl }`;
+ * - the chat-ops secret (ARN in WARDEN_ENDPOINT_SECRET_ARN), read by the Chatops Function URL to
+ *   authenticate a slash command: `{ slackSigningSecret }`;
+ * - the events' secret (ARN in WARDEN_EVENTS_SECRET_ARN), read by the Events Function URL to
+ *   authenticate GitLab's deliveries: `{ gitlabStreamingToken, gitlabSystemHookToken }`.
+ *
+ * A field of another secret found in an endpoint's is refused: whoever can run code in that public
+ * function would hold it (with Slack's signing secret, the Events function could sign any chat command).
  *
  * Each is read through a cache with a time to live, so a rotated secret is picked up within minutes
  * without a read per invocation. Each field is optional, as a deployment may use GitLab or n8n alone,
@@ -32,36 +37,45 @@ const SecretsSchema = z.object({
   slackWebhookUrl: field,
 });
 
-/** The endpoints' secret: what authenticates a request to a Function URL, and nothing that acts. */
-const EndpointSecretsSchema = z.object({
+/** The chat-ops secret: what authenticates a slash command, and nothing that acts. */
+const ChatopsSecretsSchema = z.object({
   slackSigningSecret: field,
-  /** The verification token of GitLab's audit event streaming destination (functions/events.ts). */
+});
+
+/** The events' secret: what authenticates GitLab's deliveries (functions/events.ts), and nothing that acts. */
+const EventsSecretsSchema = z.object({
+  /** The verification token of GitLab's audit event streaming destination. */
   gitlabStreamingToken: field,
-  /** The secret token of a self-managed instance's system hook (functions/events.ts). */
+  /** The secret token of a self-managed instance's system hook. */
   gitlabSystemHookToken: field,
 });
 
 export type Secrets = z.infer<typeof SecretsSchema>;
-export type EndpointSecrets = z.infer<typeof EndpointSecretsSchema>;
+export type ChatopsSecrets = z.infer<typeof ChatopsSecretsSchema>;
+export type EventsSecrets = z.infer<typeof EventsSecretsSchema>;
 
 /** Which secret: its schema, the variable naming it, what errors call it, and fields that must not be in it. */
 interface SecretKind<S extends z.ZodObject> {
   schema: S;
   variable: string;
   label: string;
-  /** Fields of the other secret that make this one unusable, and why. */
+  /** Fields of the other secrets that make this one unusable, and why. */
   refused?: { fields: readonly string[]; why: string };
 }
 
 const JOBS: SecretKind<typeof SecretsSchema> = { schema: SecretsSchema, variable: "WARDEN_SECRET_ARN", label: "the secret" };
-const ENDPOINTS: SecretKind<typeof EndpointSecretsSchema> = {
-  schema: EndpointSecretsSchema,
+const notHere = (where: string) => `which belongs in ${where} alone: this public function must not hold it (remove it, and rotate it if this secret was ever read)`;
+const CHATOPS: SecretKind<typeof ChatopsSecretsSchema> = {
+  schema: ChatopsSecretsSchema,
   variable: "WARDEN_ENDPOINT_SECRET_ARN",
-  label: "the endpoints' secret",
-  refused: {
-    fields: Object.keys(SecretsSchema.shape),
-    why: "which belongs in the jobs' secret (WARDEN_SECRET_ARN) alone: the public endpoints must not hold it (remove it, and rotate it if this secret was ever read)",
-  },
+  label: "the chat-ops secret",
+  refused: { fields: [...Object.keys(SecretsSchema.shape), ...Object.keys(EventsSecretsSchema.shape)], why: notHere("the jobs' secret (WARDEN_SECRET_ARN) or the events' (WARDEN_EVENTS_SECRET_ARN)") },
+};
+const EVENTS: SecretKind<typeof EventsSecretsSchema> = {
+  schema: EventsSecretsSchema,
+  variable: "WARDEN_EVENTS_SECRET_ARN",
+  label: "the events' secret",
+  refused: { fields: [...Object.keys(SecretsSchema.shape), ...Object.keys(ChatopsSecretsSchema.shape)], why: notHere("the jobs' secret (WARDEN_SECRET_ARN) or the chat-ops one (WARDEN_ENDPOINT_SECRET_ARN)") },
 };
 
 export class SecretsError extends Error {
@@ -70,10 +84,11 @@ export class SecretsError extends Error {
 
 /** A field the caller cannot do without; `purpose` says who needs it, for the error. */
 export function requireSecret(secrets: Secrets, name: keyof Secrets, purpose: string): string;
-export function requireSecret(secrets: EndpointSecrets, name: keyof EndpointSecrets, purpose: string): string;
+export function requireSecret(secrets: ChatopsSecrets, name: keyof ChatopsSecrets, purpose: string): string;
+export function requireSecret(secrets: EventsSecrets, name: keyof EventsSecrets, purpose: string): string;
 export function requireSecret(secrets: Record<string, string | undefined>, name: string, purpose: string): string {
   const value = secrets[name];
-  const label = name in EndpointSecretsSchema.shape ? ENDPOINTS.label : JOBS.label;
+  const label = [CHATOPS, EVENTS].find((kind) => name in kind.schema.shape)?.label ?? JOBS.label;
   if (value === undefined) throw new SecretsError(`${label} has no ${name}, which ${purpose} needs`);
   return value;
 }
@@ -99,9 +114,14 @@ export function secretsCache(opts: SecretsCacheOptions): SecretsCache<Secrets> {
   return cacheOf(JOBS, opts);
 }
 
-/** The endpoints' secret. */
-export function endpointSecretsCache(opts: SecretsCacheOptions): SecretsCache<EndpointSecrets> {
-  return cacheOf(ENDPOINTS, opts);
+/** The chat-ops secret. */
+export function chatopsSecretsCache(opts: SecretsCacheOptions): SecretsCache<ChatopsSecrets> {
+  return cacheOf(CHATOPS, opts);
+}
+
+/** The events' secret. */
+export function eventsSecretsCache(opts: SecretsCacheOptions): SecretsCache<EventsSecrets> {
+  return cacheOf(EVENTS, opts);
 }
 
 function cacheOf<S extends z.ZodObject>(kind: SecretKind<S>, opts: SecretsCacheOptions): SecretsCache<z.output<S>> {
@@ -159,5 +179,8 @@ const client = new SecretsManagerClient({});
 /** The process's cache of the jobs' secret, the one WARDEN_SECRET_ARN names. */
 export const secrets: SecretsCache<Secrets> = secretsCache({ client, secretId: process.env["WARDEN_SECRET_ARN"] });
 
-/** The process's cache of the endpoints' secret, the one WARDEN_ENDPOINT_SECRET_ARN names. */
-export const endpointSecrets: SecretsCache<EndpointSecrets> = endpointSecretsCache({ client, secretId: process.env["WARDEN_ENDPOINT_SECRET_ARN"] });
+/** The process's cache of the chat-ops secret, the one WARDEN_ENDPOINT_SECRET_ARN names. */
+export const chatopsSecrets: SecretsCache<ChatopsSecrets> = chatopsSecretsCache({ client, secretId: process.env["WARDEN_ENDPOINT_SECRET_ARN"] });
+
+/** The process's cache of the events' secret, the one WARDEN_EVENTS_SECRET_ARN names. */
+export const eventsSecrets: SecretsCache<EventsSecrets> = eventsSecretsCache({ client, secretId: process.env["WARDEN_EVENTS_SECRET_ARN"] });

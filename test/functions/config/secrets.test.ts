@@ -1,7 +1,7 @@
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { endpointSecretsCache, requireSecret, secretsCache } from "../../../functions/shared/config/secrets.ts";
-import { ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, JOB_SECRETS, SECRET_ARN, SECRETS, startSecretsManager, type SecretsManagerStub } from "../../support/lambda.ts";
+import { chatopsSecretsCache, eventsSecretsCache, requireSecret, secretsCache } from "../../../functions/shared/config/secrets.ts";
+import { ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, EVENTS_SECRET_ARN, JOB_SECRETS, SECRET_ARN, SECRETS, startSecretsManager, type SecretsManagerStub } from "../../support/lambda.ts";
 
 let stub: SecretsManagerStub;
 beforeEach(async () => {
@@ -88,24 +88,38 @@ describe("secrets", () => {
   });
 });
 
-describe("the endpoints' secret", () => {
-  const endpoints = () => endpointSecretsCache({ client: client(), secretId: ENDPOINT_SECRET_ARN });
+describe("the public endpoints' secrets: the chat-ops one and the events'", () => {
+  const chatops = () => chatopsSecretsCache({ client: client(), secretId: ENDPOINT_SECRET_ARN });
+  const events = () => eventsSecretsCache({ client: client(), secretId: EVENTS_SECRET_ARN });
+  const TOKENS = { gitlabStreamingToken: "stream-token", gitlabSystemHookToken: "hook-token-0123456789abcdef" };
 
-  it("holds what authenticates a request to a Function URL, read from its own ARN", async () => {
-    stub.endpointSecretString = JSON.stringify({ ...ENDPOINT_SECRETS, gitlabStreamingToken: "stream-token" });
-    await expect(endpoints().get()).resolves.toEqual({ ...ENDPOINT_SECRETS, gitlabStreamingToken: "stream-token" });
-    expect(stub.reads).toEqual([ENDPOINT_SECRET_ARN]);
-    expect(() => requireSecret({}, "gitlabStreamingToken", "streamed audit events")).toThrow("the endpoints' secret has no gitlabStreamingToken, which streamed audit events needs");
+  it("each holds what authenticates a request to its own Function URL, read from its own ARN", async () => {
+    stub.endpointSecretString = JSON.stringify(ENDPOINT_SECRETS);
+    stub.eventsSecretString = JSON.stringify(TOKENS);
+    await expect(chatops().get()).resolves.toEqual(ENDPOINT_SECRETS);
+    await expect(events().get()).resolves.toEqual(TOKENS);
+    expect(stub.reads).toEqual([ENDPOINT_SECRET_ARN, EVENTS_SECRET_ARN]);
+    expect(() => requireSecret({}, "gitlabStreamingToken", "streamed audit events")).toThrow("the events' secret has no gitlabStreamingToken, which streamed audit events needs");
+    expect(() => requireSecret({}, "slackSigningSecret", "chat-ops")).toThrow("the chat-ops secret has no slackSigningSecret, which chat-ops needs");
   });
 
-  it.each(["gitlabToken", "n8nApiKey", "slackWebhookUrl"])("refuses to serve one that holds %s, a jobs' credential the public endpoints must not hold, naming it and never its value", async (name) => {
+  it.each(["gitlabToken", "n8nApiKey", "slackWebhookUrl", "gitlabStreamingToken", "gitlabSystemHookToken"])("the chat-ops secret is refused when it holds %s, another's credential, naming it and never its value", async (name) => {
     stub.endpointSecretString = JSON.stringify({ ...ENDPOINT_SECRETS, [name]: "glpat-AbCdEfGhIjKlMnOpQrSt" });
-    const error = String(await endpoints().get().catch((err: Error) => err));
-    expect(error).toBe(`SecretsError: secret ${ENDPOINT_SECRET_ARN} (WARDEN_ENDPOINT_SECRET_ARN) holds ${name}, which belongs in the jobs' secret (WARDEN_SECRET_ARN) alone: the public endpoints must not hold it (remove it, and rotate it if this secret was ever read)`);
+    const error = String(await chatops().get().catch((err: Error) => err));
+    expect(error).toBe(`SecretsError: secret ${ENDPOINT_SECRET_ARN} (WARDEN_ENDPOINT_SECRET_ARN) holds ${name}, which belongs in the jobs' secret (WARDEN_SECRET_ARN) or the events' (WARDEN_EVENTS_SECRET_ARN) alone: this public function must not hold it (remove it, and rotate it if this secret was ever read)`);
     expect(error).not.toContain("glpat-AbCd");
   });
 
-  it("says WARDEN_ENDPOINT_SECRET_ARN is not set when it is not", async () => {
-    await expect(endpointSecretsCache({ client: client(), secretId: undefined }).get()).rejects.toThrow("WARDEN_ENDPOINT_SECRET_ARN is not set");
+  // With Slack's signing secret, whoever runs code in the Events function could sign any chat command.
+  it.each(["gitlabToken", "slackSigningSecret"])("the events' secret is refused when it holds %s, naming it and never its value", async (name) => {
+    stub.eventsSecretString = JSON.stringify({ ...TOKENS, [name]: "glpat-AbCdEfGhIjKlMnOpQrSt" });
+    const error = String(await events().get().catch((err: Error) => err));
+    expect(error).toBe(`SecretsError: secret ${EVENTS_SECRET_ARN} (WARDEN_EVENTS_SECRET_ARN) holds ${name}, which belongs in the jobs' secret (WARDEN_SECRET_ARN) or the chat-ops one (WARDEN_ENDPOINT_SECRET_ARN) alone: this public function must not hold it (remove it, and rotate it if this secret was ever read)`);
+    expect(error).not.toContain("glpat-AbCd");
+  });
+
+  it("says which variable is not set", async () => {
+    await expect(chatopsSecretsCache({ client: client(), secretId: undefined }).get()).rejects.toThrow("WARDEN_ENDPOINT_SECRET_ARN is not set");
+    await expect(eventsSecretsCache({ client: client(), secretId: undefined }).get()).rejects.toThrow("WARDEN_EVENTS_SECRET_ARN is not set");
   });
 });

@@ -20,7 +20,7 @@ import { allShares, IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from
 
 const POLICY = watchPolicyText({ maxRemovals: 1 });
 const world = lambdaWorld({
-  endpointSecret: JSON.stringify(GITLAB_EVENT_TOKENS),
+  eventsSecret: JSON.stringify(GITLAB_EVENT_TOKENS),
   dynamo: true,
   lambdaApi: true,
   policy: POLICY,

@@ -24,7 +24,7 @@ let simNow = Date.now();
 const world = durableWorld({
   skipTime: false,
   policy: watchPolicyText(),
-  endpointSecret: JSON.stringify(GITLAB_EVENT_TOKENS),
+  eventsSecret: JSON.stringify(GITLAB_EVENT_TOKENS),
   gitlab: () => {
     simNow = Date.now();
     return { dataset: watchWorld(), tokens: WATCH_TOKENS, clock: () => simNow };

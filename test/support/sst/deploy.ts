@@ -17,7 +17,8 @@ afterAll(removeBuilds);
 
 export const SECRET = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-AbCdEf";
 export const ENDPOINT_SECRET = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-endpoints-GhIjKl";
-export const DEPLOY_ENV = { WARDEN_SECRET_ARN: SECRET, WARDEN_ENDPOINT_SECRET_ARN: ENDPOINT_SECRET, GITLAB_URL: "https://gitlab.example.com", N8N_URL: "https://n8n.example.com", WARDEN_POLICY_FILE: "examples/warden.yaml" };
+export const EVENTS_SECRET = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-events-MnOpQr";
+export const DEPLOY_ENV = { WARDEN_SECRET_ARN: SECRET, WARDEN_ENDPOINT_SECRET_ARN: ENDPOINT_SECRET, WARDEN_EVENTS_SECRET_ARN: EVENTS_SECRET, GITLAB_URL: "https://gitlab.example.com", N8N_URL: "https://n8n.example.com", WARDEN_POLICY_FILE: "examples/warden.yaml" };
 /** Every other documented deploy variable, unset unless a test sets it. */
 export const UNSET = Object.fromEntries(
   ["WARDEN_ENFORCE_SCHEDULE", "WARDEN_WORKFLOWS_SCHEDULE", "WARDEN_REPORT_ONLY", "WARDEN_CHATOPS", "WARDEN_SECRET_KMS_KEY_ARN", "WARDEN_ALARM_EMAIL", "WARDEN_RUN_HISTORY_DAYS", "WARDEN_ENFORCE_EXECUTION_HOURS", "WARDEN_EXECUTION_RETENTION_DAYS", "WARDEN_POLICY_PROJECT", "WARDEN_POLICY_PATH", "WARDEN_POLICY_REF", "WARDEN_POLICY_ALLOW_UNPROTECTED_REF", "WARDEN_EVENTS", "WARDEN_ALLOW_HTTP", "WARDEN_ENDPOINT_CONCURRENCY", "WARDEN_WORKER_CONCURRENCY"].map((n) => [n, undefined]),
