@@ -119,7 +119,7 @@ function noteClient(io: CliIO, gitlab: GitLabClient): GitLabClient {
   const token = io.env["WARDEN_MR_NOTE_TOKEN"];
   if (!token) return gitlab;
   return new GitLabClient({
-    url: gitlab.http.origin + gitlab.basePath.replace(/\/api\/v4$/, ""),
+    url: gitlab.instanceUrl,
     token: checkCredential({ name: "WARDEN_MR_NOTE_TOKEN", value: token }),
     settingNames: { url: "GITLAB_URL", credential: "WARDEN_MR_NOTE_TOKEN" },
     ...(io.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: io.requestTimeoutMs }),

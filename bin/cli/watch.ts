@@ -54,7 +54,7 @@ strays, 3 a guard tripped (nothing changed in that batch).`,
     const statePath = typeof args.values["state"] === "string" ? args.values["state"] : DEFAULT_WATCH_STATE;
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
     // The state file is read (and a foreign one refused) before any request.
-    const store = fileCursorStore(statePath, gitlab.http.origin);
+    const store = fileCursorStore(statePath, gitlab.instanceUrl);
     const signal = io.signal;
     const { sources, statement } = await watchSources(gitlab, policy, intervalMs, signal);
     notice(io, statement);

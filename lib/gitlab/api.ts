@@ -35,14 +35,27 @@ export interface ListCall {
   list?: ListOptions;
 }
 
+/**
+ * The GitLab instance a URL names: its origin and path prefix (GitLab under a relative URL), with no
+ * trailing slash, query or credential. What plans, reports and audit lines record, so that two
+ * instances on one host (https://git.example.com/staging and /prod) are never taken for one.
+ */
+export function instanceUrl(url: string | URL): string {
+  const u = new URL(url);
+  return `${u.origin}${u.pathname.replace(/\/+$/, "")}`;
+}
+
 export class GitLabApi {
   readonly http: HttpClient;
   readonly basePath: string;
+  /** instanceUrl of the client's GITLAB_URL. */
+  readonly instanceUrl: string;
   private readonly maxQueryLength: number;
 
   constructor(opts: GitLabClientOptions) {
     const base = new URL(opts.url);
     this.basePath = `${base.pathname.replace(/\/+$/, "")}/api/v4`;
+    this.instanceUrl = instanceUrl(base);
     this.maxQueryLength = opts.maxQueryLength ?? 8_000;
     // A refused token, a wrong address: errors that name the setting to fix.
     this.http = createServiceClient({

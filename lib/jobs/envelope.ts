@@ -13,7 +13,8 @@ export interface RunFacts {
   /** Every job now runs under a policy; undefined is kept for the reports' null (older restores had none). */
   policy: Policy | undefined;
   /** The GitLab client's HTTP layer, for a job that talks to GitLab. */
-  gitlab?: { origin: string };
+  /** The GitLab the run read (its instanceUrl: origin and path prefix), recorded as the report's gitlabUrl. */
+  gitlab?: { instanceUrl: string };
   /** Epoch milliseconds. */
   startedAt: number;
   finishedAt?: number;
@@ -31,7 +32,7 @@ export function makeReport<Action extends object, Summary>(run: RunFacts, result
     schemaVersion: REPORT_SCHEMA_VERSION,
     job: run.job,
     version: WARDEN_VERSION,
-    ...(run.gitlab ? { gitlabUrl: run.gitlab.origin } : {}),
+    ...(run.gitlab ? { gitlabUrl: run.gitlab.instanceUrl } : {}),
     policy: run.policy?.source ?? null,
     startedAt: new Date(run.startedAt).toISOString(),
     finishedAt: new Date(run.finishedAt ?? Date.now()).toISOString(),

@@ -42,6 +42,15 @@ it("a report made on another GitLab than GITLAB_URL is refused before any reques
   expect(sim.counters.requests).toBe(0);
 });
 
+it("a report made on another GitLab of the same host, under another path, is refused too (its ids name other projects)", async () => {
+  const { file } = reportFile("staging-report.json", `${sim.url}/staging`, [50]);
+  sim.resetCounters();
+  const run = await warden(["restore", file, "--apply", "--json"], env);
+  expect(run.code, run.stdout).toBe(1);
+  expect(run.stderr).toMatch(/was made on http:\/\/127\.0\.0\.1:\d+\/staging, not on GITLAB_URL's http:\/\/127\.0\.0\.1:\d+[,:]/);
+  expect(sim.counters.requests).toBe(0);
+});
+
 it("a report with an access level no share can have is refused before any request; nothing is created", async () => {
   const { file, invited, projects } = reportFile("report.json", sim.url, [30, 35]);
   sim.resetCounters();

@@ -44,7 +44,7 @@ export async function applyPlan(opts: ApplyOptions): Promise<ApplyReport> {
       : await judgeOnly(actions, gitlab, judging, signal);
   const left = countStatus(actions, "planned");
   if (stopped && signal?.aborted) warnings.push(`stopped (${errorText(signal.reason)}) with ${left} of ${count(actions.length, "removal")} still planned: apply the plan again to finish`);
-  return makeReport({ job: "apply", dryRun: !opts.apply, policy, gitlab: gitlab.http, startedAt }, {
+  return makeReport({ job: "apply", dryRun: !opts.apply, policy, gitlab, startedAt }, {
     summary: {
       strays: actions.length,
       removed: countStatus(actions, "done"),

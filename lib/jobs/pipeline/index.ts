@@ -88,7 +88,7 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineReport
   // One audit line per pipeline start asked for; a dry run starts nothing.
   const { project, ref, status, pipelineId, webUrl, reason, error } = action;
   if (apply) auditedUnder(opts.audit, opts.policy)?.info("create-pipeline", { project, ref, variables: action.variables, outcome: status, pipelineId, webUrl, reason, error });
-  const run = { job: "pipeline", dryRun: !apply, policy: opts.policy, gitlab: opts.gitlab.http, startedAt } as const;
+  const run = { job: "pipeline", dryRun: !apply, policy: opts.policy, gitlab: opts.gitlab, startedAt } as const;
   return makeReport(run, { summary, actions: [action], stats: jobStats([opts.gitlab.http], startedAt), warnings: [] });
 }
 

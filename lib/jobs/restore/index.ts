@@ -37,8 +37,8 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
   const { gitlab, signal } = opts;
   // Its ids name other projects and groups on another instance: refused before any request, as a plan is.
   const { madeOn, source } = opts.input;
-  if (madeOn !== undefined && madeOn !== gitlab.http.origin) {
-    throw new RestoreInputError(`${source} was made on ${madeOn}, not on GITLAB_URL's ${gitlab.http.origin}: set GITLAB_URL to the instance the run removed shares on; nothing was restored`);
+  if (madeOn !== undefined && madeOn !== gitlab.instanceUrl) {
+    throw new RestoreInputError(`${source} was made on ${madeOn}, not on GITLAB_URL's ${gitlab.instanceUrl}: set GITLAB_URL to the instance the run removed shares on; nothing was restored`);
   }
   const startedAt = Date.now();
   const today = (opts.now ?? new Date()).toISOString().slice(0, 10);
@@ -89,7 +89,7 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
     }
   }
 
-  return makeReport({ job: "restore", dryRun: !opts.apply, policy: opts.policy, gitlab: gitlab.http, startedAt }, {
+  return makeReport({ job: "restore", dryRun: !opts.apply, policy: opts.policy, gitlab, startedAt }, {
     summary: {
       from: opts.input.source,
       restores,

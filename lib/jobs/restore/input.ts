@@ -6,7 +6,7 @@
  * beyond a short redacted excerpt, as a log file may hold anything.
  */
 import { z } from "zod";
-import { SHARE_ACCESS_LEVELS } from "../../gitlab/index.ts";
+import { instanceUrl, SHARE_ACCESS_LEVELS } from "../../gitlab/index.ts";
 import { redactOutput, redactThenCut } from "../../redact/index.ts";
 import { REMOVAL_TYPES, SHARE_STATUSES as STATUSES, shareKey, type RemovedShare } from "../shares/plan.ts";
 import { MAX_PLANNED } from "../enforce/summary.ts";
@@ -49,7 +49,7 @@ const ReportAction = z.discriminatedUnion("type", [
   z.object({ type: z.literal(REMOVAL_TYPES.project), ...project("report"), status: z.enum(STATUSES) }),
   z.object({ type: z.literal(REMOVAL_TYPES.group), ...group("report"), status: z.enum(STATUSES) }),
 ]);
-/** An apply report (warden apply --json) has enforce's shape; `gitlabUrl` is the origin of the GitLab it ran on. */
+/** An apply report (warden apply --json) has enforce's shape; `gitlabUrl` is the GitLab it ran on (lib/gitlab's instanceUrl). */
 const EnforceReport = z.object({ job: z.enum(["enforce", "apply"]), dryRun: z.literal(false), gitlabUrl: z.url().optional(), actions: z.array(ReportAction) });
 /** Audit lines are told apart by their message; Powertools' own fields (level, timestamp, function_name, …) are ignored. */
 /**
@@ -126,7 +126,7 @@ function fromReport(value: Record<string, unknown>): RestoreInput {
   if (!report.success) throw new RestoreInputError(`not a usable enforce report: ${issuesText(report.error)}`);
   const { actions, gitlabUrl } = report.data;
   const input = collect(`an ${report.data.job} report`, actions.map((a) => [a.status, removedShare(a)] as const), []);
-  return gitlabUrl === undefined ? input : { ...input, madeOn: new URL(gitlabUrl).origin };
+  return gitlabUrl === undefined ? input : { ...input, madeOn: instanceUrl(gitlabUrl) };
 }
 
 /**
@@ -153,7 +153,7 @@ function fromAuditLines(lines: readonly (string | Record<string, unknown>)[]): R
     const audit = AuditLine.safeParse(value);
     if (!audit.success) throw new RestoreInputError(`${where} (${String(value["message"])}): ${issuesText(audit.error)}`);
     found.push([audit.data.outcome, removedShare(audit.data), audit.data.confirmation]);
-    origins.add(audit.data.gitlabUrl === undefined ? undefined : new URL(audit.data.gitlabUrl).origin);
+    origins.add(audit.data.gitlabUrl === undefined ? undefined : instanceUrl(audit.data.gitlabUrl));
   }
   // One GitLab's lines at a time: ids name other projects and groups on another.
   if (origins.size > 1) {

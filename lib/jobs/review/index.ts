@@ -74,7 +74,7 @@ export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
     attributionGroups = days === 0 ? 0 : new Set(rows.map((r) => (r.kind === "group" ? r.sharedGroupId : r.groupId))).size;
   }
   const after = gitlab.requestCounts();
-  const report: ReviewReport = makeReport({ job: "review", dryRun: true, policy, gitlab: gitlab.http, startedAt }, {
+  const report: ReviewReport = makeReport({ job: "review", dryRun: true, policy, gitlab, startedAt }, {
     summary: {
       projects: examined.summary.projects,
       groups: examined.summary.groups,

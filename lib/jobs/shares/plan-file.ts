@@ -8,6 +8,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypt
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { z } from "zod";
+import { instanceUrl } from "../../gitlab/index.ts";
 import { parsePolicy, type Policy, type PolicySource } from "../../policy/index.ts";
 import { redactOutput, redactStrings } from "../../redact/index.ts";
 import { REMOVAL_TYPES, type ShareRemoval } from "./plan.ts";
@@ -27,7 +28,7 @@ export interface PlanFile {
   formatVersion: typeof PLAN_FORMAT_VERSION;
   createdAt: string;
   wardenVersion: string;
-  /** The GitLab instance's origin (scheme, host, port): never a path or a credential. */
+  /** The GitLab instance (instanceUrl: scheme, host, port and path prefix): never a credential. */
   gitlabUrl: string;
   /** The policy the removals were judged by: where it came from, the SHA-256 of its text, and the text. */
   policy: PolicySource & { text: string };
@@ -67,7 +68,7 @@ export function planFile({ removals, policy, gitlabUrl, createdAt, wardenVersion
     formatVersion: PLAN_FORMAT_VERSION,
     createdAt: createdAt.toISOString(),
     wardenVersion,
-    gitlabUrl: new URL(gitlabUrl).origin,
+    gitlabUrl: instanceUrl(gitlabUrl),
     policy: { ...policy.source, text: policy.text },
     unmatchedRules,
     // GitLab's names masked as in every other output (lib/redact): a group named like a token, by whoever
@@ -133,8 +134,8 @@ export function readPlanFile(text: string, file: string, expect: PlanExpectation
   const parsed = PlanSchema.safeParse(data);
   if (!parsed.success) throw new PlanFileError(`${file} is not a plan this Warden can read (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}): plan again`);
   const plan: PlanFile = parsed.data;
-  const origin = new URL(expect.gitlabUrl).origin;
-  if (plan.gitlabUrl !== origin) throw new PlanFileError(`${file} was made for ${plan.gitlabUrl}, not for GITLAB_URL's ${origin}: set GITLAB_URL to the instance the plan was made for, or plan again against this one`);
+  const instance = instanceUrl(expect.gitlabUrl);
+  if (plan.gitlabUrl !== instance) throw new PlanFileError(`${file} was made for ${plan.gitlabUrl}, not for GITLAB_URL's ${instance}: set GITLAB_URL to the instance the plan was made for, or plan again against this one`);
   const age = expect.now.getTime() - Date.parse(plan.createdAt);
   if (age < -CLOCK_SKEW_MS) throw new PlanFileError(`${file} was made at ${plan.createdAt}, in the future of this machine's clock (${expect.now.toISOString()}): check the clocks, or plan again`);
   if (age > expect.maxAgeMs) {

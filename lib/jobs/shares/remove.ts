@@ -66,7 +66,7 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
   const confirmations: Promise<void>[] = [];
   // Each line names the GitLab it was written on: its ids name other projects and groups elsewhere (restore refuses another's).
   const record = (a: ShareRemoval, confirmation?: true) =>
-    a.status !== "planned" && opts.audit?.info(a.type, { ...auditFields(a), gitlabUrl: gitlab.http.origin, ...(confirmation ? { confirmation } : {}) });
+    a.status !== "planned" && opts.audit?.info(a.type, { ...auditFields(a), gitlabUrl: gitlab.instanceUrl, ...(confirmation ? { confirmation } : {}) });
   // At least that old (0: always), so a plan judged in the same millisecond still counts.
   const old = (a: ShareRemoval) => Date.now() - (opts.judgedAt.get(a) ?? 0) >= opts.maxPlanAgeMs;
   // Removals whose subject is read again afterwards go first, so those reads overlap the other removals.

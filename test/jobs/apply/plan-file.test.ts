@@ -51,6 +51,8 @@ describe("the plan file", () => {
     ["edited: the checksum dropped", ({ checksum: _, ...p }) => p, /was edited after it was written/],
     ["made for another GitLab", (p) => p, /plan\.json was made for https:\/\/gitlab\.example\.com, not for GITLAB_URL's https:\/\/other\.example\.com: set GITLAB_URL/, { gitlabUrl: "https://other.example.com" }],
     ["made for the same host on another port", (p) => p, /not for GITLAB_URL's https:\/\/gitlab\.example\.com:8443/, { gitlabUrl: "https://gitlab.example.com:8443" }],
+    // Two instances on one host under relative URLs: a staging plan's ids would name other projects in production.
+    ["made for another GitLab on the same host, under another path", (p) => p, /plan\.json was made for https:\/\/gitlab\.example\.com, not for GITLAB_URL's https:\/\/gitlab\.example\.com\/prod: set GITLAB_URL/, { gitlabUrl: "https://gitlab.example.com/prod/" }],
     ["older than the maximum age", (p) => p, /made at 2026-11-27T12:00:00\.000Z, 25\.0 hours ago, older than --max-plan-age \(24\.0 hours\): plan again/, { now: new Date(at.getTime() + 25 * HOUR) }],
     ["older than 90 minutes", (p) => p, /100 minutes ago, older than --max-plan-age \(90 minutes\)/, { now: new Date(at.getTime() + 100 * 60_000), maxAgeMs: 90 * 60_000 }],
     ["from the future beyond a few minutes' skew", (p) => p, /in the future of this machine's clock \(2026-11-27T11:50:00\.000Z\)/, { now: new Date(at.getTime() - 10 * 60_000) }],

@@ -200,11 +200,11 @@ describe("Markdown", () => {
 describe("the report's envelope and schema", () => {
   const policy = parsePolicy(standardPolicy(), "warden.yaml");
   const made = makeReport(
-    { job: "enforce", dryRun: true, policy, gitlab: { origin: "https://gitlab.example.com" }, startedAt: Date.parse("2026-06-01T00:00:00Z"), finishedAt: Date.parse("2026-06-01T00:00:02Z") },
+    { job: "enforce", dryRun: true, policy, gitlab: { instanceUrl: "https://gitlab.example.com" }, startedAt: Date.parse("2026-06-01T00:00:00Z"), finishedAt: Date.parse("2026-06-01T00:00:02Z") },
     { summary: enforceReport(true, []).summary, actions: [{ ...projectShare(1, "vendor"), accessLevelName: undefined, accessLevel: 15 }], stats, warnings: [] },
   );
 
-  it("names Warden's version, the policy, the origin and the times, and each access level beside its number", () => {
+  it("names Warden's version, the policy, the GitLab instance and the times, and each access level beside its number", () => {
     const { version } = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
     expect(made).toMatchObject({ schemaVersion: 1, job: "enforce", version, gitlabUrl: "https://gitlab.example.com", startedAt: "2026-06-01T00:00:00.000Z", finishedAt: "2026-06-01T00:00:02.000Z" });
     expect(made.policy).toEqual({ source: "file", path: "warden.yaml", sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });

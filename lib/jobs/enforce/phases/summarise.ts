@@ -37,7 +37,7 @@ export async function summarise(run: Run, phases: Phases): Promise<EnforceReport
   const { groupReads, ...requestStats } = sumStats(said.flatMap((phase) => phase?.stats ?? []));
   const noticed = noticeReport(policy, plan, sorted);
   const finishedAt = (await run.steps.step("ended", async () => ({ at: Date.now() }))).at;
-  const report: EnforceReport = makeReport({ job: "enforce", dryRun: !opts.apply, policy, gitlab: gitlab.http, startedAt: begun.startedAt, finishedAt }, {
+  const report: EnforceReport = makeReport({ job: "enforce", dryRun: !opts.apply, policy, gitlab, startedAt: begun.startedAt, finishedAt }, {
     summary: {
       ...counted,
       groupReads,
