@@ -2,7 +2,7 @@
  * Everything a finished run owes operations, in this order: its report kept for restore when it
  * changed something (an enforce run, when it removed something), for a full enforce run the rules it
  * found matching nothing (state/last-sweep.ts), its metrics (EMF), and (for a trigger that notifies,
- * triggers.ts) a Slack summary. The caller (lifecycle.ts) has logged the report first. None of it may
+ * triggers.ts) a Slack summary, a stream run's only if none posted the same lately (told-once.ts). The caller (lifecycle.ts) has logged the report first. None of it may
  * change the run's outcome, nor outlive the invocation: each part that fails is logged and the rest
  * still happens, and each call gets only a slice of the time left (lambda/time-left.ts).
  */
@@ -12,9 +12,10 @@ import { logger } from "../lambda/logger.ts";
 import { sliceSignal, UNBOUNDED, type TimeLeft } from "../lambda/time-left.ts";
 import { dynamoLastSweep, type LastSweepStore } from "../state/last-sweep.ts";
 import { recordRun } from "./metrics.ts";
-import { notifyRun, type NotifyOptions } from "./notify.ts";
+import { notifyRun, shouldNotify, type NotifyOptions } from "./notify.ts";
 import { verdict, type RunLabels, type RunOutcome } from "./outcome.ts";
 import { processRunHistory, type RunHistory } from "./run-history.ts";
+import { firstTelling } from "./told-once.ts";
 import { isSweep } from "./triggers.ts";
 
 /** The longest the report's store may take: a report of a few MB, with the S3 client's own retries. */
@@ -65,6 +66,7 @@ export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: Aft
   } catch (err) {
     logger.error("emitting the run's metrics failed", { error: errorText(err) });
   }
-  if (opts.notify) await notifyRun(outcome, labels, opts.notify, timeLeft);
+  if (opts.notify && (labels.trigger !== "event" || !shouldNotify(outcome, opts.notify.setting) || (await firstTelling(outcome)))) await notifyRun(outcome, labels, opts.notify, timeLeft);
+  else if (opts.notify) logger.info("run summary not posted: a stream run posted the same one in the last 6 hours");
   return result;
 }

@@ -1,0 +1,30 @@
+/**
+ * The stream's summaries, each finding told once. Whoever holds the streaming token can name the same
+ * subject in delivery after delivery (a new id each, so a new claim): on a report-only stage, or with a
+ * stray the token cannot remove, every run finds the same thing, and each would post it to the channel
+ * again, and fire its alarms again, as often as they liked. So an EventsWorker run posts its summary only
+ * if no run posted the same one (the same report: actions, summary and warnings; or the same failure)
+ * in the last 6 hours: a claim in the claims table under the worker's own keys (`worker:summary:<sha256>`).
+ * A table that cannot be asked lets the summary through: a summary too many over one never sent.
+ */
+import { createHash } from "node:crypto";
+import { errorText } from "../../../lib/jobs/report/index.ts";
+import { logger } from "../lambda/logger.ts";
+import { dynamoClaims, type Claims } from "../state/claims.ts";
+import type { RunOutcome } from "./outcome.ts";
+
+const TOLD_FOR_SECONDS = 6 * 3600;
+const claims = dynamoClaims();
+
+/** Whether no run posted this outcome's summary in the last 6 hours (and now none will again in as long). */
+export async function firstTelling(outcome: RunOutcome, opts: { claims?: Claims; now?: () => number } = {}): Promise<boolean> {
+  const told = "report" in outcome ? { job: outcome.report.job, summary: outcome.report.summary, actions: outcome.report.actions, warnings: outcome.report.warnings } : { error: errorText(outcome.error) };
+  const digest = createHash("sha256").update(JSON.stringify(told)).digest("hex");
+  const now = (opts.now ?? Date.now)();
+  try {
+    return await (opts.claims ?? claims).claim(`worker:summary:${digest}`, Math.floor(now / 1000) + TOLD_FOR_SECONDS);
+  } catch (err) {
+    logger.warn("could not tell whether this summary was posted already; posting it", { error: errorText(err) });
+    return true;
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The stream's summaries, each finding told once (functions/shared/runs/told-once.ts). Whoever holds the
+ * streaming token can name the same subject in delivery after delivery (a new id each: a new claim); on
+ * a report-only stage nothing is removed, so every run finds the same stray, and each posted it to the
+ * channel again (a hostile review's finding: ten deliveries, ten identical summaries). Now a run posts
+ * only a summary no stream run posted in the last 6 hours; a new finding is posted at once.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { SubjectWorkerEvent } from "../../../functions/shared/runs/job-request.ts";
+import { streamDelivery } from "../../../sim/aws/gitlab-deliveries.ts";
+import { JOB_SECRETS, lambdaContext } from "../../support/lambda.ts";
+import { lambdaWorld } from "../../support/lambda-world.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../../support/slack-webhook-receiver.ts";
+import { IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../../support/watch-world.ts";
+
+let slack: WebhookReceiver;
+beforeAll(async () => {
+  slack = await startWebhookReceiver("webhook0secret0part0000y");
+});
+afterAll(() => slack.close());
+const world = lambdaWorld({
+  secret: () => JSON.stringify({ ...JOB_SECRETS, slackWebhookUrl: slack.webhookUrl }),
+  dynamo: true,
+  lambdaApi: true,
+  policy: `${watchPolicyText()}notify:\n  slack: changes\n`,
+  gitlab: () => ({ dataset: watchWorld(), tokens: WATCH_TOKENS }),
+  // Report-only: the stage's strays are reported, never removed.
+  env: () => ({ WARDEN_REPORT_ONLY: "true", WARDEN_WORKER_FUNCTION: "warden-test-EventsWorker", WARDEN_WORKER_TAKES: "subject", WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin }),
+});
+beforeEach(() => {
+  slack.posts = [];
+});
+
+/** A share event as a token holder writes it: any id, now, naming the project. */
+const forged = (id: number, projectId: number) => ({
+  id,
+  entity_id: IDS.partners,
+  entity_type: "Group",
+  event_type: "project_group_link_created",
+  created_at: new Date(Date.now() - 1_000).toISOString(),
+  details: { target_id: projectId, target_type: "Project" },
+});
+
+/** Each event delivered alone, then each run by the EventsWorker as Lambda would. */
+async function deliverAndRun(events: object[]): Promise<void> {
+  world.lambdaApi.invokes = [];
+  for (const event of events) {
+    vi.resetModules();
+    const { handler } = await import("../../../functions/events.ts");
+    await handler(streamDelivery(event), lambdaContext({ functionName: "warden-test-Events" }));
+  }
+  for (const invoke of world.lambdaApi.invokes) {
+    vi.resetModules();
+    const { handler: worker } = await import("../../../functions/worker.ts");
+    await worker(JSON.parse(invoke.payload) as SubjectWorkerEvent as never, lambdaContext({ functionName: "warden-test-EventsWorker" }));
+  }
+}
+
+describe("the stream's summaries of one subject, named again and again", () => {
+  it("ten deliveries about one unchanged stray post it once; another stray's is posted at once", async () => {
+    await share(world.gitlab, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    await deliverAndRun(Array.from({ length: 10 }, (_, i) => forged(880_000 + i, IDS.app)));
+    expect(slack.posts).toHaveLength(1);
+    expect(JSON.stringify(slack.posts[0])).toContain("trigger event");
+    await share(world.gitlab, "jane", `/projects/${IDS.api}/share`, IDS.partners);
+    await deliverAndRun([forged(880_100, IDS.api), forged(880_101, IDS.app)]);
+    expect(slack.posts).toHaveLength(2);
+    expect(slack.problems).toEqual([]);
+  });
+});
