@@ -60,3 +60,13 @@ export function allShares(sim: GitLabSim): string[] {
   const { projects, groups } = sim.dataset;
   return [...projects.flatMap((p) => p.shared_with_groups.map((s) => `p${p.id}:${s.group_id}`)), ...groups.flatMap((g) => g.shared_with_groups.map((s) => `g${g.id}:${s.group_id}`))].sort();
 }
+
+/** A share event as whoever holds the streaming token writes it (streamDelivery sends it): any id, now, naming the project. */
+export const forgedShareEvent = (id: number, projectId: number) => ({
+  id,
+  entity_id: IDS.partners,
+  entity_type: "Group",
+  event_type: "project_group_link_created",
+  created_at: new Date(Date.now() - 1_000).toISOString(),
+  details: { target_id: projectId, target_type: "Project" },
+});

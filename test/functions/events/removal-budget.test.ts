@@ -16,7 +16,7 @@ import { policySha256 } from "../../../lib/policy/index.ts";
 import { GITLAB_EVENT_TOKENS, streamDelivery } from "../../../sim/aws/gitlab-deliveries.ts";
 import { captureLogs, lambdaContext } from "../../support/lambda.ts";
 import { lambdaWorld } from "../../support/lambda-world.ts";
-import { allShares, IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../../support/watch-world.ts";
+import { allShares, forgedShareEvent, IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../../support/watch-world.ts";
 
 const POLICY = watchPolicyText({ maxRemovals: 1 });
 const world = lambdaWorld({
@@ -28,16 +28,6 @@ const world = lambdaWorld({
   env: () => ({ WARDEN_REPORT_ONLY: "false", WARDEN_WORKER_FUNCTION: "warden-test-EventsWorker", WARDEN_WORKER_TAKES: "subject" }),
 });
 
-/** A share event as a token holder writes it: any id, now, naming the project. */
-const forged = (id: number, projectId: number) => ({
-  id,
-  entity_id: IDS.partners,
-  entity_type: "Group",
-  event_type: "project_group_link_created",
-  created_at: new Date(Date.now() - 1_000).toISOString(),
-  details: { target_id: projectId, target_type: "Project" },
-});
-
 /** Two strays (partners may have nothing in acme), more than maxRemovals (1); one forged event for each, each run by the EventsWorker as Lambda would. */
 async function forgedEventsForTwoStrays(): Promise<string[]> {
   await share(world.gitlab, "jane", `/projects/${IDS.app}/share`, IDS.partners);
@@ -45,7 +35,7 @@ async function forgedEventsForTwoStrays(): Promise<string[]> {
   const before = allShares(world.gitlab);
   vi.resetModules();
   const { handler: events } = await import("../../../functions/events.ts");
-  const answer = (await events(streamDelivery([forged(990_001, IDS.app), forged(990_002, IDS.api)]), lambdaContext({ functionName: "warden-test-Events" }))) as APIGatewayProxyStructuredResultV2;
+  const answer = (await events(streamDelivery([forgedShareEvent(990_001, IDS.app), forgedShareEvent(990_002, IDS.api)]), lambdaContext({ functionName: "warden-test-Events" }))) as APIGatewayProxyStructuredResultV2;
   expect(answer.statusCode).toBe(200);
   const payloads = world.lambdaApi.invokes.map((i) => JSON.parse(i.payload) as SubjectWorkerEvent);
   expect(payloads).toHaveLength(2);

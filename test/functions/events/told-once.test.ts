@@ -11,7 +11,7 @@ import { streamDelivery } from "../../../sim/aws/gitlab-deliveries.ts";
 import { JOB_SECRETS, lambdaContext } from "../../support/lambda.ts";
 import { lambdaWorld } from "../../support/lambda-world.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../support/slack-webhook-receiver.ts";
-import { IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../../support/watch-world.ts";
+import { forgedShareEvent, IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../../support/watch-world.ts";
 
 let slack: WebhookReceiver;
 beforeAll(async () => {
@@ -29,16 +29,6 @@ const world = lambdaWorld({
 });
 beforeEach(() => {
   slack.posts = [];
-});
-
-/** A share event as a token holder writes it: any id, now, naming the project. */
-const forged = (id: number, projectId: number) => ({
-  id,
-  entity_id: IDS.partners,
-  entity_type: "Group",
-  event_type: "project_group_link_created",
-  created_at: new Date(Date.now() - 1_000).toISOString(),
-  details: { target_id: projectId, target_type: "Project" },
 });
 
 /** Each event delivered alone, then each run by the EventsWorker as Lambda would. */
@@ -59,11 +49,11 @@ async function deliverAndRun(events: object[]): Promise<void> {
 describe("the stream's summaries of one subject, named again and again", () => {
   it("ten deliveries about one unchanged stray post it once; another stray's is posted at once", async () => {
     await share(world.gitlab, "jane", `/projects/${IDS.app}/share`, IDS.partners);
-    await deliverAndRun(Array.from({ length: 10 }, (_, i) => forged(880_000 + i, IDS.app)));
+    await deliverAndRun(Array.from({ length: 10 }, (_, i) => forgedShareEvent(880_000 + i, IDS.app)));
     expect(slack.posts).toHaveLength(1);
     expect(JSON.stringify(slack.posts[0])).toContain("trigger event");
     await share(world.gitlab, "jane", `/projects/${IDS.api}/share`, IDS.partners);
-    await deliverAndRun([forged(880_100, IDS.api), forged(880_101, IDS.app)]);
+    await deliverAndRun([forgedShareEvent(880_100, IDS.api), forgedShareEvent(880_101, IDS.app)]);
     expect(slack.posts).toHaveLength(2);
     expect(slack.problems).toEqual([]);
   });
