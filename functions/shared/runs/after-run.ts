@@ -2,9 +2,10 @@
  * Everything a finished run owes operations, in this order: its report kept for restore when it
  * changed something (an enforce run, when it removed something), for a full enforce run the rules it
  * found matching nothing (state/last-sweep.ts), its metrics (EMF), and (for a trigger that notifies,
- * triggers.ts) a Slack summary, a stream run's only if none posted the same lately (told-once.ts). The caller (lifecycle.ts) has logged the report first. None of it may
- * change the run's outcome, nor outlive the invocation: each part that fails is logged and the rest
- * still happens, and each call gets only a slice of the time left (lambda/time-left.ts).
+ * triggers.ts) a Slack summary, a stream run's only if none posted the same lately (told-once.ts).
+ * The caller (lifecycle.ts) has logged the report first. None of it may change the run's outcome, nor
+ * outlive the invocation: each part that fails is logged and the rest still happens, and each call
+ * gets only a slice of the time left (lambda/time-left.ts).
  */
 import { sweepOf, type EnforceReport } from "../../../lib/jobs/index.ts";
 import { errorText } from "../../../lib/jobs/report/index.ts";

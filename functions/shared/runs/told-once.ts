@@ -2,9 +2,10 @@
  * The stream's summaries, each finding told once. Whoever holds the streaming token can name the same
  * subject in delivery after delivery (a new id each, so a new claim): on a report-only stage, or with a
  * stray the token cannot remove, every run finds the same thing, and each would post it to the channel
- * again, and fire its alarms again, as often as they liked. So an EventsWorker run posts its summary only
- * if no run posted the same one (the same report: actions, summary and warnings; or the same failure)
- * in the last 6 hours: a claim in the claims table under the worker's own keys (`worker:summary:<sha256>`).
+ * again, as often as they liked (an alarm notifies once, as its state changes). So an EventsWorker run
+ * posts its summary only if no run posted the same one (the same report: actions, summary and warnings;
+ * or the same failure) in the last 6 hours: a claim in the claims table under the worker's own keys
+ * (`worker:summary:<sha256>`).
  * A table that cannot be asked lets the summary through: a summary too many over one never sent.
  */
 import { createHash } from "node:crypto";

@@ -12,7 +12,7 @@ import type { RemovalBudget } from "../../../lib/jobs/index.ts";
 import { requireEnv } from "../config/settings.ts";
 import type { ClaimsOptions } from "./claims.ts";
 
-export const REMOVAL_BUDGET_PREFIX = "budget:stream:";
+const REMOVAL_BUDGET_PREFIX = "budget:stream:";
 const KEPT_SECONDS = 30 * 24 * 3600;
 
 export function dynamoRemovalBudget(opts: Pick<ClaimsOptions, "client" | "table" | "now"> = {}): RemovalBudget {
