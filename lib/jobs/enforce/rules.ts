@@ -87,7 +87,7 @@ export function unjudged(policy: Policy, sweep: LastSweep | undefined): boolean 
 
 export function overBudgetWarning(limit: number): string {
   return (
-    `guard: no full run has judged this policy yet, and this run's removals would take those of the watch and the events under it past gitlab.guard.maxRemovals (${limit}) in all; ` +
+    `guard: no full run has judged this policy yet, and this run's removals would take those of the targeted runs under it past gitlab.guard.maxRemovals (${limit}) in all; ` +
     "nothing was removed: review the policy, then run warden enforce (a full run that passes the guard lets them remove again)"
   );
 }

@@ -100,7 +100,7 @@ export interface EnforceOptions extends JobOptions {
   /** What the last full run found (rules.ts): a targeted run refuses its unmatched rules too, under the same policy only. */
   lastSweep?: LastSweep;
   /**
-   * The removals targeted runs share under a policy no full run has judged yet (rules.ts, unjudgedBudget):
+   * The removals targeted runs share under a policy no full run has judged yet (rules.ts's unjudged):
    * a targeted run plans only its subjects, so the guard judged alone would let a stream of events, one
    * subject each, remove what a full run under the same policy would refuse.
    */
