@@ -97,10 +97,14 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
       if (notice) close(notice, { kind: "not-notify", onStray: "report", from: handling.from });
     } else if (handling.onStray === "notify" && !notice) {
       // Closing a notice does not restart the grace: it counts from the opening of the one a person closed. Unless
-      // the share was made again after that close (its audit event says so): then it was resolved, removed by a
-      // person say, and this is a new one, owed a notice and a whole grace like any other.
+      // the share was made again after that close and once that grace had run out (its audit event says so): then
+      // it was resolved, removed by a person say, and this is a new one, owed a notice and a whole grace like any
+      // other. Made again within the grace (removed and added back, or a group share's level lowered and raised:
+      // a new grant event either way), it keeps the date, or its adder could restart the grace every week.
       const closed = read?.earlier.get(noticeKey(action));
-      const earlier = closed && !(action.addedBy && Date.parse(action.addedBy.at) > Date.parse(closed.closedAt)) ? closed : undefined;
+      const anchored = closed && dueDateFor(new Date(closed.createdAt), handling.grace!);
+      const madeAgain = closed && action.addedBy && Date.parse(action.addedBy.at) > Date.parse(closed.closedAt) && Date.parse(action.addedBy.at) >= Date.parse(`${anchored}T00:00:00Z`);
+      const earlier = closed && !madeAgain ? closed : undefined;
       const dueDate = dueDateFor(earlier ? new Date(earlier.createdAt) : now, handling.grace!);
       const left = daysLeft(dueDate, now)!;
       Object.assign(state, { status: earlier && left <= 0 ? "planned" : "notify", notice: { dueDate, daysLeft: left, ...(earlier && { earlier: { iid: earlier.iid, url: earlier.url } }) } });

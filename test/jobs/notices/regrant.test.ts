@@ -1,0 +1,67 @@
+/**
+ * A hostile review's finding (lib/jobs/notices/plan.ts). The share's adder (jane, a Guest of the notices project and assignee of her notices) keeps a
+ * stray share for ever without ever losing its access. She closes her notice, then makes GitLab record a
+ * new "share created or raised" audit event for the same share: a group share's level lowered and raised
+ * again (no removal at all), or a project share removed and re-added a second later. plan.ts then treats
+ * the share as "made again after a person's last close" (a new episode) and opens a notice with a whole
+ * new grace; repeated each week, the share is never removed. Now a share made again within the grace keeps
+ * the first notice's date (2026-12-07); one made again after it gets a new grace (closed-notices.test.ts).
+ */
+import { describe, expect, it } from "vitest";
+import { markedKey } from "../../../lib/jobs/notices/marker.ts";
+import { ACCESS, type GitLabDataset } from "../../../sim/gitlab/index.ts";
+import { deletes, gitlabCall, issues, later, NOTICES, run, setClock, sim, start, world } from "../../support/notices-world.ts";
+
+function guestWorld(): GitLabDataset {
+  const dataset = world();
+  dataset.projects.find((p) => p.id === NOTICES)!.members = { jane: ACCESS.guest };
+  return dataset;
+}
+const openNoticeOf = (key: string) => issues().find((i) => i.state === "opened" && markedKey(i.description) === key)!;
+async function closeAs(token: string, iid: number, at: Date) {
+  setClock(at);
+  await gitlabCall(token, "PUT", `/projects/${NOTICES}/issues/${iid}`, { state_event: "close" });
+}
+
+describe("a person's close followed by a re-grant of the same share does not restart the grace", { timeout: 30_000 }, () => {
+  it("jane closes the notice of her group share and lowers then raises its level (no removal): removed on the first notice's date all the same", async () => {
+    await start(guestWorld());
+    await run({ apply: true });
+    expect(openNoticeOf("group:10:group:20").due_date).toBe("2026-12-07");
+
+    // Day 6: close, then Developer -> Reporter -> Developer (GitLab's UI; the _updated event of the raise is a "grant").
+    await closeAs("jane", openNoticeOf("group:10:group:20").iid, later(6));
+    setClock(new Date(later(6).getTime() + 1_000));
+    sim.updateGroupShare(10, 20, ACCESS.reporter, "jane");
+    setClock(new Date(later(6).getTime() + 2_000));
+    sim.updateGroupShare(10, 20, ACCESS.developer, "jane");
+
+    const next = await run({ apply: true, now: later(6.5) });
+    const group = next.actions.find((a) => a.kind === "group")!;
+    // The grace counts from the first notice: due 2026-12-07, not a whole new week from day 6.5.
+    expect(group.notice?.dueDate).toBe("2026-12-07");
+
+    sim.requests.length = 0;
+    const due = await run({ apply: true, now: later(8) });
+    expect(due.actions.find((a) => a.kind === "group")!.status).toBe("done");
+    expect(deletes()).toContain("DELETE /api/v4/groups/10/share/20");
+  });
+
+  it("jane closes the notice of her project share, removes it and adds it again a second later: removed on the first notice's date all the same", async () => {
+    await start(guestWorld());
+    await run({ apply: true });
+    await closeAs("jane", openNoticeOf("project:100:group:20").iid, later(6));
+    setClock(new Date(later(6).getTime() + 1_000));
+    await gitlabCall("jane", "DELETE", "/projects/100/share/20", undefined, 204);
+    setClock(new Date(later(6).getTime() + 2_000));
+    await gitlabCall("jane", "POST", "/projects/100/share", { group_id: 20, group_access: 30 }, 201);
+
+    const next = await run({ apply: true, now: later(6.5) });
+    expect(next.actions.find((a) => a.kind === "project")!.notice?.dueDate).toBe("2026-12-07");
+
+    sim.requests.length = 0;
+    const due = await run({ apply: true, now: later(8) });
+    expect(due.actions.find((a) => a.kind === "project")!.status).toBe("done");
+    expect(deletes().some((d) => d.startsWith("DELETE /api/v4/projects/100/share/20"))).toBe(true);
+  });
+});
