@@ -8,9 +8,10 @@
  * As read.ts: only issues the token's own user opened whose first line is the marker count. Of those,
  * a notice Warden itself closed (closed_by: the token's user; its share removed, gone, allowed, turned
  * to report, or a duplicate) is no person's doing; and once Warden closed a notice of the share after
- * every close by a person seen before it, the share was resolved (removed, say, then added again):
+ * every close by a person made before it, the share was resolved (removed, say, then added again):
  * the earlier closes no longer count. A duplicate Warden closed while the standing notice was open
- * therefore ends nothing. Listed oldest first, so kept: one small entry per share of `wanted`.
+ * therefore ends nothing. Each share's closes are kept (of Warden's own notices, within the window)
+ * and judged in the order they were made.
  */
 import { listIssues, type GitLabClient } from "../../gitlab/index.ts";
 import { longestGraceHours, type Policy } from "../../policy/index.ts";
@@ -36,18 +37,46 @@ const RUN_INTERVAL_MS = 31 * 24 * HOUR_MS;
 
 /** The closed notices of `wanted` that anchor a removal date: listed back to the policy's longest grace and a month, not the whole history. */
 export async function readEarlierNotices(gitlab: GitLabClient, project: string, wanted: ReadonlySet<string>, policy: Policy, now: Date, me: number, signal?: AbortSignal): Promise<Map<string, EarlierNotice>> {
-  const found = new Map<string, { notice: Omit<EarlierNotice, "closedAt">; lastClosed: number }>();
+  const closes = new Map<string, Close[]>();
   const updatedAfter = new Date(now.getTime() - longestGraceHours(policy) * HOUR_MS - RUN_INTERVAL_MS).toISOString();
   for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "closed", updatedAfter, authorId: me }, signal ? { signal } : undefined)) {
     const key = issue.author?.id === me ? noticeKeyOf(issue) : undefined;
     const [created, closed] = [Date.parse(issue.created_at ?? ""), Date.parse(issue.closed_at ?? "")];
     // Who closed it, and when, unknown (no such field): nobody's close can be told apart from Warden's; not counted.
     if (key === undefined || !wanted.has(key) || typeof issue.closed_by?.id !== "number" || Number.isNaN(created) || Number.isNaN(closed)) continue;
-    const earlier = found.get(key);
-    if (issue.closed_by.id === me) {
-      if (earlier && closed > earlier.lastClosed) found.delete(key);
-    } else if (earlier) earlier.lastClosed = Math.max(earlier.lastClosed, closed);
-    else found.set(key, { notice: { iid: issue.iid, url: issue.web_url, createdAt: new Date(created).toISOString() }, lastClosed: closed });
+    const close: Close = { notice: { iid: issue.iid, url: issue.web_url, createdAt: new Date(created).toISOString() }, created, closed, byWarden: issue.closed_by.id === me };
+    closes.set(key, [...(closes.get(key) ?? []), close]);
   }
-  return new Map([...found].map(([key, { notice, lastClosed }]) => [key, { ...notice, closedAt: new Date(lastClosed).toISOString() }]));
+  const found = new Map<string, EarlierNotice>();
+  for (const [key, list] of closes) {
+    const anchor = anchorOf(list);
+    if (anchor) found.set(key, anchor);
+  }
+  return found;
+}
+
+/** One close of a notice of the share: by a person, or by Warden. */
+interface Close {
+  notice: Omit<EarlierNotice, "closedAt">;
+  created: number;
+  closed: number;
+  byWarden: boolean;
+}
+
+/**
+ * Of a share's closes, judged in the order they were made (not the order the notices were opened: a
+ * Warden close of an older notice after a person's close of a newer one ends the count too), the oldest
+ * notice a person closed since Warden last closed one after them, with the time of the last such close.
+ */
+function anchorOf(closes: Close[]): EarlierNotice | undefined {
+  let anchor: Close | undefined;
+  let lastClosed = 0;
+  for (const close of [...closes].sort((a, b) => a.closed - b.closed)) {
+    if (close.byWarden) anchor = undefined;
+    else {
+      if (!anchor || close.created < anchor.created) anchor = close;
+      lastClosed = close.closed;
+    }
+  }
+  return anchor && { ...anchor.notice, closedAt: new Date(lastClosed).toISOString() };
 }
