@@ -74,7 +74,7 @@ With --compare-policy-ref: 0 the change alters nothing, 1 error, 2 it alters som
       ...(values["target"] === undefined ? {} : { targets: values["target"] as string[] }),
       concurrency,
       listConcurrency,
-      signal: io.signal,
+      signal: trail.signal,
       audit: trail.sink,
       onProgress: (p) => progress.update(() => enforceProgressText(p)),
     }).finally(() => {

@@ -169,9 +169,11 @@ export function printReport(io: CliIO, report: Report<{ status: string }, object
   return exitCode(report);
 }
 
-/** The audit trail of a run: its sink, and close() once the job has returned. */
+/** The audit trail of a run: its sink, the signal the job runs under, and close() once the job has returned. */
 export interface AuditTrail {
   sink: AuditSink;
+  /** The CLI's own (a signal), ended too when --audit-log's file can no longer be written: no change is made that no line records. */
+  signal: AbortSignal | undefined;
   close(): void;
 }
 
@@ -179,6 +181,8 @@ export interface AuditTrail {
  * One JSON line per change, so stdout stays the report: appended to --audit-log FILE (written
  * synchronously, so a run killed right after a change leaves its line on disk) and, off a terminal,
  * to stderr; on a terminal, stderr shows a running count instead. The file is opened before any request.
+ * A write that fails (a full disk) stops the run from starting changes, as a signal does, and from then
+ * on every line goes to stderr, terminal or not: a change GitLab made is never left without its line.
  */
 export function auditTrail(io: CliIO, { values }: ParsedArgs): AuditTrail {
   const path = values["audit-log"] === undefined ? undefined : String(values["audit-log"]);
@@ -191,15 +195,29 @@ export function auditTrail(io: CliIO, { values }: ParsedArgs): AuditTrail {
     }
   }
   const tty = Boolean(io.stderr.isTTY);
+  const unwritable = new AbortController();
   let changes = 0;
   const counted = () => `${count(changes, "change")}; audit lines ${path === undefined ? "not kept (--audit-log FILE keeps them)" : `in ${escapeControls(path)}`}`;
+  const toFile = (line: string): boolean => {
+    if (fd === undefined || unwritable.signal.aborted) return false;
+    try {
+      writeSync(fd, redactOutput(line));
+      return true;
+    } catch (err) {
+      const reason = `--audit-log ${path}: writing failed (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+      notice(io, `warden: ${reason}: starting no new change; this change's audit line and any after it follow on stderr`);
+      unwritable.abort(new Error(reason));
+      return false;
+    }
+  };
   return {
+    signal: io.signal ? AbortSignal.any([io.signal, unwritable.signal]) : unwritable.signal,
     sink: {
       info(message, fields) {
         const line = `${jsonForTerminal({ level: "INFO", message, ...fields, timestamp: new Date().toISOString() })}\n`;
-        if (fd !== undefined) writeSync(fd, redactOutput(line));
+        const kept = toFile(line);
         changes++;
-        io.stderr.write(tty ? `\r\x1b[K${counted()}` : line);
+        io.stderr.write(tty && (kept || fd === undefined) ? `\r\x1b[K${counted()}` : line);
       },
     },
     close() {

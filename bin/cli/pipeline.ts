@@ -46,7 +46,7 @@ export const pipelineCommand: Command = {
     if (problem) throw new UsageError(problem);
     const [policy, gitlab] = [await policyFrom(args, io), pipelineGitlabFrom(io)];
     const trail = auditTrail(io, args);
-    const report = await runPipeline({ gitlab, policy, project, ref, variables, apply: values["apply"] === true, signal: io.signal, audit: trail.sink }).finally(() => trail.close());
+    const report = await runPipeline({ gitlab, policy, project, ref, variables, apply: values["apply"] === true, signal: trail.signal, audit: trail.sink }).finally(() => trail.close());
     return printReport(io, report, args);
   },
 };

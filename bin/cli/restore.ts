@@ -78,7 +78,7 @@ export const restoreCommand: Command = {
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
     const trail = auditTrail(io, args);
     const includeStray = values["include-stray"] === true;
-    const report = await restore({ gitlab, policy, input, apply: values["apply"] === true, includeStray, maxRestores, concurrency, signal: io.signal, audit: trail.sink })
+    const report = await restore({ gitlab, policy, input, apply: values["apply"] === true, includeStray, maxRestores, concurrency, signal: trail.signal, audit: trail.sink })
       // An input made on another GitLab is refused as any other wrong input is.
       .catch((err: unknown) => {
         throw err instanceof RestoreInputError ? new UsageError(escapeControls(err.message)) : err;

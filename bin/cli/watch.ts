@@ -55,11 +55,15 @@ strays, 3 a guard tripped (nothing changed in that batch).`,
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
     // The state file is read (and a foreign one refused) before any request.
     const store = fileCursorStore(statePath, gitlab.instanceUrl);
-    const signal = io.signal;
-    const { sources, statement } = await watchSources(gitlab, policy, intervalMs, signal);
+    // The audit log opened before any request; a failure to write it ends the watch as a signal does.
+    const trail = auditTrail(io, args);
+    const signal = trail.signal;
+    const { sources, statement } = await watchSources(gitlab, policy, intervalMs, signal).catch((err: unknown) => {
+      trail.close();
+      throw err;
+    });
     notice(io, statement);
     const apply = args.values["apply"] === true;
-    const trail = auditTrail(io, args);
     const waiting = progressLine(io);
     let worst = 0;
     let failed = 0;

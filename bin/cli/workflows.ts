@@ -42,7 +42,7 @@ Exit codes: 0 in policy (reported findings aside) or all applied, 1 error or a c
       n8n,
       policy,
       apply: values["apply"] === true,
-      signal: io.signal,
+      signal: trail.signal,
       audit: trail.sink,
       onProgress: ({ workflows, changes }) => progress.update(() => `listed ${count(workflows, "workflow")}, ${count(changes, "change")}`),
     }).finally(() => {
