@@ -1,6 +1,6 @@
 /** `warden enforce --out FILE`: the dry run's plan saved for review and `warden apply` (lib/jobs/shares/plan-file.ts). */
 import { statSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { MIN_PLAN_KEY_LENGTH, planFile, writePlanFile, type EnforceReport, count } from "../../lib/jobs/index.ts";
 import { unmatchedRules, type Policy } from "../../lib/policy/index.ts";
 import type { CliIO, ParsedArgs } from "./command.ts";
@@ -15,6 +15,8 @@ export function planOutFrom({ values }: ParsedArgs, io: CliIO): string | undefin
   if (values["apply"] === true) throw new UsageError(`--out saves a dry run's plan for review, and --apply removes now: drop --apply, review ${out}, then run: warden apply ${out} --apply`);
   const dir = dirname(out);
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--out ${out}: the directory ${dir} does not exist: create it, or name a file in one that does`);
+  // Before the examination, not after it: a plan cannot take a directory's place.
+  if (statSync(out, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--out ${out} is a directory: name the plan file (e.g. ${join(out, "plan.json")})`);
   return out;
 }
 

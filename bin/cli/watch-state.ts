@@ -1,10 +1,12 @@
 /**
  * `warden watch`'s cursor store (lib/jobs/watch/store.ts): a state file holding the cursor and the
- * GitLab it belongs to, written atomically (a new file renamed over the old), so a watch killed
- * mid-write leaves the previous cursor, never half of one. The file is read once, when the store is
+ * GitLab it belongs to, written atomically (lib/jobs/atomic-file.ts: a new file of a random name renamed
+ * over the old), so a watch killed mid-write leaves the previous cursor, never half of one. The file is read once, when the store is
  * made (a bad or foreign file is refused before any request); the watch is its only writer after that.
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { writeFileAtomically } from "../../lib/jobs/atomic-file.ts";
 import { parseWatchCursor, type CursorStore, type WatchCursor } from "../../lib/jobs/watch/index.ts";
 import { UsageError } from "./command.ts";
 
@@ -12,6 +14,8 @@ export const DEFAULT_WATCH_STATE = ".warden-watch.json";
 
 export function fileCursorStore(path: string, gitlabUrl: string): CursorStore {
   let saved = readWatchState(path, gitlabUrl);
+  // Checked now, not at the first write after a poll: a watch must not enforce what it cannot record.
+  if (!saved) writableDirectory(path);
   let revision = saved ? 1 : 0;
   return {
     async read() {
@@ -19,9 +23,7 @@ export function fileCursorStore(path: string, gitlabUrl: string): CursorStore {
     },
     async write(cursor, read) {
       if (read !== revision) return false;
-      const temporary = `${path}.${process.pid}.tmp`;
-      writeFileSync(temporary, `${JSON.stringify({ ...cursor, gitlabUrl }, null, 2)}\n`);
-      renameSync(temporary, path);
+      writeFileAtomically(path, `${JSON.stringify({ ...cursor, gitlabUrl }, null, 2)}\n`);
       [saved, revision] = [cursor, revision + 1];
       return true;
     },
@@ -49,4 +51,15 @@ function readWatchState(path: string, gitlabUrl: string): WatchCursor | undefine
   const saved = (state as { gitlabUrl?: unknown }).gitlabUrl;
   if (saved !== gitlabUrl) throw new UsageError(`--state ${path}: the cursor of ${String(saved)}, not of ${gitlabUrl}; give another --state file for this GitLab`);
   return cursor;
+}
+
+/** The directory a first state file goes in, there and writable, or a usage error naming the fix. */
+function writableDirectory(path: string): void {
+  const dir = dirname(path);
+  try {
+    if (!statSync(dir).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+    accessSync(dir, constants.W_OK);
+  } catch (err) {
+    throw new UsageError(`--state ${path}: its directory ${dir} cannot take the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): create it, or give another --state`);
+  }
 }

@@ -4,14 +4,13 @@
  * `warden apply` reads it back. A versioned, explicit contract: a checksum over its canonical content,
  * and every check below made before any request.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { instanceUrl } from "../../gitlab/index.ts";
 import { parsePolicy, type Policy, type PolicySource } from "../../policy/index.ts";
 import { redactOutput, redactStrings } from "../../redact/index.ts";
 import { REMOVAL_TYPES, type ShareRemoval } from "./plan.ts";
+import { writeFileAtomically } from "../atomic-file.ts";
 import { canonicalJson, JsonTooDeepError } from "../canonical-json.ts";
 
 export const PLAN_FORMAT = "warden-plan";
@@ -89,18 +88,9 @@ export function writePlanFile(path: string, plan: PlanFile): void {
   // text cannot be (apply checks it against the policy), so a plan whose policy holds a credential, or
   // anything shaped like one, is not written at all.
   if (redactOutput(text) !== text) throw new PlanFileError(`nothing was written to ${path}: the plan would hold a credential, or something shaped like one, in the policy's text: remove it from the policy, and plan again`);
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
-    const fd = openSync(temp, "wx", 0o600);
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, path);
+    writeFileAtomically(path, text);
   } catch (err) {
-    rmSync(temp, { force: true });
     throw new PlanFileError(`cannot write the plan to ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
 }
