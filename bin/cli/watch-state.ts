@@ -6,7 +6,7 @@
  */
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { writeFileAtomically } from "../../lib/jobs/atomic-file.ts";
+import { writeFileAtomically } from "../../lib/jobs/index.ts";
 import { parseWatchCursor, type CursorStore, type WatchCursor } from "../../lib/jobs/watch/index.ts";
 import { UsageError } from "./command.ts";
 

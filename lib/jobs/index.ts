@@ -12,6 +12,7 @@ export { applyPlan } from "./apply/index.ts";
 export type { ApplyOptions, ApplyReport, ApplySummary } from "./apply/summary.ts";
 export { checkPlanPolicy, type GivenPolicy, type TrustLocation } from "./apply/plan-policy.ts";
 export { MIN_PLAN_KEY_LENGTH, planFile, PlanFileError, readPlanFile, writePlanFile, type PlanFile, type PlannedRemoval } from "./shares/plan-file.ts";
+export { writeFileAtomically } from "./atomic-file.ts";
 export { ScopeError } from "./enforce/examine/scope.ts";
 export { DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY, type EnforceOptions, type EnforceReport, type EnforceSummary, type RemovalBudget } from "./enforce/summary.ts";
 export { sweepOf, type LastSweep } from "./enforce/rules.ts";
