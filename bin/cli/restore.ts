@@ -69,7 +69,7 @@ export const restoreCommand: Command = {
     const maxRestores = wholeNumber(values["max-restores"]);
     const concurrency = positiveInt(args, "concurrency");
     // The input is checked before the policy, GitLab's environment or any request to GitLab.
-    const input = await (isStoredRun(file) ? readStoredRun(file, io.env) : readRestoreFile(file)).catch((err: unknown) => {
+    const input = await (isStoredRun(file) ? readStoredRun(file, io) : readRestoreFile(file)).catch((err: unknown) => {
       // One line of Warden's, quoting the input (a stored run's S3 key, a report's fields): escaped whole,
       // as a UsageError's newlines are kept.
       throw err instanceof RestoreInputError ? new UsageError(escapeControls(err.message)) : err;
@@ -89,7 +89,7 @@ export const restoreCommand: Command = {
 };
 
 /** A run the Lambdas kept, read from S3; the S3 client is loaded only when asked for: it is no part of every other command's start. */
-async function readStoredRun(ref: string, env: CliIO["env"]) {
+async function readStoredRun(ref: string, { env, signal }: CliIO) {
   const { s3Objects } = await import("../../lib/aws/s3-objects.ts");
   // The bucket "latest" lists (an s3:// name carries its own).
   const bucket = () => {
@@ -97,7 +97,8 @@ async function readStoredRun(ref: string, env: CliIO["env"]) {
     if (!name) throw new UsageError("WARDEN_RUN_HISTORY_BUCKET is not set");
     return name;
   };
-  return storedRestoreInput(runReader(s3Objects(), bucket), ref);
+  // Ctrl-C ends a listing or a read under way; each request is bounded besides (lib/aws/s3-objects.ts).
+  return storedRestoreInput(runReader(s3Objects(), bucket, signal), ref);
 }
 
 /**

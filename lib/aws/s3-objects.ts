@@ -5,26 +5,38 @@
  * and no lib layer imports it: lib/jobs reads stored runs through its port (lib/jobs/restore/run-history.ts's
  * RunObjects), and a front end hands it this (test/architecture.test.ts holds both rules).
  */
-import { GetObjectCommand, paginateListObjectsV2, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 
 export interface S3Objects {
-  keys(bucket: string, prefix: string): AsyncIterable<string>;
-  text(bucket: string, key: string): Promise<string>;
+  keys(bucket: string, prefix: string, signal?: AbortSignal): AsyncIterable<string>;
+  text(bucket: string, key: string, signal?: AbortSignal): Promise<string>;
   put(bucket: string, key: string, body: string, metadata: Record<string, string>, signal?: AbortSignal): Promise<void>;
 }
 
+/**
+ * Every request bounded: an endpoint that takes the connection and never answers (a proxy, a wrong
+ * AWS_ENDPOINT_URL_S3) would otherwise hold `warden restore s3://…` for ever.
+ */
+const TIMEOUTS = { connectionTimeout: 10_000, requestTimeout: 60_000 };
+
 /** Over `client`, or one made when first needed (credentials and region as the AWS CLI reads them). */
 export function s3Objects(client?: S3Client): S3Objects {
-  const s3 = () => (client ??= new S3Client({}));
+  const s3 = () => (client ??= new S3Client({ requestHandler: TIMEOUTS }));
   return {
-    async *keys(Bucket, Prefix) {
+    async *keys(Bucket, Prefix, signal) {
       // Listed in key order, one page after another.
-      for await (const page of paginateListObjectsV2({ client: s3() }, { Bucket, Prefix })) {
+      let ContinuationToken: string | undefined;
+      do {
+        const page = await s3().send(new ListObjectsV2Command({ Bucket, Prefix, ContinuationToken }), { abortSignal: signal });
         for (const { Key } of page.Contents ?? []) if (Key) yield Key;
-      }
+        const next = page.IsTruncated ? page.NextContinuationToken : undefined;
+        // A token that comes again would list the same page for ever.
+        if (next !== undefined && next === ContinuationToken) throw new Error(`listing s3://${Bucket}/${Prefix}: the same continuation token came again`);
+        ContinuationToken = next;
+      } while (ContinuationToken);
     },
-    async text(Bucket, Key) {
-      const { Body } = await s3().send(new GetObjectCommand({ Bucket, Key }));
+    async text(Bucket, Key, signal) {
+      const { Body } = await s3().send(new GetObjectCommand({ Bucket, Key }), { abortSignal: signal });
       if (!Body) throw new Error("the object is empty");
       return Body.transformToString("utf8");
     },

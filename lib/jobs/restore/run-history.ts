@@ -25,10 +25,10 @@ const SWEEP_TRIGGERS: readonly Trigger[] = ["schedule", "console", "chat"];
 
 /** The objects of a run-history bucket, as a store gives them (lib/aws/s3-objects.ts over S3). */
 export interface RunObjects {
-  /** Every key under `prefix`, in key order. */
-  keys(bucket: string, prefix: string): AsyncIterable<string>;
-  /** The object's text; throws when it cannot be read. */
-  text(bucket: string, key: string): Promise<string>;
+  /** Every key under `prefix`, in key order; ends with an error once `signal` is aborted. */
+  keys(bucket: string, prefix: string, signal?: AbortSignal): AsyncIterable<string>;
+  /** The object's text; throws when it cannot be read, or once `signal` is aborted. */
+  text(bucket: string, key: string, signal?: AbortSignal): Promise<string>;
 }
 
 export interface RunReader {
@@ -72,7 +72,8 @@ export function checkRunRef(ref: string): void {
 }
 
 /** Reads stored runs from `objects`; "latest" lists `bucket()` (asked only then: an s3:// name carries its bucket). */
-export function runReader(objects: RunObjects, bucket: () => string): RunReader {
+/** `signal`: a front end's stop (the CLI's Ctrl-C), which ends a listing or a read under way. */
+export function runReader(objects: RunObjects, bucket: () => string, signal?: AbortSignal): RunReader {
   /** The latest run of these triggers: the greatest time among each trigger's greatest key. */
   async function latest(job: JobName, { triggers, what }: Extract<RunRef, { triggers: unknown }>): Promise<{ bucket: string; key: string; chosen: string }> {
     const Bucket = bucket();
@@ -82,7 +83,7 @@ export function runReader(objects: RunObjects, bucket: () => string): RunReader 
     let found: { key: string; name: string; trigger: Trigger } | undefined;
     for (const trigger of triggers) {
       const prefix = `runs/${job}/${trigger}/`;
-      for await (const key of objects.keys(Bucket, prefix)) {
+      for await (const key of objects.keys(Bucket, prefix, signal)) {
         const name = key.slice(prefix.length);
         const dated = /^\d{8}T\d{6}\.\d{3}Z-/.test(name) && name.slice(0, latestTime.length) <= latestTime;
         if (dated && !name.includes("/") && (!found || name > found.name)) found = { key, name, trigger };
@@ -101,7 +102,7 @@ export function runReader(objects: RunObjects, bucket: () => string): RunReader 
       const where: { bucket: string; key: string; chosen?: string } = "triggers" in named ? await latest(job, named) : named;
       const location = `s3://${where.bucket}/${where.key}`;
       try {
-        return { location, text: await objects.text(where.bucket, where.key), ...(where.chosen ? { chosen: where.chosen } : {}) };
+        return { location, text: await objects.text(where.bucket, where.key, signal), ...(where.chosen ? { chosen: where.chosen } : {}) };
       } catch (err) {
         if (err instanceof RunHistoryError) throw err;
         throw new RunHistoryError(`reading ${location} failed: ${(err as Error).name}: ${(err as Error).message}`, { cause: err });
