@@ -44,7 +44,7 @@ describe("onStray, grace and notices", () => {
         { path: "gitlab.shares.notices.labels[0]", message: '"a,b" is not a label name (1 to 255 characters, no comma or control character)' },
         { path: "gitlab.shares.notices.labels[1]", message: '"" is not a label name (1 to 255 characters, no comma or control character)' },
         // Warden's own: a second share label would leave every notice naming no share.
-        { path: "gitlab.shares.notices.labels[2]", message: '"warden-share::project:1:group:2" is one of Warden\'s own labels (warden::…, warden-share::…): choose another' },
+        { path: "gitlab.shares.notices.labels[2]", message: '"warden-share::project:1:group:2" is one of Warden\'s own labels (warden::…, warden-share::…, warden-closed::…): choose another' },
         { path: "gitlab.shares.notices.assignAdder", message: 'expected a boolean, got "yes"' },
         { path: "gitlab.shares.notices.extra", message: expect.stringContaining("unknown field") },
         { path: "gitlab.scope.overrides[0].grace", message: expect.stringContaining('got "0d"') },

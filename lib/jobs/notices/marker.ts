@@ -13,6 +13,12 @@ import type { ProjectIssue } from "../../gitlab/index.ts";
 import { subjectOf, type ShareSubjectFields } from "../shares/plan.ts";
 
 export const NOTICE_LABEL = "warden::notice";
+/**
+ * Added as Warden closes a notice (write.ts): its assignee may reopen it, which must not make it stand
+ * again (read.ts), as its old due date would have a share made since removed at once. A scope of its
+ * own: a second `warden::` label would take the notice's place, scoped labels being one per scope.
+ */
+export const CLOSED_LABEL = "warden-closed::by-warden";
 const KEY_LABEL = "warden-share::";
 const KEY = String.raw`(?:project|group):[1-9]\d{0,15}:group:[1-9]\d{0,15}`;
 
