@@ -15,7 +15,7 @@
  */
 import { listIssues, type GitLabClient } from "../../gitlab/index.ts";
 import { longestGraceHours, type Policy } from "../../policy/index.ts";
-import { NOTICE_LABEL, noticeKeyOf } from "./marker.ts";
+import { CLOSED_LABELS, NOTICE_LABEL, noticeKeyOf } from "./marker.ts";
 import { HOUR_MS } from "./due.ts";
 
 /** A notice a person closed: the removal date is counted from its creation (set by GitLab, never editable). */
@@ -44,6 +44,8 @@ export async function readEarlierNotices(gitlab: GitLabClient, project: string, 
     const [created, closed] = [Date.parse(issue.created_at ?? ""), Date.parse(issue.closed_at ?? "")];
     // Who closed it, and when, unknown (no such field): nobody's close can be told apart from Warden's; not counted.
     if (key === undefined || !wanted.has(key) || typeof issue.closed_by?.id !== "number" || Number.isNaN(created) || Number.isNaN(closed)) continue;
+    // A duplicate's close never means the share was resolved: not even one made after a person's close (a race).
+    if (issue.closed_by.id === me && issue.labels?.includes(CLOSED_LABELS.duplicate)) continue;
     const close: Close = { notice: { iid: issue.iid, url: issue.web_url, createdAt: new Date(created).toISOString() }, created, closed, byWarden: issue.closed_by.id === me };
     closes.set(key, [...(closes.get(key) ?? []), close]);
   }

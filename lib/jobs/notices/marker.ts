@@ -16,9 +16,13 @@ export const NOTICE_LABEL = "warden::notice";
 /**
  * Added as Warden closes a notice (write.ts): its assignee may reopen it, which must not make it stand
  * again (read.ts), as its old due date would have a share made since removed at once. A scope of its
- * own: a second `warden::` label would take the notice's place, scoped labels being one per scope.
+ * own: a second `warden::` label would take the notice's place, scoped labels being one per scope. A
+ * duplicate's close is told apart: it never means the share was resolved (closed.ts), whenever it came.
  */
-export const CLOSED_LABEL = "warden-closed::by-warden";
+export const CLOSED_LABELS = { resolved: "warden-closed::by-warden", duplicate: "warden-closed::duplicate" } as const;
+
+/** Whether an issue carries a label Warden adds as it closes a notice. */
+export const closedByWarden = (labels: readonly string[] | undefined) => labels?.some((l) => l.startsWith("warden-closed::")) === true;
 const KEY_LABEL = "warden-share::";
 const KEY = String.raw`(?:project|group):[1-9]\d{0,15}:group:[1-9]\d{0,15}`;
 

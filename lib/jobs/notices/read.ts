@@ -7,7 +7,7 @@
  * entry per open notice's share, and the notices of other shares up to `max` (the ones a sweep may close).
  */
 import { listIssues, type GitLabClient } from "../../gitlab/index.ts";
-import { CLOSED_LABEL, NOTICE_LABEL, noticeKeyOf } from "./marker.ts";
+import { closedByWarden, NOTICE_LABEL, noticeKeyOf } from "./marker.ts";
 
 export interface OpenNotice {
   iid: number;
@@ -43,7 +43,7 @@ export async function readNotices(gitlab: GitLabClient, project: string, wanted:
   for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "opened", authorId: author }, signal ? { signal } : undefined)) {
     const key = issue.author?.id === author ? noticeKeyOf(issue) : undefined;
     // A notice Warden closed and a person reopened stands for nothing: its date was for a share since resolved.
-    if (key === undefined || issue.labels?.includes(CLOSED_LABEL)) continue;
+    if (key === undefined || closedByWarden(issue.labels)) continue;
     const notice: OpenNotice = { iid: issue.iid, url: issue.web_url, dueDate: calendarDate(issue.due_date), key };
     const earlier = standing.get(key);
     // Listed by creation, yet iids decide (both runs at once must agree on which one stands).

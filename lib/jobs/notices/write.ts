@@ -12,7 +12,7 @@ import { createIssue, createIssueNote, updateIssue, userByUsername, type GitLabC
 import { strayHandling, type NoticesPolicy, type Policy } from "../../policy/index.ts";
 import { errorText, type AuditSink } from "../report/index.ts";
 import { shareKey, subjectOf, type ShareRemoval } from "../shares/plan.ts";
-import { CLOSED_LABEL, keyLabel, NOTICE_LABEL, noticeKey } from "./marker.ts";
+import { CLOSED_LABELS, keyLabel, NOTICE_LABEL, noticeKey } from "./marker.ts";
 import { noticeRef, type NoticeClosure, type NoticeState } from "./plan.ts";
 import { readNotices } from "./read.ts";
 import { closingNote, closureWhy, noticeBody, noticeTitle, type ClosingReason } from "./text.ts";
@@ -127,7 +127,7 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
  * after the close is named as such (the notice is closed all the same, and no later run sees it again).
  */
 async function closeNotice(gitlab: GitLabClient, project: string, iid: number, reason: ClosingReason, signal?: AbortSignal): Promise<void> {
-  await updateIssue(gitlab, project, iid, { stateEvent: "close", addLabels: [CLOSED_LABEL] }, signal);
+  await updateIssue(gitlab, project, iid, { stateEvent: "close", addLabels: [reason.kind === "duplicate" ? CLOSED_LABELS.duplicate : CLOSED_LABELS.resolved] }, signal);
   try {
     await createIssueNote(gitlab, project, iid, closingNote(reason), signal);
   } catch (err) {
