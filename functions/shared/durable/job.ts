@@ -33,7 +33,7 @@ import { runRequest, scheduledEventSchema, scheduledRun, type ScheduledEvent } f
 import { runLabels } from "../runs/triggers.ts";
 import { dynamoClaims, type Claims } from "../state/claims.ts";
 import { rotatingGitlab } from "./rotation.ts";
-import { beginInvocation, durableSteps } from "./steps.ts";
+import { beginInvocation, CHECKPOINT_LIMIT, checkpointBytes, durableSteps } from "./steps.ts";
 
 /** The execution's time limit when WARDEN_EXECUTION_TIMEOUT_SECONDS is not set (sst.config.ts sets it). */
 const DEFAULT_EXECUTION_SECONDS = 24 * 3600;
@@ -127,7 +127,8 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
         async () => {
           const restored = await runJob(await runRequest(job, event, run.apply), invocation.deadline, policy);
           if (invocation.deadline.aborted && "complete" in restored.summary && !restored.summary.complete) throw new Error(`the restore was cut off: ${restored.warnings.at(-1) ?? "incomplete"}`);
-          return restored;
+          // Recorded whole, the report of a restore of some 7,000 removals or more is past what a checkpoint holds.
+          return fitted(restored, null, { limit: CHECKPOINT_LIMIT * 0.9, size: checkpointBytes, why: "a durable step records at most 256 KB" });
         },
         { changes: run.apply },
       );
@@ -143,24 +144,32 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
   return fitted(report, stored ?? null);
 }
 
-/** Lambda returns at most 6 MB of an execution's result; this leaves room for its envelope. */
-export const RESULT_LIMIT_BYTES = 5 * 1024 * 1024;
+export interface Fit {
+  /** The most bytes the report may take, as `size` counts them. */
+  limit: number;
+  size: (report: JobReport) => number;
+  /** What holds it to the limit, for the warning. */
+  why: string;
+}
+
+export const EXECUTION_RESULT: Fit = { limit: 5 * 1024 * 1024, size: (report) => Buffer.byteLength(JSON.stringify(report)), why: "Lambda returns at most 6 MB of an execution's result" };
 
 /**
- * The report as the execution's result: whole when it fits, else with as many actions as fit and a
- * warning saying where the rest are (the audit lines, and the stored report of a run that changed
- * something), rather than an execution that fails at its very end.
+ * The report as the execution's result (or as a step records it: `fit`): whole when it fits, else with
+ * as many actions as fit and a warning saying where the rest are (the audit lines, and the stored report
+ * of a run that changed something), rather than an execution that fails at its very end. The execution's
+ * result: Lambda returns at most 6 MB of it; 5 MB leaves room for its envelope.
  */
-export function fitted(report: JobReport, stored: string | null, limit = RESULT_LIMIT_BYTES): JobReport {
-  const size = Buffer.byteLength(JSON.stringify(report));
-  if (size <= limit) return report;
-  const kept = Math.floor(report.actions.length * (limit / size) * 0.9);
+export function fitted(report: JobReport, stored: string | null, fit: Fit = EXECUTION_RESULT): JobReport {
+  const size = fit.size(report);
+  if (size <= fit.limit) return report;
+  const kept = Math.floor(report.actions.length * (fit.limit / size) * 0.9);
   const where = stored
     ? `the whole report is kept at ${stored}`
     : report.dryRun
-      ? "a dry run's whole plan is in no result: `warden enforce --json` prints it"
+      ? `a dry run's whole plan is in no result: \`warden ${report.job} --json\` prints it`
       : "each change made has its audit line in the log";
-  const warning = `this result holds ${kept} of the report's ${report.actions.length} actions (Lambda returns at most 6 MB of an execution's result): ${where}`;
+  const warning = `this result holds ${kept} of the report's ${report.actions.length} actions (${fit.why}): ${where}`;
   return { ...report, actions: report.actions.slice(0, kept), warnings: [...report.warnings, warning] } as JobReport;
 }
 

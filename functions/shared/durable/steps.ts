@@ -121,7 +121,7 @@ function retryStrategy(error: Error, attempt: number): { shouldRetry: boolean; d
 const compressed: Serdes<unknown> = {
   async serialize(value) {
     if (value === undefined) return undefined;
-    const data = gzipSync(JSON.stringify(value)).toString("base64");
+    const data = recorded(value);
     if (data.length > CHECKPOINT_LIMIT) throw new Error(`a step's result is ${data.length} bytes compressed, more than a checkpoint holds (${CHECKPOINT_LIMIT})`);
     return data;
   },
@@ -129,3 +129,9 @@ const compressed: Serdes<unknown> = {
     return data === undefined ? undefined : JSON.parse(gunzipSync(Buffer.from(data, "base64")).toString("utf8"));
   },
 };
+
+/** A value as a step records it. */
+const recorded = (value: unknown): string => gzipSync(JSON.stringify(value)).toString("base64");
+
+/** The bytes a step's result takes in its checkpoint (at most CHECKPOINT_LIMIT). */
+export const checkpointBytes = (value: unknown): number => recorded(value).length;

@@ -1,6 +1,6 @@
 /** A durable execution's result is at most 6 MB: a larger report is cut to fit, saying where the rest is. */
 import { describe, expect, it } from "vitest";
-import { fitted } from "../../../functions/shared/durable/job.ts";
+import { EXECUTION_RESULT, fitted } from "../../../functions/shared/durable/job.ts";
 import { runRecord } from "../../support/report.ts";
 import type { EnforceReport, ShareRemoval } from "../../../lib/jobs/index.ts";
 
@@ -18,17 +18,17 @@ function report(actions: number, dryRun: boolean): EnforceReport {
 describe("the execution's result", () => {
   it("is the report itself when it fits", () => {
     const whole = report(10, true);
-    expect(fitted(whole, null, 100_000)).toBe(whole);
+    expect(fitted(whole, null, { ...EXECUTION_RESULT, limit: 100_000 })).toBe(whole);
   });
 
   it("keeps as many actions as fit, in order, the summary whole, and says where the rest are", () => {
     const big = report(2_000, false);
-    const cut = fitted(big, "s3://warden-runs/runs/enforce/x.json", 50_000);
+    const cut = fitted(big, "s3://warden-runs/runs/enforce/x.json", { ...EXECUTION_RESULT, limit: 50_000 });
     expect(Buffer.byteLength(JSON.stringify(cut))).toBeLessThanOrEqual(50_000);
     expect(cut.actions.length).toBeGreaterThan(100);
     expect(cut.actions).toEqual(big.actions.slice(0, cut.actions.length));
     expect(cut.summary).toEqual(big.summary);
     expect(cut.warnings.at(-1)).toMatch(new RegExp(`holds ${cut.actions.length} of the report's 2000 actions .*kept at s3://warden-runs/runs/enforce/x.json`));
-    expect(fitted(report(2_000, true), null, 50_000).warnings.at(-1)).toContain("warden enforce --json");
+    expect(fitted(report(2_000, true), null, { ...EXECUTION_RESULT, limit: 50_000 }).warnings.at(-1)).toContain("warden enforce --json");
   });
 });
