@@ -1,8 +1,9 @@
 /**
  * `warden watch`'s cursor store (lib/jobs/watch/store.ts): a state file holding the cursor and the
  * GitLab it belongs to, written atomically (lib/jobs/atomic-file.ts: a new file of a random name renamed
- * over the old), so a watch killed mid-write leaves the previous cursor, never half of one. The file is read once, when the store is
- * made (a bad or foreign file is refused before any request); the watch is its only writer after that.
+ * over the old), so a watch killed mid-write leaves the previous cursor, never half of one. The file
+ * is read once, when the store is made (a bad or foreign file, or a directory that cannot take a first
+ * one, is refused before any request); the watch is its only writer after that.
  */
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
