@@ -15,6 +15,12 @@ export interface Steps {
   sliceEnd(): number;
   /** Most changes or findings one step may record (a checkpoint's size is bounded). */
   perStep: number;
+  /**
+   * Most bytes of them, as JSON, one step may record; absent, no bound. Names are chosen by whoever
+   * creates a project or a group, and long random ones do not compress: a count alone would let them
+   * take a step past what a checkpoint holds, failing it on every attempt.
+   */
+  perStepBytes?: number;
   /** Ends this invocation when `due` (a step said its slice is spent), to resume in the next; run directly, nothing. */
   pause(name: string, due: boolean): Promise<void>;
   /**
@@ -37,6 +43,26 @@ export const direct: Steps = {
   perStep: Infinity,
   pause: async () => {},
 };
+
+/**
+ * Where `items` are cut into steps: the end of each part, at most `steps.perStep` items and (but for
+ * one item alone) `steps.perStepBytes` bytes of JSON each. From what is recorded, so the same on replay.
+ */
+export function partEnds(items: readonly unknown[], steps: Pick<Steps, "perStep" | "perStepBytes">): number[] {
+  const ends: number[] = [];
+  let [count, bytes] = [0, 0];
+  for (let i = 0; i < items.length; i++) {
+    const size = steps.perStepBytes === undefined ? 0 : JSON.stringify(items[i]).length;
+    if (count > 0 && (count >= steps.perStep || bytes + size > (steps.perStepBytes ?? Infinity))) {
+      ends.push(i);
+      [count, bytes] = [0, 0];
+    }
+    count++;
+    bytes += size;
+  }
+  if (count > 0 || ends.length === 0) ends.push(items.length);
+  return ends;
+}
 
 /** How a step's result holds its entries, one per stray: read them out, and put a part of them back. */
 export interface Entries<T, E> {
@@ -64,17 +90,20 @@ export async function stepInParts<T extends object, E>(steps: Steps, name: strin
   const first = await steps.step(name, async () => {
     const result = await all();
     const listed = entries.of(result);
-    return { ...entries.with(result, listed.slice(0, size)), parts: Math.max(1, Math.ceil(listed.length / size)) };
+    const ends = partEnds(listed, steps);
+    return { ...entries.with(result, listed.slice(0, ends[0])), parts: ends.length, ends };
   });
-  const { parts, ...result } = first;
+  const { parts, ends, ...result } = first as typeof first & { ends?: number[] };
   const listed = [...entries.of(result as T)];
   const again: T[] = [];
-  // A result recorded before results came in parts has no `parts`: it holds every entry.
+  // A result recorded before results came in parts has no `parts`: it holds every entry; one recorded before
+  // parts were cut by their bytes too has no `ends`: perStep entries each.
+  const bounds = (n: number) => (ends ? [ends[n - 2]!, ends[n - 1]!] : [(n - 1) * size, n * size]);
   for (let n = 2; n <= (parts ?? 1); n++) {
     const part = await steps.step(`${name} ${n}`, async (): Promise<{ part: E[]; again?: T }> => {
       const fresh = !worked;
       const result = await all();
-      return { part: entries.of(result).slice((n - 1) * size, n * size), ...(fresh && { again: entries.with(result, []) }) };
+      return { part: entries.of(result).slice(...bounds(n)), ...(fresh && { again: entries.with(result, []) }) };
     });
     listed.push(...part.part);
     if (part.again) again.push(part.again);

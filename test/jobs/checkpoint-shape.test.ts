@@ -107,9 +107,10 @@ const PINNED = new Set([
   // A targeted run only, when a rule matched nothing there: those naming a literal path the instance does not have.
   ...["missing[].rule.list", "missing[].rule.index", "missing[].missing[]", ...STATS].map((p) => `literal rules.${p}`),
   ...["warnings[]", "auditRequests", "budget", "stoppedAtBudget", ...STATS, ...ATTRIBUTED.map((p) => `attributed[].${p}`)].map((p) => `attribute.${p}`),
-  // Its authors in parts of perStep removals (lib/jobs/steps.ts stepInParts): `parts` on the first, each further part's in `part`
+  // Its authors in parts of perStep removals (lib/jobs/steps.ts stepInParts): `parts` and where each ends (`ends`, cut by
+  // bytes too; a result recorded before has none) on the first, each further part's in `part`
   // (`again`, the result of a part that read anew, is not seen here: no run above resumes between parts).
-  "attribute.parts", ...ATTRIBUTED.map((p) => `attribute.part[].${p}`),
+  "attribute.parts", "attribute.ends[]", ...ATTRIBUTED.map((p) => `attribute.part[].${p}`),
     // `remove N part M` too: a batch going on after its invocation's deadline, `sent` the DELETEs the part before sent unanswered.
   ...["spent", "stopped", "warnings[]", "sent[]", ...STATS, ...[...REMOVAL, ...ATTRIBUTED].map((p) => `actions[].${p}`)].map((p) => `remove.${p}`),
   "ended.at",

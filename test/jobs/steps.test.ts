@@ -3,7 +3,7 @@
  * a step, read back whole, and worked anew where an attempt failed or an execution resumed between parts.
  */
 import { expect, it } from "vitest";
-import { direct, stepInParts, type Steps } from "../../lib/jobs/steps.ts";
+import { direct, partEnds, stepInParts, type Steps } from "../../lib/jobs/steps.ts";
 
 const items = { of: (r: { items: number[] }) => r.items, with: (r: { items: number[] }, items: number[]) => ({ ...r, items }) };
 
@@ -13,7 +13,7 @@ it("records perStep entries a step and gives them all back, in order", async () 
   const { entries, again } = await stepInParts(steps, "x", async () => ({ items: [1, 2, 3, 4, 5] }), items);
   expect(entries).toEqual([1, 2, 3, 4, 5]);
   expect(again).toEqual([]);
-  expect(recorded).toEqual([["x", { items: [1, 2], parts: 3 }], ["x 2", { part: [3, 4] }], ["x 3", { part: [5] }]]);
+  expect(recorded).toEqual([["x", { items: [1, 2], parts: 3, ends: [2, 4, 5] }], ["x 2", { part: [3, 4] }], ["x 3", { part: [5] }]]);
 });
 
 it("a step whose first attempt failed works again when it is attempted again", async () => {
@@ -32,4 +32,24 @@ it("a result recorded before parts, without `parts`, holds every entry: no furth
   const steps: Steps = { ...direct, perStep: 2, step: async (name) => (names.push(name), { items: [1, 2, 3] } as never) };
   expect((await stepInParts(steps, "x", async () => ({ items: [] as number[] }), items)).entries).toEqual([1, 2, 3]);
   expect(names).toEqual(["x"]);
+});
+
+it("cuts parts by the bytes of their entries too, so long names no compression shrinks still fit a checkpoint", async () => {
+  const recorded: [string, unknown][] = [];
+  const steps: Steps = { ...direct, perStep: 100, perStepBytes: 25, step: async (name, run) => (recorded.push([name, await run(1)]), recorded.at(-1)![1] as never) };
+  const long = (n: number) => `${n}`.padEnd(10, "x");
+  const { entries } = await stepInParts(steps, "x", async () => ({ items: [1, 2, 3, 4, 5].map(long) }), { of: (r: { items: string[] }) => r.items, with: (r, items: string[]) => ({ ...r, items }) });
+  expect(entries).toEqual([1, 2, 3, 4, 5].map(long));
+  // 12 bytes of JSON each: two fit in 25.
+  expect(recorded.map(([name]) => name)).toEqual(["x", "x 2", "x 3"]);
+  // One larger than the bound alone still makes a part of its own.
+  expect(partEnds(["x".repeat(100), "y", "z"], { perStep: 10, perStepBytes: 25 })).toEqual([1, 3]);
+  expect(partEnds([], { perStep: 10, perStepBytes: 25 })).toEqual([0]);
+});
+
+it("reads back a result recorded before parts were cut by bytes (no ends): perStep entries a part", async () => {
+  const replayed: Record<string, unknown> = { x: { items: [1, 2], parts: 3 }, "x 2": { part: [3, 4] }, "x 3": { part: [5] } };
+  const steps: Steps = { ...direct, perStep: 2, perStepBytes: 1, step: async (name) => replayed[name] as never };
+  const { entries } = await stepInParts(steps, "x", async () => ({ items: [] as number[] }), items);
+  expect(entries).toEqual([1, 2, 3, 4, 5]);
 });

@@ -33,6 +33,12 @@ export const DEADLINE_MARGIN_MS = 20_000;
 const DEADLINE_ATTEMPTS = 10;
 /** Findings or changes one step records: with compression, well inside a checkpoint's 256 KB. */
 const PER_STEP = 1_000;
+/**
+ * And at most so many bytes of them as JSON: names no compression shrinks (255 random characters a
+ * project path, as anyone who may create a project may choose) still fit a checkpoint, gzip'd and in
+ * base64 (at most some 1.35 times as long), beside what else the step records.
+ */
+const PER_STEP_BYTES = 150_000;
 /** What Lambda keeps of one operation's result; bin/bench checks its rows against it too. */
 export const CHECKPOINT_LIMIT = 256 * 1024;
 
@@ -93,6 +99,7 @@ export function durableSteps(ctx: DurableContext, invocation: Invocation, renewe
     sliceEnd: () => Math.min(invocation.startedAt + invocation.sliceMs, invocation.deadlineAt),
     deadline: invocation.deadline,
     perStep: PER_STEP,
+    perStepBytes: PER_STEP_BYTES,
     async pause(name, due) {
       if (due) await ctx.wait(name, { seconds: 1 });
     },

@@ -10,7 +10,8 @@
  * - by the invocation dying mid-step (no return): the step is attempted again, and any share of its
  *   batch that attempt finds gone is counted "done", as the lost attempt may have sent its DELETE. A
  *   share removed by someone else in those minutes is counted so too: a batch is at most
- *   steps.perStep shares, and the next part re-reads each subject before removing.
+ *   steps.perStep shares (fewer where their names take steps.perStepBytes), and the next part re-reads
+ *   each subject before removing.
  *
  * Either way every removal made has its audit line (written as its DELETE is answered, shares/remove.ts), and
  * the report, which `warden restore` reads, lists it "done".
@@ -19,7 +20,7 @@ import type { GitLabClient } from "../../gitlab/index.ts";
 import type { Policy } from "../../policy/index.ts";
 import type { AuditSink } from "../report/index.ts";
 import { shareKey, type ShareRemoval } from "../shares/plan.ts";
-import { stepSignal, type Steps } from "../steps.ts";
+import { partEnds, stepSignal, type Steps } from "../steps.ts";
 import { removeShares } from "../shares/remove.ts";
 import type { StepStats } from "./summary.ts";
 
@@ -56,8 +57,9 @@ export async function removeInSteps(input: RemovalStepsInput, steps: Steps): Pro
   const plan = found.map((stray) => stray.action);
   const warnings: string[] = [];
   const stats: StepStats[] = [];
+  const ends = partEnds(plan, steps);
   for (let from = 0, n = 1; from < plan.length; n++) {
-    const size = Math.min(plan.length - from, steps.perStep);
+    const size = ends[n - 1]! - from;
     const batch = found.slice(from, from + size);
     const judgedAt = new Map(batch.map((stray) => [shareKey(stray.action), stray.judgedAt]));
     let actions = batch.map((stray) => stray.action);

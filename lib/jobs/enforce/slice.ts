@@ -86,6 +86,9 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   // setTimeout fires at once past 2^31 - 1 ms (24.8 days): a slice that long is as good as no end.
   const timer = end - Date.now() < 2 ** 31 ? setTimeout(() => pause.abort(), Math.max(0, end - Date.now())) : undefined;
 
+  // What the step will record of them, as JSON: a step records perStep findings at most, and perStepBytes of them.
+  const recorded = { strays: 0, differences: 0 };
+  const past = (kind: keyof typeof recorded, finding: object) => steps.perStepBytes !== undefined && (recorded[kind] += JSON.stringify(finding).length) >= steps.perStepBytes;
   const judge = (kind: ShareKindName, subjects: Subject[], readAt = Date.now()) => {
     const counters = KIND_COUNTERS[kind];
     const known = strays.length;
@@ -98,12 +101,13 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
         if (verdict.kind === "allowed" || verdict.kind === "exempt") matched[verdict.kind === "allowed" ? "allow" : "exempt"][verdict.index]!++;
         const difference = input.base && judgeUnderBase(input.base, policy, kind, subject, share, verdict, now);
         // A step records its differences as it does its strays: a slice holds no more of them than a step may, nor than a run plans.
-        if (difference && (differences.push(difference) >= steps.perStep || differences.length > MAX_PLANNED)) pause.abort();
+        if (difference && (differences.push(difference) >= steps.perStep || differences.length > MAX_PLANNED || past("differences", difference))) pause.abort();
         if (verdict.kind !== "stray") tally[verdict.kind === "out-of-scope" ? "outOfScope" : verdict.kind]++;
         else {
           // In steps, a project judged twice (moved mid-listing) is planned once: enforce/index.ts de-duplicates across slices.
-          strays.push({ action: plannedRemoval(kind, subject, share, verdict.reason), judgedAt: readAt });
-          if (strays.length >= steps.perStep || input.attribution.before.strays + strays.length > MAX_PLANNED) pause.abort();
+          const stray = { action: plannedRemoval(kind, subject, share, verdict.reason), judgedAt: readAt };
+          strays.push(stray);
+          if (strays.length >= steps.perStep || input.attribution.before.strays + strays.length > MAX_PLANNED || past("strays", stray)) pause.abort();
         }
       }
     }

@@ -10,7 +10,7 @@ import type { GitLabClient, RequestCounts } from "../../gitlab/index.ts";
 import { onStrayModes, type Policy } from "../../policy/index.ts";
 import { shareKey, type ShareRemoval } from "../shares/plan.ts";
 import type { AuditSink } from "../report/index.ts";
-import { stepInParts, type Steps } from "../steps.ts";
+import { partEnds, stepInParts, type Steps } from "../steps.ts";
 import { planNotices, type NoticeClosure, type NoticeState } from "./plan.ts";
 import { closedNotices, noticeSummary, type ClosedNotice, type NoticeSummary } from "./summary.ts";
 import { writeNotices, writesTo, type Written } from "./write.ts";
@@ -69,23 +69,22 @@ export async function sortStrays(input: NoticePhase & { whole: boolean }, steps:
 /**
  * Opens and closes the notices of an applying run, after its removals: `sorted.closures` become what was done;
  * its warnings and stats are returned. The strays written to (notices to open, and to close as their shares
- * were removed), then the closures, perStep of them a step ("write notices", "write notices 2", …): each step
+ * were removed), then the closures, perStep of them a step, or fewer where their bytes say so ("write notices", "write notices 2", …): each step
  * opens and closes only its own and records what became of them, so a checkpoint holds what one step did
  * whatever gitlab.guard.maxRemovals lets a run open.
  */
 export async function settleNotices(input: NoticePhase & { audit?: AuditSink }, sorted: Sorted, steps: Steps): Promise<{ warnings: string[]; stats: RequestCounts[] } | undefined> {
   if (sorted.unreadable) return undefined;
   const strays = input.plan.filter(writesTo);
-  const size = steps.perStep;
-  const parts = Math.max(1, Math.ceil((strays.length + sorted.closures.length) / size));
+  const ends = partEnds([...strays, ...sorted.closures], steps);
+  const parts = ends.length;
   const closing = new Set(sorted.closures.map((c) => c.iid));
   const closures: NoticeClosure[] = [];
   const warnings: string[] = [];
   const stats: RequestCounts[] = [];
   for (let n = 1; n <= parts; n++) {
     // Run directly, perStep is Infinity and there is one part: all of them.
-    const from = n === 1 ? 0 : (n - 1) * size;
-    const to = from + size;
+    const [from, to] = [n === 1 ? 0 : ends[n - 2]!, ends[n - 1]!];
     const part = { plan: strays.slice(from, to), closures: sorted.closures.slice(Math.max(0, from - strays.length), Math.max(0, to - strays.length)) };
     const name = n === 1 ? "write notices" : `write notices ${n}`;
     // `spent` is recorded with the part, so a replay pauses where the execution did.
