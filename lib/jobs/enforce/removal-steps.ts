@@ -57,9 +57,10 @@ export async function removeInSteps(input: RemovalStepsInput, steps: Steps): Pro
   const plan = found.map((stray) => stray.action);
   const warnings: string[] = [];
   const stats: StepStats[] = [];
-  const ends = partEnds(plan, steps);
   for (let from = 0, n = 1; from < plan.length; n++) {
-    const size = ends[n - 1]! - from;
+    // perStep shares at most, and perStepBytes of them; where the batch ends is read back from what it recorded
+    // (below), as one recorded before batches were cut by bytes too holds perStep of them.
+    const size = partEnds(plan.slice(from, from + steps.perStep), steps)[0]!;
     const batch = found.slice(from, from + size);
     const judgedAt = new Map(batch.map((stray) => [shareKey(stray.action), stray.judgedAt]));
     let actions = batch.map((stray) => stray.action);
@@ -99,8 +100,8 @@ export async function removeInSteps(input: RemovalStepsInput, steps: Steps): Pro
       sentBefore = done.sent;
       await steps.pause(`removing ${n}, cut by the deadline after part ${part}`, true);
     }
-    plan.splice(from, size, ...actions);
-    from += size;
+    plan.splice(from, actions.length, ...actions);
+    from += actions.length;
     if (done.stopped) return { plan, warnings, stats, stopped: true };
     if (from < plan.length) await steps.pause(`removed ${n}`, done.spent);
   }

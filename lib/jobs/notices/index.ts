@@ -76,26 +76,27 @@ export async function sortStrays(input: NoticePhase & { whole: boolean }, steps:
 export async function settleNotices(input: NoticePhase & { audit?: AuditSink }, sorted: Sorted, steps: Steps): Promise<{ warnings: string[]; stats: RequestCounts[] } | undefined> {
   if (sorted.unreadable) return undefined;
   const strays = input.plan.filter(writesTo);
-  const ends = partEnds([...strays, ...sorted.closures], steps);
-  const parts = ends.length;
+  let ends = partEnds([...strays, ...sorted.closures], steps);
   const closing = new Set(sorted.closures.map((c) => c.iid));
   const closures: NoticeClosure[] = [];
   const warnings: string[] = [];
   const stats: RequestCounts[] = [];
-  for (let n = 1; n <= parts; n++) {
+  for (let n = 1; n <= ends.length; n++) {
     // Run directly, perStep is Infinity and there is one part: all of them.
     const [from, to] = [n === 1 ? 0 : ends[n - 2]!, ends[n - 1]!];
     const part = { plan: strays.slice(from, to), closures: sorted.closures.slice(Math.max(0, from - strays.length), Math.max(0, to - strays.length)) };
     const name = n === 1 ? "write notices" : `write notices ${n}`;
     // `spent` is recorded with the part, so a replay pauses where the execution did.
-    const written: Written & { stats: RequestCounts; parts?: number; spent?: boolean } = await steps.step(name, async () => ({ ...(await input.measured(() => writeNotices({ ...input, ...part, closing }))), parts, spent: Date.now() >= steps.sliceEnd() }), { changes: true });
+    const written: Written & { stats: RequestCounts; parts?: number; ends?: number[]; spent?: boolean } = await steps.step(name, async () => ({ ...(await input.measured(() => writeNotices({ ...input, ...part, closing }))), parts: ends.length, ...(n === 1 && { ends }), spent: Date.now() >= steps.sliceEnd() }), { changes: true });
+    // A first part recorded before parts were cut by bytes too has no `ends`: its parts were perStep each.
+    if (n === 1 && written.parts !== undefined && !written.ends) ends = Array.from({ length: written.parts }, (_, i) => Math.min((i + 1) * steps.perStep, strays.length + sorted.closures.length));
     applyStates(input.plan, written.states);
     closures.push(...written.closures);
     warnings.push(...written.warnings);
     stats.push(written.stats);
     // A result recorded before results came in parts (no `parts`) holds every stray and closure.
     if (written.parts === undefined) break;
-    if (n < parts) await steps.pause(`wrote notices ${n}`, written.spent === true);
+    if (n < ends.length) await steps.pause(`wrote notices ${n}`, written.spent === true);
   }
   sorted.closures = closures;
   return { warnings, stats };
