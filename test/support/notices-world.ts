@@ -8,7 +8,8 @@ import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce, type AuditSink, type EnforceTarget } from "../../lib/jobs/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
-import { startGitLabSim, type GitLabDataset, type GitLabSim } from "../../sim/gitlab/index.ts";
+import { markedKey } from "../../lib/jobs/notices/marker.ts";
+import { ACCESS, startGitLabSim, type GitLabDataset, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { notifyPolicy } from "./policies.ts";
 import { validated } from "./report.ts";
 import { afterTest } from "./cleanup.ts";
@@ -72,3 +73,18 @@ export const issues = () => sim.work.issuesOf(NOTICES);
 export const open = () => issues().filter((i) => i.state === "opened");
 export const writes = () => sim.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.url.split("?")[0]}`);
 export const deletes = () => writes().filter((w) => w.startsWith("DELETE"));
+
+/** `dataset` with jane only a Guest of the notices project: she may close and reopen the issues assigned to her, not relabel them. */
+export function guestWorld(dataset = world()): GitLabDataset {
+  dataset.projects.find((p) => p.id === NOTICES)!.members = { jane: ACCESS.guest };
+  return dataset;
+}
+
+/** The notices (Warden's, open or closed) of the share `key` ("project:100:group:20"), oldest first. */
+export const noticesOf = (key: string) => issues().filter((i) => markedKey(i.description) === key).sort((a, b) => a.iid - b.iid);
+
+/** A person (`token`'s user) closing or reopening notice `iid` at `at`. */
+export async function setIssueState(token: string, iid: number, at: Date, event: "close" | "reopen" = "close"): Promise<void> {
+  setClock(at);
+  await gitlabCall(token, "PUT", `/projects/${NOTICES}/issues/${iid}`, { state_event: event });
+}

@@ -6,37 +6,24 @@
  * the share was made again (its audit event later than the close): that is a new share, owed a notice.
  */
 import { describe, expect, it } from "vitest";
-import { markedKey } from "../../../lib/jobs/notices/marker.ts";
-import { ACCESS, type GitLabDataset } from "../../../sim/gitlab/index.ts";
-import { deletes, gitlabCall, issues, later, NOTICES, run, setClock, sim, start, T0, world, writes } from "../../support/notices-world.ts";
+import { deletes, gitlabCall, guestWorld, later, NOTICES, noticesOf, run, setClock, setIssueState, sim, start, T0, world, writes } from "../../support/notices-world.ts";
 
 describe("a notice closed by a person (its assignee, the share's adder) does not restart the grace", () => {
-  /** The notices project, where jane (the adder) is only a Guest: GitLab still lets her close the notice she is assigned. */
-  function guestWorld(): GitLabDataset {
-    const dataset = world();
-    dataset.projects.find((p) => p.id === NOTICES)!.members = { jane: ACCESS.guest };
-    return dataset;
-  }
-  const noticeOf = (key: string) => issues().filter((i) => markedKey(i.description) === key);
-  const closeAs = async (token: string, iid: number, at: Date) => {
-    setClock(at);
-    await gitlabCall(token, "PUT", `/projects/${NOTICES}/issues/${iid}`, { state_event: "close" });
-  };
 
   it("jane closes each notice as it comes: the next one keeps the first one's due date, and past it the share is removed", async () => {
     await start(guestWorld());
     await run({ apply: true });
-    const [first] = noticeOf("project:100:group:20");
+    const [first] = noticesOf("project:100:group:20");
     expect(first!.due_date).toBe("2026-12-07");
-    await closeAs("jane", first!.iid, later(1));
+    await setIssueState("jane", first!.iid, later(1));
 
     // A run finds no open notice: it opens one, due on the first one's date, not 7 days from now.
     const second = await run({ apply: true, now: later(2) });
     expect(second.actions.map((a) => [a.kind, a.status, a.notice?.dueDate])).toEqual([["project", "noticed", "2026-12-07"], ["group", "pending", "2026-12-07"]]);
-    const [, next] = noticeOf("project:100:group:20");
+    const [, next] = noticesOf("project:100:group:20");
     expect(next).toMatchObject({ state: "opened", due_date: "2026-12-07" });
     expect(next!.description).toContain(`notice #${first!.iid} was closed before its share was resolved, so the grace was not restarted`);
-    await closeAs("jane", next!.iid, later(3));
+    await setIssueState("jane", next!.iid, later(3));
 
     // Past that date a dry run plans the removal, sending only reads, and reopens or writes nothing.
     sim.requests.length = 0;
@@ -53,15 +40,15 @@ describe("a notice closed by a person (its assignee, the share's adder) does not
     expect(deletes()).toHaveLength(2);
     expect(due.summary.notices).toMatchObject({ opened: 0, due: 2, removed: 2 });
     // The notices jane closed stay as she left them: no note, not reopened.
-    for (const issue of noticeOf("project:100:group:20")) expect([issue.state, issue.closed_by?.username, issue.notes]).toEqual(["closed", "jane", []]);
-    expect(noticeOf("project:100:group:20")).toHaveLength(2);
+    for (const issue of noticesOf("project:100:group:20")) expect([issue.state, issue.closed_by?.username, issue.notes]).toEqual(["closed", "jane", []]);
+    expect(noticesOf("project:100:group:20")).toHaveLength(2);
   });
 
   it("a notice closed after its share was removed (by Warden) does not shorten a later grace: the share added again gets a full one", async () => {
     await start(guestWorld());
     await run({ apply: true });
-    const [first] = noticeOf("project:100:group:20");
-    await closeAs("jane", first!.iid, later(1));
+    const [first] = noticesOf("project:100:group:20");
+    await setIssueState("jane", first!.iid, later(1));
     await run({ apply: true, now: later(2) });
     await run({ apply: true, now: later(8) });
     expect(sim.dataset.projects.find((p) => p.id === 100)!.shared_with_groups).toEqual([]);
@@ -75,8 +62,8 @@ describe("a notice closed by a person (its assignee, the share's adder) does not
   it("a notice Warden closed as a duplicate, after the standing one was opened, does not end the episode the adder's close began", async () => {
     await start(guestWorld());
     await Promise.all([run({ apply: true }), run({ apply: true })]);
-    const standing = noticeOf("project:100:group:20").find((i) => i.state === "opened")!;
-    await closeAs("jane", standing.iid, later(1));
+    const standing = noticesOf("project:100:group:20").find((i) => i.state === "opened")!;
+    await setIssueState("jane", standing.iid, later(1));
     const next = await run({ apply: true, now: later(2) });
     expect(next.actions.find((a) => a.kind === "project")!.notice?.dueDate).toBe("2026-12-07");
   });
@@ -84,11 +71,11 @@ describe("a notice closed by a person (its assignee, the share's adder) does not
   it("the closed notices are listed as far back as the policy's longest grace and a month: a close found however far apart the runs, not ten years of history", async () => {
     await start(guestWorld());
     await run({ apply: true });
-    const [first] = noticeOf("project:100:group:20");
+    const [first] = noticesOf("project:100:group:20");
     // Closed within the hour, and the runs a week apart: the first notice is still found when its date has passed.
-    await closeAs("jane", first!.iid, new Date(T0.getTime() + 3_600_000));
+    await setIssueState("jane", first!.iid, new Date(T0.getTime() + 3_600_000));
     await run({ apply: true, now: later(6) });
-    await closeAs("jane", noticeOf("project:100:group:20")[1]!.iid, later(6.1));
+    await setIssueState("jane", noticesOf("project:100:group:20")[1]!.iid, later(6.1));
     sim.requests.length = 0;
     const due = await run({ apply: true, now: later(13) });
     expect(due.actions.map((a) => [a.kind, a.status])).toEqual([["project", "done"], ["group", "done"]]);
@@ -109,7 +96,7 @@ describe("a notice closed by a person (its assignee, the share's adder) does not
   it("a listing of the closed notices that fails is a notices project that cannot be read: no new notice with a fresh grace, nothing written", async () => {
     await start(guestWorld());
     await run({ apply: true });
-    await closeAs("jane", noticeOf("project:100:group:20")[0]!.iid, later(1));
+    await setIssueState("jane", noticesOf("project:100:group:20")[0]!.iid, later(1));
     sim.beforeAnswer(({ url }) => {
       if (url.searchParams.get("state") === "closed") sim.addFaults({ kind: "status", status: 500, route: "GET /projects/:id/issues", times: 1 });
     });
@@ -117,16 +104,16 @@ describe("a notice closed by a person (its assignee, the share's adder) does not
     const report = await run({ apply: true, now: later(2) });
     expect(report.warnings.join("\n")).toContain("gitlab.shares.notices.project: project security/access-notices could not be listed");
     expect(writes()).toEqual([]);
-    expect(noticeOf("project:100:group:20")).toHaveLength(1);
+    expect(noticesOf("project:100:group:20")).toHaveLength(1);
   });
 
   it("jane closes her notice and removes the share herself; made again days later, the share is a new one: a notice and a whole grace", async () => {
     await start(guestWorld());
     await run({ apply: true });
-    const [first] = noticeOf("project:100:group:20");
+    const [first] = noticesOf("project:100:group:20");
     setClock(later(1));
     await gitlabCall("jane", "DELETE", "/projects/100/share/20", undefined, 204);
-    await closeAs("jane", first!.iid, later(1));
+    await setIssueState("jane", first!.iid, later(1));
     // Made again past the first notice's date: its audit event, after her close, says it is new.
     setClock(later(10));
     await gitlabCall("jane", "POST", "/projects/100/share", { group_id: 20, group_access: 30 }, 201);

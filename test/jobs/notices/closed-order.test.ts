@@ -6,15 +6,7 @@
  * notice's long-past date (a hostile review's finding). They are judged in the order they were made now.
  */
 import { describe, expect, it } from "vitest";
-import { markedKey } from "../../../lib/jobs/notices/marker.ts";
-import { ACCESS, type GitLabDataset } from "../../../sim/gitlab/index.ts";
-import { deletes, gitlabCall, issues, later, NOTICES, run, setClock, sim, start, world } from "../../support/notices-world.ts";
-
-function guestWorld(): GitLabDataset {
-  const dataset = world();
-  dataset.projects.find((p) => p.id === NOTICES)!.members = { jane: ACCESS.guest };
-  return dataset;
-}
+import { deletes, guestWorld, later, noticesOf, run, setIssueState, sim, start } from "../../support/notices-world.ts";
 
 /** The notify policy with acme/app's share with partners exempt through 2026-12-19. */
 const EXEMPT = `version: 1
@@ -32,26 +24,20 @@ gitlab:
 `;
 
 const KEY = "project:100:group:20";
-const noticesOf = () => issues().filter((i) => markedKey(i.description) === KEY).sort((a, b) => a.iid - b.iid);
-async function stateAs(token: string, iid: number, at: Date, event: "close" | "reopen") {
-  setClock(at);
-  await gitlabCall(token, "PUT", `/projects/${NOTICES}/issues/${iid}`, { state_event: event });
-}
 const projectShare = (report: Awaited<ReturnType<typeof run>>) => report.actions.find((a) => a.kind === "project" && a.groupId === 20);
 
 describe("a stray again after an exemption ended", { timeout: 30_000 }, () => {
-
   it("Warden closed the standing notice as no longer stray after jane's last close: that ends the count, whatever order the notices were created in", async () => {
     await start(guestWorld());
     await run({ apply: true });
-    const [first] = noticesOf();
-    await stateAs("jane", first!.iid, later(1), "close");
+    const [first] = noticesOf(KEY);
+    await setIssueState("jane", first!.iid, later(1), "close");
     await run({ apply: true, now: later(2) });
-    const [, second] = noticesOf();
+    const [, second] = noticesOf(KEY);
     expect(second!.state).toBe("opened");
     // jane reopens the first and closes the second: her last close is on the newer notice.
-    await stateAs("jane", first!.iid, later(3), "reopen");
-    await stateAs("jane", second!.iid, later(3.1), "close");
+    await setIssueState("jane", first!.iid, later(3), "reopen");
+    await setIssueState("jane", second!.iid, later(3.1), "close");
 
     // The exemption is merged: the sweep closes the standing notice (#first) as no longer stray, after jane's close.
     const exempted = await run({ apply: true, now: later(4), policy: EXEMPT });

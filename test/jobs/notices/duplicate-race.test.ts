@@ -10,32 +10,20 @@
  * is labelled warden-closed::duplicate now, and ends no count, whenever it came.
  */
 import { describe, expect, it } from "vitest";
-import { markedKey } from "../../../lib/jobs/notices/marker.ts";
-import { ACCESS, type GitLabDataset } from "../../../sim/gitlab/index.ts";
-import { deletes, gitlabCall, issues, later, NOTICES, run, setClock, sim, start, world } from "../../support/notices-world.ts";
+import { deletes, guestWorld, later, noticesOf, run, setIssueState, sim, start } from "../../support/notices-world.ts";
 
-function guestWorld(): GitLabDataset {
-  const dataset = world();
-  dataset.projects.find((p) => p.id === NOTICES)!.members = { jane: ACCESS.guest };
-  return dataset;
-}
 const KEY = "project:100:group:20";
-const noticesOf = () => issues().filter((i) => markedKey(i.description) === KEY).sort((a, b) => a.iid - b.iid);
-async function stateAs(token: string, iid: number, at: Date, event: "close" | "reopen") {
-  setClock(at);
-  await gitlabCall(token, "PUT", `/projects/${NOTICES}/issues/${iid}`, { state_event: event });
-}
 
 describe("a duplicate Warden closes while the adder closes the standing notice", { timeout: 30_000 }, () => {
   it("does not restart the grace: the share is removed on the first notice's date", async () => {
     await start(guestWorld());
     await run({ apply: true });
-    const [a] = noticesOf();
-    await stateAs("jane", a!.iid, later(1), "close");
+    const [a] = noticesOf(KEY);
+    await setIssueState("jane", a!.iid, later(1), "close");
     await run({ apply: true, now: later(2) });
-    const [, b] = noticesOf();
+    const [, b] = noticesOf(KEY);
     expect(b!.due_date).toBe("2026-12-07");
-    await stateAs("jane", a!.iid, later(3), "reopen");
+    await setIssueState("jane", a!.iid, later(3), "reopen");
 
     // jane closes #A right when Warden, having listed #A as standing, closes #B as its duplicate.
     const stop = sim.beforeAnswer(({ method, url }) => {

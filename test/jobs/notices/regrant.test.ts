@@ -8,20 +8,10 @@
  * the first notice's date (2026-12-07); one made again after it gets a new grace (closed-notices.test.ts).
  */
 import { describe, expect, it } from "vitest";
-import { markedKey } from "../../../lib/jobs/notices/marker.ts";
-import { ACCESS, type GitLabDataset } from "../../../sim/gitlab/index.ts";
-import { deletes, gitlabCall, issues, later, NOTICES, run, setClock, sim, start, world } from "../../support/notices-world.ts";
+import { ACCESS } from "../../../sim/gitlab/index.ts";
+import { deletes, gitlabCall, guestWorld, later, noticesOf, run, setClock, setIssueState, sim, start } from "../../support/notices-world.ts";
 
-function guestWorld(): GitLabDataset {
-  const dataset = world();
-  dataset.projects.find((p) => p.id === NOTICES)!.members = { jane: ACCESS.guest };
-  return dataset;
-}
-const openNoticeOf = (key: string) => issues().find((i) => i.state === "opened" && markedKey(i.description) === key)!;
-async function closeAs(token: string, iid: number, at: Date) {
-  setClock(at);
-  await gitlabCall(token, "PUT", `/projects/${NOTICES}/issues/${iid}`, { state_event: "close" });
-}
+const openNoticeOf = (key: string) => noticesOf(key).find((i) => i.state === "opened")!;
 
 describe("a person's close followed by a re-grant of the same share does not restart the grace", { timeout: 30_000 }, () => {
   it("jane closes the notice of her group share and lowers then raises its level (no removal): removed on the first notice's date all the same", async () => {
@@ -30,7 +20,7 @@ describe("a person's close followed by a re-grant of the same share does not res
     expect(openNoticeOf("group:10:group:20").due_date).toBe("2026-12-07");
 
     // Day 6: close, then Developer -> Reporter -> Developer (GitLab's UI; the _updated event of the raise is a "grant").
-    await closeAs("jane", openNoticeOf("group:10:group:20").iid, later(6));
+    await setIssueState("jane", openNoticeOf("group:10:group:20").iid, later(6));
     setClock(new Date(later(6).getTime() + 1_000));
     sim.updateGroupShare(10, 20, ACCESS.reporter, "jane");
     setClock(new Date(later(6).getTime() + 2_000));
@@ -50,7 +40,7 @@ describe("a person's close followed by a re-grant of the same share does not res
   it("jane closes the notice of her project share, removes it and adds it again a second later: removed on the first notice's date all the same", async () => {
     await start(guestWorld());
     await run({ apply: true });
-    await closeAs("jane", openNoticeOf("project:100:group:20").iid, later(6));
+    await setIssueState("jane", openNoticeOf("project:100:group:20").iid, later(6));
     setClock(new Date(later(6).getTime() + 1_000));
     await gitlabCall("jane", "DELETE", "/projects/100/share/20", undefined, 204);
     setClock(new Date(later(6).getTime() + 2_000));

@@ -8,21 +8,13 @@
  * now (warden-closed::by-warden, which a Guest cannot remove), and one so labelled never stands again.
  */
 import { describe, expect, it } from "vitest";
-import { markedKey } from "../../../lib/jobs/notices/marker.ts";
-import { ACCESS, type GitLabDataset } from "../../../sim/gitlab/index.ts";
-import { deletes, gitlabCall, issues, later, NOTICES, run, setClock, sim, start, world } from "../../support/notices-world.ts";
-
-function guestWorld(): GitLabDataset {
-  const dataset = world();
-  dataset.projects.find((p) => p.id === NOTICES)!.members = { jane: ACCESS.guest };
-  return dataset;
-}
+import { deletes, gitlabCall, guestWorld, later, NOTICES, noticesOf, run, setClock, sim, start } from "../../support/notices-world.ts";
 
 describe("a notice Warden closed, reopened by its assignee", { timeout: 30_000 }, () => {
   it("does not stand for a later share with the same key: root's new share keeps its own notice and grace", async () => {
     await start(guestWorld());
     await run({ apply: true });
-    const old = issues().find((i) => markedKey(i.description) === "project:100:group:20")!;
+    const old = noticesOf("project:100:group:20")[0]!;
     // jane's shares come due and are removed; Warden closes their notices.
     await run({ apply: true, now: later(8) });
     expect(old.state).toBe("closed");

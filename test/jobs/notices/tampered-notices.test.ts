@@ -7,19 +7,16 @@
  * nothing else: a Guest sets no label and no due date.
  */
 import { describe, expect, it } from "vitest";
-import { markedKey } from "../../../lib/jobs/notices/marker.ts";
-import { ACCESS, type GitLabDataset } from "../../../sim/gitlab/index.ts";
-import { deletes, gitlabCall, issues, later, NOTICES, run, setClock, sim, start, world } from "../../support/notices-world.ts";
+import { type GitLabDataset } from "../../../sim/gitlab/index.ts";
+import { deletes, gitlabCall, guestWorld, later, NOTICES, noticesOf, run, setClock, sim, start } from "../../support/notices-world.ts";
 
-/** jane is only a Guest of the notices project: she may edit, close and reopen the issues assigned to her. */
-function guestWorld(): GitLabDataset {
-  const dataset = world();
+/** jane only a Guest of the notices project (guestWorld), and a group vendors besides. */
+function vendorsWorld(): GitLabDataset {
+  const dataset = guestWorld();
   dataset.groups.push({ id: 30, name: "vendors", path: "vendors", full_path: "vendors", parent_id: null, visibility: "internal", shared_with_groups: [], owners: ["root"] });
-  dataset.projects.find((p) => p.id === NOTICES)!.members = { jane: ACCESS.guest };
   return dataset;
 }
 
-const noticesOf = (key: string) => issues().filter((i) => markedKey(i.description) === key);
 /** The description without its first line (the marker), or with another first line. */
 const withoutMarker = (description: string | null, first = "Noted, thanks.") => [first, ...(description ?? "").split("\n").slice(1)].join("\n");
 
@@ -30,7 +27,7 @@ async function editAs(token: string, iid: number, at: Date, change: Record<strin
 
 describe("a notice's marker edited by its assignee (a Guest): the share is named by its label", () => {
   it("jane closes her notice and edits its marker away: the grace is not restarted", async () => {
-    await start(guestWorld());
+    await start(vendorsWorld());
     await run({ apply: true });
     const [first] = noticesOf("project:100:group:20");
     expect(first!.due_date).toBe("2026-12-07");
@@ -48,7 +45,7 @@ describe("a notice's marker edited by its assignee (a Guest): the share is named
   });
 
   it("jane edits the marker out of her open notice the day before it is due: no second notice with a whole new grace, the share removed when due", async () => {
-    await start(guestWorld());
+    await start(vendorsWorld());
     await run({ apply: true });
     const [first] = noticesOf("project:100:group:20");
     await editAs("jane", first!.iid, later(7.5), { description: withoutMarker(first!.description) });
@@ -62,7 +59,7 @@ describe("a notice's marker edited by its assignee (a Guest): the share is named
   });
 
   it("jane reopens an old notice of hers that Warden closed and re-keys it to root's new share: root's share keeps its own notice's grace", async () => {
-    await start(guestWorld());
+    await start(vendorsWorld());
     await run({ apply: true });
     const [old] = noticesOf("project:100:group:20");
     // Her shares come due and are removed; Warden closes their notices.
@@ -85,7 +82,7 @@ describe("a notice's marker edited by its assignee (a Guest): the share is named
   });
 
   it("jane closes her notice and re-keys it to a share not yet made: when root adds that share a week later it gets a notice and the whole grace", async () => {
-    await start(guestWorld());
+    await start(vendorsWorld());
     await run({ apply: true });
     const [first] = noticesOf("project:100:group:20");
     // A closed issue is still editable by its assignee; the edit also keeps it inside the closed listing's window.
@@ -102,7 +99,7 @@ describe("a notice's marker edited by its assignee (a Guest): the share is named
   });
 
   it("a notice an earlier Warden opened (a marker, no key label) is still read by its marker", async () => {
-    await start(guestWorld());
+    await start(vendorsWorld());
     await run({ apply: true });
     const [first] = noticesOf("project:100:group:20");
     first!.labels = first!.labels.filter((l) => !l.startsWith("warden-share::"));
@@ -111,7 +108,7 @@ describe("a notice's marker edited by its assignee (a Guest): the share is named
   });
 
   it("jane may not change a notice's labels or its due date: GitLab drops a Guest's metadata, and so does the simulator", async () => {
-    await start(guestWorld());
+    await start(vendorsWorld());
     await run({ apply: true });
     const [first] = noticesOf("project:100:group:20");
     const labels = [...first!.labels];
