@@ -28,34 +28,38 @@ describe("beyondBounds", () => {
   });
 });
 
+/** A loopback server answering each request with the JSON `bodyFor` its path gives, and a GitLab client of it. */
+async function answering(bodyFor: (path: string) => Buffer) {
+  const s = await serve((req, res) => {
+    const body = bodyFor(req.url ?? "/");
+    res.writeHead(200, { "content-type": "application/json", "content-length": String(body.length) });
+    res.end(body);
+  });
+  const http = createHttpClient({ origin: s.url, service: "GitLab", credentials: { "PRIVATE-TOKEN": "glpat-json-size-token-0123456789" }, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 1 } });
+  const get = (path: string) => http.send({ method: "GET", url: new URL(path, s.url), route: `GET ${path}`, expect: "json" });
+  return { s, get };
+}
+
 describe("an answer of more objects than Warden parses", () => {
   it("is refused unparsed with Warden's own error, not asked again; an answer of many but fewer is read", async () => {
     const many = (n: number) => Buffer.from(`[${"{},".repeat(n - 1)}{}]`);
-    const s = await serve((req, res) => {
-      const body = many(req.url?.startsWith("/fewer") ? MAX_JSON_CONTAINERS - 1 : MAX_JSON_CONTAINERS);
-      res.writeHead(200, { "content-type": "application/json", "content-length": String(body.length) });
-      res.end(body);
-    });
-    const http = createHttpClient({ origin: s.url, service: "GitLab", credentials: { "PRIVATE-TOKEN": "glpat-json-size-token-0123456789" }, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 1 } });
-    const err = await http.send({ method: "GET", url: new URL("/projects", s.url), route: "GET /projects", expect: "json" }).catch((e: unknown) => e);
+    const { s, get } = await answering((path) => many(path.startsWith("/fewer") ? MAX_JSON_CONTAINERS - 1 : MAX_JSON_CONTAINERS));
+    const err = await get("/projects").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnexpectedAnswerError);
     expect((err as Error).message).toBe("GET /projects answered 200 with JSON of more than 1,000,000 objects and arrays, more than Warden parses of one answer: it was not parsed (application/json, 3.0 MB)");
     expect(s.received).toHaveLength(1);
-    const fewer = await http.send({ method: "GET", url: new URL("/fewer", s.url), route: "GET /fewer", expect: "json" });
+    const fewer = await get("/fewer");
     expect((fewer.json as unknown[]).length).toBe(MAX_JSON_CONTAINERS - 1);
   });
 });
 
 describe("an answer of more values than Warden parses, in one array", () => {
-  it("is refused unparsed with Warden's own error", async () => {
+  it("is refused unparsed with Warden's own error, not asked again", async () => {
     const body = Buffer.from(`[${"1,".repeat(MAX_JSON_VALUES)}1]`);
-    const s = await serve((_req, res) => {
-      res.writeHead(200, { "content-type": "application/json", "content-length": String(body.length) });
-      res.end(body);
-    });
-    const http = createHttpClient({ origin: s.url, service: "GitLab", credentials: { "PRIVATE-TOKEN": "glpat-json-size-token-0123456789" }, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 1 } });
-    const err = await http.send({ method: "GET", url: new URL("/user", s.url), route: "GET /user", expect: "json" }).catch((e: unknown) => e);
+    const { s, get } = await answering(() => body);
+    const err = await get("/user").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnexpectedAnswerError);
     expect((err as Error).message).toBe("GET /user answered 200 with JSON of more than 5,000,000 values, more than Warden parses of one answer: it was not parsed (application/json, 10.0 MB)");
+    expect(s.received).toHaveLength(1);
   });
 });

@@ -47,9 +47,10 @@ it("cuts parts by the bytes of their entries too, so long names no compression s
   expect(partEnds([], { perStep: 10, perStepBytes: 25 })).toEqual([0]);
 });
 
-it("reads back a result recorded before parts were cut by bytes (no ends): perStep entries a part", async () => {
-  const replayed: Record<string, unknown> = { x: { items: [1, 2], parts: 3 }, "x 2": { part: [3, 4] }, "x 3": { part: [5] } };
-  const steps: Steps = { ...direct, perStep: 2, perStepBytes: 1, step: async (name) => replayed[name] as never };
-  const { entries } = await stepInParts(steps, "x", async () => ({ items: [] as number[] }), items);
+it("goes on from a first part recorded before parts were cut by bytes (no ends): perStep entries a part, whatever their bytes", async () => {
+  // The first part replayed from an execution begun under the earlier code; the next ones run now.
+  const replayed: Record<string, unknown> = { x: { items: [1, 2], parts: 3 } };
+  const steps: Steps = { ...direct, perStep: 2, perStepBytes: 1, step: async (name, run) => (replayed[name] ?? (await run(1))) as never };
+  const { entries } = await stepInParts(steps, "x", async () => ({ items: [1, 2, 3, 4, 5] }), items);
   expect(entries).toEqual([1, 2, 3, 4, 5]);
 });
