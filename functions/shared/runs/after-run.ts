@@ -23,6 +23,8 @@ import { isSweep } from "./triggers.ts";
 export const STORE_TIMEOUT_MS = 30_000;
 /** The longest remembering the sweep's unmatched rules may take: one small PutItem. */
 const SWEEP_TIMEOUT_MS = 5_000;
+/** The longest asking whether a summary was posted already may take: one conditional PutItem (and a GetItem). */
+const TOLD_TIMEOUT_MS = 5_000;
 
 const lastSweep = dynamoLastSweep();
 
@@ -67,7 +69,11 @@ export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: Aft
   } catch (err) {
     logger.error("emitting the run's metrics failed", { error: errorText(err) });
   }
-  if (opts.notify && (labels.trigger !== "event" || !shouldNotify(outcome, opts.notify.setting) || (await firstTelling(outcome)))) await notifyRun(outcome, labels, opts.notify, timeLeft);
-  else if (opts.notify) logger.info("run summary not posted: a stream run posted the same one in the last 6 hours");
+  if (!opts.notify) return result;
+  // A stream run's summary only if no stream run posted the same one lately (told-once.ts).
+  const told = () => firstTelling(outcome, sliceSignal("asking whether a stream run posted this summary already", TOLD_TIMEOUT_MS, timeLeft));
+  if (labels.trigger === "event" && shouldNotify(outcome, opts.notify.setting) && !(await told())) {
+    logger.info("run summary not posted: a stream run posted the same one in the last 6 hours");
+  } else await notifyRun(outcome, labels, opts.notify, timeLeft);
   return result;
 }

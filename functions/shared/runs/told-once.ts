@@ -17,15 +17,19 @@ import type { RunOutcome } from "./outcome.ts";
 const TOLD_FOR_SECONDS = 6 * 3600;
 const claims = dynamoClaims();
 
-/** Whether no run posted this outcome's summary in the last 6 hours (and now none will again in as long). */
-export async function firstTelling(outcome: RunOutcome, opts: { claims?: Claims; now?: () => number } = {}): Promise<boolean> {
+/**
+ * Whether no run posted this outcome's summary in the last 6 hours (and now none will again in as long).
+ * `signal` bounds the asking (the invocation's slice for it); without one there is no time left to post anyway.
+ */
+export async function firstTelling(outcome: RunOutcome, signal: AbortSignal | undefined, opts: { claims?: Claims; now?: () => number } = {}): Promise<boolean> {
+  if (!signal) return true;
   const told = "report" in outcome ? { job: outcome.report.job, summary: outcome.report.summary, actions: outcome.report.actions, warnings: outcome.report.warnings } : { error: errorText(outcome.error) };
   const digest = createHash("sha256").update(JSON.stringify(told)).digest("hex");
   const now = (opts.now ?? Date.now)();
   try {
-    return await (opts.claims ?? claims).claim(`worker:summary:${digest}`, Math.floor(now / 1000) + TOLD_FOR_SECONDS);
+    return await (opts.claims ?? claims).claim(`worker:summary:${digest}`, Math.floor(now / 1000) + TOLD_FOR_SECONDS, undefined, signal);
   } catch (err) {
-    logger.warn("could not tell whether this summary was posted already; posting it", { error: errorText(err) });
+    logger.warn("could not tell whether this summary was posted already; posting it", { error: errorText(signal.aborted ? signal.reason : err) });
     return true;
   }
 }

@@ -21,7 +21,7 @@ export interface Claims {
    * True for the first claim of `key` (until `expiresAt`, Unix seconds), false for any other.
    * Throws when the table cannot be reached: then nobody knows, and the caller must not run.
    */
-  claim(key: string, expiresAt: number, holder?: string): Promise<boolean>;
+  claim(key: string, expiresAt: number, holder?: string, signal?: AbortSignal): Promise<boolean>;
   /** Ends `holder`'s claim of `key` early (a lease given back); another's claim is left alone. `signal` bounds the call. */
   release(key: string, holder: string, signal?: AbortSignal): Promise<void>;
   /** Who holds `key` now, and until when (Unix seconds); undefined when nobody does. */
@@ -41,7 +41,7 @@ export function dynamoClaims(opts: ClaimsOptions = {}): Claims {
   const now = opts.now ?? Date.now;
   let client = opts.client;
   return {
-    async claim(key, expiresAt, holder) {
+    async claim(key, expiresAt, holder, signal) {
       client ??= new DynamoDBClient({});
       const TableName = table();
       // Each attempt carries a token of its own: if the SDK retries a write whose answer was lost, the
@@ -58,11 +58,12 @@ export function dynamoClaims(opts: ClaimsOptions = {}): Claims {
             ExpressionAttributeNames: { "#token": "token" },
             ExpressionAttributeValues: { ":now": { N: String(Math.floor(now() / 1000)) }, ":token": { S: token } },
           }),
+          { abortSignal: signal },
         );
         return true;
       } catch (err) {
         if (!(err instanceof ConditionalCheckFailedException)) throw err;
-        const { Item } = await client.send(new GetItemCommand({ TableName, Key: { id: { S: key } }, ConsistentRead: true }));
+        const { Item } = await client.send(new GetItemCommand({ TableName, Key: { id: { S: key } }, ConsistentRead: true }), { abortSignal: signal });
         return Item?.["token"]?.S === token;
       }
     },
