@@ -1,29 +1,32 @@
 /**
- * The notices a person closed before their share was resolved. GitLab lets a notice's assignee (the
- * share's adder) close it; were the next run to open a new notice with a fresh grace, closing each as it
- * came would keep a stray share for ever. So a run also lists the notices closed recently (one keyset
+ * The notices closed before their share was resolved. GitLab lets a notice's assignee (the share's
+ * adder) close it; were the next run to open a new notice with a fresh grace, closing each as it came
+ * would keep a stray share for ever. So a run also lists the notices closed recently (one keyset
  * listing, updated within the policy's longest grace and a month), and for a share with no open notice the
- * oldest one a person closed anchors its removal date (plan.ts).
+ * oldest one still counting anchors its removal date (plan.ts).
  *
  * As read.ts: only issues the token's own user opened whose first line is the marker count. Of those,
  * a notice Warden itself closed (closed_by: the token's user; its share removed, gone, allowed, turned
  * to report, or a duplicate) is no person's doing; and once Warden closed a notice of the share after
- * every close by a person made before it, the share was resolved (removed, say, then added again):
- * the earlier closes no longer count. A duplicate Warden closed while the standing notice was open
- * therefore ends nothing. Each share's closes are kept (of Warden's own notices, within the window)
- * and judged in the order they were made.
+ * every close by a person made before it, with the date they set past, the share was resolved (removed,
+ * say, then added again): the earlier closes no longer count. Before that date they still do, and so
+ * does the notice Warden closed: a share not stray for a moment (lowered to a level a rule allows just
+ * before a sweep, and raised after) and stray again keeps its date, or one level change each side of
+ * each sweep would buy a whole new grace. A duplicate Warden closed while the standing notice was open
+ * ends nothing. Each share's closes are kept (of Warden's own notices, within the window) and judged in
+ * the order they were made.
  */
 import { listIssues, type GitLabClient } from "../../gitlab/index.ts";
-import { longestGraceHours, type Policy } from "../../policy/index.ts";
+import { longestGraceHours, type Grace, type Policy } from "../../policy/index.ts";
 import { CLOSED_LABELS, NOTICE_LABEL, noticeKeyOf } from "./marker.ts";
-import { HOUR_MS } from "./due.ts";
+import { daysLeft, dueDateFor, HOUR_MS } from "./due.ts";
 
-/** A notice a person closed: the removal date is counted from its creation (set by GitLab, never editable). */
+/** A closed notice that still counts: the removal date is counted from its creation (set by GitLab, never editable). */
 export interface EarlierNotice {
   iid: number;
   url: string;
   createdAt: string;
-  /** A person's last close of the share's notices: a share made again after it is a new episode (plan.ts). */
+  /** The last close that counts of the share's notices: a share made again after it is a new episode (plan.ts). */
   closedAt: string;
 }
 
@@ -35,8 +38,11 @@ export interface EarlierNotice {
  */
 const RUN_INTERVAL_MS = 31 * 24 * HOUR_MS;
 
-/** The closed notices of `wanted` that anchor a removal date: listed back to the policy's longest grace and a month, not the whole history. */
-export async function readEarlierNotices(gitlab: GitLabClient, project: string, wanted: ReadonlySet<string>, policy: Policy, now: Date, me: number, signal?: AbortSignal): Promise<Map<string, EarlierNotice>> {
+/**
+ * The closed notices of `wanted` (each share's key, with its grace) that anchor a removal date: listed
+ * back to the policy's longest grace and a month, not the whole history.
+ */
+export async function readEarlierNotices(gitlab: GitLabClient, project: string, wanted: ReadonlyMap<string, Grace>, policy: Policy, now: Date, me: number, signal?: AbortSignal): Promise<Map<string, EarlierNotice>> {
   const closes = new Map<string, Close[]>();
   const updatedAfter = new Date(now.getTime() - longestGraceHours(policy) * HOUR_MS - RUN_INTERVAL_MS).toISOString();
   for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "closed", updatedAfter, authorId: me }, signal ? { signal } : undefined)) {
@@ -51,7 +57,7 @@ export async function readEarlierNotices(gitlab: GitLabClient, project: string, 
   }
   const found = new Map<string, EarlierNotice>();
   for (const [key, list] of closes) {
-    const anchor = anchorOf(list);
+    const anchor = anchorOf(list, (created) => daysLeft(dueDateFor(new Date(created), wanted.get(key)!), now)! > 0);
     if (anchor) found.set(key, anchor);
   }
   return found;
@@ -68,17 +74,16 @@ interface Close {
 /**
  * Of a share's closes, judged in the order they were made (not the order the notices were opened: a
  * Warden close of an older notice after a person's close of a newer one ends the count too), the oldest
- * notice a person closed since Warden last closed one after them, with the time of the last such close.
+ * notice still counting, with the time of the last close that counts. A person's close counts; Warden's
+ * ends the count once the date the count sets (from its oldest notice) is past, and counts until then.
  */
-function anchorOf(closes: Close[]): EarlierNotice | undefined {
+function anchorOf(closes: Close[], ahead: (created: number) => boolean): EarlierNotice | undefined {
   let anchor: Close | undefined;
   let lastClosed = 0;
   for (const close of [...closes].sort((a, b) => a.closed - b.closed)) {
-    if (close.byWarden) anchor = undefined;
-    else {
-      if (!anchor || close.created < anchor.created) anchor = close;
-      lastClosed = close.closed;
-    }
+    const oldest = anchor && anchor.created <= close.created ? anchor : close;
+    if (close.byWarden && !ahead(oldest.created)) anchor = undefined;
+    else [anchor, lastClosed] = [oldest, close.closed];
   }
   return anchor && { ...anchor.notice, closedAt: new Date(lastClosed).toISOString() };
 }

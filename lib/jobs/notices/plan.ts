@@ -2,9 +2,10 @@
  * What a run does with each stray share the policy does not remove at once, and with each open
  * notice (reads only; write.ts makes the changes). Per stray, by strayHandling (gitlab.shares.onStray
  * and the scope's overrides):
- * - notify, no notice: "notify" (a notice to open, due after the grace); but where a person closed an
- *   earlier notice of it (closed.ts), the grace counts from that notice's opening: "planned" (removed,
- *   that notice left closed) once that date is past, else "notify" with that date;
+ * - notify, no notice: "notify" (a notice to open, due after the grace); but where an earlier notice of
+ *   it still counts (closed.ts: a person closed it, or Warden did before its date, the share not stray for
+ *   a while), the grace counts from that notice's opening: "planned" (removed, that notice left closed)
+ *   once that date is past, else "notify" with that date;
  * - notify, a notice not yet due (or whose due date a person removed): "pending";
  * - notify, a notice due (its due_date today or past, in UTC days): "planned", removed as any stray is,
  *   its notice closed after;
@@ -16,7 +17,7 @@
  */
 import pMap from "p-map";
 import { HttpError, type GitLabClient } from "../../gitlab/index.ts";
-import { evaluateShare, strayHandling, type Policy } from "../../policy/index.ts";
+import { evaluateShare, strayHandling, type Grace, type Policy } from "../../policy/index.ts";
 import { errorText } from "../report/index.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
 import { shareInput, shareKey, subjectOf, type NoticeRef, type ShareRemoval, type ShareStatus } from "../shares/plan.ts";
@@ -133,8 +134,11 @@ async function readListings(input: PlanInput, project: string): Promise<{ open: 
   const me = input.userId ?? (await input.gitlab.currentUser(input.signal)).id;
   // A new turn of the other notices each hour (readNotices): the runs of one hour agree on theirs.
   const open = await readNotices(input.gitlab, project, new Set(input.plan.map(noticeKey)), input.max, input.signal, me, Math.floor(input.now.getTime() / HOUR_MS));
-  const notify = input.plan.filter((a) => strayHandling(input.policy, subjectOf(a).path).onStray === "notify").map(noticeKey);
-  const unnoticed = new Set(notify.filter((key) => !open.byKey.has(key)));
+  const unnoticed = new Map<string, Grace>();
+  for (const action of input.plan) {
+    const handling = strayHandling(input.policy, subjectOf(action).path);
+    if (handling.onStray === "notify" && !open.byKey.has(noticeKey(action))) unnoticed.set(noticeKey(action), handling.grace!);
+  }
   const earlier = unnoticed.size ? await readEarlierNotices(input.gitlab, project, unnoticed, input.policy, input.now, me, input.signal) : new Map<string, EarlierNotice>();
   return { open, earlier };
 }
