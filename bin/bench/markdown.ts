@@ -28,8 +28,8 @@ each met or not, with the value measured. \`npm run bench -- --help\` lists the 
 
 How to read the tables:
 
-- *lower bound*: the least a run that *lists* the projects can send: two requests to resolve the scope (token check, then group \
-look-up), the projects in full pages of 100 and one look-up for projects moved while they were listed, the scope's descendant groups \
+- *lower bound*: the least a run that *lists* the projects can send: three requests to resolve the scope (token check, \
+an administrator's read telling whether the token acts as one, group look-up), the projects in full pages of 100 and one look-up for projects moved while they were listed, the scope's descendant groups \
 in full pages, one \`GET /groups/:id\` per group in scope (no listing carries group shares), in a run that plans strays the \
 audit-event pages that attribute them and one \`GET /users/:id\` per author they name, one DELETE per stray, and one re-read per \
 project of a plan older than 60 s ([bin/bench/schedule.ts](../bin/bench/schedule.ts)). *× bound* is requests ÷ lower bound.

@@ -1,11 +1,12 @@
 /**
  * What Warden's enforce run needs at the least, in requests and in time. The lower bound of requests:
- * scope resolution (token check, group look-up), the projects in full pages of 100 and, when they take
+ * scope resolution (token check, with the administrator's read that tells whether the token acts as one
+ * (lib/gitlab/token-user.ts), and the group look-up), the projects in full pages of 100 and, when they take
  * more than one, one look-up for projects moved while they were listed (lib/jobs/enforce/examine/projects/sweep.ts),
  * the scope's descendant groups in full pages of 100 and one GET /groups/:id per group in scope (what examining
  * group shares costs: no listing carries them), the audit-event pages and author look-ups that attribute
  * the strays (audit-bound.ts), one DELETE per stray, and one GET per subject of an old plan (its 60 s re-check). The floor, the least time:
- * every request takes exactly the latency, `concurrency` at a time — the token check and the scope look-up together; then
+ * every request takes exactly the latency, `concurrency` at a time — the token check, the administrator's read and the scope look-up together; then
  * the first page of projects and of descendant groups, the rest of the examination and the attribution on every slot (a
  * group's audit-event pages one after another), the look-up for moved projects once the listings are read; then, the
  * plan complete, the removals (with the re-checks beside them, on slots of their own). Under rate limits a request also
@@ -39,6 +40,9 @@ interface Budget {
 
 const pages = (n: number) => Math.max(1, Math.ceil(n / 100));
 
+/** What resolving the scope sends, all at once: the token check, the administrator's read, the scope group's look-up. */
+const SCOPE_REQUESTS = ["GET /user", "GET /application/statistics", "GET /namespaces/:id"] as const;
+
 /** The requests of one examination (a dry run), by route, in the order the job sends them. */
 function examination(w: Work): { route: string; count: number }[] {
   return [
@@ -57,7 +61,7 @@ function attribution(w: Work): { route: string; count: number }[] {
 /** The fewest requests of a dry run (`apply` false) or of an apply. */
 export function lowerBound(w: Work, apply = true): { requests: number; pages: number } {
   const examine = [...examination(w), ...attribution(w)].reduce((n, r) => n + r.count, 0);
-  return { requests: 2 + examine + (apply ? w.strays + (w.rechecks ?? 0) : 0), pages: pages(w.projects) };
+  return { requests: SCOPE_REQUESTS.length + examine + (apply ? w.strays + (w.rechecks ?? 0) : 0), pages: pages(w.projects) };
 }
 
 /** The least wall time of a dry run (`apply` false) or of an apply; `rules` are the simulator's budgets. */
@@ -87,8 +91,8 @@ export function floorMs(w: Work, concurrency: number, latencyMs: number, rules: 
     return Math.max(t0, ...free);
   };
   const expand = (list: { route: string; count: number }[]) => list.flatMap(({ route, count }) => Array<string>(count).fill(route));
-  // The token check and the scope look-up go out together.
-  let t = parallel(["GET /user", "GET /namespaces/:id"], concurrency, 0);
+  // The token check, the administrator's read and the scope look-up go out together.
+  let t = parallel([...SCOPE_REQUESTS], concurrency, 0);
   const [projectPages, descendantPages, groupReads] = examination(w);
   // The first page of each listing opens it; everything else shares the slots.
   t = parallel(["GET /groups/:id/projects", "GET /groups/:id/descendant_groups"], concurrency, t);

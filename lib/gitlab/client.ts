@@ -14,6 +14,11 @@ export class GitLabClient extends GitLabApi {
     return userAnswer(await this.get("/user", {}, { signal }));
   }
 
+  /** GitLab's status for a read only a token acting as an administrator may make (token-user.ts): 200, 403 or 404. */
+  async adminReadStatus(signal?: AbortSignal): Promise<number> {
+    return (await this.call("GET", "/application/statistics", {}, { accept: [403, 404], signal })).status;
+  }
+
   /** Every project the token can see, by keyset on id (no offset limit, runtime independent of size). */
   listProjects(call: { idAfter?: number; idBefore?: number; query?: Query; list?: ListOptions } = {}): Listing<Project> {
     return this.list("/projects", {}, {

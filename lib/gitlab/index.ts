@@ -1,5 +1,6 @@
 export { GitLabClient } from "./client.ts";
 export { developerTagRule } from "./protected-tags.ts";
+export { tokenUser, type TokenUser } from "./token-user.ts";
 export { instanceUrl } from "./api.ts";
 export type { GitLabClientOptions, ListCall } from "./api.ts";
 export type { NewShare, ShareOutcome, UnshareOutcome } from "./shares.ts";

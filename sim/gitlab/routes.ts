@@ -1,5 +1,6 @@
 import { listGroupAuditEvents, listInstanceAuditEvents, listProjectAuditEvents } from "./audit-events.ts";
 import type { Handler } from "./context.ts";
+import { getApplicationStatistics, getCurrentUser } from "./current-user.ts";
 import { getGroup, getUser, getNamespace, listDescendantGroups, listGroups, listNamespaces, listSubgroups } from "./groups.ts";
 import { getIssue, listIssueNotes } from "./issues.ts";
 import { createIssue, createIssueNote, listIssues, updateIssue } from "./issues-api.ts";
@@ -31,7 +32,8 @@ const route = (method: string, template: string, handler: Handler, anonymous = f
 });
 
 const ROUTES: readonly Route[] = [
-  route("GET", "/user", (ctx) => ({ status: 200, body: ctx.caller })),
+  route("GET", "/user", getCurrentUser),
+  route("GET", "/application/statistics", getApplicationStatistics),
   route("GET", "/users/:id", getUser),
   route("GET", "/audit_events", listInstanceAuditEvents),
   route("GET", "/groups/:id/audit_events", listGroupAuditEvents),

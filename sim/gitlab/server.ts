@@ -30,7 +30,7 @@ export interface GitLabSimOptions {
    * Default { "glpat-sim-admin": { admin: true } }. An auditor reads everything (private groups and
    * their shares included) and changes only groups it owns (SimGroup.owners, by username).
    */
-  tokens?: Record<string, { admin: boolean; auditor?: boolean; username?: string; name?: string }>;
+  tokens?: Record<string, { admin: boolean; auditor?: boolean; username?: string; name?: string; /** false: an administrator's token acting as a plain user (Admin Mode on). */ adminModeScope?: false }>;
   /** Default "premium". A "free" instance has no audit events: it answers their routes 403 (EE unlicensed, the default) or 404 (CE). */
   tier?: Tier;
   freeAuditStatus?: 403 | 404;
@@ -331,9 +331,10 @@ function resolveCallers(tokens: NonNullable<GitLabSimOptions["tokens"]>, users: 
   let nextId = Math.max(1, ...ids.values()) + 1;
   const callers = new Map<string, Caller>();
   const names = new Map(users.map((u) => [u.username, u.name]));
-  for (const [token, { admin, auditor, username = admin ? "root" : "sim-user", name = names.get(username) }] of Object.entries(tokens)) {
+  for (const [token, { admin, auditor, adminModeScope, username = admin ? "root" : "sim-user", name = names.get(username) }] of Object.entries(tokens)) {
     if (!ids.has(username)) ids.set(username, nextId++);
-    callers.set(token, { id: ids.get(username)!, username, ...(name === undefined ? {} : { name }), is_admin: admin, ...(auditor === undefined ? {} : { is_auditor: auditor }) });
+    const userOnly = admin && adminModeScope === false;
+    callers.set(token, { id: ids.get(username)!, username, ...(name === undefined ? {} : { name }), is_admin: admin && !userOnly, ...(auditor === undefined ? {} : { is_auditor: auditor }), ...(userOnly && { adminUserOnly: true as const }) });
   }
   return callers;
 }

@@ -12,6 +12,8 @@ export interface Caller {
   is_admin: boolean;
   /** GitLab EE auditors read everything and change only what they own; present for auditor tokens only. */
   is_auditor?: boolean;
+  /** An administrator whose token acts as a plain user (Admin Mode on, no admin_mode scope): only GET /user says is_admin. */
+  adminUserOnly?: true;
 }
 
 export interface Namespace {

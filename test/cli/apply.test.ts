@@ -154,7 +154,8 @@ describe("interrupted", () => {
     const out = join(dir, "stopped.json");
     slow.resetCounters();
     const run = startWarden(["enforce", "--out", out, "--json"], slowEnv);
-    await until(() => slow.counters.requests >= 3);
+    // The token check, the administrator's read and the scope look-up, then the examination's first request.
+    await until(() => slow.counters.requests >= 4);
     run.kill("SIGINT");
     const result = await run.done;
     expect(result.code).toBe(1);

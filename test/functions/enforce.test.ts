@@ -132,8 +132,8 @@ describe("enforce Lambda across a token rotation", () => {
     const report = await handler({ source: "schedule" });
     expect(report.summary.removed).toBe(strays.length);
     expect(world.secretsManager.reads).toHaveLength(2);
-    // The token check and the scope look-up, sent together.
-    expect(sim.counters.status["401"]).toBe(2);
+    // The token check, the administrator's read and the scope look-up, sent together.
+    expect(sim.counters.status["401"]).toBe(3);
   });
 
   it("does not run again when the secret still holds the refused token", async () => {
@@ -141,7 +141,7 @@ describe("enforce Lambda across a token rotation", () => {
     await startSim({ tokens: { [ROTATED]: { admin: true } } });
     await expect((await coldEnforce<EnforceReport>())({ source: "schedule" })).rejects.toThrow(/GET \/api\/v4\/user answered 401/);
     expect(world.secretsManager.reads).toHaveLength(2);
-    expect(sim.counters.requests).toBe(2);
+    expect(sim.counters.requests).toBe(3);
   });
 
   describe("after a 401 in the middle of the examination, with a new token in the secret", () => {

@@ -13,7 +13,7 @@
  * written), at most MAX_LISTED of them; the front end writes CSV and JSON from that one list row by row
  * (render/review.ts).
  */
-import { isTrue } from "../../gitlab/index.ts";
+import { tokenUser } from "../../gitlab/index.ts";
 import { attributeRemovals, attributionBudget, enforce } from "../enforce/index.ts";
 import { makeReport } from "../envelope.ts";
 import type { JudgedShare } from "../enforce/summary.ts";
@@ -65,8 +65,8 @@ export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
   let attributionGroups = 0;
   let auditRequests = 0;
   if (rows.length && !signal?.aborted) {
-    const user = await gitlab.currentUser(signal);
-    const result = await attributeRemovals({ gitlab, policy, admin: isTrue(user.is_admin), now, actions: rows, concurrency: opts.listConcurrency ?? 16, signal, budget: attributionBudget({ projects: examined.summary.projects, groups: examined.summary.groups, removals: rows.length }) });
+    const { admin } = await tokenUser(gitlab, signal);
+    const result = await attributeRemovals({ gitlab, policy, admin, now, actions: rows, concurrency: opts.listConcurrency ?? 16, signal, budget: attributionBudget({ projects: examined.summary.projects, groups: examined.summary.groups, removals: rows.length }) });
     result.attributed.forEach((a, i) => Object.assign(rows[i]!, a));
     warnings.push(...result.warnings);
     auditRequests = result.auditRequests;

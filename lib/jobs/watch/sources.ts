@@ -11,7 +11,7 @@
  * anyone who may create subgroups must not be able to push the groups watched out, nor turn the
  * watch off by creating one more.
  */
-import { HttpError, isTrue, type AuditSource, type GitLabClient } from "../../gitlab/index.ts";
+import { HttpError, tokenUser, type AuditSource, type GitLabClient } from "../../gitlab/index.ts";
 import type { Policy } from "../../policy/index.ts";
 import { ScopeError, scopeRoots } from "../enforce/index.ts";
 import { count } from "../view.ts";
@@ -44,13 +44,12 @@ const TOO_COSTLY = "nothing was read or changed (poll less often with a longer i
 /** The sources for this token and policy, refused when their cost passes gitlab.watch.maxRequestsPerHour. */
 export async function watchSources(gitlab: GitLabClient, policy: Policy, intervalMs: number, signal?: AbortSignal): Promise<WatchSources> {
   if (policy.gitlab === undefined) throw new ScopeError("the policy has no gitlab section: the watch has nothing to govern (add gitlab.shares, and gitlab.scope to limit it)");
-  const user = await gitlab.currentUser(signal);
+  const { admin } = await tokenUser(gitlab, signal);
   const polls = Math.ceil(3_600_000 / intervalMs);
   const limit = policy.gitlab.watch.maxRequestsPerHour;
   // The groups are listed only as far as the limit allows sources: a scope of thousands of subgroups
   // costs a page or two, not a listing of them all (which the Lambda would repeat every hour).
   const most = Math.floor(limit / polls);
-  const admin = isTrue(user.is_admin);
   if (!admin && most === 0) throw new WatchError(`reading even one group's audit events every ${intervalMs / 1000}s is more than gitlab.watch.maxRequestsPerHour (${limit}) allows; ${TOO_COSTLY}`);
   const { sources, more } = admin ? { sources: [{ key: "instance", source: { kind: "instance" } as const, label: "the instance" }], more: false } : await groupSources(gitlab, policy, most, signal);
   const requestsPerHour = sources.length * polls;

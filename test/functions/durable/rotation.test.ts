@@ -49,8 +49,8 @@ describe("the durable Enforce across a token rotation", () => {
     expect(execution.getResult()!.summary).toMatchObject({ removed: strays, complete: true });
     expect(strays).toBeGreaterThan(0);
     expect(sim.counters.byRoute["DELETE /projects/:id/share/:group_id"]).toBe(strays);
-    // The token check and the scope look-up, sent together; then none.
-    expect(sim.counters.status["401"]).toBe(2);
+    // The token check, the administrator's read and the scope look-up, sent together; then none.
+    expect(sim.counters.status["401"]).toBe(3);
     // The secret re-read once, as a plain run re-reads it (enforce.test.ts): the first read, and one after the 401.
     expect(world.secretsManager.reads).toHaveLength(2);
   });
@@ -62,8 +62,8 @@ describe("the durable Enforce across a token rotation", () => {
     const execution = await durableRun({ source: "schedule" });
     expect(execution.getStatus()).toBe("FAILED");
     expect(execution.getError()?.errorMessage).toMatch(/GET \/api\/v4\/user answered 401/);
-    // The first step's two requests, and no attempt after them.
-    expect(sim.counters.status["401"]).toBe(2);
+    // The first step's three requests, and no attempt after them.
+    expect(sim.counters.status["401"]).toBe(3);
     expect(world.secretsManager.reads).toHaveLength(2);
   });
 

@@ -2,7 +2,7 @@
  * Enforce's first phase, the step "begin": the token check and the scope (with a targeted run's
  * targets), ending on the examination's first frontier.
  */
-import { isTrue } from "../../../gitlab/index.ts";
+import { tokenUser } from "../../../gitlab/index.ts";
 import { awaitedLater } from "../../awaited-later.ts";
 import { beginExamination } from "../examine/examiners.ts";
 import { scopeRoots } from "../examine/scope.ts";
@@ -40,11 +40,14 @@ export async function begin(run: Run): Promise<Begun> {
       // may read a rotated secret and run again, functions/shared/runs/run-job.ts); the token's error comes first.
       const scope = awaitedLater(scopeRoots(gitlab, policy, inStep));
       const found = targets && awaitedLater(findTargets(gitlab, policy, targets, { concurrency, signal: inStep, readBy: run.opts.targetsReadBy }, warnings, unread));
-      const user = await gitlab.currentUser(inStep);
-      const seesAllGroups = isTrue(user.is_admin) || isTrue(user.is_auditor);
+      const { user, admin, auditor, notActingAsAdmin } = await tokenUser(gitlab, inStep);
+      const seesAllGroups = admin || auditor;
       if (!seesAllGroups) {
+        const who = notActingAsAdmin
+          ? `the token's user (${user.username}) is an administrator, but the token acts as a plain user (${notActingAsAdmin}: Admin Mode is on, and the token lacks the admin_mode scope; give it that scope)`
+          : `the token (${user.username}) is not an administrator or auditor`;
         warnings.push(
-          `the token (${user.username}) is not an administrator or auditor: GitLab lists only the shares (of projects and of groups) with groups it can see, ` +
+          `${who}: GitLab lists only the shares (of projects and of groups) with groups it can see, ` +
             "so shares with other groups were neither checked nor removed; and GitLab removes a group's share only for a token with Owner on that group " +
             "(it answers success all the same: Warden reads the group again to tell)",
         );
@@ -55,7 +58,7 @@ export async function begin(run: Run): Promise<Begun> {
       // Only this invocation's examination takes them: the step records its frontier, not these reads.
       for (const target of part ?? []) if (target.kind === "project" && target.read) run.held.set(target.id, target.read);
       const frontier = part ? targetedWork(part, roots, (trees) => beginExamination(trees, seesAllGroups)) : beginExamination(roots, seesAllGroups);
-      return { startedAt, now, seesAllGroups, admin: isTrue(user.is_admin), userId: user.id, warnings, frontier, ...(unread.length ? { unreadTargets: unread } : {}) };
+      return { startedAt, now, seesAllGroups, admin, userId: user.id, warnings, frontier, ...(unread.length ? { unreadTargets: unread } : {}) };
     }),
   );
   // The step's result is JSON (a durable execution replays it): the time comes back as a string, and

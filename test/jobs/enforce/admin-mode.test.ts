@@ -1,0 +1,76 @@
+/**
+ * A hostile review's finding (lib/gitlab/token-user.ts). An administrator's token without the
+ * `admin_mode` scope, on a GitLab with Admin Mode on: `GET /user` says `is_admin: true` (it reads the
+ * user's own flag), and every other answer is a plain user's. Warden took the token for an
+ * administrator's: it read the projects from the group details (which assumes every group is seen),
+ * left out the warning that shares with groups it cannot see went unchecked, and called a run that had
+ * seen neither the private subgroup nor the shares with a private group complete and in policy.
+ */
+import { describe, expect, it } from "vitest";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { enforce, exitCode } from "../../../lib/jobs/index.ts";
+import { watchSources } from "../../../lib/jobs/watch/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import type { GitLabDataset, GitLabSim, SimGroup, SimProject } from "../../../sim/gitlab/index.ts";
+import { startSim } from "../../support/enforce-world.ts";
+import { validated } from "../../support/report.ts";
+
+const POLICY = parsePolicy(
+  `version: 1
+gitlab:
+  scope: { groups: [acme] }
+  shares:
+    allow:
+      - group: "acme/**"
+  guard: { maxRemovals: 100, unmatchedRules: warn }
+`,
+  "test.yaml",
+);
+
+const group = (id: number, full_path: string, parent_id: number | null, visibility: SimGroup["visibility"]): SimGroup => {
+  const path = full_path.split("/").pop()!;
+  return { id, name: path, path, full_path, parent_id, visibility, shared_with_groups: [] };
+};
+const project = (id: number, ns: SimGroup, path: string, shares: SimProject["shared_with_groups"]): SimProject => ({
+  id, name: path, path, path_with_namespace: `${ns.full_path}/${path}`, namespace_id: ns.id, shared_with_groups: shares,
+  default_branch: "main", branches: ["main"], archived: false, previous_paths: [], visibility: "internal",
+});
+
+/** acme (internal) with a private subgroup; both its projects shared at Maintainer with a private outside group. */
+function world(): GitLabDataset {
+  const acme = group(10, "acme", null, "internal");
+  const secretTeam = group(11, "acme/secret-team", 10, "private");
+  const outsiders = group(20, "outsiders", null, "private");
+  const share = { group_id: 20, group_name: "outsiders", group_full_path: "outsiders", group_access_level: 40, expires_at: null };
+  return { groups: [acme, secretTeam, outsiders], users: [], projects: [project(100, acme, "api", [share]), project(101, secretTeam, "vault", [share])] };
+}
+
+let sim: GitLabSim;
+const clientFor = (token: string) => new GitLabClient({ url: sim.url, token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
+
+describe("an administrator's token that Admin Mode makes a plain user", () => {
+  it("is examined as a plain user's, with the warning that says why and what to give it", async () => {
+    sim = await startSim({ dataset: world(), tokens: { "glpat-no-admin-mode": { admin: true, adminModeScope: false, username: "warden-bot" } } });
+    const report = await validated(enforce({ gitlab: clientFor("glpat-no-admin-mode"), policy: POLICY }));
+    expect(report.summary.strays).toBe(0);
+    expect(report.warnings[0]).toMatch(
+      /^the token's user \(warden-bot\) is an administrator, but the token acts as a plain user \(GitLab answered 403 to an administrator's read \(GET \/application\/statistics\): Admin Mode is on, and the token lacks the admin_mode scope; give it that scope\): GitLab lists only the shares/,
+    );
+    expect(exitCode(report)).toBe(0);
+  });
+
+  it("the same token with the scope is an administrator's: both strays found, one request more and no round trip more", async () => {
+    sim = await startSim({ dataset: world(), tokens: { "glpat-admin": { admin: true, username: "warden-bot" } } });
+    const report = await validated(enforce({ gitlab: clientFor("glpat-admin"), policy: POLICY }));
+    expect(report.summary.strays).toBe(2);
+    expect(report.warnings.filter((w) => /administrator/.test(w))).toEqual([]);
+    expect(sim.counters.byRoute["GET /application/statistics"]).toBe(1);
+  });
+
+  it("a watch does not read the instance's audit events with it, which only an administrator may", async () => {
+    sim = await startSim({ dataset: world(), tokens: { "glpat-no-admin-mode": { admin: true, adminModeScope: false, username: "warden-bot" } } });
+    const { sources } = await watchSources(clientFor("glpat-no-admin-mode"), POLICY, 60_000);
+    expect(sources.map((s) => s.key)).not.toContain("instance");
+  });
+});
