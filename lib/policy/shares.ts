@@ -24,7 +24,11 @@ export type ShareVerdict =
   /** `index`: the rule's place in gitlab.shares.exempt or .allow (rules.ts counts what each matched). */
   | { kind: "exempt"; rule: string; index: number }
   | { kind: "allowed"; rule: string; index: number }
-  | { kind: "stray"; reason: string };
+  /**
+   * `covering`: the allow rules that cover the share (its group, its target) but whose condition it breaks
+   * (maxAccess, expiresWithin, a custom role): they matched it, and are no typo (rules.ts).
+   */
+  | { kind: "stray"; reason: string; covering?: number[] };
 
 /** Where the policy names each kind's targets, and how reasons word them. */
 interface KindTerms {
@@ -92,6 +96,7 @@ export function evaluateShare(policy: Policy, share: ShareInput, now: Date): Sha
   // the share but limits its access or expiry explains more than one meant for other targets.
   let unmet: string | undefined;
   let elsewhere: string | undefined;
+  let covering: number[] | undefined;
   for (const [i, rule] of allow.entries()) {
     if (!rule.group.matches(groupPath)) continue;
     if (!covers(rule, terms, target)) {
@@ -101,10 +106,11 @@ export function evaluateShare(policy: Policy, share: ShareInput, now: Date): Sha
     const problem = unmetCondition(rule, i, share, now);
     if (problem === undefined) return { kind: "allowed", rule: `allow[${i}] ${rule.group.pattern}`, index: i };
     unmet ??= problem;
+    (covering ??= []).push(i);
   }
   const reason =
     unmet ?? `no allow rule matches group ${groupPath}${elsewhere === undefined ? "" : ` ${terms.on} ${target} (${elsewhere})`}`;
-  return { kind: "stray", reason };
+  return { kind: "stray", reason, ...(covering && { covering }) };
 }
 
 /** A rule without target keys covers both kinds everywhere; one with keys, only the targets they list. */

@@ -30,6 +30,7 @@ describe("custom roles under maxAccess", () => {
     expect(evaluateShare(policy, share("partners/contractor-x", 7), NOW)).toEqual({
       kind: "stray",
       reason: "partners/contractor-x at guest with custom role 7 exceeds maxAccess developer of allow[1] (a custom role adds permissions to its level: name it in memberRoles to allow it)",
+      covering: [1],
     });
   });
 

@@ -43,7 +43,8 @@ function share(kind: ShareKind, target: string, groupPath: string, accessLevel =
 }
 
 const allowed = (rule: string): ShareVerdict => ({ kind: "allowed", rule, index: Number(/\[(\d+)\]/.exec(rule)![1]) });
-const stray = (reason: string): ShareVerdict => ({ kind: "stray", reason });
+/** `covering`: the allow rules that cover the share but whose condition it breaks. */
+const stray = (reason: string, ...covering: number[]): ShareVerdict => ({ kind: "stray", reason, ...(covering.length && { covering }) });
 
 describe("evaluateShare: each rule shape for each kind", () => {
   const AUDITORS_ONLY = "allow[2] auditors applies only to group shares of acme, acme/platform/**";
@@ -78,7 +79,7 @@ describe("evaluateShare: each rule shape for each kind", () => {
       stray(`no allow rule matches group partners/agency-y for group shares of acme/web/frontend (${AGENCY_ONLY})`)],
     // conditions of a rule that covers the share
     ["a group share above maxAccess", share("group", "acme", "auditors", DEVELOPER, "2026-07-01"),
-      stray("auditors at developer exceeds maxAccess reporter of allow[2]")],
+      stray("auditors at developer exceeds maxAccess reporter of allow[2]", 2)],
     ["a group share no rule's group matches", share("group", "acme", "partners/agency-z"),
       stray("no allow rule matches group partners/agency-z")],
     ["the invited group need not be in scope", share("group", "acme", "other/team"), stray("no allow rule matches group other/team")],
@@ -94,9 +95,9 @@ describe("evaluateShare: expiresWithin, in UTC days (now 2026-06-15)", () => {
     ["today", "2026-06-15", allowed("allow[2] auditors")],
     ["today + 90 days", IN_90_DAYS, allowed("allow[2] auditors")],
     ["today + 91 days", "2026-09-14",
-      stray("auditors expires 2026-09-14, later than expiresWithin 90d of allow[2] allows")],
-    ["years ahead", "2031-01-01", stray("auditors expires 2031-01-01, later than expiresWithin 90d of allow[2] allows")],
-    ["no expiry", null, stray("auditors has no expiry, but allow[2] requires expiresWithin 90d")],
+      stray("auditors expires 2026-09-14, later than expiresWithin 90d of allow[2] allows", 2)],
+    ["years ahead", "2031-01-01", stray("auditors expires 2031-01-01, later than expiresWithin 90d of allow[2] allows", 2)],
+    ["no expiry", null, stray("auditors has no expiry, but allow[2] requires expiresWithin 90d", 2)],
   ])("a group share expiring %s (%s)", (_, expiresAt, verdict) => {
     expect(evaluateShare(policy, share("group", "acme/platform", "auditors", REPORTER, expiresAt), NOW)).toEqual(verdict);
   });
@@ -131,7 +132,7 @@ describe("evaluateShare: expiresWithin, in UTC days (now 2026-06-15)", () => {
 
   it("explains a share that breaks maxAccess before its expiry", () => {
     expect(evaluateShare(policy, share("group", "acme", "auditors", DEVELOPER, null), NOW)).toEqual(
-      stray("auditors at developer exceeds maxAccess reporter of allow[2]"),
+      stray("auditors at developer exceeds maxAccess reporter of allow[2]", 2),
     );
   });
 });

@@ -62,9 +62,9 @@ describe("evaluateShare", () => {
     ["contractor below maxAccess", "acme/mobile/ios", "partners/contractor-x", 10,
       { kind: "allowed", rule: "allow[1] partners/contractor-x", index: 1 }],
     ["contractor above maxAccess", "acme/mobile/ios", "partners/contractor-x", 40,
-      { kind: "stray", reason: "partners/contractor-x at maintainer exceeds maxAccess developer of allow[1]" }],
+      { kind: "stray", reason: "partners/contractor-x at maintainer exceeds maxAccess developer of allow[1]", covering: [1] }],
     ["auditor above maxAccess at an unnamed level", "acme/app", "partners/auditor-big4", 35,
-      { kind: "stray", reason: "partners/auditor-big4 at level 35 exceeds maxAccess reporter of allow[2]" }],
+      { kind: "stray", reason: "partners/auditor-big4 at level 35 exceeds maxAccess reporter of allow[2]", covering: [2] }],
     ["auditor at maxAccess", "acme/app", "partners/auditor-big4", 20, { kind: "allowed", rule: "allow[2] partners/auditor-*", index: 2 }],
     // exemptions
     ["an exempt project, stray otherwise", "acme/legacy/erp", "partners/agency-y", 50,

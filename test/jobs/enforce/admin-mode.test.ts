@@ -12,9 +12,10 @@ import { RateLimiterRegistry } from "../../../lib/http/index.ts";
 import { enforce, exitCode } from "../../../lib/jobs/index.ts";
 import { watchSources } from "../../../lib/jobs/watch/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
-import type { GitLabDataset, GitLabSim, SimGroup, SimProject } from "../../../sim/gitlab/index.ts";
+import type { GitLabDataset, GitLabSim } from "../../../sim/gitlab/index.ts";
 import { startSim } from "../../support/enforce-world.ts";
 import { validated } from "../../support/report.ts";
+import { shareWith, simGroup, simProject } from "../../support/tiny-world.ts";
 
 const POLICY = parsePolicy(
   `version: 1
@@ -28,22 +29,12 @@ gitlab:
   "test.yaml",
 );
 
-const group = (id: number, full_path: string, parent_id: number | null, visibility: SimGroup["visibility"]): SimGroup => {
-  const path = full_path.split("/").pop()!;
-  return { id, name: path, path, full_path, parent_id, visibility, shared_with_groups: [] };
-};
-const project = (id: number, ns: SimGroup, path: string, shares: SimProject["shared_with_groups"]): SimProject => ({
-  id, name: path, path, path_with_namespace: `${ns.full_path}/${path}`, namespace_id: ns.id, shared_with_groups: shares,
-  default_branch: "main", branches: ["main"], archived: false, previous_paths: [], visibility: "internal",
-});
-
 /** acme (internal) with a private subgroup; both its projects shared at Maintainer with a private outside group. */
 function world(): GitLabDataset {
-  const acme = group(10, "acme", null, "internal");
-  const secretTeam = group(11, "acme/secret-team", 10, "private");
-  const outsiders = group(20, "outsiders", null, "private");
-  const share = { group_id: 20, group_name: "outsiders", group_full_path: "outsiders", group_access_level: 40, expires_at: null };
-  return { groups: [acme, secretTeam, outsiders], users: [], projects: [project(100, acme, "api", [share]), project(101, secretTeam, "vault", [share])] };
+  const acme = simGroup(10, "acme", null, "internal");
+  const secretTeam = simGroup(11, "acme/secret-team", 10);
+  const outsiders = simGroup(20, "outsiders", null);
+  return { groups: [acme, secretTeam, outsiders], users: [], projects: [simProject(100, acme, "api", [shareWith(outsiders, 40)]), simProject(101, secretTeam, "vault", [shareWith(outsiders, 40)])] };
 }
 
 let sim: GitLabSim;
