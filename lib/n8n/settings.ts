@@ -13,9 +13,10 @@ export const N8N_TERMS: ServiceTerms = {
   refusedBecause: "wrong, expired or revoked, or made on another n8n?",
   notHere: () =>
     "n8n's public API is not at this address — is it the instance's address (with its path, if n8n is served under one), and is the public API on (N8N_PUBLIC_API_DISABLED not set)?",
-  // n8n answers 403 only for a scope the key lacks (2.x; 1.x without a licence enforces none); a change refused
-  // while others of its kind were made is not that, but something refusing that workflow (the workflows job tells which).
-  missingScope: (err) => `lacks the ${n8nScope(err.route)} scope${err.route.startsWith("POST ") ? ", or this workflow is refused to it" : ""}: Warden needs workflow:list, and workflow:activate and workflow:deactivate to apply changes`,
+  // n8n answers 403 for a scope the key lacks (2.x; 1.x without a licence enforces none), and for a workflow its
+  // user may not change (a project's viewer): a change refused while others of its kind were made is the latter.
+  missingScope: (err) =>
+    `lacks the ${n8nScope(err.route)} scope${err.route.startsWith("POST ") ? ", or its user may not change this workflow (a viewer of its project, or shared it read-only)" : ""}: Warden needs workflow:list, and workflow:activate and workflow:deactivate to apply changes`,
 };
 
 function n8nScope(route: string): string {

@@ -42,10 +42,16 @@ export function decideWorkflow(policy: Policy, wf: WorkflowInput): WorkflowDecis
   return KEEP;
 }
 
-/** The places (keepActive[i]) of the selectors that match this workflow: a selector no workflow matches is most often a typo. */
+/**
+ * The places (keepActive[i]) of the selectors that match this workflow: a selector no workflow matches is
+ * most often a typo. An archived workflow is matched as decideWorkflow keeps one, by its id alone: a name
+ * or a tag only an archived copy still has most often means the workflow meant was renamed, whereas an
+ * id n8n lists is no typo, and taking it for one would let whoever may archive that workflow hold back
+ * every deactivation of the run.
+ */
 export function matchingSelectors(policy: Policy, wf: WorkflowInput): number[] {
-  if (policy.n8n === undefined || wf.archived) return [];
-  return policy.n8n.workflows.keepActive.flatMap((selector, i) => (selects(selector, wf) ? [i] : []));
+  if (policy.n8n === undefined) return [];
+  return policy.n8n.workflows.keepActive.flatMap((selector, i) => ((!wf.archived || selector.kind === "id") && selects(selector, wf) ? [i] : []));
 }
 
 function selects(selector: WorkflowSelector, wf: WorkflowInput): boolean {

@@ -219,9 +219,10 @@ async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], opts: Wor
 }
 
 /**
- * What the 403s of a run say, by kind of change: every one of a kind refused is the scope for it the
- * key lacks (the actions' errors name it); some refused while others of the kind were made is not the
- * key's scope, whatever the answer's words, but something about those workflows.
+ * What the 403s of a run say, by kind of change: every one of a kind refused is most often the scope for
+ * it the key lacks (the actions' errors name it), but n8n answers the same 403 to a key whose user may
+ * not change those workflows (a viewer of their project, a workflow shared read-only), so both are named;
+ * some refused while others of the kind were made is not the key's scope, but something about those workflows.
  */
 function refusals(changes: WorkflowAction[], forbidden: WorkflowAction[]): string[] {
   return (["activate", "deactivate"] as const).flatMap((type) => {
@@ -231,7 +232,10 @@ function refusals(changes: WorkflowAction[], forbidden: WorkflowAction[]): strin
     const kind = type === "activate" ? "activation" : "deactivation";
     return made
       ? [`n8n refused ${count(refused.length, kind)} (403) but made ${made} other${made === 1 ? "" : "s"} with the same key: not the key's scope, but something about those workflows (see their errors); the next run tries them again`]
-      : [`n8n refused every ${kind} Warden sent (403): the API key lacks the workflow:${type} scope; give it that scope, and the next run makes them`];
+      : [
+          `n8n refused every ${kind} Warden sent (403): the API key lacks the workflow:${type} scope, or the key's user may not change those workflows ` +
+            `(a viewer of their project, or shared them read-only); give the key that scope, or its user a role that may change them, and the next run makes them`,
+        ];
   });
 }
 

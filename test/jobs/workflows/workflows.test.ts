@@ -293,8 +293,11 @@ describe("workflows job on n8n 2.x with a key that lacks a scope", () => {
     const audit: Record<string, unknown>[] = [];
     const report = await reconcile(sim, { apply: true, audit: { info: (_m, fields) => audit.push(fields) } });
     expect(report.actions.map((a) => `${a.type} ${a.workflowId} ${a.status}`)).toEqual(["deactivate wf02 failed", "activate wf03 done", "activate wf04 done", "deactivate wf07 failed"]);
-    expect(report.actions[0]?.error).toMatch(/^N8N_API_KEY lacks the workflow:deactivate scope, or this workflow is refused to it: .* \(POST \/api\/v1\/workflows\/wf02\/unpublish answered 403/);
-    expect(report.warnings).toEqual(["n8n refused every deactivation Warden sent (403): the API key lacks the workflow:deactivate scope; give it that scope, and the next run makes them"]);
+    expect(report.actions[0]?.error).toMatch(/^N8N_API_KEY lacks the workflow:deactivate scope, or its user may not change this workflow \(a viewer of its project, or shared it read-only\): .* \(POST \/api\/v1\/workflows\/wf02\/unpublish answered 403/);
+    expect(report.warnings).toEqual([
+      "n8n refused every deactivation Warden sent (403): the API key lacks the workflow:deactivate scope, or the key's user may not change those workflows " +
+        "(a viewer of their project, or shared them read-only); give the key that scope, or its user a role that may change them, and the next run makes them",
+    ]);
     expect(activeIds(sim)).toEqual(["wf01", "wf02", "wf03", "wf04", "wf07"]);
     expect(audit.map((line) => line["outcome"])).toEqual(["failed", "done", "done", "failed"]);
     expect(exitCode(report)).toBe(1);
