@@ -14,7 +14,9 @@ that is active (n8n 1.x runs it all the same) is kept only by an id: selector. N
 changes without --apply; with it, the plan is applied unless it exceeds n8n.guard.maxChanges.
 
 Where the policy says "report" (unlisted: report, listedInactive: report) the finding is listed
-with status "reported" and never changed. Reported findings do not affect the exit code.
+with status "reported" and never changed. Reported findings do not affect the exit code. Where n8n
+keeps versions (2.x), activating publishes the latest saved version, which any editor may have
+written: listedInactive: activate reports it, listedInactive: publish publishes it.
 
 Options:
   --apply          make the planned changes

@@ -151,7 +151,8 @@ export interface N8nPolicy {
   readonly workflows: {
     readonly keepActive: readonly WorkflowSelector[];
     readonly unlisted: "deactivate" | "report";
-    readonly listedInactive: "activate" | "report";
+    /** `publish`: activate even where n8n keeps versions (2.x), making the latest saved version live; `activate` reports those. */
+    readonly listedInactive: "activate" | "publish" | "report";
   };
   readonly guard: { readonly maxChanges: number };
 }

@@ -211,7 +211,7 @@ const n8n = z.strictObject({
   workflows: z.strictObject({
     keepActive: z.array(workflowSelector),
     unlisted: z.enum(["deactivate", "report"]).default("report"),
-    listedInactive: z.enum(["activate", "report"]).default("report"),
+    listedInactive: z.enum(["activate", "publish", "report"]).default("report"),
   }),
   guard: z.strictObject({ maxChanges: positiveInt(DEFAULT_MAX_WORKFLOW_CHANGES) }).prefault({}),
 });

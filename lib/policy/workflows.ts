@@ -7,6 +7,8 @@ export interface WorkflowInput {
   tags: string[];
   active: boolean;
   archived: boolean;
+  /** n8n keeps versions of it (`activeVersionId`, 1.123 and later): activating makes its latest saved version live. */
+  versioned: boolean;
 }
 
 export type WorkflowDecision =
@@ -15,6 +17,8 @@ export type WorkflowDecision =
   | { kind: "activate" | "deactivate"; reason: string; apply: boolean };
 
 const KEEP: WorkflowDecision = { kind: "keep" };
+const NOT_PUBLISHED =
+  "not published: n8n would make its latest saved version live, which any editor of it may have written (publish it in n8n, or set n8n.workflows.listedInactive: publish to have Warden publish it)";
 
 /**
  * What to do with one workflow. Without an n8n section nothing is governed. An archived workflow is
@@ -33,11 +37,12 @@ export function decideWorkflow(policy: Policy, wf: WorkflowInput): WorkflowDecis
     return { kind: "deactivate", reason, apply: unlisted === "deactivate" };
   }
   if (!wf.active && selector !== undefined && !wf.archived) {
-    return {
-      kind: "activate",
-      reason: `inactive but keepActive selector ${JSON.stringify(selector.text)} matches it`,
-      apply: listedInactive === "activate",
-    };
+    const reason = `inactive but keepActive selector ${JSON.stringify(selector.text)} matches it`;
+    // Where n8n keeps versions, activating publishes the latest saved one, which any editor of the workflow may
+    // have written, where n8n 2.x lets only those with the right to publish choose what runs: Warden does so
+    // only when the policy says so in as many words (`publish`).
+    if (wf.versioned && listedInactive === "activate") return { kind: "activate", reason: `${reason}; ${NOT_PUBLISHED}`, apply: false };
+    return { kind: "activate", reason, apply: listedInactive !== "report" };
   }
   return KEEP;
 }

@@ -123,7 +123,7 @@ describe("workflows --audit-log FILE", () => {
     const n8n = await startN8nSim({ generation: 2, workflows: [wf("wfA", true, []), wf("wfB", false, production)], apiKeys: { "n8n-key-audit": {} } });
     try {
       const log = join(dir, "workflows.log");
-      const policy = policyFile("version: 1\nn8n:\n  workflows:\n    keepActive: [\"tag:production\"]\n    unlisted: deactivate\n    listedInactive: activate\n  guard: { maxChanges: 10 }\n");
+      const policy = policyFile("version: 1\nn8n:\n  workflows:\n    keepActive: [\"tag:production\"]\n    unlisted: deactivate\n    listedInactive: publish\n  guard: { maxChanges: 10 }\n");
       const run = await warden(["workflows", "--apply", "--audit-log", log], { N8N_URL: n8n.url, N8N_API_KEY: "n8n-key-audit", WARDEN_POLICY: policy });
       expect(run.code, run.stderr).toBe(0);
       expect(auditLines(log).map((l) => l.outcome)).toEqual(["done", "done"]);

@@ -18,7 +18,7 @@ n8n:
   workflows:
     keepActive: ["tag:production"]
     unlisted: deactivate
-    listedInactive: activate
+    listedInactive: publish
   guard: { maxChanges: 100 }
 `;
 

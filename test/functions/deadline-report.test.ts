@@ -27,7 +27,7 @@ const USER = "U012ABCDEF";
 const BUCKET = "warden-runs";
 const POLICY = `${standardPolicy()}
 n8n:
-  workflows: { keepActive: ["tag:production"], unlisted: deactivate, listedInactive: activate }
+  workflows: { keepActive: ["tag:production"], unlisted: deactivate, listedInactive: publish }
 chatops:
   slack:
     users: ["${USER}"]

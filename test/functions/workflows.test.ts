@@ -10,7 +10,7 @@ n8n:
   workflows:
     keepActive: ["tag:production"]
     unlisted: deactivate
-    listedInactive: activate
+    listedInactive: publish
 `;
 
 function workflow(id: string, active: boolean, tags: string[] = []): SimWorkflow {

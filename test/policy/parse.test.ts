@@ -88,7 +88,7 @@ describe("parsePolicy validation", () => {
     ["an unknown unlisted action", "version: 1\nn8n:\n  workflows:\n    keepActive: []\n    unlisted: delete\n",
       "n8n.workflows.unlisted", 'expected deactivate or report, got "delete"'],
     ["an unknown listedInactive action", "version: 1\nn8n:\n  workflows:\n    keepActive: []\n    listedInactive: yes\n",
-      "n8n.workflows.listedInactive", 'expected activate or report, got "yes"'],
+      "n8n.workflows.listedInactive", 'expected activate, publish or report, got "yes"'],
     ["a Slack user name instead of an id", "version: 1\nchatops:\n  slack:\n    users: [alice]\n",
       "chatops.slack.users[0]", '"alice" is not a Slack user id (like U012ABCDEF)'],
     ["a channel name instead of an id", "version: 1\nchatops:\n  slack:\n    users: [U1]\n    channels: ['#ops']\n",

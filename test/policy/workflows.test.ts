@@ -17,10 +17,13 @@ const wf = (over: Partial<WorkflowInput>): WorkflowInput => ({
   tags: [],
   active: false,
   archived: false,
+  versioned: false,
   ...over,
 });
 
 const UNLISTED = "active but no keepActive selector matches it";
+const NOT_PUBLISHED =
+  "not published: n8n would make its latest saved version live, which any editor of it may have written (publish it in n8n, or set n8n.workflows.listedInactive: publish to have Warden publish it)";
 const ARCHIVED_UNLISTED = "active and archived, but no keepActive id: selector names it (only its id keeps an archived workflow active)";
 
 describe("decideWorkflow", () => {
@@ -54,9 +57,21 @@ describe("decideWorkflow", () => {
       { kind: "deactivate", reason: ARCHIVED_UNLISTED, apply: true }, { kind: "deactivate", reason: ARCHIVED_UNLISTED, apply: false }],
     ["archived, active with the listed id", wf({ archived: true, active: true, id: "7hG2kq" }), { kind: "keep" }, { kind: "keep" }],
     ["archived, inactive and listed", wf({ archived: true, tags: ["production"] }), { kind: "keep" }, { kind: "keep" }],
+    // Where n8n keeps versions (2.x), activating publishes the latest saved one, which any editor may have written: reported only.
+    ["inactive, listed, with versions", wf({ tags: ["production"], versioned: true }),
+      { kind: "activate", reason: `inactive but keepActive selector "tag:production" matches it; ${NOT_PUBLISHED}`, apply: false },
+      { kind: "activate", reason: 'inactive but keepActive selector "tag:production" matches it', apply: false }],
+    ["active and unlisted, with versions", wf({ active: true, versioned: true }),
+      { kind: "deactivate", reason: UNLISTED, apply: true }, { kind: "deactivate", reason: UNLISTED, apply: false }],
   ])("%s", (_, workflow, whenActing, whenReporting) => {
     expect(decideWorkflow(acting, workflow)).toEqual(whenActing);
     expect(decideWorkflow(reporting, workflow)).toEqual(whenReporting);
+  });
+
+  it("publish activates where n8n keeps versions too, and where it does not, as activate does", () => {
+    const publishing = policyWith("    unlisted: deactivate\n    listedInactive: publish\n");
+    const reason = 'inactive but keepActive selector "tag:production" matches it';
+    for (const versioned of [true, false]) expect(decideWorkflow(publishing, wf({ tags: ["production"], versioned }))).toEqual({ kind: "activate", reason, apply: true });
   });
 
   it("acts on each setting independently", () => {

@@ -14,6 +14,7 @@ import { makeReport } from "../envelope.ts";
 import { redactThenCut } from "../../redact/index.ts";
 import { ListedWorkflows, MAX_WORKFLOWS } from "./listed.ts";
 import { NameCollisions } from "./name-collisions.ts";
+import { refusals } from "./refusals.ts";
 
 export interface WorkflowAction {
   type: "activate" | "deactivate";
@@ -87,7 +88,7 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     if (active) tally.active++;
     if (archived) tally.archived++;
     const tags = (wf.tags ?? []).map((tag) => tag.name);
-    const input = { id: wf.id, name: wf.name, tags, active, archived };
+    const input = { id: wf.id, name: wf.name, tags, active, archived, versioned: "activeVersionId" in wf };
     const matching = matchingSelectors(policy, input);
     for (const i of matching) selected.add(i);
     names.saw(wf.id, matching);
@@ -216,27 +217,6 @@ async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], opts: Wor
   for (; alone < changes.length && n8n.apiGeneration === undefined && !refused && !signal?.aborted; alone++) await change(changes[alone]!);
   await pMap(changes.slice(alone), change, { concurrency: opts.concurrency ?? 3 });
   return { ...(refused && { refused }), forbidden };
-}
-
-/**
- * What the 403s of a run say, by kind of change: every one of a kind refused is most often the scope for
- * it the key lacks (the actions' errors name it), but n8n answers the same 403 to a key whose user may
- * not change those workflows (a viewer of their project, a workflow shared read-only), so both are named;
- * some refused while others of the kind were made is not the key's scope, but something about those workflows.
- */
-function refusals(changes: WorkflowAction[], forbidden: WorkflowAction[]): string[] {
-  return (["activate", "deactivate"] as const).flatMap((type) => {
-    const refused = forbidden.filter((a) => a.type === type);
-    if (!refused.length) return [];
-    const made = changes.filter((a) => a.type === type && a.status === "done").length;
-    const kind = type === "activate" ? "activation" : "deactivation";
-    return made
-      ? [`n8n refused ${count(refused.length, kind)} (403) but made ${made} other${made === 1 ? "" : "s"} with the same key: not the key's scope, but something about those workflows (see their errors); the next run tries them again`]
-      : [
-          `n8n refused every ${kind} Warden sent (403): the API key lacks the workflow:${type} scope, or the key's user may not change those workflows ` +
-            `(a viewer of their project, or shared them read-only); give the key that scope, or its user a role that may change them, and the next run makes them`,
-        ];
-  });
 }
 
 /** A listing refused (401, or 403: a key without workflow:list) is about the key; lib/n8n's message names the setting and what to fix. */

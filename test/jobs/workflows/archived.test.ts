@@ -17,7 +17,7 @@ n8n:
   workflows:
     keepActive: ["id:wf01"]
     unlisted: deactivate
-    listedInactive: activate
+    listedInactive: publish
 `,
   "archived.yaml",
 );

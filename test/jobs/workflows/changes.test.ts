@@ -20,7 +20,7 @@ n8n:
   workflows:
     keepActive: ["id:wf03", "id:wf04"]
     unlisted: deactivate
-    listedInactive: activate
+    listedInactive: publish
 `,
   "changes.yaml",
 );
@@ -101,7 +101,7 @@ describe("n8n 2.40: a listed workflow the key's user may read but not publish", 
       if (req.method === "POST" && path === "/api/v1/workflows/wf03/activate") return json(res, oldRoute, { message: oldRoute === 405 ? "POST method not allowed" : "not found" });
       return json(res, 404, { message: "not found" });
     });
-    const policy = parsePolicy('version: 1\nn8n:\n  workflows: { keepActive: ["id:wf03"], listedInactive: activate }\n', "changes.yaml");
+    const policy = parsePolicy('version: 1\nn8n:\n  workflows: { keepActive: ["id:wf03"], listedInactive: publish }\n', "changes.yaml");
     const client = n8nClient(n8n, PERMISSION_KEY);
     const report = await reconcileWorkflows({ n8n: client, policy, apply: true });
 

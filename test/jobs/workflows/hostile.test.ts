@@ -28,7 +28,7 @@ describe("the workflows job against a hostile n8n", () => {
       if (cursor === "c1") return json(res, 200, { data: [wf("B", "Other", false)], nextCursor: "c2" });
       return json(res, 200, { data: [wf("C", "Third", false), wf("A", "Renamed", true)], nextCursor: null });
     });
-    const report = await reconcileWorkflows({ n8n: n8nClient(s, KEY), policy: policyOf('["name:Approved"]', "    listedInactive: activate\n"), apply: true });
+    const report = await reconcileWorkflows({ n8n: n8nClient(s, KEY), policy: policyOf('["name:Approved"]', "    listedInactive: publish\n"), apply: true });
     expect(report.actions.map((a) => `${a.workflowId} ${a.type} ${a.status}`)).toEqual(["A activate done"]);
     expect(posts(s)).toEqual(["/api/v1/workflows/A/publish"]);
     expect(report.summary.workflows).toBe(3);

@@ -20,7 +20,7 @@ n8n:
   workflows:
     keepActive: ["tag:production"]
     unlisted: deactivate
-    listedInactive: activate
+    listedInactive: publish
   guard:
     maxChanges: 10
 `,

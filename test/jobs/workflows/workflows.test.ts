@@ -36,7 +36,7 @@ n8n:
   workflows:
     keepActive: ["tag:production", "name:Nightly backup"]
     unlisted: ${opts.unlisted ?? "deactivate"}
-    listedInactive: ${opts.listedInactive ?? "activate"}
+    listedInactive: ${opts.listedInactive ?? "publish"}
   guard:
     maxChanges: ${opts.maxChanges ?? 10}
 `;
