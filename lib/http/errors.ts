@@ -100,8 +100,10 @@ export class UnexpectedAnswerError extends Error {
   readonly bytes: number;
   /** "an HTML page", "plain text", … */
   readonly looksLike: string;
+  /** Refused for its size alone (more bytes, or more JSON, than Warden reads of one answer): a smaller page of the same listing may pass. */
+  readonly tooLarge: boolean;
 
-  constructor(init: { status: number; method: string; route: string; path: string; contentType: string; bytes: number; looksLike: string }, hint?: string) {
+  constructor(init: { status: number; method: string; route: string; path: string; contentType: string; bytes: number; looksLike: string; tooLarge?: true }, hint?: string) {
     super(`${init.method} ${init.path} answered ${init.status} with ${init.looksLike} (${init.contentType}, ${formatBytes(init.bytes)})${hint ? `: ${hint}` : ""}`);
     this.status = init.status;
     this.method = init.method;
@@ -110,6 +112,7 @@ export class UnexpectedAnswerError extends Error {
     this.contentType = init.contentType;
     this.bytes = init.bytes;
     this.looksLike = init.looksLike;
+    this.tooLarge = init.tooLarge === true;
   }
 }
 

@@ -37,7 +37,7 @@ export function jsonLayer(redactor: Redactor, hint?: string): Layer {
 function tooMuch(beyond: string, req: HttpRequest, res: HttpResponse, redactor: Redactor, hint: string | undefined): Error {
   const contentType = mediaType(res.headers["content-type"]);
   const looksLike = `JSON of ${beyond}, more than Warden parses of one answer: it was not parsed`;
-  return new UnexpectedAnswerError({ status: res.status, method: req.method, route: req.route, path: redactor.path(res.url), contentType, bytes: Buffer.byteLength(res.text), looksLike }, hint);
+  return new UnexpectedAnswerError({ status: res.status, method: req.method, route: req.route, path: redactor.path(res.url), contentType, bytes: Buffer.byteLength(res.text), looksLike, tooLarge: true }, hint);
 }
 
 function notJson(req: HttpRequest, res: HttpResponse, redactor: Redactor, hint: string | undefined): Error {

@@ -69,7 +69,7 @@ export function transport(dispatcher: Dispatcher, redactor: Redactor, opts: Tran
       // Not a network failure: the same server would send the same again, so it is not retried.
       if (err instanceof AnswerTooLarge) {
         const { status, contentType, bytes, limit } = err;
-        throw new UnexpectedAnswerError({ status, method: req.method, route: req.route, path: redactor.path(req.url), contentType: mediaType(contentType), bytes, looksLike: `more than ${formatBytes(limit)}, more than Warden reads of one answer: it was not read further` });
+        throw new UnexpectedAnswerError({ status, method: req.method, route: req.route, path: redactor.path(req.url), contentType: mediaType(contentType), bytes, looksLike: `more than ${formatBytes(limit)}, more than Warden reads of one answer: it was not read further`, tooLarge: true });
       }
       const code = errorCode(err);
       throw new NetworkError({

@@ -1,5 +1,5 @@
 export { Listing, PagingError, type Checkpoint, type ListOptions, type Page, type PageMeta, type Strategy } from "./listing.ts";
 export { gitlabKeyset, gitlabListing, gitlabOffset, type GitLabListRequest } from "./gitlab.ts";
-export { n8nCursor, type N8nListRequest } from "./n8n.ts";
+export { N8N_MAX_LIMIT, n8nCursor, type N8nListRequest } from "./n8n.ts";
 export { KEYSET_SUPPORT, hasKeyset, keysetSupportFor, type KeysetSupport, type ListingOrder } from "./keyset-support.ts";
 export { parseLinkHeader, linkWithRel, type LinkValue } from "./link-header.ts";

@@ -204,6 +204,8 @@ describe("an answer that is not what the API sends is named as such", () => {
     const err = await send(c, "GET", "GET /projects", { expect: "json" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnexpectedAnswerError);
     expect((err as Error).message).toBe("GET /projects answered 200 with more than 67.1 MB, more than Warden reads of one answer: it was not read further (application/json, 67.1 MB)");
+    // Refused for its size alone: a smaller page of the same listing may pass (lib/jobs/workflows/pages.ts).
+    expect(err).toMatchObject({ tooLarge: true });
     // Not read on past the limit (what was in flight aside), and not asked again: the same server would send the same.
     expect(sent).toBeLessThan(96 * 2 ** 20);
     expect(s.received).toHaveLength(1);
@@ -240,7 +242,7 @@ describe("an answer that is not what the API sends is named as such", () => {
     });
     const gitlab = new GitLabClient({ url: s.url, token: TOKEN, limiters: new RateLimiterRegistry() });
     const err = await gitlab.currentUser().catch((e: unknown) => e);
-    expect(err).toMatchObject({ name: "UnexpectedAnswerError", status: 200, contentType: "text/html", looksLike: "an HTML page" });
+    expect(err).toMatchObject({ name: "UnexpectedAnswerError", status: 200, contentType: "text/html", looksLike: "an HTML page", tooLarge: false });
     expect((err as Error).message).toBe(
       "GET /api/v4/user answered 200 with an HTML page (text/html, 2.1 kB): is GITLAB_URL the GitLab host, or is a sign-in proxy in front of it?",
     );

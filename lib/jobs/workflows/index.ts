@@ -15,6 +15,7 @@ import { redactThenCut } from "../../redact/index.ts";
 import { ListedWorkflows, MAX_WORKFLOWS } from "./listed.ts";
 import { NameCollisions } from "./name-collisions.ts";
 import { refusals } from "./refusals.ts";
+import { workflowPages } from "./pages.ts";
 
 export interface WorkflowAction {
   type: "activate" | "deactivate";
@@ -103,7 +104,7 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
   let complete = true;
   let planned = 0;
   try {
-    for await (const page of everyWorkflow(n8n, signal).pages()) {
+    for await (const page of workflowPages(n8n, signal)) {
       page.items.forEach(judge);
       opts.onProgress?.({ workflows: tally.workflows, changes: planned });
       // Past the guard nothing will be changed, and past MAX_WORKFLOWS no n8n's listing goes: either way the
@@ -168,19 +169,6 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
  * either; redacted first, so that no cut leaves a credential's fragment too short to be known for one.
  */
 const MAX_NAME = 200;
-
-/**
- * Every workflow, with no `active` filter: activity is decided here, per item. n8n's cursor is an
- * offset into the listing *as filtered*, so with `active=true` a workflow switched off between two
- * pages moves every later one a place back and one is skipped (switched on, one is seen twice).
- * Activation changes neither the membership nor the (id) order of an unfiltered listing, so no one's
- * activation change can shift it. A workflow created or deleted mid-listing still shifts it: a
- * creation repeats an item (lib/paging drops repeats by id); a deletion can hide one until the next run.
- * Pages are the largest n8n allows (250), and pinned data is never fetched.
- */
-function everyWorkflow(n8n: N8nClient, signal?: AbortSignal) {
-  return n8n.listWorkflows({}, { signal });
-}
 
 /**
  * Makes the planned changes, at most `concurrency` at once. A change n8n refuses is recorded on its
