@@ -22,7 +22,16 @@ for (const name of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   });
 }
 // A reader gone away (`warden … | head`, a closed terminal) must not kill a run mid-apply: its
-// output is lost, but the run finishes and its exit code still says how.
-for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
+// output is lost, but the run finishes and its exit code still says how. Any other failure to write
+// the output (a full disk under `> report.json`) loses what a CI job keeps: said, and the run exits 1.
+let lost: NodeJS.ErrnoException | undefined;
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code !== "EPIPE" && err.code !== "EIO") lost ??= err;
+});
+process.stderr.on("error", () => undefined);
 
-process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: interrupt.signal });
+const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: interrupt.signal });
+// Once what was written has gone out, or failed to.
+await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+if (lost) process.stderr.write(`warden: the output could not be written (${lost.code ?? lost.message}): it is lost; write it elsewhere, or free the space, and run again\n`);
+process.exitCode = lost ? 1 : code;
