@@ -20,6 +20,8 @@ declare global {
   const $interpolate: typeof pulumi.interpolate;
   /** SST's $app, as the run phase defines it from app() and the stage. */
   const $app: Readonly<{ name: string; stage: string; removal: "remove" | "retain" | "retain-all"; protect: boolean }>;
+  /** SST's $dev: true under `sst dev`, false under `sst deploy`. */
+  const $dev: boolean;
   /** SST's Config, for the options used: app() is evaluated first, from a bundle that may import nothing. */
   function $config<T extends { app(input: { stage: string }): { name: string; home: "aws"; removal?: "remove" | "retain" | "retain-all"; protect?: boolean }; run(): Promise<Record<string, unknown> | void> }>(
     config: T,

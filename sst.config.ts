@@ -71,7 +71,16 @@ export default $config({
     const { existsSync } = await import("node:fs");
     // The bundles carry no package.json: reports name Warden's version from this (lib/jobs/version.ts).
     const { WARDEN_VERSION } = await import("./lib/jobs/version.ts");
+    // `sst dev` deploys the stage with every function a bridge to the developer's machine, and each role
+    // assumable by the account's root principal (any IAM principal allowed sts:AssumeRole would hold the
+    // jobs' role and the GitLab token): never on a protected stage (`protect` alone stops only `sst remove`).
+    if ($dev && $app.protect) throw new Error(`sst dev on the protected stage ${$app.stage} would put its functions on this machine, with roles the whole account may assume: run sst dev on a stage of your own (--stage)`);
     const settings = deploySettings($app.stage);
+    // The functions refuse a bad address when they run; refused here, a credential in one never reaches every function's environment.
+    const { checkServiceUrl, GITLAB, N8N } = await import("./lib/config/service-config.ts");
+    const plainHttp = { allowed: settings.allowHttp, howToAllow: "deploy with WARDEN_ALLOW_HTTP=1" };
+    if (settings.gitlabUrl) checkServiceUrl(GITLAB, { name: "GITLAB_URL", value: settings.gitlabUrl }, plainHttp);
+    if (settings.n8nUrl) checkServiceUrl(N8N, { name: "N8N_URL", value: settings.n8nUrl }, plainHttp);
     const policyFile = settings.policyRepository ? undefined : (settings.policyFile ?? "warden.yaml");
     // SST copies the file from a path it joins to the project's root: an absolute one would name another.
     if (policyFile !== undefined && policyFile.startsWith("/")) {

@@ -4,11 +4,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildRun, evaluateApp, evaluateRun, TOP_LEVEL_IMPORT } from "./support/sst/build.ts";
-import { appOf, deploy } from "./support/sst/deploy.ts";
+import { appOf, deploy, DEPLOY_ENV } from "./support/sst/deploy.ts";
 
 describe("sst.config.ts as SST 4.17 builds it", () => {
   it("has no static import at its top: SST evaluates app() from a bundle that refuses one", async () => {
     for (const stage of ["staging", "dev", "production"]) expect(await evaluateApp(stage)).toEqual(appOf(stage));
+  });
+
+  // A hostile review's finding: `sst dev` makes every function a bridge to the developer's machine and every role
+  // assumable by the account's root principal (SST 4.17's function.ts), and an app's protect stops only `sst remove`.
+  it("refuses sst dev on a protected stage (production), and lets it run on another", async () => {
+    const refused = await evaluateRun(await buildRun(appOf("production"), "production", undefined, true), "production", DEPLOY_ENV).then(() => "deployed", (err: Error) => err.message);
+    expect(refused).toBe("sst dev on the protected stage production would put its functions on this machine, with roles the whole account may assume: run sst dev on a stage of your own (--stage)");
+    const own = await evaluateRun(await buildRun(appOf("alice"), "alice", undefined, true), "alice", DEPLOY_ENV);
+    expect(own.resources.some((r) => r.type === "aws:lambda/function:Function")).toBe(true);
   });
 
   it("the app() build refuses a config with a top-level import, as SST does (this suite's check can fail)", async () => {

@@ -251,6 +251,18 @@ describe("sst.config.ts", () => {
     expect(allowed.functions().every(([, f]) => f.env["WARDEN_ALLOW_HTTP"] === "1")).toBe(true);
   });
 
+  // A hostile review's finding: the functions refuse such an address when they run, but the deploy put a
+  // credential written into it in plain text in every function's environment, the public ones' too.
+  it("refuses at deploy a service address the functions would refuse: a credential in it, a query, plain http:// elsewhere", async () => {
+    const refused = await refusals([{ GITLAB_URL: "https://warden:glpat-aaaabbbbccccddddeeee@gitlab.example.com" }, { N8N_URL: "https://n8n.example.com/?apiKey=n8n-secret-value" }, { GITLAB_URL: "http://gitlab.example.com" }]);
+    expect(JSON.stringify(refused)).not.toMatch(/glpat|n8n-secret-value/);
+    expect(refused).toEqual([
+      "GITLAB_URL carries a user name or password: give the credential in its own setting, not in the address",
+      expect.stringMatching(/^N8N_URL has a query \(\?…\) or fragment \(#…\)/),
+      expect.stringMatching(/^GITLAB_URL is plain http:\/\/ to gitlab\.example\.com, .* deploy with WARDEN_ALLOW_HTTP=1$/),
+    ]);
+  });
+
   it("refuses to deploy without the secret, or without any service address", async () => {
     expect(await refusals([{ WARDEN_SECRET_ARN: undefined }, { GITLAB_URL: undefined, N8N_URL: "" }])).toEqual([
       expect.stringContaining("WARDEN_SECRET_ARN must be set to deploy Warden (stage staging)"),

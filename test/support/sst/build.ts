@@ -123,8 +123,8 @@ console.log("~j" + JSON.stringify(await mod.app({ stage: $input.stage || undefin
   return JSON.parse(line.slice(2)) as SstApp;
 }
 
-/** The second build: run() with the platform's globals, for `app` on `stage`. Returns the bundle's path. */
-export async function buildRun(app: SstApp, stage: string, config = CONFIG): Promise<string> {
+/** The second build: run() with the platform's globals, for `app` on `stage` (`dev`: as `sst dev` builds it). Returns the bundle's path. */
+export async function buildRun(app: SstApp, stage: string, config = CONFIG, dev = false): Promise<string> {
   const outfile = join(OUT, `run.${stage}.${builds++}.mjs`);
   await build({
     code: `import { run } from ${JSON.stringify(join(PLATFORM, "run.ts"))};
@@ -132,7 +132,7 @@ import mod from ${JSON.stringify(config)};
 export default await run(mod.run);`,
     outfile,
     globals: `import * as aws from "@pulumi/aws";\nimport * as sst from ${JSON.stringify(join(PLATFORM, "components.ts"))};`,
-    define: { $app: JSON.stringify({ ...app, stage }), $dev: "false" },
+    define: { $app: JSON.stringify({ ...app, stage }), $dev: String(dev) },
     inject: [join(PLATFORM, "globals.ts")],
   });
   return outfile;
