@@ -119,6 +119,9 @@ export default $config({
       permissions: [...permissions, ...access.flatMap((a) => a.permissions ?? [])],
       ...(copyFiles.length ? { copyFiles } : {}),
       nodejs: { esbuild: { define: { __WARDEN_VERSION__: JSON.stringify(WARDEN_VERSION) } } },
+      // The audit lines (remove-share, create-pipeline, chat-command) are only in the logs, and restore's
+      // fallback where a report could not be stored: kept as long as the run history (SST's default is a month).
+      logging: { retention: logRetention(settings.runHistoryDays) },
     });
 
     // Reports of applying runs, for restore (functions/shared/runs/run-history.ts): only under runs/, and only
@@ -534,6 +537,18 @@ function days(name: string, fallback: number): number {
   if (!value) return fallback;
   if (/^[1-9]\d{0,4}$/.test(value)) return Number(value);
   throw new Error(`${name} must be a whole number of days (1 or more), not "${value}"`);
+}
+
+/** SST's log retention choices, in days (its logging.ts RETENTION, "forever" aside). */
+const LOG_RETENTION = [
+  ["1 day", 1], ["3 days", 3], ["5 days", 5], ["1 week", 7], ["2 weeks", 14], ["1 month", 30], ["2 months", 60], ["3 months", 90], ["4 months", 120],
+  ["5 months", 150], ["6 months", 180], ["1 year", 365], ["13 months", 400], ["18 months", 545], ["2 years", 731], ["3 years", 1096], ["5 years", 1827],
+  ["6 years", 2192], ["7 years", 2557], ["8 years", 2922], ["9 years", 3288], ["10 years", 3653],
+] as const;
+
+/** The shortest retention SST offers that keeps logs at least `days`. */
+function logRetention(days: number): (typeof LOG_RETENTION)[number][0] | "forever" {
+  return LOG_RETENTION.find(([, d]) => d >= days)?.[0] ?? "forever";
 }
 
 /** Lambda's limits for a durable function: an execution timeout of at most 366 days (31,622,400 s), history kept 1 to 90 days. */

@@ -23,6 +23,11 @@ export interface FunctionPermissionArgs {
   conditions?: Input<Input<{ test: Input<string>; variable: Input<string>; values: Input<Input<string>[]> }>[]>;
 }
 
+/** SST's log retention choices (its logging.ts RETENTION). */
+export type LogRetention =
+  | "1 day" | "3 days" | "5 days" | "1 week" | "2 weeks" | "1 month" | "2 months" | "3 months" | "4 months" | "5 months" | "6 months"
+  | "1 year" | "13 months" | "18 months" | "2 years" | "3 years" | "5 years" | "6 years" | "7 years" | "8 years" | "9 years" | "10 years" | "forever";
+
 export interface FunctionArgs {
   handler: Input<string>;
   runtime?: Input<"nodejs20.x" | "nodejs22.x" | "nodejs24.x">;
@@ -38,6 +43,8 @@ export interface FunctionArgs {
   /** `reserved` becomes the function's reservedConcurrentExecutions, as in SST. */
   concurrency?: Input<{ reserved?: Input<number> }>;
   durable?: boolean | { timeout?: Input<Duration>; retention?: Input<DurationDays> };
+  /** SST's: how long CloudWatch keeps the function's log group (its RETENTION's names; default "1 month"). */
+  logging?: Input<false | { retention?: Input<LogRetention> }>;
   /** The function's name (SST's physicalName when absent). */
   name?: Input<string>;
   /** As SST's: a function applied to the arguments of the role it makes. */
