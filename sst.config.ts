@@ -100,23 +100,31 @@ export default $config({
       // Read from the repository at each run (functions/shared/config/policy.ts): no file is shipped.
       ...settings.policyRepository,
     };
-    // A secret under a customer-managed key is decrypted with the reader's own kms:Decrypt permission.
-    const permissions = settings.secretKmsKeyArn ? [{ actions: ["kms:Decrypt"], resources: [settings.secretKmsKeyArn] }] : [];
     // Next to the handlers at the bundle root, where functions/shared/config/policy.ts looks by default.
     const copyFiles = policyFile === undefined ? [] : [{ from: policyFile, to: "warden.yaml" }];
     /** A function's own settings and permissions, on top of every function's. */
     type Condition = { test: string; variable: string; values: string[] };
     type Access = { environment?: Record<string, $util.Input<string>>; permissions?: { actions: string[]; resources: $util.Input<string>[]; conditions?: Condition[] }[] };
-    // Two secrets, each read-only and only by the functions that need it (no SST link: neither is an SST
+    // A secret under a customer-managed key is decrypted with the reader's own kms:Decrypt permission: only as Secrets
+    // Manager asks for it, for that one secret (its encryption context), so that no function, a public one least of all,
+    // decrypts anything else under the key, nor another function's secret.
+    const secretKeyAccess = (arn: string): NonNullable<Access["permissions"]> =>
+      settings.secretKmsKeyArn
+        ? [{ actions: ["kms:Decrypt"], resources: [settings.secretKmsKeyArn], conditions: [
+            { test: "StringEquals", variable: "kms:ViaService", values: [`secretsmanager.${arn.split(":")[3]}.amazonaws.com`] },
+            { test: "StringEquals", variable: "kms:EncryptionContext:SecretARN", values: [arn] },
+          ] }]
+        : [];
+    // Three secrets, each read-only and only by the functions that need it (no SST link: none is an SST
     // resource): the jobs' tokens act on GitLab and n8n, and code running in a public function must
     // never hold them; the endpoints' credentials only authenticate requests.
-    const secretAccess = (variable: string, arn: string): Access => ({ environment: { [variable]: arn }, permissions: [{ actions: ["secretsmanager:GetSecretValue"], resources: [arn] }] });
+    const secretAccess = (variable: string, arn: string): Access => ({ environment: { [variable]: arn }, permissions: [{ actions: ["secretsmanager:GetSecretValue"], resources: [arn] }, ...secretKeyAccess(arn)] });
     const jobSecret = secretAccess("WARDEN_SECRET_ARN", settings.secretArn);
     const lambda = (handler: string, ...access: Access[]) => ({
       handler,
       runtime: "nodejs24.x" as const,
       environment: Object.assign({}, environment, ...access.map((a) => a.environment)),
-      permissions: [...permissions, ...access.flatMap((a) => a.permissions ?? [])],
+      permissions: access.flatMap((a) => a.permissions ?? []),
       ...(copyFiles.length ? { copyFiles } : {}),
       nodejs: { esbuild: { define: { __WARDEN_VERSION__: JSON.stringify(WARDEN_VERSION) } } },
       // The audit lines (remove-share, create-pipeline, chat-command) are only in the logs, and restore's
@@ -170,13 +178,16 @@ export default $config({
     // The keys each function writes, by the module that makes them.
     const CLAIM_KEYS = {
       chatops: ["slack:*"], // functions/shared/slack/once.ts
-      events: ["stream:*", "hook:*", "heard:stream", "heard:system-hook"], // functions/shared/events/delivery.ts, functions/shared/state/event-coverage.ts
+      events: ["stream:*", "hook:*"], // functions/shared/events/delivery.ts
       worker: ["worker:*"], // functions/worker.ts
       enforce: ["lease:enforce"], // functions/shared/durable/job.ts
-      // The sweep's record, and what the Events function heard (read only): functions/shared/state/event-coverage.ts.
+      // The sweep's record, and when GitLab last delivered to the Events function (it writes them, Enforce reads them):
+      // functions/shared/state/event-coverage.ts.
       sweep: ["sweep:judged"],
       heard: ["heard:stream", "heard:system-hook"],
-      watch: ["watch:lease", "watch:cursor"], // functions/watch.ts, functions/shared/state/watch-cursor.ts
+      // The lease (claimed, given back: functions/watch.ts) and the cursor (read, written: functions/shared/state/watch-cursor.ts).
+      watch: ["watch:lease"],
+      watchCursor: ["watch:cursor"],
       budget: ["budget:stream:*"], // functions/shared/state/removal-budget.ts: the EventsWorker's alone, not the public Events function's
     };
     // What the last full Enforce run found matching nothing (functions/shared/state/last-sweep.ts): Enforce writes it,
@@ -205,9 +216,9 @@ export default $config({
     // authentication, checked by the function before anything else: no IAM auth on the URL. It reads the
     // endpoint's own secret alone, and its reserved concurrency caps what a flood of requests can run (and
     // take of the account's). Links the worker (lambda:InvokeFunction on it, nothing else).
-    const endpoint = (name: string, handler: string, secret: Access, keys: string[], from: sst.aws.Function) =>
+    const endpoint = (name: string, handler: string, secret: Access, claims: Access[], from: sst.aws.Function) =>
       new sst.aws.Function(name, {
-        ...lambda(handler, secret, claimsAccess(keys, "dynamodb:PutItem", "dynamodb:GetItem"), { environment: { WARDEN_WORKER_FUNCTION: from.name } }),
+        ...lambda(handler, secret, ...claims, { environment: { WARDEN_WORKER_FUNCTION: from.name } }),
         timeout: "10 seconds",
         concurrency: { reserved: settings.endpointConcurrency },
         // No CORS: only Slack and GitLab call these, never a browser (SST's default would allow every origin).
@@ -217,9 +228,12 @@ export default $config({
     // A subject's run is an enforce run, targeted: it reads the last sweep. The chat jobs are the services'
     // the deployment has (a chat pipeline's report is kept too): enforce and pipeline with GITLAB_URL, workflows
     // with N8N_URL; without one, that job fails before any request (functions/shared/config/clients.ts).
-    if (settings.events) outputs["eventsUrl"] = endpoint("Events", "functions/events.handler", secretAccess("WARDEN_EVENTS_SECRET_ARN", settings.eventsSecretArn!), CLAIM_KEYS.events, worker("EventsWorker", "subject", ["enforce"], claimsAccess(LAST_SWEEP, "dynamodb:GetItem"), claimsAccess(CLAIM_KEYS.budget, "dynamodb:UpdateItem"))).url;
+    if (settings.events) {
+      const eventsClaims = [claimsAccess(CLAIM_KEYS.events, "dynamodb:PutItem", "dynamodb:GetItem"), claimsAccess(CLAIM_KEYS.heard, "dynamodb:PutItem")];
+      outputs["eventsUrl"] = endpoint("Events", "functions/events.handler", secretAccess("WARDEN_EVENTS_SECRET_ARN", settings.eventsSecretArn!), eventsClaims, worker("EventsWorker", "subject", ["enforce"], claimsAccess(LAST_SWEEP, "dynamodb:GetItem"), claimsAccess(CLAIM_KEYS.budget, "dynamodb:UpdateItem"))).url;
+    }
     const chatJobs = [...(settings.gitlabUrl ? ["enforce", "pipeline"] : []), ...(settings.n8nUrl ? ["workflows"] : [])];
-    if (settings.chatops) outputs["chatopsUrl"] = endpoint("Chatops", "functions/chatops.handler", secretAccess("WARDEN_ENDPOINT_SECRET_ARN", settings.chatopsSecretArn!), CLAIM_KEYS.chatops, worker("Worker", "chat", chatJobs)).url;
+    if (settings.chatops) outputs["chatopsUrl"] = endpoint("Chatops", "functions/chatops.handler", secretAccess("WARDEN_ENDPOINT_SECRET_ARN", settings.chatopsSecretArn!), [claimsAccess(CLAIM_KEYS.chatops, "dynamodb:PutItem", "dynamodb:GetItem")], worker("Worker", "chat", chatJobs)).url;
     // A durable function: a run goes on across invocations, in checkpointed steps, for up to its
     // execution timeout. A lease in the claims table (taken, checked, released) keeps two executions
     // from running the job at once. SST publishes a version whenever the function changes, and the
@@ -269,7 +283,7 @@ export default $config({
     // left by an invocation that died expires with that invocation's timeout. Its runs are Enforce's
     // (job enforce, trigger watch): Enforce's alarms cover it, so it is a schedule but not a job below.
     const watch = settings.gitlabUrl
-      ? [{ name: "Watch", schedule: settings.watchSchedule, target: { ...job("functions/watch.handler", historyAccess(runsBy("watch", ["enforce"])), claimsAccess(CLAIM_KEYS.watch, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"), claimsAccess(LAST_SWEEP, "dynamodb:GetItem")), timeout: "2 minutes" as const } }]
+      ? [{ name: "Watch", schedule: settings.watchSchedule, target: { ...job("functions/watch.handler", historyAccess(runsBy("watch", ["enforce"])), claimsAccess(CLAIM_KEYS.watch, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"), claimsAccess(CLAIM_KEYS.watchCursor, "dynamodb:PutItem", "dynamodb:GetItem"), claimsAccess(LAST_SWEEP, "dynamodb:GetItem")), timeout: "2 minutes" as const } }]
       : [];
     // "off" keeps the function, for console runs, and disables its schedule. SST wants every top-level
     // component name unique across kinds (case-insensitive): the Enforce workflow has "Enforce".

@@ -253,4 +253,16 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     const govCloud = "arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:team/warden_1-AbC123";
     expect((await deploy("staging", { WARDEN_SECRET_ARN: govCloud })).fn("Enforce").statements).toContainEqual({ actions: ["secretsmanager:GetSecretValue"], resources: [govCloud] });
   });
+
+  // A hostile review's finding: the functions refuse such an address when they run, but the deploy put a
+  // credential written into it in plain text in every function's environment, the public ones' too.
+  it("refuses at deploy a service address the functions would refuse: a credential in it, a query, plain http:// elsewhere", async () => {
+    const refused = await refusals([{ GITLAB_URL: "https://warden:glpat-aaaabbbbccccddddeeee@gitlab.example.com" }, { N8N_URL: "https://n8n.example.com/?apiKey=n8n-secret-value" }, { GITLAB_URL: "http://gitlab.example.com" }]);
+    expect(JSON.stringify(refused)).not.toMatch(/glpat|n8n-secret-value/);
+    expect(refused).toEqual([
+      "GITLAB_URL carries a user name or password: give the credential in its own setting, not in the address",
+      expect.stringMatching(/^N8N_URL has a query \(\?…\) or fragment \(#…\)/),
+      expect.stringMatching(/^GITLAB_URL is plain http:\/\/ to gitlab\.example\.com, .* deploy with WARDEN_ALLOW_HTTP=1$/),
+    ]);
+  });
 });
