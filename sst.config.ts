@@ -61,8 +61,10 @@
  */
 export default $config({
   app(input) {
-    const production = input.stage === "production";
-    return { name: "warden", home: "aws", removal: production ? "retain" : "remove", protect: production };
+    // A stage that applies (production, or any deployed with WARDEN_REPORT_ONLY=false) removes real access:
+    // its run history, which restore needs, is kept on removal, and `sst remove` is refused.
+    const applies = input.stage === "production" || process.env["WARDEN_REPORT_ONLY"] === "false";
+    return { name: "warden", home: "aws", removal: applies ? "retain" : "remove", protect: applies };
   },
   async run() {
     // SST refuses static imports at the top of this file: it evaluates app() from a bundle of it first.

@@ -8,7 +8,14 @@ import { appOf, deploy, DEPLOY_ENV } from "./support/sst/deploy.ts";
 
 describe("sst.config.ts as SST 4.17 builds it", () => {
   it("has no static import at its top: SST evaluates app() from a bundle that refuses one", async () => {
-    for (const stage of ["staging", "dev", "production"]) expect(await evaluateApp(stage)).toEqual(appOf(stage));
+    for (const stage of ["staging", "dev", "production"]) expect(await evaluateApp(stage, undefined, { WARDEN_REPORT_ONLY: undefined })).toEqual(appOf(stage));
+  });
+
+  // A hostile review's finding: any stage deployed with WARDEN_REPORT_ONLY=false removes real shares, and was left
+  // unprotected unless named production: one `sst remove` deleted the run history restore needs (SST's Bucket forceDestroy).
+  it("protects and retains any stage that applies, not only one named production", async () => {
+    expect(await evaluateApp("prod", undefined, { WARDEN_REPORT_ONLY: "false" })).toEqual({ name: "warden", home: "aws", removal: "retain", protect: true });
+    expect(await evaluateApp("prod", undefined, { WARDEN_REPORT_ONLY: "true" })).toEqual(appOf("prod"));
   });
 
   // A hostile review's finding: `sst dev` makes every function a bridge to the developer's machine and every role

@@ -105,8 +105,8 @@ const run = promisify(execFile);
 /** Each build gets a file of its own: test files may build at the same time. */
 let builds = 0;
 
-/** What `sst deploy --stage <stage>` learns from app(): the first build, evaluated as SST does. */
-export async function evaluateApp(stage: string, config = CONFIG): Promise<SstApp> {
+/** What `sst deploy --stage <stage>` learns from app(): the first build, evaluated as SST does (`env` over this process's). */
+export async function evaluateApp(stage: string, config = CONFIG, env: Record<string, string | undefined> = {}): Promise<SstApp> {
   const outfile = join(OUT, `app.${stage}.${builds++}.mjs`);
   await build({
     code: `import mod from ${JSON.stringify(config)};
@@ -117,7 +117,7 @@ console.log("~j" + JSON.stringify(await mod.app({ stage: $input.stage || undefin
     banner: "function $config(input) { return input }",
     define: { $input: JSON.stringify({ stage }) },
   });
-  const { stdout } = await run(process.execPath, ["--no-warnings", outfile], { cwd: ROOT });
+  const { stdout } = await run(process.execPath, ["--no-warnings", outfile], { cwd: ROOT, env: programEnv(env) });
   const line = stdout.split("\n").find((l) => l.startsWith("~j"));
   if (!line) throw new Error(`app() printed no app: ${stdout}`);
   return JSON.parse(line.slice(2)) as SstApp;
