@@ -18,13 +18,14 @@ export interface RecordingSteps extends Steps {
   crashed: string[];
 }
 
-export function recordingSteps(opts: { sliceMs: number; perStep: number; crash?: readonly string[] }): RecordingSteps {
+export function recordingSteps(opts: { sliceMs: number; perStep: number; perStepBytes?: number; crash?: readonly string[] }): RecordingSteps {
   let sliceEnd = Infinity;
   const steps: RecordingSteps = {
     names: [],
     paused: [],
     crashed: [],
     perStep: opts.perStep,
+    ...(opts.perStepBytes === undefined ? {} : { perStepBytes: opts.perStepBytes }),
     sliceEnd: () => sliceEnd,
     async step(name, run) {
       steps.names.push(name);

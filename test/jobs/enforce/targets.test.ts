@@ -111,8 +111,10 @@ describe("enforce --target", () => {
     expect(report.summary).toMatchObject({ projects: 1, shares: project.shared_with_groups.length, groups: 0, groupShares: 0, groupReads: 0 });
     // The token (and whether it acts as an administrator), the scope group's namespace, the target's (not a group), the project's look-up, which is its read;
     // then who added its strays: the administrator's instance listing of the invited group, 90 days in 30-day windows;
-    // and the literal groups of the rules that matched nothing here (partners/contractor-x, auditors, acme), once each.
-    expect(sim.counters.byRoute).toEqual({ "GET /user": 1, "GET /application/statistics": 1, "GET /namespaces/:id": 2 + 3, "GET /projects/:id": 1, "GET /audit_events": 3 });
+    // and the literal groups of the rules that matched nothing here (auditors, acme), once each: allow[1] (partners/contractor-x)
+    // covers the target's stray, a share above its maxAccess, and so matched it.
+    expect(report.actions.map((a) => a.reason)).toEqual(["partners/contractor-x at maintainer exceeds maxAccess developer of allow[1]"]);
+    expect(sim.counters.byRoute).toEqual({ "GET /user": 1, "GET /application/statistics": 1, "GET /namespaces/:id": 2 + 2, "GET /projects/:id": 1, "GET /audit_events": 3 });
     expect(report.warnings).toContain(`targeted run: only ${path} (project) examined; the rest of the scope was neither judged nor changed, and a rule that matched nothing here is reported only when it names a path the instance does not have (only a run over the whole scope shows the rest)`);
 
     const applied = await run({ apply: true, targets: [{ kind: "project", path }] });
