@@ -46,7 +46,8 @@ export class WaitReporter {
     const alone = this.worthALine(waitMs, waitedMs);
     const together = this.addsUp(waitMs) && !alone;
     if (!alone && !together) return;
-    const text = together ? `${message()}; short waits like it have held requests ${seconds(this.shortWaitsMs)} s in all so far` : message();
+    // The total to the nearest second: a hold of a few milliseconds (a timer a little late) must not read as a second more.
+    const text = together ? `${message()}; short waits like it have held requests ${Math.round(this.shortWaitsMs / 1000)} s in all so far` : message();
     this.onWait({ kind, method: req.method, route: req.route, attempt: req.attempt ?? 1, waitMs, message: text });
   }
 
