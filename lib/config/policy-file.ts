@@ -46,6 +46,10 @@ async function readPolicyText(path: string, naming: string): Promise<string> {
     // A pipe (--policy <(envsubst < t.yaml)) or a device has no size: read one byte past the limit at most.
     const bytes = await readAtMost(file, MAX_POLICY_BYTES + 1);
     if (bytes.length > MAX_POLICY_BYTES) throw refuse(`the file holds ${limit}`);
+    // Windows' Notepad ("Unicode") and PowerShell 5's `>` write UTF-16, which read as UTF-8 is no YAML at all.
+    if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff) || bytes.subarray(0, 64).includes(0)) {
+      throw refuse("is UTF-16 (or holds NUL bytes), not UTF-8: save it as UTF-8 (in PowerShell, Out-File -Encoding utf8)");
+    }
     return bytes.toString("utf8");
   } finally {
     await file.close();
