@@ -43,13 +43,15 @@ Every command also takes --request-timeout SECONDS (default: $WARDEN_REQUEST_TIM
 deadline of each attempt of a request to GitLab or n8n, and --allow-http (default: $WARDEN_ALLOW_HTTP=1),
 which lets GITLAB_URL or N8N_URL be plain http:// to a host other than this machine.
 
-Run 'warden <command> --help' for a command's options, 'warden --version' for the version.
+Run 'warden <command> --help' (or 'warden help <command>') for a command's options, 'warden --version' for the version.
 Dry run is the default everywhere: nothing changes without --apply.`;
 
 export async function main(argv: string[], processIO: CliIO): Promise<number> {
   // First of all: from here on, nothing the CLI writes can carry a credential from its environment.
   const io = redactedIO(processIO);
-  const [name, ...rest] = argv;
+  const [first, ...after] = argv;
+  // `warden help enforce`, as `git help commit` and `npm help install`: that command's help.
+  const [name, rest] = first === "help" && after[0] !== undefined && !after[0].startsWith("-") ? [after[0], ["--help"]] : [first, after];
   if (name === "--help" || name === "-h" || name === "help") {
     io.stdout.write(`${USAGE}\n`);
     return 0;
