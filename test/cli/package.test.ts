@@ -4,7 +4,7 @@
  * dependency must come from the tarball), then run from another directory that holds a warden.yaml.
  */
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -67,8 +67,14 @@ afterAll(async () => {
 });
 
 describe.sequential("the packed CLI", () => {
-  it("ships the built CLI with its libraries' licences, README.md, the example policy and package.json, and nothing else", () => {
-    expect(packed.files.map((f) => f.path).sort()).toEqual(["README.md", "dist/THIRD-PARTY-LICENSES.txt", "dist/warden-cli.js", "dist/warden.js", "examples/warden.yaml", "package.json"]);
+  it("ships the built CLI with its libraries' licences, README.md and what it links to (the docs, the examples, SECURITY.md), and package.json, nothing else", () => {
+    const shipped = packed.files.map((f) => f.path).sort();
+    const docs = readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`);
+    expect(shipped).toEqual(["README.md", "SECURITY.md", "dist/THIRD-PARTY-LICENSES.txt", "dist/warden-cli.js", "dist/warden.js", ...docs, "examples/demo.yaml", "examples/gitlab-ci.yml", "examples/warden.yaml", "package.json"].sort());
+    // A review's finding: the installed README linked to a dozen files the package did not hold.
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((target) => !/^[a-z]+:/i.test(target));
+    expect([...new Set(links)].filter((target) => !shipped.includes(target.replace(/^\.\//, "")))).toEqual([]);
   });
 
   it("installs from the tarball into an empty prefix, offline with an empty npm cache: it needs no dependency", async () => {
