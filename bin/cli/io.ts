@@ -6,6 +6,7 @@ import { checkCredential, checkServiceUrl, GITLAB, N8N } from "../../lib/config/
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { PIPELINE_TOKEN_VARIABLE } from "../../lib/gitlab/settings.ts";
 import type { WaitEvent } from "../../lib/http/types.ts";
+import type { ProxySettings } from "../../lib/http/index.ts";
 import { exitCode, type AuditSink, count } from "../../lib/jobs/index.ts";
 import { escapeControls, jsonForTerminal, renderMarkdown, renderText } from "../../lib/jobs/render/index.ts";
 import type { Report } from "../../lib/jobs/report/index.ts";
@@ -123,8 +124,17 @@ function serviceFrom(io: CliIO, service: keyof typeof SERVICES, credentialVariab
 }
 
 /** What every client gets from the command line: the per-attempt deadline, and waits shown as they start. */
-function httpOptions(io: CliIO): { requestTimeoutMs?: number; onWait: (e: WaitEvent) => void } {
-  return { ...(io.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: io.requestTimeoutMs }), onWait: (e) => notice(io, e.message) };
+function httpOptions(io: CliIO): { requestTimeoutMs?: number; onWait: (e: WaitEvent) => void; transport?: { proxy: ProxySettings } } {
+  const proxy = proxyFrom(io.env);
+  return { ...(io.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: io.requestTimeoutMs }), onWait: (e) => notice(io, e.message), ...(proxy && { transport: { proxy } }) };
+}
+
+/** An egress proxy as curl, git and npm take it from the environment (the lower-case name first), or none. */
+function proxyFrom(env: CliIO["env"]): ProxySettings | undefined {
+  const named = (name: string) => env[name.toLowerCase()] || env[name] || undefined;
+  const [httpsProxy, httpProxy, noProxy] = [named("HTTPS_PROXY"), named("HTTP_PROXY"), named("NO_PROXY")];
+  if (!httpsProxy && !httpProxy) return undefined;
+  return { ...(httpsProxy && { httpsProxy }), ...(httpProxy && { httpProxy }), ...(noProxy && { noProxy }) };
 }
 
 export function gitlabFrom(io: CliIO): GitLabClient {

@@ -1,14 +1,26 @@
 /** The innermost layer: one undici request, body read whole, network failures typed. */
 import type { IncomingHttpHeaders } from "node:http";
-import { Agent, type Dispatcher } from "undici";
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from "undici";
 import { formatBytes, mediaType } from "./body.ts";
 import { NetworkError, UnexpectedAnswerError } from "./errors.ts";
 import type { Redactor } from "../redact/index.ts";
 import type { HttpRequest, Send } from "./types.ts";
 
+/**
+ * An egress proxy, as the environment names it (HTTPS_PROXY, HTTP_PROXY, NO_PROXY: the front end reads
+ * them, not this library). Given, every request not excepted goes through it (https:// in a CONNECT
+ * tunnel, which the proxy cannot read into).
+ */
+export interface ProxySettings {
+  httpsProxy?: string;
+  httpProxy?: string;
+  noProxy?: string;
+}
+
 export interface TransportOptions {
   /** Per origin. GitLab.com and n8n both cope well with a handful of keep-alive connections. */
   connections?: number;
+  proxy?: ProxySettings;
   connectTimeoutMs?: number;
   /**
    * undici's per-phase timeouts (the body's is per chunk). Off by default: the deadline layer bounds
@@ -46,12 +58,29 @@ export function closedUnanswered(code: string): boolean {
   return code === "ECONNRESET" || code === "UND_ERR_SOCKET";
 }
 
-export function createAgent(opts: TransportOptions = {}): Agent {
-  return new Agent({
-    connections: opts.connections ?? 16,
-    keepAliveTimeout: 10_000,
-    connect: { timeout: opts.connectTimeoutMs ?? 10_000 },
+export function createAgent(opts: TransportOptions = {}): Dispatcher {
+  const agent = { connections: opts.connections ?? 16, keepAliveTimeout: 10_000, connect: { timeout: opts.connectTimeoutMs ?? 10_000 } };
+  const proxy = opts.proxy;
+  if (!proxy?.httpsProxy && !proxy?.httpProxy) return new Agent(agent);
+  // Each setting given, "" where absent: undici reads the process's environment for any left undefined.
+  return new EnvHttpProxyAgent({ ...agent, httpsProxy: proxy.httpsProxy ?? "", httpProxy: proxy.httpProxy ?? "", noProxy: proxy.noProxy ?? "" });
+}
+
+/** What a proxy address holds that no output may show: its password, as a URL encodes it and decoded. */
+export function proxySecrets(proxy: ProxySettings | undefined): string[] {
+  return [proxy?.httpsProxy, proxy?.httpProxy].flatMap((address) => {
+    if (!address || !URL.canParse(address)) return [];
+    const { password } = new URL(address);
+    return password ? [password, decodeURIComponent(password)] : [];
   });
+}
+
+/** The proxy a request to `address` goes through, by its host (never its password), or undefined. */
+export function proxyFor(proxy: ProxySettings | undefined, address: URL): string | undefined {
+  const through = address.protocol === "https:" ? proxy?.httpsProxy : proxy?.httpProxy;
+  if (!through || !URL.canParse(through)) return undefined;
+  const excepted = (proxy?.noProxy ?? "").split(/[\s,]+/).filter(Boolean).some((entry) => entry === "*" || address.hostname === entry.replace(/^\./, "") || address.hostname.endsWith(`.${entry.replace(/^\./, "")}`));
+  return excepted ? undefined : new URL(through).host;
 }
 
 export function transport(dispatcher: Dispatcher, redactor: Redactor, opts: TransportOptions = {}): Send {

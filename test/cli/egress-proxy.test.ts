@@ -1,0 +1,82 @@
+/**
+ * A review of the package as a user runs it (bin/cli/io.ts, lib/http/transport.ts): the CLI where GitLab is reached only through an egress proxy (a CI runner, a corporate
+ * laptop), named as npm, curl, git and the AWS CLI take it: HTTP_PROXY / HTTPS_PROXY (and NO_PROXY).
+ * npm installed the package through that proxy; warden then ignored it, connected directly, and said
+ * the host "could not be found — is its name right?", pointing at the wrong fix.
+ */
+import { createServer, request, type Server } from "node:http";
+import { connect } from "node:net";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
+import { policyFile, warden } from "../support/cli.ts";
+import { groupSharesPolicy } from "../support/policies.ts";
+
+let sim: GitLabSim;
+let proxy: Server;
+let proxyUrl: string;
+/** What reached the proxy: "GET http://…" (absolute-form) or "CONNECT host:port" (a tunnel). */
+const seen: string[] = [];
+
+beforeAll(async () => {
+  sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 60, seed: 11, groupShares: true }).dataset });
+  const upstream = new URL(sim.url);
+  // A forward proxy that sends every request, whatever host it names, to the simulator.
+  proxy = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    const target = new URL(req.url ?? "/", "http://unused");
+    const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: target.pathname + target.search, headers: { ...req.headers, host: upstream.host } }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forwarded.on("error", () => res.destroy());
+    req.pipe(forwarded);
+  });
+  proxy.on("connect", (req, socket, head) => {
+    seen.push(`CONNECT ${req.url}`);
+    const tunnel = connect(Number(upstream.port), upstream.hostname, () => {
+      socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      tunnel.write(head);
+      tunnel.pipe(socket);
+      socket.pipe(tunnel);
+    });
+    tunnel.on("error", () => socket.destroy());
+    socket.on("error", () => tunnel.destroy());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await sim.close();
+  proxy.closeAllConnections();
+  await new Promise((resolve) => proxy.close(resolve));
+});
+
+describe("GitLab reachable only through HTTP_PROXY / HTTPS_PROXY", () => {
+  it("warden enforce goes through the proxy the environment names (as npm, curl and git do)", async () => {
+    // A name only the proxy can reach; --allow-http: the simulator speaks plain http.
+    const env = { GITLAB_URL: "http://gitlab.internal.test", GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(groupSharesPolicy()), HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, http_proxy: proxyUrl, https_proxy: proxyUrl };
+    const run = await warden(["enforce", "--allow-http"], env);
+    expect(run.stderr).not.toMatch(/could not be found/);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(run.code).toBe(2);
+  });
+
+  it("a proxy's password is never shown; a proxy that is not there is named as the cause", async () => {
+    const secret = "pr0xy-s3cret-passw0rd";
+    const gone = `http://warden:${secret}@127.0.0.1:9`;
+    const env = { GITLAB_URL: "http://gitlab.internal.test", GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(groupSharesPolicy()), HTTP_PROXY: gone, HTTPS_PROXY: gone };
+    const run = await warden(["enforce", "--allow-http", "--json"], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/the requests go through the proxy 127\.0\.0\.1:9 \(HTTPS_PROXY or HTTP_PROXY\): is it right, and up\?/);
+    expect(run.stdout + run.stderr).not.toContain(secret);
+  });
+
+  it("NO_PROXY's hosts are reached directly", async () => {
+    seen.length = 0;
+    const env = { GITLAB_URL: sim.url, GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(groupSharesPolicy()), HTTP_PROXY: proxyUrl, NO_PROXY: "127.0.0.1" };
+    const run = await warden(["enforce"], env);
+    expect(run.code).toBe(2);
+    expect(seen).toEqual([]);
+  });
+});
