@@ -98,7 +98,23 @@ async function readStoredRun(ref: string, { env, signal }: CliIO) {
     return name;
   };
   // Ctrl-C ends a listing or a read under way; each request is bounded besides (lib/aws/s3-objects.ts).
-  return storedRestoreInput(runReader(s3Objects(), bucket, signal), ref);
+  return storedRestoreInput(runReader(s3Objects(), bucket, signal), ref).catch((err: unknown) => {
+    throw awsSettingMissing(err, `reading ${ref.startsWith("s3://") ? ref : `the run history (s3://${env["WARDEN_RUN_HISTORY_BUCKET"] ?? ""})`}`) ?? err;
+  });
+}
+
+/**
+ * The AWS SDK's words for a region or credentials it found nowhere (its own error, or the cause of the
+ * run history's), as the setting that gives them: a laptop's first `warden restore latest` meets them.
+ */
+function awsSettingMissing(err: unknown, reading: string): UsageError | undefined {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (e.name === "CredentialsProviderError" || /Could not load credentials/.test(e.message)) {
+      return new UsageError(`${reading}: no AWS credentials were found: set AWS_PROFILE (a profile of ~/.aws), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY`);
+    }
+    if (/^Region is missing/.test(e.message)) return new UsageError(`${reading}: no AWS region is set: set AWS_REGION, or AWS_PROFILE to a profile with a region`);
+  }
+  return undefined;
 }
 
 /**
