@@ -46,7 +46,7 @@ describe("an administrator's token that Admin Mode makes a plain user", () => {
     const report = await validated(enforce({ gitlab: clientFor("glpat-no-admin-mode"), policy: POLICY }));
     expect(report.summary.strays).toBe(0);
     expect(report.warnings[0]).toMatch(
-      /^the token's user \(warden-bot\) is an administrator, but the token acts as a plain user \(GitLab answered 403 to an administrator's read \(GET \/application\/statistics\): Admin Mode is on, and the token lacks the admin_mode scope; give it that scope\): GitLab lists only the shares/,
+      /^the token's user \(warden-bot\) is an administrator, but the token acts as a plain user \(GitLab answered 403 to an administrator's read \(GET \/application\/statistics\): with Admin Mode on, a token needs the admin_mode scope to act as one; give it that scope\): GitLab lists only the shares/,
     );
     expect(exitCode(report)).toBe(0);
   });

@@ -44,7 +44,7 @@ export async function begin(run: Run): Promise<Begun> {
       const seesAllGroups = admin || auditor;
       if (!seesAllGroups) {
         const who = notActingAsAdmin
-          ? `the token's user (${user.username}) is an administrator, but the token acts as a plain user (${notActingAsAdmin}: Admin Mode is on, and the token lacks the admin_mode scope; give it that scope)`
+          ? `the token's user (${user.username}) is an administrator, but the token acts as a plain user (${notActingAsAdmin}: with Admin Mode on, a token needs the admin_mode scope to act as one; give it that scope)`
           : `the token (${user.username}) is not an administrator or auditor`;
         warnings.push(
           `${who}: GitLab lists only the shares (of projects and of groups) with groups it can see, ` +
