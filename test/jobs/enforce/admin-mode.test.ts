@@ -51,12 +51,16 @@ describe("an administrator's token that Admin Mode makes a plain user", () => {
     expect(exitCode(report)).toBe(0);
   });
 
-  it("the same token with the scope is an administrator's: both strays found, one request more and no round trip more", async () => {
-    sim = await startSim({ dataset: world(), tokens: { "glpat-admin": { admin: true, username: "warden-bot" } } });
+  it("the same token with the scope is an administrator's: both strays found, for one request more (the administrator's read), sent beside the token check", async () => {
+    sim = await startSim({ dataset: world(), tokens: { "glpat-admin": { admin: true, username: "warden-bot" } }, latencyMs: 50 });
+    // The simulator counts a request as it arrives, and answers it 50 ms later: when GET /user is answered, the read is in already.
+    const readBeside: boolean[] = [];
+    sim.beforeAnswer((req) => req.route === "GET /user" && readBeside.push(sim.counters.byRoute["GET /application/statistics"] === 1));
     const report = await validated(enforce({ gitlab: clientFor("glpat-admin"), policy: POLICY }));
     expect(report.summary.strays).toBe(2);
     expect(report.warnings.filter((w) => /administrator/.test(w))).toEqual([]);
     expect(sim.counters.byRoute["GET /application/statistics"]).toBe(1);
+    expect(readBeside).toEqual([true]);
   });
 
   it("a watch does not read the instance's audit events with it, which only an administrator may", async () => {
