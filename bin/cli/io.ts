@@ -132,9 +132,35 @@ function httpOptions(io: CliIO): { requestTimeoutMs?: number; onWait: (e: WaitEv
 /** An egress proxy as curl, git and npm take it from the environment (the lower-case name first), or none. */
 function proxyFrom(env: CliIO["env"]): ProxySettings | undefined {
   const named = (name: string) => env[name.toLowerCase()] || env[name] || undefined;
-  const [httpsProxy, httpProxy, noProxy] = [named("HTTPS_PROXY"), named("HTTP_PROXY"), named("NO_PROXY")];
+  const address = (name: string) => {
+    const value = named(name);
+    return value === undefined ? undefined : proxyAddress(name, value);
+  };
+  const [httpsProxy, httpProxy, noProxy] = [address("HTTPS_PROXY"), address("HTTP_PROXY"), named("NO_PROXY")];
   if (!httpsProxy && !httpProxy) return undefined;
   return { ...(httpsProxy && { httpsProxy }), ...(httpProxy && { httpProxy }), ...(noProxy && { noProxy }) };
+}
+
+/**
+ * A proxy's address as undici takes it: `http://` where none is written (`proxy.corp:3128`, as curl reads
+ * it), its user name and password percent-encoded once (a raw `%` in a password is not an escape). Any
+ * other is refused naming the variable, never its value: it may hold a password.
+ */
+function proxyAddress(name: string, value: string): string {
+  const written = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
+  const url = URL.canParse(written) ? new URL(written) : undefined;
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || !url.hostname) {
+    throw new UsageError(`${name} is not a proxy address Warden can use (its value is not shown: it may hold a password): give it as http://host:port, or http://user:password@host:port`);
+  }
+  const once = (part: string) => {
+    try {
+      return encodeURIComponent(decodeURIComponent(part));
+    } catch {
+      return encodeURIComponent(part);
+    }
+  };
+  [url.username, url.password] = [once(url.username), once(url.password)];
+  return url.href;
 }
 
 export function gitlabFrom(io: CliIO): GitLabClient {

@@ -11,7 +11,7 @@ import { ANSWER_TIMEOUT } from "./deadline.ts";
 import { HttpError, NetworkError, RedirectError } from "./errors.ts";
 import { createHttpClient, type HttpClient, type HttpClientOptions } from "./client.ts";
 import type { Send } from "./types.ts";
-import { proxyFor } from "./transport.ts";
+import { proxiesSet } from "./transport.ts";
 
 /**
  * What the errors of a service's requests call its two settings: the CLI's environment variables,
@@ -42,7 +42,7 @@ export interface ServiceTerms {
 export function createServiceClient(opts: HttpClientOptions & { address: URL; terms: ServiceTerms; names: SettingNames }): HttpClient {
   const { address, terms, names, ...options } = opts;
   const http = createHttpClient({ service: terms.service, notJsonHint: notJsonHint(terms, names), ...options });
-  return explainFailures(http, terms, names, address, proxyFor(options.transport?.proxy, address));
+  return explainFailures(http, terms, names, address, proxiesSet(options.transport?.proxy));
 }
 
 export function notJsonHint(terms: ServiceTerms, names: SettingNames): string {
@@ -51,7 +51,7 @@ export function notJsonHint(terms: ServiceTerms, names: SettingNames): string {
 
 /**
  * `http` with every failure of its requests explained in terms of `names`; `address` is the configured one,
- * `proxy` the host of the egress proxy its requests go through, whose failure to connect is the proxy's.
+ * `proxy` the hosts of the egress proxies set, which a failure to connect may be the failure of.
  */
 export function explainFailures(http: HttpClient, terms: ServiceTerms, names: SettingNames, address: URL, proxy?: string): HttpClient {
   const shown = http.redactor.text(address.origin + address.pathname.replace(/\/+$/, ""));
@@ -65,7 +65,7 @@ export function explainFailures(http: HttpClient, terms: ServiceTerms, names: Se
     if (!firstContact) return err;
     if (err instanceof NetworkError) {
       const { code, method, route, path, mayHaveReachedServer } = err;
-      const through = proxy === undefined ? "" : `; the requests go through the proxy ${proxy} (HTTPS_PROXY or HTTP_PROXY): is it right, and up?`;
+      const through = proxy === undefined ? "" : `; an egress proxy is set, ${proxy} (HTTPS_PROXY, HTTP_PROXY), unless NO_PROXY excepts this host: is it right, and up?`;
       const message = http.redactor.text(url(`${connectionMeaning(code, address, terms.service)}${through} (${err.message})`));
       return new NetworkError({ code, method, route, path, mayHaveReachedServer, message, cause: err });
     }

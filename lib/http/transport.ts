@@ -71,16 +71,23 @@ export function proxySecrets(proxy: ProxySettings | undefined): string[] {
   return [proxy?.httpsProxy, proxy?.httpProxy].flatMap((address) => {
     if (!address || !URL.canParse(address)) return [];
     const { password } = new URL(address);
-    return password ? [password, decodeURIComponent(password)] : [];
+    if (!password) return [];
+    try {
+      return [password, decodeURIComponent(password)];
+    } catch {
+      return [password];
+    }
   });
 }
 
-/** The proxy a request to `address` goes through, by its host (never its password), or undefined. */
-export function proxyFor(proxy: ProxySettings | undefined, address: URL): string | undefined {
-  const through = address.protocol === "https:" ? proxy?.httpsProxy : proxy?.httpProxy;
-  if (!through || !URL.canParse(through)) return undefined;
-  const excepted = (proxy?.noProxy ?? "").split(/[\s,]+/).filter(Boolean).some((entry) => entry === "*" || address.hostname === entry.replace(/^\./, "") || address.hostname.endsWith(`.${entry.replace(/^\./, "")}`));
-  return excepted ? undefined : new URL(through).host;
+/**
+ * The hosts of the proxies set (never their passwords), or undefined: whether a request went through one
+ * is undici's to decide (NO_PROXY, and an https:// request through HTTP_PROXY where HTTPS_PROXY is not
+ * set), so a failure to connect names them without saying it did.
+ */
+export function proxiesSet(proxy: ProxySettings | undefined): string | undefined {
+  const hosts = [...new Set([proxy?.httpsProxy, proxy?.httpProxy].flatMap((address) => (address && URL.canParse(address) ? [new URL(address).host] : [])))];
+  return hosts.length ? hosts.join(" and ") : undefined;
 }
 
 export function transport(dispatcher: Dispatcher, redactor: Redactor, opts: TransportOptions = {}): Send {

@@ -68,7 +68,7 @@ describe("GitLab reachable only through HTTP_PROXY / HTTPS_PROXY", () => {
     const env = { GITLAB_URL: "http://gitlab.internal.test", GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(groupSharesPolicy()), HTTP_PROXY: gone, HTTPS_PROXY: gone };
     const run = await warden(["enforce", "--allow-http", "--json"], env);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/the requests go through the proxy 127\.0\.0\.1:9 \(HTTPS_PROXY or HTTP_PROXY\): is it right, and up\?/);
+    expect(run.stderr).toMatch(/an egress proxy is set, 127\.0\.0\.1:9 \(HTTPS_PROXY, HTTP_PROXY\), unless NO_PROXY excepts this host: is it right, and up\?/);
     expect(run.stdout + run.stderr).not.toContain(secret);
   });
 
