@@ -104,7 +104,7 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
   let complete = true;
   let planned = 0;
   try {
-    for await (const page of workflowPages(n8n, signal)) {
+    for await (const page of workflowPages(n8n, () => listed.relisted(), signal)) {
       page.items.forEach(judge);
       opts.onProgress?.({ workflows: tally.workflows, changes: planned });
       // Past the guard nothing will be changed, and past MAX_WORKFLOWS no n8n's listing goes: either way the

@@ -19,9 +19,17 @@ export class ListedWorkflows {
   private readonly seen = new Set<string>();
   private repeated = 0;
   private malformed = 0;
+  /** After the listing started again (pages.ts), the repeats of what was read before it: Warden's own re-reads, not n8n's doing. */
+  private rereads = 0;
+
+  /** The listing starts again from its first page: up to every workflow seen so far comes again, and is dropped without a word. */
+  relisted(): void {
+    this.rereads = this.seen.size;
+  }
 
   /** Whether to judge `wf`: the first time its id is listed, when its fields are as n8n writes them. */
   take(wf: Workflow): boolean {
+    if (this.seen.has(wf.id) && this.rereads > 0) return (this.rereads--, false);
     this.count++;
     if (this.seen.has(wf.id)) return (this.repeated++, false);
     this.seen.add(wf.id);

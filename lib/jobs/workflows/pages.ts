@@ -15,15 +15,17 @@ import { N8N_MAX_LIMIT, UnexpectedAnswerError, type N8nClient } from "../../n8n/
  * answer (64 MiB; a million objects and arrays), and every run would fail on that page for good. Such a
  * page starts the listing again at half the size, down to one workflow a page; n8n's cursor carries its
  * page size, so a smaller page is a new listing, whose repeats of what was read already the caller drops
- * (ListedWorkflows). Only one workflow too large alone ends it, with that answer's error.
+ * (ListedWorkflows: `relisted` is called as it starts again). Only one workflow too large alone ends it,
+ * with that answer's error.
  */
-export async function* workflowPages(n8n: N8nClient, signal?: AbortSignal) {
+export async function* workflowPages(n8n: N8nClient, relisted: () => void, signal?: AbortSignal) {
   for (let limit = N8N_MAX_LIMIT; ; limit = Math.ceil(limit / 2)) {
     try {
       yield* n8n.listWorkflows({ limit }, { signal }).pages();
       return;
     } catch (err) {
       if (!(err instanceof UnexpectedAnswerError && err.tooLarge) || limit === 1 || signal?.aborted) throw err;
+      relisted();
     }
   }
 }

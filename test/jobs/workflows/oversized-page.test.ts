@@ -49,6 +49,17 @@ describe("n8n: a page of workflows larger than Warden parses of one answer", () 
     expect(limits).toEqual([250, 125, 125, 125]);
   });
 
+  // A hostile review of the change: its own re-reads were counted as repeats n8n made, and every such run warned
+  // that "workflows created or deleted while it was listed shift its pages".
+  it("does not report its own re-reads as n8n listing workflows more than once", async () => {
+    // The first page of 250 is small; the second holds large workflows, too many at 250, not at 125.
+    const { server, limits } = await n8nListing(500, (i) => (i >= 250 ? 4_100 : 1));
+    const report = await validated(reconcileWorkflows({ n8n: n8nClient(server, KEY), policy }));
+    expect(limits.slice(0, 3)).toEqual([250, 250, 125]);
+    expect(report.summary).toMatchObject({ workflows: 500, complete: true });
+    expect(report.warnings.filter((w) => /more than once/.test(w))).toEqual([]);
+  });
+
   it("one workflow too large alone still ends the run, with that answer's error", async () => {
     const { server } = await n8nListing(3, (i) => (i === 1 ? 1_000_001 : 1));
     await expect(reconcileWorkflows({ n8n: n8nClient(server, KEY), policy })).rejects.toThrow(/more than 1,000,000 objects and arrays, more than Warden parses of one answer/);
