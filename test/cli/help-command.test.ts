@@ -1,5 +1,5 @@
 /**
- * A review of the package as a user runs it (bin/cli/main.ts): `warden help` was taken as `warden --help` (bin/cli/main.ts), and so `warden help enforce`
+ * A review of the package as a user runs it (bin/cli/main.ts): `warden help` was taken as `warden --help`, and so `warden help enforce`
  * (as `git help commit`, `npm help install`) printed the list of commands, silently dropping the command
  * asked about, where its options and exit codes were wanted.
  */

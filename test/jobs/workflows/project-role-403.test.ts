@@ -1,8 +1,8 @@
 /**
- * A hostile review's finding (lib/jobs/workflows/index.ts; n8n 1.x with projects or sharing, and 2.x): a 403 on an activation change is not only "the API
+ * A hostile review's finding (lib/jobs/workflows/refusals.ts, lib/n8n/settings.ts; n8n 1.x with projects or sharing, and 2.x): a 403 on an activation change is not only "the API
  * key lacks the scope". n8n answers the same `403 {"message":"Forbidden"}` when the key's *user* has no
  * right to change that workflow: a project viewer, or a workflow shared read-only. A run whose every
- * deactivation met that tells the operator to give the key a scope it already has.
+ * deactivation met that told the operator to give the key a scope it already has.
  *
  * Grounding: 1.85.4 dist/public-api/v1/shared/middlewares/global.middleware.js `buildScopeMiddleware`
  * (projectScope('workflow:update', 'workflow') on activate/deactivate: `403 { message: 'Forbidden' }` when
