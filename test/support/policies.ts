@@ -44,14 +44,14 @@ export function groupSharesPolicy(maxRemovals = 1000): string {
  * acme's shares under onStray notify: 7 days' grace, the notices in security/access-notices (with
  * `labels`), `scope` added to the scope's map (its overrides), and the guard as given.
  */
-export function notifyPolicy(opts: { labels?: string; scope?: string; guard?: string } = {}): string {
+export function notifyPolicy(opts: { labels?: string; scope?: string; guard?: string; allow?: string; exempt?: string } = {}): string {
   return `version: 1
 gitlab:
   scope: { groups: [acme]${opts.scope ?? ""} }
   shares:
     allow:
       - group: "acme/**"
-    onStray: notify
+${opts.allow ? `      - ${opts.allow}\n` : ""}${opts.exempt ? `    exempt:\n      - ${opts.exempt}\n` : ""}    onStray: notify
     grace: 7d
     notices: { project: security/access-notices${opts.labels ? `, labels: [${opts.labels}]` : ""} }
   guard: ${opts.guard ?? "{ maxRemovals: 100, unmatchedRules: warn }"}

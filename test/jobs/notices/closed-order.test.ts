@@ -7,21 +7,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { deletes, guestWorld, later, noticesOf, run, setIssueState, sim, start } from "../../support/notices-world.ts";
+import { notifyPolicy } from "../../support/policies.ts";
 
 /** The notify policy with acme/app's share with partners exempt through 2026-12-19. */
-const EXEMPT = `version: 1
-gitlab:
-  scope: { groups: [acme] }
-  shares:
-    allow:
-      - group: "acme/**"
-    exempt:
-      - { project: acme/app, sharedWith: partners, until: 2026-12-19, reason: migration }
-    onStray: notify
-    grace: 7d
-    notices: { project: security/access-notices }
-  guard: { maxRemovals: 100, unmatchedRules: warn }
-`;
+const EXEMPT = notifyPolicy({ exempt: "{ project: acme/app, sharedWith: partners, until: 2026-12-19, reason: migration }" });
 
 const KEY = "project:100:group:20";
 const projectShare = (report: Awaited<ReturnType<typeof run>>) => report.actions.find((a) => a.kind === "project" && a.groupId === 20);

@@ -9,21 +9,10 @@
 import { describe, expect, it } from "vitest";
 import { ACCESS } from "../../../sim/gitlab/index.ts";
 import { deletes, guestWorld, later, noticesOf, run, setClock, sim, start } from "../../support/notices-world.ts";
+import { notifyPolicy } from "../../support/policies.ts";
 
-const POLICY = `version: 1
-gitlab:
-  scope: { groups: [acme] }
-  shares:
-    allow:
-      - group: "acme/**"
-      - group: partners
-        groups: [acme]
-        maxAccess: reporter
-    onStray: notify
-    grace: 7d
-    notices: { project: security/access-notices }
-  guard: { maxRemovals: 100, unmatchedRules: warn }
-`;
+/** The notify policy, with partners allowed into acme's groups up to Reporter. */
+const POLICY = notifyPolicy({ allow: '{ group: partners, groups: [acme], maxAccess: reporter }' });
 const KEY = "group:10:group:20";
 const groupShare = (report: Awaited<ReturnType<typeof run>>) => report.actions.find((a) => a.kind === "group")!;
 
