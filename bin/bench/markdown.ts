@@ -22,7 +22,8 @@ const INTRO = `## What it does
 It runs Warden's enforce job and, beside it, a peer: the same job written with \
 [\`@gitbeaker/rest\`](../bin/bench/gitbeaker-run.ts) the way its documentation shows (\`Groups.allProjects\` with \`perPage: 100\`, then \
 \`Projects.unshare\` for each stray), on the same simulated GitLab organisation over loopback. Each run gets a fresh simulator in a \
-process of its own; each tool runs bundled by esbuild (as SST bundles a Lambda) with the functions' \`NODE_OPTIONS\` in a process of \
+process of its own, which answers each request the latency after it arrived, its own work within that time (as a server's is \
+within its response time: [sim/gitlab/server.ts](../sim/gitlab/server.ts)); each tool runs bundled by esbuild (as SST bundles a Lambda) with the functions' \`NODE_OPTIONS\` in a process of \
 its own, so peak RSS is its alone; the CLI and notices rows run the packed CLI instead, as a user runs it, with Node's defaults. Each section below is one kind of row: what it does, its table, how to read it, and its targets, \
 each met or not, with the value measured. \`npm run bench -- --help\` lists the flags.
 

@@ -36,7 +36,7 @@ export interface GitLabSimOptions {
   freeAuditStatus?: 403 | 404;
   /** The simulator's clock for new audit events and stored issues' times (default Date.now). */
   clock?: () => number;
-  /** Added before each answer (default 0). */
+  /** Each answer's time from the request's arrival, the simulator's own work within it (default 0). */
   latencyMs?: number;
   /** Maximum offset of offset pagination on GET /projects (default 50,000). */
   offsetLimit?: number;
@@ -168,7 +168,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
   const hooks: AnswerHook[] = [];
   let baseUrl = "";
 
-  async function respond(req: IncomingMessage, n: number): Promise<Reply | typeof DROP> {
+  async function respond(req: IncomingMessage, n: number, timing: { due: number }): Promise<Reply | typeof DROP> {
     const method = req.method ?? "GET";
     const url = req.url ?? "/";
     const q = url.indexOf("?");
@@ -177,10 +177,8 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     const match = matchRoute(method, rawPath);
     const key = match?.route.key ?? `${method} *`;
     counters.byRoute[key] = (counters.byRoute[key] ?? 0) + 1;
-    if (latencyMs > 0) await sleep(latencyMs);
-    // Hooks run after the network latency, so they act when the request reaches GitLab rather than
-    // when it was sent, and before the front proxy, faults, authentication and rate limits, so they
-    // see every request, refused ones included. A copy, in case a hook removes itself.
+    // Hooks run as the request reaches GitLab, before the front proxy, faults, authentication and rate
+    // limits, so they see every request, refused ones included. A copy, in case a hook removes itself.
     for (const hook of [...hooks]) hook({ method, route: key, url: new URL(`${baseUrl}${url}`), n });
     // The order mirrors GitLab's layers: the front proxy (414, network faults), then the API.
     if (rawQuery.length > maxQueryLength) return { status: 414, body: "Request-URI Too Large" };
@@ -192,6 +190,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
         return DROP;
       case "delay":
         await sleep(fault.ms);
+        timing.due += fault.ms;
         break;
       case "status":
         return statusReply(fault.status, fault.message, fault.cutAt);
@@ -235,12 +234,19 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     res.on("close", () => counters.inFlight--);
     if (opts.recordRequests) requests.push({ method: req.method ?? "GET", url: req.url ?? "/", headers: { ...req.headers } });
     let reply: Reply | typeof DROP;
+    // The latency is the answer's time as the client sees it, the simulator's own work within it (as a
+    // server's is within its response time): a round of many requests on the simulator's one thread
+    // is answered no later than one request would be, unless the work outlasts the latency. A delay
+    // fault adds to it.
+    const timing = { due: performance.now() + latencyMs };
     try {
-      reply = await respond(req, n);
+      reply = await respond(req, n, timing);
     } catch (error) {
       if (!(error instanceof HttpError)) console.error("gitlab sim:", error);
       reply = error instanceof HttpError ? error.reply : statusReply(500);
     }
+    const left = timing.due - performance.now();
+    if (left > 0) await sleep(left);
     const outcome = reply === DROP ? "dropped" : String(reply.status);
     counters.status[outcome] = (counters.status[outcome] ?? 0) + 1;
     if (reply === DROP) req.socket.destroy();

@@ -109,3 +109,21 @@ describe("counters", () => {
     });
   });
 });
+
+describe("latency", () => {
+  it("answers at the latency after arrival, the simulator's own work within it", async () => {
+    // 200 ms of work on the simulator's one thread (a hook standing for a busy round) within 400 ms of
+    // latency: the answer is not later for it, as a server's work is within its response time.
+    await withSim({ latencyMs: 400 }, async (sim) => {
+      sim.beforeAnswer(() => {
+        const until = performance.now() + 200;
+        while (performance.now() < until);
+      });
+      const started = performance.now();
+      await (await api(sim, "/projects/1")).arrayBuffer();
+      const took = performance.now() - started;
+      expect(took).toBeGreaterThanOrEqual(399);
+      expect(took).toBeLessThan(550);
+    });
+  });
+});
