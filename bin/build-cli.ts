@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * npm's `prepare` (after `npm ci` in a checkout, on `npm pack`, in npm's clone for a git install): the
+ * `npm run build`, and npm's `prepack` (on `npm pack`, in npm's clone for a git install; not `prepare`,
+ * which npm 11 lists in a tarball among the install scripts a user must approve, though it never runs there): the
  * CLI as two ESM files that run on any Node the package's `engines` names, with every library bundled
  * in (the package installs with no dependency to fetch): dist/warden.js, the small entry that checks
  * the Node version and gives the process its heap settings (bin/cli/heap-settings.ts: it replaces

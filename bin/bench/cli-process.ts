@@ -1,5 +1,5 @@
 /**
- * Runs the packed CLI (dist/warden.js, as npm's `prepare`, bin/build-cli.ts, builds it) as a user runs it:
+ * Runs the packed CLI (dist/warden.js, as `npm pack`, bin/build-cli.ts, builds it) as a user runs it:
  * `node warden.js enforce …` with Node's own defaults, no NODE_OPTIONS (the bench's own, if any, is not
  * passed on). Its peak RSS comes from the process itself: a one-statement module given with `--import`
  * writes getrusage's maxRSS to a file as the process exits (Node gives a parent no child's rusage; a

@@ -12,7 +12,7 @@ export interface Bench {
   settings: Settings;
   /** The policy file every run enforces. */
   policy: string;
-  /** The packed CLI, built as npm's `prepare` (bin/build-cli.ts) builds dist/warden.js (into the bench's own directory). */
+  /** The packed CLI, built as `npm pack` (bin/build-cli.ts) builds dist/warden.js (into the bench's own directory). */
   cli: string;
   /** Writes a policy file of the bench's own (a row's variation of the policy), returning its path. */
   writePolicy(name: string, text: string): string;

@@ -1,11 +1,12 @@
 /**
- * The CLI from a clone, as a newcomer runs it: `git clone`, `npm ci`, `npx warden`. npm runs the
- * package's `prepare` after `npm ci` (and before packing, and in its own clone when it installs from
- * git), and `prepare` builds dist/warden.js, which dist/ being ignored by git no clone has.
+ * The CLI from a clone, as a newcomer runs it: `git clone`, `npm ci`, then `npm run warden` from the
+ * sources, or `npm run build` once (dist/warden.js, which dist/ being ignored by git no clone has;
+ * `npm pack` builds it too, its `prepack`) and `npx warden`. The build is no install script: npm 11
+ * lists a package's `prepare` among those a user must approve, even in a tarball where it never runs.
  *
  * What is not run here: `npm ci` itself (installing the devDependencies again takes minutes; the clone
- * uses this checkout's node_modules and runs `npm run prepare`, the script npm ci runs), nor npm
- * installing from a git URL (the same install of the devDependencies, in npm's clone).
+ * uses this checkout's node_modules), nor npm installing from a git URL (the same install of the
+ * devDependencies, in npm's clone, where the `prepack` builds the CLI).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,10 +40,11 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
-it("the prepare npm ci runs builds the CLI a clone lacks: then `npx warden` runs it, from the clone and from a folder inside it", async () => {
+it("a clone runs the CLI from its sources with `npm run warden`; `npm run build` builds it, then `npx warden` runs it, from the clone and from a folder inside it", async () => {
   expect(existsSync(join(clone, "dist"))).toBe(false);
-  const prepare = await run("npm", ["run", "prepare"], { cwd: clone, env: ENV });
-  expect(prepare.code, prepare.stderr).toBe(0);
+  expect(await run("npm", ["run", "--silent", "warden", "--", "--version"], { cwd: clone, env: ENV })).toMatchObject({ code: 0, stdout: `warden ${VERSION}\n` });
+  const build = await run("npm", ["run", "build"], { cwd: clone, env: ENV });
+  expect(build.code, build.stderr).toBe(0);
   expect(existsSync(join(clone, "dist/warden.js"))).toBe(true);
   expect(await run("npm", ["exec", "--", "warden", "--version"], { cwd: clone, env: ENV })).toMatchObject({ code: 0, stdout: `warden ${VERSION}\n` });
   mkdirSync(join(clone, "policies"));

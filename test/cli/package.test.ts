@@ -1,5 +1,5 @@
 /**
- * The package as a policy repository's CI installs it: `npm pack` (its prepare builds dist/warden.js),
+ * The package as a policy repository's CI installs it: `npm pack` (its prepack builds dist/warden.js),
  * installed from the tarball into an empty prefix with no network and an empty npm cache (every
  * dependency must come from the tarball), then run from another directory that holds a warden.yaml.
  */
@@ -77,12 +77,14 @@ describe.sequential("the packed CLI", () => {
     expect([...new Set(links)].filter((target) => !shipped.includes(target.replace(/^\.\//, "")))).toEqual([]);
   });
 
-  it("installs from the tarball into an empty prefix, offline with an empty npm cache: it needs no dependency", async () => {
+  it("installs from the tarball into an empty prefix, offline with an empty npm cache: it needs no dependency, and runs no script", async () => {
     const install = await run("npm", ["install", "--global", "--prefix", prefix, join(temp, packed.filename)], { cwd: temp, env: NPM_ENV });
     expect(install.code, install.stderr).toBe(0);
     const manifest = JSON.parse(readFileSync(join(prefix, "lib/node_modules/warden/package.json"), "utf8")) as Record<string, unknown>;
     expect(manifest).toMatchObject({ bin: { warden: "dist/warden.js" }, engines: { node: `>=${MINIMUM_NODE}` } });
     expect(manifest["dependencies"]).toBeUndefined();
+    // npm 11 lists a tarball's `prepare` among the install scripts a user must approve (it never runs for a tarball).
+    expect(Object.keys((manifest["scripts"] ?? {}) as object).filter((name) => ["preinstall", "install", "postinstall", "prepare"].includes(name))).toEqual([]);
     expect(readFileSync(installed, "utf8")).toMatch(/^#!\/usr\/bin\/env node\n/);
     const licences = readFileSync(join(prefix, "lib/node_modules/warden/dist/THIRD-PARTY-LICENSES.txt"), "utf8");
     for (const library of ["undici", "zod", "yaml", "p-map", "p-queue", "@aws-sdk/client-s3"]) expect(licences).toMatch(new RegExp(`^${library}@\\d.*\\n\\n\\S`, "m"));
@@ -108,10 +110,12 @@ describe.sequential("the packed CLI", () => {
     expect(sim.counters.requests).toBe(0);
   });
 
-  it("installs as a project's devDependency too, run by npm exec (npx) from the project", async () => {
+  it("installs as a project's devDependency too, with no install script to approve, run by npm exec (npx) from the project", async () => {
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "policy-repo", private: true }));
-    const install = await run("npm", ["install", "--save-dev", join(temp, packed.filename)], { cwd: project, env: NPM_ENV });
+    // --strict-allow-scripts: npm 11 refuses a package with an install script the user has not approved.
+    const install = await run("npm", ["install", "--save-dev", "--strict-allow-scripts", join(temp, packed.filename)], { cwd: project, env: NPM_ENV });
     expect(install.code, install.stderr).toBe(0);
+    expect(install.stderr).not.toMatch(/install-scripts|allowScripts/);
     expect(await run("npm", ["exec", "--", "warden", "--version"], { cwd: project, env: NPM_ENV })).toMatchObject({ code: 0, stdout: `warden ${VERSION}\n` });
   }, 30_000);
 

@@ -38,7 +38,7 @@ export const cliRows: RowKind<CliRow> = {
   },
 
   about: (settings) =>
-    `The packed CLI (\`dist/warden.js\`, built by npm's \`prepare\` as [bin/build-cli.ts](../bin/build-cli.ts) builds it) run as a \
+    `The packed CLI (\`dist/warden.js\`, built by \`npm pack\` as [bin/build-cli.ts](../bin/build-cli.ts) builds it) run as a \
 user runs it: \`node warden.js enforce --apply --json --policy …\` in a process of its own, with Node's defaults (no \`NODE_OPTIONS\`: \
 the bench's own is not passed on), plan + apply, ${settings.latencyMs} ms of latency a request, no rate limit, at \
 ${settings.cli.map(count).join(", ")} projects. Its peak RSS is the process's own getrusage maxRSS, written as it exits by a \
