@@ -11,7 +11,7 @@ import { ANSWER_TIMEOUT } from "./deadline.ts";
 import { HttpError, NetworkError, RedirectError } from "./errors.ts";
 import { createHttpClient, type HttpClient, type HttpClientOptions } from "./client.ts";
 import type { Send } from "./types.ts";
-import { proxiesSet } from "./transport.ts";
+import { proxiesSet, proxyRefused, type ProxySettings } from "./transport.ts";
 
 /**
  * What the errors of a service's requests call its two settings: the CLI's environment variables,
@@ -42,7 +42,7 @@ export interface ServiceTerms {
 export function createServiceClient(opts: HttpClientOptions & { address: URL; terms: ServiceTerms; names: SettingNames }): HttpClient {
   const { address, terms, names, ...options } = opts;
   const http = createHttpClient({ service: terms.service, notJsonHint: notJsonHint(terms, names), ...options });
-  return explainFailures(http, terms, names, address, proxiesSet(options.transport?.proxy));
+  return explainFailures(http, terms, names, address, options.transport?.proxy);
 }
 
 export function notJsonHint(terms: ServiceTerms, names: SettingNames): string {
@@ -51,9 +51,10 @@ export function notJsonHint(terms: ServiceTerms, names: SettingNames): string {
 
 /**
  * `http` with every failure of its requests explained in terms of `names`; `address` is the configured one,
- * `proxy` the hosts of the egress proxies set, which a failure to connect may be the failure of.
+ * `proxySettings` the egress proxies set, which a failure to connect may be the failure of.
  */
-export function explainFailures(http: HttpClient, terms: ServiceTerms, names: SettingNames, address: URL, proxy?: string): HttpClient {
+export function explainFailures(http: HttpClient, terms: ServiceTerms, names: SettingNames, address: URL, proxySettings?: ProxySettings): HttpClient {
+  const proxy = proxiesSet(proxySettings);
   const shown = http.redactor.text(address.origin + address.pathname.replace(/\/+$/, ""));
   const url = (finding: string) => `${names.url} (${shown}): ${finding}`;
 
@@ -65,8 +66,10 @@ export function explainFailures(http: HttpClient, terms: ServiceTerms, names: Se
     if (!firstContact) return err;
     if (err instanceof NetworkError) {
       const { code, method, route, path, mayHaveReachedServer } = err;
-      const through = proxy === undefined ? "" : `; an egress proxy is set, ${proxy} (HTTPS_PROXY, HTTP_PROXY), unless NO_PROXY excepts this host: is it right, and up?`;
-      const message = http.redactor.text(url(`${connectionMeaning(code, address, terms.service)}${through} (${err.message})`));
+      const refused = proxyRefused(code);
+      const through = proxy === undefined || refused !== undefined ? "" : `; an egress proxy is set, ${proxy} (HTTPS_PROXY, HTTP_PROXY), unless NO_PROXY excepts this host: is it right, and up?`;
+      const meaning = refused === undefined ? connectionMeaning(code, address, terms.service) : proxyRefusalMeaning(refused, proxy ?? "", proxySettings);
+      const message = http.redactor.text(url(`${meaning}${through} (${err.message})`));
       return new NetworkError({ code, method, route, path, mayHaveReachedServer, message, cause: err });
     }
     if (err instanceof RedirectError) return new RedirectError(http.redactor.text(url(`${err.message} — give the address it redirects to`)), { cause: err });
@@ -96,6 +99,19 @@ export function explainFailures(http: HttpClient, terms: ServiceTerms, names: Se
     }
   };
   return { ...http, send };
+}
+
+/** What an egress proxy's refusal (its status) says, and the fix; `hosts` are the proxies set. */
+function proxyRefusalMeaning(status: number, hosts: string, settings: ProxySettings | undefined): string {
+  const proxy = `the egress proxy ${hosts} (HTTPS_PROXY, HTTP_PROXY)`;
+  if (status === 407) {
+    const withCredentials = [settings?.httpsProxy, settings?.httpProxy].some((address) => address && URL.canParse(address) && new URL(address).username !== "");
+    return withCredentials
+      ? `${proxy} refused the credentials in its address (407) — are they right (URL-encoded)?`
+      : `${proxy} asks for credentials (407): give them in its address, http://USER:PASSWORD@${hosts.split(" and ")[0]} (URL-encoded)`;
+  }
+  if (status === 403) return `${proxy} refused to connect to this host (403) — does it allow it, or should NO_PROXY except it?`;
+  return `${proxy} did not connect to this host (it answered ${status}) — is the host right, and up?`;
 }
 
 /** What a connection failure says about the address, and the likely fix. */

@@ -50,7 +50,20 @@ const TLS_FAILURE = /^(ERR_SSL_|ERR_TLS_|EPROTO$|CERT_|DEPTH_ZERO_SELF_SIGNED_CE
  * TLS mismatch): before the service has answered once in a run, that is a setting to fix, not a blip.
  */
 export function notReached(code: string): boolean {
-  return CONNECT_PHASE.has(code) || TLS_FAILURE.test(code);
+  return CONNECT_PHASE.has(code) || TLS_FAILURE.test(code) || proxyRefused(code) !== undefined;
+}
+
+/**
+ * An egress proxy's refusal, by its status: of a tunnel (CONNECT: every https:// request), or of a request
+ * it was to forward (http://: undici tells only a 407 apart). Nothing reached the service. undici says it
+ * only in its messages, which are matched here; its code is `PROXY_<status>`.
+ */
+const PROXY_REFUSAL = [/^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/, /^Proxy Authentication Required \((407)\)$/];
+
+/** The proxy's status in a refusal's code (`PROXY_407`), or undefined for any other failure. */
+export function proxyRefused(code: string): number | undefined {
+  const status = /^PROXY_(\d{3})$/.exec(code)?.[1];
+  return status === undefined ? undefined : Number(status);
 }
 
 /** The connection closed or reset without an answer: a dropped connection, or `http://` to a TLS port. */
@@ -113,7 +126,7 @@ export function transport(dispatcher: Dispatcher, redactor: Redactor, opts: Tran
         method: req.method,
         route: req.route,
         path: redactor.path(req.url),
-        mayHaveReachedServer: !CONNECT_PHASE.has(code),
+        mayHaveReachedServer: !CONNECT_PHASE.has(code) && proxyRefused(code) === undefined,
         afterHeaders,
         cause: err,
       });
@@ -200,6 +213,9 @@ class AnswerTooLarge extends Error {
 }
 
 function errorCode(err: unknown): string {
+  const message = err instanceof Error ? err.message : "";
+  const refusal = PROXY_REFUSAL.map((pattern) => pattern.exec(message)?.[1]).find((status) => status !== undefined);
+  if (refusal !== undefined) return `PROXY_${refusal}`;
   const seen = new Set<unknown>();
   // undici wraps socket errors; the useful code may sit on a cause.
   for (let e = err; e && typeof e === "object" && !seen.has(e); e = (e as { cause?: unknown }).cause) {

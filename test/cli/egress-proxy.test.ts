@@ -2,7 +2,8 @@
  * A review of the package as a user runs it (bin/cli/io.ts, lib/http/transport.ts): the CLI where GitLab is reached only through an egress proxy (a CI runner, a corporate
  * laptop), named as npm, curl, git and the AWS CLI take it: HTTP_PROXY / HTTPS_PROXY (and NO_PROXY).
  * npm installed the package through that proxy; warden then ignored it, connected directly, and said
- * the host "could not be found — is its name right?", pointing at the wrong fix.
+ * the host "could not be found — is its name right?", pointing at the wrong fix. A proxy asking for
+ * credentials (407) was retried for 10 s and then called "the request failed (UND_ERR_ABORTED)".
  */
 import { createServer, request, type Server } from "node:http";
 import { connect } from "node:net";
@@ -80,3 +81,44 @@ describe("GitLab reachable only through HTTP_PROXY / HTTPS_PROXY", () => {
     expect(seen).toEqual([]);
   });
 });
+
+describe("an egress proxy that asks for credentials (407)", () => {
+  let guarded: Server;
+  let guardedUrl: string;
+  beforeAll(async () => {
+    const refuse = "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"corp\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+    guarded = createServer((_req, res) => res.writeHead(407, { "proxy-authenticate": 'Basic realm="corp"', "content-type": "text/html" }).end("<html>\u001b[31mlog in\u001b[0m</html>"));
+    guarded.on("connect", (_req, socket) => socket.end(refuse));
+    await new Promise<void>((resolve) => guarded.listen(0, "127.0.0.1", resolve));
+    guardedUrl = `http://127.0.0.1:${(guarded.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    guarded.closeAllConnections();
+    await new Promise((resolve) => guarded.close(resolve));
+  });
+
+  it.each([
+    ["a tunnel (https)", "https://gitlab.internal.test", []],
+    ["a forwarded request (http)", "http://gitlab.internal.test", ["--allow-http"]],
+  ])("through %s: the error names the proxy and the fix, credentials in its address", async (_kind, gitlab, flags) => {
+    const env = { GITLAB_URL: gitlab, GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(groupSharesPolicy()), HTTP_PROXY: guardedUrl, HTTPS_PROXY: guardedUrl };
+    const run = await warden(["enforce", ...flags], env);
+    expect(run.code).toBe(1);
+    const host = new URL(guardedUrl).host;
+    expect(run.stderr).toContain(`the egress proxy ${host} (HTTPS_PROXY, HTTP_PROXY) asks for credentials (407): give them in its address, http://USER:PASSWORD@${host}`);
+    expect(run.stderr).not.toMatch(/\u001b/);
+    // Not retried: a proxy asking for credentials asks again.
+    expect(run.stderr).not.toMatch(/retrying/);
+  });
+
+  it("credentials it refuses are said to be refused, and never shown", async () => {
+    const secret = "pr0xy-s3cret-passw0rd";
+    const withCredentials = guardedUrl.replace("http://", `http://warden:${secret}@`);
+    const env = { GITLAB_URL: "https://gitlab.internal.test", GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(groupSharesPolicy()), HTTPS_PROXY: withCredentials };
+    const run = await warden(["enforce", "--json"], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`the egress proxy ${new URL(guardedUrl).host} (HTTPS_PROXY, HTTP_PROXY) refused the credentials in its address (407) — are they right (URL-encoded)?`);
+    expect(run.stdout + run.stderr).not.toContain(secret);
+  });
+});
+
