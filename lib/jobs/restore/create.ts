@@ -3,7 +3,8 @@
  * reached GitLab, so an answer lost on the way (a 5xx, a connection lost after sending) is settled here
  * by reading the share: there as asked, it is done; not there, the POST is sent again. Creating a share
  * is idempotent by nature (GitLab answers 409 to a second one), and a re-send's 409 is confirmed by a
- * read that finds the share at the level asked, as a 409 also means a share someone else made.
+ * read that finds the share at the level asked, as a 409 also means a share someone else made. A first
+ * POST's 409 (made between restore's read and its POST) is read too, to say at what level it is.
  */
 import { HttpError, NetworkError, type GroupShare } from "../../gitlab/index.ts";
 import { auditedUnder, errorText } from "../report/index.ts";
@@ -31,7 +32,7 @@ export async function create(a: RestoreAction, opts: RestoreOptions): Promise<vo
     if (outcome === "created") {
       Object.assign(a, { status: "done" }, lost.length ? { note: `${lostText(lost)}; reading again found no such share: sent again and created` } : {});
     } else if (outcome === "exists" && !lost.length) {
-      Object.assign(a, { status: "already-present", note: "GitLab answered 409, already shared: re-created meanwhile, or shared with a group the token cannot see" });
+      await madeMeanwhile(a, opts);
     } else if (outcome === "exists") {
       // An earlier POST arrived after all, or someone else shared it meanwhile: the read tells which.
       const settled = await settle(a, opts, lost, "GitLab answered 409 (already shared) to the re-send");
@@ -69,16 +70,35 @@ async function post(a: RestoreAction, opts: RestoreOptions): Promise<"created" |
   }
 }
 
+/** The share GitLab says exists (a first POST's 409), read to say how it is: already present, whatever the read finds. */
+async function madeMeanwhile(a: RestoreAction, opts: RestoreOptions): Promise<void> {
+  const heard = "GitLab answered 409, already shared";
+  let note: string;
+  try {
+    const present = await readShare(a, opts);
+    const differs = present && differences(a, present);
+    note = !present ? `${heard}, but reading finds no such share: shared with a group the token cannot see?` : `${heard}: made meanwhile, ${differs ? `present with ${differs}; left as it is` : "as it was removed"}`;
+  } catch (err) {
+    note = `${heard}: made meanwhile; reading it to compare failed (${errorText(err)})`;
+  }
+  Object.assign(a, { status: "already-present", note });
+}
+
+/** The share as GitLab has it now, or undefined; after a stop, the read gets CHECK_AFTER_STOP_MS. */
+async function readShare(a: RestoreAction, opts: RestoreOptions): Promise<GroupShare | undefined> {
+  const signal = opts.signal?.aborted ? AbortSignal.timeout(CHECK_AFTER_STOP_MS) : opts.signal;
+  const subject = await SHARE_OPS[a.kind].read(opts.gitlab, subjectOf(a).id, signal);
+  return subject?.shares.find((s) => s.group_id === a.groupId);
+}
+
 /**
  * Reads the share: true when that settles the action (found as asked: done; found otherwise: already
  * present, left as it is; the read failed: failed), false when the share is not there.
  */
 async function settle(a: RestoreAction, opts: RestoreOptions, lost: readonly string[], heard?: string): Promise<boolean> {
-  const signal = opts.signal?.aborted ? AbortSignal.timeout(CHECK_AFTER_STOP_MS) : opts.signal;
   let present: GroupShare | undefined;
   try {
-    const subject = await SHARE_OPS[a.kind].read(opts.gitlab, subjectOf(a).id, signal);
-    present = subject?.shares.find((s) => s.group_id === a.groupId);
+    present = await readShare(a, opts);
   } catch (err) {
     Object.assign(a, { status: "failed", error: `may not have been created: ${lostText(lost)}; reading it again failed too (${errorText(err)})` });
     return true;

@@ -188,6 +188,22 @@ describe("restore job", () => {
     expect(posts()).toBe(1);
   });
 
+  it("a share made between restore's read and its POST (GitLab's 409) is read back: its level is said, left as it is", async () => {
+    await setup();
+    const project = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/"))!;
+    const outside = unsharedOutsideGroup(project);
+    const text = JSON.stringify({ job: "enforce", dryRun: false, actions: [{ type: "remove-share", projectId: project.id, project: project.path_with_namespace, groupId: outside.id, group: outside.full_path, accessLevel: 40, expiresAt: null, reason: "stray", status: "done" }] });
+    // Someone shares the project with the group at developer as the POST is on its way: GitLab answers it 409.
+    const stop = sim.beforeAnswer(({ method, route }) => {
+      if (method !== "POST" || route !== "POST /projects/:id/share") return;
+      project.shared_with_groups.push({ group_id: outside.id, group_name: outside.name, group_full_path: outside.full_path, group_access_level: 30, expires_at: null });
+      stop();
+    });
+    const report = await run({ input: parseRestoreText(text), apply: true });
+    expect(report.actions[0]).toMatchObject({ status: "already-present", note: "GitLab answered 409, already shared: made meanwhile, present with developer (removed: maintainer); left as it is" });
+    expect(posts()).toBe(1);
+  });
+
   it("stops on the signal: what was not started stays planned, the report is incomplete", async () => {
     await setup();
     const input = parseRestoreText(removeByHand({ projects: 6, groups: 0 }));
