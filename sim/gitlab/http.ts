@@ -33,11 +33,22 @@ export async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-export function send(res: ServerResponse, reply: Reply): void {
-  if (res.destroyed) return;
+/** A reply as it goes on the wire: serialised (the simulator's work, done within the latency: server.ts). */
+export interface WireReply {
+  status: number;
+  headers: Record<string, string>;
+  payload: string;
+}
+
+export function serialise(reply: Reply): WireReply {
   const text = typeof reply.body === "string";
   const payload = reply.body === undefined ? "" : text ? (reply.body as string) : JSON.stringify(reply.body);
-  const type = payload ? { "content-type": text ? "text/plain; charset=utf-8" : "application/json" } : {};
-  res.writeHead(reply.status, { ...type, ...reply.headers });
-  res.end(payload);
+  const type: Record<string, string> = payload ? { "content-type": text ? "text/plain; charset=utf-8" : "application/json" } : {};
+  return { status: reply.status, headers: { ...type, ...reply.headers }, payload };
+}
+
+export function send(res: ServerResponse, wire: WireReply): void {
+  if (res.destroyed) return;
+  res.writeHead(wire.status, wire.headers);
+  res.end(wire.payload);
 }

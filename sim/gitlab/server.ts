@@ -8,7 +8,7 @@ import type { GitLabDataset, SimAuditEvent, SimProject, SimUser, Tier } from "./
 import { FaultQueue } from "./faults.ts";
 import type { Fault } from "./faults.ts";
 import { generateOrganisation } from "./generate.ts";
-import { apiError, HttpError, notFound, readBody, send } from "./http.ts";
+import { apiError, HttpError, notFound, readBody, send, serialise } from "./http.ts";
 import type { Reply } from "./http.ts";
 import { parseParams } from "./query.ts";
 import { RateLimiter } from "./rate-limit.ts";
@@ -245,12 +245,14 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
       if (!(error instanceof HttpError)) console.error("gitlab sim:", error);
       reply = error instanceof HttpError ? error.reply : statusReply(500);
     }
+    // Serialised now, as the state stands when the request arrived (a body may hold the dataset's own objects).
+    const wire = reply === DROP ? DROP : serialise(reply);
     const left = timing.due - performance.now();
     if (left > 0) await sleep(left);
-    const outcome = reply === DROP ? "dropped" : String(reply.status);
+    const outcome = wire === DROP ? "dropped" : String(wire.status);
     counters.status[outcome] = (counters.status[outcome] ?? 0) + 1;
-    if (reply === DROP) req.socket.destroy();
-    else send(res, reply);
+    if (wire === DROP) req.socket.destroy();
+    else send(res, wire);
   }
 
   // Large headers are allowed so that long query strings reach the 414 check instead of Node's 431.
