@@ -68,7 +68,7 @@ export function explainFailures(http: HttpClient, terms: ServiceTerms, names: Se
       const { code, method, route, path, mayHaveReachedServer } = err;
       const refused = proxyRefused(code);
       const through = proxy === undefined || refused !== undefined ? "" : `; an egress proxy is set, ${proxy} (HTTPS_PROXY, HTTP_PROXY), unless NO_PROXY excepts this host: is it right, and up?`;
-      const meaning = refused === undefined ? connectionMeaning(code, address, terms.service) : proxyRefusalMeaning(refused, proxy ?? "", proxySettings);
+      const meaning = refused === undefined ? connectionMeaning(code, address, terms.service) : proxyRefusalMeaning(refused, address, proxySettings);
       const message = http.redactor.text(url(`${meaning}${through} (${err.message})`));
       return new NetworkError({ code, method, route, path, mayHaveReachedServer, message, cause: err });
     }
@@ -101,14 +101,18 @@ export function explainFailures(http: HttpClient, terms: ServiceTerms, names: Se
   return { ...http, send };
 }
 
-/** What an egress proxy's refusal (its status) says, and the fix; `hosts` are the proxies set. */
-function proxyRefusalMeaning(status: number, hosts: string, settings: ProxySettings | undefined): string {
-  const proxy = `the egress proxy ${hosts} (HTTPS_PROXY, HTTP_PROXY)`;
+/**
+ * What an egress proxy's refusal (its status) says, and the fix. The proxy is the one undici takes for
+ * `address` (EnvHttpProxyAgent): HTTPS_PROXY for https://, where set, else HTTP_PROXY.
+ */
+function proxyRefusalMeaning(status: number, address: URL, settings: ProxySettings | undefined): string {
+  const [variable, set] = address.protocol === "https:" && settings?.httpsProxy ? ["HTTPS_PROXY", settings.httpsProxy] : ["HTTP_PROXY", settings?.httpProxy ?? ""];
+  const at = URL.canParse(set) ? new URL(set) : undefined;
+  const proxy = `the egress proxy ${at?.host ?? ""} (${variable})`;
   if (status === 407) {
-    const withCredentials = [settings?.httpsProxy, settings?.httpProxy].some((address) => address && URL.canParse(address) && new URL(address).username !== "");
-    return withCredentials
+    return at?.username
       ? `${proxy} refused the credentials in its address (407) — are they right (URL-encoded)?`
-      : `${proxy} asks for credentials (407): give them in its address, http://USER:PASSWORD@${hosts.split(" and ")[0]} (URL-encoded)`;
+      : `${proxy} asks for credentials (407): give them in ${variable}, ${at?.protocol ?? "http:"}//USER:PASSWORD@${at?.host ?? "HOST:PORT"} (URL-encoded)`;
   }
   if (status === 403) return `${proxy} refused to connect to this host (403) — does it allow it, or should NO_PROXY except it?`;
   return `${proxy} did not connect to this host (it answered ${status}) — is the host right, and up?`;

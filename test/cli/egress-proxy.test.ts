@@ -98,14 +98,14 @@ describe("an egress proxy that asks for credentials (407)", () => {
   });
 
   it.each([
-    ["a tunnel (https)", "https://gitlab.internal.test", []],
-    ["a forwarded request (http)", "http://gitlab.internal.test", ["--allow-http"]],
-  ])("through %s: the error names the proxy and the fix, credentials in its address", async (_kind, gitlab, flags) => {
+    ["a tunnel (https)", "https://gitlab.internal.test", [], "HTTPS_PROXY"],
+    ["a forwarded request (http)", "http://gitlab.internal.test", ["--allow-http"], "HTTP_PROXY"],
+  ])("through %s: the error names the proxy and the fix, credentials in its address", async (_kind, gitlab, flags, variable) => {
     const env = { GITLAB_URL: gitlab, GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(groupSharesPolicy()), HTTP_PROXY: guardedUrl, HTTPS_PROXY: guardedUrl };
     const run = await warden(["enforce", ...flags], env);
     expect(run.code).toBe(1);
     const host = new URL(guardedUrl).host;
-    expect(run.stderr).toContain(`the egress proxy ${host} (HTTPS_PROXY, HTTP_PROXY) asks for credentials (407): give them in its address, http://USER:PASSWORD@${host}`);
+    expect(run.stderr).toContain(`the egress proxy ${host} (${variable}) asks for credentials (407): give them in ${variable}, http://USER:PASSWORD@${host} (URL-encoded)`);
     expect(run.stderr).not.toMatch(/\u001b/);
     // Not retried: a proxy asking for credentials asks again.
     expect(run.stderr).not.toMatch(/retrying/);
@@ -117,7 +117,7 @@ describe("an egress proxy that asks for credentials (407)", () => {
     const env = { GITLAB_URL: "https://gitlab.internal.test", GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(groupSharesPolicy()), HTTPS_PROXY: withCredentials };
     const run = await warden(["enforce", "--json"], env);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`the egress proxy ${new URL(guardedUrl).host} (HTTPS_PROXY, HTTP_PROXY) refused the credentials in its address (407) — are they right (URL-encoded)?`);
+    expect(run.stderr).toContain(`the egress proxy ${new URL(guardedUrl).host} (HTTPS_PROXY) refused the credentials in its address (407) — are they right (URL-encoded)?`);
     expect(run.stdout + run.stderr).not.toContain(secret);
   });
 });
