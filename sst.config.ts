@@ -92,21 +92,38 @@ export default $config({
       throw new Error(`WARDEN_POLICY_FILE: ${policyFile} does not exist (relative to sst.config.ts): set it to your policy file, or copy examples/warden.yaml to warden.yaml to start from the example`);
     }
     const environment = {
-      ...(settings.gitlabUrl ? { GITLAB_URL: settings.gitlabUrl } : {}),
-      ...(settings.n8nUrl ? { N8N_URL: settings.n8nUrl } : {}),
-      ...(settings.allowHttp ? { WARDEN_ALLOW_HTTP: "1" } : {}),
       WARDEN_REPORT_ONLY: String(settings.reportOnly),
       // Names the stage in Slack summaries, and is a dimension of every metric.
       WARDEN_STAGE: $app.stage,
       NODE_OPTIONS,
-      // Read from the repository at each run (functions/shared/config/policy.ts): no file is shipped.
-      ...settings.policyRepository,
     };
-    // Next to the handlers at the bundle root, where functions/shared/config/policy.ts looks by default.
-    const copyFiles = policyFile === undefined ? [] : [{ from: policyFile, to: "warden.yaml" }];
     /** A function's own settings and permissions, on top of every function's. */
     type Condition = { test: string; variable: string; values: string[] };
-    type Access = { environment?: Record<string, $util.Input<string>>; permissions?: { actions: string[]; resources: $util.Input<string>[]; conditions?: Condition[] }[] };
+    type Access = {
+      environment?: Record<string, $util.Input<string>>;
+      permissions?: { actions: string[]; resources: $util.Input<string>[]; conditions?: Condition[] }[];
+      copyFiles?: { from: string; to: string }[];
+    };
+    /**
+     * What a function's code reaches, given only to the functions whose code does: a service's address
+     * (GITLAB_URL, N8N_URL), and the policy, shipped next to the handlers at the bundle root (where
+     * functions/shared/config/policy.ts looks by default) or read from its repository at each run (then
+     * from GitLab: GITLAB_URL too). The public Events function reaches none of them.
+     */
+    const reaches = (...what: ("gitlab" | "n8n" | "policy")[]): Access => {
+      const policy = what.includes("policy");
+      const gitlab = what.includes("gitlab") || (policy && settings.policyRepository !== undefined);
+      const n8n = what.includes("n8n");
+      return {
+        environment: {
+          ...(gitlab && settings.gitlabUrl ? { GITLAB_URL: settings.gitlabUrl } : {}),
+          ...(n8n && settings.n8nUrl ? { N8N_URL: settings.n8nUrl } : {}),
+          ...((gitlab || n8n) && settings.allowHttp ? { WARDEN_ALLOW_HTTP: "1" } : {}),
+          ...(policy ? settings.policyRepository : {}),
+        },
+        ...(policy && policyFile !== undefined ? { copyFiles: [{ from: policyFile, to: "warden.yaml" }] } : {}),
+      };
+    };
     // A secret under a customer-managed key is decrypted with the reader's own kms:Decrypt permission: only as Secrets
     // Manager asks for it, for that one secret (its encryption context), so that no function, a public one least of all,
     // decrypts anything else under the key, nor another function's secret.
@@ -127,7 +144,7 @@ export default $config({
       runtime: "nodejs24.x" as const,
       environment: Object.assign({}, environment, ...access.map((a) => a.environment)),
       permissions: access.flatMap((a) => a.permissions ?? []),
-      ...(copyFiles.length ? { copyFiles } : {}),
+      ...(access.some((a) => a.copyFiles) ? { copyFiles: access.flatMap((a) => a.copyFiles ?? []) } : {}),
       nodejs: { esbuild: { define: { __WARDEN_VERSION__: JSON.stringify(WARDEN_VERSION) } } },
       // The audit lines (remove-share, create-pipeline, chat-command) are only in the logs, and restore's
       // fallback where a report could not be stored: kept as long as the run history (SST's default is a month).
@@ -208,9 +225,10 @@ export default $config({
     // waits behind itself, not in front of a chat command (whose response_url Slack takes posts to for 30
     // minutes), and a burst of commands does not hold up the enforcement of events.
     // Its runs are its one trigger's: a chat command's "chat", a subject's "event".
+    const reachesFor = (jobs: string[]) => reaches("policy", ...(jobs.some((j) => j !== "workflows") ? (["gitlab"] as const) : []), ...(jobs.includes("workflows") ? (["n8n"] as const) : []));
     const worker = (name: string, takes: "chat" | "subject", jobs: string[], ...access: Access[]) =>
       new sst.aws.Function(name, {
-        ...job("functions/worker.handler", historyAccess(runsBy(takes === "chat" ? "chat" : "event", jobs)), claimsAccess(CLAIM_KEYS.worker, "dynamodb:PutItem", "dynamodb:GetItem"), ...access, { environment: { WARDEN_WORKER_TAKES: takes } }),
+        ...job("functions/worker.handler", reachesFor(jobs), historyAccess(runsBy(takes === "chat" ? "chat" : "event", jobs)), claimsAccess(CLAIM_KEYS.worker, "dynamodb:PutItem", "dynamodb:GetItem"), ...access, { environment: { WARDEN_WORKER_TAKES: takes } }),
         concurrency: { reserved: settings.workerConcurrency },
       });
     // An endpoint that answers at once and hands the work to the worker (Slack gives 3 seconds, GitLab 8 and
@@ -218,9 +236,9 @@ export default $config({
     // authentication, checked by the function before anything else: no IAM auth on the URL. It reads the
     // endpoint's own secret alone, and its reserved concurrency caps what a flood of requests can run (and
     // take of the account's). Links the worker (lambda:InvokeFunction on it, nothing else).
-    const endpoint = (name: string, handler: string, secret: Access, claims: Access[], from: sst.aws.Function) =>
+    const endpoint = (name: string, handler: string, secret: Access, claims: Access[], from: sst.aws.Function, reach: Access = {}) =>
       new sst.aws.Function(name, {
-        ...lambda(handler, secret, ...claims, { environment: { WARDEN_WORKER_FUNCTION: from.name } }),
+        ...lambda(handler, reach, secret, ...claims, { environment: { WARDEN_WORKER_FUNCTION: from.name } }),
         timeout: "10 seconds",
         concurrency: { reserved: settings.endpointConcurrency },
         // No CORS: only Slack and GitLab call these, never a browser (SST's default would allow every origin).
@@ -235,7 +253,7 @@ export default $config({
       outputs["eventsUrl"] = endpoint("Events", "functions/events.handler", secretAccess("WARDEN_EVENTS_SECRET_ARN", settings.eventsSecretArn!), eventsClaims, worker("EventsWorker", "subject", ["enforce"], claimsAccess(LAST_SWEEP, "dynamodb:GetItem"), claimsAccess(CLAIM_KEYS.budget, "dynamodb:UpdateItem"))).url;
     }
     const chatJobs = [...(settings.gitlabUrl ? ["enforce", "pipeline"] : []), ...(settings.n8nUrl ? ["workflows"] : [])];
-    if (settings.chatops) outputs["chatopsUrl"] = endpoint("Chatops", "functions/chatops.handler", secretAccess("WARDEN_ENDPOINT_SECRET_ARN", settings.chatopsSecretArn!), [claimsAccess(CLAIM_KEYS.chatops, "dynamodb:PutItem", "dynamodb:GetItem")], worker("Worker", "chat", chatJobs)).url;
+    if (settings.chatops) outputs["chatopsUrl"] = endpoint("Chatops", "functions/chatops.handler", secretAccess("WARDEN_ENDPOINT_SECRET_ARN", settings.chatopsSecretArn!), [claimsAccess(CLAIM_KEYS.chatops, "dynamodb:PutItem", "dynamodb:GetItem")], worker("Worker", "chat", chatJobs), reaches("gitlab", "n8n", "policy")).url;
     // A durable function: a run goes on across invocations, in checkpointed steps, for up to its
     // execution timeout. A lease in the claims table (taken, checked, released) keeps two executions
     // from running the job at once. SST publishes a version whenever the function changes, and the
@@ -250,6 +268,7 @@ export default $config({
           ...lambda(
             "functions/enforce.handler",
             jobSecret,
+            reaches("gitlab", "policy"),
             // Its own runs and its restores' are kept; a restore reads the enforce runs.
             historyAccess(["enforce", "restore"], ["enforce"]),
             claimsAccess(CLAIM_KEYS.enforce, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"),
@@ -278,14 +297,14 @@ export default $config({
     }
     const jobs = [
       ...(enforce ? [{ name: "Enforce", job: "enforce", schedule: settings.enforceSchedule, target: enforce }] : []),
-      ...(settings.n8nUrl ? [{ name: "Workflows", job: "workflows", schedule: settings.workflowsSchedule, target: job("functions/workflows.handler", historyAccess(["workflows"])) }] : []),
+      ...(settings.n8nUrl ? [{ name: "Workflows", job: "workflows", schedule: settings.workflowsSchedule, target: job("functions/workflows.handler", reaches("n8n", "policy"), historyAccess(["workflows"])) }] : []),
     ];
     // Watch (functions/watch.ts): GitLab's audit events polled each minute, only the subjects they name
     // enforced. Its cursor and its lease are items of the claims table; a poll is short, and a lease
     // left by an invocation that died expires with that invocation's timeout. Its runs are Enforce's
     // (job enforce, trigger watch): Enforce's alarms cover it, so it is a schedule but not a job below.
     const watch = settings.gitlabUrl
-      ? [{ name: "Watch", schedule: settings.watchSchedule, target: { ...job("functions/watch.handler", historyAccess(runsBy("watch", ["enforce"])), claimsAccess(CLAIM_KEYS.watch, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"), claimsAccess(CLAIM_KEYS.watchCursor, "dynamodb:PutItem", "dynamodb:GetItem"), claimsAccess(LAST_SWEEP, "dynamodb:GetItem")), timeout: "2 minutes" as const } }]
+      ? [{ name: "Watch", schedule: settings.watchSchedule, target: { ...job("functions/watch.handler", reaches("gitlab", "policy"), historyAccess(runsBy("watch", ["enforce"])), claimsAccess(CLAIM_KEYS.watch, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"), claimsAccess(CLAIM_KEYS.watchCursor, "dynamodb:PutItem", "dynamodb:GetItem"), claimsAccess(LAST_SWEEP, "dynamodb:GetItem")), timeout: "2 minutes" as const } }]
       : [];
     // "off" keeps the function, for console runs, and disables its schedule. SST wants every top-level
     // component name unique across kinds (case-insensitive): the Enforce workflow has "Enforce".

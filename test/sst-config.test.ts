@@ -111,17 +111,23 @@ describe("sst.config.ts", () => {
     }
   });
 
-  it("lets the jobs read the jobs' secret and each public endpoint its own alone, and ships the policy file next to the handlers", async () => {
+  it("lets the jobs read the jobs' secret and each public endpoint its own alone, and ships the policy file and the services' addresses only to the functions that read them", async () => {
     const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
     const secretGrants = (f: FunctionView) => f.statements.filter((s) => s.actions.some((a) => a.startsWith("secretsmanager:")));
     const own: Record<string, [string, string]> = { Chatops: ["WARDEN_ENDPOINT_SECRET_ARN", ENDPOINT_SECRET], Events: ["WARDEN_EVENTS_SECRET_ARN", EVENTS_SECRET] };
+    // What each function's code reaches: the public Events function hands subjects on and reads neither service nor the policy;
+    // the EventsWorker, Enforce and Watch run enforce alone; Workflows only n8n's job.
+    const reaches: Record<string, string[]> = { Chatops: ["GITLAB_URL", "N8N_URL"], Worker: ["GITLAB_URL", "N8N_URL"], EventsWorker: ["GITLAB_URL"], Enforce: ["GITLAB_URL"], Watch: ["GITLAB_URL"], Workflows: ["N8N_URL"], Events: [] };
+    expect(deployed.functions().map(([name]) => name).sort()).toEqual(Object.keys(reaches).sort());
     for (const [name, f] of deployed.functions()) {
       const [variable, arn] = own[name] ?? ["WARDEN_SECRET_ARN", SECRET];
       expect(secretGrants(f), name).toEqual([{ actions: ["secretsmanager:GetSecretValue"], resources: [arn] }]);
       expect(f.env[variable], name).toBe(arn);
       for (const other of ["WARDEN_SECRET_ARN", "WARDEN_ENDPOINT_SECRET_ARN", "WARDEN_EVENTS_SECRET_ARN"]) if (other !== variable) expect(f.env, name).not.toHaveProperty(other);
-      expect(f.args["copyFiles"], name).toEqual([{ from: DEPLOY_ENV.WARDEN_POLICY_FILE, to: "warden.yaml" }]);
-      expect(f.env, name).toMatchObject({ GITLAB_URL: DEPLOY_ENV.GITLAB_URL, N8N_URL: DEPLOY_ENV.N8N_URL, NODE_OPTIONS });
+      expect(f.args["copyFiles"], name).toEqual(name === "Events" ? undefined : [{ from: DEPLOY_ENV.WARDEN_POLICY_FILE, to: "warden.yaml" }]);
+      expect(f.env, name).toMatchObject({ NODE_OPTIONS });
+      expect(["GITLAB_URL", "N8N_URL"].filter((variable) => variable in f.env), name).toEqual(reaches[name]);
+      for (const variable of reaches[name]!) expect(f.env[variable], name).toBe(DEPLOY_ENV[variable as "GITLAB_URL" | "N8N_URL"]);
       expect(JSON.stringify(f.env), name).not.toMatch(/gitlabToken|n8nApiKey|slackSigningSecret/);
     }
   });
