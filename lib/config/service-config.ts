@@ -6,7 +6,7 @@
  * never quotes a credential. Pure: the CLI and the Lambda functions pass the values they read.
  */
 import { GITLAB_SETTINGS } from "../gitlab/settings.ts";
-import type { SettingNames } from "../http/index.ts";
+import { isLoopbackHost, type SettingNames } from "../http/index.ts";
 import { N8N_SETTINGS } from "../n8n/settings.ts";
 
 export class ServiceConfigError extends Error {
@@ -50,14 +50,6 @@ export interface PlainHttp {
 }
 
 /**
- * The hosts a plain http:// address may name without leave: this machine (127.0.0.0/8, ::1,
- * localhost), where nothing on the network can read the token on its way.
- */
-export function isLoopbackHost(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
-
-/**
  * Returns the address unchanged, or throws naming `url.name` and what is wrong with it. A plain
  * http:// address of another host is refused unless `plainHttp.allowed`: every request would carry
  * the token in clear, readable and replayable by anyone on the way.
@@ -83,6 +75,8 @@ export function checkServiceUrl(kind: ServiceKind, { name, value }: Setting, pla
   if (url.pathname.replace(/\/+$/, "").toLowerCase().endsWith(kind.apiPath)) {
     throw new ServiceConfigError(`${name} ends with ${kind.apiPath}, got ${shown(value)}: ${expected} (Warden adds ${kind.apiPath} itself)`);
   }
+  // The hosts a plain http:// address may name without leave: this machine, where nothing on the network can
+  // read the token on its way (nor does an egress proxy take it: lib/http/transport.ts).
   if (url.protocol === "http:" && !plainHttp.allowed && !isLoopbackHost(url.hostname)) {
     throw new ServiceConfigError(
       `${name} is plain http:// to ${url.host}, which would send ${kind.service}'s credential unencrypted over the network: ` +

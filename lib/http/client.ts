@@ -70,7 +70,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const limiter = (opts.limiters ?? sharedLimiters).get(origin, Object.values(credentials).join("\n"), { maxServerWaitMs: opts.retry?.maxServerWaitMs, ...opts.rateLimit });
   const waits = new WaitReporter({ service: opts.service ?? new URL(origin).host, onWait: opts.onWait, thresholdMs: opts.waitNoticeMs, now: opts.retry?.now });
   // Connection settings live on the Agent: a client that sets them gets an Agent of its own.
-  const dispatcher = opts.dispatcher ?? (opts.transport ? createAgent(opts.transport) : (processAgent ??= createAgent()));
+  const dispatcher = opts.dispatcher ?? (opts.transport ? createAgent(opts.transport, origin) : (processAgent ??= createAgent()));
 
   const contact: Contact = { answered: false };
   const layers: Layer[] = [

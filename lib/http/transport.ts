@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from "undici";
 import { formatBytes, mediaType } from "./body.ts";
 import { NetworkError, UnexpectedAnswerError } from "./errors.ts";
+import { isLoopbackHost } from "./loopback.ts";
 import type { Redactor } from "../redact/index.ts";
 import type { HttpRequest, Send } from "./types.ts";
 
@@ -71,10 +72,12 @@ export function closedUnanswered(code: string): boolean {
   return code === "ECONNRESET" || code === "UND_ERR_SOCKET";
 }
 
-export function createAgent(opts: TransportOptions = {}): Dispatcher {
+/** The dispatcher of a client of `origin`: through the egress proxy set, unless `origin` is this machine. */
+export function createAgent(opts: TransportOptions = {}, origin?: string): Dispatcher {
   const agent = { connections: opts.connections ?? 16, keepAliveTimeout: 10_000, connect: { timeout: opts.connectTimeoutMs ?? 10_000 } };
   const proxy = opts.proxy;
-  if (!proxy?.httpsProxy && !proxy?.httpProxy) return new Agent(agent);
+  // A loopback address may be plain http:// (lib/config/service-config.ts): through a proxy, its credential would leave the machine in clear.
+  if ((!proxy?.httpsProxy && !proxy?.httpProxy) || (origin !== undefined && isLoopbackHost(new URL(origin).hostname))) return new Agent(agent);
   // Each setting given, "" where absent: undici reads the process's environment for any left undefined.
   return new EnvHttpProxyAgent({ ...agent, httpsProxy: proxy.httpsProxy ?? "", httpProxy: proxy.httpProxy ?? "", noProxy: proxy.noProxy ?? "" });
 }

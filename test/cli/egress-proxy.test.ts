@@ -73,11 +73,26 @@ describe("GitLab reachable only through HTTP_PROXY / HTTPS_PROXY", () => {
     expect(run.stdout + run.stderr).not.toContain(secret);
   });
 
+  it("a loopback address (plain http:// allowed: it stays on this machine) is never sent through the proxy, token and all", async () => {
+    // A review's finding: http://localhost went, with the token in clear, to HTTP_PROXY wherever it is.
+    for (const host of ["localhost", "127.0.0.1"]) {
+      seen.length = 0;
+      const env = { GITLAB_URL: sim.url.replace("127.0.0.1", host), GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(groupSharesPolicy()), HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl };
+      const run = await warden(["enforce"], env);
+      expect(run.code, run.stderr).toBe(2);
+      expect(seen, host).toEqual([]);
+    }
+  });
+
   it("NO_PROXY's hosts are reached directly", async () => {
+    // 0.0.0.0 reaches the simulator on this machine without being one of the loopback names never proxied.
+    const direct = sim.url.replace("127.0.0.1", "0.0.0.0");
+    const env = { GITLAB_URL: direct, GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(groupSharesPolicy()), HTTP_PROXY: proxyUrl };
     seen.length = 0;
-    const env = { GITLAB_URL: sim.url, GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(groupSharesPolicy()), HTTP_PROXY: proxyUrl, NO_PROXY: "127.0.0.1" };
-    const run = await warden(["enforce"], env);
-    expect(run.code).toBe(2);
+    expect((await warden(["enforce", "--allow-http"], env)).code).toBe(2);
+    expect(seen.length).toBeGreaterThan(0);
+    seen.length = 0;
+    expect((await warden(["enforce", "--allow-http"], { ...env, NO_PROXY: "0.0.0.0" })).code).toBe(2);
     expect(seen).toEqual([]);
   });
 });
