@@ -84,7 +84,7 @@ export const applyCommand: Command = {
     const trail = auditTrail(io, args);
     const report = await applyPlan({ gitlab, plan, policy, apply: values["apply"] === true, concurrency, signal: trail.signal, audit: trail.sink }).finally(() => trail.close());
     if (note) report.warnings.unshift(note);
-    return printReport(io, report, args);
+    return trail.exitCode(printReport(io, report, args));
   },
 };
 

@@ -85,6 +85,6 @@ With --compare-policy-ref: 0 the change alters nothing, 1 error, 2 it alters som
     // After the report, so that a note GitLab refuses still leaves the comparison in the job's log.
     if (comparing?.note) await noteComparison(io, gitlab, report, comparing.note);
     if (out !== undefined) savePlan(io, out, report, policy);
-    return code;
+    return trail.exitCode(code);
   },
 };

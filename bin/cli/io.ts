@@ -211,6 +211,8 @@ export interface AuditTrail {
   /** The CLI's own (a signal), ended too when --audit-log's file can no longer be written: no change is made that no line records. */
   signal: AbortSignal | undefined;
   close(): void;
+  /** The run's exit code, 1 where it would be 0 once a line could not be written to --audit-log's file (the file lacks a change, even its last one). */
+  exitCode(code: number): number;
 }
 
 /**
@@ -260,6 +262,7 @@ export function auditTrail(io: CliIO, { values }: ParsedArgs): AuditTrail {
       if (fd !== undefined) closeSync(fd);
       if (tty && changes > 0) io.stderr.write(`\r\x1b[K${counted()}\n`);
     },
+    exitCode: (code) => (code === 0 && unwritable.signal.aborted ? 1 : code),
   };
 }
 

@@ -47,6 +47,6 @@ export const pipelineCommand: Command = {
     const [policy, gitlab] = [await policyFrom(args, io), pipelineGitlabFrom(io)];
     const trail = auditTrail(io, args);
     const report = await runPipeline({ gitlab, policy, project, ref, variables, apply: values["apply"] === true, signal: trail.signal, audit: trail.sink }).finally(() => trail.close());
-    return printReport(io, report, args);
+    return trail.exitCode(printReport(io, report, args));
   },
 };

@@ -84,7 +84,7 @@ export const restoreCommand: Command = {
         throw err instanceof RestoreInputError ? new UsageError(escapeControls(err.message)) : err;
       })
       .finally(() => trail.close());
-    return printReport(io, report, args);
+    return trail.exitCode(printReport(io, report, args));
   },
 };
 

@@ -91,7 +91,7 @@ strays, 3 a guard tripped (nothing changed in that batch).`,
       waiting.done();
       trail.close();
     }
-    return worst;
+    return trail.exitCode(worst);
   },
 };
 

@@ -51,6 +51,6 @@ Exit codes: 0 in policy (reported findings aside) or all applied, 1 error or a c
       progress.done();
       trail.close();
     });
-    return printReport(io, report, args);
+    return trail.exitCode(printReport(io, report, args));
   },
 };

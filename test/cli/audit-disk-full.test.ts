@@ -37,4 +37,13 @@ describe.skipIf(!existsSync("/dev/full"))("--audit-log on a full disk (ENOSPC)",
     expect(run.stdout, "no report on stdout").toMatch(/"job": "enforce"/);
     expect(run.stderr).toMatch(/--audit-log \/dev\/full: writing failed \(ENOSPC\): starting no new change/);
   }, 60_000);
+
+  it("exits 1 when the write that failed was the run's last change: nothing was left unstarted, but the file lacks its line", async () => {
+    // A review's finding: one stray, its removal's line not written, and the run reported complete with exit 0.
+    const project = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/") && p.shared_with_groups.length === 1)!;
+    const run = await warden(["enforce", "--apply", "--target", project.path_with_namespace, "--audit-log", "/dev/full"], env);
+    expect(deletes()).toBeGreaterThan(0);
+    expect(run.stderr).toMatch(/--audit-log \/dev\/full: writing failed \(ENOSPC\)/);
+    expect(run.code).toBe(1);
+  }, 60_000);
 });
