@@ -84,7 +84,7 @@ With --compare-policy-ref: 0 the change alters nothing, 1 error, 2 it alters som
     const code = printReport(io, report, args);
     // After the report, so that a note GitLab refuses still leaves the comparison in the job's log.
     if (comparing?.note) await noteComparison(io, gitlab, report, comparing.note);
-    if (out !== undefined) savePlan(io, out, report, policy);
+    if (out !== undefined) savePlan(io, out, report, policy, values["target"] !== undefined);
     return trail.exitCode(code);
   },
 };

@@ -31,15 +31,17 @@ export function planKey(io: CliIO): string | undefined {
 /**
  * Writes the plan of a complete examination. A stopped one writes none, nor one that left parts of the
  * scope unexamined: a plan that lists only what was examined would be applied as if it were the whole review.
+ * A targeted run's plan records no rule as matching nothing, as its own guard judges none so
+ * (phases/guard.ts): a rule may match elsewhere in the scope.
  */
-export function savePlan(io: CliIO, out: string, report: EnforceReport, policy: Policy): void {
+export function savePlan(io: CliIO, out: string, report: EnforceReport, policy: Policy, targeted: boolean): void {
   if (!report.summary.complete) {
     const why = report.summary.unexamined ? "parts of the scope could not be examined (see the warnings)" : "the examination did not finish";
     notice(io, `warden enforce: no plan written to ${out}: ${why}, and a partial plan would read as the whole one; run again`);
     return;
   }
   const createdAt = new Date();
-  const unmatched = report.summary.matched ? unmatchedRules(policy, report.summary.matched, createdAt) : [];
+  const unmatched = report.summary.matched && !targeted ? unmatchedRules(policy, report.summary.matched, createdAt) : [];
   const plan = planFile({
     // Removals only: a stray whose notice stands (onStray notify) or that is only reported is no removal.
     removals: report.actions.filter((a) => a.status === "planned"),

@@ -181,3 +181,20 @@ describe("interrupted", () => {
     expect(report.actions.filter((a) => a.status !== "planned")).toHaveLength(audit.length);
   });
 });
+
+describe("a plan saved by a targeted run", () => {
+  it("records no rule as matching nothing (a rule may match elsewhere in the scope), so apply's guard passes it", async () => {
+    // A review's finding: the plan recorded every rule that matched nothing inside the target, and
+    // `warden apply` of it tripped the guard under the default unmatchedRules: refuse, every time.
+    const plan = join(dir, "targeted.json");
+    // Exit 2, or 0 once the tests above applied its strays: the plan is written either way.
+    const planned = await warden(["enforce", "--target", "acme/platform", "--out", plan, "--json"], env);
+    expect([0, 2], planned.stderr).toContain(planned.code);
+    const full = await warden(["enforce", "--json"], env);
+    expect((JSON.parse(full.stdout) as { warnings: string[] }).warnings.filter((w) => /matched nothing/.test(w))).toEqual([]);
+    expect((JSON.parse(readFileSync(plan, "utf8")) as PlanFile).unmatchedRules).toEqual([]);
+    const applied = await warden(["apply", plan, "--apply", "--json"], env);
+    expect((JSON.parse(applied.stdout) as ApplyReport).summary.guard).toBe("ok");
+    expect(applied.code).toBe(0);
+  });
+});
