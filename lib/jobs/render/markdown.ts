@@ -21,7 +21,7 @@ export function renderMarkdown(report: AnyReport): string {
   out.push(`${escapeMarkdown(policyLine(report))}  `, `${escapeMarkdown(view.summary(report as never))}  `, escapeMarkdown(statsLine(report)), "");
   if (report.warnings.length) out.push(...report.warnings.map((w) => `- ⚠️ ${escapeMarkdownText(w)}`), "");
   const tally = tallyOf(view, report);
-  if (tally) out.push(...table([escapeMarkdown(tally.title), "Shares"], tally.rows.map(([name, n]) => [escapeMarkdown(name), String(n)]), "right"), "");
+  if (tally) out.push(...table([escapeMarkdown(tally.title), "Shares"], tally.rows.map(([name, n]) => [escapeMarkdownText(name), String(n)]), "right"), "");
   if (report.actions.length) {
     // The HTML block ends at the blank line after <summary>, so the table inside is Markdown.
     out.push(`<details><summary>All ${escapeMarkdown(count(report.actions.length, ...view.noun))}</summary>`, "");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { renderSlack, renderText, type EnforceReport, type PipelineReport } from "../../../lib/jobs/index.ts";
 import type { RemoveShareAction } from "../../../lib/jobs/index.ts";
-import { escapeControls, jsonForTerminal, slackLink } from "../../../lib/jobs/render/index.ts";
+import { escapeControls, jsonForTerminal, renderMarkdown, slackLink } from "../../../lib/jobs/render/index.ts";
 import { runRecord } from "../../support/report.ts";
 
 /** Names a GitLab or n8n server could send that would act on a terminal or reorder its text. */
@@ -183,4 +183,13 @@ it("every mrkdwn text of a Slack report is verbatim, so a URL in a name or an er
   const objects = JSON.stringify(renderSlack(report).blocks).match(/\{"type":"mrkdwn"[^{}]*\}/g)!;
   expect(objects.length).toBeGreaterThan(3);
   for (const object of objects) expect(JSON.parse(object)).toMatchObject({ verbatim: true });
+});
+
+it("no cell of a Markdown report is a link where GitLab would link a URL, the per-group table's included", () => {
+  // A review's finding: the per-group table escaped a URL-shaped group name's punctuation, which GitLab links all the same.
+  const report = enforceReport(true, ["planned", "planned"]);
+  for (const a of report.actions) (a as RemoveShareAction).group = "https://evil.example/x";
+  const markdown = renderMarkdown(report);
+  expect(markdown.split("https\\:").length).toBeGreaterThan(2);
+  expect(markdown.split("\n").filter((line) => /https\\:(?!\u200d)\\\/\\\/evil/.test(line))).toEqual([]);
 });
