@@ -27,7 +27,7 @@ group invited to one of our projects is seen only by the scheduled 'warden enfor
 
 The first start begins at the newest event (history is not replayed: 'warden enforce' has the past);
 the cursor is saved in the state file after each batch is handled, so a restart goes on from there.
-A poll reads at most 100 events a source, oldest first: a watch far behind catches up over several
+A poll reads at most 1,000 events a source, oldest first: a watch far behind catches up over several
 polls. A share GitLab refuses to remove (a 403, a group share kept without Owner) is reported once and
 passed; a removal that may pass (a 5xx, a timeout) or a batch cut off is tried again at the next
 polls, 3 attempts in all; a batch whose guard tripped is reported and left for review. Subgroups

@@ -20,7 +20,8 @@ written: listedInactive: activate reports it, listedInactive: publish publishes 
 
 Options:
   --apply          make the planned changes
-  --audit-log FILE append one JSON line per change to FILE as it happens (for warden restore)
+  --audit-log FILE append one JSON line per change to FILE as it happens (a record: warden restore
+                   brings back shares, not workflows)
   --policy FILE    policy file (default: $WARDEN_POLICY, else warden.yaml)
 ${FORMAT_HELP}
 ${COMMON_OPTIONS_HELP}
@@ -30,7 +31,7 @@ Environment:
   N8N_API_KEY      an n8n API key; on n8n 2.x it needs the scopes workflow:list,
                    workflow:activate and workflow:deactivate
 
-Works with n8n 1.x (activate/deactivate) and 2.x (publish/unpublish), detected at the start.
+Works with n8n 1.x (activate/deactivate) and 2.x (publish/unpublish), learned from the first change.
 
 Exit codes: 0 in policy (reported findings aside) or all applied, 1 error or a change that failed,
 2 dry run found changes, 3 guard tripped (nothing changed).`,
