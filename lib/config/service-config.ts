@@ -69,6 +69,10 @@ export function checkServiceUrl(kind: ServiceKind, { name, value }: Setting, pla
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ServiceConfigError(`${name} uses ${url.protocol}//, not http:// or https://: ${expected}`);
   }
+  // No GitLab or n8n path has one (a relative URL root is a plain path): a token's end, maybe, which every later error would quote.
+  if (url.pathname.includes("@")) {
+    throw new ServiceConfigError(`${name} has an "@" in its path, got ${shown(value)}: ${expected}`);
+  }
   if (value.includes("?") || value.includes("#")) {
     throw new ServiceConfigError(`${name} has a query (?…) or fragment (#…), got ${shown(value)}: ${expected}`);
   }

@@ -35,6 +35,8 @@ describe("GitLab settings", () => {
     ["a query", "GITLAB_URL", () => `${gitlab.url}/?per_page=5`, /^GITLAB_URL has a query \(\?…\) or fragment \(#…\)/],
     ["a fragment", "GITLAB_URL", () => `${gitlab.url}/#top`, /^GITLAB_URL has a query \(\?…\) or fragment \(#…\)/],
     ["user:password", "GITLAB_URL", () => gitlab.url.replace("//", "//root:hunter2pass@"), /^GITLAB_URL carries a user name or password/],
+    // An "@" in the path is no GitLab's (a relative URL root is a plain path): a token's, maybe, and every later error would quote it.
+    ["an @ in the path", "GITLAB_URL", () => `${gitlab.url}/hunter2pass@x`, /^GITLAB_URL has an "@" in its path, got an address with @ \(not shown\)/],
     ["a trailing newline", "GITLAB_TOKEN", () => `${gitlab.token}\n`, /^GITLAB_TOKEN ends with a newline: check how it was set/],
     ["a carriage return", "GITLAB_TOKEN", () => `${gitlab.token}\r`, /^GITLAB_TOKEN ends with a carriage return/],
     ["a space", "GITLAB_TOKEN", () => `${gitlab.token} x`, /^GITLAB_TOKEN contains a space at position 16 of 17/],
