@@ -1,5 +1,6 @@
 /** `warden <command>`: argument parsing, help, and turning any failure into exit code 1 with a clear message. */
 import { parseArgs } from "node:util";
+import { PolicySourceError } from "../../lib/config/policy-source.ts";
 import { ServiceConfigError } from "../../lib/config/service-config.ts";
 import { escapeControls } from "../../lib/jobs/render/index.ts";
 import { PolicyError } from "../../lib/policy/index.ts";
@@ -145,8 +146,8 @@ function stopping(reason: unknown): string {
  */
 function errorLines(error: Error, debug: boolean): string {
   const ours = error instanceof UsageError || error instanceof PolicyError;
-  // A mistake in the input (a flag, the policy, a setting) is never a stack trace: its message is the fix.
-  const stack = debug && !ours && !(error instanceof ServiceConfigError);
+  // A mistake in the input (a flag, the policy, a setting, a policy GitLab will not give) is never a stack trace: its message is the fix.
+  const stack = debug && !ours && !(error instanceof ServiceConfigError) && !(error instanceof PolicySourceError);
   if (!stack) return escapeControls(error.message, { keepNewlines: ours });
   // The stack starts with "Name: message", and the message may quote a server: that head is escaped
   // whole, and only the frames after it (Warden's code) keep their lines. A stack written before the

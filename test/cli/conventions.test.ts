@@ -117,6 +117,8 @@ describe("--debug", () => {
     ["an unset variable", ["enforce", "--debug"], {}, /^warden enforce: GITLAB_URL is not set\n$/],
     ["a mistyped address", ["enforce", "--debug"], { GITLAB_URL: "ftp://gitlab.example.com", GITLAB_TOKEN: "glpat-x" }, /^warden enforce: GITLAB_URL /],
     ["a bad policy", ["enforce", "--debug", "--policy", "/nonexistent/warden.yaml"], {}, /^warden enforce: /],
+    // A review's finding: a policy GitLab would not give (here: GitLab not there) was a stack trace.
+    ["a policy that cannot be read from GitLab", ["enforce", "--debug", "--policy-project", "99999"], { GITLAB_URL: "http://127.0.0.1:9", GITLAB_TOKEN: "glpat-x", WARDEN_POLICY: "" }, /^warden enforce: .*cannot be read/],
   ])("never turns a usage error into a stack trace: %s", async (_, args, more, message) => {
     const run = await warden(args, { ...env, ...more });
     expect(run.code).toBe(1);
