@@ -186,6 +186,7 @@ export function n8nFrom(io: CliIO): N8nClient {
 /** --format FORMAT (one of `formats`), or --json, its synonym for json; checked by main.ts before a command runs. */
 export function reportFormat({ values }: ParsedArgs, formats: readonly ReportFormat[] = REPORT_FORMATS): ReportFormat {
   const format = values["format"];
+  if (format === undefined && values["json"] === true && !formats.includes("json")) throw new UsageError(`--json is --format json: --format takes ${formats.join(", ")} here`);
   if (format === undefined) return values["json"] === true ? "json" : "text";
   if (!formats.includes(format as ReportFormat)) throw new UsageError(`--format takes ${formats.join(", ")}; got ${JSON.stringify(format)}`);
   if (values["json"] === true && format !== "json") throw new UsageError(`--json is --format json: it cannot go with --format ${String(format)}`);

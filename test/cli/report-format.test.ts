@@ -31,6 +31,8 @@ describe("--format", () => {
     [["enforce", "--json", "--format", "markdown"], "--json is --format json: it cannot go with --format markdown"],
     [["policy", "check", "--format", "markdown"], '--format takes text, json; got "markdown"'],
     [["restore", "removed.json", "--format", "html"], '--format takes text, markdown, json; got "html"'],
+    // A review's finding: --json alone was let through where --format json is refused, and the command ran on.
+    [["exempt", "--project", "acme/x", "--reason", "r", "--policy-project", "7", "--json"], "--json is --format json: --format takes text here"],
   ])("refuses %j before any request", async (args, problem) => {
     const before = sim.counters.requests;
     const result = await run(args);
