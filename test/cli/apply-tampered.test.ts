@@ -130,9 +130,10 @@ describe("a refusal quoting GitLab", () => {
     expect(run.stderr).toContain(`its policy could not be checked against ${repo.path_with_namespace}:warden.yaml`);
     expect(run.stderr).toContain(`403 Forbidden\\x0a${forged}`);
     expect(run.stderr).not.toMatch(new RegExp(`^${forged}`, "m"));
-    // With --debug, an unexpected error's stack keeps its frames' lines, but not its message's.
-    sim.addFaults({ kind: "status", status: 403, route: "GET /projects/:id/repository/files/:file_path", times: 1, message: `403 Forbidden\n${forged}` });
-    const debug = await warden(["enforce", "--debug"], fromRepository);
+    // With --debug, an unexpected error's stack keeps its frames' lines, but not its message's (a policy that
+    // cannot be read is no unexpected error: its message is the fix, and it has no stack).
+    sim.addFaults({ kind: "status", status: 403, route: "GET /user", times: 1, message: `403 Forbidden\n${forged}` });
+    const debug = await warden(["enforce", "--debug"], env);
     expect(debug.code).toBe(1);
     expect(debug.stderr).toMatch(/\n\s+at /);
     expect(debug.stderr).toContain(`403 Forbidden\\x0a${forged}`);

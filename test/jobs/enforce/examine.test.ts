@@ -131,7 +131,8 @@ describe("enforce job", () => {
   const withDetails = shapes.flatMap(([name, tree]) => [true, false].map((details) => [name, details ? "with their groups' details" : "from listings alone", tree, details] as const));
   it.each(withDetails)("%s, projects %s: every project is judged exactly once, following GitLab's links, with every slot in use", async (_name, _how, tree, detailProjects) => {
     const { dataset, intents } = generateOrganisation({ projects: 3_000, seed: 3, tree });
-    await startSim({ dataset, latencyMs: 5, recordRequests: true, detailProjects });
+    // 20 ms a request: long enough that the slots fill before the first answer, on a loaded machine too.
+    await startSim({ dataset, latencyMs: 20, recordRequests: true, detailProjects });
     const strays = intents.filter((i) => i.kind === "project" && i.intent === "stray").map((i) => `${i.projectId}:${i.groupId}`).sort();
     const inScope = dataset.projects.filter((p) => p.path_with_namespace.startsWith("acme/")).length;
     const groups = dataset.groups.filter((g) => g.full_path === "acme" || g.full_path.startsWith("acme/")).length;
