@@ -52,7 +52,8 @@ export function redactedIO(io: CliIO): CliIO {
 
 export function requireEnv(io: CliIO, name: string): string {
   const value = io.env[name];
-  if (!value) throw new UsageError(`${name} is not set`);
+  if (value === undefined) throw new UsageError(`${name} is not set`);
+  if (value === "") throw new UsageError(`${name} is set but empty`);
   return value;
 }
 

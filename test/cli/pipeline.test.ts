@@ -166,7 +166,7 @@ describe("warden pipeline: only a protected ref runs with Warden's identity", ()
     expect(sim.requests.every((r) => r.headers["private-token"] === "glpat-revoked-9Qz7Lm")).toBe(true);
     sim.resetCounters();
     const empty = await warden(["pipeline", project, "main", "--apply"], { ...env, WARDEN_PIPELINE_TOKEN: "" });
-    expect([empty.code, empty.stderr]).toEqual([1, "warden pipeline: WARDEN_PIPELINE_TOKEN is not set\n"]);
+    expect([empty.code, empty.stderr]).toEqual([1, "warden pipeline: WARDEN_PIPELINE_TOKEN is set but empty\n"]);
     expect(sim.counters.requests).toBe(0);
     expect(changes()).toEqual([]);
   });
