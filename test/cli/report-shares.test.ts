@@ -76,6 +76,8 @@ describe.sequential("warden report shares", () => {
     expect(report.stats.requests).toBe(sim.counters.requests);
     const audit = Object.entries(sim.counters.byRoute).filter(([route]) => route.includes("audit_events")).reduce((n, [, c]) => n + c, 0);
     expect(report.stats.auditRequests).toBe(audit);
+    // Who the token acts as is asked once (enforce's examination asks), not again before attribution.
+    expect([sim.counters.byRoute["GET /user"], sim.counters.byRoute["GET /application/statistics"]]).toEqual([1, 1]);
 
     const dataset = sim.dataset;
     const expected = [

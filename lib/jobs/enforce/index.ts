@@ -25,6 +25,8 @@ export async function enforce(opts: EnforceOptions, steps: Steps = direct): Prom
   const run = runOf(opts, steps);
   // "begin": the token check and the scope, ending on the examination's first frontier.
   const begun = await begin(run);
+  // From the step's result, so a durable execution's replay tells it as the first invocation did.
+  opts.onTokenChecked?.({ admin: begun.admin });
   // "examine N": slices of the listing, each ending on where it stands and the strays found; the plan.
   const examined = await examine(run, begun);
   // "notices": strays the policy does not remove at once are sorted by their notices (reads only).

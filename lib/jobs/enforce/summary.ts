@@ -82,6 +82,8 @@ export interface EnforceOptions extends JobOptions {
   /** How long the whole run may take (ms); past it, the examination stops and the report says how far it got. */
   runLimitMs?: number;
   onProgress?: (p: EnforceProgress) => void;
+  /** Told, once the token is checked, whether it acts as an administrator (the review attributes with it rather than asking again). */
+  onTokenChecked?: (token: { admin: boolean }) => void;
   /** Limits the run to these parts of the scope (examine/targets.ts); absent: the whole scope. */
   targets?: readonly EnforceTarget[];
   /**

@@ -13,7 +13,6 @@
  * written), at most MAX_LISTED of them; the front end writes CSV and JSON from that one list row by row
  * (render/review.ts).
  */
-import { tokenUser } from "../../gitlab/index.ts";
 import { attributeRemovals, attributionBudget, enforce } from "../enforce/index.ts";
 import { makeReport } from "../envelope.ts";
 import type { JudgedShare } from "../enforce/summary.ts";
@@ -37,6 +36,7 @@ export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
   const before = gitlab.requestCounts();
   // Keyed by share: a project moved mid-listing is judged twice, and listed once.
   const listed = new Map<string, ReviewedShare>();
+  let admin = false;
   const examined = await enforce({
     gitlab,
     policy: withoutAttribution(policy),
@@ -50,6 +50,7 @@ export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
       if (listed.size > MAX_LISTED && !full.signal.aborted) full.abort(new Error(`more than ${MAX_LISTED} shares listed, more than one review holds: review a part of the scope with --target`));
     },
     onProgress: (p) => p.phase === "examining" && opts.onProgress?.({ projects: p.projects, groups: p.groups, shares: listed.size }),
+    onTokenChecked: (token) => (admin = token.admin),
   });
   // In the plan's order (by kind, subject, invited group).
   const rows = [...listed.values()].slice(0, MAX_LISTED).sort(byKindAndPath);
@@ -65,7 +66,6 @@ export async function reviewShares(opts: ReviewOptions): Promise<ReviewReport> {
   let attributionGroups = 0;
   let auditRequests = 0;
   if (rows.length && !signal?.aborted) {
-    const { admin } = await tokenUser(gitlab, signal);
     const result = await attributeRemovals({ gitlab, policy, admin, now, actions: rows, concurrency: opts.listConcurrency ?? 16, signal, budget: attributionBudget({ projects: examined.summary.projects, groups: examined.summary.groups, removals: rows.length }) });
     result.attributed.forEach((a, i) => Object.assign(rows[i]!, a));
     warnings.push(...result.warnings);
