@@ -11,7 +11,7 @@ import { ANSWER_TIMEOUT } from "./deadline.ts";
 import { HttpError, NetworkError, RedirectError } from "./errors.ts";
 import { createHttpClient, type HttpClient, type HttpClientOptions } from "./client.ts";
 import type { Send } from "./types.ts";
-import { proxiesSet, proxyRefused, type ProxySettings } from "./transport.ts";
+import { proxiesSet, proxyRefused, proxyUrl, type ProxySettings } from "./transport.ts";
 
 /**
  * What the errors of a service's requests call its two settings: the CLI's environment variables,
@@ -107,7 +107,7 @@ export function explainFailures(http: HttpClient, terms: ServiceTerms, names: Se
  */
 function proxyRefusalMeaning(status: number, address: URL, settings: ProxySettings | undefined): string {
   const [variable, set] = address.protocol === "https:" && settings?.httpsProxy ? ["HTTPS_PROXY", settings.httpsProxy] : ["HTTP_PROXY", settings?.httpProxy ?? ""];
-  const at = URL.canParse(set) ? new URL(set) : undefined;
+  const at = proxyUrl(set);
   const proxy = `the egress proxy ${at?.host ?? ""} (${variable})`;
   if (status === 407) {
     return at?.username

@@ -82,11 +82,15 @@ export function createAgent(opts: TransportOptions = {}, origin?: string): Dispa
   return new EnvHttpProxyAgent({ ...agent, httpsProxy: proxy.httpsProxy ?? "", httpProxy: proxy.httpProxy ?? "", noProxy: proxy.noProxy ?? "" });
 }
 
+/** A proxy's address as a URL, or undefined where none is set (or it is no URL: the front end refuses those). */
+export function proxyUrl(address: string | undefined): URL | undefined {
+  return address && URL.canParse(address) ? new URL(address) : undefined;
+}
+
 /** What a proxy address holds that no output may show: its password, as a URL encodes it and decoded. */
 export function proxySecrets(proxy: ProxySettings | undefined): string[] {
   return [proxy?.httpsProxy, proxy?.httpProxy].flatMap((address) => {
-    if (!address || !URL.canParse(address)) return [];
-    const { password } = new URL(address);
+    const password = proxyUrl(address)?.password;
     if (!password) return [];
     try {
       return [password, decodeURIComponent(password)];
@@ -102,7 +106,7 @@ export function proxySecrets(proxy: ProxySettings | undefined): string[] {
  * set), so a failure to connect names them without saying it did.
  */
 export function proxiesSet(proxy: ProxySettings | undefined): string | undefined {
-  const hosts = [...new Set([proxy?.httpsProxy, proxy?.httpProxy].flatMap((address) => (address && URL.canParse(address) ? [new URL(address).host] : [])))];
+  const hosts = [...new Set([proxy?.httpsProxy, proxy?.httpProxy].flatMap((address) => proxyUrl(address)?.host ?? []))];
   return hosts.length ? hosts.join(" and ") : undefined;
 }
 
