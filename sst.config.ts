@@ -4,6 +4,9 @@
  *
  *   WARDEN_SECRET_ARN          required: the jobs' Secrets Manager secret, read only by the functions
  *                              that run jobs: {"gitlabToken", "n8nApiKey", "slackWebhookUrl"}, each only if used
+ *   WARDEN_N8N_SECRET_ARN      with N8N_URL, recommended: n8n's own secret, {"n8nApiKey", "slackWebhookUrl"},
+ *                              read by Workflows and the chat Worker alone; the jobs' secret then holds no
+ *                              n8nApiKey, and Workflows no GitLab token (unless the policy is read from GitLab)
  *   WARDEN_ENDPOINT_SECRET_ARN the chat-ops secret, another one, read only by the public Chatops
  *                              function: {"slackSigningSecret"}; required with chat-ops
  *   WARDEN_EVENTS_SECRET_ARN   the events' secret, a third one, read only by the public Events function:
@@ -134,11 +137,22 @@ export default $config({
             { test: "StringEquals", variable: "kms:EncryptionContext:SecretARN", values: [arn] },
           ] }]
         : [];
-    // Three secrets, each read-only and only by the functions that need it (no SST link: none is an SST
+    // The secrets, each read-only and only by the functions that need it (no SST link: none is an SST
     // resource): the jobs' tokens act on GitLab and n8n, and code running in a public function must
     // never hold them; the endpoints' credentials only authenticate requests.
     const secretAccess = (variable: string, arn: string): Access => ({ environment: { [variable]: arn }, permissions: [{ actions: ["secretsmanager:GetSecretValue"], resources: [arn] }, ...secretKeyAccess(arn)] });
+    // With an n8n secret, n8n's key is read only where n8n is reconciled, and the jobs' secret only where GitLab
+    // is acted on or the policy read from it: Workflows holds no token that removes access. Every reader of the
+    // jobs' secret is told, so that one still holding n8n's key is refused (functions/shared/config/secrets.ts).
+    const n8nSecret = settings.n8nSecretArn ? secretAccess("WARDEN_N8N_SECRET_ARN", settings.n8nSecretArn) : undefined;
     const jobSecret = secretAccess("WARDEN_SECRET_ARN", settings.secretArn);
+    Object.assign(jobSecret.environment!, n8nSecret && { WARDEN_N8N_SECRET_SEPARATE: "1" });
+    /** The secrets a function that runs `jobs` reads. */
+    const secretsFor = (jobs: string[]): Access[] => {
+      if (!n8nSecret) return [jobSecret];
+      const gitlab = jobs.some((j) => j !== "workflows") || settings.policyRepository !== undefined;
+      return [...(gitlab ? [jobSecret] : []), ...(jobs.includes("workflows") ? [n8nSecret] : [])];
+    };
     const lambda = (handler: string, ...access: Access[]) => ({
       handler,
       runtime: "nodejs24.x" as const,
@@ -182,7 +196,7 @@ export default $config({
     // Jobs are invoked asynchronously (by a schedule, or chat-ops' invoke of the worker), and Lambda
     // retries a failed asynchronous invocation twice by default. A job that failed is not run again:
     // the next schedule re-plans anyway, and a retried worker could start a second pipeline.
-    const job = (handler: string, ...access: Access[]) => ({ ...lambda(handler, jobSecret, ...access), timeout: "15 minutes" as const, retries: 0 });
+    const job = (handler: string, jobs: string[], ...access: Access[]) => ({ ...lambda(handler, ...secretsFor(jobs), ...access), timeout: "15 minutes" as const, retries: 0 });
 
     // Claims (DynamoDB deletes each some time after its expiresAt): chat-ops' one claim per signed
     // command and per worker event (functions/shared/state/claims.ts), and a durable Enforce run's lease. Created
@@ -228,7 +242,7 @@ export default $config({
     const reachesFor = (jobs: string[]) => reaches("policy", ...(jobs.some((j) => j !== "workflows") ? (["gitlab"] as const) : []), ...(jobs.includes("workflows") ? (["n8n"] as const) : []));
     const worker = (name: string, takes: "chat" | "subject", jobs: string[], ...access: Access[]) =>
       new sst.aws.Function(name, {
-        ...job("functions/worker.handler", reachesFor(jobs), historyAccess(runsBy(takes === "chat" ? "chat" : "event", jobs)), claimsAccess(CLAIM_KEYS.worker, "dynamodb:PutItem", "dynamodb:GetItem"), ...access, { environment: { WARDEN_WORKER_TAKES: takes } }),
+        ...job("functions/worker.handler", jobs, reachesFor(jobs), historyAccess(runsBy(takes === "chat" ? "chat" : "event", jobs)), claimsAccess(CLAIM_KEYS.worker, "dynamodb:PutItem", "dynamodb:GetItem"), ...access, { environment: { WARDEN_WORKER_TAKES: takes } }),
         concurrency: { reserved: settings.workerConcurrency },
       });
     // An endpoint that answers at once and hands the work to the worker (Slack gives 3 seconds, GitLab 8 and
@@ -267,7 +281,7 @@ export default $config({
           transform: { function: { role: ownExecutionsOnly(enforceName) } },
           ...lambda(
             "functions/enforce.handler",
-            jobSecret,
+            ...secretsFor(["enforce"]),
             reaches("gitlab", "policy"),
             // Its own runs and its restores' are kept; a restore reads the enforce runs.
             historyAccess(["enforce", "restore"], ["enforce"]),
@@ -297,14 +311,14 @@ export default $config({
     }
     const jobs = [
       ...(enforce ? [{ name: "Enforce", job: "enforce", schedule: settings.enforceSchedule, target: enforce }] : []),
-      ...(settings.n8nUrl ? [{ name: "Workflows", job: "workflows", schedule: settings.workflowsSchedule, target: job("functions/workflows.handler", reaches("n8n", "policy"), historyAccess(["workflows"])) }] : []),
+      ...(settings.n8nUrl ? [{ name: "Workflows", job: "workflows", schedule: settings.workflowsSchedule, target: job("functions/workflows.handler", ["workflows"], reaches("n8n", "policy"), historyAccess(["workflows"])) }] : []),
     ];
     // Watch (functions/watch.ts): GitLab's audit events polled each minute, only the subjects they name
     // enforced. Its cursor and its lease are items of the claims table; a poll is short, and a lease
     // left by an invocation that died expires with that invocation's timeout. Its runs are Enforce's
     // (job enforce, trigger watch): Enforce's alarms cover it, so it is a schedule but not a job below.
     const watch = settings.gitlabUrl
-      ? [{ name: "Watch", schedule: settings.watchSchedule, target: { ...job("functions/watch.handler", reaches("gitlab", "policy"), historyAccess(runsBy("watch", ["enforce"])), claimsAccess(CLAIM_KEYS.watch, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"), claimsAccess(CLAIM_KEYS.watchCursor, "dynamodb:PutItem", "dynamodb:GetItem"), claimsAccess(LAST_SWEEP, "dynamodb:GetItem")), timeout: "2 minutes" as const } }]
+      ? [{ name: "Watch", schedule: settings.watchSchedule, target: { ...job("functions/watch.handler", ["enforce"], reaches("gitlab", "policy"), historyAccess(runsBy("watch", ["enforce"])), claimsAccess(CLAIM_KEYS.watch, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"), claimsAccess(CLAIM_KEYS.watchCursor, "dynamodb:PutItem", "dynamodb:GetItem"), claimsAccess(LAST_SWEEP, "dynamodb:GetItem")), timeout: "2 minutes" as const } }]
       : [];
     // "off" keeps the function, for console runs, and disables its schedule. SST wants every top-level
     // component name unique across kinds (case-insensitive): the Enforce workflow has "Enforce".
@@ -399,9 +413,11 @@ function deploySettings(stage: string) {
   const chatops = oneOf("WARDEN_CHATOPS", ["on", "off"], "on") === "on";
   const withEvents = events(gitlabUrl);
   const secretArn = grantableArn("WARDEN_SECRET_ARN", required("WARDEN_SECRET_ARN"), "secret");
+  const endpointSecrets = endpointSecretArns(secretArn, chatops, withEvents);
   return {
     secretArn,
-    ...endpointSecretArns(secretArn, chatops, withEvents),
+    ...endpointSecrets,
+    n8nSecretArn: n8nSecretArn(n8nUrl, [secretArn, endpointSecrets.chatopsSecretArn, endpointSecrets.eventsSecretArn]),
     endpointConcurrency: upTo("WARDEN_ENDPOINT_CONCURRENCY", 10, 1000, "concurrent executions"),
     workerConcurrency: upTo("WARDEN_WORKER_CONCURRENCY", 5, 1000, "concurrent executions"),
     secretKmsKeyArn: env["WARDEN_SECRET_KMS_KEY_ARN"] ? grantableArn("WARDEN_SECRET_KMS_KEY_ARN", env["WARDEN_SECRET_KMS_KEY_ARN"], "kmsKey") : undefined,
@@ -448,6 +464,19 @@ function ownExecutionsOnly(functionName: string) {
     args.inlinePolicies = $util.all([args.inlinePolicies ?? [], policy]).apply(([own, document]) => [...own, { name: "EnforceOwnExecutionsOnly", policy: document }]);
     return undefined;
   };
+}
+
+/**
+ * WARDEN_N8N_SECRET_ARN: n8n's key in a secret of its own, never one of the others (the jobs' holds the
+ * GitLab token it is there to keep from Workflows; an endpoint's would hand n8n's key to a public function).
+ */
+function n8nSecretArn(n8nUrl: string | undefined, others: (string | undefined)[]): string | undefined {
+  const value = process.env["WARDEN_N8N_SECRET_ARN"];
+  if (!value) return undefined;
+  if (!n8nUrl) throw new Error("WARDEN_N8N_SECRET_ARN is set without N8N_URL: no function reconciles n8n to read it. Unset it, or set N8N_URL (docs/aws.md)");
+  const arn = grantableArn("WARDEN_N8N_SECRET_ARN", value, "secret");
+  if (others.includes(arn)) throw new Error("WARDEN_N8N_SECRET_ARN names another of Warden's secrets (WARDEN_SECRET_ARN, WARDEN_ENDPOINT_SECRET_ARN or WARDEN_EVENTS_SECRET_ARN): create a secret of its own holding n8nApiKey (docs/aws.md)");
+  return arn;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** sst.config.ts keeps each function to its own (issue 28): no public function reads the jobs' secret, and every grant is to the function's own keys and prefixes. */
 import { describe, expect, it } from "vitest";
-import { BUCKET, CLAIMS, deploy, ENDPOINT_SECRET, EVENTS_SECRET, expectRefused, refusals, SECRET, type FunctionView, type RoleStatement } from "./support/sst/deploy.ts";
+import { BUCKET, CLAIMS, deploy, ENDPOINT_SECRET, EVENTS_SECRET, expectRefused, N8N_SECRET, refusals, SECRET, type FunctionView, type RoleStatement } from "./support/sst/deploy.ts";
 
 /** Whether an IAM pattern (`*` any run, `?` one character) matches `value`, as StringLike and a Resource do. */
 const iamMatches = (pattern: string, value: string) => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`).test(value);
@@ -61,6 +61,47 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     for (const name of ["Worker", "EventsWorker", "Enforce", "Workflows", "Watch"]) {
       for (const secret of [ENDPOINT_SECRET, EVENTS_SECRET]) expect(allows(deployed.fn(name), "secretsmanager:GetSecretValue", secret), name).toBe(false);
     }
+  });
+
+  // The aws review's finding: every job function read the one jobs' secret, so Workflows, which only talks to
+  // n8n, held the GitLab token that removes access, and the GitLab jobs held n8n's key.
+  it("with an n8n secret, gives Workflows n8n's key and no GitLab token, and no function that acts on GitLab alone n8n's key", async () => {
+    const deployed = await deploy("staging", { WARDEN_EVENTS: "on", WARDEN_N8N_SECRET_ARN: N8N_SECRET });
+    const reads = (name: string) => [SECRET, N8N_SECRET].filter((secret) => allows(deployed.fn(name), "secretsmanager:GetSecretValue", secret));
+    expect(reads("Workflows")).toEqual([N8N_SECRET]);
+    expect(deployed.fn("Workflows").env).not.toHaveProperty("WARDEN_SECRET_ARN");
+    for (const name of ["Enforce", "Watch", "EventsWorker"]) {
+      expect(reads(name), name).toEqual([SECRET]);
+      // Each is told the key has a secret of its own, so that a jobs' secret still holding it is refused.
+      expect(deployed.fn(name).env, name).toMatchObject({ WARDEN_N8N_SECRET_SEPARATE: "1" });
+      expect(deployed.fn(name).env, name).not.toHaveProperty("WARDEN_N8N_SECRET_ARN");
+    }
+    // The chat Worker runs both services' jobs; the public functions read neither.
+    expect(reads("Worker")).toEqual([SECRET, N8N_SECRET]);
+    for (const name of ["Chatops", "Events"]) expect(reads(name), name).toEqual([]);
+    // A policy kept in GitLab is read with the GitLab token: Workflows then reads the jobs' secret too.
+    const fromGitlab = await deploy("staging", { WARDEN_N8N_SECRET_ARN: N8N_SECRET, WARDEN_POLICY_FILE: undefined, WARDEN_POLICY_PROJECT: "1234" });
+    expect([SECRET, N8N_SECRET].filter((secret) => allows(fromGitlab.fn("Workflows"), "secretsmanager:GetSecretValue", secret))).toEqual([SECRET, N8N_SECRET]);
+    // Without it, as before: every job function reads the jobs' secret, and none is told of another.
+    const one = await deploy("staging");
+    for (const [name, f] of one.functions()) expect(f.env, name).not.toHaveProperty("WARDEN_N8N_SECRET_SEPARATE");
+    expect(allows(one.fn("Workflows"), "secretsmanager:GetSecretValue", SECRET)).toBe(true);
+  });
+
+  it("refuses an n8n secret that is another of Warden's secrets, a pattern, or has no n8n to serve", async () => {
+    expect(
+      await refusals([
+        { WARDEN_N8N_SECRET_ARN: SECRET },
+        { WARDEN_N8N_SECRET_ARN: ENDPOINT_SECRET },
+        { WARDEN_EVENTS: "on", WARDEN_N8N_SECRET_ARN: EVENTS_SECRET },
+        { WARDEN_N8N_SECRET_ARN: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-*" },
+        { WARDEN_N8N_SECRET_ARN: N8N_SECRET, N8N_URL: undefined },
+      ]),
+    ).toEqual([
+      ...Array<unknown>(3).fill(expect.stringContaining("WARDEN_N8N_SECRET_ARN names another of Warden's secrets")),
+      expect.stringContaining('WARDEN_N8N_SECRET_ARN: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-*" is not a full Secrets Manager secret ARN'),
+      expect.stringContaining("WARDEN_N8N_SECRET_ARN is set without N8N_URL"),
+    ]);
   });
 
   it("lets no job write another job's runs: a Workflows run cannot plant the enforce report restore trusts as latest", async () => {

@@ -35,9 +35,9 @@ export interface Setting {
 }
 
 
-/** `field`: the secret's field holding the credential, when not the service's usual one (a pipeline token, say). */
-export function lambdaSettingNames(kind: ServiceKind, field: string = kind.secretField): SettingNames {
-  return { url: kind.urlVariable, credential: `the secret's ${field}` };
+/** `field`: the secret's field holding the credential, when not the service's usual one (a pipeline token, say); `secret`: which secret holds it. */
+export function lambdaSettingNames(kind: ServiceKind, field: string = kind.secretField, secret = "the secret"): SettingNames {
+  return { url: kind.urlVariable, credential: `${secret}'s ${field}` };
 }
 
 /**

@@ -2,8 +2,9 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { createHmac } from "node:crypto";
 
-/** The jobs' secret (WARDEN_SECRET_ARN), the chat-ops one (WARDEN_ENDPOINT_SECRET_ARN) and the events' (WARDEN_EVENTS_SECRET_ARN). */
+/** The jobs' secret (WARDEN_SECRET_ARN), the n8n one (WARDEN_N8N_SECRET_ARN), the chat-ops one (WARDEN_ENDPOINT_SECRET_ARN) and the events' (WARDEN_EVENTS_SECRET_ARN). */
 export const SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-AbCdEf";
+export const N8N_SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-n8n-StUvWx";
 export const ENDPOINT_SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-endpoints-GhIjKl";
 export const EVENTS_SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-events-MnOpQr";
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkflowsReport } from "../../lib/jobs/index.ts";
 import { startN8nSim, type N8nSim, type SimWorkflow } from "../../sim/n8n/index.ts";
-import { lambdaContext, SECRETS } from "../support/lambda.ts";
+import { lambdaContext, N8N_SECRET_ARN, SECRETS } from "../support/lambda.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";
 import { validReport } from "../support/report.ts";
 
@@ -65,6 +65,15 @@ describe("workflows Lambda", () => {
     world.secretsManager.secretString = JSON.stringify({ n8nApiKey: SECRETS.n8nApiKey });
     vi.stubEnv("GITLAB_URL", undefined);
     await expect(invoke({ source: "schedule" })).resolves.toMatchObject({ dryRun: false, summary: { applied: 2 } });
+  });
+
+  // As sst.config.ts deploys it with WARDEN_N8N_SECRET_ARN: no read of the jobs' secret, which holds the GitLab token.
+  it("runs with n8n's own secret alone, never asking for the jobs' secret", async () => {
+    vi.stubEnv("WARDEN_SECRET_ARN", undefined);
+    vi.stubEnv("WARDEN_N8N_SECRET_ARN", N8N_SECRET_ARN);
+    world.secretsManager.reads.length = 0;
+    await expect(invoke({ source: "schedule" })).resolves.toMatchObject({ dryRun: false, summary: { applied: 2 } });
+    expect(new Set(world.secretsManager.reads)).toEqual(new Set([N8N_SECRET_ARN]));
   });
 
   it("fails on an unknown field before calling n8n", async () => {

@@ -8,7 +8,7 @@ import type { Context } from "aws-lambda";
 import { expect, vi } from "vitest";
 import type { EnforceReport, RestoreReport } from "../../lib/jobs/index.ts";
 import { CREDENTIAL_PATTERNS } from "./no-credentials.ts";
-import { ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, EVENTS_SECRET_ARN, SECRET_ARN } from "../../sim/aws/events.ts";
+import { ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, EVENTS_SECRET_ARN, JOB_SECRETS, N8N_SECRET_ARN, SECRET_ARN } from "../../sim/aws/events.ts";
 import { GITLAB_EVENT_TOKENS } from "../../sim/aws/gitlab-deliveries.ts";
 
 export * from "../../sim/aws/events.ts";
@@ -44,11 +44,14 @@ export interface SecretsManagerStub {
   endpointSecretString: string;
   /** What it answers for the events' secret (EVENTS_SECRET_ARN): by default, GITLAB_EVENT_TOKENS. */
   eventsSecretString: string;
+  /** What it answers for the n8n secret (N8N_SECRET_ARN): by default, the n8n key alone. */
+  n8nSecretString: string;
   close(): Promise<void>;
 }
 
-/** Secrets Manager's GetSecretValue (AWS JSON 1.1) on 127.0.0.1, for the real SDK client: the jobs' secret, the chat-ops one and the events'. */
+/** Secrets Manager's GetSecretValue (AWS JSON 1.1) on 127.0.0.1, for the real SDK client: the jobs' secret, the n8n one, the chat-ops one and the events'. */
 export async function startSecretsManager(secretString: string, arn = SECRET_ARN): Promise<SecretsManagerStub> {
+  const others = (): Record<string, string> => ({ [ENDPOINT_SECRET_ARN]: stub.endpointSecretString, [EVENTS_SECRET_ARN]: stub.eventsSecretString, [N8N_SECRET_ARN]: stub.n8nSecretString });
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (chunk: Buffer) => (body += chunk));
@@ -61,8 +64,8 @@ export async function startSecretsManager(secretString: string, arn = SECRET_ARN
           ? [400, { __type: "UnknownOperationException", message: `unsupported ${String(target)}` }]
           : SecretId === arn
             ? [200, { ARN: arn, Name: "warden", VersionId: "v1", SecretString: stub.queued.shift() ?? stub.secretString, VersionStages: ["AWSCURRENT"], CreatedDate: 1.7e9 }]
-            : SecretId === ENDPOINT_SECRET_ARN || SecretId === EVENTS_SECRET_ARN
-              ? [200, { ARN: SecretId, Name: "warden-endpoints", VersionId: "v1", SecretString: SecretId === ENDPOINT_SECRET_ARN ? stub.endpointSecretString : stub.eventsSecretString, VersionStages: ["AWSCURRENT"], CreatedDate: 1.7e9 }]
+            : SecretId in others()
+              ? [200, { ARN: SecretId, Name: "warden-others", VersionId: "v1", SecretString: others()[SecretId], VersionStages: ["AWSCURRENT"], CreatedDate: 1.7e9 }]
               : [400, { __type: "ResourceNotFoundException", Message: "Secrets Manager can't find the specified secret." }];
       res.writeHead(status, { "content-type": "application/x-amz-json-1.1", "x-amzn-requestid": crypto.randomUUID() });
       res.end(JSON.stringify(answer));
@@ -76,6 +79,7 @@ export async function startSecretsManager(secretString: string, arn = SECRET_ARN
     queued: [],
     endpointSecretString: JSON.stringify(ENDPOINT_SECRETS),
     eventsSecretString: JSON.stringify(GITLAB_EVENT_TOKENS),
+    n8nSecretString: JSON.stringify({ n8nApiKey: JOB_SECRETS.n8nApiKey }),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   return stub;

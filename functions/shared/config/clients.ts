@@ -60,11 +60,13 @@ function plainHttp(): PlainHttp {
 /** The address and credential, checked, and what errors call them: the function's variable and the secret's field. */
 function configured(service: keyof typeof SERVICES, secrets: Secrets, field: keyof Secrets = SERVICES[service].secretField): { url: string; credential: string; settingNames: SettingNames } {
   const kind = SERVICES[service];
-  const settingNames = lambdaSettingNames(kind, field);
+  // n8n's key is the n8n secret's where the deployment gives it one (secrets.ts).
+  const secret = field === "n8nApiKey" && process.env["WARDEN_N8N_SECRET_ARN"] ? "the n8n secret" : "the secret";
+  const settingNames = lambdaSettingNames(kind, field, secret);
   const url = process.env[kind.urlVariable];
   const credential = secrets[field];
   if (!url || !credential) {
-    const missing = [...(url ? [] : [`${kind.urlVariable} is not set`]), ...(credential ? [] : [`the secret has no ${field}`])];
+    const missing = [...(url ? [] : [`${kind.urlVariable} is not set`]), ...(credential ? [] : [`${secret} has no ${field}`])];
     throw new ConfigError(`${kind.service} is not configured on this deployment: ${missing.join(", and ")}`);
   }
   try {

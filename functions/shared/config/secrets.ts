@@ -1,10 +1,14 @@
 /**
- * Warden's credentials, in three Secrets Manager secrets, so that no public endpoint holds a token that
- * acts on GitLab or n8n, nor the credential of the other endpoint (sst.config.ts grants each function
- * only the secret it reads):
+ * Warden's credentials, in Secrets Manager secrets, so that no public endpoint holds a token that acts
+ * on GitLab or n8n, nor the credential of the other endpoint, and (with the n8n secret) no function
+ * that reconciles n8n alone holds the token that removes GitLab access (sst.config.ts grants each
+ * function only the secrets it reads):
  *
  * - the jobs' secret (ARN in WARDEN_SECRET_ARN), read by the functions that run jobs (Enforce,
  *   Workflows, Watch, the workers): `{ gitlabToken, pipelineToken, n8nApiKey, slackWebhookUrl }`;
+ * - where the deployment gives n8n's key a secret of its own (ARN in WARDEN_N8N_SECRET_ARN), that one:
+ *   `{ n8nApiKey, slackWebhookUrl }`, read by Workflows (which then reads the jobs' secret only for a
+ *   policy kept in GitLab) and the chat Worker; the jobs' secret must then not hold n8nApiKey;
  * - the chat-ops secret (ARN in WARDEN_ENDPOINT_SECRET_ARN), read by the Chatops Function URL to
  *   authenticate a slash command: `{ slackSigningSecret }`;
  * - the events' secret (ARN in WARDEN_EVENTS_SECRET_ARN), read by the Events Function URL to
@@ -37,6 +41,12 @@ const SecretsSchema = z.object({
   slackWebhookUrl: field,
 });
 
+/** The n8n secret: n8n's key, and the webhook for the summaries of a function that reads no other. */
+const N8nSecretsSchema = z.object({
+  n8nApiKey: field,
+  slackWebhookUrl: field,
+});
+
 /** The chat-ops secret: what authenticates a slash command, and nothing that acts. */
 const ChatopsSecretsSchema = z.object({
   slackSigningSecret: field,
@@ -64,7 +74,19 @@ interface SecretKind<S extends z.ZodObject> {
 }
 
 const JOBS: SecretKind<typeof SecretsSchema> = { schema: SecretsSchema, variable: "WARDEN_SECRET_ARN", label: "the secret" };
-const notHere = (where: string) => `which belongs in ${where} alone: this public function must not hold it (remove it, and rotate it if this secret was ever read)`;
+const remove = "(remove it, and rotate it if this secret was ever read)";
+const notHere = (where: string) => `which belongs in ${where} alone: this public function must not hold it ${remove}`;
+/** The jobs' secret where n8n's key has its own: every function that acts on GitLab reads it, and none needs the key. */
+const JOBS_WITHOUT_N8N: SecretKind<typeof SecretsSchema> = {
+  ...JOBS,
+  refused: { fields: ["n8nApiKey"], why: `which belongs in the n8n secret (WARDEN_N8N_SECRET_ARN) alone on this deployment: every function that acts on GitLab reads this one ${remove}` },
+};
+const N8N: SecretKind<typeof N8nSecretsSchema> = {
+  schema: N8nSecretsSchema,
+  variable: "WARDEN_N8N_SECRET_ARN",
+  label: "the n8n secret",
+  refused: { fields: ["gitlabToken", "pipelineToken", "slackSigningSecret", "gitlabStreamingToken", "gitlabSystemHookToken"], why: `which belongs in the jobs' secret (WARDEN_SECRET_ARN) or an endpoint's: the functions that reconcile n8n read this one and must not hold it ${remove}` },
+};
 const CHATOPS: SecretKind<typeof ChatopsSecretsSchema> = {
   schema: ChatopsSecretsSchema,
   variable: "WARDEN_ENDPOINT_SECRET_ARN",
@@ -109,29 +131,43 @@ export interface SecretsCacheOptions {
 /** How long a read is trusted: a rotated secret reaches every warm container within this. */
 const TTL_MS = 5 * 60_000;
 
-/** The jobs' secret. */
-export function secretsCache(opts: SecretsCacheOptions): SecretsCache<Secrets> {
-  return cacheOf(JOBS, opts);
+export interface JobSecretsOptions extends SecretsCacheOptions {
+  /** The n8n secret's ARN, in a function that reads it; undefined: n8nApiKey is the jobs' secret's. */
+  n8nSecretId?: string | undefined;
+  /** The deployment has an n8n secret, read or not by this function: the jobs' secret must not hold n8nApiKey. */
+  n8nSeparate?: boolean;
+}
+
+/** The jobs' credentials: the jobs' secret's fields and, where n8n's key has a secret of its own, that secret's. */
+export function secretsCache(opts: JobSecretsOptions): SecretsCache<Secrets> {
+  const jobs = opts.n8nSeparate || opts.n8nSecretId ? JOBS_WITHOUT_N8N : JOBS;
+  return cacheOf(opts, async () => {
+    // Workflows reads the n8n secret alone, unless its policy is kept in GitLab.
+    if (opts.n8nSecretId === undefined) return read(jobs, opts);
+    const [own, n8n] = await Promise.all([opts.secretId ? read(jobs, opts) : ({} as Secrets), read(N8N, { ...opts, secretId: opts.n8nSecretId })]);
+    const webhook = own.slackWebhookUrl ?? n8n.slackWebhookUrl;
+    return { ...own, ...(n8n.n8nApiKey !== undefined && { n8nApiKey: n8n.n8nApiKey }), ...(webhook !== undefined && { slackWebhookUrl: webhook }) };
+  });
 }
 
 /** The chat-ops secret. */
 export function chatopsSecretsCache(opts: SecretsCacheOptions): SecretsCache<ChatopsSecrets> {
-  return cacheOf(CHATOPS, opts);
+  return cacheOf(opts, () => read(CHATOPS, opts));
 }
 
 /** The events' secret. */
 export function eventsSecretsCache(opts: SecretsCacheOptions): SecretsCache<EventsSecrets> {
-  return cacheOf(EVENTS, opts);
+  return cacheOf(opts, () => read(EVENTS, opts));
 }
 
-function cacheOf<S extends z.ZodObject>(kind: SecretKind<S>, opts: SecretsCacheOptions): SecretsCache<z.output<S>> {
+function cacheOf<T>(opts: SecretsCacheOptions, load: () => Promise<T>): SecretsCache<T> {
   const now = opts.now ?? Date.now;
-  let cached: { value: Promise<z.output<S>>; readAt: number } | undefined;
+  let cached: { value: Promise<T>; readAt: number } | undefined;
 
   return {
     get() {
       if (cached && now() - cached.readAt < TTL_MS) return cached.value;
-      const entry = { value: read(kind, opts), readAt: now() };
+      const entry = { value: load(), readAt: now() };
       // Concurrent callers share one read; a failed read is not kept, so the next call tries again.
       entry.value.catch(() => {
         if (cached === entry) cached = undefined;
@@ -176,8 +212,13 @@ async function read<S extends z.ZodObject>(kind: SecretKind<S>, { client, secret
 
 const client = new SecretsManagerClient({});
 
-/** The process's cache of the jobs' secret, the one WARDEN_SECRET_ARN names. */
-export const secrets: SecretsCache<Secrets> = secretsCache({ client, secretId: process.env["WARDEN_SECRET_ARN"] });
+/** The process's cache of the jobs' credentials: the secret WARDEN_SECRET_ARN names, and the one WARDEN_N8N_SECRET_ARN names where set. */
+export const secrets: SecretsCache<Secrets> = secretsCache({
+  client,
+  secretId: process.env["WARDEN_SECRET_ARN"],
+  n8nSecretId: process.env["WARDEN_N8N_SECRET_ARN"],
+  n8nSeparate: process.env["WARDEN_N8N_SECRET_SEPARATE"] === "1",
+});
 
 /** The process's cache of the chat-ops secret, the one WARDEN_ENDPOINT_SECRET_ARN names. */
 export const chatopsSecrets: SecretsCache<ChatopsSecrets> = chatopsSecretsCache({ client, secretId: process.env["WARDEN_ENDPOINT_SECRET_ARN"] });

@@ -75,7 +75,7 @@ export async function runLifecycle<R extends AnyReport, Q = never>(
   let notify: NotifyOptions | undefined;
   let result: R | Idle<Q>;
   try {
-    // The jobs' secret is read first, and so registered with lib/redact: a policy's error quotes what it
+    // The jobs' secrets are read first, and so registered with lib/redact: a policy's error quotes what it
     // finds wrong, and a credential pasted into the policy must be masked there too (not every one has
     // a shape lib/redact knows). Every run reads it anyway; it is kept for the container.
     await secrets.get();

@@ -1,7 +1,7 @@
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { chatopsSecretsCache, eventsSecretsCache, requireSecret, secretsCache } from "../../../functions/shared/config/secrets.ts";
-import { ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, EVENTS_SECRET_ARN, JOB_SECRETS, SECRET_ARN, SECRETS, startSecretsManager, type SecretsManagerStub } from "../../support/lambda.ts";
+import { ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, EVENTS_SECRET_ARN, JOB_SECRETS, N8N_SECRET_ARN, SECRET_ARN, SECRETS, startSecretsManager, type SecretsManagerStub } from "../../support/lambda.ts";
 
 let stub: SecretsManagerStub;
 beforeEach(async () => {
@@ -85,6 +85,47 @@ describe("secrets", () => {
   it("reports an unknown secret, and an unset WARDEN_SECRET_ARN", async () => {
     await expect(cache({ secretId: `${SECRET_ARN}-gone` }).get()).rejects.toThrow(/reading secret .*-gone failed: ResourceNotFoundException/);
     await expect(cache({ secretId: undefined }).get()).rejects.toThrow("WARDEN_SECRET_ARN is not set");
+  });
+});
+
+describe("the n8n secret: n8n's key apart from the token that removes GitLab access", () => {
+  const GITLAB_ONLY = { gitlabToken: SECRETS.gitlabToken, slackWebhookUrl: "https://hooks.slack.com/services/T0/B0/jobs-webhook-secret" };
+  const jobs = (opts: { secretId?: string | undefined; n8nSecretId?: string; n8nSeparate?: boolean }) => secretsCache({ client: client(), secretId: SECRET_ARN, ...opts });
+
+  it("Workflows, given the n8n secret alone, reads it alone: n8n's key and the webhook, no GitLab token", async () => {
+    stub.n8nSecretString = JSON.stringify({ n8nApiKey: SECRETS.n8nApiKey, slackWebhookUrl: "https://hooks.slack.com/services/T0/B0/n8n-webhook-secret" });
+    await expect(jobs({ secretId: undefined, n8nSecretId: N8N_SECRET_ARN }).get()).resolves.toEqual({ n8nApiKey: SECRETS.n8nApiKey, slackWebhookUrl: "https://hooks.slack.com/services/T0/B0/n8n-webhook-secret" });
+    expect(stub.reads).toEqual([N8N_SECRET_ARN]);
+  });
+
+  it("a function given both (the chat Worker, Workflows with a policy kept in GitLab) holds each secret's fields, the jobs' webhook first", async () => {
+    stub.secretString = JSON.stringify(GITLAB_ONLY);
+    stub.n8nSecretString = JSON.stringify({ n8nApiKey: SECRETS.n8nApiKey, slackWebhookUrl: "https://hooks.slack.com/services/T0/B0/n8n-webhook-secret" });
+    const secrets = jobs({ n8nSecretId: N8N_SECRET_ARN });
+    await expect(secrets.get()).resolves.toEqual({ ...GITLAB_ONLY, n8nApiKey: SECRETS.n8nApiKey });
+    expect(stub.reads.toSorted()).toEqual([SECRET_ARN, N8N_SECRET_ARN].toSorted());
+    // A rotation of either is read at the next read after invalidate(), as the jobs' secret alone is.
+    stub.n8nSecretString = JSON.stringify({ n8nApiKey: "n8n-key-rotated-5b2f" });
+    secrets.invalidate();
+    await expect(secrets.get()).resolves.toMatchObject({ n8nApiKey: "n8n-key-rotated-5b2f" });
+  });
+
+  // The attack: the n8n secret is what a compromised n8n path holds; a GitLab token in it removes access.
+  it.each(["gitlabToken", "pipelineToken", "slackSigningSecret", "gitlabStreamingToken", "gitlabSystemHookToken"])("the n8n secret is refused when it holds %s, naming it and never its value", async (name) => {
+    stub.n8nSecretString = JSON.stringify({ n8nApiKey: SECRETS.n8nApiKey, [name]: "glpat-AbCdEfGhIjKlMnOpQrSt" });
+    const error = String(await jobs({ secretId: undefined, n8nSecretId: N8N_SECRET_ARN }).get().catch((err: Error) => err));
+    expect(error).toBe(`SecretsError: secret ${N8N_SECRET_ARN} (WARDEN_N8N_SECRET_ARN) holds ${name}, which belongs in the jobs' secret (WARDEN_SECRET_ARN) or an endpoint's: the functions that reconcile n8n read this one and must not hold it (remove it, and rotate it if this secret was ever read)`);
+    expect(error).not.toContain("glpat-AbCd");
+  });
+
+  // Every function that acts on GitLab reads the jobs' secret: with an n8n secret deployed, none may hold n8n's key.
+  it.each([{ n8nSeparate: true }, { n8nSecretId: N8N_SECRET_ARN }])("the jobs' secret is refused when it still holds n8nApiKey where the n8n key has its own (%o)", async (opts) => {
+    stub.secretString = JSON.stringify({ ...GITLAB_ONLY, n8nApiKey: SECRETS.n8nApiKey });
+    const error = String(await jobs(opts).get().catch((err: Error) => err));
+    expect(error).toBe(`SecretsError: secret ${SECRET_ARN} (WARDEN_SECRET_ARN) holds n8nApiKey, which belongs in the n8n secret (WARDEN_N8N_SECRET_ARN) alone on this deployment: every function that acts on GitLab reads this one (remove it, and rotate it if this secret was ever read)`);
+    expect(error).not.toContain(SECRETS.n8nApiKey);
+    stub.secretString = JSON.stringify(GITLAB_ONLY);
+    await expect(jobs({ n8nSeparate: true }).get()).resolves.toEqual(GITLAB_ONLY);
   });
 });
 
