@@ -111,9 +111,11 @@ export class RateLimiter {
     const state = this.route(route);
     const probe = state.probing;
     state.probing = false;
-    const remaining = Number(headers["ratelimit-remaining"]);
-    const limit = Number(headers["ratelimit-limit"]);
-    const resetAt = Number(headers["ratelimit-reset"]) * 1000;
+    // Counts and a time in whole seconds, as GitLab writes them: anything else (a limiter's -1 for
+    // "unlimited", a fraction) is no budget, not a divisor of the time left.
+    const remaining = count(headers["ratelimit-remaining"]);
+    const limit = count(headers["ratelimit-limit"]);
+    const resetAt = count(headers["ratelimit-reset"]) * 1000;
     // A window ending further ahead than a server may make us wait holds nothing back: "0 left until
     // next hour" (or the year 5138) would otherwise hold the route's requests that long, unbounded.
     if (!Number.isFinite(remaining) || !Number.isFinite(limit) || !Number.isFinite(resetAt) || resetAt - this.now() > this.maxServerWaitMs) {
@@ -196,6 +198,11 @@ export class RateLimiter {
     this.tokens = Math.min(this.burst, this.tokens + (now - this.refilledAt) / this.intervalMs);
     this.refilledAt = now;
   }
+}
+
+/** A header's non-negative whole number, or NaN. */
+function count(value: string | undefined): number {
+  return value !== undefined && /^\s*\d{1,15}\s*$/.test(value) ? Number(value) : NaN;
 }
 
 /** Until `route` has nothing in flight (done() resolves it), or the signal aborts. */
