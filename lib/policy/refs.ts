@@ -36,12 +36,20 @@ export function refProblem(ref: string, echo = true): string | undefined {
 }
 
 /**
- * Why a pipeline request cannot be sent as given (a bad ref, a variable given twice), or undefined;
- * with `echo` false, naming no word of the request (by position instead).
+ * Why a pipeline request cannot be sent as given (a bad ref, a variable given twice, a value GitLab
+ * would expand), or undefined; with `echo` false, naming no word of the request (by position instead).
  */
-export function pipelineRequestProblem(ref: string, variables: readonly { key: string }[], echo = true): string | undefined {
+export function pipelineRequestProblem(ref: string, variables: readonly { key: string; value: string }[], echo = true): string | undefined {
+  const named = (i: number) => (echo ? `variable ${variables[i]!.key}` : `variable ${i + 1}`);
   const seen = new Set<string>();
   const twice = variables.findIndex(({ key }) => seen.size === seen.add(key).size);
-  if (twice < 0) return refProblem(ref, echo);
-  return refProblem(ref, echo) ?? (echo ? `variable ${variables[twice]!.key} is given twice` : `variable ${twice + 1} has the name of one before it`);
+  // GitLab expands $NAME and ${NAME} in a pipeline variable's value (the API has no raw flag for them):
+  // DEPLOY_ENV=$PROD_DB_PASSWORD would hand the job a protected variable of the project, which the
+  // pipeline Warden starts on a protected ref has and the requester could never read themselves.
+  const expands = variables.findIndex(({ value }) => value.includes("$"));
+  return (
+    refProblem(ref, echo) ??
+    (twice >= 0 ? (echo ? `${named(twice)} is given twice` : `${named(twice)} has the name of one before it`) : undefined) ??
+    (expands >= 0 ? `${named(expands)}'s value holds "$", which GitLab would expand with the pipeline's other variables, protected ones included: give a value without "$"` : undefined)
+  );
 }

@@ -2,27 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import type { WorkerEvent } from "../../functions/shared/runs/job-request.ts";
 import { generateOrganisation, startGitLabSim } from "../../sim/gitlab/index.ts";
 import { startN8nSim } from "../../sim/n8n/index.ts";
-import { standardPolicy } from "../support/policies.ts";
+import { CHAT, CHAT_PIPELINE_POLICY } from "../support/policies.ts";
 import { json, scriptedServer, type ScriptedServer } from "../support/server.ts";
 import { captureLogs, lambdaContext, SECRETS, writePolicy } from "../support/lambda.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";
 import { ephemeralReply } from "../support/slack-webhook-receiver.ts";
 
-const USER = "U012ABCDEF";
-const VIEWER = "U034GHIJKL";
-const CHANNEL = "C0123456";
-const POLICY = `${standardPolicy()}
-pipelines:
-  allow:
-    - project: "acme/platform/**"
-      refs: ["main"]
-      variables: ["DEPLOY_ENV"]
-chatops:
-  slack:
-    users: ["${USER}", "${VIEWER}"]
-    channels: ["${CHANNEL}"]
-    applyUsers: ["${USER}"]
-`;
+const { applier: USER, viewer: VIEWER, channel: CHANNEL } = CHAT;
+const POLICY = CHAT_PIPELINE_POLICY;
 
 interface Posted {
   response_type: string;

@@ -55,13 +55,21 @@ describe("refProblem: git check-ref-format's rules", () => {
 });
 
 describe("pipelineRequestProblem", () => {
+  const v = (key: string, value = "x") => ({ key, value });
   it("refuses a variable given twice, naming the key and no value", () => {
-    const problem = pipelineRequestProblem("main", [{ key: "A" }, { key: "B" }, { key: "A" }]);
+    const problem = pipelineRequestProblem("main", [v("A"), v("B"), v("A", "secret-value")]);
     expect(problem).toBe("variable A is given twice");
   });
 
   it("names a bad ref first, and accepts a good request", () => {
-    expect(pipelineRequestProblem("a..b", [{ key: "A" }, { key: "A" }])).toMatch(/^ref "a\.\.b"/);
-    expect(pipelineRequestProblem("main", [{ key: "A" }, { key: "B" }])).toBeUndefined();
+    expect(pipelineRequestProblem("a..b", [v("A"), v("A")])).toMatch(/^ref "a\.\.b"/);
+    expect(pipelineRequestProblem("main", [v("A"), v("B", "prod-eu_1.2")])).toBeUndefined();
+  });
+
+  // GitLab expands $NAME and ${NAME} in a pipeline variable's value with the pipeline's variables,
+  // protected ones included: the value would carry a secret the requester could not read.
+  it.each(["$PROD_DB_PASSWORD", "prod-${CI_JOB_TOKEN}", "$$literal", "a$"])("refuses a value holding $ (%s), naming the variable and never the value", (value) => {
+    expect(pipelineRequestProblem("main", [v("A"), v("DEPLOY_ENV", value)])).toBe(`variable DEPLOY_ENV's value holds "$", which GitLab would expand with the pipeline's other variables, protected ones included: give a value without "$"`);
+    expect(pipelineRequestProblem("main", [v("A"), v("DEPLOY_ENV", value)], false)).toBe(`variable 2's value holds "$", which GitLab would expand with the pipeline's other variables, protected ones included: give a value without "$"`);
   });
 });

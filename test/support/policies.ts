@@ -70,3 +70,18 @@ gitlab:
       - group: "nobody/**"
   guard: { maxRemovals: 100000, unmatchedRules: warn }
 `;
+
+/** The chat tests' people and channel, and a policy where they may run pipelines of acme/platform/** on main with DEPLOY_ENV. */
+export const CHAT = { applier: "U012ABCDEF", viewer: "U034GHIJKL", channel: "C0123456" } as const;
+export const CHAT_PIPELINE_POLICY = `${standardPolicy()}
+pipelines:
+  allow:
+    - project: "acme/platform/**"
+      refs: ["main"]
+      variables: ["DEPLOY_ENV"]
+chatops:
+  slack:
+    users: ["${CHAT.applier}", "${CHAT.viewer}"]
+    channels: ["${CHAT.channel}"]
+    applyUsers: ["${CHAT.applier}"]
+`;

@@ -61,8 +61,6 @@ export interface PipelineOptions {
   audit?: AuditSink;
 }
 
-/** Answers to a POST that leave it open whether GitLab started the pipeline: its own 500, or a proxy giving up. */
-const AMBIGUOUS = new Set([500, 502, 503, 504]);
 
 export async function runPipeline(opts: PipelineOptions): Promise<PipelineReport> {
   const apply = opts.apply === true;
@@ -134,8 +132,10 @@ async function create(gitlab: GitLabClient, projectId: number, opts: PipelineOpt
   try {
     pipeline = await gitlab.createPipeline(projectId, opts.ref, opts.variables, opts.signal);
   } catch (err) {
+    // Any 5xx leaves it open whether GitLab started the pipeline: its own 500, or a proxy's or CDN's
+    // (Cloudflare's 520 and 524 come after the origin has the request), as restore takes them.
     const ambiguous =
-      (err instanceof NetworkError && err.mayHaveReachedServer) || (err instanceof HttpError && AMBIGUOUS.has(err.status)) || opts.signal?.aborted === true;
+      (err instanceof NetworkError && err.mayHaveReachedServer) || (err instanceof HttpError && err.status >= 500) || opts.signal?.aborted === true;
     action.status = ambiguous ? "unknown" : "failed";
     action.error = ambiguous ? `unknown — check the project's pipelines before retrying (${errorText(err)})` : errorText(err);
     return;

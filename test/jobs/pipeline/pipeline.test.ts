@@ -154,10 +154,12 @@ describe("pipeline job", () => {
     expect(exitCode(report)).toBe(1);
   });
 
-  it("reports GitLab's own 500 after sending as unknown too, and never retries the POST", async () => {
-    sim.addFaults({ kind: "apply-then-status", status: 500, route: "POST /projects/:id/pipeline", times: 1 });
+  // Any 5xx: GitLab's own 500, and a CDN's or gateway's, whose 520 ("unknown error") and 524 ("the origin
+  // timed out") come after the origin has the request (both were reported "failed", inviting a second start).
+  it.each([500, 520, 524])("reports a %i after sending as unknown too, and never retries the POST", async (status) => {
+    sim.addFaults({ kind: "apply-then-status", status, route: "POST /projects/:id/pipeline", times: 1 });
     const report = await run({});
-    expect(report.actions[0]!.status).toBe("unknown");
+    expect(report.actions[0]).toMatchObject({ status: "unknown", error: expect.stringMatching(/^unknown — check the project's pipelines/) });
     expect(sim.pipelines).toHaveLength(1);
   });
 
