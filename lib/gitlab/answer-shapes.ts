@@ -4,7 +4,7 @@
  * request, not a value read with its fields undefined: a group detail without shares would pass for one
  * that has none, and a namespace without a kind for a user's, blamed on the policy.
  */
-import type { CurrentUser, GroupDetail, Namespace } from "./types.ts";
+import type { CurrentUser, GroupDetail, Namespace, ProjectShare } from "./types.ts";
 
 type Fields = Record<string, unknown>;
 const isObject = (d: unknown): d is Fields => typeof d === "object" && d !== null && !Array.isArray(d);
@@ -31,4 +31,17 @@ export function namespaceAnswer(data: unknown, namespace: string | number): Name
 /** The token's user. */
 export function userAnswer(data: unknown): CurrentUser {
   return shaped(data, "GET /user", "a user", "id and username", (d) => isId(d["id"]) && typeof d["username"] === "string");
+}
+
+/** A link as GitLab lists it: the invited group by id and full path, with its access level. */
+const isShare = (s: unknown): boolean => isObject(s) && isId(s["group_id"]) && typeof s["group_full_path"] === "string" && Number.isSafeInteger(s["group_access_level"]);
+
+/**
+ * A project's or group's `shared_with_groups` (`whose` names it), checked as it is judged: a listing
+ * without it (`simple=true`, a proxy's rewrite) or with `null` would pass for one where nothing is
+ * shared, every stray in it for in policy; a share whose group is not an id would be judged as another's.
+ */
+export function sharesAnswer<S extends ProjectShare>(shares: S[] | undefined, whose: string): S[] {
+  if (Array.isArray(shares) && shares.every(isShare)) return shares;
+  throw new Error(`GitLab answered ${whose} without its shared_with_groups as a list of groups, each with its id, full path and access level: its shares cannot be judged (is a proxy rewriting GitLab's answers?)`);
 }

@@ -1,4 +1,5 @@
 export { GitLabClient } from "./client.ts";
+export { sharesAnswer } from "./answer-shapes.ts";
 export { developerTagRule } from "./protected-tags.ts";
 export { tokenUser, type TokenUser } from "./token-user.ts";
 export { instanceUrl } from "./api.ts";

@@ -3,7 +3,7 @@
  * Removal (remove.ts) and restore (restore/) go through this table; the examination, which lists
  * subjects rather than reading them one by one, only borrows the adapters from GitLab's entities.
  */
-import { HttpError, type GitLabClient, type GroupDetail, type NewShare, type Project, type ShareOutcome, type UnshareOutcome } from "../../gitlab/index.ts";
+import { HttpError, sharesAnswer, type GitLabClient, type GroupDetail, type NewShare, type Project, type ShareOutcome, type UnshareOutcome } from "../../gitlab/index.ts";
 import type { ShareKindName, Subject } from "./plan.ts";
 
 export interface ShareOps {
@@ -41,11 +41,11 @@ export const SHARE_OPS: Record<ShareKindName, ShareOps> = {
 };
 
 export function projectSubject(project: Project): Subject {
-  return { id: project.id, path: project.path_with_namespace, shares: project.shared_with_groups ?? [] };
+  return { id: project.id, path: project.path_with_namespace, shares: sharesAnswer(project.shared_with_groups, `project ${project.path_with_namespace}`) };
 }
 
 export function groupSubject(group: GroupDetail): Subject {
-  return { id: group.id, path: group.full_path, shares: group.shared_with_groups ?? [] };
+  return { id: group.id, path: group.full_path, shares: sharesAnswer(group.shared_with_groups, `group ${group.full_path}`) };
 }
 
 /** One group's detail (by id or full path); undefined when it is gone or out of the token's sight. */
