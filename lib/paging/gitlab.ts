@@ -33,7 +33,7 @@ export function gitlabOffset<T extends Item>(req: GitLabListRequest): Strategy<T
     shifts: true,
     async fetch(position, signal) {
       const url = position ? resolve(req, position) : first;
-      const page = await getPage<T>(req, url, signal).catch((err: unknown) => {
+      const page = await getPage<T>(req, url, first, signal).catch((err: unknown) => {
         throw offsetLimitError(req, err);
       });
       const { headers } = page;
@@ -68,7 +68,7 @@ export function gitlabKeyset<T extends Item>(req: GitLabListRequest, order: List
     // Keyset by id walks the ids themselves: the cursor names the last one, so the next page's are beyond it.
     ...(order.orderBy === "id" && order.sort ? { idOrder: order.sort } : {}),
     async fetch(position, signal) {
-      const page = await getPage<T>(req, position ? resolve(req, position) : first, signal);
+      const page = await getPage<T>(req, position ? resolve(req, position) : first, first, signal);
       const meta: PageMeta = dated(page.headers);
       if (page.headers["x-next-cursor"]) meta.nextCursor = page.headers["x-next-cursor"];
       if (page.headers["x-prev-cursor"]) meta.prevCursor = page.headers["x-prev-cursor"];
@@ -109,13 +109,13 @@ function orderQuery(order: ListingOrder): string {
   return [order.orderBy && `order_by=${encodeURIComponent(order.orderBy)}`, order.sort && `sort=${order.sort}`].filter(Boolean).join("&");
 }
 
-async function getPage<T>(req: GitLabListRequest, url: URL, signal?: AbortSignal) {
+async function getPage<T>(req: GitLabListRequest, url: URL, first: URL, signal?: AbortSignal) {
   const res = await req.http.send({ method: "GET", url, route: req.route, headers: JSON_ACCEPT, expect: "json", signal });
   req.http.stats.count(req.route, "pages");
   const items = res.json;
   if (!Array.isArray(items)) throw new PagingError(`${req.route}: expected a JSON array, got ${typeof items}`);
   const link = linkWithRel(res.headers["link"], "next");
-  return { items: items as T[], next: link ? relative(req, link, res.url) : null, headers: res.headers };
+  return { items: items as T[], next: link ? relative(req, link, res.url, first) : null, headers: res.headers };
 }
 
 function firstUrl(req: GitLabListRequest, paging: Record<string, string>): URL {
@@ -124,17 +124,36 @@ function firstUrl(req: GitLabListRequest, paging: Record<string, string>): URL {
   return url;
 }
 
+/** What a next link may change of the first request: the page and its size, or the keyset's position (the last id, or a cursor). */
+const MOVING = new Set(["page", "per_page", "cursor", "id_after", "id_before"]);
+
 /**
  * Keeps only the path and query of a link, after checking it is a URL (one that is not is named by the
- * page it came with: its text is the server's to choose) and stays under the API's base path.
+ * page it came with: its text is the server's to choose) that goes on with the same listing: its path,
+ * under the API's base path, and every parameter of the first request (its filters) but the page's.
+ * GitLab's links keep them; one that lists another group's projects, or drops `with_shared=false`,
+ * would pass that listing off as the one asked for, the token sent along.
  */
-function relative(req: GitLabListRequest, href: string, base: URL): string {
+function relative(req: GitLabListRequest, href: string, base: URL, first: URL): string {
   const link = URL.parse(href, base.href);
   if (!link) throw new PagingError(`${req.route}: the next link after ${req.http.redactor.path(base)} is not a URL; refusing to follow it`);
   if (!link.pathname.startsWith(`${req.basePath}/`)) {
     throw new PagingError(`${req.route}: next link leaves ${req.basePath} (${req.http.redactor.path(link)}); refusing to follow it`);
   }
+  const changed = link.pathname !== first.pathname ? "its path" : [...new Set(first.searchParams.keys())].find((k) => !MOVING.has(k) && !sameValue(first.searchParams.getAll(k), link.searchParams.getAll(k)));
+  if (changed) {
+    throw new PagingError(`${req.route}: next link changes ${changed === "its path" ? changed : `the parameter ${changed}`} of the listing (${req.http.redactor.path(link)}); refusing to follow it`);
+  }
   return link.pathname + link.search;
+}
+
+/**
+ * Whether a link keeps a parameter's value. GitLab writes its links from the parameters as it read them,
+ * a time as Ruby writes one ("2026-10-31T12:00:00+00:00" for "…00.000Z"): times are compared as instants.
+ */
+function sameValue(asked: string[], linked: string[]): boolean {
+  const instant = (v: string) => (/^\d{4}-\d\d-\d\dT/.test(v) ? Date.parse(v) : NaN);
+  return asked.length === linked.length && asked.every((v, i) => v === linked[i] || (!Number.isNaN(instant(v)) && instant(v) === instant(linked[i]!)));
 }
 
 function resolve(req: GitLabListRequest, position: string): URL {

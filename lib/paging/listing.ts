@@ -93,6 +93,8 @@ const RECENT = 1_000;
  * listing shifts by a whole page; three in a row do not.
  */
 const STALE_PAGES = 3;
+/** How many pages back an offset listing's items are de-duplicated: a shift repeats the page before; a page further back comes again only from a server serving pages in turn. */
+const SHIFT_PAGES = 4;
 
 type Identified = { id: number | string };
 
@@ -115,9 +117,10 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
     let pages = from?.pages ?? 0;
     let items = from?.items ?? 0;
     // A project created while an offset listing runs shifts every later page by one, so a page can
-    // repeat the end of the one before: checking against the previous page's ids catches that in memory
-    // of one page (a keyset listing never repeats).
-    let previousIds = new Set<number | string>();
+    // repeat the end of the one before: checking against the ids of the page before catches that, and,
+    // on a listing that shifts (where no served page is refused), against the last SHIFT_PAGES pages'
+    // pages served in turn under ever-new links (A, B, A, B); in memory of a few pages.
+    const earlier: Set<number | string>[] = [];
     // A server that loops is caught by the positions it sent recently, by the pages it served recently
     // (where no page may come again), and a listing by id by the ids going back (ordered); one that
     // sends new positions and pages forever, or loops over more than RECENT, by the page limits below.
@@ -138,11 +141,11 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
       if (typeof page.meta.totalPages === "number") announced = page.meta.totalPages;
       if (page.next !== null) this.guard(page.next, position, recent, pages + 1, announced, ceiling);
       this.identified(page.items, pages + 1);
-      // Against every id of the page before, repeats included: a page served again and again is dropped every time.
-      const pageIds = new Set(page.items.map((item) => item.id));
+      // Against every id of the pages before, repeats included: a page served again and again is dropped every time.
       const once = new Set<number | string>();
-      const fresh = page.items.filter((item) => !previousIds.has(item.id) && !once.has(item.id) && (once.add(item.id), true));
-      previousIds = pageIds;
+      const fresh = page.items.filter((item) => !earlier.some((ids) => ids.has(item.id)) && !once.has(item.id) && (once.add(item.id), true));
+      earlier.push(new Set(page.items.map((item) => item.id)));
+      if (earlier.length > (this.strategy.shifts ? SHIFT_PAGES : 1)) earlier.shift();
       lastId = this.ordered(fresh, lastId);
       this.unrepeated(page.items, served, pages + 1);
       stale = fresh.length === 0 && page.next !== null ? stale + 1 : 0;

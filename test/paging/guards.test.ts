@@ -99,7 +99,7 @@ describe("paging guards", () => {
     const pages = [[9, 8, 7], [6, 5, 4], [3, 2, 1]];
     const { req } = await gitlabLike((r, res) => {
       const n = Number(new URL(r.url, "http://x").searchParams.get("n") ?? "0");
-      json(res, 200, pages[n % pages.length]!.map((id) => ({ id })), link(`${server!.url}/api/v4/audit_events?pagination=keyset&cursor=${n + 1}x&n=${n + 1}`));
+      json(res, 200, pages[n % pages.length]!.map((id) => ({ id })), link(`${server!.url}/api/v4/audit_events?pagination=keyset&order_by=id&sort=desc&cursor=${n + 1}x&n=${n + 1}`));
     });
     const listing = new Listing(gitlabKeyset({ ...req, path: "/audit_events", route: "GET /audit_events" }, { orderBy: "id", sort: "desc" }), { pageCeiling: 50 });
     await expect(Array.fromAsync(listing)).rejects.toThrow(
@@ -112,7 +112,7 @@ describe("paging guards", () => {
     const pages = [["9", "8", "7"], ["6", "5", "4"]];
     const { req } = await gitlabLike((r, res) => {
       const n = Number(new URL(r.url, "http://x").searchParams.get("n") ?? "0");
-      json(res, 200, pages[n % 2]!.map((id) => ({ id })), link(`${server!.url}/api/v4/audit_events?pagination=keyset&cursor=${n + 1}x&n=${n + 1}`));
+      json(res, 200, pages[n % 2]!.map((id) => ({ id })), link(`${server!.url}/api/v4/audit_events?pagination=keyset&order_by=id&sort=desc&cursor=${n + 1}x&n=${n + 1}`));
     });
     const listing = new Listing(gitlabKeyset({ ...req, path: "/audit_events", route: "GET /audit_events" }, { orderBy: "id", sort: "desc" }), { pageCeiling: 100 });
     await expect(Array.fromAsync(listing)).rejects.toThrow(
@@ -223,12 +223,12 @@ describe("paging guards", () => {
     const { req } = await gitlabLike((r, res) => {
       const after = Number(new URL(r.url, "http://x").searchParams.get("id_after") ?? "0");
       const ids = after >= 9 ? [] : [after + 1, after + 2, after + 3];
-      json(res, 200, ids.map((id) => ({ id })), ids.length ? link(`${server!.url}/api/v4/projects?pagination=keyset&id_after=${after + 3}`) : {});
+      json(res, 200, ids.map((id) => ({ id })), ids.length ? link(`${server!.url}/api/v4/projects?pagination=keyset&order_by=id&sort=asc&id_after=${after + 3}`) : {});
     });
     const order = { orderBy: "id", sort: "asc" } as const;
     const firstTwo = await Array.fromAsync(new Listing(gitlabKeyset(req, order), { maxPages: 2 }).pages());
     const checkpoint: Checkpoint = JSON.parse(JSON.stringify(firstTwo.at(-1)!.checkpoint));
-    expect(checkpoint).toEqual({ strategy: "gitlab-keyset", next: "/api/v4/projects?pagination=keyset&id_after=6", pages: 2, items: 6 });
+    expect(checkpoint).toEqual({ strategy: "gitlab-keyset", next: "/api/v4/projects?pagination=keyset&order_by=id&sort=asc&id_after=6", pages: 2, items: 6 });
     const rest = await Array.fromAsync(new Listing(gitlabKeyset<{ id: number }>(req, order), { from: checkpoint }));
     expect(rest.map((p) => p.id)).toEqual([7, 8, 9]);
     const limited = await Array.fromAsync(new Listing(gitlabKeyset<{ id: number }>(req, order), { maxItems: 4 }));

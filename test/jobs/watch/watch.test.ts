@@ -140,8 +140,11 @@ describe("watch: deduplication", () => {
   it("an event listed twice (pages that shift while read) counts once, and the listing stops at the cursor", async () => {
     const event = (id: number) => ({ id, author_id: 5, entity_id: 1, entity_type: "User", event_name: "user_logged_in", details: {}, created_at: "2026-11-27T05:00:00Z" });
     const server = await scriptedServer((req, res) => {
-      const page = new URL(req.url, "http://x").searchParams.get("id_before");
-      const link = page ? {} : { link: `<${server.url}/api/v4/audit_events?pagination=keyset&order_by=id&sort=desc&id_before=4>; rel="next"` };
+      const asked = new URL(req.url, "http://x").searchParams;
+      const page = asked.get("id_before");
+      // GitLab's link keeps the request's parameters, its window's bounds among them.
+      asked.set("id_before", "4");
+      const link = page ? {} : { link: `<${server.url}/api/v4/audit_events?${asked}>; rel="next"` };
       res.writeHead(200, { "content-type": "application/json", ...link });
       res.end(JSON.stringify(page ? [event(4), event(3), event(2)] : [event(5), event(4)]));
     });

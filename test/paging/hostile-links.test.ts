@@ -1,0 +1,97 @@
+/**
+ * GitLab's offset listings against a server (or a proxy) that writes the `Link` header.
+ * A next link may point anywhere; only its path and query are taken, and the path must stay under
+ * /api/v4. What a careful operator expects beyond that: a listing stays the listing it was asked
+ * for (the same resource, the same filters), and a server that serves the same pages in turn under
+ * ever-new links is caught as a loop, not handed out again and again up to the page ceiling.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { createHttpClient, RateLimiterRegistry } from "../../lib/http/index.ts";
+import { gitlabOffset, Listing, PagingError, type GitLabListRequest } from "../../lib/paging/index.ts";
+import { json, scriptedServer, type ScriptedServer } from "../support/server.ts";
+
+const TOKEN = "glpat-review-paging-token-0123456789";
+let server: ScriptedServer | undefined;
+afterEach(() => server?.close());
+
+async function gitlabLike(handler: Parameters<typeof scriptedServer>[0], path: string, query?: string): Promise<GitLabListRequest> {
+  server = await scriptedServer(handler);
+  const http = createHttpClient({ origin: server.url, credentials: { "PRIVATE-TOKEN": TOKEN }, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 1 } });
+  return { http, basePath: "/api/v4", path, route: `GET ${path.replace(/\/\d+\//, "/:id/")}`, ...(query ? { query } : {}) };
+}
+
+const link = (url: string) => ({ link: `<${url}>; rel="next"` });
+const pageOf = (url: string) => Number(new URL(url, "http://x").searchParams.get("page") ?? "1");
+
+/** Every item the listing hands out, and how it ended. */
+async function drain(listing: Listing<{ id: number }>): Promise<{ ids: number[]; error: unknown }> {
+  const ids: number[] = [];
+  try {
+    for await (const item of listing) ids.push(item.id);
+    return { ids, error: undefined };
+  } catch (error) {
+    return { ids, error };
+  }
+}
+
+describe("a next link stays the listing it was asked for", () => {
+  it("a next link to another group's projects (same origin, under /api/v4) is refused: the token is not sent there and the listing is not passed off as group 5's", async () => {
+    const req = await gitlabLike((r, res) => {
+      if (r.url.startsWith("/api/v4/groups/6/")) return json(res, 200, [{ id: 600 }, { id: 601 }]);
+      json(res, 200, [{ id: 500 }], link(`${server!.url}/api/v4/groups/6/projects?page=2&per_page=100`));
+    }, "/groups/5/projects");
+    const { ids, error } = await drain(new Listing(gitlabOffset<{ id: number }>(req)));
+    expect(server!.received.map((r) => r.url), "requests sent with the token").toEqual(["/api/v4/groups/5/projects?per_page=100"]);
+    expect(error).toBeInstanceOf(PagingError);
+    expect(ids, "the listing fails at the page whose link leaves it").toEqual([]);
+  });
+
+  it("a next link that drops the listing's filter (with_shared=false, which keeps projects shared in from outside out of scope) is refused, not followed", async () => {
+    const req = await gitlabLike((r, res) => {
+      if (pageOf(r.url) === 2) return json(res, 200, [{ id: 900 }]);
+      json(res, 200, [{ id: 500 }], link(`${server!.url}/api/v4/groups/5/projects?include_subgroups=true&page=2&per_page=100`));
+    }, "/groups/5/projects", "include_subgroups=true&with_shared=false");
+    const { ids, error } = await drain(new Listing(gitlabOffset<{ id: number }>(req)));
+    expect(server!.received).toHaveLength(1);
+    expect(error).toBeInstanceOf(PagingError);
+    expect(ids, "the listing fails at the page whose link leaves it").toEqual([]);
+  });
+  // GitLab writes its links from the parameters as it read them: a time as Ruby writes it, other ids beside them.
+  it("a link that writes the listing's time otherwise (Ruby's +00:00 for .000Z) and adds parameters of its own is followed", async () => {
+    const req = await gitlabLike((r, res) => {
+      if (pageOf(r.url) === 2) return json(res, 200, [{ id: 2 }]);
+      json(res, 200, [{ id: 1 }], link(`${server!.url}/api/v4/groups/5/audit_events?created_after=2026-10-31T12:00:00%2B00:00&id=5&page=2&per_page=100`));
+    }, "/groups/5/audit_events", "created_after=2026-10-31T12%3A00%3A00.000Z");
+    const { ids, error } = await drain(new Listing(gitlabOffset<{ id: number }>(req)));
+    expect(error).toBeUndefined();
+    expect(ids).toEqual([1, 2]);
+  });
+});
+
+describe("pages served in turn under ever-new links", () => {
+  // Offset listings are exempt from the check on pages served before (their items shift as the listing
+  // runs), and de-duplicated against the page before alone: two pages served in turn bring "something
+  // new" every time, so neither the stale-page guard nor the served-page guard fires.
+  it("two pages served in turn (A, B, A, B, … under page=2, 3, 4, …), no totals: stopped within a few pages, and no project handed out twice", async () => {
+    const req = await gitlabLike((r, res) => {
+      const page = pageOf(r.url);
+      const ids = page % 2 === 1 ? [1, 2, 3] : [4, 5, 6];
+      json(res, 200, ids.map((id) => ({ id })), link(`${server!.url}/api/v4/projects?page=${page + 1}&per_page=100`));
+    }, "/projects");
+    const { ids, error } = await drain(new Listing(gitlabOffset<{ id: number }>(req), { pageCeiling: 200 }));
+    expect(error).toBeInstanceOf(PagingError);
+    expect(new Set(ids).size, `ids handed out: ${ids.length}, distinct: ${new Set(ids).size}`).toBe(ids.length);
+    expect(server!.received.length, "pages requested before the loop was caught").toBeLessThanOrEqual(6);
+  });
+
+  it("three pages served in turn, with totals announcing 40 pages: the same 9 projects are not handed out 30 times over", async () => {
+    const req = await gitlabLike((r, res) => {
+      const page = pageOf(r.url);
+      const ids = [[1, 2, 3], [4, 5, 6], [7, 8, 9]][(page - 1) % 3]!;
+      json(res, 200, ids.map((id) => ({ id })), { ...link(`${server!.url}/api/v4/projects?page=${page + 1}&per_page=100`), "x-total-pages": "40", "x-total": "4000" });
+    }, "/projects");
+    const { ids, error } = await drain(new Listing(gitlabOffset<{ id: number }>(req)));
+    expect(error).toBeInstanceOf(PagingError);
+    expect(ids.length, "items handed out").toBeLessThanOrEqual(9);
+  });
+});
