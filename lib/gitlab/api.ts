@@ -62,6 +62,7 @@ export class GitLabApi {
       ...opts,
       origin: base.origin,
       credentials: { "PRIVATE-TOKEN": opts.token },
+      apiPath: `${this.basePath}/`,
       address: base,
       terms: GITLAB_TERMS,
       names: opts.settingNames ?? GITLAB_SETTINGS,

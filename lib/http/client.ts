@@ -24,8 +24,14 @@ import { WaitReporter } from "./waits.ts";
 export interface HttpClientOptions {
   /** Scheme, host and port of the service; every credential is bound to it. */
   origin: string;
-  /** Header name → secret, sent only to `origin`. */
+  /** Header name → secret, sent only to `origin`, below `apiPath`. */
   credentials?: Record<string, string>;
+  /**
+   * The path the service's API lives under ("/gitlab/api/v4/"; default "/", the whole origin): a host
+   * serving other applications beside it (a GitLab under a path) gets no credential outside it, not even
+   * on a redirect there, which then goes without.
+   */
+  apiPath?: string;
   /** "GitLab", "n8n": how messages name the service (default: the origin's host). */
   service?: string;
   crossOriginRedirects?: CrossOriginPolicy;
@@ -80,7 +86,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     jsonLayer(redactor, opts.notJsonHint),
     rateLimitLayer(limiter, waits, stats),
     deadlineLayer(opts.requestTimeoutMs ?? 60_000, waits, redactor),
-    credentialsLayer(origin, credentials),
+    credentialsLayer(origin, opts.apiPath ?? "/", credentials),
     statsLayer(stats),
   ];
   const send = layers.reduceRight<Send>((inner, layer) => layer(inner), transport(dispatcher, redactor, opts.transport));

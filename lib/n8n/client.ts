@@ -33,6 +33,7 @@ export class N8nClient {
       ...opts,
       origin: base.origin,
       credentials: { "X-N8N-API-KEY": opts.apiKey },
+      apiPath: `${new URL(this.base).pathname}/`,
       address: base,
       terms: N8N_TERMS,
       names: opts.settingNames ?? N8N_SETTINGS,
