@@ -42,11 +42,28 @@ export function groupPathProblem(path: string): string | undefined {
   return plainPathProblem(path, "group path");
 }
 
-/** Why `path` is not a plain GitLab path (no wildcards) of a group or project, or undefined when it is. */
+/**
+ * Why `path` is not a plain GitLab path (no wildcards) of a group or project, or undefined when it is.
+ * Whoever sends a command writes it: one no GitLab path can be is refused before it is quoted or sent,
+ * a path too long for any GitLab without quoting it (a reply must not carry kilobytes of the sender's
+ * text), and "." or ".." as a part, which the request's URL would resolve to another endpoint
+ * (`/projects/.` is `/projects/`, every project's listing).
+ */
 export function plainPathProblem(path: string, what: "group path" | "project path"): string | undefined {
-  const problem = /[*?]/.test(path) ? "wildcards are not allowed here" : segmentsProblem(path, "path");
+  if (Buffer.byteLength(path) > MAX_PATH_BYTES || path.split("/").some((part) => Buffer.byteLength(part) > MAX_PART_BYTES)) {
+    return `invalid ${what}: it is ${Buffer.byteLength(path)} bytes long, and a GitLab path's part between slashes is at most ${MAX_PART_BYTES} characters, the whole at most ${MAX_PATH_BYTES} bytes here`;
+  }
+  const problem = /[*?]/.test(path)
+    ? "wildcards are not allowed here"
+    : path.split("/").some((part) => part === "." || part === "..")
+      ? 'a part of it is "." or "..", which no GitLab path is'
+      : segmentsProblem(path, "path");
   return problem === undefined ? undefined : `invalid ${what} ${JSON.stringify(path)}: ${problem}`;
 }
+
+/** GitLab's longest path part (a group's or project's path), and a bound on a whole path (20 levels of groups). */
+const MAX_PART_BYTES = 255;
+const MAX_PATH_BYTES = 4096;
 
 /** Whether `ref` is a project's id, as GitLab numbers them (digits, no leading zero). */
 export function isProjectId(ref: string): boolean {

@@ -15,14 +15,15 @@ import { lambdaContext, signedCommand } from "../support/lambda.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";
 
 const { applier: APPLIER, viewer: VIEWER } = CHAT;
-const POLICY = CHAT_PIPELINE_POLICY;
+// Beside the shared rules, one for every project's main: an organisation that trusts any protected main.
+const POLICY = CHAT_PIPELINE_POLICY.replace("pipelines:\n  allow:\n", 'pipelines:\n  allow:\n    - project: "**"\n      refs: ["main"]\n');
 
 const lambda = mockClient(LambdaClient);
 let slack: ScriptedServer;
 const world = lambdaWorld({
   dynamo: true,
   policy: POLICY,
-  gitlab: () => ({ dataset: generateOrganisation({ projects: 120, seed: 7 }).dataset }),
+  gitlab: () => ({ dataset: generateOrganisation({ projects: 120, seed: 7 }).dataset, recordRequests: true }),
   env: () => ({ WARDEN_WORKER_FUNCTION: "warden-test-Worker", WARDEN_SLACK_RESPONSE_ORIGIN: slack.origin, WARDEN_REPORT_ONLY: "false" }),
 });
 
@@ -84,5 +85,26 @@ describe("/warden pipeline --apply: an applyUser cannot reach past the variables
     expect(ack + posted).not.toMatch(/PROD_DB_PASSWORD|CI_JOB_TOKEN/);
     expect(world.gitlab.pipelines).toEqual([]);
     expect(world.gitlab.counters.requests).toBe(0);
+  });
+});
+
+describe("/warden pipeline: a project path no GitLab path can be", () => {
+  // "." and ".." passed the path check (GitLab's path characters), and lib/gitlab builds the request with
+  // new URL(), which resolves dot segments: GET /api/v4/projects/. went out as /api/v4/projects/ (on a
+  // real GitLab, the listing of every project the token sees, taken for one project) and .. as /api/v4/.
+  it.each([["."], [".."], ["acme/../platform"]])("refuses %j at once, and sends GitLab no request", async (path) => {
+    const { ack } = await chat(`pipeline ${path} main`);
+    expect(world.gitlab.requests.map((r) => `${r.method} ${r.url}`)).toEqual([]);
+    expect(lambda.commandCalls(InvokeCommand)).toHaveLength(0);
+    expect(JSON.parse(ack).text).toMatch(/^pipeline's project is a project's full path/);
+  });
+
+  // A ref is refused past 4,096 bytes, unquoted; a project path had no bound: 20,000 characters were quoted
+  // back whole in the acknowledgement, carried to the Worker, sent to GitLab and quoted again in the result.
+  it("refuses a 20,000-character project path as malformed, quoting none of it and starting nothing", async () => {
+    const { ack, posted } = await chat(`pipeline acme/platform/${"a".repeat(20_000)} main`);
+    expect(lambda.commandCalls(InvokeCommand)).toHaveLength(0);
+    expect(posted).toBe("");
+    expect(ack.length).toBeLessThan(2_000);
   });
 });

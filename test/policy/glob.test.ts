@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileGlob, globProblem } from "../../lib/policy/index.ts";
+import { compileGlob, globProblem, plainPathProblem } from "../../lib/policy/index.ts";
 
 describe("compileGlob (GitLab paths)", () => {
   it.each([
@@ -141,3 +141,16 @@ describe("compileGlob's cost (a path or ref is written by whoever sends a comman
   });
 });
 
+
+describe("plainPathProblem: a path a command names", () => {
+  // new URL() resolves dot segments: /projects/. would be /projects/, every project's listing.
+  it.each([".", "..", "acme/..", "acme/./app"])("refuses %j, no GitLab path", (path) => {
+    expect(plainPathProblem(path, "project path")).toBe(`invalid project path ${JSON.stringify(path)}: a part of it is "." or "..", which no GitLab path is`);
+  });
+
+  it("refuses a path longer than any GitLab's without quoting it", () => {
+    const problem = plainPathProblem(`acme/${"a".repeat(256)}`, "group path")!;
+    expect(problem).toBe("invalid group path: it is 261 bytes long, and a GitLab path's part between slashes is at most 255 characters, the whole at most 4096 bytes here");
+    expect(plainPathProblem(`acme/${"a".repeat(255)}`, "group path")).toBeUndefined();
+  });
+});
