@@ -13,7 +13,7 @@
 import type { APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { eventsSecrets } from "./shared/config/secrets.ts";
 import { dispatch } from "./shared/events/dispatch.ts";
-import { readDelivery } from "./shared/events/delivery.ts";
+import { LOGGED_EVENTS, readDelivery } from "./shared/events/delivery.ts";
 import { verifyGitLabRequest, type GitLabRequestEvent } from "./shared/events/verify-request.ts";
 import { httpEndpoint } from "./shared/lambda/http-endpoint.ts";
 import { logger } from "./shared/lambda/logger.ts";
@@ -49,7 +49,7 @@ async function receive(event: GitLabRequestEvent, context: Context): Promise<Res
   await heard(event.sender);
   const tally = await dispatch(events, { claims, start: startWorker, requestId: context.awsRequestId });
   // Ids and names only, bounded by delivery.ts: never the body.
-  logger.info("gitlab-events", { sender: event.sender, ...tally, ids: events.slice(0, 20).map((e) => `${e.name} ${e.id}`) });
+  logger.info("gitlab-events", { sender: event.sender, ...tally, ids: events.slice(0, LOGGED_EVENTS).map((e) => `${e.name} ${e.id}`) });
   return { statusCode: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(tally) };
 }
 

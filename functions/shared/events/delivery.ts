@@ -44,6 +44,11 @@ export interface DeliveredEvent {
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
+/** A number as the sender wrote it, as a number or in a string; anything else (an object whose valueOf throws) is none. */
+const numeric = (value: unknown) => (typeof value === "number" || typeof value === "string" ? Number(value) : NaN);
+
+/** How many of a delivery's events a log line names (with their count): one delivery may hold 1,000, each id the sender's. */
+export const LOGGED_EVENTS = 20;
 
 export function readDelivery(event: GitLabRequestEvent): DeliveredEvent[] {
   const body = rawBody(event);
@@ -108,12 +113,12 @@ function auditEvent(item: Json, headerType: string | undefined): AuditEvent {
   const details = isObject(item["details"]) ? item["details"] : {};
   return {
     id: 0,
-    author_id: Number(item["author_id"]),
-    entity_id: Number(item["entity_id"]),
-    entity_type: String(item["entity_type"] ?? ""),
+    author_id: numeric(item["author_id"]),
+    entity_id: numeric(item["entity_id"]),
+    entity_type: text(item["entity_type"]) ?? "",
     event_name: text(item["event_name"]) ?? text(item["event_type"]) ?? headerType ?? null,
     details: { ...details, target_id: details["target_id"] ?? item["target_id"], target_details: details["target_details"] ?? item["target_details"], entity_path: details["entity_path"] ?? item["entity_path"] } as AuditEvent["details"],
-    created_at: String(item["created_at"] ?? ""),
+    created_at: text(item["created_at"]) ?? "",
   };
 }
 

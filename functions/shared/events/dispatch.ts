@@ -16,7 +16,7 @@ import { errorText } from "../../../lib/jobs/report/index.ts";
 import { logger } from "../lambda/logger.ts";
 import type { SubjectWorkerEvent } from "../runs/job-request.ts";
 import type { Claims } from "../state/claims.ts";
-import type { DeliveredEvent } from "./delivery.ts";
+import { LOGGED_EVENTS, type DeliveredEvent } from "./delivery.ts";
 
 /** Long past any repeat GitLab makes of a delivery; DynamoDB's TTL deletes the claims after. */
 export const EVENT_CLAIM_SECONDS = 7 * 24 * 3600;
@@ -56,7 +56,7 @@ export async function dispatch(events: readonly DeliveredEvent[], opts: Dispatch
   const at = now();
   const expiresAt = Math.floor(at / 1000) + EVENT_CLAIM_SECONDS;
   const ahead = unique.filter((e) => !happenedBy(e, at));
-  if (ahead.length) logger.warn("events dated after now, or not dated, are handled but not claimed (a GitLab clock ahead of this one, or events sent before they happened)", { events: ahead.slice(0, 20).map((e) => e.id) });
+  if (ahead.length) logger.warn("events dated after now, or not dated, are handled but not claimed (a GitLab clock ahead of this one, or events sent before they happened)", { events: ahead.slice(0, LOGGED_EVENTS).map((e) => e.id), eventCount: ahead.length });
   const fresh = await pMap(unique, (e) => !happenedBy(e, at) || firstDelivery(opts.claims, e, expiresAt), { concurrency: EVENT_DISPATCH_CONCURRENCY });
   const bySubject = new Map<string, { subject: EventSubject; events: DeliveredEvent[] }>();
   for (const [i, e] of unique.entries()) {
@@ -83,7 +83,7 @@ export async function dispatch(events: readonly DeliveredEvent[], opts: Dispatch
         tally.started.push(key);
       } catch (err) {
         // Its events stay claimed: the scheduled sweep is what finds their strays now.
-        logger.error("starting the worker for a subject failed; the scheduled run will find its strays", { subject: key, events: worker.events.map((e) => e.id), error: errorText(err) });
+        logger.error("starting the worker for a subject failed; the scheduled run will find its strays", { subject: key, events: worker.events.slice(0, LOGGED_EVENTS).map((e) => e.id), eventCount: worker.events.length, error: errorText(err) });
         tally.failed.push(key);
       }
     },

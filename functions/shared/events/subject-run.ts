@@ -18,6 +18,7 @@ import { runJob } from "../runs/run-job.ts";
 import { runLabels } from "../runs/triggers.ts";
 import { dynamoLastSweep } from "../state/last-sweep.ts";
 import { dynamoRemovalBudget } from "../state/removal-budget.ts";
+import { LOGGED_EVENTS } from "./delivery.ts";
 import { recordSecondsToEnforcement } from "./latency.ts";
 
 const lastSweep = dynamoLastSweep();
@@ -34,7 +35,7 @@ export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSign
   const name = `${subject.kind} ${subject.id}${subject.path ? ` (${subject.path})` : ""}`;
   const target = subject.kind === "group" ? { kind: "group" as const, id: subject.id, subtree: false } : { kind: "project" as const, id: subject.id };
   try {
-    const life = { labels: runLabels("enforce", "event", event.correlationId), timeLeft, asked: { subject: name, events: event.events.map((e) => `${e.name} ${e.id}`) } };
+    const life = { labels: runLabels("enforce", "event", event.correlationId), timeLeft, asked: { subject: name, events: event.events.slice(0, LOGGED_EVENTS).map((e) => `${e.name} ${e.id}`), eventCount: event.events.length } };
     const { report } = await runLifecycle(life, async ({ policy }) => {
       try {
         // The rules the last full run found matching nothing are refused here too (lib/jobs/enforce/rules.ts).

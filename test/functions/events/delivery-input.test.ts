@@ -58,3 +58,14 @@ describe("events the Events function would start a run for, which the EventsWork
     expect(WorkerEventSchema.safeParse(payloads[0]).success, "the well-formed event's run is refused with the malformed one").toBe(true);
   });
 });
+
+// Plain JSON whose value has no string or number form made delivery.ts's String()/Number() throw: the
+// delivery was a 500 and an ERROR line ("gitlab-events failed", an alarm's input) for input the sender
+// chose, and a relayed batch holding one such event was lost whole.
+describe("an event of an unexpected shape is the sender's, never the function's own failure", () => {
+  const unprintable = { toString: 1, valueOf: 1 };
+  it.each(["entity_type", "created_at", "author_id", "entity_id"])("an event whose %s is an object with toString and valueOf keys is read, and the others of its delivery with it", async (field) => {
+    const { started } = await deliverAndStart([groupShare({ [field]: unprintable }), groupShare({ id: 4243, entity_id: 78 })]);
+    expect(started).toContain("group:78");
+  });
+});
