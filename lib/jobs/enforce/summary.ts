@@ -113,6 +113,8 @@ export interface EnforceOptions extends JobOptions {
 export interface RemovalBudget {
   /** Takes `removals` if what was taken under `policySha256` stays within `limit`; false (taking nothing) if not. */
   reserve(policySha256: string, removals: number, limit: number, signal?: AbortSignal): Promise<boolean>;
+  /** Gives back `removals` taken and surely not made (refused, already gone, not attempted). */
+  release(policySha256: string, removals: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** One share as the examination judged it: its kind, its subject, the share as GitLab listed it, and the verdict. */

@@ -16,6 +16,8 @@ export interface Guarded extends Said {
   tripped: boolean;
   /** Removals planned, counted after the notices sorted the strays. */
   removals: number;
+  /** Taken from the removal budget targeted runs share (opts.removalBudget): the removals not made are given back. */
+  reserved?: true;
 }
 
 export async function guard(run: Run, begun: Begun, examined: Examined): Promise<Guarded> {
@@ -62,7 +64,8 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
   let tripped = removals > limit || notify > limit || (refuse && opts.apply === true) || held !== undefined;
   // A run that would remove, targeted, under a policy no full run has judged: its removals come out of a budget shared with the others.
   const budget = opts.removalBudget;
-  if (!tripped && targets && opts.apply === true && removals > 0 && budget && unjudged(policy, opts.lastSweep)) {
+  const reserving = !tripped && targets && opts.apply === true && removals > 0 && budget && unjudged(policy, opts.lastSweep);
+  if (reserving) {
     tripped = !(await budget.reserve(policy.source.sha256, removals, limit, inStep));
     if (tripped) warnings.push(overBudgetWarning(limit));
   }
@@ -75,5 +78,5 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
     const fix = "correct or remove each, or set gitlab.guard.unmatchedRules: warn to accept them";
     warnings.push(opts.apply ? `guard: ${which}; nothing was removed (${fix})` : `guard: ${which}: an applying run would remove nothing (${fix})`);
   }
-  return { tripped, removals, warnings, stats };
+  return { tripped, removals, warnings, stats, ...(reserving && !tripped && { reserved: true as const }) };
 }

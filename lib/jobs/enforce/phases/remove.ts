@@ -39,6 +39,11 @@ export async function remove(run: Run, begun: Begun, examined: Examined, guarded
   }, run.steps);
   const warnings = [...removed.warnings];
   const stats = [...removed.stats];
+  // What the shared budget gave this run and it surely did not remove goes back (a refusal, a share another
+  // run removed first, one not reached): else a share GitLab refuses, named by event after event, uses it up.
+  const unspent = guarded.reserved ? removed.plan.filter((a) => ["planned", "already-gone", "skipped"].includes(a.status) || (a.status === "failed" && a.lasting === true)).length : 0;
+  // Not giving it back keeps the budget on the safe side: worth a warning, not the run's failure.
+  if (unspent) await opts.removalBudget!.release(policy.source.sha256, unspent, signal).catch((err: unknown) => warnings.push(`${count(unspent, "removal")} not made could not be given back to the removal budget events share (${errorText(err)})`));
   const left = countStatus(removed.plan, "planned");
   if (left) {
     const why = signal?.aborted ? errorText(signal.reason) : `the run's time limit came at ${new Date(begun.runEnd).toISOString()}`;
