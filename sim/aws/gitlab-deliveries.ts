@@ -69,10 +69,13 @@ function gitlabRequest(body: string, headers: Record<string, string>): APIGatewa
 }
 
 /** System hook bodies as GitLab's documentation gives them. */
+/** A system hook's time as GitLab writes it (Ruby's xmlschema): whole seconds. */
+const hookTime = (at: Date) => at.toISOString().replace(/\.\d{3}Z$/, "Z");
+
 export function projectCreateHook(project: SimProject, at = new Date()): Record<string, unknown> {
   return {
-    created_at: at.toISOString(),
-    updated_at: at.toISOString(),
+    created_at: hookTime(at),
+    updated_at: hookTime(at),
     event_name: "project_create",
     name: project.name,
     owner_email: "owner@example.com",
@@ -86,9 +89,9 @@ export function projectCreateHook(project: SimProject, at = new Date()): Record<
 }
 
 export function projectTransferHook(project: SimProject, oldPathWithNamespace: string, at = new Date()): Record<string, unknown> {
-  return { ...projectCreateHook(project, new Date(at.getTime() - 86_400_000)), updated_at: at.toISOString(), event_name: "project_transfer", old_path_with_namespace: oldPathWithNamespace };
+  return { ...projectCreateHook(project, new Date(at.getTime() - 86_400_000)), updated_at: hookTime(at), event_name: "project_transfer", old_path_with_namespace: oldPathWithNamespace };
 }
 
 export function groupCreateHook(group: SimGroup, at = new Date()): Record<string, unknown> {
-  return { created_at: at.toISOString(), updated_at: at.toISOString(), event_name: "group_create", name: group.name, path: group.path, full_path: group.full_path, group_id: group.id };
+  return { created_at: hookTime(at), updated_at: hookTime(at), event_name: "group_create", name: group.name, path: group.path, full_path: group.full_path, group_id: group.id };
 }

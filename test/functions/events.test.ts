@@ -8,6 +8,7 @@ import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { describe, expect, it, vi } from "vitest";
 import type { SubjectWorkerEvent } from "../../functions/shared/runs/job-request.ts";
+import { HOOK_CLAIM_AFTER_MS } from "../../functions/shared/events/delivery.ts";
 import { GITLAB_EVENT_TOKENS, groupCreateHook, projectCreateHook, projectTransferHook, streamDelivery, streamedAuditEvent, systemHookDelivery } from "../../sim/aws/gitlab-deliveries.ts";
 import { generateOrganisation, type SimAuditEvent } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
@@ -248,12 +249,18 @@ describe("the Events function: system hooks (self-managed)", () => {
     ]);
   });
 
-  it("the same hook delivered twice is one run", async () => {
+  // A hook is claimed only once past its whole second and the clocks' difference (HOOK_CLAIM_AFTER_MS):
+  // within it, a repeat runs again (removing nothing more), as one sent before the change it records must.
+  it("the same hook delivered twice is one run once it is claimable; within its first seconds each delivery runs", async () => {
     const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/mobile/"))!;
-    const hook = projectCreateHook(project);
-    await deliver(systemHookDelivery(hook));
-    expect((await deliver(systemHookDelivery(hook))).body).toMatchObject({ duplicates: 1 });
+    const settled = projectCreateHook(project, new Date(Date.now() - HOOK_CLAIM_AFTER_MS - 1_000));
+    await deliver(systemHookDelivery(settled));
+    expect((await deliver(systemHookDelivery(settled))).body).toMatchObject({ duplicates: 1 });
     expect(world.lambdaApi.invokes).toHaveLength(1);
+    const fresh = projectCreateHook(project);
+    await deliver(systemHookDelivery(fresh));
+    expect((await deliver(systemHookDelivery(fresh))).body).toMatchObject({ duplicates: 0 });
+    expect(world.lambdaApi.invokes).toHaveLength(3);
   });
 });
 

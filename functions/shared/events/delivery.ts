@@ -39,7 +39,16 @@ export interface DeliveredEvent {
   subject: EventSubject | undefined;
   /** ISO 8601, when the event says when it happened. */
   createdAt?: string;
+  /**
+   * How long after its time it may be claimed (dispatch.ts): a system hook's time is whole seconds, and
+   * every other field of it its sender's to know, who could send it within the second of a transfer,
+   * before the transfer commits, and so claim GitLab's own hook for a run that sees nothing yet.
+   */
+  claimAfterMs?: number;
 }
+
+/** A hook's: past its whole second, the clocks' difference and the change's commit. */
+export const HOOK_CLAIM_AFTER_MS = 10_000;
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -127,7 +136,7 @@ function systemHook(hook: Json): DeliveredEvent {
   const hash = hashOf(hook, "the system hook");
   const id = hash.slice(0, 32);
   // A transfer's time is the project's updated_at; created_at is when the project was created.
-  return { claim: `hook:${hash}`, id, name: bounded(text(hook["event_name"])), subject: labelled(subjectOfSystemHook(hook)), ...time(hook["updated_at"] ?? hook["created_at"]) };
+  return { claim: `hook:${hash}`, id, name: bounded(text(hook["event_name"])), subject: labelled(subjectOfSystemHook(hook)), ...time(hook["updated_at"] ?? hook["created_at"]), claimAfterMs: HOOK_CLAIM_AFTER_MS };
 }
 
 /**

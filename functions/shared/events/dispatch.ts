@@ -7,8 +7,9 @@
  * An event only names where to look: the Worker's run reads the subject's shares from GitLab and
  * judges them by the policy, so a forged event can at most start a run that finds what is there.
  * What it must not do is keep a real event from being handled: a claim is the whole event's hash
- * (delivery.ts), and an event dated after now is handled without one, so nobody can claim GitLab's
- * event before it happens (a run then could not yet see the change the event records).
+ * (delivery.ts), and an event dated after now (a system hook, less than HOOK_CLAIM_AFTER_MS before
+ * now) is handled without one, so nobody can claim GitLab's event before it happens (a run then could
+ * not yet see the change the event records).
  */
 import pMap from "p-map";
 import { eventSubjectKey, type EventSubject } from "../../../lib/jobs/events/index.ts";
@@ -57,7 +58,7 @@ export async function dispatch(events: readonly DeliveredEvent[], opts: Dispatch
   const expiresAt = Math.floor(at / 1000) + EVENT_CLAIM_SECONDS;
   const ahead = unique.filter((e) => !happenedBy(e, at));
   if (ahead.length) logger.warn("events dated after now, or not dated, are handled but not claimed (a GitLab clock ahead of this one, or events sent before they happened)", { events: ahead.slice(0, LOGGED_EVENTS).map((e) => e.id), eventCount: ahead.length });
-  const fresh = await pMap(unique, (e) => !happenedBy(e, at) || firstDelivery(opts.claims, e, expiresAt), { concurrency: EVENT_DISPATCH_CONCURRENCY });
+  const fresh = await pMap(unique, (e) => !happenedBy(e, at - (e.claimAfterMs ?? 0)) || firstDelivery(opts.claims, e, expiresAt), { concurrency: EVENT_DISPATCH_CONCURRENCY });
   const bySubject = new Map<string, { subject: EventSubject; events: DeliveredEvent[] }>();
   for (const [i, e] of unique.entries()) {
     if (!fresh[i]) {

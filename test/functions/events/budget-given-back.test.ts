@@ -10,19 +10,12 @@
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { describe, expect, it, vi } from "vitest";
 import type { SubjectWorkerEvent } from "../../../functions/shared/runs/job-request.ts";
-import { GITLAB_EVENT_TOKENS, streamDelivery } from "../../../sim/aws/gitlab-deliveries.ts";
+import { streamDelivery } from "../../../sim/aws/gitlab-deliveries.ts";
 import { lambdaContext } from "../../support/lambda.ts";
-import { lambdaWorld } from "../../support/lambda-world.ts";
-import { allShares, forgedShareEvent, IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../../support/watch-world.ts";
+import { eventsWorld } from "../../support/events-world.ts";
+import { allShares, forgedShareEvent, IDS, share, watchPolicyText } from "../../support/watch-world.ts";
 
-const world = lambdaWorld({
-  eventsSecret: JSON.stringify(GITLAB_EVENT_TOKENS),
-  dynamo: true,
-  lambdaApi: true,
-  policy: watchPolicyText({ maxRemovals: 2 }),
-  gitlab: () => ({ dataset: watchWorld(), tokens: WATCH_TOKENS }),
-  env: () => ({ WARDEN_REPORT_ONLY: "false", WARDEN_WORKER_FUNCTION: "warden-test-EventsWorker", WARDEN_WORKER_TAKES: "subject" }),
-});
+const world = eventsWorld({ policy: watchPolicyText({ maxRemovals: 2 }) });
 
 /** Each event in a delivery of its own, as GitLab streams them; the worker events the Events function started. */
 async function deliverEach(events: object[]): Promise<SubjectWorkerEvent[]> {

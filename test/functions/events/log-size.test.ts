@@ -10,19 +10,12 @@
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { describe, expect, it, vi } from "vitest";
 import type { SubjectWorkerEvent } from "../../../functions/shared/runs/job-request.ts";
-import { GITLAB_EVENT_TOKENS, streamDelivery } from "../../../sim/aws/gitlab-deliveries.ts";
+import { streamDelivery } from "../../../sim/aws/gitlab-deliveries.ts";
 import { captureLogs, lambdaContext } from "../../support/lambda.ts";
-import { lambdaWorld } from "../../support/lambda-world.ts";
-import { IDS, WATCH_TOKENS, watchPolicyText, watchWorld } from "../../support/watch-world.ts";
+import { eventsWorld } from "../../support/events-world.ts";
+import { IDS } from "../../support/watch-world.ts";
 
-const world = lambdaWorld({
-  eventsSecret: JSON.stringify(GITLAB_EVENT_TOKENS),
-  dynamo: true,
-  lambdaApi: true,
-  policy: watchPolicyText(),
-  gitlab: () => ({ dataset: watchWorld(), tokens: WATCH_TOKENS }),
-  env: () => ({ WARDEN_REPORT_ONLY: "true", WARDEN_WORKER_FUNCTION: "warden-test-EventsWorker", WARDEN_WORKER_TAKES: "subject" }),
-});
+const world = eventsWorld({ reportOnly: true });
 
 /** 1,000 events (the most a delivery may hold) about acme/app, each with an id of 128 characters, most of them control characters (six in JSON each): under 1 MiB of body. */
 const flood = Array.from({ length: 1_000 }, (_, i) => ({

@@ -13,20 +13,13 @@ import { describe, expect, it, vi } from "vitest";
 import type { SubjectWorkerEvent } from "../../../functions/shared/runs/job-request.ts";
 import { dynamoLastSweep } from "../../../functions/shared/state/last-sweep.ts";
 import { policySha256 } from "../../../lib/policy/index.ts";
-import { GITLAB_EVENT_TOKENS, streamDelivery } from "../../../sim/aws/gitlab-deliveries.ts";
+import { streamDelivery } from "../../../sim/aws/gitlab-deliveries.ts";
 import { captureLogs, lambdaContext } from "../../support/lambda.ts";
-import { lambdaWorld } from "../../support/lambda-world.ts";
-import { allShares, forgedShareEvent, IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../../support/watch-world.ts";
+import { eventsWorld } from "../../support/events-world.ts";
+import { allShares, forgedShareEvent, IDS, share, watchPolicyText } from "../../support/watch-world.ts";
 
 const POLICY = watchPolicyText({ maxRemovals: 1 });
-const world = lambdaWorld({
-  eventsSecret: JSON.stringify(GITLAB_EVENT_TOKENS),
-  dynamo: true,
-  lambdaApi: true,
-  policy: POLICY,
-  gitlab: () => ({ dataset: watchWorld(), tokens: WATCH_TOKENS }),
-  env: () => ({ WARDEN_REPORT_ONLY: "false", WARDEN_WORKER_FUNCTION: "warden-test-EventsWorker", WARDEN_WORKER_TAKES: "subject" }),
-});
+const world = eventsWorld({ policy: POLICY });
 
 /** Two strays (partners may have nothing in acme), more than maxRemovals (1); one forged event for each, each run by the EventsWorker as Lambda would. */
 async function forgedEventsForTwoStrays(): Promise<string[]> {
