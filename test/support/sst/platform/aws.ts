@@ -161,7 +161,11 @@ export class Function extends Component {
       // SST's default CORS, unless `cors: false`: every header, method and origin.
       const cors = url !== true && url.cors === false ? undefined : { allowHeaders: ["*"], allowMethods: ["*"], allowOrigins: ["*"] };
       const fnUrl = new aws.lambda.FunctionUrl(`${name}Url`, { functionName: fn.name, authorizationType: authorization === "iam" ? "AWS_IAM" : "NONE", ...(cors && { cors }) }, { parent });
-      if (authorization === "none") new aws.lambda.Permission(`${name}PublicFunctionUrlAccess`, { action: "lambda:InvokeFunctionUrl", function: fn.name, principal: "*", functionUrlAuthType: "NONE" }, { parent });
+      // Two grants, as SST's createUrl makes them: the URL's, and Lambda's newer requirement for a public URL, Invoke only through it.
+      if (authorization === "none") {
+        new aws.lambda.Permission(`${name}PublicFunctionUrlAccess`, { action: "lambda:InvokeFunctionUrl", function: fn.name, principal: "*", functionUrlAuthType: "NONE" }, { parent });
+        new aws.lambda.Permission(`${name}InvokeFunction`, { action: "lambda:InvokeFunction", function: fn.name, principal: "*", invokedViaFunctionUrl: true }, { parent });
+      }
       return fnUrl.functionUrl;
     });
     this.role = role;
