@@ -5,7 +5,8 @@
  * and its assignee, see it), closes (then notes why) the notices whose share this run removed and those plan.ts found to close,
  * and, when it opened any, reads the open notices again: two runs at once may each have opened one for
  * the same share, and whichever run reads last closes the newer (both agree on the lowest iid), so one
- * notice stands. Issues are created and noted with POST, never repeated once it may have arrived.
+ * notice stands. Issues are created and noted with POST, never repeated once it may have arrived: an
+ * attempt again (a durable step failed or cut off) first reads the notices the one before opened.
  */
 import pMap from "p-map";
 import { createIssue, createIssueNote, updateIssue, userByUsername, type GitLabClient } from "../../gitlab/index.ts";
@@ -34,6 +35,8 @@ export interface WriteInput {
   userId?: number | undefined;
   /** One line per notice opened or closed (open-notice, close-notice): restore skips them. */
   audit?: AuditSink;
+  /** An attempt after one that failed or was cut off (durable steps): it may have opened notices already. */
+  again?: boolean;
 }
 
 export interface Written {
@@ -66,7 +69,14 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
   };
 
   const assignee = assignees(gitlab, notices, signal);
-  const opened = await pMap(input.plan.filter(opens), async (action) => {
+  // An attempt again first reads what the one before opened: a POST that may have arrived is not sent again.
+  const toOpen = input.plan.filter(opens);
+  const before = input.again && toOpen.length ? await readNotices(gitlab, notices.project, new Set(toOpen.map(noticeKey)), input.max, signal, input.userId) : undefined;
+  for (const action of toOpen) {
+    const standing = before?.byKey.get(noticeKey(action));
+    if (standing) states[shareKey(action)] = { status: "noticed", notice: noticeRef(standing, input.now) };
+  }
+  const opened = await pMap(toOpen.filter((action) => states[shareKey(action)] === undefined), async (action) => {
     const key = shareKey(action);
     const dueDate = action.notice!.dueDate!;
     try {
@@ -99,9 +109,16 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
   // Copies: an attempt again (durable steps) starts from what the step was given.
   const closures = input.closures.map((closure) => ({ ...closure }));
   const openedHere = opened.filter((a) => a !== undefined);
-  if (openedHere.length) {
-    // Read again only for the shares this run opened a notice for.
-    const again = await readNotices(gitlab, notices.project, new Set(openedHere.map(noticeKey)), input.max, signal, input.userId);
+  // Read again only for the shares this run opened a notice for. Failing, it costs a duplicate left open until
+  // the next sweep closes it, not the run's report (with its removals made) nor a step attempted again.
+  const again = openedHere.length
+    ? await readNotices(gitlab, notices.project, new Set(openedHere.map(noticeKey)), input.max, signal, input.userId).catch((err: unknown) => {
+        if (signal?.aborted) throw err;
+        warnings.push(`the open notices could not be read again to find one another run opened for the same share (${errorText(err)}): the next sweep closes any duplicate`);
+        return undefined;
+      })
+    : undefined;
+  if (again) {
     for (const { notice, of } of again.duplicates) if (!input.closing.has(notice.iid)) closures.push({ iid: notice.iid, url: notice.url, share: notice.key, reason: { kind: "duplicate", of }, status: "planned" });
     for (const action of openedHere) {
       const standing = again.byKey.get(noticeKey(action));
