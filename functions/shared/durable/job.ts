@@ -41,6 +41,8 @@ const DEFAULT_EXECUTION_SECONDS = 24 * 3600;
 const FINISH_MARGIN_MS = 20 * 60_000;
 /** The longest giving the lease back may take (one conditional delete, with the client's retries). */
 const RELEASE_TIMEOUT_MS = 10_000;
+/** Taking the lease likewise: a claim and at most one read of the table. */
+const LEASE_TIMEOUT_MS = 10_000;
 
 export class LeaseError extends Error {
   override name = "LeaseError";
@@ -88,15 +90,19 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
   const leaseKey = `lease:${job}`;
   // Time is read inside the finish step only, as replay requires.
   const timeLeft = () => ctx.lambdaContext.getRemainingTimeInMillis();
-  const lease = await steps.step("lease", async () => {
-    if (await claims.claim(leaseKey, Math.floor((Date.now() + executionMs) / 1000), arn)) return { holder: arn, until: null };
-    const held = await claims.holder(leaseKey);
-    return { holder: held?.holder ?? "another execution", until: held ? new Date(held.expiresAt * 1000).toISOString() : null };
-  });
   const life: RunLife = {
     labels: runLabels(run.job, run.trigger, arn),
     timeLeft,
     async readPolicy() {
+      // The run's first step, within its lifecycle: a claims table that fails (gone, refused, throttled) fails the
+      // run as any failure does (its `job failed` line and RunFailed metric), and one that never answers is given
+      // up on within the invocation, not waited on until Lambda ends it.
+      const lease = await steps.step("lease", async () => {
+        const signal = sliceSignal("taking the lease", LEASE_TIMEOUT_MS, timeLeft) ?? invocation.deadline;
+        if (await claims.claim(leaseKey, Math.floor((Date.now() + executionMs) / 1000), arn, signal)) return { holder: arn, until: null };
+        const held = await claims.holder(leaseKey, signal);
+        return { holder: held?.holder ?? "another execution", until: held ? new Date(held.expiresAt * 1000).toISOString() : null };
+      });
       // Another's lease ends the run before it starts; giving it back leaves it alone (the delete is conditional on its holder).
       if (lease.holder !== arn) throw new LeaseError(`${lease.holder} is running ${job}${lease.until ? ` (its lease lasts until ${lease.until} at most)` : ""}: this execution did nothing`);
       // The policy's identity is recorded once; later invocations judge by that very policy, not a newer one.

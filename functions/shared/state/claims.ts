@@ -13,6 +13,7 @@
  * document client and persistence layer.
  */
 import { ConditionalCheckFailedException, DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { dynamoClient } from "./dynamo-client.ts";
 import { randomUUID } from "node:crypto";
 import { requireEnv } from "../config/settings.ts";
 
@@ -24,8 +25,8 @@ export interface Claims {
   claim(key: string, expiresAt: number, holder?: string, signal?: AbortSignal): Promise<boolean>;
   /** Ends `holder`'s claim of `key` early (a lease given back); another's claim is left alone. `signal` bounds the call. */
   release(key: string, holder: string, signal?: AbortSignal): Promise<void>;
-  /** Who holds `key` now, and until when (Unix seconds); undefined when nobody does. */
-  holder(key: string): Promise<{ holder: string; expiresAt: number } | undefined>;
+  /** Who holds `key` now, and until when (Unix seconds); undefined when nobody does. `signal` bounds the call. */
+  holder(key: string, signal?: AbortSignal): Promise<{ holder: string; expiresAt: number } | undefined>;
 }
 
 export interface ClaimsOptions {
@@ -42,7 +43,7 @@ export function dynamoClaims(opts: ClaimsOptions = {}): Claims {
   let client = opts.client;
   return {
     async claim(key, expiresAt, holder, signal) {
-      client ??= new DynamoDBClient({});
+      client ??= dynamoClient();
       const TableName = table();
       // Each attempt carries a token of its own: if the SDK retries a write whose answer was lost, the
       // claim found is recognised as this one rather than mistaken for someone else's. A named holder
@@ -68,7 +69,7 @@ export function dynamoClaims(opts: ClaimsOptions = {}): Claims {
       }
     },
     async release(key, holder, signal) {
-      client ??= new DynamoDBClient({});
+      client ??= dynamoClient();
       try {
         await client.send(
           new DeleteItemCommand({
@@ -84,9 +85,9 @@ export function dynamoClaims(opts: ClaimsOptions = {}): Claims {
         if (!(err instanceof ConditionalCheckFailedException)) throw err;
       }
     },
-    async holder(key) {
-      client ??= new DynamoDBClient({});
-      const { Item } = await client.send(new GetItemCommand({ TableName: table(), Key: { id: { S: key } }, ConsistentRead: true }));
+    async holder(key, signal) {
+      client ??= dynamoClient();
+      const { Item } = await client.send(new GetItemCommand({ TableName: table(), Key: { id: { S: key } }, ConsistentRead: true }), { abortSignal: signal });
       const expiresAt = Number(Item?.["expiresAt"]?.N);
       const token = Item?.["token"]?.S;
       return token && expiresAt >= Math.floor(now() / 1000) ? { holder: token, expiresAt } : undefined;

@@ -10,7 +10,8 @@
  *
  * Each function's grant in sst.config.ts names exactly these keys.
  */
-import { DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { dynamoClient } from "./dynamo-client.ts";
 import { requireEnv } from "../config/settings.ts";
 import type { ClaimsOptions } from "./claims.ts";
 
@@ -44,11 +45,11 @@ export function dynamoCoverage(opts: Pick<ClaimsOptions, "client" | "table"> = {
   const table = opts.table ?? (() => requireEnv("WARDEN_CLAIMS_TABLE"));
   let client = opts.client;
   const get = async (key: string) => {
-    client ??= new DynamoDBClient({});
+    client ??= dynamoClient();
     return (await client.send(new GetItemCommand({ TableName: table(), Key: { id: { S: key } }, ConsistentRead: true }))).Item;
   };
   const put = async (key: string, fields: Record<string, string>) => {
-    client ??= new DynamoDBClient({});
+    client ??= dynamoClient();
     const item = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, { S: value }]));
     await client.send(new PutItemCommand({ TableName: table(), Item: { id: { S: key }, ...item } }));
   };

@@ -6,7 +6,8 @@
  * targeted runs see part of the scope and so cannot tell a glob that matches nothing. sst.config.ts
  * lets only Enforce write it and those two only read it (the chat Worker's runs are untargeted).
  */
-import { DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { dynamoClient } from "./dynamo-client.ts";
 import type { LastSweep } from "../../../lib/jobs/index.ts";
 import { requireEnv } from "../config/settings.ts";
 import type { ClaimsOptions } from "./claims.ts";
@@ -24,7 +25,7 @@ export function dynamoLastSweep(opts: Pick<ClaimsOptions, "client" | "table"> = 
   let client = opts.client;
   return {
     async read(signal) {
-      client ??= new DynamoDBClient({});
+      client ??= dynamoClient();
       const { Item } = await client.send(new GetItemCommand({ TableName: table(), Key: { id: { S: LAST_SWEEP_KEY } }, ConsistentRead: true }), { abortSignal: signal });
       if (!Item) return undefined;
       const policySha256 = Item["policySha256"]?.S;
@@ -37,7 +38,7 @@ export function dynamoLastSweep(opts: Pick<ClaimsOptions, "client" | "table"> = 
       return { policySha256, at, unmatched: unmatched as string[], ...(Item["tooMany"]?.BOOL === true && { tooMany: true as const }) };
     },
     async write({ policySha256, unmatched, at, tooMany }, signal) {
-      client ??= new DynamoDBClient({});
+      client ??= dynamoClient();
       const Item = { id: { S: LAST_SWEEP_KEY }, policySha256: { S: policySha256 }, at: { S: at }, unmatched: { L: unmatched.map((rule) => ({ S: rule })) }, ...(tooMany && { tooMany: { BOOL: true } }) };
       await client.send(new PutItemCommand({ TableName: table(), Item }), { abortSignal: signal });
     },

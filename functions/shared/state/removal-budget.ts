@@ -8,7 +8,8 @@
  * a share another run removed first); it expires after 30 days (DynamoDB's TTL). sst.config.ts
  * lets only the EventsWorker update it (not the public Events function).
  */
-import { ConditionalCheckFailedException, DynamoDBClient, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { ConditionalCheckFailedException, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { dynamoClient } from "./dynamo-client.ts";
 import type { RemovalBudget } from "../../../lib/jobs/index.ts";
 import { requireEnv } from "../config/settings.ts";
 import type { ClaimsOptions } from "./claims.ts";
@@ -22,7 +23,7 @@ export function dynamoRemovalBudget(opts: Pick<ClaimsOptions, "client" | "table"
   let client = opts.client;
   /** One conditional update of the policy's item; false when its condition did not hold (nothing changed). */
   const update = async (policySha256: string, expression: string, condition: string, values: Record<string, number>, signal?: AbortSignal): Promise<boolean> => {
-    client ??= new DynamoDBClient({});
+    client ??= dynamoClient();
     try {
       await client.send(
         new UpdateItemCommand({

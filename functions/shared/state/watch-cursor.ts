@@ -4,7 +4,8 @@
  * invocations that overlap, only the first to write moves the cursor; the other's write is refused
  * and it says so (what it enforced was idempotent: a share already removed is "already gone").
  */
-import { ConditionalCheckFailedException, DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { dynamoClient } from "./dynamo-client.ts";
 import { parseWatchCursor, type CursorStore } from "../../../lib/jobs/watch/index.ts";
 import { requireEnv } from "../config/settings.ts";
 import type { ClaimsOptions } from "./claims.ts";
@@ -16,7 +17,7 @@ export function dynamoWatchCursor(opts: Pick<ClaimsOptions, "client" | "table"> 
   let client = opts.client;
   return {
     async read() {
-      client ??= new DynamoDBClient({});
+      client ??= dynamoClient();
       const { Item } = await client.send(new GetItemCommand({ TableName: table(), Key: { id: { S: KEY } }, ConsistentRead: true }));
       if (!Item) return undefined;
       const cursor = parseWatchCursor(JSON.parse(Item["cursor"]?.S ?? "null"));
@@ -24,7 +25,7 @@ export function dynamoWatchCursor(opts: Pick<ClaimsOptions, "client" | "table"> 
       return { cursor, revision: Number(Item["revision"]?.N) };
     },
     async write(cursor, read) {
-      client ??= new DynamoDBClient({});
+      client ??= dynamoClient();
       try {
         await client.send(
           new PutItemCommand({
