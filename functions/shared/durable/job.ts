@@ -130,9 +130,11 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
       // cut off there is attempted again in the next invocation, which reads each share again before any POST.
       report = await steps.step(
         "restore",
-        async () => {
+        async (attempt) => {
           const restored = await runJob(await runRequest(job, event, run.apply), invocation.deadline, policy);
           if (invocation.deadline.aborted && "complete" in restored.summary && !restored.summary.complete) throw new Error(`the restore was cut off: ${restored.warnings.at(-1) ?? "incomplete"}`);
+          // An attempt's POSTs are not recorded: what an earlier one created, this one finds present.
+          if (attempt > 1 && run.apply) restored.warnings.push(`this restore was attempted ${attempt} times, the earlier cut off by the invocation's deadline: a share reported already present may be one an earlier attempt re-created (its restore-share audit line says so)`);
           // Recorded whole, the report of a restore of some 7,000 removals or more is past what a checkpoint holds.
           return fitted(restored, null, { limit: CHECKPOINT_LIMIT * 0.9, size: checkpointBytes, why: "a durable step records at most 256 KB" });
         },
