@@ -149,11 +149,13 @@ function relative(req: GitLabListRequest, href: string, base: URL, first: URL): 
 
 /**
  * Whether a link keeps a parameter's value. GitLab writes its links from the parameters as it read them,
- * a time as Ruby writes one ("2026-10-31T12:00:00+00:00" for "…00.000Z"): times are compared as instants.
+ * a time as Ruby writes one ("2026-10-31T12:00:00+00:00", or "2026-10-31 12:00:00 UTC", for
+ * "…T12:00:00.000Z"): a time Warden sent is compared as an instant, however the link writes it.
  */
 function sameValue(asked: string[], linked: string[]): boolean {
-  const instant = (v: string) => (/^\d{4}-\d\d-\d\dT/.test(v) ? Date.parse(v) : NaN);
-  return asked.length === linked.length && asked.every((v, i) => v === linked[i] || (!Number.isNaN(instant(v)) && instant(v) === instant(linked[i]!)));
+  const instant = (v: string | undefined) => (v === undefined ? NaN : Date.parse(v));
+  const time = (v: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(v);
+  return asked.length === linked.length && asked.every((v, i) => v === linked[i] || (time(v) && !Number.isNaN(instant(v)) && instant(v) === instant(linked[i])));
 }
 
 function resolve(req: GitLabListRequest, position: string): URL {

@@ -57,14 +57,20 @@ describe("a next link stays the listing it was asked for", () => {
     expect(ids, "the listing fails at the page whose link leaves it").toEqual([]);
   });
   // GitLab writes its links from the parameters as it read them: a time as Ruby writes it, other ids beside them.
-  it("a link that writes the listing's time otherwise (Ruby's +00:00 for .000Z) and adds parameters of its own is followed", async () => {
+  it.each(["2026-10-31T12:00:00%2B00:00", "2026-10-31+12:00:00+UTC"])("a link that writes the listing's time otherwise (%s for .000Z) and adds parameters of its own is followed", async (written) => {
     const req = await gitlabLike((r, res) => {
       if (pageOf(r.url) === 2) return json(res, 200, [{ id: 2 }]);
-      json(res, 200, [{ id: 1 }], link(`${server!.url}/api/v4/groups/5/audit_events?created_after=2026-10-31T12:00:00%2B00:00&id=5&page=2&per_page=100`));
+      json(res, 200, [{ id: 1 }], link(`${server!.url}/api/v4/groups/5/audit_events?created_after=${written}&id=5&page=2&per_page=100`));
     }, "/groups/5/audit_events", "created_after=2026-10-31T12%3A00%3A00.000Z");
     const { ids, error } = await drain(new Listing(gitlabOffset<{ id: number }>(req)));
     expect(error).toBeUndefined();
     expect(ids).toEqual([1, 2]);
+  });
+
+  it("a link that moves the listing's time to another instant is refused", async () => {
+    const req = await gitlabLike((r, res) => json(res, 200, [{ id: 1 }], link(`${server!.url}/api/v4/groups/5/audit_events?created_after=2020-01-01T00:00:00Z&page=2`)), "/groups/5/audit_events", "created_after=2026-10-31T12%3A00%3A00.000Z");
+    const { error } = await drain(new Listing(gitlabOffset<{ id: number }>(req)));
+    expect(String(error)).toMatch(/next link changes the parameter created_after of the listing/);
   });
 });
 
