@@ -2,8 +2,9 @@
 /**
  * Warden on AWS. Settings come from the environment of `sst deploy --stage <stage>`:
  *
- *   WARDEN_SECRET_ARN          required: the jobs' Secrets Manager secret, read only by the functions
- *                              that run jobs: {"gitlabToken", "n8nApiKey", "slackWebhookUrl"}, each only if used
+ *   WARDEN_SECRET_ARN          required (but with N8N_URL alone and WARDEN_N8N_SECRET_ARN): the jobs' Secrets Manager
+ *                              secret, read only by the functions that run jobs: {"gitlabToken", "n8nApiKey",
+ *                              "slackWebhookUrl"}, each only if used
  *   WARDEN_N8N_SECRET_ARN      with N8N_URL, recommended: n8n's own secret, {"n8nApiKey", "slackWebhookUrl"},
  *                              read by Workflows and the chat Worker alone; the jobs' secret then holds no
  *                              n8nApiKey, and Workflows no GitLab token (unless the policy is read from GitLab)
@@ -145,13 +146,12 @@ export default $config({
     // is acted on or the policy read from it: Workflows holds no token that removes access. Every reader of the
     // jobs' secret is told, so that one still holding n8n's key is refused (functions/shared/config/secrets.ts).
     const n8nSecret = settings.n8nSecretArn ? secretAccess("WARDEN_N8N_SECRET_ARN", settings.n8nSecretArn) : undefined;
-    const jobSecret = secretAccess("WARDEN_SECRET_ARN", settings.secretArn);
-    Object.assign(jobSecret.environment!, n8nSecret && { WARDEN_N8N_SECRET_SEPARATE: "1" });
-    /** The secrets a function that runs `jobs` reads. */
+    const jobSecret = settings.secretArn === undefined ? undefined : secretAccess("WARDEN_SECRET_ARN", settings.secretArn);
+    if (jobSecret && n8nSecret) Object.assign(jobSecret.environment!, { WARDEN_N8N_SECRET_SEPARATE: "1" });
+    /** The secrets a function that runs `jobs` reads (deploySettings: the jobs' secret is there wherever one is read). */
     const secretsFor = (jobs: string[]): Access[] => {
-      if (!n8nSecret) return [jobSecret];
-      const gitlab = jobs.some((j) => j !== "workflows") || settings.policyRepository !== undefined;
-      return [...(gitlab ? [jobSecret] : []), ...(jobs.includes("workflows") ? [n8nSecret] : [])];
+      const gitlab = !n8nSecret || jobs.some((j) => j !== "workflows") || settings.policyRepository !== undefined;
+      return [...(gitlab ? [jobSecret!] : []), ...(n8nSecret && jobs.includes("workflows") ? [n8nSecret] : [])];
     };
     const lambda = (handler: string, ...access: Access[]) => ({
       handler,
@@ -412,7 +412,9 @@ function deploySettings(stage: string) {
   if (!gitlabUrl && !n8nUrl) throw new Error(`GITLAB_URL, N8N_URL or both must be set to deploy Warden (stage ${stage})`);
   const chatops = oneOf("WARDEN_CHATOPS", ["on", "off"], "on") === "on";
   const withEvents = events(gitlabUrl);
-  const secretArn = grantableArn("WARDEN_SECRET_ARN", required("WARDEN_SECRET_ARN"), "secret");
+  // n8n alone, its key in a secret of its own: no function reads the jobs' secret, which may then be left out.
+  const jobsSecretRead = gitlabUrl !== undefined || !env["WARDEN_N8N_SECRET_ARN"] || env["WARDEN_SECRET_ARN"];
+  const secretArn = jobsSecretRead ? grantableArn("WARDEN_SECRET_ARN", required("WARDEN_SECRET_ARN"), "secret") : undefined;
   const endpointSecrets = endpointSecretArns(secretArn, chatops, withEvents);
   return {
     secretArn,
@@ -485,7 +487,7 @@ function n8nSecretArn(n8nUrl: string | undefined, others: (string | undefined)[]
  * any chat command). Full ARNs (grantableArn), so that string inequality is enough: no pattern naming two
  * secrets reaches a public function's policy.
  */
-function endpointSecretArns(jobSecretArn: string, chatops: boolean, withEvents: boolean): { chatopsSecretArn?: string; eventsSecretArn?: string } {
+function endpointSecretArns(jobSecretArn: string | undefined, chatops: boolean, withEvents: boolean): { chatopsSecretArn?: string; eventsSecretArn?: string } {
   const arnOf = (variable: string, needs: string, fields: string) => {
     const value = process.env[variable];
     if (!value) throw new Error(`${variable} must be set with ${needs}: a secret of its own holding ${fields}, neither the jobs' nor the other public function's (docs/aws.md)`);

@@ -82,6 +82,11 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     // A policy kept in GitLab is read with the GitLab token: Workflows then reads the jobs' secret too.
     const fromGitlab = await deploy("staging", { WARDEN_N8N_SECRET_ARN: N8N_SECRET, WARDEN_POLICY_FILE: undefined, WARDEN_POLICY_PROJECT: "1234" });
     expect([SECRET, N8N_SECRET].filter((secret) => allows(fromGitlab.fn("Workflows"), "secretsmanager:GetSecretValue", secret))).toEqual([SECRET, N8N_SECRET]);
+    // n8n alone, its key in its own secret: no function reads the jobs' secret, which need not be there.
+    const n8nOnly = await deploy("staging", { GITLAB_URL: undefined, WARDEN_SECRET_ARN: undefined, WARDEN_N8N_SECRET_ARN: N8N_SECRET });
+    for (const [name, f] of n8nOnly.functions()) expect(f.env, name).not.toHaveProperty("WARDEN_SECRET_ARN");
+    expect([SECRET, N8N_SECRET].filter((secret) => allows(n8nOnly.fn("Workflows"), "secretsmanager:GetSecretValue", secret))).toEqual([N8N_SECRET]);
+    await expect(deploy("staging", { GITLAB_URL: undefined, WARDEN_SECRET_ARN: undefined })).rejects.toThrow("WARDEN_SECRET_ARN must be set to deploy Warden (stage staging)");
     // Without it, as before: every job function reads the jobs' secret, and none is told of another.
     const one = await deploy("staging");
     for (const [name, f] of one.functions()) expect(f.env, name).not.toHaveProperty("WARDEN_N8N_SECRET_SEPARATE");
