@@ -19,6 +19,9 @@ for (const name of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     // Die of the signal itself (status 128 + its number): process.exit would wait for a blocked read.
     process.removeAllListeners(name);
     process.kill(process.pid, name);
+    // As a container's PID 1 (docker run without --init) the kernel ignores a signal a process sends
+    // itself: still here a moment later, end at once all the same (SIGABRT's status, 134).
+    setTimeout(() => process.abort(), 200).unref();
   });
 }
 // A reader gone away (`warden … | head`, a closed terminal) must not kill a run mid-apply: its

@@ -9,14 +9,24 @@
  * its pid, its stdio and its environment, so signals, pipes and exit codes are the user's as before,
  * and no second process runs. Where execve does not exist (Windows) the CLI runs with Node's defaults.
  * A user's own heap flags (on the command line or in NODE_OPTIONS) are left as they are. execve's
- * ExperimentalWarning is printed on the next tick, which a replaced image never reaches.
+ * ExperimentalWarning is printed on the next tick, which a replaced image never reaches. Not replaced
+ * either under a debugger or a profiler (RUNS_AT_START), nor under Node's permission model, which
+ * refuses execve (and would print that warning).
  */
 import { NODE_OPTIONS } from "../../lib/config/node-options.ts";
 
 /** Any of V8's heap-size flags, which a user may have chosen (V8 takes `_` for `-`). */
 const HEAP_FLAG = /--max[-_](?:semi[-_]space|old[-_]space|heap)[-_]size/;
+/**
+ * Node's options that start a debugger or a profiler with the process: a second image would start
+ * another (a second pause for --inspect-brk, a profile of the first image's start alone). A module the
+ * user preloads (--require, --import) does run in both images.
+ */
+const RUNS_AT_START = /(?:^|\s)(?:--inspect(?:-brk|-wait)?|--cpu-prof|--heap-prof|--prof)(?=[\s=]|$)/;
 
-if (process.platform !== "win32" && typeof process.execve === "function" && !HEAP_FLAG.test([...process.execArgv, process.env["NODE_OPTIONS"] ?? ""].join(" "))) {
+const options = [...process.execArgv, process.env["NODE_OPTIONS"] ?? ""].join(" ");
+const permissions = (process as { permission?: unknown }).permission !== undefined;
+if (process.platform !== "win32" && typeof process.execve === "function" && !permissions && !HEAP_FLAG.test(options) && !RUNS_AT_START.test(options)) {
   try {
     // The environment given explicitly: Node 22.15 to 22.21.0 (22.19, the oldest Warden runs on, among them)
     // replace the image with an empty one when execve is given none (nodejs/node#60029), and the CLI

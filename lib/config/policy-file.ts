@@ -1,6 +1,8 @@
 /** Reads the policy file for the front ends (lib/policy itself stays pure). */
+import { existsSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { PolicyError, parsePolicy, type Policy } from "../policy/index.ts";
 
 export const DEFAULT_POLICY_FILE = "warden.yaml";
@@ -8,8 +10,20 @@ export const DEFAULT_POLICY_FILE = "warden.yaml";
 /** Where to start a policy from, for the error when there is none. */
 export const EXAMPLE_POLICY = "examples/warden.yaml in Warden's repository";
 
+/**
+ * The example policy beside the code, where there is one: an installed package carries it beside dist/,
+ * as a checkout does beside lib/; a function's bundle has none, and the repository's is named instead.
+ */
+function examplePolicy(): string {
+  for (const up of ["../examples/warden.yaml", "../../examples/warden.yaml"]) {
+    const file = fileURLToPath(new URL(up, import.meta.url));
+    if (existsSync(file)) return file;
+  }
+  return EXAMPLE_POLICY;
+}
+
 /** How the CLI names its policy; the Lambda functions pass their own words (functions/shared/config/settings.ts). */
-export const CLI_POLICY_NAMING = `name the policy with --policy FILE or WARDEN_POLICY=FILE (${EXAMPLE_POLICY} is one to start from)`;
+const cliPolicyNaming = () => `name the policy with --policy FILE or WARDEN_POLICY=FILE (${examplePolicy()} is one to start from)`;
 
 /**
  * A policy is a few kilobytes; anything far larger is the wrong file (`--policy dump.sql`), which
@@ -18,8 +32,8 @@ export const CLI_POLICY_NAMING = `name the policy with --policy FILE or WARDEN_P
 export const MAX_POLICY_BYTES = 1024 * 1024;
 
 /** `naming`: how to name another file, for the error when there is none at `path`. */
-export async function loadPolicyFile(path: string, naming = CLI_POLICY_NAMING): Promise<Policy> {
-  return parsePolicy(await readPolicyText(path, naming), path);
+export async function loadPolicyFile(path: string, naming?: string): Promise<Policy> {
+  return parsePolicy(await readPolicyText(path, naming ?? cliPolicyNaming()), path);
 }
 
 /** Problems with the file itself name it by its absolute path: a relative one says nothing of where it was looked for. */

@@ -86,4 +86,20 @@ process.execve = (...args) => { writeSync(2, "EXECVE " + JSON.stringify({ given:
     expect(fromFlag.images).toHaveLength(1);
     expect(fromFlag.images[0]!.execArgv).toEqual(["--max_semi_space_size=8", "--import", expect.any(String)]);
   });
+
+  // Under Node's permission model execve is refused: the attempt printed execve's ExperimentalWarning on every run.
+  it("under Node's permission model (node --permission) runs with Node's defaults and says nothing of process.execve", async () => {
+    const result = await run(["--help"], { nodeFlags: ["--permission", "--allow-fs-read=*", "--allow-fs-write=*"] });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe("");
+    expect(result.images).toHaveLength(1);
+  });
+
+  // A second image would start a second debugger (a second pause for --inspect-brk) or profile only the first's start.
+  it("under a profiler (--cpu-prof) is not replaced", async () => {
+    const dir = mkdtempSync(join(temp, "prof-"));
+    const result = await run(["--help"], { nodeFlags: ["--cpu-prof", `--cpu-prof-dir=${dir}`] });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.images).toHaveLength(1);
+  });
 });

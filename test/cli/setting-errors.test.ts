@@ -86,10 +86,11 @@ describe("a setting the first request finds wrong", () => {
 });
 
 describe("no policy file", () => {
+  // The example by a path that exists: the built CLI's, beside dist/ in a checkout as in an installed package.
   it("names the absolute path tried, how to name one, and the example to start from", async () => {
     const { line } = await fails(["enforce", "--policy", "no-such-policy.yaml"], {});
     expect(line).toBe(
-      `warden enforce: ${resolve("no-such-policy.yaml")}: no such file: name the policy with --policy FILE or WARDEN_POLICY=FILE (examples/warden.yaml in Warden's repository is one to start from)`,
+      `warden enforce: ${resolve("no-such-policy.yaml")}: no such file: name the policy with --policy FILE or WARDEN_POLICY=FILE (${resolve(import.meta.dirname, "../../examples/warden.yaml")} is one to start from)`,
     );
   });
 

@@ -8,12 +8,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { execFileSync } from "node:child_process";
-import { closeSync, constants, mkdtempSync, openSync } from "node:fs";
+import { closeSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { policyFile, startWarden } from "../support/cli.ts";
 import { EVERYTHING_STRAY } from "../support/policies.ts";
 import { reportJson } from "../support/report.ts";
+import { opened } from "../support/fifo.ts";
 
 const LATENCY_MS = 80;
 
@@ -33,16 +34,6 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await sleep(10);
 }
 
-async function opened(fifo: string): Promise<number> {
-  for (;;) {
-    try {
-      return openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENXIO") throw err;
-      await sleep(20);
-    }
-  }
-}
 
 describe("signals during --apply", () => {
   it.each(["SIGTERM", "SIGHUP", "SIGINT"] as const)("%s: the report is printed, one audit line per share really removed, exit 1", async (signal) => {
