@@ -3,6 +3,7 @@
  * in JSON printed to one (jsonForTerminal), in Markdown (escapeMarkdown), in Slack's mrkdwn (escapeMrkdwn,
  * always inside a verbatim text object: mrkdwn).
  */
+import { UNSEEN_BEYOND_C0 } from "../policy/unseen.ts";
 import { fullwidth } from "../redact/index.ts";
 
 /**
@@ -11,10 +12,9 @@ import { fullwidth } from "../redact/index.ts";
  * workflow name, a ref or a server's message could clear a line or forge one ("ok: all shares in
  * policy"), so every text rendering shows them as visible escapes (\x1b, \u202e).
  */
-const UNSAFE_BEYOND_C0 = "\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069";
-const UNSAFE = new RegExp(`[\\x00-\\x1f${UNSAFE_BEYOND_C0}]`, "g");
+const UNSAFE = new RegExp(`[\\x00-\\x1f${UNSEEN_BEYOND_C0}]`, "g");
 /** In JSON text, C0 characters are structure (newlines of the layout) or already escaped by JSON.stringify. */
-const UNSAFE_IN_JSON = new RegExp(`[${UNSAFE_BEYOND_C0}]`, "g");
+const UNSAFE_IN_JSON = new RegExp(`[${UNSEEN_BEYOND_C0}]`, "g");
 
 /** The one escaping function for text shown to people; `keepNewlines` for multi-line messages of Warden's own. */
 export function escapeControls(text: string, opts: { keepNewlines?: boolean } = {}): string {

@@ -4,6 +4,7 @@
  * nothing most often protects the wrong thing (a typo), so a run names it and an applying run refuses.
  */
 import type { Glob, Policy, ShareAllowRule, ShareExemption } from "./policy.ts";
+import { UNSEEN_BEYOND_C0 } from "./unseen.ts";
 
 export type RuleList = "allow" | "exempt";
 
@@ -107,10 +108,13 @@ export function literalPaths(policy: Policy, { list, index }: RuleRef): LiteralP
 
 export const MAX_REASON_CHARS = 500;
 
+/** Control characters, and those that break or reorder a line in a reviewer's diff (a reason shown reversed, or a forged `until:` line). */
+const UNSEEN = new RegExp(`[\\x00-\\x1f${UNSEEN_BEYOND_C0}]`);
+
 /** Why `text` cannot be an exemption's reason (one line a reviewer reads, bounded), or undefined. */
 export function reasonProblem(text: string): string | undefined {
-  if (text.trim() === "" || text.length > MAX_REASON_CHARS || /[\x00-\x1f\x7f]/.test(text)) {
-    return `expected one line of 1 to ${MAX_REASON_CHARS} characters without control characters, got ${text.length > 40 ? `a text of ${text.length} characters` : JSON.stringify(text)}`;
+  if (text.trim() === "" || text.length > MAX_REASON_CHARS || UNSEEN.test(text)) {
+    return `expected one line of 1 to ${MAX_REASON_CHARS} characters without control, line-separator or bidirectional characters, got ${text.length > 40 ? `a text of ${text.length} characters` : JSON.stringify(text)}`;
   }
   return undefined;
 }

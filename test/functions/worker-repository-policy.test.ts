@@ -265,3 +265,31 @@ describe("what a caller the policy does not list is told when the policy cannot 
     expect.soft(message!.text).not.toContain(POLICY_PROJECT);
   });
 });
+
+// docs/security.md: "a policy project named by path is pinned per warm container". Every other command reads
+// the policy through loadPolicy's reader, which keeps the id its first read found; the exemption request read
+// it by path alone: whoever took the path over was authorised by their own policy, and Warden committed in
+// their project, opened a merge request and announced it under its own name.
+describe("/warden exempt in a warm Worker, the policy project named by path", () => {
+  it("after the policy project moved and another was created at its path, the request is refused as every other command of the container is: nothing committed in the impostor", async () => {
+    const MALLORY = "U0MALLORY1";
+    vi.resetModules();
+    const { handler } = await import("../../functions/worker.ts");
+    const context = lambdaContext({ functionName: "warden-test-Worker" });
+    // The container's first command reads the policy: the project's id is pinned from here on.
+    await handler(event({ job: "enforce", apply: false }) as never, context);
+    // The takeover: the policy project renamed, a project created at its old path, whose policy lets its author ask.
+    const old = repo.path;
+    gitlab.renameProject(repo.id, `${old}-archived`);
+    const impostor = gitlab.createProject(repo.namespace_id, old);
+    gitlab.repositories.commit(impostor, { [PATH]: POLICY.replaceAll(APPLIER, MALLORY) });
+    gitlab.resetCounters();
+    slack.received.length = 0;
+    // Each command is its own (the Worker runs a correlation id once).
+    await handler(event(EXEMPT, { user: { id: MALLORY, name: "mallory" }, correlationId: "req-chatops-2" }) as never, context);
+    expect(posted()).toHaveLength(1);
+    expect(writes()).toEqual([]);
+    expect(impostor.branches.filter((b) => b.startsWith("warden/exempt-"))).toEqual([]);
+    expect(posted().map((p) => p.text).join("\n")).not.toMatch(/Exemption requested|Merge request/);
+  });
+});

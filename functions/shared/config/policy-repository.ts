@@ -29,6 +29,7 @@ export function repositoryPolicy(at: GitLabPolicyLocation, client: () => Promise
     reading ??= (async () => {
       try {
         last = await loadGitLabPolicy(await client(), at, { names: REPOSITORY_POLICY_NAMES, previous: last });
+        pinned = last.policy.source.source === "gitlab" ? last.policy.source.projectId : undefined;
         return last.policy;
       } finally {
         reading = undefined;
@@ -37,6 +38,10 @@ export function repositoryPolicy(at: GitLabPolicyLocation, client: () => Promise
     return reading;
   };
 }
+
+/** The policy project's id this container's first read found: a read of it by path elsewhere (an exemption request's) refuses another project at that path since. */
+let pinned: number | undefined;
+export const pinnedPolicyProject = (): number | undefined => pinned;
 
 /**
  * The policy at one commit, from the project the execution's first read found (`projectId`): a durable

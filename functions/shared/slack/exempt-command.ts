@@ -54,6 +54,6 @@ function positional(problem: ExemptProblem, reasonWord: number, now: Date): stri
     case "reason":
       return problem.kind === "missing"
         ? `the reason is missing: end the command with reason and why the share should stay (reviewers read it) (${EXEMPT_SHAPE})`
-        : `the reason (the words after word ${reasonWord}) must be one line of 1 to ${MAX_REASON_CHARS} characters without control characters`;
+        : `the reason (the words after word ${reasonWord}) must be one line of 1 to ${MAX_REASON_CHARS} characters without control, line-separator or bidirectional characters`;
   }
 }

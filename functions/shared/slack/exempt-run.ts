@@ -17,7 +17,7 @@ import { escapeMrkdwn, mrkdwn, slackLink, type SlackMessage } from "../../../lib
 import { errorText } from "../../../lib/jobs/report/index.ts";
 import { gitlabClient } from "../config/clients.ts";
 import { loadPolicy, repositoryPolicyLocation } from "../config/policy.ts";
-import { REPOSITORY_POLICY_NAMES } from "../config/policy-repository.ts";
+import { pinnedPolicyProject, REPOSITORY_POLICY_NAMES } from "../config/policy-repository.ts";
 import { audit, logger } from "../lambda/logger.ts";
 import { describeRequest, type ExemptJobRequest } from "../runs/job-request.ts";
 import { withCredentials } from "../runs/run-job.ts";
@@ -82,7 +82,9 @@ async function propose(gitlab: ReturnType<typeof gitlabClient>, request: ExemptJ
   // A report-only stage, before the policy is read.
   const early = changeRefusal(undefined, request);
   if (early) throw new Refused(early);
-  const base = await loadGitLabPolicy(gitlab, at, { names: REPOSITORY_POLICY_NAMES, signal });
+  // Pinned as every other command of the container reads it: a project created at the path since is refused.
+  const projectId = pinnedPolicyProject();
+  const base = await loadGitLabPolicy(gitlab, at, { names: REPOSITORY_POLICY_NAMES, signal, ...(projectId !== undefined && { projectId }) });
   const refused = refusal(base.policy, asker, request);
   if (refused) throw new Refused(refused);
   checked.allowed = true;

@@ -67,6 +67,7 @@ export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
   if (!inScope(read.policy, request.project)) {
     throw new ExemptRefusedError(`project ${request.project} is outside gitlab.scope: the policy does not govern its shares, so an exemption would exempt nothing; nothing was changed`);
   }
+  await namedAsIs(gitlab, request, signal);
   let text: string;
   try {
     text = withExemption(read.policy.text, exemptionEntry(request));
@@ -105,6 +106,24 @@ export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
   // The notices learn of the merge request (their notes hold its URL, the server's text, escaped).
   if (found) await noteNotices(gitlab, found, { title: result.mergeRequest.title, webUrl: mr.web_url }, signal);
   return result;
+}
+
+/**
+ * The project and group as the instance has them at those very paths. An entry naming nothing is the
+ * typo gitlab.guard.unmatchedRules stops (by default every applying run of the whole policy, once
+ * merged), and one naming a project's old path (GitLab redirects it) exempts nothing while its
+ * notices say it does: refused now, naming what is there instead.
+ */
+async function namedAsIs(gitlab: GitLabClient, request: ExemptRequest, signal?: AbortSignal): Promise<void> {
+  const unchanged = "nothing was changed";
+  const project = await gitlab.findProject(request.project, signal);
+  if (project === undefined) throw new ExemptRefusedError(`project ${request.project} was not found (or the token cannot see it): an exemption naming nothing would, once merged, trip the guard for rules that match nothing; ${unchanged}`);
+  if (project.path_with_namespace.toLowerCase() !== request.project.toLowerCase()) {
+    throw new ExemptRefusedError(`project ${request.project} is now ${project.path_with_namespace} (renamed or moved; GitLab redirects the old path): name it so, an exemption of the old path would exempt nothing; ${unchanged}`);
+  }
+  if (request.group === undefined) return;
+  const group = await gitlab.findNamespace(request.group, signal);
+  if (group?.kind !== "group") throw new ExemptRefusedError(`group ${request.group} was not found (or the token cannot see it): an exemption naming nothing would, once merged, trip the guard for rules that match nothing; ${unchanged}`);
 }
 
 /** GitLab's 400s for a commit, in the requester's terms. */
