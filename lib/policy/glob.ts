@@ -51,7 +51,7 @@ export function groupPathProblem(path: string): string | undefined {
  */
 export function plainPathProblem(path: string, what: "group path" | "project path"): string | undefined {
   if (Buffer.byteLength(path) > MAX_PATH_BYTES || path.split("/").some((part) => Buffer.byteLength(part) > MAX_PART_BYTES)) {
-    return `invalid ${what}: it is ${Buffer.byteLength(path)} bytes long, and a GitLab path's part between slashes is at most ${MAX_PART_BYTES} characters, the whole at most ${MAX_PATH_BYTES} bytes here`;
+    return `invalid ${what}: it is ${Buffer.byteLength(path)} bytes long, and a GitLab path's part between slashes is at most ${MAX_PART_BYTES} bytes, the whole at most ${MAX_PATH_BYTES} here`;
   }
   const problem = /[*?]/.test(path)
     ? "wildcards are not allowed here"

@@ -150,7 +150,7 @@ describe("plainPathProblem: a path a command names", () => {
 
   it("refuses a path longer than any GitLab's without quoting it", () => {
     const problem = plainPathProblem(`acme/${"a".repeat(256)}`, "group path")!;
-    expect(problem).toBe("invalid group path: it is 261 bytes long, and a GitLab path's part between slashes is at most 255 characters, the whole at most 4096 bytes here");
+    expect(problem).toBe("invalid group path: it is 261 bytes long, and a GitLab path's part between slashes is at most 255 bytes, the whole at most 4096 here");
     expect(plainPathProblem(`acme/${"a".repeat(255)}`, "group path")).toBeUndefined();
   });
 });
