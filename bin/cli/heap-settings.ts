@@ -10,8 +10,8 @@
  * and no second process runs. Where execve does not exist (Windows) the CLI runs with Node's defaults.
  * A user's own heap flags (on the command line or in NODE_OPTIONS) are left as they are. execve's
  * ExperimentalWarning is printed on the next tick, which a replaced image never reaches. Not replaced
- * either under a debugger or a profiler (RUNS_AT_START), nor under Node's permission model, which
- * refuses execve (and would print that warning).
+ * either under a debugger or a profiler (RUNS_AT_START), with a preload in NODE_OPTIONS (PRELOAD), nor
+ * under Node's permission model, which refuses execve (and would print that warning).
  */
 import { NODE_OPTIONS } from "../../lib/config/node-options.ts";
 
@@ -19,14 +19,20 @@ import { NODE_OPTIONS } from "../../lib/config/node-options.ts";
 const HEAP_FLAG = /--max[-_](?:semi[-_]space|old[-_]space|heap)[-_]size/;
 /**
  * Node's options that start a debugger or a profiler with the process: a second image would start
- * another (a second pause for --inspect-brk, a profile of the first image's start alone). A module the
- * user preloads (--require, --import) does run in both images.
+ * another (a second pause for --inspect-brk, a profile of the first image's start alone).
  */
 const RUNS_AT_START = /(?:^|\s)(?:--inspect(?:-brk|-wait)?|--cpu-prof|--heap-prof|--prof)(?=[\s=]|$)/;
+/**
+ * A module preloaded through NODE_OPTIONS, the way a tracer (OpenTelemetry, dd-trace) is given to a
+ * command: a second image would load it again, its side effects twice. (One on node's own command line
+ * runs in both images: whoever runs `node --import … warden.js` chose that.)
+ */
+const PRELOAD = /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader)(?=[\s=]|$)/;
 
 const options = [...process.execArgv, process.env["NODE_OPTIONS"] ?? ""].join(" ");
 const permissions = (process as { permission?: unknown }).permission !== undefined;
-if (process.platform !== "win32" && typeof process.execve === "function" && !permissions && !HEAP_FLAG.test(options) && !RUNS_AT_START.test(options)) {
+const replaceable = !permissions && !HEAP_FLAG.test(options) && !RUNS_AT_START.test(options) && !PRELOAD.test(process.env["NODE_OPTIONS"] ?? "");
+if (process.platform !== "win32" && typeof process.execve === "function" && replaceable) {
   try {
     // The environment given explicitly: Node 22.15 to 22.21.0 (22.19, the oldest Warden runs on, among them)
     // replace the image with an empty one when execve is given none (nodejs/node#60029), and the CLI

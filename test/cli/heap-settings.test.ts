@@ -102,4 +102,17 @@ process.execve = (...args) => { writeSync(2, "EXECVE " + JSON.stringify({ given:
     expect(result.code, result.stderr).toBe(0);
     expect(result.images).toHaveLength(1);
   });
+
+  // A tracer given through NODE_OPTIONS (OpenTelemetry, dd-trace) was loaded by both images: its side effects twice.
+  it("with a module preloaded through NODE_OPTIONS is not replaced: the preload runs once", async () => {
+    const dir = mkdtempSync(join(temp, "preload-"));
+    const log = join(dir, "loads");
+    const preload = join(dir, "preload.cjs");
+    writeFileSync(log, "");
+    writeFileSync(preload, `require("node:fs").appendFileSync(${JSON.stringify(log)}, "loaded\\n");\n`);
+    const result = await run(["--help"], { nodeOptions: `--require ${preload}` });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.images).toHaveLength(1);
+    expect(readFileSync(log, "utf8")).toBe("loaded\n");
+  });
 });
