@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { createHttpClient, HttpError, NetworkError, RateLimiterRegistry, UnexpectedAnswerError, type HttpClientOptions, type WaitEvent } from "../../lib/http/index.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";
+import { secondOutcome } from "../support/second-outcome.ts";
 import { json, serve, type ScriptedHandler } from "../support/server.ts";
 
 const TOKEN = "glpat-hostile-token-0123456789";
@@ -316,23 +317,8 @@ describe("an answer that is not what the API sends is named as such", () => {
   });
 });
 
-/**
- * Two GETs of a group one after the other, as a listing sends them: the second's outcome (answer or
- * error), or "still waiting" if it has not settled within `ms`, when it is aborted.
- */
-async function secondOutcome(c: ReturnType<typeof client>, ms: number): Promise<unknown> {
-  const get = (signal?: AbortSignal) => send(c, "GET", "GET /groups/:id", signal ? { signal } : {});
-  await get();
-  const ac = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise((resolve) => (timer = setTimeout(() => resolve("still waiting"), ms)));
-  try {
-    return await Promise.race([get(ac.signal).then((v) => v, (e: unknown) => e), late]);
-  } finally {
-    clearTimeout(timer);
-    ac.abort(new Error("test over"));
-  }
-}
+/** The second of two GETs of a group (test/support/second-outcome.ts). */
+const secondGet = (c: ReturnType<typeof client>, ms: number) => secondOutcome((signal) => send(c, "GET", "GET /groups/:id", signal ? { signal } : {}), ms);
 
 describe("the rate limiter's own holds are bounded like a Retry-After", () => {
   it("a 200 saying RateLimit-Remaining: 0 until a reset an hour away holds nothing back; the 429 that may follow asking for the hour fails at once", async () => {
@@ -342,7 +328,7 @@ describe("the rate limiter's own holds are bounded like a Retry-After", () => {
       ++n === 1 ? json(res, 200, {}, { "ratelimit-limit": "10", "ratelimit-remaining": "0", "ratelimit-reset": reset }) : json(res, 429, { message: "Retry later" }, { "retry-after": "3600" }),
     );
     const c = client(s.url);
-    const outcome = await secondOutcome(c, 3_000);
+    const outcome = await secondGet(c, 3_000);
     // Held for the hour before; now sent, and refused as a Retry-After of 3600 s is, above the 900 s ceiling.
     expect(outcome).toBeInstanceOf(HttpError);
     expect((outcome as Error).message).toMatch(/asked to wait 3600 s, above the 900 s ceiling/);
@@ -353,7 +339,7 @@ describe("the rate limiter's own holds are bounded like a Retry-After", () => {
     const reset = String(Math.ceil(Date.now() / 1000) + 36_000);
     const s = await serve((_req, res) => json(res, 200, {}, { "ratelimit-limit": "1000", "ratelimit-remaining": "1", "ratelimit-reset": reset }));
     const c = client(s.url);
-    const outcome = await secondOutcome(c, 3_000);
+    const outcome = await secondGet(c, 3_000);
     expect(outcome, "the second request is held for about 5 hours (10 h spread over the 2 requests left)").not.toBe("still waiting");
     expect(outcome).toMatchObject({ status: 200 });
   });
@@ -389,7 +375,7 @@ describe("a reset beyond what a timer can hold", () => {
     const s = await serve((_req, res) => json(res, 200, {}, { "ratelimit-limit": "10", "ratelimit-remaining": "0", "ratelimit-reset": "99999999999" }));
     const holds: string[] = [];
     const c = client(s.url, { waitNoticeMs: 0, onWait: (e) => (e.kind === "rate-limit" ? holds.push(e.message) : undefined) });
-    const outcome = await secondOutcome(c, 1_000);
+    const outcome = await secondGet(c, 1_000);
     // Each turn of the spin also prints a TimeoutOverflowWarning to stderr.
     expect(holds.length, `holds reported in 1 s; the first: ${holds[0]}`).toBeLessThanOrEqual(1);
     expect(outcome).not.toBe("still waiting");

@@ -5,25 +5,16 @@
  */
 import { describe, expect, it } from "vitest";
 import { createHttpClient, RateLimiterRegistry, type WaitEvent } from "../../lib/http/index.ts";
+import { secondOutcome } from "../support/second-outcome.ts";
 import { json, serve } from "../support/server.ts";
 
 const TOKEN = "glpat-review-paging-token-0123456789";
 
-/** Two GETs one after the other; the second's outcome, or "still waiting" if it has not settled within `ms` (then aborted). */
-async function secondOutcome(origin: string, ms: number, onWait?: (e: WaitEvent) => void): Promise<unknown> {
+/** The second of two GETs of a group, with `onWait` hearing every hold (test/support/second-outcome.ts). */
+function secondGet(origin: string, ms: number, onWait?: (e: WaitEvent) => void): Promise<unknown> {
   const listening = onWait ? { waitNoticeMs: 0, onWait } : {};
   const c = createHttpClient({ origin, service: "GitLab", credentials: { "PRIVATE-TOKEN": TOKEN }, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 }, ...listening });
-  const get = (signal?: AbortSignal) => c.send({ method: "GET", url: new URL("/api/v4/groups/7", origin), route: "GET /groups/:id", ...(signal ? { signal } : {}) });
-  await get();
-  const ac = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise((resolve) => (timer = setTimeout(() => resolve("still waiting"), ms)));
-  try {
-    return await Promise.race([get(ac.signal).then((v) => v, (e: unknown) => e), late]);
-  } finally {
-    clearTimeout(timer);
-    ac.abort(new Error("test over"));
-  }
+  return secondOutcome((signal) => c.send({ method: "GET", url: new URL("/api/v4/groups/7", origin), route: "GET /groups/:id", ...(signal ? { signal } : {}) }), ms);
 }
 
 describe("RateLimit-Remaining of a value no budget has", () => {
@@ -34,7 +25,7 @@ describe("RateLimit-Remaining of a value no budget has", () => {
     const reset = String(Math.ceil(Date.now() / 1000) + 2);
     const s = await serve((_req, res) => json(res, 200, {}, { "ratelimit-limit": "100", "ratelimit-remaining": "-1", "ratelimit-reset": reset }));
     const holds: WaitEvent[] = [];
-    const outcome = await secondOutcome(s.url, 8_000, (e) => (e.kind === "rate-limit" ? holds.push(e) : undefined));
+    const outcome = await secondGet(s.url, 8_000, (e) => (e.kind === "rate-limit" ? holds.push(e) : undefined));
     expect(holds.map((h) => h.message).join("\n")).not.toMatch(/Infinity/);
     expect(holds.every((h) => Number.isFinite(h.waitMs) && h.waitMs <= 5_000), `holds: ${holds.map((h) => h.waitMs).join(", ")}`).toBe(true);
     expect(outcome, "the second request, 8 s after a window that ended in 2 s").not.toBe("still waiting");
@@ -44,7 +35,7 @@ describe("RateLimit-Remaining of a value no budget has", () => {
   it("`RateLimit-Remaining: -1`, with nobody listening for waits (no progress lines), does not hold the next request past the reset 2 s away", async () => {
     const reset = String(Math.ceil(Date.now() / 1000) + 2);
     const s = await serve((_req, res) => json(res, 200, {}, { "ratelimit-limit": "100", "ratelimit-remaining": "-1", "ratelimit-reset": reset }));
-    const outcome = await secondOutcome(s.url, 8_000);
+    const outcome = await secondGet(s.url, 8_000);
     expect(outcome, "the second request, 8 s after a window that ended in 2 s (held for 2^31 - 1 ms: 24.8 days)").not.toBe("still waiting");
     expect(outcome).toMatchObject({ status: 200 });
   });
@@ -53,7 +44,7 @@ describe("RateLimit-Remaining of a value no budget has", () => {
     const reset = String(Math.ceil(Date.now() / 1000) + 2);
     const s = await serve((_req, res) => json(res, 200, {}, { "ratelimit-limit": "100", "ratelimit-remaining": "-0.999", "ratelimit-reset": reset }));
     const holds: WaitEvent[] = [];
-    const outcome = await secondOutcome(s.url, 8_000, (e) => (e.kind === "rate-limit" ? holds.push(e) : undefined));
+    const outcome = await secondGet(s.url, 8_000, (e) => (e.kind === "rate-limit" ? holds.push(e) : undefined));
     expect(holds.every((h) => h.waitMs <= 5_000), `holds (ms): ${holds.map((h) => Math.round(h.waitMs)).join(", ")}`).toBe(true);
     expect(outcome).toMatchObject({ status: 200 });
   });
