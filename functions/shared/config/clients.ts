@@ -10,7 +10,7 @@ import { HttpError, type SettingNames } from "../../../lib/http/index.ts";
 import type { WaitEvent } from "../../../lib/http/types.ts";
 import { N8nClient } from "../../../lib/n8n/index.ts";
 import { logger } from "../lambda/logger.ts";
-import type { Secrets } from "./secrets.ts";
+import { secretHolding, type Secrets } from "./secrets.ts";
 import { ConfigError } from "./settings.ts";
 
 const SERVICES = { gitlab: GITLAB, n8n: N8N } as const;
@@ -60,8 +60,7 @@ function plainHttp(): PlainHttp {
 /** The address and credential, checked, and what errors call them: the function's variable and the secret's field. */
 function configured(service: keyof typeof SERVICES, secrets: Secrets, field: keyof Secrets = SERVICES[service].secretField): { url: string; credential: string; settingNames: SettingNames } {
   const kind = SERVICES[service];
-  // n8n's key is the n8n secret's where the deployment gives it one (secrets.ts).
-  const secret = field === "n8nApiKey" && process.env["WARDEN_N8N_SECRET_ARN"] ? "the n8n secret" : "the secret";
+  const secret = secretHolding(field);
   const settingNames = lambdaSettingNames(kind, field, secret);
   const url = process.env[kind.urlVariable];
   const credential = secrets[field];

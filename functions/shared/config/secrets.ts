@@ -110,9 +110,14 @@ export function requireSecret(secrets: ChatopsSecrets, name: keyof ChatopsSecret
 export function requireSecret(secrets: EventsSecrets, name: keyof EventsSecrets, purpose: string): string;
 export function requireSecret(secrets: Record<string, string | undefined>, name: string, purpose: string): string {
   const value = secrets[name];
-  const label = [CHATOPS, EVENTS].find((kind) => name in kind.schema.shape)?.label ?? JOBS.label;
-  if (value === undefined) throw new SecretsError(`${label} has no ${name}, which ${purpose} needs`);
+  if (value === undefined) throw new SecretsError(`${secretHolding(name)} has no ${name}, which ${purpose} needs`);
   return value;
+}
+
+/** How errors name the secret that holds `field`: n8n's key is the n8n secret's where the function reads one. */
+export function secretHolding(field: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (field === "n8nApiKey" && env["WARDEN_N8N_SECRET_ARN"]) return N8N.label;
+  return [CHATOPS, EVENTS].find((kind) => field in kind.schema.shape)?.label ?? JOBS.label;
 }
 
 export interface SecretsCache<T = Secrets> {

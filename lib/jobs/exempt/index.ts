@@ -6,7 +6,7 @@
  * meanwhile fails the commit instead of being overwritten) and opens a merge request into the branch
  * it read. A dry run sends only the policy's reads.
  */
-import { createCommit, createMergeRequest, HttpError, type GitLabClient } from "../../gitlab/index.ts";
+import { createCommit, createMergeRequest, HttpError, type GitLabClient, type Project } from "../../gitlab/index.ts";
 import { inScope, parsePolicy, type Policy } from "../../policy/index.ts";
 import { exemptionEntry, PolicyEditError, unifiedDiff, withExemption } from "./edit.ts";
 import type { ExemptRequest } from "../../policy/index.ts";
@@ -67,7 +67,7 @@ export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
   if (!inScope(read.policy, request.project)) {
     throw new ExemptRefusedError(`project ${request.project} is outside gitlab.scope: the policy does not govern its shares, so an exemption would exempt nothing; nothing was changed`);
   }
-  await namedAsIs(gitlab, request, signal);
+  const subject = await namedAsIs(gitlab, request, signal);
   let text: string;
   try {
     text = withExemption(read.policy.text, exemptionEntry(request));
@@ -79,7 +79,7 @@ export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
   parsePolicy(text, `${source.path} with the exemption added`);
   const branch = exemptBranch(request, source.commitId);
   // Read before the merge request is opened: its description links them.
-  const found = await requestNotices(gitlab, read.policy, request, signal);
+  const found = await requestNotices(gitlab, read.policy, request, subject, signal);
   const result: ExemptResult = {
     dryRun: opts.apply !== true,
     policy: { project: source.project, path: source.path, branch: target, commitId: source.commitId },
@@ -109,21 +109,22 @@ export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
 }
 
 /**
- * The project and group as the instance has them at those very paths. An entry naming nothing is the
+ * The project (returned: its shares name the notices) and group as the instance has them at those very paths. An entry naming nothing is the
  * typo gitlab.guard.unmatchedRules stops (by default every applying run of the whole policy, once
  * merged), and one naming a project's old path (GitLab redirects it) exempts nothing while its
  * notices say it does: refused now, naming what is there instead.
  */
-async function namedAsIs(gitlab: GitLabClient, request: ExemptRequest, signal?: AbortSignal): Promise<void> {
+async function namedAsIs(gitlab: GitLabClient, request: ExemptRequest, signal?: AbortSignal): Promise<Project> {
   const unchanged = "nothing was changed";
   const project = await gitlab.findProject(request.project, signal);
   if (project === undefined) throw new ExemptRefusedError(`project ${request.project} was not found (or the token cannot see it): an exemption naming nothing would, once merged, trip the guard for rules that match nothing; ${unchanged}`);
   if (project.path_with_namespace.toLowerCase() !== request.project.toLowerCase()) {
     throw new ExemptRefusedError(`project ${request.project} is now ${project.path_with_namespace} (renamed or moved; GitLab redirects the old path): name it so, an exemption of the old path would exempt nothing; ${unchanged}`);
   }
-  if (request.group === undefined) return;
+  if (request.group === undefined) return project;
   const group = await gitlab.findNamespace(request.group, signal);
   if (group?.kind !== "group") throw new ExemptRefusedError(`group ${request.group} was not found (or the token cannot see it): an exemption naming nothing would, once merged, trip the guard for rules that match nothing; ${unchanged}`);
+  return project;
 }
 
 /** GitLab's 400s for a commit, in the requester's terms. */

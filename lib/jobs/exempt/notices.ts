@@ -6,7 +6,7 @@
  * by a note once it is open. A note is a POST, sent once: lib/http never repeats one that may have
  * arrived, and one that fails is reported, never undoes the merge request.
  */
-import { createIssueNote, type GitLabClient } from "../../gitlab/index.ts";
+import { createIssueNote, type GitLabClient, type Project } from "../../gitlab/index.ts";
 import type { ExemptRequest, Policy } from "../../policy/index.ts";
 import { redactOutput } from "../../redact/index.ts";
 import { escapeMarkdown as md } from "../escape.ts";
@@ -30,18 +30,18 @@ export interface FoundNotices {
 
 /**
  * The open notices of the shares the request covers (the project's share with its group, or each of
- * its shares without one): the project read for its id and its shares' group ids (a notice's marker
- * names ids), then the notices listing. Undefined when the policy names no notices project. Reads only;
- * an error here leaves the request without notices and says why: the exemption itself does not need them.
+ * its shares without one): `subject`, the project as the job read it, gives its id and its shares'
+ * group ids (a notice's marker names ids), then the notices listing. Undefined when the policy names no
+ * notices project. Reads only; an error here leaves the request without notices and says why: the
+ * exemption itself does not need them.
  */
-export async function requestNotices(gitlab: GitLabClient, policy: Policy, request: ExemptRequest, signal?: AbortSignal): Promise<FoundNotices | undefined> {
+export async function requestNotices(gitlab: GitLabClient, policy: Policy, request: ExemptRequest, subject: Project, signal?: AbortSignal): Promise<FoundNotices | undefined> {
   const project = policy.gitlab?.shares.notices?.project;
   if (project === undefined) return undefined;
   try {
-    const subject = await gitlab.findProject(request.project, signal);
     const group = request.group?.toLowerCase();
-    const shares = (subject?.shared_with_groups ?? []).filter((s) => group === undefined || s.group_full_path.toLowerCase() === group);
-    if (!subject || !shares.length) return { project, notices: [], warnings: [] };
+    const shares = (subject.shared_with_groups ?? []).filter((s) => group === undefined || s.group_full_path.toLowerCase() === group);
+    if (!shares.length) return { project, notices: [], warnings: [] };
     const keys = shares.map((s) => noticeKey({ kind: "project", projectId: subject.id, project: subject.path_with_namespace, groupId: s.group_id }));
     // No other notice is wanted: `max` 0 keeps none of them in memory.
     const listing = await readNotices(gitlab, project, new Set(keys), 0, signal);

@@ -1,6 +1,6 @@
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { chatopsSecretsCache, eventsSecretsCache, requireSecret, secretsCache } from "../../../functions/shared/config/secrets.ts";
+import { chatopsSecretsCache, eventsSecretsCache, requireSecret, secretHolding, secretsCache } from "../../../functions/shared/config/secrets.ts";
 import { ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, EVENTS_SECRET_ARN, JOB_SECRETS, N8N_SECRET_ARN, SECRET_ARN, SECRETS, startSecretsManager, type SecretsManagerStub } from "../../support/lambda.ts";
 
 let stub: SecretsManagerStub;
@@ -108,6 +108,13 @@ describe("the n8n secret: n8n's key apart from the token that removes GitLab acc
     stub.n8nSecretString = JSON.stringify({ n8nApiKey: "n8n-key-rotated-5b2f" });
     secrets.invalidate();
     await expect(secrets.get()).resolves.toMatchObject({ n8nApiKey: "n8n-key-rotated-5b2f" });
+  });
+
+  it("errors name the secret that holds a field: n8n's key the n8n secret's where the function reads one", () => {
+    expect(secretHolding("n8nApiKey", { WARDEN_N8N_SECRET_ARN: N8N_SECRET_ARN })).toBe("the n8n secret");
+    expect(secretHolding("n8nApiKey", {})).toBe("the secret");
+    expect(secretHolding("gitlabToken", { WARDEN_N8N_SECRET_ARN: N8N_SECRET_ARN })).toBe("the secret");
+    expect(secretHolding("slackSigningSecret", {})).toBe("the chat-ops secret");
   });
 
   // The attack: the n8n secret is what a compromised n8n path holds; a GitLab token in it removes access.
