@@ -221,7 +221,7 @@ export default $config({
       // The lease (claimed, given back: functions/watch.ts) and the cursor (read, written: functions/shared/state/watch-cursor.ts).
       watch: ["watch:lease"],
       watchCursor: ["watch:cursor"],
-      budget: ["budget:stream:*"], // functions/shared/state/removal-budget.ts: the EventsWorker's alone, not the public Events function's
+      budget: ["budget:stream:*"], // functions/shared/state/removal-budget.ts and event-request-budget.ts: the EventsWorker's alone, not the public Events function's
     };
     // What the last full Enforce run found matching nothing (functions/shared/state/last-sweep.ts): Enforce writes it,
     // Watch and the EventsWorker (their targeted runs refuse those rules too: functions/watch.ts,

@@ -66,6 +66,8 @@ export interface GitlabPolicy {
   readonly attribution: { readonly days: number };
   /** `warden watch` and the Watch function refuse to start when their audit-event polling would cost more. */
   readonly watch: { readonly maxRequestsPerHour: number };
+  /** The Events function's runs (one per subject of GitLab's events) send at most about this many requests an hour. */
+  readonly events: { readonly maxRequestsPerHour: number };
 }
 
 export type OnStray = "remove" | "notify" | "report";
@@ -192,6 +194,8 @@ export const DEFAULT_MAX_REMOVALS = 25;
 export const DEFAULT_ATTRIBUTION_DAYS = 90;
 /** One request a second on average: a twentieth of GitLab.com's 2,000 a minute per user. */
 export const DEFAULT_WATCH_MAX_REQUESTS_PER_HOUR = 3600;
+/** As much again for the event runs: a flood of events (whoever holds the streaming token sends them) leaves the rest to the sweep. */
+export const DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR = 3600;
 /** GitLab keeps audit events indefinitely; a bound keeps the listing's cost stated. */
 export const MAX_ATTRIBUTION_DAYS = 3650;
 export const DEFAULT_MAX_WORKFLOW_CHANGES = 10;

@@ -4,7 +4,7 @@ import { oneOf } from "./format.ts";
 import { labelProblem } from "./labels.ts";
 import { compileGlob, globProblem, groupPathProblem, plainPathProblem, projectRefProblem } from "./glob.ts";
 import type { GlobKind } from "./glob.ts";
-import { DEFAULT_ATTRIBUTION_DAYS, DEFAULT_MAX_REMOVALS, DEFAULT_WATCH_MAX_REQUESTS_PER_HOUR, MAX_ATTRIBUTION_DAYS, DEFAULT_MAX_WORKFLOW_CHANGES, DEFAULT_NOTIFY_LEVEL, NOTIFY_LEVELS, UNMATCHED_RULES } from "./policy.ts";
+import { DEFAULT_ATTRIBUTION_DAYS, DEFAULT_MAX_REMOVALS, DEFAULT_WATCH_MAX_REQUESTS_PER_HOUR, DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR, MAX_ATTRIBUTION_DAYS, DEFAULT_MAX_WORKFLOW_CHANGES, DEFAULT_NOTIFY_LEVEL, NOTIFY_LEVELS, UNMATCHED_RULES } from "./policy.ts";
 import type { Glob, WorkflowSelector } from "./policy.ts";
 import { reasonProblem } from "./rules.ts";
 import { quoteValue } from "./quote.ts";
@@ -178,6 +178,7 @@ const gitlab = z.strictObject({
   guard: z.strictObject({ maxRemovals: positiveInt(DEFAULT_MAX_REMOVALS), unmatchedRules: z.enum(UNMATCHED_RULES).default("refuse") }).prefault({}),
   attribution: z.strictObject({ days: attributionDays }).prefault({}),
   watch: z.strictObject({ maxRequestsPerHour: positiveInt(DEFAULT_WATCH_MAX_REQUESTS_PER_HOUR) }).prefault({}),
+  events: z.strictObject({ maxRequestsPerHour: positiveInt(DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR) }).prefault({}),
 }).superRefine((gitlab, ctx) => {
   for (const [path, message] of strayProblems(gitlab)) ctx.addIssue({ code: "custom", path: path.split(".").slice(1).flatMap(pathKeys), message });
 });

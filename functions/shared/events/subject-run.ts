@@ -6,9 +6,12 @@
  * removals come out of a budget the stream's runs share), with its end owed as a scheduled run's
  * is: the report logged and stored, metrics, and the Slack summary the policy's `notify` asks for.
  * A subject outside the scope, or gone from GitLab, is logged and left: nothing ran, nothing is owed;
- * one GitLab fails to read fails the run.
+ * one GitLab fails to read fails the run. The runs of an hour send about gitlab.events.maxRequestsPerHour
+ * at most (state/event-request-budget.ts): past it a run is not started, and the sweep finds its strays.
  */
 import { ScopeError, type EnforceReport } from "../../../lib/jobs/index.ts";
+import { errorText } from "../../../lib/jobs/report/index.ts";
+import { DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR, type Policy } from "../../../lib/policy/index.ts";
 import { isReportOnly } from "../config/settings.ts";
 import { logger } from "../lambda/logger.ts";
 import type { TimeLeft } from "../lambda/time-left.ts";
@@ -16,6 +19,7 @@ import type { SubjectWorkerEvent } from "../runs/job-request.ts";
 import { runLifecycle, RunRefused } from "../runs/lifecycle.ts";
 import { runJob } from "../runs/run-job.ts";
 import { runLabels } from "../runs/triggers.ts";
+import { dynamoEventRequestBudget } from "../state/event-request-budget.ts";
 import { dynamoLastSweep } from "../state/last-sweep.ts";
 import { dynamoRemovalBudget } from "../state/removal-budget.ts";
 import { LOGGED_EVENTS } from "./delivery.ts";
@@ -23,6 +27,7 @@ import { recordSecondsToEnforcement } from "./latency.ts";
 
 const lastSweep = dynamoLastSweep();
 const removalBudget = dynamoRemovalBudget();
+const requestBudget = dynamoEventRequestBudget();
 
 export interface SubjectRun {
   subject: string;
@@ -37,12 +42,14 @@ export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSign
   try {
     const life = { labels: runLabels("enforce", "event", event.correlationId), timeLeft, asked: { subject: name, events: event.events.slice(0, LOGGED_EVENTS).map((e) => `${e.name} ${e.id}`), eventCount: event.events.length } };
     const { report } = await runLifecycle(life, async ({ policy }) => {
+      const budget = await openRequestBudget(policy, name, signal);
+      let sent = 0;
       try {
         // The rules the last full run found matching nothing are refused here too (lib/jobs/enforce/rules.ts).
         const sweep = await lastSweep.read(signal);
         const request = { job: "enforce" as const, apply: !isReportOnly(), targets: [target], ...(sweep ? { lastSweep: sweep } : {}) };
         // Under a policy no full run has judged yet, the events' removals share gitlab.guard.maxRemovals (state/removal-budget.ts).
-        const report = (await runJob(request, signal, policy, { removalBudget })) as EnforceReport;
+        const report = (await runJob(request, signal, policy, { removalBudget, sent: (n) => (sent += n) })) as EnforceReport;
         // GitLab failed to read the subject (not "not found"): the run failed, as any run GitLab fails does.
         const [unread] = report.unreadTargets ?? [];
         if (unread) throw new Error(`${name} could not be read: ${unread.error}`);
@@ -54,6 +61,8 @@ export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSign
         // Refused before any change: outside the scope, or not (or no longer) on GitLab.
         if (err instanceof ScopeError) throw new RunRefused(err.message);
         throw err;
+      } finally {
+        await budget?.spend(sent, signal).catch((err: unknown) => logger.warn("the event runs' request count could not be written", { subject: name, requests: sent, error: errorText(err) }));
       }
     });
     recordSecondsToEnforcement(report, event.events);
@@ -63,4 +72,23 @@ export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSign
     logger.info("subject not enforced", { subject: name, reason: err.message });
     return { subject: name, ran: false, removed: 0 };
   }
+}
+
+/**
+ * Where this run's requests are counted; refused (RunRefused) once the hour's runs have sent the policy's
+ * gitlab.events.maxRequestsPerHour. When the claims table cannot tell, the run goes ahead uncounted:
+ * one run more is a few requests, a missed one a stray left until the sweep.
+ */
+async function openRequestBudget(policy: Policy, name: string, signal: AbortSignal): Promise<{ spend(requests: number, signal?: AbortSignal): Promise<void> } | undefined> {
+  const limit = policy.gitlab?.events.maxRequestsPerHour ?? DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR;
+  try {
+    const budget = await requestBudget.open(limit, signal);
+    if (budget) return budget;
+  } catch (err) {
+    logger.warn("the claims table could not be reached: the event's run is not counted against gitlab.events.maxRequestsPerHour", { subject: name, error: errorText(err) });
+    return undefined;
+  }
+  const reason = `the event runs of this hour have sent gitlab.events.maxRequestsPerHour (${limit}) requests to GitLab: ${name} is left to the scheduled run, which finds what its events named`;
+  logger.warn("event run not started: the hour's request budget is spent", { subject: name, reason });
+  throw new RunRefused(reason);
 }

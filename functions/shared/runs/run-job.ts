@@ -28,13 +28,21 @@ interface Started<T = JobReport> {
   report: Promise<T>;
 }
 
-/** What a job takes besides its request, from the function that runs it: the EventsWorker's removal budget. */
-export type JobPorts = Pick<EnforceOptions, "removalBudget">;
+/**
+ * What a job takes besides its request, from the function that runs it: the EventsWorker's removal
+ * budget, and `sent`, told the requests the job sent (each attempt of a rotation's), whether it
+ * finished or threw (the EventsWorker's request budget).
+ */
+export type JobPorts = Pick<EnforceOptions, "removalBudget"> & { sent?: (requests: number) => void };
 
 /** `policy`: the one this run already read (a policy in GitLab costs a request per read). */
 export async function runJob(request: RunRequest, signal: AbortSignal, read?: Policy, ports: JobPorts = {}): Promise<JobReport> {
   const policy = read ?? (await loadPolicy());
-  return withCredentials(request, (credentials) => start(request, policy, credentials, signal, ports));
+  const { sent, ...job } = ports;
+  return withCredentials(request, (credentials) => {
+    const started = start(request, policy, credentials, signal, job);
+    return sent ? { ...started, report: started.report.finally(() => sent(started.http.reduce((n, http) => n + http.stats.totals.requests, 0))) } : started;
+  });
 }
 
 /** Runs `go` with the secret's credentials, and once more after a rotation where that cannot repeat a change (above). */
@@ -57,7 +65,7 @@ export async function withCredentials<T>(request: RunRequest | ExemptJobRequest,
   }
 }
 
-function start(request: RunRequest, policy: Policy, credentials: Secrets, signal: AbortSignal, ports: JobPorts): Started {
+function start(request: RunRequest, policy: Policy, credentials: Secrets, signal: AbortSignal, ports: Omit<JobPorts, "sent">): Started {
   switch (request.job) {
     case "enforce": {
       const gitlab = gitlabClient(credentials);

@@ -8,39 +8,17 @@
  * a share another run removed first); it expires after 30 days (DynamoDB's TTL). sst.config.ts
  * lets only the EventsWorker update it (not the public Events function).
  */
-import { ConditionalCheckFailedException, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
-import { dynamoClient } from "./dynamo-client.ts";
 import type { RemovalBudget } from "../../../lib/jobs/index.ts";
-import { requireEnv } from "../config/settings.ts";
 import type { ClaimsOptions } from "./claims.ts";
+import { countedItems } from "./counted-item.ts";
 
 const REMOVAL_BUDGET_PREFIX = "budget:stream:";
 const KEPT_SECONDS = 30 * 24 * 3600;
 
 export function dynamoRemovalBudget(opts: Pick<ClaimsOptions, "client" | "table" | "now"> = {}): RemovalBudget {
-  const table = opts.table ?? (() => requireEnv("WARDEN_CLAIMS_TABLE"));
   const now = opts.now ?? Date.now;
-  let client = opts.client;
-  /** One conditional update of the policy's item; false when its condition did not hold (nothing changed). */
-  const update = async (policySha256: string, expression: string, condition: string, values: Record<string, number>, signal?: AbortSignal): Promise<boolean> => {
-    client ??= dynamoClient();
-    try {
-      await client.send(
-        new UpdateItemCommand({
-          TableName: table(),
-          Key: { id: { S: `${REMOVAL_BUDGET_PREFIX}${policySha256}` } },
-          UpdateExpression: expression,
-          ConditionExpression: condition,
-          ExpressionAttributeValues: Object.fromEntries(Object.entries(values).map(([name, n]) => [name, { N: String(n) }])),
-        }),
-        { abortSignal: signal },
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
-  };
+  const counted = countedItems(opts);
+  const update = (policySha256: string, expression: string, condition: string, values: Record<string, number>, signal?: AbortSignal) => counted(`${REMOVAL_BUDGET_PREFIX}${policySha256}`, expression, condition, values, signal);
   return {
     async reserve(policySha256, removals, limit, signal) {
       if (removals > limit) return false;
