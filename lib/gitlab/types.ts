@@ -98,6 +98,7 @@ export interface Issue {
 export interface Note {
   id: number;
   body: string;
+  author?: { id: number };
 }
 
 export interface RepositoryFile {

@@ -136,20 +136,33 @@ export const createIssueNote: Handler = (ctx) => {
 
 type Order = "created_at" | "updated_at";
 
-export const listIssues: Handler = (ctx) => {
-  const project = findProject(ctx);
-  const state = stringParam(ctx, "state") ?? "all";
-  if (!["opened", "closed", "all"].includes(state)) throw invalid("state", "does not have a valid value");
+/** `order_by` and `sort` of a listing of issues or their notes: GitLab's defaults, and its 400 for anything else. */
+function listOrder(ctx: RequestContext): { orderBy: Order; sign: 1 | -1 } {
   const orderBy = (stringParam(ctx, "order_by") ?? "created_at") as Order;
   if (orderBy !== "created_at" && orderBy !== "updated_at") throw invalid("order_by", "does not have a valid value");
   const sort = stringParam(ctx, "sort") ?? "desc";
   if (sort !== "asc" && sort !== "desc") throw invalid("sort", "does not have a valid value");
+  return { orderBy, sign: sort === "asc" ? 1 : -1 };
+}
+
+/** `GET …/issues/:iid/notes` of an issue created here: newest first by default, offset pages. */
+export function storedIssueNotes(ctx: RequestContext, project: SimProject, issue: SimIssue): ReturnType<Handler> {
+  if (!visible(ctx, project, issue)) throw notFound("Issue");
+  const { orderBy, sign } = listOrder(ctx);
+  const notes = [...issue.notes].sort((a, b) => sign * (a[orderBy].localeCompare(b[orderBy]) || a.id - b.id));
+  return listReply(offsetPage(ctx, notes), (note) => note);
+}
+
+export const listIssues: Handler = (ctx) => {
+  const project = findProject(ctx);
+  const state = stringParam(ctx, "state") ?? "all";
+  if (!["opened", "closed", "all"].includes(state)) throw invalid("state", "does not have a valid value");
+  const { orderBy, sign } = listOrder(ctx);
   const labels = splitLabels(stringParam(ctx, "labels"));
   const since = updatedAfter(ctx);
   const authorParam = stringParam(ctx, "author_id");
   if (authorParam !== undefined && !/^[1-9]\d{0,15}$/.test(authorParam)) throw invalid("author_id");
   const author = authorParam === undefined ? undefined : Number(authorParam);
-  const sign = sort === "asc" ? 1 : -1;
   const compare = (a: SimIssue, b: SimIssue) => sign * (a[orderBy].localeCompare(b[orderBy]) || a.id - b.id);
   const matching = (ctx.store.work.issues.get(project.id) ?? [])
     .filter((i) => (state === "all" || i.state === state) && labels.every((l) => i.labels.includes(l)) && (since === undefined || Date.parse(i.updated_at) >= since) && (author === undefined || i.author.id === author) && visible(ctx, project, i))

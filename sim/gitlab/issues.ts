@@ -4,7 +4,7 @@ import type { SimProject } from "./dataset.ts";
 import { notFound } from "./http.ts";
 import { lazyList, listReply, offsetPage } from "./pagination.ts";
 import { findProject } from "./projects.ts";
-import { storedIssue } from "./issues-api.ts";
+import { storedIssue, storedIssueNotes } from "./issues-api.ts";
 
 /**
  * These fixed issues are derived from the project, never stored (issues-api.ts stores the ones created): each project has iids 1..ISSUES_PER_PROJECT,
@@ -44,6 +44,8 @@ export const getIssue: Handler = (ctx) => {
 };
 
 export const listIssueNotes: Handler = (ctx) => {
+  const stored = storedIssue(ctx, findProject(ctx));
+  if (stored) return storedIssueNotes(ctx, findProject(ctx), stored);
   const { project, iid } = findIssue(ctx);
   const id = issueId(project, iid);
   const notes = lazyList(iid * NOTES_PER_IID, (n) => ({

@@ -64,6 +64,14 @@ describe("stored issues", () => {
     expect((await call("PUT", `${issues()}/99`, { state_event: "close" })).status).toBe(404);
   });
 
+  it("lists an issue's notes newest first (sort=asc oldest first), not to a guest of a confidential one; a bad sort is a 400", async () => {
+    await call("POST", `${issues()}/4/notes`, { body: "Second." });
+    expect((await call("GET", `${issues()}/4/notes`)).json.map((n: { body: string }) => n.body)).toEqual(["Second.", "Removed."]);
+    expect((await call("GET", `${issues()}/4/notes?sort=asc`)).json.map((n: { body: string }) => n.body)).toEqual(["Removed.", "Second."]);
+    expect((await call("GET", `${issues()}/4/notes`, undefined, "glpat-guest")).status).toBe(404);
+    expect((await call("GET", `${issues()}/4/notes?sort=up`)).status).toBe(400);
+  });
+
   it("lists by labels (all of them) and state, by offset Link pages and by keyset on created_at and updated_at", async () => {
     for (let i = 0; i < 7; i++) await call("POST", issues(), { title: `n${i}`, labels: i % 2 ? "warden::notice" : "warden::notice,team" });
     await call("PUT", `${issues()}/6`, { state_event: "close" });

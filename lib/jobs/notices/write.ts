@@ -60,7 +60,7 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
   const warnings: string[] = [];
   const close = async (iid: number, share: string, reason: ClosingReason) => {
     try {
-      await closeNotice(gitlab, notices.project, iid, reason, signal);
+      await closeNotice(gitlab, notices.project, iid, reason, signal, input.again ? { me: input.userId } : undefined);
       input.audit?.info("close-notice", { share, project: notices.project, iid, why: closureWhy(reason), outcome: "done" });
     } catch (err) {
       input.audit?.info("close-notice", { share, project: notices.project, iid, why: closureWhy(reason), outcome: "failed", error: errorText(err) });
@@ -142,14 +142,29 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
  * refuses to close every time (a proxy refusing PUT, an issue it will not change) gathered one more note
  * each run, each one notifying its assignee; this way such a notice gets none, and a note that fails
  * after the close is named as such (the notice is closed all the same, and no later run sees it again).
+ * An attempt again (`again`: a durable step failed or cut off) first looks for the note among the
+ * notice's newest: the one before may have added it, and a POST that may have arrived is not sent again.
  */
-async function closeNotice(gitlab: GitLabClient, project: string, iid: number, reason: ClosingReason, signal?: AbortSignal): Promise<void> {
+async function closeNotice(gitlab: GitLabClient, project: string, iid: number, reason: ClosingReason, signal?: AbortSignal, again?: { me: number | undefined }): Promise<void> {
   await updateIssue(gitlab, project, iid, { stateEvent: "close", addLabels: [reason.kind === "duplicate" ? CLOSED_LABELS.duplicate : CLOSED_LABELS.resolved] }, signal);
+  const note = closingNote(reason);
   try {
-    await createIssueNote(gitlab, project, iid, closingNote(reason), signal);
+    if (again && (await noted(gitlab, project, iid, note, again.me, signal))) return;
+    await createIssueNote(gitlab, project, iid, note, signal);
   } catch (err) {
     throw new Error(`closed, but the note saying why could not be added: ${errorText(err)}`, { cause: err });
   }
+}
+
+/** The newest notes a notice's own is looked for among: it was added moments before, by the attempt cut off. */
+const NEWEST_NOTES = 100;
+
+/** Whether the notice's newest notes hold `body`, by the token's user (`me`; by anyone, in a step recorded before it was kept). */
+async function noted(gitlab: GitLabClient, project: string, iid: number, body: string, me: number | undefined, signal?: AbortSignal): Promise<boolean> {
+  for await (const note of gitlab.listIssueNotes(project, iid, { maxItems: NEWEST_NOTES, ...(signal && { signal }) })) {
+    if (note.body === body && (me === undefined || note.author?.id === me)) return true;
+  }
+  return false;
 }
 
 /** The assignee ids of a share's notice: its adder's, looked up once per username, where the policy lets it and they exist. */
