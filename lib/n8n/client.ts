@@ -20,10 +20,20 @@ export interface WorkflowFilter {
   limit?: number;
 }
 
+/** The query parameter that leaves pinned data out of a listing. */
+const PINNED_DATA = "excludePinnedData";
+
+/** n8n's OpenAPI layer refusing a query parameter its spec does not declare: 400 "Unknown query parameter '<name>'". */
+function unknownParameter(err: unknown, name: string): boolean {
+  return err instanceof HttpError && err.status === 400 && err.serviceMessage.includes(`Unknown query parameter '${name}'`);
+}
+
 export class N8nClient {
   readonly http: HttpClient;
   private readonly base: string;
   private learned?: ApiGeneration;
+  /** Whether GET /workflows takes `excludePinnedData` (listWorkflows): true until n8n refuses it. */
+  private knowsPinnedData = true;
 
   constructor(opts: N8nClientOptions) {
     const base = new URL(opts.url);
@@ -40,14 +50,30 @@ export class N8nClient {
     });
   }
 
-  /** Filters repeat on every page (the cursor keeps none); pinned data is never needed, so never sent. */
+  /**
+   * Filters repeat on every page (the cursor keeps none). Pinned data is never needed, so it is left
+   * out (`excludePinnedData`) where n8n knows the parameter: from 1.73 (n8n-io/n8n#12261). An older 1.x
+   * refuses it, as it refuses any query parameter its OpenAPI spec does not declare: then the first
+   * page is asked for again without it, and so is every later listing of this client.
+   */
   listWorkflows(filter: WorkflowFilter = {}, list?: ListOptions): Listing<Workflow> {
     const url = new URL(`${this.base}/workflows`);
     if (filter.active !== undefined) url.searchParams.set("active", String(filter.active));
     if (filter.tags) url.searchParams.set("tags", filter.tags);
     if (filter.name) url.searchParams.set("name", filter.name);
-    url.searchParams.set("excludePinnedData", "true");
-    return new Listing(n8nCursor<Workflow>({ http: this.http, url, route: "GET /workflows", limit: filter.limit }), list);
+    if (this.knowsPinnedData) url.searchParams.set(PINNED_DATA, "true");
+    const pages = n8nCursor<Workflow>({ http: this.http, url, route: "GET /workflows", limit: filter.limit });
+    const fetch: typeof pages.fetch = async (position, signal) => {
+      try {
+        return await pages.fetch(position, signal);
+      } catch (err) {
+        if (position || !url.searchParams.has(PINNED_DATA) || !unknownParameter(err, PINNED_DATA)) throw err;
+        this.knowsPinnedData = false;
+        url.searchParams.delete(PINNED_DATA);
+        return pages.fetch(position, signal);
+      }
+    };
+    return new Listing({ ...pages, fetch }, list);
   }
 
   async getWorkflow(id: string, signal?: AbortSignal): Promise<Workflow> {

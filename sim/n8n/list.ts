@@ -8,6 +8,8 @@ import type { SimWorkflow } from "./types.ts";
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 250;
 const BOOLEAN_PARAMS = ["active", "excludePinnedData"];
+/** GET /workflows's query parameters in n8n's OpenAPI spec; `excludePinnedData` from 1.73 (n8n-io/n8n#12261). */
+const DECLARED = ["active", "tags", "name", "projectId", "limit", "cursor"];
 
 /**
  * GET /workflows. The page is an offset into the listing as filtered by *this* request, so
@@ -18,7 +20,12 @@ export function listWorkflows(
   workflows: SimWorkflow[],
   dialect: Dialect,
   onPage: (pageIndex: number) => void,
+  pinnedDataParam = true,
 ): Reply {
+  // n8n's request validator (express-openapi-validator) refuses any parameter its spec does not declare.
+  const declared = pinnedDataParam ? [...DECLARED, "excludePinnedData"] : DECLARED;
+  const unknown = [...query.keys()].find((name) => !declared.includes(name));
+  if (unknown !== undefined) return message(400, `Unknown query parameter '${unknown}'`);
   for (const name of BOOLEAN_PARAMS) {
     const value = query.get(name);
     if (value !== null && value !== "true" && value !== "false") {

@@ -71,7 +71,7 @@ export async function startN8nSim(opts: N8nSimOptions): Promise<N8nSim> {
     }
     switch (route.key) {
       case "GET /workflows":
-        return listWorkflows(query, sim.workflows, dialect, (pageIndex) => opts.onListPage?.(pageIndex, sim));
+        return listWorkflows(query, sim.workflows, dialect, (pageIndex) => opts.onListPage?.(pageIndex, sim), opts.pinnedDataParam);
       case "GET /workflows/:id":
         return getWorkflow(route.id, query, sim.workflows, dialect);
       default:

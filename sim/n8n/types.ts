@@ -36,6 +36,11 @@ export interface N8nSimOptions {
   recordRequests?: boolean;
   /** How a 1.x answers 2.x's publish routes: 405 (default, as the versions on record do) or 404 (as an OpenAPI layer answers a path it does not know). */
   publishRoutesStatus?: 404 | 405;
+  /**
+   * Whether GET /workflows declares `excludePinnedData` (default true: n8n 1.73 on). False plays an older
+   * 1.x, whose OpenAPI layer refuses it as it refuses every query parameter its spec does not declare.
+   */
+  pinnedDataParam?: boolean;
 }
 
 export interface N8nCounters {

@@ -133,6 +133,13 @@ describe.each([1, 2] as const)("n8n %i.x workflow listing", (generation) => {
       status: 400,
       body: { message: "request/query/active must be equal to one of the allowed values: true, false" },
     });
+    // Its OpenAPI layer refuses a parameter the spec does not declare (a misspelt filter is no filter).
+    expect(await call(sim, "/workflows?actve=true")).toMatchObject({ status: 400, body: { message: "Unknown query parameter 'actve'" } });
+  });
+
+  it("declares excludePinnedData from 1.73 on; an older 1.x refuses it as unknown", async () => {
+    expect((await call(await start(generation), "/workflows?excludePinnedData=true")).status).toBe(200);
+    expect(await call(await start(generation, { pinnedDataParam: false }), "/workflows?excludePinnedData=true")).toMatchObject({ status: 400, body: { message: "Unknown query parameter 'excludePinnedData'" } });
   });
 
   it("answers limit=0 with everything and a cursor that never ends", async () => {
