@@ -21,9 +21,14 @@ export interface ShareInput {
 
 export type ShareVerdict =
   | { kind: "out-of-scope" }
-  /** `index`: the rule's place in gitlab.shares.exempt or .allow (rules.ts counts what each matched). */
-  | { kind: "exempt"; rule: string; index: number }
-  | { kind: "allowed"; rule: string; index: number }
+  /**
+   * `index`: the rule's place in gitlab.shares.exempt or .allow (rules.ts counts what each matched).
+   * `covering`: the other allow rules that cover the share (its group, its target), whatever their
+   * condition; `alsoExempt`, the later exemptions that match it too: each matched it, and is no typo
+   * (docs/policy.md: an exemption, or an earlier rule, does not make a rule that covers a share a typo).
+   */
+  | { kind: "exempt"; rule: string; index: number; covering?: number[]; alsoExempt?: number[] }
+  | { kind: "allowed"; rule: string; index: number; covering?: number[] }
   /**
    * `covering`: the allow rules that cover the share (its group, its target) but whose condition it breaks
    * (maxAccess, expiresWithin, a custom role): they matched it, and are no typo (rules.ts).
@@ -84,18 +89,23 @@ export function evaluateShare(policy: Policy, share: ShareInput, now: Date): Sha
   const { target, groupPath } = share;
   const terms = KINDS[share.kind];
 
+  let exempted: { rule: string; index: number } | undefined;
+  let alsoExempt: number[] | undefined;
   for (const [i, exemption] of exempt.entries()) {
     const glob = exemption[terms.exemptionKey];
     // `until` is inclusive through that UTC day; YYYY-MM-DD strings compare in date order.
     if (glob?.matches(target) && (exemption.sharedWith === undefined || exemption.sharedWith.matches(groupPath)) && (exemption.until === undefined || utcDay(now) <= exemption.until)) {
-      return { kind: "exempt", rule: `exempt[${i}] ${glob.pattern}${exemption.sharedWith ? ` shared with ${exemption.sharedWith.pattern}` : ""}`, index: i };
+      if (exempted) (alsoExempt ??= []).push(i);
+      else exempted = { rule: `exempt[${i}] ${glob.pattern}${exemption.sharedWith ? ` shared with ${exemption.sharedWith.pattern}` : ""}`, index: i };
     }
   }
 
   // Near misses, to explain a stray share better than "no rule matches". A rule that covers
   // the share but limits its access or expiry explains more than one meant for other targets.
+  // Every rule that covers the share is noted, past the one that decides it: each matched it.
   let unmet: string | undefined;
   let elsewhere: string | undefined;
+  let allowed: number | undefined;
   let covering: number[] | undefined;
   for (const [i, rule] of allow.entries()) {
     if (!rule.group.matches(groupPath)) continue;
@@ -103,11 +113,13 @@ export function evaluateShare(policy: Policy, share: ShareInput, now: Date): Sha
       elsewhere ??= `allow[${i}] ${rule.group.pattern} applies only to ${coverage(rule)}`;
       continue;
     }
-    const problem = unmetCondition(rule, i, share, now);
-    if (problem === undefined) return { kind: "allowed", rule: `allow[${i}] ${rule.group.pattern}`, index: i };
+    const problem = exempted || allowed !== undefined ? undefined : unmetCondition(rule, i, share, now);
+    if (!exempted && allowed === undefined && problem === undefined) allowed = i;
+    else (covering ??= []).push(i);
     unmet ??= problem;
-    (covering ??= []).push(i);
   }
+  if (exempted) return { kind: "exempt", ...exempted, ...(covering && { covering }), ...(alsoExempt && { alsoExempt }) };
+  if (allowed !== undefined) return { kind: "allowed", rule: `allow[${allowed}] ${allow[allowed]!.group.pattern}`, index: allowed, ...(covering && { covering }) };
   const reason =
     unmet ?? `no allow rule matches group ${groupPath}${elsewhere === undefined ? "" : ` ${terms.on} ${target} (${elsewhere})`}`;
   return { kind: "stray", reason, ...(covering && { covering }) };

@@ -106,7 +106,27 @@ gitlab:
       "lenient.yaml",
     );
     const share = projectShare("any/project", "partners/contractor-x", 50);
-    expect(evaluateShare(lenient, share, NOW)).toEqual({ kind: "allowed", rule: "allow[1] partners/contractor-x", index: 1 });
+    // allow[0] covers the share too (its condition broken): it matched it, and is no typo.
+    expect(evaluateShare(lenient, share, NOW)).toEqual({ kind: "allowed", rule: "allow[1] partners/contractor-x", index: 1, covering: [0] });
+  });
+
+  it("an exempt share names the allow rules that cover it and the later exemptions that match it: each matched it", () => {
+    const frozen = parsePolicy(
+      `
+version: 1
+gitlab:
+  shares:
+    allow:
+      - { group: "acme/**" }
+      - { group: "partners/vendor", projects: ["acme/legacy/**"], maxAccess: developer }
+      - { group: "partners/vendor", projects: ["acme/web/**"] }
+    exempt:
+      - { project: "acme/legacy/**" }
+      - { project: "acme/legacy/billing", sharedWith: "partners/**" }
+`,
+      "frozen.yaml",
+    );
+    expect(evaluateShare(frozen, projectShare("acme/legacy/billing", "partners/vendor", 50), NOW)).toEqual({ kind: "exempt", rule: "exempt[0] acme/legacy/**", index: 0, covering: [1], alsoExempt: [1] });
   });
 });
 

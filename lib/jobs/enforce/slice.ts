@@ -107,8 +107,10 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
         const verdict = evaluateShare(policy, shareInput(kind, subject, share), now);
         input.onJudged?.({ kind, subject, share, verdict });
         if (verdict.kind === "allowed" || verdict.kind === "exempt") matched[verdict.kind === "allowed" ? "allow" : "exempt"][verdict.index]!++;
-        // A rule that covers a stray but whose condition it breaks (a level above maxAccess) matched it: no typo.
-        else if (verdict.kind === "stray") for (const i of verdict.covering ?? []) matched.allow[i]!++;
+        // Every rule that covers the share matched it, not only the one that decides: one whose condition a
+        // stray breaks (a level above maxAccess), one an exemption or an earlier rule shadows. None is a typo.
+        if (verdict.kind !== "out-of-scope") for (const i of verdict.covering ?? []) matched.allow[i]!++;
+        if (verdict.kind === "exempt") for (const i of verdict.alsoExempt ?? []) matched.exempt[i]!++;
         const difference = input.base && judgeUnderBase(input.base, policy, kind, subject, share, verdict, now);
         // A step records its differences as it does its strays: a slice holds no more of them than a step may, nor than a run plans.
         if (difference && (differences.push(difference) >= steps.perStep || differences.length > MAX_PLANNED || past("differences", difference))) pause.abort();
