@@ -5,8 +5,9 @@
  */
 import { emptyRuleCounts, unmatchedRules } from "../../../policy/index.ts";
 import { countStatus } from "../../report/index.ts";
+import { subjectOf, type ShareRemoval } from "../../shares/plan.ts";
 import { count } from "../../view.ts";
-import { missingWarning, namesNothing, overBudgetWarning, ruleName, sweptRules, sweptTooMany, sweptWarning, unjudged, unmatchedWarning, unmatchedWarnings } from "../rules.ts";
+import { missingWarning, namesNothing, type Touched, overBudgetWarning, ruleName, sweptRules, sweptTooMany, sweptWarning, unjudged, unmatchedWarning, unmatchedWarnings } from "../rules.ts";
 import type { Begun } from "./begin.ts";
 import type { Examined } from "./examine.ts";
 import type { Run, Said } from "./run.ts";
@@ -46,7 +47,7 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
   if (unmatched.length && unexamined.count) warnings.push(`the rules above were judged on what this run examined: ${count(unexamined.count, "part")} of the scope could not be examined, where they may match`);
   // Counts unknown (a step replayed from older code): every rule is looked at, which costs only reads.
   const untouched = targets && !stopped ? unmatchedRules(policy, matched ?? emptyRuleCounts(policy), now) : [];
-  const typos = untouched.length ? await steps.step("literal rules", () => run.measured(async () => ({ missing: await namesNothing(gitlab, policy, untouched, inStep) }))) : undefined;
+  const typos = untouched.length ? await steps.step("literal rules", () => run.measured(async () => ({ missing: await namesNothing(gitlab, policy, untouched, inStep, opts.apply ? touchedBy(plan) : undefined) }))) : undefined;
   if (typos) {
     warnings.push(...typos.missing.map((named) => missingWarning(policy, named)));
     stats.push(typos.stats);
@@ -79,4 +80,14 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
     warnings.push(opts.apply ? `guard: ${which}; nothing was removed (${fix})` : `guard: ${which}: an applying run would remove nothing (${fix})`);
   }
   return { tripped, removals, warnings, stats, ...(reserving && !tripped && { reserved: true as const }) };
+}
+
+/** The projects and groups the plan would change: a share of them, or with them (rules.ts looks their literal paths up afresh). */
+function touchedBy(plan: readonly ShareRemoval[]): Touched {
+  const touched = { project: new Set<number>(), group: new Set<number>() };
+  for (const action of plan) {
+    touched[action.kind === "project" ? "project" : "group"].add(subjectOf(action).id);
+    touched.group.add(action.groupId);
+  }
+  return touched;
 }
