@@ -16,10 +16,11 @@
  * The execution's result is the job's report, its `stats` with the invocations and steps it took.
  */
 import type { DurableContext } from "@aws/durable-execution-sdk-js";
+import { setTimeout as sleep } from "node:timers/promises";
 import middy, { type MiddlewareObj } from "@middy/core";
 import { executionModeDurableContext } from "@middy/core/executionModeDurableContext";
 import { enforce, errorText } from "../../../lib/jobs/index.ts";
-import type { Policy } from "../../../lib/policy/index.ts";
+import { PolicyError, type Policy } from "../../../lib/policy/index.ts";
 import { loadPolicy, loadPolicyAgain } from "../config/policy.ts";
 import { ConfigError } from "../config/settings.ts";
 import { judgeSweep } from "../runs/event-coverage.ts";
@@ -46,6 +47,27 @@ const LEASE_TIMEOUT_MS = 10_000;
 
 export class LeaseError extends Error {
   override name = "LeaseError";
+}
+
+/** Tries of a read each later invocation repeats outside its steps (the policy again), and the wait before the second. */
+const READ_AGAIN_TRIES = 3;
+const READ_AGAIN_WAIT_MS = 1_000;
+
+/**
+ * A read each later invocation repeats, outside its steps: a failure there (GitLab restarting, a
+ * connection dropped) fails the whole execution after its removals, so one that is not the policy's
+ * own refusal is tried again, a second and then two later, before it counts.
+ */
+async function readAgain<T>(what: string, read: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await read();
+    } catch (err) {
+      if (tries >= READ_AGAIN_TRIES || err instanceof ConfigError || err instanceof PolicyError) throw err;
+      logger.warn(`reading ${what} again failed; trying again`, { tries, error: errorText(err) });
+      await sleep(READ_AGAIN_WAIT_MS * tries);
+    }
+  }
 }
 
 /** Whether a Lambda event is a durable execution's invocation rather than a plain one. */
@@ -108,7 +130,7 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
       // The policy's identity is recorded once; later invocations judge by that very policy, not a newer one.
       let read: Policy | undefined;
       const begunWith = await steps.step("policy", async () => ({ source: (read = await loadPolicy()).source }));
-      return read ?? (await loadPolicyAgain(begunWith.source));
+      return read ?? (await readAgain("the policy", () => loadPolicyAgain(begunWith.source)));
     },
     // Given back before the posts, which could otherwise take the time it needs. One not given back
     // expires with the execution's time limit: no reason to attempt this step again, which would

@@ -16,7 +16,10 @@
  *
  * A run failed by a refused credential (a 401) drops the cached secret first, whatever its trigger. A
  * run's error is thrown on once its end is done. A run refused before it started (RunRefused), or
- * one that found nothing to do (idle), owes nothing.
+ * one that found nothing to do (idle), owes nothing. A run that fails in its start (the secret, the
+ * policy) has its end run directly, never through `endIn`: a durable invocation that replays has not
+ * reached the end of its recorded steps then, and a step there would not be the one recorded (the
+ * execution failed as non-deterministic, with no `job failed` line and its lease kept).
  */
 import { errorText } from "../../../lib/jobs/report/index.ts";
 import { slackNotifyLevel, type Policy } from "../../../lib/policy/index.ts";
@@ -74,6 +77,7 @@ export async function runLifecycle<R extends AnyReport, Q = never>(
 ): Promise<Ran<R> | ([Q] extends [never] ? never : Idle<Q>)> {
   let notify: NotifyOptions | undefined;
   let result: R | Idle<Q>;
+  let started = false;
   try {
     // The jobs' secrets are read first, and so registered with lib/redact: a policy's error quotes what it
     // finds wrong, and a credential pasted into the policy must be masked there too (not every one has
@@ -81,6 +85,7 @@ export async function runLifecycle<R extends AnyReport, Q = never>(
     await secrets.get();
     const policy = await (life.readPolicy ?? loadPolicy)();
     if (TRIGGER_RECORDS[life.labels.trigger].notifies) notify = await summaryTo(policy);
+    started = true;
     result = await run({ policy });
   } catch (error) {
     if (error instanceof RunRefused) throw error;
@@ -88,7 +93,7 @@ export async function runLifecycle<R extends AnyReport, Q = never>(
     // next run in this container reads the secret anew (run-job.ts and durable/rotation.ts also try a
     // new one at once; the watch's next poll, a minute on, is its retry).
     if (isRefusedCredential(error)) secrets.invalidate();
-    await endRun({ error }, life, notify);
+    await endRun({ error }, started ? life : { ...life, endIn: undefined }, notify);
     throw error;
   }
   if ("idle" in result) return result as never;

@@ -71,7 +71,16 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
   const assignee = assignees(gitlab, notices, signal);
   // An attempt again first reads what the one before opened: a POST that may have arrived is not sent again.
   const toOpen = input.plan.filter(opens);
-  const before = input.again && toOpen.length ? await readNotices(gitlab, notices.project, new Set(toOpen.map(noticeKey)), input.max, signal, input.userId) : undefined;
+  // Failing, nothing is opened in this attempt (one may stand already): each notice is failed, for the next run
+  // to open, rather than the step, which comes after the removals (an execution failed then has no report).
+  const before = input.again && toOpen.length
+    ? await readNotices(gitlab, notices.project, new Set(toOpen.map(noticeKey)), input.max, signal, input.userId).catch((err: unknown) => {
+        if (signal?.aborted) throw err;
+        const error = `the notices an earlier attempt may have opened could not be read (${errorText(err)}): not opened, so as not to open one twice; the next run opens it`;
+        for (const action of toOpen) states[shareKey(action)] = { status: "failed", notice: action.notice!, error };
+        return undefined;
+      })
+    : undefined;
   for (const action of toOpen) {
     const standing = before?.byKey.get(noticeKey(action));
     if (standing) states[shareKey(action)] = { status: "noticed", notice: noticeRef(standing, input.now) };
