@@ -30,6 +30,7 @@ import { validateEvent } from "../lambda/validate-event.ts";
 import { sliceSignal } from "../lambda/time-left.ts";
 import { runLifecycle, type RunLife } from "../runs/lifecycle.ts";
 import { runJob, type JobReport } from "../runs/run-job.ts";
+import { processRunHistory } from "../runs/run-history.ts";
 import { runRequest, scheduledEventSchema, scheduledRun, type ScheduledEvent } from "../runs/scheduled.ts";
 import { runLabels } from "../runs/triggers.ts";
 import { dynamoClaims, type Claims } from "../state/claims.ts";
@@ -147,13 +148,17 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
   const { report, stored } = await runLifecycle(life, async ({ policy }) => {
     let report: JobReport;
     if (run.job === "restore") {
+      // "latest" is looked up once, in a step of its own: an attempt again (a whole invocation later) restores
+      // the run the first chose, not whichever run is latest by then (a watch batch, a chat sweep).
+      const stored = event.restore && "stored" in event.restore ? event.restore.stored : undefined;
+      const located = stored === undefined ? undefined : await steps.step("restore source", () => processRunHistory.locate(stored, "enforce"));
       // A restore re-creates one run's removals: small enough for one step, within the invocation's deadline (a
       // POST GitLab holds off must not outlast it: Lambda would end the invocation mid-step, with no report). One
       // cut off there is attempted again in the next invocation, which reads each share again before any POST.
       report = await steps.step(
         "restore",
         async (attempt) => {
-          const restored = await runJob(await runRequest(job, event, run.apply), invocation.deadline, policy);
+          const restored = await runJob(await runRequest(job, event, run.apply, located), invocation.deadline, policy);
           if (invocation.deadline.aborted && "complete" in restored.summary && !restored.summary.complete) throw new Error(`the restore was cut off: ${restored.warnings.at(-1) ?? "incomplete"}`);
           // An attempt's POSTs are not recorded: what an earlier one created, this one finds present.
           if (attempt > 1 && run.apply) restored.warnings.push(`this restore was attempted ${attempt} times, the earlier cut off by the invocation's deadline: a share reported already present may be one an earlier attempt re-created (its restore-share audit line says so)`);

@@ -90,9 +90,10 @@ export function scheduledJob(job: "enforce" | "workflows") {
 }
 
 /** The job an event asks for; a restore of a stored run reads that run here. */
-export async function runRequest(job: "enforce" | "workflows", event: ScheduledEvent, apply: boolean): Promise<RunRequest> {
+/** `located`: the stored run event.restore names, looked up already (a durable restore records it once). */
+export async function runRequest(job: "enforce" | "workflows", event: ScheduledEvent, apply: boolean, located?: { location: string; chosen?: string }): Promise<RunRequest> {
   if (!event.restore) return { job, apply };
-  const input = "stored" in event.restore ? await storedRestoreInput(processRunHistory, event.restore.stored) : event.restore.input;
+  const input = "stored" in event.restore ? await storedRestoreInput(processRunHistory, located?.location ?? event.restore.stored, located?.chosen) : event.restore.input;
   return { job: "restore", apply, input, includeStray: event.includeStray === true };
 }
 

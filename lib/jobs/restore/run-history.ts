@@ -37,6 +37,11 @@ export interface RunReader {
    * "latest:<trigger>". `chosen` says which run a "latest" chose, e.g. "the latest sweep (trigger schedule)".
    */
   read(ref: string, job: JobName): Promise<{ location: string; text: string; chosen?: string }>;
+  /**
+   * Where `ref` names (`s3://bucket/key`), "latest" looked up, without reading the run: what a durable
+   * restore records once, so that every attempt reads that run (storedRestoreInput with `chosen`).
+   */
+  locate(ref: string, job: JobName): Promise<{ location: string; chosen?: string }>;
 }
 
 export function runKey(job: JobName, trigger: Trigger, finishedAt: Date, correlationId: string): string {
@@ -96,10 +101,18 @@ export function runReader(objects: RunObjects, bucket: () => string, signal?: Ab
     return { bucket: Bucket, key: found.key, chosen: `${what} (trigger ${found.trigger})` };
   }
 
+  async function locate(ref: string, job: JobName): Promise<{ bucket: string; key: string; chosen?: string }> {
+    const named = parseRunRef(ref);
+    return "triggers" in named ? latest(job, named) : named;
+  }
+
   return {
+    async locate(ref, job) {
+      const { bucket: at, key, chosen } = await locate(ref, job);
+      return { location: `s3://${at}/${key}`, ...(chosen ? { chosen } : {}) };
+    },
     async read(ref, job) {
-      const named = parseRunRef(ref);
-      const where: { bucket: string; key: string; chosen?: string } = "triggers" in named ? await latest(job, named) : named;
+      const where = await locate(ref, job);
       const location = `s3://${where.bucket}/${where.key}`;
       try {
         return { location, text: await objects.text(where.bucket, where.key, signal), ...(where.chosen ? { chosen: where.chosen } : {}) };
@@ -115,8 +128,8 @@ export function runReader(objects: RunObjects, bucket: () => string, signal?: Ab
  * A stored enforce run's removals, for restore: `ref` is a name parseRunRef reads. An unusable one is
  * named; the input's source names the run (and which run a "latest" chose), for the plan to say.
  */
-export async function storedRestoreInput(history: RunReader, ref: string): Promise<RestoreInput> {
-  const { location, text, chosen } = await history.read(ref, "enforce");
+export async function storedRestoreInput(history: RunReader, ref: string, located?: string): Promise<RestoreInput> {
+  const { location, text, chosen = located } = await history.read(ref, "enforce");
   const input = parseRestoreTextFrom(location, text);
   return chosen ? { ...input, source: `${input.source}, ${chosen}` } : input;
 }
