@@ -5,8 +5,10 @@
  * - by its invocation's deadline (steps.deadline): the DELETEs still waiting (a 429 with a long
  *   Retry-After) are dropped, the step returns what it did, with the shares whose DELETE it had sent
  *   without an answer (`sent`), and a further step of the same batch (`remove N part M`) goes on in the
- *   next invocation, unless the run's time limit has come: a share of `sent` it finds gone was removed by this run
- *   ("done"), one still there is removed again (a DELETE is idempotent);
+ *   next invocation: a share of `sent` it finds gone was removed by this run ("done"), one still there is
+ *   removed again (a DELETE is idempotent). Once the run's time limit has come, that part only reads the
+ *   shares of `sent` again: the gone ones are "done", the others "failed" (a slow DELETE is applied all
+ *   the same: it may or may not have happened), each with its audit line;
  * - by the invocation dying mid-step (no return): the step is attempted again, and any share of its
  *   batch that attempt finds gone is counted "done", as the lost attempt may have sent its DELETE. A
  *   share removed by someone else in those minutes is counted so too: a batch is at most
@@ -66,15 +68,17 @@ export async function removeInSteps(input: RemovalStepsInput, steps: Steps): Pro
     let actions = batch.map((stray) => stray.action);
     let sentBefore: readonly string[] = [];
     let done: Removals;
+    let confirmOnly = false;
     for (let part = 1; ; part++) {
       const given = actions;
       const earlierSent = sentBefore;
+      const confirming = confirmOnly;
       done = await steps.step(part === 1 ? `remove ${n}` : `remove ${n} part ${part}`, (attempt) =>
         input.measured(async () => {
           const removalWarnings: string[] = [];
           // Each attempt starts from what the step was given, not from what an earlier attempt made of it.
           const actions = structuredClone(given);
-          const todo = actions.filter((a) => a.status === "planned");
+          const todo = actions.filter((a) => a.status === "planned" && (!confirming || earlierSent.includes(shareKey(a))));
           // An attempt after one that failed or was cut off judges every share again before removing it,
           // and may have sent any of their DELETEs; a later part, those the part before sent.
           const judged = new Map(todo.map((action) => [action, attempt > 1 ? 0 : judgedAt.get(shareKey(action))!]));
@@ -82,11 +86,12 @@ export async function removeInSteps(input: RemovalStepsInput, steps: Steps): Pro
           const sent = new Set<string>();
           const removal = await removeShares(todo, {
             gitlab: input.gitlab, policy: input.policy, now: input.now, judgedAt: judged, concurrency: input.concurrency, maxPlanAgeMs: input.maxPlanAgeMs,
-            signal: stepSignal(steps, signal), deadline: steps.deadline, audit: input.audit, warnings: removalWarnings, mayHaveSent, sent,
+            signal: stepSignal(steps, signal), deadline: steps.deadline, audit: input.audit, warnings: removalWarnings, mayHaveSent, sent, confirmOnly: confirming,
           });
-          // Past the run's time limit no further part begins: a DELETE held off longer than an
+          if (confirming) return { actions, warnings: removalWarnings, stopped: true, spent: true };
+          // Past the run's time limit no further part removes: a DELETE held off longer than an
           // invocation every time (a long Retry-After) would otherwise add parts until the execution's
-          // own timeout ended it without a report. The share stays planned, for the next run.
+          // own timeout ended it without a report. One more only reads the shares sent (below).
           if (steps.deadline?.aborted && !signal?.aborted) return { actions, warnings: removalWarnings, stopped: Date.now() >= input.runEnd, spent: true, sent: [...sent] };
           // Past the run's time limit the batches not begun are left: the report must come before the limit does.
           return { actions, warnings: removalWarnings, stopped: removal.stopped || Date.now() >= input.runEnd, spent: Date.now() >= steps.sliceEnd() };
@@ -96,13 +101,16 @@ export async function removeInSteps(input: RemovalStepsInput, steps: Steps): Pro
       actions = done.actions;
       warnings.push(...done.warnings);
       stats.push(done.stats);
-      if (done.stopped || !done.sent || !actions.some((a) => a.status === "planned")) break;
+      if (!done.sent || !actions.some((a) => a.status === "planned")) break;
+      if (done.stopped && (confirmOnly || done.sent.length === 0)) break;
+      confirmOnly = done.stopped;
       sentBefore = done.sent;
       await steps.pause(`removing ${n}, cut by the deadline after part ${part}`, true);
     }
     plan.splice(from, actions.length, ...actions);
     from += actions.length;
-    if (done.stopped) return { plan, warnings, stats, stopped: true };
+    // Stopped, but for a last part that found every share of the batch removed with none left after it.
+    if (done.stopped) return { plan, warnings, stats, stopped: !confirmOnly || plan.some((a) => a.status === "planned") };
     if (from < plan.length) await steps.pause(`removed ${n}`, done.spent);
   }
   return { plan, warnings, stats, stopped: false };

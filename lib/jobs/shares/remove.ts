@@ -43,6 +43,11 @@ export interface RemovalOptions {
   mayHaveSent?: ReadonlySet<string>;
   /** Filled with the shares whose DELETE this call sends. */
   sent?: Set<string>;
+  /**
+   * Only judge again the shares of `mayHaveSent`, sending no DELETE (the run's time limit has come): one
+   * found gone is "done", one still there "failed", as its DELETE may yet be applied.
+   */
+  confirmOnly?: boolean;
   audit?: AuditSink;
   warnings: string[];
 }
@@ -100,6 +105,8 @@ export async function removeShares(actions: ShareRemoval[], opts: RemovalOptions
   return { stopped };
 }
 
+const UNANSWERED_AT_TIME_LIMIT = "its DELETE was sent as the run's time limit came, and not answered: the share was still there when read again, but a slow DELETE is applied all the same, so it may or may not have happened; the next run converges";
+
 /** Removes one share (unless judged again and found changed); true when the signal cut it off. */
 async function removeOne(action: ShareRemoval, opts: RemovalOptions, old: boolean, current: (a: ShareRemoval) => Promise<Subject | undefined>): Promise<boolean> {
   const { gitlab, signal } = opts;
@@ -110,6 +117,7 @@ async function removeOne(action: ShareRemoval, opts: RemovalOptions, old: boolea
     // Gone after a DELETE this run sent, its answer lost with the attempt or step that sent it: removed by this run.
     if (earlier && action.status === "already-gone") action.status = "done";
     if (action.status !== "planned") return false;
+    if (opts.confirmOnly) return (Object.assign(action, { status: "failed", error: UNANSWERED_AT_TIME_LIMIT, lasting: false }), false);
     opts.sent?.add(key);
     const outcome = await SHARE_OPS[action.kind].remove(gitlab, subjectOf(action).id, action.groupId, signal);
     action.status = outcome === "removed" ? "done" : "already-gone";
