@@ -87,7 +87,13 @@ export async function settleNotices(input: NoticePhase & { audit?: AuditSink }, 
     const part = { plan: strays.slice(from, to), closures: sorted.closures.slice(Math.max(0, from - strays.length), Math.max(0, to - strays.length)) };
     const name = n === 1 ? "write notices" : `write notices ${n}`;
     // `spent` is recorded with the part, so a replay pauses where the execution did.
-    const written: Written & { stats: RequestCounts; parts?: number; ends?: number[]; spent?: boolean } = await steps.step(name, async (attempt) => ({ ...(await input.measured(() => writeNotices({ ...input, ...part, closing, again: attempt > 1 }))), parts: ends.length, ...(n === 1 && { ends }), spent: Date.now() >= steps.sliceEnd() }), { changes: true });
+    const written: Written & { stats: RequestCounts; parts?: number; ends?: number[]; spent?: boolean } = await steps.step(name, async (attempt) => {
+      const done = await input.measured(() => writeNotices({ ...input, ...part, closing, again: attempt > 1 }));
+      // Cut by the invocation's deadline (a durable step may even begin past it): what it could not send is not
+      // its outcome. Attempted again in the next invocation, which reads first what this attempt opened.
+      if (steps.deadline?.aborted) throw new Error(`${name}: cut by the invocation's deadline`);
+      return { ...done, parts: ends.length, ...(n === 1 && { ends }), spent: Date.now() >= steps.sliceEnd() };
+    }, { changes: true });
     // A first part recorded before parts were cut by bytes too has no `ends`: its parts were perStep each.
     if (n === 1 && written.parts !== undefined && !written.ends) ends = Array.from({ length: written.parts }, (_, i) => Math.min((i + 1) * steps.perStep, strays.length + sorted.closures.length));
     applyStates(input.plan, written.states);
