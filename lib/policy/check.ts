@@ -4,7 +4,7 @@
  * one makes redundant. Shadowing is judged exactly for literal paths and `prefix/**` globs (and `**`);
  * other wildcards are never called shadowed, so every finding is certain.
  */
-import { ACCESS_LEVELS } from "./access-levels.ts";
+import { ACCESS_LEVELS, levelWithin } from "./access-levels.ts";
 import { compileGlob } from "./glob.ts";
 import type { Glob, Policy, ShareAllowRule, ShareExemption } from "./policy.ts";
 import { isLiteral, lapsed, ruleText } from "./rules.ts";
@@ -85,7 +85,7 @@ function allowCovers(earlier: ShareAllowRule, later: ShareAllowRule): boolean {
   }
   const access =
     earlier.maxAccess === undefined ||
-    (later.maxAccess !== undefined && ACCESS_LEVELS[earlier.maxAccess] >= ACCESS_LEVELS[later.maxAccess] && (later.memberRoles ?? []).every((role) => earlier.memberRoles?.includes(role)));
+    (later.maxAccess !== undefined && levelWithin(ACCESS_LEVELS[later.maxAccess], earlier.maxAccess) && (later.memberRoles ?? []).every((role) => earlier.memberRoles?.includes(role)));
   const expiry = earlier.expiresWithin === undefined || (later.expiresWithin !== undefined && earlier.expiresWithin >= later.expiresWithin);
   return access && expiry;
 }

@@ -1,4 +1,4 @@
-import { ACCESS_LEVELS, accessLevelName } from "./access-levels.ts";
+import { accessLevelName, levelWithin } from "./access-levels.ts";
 import { DEFAULT_MAX_REMOVALS } from "./policy.ts";
 import type { Glob, Policy, ShareAllowRule } from "./policy.ts";
 
@@ -145,7 +145,7 @@ function coverage(rule: ShareAllowRule): string {
 /** Why `rule`, which covers the share, does not allow it; undefined when it does. */
 function unmetCondition(rule: ShareAllowRule, i: number, share: ShareInput, now: Date): string | undefined {
   const { groupPath, accessLevel, expiresAt, memberRoleId } = share;
-  if (rule.maxAccess !== undefined && accessLevel > ACCESS_LEVELS[rule.maxAccess]) {
+  if (rule.maxAccess !== undefined && !levelWithin(accessLevel, rule.maxAccess)) {
     return `${groupPath} at ${accessLevelName(accessLevel)} exceeds maxAccess ${rule.maxAccess} of allow[${i}]`;
   }
   // A custom role grants its permissions on top of the level (a Guest that administers CI/CD

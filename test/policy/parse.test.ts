@@ -30,10 +30,10 @@ describe("parsePolicy validation", () => {
     ["an empty projects list", `${GITLAB}      - group: x\n        projects: []\n`, "gitlab.shares.allow[0].projects",
       "must not be empty"],
     ["an unknown access level", `${GITLAB}      - group: x\n        maxAccess: dev\n`, "gitlab.shares.allow[0].maxAccess",
-      'unknown access level "dev" (expected guest, reporter, developer, maintainer or owner)'],
+      'unknown access level "dev" (expected guest, planner, reporter, developer, maintainer or owner)'],
     ["an access level given as a number", `${GITLAB}      - group: x\n        maxAccess: 30\n`,
       "gitlab.shares.allow[0].maxAccess",
-      "unknown access level 30 (expected guest, reporter, developer, maintainer or owner)"],
+      "unknown access level 30 (expected guest, planner, reporter, developer, maintainer or owner)"],
     ["a wildcard in a scope group", "version: 1\ngitlab:\n  scope:\n    groups: [acme/*]\n  shares:\n    allow: []\n",
       "gitlab.scope.groups[0]", 'invalid group path "acme/*": wildcards are not allowed here'],
     ["an impossible date", `${GITLAB}      []\n    exempt:\n      - project: x\n        until: 2027-02-30\n`,
@@ -141,7 +141,7 @@ pipelines:
     ]);
     expect(error.message).toBe(
       [
-        'policies/warden.yaml: gitlab.shares.allow[2].maxAccess: unknown access level "dev" (expected guest, reporter, developer, maintainer or owner)',
+        'policies/warden.yaml: gitlab.shares.allow[2].maxAccess: unknown access level "dev" (expected guest, planner, reporter, developer, maintainer or owner)',
         'policies/warden.yaml: gitlab.shares.exempt[0].project: invalid glob "acme//legacy": it has an empty segment (//)',
         'policies/warden.yaml: gitlab.shares.exempt[0].until: "2027-13-01" is not a calendar date YYYY-MM-DD',
         "policies/warden.yaml: gitlab.guard.maxRemovals: must be a positive integer, got 0",
