@@ -9,13 +9,13 @@ import { projectJson, updatedMs } from "./serialize.ts";
 
 /**
  * The project named by `:id`. Through an old path, GET is redirected (301, Location by numeric id,
- * rest of the URL kept) and anything else is not found.
+ * rest of the URL kept) and any other method refused, 405, as GitLab's find_project! does.
  */
 export function findProject(ctx: RequestContext): SimProject {
   const found = ctx.store.findProject(ctx.path["id"]!);
   if (!found || !isMember(ctx, found.project)) throw notFound("Project");
   if (!found.moved) return found.project;
-  if (ctx.method !== "GET") throw notFound("Project");
+  if (ctx.method !== "GET") throw new HttpError(405, { message: "Non GET methods are not allowed for moved projects" });
   // rawPath is /api/v4/projects/<old path>[/rest]
   const rest = ctx.rawPath.split("/").slice(5);
   const location = [`${ctx.baseUrl}/api/v4/projects/${found.project.id}`, ...rest].join("/") + (ctx.rawQuery ? `?${ctx.rawQuery}` : "");

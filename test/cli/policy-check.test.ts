@@ -131,6 +131,12 @@ describe("notices (issue 30): the notices project checked online; onStray report
     expect(found.stdout.split("\n").filter((l) => l.startsWith("warning:"))).toEqual(plain.stdout.split("\n").filter((l) => l.startsWith("warning:")));
   });
 
+  it("--online warns when the notices project is named by the old path of a project that moved: GitLab refuses writes through it", async () => {
+    const moved = sim.dataset.projects.find((p) => p.previous_paths.length > 0)!;
+    const result = await warden(["policy", "check", "--online", "--policy", policyFile(notify(moved.previous_paths[0]!))], env);
+    expect(result.stdout).toContain(`warning: gitlab.shares.notices.project: project ${moved.previous_paths[0]} has moved to ${moved.path_with_namespace}: GitLab opens no issue through its old path; name it by id (${moved.id})`);
+  });
+
   it("an applying enforce under onStray notify opens one notice per stray share of its target; the next run finds them pending", async () => {
     const target = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/") && !p.archived && p.shared_with_groups.length > 0)!;
     const notices = sim.dataset.projects.find((p) => !p.archived && !p.path_with_namespace.startsWith("acme/"))!;

@@ -12,5 +12,7 @@ export async function noticesProjectWarning(gitlab: GitLabClient, policy: Policy
   const project = await gitlab.findProject(path, signal);
   if (project === undefined) return `gitlab.shares.notices.project: project ${path} was not found, or the token cannot read it: no notice could be opened there`;
   if (project.archived === true) return `gitlab.shares.notices.project: project ${path} is archived: GitLab opens no issue in it`;
+  // GitLab redirects a moved project's old path for reads, and refuses every write through it (405).
+  if (project.path_with_namespace.toLowerCase() !== path.toLowerCase()) return `gitlab.shares.notices.project: project ${path} has moved to ${project.path_with_namespace}: GitLab opens no issue through its old path; name it by id (${project.id})`;
   return undefined;
 }

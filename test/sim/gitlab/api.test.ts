@@ -151,6 +151,9 @@ describe("GitLab simulator", () => {
       expect(JSON.stringify(await res.json())).toMatch(/moved permanently/i);
       const followed = await fetch(`${sim.url}/api/v4/projects/${enc(project.previous_paths[0]!)}`, { headers: { "PRIVATE-TOKEN": sim.token } });
       expect((await json<SimProject>(followed)).path_with_namespace).toBe(project.path_with_namespace);
+      // Any other method through the old path is refused, as GitLab's find_project! does.
+      const post = await fetch(`${sim.url}/api/v4/projects/${enc(project.previous_paths[0]!)}/issues`, { method: "POST", headers: { "PRIVATE-TOKEN": sim.token, "content-type": "application/json" }, body: JSON.stringify({ title: "x" }) });
+      expect([post.status, await post.json()]).toEqual([405, { message: "Non GET methods are not allowed for moved projects" }]);
     });
 
     it("serves files and tags whose names hold an encoded slash", async () => {
