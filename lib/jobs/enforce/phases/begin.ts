@@ -48,7 +48,9 @@ export async function begin(run: Run): Promise<Begun> {
           : `the token (${user.username}) is not an administrator or auditor`;
         warnings.push(
           `${who}: GitLab lists only the shares (of projects and of groups) with groups it can see, ` +
-            "so shares with other groups were neither checked nor removed; and GitLab removes a group's share only for a token with Owner on that group " +
+            "so shares with other groups were neither checked nor removed; it lists only the projects and groups it can see, so a private one " +
+            "its user is not a member of was not examined at all (give the user Owner on each scope group: it then sees everything below them); " +
+            "and GitLab removes a group's share only for a token with Owner on that group " +
             "(it answers success all the same: Warden reads the group again to tell)",
         );
       }
