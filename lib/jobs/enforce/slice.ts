@@ -17,7 +17,7 @@ import type { Examination, HeldRead, Sink } from "./examine/context.ts";
 import { examineWork } from "./examine/examiners.ts";
 import { newLedger } from "./examine/ledger.ts";
 import { slotPool } from "./examine/slots.ts";
-import { noneUnexamined, type Unexamined } from "./examine/unexamined.ts";
+import { listedShort, noneUnexamined, type Unexamined } from "./examine/unexamined.ts";
 import type { ExaminationWork } from "./examine/work.ts";
 import { emptyTally, MAX_PLANNED, type JudgedShareHook, type StepStats, type Tally } from "./summary.ts";
 
@@ -175,6 +175,8 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   } finally {
     clearTimeout(timer);
   }
+  // A listing still short once every sweep read its listings again (ledger.ts) was not examined in full.
+  for (const [listing, short] of exam.ledger.short) listedShort(exam.unexamined, { id: listing.group, path: listing.path }, short);
   // A project judged before it changed (moved, most often) has its removals judged again first (shares/remove.ts).
   const changed = exam.ledger.changed;
   if (changed.size) for (const stray of strays) if (stray.action.kind === "project" && changed.has(stray.action.projectId)) stray.judgedAt = 0;

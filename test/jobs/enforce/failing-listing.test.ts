@@ -43,7 +43,7 @@ it("a subgroup whose project listing answers 500 for ever is named as not examin
   const { report, heavy, inside, intents } = await heavyListingAnswers(500);
   expect(report.unexamined).toEqual([{ kind: "projects", id: heavy.id, path: heavy.full_path, error: expect.stringMatching(/answered 500/), lasting: false }]);
   expect(report.summary).toMatchObject({ complete: false, unexamined: 1 });
-  expect(report.warnings).toContainEqual(expect.stringMatching(new RegExp(`^the projects of group ${heavy.id} \\(${heavy.full_path}\\) could not all be listed: .*answered 500.*: the rest of that listing was not examined; the next run tries it again$`)));
+  expect(report.warnings).toContainEqual(expect.stringMatching(new RegExp(`^the projects of group ${heavy.id} \\(${heavy.full_path}\\) could not all be listed: .*answered 500.*: those the listing did not show were not examined; the next run tries it again$`)));
   expect(exitCode(report)).toBe(1);
   expectJudgedElsewhere(report, inside, intents);
 });

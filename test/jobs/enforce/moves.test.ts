@@ -128,8 +128,10 @@ describe("projects moved between groups during the listing", () => {
     const rng = createRandom(9);
     sim.beforeAnswer(({ route }) => void (CARRYING.has(route) && move(sim, rng, groups)));
     const report = await run(sim);
-    expect(report.summary.complete).toBe(true);
     expect(report.warnings.join("\n")).toMatch(/projects in acme were still moving between groups after 3 sweeps: a project moved since \S+ may be judged only by the next run/);
+    // A listing the moves left short once the sweeps were done may hide a project that never moved: the run says so.
+    const short = report.warnings.filter((w) => /could not all be listed: GitLab counted \d+ projects as the listing began and showed \d+ to its end/.test(w));
+    expect(report.summary.complete).toBe(short.length === 0);
   });
 });
 

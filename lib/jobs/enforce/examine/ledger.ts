@@ -21,10 +21,16 @@ export interface Ledger {
   judged: Map<number, GroupListing | "instance">;
   /** Projects changed (moved, most often) after they were judged. */
   changed: Set<number>;
+  /**
+   * Listings read to their end that showed fewer projects than their first page counted (both-ends.ts):
+   * one moved away or deleted meanwhile shifted the later offset pages, and may have hidden another.
+   * The sweep reads each again; one still short as the slice ends is recorded as not examined (slice.ts).
+   */
+  short: Map<GroupListing, { counted: number; listed: number }>;
 }
 
 export function newLedger(): Ledger {
-  return { judged: new Map(), changed: new Set() };
+  return { judged: new Map(), changed: new Set(), short: new Map() };
 }
 
 /** The Date header counts whole seconds; without one the local clock stands in, allowing for skew. */

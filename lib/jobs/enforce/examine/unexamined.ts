@@ -82,6 +82,18 @@ export function notExamined(into: Unexamined, err: unknown, signal: AbortSignal,
   add(into, { ...part, error: errorText(err), lasting: isTerminal(err) });
 }
 
+/**
+ * A group's listing read to its end that showed fewer projects than its first page counted: one moved
+ * away or deleted meanwhile shifts the later offset pages, so the one after it in the order was never
+ * shown (GitLab lists a group's projects by offset only). Nothing tells which: the listing is recorded
+ * as not examined in full, so that the run says so rather than "in policy", and the next run lists it again.
+ */
+export function listedShort(into: Unexamined, part: { id: number; path?: string | undefined }, { counted, listed }: { counted: number; listed: number }): void {
+  if (into.parts.some((p) => p.kind === "projects" && p.id === part.id)) return;
+  const error = `GitLab counted ${counted} projects as the listing began and showed ${listed} to its end (a project moved away or deleted meanwhile shifts the later pages, and may hide another)`;
+  add(into, { kind: "projects", id: part.id, ...(part.path === undefined ? {} : { path: part.path }), error, lasting: false });
+}
+
 /** Adds `more`'s parts (a slice's) to `into`, keeping at most MAX_UNEXAMINED by name. */
 export function addUnexamined(into: Unexamined, more: Unexamined | undefined): Unexamined {
   if (!more) return into;
@@ -105,7 +117,7 @@ export function unexaminedWarnings({ parts, count }: Unexamined): string[] {
     if (p.kind === "groups") return `the instance's groups could not all be listed: ${p.error}: the shares of those not listed were not examined (their projects were, listed by id); the next run tries them again`;
     if (p.kind === "range") return `the projects with ids above ${p.id}${p.before === undefined ? "" : ` and below ${p.before}`} could not all be listed: ${p.error}: the rest of that id range was not examined; the next run tries it again`;
     const group = `group ${p.id}${p.path === undefined ? "" : ` (${p.path})`}`;
-    if (p.kind === "projects") return `the projects of ${group} could not all be listed: ${p.error}: the rest of that listing was not examined; the next run tries it again`;
+    if (p.kind === "projects") return `the projects of ${group} could not all be listed: ${p.error}: those the listing did not show were not examined; the next run tries it again`;
     if (p.kind === "subgroups") return `the subgroups of ${group} could not all be listed: ${p.error}: the shares of those not listed were not examined (their projects were, listed with ${group}'s); the next run tries them again`;
     const what = p.projects ? "its shares and its own projects' were not examined" : "its shares were not examined";
     return `${group} could not be examined: ${p.error}: ${what}; the next run tries it again`;

@@ -8,7 +8,7 @@ import { awaitedLater } from "../../../awaited-later.ts";
 import type { Examination } from "../context.ts";
 import { chainPriority, PAUSED } from "../slots.ts";
 import type { Ends, ProjectWork } from "../work.ts";
-import { counts, groupListOf, judgeAbove, listing, nextPage, PER_PAGE, type ListingRun } from "./pages.ts";
+import { counts, groupListOf, judgeAbove, listing, listingOf, nextPage, PER_PAGE, type ListingRun } from "./pages.ts";
 
 /** Above this many pages, a listing that is not split is read from both ends (one request more at most). */
 const BOTH_ENDS_ABOVE_PAGES = 4;
@@ -105,5 +105,7 @@ export async function readEnds(run: ListingRun, work: ProjectWork, at: Ends, cha
         });
   await Promise.all([up, down]);
   const finished = at.up.next === null && (at.down === null || at.down?.next === null);
-  if (paused && open() && !finished) run.leave({ ...work, at });
+  if (paused && open() && !finished) return run.leave({ ...work, at });
+  const listed = listingOf(run, work);
+  if (listed !== "instance" && at.projects !== null && at.seen < at.projects) exam.ledger.short.set(listed, { counted: at.projects, listed: at.seen });
 }

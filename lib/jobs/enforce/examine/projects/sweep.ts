@@ -2,10 +2,11 @@
  * The sweep: once a scope group was listed whole within one slice, its projects changed since the
  * listing began (`updated_at`, which a transfer moves on) are read newest first, the moved ones judged
  * where they are now, and a listing one of them left, which its shift may have made skip a project,
- * read again. Moves during a sweep are swept again, a few times (docs/how-enforce-works.md).
- * Not mended: a project moved out of the scope or deleted shows in no sweep, so one its shift skipped
- * waits for the next run; and a run in steps keeps a ledger per step, so only a scope group listed
- * within one step is swept.
+ * read again, as is a listing that showed fewer projects than it counted as it began (a project moved
+ * out of the scope or deleted meanwhile, which shows in no sweep, shifted its pages: ledger.ts).
+ * Moves during a sweep are swept again, a few times (docs/how-enforce-works.md). A run in steps keeps
+ * a ledger per step, so only a scope group listed within one step is swept; a listing short without
+ * a sweep is recorded as not examined in full, when the slice ends (slice.ts).
  */
 import type { Project } from "../../../../gitlab/index.ts";
 import { errorText } from "../../../report/index.ts";
@@ -27,8 +28,13 @@ const SWEEPS = 3;
 export async function sweepScope(exam: Examination, root: GroupListing, since: number, judgeProjects: (projects: Project[]) => void, listings?: Map<string, GroupListing>): Promise<void> {
   // No pause reaches the sweep, so nothing is ever left.
   const sweeping = listingRun({ ...exam, pause: undefined }, judgeProjects, () => undefined, listings);
-  const reread = ({ path, whole: _, ...list }: GroupListing) => partition(sweeping, { kind: "project", list, ...(path === undefined ? {} : { path }), share: Infinity });
-  await sweepMoves({ exam: sweeping.exam, root, since, judge: judgeProjects, reread }).catch((err: unknown) => {
+  const reread = (listing: GroupListing) => {
+    const { path, whole: _, ...list } = listing;
+    // Read again from its start: the short record goes, and comes back if this reading is short too.
+    exam.ledger.short.delete(listing);
+    return partition(sweeping, { kind: "project", list, ...(path === undefined ? {} : { path }), share: Infinity });
+  };
+  await sweepMoves({ exam: sweeping.exam, root, since, judge: judgeProjects, reread, short: () => [...exam.ledger.short.keys()] }).catch((err: unknown) => {
     if (exam.signal.aborted) throw err;
     exam.warnings.push(`could not look for projects moved between groups of ${root.path ?? `group ${root.group}`} while they were listed (${errorText(err)}): the next run judges any this one missed`);
   });
@@ -44,6 +50,8 @@ interface Sweep {
   judge: (projects: Project[]) => void;
   /** Lists one group listing again, judging only what the ledger lacks. */
   reread: (listing: GroupListing) => Promise<void>;
+  /** The listings that came out short (ledger.ts), to read again: any root's, as a moved project's listing may be. */
+  short: () => GroupListing[];
 }
 
 /** Sweeps the root for projects moved since its listing began, and mends what they did to the listings. */
@@ -53,6 +61,7 @@ async function sweepMoves(s: Sweep): Promise<void> {
   const seen = new Map<number, string>();
   for (let round = 1; ; round++) {
     const { began, moved, left } = await sweepOnce(s, since, seen);
+    for (const listing of s.short()) left.add(listing);
     await Promise.all([...left].map((listing) => s.reread(listing)));
     if (moved === 0 && left.size === 0) return;
     if (round === SWEEPS) {
