@@ -18,6 +18,7 @@ const FILES = new Map<string, (p: SimProject, ref: string) => string>([
 ]);
 
 export const hasRef = (project: SimProject, ref: string): boolean => project.branches.includes(ref) || TAGS.includes(ref);
+export const isTag = (ref: string): boolean => TAGS.includes(ref);
 
 /** A stable fake commit id per project and ref. */
 export const commitSha = (project: SimProject, ref: string): string => createHash("sha1").update(`${project.id}:${ref}`).digest("hex");

@@ -4,9 +4,10 @@
  */
 import { intParam, invalid, stringParam } from "./context.ts";
 import type { Handler, RequestContext } from "./context.ts";
-import type { SimGroup, SimShare } from "./dataset.ts";
+import { ACCESS, type SimGroup, type SimShare } from "./dataset.ts";
 import { findGroup } from "./groups.ts";
 import { apiError, notFound } from "./http.ts";
+import { requireLevel } from "./roles.ts";
 import { findProject } from "./projects.ts";
 import { groupDetailJson } from "./serialize.ts";
 
@@ -58,6 +59,8 @@ const serviceNotFound = () => apiError(404, "Not Found");
 
 export const unshareProject: Handler = (ctx) => {
   const project = findProject(ctx);
+  // authorize! :admin_project, as GitLab's share routes begin.
+  requireLevel(project, ctx, ACCESS.maintainer);
   const groupId = pathGroupId(ctx);
   const index = project.shared_with_groups.findIndex((s) => s.group_id === groupId);
   if (index < 0) throw notFound("Group Link");
@@ -66,12 +69,13 @@ export const unshareProject: Handler = (ctx) => {
 };
 
 /**
- * Project membership is not modelled: any signed-in token changes a project's shares as a Maintainer
- * would, and granting Owner needs Owner of the project's group (or administrator), as in GitLab.
+ * Maintainer or above on the project (its members' roles, roles.ts: everyone is Owner of a project that
+ * lists none), and granting Owner needs Owner of the project's group (or administrator), as in GitLab.
  */
 export const shareProject: Handler = (ctx) => {
   const link = linkParams(ctx);
   const project = findProject(ctx);
+  requireLevel(project, ctx, ACCESS.maintainer);
   const namespace = ctx.store.groupOf(project.namespace_id);
   const lineage = namespace ? ctx.store.lineage(namespace) : [];
   if (link.access === OWNER && !(namespace && ctx.store.canAdminGroup(ctx.caller, namespace))) throw apiError(403, "403 Forbidden");

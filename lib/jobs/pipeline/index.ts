@@ -21,7 +21,7 @@ export interface PipelineAction {
   ref: string;
   /** Names only: values may be secrets and stay out of reports and logs. */
   variables: string[];
-  /** What the ref names in the project (a branch is looked up first, as GitLab resolves it), and its commit. */
+  /** What the ref names in the project (never both: GitLab refuses such a ref), and its commit. */
   refKind?: "branch" | "tag";
   commit?: string;
   /** Whether GitLab protects the ref; absent when GitLab did not say (then it counts as unprotected). */
@@ -111,6 +111,7 @@ async function check({ gitlab, policy, project: asked, ref, variables, signal }:
   if (!verdict.allowed) return { ...verdict, project };
   const found = await findRef(gitlab, project.id, ref, signal);
   if (found === undefined) return { allowed: false, reason: `ref ${ref} is neither a branch nor a tag of project ${project.path_with_namespace}`, project };
+  if (found === "ambiguous") return { allowed: false, reason: `ref ${ref} names both a branch and a tag of project ${project.path_with_namespace}: GitLab runs no pipeline on it ("Ref is ambiguous"); rename one of them`, project };
   const unprotected = verdict.unprotected ? undefined : (protectionProblem(found, ref, project.path_with_namespace, verdict.rule) ?? ciConfigProblem(project, ref, verdict.rule));
   if (unprotected !== undefined) return { allowed: false, reason: unprotected, project, ref: found };
   if (found.commit === undefined) return { allowed: false, reason: `GitLab did not say which commit ${found.refKind} ${ref} points at, so the pipeline's could not be checked against it`, project, ref: found };

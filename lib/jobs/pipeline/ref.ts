@@ -1,6 +1,6 @@
 /**
- * What a pipeline's ref is in a project, as GitLab resolves it (a branch first, then a tag), the
- * commit it points at, and whether GitLab protects it. A pipeline Warden starts runs as Warden's user
+ * What a pipeline's ref is in a project (a branch or a tag: GitLab refuses to run one that names both,
+ * "Ref is ambiguous"), the commit it points at, and whether GitLab protects it. A pipeline Warden starts runs as Warden's user
  * (its CI job token, its right to deploy to protected environments) and runs the CI file the ref
  * holds: on an unprotected ref, whoever can push writes that file, and so does every Developer where a
  * protected branch's rule lets Developers push or merge, or a protected tag's rule lets them create it. So
@@ -20,13 +20,15 @@ export interface FoundRef {
   openToDevelopers?: { rule?: string; merge?: true };
 }
 
-export async function findRef(gitlab: GitLabClient, projectId: number, ref: string, signal?: AbortSignal): Promise<FoundRef | undefined> {
-  const branch = await gitlab.findBranch(projectId, ref, signal);
+/** Undefined: neither a branch nor a tag; "ambiguous": both, which GitLab refuses to run a pipeline on. */
+export async function findRef(gitlab: GitLabClient, projectId: number, ref: string, signal?: AbortSignal): Promise<FoundRef | "ambiguous" | undefined> {
+  const [branch, tagged] = await Promise.all([gitlab.findBranch(projectId, ref, signal), gitlab.findTag(projectId, ref, signal)]);
+  if (branch && tagged) return "ambiguous";
   if (branch) {
     const open = branch.developers_can_push === true ? {} : branch.developers_can_merge === true ? { merge: true as const } : undefined;
     return { refKind: "branch", commit: branch.commit.id, ...said(branch.protected), ...(open && { openToDevelopers: open }) };
   }
-  const tag = await gitlab.findTag(projectId, ref, signal);
+  const tag = tagged;
   if (!tag) return undefined;
   const found: FoundRef = { refKind: "tag", ...(tag.commit ? { commit: tag.commit.id } : {}) };
   // A GitLab older than the tag's `protected`: a rule of exactly the tag's name proves it protected. A
