@@ -151,6 +151,13 @@ describe("anything shaped like a token is masked, registered or not (defence in 
   ])("not %s", (_name, text) => expect(redactOutput(`x ${text} y`)).toBe(`x ${text} y`));
 });
 
+describe("a URL's password, whoever's, by shape (a proxy's is never registered: a person chose it)", () => {
+  it("is masked in a URL, its scheme, user and host kept; an address without a password, and a path that spells it, are left", () => {
+    expect(redactOutput("via http://svc-warden:Winter2025x@proxy.corp:3128 and HTTPS://u:p%40ss@h/")).toBe("via http://svc-warden:[REDACTED]@proxy.corp:3128 and HTTPS://u:[REDACTED]@h/");
+    expect(redactOutput("mailto:ops@example.com http://proxy.corp:3128/ acme/Winter2025x ssh://git@host")).toBe("mailto:ops@example.com http://proxy.corp:3128/ acme/Winter2025x ssh://git@host");
+  });
+});
+
 describe("a token shape that runs on into a registered credential", () => {
   // In one alternation the leftmost match won: webhook-shaped text written just before a credential (a proxy's
   // error page, a display name beside an echoed URL) ran on over the credential's first letters, stopped at its

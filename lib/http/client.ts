@@ -17,7 +17,7 @@ import { sharedLimiters, type RateLimiter, type RateLimiterOptions, type RateLim
 import { retryLayer, type Contact, type RetryEvent, type RetryOptions } from "./retry.ts";
 import { StatsRecorder, statsLayer } from "./stats.ts";
 import { statusLayer } from "./status.ts";
-import { createAgent, proxySecrets, transport, type TransportOptions } from "./transport.ts";
+import { createAgent, transport, type TransportOptions } from "./transport.ts";
 import type { Layer, Send, WaitEvent } from "./types.ts";
 import { WaitReporter } from "./waits.ts";
 
@@ -71,7 +71,9 @@ let processAgent: Dispatcher | undefined;
 export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const origin = new URL(opts.origin).origin;
   const credentials = opts.credentials ?? {};
-  const redactor = createRedactor([...Object.values(credentials), ...proxySecrets(opts.transport?.proxy)]);
+  // Not the proxy's password: a person chose it, and registered it would make every name Warden quotes a
+  // test of a guess (a project named like it, masked). No output holds it; lib/redact masks a URL's password by shape.
+  const redactor = createRedactor(Object.values(credentials));
   const stats = new StatsRecorder();
   const limiter = (opts.limiters ?? sharedLimiters).get(origin, Object.values(credentials).join("\n"), { maxServerWaitMs: opts.retry?.maxServerWaitMs, ...opts.rateLimit });
   const waits = new WaitReporter({ service: opts.service ?? new URL(origin).host, onWait: opts.onWait, thresholdMs: opts.waitNoticeMs, now: opts.retry?.now });

@@ -112,7 +112,7 @@ function proxyRefusalMeaning(status: number, address: URL, settings: ProxySettin
   if (status === 407) {
     return at?.username
       ? `${proxy} refused the credentials in its address (407) — are they right (URL-encoded)?`
-      : `${proxy} asks for credentials (407): give them in ${variable}, ${at?.protocol ?? "http:"}//USER:PASSWORD@${at?.host ?? "HOST:PORT"} (URL-encoded)`;
+      : `${proxy} asks for credentials (407): give them in ${variable}, as USER:PASSWORD@ before its host (${at?.host ?? "HOST:PORT"}), URL-encoded`;
   }
   if (status === 403) return `${proxy} refused to connect to this host (403) — does it allow it, or should NO_PROXY except it?`;
   return `${proxy} did not connect to this host (it answered ${status}) — is the host right, and up?`;

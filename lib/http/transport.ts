@@ -87,18 +87,6 @@ export function proxyUrl(address: string | undefined): URL | undefined {
   return address && URL.canParse(address) ? new URL(address) : undefined;
 }
 
-/** What a proxy address holds that no output may show: its password, as a URL encodes it and decoded. */
-export function proxySecrets(proxy: ProxySettings | undefined): string[] {
-  return [proxy?.httpsProxy, proxy?.httpProxy].flatMap((address) => {
-    const password = proxyUrl(address)?.password;
-    if (!password) return [];
-    try {
-      return [password, decodeURIComponent(password)];
-    } catch {
-      return [password];
-    }
-  });
-}
 
 /**
  * The hosts of the proxies set (never their passwords), or undefined: whether a request went through one

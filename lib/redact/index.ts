@@ -10,7 +10,9 @@
  * word, a project path, a branch), and a mask that appeared for a piece of a credential would tell
  * whoever chose the text that their guess is in it, one character a try. So whether something is
  * masked depends on the text alone: a registered credential (which only someone who holds it can
- * write), or anything shaped like a GitLab token, a JWT or a Slack webhook URL, whoever's it is. A message cut short must
+ * write), or anything shaped like a GitLab token, a JWT, a Slack webhook URL or a URL's password
+ * (`scheme://user:password@`), whoever's it is. A credential a person chooses (a proxy's password) is
+ * not registered: a name written like it would come back masked, and tell its writer the guess was right. A message cut short must
  * therefore be redacted whole first, then cut (`redactThenCut`), never the other way round.
  *
  * Redaction comes last, after every escaping step, and recognises a credential however the escapers
@@ -76,6 +78,9 @@ const TOKEN_SHAPES = [
 
 const SHAPES = new RegExp(TOKEN_SHAPES.join("|"), "g");
 
+/** A URL's user and password (`http://USER:PASSWORD@host`): the password masked, the scheme and user kept. */
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]{0,19}:\/\/[^\s/?#@:]{0,256}:)[^\s/?#@]{1,256}@/gi;
+
 /**
  * The registered credentials are masked first, in a pass of their own, and the token shapes then: in one
  * alternation the leftmost match wins, so a shape begun just before a credential (a webhook URL's path runs
@@ -94,7 +99,7 @@ export class SecretRegistry {
 
   redact(text: string): string {
     if (this.secrets.size) this.matcher ??= new RegExp([...this.secrets].sort((a, b) => b.length - a.length).map((secret) => Array.from(secret, escapedChar).join("")).join("|"), "g");
-    return (this.matcher ? text.replace(this.matcher, MASK) : text).replace(SHAPES, MASK);
+    return (this.matcher ? text.replace(this.matcher, MASK) : text).replace(SHAPES, MASK).replace(URL_PASSWORD, `$1${MASK}@`);
   }
 }
 

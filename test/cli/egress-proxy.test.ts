@@ -120,7 +120,7 @@ describe("an egress proxy that asks for credentials (407)", () => {
     const run = await warden(["enforce", ...flags], env);
     expect(run.code).toBe(1);
     const host = new URL(guardedUrl).host;
-    expect(run.stderr).toContain(`the egress proxy ${host} (${variable}) asks for credentials (407): give them in ${variable}, http://USER:PASSWORD@${host} (URL-encoded)`);
+    expect(run.stderr).toContain(`the egress proxy ${host} (${variable}) asks for credentials (407): give them in ${variable}, as USER:PASSWORD@ before its host (${host}), URL-encoded`);
     expect(run.stderr).not.toMatch(/\u001b/);
     // Not retried: a proxy asking for credentials asks again.
     expect(run.stderr).not.toMatch(/retrying/);
