@@ -43,10 +43,16 @@ describe("a durable restore whose POSTs take more than one invocation", () => {
     world.gitlab.addFaults({ kind: "delay", ms: 400, route: "POST /projects/:id/share", times: 1_000_000 });
     const execution = await durableRestore(actions);
     expect(execution.getStatus(), execution.getStatus() === "SUCCEEDED" ? "" : execution.getError()?.errorMessage).toBe("SUCCEEDED");
-    expect(projects.filter((p) => p.shared_with_groups.some((s) => s.group_id === group.id))).toHaveLength(24);
     const report = execution.getResult()!;
+    const back = projects.filter((p) => p.shared_with_groups.some((s) => s.group_id === group.id)).map((p) => p.id);
+    // A POST the deadline cut in flight is reported "may not have been created" and not sent again (run the
+    // restore again for it): on a loaded machine the last attempt may cut one. Every other share is back.
+    const uncertain = report.actions.filter((a) => a.status === "failed" && a.error?.startsWith("may not have been created")).map((a) => (a.kind === "project" ? a.projectId : 0));
+    expect(report.actions.filter((a) => a.status === "failed" && !uncertain.includes(a.kind === "project" ? a.projectId : 0))).toEqual([]);
+    expect(back.length + uncertain.filter((id) => !back.includes(id)).length).toBe(24);
+    expect(back.length).toBeGreaterThan(12);
     // Each attempt plans what it finds missing: the last one, what the earlier left.
-    expect(report.summary.restored + report.summary.alreadyPresent).toBe(24);
+    expect(report.summary.restored + report.summary.alreadyPresent + uncertain.length).toBe(24);
     expect(report.summary.alreadyPresent).toBeGreaterThan(0);
     expect(report.warnings).toContainEqual(expect.stringMatching(/^this restore was attempted \d+ times, the earlier cut off by the invocation's deadline: a share reported already present may be one an earlier attempt re-created/));
   }, 90_000);
