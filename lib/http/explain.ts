@@ -72,7 +72,9 @@ export function explainFailures(http: HttpClient, terms: ServiceTerms, names: Se
       const message = http.redactor.text(url(`${meaning}${through} (${err.message})`));
       return new NetworkError({ code, method, route, path, mayHaveReachedServer, message, cause: err });
     }
-    if (err instanceof RedirectError) return new RedirectError(http.redactor.text(url(`${err.message} — give the address it redirects to`)), { cause: err });
+    // The Location is the server's to choose (or a proxy's, or whoever answers at the address): its origin is
+    // to be checked, not trusted, before the credential goes there.
+    if (err instanceof RedirectError) return new RedirectError(http.redactor.text(url(`${err.message} — if that address is your ${terms.service}'s (check it: whoever answers here chose it), give it instead`)), { cause: err });
     return err;
   };
 

@@ -124,11 +124,11 @@ describe("GITLAB_URL that does not lead to GitLab", () => {
     expect(err.message).toBe("GET /api/v4/projects/no%2Fsuch-project answered 404: 404 Project Not Found");
   });
 
-  it("a redirect to another origin on first contact: give the address it redirects to", async () => {
+  it("a redirect to another origin on first contact: give the address it redirects to, once checked as yours", async () => {
     const proxy = await serve((_req, res) => res.writeHead(301, { location: `https://127.0.0.1:${tlsPort}/api/v4/user` }).end());
     const err = await failure(gitlab(proxy.url).currentUser());
     expect(err.message).toBe(
-      `GITLAB_URL (${proxy.url}): GET /api/v4/user redirected to another origin (https://127.0.0.1:${tlsPort}); refused — give the address it redirects to`,
+      `GITLAB_URL (${proxy.url}): GET /api/v4/user redirected to another origin (https://127.0.0.1:${tlsPort}); refused — if that address is your GitLab's (check it: whoever answers here chose it), give it instead`,
     );
   });
 
