@@ -6,14 +6,14 @@
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { loadGitLabPolicy, PolicySourceError, type GitLabPolicyLocation } from "../../lib/config/policy-source.ts";
 import { checkCredential } from "../../lib/config/service-config.ts";
-import { GitLabClient } from "../../lib/gitlab/index.ts";
+import type { GitLabClient } from "../../lib/gitlab/index.ts";
 import type { MergeRequestRef } from "../../lib/gitlab/notes.ts";
 import { publishMergeRequestNote, type EnforceReport } from "../../lib/jobs/index.ts";
 import { renderMarkdown } from "../../lib/jobs/render/index.ts";
 import type { Policy } from "../../lib/policy/index.ts";
 import { registerSecret } from "../../lib/redact/index.ts";
 import { type CliIO, type ParsedArgs, UsageError } from "./command.ts";
-import { notice } from "./io.ts";
+import { gitlabFrom, notice } from "./io.ts";
 import { policyChoice, unprotectedRefAllowed } from "./policy-source.ts";
 
 export const COMPARE_OPTIONS = {
@@ -113,16 +113,8 @@ export async function noteComparison(io: CliIO, gitlab: GitLabClient, report: En
 
 /**
  * The client the note is written with: WARDEN_MR_NOTE_TOKEN's, so that the examination's token can
- * stay read-only (merge request pipelines see it); else the run's own.
+ * stay read-only (merge request pipelines see it), with the run's settings (its proxy among them); else the run's own.
  */
 function noteClient(io: CliIO, gitlab: GitLabClient): GitLabClient {
-  const token = io.env["WARDEN_MR_NOTE_TOKEN"];
-  if (!token) return gitlab;
-  return new GitLabClient({
-    url: gitlab.instanceUrl,
-    token: checkCredential({ name: "WARDEN_MR_NOTE_TOKEN", value: token }),
-    settingNames: { url: "GITLAB_URL", credential: "WARDEN_MR_NOTE_TOKEN" },
-    ...(io.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: io.requestTimeoutMs }),
-    onWait: (e) => notice(io, e.message),
-  });
+  return io.env["WARDEN_MR_NOTE_TOKEN"] ? gitlabFrom(io, "WARDEN_MR_NOTE_TOKEN") : gitlab;
 }

@@ -164,9 +164,11 @@ function proxyAddress(name: string, value: string): string {
   return url.href;
 }
 
-export function gitlabFrom(io: CliIO): GitLabClient {
-  const { url, credential } = serviceFrom(io, "gitlab");
-  return new GitLabClient({ url, token: credential, ...httpOptions(io) });
+/** The GitLab client of `credentialVariable`'s token (GITLAB_TOKEN's unless told another), with the command line's settings, its proxy among them. */
+export function gitlabFrom(io: CliIO, credentialVariable?: string): GitLabClient {
+  const { url, credential } = serviceFrom(io, "gitlab", credentialVariable);
+  const settingNames = credentialVariable === undefined ? {} : { settingNames: { url: GITLAB.urlVariable, credential: credentialVariable } };
+  return new GitLabClient({ url, token: credential, ...settingNames, ...httpOptions(io) });
 }
 
 /**
@@ -174,9 +176,7 @@ export function gitlabFrom(io: CliIO): GitLabClient {
  * but empty is a mistake named, never a fall-back to the stronger GITLAB_TOKEN), else GITLAB_TOKEN's.
  */
 export function pipelineGitlabFrom(io: CliIO): GitLabClient {
-  if (io.env[PIPELINE_TOKEN_VARIABLE] === undefined) return gitlabFrom(io);
-  const { url, credential } = serviceFrom(io, "gitlab", PIPELINE_TOKEN_VARIABLE);
-  return new GitLabClient({ url, token: credential, settingNames: { url: GITLAB.urlVariable, credential: PIPELINE_TOKEN_VARIABLE }, ...httpOptions(io) });
+  return gitlabFrom(io, io.env[PIPELINE_TOKEN_VARIABLE] === undefined ? undefined : PIPELINE_TOKEN_VARIABLE);
 }
 
 export function n8nFrom(io: CliIO): N8nClient {

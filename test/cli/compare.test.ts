@@ -11,6 +11,7 @@ import type { EnforceReport } from "../../lib/jobs/index.ts";
 import { escapeMarkdown, NOTE_MARKER } from "../../lib/jobs/render/index.ts";
 import { startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
 import { warden } from "../support/cli.ts";
+import { forwardProxy } from "../support/forward-proxy.ts";
 import { BASE, compareWorld, EXPECTED, HOSTILE_GROUP, MR_IID, POLICY_PROJECT, PROPOSED, shareName } from "../support/compare-world.ts";
 import { reportJson } from "../support/report.ts";
 
@@ -21,6 +22,7 @@ const TOKENS = { [ADMIN]: { admin: true }, "glpat-mallory-01": { admin: false, u
 const OTHER_IID = 8;
 const THIRD_IID = 9;
 const FAULTY_IID = 10;
+const FOURTH_IID = 11;
 
 let sim: GitLabSim;
 let repo: SimProject;
@@ -29,7 +31,7 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   const dataset = compareWorld();
-  dataset.mergeRequests!.push({ project_id: 20, iid: OTHER_IID }, { project_id: 20, iid: THIRD_IID }, { project_id: 20, iid: FAULTY_IID });
+  dataset.mergeRequests!.push({ project_id: 20, iid: OTHER_IID }, { project_id: 20, iid: THIRD_IID }, { project_id: 20, iid: FAULTY_IID }, { project_id: 20, iid: FOURTH_IID });
   sim = await startGitLabSim({ dataset, tokens: TOKENS });
   repo = sim.dataset.projects.find((p) => p.path_with_namespace === POLICY_PROJECT)!;
   sim.repositories.commit(repo, { "policies/warden.yaml": BASE });
@@ -165,6 +167,19 @@ describe.sequential("warden enforce --compare-policy-ref", () => {
     expect(sim.notes.of(repo.id, THIRD_IID)!.map((n) => n.author.username)).toEqual(["notes-bot"]);
     await compare(["--mr-note"], { CI_MERGE_REQUEST_IID: String(THIRD_IID), WARDEN_MR_NOTE_TOKEN: NOTES_TOKEN });
     expect(sim.notes.of(repo.id, THIRD_IID)).toHaveLength(1);
+  });
+
+  it("writes the note with WARDEN_MR_NOTE_TOKEN through the egress proxy the run goes through (GitLab reachable only there)", async () => {
+    // The note's client was made without the run's settings, the proxy among them: it connected directly, and failed.
+    const proxy = await forwardProxy(sim.url);
+    try {
+      const run = await compare(["--mr-note", "--allow-http"], { GITLAB_URL: "http://gitlab.internal.test", HTTP_PROXY: proxy.url, CI_MERGE_REQUEST_IID: String(FOURTH_IID), WARDEN_MR_NOTE_TOKEN: NOTES_TOKEN });
+      expect(run.stderr).toMatch(/^posted note/);
+      expect(proxy.seen).toContainEqual(expect.stringMatching(/^POST http:\/\/gitlab\.internal\.test\/api\/v4\/projects\/\d+\/merge_requests\/11\/notes$/));
+      expect(sim.notes.of(repo.id, FOURTH_IID)!.map((n) => n.author.username)).toEqual(["notes-bot"]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("a note POST that may have arrived is never sent again: the run fails, one note exists, the report was printed", async () => {

@@ -5,52 +5,29 @@
  * the host "could not be found — is its name right?", pointing at the wrong fix. A proxy asking for
  * credentials (407) was retried for 10 s and then called "the request failed (UND_ERR_ABORTED)".
  */
-import { createServer, request, type Server } from "node:http";
-import { connect } from "node:net";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
+import { forwardProxy, type ForwardProxy } from "../support/forward-proxy.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
 
 let sim: GitLabSim;
-let proxy: Server;
+let proxy: ForwardProxy;
 let proxyUrl: string;
 /** What reached the proxy: "GET http://…" (absolute-form) or "CONNECT host:port" (a tunnel). */
-const seen: string[] = [];
+let seen: string[];
 
 beforeAll(async () => {
   sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 60, seed: 11, groupShares: true }).dataset });
-  const upstream = new URL(sim.url);
   // A forward proxy that sends every request, whatever host it names, to the simulator.
-  proxy = createServer((req, res) => {
-    seen.push(`${req.method} ${req.url}`);
-    const target = new URL(req.url ?? "/", "http://unused");
-    const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: target.pathname + target.search, headers: { ...req.headers, host: upstream.host } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    forwarded.on("error", () => res.destroy());
-    req.pipe(forwarded);
-  });
-  proxy.on("connect", (req, socket, head) => {
-    seen.push(`CONNECT ${req.url}`);
-    const tunnel = connect(Number(upstream.port), upstream.hostname, () => {
-      socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-      tunnel.write(head);
-      tunnel.pipe(socket);
-      socket.pipe(tunnel);
-    });
-    tunnel.on("error", () => socket.destroy());
-    socket.on("error", () => tunnel.destroy());
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  proxy = await forwardProxy(sim.url);
+  ({ url: proxyUrl, seen } = proxy);
 });
 afterAll(async () => {
   await sim.close();
-  proxy.closeAllConnections();
-  await new Promise((resolve) => proxy.close(resolve));
+  await proxy.close();
 });
 
 describe("GitLab reachable only through HTTP_PROXY / HTTPS_PROXY", () => {
