@@ -65,7 +65,10 @@ export async function judgeSweep(report: EnforceReport, steps: Pick<Steps, "step
   const to = new Date(Date.parse(report.startedAt) - GRACE_MS).toISOString();
   let seen: Observed;
   try {
-    seen = await steps.step("events coverage", () => observe(store, settings, to, report.summary.complete));
+    // Read in one step and recorded in the next: a read attempted again (its invocation cut after the
+    // write) would find this sweep's own record as the previous one, and judge no window at all.
+    seen = await steps.step("events coverage", () => observe(store, settings));
+    if (report.summary.complete) await steps.step("events coverage recorded", () => recordSweep(store, settings, seen, to));
   } catch (err) {
     logger.error("judging the event-driven paths failed: the claims table could not be read", { error: errorText(err) });
     return { ...report, warnings: [...report.warnings, `missed by events: not judged (the claims table could not be read: ${errorText(err)})`] };
@@ -88,16 +91,19 @@ export async function judgeSweep(report: EnforceReport, steps: Pick<Steps, "step
   return { ...report, ...judged, warnings };
 }
 
-/** Reads what the paths recorded and records this sweep: only a complete one moves the window on. */
-async function observe(store: CoverageStore, settings: CoverageSettings, to: string, complete: boolean): Promise<Observed> {
+/** Reads what the paths recorded: the previous sweep's record, and the last delivery. */
+async function observe(store: CoverageStore, settings: CoverageSettings): Promise<Observed> {
   const at = new Date().toISOString();
   const [previous, lastDelivery] = await Promise.all([store.previousSweep(), settings.events ? store.lastDelivery() : null]);
-  if (complete) {
-    const judgedTo = previous && Date.parse(previous.judgedTo) > Date.parse(to) ? previous.judgedTo : to;
-    const eventsSince = settings.events ? (previous?.eventsSince ?? at) : null;
-    await store.recordSweep({ judgedTo, covered: deployed(settings) && settings.applies, eventsSince });
-  }
   return { previous: previous ?? null, lastDelivery, at };
+}
+
+/** Records this sweep (a complete one: only it moves the window on), from what `observe` read before it. */
+async function recordSweep(store: CoverageStore, settings: CoverageSettings, { previous, at }: Observed, to: string): Promise<{ recorded: true }> {
+  const judgedTo = previous && Date.parse(previous.judgedTo) > Date.parse(to) ? previous.judgedTo : to;
+  const eventsSince = settings.events ? (previous?.eventsSince ?? at) : null;
+  await store.recordSweep({ judgedTo, covered: deployed(settings) && settings.applies, eventsSince });
+  return { recorded: true };
 }
 
 function deployed(settings: CoverageSettings): boolean {

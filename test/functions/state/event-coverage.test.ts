@@ -13,7 +13,9 @@ import { dynamoCoverage } from "../../../functions/shared/state/event-coverage.t
 import type { EnforceReport } from "../../../lib/jobs/index.ts";
 import { GITLAB_EVENT_TOKENS, streamDelivery, systemHookDelivery } from "../../../sim/aws/gitlab-deliveries.ts";
 import { validReport } from "../../support/report.ts";
-import { IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../../support/watch-world.ts";
+import { client, IDS, share, WATCH_TOKENS, watchPolicy, watchPolicyText, watchWorld } from "../../support/watch-world.ts";
+import { recordingSteps } from "../../support/steps.ts";
+import { enforce } from "../../../lib/jobs/index.ts";
 import { emfRecords } from "../../support/emf.ts";
 import { captureLogs, coldEnforce, lambdaContext } from "../../support/lambda.ts";
 import { durableWorld } from "../../support/durable-world.ts";
@@ -85,6 +87,21 @@ describe("a sweep judges the event-driven paths (issue 29.2)", () => {
     const report = validReport(execution.getResult()!);
     expect(report.missedByEvents).toMatchObject({ count: 2 });
     expect(report.eventDelivery).toMatchObject({ silent: true });
+  });
+
+  it("a coverage step cut off after its work and attempted again still judges the window from the previous sweep", async () => {
+    // Read and recorded in one step, the attempt again read this sweep's own record as the previous one: no window judged.
+    await store().recordSweep({ judgedTo: ago(26 * HOUR), covered: true, eventsSince: ago(30 * 24 * HOUR) });
+    await straysMade(3 * HOUR);
+    const gitlab = client(world.gitlab, "root");
+    const report = await enforce({ gitlab, policy: watchPolicy(), apply: true });
+    const steps = recordingSteps({ sliceMs: 10_000, perStep: 100, crash: ["events coverage", "events coverage recorded"] });
+    vi.resetModules();
+    const { judgeSweep } = await import("../../../functions/shared/runs/event-coverage.ts");
+    const judged = await judgeSweep(report, steps, store());
+    expect(steps.crashed).toEqual(["events coverage", "events coverage recorded"]);
+    expect(judged.missedByEvents).toMatchObject({ count: 2 });
+    expect(Date.parse((await store().previousSweep())!.judgedTo)).toBeGreaterThan(Date.now() - 11 * 60_000);
   });
 
   it("counts nothing when the stream delivers and the strays were made just now, within the grace the watch and the stream have", async () => {
