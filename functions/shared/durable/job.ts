@@ -143,7 +143,8 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
         .release(leaseKey, arn, signal)
         .catch((err: unknown) => logger.error("giving the lease back failed; it expires with the execution's time limit", { error: errorText(signal.reason ?? err) }));
     },
-    endIn: async (end) => (await steps.step("finish", async () => ({ stored: (await end()) ?? null }))).stored ?? undefined,
+    // Begun before it runs (changes: an invocation cut off in it counts as an attempt), so that an attempt again knows.
+    endIn: async (end) => (await steps.step("finish", async (attempt) => ({ stored: (await end(attempt > 1)) ?? null }), { changes: true })).stored ?? undefined,
   };
   const { report, stored } = await runLifecycle(life, async ({ policy }) => {
     let report: JobReport;

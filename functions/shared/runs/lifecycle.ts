@@ -61,8 +61,11 @@ export interface RunLife {
   readPolicy?: () => Promise<Policy>;
   /** Given back after the report is logged, before the store and the posts (the durable lease). */
   giveBack?: () => Promise<void>;
-  /** Runs the end (default: directly); the durable path runs it in a step, so that replay does not repeat it. */
-  endIn?: (end: () => Promise<string | undefined>) => Promise<string | undefined>;
+  /**
+   * Runs the end (default: directly); the durable path runs it in a step, so that replay does not repeat it,
+   * telling it `again` on an attempt after one cut off: the Slack summary that one may have posted is not posted twice.
+   */
+  endIn?: (end: (again?: boolean) => Promise<string | undefined>) => Promise<string | undefined>;
 }
 
 /** A run that ran: its report, and where it was kept for restore, if it was. */
@@ -106,12 +109,13 @@ async function summaryTo(policy: Policy): Promise<NotifyOptions> {
 }
 
 function endRun(outcome: RunOutcome, life: RunLife, notify: NotifyOptions | undefined): Promise<string | undefined> {
-  const end = async () => {
+  const end = async (again = false) => {
     const fields = { trigger: life.labels.trigger, ...life.asked };
     if ("report" in outcome) logReport(outcome.report, fields);
     else logger.error("job failed", { job: life.labels.job, ...fields, error: errorText(outcome.error) });
     await life.giveBack?.();
-    const { stored } = await afterRun(outcome, life.labels, { ...(notify ? { notify } : {}), timeLeft: life.timeLeft });
+    if (again && notify) logger.warn("the run's end is attempted again after one cut off, which may have posted its Slack summary: not posted again");
+    const { stored } = await afterRun(outcome, life.labels, { ...(notify && !again ? { notify } : {}), timeLeft: life.timeLeft });
     return stored;
   };
   return life.endIn ? life.endIn(end) : end();
