@@ -1,6 +1,6 @@
 import { intParam, invalid } from "./context.ts";
 import type { RequestContext } from "./context.ts";
-import { apiError } from "./http.ts";
+import { apiError, HttpError } from "./http.ts";
 import type { Reply } from "./http.ts";
 import { baseName } from "./query.ts";
 
@@ -64,11 +64,9 @@ export function offsetPage<T>(ctx: RequestContext, items: Sliceable<T>, limitedT
   const size = perPage(ctx);
   const page = Math.max(1, intParam(ctx, "page") ?? 1);
   const start = (page - 1) * size;
+  // Grape's error!, which writes its text under `error`, not `message` (GitLab's spec reads json_response['error']).
   if (limitedType && start >= ctx.offsetLimit) {
-    throw apiError(
-      405,
-      `Offset pagination has a maximum allowed offset of ${ctx.offsetLimit} for requests that return objects of type ${limitedType}. Remaining records can be retrieved using keyset pagination.`,
-    );
+    throw new HttpError(405, { error: `Offset pagination has a maximum allowed offset of ${ctx.offsetLimit} for requests that return objects of type ${limitedType}. Remaining records can be retrieved using keyset pagination.` });
   }
   const total = items.length;
   const counted = total <= COUNT_LIMIT;

@@ -65,7 +65,7 @@ describe("GitLab simulator", () => {
         const refused = await api(big, "/projects?per_page=100&page=11");
         expect(refused.status).toBe(405);
         expect(await refused.json()).toEqual({
-          message:
+          error:
             "Offset pagination has a maximum allowed offset of 1000 for requests that return objects of type Project. Remaining records can be retrieved using keyset pagination.",
         });
         expect((await api(big, "/groups/acme/projects?include_subgroups=true&per_page=100&page=11")).status).toBe(200);
