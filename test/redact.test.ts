@@ -133,6 +133,9 @@ describe("anything shaped like a token is masked, registered or not (defence in 
     "https://hooks.slack.com/services/T0123ABCD/B0456EFGH/AbCdEfGhIjKlMnOpQrStUvWx",
     "https://hooks.slack.com/workflows/T0123ABCD/A0456EFGH/123456789012345678/AbCdEfGhIjKlMnOpQrStUvWx",
     "https://hooks.slack.com/triggers/T0123ABCD/1234567890123/0123456789abcdef0123456789abcdef",
+    // A slash command's response_url, and an interaction's: whoever holds one posts to its channel for 30 minutes.
+    "https://hooks.slack.com/commands/T0123ABCD/1234567890123/AbCdEfGhIjKlMnOpQrStUvWx",
+    "https://hooks.slack.com/actions/T0123ABCD/1234567890123/AbCdEfGhIjKlMnOpQrStUvWx",
   ])("a Slack webhook URL, %s, plain, Markdown-escaped, in Slack's link brackets and in JSON", (url) => {
     expect(redactOutput(`notify: ${url} here`)).toBe("notify: https://[REDACTED] here");
     expect(redactOutput(escapeMarkdown(`notify ${url} here`))).toBe(`${escapeMarkdown("notify https://")}[REDACTED] here`);

@@ -63,7 +63,8 @@ const run = (name: string, punctuation: string, min: number) =>
  * pasted into a name, a server echoing another one). GitLab's tokens: a type prefix, optionally an
  * instance's own prefix before it (`SIE-glpat-…`), then 20 or more of [A-Za-z0-9_.-]; JWTs (n8n's
  * API keys): three base64url parts joined by dots, the first starting "eyJ" where a word starts;
- * Slack's webhook URLs, from the host on (`hooks.slack.com/services/T…/B…/…`). Not
+ * Slack's webhook URLs and response_urls, from the host on (`hooks.slack.com/services/T…/B…/…`,
+ * `hooks.slack.com/commands/T…/…`). Not
  * 32 hex digits (a Slack signing secret's shape): that is also a checksum's or an id's, and the
  * registered one is masked whole anyway. Each starts at a fixed prefix and scans a bounded or atomic
  * run, so redacting stays linear in the text, however hostile the text.
@@ -72,8 +73,9 @@ const GITLAB_TOKEN_TYPES = ["glpat", "glptt", "gldt", "glrt", "glsoat", "glcbt",
 const TOKEN_SHAPES = [
   `(?:[A-Za-z0-9]{1,20}\\\\?-)?(?:${GITLAB_TOKEN_TYPES.join("|")})\\\\?-${run("gitlab", "-_.", 20)}`,
   `(?<![A-Za-z0-9_-])eyJ${run("header", "-_", 8)}\\\\?\\.${run("payload", "-_", 2)}\\\\?\\.${run("signature", "-_", 2)}`,
-  // Slack's webhook URLs (incoming webhooks, workflows' and triggers'): the path after the host is the secret.
-  `${Array.from("hooks.slack.com/", escapedChar).join("")}(?:services|workflows|triggers)${escapedChar("/")}${run("slack", "/", 20)}`,
+  // Slack's webhook URLs (incoming webhooks, workflows' and triggers') and a command's or an action's
+  // response_url (anyone holding one may post to its channel for 30 minutes): the path after the host is the secret.
+  `${Array.from("hooks.slack.com/", escapedChar).join("")}(?:services|workflows|triggers|commands|actions)${escapedChar("/")}${run("slack", "/", 20)}`,
 ];
 
 const SHAPES = new RegExp(TOKEN_SHAPES.join("|"), "g");
