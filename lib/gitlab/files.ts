@@ -4,6 +4,7 @@
  * base64 content is decoded and checked against the answer's own size and SHA-256.
  */
 import { createHash } from "node:crypto";
+import { redactThenCut } from "../redact/index.ts";
 import type { GitLabApi } from "./api.ts";
 
 /** GitLab resolves this ref to the project's default branch (its `HEAD`). */
@@ -50,7 +51,8 @@ export async function readRepositoryFile(
   const size = answer.size;
   // Refused by its declared size before its content is decoded: a policy is kilobytes.
   if (typeof size === "number" && size > at.maxBytes) throw new FileContentError(`the file is ${size} bytes, more than the limit of ${at.maxBytes}`);
-  if (answer.encoding !== "base64" || typeof answer.content !== "string") throw new FileContentError(`the answer carries no base64 content (encoding ${JSON.stringify(answer.encoding ?? null)})`);
+  // The server's text, quoted redacted and then cut: a hostile answer's field may be megabytes.
+  if (answer.encoding !== "base64" || typeof answer.content !== "string") throw new FileContentError(`the answer carries no base64 content (encoding ${redactThenCut(JSON.stringify(answer.encoding ?? null), 60)})`);
   if (!BASE64.test(answer.content)) throw new FileContentError("the answer's content is not valid base64");
   const bytes = Buffer.from(answer.content, "base64");
   if (bytes.length > at.maxBytes) throw new FileContentError(`the file is ${bytes.length} bytes, more than the limit of ${at.maxBytes}`);
