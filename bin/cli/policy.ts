@@ -80,7 +80,8 @@ function perRule(policy: Policy, matched: RuleCounts): { rule: string; shares: n
 }
 
 function textOf({ policy, warnings, notes, rules }: { policy: string; warnings: string[]; notes: string[]; rules: { rule: string; shares: number }[] }): string {
-  const lines = rules.map(({ rule, shares }) => `${rule}: ${count(shares, "share")} ${rule.startsWith("allow") ? "allowed" : "exempted"}`);
+  // Matched, not allowed: a rule matches a share it covers even where another rule (or an exemption) decides it.
+  const lines = rules.map(({ rule, shares }) => `${rule}: ${count(shares, "share")} matched`);
   lines.push(...notes.map((n) => `note: ${n}`), ...warnings.map((w) => `warning: ${w}`));
   lines.push(`${policy}: ${warnings.length ? count(warnings.length, "warning") : "no problems found"}`);
   return lines.map((line) => escapeControls(line)).join("\n");

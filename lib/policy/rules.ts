@@ -1,6 +1,6 @@
 /**
  * The share rules as things to account for: where each sits (allow[i], exempt[i]), how it reads,
- * how many shares each allowed or exempted in a run, and which matched nothing. A rule that protects
+ * how many shares each matched in a run (covered: allowed or exempted, or decided by another rule), and which matched nothing. A rule that protects
  * nothing most often protects the wrong thing (a typo), so a run names it and an applying run refuses.
  */
 import type { Glob, Policy, ShareAllowRule, ShareExemption } from "./policy.ts";
@@ -8,7 +8,7 @@ import { UNSEEN_BEYOND_C0 } from "./unseen.ts";
 
 export type RuleList = "allow" | "exempt";
 
-/** Shares each rule allowed or exempted, by the rule's index: JSON, as a durable step records it. */
+/** Shares each rule matched (lib/policy/shares.ts' verdicts), by the rule's index: JSON, as a durable step records it. */
 export interface RuleCounts {
   allow: number[];
   exempt: number[];
@@ -66,7 +66,7 @@ export function lapsed(exemption: ShareExemption, now: Date): boolean {
   return exemption.until !== undefined && exemption.until < now.toISOString().slice(0, 10);
 }
 
-/** Rules that allowed or exempted no share; a lapsed exemption exempts nothing by design, so it is not one. */
+/** Rules that matched no share; a lapsed exemption exempts nothing by design, so it is not one. */
 export function unmatchedRules(policy: Policy, counts: RuleCounts, now: Date): RuleRef[] {
   const shares = policy.gitlab?.shares;
   if (shares === undefined) return [];

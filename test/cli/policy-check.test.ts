@@ -76,8 +76,8 @@ describe("warden policy check --online, and enforce with rules that match nothin
   it("reports each rule's shares and exits 0 when every rule matched", async () => {
     sim.resetCounters();
     const run = await warden(["policy", "check", "--online", "--policy", policyFile(groupSharesPolicy())], env);
-    expect(run.stdout).toMatch(/^allow\[0\] \(group "acme\/\*\*"\): [\d,]+ shares allowed$/m);
-    expect(run.stdout).toMatch(/^exempt\[0\] \(project "acme\/legacy\/\*\*"\): [\d,]+ shares exempted$/m);
+    expect(run.stdout).toMatch(/^allow\[0\] \(group "acme\/\*\*"\): [\d,]+ shares matched$/m);
+    expect(run.stdout).toMatch(/^exempt\[0\] \(project "acme\/legacy\/\*\*"\): [\d,]+ shares matched$/m);
     expect(run.stdout).not.toMatch(/: 0 shares/);
     expect(run.code).toBe(0);
     expect(writes()).toEqual([]);
@@ -86,7 +86,7 @@ describe("warden policy check --online, and enforce with rules that match nothin
   it("names each typo, with 0 shares, and exits 2; JSON says the same", async () => {
     sim.resetCounters();
     const run = await warden(["policy", "check", "--online", "--policy", policyFile(typos())], env);
-    expect(run.stdout).toMatch(/^exempt\[0\] \(project "acme\/legacyy\/\*\*"\): 0 shares exempted$/m);
+    expect(run.stdout).toMatch(/^exempt\[0\] \(project "acme\/legacyy\/\*\*"\): 0 shares matched$/m);
     for (const text of [EXEMPT_TYPO, ALLOW_TYPO]) expect(run.stdout).toContain(`warning: ${text}`);
     expect(run.code).toBe(2);
     const json = await warden(["policy", "check", "--online", "--json", "--policy", policyFile(typos())], env);
