@@ -6,7 +6,8 @@
  */
 import pMap from "p-map";
 import type { GitLabClient } from "../../gitlab/index.ts";
-import { maxRemovals, unsupportedOnStray } from "../../policy/index.ts";
+import { emptyRuleCounts, maxRemovals, unmatchedRules, unsupportedOnStray } from "../../policy/index.ts";
+import { missingWarning, namesNothing, touchedBy } from "../shares/literal-rules.ts";
 import { DEFAULT_REMOVAL_CONCURRENCY, failedRemoval, judgeAgain, removeShares } from "../shares/remove.ts";
 import { PlanFileError } from "../shares/plan-file.ts";
 import { makeReport } from "../envelope.ts";
@@ -24,18 +25,23 @@ export async function applyPlan(opts: ApplyOptions): Promise<ApplyReport> {
   const warnings: string[] = [];
   const actions = plan.removals.map((r) => ({ ...r, status: "planned" }) as ShareRemoval);
   const limit = maxRemovals(policy);
-  const refused = policy.gitlab?.guard.unmatchedRules === "refuse" ? plan.unmatchedRules : [];
+  const refusing = policy.gitlab?.guard.unmatchedRules === "refuse";
   // More than the guard allows: nothing will be removed, so no share is read either (a plan file is an
   // artifact others can edit, and one listing a million removals must not cost a million reads).
   const oversized = actions.length > limit;
-  const tripped = oversized || (refused.length > 0 && opts.apply === true);
   if (oversized) warnings.push(`guard: the plan lists ${count(actions.length, "removal")}, more than its policy's gitlab.guard.maxRemovals (${limit}); nothing was read or removed`);
-  if (refused.length) {
-    const which = `the plan's examination found ${count(refused.length, "rule")} that matched nothing (${refused.join(", ")}), and gitlab.guard.unmatchedRules is refuse`;
-    warnings.push(opts.apply ? `guard: ${which}; nothing was removed` : `guard: ${which}: an applying run would remove nothing`);
-  }
   // The token first: a refused one is one error, not a failure per share.
   await gitlab.currentUser(signal);
+  // A rule naming a path the instance does not have (or has moved) is a typo wherever the plan was made: a
+  // targeted run's plan records no rule as matching nothing, though its own guard refused for such a rule.
+  const typos = oversized ? [] : await namesNothing(gitlab, policy, unmatchedRules(policy, emptyRuleCounts(policy), opts.now ?? new Date()), signal, touchedBy(actions));
+  warnings.push(...typos.map((named) => missingWarning(policy, named)));
+  const refused = refusing ? [...new Set([...plan.unmatchedRules, ...typos.map(({ rule }) => `${rule.list}[${rule.index}]`)])] : [];
+  const tripped = oversized || (refused.length > 0 && opts.apply === true);
+  if (refused.length) {
+    const which = `${count(refused.length, "rule")} matched nothing (${refused.join(", ")}) in the plan's examination or named a path the instance does not have, and gitlab.guard.unmatchedRules is refuse`;
+    warnings.push(opts.apply ? `guard: ${which}; nothing was removed` : `guard: ${which}: an applying run would remove nothing`);
+  }
   const judging = { policy, now: opts.now ?? new Date(), asPlanned: true, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY };
   const { stopped } = oversized
     ? { stopped: false }

@@ -118,7 +118,7 @@ describe("apply: a saved plan, applied after the world changed under it", () => 
     sim.resetCounters();
     const report = await applyPlan({ gitlab: client(), plan: { ...plan, unmatchedRules: ["exempt[1]"] }, policy, apply: true });
     expect(report.summary.guard).toBe("tripped");
-    expect(report.warnings.join("\n")).toContain("1 rule that matched nothing (exempt[1])");
+    expect(report.warnings.join("\n")).toContain("1 rule matched nothing (exempt[1]) in the plan's examination");
     expect(sim.requests.filter((r) => r.method !== "GET")).toEqual([]);
   });
 });

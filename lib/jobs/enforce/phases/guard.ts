@@ -5,9 +5,8 @@
  */
 import { emptyRuleCounts, unmatchedRules } from "../../../policy/index.ts";
 import { countStatus } from "../../report/index.ts";
-import { subjectOf, type ShareRemoval } from "../../shares/plan.ts";
 import { count } from "../../view.ts";
-import { missingWarning, namesNothing, type Touched, overBudgetWarning, ruleName, sweptRules, sweptTooMany, sweptWarning, unjudged, unmatchedWarning, unmatchedWarnings } from "../rules.ts";
+import { missingWarning, namesNothing, touchedBy, overBudgetWarning, ruleName, sweptRules, sweptTooMany, sweptWarning, unjudged, unmatchedWarning, unmatchedWarnings } from "../rules.ts";
 import type { Begun } from "./begin.ts";
 import type { Examined } from "./examine.ts";
 import type { Run, Said } from "./run.ts";
@@ -80,14 +79,4 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
     warnings.push(opts.apply ? `guard: ${which}; nothing was removed (${fix})` : `guard: ${which}: an applying run would remove nothing (${fix})`);
   }
   return { tripped, removals, warnings, stats, ...(reserving && !tripped && { reserved: true as const }) };
-}
-
-/** The projects and groups the plan would change: a share of them, or with them (rules.ts looks their literal paths up afresh). */
-function touchedBy(plan: readonly ShareRemoval[]): Touched {
-  const touched = { project: new Set<number>(), group: new Set<number>() };
-  for (const action of plan) {
-    touched[action.kind === "project" ? "project" : "group"].add(subjectOf(action).id);
-    touched.group.add(action.groupId);
-  }
-  return touched;
 }
