@@ -82,7 +82,7 @@ export const applyCommand: Command = {
       throw refused(err);
     });
     const trail = auditTrail(io, args);
-    const report = await applyPlan({ gitlab, plan, policy, apply: values["apply"] === true, concurrency, signal: trail.signal, audit: trail.sink }).finally(() => trail.close());
+    const report = await applyPlan({ gitlab, plan, policy, signed: key !== undefined, apply: values["apply"] === true, concurrency, signal: trail.signal, audit: trail.sink }).finally(() => trail.close());
     if (note) report.warnings.unshift(note);
     return trail.exitCode(printReport(io, report, args));
   },

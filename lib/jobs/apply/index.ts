@@ -23,7 +23,8 @@ export async function applyPlan(opts: ApplyOptions): Promise<ApplyReport> {
   if (unsupported) throw new PlanFileError(unsupported);
   const startedAt = Date.now();
   const warnings: string[] = [];
-  const actions = plan.removals.map((r) => ({ ...r, status: "planned" }) as ShareRemoval);
+  // Who added each share, as an unsigned plan says it, is the editor's word: not repeated where a share is removed.
+  const actions = plan.removals.map(({ addedBy, attribution, ...r }) => ({ ...r, ...(opts.signed && { addedBy, attribution }), status: "planned" }) as ShareRemoval);
   const limit = maxRemovals(policy);
   const refusing = policy.gitlab?.guard.unmatchedRules === "refuse";
   // More than the guard allows: nothing will be removed, so no share is read either (a plan file is an

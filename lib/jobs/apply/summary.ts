@@ -12,5 +12,10 @@ export interface ApplyOptions extends JobOptions {
   gitlab: GitLabClient;
   /** A plan readPlanFile checked; `policy` is its policy, parsed again from the text it records. */
   plan: PlanFile;
+  /**
+   * Its signature was verified with WARDEN_PLAN_KEY: what it says of who added each share is Warden's own.
+   * Otherwise whoever may edit the artifact wrote it, and the report and audit lines do not repeat it.
+   */
+  signed?: boolean;
   now?: Date;
 }
