@@ -1,11 +1,10 @@
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { loadPolicyFile } from "../../lib/config/policy-file.ts";
 import { trustedLocation } from "../../lib/config/policy-trust.ts";
 import { applyPlan, checkPlanPolicy, PlanFileError, readPlanFile, type GivenPolicy, type TrustLocation } from "../../lib/jobs/index.ts";
 import { escapeControls } from "../../lib/jobs/render/index.ts";
 import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP } from "./command.ts";
-import { auditTrail, gitlabFrom, positiveInt, printReport, requireEnv, UsageError } from "./io.ts";
+import { auditTrail, gitlabFrom, positiveInt, printReport, readWholeFile, requireEnv, UsageError } from "./io.ts";
 import { planKey } from "./plan-out.ts";
 import { policyChoice, POLICY_SETTING_NAMES } from "./policy-source.ts";
 
@@ -61,9 +60,8 @@ export const applyCommand: Command = {
     const key = planKey(io);
     const maxAgeMs = planAge(values["max-plan-age"]);
     const concurrency = positiveInt(args, "concurrency");
-    const text = await readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => {
-      throw new UsageError(`cannot read ${file}: ${err.code ?? err.message}`);
-    });
+    // A plan that size lists some 150,000 removals, more than any guard lets one apply: refused before it is parsed.
+    const text = await readWholeFile(file, "apply", "plan again with a narrower --target, or a policy that removes less");
     const given = await givenPolicy(args, io);
     const gitlab = gitlabFrom(io);
     // A refusal of the plan is one line of Warden's, quoting the plan file (which whoever can edit the

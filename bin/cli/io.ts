@@ -1,5 +1,6 @@
 /** A command's process: the environment read, reports printed, text redacted (command.ts says what it is). */
 import { closeSync, openSync, writeSync } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
 import { DEFAULT_POLICY_FILE, loadPolicyFile } from "../../lib/config/policy-file.ts";
 import { loadGitLabPolicy } from "../../lib/config/policy-source.ts";
 import { checkCredential, checkServiceUrl, GITLAB, N8N } from "../../lib/config/service-config.ts";
@@ -294,4 +295,21 @@ export function progressLine(io: CliIO): { update(text: () => string): void; don
       if (shown) io.stderr.write("\r\x1b[K");
     },
   };
+}
+
+/**
+ * The most a file read whole (a restore input, a plan) may weigh: parsed, it must fit the CLI's heap of
+ * 256 MB (lib/config/node-options.ts) with room to spare (a log of 96 MB was read, one of 125 MB was not);
+ * the report of an enforce run's 100,000 removals, the most one makes, is about 40 MB.
+ */
+export const MAX_READ_WHOLE_MB = 64;
+
+/** `file`'s text, or a UsageError naming the cause: it cannot be read, or it weighs more than MAX_READ_WHOLE_MB (`fix` says what to give instead). */
+export async function readWholeFile(file: string, what: string, fix: string): Promise<string> {
+  const cannot = (err: NodeJS.ErrnoException): never => {
+    throw new UsageError(`cannot read ${file}: ${err.code ?? err.message}`);
+  };
+  const { size } = await stat(file).catch(cannot);
+  if (size > MAX_READ_WHOLE_MB * 1024 * 1024) throw new UsageError(`${file} is ${Math.round(size / 1024 / 1024)} MB, more than ${what} reads (${MAX_READ_WHOLE_MB} MB): ${fix}`);
+  return readFile(file, "utf8").catch(cannot);
 }

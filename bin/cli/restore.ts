@@ -1,8 +1,7 @@
-import { readFile, stat } from "node:fs/promises";
 import { restore, RestoreInputError, isStoredRun, parseRestoreTextFrom, runReader, storedRestoreInput } from "../../lib/jobs/index.ts";
 import { escapeControls } from "../../lib/jobs/render/index.ts";
 import type { CliIO, Command } from "./command.ts";
-import { auditTrail, gitlabFrom, policyFrom, positiveInt, printReport, UsageError } from "./io.ts";
+import { auditTrail, gitlabFrom, policyFrom, positiveInt, printReport, readWholeFile, UsageError } from "./io.ts";
 
 const USAGE = `Usage: warden restore FILE|s3://BUCKET/KEY|latest[:TRIGGER] [--apply] [--include-stray] [--max-restores N] [--audit-log FILE] [--policy FILE] [--format text|markdown|json] [--debug]
 
@@ -117,19 +116,8 @@ function awsSettingMissing(err: unknown, reading: string): UsageError | undefine
   return undefined;
 }
 
-/**
- * The most a restore input file may weigh: read whole, it must fit the CLI's heap with room to spare (the report of
- * an enforce run's 100,000 removals, the most one makes, is about 40 MB).
- */
-const MAX_INPUT_MB = 128;
-
 async function readRestoreFile(file: string) {
-  const cannot = (err: NodeJS.ErrnoException) => {
-    throw new UsageError(`cannot read ${file}: ${err.code ?? err.message}`);
-  };
-  const { size } = await stat(file).catch(cannot);
-  if (size > MAX_INPUT_MB * 1024 * 1024) throw new UsageError(`${file} is ${Math.round(size / 1024 / 1024)} MB, more than restore reads (${MAX_INPUT_MB} MB): give one enforce run's report or audit lines`);
-  return parseRestoreTextFrom(file, await readFile(file, "utf8").catch(cannot));
+  return parseRestoreTextFrom(file, await readWholeFile(file, "restore", "give one enforce run's report or audit lines"));
 }
 
 /** --max-restores: 0 (restore nothing) or more. */

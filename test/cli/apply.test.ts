@@ -2,7 +2,7 @@
  * `warden enforce --out PLAN` then `warden apply PLAN`, end to end against the GitLab simulator: the
  * plan a dry run saved is the plan applied, refused before any request when it cannot be trusted.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -77,6 +77,18 @@ describe.sequential("enforce --out, then apply", () => {
     const run = await warden(["apply", edited, "--apply"], env);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`warden apply: ${edited} was edited after it was written (its checksum does not match its content)`);
+    expect(sim.counters.requests).toBe(0);
+  });
+
+  it("a plan heavier than apply reads whole is refused before it is parsed, naming the fix (an edited one of a million removals crashed the process)", async () => {
+    const heavy = join(dir, "heavy.json");
+    // Sparse: 100 MB to stat, nothing on the disk.
+    writeFileSync(heavy, "");
+    truncateSync(heavy, 100 * 1024 * 1024);
+    sim.resetCounters();
+    const run = await warden(["apply", heavy, "--apply"], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`warden apply: ${heavy} is 100 MB, more than apply reads (64 MB): plan again with a narrower --target, or a policy that removes less`);
     expect(sim.counters.requests).toBe(0);
   });
 

@@ -77,6 +77,6 @@ it("an input of more removals than any enforce run makes, or a file heavier than
   expect(tooMany.stderr).toMatch(/100001 removals, more than one enforce run makes \(100000\): give one run's report or audit lines/);
   const tooHeavy = await warden(["restore", heavy, "--json"], env);
   expect(tooHeavy.code).toBe(1);
-  expect(tooHeavy.stderr).toMatch(/heavy\.json is 200 MB, more than restore reads \(128 MB\): give one enforce run's report or audit lines/);
+  expect(tooHeavy.stderr).toMatch(/heavy\.json is 200 MB, more than restore reads \(64 MB\): give one enforce run's report or audit lines/);
   expect(sim.counters.requests).toBe(0);
 });
