@@ -147,7 +147,7 @@ describe.sequential("the packed CLI", () => {
     ci.variables["WARDEN_PACKAGE_SHA256"] = pinned;
     const check = await runJob("policy-check");
     expect(check.result.code, check.result.stderr).toBe(0);
-    expect(check.result.stdout).toMatch(/allow\[0\] .*: [\d,]+ shares? allowed/);
+    expect(check.result.stdout).toMatch(/allow\[0\] .*: [\d,]+ shares? matched/);
     expect(check.job.allow_failure?.exit_codes).toEqual([2]);
     // What GitLab CI sets in a merge request pipeline.
     const mergeRequest = { CI_PROJECT_ID: String(policyRepo.id), CI_PROJECT_PATH: policyRepo.path, CI_PROJECT_DIR: project, CI_MERGE_REQUEST_IID: "1", CI_MERGE_REQUEST_TARGET_BRANCH_NAME: "main" };

@@ -109,14 +109,14 @@ describe("enforce: attribution during the examination", () => {
     expect(resumed.stats.auditRequests).toBe(must.auditPages);
   });
 
-  it("the apply of a saved plan reads no audit event: the plan carries who added each share", async () => {
+  it("the apply of a signed saved plan reads no audit event: the plan carries who added each share (an unsigned one's is not repeated: test/jobs/apply/forged-attribution.test.ts)", async () => {
     await world();
     const policy = parsePolicy(standardPolicy(), "test.yaml");
     const planned = await enforce({ gitlab: client(sim!), policy, now: NOW });
     const plan = planFile({ removals: planned.actions, policy, gitlabUrl: sim!.url, createdAt: NOW, wardenVersion: "test", unmatchedRules: [] });
     expect(plan.removals.filter((r) => r.addedBy).length).toBeGreaterThan(0);
     sim!.resetCounters();
-    const applied = await validated(applyPlan({ gitlab: client(sim!), policy, plan, apply: true, now: NOW }));
+    const applied = await validated(applyPlan({ gitlab: client(sim!), policy, plan, signed: true, apply: true, now: NOW }));
     expect(applied.summary.removed).toBe(planned.actions.length);
     expect(auditPages(sim!) + userReads(sim!)).toBe(0);
     expect(applied.actions.map((a) => a.addedBy ?? a.attribution)).toEqual(planned.actions.map((a) => a.addedBy ?? a.attribution));
