@@ -65,7 +65,8 @@ export function comparingFrom(args: ParsedArgs, env: NodeJS.ProcessEnv): Compari
   if (values["out"] !== undefined) throw new UsageError("--compare-policy-ref makes no plan to apply: run it without --out");
   // The note's token, masked from here on like GITLAB_TOKEN (io.ts's redactedIO), and checked before any request.
   const noteToken = noting ? env["WARDEN_MR_NOTE_TOKEN"] : undefined;
-  if (noteToken) registerSecret(checkCredential({ name: "WARDEN_MR_NOTE_TOKEN", value: noteToken }));
+  // Set but empty is a mistake named (checkCredential), never a fall-back to GITLAB_TOKEN.
+  if (noteToken !== undefined) registerSecret(checkCredential({ name: "WARDEN_MR_NOTE_TOKEN", value: noteToken }));
   const base = { ...baseLocation(args, env), ref };
   return { base: unprotectedRefAllowed(args, env) ? { ...base, allowUnprotectedRef: true } : base, note: noting ? noteTarget(args, env) : undefined };
 }
@@ -116,5 +117,5 @@ export async function noteComparison(io: CliIO, gitlab: GitLabClient, report: En
  * stay read-only (merge request pipelines see it), with the run's settings (its proxy among them); else the run's own.
  */
 function noteClient(io: CliIO, gitlab: GitLabClient): GitLabClient {
-  return io.env["WARDEN_MR_NOTE_TOKEN"] ? gitlabFrom(io, "WARDEN_MR_NOTE_TOKEN") : gitlab;
+  return io.env["WARDEN_MR_NOTE_TOKEN"] !== undefined ? gitlabFrom(io, "WARDEN_MR_NOTE_TOKEN") : gitlab;
 }

@@ -23,7 +23,9 @@ export function planOutFrom({ values }: ParsedArgs, io: CliIO): string | undefin
 /** WARDEN_PLAN_KEY, checked before any request: plans are signed with it, and apply refuses one it does not verify. */
 export function planKey(io: CliIO): string | undefined {
   const key = io.env["WARDEN_PLAN_KEY"];
-  if (!key) return undefined;
+  if (key === undefined) return undefined;
+  // Set but empty (a CI variable not exposed to the job) is a mistake, never "no key": it would apply unsigned plans.
+  if (key.trim() === "") throw new UsageError("WARDEN_PLAN_KEY is set but empty: give the key (the CI variable may not be exposed to this job), or unset it to work without signed plans");
   if (key.length < MIN_PLAN_KEY_LENGTH) throw new UsageError(`WARDEN_PLAN_KEY is too short for an HMAC-SHA256 key (at least ${MIN_PLAN_KEY_LENGTH} characters): generate one with: openssl rand -hex 32`);
   return key;
 }
