@@ -1,6 +1,6 @@
 /** A command's process: the environment read, reports printed, text redacted (command.ts says what it is). */
 import { closeSync, openSync, writeSync } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { DEFAULT_POLICY_FILE, loadPolicyFile } from "../../lib/config/policy-file.ts";
 import { loadGitLabPolicy } from "../../lib/config/policy-source.ts";
 import { checkCredential, checkServiceUrl, GITLAB, N8N } from "../../lib/config/service-config.ts";
@@ -304,12 +304,30 @@ export function progressLine(io: CliIO): { update(text: () => string): void; don
  */
 export const MAX_READ_WHOLE_MB = 64;
 
-/** `file`'s text, or a UsageError naming the cause: it cannot be read, or it weighs more than MAX_READ_WHOLE_MB (`fix` says what to give instead). */
+/**
+ * `file`'s text, or a UsageError naming the cause: it cannot be read, or it holds more than
+ * MAX_READ_WHOLE_MB (`fix` says what to give instead). Read a megabyte at a time and stopped there: a
+ * pipe or a device (`<(…)`, /dev/stdin) has no size to refuse it by, and would fill the heap.
+ */
 export async function readWholeFile(file: string, what: string, fix: string): Promise<string> {
+  const limit = MAX_READ_WHOLE_MB * 1024 * 1024;
   const cannot = (err: NodeJS.ErrnoException): never => {
     throw new UsageError(`cannot read ${file}: ${err.code ?? err.message}`);
   };
-  const { size } = await stat(file).catch(cannot);
-  if (size > MAX_READ_WHOLE_MB * 1024 * 1024) throw new UsageError(`${file} is ${Math.round(size / 1024 / 1024)} MB, more than ${what} reads (${MAX_READ_WHOLE_MB} MB): ${fix}`);
-  return readFile(file, "utf8").catch(cannot);
+  const tooMuch = (weighs: string) => new UsageError(`${file} ${weighs}, more than ${what} reads (${MAX_READ_WHOLE_MB} MB): ${fix}`);
+  const handle = await open(file, "r").catch(cannot);
+  try {
+    const { size } = await handle.stat().catch(cannot);
+    if (size > limit) throw tooMuch(`is ${Math.round(size / 1024 / 1024)} MB`);
+    const chunks: Buffer[] = [];
+    for (let total = 0; ; ) {
+      const chunk = Buffer.alloc(1024 * 1024);
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length).catch(cannot);
+      if (bytesRead === 0) return Buffer.concat(chunks).toString("utf8");
+      if ((total += bytesRead) > limit) throw tooMuch(`holds more than ${MAX_READ_WHOLE_MB} MB`);
+      chunks.push(chunk.subarray(0, bytesRead));
+    }
+  } finally {
+    await handle.close();
+  }
 }
