@@ -6,6 +6,7 @@ import { escapeControls } from "../../lib/jobs/render/index.ts";
 import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP } from "./command.ts";
 import { auditTrail, gitlabFrom, positiveInt, printReport, readWholeFile, requireEnv, UsageError } from "./io.ts";
 import { planKey } from "./plan-out.ts";
+import { refuseSameFile } from "./distinct-files.ts";
 import { policyChoice, POLICY_SETTING_NAMES } from "./policy-source.ts";
 
 const USAGE = `Usage: warden apply PLAN [--apply] [--policy FILE | --policy-project PROJECT ...] [--max-plan-age AGE] [--audit-log FILE] [--concurrency N] [--format text|markdown|json] [--debug]
@@ -57,6 +58,7 @@ export const applyCommand: Command = {
     const { values, positionals } = args;
     if (positionals.length !== 1) throw new UsageError(`one PLAN file is required (written by warden enforce --out PLAN)\n\n${USAGE}`);
     const file = positionals[0]!;
+    refuseSameFile(args, io, [{ name: "the plan (PLAN)", path: file }]);
     const key = planKey(io);
     const maxAgeMs = planAge(values["max-plan-age"]);
     const concurrency = positiveInt(args, "concurrency");

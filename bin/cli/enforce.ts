@@ -2,6 +2,7 @@ import { enforce, enforceProgressText } from "../../lib/jobs/index.ts";
 import { auditTrail, gitlabFrom, policyFrom, positiveInt, printReport, progressLine } from "./io.ts";
 import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP } from "./command.ts";
 import { planOutFrom, savePlan } from "./plan-out.ts";
+import { refuseSameFile } from "./distinct-files.ts";
 import { basePolicy, COMPARE_HELP, COMPARE_OPTIONS, comparingFrom, noteComparison } from "./compare.ts";
 
 export const enforceCommand: Command = {
@@ -61,6 +62,7 @@ With --compare-policy-ref: 0 the change alters nothing, 1 error, 2 it alters som
     const concurrency = positiveInt(args, "concurrency");
     const listConcurrency = positiveInt(args, "list-concurrency");
     const out = planOutFrom(args, io);
+    refuseSameFile(args, io, [{ name: "--out", path: out }]);
     const comparing = comparingFrom(args, io.env);
     const [policy, gitlab] = [await policyFrom(args, io, { proposed: comparing !== undefined }), gitlabFrom(io)];
     const compareWith = comparing && (await basePolicy(gitlab, comparing, io.signal));

@@ -6,6 +6,7 @@ import { watchOnce, watchSources, WatchError, type WatchReport } from "../../lib
 import { auditTrail, gitlabFrom, notice, policyFrom, printReport, progressLine, reportFormat } from "./io.ts";
 import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP, type ParsedArgs, UsageError } from "./command.ts";
 import { DEFAULT_WATCH_STATE, fileCursorStore } from "./watch-state.ts";
+import { refuseSameFile } from "./distinct-files.ts";
 
 /** Polls that fail in a row (GitLab down, say) before the watch gives up. */
 const MAX_FAILED_POLLS = 10;
@@ -52,6 +53,7 @@ strays, 3 a guard tripped (nothing changed in that batch).`,
   async run(args, io: CliIO) {
     const intervalMs = intervalFrom(args);
     const statePath = typeof args.values["state"] === "string" ? args.values["state"] : DEFAULT_WATCH_STATE;
+    refuseSameFile(args, io, [{ name: "--state", path: statePath }]);
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
     // The state file is read (and a foreign one refused) before any request.
     const store = fileCursorStore(statePath, gitlab.instanceUrl);
