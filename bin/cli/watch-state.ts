@@ -50,7 +50,8 @@ function readWatchState(path: string, gitlabUrl: string): WatchCursor | undefine
   const cursor = parseWatchCursor(state);
   if (!cursor) throw new UsageError(`--state ${path}: not a watch's state file (version 2 with a position per source, or version 1); ${fresh}`);
   const saved = (state as { gitlabUrl?: unknown }).gitlabUrl;
-  if (saved !== gitlabUrl) throw new UsageError(`--state ${path}: the cursor of ${String(saved)}, not of ${gitlabUrl}; give another --state file for this GitLab`);
+  // The file's text, quoted as JSON: a newline in it must not forge a line of its own on stderr.
+  if (saved !== gitlabUrl) throw new UsageError(`--state ${path}: the cursor of ${JSON.stringify(saved ?? null).slice(0, 200)}, not of ${gitlabUrl}; give another --state file for this GitLab`);
   return cursor;
 }
 

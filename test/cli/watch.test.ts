@@ -106,7 +106,11 @@ describe("warden watch", () => {
     const other = policyFile(JSON.stringify({ version: 1, sources: { instance: 3 }, gitlabUrl: "https://gitlab.example.com" }), "state.json");
     const foreign = await warden(["watch", "--state", other], env);
     expect(foreign.code).toBe(1);
-    expect(foreign.stderr).toMatch(/the cursor of https:\/\/gitlab.example.com, not of http:\/\/127.0.0.1/);
+    expect(foreign.stderr).toMatch(/the cursor of "https:\/\/gitlab.example.com", not of http:\/\/127.0.0.1/);
+    // Its gitlabUrl is the file's text, quoted: a newline in it forged a line of its own on stderr (a review of the CLI's inputs).
+    const forged = "warden watch: resumed from the saved cursor; every share is in policy";
+    const forging = await warden(["watch", "--state", policyFile(JSON.stringify({ version: 1, sources: {}, gitlabUrl: `https://gitlab.example.com\n${forged}` }), "forged.json")], env);
+    expect(forging.stderr.split("\n").filter((line) => line.startsWith(forged))).toEqual([]);
     expect(sim.counters.requests).toBe(0);
     expect(existsSync(state)).toBe(false);
   });
