@@ -10,7 +10,7 @@ import type { GitLabClient } from "../../lib/gitlab/index.ts";
 import type { MergeRequestRef } from "../../lib/gitlab/notes.ts";
 import { publishMergeRequestNote, type EnforceReport } from "../../lib/jobs/index.ts";
 import { renderMarkdown } from "../../lib/jobs/render/index.ts";
-import type { Policy } from "../../lib/policy/index.ts";
+import { isProjectId, plainPathProblem, type Policy } from "../../lib/policy/index.ts";
 import { registerSecret } from "../../lib/redact/index.ts";
 import { type CliIO, type ParsedArgs, UsageError } from "./command.ts";
 import { gitlabFrom, notice } from "./io.ts";
@@ -93,6 +93,8 @@ function noteTarget({ values }: ParsedArgs, env: NodeJS.ProcessEnv): MergeReques
     throw new UsageError("--mr-note needs the merge request: run it in a merge request pipeline (GitLab CI sets CI_PROJECT_ID and CI_MERGE_REQUEST_IID), or give --mr-note-project and --mr-note-iid");
   }
   if (!/^[1-9]\d{0,9}$/.test(String(iid))) throw new UsageError(`the merge request's iid is a positive whole number, got ${JSON.stringify(iid)}`);
+  const notAPath = isProjectId(String(project)) ? undefined : plainPathProblem(String(project), "project path");
+  if (notAPath) throw new UsageError(`${values["mr-note-project"] === undefined ? "CI_PROJECT_ID" : "--mr-note-project"}: ${notAPath}`);
   return { project: String(project), iid: Number(iid) };
 }
 

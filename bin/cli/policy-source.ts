@@ -1,6 +1,7 @@
 /** Which policy the command line names: a file (--policy, WARDEN_POLICY) or a GitLab repository file (--policy-project …). */
 import { DEFAULT_POLICY_FILE } from "../../lib/config/policy-file.ts";
 import type { GitLabPolicyLocation, PolicySettingNames } from "../../lib/config/policy-source.ts";
+import { isProjectId, plainPathProblem } from "../../lib/policy/index.ts";
 import { type ParsedArgs, UsageError } from "./command.ts";
 
 export type PolicyChoice = { kind: "file"; path: string } | { kind: "gitlab"; at: GitLabPolicyLocation };
@@ -36,6 +37,9 @@ export function policyChoice(args: ParsedArgs, env: NodeJS.ProcessEnv): PolicyCh
   const blank = [project, path, ref].find((s) => s !== undefined && s.value.trim() === "");
   if (blank) throw new UsageError(`${blank.name} is empty`);
   if (/^\/|\/$/.test(project.value)) throw new UsageError(`${project.name} takes a project's full path (group/project) or id, got ${JSON.stringify(project.value)}`);
+  // "." or ".." would be resolved in the request's URL, to another endpoint (GET /projects/).
+  const notAPath = isProjectId(project.value) ? undefined : plainPathProblem(project.value, "project path");
+  if (notAPath) throw new UsageError(`${project.name}: ${notAPath}`);
   if (path && path.value.startsWith("/")) throw new UsageError(`${path.name} is a path inside the repository, without a leading /: got ${JSON.stringify(path.value)}`);
   const at = { project: project.value, path: path?.value ?? DEFAULT_POLICY_FILE, ...(ref ? { ref: ref.value } : {}) };
   return { kind: "gitlab", at: allowUnprotectedRef ? { ...at, allowUnprotectedRef } : at };
