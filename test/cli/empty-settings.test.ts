@@ -7,14 +7,14 @@
  * - WARDEN_MR_NOTE_TOKEN: the note was written with GITLAB_TOKEN instead, the fall-back
  *   WARDEN_PIPELINE_TOKEN refuses for the same reason.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, afterEach, describe, expect, it } from "vitest";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { EVERYTHING_STRAY } from "../support/policies.ts";
-import { BASE, compareWorld, MR_IID, POLICY_PROJECT, PROPOSED } from "../support/compare-world.ts";
+import { MR_IID, POLICY_PROJECT, startCompareWorld } from "../support/compare-world.ts";
 
 const KEY = "0123456789abcdef0123456789abcdef";
 let sim: GitLabSim;
@@ -54,13 +54,9 @@ describe("warden apply with WARDEN_PLAN_KEY set but empty", () => {
 
 describe("WARDEN_MR_NOTE_TOKEN set but empty", () => {
   it("is refused before any request, never a fall-back to GITLAB_TOKEN for the note", async () => {
-    const world = await startGitLabSim({ dataset: compareWorld(), recordRequests: true });
+    const { sim: world, repo, checkout, policy } = await startCompareWorld();
     try {
-      const repo = world.dataset.projects.find((p) => p.path_with_namespace === POLICY_PROJECT)!;
-      world.repositories.commit(repo, { "warden.yaml": BASE });
-      const checkout = mkdtempSync(join(tmpdir(), "warden-review-"));
-      writeFileSync(join(checkout, "warden.yaml"), PROPOSED);
-      const run = await warden(["enforce", "--policy", join(checkout, "warden.yaml"), "--compare-policy-ref", "main", "--mr-note"], {
+      const run = await warden(["enforce", "--policy", policy, "--compare-policy-ref", "main", "--mr-note"], {
         GITLAB_URL: world.url,
         GITLAB_TOKEN: world.token,
         WARDEN_MR_NOTE_TOKEN: "",

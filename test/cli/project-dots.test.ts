@@ -4,14 +4,11 @@
  * lib/policy/glob.ts refuses "." and ".." parts in every other path a user gives for exactly that
  * reason (the CLI inputs review's finding). Refused before any request now.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden, type CliRun } from "../support/cli.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { BASE, compareWorld, MR_IID, POLICY_PROJECT, PROPOSED } from "../support/compare-world.ts";
+import { MR_IID, POLICY_PROJECT, startCompareWorld } from "../support/compare-world.ts";
 
 let sim: GitLabSim;
 let env: Record<string, string>;
@@ -39,13 +36,9 @@ describe("a project given as . or ..", () => {
   });
 
   it("--mr-note-project . is refused before any request (before, the note went to GET /projects/merge_requests/7/notes)", async () => {
-    const world = await startGitLabSim({ dataset: compareWorld(), recordRequests: true });
+    const { sim: world, checkout, policy } = await startCompareWorld();
     try {
-      const repo = world.dataset.projects.find((p) => p.path_with_namespace === POLICY_PROJECT)!;
-      world.repositories.commit(repo, { "warden.yaml": BASE });
-      const checkout = mkdtempSync(join(tmpdir(), "warden-review-"));
-      writeFileSync(join(checkout, "warden.yaml"), PROPOSED);
-      const run = await warden(["enforce", "--policy", join(checkout, "warden.yaml"), "--compare-policy-ref", "main", "--mr-note", "--mr-note-project", ".", "--mr-note-iid", String(MR_IID)], {
+      const run = await warden(["enforce", "--policy", policy, "--compare-policy-ref", "main", "--mr-note", "--mr-note-project", ".", "--mr-note-iid", String(MR_IID)], {
         GITLAB_URL: world.url,
         GITLAB_TOKEN: world.token,
         CI_PROJECT_PATH: POLICY_PROJECT,

@@ -3,7 +3,10 @@
  * alter a run (enforce --compare-policy-ref): the shares BASE and PROPOSED judge otherwise, named
  * in EXPECTED, and strays both judge alike, which a comparison must not list.
  */
-import { ACCESS, type GitLabDataset, type SimGroup, type SimProject } from "../../sim/gitlab/index.ts";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ACCESS, startGitLabSim, type GitLabDataset, type GitLabSim, type SimGroup, type SimProject } from "../../sim/gitlab/index.ts";
 
 /** A group name a hostile user could give: Markdown, HTML, a mention, a reference, the note's own marker. */
 export const HOSTILE_GROUP = "evil/@all [x](javascript:alert(1)) <b>~bold</b> | #1 <!-- warden:policy-comparison -->";
@@ -87,3 +90,17 @@ export const EXPECTED = {
 };
 
 export const shareName = (a: { kind: string; project?: string; sharedGroup?: string; group: string }) => `${a.kind} ${a.kind === "project" ? a.project : a.sharedGroup} ← ${a.group}`;
+
+/**
+ * The world a merge request pipeline runs in: a simulator (recording requests) whose policy project
+ * holds BASE on main, and a checkout (CI_PROJECT_DIR) holding PROPOSED. The caller closes `sim`.
+ */
+export async function startCompareWorld(): Promise<{ sim: GitLabSim; repo: SimProject; checkout: string; policy: string }> {
+  const sim = await startGitLabSim({ dataset: compareWorld(), recordRequests: true });
+  const repo = sim.dataset.projects.find((p) => p.path_with_namespace === POLICY_PROJECT)!;
+  sim.repositories.commit(repo, { "warden.yaml": BASE });
+  const checkout = mkdtempSync(join(tmpdir(), "warden-compare-"));
+  const policy = join(checkout, "warden.yaml");
+  writeFileSync(policy, PROPOSED);
+  return { sim, repo, checkout, policy };
+}
