@@ -1,22 +1,18 @@
 /** `warden enforce --out FILE`: the dry run's plan saved for review and `warden apply` (lib/jobs/shares/plan-file.ts). */
-import { statSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { MIN_PLAN_KEY_LENGTH, planFile, writePlanFile, type EnforceReport, count } from "../../lib/jobs/index.ts";
 import { unmatchedRules, type Policy } from "../../lib/policy/index.ts";
 import type { CliIO, ParsedArgs } from "./command.ts";
+import { fileToWrite } from "./file-to-write.ts";
 import { notice, requireEnv, UsageError } from "./io.ts";
 import { packageVersion } from "./version.ts";
 
-/** --out FILE, checked before any request: a dry run only, into a directory that exists. */
+/** --out FILE, checked before any request: a dry run only, a file that can be written. */
 export function planOutFrom({ values }: ParsedArgs, io: CliIO): string | undefined {
   if (values["out"] === undefined) return undefined;
   planKey(io);
   const out = String(values["out"]);
   if (values["apply"] === true) throw new UsageError(`--out saves a dry run's plan for review, and --apply removes now: drop --apply, review ${out}, then run: warden apply ${out} --apply`);
-  const dir = dirname(out);
-  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--out ${out}: the directory ${dir} does not exist: create it, or name a file in one that does`);
-  // Before the examination, not after it: a plan cannot take a directory's place.
-  if (statSync(out, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--out ${out} is a directory: name the plan file (e.g. ${join(out, "plan.json")})`);
+  fileToWrite("--out", out, "plan.json");
   return out;
 }
 

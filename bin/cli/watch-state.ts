@@ -5,18 +5,18 @@
  * is read once, when the store is made (a bad or foreign file, or a directory that cannot take a first
  * one, is refused before any request); the watch is its only writer after that.
  */
-import { accessSync, constants, readFileSync, statSync } from "node:fs";
-import { dirname } from "node:path";
+import { readFileSync } from "node:fs";
 import { writeFileAtomically } from "../../lib/jobs/index.ts";
 import { parseWatchCursor, type CursorStore, type WatchCursor } from "../../lib/jobs/watch/index.ts";
 import { UsageError } from "./command.ts";
+import { fileToWrite } from "./file-to-write.ts";
 
 export const DEFAULT_WATCH_STATE = ".warden-watch.json";
 
 export function fileCursorStore(path: string, gitlabUrl: string): CursorStore {
-  let saved = readWatchState(path, gitlabUrl);
   // Checked now, not at the first write after a poll: a watch must not enforce what it cannot record.
-  if (!saved) writableDirectory(path);
+  fileToWrite("--state", path, DEFAULT_WATCH_STATE);
+  let saved = readWatchState(path, gitlabUrl);
   let revision = saved ? 1 : 0;
   return {
     async read() {
@@ -53,15 +53,4 @@ function readWatchState(path: string, gitlabUrl: string): WatchCursor | undefine
   // The file's text, quoted as JSON: a newline in it must not forge a line of its own on stderr.
   if (saved !== gitlabUrl) throw new UsageError(`--state ${path}: the cursor of ${JSON.stringify(saved ?? null).slice(0, 200)}, not of ${gitlabUrl}; give another --state file for this GitLab`);
   return cursor;
-}
-
-/** The directory a first state file goes in, there and writable, or a usage error naming the fix. */
-function writableDirectory(path: string): void {
-  const dir = dirname(path);
-  try {
-    if (!statSync(dir).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
-    accessSync(dir, constants.W_OK);
-  } catch (err) {
-    throw new UsageError(`--state ${path}: its directory ${dir} cannot take the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): create it, or give another --state`);
-  }
 }
