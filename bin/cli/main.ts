@@ -133,6 +133,12 @@ function parseProblem(err: Error, args: string[], options: Command["options"], c
     const guess = closest(`--${positional.value}`, names);
     return `unexpected argument ${quoted(positional.value)}${guess === undefined ? ` (${command.name} takes options only)` : `: did you mean ${quoted(guess)}?`}`;
   }
+  // A value-taking option with none: at the end, or before a value that starts with - (`--concurrency -1`), which
+  // the strict parse takes for an option of its own and the lenient one for the value.
+  const bare = tokens.find((t) => t.kind === "option" && options[t.name]?.type === "string" && (t.value === undefined || (!t.inlineValue && t.value.startsWith("-"))));
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && bare?.kind === "option") {
+    return `--${bare.name} needs a value${bare.value === undefined ? "" : `; one that starts with - is given as --${bare.name}=${bare.value}`}`;
+  }
   return err.message;
 }
 

@@ -27,6 +27,8 @@ export function policyChoice(args: ParsedArgs, env: NodeJS.ProcessEnv): PolicyCh
   const path = setting(args, env, "policy-path", "WARDEN_POLICY_PATH");
   const ref = setting(args, env, "policy-ref", "WARDEN_POLICY_REF");
   const allowUnprotectedRef = unprotectedRefAllowed(args, env);
+  // resolve("") is the current directory, which the reader would then call "no such file".
+  if (file?.value.trim() === "") throw new UsageError(`${file.name} is empty: name the policy file, or leave it out for ${DEFAULT_POLICY_FILE}`);
   if (project === undefined) {
     // With a policy file, --compare-policy-ref reads the base from the repository at --policy-path (compare.ts).
     const stray = (args.values["compare-policy-ref"] === undefined ? path : undefined) ?? ref;

@@ -35,7 +35,7 @@ polls, 3 attempts in all; a batch whose guard tripped is reported and left for r
 created after the start are read after a restart.
 
 Options:
-  --interval TIME  between polls: 60s (default), 2m, or seconds (1s to 1h; the cost limit applies)
+  --interval TIME  between polls: 60s (default), 2m, 1h, or seconds (1s to 1h; the cost limit applies)
   --state FILE     the cursor (default ${DEFAULT_WATCH_STATE})
   --apply          remove the strays found (default: report them only; a dry watch sends only GETs)
   --audit-log FILE append one JSON line per change to FILE as it happens
@@ -113,12 +113,12 @@ function worse(a: number, b: number): number {
   return SERIOUSNESS.indexOf(b) > SERIOUSNESS.indexOf(a) ? b : a;
 }
 
-/** --interval: 60s, 2m, or a number of seconds; 1 s to an hour (gitlab.watch.maxRequestsPerHour bounds the cost). */
+/** --interval: 60s, 2m, 1h, or a number of seconds; 1 s to an hour (gitlab.watch.maxRequestsPerHour bounds the cost). */
 function intervalFrom({ values }: ParsedArgs): number {
   const text = values["interval"];
   if (text === undefined) return 60_000;
-  const match = /^(\d+)(s|m)?$/.exec(String(text));
-  const ms = match ? Number(match[1]) * (match[2] === "m" ? 60_000 : 1_000) : NaN;
+  const match = /^(\d+)(s|m|h)?$/.exec(String(text));
+  const ms = match ? Number(match[1]) * { s: 1_000, m: 60_000, h: 3_600_000 }[(match[2] ?? "s") as "s" | "m" | "h"] : NaN;
   if (!(ms >= 1_000 && ms <= 3_600_000)) throw new UsageError(`--interval takes a time from 1s to 1h, like 60s, 2m or 90; got ${JSON.stringify(text)}`);
   return ms;
 }

@@ -98,6 +98,15 @@ describe("did you mean", () => {
     expect((await warden(["--verison"], {})).stderr).toMatch(/^warden: unknown option "--verison": did you mean "--version"\?\n/);
   });
 
+  it.each([
+    [["enforce", "--concurrency", "-1"], `--concurrency needs a value; one that starts with - is given as --concurrency=-1`],
+    [["enforce", "--concurrency"], `--concurrency needs a value`],
+  ])("warden %j: the flag without its value, in Warden's words on a line of their own", async (args, problem) => {
+    // Before: node:util's three-line advice escaped into one, with literal \x0a between its lines.
+    const run = await warden(args, {});
+    expect(run).toEqual({ code: 1, stdout: "", stderr: `warden enforce: ${problem}\nRun 'warden enforce --help' for the usage.\n` });
+  });
+
   it("edit distance counts a swap of neighbours as one edit; close words only", () => {
     expect(editDistance("enfoce", "enforce")).toBe(1);
     expect(editDistance("wrokflows", "workflows")).toBe(1);

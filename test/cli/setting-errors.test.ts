@@ -94,6 +94,11 @@ describe("no policy file", () => {
     );
   });
 
+  it("an empty --policy (an unset \"$POLICY\") is named as empty, not the current directory as no such file", async () => {
+    const { line } = await fails(["policy", "check", "--policy", ""], {});
+    expect(line).toBe(`warden policy: --policy is empty: name the policy file, or leave it out for warden.yaml`);
+  });
+
   it("a directory given as the policy is named as such", async () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-policy-dir-"));
     const { line } = await fails(["workflows"], { WARDEN_POLICY: dir });

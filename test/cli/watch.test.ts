@@ -103,6 +103,12 @@ describe("warden watch", () => {
   it("bad options and a foreign state file are refused before any request", async () => {
     const { state, env } = await start();
     expect((await warden(["watch", "--interval", "0s"], env)).stderr).toMatch(/--interval takes a time from 1s to 1h/);
+    expect((await warden(["watch", "--interval", "61m"], env)).stderr).toMatch(/--interval takes a time from 1s to 1h/);
+    // "1h", as that refusal says, is taken (it was refused by it): with no GITLAB_URL, the run stops at the next check.
+    const { GITLAB_URL: _, ...noUrl } = env;
+    const hour = await warden(["watch", "--interval", "1h"], noUrl);
+    expect(hour.stderr).not.toMatch(/--interval/);
+    expect(hour.stderr).toMatch(/GITLAB_URL is not set/);
     const other = policyFile(JSON.stringify({ version: 1, sources: { instance: 3 }, gitlabUrl: "https://gitlab.example.com" }), "state.json");
     const foreign = await warden(["watch", "--state", other], env);
     expect(foreign.code).toBe(1);
