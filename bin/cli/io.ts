@@ -1,7 +1,7 @@
 /** A command's process: the environment read, reports printed, text redacted (command.ts says what it is). */
 import { closeSync, openSync, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
-import { DEFAULT_POLICY_FILE, loadPolicyFile } from "../../lib/config/policy-file.ts";
+import { DEFAULT_POLICY_FILE, loadPolicyFile, notUtf8 } from "../../lib/config/policy-file.ts";
 import { loadGitLabPolicy } from "../../lib/config/policy-source.ts";
 import { checkCredential, checkServiceUrl, GITLAB, N8N } from "../../lib/config/service-config.ts";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
@@ -324,6 +324,8 @@ export async function readWholeFile(file: string, what: string, fix: string): Pr
       const chunk = Buffer.alloc(1024 * 1024);
       const { bytesRead } = await handle.read(chunk, 0, chunk.length).catch(cannot);
       if (bytesRead === 0) return Buffer.concat(chunks).toString("utf8");
+      const encoding = total === 0 ? notUtf8(chunk.subarray(0, bytesRead)) : undefined;
+      if (encoding) throw new UsageError(`${file} ${encoding}`);
       if ((total += bytesRead) > limit) throw tooMuch(`holds more than ${MAX_READ_WHOLE_MB} MB`);
       chunks.push(chunk.subarray(0, bytesRead));
     }

@@ -60,14 +60,24 @@ async function readPolicyText(path: string, naming: string): Promise<string> {
     // A pipe (--policy <(envsubst < t.yaml)) or a device has no size: read one byte past the limit at most.
     const bytes = await readAtMost(file, MAX_POLICY_BYTES + 1);
     if (bytes.length > MAX_POLICY_BYTES) throw refuse(`the file holds ${limit}`);
-    // Windows' Notepad ("Unicode") and PowerShell 5's `>` write UTF-16, which read as UTF-8 is no YAML at all.
-    if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff) || bytes.subarray(0, 64).includes(0)) {
-      throw refuse("is UTF-16 (or holds NUL bytes), not UTF-8: save it as UTF-8 (in PowerShell, Out-File -Encoding utf8)");
-    }
+    const encoding = notUtf8(bytes);
+    if (encoding) throw refuse(encoding);
     return bytes.toString("utf8");
   } finally {
     await file.close();
   }
+}
+
+/**
+ * Why `bytes` (a file's start) cannot be UTF-8 text, or undefined. Windows' Notepad ("Unicode") and
+ * PowerShell 5's `>` (the CLI's own output redirected: a report, a plan) write UTF-16, which read as
+ * UTF-8 is neither YAML nor JSON, and would be refused for a cause it does not have.
+ */
+export function notUtf8(bytes: Uint8Array): string | undefined {
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff) || bytes.subarray(0, 64).includes(0)) {
+    return "is UTF-16 (or holds NUL bytes), not UTF-8: save it as UTF-8 (in PowerShell, Out-File -Encoding utf8)";
+  }
+  return undefined;
 }
 
 async function readAtMost(file: FileHandle, limit: number): Promise<Buffer> {

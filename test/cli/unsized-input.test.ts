@@ -5,8 +5,13 @@
  * 0 bytes and is then read to its end, however long: past the CLI's 256 MB heap the process dies of
  * V8's "JavaScript heap out of memory" (exit 134, a native stack trace on stderr) instead of the clear
  * refusal a regular file of that size gets (the CLI inputs review's finding). Read a megabyte at a time
- * now, and refused past the limit. /dev/zero stands for any endless or oversized stream.
+ * now, and refused past the limit. A named pipe fed by `yes` stands for any endless or oversized stream
+ * (not /dev/zero: its NUL bytes are refused at once, as not UTF-8 text).
  */
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
@@ -23,8 +28,12 @@ afterAll(() => sim.close());
 
 describe("an input file with no size (a pipe, a device) larger than the CLI reads whole", () => {
   for (const command of ["restore", "apply"]) {
-    it(`warden ${command} /dev/zero is refused with a message naming the limit, not a heap crash`, async () => {
-      const run = await warden([command, "/dev/zero"], env);
+    it(`warden ${command} on an endless pipe is refused with a message naming the limit, not a heap crash`, async () => {
+      const fifo = join(mkdtempSync(join(tmpdir(), "warden-unsized-")), "input");
+      execFileSync("mkfifo", [fifo]);
+      // Ends of SIGPIPE once the CLI closes the pipe; killed in case it never opened it.
+      const writer = spawn("sh", ["-c", 'exec yes \'{"action":"remove-share"}\' > "$0"', fifo], { stdio: "ignore" });
+      const run = await warden([command, fifo], env).finally(() => writer.kill());
       expect(run.stderr, "the process died of a full heap").not.toMatch(/FATAL ERROR|heap out of memory|Native stack trace/);
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(/64 MB/);
