@@ -1,9 +1,9 @@
 /**
- * Everything a finished run owes operations, in this order: its report kept for restore when it
- * changed something (an enforce run, when it removed something), for a full enforce run the rules it
- * found matching nothing (state/last-sweep.ts), its metrics (EMF), and (for a trigger that notifies,
+ * Everything a finished run owes operations after its log lines, in this order: its report kept for
+ * restore when it changed something (an enforce run, when it removed something), for a full enforce run
+ * the rules it found matching nothing (state/last-sweep.ts), and (for a trigger that notifies,
  * triggers.ts) a Slack summary, a stream run's only if none posted the same lately (told-once.ts).
- * The caller (lifecycle.ts) has logged the report first. None of it may change the run's outcome, nor
+ * The caller (lifecycle.ts) has logged the report and emitted the metrics first. None of it may change the run's outcome, nor
  * outlive the invocation: each part that fails is logged and the rest still happens, and each call
  * gets only a slice of the time left (lambda/time-left.ts).
  */
@@ -12,7 +12,6 @@ import { errorText } from "../../../lib/jobs/report/index.ts";
 import { logger } from "../lambda/logger.ts";
 import { sliceSignal, UNBOUNDED, type TimeLeft } from "../lambda/time-left.ts";
 import { dynamoLastSweep, type LastSweepStore } from "../state/last-sweep.ts";
-import { recordRun } from "./metrics.ts";
 import { notifyRun, shouldNotify, type NotifyOptions } from "./notify.ts";
 import { verdict, type RunLabels, type RunOutcome } from "./outcome.ts";
 import { processRunHistory, type RunHistory } from "./run-history.ts";
@@ -63,11 +62,6 @@ export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: Aft
   if (sweep && sweepSignal) {
     // Not remembered, the watch and the stream go on by the previous full run's (or none): logged as an error.
     await (opts.lastSweep ?? lastSweep).write(sweep, sweepSignal).catch((err: unknown) => logger.error("remembering the rules the run found matching nothing failed", { error: errorText(sweepSignal.reason ?? err) }));
-  }
-  try {
-    recordRun(outcome, labels);
-  } catch (err) {
-    logger.error("emitting the run's metrics failed", { error: errorText(err) });
   }
   if (!opts.notify) return result;
   // A stream run's summary only if no stream run posted the same one lately (told-once.ts).

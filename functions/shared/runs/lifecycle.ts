@@ -12,7 +12,8 @@
  *    no summary: its failure is in the log and its metrics, which the alarms watch;
  * 2. the run, given that policy;
  * 3. the end, whether it finished or threw: its report logged (`job finished`) or its error (`job
- *    failed`), then what it owes operations (after-run.ts: run history, metrics, summary).
+ *    failed`) and its metrics emitted (both log lines, before any wait), then what it owes operations
+ *    (after-run.ts: run history, summary).
  *
  * A run failed by a refused credential (a 401) drops the cached secret first, whatever its trigger. A
  * run's error is thrown on once its end is done. A run refused before it started (RunRefused), or
@@ -29,6 +30,7 @@ import { secrets } from "../config/secrets.ts";
 import { logger, logReport } from "../lambda/logger.ts";
 import type { TimeLeft } from "../lambda/time-left.ts";
 import { afterRun } from "./after-run.ts";
+import { recordRun } from "./metrics.ts";
 import type { NotifyOptions } from "./notify.ts";
 import type { AnyReport, RunLabels, RunOutcome } from "./outcome.ts";
 import { TRIGGER_RECORDS } from "./triggers.ts";
@@ -63,7 +65,9 @@ export interface RunLife {
   giveBack?: () => Promise<void>;
   /**
    * Runs the end (default: directly); the durable path runs it in a step, so that replay does not repeat it,
-   * telling it `again` on an attempt after one cut off: the Slack summary that one may have posted is not posted twice.
+   * telling it `again` on an attempt after one cut off: the metrics that one emitted before its first wait
+   * are not counted twice, nor the Slack summary it may have posted posted twice (its stored report is
+   * written again under the same key).
    */
   endIn?: (end: (again?: boolean) => Promise<string | undefined>) => Promise<string | undefined>;
 }
@@ -113,10 +117,21 @@ function endRun(outcome: RunOutcome, life: RunLife, notify: NotifyOptions | unde
     const fields = { trigger: life.labels.trigger, ...life.asked };
     if ("report" in outcome) logReport(outcome.report, fields);
     else logger.error("job failed", { job: life.labels.job, ...fields, error: errorText(outcome.error) });
+    // Before any wait: an attempt cut off (at a wait) has emitted them, and an attempt again must not count the run twice.
+    if (!again) emitMetrics(outcome, life.labels);
     await life.giveBack?.();
-    if (again && notify) logger.warn("the run's end is attempted again after one cut off, which may have posted its Slack summary: not posted again");
+    if (again) logger.warn(`the run's end is attempted again after one cut off, which emitted its metrics${notify ? " and may have posted its Slack summary" : ""}: not again`);
     const { stored } = await afterRun(outcome, life.labels, { ...(notify && !again ? { notify } : {}), timeLeft: life.timeLeft });
     return stored;
   };
   return life.endIn ? life.endIn(end) : end();
+}
+
+/** The run's EMF record; one that cannot be written is logged, and changes nothing of the run. */
+function emitMetrics(outcome: RunOutcome, labels: RunLabels): void {
+  try {
+    recordRun(outcome, labels);
+  } catch (err) {
+    logger.error("emitting the run's metrics failed", { error: errorText(err) });
+  }
 }

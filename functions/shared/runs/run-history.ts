@@ -23,9 +23,11 @@ export interface RunHistoryOptions {
 export interface RunHistory extends RunReader {
   /**
    * Stores an applying run's report and returns where (`s3://bucket/key`); a dry run changed nothing and
-   * is not kept. `signal` bounds the upload (after-run.ts gives it a slice of the invocation's time).
+   * is not kept. The key's time is the report's `finishedAt`, so a run's end attempted again (durable/job.ts)
+   * writes the same object, not a second copy. `signal` bounds the upload (after-run.ts gives it a slice of
+   * the invocation's time).
    */
-  store(report: AnyReport, labels: RunLabels, opts?: { finishedAt?: Date; signal?: AbortSignal }): Promise<string | undefined>;
+  store(report: AnyReport, labels: RunLabels, opts?: { signal?: AbortSignal }): Promise<string | undefined>;
 }
 
 export function runHistory(opts: RunHistoryOptions = {}): RunHistory {
@@ -33,10 +35,10 @@ export function runHistory(opts: RunHistoryOptions = {}): RunHistory {
   const objects = s3Objects(opts.client);
   return {
     ...runReader(objects, bucket),
-    async store(report, labels, { finishedAt = new Date(), signal } = {}) {
+    async store(report, labels, { signal } = {}) {
       if (report.dryRun) return undefined;
       const Bucket = bucket();
-      const Key = runKey(report.job, labels.trigger, finishedAt, labels.correlationId);
+      const Key = runKey(report.job, labels.trigger, new Date(report.finishedAt), labels.correlationId);
       const metadata = { trigger: labels.trigger, "correlation-id": labels.correlationId, stage: labels.stage };
       await objects.put(Bucket, Key, JSON.stringify(redactStrings(report), null, 2), metadata, signal);
       return `s3://${Bucket}/${Key}`;

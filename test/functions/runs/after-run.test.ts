@@ -21,7 +21,7 @@ afterEach(() => vi.unstubAllEnvs());
 const history = () => runHistory({ client: new S3Client({ region: "eu-west-1" }) });
 
 describe("afterRun", () => {
-  it("emits the metrics and stores an applying run's report", async () => {
+  it("stores an applying run's report, and emits no metrics (the lifecycle emitted them, before any wait)", async () => {
     s3.on(PutObjectCommand).resolves({});
     vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "false");
     const logs = captureLogs();
@@ -34,7 +34,7 @@ describe("afterRun", () => {
       logs.restore();
     }
     expect(result.stored).toMatch(/^s3:\/\/warden-runs\/runs\/enforce\/schedule\/\d{8}T\d{6}\.\d{3}Z-req-1\.json$/);
-    expect(out.some((l) => l.includes('"SharesRemoved":1'))).toBe(true);
+    expect(out.some((l) => l.includes('"SharesRemoved"'))).toBe(false);
   });
 
   it("never fails the run: a store that fails is logged, and the summary still goes out", async () => {

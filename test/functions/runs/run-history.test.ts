@@ -12,6 +12,7 @@ const LABELS: RunLabels = { job: "enforce", trigger: "schedule", stage: "product
 const REPORT = {
   job: "enforce",
   dryRun: false,
+  finishedAt: "2025-01-02T03:04:05.678Z",
   summary: { strays: 1, removed: 1, guard: "ok", complete: true },
   actions: [{ type: "remove-share", kind: "project", projectId: 7, project: "acme/app", groupId: 9, group: "contractors", accessLevel: 30, expiresAt: null, reason: "not allowed", status: "done" }],
   stats: { requests: 3, retries: 0, rateLimited: 0, pages: 1, durationMs: 900 },
@@ -28,14 +29,22 @@ const history = () => runHistory({ client: new S3Client({ region: "eu-west-1" })
 const body = (text: string) => ({ transformToString: async () => text }) as never;
 
 describe("runHistory", () => {
-  it("stores an applying run's report under runs/<job>/<trigger>/<time>-<correlation id>.json and says where", async () => {
+  it("stores an applying run's report under runs/<job>/<trigger>/<finishedAt>-<correlation id>.json and says where", async () => {
     s3.on(PutObjectCommand).resolves({});
-    const location = await history().store(REPORT, LABELS, { finishedAt: new Date("2025-01-02T03:04:05.678Z") });
+    const location = await history().store(REPORT, LABELS);
     expect(location).toBe(`s3://${BUCKET}/runs/enforce/schedule/20250102T030405.678Z-${LABELS.correlationId}.json`);
     const [put] = s3.commandCalls(PutObjectCommand).map((c) => c.args[0].input);
     expect(put).toMatchObject({ Bucket: BUCKET, Key: `runs/enforce/schedule/20250102T030405.678Z-${LABELS.correlationId}.json`, ContentType: "application/json" });
     expect(put!.Metadata).toEqual({ trigger: "schedule", "correlation-id": LABELS.correlationId, stage: "production" });
     expect(JSON.parse(String(put!.Body))).toEqual(REPORT);
+  });
+
+  it("stored again later (a run's end attempted again) writes the same object, not a second copy", async () => {
+    s3.on(PutObjectCommand).resolves({});
+    const first = await history().store(REPORT, LABELS);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await history().store(REPORT, LABELS)).toBe(first);
+    expect(new Set(s3.commandCalls(PutObjectCommand).map((c) => c.args[0].input.Key)).size).toBe(1);
   });
 
   it("keeps no dry run: it changed nothing to restore", async () => {
