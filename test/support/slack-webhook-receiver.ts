@@ -1,8 +1,9 @@
 /**
  * A loopback stand-in for a Slack incoming webhook: it takes posts on its one /services/… path, holds
- * each to Block Kit's limits as Slack would (which answers invalid_blocks otherwise), and answers
- * "ok", or whatever status a test sets. Posts to a response_url (/commands/…) are kept apart.
- * slackLinks says which addresses in a message Slack would show as links.
+ * each to Block Kit's limits as Slack does, refusing one over them (400 invalid_blocks, recorded in
+ * `problems` too), and answers "ok", or whatever status a test sets. Posts to a response_url
+ * (/commands/…) are kept apart, held to the same limits, and, as Slack takes at most 5 on one URL,
+ * the sixth is refused (404 used_url). slackLinks says which addresses Slack would show as links.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,7 +15,7 @@ export interface WebhookReceiver {
   /** The webhook's URL: its last segment is `token`, the secret part. */
   webhookUrl: string;
   posts: WebhookMessage[];
-  /** Posts to /commands/… paths: the results the worker posts to a command's response_url. */
+  /** Posts to /commands/… paths: the results the worker posts to a command's response_url (a sixth to one URL refused, not kept). */
   responses: unknown[];
   /** Violations of Slack's limits found in the posts. */
   problems: string[];
@@ -22,21 +23,34 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
+/** The most posts Slack takes on one response_url (within its 30 minutes). */
+const RESPONSE_URL_POSTS = 5;
+
 export async function startWebhookReceiver(token: string): Promise<WebhookReceiver> {
   const path = `/services/T0001/B0001/${token}`;
+  const postsTo = new Map<string, number>();
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (chunk: Buffer) => (body += chunk));
     req.on("end", () => {
+      const answer = (status: number, text: string) => void res.writeHead(status, { "content-type": "text/plain" }).end(text);
       if (req.method === "POST" && req.url?.startsWith("/commands/")) {
-        receiver.responses.push(JSON.parse(body));
-        return void res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+        const message = JSON.parse(body) as WebhookMessage;
+        const used = (postsTo.get(req.url) ?? 0) + 1;
+        postsTo.set(req.url, used);
+        if (used > RESPONSE_URL_POSTS) return answer(404, "used_url");
+        receiver.responses.push(message);
+        const problems = limitProblems(message);
+        receiver.problems.push(...problems);
+        return problems.length ? answer(400, "invalid_blocks") : answer(200, "ok");
       }
-      if (req.method !== "POST" || req.url !== path) return void res.writeHead(404).end("no_service");
+      if (req.method !== "POST" || req.url !== path) return answer(404, "no_service");
       const message = JSON.parse(body) as WebhookMessage;
       receiver.posts.push(message);
-      receiver.problems.push(...limitProblems(message));
-      res.writeHead(receiver.status, { "content-type": "text/plain" }).end(receiver.status === 200 ? "ok" : "invalid_blocks");
+      const problems = limitProblems(message);
+      receiver.problems.push(...problems);
+      if (problems.length) return answer(400, "invalid_blocks");
+      answer(receiver.status, receiver.status === 200 ? "ok" : "invalid_blocks");
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -57,8 +71,9 @@ function limitProblems(message: WebhookMessage): string[] {
   const problems: string[] = [];
   if (!message.text) problems.push("no text fallback");
   if (message.text.length > 40_000) problems.push("text over 40,000");
-  if (message.blocks.length > SLACK_LIMITS.blocks) problems.push(`${message.blocks.length} blocks`);
-  for (const block of message.blocks as Block[]) {
+  const blocks = message.blocks ?? [];
+  if (blocks.length > SLACK_LIMITS.blocks) problems.push(`${blocks.length} blocks`);
+  for (const block of blocks as Block[]) {
     const texts = block.type === "context" ? block.elements.map((e) => e.text) : [block.text.text];
     const max = block.type === "header" ? 150 : 3000;
     for (const text of texts) if (text.length > max || text.length === 0) problems.push(`${block.type} text of ${text.length}`);
