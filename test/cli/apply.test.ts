@@ -41,7 +41,7 @@ function oldPlan(hoursAgo: number): string {
 describe("bad input: exit 1 naming the cause and the fix, before any request", () => {
   const cases: [string, string[], RegExp][] = [
     ["--out with --apply", ["enforce", "--apply", "--out", "plan.json"], /--out saves a dry run's plan for review, and --apply removes now: drop --apply, review plan\.json, then run: warden apply plan\.json --apply/],
-    ["--out into a missing directory", ["enforce", "--out", "/nonexistent-dir/plan.json"], /--out \/nonexistent-dir\/plan\.json: the directory \/nonexistent-dir does not exist/],
+    ["--out into a missing directory", ["enforce", "--out", "/nonexistent-dir/plan.json"], /--out \/nonexistent-dir\/plan\.json: its directory \/nonexistent-dir cannot take the file \(ENOENT\)/],
     ["apply without a plan", ["apply"], /one PLAN file is required \(written by warden enforce --out PLAN\)/],
     ["a --max-plan-age without its unit", ["apply", "plan.json", "--max-plan-age", "24"], /--max-plan-age takes a positive whole number of minutes, hours or days \(90m, 24h, 2d\), got "24"/],
     ["a plan file that is not there", ["apply", "/nonexistent-dir/plan.json"], /cannot read \/nonexistent-dir\/plan\.json: ENOENT/],
