@@ -6,6 +6,7 @@ import { HttpError, notFound } from "./http.ts";
 import { decodeCursor, encodeCursor, keysetPage, keysetUnavailable, lazyList, listReply, lowerBound, offsetPage } from "./pagination.ts";
 import type { Sliceable } from "./pagination.ts";
 import { projectJson, updatedMs } from "./serialize.ts";
+import { visibleProjects } from "./visible-projects.ts";
 
 /**
  * The project named by `:id`. Through an old path, GET is redirected (301, Location by numeric id,
@@ -13,7 +14,7 @@ import { projectJson, updatedMs } from "./serialize.ts";
  */
 export function findProject(ctx: RequestContext): SimProject {
   const found = ctx.store.findProject(ctx.path["id"]!);
-  if (!found || !isMember(ctx, found.project)) throw notFound("Project");
+  if (!found || !ctx.store.canSeeProject(ctx.caller, found.project)) throw notFound("Project");
   if (!found.moved) return found.project;
   if (ctx.method !== "GET") throw new HttpError(405, { message: "Non GET methods are not allowed for moved projects" });
   // rawPath is /api/v4/projects/<old path>[/rest]
@@ -22,10 +23,6 @@ export function findProject(ctx: RequestContext): SimProject {
   throw new HttpError(301, { message: `301 Moved Permanently: this project has moved permanently to ${location}` }, { location });
 }
 
-/** A project with members is readable by them and by administrators alone. */
-function isMember(ctx: RequestContext, project: SimProject): boolean {
-  return !project.members || ctx.caller?.is_admin === true || (ctx.caller !== null && project.members[ctx.caller.username] !== undefined);
-}
 
 /** Projects with after < id < before, in id order (ascending or descending), without copying. */
 function idRange(sorted: readonly SimProject[], after: number | undefined, before: number | undefined, desc: boolean): Sliceable<SimProject> {
@@ -66,10 +63,10 @@ export const listProjects: Handler = (ctx) => {
     if (!Number.isInteger(id)) throw invalid("cursor");
     bounds[bound] = id;
   }
-  const view =
-    orderBy === "updated_at"
-      ? byUpdatedAt(idRange(ctx.store.projects, bounds.id_after, bounds.id_before, false), desc)
-      : idRange(ctx.store.projects, bounds.id_after, bounds.id_before, desc);
+  const view = visibleProjects(
+    ctx,
+    orderBy === "updated_at" ? byUpdatedAt(idRange(ctx.store.projects, bounds.id_after, bounds.id_before, false), desc) : idRange(ctx.store.projects, bounds.id_after, bounds.id_before, desc),
+  );
   const simple = boolParam(ctx, "simple", false);
   const serialize = (p: SimProject) => projectJson(ctx, p, simple);
   if (!keyset) return listReply(offsetPage(ctx, view, "Project"), serialize);
@@ -92,13 +89,14 @@ export const listGroupProjects: Handler = (ctx) => {
   const subgroups = boolParam(ctx, "include_subgroups", false);
   const simple = boolParam(ctx, "simple", false);
   const own = ctx.store.projectsOf(group.id, subgroups);
-  let projects = own;
+  let projects: readonly SimProject[] = own;
   if (boolParam(ctx, "with_shared", true)) {
     const ids = new Set([group.id, ...(subgroups ? ctx.store.descendants(group.id).map((g) => g.id) : [])]);
     const sharedIn = ctx.store.projects.filter((p) => !ids.has(p.namespace_id) && p.shared_with_groups.some((s) => ids.has(s.group_id)));
     // Two runs already in id order: the sort merges them.
     if (sharedIn.length > 0) projects = [...own, ...sharedIn].sort((a, b) => a.id - b.id);
   }
+  projects = visibleProjects(ctx, projects);
   const visibility = stringParam(ctx, "visibility");
   if (visibility !== undefined && ctx.projectVisibility === "full") {
     if (!["private", "internal", "public"].includes(visibility)) throw invalid("visibility", "does not have a valid value");

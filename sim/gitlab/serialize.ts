@@ -1,6 +1,7 @@
 import type { RequestContext } from "./context.ts";
 import type { SimGroup, SimProject } from "./dataset.ts";
 import type { Namespace } from "./store.ts";
+import { visibleProjects } from "./visible-projects.ts";
 
 // Creation times follow ids, as they do on a real instance.
 const EPOCH = Date.UTC(2020, 0, 1);
@@ -47,7 +48,8 @@ const EMBEDDED_PROJECTS = 100;
 export function groupDetailJson(ctx: RequestContext, g: SimGroup, withProjects: boolean) {
   const detail = { ...groupJson(ctx, g), shared_with_groups: ctx.store.visibleShares(ctx.caller, g.shared_with_groups) };
   if (!withProjects || !ctx.detailProjects) return detail;
-  const embed = (projects: readonly SimProject[]) => (ctx.detailProjects === "empty" ? [] : [...projects].sort((a, b) => b.id - a.id).slice(0, EMBEDDED_PROJECTS).map((p) => projectJson(ctx, p, false)));
+  const embed = (projects: readonly SimProject[]) =>
+    ctx.detailProjects === "empty" ? [] : visibleProjects(ctx, [...projects].sort((a, b) => b.id - a.id)).slice(0, EMBEDDED_PROJECTS).map((p) => projectJson(ctx, p, false));
   return { ...detail, projects: embed(ctx.store.projectsOf(g.id, false)), shared_projects: embed(ctx.store.projectsSharedWith(g.id)) };
 }
 

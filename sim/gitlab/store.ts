@@ -167,6 +167,22 @@ export class Store {
     return VISIBILITIES[Math.min(VISIBILITIES.indexOf(wanted), VISIBILITIES.indexOf(group.visibility))]!;
   }
 
+  /**
+   * GitLab's project visibility (ProjectsFinder's public_or_visible_to_user, find_project!): administrators
+   * and auditors see every project, a signed-in user the public and internal ones and those they are a
+   * member of (the project's `members`; an Owner of its group or an ancestor, membership being inherited;
+   * an Owner of a group it is shared with, whose members the share makes the project's), an anonymous
+   * caller the public ones. Group membership below Owner is not modelled.
+   */
+  canSeeProject(caller: Caller | null, project: SimProject): boolean {
+    if (caller?.is_admin || caller?.is_auditor) return true;
+    if (caller !== null && project.members?.[caller.username] !== undefined) return true;
+    const groups = [project.namespace_id, ...project.shared_with_groups.map((s) => s.group_id)].map((id) => this.groupById.get(id));
+    if (groups.some((group) => group !== undefined && this.canAdminGroup(caller, group))) return true;
+    const visibility = this.visibilityOf(project);
+    return visibility === "public" || (caller !== null && visibility === "internal");
+  }
+
   /** Non-admins see the groups they can see and their own user namespace. */
   canSeeNamespace(caller: Caller | null, ns: Namespace): boolean {
     if (ns.kind === "user") return caller !== null && (caller.is_admin || caller.username === ns.path);

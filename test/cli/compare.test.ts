@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import { escapeMarkdown, NOTE_MARKER } from "../../lib/jobs/render/index.ts";
-import { startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
+import { ACCESS, startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
 import { warden } from "../support/cli.ts";
 import { forwardProxy } from "../support/forward-proxy.ts";
 import { BASE, compareWorld, EXPECTED, HOSTILE_GROUP, MR_IID, POLICY_PROJECT, PROPOSED, shareName } from "../support/compare-world.ts";
@@ -34,6 +34,8 @@ beforeAll(async () => {
   dataset.mergeRequests!.push({ project_id: 20, iid: OTHER_IID }, { project_id: 20, iid: THIRD_IID }, { project_id: 20, iid: FAULTY_IID }, { project_id: 20, iid: FOURTH_IID });
   sim = await startGitLabSim({ dataset, tokens: TOKENS });
   repo = sim.dataset.projects.find((p) => p.path_with_namespace === POLICY_PROJECT)!;
+  // The note token's user writes notes there as a member (the project is private, as its group is).
+  repo.members = { "notes-bot": ACCESS.reporter };
   sim.repositories.commit(repo, { "policies/warden.yaml": BASE });
   sim.repositories.commit(repo, { "policies/warden.yaml": PROPOSED }, "tighten");
   // The merge request pipeline's checkout of the proposed branch.

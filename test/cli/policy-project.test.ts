@@ -20,7 +20,8 @@ beforeAll(async () => {
   sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 400, seed: 11, groupShares: true }).dataset, tokens: TOKENS });
   // The policy project sits outside the governed scope (acme), as a security team's would.
   repo = sim.dataset.projects.find((p) => !p.path_with_namespace.startsWith("acme/"))!;
-  repo.members = { gus: ACCESS.guest };
+  // Private, as a security team's policy project is: a token of no member's gets 404 for it.
+  Object.assign(repo, { visibility: "private", members: { gus: ACCESS.guest } });
   sim.repositories.commit(repo, { "warden.yaml": groupSharesPolicy(), "policies/prod/warden.yaml": EVERYTHING_STRAY });
   sim.repositories.commit(repo, { "policies/prod/warden.yaml": groupSharesPolicy() }, "release/2026");
   sim.protectedBranches.protect(repo, "release/*");

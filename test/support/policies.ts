@@ -58,6 +58,16 @@ ${opts.allow ? `      - ${opts.allow}\n` : ""}${opts.exempt ? `    exempt:\n    
 `;
 }
 
+/** Only acme's own groups may be invited: every share with a group outside acme is stray. */
+export const ACME_ONLY = `version: 1
+gitlab:
+  scope: { groups: [acme] }
+  shares:
+    allow:
+      - group: "acme/**"
+  guard: { maxRemovals: 100, unmatchedRules: warn }
+`;
+
 /**
  * No allow rule matches any group: every share in scope is stray, so an apply has hundreds to remove.
  * The rule that matches nothing is accepted explicitly, or the guard would refuse to remove anything.

@@ -27,6 +27,13 @@ export async function gitlab(
   return { sim, dataset, client: gitlabClient(sim.url, sim.token, clientOpts) };
 }
 
+/** An organisation whose groups and projects are all public (an open-source instance's): what an anonymous caller lists whole. */
+export function publicOrganisation(projects: number): GitLabDataset {
+  const { dataset } = generateOrganisation({ projects, seed: 11 });
+  for (const item of [...dataset.groups, ...dataset.projects]) item.visibility = "public";
+  return dataset;
+}
+
 /** A listing made the way Warden makes one, but by a caller without a token. */
 export function anonymousListing<T extends { id: number }>(origin: string, path: string, order?: ListingOrder, perPage?: number) {
   const http = createHttpClient({ origin, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });

@@ -14,20 +14,11 @@ import { watchSources } from "../../../lib/jobs/watch/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import type { GitLabDataset, GitLabSim } from "../../../sim/gitlab/index.ts";
 import { startSim } from "../../support/enforce-world.ts";
+import { ACME_ONLY } from "../../support/policies.ts";
 import { validated } from "../../support/report.ts";
 import { shareWith, simGroup, simProject } from "../../support/tiny-world.ts";
 
-const POLICY = parsePolicy(
-  `version: 1
-gitlab:
-  scope: { groups: [acme] }
-  shares:
-    allow:
-      - group: "acme/**"
-  guard: { maxRemovals: 100, unmatchedRules: warn }
-`,
-  "test.yaml",
-);
+const POLICY = parsePolicy(ACME_ONLY, "test.yaml");
 
 /** acme (internal) with a private subgroup; both its projects shared at Maintainer with a private outside group. */
 function world(): GitLabDataset {

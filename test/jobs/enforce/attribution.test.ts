@@ -10,6 +10,7 @@ import { RateLimiterRegistry } from "../../../lib/http/index.ts";
 import { enforce, exitCode, renderText, type ShareRemoval } from "../../../lib/jobs/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabDataset, type GitLabSim, type GitLabSimOptions, type SimAuditEvent } from "../../../sim/gitlab/index.ts";
+import { ACME_ONLY } from "../../support/policies.ts";
 
 let sim: GitLabSim;
 afterEach(() => sim?.close());
@@ -35,14 +36,7 @@ function world(): GitLabDataset {
 }
 
 const TOKENS = { root: { admin: true }, jane: { admin: false, username: "jane" }, olga: { admin: false, username: "olga" }, bob: { admin: false, username: "bob" } };
-const POLICY = (attribution = "") => `version: 1
-gitlab:
-  scope: { groups: [acme] }
-  shares:
-    allow:
-      - group: "acme/**"
-  guard: { maxRemovals: 100, unmatchedRules: warn }
-${attribution}`;
+const POLICY = (attribution = "") => `${ACME_ONLY}${attribution}`;
 
 async function start(opts: GitLabSimOptions = {}, dataset = world()) {
   sim = await startGitLabSim({ dataset, tokens: TOKENS, recordRequests: true, ...opts });

@@ -233,7 +233,9 @@ describe("group shares", () => {
     });
 
     it("POST /projects/:id/share: 400 when the namespace or an ancestor locks sharing, 403 for Owner level without Owner", async () => {
-      const project = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/data_science/"))!;
+      // One the reader can see (internal, as its group is): its refusal is the role's, not the visibility's.
+      const project = sim.dataset.projects.find((p) => p.namespace_id === groupOf(sim.dataset, "acme/data_science").id)!;
+      project.visibility = "internal";
       const target = groupOf(sim.dataset, "partners/agency-y");
       const before = structuredClone(project.shared_with_groups);
       const post = (access: number, token?: string) => send(sim, "POST", `/projects/${project.id}/share`, { group_id: target.id, group_access: access }, token).then(answer);

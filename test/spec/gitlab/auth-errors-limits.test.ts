@@ -6,7 +6,7 @@ import { PagingError } from "../../../lib/paging/index.ts";
 import type { RetryStyle } from "../../../sim/gitlab/retry-headers.ts";
 import { gitlabClient, headerValue, queryOf, startProxy } from "../../support/spec.ts";
 import { afterTest } from "../../support/cleanup.ts";
-import { anonymousListing, byId, deepProject, enc, gitlab, renamedOf, totals } from "../../support/spec-gitlab.ts";
+import { anonymousListing, byId, deepProject, enc, gitlab, publicOrganisation, renamedOf, totals } from "../../support/spec-gitlab.ts";
 
 describe("§5 Authentication", () => {
   it("Authenticated requests send the header PRIVATE-TOKEN: <ACCESS_TOKEN> — on every page, every redirect hop and every method", async () => {
@@ -25,7 +25,8 @@ describe("§5 Authentication", () => {
   });
 
   it("Some endpoints are open to unauthenticated users: a caller without a token sends no PRIVATE-TOKEN and lists them", async () => {
-    const { sim, dataset } = await gitlab({ projects: 120 });
+    // Public projects, which are what an anonymous caller lists (sim/gitlab/store.ts canSeeProject).
+    const { sim, dataset } = await gitlab({ dataset: publicOrganisation(120) });
     const projects = await anonymousListing<Project>(sim.url, "/projects", { orderBy: "id", sort: "asc" }).collect();
     expect(projects).toHaveLength(dataset.projects.length);
     expect(sim.requests.filter((r) => headerValue(r.headers, "private-token") !== undefined)).toEqual([]);

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { type Group, type Project } from "../../../lib/gitlab/index.ts";
 import { KEYSET_SUPPORT, keysetSupportFor } from "../../../lib/paging/index.ts";
 import { headerValue, queryOf } from "../../support/spec.ts";
-import { anonymousListing, byId, gitlab } from "../../support/spec-gitlab.ts";
+import { anonymousListing, byId, gitlab, publicOrganisation } from "../../support/spec-gitlab.ts";
 
 describe("§4 Keyset support by resource", () => {
   type Sort = "asc" | "desc";
@@ -68,7 +68,8 @@ describe("§4 Keyset support by resource", () => {
   });
 
   it("Projects (order_by=id, authenticated and unauthenticated): a real listing picks keyset by itself, ascending and descending, with and without a token", async () => {
-    const { sim, client, dataset } = await gitlab({ projects: 230 });
+    // Public projects, so the anonymous listing holds them all as the token's does.
+    const { sim, client, dataset } = await gitlab({ dataset: publicOrganisation(230) });
     const all = dataset.projects.map((p) => p.id).sort(byId);
     const withToken = await client.list<Project>("/projects", {}, { order: { orderBy: "id", sort: "desc" } }).collect();
     const anonymous = await anonymousListing<Project>(sim.url, "/projects", { orderBy: "id", sort: "asc" }).collect();
