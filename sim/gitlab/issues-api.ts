@@ -68,11 +68,21 @@ function updatedAfter(ctx: RequestContext): number | undefined {
   return at;
 }
 
+/** GitLab's limit on an issue's title. */
+const MAX_TITLE_CHARS = 255;
+
+/** Issuable's validation: a title of at most 255 characters (code points, as Ruby counts them). */
+function checkTitle(title: string): string {
+  if (Array.from(title).length > MAX_TITLE_CHARS) throw apiError(400, { title: [`is too long (maximum is ${MAX_TITLE_CHARS} characters)`] });
+  return title;
+}
+
 export const createIssue: Handler = (ctx) => {
   const project = findProject(ctx);
   requireLevel(project, ctx, ACCESS.reporter);
   const title = stringParam(ctx, "title");
   if (!title) throw invalid("title", "is missing");
+  checkTitle(title);
   const assigneeIds = listOf(ctx.params["assignee_ids"]);
   if (!assigneeIds) throw invalid("assignee_ids");
   const assignees = assigneeIds.map((id) => {
@@ -113,7 +123,7 @@ export const updateIssue: Handler = (ctx) => {
   const description = stringParam(ctx, "description");
   if (description !== undefined) issue.description = description;
   const title = stringParam(ctx, "title");
-  if (title) issue.title = title;
+  if (title) issue.title = checkTitle(title);
   if (metadata) for (const label of splitLabels(stringParam(ctx, "add_labels"))) if (!issue.labels.includes(label)) issue.labels.push(label);
   issue.updated_at = at;
   return { status: 200, body: serialize(issue) };

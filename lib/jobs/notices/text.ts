@@ -20,10 +20,21 @@ export type ClosingReason =
   | { kind: "duplicate"; of: number }
   | { kind: "not-notify"; onStray: string; from: string };
 
-/** "Stray share: project acme/app shared with partners (Developer)", one line, escaped. */
+/**
+ * GitLab refuses an issue title over 255 characters (400 "is too long"), and paths are chosen by a
+ * project's Maintainer or a group's Owner (a path alone may be 255, and escaping adds a backslash to
+ * every `-`, `.`, `_`): a notice refused every run would keep its share for good under notify.
+ */
+const MAX_TITLE_CHARS = 255;
+
+/** "Stray share: project acme/app shared with partners (Developer)", one line, escaped, cut to GitLab's limit (the body names the share in full). */
 export function noticeTitle(a: ShareRemoval): string {
   const subject = `${a.kind} ${md(subjectOf(a).path)}`;
-  return redactOutput(`Stray share: ${subject} shared with ${md(a.group)} (${accessLevelName(a.accessLevel)})`);
+  const title = redactOutput(`Stray share: ${subject} shared with ${md(a.group)} (${accessLevelName(a.accessLevel)})`);
+  if (title.length <= MAX_TITLE_CHARS) return title;
+  // On a code point (no half of a surrogate pair), and never after an escaping backslash the cut parted from its character.
+  const cut = title.slice(0, MAX_TITLE_CHARS - 1).replace(/[\uD800-\uDBFF]$/, "").replace(/\\+$/, "");
+  return `${cut}…`;
 }
 
 export interface BodyFacts {

@@ -57,6 +57,22 @@ describe("notice text: hostile names", () => {
     expect(body).toMatch(/change the policy/);
   });
 
+  it("the title fits GitLab's 255 characters however long the paths, cut on a code point and never inside an escape", () => {
+    // A path alone may be 255 characters, and escaping doubles every - and . in it.
+    for (let n = 100; n < 140; n++) {
+      for (const project of [`acme/${"a-".repeat(n)}`, `acme/${"x".repeat(n)}${"😀".repeat(n)}`]) {
+        const title = noticeTitle({ ...hostile, project, group: `partners/${"g.".repeat(n)}` });
+        expect(Array.from(title).length, project).toBeLessThanOrEqual(255);
+        expect(title).toMatch(/^Stray share: project acme/);
+        expect(title.endsWith("…")).toBe(true);
+        // No backslash left escaping the ellipsis, and no half of an emoji before it.
+        expect(title, project).not.toMatch(/(?<!\\)(\\\\)*\\…$/);
+        expect(title.codePointAt(title.length - 2)! & 0xfc00).not.toBe(0xd800);
+      }
+    }
+    expect(noticeTitle({ ...hostile, project: "acme/app", group: "partners" })).toBe("Stray share: project acme\\/app shared with partners (developer)");
+  });
+
   it("closing notes escape what they quote, and never say what a subject read by id is: only the report does", () => {
     const note = closingNote({ kind: "not-notify", onStray: "report", from: "gitlab.shares.overrides[0] (@all)" });
     expect(live(note)).toEqual([]);
