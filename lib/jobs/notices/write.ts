@@ -94,7 +94,8 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
       const earlier = action.notice!.earlier;
       const body = noticeBody(action, { dueDate, grace: handling.grace?.text ?? "", from: handling.from, ...(earlier && { earlier: earlier.iid }) });
       const issue = await createIssue(gitlab, notices.project, { title: noticeTitle(action), description: body, labels: [NOTICE_LABEL, keyLabel(noticeKey(action)), ...notices.labels], assigneeIds, dueDate, confidential: true }, signal);
-      states[key] = { status: "noticed", notice: { iid: issue.iid, url: issue.web_url, dueDate: issue.due_date ?? dueDate, daysLeft: action.notice!.daysLeft, ...(earlier && { earlier }) } };
+      // The due date Warden sent, not the answer's text: a server's (or a proxy's) is never carried into the report unchecked.
+      states[key] = { status: "noticed", notice: { iid: issue.iid, url: issue.web_url, dueDate, daysLeft: action.notice!.daysLeft, ...(earlier && { earlier }) } };
       input.audit?.info("open-notice", { share: noticeKey(action), project: notices.project, iid: issue.iid, dueDate, assigneeIds, outcome: "done" });
       return action;
     } catch (err) {
