@@ -89,13 +89,15 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
   });
   const listing = read && read.open;
   const close = (notice: OpenNotice, reason: ClosingReason) => closures.push({ iid: notice.iid, url: notice.url, share: notice.key, reason, status: "planned" });
+  // Held to `max` a run, as the other closes are: one policy edit (notify to report) must not close, and note, every notice at once.
+  let reported = 0;
   for (const action of plan) {
     const handling = strayHandling(policy, subjectOf(action).path);
     const notice = listing?.byKey.get(noticeKey(action)) ?? undefined;
     const state: NoticeState = { status: "planned", ...(notice && { notice: noticeRef(notice, now) }) };
     if (handling.onStray === "report") {
       state.status = "reported";
-      if (notice) close(notice, { kind: "not-notify", onStray: "report", from: handling.from });
+      if (notice && reported++ < input.max) close(notice, { kind: "not-notify", onStray: "report", from: handling.from });
     } else if (handling.onStray === "notify" && !notice) {
       // Closing a notice does not restart the grace: it counts from the opening of the one a person closed. Unless
       // the share was made again after that close and once that grace had run out (its audit event says so): then
@@ -120,7 +122,7 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
       const reasons = await pMap(listing.others, (notice) => whyNotStray(input, notice).catch((err: unknown) => void warnings.push(`notice #${notice.iid}: its share could not be read (${errorText(err)}); left open`)), { concurrency: input.concurrency });
       listing.others.forEach((notice, i) => reasons[i] && close(notice, { kind: "no-longer-stray", why: reasons[i] }));
     }
-    const left = listing.duplicatesLeft + (input.whole ? listing.othersLeft : 0);
+    const left = listing.duplicatesLeft + (input.whole ? listing.othersLeft : 0) + Math.max(0, reported - input.max);
     if (left) warnings.push(`notices: ${count(left, "more open notice")} to close than a run closes (gitlab.guard.maxRemovals, ${input.max}): later runs close them`);
   }
   return { states, closures, warnings, ...(listing === null && { unreadable: true as const }) };
