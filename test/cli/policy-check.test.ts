@@ -123,12 +123,25 @@ describe("notices (issue 30): the notices project checked online; onStray report
     const missing = await warden(["policy", "check", "--online", "--policy", policyFile(notify("security/no-such-notices"))], env);
     expect(missing.stdout).toContain("warning: gitlab.shares.notices.project: project security/no-such-notices was not found, or the token cannot read it");
     expect(missing.code).toBe(2);
-    const existing = sim.dataset.projects.find((p) => !p.archived)!.path_with_namespace;
-    const found = await warden(["policy", "check", "--online", "--policy", policyFile(notify(existing))], env);
+    const existing = sim.dataset.projects.find((p) => !p.archived && p.visibility === undefined)!;
+    existing.visibility = "private";
+    const found = await warden(["policy", "check", "--online", "--policy", policyFile(notify(existing.path_with_namespace))], env);
     expect(found.stdout).not.toContain("gitlab.shares.notices.project");
     // Whatever else the (shared, by now changed) world gives, the notices add nothing.
     const plain = await warden(["policy", "check", "--online", "--policy", policyFile(groupSharesPolicy())], env);
     expect(found.stdout.split("\n").filter((l) => l.startsWith("warning:"))).toEqual(plain.stdout.split("\n").filter((l) => l.startsWith("warning:")));
+  });
+
+  it("--online warns when the notices project is internal or public: its notices' labels name the shares to whoever reads it", async () => {
+    // In a public group, so that either visibility is one GitLab allows it.
+    const publicGroups = new Set(sim.dataset.groups.filter((g) => g.visibility === "public").map((g) => g.id));
+    const open = sim.dataset.projects.find((p) => !p.archived && p.visibility === undefined && p.previous_paths.length === 0 && publicGroups.has(p.namespace_id))!;
+    for (const visibility of ["internal", "public"] as const) {
+      open.visibility = visibility;
+      const result = await warden(["policy", "check", "--online", "--policy", policyFile(notify(open.path_with_namespace))], env);
+      expect(result.stdout).toContain(`warning: gitlab.shares.notices.project: project ${open.path_with_namespace} is ${visibility}: its notices are confidential, but their labels`);
+      expect(result.code).toBe(2);
+    }
   });
 
   it("--online warns when the notices project is named by the old path of a project that moved: GitLab refuses writes through it", async () => {
