@@ -35,6 +35,9 @@ export function refProblem(ref: string, echo = true): string | undefined {
   return broken && `${echo ? `ref ${JSON.stringify(ref)}` : "the ref"} is not a valid git ref name: ${broken.problem}`;
 }
 
+/** A variable reference in its Windows form, which GitLab expands as it does $NAME. */
+const PERCENT_REFERENCE = /%[A-Za-z_][A-Za-z0-9_]*%/;
+
 /**
  * Why a pipeline request cannot be sent as given (a bad ref, a variable given twice, a value GitLab
  * would expand), or undefined; with `echo` false, naming no word of the request (by position instead).
@@ -43,13 +46,13 @@ export function pipelineRequestProblem(ref: string, variables: readonly { key: s
   const named = (i: number) => (echo ? `variable ${variables[i]!.key}` : `variable ${i + 1}`);
   const seen = new Set<string>();
   const twice = variables.findIndex(({ key }) => seen.size === seen.add(key).size);
-  // GitLab expands $NAME and ${NAME} in a pipeline variable's value (the API has no raw flag for them):
-  // DEPLOY_ENV=$PROD_DB_PASSWORD would hand the job a protected variable of the project, which the
-  // pipeline Warden starts on a protected ref has and the requester could never read themselves.
-  const expands = variables.findIndex(({ value }) => value.includes("$"));
+  // GitLab expands $NAME, ${NAME} and %NAME% in a pipeline variable's value (lib/expand_variables.rb; the
+  // API has no raw flag for them): DEPLOY_ENV=$PROD_DB_PASSWORD would hand the job a protected variable of
+  // the project, which the pipeline Warden starts on a protected ref has and the requester could never read.
+  const expands = variables.findIndex(({ value }) => value.includes("$") || PERCENT_REFERENCE.test(value));
   return (
     refProblem(ref, echo) ??
     (twice >= 0 ? (echo ? `${named(twice)} is given twice` : `${named(twice)} has the name of one before it`) : undefined) ??
-    (expands >= 0 ? `${named(expands)}'s value holds "$", which GitLab would expand with the pipeline's other variables, protected ones included: give a value without "$"` : undefined)
+    (expands >= 0 ? `${named(expands)}'s value holds "$" or a %NAME% reference, which GitLab would expand with the pipeline's other variables, protected ones included: give a value without them` : undefined)
   );
 }

@@ -66,10 +66,16 @@ describe("pipelineRequestProblem", () => {
     expect(pipelineRequestProblem("main", [v("A"), v("B", "prod-eu_1.2")])).toBeUndefined();
   });
 
-  // GitLab expands $NAME and ${NAME} in a pipeline variable's value with the pipeline's variables,
-  // protected ones included: the value would carry a secret the requester could not read.
-  it.each(["$PROD_DB_PASSWORD", "prod-${CI_JOB_TOKEN}", "$$literal", "a$"])("refuses a value holding $ (%s), naming the variable and never the value", (value) => {
-    expect(pipelineRequestProblem("main", [v("A"), v("DEPLOY_ENV", value)])).toBe(`variable DEPLOY_ENV's value holds "$", which GitLab would expand with the pipeline's other variables, protected ones included: give a value without "$"`);
-    expect(pipelineRequestProblem("main", [v("A"), v("DEPLOY_ENV", value)], false)).toBe(`variable 2's value holds "$", which GitLab would expand with the pipeline's other variables, protected ones included: give a value without "$"`);
+  // GitLab expands $NAME, ${NAME} and %NAME% in a pipeline variable's value with the pipeline's variables,
+  // protected ones included: the value would carry a secret the requester could not read. The %NAME% form
+  // passed the $ check (a review of chat-ops).
+  it.each(["$PROD_DB_PASSWORD", "prod-${CI_JOB_TOKEN}", "$$literal", "a$", "%PROD_DB_PASSWORD%", "prod-%CI_JOB_TOKEN%", "%_x1%"])("refuses a value holding $ or %%NAME%% (%s), naming the variable and never the value", (value) => {
+    const why = `'s value holds "$" or a %NAME% reference, which GitLab would expand with the pipeline's other variables, protected ones included: give a value without them`;
+    expect(pipelineRequestProblem("main", [v("A"), v("DEPLOY_ENV", value)])).toBe(`variable DEPLOY_ENV${why}`);
+    expect(pipelineRequestProblem("main", [v("A"), v("DEPLOY_ENV", value)], false)).toBe(`variable 2${why}`);
+  });
+
+  it.each(["50%", "100% done", "%%", "%1%", "a%b", "% x %"])("takes a value with a %% that is no reference (%s)", (value) => {
+    expect(pipelineRequestProblem("main", [v("DEPLOY_ENV", value)])).toBeUndefined();
   });
 });
