@@ -71,6 +71,23 @@ describe("/warden pipeline: what a listed user who may not apply learns from a d
   });
 });
 
+describe("/warden pipeline: what a viewer learns of a project that moved out of the rules", () => {
+  // The typed path is judged, then the path GitLab resolves it to (an old path cannot borrow another's rule). The
+  // refusal of the second quoted that path: a project moved into a private group the viewer is no member of was
+  // found through its old path (GitLab redirects it for Warden's administrator token; a non-member gets 404) and
+  // its new place posted to the viewer (a third review of chat-ops).
+  it("refuses it by the path typed, never naming where it is now", async () => {
+    const project = world.gitlab.dataset.projects.find((p) => p.path_with_namespace === "acme/platform/infra-tools/Gateway-2")!;
+    world.gitlab.moveProject(project.id, world.gitlab.dataset.groups.find((g) => g.full_path === "acme/security")!.id);
+    world.gitlab.renameProject(project.id, "red-team-implant-tracker");
+    // DEPLOY_ENV: the platform rule allows it, the "**" rule (which covers the new path on main) does not.
+    const { posted } = await chat("pipeline acme/platform/infra-tools/Gateway-2 main DEPLOY_ENV=prod", VIEWER);
+    expect(world.gitlab.pipelines).toEqual([]);
+    expect(posted).toContain("is not at that path (moved or renamed since, or named by id), and no pipelines.allow rule allows this pipeline where it is");
+    expect(posted).not.toMatch(/red-team-implant-tracker|acme\/security/);
+  });
+});
+
 describe("/warden pipeline --apply: an applyUser cannot reach past the variables the policy allows", () => {
   // The policy allows DEPLOY_ENV by name, so any value may be given; but GitLab expands a `$NAME` in a
   // pipeline variable's value (the API has no raw flag for it): `DEPLOY_ENV=$PROD_DB_PASSWORD` makes the job

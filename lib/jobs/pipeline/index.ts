@@ -108,6 +108,11 @@ async function check({ gitlab, policy, project: asked, ref, variables, signal }:
   const project = await findProject(gitlab, asked, signal);
   if (project === undefined) return { allowed: false, reason: `project ${asked} not found, or the token cannot see it` };
   const verdict = judge(project.path_with_namespace);
+  // Judged where GitLab resolves it, and refused without saying where that is: whoever typed an old path (or
+  // an id) may not see the group it went to, which GitLab, answering them 404, would not show them (a chat viewer).
+  if (!verdict.allowed && project.path_with_namespace.toLowerCase() !== asked.toLowerCase()) {
+    return { allowed: false, reason: `project ${asked} is not at that path (moved or renamed since, or named by id), and no pipelines.allow rule allows this pipeline where it is: name it by its current path to be told why` };
+  }
   if (!verdict.allowed) return { ...verdict, project };
   const found = await findRef(gitlab, project.id, ref, signal);
   if (found === undefined) return { allowed: false, reason: `ref ${ref} is neither a branch nor a tag of project ${project.path_with_namespace}`, project };

@@ -88,7 +88,10 @@ describe("pipeline job", () => {
     const policyFor = (glob: string) => parsePolicy(`version: 1\npipelines:\n  allow:\n    - { project: "${glob}", refs: [main] }\n`, "t.yaml");
 
     const byOldRule = await run({ project: oldPath, policy: policyFor(oldPath) });
-    expect(byOldRule.actions[0]).toMatchObject({ status: "refused", project: renamed.path_with_namespace });
+    // Refused by the path asked: where the project is now is not told (whoever asked may not see its group).
+    expect(byOldRule.actions[0]).toMatchObject({ status: "refused", project: oldPath });
+    expect(byOldRule.actions[0]!.reason).toMatch(/is not at that path \(moved or renamed since, or named by id\)/);
+    expect(JSON.stringify(byOldRule)).not.toContain(renamed.path_with_namespace);
     expect(sim.pipelines).toEqual([]);
 
     // Requested by its old path while only the current one is allowed: refused before any call (the
