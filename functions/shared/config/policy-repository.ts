@@ -27,17 +27,23 @@ export function repositoryPolicy(at: GitLabPolicyLocation, client: () => Promise
   let reading: Promise<Policy> | undefined;
   return () => {
     reading ??= (async () => {
+      const gitlab = await client();
       try {
-        last = await loadGitLabPolicy(await client(), at, { names: REPOSITORY_POLICY_NAMES, previous: last });
+        last = await loadGitLabPolicy(gitlab, at, { names: REPOSITORY_POLICY_NAMES, previous: last });
         pinned = last.policy.source.source === "gitlab" ? last.policy.source.projectId : undefined;
         return last.policy;
       } finally {
+        sent += gitlab.http.stats.totals.requests;
         reading = undefined;
       }
     })();
     return reading;
   };
 }
+
+/** The GitLab requests this container's policy reads have sent: the event runs count theirs against their hour's budget. */
+let sent = 0;
+export const policyReadRequests = (): number => sent;
 
 /** The policy project's id this container's first read found: a read of it by path elsewhere (an exemption request's) refuses another project at that path since. */
 let pinned: number | undefined;

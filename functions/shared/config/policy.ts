@@ -55,6 +55,11 @@ export async function loadPolicy(): Promise<Policy> {
   return bundled;
 }
 
+/** The GitLab requests this container's reads of a repository policy have sent (none for the bundled file). */
+export async function policyReadRequests(): Promise<number> {
+  return repositoryPolicyLocation() ? (await repositoryReader()).policyReadRequests() : 0;
+}
+
 /**
  * The policy an execution was begun with, read again in a later invocation of it: a durable run spans
  * invocations (minutes to days), and a commit or a redeploy in between must not change the policy

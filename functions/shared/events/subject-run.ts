@@ -7,11 +7,13 @@
  * is: the report logged and stored, metrics, and the Slack summary the policy's `notify` asks for.
  * A subject outside the scope, or gone from GitLab, is logged and left: nothing ran, nothing is owed;
  * one GitLab fails to read fails the run. The runs of an hour send about gitlab.events.maxRequestsPerHour
- * at most (state/event-request-budget.ts): past it a run is not started, and the sweep finds its strays.
+ * at most (state/event-request-budget.ts), the reads of a policy kept in a repository among them: past it
+ * a run is not started, the policy not even read, and the sweep finds its strays.
  */
 import { ScopeError, type EnforceReport } from "../../../lib/jobs/index.ts";
 import { errorText } from "../../../lib/jobs/report/index.ts";
-import { DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR, type Policy } from "../../../lib/policy/index.ts";
+import { DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR } from "../../../lib/policy/index.ts";
+import { policyReadRequests } from "../config/policy.ts";
 import { isReportOnly } from "../config/settings.ts";
 import { logger } from "../lambda/logger.ts";
 import type { TimeLeft } from "../lambda/time-left.ts";
@@ -35,15 +37,29 @@ export interface SubjectRun {
   removed: number;
 }
 
+/**
+ * The limit of the last policy this container read (the default before its first): the budget is asked
+ * before the policy is read, as a policy kept in a repository costs requests of its own, which a flood
+ * past the budget must not send either; and asked again by the policy's own limit where that is lower.
+ */
+let knownLimit = DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR;
+
 export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSignal, timeLeft: TimeLeft): Promise<SubjectRun> {
   const { subject } = event;
-  const name = `${subject.kind} ${subject.id}${subject.path ? ` (${subject.path})` : ""}`;
+  // By id alone: the path an event gives is the sender's text (delivery.ts), never to be told, in an error Slack is
+  // posted or a reason logged, as the name of what GitLab has under that id (nor to make each failure a new one).
+  const name = `${subject.kind} ${subject.id}`;
   const target = subject.kind === "group" ? { kind: "group" as const, id: subject.id, subtree: false } : { kind: "project" as const, id: subject.id };
   try {
-    const life = { labels: runLabels("enforce", "event", event.correlationId), timeLeft, asked: { subject: name, events: event.events.slice(0, LOGGED_EVENTS).map((e) => `${e.name} ${e.id}`), eventCount: event.events.length } };
+    const openedWith = knownLimit;
+    const budget = await openRequestBudget(openedWith, name, signal);
+    const readsBefore = await policyReadRequests();
+    let sent = 0;
+    const asked = { subject: name, ...(subject.path && { eventPath: subject.path }), events: event.events.slice(0, LOGGED_EVENTS).map((e) => `${e.name} ${e.id}`), eventCount: event.events.length };
+    const life = { labels: runLabels("enforce", "event", event.correlationId), timeLeft, asked };
     const { report } = await runLifecycle(life, async ({ policy }) => {
-      const budget = await openRequestBudget(policy, name, signal);
-      let sent = 0;
+      knownLimit = policy.gitlab?.events.maxRequestsPerHour ?? DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR;
+      if (knownLimit < openedWith) await openRequestBudget(knownLimit, name, signal);
       try {
         // The rules the last full run found matching nothing are refused here too (lib/jobs/enforce/rules.ts).
         const sweep = await lastSweep.read(signal);
@@ -61,9 +77,10 @@ export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSign
         // Refused before any change: outside the scope, or not (or no longer) on GitLab.
         if (err instanceof ScopeError) throw new RunRefused(err.message);
         throw err;
-      } finally {
-        await budget?.spend(sent, signal).catch((err: unknown) => logger.warn("the event runs' request count could not be written", { subject: name, requests: sent, error: errorText(err) }));
       }
+    }).finally(async () => {
+      sent += (await policyReadRequests()) - readsBefore;
+      await budget?.spend(sent, signal).catch((err: unknown) => logger.warn("the event runs' request count could not be written", { subject: name, requests: sent, error: errorText(err) }));
     });
     recordSecondsToEnforcement(report, event.events);
     return { subject: name, ran: true, removed: report.summary.removed };
@@ -79,8 +96,7 @@ export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSign
  * gitlab.events.maxRequestsPerHour. When the claims table cannot tell, the run goes ahead uncounted:
  * one run more is a few requests, a missed one a stray left until the sweep.
  */
-async function openRequestBudget(policy: Policy, name: string, signal: AbortSignal): Promise<{ spend(requests: number, signal?: AbortSignal): Promise<void> } | undefined> {
-  const limit = policy.gitlab?.events.maxRequestsPerHour ?? DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR;
+async function openRequestBudget(limit: number, name: string, signal: AbortSignal): Promise<{ spend(requests: number, signal?: AbortSignal): Promise<void> } | undefined> {
   try {
     const budget = await requestBudget.open(limit, signal);
     if (budget) return budget;
