@@ -67,7 +67,7 @@ export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
   if (!inScope(read.policy, request.project)) {
     throw new ExemptRefusedError(`project ${request.project} is outside gitlab.scope: the policy does not govern its shares, so an exemption would exempt nothing; nothing was changed`);
   }
-  const subject = await namedAsIs(gitlab, request, signal);
+  const subject = await namedAsIs(gitlab, read.policy, request, signal);
   let text: string;
   try {
     text = withExemption(read.policy.text, exemptionEntry(request));
@@ -112,14 +112,16 @@ export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
  * The project (returned: its shares name the notices) and group as the instance has them at those very paths. An entry naming nothing is the
  * typo gitlab.guard.unmatchedRules stops (by default every applying run of the whole policy, once
  * merged), and one naming a project's old path (GitLab redirects it) exempts nothing while its
- * notices say it does: refused now, naming what is there instead.
+ * notices say it does: refused now, naming what is there instead where the policy governs it (a path
+ * outside the scope, a private group's, say, is not told: the requester may not see it).
  */
-async function namedAsIs(gitlab: GitLabClient, request: ExemptRequest, signal?: AbortSignal): Promise<Project> {
+async function namedAsIs(gitlab: GitLabClient, policy: Policy, request: ExemptRequest, signal?: AbortSignal): Promise<Project> {
   const unchanged = "nothing was changed";
   const project = await gitlab.findProject(request.project, signal);
   if (project === undefined) throw new ExemptRefusedError(`project ${request.project} was not found (or the token cannot see it): an exemption naming nothing would, once merged, trip the guard for rules that match nothing; ${unchanged}`);
   if (project.path_with_namespace.toLowerCase() !== request.project.toLowerCase()) {
-    throw new ExemptRefusedError(`project ${request.project} is now ${project.path_with_namespace} (renamed or moved; GitLab redirects the old path): name it so, an exemption of the old path would exempt nothing; ${unchanged}`);
+    const now = inScope(policy, project.path_with_namespace) ? `is now ${project.path_with_namespace} (renamed or moved; GitLab redirects the old path): name it so,` : "has moved out of gitlab.scope (GitLab redirects the old path):";
+    throw new ExemptRefusedError(`project ${request.project} ${now} an exemption of the old path would exempt nothing; ${unchanged}`);
   }
   if (request.group === undefined) return project;
   const group = await gitlab.findNamespace(request.group, signal);

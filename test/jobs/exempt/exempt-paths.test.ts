@@ -78,4 +78,19 @@ describe.sequential("warden exempt: paths the instance does not have", () => {
       sim.renameProject(web.id, "web");
     }
   });
+
+  it("one moved out of the scope is refused without naming where it went: the requester may not see it (a review of outputs' audiences)", async () => {
+    const web = sim.dataset.projects.find((p) => p.path_with_namespace === "acme/app/web")!;
+    const security = sim.dataset.groups.find((g) => g.full_path === "security")!;
+    const home = web.namespace_id;
+    sim.moveProject(web.id, security.id);
+    try {
+      sim.resetCounters();
+      const refused = propose({ project: "acme/app/web", group: "strangers", reason: "pen test" }, true);
+      await expect(refused).rejects.toThrow(/^project acme\/app\/web has moved out of gitlab\.scope \(GitLab redirects the old path\): an exemption of the old path would exempt nothing; nothing was changed$/);
+      expect(writes()).toEqual([]);
+    } finally {
+      sim.moveProject(web.id, home);
+    }
+  });
 });
