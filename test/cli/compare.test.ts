@@ -23,6 +23,7 @@ const OTHER_IID = 8;
 const THIRD_IID = 9;
 const FAULTY_IID = 10;
 const FOURTH_IID = 11;
+const FIFTH_IID = 12;
 
 let sim: GitLabSim;
 let repo: SimProject;
@@ -31,7 +32,7 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   const dataset = compareWorld();
-  dataset.mergeRequests!.push({ project_id: 20, iid: OTHER_IID }, { project_id: 20, iid: THIRD_IID }, { project_id: 20, iid: FAULTY_IID }, { project_id: 20, iid: FOURTH_IID });
+  dataset.mergeRequests!.push({ project_id: 20, iid: OTHER_IID }, { project_id: 20, iid: THIRD_IID }, { project_id: 20, iid: FAULTY_IID }, { project_id: 20, iid: FOURTH_IID }, { project_id: 20, iid: FIFTH_IID });
   sim = await startGitLabSim({ dataset, tokens: TOKENS });
   repo = sim.dataset.projects.find((p) => p.path_with_namespace === POLICY_PROJECT)!;
   // The note token's user writes notes there as a member (the project is private, as its group is).
@@ -144,6 +145,19 @@ describe.sequential("warden enforce --compare-policy-ref", () => {
     expect(notes).toHaveLength(1);
     expect(notes[0]!.body).toContain("newly remove 0 shares\\, stop removing 2\\, change 0 exemptions");
     sim.repositories.commit(repo, { "policies/warden.yaml": BASE });
+  });
+
+  it("names no share's adder, whom only the instance's audit events record (an administrator's), in the comparison or the note", async () => {
+    // Who shared acme/app/api with partners/x (newly removed under the proposed policy), as GitLab records it.
+    sim.auditEvents.push({
+      id: 9001, author_id: 50, entity_id: 5, entity_type: "Group", event_name: "project_group_link_created", created_at: new Date(Date.now() - 86_400_000).toISOString(),
+      details: { author_name: "Adder Of Record", author_class: "User", add: "project_access", as: "Developer", target_id: 10, target_type: "Project", target_details: "acme/app/api", event_name: "project_group_link_created", entity_path: "partners/x" },
+    });
+    const run = await compare(["--mr-note", "--json"], { CI_MERGE_REQUEST_IID: String(FIFTH_IID) });
+    const report = reportJson<EnforceReport>(run.stdout);
+    expect(names(report)).toEqual(expected);
+    expect(JSON.stringify(report.comparison)).not.toMatch(/Adder Of Record|addedBy|attribution/);
+    expect(sim.notes.of(repo.id, FIFTH_IID)![0]!.body).not.toContain("Adder Of Record");
   });
 
   it("a marked note someone else wrote is never edited: Warden edits its own, or posts one", async () => {

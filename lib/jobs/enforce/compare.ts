@@ -77,22 +77,22 @@ const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 /**
  * The comparison of a whole run from its slices' differences: each share once (a project listed
  * twice, moved mid-listing, is judged twice), each section in the plan's order. Actions in
- * newlyRemoved stay "planned" (a run after merging plans them; their authors are the plan's, as
- * the same shares are stray in it); the others are "skipped".
+ * newlyRemoved stay "planned" (a run after merging plans them); the others are "skipped". No action
+ * says who added its share: the comparison is the merge request note's, read by whoever reads the
+ * policy project's merge requests, and who made a share is in the instance's audit events, which only
+ * an administrator may read.
  */
-export function comparisonOf(base: Policy, differences: readonly Difference[], plan: readonly ShareRemoval[]): PolicyComparison {
+export function comparisonOf(base: Policy, differences: readonly Difference[]): PolicyComparison {
   const source = base.source;
   if (source.source !== "gitlab") throw new Error("a comparison's base policy comes from a GitLab repository");
   const comparison: PolicyComparison = { baseRef: source.ref, baseCommitId: source.commitId, newlyRemoved: [], noLongerRemoved: [], exemptionChanged: [] };
   const seen = new Set<string>();
-  const planned = new Map(plan.map((action) => [shareKey(action), action]));
   for (const { section, action } of differences) {
     const key = shareKey(action);
     if (seen.has(key)) continue;
     seen.add(key);
-    const attributed = planned.get(key);
-    const authored = attributed?.addedBy === undefined ? {} : { addedBy: attributed.addedBy, ...(attributed.attribution ? { attribution: attributed.attribution } : {}) };
-    comparison[section].push(withLevelName(section === "newlyRemoved" ? { ...action, ...authored } : { ...action, status: "skipped" }));
+    const { addedBy: _by, attribution: _why, ...unattributed } = action;
+    comparison[section].push(withLevelName(section === "newlyRemoved" ? unattributed : { ...unattributed, status: "skipped" }));
   }
   for (const section of COMPARISON_SECTIONS) comparison[section].sort(byKindAndPath);
   return comparison;
