@@ -22,8 +22,13 @@ export function dynamoRemovalBudget(opts: Pick<ClaimsOptions, "client" | "table"
   return {
     async reserve(policySha256, removals, limit, signal) {
       if (removals > limit) return false;
-      const expires = Math.floor(now() / 1000) + KEPT_SECONDS;
-      return update(policySha256, "ADD removals :n SET expiresAt = if_not_exists(expiresAt, :expires)", "attribute_not_exists(removals) OR removals <= :room", { ":n": removals, ":room": limit - removals, ":expires": expires }, signal);
+      const at = Math.floor(now() / 1000);
+      const expires = at + KEPT_SECONDS;
+      const take = () => update(policySha256, "ADD removals :n SET expiresAt = if_not_exists(expiresAt, :expires)", "attribute_not_exists(removals) OR removals <= :room", { ":n": removals, ":room": limit - removals, ":expires": expires }, signal);
+      if (await take()) return true;
+      // An item past its expiry, which DynamoDB's TTL deletes only within days, is a new budget (as claims.ts takes an
+      // expired claim), not a full one holding every stream run back; another run may have begun it anew meanwhile.
+      return (await update(policySha256, "SET removals = :n, expiresAt = :expires", "expiresAt < :now", { ":n": removals, ":expires": expires, ":now": at }, signal)) || take();
     },
     async release(policySha256, removals, signal) {
       // Never below nothing: an item expired (or deleted) meanwhile has nothing to give back to.
