@@ -9,6 +9,9 @@
 import { listIssues, type GitLabClient } from "../../gitlab/index.ts";
 import { closedByWarden, NOTICE_LABEL, noticeKeyOf } from "./marker.ts";
 
+/** (√5 − 1) / 2: its multiples by whole numbers fall everywhere in [0, 1), for any step between them (Weyl). */
+const GOLDEN = (Math.sqrt(5) - 1) / 2;
+
 export interface OpenNotice {
   iid: number;
   url: string;
@@ -31,7 +34,10 @@ export interface NoticeListing {
  * `me`: the token's user id when the run has read it already (enforce's token check); else read here.
  * `turn`: which `max` of the other notices this run takes (any number; the run's hour, plan.ts), so that
  * runs take them in turn: a notice that cannot be closed (its share unreadable, its close refused, each
- * time) holds its place for one turn, not for good over every notice listed after it.
+ * time) holds its place for one turn, not for good over every notice listed after it. The window starts
+ * at the turn's multiple of the golden ratio, not at turn × max: runs a whole number of hours apart (a
+ * daily sweep, always at one hour) then start everywhere in time, where turn × max, moving 24 × max a
+ * day, stood still whenever the count of notices divided that.
  */
 export async function readNotices(gitlab: GitLabClient, project: string, wanted: ReadonlySet<string>, max: number, signal?: AbortSignal, me?: number, turn = 0): Promise<NoticeListing> {
   const author = me ?? (await gitlab.currentUser(signal)).id;
@@ -55,7 +61,7 @@ export async function readNotices(gitlab: GitLabClient, project: string, wanted:
   }
   const byKey = new Map([...standing].filter(([key]) => wanted.has(key)));
   const others = [...standing.values()].filter((n) => !wanted.has(n.key));
-  const from = others.length ? (turn * max) % others.length : 0;
+  const from = Math.floor(others.length * ((turn * GOLDEN) % 1));
   return {
     byKey,
     others: [...others.slice(from), ...others.slice(0, from)].slice(0, max),
