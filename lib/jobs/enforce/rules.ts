@@ -36,17 +36,21 @@ export function ruleName({ list, index }: RuleRef): string {
 
 /**
  * What a full (untargeted) run found, to remember — only its caller knows it was one: undefined
- * unless it examined everything it set out to with its rules counted. Every rule with no match is named (a lapsed exemption too: the targeted run that reads it
- * keeps only the rules it would call unmatched itself, unmatchedRules with its own clock).
+ * unless its examination went to the scope's end with its rules counted. Every rule with no match is named (a lapsed exemption too: the targeted run that reads it
+ * keeps only the rules it would call unmatched itself, unmatchedRules with its own clock). A run
+ * that left parts unexamined (GitLab failing on a group, for ever perhaps) is remembered too, as its
+ * guard judged it: on what it examined, the rules matching nothing there named (the safe side: the
+ * targeted runs refuse them too). Not remembered, no full run would ever judge the policy while the
+ * group stays broken, and the stream's runs would stay on their shared budget (guard.ts) for good.
  */
 export function sweepOf(report: {
   startedAt: string;
   policy: { sha256: string } | null;
-  summary: { complete: boolean; matched: RuleCounts | null; maxRemovals: number };
+  summary: { matched: RuleCounts | null; maxRemovals: number; cutShort?: true };
   actions: readonly { status: string }[];
 }): LastSweep | undefined {
-  const { matched, complete, maxRemovals } = report.summary;
-  if (!complete || !matched || !report.policy) return undefined;
+  const { matched, cutShort, maxRemovals } = report.summary;
+  if (cutShort || !matched || !report.policy) return undefined;
   const unmatched = (["allow", "exempt"] as const).flatMap((list) => matched[list].flatMap((n, index) => (n ? [] : [ruleName({ list, index })])));
   // The guard's own count (phases/guard.ts): removals or notices over the limit leave every one of them as planned.
   const tooMany = countStatus(report.actions, "planned") > maxRemovals || countStatus(report.actions, "notify") > maxRemovals;

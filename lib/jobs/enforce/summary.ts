@@ -31,6 +31,8 @@ export interface EnforceSummary extends GuardedSummary, RemovalCounts {
   notices?: NoticeSummary;
   /** Only when GitLab failed to answer for parts of the scope: how many were not examined (the report's `unexamined` names the first 100). */
   unexamined?: number;
+  /** Only when the examination was stopped before the scope's end (the run's signal or time limit, or more strays than a run plans): the plan is cut short, and nothing was removed. */
+  cutShort?: true;
 }
 
 /**

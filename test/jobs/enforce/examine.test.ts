@@ -267,7 +267,7 @@ describe("enforce job", () => {
     await setup({ latencyMs: 20 });
     const stop = new AbortController();
     const report = await run({ apply: true, signal: stop.signal, onProgress: (p) => p.phase === "examining" && p.projects >= 200 && stop.abort(new Error("deadline")) });
-    expect(report.summary.complete).toBe(false);
+    expect(report.summary).toMatchObject({ complete: false, cutShort: true });
     expect(report.summary.removed).toBe(0);
     expect(report.warnings.join()).toMatch(/stopped while listing after \d+ projects \(deadline\), with \d+ groups read/);
     expect(exitCode(report)).toBe(1);

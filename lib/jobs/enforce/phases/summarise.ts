@@ -52,6 +52,7 @@ export async function summarise(run: Run, phases: Phases): Promise<EnforceReport
       matched: examined.matched ?? null,
       ...(noticed.summary && { notices: noticed.summary }),
       ...(examined.unexamined.count ? { unexamined: examined.unexamined.count } : {}),
+      ...(examined.stopped && { cutShort: true as const }),
     },
     actions: plan,
     stats: { ...requestStats, auditRequests: attributed?.auditRequests ?? examined.attribution.requests, ...attributionStat(attributed), ...concurrencyStat([gitlab.http]), durationMs: finishedAt - begun.startedAt },
