@@ -223,9 +223,9 @@ export default $config({
       watchCursor: ["watch:cursor"],
       budget: ["budget:stream:*"], // functions/shared/state/removal-budget.ts and event-request-budget.ts: the EventsWorker's alone, not the public Events function's
     };
-    // What the last full Enforce run found matching nothing (functions/shared/state/last-sweep.ts): Enforce writes it,
-    // Watch and the EventsWorker (their targeted runs refuse those rules too: functions/watch.ts,
-    // functions/shared/events/subject-run.ts) only read it. The chat Worker does not: a chat command's run is
+    // What the last full Enforce run found matching nothing, and the removals GitLab refused it (functions/shared/state/last-sweep.ts):
+    // Enforce writes it and reads it (its guard counts not those refusals), Watch and the EventsWorker (their targeted runs refuse
+    // those rules too: functions/watch.ts, functions/shared/events/subject-run.ts) only read it. The chat Worker does not: a chat command's run is
     // untargeted, and reads no last sweep.
     const LAST_SWEEP = ["rules:last-sweep"];
 
@@ -288,7 +288,7 @@ export default $config({
             claimsAccess(CLAIM_KEYS.enforce, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"),
             claimsAccess(CLAIM_KEYS.sweep, "dynamodb:PutItem", "dynamodb:GetItem"),
             ...(settings.events ? [claimsAccess(CLAIM_KEYS.heard, "dynamodb:GetItem")] : []),
-            claimsAccess(LAST_SWEEP, "dynamodb:PutItem"),
+            claimsAccess(LAST_SWEEP, "dynamodb:PutItem", "dynamodb:GetItem"),
             // The handler sizes its lease and its own deadline by the execution timeout set here.
             { environment: { WARDEN_EXECUTION_TIMEOUT_SECONDS: String(settings.enforceExecutionHours * 3600) } },
             // What its sweeps judge beside them (functions/shared/runs/event-coverage.ts): the event-driven paths deployed.

@@ -321,13 +321,13 @@ describe("sst.config.ts", () => {
     expect(deployed.one("aws:dynamodb/table:Table", "ClaimsTable")).toMatchObject({ attributes: [{ name: "id", type: "S" }], hashKey: "id", billingMode: "PAY_PER_REQUEST", ttl: { attributeName: "expiresAt", enabled: true } });
     const claimOnce = ["dynamodb:PutItem", "dynamodb:GetItem"];
     const leases = ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"];
-    // What the last full run found matching nothing: Enforce writes it, the targeted runs read it (a chat command's is not one).
-    const sweep = (action: string): [string[], string[]] => [[action], ["rules:last-sweep"]];
+    // What the last full run found: Enforce writes it (and reads it before its own), the targeted runs read it (a chat command's is not one).
+    const sweep = (...actions: string[]): [string[], string[]] => [actions, ["rules:last-sweep"]];
     const access: Record<string, [string[], string[]][]> = {
       Chatops: [[claimOnce, ["slack:*"]]],
       Worker: [[claimOnce, ["worker:*"]]],
       // The lease is released when the run ends; the sweep's record of how far it judged the event-driven paths.
-      Enforce: [[leases, ["lease:enforce"]], [claimOnce, ["sweep:judged"]], sweep("dynamodb:PutItem")],
+      Enforce: [[leases, ["lease:enforce"]], [claimOnce, ["sweep:judged"]], sweep("dynamodb:PutItem", "dynamodb:GetItem")],
       // Its lease, and its cursor (read, then a conditional write; never deleted: a review's finding).
       Watch: [[leases, ["watch:lease"]], [claimOnce, ["watch:cursor"]], sweep("dynamodb:GetItem")],
     };

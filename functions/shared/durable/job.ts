@@ -34,6 +34,7 @@ import { processRunHistory } from "../runs/run-history.ts";
 import { runRequest, scheduledEventSchema, scheduledRun, type ScheduledEvent } from "../runs/scheduled.ts";
 import { runLabels } from "../runs/triggers.ts";
 import { dynamoClaims, type Claims } from "../state/claims.ts";
+import { dynamoLastSweep, lastSweepForSweep } from "../state/last-sweep.ts";
 import { rotatingGitlab } from "./rotation.ts";
 import { beginInvocation, CHECKPOINT_LIMIT, checkpointBytes, durableSteps } from "./steps.ts";
 
@@ -45,6 +46,7 @@ const FINISH_MARGIN_MS = 20 * 60_000;
 const RELEASE_TIMEOUT_MS = 10_000;
 /** Taking the lease likewise: a claim and at most one read of the table. */
 const LEASE_TIMEOUT_MS = 10_000;
+const lastSweeps = dynamoLastSweep();
 
 export class LeaseError extends Error {
   override name = "LeaseError";
@@ -169,10 +171,13 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
         { changes: run.apply },
       );
     } else {
+      // What the last full run left (state/last-sweep.ts): the removals GitLab refused it, which this run's guard
+      // does not count (lib/jobs/enforce/rules.ts). Unread, every removal is counted: the guard's safe side.
+      const last = await steps.step("last sweep", async () => ({ sweep: (await lastSweepForSweep(lastSweeps, timeLeft)) ?? null }));
       // Settings, not state: read in every invocation and never recorded (the token must not enter the history).
       const gitlab = await gitlabClients.client();
       // A sweep judges the event-driven paths beside it (runs/event-coverage.ts), in a step of its own.
-      report = await judgeSweep(await enforce({ gitlab, policy, apply: run.apply, audit, runLimitMs: runLimit(executionMs) }, steps), steps);
+      report = await judgeSweep(await enforce({ gitlab, policy, apply: run.apply, audit, runLimitMs: runLimit(executionMs), ...(last.sweep && { lastSweep: last.sweep }) }, steps), steps);
     }
     report.stats = { ...report.stats, ...steps.counts() };
     return report;

@@ -43,12 +43,12 @@ export interface RestoreRequest {
   includeStray: boolean;
 }
 
-/** Enforce limited to part of the scope: the subject of GitLab events (functions/shared/events/subject-run.ts). */
+/** Enforce limited to part of the scope (the subject of GitLab events: functions/shared/events/subject-run.ts), or a sweep told what the last one found. */
 export interface TargetedEnforceRequest {
   job: "enforce";
   apply: boolean;
   targets?: EnforceTarget[];
-  /** What the last full run found matching nothing (functions/shared/state/last-sweep.ts): refused here too. */
+  /** What the last full run found (functions/shared/state/last-sweep.ts): a targeted run refuses the rules it found matching nothing; any run's guard leaves uncounted the removals GitLab refused it. */
   lastSweep?: LastSweep;
 }
 

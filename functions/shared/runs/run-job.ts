@@ -69,8 +69,10 @@ function start(request: RunRequest, policy: Policy, credentials: Secrets, signal
   switch (request.job) {
     case "enforce": {
       const gitlab = gitlabClient(credentials);
-      const targets = "targets" in request ? { targets: request.targets, ...(request.lastSweep ? { lastSweep: request.lastSweep } : {}), ...ports } : {};
-      return { http: [gitlab.http], report: enforce({ gitlab, policy, apply: request.apply, signal, audit, ...targets }) };
+      const targets = "targets" in request ? { targets: request.targets, ...ports } : {};
+      // A targeted run refuses the rules the last full run found matching nothing; every run leaves uncounted the removals GitLab refused it.
+      const swept = "lastSweep" in request && request.lastSweep ? { lastSweep: request.lastSweep } : {};
+      return { http: [gitlab.http], report: enforce({ gitlab, policy, apply: request.apply, signal, audit, ...targets, ...swept }) };
     }
     case "workflows": {
       const n8n = n8nClient(credentials);

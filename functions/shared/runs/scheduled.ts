@@ -30,6 +30,7 @@ import type { RunRequest } from "./job-request.ts";
 import { runLifecycle } from "./lifecycle.ts";
 import type { RunLabels } from "./outcome.ts";
 import { processRunHistory } from "./run-history.ts";
+import { dynamoLastSweep, lastSweepForSweep } from "../state/last-sweep.ts";
 import { runJob, type JobReport } from "./run-job.ts";
 import { isSweep, runLabels } from "./triggers.ts";
 
@@ -76,12 +77,17 @@ export function scheduledRun(job: "enforce" | "workflows", event: ScheduledEvent
   return { trigger: event.source === "schedule" ? "schedule" : "console", apply: shouldApply(event), job: event.restore ? "restore" : job };
 }
 
+const lastSweeps = dynamoLastSweep();
+
 export function scheduledJob(job: "enforce" | "workflows") {
   return jobLambda(scheduledEventSchema(job), async (event, context): Promise<JobReport> => {
     const run = scheduledRun(job, event);
     const labels = runLabels(run.job, run.trigger, context.awsRequestId);
-    const { report } = await runLifecycle({ labels, timeLeft: () => context.getRemainingTimeInMillis() }, async ({ policy }) => {
-      const report = await runJob(await runRequest(job, event, run.apply), context.signal, policy);
+    const timeLeft = () => context.getRemainingTimeInMillis();
+    const { report } = await runLifecycle({ labels, timeLeft }, async ({ policy }) => {
+      // A sweep's guard does not count the removals GitLab refused the last one (state/last-sweep.ts).
+      const last = isSweep(labels) ? await lastSweepForSweep(lastSweeps, timeLeft) : undefined;
+      const report = await runJob({ ...(await runRequest(job, event, run.apply)), ...(last && { lastSweep: last }) }, context.signal, policy);
       // A sweep judges the event-driven paths beside it (runs/event-coverage.ts).
       return isSweep(labels) ? judgeSweep(report as EnforceReport) : report;
     });

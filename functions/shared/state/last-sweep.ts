@@ -1,15 +1,19 @@
 /**
  * What the last full Enforce run found (lib/jobs/enforce/rules.ts's LastSweep): the rules that matched
- * nothing, under which policy, when, and whether it planned more than the guard allows. One item of the claims table ("rules:last-sweep", no expiresAt, so
+ * nothing, under which policy, when, whether it planned more than the guard allows, and the removals
+ * GitLab refused for good (the next full run's guard counts them not). One item of the claims table ("rules:last-sweep", no expiresAt, so
  * DynamoDB's TTL never deletes it), written by the Enforce function after each run that examined the
  * whole scope (dry or applying: it found them either way) and read by Watch and the EventsWorker, whose
- * targeted runs see part of the scope and so cannot tell a glob that matches nothing. sst.config.ts
- * lets only Enforce write it and those two only read it (the chat Worker's runs are untargeted).
+ * targeted runs see part of the scope and so cannot tell a glob that matches nothing, and by Enforce
+ * itself before its run. sst.config.ts lets only Enforce write it and those two only read it (the chat
+ * Worker's runs are untargeted).
  */
 import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { dynamoClient } from "./dynamo-client.ts";
-import type { LastSweep } from "../../../lib/jobs/index.ts";
+import { errorText, type LastSweep } from "../../../lib/jobs/index.ts";
 import { requireEnv } from "../config/settings.ts";
+import { logger } from "../lambda/logger.ts";
+import { sliceSignal, type TimeLeft } from "../lambda/time-left.ts";
 import type { ClaimsOptions } from "./claims.ts";
 
 export const LAST_SWEEP_KEY = "rules:last-sweep";
@@ -34,13 +38,36 @@ export function dynamoLastSweep(opts: Pick<ClaimsOptions, "client" | "table"> = 
       if (!policySha256 || !at || !unmatched || unmatched.some((rule) => typeof rule !== "string")) {
         throw new Error(`the claims table's ${LAST_SWEEP_KEY} item is not what the Enforce function writes: delete it (the next full run writes it again)`);
       }
-      // An item written before tooMany was recorded has none: read as a run the guard passed.
-      return { policySha256, at, unmatched: unmatched as string[], ...(Item["tooMany"]?.BOOL === true && { tooMany: true as const }) };
+      const refused = Item["refused"]?.L?.map((key) => key.S);
+      if (refused?.some((key) => typeof key !== "string")) throw new Error(`the claims table's ${LAST_SWEEP_KEY} item is not what the Enforce function writes: delete it (the next full run writes it again)`);
+      // An item written before tooMany (or refused) was recorded has none: read as a run the guard passed (that GitLab refused nothing).
+      return { policySha256, at, unmatched: unmatched as string[], ...(Item["tooMany"]?.BOOL === true && { tooMany: true as const }), ...(refused?.length && { refused: refused as string[] }) };
     },
-    async write({ policySha256, unmatched, at, tooMany }, signal) {
+    async write({ policySha256, unmatched, at, tooMany, refused }, signal) {
       client ??= dynamoClient();
-      const Item = { id: { S: LAST_SWEEP_KEY }, policySha256: { S: policySha256 }, at: { S: at }, unmatched: { L: unmatched.map((rule) => ({ S: rule })) }, ...(tooMany && { tooMany: { BOOL: true } }) };
+      const Item = {
+        id: { S: LAST_SWEEP_KEY }, policySha256: { S: policySha256 }, at: { S: at }, unmatched: { L: unmatched.map((rule) => ({ S: rule })) },
+        ...(tooMany && { tooMany: { BOOL: true } }),
+        ...(refused?.length && { refused: { L: refused.map((key) => ({ S: key })) } }),
+      };
       await client.send(new PutItemCommand({ TableName: table(), Item }), { abortSignal: signal });
     },
   };
+}
+
+/** The longest reading the record before a full run may take: one GetItem. */
+const READ_TIMEOUT_MS = 5_000;
+
+/**
+ * The record, for the Enforce function's own full run (the removals GitLab refused the last one, which its
+ * guard does not count); undefined when there is none, or it cannot be read: the run goes on without it
+ * (every removal counted, the guard's safe side), saying so.
+ */
+export async function lastSweepForSweep(store: LastSweepStore, timeLeft: TimeLeft): Promise<LastSweep | undefined> {
+  const signal = sliceSignal("reading the last full run's record", READ_TIMEOUT_MS, timeLeft);
+  if (!signal) return undefined;
+  return store.read(signal).catch((err: unknown) => {
+    logger.warn("the last full run's record could not be read: this run's guard counts every removal, those GitLab refused it included", { error: errorText(signal.reason ?? err) });
+    return undefined;
+  });
 }

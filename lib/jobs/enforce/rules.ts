@@ -15,6 +15,7 @@
 import type { GitLabClient } from "../../gitlab/index.ts";
 import { countStatus } from "../report/index.ts";
 import { lookUpLiterals, missingWarning, namesAny } from "../shares/literal-rules.ts";
+import { shareKey, type ShareRemoval } from "../shares/plan.ts";
 import { ruleSubject, ruleText, type Policy, type RuleCounts, type RuleRef } from "../../policy/index.ts";
 
 export { FOUND_TTL_MS, missingWarning, namesNothing, touchedBy, type RuleMissing, type Touched } from "../shares/literal-rules.ts";
@@ -27,7 +28,16 @@ export interface LastSweep {
   at: string;
   /** It planned more removals (or notices) than gitlab.guard.maxRemovals: a targeted run under the same policy removes nothing either (guard.ts). */
   tooMany?: true;
+  /**
+   * The shares (shareKey) whose removal GitLab refused in a way another try meets again (`lasting`: a
+   * 403, a group share kept without Owner), at most MAX_REFUSED: tried again by each run under the same
+   * policy, but not counted by its guard, or that many standing refusals would trip it for good.
+   */
+  refused?: string[];
 }
+
+/** The most refused shares a LastSweep names (a DynamoDB item holds 400 KB; a key is some 30 bytes). */
+export const MAX_REFUSED = 5_000;
 
 /** `allow[1]`: how the guard and LastSweep name a rule. */
 export function ruleName({ list, index }: RuleRef): string {
@@ -47,14 +57,23 @@ export function sweepOf(report: {
   startedAt: string;
   policy: { sha256: string } | null;
   summary: { matched: RuleCounts | null; maxRemovals: number; cutShort?: true };
-  actions: readonly { status: string }[];
+  actions: readonly ShareRemoval[];
 }): LastSweep | undefined {
   const { matched, cutShort, maxRemovals } = report.summary;
   if (cutShort || !matched || !report.policy) return undefined;
   const unmatched = (["allow", "exempt"] as const).flatMap((list) => matched[list].flatMap((n, index) => (n ? [] : [ruleName({ list, index })])));
-  // The guard's own count (phases/guard.ts): removals or notices over the limit leave every one of them as planned.
-  const tooMany = countStatus(report.actions, "planned") > maxRemovals || countStatus(report.actions, "notify") > maxRemovals;
-  return { policySha256: report.policy.sha256, unmatched, at: report.startedAt, ...(tooMany && { tooMany: true as const }) };
+  // The guard's own count (phases/guard.ts): removals or notices over the limit leave every one of them as planned;
+  // those GitLab refused in the run before are not counted.
+  const planned = report.actions.filter((a) => a.status === "planned" && a.refusedBefore !== true).length;
+  const tooMany = planned > maxRemovals || countStatus(report.actions, "notify") > maxRemovals;
+  // Refused now, or refused before and not attempted now (a dry run, a tripped guard): remembered for the next.
+  const refused = report.actions.filter((a) => (a.status === "failed" && a.lasting === true) || (a.status === "planned" && a.refusedBefore === true)).slice(0, MAX_REFUSED).map(shareKey);
+  return { policySha256: report.policy.sha256, unmatched, at: report.startedAt, ...(tooMany && { tooMany: true as const }), ...(refused.length && { refused }) };
+}
+
+/** The shares GitLab refused to remove in the last full run under this same policy (LastSweep.refused): the guard does not count them. */
+export function refusedBefore(policy: Policy, sweep: LastSweep | undefined): ReadonlySet<string> {
+  return new Set(sweep?.policySha256 === policy.source.sha256 ? (sweep.refused ?? []) : []);
 }
 
 /**

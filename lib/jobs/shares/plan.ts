@@ -81,6 +81,8 @@ interface ShareFields {
    * status, and in reports of earlier Warden versions (watch/retries.ts says how those are judged).
    */
   lasting?: boolean;
+  /** Planned, and GitLab refused it (lasting) in the last full run under the same policy: tried again, not counted by the guard (enforce/rules.ts refusedBefore). */
+  refusedBefore?: true;
 }
 
 export interface RemoveShareAction extends ShareFields {

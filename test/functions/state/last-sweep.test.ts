@@ -8,7 +8,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { dynamoLastSweep } from "../../../functions/shared/state/last-sweep.ts";
 import type { WatchResult } from "../../../functions/watch.ts";
-import { allShares, IDS, share, WATCH_TOKENS, watchWorld } from "../../support/watch-world.ts";
+import { allShares, IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../../support/watch-world.ts";
 import { coldEnforce, lambdaContext, writePolicy } from "../../support/lambda.ts";
 import { lambdaWorld } from "../../support/lambda-world.ts";
 
@@ -111,5 +111,22 @@ describe("the rules the last full run found matching nothing, in the Watch funct
     vi.resetModules();
     expect(await subjectRun()).toEqual({ subject: `project ${IDS.api}`, ran: true, removed: 1 });
     expect(allShares(world.gitlab)).toEqual(before);
+  });
+
+  it("the Enforce function remembers the removals GitLab refused, and its next sweep removes a new stray past them (maxRemovals 1)", async () => {
+    // The share of app with partners is refused every time (a 403); a policy whose guard allows one removal a run.
+    world.gitlab.addFaults({ kind: "status", status: 403, method: "DELETE", path: `/api/v4/projects/${IDS.app}/share/${IDS.partners}`, times: 1_000_000 });
+    await usePolicy(watchPolicyText({ maxRemovals: 1 }));
+    await share(world.gitlab, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    const first = await (await coldEnforce())({ source: "schedule" });
+    expect(first.summary).toMatchObject({ guard: "ok", failed: 1 });
+    const remembered = await dynamoLastSweep({ client: world.dynamo.client(), table: () => world.table }).read();
+    expect(remembered?.refused).toEqual([`project:${IDS.app}:${IDS.partners}`]);
+
+    // Before, the refused share counted again: 2 > 1, the guard tripped, and so on every day after.
+    await share(world.gitlab, "jane", `/projects/${IDS.api}/share`, IDS.partners);
+    const second = await (await coldEnforce())({ source: "schedule" });
+    expect(second.summary).toMatchObject({ guard: "ok", removed: 1, failed: 1 });
+    expect(allShares(world.gitlab)).toEqual([`p${IDS.app}:${IDS.partners}`]);
   });
 });

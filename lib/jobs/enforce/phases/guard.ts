@@ -6,7 +6,8 @@
 import { emptyRuleCounts, unmatchedRules } from "../../../policy/index.ts";
 import { countStatus } from "../../report/index.ts";
 import { count } from "../../view.ts";
-import { missingWarning, namesNothing, touchedBy, overBudgetWarning, ruleName, sweptRules, sweptTooMany, sweptWarning, unjudged, unmatchedWarning, unmatchedWarnings } from "../rules.ts";
+import { shareKey } from "../../shares/plan.ts";
+import { missingWarning, namesNothing, touchedBy, overBudgetWarning, refusedBefore, ruleName, sweptRules, sweptTooMany, sweptWarning, unjudged, unmatchedWarning, unmatchedWarnings } from "../rules.ts";
 import type { Begun } from "./begin.ts";
 import type { Examined } from "./examine.ts";
 import type { Run, Said } from "./run.ts";
@@ -27,7 +28,14 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
   const { now } = begun;
   const warnings: string[] = [];
   const stats: Said["stats"] = [];
-  const [removals, notify] = [countStatus(plan, "planned"), countStatus(plan, "notify")];
+  // A removal GitLab refused for good in the last full run under this policy is tried again, but not counted: as many
+  // standing refusals (a token without Owner of the sharing groups) would otherwise trip the guard on every run.
+  // Marked so (refusedBefore), the report says which, and the next sweep record keeps them should this run attempt none.
+  const refusedLast = refusedBefore(policy, opts.lastSweep);
+  let refusedAgain = 0;
+  for (const action of plan) if (action.status === "planned" && refusedLast.has(shareKey(action))) (action.refusedBefore = true), refusedAgain++;
+  const [removals, notify] = [countStatus(plan, "planned") - refusedAgain, countStatus(plan, "notify")];
+  if (refusedAgain) warnings.push(`guard: ${count(refusedAgain, "planned removal")} GitLab refused in the last full run (${opts.lastSweep!.at}) under this same policy, tried again but not counted against gitlab.guard.maxRemovals: give the token the rights they need (Owner of a sharing group, Maintainer of a project), or remove them by hand`);
 
   // Only an examination of the whole scope to its end shows that a rule matched nothing (targets.ts); a
   // targeted one shows only that a rule naming a literal path the instance does not have is a typo (rules.ts).
