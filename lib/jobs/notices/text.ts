@@ -37,6 +37,15 @@ export function noticeTitle(a: ShareRemoval): string {
   return `${cut}…`;
 }
 
+/**
+ * The reason without what the policy allows the group elsewhere (lib/policy/shares.ts: "… (allow[1] partners/x
+ * applies only to projects acme/secret/**)"): the report's reader may read the policy, a notice's (its assignee,
+ * perhaps a Guest, the notices project's Reporters) has no need of its other rules, whose paths may be private.
+ */
+function aboutThisShare(reason: string): string {
+  return reason.replace(/ \(allow\[\d+\] \S+ applies only to [^()]*\)$/, "");
+}
+
 export interface BodyFacts {
   /** The removal date (the issue's due_date). */
   dueDate: string;
@@ -62,7 +71,7 @@ export function noticeBody(a: ShareRemoval, facts: BodyFacts): string {
     `| ${a.kind === "project" ? "Project" : "Group"} | ${md(path)} |`,
     `| Shared with group | ${md(a.group)} |`,
     `| Level | ${accessLevelName(a.accessLevel)} (${md(expiry)}) |`,
-    `| Why it is stray | ${md(a.reason)} |`,
+    `| Why it is stray | ${md(aboutThisShare(a.reason))} |`,
     `| Added by | ${addedBy(a)} |`,
     `| Removal | on ${md(facts.dueDate)}, this issue's due date (the grace of ${md(facts.grace)} set by ${md(facts.from)}${facts.earlier === undefined ? "" : `, from the opening of #${facts.earlier}`}) |`,
     "",

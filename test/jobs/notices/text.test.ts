@@ -73,6 +73,17 @@ describe("notice text: hostile names", () => {
     expect(noticeTitle({ ...hostile, project: "acme/app", group: "partners" })).toBe("Stray share: project acme\\/app shared with partners (developer)");
   });
 
+  it("says why its own share is stray, not what the policy allows the group elsewhere (paths its readers need not see)", () => {
+    // As lib/policy/shares.ts words a group an allow rule names for other subjects only (a review of outputs' audiences).
+    const reason = "no allow rule matches group partners/x on project acme/app/api (allow[1] partners/x applies only to projects acme/mergerfalcon/**, acme/board/**)";
+    const body = noticeBody({ ...hostile, project: "acme/app/api", group: "partners/x", reason }, { dueDate: "2026-12-07", grace: "7d", from: "gitlab.shares" });
+    expect(body).toContain("no allow rule matches group partners/x on project acme/app/api |".replace(/[/_.-]/g, (c) => `\\${c}`));
+    expect(body).not.toMatch(/mergerfalcon|board|applies only/);
+    // A reason about this share's own terms (a level, an expiry) is kept whole.
+    const level = "allow[0] partners/x allows at most developer";
+    expect(noticeBody({ ...hostile, reason: level }, { dueDate: "2026-12-07", grace: "7d", from: "gitlab.shares" })).toContain("allows at most developer");
+  });
+
   it("closing notes escape what they quote, and never say what a subject read by id is: only the report does", () => {
     const note = closingNote({ kind: "not-notify", onStray: "report", from: "gitlab.shares.overrides[0] (@all)" });
     expect(live(note)).toEqual([]);
