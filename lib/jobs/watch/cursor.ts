@@ -81,13 +81,17 @@ export function notAfter(ms: number, now: number): string {
   return new Date(Math.min(ms, now)).toISOString();
 }
 
+/** How far back a source with no event yet starts: more than any clock skew between Warden and GitLab. */
+const EMPTY_START_BACK_MS = 3_600_000;
+
 /** A source's start: its newest usable event now (of its first page). */
 export async function newestEvent(gitlab: GitLabClient, source: WatchSource, signal?: AbortSignal): Promise<SourcePosition> {
   const now = Date.now();
   try {
     for await (const event of listAuditEvents(gitlab, source.source, {}, { maxItems: 100, signal })) if (usableEvent(event)) return { id: event.id, at: notAfter(Date.parse(event.created_at), now) };
-    // No event yet: everything from now on (GitLab's clock may differ a little: the read's margin covers it).
-    return { id: 0, at: new Date().toISOString() };
+    // No event yet: every event from now on, by GitLab's clock, which may be behind Lambda's by more than a read's
+    // margin: an hour back, which holds none of the source's (it had none), so the first ones are not passed.
+    return { id: 0, at: new Date(now - EMPTY_START_BACK_MS).toISOString() };
   } catch (err) {
     return auditRefusal(err, source);
   }
