@@ -61,7 +61,7 @@ export async function readSources(opts: ReadSourcesOptions): Promise<SourcesRead
       for (const event of got.events) read.events.set(event.id, event);
       read.positions[source.key] = got.to;
       if (got.unusable) passed.push(`the audit events of ${source.label}: ${count(got.unusable, "event")} with an id or a time GitLab never writes (not a positive integer, not a date; a forged or corrupted answer?) passed`);
-      if (got.idsWentBack) passed.push(`the audit events of ${source.label}: the newest (id ${got.idsWentBack.newestId}) is dated after the cursor yet its id is not above the cursor's (${got.idsWentBack.cursorId}): GitLab's ids went back (restored from an older backup?), so the watch reads it again from the cursor's time; what the backup lost is left to the scheduled sweep`);
+      if (got.idsWentBack) passed.push(`the audit events of ${source.label}: the newest (id ${got.idsWentBack.newestId}) is dated after the cursor yet its id is below the cursor's (${got.idsWentBack.cursorId}): GitLab's ids went back (restored from an older backup?), so the watch reads it again from the cursor's time; what the backup lost is left to the scheduled sweep`);
       if (got.passedBurst) passed.push(`the audit events of ${source.label}: more than ${BURST_EVENTS} recorded within a millisecond or two (a bulk action), more than a poll reads: the older of them were passed unread, left to the scheduled sweep`);
       if (!got.caughtUp) stand(got.to.at);
     } catch (err) {

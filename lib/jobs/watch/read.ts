@@ -41,7 +41,7 @@ export interface SourceRead {
   /** Events passed as no cursor can stand on them (cursor.ts's usableEvent): an id or a time GitLab never writes. */
   unusable?: number;
   /**
-   * The source's newest event is dated past the cursor (by more than IDS_WENT_BACK_MS) with an id at or below
+   * The source's newest event is dated past the cursor (by more than IDS_WENT_BACK_MS) with an id below
    * its id: GitLab's ids went back (an instance restored from an older backup), and no event would pass the
    * cursor until they grew past it, months perhaps. The source is read again from the cursor's time by time
    * alone (what the instance recorded since); what the backup lost is the scheduled sweep's.
@@ -57,7 +57,7 @@ export interface SourceRead {
 export const BURST_EVENTS = 2_000;
 
 /**
- * How much later than the cursor's time the newest event must be dated, its id not above the cursor's, for
+ * How much later than the cursor's time the newest event must be dated, its id below the cursor's, for
  * GitLab's ids to have gone back: GitLab commits events out of id order by well under a second, never this.
  */
 const IDS_WENT_BACK_MS = 30_000;
@@ -84,7 +84,8 @@ export async function readSource(gitlab: GitLabClient, source: WatchSource, from
       let overflow = false;
       for await (const event of list(hi, limit + 1)) {
         if (!usable(event)) continue;
-        if (event.id <= from.id && page.length === 0 && hi === undefined && from.at !== undefined && Date.parse(event.created_at) > Date.parse(from.at) + IDS_WENT_BACK_MS) {
+        // Below, not at: the event the cursor stands on may be dated ahead of the time the cursor keeps (notAfter).
+        if (event.id < from.id && page.length === 0 && hi === undefined && from.at !== undefined && Date.parse(event.created_at) > Date.parse(from.at) + IDS_WENT_BACK_MS) {
           // Read again from the cursor's time by it alone: what the instance recorded since (a restored one: since its restore).
           return { ...(await readSource(gitlab, source, { id: 0, at: from.at }, limit, signal)), idsWentBack: { cursorId: from.id, newestId: event.id } };
         }
