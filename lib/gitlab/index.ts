@@ -12,6 +12,7 @@ export type * from "./types.ts";
 export { HttpError, NetworkError } from "../http/index.ts";
 export { AUDIT_EVENT_ROUTES, AUDIT_WINDOW_DAYS, auditWindows, getUser, listAuditEvents, newerThan } from "./audit-events.ts";
 export type { AuditEntityType, AuditEvent, AuditEventDetails, AuditSource, AuditWindow } from "./audit-events.ts";
+export { lintCi, type CiInclude, type CiLint } from "./ci-lint.ts";
 export { commitIsOn, DEFAULT_BRANCH_REF, FileContentError, readRepositoryFile, type FileAtRef } from "./files.ts";
 export { createIssue, createIssueNote, listIssues, updateIssue, userByUsername } from "./issues.ts";
 export type { IssueChange, IssueNote, NewIssue, ProjectIssue } from "./issues.ts";

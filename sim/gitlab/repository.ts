@@ -9,7 +9,7 @@ import { developersCanMerge, developersCanPush, isProtectedBranch, isProtectedTa
 import type { SimRepositories } from "./repository-store.ts";
 
 /** Every project has the same tags and files; a `/` in a name must travel as %2F. */
-const TAGS = ["v1.0.0", "v1.1.0", "stable/2024.06"];
+export const TAGS = ["v1.0.0", "v1.1.0", "stable/2024.06"];
 const FILES = new Map<string, (p: SimProject, ref: string) => string>([
   ["README.md", (p, ref) => `# ${p.name}\n\n${p.path_with_namespace} at ${ref}.\n`],
   ["src/app.ts", (p) => `export const project = ${JSON.stringify(p.path_with_namespace)};\n`],

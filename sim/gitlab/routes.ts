@@ -7,6 +7,7 @@ import { createIssue, createIssueNote, listIssues, updateIssue } from "./issues-
 import { createCommit, createMergeRequest, listUsers } from "./commits.ts";
 import { createMergeRequestNote, listMergeRequestNotes, updateMergeRequestNote } from "./notes.ts";
 import { cancelPipeline, createPipeline } from "./pipelines.ts";
+import { lintProjectCi } from "./ci-lint.ts";
 import { getProtectedTag, listProtectedTags } from "./protected-refs.ts";
 import { getProject, listGroupProjects, listProjects } from "./projects.ts";
 import { getMergeBase } from "./merge-base.ts";
@@ -53,6 +54,7 @@ const ROUTES: readonly Route[] = [
   route("DELETE", "/projects/:id/share/:group_id", unshareProject),
   route("POST", "/projects/:id/pipeline", createPipeline),
   route("POST", "/projects/:id/pipelines/:pipeline_id/cancel", cancelPipeline),
+  route("GET", "/projects/:id/ci/lint", lintProjectCi),
   route("GET", "/projects/:id/issues/:iid", getIssue),
   route("GET", "/users", listUsers),
   route("GET", "/projects/:id/issues", listIssues),

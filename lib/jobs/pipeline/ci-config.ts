@@ -28,7 +28,7 @@ export function ciConfigProblem(project: Pick<Project, "ci_config_path" | "path_
  * which the setting's Maintainers chose to show no one else; the reply may reach a chat user who is
  * not even a member of the project.
  */
-function withoutCredentials(path: string): string {
+export function withoutCredentials(path: string): string {
   if (!path.includes("://")) return path;
   if (!URL.canParse(path)) return "a URL that is not well formed";
   const url = new URL(path);

@@ -13,7 +13,8 @@ import { pipelineRequestProblem } from "../../policy/refs.ts";
 import { auditedUnder, errorText, jobStats, type AuditSink, type Report } from "../report/index.ts";
 import { makeReport } from "../envelope.ts";
 import { ciConfigProblem } from "./ci-config.ts";
-import { findRef, protectionProblem, type FoundRef } from "./ref.ts";
+import { ciSourcesProblem } from "./ci-sources.ts";
+import { findProject, findRef, protectionProblem, type FoundRef } from "./ref.ts";
 
 export interface PipelineAction {
   type: "create-pipeline";
@@ -99,7 +100,8 @@ type Checked = { allowed: true; rule: string; project: Project; ref: FoundRef } 
  * protected unless the rule says otherwise, whose CI file the project takes from the ref itself
  * (ci-config.ts), with a known commit to compare the pipeline's with.
  */
-async function check({ gitlab, policy, project: asked, ref, variables, signal }: PipelineOptions): Promise<Checked> {
+async function check(opts: PipelineOptions, depth = 0): Promise<Checked> {
+  const { gitlab, policy, project: asked, ref, variables, signal } = opts;
   const judge = (projectPath: string) => evaluatePipeline(policy, { projectPath, ref, variables });
   const problem = pipelineRequestProblem(ref, variables);
   if (problem !== undefined) return { allowed: false, reason: problem };
@@ -120,17 +122,18 @@ async function check({ gitlab, policy, project: asked, ref, variables, signal }:
   const unprotected = verdict.unprotected ? undefined : (protectionProblem(found, ref, project.path_with_namespace, verdict.rule) ?? ciConfigProblem(project, ref, verdict.rule));
   if (unprotected !== undefined) return { allowed: false, reason: unprotected, project, ref: found };
   if (found.commit === undefined) return { allowed: false, reason: `GitLab did not say which commit ${found.refKind} ${ref} points at, so the pipeline's could not be checked against it`, project, ref: found };
-  return { allowed: true, rule: verdict.rule, project, ref: found };
-}
-
-/** The project by path or id, or undefined when GitLab answers 404 (no such project, or the token cannot see it). */
-async function findProject(gitlab: GitLabClient, project: string, signal?: AbortSignal): Promise<Project | undefined> {
-  try {
-    return await gitlab.getProject(project, signal);
-  } catch (err) {
-    if (err instanceof HttpError && err.status === 404) return undefined;
-    throw err;
+  if (!verdict.unprotected) {
+    // What the pipeline triggers elsewhere must pass these same checks there, the requester's variables only where they are forwarded.
+    const downstream = async (path: string, at: string | undefined, forwards: boolean, below: number) => {
+      const target = at ?? (await findProject(gitlab, path, signal))?.default_branch;
+      if (typeof target !== "string") return `project ${path} was not found, or has no default branch`;
+      const judged = await check({ ...opts, project: path, ref: target, variables: forwards ? variables : [] }, below);
+      return judged.allowed ? undefined : judged.reason;
+    };
+    const sources = await ciSourcesProblem({ gitlab, project, commit: found.commit, rule: verdict.rule, signal, downstream, depth });
+    if (sources !== undefined) return { allowed: false, reason: sources, project, ref: found };
   }
+  return { allowed: true, rule: verdict.rule, project, ref: found };
 }
 
 async function create(gitlab: GitLabClient, projectId: number, opts: PipelineOptions, action: PipelineAction): Promise<void> {

@@ -6,7 +6,7 @@
  * protected branch's rule lets Developers push or merge, or a protected tag's rule lets them create it. So
  * protection is what GitLab says, and where it does not say, the ref counts as unprotected.
  */
-import { developerTagRule, type GitLabClient } from "../../gitlab/index.ts";
+import { developerTagRule, HttpError, type GitLabClient, type Project } from "../../gitlab/index.ts";
 
 export interface FoundRef {
   refKind: "branch" | "tag";
@@ -59,4 +59,14 @@ export function protectionProblem(found: FoundRef, ref: string, projectPath: str
   }
   const settings = found.refKind === "branch" ? "Protected branches" : "Protected tags";
   return `${what} is not protected: whoever can push to it chooses what a pipeline Warden starts runs, with Warden's identity. Protect the ${found.refKind} in GitLab (Settings > Repository > ${settings}), or ${allow}`;
+}
+
+/** The project by path or id, or undefined when GitLab answers 404 (no such project, or the token cannot see it). */
+export async function findProject(gitlab: GitLabClient, project: string, signal?: AbortSignal): Promise<Project | undefined> {
+  try {
+    return await gitlab.getProject(project, signal);
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 404) return undefined;
+    throw err;
+  }
 }

@@ -1,0 +1,165 @@
+/**
+ * `GET /projects/:id/ci/lint` (static, as lib/api/lint.rb answers without `dry_run`): the project's CI
+ * file at `content_ref` (or its older name `sha`; default: the default branch's head), its `include:`
+ * resolved as GitLab's Ci::Config::External does, with the caller's access: `local` files of the project
+ * (and commit) whose file includes them, another project's `file` at a ref (default `HEAD`), a
+ * `component` (`host/project/name@version`: `templates/name.yml` or `templates/name/template.yml` there),
+ * `remote` and `template` listed but read as empty (no network, no templates here). Each include is
+ * listed with its type, location, extra and the project it was read in; the configuration comes back
+ * merged (included files first, the including file's keys over theirs), with Ruby's symbol keys
+ * (`:job:`), as GitLab's `merged_yaml` has them. Only what is needed to judge a CI file's sources is
+ * modelled: no `rules:` on includes, no `inputs`, no wildcards, no `extends`.
+ */
+import { parse, stringify } from "yaml";
+import { stringParam } from "./context.ts";
+import type { Handler, RequestContext } from "./context.ts";
+import { ACCESS, type SimProject } from "./dataset.ts";
+import { notFound } from "./http.ts";
+import { findProject } from "./projects.ts";
+import { commitSha, hasRef, headSha, TAGS } from "./repository.ts";
+import { accessLevel, requireLevel } from "./roles.ts";
+
+/** GitLab's limit on the files one configuration includes (ci_max_includes). */
+const MAX_INCLUDES = 150;
+const DEFAULT_CI_FILE = "test:\n  script: npm test\n";
+
+type Mapping = Record<string, unknown>;
+const isMapping = (v: unknown): v is Mapping => typeof v === "object" && v !== null && !Array.isArray(v);
+
+interface Context {
+  project: SimProject;
+  sha: string;
+}
+
+interface Listed {
+  type: string;
+  location: string;
+  blob: string | null;
+  raw: string | null;
+  extra: Mapping;
+  context_project: string;
+  context_sha: string;
+}
+
+class LintError extends Error {}
+
+export const lintProjectCi: Handler = (ctx) => {
+  const project = findProject(ctx);
+  requireLevel(project, ctx, ACCESS.reporter);
+  const ref = stringParam(ctx, "content_ref") ?? stringParam(ctx, "sha") ?? project.default_branch;
+  const sha = shaOf(ctx, project, ref);
+  if (sha === undefined) throw notFound("Commit");
+  const includes: Listed[] = [];
+  try {
+    const text = fileAt(ctx, project, sha, project.ci_config_path || ".gitlab-ci.yml");
+    if (text === undefined) throw new LintError("Please provide content of .gitlab-ci.yml");
+    const merged = expand(ctx, parseConfig(text), { project, sha }, includes);
+    return { status: 200, body: { valid: true, errors: [], warnings: [], merged_yaml: stringify(symbolKeys(merged)), includes } };
+  } catch (err) {
+    if (!(err instanceof LintError)) throw err;
+    return { status: 200, body: { valid: false, errors: [err.message], warnings: [], merged_yaml: null, includes } };
+  }
+};
+
+/** The commit a ref or commit id names in the project: a commit tests made, or a ref's stable one (repository.ts). */
+function shaOf(ctx: RequestContext, project: SimProject, ref: string): string | undefined {
+  const repositories = ctx.store.repositories;
+  if (hasRef(project, ref)) return headSha(repositories, project, ref);
+  return repositories.resolve(project, ref)?.id ?? [...project.branches, ...TAGS].map((r) => commitSha(project, r)).find((sha) => sha === ref);
+}
+
+/** A file at a commit tests made; at a ref's stable commit, the one CI file every project has, wherever its settings say it is. */
+function fileAt(ctx: RequestContext, project: SimProject, sha: string, path: string): string | undefined {
+  const commit = ctx.store.repositories.resolve(project, sha);
+  if (commit) return commit.files.get(path)?.content.toString("utf8");
+  return path === (project.ci_config_path || ".gitlab-ci.yml") ? DEFAULT_CI_FILE : undefined;
+}
+
+function parseConfig(text: string): Mapping {
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch (err) {
+    throw new LintError(`Invalid configuration format: ${(err as Error).message.split("\n")[0]}`);
+  }
+  if (doc === null || doc === undefined) return {};
+  if (!isMapping(doc)) throw new LintError("Invalid configuration format");
+  return doc;
+}
+
+/** The configuration with what it includes merged in, every file read listed in `includes`. */
+function expand(ctx: RequestContext, doc: Mapping, at: Context, includes: Listed[]): Mapping {
+  const { include, ...own } = doc;
+  let merged: Mapping = {};
+  for (const entry of include === undefined ? [] : Array.isArray(include) ? include : [include]) {
+    for (const one of entries(entry)) {
+      if (includes.length >= MAX_INCLUDES) throw new LintError(`Maximum of ${MAX_INCLUDES} nested includes are allowed!`);
+      const read = readInclude(ctx, one, at);
+      includes.push({ ...read.listed, context_project: at.project.path_with_namespace, context_sha: at.sha });
+      merged = deepMerge(merged, read.context ? expand(ctx, parseConfig(read.text), read.context, includes) : parseConfig(read.text));
+    }
+  }
+  return deepMerge(merged, own);
+}
+
+/** One include entry per file: a string is a local path or a URL; `file:` may list several. */
+function entries(entry: unknown): Mapping[] {
+  if (typeof entry === "string") return [/^https?:\/\//.test(entry) ? { remote: entry } : { local: entry }];
+  if (!isMapping(entry)) throw new LintError("Include config is not valid!");
+  if (entry["project"] !== undefined && Array.isArray(entry["file"])) return entry["file"].map((file) => ({ ...entry, file }));
+  return [entry];
+}
+
+function readInclude(ctx: RequestContext, entry: Mapping, at: Context): { listed: Omit<Listed, "context_project" | "context_sha">; text: string; context?: Context } {
+  const blobOf = (project: SimProject, sha: string, path: string) => `${ctx.baseUrl}/${project.path_with_namespace}/-/blob/${sha}/${path}`;
+  if (typeof entry["local"] === "string") {
+    const path = entry["local"].replace(/^\//, "");
+    const text = fileAt(ctx, at.project, at.sha, path);
+    if (text === undefined) throw new LintError(`Local file \`${path}\` does not exist!`);
+    return { listed: { type: "local", location: path, blob: blobOf(at.project, at.sha, path), raw: null, extra: {} }, text, context: at };
+  }
+  if (typeof entry["project"] === "string" && typeof entry["file"] === "string") {
+    const ref = typeof entry["ref"] === "string" ? entry["ref"] : "HEAD";
+    const path = entry["file"].replace(/^\//, "");
+    const project = readable(ctx, entry["project"]);
+    const sha = project && shaOf(ctx, project, ref === "HEAD" ? project.default_branch : ref);
+    if (!project || !sha) throw new LintError(`Project \`${entry["project"]}\` not found or access denied! Make sure any includes in the pipeline configuration are correctly defined.`);
+    const text = fileAt(ctx, project, sha, path);
+    if (text === undefined) throw new LintError(`Project \`${entry["project"]}\` file \`${path}\` does not exist!`);
+    return { listed: { type: "file", location: path, blob: blobOf(project, sha, path), raw: null, extra: { project: entry["project"], ref } }, text, context: { project, sha } };
+  }
+  if (typeof entry["component"] === "string") {
+    const [address = "", version = ""] = entry["component"].split("@");
+    const segments = address.split("/");
+    const name = segments.at(-1)!;
+    const project = readable(ctx, segments.slice(1, -1).join("/"));
+    const sha = project && shaOf(ctx, project, version);
+    const path = [`templates/${name}.yml`, `templates/${name}/template.yml`].find((p) => project && sha && fileAt(ctx, project, sha, p) !== undefined);
+    if (!project || !sha || !path) throw new LintError(`Component '${entry["component"]}' - content not found`);
+    return { listed: { type: "component", location: entry["component"], blob: blobOf(project, sha, path), raw: null, extra: {} }, text: fileAt(ctx, project, sha, path)!, context: { project, sha } };
+  }
+  if (typeof entry["remote"] === "string") return { listed: { type: "remote", location: entry["remote"], blob: null, raw: entry["remote"], extra: {} }, text: "" };
+  if (typeof entry["template"] === "string") return { listed: { type: "template", location: entry["template"], blob: null, raw: null, extra: {} }, text: "" };
+  throw new LintError("Include config is not valid!");
+}
+
+/** A project the caller may read the code of, by path. */
+function readable(ctx: RequestContext, path: string): SimProject | undefined {
+  const found = ctx.store.findProject(path);
+  if (!found || found.moved || !ctx.store.canSeeProject(ctx.caller, found.project)) return undefined;
+  return accessLevel(found.project, ctx) >= ACCESS.reporter ? found.project : undefined;
+}
+
+/** GitLab's deep_merge: mappings merged key by key, anything else taken from `over`. */
+function deepMerge(base: Mapping, over: Mapping): Mapping {
+  const out: Mapping = { ...base };
+  for (const [key, value] of Object.entries(over)) out[key] = isMapping(out[key]) && isMapping(value) ? deepMerge(out[key] as Mapping, value) : value;
+  return out;
+}
+
+/** Keys as Ruby's to_yaml writes a symbol-keyed hash: `:name`. */
+function symbolKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(symbolKeys);
+  if (!isMapping(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [`:${k}`, symbolKeys(v)]));
+}

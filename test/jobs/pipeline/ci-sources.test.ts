@@ -1,0 +1,174 @@
+/**
+ * What the CI file of an allowed, protected ref hands to others (the pipeline review's findings, third
+ * pass). GitLab resolves `include:` with the pipeline user's access, Warden's: another project's file at a
+ * branch its Developers push to, a URL, a component at a branch, is written by someone no rule judged, as
+ * a ci_config_path in another project is (ci-config.test.ts); and `trigger:` starts pipelines in other
+ * projects as Warden's user too. Warden asks GitLab's CI Lint what the file resolves to at the checked
+ * commit (the simulator resolves includes as GitLab does: sim/gitlab/ci-lint.ts) and judges each source.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { runPipeline } from "../../../lib/jobs/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../../sim/gitlab/index.ts";
+import { validated } from "../../support/report.ts";
+
+const policy = (extra = "") =>
+  parsePolicy(
+    `version: 1
+pipelines:
+  allow:
+    - project: "acme/platform/**"
+      refs: ["main"]
+      variables: ["DEPLOY_ENV"]
+${extra}`,
+    "test.yaml",
+  );
+
+let sim: GitLabSim;
+/** The allowed project: `main` protected, only Maintainers push or merge. */
+let platform: SimProject;
+/** A shared CI-templates project outside the rule: `main` any of its Developers pushes to, `release` only Maintainers. */
+let templates: SimProject;
+/** A project the policy allows no pipeline in. */
+let payroll: SimProject;
+let templatesCommit: string;
+
+beforeEach(async () => {
+  sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 200, seed: 3 }).dataset });
+  platform = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+  platform.protected_branches = ["main"];
+  const others = sim.dataset.projects.filter((p) => !p.path_with_namespace.startsWith("acme/platform/"));
+  [templates, payroll] = [others[0]!, others[1]!];
+  templates.protected_branches = ["release"];
+  sim.protectedBranches.protect(templates, "main", { developersCanPush: true });
+  const files = { "deploy.yml": "deploy:\n  script: ./deploy.sh\n", "templates/deploy.yml": "deploy:\n  script: ./deploy.sh\n" };
+  templatesCommit = sim.repositories.commit(templates, files);
+  sim.repositories.commit(templates, files, "release");
+});
+afterEach(() => sim.close());
+
+/** A Maintainer's CI file (and other files) on platform's protected main. */
+function commit(ci: string, files: Record<string, string> = {}): void {
+  sim.repositories.commit(platform, { ".gitlab-ci.yml": ci, ...files });
+}
+
+async function start(opts: { variables?: { key: string; value: string }[]; apply?: boolean; extra?: string } = {}) {
+  const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
+  const report = await validated(runPipeline({ gitlab, policy: policy(opts.extra), project: platform.path_with_namespace, ref: "main", variables: opts.variables ?? [], apply: opts.apply ?? true }));
+  return report.actions[0]!;
+}
+
+describe("pipeline: what the CI file includes", () => {
+  it.each([
+    ["another project's file at its default branch, which its Developers push to", () => `include:\n  - project: ${templates.path_with_namespace}\n    file: deploy.yml\n`, "include: project"],
+    ["another project's file at a branch its Developers push to", () => `include:\n  - project: ${templates.path_with_namespace}\n    ref: main\n    file: deploy.yml\n`, "Developers may push to it"],
+    ["a URL", () => "include:\n  - remote: https://user:secret@ci.example/shared/deploy.yml?token=signed\n", "include: remote"],
+    ["a CI/CD component at a branch its Developers push to", () => `include:\n  - component: gitlab.example.com/${templates.path_with_namespace}/deploy@main\n`, "include: component"],
+    ["a file of its own that includes another project's at a branch its Developers push to", () => "include: ci/base.yml\n", "include: project"],
+  ])("%s: refused, saying which and what to change, and no pipeline starts", async (_what, ci, says) => {
+    commit(ci(), { "ci/base.yml": `include:\n  - project: ${templates.path_with_namespace}\n    file: deploy.yml\n` });
+    const action = await start();
+    expect(action).toMatchObject({ status: "refused" });
+    expect(action.reason).toContain(says);
+    expect(action.reason).toContain("unprotected: true");
+    // A remote include's credentials (user:password, a signed query) are quoted by scheme, host and path only.
+    expect(action.reason).not.toMatch(/secret|signed/);
+    expect(sim.pipelines).toEqual([]);
+  });
+
+  it.each([
+    ["its own files and GitLab's templates", () => "include:\n  - local: ci/base.yml\n  - template: Security/SAST.gitlab-ci.yml\n"],
+    ["another project's file at a branch only Maintainers change", () => `include:\n  - project: ${templates.path_with_namespace}\n    ref: release\n    file: deploy.yml\n`],
+    ["another project's file at a commit", () => `include:\n  - project: ${templates.path_with_namespace}\n    ref: ${templatesCommit}\n    file: deploy.yml\n`],
+    ["a component at a branch only Maintainers change", () => `include:\n  - component: gitlab.example.com/${templates.path_with_namespace}/deploy@release\n`],
+  ])("%s: the pipeline starts", async (_what, ci) => {
+    commit(ci(), { "ci/base.yml": "build:\n  script: make\n" });
+    expect(await start()).toMatchObject({ status: "created" });
+    expect(sim.pipelines).toHaveLength(1);
+  });
+
+  it("a file trusted by its ref may include files of its own project; what it includes from elsewhere is judged too", async () => {
+    const shared = `include:\n  - project: ${templates.path_with_namespace}\n    ref: release\n    file: deploy.yml\n`;
+    sim.repositories.commit(templates, { "deploy.yml": "include: more.yml\n", "more.yml": "more:\n  script: ./more.sh\n" }, "release");
+    commit(shared);
+    expect(await start()).toMatchObject({ status: "created" });
+
+    payroll.protected_branches = [];
+    sim.repositories.commit(templates, { "more.yml": `include:\n  - project: ${payroll.path_with_namespace}\n    file: x.yml\n` }, "release");
+    sim.repositories.commit(payroll, { "x.yml": "x:\n  script: ./x.sh\n" });
+    const refused = await start();
+    expect(refused).toMatchObject({ status: "refused" });
+    expect(refused.reason).toContain(payroll.path_with_namespace);
+  });
+
+  it("a CI file GitLab finds invalid is refused before any POST; a dry run reads only", async () => {
+    commit("include:\n  - local: missing.yml\n");
+    const action = await start({ apply: false });
+    expect(action).toMatchObject({ status: "refused", reason: expect.stringContaining("invalid") });
+    expect(Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
+  });
+
+  it("a GitLab whose CI Lint does not list the includes is not taken for one that has none", async () => {
+    commit("build:\n  script: make\n");
+    sim.addFaults({ kind: "rewrite", route: "GET /projects/:id/ci/lint", times: 1, edit: (body) => ({ ...(body as object), includes: undefined }) });
+    expect(await start()).toMatchObject({ status: "refused", reason: expect.stringContaining("does not list") });
+    expect(sim.pipelines).toEqual([]);
+  });
+
+  it("a rule with unprotected: true trusts whoever writes the CI file, and does not ask", async () => {
+    commit("include:\n  - remote: https://ci.example/deploy.yml\n");
+    const extra = `    - project: "${platform.path_with_namespace}"\n      refs: ["main"]\n      unprotected: true\n`;
+    expect(await start({ extra })).toMatchObject({ status: "created" });
+    expect(sim.counters.byRoute["GET /projects/:id/ci/lint"]).toBeUndefined();
+  });
+});
+
+describe("pipeline: what the CI file starts", () => {
+  it("a pipeline in a project no rule allows (on a ref no rule allows, with the requester's variables) is refused", async () => {
+    commit(`deploy:\n  trigger:\n    project: ${payroll.path_with_namespace}\n    branch: feature/anything\n    forward:\n      pipeline_variables: true\n`);
+    const action = await start({ variables: [{ key: "DEPLOY_ENV", value: "prod" }] });
+    expect(action).toMatchObject({ status: "refused" });
+    expect(action.reason).toContain(`no pipelines.allow rule matches project ${payroll.path_with_namespace}`);
+    expect(sim.pipelines).toEqual([]);
+  });
+
+  it("a pipeline in a project a rule allows, on its protected default branch, starts; forwarded variables are judged by that project's rule", async () => {
+    // Outside acme/platform/**, whose rule allows DEPLOY_ENV: this project's allows no variable.
+    const other = sim.dataset.projects.filter((p) => !p.path_with_namespace.startsWith("acme/platform/") && p !== templates && p !== payroll)[0]!;
+    other.protected_branches = [other.default_branch];
+    const extra = `    - project: "${other.path_with_namespace}"\n      refs: ["${other.default_branch}"]\n`;
+    commit(`deploy:\n  trigger: ${other.path_with_namespace}\n`);
+    expect(await start({ extra, variables: [{ key: "DEPLOY_ENV", value: "prod" }] })).toMatchObject({ status: "created" });
+
+    commit(`deploy:\n  trigger:\n    project: ${other.path_with_namespace}\n    forward:\n      pipeline_variables: true\n`);
+    const forwarded = await start({ extra, variables: [{ key: "DEPLOY_ENV", value: "prod" }] });
+    expect(forwarded).toMatchObject({ status: "refused", reason: expect.stringContaining("variable DEPLOY_ENV not allowed") });
+  });
+
+  it("a trigger hidden in a template a job extends counts, as does one in an included file", async () => {
+    commit(`.deploy:\n  trigger:\n    project: ${payroll.path_with_namespace}\ndeploy:\n  extends: .deploy\n`);
+    expect(await start()).toMatchObject({ status: "refused" });
+    commit("include: ci/deploy.yml\n", { "ci/deploy.yml": `deploy:\n  trigger: ${payroll.path_with_namespace}\n` });
+    expect(await start()).toMatchObject({ status: "refused" });
+    expect(sim.pipelines).toEqual([]);
+  });
+
+  it.each([
+    ["the project's own file", "child:\n  trigger:\n    include: ci/child.yml\n", "build:\n  script: make\n", "created"],
+    ["a file of its own that includes another project's", "child:\n  trigger:\n    include:\n      - local: ci/child.yml\n", "include:\n  - project: acme/x\n    file: y.yml\n", "refused"],
+    ["a file of its own that triggers a project no rule allows", "child:\n  trigger:\n    include: ci/child.yml\n", "deploy:\n  trigger: PAYROLL\n", "refused"],
+    ["a file a job writes (dynamic)", "child:\n  trigger:\n    include:\n      - artifact: generated.yml\n        job: generate\n", "", "refused"],
+  ])("a child pipeline made of %s: %s", async (_what, ci, child, status) => {
+    commit(ci, { "ci/child.yml": child.replace("PAYROLL", payroll.path_with_namespace) });
+    expect(await start()).toMatchObject({ status });
+  });
+
+  it("a chain of triggers deeper than Warden follows is refused, not followed for ever", async () => {
+    commit(`deploy:\n  trigger: ${platform.path_with_namespace}\n`);
+    const action = await start();
+    expect(action).toMatchObject({ status: "refused", reason: expect.stringContaining("pipelines deep") });
+    expect(sim.pipelines).toEqual([]);
+  });
+});
