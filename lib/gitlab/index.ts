@@ -9,7 +9,7 @@ export { SHARE_ACCESS_LEVELS } from "./shares.ts";
 export { fillPath, isTrue, serializeQuery, type Query } from "./encode.ts";
 export type * from "./types.ts";
 // Jobs handle the errors of the calls they make through this client, not lib/http's directly.
-export { HttpError, NetworkError } from "../http/index.ts";
+export { HttpError, mayHaveBeenMade, NetworkError } from "../http/index.ts";
 export { AUDIT_EVENT_ROUTES, AUDIT_WINDOW_DAYS, auditWindows, getUser, listAuditEvents, newerThan } from "./audit-events.ts";
 export type { AuditEntityType, AuditEvent, AuditEventDetails, AuditSource, AuditWindow } from "./audit-events.ts";
 export { lintCi, type CiInclude, type CiLint } from "./ci-lint.ts";

@@ -154,3 +154,13 @@ function jsonMessage(text: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Whether a change that failed so may all the same have been made: the request may have reached the
+ * server before the connection failed, any 5xx (a proxy's or CDN's too, Cloudflare's 520 and 524 coming
+ * after the origin has it), or a 2xx whose body could not be read (a gateway or sign-in proxy replacing
+ * GitLab's answer: the 2xx is the server saying it did it). Such a change is checked, never taken as undone.
+ */
+export function mayHaveBeenMade(err: unknown): boolean {
+  return (err instanceof NetworkError && err.mayHaveReachedServer) || (err instanceof HttpError && err.status >= 500) || (err instanceof UnexpectedAnswerError && err.status < 300);
+}

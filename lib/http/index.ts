@@ -1,5 +1,5 @@
 export { createHttpClient, type HttpClient, type HttpClientOptions } from "./client.ts";
-export { httpError, HttpError, isTerminal, NetworkError, RedirectError, terminalStatus, UnexpectedAnswerError } from "./errors.ts";
+export { httpError, HttpError, isTerminal, mayHaveBeenMade, NetworkError, RedirectError, terminalStatus, UnexpectedAnswerError } from "./errors.ts";
 export type { ProxySettings, TransportOptions } from "./transport.ts";
 export { isLoopbackHost } from "./loopback.ts";
 export { RateLimiter, RateLimiterRegistry, sharedLimiters, type RateLimiterOptions } from "./rate-limiter.ts";

@@ -7,7 +7,7 @@
  * GitLab takes a ref name, not a commit: a pipeline that runs another commit than the one checked
  * (the ref moved in between) is cancelled and reported.
  */
-import { HttpError, NetworkError, type GitLabClient, type Pipeline, type Project } from "../../gitlab/index.ts";
+import { mayHaveBeenMade, type GitLabClient, type Pipeline, type Project } from "../../gitlab/index.ts";
 import { evaluatePipeline, type Policy } from "../../policy/index.ts";
 import { pipelineRequestProblem } from "../../policy/refs.ts";
 import { auditedUnder, errorText, jobStats, type AuditSink, type Report } from "../report/index.ts";
@@ -141,10 +141,8 @@ async function create(gitlab: GitLabClient, projectId: number, opts: PipelineOpt
   try {
     pipeline = await gitlab.createPipeline(projectId, opts.ref, opts.variables, opts.signal);
   } catch (err) {
-    // Any 5xx leaves it open whether GitLab started the pipeline: its own 500, or a proxy's or CDN's
-    // (Cloudflare's 520 and 524 come after the origin has the request), as restore takes them.
-    const ambiguous =
-      (err instanceof NetworkError && err.mayHaveReachedServer) || (err instanceof HttpError && err.status >= 500) || opts.signal?.aborted === true;
+    // An answer lost after sending, any 5xx or an unreadable 2xx leaves it open whether GitLab started the pipeline, as restore takes them.
+    const ambiguous = mayHaveBeenMade(err) || opts.signal?.aborted === true;
     action.status = ambiguous ? "unknown" : "failed";
     action.error = ambiguous ? `unknown — check the project's pipelines before retrying (${errorText(err)})` : errorText(err);
     return;

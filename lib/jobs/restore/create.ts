@@ -6,7 +6,7 @@
  * read that finds the share at the level asked, as a 409 also means a share someone else made. A first
  * POST's 409 (made between restore's read and its POST) is read too, to say at what level it is.
  */
-import { HttpError, NetworkError, type GroupShare } from "../../gitlab/index.ts";
+import { HttpError, mayHaveBeenMade, NetworkError, type GroupShare } from "../../gitlab/index.ts";
 import { auditedUnder, errorText } from "../report/index.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
 import { count } from "../view.ts";
@@ -65,7 +65,7 @@ async function post(a: RestoreAction, opts: RestoreOptions): Promise<"created" |
     return await SHARE_OPS[a.kind].create(gitlab, subjectOf(a).id, share, signal);
   } catch (err) {
     if (signal?.aborted) return { lost: `stopped while creating the share (${errorText(signal.reason)})` };
-    if (mayHaveArrived(err)) return { lost: errorText(err) };
+    if (mayHaveBeenMade(err)) return { lost: errorText(err) };
     return err instanceof Error ? err : new Error(String(err));
   }
 }
@@ -113,10 +113,6 @@ async function settle(a: RestoreAction, opts: RestoreOptions, lost: readonly str
 /** "the answer was lost (…)", or, after a re-send, the answers in order. */
 function lostText(lost: readonly string[]): string {
   return lost.length === 1 ? `the answer was lost (${lost[0]})` : `the answers were lost (${lost.join("; ")})`;
-}
-
-function mayHaveArrived(err: unknown): boolean {
-  return (err instanceof NetworkError && err.mayHaveReachedServer) || (err instanceof HttpError && err.status >= 500);
 }
 
 /** GitLab's own words where it refused, e.g. "The project sharing with group is disabled". */

@@ -1,0 +1,71 @@
+/**
+ * An answer to the pipeline POST that says it succeeded (2xx) but cannot be read: a gateway or sign-in
+ * proxy that passed the POST to GitLab, which made the pipeline, then replaced the answer with a page of
+ * its own (the pipeline review, third pass). It was reported `failed`, which invites running the command
+ * again, a second pipeline; a 2xx is GitLab saying it did it, so the start is `unknown` (check before
+ * retrying), as a lost answer or a 5xx is (lib/http/errors.ts mayHaveBeenMade).
+ *
+ * The simulator answers JSON only (its `rewrite` fault edits JSON), so a loopback reverse proxy in front
+ * of it performs the POST and replaces the answer's body.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { exitCode, runPipeline } from "../../../lib/jobs/index.ts";
+import { parsePolicy } from "../../../lib/policy/index.ts";
+import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../../sim/gitlab/index.ts";
+import { validated } from "../../support/report.ts";
+import { serve } from "../../support/server.ts";
+
+const POLICY = parsePolicy(`version: 1\npipelines:\n  allow:\n    - project: "acme/platform/**"\n      refs: ["main"]\n`, "test.yaml");
+
+let sim: GitLabSim;
+let platform: SimProject;
+beforeEach(async () => {
+  sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 200, seed: 3 }).dataset });
+  platform = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+  platform.protected_branches = ["main"];
+});
+afterEach(() => sim.close());
+
+const HOP = new Set(["content-length", "transfer-encoding", "connection", "content-encoding", "keep-alive"]);
+
+/** A reverse proxy to the simulator that forwards everything, and answers the pipeline POST, once GitLab has made it, with `replace`. */
+async function proxy(replace: { status: number; contentType: string; body: string }) {
+  return serve((req, res) => {
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== "host" && !HOP.has(k)) as [string, string][]);
+    const body = req.method === "GET" || req.method === "HEAD" ? undefined : req.body;
+    void fetch(new URL(req.url, sim.url), { method: req.method, headers, body, redirect: "manual" }).then(async (answer) => {
+      const text = await answer.text();
+      if (req.method === "POST" && /\/pipeline$/.test(new URL(req.url, "http://x").pathname) && answer.ok) {
+        res.writeHead(replace.status, { "content-type": replace.contentType });
+        res.end(replace.body);
+        return;
+      }
+      const out: Record<string, string> = {};
+      answer.headers.forEach((v, k) => (HOP.has(k) ? undefined : (out[k] = v)));
+      res.writeHead(answer.status, out);
+      res.end(text);
+    });
+  });
+}
+
+describe("pipeline: a 2xx answer to the pipeline POST that is not the pipeline's JSON", () => {
+  it.each([
+    ["an HTML page (a gateway's or a sign-in proxy's)", { status: 201, contentType: "text/html", body: "<html><body>OK</body></html>" }],
+    ["plain text", { status: 200, contentType: "text/plain", body: "accepted" }],
+  ])("with %s, the pipeline GitLab made is reported unknown (check before retrying), not failed", async (_what, replace) => {
+    const front = await proxy(replace);
+    const gitlab = new GitLabClient({ url: front.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
+    const report = await validated(runPipeline({ gitlab, policy: POLICY, project: platform.path_with_namespace, ref: "main", variables: [], apply: true }));
+    // GitLab made it: one pipeline, one POST.
+    expect(sim.pipelines).toHaveLength(1);
+    expect(sim.counters.byRoute["POST /projects/:id/pipeline"]).toBe(1);
+    const [action] = report.actions;
+    expect(action, "a 2xx is GitLab saying it started the pipeline; 'failed' tells the reader to run the command again, a second pipeline").toMatchObject({
+      status: "unknown",
+      error: expect.stringMatching(/^unknown — check the project's pipelines/),
+    });
+    expect(exitCode(report)).toBe(1);
+  });
+});
