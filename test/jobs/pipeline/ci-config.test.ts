@@ -6,29 +6,19 @@
  * Warden's identity. Such a project is refused now, as an unprotected ref is, unless its rule says
  * `unprotected: true`; and one whose setting GitLab does not show is refused too.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GitLabClient } from "../../../lib/gitlab/index.ts";
-import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { describe, expect, it } from "vitest";
 import { runPipeline } from "../../../lib/jobs/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../../sim/gitlab/index.ts";
+import { pipelineWorld } from "../../support/pipeline-world.ts";
 import { validated } from "../../support/report.ts";
 
 const policy = (unprotected = false) =>
   parsePolicy(`version: 1\npipelines:\n  allow:\n    - project: "acme/platform/**"\n      refs: ["main"]\n${unprotected ? "      unprotected: true\n" : ""}`, "test.yaml");
 
-let sim: GitLabSim;
-let platform: SimProject;
-beforeEach(async () => {
-  sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 200, seed: 3 }).dataset });
-  platform = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
-  platform.protected_branches = ["main"];
-});
-afterEach(() => sim.close());
+const world = pipelineWorld();
 
 function run(unprotected = false) {
-  const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-  return validated(runPipeline({ gitlab, policy: policy(unprotected), project: platform.path_with_namespace, ref: "main", variables: [], apply: true }));
+  return validated(runPipeline({ gitlab: world.gitlab(), policy: policy(unprotected), project: world.platform.path_with_namespace, ref: "main", variables: [], apply: true }));
 }
 
 describe("pipeline: the CI file the project's settings name", () => {
@@ -37,25 +27,25 @@ describe("pipeline: the CI file the project's settings name", () => {
     ["another project's default branch", "ci/pipeline.yml@acme/sandbox/ci-templates"],
     ["a URL", "https://attacker.example/ci.yml"],
   ])("in %s: the start is refused, saying why and what to change, and no pipeline is created", async (_where, path) => {
-    platform.ci_config_path = path;
+    world.platform.ci_config_path = path;
     const [action] = (await run()).actions;
     expect(action).toMatchObject({ status: "refused", reason: expect.stringContaining(`runs the CI file its settings name, ${JSON.stringify(path)}, which is not a file of main`) });
     expect(action!.reason).toMatch(/Settings > CI\/CD > General pipelines > CI\/CD configuration file\), or set unprotected: true on its rule, allow\[0\]/);
-    expect(sim.pipelines).toEqual([]);
+    expect(world.sim.pipelines).toEqual([]);
   });
 
   it.each([
     ["the default (null)", undefined],
     ["another path in the ref", "ci/pipeline.yml"],
   ])("%s: the pipeline starts", async (_what, path) => {
-    if (path !== undefined) platform.ci_config_path = path;
+    if (path !== undefined) world.platform.ci_config_path = path;
     expect((await run()).actions[0]).toMatchObject({ status: "created" });
   });
 
   it("a setting GitLab does not show is refused as one it does not trust, and a rule with unprotected: true allows it", async () => {
-    sim.addFaults({ kind: "rewrite", route: "GET /projects/:id", times: 2, edit: (body) => ({ ...(body as object), ci_config_path: undefined }) });
+    world.sim.addFaults({ kind: "rewrite", route: "GET /projects/:id", times: 2, edit: (body) => ({ ...(body as object), ci_config_path: undefined }) });
     expect((await run()).actions[0]).toMatchObject({ status: "refused", reason: expect.stringMatching(/^GitLab did not say which CI file project \S+'s pipelines run/) });
-    platform.ci_config_path = "https://ci.example/shared.yml";
+    world.platform.ci_config_path = "https://ci.example/shared.yml";
     expect((await run(true)).actions[0]).toMatchObject({ status: "created" });
   });
 });

@@ -8,25 +8,16 @@
  * The simulator answers JSON only (its `rewrite` fault edits JSON), so a loopback reverse proxy in front
  * of it performs the POST and replaces the answer's body.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GitLabClient } from "../../../lib/gitlab/index.ts";
-import { RateLimiterRegistry } from "../../../lib/http/index.ts";
+import { describe, expect, it } from "vitest";
 import { exitCode, runPipeline } from "../../../lib/jobs/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../../sim/gitlab/index.ts";
+import { pipelineWorld } from "../../support/pipeline-world.ts";
 import { validated } from "../../support/report.ts";
 import { serve } from "../../support/server.ts";
 
 const POLICY = parsePolicy(`version: 1\npipelines:\n  allow:\n    - project: "acme/platform/**"\n      refs: ["main"]\n`, "test.yaml");
 
-let sim: GitLabSim;
-let platform: SimProject;
-beforeEach(async () => {
-  sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 200, seed: 3 }).dataset });
-  platform = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
-  platform.protected_branches = ["main"];
-});
-afterEach(() => sim.close());
+const world = pipelineWorld();
 
 const HOP = new Set(["content-length", "transfer-encoding", "connection", "content-encoding", "keep-alive"]);
 
@@ -35,7 +26,7 @@ async function proxy(replace: { status: number; contentType: string; body: strin
   return serve((req, res) => {
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== "host" && !HOP.has(k)) as [string, string][]);
     const body = req.method === "GET" || req.method === "HEAD" ? undefined : req.body;
-    void fetch(new URL(req.url, sim.url), { method: req.method, headers, body, redirect: "manual" }).then(async (answer) => {
+    void fetch(new URL(req.url, world.sim.url), { method: req.method, headers, body, redirect: "manual" }).then(async (answer) => {
       const text = await answer.text();
       if (req.method === "POST" && /\/pipeline$/.test(new URL(req.url, "http://x").pathname) && answer.ok) {
         res.writeHead(replace.status, { "content-type": replace.contentType });
@@ -56,11 +47,10 @@ describe("pipeline: a 2xx answer to the pipeline POST that is not the pipeline's
     ["plain text", { status: 200, contentType: "text/plain", body: "accepted" }],
   ])("with %s, the pipeline GitLab made is reported unknown (check before retrying), not failed", async (_what, replace) => {
     const front = await proxy(replace);
-    const gitlab = new GitLabClient({ url: front.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-    const report = await validated(runPipeline({ gitlab, policy: POLICY, project: platform.path_with_namespace, ref: "main", variables: [], apply: true }));
+    const report = await validated(runPipeline({ gitlab: world.gitlab(front.url), policy: POLICY, project: world.platform.path_with_namespace, ref: "main", variables: [], apply: true }));
     // GitLab made it: one pipeline, one POST.
-    expect(sim.pipelines).toHaveLength(1);
-    expect(sim.counters.byRoute["POST /projects/:id/pipeline"]).toBe(1);
+    expect(world.sim.pipelines).toHaveLength(1);
+    expect(world.sim.counters.byRoute["POST /projects/:id/pipeline"]).toBe(1);
     const [action] = report.actions;
     expect(action, "a 2xx is GitLab saying it started the pipeline; 'failed' tells the reader to run the command again, a second pipeline").toMatchObject({
       status: "unknown",
