@@ -15,7 +15,7 @@ export { MIN_PLAN_KEY_LENGTH, planFile, PlanFileError, readPlanFile, writePlanFi
 export { writeFileAtomically } from "./atomic-file.ts";
 export { ScopeError } from "./enforce/examine/scope.ts";
 export { DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY, type EnforceOptions, type EnforceReport, type EnforceSummary, type RemovalBudget } from "./enforce/summary.ts";
-export { sweepOf, type LastSweep } from "./enforce/rules.ts";
+export { sweepAfter, sweepOf, type LastSweep } from "./enforce/rules.ts";
 export type { EnforceTarget } from "./enforce/summary.ts";
 export type { RemoveGroupShareAction, RemoveShareAction, ShareRemoval, ShareStatus } from "./shares/plan.ts";
 export { runPipeline, type PipelineAction, type PipelineOptions, type PipelineReport } from "./pipeline/index.ts";

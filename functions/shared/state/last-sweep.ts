@@ -10,7 +10,7 @@
  */
 import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { dynamoClient } from "./dynamo-client.ts";
-import { errorText, type LastSweep } from "../../../lib/jobs/index.ts";
+import { errorText, sweepAfter, type LastSweep } from "../../../lib/jobs/index.ts";
 import { requireEnv } from "../config/settings.ts";
 import { logger } from "../lambda/logger.ts";
 import { sliceSignal, type TimeLeft } from "../lambda/time-left.ts";
@@ -21,13 +21,14 @@ export const LAST_SWEEP_KEY = "rules:last-sweep";
 export interface LastSweepStore {
   /** Undefined before the first full run. Throws when the table cannot be read: a targeted run must not apply blind. */
   read(signal?: AbortSignal): Promise<LastSweep | undefined>;
+  /** A sweep that left parts unexamined is kept as sweepAfter says, from the record before it (read first). */
   write(sweep: LastSweep, signal?: AbortSignal): Promise<void>;
 }
 
 export function dynamoLastSweep(opts: Pick<ClaimsOptions, "client" | "table"> = {}): LastSweepStore {
   const table = opts.table ?? (() => requireEnv("WARDEN_CLAIMS_TABLE"));
   let client = opts.client;
-  return {
+  const store: LastSweepStore = {
     async read(signal) {
       client ??= dynamoClient();
       const { Item } = await client.send(new GetItemCommand({ TableName: table(), Key: { id: { S: LAST_SWEEP_KEY } }, ConsistentRead: true }), { abortSignal: signal });
@@ -43,7 +44,10 @@ export function dynamoLastSweep(opts: Pick<ClaimsOptions, "client" | "table"> = 
       // An item written before tooMany (or refused) was recorded has none: read as a run the guard passed (that GitLab refused nothing).
       return { policySha256, at, unmatched: unmatched as string[], ...(Item["tooMany"]?.BOOL === true && { tooMany: true as const }), ...(refused?.length && { refused: refused as string[] }) };
     },
-    async write({ policySha256, unmatched, at, tooMany, refused }, signal) {
+    async write(sweep, signal) {
+      // A record that cannot be read leaves the partial sweep as it is: every rule it found matching nothing named (the safe side).
+      const previous = sweep.partial ? await store.read(signal).catch(() => undefined) : undefined;
+      const { policySha256, unmatched, at, tooMany, refused } = sweepAfter(previous, sweep);
       client ??= dynamoClient();
       const Item = {
         id: { S: LAST_SWEEP_KEY }, policySha256: { S: policySha256 }, at: { S: at }, unmatched: { L: unmatched.map((rule) => ({ S: rule })) },
@@ -53,6 +57,7 @@ export function dynamoLastSweep(opts: Pick<ClaimsOptions, "client" | "table"> = 
       await client.send(new PutItemCommand({ TableName: table(), Item }), { abortSignal: signal });
     },
   };
+  return store;
 }
 
 /** The longest reading the record before a full run may take: one GetItem. */

@@ -34,6 +34,8 @@ export interface LastSweep {
    * policy, but not counted by its guard, or that many standing refusals would trip it for good.
    */
   refused?: string[];
+  /** It left parts of the scope unexamined (GitLab failed on them): its `unmatched` is kept only where the record before it agrees (sweepAfter). */
+  partial?: true;
 }
 
 /** The most refused shares a LastSweep names (a DynamoDB item holds 400 KB; a key is some 30 bytes). */
@@ -48,15 +50,16 @@ export function ruleName({ list, index }: RuleRef): string {
  * What a full (untargeted) run found, to remember — only its caller knows it was one: undefined
  * unless its examination went to the scope's end with its rules counted. Every rule with no match is named (a lapsed exemption too: the targeted run that reads it
  * keeps only the rules it would call unmatched itself, unmatchedRules with its own clock). A run
- * that left parts unexamined (GitLab failing on a group, for ever perhaps) is remembered too, as its
- * guard judged it: on what it examined, the rules matching nothing there named (the safe side: the
- * targeted runs refuse them too). Not remembered, no full run would ever judge the policy while the
- * group stays broken, and the stream's runs would stay on their shared budget (guard.ts) for good.
+ * that left parts unexamined (GitLab failing on a group, for ever perhaps) is remembered too, marked
+ * `partial`: not remembered, no full run would ever judge the policy while the group stays broken, and
+ * the stream's runs would stay on their shared budget (guard.ts) for good. A rule may match only in the
+ * part it could not examine, so what it found matching nothing counts only where the record before it,
+ * under the same policy, agrees (sweepAfter); with none, all of it (the safe side).
  */
 export function sweepOf(report: {
   startedAt: string;
   policy: { sha256: string } | null;
-  summary: { matched: RuleCounts | null; maxRemovals: number; cutShort?: true };
+  summary: { matched: RuleCounts | null; maxRemovals: number; cutShort?: true; unexamined?: number };
   actions: readonly ShareRemoval[];
 }): LastSweep | undefined {
   const { matched, cutShort, maxRemovals } = report.summary;
@@ -68,7 +71,20 @@ export function sweepOf(report: {
   const tooMany = planned > maxRemovals || countStatus(report.actions, "notify") > maxRemovals;
   // Refused now, or refused before and not attempted now (a dry run, a tripped guard): remembered for the next.
   const refused = report.actions.filter((a) => (a.status === "failed" && a.lasting === true) || (a.status === "planned" && a.refusedBefore === true)).slice(0, MAX_REFUSED).map(shareKey);
-  return { policySha256: report.policy.sha256, unmatched, at: report.startedAt, ...(tooMany && { tooMany: true as const }), ...(refused.length && { refused }) };
+  const partial = (report.summary.unexamined ?? 0) > 0;
+  return { policySha256: report.policy.sha256, unmatched, at: report.startedAt, ...(tooMany && { tooMany: true as const }), ...(refused.length && { refused }), ...(partial && { partial: true as const }) };
+}
+
+/**
+ * The record to keep after `next`: itself, unless it left parts unexamined, when a rule it found matching
+ * nothing stays named only if the record before it under the same policy named it too (matched there
+ * once, it may match in the part not examined, and is no typo). Consecutive partial sweeps keep narrowing
+ * from the last whole one.
+ */
+export function sweepAfter(previous: LastSweep | undefined, next: LastSweep): LastSweep {
+  if (!next.partial || previous?.policySha256 !== next.policySha256) return next;
+  const before = new Set(previous.unmatched);
+  return { ...next, unmatched: next.unmatched.filter((rule) => before.has(rule)) };
 }
 
 /** The shares GitLab refused to remove in the last full run under this same policy (LastSweep.refused): the guard does not count them. */

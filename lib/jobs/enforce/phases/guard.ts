@@ -41,7 +41,15 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
   // targeted one shows only that a rule naming a literal path the instance does not have is a typo (rules.ts).
   // One that left parts unexamined (GitLab failed on them) is judged on what it examined: a rule may match
   // only there, but a run that removes must not pass a typo by, so under refuse it refuses (the safe side).
-  const unmatched = !stopped && matched && !targets ? unmatchedRules(policy, matched, now) : [];
+  const found = !stopped && matched && !targets ? unmatchedRules(policy, matched, now) : [];
+  // Of those, a rule the last full run under this same policy found matching is no typo: it may match in a part not examined (rules.ts sweepAfter).
+  const before = opts.lastSweep?.policySha256 === policy.source.sha256 ? opts.lastSweep : undefined;
+  const namedBefore = new Set(before?.unmatched);
+  const mayMatch = unexamined.count && before ? found.filter((rule) => !namedBefore.has(ruleName(rule))) : [];
+  const unmatched = found.filter((rule) => !mayMatch.includes(rule));
+  if (mayMatch.length) {
+    warnings.push(`${count(mayMatch.length, "rule")} (${mayMatch.map(ruleName).join(", ")}) matched nothing in what this run examined, but matched in the last full run (${before!.at}) under this same policy: not refused, as ${count(unexamined.count, "part")} of the scope could not be examined, where they may match`);
+  }
   // A comparison's proposed policy is a merge request author's, and its warnings go on the merge request:
   // its paths are not looked up with the run's token, or the wording would tell the author whether a
   // path exists (private ones included).
