@@ -25,7 +25,7 @@ import { count } from "../view.ts";
 import { daysLeft, dueDateFor, HOUR_MS } from "./due.ts";
 import { keyParts, noticeKey } from "./marker.ts";
 import { readEarlierNotices, type EarlierNotice } from "./closed.ts";
-import { readNotices, type NoticeListing, type OpenNotice } from "./read.ts";
+import { inTurn, readNotices, type NoticeListing, type OpenNotice } from "./read.ts";
 import type { ClosingReason } from "./text.ts";
 
 /** A notice this run closes (or, a dry run, would close), for a reason other than its share's removal. */
@@ -70,6 +70,9 @@ export interface PlanInput {
   userId?: number | undefined;
 }
 
+/** A new turn each hour: the runs of one hour agree on theirs. */
+const hourOf = (now: Date) => Math.floor(now.getTime() / HOUR_MS);
+
 export function noticeRef(notice: OpenNotice, now: Date): NoticeRef {
   return { iid: notice.iid, url: notice.url, dueDate: notice.dueDate, daysLeft: daysLeft(notice.dueDate, now) };
 }
@@ -78,7 +81,6 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
   const { policy, now, plan } = input;
   const project = policy.gitlab?.shares.notices?.project;
   const states: Record<string, NoticeState> = {};
-  const closures: NoticeClosure[] = [];
   const warnings: string[] = [];
   const read = project === undefined ? undefined : await readListings(input, project).catch((err: unknown) => {
     if (input.signal?.aborted) throw err;
@@ -88,16 +90,16 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
     return null;
   });
   const listing = read && read.open;
-  const close = (notice: OpenNotice, reason: ClosingReason) => closures.push({ iid: notice.iid, url: notice.url, share: notice.key, reason, status: "planned" });
-  // Held to `max` a run, as the other closes are: one policy edit (notify to report) must not close, and note, every notice at once.
-  let reported = 0;
+  // Every close a run would make, held to `max` together below: one policy edit (notify to report) must not close, and note, every notice at once.
+  const closing: NoticeClosure[] = [];
+  const close = (notice: OpenNotice, reason: ClosingReason) => closing.push({ iid: notice.iid, url: notice.url, share: notice.key, reason, status: "planned" });
   for (const action of plan) {
     const handling = strayHandling(policy, subjectOf(action).path);
     const notice = listing?.byKey.get(noticeKey(action)) ?? undefined;
     const state: NoticeState = { status: "planned", ...(notice && { notice: noticeRef(notice, now) }) };
     if (handling.onStray === "report") {
       state.status = "reported";
-      if (notice && reported++ < input.max) close(notice, { kind: "not-notify", onStray: "report", from: handling.from });
+      if (notice) close(notice, { kind: "not-notify", onStray: "report", from: handling.from });
     } else if (handling.onStray === "notify" && !notice) {
       // Closing a notice does not restart the grace: it counts from the opening of the one a person closed. Unless
       // the share was made again after that close and once that grace had run out (its audit event says so): then
@@ -122,9 +124,11 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
       const reasons = await pMap(listing.others, (notice) => whyNotStray(input, notice).catch((err: unknown) => void warnings.push(`notice #${notice.iid}: its share could not be read (${errorText(err)}); left open`)), { concurrency: input.concurrency });
       listing.others.forEach((notice, i) => reasons[i] && close(notice, { kind: "no-longer-stray", why: reasons[i] }));
     }
-    const left = listing.duplicatesLeft + (input.whole ? listing.othersLeft : 0) + Math.max(0, reported - input.max);
-    if (left) warnings.push(`notices: ${count(left, "more open notice")} to close than a run closes (gitlab.guard.maxRemovals, ${input.max}): later runs close them`);
   }
+  // Taken in turns (the hour's, as readNotices takes the others): a close GitLab refuses every time holds its place for one turn, not for good over every close after it.
+  const closures = inTurn(closing, hourOf(input.now)).slice(0, input.max);
+  const left = Math.max(0, closing.length - input.max) + (listing ? listing.duplicatesLeft + (input.whole ? listing.othersLeft : 0) : 0);
+  if (left) warnings.push(`notices: ${count(left, "more open notice")} to close than a run closes (gitlab.guard.maxRemovals, ${input.max}): later runs close them`);
   return { states, closures, warnings, ...(listing === null && { unreadable: true as const }) };
 }
 
@@ -135,7 +139,7 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
 async function readListings(input: PlanInput, project: string): Promise<{ open: NoticeListing; earlier: Map<string, EarlierNotice> }> {
   const me = input.userId ?? (await input.gitlab.currentUser(input.signal)).id;
   // A new turn of the other notices each hour (readNotices): the runs of one hour agree on theirs.
-  const open = await readNotices(input.gitlab, project, new Set(input.plan.map(noticeKey)), input.max, input.signal, me, Math.floor(input.now.getTime() / HOUR_MS));
+  const open = await readNotices(input.gitlab, project, new Set(input.plan.map(noticeKey)), input.max, input.signal, me, hourOf(input.now));
   const unnoticed = new Map<string, Grace>();
   for (const action of input.plan) {
     const handling = strayHandling(input.policy, subjectOf(action).path);

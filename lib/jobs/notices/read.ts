@@ -61,14 +61,19 @@ export async function readNotices(gitlab: GitLabClient, project: string, wanted:
   }
   const byKey = new Map([...standing].filter(([key]) => wanted.has(key)));
   const others = [...standing.values()].filter((n) => !wanted.has(n.key));
-  const from = Math.floor(others.length * ((turn * GOLDEN) % 1));
   return {
     byKey,
-    others: [...others.slice(from), ...others.slice(0, from)].slice(0, max),
+    others: inTurn(others, turn).slice(0, max),
     othersLeft: Math.max(0, others.length - max),
     duplicates: duplicates.map((notice) => ({ notice, of: standing.get(notice.key)!.iid })),
     duplicatesLeft,
   };
+}
+
+/** `items` from the turn's place on (the turn's multiple of the golden ratio, readNotices), then from the start. */
+export function inTurn<T>(items: readonly T[], turn: number): T[] {
+  const from = Math.floor(items.length * ((turn * GOLDEN) % 1));
+  return [...items.slice(from), ...items.slice(0, from)];
 }
 
 /**
