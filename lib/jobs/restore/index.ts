@@ -9,7 +9,7 @@
  */
 import pMap from "p-map";
 import { HttpError, type GitLabClient } from "../../gitlab/index.ts";
-import { maxRemovals } from "../../policy/index.ts";
+import { inScope, maxRemovals, type Policy } from "../../policy/index.ts";
 import { countStatus, errorText, jobStats } from "../report/index.ts";
 import { count } from "../view.ts";
 import { SHARE_OPS } from "../shares/kinds.ts";
@@ -63,7 +63,7 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
   if (!tripped && !complete) warnings.push(`stopped while reading after ${reads.size} of ${targets.length} projects and groups (${errorText(signal?.reason)}): nothing was restored`);
   for (const a of actions) {
     const current = reads.get(subjectKey(a));
-    if (current) judge(a, current, today);
+    if (current) judge(a, current, today, opts.policy);
   }
   if (complete) {
     const subjects = new Map([...reads].flatMap(([key, r]) => ("subject" in r ? [[key, r.subject] as const] : [])));
@@ -123,9 +123,16 @@ async function read(gitlab: GitLabClient, a: RemovedShare, signal?: AbortSignal)
 }
 
 /** Decides from the current shares what the restore of one removal is. */
-function judge(a: RestoreAction, current: Read, today: string): void {
+function judge(a: RestoreAction, current: Read, today: string, policy: Policy): void {
   if ("error" in current) {
     Object.assign(a, { status: "failed", error: current.error });
+    return;
+  }
+  // Outside the scope now (moved out since, or an input naming any id): neither where it is nor how it is
+  // shared is told, as GitLab would not tell whoever reads the report (a console invoker, a Slack channel).
+  if (!inScope(policy, current.subject.path)) {
+    const reason = `${a.kind === "project" ? "the project" : "the sharing group"} #${subjectOf(a).id} is not in the policy's scope now (moved out since, or named by an id outside it)`;
+    Object.assign(a, { status: "skipped", policy: { verdict: "out-of-scope", reason }, note: `the policy does not allow it (${reason}): not restored, even with --include-stray, as no run would ever remove it again` });
     return;
   }
   // The report names the project or group as GitLab calls it now, not as the input does.

@@ -65,7 +65,7 @@ describe("restore asks the current policy", () => {
     expect(report.actions.map((a) => [a.status, a.policy])).toEqual([
       ["planned", { verdict: "allowed", rule: "allow[0] acme/**" }],
       ["skipped", { verdict: "stray", reason: expect.stringMatching(/^no allow rule matches group /) }],
-      ["skipped", { verdict: "out-of-scope", reason: expect.stringMatching(/^its scope does not include /) }],
+      ["skipped", { verdict: "out-of-scope", reason: expect.stringMatching(/^the (project|sharing group) #\d+ is not in the policy.s scope now/) }],
     ]);
     expect(onlyGets()).toBe(true);
   });
@@ -76,7 +76,7 @@ describe("restore asks the current policy", () => {
     const report = await validated(restore({ gitlab: client(), policy: standard(), input: parseRestoreText(text), apply: true, includeStray: true }));
     expect(report.actions.map((a) => a.status)).toEqual(["done", "done", "skipped"]);
     expect(report.actions[1]!.note).toMatch(/^the policy does not allow it \(.*\): included as includeStray asks; a later run removes it again \(as gitlab.shares.onStray says\) unless the policy changes first$/);
-    expect(report.actions[2]!.note).toMatch(/^the policy does not allow it \(its scope does not include .*\): not restored, even with --include-stray, as no run would ever remove it again$/);
+    expect(report.actions[2]!.note).toMatch(/^the policy does not allow it \(the project #\d+ is not in the policy.s scope now .*\): not restored, even with --include-stray, as no run would ever remove it again$/);
     expect(report.summary).toMatchObject({ restored: 2, notAllowed: 2, includeStray: true });
     expect(report.warnings.join("\n")).toMatch(/includeStray: 1 share the current policy does not allow re-created; a later run removes them again/);
     expect(report.warnings.join("\n")).toMatch(/1 share outside the policy's scope not restored, even with --include-stray: no run would ever remove it again/);
