@@ -17,6 +17,7 @@
  * the order they were made.
  */
 import { listIssues, type GitLabClient } from "../../gitlab/index.ts";
+import { issueUrl } from "./issue-url.ts";
 import { longestGraceHours, type Grace, type Policy } from "../../policy/index.ts";
 import { CLOSED_LABELS, NOTICE_LABEL, noticeKeyOf } from "./marker.ts";
 import { daysLeft, dueDateFor, HOUR_MS } from "./due.ts";
@@ -52,7 +53,7 @@ export async function readEarlierNotices(gitlab: GitLabClient, project: string, 
     if (key === undefined || !wanted.has(key) || typeof issue.closed_by?.id !== "number" || Number.isNaN(created) || Number.isNaN(closed)) continue;
     // A duplicate's close never means the share was resolved: not even one made after a person's close (a race).
     if (issue.closed_by.id === me && issue.labels?.includes(CLOSED_LABELS.duplicate)) continue;
-    const close: Close = { notice: { iid: issue.iid, url: issue.web_url, createdAt: new Date(created).toISOString() }, created, closed, byWarden: issue.closed_by.id === me };
+    const close: Close = { notice: { iid: issue.iid, url: issueUrl(gitlab.instanceUrl, project, issue), createdAt: new Date(created).toISOString() }, created, closed, byWarden: issue.closed_by.id === me };
     closes.set(key, [...(closes.get(key) ?? []), close]);
   }
   const found = new Map<string, EarlierNotice>();

@@ -7,6 +7,7 @@
  * entry per open notice's share, and the notices of other shares up to `max` (the ones a sweep may close).
  */
 import { listIssues, type GitLabClient } from "../../gitlab/index.ts";
+import { issueUrl } from "./issue-url.ts";
 import { closedByWarden, NOTICE_LABEL, noticeKeyOf } from "./marker.ts";
 
 /** (√5 − 1) / 2: its multiples by whole numbers fall everywhere in [0, 1), for any step between them (Weyl). */
@@ -50,7 +51,7 @@ export async function readNotices(gitlab: GitLabClient, project: string, wanted:
     const key = issue.author?.id === author ? noticeKeyOf(issue) : undefined;
     // A notice Warden closed and a person reopened stands for nothing: its date was for a share since resolved.
     if (key === undefined || closedByWarden(issue.labels)) continue;
-    const notice: OpenNotice = { iid: issue.iid, url: issue.web_url, dueDate: calendarDate(issue.due_date), key };
+    const notice: OpenNotice = { iid: issue.iid, url: issueUrl(gitlab.instanceUrl, project, issue), dueDate: calendarDate(issue.due_date), key };
     const earlier = standing.get(key);
     // Listed by creation, yet iids decide (both runs at once must agree on which one stands).
     if (earlier && earlier.iid < notice.iid) duplicate(notice);

@@ -9,6 +9,7 @@
  * attempt again (a durable step failed or cut off) first reads the notices the one before opened.
  */
 import pMap from "p-map";
+import { issueUrl } from "./issue-url.ts";
 import { createIssue, createIssueNote, updateIssue, userByUsername, type GitLabClient } from "../../gitlab/index.ts";
 import { strayHandling, type NoticesPolicy, type Policy } from "../../policy/index.ts";
 import { errorText, type AuditSink } from "../report/index.ts";
@@ -94,8 +95,8 @@ export async function writeNotices(input: WriteInput): Promise<Written> {
       const earlier = action.notice!.earlier;
       const body = noticeBody(action, { dueDate, grace: handling.grace?.text ?? "", from: handling.from, ...(earlier && { earlier: earlier.iid }) });
       const issue = await createIssue(gitlab, notices.project, { title: noticeTitle(action), description: body, labels: [NOTICE_LABEL, keyLabel(noticeKey(action)), ...notices.labels], assigneeIds, dueDate, confidential: true }, signal);
-      // The due date Warden sent, not the answer's text: a server's (or a proxy's) is never carried into the report unchecked.
-      states[key] = { status: "noticed", notice: { iid: issue.iid, url: issue.web_url, dueDate, daysLeft: action.notice!.daysLeft, ...(earlier && { earlier }) } };
+      // The due date Warden sent, not the answer's text, and an address checked: a server's (or a proxy's) is never carried into the report unchecked.
+      states[key] = { status: "noticed", notice: { iid: issue.iid, url: issueUrl(gitlab.instanceUrl, notices.project, issue), dueDate, daysLeft: action.notice!.daysLeft, ...(earlier && { earlier }) } };
       input.audit?.info("open-notice", { share: noticeKey(action), project: notices.project, iid: issue.iid, dueDate, assigneeIds, outcome: "done" });
       return action;
     } catch (err) {

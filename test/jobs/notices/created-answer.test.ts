@@ -19,3 +19,23 @@ it("a due_date in the answer that is no calendar day is not carried into the rep
   ]);
   expect(JSON.stringify(report)).not.toContain("onerror");
 });
+
+// The recent-changes review: the answer's web_url, beside its due_date, went into the report as sent, where renderers link it.
+it.each([
+  ["a javascript: address", "javascript:alert(document.domain)//<img src=x onerror=alert(1)>"],
+  ["another origin's", "https://attacker.example/security/access-notices/-/issues/1"],
+  ["not an issue's", "GITLAB/security/access-notices/-/issues/1/../../../../../evil"],
+])("a web_url in the answer that is %s is not carried into the report, nor one listed later", async (_what, url) => {
+  await start();
+  const rewrite = (body: unknown) => ({ ...(body as object), web_url: url.replace("GITLAB", sim.url) });
+  sim.addFaults({ kind: "rewrite", route: "POST /projects/:id/issues", times: 10, edit: rewrite });
+  const report = await run({ apply: true, policy: POLICY });
+  const urls = report.actions.flatMap((a) => (a.notice ? [a.notice.url] : []));
+  expect(urls.length).toBeGreaterThan(0);
+  for (const u of urls) expect(u).toMatch(new RegExp(`^${sim.url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/security/access-notices/-/issues/\\d+$`));
+  sim.addFaults({ kind: "rewrite", route: "GET /projects/:id/issues", times: 10, edit: (body) => (body as object[]).map(rewrite) });
+  const again = await run({ apply: false, policy: POLICY });
+  const listed = again.actions.flatMap((a) => (a.notice?.url ? [a.notice.url] : []));
+  expect(listed.length).toBeGreaterThan(0);
+  for (const u of listed) expect(u).toMatch(new RegExp(`^${sim.url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/security/access-notices/-/issues/\\d+$`));
+});
