@@ -1,7 +1,7 @@
 /**
  * The CLI from a clone, as a newcomer runs it: `git clone`, `npm ci`, then `npm run warden` from the
  * sources, or `npm run build` once (dist/warden.js, which dist/ being ignored by git no clone has;
- * `npm pack` builds it too, its `prepack`) and `npx warden`. The build is no install script: npm 11
+ * `npm pack` builds it too, its `prepack`) and `npx --no-install warden`. The build is no install script: npm 11
  * lists a package's `prepare` among those a user must approve, even in a tarball where it never runs.
  *
  * What is not run here: `npm ci` itself (installing the devDependencies again takes minutes; the clone
@@ -40,7 +40,7 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
-it("a clone runs the CLI from its sources with `npm run warden`; `npm run build` builds it, then `npx warden` runs it, from the clone and from a folder inside it", async () => {
+it("a clone runs the CLI from its sources with `npm run warden`; `npm run build` builds it, then `npx --no-install warden` runs it, from the clone and from a folder inside it", async () => {
   expect(existsSync(join(clone, "dist"))).toBe(false);
   expect(await run("npm", ["run", "--silent", "warden", "--", "--version"], { cwd: clone, env: ENV })).toMatchObject({ code: 0, stdout: `warden ${VERSION}\n` });
   const build = await run("npm", ["run", "build"], { cwd: clone, env: ENV });
@@ -48,5 +48,5 @@ it("a clone runs the CLI from its sources with `npm run warden`; `npm run build`
   expect(existsSync(join(clone, "dist/warden.js"))).toBe(true);
   expect(await run("npm", ["exec", "--", "warden", "--version"], { cwd: clone, env: ENV })).toMatchObject({ code: 0, stdout: `warden ${VERSION}\n` });
   mkdirSync(join(clone, "policies"));
-  expect(await run("npx", ["warden", "--version"], { cwd: join(clone, "policies"), env: ENV })).toMatchObject({ code: 0, stdout: `warden ${VERSION}\n` });
+  expect(await run("npx", ["--no-install", "warden", "--version"], { cwd: join(clone, "policies"), env: ENV })).toMatchObject({ code: 0, stdout: `warden ${VERSION}\n` });
 }, 120_000);

@@ -16,6 +16,7 @@ import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/
 import { runToEnd as run } from "../support/cli.ts";
 import { EVERYTHING_STRAY, groupSharesPolicy } from "../support/policies.ts";
 import { reportJson } from "../support/report.ts";
+import { json, serve } from "../support/server.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
@@ -119,6 +120,44 @@ describe.sequential("the packed CLI", () => {
     expect(install.stderr).not.toMatch(/install-scripts|allowScripts/);
     expect(await run("npm", ["exec", "--", "warden", "--version"], { cwd: project, env: NPM_ENV })).toMatchObject({ code: 0, stdout: `warden ${VERSION}\n` });
   }, 30_000);
+
+  /**
+   * The package's name, `warden`, is unscoped and unpublished: anyone may publish a `warden` to the
+   * public registry. Where the devDependency is not installed (a fresh clone, a CI job before `npm ci`),
+   * a bare `npx warden` fetches that one and runs it, without asking when stdin is no terminal, with
+   * GITLAB_TOKEN in its environment (the package review, third pass). The command the docs give must
+   * refuse instead; a loopback registry serves the impostor here.
+   */
+  it("the policy repository's documented npx command, with the devDependency not installed, runs no package the registry calls warden", async () => {
+    const documented = /npm install --save-dev \.\/warden-[\d.]+\.tgz\s+#.*devDependency: (.+)$/m.exec(readFileSync(join(ROOT, "docs/cli.md"), "utf8"))?.[1]?.trim();
+    expect(documented).toMatch(/^npx /);
+    const impostor = join(temp, "impostor");
+    mkdirSync(impostor);
+    writeFileSync(join(impostor, "package.json"), JSON.stringify({ name: "warden", version: "9.9.9", bin: { warden: "index.js" } }));
+    writeFileSync(join(impostor, "index.js"), '#!/usr/bin/env node\nconsole.log("IMPOSTOR ran with GITLAB_TOKEN=" + process.env.GITLAB_TOKEN);\n');
+    const packedImpostor = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", impostor], { cwd: impostor, env: NPM_ENV });
+    expect(packedImpostor.code, packedImpostor.stderr).toBe(0);
+    const body = readFileSync(join(impostor, (JSON.parse(packedImpostor.stdout) as { filename: string }[])[0]!.filename));
+    const requested: string[] = [];
+    const registry = await serve((req, res) => {
+      requested.push(`${req.method} ${req.url}`);
+      if (req.url === "/warden") {
+        const dist = { tarball: `${registry.url}/warden/-/warden-9.9.9.tgz`, integrity: `sha512-${createHash("sha512").update(body).digest("base64")}` };
+        return json(res, 200, { name: "warden", "dist-tags": { latest: "9.9.9" }, versions: { "9.9.9": { name: "warden", version: "9.9.9", bin: { warden: "index.js" }, dist } } });
+      }
+      if (req.url === "/warden/-/warden-9.9.9.tgz") return void res.end(body);
+      json(res, 404, {});
+    });
+    // A clone of the policy repository: its package.json names the devDependency, node_modules is not there.
+    const clone = join(temp, "policy-clone");
+    mkdirSync(clone);
+    copyFileSync(join(project, "package.json"), join(clone, "package.json"));
+    const { npm_config_offline: _offline, ...online } = NPM_ENV;
+    const ran = await run("sh", ["-c", documented!], { cwd: clone, env: { ...online, npm_config_registry: `${registry.url}/`, GITLAB_URL: "https://gitlab.example.com", GITLAB_TOKEN: "glpat-administrators-token" } });
+    expect(ran.stdout + ran.stderr).not.toContain("IMPOSTOR");
+    expect(ran.code).not.toBe(0);
+    expect(requested.filter((r) => r.startsWith("GET /warden/-/"))).toEqual([]);
+  }, 60_000);
 
   it("examples/gitlab-ci.yml's jobs, run as a runner would in the policy repository: the policy-change job notes its merge request once (exit 2), the plan exits 2 (allowed) and keeps its report and plan file, the apply of that plan removes it all", async () => {
     interface Job { variables?: Record<string, string>; before_script?: string[]; script: string[]; allow_failure?: { exit_codes: number[] }; artifacts?: { paths: string[] }; rules: { if: string; when?: string }[]; environment?: { name: string } }
