@@ -24,7 +24,7 @@ it("a due_date in the answer that is no calendar day is not carried into the rep
 it.each([
   ["a javascript: address", "javascript:alert(document.domain)//<img src=x onerror=alert(1)>"],
   ["another origin's", "https://attacker.example/security/access-notices/-/issues/1"],
-  ["not an issue's", "GITLAB/security/access-notices/-/issues/1/../../../../../evil"],
+  ["not an issue's", "GITLAB/security/access-notices/-/issues/1/%2E%2E/%2E%2E/evil"],
 ])("a web_url in the answer that is %s is not carried into the report, nor one listed later", async (_what, url) => {
   await start();
   const rewrite = (body: unknown) => ({ ...(body as object), web_url: url.replace("GITLAB", sim.url) });
