@@ -145,14 +145,16 @@ export class N8nClient {
 }
 
 /**
- * What an activation's 200 says against the change asked for, if anything: n8n answers with the workflow as
- * it now is, so one about another workflow, or still in the state the change was to leave (a proxy's answer,
- * a server's lie), is no change made. An answer that leaves the fields out says nothing against it.
+ * What an activation's 200 says against the change asked for, if anything. Every n8n answers with the
+ * workflow as it now is, its id and its `active` (2.x's `activeVersionId` too), so an answer that is no
+ * workflow (none, `{}`, a gateway's `{"status":"ok"}`), one about another workflow, or one still in the
+ * state the change was to leave (a proxy's answer, a server's lie) is no change made.
  */
 function contradiction(answer: unknown, id: string, active: boolean): string | undefined {
-  if (typeof answer !== "object" || answer === null) return undefined;
+  if (typeof answer !== "object" || answer === null || Array.isArray(answer)) return "with no workflow";
   const workflow = answer as Partial<Workflow>;
-  if ("id" in workflow && workflow.id !== id) return "about another workflow";
-  if (("active" in workflow || "activeVersionId" in workflow) && isActive(workflow as Workflow) !== active) return `with the workflow still ${active ? "inactive" : "active"}`;
+  if (workflow.id !== id) return "id" in workflow ? "about another workflow" : "with no workflow";
+  if (!("active" in workflow || "activeVersionId" in workflow)) return "without saying whether the workflow is active";
+  if (isActive(workflow as Workflow) !== active) return `with the workflow still ${active ? "inactive" : "active"}`;
   return undefined;
 }

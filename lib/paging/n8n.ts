@@ -34,6 +34,9 @@ export function n8nCursor<T extends { id: string }>(req: N8nListRequest): Strate
       req.http.stats.count(req.route, "pages");
       const body = (res.json ?? {}) as { data?: unknown; nextCursor?: unknown };
       if (!Array.isArray(body.data)) throw new PagingError(`${req.route}: expected {"data": [...]} from n8n`);
+      // No n8n sends more than it was asked for (1.x refuses a limit over 250, 2.x cuts it): a page that does is no n8n's, and
+      // a big enough one would fill the heap before any bound per item is reached.
+      if (body.data.length > limit) throw new PagingError(`${req.route}: n8n sent ${body.data.length} items on a page, more than the ${limit} asked for, which no n8n does; stopping instead of reading it`);
       return { items: body.data as T[], next: cursor(req, body.nextCursor), meta: {} };
     },
   };
