@@ -12,8 +12,8 @@
  */
 import { ScopeError, type EnforceReport } from "../../../lib/jobs/index.ts";
 import { errorText } from "../../../lib/jobs/report/index.ts";
-import { DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR } from "../../../lib/policy/index.ts";
-import { policyReadRequests } from "../config/policy.ts";
+import { DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR, type Policy } from "../../../lib/policy/index.ts";
+import { loadPolicy, policyReadRequests } from "../config/policy.ts";
 import { isReportOnly } from "../config/settings.ts";
 import { logger } from "../lambda/logger.ts";
 import type { TimeLeft } from "../lambda/time-left.ts";
@@ -38,11 +38,14 @@ export interface SubjectRun {
 }
 
 /**
- * The limit of the last policy this container read (the default before its first): the budget is asked
+ * The limit of the last policy this container read (undefined before its first): the budget is asked
  * before the policy is read, as a policy kept in a repository costs requests of its own, which a flood
  * past the budget must not send either; and asked again by the policy's own limit where that is lower.
+ * A container that has read none asks by the default, and where that is spent reads the policy once to
+ * ask by its limit: else a new container would refuse every run of the hour under a policy that raised it.
  */
-let knownLimit = DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR;
+let knownLimit: number | undefined;
+const limitOf = (policy: Policy) => policy.gitlab?.events.maxRequestsPerHour ?? DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR;
 
 export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSignal, timeLeft: TimeLeft): Promise<SubjectRun> {
   const { subject } = event;
@@ -51,15 +54,21 @@ export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSign
   const name = `${subject.kind} ${subject.id}`;
   const target = subject.kind === "group" ? { kind: "group" as const, id: subject.id, subtree: false } : { kind: "project" as const, id: subject.id };
   try {
-    const openedWith = knownLimit;
-    const budget = await openRequestBudget(openedWith, name, signal);
+    let openedWith = knownLimit ?? DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR;
+    let budget = await openRequestBudget(openedWith, name, signal);
+    if (budget === "spent" && knownLimit === undefined) {
+      // A policy that cannot be read leaves the refusal as it was: the run would fail on it anyway.
+      knownLimit = await loadPolicy().then(limitOf, () => undefined);
+      if (knownLimit !== undefined && knownLimit > openedWith) budget = await openRequestBudget((openedWith = knownLimit), name, signal);
+    }
+    if (budget === "spent") throw spentRefusal(openedWith, name);
     const readsBefore = await policyReadRequests();
     let sent = 0;
     const asked = { subject: name, ...(subject.path && { eventPath: subject.path }), events: event.events.slice(0, LOGGED_EVENTS).map((e) => `${e.name} ${e.id}`), eventCount: event.events.length };
     const life = { labels: runLabels("enforce", "event", event.correlationId), timeLeft, asked };
     const { report } = await runLifecycle(life, async ({ policy }) => {
-      knownLimit = policy.gitlab?.events.maxRequestsPerHour ?? DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR;
-      if (knownLimit < openedWith) await openRequestBudget(knownLimit, name, signal);
+      knownLimit = limitOf(policy);
+      if (knownLimit < openedWith && (await openRequestBudget(knownLimit, name, signal)) === "spent") throw spentRefusal(knownLimit, name);
       try {
         // The rules the last full run found matching nothing are refused here too (lib/jobs/enforce/rules.ts).
         const sweep = await lastSweep.read(signal);
@@ -92,19 +101,22 @@ export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSign
 }
 
 /**
- * Where this run's requests are counted; refused (RunRefused) once the hour's runs have sent the policy's
- * gitlab.events.maxRequestsPerHour. When the claims table cannot tell, the run goes ahead uncounted:
- * one run more is a few requests, a missed one a stray left until the sweep.
+ * Where this run's requests are counted; "spent" once the hour's runs have sent `limit`. When the claims
+ * table cannot tell, the run goes ahead uncounted (undefined): one run more is a few requests, a missed
+ * one a stray left until the sweep.
  */
-async function openRequestBudget(limit: number, name: string, signal: AbortSignal): Promise<{ spend(requests: number, signal?: AbortSignal): Promise<void> } | undefined> {
+async function openRequestBudget(limit: number, name: string, signal: AbortSignal): Promise<{ spend(requests: number, signal?: AbortSignal): Promise<void> } | "spent" | undefined> {
   try {
-    const budget = await requestBudget.open(limit, signal);
-    if (budget) return budget;
+    return (await requestBudget.open(limit, signal)) ?? "spent";
   } catch (err) {
     logger.warn("the claims table could not be reached: the event's run is not counted against gitlab.events.maxRequestsPerHour", { subject: name, error: errorText(err) });
     return undefined;
   }
+}
+
+/** The run not started: the hour's runs have sent gitlab.events.maxRequestsPerHour (`limit`). */
+function spentRefusal(limit: number, name: string): RunRefused {
   const reason = `the event runs of this hour have sent gitlab.events.maxRequestsPerHour (${limit}) requests to GitLab: ${name} is left to the scheduled run, which finds what its events named`;
   logger.warn("event run not started: the hour's request budget is spent", { subject: name, reason });
-  throw new RunRefused(reason);
+  return new RunRefused(reason);
 }
