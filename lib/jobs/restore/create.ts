@@ -1,7 +1,9 @@
 /**
  * Creating one share, made to hold up behind a flaky proxy. lib/http never repeats a POST that may have
  * reached GitLab, so an answer lost on the way (a 5xx, a connection lost after sending) is settled here
- * by reading the share: there as asked, it is done; not there, the POST is sent again. Creating a share
+ * by reading the share: there as asked, it is done; not there (not arrived, or not committed yet), the
+ * POST is sent again, and a share still not there after the last is one that "may not have been
+ * created", never "not created": a late POST may yet land. Creating a share
  * is idempotent by nature (GitLab answers 409 to a second one), and a re-send's 409 is confirmed by a
  * read that finds the share at the level asked, as a 409 also means a share someone else made. A first
  * POST's 409 (made between restore's read and its POST) is read too, to say at what level it is.
@@ -42,12 +44,13 @@ export async function create(a: RestoreAction, opts: RestoreOptions): Promise<vo
     } else {
       lost.push(outcome.lost);
       if (!(await settle(a, opts, lost))) {
-        // Not there: the POST did not arrive (a proxy's 502 before GitLab), so sending it again is safe.
+        // Not there: the POST did not arrive (a proxy's 502 before GitLab), or has not been committed yet (GitLab
+        // still at it behind a proxy's timeout). Sending it again is safe either way: a second share is a 409.
         if (!opts.signal?.aborted && attempt < MAX_CREATE_ATTEMPTS) continue;
-        // Stopped, a POST cut off in flight may still arrive: only "may not have been created" is known.
+        // A read that finds nothing does not prove no POST will land: only "may not have been created" is known.
         const error = opts.signal?.aborted
           ? `may not have been created: ${lostText(lost)}; reading again found no such share; not sent again (stopped: ${errorText(opts.signal.reason)})`
-          : `not created: ${lostText(lost)}; reading again found no such share; gave up after ${count(MAX_CREATE_ATTEMPTS, "attempt")}, the most a share gets`;
+          : `may not have been created: ${lostText(lost)}; reading again found no such share, but a POST GitLab was still at may yet land; gave up after ${count(MAX_CREATE_ATTEMPTS, "attempt")}, the most a share gets: run restore again (a share made meanwhile reads already present)`;
         Object.assign(a, { status: "failed", error });
       }
     }
