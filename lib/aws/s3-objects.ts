@@ -19,6 +19,14 @@ export interface S3Objects {
  */
 const TIMEOUTS = { connectionTimeout: 10_000, requestTimeout: 60_000 };
 
+/**
+ * The most of one object read (a stored run's report): the CLI reads a FILE up to as much. A stored run
+ * of 100,000 removals is some tens of MB; past this an object would fill the heap the CLI and the
+ * functions run with before anything could say why.
+ */
+export const MAX_OBJECT_MB = 64;
+const MAX_OBJECT_BYTES = MAX_OBJECT_MB * 1024 * 1024;
+
 /** Over `client`, or one made when first needed (credentials and region as the AWS CLI reads them). */
 export function s3Objects(client?: S3Client): S3Objects {
   const s3 = () => (client ??= new S3Client({ requestHandler: TIMEOUTS }));
@@ -36,9 +44,23 @@ export function s3Objects(client?: S3Client): S3Objects {
       } while (ContinuationToken);
     },
     async text(Bucket, Key, signal) {
-      const { Body } = await s3().send(new GetObjectCommand({ Bucket, Key }), { abortSignal: signal });
+      const { Body, ContentLength } = await s3().send(new GetObjectCommand({ Bucket, Key }), { abortSignal: signal });
       if (!Body) throw new Error("the object is empty");
-      return Body.transformToString("utf8");
+      const body = Body as AsyncIterable<Uint8Array> & { destroy?: () => void };
+      const tooLarge = (size: string) => {
+        body.destroy?.();
+        return new Error(`s3://${Bucket}/${Key} is ${size}, more than a stored run Warden reads (${MAX_OBJECT_MB} MB): is it one Warden stored?`);
+      };
+      // Refused by its stated length before a byte is read, and by what arrives where the length lies or is not said.
+      if (ContentLength !== undefined && ContentLength > MAX_OBJECT_BYTES) throw tooLarge(`${ContentLength} bytes`);
+      const chunks: Uint8Array[] = [];
+      let read = 0;
+      for await (const chunk of body) {
+        read += chunk.length;
+        if (read > MAX_OBJECT_BYTES) throw tooLarge(`over ${MAX_OBJECT_BYTES} bytes`);
+        chunks.push(chunk);
+      }
+      return Buffer.concat(chunks).toString("utf8");
     },
     async put(Bucket, Key, Body, Metadata, signal) {
       await s3().send(new PutObjectCommand({ Bucket, Key, Body, ContentType: "application/json", Metadata }), { abortSignal: signal });

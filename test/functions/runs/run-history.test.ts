@@ -1,4 +1,5 @@
 import { GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { Readable } from "node:stream";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { registerSecret } from "../../../lib/redact/index.ts";
@@ -26,7 +27,8 @@ beforeEach(() => {
 afterEach(() => vi.unstubAllEnvs());
 
 const history = () => runHistory({ client: new S3Client({ region: "eu-west-1" }) });
-const body = (text: string) => ({ transformToString: async () => text }) as never;
+/** A GetObject Body as the SDK gives it in Node: a stream (read chunk by chunk). */
+const body = (text: string) => Readable.from([Buffer.from(text)]) as never;
 
 describe("runHistory", () => {
   it("stores an applying run's report under runs/<job>/<trigger>/<finishedAt>-<correlation id>.json and says where", async () => {
