@@ -19,7 +19,7 @@ const ADMIN = "glpat-sim-admin";
 const PATH = "policies/warden.yaml";
 const NOTICES = 30;
 const POLICY = notifyPolicy({ guard: "{ unmatchedRules: warn }" });
-/** A notice URL as a hostile server (or a proxy) could send it: a mention, a link, HTML. */
+/** A notice URL as a hostile server (or a proxy) could send it: a mention, a link, HTML. Not an issue's on GitLab's origin: not taken. */
 const HOSTILE_URL = "https://gitlab.example/n/-/issues/9 @all [click](javascript:alert(1)) <b>x</b>";
 const API_STRANGERS = "project:10:group:7";
 const API_OUTSIDE = "project:10:group:6";
@@ -29,6 +29,9 @@ let repo: SimProject;
 let env: Record<string, string>;
 
 const issues = () => sim.work.issuesOf(NOTICES);
+/** The notice's address Warden builds in place of the server's (lib/jobs/notices/issue-url.ts), and as Markdown escapes it. */
+const builtUrl = (iid: number) => `${sim.url}/security/access-notices/-/issues/${iid}`;
+const escaped = (text: string) => text.replace(/[!-/:-@[-`{-~]/g, (c) => `\\${c}`);
 const wardenNotice = (key: string) => issues().find((i) => i.author.username !== "jane" && markedKey(i.description) === key)!;
 const nonGets = () => Object.entries(sim.counters.byRoute).filter(([route]) => !route.startsWith("GET ") && !route.startsWith("HEAD ")).map(([route]) => route);
 
@@ -66,7 +69,7 @@ describe.sequential("warden exempt with notices", () => {
     const notice = wardenNotice(API_STRANGERS);
     expect(run.stdout).toContain(`notice #${notice.iid} in security/access-notices: `);
     expect(run.stdout).toContain("(to note)");
-    expect(run.stdout).toContain("It answers Warden's stray-share notice: https\\:\\/\\/gitlab\\.example");
+    expect(run.stdout).toContain(`It answers Warden's stray-share notice: ${escaped(builtUrl(notice.iid))}.`);
     expect(nonGets()).toEqual([]);
   });
 
@@ -80,13 +83,13 @@ describe.sequential("warden exempt with notices", () => {
     expect(sim.counters.byRoute["POST /projects/:id/issues/:iid/notes"]).toBe(1);
     const mr = sim.work.mergeRequests.get(repo.id)!.at(-1)!;
     const notice = wardenNotice(API_STRANGERS);
-    // The server's URL arrives inert: no mention, no link, no HTML.
-    expect(mr.description).toContain("It answers Warden's stray-share notice: https\\:\\/\\/gitlab\\.example\\/n\\/\\-\\/issues\\/9 \\@\u200dall \\[click\\]\\(javascript\\:alert\\(1\\)\\) \\<b\\>x\\<\\/b\\>.");
-    expect(mr.description).not.toMatch(/(^|[^\\])@all|(^|[^\\])\[click\]|<b>/);
+    // The server's URL is not taken: the notice's own address, escaped; no mention, no link, no HTML.
+    expect(mr.description).toContain(`It answers Warden's stray-share notice: ${escaped(builtUrl(notice.iid))}.`);
+    expect(mr.description).not.toMatch(/@all|\[click\]|<b>|javascript/);
     for (const issue of issues()) expect(issue.notes.length - notes.get(issue.iid)!).toBe(issue === notice ? 1 : 0);
     const note = notice.notes.at(-1)!.body;
     expect(note).toContain(`An exemption for this share is proposed in merge request ${mr.web_url.replace(/[!-/:-@[-`{-~]/g, (c) => `\\${c}`)}`);
-    expect(run.stdout).toContain(`notice #${notice.iid} in security/access-notices: ${HOSTILE_URL} (noted with the merge request's link)`);
+    expect(run.stdout).toContain(`notice #${notice.iid} in security/access-notices: ${builtUrl(notice.iid)} (noted with the merge request's link)`);
   });
 
   it("a note whose answer is lost is not sent again: one POST, the merge request stands, a warning says so", async () => {
