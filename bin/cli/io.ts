@@ -47,7 +47,10 @@ export function redactedIO(io: CliIO): CliIO {
   for (const { credentialVariable } of Object.values(SERVICES)) registerSecret(io.env[credentialVariable]);
   registerSecret(io.env["WARDEN_PLAN_KEY"]);
   registerSecret(io.env[PIPELINE_TOKEN_VARIABLE]);
-  const redacted = (out: TextOut): TextOut => ({ write: (text) => out.write(redactOutput(text)), isTTY: out.isTTY, get columns() { return out.columns; } });
+  // A terminal that says it takes no escape sequences (TERM=dumb: Emacs' shell, some IDE consoles and CI ptys) is
+  // written to as a file is, no colour and no redrawn line, as Node's own hasColors() and git take it.
+  const terminal = io.env["TERM"] !== "dumb";
+  const redacted = (out: TextOut): TextOut => ({ write: (text) => out.write(redactOutput(text)), isTTY: out.isTTY && terminal, get columns() { return out.columns; } });
   return { ...io, stdout: redacted(io.stdout), stderr: separateLines(redacted(io.stderr)) };
 }
 

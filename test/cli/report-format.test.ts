@@ -67,4 +67,19 @@ describe("--format", () => {
     expect(piped.stdout.split("\n").some((l) => l.length > 70)).toBe(true);
     expect(piped.stdout).toMatch(/\n\nPlan: \d+ shares to remove \(\d+ project, \d+ group\)\. Apply with: warden enforce --apply/);
   });
+
+  // The package review (third pass): a terminal that takes no escape sequences (TERM=dumb: Emacs' shell, some IDE
+  // consoles, CI ptys) is still a TTY, and showed the colours and the redrawn progress line as text.
+  it("on a TERM=dumb terminal, no escape sequence reaches stdout or stderr", async () => {
+    let [out, err] = ["", ""];
+    const code = await main(["enforce"], { stdout: { write: (t: string) => (out += t), isTTY: true, columns: 120 }, stderr: { write: (t: string) => (err += t), isTTY: true }, env: { ...env, TERM: "dumb" } });
+    expect(code).toBe(2);
+    expect(out).toMatch(/Plan: \d+ shares to remove/);
+    expect(out.match(/\x1b\[[0-9;]*[A-Za-z]/g) ?? []).toEqual([]);
+    expect(err.match(/\x1b\[[0-9;]*[A-Za-z]/g) ?? []).toEqual([]);
+    // The same run on a terminal that takes them is coloured: the check can fail.
+    let coloured = "";
+    await main(["enforce"], { stdout: { write: (t: string) => (coloured += t), isTTY: true, columns: 120 }, stderr: { write: () => true, isTTY: true }, env: { ...env, TERM: "xterm-256color" } });
+    expect(coloured).toMatch(/\x1b\[/);
+  });
 });
