@@ -10,6 +10,8 @@ import { UsageError } from "./command.ts";
 /** Refuses, naming `flag` and the fix, a path no file can be written at; `example` is a file name to suggest. */
 export function fileToWrite(flag: string, path: string, example: string): void {
   if (path.trim() === "") throw new UsageError(`${flag} is empty: name the file to write (e.g. ${flag} ${example})`);
+  // "-" reads as standard output to most tools; a file of that name, written beside the report, would surprise.
+  if (path === "-") throw new UsageError(`${flag} - : ${flag} writes a file, not standard output (the report goes there): name the file to write (e.g. ${flag} ${example})`);
   const named = `${flag} ${path}`;
   if (path.endsWith("/") || path.endsWith(sep) || statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
     throw new UsageError(`${named} is a directory: name the file to write in it (e.g. ${join(path, example)})`);

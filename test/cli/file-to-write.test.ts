@@ -43,6 +43,7 @@ function refusedUpFront(run: CliRun, server: GitLabSim, flag: string, because: R
 
 const cases: [string, () => string, RegExp][] = [
   ["empty", () => "", /is empty: name the file to write/],
+  ["- (read as standard output by most tools)", () => "-", /writes a file, not standard output .*: name the file to write/],
   ["a directory", () => dir, /is a directory: name the file to write in it/],
   ["a missing directory written with a trailing slash", () => join(dir, "plans") + "/", /is a directory: name the file to write in it/],
   ["a file in a directory that does not exist", () => join(dir, "no-such-dir", "file.json"), /cannot take the file \(ENOENT\): create it, or name a file in one that can/],
