@@ -7,8 +7,9 @@
  * `remote` and `template` listed but read as empty (no network, no templates here). Each include is
  * listed with its type, location, extra and the project it was read in; the configuration comes back
  * merged (included files first, the including file's keys over theirs), with Ruby's symbol keys
- * (`:job:`), as GitLab's `merged_yaml` has them. Only what is needed to judge a CI file's sources is
- * modelled: no `rules:` on includes, no `inputs`, no wildcards, no `extends`.
+ * (`:job:`), as GitLab's `merged_yaml` has them. An include's `rules:` is evaluated as a static lint does,
+ * with no pipeline variable (included below). Only what is needed to judge a CI file's sources is
+ * modelled: no `inputs`, no wildcards, no `extends`.
  */
 import { parse, stringify } from "yaml";
 import { stringParam } from "./context.ts";
@@ -16,12 +17,11 @@ import type { Handler, RequestContext } from "./context.ts";
 import { ACCESS, type SimProject } from "./dataset.ts";
 import { notFound } from "./http.ts";
 import { findProject } from "./projects.ts";
-import { commitSha, hasRef, headSha, TAGS } from "./repository.ts";
+import { commitSha, hasRef, headSha, refNamed, stableFile } from "./repository.ts";
 import { accessLevel, requireLevel } from "./roles.ts";
 
 /** GitLab's limit on the files one configuration includes (ci_max_includes). */
 const MAX_INCLUDES = 150;
-const DEFAULT_CI_FILE = "test:\n  script: npm test\n";
 
 type Mapping = Record<string, unknown>;
 const isMapping = (v: unknown): v is Mapping => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -65,14 +65,16 @@ export const lintProjectCi: Handler = (ctx) => {
 function shaOf(ctx: RequestContext, project: SimProject, ref: string): string | undefined {
   const repositories = ctx.store.repositories;
   if (hasRef(project, ref)) return headSha(repositories, project, ref);
-  return repositories.resolve(project, ref)?.id ?? [...project.branches, ...TAGS].map((r) => commitSha(project, r)).find((sha) => sha === ref);
+  const stable = refNamed(project, ref);
+  return repositories.resolve(project, ref)?.id ?? (stable === undefined ? undefined : commitSha(project, stable));
 }
 
-/** A file at a commit tests made; at a ref's stable commit, the one CI file every project has, wherever its settings say it is. */
+/** A file at a commit tests made, or at a ref's stable commit. */
 function fileAt(ctx: RequestContext, project: SimProject, sha: string, path: string): string | undefined {
   const commit = ctx.store.repositories.resolve(project, sha);
   if (commit) return commit.files.get(path)?.content.toString("utf8");
-  return path === (project.ci_config_path || ".gitlab-ci.yml") ? DEFAULT_CI_FILE : undefined;
+  const ref = refNamed(project, sha);
+  return ref === undefined ? undefined : stableFile(project, ref, path);
 }
 
 function parseConfig(text: string): Mapping {
@@ -93,6 +95,7 @@ function expand(ctx: RequestContext, doc: Mapping, at: Context, includes: Listed
   let merged: Mapping = {};
   for (const entry of include === undefined ? [] : Array.isArray(include) ? include : [include]) {
     for (const one of entries(entry)) {
+      if (!included(one)) continue;
       if (includes.length >= MAX_INCLUDES) throw new LintError(`Maximum of ${MAX_INCLUDES} nested includes are allowed!`);
       const read = readInclude(ctx, one, at);
       includes.push({ ...read.listed, context_project: at.project.path_with_namespace, context_sha: at.sha });
@@ -100,6 +103,23 @@ function expand(ctx: RequestContext, doc: Mapping, at: Context, includes: Listed
     }
   }
   return deepMerge(merged, own);
+}
+
+/**
+ * An include's `rules:` as a static lint evaluates them, with no pipeline variable set (Ci::Config::External::
+ * Mapper::Filter, where only project, group and predefined variables are known): `$X == "…"` and `$X` alone
+ * do not match, `$X != "…"` does; a rule without `if:` matches; the first match decides (`when: never` excludes).
+ */
+function included(entry: Mapping): boolean {
+  const rules = entry["rules"];
+  if (!Array.isArray(rules)) return true;
+  const matches = (rule: Mapping) => {
+    const condition = typeof rule["if"] === "string" ? rule["if"].trim() : undefined;
+    if (condition === undefined) return true;
+    return /^\$\w+\s*!=/.test(condition);
+  };
+  const first = rules.find((rule): rule is Mapping => isMapping(rule) && matches(rule));
+  return first !== undefined && first["when"] !== "never";
 }
 
 /** One include entry per file: a string is a local path or a URL; `file:` may list several. */

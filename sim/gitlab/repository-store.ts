@@ -23,7 +23,8 @@ export interface SimCommit {
 }
 
 const sha1 = (data: Buffer | string) => createHash("sha1").update(data).digest("hex");
-const blobId = (content: Buffer) => sha1(Buffer.concat([Buffer.from(`blob ${content.length}\0`), content]));
+/** A blob's git object id: the SHA-1 of its header and bytes. */
+export const blobId = (content: Buffer) => sha1(Buffer.concat([Buffer.from(`blob ${content.length}\0`), content]));
 
 export class SimRepositories {
   /** Project id → branch name → head commit. */

@@ -6,10 +6,10 @@ import { notFound } from "./http.ts";
 import { committedFile } from "./files.ts";
 import { findProject } from "./projects.ts";
 import { developersCanMerge, developersCanPush, isProtectedBranch, isProtectedTag } from "./protected-refs.ts";
-import type { SimRepositories } from "./repository-store.ts";
+import { blobId, type SimRepositories } from "./repository-store.ts";
 
 /** Every project has the same tags and files; a `/` in a name must travel as %2F. */
-export const TAGS = ["v1.0.0", "v1.1.0", "stable/2024.06"];
+const TAGS = ["v1.0.0", "v1.1.0", "stable/2024.06"];
 const FILES = new Map<string, (p: SimProject, ref: string) => string>([
   ["README.md", (p, ref) => `# ${p.name}\n\n${p.path_with_namespace} at ${ref}.\n`],
   ["src/app.ts", (p) => `export const project = ${JSON.stringify(p.path_with_namespace)};\n`],
@@ -26,16 +26,32 @@ export const commitSha = (project: SimProject, ref: string): string => createHas
 /** The commit a ref points at now: a branch tests committed to moves with each commit; any other ref keeps its stable id. */
 export const headSha = (repositories: SimRepositories, project: SimProject, ref: string): string => repositories.resolve(project, ref)?.id ?? commitSha(project, ref);
 
-/** Content comes base64-encoded, as GitLab sends it; a project tests committed to answers from its commits (files.ts). */
+/** The ref whose stable commit `ref` names, or `ref` itself where it is a branch or tag: git takes either. */
+export const refNamed = (project: SimProject, ref: string): string | undefined =>
+  hasRef(project, ref) ? ref : [...project.branches, ...TAGS].find((r) => commitSha(project, r) === ref);
+
+/**
+ * A file of a project tests did not commit to, at one of its refs: the same few for every project, its CI
+ * file wherever its settings (ci_config_path) say it is.
+ */
+export function stableFile(project: SimProject, ref: string, filePath: string): string | undefined {
+  const path = filePath === (project.ci_config_path || ".gitlab-ci.yml") ? ".gitlab-ci.yml" : filePath;
+  return FILES.get(path)?.(project, ref);
+}
+
+/** Content comes base64-encoded, as GitLab sends it; a commit tests made answers from its files (files.ts). */
 export const getFile: Handler = (ctx) => {
   const project = findProject(ctx);
-  const ref = stringParam(ctx, "ref");
-  if (!ref) throw invalid("ref", "is missing");
+  const asked = stringParam(ctx, "ref");
+  if (!asked) throw invalid("ref", "is missing");
   const filePath = ctx.path["file_path"]!;
-  if (ctx.store.repositories.has(project)) return committedFile(ctx, project, filePath, ref);
-  const render = FILES.get(filePath);
-  if (!render || !hasRef(project, ref)) throw notFound("File");
-  const content = Buffer.from(render(project, ref));
+  const ref = refNamed(project, asked);
+  // A project tests committed to answers from its commits, and from its stable refs where it has no commit of theirs (a branch they did not commit to).
+  const repositories = ctx.store.repositories;
+  if (repositories.has(project) && (repositories.resolve(project, asked) !== undefined || ref === undefined)) return committedFile(ctx, project, filePath, asked);
+  const text = ref === undefined ? undefined : stableFile(project, ref, filePath);
+  if (text === undefined || ref === undefined) throw notFound("File");
+  const content = Buffer.from(text);
   const sha = commitSha(project, ref);
   return {
     status: 200,
@@ -45,7 +61,9 @@ export const getFile: Handler = (ctx) => {
       size: content.length,
       encoding: "base64",
       content: content.toString("base64"),
-      ref,
+      content_sha256: createHash("sha256").update(content).digest("hex"),
+      ref: asked,
+      blob_id: blobId(content),
       commit_id: sha,
       last_commit_id: sha,
     },

@@ -45,7 +45,7 @@ describe("warden pipeline: a dry run unless --apply, like every command", () => 
     expect(run.stdout).toMatch(/^Warden pipeline \(dry run\): 1 pipeline request\n/);
     expect(run.stdout).toMatch(/planned {2}branch release\/1\.0 @ [0-9a-f]{8} {2}DEPLOY_ENV/);
     expect(run.stdout).toContain("dry run: nothing started (--apply starts it)");
-    expect(run.stdout).toMatch(/\n4 requests \(0 pages, 0 retries, 0 rate-limited\)/);
+    expect(run.stdout).toMatch(/\n5 requests \(0 pages, 0 retries, 0 rate-limited\)/);
     expect(run.stdout).not.toContain("staging");
     expect(run.stderr).toBe("");
     expect(changes()).toEqual([]);

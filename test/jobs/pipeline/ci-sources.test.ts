@@ -125,6 +125,38 @@ describe("pipeline: what the CI file includes", () => {
   });
 });
 
+/**
+ * GitLab's static CI Lint evaluates an include's `rules:` with no pipeline variable, so an include behind
+ * `rules: [if: $DEPLOY_ENV == "prod"]` is not in its answer (the simulator's lint evaluates them so), yet the
+ * pipeline Warden starts with the requester's DEPLOY_ENV=prod includes it. Warden reads the project's own CI
+ * files for what the lint cannot show.
+ */
+describe("pipeline: what the CI file includes behind rules:, which the static lint does not list", () => {
+  const prodOnly = "    rules:\n      - if: $DEPLOY_ENV == \"prod\"\n";
+
+  it("another project's file behind rules: is refused, whatever its ref", async () => {
+    commit(`include:\n  - project: ${templates.path_with_namespace}\n    ref: release\n    file: deploy.yml\n${prodOnly}`);
+    const action = await start({ variables: [{ key: "DEPLOY_ENV", value: "prod" }] });
+    expect(action).toMatchObject({ status: "refused", reason: expect.stringContaining("behind rules: or named by a variable") });
+    expect(sim.pipelines).toEqual([]);
+  });
+
+  it("a file of its own behind rules: is read: what it includes and triggers is judged", async () => {
+    const conditional = `include:\n  - local: ci/prod.yml\n${prodOnly}`;
+    commit(conditional, { "ci/prod.yml": `deploy:\n  trigger: ${payroll.path_with_namespace}\n` });
+    expect(await start()).toMatchObject({ status: "refused", reason: expect.stringContaining(`in project "${payroll.path_with_namespace}", which Warden would not start itself`) });
+    commit(conditional, { "ci/prod.yml": `include:\n  - project: ${templates.path_with_namespace}\n    file: deploy.yml\n` });
+    expect(await start()).toMatchObject({ status: "refused", reason: expect.stringContaining("Developers may push to it") });
+    commit(conditional, { "ci/prod.yml": "deploy:\n  script: ./deploy.sh\n" });
+    expect(await start()).toMatchObject({ status: "created" });
+  });
+
+  it("another project's file named by a variable is refused", async () => {
+    commit(`include:\n  - project: acme/$DEPLOY_ENV\n    file: deploy.yml\n`);
+    expect(await start({ apply: false })).toMatchObject({ status: "refused" });
+  });
+});
+
 describe("pipeline: what the CI file starts", () => {
   it("a pipeline in a project no rule allows (on a ref no rule allows, with the requester's variables) is refused", async () => {
     commit(`deploy:\n  trigger:\n    project: ${payroll.path_with_namespace}\n    branch: feature/anything\n    forward:\n      pipeline_variables: true\n`);

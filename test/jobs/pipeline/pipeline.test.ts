@@ -121,7 +121,7 @@ describe("pipeline job", () => {
     expect(exitCode(report)).toBe(2);
     // The branch name travels URL-encoded (release%2F1.0): the simulator answers it by that route only.
     // The tag of the same name is looked up beside it: GitLab refuses a ref that names both.
-    expect(sim.counters.byRoute).toEqual({ "GET /projects/:id": 1, "GET /projects/:id/repository/branches/:branch": 1, "GET /projects/:id/repository/tags/:tag": 1, "GET /projects/:id/ci/lint": 1 });
+    expect(sim.counters.byRoute).toEqual({ "GET /projects/:id": 1, "GET /projects/:id/repository/branches/:branch": 1, "GET /projects/:id/repository/tags/:tag": 1, "GET /projects/:id/ci/lint": 1, "GET /projects/:id/repository/files/:file_path": 1 });
     expect(sim.pipelines).toEqual([]);
     expect(audit).toEqual([]);
   });

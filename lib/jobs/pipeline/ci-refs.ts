@@ -1,0 +1,62 @@
+/**
+ * What the CI-source checks share (ci-sources.ts, ci-walk.ts): their input, how they quote what a CI file
+ * names, and how they judge another project's ref an include or a component reads.
+ */
+import type { GitLabClient, Project } from "../../gitlab/index.ts";
+import { redactThenCut } from "../../redact/index.ts";
+import { withoutCredentials } from "./ci-config.ts";
+import { findProject, findRef, protectionProblem } from "./ref.ts";
+
+export interface SourcesInput {
+  gitlab: GitLabClient;
+  project: Project;
+  commit: string;
+  /** The rule that allowed the pipeline, as refusals name it. */
+  rule: string;
+  signal?: AbortSignal;
+  /**
+   * Why Warden would not start the pipeline the configuration triggers in `project` (on `ref`, its
+   * default branch where undefined; with the requester's variables when `forwardsVariables`; `depth`
+   * pipelines below the one asked for), or undefined.
+   */
+  downstream: (project: string, ref: string | undefined, forwardsVariables: boolean, depth: number) => Promise<string | undefined>;
+  /** The pipelines above the one judged here (0: the one asked for). */
+  depth: number;
+}
+
+/** A commit id: what it holds cannot change. */
+const COMMIT = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+export type Mapping = Record<string, unknown>;
+export const isMapping = (v: unknown): v is Mapping => typeof v === "object" && v !== null && !Array.isArray(v);
+export const quote = (text: string) => JSON.stringify(redactThenCut(withoutCredentials(text), 200));
+
+/** A component's project path and version: `host/group/project/name@version`. */
+export function componentAt(location: string): [string | undefined, string | undefined] {
+  const at = location.lastIndexOf("@");
+  if (at < 0) return [undefined, undefined];
+  const segments = location.slice(0, at).split("/");
+  return segments.length < 3 ? [undefined, undefined] : [segments.slice(1, -1).join("/"), location.slice(at + 1)];
+}
+
+/** The included project, where its ref is a commit or one GitLab protects from Developers; else why not. */
+export async function projectRefProblem({ gitlab, rule, signal }: SourcesInput, path: unknown, ref: unknown): Promise<Project | string> {
+  const allow = `set unprotected: true on its rule, ${rule}, to allow it`;
+  // A variable (`$NAME`, masked as [MASKED] in CI Lint's answer) is chosen when the pipeline runs, not here.
+  if (typeof path !== "string" || typeof ref !== "string" || /[$[\]]/.test(path + ref)) return `a variable names the project or the ref, chosen when the pipeline runs: write them out, or ${allow}`;
+  const project = await findProject(gitlab, path, signal);
+  if (project === undefined) return `that project was not found, or the token cannot see it: ${allow}`;
+  if (COMMIT.test(ref)) return project;
+  const name = ref === "HEAD" ? project.default_branch : ref;
+  if (typeof name !== "string" || name === "") return `that project has no default branch: ${allow}`;
+  const found = await findRef(gitlab, project.id, name, signal);
+  if (found === undefined || found === "ambiguous") return `${quote(name)} is not one branch or tag of that project: ${allow}`;
+  return protectionProblem(found, name, project.path_with_namespace, rule) ?? project;
+}
+
+/** A YAML document with Ruby's symbol keys (`:job`, as GitLab's merged_yaml writes them) read as written. */
+export function plainKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plainKeys);
+  if (!isMapping(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.startsWith(":") ? k.slice(1) : k, plainKeys(v)]));
+}

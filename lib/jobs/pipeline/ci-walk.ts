@@ -1,0 +1,143 @@
+/**
+ * What a pipeline's configuration triggers (each judged as Warden would judge starting it), and the CI
+ * files Warden reads itself for what GitLab's static CI Lint cannot show (ci-sources.ts).
+ */
+import { parse } from "yaml";
+import { readRepositoryFile } from "../../gitlab/index.ts";
+import { componentAt, isMapping, plainKeys, projectRefProblem, quote, type Mapping, type SourcesInput } from "./ci-refs.ts";
+
+/** The most pipelines deep a trigger is followed: GitLab's own limit on child pipelines is two below the parent. */
+const MAX_DEPTH = 3;
+
+/**
+ * The first pipeline the configuration starts that Warden would not, or undefined. Every mapping with a
+ * `trigger` counts, hidden jobs (`.name`) too: one a job `extends` is not always merged into it.
+ * `depth`: the pipelines above the one this configuration makes.
+ */
+export async function triggersProblem(input: SourcesInput, config: Mapping, at: string, allow: string, depth: number): Promise<string | undefined> {
+  for (const [job, body] of Object.entries(config)) {
+    if (!isMapping(body) || body["trigger"] === undefined) continue;
+    const problem = await triggerProblem(input, body["trigger"], allow, depth + 1);
+    if (problem !== undefined) return `${at} starts another pipeline (job ${quote(job)}, trigger:) ${problem}`;
+  }
+  return undefined;
+}
+
+async function triggerProblem(input: SourcesInput, trigger: unknown, allow: string, depth: number): Promise<string | undefined> {
+  if (depth > MAX_DEPTH) return `more than ${MAX_DEPTH} pipelines deep, which Warden does not follow: ${allow}`;
+  const unreadable = `that Warden cannot read: ${allow}`;
+  if (isMapping(trigger) && trigger["include"] !== undefined) {
+    // A child pipeline: the project's own files at the commit, and templates; GitLab's CI Lint resolves the parent's configuration alone.
+    const origin: FileAt = { project: input.project.id, path: "", ref: input.commit, conditional: true };
+    const roots = await includesOf(input, trigger["include"], origin, "child", allow);
+    if (typeof roots === "string") return `as a child pipeline made of ${roots}`;
+    const problem = await filesProblem(input, roots, "child", allow, depth);
+    return problem && `as a child pipeline whose ${problem}`;
+  }
+  const [project, ref, forward] = typeof trigger === "string" ? [trigger] : isMapping(trigger) ? [trigger["project"], trigger["branch"], trigger["forward"]] : [];
+  if (typeof project !== "string" || (ref !== undefined && typeof ref !== "string")) return unreadable;
+  if (/\$/.test(project + (ref ?? ""))) return `in a project or on a ref a variable names, chosen when it runs: ${allow}`;
+  const why = await input.downstream(project, ref, isMapping(forward) && forward["pipeline_variables"] === true, depth);
+  return why && `in project ${quote(project)}${ref === undefined ? "" : ` on ${quote(ref)}`}, which Warden would not start itself: ${why}`;
+}
+
+/** A CI file to read: in the pipeline's project (at the checked commit) or in one a trusted include names (at its ref). */
+export interface FileAt {
+  project: number;
+  path: string;
+  ref: string;
+  /** Reached through an include GitLab's static CI Lint may not have followed (behind `rules:`), or a child's: its triggers are not in merged_yaml. */
+  conditional: boolean;
+}
+
+/** What an include entry may be: a child pipeline takes the project's own files and templates alone. */
+type Walk = "config" | "child";
+
+/** The most CI files one check reads. */
+const MAX_FILES = 50;
+/** A CI file is text; read up to a policy's size, not more. */
+const MAX_FILE_BYTES = 1_000_000;
+
+/**
+ * The include entries of CI files read here, judged as the pipeline will meet them. GitLab's static CI
+ * Lint evaluates an include's `rules:` without the pipeline's variables, the requester's among them: an
+ * include behind `rules: [if: $DEPLOY_ENV == "prod"]` is not in its answer, yet the pipeline Warden
+ * starts with DEPLOY_ENV=prod includes it. So the files are walked from `roots` (the CI file, or a child
+ * pipeline's files): a local file is read and walked (unless a variable or a wildcard names it, which only
+ * the pipeline resolves); another project's file, unconditional and written out, at a ref judged as any
+ * include's, is read and walked at that ref; one behind `rules:` or named by a variable is refused, as is
+ * a URL; a component is judged by its version, not read. What a file reached through `rules:` (or a child
+ * pipeline's) triggers is judged here, as merged_yaml does not hold it. Returns why, naming the file.
+ */
+export async function filesProblem(input: SourcesInput, roots: FileAt[], walk: Walk, allow: string, depth: number): Promise<string | undefined> {
+  const { gitlab, signal } = input;
+  const read = new Set<string>();
+  const pending = [...roots];
+  while (pending.length > 0) {
+    const file = pending.shift()!;
+    const key = `${file.project}:${file.ref}:${file.path}`;
+    if (read.has(key)) continue;
+    if (read.add(key).size > MAX_FILES) return `CI files include more than ${MAX_FILES} files, which Warden does not read: ${allow}`;
+    const bytes = (await readRepositoryFile(gitlab, { project: file.project, path: file.path, ref: file.ref, maxBytes: MAX_FILE_BYTES }, signal)).bytes;
+    const config = plainKeys(parse(bytes.toString("utf8"), { logLevel: "silent", maxAliasCount: 1000 }));
+    if (!isMapping(config)) continue;
+    const { include, ...jobs } = config;
+    const next = await includesOf(input, include, file, walk, allow);
+    if (typeof next === "string") return `${where(input, file)} includes ${next}`;
+    pending.push(...next);
+    if (file.conditional) {
+      const triggered = await triggersProblem(input, jobs, where(input, file), allow, depth);
+      if (triggered !== undefined) return triggered;
+    }
+  }
+  return undefined;
+}
+
+/** A file's (or a trigger's) `include:`: the files to read next, or why the pipeline may not take one of them. */
+async function includesOf(input: SourcesInput, include: unknown, from: FileAt, walk: Walk, allow: string): Promise<FileAt[] | string> {
+  const next: FileAt[] = [];
+  for (const entry of include === undefined ? [] : Array.isArray(include) ? include : [include]) {
+    const got = await entryProblem(input, entry, from, walk, allow);
+    if (typeof got === "string") return got;
+    next.push(...got);
+  }
+  return next;
+}
+
+async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, walk: Walk, allow: string): Promise<FileAt[] | string> {
+  const one = typeof entry === "string" ? (/^[a-z]+:\/\//i.test(entry) ? { remote: entry } : { local: entry }) : entry;
+  if (!isMapping(one)) return `${quote(JSON.stringify(entry) ?? "")}, which Warden cannot read: ${allow}`;
+  const { rules, ...named } = one;
+  const conditional = from.conditional || rules !== undefined;
+  const varied = JSON.stringify(named).includes("$");
+  const shown = quote(JSON.stringify(named));
+  if (typeof one["template"] === "string") return [];
+  if (typeof one["local"] === "string") {
+    // A variable or a wildcard chooses among the project's own files, which only the pipeline resolves: not read here.
+    if (varied || one["local"].includes("*")) return [];
+    return [{ ...from, path: one["local"].replace(/^\//, ""), conditional }];
+  }
+  if (walk === "child") {
+    const what = typeof one["artifact"] === "string" ? "a file a job writes (artifact:), which cannot be judged before it runs" : `${shown}, which is not a file of the project itself`;
+    return `${what}: ${allow}`;
+  }
+  if (typeof one["remote"] === "string") return `${quote(one["remote"])} (include: remote), a URL whose host chooses what it serves at each run: ${allow}`;
+  if (rules !== undefined || varied) {
+    return `${shown} behind rules: or named by a variable: the pipeline's variables, the requester's among them, decide what it includes, which Warden cannot judge beforehand. Include it unconditionally and written out, or ${allow}`;
+  }
+  const component = typeof one["component"] === "string" ? componentAt(one["component"]) : undefined;
+  const [path, ref] = component ?? [one["project"], one["ref"] ?? "HEAD"];
+  const files = component ? [] : Array.isArray(one["file"]) ? one["file"] : [one["file"]];
+  if (!files.every((f): f is string => typeof f === "string")) return `${shown}, which Warden cannot read: ${allow}`;
+  const judged = await projectRefProblem(input, path, ref);
+  if (typeof judged === "string") return `${shown}, where ${judged}`;
+  const at = ref === "HEAD" ? judged.default_branch : String(ref);
+  if (typeof at !== "string") return `${shown}, whose project has no default branch: ${allow}`;
+  return files.map((f) => ({ project: judged.id, path: f.replace(/^\//, ""), ref: at, conditional }));
+}
+
+/** A file named in a reason: the pipeline's project's by its path, another's by its id, and the ref read. */
+function where(input: SourcesInput, file: FileAt): string {
+  const project = file.project === input.project.id ? input.project.path_with_namespace : `#${file.project}`;
+  return `the file ${quote(file.path)} of project ${project} at ${file.ref}`;
+}
