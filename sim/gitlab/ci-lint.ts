@@ -1,6 +1,7 @@
 /**
  * `GET /projects/:id/ci/lint` (static, as lib/api/lint.rb answers without `dry_run`): the project's CI
- * file at `content_ref` (or its older name `sha`; default: the default branch's head), its `include:`
+ * file at `content_ref` (or its older name `sha`, both at once a 400; default: the default branch's
+ * head), its `include:`
  * resolved as GitLab's Ci::Config::External does, with the caller's access: `local` files of the project
  * (and commit) whose file includes them, another project's `file` at a ref (default `HEAD`), a
  * `component` (`host/project/name@version`: `templates/name.yml` or `templates/name/template.yml` there),
@@ -15,7 +16,7 @@ import { parse, stringify } from "yaml";
 import { stringParam } from "./context.ts";
 import type { Handler, RequestContext } from "./context.ts";
 import { ACCESS, type SimProject } from "./dataset.ts";
-import { notFound } from "./http.ts";
+import { HttpError, notFound } from "./http.ts";
 import { findProject } from "./projects.ts";
 import { commitSha, hasRef, headSha, refNamed, stableFile } from "./repository.ts";
 import { accessLevel, requireLevel } from "./roles.ts";
@@ -46,6 +47,8 @@ class LintError extends Error {}
 export const lintProjectCi: Handler = (ctx) => {
   const project = findProject(ctx);
   requireLevel(project, ctx, ACCESS.reporter);
+  // Grape's mutually_exclusive: both names of the content's ref at once is a 400.
+  if (stringParam(ctx, "content_ref") !== undefined && stringParam(ctx, "sha") !== undefined) throw new HttpError(400, { error: "sha, content_ref are mutually exclusive" });
   const ref = stringParam(ctx, "content_ref") ?? stringParam(ctx, "sha") ?? project.default_branch;
   const sha = shaOf(ctx, project, ref);
   if (sha === undefined) throw notFound("Commit");

@@ -2,6 +2,7 @@
  * What the CI-source checks share (ci-sources.ts, ci-walk.ts): their input, how they quote what a CI file
  * names, and how they judge another project's ref an include or a component reads.
  */
+import { parseDocument } from "yaml";
 import type { GitLabClient, Project } from "../../gitlab/index.ts";
 import { redactThenCut } from "../../redact/index.ts";
 import { withoutCredentials } from "./ci-config.ts";
@@ -16,12 +17,20 @@ export interface SourcesInput {
   signal?: AbortSignal;
   /**
    * Why Warden would not start the pipeline the configuration triggers in `project` (on `ref`, its
-   * default branch where undefined; with the requester's variables when `forwardsVariables`; `depth`
-   * pipelines below the one asked for), or undefined.
+   * default branch where undefined; with the variables it passes on; `depth` pipelines below the one
+   * asked for), or undefined.
    */
-  downstream: (project: string, ref: string | undefined, forwardsVariables: boolean, depth: number) => Promise<string | undefined>;
+  downstream: (project: string, ref: string | undefined, variables: Downstream, depth: number) => Promise<string | undefined>;
+  /** The names of the variables the requester gives this pipeline: what a CI file's `$NAME` may take from them. */
+  variables: readonly string[];
   /** The pipelines above the one judged here (0: the one asked for). */
   depth: number;
+}
+
+/** The variables a trigger passes on: the requester's (forward: pipeline_variables), and the names its YAML sets (yaml_variables, on by default). */
+export interface Downstream {
+  requester: boolean;
+  yaml: readonly string[];
 }
 
 /** A commit id: what it holds cannot change. */
@@ -52,6 +61,33 @@ export async function projectRefProblem({ gitlab, rule, signal }: SourcesInput, 
   const found = await findRef(gitlab, project.id, name, signal);
   if (found === undefined || found === "ambiguous") return `${quote(name)} is not one branch or tag of that project: ${allow}`;
   return protectionProblem(found, name, project.path_with_namespace, rule) ?? project;
+}
+
+/** YAML that could not be read, and the parser's first word on why. */
+export class Unreadable {
+  readonly error: string;
+  constructor(error: string) {
+    this.error = error;
+  }
+}
+
+/**
+ * A CI file's YAML as GitLab reads it (Psych: YAML 1.1, `<<` merge keys merged), keys as written; or why
+ * not. A file the parser finds errors in is not judged by what was left of it.
+ */
+export function readYaml(text: string): Mapping | Unreadable {
+  const doc = parseDocument(text, { merge: true, logLevel: "silent" });
+  if (doc.errors.length > 0) return new Unreadable(doc.errors[0]!.message.split("\n")[0]!);
+  const value = plainKeys(doc.toJS({ maxAliasCount: 1000 }));
+  return isMapping(value) ? value : {};
+}
+
+/** Whether text (an include entry, a rule) refers to a variable the requester gives: `$NAME`, `${NAME}`. */
+export function steeredBy(text: string, names: readonly string[]): boolean {
+  return names.some((name) => {
+    const literal = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return new RegExp(`\\$(?:${literal}(?![A-Za-z0-9_])|\\{${literal}\\})`).test(text);
+  });
 }
 
 /** A YAML document with Ruby's symbol keys (`:job`, as GitLab's merged_yaml writes them) read as written. */

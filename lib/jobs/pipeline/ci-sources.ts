@@ -15,9 +15,8 @@
  *   file a job writes) not at all.
  * A rule with `unprotected: true` trusts whoever writes the CI file, and skips all of this.
  */
-import { parse } from "yaml";
 import { lintCi, type CiInclude } from "../../gitlab/index.ts";
-import { componentAt, isMapping, plainKeys, projectRefProblem, quote, type Mapping, type SourcesInput } from "./ci-refs.ts";
+import { componentAt, projectRefProblem, quote, readYaml, Unreadable, type SourcesInput } from "./ci-refs.ts";
 import { filesProblem, triggersProblem } from "./ci-walk.ts";
 
 /** Why the CI file at the checked commit may not be trusted by the rule (`rule` names it), or undefined. */
@@ -30,14 +29,19 @@ export async function ciSourcesProblem(input: SourcesInput): Promise<string | un
   if (lint.includes === undefined || lint.mergedYaml === undefined) {
     return `this GitLab's CI Lint does not list what ${at} includes, so who writes what the pipeline runs could not be judged: ${allow}`;
   }
+  // A GitLab before 16.5 lints the default branch's head whatever is asked: its includes then say another commit.
+  const elsewhere = lint.includes.find((i) => String(i.context_project).toLowerCase() === project.path_with_namespace.toLowerCase() && typeof i.context_sha === "string" && i.context_sha !== commit);
+  if (elsewhere) return `this GitLab's CI Lint read ${at.replace(/ at \w+$/, "")} at ${String(elsewhere.context_sha).slice(0, 8)}, not the commit asked for (GitLab 16.5 or later lints the one asked for), so what the pipeline includes could not be judged: ${allow}`;
+  const merged = readYaml(lint.mergedYaml);
+  if (merged instanceof Unreadable) return `GitLab's CI Lint answered for ${at} with a merged configuration that is not YAML Warden can read (${quote(merged.error)}): ${allow}`;
   const included = await includesProblem(input, lint.includes);
   if (included !== undefined) {
     return `${at} includes ${included.what}` + (included.why !== undefined ? `, and ${included.why}` :
       `: whoever can change it chooses what a pipeline Warden starts runs, with Warden's identity. Include only the project's own files, GitLab's templates, and other projects' files at a commit or at a ref only Maintainers may change, or ${allow}`);
   }
-  // What the static CI Lint cannot see: includes behind rules: (the requester's variables may turn them on), and what those trigger.
-  const ciFile = { project: project.id, path: project.ci_config_path || ".gitlab-ci.yml", ref: commit, conditional: false };
-  return (await filesProblem(input, [ciFile], "config", allow, input.depth)) ?? triggersProblem(input, configuration(lint.mergedYaml), at, allow, input.depth);
+  // What the static CI Lint cannot see: includes the requester's variables turn on or name, and what the files read trigger.
+  const ciFile = { project: project.id, path: project.ci_config_path || ".gitlab-ci.yml", ref: commit };
+  return (await filesProblem(input, [ciFile], "config", allow, input.depth)) ?? triggersProblem(input, merged, at, allow, input.depth);
 }
 
 /** The first include no one the policy trusts would have written, and why where its ref says, or undefined. */
@@ -60,10 +64,4 @@ async function includesProblem(input: SourcesInput, includes: readonly CiInclude
   }
   const untrusted = includes.find((i) => i.type === "local" && !(typeof i.context_project === "string" && trusted.has(i.context_project.toLowerCase())));
   return untrusted && { what: `${quote(untrusted.location)} (include: local) of project ${quote(String(untrusted.context_project))}, which is not included at a trusted ref` };
-}
-
-/** The merged configuration, its keys as written (GitLab's `merged_yaml` writes Ruby symbols: `:job:`). */
-function configuration(mergedYaml: string): Mapping {
-  const doc = plainKeys(parse(mergedYaml, { logLevel: "silent", maxAliasCount: 1000 }));
-  return isMapping(doc) ? doc : {};
 }

@@ -2,9 +2,8 @@
  * What a pipeline's configuration triggers (each judged as Warden would judge starting it), and the CI
  * files Warden reads itself for what GitLab's static CI Lint cannot show (ci-sources.ts).
  */
-import { parse } from "yaml";
 import { readRepositoryFile } from "../../gitlab/index.ts";
-import { componentAt, isMapping, plainKeys, projectRefProblem, quote, type Mapping, type SourcesInput } from "./ci-refs.ts";
+import { componentAt, isMapping, projectRefProblem, quote, readYaml, steeredBy, Unreadable, type Mapping, type SourcesInput } from "./ci-refs.ts";
 
 /** The most pipelines deep a trigger is followed: GitLab's own limit on child pipelines is two below the parent. */
 const MAX_DEPTH = 3;
@@ -15,20 +14,25 @@ const MAX_DEPTH = 3;
  * `depth`: the pipelines above the one this configuration makes.
  */
 export async function triggersProblem(input: SourcesInput, config: Mapping, at: string, allow: string, depth: number): Promise<string | undefined> {
+  const global = isMapping(config["variables"]) ? Object.keys(config["variables"]) : [];
   for (const [job, body] of Object.entries(config)) {
     if (!isMapping(body) || body["trigger"] === undefined) continue;
-    const problem = await triggerProblem(input, body["trigger"], allow, depth + 1);
+    // The names its YAML sets go on with it (forward: yaml_variables, true by default): its own, and the file's unless it inherits none.
+    const inherits = !(isMapping(body["inherit"]) && body["inherit"]["variables"] === false);
+    const yaml = [...new Set([...(isMapping(body["variables"]) ? Object.keys(body["variables"]) : []), ...(inherits ? global : [])])];
+    const problem = await triggerProblem(input, body["trigger"], yaml, allow, depth + 1);
     if (problem !== undefined) return `${at} starts another pipeline (job ${quote(job)}, trigger:) ${problem}`;
   }
   return undefined;
 }
 
-async function triggerProblem(input: SourcesInput, trigger: unknown, allow: string, depth: number): Promise<string | undefined> {
+async function triggerProblem(input: SourcesInput, trigger: unknown, yaml: readonly string[], allow: string, depth: number): Promise<string | undefined> {
   if (depth > MAX_DEPTH) return `more than ${MAX_DEPTH} pipelines deep, which Warden does not follow: ${allow}`;
   const unreadable = `that Warden cannot read: ${allow}`;
+  if (isMapping(trigger) && trigger["inputs"] !== undefined) return `with inputs:, which Warden does not judge: ${allow}`;
   if (isMapping(trigger) && trigger["include"] !== undefined) {
     // A child pipeline: the project's own files at the commit, and templates; GitLab's CI Lint resolves the parent's configuration alone.
-    const origin: FileAt = { project: input.project.id, path: "", ref: input.commit, conditional: true };
+    const origin: FileAt = { project: input.project.id, path: "", ref: input.commit };
     const roots = await includesOf(input, trigger["include"], origin, "child", allow);
     if (typeof roots === "string") return `as a child pipeline made of ${roots}`;
     const problem = await filesProblem(input, roots, "child", allow, depth);
@@ -37,7 +41,9 @@ async function triggerProblem(input: SourcesInput, trigger: unknown, allow: stri
   const [project, ref, forward] = typeof trigger === "string" ? [trigger] : isMapping(trigger) ? [trigger["project"], trigger["branch"], trigger["forward"]] : [];
   if (typeof project !== "string" || (ref !== undefined && typeof ref !== "string")) return unreadable;
   if (/\$/.test(project + (ref ?? ""))) return `in a project or on a ref a variable names, chosen when it runs: ${allow}`;
-  const why = await input.downstream(project, ref, isMapping(forward) && forward["pipeline_variables"] === true, depth);
+  const forwards = isMapping(forward) ? forward : {};
+  const passed = { requester: forwards["pipeline_variables"] === true, yaml: forwards["yaml_variables"] === false ? [] : yaml };
+  const why = await input.downstream(project, ref, passed, depth);
   return why && `in project ${quote(project)}${ref === undefined ? "" : ` on ${quote(ref)}`}, which Warden would not start itself: ${why}`;
 }
 
@@ -46,8 +52,6 @@ export interface FileAt {
   project: number;
   path: string;
   ref: string;
-  /** Reached through an include GitLab's static CI Lint may not have followed (behind `rules:`), or a child's: its triggers are not in merged_yaml. */
-  conditional: boolean;
 }
 
 /** What an include entry may be: a child pipeline takes the project's own files and templates alone. */
@@ -59,15 +63,16 @@ const MAX_FILES = 50;
 const MAX_FILE_BYTES = 1_000_000;
 
 /**
- * The include entries of CI files read here, judged as the pipeline will meet them. GitLab's static CI
- * Lint evaluates an include's `rules:` without the pipeline's variables, the requester's among them: an
- * include behind `rules: [if: $DEPLOY_ENV == "prod"]` is not in its answer, yet the pipeline Warden
- * starts with DEPLOY_ENV=prod includes it. So the files are walked from `roots` (the CI file, or a child
- * pipeline's files): a local file is read and walked (unless a variable or a wildcard names it, which only
- * the pipeline resolves); another project's file, unconditional and written out, at a ref judged as any
- * include's, is read and walked at that ref; one behind `rules:` or named by a variable is refused, as is
- * a URL; a component is judged by its version, not read. What a file reached through `rules:` (or a child
- * pipeline's) triggers is judged here, as merged_yaml does not hold it. Returns why, naming the file.
+ * The include entries of CI files read here, judged as the pipeline will meet them, and what each file
+ * triggers. GitLab's static CI Lint knows no pipeline variable: an include behind `rules: [if:
+ * $DEPLOY_ENV == "prod"]`, or named by `$DEPLOY_ENV`, is not in its answer, yet the pipeline Warden starts
+ * with the requester's DEPLOY_ENV takes it; and a GitLab before 16.5 lints the default branch, not the
+ * commit asked for. So the files are walked from `roots` (the CI file, or a child pipeline's files): a
+ * local file is read and walked (unless a variable or a wildcard names it, which only the pipeline
+ * resolves); another project's file, written out, at a ref judged as any include's, is read and walked at
+ * that ref; one the requester's variables may turn on or name is refused, as is a URL; an include behind
+ * rules on other variables is the lint's to have judged; a component is judged by its version, not read.
+ * Returns why, naming the file.
  */
 export async function filesProblem(input: SourcesInput, roots: FileAt[], walk: Walk, allow: string, depth: number): Promise<string | undefined> {
   const { gitlab, signal } = input;
@@ -79,16 +84,14 @@ export async function filesProblem(input: SourcesInput, roots: FileAt[], walk: W
     if (read.has(key)) continue;
     if (read.add(key).size > MAX_FILES) return `CI files include more than ${MAX_FILES} files, which Warden does not read: ${allow}`;
     const bytes = (await readRepositoryFile(gitlab, { project: file.project, path: file.path, ref: file.ref, maxBytes: MAX_FILE_BYTES }, signal)).bytes;
-    const config = plainKeys(parse(bytes.toString("utf8"), { logLevel: "silent", maxAliasCount: 1000 }));
-    if (!isMapping(config)) continue;
+    const config = readYaml(bytes.toString("utf8"));
+    if (config instanceof Unreadable) return `${where(input, file)} is not YAML Warden can read (${quote(config.error)}): ${allow}`;
     const { include, ...jobs } = config;
     const next = await includesOf(input, include, file, walk, allow);
     if (typeof next === "string") return `${where(input, file)} includes ${next}`;
     pending.push(...next);
-    if (file.conditional) {
-      const triggered = await triggersProblem(input, jobs, where(input, file), allow, depth);
-      if (triggered !== undefined) return triggered;
-    }
+    const triggered = await triggersProblem(input, jobs, where(input, file), allow, depth);
+    if (triggered !== undefined) return triggered;
   }
   return undefined;
 }
@@ -108,23 +111,25 @@ async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, w
   const one = typeof entry === "string" ? (/^[a-z]+:\/\//i.test(entry) ? { remote: entry } : { local: entry }) : entry;
   if (!isMapping(one)) return `${quote(JSON.stringify(entry) ?? "")}, which Warden cannot read: ${allow}`;
   const { rules, ...named } = one;
-  const conditional = from.conditional || rules !== undefined;
-  const varied = JSON.stringify(named).includes("$");
   const shown = quote(JSON.stringify(named));
+  // The requester's variables may turn it on (its rules) or name it; other variables the static lint knows, as the pipeline does.
+  const steered = steeredBy(JSON.stringify(one), input.variables);
   if (typeof one["template"] === "string") return [];
   if (typeof one["local"] === "string") {
     // A variable or a wildcard chooses among the project's own files, which only the pipeline resolves: not read here.
-    if (varied || one["local"].includes("*")) return [];
-    return [{ ...from, path: one["local"].replace(/^\//, ""), conditional }];
+    if (JSON.stringify(named).includes("$") || one["local"].includes("*")) return [];
+    return [{ ...from, path: one["local"].replace(/^\//, "") }];
   }
   if (walk === "child") {
     const what = typeof one["artifact"] === "string" ? "a file a job writes (artifact:), which cannot be judged before it runs" : `${shown}, which is not a file of the project itself`;
     return `${what}: ${allow}`;
   }
   if (typeof one["remote"] === "string") return `${quote(one["remote"])} (include: remote), a URL whose host chooses what it serves at each run: ${allow}`;
-  if (rules !== undefined || varied) {
-    return `${shown} behind rules: or named by a variable: the pipeline's variables, the requester's among them, decide what it includes, which Warden cannot judge beforehand. Include it unconditionally and written out, or ${allow}`;
+  if (steered) {
+    return `${shown}, which the requester's variables turn on or name: they decide what the pipeline includes, which Warden cannot judge beforehand. Include it unconditionally and written out, or ${allow}`;
   }
+  // Behind rules on other variables, or named by one: what the lint resolved is what the pipeline takes, and it judged that.
+  if (rules !== undefined || JSON.stringify(named).includes("$")) return [];
   const component = typeof one["component"] === "string" ? componentAt(one["component"]) : undefined;
   const [path, ref] = component ?? [one["project"], one["ref"] ?? "HEAD"];
   const files = component ? [] : Array.isArray(one["file"]) ? one["file"] : [one["file"]];
@@ -133,7 +138,7 @@ async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, w
   if (typeof judged === "string") return `${shown}, where ${judged}`;
   const at = ref === "HEAD" ? judged.default_branch : String(ref);
   if (typeof at !== "string") return `${shown}, whose project has no default branch: ${allow}`;
-  return files.map((f) => ({ project: judged.id, path: f.replace(/^\//, ""), ref: at, conditional }));
+  return files.map((f) => ({ project: judged.id, path: f.replace(/^\//, ""), ref: at }));
 }
 
 /** A file named in a reason: the pipeline's project's by its path, another's by its id, and the ref read. */

@@ -13,6 +13,7 @@ import { pipelineRequestProblem } from "../../policy/refs.ts";
 import { auditedUnder, errorText, jobStats, type AuditSink, type Report } from "../report/index.ts";
 import { makeReport } from "../envelope.ts";
 import { ciConfigProblem } from "./ci-config.ts";
+import type { Downstream } from "./ci-refs.ts";
 import { ciSourcesProblem } from "./ci-sources.ts";
 import { findProject, findRef, protectionProblem, type FoundRef } from "./ref.ts";
 
@@ -100,7 +101,17 @@ type Checked = { allowed: true; rule: string; project: Project; ref: FoundRef } 
  * protected unless the rule says otherwise, whose CI file the project takes from the ref itself
  * (ci-config.ts), with a known commit to compare the pipeline's with.
  */
-async function check(opts: PipelineOptions, depth = 0): Promise<Checked> {
+/** The most pipelines elsewhere one start's configurations trigger that are judged (GitLab's own limit of a pipeline's downstream pipelines is far above). */
+const MAX_DOWNSTREAM = 20;
+
+/** What a run's checks of downstream pipelines found, by project, ref and variable names: each judged once. */
+interface Judged {
+  verdicts: Map<string, Promise<string | undefined>>;
+  /** Those being judged now, up the chain of triggers that asked. */
+  judging: Set<string>;
+}
+
+async function check(opts: PipelineOptions, depth = 0, judged: Judged = { verdicts: new Map(), judging: new Set() }): Promise<Checked> {
   const { gitlab, policy, project: asked, ref, variables, signal } = opts;
   const judge = (projectPath: string) => evaluatePipeline(policy, { projectPath, ref, variables });
   const problem = pipelineRequestProblem(ref, variables);
@@ -123,14 +134,26 @@ async function check(opts: PipelineOptions, depth = 0): Promise<Checked> {
   if (unprotected !== undefined) return { allowed: false, reason: unprotected, project, ref: found };
   if (found.commit === undefined) return { allowed: false, reason: `GitLab did not say which commit ${found.refKind} ${ref} points at, so the pipeline's could not be checked against it`, project, ref: found };
   if (!verdict.unprotected) {
-    // What the pipeline triggers elsewhere must pass these same checks there, the requester's variables only where they are forwarded.
-    const downstream = async (path: string, at: string | undefined, forwards: boolean, below: number) => {
-      const target = at ?? (await findProject(gitlab, path, signal))?.default_branch;
-      if (typeof target !== "string") return `project ${path} was not found, or has no default branch`;
-      const judged = await check({ ...opts, project: path, ref: target, variables: forwards ? variables : [] }, below);
-      return judged.allowed ? undefined : judged.reason;
+    // What the pipeline triggers elsewhere must pass these same checks there, with the variables it passes on: each judged once a run.
+    const downstream = (path: string, at: string | undefined, passed: Downstream, below: number) => {
+      const given = [...(passed.requester ? variables : []), ...passed.yaml.filter((key) => !(passed.requester && variables.some((v) => v.key === key))).map((key) => ({ key, value: "" }))];
+      const key = JSON.stringify([path.toLowerCase(), at ?? null, given.map((v) => v.key).sort()]);
+      // Asked again while being judged: a pipeline that starts itself again, round a cycle GitLab cuts off only at its depth limit.
+      if (judged.judging.has(key)) return Promise.resolve(`it starts project ${path}'s pipeline again from within the pipelines it starts`);
+      const known = judged.verdicts.get(key);
+      if (known) return known;
+      if (judged.verdicts.size >= MAX_DOWNSTREAM) return Promise.resolve(`it starts more than ${MAX_DOWNSTREAM} pipelines elsewhere, which Warden does not judge one by one`);
+      judged.judging.add(key);
+      const verdict = (async () => {
+        const target = at ?? (await findProject(gitlab, path, signal))?.default_branch;
+        if (typeof target !== "string") return `project ${path} was not found, or has no default branch`;
+        const checked = await check({ ...opts, project: path, ref: target, variables: given }, below, judged);
+        return checked.allowed ? undefined : checked.reason;
+      })().finally(() => judged.judging.delete(key));
+      judged.verdicts.set(key, verdict);
+      return verdict;
     };
-    const sources = await ciSourcesProblem({ gitlab, project, commit: found.commit, rule: verdict.rule, signal, downstream, depth });
+    const sources = await ciSourcesProblem({ gitlab, project, commit: found.commit, rule: verdict.rule, signal, downstream, depth, variables: variables.map((v) => v.key) });
     if (sources !== undefined) return { allowed: false, reason: sources, project, ref: found };
   }
   return { allowed: true, rule: verdict.rule, project, ref: found };

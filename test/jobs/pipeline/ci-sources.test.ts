@@ -13,6 +13,7 @@ import { runPipeline } from "../../../lib/jobs/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../../sim/gitlab/index.ts";
 import { validated } from "../../support/report.ts";
+import { json, serve } from "../../support/server.ts";
 
 const policy = (extra = "") =>
   parsePolicy(
@@ -33,14 +34,18 @@ let platform: SimProject;
 let templates: SimProject;
 /** A project the policy allows no pipeline in. */
 let payroll: SimProject;
+/** Projects outside acme/platform/** that tests give rules of their own, their default branch protected. */
+let others: SimProject[];
 let templatesCommit: string;
 
 beforeEach(async () => {
   sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 200, seed: 3 }).dataset });
   platform = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
   platform.protected_branches = ["main"];
-  const others = sim.dataset.projects.filter((p) => !p.path_with_namespace.startsWith("acme/platform/"));
-  [templates, payroll] = [others[0]!, others[1]!];
+  const outside = sim.dataset.projects.filter((p) => !p.path_with_namespace.startsWith("acme/platform/"));
+  [templates, payroll] = [outside[0]!, outside[1]!];
+  others = outside.slice(2, 5);
+  for (const p of others) p.protected_branches = [p.default_branch];
   templates.protected_branches = ["release"];
   sim.protectedBranches.protect(templates, "main", { developersCanPush: true });
   const files = { "deploy.yml": "deploy:\n  script: ./deploy.sh\n", "templates/deploy.yml": "deploy:\n  script: ./deploy.sh\n" };
@@ -49,16 +54,49 @@ beforeEach(async () => {
 });
 afterEach(() => sim.close());
 
-/** A Maintainer's CI file (and other files) on platform's protected main. */
-function commit(ci: string, files: Record<string, string> = {}): void {
-  sim.repositories.commit(platform, { ".gitlab-ci.yml": ci, ...files });
+/** A Maintainer's CI file (and other files) on a project's default branch: platform's protected main, unless named. */
+function commitTo(project: SimProject, ci: string, files: Record<string, string> = {}): void {
+  sim.repositories.commit(project, { ".gitlab-ci.yml": ci, ...files });
 }
+const commit = (ci: string, files: Record<string, string> = {}) => commitTo(platform, ci, files);
 
-async function start(opts: { variables?: { key: string; value: string }[]; apply?: boolean; extra?: string } = {}) {
-  const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
-  const report = await validated(runPipeline({ gitlab, policy: policy(opts.extra), project: platform.path_with_namespace, ref: "main", variables: opts.variables ?? [], apply: opts.apply ?? true }));
+const client = (url = sim.url) => new GitLabClient({ url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
+
+async function start(opts: { variables?: { key: string; value: string }[]; apply?: boolean; extra?: string; url?: string } = {}) {
+  const report = await validated(runPipeline({ gitlab: client(opts.url), policy: policy(opts.extra), project: platform.path_with_namespace, ref: "main", variables: opts.variables ?? [], apply: opts.apply ?? true }));
   return report.actions[0]!;
 }
+
+const HOP = new Set(["content-length", "transfer-encoding", "connection", "content-encoding", "keep-alive"]);
+
+/**
+ * A GitLab version in front of the simulator, for what the simulator's CI Lint does not do as GitLab does.
+ * `since-content-ref`: GET /projects/:id/ci/lint declares `mutually_exclusive :sha, :content_ref`
+ * (lib/api/lint.rb, every version that has content_ref: MR !143098), and Grape answers a request with
+ * both 400 before the handler runs. `before-sha`: a GitLab older than the `sha` parameter (MR !131890)
+ * declares neither; Grape drops undeclared parameters and the lint reads the default branch's head.
+ */
+async function gitlabVersion(version: "since-content-ref" | "before-sha") {
+  return serve((req, res) => {
+    const url = new URL(req.url, "http://x");
+    const lint = req.method === "GET" && url.pathname.endsWith("/ci/lint");
+    if (lint && version === "since-content-ref" && url.searchParams.has("sha") && url.searchParams.has("content_ref")) {
+      json(res, 400, { error: "sha, content_ref are mutually exclusive" });
+      return;
+    }
+    if (lint && version === "before-sha") for (const name of ["sha", "content_ref"]) url.searchParams.delete(name);
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== "host" && !HOP.has(k)) as [string, string][]);
+    const body = req.method === "GET" || req.method === "HEAD" ? undefined : req.body;
+    void fetch(new URL(url.pathname + url.search, sim.url), { method: req.method, headers, body, redirect: "manual" }).then(async (answer) => {
+      const text = await answer.text();
+      const out: Record<string, string> = {};
+      answer.headers.forEach((v, k) => (HOP.has(k) ? undefined : (out[k] = v)));
+      res.writeHead(answer.status, out);
+      res.end(text);
+    });
+  });
+}
+
 
 describe("pipeline: what the CI file includes", () => {
   it.each([
@@ -137,7 +175,7 @@ describe("pipeline: what the CI file includes behind rules:, which the static li
   it("another project's file behind rules: is refused, whatever its ref", async () => {
     commit(`include:\n  - project: ${templates.path_with_namespace}\n    ref: release\n    file: deploy.yml\n${prodOnly}`);
     const action = await start({ variables: [{ key: "DEPLOY_ENV", value: "prod" }] });
-    expect(action).toMatchObject({ status: "refused", reason: expect.stringContaining("behind rules: or named by a variable") });
+    expect(action).toMatchObject({ status: "refused", reason: expect.stringContaining("which the requester's variables turn on or name") });
     expect(sim.pipelines).toEqual([]);
   });
 
@@ -197,10 +235,83 @@ describe("pipeline: what the CI file starts", () => {
     expect(await start()).toMatchObject({ status });
   });
 
-  it("a chain of triggers deeper than Warden follows is refused, not followed for ever", async () => {
+  it("a pipeline that starts itself again is refused, not followed round the cycle", async () => {
     commit(`deploy:\n  trigger: ${platform.path_with_namespace}\n`);
     const action = await start();
-    expect(action).toMatchObject({ status: "refused", reason: expect.stringContaining("pipelines deep") });
+    expect(action).toMatchObject({ status: "refused", reason: expect.stringContaining("again from within the pipelines it starts") });
     expect(sim.pipelines).toEqual([]);
+  });
+});
+
+describe("pipeline: the CI Lint request, as GitLab versions answer it", () => {
+  it("GitLab refuses content_ref and sha together (400, mutually exclusive): a plain CI file on a protected ref must still start", async () => {
+    commit("build:\n  script: make\n");
+    const front = await gitlabVersion("since-content-ref");
+    // Asked with both, every GitLab since 16.10 refused the lint with a 400: every start under a rule without unprotected: true failed.
+    await expect(start({ url: front.url })).resolves.toMatchObject({ status: "created" });
+    expect(sim.pipelines).toHaveLength(1);
+  });
+
+  it("a GitLab older than the sha parameter lints the default branch: what the allowed ref's own CI file triggers must still be judged", async () => {
+    platform.protected_branches = ["main", "release"];
+    commit("build:\n  script: make\n");
+    // The ref the rule allows, protected: its CI file (not main's) is what the pipeline runs.
+    sim.repositories.commit(platform, { ".gitlab-ci.yml": `deploy:\n  trigger:\n    project: ${payroll.path_with_namespace}\n    branch: feature/anything\n` }, "release");
+    const front = await gitlabVersion("before-sha");
+    const report = await validated(
+      runPipeline({ gitlab: client(front.url), policy: parsePolicy(`version: 1\npipelines:\n  allow:\n    - project: "acme/platform/**"\n      refs: ["release"]\n`, "test.yaml"), project: platform.path_with_namespace, ref: "release", variables: [], apply: true }),
+    );
+    expect(report.actions[0], "release starts a pipeline in payroll, on a branch no rule allows, as Warden; Warden judged main's CI file").toMatchObject({ status: "refused" });
+    expect(sim.pipelines).toEqual([]);
+  });
+});
+
+describe("pipeline: CI files read as GitLab reads them (YAML 1.1, `<<` merge keys: Psych)", () => {
+  it("a trigger merged into a job with `<<: *anchor` (GitLab's documented YAML anchors) is judged: a pipeline in a project no rule allows is refused", async () => {
+    // GitLab's loader (Psych) merges `<<` keys, as its docs' "YAML anchors" show: `deploy` becomes a
+    // trigger job. The `yaml` package parses YAML 1.2 without merge keys: `deploy` has only a "<<" key.
+    const child = `.defs:\n  payroll: &payroll\n    trigger:\n      project: ${payroll.path_with_namespace}\n      branch: feature/anything\n      forward:\n        pipeline_variables: true\ndeploy:\n  <<: *payroll\n`;
+    commit("child:\n  trigger:\n    include: ci/child.yml\n", { "ci/child.yml": child });
+    const action = await start({ variables: [{ key: "DEPLOY_ENV", value: "prod" }] });
+    expect(action, "the child pipeline starts payroll on feature/anything, as Warden, with the requester's variables").toMatchObject({ status: "refused" });
+    expect(sim.pipelines).toEqual([]);
+  });
+
+  it("an include behind rules: merged into the root with `<<: *anchor` is judged as one written there (GitLab merges it before reading include:)", async () => {
+    // Psych merges `<<` as it loads the file: the root has include: with rules:, which a static lint,
+    // without the pipeline's variables, leaves out (the simulator evaluates include rules as GitLab's does).
+    // Warden's own scan of the CI file for such includes reads YAML 1.2: the root has only a "<<" key.
+    const ci = `.includes: &includes\n  include:\n    - project: ${templates.path_with_namespace}\n      ref: main\n      file: deploy.yml\n      rules:\n        - if: '$DEPLOY_ENV == "prod"'\n<<: *includes\nbuild:\n  script: make\n`;
+    commit(ci);
+    const action = await start({ variables: [{ key: "DEPLOY_ENV", value: "prod" }] });
+    expect(action, "with DEPLOY_ENV=prod the pipeline includes templates' main, which every Developer of templates pushes to").toMatchObject({ status: "refused" });
+    expect(sim.pipelines).toEqual([]);
+  });
+});
+
+describe("pipeline: what a trigger passes on", () => {
+  it("a trigger job's own variables (forwarded as yaml_variables by default) are judged by the downstream project's rule", async () => {
+    const [other] = others as [SimProject];
+    // The rule for `other` allows no variable: Warden would not start a pipeline there with TEMPLATES_REF set.
+    const extra = `    - project: "${other.path_with_namespace}"\n      refs: ["${other.default_branch}"]\n`;
+    commit(`deploy:\n  variables:\n    TEMPLATES_REF: main\n  trigger:\n    project: ${other.path_with_namespace}\n`);
+    const action = await start({ extra });
+    expect(action, "the downstream pipeline gets TEMPLATES_REF=main as a pipeline variable, which no rule for it allows").toMatchObject({ status: "refused" });
+    expect(sim.pipelines).toEqual([]);
+  });
+});
+
+describe("pipeline: what the check costs", () => {
+  it("triggers of the same allowed pipeline are judged once, not once per job and level (6 jobs a level, 3 levels)", async () => {
+    const [b, c, d] = others as [SimProject, SimProject, SimProject];
+    const jobs = (target: SimProject) => Array.from({ length: 6 }, (_, i) => `deploy-${i}:\n  trigger: ${target.path_with_namespace}\n`).join("");
+    commit(jobs(b));
+    commitTo(b, jobs(c));
+    commitTo(c, jobs(d));
+    commitTo(d, "build:\n  script: make\n");
+    const extra = [b, c, d].map((p) => `    - project: "${p.path_with_namespace}"\n      refs: ["${p.default_branch}"]\n`).join("");
+    expect(await start({ extra })).toMatchObject({ status: "created" });
+    // Four distinct pipelines (platform, b, c, d): judged once each, not 1 + 6 + 36 + 216 = 259 lints and five times as many other GETs.
+    expect(sim.counters.byRoute["GET /projects/:id/ci/lint"]).toBeLessThanOrEqual(4);
   });
 });
