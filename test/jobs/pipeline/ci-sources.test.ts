@@ -121,6 +121,7 @@ describe("pipeline: what the CI file includes", () => {
     ["another project's file at a branch only Maintainers change", () => `include:\n  - project: ${templates.path_with_namespace}\n    ref: release\n    file: deploy.yml\n`],
     ["another project's file at a commit", () => `include:\n  - project: ${templates.path_with_namespace}\n    ref: ${templatesCommit}\n    file: deploy.yml\n`],
     ["a component at a branch only Maintainers change", () => `include:\n  - component: gitlab.example.com/${templates.path_with_namespace}/deploy@release\n`],
+    ["a component named by $CI_SERVER_FQDN, as GitLab's docs write it, at a branch only Maintainers change", () => `include:\n  - component: $CI_SERVER_FQDN/${templates.path_with_namespace}/deploy@release\n`],
   ])("%s: the pipeline starts", async (_what, ci) => {
     commit(ci(), { "ci/base.yml": "build:\n  script: make\n" });
     expect(await start()).toMatchObject({ status: "created" });
