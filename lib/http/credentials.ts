@@ -4,11 +4,13 @@
  * one anywhere else.
  *
  * "Below the API path" must hold for the path as whatever front routes it: nginx (GitLab's Omnibus ships
- * it) matches its locations after decoding %XX and resolving `.` and `..`, keeping a decoded `?` as part
- * of the path, so a Location of `/gitlab/api/v4/..%2F..%2Fwiki/x`, or `/gitlab/api/v4/%3F%2F..%2Fwiki/x`,
- * below the API path as written, reaches the application beside it; a front that decodes twice, or one
- * that takes `\` for `/`, goes further. Rather than model each front's resolution, a path that holds a
- * dot segment, `?`, `#` or `\` at any decoding gets no credential: GitLab's and n8n's API paths never do.
+ * it) matches its locations after decoding %XX byte by byte (whatever the bytes spell) and resolving `.`
+ * and `..`, so a Location of `/gitlab/api/v4/..%2F..%2Fwiki/x`, below the API path as written, reaches
+ * the application beside it; a front that decodes twice goes further, one that takes `\` for `/` too,
+ * and a Java one reads `..;` as `..`. Rather than model each front's resolution, a path that holds such a
+ * segment, a `\` or a control character at any decoding gets no credential: GitLab's and n8n's API paths
+ * never do. A decoded `?` or `#` is left alone: it routes nowhere (nginx keeps it in the path), and
+ * names hold them (a branch `release/#42`).
  */
 import type { Layer } from "./types.ts";
 
@@ -18,24 +20,22 @@ export function credentialsLayer(origin: string, apiPath: string, credentials: R
 
 /** Decodings judged: a front decoding twice is known; three covers one more. */
 const DECODINGS = 3;
-/** A segment any front may resolve (`.`, `..`), or a character one may take for the end of the path or a separator. */
-const routedAway = (path: string) => /[?#\\\0-\x1f]/.test(path) || path.split("/").some((segment) => segment === "." || segment === "..");
+
+/** %XX decoded as bytes, as nginx does (a `%FF` no UTF-8 spells too): each byte a character. */
+const percentDecoded = (path: string) => path.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+
+/** A segment a front may resolve (`.`, `..`, `..;x`), or a character one may take for a separator. */
+const routedAway = (path: string) => /[\\\0-\x1f\x7f]/.test(path) || path.split("/").some((segment) => /^\.\.?(?:;.*)?$/.test(segment));
 
 /** Judged as written (its literal prefix no decoding changes), then at every decoding for what may route it away. */
 function belowApiPath(pathname: string, apiPath: string): boolean {
   if (!pathname.startsWith(apiPath)) return false;
   let path = pathname;
-  for (let i = 0; i < DECODINGS; i++) {
+  for (let i = 0; i <= DECODINGS; i++) {
     if (routedAway(path)) return false;
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(path);
-    } catch {
-      // Not decodable as a whole: a front decoding it leaves some %XX as they are; judged as they stand.
-      break;
-    }
+    const decoded = percentDecoded(path);
     if (decoded === path) break;
     path = decoded;
   }
-  return !routedAway(path);
+  return true;
 }
