@@ -12,7 +12,7 @@
  * with no pipeline variable (included below). Only what is needed to judge a CI file's sources is
  * modelled: no `inputs`, no wildcards, no `extends`.
  */
-import { parse, stringify } from "yaml";
+import { parseAllDocuments, stringify } from "yaml";
 import { stringParam } from "./context.ts";
 import type { Handler, RequestContext } from "./context.ts";
 import { ACCESS, type SimProject } from "./dataset.ts";
@@ -30,6 +30,8 @@ const isMapping = (v: unknown): v is Mapping => typeof v === "object" && v !== n
 interface Context {
   project: SimProject;
   sha: string;
+  /** The project whose CI file is linted: its predefined variables hold in every file it includes. */
+  pipeline: SimProject;
 }
 
 interface Listed {
@@ -56,7 +58,7 @@ export const lintProjectCi: Handler = (ctx) => {
   try {
     const text = fileAt(ctx, project, sha, project.ci_config_path || ".gitlab-ci.yml");
     if (text === undefined) throw new LintError("Please provide content of .gitlab-ci.yml");
-    const merged = expand(ctx, parseConfig(text), { project, sha }, includes);
+    const merged = expand(ctx, parseConfig(text), { project, sha, pipeline: project }, includes);
     return { status: 200, body: { valid: true, errors: [], warnings: [], merged_yaml: stringify(symbolKeys(merged)), includes } };
   } catch (err) {
     if (!(err instanceof LintError)) throw err;
@@ -80,16 +82,17 @@ function fileAt(ctx: RequestContext, project: SimProject, sha: string, path: str
   return ref === undefined ? undefined : stableFile(project, ref, path);
 }
 
+/** A CI file as Psych loads it: YAML 1.1 merge keys, a key written twice taken last; a `spec:` header document before `---` set aside. */
 function parseConfig(text: string): Mapping {
-  let doc: unknown;
-  try {
-    doc = parse(text);
-  } catch (err) {
-    throw new LintError(`Invalid configuration format: ${(err as Error).message.split("\n")[0]}`);
-  }
-  if (doc === null || doc === undefined) return {};
-  if (!isMapping(doc)) throw new LintError("Invalid configuration format");
-  return doc;
+  const docs = parseAllDocuments(text, { merge: true, uniqueKeys: false });
+  if (!Array.isArray(docs)) return {};
+  const error = docs.flatMap((d) => d.errors)[0];
+  if (error) throw new LintError(`Invalid configuration format: ${error.message.split("\n")[0]}`);
+  const values = docs.map((d) => d.toJS() as unknown);
+  const config = values.length === 2 && isMapping(values[0]) && "spec" in values[0] ? values[1] : values.length === 1 ? values[0] : undefined;
+  if (config === null || config === undefined) return {};
+  if (!isMapping(config)) throw new LintError("Invalid configuration format");
+  return config;
 }
 
 /** The configuration with what it includes merged in, every file read listed in `includes`. */
@@ -133,7 +136,22 @@ function entries(entry: unknown): Mapping[] {
   return [entry];
 }
 
-function readInclude(ctx: RequestContext, entry: Mapping, at: Context): { listed: Omit<Listed, "context_project" | "context_sha">; text: string; context?: Context } {
+/**
+ * An include entry with the predefined variables a static lint knows expanded: the project's and the
+ * server's names (the pipeline's project's, whichever file includes it). The ref's (CI_COMMIT_*) are
+ * empty without a pipeline, so an entry naming one reads nothing.
+ */
+function withVariables(ctx: RequestContext, project: SimProject, entry: Mapping): Mapping {
+  const path = project.path_with_namespace;
+  const host = new URL(ctx.baseUrl);
+  const known: Record<string, string> = { CI_PROJECT_PATH: path, CI_PROJECT_NAMESPACE: path.slice(0, path.lastIndexOf("/")), CI_PROJECT_NAME: project.path, CI_SERVER_FQDN: host.host, CI_SERVER_HOST: host.hostname, CI_DEFAULT_BRANCH: project.default_branch };
+  const text = JSON.stringify(entry).replace(/\$(?:\{(\w+)\}|(\w+))/g, (_, braced: string | undefined, bare: string | undefined) => JSON.stringify(known[braced ?? bare!] ?? "").slice(1, -1));
+  return JSON.parse(text) as Mapping;
+}
+
+function readInclude(ctx: RequestContext, raw: Mapping, at: Context): { listed: Omit<Listed, "context_project" | "context_sha">; text: string; context?: Context } {
+  const { rules: _rules, ...written } = raw;
+  const entry = withVariables(ctx, at.pipeline, written);
   const blobOf = (project: SimProject, sha: string, path: string) => `${ctx.baseUrl}/${project.path_with_namespace}/-/blob/${sha}/${path}`;
   if (typeof entry["local"] === "string") {
     const path = entry["local"].replace(/^\//, "");
@@ -149,7 +167,7 @@ function readInclude(ctx: RequestContext, entry: Mapping, at: Context): { listed
     if (!project || !sha) throw new LintError(`Project \`${entry["project"]}\` not found or access denied! Make sure any includes in the pipeline configuration are correctly defined.`);
     const text = fileAt(ctx, project, sha, path);
     if (text === undefined) throw new LintError(`Project \`${entry["project"]}\` file \`${path}\` does not exist!`);
-    return { listed: { type: "file", location: path, blob: blobOf(project, sha, path), raw: null, extra: { project: entry["project"], ref } }, text, context: { project, sha } };
+    return { listed: { type: "file", location: path, blob: blobOf(project, sha, path), raw: null, extra: { project: entry["project"], ref } }, text, context: { project, sha, pipeline: at.pipeline } };
   }
   if (typeof entry["component"] === "string") {
     const [address = "", version = ""] = entry["component"].split("@");
@@ -159,7 +177,7 @@ function readInclude(ctx: RequestContext, entry: Mapping, at: Context): { listed
     const sha = project && shaOf(ctx, project, version);
     const path = [`templates/${name}.yml`, `templates/${name}/template.yml`].find((p) => project && sha && fileAt(ctx, project, sha, p) !== undefined);
     if (!project || !sha || !path) throw new LintError(`Component '${entry["component"]}' - content not found`);
-    return { listed: { type: "component", location: entry["component"], blob: blobOf(project, sha, path), raw: null, extra: {} }, text: fileAt(ctx, project, sha, path)!, context: { project, sha } };
+    return { listed: { type: "component", location: entry["component"], blob: blobOf(project, sha, path), raw: null, extra: {} }, text: fileAt(ctx, project, sha, path)!, context: { project, sha, pipeline: at.pipeline } };
   }
   if (typeof entry["remote"] === "string") return { listed: { type: "remote", location: entry["remote"], blob: null, raw: entry["remote"], extra: {} }, text: "" };
   if (typeof entry["template"] === "string") return { listed: { type: "template", location: entry["template"], blob: null, raw: null, extra: {} }, text: "" };

@@ -2,7 +2,7 @@
  * What the CI-source checks share (ci-sources.ts, ci-walk.ts): their input, how they quote what a CI file
  * names, and how they judge another project's ref an include or a component reads.
  */
-import { parseDocument } from "yaml";
+import { parseAllDocuments } from "yaml";
 import type { GitLabClient, Project } from "../../gitlab/index.ts";
 import { redactThenCut } from "../../redact/index.ts";
 import { withoutCredentials } from "./ci-config.ts";
@@ -23,6 +23,9 @@ export interface SourcesInput {
   downstream: (project: string, ref: string | undefined, variables: Downstream, depth: number) => Promise<string | undefined>;
   /** The names of the variables the requester gives this pipeline: what a CI file's `$NAME` may take from them. */
   variables: readonly string[];
+  /** The ref the pipeline runs on, and what it is. */
+  ref: string;
+  refKind: "branch" | "tag";
   /** The pipelines above the one judged here (0: the one asked for). */
   depth: number;
 }
@@ -76,9 +79,15 @@ export class Unreadable {
  * not. A file the parser finds errors in is not judged by what was left of it.
  */
 export function readYaml(text: string): Mapping | Unreadable {
-  const doc = parseDocument(text, { merge: true, logLevel: "silent" });
-  if (doc.errors.length > 0) return new Unreadable(doc.errors[0]!.message.split("\n")[0]!);
-  const value = plainKeys(doc.toJS({ maxAliasCount: 1000 }));
+  // A key written twice is taken as Psych takes it (the last wins); a file with inputs is a `spec:` header, then `---` and the configuration.
+  const docs = parseAllDocuments(text, { merge: true, uniqueKeys: false, logLevel: "silent" });
+  if (!Array.isArray(docs)) return {};
+  const error = docs.flatMap((d) => d.errors)[0];
+  if (error) return new Unreadable(error.message.split("\n")[0]!);
+  const first = docs[0]?.toJS({ maxAliasCount: 1000 }) as unknown;
+  const config = docs.length === 2 && isMapping(first) && Object.keys(first).length === 1 && "spec" in first ? docs[1]! : docs.length === 1 ? docs[0]! : undefined;
+  if (config === undefined) return new Unreadable(`${docs.length} YAML documents, where GitLab reads one (or a spec: header and one)`);
+  const value = plainKeys(config.toJS({ maxAliasCount: 1000 }));
   return isMapping(value) ? value : {};
 }
 

@@ -110,35 +110,64 @@ async function includesOf(input: SourcesInput, include: unknown, from: FileAt, w
 async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, walk: Walk, allow: string): Promise<FileAt[] | string> {
   const one = typeof entry === "string" ? (/^[a-z]+:\/\//i.test(entry) ? { remote: entry } : { local: entry }) : entry;
   if (!isMapping(one)) return `${quote(JSON.stringify(entry) ?? "")}, which Warden cannot read: ${allow}`;
-  const { rules, ...named } = one;
+  // A component's inputs shape its content, not where it comes from: the requester's variables may fill them.
+  const { rules, inputs: _inputs, ...named } = one;
   const shown = quote(JSON.stringify(named));
-  // The requester's variables may turn it on (its rules) or name it; other variables the static lint knows, as the pipeline does.
-  const steered = steeredBy(JSON.stringify(one), input.variables);
-  if (typeof one["template"] === "string") return [];
-  if (typeof one["local"] === "string") {
+  // What only the pipeline knows (the requester's variables) may turn it on (its rules) or name it.
+  const steered = steeredBy(JSON.stringify({ rules, ...named }), input.variables);
+  // Named by the pipeline's own variables, expanded as the pipeline will (the static lint knows none of the ref's).
+  const at = expanded(input, named);
+  const unresolved = JSON.stringify(at).includes("$");
+  if (typeof at["template"] === "string") return [];
+  if (typeof at["local"] === "string") {
     // A variable or a wildcard chooses among the project's own files, which only the pipeline resolves: not read here.
-    if (JSON.stringify(named).includes("$") || one["local"].includes("*")) return [];
-    return [{ ...from, path: one["local"].replace(/^\//, "") }];
+    if (unresolved || at["local"].includes("*")) return [];
+    return [{ ...from, path: at["local"].replace(/^\//, "") }];
   }
   if (walk === "child") {
-    const what = typeof one["artifact"] === "string" ? "a file a job writes (artifact:), which cannot be judged before it runs" : `${shown}, which is not a file of the project itself`;
+    const what = typeof at["artifact"] === "string" ? "a file a job writes (artifact:), which cannot be judged before it runs" : `${shown}, which is not a file of the project itself`;
     return `${what}: ${allow}`;
   }
-  if (typeof one["remote"] === "string") return `${quote(one["remote"])} (include: remote), a URL whose host chooses what it serves at each run: ${allow}`;
+  if (typeof at["remote"] === "string") return `${quote(at["remote"])} (include: remote), a URL whose host chooses what it serves at each run: ${allow}`;
   if (steered) {
     return `${shown}, which the requester's variables turn on or name: they decide what the pipeline includes, which Warden cannot judge beforehand. Include it unconditionally and written out, or ${allow}`;
   }
-  // Behind rules on other variables, or named by one: what the lint resolved is what the pipeline takes, and it judged that.
-  if (rules !== undefined || JSON.stringify(named).includes("$")) return [];
-  const component = typeof one["component"] === "string" ? componentAt(one["component"]) : undefined;
-  const [path, ref] = component ?? [one["project"], one["ref"] ?? "HEAD"];
-  const files = component ? [] : Array.isArray(one["file"]) ? one["file"] : [one["file"]];
+  // Named by a variable the project sets: the lint expanded and judged it where it includes it; behind rules, perhaps not (they may hold only at run time).
+  if (unresolved) return rules === undefined ? [] : `${shown}, named by a variable and behind rules:, which Warden cannot judge beforehand: write it out, or ${allow}`;
+  // Judged whatever its rules: the lint, knowing no ref, may have left out one the pipeline takes (if: $CI_COMMIT_BRANCH == "main").
+  const component = typeof at["component"] === "string" ? componentAt(at["component"]) : undefined;
+  const [path, ref] = component ?? [at["project"], at["ref"] ?? "HEAD"];
+  const files = component ? [] : Array.isArray(at["file"]) ? at["file"] : [at["file"]];
   if (!files.every((f): f is string => typeof f === "string")) return `${shown}, which Warden cannot read: ${allow}`;
   const judged = await projectRefProblem(input, path, ref);
   if (typeof judged === "string") return `${shown}, where ${judged}`;
-  const at = ref === "HEAD" ? judged.default_branch : String(ref);
-  if (typeof at !== "string") return `${shown}, whose project has no default branch: ${allow}`;
-  return files.map((f) => ({ project: judged.id, path: f.replace(/^\//, ""), ref: at }));
+  const read = ref === "HEAD" ? judged.default_branch : String(ref);
+  if (typeof read !== "string") return `${shown}, whose project has no default branch: ${allow}`;
+  return files.map((f) => ({ project: judged.id, path: f.replace(/^\//, ""), ref: read }));
+}
+
+/**
+ * An include entry's fields with the pipeline's predefined variables Warden knows expanded: the project's
+ * and the server's names, the ref and its commit. Others stay as written.
+ */
+function expanded(input: SourcesInput, entry: Mapping): Mapping {
+  const { project, ref, refKind, commit, gitlab } = input;
+  const known: Record<string, string> = {
+    CI_PROJECT_PATH: project.path_with_namespace,
+    CI_PROJECT_NAMESPACE: project.path_with_namespace.slice(0, project.path_with_namespace.lastIndexOf("/")),
+    CI_PROJECT_NAME: project.path,
+    CI_SERVER_FQDN: new URL(gitlab.instanceUrl).host,
+    CI_SERVER_HOST: new URL(gitlab.instanceUrl).hostname,
+    CI_COMMIT_REF_NAME: ref,
+    CI_COMMIT_SHA: commit,
+    ...(refKind === "branch" ? { CI_COMMIT_BRANCH: ref } : { CI_COMMIT_TAG: ref }),
+    ...(typeof project.default_branch === "string" && { CI_DEFAULT_BRANCH: project.default_branch }),
+  };
+  const text = JSON.stringify(entry).replace(/\$(?:\{(\w+)\}|(\w+))/g, (whole, braced: string | undefined, bare: string | undefined) => {
+    const value = known[braced ?? bare!];
+    return value === undefined ? whole : JSON.stringify(value).slice(1, -1);
+  });
+  return JSON.parse(text) as Mapping;
 }
 
 /** A file named in a reason: the pipeline's project's by its path, another's by its id, and the ref read. */

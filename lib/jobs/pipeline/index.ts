@@ -153,7 +153,7 @@ async function check(opts: PipelineOptions, depth = 0, judged: Judged = { verdic
       judged.verdicts.set(key, verdict);
       return verdict;
     };
-    const sources = await ciSourcesProblem({ gitlab, project, commit: found.commit, rule: verdict.rule, signal, downstream, depth, variables: variables.map((v) => v.key) });
+    const sources = await ciSourcesProblem({ gitlab, project, commit: found.commit, rule: verdict.rule, signal, downstream, depth, variables: variables.map((v) => v.key), ref, refKind: found.refKind });
     if (sources !== undefined) return { allowed: false, reason: sources, project, ref: found };
   }
   return { allowed: true, rule: verdict.rule, project, ref: found };

@@ -316,3 +316,43 @@ describe("pipeline: what the check costs", () => {
     expect(sim.counters.byRoute["GET /projects/:id/ci/lint"]).toBeLessThanOrEqual(4);
   });
 });
+
+/**
+ * CI files as platform teams write them (a review of this session's changes): an include behind a rule on
+ * the ref (`if: $CI_COMMIT_BRANCH == "main"`, which a static lint, knowing no ref, leaves out while the
+ * pipeline on main takes it), a file with inputs (a `spec:` header, then `---`), a key written twice
+ * (Psych takes the last), a component given the requester's variable as an input.
+ */
+describe("pipeline: CI files as platform teams write them", () => {
+  it("an include of another project's file at a branch its Developers push to, behind rules: if: $CI_COMMIT_BRANCH == \"main\", is refused", async () => {
+    commit(`include:\n  - project: ${templates.path_with_namespace}\n    ref: main\n    file: deploy.yml\n    rules:\n      - if: $CI_COMMIT_BRANCH == "main"\nbuild:\n  script: make\n`);
+    expect(await start()).toMatchObject({ status: "refused", reason: expect.stringContaining("Developers may push to it") });
+    expect(sim.pipelines).toEqual([]);
+  });
+
+  it("an include named by the ref's own variables ($CI_COMMIT_REF_NAME) is judged as the pipeline on that ref names it", async () => {
+    commit(`include:\n  - project: ${templates.path_with_namespace}\n    ref: $CI_COMMIT_REF_NAME\n    file: deploy.yml\n    rules:\n      - if: $CI_COMMIT_BRANCH\n`);
+    // On main, that is templates' main, which its Developers push to.
+    expect(await start()).toMatchObject({ status: "refused", reason: expect.stringContaining("Developers may push to it") });
+  });
+
+  it("a child pipeline's file with a spec: header is judged by its jobs: a trigger of a project no rule allows is refused", async () => {
+    const child = `spec:\n  inputs:\n    environment:\n      default: staging\n---\ndeploy:\n  trigger:\n    project: ${payroll.path_with_namespace}\n    branch: feature/anything\n`;
+    commit("child:\n  trigger:\n    include: ci/child.yml\n", { "ci/child.yml": child });
+    expect(await start()).toMatchObject({ status: "refused", reason: expect.stringContaining(payroll.path_with_namespace) });
+    expect(sim.pipelines).toEqual([]);
+  });
+
+  it("a file with a key written twice (GitLab takes the last) starts", async () => {
+    const twice = "test:\n  variables:\n    A: '1'\n  script: make test\n  variables:\n    B: '2'\n";
+    commit(twice, { "ci/child.yml": twice });
+    expect(await start()).toMatchObject({ status: "created" });
+    commit("child:\n  trigger:\n    include: ci/child.yml\n", { "ci/child.yml": twice });
+    expect(await start()).toMatchObject({ status: "created" });
+  });
+
+  it("a component at a ref only Maintainers change, given the requester's DEPLOY_ENV as an input, starts", async () => {
+    commit(`include:\n  - component: $CI_SERVER_FQDN/${templates.path_with_namespace}/deploy@release\n    inputs:\n      environment: $DEPLOY_ENV\n`);
+    expect(await start({ variables: [{ key: "DEPLOY_ENV", value: "prod" }] })).toMatchObject({ status: "created" });
+  });
+});
