@@ -21,11 +21,18 @@ export function credentialsLayer(origin: string, apiPath: string, credentials: R
 /** Decodings judged: a front decoding twice is known; three covers one more. */
 const DECODINGS = 3;
 
-/** %XX decoded as bytes, as nginx does (a `%FF` no UTF-8 spells too): each byte a character. */
-const percentDecoded = (path: string) => path.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+/**
+ * %XX decoded as bytes, as nginx does (a `%FF` no UTF-8 spells too): each byte a character; and IIS's
+ * %uXXXX (http.sys decodes it by default) as the character it names.
+ */
+const percentDecoded = (path: string) =>
+  path.replace(/%u([0-9a-fA-F]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))).replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
-/** A segment a front may resolve (`.`, `..`, `..;x`), or a character one may take for a separator. */
-const routedAway = (path: string) => /[\\\0-\x1f\x7f]/.test(path) || path.split("/").some((segment) => /^\.\.?(?:;.*)?$/.test(segment));
+/**
+ * A segment a front may resolve (`.`, `..`, `..;x`), or a character one may take for a separator: `\`, a
+ * control character, or the lead byte of an overlong UTF-8 form (`%C0%AE`, a `.` to old decoders).
+ */
+const routedAway = (path: string) => /[\\\0-\x1f\x7f\xc0\xc1]/.test(path) || path.split("/").some((segment) => /^\.\.?(?:;.*)?$/.test(segment));
 
 /** Judged as written (its literal prefix no decoding changes), then at every decoding for what may route it away. */
 function belowApiPath(pathname: string, apiPath: string): boolean {

@@ -28,11 +28,12 @@ import { json, serve } from "../support/server.ts";
 const TOKEN = "glpat-review-leaks-apipath-0123456789";
 const KEY = "n8n-review-leaks-apipath-key-0123456789";
 
-/** A front's normalisation for routing: the path ends at its first literal `?`; %XX decoded `times`
+/** A front's normalisation for routing: the path ends at its first literal `?`; %XX (and IIS's %uXXXX) decoded `times`
  * (nginx: once, a decoded `?` an ordinary character), then `.` and `..` resolved on `/` alone. */
 function normalised(rawPath: string, times = 1): string {
   let path = rawPath.split("?")[0]!;
-  for (let i = 0; i < times; i++) path = path.replace(/%([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+  // %uXXXX too, as IIS's http.sys decodes it.
+  for (let i = 0; i < times; i++) path = path.replace(/%u([0-9a-fA-F]{4})|%([0-9a-fA-F]{2})/g, (_, u: string | undefined, h: string | undefined) => String.fromCharCode(parseInt(u ?? h!, 16)));
   const out: string[] = [];
   for (const segment of path.split("/").slice(1)) {
     if (segment === "..") out.pop();
@@ -49,6 +50,7 @@ const ESCAPES: [string, string, number][] = [
   ["a twice-encoded ../, at a front that decodes twice", "%252E%252E%252F%252E%252E%252F%252E%252E%252Fwiki/collect", 2],
   // A byte no UTF-8 spells (`%FF`): nginx decodes byte by byte all the same; the check stopped decoding at it.
   ["a %FF before an encoded ../", "%FF/..%2F..%2F..%2F..%2Fwiki/collect", 1],
+  ["IIS's %u002e dot segments (http.sys decodes %uXXXX by default)", "%u002e%u002e/%u002e%u002e/%u002e%u002e/wiki/collect", 1],
 ];
 
 describe.each(ESCAPES)("a same-origin Location with %s", (_what, escape, decodings) => {
