@@ -84,7 +84,7 @@ function fileAt(ctx: RequestContext, project: SimProject, sha: string, path: str
 
 /** A CI file as Psych loads it: YAML 1.1 merge keys, a key written twice taken last; a `spec:` header document before `---` set aside. */
 function parseConfig(text: string): Mapping {
-  const docs = parseAllDocuments(text, { merge: true, uniqueKeys: false });
+  const docs = parseAllDocuments(text, { version: "1.1", merge: true, uniqueKeys: false });
   if (!Array.isArray(docs)) return {};
   const error = docs.flatMap((d) => d.errors)[0];
   if (error) throw new LintError(`Invalid configuration format: ${error.message.split("\n")[0]}`);

@@ -2,7 +2,6 @@
  * What the CI-source checks share (ci-sources.ts, ci-walk.ts): their input, how they quote what a CI file
  * names, and how they judge another project's ref an include or a component reads.
  */
-import { parseAllDocuments } from "yaml";
 import type { GitLabClient, Project } from "../../gitlab/index.ts";
 import { redactThenCut } from "../../redact/index.ts";
 import { withoutCredentials } from "./ci-config.ts";
@@ -39,8 +38,6 @@ export interface Downstream {
 /** A commit id: what it holds cannot change. */
 const COMMIT = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
-export type Mapping = Record<string, unknown>;
-export const isMapping = (v: unknown): v is Mapping => typeof v === "object" && v !== null && !Array.isArray(v);
 export const quote = (text: string) => JSON.stringify(redactThenCut(withoutCredentials(text), 200));
 
 /** A component's project path and version: `host/group/project/name@version`. */
@@ -66,31 +63,6 @@ export async function projectRefProblem({ gitlab, rule, signal }: SourcesInput, 
   return protectionProblem(found, name, project.path_with_namespace, rule) ?? project;
 }
 
-/** YAML that could not be read, and the parser's first word on why. */
-export class Unreadable {
-  readonly error: string;
-  constructor(error: string) {
-    this.error = error;
-  }
-}
-
-/**
- * A CI file's YAML as GitLab reads it (Psych: YAML 1.1, `<<` merge keys merged), keys as written; or why
- * not. A file the parser finds errors in is not judged by what was left of it.
- */
-export function readYaml(text: string): Mapping | Unreadable {
-  // A key written twice is taken as Psych takes it (the last wins); a file with inputs is a `spec:` header, then `---` and the configuration.
-  const docs = parseAllDocuments(text, { merge: true, uniqueKeys: false, logLevel: "silent" });
-  if (!Array.isArray(docs)) return {};
-  const error = docs.flatMap((d) => d.errors)[0];
-  if (error) return new Unreadable(error.message.split("\n")[0]!);
-  const first = docs[0]?.toJS({ maxAliasCount: 1000 }) as unknown;
-  const config = docs.length === 2 && isMapping(first) && Object.keys(first).length === 1 && "spec" in first ? docs[1]! : docs.length === 1 ? docs[0]! : undefined;
-  if (config === undefined) return new Unreadable(`${docs.length} YAML documents, where GitLab reads one (or a spec: header and one)`);
-  const value = plainKeys(config.toJS({ maxAliasCount: 1000 }));
-  return isMapping(value) ? value : {};
-}
-
 /** Whether text (an include entry, a rule) refers to a variable the requester gives: `$NAME`, `${NAME}`. */
 export function steeredBy(text: string, names: readonly string[]): boolean {
   return names.some((name) => {
@@ -99,9 +71,27 @@ export function steeredBy(text: string, names: readonly string[]): boolean {
   });
 }
 
-/** A YAML document with Ruby's symbol keys (`:job`, as GitLab's merged_yaml writes them) read as written. */
-export function plainKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(plainKeys);
-  if (!isMapping(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.startsWith(":") ? k.slice(1) : k, plainKeys(v)]));
+/**
+ * A value (an include entry, a trigger) with the pipeline's predefined variables Warden knows expanded:
+ * the project's and the server's names, the ref and its commit. Others stay as written.
+ */
+export function expanded<T>(input: SourcesInput, value: T): T {
+  const { project, ref, refKind, commit, gitlab } = input;
+  const path = project.path_with_namespace;
+  const known: Record<string, string> = {
+    CI_PROJECT_PATH: path,
+    CI_PROJECT_NAMESPACE: path.slice(0, path.lastIndexOf("/")),
+    CI_PROJECT_NAME: project.path,
+    CI_SERVER_FQDN: new URL(gitlab.instanceUrl).host,
+    CI_SERVER_HOST: new URL(gitlab.instanceUrl).hostname,
+    CI_COMMIT_REF_NAME: ref,
+    CI_COMMIT_SHA: commit,
+    ...(refKind === "branch" ? { CI_COMMIT_BRANCH: ref } : { CI_COMMIT_TAG: ref }),
+    ...(typeof project.default_branch === "string" && { CI_DEFAULT_BRANCH: project.default_branch }),
+  };
+  const text = JSON.stringify(value).replace(/\$(?:\{(\w+)\}|(\w+))/g, (whole, braced: string | undefined, bare: string | undefined) => {
+    const known_ = known[braced ?? bare!];
+    return known_ === undefined ? whole : JSON.stringify(known_).slice(1, -1);
+  });
+  return JSON.parse(text) as T;
 }

@@ -16,7 +16,8 @@
  * A rule with `unprotected: true` trusts whoever writes the CI file, and skips all of this.
  */
 import { lintCi, type CiInclude } from "../../gitlab/index.ts";
-import { componentAt, projectRefProblem, quote, readYaml, Unreadable, type SourcesInput } from "./ci-refs.ts";
+import { componentAt, projectRefProblem, quote, type SourcesInput } from "./ci-refs.ts";
+import { readYaml, resolved, Unreadable } from "./ci-yaml.ts";
 import { filesProblem, triggersProblem } from "./ci-walk.ts";
 
 /** Why the CI file at the checked commit may not be trusted by the rule (`rule` names it), or undefined. */
@@ -32,7 +33,8 @@ export async function ciSourcesProblem(input: SourcesInput): Promise<string | un
   // A GitLab before 16.5 lints the default branch's head whatever is asked: its includes then say another commit.
   const elsewhere = lint.includes.find((i) => String(i.context_project).toLowerCase() === project.path_with_namespace.toLowerCase() && typeof i.context_sha === "string" && i.context_sha !== commit);
   if (elsewhere) return `this GitLab's CI Lint read ${at.replace(/ at \w+$/, "")} at ${String(elsewhere.context_sha).slice(0, 8)}, not the commit asked for (GitLab 16.5 or later lints the one asked for), so what the pipeline includes could not be judged: ${allow}`;
-  const merged = readYaml(lint.mergedYaml);
+  const read = readYaml(lint.mergedYaml);
+  const merged = read instanceof Unreadable ? read : resolved(read);
   if (merged instanceof Unreadable) return `GitLab's CI Lint answered for ${at} with a merged configuration that is not YAML Warden can read (${quote(merged.error)}): ${allow}`;
   const included = await includesProblem(input, lint.includes);
   if (included !== undefined) {
@@ -40,8 +42,12 @@ export async function ciSourcesProblem(input: SourcesInput): Promise<string | un
       `: whoever can change it chooses what a pipeline Warden starts runs, with Warden's identity. Include only the project's own files, GitLab's templates, and other projects' files at a commit or at a ref only Maintainers may change, or ${allow}`);
   }
   // What the static CI Lint cannot see: includes the requester's variables turn on or name, and what the files read trigger.
-  const ciFile = { project: project.id, path: project.ci_config_path || ".gitlab-ci.yml", ref: commit };
-  return (await filesProblem(input, [ciFile], "config", allow, input.depth)) ?? triggersProblem(input, merged, at, allow, input.depth);
+  // The CI file, and the files of its own the lint took by a wildcard or a variable, which the walk does not name itself.
+  const own = (path: string) => ({ project: project.id, path, ref: commit, unlisted: false });
+  const listed = lint.includes.filter((i) => i.type === "local" && String(i.context_project).toLowerCase() === project.path_with_namespace.toLowerCase());
+  // Included files first, the CI file last: its own keys over theirs, as GitLab merges them.
+  const roots = [...listed.map((i) => own(i.location.replace(/^\//, ""))), own(project.ci_config_path || ".gitlab-ci.yml")];
+  return (await filesProblem(input, roots, "config", allow, input.depth)) ?? triggersProblem(input, merged, at, allow, input.depth);
 }
 
 /** The first include no one the policy trusts would have written, and why where its ref says, or undefined. */

@@ -3,19 +3,20 @@
  * files Warden reads itself for what GitLab's static CI Lint cannot show (ci-sources.ts).
  */
 import { readRepositoryFile } from "../../gitlab/index.ts";
-import { componentAt, isMapping, projectRefProblem, quote, readYaml, steeredBy, Unreadable, type Mapping, type SourcesInput } from "./ci-refs.ts";
+import { componentAt, expanded, projectRefProblem, quote, steeredBy, type SourcesInput } from "./ci-refs.ts";
+import { deepMerge, isMapping, isUnresolved, readYaml, resolved, Unreadable, type Mapping } from "./ci-yaml.ts";
 
 /** The most pipelines deep a trigger is followed: GitLab's own limit on child pipelines is two below the parent. */
 const MAX_DEPTH = 3;
 
 /**
  * The first pipeline the configuration starts that Warden would not, or undefined. Every mapping with a
- * `trigger` counts, hidden jobs (`.name`) too: one a job `extends` is not always merged into it.
- * `depth`: the pipelines above the one this configuration makes.
+ * `trigger` counts, hidden jobs (`.name`) too. `depth`: the pipelines above the one this configuration makes.
  */
 export async function triggersProblem(input: SourcesInput, config: Mapping, at: string, allow: string, depth: number): Promise<string | undefined> {
   const global = isMapping(config["variables"]) ? Object.keys(config["variables"]) : [];
   for (const [job, body] of Object.entries(config)) {
+    if (isUnresolved(body)) return `${at} has a job (${quote(job)}) that is a !reference to what Warden did not read, so what it starts could not be judged: ${allow}`;
     if (!isMapping(body) || body["trigger"] === undefined) continue;
     // The names its YAML sets go on with it (forward: yaml_variables, true by default): its own, and the file's unless it inherits none.
     const inherits = !(isMapping(body["inherit"]) && body["inherit"]["variables"] === false);
@@ -28,18 +29,19 @@ export async function triggersProblem(input: SourcesInput, config: Mapping, at: 
 
 async function triggerProblem(input: SourcesInput, trigger: unknown, yaml: readonly string[], allow: string, depth: number): Promise<string | undefined> {
   if (depth > MAX_DEPTH) return `more than ${MAX_DEPTH} pipelines deep, which Warden does not follow: ${allow}`;
-  const unreadable = `that Warden cannot read: ${allow}`;
   if (isMapping(trigger) && trigger["inputs"] !== undefined) return `with inputs:, which Warden does not judge: ${allow}`;
   if (isMapping(trigger) && trigger["include"] !== undefined) {
     // A child pipeline: the project's own files at the commit, and templates; GitLab's CI Lint resolves the parent's configuration alone.
-    const origin: FileAt = { project: input.project.id, path: "", ref: input.commit };
+    const origin: FileAt = { project: input.project.id, path: "", ref: input.commit, unlisted: true };
     const roots = await includesOf(input, trigger["include"], origin, "child", allow);
     if (typeof roots === "string") return `as a child pipeline made of ${roots}`;
     const problem = await filesProblem(input, roots, "child", allow, depth);
     return problem && `as a child pipeline whose ${problem}`;
   }
-  const [project, ref, forward] = typeof trigger === "string" ? [trigger] : isMapping(trigger) ? [trigger["project"], trigger["branch"], trigger["forward"]] : [];
-  if (typeof project !== "string" || (ref !== undefined && typeof ref !== "string")) return unreadable;
+  if (steeredBy(JSON.stringify(trigger), input.variables)) return `in a project or on a ref the requester's variables name: ${allow}`;
+  const at = expanded(input, trigger);
+  const [project, ref, forward] = typeof at === "string" ? [at] : isMapping(at) ? [at["project"], at["branch"], at["forward"]] : [];
+  if (typeof project !== "string" || (ref !== undefined && typeof ref !== "string")) return `that Warden cannot read: ${allow}`;
   if (/\$/.test(project + (ref ?? ""))) return `in a project or on a ref a variable names, chosen when it runs: ${allow}`;
   const forwards = isMapping(forward) ? forward : {};
   const passed = { requester: forwards["pipeline_variables"] === true, yaml: forwards["yaml_variables"] === false ? [] : yaml };
@@ -52,6 +54,8 @@ export interface FileAt {
   project: number;
   path: string;
   ref: string;
+  /** Reached where GitLab's CI Lint may not have (behind `rules:`, or in a child pipeline): it lists nothing it holds. */
+  unlisted: boolean;
 }
 
 /** What an include entry may be: a child pipeline takes the project's own files and templates alone. */
@@ -63,37 +67,50 @@ const MAX_FILES = 50;
 const MAX_FILE_BYTES = 1_000_000;
 
 /**
- * The include entries of CI files read here, judged as the pipeline will meet them, and what each file
- * triggers. GitLab's static CI Lint knows no pipeline variable: an include behind `rules: [if:
- * $DEPLOY_ENV == "prod"]`, or named by `$DEPLOY_ENV`, is not in its answer, yet the pipeline Warden starts
- * with the requester's DEPLOY_ENV takes it; and a GitLab before 16.5 lints the default branch, not the
- * commit asked for. So the files are walked from `roots` (the CI file, or a child pipeline's files): a
- * local file is read and walked (unless a variable or a wildcard names it, which only the pipeline
- * resolves); another project's file, written out, at a ref judged as any include's, is read and walked at
- * that ref; one the requester's variables may turn on or name is refused, as is a URL; an include behind
- * rules on other variables is the lint's to have judged; a component is judged by its version, not read.
- * Returns why, naming the file.
+ * The include entries of CI files read here, judged as the pipeline will meet them, then what the
+ * pipeline they make triggers. GitLab's static CI Lint knows no pipeline variable and no ref: an include
+ * behind `rules: [if: $DEPLOY_ENV == "prod"]` or `[if: $CI_COMMIT_BRANCH == "main"]` is not in its
+ * answer, yet the pipeline Warden starts takes it; it resolves a parent's configuration, not a child
+ * pipeline's; and a GitLab before 16.5 lints the default branch. So the files are read from `roots` (the
+ * CI file, or a child pipeline's files), as GitLab reads them (ci-yaml.ts), and merged, each file's
+ * includes before it, into one configuration whose `!reference` tags and `extends:` are resolved before
+ * its triggers are judged. A local file is read whatever its rules; another project's file, written out,
+ * at a ref judged as any include's, is read at that ref, whatever its rules; one the requester's
+ * variables name is refused, as is a URL; a component is judged by its version, not read. Returns why,
+ * naming the file.
  */
 export async function filesProblem(input: SourcesInput, roots: FileAt[], walk: Walk, allow: string, depth: number): Promise<string | undefined> {
-  const { gitlab, signal } = input;
   const read = new Set<string>();
-  const pending = [...roots];
-  while (pending.length > 0) {
-    const file = pending.shift()!;
-    const key = `${file.project}:${file.ref}:${file.path}`;
-    if (read.has(key)) continue;
-    if (read.add(key).size > MAX_FILES) return `CI files include more than ${MAX_FILES} files, which Warden does not read: ${allow}`;
-    const bytes = (await readRepositoryFile(gitlab, { project: file.project, path: file.path, ref: file.ref, maxBytes: MAX_FILE_BYTES }, signal)).bytes;
-    const config = readYaml(bytes.toString("utf8"));
-    if (config instanceof Unreadable) return `${where(input, file)} is not YAML Warden can read (${quote(config.error)}): ${allow}`;
-    const { include, ...jobs } = config;
-    const next = await includesOf(input, include, file, walk, allow);
-    if (typeof next === "string") return `${where(input, file)} includes ${next}`;
-    pending.push(...next);
-    const triggered = await triggersProblem(input, jobs, where(input, file), allow, depth);
-    if (triggered !== undefined) return triggered;
+  let merged: Mapping = {};
+  for (const root of roots) {
+    const loaded = await load(input, root, walk, allow, read);
+    if (typeof loaded === "string") return loaded;
+    merged = deepMerge(merged, loaded);
   }
-  return undefined;
+  const config = resolved(merged);
+  const named = roots.length === 1 ? where(input, roots[0]!) : `the configuration of ${roots.length} files`;
+  if (config instanceof Unreadable) return `${named} cannot be read as GitLab reads it (${quote(config.error)}): ${allow}`;
+  return triggersProblem(input, config, named, allow, depth);
+}
+
+/** A file's configuration with what it includes merged in before it, as GitLab merges them; or why the pipeline may not take it. */
+async function load(input: SourcesInput, file: FileAt, walk: Walk, allow: string, read: Set<string>): Promise<Mapping | string> {
+  const key = `${file.project}:${file.ref}:${file.path}`;
+  if (read.has(key)) return {};
+  if (read.add(key).size > MAX_FILES) return `CI files include more than ${MAX_FILES} files, which Warden does not read: ${allow}`;
+  const bytes = (await readRepositoryFile(input.gitlab, { project: file.project, path: file.path, ref: file.ref, maxBytes: MAX_FILE_BYTES }, input.signal)).bytes;
+  const config = readYaml(bytes.toString("utf8"));
+  if (config instanceof Unreadable) return `${where(input, file)} is not YAML Warden can read (${quote(config.error)}): ${allow}`;
+  const { include, ...own } = config;
+  const next = await includesOf(input, include, file, walk, allow);
+  if (typeof next === "string") return `${where(input, file)} includes ${next}`;
+  let merged: Mapping = {};
+  for (const included of next) {
+    const loaded = await load(input, included, walk, allow, read);
+    if (typeof loaded === "string") return loaded;
+    merged = deepMerge(merged, loaded);
+  }
+  return deepMerge(merged, own);
 }
 
 /** A file's (or a trigger's) `include:`: the files to read next, or why the pipeline may not take one of them. */
@@ -110,31 +127,29 @@ async function includesOf(input: SourcesInput, include: unknown, from: FileAt, w
 async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, walk: Walk, allow: string): Promise<FileAt[] | string> {
   const one = typeof entry === "string" ? (/^[a-z]+:\/\//i.test(entry) ? { remote: entry } : { local: entry }) : entry;
   if (!isMapping(one)) return `${quote(JSON.stringify(entry) ?? "")}, which Warden cannot read: ${allow}`;
-  // A component's inputs shape its content, not where it comes from: the requester's variables may fill them.
+  // Its rules decide only whether it is taken, and it is judged as if it were; a component's inputs shape its content, not where it comes from.
   const { rules, inputs: _inputs, ...named } = one;
   const shown = quote(JSON.stringify(named));
-  // What only the pipeline knows (the requester's variables) may turn it on (its rules) or name it.
-  const steered = steeredBy(JSON.stringify({ rules, ...named }), input.variables);
-  // Named by the pipeline's own variables, expanded as the pipeline will (the static lint knows none of the ref's).
+  if (steeredBy(JSON.stringify(named), input.variables)) {
+    return `${shown}, which the requester's variables name: they decide what the pipeline includes, which Warden cannot judge beforehand. Write it out, or ${allow}`;
+  }
   const at = expanded(input, named);
   const unresolved = JSON.stringify(at).includes("$");
+  // Not listed by the lint where it was not asked (behind rules, a child's), and not read here, it would go unjudged.
+  const unlisted = from.unlisted || rules !== undefined;
   if (typeof at["template"] === "string") return [];
   if (typeof at["local"] === "string") {
-    // A variable or a wildcard chooses among the project's own files, which only the pipeline resolves: not read here.
-    if (unresolved || at["local"].includes("*")) return [];
-    return [{ ...from, path: at["local"].replace(/^\//, "") }];
+    // A variable the project sets or a wildcard: GitLab resolves it, and the lint lists what it took, where it was asked.
+    if (unresolved || at["local"].includes("*")) return unlisted ? `${shown}, a file named by a variable or a wildcard where GitLab's CI Lint does not resolve it, which Warden cannot read beforehand: name it, or ${allow}` : [];
+    return [{ ...from, path: at["local"].replace(/^\//, ""), unlisted }];
   }
   if (walk === "child") {
     const what = typeof at["artifact"] === "string" ? "a file a job writes (artifact:), which cannot be judged before it runs" : `${shown}, which is not a file of the project itself`;
     return `${what}: ${allow}`;
   }
   if (typeof at["remote"] === "string") return `${quote(at["remote"])} (include: remote), a URL whose host chooses what it serves at each run: ${allow}`;
-  if (steered) {
-    return `${shown}, which the requester's variables turn on or name: they decide what the pipeline includes, which Warden cannot judge beforehand. Include it unconditionally and written out, or ${allow}`;
-  }
-  // Named by a variable the project sets: the lint expanded and judged it where it includes it; behind rules, perhaps not (they may hold only at run time).
-  if (unresolved) return rules === undefined ? [] : `${shown}, named by a variable and behind rules:, which Warden cannot judge beforehand: write it out, or ${allow}`;
-  // Judged whatever its rules: the lint, knowing no ref, may have left out one the pipeline takes (if: $CI_COMMIT_BRANCH == "main").
+  // Named by a variable the project sets: the lint expanded and judged it where it takes it; behind rules, perhaps not.
+  if (unresolved) return unlisted ? `${shown}, named by a variable and behind rules:, which Warden cannot judge beforehand: write it out, or ${allow}` : [];
   const component = typeof at["component"] === "string" ? componentAt(at["component"]) : undefined;
   const [path, ref] = component ?? [at["project"], at["ref"] ?? "HEAD"];
   const files = component ? [] : Array.isArray(at["file"]) ? at["file"] : [at["file"]];
@@ -143,31 +158,7 @@ async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, w
   if (typeof judged === "string") return `${shown}, where ${judged}`;
   const read = ref === "HEAD" ? judged.default_branch : String(ref);
   if (typeof read !== "string") return `${shown}, whose project has no default branch: ${allow}`;
-  return files.map((f) => ({ project: judged.id, path: f.replace(/^\//, ""), ref: read }));
-}
-
-/**
- * An include entry's fields with the pipeline's predefined variables Warden knows expanded: the project's
- * and the server's names, the ref and its commit. Others stay as written.
- */
-function expanded(input: SourcesInput, entry: Mapping): Mapping {
-  const { project, ref, refKind, commit, gitlab } = input;
-  const known: Record<string, string> = {
-    CI_PROJECT_PATH: project.path_with_namespace,
-    CI_PROJECT_NAMESPACE: project.path_with_namespace.slice(0, project.path_with_namespace.lastIndexOf("/")),
-    CI_PROJECT_NAME: project.path,
-    CI_SERVER_FQDN: new URL(gitlab.instanceUrl).host,
-    CI_SERVER_HOST: new URL(gitlab.instanceUrl).hostname,
-    CI_COMMIT_REF_NAME: ref,
-    CI_COMMIT_SHA: commit,
-    ...(refKind === "branch" ? { CI_COMMIT_BRANCH: ref } : { CI_COMMIT_TAG: ref }),
-    ...(typeof project.default_branch === "string" && { CI_DEFAULT_BRANCH: project.default_branch }),
-  };
-  const text = JSON.stringify(entry).replace(/\$(?:\{(\w+)\}|(\w+))/g, (whole, braced: string | undefined, bare: string | undefined) => {
-    const value = known[braced ?? bare!];
-    return value === undefined ? whole : JSON.stringify(value).slice(1, -1);
-  });
-  return JSON.parse(text) as Mapping;
+  return files.map((f) => ({ project: judged.id, path: f.replace(/^\//, ""), ref: read, unlisted }));
 }
 
 /** A file named in a reason: the pipeline's project's by its path, another's by its id, and the ref read. */

@@ -1,0 +1,105 @@
+/**
+ * CI configuration read as GitLab reads it, for the files Warden reads itself (ci-walk.ts): Psych's YAML
+ * 1.1 (`yes` is true, `<<` merge keys merged, a key written twice taken last), a file with inputs as its
+ * `spec:` header and the configuration after `---`, then `!reference` tags and `extends:` resolved over
+ * the whole configuration of a pipeline, as GitLab resolves them before it makes any job. A trigger, an
+ * include or the variables a trigger passes on may come by any of these; read otherwise, they would not
+ * be judged.
+ */
+import { isScalar, parseAllDocuments, Scalar, visit } from "yaml";
+
+export type Mapping = Record<string, unknown>;
+export const isMapping = (v: unknown): v is Mapping => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** YAML that could not be read, and the parser's first word on why. */
+export class Unreadable {
+  readonly error: string;
+  constructor(error: string) {
+    this.error = error;
+  }
+}
+
+/** A `!reference [path…]` not resolved yet: a string no CI file writes. */
+const REFERENCE = "\u0000!reference";
+const referenceOf = (v: unknown): string[] | undefined => (typeof v === "string" && v.startsWith(REFERENCE) ? (JSON.parse(v.slice(REFERENCE.length)) as string[]) : undefined);
+
+/** One CI file's configuration, or why it cannot be read. A file the parser finds errors in is not judged by what was left of it. */
+export function readYaml(text: string): Mapping | Unreadable {
+  const docs = parseAllDocuments(text, { version: "1.1", merge: true, uniqueKeys: false, logLevel: "silent" });
+  if (!Array.isArray(docs)) return {};
+  const error = docs.flatMap((d) => d.errors)[0];
+  if (error) return new Unreadable(error.message.split("\n")[0]!);
+  const first = docs[0]?.toJS({ maxAliasCount: 1000 }) as unknown;
+  const config = docs.length === 2 && isMapping(first) && Object.keys(first).length === 1 && "spec" in first ? docs[1]! : docs.length === 1 ? docs[0]! : undefined;
+  if (config === undefined) return new Unreadable(`${docs.length} YAML documents, where GitLab reads one (or a spec: header and one)`);
+  // Each `!reference [a, b]` kept as a marker, resolved once the pipeline's files are merged (resolved()).
+  let unreadable = false;
+  visit(config, {
+    Seq(_, node) {
+      if (node.tag !== "!reference") return undefined;
+      if (node.items.length > 0 && node.items.every(isScalar)) return new Scalar(REFERENCE + JSON.stringify(node.items.map((i) => String(i.value))));
+      unreadable = true;
+      return visit.BREAK;
+    },
+  });
+  if (unreadable) return new Unreadable("a !reference that is not a list of names");
+  const value = plainKeys(config.toJS({ maxAliasCount: 1000 }));
+  return isMapping(value) ? value : {};
+}
+
+/** A YAML document with Ruby's symbol keys (`:job`, as GitLab's merged_yaml writes them) read as written. */
+export function plainKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plainKeys);
+  if (!isMapping(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.startsWith(":") ? k.slice(1) : k, plainKeys(v)]));
+}
+
+/** GitLab's deep_merge: mappings merged key by key, anything else taken from `over`. */
+export function deepMerge(base: Mapping, over: Mapping): Mapping {
+  const out: Mapping = { ...base };
+  for (const [key, value] of Object.entries(over)) out[key] = isMapping(out[key]) && isMapping(value) ? deepMerge(out[key] as Mapping, value) : value;
+  return out;
+}
+
+/** GitLab's limits: `!reference` nests 10 deep, `extends` 11. */
+const MAX_NESTING = 11;
+
+/**
+ * A pipeline's merged configuration with its `!reference` tags and `extends:` resolved (a reference to
+ * what the configuration does not hold stays a marker: isUnresolved), or why not (a cycle, too deep).
+ */
+export function resolved(config: Mapping): Mapping | Unreadable {
+  try {
+    const refs = resolveReferences(config, config, 0) as Mapping;
+    return Object.fromEntries(Object.entries(refs).map(([name, job]) => [name, isMapping(job) ? extended(refs, job, 0) : job]));
+  } catch (err) {
+    return new Unreadable((err as Error).message);
+  }
+}
+
+/** Whether a value is a `!reference` that names nothing the configuration holds. */
+export const isUnresolved = (v: unknown) => referenceOf(v) !== undefined;
+
+function resolveReferences(value: unknown, root: Mapping, depth: number): unknown {
+  const path = referenceOf(value);
+  if (path) {
+    if (depth >= MAX_NESTING) throw new Error(`!reference nested more than ${MAX_NESTING - 1} deep`);
+    const target = path.reduce<unknown>((at, key) => (isMapping(at) ? at[key] : undefined), root);
+    return target === undefined ? value : resolveReferences(target, root, depth + 1);
+  }
+  if (Array.isArray(value)) return value.map((v) => resolveReferences(v, root, depth));
+  if (!isMapping(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveReferences(v, root, depth)]));
+}
+
+function extended(config: Mapping, job: Mapping, depth: number): Mapping {
+  const { extends: bases, ...own } = job;
+  if (bases === undefined) return job;
+  if (depth >= MAX_NESTING) throw new Error(`extends: nested more than ${MAX_NESTING - 1} deep (or a cycle)`);
+  let merged: Mapping = {};
+  for (const name of Array.isArray(bases) ? bases : [bases]) {
+    const base = typeof name === "string" ? config[name] : undefined;
+    if (isMapping(base)) merged = deepMerge(merged, extended(config, base, depth + 1));
+  }
+  return deepMerge(merged, own);
+}
