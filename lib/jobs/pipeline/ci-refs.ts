@@ -25,6 +25,10 @@ export interface SourcesInput {
   /** The ref the pipeline runs on, and what it is. */
   ref: string;
   refKind: "branch" | "tag";
+  /** What the check found of each child pipeline its configuration makes, by what it includes: each judged once. */
+  children: Map<string, Promise<string | undefined>>;
+  /** The files of their own GitLab's CI Lint took by a wildcard or a variable, by the project whose file includes them (its path, lower case). */
+  listed: ReadonlyMap<string, readonly string[]>;
   /** The pipelines above the one judged here (0: the one asked for). */
   depth: number;
 }

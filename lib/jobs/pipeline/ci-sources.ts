@@ -21,8 +21,8 @@ import { readYaml, resolved, Unreadable } from "./ci-yaml.ts";
 import { filesProblem, triggersProblem } from "./ci-walk.ts";
 
 /** Why the CI file at the checked commit may not be trusted by the rule (`rule` names it), or undefined. */
-export async function ciSourcesProblem(input: SourcesInput): Promise<string | undefined> {
-  const { gitlab, project, commit, rule, signal } = input;
+export async function ciSourcesProblem(request: Omit<SourcesInput, "children" | "listed">): Promise<string | undefined> {
+  const { gitlab, project, commit, rule, signal } = request;
   const at = `project ${project.path_with_namespace}'s CI file at ${commit.slice(0, 8)}`;
   const allow = `set unprotected: true on its rule, ${rule}, to allow it`;
   const lint = await lintCi(gitlab, project.id, commit, signal);
@@ -36,18 +36,21 @@ export async function ciSourcesProblem(input: SourcesInput): Promise<string | un
   const read = readYaml(lint.mergedYaml);
   const merged = read instanceof Unreadable ? read : resolved(read);
   if (merged instanceof Unreadable) return `GitLab's CI Lint answered for ${at} with a merged configuration that is not YAML Warden can read (${quote(merged.error)}): ${allow}`;
+  // The files of their own the lint took by a wildcard or a variable, which the walk reads where it meets them.
+  const listed = new Map<string, string[]>();
+  for (const i of lint.includes.filter((i) => i.type === "local" && typeof i.context_project === "string")) {
+    const by = String(i.context_project).toLowerCase();
+    listed.set(by, [...(listed.get(by) ?? []), i.location.replace(/^\//, "")]);
+  }
+  const input: SourcesInput = { ...request, children: new Map(), listed };
   const included = await includesProblem(input, lint.includes);
   if (included !== undefined) {
     return `${at} includes ${included.what}` + (included.why !== undefined ? `, and ${included.why}` :
       `: whoever can change it chooses what a pipeline Warden starts runs, with Warden's identity. Include only the project's own files, GitLab's templates, and other projects' files at a commit or at a ref only Maintainers may change, or ${allow}`);
   }
   // What the static CI Lint cannot see: includes the requester's variables turn on or name, and what the files read trigger.
-  // The CI file, and the files of its own the lint took by a wildcard or a variable, which the walk does not name itself.
-  const own = (path: string) => ({ project: project.id, path, ref: commit, unlisted: false });
-  const listed = lint.includes.filter((i) => i.type === "local" && String(i.context_project).toLowerCase() === project.path_with_namespace.toLowerCase());
-  // Included files first, the CI file last: its own keys over theirs, as GitLab merges them.
-  const roots = [...listed.map((i) => own(i.location.replace(/^\//, ""))), own(project.ci_config_path || ".gitlab-ci.yml")];
-  return (await filesProblem(input, roots, "config", allow, input.depth)) ?? triggersProblem(input, merged, at, allow, input.depth);
+  const ciFile = { project: project.id, projectPath: project.path_with_namespace, path: project.ci_config_path || ".gitlab-ci.yml", ref: commit, unlisted: false };
+  return (await filesProblem(input, [ciFile], "config", allow, input.depth)) ?? triggersProblem(input, merged, at, allow, input.depth);
 }
 
 /** The first include no one the policy trusts would have written, and why where its ref says, or undefined. */

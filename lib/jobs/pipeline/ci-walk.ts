@@ -2,9 +2,9 @@
  * What a pipeline's configuration triggers (each judged as Warden would judge starting it), and the CI
  * files Warden reads itself for what GitLab's static CI Lint cannot show (ci-sources.ts).
  */
-import { readRepositoryFile } from "../../gitlab/index.ts";
+import { HttpError, readRepositoryFile } from "../../gitlab/index.ts";
 import { componentAt, expanded, projectRefProblem, quote, steeredBy, type SourcesInput } from "./ci-refs.ts";
-import { deepMerge, isMapping, isUnresolved, readYaml, resolved, Unreadable, type Mapping } from "./ci-yaml.ts";
+import { deepMerge, isMapping, isUnresolved, readYaml, resolved, Unreadable, unresolvedIn, type Mapping } from "./ci-yaml.ts";
 
 /** The most pipelines deep a trigger is followed: GitLab's own limit on child pipelines is two below the parent. */
 const MAX_DEPTH = 3;
@@ -14,29 +14,45 @@ const MAX_DEPTH = 3;
  * `trigger` counts, hidden jobs (`.name`) too. `depth`: the pipelines above the one this configuration makes.
  */
 export async function triggersProblem(input: SourcesInput, config: Mapping, at: string, allow: string, depth: number): Promise<string | undefined> {
-  const global = isMapping(config["variables"]) ? Object.keys(config["variables"]) : [];
+  // The pipeline's own variables, which every trigger job passes on: the file's, and those workflow: rules set.
+  const global = [...namesIn(config["variables"]), ...rulesVariables(isMapping(config["workflow"]) ? config["workflow"]["rules"] : undefined)];
   for (const [job, body] of Object.entries(config)) {
     if (isUnresolved(body)) return `${at} has a job (${quote(job)}) that is a !reference to what Warden did not read, so what it starts could not be judged: ${allow}`;
     if (!isMapping(body) || body["trigger"] === undefined) continue;
-    // The names its YAML sets go on with it (forward: yaml_variables, true by default): its own, and the file's unless it inherits none.
+    // A trigger job whose parts Warden did not read (a base it extends, a !reference elsewhere) may pass on what no one judges.
+    if (body["extends"] !== undefined || unresolvedIn(body)) return `${at} starts another pipeline (job ${quote(job)}, trigger:) built from what Warden did not read (extends: or !reference), so what it passes on could not be judged: ${allow}`;
+    // The names its YAML sets go on with it (forward: yaml_variables, true by default): its own, its rules', its matrix's, and the pipeline's unless it inherits none.
     const inherits = !(isMapping(body["inherit"]) && body["inherit"]["variables"] === false);
-    const yaml = [...new Set([...(isMapping(body["variables"]) ? Object.keys(body["variables"]) : []), ...(inherits ? global : [])])];
+    const matrix = isMapping(body["parallel"]) && Array.isArray(body["parallel"]["matrix"]) ? body["parallel"]["matrix"].flatMap(namesIn) : [];
+    const yaml = [...new Set([...namesIn(body["variables"]), ...rulesVariables(body["rules"]), ...matrix, ...(inherits ? global : [])])];
     const problem = await triggerProblem(input, body["trigger"], yaml, allow, depth + 1);
     if (problem !== undefined) return `${at} starts another pipeline (job ${quote(job)}, trigger:) ${problem}`;
   }
   return undefined;
 }
 
+const namesIn = (variables: unknown): string[] => (isMapping(variables) ? Object.keys(variables) : []);
+/** The variables any of these rules sets (`rules: [{ if, variables }]`): whichever matches, they may be passed on. */
+const rulesVariables = (rules: unknown): string[] => (Array.isArray(rules) ? rules.flatMap((rule) => (isMapping(rule) ? namesIn(rule["variables"]) : [])) : []);
+
 async function triggerProblem(input: SourcesInput, trigger: unknown, yaml: readonly string[], allow: string, depth: number): Promise<string | undefined> {
   if (depth > MAX_DEPTH) return `more than ${MAX_DEPTH} pipelines deep, which Warden does not follow: ${allow}`;
   if (isMapping(trigger) && trigger["inputs"] !== undefined) return `with inputs:, which Warden does not judge: ${allow}`;
   if (isMapping(trigger) && trigger["include"] !== undefined) {
-    // A child pipeline: the project's own files at the commit, and templates; GitLab's CI Lint resolves the parent's configuration alone.
-    const origin: FileAt = { project: input.project.id, path: "", ref: input.commit, unlisted: true };
-    const roots = await includesOf(input, trigger["include"], origin, "child", allow);
-    if (typeof roots === "string") return `as a child pipeline made of ${roots}`;
-    const problem = await filesProblem(input, roots, "child", allow, depth);
-    return problem && `as a child pipeline whose ${problem}`;
+    // A child pipeline, judged once a start however many jobs trigger it: the project's own files at the commit, and
+    // templates; GitLab's CI Lint resolves the parent's configuration alone.
+    const key = JSON.stringify([trigger["include"], yaml]);
+    const known = input.children.get(key);
+    if (known) return known;
+    const verdict = (async () => {
+      const origin: FileAt = { project: input.project.id, projectPath: input.project.path_with_namespace, path: "", ref: input.commit, unlisted: true };
+      const roots = await includesOf(input, trigger["include"], origin, "child", allow);
+      if (typeof roots === "string") return `as a child pipeline made of ${roots}`;
+      const problem = await filesProblem(input, roots, "child", allow, depth);
+      return problem && `as a child pipeline whose ${problem}`;
+    })();
+    input.children.set(key, verdict);
+    return verdict;
   }
   if (steeredBy(JSON.stringify(trigger), input.variables)) return `in a project or on a ref the requester's variables name: ${allow}`;
   const at = expanded(input, trigger);
@@ -52,10 +68,14 @@ async function triggerProblem(input: SourcesInput, trigger: unknown, yaml: reado
 /** A CI file to read: in the pipeline's project (at the checked commit) or in one a trusted include names (at its ref). */
 export interface FileAt {
   project: number;
+  /** The project's path, as GitLab's CI Lint names the project whose file included one. */
+  projectPath: string;
   path: string;
   ref: string;
   /** Reached where GitLab's CI Lint may not have (behind `rules:`, or in a child pipeline): it lists nothing it holds. */
   unlisted: boolean;
+  /** Where the file is if not at `path` (a component's second place). */
+  otherwise?: string;
 }
 
 /** What an include entry may be: a child pipeline takes the project's own files and templates alone. */
@@ -98,7 +118,8 @@ async function load(input: SourcesInput, file: FileAt, walk: Walk, allow: string
   const key = `${file.project}:${file.ref}:${file.path}`;
   if (read.has(key)) return {};
   if (read.add(key).size > MAX_FILES) return `CI files include more than ${MAX_FILES} files, which Warden does not read: ${allow}`;
-  const bytes = (await readRepositoryFile(input.gitlab, { project: file.project, path: file.path, ref: file.ref, maxBytes: MAX_FILE_BYTES }, input.signal)).bytes;
+  const bytes = await readFirst(input, file);
+  if (bytes === undefined) return {};
   const config = readYaml(bytes.toString("utf8"));
   if (config instanceof Unreadable) return `${where(input, file)} is not YAML Warden can read (${quote(config.error)}): ${allow}`;
   const { include, ...own } = config;
@@ -111,6 +132,18 @@ async function load(input: SourcesInput, file: FileAt, walk: Walk, allow: string
     merged = deepMerge(merged, loaded);
   }
   return deepMerge(merged, own);
+}
+
+/** A file's bytes; a component's from the first of its two places (`templates/name.yml`, `templates/name/template.yml`) that has it. */
+async function readFirst(input: SourcesInput, file: FileAt): Promise<Buffer | undefined> {
+  for (const path of [file.path, ...(file.otherwise ? [file.otherwise] : [])]) {
+    try {
+      return (await readRepositoryFile(input.gitlab, { project: file.project, path, ref: file.ref, maxBytes: MAX_FILE_BYTES }, input.signal)).bytes;
+    } catch (err) {
+      if (!(err instanceof HttpError && err.status === 404 && file.otherwise)) throw err;
+    }
+  }
+  return undefined;
 }
 
 /** A file's (or a trigger's) `include:`: the files to read next, or why the pipeline may not take one of them. */
@@ -139,8 +172,12 @@ async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, w
   const unlisted = from.unlisted || rules !== undefined;
   if (typeof at["template"] === "string") return [];
   if (typeof at["local"] === "string") {
-    // A variable the project sets or a wildcard: GitLab resolves it, and the lint lists what it took, where it was asked.
-    if (unresolved || at["local"].includes("*")) return unlisted ? `${shown}, a file named by a variable or a wildcard where GitLab's CI Lint does not resolve it, which Warden cannot read beforehand: name it, or ${allow}` : [];
+    // A variable the project sets or a wildcard: GitLab resolves it, and the lint lists what it took where it was asked; read in place, in include order.
+    if (unresolved || at["local"].includes("*")) {
+      if (unlisted) return `${shown}, a file named by a variable or a wildcard where GitLab's CI Lint does not resolve it, which Warden cannot read beforehand: name it, or ${allow}`;
+      const matches = pattern(at["local"].replace(/^\//, ""));
+      return (input.listed.get(from.projectPath.toLowerCase()) ?? []).filter((path) => matches.test(path)).map((path) => ({ ...from, path, unlisted }));
+    }
     return [{ ...from, path: at["local"].replace(/^\//, ""), unlisted }];
   }
   if (walk === "child") {
@@ -158,7 +195,19 @@ async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, w
   if (typeof judged === "string") return `${shown}, where ${judged}`;
   const read = ref === "HEAD" ? judged.default_branch : String(ref);
   if (typeof read !== "string") return `${shown}, whose project has no default branch: ${allow}`;
-  return files.map((f) => ({ project: judged.id, path: f.replace(/^\//, ""), ref: read, unlisted }));
+  const base = { project: judged.id, projectPath: judged.path_with_namespace, ref: read, unlisted };
+  // A component's content is read too: a job here may extend one of its jobs, and take its trigger.
+  if (component) {
+    const name = String(at["component"]).slice(String(at["component"]).lastIndexOf("/") + 1, String(at["component"]).lastIndexOf("@"));
+    return [{ ...base, path: `templates/${name}.yml`, otherwise: `templates/${name}/template.yml` }];
+  }
+  return files.map((f) => ({ ...base, path: f.replace(/^\//, "") }));
+}
+
+/** A local include's path as the files it may name: `**` any path, `*` any name, a variable anything. */
+function pattern(path: string): RegExp {
+  const parts = path.split(/(\*\*|\*|\$\{\w+\}|\$\w+)/);
+  return new RegExp(`^${parts.map((part, i) => (i % 2 === 0 ? part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : part === "*" ? "[^/]*" : ".*")).join("")}$`);
 }
 
 /** A file named in a reason: the pipeline's project's by its path, another's by its id, and the ref read. */

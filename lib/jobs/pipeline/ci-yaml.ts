@@ -63,15 +63,23 @@ export function deepMerge(base: Mapping, over: Mapping): Mapping {
 
 /** GitLab's limits: `!reference` nests 10 deep, `extends` 11. */
 const MAX_NESTING = 11;
+/** The most values a resolved configuration holds: a file of a few KB whose references fan out must not fill the heap. */
+const MAX_VALUES = 200_000;
 
 /**
- * A pipeline's merged configuration with its `!reference` tags and `extends:` resolved (a reference to
- * what the configuration does not hold stays a marker: isUnresolved), or why not (a cycle, too deep).
+ * A pipeline's merged configuration with `extends:` resolved, then its `!reference` tags (GitLab's order),
+ * or why not (a cycle, too deep, too large). A job that extends one the configuration does not hold keeps
+ * those names in `extends` (GitLab would refuse it, or they are in files Warden did not read); a reference
+ * to nothing here stays a marker (isUnresolved, unresolvedIn).
  */
 export function resolved(config: Mapping): Mapping | Unreadable {
   try {
-    const refs = resolveReferences(config, config, 0) as Mapping;
-    return Object.fromEntries(Object.entries(refs).map(([name, job]) => [name, isMapping(job) ? extended(refs, job, 0) : job]));
+    const budget = { values: 0 };
+    const extendedJobs = new Map<string, Mapping>();
+    const withExtends = Object.fromEntries(Object.entries(config).map(([name, job]) => [name, isMapping(job) ? extended(config, name, job, extendedJobs, 0, budget) : job]));
+    budget.values = 0;
+    const cache = new Map<string, unknown>();
+    return resolveReferences(withExtends, withExtends, 0, cache, budget) as Mapping;
   } catch (err) {
     return new Unreadable((err as Error).message);
   }
@@ -79,27 +87,41 @@ export function resolved(config: Mapping): Mapping | Unreadable {
 
 /** Whether a value is a `!reference` that names nothing the configuration holds. */
 export const isUnresolved = (v: unknown) => referenceOf(v) !== undefined;
+/** Whether a value holds such a reference anywhere. */
+export const unresolvedIn = (v: unknown) => JSON.stringify(v)?.includes(JSON.stringify(REFERENCE).slice(1, -1)) === true;
 
-function resolveReferences(value: unknown, root: Mapping, depth: number): unknown {
+function resolveReferences(value: unknown, root: Mapping, depth: number, cache: Map<string, unknown>, budget: { values: number }): unknown {
+  if (++budget.values > MAX_VALUES) throw new Error(`more than ${MAX_VALUES} values once its !reference tags are resolved`);
   const path = referenceOf(value);
   if (path) {
     if (depth >= MAX_NESTING) throw new Error(`!reference nested more than ${MAX_NESTING - 1} deep`);
-    const target = path.reduce<unknown>((at, key) => (isMapping(at) ? at[key] : undefined), root);
-    return target === undefined ? value : resolveReferences(target, root, depth + 1);
+    const key = JSON.stringify(path);
+    if (cache.has(key)) return cache.get(key);
+    const target = path.reduce<unknown>((at, name) => (isMapping(at) ? at[name] : undefined), root);
+    const result = target === undefined ? value : resolveReferences(target, root, depth + 1, cache, budget);
+    cache.set(key, result);
+    return result;
   }
-  if (Array.isArray(value)) return value.map((v) => resolveReferences(v, root, depth));
+  if (Array.isArray(value)) return value.map((v) => resolveReferences(v, root, depth, cache, budget));
   if (!isMapping(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveReferences(v, root, depth)]));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveReferences(v, root, depth, cache, budget)]));
 }
 
-function extended(config: Mapping, job: Mapping, depth: number): Mapping {
+function extended(config: Mapping, name: string, job: Mapping, done: Map<string, Mapping>, depth: number, budget: { values: number }): Mapping {
+  const known = done.get(name);
+  if (known) return known;
+  if (++budget.values > MAX_VALUES) throw new Error(`more than ${MAX_VALUES} jobs extended`);
   const { extends: bases, ...own } = job;
   if (bases === undefined) return job;
   if (depth >= MAX_NESTING) throw new Error(`extends: nested more than ${MAX_NESTING - 1} deep (or a cycle)`);
   let merged: Mapping = {};
-  for (const name of Array.isArray(bases) ? bases : [bases]) {
-    const base = typeof name === "string" ? config[name] : undefined;
-    if (isMapping(base)) merged = deepMerge(merged, extended(config, base, depth + 1));
+  const missing: string[] = [];
+  for (const base of Array.isArray(bases) ? bases : [bases]) {
+    const found = typeof base === "string" ? config[base] : undefined;
+    if (isMapping(found)) merged = deepMerge(merged, extended(config, base as string, found, done, depth + 1, budget));
+    else missing.push(String(base));
   }
-  return deepMerge(merged, own);
+  const result = deepMerge(merged, { ...own, ...(missing.length && { extends: missing }) });
+  done.set(name, result);
+  return result;
 }
