@@ -19,25 +19,24 @@ export interface SourcesInput {
    * default branch where undefined; with the variables it passes on; `depth` pipelines below the one
    * asked for), or undefined.
    */
-  downstream: (project: string, ref: string | undefined, variables: Downstream, depth: number) => Promise<string | undefined>;
+  downstream: (project: string, ref: string | undefined, variables: readonly string[], depth: number) => Promise<string | undefined>;
   /** The names of the variables the requester gives this pipeline: what a CI file's `$NAME` may take from them. */
   variables: readonly string[];
+  /** The names of this pipeline's pipeline variables, which `forward: pipeline_variables` passes on: the requester's, or in a child pipeline what its parent passed. */
+  pipelineVariables: readonly string[];
   /** The ref the pipeline runs on, and what it is. */
   ref: string;
   refKind: "branch" | "tag";
-  /** What the check found of each child pipeline its configuration makes, by what it includes: each judged once. */
-  children: Map<string, Promise<string | undefined>>;
+  /** What the check found of each child pipeline its configuration makes, by what it includes and is passed: each judged once. */
+  children: { verdicts: Map<string, Promise<string | undefined>>; judging: Set<string> };
+  /** The CI files read for this start, by project, ref and path: each read once. */
+  files: Map<string, Promise<Buffer | undefined>>;
   /** The files of their own GitLab's CI Lint took by a wildcard or a variable, by the project whose file includes them (its path, lower case). */
   listed: ReadonlyMap<string, readonly string[]>;
   /** The pipelines above the one judged here (0: the one asked for). */
   depth: number;
 }
 
-/** The variables a trigger passes on: the requester's (forward: pipeline_variables), and the names its YAML sets (yaml_variables, on by default). */
-export interface Downstream {
-  requester: boolean;
-  yaml: readonly string[];
-}
 
 /** A commit id: what it holds cannot change. */
 const COMMIT = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;

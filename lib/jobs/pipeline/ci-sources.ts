@@ -21,7 +21,7 @@ import { readYaml, resolved, Unreadable } from "./ci-yaml.ts";
 import { filesProblem, triggersProblem } from "./ci-walk.ts";
 
 /** Why the CI file at the checked commit may not be trusted by the rule (`rule` names it), or undefined. */
-export async function ciSourcesProblem(request: Omit<SourcesInput, "children" | "listed">): Promise<string | undefined> {
+export async function ciSourcesProblem(request: Omit<SourcesInput, "children" | "listed" | "pipelineVariables" | "files">): Promise<string | undefined> {
   const { gitlab, project, commit, rule, signal } = request;
   const at = `project ${project.path_with_namespace}'s CI file at ${commit.slice(0, 8)}`;
   const allow = `set unprotected: true on its rule, ${rule}, to allow it`;
@@ -42,7 +42,7 @@ export async function ciSourcesProblem(request: Omit<SourcesInput, "children" | 
     const by = String(i.context_project).toLowerCase();
     listed.set(by, [...(listed.get(by) ?? []), i.location.replace(/^\//, "")]);
   }
-  const input: SourcesInput = { ...request, children: new Map(), listed };
+  const input: SourcesInput = { ...request, pipelineVariables: request.variables, children: { verdicts: new Map(), judging: new Set() }, files: new Map(), listed };
   const included = await includesProblem(input, lint.includes);
   if (included !== undefined) {
     return `${at} includes ${included.what}` + (included.why !== undefined ? `, and ${included.why}` :
@@ -50,7 +50,7 @@ export async function ciSourcesProblem(request: Omit<SourcesInput, "children" | 
   }
   // What the static CI Lint cannot see: includes the requester's variables turn on or name, and what the files read trigger.
   const ciFile = { project: project.id, projectPath: project.path_with_namespace, path: project.ci_config_path || ".gitlab-ci.yml", ref: commit, unlisted: false };
-  return (await filesProblem(input, [ciFile], "config", allow, input.depth)) ?? triggersProblem(input, merged, at, allow, input.depth);
+  return (await filesProblem(input, [ciFile], allow, input.depth)) ?? triggersProblem(input, merged, at, allow, input.depth);
 }
 
 /** The first include no one the policy trusts would have written, and why where its ref says, or undefined. */

@@ -38,31 +38,45 @@ const rulesVariables = (rules: unknown): string[] => (Array.isArray(rules) ? rul
 async function triggerProblem(input: SourcesInput, trigger: unknown, yaml: readonly string[], allow: string, depth: number): Promise<string | undefined> {
   if (depth > MAX_DEPTH) return `more than ${MAX_DEPTH} pipelines deep, which Warden does not follow: ${allow}`;
   if (isMapping(trigger) && trigger["inputs"] !== undefined) return `with inputs:, which Warden does not judge: ${allow}`;
-  if (isMapping(trigger) && trigger["include"] !== undefined) {
-    // A child pipeline, judged once a start however many jobs trigger it: the project's own files at the commit, and
-    // templates; GitLab's CI Lint resolves the parent's configuration alone.
-    const key = JSON.stringify([trigger["include"], yaml]);
-    const known = input.children.get(key);
-    if (known) return known;
-    const verdict = (async () => {
-      const origin: FileAt = { project: input.project.id, projectPath: input.project.path_with_namespace, path: "", ref: input.commit, unlisted: true };
-      const roots = await includesOf(input, trigger["include"], origin, "child", allow);
-      if (typeof roots === "string") return `as a child pipeline made of ${roots}`;
-      const problem = await filesProblem(input, roots, "child", allow, depth);
-      return problem && `as a child pipeline whose ${problem}`;
-    })();
-    input.children.set(key, verdict);
-    return verdict;
-  }
-  if (steeredBy(JSON.stringify(trigger), input.variables)) return `in a project or on a ref the requester's variables name: ${allow}`;
+  // What it passes on: the pipeline's own variables where forwarded (pipeline_variables, off by default), and the names its YAML sets (yaml_variables, on).
+  const forwards = isMapping(trigger) && isMapping(trigger["forward"]) ? trigger["forward"] : {};
+  const passed = [...new Set([...(forwards["pipeline_variables"] === true ? input.pipelineVariables : []), ...(forwards["yaml_variables"] === false ? [] : yaml)])];
+  if (isMapping(trigger) && trigger["include"] !== undefined) return childProblem(input, trigger["include"], passed, allow, depth);  if (steeredBy(JSON.stringify(trigger), input.variables)) return `in a project or on a ref the requester's variables name: ${allow}`;
   const at = expanded(input, trigger);
-  const [project, ref, forward] = typeof at === "string" ? [at] : isMapping(at) ? [at["project"], at["branch"], at["forward"]] : [];
+  const [project, ref] = typeof at === "string" ? [at] : isMapping(at) ? [at["project"], at["branch"]] : [];
   if (typeof project !== "string" || (ref !== undefined && typeof ref !== "string")) return `that Warden cannot read: ${allow}`;
   if (/\$/.test(project + (ref ?? ""))) return `in a project or on a ref a variable names, chosen when it runs: ${allow}`;
-  const forwards = isMapping(forward) ? forward : {};
-  const passed = { requester: forwards["pipeline_variables"] === true, yaml: forwards["yaml_variables"] === false ? [] : yaml };
   const why = await input.downstream(project, ref, passed, depth);
   return why && `in project ${quote(project)}${ref === undefined ? "" : ` on ${quote(ref)}`}, which Warden would not start itself: ${why}`;
+}
+
+/** The most child pipelines one start's configurations make that are judged. */
+const MAX_CHILDREN = 20;
+
+/**
+ * A child pipeline (`trigger: include`), judged once a start for what it includes and is passed, however
+ * many jobs trigger it: the project's own files at the commit, other projects' at refs judged as any
+ * include's, and templates; GitLab's CI Lint resolves the parent's configuration alone. Its pipeline
+ * variables are what its parent passed, which its own triggers may forward in turn.
+ */
+async function childProblem(input: SourcesInput, include: unknown, passed: readonly string[], allow: string, depth: number): Promise<string | undefined> {
+  const { verdicts, judging } = input.children;
+  const key = JSON.stringify([include, [...passed].sort()]);
+  if (judging.has(key)) return `as a child pipeline that starts itself again, round a cycle GitLab cuts off only at its depth limit: ${allow}`;
+  const known = verdicts.get(key);
+  if (known) return known;
+  if (verdicts.size >= MAX_CHILDREN) return `as one of more than ${MAX_CHILDREN} child pipelines, which Warden does not judge one by one: ${allow}`;
+  judging.add(key);
+  const verdict = (async () => {
+    const child = { ...input, pipelineVariables: passed };
+    const origin: FileAt = { project: input.project.id, projectPath: input.project.path_with_namespace, path: "", ref: input.commit, unlisted: true };
+    const roots = await includesOf(child, include, origin, allow);
+    if (typeof roots === "string") return `as a child pipeline made of ${roots}`;
+    const problem = await filesProblem(child, roots, allow, depth);
+    return problem && `as a child pipeline whose ${problem}`;
+  })().finally(() => judging.delete(key));
+  verdicts.set(key, verdict);
+  return verdict;
 }
 
 /** A CI file to read: in the pipeline's project (at the checked commit) or in one a trusted include names (at its ref). */
@@ -78,8 +92,6 @@ export interface FileAt {
   otherwise?: string;
 }
 
-/** What an include entry may be: a child pipeline takes the project's own files and templates alone. */
-type Walk = "config" | "child";
 
 /** The most CI files one check reads. */
 const MAX_FILES = 50;
@@ -99,11 +111,11 @@ const MAX_FILE_BYTES = 1_000_000;
  * variables name is refused, as is a URL; a component is judged by its version, not read. Returns why,
  * naming the file.
  */
-export async function filesProblem(input: SourcesInput, roots: FileAt[], walk: Walk, allow: string, depth: number): Promise<string | undefined> {
+export async function filesProblem(input: SourcesInput, roots: FileAt[], allow: string, depth: number): Promise<string | undefined> {
   const read = new Set<string>();
   let merged: Mapping = {};
   for (const root of roots) {
-    const loaded = await load(input, root, walk, allow, read);
+    const loaded = await load(input, root, allow, read);
     if (typeof loaded === "string") return loaded;
     merged = deepMerge(merged, loaded);
   }
@@ -114,7 +126,7 @@ export async function filesProblem(input: SourcesInput, roots: FileAt[], walk: W
 }
 
 /** A file's configuration with what it includes merged in before it, as GitLab merges them; or why the pipeline may not take it. */
-async function load(input: SourcesInput, file: FileAt, walk: Walk, allow: string, read: Set<string>): Promise<Mapping | string> {
+async function load(input: SourcesInput, file: FileAt, allow: string, read: Set<string>): Promise<Mapping | string> {
   const key = `${file.project}:${file.ref}:${file.path}`;
   if (read.has(key)) return {};
   if (read.add(key).size > MAX_FILES) return `CI files include more than ${MAX_FILES} files, which Warden does not read: ${allow}`;
@@ -123,11 +135,11 @@ async function load(input: SourcesInput, file: FileAt, walk: Walk, allow: string
   const config = readYaml(bytes.toString("utf8"));
   if (config instanceof Unreadable) return `${where(input, file)} is not YAML Warden can read (${quote(config.error)}): ${allow}`;
   const { include, ...own } = config;
-  const next = await includesOf(input, include, file, walk, allow);
+  const next = await includesOf(input, include, file, allow);
   if (typeof next === "string") return `${where(input, file)} includes ${next}`;
   let merged: Mapping = {};
   for (const included of next) {
-    const loaded = await load(input, included, walk, allow, read);
+    const loaded = await load(input, included, allow, read);
     if (typeof loaded === "string") return loaded;
     merged = deepMerge(merged, loaded);
   }
@@ -135,29 +147,37 @@ async function load(input: SourcesInput, file: FileAt, walk: Walk, allow: string
 }
 
 /** A file's bytes; a component's from the first of its two places (`templates/name.yml`, `templates/name/template.yml`) that has it. */
-async function readFirst(input: SourcesInput, file: FileAt): Promise<Buffer | undefined> {
-  for (const path of [file.path, ...(file.otherwise ? [file.otherwise] : [])]) {
-    try {
-      return (await readRepositoryFile(input.gitlab, { project: file.project, path, ref: file.ref, maxBytes: MAX_FILE_BYTES }, input.signal)).bytes;
-    } catch (err) {
-      if (!(err instanceof HttpError && err.status === 404 && file.otherwise)) throw err;
+function readFirst(input: SourcesInput, file: FileAt): Promise<Buffer | undefined> {
+  // Read once a start, however many child pipelines or walks meet it.
+  const key = `${file.project}:${file.ref}:${file.path}`;
+  const known = input.files.get(key);
+  if (known) return known;
+  const reading = (async () => {
+    for (const path of [file.path, ...(file.otherwise ? [file.otherwise] : [])]) {
+      try {
+        return (await readRepositoryFile(input.gitlab, { project: file.project, path, ref: file.ref, maxBytes: MAX_FILE_BYTES }, input.signal)).bytes;
+      } catch (err) {
+        if (!(err instanceof HttpError && err.status === 404 && file.otherwise)) throw err;
+      }
     }
-  }
-  return undefined;
+    return undefined;
+  })();
+  input.files.set(key, reading);
+  return reading;
 }
 
 /** A file's (or a trigger's) `include:`: the files to read next, or why the pipeline may not take one of them. */
-async function includesOf(input: SourcesInput, include: unknown, from: FileAt, walk: Walk, allow: string): Promise<FileAt[] | string> {
+async function includesOf(input: SourcesInput, include: unknown, from: FileAt, allow: string): Promise<FileAt[] | string> {
   const next: FileAt[] = [];
   for (const entry of include === undefined ? [] : Array.isArray(include) ? include : [include]) {
-    const got = await entryProblem(input, entry, from, walk, allow);
+    const got = await entryProblem(input, entry, from, allow);
     if (typeof got === "string") return got;
     next.push(...got);
   }
   return next;
 }
 
-async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, walk: Walk, allow: string): Promise<FileAt[] | string> {
+async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, allow: string): Promise<FileAt[] | string> {
   const one = typeof entry === "string" ? (/^[a-z]+:\/\//i.test(entry) ? { remote: entry } : { local: entry }) : entry;
   if (!isMapping(one)) return `${quote(JSON.stringify(entry) ?? "")}, which Warden cannot read: ${allow}`;
   // Its rules decide only whether it is taken, and it is judged as if it were; a component's inputs shape its content, not where it comes from.
@@ -180,10 +200,7 @@ async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, w
     }
     return [{ ...from, path: at["local"].replace(/^\//, ""), unlisted }];
   }
-  if (walk === "child") {
-    const what = typeof at["artifact"] === "string" ? "a file a job writes (artifact:), which cannot be judged before it runs" : `${shown}, which is not a file of the project itself`;
-    return `${what}: ${allow}`;
-  }
+  if (typeof at["artifact"] === "string") return `a file a job writes (artifact:), which cannot be judged before it runs: ${allow}`;
   if (typeof at["remote"] === "string") return `${quote(at["remote"])} (include: remote), a URL whose host chooses what it serves at each run: ${allow}`;
   // Named by a variable the project sets: the lint expanded and judged it where it takes it; behind rules, perhaps not.
   if (unresolved) return unlisted ? `${shown}, named by a variable and behind rules:, which Warden cannot judge beforehand: write it out, or ${allow}` : [];

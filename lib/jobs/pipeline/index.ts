@@ -13,7 +13,6 @@ import { pipelineRequestProblem } from "../../policy/refs.ts";
 import { auditedUnder, errorText, jobStats, type AuditSink, type Report } from "../report/index.ts";
 import { makeReport } from "../envelope.ts";
 import { ciConfigProblem } from "./ci-config.ts";
-import type { Downstream } from "./ci-refs.ts";
 import { ciSourcesProblem } from "./ci-sources.ts";
 import { findProject, findRef, protectionProblem, type FoundRef } from "./ref.ts";
 
@@ -135,8 +134,9 @@ async function check(opts: PipelineOptions, depth = 0, judged: Judged = { verdic
   if (found.commit === undefined) return { allowed: false, reason: `GitLab did not say which commit ${found.refKind} ${ref} points at, so the pipeline's could not be checked against it`, project, ref: found };
   if (!verdict.unprotected) {
     // What the pipeline triggers elsewhere must pass these same checks there, with the variables it passes on: each judged once a run.
-    const downstream = (path: string, at: string | undefined, passed: Downstream, below: number) => {
-      const given = [...(passed.requester ? variables : []), ...passed.yaml.filter((key) => !(passed.requester && variables.some((v) => v.key === key))).map((key) => ({ key, value: "" }))];
+    const downstream = (path: string, at: string | undefined, passed: readonly string[], below: number) => {
+      // The requester's values where theirs are passed on; a name the YAML sets goes with a value of its own (not judged, not $-checked here).
+      const given = passed.map((key) => variables.find((v) => v.key === key) ?? { key, value: "" });
       const key = JSON.stringify([path.toLowerCase(), at ?? null, given.map((v) => v.key).sort()]);
       // Asked again while being judged: a pipeline that starts itself again, round a cycle GitLab cuts off only at its depth limit.
       if (judged.judging.has(key)) return Promise.resolve(`it starts project ${path}'s pipeline again from within the pipelines it starts`);
