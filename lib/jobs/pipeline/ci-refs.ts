@@ -2,8 +2,9 @@
  * What the CI-source checks share (ci-sources.ts, ci-walk.ts): their input, how they quote what a CI file
  * names, and how they judge another project's ref an include or a component reads.
  */
-import type { GitLabClient, Project } from "../../gitlab/index.ts";
+import type { CiInclude, GitLabClient, Project } from "../../gitlab/index.ts";
 import { redactThenCut } from "../../redact/index.ts";
+import { isMapping } from "./ci-yaml.ts";
 import { withoutCredentials } from "./ci-config.ts";
 import { findProject, findRef, protectionProblem } from "./ref.ts";
 
@@ -31,8 +32,8 @@ export interface SourcesInput {
   children: { verdicts: Map<string, Promise<string | undefined>>; judging: Set<string> };
   /** The CI files read for this start, by project, ref and path: each read once. */
   files: Map<string, Promise<Buffer | undefined>>;
-  /** The files of their own GitLab's CI Lint took by a wildcard or a variable, by the project whose file includes them (its path, lower case). */
-  listed: ReadonlyMap<string, readonly string[]>;
+  /** What GitLab's CI Lint took, by the project whose file includes it (its path, lower case): what a wildcard or a variable named. */
+  listed: ReadonlyMap<string, readonly CiInclude[]>;
   /** The pipelines above the one judged here (0: the one asked for). */
   depth: number;
 }
@@ -97,4 +98,14 @@ export function expanded<T>(input: SourcesInput, value: T): T {
     return known_ === undefined ? whole : JSON.stringify(known_).slice(1, -1);
   });
   return JSON.parse(text) as T;
+}
+
+export const namesIn = (variables: unknown): string[] => (isMapping(variables) ? Object.keys(variables) : []);
+/** The variables any of these rules sets (`rules: [{ if, variables }]`): whichever matches, they may be passed on. */
+export const rulesVariables = (rules: unknown): string[] => (Array.isArray(rules) ? rules.flatMap((rule) => (isMapping(rule) ? namesIn(rule["variables"]) : [])) : []);
+
+/** A local include's path as the files it may name: `**` any path, `*` any name, a variable anything. */
+export function pattern(path: string): RegExp {
+  const parts = path.split(/(\*\*|\*|\$\{\w+\}|\$\w+)/);
+  return new RegExp(`^${parts.map((part, i) => (i % 2 === 0 ? part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : part === "*" ? "[^/]*" : ".*")).join("")}$`);
 }

@@ -36,11 +36,11 @@ export async function ciSourcesProblem(request: Omit<SourcesInput, "children" | 
   const read = readYaml(lint.mergedYaml);
   const merged = read instanceof Unreadable ? read : resolved(read);
   if (merged instanceof Unreadable) return `GitLab's CI Lint answered for ${at} with a merged configuration that is not YAML Warden can read (${quote(merged.error)}): ${allow}`;
-  // The files of their own the lint took by a wildcard or a variable, which the walk reads where it meets them.
-  const listed = new Map<string, string[]>();
-  for (const i of lint.includes.filter((i) => i.type === "local" && typeof i.context_project === "string")) {
+  // What the lint took, by the project whose file includes it: what a wildcard or a variable named, the walk reads where it meets it.
+  const listed = new Map<string, CiInclude[]>();
+  for (const i of lint.includes.filter((i) => typeof i.context_project === "string")) {
     const by = String(i.context_project).toLowerCase();
-    listed.set(by, [...(listed.get(by) ?? []), i.location.replace(/^\//, "")]);
+    listed.set(by, [...(listed.get(by) ?? []), i]);
   }
   const input: SourcesInput = { ...request, pipelineVariables: request.variables, children: { verdicts: new Map(), judging: new Set() }, files: new Map(), listed };
   const included = await includesProblem(input, lint.includes);

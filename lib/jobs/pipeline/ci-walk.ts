@@ -3,7 +3,7 @@
  * files Warden reads itself for what GitLab's static CI Lint cannot show (ci-sources.ts).
  */
 import { HttpError, readRepositoryFile } from "../../gitlab/index.ts";
-import { componentAt, expanded, projectRefProblem, quote, steeredBy, type SourcesInput } from "./ci-refs.ts";
+import { componentAt, expanded, namesIn, pattern, projectRefProblem, quote, rulesVariables, steeredBy, type SourcesInput } from "./ci-refs.ts";
 import { deepMerge, isMapping, isUnresolved, readYaml, resolved, Unreadable, unresolvedIn, type Mapping } from "./ci-yaml.ts";
 
 /** The most pipelines deep a trigger is followed: GitLab's own limit on child pipelines is two below the parent. */
@@ -21,19 +21,17 @@ export async function triggersProblem(input: SourcesInput, config: Mapping, at: 
     if (!isMapping(body) || body["trigger"] === undefined) continue;
     // A trigger job whose parts Warden did not read (a base it extends, a !reference elsewhere) may pass on what no one judges.
     if (body["extends"] !== undefined || unresolvedIn(body)) return `${at} starts another pipeline (job ${quote(job)}, trigger:) built from what Warden did not read (extends: or !reference), so what it passes on could not be judged: ${allow}`;
-    // The names its YAML sets go on with it (forward: yaml_variables, true by default): its own, its rules', its matrix's, and the pipeline's unless it inherits none.
-    const inherits = !(isMapping(body["inherit"]) && body["inherit"]["variables"] === false);
+    // The names its YAML sets go on with it (forward: yaml_variables, true by default): its own, its rules', its matrix's, and the pipeline's it inherits (all, none, or those `inherit: variables:` lists).
+    const inherit = isMapping(body["inherit"]) ? body["inherit"]["variables"] : undefined;
+    const inherited = inherit === false ? [] : Array.isArray(inherit) ? global.filter((name) => inherit.includes(name)) : global;
     const matrix = isMapping(body["parallel"]) && Array.isArray(body["parallel"]["matrix"]) ? body["parallel"]["matrix"].flatMap(namesIn) : [];
-    const yaml = [...new Set([...namesIn(body["variables"]), ...rulesVariables(body["rules"]), ...matrix, ...(inherits ? global : [])])];
+    const yaml = [...new Set([...namesIn(body["variables"]), ...rulesVariables(body["rules"]), ...matrix, ...inherited])];
     const problem = await triggerProblem(input, body["trigger"], yaml, allow, depth + 1);
     if (problem !== undefined) return `${at} starts another pipeline (job ${quote(job)}, trigger:) ${problem}`;
   }
   return undefined;
 }
 
-const namesIn = (variables: unknown): string[] => (isMapping(variables) ? Object.keys(variables) : []);
-/** The variables any of these rules sets (`rules: [{ if, variables }]`): whichever matches, they may be passed on. */
-const rulesVariables = (rules: unknown): string[] => (Array.isArray(rules) ? rules.flatMap((rule) => (isMapping(rule) ? namesIn(rule["variables"]) : [])) : []);
 
 async function triggerProblem(input: SourcesInput, trigger: unknown, yaml: readonly string[], allow: string, depth: number): Promise<string | undefined> {
   if (depth > MAX_DEPTH) return `more than ${MAX_DEPTH} pipelines deep, which Warden does not follow: ${allow}`;
@@ -196,14 +194,29 @@ async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, a
     if (unresolved || at["local"].includes("*")) {
       if (unlisted) return `${shown}, a file named by a variable or a wildcard where GitLab's CI Lint does not resolve it, which Warden cannot read beforehand: name it, or ${allow}`;
       const matches = pattern(at["local"].replace(/^\//, ""));
-      return (input.listed.get(from.projectPath.toLowerCase()) ?? []).filter((path) => matches.test(path)).map((path) => ({ ...from, path, unlisted }));
+      return took(input, from, "local").filter((i) => matches.test(i.location.replace(/^\//, ""))).map((i) => ({ ...from, path: i.location.replace(/^\//, ""), unlisted }));
     }
     return [{ ...from, path: at["local"].replace(/^\//, ""), unlisted }];
   }
   if (typeof at["artifact"] === "string") return `a file a job writes (artifact:), which cannot be judged before it runs: ${allow}`;
   if (typeof at["remote"] === "string") return `${quote(at["remote"])} (include: remote), a URL whose host chooses what it serves at each run: ${allow}`;
-  // Named by a variable the project sets: the lint expanded and judged it where it takes it; behind rules, perhaps not.
-  if (unresolved) return unlisted ? `${shown}, named by a variable and behind rules:, which Warden cannot judge beforehand: write it out, or ${allow}` : [];
+  // Named by a variable the project sets: the lint expanded it where it takes it, and what it took is read here as if written out; behind rules, perhaps not taken.
+  if (unresolved) {
+    if (unlisted) return `${shown}, named by a variable and behind rules:, which Warden cannot judge beforehand: write it out, or ${allow}`;
+    const [project, file, component] = [pattern(String(at["project"] ?? "")), pattern(String(Array.isArray(at["file"]) ? "*" : (at["file"] ?? ""))), pattern(String(at["component"] ?? ""))];
+    const taken = typeof at["component"] === "string"
+      ? took(input, from, "component").filter((i) => component.test(i.location)).map((i) => ({ component: i.location }))
+      : took(input, from, "file").filter((i) => project.test(String(i.extra?.project)) && (Array.isArray(at["file"]) || file.test(i.location.replace(/^\//, "")))).map((i) => ({ project: i.extra?.project, ref: i.extra?.ref, file: i.location }));
+    const next: FileAt[] = [];
+    for (const written of taken) {
+      // What the lint says it took is read as written out: never named by a variable again (a hostile answer would loop).
+      if (JSON.stringify(written).includes("$")) return `${shown}, which GitLab's CI Lint names by a variable still: ${allow}`;
+      const got = await entryProblem(input, written, from, allow);
+      if (typeof got === "string") return got;
+      next.push(...got);
+    }
+    return next;
+  }
   const component = typeof at["component"] === "string" ? componentAt(at["component"]) : undefined;
   const [path, ref] = component ?? [at["project"], at["ref"] ?? "HEAD"];
   const files = component ? [] : Array.isArray(at["file"]) ? at["file"] : [at["file"]];
@@ -221,11 +234,8 @@ async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, a
   return files.map((f) => ({ ...base, path: f.replace(/^\//, "") }));
 }
 
-/** A local include's path as the files it may name: `**` any path, `*` any name, a variable anything. */
-function pattern(path: string): RegExp {
-  const parts = path.split(/(\*\*|\*|\$\{\w+\}|\$\w+)/);
-  return new RegExp(`^${parts.map((part, i) => (i % 2 === 0 ? part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : part === "*" ? "[^/]*" : ".*")).join("")}$`);
-}
+/** What GitLab's CI Lint took of this kind into the file's project. */
+const took = (input: SourcesInput, from: FileAt, type: string) => (input.listed.get(from.projectPath.toLowerCase()) ?? []).filter((i) => i.type === type);
 
 /** A file named in a reason: the pipeline's project's by its path, another's by its id, and the ref read. */
 function where(input: SourcesInput, file: FileAt): string {

@@ -4,10 +4,13 @@
  * parallel:matrix; `extends:` resolved before `!reference` (GitLab's order), and a job extending a
  * component's job (read now); files merged in include order, with the files of its own the lint took by
  * a wildcard read in place, in trusted projects' files too; and what a wide file costs (each reference and
- * each extended job resolved once, a child pipeline judged once a start).
+ * each extended job resolved once, a child pipeline judged once a start). And from the sixth: another
+ * project's file named by a variable the lint expands, read as the lint took it; `inherit: variables:` as
+ * a list of the global names a trigger job passes on.
  */
 import { describe, expect, it } from "vitest";
 import { ciWorld } from "../../support/ci-world.ts";
+import { serve } from "../../support/server.ts";
 
 const w = ciWorld();
 const otherRule = () => `    - project: "${w.others[0]!.path_with_namespace}"\n      refs: ["${w.others[0]!.default_branch}"]\n`;
@@ -141,5 +144,57 @@ describe("pipeline: what the check costs", () => {
     const reads = w.sim.counters.byRoute["GET /projects/:id/repository/files/:file_path"] ?? 0;
     // Four files (.gitlab-ci.yml, ci/l1.yml, ci/l2.yml, ci/l3.yml): a few reads, not 1 + 2 × (6 + 36 + 216) = 517.
     expect(reads).toBeLessThanOrEqual(8);
+  });
+});
+
+const HOP = new Set(["content-length", "transfer-encoding", "connection", "content-encoding", "keep-alive", "host"]);
+
+/**
+ * GitLab with the project CI/CD variable SHARED_CI_PROJECT set (the simulator has no CI/CD variables): its
+ * CI Lint expands the variable in `include:`. Played by linting a commit where it is written out, and
+ * answering with the commit asked for.
+ */
+async function gitlabWithVariable(asked: () => string, written: () => string) {
+  return serve((req, res) => {
+    const url = new URL(req.url, "http://x");
+    const lint = req.method === "GET" && url.pathname.endsWith("/ci/lint");
+    if (lint && url.searchParams.get("sha") === asked()) url.searchParams.set("sha", written());
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !HOP.has(k)) as [string, string][]);
+    void fetch(new URL(url.pathname + url.search, w.sim.url), { method: req.method, headers, body: req.method === "GET" ? undefined : req.body, redirect: "manual" }).then(async (answer) => {
+      let text = await answer.text();
+      if (lint) text = text.split(written()).join(asked());
+      const out: Record<string, string> = {};
+      answer.headers.forEach((v, k) => (HOP.has(k) ? undefined : (out[k] = v)));
+      res.writeHead(answer.status, out);
+      res.end(text);
+    });
+  });
+}
+
+describe("pipeline: another project's file named by a variable the lint expands", () => {
+  it("an include behind rules: on the ref, inside another project's file named by a CI/CD variable, is judged", async () => {
+    // The shared file, at templates' Maintainer-only `release`: on main it takes templates' `main`, which any Developer there pushes to.
+    w.sim.repositories.commit(w.templates, { "shared.yml": `include:\n  - project: ${w.templates.path_with_namespace}\n    ref: main\n    file: deploy.yml\n    rules:\n      - if: $CI_COMMIT_BRANCH == "main"\nbuild:\n  script: make\n` }, "release");
+    const ci = (project: string) => `include:\n  - project: ${project}\n    ref: release\n    file: shared.yml\ntest:\n  script: make test\n`;
+    w.commit(ci("$SHARED_CI_PROJECT"));
+    const asked = w.sim.repositories.resolve(w.platform, w.platform.default_branch)!.id;
+    const written = w.sim.repositories.commit(w.platform, { ".gitlab-ci.yml": ci(w.templates.path_with_namespace) }, "lint-view");
+    const front = await gitlabWithVariable(() => asked, () => written);
+    const action = await w.start({ url: front.url });
+    expect(action, "what the lint took for the variable is read as if written out: shared.yml, and what it includes behind rules").toMatchObject({
+      status: "refused",
+      reason: expect.stringContaining("deploy.yml"),
+    });
+    expect(w.sim.pipelines).toEqual([]);
+  });
+});
+
+describe("pipeline: inherit: variables: as a list of names", () => {
+  it("a trigger job inheriting only DEPLOY_ENV of the global variables starts under a downstream rule that allows DEPLOY_ENV", async () => {
+    const other = w.others[0]!;
+    const rule = `    - project: "${other.path_with_namespace}"\n      refs: ["${other.default_branch}"]\n      variables: ["DEPLOY_ENV"]\n`;
+    w.commit(`variables:\n  DOCKER_DRIVER: overlay2\n  DEPLOY_ENV: staging\nbuild:\n  script: make\ndeploy:\n  inherit:\n    variables: [DEPLOY_ENV]\n  trigger:\n    project: ${other.path_with_namespace}\n`);
+    const action = await w.start({ extra: rule });
+    expect(action, `GitLab passes DEPLOY_ENV alone downstream; refused: ${action.reason}`).toMatchObject({ status: "created" });
   });
 });
