@@ -32,14 +32,14 @@ export async function triggersProblem(input: SourcesInput, config: Mapping, at: 
   return undefined;
 }
 
-
 async function triggerProblem(input: SourcesInput, trigger: unknown, yaml: readonly string[], allow: string, depth: number): Promise<string | undefined> {
   if (depth > MAX_DEPTH) return `more than ${MAX_DEPTH} pipelines deep, which Warden does not follow: ${allow}`;
   if (isMapping(trigger) && trigger["inputs"] !== undefined) return `with inputs:, which Warden does not judge: ${allow}`;
   // What it passes on: the pipeline's own variables where forwarded (pipeline_variables, off by default), and the names its YAML sets (yaml_variables, on).
   const forwards = isMapping(trigger) && isMapping(trigger["forward"]) ? trigger["forward"] : {};
   const passed = [...new Set([...(forwards["pipeline_variables"] === true ? input.pipelineVariables : []), ...(forwards["yaml_variables"] === false ? [] : yaml)])];
-  if (isMapping(trigger) && trigger["include"] !== undefined) return childProblem(input, trigger["include"], passed, allow, depth);  if (steeredBy(JSON.stringify(trigger), input.variables)) return `in a project or on a ref the requester's variables name: ${allow}`;
+  if (isMapping(trigger) && trigger["include"] !== undefined) return childProblem(input, trigger["include"], passed, allow, depth);
+  if (steeredBy(JSON.stringify(trigger), input.variables)) return `in a project or on a ref the requester's variables name: ${allow}`;
   const at = expanded(input, trigger);
   const [project, ref] = typeof at === "string" ? [at] : isMapping(at) ? [at["project"], at["branch"]] : [];
   if (typeof project !== "string" || (ref !== undefined && typeof ref !== "string")) return `that Warden cannot read: ${allow}`;
@@ -90,7 +90,6 @@ export interface FileAt {
   otherwise?: string;
 }
 
-
 /** The most CI files one check reads. */
 const MAX_FILES = 50;
 /** A CI file is text; read up to a policy's size, not more. */
@@ -103,11 +102,11 @@ const MAX_FILE_BYTES = 1_000_000;
  * answer, yet the pipeline Warden starts takes it; it resolves a parent's configuration, not a child
  * pipeline's; and a GitLab before 16.5 lints the default branch. So the files are read from `roots` (the
  * CI file, or a child pipeline's files), as GitLab reads them (ci-yaml.ts), and merged, each file's
- * includes before it, into one configuration whose `!reference` tags and `extends:` are resolved before
- * its triggers are judged. A local file is read whatever its rules; another project's file, written out,
- * at a ref judged as any include's, is read at that ref, whatever its rules; one the requester's
- * variables name is refused, as is a URL; a component is judged by its version, not read. Returns why,
- * naming the file.
+ * includes before it, into one configuration whose `extends:` and then `!reference` tags are resolved
+ * before its triggers are judged. A local file is read whatever its rules; another project's file or a
+ * component, at a ref judged as any include's, is read at that ref whatever its rules; what a wildcard
+ * or a variable the project sets names is read as the lint took it; one the requester's variables name
+ * is refused, as is a URL. Returns why, naming the file.
  */
 export async function filesProblem(input: SourcesInput, roots: FileAt[], allow: string, depth: number): Promise<string | undefined> {
   const read = new Set<string>();
