@@ -30,6 +30,8 @@ export interface SourcesInput {
   refKind: "branch" | "tag";
   /** What the check found of each child pipeline its configuration makes, by what it includes and is passed: each judged once. */
   children: { verdicts: Map<string, Promise<string | undefined>>; judging: Set<string> };
+  /** Other projects' refs judged for this start (projectRefProblem), by path and ref: each judged once. */
+  refs: Map<string, Promise<Project | string>>;
   /** The CI files read for this start, by project, ref and path: each read once. */
   files: Map<string, Promise<Buffer | undefined>>;
   /** What GitLab's CI Lint took, by the project whose file includes it (its path, lower case): what a wildcard or a variable named. */
@@ -53,7 +55,17 @@ export function componentAt(location: string): [string | undefined, string | und
 }
 
 /** The included project, where its ref is a commit or one GitLab protects from Developers; else why not. */
-export async function projectRefProblem({ gitlab, rule, signal }: SourcesInput, path: unknown, ref: unknown): Promise<Project | string> {
+export function projectRefProblem(input: SourcesInput, path: unknown, ref: unknown): Promise<Project | string> {
+  // Judged once a start for each project and ref, however many files name them.
+  const key = JSON.stringify([typeof path === "string" ? path.toLowerCase() : path, ref]);
+  const known = input.refs.get(key);
+  if (known) return known;
+  const judged = judgeProjectRef(input, path, ref);
+  input.refs.set(key, judged);
+  return judged;
+}
+
+async function judgeProjectRef({ gitlab, rule, signal }: SourcesInput, path: unknown, ref: unknown): Promise<Project | string> {
   const allow = `set unprotected: true on its rule, ${rule}, to allow it`;
   // A variable (`$NAME`, masked as [MASKED] in CI Lint's answer) is chosen when the pipeline runs, not here.
   if (typeof path !== "string" || typeof ref !== "string" || /[$[\]]/.test(path + ref)) return `a variable names the project or the ref, chosen when the pipeline runs: write them out, or ${allow}`;

@@ -21,7 +21,7 @@ import { readYaml, resolved, Unreadable } from "./ci-yaml.ts";
 import { filesProblem, triggersProblem } from "./ci-walk.ts";
 
 /** Why the CI file at the checked commit may not be trusted by the rule (`rule` names it), or undefined. */
-export async function ciSourcesProblem(request: Omit<SourcesInput, "children" | "listed" | "pipelineVariables" | "files">): Promise<string | undefined> {
+export async function ciSourcesProblem(request: Omit<SourcesInput, "children" | "listed" | "pipelineVariables" | "files" | "refs">): Promise<string | undefined> {
   const { gitlab, project, commit, rule, signal } = request;
   const at = `project ${project.path_with_namespace}'s CI file at ${commit.slice(0, 8)}`;
   const allow = `set unprotected: true on its rule, ${rule}, to allow it`;
@@ -42,7 +42,7 @@ export async function ciSourcesProblem(request: Omit<SourcesInput, "children" | 
     const by = String(i.context_project).toLowerCase();
     listed.set(by, [...(listed.get(by) ?? []), i]);
   }
-  const input: SourcesInput = { ...request, pipelineVariables: request.variables, children: { verdicts: new Map(), judging: new Set() }, files: new Map(), listed };
+  const input: SourcesInput = { ...request, pipelineVariables: request.variables, children: { verdicts: new Map(), judging: new Set() }, files: new Map(), refs: new Map(), listed };
   const included = await includesProblem(input, lint.includes);
   if (included !== undefined) {
     return `${at} includes ${included.what}` + (included.why !== undefined ? `, and ${included.why}` :

@@ -127,7 +127,15 @@ async function load(input: SourcesInput, file: FileAt, allow: string, read: Set<
   const key = `${file.project}:${file.ref}:${file.path}`;
   if (read.has(key)) return {};
   if (read.add(key).size > MAX_FILES) return `CI files include more than ${MAX_FILES} files, which Warden does not read: ${allow}`;
-  const bytes = await readFirst(input, file);
+  let bytes: Buffer | undefined;
+  try {
+    bytes = await readFirst(input, file);
+  } catch (err) {
+    // The token's user may not read it; the pipeline, run as the same user, could not include it either.
+    if (err instanceof HttpError && err.status === 403) return `${where(input, file)} could not be read (GitLab answered 403: the token's user cannot read that project's code), so what it holds could not be judged: give that user Reporter there, or ${allow}`;
+    throw err;
+  }
+  // Not there (a file behind `rules: exists:`, one a child names that GitLab would fail on): nothing of it runs.
   if (bytes === undefined) return {};
   const config = readYaml(bytes.toString("utf8"));
   if (config instanceof Unreadable) return `${where(input, file)} is not YAML Warden can read (${quote(config.error)}): ${allow}`;
@@ -143,7 +151,7 @@ async function load(input: SourcesInput, file: FileAt, allow: string, read: Set<
   return deepMerge(merged, own);
 }
 
-/** A file's bytes; a component's from the first of its two places (`templates/name.yml`, `templates/name/template.yml`) that has it. */
+/** A file's bytes, undefined where it is not there; a component's from the first of its two places (`templates/name.yml`, `templates/name/template.yml`) that has it. */
 function readFirst(input: SourcesInput, file: FileAt): Promise<Buffer | undefined> {
   // Read once a start, however many child pipelines or walks meet it.
   const key = `${file.project}:${file.ref}:${file.path}`;
@@ -154,7 +162,7 @@ function readFirst(input: SourcesInput, file: FileAt): Promise<Buffer | undefine
       try {
         return (await readRepositoryFile(input.gitlab, { project: file.project, path, ref: file.ref, maxBytes: MAX_FILE_BYTES }, input.signal)).bytes;
       } catch (err) {
-        if (!(err instanceof HttpError && err.status === 404 && file.otherwise)) throw err;
+        if (!(err instanceof HttpError && err.status === 404)) throw err;
       }
     }
     return undefined;

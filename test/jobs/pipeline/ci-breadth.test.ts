@@ -6,11 +6,12 @@
  * a wildcard read in place, in trusted projects' files too; and what a wide file costs (each reference and
  * each extended job resolved once, a child pipeline judged once a start). And from the sixth: another
  * project's file named by a variable the lint expands, read as the lint took it; `inherit: variables:` as
- * a list of the global names a trigger job passes on.
+ * a list of the global names a trigger job passes on. And from the last pass over pipelines: an optional
+ * file (`rules: exists:`) that is not there, and each project and ref judged once a start.
  */
 import { describe, expect, it } from "vitest";
 import { ciWorld } from "../../support/ci-world.ts";
-import { serve } from "../../support/server.ts";
+import { json, serve } from "../../support/server.ts";
 
 const w = ciWorld();
 const otherRule = () => `    - project: "${w.others[0]!.path_with_namespace}"\n      refs: ["${w.others[0]!.default_branch}"]\n`;
@@ -196,5 +197,42 @@ describe("pipeline: inherit: variables: as a list of names", () => {
     w.commit(`variables:\n  DOCKER_DRIVER: overlay2\n  DEPLOY_ENV: staging\nbuild:\n  script: make\ndeploy:\n  inherit:\n    variables: [DEPLOY_ENV]\n  trigger:\n    project: ${other.path_with_namespace}\n`);
     const action = await w.start({ extra: rule });
     expect(action, `GitLab passes DEPLOY_ENV alone downstream; refused: ${action.reason}`).toMatchObject({ status: "created" });
+  });
+});
+
+describe("pipeline: a conditional include of a file that is not there", () => {
+  it("a local include behind rules: [if: $CI_COMMIT_BRANCH, exists: [itself]] (an optional file, absent) does not fail the start", async () => {
+    // GitLab's Mapper filters includes by their rules before it reads any file: on main, `exists:` is false
+    // (the file is not in the commit), so the pipeline takes nothing and starts. Warden reads a local file
+    // whatever its rules: a file that is not there holds nothing to run (it failed the start with a bare 404).
+    w.commit(
+      "include:\n  - local: .gitlab/ci/local-overrides.yml\n    rules:\n      - if: $CI_COMMIT_BRANCH\n        exists:\n          - .gitlab/ci/local-overrides.yml\n" +
+        "build:\n  script: make\n",
+    );
+    const action = await w.start();
+    expect(action).toMatchObject({ status: "created" });
+    expect(w.sim.pipelines).toHaveLength(1);
+  });
+});
+
+describe("pipeline: what one start costs", () => {
+  it("one include of two files of another project at a protected ref judges that project and ref once, not once per file and again in the walk", async () => {
+    w.sim.repositories.commit(w.templates, { "deploy.yml": "deploy:\n  script: ./deploy.sh\n", "lint.yml": "lint:\n  script: ./lint.sh\n" }, "release");
+    w.commit(`include:\n  - project: ${w.templates.path_with_namespace}\n    ref: release\n    file: [deploy.yml, lint.yml]\nbuild:\n  script: make\n`);
+    const seen: string[] = [];
+    const front = await serve((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !["host", "content-length", "connection", "transfer-encoding"].includes(k)) as [string, string][]);
+      void fetch(new URL(req.url, w.sim.url), { method: req.method, headers, body: req.method === "GET" ? undefined : req.body, redirect: "manual" }).then(async (answer) => {
+        const text = await answer.text();
+        if (answer.headers.get("content-type")?.includes("json")) json(res, answer.status, JSON.parse(text));
+        else res.writeHead(answer.status).end(text);
+      });
+    });
+    const action = await w.start({ apply: false, url: front.url });
+    expect(action).toMatchObject({ status: "planned" });
+    const twice = [...new Set(seen.filter((r, i) => seen.indexOf(r) !== i))];
+    // Each GET answers the same within one start: asking it again costs a request of the hour's budget for nothing.
+    expect(twice).toEqual([]);
   });
 });
