@@ -1,8 +1,9 @@
 /**
  * What the CI-source checks share (ci-sources.ts, ci-walk.ts): their input, how they quote what a CI file
- * names, and how they judge another project's ref an include or a component reads.
+ * names, how they judge another project's ref an include or a component reads, expand the variables
+ * they know, and read a CI file (each once a start).
  */
-import type { CiInclude, GitLabClient, Project } from "../../gitlab/index.ts";
+import { HttpError, readRepositoryFile, type CiInclude, type GitLabClient, type Project } from "../../gitlab/index.ts";
 import { redactThenCut } from "../../redact/index.ts";
 import { isMapping } from "./ci-yaml.ts";
 import { withoutCredentials } from "./ci-config.ts";
@@ -120,4 +121,40 @@ export const rulesVariables = (rules: unknown): string[] => (Array.isArray(rules
 export function pattern(path: string): RegExp {
   const parts = path.split(/(\*\*|\*|\$\{\w+\}|\$\w+)/);
   return new RegExp(`^${parts.map((part, i) => (i % 2 === 0 ? part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : part === "*" ? "[^/]*" : ".*")).join("")}$`);
+}
+
+/** A CI file to read: in the pipeline's project (at the checked commit) or in one a trusted include names (at its ref). */
+export interface FileAt {
+  project: number;
+  /** The project's path, as GitLab's CI Lint names the project whose file included one. */
+  projectPath: string;
+  path: string;
+  ref: string;
+  /** Reached where GitLab's CI Lint may not have (behind `rules:`, or in a child pipeline): it lists nothing it holds. */
+  unlisted: boolean;
+  /** Where the file is if not at `path` (a component's second place). */
+  otherwise?: string;
+}
+
+/** A CI file is text; read up to a policy's size, not more. */
+const MAX_FILE_BYTES = 1_000_000;
+
+/** A file's bytes, undefined where it is not there; a component's from the first of its two places (`templates/name.yml`, `templates/name/template.yml`) that has it. */
+export function readFirst(input: SourcesInput, file: FileAt): Promise<Buffer | undefined> {
+  // Read once a start, however many child pipelines or walks meet it.
+  const key = `${file.project}:${file.ref}:${file.path}`;
+  const known = input.files.get(key);
+  if (known) return known;
+  const reading = (async () => {
+    for (const path of [file.path, ...(file.otherwise ? [file.otherwise] : [])]) {
+      try {
+        return (await readRepositoryFile(input.gitlab, { project: file.project, path, ref: file.ref, maxBytes: MAX_FILE_BYTES }, input.signal)).bytes;
+      } catch (err) {
+        if (!(err instanceof HttpError && err.status === 404)) throw err;
+      }
+    }
+    return undefined;
+  })();
+  input.files.set(key, reading);
+  return reading;
 }

@@ -2,8 +2,8 @@
  * What a pipeline's configuration triggers (each judged as Warden would judge starting it), and the CI
  * files Warden reads itself for what GitLab's static CI Lint cannot show (ci-sources.ts).
  */
-import { HttpError, readRepositoryFile } from "../../gitlab/index.ts";
-import { componentAt, expanded, namesIn, pattern, projectRefProblem, quote, rulesVariables, steeredBy, type SourcesInput } from "./ci-refs.ts";
+import { HttpError } from "../../gitlab/index.ts";
+import { componentAt, expanded, namesIn, pattern, projectRefProblem, quote, readFirst, rulesVariables, steeredBy, type FileAt, type SourcesInput } from "./ci-refs.ts";
 import { deepMerge, isMapping, isUnresolved, readYaml, resolved, Unreadable, unresolvedIn, type Mapping } from "./ci-yaml.ts";
 
 /** The most pipelines deep a trigger is followed: GitLab's own limit on child pipelines is two below the parent. */
@@ -77,23 +77,9 @@ async function childProblem(input: SourcesInput, include: unknown, passed: reado
   return verdict;
 }
 
-/** A CI file to read: in the pipeline's project (at the checked commit) or in one a trusted include names (at its ref). */
-export interface FileAt {
-  project: number;
-  /** The project's path, as GitLab's CI Lint names the project whose file included one. */
-  projectPath: string;
-  path: string;
-  ref: string;
-  /** Reached where GitLab's CI Lint may not have (behind `rules:`, or in a child pipeline): it lists nothing it holds. */
-  unlisted: boolean;
-  /** Where the file is if not at `path` (a component's second place). */
-  otherwise?: string;
-}
 
 /** The most CI files one check reads. */
 const MAX_FILES = 50;
-/** A CI file is text; read up to a policy's size, not more. */
-const MAX_FILE_BYTES = 1_000_000;
 
 /**
  * The include entries of CI files read here, judged as the pipeline will meet them, then what the
@@ -151,25 +137,6 @@ async function load(input: SourcesInput, file: FileAt, allow: string, read: Set<
   return deepMerge(merged, own);
 }
 
-/** A file's bytes, undefined where it is not there; a component's from the first of its two places (`templates/name.yml`, `templates/name/template.yml`) that has it. */
-function readFirst(input: SourcesInput, file: FileAt): Promise<Buffer | undefined> {
-  // Read once a start, however many child pipelines or walks meet it.
-  const key = `${file.project}:${file.ref}:${file.path}`;
-  const known = input.files.get(key);
-  if (known) return known;
-  const reading = (async () => {
-    for (const path of [file.path, ...(file.otherwise ? [file.otherwise] : [])]) {
-      try {
-        return (await readRepositoryFile(input.gitlab, { project: file.project, path, ref: file.ref, maxBytes: MAX_FILE_BYTES }, input.signal)).bytes;
-      } catch (err) {
-        if (!(err instanceof HttpError && err.status === 404)) throw err;
-      }
-    }
-    return undefined;
-  })();
-  input.files.set(key, reading);
-  return reading;
-}
 
 /** A file's (or a trigger's) `include:`: the files to read next, or why the pipeline may not take one of them. */
 async function includesOf(input: SourcesInput, include: unknown, from: FileAt, allow: string): Promise<FileAt[] | string> {
