@@ -6,7 +6,7 @@
  * include or the variables a trigger passes on may come by any of these; read otherwise, they would not
  * be judged.
  */
-import { isScalar, parseAllDocuments, Scalar, visit } from "yaml";
+import { isAlias, isMap, isScalar, isSeq, parseAllDocuments, type Document } from "yaml";
 
 export type Mapping = Record<string, unknown>;
 export const isMapping = (v: unknown): v is Mapping => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -25,26 +25,59 @@ const referenceOf = (v: unknown): string[] | undefined => (typeof v === "string"
 
 /** One CI file's configuration, or why it cannot be read. A file the parser finds errors in is not judged by what was left of it. */
 export function readYaml(text: string): Mapping | Unreadable {
-  const docs = parseAllDocuments(text, { version: "1.1", merge: true, uniqueKeys: false, logLevel: "silent" });
+  // Merge keys are Warden's to read (psychValue), as Psych reads them, not the parser's.
+  const docs = parseAllDocuments(text, { version: "1.1", merge: false, uniqueKeys: false, logLevel: "silent" });
   if (!Array.isArray(docs)) return {};
   const error = docs.flatMap((d) => d.errors)[0];
   if (error) return new Unreadable(error.message.split("\n")[0]!);
-  const first = docs[0]?.toJS({ maxAliasCount: 1000 }) as unknown;
-  const config = docs.length === 2 && isMapping(first) && Object.keys(first).length === 1 && "spec" in first ? docs[1]! : docs.length === 1 ? docs[0]! : undefined;
-  if (config === undefined) return new Unreadable(`${docs.length} YAML documents, where GitLab reads one (or a spec: header and one)`);
-  // Each `!reference [a, b]` kept as a marker, resolved once the pipeline's files are merged (resolved()).
-  let unreadable = false;
-  visit(config, {
-    Seq(_, node) {
-      if (node.tag !== "!reference") return undefined;
-      if (node.items.length > 0 && node.items.every(isScalar)) return new Scalar(REFERENCE + JSON.stringify(node.items.map((i) => String(i.value))));
-      unreadable = true;
-      return visit.BREAK;
-    },
-  });
-  if (unreadable) return new Unreadable("a !reference that is not a list of names");
-  const value = plainKeys(config.toJS({ maxAliasCount: 1000 }));
-  return isMapping(value) ? value : {};
+  try {
+    const values = docs.map((doc) => psychValue(doc.contents, doc, { values: 0 }, 0));
+    const [first] = values;
+    const config = values.length === 2 && isMapping(first) && Object.keys(first).length === 1 && "spec" in first ? values[1] : values.length === 1 ? first : undefined;
+    if (config === undefined) return new Unreadable(`${docs.length} YAML documents, where GitLab reads one (or a spec: header and one)`);
+    const value = plainKeys(config);
+    return isMapping(value) ? value : {};
+  } catch (err) {
+    return new Unreadable((err as Error).message);
+  }
+}
+
+const STR = "tag:yaml.org,2002:str";
+
+/**
+ * A node's value as Psych builds it. A merge key is any `<<` not tagged `!!str`, quoted too; its mapping
+ * (or, of a sequence of them, the first to name a key) overwrites what the mapping set before it, and what
+ * comes after overwrites it; a key written twice takes its last value. A `!reference [a, b]` becomes a
+ * marker, resolved once the pipeline's files are merged (resolved()). Aliases are expanded as they are
+ * met, within the same bound on values a resolved configuration has.
+ */
+function psychValue(node: unknown, doc: Document, budget: { values: number }, depth: number): unknown {
+  if (++budget.values > MAX_VALUES || depth > 200) throw new Error(`more than ${MAX_VALUES} values once its aliases are expanded, or nested too deep`);
+  if (isAlias(node)) return psychValue(node.resolve(doc), doc, budget, depth + 1);
+  if (isSeq(node)) {
+    if (node.tag === "!reference") {
+      if (node.items.length > 0 && node.items.every(isScalar)) return REFERENCE + JSON.stringify(node.items.map((i) => String(i.value)));
+      throw new Error("a !reference that is not a list of names");
+    }
+    return node.items.map((item) => psychValue(item, doc, budget, depth + 1));
+  }
+  if (isMap(node)) {
+    const out: Mapping = {};
+    for (const pair of node.items) {
+      // The parser gives a plain `<<` as its merge symbol, a quoted one as the string: Psych merges both, not `!!str <<`.
+      const merge = isScalar(pair.key) && (typeof pair.key.value === "symbol" || pair.key.value === "<<") && pair.key.tag !== STR;
+      const key = isScalar(pair.key) ? String(pair.key.value) : JSON.stringify(psychValue(pair.key, doc, budget, depth + 1));
+      const value = psychValue(pair.value, doc, budget, depth + 1);
+      if (merge) {
+        for (const merged of (Array.isArray(value) ? [...value].reverse() : [value]).filter(isMapping)) Object.assign(out, merged);
+      } else {
+        delete out[key];
+        out[key] = value;
+      }
+    }
+    return out;
+  }
+  return isScalar(node) ? node.toJS(doc) : null;
 }
 
 /** A YAML document with Ruby's symbol keys (`:job`, as GitLab's merged_yaml writes them) read as written. */

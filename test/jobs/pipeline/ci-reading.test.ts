@@ -1,7 +1,9 @@
 /**
  * How GitLab versions answer the CI Lint, how GitLab reads the CI files Warden reads itself (YAML 1.1,
  * `<<` merges, `spec:` headers, `!reference`, `extends:`), what a trigger passes on, and what the check
- * costs: the rest of what a pipeline's CI file includes and triggers (ci-sources.test.ts).
+ * costs: the rest of what a pipeline's CI file includes and triggers (ci-sources.test.ts). Merge keys are
+ * read as GitLab's Psych reads them (the seventh CI-sources review): any `<<` not tagged `!!str`, quoted
+ * too, merged over what the mapping set before it.
  */
 import { describe, expect, it } from "vitest";
 import { runPipeline } from "../../../lib/jobs/index.ts";
@@ -174,5 +176,33 @@ describe("pipeline: the files Warden reads itself, read as GitLab reads them", (
     w.commit(`deploy:\n  trigger:\n    project: ${w.others[0]!.path_with_namespace}\n    branch: $CI_COMMIT_REF_NAME\n`);
     expect(w.others[0]!.default_branch).toBe("main");
     expect(await w.start({ extra: otherRule() })).toMatchObject({ status: "created" });
+  });
+});
+
+const parent = "child:\n  trigger:\n    include: ci/child.yml\n";
+
+describe("pipeline: merge keys as Psych reads them (a quoted `<<` merges, and overwrites what came before)", () => {
+  it("a quoted \"<<\" key (Psych merges it) that brings a trigger of a project no rule allows is refused", async () => {
+    const child = `deploy:\n  "<<":\n    trigger:\n      project: ${w.payroll.path_with_namespace}\n`;
+    w.commit(parent, { "ci/child.yml": child });
+    const action = await w.start();
+    expect(action, "Psych reads deploy as { trigger: { project: payroll } }").toMatchObject({ status: "refused" });
+    expect(w.sim.pipelines).toEqual([]);
+  });
+
+  it("a `<<` written after the job's own trigger (Psych's merge! overwrites it) is judged as GitLab reads it", async () => {
+    const child = `deploy:\n  trigger:\n    include: ci/empty.yml\n  <<: { trigger: { project: ${w.payroll.path_with_namespace} } }\n`;
+    w.commit(parent, { "ci/child.yml": child, "ci/empty.yml": "build:\n  script: make\n" });
+    const action = await w.start();
+    expect(action, "Psych reads deploy's trigger as payroll's; a reader keeping the key set before it, as ci/empty.yml").toMatchObject({ status: "refused" });
+    expect(w.sim.pipelines).toEqual([]);
+  });
+
+  it("a top-level quoted \"<<\" that brings an include of another project's branch Developers push to is refused", async () => {
+    const child = `"<<":\n  include:\n    - project: ${w.templates.path_with_namespace}\n      ref: main\n      file: deploy.yml\nbuild:\n  script: make\n`;
+    w.commit(parent, { "ci/child.yml": child });
+    const action = await w.start();
+    expect(action, "Psych reads the child file's include: templates@main, which its Developers write").toMatchObject({ status: "refused" });
+    expect(w.sim.pipelines).toEqual([]);
   });
 });
