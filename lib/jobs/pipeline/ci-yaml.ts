@@ -1,8 +1,9 @@
 /**
  * CI configuration read as GitLab reads it, for the files Warden reads itself (ci-walk.ts): Psych's YAML
- * 1.1 (`yes` is true, `<<` merge keys merged, a key written twice taken last), a file with inputs as its
- * `spec:` header and the configuration after `---`, then `!reference` tags and `extends:` resolved over
- * the whole configuration of a pipeline, as GitLab resolves them before it makes any job. A trigger, an
+ * 1.1 (`yes` is true, `<<` merge keys merged as Psych merges them, a key written twice taken last), a
+ * file with inputs as its `spec:` header and the configuration after `---`, then `extends:` and
+ * `!reference` tags resolved, in that order, over the whole configuration of a pipeline, as GitLab
+ * resolves them before it makes any job. A trigger, an
  * include or the variables a trigger passes on may come by any of these; read otherwise, they would not
  * be judged.
  */
