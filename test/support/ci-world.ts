@@ -1,26 +1,26 @@
 /**
- * The CI-sources tests' world (test/jobs/pipeline/ci-*.test.ts): a GitLab simulator per test with an allowed
- * project (acme/platform/…, `main` protected from Developers), a shared CI-templates project outside the
- * rule (`main` any of its Developers pushes to, `release` only Maintainers), a project no rule allows, and
- * three more whose default branch is protected, for rules of their own; and a front that answers the CI
- * Lint as older or newer GitLab versions do.
+ * The CI-sources tests' world (test/jobs/pipeline/ci-*.test.ts): the pipeline tests' (pipeline-world.ts:
+ * a GitLab simulator per test, an allowed project acme/platform/… whose `main` Developers cannot
+ * change), with a shared CI-templates project outside the rule (`main` any of its Developers pushes to,
+ * `release` only Maintainers), a project no rule allows, and three more whose default branch is
+ * protected, for rules of their own; and a front (spec.ts startProxy) that answers the CI Lint as older
+ * or newer GitLab versions do.
  */
-import { afterEach, beforeEach } from "vitest";
-import { GitLabClient } from "../../lib/gitlab/index.ts";
-import { RateLimiterRegistry } from "../../lib/http/index.ts";
+import { beforeEach } from "vitest";
 import { runPipeline } from "../../lib/jobs/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
+import type { SimProject } from "../../sim/gitlab/index.ts";
+import { pipelineWorld } from "./pipeline-world.ts";
 import { validated } from "./report.ts";
-import { json, serve } from "./server.ts";
+import { afterTest } from "./cleanup.ts";
+import { startProxy } from "./spec.ts";
 
 export function ciWorld() {
   const policy = (extra = "") =>
     parsePolicy(`version: 1\npipelines:\n  allow:\n    - project: "acme/platform/**"\n      refs: ["main"]\n      variables: ["DEPLOY_ENV"]\n${extra}`, "test.yaml");
 
-  let sim: GitLabSim;
-  /** The allowed project: `main` protected, only Maintainers push or merge. */
-  let platform: SimProject;
+  /** The simulator, and the allowed project: `main` protected, only Maintainers push or merge. */
+  const base = pipelineWorld();
   /** A shared CI-templates project outside the rule: `main` any of its Developers pushes to, `release` only Maintainers. */
   let templates: SimProject;
   /** A project the policy allows no pipeline in. */
@@ -29,10 +29,8 @@ export function ciWorld() {
   let others: SimProject[];
   let templatesCommit: string;
 
-  beforeEach(async () => {
-    sim = await startGitLabSim({ dataset: generateOrganisation({ projects: 200, seed: 3 }).dataset });
-    platform = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
-    platform.protected_branches = ["main"];
+  beforeEach(() => {
+    const { sim } = base;
     const outside = sim.dataset.projects.filter((p) => !p.path_with_namespace.startsWith("acme/platform/"));
     [templates, payroll] = [outside[0]!, outside[1]!];
     others = outside.slice(2, 5);
@@ -43,22 +41,18 @@ export function ciWorld() {
     templatesCommit = sim.repositories.commit(templates, files);
     sim.repositories.commit(templates, files, "release");
   });
-  afterEach(() => sim.close());
 
   /** A Maintainer's CI file (and other files) on a project's default branch: platform's protected main, unless named. */
   function commitTo(project: SimProject, ci: string, files: Record<string, string> = {}): void {
-    sim.repositories.commit(project, { ".gitlab-ci.yml": ci, ...files });
+    base.sim.repositories.commit(project, { ".gitlab-ci.yml": ci, ...files });
   }
-  const commit = (ci: string, files: Record<string, string> = {}) => commitTo(platform, ci, files);
-
-  const client = (url = sim.url) => new GitLabClient({ url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
+  const commit = (ci: string, files: Record<string, string> = {}) => commitTo(base.platform, ci, files);
+  const client = (url?: string) => base.gitlab(url);
 
   async function start(opts: { variables?: { key: string; value: string }[]; apply?: boolean; extra?: string; url?: string } = {}) {
-    const report = await validated(runPipeline({ gitlab: client(opts.url), policy: policy(opts.extra), project: platform.path_with_namespace, ref: "main", variables: opts.variables ?? [], apply: opts.apply ?? true }));
+    const report = await validated(runPipeline({ gitlab: client(opts.url), policy: policy(opts.extra), project: base.platform.path_with_namespace, ref: "main", variables: opts.variables ?? [], apply: opts.apply ?? true }));
     return report.actions[0]!;
   }
-
-  const HOP = new Set(["content-length", "transfer-encoding", "connection", "content-encoding", "keep-alive"]);
 
   /**
    * A GitLab version in front of the simulator, for what the simulator's CI Lint does not do as GitLab does.
@@ -68,34 +62,25 @@ export function ciWorld() {
    * declares neither; Grape drops undeclared parameters and the lint reads the default branch's head.
    */
   async function gitlabVersion(version: "since-content-ref" | "before-sha") {
-    return serve((req, res) => {
-      const url = new URL(req.url, "http://x");
-      const lint = req.method === "GET" && url.pathname.endsWith("/ci/lint");
-      if (lint && version === "since-content-ref" && url.searchParams.has("sha") && url.searchParams.has("content_ref")) {
-        json(res, 400, { error: "sha, content_ref are mutually exclusive" });
-        return;
-      }
-      if (lint && version === "before-sha") for (const name of ["sha", "content_ref"]) url.searchParams.delete(name);
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== "host" && !HOP.has(k)) as [string, string][]);
-      const body = req.method === "GET" || req.method === "HEAD" ? undefined : req.body;
-      void fetch(new URL(url.pathname + url.search, sim.url), { method: req.method, headers, body, redirect: "manual" }).then(async (answer) => {
-        const text = await answer.text();
-        const out: Record<string, string> = {};
-        answer.headers.forEach((v, k) => (HOP.has(k) ? undefined : (out[k] = v)));
-        res.writeHead(answer.status, out);
-        res.end(text);
-      });
+    const front = await startProxy({
+      target: base.sim.url,
+      forward: (path, method) => {
+        const url = new URL(path, "http://x");
+        if (method !== "GET" || !url.pathname.endsWith("/ci/lint")) return path;
+        if (version === "since-content-ref" && url.searchParams.has("sha") && url.searchParams.has("content_ref")) return { status: 400, body: JSON.stringify({ error: "sha, content_ref are mutually exclusive" }) };
+        if (version === "before-sha") for (const name of ["sha", "content_ref"]) url.searchParams.delete(name);
+        return url.pathname + url.search;
+      },
     });
+    return afterTest.add(front);
   }
-
-
 
   return {
     get sim() {
-      return sim;
+      return base.sim;
     },
     get platform() {
-      return platform;
+      return base.platform;
     },
     get templates() {
       return templates;

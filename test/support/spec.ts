@@ -78,6 +78,20 @@ export interface ProxyOptions {
   decodePath?: boolean;
   /** Edits response headers (lower-case names) after the prefix rewrite; `target` is the request's path and query as received. */
   rewrite?: (headers: Record<string, string>, target: string) => void;
+  /**
+   * What the proxy sends upstream for a request's path and query (after the prefix is stripped): another
+   * path (a parameter dropped, say), or an answer of its own that never reaches upstream.
+   */
+  forward?: (path: string, method: string) => string | ProxyAnswer;
+  /** An answer in place of upstream's (`status`: upstream's), after upstream has done the request; undefined keeps upstream's. */
+  answer?: (upstream: ProxyAnswer, target: string, method: string) => ProxyAnswer | undefined;
+}
+
+/** An answer the proxy sends: its status, content type and body. */
+export interface ProxyAnswer {
+  status: number;
+  contentType?: string;
+  body: string;
 }
 
 export interface Proxy {
@@ -110,6 +124,13 @@ export async function startProxy(opts: ProxyOptions): Promise<Proxy> {
         const q = path.indexOf("?");
         path = q < 0 ? decodeURIComponent(path) : decodeURIComponent(path.slice(0, q)) + path.slice(q);
       }
+      const method = req.method ?? "GET";
+      const forwarded = opts.forward?.(path, method) ?? path;
+      if (typeof forwarded !== "string") {
+        res.writeHead(forwarded.status, { "content-type": forwarded.contentType ?? "application/json" }).end(forwarded.body);
+        return;
+      }
+      path = forwarded;
       const body = Buffer.concat(chunks);
       const headers: OutgoingHttpHeaders = {};
       for (const [k, v] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(k) && v !== undefined) headers[k] = v;
@@ -128,7 +149,10 @@ export async function startProxy(opts: ProxyOptions): Promise<Proxy> {
             if (out[name]) out[name] = out[name].split(opts.target).join(origin + prefix);
           }
           opts.rewrite?.(out, received);
-          res.writeHead(up.statusCode ?? 502, out).end(Buffer.concat(parts));
+          const upstream: ProxyAnswer = { status: up.statusCode ?? 502, ...(out["content-type"] !== undefined && { contentType: out["content-type"] }), body: Buffer.concat(parts).toString("utf8") };
+          const own = opts.answer?.(upstream, received, method);
+          if (own === undefined) res.writeHead(upstream.status, out).end(Buffer.concat(parts));
+          else res.writeHead(own.status, { ...out, "content-type": own.contentType ?? "application/json" }).end(own.body);
         });
       };
       let upstream: ClientRequest;

@@ -11,7 +11,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { ciWorld } from "../../support/ci-world.ts";
-import { json, serve } from "../../support/server.ts";
+import { afterTest } from "../../support/cleanup.ts";
+import { startProxy } from "../../support/spec.ts";
 
 const w = ciWorld();
 const otherRule = () => `    - project: "${w.others[0]!.path_with_namespace}"\n      refs: ["${w.others[0]!.default_branch}"]\n`;
@@ -148,28 +149,19 @@ describe("pipeline: what the check costs", () => {
   });
 });
 
-const HOP = new Set(["content-length", "transfer-encoding", "connection", "content-encoding", "keep-alive", "host"]);
-
 /**
  * GitLab with the project CI/CD variable SHARED_CI_PROJECT set (the simulator has no CI/CD variables): its
  * CI Lint expands the variable in `include:`. Played by linting a commit where it is written out, and
  * answering with the commit asked for.
  */
 async function gitlabWithVariable(asked: () => string, written: () => string) {
-  return serve((req, res) => {
-    const url = new URL(req.url, "http://x");
-    const lint = req.method === "GET" && url.pathname.endsWith("/ci/lint");
-    if (lint && url.searchParams.get("sha") === asked()) url.searchParams.set("sha", written());
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !HOP.has(k)) as [string, string][]);
-    void fetch(new URL(url.pathname + url.search, w.sim.url), { method: req.method, headers, body: req.method === "GET" ? undefined : req.body, redirect: "manual" }).then(async (answer) => {
-      let text = await answer.text();
-      if (lint) text = text.split(written()).join(asked());
-      const out: Record<string, string> = {};
-      answer.headers.forEach((v, k) => (HOP.has(k) ? undefined : (out[k] = v)));
-      res.writeHead(answer.status, out);
-      res.end(text);
-    });
+  const isLint = (target: string, method: string) => method === "GET" && new URL(target, "http://x").pathname.endsWith("/ci/lint");
+  const front = await startProxy({
+    target: w.sim.url,
+    forward: (path, method) => (isLint(path, method) ? path.replace(`sha=${asked()}`, `sha=${written()}`) : path),
+    answer: (upstream, target, method) => (isLint(target, method) ? { ...upstream, body: upstream.body.split(written()).join(asked()) } : undefined),
   });
+  return afterTest.add(front);
 }
 
 describe("pipeline: another project's file named by a variable the lint expands", () => {
@@ -219,18 +211,11 @@ describe("pipeline: what one start costs", () => {
   it("one include of two files of another project at a protected ref judges that project and ref once, not once per file and again in the walk", async () => {
     w.sim.repositories.commit(w.templates, { "deploy.yml": "deploy:\n  script: ./deploy.sh\n", "lint.yml": "lint:\n  script: ./lint.sh\n" }, "release");
     w.commit(`include:\n  - project: ${w.templates.path_with_namespace}\n    ref: release\n    file: [deploy.yml, lint.yml]\nbuild:\n  script: make\n`);
-    const seen: string[] = [];
-    const front = await serve((req, res) => {
-      seen.push(`${req.method} ${req.url}`);
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !["host", "content-length", "connection", "transfer-encoding"].includes(k)) as [string, string][]);
-      void fetch(new URL(req.url, w.sim.url), { method: req.method, headers, body: req.method === "GET" ? undefined : req.body, redirect: "manual" }).then(async (answer) => {
-        const text = await answer.text();
-        if (answer.headers.get("content-type")?.includes("json")) json(res, answer.status, JSON.parse(text));
-        else res.writeHead(answer.status).end(text);
-      });
-    });
+    const front = afterTest.add(await startProxy({ target: w.sim.url }));
     const action = await w.start({ apply: false, url: front.url });
     expect(action).toMatchObject({ status: "planned" });
+    const seen = front.requests.map((r) => `${r.method} ${r.url}`);
+    expect(seen.filter((r) => r.includes("/repository/branches/")).length, "the start judged templates' release through the front").toBeGreaterThan(0);
     const twice = [...new Set(seen.filter((r, i) => seen.indexOf(r) !== i))];
     // Each GET answers the same within one start: asking it again costs a request of the hour's budget for nothing.
     expect(twice).toEqual([]);

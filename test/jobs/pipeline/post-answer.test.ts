@@ -5,40 +5,28 @@
  * again, a second pipeline; a 2xx is GitLab saying it did it, so the start is `unknown` (check before
  * retrying), as a lost answer or a 5xx is (lib/http/errors.ts mayHaveBeenMade).
  *
- * The simulator answers JSON only (its `rewrite` fault edits JSON), so a loopback reverse proxy in front
- * of it performs the POST and replaces the answer's body.
+ * The simulator answers JSON only (its `rewrite` fault edits JSON), so the suite's reverse proxy in front
+ * of it (test/support/spec.ts startProxy) passes the POST on and replaces the answer's body.
  */
 import { describe, expect, it } from "vitest";
 import { exitCode, runPipeline } from "../../../lib/jobs/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { pipelineWorld } from "../../support/pipeline-world.ts";
 import { validated } from "../../support/report.ts";
-import { serve } from "../../support/server.ts";
+import { afterTest } from "../../support/cleanup.ts";
+import { startProxy, type ProxyAnswer } from "../../support/spec.ts";
 
 const POLICY = parsePolicy(`version: 1\npipelines:\n  allow:\n    - project: "acme/platform/**"\n      refs: ["main"]\n`, "test.yaml");
 
 const world = pipelineWorld();
 
-const HOP = new Set(["content-length", "transfer-encoding", "connection", "content-encoding", "keep-alive"]);
-
 /** A reverse proxy to the simulator that forwards everything, and answers the pipeline POST, once GitLab has made it, with `replace`. */
-async function proxy(replace: { status: number; contentType: string; body: string }) {
-  return serve((req, res) => {
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== "host" && !HOP.has(k)) as [string, string][]);
-    const body = req.method === "GET" || req.method === "HEAD" ? undefined : req.body;
-    void fetch(new URL(req.url, world.sim.url), { method: req.method, headers, body, redirect: "manual" }).then(async (answer) => {
-      const text = await answer.text();
-      if (req.method === "POST" && /\/pipeline$/.test(new URL(req.url, "http://x").pathname) && answer.ok) {
-        res.writeHead(replace.status, { "content-type": replace.contentType });
-        res.end(replace.body);
-        return;
-      }
-      const out: Record<string, string> = {};
-      answer.headers.forEach((v, k) => (HOP.has(k) ? undefined : (out[k] = v)));
-      res.writeHead(answer.status, out);
-      res.end(text);
-    });
+async function proxy(replace: ProxyAnswer) {
+  const front = await startProxy({
+    target: world.sim.url,
+    answer: (upstream, target, method) => (method === "POST" && /\/pipeline$/.test(new URL(target, "http://x").pathname) && upstream.status < 300 ? replace : undefined),
   });
+  return afterTest.add(front);
 }
 
 describe("pipeline: a 2xx answer to the pipeline POST that is not the pipeline's JSON", () => {
