@@ -5,7 +5,8 @@
  * only, and a report of what would start. A pipeline POST is not idempotent, so an answer that leaves
  * it unclear whether GitLab started one is reported as unknown, never retried into a second pipeline.
  * GitLab takes a ref name, not a commit: a pipeline that runs another commit than the one checked
- * (the ref moved in between) is cancelled and reported.
+ * (the ref moved in between) is cancelled and reported. What the ref's CI file includes and triggers
+ * is judged too (ci-sources.ts): whoever writes those runs code with Warden's identity as well.
  */
 import { mayHaveBeenMade, type GitLabClient, type Pipeline, type Project } from "../../gitlab/index.ts";
 import { evaluatePipeline, type Policy } from "../../policy/index.ts";
@@ -93,13 +94,6 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineReport
 
 type Checked = { allowed: true; rule: string; project: Project; ref: FoundRef } | { allowed: false; reason: string; project?: Project; ref?: FoundRef };
 
-/**
- * Every check a start must pass, reads only. What the request itself names is refused before any
- * call; then the project GitLab really resolves it to is judged, so an old path (301 after a rename
- * or transfer) cannot borrow another's rule; last, the ref must be a branch or tag of that project,
- * protected unless the rule says otherwise, whose CI file the project takes from the ref itself
- * (ci-config.ts), with a known commit to compare the pipeline's with.
- */
 /** The most pipelines elsewhere one start's configurations trigger that are judged (GitLab's own limit of a pipeline's downstream pipelines is far above). */
 const MAX_DOWNSTREAM = 20;
 
@@ -110,6 +104,14 @@ interface Judged {
   judging: Set<string>;
 }
 
+/**
+ * Every check a start must pass, reads only. What the request itself names is refused before any
+ * call; then the project GitLab really resolves it to is judged, so an old path (301 after a rename
+ * or transfer) cannot borrow another's rule; then the ref must be a branch or tag of that project,
+ * protected unless the rule says otherwise, whose CI file the project takes from the ref itself
+ * (ci-config.ts), with a known commit to compare the pipeline's with; last, what that CI file includes
+ * and triggers (ci-sources.ts), each pipeline it starts elsewhere judged by these same checks.
+ */
 async function check(opts: PipelineOptions, depth = 0, judged: Judged = { verdicts: new Map(), judging: new Set() }): Promise<Checked> {
   const { gitlab, policy, project: asked, ref, variables, signal } = opts;
   const judge = (projectPath: string) => evaluatePipeline(policy, { projectPath, ref, variables });
