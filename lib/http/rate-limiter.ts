@@ -14,6 +14,7 @@
  */
 import { createHash } from "node:crypto";
 import { AdaptiveConcurrency } from "./concurrency.ts";
+import { rateLimitResetAt } from "./retry-delay.ts";
 import { sleep } from "./sleep.ts";
 
 /** The longest wait a server may ask for (RetryOptions.maxServerWaitMs); GitLab asks for 60–900 s. */
@@ -115,7 +116,7 @@ export class RateLimiter {
     // "unlimited", a fraction) is no budget, not a divisor of the time left.
     const remaining = count(headers["ratelimit-remaining"]);
     const limit = count(headers["ratelimit-limit"]);
-    const resetAt = count(headers["ratelimit-reset"]) * 1000;
+    const resetAt = rateLimitResetAt(count(headers["ratelimit-reset"]), this.now());
     // A window ending further ahead than a server may make us wait holds nothing back: "0 left until
     // next hour" (or the year 5138) would otherwise hold the route's requests that long, unbounded.
     if (!Number.isFinite(remaining) || !Number.isFinite(limit) || !Number.isFinite(resetAt) || resetAt - this.now() > this.maxServerWaitMs) {
@@ -123,9 +124,10 @@ export class RateLimiter {
       if (probe && status !== 429) state.budget = undefined;
       return;
     }
-    // Answers arrive out of order: within one window the lowest count is the freshest.
-    const sameWindow = state.budget?.resetAt === resetAt && state.budget.limit === limit;
-    state.budget = { remaining: sameWindow ? Math.min(remaining, state.budget!.remaining) : remaining, limit, resetAt };
+    // Answers arrive out of order: within one window the lowest count is the freshest. A window's end
+    // written as seconds to go is known to a second only, so ends less than a second apart are one window.
+    const sameWindow = state.budget !== undefined && Math.abs(state.budget.resetAt - resetAt) < 1000 && state.budget.limit === limit;
+    state.budget = { remaining: sameWindow ? Math.min(remaining, state.budget!.remaining) : remaining, limit, resetAt: sameWindow ? Math.max(resetAt, state.budget!.resetAt) : resetAt };
   }
 
   /** A request's answer (or failure) is in: `route` has one fewer in flight. */

@@ -30,12 +30,18 @@ export function serverDelay(headers: Record<string, string>, now: number, opts: 
     if (!Number.isNaN(at)) return { ms: Math.max(0, at - now), header: "Retry-After" };
   }
   const reset = opts.rateLimitReset === false ? undefined : headers["ratelimit-reset"]?.trim();
-  if (reset && /^\d+$/.test(reset)) {
-    const value = Number(reset);
-    // Below 1e9 it cannot be a Unix time of this century: the IETF draft's delta-seconds form.
-    return { ms: Math.max(0, value < 1e9 ? value * 1000 : value * 1000 - now), header: "RateLimit-Reset" };
-  }
+  if (reset && /^\d+$/.test(reset)) return { ms: Math.max(0, rateLimitResetAt(Number(reset), now) - now), header: "RateLimit-Reset" };
   return undefined;
+}
+
+/**
+ * When a `RateLimit-Reset` of `value` seconds says the window ends (ms): GitLab writes a Unix time; a
+ * gateway in front of it (Kong, express-rate-limit) the IETF draft's seconds to go. Below 1e9 it cannot
+ * be a Unix time of this century, so it is the seconds to go. The one reading of the header, for the
+ * wait after a 429 and for the budget every answer shows (rate-limiter.ts).
+ */
+export function rateLimitResetAt(value: number, now: number): number {
+  return value < 1e9 ? now + value * 1000 : value * 1000;
 }
 
 /** Full jitter (AWS architecture blog): uniform in [0, min(cap, base·2^attempt)]. */

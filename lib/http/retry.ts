@@ -100,6 +100,13 @@ export function retryLayer(
   const random = opts.random ?? Math.random;
   const now = opts.now ?? Date.now;
   const service = waits.service;
+  /**
+   * Routes on which a request gave up on 429s (refused until its budget ran out, or asked to wait past the
+   * ceiling), with what it met. Until the route answers otherwise, a 429 there ends a request at once:
+   * each would spend a budget of its own, and a run reading a detail per group, one budget (20 minutes)
+   * for every batch of groups in flight, for hours, before its report.
+   */
+  const refusedRoutes = new Map<string, string>();
 
   return (next) => async (req) => {
     const started = now();
@@ -119,6 +126,7 @@ export function retryLayer(
         res = await next({ ...req, attempt: attempt + 1, retryAfterTimeoutMs: timeoutRetry ? Math.min(cap, base * 2 ** failures) : undefined });
         // A redirect is not yet the service answering: one to another origin is refused, and on first contact that is the address to fix.
         if (res.status < 300 || res.status >= 400) contact.answered = true;
+        if (res.status !== 429) refusedRoutes.delete(req.route);
         decision = decide(req, res, failures);
       } catch (err) {
         // An answer that is not what the API sends is an answer all the same: the address reaches a server.
@@ -137,8 +145,11 @@ export function retryLayer(
       // A 429 was refused before anything happened; a 5xx or a lost connection may follow a change made.
       if (res ? res.status >= 500 : reached) mayHaveApplied = true;
       const refused = res?.status === 429;
-      if (res && ((!refused && failures >= maxRetries) || decision.waitMs > maxServerWait || now() - started + decision.waitMs > budget)) {
-        throw httpError(req, res, redactor, giveUpDetail(decision.waitMs, attempt + 1, !refused && failures >= maxRetries));
+      const refusedBefore = refused ? refusedRoutes.get(req.route) : undefined;
+      if (res && (refusedBefore !== undefined || (!refused && failures >= maxRetries) || decision.waitMs > maxServerWait || now() - started + decision.waitMs > budget)) {
+        const detail = refusedBefore ?? giveUpDetail(decision.waitMs, attempt + 1, !refused && failures >= maxRetries);
+        if (refused && refusedBefore === undefined) refusedRoutes.set(req.route, `not retried: an earlier request to ${req.route} met 429s until it gave up (${detail}), and the route has answered nothing else since`);
+        throw httpError(req, res, redactor, detail);
       }
       if (!refused) failures++;
       // The budget is shared on the server: hold back every request to this origin, not only this one.

@@ -25,7 +25,8 @@ type Item = { id: number | string };
 const JSON_ACCEPT = { accept: "application/json" };
 
 export function gitlabOffset<T extends Item>(req: GitLabListRequest): Strategy<T> {
-  const first = firstUrl(req, { per_page: String(req.perPage ?? 100) });
+  const perPage = req.perPage ?? 100;
+  const first = firstUrl(req, { per_page: String(perPage) });
   return {
     name: "gitlab-offset",
     route: req.route,
@@ -40,6 +41,13 @@ export function gitlabOffset<T extends Item>(req: GitLabListRequest): Strategy<T
       // x-next-page is only a fallback: the spec says follow Link, and never build URLs where one is given.
       let next = page.next;
       const nextPage = headers["x-next-page"]?.trim() ?? "";
+      // GitLab writes Link on every offset page (rel="first" at the least). A full page with neither it nor
+      // X-Next-Page came through something that dropped them (a proxy passing an allowlist of headers): taken
+      // for the last page, it would pass each listing's first page off as all of it. (A shorter page is the
+      // last one whatever its headers say: offset pages are full but for the last.)
+      if (next === null && !headers["link"] && headers["x-next-page"] === undefined && page.items.length >= perPage) {
+        throw new PagingError(`${req.route}: the page came without GitLab's paging headers (no Link, no X-Next-Page; a proxy dropping them?), so whether more pages follow is unknown; stopping instead of ending the listing early`);
+      }
       if (next === null && nextPage !== "" && headers["link"]) {
         // The headers disagree: ending here would pass a partial listing off as complete.
         throw new PagingError(`${req.route}: X-Next-Page names a next page but Link has no rel="next"; stopping instead of ending the listing early`);
