@@ -41,11 +41,12 @@ function separateLines(out: TextOut): TextOut {
 /**
  * The one output point: every text the CLI writes (report, errors, progress, audit lines) passes
  * lib/redact here. The credentials in the environment are registered first, before the policy or
- * anything else is read, so that even an error quoting a file or a server's answer is masked.
+ * anything else is read, so that even an error quoting a file or a server's answer is masked. Not
+ * WARDEN_PLAN_KEY: Warden never sends or writes it, and a key a person typed, registered, would make
+ * every name Warden quotes a test of a guess of it (a plan whose policy holds it is not written: plan-file.ts).
  */
 export function redactedIO(io: CliIO): CliIO {
   for (const { credentialVariable } of Object.values(SERVICES)) registerSecret(io.env[credentialVariable]);
-  registerSecret(io.env["WARDEN_PLAN_KEY"]);
   registerSecret(io.env[PIPELINE_TOKEN_VARIABLE]);
   // A terminal that says it takes no escape sequences (TERM=dumb: Emacs' shell, some IDE consoles and CI ptys) is
   // written to as a file is, no colour and no redrawn line, as Node's own hasColors() and git take it.

@@ -62,6 +62,9 @@ export interface PlanInput {
 }
 
 export function planFile({ removals, policy, gitlabUrl, createdAt, wardenVersion, unmatchedRules, key }: PlanInput): PlanFile {
+  // The key is not registered with lib/redact (a key a person typed would turn every name quoted into a test
+  // of a guess), so writePlanFile's check would not find it: a plan holding it would let its readers sign.
+  if (key !== undefined && policy.text.includes(key)) throw new PlanFileError("no plan was written: the policy's text holds WARDEN_PLAN_KEY; remove it from the policy, and plan again");
   const content = {
     format: PLAN_FORMAT,
     formatVersion: PLAN_FORMAT_VERSION,

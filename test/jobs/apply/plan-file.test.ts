@@ -106,4 +106,11 @@ describe("the plan file", () => {
     expect(() => writePlanFile(join(dir, "plan.json"), make({ policy: leaky }))).toThrow(/nothing was written to .*plan\.json: the plan would hold a credential, or something shaped like one, in the policy.s text/);
     expect(readdirSync(dir)).toEqual([]);
   });
+
+  it("is not made from a policy whose text holds the plan key, which lib/redact does not know (a key a person typed, registered, would be an oracle)", () => {
+    const key = "a-plan-key-of-at-least-32-characters-0001";
+    const holding = parsePolicy(`${standardPolicy()}# plan key ${key}\n`, "/repo/warden.yaml");
+    expect(() => make({ policy: holding, key })).toThrow(new PlanFileError("no plan was written: the policy's text holds WARDEN_PLAN_KEY; remove it from the policy, and plan again"));
+    expect(make({ key }).signature).toMatch(/^hmac-sha256:/);
+  });
 });
