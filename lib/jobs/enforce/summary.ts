@@ -1,6 +1,6 @@
 /** What enforce counts and reports, its options and defaults: shared by the job, its slices and its view. */
 import type { GitLabClient, GroupShare, RequestCounts } from "../../gitlab/index.ts";
-import type { ClosedNotice, NoticeSummary } from "../notices/index.ts";
+import type { NoticesReport, NoticeSummary } from "../notices/index.ts";
 import type { Policy, RuleCounts, ShareVerdict } from "../../policy/index.ts";
 import type { PolicyComparison } from "../shares/comparison.ts";
 import type { RemovalCounts, ShareKindName, ShareRemoval, Subject } from "../shares/plan.ts";
@@ -44,7 +44,7 @@ export type EnforceReport = Report<ShareRemoval, EnforceSummary> & {
   missedByEvents?: MissedByEvents;
   eventDelivery?: EventDelivery;
   /** The notices project, and its notices this run closed (or would close) for a reason other than their share's removal. */
-  notices?: { project: string; closed: ClosedNotice[] };
+  notices?: NoticesReport;
   /** Only when a target by id (an event's subject) could not be read: each left out of the run (examine/targets.ts). */
   unreadTargets?: UnreadTarget[];
   /** Only when GitLab failed to answer for a part of the scope (examine/unexamined.ts): each not examined, while the rest was, and its strays removed. */

@@ -35,6 +35,13 @@ export interface NoticePhase {
   measured<T extends object>(run: () => Promise<T>): Promise<T & { stats: RequestCounts }>;
 }
 
+/** The report's `notices`: `unreadable` when they could not be read (the strays under notify held, and the run exits 1). */
+export interface NoticesReport {
+  project: string;
+  closed: ClosedNotice[];
+  unreadable?: true;
+}
+
 export interface Sorted {
   /** The notices project could not be read: nothing is written to it. */
   unreadable?: true;
@@ -109,10 +116,11 @@ export async function settleNotices(input: NoticePhase & { audit?: AuditSink }, 
 }
 
 /** The report's notice fields: the summary's counts, and the notices closed (or to close) for a reason other than a removal. */
-export function noticeReport(policy: Policy, actions: readonly ShareRemoval[], sorted: Sorted | undefined): { summary?: NoticeSummary; notices?: { project: string; closed: ClosedNotice[] } } {
+export function noticeReport(policy: Policy, actions: readonly ShareRemoval[], sorted: Sorted | undefined): { summary?: NoticeSummary; notices?: NoticesReport } {
   const project = policy.gitlab?.shares.notices?.project;
   if (!sorted) return {};
-  return { summary: noticeSummary(actions, sorted.closures), ...(project !== undefined && { notices: { project, closed: closedNotices(sorted.closures) } }) };
+  const notices = project === undefined ? undefined : { project, closed: closedNotices(sorted.closures), ...(sorted.unreadable && { unreadable: true as const }) };
+  return { summary: noticeSummary(actions, sorted.closures), ...(notices && { notices }) };
 }
 
 /**

@@ -6,7 +6,8 @@
  *   it still counts (closed.ts: a person closed it, or Warden did before its date, the share not stray for
  *   a while), the grace counts from that notice's opening: "planned" (removed, that notice left closed)
  *   once that date is past, else "notify" with that date;
- * - notify, a notice not yet due (or whose due date a person removed): "pending";
+ * - notify, a notice not yet due (or whose due date a person removed): "pending"; so too, without a
+ *   notice, every stray under notify while the notices cannot be read (held until they can);
  * - notify, a notice due (its due_date today or past, in UTC days): "planned", removed as any stray is,
  *   its notice closed after;
  * - report: "reported", and any notice of it closed (no removal follows);
@@ -100,6 +101,10 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
     if (handling.onStray === "report") {
       state.status = "reported";
       if (notice) close(notice, { kind: "not-notify", onStray: "report", from: handling.from });
+    } else if (handling.onStray === "notify" && read === null) {
+      // Held, not a notice to open: none can be (nor known due), and the guard must not count it, or whoever can
+      // make the notices project unreadable (a Maintainer there turning its issues off) would stop every removal.
+      state.status = "pending";
     } else if (handling.onStray === "notify" && !notice) {
       // Closing a notice does not restart the grace: it counts from the opening of the one a person closed. Unless
       // the share was made again after that close and once that grace had run out (its audit event says so): then

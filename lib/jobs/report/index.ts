@@ -65,11 +65,11 @@ export function exitCode(report: Report<{ status: string }, object>): 0 | 1 | 2 
   const { comparison } = report as { comparison?: Record<string, unknown> };
   if (comparison) return summary.complete === false ? 1 : Object.values(comparison).some((v) => Array.isArray(v) && v.length > 0) ? 2 : 0;
   if (summary.guard === "tripped") return 3;
-  // A target GitLab failed to read (enforce's unreadTargets), or a notice it would not let the run
-  // close (notices.closed), is work left undone, as a failed removal is.
-  const { unreadTargets, notices } = report as { unreadTargets?: unknown[]; notices?: { closed?: { status: string }[] } };
+  // A target GitLab failed to read (enforce's unreadTargets), a notice it would not let the run close
+  // (notices.closed), or notices it would not let the run read, is work left undone, as a failed removal is.
+  const { unreadTargets, notices } = report as { unreadTargets?: unknown[]; notices?: { closed?: { status: string }[]; unreadable?: true } };
   const failedClosure = notices?.closed?.some((closure) => FAILED_STATUSES.has(closure.status));
-  if (summary.complete === false || unreadTargets?.length || failedClosure || report.actions.some((a) => FAILED_STATUSES.has(a.status))) return 1;
+  if (summary.complete === false || unreadTargets?.length || failedClosure || notices?.unreadable || report.actions.some((a) => FAILED_STATUSES.has(a.status))) return 1;
   // "notify": a notice to open (enforce under onStray notify), work as a removal planned is.
   if (report.actions.some((a) => a.status === "planned" || a.status === "notify")) return report.dryRun ? 2 : 1;
   return 0;

@@ -33,7 +33,7 @@ export function addedByText(a: Pick<ShareRemoval, "addedBy" | "attribution">): s
 export function noticeText(a: ShareRemoval): string | undefined {
   if (a.status === "reported") return "reported only (onStray report)";
   const n = a.notice;
-  if (!n) return undefined;
+  if (!n) return a.status === "pending" ? "held: the notices could not be read" : undefined;
   const due = n.dueDate === null ? "no due date set" : `due ${n.dueDate}`;
   if (n.iid === undefined) return `notice to open, ${due}`;
   if (a.status === "noticed") return `notice #${n.iid} opened, ${due}`;

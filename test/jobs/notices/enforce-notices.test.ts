@@ -183,11 +183,11 @@ describe("enforce with onStray notify", () => {
     expect(exitCode(report)).toBe(3);
   });
 
-  it("a notices project that does not exist: a warning, notices planned, nothing removed or written", async () => {
+  it("a notices project that does not exist: a warning, the strays held (no notice to open), nothing removed or written", async () => {
     await start();
     sim.requests.length = 0;
     const report = await run({ apply: true, policy: POLICY.replace("security/access-notices", "security/no-such-project") });
-    expect(report.actions.map((a) => a.status)).toEqual(["notify", "notify"]);
+    expect(report.actions.map((a) => [a.status, a.notice])).toEqual([["pending", undefined], ["pending", undefined]]);
     expect(report.warnings.join("\n")).toContain("gitlab.shares.notices.project: project security/no-such-project was not found, or the token cannot read it");
     expect(writes()).toEqual([]);
     expect(exitCode(report)).toBe(1);
