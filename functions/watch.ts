@@ -3,14 +3,14 @@
  * cursor, enforcing only the subjects they name (lib/jobs/watch's watchOnce): a stray share is gone a minute or two
  * after it was made, not at the next daily run. Applies on the schedule unless the stage is report-only,
  * as Enforce's schedule decides (functions/shared/runs/scheduled.ts); a console invocation is dry unless it says
- * "dryRun": false. The cursor is an item of the claims table written only if no other invocation wrote
+ * "dryRun": false, and a dry one leaves the cursor as it found it. The cursor is an item of the claims table written only if no other invocation wrote
  * it since it was read (functions/shared/state/watch-cursor.ts); a lease there keeps overlapping invocations from
  * polling at once. What the last full run found matching nothing (functions/shared/state/last-sweep.ts) is refused
  * here as there, under the same policy. A batch owes what any run owes (lifecycle.ts): its report logged and kept if it
  * removed something, metrics (with the seconds from each share's event to its removal), a Slack summary.
  */
 import type { Context } from "aws-lambda";
-import { secondsToRemoval, watchOnce, watchSources, type WatchOnceResult, type WatchReport, type WatchSources } from "../lib/jobs/watch/index.ts";
+import { readOnlyStore, secondsToRemoval, watchOnce, watchSources, type WatchOnceResult, type WatchReport, type WatchSources } from "../lib/jobs/watch/index.ts";
 import { gitlabClient } from "./shared/config/clients.ts";
 import type { Policy } from "../lib/policy/index.ts";
 import { secrets } from "./shared/config/secrets.ts";
@@ -44,7 +44,7 @@ export type WatchResult = WatchReport | { polled: "started" | "nothing new" | "b
 export const handler = jobLambda(scheduledEventSchema("workflows"), (event: ScheduledEvent, context: Context & DeadlineContext): Promise<WatchResult> => watch(event, context));
 
 async function watch(event: ScheduledEvent, context: Context & DeadlineContext): Promise<WatchResult> {
-  const { apply } = scheduledRun("workflows", event);
+  const { apply, trigger } = scheduledRun("workflows", event);
   const labels = runLabels("enforce", "watch", context.awsRequestId);
   const timeLeft = () => context.getRemainingTimeInMillis();
   // The lease lasts the invocation at most; given back at the end.
@@ -56,7 +56,9 @@ async function watch(event: ScheduledEvent, context: Context & DeadlineContext):
     // A poll with no batch (the first, or nothing new) is idle: it owes no report, metrics or summary. A
     // failed poll (GitLab Free, a refused token) owes what any failed run does.
     const ran = await runLifecycle<WatchReport, Exclude<WatchResult, WatchReport>>({ labels, timeLeft }, async ({ policy }) => {
-      const polled = await poll(policy, apply, context.signal, timeLeft);
+      // The cursor moves with the schedule's polls and an applying one's: a console dry run on a stage whose
+      // schedule applies only looks, or the schedule would never see the events it read (nor retry what waits).
+      const polled = await poll(policy, apply, trigger === "schedule" || apply, context.signal, timeLeft);
       recordCursorAge(polled.started ? 0 : polled.behindSeconds, labels);
       if (polled.started) return idle({ polled: "started", events: 0 });
       for (const line of polled.ignored) logger.info(line);
@@ -79,7 +81,7 @@ async function watch(event: ScheduledEvent, context: Context & DeadlineContext):
  * Looking up the subjects they name gets half of what is left then, so that one subject GitLab hangs on
  * (tried again at the next poll) does not hold up the others of its batch.
  */
-async function poll(policy: Policy, apply: boolean, signal: AbortSignal, timeLeft: () => number): Promise<WatchOnceResult> {
+async function poll(policy: Policy, apply: boolean, moves: boolean, signal: AbortSignal, timeLeft: () => number): Promise<WatchOnceResult> {
   const gitlab = gitlabClient(await secrets.get());
   const sha = policy.source.sha256;
   if (!known || known.policy !== sha || Date.now() - known.at > SOURCES_TTL_MS) {
@@ -92,7 +94,7 @@ async function poll(policy: Policy, apply: boolean, signal: AbortSignal, timeLef
   const sweep = await lastSweep.read(signal);
   // Half of what is left, each time: for the sources, then for looking up the subjects they name (a subject GitLab hangs on waits for the next poll).
   const halfLeft = () => AbortSignal.timeout(Math.max(READ_AT_LEAST_MS, Math.floor(timeLeft() / 2)));
-  const polled = await watchOnce({ gitlab, policy, sources: known.sources.sources, store, apply, signal, readDeadline: halfLeft(), lookupDeadline: halfLeft, audit, ...(sweep ? { lastSweep: sweep } : {}) });
+  const polled = await watchOnce({ gitlab, policy, sources: known.sources.sources, store: moves ? store : readOnlyStore(store), apply, signal, readDeadline: halfLeft(), lookupDeadline: halfLeft, audit, ...(sweep ? { lastSweep: sweep } : {}) });
   if (polled.started) logger.info("first poll: the cursor starts at the newest audit event (earlier ones are the scheduled Enforce run's)", { cursor: polled.cursor });
   else if (polled.lost) logger.warn("another Watch invocation moved the cursor first: this one's is dropped (its removals were idempotent)");
   return polled;

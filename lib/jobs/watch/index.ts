@@ -29,7 +29,7 @@ import type { CursorStore } from "./store.ts";
 export { cursorFor, parseWatchCursor, type SourcePosition, type WatchCursor } from "./cursor.ts";
 export { EVENTS_PER_POLL } from "./read.ts";
 export { MAX_ATTEMPTS } from "./retries.ts";
-export type { CursorStore, StoredCursor } from "./store.ts";
+export { readOnlyStore, type CursorStore, type StoredCursor } from "./store.ts";
 export { watchSources, WatchError, type WatchSource, type WatchSources } from "./sources.ts";
 
 /** An event a batch handled: what it named, and when GitLab recorded it. */

@@ -18,3 +18,12 @@ export interface CursorStore {
   /** Stores `cursor` if the stored revision is still `read` (0: none stored); false if another write came first. */
   write(cursor: WatchCursor, read: number): Promise<boolean>;
 }
+
+/**
+ * `store` read as it is, never written: a look at what a poll would do (a console dry run on a stage whose
+ * schedule applies) must leave the events it reads, and the subjects waiting for another try, to the
+ * polls that act on them.
+ */
+export function readOnlyStore(store: CursorStore): CursorStore {
+  return { read: () => store.read(), write: async () => true };
+}

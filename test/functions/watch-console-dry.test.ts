@@ -1,0 +1,60 @@
+/**
+ * A person invokes the Watch function from the console to see what it would do: `{}` is a dry run
+ * (functions/watch.ts), the safe choice the docs offer. The dry poll once read through the one shared cursor
+ * in the claims table and stored it moved past the events it read, dropping the subjects waiting for another
+ * try: the applying schedule's next poll never saw those events, so the shares they named stayed until the
+ * daily sweep (the second watch review's finding). A console dry run leaves the cursor as it found it now; a
+ * report-only stage's schedule still moves its own (test/functions/watch.test.ts).
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
+import { dynamoWatchCursor } from "../../functions/shared/state/watch-cursor.ts";
+import type { WatchResult } from "../../functions/watch.ts";
+import { allShares, IDS, share, WATCH_TOKENS, watchPolicyText, watchWorld } from "../support/watch-world.ts";
+import { lambdaContext } from "../support/lambda.ts";
+import { lambdaWorld } from "../support/lambda-world.ts";
+
+const world = lambdaWorld({ dynamo: true, policy: watchPolicyText() });
+let sim: GitLabSim;
+
+beforeEach(async () => {
+  vi.resetModules();
+  sim = await startGitLabSim({ dataset: watchWorld(), tokens: WATCH_TOKENS });
+  // A stage that applies (production): the schedule's polls remove strays.
+  for (const [name, value] of Object.entries({ GITLAB_URL: sim.url, WARDEN_REPORT_ONLY: "false" })) vi.stubEnv(name, value);
+});
+afterEach(() => sim.close());
+
+async function invoke(event: object): Promise<WatchResult> {
+  vi.resetModules();
+  const { handler } = await import("../../functions/watch.ts");
+  return (await handler(event as never, lambdaContext())) as WatchResult;
+}
+const schedule = () => invoke({ source: "schedule" });
+const stored = () => dynamoWatchCursor({ client: world.dynamo.client(), table: () => world.table }).read();
+
+describe("a console dry run of the Watch function on a stage that applies", () => {
+  it("leaves the events it read to the schedule: the next scheduled poll still removes the stray share they named", async () => {
+    expect(await schedule()).toEqual({ polled: "started", events: 0 });
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    // An operator looks: a dry run, it plans the removal and changes nothing on GitLab.
+    const dry = (await invoke({})) as Extract<WatchResult, { job: string }>;
+    expect(dry).toMatchObject({ dryRun: true, actions: [{ projectId: IDS.app, status: "planned" }] });
+    // The schedule's next poll, a minute later.
+    const next = await schedule();
+    expect(allShares(sim)).toEqual([]);
+    expect(next).toMatchObject({ dryRun: false, actions: [{ projectId: IDS.app, status: "done" }] });
+  });
+
+  it("keeps the subjects waiting for another try (a removal that failed with a 5xx): a dry run does not spend or drop them", async () => {
+    expect(await schedule()).toEqual({ polled: "started", events: 0 });
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    // GitLab fails the removal for a while: the subject waits in the cursor for another try.
+    sim.addFaults({ kind: "status", status: 503, method: "DELETE", path: `/api/v4/projects/${IDS.app}/share/${IDS.partners}`, times: 1_000 });
+    await schedule();
+    expect((await stored())!.cursor.retries).toEqual({ [`project:${IDS.app}`]: 1 });
+    sim.clearFaults();
+    await invoke({});
+    expect((await stored())!.cursor.retries).toEqual({ [`project:${IDS.app}`]: 1 });
+  });
+});
