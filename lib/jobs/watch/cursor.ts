@@ -4,7 +4,7 @@
  * with the attempts spent on each. Per source, not one number: event ids are instance-wide, and a
  * source read early in a poll may get an event with an id below one a source read later returned.
  */
-import { listAuditEvents, type AuditEvent, type GitLabClient } from "../../gitlab/index.ts";
+import { AUDIT_WINDOW_DAYS, listAuditEvents, type AuditEvent, type GitLabClient } from "../../gitlab/index.ts";
 import { auditRefusal, type WatchSource } from "./sources.ts";
 
 export interface SourcePosition {
@@ -44,6 +44,26 @@ export function parseWatchCursor(value: unknown): WatchCursor | undefined {
   if (value["version"] !== 2 || !Object.values(sources).every(isPosition) || !isRecord(retries)) return undefined;
   if (!Object.entries(retries).every(([subject, attempts]) => /^(project|group):[1-9]\d{0,15}$/.test(subject) && isId(attempts))) return undefined;
   return { version: 2, sources: sources as Record<string, SourcePosition>, retries: retries as Record<string, number> };
+}
+
+/** The most positions a cursor keeps of sources no longer watched. */
+export const MAX_UNWATCHED_POSITIONS = 100;
+const WINDOW_MS = AUDIT_WINDOW_DAYS * 86_400_000;
+
+/**
+ * The positions a poll carries on: every watched source's, and of the sources no longer watched (a subgroup
+ * deleted or moved out of the scope, or left out of a partial watch at the last refresh) the newest
+ * MAX_UNWATCHED_POSITIONS within the audit window, so that one coming back within it goes on where it
+ * stood. Kept for good, they grew the cursor by some 65 bytes for every subgroup ever watched, past what
+ * its table item holds (400 KB), and every poll's write then failed.
+ */
+export function carriedPositions(positions: Record<string, SourcePosition>, sources: readonly WatchSource[], now = Date.now()): Record<string, SourcePosition> {
+  const watched = new Set(sources.map((source) => source.key));
+  const at = (position: SourcePosition) => (position.at === undefined ? NaN : Date.parse(position.at));
+  const gone = Object.entries(positions).filter(([key, position]) => !watched.has(key) && now - at(position) < WINDOW_MS);
+  const kept = new Set(gone.sort((a, b) => at(b[1]) - at(a[1])).slice(0, MAX_UNWATCHED_POSITIONS).map(([key]) => key));
+  // In the order they were stored: a cursor that lost nothing is the same text, and is not written again.
+  return Object.fromEntries(Object.entries(positions).filter(([key]) => watched.has(key) || kept.has(key)));
 }
 
 /**

@@ -18,7 +18,7 @@ import { statsSince, type EnforceOptions, type EnforceReport } from "../enforce/
 import { auditEventName, eventSubjectKey, subjectOfAuditEvent, type EventSubject } from "../events/index.ts";
 import type { ShareRemoval } from "../shares/plan.ts";
 import { direct, type Steps } from "../steps.ts";
-import { cursorFor, type WatchCursor } from "./cursor.ts";
+import { carriedPositions, cursorFor, type WatchCursor } from "./cursor.ts";
 import { EVENTS_PER_POLL } from "./read.ts";
 import { readSources } from "./read-sources.ts";
 import { errorText } from "../report/index.ts";
@@ -26,7 +26,7 @@ import { retriesAfter, retriesAfterFailure, subjectOfRemoval } from "./retries.t
 import type { WatchSource } from "./sources.ts";
 import type { CursorStore } from "./store.ts";
 
-export { cursorFor, parseWatchCursor, type SourcePosition, type WatchCursor } from "./cursor.ts";
+export { cursorFor, MAX_UNWATCHED_POSITIONS, parseWatchCursor, type SourcePosition, type WatchCursor } from "./cursor.ts";
 export { EVENTS_PER_POLL } from "./read.ts";
 export { MAX_ATTEMPTS } from "./retries.ts";
 export { readOnlyStore, type CursorStore, type StoredCursor } from "./store.ts";
@@ -101,7 +101,7 @@ export class BatchError extends Error {
 export async function pollOnce(opts: PollOptions): Promise<PollResult> {
   const { gitlab, policy, signal } = opts;
   const before = gitlab.requestCounts();
-  const next: WatchCursor = { version: 2, sources: { ...opts.cursor.sources }, retries: { ...opts.cursor.retries } };
+  const next: WatchCursor = { version: 2, sources: carriedPositions(opts.cursor.sources, opts.sources), retries: { ...opts.cursor.retries } };
   const { events, positions, said: failedSources, behind, allFailed } = await readSources({ ...opts, maxEvents: opts.maxEvents ?? EVENTS_PER_POLL });
   if (allFailed !== undefined) throw allFailed;
   Object.assign(next.sources, positions);
