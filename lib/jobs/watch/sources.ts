@@ -68,8 +68,10 @@ export async function watchSources(gitlab: GitLabClient, policy: Policy, interva
 }
 
 /**
- * Each scope group and all below it, up to `most`: the scope groups first, then each one's subgroups
- * oldest first; `more` when some were left out. Their own events are what a non-administrator can list.
+ * Each scope group and all below it, up to `most`: the scope groups first, then the oldest of their
+ * subgroups (the lowest ids), across every scope group, not one after another: subgroups made in the
+ * first, however many, must not push the second's older ones out. `more` when some were left out.
+ * Their own events are what a non-administrator can list.
  */
 async function groupSources(gitlab: GitLabClient, policy: Policy, most: number, signal?: AbortSignal): Promise<{ sources: WatchSource[]; more: boolean }> {
   const roots = await scopeRoots(gitlab, policy, signal);
@@ -78,16 +80,25 @@ async function groupSources(gitlab: GitLabClient, policy: Policy, most: number, 
   }
   const groups = new Map<number, string>(roots.slice(0, most).map((root) => [root.id, root.path]));
   let more = roots.length > most;
+  const room = most - groups.size;
+  // Each scope group's oldest `room` (listed by id, oldest first), then the oldest `room` of them all.
+  const below = new Map<number, string>();
   for (const root of roots.slice(0, most)) {
-    for await (const page of gitlab.listDescendantGroups(root.id, { signal }, true).pages()) {
+    let taken = 0;
+    listing: for await (const page of gitlab.listDescendantGroups(root.id, { signal }, true).pages()) {
       for (const group of page.items) {
-        if (groups.size >= most && !groups.has(group.id)) more = true;
-        else groups.set(group.id, group.full_path);
+        if (groups.has(group.id) || below.has(group.id)) continue;
+        if (taken++ >= room) {
+          more = true;
+          break listing;
+        }
+        below.set(group.id, group.full_path);
       }
-      if (more) break;
     }
-    if (more) break;
   }
+  const oldest = [...below].sort(([a], [b]) => a - b);
+  if (oldest.length > room) more = true;
+  for (const [id, path] of oldest.slice(0, room)) groups.set(id, path);
   return { sources: [...groups].map(([id, path]) => ({ key: `group:${id}`, source: { kind: "group", id }, label: path })), more };
 }
 
