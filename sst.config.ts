@@ -218,9 +218,10 @@ export default $config({
       // functions/shared/state/event-coverage.ts.
       sweep: ["sweep:judged"],
       heard: ["heard:stream", "heard:system-hook"],
-      // The lease (claimed, given back: functions/watch.ts) and the cursor (read, written: functions/shared/state/watch-cursor.ts).
+      // The lease (claimed, given back: functions/watch.ts), the cursor (read, written: functions/shared/state/watch-cursor.ts) and
+      // its summaries told once (functions/shared/runs/told-once.ts).
       watch: ["watch:lease"],
-      watchCursor: ["watch:cursor"],
+      watchCursor: ["watch:cursor", "watch:summary:*"],
       budget: ["budget:stream:*"], // functions/shared/state/removal-budget.ts and event-request-budget.ts: the EventsWorker's alone, not the public Events function's
     };
     // What the last full Enforce run found matching nothing, and the removals GitLab refused it (functions/shared/state/last-sweep.ts):

@@ -181,6 +181,8 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     expect(put("Enforce", "watch:cursor")).toBe(false);
     expect(put("Enforce", "lease:enforce")).toBe(true);
     expect(put("Watch", "watch:cursor")).toBe(true);
+    expect(put("Watch", "watch:summary:0a1b")).toBe(true);
+    expect(put("Watch", "worker:summary:0a1b")).toBe(false);
   });
 
   it("lets the Events function record what it heard and the sweep read it, and no other function write either (issue 29.2)", async () => {

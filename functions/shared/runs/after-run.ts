@@ -2,7 +2,7 @@
  * Everything a finished run owes operations after its log lines, in this order: its report kept for
  * restore when it changed something (an enforce run, when it removed something), for a full enforce run
  * the rules it found matching nothing (state/last-sweep.ts), and (for a trigger that notifies,
- * triggers.ts) a Slack summary, a stream run's only if none posted the same lately (told-once.ts).
+ * triggers.ts) a Slack summary, a stream run's or a Watch poll's only if none posted the same lately (told-once.ts).
  * The caller (lifecycle.ts) has logged the report and emitted the metrics first. None of it may change the run's outcome, nor
  * outlive the invocation: each part that fails is logged and the rest still happens, and each call
  * gets only a slice of the time left (lambda/time-left.ts).
@@ -26,6 +26,9 @@ const SWEEP_TIMEOUT_MS = 5_000;
 const TOLD_TIMEOUT_MS = 5_000;
 
 const lastSweep = dynamoLastSweep();
+
+/** The triggers whose runs come in floods, each told once (told-once.ts), by whose claims they are. */
+const TELLERS: Partial<Record<RunLabels["trigger"], "worker" | "watch">> = { event: "worker", watch: "watch" };
 
 export interface AfterRunOptions {
   /** Where to post a summary, and when; left out for chat runs (they answer in their thread), or when the run failed before they were read. */
@@ -64,10 +67,12 @@ export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: Aft
     await (opts.lastSweep ?? lastSweep).write(sweep, sweepSignal).catch((err: unknown) => logger.error("remembering the rules the run found matching nothing failed", { error: errorText(sweepSignal.reason ?? err) }));
   }
   if (!opts.notify) return result;
-  // A stream run's summary only if no stream run posted the same one lately (told-once.ts).
-  const told = () => firstTelling(outcome, sliceSignal("asking whether a stream run posted this summary already", TOLD_TIMEOUT_MS, timeLeft));
-  if (labels.trigger === "event" && shouldNotify(outcome, opts.notify.setting) && !(await told())) {
-    logger.info("run summary not posted: a stream run posted the same one in the last 6 hours");
+  // A stream run's summary, or a Watch poll's, only if no run of its kind posted the same one lately (told-once.ts).
+  const teller = TELLERS[labels.trigger];
+  const kind = teller === "watch" ? "Watch poll" : "stream run";
+  const told = (by: "worker" | "watch") => firstTelling(outcome, by, sliceSignal(`asking whether a ${kind} posted this summary already`, TOLD_TIMEOUT_MS, timeLeft));
+  if (teller && shouldNotify(outcome, opts.notify.setting) && !(await told(teller))) {
+    logger.info(`run summary not posted: a ${kind} posted the same one in the last 6 hours`);
   } else await notifyRun(outcome, labels, opts.notify, timeLeft);
   return result;
 }

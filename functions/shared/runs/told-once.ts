@@ -1,11 +1,13 @@
 /**
- * The stream's summaries, each finding told once. Whoever holds the streaming token can name the same
- * subject in delivery after delivery (a new id each, so a new claim): on a report-only stage, or with a
- * stray the token cannot remove, every run finds the same thing, and each would post it to the channel
- * again, as often as they liked (an alarm notifies once, as its state changes). So an EventsWorker run
- * posts its summary only if no run posted the same one (the same report: actions, summary and warnings;
- * or the same failure) in the last 6 hours: a claim in the claims table under the worker's own keys
- * (`worker:summary:<sha256>`).
+ * The summaries of the runs that come in floods, each finding told once. Whoever holds the streaming
+ * token can name the same subject in delivery after delivery (a new id each, so a new claim): on a
+ * report-only stage, or with a stray the token cannot remove, every run finds the same thing, and each
+ * would post it to the channel again, as often as they liked. The Watch polls every minute: a failure
+ * that lasts (the jobs' token expired, an audit listing that fails every time) would be posted 1,440
+ * times a day. An alarm notifies once, as its state changes; so an EventsWorker run, or a Watch poll,
+ * posts its summary only if no run of its kind posted the same one (the same report: actions, summary
+ * and warnings; or the same failure) in the last 6 hours: a claim in the claims table under the
+ * function's own keys (`worker:summary:<sha256>`, `watch:summary:<sha256>`).
  * A table that cannot be asked lets the summary through: a summary too many over one never sent.
  */
 import { createHash } from "node:crypto";
@@ -21,13 +23,13 @@ const claims = dynamoClaims();
  * Whether no run posted this outcome's summary in the last 6 hours (and now none will again in as long).
  * `signal` bounds the asking (the invocation's slice for it); without one there is no time left to post anyway.
  */
-export async function firstTelling(outcome: RunOutcome, signal: AbortSignal | undefined, opts: { claims?: Claims; now?: () => number } = {}): Promise<boolean> {
+export async function firstTelling(outcome: RunOutcome, teller: "worker" | "watch", signal: AbortSignal | undefined, opts: { claims?: Claims; now?: () => number } = {}): Promise<boolean> {
   if (!signal) return true;
   const told = "report" in outcome ? { job: outcome.report.job, summary: outcome.report.summary, actions: outcome.report.actions, warnings: outcome.report.warnings } : { error: errorText(outcome.error) };
   const digest = createHash("sha256").update(JSON.stringify(told)).digest("hex");
   const now = (opts.now ?? Date.now)();
   try {
-    return await (opts.claims ?? claims).claim(`worker:summary:${digest}`, Math.floor(now / 1000) + TOLD_FOR_SECONDS, undefined, signal);
+    return await (opts.claims ?? claims).claim(`${teller}:summary:${digest}`, Math.floor(now / 1000) + TOLD_FOR_SECONDS, undefined, signal);
   } catch (err) {
     logger.warn("could not tell whether this summary was posted already; posting it", { error: errorText(signal.aborted ? signal.reason : err) });
     return true;
