@@ -21,9 +21,15 @@ export function dueDateFor(now: Date, grace: Grace): string {
   return utcDay(new Date(Math.ceil(end / DAY_MS) * DAY_MS));
 }
 
-/** Whole days from `now`'s UTC day to `dueDate` (0 or less: due); null without a due date. */
+/** Whole days from `now`'s UTC day to `dueDate` (0 or less: due); null without a due date, or with one that is no calendar day. */
 export function daysLeft(dueDate: string | null, now: Date): number | null {
-  if (dueDate === null || !/^\d{4}-\d{2}-\d{2}$/.test(dueDate)) return null;
-  const due = Date.parse(`${dueDate}T00:00:00Z`);
-  return Number.isNaN(due) ? null : Math.round((due - Date.parse(`${utcDay(now)}T00:00:00Z`)) / DAY_MS);
+  if (dueDate === null || !isCalendarDay(dueDate)) return null;
+  return Math.round((Date.parse(`${dueDate}T00:00:00Z`) - Date.parse(`${utcDay(now)}T00:00:00Z`)) / DAY_MS);
+}
+
+/** Whether `text` is a calendar day, YYYY-MM-DD: V8 reads 2026-02-30 as March 2, so the day must read back as written. */
+export function isCalendarDay(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const day = Date.parse(`${text}T00:00:00Z`);
+  return !Number.isNaN(day) && utcDay(new Date(day)) === text;
 }

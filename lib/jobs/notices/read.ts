@@ -8,6 +8,7 @@
  */
 import { listIssues, type GitLabClient } from "../../gitlab/index.ts";
 import { issueUrl } from "./issue-url.ts";
+import { isCalendarDay } from "./due.ts";
 import { closedByWarden, NOTICE_LABEL, noticeKeyOf } from "./marker.ts";
 
 /** (√5 − 1) / 2: its multiples by whole numbers fall everywhere in [0, 1), for any step between them (Weyl). */
@@ -83,5 +84,5 @@ export function inTurn<T>(items: readonly T[], turn: number): T[] {
  * never text carried into the report where a date belongs.
  */
 function calendarDate(value: string | null | undefined): string | null {
-  return typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ? value : null;
+  return typeof value === "string" && isCalendarDay(value) ? value : null;
 }

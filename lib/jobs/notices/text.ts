@@ -77,13 +77,22 @@ export function noticeBody(a: ShareRemoval, facts: BodyFacts): string {
     "",
     "**How to keep it**",
     "",
-    `- Ask for an exemption: run warden exempt with \\-\\-project ${md(path)} \\-\\-group ${md(a.group)}, an \\-\\-until date and a \\-\\-reason; it opens a merge request on the policy repository, and merging it is the approval.`,
+    exemptionAdvice(a, path),
     "- Or change the policy so that it allows this share.",
     "- To give more time, move this issue's due date: Warden reads it on every run.",
     "",
     "Warden closes this issue itself when the share is removed, allowed or gone.",
   ];
   return redactOutput(lines.join("\n"));
+}
+
+/**
+ * How to ask for an exemption: `warden exempt` writes a project share's (its merge request is the ask); a
+ * group's share it cannot, so that one is an entry in the policy's exempt list, by a merge request too.
+ */
+function exemptionAdvice(a: ShareRemoval, path: string): string {
+  if (a.kind === "project") return `- Ask for an exemption: run warden exempt with \\-\\-project ${md(path)} \\-\\-group ${md(a.group)}, an \\-\\-until date and a \\-\\-reason; it opens a merge request on the policy repository, and merging it is the approval.`;
+  return `- Ask for an exemption: propose, in a merge request on the policy repository, an entry in gitlab.shares.exempt with group ${md(path)}, sharedWith ${md(a.group)}, an until date and a reason; merging it is the approval.`;
 }
 
 /** "Jane Doe on 2026-11-20", or why no one is named. No @mention: the adder is assigned instead, where they can be. */
