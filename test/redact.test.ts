@@ -144,7 +144,7 @@ describe("anything shaped like a token is masked, registered or not (defence in 
   });
 
   it.each([
-    ["too short a body", "glpat-AbCdEfGhIjKlMnOpQrS"],
+    ["too short a body (under 16: a token has 20, and one cut short by a few is masked)", "glpat-AbCdEfGhIjKlMnO"],
     ["no type prefix", "acme-AbCdEfGhIjKlMnOpQrStUv"],
     ["a commit", "0123456789abcdef0123456789abcdef01234567"],
     ["32 hex digits", "8f14e45fceea167a5a36dedd4bea2543"],
@@ -214,3 +214,31 @@ describe("redactError: an error as the Lambda runtime logs it, every field and e
   });
 });
 
+
+describe("a registered credential sent back in another form", () => {
+  // A Slack signing secret's shape: no token shape masks it, only its registration.
+  const secret = "8f14e45fceea167a5a36dedd4bea2543";
+  const registry = new SecretRegistry();
+  registry.add(secret);
+  const base64At = (offset: number, url = false) => Buffer.concat([Buffer.from("x".repeat(offset)), Buffer.from(secret)]).toString(url ? "base64url" : "base64");
+
+  it.each([
+    ["upper-cased", secret.toUpperCase()],
+    ["with a line break, raw and escaped", `${secret.slice(0, 10)}\n${secret.slice(10, 20)}\\x0a${secret.slice(20)}`],
+    ["with zero-width characters, raw and escaped", `${secret.slice(0, 5)}\u200b\u200d${secret.slice(5, 9)}\\u200b${secret.slice(9)}`],
+    ["reversed", Array.from(secret).reverse().join("")],
+    ["in hex", Buffer.from(secret).toString("hex").toUpperCase()],
+    ...[0, 1, 2].flatMap((offset) => [[`in base64 after ${offset} bytes`, base64At(offset)], [`in base64url after ${offset} bytes`, base64At(offset, true)]]),
+  ])("%s, it is masked", (_form, text) => {
+    const out = registry.redact(`echo: ${text} .`);
+    expect(out).toContain("[REDACTED]");
+    expect(out).not.toMatch(/f14e45fc|fceea167|OGYxNGU0|ZjE0ZTQ1|MTRlNDVm/i);
+  });
+
+  it("but none of them is masked for a piece of it: a mask would tell whoever wrote the text their guess is in it", () => {
+    const piece = secret.slice(0, 24);
+    for (const text of [piece.toUpperCase(), Buffer.from(piece).toString("hex"), Buffer.from(piece).toString("base64"), Array.from(piece).reverse().join("")]) {
+      expect(registry.redact(text)).toBe(text);
+    }
+  });
+});

@@ -60,8 +60,9 @@ const run = (name: string, punctuation: string, min: number) =>
 
 /**
  * Credentials of anyone's, by shape, masked even when not registered (defence in depth: a token
- * pasted into a name, a server echoing another one). GitLab's tokens: a type prefix, optionally an
- * instance's own prefix before it (`SIE-glpat-…`), then 20 or more of [A-Za-z0-9_.-]; JWTs (n8n's
+ * pasted into a name, a server echoing another one). GitLab's tokens: a type prefix in either case,
+ * optionally an instance's own prefix before it (`SIE-glpat-…`), then 16 or more of [A-Za-z0-9_.-] (a
+ * token has 20; one a server quoted cut short is masked as well); JWTs (n8n's
  * API keys): three base64url parts joined by dots, the first starting "eyJ" where a word starts;
  * Slack's webhook URLs and response_urls, from the host on (`hooks.slack.com/services/T…/B…/…`,
  * `hooks.slack.com/commands/T…/…`). Not
@@ -70,8 +71,11 @@ const run = (name: string, punctuation: string, min: number) =>
  * run, so redacting stays linear in the text, however hostile the text.
  */
 const GITLAB_TOKEN_TYPES = ["glpat", "glptt", "gldt", "glrt", "glsoat", "glcbt", "gloas", "glft", "glimt", "glagent", "glffct"];
+/** A word in either case, letter by letter (`[gG][lL]…`): a token sent back upper-cased is still one, while the other shapes keep their case (`eyJ`). */
+const eitherCase = (word: string) => Array.from(word, (c) => `[${c}${c.toUpperCase()}]`).join("");
 const TOKEN_SHAPES = [
-  `(?:[A-Za-z0-9]{1,20}\\\\?-)?(?:${GITLAB_TOKEN_TYPES.join("|")})\\\\?-${run("gitlab", "-_.", 20)}`,
+  // 16 of the 20 characters or more: a server that cuts what it quotes short by a few must not print the rest.
+  `(?:[A-Za-z0-9]{1,20}\\\\?-)?(?:${GITLAB_TOKEN_TYPES.map(eitherCase).join("|")})\\\\?-${run("gitlab", "-_.", 16)}`,
   `(?<![A-Za-z0-9_-])eyJ${run("header", "-_", 8)}\\\\?\\.${run("payload", "-_", 2)}\\\\?\\.${run("signature", "-_", 2)}`,
   // Slack's webhook URLs (incoming webhooks, workflows' and triggers') and a command's or an action's
   // response_url (anyone holding one may post to its channel for 30 minutes): the path after the host is the secret.
@@ -82,6 +86,37 @@ const SHAPES = new RegExp(TOKEN_SHAPES.join("|"), "g");
 
 /** A URL's user and password (`http://USER:PASSWORD@host`): the password masked, the scheme and user kept. */
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]{0,19}:\/\/[^\s/?#@:]{0,256}:)[^\s/?#@]{1,256}@/gi;
+
+/**
+ * Between two characters of a credential: a zero-width character or a line break, as it is or as an
+ * escaper writes it (`\x0a`, `\u200b`, JSON's `\n`), at most two: a server may send a credential back
+ * broken up so (folded at a line's end, or with invisible characters put in).
+ */
+const SEPARATOR = String.raw`(?:[\u200b-\u200d\u2060\u00ad\ufeff\r\n]|\\(?:x0[ad]|u(?:200[b-d]|2060|00ad|feff)|[nr])){0,2}`;
+/** Credentials this long or longer are also masked in the forms below: shorter ones' encodings would be short enough to occur by chance. */
+const MIN_ENCODED = 16;
+
+/**
+ * The patterns that mask `secret`, matched without regard to case (a server may upper-case what it quotes):
+ * as written, by any escaper, broken up by SEPARATOR; and, for a credential of MIN_ENCODED characters or
+ * more, reversed, in hex, and in base64 (standard and URL-safe) at each of the three places it may start
+ * within a 3-byte group, the characters that depend on its bytes alone, as secret scanners match encoded
+ * secrets. Each needs all of it (or all but the few bytes at its ends a base64 group shares with its
+ * neighbours), so only whoever holds it can write any: masking them tells nobody anything new.
+ */
+function writtenForms(secret: string): string[] {
+  const escaped = (text: string, between = "") => Array.from(text, escapedChar).join(between);
+  const forms = [escaped(secret, SEPARATOR)];
+  if (secret.length < MIN_ENCODED) return forms;
+  const bytes = Buffer.from(secret, "utf8");
+  forms.push(escaped(Array.from(secret).reverse().join("")), bytes.toString("hex"));
+  for (const offset of [0, 1, 2]) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64");
+    const core = encoded.slice(offset ? 4 : 0, 4 * Math.floor((offset + bytes.length) / 3));
+    forms.push(escaped(core), escaped(core.replaceAll("+", "-").replaceAll("/", "_")));
+  }
+  return forms;
+}
 
 /**
  * The registered credentials are masked first, in a pass of their own, and the token shapes then: in one
@@ -100,7 +135,7 @@ export class SecretRegistry {
   }
 
   redact(text: string): string {
-    if (this.secrets.size) this.matcher ??= new RegExp([...this.secrets].sort((a, b) => b.length - a.length).map((secret) => Array.from(secret, escapedChar).join("")).join("|"), "g");
+    if (this.secrets.size) this.matcher ??= new RegExp([...this.secrets].sort((a, b) => b.length - a.length).flatMap(writtenForms).join("|"), "gi");
     return (this.matcher ? text.replace(this.matcher, MASK) : text).replace(SHAPES, MASK).replace(URL_PASSWORD, `$1${MASK}@`);
   }
 }
