@@ -96,6 +96,13 @@ export interface NoticesPolicy {
   readonly labels: readonly string[];
   /** Whether a notice is assigned to the person who added the share, where attribution names them. */
   readonly assignAdder: boolean;
+  /**
+   * The ids of users whose notices are Warden's besides the token's user: those of the tokens Warden had
+   * before (an administrator's token rotated to another's). Notices are known by their author alone (anyone
+   * who can open an issue in the project can write a marker), so a run under another user's token found
+   * none of the earlier ones: it opened a second notice for every share, each with a new grace.
+   */
+  readonly authors: readonly number[];
 }
 
 export const UNMATCHED_RULES = ["refuse", "warn"] as const;

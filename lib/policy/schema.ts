@@ -141,6 +141,7 @@ const notices = z.strictObject({
   project: projectRef,
   labels: z.array(label).default([]),
   assignAdder: z.boolean().default(true),
+  authors: z.array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)).max(20).default([]),
 });
 
 /** Why an exemption exists: one line a reviewer reads, bounded. */

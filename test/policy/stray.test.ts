@@ -25,14 +25,14 @@ describe("onStray, grace and notices", () => {
   it("parses notify with its grace and notices, defaults filled in", () => {
     const p = parsePolicy(policy(`    onStray: notify\n    grace: 36h\n    notices: { project: security/access-notices, labels: [access, "team::platform"] }\n`), "w");
     expect(p.gitlab!.shares.grace).toEqual({ text: "36h", hours: 36 });
-    expect(p.gitlab!.shares.notices).toEqual({ project: "security/access-notices", labels: ["access", "team::platform"], assignAdder: true });
+    expect(p.gitlab!.shares.notices).toEqual({ project: "security/access-notices", labels: ["access", "team::platform"], assignAdder: true, authors: [] });
     expect(strayHandling(p, "acme/x")).toEqual({ onStray: "notify", grace: { text: "36h", hours: 36 }, from: "gitlab.shares" });
   });
 
   it("refuses every malformed value at once, each by its path", () => {
     const issues = issuesOf(
       policy(
-        '    onStray: warn\n    grace: 2w\n    notices: { project: "security/*", labels: ["a,b", "", "warden-share::project:1:group:2"], assignAdder: yes, extra: 1 }\n',
+        '    onStray: warn\n    grace: 2w\n    notices: { project: "security/*", labels: ["a,b", "", "warden-share::project:1:group:2"], assignAdder: yes, authors: [12, "ops", 0], extra: 1 }\n',
         "    overrides:\n      - { group: acme/mobile, grace: 0d }\n      - { group: \"acme/*\", onStray: notify }\n",
       ),
     );
@@ -46,6 +46,8 @@ describe("onStray, grace and notices", () => {
         // Warden's own: a second share label would leave every notice naming no share.
         { path: "gitlab.shares.notices.labels[2]", message: '"warden-share::project:1:group:2" is one of Warden\'s own labels (warden::…, warden-share::…, warden-closed::…): choose another' },
         { path: "gitlab.shares.notices.assignAdder", message: 'expected a boolean, got "yes"' },
+        { path: "gitlab.shares.notices.authors[1]", message: expect.stringContaining('got "ops"') },
+        { path: "gitlab.shares.notices.authors[2]", message: expect.any(String) },
         { path: "gitlab.shares.notices.extra", message: expect.stringContaining("unknown field") },
         { path: "gitlab.scope.overrides[0].grace", message: expect.stringContaining('got "0d"') },
         { path: "gitlab.scope.overrides[1].group", message: 'invalid group path "acme/*": wildcards are not allowed here' },

@@ -20,6 +20,7 @@ import { listIssues, type GitLabClient } from "../../gitlab/index.ts";
 import { issueUrl } from "./issue-url.ts";
 import { longestGraceHours, type Grace, type Policy } from "../../policy/index.ts";
 import { CLOSED_LABELS, NOTICE_LABEL, noticeKeyOf } from "./marker.ts";
+import { oneAuthor } from "./read.ts";
 import { daysLeft, dueDateFor, HOUR_MS } from "./due.ts";
 
 /** A closed notice that still counts: the removal date is counted from its creation (set by GitLab, never editable). */
@@ -46,14 +47,16 @@ const RUN_INTERVAL_MS = 31 * 24 * HOUR_MS;
 export async function readEarlierNotices(gitlab: GitLabClient, project: string, wanted: ReadonlyMap<string, Grace>, policy: Policy, now: Date, me: number, signal?: AbortSignal): Promise<Map<string, EarlierNotice>> {
   const closes = new Map<string, Close[]>();
   const updatedAfter = new Date(now.getTime() - longestGraceHours(policy) * HOUR_MS - RUN_INTERVAL_MS).toISOString();
-  for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "closed", updatedAfter, authorId: me }, signal ? { signal } : undefined)) {
-    const key = issue.author?.id === me ? noticeKeyOf(issue) : undefined;
+  // Warden's: the token's user's, and those of the tokens it had before (gitlab.shares.notices.authors).
+  const wardens = new Set([me, ...(policy.gitlab?.shares.notices?.authors ?? [])]);
+  for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "closed", updatedAfter, ...oneAuthor(wardens) }, signal ? { signal } : undefined)) {
+    const key = wardens.has(issue.author?.id ?? NaN) ? noticeKeyOf(issue) : undefined;
     const [created, closed] = [Date.parse(issue.created_at ?? ""), Date.parse(issue.closed_at ?? "")];
     // Who closed it, and when, unknown (no such field): nobody's close can be told apart from Warden's; not counted.
     if (key === undefined || !wanted.has(key) || typeof issue.closed_by?.id !== "number" || Number.isNaN(created) || Number.isNaN(closed)) continue;
     // A duplicate's close never means the share was resolved: not even one made after a person's close (a race).
-    if (issue.closed_by.id === me && issue.labels?.includes(CLOSED_LABELS.duplicate)) continue;
-    const close: Close = { notice: { iid: issue.iid, url: issueUrl(gitlab.instanceUrl, project, issue), createdAt: new Date(created).toISOString() }, created, closed, byWarden: issue.closed_by.id === me };
+    if (wardens.has(issue.closed_by.id) && issue.labels?.includes(CLOSED_LABELS.duplicate)) continue;
+    const close: Close = { notice: { iid: issue.iid, url: issueUrl(gitlab.instanceUrl, project, issue), createdAt: new Date(created).toISOString() }, created, closed, byWarden: wardens.has(issue.closed_by.id) };
     closes.set(key, [...(closes.get(key) ?? []), close]);
   }
   const found = new Map<string, EarlierNotice>();

@@ -144,7 +144,7 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
 async function readListings(input: PlanInput, project: string): Promise<{ open: NoticeListing; earlier: Map<string, EarlierNotice> }> {
   const me = input.userId ?? (await input.gitlab.currentUser(input.signal)).id;
   // A new turn of the other notices each hour (readNotices): the runs of one hour agree on theirs.
-  const open = await readNotices(input.gitlab, project, new Set(input.plan.map(noticeKey)), input.max, input.signal, me, hourOf(input.now));
+  const open = await readNotices(input.gitlab, project, new Set(input.plan.map(noticeKey)), input.max, input.signal, me, hourOf(input.now), input.policy.gitlab?.shares.notices?.authors);
   const unnoticed = new Map<string, Grace>();
   for (const action of input.plan) {
     const handling = strayHandling(input.policy, subjectOf(action).path);

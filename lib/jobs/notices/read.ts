@@ -41,15 +41,15 @@ export interface NoticeListing {
  * daily sweep, always at one hour) then start everywhere in time, where turn × max, moving 24 × max a
  * day, stood still whenever the count of notices divided that.
  */
-export async function readNotices(gitlab: GitLabClient, project: string, wanted: ReadonlySet<string>, max: number, signal?: AbortSignal, me?: number, turn = 0): Promise<NoticeListing> {
-  const author = me ?? (await gitlab.currentUser(signal)).id;
+export async function readNotices(gitlab: GitLabClient, project: string, wanted: ReadonlySet<string>, max: number, signal?: AbortSignal, me?: number, turn = 0, alsoBy: readonly number[] = []): Promise<NoticeListing> {
+  const authors = new Set([me ?? (await gitlab.currentUser(signal)).id, ...alsoBy]);
   const standing = new Map<string, OpenNotice>();
   const duplicates: OpenNotice[] = [];
   let duplicatesLeft = 0;
   const duplicate = (notice: OpenNotice) => (duplicates.length < max ? duplicates.push(notice) : duplicatesLeft++);
-  // Asked of GitLab too, so issues others label do not add pages to every run; checked here all the same.
-  for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "opened", authorId: author }, signal ? { signal } : undefined)) {
-    const key = issue.author?.id === author ? noticeKeyOf(issue) : undefined;
+  // Asked of GitLab too where one user is Warden (it filters by one), so issues others label do not add pages to every run; checked here all the same.
+  for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "opened", ...oneAuthor(authors) }, signal ? { signal } : undefined)) {
+    const key = authors.has(issue.author?.id ?? NaN) ? noticeKeyOf(issue) : undefined;
     // A notice Warden closed and a person reopened stands for nothing: its date was for a share since resolved.
     if (key === undefined || closedByWarden(issue.labels)) continue;
     const notice: OpenNotice = { iid: issue.iid, url: issueUrl(gitlab.instanceUrl, project, issue), dueDate: calendarDate(issue.due_date), key };
@@ -70,6 +70,11 @@ export async function readNotices(gitlab: GitLabClient, project: string, wanted:
     duplicates: duplicates.map((notice) => ({ notice, of: standing.get(notice.key)!.iid })),
     duplicatesLeft,
   };
+}
+
+/** The listing's author filter: GitLab takes one `author_id`, so with earlier authors (gitlab.shares.notices.authors) they are told apart here alone. */
+export function oneAuthor(authors: ReadonlySet<number>): { authorId?: number } {
+  return authors.size === 1 ? { authorId: [...authors][0]! } : {};
 }
 
 /** `items` from the turn's place on (the turn's multiple of the golden ratio, readNotices), then from the start. */
