@@ -97,19 +97,21 @@ const SEPARATOR = String.raw`(?:[\u200b-\u200d\u2060\u00ad\ufeff\r\n]|\\(?:x0[ad
 const MIN_ENCODED = 16;
 
 /**
- * The patterns that mask `secret`, matched without regard to case (a server may upper-case what it quotes):
- * as written, by any escaper, broken up by SEPARATOR; and, for a credential of MIN_ENCODED characters or
- * more, reversed, in hex, and in base64 (standard and URL-safe) at each of the three places it may start
+ * The patterns that mask `secret`: as written, by any escaper, broken up by SEPARATOR; and, for a
+ * credential of MIN_ENCODED characters or more, in either case (a server may upper-case what it quotes),
+ * reversed, in hex, and in base64 (standard and URL-safe) at each of the three places it may start
  * within a 3-byte group, the characters that depend on its bytes alone, as secret scanners match encoded
  * secrets. Each needs all of it (or all but the few bytes at its ends a base64 group shares with its
  * neighbours), so only whoever holds it can write any: masking them tells nobody anything new.
  */
 function writtenForms(secret: string): string[] {
   const escaped = (text: string, between = "") => Array.from(text, escapedChar).join(between);
-  const forms = [escaped(secret, SEPARATOR)];
-  if (secret.length < MIN_ENCODED) return forms;
+  if (secret.length < MIN_ENCODED) return [escaped(secret, SEPARATOR)];
+  // Either case, letter by letter: `i` on the whole pattern would take a short credential's case too ("jane" masking "Jane").
+  const caseless = (text: string, between = "") => Array.from(text, (c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : escapedChar(c))).join(between);
+  const forms = [caseless(secret, SEPARATOR)];
   const bytes = Buffer.from(secret, "utf8");
-  forms.push(escaped(Array.from(secret).reverse().join("")), bytes.toString("hex"));
+  forms.push(caseless(Array.from(secret).reverse().join("")), caseless(bytes.toString("hex")));
   for (const offset of [0, 1, 2]) {
     const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64");
     const core = encoded.slice(offset ? 4 : 0, 4 * Math.floor((offset + bytes.length) / 3));
@@ -135,7 +137,7 @@ export class SecretRegistry {
   }
 
   redact(text: string): string {
-    if (this.secrets.size) this.matcher ??= new RegExp([...this.secrets].sort((a, b) => b.length - a.length).flatMap(writtenForms).join("|"), "gi");
+    if (this.secrets.size) this.matcher ??= new RegExp([...this.secrets].sort((a, b) => b.length - a.length).flatMap(writtenForms).join("|"), "g");
     return (this.matcher ? text.replace(this.matcher, MASK) : text).replace(SHAPES, MASK).replace(URL_PASSWORD, `$1${MASK}@`);
   }
 }
