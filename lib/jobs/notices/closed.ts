@@ -16,11 +16,11 @@
  * ends nothing. Each share's closes are kept (of Warden's own notices, within the window) and judged in
  * the order they were made.
  */
-import { listIssues, type GitLabClient } from "../../gitlab/index.ts";
+import type { GitLabClient } from "../../gitlab/index.ts";
 import { issueUrl } from "./issue-url.ts";
 import { longestGraceHours, type Grace, type Policy } from "../../policy/index.ts";
-import { CLOSED_LABELS, NOTICE_LABEL, noticeKeyOf } from "./marker.ts";
-import { oneAuthor } from "./read.ts";
+import { CLOSED_LABELS, noticeKeyOf } from "./marker.ts";
+import { noticesBy } from "./read.ts";
 import { daysLeft, dueDateFor, HOUR_MS } from "./due.ts";
 
 /** A closed notice that still counts: the removal date is counted from its creation (set by GitLab, never editable). */
@@ -49,8 +49,8 @@ export async function readEarlierNotices(gitlab: GitLabClient, project: string, 
   const updatedAfter = new Date(now.getTime() - longestGraceHours(policy) * HOUR_MS - RUN_INTERVAL_MS).toISOString();
   // Warden's: the token's user's, and those of the tokens it had before (gitlab.shares.notices.authors).
   const wardens = new Set([me, ...(policy.gitlab?.shares.notices?.authors ?? [])]);
-  for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "closed", updatedAfter, ...oneAuthor(wardens) }, signal ? { signal } : undefined)) {
-    const key = wardens.has(issue.author?.id ?? NaN) ? noticeKeyOf(issue) : undefined;
+  for await (const issue of noticesBy(gitlab, project, wardens, { state: "closed", updatedAfter }, signal)) {
+    const key = noticeKeyOf(issue);
     const [created, closed] = [Date.parse(issue.created_at ?? ""), Date.parse(issue.closed_at ?? "")];
     // Who closed it, and when, unknown (no such field): nobody's close can be told apart from Warden's; not counted.
     if (key === undefined || !wanted.has(key) || typeof issue.closed_by?.id !== "number" || Number.isNaN(created) || Number.isNaN(closed)) continue;

@@ -6,7 +6,7 @@
  * (lowest iid) stands; a newer one is a duplicate, left by two runs at once. Kept in memory: one small
  * entry per open notice's share, and the notices of other shares up to `max` (the ones a sweep may close).
  */
-import { listIssues, type GitLabClient } from "../../gitlab/index.ts";
+import { listIssues, type GitLabClient, type ProjectIssue } from "../../gitlab/index.ts";
 import { issueUrl } from "./issue-url.ts";
 import { isCalendarDay } from "./due.ts";
 import { closedByWarden, NOTICE_LABEL, noticeKeyOf } from "./marker.ts";
@@ -47,9 +47,8 @@ export async function readNotices(gitlab: GitLabClient, project: string, wanted:
   const duplicates: OpenNotice[] = [];
   let duplicatesLeft = 0;
   const duplicate = (notice: OpenNotice) => (duplicates.length < max ? duplicates.push(notice) : duplicatesLeft++);
-  // Asked of GitLab too where one user is Warden (it filters by one), so issues others label do not add pages to every run; checked here all the same.
-  for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], state: "opened", ...oneAuthor(authors) }, signal ? { signal } : undefined)) {
-    const key = authors.has(issue.author?.id ?? NaN) ? noticeKeyOf(issue) : undefined;
+  for await (const issue of noticesBy(gitlab, project, authors, { state: "opened" }, signal)) {
+    const key = noticeKeyOf(issue);
     // A notice Warden closed and a person reopened stands for nothing: its date was for a share since resolved.
     if (key === undefined || closedByWarden(issue.labels)) continue;
     const notice: OpenNotice = { iid: issue.iid, url: issueUrl(gitlab.instanceUrl, project, issue), dueDate: calendarDate(issue.due_date), key };
@@ -72,9 +71,17 @@ export async function readNotices(gitlab: GitLabClient, project: string, wanted:
   };
 }
 
-/** The listing's author filter: GitLab takes one `author_id`, so with earlier authors (gitlab.shares.notices.authors) they are told apart here alone. */
-export function oneAuthor(authors: ReadonlySet<number>): { authorId?: number } {
-  return authors.size === 1 ? { authorId: [...authors][0]! } : {};
+/**
+ * The `warden::notice` issues of each of Warden's users (the token's, and gitlab.shares.notices.authors), one
+ * listing each: GitLab filters by one author, so that issues others label add no pages to every run. The
+ * author is checked here all the same.
+ */
+export async function* noticesBy(gitlab: GitLabClient, project: string, authors: ReadonlySet<number>, query: { state: "opened" | "closed"; updatedAfter?: string }, signal?: AbortSignal): AsyncGenerator<ProjectIssue> {
+  for (const author of authors) {
+    for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], ...query, authorId: author }, signal ? { signal } : undefined)) {
+      if (issue.author?.id === author) yield issue;
+    }
+  }
 }
 
 /** `items` from the turn's place on (the turn's multiple of the golden ratio, readNotices), then from the start. */
