@@ -101,8 +101,7 @@ export function retryLayer(
   const now = opts.now ?? Date.now;
   const service = waits.service;
   /**
-   * Routes on which a request gave up on 429s (refused until its budget ran out, or asked to wait past the
-   * ceiling), with what it met. Until the route answers otherwise, a 429 there ends a request at once:
+   * Routes on which a request gave up on 429s, refused until its budget ran out, with what it met. Until the route answers otherwise, a 429 there ends a request at once:
    * each would spend a budget of its own, and a run reading a detail per group, one budget (20 minutes)
    * for every batch of groups in flight, for hours, before its report.
    */
@@ -148,7 +147,8 @@ export function retryLayer(
       const refusedBefore = refused ? refusedRoutes.get(req.route) : undefined;
       if (res && (refusedBefore !== undefined || (!refused && failures >= maxRetries) || decision.waitMs > maxServerWait || now() - started + decision.waitMs > budget)) {
         const detail = refusedBefore ?? giveUpDetail(decision.waitMs, attempt + 1, !refused && failures >= maxRetries);
-        if (refused && refusedBefore === undefined) refusedRoutes.set(req.route, `not retried: an earlier request to ${req.route} met 429s until it gave up (${detail}), and the route has answered nothing else since`);
+        // Only a budget spent on 429s marks the route: one 429 asking past the ceiling fails its own request alone (the next may be asked for less).
+        if (refused && refusedBefore === undefined && decision.waitMs <= maxServerWait) refusedRoutes.set(req.route, `not retried: an earlier request to ${req.route} met 429s until it gave up (${detail}), and the route has answered nothing else since`);
         throw httpError(req, res, redactor, detail);
       }
       if (!refused) failures++;

@@ -14,6 +14,8 @@ import { parsePolicy } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../support/policies.ts";
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 const NOW = new Date("2026-03-10T12:00:00Z");
 const BUDGET_MS = 2_000;
 let sim: GitLabSim | undefined;
@@ -41,3 +43,27 @@ it("a 429 for ever on every subgroup's detail: once the origin has refused every
   expect(refused).toBeLessThan(subgroups.length + 20);
   expect(outcome.report!.unexamined!.map((p) => p.error)).toContainEqual(expect.stringContaining("not retried: an earlier request to GET /groups/:id met 429s until it gave up"));
 }, 120_000);
+
+/**
+ * Only a budget spent on 429s marks the route. One 429 asking past the ceiling once marked it too, and every
+ * later 429 on the route then failed at once, even one asking for a wait Warden would take: a fixed window
+ * longer than the ceiling (a throttle period an administrator set to an hour, a gateway's hourly limit)
+ * asks early in it for too long, late in it for little (a review of the change's finding). Window 3 s, ceiling 1.5 s.
+ */
+it("a 429 late in a long window, asking a wait within the ceiling, is waited out even after an earlier ask above the ceiling failed", async () => {
+  sim = await startGitLabSim({ rateLimits: [{ route: "GET /groups/:id", limit: 1, windowMs: 3_000, headers: "retry-after-only" }] });
+  const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5, maxServerWaitMs: 1_500 } });
+  const [a, b, c] = sim.dataset.groups.slice(0, 3).map((g) => g.id);
+  const opened = Date.now();
+  await gitlab.getGroup(a!); // opens the window: 1 a window
+  // Early in the window the server asks for 3 s, above the 1.5 s ceiling: this one fails, as designed.
+  await expect(gitlab.getGroup(b!)).rejects.toThrow(/above the 1\.5 s ceiling/);
+  // Late in the window it asks for 1 s (Retry-After: 1), a wait within the ceiling and the request's budget.
+  await sleep(Math.max(0, opened + 2_300 - Date.now()));
+  const late = await gitlab.getGroup(c!).then(
+    (g) => ({ id: g.id, error: undefined as string | undefined }),
+    (err: Error) => ({ id: undefined, error: err.message }),
+  );
+  expect(late.error, "the late request was failed at once by the earlier request's mark").toBeUndefined();
+  expect(late.id).toBe(c);
+}, 30_000);
