@@ -26,6 +26,6 @@ export { checkRunRef, RunHistoryError, runKey, runReader, storedRestoreInput, ty
 export type { RestoreAction, RestoreOptions, RestoreReport, RestoreSummary } from "./restore/summary.ts";
 export { escapeMrkdwn, renderSlack, renderText, type SlackMessage } from "./render/index.ts";
 export { errorText, exitCode, type AuditSink, type JobStats, type Report } from "./report/index.ts";
-export { direct, type Steps } from "./steps.ts";
+export { DEADLINE_ATTEMPTS, direct, type Steps } from "./steps.ts";
 export { count } from "./view.ts";
 export { WARDEN_VERSION } from "./version.ts";

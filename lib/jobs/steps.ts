@@ -5,6 +5,12 @@
  * its work in steps, and keeps nothing between them that a step did not return, resumes in a later
  * invocation where the last one stopped. Step results must be JSON.
  */
+/**
+ * Attempts of a durable step each cut short by its invocation's deadline (each one makes progress, or waits
+ * out a server's Retry-After; functions/shared/durable/steps.ts): a step may give up on its last one.
+ */
+export const DEADLINE_ATTEMPTS = 10;
+
 export interface Steps {
   /**
    * Runs `run` as one step; `attempt` is 1, or more when an earlier attempt failed or was cut off.

@@ -18,7 +18,7 @@ import { StepSemantics, type DurableContext, type Serdes } from "@aws/durable-ex
 import { randomUUID } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { isTerminal } from "../../../lib/http/index.ts";
-import { errorText, type Steps } from "../../../lib/jobs/index.ts";
+import { DEADLINE_ATTEMPTS, errorText, type Steps } from "../../../lib/jobs/index.ts";
 import { ConfigError } from "../config/settings.ts";
 import { DeadlineError, invocationDeadline } from "../lambda/deadline.ts";
 import { CredentialRotated } from "./rotation.ts";
@@ -29,8 +29,6 @@ export const SLICE_MARGIN_MS = 5 * 60_000;
 export const SLICE_FLOOR_MS = 30_000;
 /** Kept between the deadline and Lambda's end of the invocation: the step's end, its checkpoint, the pause. */
 export const DEADLINE_MARGIN_MS = 20_000;
-/** Attempts of a step each cut short by its invocation's deadline (each one makes progress, or waits out a server's Retry-After). */
-const DEADLINE_ATTEMPTS = 10;
 /** Findings or changes one step records: with compression, well inside a checkpoint's 256 KB. */
 const PER_STEP = 1_000;
 /**

@@ -9,11 +9,12 @@
 import type { GitLabClient, RequestCounts } from "../../gitlab/index.ts";
 import { onStrayModes, type Policy } from "../../policy/index.ts";
 import { shareKey, type ShareRemoval } from "../shares/plan.ts";
-import type { AuditSink } from "../report/index.ts";
-import { partEnds, stepInParts, type Steps } from "../steps.ts";
+import { errorText, type AuditSink } from "../report/index.ts";
+import { count } from "../view.ts";
+import { DEADLINE_ATTEMPTS, partEnds, stepInParts, type Steps } from "../steps.ts";
 import { planNotices, type NoticeClosure, type NoticeState } from "./plan.ts";
 import { closedNotices, noticeSummary, type ClosedNotice, type NoticeSummary } from "./summary.ts";
-import { writeNotices, writesTo, type Written } from "./write.ts";
+import { opens, writeNotices, writesTo, type Written } from "./write.ts";
 
 export { noticeDue, noticesLine, type ClosedNotice, type NoticeSummary } from "./summary.ts";
 // For the exemption request (lib/jobs/exempt/), which finds the notices of the shares it covers as a run does.
@@ -88,19 +89,37 @@ export async function settleNotices(input: NoticePhase & { audit?: AuditSink }, 
   const closures: NoticeClosure[] = [];
   const warnings: string[] = [];
   const stats: RequestCounts[] = [];
+  /** Set once a part was cut by every invocation's deadline it was given: the parts after it are not tried. */
+  let gaveUp: string | undefined;
   for (let n = 1; n <= ends.length; n++) {
     // Run directly, perStep is Infinity and there is one part: all of them.
     const [from, to] = [n === 1 ? 0 : ends[n - 2]!, ends[n - 1]!];
     const part = { plan: strays.slice(from, to), closures: sorted.closures.slice(Math.max(0, from - strays.length), Math.max(0, to - strays.length)) };
     const name = n === 1 ? "write notices" : `write notices ${n}`;
     // `spent` is recorded with the part, so a replay pauses where the execution did.
-    const written: Written & { stats: RequestCounts; parts?: number; ends?: number[]; spent?: boolean } = await steps.step(name, async (attempt) => {
+    const written: (Written & { stats: RequestCounts; parts?: number; ends?: number[]; spent?: boolean; gaveUp?: string }) | undefined = await steps.step(name, async (attempt) => {
+      const recorded = { parts: ends.length, ...(n === 1 && { ends }) };
+      // Its last attempt (the others each cut by their invocation's deadline: a GitLab holding its POSTs) writes
+      // nothing, at the start of an invocation: the run goes on to its end with the time that leaves, and the
+      // next run writes these. Failing the step would fail the run after its removals, and lose its report.
+      const why = gaveUp ?? (attempt >= DEADLINE_ATTEMPTS ? `${name}: cut by the invocation's deadline ${attempt - 1} times` : undefined);
+      if (why) return { ...(await input.measured(async () => notWritten(part.plan, part.closures, why))), ...recorded, spent: false, gaveUp: why };
       const done = await input.measured(() => writeNotices({ ...input, ...part, closing, again: attempt > 1 }));
       // Cut by the invocation's deadline (a durable step may even begin past it): what it could not send is not
       // its outcome. Attempted again in the next invocation, which reads first what this attempt opened.
       if (steps.deadline?.aborted) throw new Error(`${name}: cut by the invocation's deadline`);
-      return { ...done, parts: ends.length, ...(n === 1 && { ends }), spent: Date.now() >= steps.sliceEnd() };
-    }, { changes: true });
+      return { ...done, ...recorded, spent: Date.now() >= steps.sliceEnd() };
+    }, { changes: true }).catch((err: unknown) => {
+      // Failed for good otherwise (its failure is recorded, so a replay comes here alike): as above, what this
+      // part and the rest had to write is left to the next run.
+      const rest = notWritten(strays.slice(from), sorted.closures.slice(Math.max(0, from - strays.length)), errorText(err));
+      applyStates(input.plan, rest.states);
+      closures.push(...rest.closures);
+      warnings.push(...rest.warnings);
+      return undefined;
+    });
+    if (!written) break;
+    gaveUp ??= written.gaveUp;
     // A first part recorded before parts were cut by bytes too has no `ends`: its parts were perStep each.
     if (n === 1 && written.parts !== undefined && !written.ends) ends = Array.from({ length: written.parts }, (_, i) => Math.min((i + 1) * steps.perStep, strays.length + sorted.closures.length));
     applyStates(input.plan, written.states);
@@ -113,6 +132,16 @@ export async function settleNotices(input: NoticePhase & { audit?: AuditSink }, 
   }
   sorted.closures = closures;
   return { warnings, stats };
+}
+
+/** What a run did not write, for good: each notice it was to open failed, each closure too, said once. */
+function notWritten(strays: readonly ShareRemoval[], left: readonly NoticeClosure[], why: string): Written {
+  const error = `not written (${why}): the next run writes it`;
+  return {
+    states: Object.fromEntries(strays.filter(opens).map((a) => [shareKey(a), { status: "failed", notice: a.notice!, error } satisfies NoticeState])),
+    closures: left.map((closure) => ({ ...closure, status: "failed" as const, error })),
+    warnings: [`notices: ${count(strays.length + left.length, "notice")} not opened or closed (${why}): the next run writes them`],
+  };
 }
 
 /** The report's notice fields: the summary's counts, and the notices closed (or to close) for a reason other than a removal. */

@@ -48,7 +48,7 @@ export interface Written {
 }
 
 /** A stray whose notice this run opens. */
-const opens = (a: ShareRemoval): boolean => a.status === "notify";
+export const opens = (a: ShareRemoval): boolean => a.status === "notify";
 /** A stray this run removed (or found gone) whose notice is open: closed now. */
 const settles = (a: ShareRemoval): boolean => a.notice?.iid !== undefined && !a.notice.closed && (a.status === "done" || a.status === "already-gone");
 /** The strays whose notices an applying run writes to. */
