@@ -1,10 +1,14 @@
 /**
- * A "write notices" step attempted again (its first attempt cut by the invocation's deadline, or its
- * invocation crashed: the step is AtMostOncePerRetry) first reads the open notices the attempt before may
- * have opened (lib/jobs/notices/write.ts). That read was not guarded as the read after the opening is
- * (notices-reread.test.ts): when GitLab failed it, the step threw, and the execution FAILED after its
- * removals, with no report, not stored for `restore latest` (the durable review's finding). Now its
- * notices are failed ("the next run opens it") and the run ends with its report.
+ * "write notices" comes after the removals: it must not fail the execution after them, which would lose the
+ * run's report (neither its result nor stored for `restore latest`).
+ * - An attempt again (its first cut by the invocation's deadline, or its invocation crashed: the step is
+ *   AtMostOncePerRetry) first reads the open notices the attempt before may have opened
+ *   (lib/jobs/notices/write.ts). That read was not guarded as the read after the opening is
+ *   (notices-reread.test.ts): when GitLab failed it, the step threw, and the execution FAILED (the durable
+ *   review's finding). Now its notices are failed ("the next run opens it") and the run ends with its report.
+ * - GitLab holds the notices' POSTs past every invocation's deadline (an issue creation that hangs: a locked
+ *   database, a proxy holding POSTs): each attempt was cut and attempted again, 10 times, and then the step
+ *   failed the run (the second durable review's finding). Its tenth attempt writes nothing now.
  */
 import { describe, expect, it, vi } from "vitest";
 import type { EnforceReport } from "../../../lib/jobs/index.ts";
@@ -22,6 +26,10 @@ const lambda = durableWorld({
 });
 /** Each invocation's deadline comes 3 s in (20 s before the 23 s it is told it has). */
 const REMAINING_MS = 23_000;
+/** Each invocation's deadline comes 1 s in (its floor), and its end leaves time to store the report. */
+const SHORT_REMAINING_MS = 21_000;
+/** How long GitLab holds each notice's POST: longer than an invocation has. */
+const HELD_MS = 25_000;
 
 async function call(token: string, method: string, path: string, body: unknown): Promise<void> {
   const res = await fetch(`${lambda.gitlab.url}/api/v4${path}`, { method, headers: { "private-token": token, "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -63,4 +71,31 @@ describe("a durable run whose \"write notices\" step is attempted again while Gi
     // The group share's notice is not opened in the attempt that could not tell whether one stands.
     expect(actions).toContainEqual(expect.objectContaining({ kind: "group", status: "failed", error: expect.stringContaining("the next run opens it") }));
   }, 60_000);
+});
+
+describe("a durable run whose notices' POSTs GitLab holds past every invocation's deadline", () => {
+  it("keeps the report of the removal it made (the execution's result, stored for restore latest) rather than failing after it", async () => {
+    // Two strays under onStray notify: acme/app with partners (a notice to open), acme with partners (its notice due: removed now).
+    await call("jane", "POST", "/projects/100/share", { group_id: 20, group_access: 30 });
+    await call("jane", "POST", "/groups/10/share", { group_id: 20, group_access: 30 });
+    const due = "group:10:group:20";
+    await call("glpat-sim-admin", "POST", `/projects/${NOTICES}/issues`, { title: "notice", description: `<!-- warden-share: ${due} -->\nx`, labels: `warden::notice,warden-share::${due}`, due_date: "2020-01-01" });
+    lambda.gitlab.addFaults({ kind: "delay", ms: HELD_MS, method: "POST", route: "POST /projects/:id/issues", times: 1_000 });
+    vi.resetModules();
+    const { handler } = await import("../../../functions/enforce.ts");
+    const { runner } = timedRunner<EnforceReport>(handler, SHORT_REMAINING_MS);
+    const execution = await runner.run({ payload: { dryRun: false } });
+
+    const groupShareGone = !lambda.gitlab.dataset.groups.find((g) => g.id === 10)!.shared_with_groups.some((s) => s.group_id === 20);
+    const stored = [...lambda.s3.objects.keys()].filter((k) => k.startsWith(`${BUCKET}/runs/enforce/`));
+    expect(groupShareGone, "the due share was removed").toBe(true);
+    expect(execution.getStatus(), "the execution ends with its report").toBe("SUCCEEDED");
+    const write = execution.getOperations().find((op) => op.getName() === "write notices");
+    expect(write?.getStepDetails()?.attempt, "cut by nine invocations' deadlines, the tenth attempt wrote nothing").toBe(10);
+    expect(stored, "stored for restore latest").toHaveLength(1);
+    const report = execution.getResult()!;
+    expect(report.actions.find((a) => a.kind === "group")).toMatchObject({ status: "done" });
+    expect(report.actions.find((a) => a.kind === "project")).toMatchObject({ status: "failed", error: "not written (write notices: cut by the invocation's deadline 9 times): the next run writes it" });
+    expect(report.warnings).toContain("notices: 2 notices not opened or closed (write notices: cut by the invocation's deadline 9 times): the next run writes them");
+  }, 120_000);
 });
