@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../lib/http/index.ts";
 import { enforce, exitCode, renderText } from "../../lib/jobs/index.ts";
-import { MAX_PLANNED } from "../../lib/jobs/enforce/summary.ts";
+import { MAX_PLANNED } from "../../lib/jobs/shares/plan.ts";
 import { MAX_LISTED, reviewShares } from "../../lib/jobs/review/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabDataset } from "../../sim/gitlab/index.ts";

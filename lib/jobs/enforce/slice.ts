@@ -7,7 +7,7 @@
 import type { GitLabClient } from "../../gitlab/index.ts";
 import { emptyRuleCounts, evaluateShare, type Policy, type RuleCounts } from "../../policy/index.ts";
 import { errorText } from "../report/index.ts";
-import { KIND_COUNTERS, plannedRemoval, shareInput, type ShareKindName, type ShareRemoval, type Subject } from "../shares/plan.ts";
+import { KIND_COUNTERS, MAX_PLANNED, plannedRemoval, shareInput, type ShareKindName, type ShareRemoval, type Subject } from "../shares/plan.ts";
 import type { Steps } from "../steps.ts";
 import { attributionBudget } from "./attribution.ts";
 import { earlyAttribution } from "./attribution-early.ts";
@@ -19,7 +19,7 @@ import { newLedger } from "./examine/ledger.ts";
 import { slotPool } from "./examine/slots.ts";
 import { listedShort, noneUnexamined, type Unexamined } from "./examine/unexamined.ts";
 import type { ExaminationWork } from "./examine/work.ts";
-import { emptyTally, MAX_PLANNED, type JudgedShareHook, type StepStats, type Tally } from "./summary.ts";
+import { emptyTally, type JudgedShareHook, type StepStats, type Tally } from "./summary.ts";
 
 /** What one step of examination found, and where it left off: JSON, as a durable execution records it. */
 export interface Slice {

@@ -51,14 +51,6 @@ export type EnforceReport = Report<ShareRemoval, EnforceSummary> & {
   unexamined?: UnexaminedPart[];
 };
 
-/**
- * The most strays one run plans, and differences a comparison lists (phases/examine.ts stops at either):
- * each is held until the report, a few hundred bytes, so a GitLab (or something in front of it) listing
- * strays without end would otherwise fill the heap and end the process with no report. An organisation's
- * honest plan is far smaller; one this large is a policy that allows almost nothing, for a run over less
- * of the scope. Restore takes no input holding more removals than this (restore/input.ts).
- */
-export const MAX_PLANNED = 100_000;
 
 /**
  * Defaults, for a user who passes no flag. Time at latency is requests ÷ requests in flight, so the

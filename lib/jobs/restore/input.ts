@@ -8,8 +8,7 @@
 import { z } from "zod";
 import { instanceUrl, SHARE_ACCESS_LEVELS } from "../../gitlab/index.ts";
 import { redactOutput, redactThenCut } from "../../redact/index.ts";
-import { REMOVAL_TYPES, SHARE_STATUSES as STATUSES, shareKey, type RemovedShare } from "../shares/plan.ts";
-import { MAX_PLANNED } from "../enforce/summary.ts";
+import { MAX_PLANNED, REMOVAL_TYPES, SHARE_STATUSES as STATUSES, shareKey, type RemovedShare } from "../shares/plan.ts";
 import { count } from "../view.ts";
 
 export class RestoreInputError extends Error {

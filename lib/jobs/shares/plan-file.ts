@@ -9,7 +9,7 @@ import { z } from "zod";
 import { instanceUrl } from "../../gitlab/index.ts";
 import { parsePolicy, type Policy, type PolicySource } from "../../policy/index.ts";
 import { redactOutput, redactStrings } from "../../redact/index.ts";
-import { REMOVAL_TYPES, type ShareRemoval } from "./plan.ts";
+import { MAX_PLANNED, REMOVAL_TYPES, type ShareRemoval } from "./plan.ts";
 import { writeFileAtomically } from "../atomic-file.ts";
 import { canonicalJson, JsonTooDeepError } from "../canonical-json.ts";
 
@@ -117,6 +117,10 @@ export function readPlanFile(text: string, file: string, expect: PlanExpectation
     throw new PlanFileError(notPlan);
   }
   if (!isRecord(data) || data["format"] !== PLAN_FORMAT) throw new PlanFileError(notPlan);
+  // Counted before the checksum and the schema make copies of each: it is their number that fills the heap
+  // (350,000 in 50 MB, under the read's limit, ended the process with V8's heap error), and no run plans so many.
+  const listed = Array.isArray(data["removals"]) ? data["removals"].length : 0;
+  if (listed > MAX_PLANNED) throw new PlanFileError(`${file} lists ${listed} removals, more than any enforce run plans (${MAX_PLANNED}): not a plan Warden wrote; plan again`);
   if (data["formatVersion"] !== PLAN_FORMAT_VERSION) {
     const by = typeof data["wardenVersion"] === "string" ? ` (written by Warden ${data["wardenVersion"].slice(0, 20)})` : "";
     throw new PlanFileError(`${file}: plan format version ${JSON.stringify(data["formatVersion"])}${by} is unknown to this Warden, which reads version ${PLAN_FORMAT_VERSION}: apply it with the Warden that wrote it, or plan again`);

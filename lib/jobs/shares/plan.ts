@@ -226,3 +226,13 @@ export function byKindAndPath(a: ShareRef, b: ShareRef): number {
 }
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The most strays one run plans, and differences a comparison lists (enforce/phases/examine.ts stops at
+ * either): each is held until the report, a few hundred bytes, so a GitLab (or something in front of it)
+ * listing strays without end would otherwise fill the heap and end the process with no report. An
+ * organisation's honest plan is far smaller; one this large is a policy that allows almost nothing, for a
+ * run over less of the scope. Neither a plan file (plan-file.ts) nor a restore's input (restore/input.ts)
+ * holding more removals than this is taken.
+ */
+export const MAX_PLANNED = 100_000;

@@ -4,13 +4,13 @@
  * carried from slice to slice but what a step returns, so a durable execution resumes it.
  */
 import { addRuleCounts, emptyRuleCounts, type RuleCounts } from "../../../policy/index.ts";
-import { byKindAndPath, shareKey, type ShareRemoval } from "../../shares/plan.ts";
+import { byKindAndPath, MAX_PLANNED, shareKey, type ShareRemoval } from "../../shares/plan.ts";
 import { count } from "../../view.ts";
 import { emptyAttributionState, type AttributionState } from "../attribution-reads.ts";
 import type { Difference } from "../compare.ts";
 import { addUnexamined, noneUnexamined, unexaminedWarnings, type Unexamined } from "../examine/unexamined.ts";
 import { examineSlice, type Slice } from "../slice.ts";
-import { addCounts, emptyTally, MAX_PLANNED, type Tally } from "../summary.ts";
+import { addCounts, emptyTally, type Tally } from "../summary.ts";
 import type { Begun } from "./begin.ts";
 import type { Run, Said } from "./run.ts";
 
