@@ -14,7 +14,7 @@ import pMap from "p-map";
 import PQueue from "p-queue";
 import type { GitLabClient } from "../../gitlab/index.ts";
 import { isTerminal } from "../../http/index.ts";
-import { accessLevelName, evaluateShare, type Policy } from "../../policy/index.ts";
+import { accessLevelName, evaluateShare, inScope, type Policy } from "../../policy/index.ts";
 import { awaitedLater } from "../awaited-later.ts";
 import { errorText, stoppedMidRequest, type AuditSink } from "../report/index.ts";
 import { SHARE_OPS } from "./kinds.ts";
@@ -147,10 +147,17 @@ export function failedRemoval(err: unknown, signal: AbortSignal | undefined, doi
 export function judgeAgain(action: ShareRemoval, opts: Pick<RemovalOptions, "policy" | "now" | "asPlanned">, subject: Subject | undefined): Partial<ShareRemoval> {
   const { kind } = action;
   if (!subject) throw new Error(`${kind} not found (deleted, or the token can no longer see it): nothing removed`);
-  // Named as GitLab calls the subject now: a plan file's names are whoever edited it last's.
-  const named = subjectNamed(kind, subject.path);
+  // Out of scope, it is skipped by its id alone, before anything of it is told: an edited plan's ids would
+  // otherwise have the administrator's token name projects outside the scope, and say how they are shared.
+  if (!inScope(opts.policy, subject.path)) {
+    const what = kind === "project" ? "the project" : "the sharing group";
+    return { status: "skipped", error: `changed since it was planned (${what} #${subjectOf(action).id} is not in the policy's scope now: moved out since, or named by an id outside it); not removed` };
+  }
+  // Named as GitLab calls the subject and, where the share is there, its invited group now: a plan file's names
+  // are whoever edited it last's, and a row not removed would otherwise say their group is "now allowed".
   const share = subject.shares.find((s) => s.group_id === action.groupId);
-  if (!share) return { ...named, status: "already-gone" };
+  if (!share) return { ...subjectNamed(kind, subject.path), status: "already-gone" };
+  const named = { ...subjectNamed(kind, subject.path), group: share.group_full_path };
   const changed = opts.asPlanned ? changedSincePlanned(action, shareFields(share, action.reason)) : undefined;
   if (changed) return { ...named, status: "skipped", error: `changed since it was planned (${changed}); not removed` };
   const verdict = evaluateShare(opts.policy, shareInput(kind, subject, share), opts.now);
