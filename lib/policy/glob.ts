@@ -72,7 +72,10 @@ export function isProjectId(ref: string): boolean {
 
 /** Why `ref` is neither a project's id nor its full path (plainPathProblem), or undefined. */
 export function projectRefProblem(ref: string): string | undefined {
-  return isProjectId(ref) ? undefined : plainPathProblem(ref, "project path");
+  if (isProjectId(ref)) return undefined;
+  // GitLab takes any digits for an id, leading zeros and all: "0123" would name project 123.
+  if (/^[0-9]+$/.test(ref)) return `invalid project id "${ref.slice(0, 20)}": GitLab reads digits as the id ${BigInt(ref)}; write it without a leading zero`;
+  return plainPathProblem(ref, "project path");
 }
 
 /**

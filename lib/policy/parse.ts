@@ -21,7 +21,7 @@ export function parsePolicy(text: string, source: string, origin: PolicyOrigin =
   // Keys written twice are found below, not by the yaml package, which compares each key with every earlier
   // one: 40,000 keys took 13 s to refuse, a 1 MiB file minutes, on every run.
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, customTags: timestampsAsText, uniqueKeys: false });
-  const yamlProblems = [...doc.errors, ...doc.warnings, ...keysWrittenTwice(doc)];
+  const yamlProblems = [...doc.errors, ...doc.warnings, ...notAsWritten(doc, text)];
   if (yamlProblems.length > 0) {
     throw new PolicyError(source, yamlProblems.map((problem) => yamlIssue(problem, text, lineCounter)));
   }
@@ -64,21 +64,34 @@ export function policySha256(text: string): string {
  */
 const MAX_LINE_CHARS = 120;
 
-/** Each key a mapping has already, as the yaml package words it: scalars by type and value, in one pass. */
-function keysWrittenTwice(doc: Document): Pick<YAMLError, "message" | "pos">[] {
-  const twice: Pick<YAMLError, "message" | "pos">[] = [];
+/** A number as the file should write one: decimal, no leading zero (`.inf` and `.nan` the schema names itself). */
+const DECIMAL = /^[-+]?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$/;
+
+/**
+ * What the file writes otherwise than it is read, in one pass: a key a mapping has already (as the yaml
+ * package words it: scalars by type and value), and a number not in decimal, which YAML reads in another
+ * base (`0x7B`, `0o173`; under `%YAML 1.1`, `010` as 8 and `1:30` as 90; `0123` as 123): a project's or a
+ * user's id read so names another's, silently.
+ */
+function notAsWritten(doc: Document, text: string): Pick<YAMLError, "message" | "pos">[] {
+  const problems: Pick<YAMLError, "message" | "pos">[] = [];
   visit(doc, {
     Map(_, map) {
       const seen = new Set<string>();
       for (const { key } of map.items) {
         if (!isScalar(key)) continue;
         const id = `${typeof key.value}:${String(key.value)}`;
-        if (seen.has(id)) twice.push({ message: "Map keys must be unique", pos: [key.range?.[0] ?? 0, key.range?.[1] ?? 0] });
+        if (seen.has(id)) problems.push({ message: "Map keys must be unique", pos: [key.range?.[0] ?? 0, key.range?.[1] ?? 0] });
         seen.add(id);
       }
     },
+    Scalar(_, scalar) {
+      if (typeof scalar.value !== "number" || !scalar.range) return;
+      const written = text.slice(scalar.range[0], scalar.range[1]);
+      if (!DECIMAL.test(written)) problems.push({ message: `${redactThenCut(written, 40)} is read by YAML as the number ${scalar.value}: write it in decimal, without a leading zero (or quote it, if it is a name)`, pos: scalar.range.slice(0, 2) as [number, number] });
+    },
   });
-  return twice;
+  return problems;
 }
 
 function yamlIssue(problem: Pick<YAMLError, "message" | "pos">, text: string, lineCounter: LineCounter): PolicyIssue {
