@@ -82,7 +82,7 @@ const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
  * policy project's merge requests, and who made a share is in the instance's audit events, which only
  * an administrator may read.
  */
-export function comparisonOf(base: Policy, differences: readonly Difference[]): PolicyComparison {
+export function comparisonOf(base: Policy, proposed: Policy, differences: readonly Difference[]): PolicyComparison {
   const source = base.source;
   if (source.source !== "gitlab") throw new Error("a comparison's base policy comes from a GitLab repository");
   const comparison: PolicyComparison = { baseRef: source.ref, baseCommitId: source.commitId, newlyRemoved: [], noLongerRemoved: [], exemptionChanged: [] };
@@ -95,7 +95,34 @@ export function comparisonOf(base: Policy, differences: readonly Difference[]): 
     comparison[section].push(withLevelName(section === "newlyRemoved" ? unattributed : { ...unattributed, status: "skipped" }));
   }
   for (const section of COMPARISON_SECTIONS) comparison[section].sort(byKindAndPath);
-  return comparison;
+  const others = otherChanges(base, proposed);
+  return others.length ? { ...comparison, otherChanges: others } : comparison;
+}
+
+/**
+ * The settings that differ between the two policies besides those the comparison judges share by share
+ * (the scope, the allow and exempt rules, onStray and grace): a merge request that only lets any ref run
+ * pipelines as Warden (`pipelines.allow` with `unprotected: true`), adds a chat user who may apply, or
+ * raises the guard changes no share's fate, and must not read as changing nothing. Named by their paths,
+ * as deep as they differ within mappings ("chatops.slack.applyUsers").
+ */
+export function otherChanges(base: Policy, proposed: Policy): string[] {
+  const judged = ({ text: _t, source: _s, gitlab, ...rest }: Policy) => {
+    const { scope: _scope, shares, ...settings } = gitlab ?? {};
+    const { allow: _a, exempt: _e, onStray: _o, grace: _g, ...notices } = shares ?? {};
+    return { ...rest, gitlab: { ...settings, shares: notices } };
+  };
+  const changed: string[] = [];
+  differing(judged(base), judged(proposed), "", changed);
+  return changed;
+}
+
+/** Pushes onto `into` each path at which `a` and `b` differ: within mappings key by key, else whole. */
+function differing(a: unknown, b: unknown, path: string, into: string[]): void {
+  if (JSON.stringify(a) === JSON.stringify(b)) return;
+  const mapping = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  if (!mapping(a) || !mapping(b)) return void into.push(path);
+  for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) differing(a[key], b[key], path ? `${path}.${key}` : key, into);
 }
 
 /** Differing shares in all sections. */

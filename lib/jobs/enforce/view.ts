@@ -79,8 +79,10 @@ export const comparisonView = {
   headline({ comparison: c, summary }: ComparedReport): string {
     const incomplete = incompleteNote(summary);
     const [removed, kept, changed] = COMPARISON_SECTIONS.map((s) => c[s].length) as [number, number, number];
-    if (removed + kept + changed === 0) return `Merging this policy change would change no share's fate${incomplete}.`;
-    return `Merging this policy change would newly remove ${count(removed, "share")}, stop removing ${kept}, change ${count(changed, "exemption")}${incomplete}.`;
+    // Settings no share shows (who may run pipelines or apply, the guard): named, for the reviewer to read in the diff.
+    const others = c.otherChanges?.length ? `, and changes ${c.otherChanges.join(", ")}: review them in the diff` : "";
+    if (removed + kept + changed === 0) return `Merging this policy change would change no share's fate${incomplete}${others}.`;
+    return `Merging this policy change would newly remove ${count(removed, "share")}, stop removing ${kept}, change ${count(changed, "exemption")}${incomplete}${others}.`;
   },
   compared: ({ comparison: c }: ComparedReport) => `compared with the policy at ${c.baseRef} (commit ${c.baseCommitId.slice(0, 8)})`,
   headings: [enforceView.headings.group, ...enforceView.headings.columns],

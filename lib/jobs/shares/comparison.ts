@@ -9,8 +9,12 @@ import type { ShareRemoval } from "./plan.ts";
 export const COMPARISON_SECTIONS = ["newlyRemoved", "noLongerRemoved", "exemptionChanged"] as const;
 export type ComparisonSection = (typeof COMPARISON_SECTIONS)[number];
 
-/** The report's `comparison`: which policy the run's was compared with, and the differing shares. */
-export type PolicyComparison = { baseRef: string; baseCommitId: string } & Record<ComparisonSection, ShareRemoval[]>;
+/**
+ * The report's `comparison`: which policy the run's was compared with, the differing shares, and the
+ * policy's other settings that differ (`otherChanges`, such as "pipelines.allow" or
+ * "gitlab.guard.maxRemovals"), which no share shows: absent when none do.
+ */
+export type PolicyComparison = { baseRef: string; baseCommitId: string; otherChanges?: string[] } & Record<ComparisonSection, ShareRemoval[]>;
 
 /** The hidden first line of a merge request note Warden writes: how the next pipeline finds the note to edit. */
 export const NOTE_MARKER = "<!-- warden:policy-comparison -->";
