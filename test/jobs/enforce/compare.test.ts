@@ -8,7 +8,7 @@ import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
 import { enforce, exitCode, type EnforceOptions } from "../../../lib/jobs/index.ts";
 import { noteBody } from "../../../lib/jobs/enforce/mr-note.ts";
-import { NOTE_MARKER, renderSlack } from "../../../lib/jobs/render/index.ts";
+import { NOTE_MARKER, renderMarkdown, renderSlack } from "../../../lib/jobs/render/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { registerSecret } from "../../../lib/redact/index.ts";
 import { startGitLabSim, type GitLabSim } from "../../../sim/gitlab/index.ts";
@@ -146,5 +146,43 @@ describe("the merge request note's body", () => {
     const dropped = plain.actions.map(shareName).filter((name) => !name.includes("acme/legacy")).sort();
     expect(dropped.length).toBeGreaterThan(0);
     expect(sections(report).noLongerRemoved).toEqual(dropped);
+  });
+});
+
+/**
+ * A merge request that changes what Warden does outside the shares' fates (who may start pipelines with
+ * Warden's identity, on refs anyone may push; who may apply from Slack; the guard) was summed up as
+ * changing nothing: "would change no share's fate", exit 0, a green job (the second inputs review's
+ * finding). It names those settings now, for the reviewer to read in the diff, and exits 2.
+ */
+const WITH_CHAT = `${PROPOSED}chatops:
+  slack:
+    users: ["U0REVIEWER", "U0ATTACKER"]
+    applyUsers: ["U0REVIEWER"]
+`;
+
+/** WITH_CHAT with no share rule touched: only who may start pipelines, who may apply from chat, and the guard. */
+const WIDENED = `${PROPOSED.replace("  guard: { unmatchedRules: warn }\n", "  guard: { unmatchedRules: warn, maxRemovals: 1000000000000 }\n")}pipelines:
+  allow:
+    - project: "**"
+      refs: ["*", "**"]
+      unprotected: true
+chatops:
+  slack:
+    users: ["U0REVIEWER", "U0ATTACKER"]
+    applyUsers: ["U0REVIEWER", "U0ATTACKER"]
+`;
+
+describe("a policy change outside the shares' fates", () => {
+  it("is not summed up as changing nothing: the note names the changed sections, and the job does not exit 0", async () => {
+    const report = await run({ policy: parsePolicy(WIDENED, "warden.yaml"), compareWith: fromGitLab(WITH_CHAT) });
+    expect(report.comparison?.otherChanges).toEqual(["chatops.slack.applyUsers", "gitlab.guard.maxRemovals", "pipelines"]);
+    const note = renderMarkdown(report);
+    expect(note).toContain("### Merging this policy change would change no share\\'s fate\\, and changes chatops\\.slack\\.applyUsers\\, gitlab\\.guard\\.maxRemovals\\, pipelines\\: review them in the diff\\.");
+    expect(exitCode(report)).toBe(2);
+    // The same policy compared with itself changes nothing, and says so.
+    const same = await run({ policy: parsePolicy(WITH_CHAT, "warden.yaml"), compareWith: fromGitLab(WITH_CHAT) });
+    expect(same.comparison?.otherChanges).toBeUndefined();
+    expect(exitCode(same)).toBe(0);
   });
 });
