@@ -67,10 +67,26 @@ export function missingWarning(policy: Policy, { rule, missing, moved = [] }: Ru
 
 /** Each rule's literal paths looked up: one GET per path not found within FOUND_TTL_MS, shared between rules. */
 export async function lookUpLiterals(gitlab: GitLabClient, policy: Policy, rules: RuleRef[], signal?: AbortSignal, touched?: Touched): Promise<RuleMissing[]> {
+  const exists = lookerUp(gitlab, signal, touched);
+  return Promise.all(
+    rules.map(async (rule) => {
+      const named = literalPaths(policy, rule);
+      const answers = await Promise.all(named.map(exists));
+      const label = ({ kind, path }: LiteralPath) => `${kind} ${path}`;
+      const moved = named.flatMap((literal, i) => {
+        const answer = answers[i]!;
+        return typeof answer === "object" ? [{ named: label(literal), now: answer.movedTo }] : [];
+      });
+      return { rule, missing: named.filter((_, i) => answers[i] === "absent").map(label), ...(moved.length && { moved }) };
+    }),
+  );
+}
+
+/** Looks literal paths up, each once however often asked (and spelled: GitLab paths are case-insensitive). */
+function lookerUp(gitlab: GitLabClient, signal?: AbortSignal, touched?: Touched): (literal: LiteralPath) => Promise<Answer> {
   const looked = new Map<string, Promise<Answer>>();
   const now = Date.now();
-  // GitLab paths are case-insensitive: one look-up per path, however a policy spells it.
-  const exists = ({ kind, path }: LiteralPath): Promise<Answer> => {
+  return ({ kind, path }) => {
     const key = `${gitlab.http.origin} ${kind} ${path.toLowerCase()}`;
     const cached = found.get(key);
     if (cached !== undefined && now - cached.at < FOUND_TTL_MS && !touched?.[kind].has(cached.id)) return Promise.resolve(THERE);
@@ -88,18 +104,23 @@ export async function lookUpLiterals(gitlab: GitLabClient, policy: Policy, rules
     }
     return answer;
   };
-  return Promise.all(
-    rules.map(async (rule) => {
-      const named = literalPaths(policy, rule);
-      const answers = await Promise.all(named.map(exists));
-      const label = ({ kind, path }: LiteralPath) => `${kind} ${path}`;
-      const moved = named.flatMap((literal, i) => {
-        const answer = answers[i]!;
-        return typeof answer === "object" ? [{ named: label(literal), now: answer.movedTo }] : [];
-      });
-      return { rule, missing: named.filter((_, i) => answers[i] === "absent").map(label), ...(moved.length && { moved }) };
-    }),
-  );
+}
+
+/**
+ * Warnings for the scope's overrides whose group the instance does not have, or has moved: such an override
+ * (a typo, `acme/mobiel`; a group renamed since) sets onStray and grace for nothing, and the shares it was
+ * for are removed as the policy's default says, though its author meant them only reported, say.
+ */
+export async function overridesNamingNothing(gitlab: GitLabClient, policy: Policy, signal?: AbortSignal, touched?: Touched): Promise<string[]> {
+  const overrides = policy.gitlab?.scope?.overrides ?? [];
+  const exists = lookerUp(gitlab, signal, touched);
+  const answers = await Promise.all(overrides.map(({ group }) => exists({ kind: "group", path: group })));
+  return overrides.flatMap(({ group }, i) => {
+    const answer = answers[i]!;
+    if (answer === THERE) return [];
+    const why = answer === "absent" ? "a group the instance does not have (or the token cannot see)" : `a group GitLab has moved to ${answer.movedTo}`;
+    return [`gitlab.scope.overrides[${i}] (group ${JSON.stringify(group)}) names ${why}: its onStray and grace apply to nothing`];
+  });
 }
 
 /** What a look-up of a literal path found: the project or group there, nothing, or one GitLab moved elsewhere. */

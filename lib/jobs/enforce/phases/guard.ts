@@ -1,13 +1,14 @@
 /**
  * Enforce's guard, judged on the whole plan: too many removals (or notices to open) trip it, and so,
- * under gitlab.guard.unmatchedRules: refuse, does a rule that matched nothing. Looking at the rules
- * takes the reads of the steps "rules" and "literal rules" (rules.ts).
+ * under gitlab.guard.unmatchedRules: refuse, does a rule that matched nothing, or an override naming no
+ * group. Looking at them takes the reads of the steps "rules", "literal rules" (rules.ts) and "overrides".
  */
 import { emptyRuleCounts, unmatchedRules } from "../../../policy/index.ts";
 import { countStatus } from "../../report/index.ts";
 import { count } from "../../view.ts";
 import { shareKey } from "../../shares/plan.ts";
 import { missingWarning, namesNothing, touchedBy, overBudgetWarning, refusedBefore, ruleName, sweptRules, sweptTooMany, sweptWarning, unjudged, unmatchedWarning, unmatchedWarnings } from "../rules.ts";
+import { overridesNamingNothing } from "../../shares/literal-rules.ts";
 import type { Begun } from "./begin.ts";
 import type { Examined } from "./examine.ts";
 import type { Run, Said } from "./run.ts";
@@ -72,7 +73,17 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
   warnings.push(...swept.map((rule) => sweptWarning(policy, opts.lastSweep!, rule)));
   const named = new Set([...(typos?.missing ?? []).map(({ rule }) => rule), ...swept].map(ruleName));
   const refused = unmatched.length ? unmatched : untouched.filter((rule) => named.has(ruleName(rule)));
-  const refuse = refused.length > 0 && policy.gitlab.guard.unmatchedRules === "refuse";
+  // An override naming a group the instance does not have sets onStray and grace for nothing (a typo), and its shares are
+  // removed as the default says: named and refused as such a rule is. Not in a comparison, for the reason above.
+  const nowhere = policy.gitlab.scope?.overrides.length && !run.base && !stopped
+    ? await steps.step("overrides", () => run.measured(async () => ({ warnings: await overridesNamingNothing(gitlab, policy, inStep, opts.apply ? touchedBy(plan) : undefined) })))
+    : undefined;
+  if (nowhere) {
+    warnings.push(...nowhere.warnings);
+    stats.push(nowhere.stats);
+  }
+  const misnamed = nowhere?.warnings.length ?? 0;
+  const refuse = refused.length + misnamed > 0 && policy.gitlab.guard.unmatchedRules === "refuse";
   // A targeted run's plan is a few subjects: the last full run's plan, under the same policy, is what the guard judges (rules.ts).
   const held = targets && removals + notify > 0 ? sweptTooMany(policy, opts.lastSweep) : undefined;
   if (held) warnings.push(held);
@@ -90,7 +101,8 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
   }
   if (notify > limit) warnings.push(`guard: ${count(notify, "notice")} to open, more than gitlab.guard.maxRemovals (${limit}), which bounds the notices a run opens too; nothing was changed`);
   if (refuse) {
-    const which = `${count(refused.length, "rule")} matched nothing (${refused.map(ruleName).join(", ")}), and gitlab.guard.unmatchedRules is refuse`;
+    const rules = refused.length ? [`${count(refused.length, "rule")} matched nothing (${refused.map(ruleName).join(", ")})`] : [];
+    const which = `${[...rules, ...(misnamed ? [`${count(misnamed, "override")} of gitlab.scope named no group`] : [])].join(" and ")}, and gitlab.guard.unmatchedRules is refuse`;
     const fix = "correct or remove each, or set gitlab.guard.unmatchedRules: warn to accept them";
     warnings.push(opts.apply ? `guard: ${which}; nothing was removed (${fix})` : `guard: ${which}: an applying run would remove nothing (${fix})`);
   }
