@@ -1,6 +1,6 @@
 /** sst.config.ts's alarms: per job, on metrics the functions really write, the heartbeat, and the topic's subscription. */
 import { describe, expect, it, vi } from "vitest";
-import { recordCursorAge, recordRun } from "../functions/shared/runs/metrics.ts";
+import { recordCursorAge, recordNotStored, recordRun } from "../functions/shared/runs/metrics.ts";
 import { emfRecords } from "./support/emf.ts";
 import { deploy } from "./support/sst/deploy.ts";
 
@@ -8,7 +8,7 @@ describe("sst.config.ts alarms", () => {
   it("alarms per job, into the SNS topic, when a run fails, its guard trips or actions fail", async () => {
     const deployed = await deploy("production");
     expect(deployed.alarms().map((a) => a.name).sort()).toEqual(
-      ["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "MissedByEvents", "WatchBehind", "WorkflowsActionsFailed", "WorkflowsFailed", "WorkflowsGuardTripped", "WorkflowsHeartbeat"],
+      ["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "EnforceReportNotStored", "MissedByEvents", "WatchBehind", "WorkflowsActionsFailed", "WorkflowsFailed", "WorkflowsGuardTripped", "WorkflowsHeartbeat", "WorkflowsReportNotStored"],
     );
     const topic = deployed.topicArn();
     // The watch's own: behind GitLab's audit events, or not polling (no metric counts as behind).
@@ -27,7 +27,7 @@ describe("sst.config.ts alarms", () => {
       alarmActions: [topic],
       okActions: [topic],
     });
-    const metricOf = { Failed: "RunFailed", GuardTripped: "GuardTripped", ActionsFailed: "ActionsFailed" } as const;
+    const metricOf = { Failed: "RunFailed", GuardTripped: "GuardTripped", ActionsFailed: "ActionsFailed", ReportNotStored: "ReportNotStored" } as const;
     for (const [suffix, metricName] of Object.entries(metricOf)) {
       expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", `Enforce${suffix}`)).toEqual({
         name: `warden-production-enforce-${suffix.replace(/(?<=.)([A-Z])/g, "-$1").toLowerCase()}`,
@@ -75,9 +75,10 @@ describe("sst.config.ts alarms", () => {
     const judged = { missedByEvents: { from: "2025-01-01T00:00:00.000Z", to: "2025-01-02T00:00:00.000Z", count: 0, shares: [], undated: 0 }, eventDelivery: { last: null, silentHours: 24, silent: false } };
     for (const job of ["enforce", "workflows"] as const) recordRun({ report: { ...report, ...(job === "enforce" ? judged : {}), job } as never }, { job, trigger: "schedule", stage: "production" });
     recordCursorAge(0, { job: "enforce", trigger: "watch", stage: "production" });
+    for (const job of ["enforce", "workflows"] as const) recordNotStored({ job, trigger: "schedule", stage: "production" });
     write.mockRestore();
     const records = emfRecords(lines.flatMap((l) => l.split("\n")).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>));
-    expect(records).toHaveLength(3);
+    expect(records).toHaveLength(5);
     for (const alarm of deployed.alarms()) {
       const { namespace, metricName, dimensions } = alarm.inputs as { namespace: string; metricName: string; dimensions: Record<string, string> };
       const published = records.some((r) =>
@@ -128,7 +129,7 @@ describe("sst.config.ts alarms", () => {
 
   it("alarms only on the jobs deployed; the watch's own only when its schedule is on", async () => {
     const deployed = await deploy("staging", { N8N_URL: undefined });
-    expect(deployed.alarms().map((a) => a.name).sort()).toEqual(["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "MissedByEvents", "WatchBehind"]);
+    expect(deployed.alarms().map((a) => a.name).sort()).toEqual(["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "EnforceReportNotStored", "MissedByEvents", "WatchBehind"]);
     const watchOff = await deploy("staging", { N8N_URL: undefined, WARDEN_WATCH_SCHEDULE: "off" });
     expect(watchOff.alarms().map((a) => a.name)).not.toContain("WatchBehind");
     const n8nOnly = await deploy("staging", { GITLAB_URL: undefined });

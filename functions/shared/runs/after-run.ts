@@ -12,6 +12,7 @@ import { errorText } from "../../../lib/jobs/report/index.ts";
 import { logger } from "../lambda/logger.ts";
 import { sliceSignal, UNBOUNDED, type TimeLeft } from "../lambda/time-left.ts";
 import { dynamoLastSweep, type LastSweepStore } from "../state/last-sweep.ts";
+import { recordNotStored } from "./metrics.ts";
 import { notifyRun, shouldNotify, type NotifyOptions } from "./notify.ts";
 import { verdict, type RunLabels, type RunOutcome } from "./outcome.ts";
 import { processRunHistory, type RunHistory } from "./run-history.ts";
@@ -39,6 +40,19 @@ export interface AfterRunOptions {
   timeLeft?: TimeLeft;
 }
 
+/**
+ * A report that changed something, not stored: `restore latest` would take the run before it. Said where an
+ * alarm sees it (ReportNotStored) and in the result (the execution's, the console's), not in one log line alone.
+ */
+function notStored(report: { warnings: string[] }, labels: RunLabels, why: string): void {
+  report.warnings.push(`this run's report could not be stored for restore (${why}): restore latest would take the run before it; restore from this result, or from its audit lines`);
+  try {
+    recordNotStored(labels);
+  } catch (err) {
+    logger.error("emitting the ReportNotStored metric failed", { error: errorText(err) });
+  }
+}
+
 export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: AfterRunOptions = {}): Promise<{ stored?: string }> {
   const timeLeft = opts.timeLeft ?? UNBOUNDED;
   const result: { stored?: string } = {};
@@ -51,11 +65,12 @@ export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: Aft
       if (stored) {
         result.stored = stored;
         logger.info("run report stored for restore", { location: stored });
-      }
+      } else if (!signal) notStored(outcome.report, labels, "the invocation had too little time left");
     } catch (err) {
       // The audit lines in the log still hold every removal: restore reads those too. A store cut off by
       // its slice is named by the slice's reason: the SDK's own error says only "Request aborted".
       logger.error("storing the run's report for restore failed; its audit lines are in the log", { error: errorText(signal?.reason ?? err) });
+      notStored(outcome.report, labels, errorText(signal?.reason ?? err));
     }
   }
   // A sweep of record (triggers.ts) is always untargeted: the whole scope, so what matched nothing is

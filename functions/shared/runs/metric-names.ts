@@ -29,4 +29,6 @@ export const METRIC = {
   missedByEvents: "MissedByEvents",
   /** 1 when a sweep found no delivery to the Events endpoint for WARDEN_EVENTS_SILENCE_HOURS, else 0 (only with WARDEN_EVENTS=on). */
   eventsSilent: "EventsSilent",
+  /** 1 when a run that changed something could not store its report for restore (S3 refused, or no time was left). */
+  reportNotStored: "ReportNotStored",
 } as const;

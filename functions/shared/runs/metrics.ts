@@ -27,11 +27,24 @@ const SUMMARY_METRICS: SummaryMetric[] = [
 
 /** Emits the run's metrics as one EMF line; `labels` name it (job, trigger, stage). */
 export function recordRun(outcome: RunOutcome, labels: Pick<RunLabels, "job" | "trigger" | "stage">): void {
+  publish(values(outcome, labels.job), labels);
+}
+
+/**
+ * A run that changed something whose report could not be stored for restore: `restore latest` would take
+ * the run before it. Its own record, after the run's (emitted before the store, so that an attempt again
+ * does not count the run twice), for its alarm.
+ */
+export function recordNotStored(labels: Pick<RunLabels, "job" | "trigger" | "stage">): void {
+  publish([[METRIC.reportNotStored, 1]], labels);
+}
+
+function publish(values: [MetricName, number, Unit?][], labels: Pick<RunLabels, "job" | "trigger" | "stage">): void {
   const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE, defaultDimensions: { stage: labels.stage, job: labels.job } });
   // Two dimension sets: the defaults alone (service, stage, job), and with the trigger.
   metrics.addDimensions({});
   metrics.addDimensions({ trigger: labels.trigger });
-  for (const [name, value, unit] of values(outcome, labels.job)) metrics.addMetric(name, unit ?? MetricUnit.Count, value);
+  for (const [name, value, unit] of values) metrics.addMetric(name, unit ?? MetricUnit.Count, value);
   metrics.publishStoredMetrics();
 }
 
