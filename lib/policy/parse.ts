@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { isScalar, LineCounter, parseDocument, visit } from "yaml";
+import { isAlias, isScalar, LineCounter, parseDocument, visit } from "yaml";
 import type { Document, ScalarTag, Tags, YAMLError } from "yaml";
 import { z } from "zod";
 import { redactThenCut } from "../redact/index.ts";
@@ -78,10 +78,14 @@ function notAsWritten(doc: Document, text: string): Pick<YAMLError, "message" | 
   visit(doc, {
     Map(_, map) {
       const seen = new Set<string>();
-      for (const { key } of map.items) {
-        if (!isScalar(key)) continue;
-        const id = `${typeof key.value}:${String(key.value)}`;
-        if (seen.has(id)) problems.push({ message: "Map keys must be unique", pos: [key.range?.[0] ?? 0, key.range?.[1] ?? 0] });
+      for (const { key: written } of map.items) {
+        // A key written through an alias (`*o : remove`) is its anchor's: the same key written twice all the same.
+        const key = isAlias(written) ? written.resolve(doc) : written;
+        // A key whose value is no primitive (YAML 1.1's merge key `<<`, one a node each) equals only itself, as there.
+        if (!isScalar(key) || (key.value !== null && typeof key.value === "object") || typeof key.value === "symbol") continue;
+        const id = `${key.value === null ? "null" : typeof key.value}:${String(key.value)}`;
+        const at = (written as { range?: [number, number, number] | null }).range;
+        if (seen.has(id)) problems.push({ message: "Map keys must be unique", pos: [at?.[0] ?? 0, at?.[1] ?? 0] });
         seen.add(id);
       }
     },
