@@ -116,12 +116,12 @@ describe.sequential("warden enforce --compare-policy-ref", () => {
   it("--format markdown and text say what merging would do, every server text escaped", async () => {
     const md = await compare(["--format", "markdown"]);
     expect(md.stdout.split("\n")[0]).toBe(NOTE_MARKER);
-    expect(md.stdout).toContain("### Merging this policy change would newly remove 3 shares\\, stop removing 3\\, change 2 exemptions\\.");
+    expect(md.stdout).toContain("### Merging this policy change would newly remove 3 shares\\, stop removing 3\\, change 2 exemptions\\, and changes gitlab\\.shares\\.allow\\, gitlab\\.shares\\.exempt\\: review them in the diff\\.");
     expect(md.stdout).toContain(`#### ${escapeMarkdown("Newly removed: stray under the proposed policy only (3)")}\n\n| Project or group | Share | Invited group |`);
     for (const raw of ["@all", "<b>", "](javascript", "| #1", "~bold"]) expect(md.stdout).not.toContain(raw);
     expect(md.stdout.split(NOTE_MARKER).length).toBe(2);
     const text = await compare(["--format", "text"]);
-    expect(text.stdout.split("\n")[0]).toBe("Merging this policy change would newly remove 3 shares, stop removing 3, change 2 exemptions.");
+    expect(text.stdout.split("\n")[0]).toBe("Merging this policy change would newly remove 3 shares, stop removing 3, change 2 exemptions, and changes gitlab.shares.allow, gitlab.shares.exempt: review them in the diff.");
     expect(text.stdout).toContain(HOSTILE_GROUP);
   });
 

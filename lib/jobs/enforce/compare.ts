@@ -100,20 +100,17 @@ export function comparisonOf(base: Policy, proposed: Policy, differences: readon
 }
 
 /**
- * The settings that differ between the two policies besides those the comparison judges share by share
- * (the scope, the allow and exempt rules, onStray and grace): a merge request that only lets any ref run
- * pipelines as Warden (`pipelines.allow` with `unprotected: true`), adds a chat user who may apply, or
- * raises the guard changes no share's fate, and must not read as changing nothing. Named by their paths,
- * as deep as they differ within mappings ("chatops.slack.applyUsers").
+ * Every setting that differs between the two policies, by its path, as deep as it differs within mappings
+ * ("chatops.slack.applyUsers", "gitlab.shares.exempt"). The sections judge today's shares alone: a change
+ * can alter none of them and still do much, later or elsewhere (a scope widened to groups the base never
+ * governed, which the examination does not list; an exemption's `until` moved to 2099; an allow rule for
+ * shares not made yet; who may run pipelines as Warden, or apply from chat; the guard), and must not read as
+ * changing nothing. Formatting, comments and key order are no change (the policies are compared as parsed).
  */
 export function otherChanges(base: Policy, proposed: Policy): string[] {
-  const judged = ({ text: _t, source: _s, gitlab, ...rest }: Policy) => {
-    const { scope: _scope, shares, ...settings } = gitlab ?? {};
-    const { allow: _a, exempt: _e, onStray: _o, grace: _g, ...notices } = shares ?? {};
-    return { ...rest, gitlab: { ...settings, shares: notices } };
-  };
+  const settings = ({ text: _text, source: _source, ...rest }: Policy) => rest;
   const changed: string[] = [];
-  differing(judged(base), judged(proposed), "", changed);
+  differing(settings(base), settings(proposed), "", changed);
   return changed;
 }
 

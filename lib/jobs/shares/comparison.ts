@@ -10,9 +10,9 @@ export const COMPARISON_SECTIONS = ["newlyRemoved", "noLongerRemoved", "exemptio
 export type ComparisonSection = (typeof COMPARISON_SECTIONS)[number];
 
 /**
- * The report's `comparison`: which policy the run's was compared with, the differing shares, and the
- * policy's other settings that differ (`otherChanges`, such as "pipelines.allow" or
- * "gitlab.guard.maxRemovals"), which no share shows: absent when none do.
+ * The report's `comparison`: which policy the run's was compared with, the differing shares, and every
+ * setting of the policy that differs (`otherChanges`, such as "gitlab.shares.allow" or "pipelines.allow"),
+ * whose effects beyond today's shares no section shows: absent when none does.
  */
 export type PolicyComparison = { baseRef: string; baseCommitId: string; otherChanges?: string[] } & Record<ComparisonSection, ShareRemoval[]>;
 

@@ -55,7 +55,7 @@ describe.sequential("enforce comparing a proposed policy with its base", () => {
     expect(Object.keys(sim.counters.byRoute).filter((r) => !r.startsWith("GET "))).toEqual([]);
     // Slack-safe: the comparison replaces the plan's blocks, every name mrkdwn-escaped.
     const slack = JSON.stringify(renderSlack(report).blocks);
-    expect(slack).toContain("Merging this policy change would newly remove 3 shares, stop removing 3, change 2 exemptions.");
+    expect(slack).toContain("Merging this policy change would newly remove 3 shares, stop removing 3, change 2 exemptions, and changes gitlab.shares.allow, gitlab.shares.exempt: review them in the diff.");
     expect(slack).toContain("&lt;b&gt;～bold&lt;/b&gt;");
     expect(slack).not.toContain("<b>");
   });
@@ -184,5 +184,18 @@ describe("a policy change outside the shares' fates", () => {
     const same = await run({ policy: parsePolicy(WITH_CHAT, "warden.yaml"), compareWith: fromGitLab(WITH_CHAT) });
     expect(same.comparison?.otherChanges).toBeUndefined();
     expect(exitCode(same)).toBe(0);
+  });
+
+  // Nor one whose effect today's shares do not show (a review of the change's findings): the examination covers the
+  // base's scope only, so the strays of a group the change adds are never listed; and an exemption's `until`
+  // moved to 2099 changes no share's fate today, while the base would remove the share the day after its old date.
+  it.each([
+    ["a group added to gitlab.scope", PROPOSED.replace("  scope: { groups: [acme] }\n", "  scope: { groups: [acme, outside] }\n"), "gitlab.scope.groups"],
+    ["an exemption's until moved to 2099", PROPOSED.replace('      - project: "acme/app/web"\n', '      - project: "acme/app/web"\n        until: 2099-12-31\n'), "gitlab.shares.exempt"],
+  ])("%s is named, and exits 2", async (_change, changed, path) => {
+    expect(changed).not.toBe(PROPOSED);
+    const report = await run({ policy: parsePolicy(changed, "warden.yaml"), compareWith: fromGitLab(PROPOSED) });
+    expect(report.comparison?.otherChanges).toEqual([path]);
+    expect(exitCode(report)).toBe(2);
   });
 });

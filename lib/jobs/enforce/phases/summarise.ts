@@ -62,5 +62,5 @@ export async function summarise(run: Run, phases: Phases): Promise<EnforceReport
   if (begun.unreadTargets.length) report.unreadTargets = begun.unreadTargets;
   if (examined.unexamined.parts.length) report.unexamined = examined.unexamined.parts;
   // Its removals carry the authors the plan's attribution found (the same shares).
-  return base ? { ...report, comparison: comparisonOf(base, policy, examined.differences) } : report;
+  return base ? { ...report, comparison: comparisonOf(base, opts.policy, examined.differences) } : report;
 }
