@@ -15,12 +15,13 @@
  * (functions/shared/state/claims.ts), so an event re-sent by hand (Lambda itself does not retry it) is
  * logged and dropped. Each run's metrics are emitted and an
  * applying run's report is kept for restore (functions/shared/runs/lifecycle.ts); the result goes to the command's
- * thread, not to the channel's webhook.
+ * thread, not to the channel's webhook, unless the thread did not take it and the run changed something.
  *
  * It also enforces the subject of GitLab's events (invoked asynchronously by functions/events.ts):
  * that project or group alone, as functions/shared/events/subject-run.ts says, once per event as well.
  */
 import { errorText, escapeMrkdwn, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
+import { secrets } from "./shared/config/secrets.ts";
 import { workerTakes } from "./shared/config/settings.ts";
 import { runForSubject, type SubjectRun } from "./shared/events/subject-run.ts";
 import { jobLambda } from "./shared/lambda/handler.ts";
@@ -28,7 +29,9 @@ import { logger } from "./shared/lambda/logger.ts";
 import type { TimeLeft } from "./shared/lambda/time-left.ts";
 import { describeRequest, WorkerEventSchema, type WorkerEvent } from "./shared/runs/job-request.ts";
 import { runLifecycle, RunRefused } from "./shared/runs/lifecycle.ts";
-import { runJob } from "./shared/runs/run-job.ts";
+import { notifyRun } from "./shared/runs/notify.ts";
+import { verdict } from "./shared/runs/outcome.ts";
+import { runJob, type JobReport } from "./shared/runs/run-job.ts";
 import { runLabels } from "./shared/runs/triggers.ts";
 import { refusal } from "./shared/slack/authorise.ts";
 import { notChecked } from "./shared/slack/not-checked.ts";
@@ -37,7 +40,8 @@ import { postToResponseUrl } from "./shared/slack/post-response.ts";
 import { ephemeral, quoted, type TextMessage } from "./shared/slack/reply.ts";
 import { dynamoClaims } from "./shared/state/claims.ts";
 
-async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLeft): Promise<SlackMessage | TextMessage> {
+/** `ran` is told the report of a run the policy let the caller start. */
+async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLeft, ran: (report: JobReport) => void): Promise<SlackMessage | TextMessage> {
   const command = describeRequest(event.command);
   const asker = { userId: event.user.id, channelId: event.channelId };
   const request = event.command;
@@ -54,6 +58,7 @@ async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLe
       allowed = true;
       return runJob(request, signal, policy);
     });
+    ran(report);
     return renderSlack(report);
   } catch (err) {
     if (!(err instanceof RunRefused) && !allowed) return notChecked(request, err);
@@ -126,11 +131,24 @@ export const handler = jobLambda(WorkerEventSchema, async (event, context): Prom
     await postToResponseUrl(event.responseUrl, message, timeLeft).catch(() => undefined);
   }
   if (first !== "first") return { posted: false };
-  const message = await outcome(event, context.signal, timeLeft);
-  try {
-    return { posted: await postToResponseUrl(event.responseUrl, message, timeLeft) };
-  } catch (err) {
+  let report: JobReport | undefined;
+  const message = await outcome(event, context.signal, timeLeft, (ran) => (report = ran));
+  const posted = await postToResponseUrl(event.responseUrl, message, timeLeft).catch((err: unknown) => {
     logger.error("posting the result to Slack failed", { command, error: errorText(err) });
-    return { posted: false };
-  }
+    return false;
+  });
+  if (!posted && report) await tellChannelInstead(report, event, timeLeft);
+  return { posted };
 });
+
+/**
+ * A run that changed something whose answer Slack did not take (the command's response_url expired after its
+ * 30 minutes, a run having waited and worked past them; or Slack failed that one post): its summary goes to the
+ * deployment's webhook instead, as a scheduled run's would, so that an applied change is not left unseen.
+ */
+async function tellChannelInstead(report: JobReport, event: WorkerEvent, timeLeft: TimeLeft): Promise<void> {
+  if (verdict({ report }).changed === 0) return;
+  const webhookUrl = await secrets.get().then((s) => s.slackWebhookUrl, () => undefined);
+  const told = await notifyRun({ report }, runLabels(report.job, "chat", event.correlationId), { webhookUrl, setting: "always" }, timeLeft);
+  logger.warn(told ? "the result was not posted to the command's thread: told on the deployment's webhook instead" : "the result was not posted to the command's thread, nor to a webhook (none set, or it failed): its report is in the log", { command: describeRequest(event.command) });
+}
