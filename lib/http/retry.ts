@@ -101,9 +101,10 @@ export function retryLayer(
   const now = opts.now ?? Date.now;
   const service = waits.service;
   /**
-   * Routes on which a request gave up on 429s, refused until its budget ran out, with what it met. Until the route answers otherwise, a 429 there ends a request at once:
-   * each would spend a budget of its own, and a run reading a detail per group, one budget (20 minutes)
-   * for every batch of groups in flight, for hours, before its report.
+   * Routes on which a request gave up on 429s, refused until its budget ran out, with what it met. Until
+   * the route answers otherwise, a 429 there ends a request at once: each would spend a budget of its own,
+   * and a run reading a detail per group, one budget (20 minutes) for every batch of groups in flight, for
+   * hours, before its report.
    */
   const refusedRoutes = new Map<string, string>();
 
