@@ -69,8 +69,8 @@ async function examine(args: ParsedArgs, io: CliIO, policy: Policy, now: Date) {
     io.stderr.write(`warden policy check: the examination did not finish, so no rule can be said to match nothing:\n${report.warnings.map((w) => `  ${escapeControls(w)}`).join("\n")}\n`);
     return undefined;
   }
-  // The job names each rule that matched nothing with its place first; its other warnings are notes here.
-  const isRule = (w: string) => /^(allow|exempt)\[\d+\] \(/.test(w);
+  // The job names each rule that matched nothing (and each override naming no group) with its place first; its other warnings are notes here.
+  const isRule = (w: string) => /^(?:allow|exempt|gitlab\.scope\.overrides)\[\d+\] \(/.test(w);
   const notices = await noticesProjectWarning(gitlab, policy, io.signal);
   return { rules: perRule(policy, matched), warnings: [...report.warnings.filter(isRule), ...(notices ? [notices] : [])], notes: report.warnings.filter((w) => !isRule(w)) };
 }

@@ -97,6 +97,14 @@ describe("warden policy check --online, and enforce with rules that match nothin
     expect(writes()).toEqual([]);
   });
 
+  it("names an override whose group the instance does not have, and exits 2", async () => {
+    const misnamed = groupSharesPolicy().replace("  scope: { groups: [acme] }\n", "  scope: { groups: [acme], overrides: [{ group: acme/mobiel, onStray: report }] }\n");
+    expect(misnamed).not.toBe(groupSharesPolicy());
+    const run = await warden(["policy", "check", "--online", "--policy", policyFile(misnamed)], env);
+    expect(run.stdout).toContain('warning: gitlab.scope.overrides[0] (group "acme/mobiel") names a group the instance does not have (or the token cannot see): its onStray and grace apply to nothing');
+    expect(run.code).toBe(2);
+  });
+
   it("enforce: the dry run warns naming each (text and JSON), the apply trips the guard and removes nothing, unmatchedRules: warn applies", async () => {
     const policy = policyFile(typos());
     const dry = await warden(["enforce", "--policy", policy], env);
