@@ -124,12 +124,14 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
       // up on within the invocation, not waited on until Lambda ends it.
       const lease = await steps.step("lease", async () => {
         const signal = sliceSignal("taking the lease", LEASE_TIMEOUT_MS, timeLeft) ?? invocation.deadline;
-        if (await claims.claim(leaseKey, Math.floor((Date.now() + executionMs) / 1000), arn, signal)) return { holder: arn, until: null };
+        if (await claims.claim(leaseKey, Math.floor((Date.now() + executionMs) / 1000), arn, signal)) return { holder: arn, until: null, startedAt: Date.now() };
         const held = await claims.holder(leaseKey, signal);
         return { holder: held?.holder ?? "another execution", until: held ? new Date(held.expiresAt * 1000).toISOString() : null };
       });
       // Another's lease ends the run before it starts; giving it back leaves it alone (the delete is conditional on its holder).
       if (lease.holder !== arn) throw new LeaseError(`${lease.holder} is running ${job}${lease.until ? ` (its lease lasts until ${lease.until} at most)` : ""}: this execution did nothing`);
+      // Recorded with the lease (absent in an execution recorded before it was kept): the run's time limit for the steps' retries too.
+      if ("startedAt" in lease && lease.startedAt !== undefined) steps.limitRetries(lease.startedAt + runLimit(executionMs));
       // The policy's identity is recorded once; later invocations judge by that very policy, not a newer one.
       let read: Policy | undefined;
       const begunWith = await steps.step("policy", async () => ({ source: (read = await loadPolicy()).source }));

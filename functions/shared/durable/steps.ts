@@ -65,12 +65,23 @@ export function beginInvocation(ctx: DurableContext, env: NodeJS.ProcessEnv = pr
 export interface DurableSteps extends Steps {
   /** Steps run or replayed so far, and the invocations that ran them. */
   counts(): { steps: number; invocations: number };
+  /**
+   * The run's time limit (epoch ms): past it, a step that changes nothing is not attempted again after its
+   * invocation's deadline cut it, and fails (the run's failure, with its `job failed` line, metrics and
+   * end), rather than each taking up to 10 more invocations and the execution ending at Lambda's timeout
+   * with none of them. Steps that change things keep their attempts: they end on their own (removals stop
+   * at the limit; "write notices" gives up on its last).
+   */
+  limitRetries(runEnd: number): void;
 }
 
 /** `renewed`: after a step's failure, whether its credential was refused and a new one is now in use (rotation.ts). */
 export function durableSteps(ctx: DurableContext, invocation: Invocation, renewed: (err: unknown) => Promise<boolean> = async () => false): DurableSteps {
   let steps = 0;
   const invocations = new Set<string>();
+  let runEnd = Infinity;
+  /** The retry strategy's answer, and none past the run's limit for a step that changes nothing and was cut by the deadline. */
+  const readOnlyRetries = (error: Error, attempt: number) => (error instanceof DeadlineError && Date.now() >= runEnd ? { shouldRetry: false } : retryStrategy(error, attempt));
   return {
     async step<T>(name: string, run: (attempt: number) => Promise<T>, opts?: { changes?: boolean }): Promise<T> {
       steps++;
@@ -86,7 +97,7 @@ export function durableSteps(ctx: DurableContext, invocation: Invocation, renewe
       };
       const done = await ctx.step(name, async (step) => ({ value: await attempt(step.attempt), invocation: invocation.id }), {
         serdes: compressed as Serdes<{ value: T; invocation: string }>,
-        retryStrategy,
+        retryStrategy: opts?.changes ? retryStrategy : readOnlyRetries,
         // A step that changes things is recorded as begun before it runs: one cut off by a crash counts as
         // a failed attempt, so the next attempt knows (attempt > 1) and judges each change again first.
         semantics: opts?.changes ? StepSemantics.AtMostOncePerRetry : StepSemantics.AtLeastOncePerRetry,
@@ -102,6 +113,9 @@ export function durableSteps(ctx: DurableContext, invocation: Invocation, renewe
       if (due) await ctx.wait(name, { seconds: 1 });
     },
     counts: () => ({ steps, invocations: invocations.size }),
+    limitRetries(end) {
+      runEnd = end;
+    },
   };
 }
 
