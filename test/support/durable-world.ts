@@ -5,7 +5,7 @@
  */
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import type { Context } from "aws-lambda";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { lambdaWorld, type LambdaWorld, type LambdaWorldOptions } from "./lambda-world.ts";
 
 /** `skipTime`: the runner skips durable waits (no test here measures one). */
@@ -36,4 +36,10 @@ export function timedRunner<Result>(handler: (event: never, context: never) => P
     }) as never,
   });
   return { runner, took, overran: () => took.filter((ms) => ms >= remainingMs) };
+}
+
+/** A request to the world's GitLab as the user of `token` that GitLab answers 201 (a share, a notice made by hand). */
+export async function created(world: LambdaWorld, token: string, method: string, path: string, body: unknown): Promise<void> {
+  const res = await fetch(`${world.gitlab.url}/api/v4${path}`, { method, headers: { "private-token": token, "content-type": "application/json" }, body: JSON.stringify(body) });
+  expect(res.status).toBe(201);
 }

@@ -9,7 +9,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import type { EnforceReport } from "../../../lib/jobs/index.ts";
-import { durableWorld, timedRunner } from "../../support/durable-world.ts";
+import { created, durableWorld, timedRunner } from "../../support/durable-world.ts";
 import { notifyPolicy } from "../../support/policies.ts";
 import { NOTICES, world as noticesDataset } from "../../support/notices-world.ts";
 
@@ -22,19 +22,14 @@ const lambda = durableWorld({
 /** Each invocation's deadline comes 3 s in (20 s before the 23 s it is told it has). */
 const REMAINING_MS = 23_000;
 
-async function call(token: string, method: string, path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${lambda.gitlab.url}/api/v4${path}`, { method, headers: { "private-token": token, "content-type": "application/json" }, body: JSON.stringify(body) });
-  expect(res.status).toBe(201);
-}
-
 describe("a durable run whose last removal step is cut by the deadline after its last DELETE was answered", () => {
   it("opens the notices of its strays under notify, in the next invocation if need be, rather than recording them failed", async () => {
     // Jane shares acme/app and her group acme with partners: two strays under onStray notify.
-    await call("jane", "POST", "/projects/100/share", { group_id: 20, group_access: 30 });
-    await call("jane", "POST", "/groups/10/share", { group_id: 20, group_access: 30 });
+    await created(lambda, "jane", "POST", "/projects/100/share", { group_id: 20, group_access: 30 });
+    await created(lambda, "jane", "POST", "/groups/10/share", { group_id: 20, group_access: 30 });
     // The group share's notice (Warden's, opened by an earlier run) is due: this run removes that share.
     const due = "group:10:group:20";
-    await call("glpat-sim-admin", "POST", `/projects/${NOTICES}/issues`, { title: "notice", description: `<!-- warden-share: ${due} -->\nx`, labels: `warden::notice,warden-share::${due}`, due_date: "2020-01-01" });
+    await created(lambda, "glpat-sim-admin", "POST", `/projects/${NOTICES}/issues`, { title: "notice", description: `<!-- warden-share: ${due} -->\nx`, labels: `warden::notice,warden-share::${due}`, due_date: "2020-01-01" });
     // GitLab answers the DELETE, then is slow to answer the read that confirms it (shares/remove.ts): the deadline comes meanwhile.
     let armed = false;
     lambda.gitlab.beforeAnswer(({ route }) => {

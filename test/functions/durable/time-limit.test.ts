@@ -10,7 +10,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import type { EnforceReport } from "../../../lib/jobs/index.ts";
-import { durableWorld, timedRunner } from "../../support/durable-world.ts";
+import { created, durableWorld, timedRunner } from "../../support/durable-world.ts";
 import { notifyPolicy } from "../../support/policies.ts";
 import { world as noticesDataset } from "../../support/notices-world.ts";
 
@@ -24,14 +24,9 @@ const lambda = durableWorld({
 /** Each invocation's deadline comes 1 s in (its floor). */
 const REMAINING_MS = 4_000;
 
-async function call(token: string, method: string, path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${lambda.gitlab.url}/api/v4${path}`, { method, headers: { "private-token": token, "content-type": "application/json" }, body: JSON.stringify(body) });
-  expect(res.status).toBe(201);
-}
-
 describe("a durable run whose notices listing GitLab holds past several invocations' deadlines", () => {
   it("ends (its finish step: the failure's line, metrics, the lease given back) within the execution's time limit", async () => {
-    await call("jane", "POST", "/projects/100/share", { group_id: 20, group_access: 30 });
+    await created(lambda, "jane", "POST", "/projects/100/share", { group_id: 20, group_access: 30 });
     // The notices project's listing is held longer than an invocation has, 8 times: the step "notices" is cut 8 times.
     lambda.gitlab.addFaults({ kind: "delay", ms: 3_000, method: "GET", route: "GET /projects/:id/issues", times: 8 });
     vi.resetModules();
