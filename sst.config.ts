@@ -348,7 +348,8 @@ export default $config({
       jobAlarm("Failed", "a run failed, or left work undone", { ...anyRun, metricName: METRIC.runFailed });
       jobAlarm("GuardTripped", "a run's guard tripped: it planned more changes than the policy allows, and made none", { ...anyRun, metricName: METRIC.guardTripped });
       jobAlarm("ActionsFailed", "changes a run tried failed, or may not have happened", { ...anyRun, metricName: METRIC.actionsFailed });
-      jobAlarm("ReportNotStored", "a run's report could not be stored for restore: restore latest would take the run before it", { ...anyRun, metricName: METRIC.reportNotStored });
+      // Restore reads enforce's reports alone: a workflows run's not stored is its log line's to say.
+      if (jobName === "enforce") jobAlarm("ReportNotStored", "a run's report could not be stored for restore: restore latest would take the run before it", { ...anyRun, metricName: METRIC.reportNotStored });
       if (!schedule.enabled) continue;
       // No successful scheduled run in two schedule periods; no metric at all (the schedule or the
       // function broken, the run killed) counts as none.

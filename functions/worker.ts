@@ -132,12 +132,15 @@ export const handler = jobLambda(WorkerEventSchema, async (event, context): Prom
   }
   if (first !== "first") return { posted: false };
   let report: JobReport | undefined;
+  // Read now, with the run's own settings (the secret is cached for the run): read after a long run, a Secrets
+  // Manager that does not answer would hold the Worker until Lambda ends it, and nobody would be told.
+  const webhookUrl = secrets.get().then((s) => s.slackWebhookUrl, () => undefined);
   const message = await outcome(event, context.signal, timeLeft, (ran) => (report = ran));
   const posted = await postToResponseUrl(event.responseUrl, message, timeLeft).catch((err: unknown) => {
     logger.error("posting the result to Slack failed", { command, error: errorText(err) });
     return false;
   });
-  if (!posted && report) await tellChannelInstead(report, event, timeLeft);
+  if (!posted && report) await tellChannelInstead(report, event, await webhookUrl, timeLeft);
   return { posted };
 });
 
@@ -146,9 +149,8 @@ export const handler = jobLambda(WorkerEventSchema, async (event, context): Prom
  * 30 minutes, a run having waited and worked past them; or Slack failed that one post): its summary goes to the
  * deployment's webhook instead, as a scheduled run's would, so that an applied change is not left unseen.
  */
-async function tellChannelInstead(report: JobReport, event: WorkerEvent, timeLeft: TimeLeft): Promise<void> {
+async function tellChannelInstead(report: JobReport, event: WorkerEvent, webhookUrl: string | undefined, timeLeft: TimeLeft): Promise<void> {
   if (verdict({ report }).changed === 0) return;
-  const webhookUrl = await secrets.get().then((s) => s.slackWebhookUrl, () => undefined);
   const told = await notifyRun({ report }, runLabels(report.job, "chat", event.correlationId), { webhookUrl, setting: "always" }, timeLeft);
   logger.warn(told ? "the result was not posted to the command's thread: told on the deployment's webhook instead" : "the result was not posted to the command's thread, nor to a webhook (none set, or it failed): its report is in the log", { command: describeRequest(event.command) });
 }

@@ -11,9 +11,9 @@
  * to a response_url more than 30 minutes after the command, as Slack does (404 expired_url).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { WorkerEvent } from "../../functions/shared/runs/job-request.ts";
 import { generateOrganisation } from "../../sim/gitlab/index.ts";
-import { CHAT, CHAT_PIPELINE_POLICY } from "../support/policies.ts";
+import { applyingEnforce } from "../support/chat-command.ts";
+import { CHAT_PIPELINE_POLICY } from "../support/policies.ts";
 import { scriptedServer, type ScriptedServer } from "../support/server.ts";
 import { lambdaContext, SECRETS } from "../support/lambda.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";
@@ -68,14 +68,7 @@ afterEach(() => {
 
 /** An applying `/warden enforce` sent at `sentAt`, run by the Worker; what it removed, and what the webhook was told. */
 async function applyingCommand(sentAt: number) {
-  const event: WorkerEvent = {
-    command: { job: "enforce", apply: true },
-    responseUrl: `${slack.origin}/commands/T0001/${sentAt}/${crypto.randomUUID()}`,
-    user: { id: CHAT.applier, name: "ada" },
-    channelId: CHAT.channel,
-    correlationId: crypto.randomUUID(),
-    sentAt,
-  };
+  const event = applyingEnforce(slack.origin, sentAt);
   vi.resetModules();
   const { handler } = await import("../../functions/worker.ts");
   const result = (await handler(event as never, lambdaContext({ functionName: "warden-test-Worker" }))) as { posted: boolean };

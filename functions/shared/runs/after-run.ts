@@ -41,10 +41,12 @@ export interface AfterRunOptions {
 }
 
 /**
- * A report that changed something, not stored: `restore latest` would take the run before it. Said where an
- * alarm sees it (ReportNotStored) and in the result (the execution's, the console's), not in one log line alone.
+ * An enforce report that removed something, not stored: `restore latest` would take the run before it. Said
+ * where an alarm sees it (ReportNotStored) and in the result (the execution's, the console's), not in one log
+ * line alone. Another job's report is kept for the record, which no restore reads: its log line says so.
  */
-function notStored(report: { warnings: string[] }, labels: RunLabels, why: string): void {
+function notStored(report: { job: string; warnings: string[] }, labels: RunLabels, why: string): void {
+  if (report.job !== "enforce") return;
   report.warnings.push(`this run's report could not be stored for restore (${why}): restore latest would take the run before it; restore from this result, or from its audit lines`);
   try {
     recordNotStored(labels);
@@ -70,7 +72,9 @@ export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: Aft
       // The audit lines in the log still hold every removal: restore reads those too. A store cut off by
       // its slice is named by the slice's reason: the SDK's own error says only "Request aborted".
       logger.error("storing the run's report for restore failed; its audit lines are in the log", { error: errorText(signal?.reason ?? err) });
-      notStored(outcome.report, labels, errorText(signal?.reason ?? err));
+      // Its name alone (AccessDenied, a timeout): S3's message names the account, the role and the bucket, and
+      // a chat run's answer goes to its channel. The log line above has it whole.
+      notStored(outcome.report, labels, `the store failed: ${((signal?.reason ?? err) as Error | undefined)?.name ?? "an error"}; the log says why`);
     }
   }
   // A sweep of record (triggers.ts) is always untargeted: the whole scope, so what matched nothing is

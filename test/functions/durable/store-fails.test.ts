@@ -5,31 +5,23 @@
  * metric (so no alarm) told it; `restore latest` then silently took the sweep before it (the second durable
  * review's finding). It is a ReportNotStored metric now, which an alarm watches, and a warning in the result.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { EnforceReport } from "../../../lib/jobs/index.ts";
 import { generateOrganisation } from "../../../sim/gitlab/index.ts";
 import { durableWorld, timedRunner } from "../../support/durable-world.ts";
 import { emfRecords } from "../../support/emf.ts";
 import { captureLogs } from "../../support/lambda.ts";
 import { standardPolicy } from "../../support/policies.ts";
+import { refusingS3 } from "../../support/s3-refusing.ts";
 
-/** An S3 endpoint that answers 503 to everything (a regional S3 outage, a bucket policy changed, a VPC endpoint gone). */
-let s3: Server;
-let s3Url = "";
-beforeAll(async () => {
-  s3 = createServer((_req, res) => res.writeHead(503, { "content-type": "application/xml" }).end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>ServiceUnavailable</Code><Message>down</Message></Error>'));
-  await new Promise<void>((resolve) => s3.listen(0, "127.0.0.1", resolve));
-  s3Url = `http://127.0.0.1:${(s3.address() as AddressInfo).port}`;
-});
-afterAll(() => new Promise<void>((resolve) => s3.close(() => resolve())));
+/** An S3 that answers 503 to everything (a regional S3 outage, a bucket policy changed, a VPC endpoint gone). */
+const s3 = refusingS3();
 
 const world = durableWorld({
   skipTime: true,
   policy: standardPolicy(),
   gitlab: () => ({ dataset: generateOrganisation({ projects: 80, seed: 5 }).dataset }),
-  env: () => ({ WARDEN_REPORT_ONLY: "false", WARDEN_RUN_HISTORY_BUCKET: "warden-runs", AWS_ENDPOINT_URL_S3: s3Url, POWERTOOLS_LOG_LEVEL: "INFO", POWERTOOLS_METRICS_DISABLED: "false", WARDEN_STAGE: "production" }),
+  env: () => ({ WARDEN_REPORT_ONLY: "false", WARDEN_RUN_HISTORY_BUCKET: "warden-runs", AWS_ENDPOINT_URL_S3: s3.url(), POWERTOOLS_LOG_LEVEL: "INFO", POWERTOOLS_METRICS_DISABLED: "false", WARDEN_STAGE: "production" }),
 });
 
 describe("a durable sweep that removed shares, whose report S3 refuses to store", () => {
