@@ -16,16 +16,10 @@ import { planFile } from "../../lib/jobs/index.ts";
 import { parsePolicy } from "../../lib/policy/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
+import { ACME_ONLY } from "../support/policies.ts";
 
-const POLICY = `version: 1
-gitlab:
-  scope: { groups: [acme] }
-  shares:
-    allow:
-      - group: "acme/**"
-  guard:
-    maxRemovals: 25
-`;
+/** A guard of 25: a plan of more trips it. */
+const POLICY = ACME_ONLY.replace("maxRemovals: 100", "maxRemovals: 25");
 
 let sim: GitLabSim;
 let env: Record<string, string>;

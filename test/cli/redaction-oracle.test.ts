@@ -4,8 +4,10 @@
  * part of GITLAB_TOKEN. Only whole credentials are masked, and anything shaped like a token.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ACCESS, startGitLabSim, type GitLabDataset, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
+import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
+import { strayProjectsNamed } from "../support/guess-world.ts";
+import { ACME_ONLY } from "../support/policies.ts";
 
 const TOKEN = "glpat-Qx7mK2pL9vR4sT8wZ1aB";
 /** Pieces of the token and pieces of nothing, alike but for one character. */
@@ -19,29 +21,12 @@ const PROBES: [inToken: string, notInToken: string][] = [
 const IN_TOKEN_PATH = "Qx7mK2pL9vR4";
 const NOT_IN_TOKEN_PATH = "Qx7mK2pL9vR5";
 
-function world(): GitLabDataset {
-  const group = (id: number, path: string) => ({ id, name: path, path, full_path: path, parent_id: null, visibility: "private" as const, shared_with_groups: [] });
-  const project = (id: number, path: string): SimProject => ({
-    id, name: path, path, path_with_namespace: `acme/${path}`, namespace_id: 1, default_branch: "main", branches: ["main"], archived: false, previous_paths: [],
-    shared_with_groups: [{ group_id: 2, group_name: "outside", group_full_path: "outside", group_access_level: ACCESS.developer, expires_at: null }],
-  });
-  return { groups: [group(1, "acme"), group(2, "outside")], users: [], projects: [project(10, IN_TOKEN_PATH), project(11, NOT_IN_TOKEN_PATH)] };
-}
-
-const POLICY = `version: 1
-gitlab:
-  scope: { groups: [acme] }
-  shares:
-    allow:
-      - group: "acme/**"
-`;
-
 let sim: GitLabSim;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  sim = await startGitLabSim({ dataset: world(), tokens: { [TOKEN]: { admin: true } } });
-  env = { GITLAB_URL: sim.url, GITLAB_TOKEN: TOKEN, WARDEN_POLICY: policyFile(POLICY) };
+  sim = await startGitLabSim({ dataset: strayProjectsNamed(IN_TOKEN_PATH, NOT_IN_TOKEN_PATH), tokens: { [TOKEN]: { admin: true } } });
+  env = { GITLAB_URL: sim.url, GITLAB_TOKEN: TOKEN, WARDEN_POLICY: policyFile(ACME_ONLY) };
 });
 afterAll(() => sim.close());
 

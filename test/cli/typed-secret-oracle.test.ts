@@ -17,28 +17,12 @@
  * refused under 24 characters, because an echoed guess coming back masked would say it is the token).
  */
 import { afterEach, expect, it } from "vitest";
-import { ACCESS, startGitLabSim, type GitLabDataset, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
+import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
+import { strayProjectsNamed } from "../support/guess-world.ts";
+import { ACME_ONLY } from "../support/policies.ts";
 
 const TOKEN = "glpat-ReviewLeaksProxy0123456789";
-
-/** Two stray projects a project creator named: the right guess of a typed secret, and a wrong one. */
-function world(right: string, wrong: string): GitLabDataset {
-  const group = (id: number, path: string) => ({ id, name: path, path, full_path: path, parent_id: null, visibility: "private" as const, shared_with_groups: [] });
-  const project = (id: number, path: string): SimProject => ({
-    id, name: path, path, path_with_namespace: `acme/${path}`, namespace_id: 1, default_branch: "main", branches: ["main"], archived: false, previous_paths: [],
-    shared_with_groups: [{ group_id: 2, group_name: "outside", group_full_path: "outside", group_access_level: ACCESS.developer, expires_at: null }],
-  });
-  return { groups: [group(1, "acme"), group(2, "outside")], users: [], projects: [project(10, right), project(11, wrong)] };
-}
-
-const POLICY = `version: 1
-gitlab:
-  scope: { groups: [acme] }
-  shares:
-    allow:
-      - group: "acme/**"
-`;
 
 let sim: GitLabSim | undefined;
 afterEach(() => sim?.close());
@@ -49,8 +33,8 @@ const SECRETS = [
 ];
 
 it.each(SECRETS)("the report names both projects alike: whether a name is $secret does not show", { timeout: 60_000 }, async ({ right, wrong, env }) => {
-  sim = await startGitLabSim({ dataset: world(right, wrong), tokens: { [TOKEN]: { admin: true } } });
-  const run = await warden(["enforce"], { GITLAB_URL: sim.url, GITLAB_TOKEN: TOKEN, WARDEN_POLICY: policyFile(POLICY), ...env(right) });
+  sim = await startGitLabSim({ dataset: strayProjectsNamed(right, wrong), tokens: { [TOKEN]: { admin: true } } });
+  const run = await warden(["enforce"], { GITLAB_URL: sim.url, GITLAB_TOKEN: TOKEN, WARDEN_POLICY: policyFile(ACME_ONLY), ...env(right) });
   expect(run.code).toBe(2);
   // Both strays are listed; a reader who chose the names must not be able to tell them apart but by the name.
   expect(run.stdout).toContain(`acme/${wrong}`);
