@@ -88,10 +88,13 @@ export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: Aft
   if (!opts.notify) return result;
   // A stream run's summary, or a Watch poll's, only if no run of its kind posted the same one lately (told-once.ts).
   const teller = TELLERS[labels.trigger];
-  const kind = teller === "watch" ? "Watch poll" : "stream run";
-  const told = (by: "worker" | "watch") => firstTelling(outcome, by, sliceSignal(`asking whether a ${kind} posted this summary already`, TOLD_TIMEOUT_MS, timeLeft));
-  if (teller && shouldNotify(outcome, opts.notify.setting) && !(await told(teller))) {
-    logger.info(`run summary not posted: a ${kind} posted the same one in the last 6 hours`);
-  } else await notifyRun(outcome, labels, opts.notify, timeLeft);
+  if (teller && shouldNotify(outcome, opts.notify.setting)) {
+    const kind = teller === "watch" ? "Watch poll" : "stream run";
+    if (!(await firstTelling(outcome, teller, sliceSignal(`asking whether a ${kind} posted this summary already`, TOLD_TIMEOUT_MS, timeLeft)))) {
+      logger.info(`run summary not posted: a ${kind} posted the same one in the last 6 hours`);
+      return result;
+    }
+  }
+  await notifyRun(outcome, labels, opts.notify, timeLeft);
   return result;
 }
