@@ -77,6 +77,8 @@ export interface RecordedRequest {
   method: string;
   url: string;
   headers: Record<string, string | string[] | undefined>;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
 /** What a `beforeAnswer` hook learns of a request. */
@@ -232,7 +234,7 @@ export async function startGitLabSim(opts: GitLabSimOptions = {}): Promise<GitLa
     counters.inFlight++;
     counters.maxConcurrency = Math.max(counters.maxConcurrency, counters.inFlight);
     res.on("close", () => counters.inFlight--);
-    if (opts.recordRequests) requests.push({ method: req.method ?? "GET", url: req.url ?? "/", headers: { ...req.headers } });
+    if (opts.recordRequests) requests.push({ method: req.method ?? "GET", url: req.url ?? "/", headers: { ...req.headers }, at: Date.now() });
     let reply: Reply | typeof DROP;
     // The latency is the answer's time as the client sees it, the simulator's own work within it (as a
     // server's is within its response time): a round of many requests on the simulator's one thread

@@ -108,11 +108,19 @@ export async function readOn(state: AttributionState, groupId: number, read: Gro
     const pages = listAuditEvents(ctx.gitlab, source, windows[index]!, { signal: ctx.signal, ...(read.from ? { from: read.from } : {}) }).pages();
     try {
       for (;;) {
-        // Counted when asked for, so that reads beside each other share the budget; given back if held.
+        // Counted when asked for, so that reads beside each other share the budget; given back if held. A window's
+        // first page is owed (owed()) until then: begun as it is asked for, or it would count twice while in flight.
         state.pages++;
-        const page = await ctx.send(() => pages.next());
-        if (page === HELD) return (state.pages--, "held");
-        if (first) read.begun = Math.max(read.begun, index + 1);
+        const opening = first && read.begun === index;
+        if (opening) read.begun = index + 1;
+        const page = await ctx.send(() => pages.next()).catch((err: unknown) => {
+          if (opening) read.begun = index;
+          throw err;
+        });
+        if (page === HELD) {
+          if (opening) read.begun = index;
+          return (state.pages--, "held");
+        }
         if (page.done) {
           delete read.from;
           break;

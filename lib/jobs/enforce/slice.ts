@@ -168,7 +168,7 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
     // The listings move their own positions on: an attempt of this step must start from the frontier as given.
     await Promise.all(structuredClone(input.frontier).map(examine));
     if (failure) throw failure.err;
-    attribution = await early.finish();
+    attribution = await early.finish(frontier.length === 0 && !pause.signal.aborted);
   } catch (err) {
     if (!signal?.aborted) throw err;
     stopped = errorText(signal.reason);

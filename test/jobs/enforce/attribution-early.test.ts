@@ -7,14 +7,14 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { auditBound } from "../../../bin/bench/audit-bound.ts";
-import { GitLabClient } from "../../../lib/gitlab/index.ts";
+import { auditWindows, GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
 import { applyPlan, enforce, planFile, type EnforceReport } from "../../../lib/jobs/index.ts";
 import { attributionBudget } from "../../../lib/jobs/enforce/attribution.ts";
 import type { Steps } from "../../../lib/jobs/steps.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../../sim/gitlab/index.ts";
-import { standardPolicy } from "../../support/policies.ts";
+import { generateOrganisation, startGitLabSim, type GitLabDataset, type GitLabSim } from "../../../sim/gitlab/index.ts";
+import { ACME_ONLY, standardPolicy } from "../../support/policies.ts";
 import { validated } from "../../support/report.ts";
 
 const NOW = new Date("2026-06-01T00:00:00Z");
@@ -134,5 +134,30 @@ describe("enforce: attribution during the examination", () => {
     expect(report.stats.auditRequests).toBe(auditPages(sim!));
     expect(count(sim!, (route) => route.startsWith("DELETE"))).toBe(0);
     expect(dataset.projects.length).toBeGreaterThan(0);
+  });
+
+  it("a read whose page comes back after the examination's end asks for its next page then, not after every other read in flight", async () => {
+    // Two projects shared with partner-a and partner-b, recorded by no event: each group's three 30-day windows are read.
+    const group = (id: number, path: string, parent: number | null = null) => ({ id, name: path, path, full_path: path, parent_id: parent, visibility: "internal" as const, shared_with_groups: [], owners: [] });
+    const dataset: GitLabDataset = {
+      groups: [group(10, "acme"), { ...group(11, "slow", 10), full_path: "acme/slow" }, group(100, "partner-a"), group(101, "partner-b")],
+      users: [],
+      projects: [100, 101].map((partner) => ({
+        id: partner * 10, name: `app-${partner}`, path: `app-${partner}`, path_with_namespace: `acme/app-${partner}`, namespace_id: 10, default_branch: "main", branches: ["main"], archived: false, previous_paths: [],
+        shared_with_groups: [{ group_id: partner, group_name: `p${partner}`, group_full_path: `p${partner}`, group_access_level: 30, expires_at: null }],
+      })),
+    };
+    sim = await startGitLabSim({ dataset, latencyMs: 40, recordRequests: true });
+    // partner-b's read begins first (its project is the newer) and its second window answers late; the examination
+    // ends on acme/slow's detail while partner-a's read is under way.
+    const second = auditWindows(NOW, 90)[1]!.createdAfter!.toISOString();
+    sim!.addFaults({ kind: "delay", ms: 40, path: "/api/v4/groups/11", times: 1 }, { kind: "delay", ms: 600, query: { entity_id: "101", created_after: second }, times: 1 });
+    const report = await validated(enforce({ gitlab: client(sim!), policy: parsePolicy(ACME_ONLY, "test.yaml"), now: NOW }));
+    expect(report.actions.map((a) => a.attribution)).toEqual(["not recorded", "not recorded"]);
+    const reads = (entity: string) => sim!.requests.filter((r) => r.url.includes("/audit_events?") && r.url.includes(`entity_id=${entity}&`)).map((r) => r.at);
+    const [a, b] = [reads("100"), reads("101")];
+    expect([a.length, b.length]).toEqual([3, 3]);
+    // partner-a's windows went on while partner-b's slow page was on its way, not after its answer.
+    expect(a[2]! - b[1]!).toBeLessThan(400);
   });
 });
