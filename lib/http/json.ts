@@ -3,10 +3,12 @@
  * short is repeated like a dropped connection (for idempotent methods; a POST is never repeated once it
  * may have arrived). Anything else that is not JSON — a sign-in proxy's login page, plain text — is an
  * UnexpectedAnswerError that names it and carries the client's hint, and so is JSON that would make more
- * objects or values than the heap holds (json-size.ts). A JSON.parse error is never surfaced, as its message quotes the body.
+ * objects or values than the heap holds (json-size.ts), counted in what is parsed: only the fields a
+ * request names where it names them (json-fields.ts). A JSON.parse error is never surfaced, as its message quotes the body.
  */
 import { bodyKind, describeKind, formatBytes, looksLikeJsonStart, mediaType } from "./body.ts";
 import { NetworkError, UnexpectedAnswerError } from "./errors.ts";
+import { keepFields } from "./json-fields.ts";
 import { beyondBounds } from "./json-size.ts";
 import type { Redactor } from "../redact/index.ts";
 import type { HttpRequest, HttpResponse, Layer } from "./types.ts";
@@ -23,10 +25,11 @@ export function jsonLayer(redactor: Redactor, hint?: string): Layer {
     // Only answers the caller receives: redirects and refused statuses go on to their own layers.
     if (req.expect !== "json" || !(res.status < 300 || req.accept?.includes(res.status))) return res;
     if (BODILESS.has(res.status) || req.method === "HEAD") return res;
-    const beyond = beyondBounds(res.text);
+    const text = req.fields ? keepFields(res.text, req.fields) : res.text;
+    const beyond = beyondBounds(text);
     if (beyond !== undefined) throw tooMuch(beyond, req, res, redactor, hint);
     try {
-      return { ...res, json: JSON.parse(res.text) as unknown };
+      return { ...res, json: JSON.parse(text) as unknown };
     } catch {
       throw notJson(req, res, redactor, hint);
     }

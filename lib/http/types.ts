@@ -1,4 +1,5 @@
 /** The request/response shapes every layer of lib/http speaks. */
+import type { FieldsKept } from "./json-fields.ts";
 
 export type Method = "GET" | "HEAD" | "OPTIONS" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -18,6 +19,8 @@ export interface HttpRequest {
    * answer is an UnexpectedAnswerError, and a JSON body cut short is retried like a dropped connection.
    */
   expect?: "json";
+  /** Of a JSON answer, the fields the caller reads (json-fields.ts): the rest is passed over unparsed. */
+  fields?: FieldsKept;
   signal?: AbortSignal;
   /** 1-based; set by the retry layer so the layers inside it can say which attempt they report on. */
   attempt?: number;

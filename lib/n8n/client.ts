@@ -2,7 +2,7 @@
 import { N8N_SETTINGS, N8N_TERMS } from "./settings.ts";
 import { createServiceClient, HttpError, type HttpClient, type HttpClientOptions, type HttpResponse, type SettingNames } from "../http/index.ts";
 import { Listing, n8nCursor, type ListOptions } from "../paging/index.ts";
-import { isActive, type ApiGeneration, type Workflow } from "./types.ts";
+import { isActive, WORKFLOW_FIELDS, type ApiGeneration, type Workflow } from "./types.ts";
 
 export interface N8nClientOptions extends Omit<HttpClientOptions, "origin" | "credentials"> {
   /** The instance address: scheme, host, port and an optional path, without /api/v1. */
@@ -62,7 +62,7 @@ export class N8nClient {
     if (filter.tags) url.searchParams.set("tags", filter.tags);
     if (filter.name) url.searchParams.set("name", filter.name);
     if (this.knowsPinnedData) url.searchParams.set(PINNED_DATA, "true");
-    const pages = n8nCursor<Workflow>({ http: this.http, url, route: "GET /workflows", limit: filter.limit });
+    const pages = n8nCursor<Workflow>({ http: this.http, url, route: "GET /workflows", limit: filter.limit, fields: WORKFLOW_FIELDS });
     const fetch: typeof pages.fetch = async (position, signal) => {
       try {
         return await pages.fetch(position, signal);
@@ -140,7 +140,7 @@ export class N8nClient {
   }
 
   private send(method: "GET" | "POST", path: string, route: string, signal?: AbortSignal): Promise<HttpResponse> {
-    return this.http.send({ method, url: new URL(this.base + path), route, headers: { accept: "application/json" }, expect: "json", signal });
+    return this.http.send({ method, url: new URL(this.base + path), route, headers: { accept: "application/json" }, expect: "json", fields: { keep: WORKFLOW_FIELDS }, signal });
   }
 }
 

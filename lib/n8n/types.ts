@@ -11,6 +11,12 @@ export interface Workflow {
   updatedAt?: string;
 }
 
+/**
+ * What Warden parses of a workflow n8n sends (lib/http/json-fields.ts): its nodes, connections and the
+ * rest are any member's free-form JSON, passed over unparsed.
+ */
+export const WORKFLOW_FIELDS = ["id", "name", "active", "activeVersionId", "isArchived", "tags", "updatedAt"] as const satisfies readonly (keyof Workflow)[];
+
 /** 1 = n8n 1.x (`/activate`, `/deactivate`); 2 = n8n 2.40+ (`/publish`, `/unpublish`). */
 export type ApiGeneration = 1 | 2;
 

@@ -15,6 +15,8 @@ export interface N8nListRequest {
   route: string;
   /** 1–250. Never 0: n8n answers 0 with everything and a cursor that never ends. */
   limit?: number;
+  /** The fields parsed of each item (lib/http/json-fields.ts); none: every field. */
+  fields?: readonly string[];
 }
 
 export function n8nCursor<T extends { id: string }>(req: N8nListRequest): Strategy<T> {
@@ -30,7 +32,7 @@ export function n8nCursor<T extends { id: string }>(req: N8nListRequest): Strate
       const url = new URL(req.url);
       url.searchParams.set("limit", String(limit));
       if (position) url.searchParams.set("cursor", position);
-      const res = await req.http.send({ method: "GET", url, route: req.route, headers: { accept: "application/json" }, expect: "json", signal });
+      const res = await req.http.send({ method: "GET", url, route: req.route, headers: { accept: "application/json" }, expect: "json", ...(req.fields ? { fields: { keep: req.fields, in: "data" } } : {}), signal });
       req.http.stats.count(req.route, "pages");
       const body = (res.json ?? {}) as { data?: unknown; nextCursor?: unknown };
       if (!Array.isArray(body.data)) throw new PagingError(`${req.route}: expected {"data": [...]} from n8n`);

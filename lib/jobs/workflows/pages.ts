@@ -11,8 +11,9 @@ import { N8N_MAX_LIMIT, UnexpectedAnswerError, type N8nClient } from "../../n8n/
 
 /**
  * The listing's pages, the largest n8n allows (250) first. n8n lists whole workflows, nodes and all (and
- * in 2.x the published version's again): 250 large ones can pass what Warden reads or parses of one
- * answer (64 MiB; a million objects and arrays), and every run would fail on that page for good. Such a
+ * in 2.x the published version's again): Warden parses only the fields it reads of each (WORKFLOW_FIELDS),
+ * but 250 large ones can still pass what it reads of one answer (64 MiB), or their fields read what it
+ * parses (a million objects and arrays), and every run would fail on that page for good. Such a
  * page starts the listing again at half the size, down to one workflow a page; n8n's cursor carries its
  * page size, so a smaller page is a new listing, whose repeats of what was read already the caller drops
  * (ListedWorkflows: `relisted` is called as it starts again). Only one workflow too large alone ends it,
