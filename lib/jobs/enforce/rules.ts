@@ -14,11 +14,11 @@
  */
 import type { GitLabClient } from "../../gitlab/index.ts";
 import { countStatus } from "../report/index.ts";
-import { lookUpLiterals, missingWarning, namesAny } from "../shares/literal-rules.ts";
+import { literalWarnings, lookUpLiterals, namesAny } from "../shares/literal-rules.ts";
 import { shareKey, type ShareRemoval } from "../shares/plan.ts";
 import { ruleSubject, ruleText, type Policy, type RuleCounts, type RuleRef } from "../../policy/index.ts";
 
-export { FOUND_TTL_MS, missingWarning, namesNothing, touchedBy, type RuleMissing, type Touched } from "../shares/literal-rules.ts";
+export { FOUND_TTL_MS, literalWarnings, namesAny, namesNothing, touchedBy, type RuleMissing, type Touched } from "../shares/literal-rules.ts";
 
 /** What the last full run found: the rules (`allow[1]`) that matched nothing under the policy of this SHA-256, and whether it planned more than the guard allows. */
 export interface LastSweep {
@@ -130,8 +130,9 @@ export function sweptWarning(policy: Policy, sweep: LastSweep, rule: RuleRef): s
   return `${ruleText(policy, rule)} matched nothing in the last full run (${sweep.at}), under this same policy`;
 }
 
+/** Each rule that matched nothing named in a warning, with what its literal paths' look-ups found (a path GitLab failed to answer for is named with its answer). */
 export async function unmatchedWarnings(gitlab: GitLabClient, policy: Policy, rules: RuleRef[], signal?: AbortSignal): Promise<string[]> {
-  return (await lookUpLiterals(gitlab, policy, rules, signal)).map((looked) => (namesAny(looked) ? missingWarning(policy, looked) : unmatchedWarning(policy, looked.rule)));
+  return (await lookUpLiterals(gitlab, policy, rules, signal)).flatMap((looked) => [...(namesAny(looked) ? [] : [unmatchedWarning(policy, looked.rule)]), ...literalWarnings(policy, looked)]);
 }
 
 /** The warning for a rule that matched nothing, without asking whether the paths it names exist. */

@@ -3,14 +3,19 @@
  * whose literal rule names nothing. The daily full run refuses a typo'd group (`partner/contractor-x`
  * for `partners/contractor-x`); before this, a run limited to acme/mobile removed that group's shares
  * there, share by share, each run under maxRemovals.
+ *
+ * That look-up is a typo check only: a literal path GitLab fails on for ever (a partner's group outside
+ * the scope, which the run never examines) is named with GitLab's answer, and the run goes on, asking
+ * again next time; it must not fail every watch batch and stream run, for every subject.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { GitLabClient } from "../../../lib/gitlab/index.ts";
 import { RateLimiterRegistry } from "../../../lib/http/index.ts";
 import { enforce, exitCode, sweepOf, type EnforceOptions, type EnforceReport } from "../../../lib/jobs/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
-import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type Fault, type GitLabSim } from "../../../sim/gitlab/index.ts";
 import { groupSharesPolicy } from "../../support/policies.ts";
+import { actionKey, intentKey } from "../../support/share-keys.ts";
 
 const NOW = new Date("2026-03-10T12:00:00Z");
 let sim: GitLabSim;
@@ -20,9 +25,10 @@ afterEach(() => sim?.close());
 const TYPO = groupSharesPolicy().replace('group: "partners/contractor-x"', 'group: "partner/contractor-x"');
 const NAMED = 'allow[1] (group "partner/contractor-x", projects "acme/mobile/**") names group partner/contractor-x, which the instance does not have';
 
-async function start() {
-  const { dataset } = generateOrganisation({ projects: 600, seed: 7, groupShares: true, now: NOW });
-  sim = await startGitLabSim({ dataset, recordRequests: true });
+async function start(faults: Fault[] = []) {
+  const generated = generateOrganisation({ projects: 600, seed: 7, groupShares: true, now: NOW });
+  sim = await startGitLabSim({ dataset: generated.dataset, recordRequests: true, faults });
+  return generated;
 }
 
 function run(policy: string, opts: Partial<EnforceOptions>): Promise<EnforceReport> {
@@ -95,6 +101,28 @@ describe("a literal rule naming nothing, in a targeted run", () => {
       expect(namespaceLookUps("partner/contractor-x")).toBe(i);
     }
     expect(changes()).toEqual([]);
+  });
+});
+
+describe("a literal rule's path GitLab fails on for ever, in a targeted run", () => {
+  it("is named with GitLab's answer, and the run removes its subject's strays; the next run asks again", async () => {
+    const { dataset, intents } = await start([{ kind: "status", status: 500, method: "GET", path: "/api/v4/namespaces/partners%2Fcontractor-x", times: 1_000_000 }]);
+    // A stray outside acme/mobile/**, where the contractor rule matches nothing in a run of one project (so its path is looked up).
+    const stray = intents.find((i) => i.intent === "stray" && i.kind === "project" && !dataset.projects.find((p) => p.id === i.projectId)!.path_with_namespace.startsWith("acme/mobile/"))!;
+    const target = { kind: "project" as const, id: stray.kind === "project" ? stray.projectId : 0 };
+    const lookUps = () => sim.requests.filter((r) => r.url.split("?")[0]!.endsWith("/namespaces/partners%2Fcontractor-x")).length;
+    const dry = await run(groupSharesPolicy(), { targets: [target] });
+    const first = lookUps();
+    expect(first).toBeGreaterThan(0);
+    const named = 'allow[1] (group "partners/contractor-x", projects "acme/mobile/**") names group partners/contractor-x, which could not be looked up: GET /api/v4/namespaces/partners%2Fcontractor-x answered 500';
+    expect(dry.warnings).toContainEqual(expect.stringContaining(named));
+    expect(dry.warnings.filter((w) => w.startsWith("guard:"))).toEqual([]);
+    const report = await run(groupSharesPolicy(), { apply: true, targets: [target] });
+    expect(report.warnings).toContainEqual(expect.stringContaining(named));
+    expect(report.summary.guard).toBe("ok");
+    expect(report.actions.filter((a) => a.status === "done").map(actionKey)).toContain(intentKey(stray));
+    // Not remembered as found: each run asks again (lib/http's tries each time).
+    expect(lookUps()).toBe(2 * first);
   });
 });
 

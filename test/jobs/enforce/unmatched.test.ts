@@ -76,6 +76,17 @@ describe("rules that match nothing", () => {
     expect(Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
   });
 
+  it("a literal path GitLab fails on for ever is named with GitLab's answer, and the run goes on: its rule matched nothing, so an apply is refused all the same", async () => {
+    await start();
+    sim.addFaults({ kind: "status", status: 500, method: "GET", path: "/api/v4/namespaces/partner%2Fcontractor-x", times: 1_000_000 });
+    const report = await run(typoPolicy(), true);
+    expect(hasWarning(report, 'allow[1] (group "partner/contractor-x", projects "acme/mobile/**") matched no ')).toBe(true);
+    expect(hasWarning(report, 'allow[1] (group "partner/contractor-x", projects "acme/mobile/**") names group partner/contractor-x, which could not be looked up: GET /api/v4/namespaces/partner%2Fcontractor-x answered 500')).toBe(true);
+    expect(report.warnings).toContainEqual(expect.stringMatching(/^guard: 3 rules matched nothing \(allow\[1\], allow\[2\], exempt\[0\]\).*nothing was removed/));
+    expect(report.summary).toMatchObject({ guard: "tripped", removed: 0 });
+    expect(Object.keys(sim.counters.byRoute).filter((route) => !route.startsWith("GET "))).toEqual([]);
+  });
+
   it("unmatchedRules: warn lets the apply remove, still naming each rule", async () => {
     await start();
     const report = await run(typoPolicy().replace("    maxRemovals: 1000\n", "    maxRemovals: 1000\n    unmatchedRules: warn\n"), true);

@@ -2,12 +2,15 @@
  * Enforce's guard, judged on the whole plan: too many removals (or notices to open) trip it, and so,
  * under gitlab.guard.unmatchedRules: refuse, does a rule that matched nothing, or an override naming no
  * group. Looking at them takes the reads of the steps "rules", "literal rules" (rules.ts) and "overrides".
+ * A look-up GitLab fails on (shares/literal-rules.ts) is warned of and the run goes on; only a full run's
+ * override so unknown is refused, as it may name no group (the safe side): a targeted run's look-ups are
+ * a typo check alone, and the rules a full run looks up matched nothing, refused whatever the look-up says.
  */
 import { emptyRuleCounts, unmatchedRules } from "../../../policy/index.ts";
 import { countStatus } from "../../report/index.ts";
 import { count } from "../../view.ts";
 import { shareKey } from "../../shares/plan.ts";
-import { missingWarning, namesNothing, touchedBy, overBudgetWarning, refusedBefore, ruleName, sweptRules, sweptTooMany, sweptWarning, unjudged, unmatchedWarning, unmatchedWarnings } from "../rules.ts";
+import { literalWarnings, namesAny, namesNothing, touchedBy, overBudgetWarning, refusedBefore, ruleName, sweptRules, sweptTooMany, sweptWarning, unjudged, unmatchedWarning, unmatchedWarnings } from "../rules.ts";
 import { overridesNamingNothing } from "../../shares/literal-rules.ts";
 import type { Begun } from "./begin.ts";
 import type { Examined } from "./examine.ts";
@@ -65,25 +68,28 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
   const untouched = targets && !stopped ? unmatchedRules(policy, matched ?? emptyRuleCounts(policy), now) : [];
   const typos = untouched.length ? await steps.step("literal rules", () => run.measured(async () => ({ missing: await namesNothing(gitlab, policy, untouched, inStep, opts.apply ? touchedBy(plan) : undefined) }))) : undefined;
   if (typos) {
-    warnings.push(...typos.missing.map((named) => missingWarning(policy, named)));
+    warnings.push(...typos.missing.flatMap((looked) => literalWarnings(policy, looked)));
     stats.push(typos.stats);
   }
   // And the globs the last full run under this same policy found matching nothing (rules.ts), if this run matched none either.
   const swept = sweptRules(policy, opts.lastSweep, untouched);
   warnings.push(...swept.map((rule) => sweptWarning(policy, opts.lastSweep!, rule)));
-  const named = new Set([...(typos?.missing ?? []).map(({ rule }) => rule), ...swept].map(ruleName));
+  // A path GitLab failed to answer for is only warned of here: a typo check is no reason to stop the watch's and the stream's every run.
+  const named = new Set([...(typos?.missing ?? []).filter(namesAny).map(({ rule }) => rule), ...swept].map(ruleName));
   const refused = unmatched.length ? unmatched : untouched.filter((rule) => named.has(ruleName(rule)));
   // An override naming a group the instance does not have sets onStray and grace for nothing (a typo), and its shares are
   // removed as the default says: named and refused as such a rule is. Not in a comparison, for the reason above.
   const nowhere = policy.gitlab.scope?.overrides.length && !run.base && !stopped
-    ? await steps.step("overrides", () => run.measured(async () => ({ warnings: await overridesNamingNothing(gitlab, policy, inStep, opts.apply ? touchedBy(plan) : undefined) })))
+    ? await steps.step("overrides", () => run.measured(() => overridesNamingNothing(gitlab, policy, inStep, opts.apply ? touchedBy(plan) : undefined)))
     : undefined;
   if (nowhere) {
-    warnings.push(...nowhere.warnings);
+    warnings.push(...nowhere.warnings, ...(nowhere.unknown ?? []));
     stats.push(nowhere.stats);
   }
   const misnamed = nowhere?.warnings.length ?? 0;
-  const refuse = refused.length + misnamed > 0 && policy.gitlab.guard.unmatchedRules === "refuse";
+  // An override whose group could not be looked up may name none: a full run refuses it as one that does.
+  const unconfirmed = targets ? 0 : (nowhere?.unknown?.length ?? 0);
+  const refuse = refused.length + misnamed + unconfirmed > 0 && policy.gitlab.guard.unmatchedRules === "refuse";
   // A targeted run's plan is a few subjects: the last full run's plan, under the same policy, is what the guard judges (rules.ts).
   const held = targets && removals + notify > 0 ? sweptTooMany(policy, opts.lastSweep) : undefined;
   if (held) warnings.push(held);
@@ -102,8 +108,9 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
   if (notify > limit) warnings.push(`guard: ${count(notify, "notice")} to open, more than gitlab.guard.maxRemovals (${limit}), which bounds the notices a run opens too; nothing was changed`);
   if (refuse) {
     const rules = refused.length ? [`${count(refused.length, "rule")} matched nothing (${refused.map(ruleName).join(", ")})`] : [];
-    const which = `${[...rules, ...(misnamed ? [`${count(misnamed, "override")} of gitlab.scope named no group`] : [])].join(" and ")}, and gitlab.guard.unmatchedRules is refuse`;
-    const fix = "correct or remove each, or set gitlab.guard.unmatchedRules: warn to accept them";
+    const overrides = [...(misnamed ? [`${count(misnamed, "override")} of gitlab.scope named no group`] : []), ...(unconfirmed ? [`${count(unconfirmed, "override")} of gitlab.scope could not be looked up`] : [])];
+    const which = `${[...rules, ...overrides].join(" and ")}, and gitlab.guard.unmatchedRules is refuse`;
+    const fix = `${refused.length + misnamed ? "correct or remove each" : "the next run asks again"}, or set gitlab.guard.unmatchedRules: warn to accept them`;
     warnings.push(opts.apply ? `guard: ${which}; nothing was removed (${fix})` : `guard: ${which}: an applying run would remove nothing (${fix})`);
   }
   return { tripped, removals, warnings, stats, ...(reserving && !tripped && { reserved: true as const }) };
