@@ -226,6 +226,10 @@ describe("a registered credential sent back in another form", () => {
     ["upper-cased", secret.toUpperCase()],
     ["with a line break, raw and escaped", `${secret.slice(0, 10)}\n${secret.slice(10, 20)}\\x0a${secret.slice(20)}`],
     ["with zero-width characters, raw and escaped", `${secret.slice(0, 5)}\u200b\u200d${secret.slice(5, 9)}\\u200b${secret.slice(9)}`],
+    ["wrapped onto an indented line, raw, escaped and Markdown-escaped", `${secret.slice(0, 10)}\n    ${secret.slice(10, 20)}\\x0a\t${secret.slice(20, 26)}\\\\x0a  ${secret.slice(26)}`],
+    ["folded as a header is (CRLF, then a TAB), raw and as JSON writes it", `${secret.slice(0, 12)}\r\n\t${secret.slice(12, 24)}\\r\\n\\t${secret.slice(24)}`],
+    ["with a TAB inside it, raw and escaped every way", `${secret.slice(0, 4)}\t${secret.slice(4, 8)}\\t${secret.slice(8, 12)}\\u0009${secret.slice(12, 16)}\\x09${secret.slice(16)}`],
+    ["after a quoted-printable soft break and a backslash continuation", `${secret.slice(0, 15)}=\r\n${secret.slice(15, 25)}\\\n  ${secret.slice(25)}`],
     ["reversed", Array.from(secret).reverse().join("")],
     ["in hex", Buffer.from(secret).toString("hex").toUpperCase()],
     ...[0, 1, 2].flatMap((offset) => [[`in base64 after ${offset} bytes`, base64At(offset)], [`in base64url after ${offset} bytes`, base64At(offset, true)]]),
@@ -237,8 +241,25 @@ describe("a registered credential sent back in another form", () => {
 
   it("but none of them is masked for a piece of it: a mask would tell whoever wrote the text their guess is in it", () => {
     const piece = secret.slice(0, 24);
-    for (const text of [piece.toUpperCase(), Buffer.from(piece).toString("hex"), Buffer.from(piece).toString("base64"), Array.from(piece).reverse().join("")]) {
+    const broken = `${piece.slice(0, 12)}\r\n\t${piece.slice(12)}`;
+    for (const text of [piece.toUpperCase(), Buffer.from(piece).toString("hex"), Buffer.from(piece).toString("base64"), Array.from(piece).reverse().join(""), broken, `${broken}\n    `]) {
       expect(registry.redact(text)).toBe(text);
     }
+  });
+
+  it("takes a bounded time per character of a text that repeats all but its last character, broken up every way", () => {
+    // Each break allowed between two characters, at its longest: were there two ways to read one, each break
+    // would double the work of every near-miss, and this text would not be redacted in a lifetime.
+    const key = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ3YXJkZW4ifQ.c2lnbmF0dXJlLW9mLWEtbG9uZy1rZXktZm9yLWEtdGVzdA";
+    const keyRegistry = new SecretRegistry();
+    keyRegistry.add(key);
+    const longest = `\\=\r\\\\x0a${" ".repeat(16)}\\u0009${" ".repeat(16)}\u200b\\u200b\t\t\t`;
+    expect(keyRegistry.redact(`(${Array.from(key).join(longest)})`)).toBe("([REDACTED])");
+    const nearMiss = `${Array.from(key.slice(0, -1)).join(longest)}${longest}!`;
+    const text = nearMiss.repeat(Math.ceil(1_000_000 / nearMiss.length));
+    const start = performance.now();
+    expect(keyRegistry.redact(text)).toBe(text);
+    // About 0.2 s here; the bound is for a loaded machine.
+    expect(performance.now() - start).toBeLessThan(10_000);
   });
 });

@@ -3,9 +3,10 @@
  * (or percent-, Markdown-, JSON- or CSV-escaped). Sent back in another form, whole, it reached the output in
  * clear, and so every reader of the CI log, the merge request note or the Slack channel: upper-cased,
  * base64, hex, reversed, with a zero-width character or a line break between its characters, or cut short
- * of the 20 characters the GitLab shape needed (the second leaks review's finding). lib/redact masks each
- * now: every form but the last still needs the whole credential, and the last is masked by its shape,
- * whoever's it is, so neither tells a guesser anything.
+ * of the 20 characters the GitLab shape needed; or wrapped onto an indented line, folded as an HTTP header
+ * is (CRLF, then a TAB), or with a TAB in it, which printed it in two halves, neither long enough for the
+ * GitLab shape. lib/redact masks each now: every form but the cut one still needs the whole credential,
+ * and that one is masked by its shape, whoever's it is, so none tells a guesser anything.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scriptedServer, json, type ScriptedServer } from "../support/server.ts";
@@ -21,6 +22,10 @@ const FORMS: [name: string, form: (token: string) => string][] = [
   ["reversed", (t) => [...t].reverse().join("")],
   ["split across two lines", (t) => `${t.slice(0, 16)}\n${t.slice(16)}`],
   ["with a zero-width space between its characters", (t) => [...t].join("\u200b")],
+  // Cut after "glpat-" and 12 characters: the first half is below the shape's 16, the second has no prefix.
+  ["wrapped onto an indented continuation line (newline, then four spaces)", (t) => `${t.slice(0, 18)}\n    ${t.slice(18)}`],
+  ["folded as an HTTP header is (CRLF, then a TAB)", (t) => `${t.slice(0, 18)}\r\n\t${t.slice(18)}`],
+  ["with a TAB inside it", (t) => `${t.slice(0, 18)}\t${t.slice(18)}`],
   ["cut one character short (a server cutting what it quotes)", (t) => t.slice(0, -1)],
 ];
 
@@ -49,7 +54,7 @@ describe("a credential a server sends back in another form", { timeout: 60_000 }
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("lacks a scope");
     // Compared, not printed: a failure must not print the credential either.
-    const shown = run.stderr.replaceAll("\\x0a", "\n").replaceAll("\\u200b", "\u200b");
+    const shown = run.stderr.replaceAll("\\x0a", "\n").replaceAll("\\x0d", "\r").replaceAll("\\x09", "\t").replaceAll("\\u200b", "\u200b");
     expect(shown.includes(form(TOKEN)), "the credential, in that form, is in the CLI's stderr").toBe(false);
   });
 });
