@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkflowsReport } from "../../lib/jobs/index.ts";
 import { startN8nSim, type N8nSim, type SimWorkflow } from "../../sim/n8n/index.ts";
-import { lambdaContext, N8N_SECRET_ARN, SECRETS } from "../support/lambda.ts";
+import { runLabels } from "../../functions/shared/runs/triggers.ts";
+import { dynamoRefusals } from "../../functions/shared/state/workflows-refusals.ts";
+import { lambdaContext, N8N_SECRET_ARN, SECRETS, writePolicy } from "../support/lambda.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";
 import { validReport } from "../support/report.ts";
 
@@ -19,7 +21,7 @@ function workflow(id: string, active: boolean, tags: string[] = []): SimWorkflow
 }
 const FIXTURE = [workflow("wf1", true, ["production"]), workflow("wf2", true), workflow("wf3", false, ["production"]), workflow("wf4", false)];
 
-const world = lambdaWorld({ policy: POLICY, env: () => ({ WARDEN_REPORT_ONLY: "false" }) });
+const world = lambdaWorld({ policy: POLICY, dynamo: true, env: () => ({ WARDEN_REPORT_ONLY: "false" }) });
 let sim: N8nSim;
 
 beforeEach(async () => {
@@ -79,5 +81,46 @@ describe("workflows Lambda", () => {
   it("fails on an unknown field before calling n8n", async () => {
     await expect(invoke({ apply: true })).rejects.toThrow('invalid event: unknown field "apply"');
     expect(sim.counters.requests).toBe(0);
+  });
+});
+
+// A change n8n refuses on every run (no trigger node: 400 to every activation) is remembered in the claims table
+// (state/workflows-refusals.ts): the next run tries it again without counting it, so standing refusals do not hold
+// every other change behind n8n.guard.maxChanges.
+describe("workflows Lambda: the changes n8n refused for good the run before", () => {
+  const store = () => dynamoRefusals({ client: world.dynamo.client(), table: () => world.table });
+
+  /** A scheduled run under a guard of one change, which n8n refuses for good (wf1 has no trigger node); then wf2 is switched on (published). */
+  async function refusedOnce(): Promise<WorkflowsReport> {
+    vi.stubEnv("WARDEN_POLICY", await writePolicy(`${POLICY}  guard:\n    maxChanges: 1\n`));
+    sim.workflows.splice(0, sim.workflows.length, { ...workflow("wf1", false, ["production"]), hasTrigger: false });
+    const first = await invoke({ source: "schedule" });
+    sim.workflows.push({ ...workflow("wf2", true), activeVersionId: "v-wf2" });
+    return first;
+  }
+
+  it("are remembered under the policy, and the next scheduled run does not count them against the guard", async () => {
+    const first = await refusedOnce();
+    expect(first.actions).toMatchObject([{ workflowId: "wf1", status: "failed", lasting: true }]);
+    expect(await store().read()).toEqual({ policySha256: first.policy!.sha256, at: first.startedAt, refused: ["activate:wf1"] });
+
+    const next = validReport(await invoke({ source: "schedule" }));
+    expect(next.summary).toMatchObject({ guard: "ok", changes: 2, failed: 1, applied: 1 });
+    expect(active()).toEqual([]);
+    expect(next.warnings).toContainEqual(expect.stringContaining("1 change n8n refused for good in the last run"));
+    expect(await store().read()).toMatchObject({ at: next.startedAt, refused: ["activate:wf1"] });
+  });
+
+  it("are kept by a console run too (a dry one keeps those it did not try), and by no chat command's run", async () => {
+    const first = await refusedOnce();
+    const dry = validReport(await invoke({}));
+    expect(dry.summary).toMatchObject({ guard: "ok", changes: 2 });
+    expect(dry.actions).toContainEqual(expect.objectContaining({ workflowId: "wf1", status: "planned", refusedBefore: true }));
+    expect(await store().read()).toEqual({ policySha256: first.policy!.sha256, at: dry.startedAt, refused: ["activate:wf1"] });
+
+    // The Worker ends a chat command's run as the Workflows function ends its own, under the chat trigger: nothing is kept.
+    const { afterRun } = await import("../../functions/shared/runs/after-run.ts");
+    await afterRun({ report: first }, runLabels("workflows", "chat", "req-chat-1"));
+    expect(await store().read()).toMatchObject({ at: dry.startedAt });
   });
 });

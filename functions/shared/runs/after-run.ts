@@ -1,17 +1,19 @@
 /**
  * Everything a finished run owes operations after its log lines, in this order: its report kept for
  * restore when it changed something (an enforce run, when it removed something), for a full enforce run
- * the rules it found matching nothing (state/last-sweep.ts), and (for a trigger that notifies,
+ * the rules it found matching nothing (state/last-sweep.ts), for a run of the Workflows function the
+ * changes n8n refused it for good (state/workflows-refusals.ts), and (for a trigger that notifies,
  * triggers.ts) a Slack summary, a stream run's or a Watch poll's only if none posted the same lately (told-once.ts).
  * The caller (lifecycle.ts) has logged the report and emitted the metrics first. None of it may change the run's outcome, nor
  * outlive the invocation: each part that fails is logged and the rest still happens, and each call
  * gets only a slice of the time left (lambda/time-left.ts).
  */
-import { sweepOf, type EnforceReport } from "../../../lib/jobs/index.ts";
+import { sweepOf, type EnforceReport, type WorkflowsReport } from "../../../lib/jobs/index.ts";
 import { errorText } from "../../../lib/jobs/report/index.ts";
 import { logger } from "../lambda/logger.ts";
 import { sliceSignal, UNBOUNDED, type TimeLeft } from "../lambda/time-left.ts";
 import { dynamoLastSweep, type LastSweepStore } from "../state/last-sweep.ts";
+import { dynamoRefusals, keepsRefusals, rememberRefusals } from "../state/workflows-refusals.ts";
 import { recordNotStored } from "./metrics.ts";
 import { notifyRun, shouldNotify, type NotifyOptions } from "./notify.ts";
 import { verdict, type RunLabels, type RunOutcome } from "./outcome.ts";
@@ -27,6 +29,7 @@ const SWEEP_TIMEOUT_MS = 5_000;
 const TOLD_TIMEOUT_MS = 5_000;
 
 const lastSweep = dynamoLastSweep();
+const refusals = dynamoRefusals();
 
 /** The triggers whose runs come in floods, each told once (told-once.ts), by whose claims they are. */
 const TELLERS: Partial<Record<RunLabels["trigger"], "worker" | "watch">> = { event: "worker", watch: "watch" };
@@ -85,6 +88,8 @@ export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: Aft
     // Not remembered, the watch and the stream go on by the previous full run's (or none): logged as an error.
     await (opts.lastSweep ?? lastSweep).write(sweep, sweepSignal).catch((err: unknown) => logger.error("remembering the rules the run found matching nothing failed", { error: errorText(sweepSignal.reason ?? err) }));
   }
+  // Not remembered, the next run counts them again (rememberRefusals logs why).
+  if ("report" in outcome && keepsRefusals(labels)) await rememberRefusals(refusals, outcome.report as WorkflowsReport, timeLeft);
   if (!opts.notify) return result;
   // A stream run's summary, or a Watch poll's, only if no run of its kind posted the same one lately (told-once.ts).
   const teller = TELLERS[labels.trigger];

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { EnforceTarget, LastSweep, RestoreInput } from "../../../lib/jobs/index.ts";
+import type { LastRefusals } from "../../../lib/jobs/workflows/index.ts";
 import { isAllowedResponseUrl } from "../config/slack.ts";
 
 const text = z.string().min(1);
@@ -52,11 +53,18 @@ export interface TargetedEnforceRequest {
   lastSweep?: LastSweep;
 }
 
+/** A run of the Workflows function, told what its last run n8n refused for good (functions/shared/state/workflows-refusals.ts): its guard does not count those changes. */
+export interface RememberingWorkflowsRequest {
+  job: "workflows";
+  apply: boolean;
+  lastRefusals?: LastRefusals;
+}
+
 /** An exemption request (functions/shared/slack/exempt-run.ts): not a run with a report, so not runJob's. */
 export type ExemptJobRequest = Extract<JobRequest, { job: "exempt" }>;
 
 /** Everything runJob runs. */
-export type RunRequest = Exclude<JobRequest, ExemptJobRequest> | RestoreRequest | TargetedEnforceRequest;
+export type RunRequest = Exclude<JobRequest, ExemptJobRequest> | RestoreRequest | TargetedEnforceRequest | RememberingWorkflowsRequest;
 
 const ChatWorkerEventSchema = z.strictObject({
   kind: z.literal("chat").optional(),

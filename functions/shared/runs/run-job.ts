@@ -76,7 +76,9 @@ function start(request: RunRequest, policy: Policy, credentials: Secrets, signal
     }
     case "workflows": {
       const n8n = n8nClient(credentials);
-      return { http: [n8n.http], report: reconcileWorkflows({ n8n, policy, apply: request.apply, signal, audit }) };
+      // The Workflows function's run leaves uncounted the changes n8n refused its last one for good; a chat command's is told none.
+      const refused = "lastRefusals" in request && request.lastRefusals ? { lastRefusals: request.lastRefusals } : {};
+      return { http: [n8n.http], report: reconcileWorkflows({ n8n, policy, apply: request.apply, signal, audit, ...refused }) };
     }
     case "pipeline": {
       const gitlab = pipelineClient(credentials);

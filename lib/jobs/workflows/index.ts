@@ -15,7 +15,10 @@ import { redactThenCut } from "../../redact/index.ts";
 import { ListedWorkflows, MAX_WORKFLOWS } from "./listed.ts";
 import { NameCollisions } from "./name-collisions.ts";
 import { refusals } from "./refusals.ts";
+import { changeKey, lastingRefusal, refusedBefore, refusedBeforeWarning, type LastRefusals } from "./refused-before.ts";
 import { workflowPages } from "./pages.ts";
+
+export { refusalsOf, type LastRefusals } from "./refused-before.ts";
 
 export interface WorkflowAction {
   type: "activate" | "deactivate";
@@ -30,6 +33,10 @@ export interface WorkflowAction {
    */
   status: "planned" | "done" | "failed" | "reported";
   error?: string;
+  /** Failed, and another try would meet the same answer (refused-before.ts lastingRefusal): the next run's guard does not count it. */
+  lasting?: true;
+  /** Planned, and n8n refused it for good in the last run under this same policy: tried again, not counted against n8n.guard.maxChanges. */
+  refusedBefore?: true;
 }
 
 export interface WorkflowsSummary extends GuardedSummary {
@@ -54,6 +61,8 @@ export type WorkflowsReport = Report<WorkflowAction, WorkflowsSummary>;
 export interface WorkflowsOptions extends JobOptions {
   n8n: N8nClient;
   onProgress?: (p: { workflows: number; changes: number }) => void;
+  /** What the last run under the policy refused for good (refusalsOf of its report), kept by the front end; none: every change counted. */
+  lastRefusals?: LastRefusals;
 }
 
 /** The API key was refused (401), or may not list workflows (403): every further call would fail alike. */
@@ -80,6 +89,7 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
   const selected = new Set<number>();
   const names = new NameCollisions(policy.n8n.workflows.keepActive);
   const listed = new ListedWorkflows();
+  const refusedLast = refusedBefore(policy, opts.lastRefusals);
   let overLimit = false;
   const judge = (wf: Workflow) => {
     if (!listed.take(wf)) return;
@@ -97,7 +107,8 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     if (decision.kind === "keep") return;
     const action: WorkflowAction = { type: decision.kind, workflowId: wf.id, name: redactThenCut(wf.name, MAX_NAME), reason: decision.reason, status: decision.apply ? "planned" : "reported" };
     actions.push(action);
-    if (action.status === "planned" && ++planned > limit) overLimit = true;
+    // Refused for good last run: tried again, but not counted, or standing refusals would trip the guard on every run.
+    if (action.status === "planned" && !refusedLast.has(changeKey(action)) && ++planned > limit) overLimit = true;
     if (action.type === "activate") names.activation(action, matching);
   };
 
@@ -134,9 +145,12 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
   }
   warnings.push(...listed.warnings(), ...names.settle());
   const changes = actions.filter((a) => a.status === "planned");
-  const tripped = changes.length > limit;
+  const again = changes.filter((a) => refusedLast.has(changeKey(a)));
+  for (const action of again) action.refusedBefore = true;
+  if (again.length) warnings.push(refusedBeforeWarning(again, opts.lastRefusals!));
+  const tripped = changes.length - again.length > limit;
   if (tripped) {
-    warnings.push(`guard: ${count(changes.length, "change")} planned, more than n8n.guard.maxChanges (${limit}); nothing was changed`);
+    warnings.push(`guard: ${count(changes.length - again.length, "change")} planned${again.length ? " (besides those refused last run)" : ""}, more than n8n.guard.maxChanges (${limit}); nothing was changed`);
   } else if (opts.apply && complete) {
     const { refused, forbidden } = await applyChanges(n8n, changes, opts);
     warnings.push(...refusals(changes, forbidden));
@@ -196,6 +210,7 @@ async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], opts: Wor
       if (err instanceof HttpError && err.status === 401) refused ??= new N8nAccessError(err.message, { cause: err });
       action.status = "failed";
       action.error = signal?.aborted ? stoppedMidRequest(signal, `${action.type === "activate" ? "activating" : "deactivating"} the workflow`) : failureText(err);
+      if (lastingRefusal(err, signal)) action.lasting = true;
       if (err instanceof HttpError && err.status === 403) forbidden.push(action);
     }
     const { workflowId, name, type, reason, status: outcome, error } = action;

@@ -1,0 +1,79 @@
+/**
+ * The changes the last Workflows run n8n refused for good (lib/jobs/workflows/refused-before.ts), under
+ * which policy and when: one item of the claims table ("workflows:refused", no expiresAt, so DynamoDB's
+ * TTL never deletes it), written after each run of the Workflows function, dry or applying
+ * (runs/after-run.ts), and read before the next (runs/scheduled.ts), whose guard does not count those
+ * changes (runs/run-job.ts passes them to the job). No other function reads it: a chat command's
+ * workflows run is a person's, and counts every change (the CLI keeps no record either).
+ */
+import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { dynamoClient } from "./dynamo-client.ts";
+import { errorText } from "../../../lib/jobs/index.ts";
+import { refusalsOf, type LastRefusals, type WorkflowsReport } from "../../../lib/jobs/workflows/index.ts";
+import { requireEnv } from "../config/settings.ts";
+import { logger } from "../lambda/logger.ts";
+import { sliceSignal, type TimeLeft } from "../lambda/time-left.ts";
+import type { RunLabels } from "../runs/outcome.ts";
+import type { ClaimsOptions } from "./claims.ts";
+
+export const REFUSALS_KEY = "workflows:refused";
+
+/** Whether the run keeps the record: the Workflows function's, the schedule's or a console run (a chat command's does not). */
+export function keepsRefusals(labels: Pick<RunLabels, "job" | "trigger">): boolean {
+  return labels.job === "workflows" && (labels.trigger === "schedule" || labels.trigger === "console");
+}
+
+/** The longest reading or writing the record may take: one GetItem, or one PutItem of at most some 200 KB. */
+const TIMEOUT_MS = 5_000;
+
+export interface RefusalsStore {
+  /** Undefined before the first run. Throws when the table cannot be read, or holds something else under the key. */
+  read(signal?: AbortSignal): Promise<LastRefusals | undefined>;
+  write(record: LastRefusals, signal?: AbortSignal): Promise<void>;
+}
+
+export function dynamoRefusals(opts: Pick<ClaimsOptions, "client" | "table"> = {}): RefusalsStore {
+  const table = opts.table ?? (() => requireEnv("WARDEN_CLAIMS_TABLE"));
+  let client = opts.client;
+  return {
+    async read(signal) {
+      client ??= dynamoClient();
+      const { Item } = await client.send(new GetItemCommand({ TableName: table(), Key: { id: { S: REFUSALS_KEY } }, ConsistentRead: true }), { abortSignal: signal });
+      if (!Item) return undefined;
+      const [policySha256, at, refused] = [Item["policySha256"]?.S, Item["at"]?.S, Item["refused"]?.L?.map((key) => key.S)];
+      if (!policySha256 || !at || !refused || refused.some((key) => typeof key !== "string")) {
+        throw new Error(`the claims table's ${REFUSALS_KEY} item is not what the Workflows function writes: delete it (the next run writes it again)`);
+      }
+      return { policySha256, at, refused: refused as string[] };
+    },
+    async write({ policySha256, at, refused }, signal) {
+      client ??= dynamoClient();
+      const Item = { id: { S: REFUSALS_KEY }, policySha256: { S: policySha256 }, at: { S: at }, refused: { L: refused.map((key) => ({ S: key })) } };
+      await client.send(new PutItemCommand({ TableName: table(), Item }), { abortSignal: signal });
+    },
+  };
+}
+
+/**
+ * The record, for the run about to start; undefined when there is none, or it cannot be read: the run goes on
+ * without it (every change counted, the guard's safe side), saying so.
+ */
+export async function refusalsForRun(store: RefusalsStore, timeLeft: TimeLeft): Promise<LastRefusals | undefined> {
+  const signal = sliceSignal("reading the changes n8n refused the last run", TIMEOUT_MS, timeLeft);
+  if (!signal) return undefined;
+  return store.read(signal).catch((err: unknown) => {
+    logger.warn("the changes n8n refused the last run could not be read: this run's guard counts every change, those included", { error: errorText(signal.reason ?? err) });
+    return undefined;
+  });
+}
+
+/**
+ * Keeps what `report` leaves for the next run. Not kept (no time left, the table failing), the next run counts
+ * the changes refused before this one and those this one refused: logged as an error, and the run is as it was.
+ */
+export async function rememberRefusals(store: RefusalsStore, report: WorkflowsReport, timeLeft: TimeLeft): Promise<void> {
+  const record = refusalsOf(report);
+  const signal = record && sliceSignal("remembering the changes n8n refused", TIMEOUT_MS, timeLeft);
+  if (!record || !signal) return;
+  await store.write(record, signal).catch((err: unknown) => logger.error("remembering the changes n8n refused failed", { error: errorText(signal.reason ?? err) }));
+}
