@@ -56,8 +56,9 @@
  * Operations: every stage has a run-history bucket (reports of runs that changed something, expired after
  * WARDEN_RUN_HISTORY_DAYS), an SNS topic with CloudWatch alarms on the runs' metrics (a run failed,
  * its guard tripped, actions failed, and a heartbeat: no successful scheduled run in two schedule
- * periods), and, with chat-ops or Enforce, a DynamoDB table of claims: chat-ops keeps each command to
- * one run there, and a durable Enforce run holds its lease there, so two executions never run at once.
+ * periods; and on Lambda's own metrics, a schedule that did not invoke its function), and, with chat-ops, Enforce or Workflows, a DynamoDB table of claims: chat-ops keeps each command to
+ * one run there, a durable Enforce run holds its lease there, so two executions never run at once, and Workflows
+ * remembers there the changes n8n refused its last run.
  *
  * The schedules pass the fixed event { "source": "schedule" }: that is how the enforce and workflows
  * functions tell a scheduled run (which applies) from a person's console run (a dry run unless it
@@ -223,6 +224,9 @@ export default $config({
       watch: ["watch:lease"],
       watchCursor: ["watch:cursor", "watch:summary:*"],
       budget: ["budget:stream:*"], // functions/shared/state/removal-budget.ts and event-request-budget.ts: the EventsWorker's alone, not the public Events function's
+      // The changes n8n refused the last Workflows run for good, which Workflows reads before its next (its guard counts them not)
+      // and writes after it: functions/shared/state/workflows-refusals.ts. A chat command's workflows run keeps none.
+      workflows: ["workflows:refused"],
     };
     // What the last full Enforce run found matching nothing, and the removals GitLab refused it (functions/shared/state/last-sweep.ts):
     // Enforce writes it and reads it (its guard counts not those refusals), Watch and the EventsWorker (their targeted runs refuse
@@ -241,25 +245,29 @@ export default $config({
     // minutes), and a burst of commands does not hold up the enforcement of events.
     // Its runs are its one trigger's: a chat command's "chat", a subject's "event".
     const reachesFor = (jobs: string[]) => reaches("policy", ...(jobs.some((j) => j !== "workflows") ? (["gitlab"] as const) : []), ...(jobs.includes("workflows") ? (["n8n"] as const) : []));
+    // Each function writes its own log group alone (ownLogGroupOnly).
+    const ownLogs = (make: (role: RoleTransform) => sst.aws.Function) => ownLogGroupOnly(make, (fn) => fn.nodes.logGroup);
     const worker = (name: string, takes: "chat" | "subject", jobs: string[], ...access: Access[]) =>
-      new sst.aws.Function(name, {
+      ownLogs((role) => new sst.aws.Function(name, {
         ...job("functions/worker.handler", jobs, reachesFor(jobs), historyAccess(runsBy(takes === "chat" ? "chat" : "event", jobs)), claimsAccess(CLAIM_KEYS.worker, "dynamodb:PutItem", "dynamodb:GetItem"), ...access, { environment: { WARDEN_WORKER_TAKES: takes } }),
         concurrency: { reserved: settings.workerConcurrency },
-      });
+        transform: { role },
+      }));
     // An endpoint that answers at once and hands the work to the worker (Slack gives 3 seconds, GitLab 8 and
     // never retries). The request's own credential (Slack's signature, GitLab's token) is the
     // authentication, checked by the function before anything else: no IAM auth on the URL. It reads the
     // endpoint's own secret alone, and its reserved concurrency caps what a flood of requests can run (and
     // take of the account's). Links the worker (lambda:InvokeFunction on it, nothing else).
     const endpoint = (name: string, handler: string, secret: Access, claims: Access[], from: sst.aws.Function, reach: Access = {}) =>
-      new sst.aws.Function(name, {
+      ownLogs((role) => new sst.aws.Function(name, {
         ...lambda(handler, reach, secret, ...claims, { environment: { WARDEN_WORKER_FUNCTION: from.name } }),
         timeout: "10 seconds",
         concurrency: { reserved: settings.endpointConcurrency },
         // No CORS: only Slack and GitLab call these, never a browser (SST's default would allow every origin).
         url: { authorization: "none", cors: false },
         link: [from],
-      });
+        transform: { role },
+      }));
     // A subject's run is an enforce run, targeted: it reads the last sweep. The chat jobs are the services'
     // the deployment has (a chat pipeline's report is kept too): enforce and pipeline with GITLAB_URL, workflows
     // with N8N_URL; without one, that job fails before any request (functions/shared/config/clients.ts).
@@ -277,9 +285,16 @@ export default $config({
     // Named, so that its role's policy can name its ARN before the function exists (ownExecutionsOnly).
     const enforceName = lambdaName(`${$app.name}-${$app.stage}-Enforce`);
     const enforce = settings.gitlabUrl
-      ? new sst.aws.Workflow("Enforce", {
+      ? ownLogGroupOnly((role) => new sst.aws.Workflow("Enforce", {
           name: enforceName,
-          transform: { function: { role: ownExecutionsOnly(enforceName) } },
+          transform: {
+            function: {
+              role: (args) => {
+                ownExecutionsOnly(enforceName, args);
+                return role(args);
+              },
+            },
+          },
           ...lambda(
             "functions/enforce.handler",
             ...secretsFor(["enforce"]),
@@ -303,7 +318,7 @@ export default $config({
           ),
           timeout: { invocation: "15 minutes", execution: quantity(settings.enforceExecutionHours, "hour") },
           retention: quantity(settings.executionRetentionDays, "day"),
-        })
+        }), (workflow) => workflow.nodes.function.nodes.logGroup)
       : undefined;
     if (enforce) {
       // For the AWS CLI: a durable function is invoked, and its executions listed, by version.
@@ -312,7 +327,7 @@ export default $config({
     }
     const jobs = [
       ...(enforce ? [{ name: "Enforce", job: "enforce", schedule: settings.enforceSchedule, target: enforce }] : []),
-      ...(settings.n8nUrl ? [{ name: "Workflows", job: "workflows", schedule: settings.workflowsSchedule, target: job("functions/workflows.handler", ["workflows"], reaches("n8n", "policy"), historyAccess(["workflows"])) }] : []),
+      ...(settings.n8nUrl ? [{ name: "Workflows", job: "workflows", schedule: settings.workflowsSchedule, target: job("functions/workflows.handler", ["workflows"], reaches("n8n", "policy"), historyAccess(["workflows"]), claimsAccess(CLAIM_KEYS.workflows, "dynamodb:GetItem", "dynamodb:PutItem")) }] : []),
     ];
     // Watch (functions/watch.ts): GitLab's audit events polled each minute, only the subjects they name
     // enforced. Its cursor and its lease are items of the claims table; a poll is short, and a lease
@@ -323,14 +338,28 @@ export default $config({
       : [];
     // "off" keeps the function, for console runs, and disables its schedule. SST wants every top-level
     // component name unique across kinds (case-insensitive): the Enforce workflow has "Enforce".
+    // The function each schedule invokes, by its Lambda name: the alarms below watch its invocations. A function made
+    // from arguments is the cron's own, its role given ownLogGroupOnly's transform there; Enforce's has it already.
+    const invoked: Record<string, $util.Output<string>> = {};
     for (const { name, schedule, target } of [...jobs, ...watch]) {
-      new sst.aws.CronV2(`${name}Schedule`, { schedule: schedule.expression, enabled: schedule.enabled, event: { source: "schedule" }, function: target });
+      const cron = (fn: sst.aws.CronV2Args["function"]) => new sst.aws.CronV2(`${name}Schedule`, { schedule: schedule.expression, enabled: schedule.enabled, event: { source: "schedule" }, function: fn });
+      if (target instanceof sst.aws.Workflow) {
+        cron(target);
+        invoked[name] = target.name;
+      } else {
+        const made = ownLogGroupOnly((role) => cron({ ...target, transform: { role } }), (c) => c.nodes.function.apply((fn) => fn.nodes.logGroup));
+        invoked[name] = made.nodes.function.apply((fn) => fn.name);
+      }
     }
 
     const topic = new sst.aws.SnsTopic("Alarms");
     if (settings.alarmEmail) new aws.sns.TopicSubscription("AlarmEmail", { topic: topic.arn, protocol: "email", endpoint: settings.alarmEmail });
-    // One alarm on Warden's metrics: named `<app>-<stage>-<what>-<suffix in kebab case>`, told to the topic.
-    const alarm = (component: string, what: string, suffix: string, description: string, args: Omit<aws.cloudwatch.MetricAlarmArgs, "name" | "alarmDescription" | "namespace" | "alarmActions" | "okActions">) =>
+    // One alarm, on Warden's metrics unless it names another namespace: named `<app>-<stage>-<what>-<suffix in kebab case>`,
+    // told to the topic. Warden's metrics come from the EMF in its functions' logs, and CloudWatch takes EMF from any log
+    // group: code in any of Warden's functions may add data points to them, each in its own log group, of any value. So
+    // they are read by their Maximum, which an added point can raise (a false alarm) but never lower: a negative
+    // RunFailed cannot cancel a real one in a Sum, nor a cursor age of 0 hide a watch behind in a Minimum.
+    const alarm = (component: string, what: string, suffix: string, description: string, args: Omit<aws.cloudwatch.MetricAlarmArgs, "name" | "alarmDescription" | "alarmActions" | "okActions">) =>
       new aws.cloudwatch.MetricAlarm(component, {
         name: `${$app.name}-${$app.stage}-${what}-${suffix.replace(/[A-Z]/g, (c, i: number) => `${i ? "-" : ""}${c.toLowerCase()}`)}`,
         alarmDescription: `Warden ${what} (${$app.stage}): ${description}`,
@@ -342,7 +371,7 @@ export default $config({
     for (const { name, job: jobName, schedule } of jobs) {
       const dimensions = { service: METRICS_SERVICE, stage: $app.stage, job: jobName };
       const jobAlarm = (suffix: string, description: string, args: Omit<aws.cloudwatch.MetricAlarmArgs, "name" | "alarmDescription" | "namespace" | "statistic" | "alarmActions" | "okActions">) =>
-        alarm(`${name}${suffix}`, jobName, suffix, description, { statistic: "Sum", ...args });
+        alarm(`${name}${suffix}`, jobName, suffix, description, { statistic: "Maximum", ...args });
       // Any run, whoever started it: one bad run is worth an operator's look.
       const anyRun = { dimensions, period: 300, evaluationPeriods: 1, comparisonOperator: "GreaterThanOrEqualToThreshold", threshold: 1, treatMissingData: "notBreaching" } as const;
       jobAlarm("Failed", "a run failed, or left work undone", { ...anyRun, metricName: METRIC.runFailed });
@@ -364,14 +393,14 @@ export default $config({
       });
     }
     // The watch's own (lib/jobs/watch): its cursor more than 15 minutes behind GitLab's audit events
-    // for 15 minutes (a backlog not draining), or no poll reporting at all (the schedule off, every
+    // in each of three 5-minute periods (a backlog not draining), or no poll reporting at all (the schedule off, every
     // poll failing): the missing metric counts as behind. Its runs' failures are Enforce's alarms above
     // (job enforce); the trigger dimension (watch) tells them apart.
     if (watch.length > 0 && settings.watchSchedule.enabled) {
       alarm("WatchBehind", "watch", "Behind", "the watch is more than 15 minutes behind GitLab's audit events, or has not polled", {
         metricName: METRIC.watchCursorAge,
         dimensions: { service: METRICS_SERVICE, stage: $app.stage, job: "enforce", trigger: "watch" },
-        statistic: "Minimum",
+        statistic: "Maximum",
         period: 300,
         evaluationPeriods: 3,
         comparisonOperator: "GreaterThanThreshold",
@@ -396,6 +425,23 @@ export default $config({
         comparisonOperator: "GreaterThanOrEqualToThreshold",
         threshold: 1,
         treatMissingData: "notBreaching",
+      });
+    }
+    // An alarm of absence on Warden's metrics (a heartbeat, a watch that has not polled) is quieted by any data point, which
+    // code in any function may forge. Lambda's own metrics (namespace AWS/Lambda) no one can write: each schedule's function
+    // invoked not once in two schedule periods (at least 5 minutes each: the Watch polls each minute) is an alarm of its own.
+    for (const { name, schedule } of [...jobs, ...watch]) {
+      if (!schedule.enabled) continue;
+      alarm(`${name}NotInvoked`, name.toLowerCase(), "NotInvoked", "its schedule invoked the function not once in two schedule periods (Lambda's own count, which no function can forge)", {
+        namespace: "AWS/Lambda",
+        metricName: "Invocations",
+        dimensions: { FunctionName: invoked[name]! },
+        statistic: "Sum",
+        period: Math.max(schedule.seconds, 300),
+        evaluationPeriods: 2,
+        comparisonOperator: "LessThanThreshold",
+        threshold: 1,
+        treatMissingData: "breaching",
       });
     }
     outputs["alarmTopic"] = topic.arn;
@@ -451,24 +497,56 @@ function lambdaName(name: string): string {
   return name;
 }
 
+/** SST's Transform of a role: a function of the role's arguments that returns nothing (undefined, as its type says). */
+type RoleTransform = (args: aws.iam.RoleArgs) => undefined;
+
+/**
+ * A Deny of `actions` on all but `own` (and what is under it, `<own>:*`), added to the role's own inline policies,
+ * which SST's Role owns as a whole: a policy attached beside them would be dropped by the next update of the role.
+ * A deny leaves the managed grants whole, so what the role may still do is never interrupted.
+ */
+function denyAllBut(args: aws.iam.RoleArgs, name: string, actions: string[], own: $util.Input<string>): void {
+  const policy = $util.jsonStringify({ Version: "2012-10-17", Statement: [{ Effect: "Deny", Action: actions, NotResource: [own, $interpolate`${own}:*`] }] });
+  args.inlinePolicies = $util.all([args.inlinePolicies ?? [], policy]).apply(([policies, document]) => [...policies, { name, policy: document }]);
+}
+
 /**
  * The managed policy SST gives a durable function's role (AWSLambdaBasicDurableExecutionRolePolicy)
  * allows checkpointing and reading the state of every durable execution in the account: this denies all
  * but the named function's own. Lambda authorizes these against the execution's ARN (<function ARN>:
  * <version>/durable-execution/…); the unqualified ARN is spared too, in case it ever authorizes against
- * that. Among the role's own inline policies, which SST's Role owns as a whole: a policy attached beside
- * them would be dropped by the next update of the role. The ARN is made from the name, as the role is
- * made before the function; a deny leaves the managed grant whole, so an execution in flight keeps it.
+ * that. The ARN is made from the name, as the role is made before the function.
  */
-function ownExecutionsOnly(functionName: string) {
+function ownExecutionsOnly(functionName: string, args: aws.iam.RoleArgs): void {
   const arn = $interpolate`arn:${aws.getPartitionOutput().partition}:lambda:${aws.getRegionOutput().region}:${aws.getCallerIdentityOutput().accountId}:function:${functionName}`;
-  const deny = { Effect: "Deny", Action: ["lambda:CheckpointDurableExecution", "lambda:GetDurableExecutionState"], NotResource: [arn, $interpolate`${arn}:*`] };
-  const policy = $util.jsonStringify({ Version: "2012-10-17", Statement: [deny] });
-  // SST's Transform: a function of the role's arguments that returns nothing (undefined, as its type says).
-  return (args: aws.iam.RoleArgs): undefined => {
-    args.inlinePolicies = $util.all([args.inlinePolicies ?? [], policy]).apply(([own, document]) => [...own, { name: "EnforceOwnExecutionsOnly", policy: document }]);
+  denyAllBut(args, "EnforceOwnExecutionsOnly", ["lambda:CheckpointDurableExecution", "lambda:GetDurableExecutionState"], arn);
+}
+
+/**
+ * SST gives every function's role AWSLambdaBasicExecutionRole (Enforce's the durable policy too): logs:CreateLogGroup,
+ * CreateLogStream and PutLogEvents on every log group of the account, so code running in one function, a public one
+ * included, could write lines into another's log group: Enforce's audit lines, restore's fallback input, among them.
+ * `make` builds a component, giving its function's role the transform it is handed; this denies those actions on all but
+ * the log group that function logs into (`groupOf`: SST's nodes.logGroup, the group in its loggingConfig) and its streams.
+ * The group is read back from the component, by its ARN, not named by SST's naming rule: SST keeps a group's first name
+ * (ignoreChanges), so a group an older deploy made stays the function's whatever the rule is now. The role is made inside
+ * the component, before the group can be read from it: the denial's resource is handed over once the component exists.
+ */
+function ownLogGroupOnly<T>(make: (role: RoleTransform) => T, groupOf: (made: T) => $util.Output<aws.cloudwatch.LogGroup | undefined>): T {
+  let handOver: (arn: $util.Output<string>) => void = () => undefined;
+  const arn = $util.output(new Promise<$util.Output<string>>((resolve) => (handOver = resolve)));
+  const made = make((args) => {
+    denyAllBut(args, "OwnLogGroupOnly", ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"], arn);
     return undefined;
-  };
+  });
+  handOver(
+    groupOf(made).apply((group) => {
+      // SST makes none with `logging: false` or a group of the caller's; lambda() asks for neither.
+      if (!group) throw new Error("a function without a log group of its own: its role could write no log group");
+      return group.arn;
+    }),
+  );
+  return made;
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
  * The Slack slash command endpoint (a Lambda Function URL). Slack wants an answer within 3 seconds,
  * so this only checks the request and starts the worker, which runs the job and posts the result to
- * the command's response_url. In order: normalised headers; Slack's ssl_check answered (200, empty);
- * Slack's signature over the raw body (else 401, and nothing happens); a Slack retry, or a request
+ * the command's response_url. In order: normalised headers; a body over a form's bound refused (413,
+ * before anything reads it); Slack's ssl_check answered (200, empty);
+ * Slack's signature over the raw body (else 401, and nothing happens; a signing secret that cannot be had
+ * is a 401 too, logged as this function's failure); a Slack retry, or a request
  * already received, acknowledged without running again (functions/shared/slack/once.ts); the form; the caller
  * against the policy; the command; the response_url; the caller's commands this minute
  * (functions/shared/slack/command-rate.ts); then one asynchronous invoke of the worker and an ephemeral
@@ -21,14 +23,14 @@ import { redactStrings } from "../lib/redact/index.ts";
 import { chatopsSecrets, requireSecret } from "./shared/config/secrets.ts";
 import { loadPolicy, repositoryPolicyLocation } from "./shared/config/policy.ts";
 import { allowedResponseOrigin, isAllowedResponseUrl } from "./shared/config/slack.ts";
-import { httpEndpoint } from "./shared/lambda/http-endpoint.ts";
+import { endpointCredential, httpEndpoint } from "./shared/lambda/http-endpoint.ts";
 import { logger } from "./shared/lambda/logger.ts";
 import { describeRequest, makesChanges } from "./shared/runs/job-request.ts";
 import { notStarted, startWorker } from "./shared/runs/start-worker.ts";
 import { changeRefusal } from "./shared/slack/authorise.ts";
 import { COMMANDS_PER_MINUTE, takeCommandSlot } from "./shared/slack/command-rate.ts";
 import { parseCommand, usage } from "./shared/slack/command.ts";
-import { slackCommandForm, type SlackCommandEvent } from "./shared/slack/form.ts";
+import { MAX_FORM_BYTES, slackCommandForm, type SlackCommandEvent } from "./shared/slack/form.ts";
 import { slackRequestOnce, slackSslCheck } from "./shared/slack/once.ts";
 import { ephemeral, quoted } from "./shared/slack/reply.ts";
 import { verifySlackRequest } from "./shared/slack/verify-request.ts";
@@ -118,12 +120,12 @@ function reply(text: string): Result {
 }
 
 // No refusal is logged as it is answered: a 401's reason is logged where it is decided (onRefused), and
-// a malformed form (400, 415) is only answered. Warden's own failures are logged by httpEndpoint.
-export const handler = httpEndpoint("chat-command")
+// a body too large or a malformed form (413, 400, 415) is only answered. Warden's own failures are logged by httpEndpoint.
+export const handler = httpEndpoint("chat-command", { maxBodyBytes: MAX_FORM_BYTES })
   .use(slackSslCheck())
   .use(
     verifySlackRequest({
-      signingSecret: async () => requireSecret(await chatopsSecrets.get(), "slackSigningSecret", "chat-ops"),
+      signingSecret: endpointCredential(async () => requireSecret(await chatopsSecrets.get(), "slackSigningSecret", "chat-ops")),
       onRefused: (reason) => logger.warn("request refused: not signed by Slack", { reason }),
     }),
   )

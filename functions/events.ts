@@ -3,7 +3,8 @@
  * self-managed instance's system hooks. GitLab gives a destination 8 seconds and never retries, so this
  * only checks the request and starts the worker, which enforces each subject the events name
  * (functions/shared/events/subject-run.ts). In order: normalised headers; the token, in constant time, against the
- * secret's field for that sender (else 401, and nothing else happens: no claim, no body read);
+ * secret's field for that sender (else 401, and nothing else happens: no claim, no body read; a secret that
+ * cannot be read is a 401 too, logged as this function's failure);
  * the body (413 too large, or too many events or subjects; 400 not JSON); each event claimed once by
  * the hash of the whole event, never its id (functions/shared/events/delivery.ts); one asynchronous invoke of the
  * worker per subject, a bounded number at a time; a 200 with what became of the events. Events naming no subject are acknowledged
@@ -15,7 +16,7 @@ import { eventsSecrets } from "./shared/config/secrets.ts";
 import { dispatch } from "./shared/events/dispatch.ts";
 import { LOGGED_EVENTS, readDelivery } from "./shared/events/delivery.ts";
 import { verifyGitLabRequest, type GitLabRequestEvent } from "./shared/events/verify-request.ts";
-import { httpEndpoint } from "./shared/lambda/http-endpoint.ts";
+import { endpointCredential, httpEndpoint } from "./shared/lambda/http-endpoint.ts";
 import { logger } from "./shared/lambda/logger.ts";
 import { startWorker } from "./shared/runs/start-worker.ts";
 import { dynamoClaims } from "./shared/state/claims.ts";
@@ -61,10 +62,10 @@ export const handler = httpEndpoint("gitlab-events", {
 })
   .use(
     verifyGitLabRequest({
-      tokens: async () => {
+      tokens: endpointCredential(async () => {
         const { gitlabStreamingToken, gitlabSystemHookToken } = await eventsSecrets.get();
         return { stream: gitlabStreamingToken, systemHook: gitlabSystemHookToken };
-      },
+      }),
       onRefused: (reason) => logger.warn("request refused: not GitLab's", { reason }),
     }),
   )

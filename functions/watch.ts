@@ -58,6 +58,7 @@ async function watch(event: ScheduledEvent, context: Context & DeadlineContext):
     const ran = await runLifecycle<WatchReport, Exclude<WatchResult, WatchReport>>({ labels, timeLeft }, async ({ policy }) => {
       // The cursor moves with the schedule's polls and an applying one's: a console dry run on a stage whose
       // schedule applies only looks, or the schedule would never see the events it read (nor retry what waits).
+      // An event naming the schedule is the schedule's own: with "dryRun" it is refused (runs/scheduled.ts).
       const polled = await poll(policy, apply, trigger === "schedule" || apply, context.signal, timeLeft);
       recordCursorAge(polled.started ? 0 : polled.behindSeconds, labels);
       if (polled.started) return idle({ polled: "started", events: 0 });

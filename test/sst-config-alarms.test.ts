@@ -1,4 +1,4 @@
-/** sst.config.ts's alarms: per job, on metrics the functions really write, the heartbeat, and the topic's subscription. */
+/** sst.config.ts's alarms: per job, on metrics the functions really write (read so that no function can quiet them), the heartbeat, Lambda's own count of each schedule's invocations, and the topic's subscription. */
 import { describe, expect, it, vi } from "vitest";
 import { recordCursorAge, recordNotStored, recordRun } from "../functions/shared/runs/metrics.ts";
 import { emfRecords } from "./support/emf.ts";
@@ -8,7 +8,7 @@ describe("sst.config.ts alarms", () => {
   it("alarms per job, into the SNS topic, when a run fails, its guard trips or actions fail", async () => {
     const deployed = await deploy("production");
     expect(deployed.alarms().map((a) => a.name).sort()).toEqual(
-      ["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "EnforceReportNotStored", "MissedByEvents", "WatchBehind", "WorkflowsActionsFailed", "WorkflowsFailed", "WorkflowsGuardTripped", "WorkflowsHeartbeat"],
+      ["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "EnforceNotInvoked", "EnforceReportNotStored", "MissedByEvents", "WatchBehind", "WatchNotInvoked", "WorkflowsActionsFailed", "WorkflowsFailed", "WorkflowsGuardTripped", "WorkflowsHeartbeat", "WorkflowsNotInvoked"],
     );
     const topic = deployed.topicArn();
     // The watch's own: behind GitLab's audit events, or not polling (no metric counts as behind).
@@ -18,7 +18,7 @@ describe("sst.config.ts alarms", () => {
       namespace: "Warden",
       metricName: "WatchCursorAgeSeconds",
       dimensions: { service: "warden", stage: "production", job: "enforce", trigger: "watch" },
-      statistic: "Minimum",
+      statistic: "Maximum",
       period: 300,
       evaluationPeriods: 3,
       comparisonOperator: "GreaterThanThreshold",
@@ -35,7 +35,7 @@ describe("sst.config.ts alarms", () => {
         namespace: "Warden",
         metricName,
         dimensions: { service: "warden", stage: "production", job: "enforce" },
-        statistic: "Sum",
+        statistic: "Maximum",
         period: 300,
         evaluationPeriods: 1,
         comparisonOperator: "GreaterThanOrEqualToThreshold",
@@ -79,7 +79,7 @@ describe("sst.config.ts alarms", () => {
     write.mockRestore();
     const records = emfRecords(lines.flatMap((l) => l.split("\n")).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>));
     expect(records).toHaveLength(4);
-    for (const alarm of deployed.alarms()) {
+    for (const alarm of deployed.alarms().filter((a) => a.inputs["namespace"] !== "AWS/Lambda")) {
       const { namespace, metricName, dimensions } = alarm.inputs as { namespace: string; metricName: string; dimensions: Record<string, string> };
       const published = records.some((r) =>
         r._aws.CloudWatchMetrics.some(
@@ -99,7 +99,7 @@ describe("sst.config.ts alarms", () => {
       namespace: "Warden",
       metricName: "RunSucceeded",
       dimensions: { service: "warden", stage: "staging", job: "enforce", trigger: "schedule" },
-      statistic: "Sum",
+      statistic: "Maximum",
       period: 86_400,
       evaluationPeriods: 2,
       comparisonOperator: "LessThanThreshold",
@@ -129,10 +129,42 @@ describe("sst.config.ts alarms", () => {
 
   it("alarms only on the jobs deployed; the watch's own only when its schedule is on", async () => {
     const deployed = await deploy("staging", { N8N_URL: undefined });
-    expect(deployed.alarms().map((a) => a.name).sort()).toEqual(["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "EnforceReportNotStored", "MissedByEvents", "WatchBehind"]);
+    expect(deployed.alarms().map((a) => a.name).sort()).toEqual(["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "EnforceNotInvoked", "EnforceReportNotStored", "MissedByEvents", "WatchBehind", "WatchNotInvoked"]);
     const watchOff = await deploy("staging", { N8N_URL: undefined, WARDEN_WATCH_SCHEDULE: "off" });
     expect(watchOff.alarms().map((a) => a.name)).not.toContain("WatchBehind");
+    expect(watchOff.alarms().map((a) => a.name)).not.toContain("WatchNotInvoked");
     const n8nOnly = await deploy("staging", { GITLAB_URL: undefined });
     expect(n8nOnly.alarms().every((a) => a.name.startsWith("Workflows"))).toBe(true);
   }, 60_000);
+
+  // A hostile review's finding: CloudWatch takes EMF from any log group, so code in any function (a public one included)
+  // may add data points of any value to Warden's metrics from its own log group. A Sum then takes a forged -1 against a
+  // real RunFailed, a Minimum a forged cursor age of 0 against a watch behind, and any forged point quiets an alarm of
+  // absence: the heartbeat (a forged RunSucceeded) and the watch's "has not polled".
+  it("reads Warden's metrics by their Maximum, which a forged data point cannot lower, and alarms on Lambda's own count of each schedule's invocations, which no function can write", async () => {
+    const deployed = await deploy("production", { WARDEN_EVENTS: "on" });
+    for (const alarm of deployed.alarms().filter((a) => a.inputs["namespace"] === "Warden")) expect(alarm.inputs["statistic"], alarm.name).toBe("Maximum");
+    const topic = deployed.topicArn();
+    for (const [name, what, period] of [["Enforce", "enforce", 86_400], ["Workflows", "workflows", 3_600], ["Watch", "watch", 300]] as const) {
+      expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", `${name}NotInvoked`), name).toEqual({
+        name: `warden-production-${what}-not-invoked`,
+        alarmDescription: expect.stringMatching(new RegExp(`^Warden ${what} \\(production\\): its schedule invoked the function not once in two schedule periods`)),
+        namespace: "AWS/Lambda",
+        metricName: "Invocations",
+        // The function the schedule invokes: the alarm counts its invocations, whatever the version.
+        dimensions: { FunctionName: deployed.fn(name).physicalName },
+        statistic: "Sum",
+        period,
+        evaluationPeriods: 2,
+        comparisonOperator: "LessThanThreshold",
+        threshold: 1,
+        treatMissingData: "breaching",
+        alarmActions: [topic],
+        okActions: [topic],
+      });
+      expect(deployed.schedule(name).target.arn, name).toContain(`:function:${deployed.fn(name).physicalName}`);
+    }
+    const off = await deploy("production", { WARDEN_ENFORCE_SCHEDULE: "off" });
+    expect(off.alarms().map((a) => a.name)).not.toContain("EnforceNotInvoked");
+  });
 });

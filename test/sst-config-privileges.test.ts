@@ -230,6 +230,24 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     expect(allows(deployed.fn("Enforce"), "dynamodb:DeleteItem", CLAIMS, { "dynamodb:LeadingKeys": ["rules:last-sweep"] })).toBe(false);
   });
 
+  // The record of the changes n8n refused the last Workflows run for good (functions/shared/state/workflows-refusals.ts): the
+  // next run's guard counts them not, so whoever could write it could have n8n.guard.maxChanges pass a run it would trip.
+  it("lets Workflows alone get and put its record of the changes n8n refused, and touch no other key", async () => {
+    const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
+    const can = (name: string, action: string, key = "workflows:refused") => allows(deployed.fn(name), action, CLAIMS, { "dynamodb:LeadingKeys": [key] });
+    const dynamo = deployed.fn("Workflows").statements.filter((s) => s.actions.some((a) => a.startsWith("dynamodb:")));
+    expect(dynamo).toEqual([{ actions: ["dynamodb:GetItem", "dynamodb:PutItem"], resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["workflows:refused"] } } }]);
+    expect(deployed.fn("Workflows").env).toMatchObject({ WARDEN_CLAIMS_TABLE: "ClaimsTable-a1b2c3" });
+    // Only overwritten: the item outlives any one run.
+    for (const action of ["dynamodb:DeleteItem", "dynamodb:UpdateItem"]) expect(can("Workflows", action), action).toBe(false);
+    for (const key of ["workflows:refused:x", "rules:last-sweep", "lease:enforce", "watch:cursor", "worker:req-1"]) expect(can("Workflows", "dynamodb:PutItem", key), key).toBe(false);
+    // A chat command's workflows run (the Worker) reads no record and keeps none.
+    for (const [name] of deployed.functions()) {
+      if (name === "Workflows") continue;
+      for (const action of ["dynamodb:GetItem", "dynamodb:PutItem"]) expect(can(name, action), `${name} ${action}`).toBe(false);
+    }
+  });
+
   it("lets Enforce checkpoint and read only its own durable executions: Lambda's managed policy for durable functions allows any function's", async () => {
     const deployed = await deploy();
     const enforce = deployed.fn("Enforce");
@@ -244,8 +262,34 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     // which owns that list as a whole (@pulumi/aws's Role with inlinePolicies).
     expect(enforce.attachedRolePolicies).toBe(0);
     // Its logs stay its own to write; no other function is durable.
-    expect(roleAllows(enforce, "logs:PutLogEvents", "arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/x:log-stream:y")).toBe(true);
+    expect(roleAllows(enforce, "logs:PutLogEvents", `arn:aws:logs:eu-west-1:123456789012:log-group:${enforce.logGroup}:log-stream:y`)).toBe(true);
     for (const [name, f] of deployed.functions()) if (name !== "Enforce") expect(roleAllows(f, "lambda:CheckpointDurableExecution", own[0]!), name).toBe(false);
+  });
+
+  // A hostile review's finding: AWSLambdaBasicExecutionRole (and the durable policy) allow logs:CreateLogGroup,
+  // CreateLogStream and PutLogEvents on "*", so the public Chatops and Events functions could write lines into Enforce's
+  // log group (its remove-share audit lines are restore's fallback) and the Worker's (chat-command, create-pipeline),
+  // and into any log group of the account.
+  it("lets each function write its own log group and no other: no public function can forge Enforce's or the Worker's audit lines", async () => {
+    const deployed = await deploy("production", { WARDEN_EVENTS: "on" });
+    const functions = deployed.functions();
+    expect(functions.map(([name]) => name).sort()).toEqual(["Chatops", "Enforce", "Events", "EventsWorker", "Watch", "Worker", "Workflows"]);
+    const group = (name: string) => `arn:aws:logs:eu-west-1:123456789012:log-group:${name}`;
+    const stream = (name: string) => `${group(name)}:log-stream:2026/01/01/[$LATEST]forged`;
+    const writes = (f: FunctionView, logGroup: string) => roleAllows(f, "logs:PutLogEvents", stream(logGroup)) || roleAllows(f, "logs:CreateLogStream", group(logGroup));
+    const wrong: string[] = [];
+    for (const [name, f] of functions) {
+      // Its own, the group Lambda writes its lines to: it must keep these.
+      expect(f.lambda["loggingConfig"], name).toEqual({ logFormat: "Text", logGroup: f.logGroup });
+      for (const action of ["logs:CreateLogStream", "logs:CreateLogGroup"]) expect(roleAllows(f, action, group(f.logGroup)), `${name} ${action} own`).toBe(true);
+      expect(roleAllows(f, "logs:PutLogEvents", stream(f.logGroup)), `${name} logs:PutLogEvents own`).toBe(true);
+      for (const [other, g] of functions) if (other !== name && writes(g, f.logGroup)) wrong.push(`${other} -> ${name}`);
+      // Any other log group of the account: another application's, or one of the same prefix.
+      for (const foreign of ["/aws/lambda/payments-prod", `${f.logGroup.slice(0, -8)}zzzzzzzz`]) if (writes(f, foreign)) wrong.push(`${name} -> ${foreign}`);
+      if (roleAllows(f, "logs:CreateLogGroup", group("/aws/lambda/not-yet-deployed"))) wrong.push(`${name} creates /aws/lambda/not-yet-deployed`);
+    }
+    expect(wrong).toEqual([]);
+    expect(deployed.fn("Enforce").logGroup).toBe("/aws/lambda/warden-production-Enforce");
   });
 
   it("reserves concurrency for the public functions (10, or WARDEN_ENDPOINT_CONCURRENCY), for each worker they start (5, or WARDEN_WORKER_CONCURRENCY), and for no scheduled job", async () => {

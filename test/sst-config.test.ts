@@ -315,7 +315,7 @@ describe("sst.config.ts", () => {
     await expect(deploy("production", { WARDEN_REPORT_ONLY: value })).rejects.toThrow(`WARDEN_REPORT_ONLY must be "true" or "false", not "${value}"`);
   });
 
-  it("keeps chat-ops' claims and Enforce's lease in one DynamoDB table with a TTL, which only chat-ops, the worker and Enforce may write", async () => {
+  it("keeps chat-ops' claims, Enforce's lease and Workflows' record in one DynamoDB table with a TTL, each function to its own keys", async () => {
     const deployed = await deploy();
     expect(deployed.all("aws:dynamodb/table:Table")).toHaveLength(1);
     expect(deployed.one("aws:dynamodb/table:Table", "ClaimsTable")).toMatchObject({ attributes: [{ name: "id", type: "S" }], hashKey: "id", billingMode: "PAY_PER_REQUEST", ttl: { attributeName: "expiresAt", enabled: true } });
@@ -330,6 +330,7 @@ describe("sst.config.ts", () => {
       Enforce: [[leases, ["lease:enforce"]], [claimOnce, ["sweep:judged"]], sweep("dynamodb:PutItem", "dynamodb:GetItem")],
       // Its lease, its cursor (read, then a conditional write; never deleted: a review's finding) and its summaries told once.
       Watch: [[leases, ["watch:lease"]], [claimOnce, ["watch:cursor", "watch:summary:*"]], sweep("dynamodb:GetItem")],
+      Workflows: [[["dynamodb:GetItem", "dynamodb:PutItem"], ["workflows:refused"]]], // read before each run, overwritten after it
     };
     for (const [name, f] of deployed.functions()) {
       const allowed = access[name];
@@ -344,15 +345,16 @@ describe("sst.config.ts", () => {
     }
   });
 
-  it("creates the claims table for Enforce's lease without chat-ops, and none with neither chat-ops nor GITLAB_URL", async () => {
-    const noChatops = await deploy("staging", { WARDEN_CHATOPS: "off" });
+  it("creates the claims table without chat-ops: for Enforce's lease, and for Workflows' record without GITLAB_URL (its schedule off too)", async () => {
+    const noChatops = await deploy("staging", { WARDEN_CHATOPS: "off", N8N_URL: undefined });
     expect(noChatops.has("aws:dynamodb/table:Table", "ClaimsTable")).toBe(true);
     expect(noChatops.fn("Enforce").env).toMatchObject({ WARDEN_CLAIMS_TABLE: "ClaimsTable-a1b2c3" });
     expect(noChatops.fn("Enforce").statements).toContainEqual({ actions: ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"], resources: [CLAIMS], conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["lease:enforce"] } } });
-    const neither = await deploy("staging", { WARDEN_CHATOPS: "off", GITLAB_URL: undefined });
-    expect(neither.all("aws:dynamodb/table:Table")).toEqual([]);
-    expect(neither.all("sst:aws:Workflow")).toEqual([]);
-    expect(neither.outputs).not.toHaveProperty("enforceFunction");
+    // Workflows reads and writes its record on every run, a console run's too: the table is there with its schedule off.
+    const n8nOnly = await deploy("staging", { WARDEN_CHATOPS: "off", GITLAB_URL: undefined, WARDEN_WORKFLOWS_SCHEDULE: "off" });
+    expect(n8nOnly.functions().map(([name]) => name)).toEqual(["Workflows"]); // no Enforce, no chat-ops
+    expect(n8nOnly.all("aws:dynamodb/table:Table").map((t) => t.name)).toEqual(["ClaimsTable"]);
+    expect(n8nOnly.fn("Workflows").env).toMatchObject({ WARDEN_CLAIMS_TABLE: "ClaimsTable-a1b2c3" });
   });
 
   it("keeps applying runs' reports in a bucket that expires them after 90 days (WARDEN_RUN_HISTORY_DAYS), written by the jobs alone", async () => {

@@ -4,6 +4,7 @@ import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkerEvent } from "../../functions/shared/runs/job-request.ts";
 import { NOT_CHECKED } from "../../functions/shared/slack/once.ts";
+import { MAX_FORM_BYTES } from "../../functions/shared/slack/form.ts";
 import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { captureLogs, ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, functionUrlEvent, type SlashCommand, lambdaContext, SECRET_ARN, SECRETS, signedCommand, slashCommandBody } from "../support/lambda.ts";
@@ -242,16 +243,49 @@ describe("chat-ops Lambda", () => {
     logs.restore();
   });
 
-  it("answers 500 without detail when the chat-ops secret cannot be used, and never shows a secret", async () => {
+  // A 500 would tell anyone without a credential that this deployment is broken: the operator reads why in the log.
+  it("answers 401 as a working deployment does when the chat-ops secret cannot be used, signed or not; logs why at ERROR, never a secret", async () => {
+    const unsigned = () => functionUrlEvent(slashCommandBody({ text: "enforce --apply" }), {});
+    const working = await (await coldHandler())(unsigned());
+    expect(working).toMatchObject({ statusCode: 401, body: "Unauthorized" });
     world.secretsManager.endpointSecretString = JSON.stringify({});
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
-    const response = await (await coldHandler())(signedCommand({ text: "enforce" }));
-    expect(response).toMatchObject({ statusCode: 500, body: "Internal Server Error" });
+    const broken = await coldHandler();
+    for (const response of [await broken(unsigned()), await broken(signedCommand({ text: "enforce" }))]) {
+      expect({ status: response.statusCode, body: response.body }).toEqual({ status: working.statusCode, body: working.body });
+    }
     expect(invocations()).toHaveLength(0);
     const failure = logs.lines().find((line) => line.message === "chat-command failed");
+    expect(failure).toMatchObject({ level: "ERROR" });
     expect(JSON.stringify(failure)).toMatch(/the chat-ops secret has no slackSigningSecret, which chat-ops needs/);
     logs.restore();
+  });
+
+  // Anyone may post to the Function URL: a body of Lambda's 6 MB, decoded, split into a form and hashed before
+  // the 401, cost a container about a hundred times a small one's CPU, against a reserved concurrency of 10.
+  it("refuses a body over a form's bound (16 KiB) 413, saying nothing more, before anything parses it", async () => {
+    const handler = await coldHandler();
+    const parsed: number[] = [];
+    const Original = globalThis.URLSearchParams;
+    vi.stubGlobal("URLSearchParams", class extends Original {
+      constructor(init?: ConstructorParameters<typeof Original>[0]) {
+        super(init);
+        if (typeof init === "string" && init.length > MAX_FORM_BYTES) parsed.push(init.length);
+      }
+    });
+    try {
+      const padded = (size: number) => `ssl_check=1&token=x&pad=${"a".repeat(size - 24)}`;
+      expect(await handler(functionUrlEvent(padded(MAX_FORM_BYTES + 1), {}))).toMatchObject({ statusCode: 413, body: "Content Too Large" });
+      expect(await handler(functionUrlEvent("a=1&".repeat(1_000_000), {}))).toMatchObject({ statusCode: 413, body: "Content Too Large" });
+      expect(await handler(signedCommand({ text: `enforce ${"x".repeat(MAX_FORM_BYTES)}` }))).toMatchObject({ statusCode: 413, body: "Content Too Large" });
+      expect(parsed, "forms parsed from a body over the bound").toEqual([]);
+      // Within the bound, Slack's ssl_check is answered as ever.
+      expect(await handler(functionUrlEvent(padded(MAX_FORM_BYTES), {}))).toMatchObject({ statusCode: 200, body: "" });
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(invocations()).toHaveLength(0);
   });
 
   it("starts nothing, and says so, when it cannot make sure the command runs once (the claims table unreachable)", async () => {
@@ -272,12 +306,12 @@ describe("chat-ops Lambda", () => {
     expect(invocations()).toHaveLength(0);
   });
 
-  it("refuses a chat-ops secret that holds the GitLab token (500, naming the field, never the value), and starts nothing", async () => {
+  it("refuses a chat-ops secret that holds the GitLab token (401, the log naming the field, never the value), and starts nothing", async () => {
     world.secretsManager.endpointSecretString = JSON.stringify({ ...ENDPOINT_SECRETS, gitlabToken: SECRETS.gitlabToken });
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
     const response = await (await coldHandler())(signedCommand({ text: "enforce" }));
-    expect(response).toMatchObject({ statusCode: 500, body: "Internal Server Error" });
+    expect(response).toMatchObject({ statusCode: 401, body: "Unauthorized" });
     expect(invocations()).toHaveLength(0);
     const failure = JSON.stringify(logs.lines().find((line) => line.message === "chat-command failed"));
     logs.restore();

@@ -63,6 +63,9 @@ describe("enforce Lambda", () => {
     [{ dryrun: false }, 'invalid event: unknown field "dryrun"'],
     [{ dryRun: "false" }, "invalid event: dryRun: expected boolean"],
     [{ source: "console" }, 'invalid event: source: expected "schedule"'],
+    // The schedule never says dryRun: a dry run labelled the schedule's would count for the Heartbeat alarm and record a sweep.
+    [{ source: "schedule", dryRun: true }, 'invalid event: dryRun: the schedule sends { "source": "schedule" } alone: leave out source for a person\'s run ({} is a dry run, { "dryRun": false } applies)'],
+    [{ source: "schedule", dryRun: false }, 'invalid event: dryRun: the schedule sends { "source": "schedule" } alone'],
     [
       // The envelope the old EventBridge-rule Cron delivered; CronV2 does not.
       { version: "0", id: "53dc4d37", "detail-type": "Scheduled Event", source: "aws.events", account: "123456789012", time: "2025-01-01T00:00:00Z", region: "eu-west-1", resources: [], detail: {} },

@@ -96,6 +96,35 @@ describe("the Events function: who may call it", () => {
     expect((await deliver(systemHookDelivery(projectCreateHook(project)))).status).toBe(200);
     expect(invoked()).toEqual([expect.objectContaining({ subject: { kind: "project", id: project.id, path: project.path_with_namespace } })]);
   });
+
+  // A 500 would tell anyone without a token which deployments are broken, and a read per request would let
+  // them turn requests into GetSecretValue calls (cost, and the account's quota).
+  it("answers a forged token as a working deployment does when its secret cannot be used, logs why at ERROR, and reads the secret once for many requests", async () => {
+    const forged = () => streamDelivery("{}", { token: "STREAM-TOKEN-forged000000000" });
+    const working = await deliver(forged());
+    // A field of another secret makes it unusable, as a KMS key the role may not use or a deleted secret would.
+    world.secretsManager.eventsSecretString = JSON.stringify({ ...GITLAB_EVENT_TOKENS, slackSigningSecret: "y".repeat(32) });
+    world.secretsManager.reads.length = 0;
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    vi.resetModules();
+    const { handler } = await import("../../functions/events.ts");
+    const answers: { status?: number; body?: string }[] = [];
+    for (let i = 0; i < 5; i++) {
+      const response = (await handler(forged(), lambdaContext({ functionName: "warden-test-Events" }))) as APIGatewayProxyStructuredResultV2;
+      answers.push({ status: response.statusCode, body: response.body });
+    }
+    expect(answers).toEqual(Array(5).fill({ status: working.status, body: working.body }));
+    expect(working).toMatchObject({ status: 401, body: "Unauthorized" });
+    // The read the container starts at init, its failure kept for the next 30 s (test/functions/config/secrets.test.ts).
+    expect(world.secretsManager.reads).toEqual([EVENTS_SECRET_ARN]);
+    const failures = logs.lines().filter((line) => line.message === "gitlab-events failed");
+    logs.restore();
+    expect(failures).toHaveLength(5);
+    expect(failures[0]).toMatchObject({ level: "ERROR" });
+    expect(JSON.stringify(failures[0])).toMatch(/holds slackSigningSecret, which belongs in the jobs' secret/);
+    expect(JSON.stringify(failures)).not.toContain("y".repeat(32));
+  });
 });
 
 describe("the Events function: a system hook token short enough to guess", () => {

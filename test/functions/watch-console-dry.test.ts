@@ -4,7 +4,9 @@
  * in the claims table and stored it moved past the events it read, dropping the subjects waiting for another
  * try: the applying schedule's next poll never saw those events, so the shares they named stayed until the
  * daily sweep (the second watch review's finding). A console dry run leaves the cursor as it found it now; a
- * report-only stage's schedule still moves its own (test/functions/watch.test.ts).
+ * report-only stage's schedule still moves its own (test/functions/watch.test.ts). An event that names the
+ * schedule is taken for the schedule's, so one that also says "dryRun" (the schedule's event with a dry run
+ * asked for) is refused before it polls: run as the schedule's, it would move the cursor all the same.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
@@ -41,6 +43,17 @@ describe("a console dry run of the Watch function on a stage that applies", () =
     const dry = (await invoke({})) as Extract<WatchResult, { job: string }>;
     expect(dry).toMatchObject({ dryRun: true, actions: [{ projectId: IDS.app, status: "planned" }] });
     // The schedule's next poll, a minute later.
+    const next = await schedule();
+    expect(allShares(sim)).toEqual([]);
+    expect(next).toMatchObject({ dryRun: false, actions: [{ projectId: IDS.app, status: "done" }] });
+  });
+
+  it('refuses { "source": "schedule", "dryRun": true } before polling: the next scheduled poll still removes the stray share', async () => {
+    expect(await schedule()).toEqual({ polled: "started", events: 0 });
+    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    const before = await stored();
+    await expect(invoke({ source: "schedule", dryRun: true })).rejects.toThrow('invalid event: dryRun: the schedule sends { "source": "schedule" } alone: leave out source');
+    expect(await stored()).toEqual(before);
     const next = await schedule();
     expect(allShares(sim)).toEqual([]);
     expect(next).toMatchObject({ dryRun: false, actions: [{ projectId: IDS.app, status: "done" }] });

@@ -294,4 +294,20 @@ describe("worker Lambda under hostile conditions", () => {
     expect(everything).toContain(`part ${key.slice(3, 11)}`);
     expect(everything).not.toMatch(/part \[REDACTED\]/);
   });
+
+  // A system hook token (which an administrator types) left in the jobs' secret by a deployment from before the
+  // split is neither used nor masked: masked, a reply would come back "[REDACTED]" for a project path written
+  // like it, and tell any chat user who may run a dry run that their guess was the token.
+  it("names a project written like an endpoint's token left in the jobs' secret as it names any other", async () => {
+    const [token, guess] = ["correct-horse-battery-staple", "correct-horse-battery-stable"];
+    const reply = async (written: string) => {
+      world.secretsManager.secretString = JSON.stringify({ ...SECRETS, gitlabSystemHookToken: token });
+      slack.received.length = 0;
+      await invoke(event({ job: "pipeline", project: `acme/platform/${written}`, ref: "main", variables: [], apply: false }, { user: { id: VIEWER, name: "eve" }, correlationId: crypto.randomUUID() }));
+      return JSON.stringify(posted()).replaceAll(written, "GUESS").replace(/ in \d+\.\d s/g, " in T s");
+    };
+    const [theToken, another] = [await reply(token), await reply(guess)];
+    expect(another).toContain("refused: project acme/platform/GUESS not found");
+    expect(theToken).toBe(another);
+  });
 });

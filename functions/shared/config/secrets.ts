@@ -18,7 +18,8 @@
  * function would hold it (with Slack's signing secret, the Events function could sign any chat command).
  *
  * Each is read through a cache with a time to live, so a rotated secret is picked up within minutes
- * without a read per invocation. Each field is optional, as a deployment may use GitLab or n8n alone,
+ * without a read per invocation. A public endpoint's failed read is kept a little while too: anyone may
+ * send it requests, and each would otherwise read the secret again. Each field is optional, as a deployment may use GitLab or n8n alone,
  * or no Slack: whoever needs a field asks for it, and fails naming it when it is absent. Errors name the
  * secret and the field, never a value.
  */
@@ -31,7 +32,7 @@ import { webhookCredential } from "./slack.ts";
 // Present but empty is a mistake worth naming, not a field left out on purpose.
 const field = z.string().min(1).optional();
 
-/** The jobs' secret. The endpoints' fields, if an older single secret still has them, are left unread. */
+/** The jobs' secret. The endpoints' fields, if a secret from before the split still has them, are ignored: neither used nor masked (see read). */
 const SecretsSchema = z.object({
   gitlabToken: field,
   /** Checks and starts chat pipelines in place of gitlabToken when present: they run as its user (clients.ts). */
@@ -135,6 +136,12 @@ export interface SecretsCacheOptions {
 
 /** How long a read is trusted: a rotated secret reaches every warm container within this. */
 const TTL_MS = 5 * 60_000;
+/**
+ * How long an endpoint's failed read is kept: at most one GetSecretValue this often per container, however
+ * many unauthenticated requests arrive, and a fixed secret answers within this. A job's is not kept: a
+ * person or the schedule asked, and its next try should read again.
+ */
+const ENDPOINT_FAILURE_KEPT_MS = 30_000;
 
 export interface JobSecretsOptions extends SecretsCacheOptions {
   /** The n8n secret's ARN, in a function that reads it; undefined: n8nApiKey is the jobs' secret's. */
@@ -157,25 +164,27 @@ export function secretsCache(opts: JobSecretsOptions): SecretsCache<Secrets> {
 
 /** The chat-ops secret. */
 export function chatopsSecretsCache(opts: SecretsCacheOptions): SecretsCache<ChatopsSecrets> {
-  return cacheOf(opts, () => read(CHATOPS, opts));
+  return cacheOf(opts, () => read(CHATOPS, opts), ENDPOINT_FAILURE_KEPT_MS);
 }
 
 /** The events' secret. */
 export function eventsSecretsCache(opts: SecretsCacheOptions): SecretsCache<EventsSecrets> {
-  return cacheOf(opts, () => read(EVENTS, opts));
+  return cacheOf(opts, () => read(EVENTS, opts), ENDPOINT_FAILURE_KEPT_MS);
 }
 
-function cacheOf<T>(opts: SecretsCacheOptions, load: () => Promise<T>): SecretsCache<T> {
+/** `failureKeptMs`: how long a failed read is given to every caller before the next is tried (0: not kept). */
+function cacheOf<T>(opts: SecretsCacheOptions, load: () => Promise<T>, failureKeptMs = 0): SecretsCache<T> {
   const now = opts.now ?? Date.now;
-  let cached: { value: Promise<T>; readAt: number } | undefined;
+  let cached: { value: Promise<T>; readAt: number; failedAt?: number } | undefined;
+  const fresh = (entry: NonNullable<typeof cached>) => (entry.failedAt === undefined ? now() - entry.readAt < TTL_MS : now() - entry.failedAt < failureKeptMs);
 
   return {
     get() {
-      if (cached && now() - cached.readAt < TTL_MS) return cached.value;
-      const entry = { value: load(), readAt: now() };
-      // Concurrent callers share one read; a failed read is not kept, so the next call tries again.
+      if (cached && fresh(cached)) return cached.value;
+      const entry: NonNullable<typeof cached> = { value: load(), readAt: now() };
+      // Concurrent callers share one read; a failed one is kept from when it failed.
       entry.value.catch(() => {
-        if (cached === entry) cached = undefined;
+        entry.failedAt = now();
       });
       cached = entry;
       return entry.value;
@@ -202,11 +211,16 @@ async function read<S extends z.ZodObject>(kind: SecretKind<S>, { client, secret
     // JSON.parse's own message quotes the text it choked on: the secret.
     throw new SecretsError(`secret ${secretId} is not valid JSON`);
   }
-  // Every field is registered as soon as it is read, valid or not: from here on no log line, Slack post
-  // or report of this container can carry any of them (lib/redact). Of the webhook URL, its secret part
-  // alone: its "https://hooks.slack.com/services/" would mask those words wherever they appear.
+  // Each field this function uses is registered as soon as it is read, valid or not: from here on no log
+  // line, Slack post or report of this container can carry it (lib/redact). Of the webhook URL, its secret
+  // part alone: its "https://hooks.slack.com/services/" would mask those words wherever they appear. Not the
+  // fields the schema leaves out (an endpoint's token left in the jobs' secret): this function never sends
+  // them, so no server can echo them, and masking one, which a person may have typed, would tell whoever
+  // writes a text here (a chat user's project path) that it is the token.
   if (data && typeof data === "object") {
-    for (const [key, value] of Object.entries(data)) if (typeof value === "string") registerSecret(key === "slackWebhookUrl" ? webhookCredential(value) : value);
+    for (const [key, value] of Object.entries(data)) {
+      if (Object.hasOwn(kind.schema.shape, key) && typeof value === "string") registerSecret(key === "slackWebhookUrl" ? webhookCredential(value) : value);
+    }
   }
   const misplaced = data && typeof data === "object" ? (kind.refused?.fields ?? []).filter((name) => name in data) : [];
   if (misplaced.length) throw new SecretsError(`secret ${secretId} (${kind.variable}) holds ${misplaced.join(", ")}, ${kind.refused!.why}`);

@@ -59,7 +59,8 @@ export function verifyGitLabRequest(opts: VerifyGitLabRequestOptions): Middlewar
       const field = named.sender === "stream" ? "gitlabStreamingToken" : "gitlabSystemHookToken";
       if (expected === undefined) return refuse(`the secret has no ${field}: ${named.sender === "stream" ? "streamed audit events" : "system hooks"} are refused`);
       // An administrator types the system hook's token, so it may be a word: every output masks a registered
-      // secret whole, and an echoed guess coming back masked would say it is the token. GitLab's streaming tokens are generated.
+      // secret whole, and an echoed guess coming back masked would say it is the token. A streaming
+      // destination's token is GitLab's, generated, unless whoever created the destination chose it (its API takes one).
       if (named.sender === "system-hook" && expected.length < MIN_HOOK_TOKEN) {
         return refuse(`the secret's ${field} is shorter than ${MIN_HOOK_TOKEN} characters, short enough to guess: system hooks are refused; set a random one of at least ${MIN_HOOK_TOKEN} characters (openssl rand -hex 16) in the system hook and in the secret`);
       }

@@ -4,7 +4,9 @@
  * - On schedule: SST's CronV2 (EventBridge Scheduler) delivers the fixed input sst.config.ts sets,
  *   `{ "source": "schedule" }`, as the whole event (not an EventBridge "Scheduled Event" envelope).
  *   A scheduled run applies, unless the stage is report-only (WARDEN_REPORT_ONLY anything but "false",
- *   unset included): then it is a dry run.
+ *   unset included): then it is a dry run. The event names the schedule alone: `"source"` with any other
+ *   field is refused, since the trigger is taken from it (a dry run labelled the schedule's would move the
+ *   Watch's cursor, and count as a successful run for Enforce's Heartbeat alarm and record a sweep).
  * - Anything else is a person invoking the function (console, `aws lambda invoke`): `{}` is a dry
  *   run, `{ "dryRun": false }` applies. A report-only stage refuses `"dryRun": false`.
  *
@@ -31,13 +33,22 @@ import { runLifecycle } from "./lifecycle.ts";
 import type { RunLabels } from "./outcome.ts";
 import { processRunHistory } from "./run-history.ts";
 import { dynamoLastSweep, lastSweepForSweep } from "../state/last-sweep.ts";
+import { dynamoRefusals, keepsRefusals, refusalsForRun } from "../state/workflows-refusals.ts";
 import { runJob, type JobReport } from "./run-job.ts";
 import { isSweep, runLabels } from "./triggers.ts";
 
-const ScheduledEventSchema = z.strictObject({
+const ScheduledFields = z.strictObject({
   source: z.literal("schedule").optional(),
   dryRun: z.boolean().optional(),
 });
+
+/** Whoever writes `"dryRun"` is a person: the schedule never sends it. */
+const SCHEDULE_SENDS_NO_DRY_RUN: [(e: z.infer<typeof ScheduledFields>) => boolean, { message: string; path: string[] }] = [
+  (e) => !(e.source && e.dryRun !== undefined),
+  { message: 'the schedule sends { "source": "schedule" } alone: leave out source for a person\'s run ({} is a dry run, { "dryRun": false } applies)', path: ["dryRun"] },
+];
+
+const ScheduledEventSchema = ScheduledFields.refine(...SCHEDULE_SENDS_NO_DRY_RUN);
 
 /**
  * The restore input, checked and read here, so that a wrong one fails the invocation before anything
@@ -55,7 +66,8 @@ const RestoreField = z.unknown().transform((value, ctx): { input: RestoreInput }
   }
 });
 
-const EnforceEventSchema = ScheduledEventSchema.extend({ restore: RestoreField.optional(), includeStray: z.boolean().optional() })
+const EnforceEventSchema = ScheduledFields.extend({ restore: RestoreField.optional(), includeStray: z.boolean().optional() })
+  .refine(...SCHEDULE_SENDS_NO_DRY_RUN)
   .refine((e) => !(e.source && e.restore), { message: "a restore is asked by a person, not by the schedule: leave out source", path: ["restore"] })
   .refine((e) => e.includeStray === undefined || e.restore !== undefined, { message: "includeStray is for a restore: it goes with restore", path: ["includeStray"] });
 
@@ -78,6 +90,7 @@ export function scheduledRun(job: "enforce" | "workflows", event: ScheduledEvent
 }
 
 const lastSweeps = dynamoLastSweep();
+const refusals = dynamoRefusals();
 
 export function scheduledJob(job: "enforce" | "workflows") {
   return jobLambda(scheduledEventSchema(job), async (event, context): Promise<JobReport> => {
@@ -85,9 +98,12 @@ export function scheduledJob(job: "enforce" | "workflows") {
     const labels = runLabels(run.job, run.trigger, context.awsRequestId);
     const timeLeft = () => context.getRemainingTimeInMillis();
     const { report } = await runLifecycle({ labels, timeLeft }, async ({ policy }) => {
-      // A sweep's guard does not count the removals GitLab refused the last one (state/last-sweep.ts).
+      // A sweep's guard does not count the removals GitLab refused the last one (state/last-sweep.ts), nor the
+      // Workflows function's the changes n8n refused its last run (state/workflows-refusals.ts).
       const last = isSweep(labels) ? await lastSweepForSweep(lastSweeps, timeLeft) : undefined;
-      const report = await runJob({ ...(await runRequest(job, event, run.apply)), ...(last && { lastSweep: last }) }, context.signal, policy);
+      const refused = keepsRefusals(labels) ? await refusalsForRun(refusals, timeLeft) : undefined;
+      const request = { ...(await runRequest(job, event, run.apply)), ...(last && { lastSweep: last }), ...(refused && { lastRefusals: refused }) };
+      const report = await runJob(request, context.signal, policy);
       // A sweep judges the event-driven paths beside it (runs/event-coverage.ts).
       return isSweep(labels) ? judgeSweep(report as EnforceReport) : report;
     });

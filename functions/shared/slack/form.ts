@@ -22,6 +22,13 @@ const SlackCommandSchema = z.object({
 
 export type SlackCommand = z.infer<typeof SlackCommandSchema>;
 
+/**
+ * The most a slash command's form (or Slack's ssl_check) may weigh: Slack's are well under a kilobyte,
+ * and a long Warden command (an exemption's 500-character reason, at most 9 bytes a character once
+ * percent-encoded) under 5 KB. Anything larger is refused before it is read (chatops.ts).
+ */
+export const MAX_FORM_BYTES = 16 * 1024;
+
 export type SlackCommandEvent = Omit<APIGatewayProxyEventV2, "body"> & { body: SlackCommand };
 
 export function slackCommandForm(): MiddlewareObj<APIGatewayProxyEventV2> {

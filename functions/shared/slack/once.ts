@@ -4,7 +4,8 @@
  *
  * - `slackSslCheck`, before the signature check: Slack's certificate check (`ssl_check=1`, no
  *   `command`) is answered 200 with an empty body. Whether Slack signs it is not documented, so it is
- *   answered unverified; it runs nothing. Anything else goes on to the signature check (401 unsigned).
+ *   answered unverified; it runs nothing. Only a body within a form's bound is looked at (it is a form
+ *   parsed before anything is verified). Anything else goes on to the signature check (401 unsigned).
  * - `slackRequestOnce`, after the signature check: a request Slack marks as a retry
  *   (`X-Slack-Retry-Num`) is acknowledged and not run; any other is run only if its signature and
  *   timestamp are claimed for the first time (functions/shared/state/claims.ts). A signed request verifies for 5 minutes,
@@ -16,7 +17,8 @@
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { Claims } from "../state/claims.ts";
-import { rawBody } from "../lambda/raw-body.ts";
+import { rawBody, rawBodyBytes } from "../lambda/raw-body.ts";
+import { MAX_FORM_BYTES } from "./form.ts";
 import { ephemeral } from "./reply.ts";
 import { MAX_SKEW_SECONDS } from "./signature.ts";
 
@@ -25,6 +27,7 @@ type Result = APIGatewayProxyStructuredResultV2;
 export function slackSslCheck(): MiddlewareObj<APIGatewayProxyEventV2, Result> {
   return {
     before({ event }) {
+      if (rawBodyBytes(event) > MAX_FORM_BYTES) return undefined;
       const form = new URLSearchParams(rawBody(event).toString("utf8"));
       if (form.get("ssl_check") === "1" && !form.has("command")) return { statusCode: 200, body: "" };
       return undefined;

@@ -1,6 +1,7 @@
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { chatopsSecretsCache, eventsSecretsCache, requireSecret, secretHolding, secretsCache } from "../../../functions/shared/config/secrets.ts";
+import { redactOutput } from "../../../lib/redact/index.ts";
 import { ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, EVENTS_SECRET_ARN, JOB_SECRETS, N8N_SECRET_ARN, SECRET_ARN, SECRETS, startSecretsManager, type SecretsManagerStub } from "../../support/lambda.ts";
 
 let stub: SecretsManagerStub;
@@ -29,9 +30,15 @@ describe("secrets", () => {
     expect(stub.reads).toEqual([SECRET_ARN]);
   });
 
-  it("leaves out of the jobs' secret what belongs to the endpoints', if an older single secret still holds it", async () => {
-    stub.secretString = JSON.stringify({ ...SECRETS, gitlabStreamingToken: "stream-token" });
+  it("leaves out of the jobs' secret what belongs to the endpoints', if an older single secret still holds it, and masks none of it", async () => {
+    // Typed or chosen tokens: masked, one would tell whoever wrote a text (a chat user's project path) that it is the token.
+    const left = { gitlabStreamingToken: "chosen-stream-token-0123", gitlabSystemHookToken: "correct-horse-battery-staple" };
+    stub.secretString = JSON.stringify({ ...SECRETS, ...left });
     await expect(cache().get()).resolves.toEqual(JOB_SECRETS);
+    const text = `acme/${left.gitlabStreamingToken} acme/${left.gitlabSystemHookToken}`;
+    expect(redactOutput(text)).toBe(text);
+    // The control: the fields the jobs use are masked from the read on.
+    expect(redactOutput(`acme/${JOB_SECRETS.gitlabToken}`)).toBe("acme/[REDACTED]");
   });
 
   it("serves one read to concurrent callers and caches it for five minutes, then reads again", async () => {
@@ -164,6 +171,22 @@ describe("the public endpoints' secrets: the chat-ops one and the events'", () =
     const error = String(await events().get().catch((err: Error) => err));
     expect(error).toBe(`SecretsError: secret ${EVENTS_SECRET_ARN} (WARDEN_EVENTS_SECRET_ARN) holds ${name}, which belongs in the jobs' secret (WARDEN_SECRET_ARN) or the chat-ops one (WARDEN_ENDPOINT_SECRET_ARN) alone: this public function must not hold it (remove it, and rotate it if this secret was ever read)`);
     expect(error).not.toContain("glpat-AbCd");
+  });
+
+  // Anyone may send an endpoint requests: were a failed read not kept, each would read the secret again.
+  it("keep a failed read for 30 seconds (here the events' secret), giving it to every caller, then read again", async () => {
+    let now = 0;
+    stub.eventsSecretString = JSON.stringify({ ...TOKENS, slackSigningSecret: "y".repeat(32) });
+    const secrets = eventsSecretsCache({ client: client(), secretId: EVENTS_SECRET_ARN, now: () => now });
+    for (const at of [0, 1_000, 29_999]) {
+      now = at;
+      await expect(secrets.get()).rejects.toThrow(/holds slackSigningSecret/);
+    }
+    expect(stub.reads).toEqual([EVENTS_SECRET_ARN]);
+    stub.eventsSecretString = JSON.stringify(TOKENS);
+    now = 30_000;
+    await expect(secrets.get()).resolves.toEqual(TOKENS);
+    expect(stub.reads).toHaveLength(2);
   });
 
   it("says which variable is not set", async () => {

@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { secretsCache } from "../../../functions/shared/config/secrets.ts";
 import { captureLogs, SECRET_ARN, startSecretsManager, stubAwsEnv, type SecretsManagerStub } from "../../support/lambda.ts";
 
-const SECRET = { gitlabToken: "glpat-logger-test-4d1f9b", n8nApiKey: "n8n-key-logger-71c0ae", slackSigningSecret: "SLACK-SIGNING-SECRET-LOGGER-9E2A" };
+/** The jobs' secret's fields (an endpoint's field left in it is neither used nor masked: test/functions/config/secrets.test.ts). */
+const SECRET = { gitlabToken: "glpat-logger-test-4d1f9b", pipelineToken: "pipeline-token-logger-9e2a", n8nApiKey: "n8n-key-logger-71c0ae" };
 
 let stub: SecretsManagerStub;
 beforeEach(async () => {

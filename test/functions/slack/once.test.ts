@@ -12,6 +12,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { dynamoClaims } from "../../../functions/shared/state/claims.ts";
 import { ALREADY_RECEIVED, NOT_CHECKED, slackRequestOnce, slackSslCheck } from "../../../functions/shared/slack/once.ts";
 import { verifySlackRequest } from "../../../functions/shared/slack/verify-request.ts";
+import { MAX_FORM_BYTES } from "../../../functions/shared/slack/form.ts";
 import { functionUrlEvent, lambdaContext, SECRETS, signedCommand, slashCommandBody } from "../../support/lambda.ts";
 import { lambdaWorld } from "../../support/lambda-world.ts";
 
@@ -55,6 +56,13 @@ describe("slackSslCheck", () => {
       expect((await handle(functionUrlEvent(body, {}))).statusCode, body).toBe(401);
     }
     expect(world.lambdaApi.invokes).toHaveLength(0);
+  });
+
+  it("looks only at a body within a form's bound: a longer one is no ssl_check, and goes on to the signature check", async () => {
+    const handle = container();
+    const sslCheck = (bytes: number) => `ssl_check=1&token=x&pad=${"a".repeat(bytes - 24)}`;
+    expect(await handle(functionUrlEvent(sslCheck(MAX_FORM_BYTES), {}))).toEqual({ statusCode: 200, body: "" });
+    expect((await handle(functionUrlEvent(sslCheck(MAX_FORM_BYTES + 1), {}))).statusCode).toBe(401);
   });
 });
 

@@ -121,6 +121,8 @@ export class FunctionView {
   }
   /** As evaluate.ts names it: the name the config gives it, else the made-up physical one. */
   get physicalName(): string { return (this.lambda["name"] as string | undefined) ?? `${this.component}Function-a1b2c3`; }
+  /** The log group SST made for it, by name: the one the function logs into (the Lambda's loggingConfig names it). */
+  get logGroup(): string { return this.deploy.one("aws:cloudwatch/logGroup:LogGroup", `${this.component}LogGroup`)["name"]; }
   get arn() { return `arn:aws:lambda:eu-west-1:123456789012:function:${this.physicalName}`; }
 }
 

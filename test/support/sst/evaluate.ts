@@ -36,6 +36,9 @@ function state(type: string, name: string, inputs: Record<string, unknown>): Rec
       return { name: physical, arn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${physical}` };
     case "aws:iam/role:Role":
       return { name: physical, arn: `arn:aws:iam::${ACCOUNT}:role/${physical}` };
+    // As the provider gives it: without the ":*" CloudWatch Logs' own API adds.
+    case "aws:cloudwatch/logGroup:LogGroup":
+      return { name: physical, arn: `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${physical}` };
     default:
       return { name: physical, arn: `arn:aws:${service}:${REGION}:${ACCOUNT}:${physical}` };
   }

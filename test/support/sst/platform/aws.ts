@@ -4,7 +4,7 @@
  * fails the type check), refuses at run time what SST's types refuse, and builds the real
  * @pulumi/aws resources SST builds (platform/src/components/aws: function.ts, workflow.ts, cron-v2.ts,
  * dynamo.ts, bucket.ts, sns-topic.ts), so that the resource graph is tested under Pulumi's mocks.
- * What it leaves out: bundling, log groups, SST's link data in the environment, dev mode.
+ * What it leaves out: bundling, SST's link data in the environment, dev mode.
  */
 import { existsSync } from "node:fs";
 import * as aws from "@pulumi/aws";
@@ -100,6 +100,7 @@ export class Function extends Component {
   readonly qualifier: pulumi.Output<string | undefined>;
   private readonly role: aws.iam.Role;
   private readonly fn: aws.lambda.Function;
+  private readonly logGroup: pulumi.Output<aws.cloudwatch.LogGroup | undefined>;
 
   constructor(name: string, args: FunctionArgs, opts?: pulumi.ComponentResourceOptions) {
     super("Function", name, args, FUNCTION_KEYS, opts);
@@ -131,6 +132,14 @@ export class Function extends Component {
     };
     args.transform?.role?.(roleArgs);
     const role = new aws.iam.Role(`${name}Role`, roleArgs, { parent });
+    // SST's createLogGroup: the group the function logs into (its loggingConfig), named by the function's name or else
+    // `physicalName(64, "<name>Function")`: <app>-<stage>-<name>Function (cut to 55 characters, not modelled here) and 8
+    // random characters, fixed here; SST keeps a group's first name (ignoreChanges), so a deploy never renames it.
+    const logGroup = pulumi.output(args.logging).apply((logging) =>
+      logging === false
+        ? undefined
+        : new aws.cloudwatch.LogGroup(`${name}LogGroup`, { name: pulumi.interpolate`/aws/lambda/${args.name ?? `${pulumi.getProject()}-${pulumi.getStack()}-${name}Function-kmnorstu`}` }, { parent }),
+    );
     const publish = pulumi.output(args.versioning).apply((v) => v ?? Boolean(durable));
     const fn = new aws.lambda.Function(
       `${name}Function`,
@@ -141,6 +150,8 @@ export class Function extends Component {
         runtime: args.runtime ?? "nodejs20.x",
         timeout: pulumi.output(args.timeout ?? "20 seconds").apply(toSeconds),
         environment: { variables: args.environment ?? {} },
+        // Unset without a group, as SST leaves it.
+        loggingConfig: logGroup.apply((group) => group && { logFormat: "Text", logGroup: group.name }) as pulumi.Output<aws.types.input.lambda.FunctionLoggingConfig>,
         packageType: "Zip",
         s3Bucket: "sst-asset",
         s3Key: `${name}.zip`,
@@ -170,15 +181,16 @@ export class Function extends Component {
     });
     this.role = role;
     this.fn = fn;
+    this.logGroup = logGroup;
     this.name = fn.name;
     this.arn = fn.arn;
     this.targetArn = pulumi.all([publish, fn.qualifiedArn, fn.arn]).apply(([published, qualified, arn]) => (published ? qualified : arn));
     this.qualifier = pulumi.all([publish, fn.version]).apply(([published, version]) => (published ? version : undefined));
   }
 
-  /** SST's: the role it made for the function (SST makes none where `role` is given; Warden gives none) and the function. */
+  /** SST's: the role it made for the function (SST makes none where `role` is given; Warden gives none), the function and its log group. */
   get nodes() {
-    return { role: this.role, function: this.fn };
+    return { role: this.role, function: this.fn, logGroup: this.logGroup };
   }
 }
 
@@ -220,14 +232,19 @@ export class Workflow extends Component {
 }
 
 export class CronV2 extends Component {
+  private readonly fn: pulumi.Output<Function | undefined>;
+
   constructor(name: string, args: CronV2Args, opts?: pulumi.ComponentResourceOptions) {
     super("CronV2", name, args, CRON_KEYS, opts);
     const parent = this;
-    const target = pulumi.output(args.function as Input<string | FunctionArgs>).apply((fn: string | FunctionArgs | Function | Workflow) => {
-      if (typeof fn === "string") return pulumi.output(fn);
-      if (fn instanceof Function || fn instanceof Workflow) return fn.targetArn;
-      return new Function(`${name}Handler`, fn, { parent }).targetArn;
+    // An ARN as given; else the function (a Workflow's is its own), made here from its arguments as SST's functionBuilder does.
+    const made = pulumi.output(args.function as Input<string | FunctionArgs>).apply((fn: string | FunctionArgs | Function | Workflow) => {
+      if (typeof fn === "string" || fn instanceof Function) return fn;
+      if (fn instanceof Workflow) return fn.nodes.function;
+      return new Function(`${name}Handler`, fn, { parent });
     });
+    this.fn = made.apply((fn) => (typeof fn === "string" ? undefined : fn));
+    const target = made.apply((fn) => (typeof fn === "string" ? pulumi.output(fn) : fn.targetArn));
     const role = new aws.iam.Role(
       `${name}Role`,
       { assumeRolePolicy: assumeRolePolicy("scheduler.amazonaws.com"), inlinePolicies: [{ name: "inline", policy: policyDocument([{ actions: ["lambda:InvokeFunction"], resources: [target] }]) }] },
@@ -243,6 +260,16 @@ export class CronV2 extends Component {
       },
       { parent },
     );
+  }
+
+  /** SST's: the function the schedule invokes (SST throws where it was given an ARN). */
+  get nodes() {
+    return {
+      function: this.fn.apply((fn) => {
+        if (!fn) throw new Error("the cron job has no function of its own");
+        return fn;
+      }),
+    };
   }
 }
 
