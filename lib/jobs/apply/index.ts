@@ -7,7 +7,7 @@
 import pMap from "p-map";
 import type { GitLabClient } from "../../gitlab/index.ts";
 import { emptyRuleCounts, maxRemovals, unmatchedRules, unsupportedOnStray } from "../../policy/index.ts";
-import { literalWarnings, namesAny, namesNothing, touchedBy } from "../shares/literal-rules.ts";
+import { literalWarnings, namesNothing, touchedBy } from "../shares/literal-rules.ts";
 import { DEFAULT_REMOVAL_CONCURRENCY, failedRemoval, judgeAgain, removeShares } from "../shares/remove.ts";
 import { PlanFileError } from "../shares/plan-file.ts";
 import { makeReport } from "../envelope.ts";
@@ -35,13 +35,13 @@ export async function applyPlan(opts: ApplyOptions): Promise<ApplyReport> {
   await gitlab.currentUser(signal);
   // A rule naming a path the instance does not have (or has moved) is a typo wherever the plan was made: a
   // targeted run's plan records no rule as matching nothing, though its own guard refused for such a rule. A path
-  // GitLab failed to answer for is only warned of, as in a targeted run: a typo check, not the plan's judgement.
+  // GitLab failed to answer for may be such a typo too: held as one, the plan applied again once GitLab answers.
   const typos = oversized ? [] : await namesNothing(gitlab, policy, unmatchedRules(policy, emptyRuleCounts(policy), opts.now ?? new Date()), signal, touchedBy(actions));
   warnings.push(...typos.flatMap((looked) => literalWarnings(policy, looked)));
-  const refused = refusing ? [...new Set([...plan.unmatchedRules, ...typos.filter(namesAny).map(({ rule }) => `${rule.list}[${rule.index}]`)])] : [];
+  const refused = refusing ? [...new Set([...plan.unmatchedRules, ...typos.map(({ rule }) => `${rule.list}[${rule.index}]`)])] : [];
   const tripped = oversized || (refused.length > 0 && opts.apply === true);
   if (refused.length) {
-    const which = `${count(refused.length, "rule")} matched nothing (${refused.join(", ")}) in the plan's examination or named a path the instance does not have, and gitlab.guard.unmatchedRules is refuse`;
+    const which = `${count(refused.length, "rule")} matched nothing (${refused.join(", ")}) in the plan's examination or named a path the instance does not have (or one GitLab failed to answer for), and gitlab.guard.unmatchedRules is refuse`;
     warnings.push(opts.apply ? `guard: ${which}; nothing was removed` : `guard: ${which}: an applying run would remove nothing`);
   }
   const judging = { policy, now: opts.now ?? new Date(), asPlanned: true, concurrency: opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY };

@@ -2,9 +2,10 @@
  * Enforce's guard, judged on the whole plan: too many removals (or notices to open) trip it, and so,
  * under gitlab.guard.unmatchedRules: refuse, does a rule that matched nothing, or an override naming no
  * group. Looking at them takes the reads of the steps "rules", "literal rules" (rules.ts) and "overrides".
- * A look-up GitLab fails on (shares/literal-rules.ts) is warned of and the run goes on; only a full run's
- * override so unknown is refused, as it may name no group (the safe side): a targeted run's look-ups are
- * a typo check alone, and the rules a full run looks up matched nothing, refused whatever the look-up says.
+ * A look-up GitLab fails on (shares/literal-rules.ts) is warned of, and the run goes on to its report; under
+ * refuse, what it leaves unconfirmed is held as a typo would be (the safe side): an override (no run records
+ * what one matched), and in a targeted run a rule the last full run under the same policy did not find
+ * matching. The rules a full run looks up matched nothing, refused whatever the look-up says.
  */
 import { emptyRuleCounts, unmatchedRules } from "../../../policy/index.ts";
 import { countStatus } from "../../report/index.ts";
@@ -74,9 +75,11 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
   // And the globs the last full run under this same policy found matching nothing (rules.ts), if this run matched none either.
   const swept = sweptRules(policy, opts.lastSweep, untouched);
   warnings.push(...swept.map((rule) => sweptWarning(policy, opts.lastSweep!, rule)));
-  // A path GitLab failed to answer for is only warned of here: a typo check is no reason to stop the watch's and the stream's every run.
   const named = new Set([...(typos?.missing ?? []).filter(namesAny).map(({ rule }) => rule), ...swept].map(ruleName));
   const refused = unmatched.length ? unmatched : untouched.filter((rule) => named.has(ruleName(rule)));
+  // A path GitLab failed to answer for may be a typo as well as not: held as one (a watch's or stream's subject is retried),
+  // unless the last full run under this same policy found its rule matching, which a typo's never does.
+  const unconfirmedRules = (typos?.missing ?? []).filter((looked) => looked.unknown && !namesAny(looked) && !(before && !namedBefore.has(ruleName(looked.rule)))).map(({ rule }) => rule);
   // An override naming a group the instance does not have sets onStray and grace for nothing (a typo), and its shares are
   // removed as the default says: named and refused as such a rule is. Not in a comparison, for the reason above.
   const nowhere = policy.gitlab.scope?.overrides.length && !run.base && !stopped
@@ -87,9 +90,9 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
     stats.push(nowhere.stats);
   }
   const misnamed = nowhere?.warnings.length ?? 0;
-  // An override whose group could not be looked up may name none: a full run refuses it as one that does.
-  const unconfirmed = targets ? 0 : (nowhere?.unknown?.length ?? 0);
-  const refuse = refused.length + misnamed + unconfirmed > 0 && policy.gitlab.guard.unmatchedRules === "refuse";
+  // An override whose group could not be looked up may name none: refused as one that does (no run records what an override matched).
+  const unconfirmed = nowhere?.unknown?.length ?? 0;
+  const refuse = refused.length + misnamed + unconfirmedRules.length + unconfirmed > 0 && policy.gitlab.guard.unmatchedRules === "refuse";
   // A targeted run's plan is a few subjects: the last full run's plan, under the same policy, is what the guard judges (rules.ts).
   const held = targets && removals + notify > 0 ? sweptTooMany(policy, opts.lastSweep) : undefined;
   if (held) warnings.push(held);
@@ -107,7 +110,10 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
   }
   if (notify > limit) warnings.push(`guard: ${count(notify, "notice")} to open, more than gitlab.guard.maxRemovals (${limit}), which bounds the notices a run opens too; nothing was changed`);
   if (refuse) {
-    const rules = refused.length ? [`${count(refused.length, "rule")} matched nothing (${refused.map(ruleName).join(", ")})`] : [];
+    const rules = [
+      ...(refused.length ? [`${count(refused.length, "rule")} matched nothing (${refused.map(ruleName).join(", ")})`] : []),
+      ...(unconfirmedRules.length ? [`${count(unconfirmedRules.length, "rule")} named a path that could not be looked up (${unconfirmedRules.map(ruleName).join(", ")})`] : []),
+    ];
     const overrides = [...(misnamed ? [`${count(misnamed, "override")} of gitlab.scope named no group`] : []), ...(unconfirmed ? [`${count(unconfirmed, "override")} of gitlab.scope could not be looked up`] : [])];
     const which = `${[...rules, ...overrides].join(" and ")}, and gitlab.guard.unmatchedRules is refuse`;
     const fix = `${refused.length + misnamed ? "correct or remove each" : "the next run asks again"}, or set gitlab.guard.unmatchedRules: warn to accept them`;
