@@ -1,8 +1,9 @@
+import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkflowsReport } from "../../lib/jobs/index.ts";
 import { startN8nSim, type N8nSim, type SimWorkflow } from "../../sim/n8n/index.ts";
 import { runLabels } from "../../functions/shared/runs/triggers.ts";
-import { dynamoRefusals } from "../../functions/shared/state/workflows-refusals.ts";
+import { dynamoRefusals, REFUSALS_KEY } from "../../functions/shared/state/workflows-refusals.ts";
 import { lambdaContext, N8N_SECRET_ARN, SECRETS, writePolicy } from "../support/lambda.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";
 import { validReport } from "../support/report.ts";
@@ -122,5 +123,15 @@ describe("workflows Lambda: the changes n8n refused for good the run before", ()
     const { afterRun } = await import("../../functions/shared/runs/after-run.ts");
     await afterRun({ report: first }, runLabels("workflows", "chat", "req-chat-1"));
     expect(await store().read()).toMatchObject({ at: dry.startedAt });
+  });
+
+  it("a record that cannot be read is not written over: the run counts every change, and the record is left for an operator", async () => {
+    await refusedOnce();
+    const client = world.dynamo.client();
+    const Key = { id: { S: REFUSALS_KEY } };
+    await client.send(new PutItemCommand({ TableName: world.table, Item: { ...Key, refused: { S: "not a list" } } }));
+    const next = validReport(await invoke({ source: "schedule" }));
+    expect(next.summary.guard).toBe("tripped");
+    expect((await client.send(new GetItemCommand({ TableName: world.table, Key }))).Item).toEqual({ ...Key, refused: { S: "not a list" } });
   });
 });

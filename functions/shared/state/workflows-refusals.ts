@@ -68,12 +68,18 @@ export async function refusalsForRun(store: RefusalsStore, timeLeft: TimeLeft): 
 }
 
 /**
- * Keeps what `report` leaves for the next run. Not kept (no time left, the table failing), the next run counts
- * the changes refused before this one and those this one refused: logged as an error, and the run is as it was.
+ * Keeps what `report` leaves for the next run, with what the record held that this run did not try
+ * (refusalsOf): it is read again first, and not written over when it cannot be read. Not kept (no time
+ * left, the table failing), the next run counts the changes refused before: logged as an error, and the
+ * run is as it was.
  */
 export async function rememberRefusals(store: RefusalsStore, report: WorkflowsReport, timeLeft: TimeLeft): Promise<void> {
-  const record = refusalsOf(report);
-  const signal = record && sliceSignal("remembering the changes n8n refused", TIMEOUT_MS, timeLeft);
-  if (!record || !signal) return;
-  await store.write(record, signal).catch((err: unknown) => logger.error("remembering the changes n8n refused failed", { error: errorText(signal.reason ?? err) }));
+  const signal = report.policy && sliceSignal("remembering the changes n8n refused", TIMEOUT_MS, timeLeft);
+  if (!signal) return;
+  try {
+    const record = refusalsOf(report, await store.read(signal));
+    if (record) await store.write(record, signal);
+  } catch (err) {
+    logger.error("remembering the changes n8n refused failed", { error: errorText(signal.reason ?? err) });
+  }
 }

@@ -53,16 +53,17 @@ export function refusedBefore(policy: Policy, last: LastRefusals | undefined): R
 }
 
 /**
- * What a run leaves for the next: the changes n8n refused for good now, and those refused before that this
- * run did not try (a dry run, a tripped guard), so that a run which attempts none does not forget them.
+ * What a run leaves for the next: the changes n8n refused for good now, and those `last` (the record as it
+ * stands, under the same policy) named that this run did not try: a dry run, a tripped guard, a listing the
+ * guard stopped short, a change held, each tries none, and must not forget them, or they would count again.
+ * A change tried and made, or failed for a passing reason, leaves the record.
  */
-export function refusalsOf(report: { startedAt: string; policy: { sha256: string } | null; actions: readonly Change[] }): LastRefusals | undefined {
+export function refusalsOf(report: { startedAt: string; policy: { sha256: string } | null; actions: readonly Change[] }, last?: LastRefusals): LastRefusals | undefined {
   if (!report.policy) return undefined;
-  const refused = report.actions
-    .filter((a) => (a.status === "failed" && a.lasting === true) || (a.status === "planned" && a.refusedBefore === true))
-    .map(changeKey)
-    .filter((key) => key.length <= MAX_KEY)
-    .slice(0, MAX_REFUSED);
+  const lasting = (a: Change) => a.status === "failed" && a.lasting === true;
+  const tried = new Set(report.actions.filter((a) => a.status === "done" || (a.status === "failed" && !lasting(a))).map(changeKey));
+  const before = last?.policySha256 === report.policy.sha256 ? last.refused.filter((key) => !tried.has(key)) : [];
+  const refused = [...new Set([...report.actions.filter(lasting).map(changeKey), ...before])].filter((key) => key.length <= MAX_KEY).slice(0, MAX_REFUSED);
   return { policySha256: report.policy.sha256, at: report.startedAt, refused };
 }
 

@@ -4,8 +4,9 @@
  * n8n.guard.maxChanges, that many standing refusals would trip the guard on every run, and a workflow
  * someone switched on that no selector keeps would never be switched off. So a run is told the changes
  * the last run under the same policy had refused for good (refusalsOf, kept by the front end): it tries
- * them again, counts them not, and says which and what mends them. A policy changed since clears them;
- * a refusal that may pass (a 5xx, a 429) is not remembered; the record is bounded.
+ * them again, counts them not, and says which and what mends them. A run that tries them not (dry, tripped,
+ * its listing stopped short) keeps them; a policy changed since clears them; a refusal that may pass (a
+ * 5xx, a 429) is not remembered; the record is bounded.
  */
 import { describe, expect, it } from "vitest";
 import { reconcileWorkflows, type WorkflowsReport } from "../../../lib/jobs/index.ts";
@@ -62,7 +63,7 @@ describe("workflows: changes n8n refuses on every run", () => {
       expect(report.warnings.filter((w) => w.includes("refused for good"))).toEqual([
         expect.stringMatching(/^guard: 2 changes n8n refused for good in the last run \(.+\) under this same policy, tried again but not counted against n8n\.guard\.maxChanges: activate wf01 \("Nightly export"\), activate wf02 \("Billing sync"\); give the API key's user the rights.*add a trigger node.*n8n\.workflows\.keepActive/),
       ]);
-      last = refusalsOf(report);
+      last = refusalsOf(report, last);
       expect(last?.refused).toEqual(["activate:wf01", "activate:wf02"]);
     }
   });
@@ -71,13 +72,14 @@ describe("workflows: changes n8n refuses on every run", () => {
     const sim = await world();
     const last = refusalsOf(await run(sim, undefined));
     const dry = await run(sim, last, { apply: false });
-    expect(refusalsOf(dry)?.refused).toEqual(["activate:wf01", "activate:wf02"]);
+    const afterDry = refusalsOf(dry, last);
+    expect(afterDry?.refused).toEqual(["activate:wf01", "activate:wf02"]);
 
     for (const id of ["wf07", "wf08", "wf09"]) sim.workflows.push(workflow(id, `Side project ${id}`, { active: true }));
-    const tripped = await run(sim, refusalsOf(dry));
+    const tripped = await run(sim, afterDry);
     expect(tripped.summary).toMatchObject({ guard: "tripped", changes: 5, applied: 0 });
     expect(tripped.warnings).toContain("guard: 3 changes planned (besides those refused last run), more than n8n.guard.maxChanges (2); nothing was changed");
-    expect(refusalsOf(tripped)?.refused).toEqual(["activate:wf01", "activate:wf02"]);
+    expect(refusalsOf(tripped, afterDry)?.refused).toEqual(["activate:wf01", "activate:wf02"]);
   });
 
   it("count again under another policy, or once n8n made them", async () => {
@@ -92,7 +94,31 @@ describe("workflows: changes n8n refuses on every run", () => {
     for (const wf of sim.workflows) wf.hasTrigger = true;
     const mended = await run(sim, last);
     expect(outcomes(mended)).toEqual(["wf01 done", "wf02 done", "wf09 done"]);
-    expect(refusalsOf(mended)?.refused).toEqual([]);
+    expect(refusalsOf(mended, last)?.refused).toEqual([]);
+  });
+
+  // A hostile review of the record: rebuilt by each run from what it planned alone, it was emptied by a run whose listing the
+  // guard stopped before the refused workflows, and from then on they counted again, every run tripped.
+  it("a run whose listing the guard stopped before them keeps them: the next runs do not trip on them", async () => {
+    // The two refused workflows listed after 260 idle ones: a listing stopped at the guard on its first page never sees them.
+    const fillers = Array.from({ length: 260 }, (_, i) => workflow(`m${String(i).padStart(3, "0")}`, `Idle ${i}`));
+    const sim = await n8nSim({ generation: 1, apiKeys: { [KEY]: {} }, workflows: [...fillers, ...untriggered().map((w) => ({ ...w, id: `z${w.id}` }))] });
+    let last = refusalsOf(await run(sim, undefined));
+    expect(last?.refused).toEqual(["activate:zwf01", "activate:zwf02"]);
+    // Three members switch on side projects at once: the guard trips, rightly, and the listing stops on its first page.
+    for (const id of ["a1", "a2", "a3"]) sim.workflows.push(workflow(id, `Side project ${id}`, { active: true }));
+    const tripped = await run(sim, last);
+    expect(tripped.summary.guard).toBe("tripped");
+    last = refusalsOf(tripped, last);
+    // Two of them switched off by hand: one stray is left, which the guard lets through.
+    for (const id of ["a2", "a3"]) sim.workflows.find((w) => w.id === id)!.active = false;
+    const guards: string[] = [];
+    for (let hour = 0; hour < 3; hour++) {
+      const report = await run(sim, last);
+      guards.push(report.summary.guard);
+      last = refusalsOf(report, last);
+    }
+    expect({ guards, record: last?.refused, a1: sim.workflows.find((w) => w.id === "a1")?.active }).toEqual({ guards: ["ok", "ok", "ok"], record: ["activate:zwf01", "activate:zwf02"], a1: false });
   });
 
   it("a refusal that may pass at another try (a 5xx, a 429) is not remembered: the next run counts it", async () => {
