@@ -263,3 +263,35 @@ describe("a registered credential sent back in another form", () => {
     expect(performance.now() - start).toBeLessThan(10_000);
   });
 });
+
+describe("a registered credential with spaces of its own (a passphrase an administrator typed: the system hook's token)", () => {
+  const passphrase = "acme warden hook for the gitlab audit ok now";
+  const registry = new SecretRegistry();
+  registry.add(passphrase);
+
+  it.each([
+    ["as written", passphrase],
+    ["wrapped at a space onto an indented line", passphrase.replace("hook ", "hook\n    ")],
+    ["folded as a header is, at a space", passphrase.replace(" the ", "\r\n\tthe ")],
+    ["with TAB-space runs for its spaces, raw and escaped", passphrase.split(" ").join("\t \\t ")],
+  ])("%s, it is masked whole", (_form, text) => {
+    expect(registry.redact(`echo: ${text} .`)).toBe("echo: [REDACTED] .");
+  });
+
+  it("but not its first words alone", () => {
+    const piece = passphrase.split(" ").slice(0, 7).join("\n ");
+    expect(registry.redact(piece)).toBe(piece);
+  });
+
+  // A hostile review: the separator took spaces after a TAB, and a passphrase's own spaces could be read as the
+  // separator's or as themselves, so a near miss of its words joined by TAB-space runs was tried in about
+  // 8^(spaces) ways (8 spaces: 1.2 s, 10: 94 s, 12: not in 300 s).
+  it("takes a bounded time on a near miss of its words joined by TAB-space runs", () => {
+    const text = passphrase.split(" ").join("\t ".repeat(8)).slice(0, -1);
+    const longText = text.repeat(Math.ceil(1_000_000 / text.length));
+    const start = performance.now();
+    expect(registry.redact(longText)).toBe(longText);
+    // Well under a second here; the bound is for a loaded machine.
+    expect(performance.now() - start).toBeLessThan(10_000);
+  });
+});

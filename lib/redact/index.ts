@@ -19,6 +19,7 @@
  * wrote it (escapedChar): Markdown's backslashes, Slack's entities and look-alikes, JSON's and URLs'
  * escapes, CSV's doubled quotes.
  */
+import { brokenUp } from "./broken-up.ts";
 
 const MASK = "[REDACTED]";
 /** Shorter values are not masked at all: they would mask ordinary words, and are no credential. */
@@ -87,29 +88,6 @@ const SHAPES = new RegExp(TOKEN_SHAPES.join("|"), "g");
 /** A URL's user and password (`http://USER:PASSWORD@host`): the password masked, the scheme and user kept. */
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]{0,19}:\/\/[^\s/?#@:]{0,256}:)[^\s/?#@]{1,256}@/gi;
 
-/** `char` as escapers write it: `\xHH` (escapeControls) or `\uHHHH` (JSON and others), hex digits in either case, or `short` (JSON's `\n`). */
-function controlEscape(char: string, short?: string): string {
-  const hex = (width: number) => Array.from(char.charCodeAt(0).toString(16).padStart(width, "0"), (d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)).join("");
-  return [...(char.charCodeAt(0) < 0x100 ? [`x${hex(2)}`] : []), `u${hex(4)}`, ...(short ? [short] : [])].join("|");
-}
-const ZERO_WIDTH = "\u200b\u200c\u200d\u2060\u00ad\ufeff";
-/**
- * A line break (CR or LF; CRLF is two), raw or escaped, maybe after a quoted-printable soft break's `=` or
- * a continuation's backslash: those backslashes, and a Markdown or JSON escape's own, are counted into
- * the escape's (1 to 4), so that every text is read one way only.
- */
-const LINE_BREAK = String.raw`(?:\\?=)?(?:\\?[\r\n]|\\{1,4}(?:${controlEscape("\r", "r")}|${controlEscape("\n", "n")}))`;
-const TAB = String.raw`\t|\\{1,2}(?:${controlEscape("\t", "t")})`;
-/**
- * Between two characters of a credential: zero-width characters, line breaks and TABs, as they are or
- * as an escaper writes them (`\x0a`, `\u200b`, JSON's `\n` and `\t`), each line break or TAB maybe
- * followed by spaces: a server may send a credential back broken up so (a paragraph wrapped onto an
- * indented line, a header folded with CRLF and a TAB, invisible characters put in). Each run is bounded
- * (8 of them, 16 spaces after each), and no text can be read as two different runs of the same length,
- * so a text that repeats most of a credential so broken up costs a bounded time per character, not
- * one that doubles with each break.
- */
-const SEPARATOR = String.raw`(?:[${ZERO_WIDTH}]|\\{1,2}(?:${Array.from(ZERO_WIDTH, (c) => controlEscape(c)).join("|")})|(?:${LINE_BREAK}|${TAB}) {0,16}){0,8}`;
 /** Credentials this long or longer are also masked in the forms below: shorter ones' encodings would be short enough to occur by chance. */
 const MIN_ENCODED = 16;
 
@@ -122,11 +100,12 @@ const MIN_ENCODED = 16;
  * neighbours), so only whoever holds it can write any: masking them tells nobody anything new.
  */
 function writtenForms(secret: string): string[] {
-  const escaped = (text: string, between = "") => Array.from(text, escapedChar).join(between);
-  if (secret.length < MIN_ENCODED) return [escaped(secret, SEPARATOR)];
+  const escaped = (text: string) => Array.from(text, escapedChar).join("");
+  if (secret.length < MIN_ENCODED) return [brokenUp(Array.from(secret), escapedChar)];
   // Either case, letter by letter: `i` on the whole pattern would take a short credential's case too ("jane" masking "Jane").
-  const caseless = (text: string, between = "") => Array.from(text, (c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : escapedChar(c))).join(between);
-  const forms = [caseless(secret, SEPARATOR)];
+  const caselessChar = (c: string) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : escapedChar(c));
+  const caseless = (text: string) => Array.from(text, caselessChar).join("");
+  const forms = [brokenUp(Array.from(secret), caselessChar)];
   const bytes = Buffer.from(secret, "utf8");
   forms.push(caseless(Array.from(secret).reverse().join("")), caseless(bytes.toString("hex")));
   for (const offset of [0, 1, 2]) {
