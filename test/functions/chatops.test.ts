@@ -1,5 +1,5 @@
 import { InvokeCommand, LambdaClient, TooManyRequestsException } from "@aws-sdk/client-lambda";
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkerEvent } from "../../functions/shared/runs/job-request.ts";
@@ -7,7 +7,8 @@ import { NOT_CHECKED } from "../../functions/shared/slack/once.ts";
 import { MAX_FORM_BYTES } from "../../functions/shared/slack/form.ts";
 import { startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { standardPolicy } from "../support/policies.ts";
-import { captureLogs, ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, functionUrlEvent, type SlashCommand, lambdaContext, SECRET_ARN, SECRETS, signedCommand, slashCommandBody } from "../support/lambda.ts";
+import { captureLogs, ENDPOINT_SECRET_ARN, ENDPOINT_SECRETS, functionUrlEvent, type SlashCommand, SECRET_ARN, SECRETS, signedCommand, slashCommandBody } from "../support/lambda.ts";
+import { coldChatops } from "../support/chatops.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";
 
 const APPLIER = "U012ABCDEF";
@@ -39,11 +40,7 @@ beforeEach(() => {
 });
 
 /** A cold container: fresh module state, the secret and policy read at init. */
-async function coldHandler() {
-  vi.resetModules();
-  const { handler } = await import("../../functions/chatops.ts");
-  return (event: APIGatewayProxyEventV2) => handler(event, lambdaContext({ functionName: "warden-test-Chatops", requestId: "req-chatops-1" })) as Promise<APIGatewayProxyStructuredResultV2>;
-}
+const coldHandler = () => coldChatops();
 
 const invocations = () => lambda.commandCalls(InvokeCommand).map((call) => call.args[0].input);
 const slackText = (response: APIGatewayProxyStructuredResultV2) => {
@@ -264,7 +261,7 @@ describe("chat-ops Lambda", () => {
 
   // Anyone may post to the Function URL: a body of Lambda's 6 MB, decoded, split into a form and hashed before
   // the 401, cost a container about a hundred times a small one's CPU, against a reserved concurrency of 10.
-  it("refuses a body over a form's bound (16 KiB) 413, saying nothing more, before anything parses it", async () => {
+  it("refuses a body over a form's bound (512 KiB) 413, saying nothing more, before anything parses it", async () => {
     const handler = await coldHandler();
     const parsed: number[] = [];
     const Original = globalThis.URLSearchParams;

@@ -23,11 +23,13 @@ const SlackCommandSchema = z.object({
 export type SlackCommand = z.infer<typeof SlackCommandSchema>;
 
 /**
- * The most a slash command's form (or Slack's ssl_check) may weigh: Slack's are well under a kilobyte,
- * and a long Warden command (an exemption's 500-character reason, at most 9 bytes a character once
- * percent-encoded) under 5 KB. Anything larger is refused before it is read (chatops.ts).
+ * The most a slash command's form (or Slack's ssl_check) may weigh. Slack cuts a message's text at 40,000
+ * characters, and a form percent-encodes each in at most 9 bytes (CJK text: a pipeline variable's value is
+ * one word of any characters): 360 KB, with the form's other fields well under this. Anything larger is
+ * refused before it is read (chatops.ts); what is under it, unsigned, costs a container a few milliseconds
+ * to parse and hash before its 401 (Lambda's whole 6 MB, about a hundred times a small body's CPU).
  */
-export const MAX_FORM_BYTES = 16 * 1024;
+export const MAX_FORM_BYTES = 512 * 1024;
 
 export type SlackCommandEvent = Omit<APIGatewayProxyEventV2, "body"> & { body: SlackCommand };
 
