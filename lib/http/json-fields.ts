@@ -29,7 +29,7 @@ export function keepFields(text: string, fields: FieldsKept): string {
     const start = space(text, 0);
     if (text.charCodeAt(start) !== OPEN_BRACE) return text;
     const parts: string[] = [];
-    const end = fields.in === undefined ? kept(text, start, keep, parts) : object(text, start, parts, (key, from, to) => (name(key) === fields.in && text.charCodeAt(from) === OPEN_BRACKET ? each(text, from, keep, parts) : parts.push(text.slice(from, to))));
+    const end = fields.in === undefined ? kept(text, start, keep, parts) : object(text, start, parts, (key, from) => (name(key) === fields.in && text.charCodeAt(from) === OPEN_BRACKET ? each(text, from, keep, parts) : copied(text, from, parts)));
     return space(text, end) === text.length ? parts.join("") : text;
   } catch (err) {
     if (err === UNFOLLOWED) return text;
@@ -39,38 +39,37 @@ export function keepFields(text: string, fields: FieldsKept): string {
 
 /** The object at `i`, its members in `keep` only, into `parts`; returns where it ends. */
 function kept(text: string, i: number, keep: ReadonlySet<string>, parts: string[]): number {
-  return object(text, i, parts, (key, from, to) => keep.has(name(key)) && parts.push(text.slice(from, to)), true);
+  return object(text, i, parts, (key, from) => (keep.has(name(key)) ? copied(text, from, parts) : undefined));
+}
+
+/** The value at `i`, as it is, into `parts`; returns where it ends. */
+function copied(text: string, i: number, parts: string[]): number {
+  const end = value(text, i);
+  parts.push(text.slice(i, end));
+  return end;
 }
 
 /** The array at `i` into `parts`, each object in it with its members in `keep` only; returns where it ends. */
-function each(text: string, i: number, keep: ReadonlySet<string>, parts: string[]): void {
+function each(text: string, i: number, keep: ReadonlySet<string>, parts: string[]): number {
   parts.push("[");
-  let first = true;
   i = space(text, i + 1);
-  if (text.charCodeAt(i) === CLOSE_BRACKET) return void parts.push("]");
-  for (;;) {
+  if (text.charCodeAt(i) === CLOSE_BRACKET) return (parts.push("]"), i + 1);
+  for (let first = true; ; first = false) {
     if (!first) parts.push(",");
-    first = false;
-    if (text.charCodeAt(i) === OPEN_BRACE) i = kept(text, i, keep, parts);
-    else {
-      const end = value(text, i);
-      parts.push(text.slice(i, end));
-      i = end;
-    }
-    i = space(text, i);
+    i = space(text, text.charCodeAt(i) === OPEN_BRACE ? kept(text, i, keep, parts) : copied(text, i, parts));
     const c = text.charCodeAt(i);
-    if (c === CLOSE_BRACKET) return void parts.push("]");
+    if (c === CLOSE_BRACKET) return (parts.push("]"), i + 1);
     if (c !== COMMA) throw UNFOLLOWED;
     i = space(text, i + 1);
   }
 }
 
 /**
- * The object at `i` into `parts`: `member` is given each member's key (as written) and its value's
- * place, and pushes what it keeps of the value (returning something truthy); `dropped` members leave no
- * key behind. Returns where the object ends.
+ * The object at `i` into `parts`: `member` is given each member's key (as written) and where its value
+ * begins, pushes what it keeps of the value and returns where the value ends, each value read once; or
+ * undefined, and the member is left out, key and all. Returns where the object ends.
  */
-function object(text: string, i: number, parts: string[], member: (key: string, from: number, to: number) => unknown, dropped = false): number {
+function object(text: string, i: number, parts: string[], member: (key: string, from: number) => number | undefined): number {
   parts.push("{");
   let count = 0;
   i = space(text, i + 1);
@@ -82,12 +81,14 @@ function object(text: string, i: number, parts: string[], member: (key: string, 
     i = space(text, keyEnd);
     if (text.charCodeAt(i) !== COLON) throw UNFOLLOWED;
     const from = space(text, i + 1);
-    const to = value(text, from);
-    // The key goes in first, taken back if the member is not kept.
+    // The key goes in first, taken back if the member is left out.
     const at = parts.length;
     parts.push(`${count ? "," : ""}${key}:`);
-    if (member(key, from, to) || !dropped) count++;
-    else parts.length = at;
+    let to = member(key, from);
+    if (to === undefined) {
+      parts.length = at;
+      to = value(text, from);
+    } else count++;
     i = space(text, to);
     const c = text.charCodeAt(i);
     if (c === CLOSE_BRACE) return (parts.push("}"), i + 1);
