@@ -8,13 +8,10 @@
  * itself before its run. sst.config.ts lets only Enforce write it and those two only read it (the chat
  * Worker's runs are untargeted).
  */
-import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
-import { dynamoClient } from "./dynamo-client.ts";
-import { errorText, sweepAfter, type LastSweep } from "../../../lib/jobs/index.ts";
-import { requireEnv } from "../config/settings.ts";
-import { logger } from "../lambda/logger.ts";
-import { sliceSignal, type TimeLeft } from "../lambda/time-left.ts";
+import { sweepAfter, type LastSweep } from "../../../lib/jobs/index.ts";
+import type { TimeLeft } from "../lambda/time-left.ts";
 import type { ClaimsOptions } from "./claims.ts";
+import { readBeforeRun, recordItem } from "./record-item.ts";
 
 export const LAST_SWEEP_KEY = "rules:last-sweep";
 
@@ -26,12 +23,10 @@ export interface LastSweepStore {
 }
 
 export function dynamoLastSweep(opts: Pick<ClaimsOptions, "client" | "table"> = {}): LastSweepStore {
-  const table = opts.table ?? (() => requireEnv("WARDEN_CLAIMS_TABLE"));
-  let client = opts.client;
+  const item = recordItem(LAST_SWEEP_KEY, opts);
   const store: LastSweepStore = {
     async read(signal) {
-      client ??= dynamoClient();
-      const { Item } = await client.send(new GetItemCommand({ TableName: table(), Key: { id: { S: LAST_SWEEP_KEY } }, ConsistentRead: true }), { abortSignal: signal });
+      const Item = await item.get(signal);
       if (!Item) return undefined;
       const policySha256 = Item["policySha256"]?.S;
       const at = Item["at"]?.S;
@@ -48,31 +43,24 @@ export function dynamoLastSweep(opts: Pick<ClaimsOptions, "client" | "table"> = 
       // A record that cannot be read leaves the partial sweep as it is: every rule it found matching nothing named (the safe side).
       const previous = sweep.partial ? await store.read(signal).catch(() => undefined) : undefined;
       const { policySha256, unmatched, at, tooMany, refused } = sweepAfter(previous, sweep);
-      client ??= dynamoClient();
-      const Item = {
-        id: { S: LAST_SWEEP_KEY }, policySha256: { S: policySha256 }, at: { S: at }, unmatched: { L: unmatched.map((rule) => ({ S: rule })) },
-        ...(tooMany && { tooMany: { BOOL: true } }),
-        ...(refused?.length && { refused: { L: refused.map((key) => ({ S: key })) } }),
-      };
-      await client.send(new PutItemCommand({ TableName: table(), Item }), { abortSignal: signal });
+      await item.put(
+        {
+          policySha256: { S: policySha256 }, at: { S: at }, unmatched: { L: unmatched.map((rule) => ({ S: rule })) },
+          ...(tooMany && { tooMany: { BOOL: true } }),
+          ...(refused?.length && { refused: { L: refused.map((key) => ({ S: key })) } }),
+        },
+        signal,
+      );
     },
   };
   return store;
 }
-
-/** The longest reading the record before a full run may take: one GetItem. */
-const READ_TIMEOUT_MS = 5_000;
 
 /**
  * The record, for the Enforce function's own full run (the removals GitLab refused the last one, which its
  * guard does not count); undefined when there is none, or it cannot be read: the run goes on without it
  * (every removal counted, the guard's safe side), saying so.
  */
-export async function lastSweepForSweep(store: LastSweepStore, timeLeft: TimeLeft): Promise<LastSweep | undefined> {
-  const signal = sliceSignal("reading the last full run's record", READ_TIMEOUT_MS, timeLeft);
-  if (!signal) return undefined;
-  return store.read(signal).catch((err: unknown) => {
-    logger.warn("the last full run's record could not be read: this run's guard counts every removal, those GitLab refused it included", { error: errorText(signal.reason ?? err) });
-    return undefined;
-  });
+export function lastSweepForSweep(store: LastSweepStore, timeLeft: TimeLeft): Promise<LastSweep | undefined> {
+  return readBeforeRun((signal) => store.read(signal), "the last full run's record", "this run's guard counts every removal, those GitLab refused it included", timeLeft);
 }

@@ -6,15 +6,13 @@
  * changes (runs/run-job.ts passes them to the job). No other function reads it: a chat command's
  * workflows run is a person's, and counts every change (the CLI keeps no record either).
  */
-import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
-import { dynamoClient } from "./dynamo-client.ts";
 import { errorText } from "../../../lib/jobs/index.ts";
 import { refusalsOf, type LastRefusals, type WorkflowsReport } from "../../../lib/jobs/workflows/index.ts";
-import { requireEnv } from "../config/settings.ts";
 import { logger } from "../lambda/logger.ts";
 import { sliceSignal, type TimeLeft } from "../lambda/time-left.ts";
 import type { RunLabels } from "../runs/outcome.ts";
 import type { ClaimsOptions } from "./claims.ts";
+import { readBeforeRun, recordItem } from "./record-item.ts";
 
 export const REFUSALS_KEY = "workflows:refused";
 
@@ -23,7 +21,7 @@ export function keepsRefusals(labels: Pick<RunLabels, "job" | "trigger">): boole
   return labels.job === "workflows" && (labels.trigger === "schedule" || labels.trigger === "console");
 }
 
-/** The longest reading or writing the record may take: one GetItem, or one PutItem of at most some 200 KB. */
+/** The longest re-reading and writing the record after a run may take: one GetItem, and one PutItem of at most some 200 KB. */
 const TIMEOUT_MS = 5_000;
 
 export interface RefusalsStore {
@@ -33,12 +31,10 @@ export interface RefusalsStore {
 }
 
 export function dynamoRefusals(opts: Pick<ClaimsOptions, "client" | "table"> = {}): RefusalsStore {
-  const table = opts.table ?? (() => requireEnv("WARDEN_CLAIMS_TABLE"));
-  let client = opts.client;
+  const item = recordItem(REFUSALS_KEY, opts);
   return {
     async read(signal) {
-      client ??= dynamoClient();
-      const { Item } = await client.send(new GetItemCommand({ TableName: table(), Key: { id: { S: REFUSALS_KEY } }, ConsistentRead: true }), { abortSignal: signal });
+      const Item = await item.get(signal);
       if (!Item) return undefined;
       const [policySha256, at, refused] = [Item["policySha256"]?.S, Item["at"]?.S, Item["refused"]?.L?.map((key) => key.S)];
       if (!policySha256 || !at || !refused || refused.some((key) => typeof key !== "string")) {
@@ -46,11 +42,7 @@ export function dynamoRefusals(opts: Pick<ClaimsOptions, "client" | "table"> = {
       }
       return { policySha256, at, refused: refused as string[] };
     },
-    async write({ policySha256, at, refused }, signal) {
-      client ??= dynamoClient();
-      const Item = { id: { S: REFUSALS_KEY }, policySha256: { S: policySha256 }, at: { S: at }, refused: { L: refused.map((key) => ({ S: key })) } };
-      await client.send(new PutItemCommand({ TableName: table(), Item }), { abortSignal: signal });
-    },
+    write: ({ policySha256, at, refused }, signal) => item.put({ policySha256: { S: policySha256 }, at: { S: at }, refused: { L: refused.map((key) => ({ S: key })) } }, signal),
   };
 }
 
@@ -58,13 +50,8 @@ export function dynamoRefusals(opts: Pick<ClaimsOptions, "client" | "table"> = {
  * The record, for the run about to start; undefined when there is none, or it cannot be read: the run goes on
  * without it (every change counted, the guard's safe side), saying so.
  */
-export async function refusalsForRun(store: RefusalsStore, timeLeft: TimeLeft): Promise<LastRefusals | undefined> {
-  const signal = sliceSignal("reading the changes n8n refused the last run", TIMEOUT_MS, timeLeft);
-  if (!signal) return undefined;
-  return store.read(signal).catch((err: unknown) => {
-    logger.warn("the changes n8n refused the last run could not be read: this run's guard counts every change, those included", { error: errorText(signal.reason ?? err) });
-    return undefined;
-  });
+export function refusalsForRun(store: RefusalsStore, timeLeft: TimeLeft): Promise<LastRefusals | undefined> {
+  return readBeforeRun((signal) => store.read(signal), "the changes n8n refused the last run", "this run's guard counts every change, those included", timeLeft);
 }
 
 /**
