@@ -7,6 +7,7 @@ import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import type { Context } from "aws-lambda";
 import { afterAll, beforeAll, expect } from "vitest";
 import { lambdaWorld, type LambdaWorld, type LambdaWorldOptions } from "./lambda-world.ts";
+import { NOTICES } from "./notices-world.ts";
 
 /** `skipTime`: the runner skips durable waits (no test here measures one). */
 export function durableWorld(opts: { skipTime: boolean } & LambdaWorldOptions): LambdaWorld {
@@ -42,4 +43,15 @@ export function timedRunner<Result>(handler: (event: never, context: never) => P
 export async function created(world: LambdaWorld, token: string, method: string, path: string, body: unknown): Promise<void> {
   const res = await fetch(`${world.gitlab.url}/api/v4${path}`, { method, headers: { "private-token": token, "content-type": "application/json" }, body: JSON.stringify(body) });
   expect(res.status).toBe(201);
+}
+
+/**
+ * Jane shares acme/app (100) and her group acme (10) with partners (20), made through the API as GitLab
+ * records them: two strays under onStray notify (notices-world.ts). The notice of `due` ("project:100:group:20"
+ * or "group:10:group:20"), Warden's own opened by an earlier run, is due: the run removes that share.
+ */
+export async function twoStraysOneDue(world: LambdaWorld, due: string): Promise<void> {
+  await created(world, "jane", "POST", "/projects/100/share", { group_id: 20, group_access: 30 });
+  await created(world, "jane", "POST", "/groups/10/share", { group_id: 20, group_access: 30 });
+  await created(world, "glpat-sim-admin", "POST", `/projects/${NOTICES}/issues`, { title: "notice", description: `<!-- warden-share: ${due} -->\nx`, labels: `warden::notice,warden-share::${due}`, due_date: "2020-01-01" });
 }

@@ -9,7 +9,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import type { EnforceReport } from "../../../lib/jobs/index.ts";
-import { created, durableWorld, timedRunner } from "../../support/durable-world.ts";
+import { durableWorld, timedRunner, twoStraysOneDue } from "../../support/durable-world.ts";
 import { notifyPolicy } from "../../support/policies.ts";
 import { NOTICES, world as noticesDataset } from "../../support/notices-world.ts";
 
@@ -24,12 +24,9 @@ const REMAINING_MS = 23_000;
 
 describe("a durable run whose last removal step is cut by the deadline after its last DELETE was answered", () => {
   it("opens the notices of its strays under notify, in the next invocation if need be, rather than recording them failed", async () => {
-    // Jane shares acme/app and her group acme with partners: two strays under onStray notify.
-    await created(lambda, "jane", "POST", "/projects/100/share", { group_id: 20, group_access: 30 });
-    await created(lambda, "jane", "POST", "/groups/10/share", { group_id: 20, group_access: 30 });
-    // The group share's notice (Warden's, opened by an earlier run) is due: this run removes that share.
+    // Jane's two strays under onStray notify; the group share's notice is due: this run removes that share.
     const due = "group:10:group:20";
-    await created(lambda, "glpat-sim-admin", "POST", `/projects/${NOTICES}/issues`, { title: "notice", description: `<!-- warden-share: ${due} -->\nx`, labels: `warden::notice,warden-share::${due}`, due_date: "2020-01-01" });
+    await twoStraysOneDue(lambda, due);
     // GitLab answers the DELETE, then is slow to answer the read that confirms it (shares/remove.ts): the deadline comes meanwhile.
     let armed = false;
     lambda.gitlab.beforeAnswer(({ route }) => {

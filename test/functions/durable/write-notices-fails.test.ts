@@ -12,9 +12,9 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import type { EnforceReport } from "../../../lib/jobs/index.ts";
-import { created, durableWorld, timedRunner } from "../../support/durable-world.ts";
+import { durableWorld, timedRunner, twoStraysOneDue } from "../../support/durable-world.ts";
 import { notifyPolicy } from "../../support/policies.ts";
-import { NOTICES, world as noticesDataset } from "../../support/notices-world.ts";
+import { world as noticesDataset } from "../../support/notices-world.ts";
 
 const BUCKET = "warden-runs";
 const lambda = durableWorld({
@@ -33,12 +33,8 @@ const HELD_MS = 25_000;
 
 describe("a durable run whose \"write notices\" step is attempted again while GitLab fails the notices' listing", () => {
   it("ends with the report of the removal it made, stored for restore, rather than failing without one", async () => {
-    // Jane shares acme/app and her group acme with partners: two strays under onStray notify.
-    await created(lambda, "jane", "POST", "/projects/100/share", { group_id: 20, group_access: 30 });
-    await created(lambda, "jane", "POST", "/groups/10/share", { group_id: 20, group_access: 30 });
-    // The project share's notice (Warden's own, opened by an earlier run) is due: this run removes that share.
-    const key = "project:100:group:20";
-    await created(lambda, "glpat-sim-admin", "POST", `/projects/${NOTICES}/issues`, { title: "notice", description: `<!-- warden-share: ${key} -->\nx`, labels: `warden::notice,warden-share::${key}`, due_date: "2020-01-01" });
+    // Jane's two strays under onStray notify; the project share's notice is due: this run removes that share.
+    await twoStraysOneDue(lambda, "project:100:group:20");
     // The "notices" step's listing is answered; the re-read of "write notices" (after it opened the group share's
     // notice) outlasts the invocation, so the deadline cuts that attempt; then GitLab fails the listing (a 501 from
     // a proxy, which lib/http does not retry; a 5xx for the minute the attempts take behaves alike).
@@ -71,10 +67,7 @@ describe("a durable run whose \"write notices\" step is attempted again while Gi
 describe("a durable run whose notices' POSTs GitLab holds past every invocation's deadline", () => {
   it("keeps the report of the removal it made (the execution's result, stored for restore latest) rather than failing after it", async () => {
     // Two strays under onStray notify: acme/app with partners (a notice to open), acme with partners (its notice due: removed now).
-    await created(lambda, "jane", "POST", "/projects/100/share", { group_id: 20, group_access: 30 });
-    await created(lambda, "jane", "POST", "/groups/10/share", { group_id: 20, group_access: 30 });
-    const due = "group:10:group:20";
-    await created(lambda, "glpat-sim-admin", "POST", `/projects/${NOTICES}/issues`, { title: "notice", description: `<!-- warden-share: ${due} -->\nx`, labels: `warden::notice,warden-share::${due}`, due_date: "2020-01-01" });
+    await twoStraysOneDue(lambda, "group:10:group:20");
     lambda.gitlab.addFaults({ kind: "delay", ms: HELD_MS, method: "POST", route: "POST /projects/:id/issues", times: 1_000 });
     vi.resetModules();
     const { handler } = await import("../../../functions/enforce.ts");
