@@ -7,7 +7,7 @@
  * what one matched), and in a targeted run a rule the last full run under the same policy did not find
  * matching. The rules a full run looks up matched nothing, refused whatever the look-up says.
  */
-import { emptyRuleCounts, unmatchedRules } from "../../../policy/index.ts";
+import { emptyRuleCounts, unmatchedRules, type RuleRef } from "../../../policy/index.ts";
 import { countStatus } from "../../report/index.ts";
 import { count } from "../../view.ts";
 import { shareKey } from "../../shares/plan.ts";
@@ -50,7 +50,8 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
   // Of those, a rule the last full run under this same policy found matching is no typo: it may match in a part not examined (rules.ts sweepAfter).
   const before = opts.lastSweep?.policySha256 === policy.source.sha256 ? opts.lastSweep : undefined;
   const namedBefore = new Set(before?.unmatched);
-  const mayMatch = unexamined.count && before ? found.filter((rule) => !namedBefore.has(ruleName(rule))) : [];
+  const matchedLastSweep = (rule: RuleRef) => before !== undefined && !namedBefore.has(ruleName(rule));
+  const mayMatch = unexamined.count ? found.filter(matchedLastSweep) : [];
   const unmatched = found.filter((rule) => !mayMatch.includes(rule));
   if (mayMatch.length) {
     warnings.push(`${count(mayMatch.length, "rule")} (${mayMatch.map(ruleName).join(", ")}) matched nothing in what this run examined, but matched in the last full run (${before!.at}) under this same policy: not refused, as ${count(unexamined.count, "part")} of the scope could not be examined, where they may match`);
@@ -79,7 +80,7 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
   const refused = unmatched.length ? unmatched : untouched.filter((rule) => named.has(ruleName(rule)));
   // A path GitLab failed to answer for may be a typo as well as not: held as one (a watch's or stream's subject is retried),
   // unless the last full run under this same policy found its rule matching, which a typo's never does.
-  const unconfirmedRules = (typos?.missing ?? []).filter((looked) => looked.unknown && !namesAny(looked) && !(before && !namedBefore.has(ruleName(looked.rule)))).map(({ rule }) => rule);
+  const unconfirmedRules = (typos?.missing ?? []).filter((looked) => looked.unknown && !namesAny(looked) && !matchedLastSweep(looked.rule)).map(({ rule }) => rule);
   // An override naming a group the instance does not have sets onStray and grace for nothing (a typo), and its shares are
   // removed as the default says: named and refused as such a rule is. Not in a comparison, for the reason above.
   const nowhere = policy.gitlab.scope?.overrides.length && !run.base && !stopped
