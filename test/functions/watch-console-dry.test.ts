@@ -35,33 +35,39 @@ async function invoke(event: object): Promise<WatchResult> {
 const schedule = () => invoke({ source: "schedule" });
 const stored = () => dynamoWatchCursor({ client: world.dynamo.client(), table: () => world.table }).read();
 
+/** The schedule's first poll starts the cursor; then Jane shares acme/app with partners: a stray the next scheduled poll is to remove. */
+async function strayAfterFirstPoll(): Promise<void> {
+  expect(await schedule()).toEqual({ polled: "started", events: 0 });
+  await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+}
+
+/** The schedule's next poll removes that stray: nothing before it took the events away. */
+async function nextPollRemovesIt(): Promise<void> {
+  const next = await schedule();
+  expect(allShares(sim)).toEqual([]);
+  expect(next).toMatchObject({ dryRun: false, actions: [{ projectId: IDS.app, status: "done" }] });
+}
+
 describe("a console dry run of the Watch function on a stage that applies", () => {
   it("leaves the events it read to the schedule: the next scheduled poll still removes the stray share they named", async () => {
-    expect(await schedule()).toEqual({ polled: "started", events: 0 });
-    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    await strayAfterFirstPoll();
     // An operator looks: a dry run, it plans the removal and changes nothing on GitLab.
     const dry = (await invoke({})) as Extract<WatchResult, { job: string }>;
     expect(dry).toMatchObject({ dryRun: true, actions: [{ projectId: IDS.app, status: "planned" }] });
     // The schedule's next poll, a minute later.
-    const next = await schedule();
-    expect(allShares(sim)).toEqual([]);
-    expect(next).toMatchObject({ dryRun: false, actions: [{ projectId: IDS.app, status: "done" }] });
+    await nextPollRemovesIt();
   });
 
   it('refuses { "source": "schedule", "dryRun": true } before polling: the next scheduled poll still removes the stray share', async () => {
-    expect(await schedule()).toEqual({ polled: "started", events: 0 });
-    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    await strayAfterFirstPoll();
     const before = await stored();
     await expect(invoke({ source: "schedule", dryRun: true })).rejects.toThrow('invalid event: dryRun: the schedule sends { "source": "schedule" } alone: leave out source');
     expect(await stored()).toEqual(before);
-    const next = await schedule();
-    expect(allShares(sim)).toEqual([]);
-    expect(next).toMatchObject({ dryRun: false, actions: [{ projectId: IDS.app, status: "done" }] });
+    await nextPollRemovesIt();
   });
 
   it("keeps the subjects waiting for another try (a removal that failed with a 5xx): a dry run does not spend or drop them", async () => {
-    expect(await schedule()).toEqual({ polled: "started", events: 0 });
-    await share(sim, "jane", `/projects/${IDS.app}/share`, IDS.partners);
+    await strayAfterFirstPoll();
     // GitLab fails the removal for a while: the subject waits in the cursor for another try.
     sim.addFaults({ kind: "status", status: 503, method: "DELETE", path: `/api/v4/projects/${IDS.app}/share/${IDS.partners}`, times: 1_000 });
     await schedule();
