@@ -35,7 +35,20 @@ export interface Command {
   /** The --format values it prints (default all: text, markdown, json). */
   formats?: readonly ReportFormat[];
   positionals?: boolean;
+  /**
+   * The files it reads or writes besides the policy and --audit-log (a plan, --out, --state): main.ts tells
+   * them apart from those before the command runs (distinct-files.ts), as it does the policy and --audit-log
+   * of every command that takes --audit-log, so no command writes over what it reads.
+   */
+  files?(args: ParsedArgs, io: CliIO): NamedFile[];
   run(args: ParsedArgs, io: CliIO): Promise<number>;
+}
+
+/** A file a command line names. */
+export interface NamedFile {
+  /** How the command line names it: "--out", "the plan (PLAN)". */
+  name: string;
+  path: string | undefined;
 }
 
 /** A command line Warden cannot read; main.ts prints its message as the fix, never a stack. */

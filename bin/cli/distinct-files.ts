@@ -6,14 +6,8 @@
  */
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { type CliIO, type ParsedArgs, UsageError } from "./command.ts";
+import { type CliIO, type NamedFile, type ParsedArgs, UsageError } from "./command.ts";
 import { policyChoice } from "./policy-source.ts";
-
-export interface NamedFile {
-  /** How the command line names it: "--out", "the plan (PLAN)". */
-  name: string;
-  path: string | undefined;
-}
 
 /** Refuses, naming both, two of the policy file, --audit-log and `others` that are one file. */
 export function refuseSameFile(args: ParsedArgs, io: CliIO, others: NamedFile[]): void {

@@ -2,7 +2,6 @@ import { enforce, enforceProgressText } from "../../lib/jobs/index.ts";
 import { auditTrail, gitlabFrom, policyFrom, positiveInt, printReport, progressLine } from "./io.ts";
 import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP } from "./command.ts";
 import { planOutFrom, savePlan } from "./plan-out.ts";
-import { refuseSameFile } from "./distinct-files.ts";
 import { basePolicy, COMPARE_HELP, COMPARE_OPTIONS, comparingFrom, noteComparison } from "./compare.ts";
 
 export const enforceCommand: Command = {
@@ -55,6 +54,7 @@ signal exits at once.
 Exit codes: 0 in policy or all applied, 1 error, 2 dry run found strays, 3 guard tripped (nothing changed).
 With --compare-policy-ref: 0 the change alters nothing, 1 error, 2 it alters something.`,
   options: { apply: { type: "boolean" }, out: { type: "string" }, target: { type: "string", multiple: true }, "audit-log": { type: "string" }, concurrency: { type: "string" }, "list-concurrency": { type: "string" }, ...COMPARE_OPTIONS },
+  files: (args, io) => [{ name: "--out", path: planOutFrom(args, io) }],
   async run(args, io: CliIO) {
     const { values } = args;
     // Checked first, as apply and restore do: a flag out of range is refused before the policy is read
@@ -62,7 +62,6 @@ With --compare-policy-ref: 0 the change alters nothing, 1 error, 2 it alters som
     const concurrency = positiveInt(args, "concurrency");
     const listConcurrency = positiveInt(args, "list-concurrency");
     const out = planOutFrom(args, io);
-    refuseSameFile(args, io, [{ name: "--out", path: out }]);
     const comparing = comparingFrom(args, io.env);
     const [policy, gitlab] = [await policyFrom(args, io, { proposed: comparing !== undefined }), gitlabFrom(io)];
     const compareWith = comparing && (await basePolicy(gitlab, comparing, io.signal));

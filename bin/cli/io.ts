@@ -234,7 +234,9 @@ export function auditTrail(io: CliIO, { values }: ParsedArgs): AuditTrail {
   let fd: number | undefined;
   if (path !== undefined) {
     try {
-      fd = openSync(path, "a");
+      // Readable by its owner alone, as the plan is (lib/jobs/atomic-file.ts): it names every share changed, private
+      // ones too. A file that is there already keeps the mode its owner gave it.
+      fd = openSync(path, "a", 0o600);
     } catch (err) {
       throw new UsageError(`--audit-log ${path}: cannot open it for append (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
     }

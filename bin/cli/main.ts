@@ -6,6 +6,7 @@ import { escapeControls } from "../../lib/jobs/render/index.ts";
 import { PolicyError } from "../../lib/policy/index.ts";
 import { applyCommand } from "./apply.ts";
 import type { CliIO, Command } from "./command.ts";
+import { refuseSameFile } from "./distinct-files.ts";
 import { enforceCommand } from "./enforce.ts";
 import { exemptCommand } from "./exempt.ts";
 import { pipelineCommand } from "./pipeline.ts";
@@ -91,6 +92,8 @@ export async function main(argv: string[], processIO: CliIO): Promise<number> {
   }
   io.signal?.addEventListener("abort", () => notice(io, `warden ${name}: ${stopping(io.signal!.reason)}`), { once: true });
   try {
+    // Before the command reads anything: none of its files is another, whichever command it is.
+    if ("audit-log" in command.options || command.files) refuseSameFile(args, io, command.files?.(args, io) ?? []);
     return await command.run(args, { ...io, requestTimeoutMs: requestTimeoutFrom(args, io.env), allowHttp: allowHttpFrom(args, io.env) });
   } catch (err) {
     io.stderr.write(`warden ${name}: ${errorLines(err as Error, args.values.debug === true)}\n`);

@@ -1,7 +1,6 @@
 import { restore, RestoreInputError, isStoredRun, parseRestoreTextFrom, runReader, storedRestoreInput } from "../../lib/jobs/index.ts";
 import { escapeControls } from "../../lib/jobs/render/index.ts";
 import type { CliIO, Command } from "./command.ts";
-import { refuseSameFile } from "./distinct-files.ts";
 import { auditTrail, gitlabFrom, policyFrom, positiveInt, printReport, readWholeFile, UsageError } from "./io.ts";
 
 const USAGE = `Usage: warden restore FILE|s3://BUCKET/KEY|latest[:TRIGGER] [--apply] [--include-stray] [--max-restores N] [--audit-log FILE] [--policy FILE] [--format text|markdown|json] [--debug]
@@ -62,11 +61,12 @@ export const restoreCommand: Command = {
   usage: USAGE,
   options: { apply: { type: "boolean" }, "include-stray": { type: "boolean" }, "audit-log": { type: "string" }, concurrency: { type: "string" }, "max-restores": { type: "string" } },
   positionals: true,
+  // A stored run (s3://…, latest) is no file here.
+  files: ({ positionals: [file] }) => (file === undefined || isStoredRun(file) ? [] : [{ name: "the input (FILE)", path: file }]),
   async run(args, io: CliIO) {
     const { values, positionals } = args;
     if (positionals.length !== 1) throw new UsageError(`one FILE is required (the report or audit lines of an enforce --apply run)\n\n${USAGE}`);
     const file = positionals[0]!;
-    if (!isStoredRun(file)) refuseSameFile(args, io, [{ name: "the input (FILE)", path: file }]);
     const maxRestores = wholeNumber(values["max-restores"]);
     const concurrency = positiveInt(args, "concurrency");
     // The input is checked before the policy, GitLab's environment or any request to GitLab.

@@ -6,7 +6,6 @@ import { watchOnce, watchSources, WatchError, type WatchReport } from "../../lib
 import { auditTrail, gitlabFrom, notice, policyFrom, printReport, progressLine, reportFormat } from "./io.ts";
 import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP, type ParsedArgs, UsageError } from "./command.ts";
 import { DEFAULT_WATCH_STATE, fileCursorStore } from "./watch-state.ts";
-import { refuseSameFile } from "./distinct-files.ts";
 
 /** Polls that fail in a row (GitLab down, say) before the watch gives up. */
 const MAX_FAILED_POLLS = 10;
@@ -50,10 +49,10 @@ flight cancelled), its report is printed and its projects and groups kept for th
 Exit codes, the most serious batch's: 0 in policy or all applied, 1 error, 2 a dry watch found
 strays, 3 a guard tripped (nothing changed in that batch).`,
   options: { interval: { type: "string" }, state: { type: "string" }, apply: { type: "boolean" }, "audit-log": { type: "string" } },
+  files: (args) => [{ name: "--state", path: statePathFrom(args) }],
   async run(args, io: CliIO) {
     const intervalMs = intervalFrom(args);
-    const statePath = typeof args.values["state"] === "string" ? args.values["state"] : DEFAULT_WATCH_STATE;
-    refuseSameFile(args, io, [{ name: "--state", path: statePath }]);
+    const statePath = statePathFrom(args);
     const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
     // The state file is read (and a foreign one refused) before any request.
     const store = fileCursorStore(statePath, gitlab.instanceUrl);
@@ -121,4 +120,8 @@ function intervalFrom({ values }: ParsedArgs): number {
   const ms = match ? Number(match[1]) * { s: 1_000, m: 60_000, h: 3_600_000 }[(match[2] ?? "s") as "s" | "m" | "h"] : NaN;
   if (!(ms >= 1_000 && ms <= 3_600_000)) throw new UsageError(`--interval takes a time from 1s to 1h, like 60s, 2m or 90; got ${JSON.stringify(text)}`);
   return ms;
+}
+
+function statePathFrom({ values }: ParsedArgs): string {
+  return typeof values["state"] === "string" ? values["state"] : DEFAULT_WATCH_STATE;
 }

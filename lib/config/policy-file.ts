@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PolicyError, parsePolicy, type Policy } from "../policy/index.ts";
+import { formatBytes, MAX_POLICY_BYTES, PolicyError, parsePolicy, type Policy } from "../policy/index.ts";
 
 export const DEFAULT_POLICY_FILE = "warden.yaml";
 
@@ -24,12 +24,6 @@ function examplePolicy(): string {
 
 /** How the CLI names its policy; the Lambda functions pass their own words (functions/shared/config/settings.ts). */
 const cliPolicyNaming = () => `name the policy with --policy FILE or WARDEN_POLICY=FILE (${examplePolicy()} is one to start from)`;
-
-/**
- * A policy is a few kilobytes; anything far larger is the wrong file (`--policy dump.sql`), which
- * would only be parsed to be refused. Refused by its size, before it is read.
- */
-export const MAX_POLICY_BYTES = 1024 * 1024;
 
 /** `naming`: how to name another file, for the error when there is none at `path`. */
 export async function loadPolicyFile(path: string, naming?: string): Promise<Policy> {
@@ -89,8 +83,4 @@ async function readAtMost(file: FileHandle, limit: number): Promise<Buffer> {
     length += bytesRead;
   }
   return buffer.subarray(0, length);
-}
-
-function formatBytes(bytes: number): string {
-  return bytes < 1024 * 1024 ? `${bytes} bytes` : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }

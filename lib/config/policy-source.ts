@@ -6,8 +6,7 @@
  * back to another policy.
  */
 import { DEFAULT_BRANCH_REF, FileContentError, HttpError, readRepositoryFile, type FileAtRef, type GitLabClient } from "../gitlab/index.ts";
-import { parsePolicy, PolicyError, type Policy, type PolicySource } from "../policy/index.ts";
-import { MAX_POLICY_BYTES } from "./policy-file.ts";
+import { MAX_POLICY_BYTES, parsePolicy, PolicyError, type Policy, type PolicySource } from "../policy/index.ts";
 import { policyProject, PolicyRefMissingError, PolicyTrustError, trustedRef, type PolicyProject, type TrustedRef } from "./policy-trust.ts";
 
 /** The policy's file could not be read: the message names where, why, and the fix (from redacted parts). */

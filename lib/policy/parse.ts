@@ -11,10 +11,19 @@ import { quoteValue } from "./quote.ts";
 import { policySchema } from "./schema.ts";
 
 /**
+ * A policy is a few kilobytes; anything far larger is the wrong file (`--policy dump.sql`), or a text
+ * someone else wrote to fill the heap (a plan's copy of its policy): refused by its size, never parsed.
+ * Files and repository policies are refused at this size before they are read, too (lib/config).
+ */
+export const MAX_POLICY_BYTES = 1024 * 1024;
+
+/**
  * Parses and validates a policy file's text; throws PolicyError naming `source` and every problem.
  * `origin` is where the text came from (default: the file `source`), recorded with its SHA-256.
  */
 export function parsePolicy(text: string, source: string, origin: PolicyOrigin = { source: "file", path: source }): Policy {
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > MAX_POLICY_BYTES) throw new PolicyError(source, [{ path: "", message: `the policy is ${formatBytes(bytes)}, more than a policy's limit of ${formatBytes(MAX_POLICY_BYTES)}: is it the right file?` }]);
   const lineCounter = new LineCounter();
   // YAML 1.2 core schema (the default): `2027-01-01` stays a string, `no` stays a string. A timestamp
   // (`%YAML 1.1`, or `!!timestamp`) stays its text too (timestampsAsText).
@@ -51,6 +60,11 @@ const TIMESTAMP_AS_TEXT: ScalarTag = { tag: "tag:yaml.org,2002:timestamp", resol
  */
 function timestampsAsText(tags: Tags): Tags {
   return [...tags.filter((tag) => typeof tag === "string" || tag.tag !== TIMESTAMP_AS_TEXT.tag), TIMESTAMP_AS_TEXT];
+}
+
+/** A size as a person reads it: bytes below a MiB, else MiB to one place. */
+export function formatBytes(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${bytes} bytes` : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 /** The SHA-256 of a policy's text, hex: the identity reports and plan files record. */

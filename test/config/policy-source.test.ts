@@ -1,7 +1,7 @@
 /** lib/config/policy-source.ts: the policy from a GitLab repository file fails closed, whatever goes wrong. */
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_POLICY_BYTES } from "../../lib/config/policy-file.ts";
+import { MAX_POLICY_BYTES } from "../../lib/policy/index.ts";
 import { loadGitLabPolicy, type PolicySettingNames } from "../../lib/config/policy-source.ts";
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { generateOrganisation, startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
