@@ -18,7 +18,7 @@ export const LAST_SWEEP_KEY = "rules:last-sweep";
 export interface LastSweepStore {
   /** Undefined before the first full run. Throws when the table cannot be read: a targeted run must not apply blind. */
   read(signal?: AbortSignal): Promise<LastSweep | undefined>;
-  /** A sweep that left parts unexamined is kept as sweepAfter says, from the record before it (read first). */
+  /** Kept as sweepAfter says, from the record before it (read first). */
   write(sweep: LastSweep, signal?: AbortSignal): Promise<void>;
 }
 
@@ -40,8 +40,8 @@ export function dynamoLastSweep(opts: Pick<ClaimsOptions, "client" | "table"> = 
       return { policySha256, at, unmatched: unmatched as string[], ...(Item["tooMany"]?.BOOL === true && { tooMany: true as const }), ...(refused?.length && { refused: refused as string[] }) };
     },
     async write(sweep, signal) {
-      // A record that cannot be read leaves the partial sweep as it is: every rule it found matching nothing named (the safe side).
-      const previous = sweep.partial ? await store.read(signal).catch(() => undefined) : undefined;
+      // A record that cannot be read leaves the sweep as it is: every rule it found matching nothing named (the safe side).
+      const previous = await store.read(signal).catch(() => undefined);
       const { policySha256, unmatched, at, tooMany, refused } = sweepAfter(previous, sweep);
       await item.put(
         {

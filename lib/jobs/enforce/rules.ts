@@ -34,8 +34,6 @@ export interface LastSweep {
    * policy, but not counted by its guard, or that many standing refusals would trip it for good.
    */
   refused?: string[];
-  /** It left parts of the scope unexamined (GitLab failed on them): its `unmatched` is kept only where the record before it agrees (sweepAfter). */
-  partial?: true;
 }
 
 /** The most refused shares a LastSweep names (a DynamoDB item holds 400 KB; a key is some 30 bytes). */
@@ -50,16 +48,16 @@ export function ruleName({ list, index }: RuleRef): string {
  * What a full (untargeted) run found, to remember — only its caller knows it was one: undefined
  * unless its examination went to the scope's end with its rules counted. Every rule with no match is named (a lapsed exemption too: the targeted run that reads it
  * keeps only the rules it would call unmatched itself, unmatchedRules with its own clock). A run
- * that left parts unexamined (GitLab failing on a group, for ever perhaps) is remembered too, marked
- * `partial`: not remembered, no full run would ever judge the policy while the group stays broken, and
- * the stream's runs would stay on their shared budget (guard.ts) for good. A rule may match only in the
- * part it could not examine, so what it found matching nothing counts only where the record before it,
- * under the same policy, agrees (sweepAfter); with none, all of it (the safe side).
+ * that left parts unexamined (GitLab failing on a group, for ever perhaps) is remembered too: not
+ * remembered, no full run would ever judge the policy while the group stays broken, and the stream's
+ * runs would stay on their shared budget (guard.ts) for good. What it found matching nothing
+ * is kept only where the record before it, under the same policy, agrees (sweepAfter); with none, all of it
+ * (the safe side).
  */
 export function sweepOf(report: {
   startedAt: string;
   policy: { sha256: string } | null;
-  summary: { matched: RuleCounts | null; maxRemovals: number; cutShort?: true; unexamined?: number };
+  summary: { matched: RuleCounts | null; maxRemovals: number; cutShort?: true };
   actions: readonly ShareRemoval[];
 }): LastSweep | undefined {
   const { matched, cutShort, maxRemovals } = report.summary;
@@ -71,18 +69,18 @@ export function sweepOf(report: {
   const tooMany = planned > maxRemovals || countStatus(report.actions, "notify") > maxRemovals;
   // Refused now, or refused before and not attempted now (a dry run, a tripped guard): remembered for the next.
   const refused = report.actions.filter((a) => (a.status === "failed" && a.lasting === true) || (a.status === "planned" && a.refusedBefore === true)).slice(0, MAX_REFUSED).map(shareKey);
-  const partial = (report.summary.unexamined ?? 0) > 0;
-  return { policySha256: report.policy.sha256, unmatched, at: report.startedAt, ...(tooMany && { tooMany: true as const }), ...(refused.length && { refused }), ...(partial && { partial: true as const }) };
+  return { policySha256: report.policy.sha256, unmatched, at: report.startedAt, ...(tooMany && { tooMany: true as const }), ...(refused.length && { refused }) };
 }
 
 /**
- * The record to keep after `next`: itself, unless it left parts unexamined, when a rule it found matching
- * nothing stays named only if the record before it under the same policy named it too (matched there
- * once, it may match in the part not examined, and is no typo). Consecutive partial sweeps keep narrowing
- * from the last whole one.
+ * The record to keep after `next`: a rule it found matching nothing stays named only if the record before it
+ * under the same policy named it too. Matched there once, it is no typo (the text that matched is unchanged):
+ * it may match in a part not examined, or what it matched is gone (a Maintainer removed the one share it
+ * matched), which must not make it a typo that stops every removal from then on. So `unmatched` names the
+ * rules no full run under the policy has found matching, narrowing from the policy's first full run.
  */
 export function sweepAfter(previous: LastSweep | undefined, next: LastSweep): LastSweep {
-  if (!next.partial || previous?.policySha256 !== next.policySha256) return next;
+  if (previous?.policySha256 !== next.policySha256) return next;
   const before = new Set(previous.unmatched);
   return { ...next, unmatched: next.unmatched.filter((rule) => before.has(rule)) };
 }
@@ -130,9 +128,17 @@ export function sweptWarning(policy: Policy, sweep: LastSweep, rule: RuleRef): s
   return `${ruleText(policy, rule)} matched nothing in the last full run (${sweep.at}), under this same policy`;
 }
 
-/** Each rule that matched nothing named in a warning, with what its literal paths' look-ups found (a path GitLab failed to answer for is named with its answer). */
-export async function unmatchedWarnings(gitlab: GitLabClient, policy: Policy, rules: RuleRef[], signal?: AbortSignal): Promise<string[]> {
-  return (await lookUpLiterals(gitlab, policy, rules, signal)).flatMap((looked) => [...(namesAny(looked) ? [] : [unmatchedWarning(policy, looked.rule)]), ...literalWarnings(policy, looked)]);
+/**
+ * Each rule that matched nothing named in a warning, with what its literal paths' look-ups found (a path GitLab failed
+ * to answer for is named with its answer); and the rules (ruleName) a path of which moved (GitLab answers its old path
+ * with the new) or could not be looked up.
+ */
+export async function unmatchedWarnings(gitlab: GitLabClient, policy: Policy, rules: RuleRef[], signal?: AbortSignal): Promise<{ warnings: string[]; movedOrUnknown: string[] }> {
+  const looked = await lookUpLiterals(gitlab, policy, rules, signal);
+  return {
+    warnings: looked.flatMap((one) => [...(namesAny(one) ? [] : [unmatchedWarning(policy, one.rule)]), ...literalWarnings(policy, one)]),
+    movedOrUnknown: looked.filter((one) => one.moved !== undefined || one.unknown !== undefined).map((one) => ruleName(one.rule)),
+  };
 }
 
 /** The warning for a rule that matched nothing, without asking whether the paths it names exist. */

@@ -130,14 +130,14 @@ describe("the rules the last full run found matching nothing, in the Watch funct
     expect(allShares(world.gitlab)).toEqual([`p${IDS.app}:${IDS.partners}`]);
   });
 
-  it("a sweep that left parts unexamined keeps a rule as matching nothing only where the record before, under the same policy, says so too", async () => {
+  it("a sweep keeps a rule as matching nothing only where the record before, under the same policy, says so too: a rule that matched once is no typo", async () => {
     const store = dynamoLastSweep({ client: world.dynamo.client(), table: () => world.table });
     await store.write({ policySha256: "a", unmatched: ["allow[1]"], at: "2026-03-09T00:00:00.000Z" });
-    // Today's sweep could not read the part where exempt[0] matched yesterday: it names both.
-    await store.write({ policySha256: "a", unmatched: ["allow[1]", "exempt[0]"], at: "2026-03-10T00:00:00.000Z", partial: true });
+    // Today's sweep could not read the part where exempt[0] matched yesterday, or what it matched is gone: it names both.
+    await store.write({ policySha256: "a", unmatched: ["allow[1]", "exempt[0]"], at: "2026-03-10T00:00:00.000Z" });
     expect(await store.read()).toEqual({ policySha256: "a", unmatched: ["allow[1]"], at: "2026-03-10T00:00:00.000Z" });
-    // Under another policy, what it found stands whole (the safe side); a whole sweep stands as it is.
-    await store.write({ policySha256: "b", unmatched: ["exempt[0]"], at: "2026-03-11T00:00:00.000Z", partial: true });
+    // Under another policy, what it found stands whole (the safe side), and narrows from there.
+    await store.write({ policySha256: "b", unmatched: ["exempt[0]"], at: "2026-03-11T00:00:00.000Z" });
     expect((await store.read())?.unmatched).toEqual(["exempt[0]"]);
     await store.write({ policySha256: "b", unmatched: [], at: "2026-03-12T00:00:00.000Z" });
     expect((await store.read())?.unmatched).toEqual([]);

@@ -47,23 +47,30 @@ export async function guard(run: Run, begun: Begun, examined: Examined): Promise
   // One that left parts unexamined (GitLab failed on them) is judged on what it examined: a rule may match
   // only there, but a run that removes must not pass a typo by, so under refuse it refuses (the safe side).
   const found = !stopped && matched && !targets ? unmatchedRules(policy, matched, now) : [];
-  // Of those, a rule the last full run under this same policy found matching is no typo: it may match in a part not examined (rules.ts sweepAfter).
+  // Of those, a rule a full run under this same policy found matching is no typo, its text being the one that matched (rules.ts
+  // sweepAfter): it matches nothing now as what it matched is gone (a Maintainer removing the one share it matched, deleting a
+  // project it names, must not stop every removal), or it matches in a part of the scope not examined. Refused only where a
+  // path it names moved (a group renamed: the shares it allowed are stray now, under the new path) or could not be looked up.
   const before = opts.lastSweep?.policySha256 === policy.source.sha256 ? opts.lastSweep : undefined;
   const namedBefore = new Set(before?.unmatched);
   const matchedLastSweep = (rule: RuleRef) => before !== undefined && !namedBefore.has(ruleName(rule));
-  const mayMatch = unexamined.count ? found.filter(matchedLastSweep) : [];
-  const unmatched = found.filter((rule) => !mayMatch.includes(rule));
-  if (mayMatch.length) {
-    warnings.push(`${count(mayMatch.length, "rule")} (${mayMatch.map(ruleName).join(", ")}) matched nothing in what this run examined, but matched in the last full run (${before!.at}) under this same policy: not refused, as ${count(unexamined.count, "part")} of the scope could not be examined, where they may match`);
+  const matchedOnce = found.filter(matchedLastSweep);
+  if (matchedOnce.length) {
+    const why = unexamined.count ? `${count(unexamined.count, "part")} of the scope could not be examined, where they may match` : "what they matched is gone";
+    warnings.push(`${count(matchedOnce.length, "rule")} (${matchedOnce.map(ruleName).join(", ")}) matched nothing${unexamined.count ? " in what this run examined" : ""}, but matched in the last full run (${before!.at}) under this same policy: not refused, as ${why} (unless a path they name moved or could not be looked up)`);
   }
+  let unmatched = found.filter((rule) => !matchedOnce.includes(rule));
   // A comparison's proposed policy is a merge request author's, and its warnings go on the merge request:
   // its paths are not looked up with the run's token, or the wording would tell the author whether a
   // path exists (private ones included).
-  if (unmatched.length && run.base) warnings.push(...unmatched.map((rule) => unmatchedWarning(policy, rule)));
-  else if (unmatched.length) {
-    const named = await steps.step("rules", () => run.measured(async () => ({ warnings: await unmatchedWarnings(gitlab, policy, unmatched, inStep) })));
+  if (found.length && run.base) warnings.push(...unmatched.map((rule) => unmatchedWarning(policy, rule)));
+  else if (found.length) {
+    const named = await steps.step("rules", () => run.measured(async () => await unmatchedWarnings(gitlab, policy, found, inStep)));
     warnings.push(...named.warnings);
     stats.push(named.stats);
+    // A step recorded by an older Warden (without movedOrUnknown) refuses them all, the safe side.
+    const unsure = named.movedOrUnknown && new Set(named.movedOrUnknown);
+    unmatched = found.filter((rule) => !matchedOnce.includes(rule) || !unsure || unsure.has(ruleName(rule)));
   }
   if (unmatched.length && unexamined.count) warnings.push(`the rules above were judged on what this run examined: ${count(unexamined.count, "part")} of the scope could not be examined, where they may match`);
   // Counts unknown (a step replayed from older code): every rule is looked at, which costs only reads.
