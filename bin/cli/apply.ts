@@ -6,7 +6,6 @@ import { escapeControls } from "../../lib/jobs/render/index.ts";
 import { type CliIO, type Command, COMMON_OPTIONS_HELP, FORMAT_HELP } from "./command.ts";
 import { auditTrail, gitlabFrom, positiveInt, printReport, readWholeFile, requireEnv, UsageError } from "./io.ts";
 import { planKey } from "./plan-out.ts";
-import { refuseSameFile } from "./distinct-files.ts";
 import { policyChoice, POLICY_SETTING_NAMES } from "./policy-source.ts";
 
 const USAGE = `Usage: warden apply PLAN [--apply] [--policy FILE | --policy-project PROJECT ...] [--max-plan-age AGE] [--audit-log FILE] [--concurrency N] [--format text|markdown|json] [--debug]
@@ -54,11 +53,11 @@ export const applyCommand: Command = {
   usage: USAGE,
   options: { apply: { type: "boolean" }, "max-plan-age": { type: "string" }, "audit-log": { type: "string" }, concurrency: { type: "string" } },
   positionals: true,
+  files: ({ positionals }) => [{ name: "the plan (PLAN)", path: positionals[0] }],
   async run(args, io: CliIO) {
     const { values, positionals } = args;
     if (positionals.length !== 1) throw new UsageError(`one PLAN file is required (written by warden enforce --out PLAN)\n\n${USAGE}`);
     const file = positionals[0]!;
-    refuseSameFile(args, io, [{ name: "the plan (PLAN)", path: file }]);
     const key = planKey(io);
     const maxAgeMs = planAge(values["max-plan-age"]);
     const concurrency = positiveInt(args, "concurrency");
@@ -69,7 +68,7 @@ export const applyCommand: Command = {
     // A refusal of the plan is one line of Warden's, quoting the plan file (which whoever can edit the
     // artifact writes) and GitLab: escaped whole, as a UsageError's newlines are kept.
     const refused = (err: unknown) => (err instanceof PlanFileError ? new UsageError(escapeControls(err.message)) : err);
-    const { plan, policy } = (() => {
+    const read = (() => {
       try {
         return readPlanFile(text, file, { gitlabUrl: requireEnv(io, "GITLAB_URL"), maxAgeMs, now: new Date(), ...(key ? { key } : {}) });
       } catch (err) {
@@ -78,11 +77,12 @@ export const applyCommand: Command = {
     })();
     // Before anything else is read: the plan's policy is the one given here (lib/jobs/apply/plan-policy.ts).
     const trust: TrustLocation = (at, signal) => trustedLocation(gitlab, at, POLICY_SETTING_NAMES, signal);
-    const note = await checkPlanPolicy(gitlab, plan, given, { file, signed: key !== undefined, trust, signal: io.signal }).catch((err) => {
+    // Judged and reported by the policy checked, never by where the plan says its policy came from.
+    const { policy, note } = await checkPlanPolicy(gitlab, read, given, { file, signed: key !== undefined, trust, signal: io.signal }).catch((err) => {
       throw refused(err);
     });
     const trail = auditTrail(io, args);
-    const report = await applyPlan({ gitlab, plan, policy, signed: key !== undefined, apply: values["apply"] === true, concurrency, signal: trail.signal, audit: trail.sink }).finally(() => trail.close());
+    const report = await applyPlan({ gitlab, plan: read.plan, policy, signed: key !== undefined, apply: values["apply"] === true, concurrency, signal: trail.signal, audit: trail.sink }).finally(() => trail.close());
     if (note) report.warnings.unshift(note);
     return trail.exitCode(printReport(io, report, args));
   },

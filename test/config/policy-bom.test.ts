@@ -42,7 +42,7 @@ describe("a repository policy with a byte order mark", () => {
     const { policy } = await loadGitLabPolicy(gitlab, { project: String(repo.id), path: "warden.yaml" }, { names: NAMES });
     const plan = { policy: { ...policy.source, text: policy.text } } as unknown as PlanFile;
     const given = { kind: "gitlab" as const, project: String(repo.id), path: "warden.yaml" };
-    const checked = checkPlanPolicy(gitlab, plan, given, { file: "plan.json", signed: false, trust: (at, signal) => trustedLocation(gitlab, at, NAMES, signal) });
-    await expect(checked).resolves.toBeUndefined();
+    const checked = checkPlanPolicy(gitlab, { plan, policy }, given, { file: "plan.json", signed: false, trust: (at, signal) => trustedLocation(gitlab, at, NAMES, signal) });
+    await expect(checked).resolves.toMatchObject({ policy: { source: { sha256: policy.source.sha256 } } });
   });
 });

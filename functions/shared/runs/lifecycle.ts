@@ -116,7 +116,8 @@ function endRun(outcome: RunOutcome, life: RunLife, notify: NotifyOptions | unde
   const end = async (again = false) => {
     const fields = { trigger: life.labels.trigger, ...life.asked };
     if ("report" in outcome) logReport(outcome.report, fields);
-    else logger.error("job failed", { job: life.labels.job, ...fields, error: errorText(outcome.error) });
+    // The cause too, for the log alone: an error said in the Slack summary may leave out what only operations may read (S3's refusal names the account and the role).
+    else logger.error("job failed", { job: life.labels.job, ...fields, error: errorText(outcome.error), ...(outcome.error instanceof Error && outcome.error.cause !== undefined && { cause: errorText(outcome.error.cause) }) });
     // Before any wait: an attempt cut off (at a wait) has emitted them, and an attempt again must not count the run twice.
     if (!again) emitMetrics(outcome, life.labels);
     await life.giveBack?.();

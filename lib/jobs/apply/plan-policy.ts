@@ -11,10 +11,13 @@
  *   must still be that text (else the plan is stale: an older commit's policy was the ref's once).
  * With no policy here to compare with, the plan is refused, unless WARDEN_PLAN_KEY verified its
  * signature (the key's holder wrote it, policy and all).
+ * The policy apply judges and reports by (its report's `policy`, every audit line's) is then the one
+ * checked: where an unsigned plan says its policy came from is the editor's word, and only its text is
+ * compared.
  */
 import { createHash } from "node:crypto";
 import { commitIsOn, DEFAULT_BRANCH_REF, FileContentError, HttpError, readRepositoryFile, type GitLabClient } from "../../gitlab/index.ts";
-import type { Policy } from "../../policy/index.ts";
+import { MAX_POLICY_BYTES, type Policy, type PolicySource } from "../../policy/index.ts";
 import { escapeControls } from "../escape.ts";
 import { PlanFileError, type PlanFile } from "../shares/plan-file.ts";
 
@@ -25,9 +28,6 @@ export type GivenPolicy =
   /** Nothing given, and no ./warden.yaml: `looked` says where it was looked for. */
   | { kind: "none"; looked: string };
 
-/** A policy file is kilobytes (lib/config/policy-file.ts's limit is 1 MiB). */
-const MAX_POLICY_BYTES = 1024 * 1024;
-
 /**
  * The given repository location as every read of a repository policy trusts it (lib/config's
  * trustedLocation, which the front end passes in: this layer does not import lib/config): the
@@ -36,17 +36,20 @@ const MAX_POLICY_BYTES = 1024 * 1024;
  */
 export type TrustLocation = (given: Extract<GivenPolicy, { kind: "gitlab" }>, signal?: AbortSignal) => Promise<{ projectId: number; name: string; commitId: string }>;
 
-/** Throws PlanFileError naming the cause and the fix; returns a warning when the plan's policy stands on its signature alone. */
+/**
+ * `read` is readPlanFile's. Throws PlanFileError naming the cause and the fix; returns the policy to judge
+ * by, and a warning when the plan's policy stands on its signature alone.
+ */
 export async function checkPlanPolicy(
   gitlab: GitLabClient,
-  plan: PlanFile,
+  read: { plan: PlanFile; policy: Policy },
   given: GivenPolicy,
   opts: { file: string; signed: boolean; trust: TrustLocation; signal?: AbortSignal },
-): Promise<string | undefined> {
+): Promise<{ policy: Policy; note?: string }> {
   const { file, signed, signal } = opts;
-  const recorded = plan.policy;
+  const recorded = read.plan.policy;
   if (given.kind === "none") {
-    if (signed) return `the plan's policy was not compared with a policy here (no --policy, --policy-project or ${given.looked}): its signature (WARDEN_PLAN_KEY) vouches for it`;
+    if (signed) return { policy: read.policy, note: `the plan's policy was not compared with a policy here (no --policy, --policy-project or ${given.looked}): its signature (WARDEN_PLAN_KEY) vouches for it` };
     throw new PlanFileError(
       `${file}: its policy cannot be checked: there is no policy here to compare it with (no --policy, --policy-project or ${given.looked}), and a plan file's policy can be edited with it: ` +
         "give the policy the plan was made with (--policy FILE, or --policy-project PROJECT with --policy-path and --policy-ref as enforce took them), or sign plans with WARDEN_PLAN_KEY",
@@ -55,7 +58,8 @@ export async function checkPlanPolicy(
   if (given.kind === "file") {
     const { sha256, path } = given.policy.source as { sha256: string; path: string };
     if (sha256 !== recorded.sha256) throw differs(file, `${path} (SHA-256 ${sha256.slice(0, 12)}…, the plan's ${recorded.sha256.slice(0, 12)}…)`);
-    return undefined;
+    // The same text, named as the file it was read from.
+    return { policy: given.policy };
   }
   const where = `${given.project}:${given.path}`;
   if (recorded.source !== "gitlab" || recorded.project.toLowerCase() !== given.project.toLowerCase() || recorded.path !== given.path) {
@@ -89,7 +93,8 @@ export async function checkPlanPolicy(
           "nothing was applied: plan again with the policy as it is now, and review that plan",
       );
     }
-    return undefined;
+    const source: PolicySource = { source: "gitlab", project: given.project, projectId: project, path: given.path, ref, commitId: recorded.commitId, sha256: recorded.sha256 };
+    return { policy: { ...read.policy, source } };
   } catch (err) {
     if (err instanceof PlanFileError) throw err;
     if (err instanceof HttpError && (err.status === 404 || err.status === 400)) throw differs(file, `${where}: GitLab has no such file, ref or commit (${err.status})`);

@@ -76,6 +76,17 @@ export function checkRunRef(ref: string): void {
   parseRunRef(ref);
 }
 
+/**
+ * A listing or a read that failed, by its kind alone (AccessDenied, NoSuchKey, TimeoutError) when the AWS SDK
+ * threw it (it carries `$metadata`): S3's message names the account, the role and the bucket, and the
+ * Lambda's failure is posted to the deployment's Slack channel. The error itself is the cause, for a front end
+ * to log. The store's own words (an object too large, a token that came again) are Warden's, and kept.
+ */
+function failed(doing: string, err: unknown): RunHistoryError {
+  const error = err instanceof Error ? err : new Error(String(err));
+  return new RunHistoryError(`${doing} failed: ${"$metadata" in error ? error.name : `${error.name}: ${error.message}`}`, { cause: err });
+}
+
 /** Reads stored runs from `objects`; "latest" lists `bucket()` (asked only then: an s3:// name carries its bucket). */
 /** `signal`: a front end's stop (the CLI's Ctrl-C), which ends a listing or a read under way. */
 export function runReader(objects: RunObjects, bucket: () => string, signal?: AbortSignal): RunReader {
@@ -88,10 +99,14 @@ export function runReader(objects: RunObjects, bucket: () => string, signal?: Ab
     let found: { key: string; name: string; trigger: Trigger } | undefined;
     for (const trigger of triggers) {
       const prefix = `runs/${job}/${trigger}/`;
-      for await (const key of objects.keys(Bucket, prefix, signal)) {
-        const name = key.slice(prefix.length);
-        const dated = /^\d{8}T\d{6}\.\d{3}Z-/.test(name) && name.slice(0, latestTime.length) <= latestTime;
-        if (dated && !name.includes("/") && (!found || name > found.name)) found = { key, name, trigger };
+      try {
+        for await (const key of objects.keys(Bucket, prefix, signal)) {
+          const name = key.slice(prefix.length);
+          const dated = /^\d{8}T\d{6}\.\d{3}Z-/.test(name) && name.slice(0, latestTime.length) <= latestTime;
+          if (dated && !name.includes("/") && (!found || name > found.name)) found = { key, name, trigger };
+        }
+      } catch (err) {
+        throw failed(`listing s3://${Bucket}/${prefix}`, err);
       }
     }
     if (!found) {
@@ -117,8 +132,7 @@ export function runReader(objects: RunObjects, bucket: () => string, signal?: Ab
       try {
         return { location, text: await objects.text(where.bucket, where.key, signal), ...(where.chosen ? { chosen: where.chosen } : {}) };
       } catch (err) {
-        if (err instanceof RunHistoryError) throw err;
-        throw new RunHistoryError(`reading ${location} failed: ${(err as Error).name}: ${(err as Error).message}`, { cause: err });
+        throw failed(`reading ${location}`, err);
       }
     },
   };

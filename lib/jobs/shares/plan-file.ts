@@ -107,7 +107,10 @@ export interface PlanExpectations {
   key?: string;
 }
 
-/** A plan file's text, checked, with its policy parsed again from the recorded text; PlanFileError names the cause and the fix. */
+/**
+ * A plan file's text, checked, with its policy parsed again from the recorded text; PlanFileError names the
+ * cause and the fix. The policy's source is what the plan says: checkPlanPolicy gives the one to judge by.
+ */
 export function readPlanFile(text: string, file: string, expect: PlanExpectations): { plan: PlanFile; policy: Policy } {
   const notPlan = `${file} is not a Warden plan file (write one with: warden enforce --out ${file})`;
   let data: unknown;

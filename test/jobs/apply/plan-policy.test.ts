@@ -26,8 +26,11 @@ async function start() {
   const side = sim.repositories.commit(repo, { [PATH]: LAX }, "attacker/lax");
   const gitlab = new GitLabClient({ url: sim.url, token: sim.token, limiters: new RateLimiterRegistry(), retry: { baseDelayMs: 5 } });
   const given: GivenPolicy = { kind: "gitlab", project: repo.path_with_namespace, path: PATH, ref: repo.default_branch };
-  const planWith = (text: string, commitId: string) =>
-    planFile({ removals: [], policy: parsePolicy(text, "p", { source: "gitlab", project: repo.path_with_namespace, path: PATH, ref: repo.default_branch, commitId }), gitlabUrl: sim.url, createdAt: new Date(), wardenVersion: "0", unmatchedRules: [] });
+  // As readPlanFile gives it: the plan, and its policy parsed again with the origin it records.
+  const planWith = (text: string, commitId: string) => {
+    const policy = parsePolicy(text, "p", { source: "gitlab", project: repo.path_with_namespace, path: PATH, ref: repo.default_branch, commitId });
+    return { plan: planFile({ removals: [], policy, gitlabUrl: sim.url, createdAt: new Date(), wardenVersion: "0", unmatchedRules: [] }), policy };
+  };
   return { repo, reviewed, side, gitlab, given, planWith };
 }
 
@@ -36,10 +39,15 @@ const NAMES = { project: "--policy-project", allowUnprotected: "--policy-allow-u
 const check = (w: Awaited<ReturnType<typeof start>>, plan: ReturnType<Awaited<ReturnType<typeof start>>["planWith"]>, given: GivenPolicy = w.given) =>
   checkPlanPolicy(w.gitlab, plan, given, { file: "plan.json", signed: false, trust: (at, signal) => trustedLocation(w.gitlab, at, NAMES, signal) });
 
+/** An accepted plan is judged by the location checked: the project's id GitLab gives, the ref trusted, the commit verified. */
+const judgedAt = (w: Awaited<ReturnType<typeof start>>, commitId: string) => ({
+  policy: { source: { source: "gitlab", project: w.repo.path_with_namespace, projectId: w.repo.id, path: PATH, ref: w.repo.default_branch, commitId } },
+});
+
 describe("a plan from a repository policy", () => {
   it("the honest plan passes: its commit's file is its text, and the commit is on the branch", async () => {
     const w = await start();
-    await expect(check(w, w.planWith(groupSharesPolicy(), w.reviewed))).resolves.toBeUndefined();
+    await expect(check(w, w.planWith(groupSharesPolicy(), w.reviewed))).resolves.toMatchObject(judgedAt(w, w.reviewed));
   });
 
   it("a commit that is not on the policy's branch is refused, even though its file is the plan's text", async () => {
@@ -67,13 +75,13 @@ describe("a plan from a repository policy", () => {
     const widened = `${groupSharesPolicy()}# contractor-x approved again\n`;
     const now = sim.repositories.commit(w.repo, { [PATH]: widened });
     await expect(check(w, w.planWith(groupSharesPolicy(), w.reviewed))).rejects.toThrow(/no longer main's policy: the file at main \(commit [0-9a-f]{12}\) has changed since/);
-    await expect(check(w, w.planWith(widened, now))).resolves.toBeUndefined();
+    await expect(check(w, w.planWith(widened, now))).resolves.toMatchObject(judgedAt(w, now));
   });
 
   it("a plan whose commit is older than the branch's head still applies when the policy file has not changed since", async () => {
     const w = await start();
     sim.repositories.commit(w.repo, { "README.md": "unrelated" });
-    await expect(check(w, w.planWith(groupSharesPolicy(), w.reviewed))).resolves.toBeUndefined();
+    await expect(check(w, w.planWith(groupSharesPolicy(), w.reviewed))).resolves.toMatchObject(judgedAt(w, w.reviewed));
   });
 
   it("a plan from a branch enforce would not read the policy at (Developers may push to it) is refused; the deployment's opt-out takes it", async () => {
@@ -82,7 +90,7 @@ describe("a plan from a repository policy", () => {
     sim.protectedBranches.protect(w.repo, "main", { developersCanPush: true });
     const plan = w.planWith(groupSharesPolicy(), w.reviewed);
     await expect(check(w, plan)).rejects.toThrow(/plan\.json: its policy cannot be checked against .*: not trusted: branch "main" is protected, but Developers may push to it, .*; nothing was applied/);
-    await expect(check(w, plan, { ...w.given, allowUnprotectedRef: true })).resolves.toBeUndefined();
+    await expect(check(w, plan, { ...w.given, allowUnprotectedRef: true })).resolves.toMatchObject(judgedAt(w, w.reviewed));
   });
 
   it("a commit the project does not have is refused", async () => {

@@ -29,12 +29,12 @@ describe("a plan's recorded policy project id", () => {
     const plan = planFile({ removals: [], policy: parsePolicy(groupSharesPolicy(), "p", origin), gitlabUrl: sim.url, createdAt: new Date(), wardenVersion: "0", unmatchedRules: [] });
     const read = readPlanFile(JSON.stringify(plan), "plan.json", { gitlabUrl: sim.url, maxAgeMs: 3_600_000, now: new Date() });
     const given = { kind: "gitlab" as const, project: repo.path_with_namespace, path: PATH, ref: repo.default_branch };
-    const check = (plan: typeof read.plan) => checkPlanPolicy(gitlab, plan, given, { file: "plan.json", signed: false, trust: (at, signal) => trustedLocation(gitlab, at, NAMES, signal) });
-    await expect(check(read.plan)).rejects.toThrow(new RegExp(`project ${repo.id} \\(the plan's names project ${decoy.id}\\)`));
+    const check = (plan: ReturnType<typeof readPlanFile>) => checkPlanPolicy(gitlab, plan, given, { file: "plan.json", signed: false, trust: (at, signal) => trustedLocation(gitlab, at, NAMES, signal) });
+    await expect(check(read)).rejects.toThrow(new RegExp(`project ${repo.id} \\(the plan's names project ${decoy.id}\\)`));
     // The same plan with the id GitLab gives is accepted, and its apply names that project.
     const honest = readPlanFile(JSON.stringify(planFile({ removals: [], policy: parsePolicy(groupSharesPolicy(), "p", { ...origin, projectId: repo.id }), gitlabUrl: sim.url, createdAt: new Date(), wardenVersion: "0", unmatchedRules: [] })), "plan.json", { gitlabUrl: sim.url, maxAgeMs: 3_600_000, now: new Date() });
-    await expect(check(honest.plan)).resolves.toBeUndefined();
-    const report = await applyPlan({ gitlab, plan: honest.plan, policy: honest.policy, apply: false });
+    const { policy } = await check(honest);
+    const report = await applyPlan({ gitlab, plan: honest.plan, policy, apply: false });
     expect(report.policy).toMatchObject({ project: repo.path_with_namespace, projectId: repo.id });
   });
 });
