@@ -6,6 +6,7 @@ import { GitLabApi, GROUP_DETAIL } from "./api.ts";
 import { gitlabOffset, Listing, type ListOptions } from "../paging/index.ts";
 import { fillPath, type PathParams, type Query } from "./encode.ts";
 import { groupDetail, namespaceAnswer, userAnswer } from "./answer-shapes.ts";
+import { mediaType, UnexpectedAnswerError } from "../http/index.ts";
 import { ALREADY_SHARED, shareBody, type NewShare, type ShareOutcome, type UnshareOutcome } from "./shares.ts";
 import type { Branch, CurrentUser, Group, GroupDetail, Issue, Namespace, Note, Pipeline, Project, ProtectedTag, RepositoryFile, Tag, Visibility } from "./types.ts";
 
@@ -146,12 +147,29 @@ export class GitLabClient extends GitLabApi {
 
   /** Not idempotent: lib/http never repeats it once it may have reached GitLab. */
   createPipeline(project: number | string, ref: string, variables: { key: string; value: string }[], signal?: AbortSignal): Promise<Pipeline> {
-    return this.call<Pipeline>("POST", "/projects/:id/pipeline", { id: project }, { body: { ref, variables }, signal }).then((r) => r.data);
+    return this.pipelinePost("/projects/:id/pipeline", { id: project }, { ref, variables }, signal);
   }
 
   /** `POST /projects/:id/pipelines/:pipeline_id/cancel`; never repeated once it may have reached GitLab, as every POST. */
   cancelPipeline(project: number | string, pipelineId: number, signal?: AbortSignal): Promise<Pipeline> {
-    return this.call<Pipeline>("POST", "/projects/:id/pipelines/:pipeline_id/cancel", { id: project, pipeline_id: pipelineId }, { signal }).then((r) => r.data);
+    return this.pipelinePost("/projects/:id/pipelines/:pipeline_id/cancel", { id: project, pipeline_id: pipelineId }, undefined, signal);
+  }
+
+  /**
+   * A pipeline POST's answer, checked before anything reads it. A 2xx whose JSON is no pipeline (`null`, a
+   * gateway's `{"status":"ok"}`) is GitLab's answer replaced after it acted: an UnexpectedAnswerError with
+   * that 2xx, which mayHaveBeenMade() counts as maybe done, as it does a 2xx HTML page. Without an id there
+   * is nothing to cancel or point at; a missing sha is the job's to handle (it cancels what it cannot check).
+   */
+  private async pipelinePost(template: string, params: PathParams, body: unknown, signal?: AbortSignal): Promise<Pipeline> {
+    const { status, data, response } = await this.call<unknown>("POST", template, params, { body, signal });
+    // Only an object has an id: `null`, a list or a string has none.
+    const id = (data as { id?: unknown } | null)?.id;
+    if (Number.isSafeInteger(id) && (id as number) > 0) return data as Pipeline;
+    throw new UnexpectedAnswerError(
+      { status, method: "POST", route: `POST ${template}`, path: this.http.redactor.path(response.url), contentType: mediaType(response.headers["content-type"]), bytes: Buffer.byteLength(response.text), looksLike: "JSON without a pipeline's id" },
+      "is a proxy or gateway in front of GitLab replacing its answers?",
+    );
   }
 
   /** Issues are addressed by their per-project iid, not their global id (spec §2 rule 1). */

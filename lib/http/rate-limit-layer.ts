@@ -3,7 +3,7 @@
  * then waits for its turn at the limiter (rate-limiter.ts), and tells both how it was answered.
  */
 import type { Outcome } from "./concurrency.ts";
-import type { HoldReason, RateLimiter } from "./rate-limiter.ts";
+import type { HoldEnd, HoldReason, RateLimiter } from "./rate-limiter.ts";
 import type { StatsRecorder } from "./stats.ts";
 import type { HttpRequest, HttpResponse, Layer } from "./types.ts";
 import { seconds, type WaitReporter } from "./waits.ts";
@@ -22,8 +22,11 @@ export function rateLimitLayer(limiter: RateLimiter, waits: WaitReporter, stats:
     let epoch = concurrency.sent();
     let outcome: Outcome = "none";
     try {
-      await limiter.acquire(req.route, req.signal, (waitMs, reason) =>
-        waits.report("rate-limit", req, waitMs, () => `holding ${req.route} for ${seconds(waitMs)} s: ${HOLDS[reason](waits.service)}; resuming at ${waits.at(waitMs)}`),
+      await limiter.acquire(
+        req.route,
+        req.signal,
+        (waitMs, reason) => waits.report("rate-limit", req, waitMs, () => `holding ${req.route} for ${seconds(waitMs)} s: ${HOLDS[reason](waits.service)}; resuming at ${waits.at(waitMs)}`),
+        holdEnd(req, waits),
       );
       epoch = concurrency.sent();
       try {
@@ -39,6 +42,17 @@ export function rateLimitLayer(limiter: RateLimiter, waits: WaitReporter, stats:
       stats.noteConcurrency(concurrency.limit);
     }
   };
+}
+
+/**
+ * A request's holds count against its budget, as its attempts and the retries' waits do: one that would
+ * run past it fails the request at once, unsent (so a POST is not made), and is not retried.
+ */
+function holdEnd(req: HttpRequest, waits: WaitReporter): HoldEnd | undefined {
+  if (req.budgetEndsAt === undefined) return undefined;
+  const refusal = (waitMs: number, reason: HoldReason) =>
+    new Error(`${req.route} was not sent: ${HOLDS[reason](waits.service)}, and holding it ${seconds(waitMs)} s, until ${waits.at(waitMs)}, would take it past its time limit (attempts and waits included): run again once that time has passed`);
+  return { at: req.budgetEndsAt, refusal };
 }
 
 /** A 429, or a 503 that says when to come back, is the server pushing back; any other answer below 500, room. */

@@ -37,6 +37,13 @@ export interface RateLimiterOptions {
 
 /** Why the limiter holds a request back: a 429's pause, the server's budget spent or low, or the configured rate. */
 export type HoldReason = "paused" | "budget-spent" | "budget-low" | "rate";
+type OnHold = (waitMs: number, reason: HoldReason) => void;
+
+/** The time a request's holds may not run past (its budget's end), and the error for one that would. */
+export interface HoldEnd {
+  at: number;
+  refusal: (waitMs: number, reason: HoldReason) => Error;
+}
 
 interface Budget {
   remaining: number;
@@ -89,10 +96,13 @@ export class RateLimiter {
     this.refilledAt = now();
   }
 
-  /** Waits for `route`'s turn; `onHold` hears of every sleep it takes on the way, and why. */
-  acquire(route: string, signal?: AbortSignal, onHold?: (waitMs: number, reason: HoldReason) => void): Promise<void> {
+  /**
+   * Waits for `route`'s turn; `onHold` hears of every sleep it takes on the way, and why. A sleep that
+   * would end past `end.at` is not taken: the request fails with `end.refusal` instead.
+   */
+  acquire(route: string, signal?: AbortSignal, onHold?: OnHold, end?: HoldEnd): Promise<void> {
     const state = this.route(route);
-    const mine = state.turn.then(() => this.waitForTurn(state, signal, onHold));
+    const mine = state.turn.then(() => this.waitForTurn(state, signal, onHold, end));
     state.turn = mine.catch(() => undefined);
     return mine;
   }
@@ -154,7 +164,7 @@ export class RateLimiter {
     if (b && now >= b.resetAt) state.budget = { remaining: b.limit, limit: b.limit, resetAt: Infinity };
   }
 
-  private async waitForTurn(state: RouteState, signal?: AbortSignal, onHold?: (waitMs: number, reason: HoldReason) => void): Promise<void> {
+  private async waitForTurn(state: RouteState, signal?: AbortSignal, onHold?: OnHold, end?: HoldEnd): Promise<void> {
     for (let now = this.now(); ; now = this.now()) {
       this.refill(now);
       this.rollOver(state, now);
@@ -169,6 +179,8 @@ export class RateLimiter {
       if (at <= now) break;
       const reason: HoldReason =
         at === this.pausedUntil ? "paused" : at === serverAt ? (state.budget?.remaining === 0 ? "budget-spent" : "budget-low") : "rate";
+      // Each hold is bounded, not their sum: the k-th request queued on a spent route would wait k windows.
+      if (end && at > end.at) throw end.refusal(at - now, reason);
       if (reason !== "paused" || this.pauseAnnounced !== this.pausedUntil) onHold?.(at - now, reason);
       if (reason === "paused") this.pauseAnnounced = this.pausedUntil;
       await sleep(at - now, signal);

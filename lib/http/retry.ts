@@ -123,7 +123,7 @@ export function retryLayer(
       // What an attempt that times out leads to, for the deadline layer's notice: one more after at most this wait, or nothing.
       const timeoutRetry = contact.answered && IDEMPOTENT_METHODS.has(req.method) && timeouts < maxTimeoutRetries && failures < maxRetries;
       try {
-        res = await next({ ...req, attempt: attempt + 1, retryAfterTimeoutMs: timeoutRetry ? Math.min(cap, base * 2 ** failures) : undefined });
+        res = await next({ ...req, attempt: attempt + 1, retryAfterTimeoutMs: timeoutRetry ? Math.min(cap, base * 2 ** failures) : undefined, budgetEndsAt: started + budget });
         // A redirect is not yet the service answering: one to another origin is refused, and on first contact that is the address to fix.
         if (res.status < 300 || res.status >= 400) contact.answered = true;
         if (res.status !== 429) refusedRoutes.delete(req.route);

@@ -29,6 +29,8 @@ export interface HttpRequest {
    * undefined, a timeout ends the request. The deadline layer's notice says when it is really given up.
    */
   retryAfterTimeoutMs?: number;
+  /** Set by the retry layer: when the request's budget (RetryOptions.budgetMs) ends, on its clock; the rate limiter holds it no later. */
+  budgetEndsAt?: number;
 }
 
 export interface HttpResponse {

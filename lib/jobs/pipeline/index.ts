@@ -166,7 +166,7 @@ async function create(gitlab: GitLabClient, projectId: number, opts: PipelineOpt
   try {
     pipeline = await gitlab.createPipeline(projectId, opts.ref, opts.variables, opts.signal);
   } catch (err) {
-    // An answer lost after sending, any 5xx or an unreadable 2xx leaves it open whether GitLab started the pipeline, as restore takes them.
+    // An answer lost after sending, any 5xx or a 2xx that is unreadable or no pipeline leaves it open whether GitLab started the pipeline, as restore takes them.
     const ambiguous = mayHaveBeenMade(err) || opts.signal?.aborted === true;
     action.status = ambiguous ? "unknown" : "failed";
     action.error = ambiguous ? `unknown — check the project's pipelines before retrying (${errorText(err)})` : errorText(err);

@@ -5,6 +5,10 @@
  * again, a second pipeline; a 2xx is GitLab saying it did it, so the start is `unknown` (check before
  * retrying), as a lost answer or a 5xx is (lib/http/errors.ts mayHaveBeenMade).
  *
+ * JSON that is no pipeline (`null`, `[]`, a gateway's `{"status":"ok"}`) is the same case: it crashed the
+ * job (reading `.id` of null) or reported `failed` with a false story of a moved ref and a cancel of
+ * pipeline undefined; lib/gitlab's createPipeline now checks the answer's shape (review http7).
+ *
  * The simulator answers JSON only (its `rewrite` fault edits JSON), so the suite's reverse proxy in front
  * of it (test/support/spec.ts startProxy) passes the POST on and replaces the answer's body.
  */
@@ -45,5 +49,18 @@ describe("pipeline: a 2xx answer to the pipeline POST that is not the pipeline's
       error: expect.stringMatching(/^unknown — check the project's pipelines/),
     });
     expect(exitCode(report)).toBe(1);
+  });
+});
+
+describe("pipeline: a 2xx JSON answer to the pipeline POST that is no pipeline", () => {
+  it.each([["null"], ["[]"], ['"ok"'], ['{"status":"ok"}']])("answered 201 %s: the run reports the start as unknown (GitLab made it), not a crash and not a cancel of pipeline undefined", async (body) => {
+    const front = await proxy({ status: 201, contentType: "application/json", body });
+    const outcome = await runPipeline({ gitlab: world.gitlab(front.url), policy: POLICY, project: world.platform.path_with_namespace, ref: "main", variables: [], apply: true }).then(
+      (report) => ({ action: report.actions[0] as unknown, error: undefined }),
+      (error: unknown) => ({ action: undefined, error: String(error) }),
+    );
+    expect(world.sim.pipelines).toHaveLength(1);
+    expect(outcome.error, "the job itself does not throw").toBeUndefined();
+    expect(outcome.action).toMatchObject({ status: "unknown", error: expect.stringMatching(/^unknown — check the project's pipelines/) });
   });
 });
