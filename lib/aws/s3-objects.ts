@@ -17,7 +17,8 @@ export interface S3Objects {
  * Every request bounded: an endpoint that takes the connection and never answers (a proxy, a wrong
  * AWS_ENDPOINT_URL_S3) would otherwise hold `warden restore s3://…` for ever.
  */
-const TIMEOUTS = { connectionTimeout: 10_000, requestTimeout: 60_000 };
+// Without throwOnRequestTimeout the SDK only warns once requestTimeout has passed, and waits on.
+const TIMEOUTS = { connectionTimeout: 10_000, requestTimeout: 60_000, throwOnRequestTimeout: true };
 
 /**
  * The most of one object read (a stored run's report): the CLI reads a FILE up to as much. A stored run

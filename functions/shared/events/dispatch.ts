@@ -30,9 +30,14 @@ export const EVENT_DISPATCH_CONCURRENCY = 10;
 
 export interface DispatchOptions {
   claims: Claims;
-  start: (event: SubjectWorkerEvent) => Promise<void>;
+  /** Starts the subject's worker; `signal` cuts the invoke. */
+  start: (event: SubjectWorkerEvent, signal?: AbortSignal) => Promise<void>;
   /** The Events request's id: each subject's worker event is named by it. */
   requestId: string;
+  /** Cuts the claim writes: a claim cut off is taken as new, as when the table cannot be reached. */
+  claimsSignal?: AbortSignal;
+  /** Cuts the invokes; later than claimsSignal, so a subject whose claims were cut is still started. */
+  startSignal?: AbortSignal;
   now?: () => number;
 }
 
@@ -58,7 +63,7 @@ export async function dispatch(events: readonly DeliveredEvent[], opts: Dispatch
   const expiresAt = Math.floor(at / 1000) + EVENT_CLAIM_SECONDS;
   const ahead = unique.filter((e) => !happenedBy(e, at));
   if (ahead.length) logger.warn("events dated after now, or not dated, are handled but not claimed (a GitLab clock ahead of this one, or events sent before they happened)", { events: ahead.slice(0, LOGGED_EVENTS).map((e) => e.id), eventCount: ahead.length });
-  const fresh = await pMap(unique, (e) => !happenedBy(e, at - (e.claimAfterMs ?? 0)) || firstDelivery(opts.claims, e, expiresAt), { concurrency: EVENT_DISPATCH_CONCURRENCY });
+  const fresh = await pMap(unique, (e) => !happenedBy(e, at - (e.claimAfterMs ?? 0)) || firstDelivery(opts, e, expiresAt), { concurrency: EVENT_DISPATCH_CONCURRENCY });
   const bySubject = new Map<string, { subject: EventSubject; events: DeliveredEvent[] }>();
   for (const [i, e] of unique.entries()) {
     if (!fresh[i]) {
@@ -80,17 +85,22 @@ export async function dispatch(events: readonly DeliveredEvent[], opts: Dispatch
         correlationId: `${opts.requestId}:${key}`,
       };
       try {
-        await opts.start(worker);
+        await opts.start(worker, opts.startSignal);
         tally.started.push(key);
       } catch (err) {
         // Its events stay claimed: the scheduled sweep is what finds their strays now.
-        logger.error("starting the worker for a subject failed; the scheduled run will find its strays", { subject: key, events: worker.events.slice(0, LOGGED_EVENTS).map((e) => e.id), eventCount: worker.events.length, error: errorText(err) });
+        logger.error("starting the worker for a subject failed; the scheduled run will find its strays", { subject: key, events: worker.events.slice(0, LOGGED_EVENTS).map((e) => e.id), eventCount: worker.events.length, error: causeOf(err, opts.startSignal) });
         tally.failed.push(key);
       }
     },
     { concurrency: EVENT_DISPATCH_CONCURRENCY },
   );
   return tally;
+}
+
+/** What failed a call: the deadline, once it has passed (the SDK's error says only "Request aborted"), else the error. */
+function causeOf(err: unknown, signal: AbortSignal | undefined): string {
+  return errorText(signal?.aborted ? signal.reason : err);
 }
 
 /** Whether the event says it happened by `at`: only then can a run started now see what it records. */
@@ -102,11 +112,11 @@ function happenedBy(event: DeliveredEvent, at: number): boolean {
  * Whether the event is new. When the claims table cannot tell, it is taken as new: a second run for
  * a subject removes nothing the first did not, and a missed one leaves a stray until the sweep.
  */
-async function firstDelivery(claims: Claims, event: DeliveredEvent, expiresAt: number): Promise<boolean> {
+async function firstDelivery(opts: DispatchOptions, event: DeliveredEvent, expiresAt: number): Promise<boolean> {
   try {
-    return await claims.claim(event.claim, expiresAt);
+    return await opts.claims.claim(event.claim, expiresAt, undefined, opts.claimsSignal);
   } catch (err) {
-    logger.warn("the claims table could not be reached: the event is handled as new", { event: event.id, error: errorText(err) });
+    logger.warn("the claims table could not be reached: the event is handled as new", { event: event.id, error: causeOf(err, opts.claimsSignal) });
     return true;
   }
 }

@@ -1,0 +1,117 @@
+/**
+ * The public endpoints answer their callers in time whatever AWS does: GitLab waits 8 seconds for the
+ * Events function, Slack 3 for chat-ops. An Invoke API or a claims table that takes the connection and
+ * never answers (a network path gone quiet, a VPC without its endpoint) would otherwise hold the call
+ * until Lambda ends the invocation: the caller gets no answer, and nobody is told. Here each is a
+ * loopback server that reads the request and never answers.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { streamDelivery } from "../../sim/aws/gitlab-deliveries.ts";
+import { standardPolicy } from "../support/policies.ts";
+import { captureLogs, lambdaContext, signedCommand } from "../support/lambda.ts";
+import { lambdaWorld } from "../support/lambda-world.ts";
+
+const USER = "U012ABCDEF";
+const CHANNEL = "C0123456";
+const world = lambdaWorld({
+  secret: "",
+  dynamo: true,
+  lambdaApi: true,
+  policy: `${standardPolicy()}
+chatops:
+  slack:
+    users: ["${USER}"]
+    channels: ["${CHANNEL}"]
+`,
+  env: () => ({ WARDEN_WORKER_FUNCTION: "warden-test-EventsWorker", WARDEN_REPORT_ONLY: "false" }),
+});
+
+/** An endpoint that reads the request and never answers. */
+let silent: Server | undefined;
+async function silentEndpoint(): Promise<string> {
+  silent = createServer((req) => req.resume());
+  await new Promise<void>((resolve) => silent!.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+}
+afterEach(async () => {
+  silent?.closeAllConnections();
+  await new Promise<void>((resolve) => (silent ? silent.close(() => resolve()) : resolve()));
+  silent = undefined;
+});
+
+const NO_ANSWER = Symbol("no answer");
+/** The handler's answer, or NO_ANSWER once the caller has stopped waiting. */
+async function answerWithin(ms: number, fn: "events" | "chatops", event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2 | typeof NO_ANSWER> {
+  vi.resetModules();
+  const { handler } = fn === "events" ? await import("../../functions/events.ts") : await import("../../functions/chatops.ts");
+  return Promise.race([
+    handler(event, context) as Promise<APIGatewayProxyStructuredResultV2>,
+    new Promise<typeof NO_ANSWER>((resolve) => setTimeout(() => resolve(NO_ANSWER), ms)),
+  ]);
+}
+const eventsContext = () => lambdaContext({ functionName: "warden-test-Events", remainingMs: 10_000 });
+
+const groupShare = {
+  id: 4242,
+  author_id: 5,
+  entity_id: 77,
+  entity_type: "Group",
+  event_type: "group_share_with_group_link_created",
+  created_at: new Date(Date.now() - 60_000).toISOString(),
+  details: { target_id: 9, target_type: "Group" },
+};
+
+describe("the Events function, when AWS stalls", () => {
+  it("an Invoke API that never answers: it still answers GitLab within its 8 seconds, and logs the subject it could not start", async () => {
+    vi.stubEnv("AWS_ENDPOINT_URL_LAMBDA", await silentEndpoint());
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const answer = await answerWithin(8_000, "events", streamDelivery(groupShare), eventsContext());
+    const lines = logs.lines();
+    logs.restore();
+    expect(answer, "no answer within GitLab's 8 seconds: the Invoke call has no bound, Lambda's 10 s timeout ends the invocation").not.toBe(NO_ANSWER);
+    expect(answer).toMatchObject({ statusCode: 200 });
+    expect(JSON.parse(String((answer as APIGatewayProxyStructuredResultV2).body))).toMatchObject({ started: [], failed: ["group:77"] });
+    expect(lines).toContainEqual(expect.objectContaining({ level: "ERROR", message: "starting the worker for a subject failed; the scheduled run will find its strays", subject: "group:77" }));
+  }, 20_000);
+
+  it("a claims table that takes the connection and never answers: it still answers GitLab within its 8 seconds, and starts the subject (a claim cut off is taken as new)", async () => {
+    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", await silentEndpoint());
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    const answer = await answerWithin(8_000, "events", streamDelivery({ ...groupShare, id: 4243 }), eventsContext());
+    const lines = logs.lines();
+    logs.restore();
+    expect(answer, "no answer within GitLab's 8 seconds: the claims table's calls are bounded only past the invocation's own timeout").not.toBe(NO_ANSWER);
+    expect(answer).toMatchObject({ statusCode: 200 });
+    // A claim cut off is taken as new.
+    expect(JSON.parse(String((answer as APIGatewayProxyStructuredResultV2).body))).toMatchObject({ started: ["group:77"], failed: [] });
+    expect(lines).toContainEqual(expect.objectContaining({ level: "WARN", message: "the claims table could not be reached: the event is handled as new", error: expect.stringMatching(/^cut off 6 s into the delivery/) }));
+  }, 20_000);
+
+  it("an Invoke API that never answers, for more subjects than the invokes' own bound leaves time for: the invokes are cut too, each subject logged as not started", async () => {
+    vi.stubEnv("AWS_ENDPOINT_URL_LAMBDA", await silentEndpoint());
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    // Ten invokes at a time, 2 s each: the fourth ten are cut, the fifth never sent.
+    const shares = Array.from({ length: 50 }, (_, i) => ({ ...groupShare, id: 5000 + i, entity_id: 100 + i }));
+    const answer = await answerWithin(8_000, "events", streamDelivery(shares), eventsContext());
+    const lines = logs.lines();
+    logs.restore();
+    expect(answer, "no answer within GitLab's 8 seconds").not.toBe(NO_ANSWER);
+    expect(JSON.parse(String((answer as APIGatewayProxyStructuredResultV2).body))).toMatchObject({ events: 50, started: [], failed: expect.arrayContaining(shares.map((s) => `group:${s.entity_id}`)) });
+    expect(lines.filter((l) => l["level"] === "ERROR" && l["message"] === "starting the worker for a subject failed; the scheduled run will find its strays")).toHaveLength(50);
+  }, 20_000);
+});
+
+describe("chat-ops, when the Invoke API never answers", () => {
+  it("still answers within Slack's 3 seconds, telling the user the start is uncertain", async () => {
+    vi.stubEnv("AWS_ENDPOINT_URL_LAMBDA", await silentEndpoint());
+    const answer = await answerWithin(3_000, "chatops", signedCommand({ text: "enforce" }), lambdaContext({ functionName: "warden-test-Chatops" }));
+    expect(answer, "no answer within Slack's 3 seconds").not.toBe(NO_ANSWER);
+    expect(JSON.parse(String((answer as APIGatewayProxyStructuredResultV2).body))).toMatchObject({ text: expect.stringContaining("Warden may or may not have started `enforce`") });
+  }, 20_000);
+});
