@@ -46,7 +46,7 @@ export function gitlabOffset<T extends Item>(req: GitLabListRequest): Strategy<T
       // for the last page, it would pass each listing's first page off as all of it. (A shorter page is the
       // last one whatever its headers say: offset pages are full but for the last.)
       if (next === null && !headers["link"] && headers["x-next-page"] === undefined && page.items.length >= perPage) {
-        throw new PagingError(`${req.route}: the page came without GitLab's paging headers (no Link, no X-Next-Page; a proxy dropping them?), so whether more pages follow is unknown; stopping instead of ending the listing early`);
+        throw headersDropped(req, "no Link, no X-Next-Page");
       }
       if (next === null && nextPage !== "" && headers["link"]) {
         // The headers disagree: ending here would pass a partial listing off as complete.
@@ -65,7 +65,8 @@ export function gitlabOffset<T extends Item>(req: GitLabListRequest): Strategy<T
 
 /** `order.orderBy` is left out where keyset takes none (the repository tree). */
 export function gitlabKeyset<T extends Item>(req: GitLabListRequest, order: ListingOrder): Strategy<T> {
-  const params: Record<string, string> = { pagination: "keyset", per_page: String(req.perPage ?? 100) };
+  const perPage = req.perPage ?? 100;
+  const params: Record<string, string> = { pagination: "keyset", per_page: String(perPage) };
   if (order.orderBy) params["order_by"] = order.orderBy;
   if (order.sort) params["sort"] = order.sort;
   const first = firstUrl(req, params);
@@ -80,10 +81,27 @@ export function gitlabKeyset<T extends Item>(req: GitLabListRequest, order: List
       const meta: PageMeta = dated(page.headers);
       if (page.headers["x-next-cursor"]) meta.nextCursor = page.headers["x-next-cursor"];
       if (page.headers["x-prev-cursor"]) meta.prevCursor = page.headers["x-prev-cursor"];
-      // The end of a keyset listing is an empty page without Link.
+      // The end of a keyset listing is an empty page without Link, or a full one: GitLab looks one item
+      // ahead and sends no Link when none follows. A page reached by a link came through whatever passes
+      // Link; a full first page without one may instead have lost it (a proxy passing an allowlist of
+      // headers), so it is checked once (linkPasses).
+      if (page.next === null && position === "" && perPage > 1 && page.items.length >= perPage) await linkPasses(req, first, signal);
       return { items: page.items, next: page.items.length === 0 ? null : page.next, meta };
     },
   };
+}
+
+/**
+ * Asks for the listing's first page again, one item long: of a listing of a full page or more, GitLab
+ * sends a next link with it, whatever the order. None means something drops Link, and the full page
+ * is not known to be the last. (Asking past the last id would suit only listings that take id bounds,
+ * not those by id that move by cursor, such as audit events, which would ignore the bound.)
+ */
+async function linkPasses(req: GitLabListRequest, first: URL, signal?: AbortSignal): Promise<void> {
+  const probe = new URL(first);
+  probe.searchParams.set("per_page", "1");
+  const page = await getPage(req, probe, first, signal);
+  if (page.next === null && page.items.length > 0) throw headersDropped(req, "no Link on a full page, nor on that page asked for again one item long");
 }
 
 /**
@@ -110,6 +128,13 @@ function offsetLimitError(req: GitLabListRequest, err: unknown): unknown {
   return new PagingError(
     `${req.route}: GitLab's maximum offset was reached (${err.serviceMessage}). ` +
       (hasKeyset(req.path) ? "List it by keyset (order_by=id) instead." : "This endpoint has no keyset pagination; narrow the listing with filters."),
+  );
+}
+
+function headersDropped(req: GitLabListRequest, missing: string): PagingError {
+  return new PagingError(
+    `${req.route}: the page came without GitLab's paging headers (${missing}; a proxy dropping them?), so whether more pages follow is unknown; ` +
+      "stopping instead of ending the listing early. Let the proxy in front of GitLab pass its Link and X-* paging headers",
   );
 }
 

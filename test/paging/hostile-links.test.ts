@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpClient, RateLimiterRegistry } from "../../lib/http/index.ts";
-import { gitlabOffset, Listing, PagingError, type GitLabListRequest } from "../../lib/paging/index.ts";
+import { gitlabKeyset, gitlabOffset, Listing, PagingError, type GitLabListRequest } from "../../lib/paging/index.ts";
 import { json, scriptedServer, type ScriptedServer } from "../support/server.ts";
 
 const TOKEN = "glpat-review-paging-token-0123456789";
@@ -71,6 +71,35 @@ describe("a next link stays the listing it was asked for", () => {
     const req = await gitlabLike((r, res) => json(res, 200, [{ id: 1 }], link(`${server!.url}/api/v4/groups/5/audit_events?created_after=2020-01-01T00:00:00Z&page=2`)), "/groups/5/audit_events", "created_after=2026-10-31T12%3A00%3A00.000Z");
     const { error } = await drain(new Listing(gitlabOffset<{ id: number }>(req)));
     expect(String(error)).toMatch(/next link changes the parameter created_after of the listing/);
+  });
+});
+
+// Real links as GitLab writes them carry parameters of its own: a listing must follow them.
+describe("GitLab's own additions to a next link", () => {
+  // As GitLab writes them: its declared defaults, and the path's parameters under its names.
+  it.each([
+    ["/projects/8/merge_requests/3/notes", "GET /projects/:id/merge_requests/:iid/notes", "id=8&noteable_id=3&order_by=created_at&sort=desc&page=2&per_page=100"],
+    ["/groups/5/subgroups", "GET /groups/:id/subgroups", "all_available=false&id=5&order_by=name&owned=false&page=2&per_page=100&sort=asc&statistics=false&with_custom_attributes=false"],
+    ["/groups/5/projects", "GET /groups/:id/projects", "id=5&include_ancestor_groups=false&include_subgroups=true&owned=false&page=2&per_page=100&simple=false&starred=false&with_custom_attributes=false&with_issues_enabled=false&with_merge_requests_enabled=false&with_security_reports=false&with_shared=false"],
+  ])("GitLab's own additions are let be: %s", async (path, route, query) => {
+    const req = await gitlabLike((r, res) => {
+      if (pageOf(r.url) === 2) return json(res, 200, [{ id: 2 }]);
+      json(res, 200, [{ id: 1 }], link(`${server!.url}/api/v4${path}?${query}`));
+    }, path, path.endsWith("/projects") ? "include_subgroups=true&with_shared=false" : undefined);
+    const { ids, error } = await drain(new Listing(gitlabOffset<{ id: number }>({ ...req, route })));
+    expect(error).toBeUndefined();
+    expect(ids).toEqual([1, 2]);
+  });
+
+  it("GitLab's own additions to a keyset link on /projects (GitLab.com's) are let be", async () => {
+    const defaults = "imported=false&include_hidden=false&membership=false&owned=false&repository_checksum_failed=false&simple=false&starred=false&statistics=false&wiki_checksum_failed=false&with_custom_attributes=false&with_issues_enabled=false&with_merge_requests_enabled=false";
+    const req = await gitlabLike((r, res) => {
+      if (new URL(r.url, "http://x").searchParams.has("id_after")) return json(res, 200, [{ id: 2 }]);
+      json(res, 200, [{ id: 1 }], link(`${server!.url}/api/v4/projects?${defaults}&id_after=1&order_by=id&pagination=keyset&per_page=100&sort=asc`));
+    }, "/projects");
+    const { ids, error } = await drain(new Listing(gitlabKeyset<{ id: number }>(req, { orderBy: "id", sort: "asc" })));
+    expect(error).toBeUndefined();
+    expect(ids).toEqual([1, 2]);
   });
 });
 
