@@ -18,10 +18,9 @@
  * function would hold it (with Slack's signing secret, the Events function could sign any chat command).
  *
  * Each is read through a cache with a time to live, so a rotated secret is picked up within minutes
- * without a read per invocation. A public endpoint's failed read is kept a little while too: anyone may
- * send it requests, and each would otherwise read the secret again. Each field is optional, as a deployment may use GitLab or n8n alone,
- * or no Slack: whoever needs a field asks for it, and fails naming it when it is absent. Errors name the
- * secret and the field, never a value.
+ * without a read per invocation; a public endpoint's failed read is kept a little while too (anyone may
+ * send it requests). Each field is optional (GitLab or n8n alone, no Slack): whoever needs one asks for
+ * it, and fails naming it when absent. Errors name the secret and the field, never a value.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { z } from "zod";
@@ -43,15 +42,10 @@ const SecretsSchema = z.object({
 });
 
 /** The n8n secret: n8n's key, and the webhook for the summaries of a function that reads no other. */
-const N8nSecretsSchema = z.object({
-  n8nApiKey: field,
-  slackWebhookUrl: field,
-});
+const N8nSecretsSchema = z.object({ n8nApiKey: field, slackWebhookUrl: field });
 
 /** The chat-ops secret: what authenticates a slash command, and nothing that acts. */
-const ChatopsSecretsSchema = z.object({
-  slackSigningSecret: field,
-});
+const ChatopsSecretsSchema = z.object({ slackSigningSecret: field });
 
 /** The events' secret: what authenticates GitLab's deliveries (functions/events.ts), and nothing that acts. */
 const EventsSecretsSchema = z.object({
@@ -142,6 +136,11 @@ const TTL_MS = 5 * 60_000;
  * person or the schedule asked, and its next try should read again.
  */
 const ENDPOINT_FAILURE_KEPT_MS = 30_000;
+/**
+ * The longest a read takes, attempts included (Secrets Manager answers in tens of ms): one never answered must
+ * not hold an endpoint past its caller's wait (Slack's 3 s: a 401, logged), nor a job without its `job failed`.
+ */
+const [ENDPOINT_READ_MS, JOB_READ_MS] = [2_000, 5_000];
 
 export interface JobSecretsOptions extends SecretsCacheOptions {
   /** The n8n secret's ARN, in a function that reads it; undefined: n8nApiKey is the jobs' secret's. */
@@ -155,8 +154,8 @@ export function secretsCache(opts: JobSecretsOptions): SecretsCache<Secrets> {
   const jobs = opts.n8nSeparate || opts.n8nSecretId ? JOBS_WITHOUT_N8N : JOBS;
   return cacheOf(opts, async () => {
     // Workflows reads the n8n secret alone, unless its policy is kept in GitLab.
-    if (opts.n8nSecretId === undefined) return read(jobs, opts);
-    const [own, n8n] = await Promise.all([opts.secretId ? read(jobs, opts) : ({} as Secrets), read(N8N, { ...opts, secretId: opts.n8nSecretId })]);
+    if (opts.n8nSecretId === undefined) return read(jobs, opts, JOB_READ_MS);
+    const [own, n8n] = await Promise.all([opts.secretId ? read(jobs, opts, JOB_READ_MS) : ({} as Secrets), read(N8N, { ...opts, secretId: opts.n8nSecretId }, JOB_READ_MS)]);
     const webhook = own.slackWebhookUrl ?? n8n.slackWebhookUrl;
     return { ...own, ...(n8n.n8nApiKey !== undefined && { n8nApiKey: n8n.n8nApiKey }), ...(webhook !== undefined && { slackWebhookUrl: webhook }) };
   });
@@ -164,12 +163,12 @@ export function secretsCache(opts: JobSecretsOptions): SecretsCache<Secrets> {
 
 /** The chat-ops secret. */
 export function chatopsSecretsCache(opts: SecretsCacheOptions): SecretsCache<ChatopsSecrets> {
-  return cacheOf(opts, () => read(CHATOPS, opts), ENDPOINT_FAILURE_KEPT_MS);
+  return cacheOf(opts, () => read(CHATOPS, opts, ENDPOINT_READ_MS), ENDPOINT_FAILURE_KEPT_MS);
 }
 
 /** The events' secret. */
 export function eventsSecretsCache(opts: SecretsCacheOptions): SecretsCache<EventsSecrets> {
-  return cacheOf(opts, () => read(EVENTS, opts), ENDPOINT_FAILURE_KEPT_MS);
+  return cacheOf(opts, () => read(EVENTS, opts, ENDPOINT_READ_MS), ENDPOINT_FAILURE_KEPT_MS);
 }
 
 /** `failureKeptMs`: how long a failed read is given to every caller before the next is tried (0: not kept). */
@@ -195,13 +194,15 @@ function cacheOf<T>(opts: SecretsCacheOptions, load: () => Promise<T>, failureKe
   };
 }
 
-async function read<S extends z.ZodObject>(kind: SecretKind<S>, { client, secretId }: SecretsCacheOptions): Promise<z.output<S>> {
+async function read<S extends z.ZodObject>(kind: SecretKind<S>, { client, secretId }: SecretsCacheOptions, withinMs: number): Promise<z.output<S>> {
   if (!secretId) throw new SecretsError(`${kind.variable} is not set`);
   let text: string | undefined;
+  const within = AbortSignal.timeout(withinMs);
   try {
-    text = (await client.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
+    text = (await client.send(new GetSecretValueCommand({ SecretId: secretId }), { abortSignal: within })).SecretString;
   } catch (err) {
-    throw new SecretsError(`reading secret ${secretId} failed: ${(err as Error).name}: ${(err as Error).message}`, { cause: err });
+    // The SDK says only "Request aborted" of a read cut off.
+    throw new SecretsError(`reading secret ${secretId} failed: ${within.aborted ? `no answer within ${withinMs / 1000} s` : `${(err as Error).name}: ${(err as Error).message}`}`, { cause: err });
   }
   if (text === undefined) throw new SecretsError(`secret ${secretId} has no SecretString (a binary secret is not supported)`);
   let data: unknown;
@@ -229,7 +230,8 @@ async function read<S extends z.ZodObject>(kind: SecretKind<S>, { client, secret
   return parsed.data;
 }
 
-const client = new SecretsManagerClient({});
+// Each attempt bounded too (without throwOnRequestTimeout the SDK only warns once requestTimeout has passed).
+const client = new SecretsManagerClient({ requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000, throwOnRequestTimeout: true } });
 
 /** The process's cache of the jobs' credentials: the secret WARDEN_SECRET_ARN names, and the one WARDEN_N8N_SECRET_ARN names where set. */
 export const secrets: SecretsCache<Secrets> = secretsCache({
