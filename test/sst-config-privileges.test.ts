@@ -280,7 +280,8 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     const wrong: string[] = [];
     for (const [name, f] of functions) {
       // Its own, the group Lambda writes its lines to: it must keep these.
-      expect(f.lambda["loggingConfig"], name).toEqual({ logFormat: "Text", logGroup: f.logGroup });
+      // SST logs a durable function (Enforce, a Workflow) as JSON, the others as text.
+      expect(f.lambda["loggingConfig"], name).toEqual({ logFormat: name === "Enforce" ? "JSON" : "Text", logGroup: f.logGroup });
       for (const action of ["logs:CreateLogStream", "logs:CreateLogGroup"]) expect(roleAllows(f, action, group(f.logGroup)), `${name} ${action} own`).toBe(true);
       expect(roleAllows(f, "logs:PutLogEvents", stream(f.logGroup)), `${name} logs:PutLogEvents own`).toBe(true);
       for (const [other, g] of functions) if (other !== name && writes(g, f.logGroup)) wrong.push(`${other} -> ${name}`);

@@ -43,8 +43,11 @@ export interface FunctionArgs {
   /** `reserved` becomes the function's reservedConcurrentExecutions, as in SST. */
   concurrency?: Input<{ reserved?: Input<number> }>;
   durable?: boolean | { timeout?: Input<Duration>; retention?: Input<DurationDays> };
-  /** SST's: how long CloudWatch keeps the function's log group (its RETENTION's names; default "1 month"). */
-  logging?: Input<false | { retention?: Input<LogRetention> }>;
+  /**
+   * SST's: how long CloudWatch keeps the function's log group (its RETENTION's names; default "1 month"), and
+   * the format Lambda writes (default "text", "json" for a durable function, which refuses any other).
+   */
+  logging?: Input<false | { retention?: Input<LogRetention>; format?: Input<"text" | "json"> }>;
   /** The function's name (SST's physicalName when absent). */
   name?: Input<string>;
   /** As SST's: a function applied to the arguments of the role it makes. */
@@ -140,6 +143,12 @@ export class Function extends Component {
         ? undefined
         : new aws.cloudwatch.LogGroup(`${name}LogGroup`, { name: pulumi.interpolate`/aws/lambda/${args.name ?? `${pulumi.getProject()}-${pulumi.getStack()}-${name}Function-kmnorstu`}` }, { parent }),
     );
+    // SST's normalizeLogging: a durable function logs JSON, and refuses another format.
+    const logFormat = pulumi.output(args.logging).apply((logging) => {
+      const format = (logging || undefined)?.format;
+      if (durable && format !== undefined && format !== "json") throw new Error(`Function "${name}": Durable functions require "logging.format" to be set to "json"`);
+      return (format ?? (durable ? "json" : "text")) === "json" ? "JSON" : "Text";
+    });
     const publish = pulumi.output(args.versioning).apply((v) => v ?? Boolean(durable));
     const fn = new aws.lambda.Function(
       `${name}Function`,
@@ -151,7 +160,7 @@ export class Function extends Component {
         timeout: pulumi.output(args.timeout ?? "20 seconds").apply(toSeconds),
         environment: { variables: args.environment ?? {} },
         // Unset without a group, as SST leaves it.
-        loggingConfig: logGroup.apply((group) => group && { logFormat: "Text", logGroup: group.name }) as pulumi.Output<aws.types.input.lambda.FunctionLoggingConfig>,
+        loggingConfig: pulumi.all([logGroup, logFormat]).apply(([group, format]) => group && { logFormat: format, logGroup: group.name }) as pulumi.Output<aws.types.input.lambda.FunctionLoggingConfig>,
         packageType: "Zip",
         s3Bucket: "sst-asset",
         s3Key: `${name}.zip`,
@@ -204,12 +213,14 @@ export class Workflow extends Component {
 
   constructor(name: string, args: WorkflowArgs, opts?: pulumi.ComponentResourceOptions) {
     super("Workflow", name, args, WORKFLOW_KEYS, opts);
-    const { timeout, retention, transform, ...rest } = args;
+    const { timeout, retention, transform, logging, ...rest } = args;
     const timeouts = pulumi.output(timeout);
     const fn = new Function(
       `${name}Handler`,
       {
         ...rest,
+        // SST's Workflow normalizeLogging: logging given is JSON, whatever format it names.
+        ...(logging === undefined ? {} : { logging: pulumi.output(logging).apply((l) => (l === false ? false : { ...l, format: "json" as const })) }),
         ...(transform?.function ? { transform: transform.function } : {}),
         // A deploy must not change the code of executions in flight: each runs on its published version.
         versioning: true,
