@@ -8,7 +8,8 @@
  * already received, acknowledged without running again (functions/shared/slack/once.ts); the form; the caller
  * against the policy; the command; the response_url; the caller's commands this minute
  * (functions/shared/slack/command-rate.ts); then one asynchronous invoke of the worker and an ephemeral
- * acknowledgement. Nothing here calls GitLab or n8n, or can: the function reads only the endpoints'
+ * acknowledgement. The claims and the invoke are cut at the request's deadline (ANSWER_BY_MS), past which
+ * nothing is started. Nothing here calls GitLab or n8n, or can: the function reads only the endpoints'
  * secret (functions/shared/config/secrets.ts), never the jobs' tokens.
  *
  * The caller is checked here only against a policy shipped in the bundle. A policy in a GitLab
@@ -24,6 +25,7 @@ import { chatopsSecrets, requireSecret } from "./shared/config/secrets.ts";
 import { loadPolicy, repositoryPolicyLocation } from "./shared/config/policy.ts";
 import { allowedResponseOrigin, isAllowedResponseUrl } from "./shared/config/slack.ts";
 import { endpointCredential, httpEndpoint } from "./shared/lambda/http-endpoint.ts";
+import type { DeadlineContext } from "./shared/lambda/deadline.ts";
 import { logger } from "./shared/lambda/logger.ts";
 import { describeRequest, makesChanges } from "./shared/runs/job-request.ts";
 import { notStarted, startWorker } from "./shared/runs/start-worker.ts";
@@ -47,7 +49,15 @@ const claims = dynamoClaims();
 
 type Result = APIGatewayProxyStructuredResultV2;
 
-async function acknowledge(event: SlackCommandEvent, context: Context): Promise<Result> {
+/**
+ * Slack shows a command as failed 3 s after sending it, and its user may then type it again: from when the
+ * request is taken, the claims and the invoke get this long (the secret's read has its own 2 s), and a
+ * command not started by then is not started at all.
+ */
+const ANSWER_BY_MS = 2_500;
+
+async function acknowledge(event: SlackCommandEvent, context: Context & DeadlineContext): Promise<Result> {
+  const { signal } = context;
   const form = event.body;
   const caller = { userId: form.user_id, channelId: form.channel_id };
   // One line per command, whatever became of it.
@@ -86,17 +96,23 @@ async function acknowledge(event: SlackCommandEvent, context: Context): Promise<
   const sentAt = Number(event.headers["x-slack-request-timestamp"]);
   let slot;
   try {
-    slot = await takeCommandSlot(claims, form.team_id, form.user_id, sentAt);
+    slot = await takeCommandSlot(claims, form.team_id, form.user_id, sentAt, signal);
   } catch (err) {
-    log("warn", "not run", { command, reason: "the claims table could not be reached", error: errorText(err) });
+    const reason = signal.aborted ? "the claims table did not answer in time" : "the claims table could not be reached";
+    log("warn", "not run", { command, reason, error: errorText(err) });
     return reply(`:x: Warden could not count this minute's commands, so it did not run ${quoted(command)}. Try again in a minute.`);
   }
   if (!slot.taken) {
     log("warn", "refused", { command, reason: `more than ${COMMANDS_PER_MINUTE} commands a minute` });
     return reply(`:no_entry: Warden starts at most ${COMMANDS_PER_MINUTE} commands a minute for each person, and you have sent that many this minute: it did not run ${quoted(command)}. Try again in ${slot.retryInSeconds} s.`);
   }
+  // Slack is about to show the command as failed: a worker started now would run unseen, and again when retyped.
+  if (signal.aborted) {
+    log("warn", "not run", { command, reason: `no time left to start it within ${ANSWER_BY_MS / 1000} s of the request` });
+    return reply(`:x: Warden could not start ${quoted(command)} in time; nothing was run. Run it again.`);
+  }
   try {
-    await startWorker({ command: parsed.request, responseUrl: form.response_url, user: { id: form.user_id, name: form.user_name }, channelId: form.channel_id, correlationId: context.awsRequestId, sentAt });
+    await startWorker({ command: parsed.request, responseUrl: form.response_url, user: { id: form.user_id, name: form.user_name }, channelId: form.channel_id, correlationId: context.awsRequestId, sentAt }, signal);
   } catch (err) {
     if (notStarted(err)) {
       logger.error("starting the worker failed", { command, error: errorText(err) });
@@ -122,6 +138,10 @@ function reply(text: string): Result {
 // No refusal is logged as it is answered: a 401's reason is logged where it is decided (onRefused), and
 // a body too large or a malformed form (413, 400, 415) is only answered. Warden's own failures are logged by httpEndpoint.
 export const handler = httpEndpoint("chat-command", { maxBodyBytes: MAX_FORM_BYTES })
+  // The request's deadline, read by slackRequestOnce's claim and by acknowledge.
+  .before(({ context }) => {
+    (context as Context & DeadlineContext).signal = AbortSignal.timeout(ANSWER_BY_MS);
+  })
   .use(slackSslCheck())
   .use(
     verifySlackRequest({
@@ -136,4 +156,4 @@ export const handler = httpEndpoint("chat-command", { maxBodyBytes: MAX_FORM_BYT
     }),
   )
   .use(slackCommandForm())
-  .handler((event, context) => acknowledge(event as unknown as SlackCommandEvent, context));
+  .handler((event, context) => acknowledge(event as unknown as SlackCommandEvent, context as Context & DeadlineContext));

@@ -15,12 +15,14 @@
  * (functions/shared/state/claims.ts), so an event re-sent by hand (Lambda itself does not retry it) is
  * logged and dropped. Each run's metrics are emitted and an
  * applying run's report is kept for restore (functions/shared/runs/lifecycle.ts); the result goes to the command's
- * thread, not to the channel's webhook, unless the thread did not take it and the run changed something.
+ * thread, not to the channel's webhook, unless the thread did not take it and the run changed something (an
+ * exemption's merge request opened, too).
  *
  * It also enforces the subject of GitLab's events (invoked asynchronously by functions/events.ts):
  * that project or group alone, as functions/shared/events/subject-run.ts says, once per event as well.
  */
 import { errorText, escapeMrkdwn, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
+import { redactStrings } from "../lib/redact/index.ts";
 import { secrets } from "./shared/config/secrets.ts";
 import { workerTakes } from "./shared/config/settings.ts";
 import { runForSubject, type SubjectRun } from "./shared/events/subject-run.ts";
@@ -29,7 +31,7 @@ import { logger } from "./shared/lambda/logger.ts";
 import type { TimeLeft } from "./shared/lambda/time-left.ts";
 import { describeRequest, WorkerEventSchema, type WorkerEvent } from "./shared/runs/job-request.ts";
 import { runLifecycle, RunRefused } from "./shared/runs/lifecycle.ts";
-import { notifyRun } from "./shared/runs/notify.ts";
+import { notifyRun, postRunSummary, type WebhookMessage } from "./shared/runs/notify.ts";
 import { verdict } from "./shared/runs/outcome.ts";
 import { runJob, type JobReport } from "./shared/runs/run-job.ts";
 import { runLabels } from "./shared/runs/triggers.ts";
@@ -40,13 +42,20 @@ import { postToResponseUrl } from "./shared/slack/post-response.ts";
 import { ephemeral, quoted, type TextMessage } from "./shared/slack/reply.ts";
 import { dynamoClaims } from "./shared/state/claims.ts";
 
-/** `ran` is told the report of a run the policy let the caller start. */
-async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLeft, ran: (report: JobReport) => void): Promise<SlackMessage | TextMessage> {
+/** What the deployment's webhook may be told if the thread does not take the answer (tellChannelInstead). */
+type Ran = { report: JobReport } | { exemption: WebhookMessage };
+
+/** `ran` is told the report of a run the policy let the caller start, or the message of an exemption opened. */
+async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLeft, ran: (what: Ran) => void): Promise<SlackMessage | TextMessage> {
   const command = describeRequest(event.command);
   const asker = { userId: event.user.id, channelId: event.channelId };
   const request = event.command;
   // A merge request on the policy repository, not a run with a report (functions/shared/slack/exempt-run.ts).
-  if (request.job === "exempt") return proposeExemption(request, asker, signal);
+  if (request.job === "exempt") {
+    const exemption = await proposeExemption(request, asker, signal);
+    if (exemption.opened) ran({ exemption: exemption.message });
+    return exemption.message;
+  }
   // Until the policy has let the caller run the command, they learn nothing of why it failed: with the
   // policy in a repository, anyone in the workspace gets this far (chat-ops cannot judge them).
   let allowed = false;
@@ -58,7 +67,7 @@ async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLe
       allowed = true;
       return runJob(request, signal, policy);
     });
-    ran(report);
+    ran({ report });
     return renderSlack(report);
   } catch (err) {
     if (!(err instanceof RunRefused) && !allowed) return notChecked(request, err);
@@ -131,26 +140,30 @@ export const handler = jobLambda(WorkerEventSchema, async (event, context): Prom
     await postToResponseUrl(event.responseUrl, message, timeLeft).catch(() => undefined);
   }
   if (first !== "first") return { posted: false };
-  let report: JobReport | undefined;
+  let ran: Ran | undefined;
   // Read now, with the run's own settings (the secret is cached for the run): read after a long run, a Secrets
   // Manager that does not answer would hold the Worker until Lambda ends it, and nobody would be told.
   const webhookUrl = secrets.get().then((s) => s.slackWebhookUrl, () => undefined);
-  const message = await outcome(event, context.signal, timeLeft, (ran) => (report = ran));
+  const message = await outcome(event, context.signal, timeLeft, (what) => (ran = what));
   const posted = await postToResponseUrl(event.responseUrl, message, timeLeft).catch((err: unknown) => {
     logger.error("posting the result to Slack failed", { command, error: errorText(err) });
     return false;
   });
-  if (!posted && report) await tellChannelInstead(report, event, await webhookUrl, timeLeft);
+  if (!posted && ran) await tellChannelInstead(ran, event, await webhookUrl, timeLeft);
   return { posted };
 });
 
 /**
  * A run that changed something whose answer Slack did not take (the command's response_url expired after its
  * 30 minutes, a run having waited and worked past them; or Slack failed that one post): its summary goes to the
- * deployment's webhook instead, as a scheduled run's would, so that an applied change is not left unseen.
+ * deployment's webhook instead, as a scheduled run's would, so that an applied change is not left unseen. An
+ * exemption's merge request likewise, in the thread's own message (escaped by exempt-run.ts).
  */
-async function tellChannelInstead(report: JobReport, event: WorkerEvent, webhookUrl: string | undefined, timeLeft: TimeLeft): Promise<void> {
-  if (verdict({ report }).changed === 0) return;
-  const told = await notifyRun({ report }, runLabels(report.job, "chat", event.correlationId), { webhookUrl, setting: "always" }, timeLeft);
-  logger.warn(told ? "the result was not posted to the command's thread: told on the deployment's webhook instead" : "the result was not posted to the command's thread, nor to a webhook (none set, or it failed): its report is in the log", { command: describeRequest(event.command) });
+async function tellChannelInstead(ran: Ran, event: WorkerEvent, webhookUrl: string | undefined, timeLeft: TimeLeft): Promise<void> {
+  if ("report" in ran && verdict(ran).changed === 0) return;
+  const told =
+    "report" in ran
+      ? await notifyRun(ran, runLabels(ran.report.job, "chat", event.correlationId), { webhookUrl, setting: "always" }, timeLeft)
+      : webhookUrl !== undefined && (await postRunSummary(webhookUrl, redactStrings({ text: ran.exemption.text, blocks: ran.exemption.blocks }), timeLeft));
+  logger.warn(told ? "the result was not posted to the command's thread: told on the deployment's webhook instead" : "the result was not posted to the command's thread, nor to a webhook (none set, or it failed): its report (an exemption: its audit line) is in the log", { command: describeRequest(event.command) });
 }

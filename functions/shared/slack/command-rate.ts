@@ -16,13 +16,16 @@ export const COMMANDS_PER_MINUTE = 5;
 
 export type CommandSlot = { taken: true } | { taken: false; retryInSeconds: number };
 
-/** Takes one of the minute's slots for `user` of `team` at `timestamp` (Unix seconds); throws when the table cannot be reached. */
-export async function takeCommandSlot(claims: Claims, team: string, user: string, timestamp: number): Promise<CommandSlot> {
+/**
+ * Takes one of the minute's slots for `user` of `team` at `timestamp` (Unix seconds); throws when the table
+ * cannot be reached, or `signal` cuts a claim (which may have taken a slot nonetheless).
+ */
+export async function takeCommandSlot(claims: Claims, team: string, user: string, timestamp: number, signal?: AbortSignal): Promise<CommandSlot> {
   const minute = Math.floor(timestamp / 60);
   const end = (minute + 1) * 60;
   for (let slot = 0; slot < COMMANDS_PER_MINUTE; slot++) {
     // Kept a minute past the window's end, for the clocks of Slack, AWS and DynamoDB.
-    if (await claims.claim(`slack:rate:${team}:${user}:${minute}:${slot}`, end + 60)) return { taken: true };
+    if (await claims.claim(`slack:rate:${team}:${user}:${minute}:${slot}`, end + 60, undefined, signal)) return { taken: true };
   }
   return { taken: false, retryInSeconds: end - timestamp };
 }

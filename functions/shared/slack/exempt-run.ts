@@ -20,6 +20,7 @@ import { loadPolicy, repositoryPolicyLocation } from "../config/policy.ts";
 import { pinnedPolicyProject, REPOSITORY_POLICY_NAMES } from "../config/policy-repository.ts";
 import { audit, logger } from "../lambda/logger.ts";
 import { describeRequest, type ExemptJobRequest } from "../runs/job-request.ts";
+import type { WebhookMessage } from "../runs/notify.ts";
 import { withCredentials } from "../runs/run-job.ts";
 import { changeRefusal, refusal, type SlackCaller } from "./authorise.ts";
 import { notChecked } from "./not-checked.ts";
@@ -29,7 +30,13 @@ import { ephemeral, quoted, type TextMessage } from "./reply.ts";
 /** Refused before anything changed: the reason is the requester's to read. */
 class Refused extends Error {}
 
-export async function proposeExemption(request: ExemptJobRequest, asker: SlackCaller, signal: AbortSignal): Promise<SlackMessage | TextMessage> {
+/** The answer; `opened` when a merge request was (a change: its message may go to the deployment's webhook too). */
+export type Exemption = { opened: true; message: ExemptionMessage } | { opened: false; message: TextMessage };
+
+/** Fit for a command's thread and for an incoming webhook alike. */
+type ExemptionMessage = SlackMessage & WebhookMessage;
+
+export async function proposeExemption(request: ExemptJobRequest, asker: SlackCaller, signal: AbortSignal): Promise<Exemption> {
   const command = describeRequest(request);
   // Set once the policy lets the caller ask: before, a failure says nothing of why (notChecked).
   const checked = { allowed: false };
@@ -47,20 +54,20 @@ export async function proposeExemption(request: ExemptJobRequest, asker: SlackCa
       ...(result.notices && { notices: result.notices.notices.map(({ iid, noted }) => ({ project: result.notices!.project, iid, noted: noted === true })) }),
       ...(result.warnings.length && { warnings: result.warnings }),
     });
-    return exemptionReply(request, result, asker);
+    return { opened: true, message: exemptionReply(request, result, asker) };
   } catch (err) {
     if (err instanceof Refused || err instanceof ExemptRefusedError) {
       logger.warn("chat-command refused", { command, user: asker.userId, channel: asker.channelId, reason: err.message });
-      return ephemeral(`:no_entry: ${escapeMrkdwn(err.message)}`);
+      return { opened: false, message: ephemeral(`:no_entry: ${escapeMrkdwn(err.message)}`) };
     }
-    if (!checked.allowed) return notChecked(request, err);
+    if (!checked.allowed) return { opened: false, message: notChecked(request, err) };
     logger.error("job failed", { command, error: errorText(err) });
-    return ephemeral(`:x: Warden ${quoted(command)} failed: ${escapeMrkdwn(errorText(err))}`);
+    return { opened: false, message: ephemeral(`:x: Warden ${quoted(command)} failed: ${escapeMrkdwn(errorText(err))}`) };
   }
 }
 
 /** In the channel, as every applied change is: its members see the request their reviewers will. */
-export function exemptionReply(request: ExemptJobRequest, result: Pick<ExemptResult, "mergeRequest">, asker: SlackCaller): SlackMessage {
+export function exemptionReply(request: ExemptJobRequest, result: Pick<ExemptResult, "mergeRequest">, asker: SlackCaller): ExemptionMessage {
   const { mergeRequest } = result;
   // Every part escaped for mrkdwn: the paths and the reason are the requester's, the address and the number
   // GitLab's; the merge request's address is the one link (verbatim: Slack links nothing else).

@@ -10,12 +10,15 @@
  *   (`X-Slack-Retry-Num`) is acknowledged and not run; any other is run only if its signature and
  *   timestamp are claimed for the first time (functions/shared/state/claims.ts). A signed request verifies for 5 minutes,
  *   so a byte-identical replay within them would otherwise run again (a second pipeline); the claim
- *   outlives that window. Both answer 200, so Slack shows the acknowledgement, not an error.
+ *   outlives that window. Both answer 200, so Slack shows the acknowledgement, not an error. The claim is
+ *   cut at the request's deadline (the context's `signal`, where the endpoint sets one): one cut off
+ *   cannot tell a first request from a replay, so it is not run, as when the table cannot be reached.
  *
  * Needs normalised (lower-case) header names, as verifySlackRequest does.
  */
 import type { MiddlewareObj } from "@middy/core";
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import type { DeadlineContext } from "../lambda/deadline.ts";
 import type { Claims } from "../state/claims.ts";
 import { rawBody, rawBodyBytes } from "../lambda/raw-body.ts";
 import { MAX_FORM_BYTES } from "./form.ts";
@@ -49,7 +52,7 @@ export const NOT_CHECKED = ":x: Warden could not make sure this command runs onl
 
 export function slackRequestOnce(opts: SlackRequestOnceOptions): MiddlewareObj<APIGatewayProxyEventV2, Result> {
   return {
-    async before({ event }) {
+    async before({ event, context }) {
       const headers = event.headers ?? {};
       const retry = headers["x-slack-retry-num"];
       if (retry !== undefined) {
@@ -59,11 +62,12 @@ export function slackRequestOnce(opts: SlackRequestOnceOptions): MiddlewareObj<A
       // Both verified by now: the timestamp is within its window, the signature is Slack's.
       const timestamp = headers["x-slack-request-timestamp"]!;
       const signature = headers["x-slack-signature"]!;
+      const { signal } = context as Context & Partial<DeadlineContext>;
       let first: boolean;
       try {
-        first = await opts.claims.claim(`slack:${timestamp}:${signature}`, Number(timestamp) + CLAIM_SECONDS);
+        first = await opts.claims.claim(`slack:${timestamp}:${signature}`, Number(timestamp) + CLAIM_SECONDS, undefined, signal);
       } catch (err) {
-        opts.onSkipped?.("the claims table could not be reached", { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+        opts.onSkipped?.(signal?.aborted ? "the claims table did not answer in time" : "the claims table could not be reached", { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
         return reply(NOT_CHECKED);
       }
       if (first) return undefined;
