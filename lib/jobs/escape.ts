@@ -1,7 +1,8 @@
 /**
  * Escaping of text from servers and requesters before people see it: on a terminal (escapeControls),
- * in JSON printed to one (jsonForTerminal), in Markdown (escapeMarkdown), in Slack's mrkdwn (escapeMrkdwn,
- * always inside a verbatim text object: mrkdwn).
+ * in JSON printed to one (jsonForTerminal), in Markdown (escapeMarkdown), in a GitLab title (escapeTitle,
+ * cut to fit by cutTitle), in Slack's mrkdwn (escapeMrkdwn, always inside a verbatim text object: mrkdwn);
+ * and a server's address of an issue or merge request checked before Warden links it (issuableUrl).
  */
 import { UNSEEN_BEYOND_C0 } from "../policy/unseen.ts";
 import { fullwidth } from "../redact/index.ts";
@@ -64,6 +65,46 @@ export function escapeMarkdown(text: string): string {
  */
 export function escapeMarkdownText(text: string): string {
   return escapeMarkdown(text).replace(/\\:(?=\\\/\\\/)/g, `\\:${ZERO_WIDTH_JOINER}`);
+}
+
+/** Followed by a zero-width joiner in a title: the reference prefixes, and `:` (see escapeTitle). */
+const JOINED_IN_TITLE = new RegExp(`[${[...REFERENCE_PREFIXES, ":"].join("")}]`, "g");
+
+/**
+ * Text in a GitLab issue's or merge request's title, which GitLab renders without Markdown (Banzai's
+ * SingleLinePipeline: HTML shown as text, then emoji, autolinks and references), so a backslash would
+ * show as one: controls shown as escapes, and a zero-width joiner after each reference prefix and each
+ * `:`, which begins an emoji (`:name:`), the `://` of a link and references such as `[vulnerability:1]`.
+ */
+export function escapeTitle(text: string): string {
+  return escapeControls(text).replace(JOINED_IN_TITLE, `$&${ZERO_WIDTH_JOINER}`);
+}
+
+/** GitLab refuses an issue's or merge request's title over 255 characters (400 "is too long"). */
+const MAX_TITLE_CHARS = 255;
+
+/**
+ * A title cut to GitLab's limit, ending in `…`: on a code point (no half of a surrogate pair). A
+ * reference prefix whose joiner the cut dropped is followed by the `…`, which no reference takes.
+ */
+export function cutTitle(title: string): string {
+  if (title.length <= MAX_TITLE_CHARS) return title;
+  return `${title.slice(0, MAX_TITLE_CHARS - 1).replace(/[\uD800-\uDBFF]$/, "")}…`;
+}
+
+/**
+ * The address of a project's issue or merge request (a notice, an exemption's), as reports, notes and
+ * messages link it. GitLab's answer says it (`web_url`), but an answer is a server's (or a proxy's) text:
+ * it is taken only where it is an http(s) address on GitLab's own origin (`instanceUrl`), below its path,
+ * of an item of that kind and iid (query and fragment dropped); else it is built from the instance and
+ * the project as the policy names it (its path; for a project named by id, GitLab's `/projects/:id`,
+ * which leads to the project).
+ */
+export function issuableUrl(instanceUrl: string, project: string, kind: "issues" | "merge_requests", item: { iid: number; web_url?: unknown }): string {
+  const said = typeof item.web_url === "string" && URL.canParse(item.web_url) ? new URL(item.web_url) : undefined;
+  const address = said && `${said.origin}${said.pathname}`;
+  if (said && /^https?:$/.test(said.protocol) && address!.startsWith(`${instanceUrl}/`) && address!.endsWith(`/-/${kind}/${item.iid}`)) return address!;
+  return /^\d+$/.test(project) ? `${instanceUrl}/projects/${project}` : `${instanceUrl}/${project}/-/${kind}/${item.iid}`;
 }
 
 /**

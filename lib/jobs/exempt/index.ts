@@ -10,6 +10,7 @@ import { createCommit, createMergeRequest, HttpError, type GitLabClient, type Pr
 import { inScope, parsePolicy, type Policy } from "../../policy/index.ts";
 import { exemptionEntry, PolicyEditError, unifiedDiff, withExemption } from "./edit.ts";
 import type { ExemptRequest } from "../../policy/index.ts";
+import { issuableUrl } from "../escape.ts";
 import { noteNotices, noticeLines, requestNotices, type ExemptNotice } from "./notices.ts";
 import { commitMessage, exemptBranch, mergeRequestDescription, mergeRequestTitle } from "./request-text.ts";
 
@@ -102,9 +103,14 @@ export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
   }, signal).catch((err: unknown) => {
     throw new ExemptRefusedError(`the exemption was committed on branch ${branch} (commit ${commit.id.slice(0, 12)}), but the merge request could not be opened (${(err as Error).message}): open it from that branch`);
   });
-  result.mergeRequest = { ...result.mergeRequest, iid: mr.iid, webUrl: mr.web_url };
-  // The notices learn of the merge request (their notes hold its URL, the server's text, escaped).
-  if (found) await noteNotices(gitlab, found, { title: result.mergeRequest.title, webUrl: mr.web_url }, signal);
+  // The answer is a server's (or a proxy's) text: its number must be one, and its address GitLab's (issuableUrl), before notices and Slack link it.
+  if (!Number.isSafeInteger(mr.iid) || mr.iid < 1) {
+    throw new ExemptRefusedError(`the exemption was committed on branch ${branch} (commit ${commit.id.slice(0, 12)}) and a merge request asked for, but GitLab's answer has no merge request number: find it among the merge requests from that branch`);
+  }
+  const webUrl = issuableUrl(gitlab.instanceUrl, source.project, "merge_requests", mr);
+  result.mergeRequest = { ...result.mergeRequest, iid: mr.iid, webUrl };
+  // The notices learn of the merge request (their notes hold its URL, escaped).
+  if (found) await noteNotices(gitlab, found, { title: result.mergeRequest.title, webUrl }, signal);
   return result;
 }
 

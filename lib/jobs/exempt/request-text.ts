@@ -5,7 +5,7 @@
  * no HTML, no code span or reference survives).
  */
 import { createHash } from "node:crypto";
-import { escapeControls, escapeMarkdown, escapeMarkdownText } from "../render/index.ts";
+import { cutTitle, escapeControls, escapeMarkdown, escapeMarkdownText } from "../escape.ts";
 import type { ExemptRequest } from "../../policy/index.ts";
 
 /** What the exemption covers, in words: "project acme/api shared with partners/x until 2027-03-31". */
@@ -27,8 +27,13 @@ export function commitMessage(request: ExemptRequest, requestedBy?: string): str
   return `Exempt ${exemptionSubject(request)}\n\n${how}; the reason is in the policy entry and the merge request.`;
 }
 
+/**
+ * Cut to GitLab's limit (the description names the share in full): a title GitLab refused would come
+ * after the commit, leaving a branch the same request cannot make again. Its paths, checked to GitLab
+ * path characters, hold no reference prefix: nothing in it needs escaping.
+ */
 export function mergeRequestTitle(request: ExemptRequest): string {
-  return `Exempt ${exemptionSubject(request)}`;
+  return cutTitle(`Exempt ${exemptionSubject(request)}`);
 }
 
 /** `noticeLines`: the lines that link the notices the exemption answers (notices.ts), already escaped. */

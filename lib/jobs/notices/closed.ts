@@ -30,6 +30,12 @@ export interface EarlierNotice {
   createdAt: string;
   /** The last close that counts of the share's notices: a share made again after it is a new episode (plan.ts). */
   closedAt: string;
+  /**
+   * That last close was a person's, of a notice opened after the anchor: the one notice a run opens once
+   * a person closed one (plan.ts) was closed too. No further one is opened: each would be one more issue
+   * per run, and the runs come as often as the adder changes the share (a watch's or a stream's).
+   */
+  followedUp: boolean;
 }
 
 /**
@@ -69,7 +75,7 @@ export async function readEarlierNotices(gitlab: GitLabClient, project: string, 
 
 /** One close of a notice of the share: by a person, or by Warden. */
 interface Close {
-  notice: Omit<EarlierNotice, "closedAt">;
+  notice: Omit<EarlierNotice, "closedAt" | "followedUp">;
   created: number;
   closed: number;
   byWarden: boolean;
@@ -78,16 +84,17 @@ interface Close {
 /**
  * Of a share's closes, judged in the order they were made (not the order the notices were opened: a
  * Warden close of an older notice after a person's close of a newer one ends the count too), the oldest
- * notice still counting, with the time of the last close that counts. A person's close counts; Warden's
+ * notice still counting, with the last close that counts (its time, and whether it was a person's of a
+ * later notice: followedUp). A person's close counts; Warden's
  * ends the count once the date the count sets (from its oldest notice) is past, and counts until then.
  */
 function anchorOf(closes: Close[], ahead: (created: number) => boolean): EarlierNotice | undefined {
   let anchor: Close | undefined;
-  let lastClosed = 0;
+  let last: Close | undefined;
   for (const close of [...closes].sort((a, b) => a.closed - b.closed)) {
     const oldest = anchor && anchor.created <= close.created ? anchor : close;
     if (close.byWarden && !ahead(oldest.created)) anchor = undefined;
-    else [anchor, lastClosed] = [oldest, close.closed];
+    else [anchor, last] = [oldest, close];
   }
-  return anchor && { ...anchor.notice, closedAt: new Date(lastClosed).toISOString() };
+  return anchor && last && { ...anchor.notice, closedAt: new Date(last.closed).toISOString(), followedUp: !last.byWarden && last !== anchor };
 }

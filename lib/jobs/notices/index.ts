@@ -33,6 +33,8 @@ export interface NoticePhase {
   signal?: AbortSignal;
   /** The token's user id, read by the run's token check (undefined in a step recorded before it was kept). */
   userId?: number | undefined;
+  /** The token is an administrator: the instance's audit events are the ones read. */
+  admin?: boolean;
   measured<T extends object>(run: () => Promise<T>): Promise<T & { stats: RequestCounts }>;
 }
 

@@ -5,7 +5,8 @@
  * - notify, no notice: "notify" (a notice to open, due after the grace); but where an earlier notice of
  *   it still counts (closed.ts: a person closed it, or Warden did before its date, the share not stray for
  *   a while), the grace counts from that notice's opening: "planned" (removed, that notice left closed)
- *   once that date is past, else "notify" with that date;
+ *   once that date is past, else "notify" with that date, or "pending" once a person closed that notice
+ *   too (one more notice an episode, not one a run);
  * - notify, a notice not yet due (or whose due date a person removed): "pending"; so too, without a
  *   notice, every stray under notify while the notices cannot be read (held until they can);
  * - notify, a notice due (its due_date today or past, in UTC days): "planned", removed as any stray is,
@@ -26,6 +27,7 @@ import { count } from "../view.ts";
 import { daysLeft, dueDateFor, HOUR_MS } from "./due.ts";
 import { keyParts, noticeKey } from "./marker.ts";
 import { readEarlierNotices, type EarlierNotice } from "./closed.ts";
+import { createdShare } from "./made-again.ts";
 import { inTurn, readNotices, type NoticeListing, type OpenNotice } from "./read.ts";
 import type { ClosingReason } from "./text.ts";
 
@@ -69,6 +71,8 @@ export interface PlanInput {
   signal?: AbortSignal;
   /** The token's user id, read by the run's token check (undefined in a step recorded before it was kept). */
   userId?: number | undefined;
+  /** The token is an administrator: the instance's audit events are the ones read (made-again.ts). */
+  admin?: boolean;
 }
 
 /** A new turn each hour: the runs of one hour agree on theirs. */
@@ -106,18 +110,7 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
       // make the notices project unreadable (a Maintainer there turning its issues off) would stop every removal.
       state.status = "pending";
     } else if (handling.onStray === "notify" && !notice) {
-      // Closing a notice does not restart the grace: it counts from the opening of the one a person closed. Unless
-      // the share was made again after that close and once that grace had run out (its audit event says so): then
-      // it was resolved, removed by a person say, and this is a new one, owed a notice and a whole grace like any
-      // other. Made again within the grace (removed and added back, or a group share's level lowered and raised:
-      // a new grant event either way), it keeps the date, or its adder could restart the grace every week.
-      const closed = read?.earlier.get(noticeKey(action));
-      const anchored = closed && dueDateFor(new Date(closed.createdAt), handling.grace!);
-      const madeAgain = closed && action.addedBy && Date.parse(action.addedBy.at) > Date.parse(closed.closedAt) && Date.parse(action.addedBy.at) >= Date.parse(`${anchored}T00:00:00Z`);
-      const earlier = closed && !madeAgain ? closed : undefined;
-      const dueDate = dueDateFor(earlier ? new Date(earlier.createdAt) : now, handling.grace!);
-      const left = daysLeft(dueDate, now)!;
-      Object.assign(state, { status: earlier && left <= 0 ? "planned" : "notify", notice: { dueDate, daysLeft: left, ...(earlier && { earlier: { iid: earlier.iid, url: earlier.url } }) } });
+      Object.assign(state, await afterClose(input, action, handling.grace!, read?.earlier.get(noticeKey(action)), warnings));
     } else if (handling.onStray === "notify" && (state.notice!.daysLeft === null || state.notice!.daysLeft > 0)) {
       state.status = "pending";
     }
@@ -135,6 +128,33 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
   const left = Math.max(0, closing.length - input.max) + (listing ? listing.duplicatesLeft + (input.whole ? listing.othersLeft : 0) : 0);
   if (left) warnings.push(`notices: ${count(left, "more open notice")} to close than a run closes (gitlab.guard.maxRemovals, ${input.max}): later runs close them`);
   return { states, closures, warnings, ...(listing === null && { unreadable: true as const }) };
+}
+
+/**
+ * A stray under notify with no open notice. Closing a notice does not restart the grace: it counts from
+ * the opening of the one a person closed (`closed`, closed.ts). Unless the share was created anew after
+ * that close and once that grace had run out (made-again.ts): then it was resolved, removed by a person
+ * say, and this is a new one, owed a notice and a whole grace like any other. Made again within the
+ * grace (removed and added back), or only raised (a group share's level lowered and raised, whenever),
+ * it keeps the date, or its adder could restart the grace every week. One notice is opened with that
+ * date; once a person closed that one too (followedUp), no more: the share waits for the date, pending.
+ */
+async function afterClose(input: PlanInput, action: ShareRemoval, grace: Grace, closed: EarlierNotice | undefined, warnings: string[]): Promise<NoticeState> {
+  const anchored = closed && dueDateFor(new Date(closed.createdAt), grace);
+  const at = action.addedBy ? Date.parse(action.addedBy.at) : NaN;
+  const grantedSince = closed && at > Date.parse(closed.closedAt) && at >= Date.parse(`${anchored}T00:00:00Z`);
+  const madeAgain = !grantedSince ? false : await createdShare(input.gitlab, input.admin === true, action, input.signal).catch((err: unknown) => {
+    if (input.signal?.aborted) throw err;
+    // Held, as every stray under notify while the notices cannot be read: neither a new grace nor a removal on a guess.
+    warnings.push(`share ${noticeKey(action)}: its audit event could not be read to tell whether it was made again since its notice #${closed.iid} was closed (${errorText(err)}): held, neither noticed nor removed; a later run reads it`);
+    return undefined;
+  });
+  if (madeAgain === undefined) return { status: "pending" };
+  const earlier = closed && !madeAgain ? closed : undefined;
+  const dueDate = dueDateFor(earlier ? new Date(earlier.createdAt) : input.now, grace);
+  const left = daysLeft(dueDate, input.now)!;
+  const status = !earlier ? "notify" : left <= 0 ? "planned" : earlier.followedUp ? "pending" : "notify";
+  return { status, notice: { dueDate, daysLeft: left, ...(earlier && { earlier: { iid: earlier.iid, url: earlier.url } }) } };
 }
 
 /**

@@ -2,13 +2,14 @@
  * What a notice says, as GitLab Markdown: its title, its body (the hidden marker first, then the share,
  * why it is stray, who added it and when, the removal date and how to keep it) and the notes that close
  * it. Every text GitLab or a person chose (paths, names, the rule's wording, which quotes paths) passes
- * escapeMarkdown, so it can neither mention anyone, nor forge the marker, nor inject HTML or links; the
- * whole text passes redactOutput last, as every output does.
+ * escapeMarkdown (escapeTitle in the title, which GitLab renders without Markdown), so it can neither
+ * mention anyone, nor forge the marker, nor inject HTML or links; the whole text passes redactOutput
+ * last, as every output does.
  */
 import { accessLevelName } from "../../policy/index.ts";
 import { redactOutput } from "../../redact/index.ts";
 // A notice links nothing of its own: no URL in what it quotes (an adder's display name) may become a link.
-import { escapeMarkdownText as md } from "../escape.ts";
+import { cutTitle, escapeMarkdownText as md, escapeTitle } from "../escape.ts";
 import { subjectOf, type ShareRemoval } from "../shares/plan.ts";
 import { markerLine, noticeKey } from "./marker.ts";
 
@@ -21,20 +22,12 @@ export type ClosingReason =
   | { kind: "not-notify"; onStray: string; from: string };
 
 /**
- * GitLab refuses an issue title over 255 characters (400 "is too long"), and paths are chosen by a
- * project's Maintainer or a group's Owner (a path alone may be 255, and escaping adds a backslash to
- * every `-`, `.`, `_`): a notice refused every run would keep its share for good under notify.
+ * "Stray share: project acme/app shared with partners (Developer)", one line, cut to GitLab's limit (the
+ * body names the share in full): paths are chosen by a project's Maintainer or a group's Owner (a path
+ * alone may be 255 characters), and a notice refused every run would keep its share for good under notify.
  */
-const MAX_TITLE_CHARS = 255;
-
-/** "Stray share: project acme/app shared with partners (Developer)", one line, escaped, cut to GitLab's limit (the body names the share in full). */
 export function noticeTitle(a: ShareRemoval): string {
-  const subject = `${a.kind} ${md(subjectOf(a).path)}`;
-  const title = redactOutput(`Stray share: ${subject} shared with ${md(a.group)} (${accessLevelName(a.accessLevel)})`);
-  if (title.length <= MAX_TITLE_CHARS) return title;
-  // On a code point (no half of a surrogate pair), and never after an escaping backslash the cut parted from its character.
-  const cut = title.slice(0, MAX_TITLE_CHARS - 1).replace(/[\uD800-\uDBFF]$/, "").replace(/\\+$/, "");
-  return `${cut}…`;
+  return cutTitle(redactOutput(`Stray share: ${a.kind} ${escapeTitle(subjectOf(a).path)} shared with ${escapeTitle(a.group)} (${accessLevelName(a.accessLevel)})`));
 }
 
 /**

@@ -4,9 +4,14 @@
  * stays for ever. Closing must not restart the grace (lib/jobs/notices/closed.ts), while a notice
  * Warden closed itself (its share removed, a duplicate) counts for nothing, and so does a close before
  * the share was made again (its audit event later than the close): that is a new share, owed a notice.
+ * Nor does a close make every run open another notice: runs come with each change the adder makes to the
+ * share (the watch's, the stream's), so once a person closed the one notice opened after a close, none
+ * more is opened until the date.
  */
 import { describe, expect, it } from "vitest";
 import { deletes, gitlabCall, guestWorld, later, NOTICES, noticesOf, run, setClock, setIssueState, sim, start, T0, world, writes } from "../../support/notices-world.ts";
+
+const HOUR = 3_600_000;
 
 describe("a notice closed by a person (its assignee, the share's adder) does not restart the grace", () => {
 
@@ -124,5 +129,26 @@ describe("a notice closed by a person (its assignee, the share's adder) does not
     expect(share.notice!.earlier).toBeUndefined();
     // acme's own share with partners, noticed at T0 and never touched, falls due and goes; acme/app's stays.
     expect(deletes().filter((d) => d.includes("/projects/100/"))).toEqual([]);
+  });
+
+  it("jane closing each notice as it comes gets at most one more notice for the share while its first one's date stands, however many runs come", async () => {
+    await start(guestWorld());
+    await run({ apply: true });
+    const key = "project:100:group:20";
+    expect(noticesOf(key)).toHaveLength(1);
+    // Day 1: twelve targeted runs (the watch's, one per event jane makes on the share), jane closing each notice first.
+    for (let i = 0; i < 12; i++) {
+      const at = new Date(later(1).getTime() + i * HOUR);
+      for (const notice of noticesOf(key).filter((n) => n.state === "opened")) await setIssueState("jane", notice.iid, at);
+      const report = await run({ apply: true, now: new Date(at.getTime() + 60_000), targets: [{ kind: "project", path: "acme/app" }] });
+      const share = report.actions.find((a) => a.kind === "project")!;
+      expect(share.notice?.dueDate).toBe("2026-12-07");
+      // The first run after her close opens the one notice; every one after, its date known, waits for it.
+      expect(share.status).toBe(i === 0 ? "noticed" : "pending");
+    }
+    // The first notice, and the one opened after jane closed it: not one per run.
+    expect(noticesOf(key)).toHaveLength(2);
+    const due = await run({ apply: true, now: later(8) });
+    expect(due.actions.find((a) => a.kind === "project")!.status).toBe("done");
   });
 });

@@ -11,7 +11,7 @@ import type { Run } from "./run.ts";
 
 /** What the notices' steps are given, over `plan` (the plan as it stands when they run). */
 export function noticing(run: Run, begun: Begun, plan: ShareRemoval[]): NoticePhase {
-  return { gitlab: run.opts.gitlab, policy: run.policy, now: begun.now, plan, max: run.limit, concurrency: run.listConcurrency, userId: begun.userId, signal: run.inStep, measured: run.measured };
+  return { gitlab: run.opts.gitlab, policy: run.policy, now: begun.now, plan, max: run.limit, concurrency: run.listConcurrency, userId: begun.userId, admin: begun.admin, signal: run.inStep, measured: run.measured };
 }
 
 /**
