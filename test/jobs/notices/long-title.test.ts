@@ -1,6 +1,6 @@
 /**
  * A notice for a share whose paths its Maintainer or Owner made long (GitLab allows 255 characters for a
- * path alone, and Warden's Markdown escaping adds a backslash to every `-`, `.`, `/`). GitLab refuses an
+ * path alone, and the title's escaping adds a joiner after each `:` and reference prefix). GitLab refuses an
  * issue title over 255 characters, as the simulator does (400 "is too long"). Before, the notice was
  * refused on every run ("failed"), never opened, so under onStray notify its share was never due and
  * never removed: a Maintainer kept a stray share for good by renaming a project (a review of notices).
