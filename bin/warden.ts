@@ -35,6 +35,10 @@ process.stderr.on("error", () => undefined);
 
 const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: interrupt.signal });
 // Once what was written has gone out, or failed to.
-await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+const flushed = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => stream.write("", () => resolve()));
+await flushed(process.stdout);
 if (lost) process.stderr.write(`warden: the output could not be written (${lost.code ?? lost.message}): it is lost; write it elsewhere, or free the space, and run again\n`);
-process.exitCode = lost ? 1 : code;
+await flushed(process.stderr);
+// The run is over, whatever still holds the event loop: a request undici could not abort (its CONNECT through
+// a proxy that never answers takes no signal) would otherwise keep the process for minutes after the report.
+process.exit(lost ? 1 : code);

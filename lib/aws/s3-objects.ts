@@ -15,10 +15,14 @@ export interface S3Objects {
 
 /**
  * Every request bounded: an endpoint that takes the connection and never answers (a proxy, a wrong
- * AWS_ENDPOINT_URL_S3) would otherwise hold `warden restore s3://…` for ever.
+ * AWS_ENDPOINT_URL_S3) would otherwise hold `warden restore s3://…` for ever. Each attempt's answer must
+ * begin within requestTimeout (without throwOnRequestTimeout the SDK only warns once it has passed); that
+ * timer ends with the answer's headers, so each call, its body read and its attempts included, has
+ * CALL_MS in all (a body that stalls after its headers was waited on for ever).
  */
-// Without throwOnRequestTimeout the SDK only warns once requestTimeout has passed, and waits on.
 const TIMEOUTS = { connectionTimeout: 10_000, requestTimeout: 60_000, throwOnRequestTimeout: true };
+const CALL_MS = 5 * 60_000;
+const withinCall = (signal?: AbortSignal) => AbortSignal.any([AbortSignal.timeout(CALL_MS), ...(signal ? [signal] : [])]);
 
 /**
  * The most of one object read (a stored run's report): the CLI reads a FILE up to as much. A stored run
@@ -36,7 +40,7 @@ export function s3Objects(client?: S3Client): S3Objects {
       // Listed in key order, one page after another.
       let ContinuationToken: string | undefined;
       do {
-        const page = await s3().send(new ListObjectsV2Command({ Bucket, Prefix, ContinuationToken }), { abortSignal: signal });
+        const page = await s3().send(new ListObjectsV2Command({ Bucket, Prefix, ContinuationToken }), { abortSignal: withinCall(signal) });
         for (const { Key } of page.Contents ?? []) if (Key) yield Key;
         const next = page.IsTruncated ? page.NextContinuationToken : undefined;
         // A token that comes again would list the same page for ever.
@@ -45,7 +49,7 @@ export function s3Objects(client?: S3Client): S3Objects {
       } while (ContinuationToken);
     },
     async text(Bucket, Key, signal) {
-      const { Body, ContentLength } = await s3().send(new GetObjectCommand({ Bucket, Key }), { abortSignal: signal });
+      const { Body, ContentLength } = await s3().send(new GetObjectCommand({ Bucket, Key }), { abortSignal: withinCall(signal) });
       if (!Body) throw new Error("the object is empty");
       const body = Body as AsyncIterable<Uint8Array> & { destroy?: () => void };
       const tooLarge = (size: string) => {
@@ -64,7 +68,7 @@ export function s3Objects(client?: S3Client): S3Objects {
       return Buffer.concat(chunks).toString("utf8");
     },
     async put(Bucket, Key, Body, Metadata, signal) {
-      await s3().send(new PutObjectCommand({ Bucket, Key, Body, ContentType: "application/json", Metadata }), { abortSignal: signal });
+      await s3().send(new PutObjectCommand({ Bucket, Key, Body, ContentType: "application/json", Metadata }), { abortSignal: withinCall(signal) });
     },
   };
 }

@@ -143,8 +143,16 @@ function exchange(dispatcher: Dispatcher, req: HttpRequest, opts: TransportOptio
   const limit = opts.maxBodyBytes ?? MAX_BODY_BYTES;
   return new Promise((resolve, reject) => {
     let controller: Dispatcher.DispatchController | undefined;
-    const abort = () => controller?.abort(signal!.reason);
     const settle = () => signal?.removeEventListener("abort", abort);
+    // The exchange ends at once with the signal's reason, as undici ends an aborted one, whatever undici does
+    // with the abort: through a proxy, a request waits for undici's own CONNECT, which takes no signal (one
+    // never answered held it for ever, deadline and Ctrl-C alike). A request not started yet is aborted
+    // when it starts (onRequestStart).
+    function abort() {
+      controller?.abort(signal!.reason);
+      settle();
+      reject(signal!.reason);
+    }
     let status = 0;
     let headers: IncomingHttpHeaders = {};
     const chunks: Buffer[] = [];

@@ -17,16 +17,18 @@ let lambda: LambdaClient | undefined;
  * Each invoke's bound: the SDK has none of its own, and an Invoke API that takes the request and never
  * answers (a network path gone quiet, a VPC without its endpoint) would hold chat-ops past Slack's 3 s and
  * Events past GitLab's 8 s, to Lambda's timeout, with no line said. 2 s in all, as an invoke answers in
- * tens of milliseconds; without throwOnRequestTimeout the SDK only warns when requestTimeout passes.
+ * tens of milliseconds; without throwOnRequestTimeout the SDK only warns when requestTimeout passes, and
+ * that timer ends with the answer's headers: the whole call, a body that stalls after them included, has INVOKE_MS.
  */
 const INVOKE_TIMEOUTS = { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true };
+const INVOKE_MS = 2_000;
 
 /** `signal` cuts the invoke sooner (a caller's own deadline); one cut off may have started the worker, as any timeout. */
 export async function startWorker(payload: WorkerInvocation, signal?: AbortSignal): Promise<void> {
   lambda ??= new LambdaClient({ maxAttempts: 1, requestHandler: INVOKE_TIMEOUTS });
   const { StatusCode } = await lambda.send(
     new InvokeCommand({ FunctionName: requireEnv("WARDEN_WORKER_FUNCTION"), InvocationType: "Event", Payload: Buffer.from(JSON.stringify(payload)) }),
-    { abortSignal: signal },
+    { abortSignal: AbortSignal.any([AbortSignal.timeout(INVOKE_MS), ...(signal ? [signal] : [])]) },
   );
   // Not "was not started": a 2xx other than 202 says nothing certain either way (notStarted below).
   if (StatusCode !== 202) throw new Error(`Lambda answered the invoke with ${StatusCode}, not 202`);
