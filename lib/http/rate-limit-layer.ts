@@ -51,8 +51,13 @@ export function rateLimitLayer(limiter: RateLimiter, waits: WaitReporter, stats:
 function holdEnd(req: HttpRequest, waits: WaitReporter): HoldEnd | undefined {
   if (req.budgetEndsAt === undefined) return undefined;
   const refusal = (waitMs: number, reason: HoldReason) =>
-    new Error(`${req.route} was not sent: ${HOLDS[reason](waits.service)}, and holding it ${seconds(waitMs)} s, until ${waits.at(waitMs)}, would take it past its time limit (attempts and waits included): run again once that time has passed`);
+    new HoldRefused(`${req.route} was not sent: ${HOLDS[reason](waits.service)}, and holding it ${seconds(waitMs)} s, until ${waits.at(waitMs)}, would take it past its time limit (attempts and waits included): run again once that time has passed`);
   return { at: req.budgetEndsAt, refusal };
+}
+
+/** A request the limiter would have held past its budget: not sent (retry.ts reports an earlier attempt's outcome instead, if one may have applied). */
+export class HoldRefused extends Error {
+  override name = "HoldRefused";
 }
 
 /** A 429, or a 503 that says when to come back, is the server pushing back; any other answer below 500, room. */

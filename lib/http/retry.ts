@@ -15,6 +15,7 @@ import { ANSWER_TIMEOUT } from "./deadline.ts";
 import { TRUNCATED_BODY } from "./json.ts";
 import { httpError, NetworkError, UnexpectedAnswerError } from "./errors.ts";
 import { DEFAULT_MAX_SERVER_WAIT_MS, type RateLimiter } from "./rate-limiter.ts";
+import { HoldRefused } from "./rate-limit-layer.ts";
 import { backoffMs, serverDelay } from "./retry-delay.ts";
 import type { Redactor } from "../redact/index.ts";
 import type { StatsRecorder } from "./stats.ts";
@@ -113,6 +114,8 @@ export function retryLayer(
     /** The retries' waits so far: short ones in a row are reported once they add up (waits.ts). */
     let waited = 0;
     let mayHaveApplied = false;
+    /** The last attempt that may have applied (a 5xx, or a failure after the request went out): what a retry held back past the budget reports. */
+    let applied: { res: HttpResponse } | { err: NetworkError } | undefined;
     /** 5xx and network failures so far: they have attempts to spend, a 429 has none. */
     let failures = 0;
     let timeouts = 0;
@@ -129,6 +132,8 @@ export function retryLayer(
         if (res.status !== 429) refusedRoutes.delete(req.route);
         decision = decide(req, res, failures);
       } catch (err) {
+        // A retry the rate limiter held past the budget was not sent, but an earlier attempt may have applied: that is the outcome.
+        if (err instanceof HoldRefused && applied) throw "res" in applied ? httpError(req, applied.res, redactor, "not tried again: the rate limiter would have held the retry past the request's time limit") : applied.err;
         // An answer that is not what the API sends is an answer all the same: the address reaches a server.
         if (err instanceof UnexpectedAnswerError) contact.answered = true;
         if (!(err instanceof NetworkError) || !networkRetryable(req, err)) throw err;
@@ -138,12 +143,14 @@ export function retryLayer(
         if (!contact.answered && (timedOut || notReached(err.code) || (closedUnanswered(err.code) && failures > 0))) throw err;
         if (timedOut && ++timeouts > maxTimeoutRetries) throw err;
         reached = err.mayHaveReachedServer;
+        if (reached) applied = { err };
         decision = { waitMs: backoffMs(failures, base, cap, random), reason: err.code, what: `${req.route} to ${service}: ${networkWhat(err)}` };
         if (failures >= maxRetries || now() - started + decision.waitMs > budget) throw err;
       }
       if (!decision) return mayHaveApplied ? { ...res!, earlierAttemptMayHaveApplied: true } : res!;
       // A 429 was refused before anything happened; a 5xx or a lost connection may follow a change made.
       if (res ? res.status >= 500 : reached) mayHaveApplied = true;
+      if (res && res.status >= 500) applied = { res };
       const refused = res?.status === 429;
       const refusedBefore = refused ? refusedRoutes.get(req.route) : undefined;
       if (res && (refusedBefore !== undefined || (!refused && failures >= maxRetries) || decision.waitMs > maxServerWait || now() - started + decision.waitMs > budget)) {

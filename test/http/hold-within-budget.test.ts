@@ -39,5 +39,5 @@ it("a request held by the limiter does not run past its budget (attempts and wai
   expect(errors.length).toBeGreaterThan(0);
   expect(answered).toBe(1 + 5 - errors.length);
   expect(c.stats.totals.retries).toBe(0);
-  for (const error of errors) expect(error).toMatch(/^Error: GET \/groups\/:id\/projects was not sent: GitLab's RateLimit-Remaining budget for this route is spent, and holding it \d+ s, until .* UTC, would take it past its time limit/);
+  for (const error of errors) expect(error).toMatch(/^HoldRefused: GET \/groups\/:id\/projects was not sent: GitLab's RateLimit-Remaining budget for this route is spent, and holding it \d+ s, until .* UTC, would take it past its time limit/);
 }, 20_000);
