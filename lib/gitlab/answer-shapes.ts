@@ -33,8 +33,19 @@ export function userAnswer(data: unknown): CurrentUser {
   return shaped(data, "GET /user", "a user", "id and username", (d) => isId(d["id"]) && typeof d["username"] === "string");
 }
 
-/** A link as GitLab lists it: the invited group by id and full path, with its access level. */
-const isShare = (s: unknown): boolean => isObject(s) && isId(s["group_id"]) && typeof s["group_full_path"] === "string" && Number.isSafeInteger(s["group_access_level"]);
+/**
+ * A link as GitLab lists it: the invited group by id and full path, with its access level; and the two
+ * fields the policy's conditions read, as GitLab writes them or absent: an expiry (a date, or null) and a
+ * custom role (an id, or null). Any other (a role "9", an expiry "") would be read as none: a share
+ * maxAccess or expiresWithin forbids judged in policy.
+ */
+const isShare = (s: unknown): boolean =>
+  isObject(s) &&
+  isId(s["group_id"]) &&
+  typeof s["group_full_path"] === "string" &&
+  Number.isSafeInteger(s["group_access_level"]) &&
+  (s["expires_at"] == null || (typeof s["expires_at"] === "string" && /^\d{4}-\d{2}-\d{2}/.test(s["expires_at"]))) &&
+  (s["member_role_id"] == null || isId(s["member_role_id"]));
 
 /**
  * A project's or group's `shared_with_groups` (`whose` names it), checked as it is judged: a listing
