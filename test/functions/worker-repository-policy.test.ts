@@ -165,8 +165,9 @@ describe("/warden exempt in the Worker", () => {
     expect(gitlab.counters.byRoute[MR_POST]).toBe(1);
     expect(gitlab.counters.byRoute[COMMIT_POST]).toBe(1);
     const [message] = posted();
-    expect(message!.response_type).toBe("ephemeral");
-    expect(message!.text).toMatch(/^:no_entry: the exemption was committed on branch warden\/exempt-acme-app-api-strangers-[0-9a-f]{8} \(commit [0-9a-f]{12}\), but the merge request could not be opened \(.*\): open it from that branch$/);
+    // A change made, half done: in the channel, as an opened merge request is.
+    expect(message!.response_type).toBe("in_channel");
+    expect(message!.text).toMatch(/^:warning: Exemption requested by Slack user \S+: .*: the exemption was committed on branch warden\/exempt-acme-app-api-strangers-[0-9a-f]{8} \(commit [0-9a-f]{12}\), but the merge request could not be opened \(.*\): open it from that branch\.$/);
   });
 
   it("sends the commit's POST once when GitLab's answer is lost, and opens no merge request on a commit it cannot confirm", async () => {

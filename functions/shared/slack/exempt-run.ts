@@ -12,7 +12,7 @@
  * rotation runs the request again only when it sent nothing but reads (run-job.ts's withCredentials).
  */
 import { loadGitLabPolicy } from "../../../lib/config/policy-source.ts";
-import { exempt, ExemptRefusedError, exemptionSubject, type ExemptResult } from "../../../lib/jobs/exempt/index.ts";
+import { exempt, ExemptCommittedError, ExemptRefusedError, exemptionSubject, type ExemptResult } from "../../../lib/jobs/exempt/index.ts";
 import { escapeMrkdwn, mrkdwn, slackLink, type SlackMessage } from "../../../lib/jobs/render/index.ts";
 import { errorText } from "../../../lib/jobs/report/index.ts";
 import { gitlabClient } from "../config/clients.ts";
@@ -56,6 +56,12 @@ export async function proposeExemption(request: ExemptJobRequest, asker: SlackCa
     });
     return { opened: true, message: exemptionReply(request, result, asker) };
   } catch (err) {
+    // Committed, its merge request not known: a change to the policy repository, told in the channel (and on the webhook, should the thread not take it) as an opened one is.
+    if (err instanceof ExemptCommittedError) {
+      audit.info("exemption-committed", { project: request.project, sharedWith: request.group, asked: { user: asker.userId, channel: asker.channelId }, error: err.message });
+      const text = `:warning: Exemption requested by Slack user ${escapeMrkdwn(asker.userId)}: ${escapeMrkdwn(exemptionSubject(request))}: ${escapeMrkdwn(err.message)}.`;
+      return { opened: true, message: { response_type: "in_channel", text, blocks: [{ type: "section", text: mrkdwn(text) }] } };
+    }
     if (err instanceof Refused || err instanceof ExemptRefusedError) {
       logger.warn("chat-command refused", { command, user: asker.userId, channel: asker.channelId, reason: err.message });
       return { opened: false, message: ephemeral(`:no_entry: ${escapeMrkdwn(err.message)}`) };

@@ -54,6 +54,11 @@ export class ExemptRefusedError extends Error {
   override name = "ExemptRefusedError";
 }
 
+/** The exemption was committed on its branch, but no merge request is known: a change made, half done; the message names the branch. */
+export class ExemptCommittedError extends Error {
+  override name = "ExemptCommittedError";
+}
+
 export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
   const { gitlab, base: read, request, signal } = opts;
   const source = read.policy.source;
@@ -101,11 +106,11 @@ export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
   const mr = await createMergeRequest(gitlab, projectId, {
     sourceBranch: branch, targetBranch: target, title: result.mergeRequest.title, description: result.mergeRequest.description, removeSourceBranch: true,
   }, signal).catch((err: unknown) => {
-    throw new ExemptRefusedError(`the exemption was committed on branch ${branch} (commit ${commit.id.slice(0, 12)}), but the merge request could not be opened (${(err as Error).message}): open it from that branch`);
+    throw new ExemptCommittedError(`the exemption was committed on branch ${branch} (commit ${commit.id.slice(0, 12)}), but the merge request could not be opened (${(err as Error).message}): open it from that branch`);
   });
   // The answer is a server's (or a proxy's) text: its number must be one, and its address GitLab's (issuableUrl), before notices and Slack link it.
   if (!Number.isSafeInteger(mr.iid) || mr.iid < 1) {
-    throw new ExemptRefusedError(`the exemption was committed on branch ${branch} (commit ${commit.id.slice(0, 12)}) and a merge request asked for, but GitLab's answer has no merge request number: find it among the merge requests from that branch`);
+    throw new ExemptCommittedError(`the exemption was committed on branch ${branch} (commit ${commit.id.slice(0, 12)}) and a merge request asked for, but GitLab's answer has no merge request number: find it among the merge requests from that branch`);
   }
   const webUrl = issuableUrl(gitlab.instanceUrl, source.project, "merge_requests", mr);
   result.mergeRequest = { ...result.mergeRequest, iid: mr.iid, webUrl };
