@@ -53,8 +53,11 @@ export function renderSlack(report: AnyReport): SlackMessage {
 /**
  * Text cut to one of Slack's limits, redacted first (after its escaping): a cut through a credential
  * would leave a piece of it that no later redaction recognises, as only whole credentials are masked.
+ * It ends on a whole character and a whole entity: not half of a surrogate pair (text Slack may refuse,
+ * the answer lost), nor an escaped `&`, `<` or `>` cut short (escapeMrkdwn writes every one so).
  */
 function cut(text: string, max: number): string {
-  return redactOutput(text).slice(0, max);
+  const clean = redactOutput(text);
+  return clean.length <= max ? clean : clean.slice(0, max).replace(/[\uD800-\uDBFF]$/, "").replace(/&[a-z]*$/, "");
 }
 

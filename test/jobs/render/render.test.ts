@@ -79,6 +79,21 @@ describe("Slack rendering", () => {
     for (const section of sections) expect(section.text.text.length).toBeLessThanOrEqual(3_000);
   });
 
+  it("a section cut to Slack's 3,000 characters ends on a whole character and a whole entity, never half of one", () => {
+    for (const filler of ["😀", "&"]) {
+      for (let k = 0; k < 6; k++) {
+        const long = pipelineReport("refused");
+        const ref = `release/${"x".repeat(k)}${filler.repeat(3_000)}`;
+        Object.assign(long.actions[0]!, { ref, reason: `branch ${ref} of project acme/platform/api is not protected` });
+        for (const block of renderSlack(long).blocks as { text?: { text: string } }[]) {
+          const text = block.text?.text ?? "";
+          expect(text, "a lone surrogate").not.toMatch(/[\uD800-\uDBFF]$/);
+          expect(text, "a cut entity").not.toMatch(/&[a-z]*$/);
+        }
+      }
+    }
+  });
+
   it("escapes names that come from the services, group headings included", () => {
     const report = enforceReport(false, ["done"]);
     (report.actions[0] as RemoveShareAction).project = "<!channel> <https://evil.example|Approve>";
