@@ -13,7 +13,7 @@
  */
 import { loadGitLabPolicy } from "../../../lib/config/policy-source.ts";
 import { exempt, ExemptCommittedError, ExemptRefusedError, exemptionSubject, type ExemptResult } from "../../../lib/jobs/exempt/index.ts";
-import { escapeMrkdwn, mrkdwn, slackLink, type SlackMessage } from "../../../lib/jobs/render/index.ts";
+import { escapeMrkdwn, sectionText, slackLink, type SlackMessage } from "../../../lib/jobs/render/index.ts";
 import { errorText } from "../../../lib/jobs/report/index.ts";
 import { gitlabClient } from "../config/clients.ts";
 import { loadPolicy, repositoryPolicyLocation } from "../config/policy.ts";
@@ -60,7 +60,7 @@ export async function proposeExemption(request: ExemptJobRequest, asker: SlackCa
     if (err instanceof ExemptCommittedError) {
       audit.info("exemption-committed", { project: request.project, sharedWith: request.group, asked: { user: asker.userId, channel: asker.channelId }, error: err.message });
       const text = `:warning: Exemption requested by Slack user ${escapeMrkdwn(asker.userId)}: ${escapeMrkdwn(exemptionSubject(request))}: ${escapeMrkdwn(err.message)}.`;
-      return { opened: true, message: { response_type: "in_channel", text, blocks: [{ type: "section", text: mrkdwn(text) }] } };
+      return { opened: true, message: inChannel(text) };
     }
     if (err instanceof Refused || err instanceof ExemptRefusedError) {
       logger.warn("chat-command refused", { command, user: asker.userId, channel: asker.channelId, reason: err.message });
@@ -82,7 +82,12 @@ export function exemptionReply(request: ExemptJobRequest, result: Pick<ExemptRes
     `Merge request ${slackLink(mergeRequest.webUrl ?? "", `!${mergeRequest.iid}`)}: merging it is the approval.`,
     `Reason: ${escapeMrkdwn(request.reason)}`,
   ].join("\n");
-  return { response_type: "in_channel", text, blocks: [{ type: "section", text: mrkdwn(text) }] };
+  return inChannel(text);
+}
+
+/** A message to the channel: its section cut to Slack's limit (escaped paths and a reason may be longer), else Slack refuses it. */
+function inChannel(text: string): ExemptionMessage {
+  return { response_type: "in_channel", text, blocks: [{ type: "section", text: sectionText(text) }] };
 }
 
 async function propose(gitlab: ReturnType<typeof gitlabClient>, request: ExemptJobRequest, asker: SlackCaller, signal: AbortSignal, checked: { allowed: boolean }): Promise<ExemptResult> {

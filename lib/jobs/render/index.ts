@@ -8,5 +8,5 @@ export { NOTE_MARKER } from "../shares/comparison.ts";
 export { renderMarkdown } from "./markdown.ts";
 export { reviewChunks, type ReviewFormat } from "./review.ts";
 export { escapeMrkdwn, mrkdwn, slackLink, type MrkdwnText } from "../escape.ts";
-export { renderSlack, type SlackMessage } from "./slack.ts";
+export { renderSlack, sectionText, type SlackMessage } from "./slack.ts";
 export { renderText, type TextOptions } from "./text.ts";

@@ -1,6 +1,6 @@
 /** A report as Slack Block Kit (chat-ops and run notifications): title, summary, policy, actions, warnings. */
 import { comparisonLines, isComparison } from "./comparison.ts";
-import { escapeControls, escapeMrkdwn, mrkdwn } from "../escape.ts";
+import { escapeControls, escapeMrkdwn, mrkdwn, type MrkdwnText } from "../escape.ts";
 import { policyLine, statsLine, titleOf, viewOf, type AnyReport } from "./parts.ts";
 import { redactOutput } from "../../redact/index.ts";
 
@@ -24,26 +24,26 @@ export function renderSlack(report: AnyReport): SlackMessage {
   const summary = `${escapeMrkdwn(view.summary(report as never))}\n${statsLine(report)}\n${escapeMrkdwn(policyLine(report))}`;
   const blocks: object[] = [
     { type: "header", text: { type: "plain_text", text: cut(title, 150) } },
-    { type: "section", text: mrkdwn(cut(summary, 3000)) },
+    { type: "section", text: sectionText(summary) },
   ];
   const highlight = view.highlight?.(report as never);
   if (highlight) {
     const shown = highlight.lines.slice(0, MAX_HIGHLIGHTS).map((line) => `• ${escapeMrkdwn(line)}`);
     const more = highlight.lines.length > MAX_HIGHLIGHTS ? [`…and ${highlight.lines.length - MAX_HIGHLIGHTS} more`] : [];
-    blocks.push({ type: "section", text: mrkdwn(cut([`*${escapeMrkdwn(highlight.title)}*`, ...shown, ...more].join("\n"), 3000)) });
+    blocks.push({ type: "section", text: sectionText([`*${escapeMrkdwn(highlight.title)}*`, ...shown, ...more].join("\n")) });
   }
   // A comparison of policies shows its differences instead of the plan (a section's text is at most 3,000 characters).
   const compared = isComparison(report);
-  if (compared) blocks.push({ type: "section", text: mrkdwn(cut(comparisonLines(report, escapeMrkdwn).join("\n"), 3000)) });
+  if (compared) blocks.push({ type: "section", text: sectionText(comparisonLines(report, escapeMrkdwn).join("\n")) });
   for (const action of compared ? [] : report.actions.slice(0, MAX_ACTION_BLOCKS)) {
     const line = [`*${escapeMrkdwn(view.group(action as never))}*`, ...view.columns(action as never).map(escapeMrkdwn), `_${action.status}_`].join("  ");
-    blocks.push({ type: "section", text: mrkdwn(cut(line, 3000)) });
+    blocks.push({ type: "section", text: sectionText(line) });
   }
   if (!compared && report.actions.length > MAX_ACTION_BLOCKS) {
     blocks.push({ type: "context", elements: [mrkdwn(`…and ${report.actions.length - MAX_ACTION_BLOCKS} more; run the CLI with --json for all of them.`)] });
   }
   if (report.warnings.length) {
-    blocks.push({ type: "context", elements: [mrkdwn(cut(report.warnings.map((w) => `:warning: ${escapeMrkdwn(w)}`).join("\n"), 3000))] });
+    blocks.push({ type: "context", elements: [sectionText(report.warnings.map((w) => `:warning: ${escapeMrkdwn(w)}`).join("\n"))] });
   }
   // Changes made are shown to the channel; dry runs, refusals and failures only to whoever asked.
   const changed = !report.dryRun && report.actions.some((a) => CHANGED.has(a.status));
@@ -56,6 +56,11 @@ export function renderSlack(report: AnyReport): SlackMessage {
  * It ends on a whole character and a whole entity: not half of a surrogate pair (text Slack may refuse,
  * the answer lost), nor an escaped `&`, `<` or `>` cut short (escapeMrkdwn writes every one so).
  */
+/** A Block Kit section's mrkdwn text object, cut to Slack's 3,000 characters as cut() cuts. */
+export function sectionText(text: string): MrkdwnText {
+  return mrkdwn(cut(text, 3000));
+}
+
 function cut(text: string, max: number): string {
   const clean = redactOutput(text);
   return clean.length <= max ? clean : clean.slice(0, max).replace(/[\uD800-\uDBFF]$/, "").replace(/&[a-z]*$/, "");
