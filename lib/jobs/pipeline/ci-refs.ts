@@ -69,7 +69,7 @@ export function projectRefProblem(input: SourcesInput, path: unknown, ref: unkno
 async function judgeProjectRef({ gitlab, rule, signal }: SourcesInput, path: unknown, ref: unknown): Promise<Project | string> {
   const allow = `set unprotected: true on its rule, ${rule}, to allow it`;
   // A variable (`$NAME`, masked as [MASKED] in CI Lint's answer) is chosen when the pipeline runs, not here.
-  if (typeof path !== "string" || typeof ref !== "string" || /[$[\]]/.test(path + ref)) return `a variable names the project or the ref, chosen when the pipeline runs: write them out, or ${allow}`;
+  if (typeof path !== "string" || typeof ref !== "string" || /[$[\]]/.test(path + ref) || VARIABLE.test(path + ref)) return `a variable names the project or the ref, chosen when the pipeline runs: write them out, or ${allow}`;
   const project = await findProject(gitlab, path, signal);
   if (project === undefined) return `that project was not found, or the token cannot see it: ${allow}`;
   if (COMMIT.test(ref)) return project;
@@ -80,20 +80,26 @@ async function judgeProjectRef({ gitlab, rule, signal }: SourcesInput, path: unk
   return protectionProblem(found, name, project.path_with_namespace, rule) ?? project;
 }
 
-/** Whether text (an include entry, a rule) refers to a variable the requester gives: `$NAME`, `${NAME}`. */
+/** A variable as GitLab expands one in an include or a trigger (its ExpandVariables): `$NAME`, `${NAME}`, `%NAME%`. */
+export const VARIABLE = /\$(?:\{\w+\}|\w+)|%\w+%/;
+
+/** Whether text (an include entry, a rule) refers to a variable the requester gives: `$NAME`, `${NAME}`, `%NAME%`. */
 export function steeredBy(text: string, names: readonly string[]): boolean {
   return names.some((name) => {
     const literal = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    return new RegExp(`\\$(?:${literal}(?![A-Za-z0-9_])|\\{${literal}\\})`).test(text);
+    return new RegExp(`\\$(?:${literal}(?![A-Za-z0-9_])|\\{${literal}\\})|%${literal}%`).test(text);
   });
 }
 
 /**
  * A value (an include entry, a trigger) with the pipeline's predefined variables Warden knows expanded:
- * the project's and the server's names, the ref and its commit. Others stay as written.
+ * the project's and the server's names, the ref and its commit. Others stay as written, and so does a
+ * predefined name the pipeline's variables or `yaml` (the names a trigger job's YAML sets) redefine:
+ * GitLab expands with those over its own (CI/CD variable precedence), to values judged nowhere here.
  */
-export function expanded<T>(input: SourcesInput, value: T): T {
+export function expanded<T>(input: SourcesInput, value: T, yaml: readonly string[] = []): T {
   const { project, ref, refKind, commit, gitlab } = input;
+  const redefined = new Set([...input.pipelineVariables, ...yaml]);
   const path = project.path_with_namespace;
   const known: Record<string, string> = {
     CI_PROJECT_PATH: path,
@@ -106,8 +112,9 @@ export function expanded<T>(input: SourcesInput, value: T): T {
     ...(refKind === "branch" ? { CI_COMMIT_BRANCH: ref } : { CI_COMMIT_TAG: ref }),
     ...(typeof project.default_branch === "string" && { CI_DEFAULT_BRANCH: project.default_branch }),
   };
-  const text = JSON.stringify(value).replace(/\$(?:\{(\w+)\}|(\w+))/g, (whole, braced: string | undefined, bare: string | undefined) => {
-    const known_ = known[braced ?? bare!];
+  const text = JSON.stringify(value).replace(/\$(?:\{(\w+)\}|(\w+))|%(\w+)%/g, (whole, braced: string | undefined, bare: string | undefined, percent: string | undefined) => {
+    const name = braced ?? bare ?? percent!;
+    const known_ = redefined.has(name) ? undefined : known[name];
     return known_ === undefined ? whole : JSON.stringify(known_).slice(1, -1);
   });
   return JSON.parse(text) as T;
@@ -117,9 +124,9 @@ export const namesIn = (variables: unknown): string[] => (isMapping(variables) ?
 /** The variables any of these rules sets (`rules: [{ if, variables }]`): whichever matches, they may be passed on. */
 export const rulesVariables = (rules: unknown): string[] => (Array.isArray(rules) ? rules.flatMap((rule) => (isMapping(rule) ? namesIn(rule["variables"]) : [])) : []);
 
-/** A local include's path as the files it may name: `**` any path, `*` any name, a variable anything. */
+/** A local include's path as the files it may name: `**` any path, `*` any name, a variable or an input (`$[[ inputs.x ]]`, interpolated before includes are read) anything. */
 export function pattern(path: string): RegExp {
-  const parts = path.split(/(\*\*|\*|\$\{\w+\}|\$\w+)/);
+  const parts = path.split(/(\*\*|\*|\$\[\[.*?\]\]|\$\{\w+\}|\$\w+|%\w+%)/);
   return new RegExp(`^${parts.map((part, i) => (i % 2 === 0 ? part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : part === "*" ? "[^/]*" : ".*")).join("")}$`);
 }
 

@@ -3,7 +3,7 @@
  * files Warden reads itself for what GitLab's static CI Lint cannot show (ci-sources.ts).
  */
 import { HttpError } from "../../gitlab/index.ts";
-import { componentAt, expanded, namesIn, pattern, projectRefProblem, quote, readFirst, rulesVariables, steeredBy, type FileAt, type SourcesInput } from "./ci-refs.ts";
+import { componentAt, expanded, namesIn, pattern, projectRefProblem, quote, readFirst, rulesVariables, steeredBy, VARIABLE, type FileAt, type SourcesInput } from "./ci-refs.ts";
 import { deepMerge, isMapping, isUnresolved, readYaml, resolved, Unreadable, unresolvedIn, type Mapping } from "./ci-yaml.ts";
 
 /** The most pipelines deep a trigger is followed: GitLab's own limit on child pipelines is two below the parent. */
@@ -40,10 +40,11 @@ async function triggerProblem(input: SourcesInput, trigger: unknown, yaml: reado
   const passed = [...new Set([...(forwards["pipeline_variables"] === true ? input.pipelineVariables : []), ...(forwards["yaml_variables"] === false ? [] : yaml)])];
   if (isMapping(trigger) && trigger["include"] !== undefined) return childProblem(input, trigger["include"], passed, allow, depth);
   if (steeredBy(JSON.stringify(trigger), input.variables)) return `in a project or on a ref the requester's variables name: ${allow}`;
-  const at = expanded(input, trigger);
+  // Its YAML's names (even with yaml_variables: false, which only keeps them from going downstream) win over predefined ones here.
+  const at = expanded(input, trigger, yaml);
   const [project, ref] = typeof at === "string" ? [at] : isMapping(at) ? [at["project"], at["branch"]] : [];
   if (typeof project !== "string" || (ref !== undefined && typeof ref !== "string")) return `that Warden cannot read: ${allow}`;
-  if (/\$/.test(project + (ref ?? ""))) return `in a project or on a ref a variable names, chosen when it runs: ${allow}`;
+  if (/\$/.test(project + (ref ?? "")) || VARIABLE.test(project + (ref ?? ""))) return `in a project or on a ref a variable names (set when it runs, or a predefined one its variables redefine), which Warden cannot judge beforehand: write them out, or ${allow}`;
   const why = await input.downstream(project, ref, passed, depth);
   return why && `in project ${quote(project)}${ref === undefined ? "" : ` on ${quote(ref)}`}, which Warden would not start itself: ${why}`;
 }
@@ -90,9 +91,9 @@ const MAX_FILES = 50;
  * CI file, or a child pipeline's files), as GitLab reads them (ci-yaml.ts), and merged, each file's
  * includes before it, into one configuration whose `extends:` and then `!reference` tags are resolved
  * before its triggers are judged. A local file is read whatever its rules; another project's file or a
- * component, at a ref judged as any include's, is read at that ref whatever its rules; what a wildcard
- * or a variable the project sets names is read as the lint took it; one the requester's variables name
- * is refused, as is a URL. Returns why, naming the file.
+ * component, at a ref judged as any include's, is read at that ref whatever its rules; what a wildcard,
+ * a variable the project sets or a file's input names is read as the lint took it, and refused where it
+ * matches none of that; one the requester's variables name is refused, as is a URL. Returns why, naming the file.
  */
 export async function filesProblem(input: SourcesInput, roots: FileAt[], allow: string, depth: number): Promise<string | undefined> {
   const read = new Set<string>();
@@ -159,16 +160,17 @@ async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, a
     return `${shown}, which the requester's variables name: they decide what the pipeline includes, which Warden cannot judge beforehand. Write it out, or ${allow}`;
   }
   const at = expanded(input, named);
-  const unresolved = JSON.stringify(at).includes("$");
+  const unresolved = JSON.stringify(at).includes("$") || VARIABLE.test(JSON.stringify(at));
   // Not listed by the lint where it was not asked (behind rules, a child's), and not read here, it would go unjudged.
   const unlisted = from.unlisted || rules !== undefined;
   if (typeof at["template"] === "string") return [];
   if (typeof at["local"] === "string") {
-    // A variable the project sets or a wildcard: GitLab resolves it, and the lint lists what it took where it was asked; read in place, in include order.
+    // A variable the project sets, an input or a wildcard: GitLab resolves it, and the lint lists what it took where it was asked; read in place, in include order.
     if (unresolved || at["local"].includes("*")) {
       if (unlisted) return `${shown}, a file named by a variable or a wildcard where GitLab's CI Lint does not resolve it, which Warden cannot read beforehand: name it, or ${allow}`;
       const matches = pattern(at["local"].replace(/^\//, ""));
-      return took(input, from, "local").filter((i) => matches.test(i.location.replace(/^\//, ""))).map((i) => ({ ...from, path: i.location.replace(/^\//, ""), unlisted }));
+      const taken = took(input, from, "local").filter((i) => matches.test(i.location.replace(/^\//, ""))).map((i) => ({ ...from, path: i.location.replace(/^\//, ""), unlisted }));
+      return taken.length > 0 || at["local"].includes("*") ? taken : unmatched(shown, allow);
     }
     return [{ ...from, path: at["local"].replace(/^\//, ""), unlisted }];
   }
@@ -181,6 +183,7 @@ async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, a
     const taken = typeof at["component"] === "string"
       ? took(input, from, "component").filter((i) => component.test(i.location)).map((i) => ({ component: i.location }))
       : took(input, from, "file").filter((i) => project.test(String(i.extra?.project)) && (Array.isArray(at["file"]) || file.test(i.location.replace(/^\//, "")))).map((i) => ({ project: i.extra?.project, ref: i.extra?.ref, file: i.location }));
+    if (taken.length === 0) return unmatched(shown, allow);
     const next: FileAt[] = [];
     for (const written of taken) {
       // What the lint says it took is read as written out: never named by a variable again (a hostile answer would loop).
@@ -207,6 +210,13 @@ async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, a
   }
   return files.map((f) => ({ ...base, path: f.replace(/^\//, "") }));
 }
+
+/**
+ * A variable-named include (or one an input names) matching nothing the lint took: GitLab fails an include
+ * that names no file, so the lint resolved it otherwise than Warden reads it, and it is not taken for nothing.
+ */
+const unmatched = (shown: string, allow: string) =>
+  `${shown}, named by a variable or an input, which matches none of the files GitLab's CI Lint took, so what it includes could not be judged: name it, or ${allow}`;
 
 /** What GitLab's CI Lint took of this kind into the file's project. */
 const took = (input: SourcesInput, from: FileAt, type: string) => (input.listed.get(from.projectPath.toLowerCase()) ?? []).filter((i) => i.type === type);

@@ -146,6 +146,16 @@ describe("pipeline: the files Warden reads itself, read as GitLab reads them", (
     expect(w.sim.pipelines).toEqual([]);
   });
 
+  // GitLab expands %NAME% in an include or a trigger as it does $NAME (its ExpandVariables).
+  it.each([
+    ["a file of its own", "include:\n  - local: ci/envs/%DEPLOY_ENV%.yml\n    rules:\n      - if: $DEPLOY_ENV\nbuild:\n  script: make\n"],
+    ["a child pipeline's file", "child:\n  trigger:\n    include: ci/envs/%DEPLOY_ENV%.yml\n"],
+  ])("%s named by the requester's variable between percent signs is refused, not read as a file of that literal name", async (_what, ci) => {
+    w.commit(ci, { "ci/envs/prod.yml": `include:\n  - project: ${w.templates.path_with_namespace}\n    ref: main\n    file: deploy.yml\n` });
+    expect(await w.start({ variables: prod })).toMatchObject({ status: "refused" });
+    expect(w.sim.pipelines).toEqual([]);
+  });
+
   it("a child pipeline made of a wildcard of the project's files, which no lint resolves, is refused", async () => {
     w.commit("child:\n  trigger:\n    include: ci/child/*.yml\n", { "ci/child/deploy.yml": `deploy:\n${payrollTrigger()}` });
     expect(await w.start()).toMatchObject({ status: "refused", reason: expect.stringContaining("a file named by a variable or a wildcard") });
