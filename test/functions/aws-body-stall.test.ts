@@ -7,60 +7,40 @@
  * call for ever, whatever the comments and docs said. Each call now has a bound of its own in all, its
  * body included (dynamo-client.ts, start-worker.ts, lib/aws/s3-objects.ts).
  */
-import { createServer, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer } from "node:http";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { standardPolicy } from "../support/policies.ts";
+import { describe, expect, it, vi } from "vitest";
 import { lambdaContext, signedCommand } from "../support/lambda.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";
+import { CHAT_POLICY, loopbackEndpoints, NO_ANSWER, within } from "../support/stalling-aws.ts";
 
-const USER = "U012ABCDEF";
-const CHANNEL = "C0123456";
 lambdaWorld({
   secret: "",
   dynamo: true,
   lambdaApi: true,
-  policy: `${standardPolicy()}
-chatops:
-  slack:
-    users: ["${USER}"]
-    channels: ["${CHANNEL}"]
-`,
+  policy: CHAT_POLICY,
   env: () => ({ WARDEN_WORKER_FUNCTION: "warden-test-Worker", WARDEN_REPORT_ONLY: "false" }),
 });
 
-let server: Server | undefined;
-const stalled: ServerResponse[] = [];
+const endpoints = loopbackEndpoints();
 /** Answers each request with `status` and headers promising a body, then (for the first `stallFirst` requests) sends none; later ones get `body`. */
 async function headersThenStall(status: number, contentType: string, body: string, stallFirst = Infinity): Promise<{ url: string; requests: () => number }> {
   let n = 0;
-  server = createServer((req, res) => {
+  const server = createServer((req, res) => {
     req.resume();
     req.on("end", () => {
       n++;
       if (n <= stallFirst) {
         res.writeHead(status, { "content-type": contentType, "content-length": "64", "x-amzn-requestid": crypto.randomUUID() });
         res.flushHeaders();
-        stalled.push(res);
         return;
       }
       res.writeHead(200, { "content-type": contentType, "x-amzn-requestid": crypto.randomUUID() });
       res.end(body);
     });
   });
-  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => n };
+  return { url: await endpoints.listen(server), requests: () => n };
 }
-afterEach(async () => {
-  for (const res of stalled.splice(0)) res.destroy();
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  server = undefined;
-});
-
-const NO_ANSWER = Symbol("no answer");
-const within = <T>(ms: number, p: Promise<T>) => Promise.race([p, new Promise<typeof NO_ANSWER>((resolve) => setTimeout(() => resolve(NO_ANSWER), ms))]);
 
 describe("an AWS endpoint that sends its headers and then stalls the body", () => {
   it("chat-ops: an Invoke API answering 202's headers and then nothing still gets Slack an answer within 3 seconds (the invoke's 2 s bound)", async () => {

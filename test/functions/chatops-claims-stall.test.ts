@@ -5,13 +5,12 @@
  * shown as failed (the user then types it again) is never started behind their back. A claim cut off
  * starts nothing: the replay claim cannot tell a first request from a replay, the rate slot cannot count.
  */
-import { createServer, request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, request as httpRequest } from "node:http";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { standardPolicy } from "../support/policies.ts";
+import { describe, expect, it, vi } from "vitest";
 import { captureLogs, lambdaContext, signedCommand } from "../support/lambda.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";
+import { CHAT_POLICY, loopbackEndpoints, NO_ANSWER, within } from "../support/stalling-aws.ts";
 import { NOT_CHECKED } from "../../functions/shared/slack/once.ts";
 
 const USER = "U012ABCDEF";
@@ -19,27 +18,11 @@ const CHANNEL = "C0123456";
 const world = lambdaWorld({
   dynamo: true,
   lambdaApi: true,
-  policy: `${standardPolicy()}
-chatops:
-  slack:
-    users: ["${USER}"]
-    channels: ["${CHANNEL}"]
-`,
+  policy: CHAT_POLICY,
   env: () => ({ WARDEN_WORKER_FUNCTION: "warden-test-Worker", WARDEN_REPORT_ONLY: "false" }),
 });
 
-let server: Server | undefined;
-afterEach(async () => {
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  server = undefined;
-});
-
-async function listen(s: Server): Promise<string> {
-  server = s;
-  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
-}
+const { listen, silent } = loopbackEndpoints();
 
 /** DynamoDB that answers every call, correctly, but `delayMs` late (a throttled or distant table). */
 function slowDynamo(delayMs: number): Promise<string> {
@@ -61,7 +44,6 @@ function slowDynamo(delayMs: number): Promise<string> {
   );
 }
 
-const NO_ANSWER = Symbol("no answer");
 async function chatopsAnswer(ms: number, text: string): Promise<{ answer: APIGatewayProxyStructuredResultV2 | typeof NO_ANSWER; elapsed: number; done: Promise<unknown> }> {
   vi.resetModules();
   const { handler } = await import("../../functions/chatops.ts");
@@ -69,13 +51,13 @@ async function chatopsAnswer(ms: number, text: string): Promise<{ answer: APIGat
   const done = (handler(signedCommand({ text, user_id: USER, channel_id: CHANNEL }), lambdaContext({ functionName: "warden-test-Chatops" })) as Promise<APIGatewayProxyStructuredResultV2>).then((a) => {
     return { a, at: Date.now() - started };
   });
-  const answer = await Promise.race([done.then(({ a }) => a), new Promise<typeof NO_ANSWER>((resolve) => setTimeout(() => resolve(NO_ANSWER), ms))]);
+  const answer = await within(ms, done.then(({ a }) => a));
   return { answer, elapsed: Date.now() - started, done };
 }
 
 describe("chat-ops, when the claims table stalls", () => {
   it("a claims table that takes the connection and never answers: it still answers Slack within its 3 seconds", async () => {
-    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", await listen(createServer((req) => req.resume())));
+    vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", await silent());
     const logs = captureLogs();
     vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
     const { answer } = await chatopsAnswer(3_000, "enforce");

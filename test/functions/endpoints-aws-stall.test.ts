@@ -5,52 +5,29 @@
  * until Lambda ends the invocation: the caller gets no answer, and nobody is told. Here each is a
  * loopback server that reads the request and never answers.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { streamDelivery } from "../../sim/aws/gitlab-deliveries.ts";
-import { standardPolicy } from "../support/policies.ts";
 import { captureLogs, lambdaContext, signedCommand } from "../support/lambda.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";
+import { CHAT_POLICY, loopbackEndpoints, NO_ANSWER, within } from "../support/stalling-aws.ts";
 
-const USER = "U012ABCDEF";
-const CHANNEL = "C0123456";
 const world = lambdaWorld({
   secret: "",
   dynamo: true,
   lambdaApi: true,
-  policy: `${standardPolicy()}
-chatops:
-  slack:
-    users: ["${USER}"]
-    channels: ["${CHANNEL}"]
-`,
+  policy: CHAT_POLICY,
   env: () => ({ WARDEN_WORKER_FUNCTION: "warden-test-EventsWorker", WARDEN_REPORT_ONLY: "false" }),
 });
 
-/** An endpoint that reads the request and never answers. */
-let silent: Server | undefined;
-async function silentEndpoint(): Promise<string> {
-  silent = createServer((req) => req.resume());
-  await new Promise<void>((resolve) => silent!.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
-}
-afterEach(async () => {
-  silent?.closeAllConnections();
-  await new Promise<void>((resolve) => (silent ? silent.close(() => resolve()) : resolve()));
-  silent = undefined;
-});
+const endpoints = loopbackEndpoints();
+const silentEndpoint = () => endpoints.silent();
 
-const NO_ANSWER = Symbol("no answer");
 /** The handler's answer, or NO_ANSWER once the caller has stopped waiting. */
 async function answerWithin(ms: number, fn: "events" | "chatops", event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2 | typeof NO_ANSWER> {
   vi.resetModules();
   const { handler } = fn === "events" ? await import("../../functions/events.ts") : await import("../../functions/chatops.ts");
-  return Promise.race([
-    handler(event, context) as Promise<APIGatewayProxyStructuredResultV2>,
-    new Promise<typeof NO_ANSWER>((resolve) => setTimeout(() => resolve(NO_ANSWER), ms)),
-  ]);
+  return within(ms, handler(event, context) as Promise<APIGatewayProxyStructuredResultV2>);
 }
 const eventsContext = () => lambdaContext({ functionName: "warden-test-Events", remainingMs: 10_000 });
 

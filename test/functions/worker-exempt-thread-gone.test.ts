@@ -3,7 +3,8 @@
  * answers in the command's thread. When Slack does not take that answer (a 503, or the response_url
  * expired after the command waited in the Worker's queue), the same message goes to the deployment's
  * webhook, as a run that changed something is told there (worker-thread-gone.test.ts), so the merge
- * request is not left unseen.
+ * request is not left unseen. So too when the merge request's answer is lost after the branch and commit
+ * were made (the today8 review, on 6f108ce: that was answered to the requester alone, as a refusal).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkerEvent } from "../../functions/shared/runs/job-request.ts";
@@ -50,19 +51,25 @@ beforeEach(() => {
   slack.received.length = 0;
 });
 
+/** The exemption asked of the Worker, its response_url the one Slack refuses. */
+const exemption = (): WorkerEvent => ({
+  command: { job: "exempt", project: "acme/app/api", group: "strangers", until: "2099-12-31", reason: "pen test", apply: true },
+  responseUrl: `${slack.origin}/commands/T0001/1234/abcd`,
+  user: { id: APPLIER, name: "ada" },
+  channelId: CHANNEL,
+  correlationId: crypto.randomUUID(),
+  sentAt: Math.floor(Date.now() / 1000),
+});
+
+async function work(event: WorkerEvent): Promise<{ posted: boolean }> {
+  vi.resetModules();
+  const { handler } = await import("../../functions/worker.ts");
+  return (await handler(event as never, lambdaContext({ functionName: "warden-test-Worker" }))) as { posted: boolean };
+}
+
 describe("/warden exempt whose answer Slack does not take", () => {
   it("opens the merge request, and tells the deployment's webhook of it since the thread did not take the answer", async () => {
-    const event: WorkerEvent = {
-      command: { job: "exempt", project: "acme/app/api", group: "strangers", until: "2099-12-31", reason: "pen test", apply: true },
-      responseUrl: `${slack.origin}/commands/T0001/1234/abcd`,
-      user: { id: APPLIER, name: "ada" },
-      channelId: CHANNEL,
-      correlationId: crypto.randomUUID(),
-      sentAt: Math.floor(Date.now() / 1000),
-    };
-    vi.resetModules();
-    const { handler } = await import("../../functions/worker.ts");
-    const result = (await handler(event as never, lambdaContext({ functionName: "warden-test-Worker" }))) as { posted: boolean };
+    const result = await work(exemption());
     expect(world.gitlab.counters.byRoute["POST /projects/:id/merge_requests"]).toBe(1);
     expect(result.posted).toBe(false);
     const webhook = slack.received.filter((r) => r.url.startsWith("/services/"));
@@ -70,5 +77,17 @@ describe("/warden exempt whose answer Slack does not take", () => {
     // The thread's own message: who asked, what, and the merge request (the one link); no response_type.
     const told = JSON.parse(webhook[0]!.body) as Record<string, unknown>;
     expect(told).toEqual({ text: expect.stringMatching(/^:memo: Exemption requested by Slack user U012ABCDEF: .*\nMerge request <http[^|>]+\|!\d+>: merging it is the approval\.\nReason: pen test$/), blocks: [expect.objectContaining({ type: "section" })] });
+  });
+
+  it("a merge request whose answer is lost after the branch and commit were made: the webhook is told of the branch and commit", async () => {
+    // GitLab opens the merge request, and its answer is lost on the way back.
+    world.gitlab.addFaults({ kind: "apply-then-drop", method: "POST", route: "POST /projects/:id/merge_requests", times: 1 });
+    const result = await work(exemption());
+    // The change was made: a commit on a new branch, and the merge request GitLab opened.
+    expect(world.gitlab.counters.byRoute["POST /projects/:id/merge_requests"]).toBeGreaterThanOrEqual(1);
+    expect(result.posted).toBe(false);
+    const webhook = slack.received.filter((r) => r.url.startsWith("/services/"));
+    expect(webhook, "a branch, a commit and a merge request were made on the policy repository and nobody in Slack was told").toHaveLength(1);
+    expect(webhook[0]!.body).toMatch(/committed on branch/);
   });
 });

@@ -43,19 +43,8 @@ it("behind a proxy that drops Link and the X-* paging headers, a run does not re
   expect(unexamined.map((part) => part.error)).toContainEqual(expect.stringContaining("the page came without GitLab's paging headers (no Link, no X-Next-Page"));
 });
 
-const WHOLE_INSTANCE = `version: 1
-gitlab:
-  shares:
-    allow:
-      - group: "acme/**"
-      - group: "partners/contractor-x"
-        projects: ["acme/mobile/**"]
-        maxAccess: developer
-    exempt:
-      - project: "acme/legacy/**"
-  guard:
-    maxRemovals: 1000
-`;
+/** The standard policy without a scope: the whole instance, listed by keyset on /projects. */
+const WHOLE_INSTANCE = standardPolicy().replace("  scope: { groups: [acme] }\n", "");
 
 it("a whole-instance run (no scope: keyset on /projects) behind a proxy that drops Link does not report itself complete after each listing's first full page", async () => {
   const { dataset } = generateOrganisation({ projects: 1_500, seed: 3, tree: { groups: 30, maxDepth: 4, heavy: 0.8 } });

@@ -7,49 +7,29 @@
  * GitLab (8 s) nor Slack (3 s), and a job never reaches its end: no `job failed` line, no RunFailed
  * metric, so the `Failed` alarm does not fire.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { streamDelivery } from "../../../sim/aws/gitlab-deliveries.ts";
-import { standardPolicy } from "../../support/policies.ts";
 import { captureLogs, lambdaContext, signedCommand } from "../../support/lambda.ts";
 import { lambdaWorld } from "../../support/lambda-world.ts";
+import { CHAT_POLICY, loopbackEndpoints, NO_ANSWER, within } from "../../support/stalling-aws.ts";
 
-const USER = "U012ABCDEF";
-const CHANNEL = "C0123456";
 lambdaWorld({
   dynamo: true,
   lambdaApi: true,
-  policy: `${standardPolicy()}
-n8n:
+  policy: `${CHAT_POLICY}n8n:
   workflows:
     keepActive: ["tag:production"]
-chatops:
-  slack:
-    users: ["${USER}"]
-    channels: ["${CHANNEL}"]
 `,
   env: () => ({ WARDEN_WORKER_FUNCTION: "warden-test-Worker", WARDEN_REPORT_ONLY: "false", N8N_URL: "http://127.0.0.1:9" }),
 });
 
-let silent: Server | undefined;
+const endpoints = loopbackEndpoints();
 /** Secrets Manager that reads the request and never answers. */
 async function silentSecretsManager(): Promise<void> {
-  silent = createServer((req) => req.resume());
-  await new Promise<void>((resolve) => silent!.listen(0, "127.0.0.1", resolve));
-  vi.stubEnv("AWS_ENDPOINT_URL_SECRETS_MANAGER", `http://127.0.0.1:${(silent.address() as AddressInfo).port}`);
+  vi.stubEnv("AWS_ENDPOINT_URL_SECRETS_MANAGER", await endpoints.silent());
 }
-afterEach(async () => {
-  silent?.closeAllConnections();
-  await new Promise<void>((resolve) => (silent ? silent.close(() => resolve()) : resolve()));
-  silent = undefined;
-});
 
-const NO_ANSWER = Symbol("no answer");
-async function within<T>(ms: number, call: () => Promise<T>): Promise<T | typeof NO_ANSWER> {
-  return Promise.race([call(), new Promise<typeof NO_ANSWER>((resolve) => setTimeout(() => resolve(NO_ANSWER), ms))]);
-}
 async function endpoint(fn: "events" | "chatops"): Promise<(event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>> {
   vi.resetModules();
   const { handler } = fn === "events" ? await import("../../../functions/events.ts") : await import("../../../functions/chatops.ts");
@@ -62,7 +42,7 @@ describe("review-deploy8: a Secrets Manager that takes the connection and never 
   it("the Events function still answers GitLab within its 8 seconds (a 401, its own failure logged)", async () => {
     await silentSecretsManager();
     const handler = await endpoint("events");
-    const answer = await within(8_000, () => handler(streamDelivery(groupShare), lambdaContext({ functionName: "warden-test-Events", remainingMs: 10_000 })));
+    const answer = await within(8_000, handler(streamDelivery(groupShare), lambdaContext({ functionName: "warden-test-Events", remainingMs: 10_000 })));
     expect(answer, "no answer within GitLab's 8 s: the Secrets Manager client has no timeout").not.toBe(NO_ANSWER);
     expect(answer).toMatchObject({ statusCode: 401 });
   }, 20_000);
@@ -70,7 +50,7 @@ describe("review-deploy8: a Secrets Manager that takes the connection and never 
   it("chat-ops still answers Slack within its 3 seconds", async () => {
     await silentSecretsManager();
     const handler = await endpoint("chatops");
-    const answer = await within(3_000, () => handler(signedCommand({ text: "enforce" }), lambdaContext({ functionName: "warden-test-Chatops", remainingMs: 10_000 })));
+    const answer = await within(3_000, handler(signedCommand({ text: "enforce" }), lambdaContext({ functionName: "warden-test-Chatops", remainingMs: 10_000 })));
     expect(answer, "no answer within Slack's 3 s: the Secrets Manager client has no timeout").not.toBe(NO_ANSWER);
   }, 20_000);
 
@@ -81,7 +61,7 @@ describe("review-deploy8: a Secrets Manager that takes the connection and never 
     vi.resetModules();
     const { handler } = await import("../../../functions/workflows.ts");
     // 15 s left: a run stops 10 s before its timeout, so it has 5 s for its work.
-    const outcome = await within(14_000, () => (handler({ source: "schedule" } as never, lambdaContext({ functionName: "warden-test-Workflows", remainingMs: 15_000 })) as Promise<unknown>).catch((e: unknown) => e));
+    const outcome = await within(14_000, (handler({ source: "schedule" } as never, lambdaContext({ functionName: "warden-test-Workflows", remainingMs: 15_000 })) as Promise<unknown>).catch((e: unknown) => e));
     const lines = logs.lines();
     logs.restore();
     expect(outcome, "the run waited on Secrets Manager until Lambda's timeout: no `job failed`, no RunFailed metric").not.toBe(NO_ANSWER);
