@@ -148,7 +148,9 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
   const report: WatchReport = {
     ...run,
     stats: { ...run.stats, requests: run.stats.requests + listed.requests, pages: run.stats.pages + listed.pages, auditRequests: (run.stats.auditRequests ?? 0) + listed.requests },
-    warnings: [...failedSources, ...outside, ...run.warnings, ...after.warnings],
+    // Counted, not named: the report goes to Slack and the run history, whose readers may not see those projects in
+    // GitLab (an administrator's token reads the whole instance's events). The log (`ignored`) names them.
+    warnings: [...failedSources, ...(outside.length ? [`${outside.length} event${outside.length === 1 ? "" : "s"} named a project or group outside the policy's scope: left alone`] : []), ...run.warnings, ...after.warnings],
     events: handled,
   };
   if (run.summary.guard === "tripped") report.warnings.push(`guard tripped: the subjects of events ${handled.map((e) => e.id).join(", ")} were left as they are; the watch moves on (review them, then run warden enforce)`);

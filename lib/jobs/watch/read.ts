@@ -71,7 +71,10 @@ export async function readSource(gitlab: GitLabClient, source: WatchSource, from
   const passed = new Set<string>();
   const usable = (event: AuditEvent) => usableEvent(event) || (passed.add(`${String(event.id)} ${String(event.created_at)}`), false);
   // A query spans at most 30 days, the margin included.
-  let ceiling: number | undefined = now - lo > WINDOW_MS - MARGIN_MS ? lo + WINDOW_MS - MARGIN_MS : undefined;
+  const spanEnd = (start: number) => (now - start > WINDOW_MS - MARGIN_MS ? start + WINDOW_MS - MARGIN_MS : undefined);
+  let ceiling = spanEnd(lo);
+  // The oldest event of the last page that overflowed: the windows that follow end at it or before it.
+  let overflowAt: number | undefined;
   let hi = ceiling;
   const list = (before: number | undefined, max?: number) => {
     const window = { createdAfter: new Date(lo - MARGIN_MS), ...(before === undefined ? {} : { createdBefore: new Date(before) }) };
@@ -96,14 +99,18 @@ export async function readSource(gitlab: GitLabClient, source: WatchSource, from
       if (!overflow) {
         const at = hi ?? Math.max(lo, ...page.map((e) => Date.parse(e.created_at)));
         if (page.length > 0 || hi === undefined) return { events: page.reverse(), to: { id: Math.max(from.id, ...page.map((e) => e.id)), at: notAfter(at, now) }, caughtUp: hi === undefined, ...(passed.size && { unusable: passed.size }) };
-        // Nothing past the cursor up to `hi`: start there, and try up to the last window that overflowed.
+        // Nothing past the cursor up to `hi`: start there. Then try up to the last overflowing page's oldest
+        // event, its own millisecond left out: a burst at it (a page all in one millisecond sizes the window
+        // above at 1 ms) would overflow again and again, a millisecond gained each time; what comes before
+        // it is read, or the window found empty brings the start to it. With no overflow yet, the next span.
         lo = hi;
-        hi = ceiling;
+        ceiling = overflowAt ?? spanEnd(lo);
+        hi = overflowAt !== undefined && overflowAt - 1 > lo ? overflowAt - 1 : ceiling;
         continue;
       }
       // The rest is older than the page's oldest; at the page's rate, a window holding some 80% of the bound.
       const [newest, oldest] = [Date.parse(page[0]!.created_at), Date.parse(page.at(-1)!.created_at)];
-      ceiling = Math.min(ceiling ?? Infinity, oldest);
+      ceiling = overflowAt = Math.min(ceiling ?? Infinity, oldest);
       if (ceiling - lo < 2) return { ...(await oldestOf(list(ceiling, BURST_EVENTS + 1), from, limit, usable)), ...(passed.size && { unusable: passed.size }) };
       hi = lo + Math.max(1, Math.min(ceiling - lo, Math.floor((0.8 * Math.max(1, newest - oldest) * limit) / page.length)));
     }

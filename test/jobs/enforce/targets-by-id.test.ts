@@ -40,7 +40,7 @@ describe("enforce targets by id", () => {
     const left = await run({ apply: true, targets: [{ kind: "group", id: outside.id, subtree: false }, { kind: "project", id: 999_999 }] });
     expect(left.summary).toMatchObject({ projects: 0, groups: 0, strays: 0, removed: 0 });
     expect(left.warnings).toEqual(expect.arrayContaining([
-      `target group ${outside.id} is at ${outside.full_path} on GitLab, outside the policy's scope: left alone`,
+      `target group ${outside.id} is outside the policy's scope on GitLab: left alone`,
       expect.stringMatching(/^target project 999999: GitLab has no project at this path.*: left alone$/),
       "targeted run: no target was found in the policy's scope, so nothing was examined or changed",
     ]));

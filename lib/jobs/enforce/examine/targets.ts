@@ -88,7 +88,8 @@ export async function findTargets(gitlab: GitLabClient, policy: Policy, targets:
     if (typeof result === "string" && byId) warnings.push(`target ${given}: ${result}: left alone`);
     if (typeof result === "string") return byId ? [] : [`target ${JSON.stringify(given)}: ${result}`];
     if (inScope(policy, result.path)) return [];
-    if (byId) warnings.push(`target ${given} is at ${result.path} on GitLab, outside the policy's scope: left alone`);
+    // Not where: the report's readers (a Slack channel, the run history) may not see that project in GitLab.
+    if (byId) warnings.push(`target ${given} is outside the policy's scope on GitLab: left alone`);
     return byId ? [] : [`target ${JSON.stringify(given)} is at ${result.path} on GitLab, outside the policy's scope`];
   });
   if (problems.length) throw new ScopeError(`${problems.join("; ")}; nothing was examined or changed`);
