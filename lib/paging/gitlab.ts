@@ -177,18 +177,30 @@ function relative(req: GitLabListRequest, href: string, base: URL, first: URL): 
   if (changed) {
     throw new PagingError(`${req.route}: next link changes ${changed === "its path" ? changed : `the parameter ${changed}`} of the listing (${req.http.redactor.path(link)}); refusing to follow it`);
   }
+  // The filters sent again as first asked: a time the link writes in whole seconds would, from the second
+  // page on, list a window up to a second narrower at its end than the first page's.
+  for (const key of new Set(first.searchParams.keys())) {
+    const asked = first.searchParams.getAll(key);
+    if (MOVING.has(key) || asked.join("&") === link.searchParams.getAll(key).join("&")) continue;
+    link.searchParams.delete(key);
+    for (const value of asked) link.searchParams.append(key, value);
+  }
   return link.pathname + link.search;
 }
 
 /**
- * Whether a link keeps a parameter's value. GitLab writes its links from the parameters as it read them,
- * a time as Ruby writes one ("2026-10-31T12:00:00+00:00", or "2026-10-31 12:00:00 UTC", for
- * "…T12:00:00.000Z"): a time Warden sent is compared as an instant, however the link writes it.
+ * Whether a link keeps a parameter's value. GitLab writes its links from the parameters as it coerced them,
+ * a time as Ruby writes one, in whole seconds ("2026-10-31T12:00:00+00:00", or "2026-10-31 12:00:00 UTC",
+ * for "…T12:00:00.137Z"): a time Warden sent is compared as an instant, its milliseconds dropped or not.
  */
 function sameValue(asked: string[], linked: string[]): boolean {
   const instant = (v: string | undefined) => (v === undefined ? NaN : Date.parse(v));
   const time = (v: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(v);
-  return asked.length === linked.length && asked.every((v, i) => v === linked[i] || (time(v) && !Number.isNaN(instant(v)) && instant(v) === instant(linked[i])));
+  const same = (v: string, link: string | undefined) => {
+    const at = instant(v);
+    return !Number.isNaN(at) && (instant(link) === at || instant(link) === at - (at % 1000));
+  };
+  return asked.length === linked.length && asked.every((v, i) => v === linked[i] || (time(v) && same(v, linked[i])));
 }
 
 function resolve(req: GitLabListRequest, position: string): URL {

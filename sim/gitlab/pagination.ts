@@ -48,10 +48,21 @@ function perPage(ctx: RequestContext): number {
   return n === undefined || n < 1 ? DEFAULT_PER_PAGE : Math.min(n, MAX_PER_PAGE);
 }
 
-/** The request's own URL, absolute, with `set` replacing (and `drop` removing) parameters. */
+/**
+ * A time parameter as GitLab writes it back into a link: Grape coerced it to a DateTime, and Ruby writes
+ * that in whole seconds ("2026-11-30T09:15:42+00:00" for "…T09:15:42.137Z").
+ */
+function asGitLabWritesIt(pair: string): string {
+  const [key, value = ""] = pair.split("=");
+  const text = decodeURIComponent(value.replace(/\+/g, " "));
+  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(text) || Number.isNaN(Date.parse(text))) return pair;
+  return `${key}=${encodeURIComponent(new Date(text).toISOString().replace(/\.\d{3}Z$/, "+00:00"))}`;
+}
+
+/** The request's own URL, absolute, with `set` replacing (and `drop` removing) parameters, its times as GitLab writes them. */
 export function pageUrl(ctx: RequestContext, set: Record<string, string>, drop: readonly string[] = []): string {
   const removed = new Set([...drop, ...Object.keys(set)]);
-  const kept = ctx.rawQuery.split("&").filter((pair) => pair && !removed.has(baseName(pair)));
+  const kept = ctx.rawQuery.split("&").filter((pair) => pair && !removed.has(baseName(pair))).map(asGitLabWritesIt);
   const added = Object.entries(set).map(([k, v]) => `${k}=${encodeURIComponent(v)}`);
   return `${ctx.baseUrl}${ctx.rawPath}?${[...kept, ...added].join("&")}`;
 }
