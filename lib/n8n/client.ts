@@ -145,12 +145,13 @@ export class N8nClient {
 }
 
 /**
- * What an activation's 200 says against the change asked for, if anything. Every n8n answers with the
- * workflow as it now is, its id and its `active` (2.x's `activeVersionId` too), so an answer that is no
- * workflow (none, `{}`, a gateway's `{"status":"ok"}`), one about another workflow, or one still in the
- * state the change was to leave (a proxy's answer, a server's lie) is no change made.
+ * What an activation's 200 (or the workflow read back after a lost answer) says against the change asked
+ * for, if anything. Every n8n answers with the workflow as it now is, its id and its `active` (2.x's
+ * `activeVersionId` too), so an answer that is no workflow (none, `{}`, a gateway's `{"status":"ok"}`), one
+ * about another workflow, or one still in the state the change was to leave (a proxy's answer, a server's
+ * lie) is no change made.
  */
-function contradiction(answer: unknown, id: string, active: boolean): string | undefined {
+export function contradiction(answer: unknown, id: string, active: boolean): string | undefined {
   if (typeof answer !== "object" || answer === null || Array.isArray(answer)) return "with no workflow";
   const workflow = answer as Partial<Workflow>;
   if (workflow.id !== id) return "id" in workflow ? "about another workflow" : "with no workflow";

@@ -5,19 +5,20 @@
  * an archived workflow (one that is active is judged as any other: lib/policy/workflows.ts). Memory
  * grows with the findings, and with the ids listed (listed.ts), not with the workflows themselves.
  */
-import pMap from "p-map";
 import { HttpError, isActive, type ApiGeneration, type N8nClient, type Workflow } from "../../n8n/index.ts";
 import { decideWorkflow, matchingSelectors, maxWorkflowChanges } from "../../policy/index.ts";
-import { auditedUnder, countStatus, errorText, jobStats, stoppedMidRequest, type GuardedSummary, type JobOptions, type Report } from "../report/index.ts";
+import { countStatus, errorText, jobStats, type GuardedSummary, type JobOptions, type Report } from "../report/index.ts";
 import { count } from "../view.ts";
 import { makeReport } from "../envelope.ts";
 import { redactThenCut } from "../../redact/index.ts";
 import { ListedWorkflows, MAX_WORKFLOWS } from "./listed.ts";
 import { NameCollisions } from "./name-collisions.ts";
 import { refusals } from "./refusals.ts";
-import { changeKey, lastingRefusal, refusedBefore, refusedBeforeWarning, type LastRefusals } from "./refused-before.ts";
+import { changeKey, refusedBefore, refusedBeforeWarning, type LastRefusals } from "./refused-before.ts";
 import { workflowPages } from "./pages.ts";
+import { applyChanges, N8nAccessError } from "./apply.ts";
 
+export { N8nAccessError } from "./apply.ts";
 export { refusalsOf, type LastRefusals } from "./refused-before.ts";
 
 export interface WorkflowAction {
@@ -35,7 +36,7 @@ export interface WorkflowAction {
   error?: string;
   /** Failed, and another try would meet the same answer (refused-before.ts lastingRefusal): the next run's guard does not count it. */
   lasting?: true;
-  /** Planned, and n8n refused it for good in the last run under this same policy: tried again, not counted against n8n.guard.maxChanges. */
+  /** Planned, and n8n refused it for good in the last run under this same policy: not counted against n8n.guard.maxChanges, tried again while the run's changes stay within it (apply.ts). */
   refusedBefore?: true;
 }
 
@@ -64,17 +65,6 @@ export interface WorkflowsOptions extends JobOptions {
   /** What the last run under the policy refused for good (refusalsOf of its report), kept by the front end; none: every change counted. */
   lastRefusals?: LastRefusals;
 }
-
-/** The API key was refused (401), or may not list workflows (403): every further call would fail alike. */
-export class N8nAccessError extends Error {
-  override name = "N8nAccessError";
-}
-
-/**
- * n8n answers 404 for a workflow deleted since it was listed, and (2.x) for one the key's user may read
- * but not change, in words of its own: the report says both, and n8n's words.
- */
-const NOT_FOUND = "n8n answered 404: the workflow was deleted since it was listed, or the API key's user may not change it";
 
 export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<WorkflowsReport> {
   const { n8n, policy, signal } = opts;
@@ -108,7 +98,9 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     const action: WorkflowAction = { type: decision.kind, workflowId: wf.id, name: redactThenCut(wf.name, MAX_NAME), reason: decision.reason, status: decision.apply ? "planned" : "reported" };
     actions.push(action);
     // Refused for good last run: tried again, but not counted, or standing refusals would trip the guard on every run.
-    if (action.status === "planned" && !refusedLast.has(changeKey(action)) && ++planned > limit) overLimit = true;
+    // Nor, until the listing ends, an activation only `name:` selectors ask for: copies of the name would stop every run here.
+    const counted = action.status === "planned" && !refusedLast.has(changeKey(action)) && !(action.type === "activate" && names.onlyNamed(matching));
+    if (counted && ++planned > limit) overLimit = true;
     if (action.type === "activate") names.activation(action, matching);
   };
 
@@ -152,10 +144,12 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
   if (tripped) {
     warnings.push(`guard: ${count(changes.length - again.length, "change")} planned${again.length ? " (besides those refused last run)" : ""}, more than n8n.guard.maxChanges (${limit}); nothing was changed`);
   } else if (opts.apply && complete) {
-    const { refused, forbidden } = await applyChanges(n8n, changes, opts);
+    const { refused, forbidden } = await applyChanges(n8n, changes, limit, opts);
     warnings.push(...refusals(changes, forbidden));
     const left = countStatus(changes, "planned");
-    if (left) warnings.push(`stopped before ${left} of ${count(changes.length, "change")} (${refused?.message ?? errorText(signal?.reason)}); the next run picks them up`);
+    // Neither refused nor stopped, the changes left are those refused last run for which the guard had no room (apply.ts).
+    if (left && !refused && !signal?.aborted) warnings.push(`guard: ${count(left, "change")} n8n refused last run not tried again, as n8n.guard.maxChanges (${limit}) changes were made or tried by then; the next run tries them`);
+    else if (left) warnings.push(`stopped before ${left} of ${count(changes.length, "change")} (${refused?.message ?? errorText(signal?.reason)}); the next run picks them up`);
     // Stopped before the plan was carried out: changes left, or one cut off in flight.
     if (left || signal?.aborted) complete = false;
   }
@@ -184,54 +178,8 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
  */
 const MAX_NAME = 200;
 
-/**
- * Makes the planned changes, at most `concurrency` at once. A change n8n refuses is recorded on its
- * action and the others go on (the next run converges). A refused key (401) stops new changes, as
- * every one after it would be refused too; changes already in flight finish. Returns that refusal.
- * A 403 stops nothing: it is a scope the key lacks (2.x), which refuses every change of that kind and
- * no other, or something refusing this one workflow (a proxy, an n8n of another version): stopping on
- * it would leave every later change behind one workflow for good. refusals() says which it was.
- * Changes go alone until one has taught the API generation (lib/n8n; one that met a proxy's 5xx
- * teaches nothing), and a key that may not make changes is refused there, before any other change
- * is under way.
- */
-async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], opts: WorkflowsOptions): Promise<{ refused?: N8nAccessError; forbidden: WorkflowAction[] }> {
-  const { signal } = opts;
-  const audit = auditedUnder(opts.audit, opts.policy);
-  let refused: N8nAccessError | undefined;
-  const forbidden: WorkflowAction[] = [];
-  const change = async (action: WorkflowAction) => {
-    if (signal?.aborted || refused) return;
-    try {
-      // Idempotent on both generations: repeating an activation n8n already has answers 200.
-      await n8n.setActive(action.workflowId, action.type === "activate", signal);
-      action.status = "done";
-    } catch (err) {
-      if (err instanceof HttpError && err.status === 401) refused ??= new N8nAccessError(err.message, { cause: err });
-      action.status = "failed";
-      action.error = signal?.aborted ? stoppedMidRequest(signal, `${action.type === "activate" ? "activating" : "deactivating"} the workflow`) : failureText(err);
-      if (lastingRefusal(err, signal)) action.lasting = true;
-      if (err instanceof HttpError && err.status === 403) forbidden.push(action);
-    }
-    const { workflowId, name, type, reason, status: outcome, error } = action;
-    audit?.info("workflow-change", { workflowId, name, change: type, rule: reason, outcome, error });
-  };
-  let alone = 0;
-  for (; alone < changes.length && n8n.apiGeneration === undefined && !refused && !signal?.aborted; alone++) await change(changes[alone]!);
-  await pMap(changes.slice(alone), change, { concurrency: opts.concurrency ?? 3 });
-  return { ...(refused && { refused }), forbidden };
-}
-
 /** A listing refused (401, or 403: a key without workflow:list) is about the key; lib/n8n's message names the setting and what to fix. */
 function accessError(err: unknown): unknown {
   if (!(err instanceof HttpError) || (err.status !== 401 && err.status !== 403)) return err;
   return new N8nAccessError(err.message, { cause: err });
-}
-
-/** What a failed change says in the report: n8n's own words where it refused the change (400, 409). */
-function failureText(err: unknown): string {
-  if (!(err instanceof HttpError)) return errorText(err);
-  if (err.status === 404) return err.serviceMessage ? `${NOT_FOUND} (n8n: ${err.serviceMessage})` : NOT_FOUND;
-  if ((err.status === 400 || err.status === 409) && err.serviceMessage) return err.serviceMessage;
-  return errorText(err);
 }

@@ -4,8 +4,10 @@
  * listing shifted by workflows created or deleted meanwhile, or a server's doing) would be judged twice,
  * and two opposite changes made to it in one run. A workflow whose name is not text, or whose tags are not
  * a list of names, cannot be judged by the policy's selectors: judged without them it could be switched
- * off for a tag it has, and failing on it would stop every run for one item. Both are left as they are,
- * and said. The ids seen are held for the run: at most MAX_WORKFLOWS of them.
+ * off for a tag it has, and failing on it would stop every run for one item. One whose id is not as n8n
+ * makes them (letters, digits, _ and -) is never named in a request: `.` or `..` would change its path
+ * (`/workflows/../unpublish`). All are left as they are, and said. The ids seen are held for the run: at
+ * most MAX_WORKFLOWS of them.
  */
 import type { Workflow } from "../../n8n/index.ts";
 import { count } from "../view.ts";
@@ -40,13 +42,16 @@ export class ListedWorkflows {
   warnings(): string[] {
     return [
       ...(this.repeated ? [`n8n listed ${count(this.repeated, "workflow")} more than once (workflows created or deleted while it was listed shift its pages): each was judged once, as first listed`] : []),
-      ...(this.malformed ? [`n8n listed ${count(this.malformed, "workflow")} in a shape no n8n writes (a name that is not text, tags that are not a list of names): left as they are`] : []),
+      ...(this.malformed ? [`n8n listed ${count(this.malformed, "workflow")} in a shape no n8n writes (an id not of letters, digits, _ and -, a name that is not text, tags that are not a list of names): left as they are`] : []),
     ];
   }
 }
 
+/** An id as n8n makes them, which no request's path can be changed by. */
+const PLAIN_ID = /^[A-Za-z0-9_-]+$/;
+
 function wellFormed(wf: Workflow): boolean {
-  const { name, tags, active, activeVersionId, isArchived } = wf as Partial<Record<keyof Workflow, unknown>>;
+  const { id, name, tags, active, activeVersionId, isArchived } = wf as Partial<Record<keyof Workflow, unknown>>;
   const tagsOk = tags === undefined || (Array.isArray(tags) && tags.every((tag) => typeof tag === "object" && tag !== null && typeof (tag as { name?: unknown }).name === "string"));
-  return typeof name === "string" && tagsOk && (active === undefined || typeof active === "boolean") && (activeVersionId == null || typeof activeVersionId === "string") && (isArchived === undefined || typeof isArchived === "boolean");
+  return typeof id === "string" && PLAIN_ID.test(id) && typeof name === "string" && tagsOk && (active === undefined || typeof active === "boolean") && (activeVersionId == null || typeof activeVersionId === "string") && (isArchived === undefined || typeof isArchived === "boolean");
 }

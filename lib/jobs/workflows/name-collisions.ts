@@ -35,6 +35,11 @@ export class NameCollisions {
     }
   }
 
+  /** Whether only `name:` selectors ask for an activation: copies of the name listed later would have settle() report it. */
+  onlyNamed(matching: readonly number[]): boolean {
+    return matching.every((i) => this.selectors[i]!.kind === "name");
+  }
+
   activation(action: Activation, matching: number[]): void {
     this.activations.push({ action, matching });
   }

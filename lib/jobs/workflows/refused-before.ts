@@ -55,7 +55,8 @@ export function refusedBefore(policy: Policy, last: LastRefusals | undefined): R
 /**
  * What a run leaves for the next: the changes n8n refused for good now, and those `last` (the record as it
  * stands, under the same policy) named that this run did not try: a dry run, a tripped guard, a listing the
- * guard stopped short, a change held, each tries none, and must not forget them, or they would count again.
+ * guard stopped short, a change held, one the guard had no room for (apply.ts), each tries none, and must not
+ * forget them, or they would count again.
  * A change tried and made, or failed for a passing reason, leaves the record.
  */
 export function refusalsOf(report: { startedAt: string; policy: { sha256: string } | null; actions: readonly Change[] }, last?: LastRefusals): LastRefusals | undefined {

@@ -4,12 +4,13 @@
  * n8n.guard.maxChanges, that many standing refusals would trip the guard on every run, and a workflow
  * someone switched on that no selector keeps would never be switched off. So a run is told the changes
  * the last run under the same policy had refused for good (refusalsOf, kept by the front end): it tries
- * them again, counts them not, and says which and what mends them. A run that tries them not (dry, tripped,
+ * them again, counts them not, and says which and what mends them; it makes no more of them than leaves the
+ * run's changes within the guard, or refusals gathered over runs and mended at once would all be made. A run that tries them not (dry, tripped,
  * its listing stopped short) keeps them; a policy changed since clears them; a refusal that may pass (a
  * 5xx, a 429) is not remembered; the record is bounded.
  */
 import { describe, expect, it } from "vitest";
-import { reconcileWorkflows, type WorkflowsReport } from "../../../lib/jobs/index.ts";
+import { exitCode, reconcileWorkflows, type WorkflowsReport } from "../../../lib/jobs/index.ts";
 import { refusalsOf, type LastRefusals } from "../../../lib/jobs/workflows/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import { n8nClient, n8nSim, workflow } from "../../support/n8n-world.ts";
@@ -90,11 +91,11 @@ describe("workflows: changes n8n refuses on every run", () => {
     expect(changed.summary.guard).toBe("tripped");
     expect(changed.actions.some((a) => a.refusedBefore)).toBe(false);
 
-    // Mended (a trigger added): made by the next run, and forgotten after it.
+    // Mended (a trigger added): made by the next run, as far as the guard has room (wf09 is counted), and forgotten once made.
     for (const wf of sim.workflows) wf.hasTrigger = true;
     const mended = await run(sim, last);
-    expect(outcomes(mended)).toEqual(["wf01 done", "wf02 done", "wf09 done"]);
-    expect(refusalsOf(mended, last)?.refused).toEqual([]);
+    expect(outcomes(mended)).toEqual(["wf01 done", "wf02 planned", "wf09 done"]);
+    expect(refusalsOf(mended, last)?.refused).toEqual(["activate:wf02"]);
   });
 
   // A hostile review of the record: rebuilt by each run from what it planned alone, it was emptied by a run whose listing the
@@ -119,6 +120,30 @@ describe("workflows: changes n8n refuses on every run", () => {
       last = refusalsOf(report, last);
     }
     expect({ guards, record: last?.refused, a1: sim.workflows.find((w) => w.id === "a1")?.active }).toEqual({ guards: ["ok", "ok", "ok"], record: ["activate:zwf01", "activate:zwf02"], a1: false });
+  });
+
+  // A review's suspicion, proved: a member tagged maxChanges trigger-less workflows a run, each refused and remembered, then added
+  // triggers to all of them, and the next run switched them all on, counted by no guard.
+  it("refusals gathered over runs and then mended at once are made no more than n8n.guard.maxChanges a run; the rest wait in the record", async () => {
+    const sim = await world();
+    let last = refusalsOf(await run(sim, undefined));
+    sim.workflows.push(workflow("wf03", "Side project 3", { tags: prod, hasTrigger: false }), workflow("wf04", "Side project 4", { tags: prod, hasTrigger: false }));
+    // The two new ones fill the guard: the two refused before are not tried, and stay in the record.
+    const second = await run(sim, last);
+    expect(outcomes(second)).toEqual(["wf01 planned", "wf02 planned", "wf03 failed", "wf04 failed"]);
+    last = refusalsOf(second, last);
+    expect(last?.refused).toEqual(["activate:wf03", "activate:wf04", "activate:wf01", "activate:wf02"]);
+
+    for (const wf of sim.workflows) wf.hasTrigger = true;
+    const mended = await run(sim, last);
+    expect(sim.workflows.filter((w) => w.active)).toHaveLength(2);
+    expect(outcomes(mended)).toEqual(["wf01 done", "wf02 done", "wf03 planned", "wf04 planned"]);
+    expect(mended.summary).toMatchObject({ guard: "ok", applied: 2, complete: false });
+    expect(mended.warnings).toContain("guard: 2 changes n8n refused last run not tried again, as n8n.guard.maxChanges (2) changes were made or tried by then; the next run tries them");
+    expect(exitCode(mended)).toBe(1);
+    last = refusalsOf(mended, last);
+    expect(last?.refused).toEqual(["activate:wf03", "activate:wf04"]);
+    expect(outcomes(await run(sim, last))).toEqual(["wf03 done", "wf04 done"]);
   });
 
   it("a refusal that may pass at another try (a 5xx, a 429) is not remembered: the next run counts it", async () => {

@@ -1,0 +1,101 @@
+/** Makes a workflows run's planned changes (index.ts), by id, each POST once. */
+import pMap from "p-map";
+import { contradiction, HttpError, mayHaveBeenMade, type N8nClient } from "../../n8n/index.ts";
+import { auditedUnder, errorText, stoppedMidRequest } from "../report/index.ts";
+import { lastingRefusal } from "./refused-before.ts";
+import type { WorkflowAction, WorkflowsOptions } from "./index.ts";
+
+/** The API key was refused (401), or may not list workflows (403): every further call would fail alike. */
+export class N8nAccessError extends Error {
+  override name = "N8nAccessError";
+}
+
+/**
+ * n8n answers 404 for a workflow deleted since it was listed, and (2.x) for one the key's user may read
+ * but not change, in words of its own: the report says both, and n8n's words.
+ */
+const NOT_FOUND = "n8n answered 404: the workflow was deleted since it was listed, or the API key's user may not change it";
+
+/**
+ * Makes the planned changes, at most `concurrency` at once. A change n8n refuses is recorded on its
+ * action and the others go on (the next run converges). A refused key (401) stops new changes, as
+ * every one after it would be refused too; changes already in flight finish. Returns that refusal.
+ * A 403 stops nothing: it is a scope the key lacks (2.x), which refuses every change of that kind and
+ * no other, or something refusing this one workflow (a proxy, an n8n of another version): stopping on
+ * it would leave every later change behind one workflow for good. refusals() says which it was.
+ * Changes go alone until one has taught the API generation (lib/n8n; one that met a proxy's 5xx
+ * teaches nothing), and a key that may not make changes is refused there, before any other change
+ * is under way. The changes refused for good last run (`refusedBefore`), which the guard did not count,
+ * come last, and only while the run's changes stay within `limit`: else refusals gathered over runs
+ * and then mended at once (triggers added to them all) would all be made in one run. Those left wait
+ * as planned, and stay in the record (refusalsOf), so the next run tries them.
+ */
+export async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], limit: number, opts: WorkflowsOptions): Promise<{ refused?: N8nAccessError; forbidden: WorkflowAction[] }> {
+  const { signal } = opts;
+  const audit = auditedUnder(opts.audit, opts.policy);
+  let refused: N8nAccessError | undefined;
+  const forbidden: WorkflowAction[] = [];
+  const change = async (action: WorkflowAction) => {
+    if (signal?.aborted || refused) return;
+    try {
+      // Idempotent on both generations: repeating an activation n8n already has answers 200.
+      await n8n.setActive(action.workflowId, action.type === "activate", signal);
+      action.status = "done";
+    } catch (err) {
+      if (err instanceof HttpError && err.status === 401) refused ??= new N8nAccessError(err.message, { cause: err });
+      action.status = "failed";
+      if (signal?.aborted) action.error = stoppedMidRequest(signal, `${action.type === "activate" ? "activating" : "deactivating"} the workflow`);
+      else if (mayHaveBeenMade(err)) await readBack(n8n, action, err, signal);
+      else action.error = failureText(err);
+      if (lastingRefusal(err, signal)) action.lasting = true;
+      if (err instanceof HttpError && err.status === 403) forbidden.push(action);
+    }
+    const { workflowId, name, type, reason, status: outcome, error } = action;
+    audit?.info("workflow-change", { workflowId, name, change: type, rule: reason, outcome, error });
+  };
+  // In turns of at most `room` changes, each alone until the API generation is known; only a change refused
+  // for good is sure not to have been made, so any other takes its room.
+  const inTurns = async (list: WorkflowAction[], room: number) => {
+    for (let next = 0; next < list.length && room > 0 && !refused && !signal?.aborted; ) {
+      const turn = list.slice(next, next + (n8n.apiGeneration === undefined ? 1 : room));
+      next += turn.length;
+      await pMap(turn, change, { concurrency: opts.concurrency ?? 3 });
+      room -= turn.filter((a) => !a.lasting).length;
+    }
+  };
+  const counted = changes.filter((a) => !a.refusedBefore);
+  await inTurns(counted, Infinity);
+  await inTurns(changes.filter((a) => a.refusedBefore), limit - counted.length);
+  return { ...(refused && { refused }), forbidden };
+}
+
+/**
+ * A change whose answer was lost once n8n may have had it (a gateway's 5xx, a connection dropped after the
+ * request went, a 2xx unread) is never sent again, but the workflow is read back once (a GET, safe to send):
+ * found as asked, it is done, and its reason says how that is known; otherwise it may or may not have been made.
+ */
+async function readBack(n8n: N8nClient, action: WorkflowAction, err: unknown, signal?: AbortSignal): Promise<void> {
+  const active = action.type === "activate";
+  const lost = failureText(err);
+  let found: string;
+  try {
+    const denied = contradiction(await n8n.getWorkflow(action.workflowId, signal), action.workflowId, active);
+    if (!denied) {
+      action.status = "done";
+      action.reason += `; n8n's answer was lost (${lost}), but the workflow read back is ${active ? "active" : "inactive"}`;
+      return;
+    }
+    found = `read back, GET /workflows/:id answered ${denied}`;
+  } catch (readErr) {
+    found = `reading the workflow back failed too: ${errorText(readErr)}`;
+  }
+  action.error = `${lost}: the change may or may not have been made (${found}); the next run converges`;
+}
+
+/** What a failed change says in the report: n8n's own words where it refused the change (400, 409). */
+function failureText(err: unknown): string {
+  if (!(err instanceof HttpError)) return errorText(err);
+  if (err.status === 404) return err.serviceMessage ? `${NOT_FOUND} (n8n: ${err.serviceMessage})` : NOT_FOUND;
+  if ((err.status === 400 || err.status === 409) && err.serviceMessage) return err.serviceMessage;
+  return errorText(err);
+}
