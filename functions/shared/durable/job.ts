@@ -52,14 +52,15 @@ export class LeaseError extends Error {
   override name = "LeaseError";
 }
 
-/** Tries of a read each later invocation repeats outside its steps (the policy again), and the wait before the second. */
+/** Tries of a read each later invocation repeats outside its steps (the secret, the policy again), and the wait before the second. */
 const READ_AGAIN_TRIES = 3;
 const READ_AGAIN_WAIT_MS = 1_000;
 
 /**
- * A read each later invocation repeats, outside its steps: a failure there (GitLab restarting, a
- * connection dropped) fails the whole execution after its removals, so one that is not the policy's
- * own refusal is tried again, a second and then two later, before it counts.
+ * A read each later invocation repeats, outside its steps: a failure there (Secrets Manager throttled,
+ * GitLab restarting, a connection dropped) fails the whole execution after its removals, so one that is
+ * not a refusal of the settings themselves is tried again, a second and then two later, before it
+ * counts.
  */
 async function readAgain<T>(what: string, read: () => Promise<T>): Promise<T> {
   for (let tries = 1; ; tries++) {
@@ -118,6 +119,9 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
   const life: RunLife = {
     labels: runLabels(run.job, run.trigger, arn),
     timeLeft,
+    readSetting: readAgain,
+    // An applying run failed in a later invocation's start cannot tell, before its replay, whether an earlier one removed shares: it may have, unless another held the lease.
+    mayHaveChanged: (error) => run.job === "enforce" && run.apply && !(error instanceof LeaseError),
     async readPolicy() {
       // The run's first step, within its lifecycle: a claims table that fails (gone, refused, throttled) fails the
       // run as any failure does (its `job failed` line and RunFailed metric), and one that never answers is given
@@ -177,7 +181,7 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
       // does not count (lib/jobs/enforce/rules.ts). Unread, every removal is counted: the guard's safe side.
       const last = await steps.step("last sweep", async () => ({ sweep: (await lastSweepForSweep(lastSweeps, timeLeft)) ?? null }));
       // Settings, not state: read in every invocation and never recorded (the token must not enter the history).
-      const gitlab = await gitlabClients.client();
+      const gitlab = await readAgain("the jobs' secret", () => gitlabClients.client());
       // A sweep judges the event-driven paths beside it (runs/event-coverage.ts), in a step of its own.
       report = await judgeSweep(await enforce({ gitlab, policy, apply: run.apply, audit, runLimitMs: runLimit(executionMs), ...(last.sweep && { lastSweep: last.sweep }) }, steps), steps);
     }

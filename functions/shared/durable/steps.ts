@@ -19,6 +19,7 @@ import { randomUUID } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { isTerminal } from "../../../lib/http/index.ts";
 import { DEADLINE_ATTEMPTS, errorText, type Steps } from "../../../lib/jobs/index.ts";
+import { redactThenCut } from "../../../lib/redact/index.ts";
 import { ConfigError } from "../config/settings.ts";
 import { DeadlineError, invocationDeadline } from "../lambda/deadline.ts";
 import { CredentialRotated } from "./rotation.ts";
@@ -95,7 +96,7 @@ export function durableSteps(ctx: DurableContext, invocation: Invocation, renewe
           throw err;
         }
       };
-      const done = await ctx.step(name, async (step) => ({ value: await attempt(step.attempt), invocation: invocation.id }), {
+      const done = await ctx.step(name, async (step) => ({ value: withinCheckpoint(await attempt(step.attempt)), invocation: invocation.id }), {
         serdes: compressed as Serdes<{ value: T; invocation: string }>,
         retryStrategy: opts?.changes ? retryStrategy : readOnlyRetries,
         // A step that changes things is recorded as begun before it runs: one cut off by a crash counts as
@@ -148,6 +149,35 @@ const compressed: Serdes<unknown> = {
     return data === undefined ? undefined : JSON.parse(gunzipSync(Buffer.from(data, "base64")).toString("utf8"));
   },
 };
+
+/** The longest each text a server wrote keeps in a result too large to record whole: each cut tried in turn until it fits. */
+const TEXT_CUTS = [200, 100, 50, 20, 0];
+
+/**
+ * A step's result as its checkpoint can hold it: whole when it fits; else with the text servers wrote
+ * in it (each `error`, each of `warnings`: GitLab's messages, up to 300 characters of anything a proxy
+ * chose, which no bound on the work planned limits) cut shorter and shorter until it fits, each cut
+ * saying so. Bounded here, on what the step records, so that a step never fails after its work is done
+ * (removals made and audited; each audit line keeps its error whole). Cut inside the step, so the live
+ * invocation and a replay see the same result.
+ */
+export function withinCheckpoint<T>(value: T): T {
+  if (value === undefined || checkpointBytes(value) <= CHECKPOINT_LIMIT) return value;
+  for (const max of TEXT_CUTS) {
+    const cut = serverTextCut(value, max) as T;
+    if (checkpointBytes(cut) <= CHECKPOINT_LIMIT) return cut;
+  }
+  // Past all of them (the names recorded alone): serialize says it does not fit.
+  return value;
+}
+
+/** `value` with each `error` string and each string of `warnings` within `max` characters (redacted whole first). */
+function serverTextCut(value: unknown, max: number): unknown {
+  if (Array.isArray(value)) return value.map((item) => serverTextCut(item, max));
+  if (!value || typeof value !== "object") return value;
+  const cut = (text: unknown) => (typeof text === "string" ? redactThenCut(text, max) : text);
+  return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, key === "error" ? cut(field) : key === "warnings" && Array.isArray(field) ? field.map(cut) : serverTextCut(field, max)]));
+}
 
 /** A value as a step records it. */
 const recorded = (value: unknown): string => gzipSync(JSON.stringify(value)).toString("base64");

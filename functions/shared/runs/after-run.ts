@@ -1,6 +1,7 @@
 /**
  * Everything a finished run owes operations after its log lines, in this order: its report kept for
- * restore when it changed something (an enforce run, when it removed something), for a full enforce run
+ * restore when it changed something (an enforce run, when it removed something; a failed one that may
+ * have, having no report, says so where an alarm sees it), for a full enforce run
  * the rules it found matching nothing (state/last-sweep.ts), for a run of the Workflows function the
  * changes n8n refused it for good (state/workflows-refusals.ts), and (for a trigger that notifies,
  * triggers.ts) a Slack summary, a stream run's or a Watch poll's only if none posted the same lately (told-once.ts).
@@ -41,6 +42,8 @@ export interface AfterRunOptions {
   lastSweep?: LastSweepStore;
   /** The invocation's time left (its Lambda context's getRemainingTimeInMillis). */
   timeLeft?: TimeLeft;
+  /** A failed run that may have changed something before it failed (lifecycle.ts): it has no report to store. */
+  mayHaveChanged?: boolean;
 }
 
 /**
@@ -51,6 +54,21 @@ export interface AfterRunOptions {
 function notStored(report: { job: string; warnings: string[] }, labels: RunLabels, why: string): void {
   if (report.job !== "enforce") return;
   report.warnings.push(`this run's report could not be stored for restore (${why}): restore latest would take the run before it; restore from this result, or from its audit lines`);
+  notStoredMetric(labels);
+}
+
+/**
+ * A failed enforce run that may have removed shares first (a durable execution failed in a later
+ * invocation, its removals checkpointed in earlier ones): it has no report, so restore latest would take
+ * the run before it. Said where the ReportNotStored alarm sees it, beside its `job failed` line.
+ */
+function failedNotStored(labels: RunLabels): void {
+  if (labels.job !== "enforce") return;
+  logger.error("the run failed after it may have removed shares, with no report to store for restore: restore latest would take the run before it; restore its removals from its audit lines");
+  notStoredMetric(labels);
+}
+
+function notStoredMetric(labels: RunLabels): void {
   try {
     recordNotStored(labels);
   } catch (err) {
@@ -61,6 +79,7 @@ function notStored(report: { job: string; warnings: string[] }, labels: RunLabel
 export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: AfterRunOptions = {}): Promise<{ stored?: string }> {
   const timeLeft = opts.timeLeft ?? UNBOUNDED;
   const result: { stored?: string } = {};
+  if ("error" in outcome && opts.mayHaveChanged) failedNotStored(labels);
   // Kept for restore: a run that changed nothing has nothing to undo, and would only hide the last
   // run that did from "latest"; so would an enforce run that only opened notices (under onStray notify).
   if ("report" in outcome && (outcome.report.job === "enforce" ? outcome.report.actions.some((a) => a.status === "done") : verdict(outcome).changed > 0)) {

@@ -59,6 +59,13 @@ export interface RunLife {
   timeLeft: TimeLeft;
   /** Fields the `job finished` and `job failed` lines carry besides the trigger (the chat command and user; the event's subject). */
   asked?: Record<string, unknown>;
+  /**
+   * How this run reads a setting outside any step (default: once); a durable run's later invocations read
+   * the secret again after its removals, and try again a read that fails (durable/job.ts readAgain).
+   */
+  readSetting?: <T>(what: string, read: () => Promise<T>) => Promise<T>;
+  /** Whether the run, failed by `error`, may have changed something first (a durable enforce run's earlier invocations): its end then says no report was stored. */
+  mayHaveChanged?: (error: unknown) => boolean;
   /** How this run reads its policy (default: loadPolicy); the durable run checks its lease first, then pins the policy in a step. */
   readPolicy?: () => Promise<Policy>;
   /** Given back after the report is logged, before the store and the posts (the durable lease). */
@@ -89,7 +96,7 @@ export async function runLifecycle<R extends AnyReport, Q = never>(
     // The jobs' secrets are read first, and so registered with lib/redact: a policy's error quotes what it
     // finds wrong, and a credential pasted into the policy must be masked there too (not every one has
     // a shape lib/redact knows). Every run reads it anyway; it is kept for the container.
-    await secrets.get();
+    await (life.readSetting ?? once)("the jobs' secret", () => secrets.get());
     const policy = await (life.readPolicy ?? loadPolicy)();
     if (TRIGGER_RECORDS[life.labels.trigger].notifies) notify = await summaryTo(policy);
     started = true;
@@ -107,6 +114,9 @@ export async function runLifecycle<R extends AnyReport, Q = never>(
   return { report: result, stored: await endRun({ report: result }, life, notify) };
 }
 
+/** A setting read as most runs read it: once (a failure is the run's, and the next run reads it again). */
+const once = <T>(_what: string, read: () => Promise<T>): Promise<T> => read();
+
 /** Where the run's Slack summary goes, and when: the secret's webhook, the policy's `notify` setting. */
 async function summaryTo(policy: Policy): Promise<NotifyOptions> {
   return { webhookUrl: (await secrets.get()).slackWebhookUrl, setting: slackNotifyLevel(policy) };
@@ -122,7 +132,8 @@ function endRun(outcome: RunOutcome, life: RunLife, notify: NotifyOptions | unde
     if (!again) emitMetrics(outcome, life.labels);
     await life.giveBack?.();
     if (again) logger.warn(`the run's end is attempted again after one cut off, which emitted its metrics${notify ? " and may have posted its Slack summary" : ""}: not again`);
-    const { stored } = await afterRun(outcome, life.labels, { ...(notify && !again ? { notify } : {}), timeLeft: life.timeLeft });
+    const mayHaveChanged = "error" in outcome && life.mayHaveChanged?.(outcome.error) === true;
+    const { stored } = await afterRun(outcome, life.labels, { ...(notify && !again ? { notify } : {}), timeLeft: life.timeLeft, mayHaveChanged });
     return stored;
   };
   return life.endIn ? life.endIn(end) : end();

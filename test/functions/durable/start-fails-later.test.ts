@@ -6,8 +6,11 @@
  * execution as non-deterministic there and then, so "finish" never ran (the durable review's finding):
  * no `job failed` line and no RunFailed metric, and the lease was never given back, every later run
  * refused for the execution's whole time limit (24 h by default). Now the policy's read again is tried
- * three times (a GitLab restarting, a dropped connection), and a start that fails all the same has its
- * end run outside the steps: its `job failed` line, its metrics, and the lease given back.
+ * three times (a GitLab restarting, a dropped connection), so is the secret's (Secrets Manager
+ * throttled), and a start that fails all the same has its end run outside the steps: its `job failed`
+ * line, its metrics, and the lease given back. Its removals are in the earlier invocations' checkpoints,
+ * which its start cannot read: it has no report to store, and says so where the ReportNotStored alarm
+ * sees it (restore latest would take the run before it).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { EnforceReport } from "../../../lib/jobs/index.ts";
@@ -22,6 +25,8 @@ const world = durableWorld({ skipTime: false, s3: true });
 const sims: GitLabSim[] = [];
 /** What each invocation has (cut.test.ts): its deadline comes 1 s in. */
 const REMAINING_MS = 4_000;
+/** What a new invocation has, in a new container: enough for the secret's reads again and the run's end. */
+const COLD_MS = 60_000;
 
 beforeEach(async () => {
   stubAwsEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: world.secretsManager.url, AWS_ENDPOINT_URL_S3: world.s3.url, WARDEN_RUN_HISTORY_BUCKET: BUCKET, WARDEN_REPORT_ONLY: "false", ...(await world.dynamo.freshClaimsEnv()) });
@@ -101,35 +106,90 @@ describe("a durable execution whose later invocation fails to read its settings,
   }, 120_000);
 
   it("a new container's read of the jobs' secret fails: the execution fails with its end (its job failed line), not as non-deterministic, and gives its lease back", async () => {
-    const { state } = await cutWhileRemoving();
-    vi.stubEnv("WARDEN_POLICY", await writePolicy(groupSharesPolicy()));
-    let handler = await container();
-    let cold = false;
-    const { runner } = timedRunner<EnforceReport>(async (event: never, context: never) => {
-      if (state.removing && !cold) {
-        // Lambda starts the next invocation in a new container, and Secrets Manager cannot be reached from it (a
-        // throttle or an outage would do the same, once the SDK's own retries are spent).
-        cold = true;
-        vi.stubEnv("AWS_ENDPOINT_URL_SECRETS_MANAGER", "http://127.0.0.1:9");
-        handler = await container();
-        try {
-          return await handler(event, context);
-        } finally {
-          vi.stubEnv("AWS_ENDPOINT_URL_SECRETS_MANAGER", world.secretsManager.url);
-          handler = await container();
-        }
-      }
-      return handler(event, context);
-    }, REMAINING_MS);
-    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
-    const logs = captureLogs();
-    const execution = await runner.run({ payload: { dryRun: false } });
-    const lines = logs.lines();
-    logs.restore();
+    const { cold, execution, lines } = await coldAfterRemovals(unreachableSecrets);
 
     expect(cold).toBe(true);
     // Its removals are in its audit lines (restore reads those); no report was made to store.
     expect(outcome(execution, lines)).toEqual({ status: "FAILED", error: expect.stringMatching(/^reading secret arn:aws:secretsmanager:\S+ failed: /), ended: ["job failed"], storedForRestore: 0 });
     expect(await leaseHolder(), "the ended execution still holds the lease").toBeUndefined();
   }, 120_000);
+
+  it("the read fails after removals: no report to keep for restore, so it says so where the ReportNotStored alarm sees it", async () => {
+    vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "false");
+    vi.stubEnv("WARDEN_STAGE", "production");
+    const { cold, execution, lines, sim } = await coldAfterRemovals(unreachableSecrets);
+
+    expect(cold).toBe(true);
+    expect(removals(sim), "shares were removed before the failure").toBeGreaterThan(0);
+    const audited = lines.filter((l) => (l["message"] === "remove-share" || l["message"] === "remove-group-share") && l["outcome"] === "done" && !l["confirmation"]).length;
+    expect(audited, "each removal has its audit line").toBeGreaterThan(0);
+    const stored = [...world.s3.objects.keys()].filter((k) => k.startsWith(`${BUCKET}/runs/enforce/`));
+    const notStoredMetric = lines.some((l) => typeof l["_aws"] === "object" && "ReportNotStored" in l);
+    // Safe behaviour: the removals the execution recorded reach the run history (restore latest), or the
+    // run says, where the ReportNotStored alarm sees it, that restore latest now names the run before it.
+    expect({ status: execution.getStatus(), storedForRestore: stored.length > 0 || notStoredMetric }).toEqual({ status: "FAILED", storedForRestore: true });
+    expect(lines.some((l) => l["level"] === "ERROR" && String(l["message"]).startsWith("the run failed after it may have removed shares"))).toBe(true);
+  }, 120_000);
+
+  it("a new container's read of the jobs' secret throttled once is tried again: the execution ends with its report", async () => {
+    const throttledOnce = async () => {
+      const { secrets } = await import("../../../functions/shared/config/secrets.ts");
+      const read = secrets.get.bind(secrets);
+      vi.spyOn(secrets, "get").mockImplementationOnce(() => Promise.reject(new Error("reading secret failed: ThrottlingException: Rate exceeded"))).mockImplementation(read);
+    };
+    const { cold, execution, lines } = await coldAfterRemovals({ loaded: throttledOnce });
+
+    expect(cold).toBe(true);
+    expect(outcome(execution, lines)).toEqual({ status: "SUCCEEDED", error: undefined, ended: ["job finished"], storedForRestore: 1 });
+    expect(lines.some((l) => l["message"] === "reading the jobs' secret again failed; trying again")).toBe(true);
+  }, 120_000);
 });
+
+/** Secrets Manager cannot be reached from the new container (a throttle or an outage would do the same, once the SDK's own retries are spent). */
+const unreachableSecrets: ColdContainer = {
+  before: () => vi.stubEnv("AWS_ENDPOINT_URL_SECRETS_MANAGER", "http://127.0.0.1:9"),
+  after: () => vi.stubEnv("AWS_ENDPOINT_URL_SECRETS_MANAGER", world.secretsManager.url),
+};
+
+/** What differs in the new container: set before it loads, once it has, and undone after its invocation. */
+interface ColdContainer {
+  before?: () => void;
+  loaded?: () => Promise<void>;
+  after?: () => void;
+}
+
+/**
+ * The execution, its invocation after the first removals in a new container as `differs` says (Lambda
+ * may start any invocation in one). That invocation has a new one's whole time, not the few seconds the
+ * ones before it have to be cut while removing.
+ */
+async function coldAfterRemovals(differs: ColdContainer) {
+  const { sim, state } = await cutWhileRemoving();
+  vi.stubEnv("WARDEN_POLICY", await writePolicy(groupSharesPolicy()));
+  // Before the first container loads: its audit lines are INFO.
+  vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+  let handler = await container();
+  let cold = false;
+  const { runner } = timedRunner<EnforceReport>(async (event: never, context: never) => {
+    if (state.removing && !cold) {
+      cold = true;
+      differs.before?.();
+      handler = await container();
+      await differs.loaded?.();
+      const started = Date.now();
+      try {
+        return await handler(event, { ...(context as object), getRemainingTimeInMillis: () => started + COLD_MS - Date.now() } as never);
+      } finally {
+        differs.after?.();
+        vi.restoreAllMocks();
+        handler = await container();
+      }
+    }
+    return handler(event, context);
+  }, REMAINING_MS);
+  const logs = captureLogs();
+  const execution = await runner.run({ payload: { dryRun: false } });
+  const lines = logs.lines();
+  logs.restore();
+  return { cold, execution, lines, sim };
+}
