@@ -13,13 +13,13 @@ import { planned, run, sim, startSim } from "../../support/enforce-world.ts";
 import { standardPolicy } from "../../support/policies.ts";
 import { recordingSteps } from "../../support/steps.ts";
 
-/** The run over an uneven tree whose heaviest direct subgroup of acme (which the split lists by itself) answers its project listing with `status`. */
-async function heavyListingAnswers(status: number) {
+/** The run over an uneven tree whose heaviest direct subgroup of acme (which the split lists by itself) answers its project listing with `status` (and `message`). */
+async function heavyListingAnswers(status: number, message?: string) {
   const { dataset, intents } = generateOrganisation({ projects: 3_000, seed: 3, tree: { groups: 40, maxDepth: 4, heavy: 0.8 } });
   const acme = dataset.groups.find((g) => g.full_path === "acme")!;
   const under = (path: string) => dataset.projects.filter((p) => p.path_with_namespace.startsWith(`${path}/`));
   const heavy = dataset.groups.filter((g) => g.parent_id === acme.id).sort((a, b) => under(b.full_path).length - under(a.full_path).length)[0]!;
-  await startSim({ dataset, latencyMs: 5, detailProjects: false, recordRequests: true, faults: [{ kind: "status", status, method: "GET", path: `/api/v4/groups/${heavy.id}/projects`, times: 1_000_000 }] });
+  await startSim({ dataset, latencyMs: 5, detailProjects: false, recordRequests: true, faults: [{ kind: "status", status, ...(message && { message }), method: "GET", path: `/api/v4/groups/${heavy.id}/projects`, times: 1_000_000 }] });
   const report = await run({ listConcurrency: 8 });
   // The split did list the subgroup by itself, and met the failure.
   expect(sim.requests.some((r) => r.url.startsWith(`/api/v4/groups/${heavy.id}/projects`))).toBe(true);
@@ -32,10 +32,18 @@ function expectJudgedElsewhere(report: EnforceReport, inside: ReadonlySet<number
   expect(planned(report).filter((s) => !inside.has(Number(s.split(":")[0])))).toEqual(elsewhere);
 }
 
-it("a subgroup whose project listing answers 404 mid-run (deleted since the split) is left out with a warning; every other project is judged", async () => {
-  const { report, heavy, inside, intents } = await heavyListingAnswers(404);
+it("a subgroup whose project listing answers GitLab's 404 Group Not Found mid-run (deleted since the split) is left out with a warning; every other project is judged", async () => {
+  const { report, heavy, inside, intents } = await heavyListingAnswers(404, "404 Group Not Found");
   expect(report.summary.complete).toBe(true);
   expect(report.warnings.join("\n")).toMatch(new RegExp(`the projects of group ${heavy.id} \\(${heavy.full_path}\\) could not be listed: GitLab answered 404`));
+  expectJudgedElsewhere(report, inside, intents);
+});
+
+it("a 404 in other words (a proxy's bare one) proves no group gone: the listing is named as not examined and the run is not complete", async () => {
+  const { report, heavy, inside, intents } = await heavyListingAnswers(404);
+  expect(report.unexamined).toEqual([{ kind: "projects", id: heavy.id, path: heavy.full_path, error: expect.stringMatching(/answered 404/), lasting: true }]);
+  expect(report.summary).toMatchObject({ complete: false, unexamined: 1 });
+  expect(exitCode(report)).toBe(1);
   expectJudgedElsewhere(report, inside, intents);
 });
 

@@ -57,15 +57,17 @@ export function isRunFailure(err: unknown, signal: AbortSignal | undefined): boo
 
 /**
  * A page of a group's listing (its projects, or a scope group's subgroups) that GitLab failed on, after
- * lib/http's retries. The run's own failure (isRunFailure) is thrown again. A 404: the group was deleted
- * since the run found it (or went out of the token's sight), and what it lists with it, so nothing of
- * that is left to govern: said once, and the run goes on, as for a group or project whose detail is
- * gone. Anything else leaves the rest of the listing not examined, recorded (notExamined): true.
+ * lib/http's retries. The run's own failure (isRunFailure) is thrown again. GitLab's "404 Group Not
+ * Found": the group was deleted since the run found it (or went out of the token's sight), and what it
+ * lists with it, so nothing of that is left to govern: said once, and the run goes on, as for a group or
+ * project whose detail is gone. Anything else, a 404 in other words too (a proxy's bare one for one
+ * page would otherwise hide the rest of the listing from a run that says it is complete), leaves the
+ * rest of the listing not examined, recorded (notExamined): true.
  */
 export function listingFailed(into: Unexamined, warnings: string[], err: unknown, signal: AbortSignal, part: { kind: "projects" | "subgroups"; id: number; path?: string | undefined }): boolean {
   if (isRunFailure(err, signal)) throw err;
   const { kind, id, path } = part;
-  if (!(err instanceof HttpError && err.status === 404)) {
+  if (!(err instanceof HttpError && err.status === 404 && /group not found/i.test(err.serviceMessage))) {
     notExamined(into, err, signal, { kind, id, ...(path === undefined ? {} : { path }) });
     return true;
   }
