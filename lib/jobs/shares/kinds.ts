@@ -53,12 +53,16 @@ export function readGroup(gitlab: GitLabClient, group: number | string, signal?:
   return unlessNotFound(gitlab.getGroup(group, signal));
 }
 
-/** A 404 (deleted, or no longer visible to the token) reads as undefined. */
+/**
+ * GitLab's 404 for a group or project (deleted, or no longer visible to the token) reads as undefined. A
+ * 404 in other words (a proxy's bare "Not Found", an upstream misrouted) proves nothing gone: it is an
+ * error, or the group or project would be passed over as having nothing to govern.
+ */
 export async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined> {
   try {
     return await read;
   } catch (err) {
-    if (err instanceof HttpError && err.status === 404) return undefined;
+    if (err instanceof HttpError && err.status === 404 && /\b(group|project) not found/i.test(err.serviceMessage)) return undefined;
     throw err;
   }
 }

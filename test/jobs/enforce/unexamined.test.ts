@@ -125,16 +125,21 @@ it("a rule that may match only in the group not examined is judged on what was e
   expect(mended.summary.removed).toBeGreaterThan(0);
 });
 
-it("a group refused (a 403 on its detail) is named as lasting; a group gone (404) is no part left unexamined", async () => {
+it("a group refused (a 403 on its detail) is named as lasting; a group gone (GitLab's 404 Group Not Found) is no part left unexamined, a proxy's bare 404 is", async () => {
   const { bad, reachable } = await brokenGroup({ status: 403 });
   const report = await run();
   expect(actionKeys(report.actions)).toEqual(reachable);
   expect(report.unexamined).toMatchObject([{ id: bad.id, lasting: true, error: expect.stringMatching(/answered 403/) }]);
   sim.clearFaults();
-  sim.addFaults({ kind: "status", status: 404, method: "GET", path: `/api/v4/groups/${bad.id}`, times: 1_000_000 });
+  sim.addFaults({ kind: "status", status: 404, message: "404 Group Not Found", method: "GET", path: `/api/v4/groups/${bad.id}`, times: 1_000_000 });
   const gone = await run();
   expect(gone.unexamined).toBeUndefined();
   expect(gone.summary.complete).toBe(true);
+  sim.clearFaults();
+  sim.addFaults({ kind: "status", status: 404, method: "GET", path: `/api/v4/groups/${bad.id}`, times: 1_000_000 });
+  const bare = await run();
+  expect(bare.unexamined).toMatchObject([{ id: bad.id, error: expect.stringMatching(/answered 404: 404 Not Found/) }]);
+  expect(bare.summary.complete).toBe(false);
 });
 
 it("GitLab failing on every group's detail: the report names the first 100, counts them all, and says so in one more warning", async () => {
