@@ -1,9 +1,9 @@
 /** Makes a workflows run's planned changes (index.ts), by id, each POST once. */
 import pMap from "p-map";
 import { contradiction, HttpError, mayHaveBeenMade, type N8nClient } from "../../n8n/index.ts";
-import { auditedUnder, errorText, stoppedMidRequest } from "../report/index.ts";
+import { auditedUnder, errorText, stoppedMidRequest, type JobOptions } from "../report/index.ts";
 import { lastingRefusal } from "./refused-before.ts";
-import type { WorkflowAction, WorkflowsOptions } from "./index.ts";
+import type { WorkflowAction } from "./action.ts";
 
 /** The API key was refused (401), or may not list workflows (403): every further call would fail alike. */
 export class N8nAccessError extends Error {
@@ -30,7 +30,7 @@ const NOT_FOUND = "n8n answered 404: the workflow was deleted since it was liste
  * and then mended at once (triggers added to them all) would all be made in one run. Those left wait
  * as planned, and stay in the record (refusalsOf), so the next run tries them.
  */
-export async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], limit: number, opts: WorkflowsOptions): Promise<{ refused?: N8nAccessError; forbidden: WorkflowAction[] }> {
+export async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], limit: number, opts: JobOptions): Promise<{ refused?: N8nAccessError; forbidden: WorkflowAction[] }> {
   const { signal } = opts;
   const audit = auditedUnder(opts.audit, opts.policy);
   let refused: N8nAccessError | undefined;

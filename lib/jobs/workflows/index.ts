@@ -17,28 +17,11 @@ import { refusals } from "./refusals.ts";
 import { changeKey, refusedBefore, refusedBeforeWarning, type LastRefusals } from "./refused-before.ts";
 import { workflowPages } from "./pages.ts";
 import { applyChanges, N8nAccessError } from "./apply.ts";
+import type { WorkflowAction } from "./action.ts";
 
 export { N8nAccessError } from "./apply.ts";
+export type { WorkflowAction } from "./action.ts";
 export { refusalsOf, type LastRefusals } from "./refused-before.ts";
-
-export interface WorkflowAction {
-  type: "activate" | "deactivate";
-  workflowId: string;
-  name: string;
-  reason: string;
-  /**
-   * "reported": the policy says only to report this finding (`unlisted: report`, `listedInactive:
-   * report`), or an activation only a `name:` selector several workflows answer to asks for
-   * (name-collisions.ts). Such actions are never applied, never count against the guard and never change the
-   * exit code: they are information, not work left undone.
-   */
-  status: "planned" | "done" | "failed" | "reported";
-  error?: string;
-  /** Failed, and another try would meet the same answer (refused-before.ts lastingRefusal): the next run's guard does not count it. */
-  lasting?: true;
-  /** Planned, and n8n refused it for good in the last run under this same policy: not counted against n8n.guard.maxChanges, tried again while the run's changes stay within it (apply.ts). */
-  refusedBefore?: true;
-}
 
 export interface WorkflowsSummary extends GuardedSummary {
   /**

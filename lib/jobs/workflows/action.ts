@@ -1,0 +1,19 @@
+/** One change a workflows run plans, makes or reports (index.ts), apart so that apply.ts, which makes them, needs nothing else of index.ts. */
+export interface WorkflowAction {
+  type: "activate" | "deactivate";
+  workflowId: string;
+  name: string;
+  reason: string;
+  /**
+   * "reported": the policy says only to report this finding (`unlisted: report`, `listedInactive:
+   * report`), or an activation only a `name:` selector several workflows answer to asks for
+   * (name-collisions.ts). Such actions are never applied, never count against the guard and never change the
+   * exit code: they are information, not work left undone.
+   */
+  status: "planned" | "done" | "failed" | "reported";
+  error?: string;
+  /** Failed, and another try would meet the same answer (refused-before.ts lastingRefusal): the next run's guard does not count it. */
+  lasting?: true;
+  /** Planned, and n8n refused it for good in the last run under this same policy: not counted against n8n.guard.maxChanges, tried again while the run's changes stay within it (apply.ts). */
+  refusedBefore?: true;
+}
