@@ -93,6 +93,24 @@ describe("a registered credential is masked however an escaper wrote it", () => 
   });
 });
 
+describe("a registered credential an encoder escaped, however Warden escaped it again", () => {
+  // Encoders that escape all but letters and digits (JSON's \u002d, C's \x2d, HTML's &#45; and &#x2d;), then Warden's own escapers.
+  const hex = (char: string, width: number) => char.charCodeAt(0).toString(16).padStart(width, "0");
+  const encoders: [string, (char: string) => string][] = [
+    ["\\u00HH", (c) => `\\u${hex(c, 4)}`],
+    ["\\xHH, upper-case", (c) => `\\x${hex(c, 2).toUpperCase()}`],
+    ["&#DD;", (c) => `&#${c.charCodeAt(0)};`],
+    ["&#xHH;", (c) => `&#x${hex(c, 2)};`],
+  ];
+  const escapers = [(t: string) => t, escapeControls, escapeMarkdown, escapeMrkdwn, (t: string) => jsonForTerminal({ t })];
+  it.each(encoders)("%s, as it is, or escaped for a terminal, Markdown, Slack or JSON", (_name, encode) => {
+    for (const secret of [SECRET, ODD]) {
+      const encoded = secret.replace(/[^A-Za-z0-9]/g, encode);
+      for (const escape of escapers) expect(redactOutput(escape(`before ${encoded} after`))).toBe(escape("before X after").replace("X", "[REDACTED]"));
+    }
+  });
+});
+
 describe("a credential in Slack text whose formatting characters escapeMrkdwn showed as look-alikes", () => {
   it("is masked whole, registered or only token-shaped", () => {
     const registered = "sl4ck-*bold*_~strike~_`code`";
@@ -239,10 +257,29 @@ describe("a registered credential sent back in another form", () => {
     expect(out).not.toMatch(/f14e45fc|fceea167|OGYxNGU0|ZjE0ZTQ1|MTRlNDVm/i);
   });
 
+  // As dumps and encoders lay them out: a space or colon between bytes, lines of 76 (MIME) or 64 (PEM), a deep indent.
+  const hex = Buffer.from(secret).toString("hex");
+  const lines = (text: string, width: number, eol: string) => text.replace(new RegExp(`(.{${width}})(?!$)`, "g"), `$1${eol}`);
+  /** Base64 of the secret after `offset` bytes and more, wrapped at `width`: the break falls 16 characters into its encoding. */
+  const wrappedBase64 = (offset: number, width: number, eol: string) => lines(Buffer.concat([Buffer.from("x".repeat(3 * ((width - 16) / 4) + offset)), Buffer.from(secret)]).toString("base64"), width, eol);
+  it.each([
+    ["wrapped onto a line indented by 80 spaces", `${secret.slice(0, 16)}\n${" ".repeat(80)}${secret.slice(16)}`],
+    ["in hex, a space between bytes", hex.replace(/(..)(?!$)/g, "$1 ")],
+    ["in hex, upper-case, a colon between bytes", hex.toUpperCase().replace(/(..)(?!$)/g, "$1:")],
+    ["in hex, in lines as escapeControls shows them", lines(hex, 30, "\\x0a")],
+    ...[0, 1, 2].flatMap((offset) => [[`in base64 after ${offset} bytes, in MIME's lines of 76`, wrappedBase64(offset, 76, "\r\n")], [`in base64 after ${offset} bytes, in PEM's lines of 64, escaped`, wrappedBase64(offset, 64, "\\n")]]),
+  ])("%s, it is masked", (_form, text) => {
+    const out = registry.redact(`echo: ${text} .`);
+    expect(out).toContain("[REDACTED]");
+    expect(out.replace(/\s|:|\\x0a|\\n/g, "")).not.toMatch(/f14e45fc|fceea167|OGYxNGU0|ZjE0ZTQ1|MTRlNDVm|3866313465343566/i);
+  });
+
   it("but none of them is masked for a piece of it: a mask would tell whoever wrote the text their guess is in it", () => {
     const piece = secret.slice(0, 24);
     const broken = `${piece.slice(0, 12)}\r\n\t${piece.slice(12)}`;
-    for (const text of [piece.toUpperCase(), Buffer.from(piece).toString("hex"), Buffer.from(piece).toString("base64"), Array.from(piece).reverse().join(""), broken, `${broken}\n    `]) {
+    const pieceHex = Buffer.from(piece).toString("hex");
+    const encodedLines = [pieceHex.replace(/(..)(?!$)/g, "$1 "), lines(pieceHex, 16, "\n"), lines(Buffer.from(piece).toString("base64"), 16, "\r\n")];
+    for (const text of [piece.toUpperCase(), pieceHex, Buffer.from(piece).toString("base64"), Array.from(piece).reverse().join(""), broken, `${broken}\n    `, ...encodedLines]) {
       expect(registry.redact(text)).toBe(text);
     }
   });
@@ -253,7 +290,7 @@ describe("a registered credential sent back in another form", () => {
     const key = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ3YXJkZW4ifQ.c2lnbmF0dXJlLW9mLWEtbG9uZy1rZXktZm9yLWEtdGVzdA";
     const keyRegistry = new SecretRegistry();
     keyRegistry.add(key);
-    const longest = `\\=\r\\\\x0a${" ".repeat(16)}\\u0009${" ".repeat(16)}\u200b\\u200b\t\t\t`;
+    const longest = `\\=\r\\\\x0a${" ".repeat(80)}\\u0009${" ".repeat(80)}\u200b\\u200b\t\t\t`;
     expect(keyRegistry.redact(`(${Array.from(key).join(longest)})`)).toBe("([REDACTED])");
     const nearMiss = `${Array.from(key.slice(0, -1)).join(longest)}${longest}!`;
     const text = nearMiss.repeat(Math.ceil(1_000_000 / nearMiss.length));
@@ -261,6 +298,16 @@ describe("a registered credential sent back in another form", () => {
     expect(keyRegistry.redact(text)).toBe(text);
     // About 0.2 s here; the bound is for a loaded machine.
     expect(performance.now() - start).toBeLessThan(10_000);
+  });
+
+  it("takes a bounded time on its base64 broken up at every character but short of its end, and on a megabyte of base64's lines", () => {
+    const nearMiss = `${Array.from(Buffer.from(secret).toString("base64").slice(0, -6)).join(`\\x0a${" ".repeat(80)}`)}!`;
+    for (const text of [nearMiss.repeat(Math.ceil(1_000_000 / nearMiss.length)), `${"QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo".repeat(2)}\n`.repeat(15_000)]) {
+      const start = performance.now();
+      expect(registry.redact(text)).toBe(text);
+      // About 0.1 s each here; the bound is for a loaded machine.
+      expect(performance.now() - start).toBeLessThan(10_000);
+    }
   });
 });
 

@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { writeFileAtomically } from "../../lib/jobs/index.ts";
 import { parseWatchCursor, type CursorStore, type WatchCursor } from "../../lib/jobs/watch/index.ts";
+import { redactThenCut } from "../../lib/redact/index.ts";
 import { UsageError } from "./command.ts";
 import { fileToWrite } from "./file-to-write.ts";
 
@@ -50,7 +51,8 @@ function readWatchState(path: string, gitlabUrl: string): WatchCursor | undefine
   const cursor = parseWatchCursor(state);
   if (!cursor) throw new UsageError(`--state ${path}: not a watch's state file (version 2 with a position per source, or version 1); ${fresh}`);
   const saved = (state as { gitlabUrl?: unknown }).gitlabUrl;
-  // The file's text, quoted as JSON: a newline in it must not forge a line of its own on stderr.
-  if (saved !== gitlabUrl) throw new UsageError(`--state ${path}: the cursor of ${JSON.stringify(saved ?? null).slice(0, 200)}, not of ${gitlabUrl}; give another --state file for this GitLab`);
+  // The file's text, quoted as JSON: a newline in it must not forge a line of its own on stderr. Redacted
+  // before the cut: a cut through a URL's `user:password@` would leave the password unmasked.
+  if (saved !== gitlabUrl) throw new UsageError(`--state ${path}: the cursor of ${redactThenCut(JSON.stringify(saved ?? null), 200)}, not of ${gitlabUrl}; give another --state file for this GitLab`);
   return cursor;
 }

@@ -12,7 +12,7 @@ export interface HttpErrorInit {
   route: string;
   /** Redacted path and query. */
   path: string;
-  /** The service's own message, from its JSON `message`/`error` field or its text, redacted. */
+  /** The service's own message, from its JSON `message`/`error` field, its other JSON or its text, redacted. */
   serviceMessage: string;
   headers: Record<string, string>;
 }
@@ -133,7 +133,8 @@ export function httpError(req: HttpRequest, res: HttpResponse, redactor: Redacto
 
 /**
  * The human part of an error body, redacted and then cut: GitLab and n8n both use `{"message": …}`
- * (GitLab sometimes nests it); a proxy's HTML page is only described ("an HTML page, 3.4 kB").
+ * (GitLab sometimes nests it); other JSON is quoted whole; a proxy's HTML page is only described ("an
+ * HTML page, 3.4 kB").
  */
 export function serviceMessage(text: string, contentType?: string): string {
   const kind = bodyKind(text, contentType);
@@ -142,17 +143,22 @@ export function serviceMessage(text: string, contentType?: string): string {
 }
 
 function jsonMessage(text: string): string | undefined {
+  let body: unknown;
   try {
-    const body: unknown = JSON.parse(text);
-    if (body && typeof body === "object") {
-      const { message, error } = body as { message?: unknown; error?: unknown };
-      const found = message ?? error;
-      if (found !== undefined) return typeof found === "string" ? found : JSON.stringify(found);
-    }
+    body = JSON.parse(text);
   } catch {
-    // not JSON: the text itself is the message
+    return undefined; // not JSON: the text itself is the message
   }
-  return undefined;
+  const { message, error } = body && typeof body === "object" ? (body as { message?: unknown; error?: unknown }) : {};
+  const found = message ?? error;
+  if (typeof found === "string") return found;
+  // Any other JSON (a message that is no text, a body without one) is written again from its parse, not
+  // quoted as sent, so that the server's own escapes (`\u002d`) are undone before redaction.
+  try {
+    return JSON.stringify(found === undefined ? body : found);
+  } catch {
+    return "JSON nested too deep to quote"; // JSON.stringify's stack ends where JSON.parse's did not
+  }
 }
 
 /**

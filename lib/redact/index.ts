@@ -17,9 +17,9 @@
  *
  * Redaction comes last, after every escaping step, and recognises a credential however the escapers
  * wrote it (escapedChar): Markdown's backslashes, Slack's entities and look-alikes, JSON's and URLs'
- * escapes, CSV's doubled quotes.
+ * escapes, HTML's numeric references, CSV's doubled quotes.
  */
-import { brokenUp } from "./broken-up.ts";
+import { brokenUp, caselessHex, hexEscape, maskBrokenRuns } from "./broken-up.ts";
 
 const MASK = "[REDACTED]";
 /** Shorter values are not masked at all: they would mask ordinary words, and are no credential. */
@@ -36,14 +36,18 @@ export function fullwidth(char: string): string {
 /**
  * A pattern for one character of a credential as any escaper may have written it: itself, and for
  * ASCII punctuation also backslash-escaped (escapeMarkdown, which adds a zero-width joiner after
- * GitLab's reference prefixes; JSON's \" and \\), percent-encoded (a URL), as Slack's entity or
- * fullwidth look-alike, or, for a quote, doubled (a CSV cell, RFC 4180).
+ * GitLab's reference prefixes; JSON's \" and \\), as `\u00HH` or `\xHH` (an encoder that escapes all
+ * but letters and digits; its backslash maybe escaped again by Markdown or JSON), as an HTML numeric
+ * reference (`&#45;`, `&#x2d;`; its own `&`, `#` and `;` maybe escaped again by Markdown or Slack),
+ * percent-encoded (a URL), as Slack's entity or fullwidth look-alike, or, for a quote, doubled (a CSV
+ * cell, RFC 4180).
  */
 function escapedChar(char: string): string {
   const literal = char.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
   if (!ASCII_PUNCTUATION.test(char)) return literal;
-  const hex = char.charCodeAt(0).toString(16).toUpperCase();
-  const forms = [`\\\\?${literal}\u200d?`, `%${hex[0]}[${hex[1]}${hex[1]!.toLowerCase()}]`, fullwidth(char)];
+  const hex = caselessHex(char, 2);
+  const reference = `(?:\\\\?&\u200d?|&amp;)\\\\?#\u200d?(?:${char.charCodeAt(0)}|[xX]${hex})\\\\?;`;
+  const forms = [`\\\\?${literal}\u200d?`, `\\\\{1,2}(?:${hexEscape(char)})`, reference, `%${hex}`, fullwidth(char)];
   const entity = SLACK_ENTITIES[char];
   if (entity) forms.push(entity);
   if (char === '"') forms.push('""');
@@ -94,10 +98,12 @@ const MIN_ENCODED = 16;
 /**
  * The patterns that mask `secret`: as written, by any escaper, broken up by SEPARATOR; and, for a
  * credential of MIN_ENCODED characters or more, in either case (a server may upper-case what it quotes),
- * reversed, in hex, and in base64 (standard and URL-safe) at each of the three places it may start
- * within a 3-byte group, the characters that depend on its bytes alone, as secret scanners match encoded
- * secrets. Each needs all of it (or all but the few bytes at its ends a base64 group shares with its
- * neighbours), so only whoever holds it can write any: masking them tells nobody anything new.
+ * reversed, in hex (a dump's space or colon between two bytes too), and in base64 (standard and URL-safe)
+ * at each of the three places it may start within a 3-byte group, the characters that depend on its bytes
+ * alone, as secret scanners match encoded secrets; the hex and base64 broken into lines too (a dump's,
+ * MIME's 76 columns, PEM's 64: maskBrokenRuns). Each needs all of it (or all but the few bytes at its ends
+ * a base64 group shares with its neighbours), so only whoever holds it can write any: masking them tells
+ * nobody anything new.
  */
 function writtenForms(secret: string): string[] {
   const escaped = (text: string) => Array.from(text, escapedChar).join("");
@@ -107,7 +113,8 @@ function writtenForms(secret: string): string[] {
   const caseless = (text: string) => Array.from(text, caselessChar).join("");
   const forms = [brokenUp(Array.from(secret), caselessChar)];
   const bytes = Buffer.from(secret, "utf8");
-  forms.push(caseless(Array.from(secret).reverse().join("")), caseless(bytes.toString("hex")));
+  const hexBytes = bytes.toString("hex").match(/../g)!.map(caseless);
+  forms.push(caseless(Array.from(secret).reverse().join("")), hexBytes.join("[ :]?"));
   for (const offset of [0, 1, 2]) {
     const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64");
     const core = encoded.slice(offset ? 4 : 0, 4 * Math.floor((offset + bytes.length) / 3));
@@ -134,7 +141,8 @@ export class SecretRegistry {
 
   redact(text: string): string {
     if (this.secrets.size) this.matcher ??= new RegExp([...this.secrets].sort((a, b) => b.length - a.length).flatMap(writtenForms).join("|"), "g");
-    return (this.matcher ? text.replace(this.matcher, MASK) : text).replace(SHAPES, MASK).replace(URL_PASSWORD, `$1${MASK}@`);
+    const registered = this.matcher ? maskBrokenRuns(text.replace(this.matcher, MASK), this.matcher, MASK) : text;
+    return registered.replace(SHAPES, MASK).replace(URL_PASSWORD, `$1${MASK}@`);
   }
 }
 
