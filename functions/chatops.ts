@@ -8,8 +8,8 @@
  * already received, acknowledged without running again (functions/shared/slack/once.ts); the form; the caller
  * against the policy; the command; the response_url; the caller's commands this minute
  * (functions/shared/slack/command-rate.ts); then one asynchronous invoke of the worker and an ephemeral
- * acknowledgement. The claims and the invoke are cut at the request's deadline (ANSWER_BY_MS), past which
- * nothing is started. Nothing here calls GitLab or n8n, or can: the function reads only the endpoints'
+ * acknowledgement. The claims and the invoke are cut at the request's deadline (ANSWER_BY_MS, or sooner as
+ * Slack's own time of the request says: answerBy), past which nothing is started. Nothing here calls GitLab or n8n, or can: the function reads only the endpoints'
  * secret (functions/shared/config/secrets.ts), never the jobs' tokens.
  *
  * The caller is checked here only against a policy shipped in the bundle. A policy in a GitLab
@@ -55,6 +55,20 @@ type Result = APIGatewayProxyStructuredResultV2;
  * command not started by then is not started at all.
  */
 const ANSWER_BY_MS = 2_500;
+/**
+ * Slack's 3 s run from when it sent the request, not from when the handler took it: a cold start's init is
+ * spent from them too. Its timestamp is in whole seconds (so the request was sent up to a second after it),
+ * hence 2.8 s from it: the deadline then falls 1.8 to 2.8 s after the send, never past Slack's 3. At least
+ * CLOCKS_MAY_DIFFER_MS all the same, or a Lambda clock a little ahead of Slack's would refuse every command.
+ */
+const ANSWER_BY_SLACK_MS = 2_800;
+const CLOCKS_MAY_DIFFER_MS = 500;
+
+/** The request's deadline narrowed by Slack's time of it (verified by now). */
+function answerBy(signal: AbortSignal, sentAt: number): AbortSignal {
+  const left = sentAt * 1000 + ANSWER_BY_SLACK_MS - Date.now();
+  return !(left < ANSWER_BY_MS) ? signal : AbortSignal.any([signal, AbortSignal.timeout(Math.max(CLOCKS_MAY_DIFFER_MS, left))]);
+}
 
 async function acknowledge(event: SlackCommandEvent, context: Context & DeadlineContext): Promise<Result> {
   const { signal } = context;
@@ -108,7 +122,7 @@ async function acknowledge(event: SlackCommandEvent, context: Context & Deadline
   }
   // Slack is about to show the command as failed: a worker started now would run unseen, and again when retyped.
   if (signal.aborted) {
-    log("warn", "not run", { command, reason: `no time left to start it within ${ANSWER_BY_MS / 1000} s of the request` });
+    log("warn", "not run", { command, reason: "no time left to start it within Slack's 3 s" });
     return reply(`:x: Warden could not start ${quoted(command)} in time; nothing was run. Run it again.`);
   }
   try {
@@ -149,6 +163,10 @@ export const handler = httpEndpoint("chat-command", { maxBodyBytes: MAX_FORM_BYT
       onRefused: (reason) => logger.warn("request refused: not signed by Slack", { reason }),
     }),
   )
+  .before(({ event, context }) => {
+    const ctx = context as Context & DeadlineContext;
+    ctx.signal = answerBy(ctx.signal, Number((event as { headers: Record<string, string | undefined> }).headers["x-slack-request-timestamp"]));
+  })
   .use(
     slackRequestOnce({
       claims,
