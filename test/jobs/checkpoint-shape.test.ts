@@ -69,12 +69,12 @@ it("every step result a durable execution records keeps its pinned keys", async 
   expect(missing, "every run above records these").toEqual([]);
 }, 120_000);
 
-/** The frontier's work (lib/jobs' ProjectWork and GroupWork, with lib/paging's Checkpoint), as of main at aa424de; `list.project` (a project target) since. */
+/** The frontier's work (lib/jobs' ProjectWork and GroupWork, with lib/paging's Checkpoint), as of main at aa424de; `list.project` (a project target) and `counted` (a group listing's first count) since. */
 const WORK = [
   "kind", "list", "list.after", "list.before", "list.group", "list.own", "list.visibility", "list.project", "path", "partOf", "carried[]", "judgedUpTo", "share",
   ...["up", "down"].flatMap((end) => ["strategy", "next", "pages", "items"].map((f) => `at.${end}.${f}`)),
   "at.down", "at.top", "at.bottom", "at.seen", "at.projects",
-  "pending[]", "list.descendantsOf", "from.strategy", "from.next", "from.pages", "from.items",
+  "pending[]", "list.descendantsOf", "counted", "from.strategy", "from.next", "from.pages", "from.items",
   "projects.root.id", "projects.root.path", "projects.carried", "projects.listed[]", "ancestors[].id", "ancestors[].path",
 ];
 /** A planned or made removal (ShareRemoval): what examine's strays and remove's actions carry. */

@@ -2,7 +2,8 @@
  * Parts of the scope the examination could not examine: a group whose detail GitLab failed to answer
  * (after lib/http's own retries) with anything but "gone" or "token refused", or the rest of a group's
  * project listing, of an id range of the instance's, or of a scope group's subgroups' listing, whose
- * page it failed so (projects/pages.ts, groups/index.ts). One group GitLab cannot
+ * page it failed so (projects/pages.ts, groups/index.ts), or that showed fewer than it counted
+ * (listedShort). One group GitLab cannot
  * answer for (a bug on one group happens, and answers 500 every time) must not stop every run from
  * removing the strays everywhere else: the part is recorded here, the examination goes on, and the
  * report names it (summarise.ts), so that the next run tries it again. The record is part of each
@@ -15,9 +16,9 @@ import { errorText } from "../../report/index.ts";
 /**
  * A part not examined: a group (its shares, from its detail), the projects of a group's listing from
  * the page that failed on, the projects of an id range of the instance from the page that failed on, or
- * the subgroups of a scope group's listing from the page that failed on (their shares: their projects
- * are listed with the scope group's, groups/index.ts), or the instance's groups from the page that
- * failed on (a policy without a scope; their projects are listed by id); its id, its full path where known, GitLab's
+ * the subgroups of a scope group's listing from the page that failed on, or all of them where it came
+ * out short (their shares: their projects are listed with the scope group's, groups/index.ts), or the
+ * instance's groups alike (a policy without a scope; their projects are listed by id); its id, its full path where known, GitLab's
  * answer; `lasting`: another try would meet it again (a 4xx).
  */
 export interface UnexaminedPart {
@@ -84,16 +85,25 @@ export function notExamined(into: Unexamined, err: unknown, signal: AbortSignal,
   add(into, { ...part, error: errorText(err), lasting: isTerminal(err) });
 }
 
+/** How many a listing's first page counted, and how many it showed to its end. */
+export interface Shortfall {
+  counted: number;
+  listed: number;
+}
+
 /**
- * A group's listing read to its end that showed fewer projects than its first page counted: one moved
- * away or deleted meanwhile shifts the later offset pages, so the one after it in the order was never
- * shown (GitLab lists a group's projects by offset only). Nothing tells which: the listing is recorded
- * as not examined in full, so that the run says so rather than "in policy", and the next run lists it again.
+ * A listing read to its end that showed fewer than its first page counted: a group's projects, a scope
+ * group's subgroups, or the instance's groups (kind, projects unless named). One moved away, deleted or
+ * out of the token's sight meanwhile shifts the later offset pages, so the one after it in the order was
+ * never shown (GitLab lists these by offset only). Nothing tells which: the listing is recorded as not
+ * examined in full, so that the run says so rather than "in policy", and the next run lists it again.
  */
-export function listedShort(into: Unexamined, part: { id: number; path?: string | undefined }, { counted, listed }: { counted: number; listed: number }): void {
-  if (into.parts.some((p) => p.kind === "projects" && p.id === part.id)) return;
-  const error = `GitLab counted ${counted} projects as the listing began and showed ${listed} to its end (a project moved away or deleted meanwhile shifts the later pages, and may hide another)`;
-  add(into, { kind: "projects", id: part.id, ...(part.path === undefined ? {} : { path: part.path }), error, lasting: false });
+export function listedShort(into: Unexamined, part: { kind?: "projects" | "subgroups" | "groups"; id: number; path?: string | undefined }, { counted, listed }: Shortfall): void {
+  const { kind = "projects", id, path } = part;
+  if (into.parts.some((p) => p.kind === kind && p.id === id)) return;
+  const noun = kind === "projects" ? "project" : "group";
+  const error = `GitLab counted ${counted} ${noun}s as the listing began and showed ${listed} to its end (a ${noun} moved away, deleted or out of the token's sight meanwhile shifts the later pages, and may hide another)`;
+  add(into, { kind, id, ...(path === undefined ? {} : { path }), error, lasting: false });
 }
 
 /** Adds `more`'s parts (a slice's) to `into`, keeping at most MAX_UNEXAMINED by name. */

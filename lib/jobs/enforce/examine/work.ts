@@ -76,6 +76,8 @@ export interface GroupReads {
   pending: number[];
   list?: { descendantsOf: number } | "all";
   from?: Checkpoint;
+  /** The listing's count on its first page (GitLab's, up to 10,000), kept while it is read: it must show as many (groups/index.ts). */
+  counted?: number;
   /** Set where the details carry the groups' own projects too (groups/detail-projects.ts). */
   projects?: DetailProjectsState;
 }

@@ -14,7 +14,7 @@ import { groupSubject, readGroup } from "../../../shares/kinds.ts";
 import type { Examination, Sink } from "../context.ts";
 import { projectsWithDetails } from "../scope.ts";
 import { inSlot, PAUSED, PRIORITY } from "../slots.ts";
-import { listingFailed, notExamined } from "../unexamined.ts";
+import { listedShort, listingFailed, notExamined, type Shortfall } from "../unexamined.ts";
 import type { GroupReads, GroupWork, ScopeRoot } from "../work.ts";
 import { ancestorShares } from "./ancestors.ts";
 import { DetailProjects } from "./detail-projects.ts";
@@ -79,11 +79,41 @@ export async function examineGroups(exam: Examination, work: GroupWork, sink: Si
  * GitLab fails on ends the listing (unexamined.ts's listingFailed, notExamined): where the rest is
  * recorded as not examined, `unlisted` is called, since the groups not listed bring no detail, so none
  * carries their projects. One page GitLab fails on every time must not stop every run everywhere.
+ * A listing that ends short of its first page's count (a group deleted, moved out or out of the
+ * token's sight after its page was read shifts the later offset pages: the group after it in the order
+ * is never shown) is read once more from its start, only the groups not read yet; where that cannot be
+ * (begun in an earlier slice, whose ids are not kept), or it is still short, it is recorded as not
+ * examined in full (listedShort), and `unlisted` is called alike.
  */
 async function* groupIds(exam: Examination, work: GroupReads, paths: Map<number, string>, unlisted: () => void): AsyncGenerator<number> {
   while (work.pending.length) yield work.pending.shift()!;
   const of = work.list;
   if (of === undefined) return;
+  const part = (): ListingPart => (of === "all" ? { kind: "groups", id: 0 } : { kind: "subgroups", id: of.descendantsOf, path: paths.get(of.descendantsOf) });
+  // Read from its start in this slice, the ids it gave are known: a second reading skips them.
+  const read = work.from === undefined ? new Set<number>() : undefined;
+  const first = yield* listedIds(exam, work, of, part, paths, unlisted, read);
+  if (first === PAUSED || first === "ended") return;
+  let short = first;
+  if (read) {
+    // The group a shift hid is among those not read yet: GitLab's pages give no way to it but from the start.
+    work.list = of;
+    delete work.from;
+    const again = yield* listedIds(exam, work, of, part, paths, unlisted, read);
+    if (again === "ended") return;
+    // Cut off by a pause, this reading cannot be resumed: a later slice would not know which ids it gave.
+    if (again !== PAUSED) short = again;
+  }
+  ended(work);
+  listedShort(exam.unexamined, part(), short);
+  unlisted();
+}
+
+/**
+ * One reading of the listing from where `work` stands, its ids not in `read` (and `read` given them):
+ * "ended", its end reached (or a failed page recorded); the count it fell short of; or paused.
+ */
+async function* listedIds(exam: Examination, work: GroupReads, of: NonNullable<GroupReads["list"]>, part: () => ListingPart, paths: Map<number, string>, unlisted: () => void, read: Set<number> | undefined): AsyncGenerator<number, Shortfall | "ended" | typeof PAUSED> {
   const list = { signal: exam.signal, from: work.from };
   // By id, not GitLab's default (by name): a group renamed while its pages are read would shift the pages after it, and the
   // group at the next page's head would never be read though nothing happened to it. A new group comes last, and is read.
@@ -96,25 +126,46 @@ async function* groupIds(exam: Examination, work: GroupReads, paths: Map<number,
       try {
         page = await next;
       } catch (err) {
-        delete work.list;
+        ended(work);
         // Without a scope (every group the token sees) the rest of the instance's listing: its groups' projects are listed by id.
-        if (of === "all") notExamined(exam.unexamined, err, exam.signal, { kind: "groups", id: 0 });
-        else if (!listingFailed(exam.unexamined, exam.warnings, err, exam.signal, { kind: "subgroups", id: of.descendantsOf, path: paths.get(of.descendantsOf) })) return;
+        const rest = part();
+        if (rest.kind === "groups") notExamined(exam.unexamined, err, exam.signal, rest);
+        else if (!listingFailed(exam.unexamined, exam.warnings, err, exam.signal, rest)) return "ended";
         unlisted();
-        return;
+        return "ended";
       }
-      if (page === PAUSED) return;
-      if (page.done) return void delete work.list;
-      work.from = page.value.checkpoint;
-      work.pending.push(...page.value.items.map((g) => g.id));
-      for (const g of page.value.items) if (typeof g.full_path === "string") paths.set(g.id, g.full_path);
-      const last = page.value.checkpoint.next === null;
-      if (last) delete work.list;
+      if (page === PAUSED) return PAUSED;
+      if (page.done) return ended(work);
+      const { items, meta, checkpoint } = page.value;
+      // GitLab counts up to 10,000 only: a larger listing cannot be told short, as a project listing cannot.
+      if (checkpoint.pages === 1 && typeof meta.total === "number") work.counted = meta.total;
+      work.from = checkpoint;
+      // The ids read are kept only where a count may call for a second reading (no bound on them otherwise).
+      const keep = work.counted === undefined ? undefined : read;
+      for (const g of items) {
+        if (keep?.has(g.id)) continue;
+        keep?.add(g.id);
+        work.pending.push(g.id);
+        if (typeof g.full_path === "string") paths.set(g.id, g.full_path);
+      }
+      const { counted } = work;
+      const last = checkpoint.next === null;
+      if (last) ended(work);
       else next = ask();
       while (work.pending.length) yield work.pending.shift()!;
-      if (last) return;
+      if (last) return counted !== undefined && checkpoint.items < counted ? { counted, listed: checkpoint.items } : "ended";
     }
   } finally {
     await pages.return(undefined);
   }
+}
+
+/** What a listing's rest not examined is recorded as: the instance's groups, or a scope group's subgroups. */
+type ListingPart = { kind: "groups"; id: 0 } | { kind: "subgroups"; id: number; path: string | undefined };
+
+/** The listing is done with: nothing of it is left to a later slice. */
+function ended(work: GroupReads): "ended" {
+  delete work.list;
+  delete work.counted;
+  return "ended";
 }
