@@ -55,6 +55,16 @@ export function componentAt(location: string): [string | undefined, string | und
   return segments.length < 3 ? [undefined, undefined] : [segments.slice(1, -1).join("/"), location.slice(at + 1)];
 }
 
+/**
+ * Why a component's version is not one ref, or undefined: GitLab takes `~latest`, or a partial version
+ * (`1`, `1.2`), as the newest catalog release it matches, before any ref of that name, and that
+ * release's tag may be one any Developer created.
+ */
+export function versionProblem(version: unknown, rule: string): string | undefined {
+  if (typeof version !== "string" || !/^~latest$|^\d+(?:\.\d+)?$/.test(version)) return undefined;
+  return `its version ${quote(version)} names the newest catalog release it matches, not one ref, and a Developer may have created that release's tag: pin a full version, a protected tag or a commit, or set unprotected: true on its rule, ${rule}, to allow it`;
+}
+
 /** The included project, where its ref is a commit or one GitLab protects from Developers; else why not. */
 export function projectRefProblem(input: SourcesInput, path: unknown, ref: unknown): Promise<Project | string> {
   // Judged once a start for each project and ref, however many files name them.
@@ -88,6 +98,22 @@ export function steeredBy(text: string, names: readonly string[]): boolean {
   return names.some((name) => {
     const literal = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     return new RegExp(`\\$(?:${literal}(?![A-Za-z0-9_])|\\{${literal}\\})|%${literal}%`).test(text);
+  });
+}
+
+/** Whether text interpolates one of these inputs: `$[[ inputs.name ]]`, with functions after a `|` or not. */
+export const usesInput = (text: string, names: readonly string[]) => [...text.matchAll(/\$\[\[\s*inputs\.([\w-]+)/g)].some((m) => names.includes(m[1]!));
+
+/**
+ * The names of an include entry's `inputs:` whose values the requester chooses: GitLab expands the
+ * variables of the whole entry, its inputs too, and an input may pass on one the includer's file was
+ * given (`chosen`). GitLab's CI Lint took what such an input names with other values.
+ */
+export function chosenInputs(inputs: unknown, variables: readonly string[], chosen: readonly string[]): string[] {
+  if (!isMapping(inputs)) return [];
+  return Object.keys(inputs).filter((name) => {
+    const value = JSON.stringify(inputs[name]) ?? "";
+    return steeredBy(value, variables) || usesInput(value, chosen);
   });
 }
 
@@ -141,6 +167,8 @@ export interface FileAt {
   unlisted: boolean;
   /** Where the file is if not at `path` (a component's second place). */
   otherwise?: string;
+  /** The inputs it is included with whose values the requester chooses (chosenInputs): an include they name is refused. */
+  chosenInputs?: readonly string[];
 }
 
 /** A CI file is text; read up to a policy's size, not more. */

@@ -16,7 +16,7 @@
  * A rule with `unprotected: true` trusts whoever writes the CI file, and skips all of this.
  */
 import { lintCi, type CiInclude } from "../../gitlab/index.ts";
-import { componentAt, projectRefProblem, quote, type SourcesInput } from "./ci-refs.ts";
+import { componentAt, projectRefProblem, quote, versionProblem, type SourcesInput } from "./ci-refs.ts";
 import { readYaml, resolved, Unreadable } from "./ci-yaml.ts";
 import { filesProblem, triggersProblem } from "./ci-walk.ts";
 
@@ -63,7 +63,7 @@ async function includesProblem(input: SourcesInput, includes: readonly CiInclude
     if (type === "remote") return { what: `${quote(location)} (include: remote), a URL` };
     if (type !== "file" && type !== "component") return { what: `${quote(location)} (an include of a kind Warden does not know, ${quote(type)})` };
     const [path, ref] = type === "file" ? [include.extra?.project, include.extra?.ref ?? "HEAD"] : componentAt(location);
-    const judged = await projectRefProblem(input, path, ref);
+    const judged = (type === "component" && versionProblem(ref, input.rule)) || (await projectRefProblem(input, path, ref));
     if (typeof judged !== "string") {
       trusted.add(judged.path_with_namespace.toLowerCase());
       continue;

@@ -3,8 +3,8 @@
  * files Warden reads itself for what GitLab's static CI Lint cannot show (ci-sources.ts).
  */
 import { HttpError } from "../../gitlab/index.ts";
-import { componentAt, expanded, namesIn, pattern, projectRefProblem, quote, readFirst, rulesVariables, steeredBy, VARIABLE, type FileAt, type SourcesInput } from "./ci-refs.ts";
-import { deepMerge, isMapping, isUnresolved, readYaml, resolved, Unreadable, unresolvedIn, type Mapping } from "./ci-yaml.ts";
+import { chosenInputs, componentAt, expanded, namesIn, pattern, projectRefProblem, quote, readFirst, rulesVariables, steeredBy, usesInput, VARIABLE, versionProblem, type FileAt, type SourcesInput } from "./ci-refs.ts";
+import { deepMerge, inputKey, isMapping, isUnresolved, readYaml, resolved, Unreadable, unresolvedIn, type Mapping } from "./ci-yaml.ts";
 
 /** The most pipelines deep a trigger is followed: GitLab's own limit on child pipelines is two below the parent. */
 const MAX_DEPTH = 3;
@@ -93,7 +93,8 @@ const MAX_FILES = 50;
  * before its triggers are judged. A local file is read whatever its rules; another project's file or a
  * component, at a ref judged as any include's, is read at that ref whatever its rules; what a wildcard,
  * a variable the project sets or a file's input names is read as the lint took it, and refused where it
- * matches none of that; one the requester's variables name is refused, as is a URL. Returns why, naming the file.
+ * matches none of that; one the requester's variables name, or an input they set, is refused, as is a
+ * URL, and so is a file with a key an input writes. Returns why, naming the file.
  */
 export async function filesProblem(input: SourcesInput, roots: FileAt[], allow: string, depth: number): Promise<string | undefined> {
   const read = new Set<string>();
@@ -111,7 +112,8 @@ export async function filesProblem(input: SourcesInput, roots: FileAt[], allow: 
 
 /** A file's configuration with what it includes merged in before it, as GitLab merges them; or why the pipeline may not take it. */
 async function load(input: SourcesInput, file: FileAt, allow: string, read: Set<string>): Promise<Mapping | string> {
-  const key = `${file.project}:${file.ref}:${file.path}`;
+  // Read again where the requester chooses other inputs of it: what those name is judged there.
+  const key = `${file.project}:${file.ref}:${file.path}:${(file.chosenInputs ?? []).join(",")}`;
   if (read.has(key)) return {};
   if (read.add(key).size > MAX_FILES) return `CI files include more than ${MAX_FILES} files, which Warden does not read: ${allow}`;
   let bytes: Buffer | undefined;
@@ -126,6 +128,8 @@ async function load(input: SourcesInput, file: FileAt, allow: string, read: Set<
   if (bytes === undefined) return {};
   const config = readYaml(bytes.toString("utf8"));
   if (config instanceof Unreadable) return `${where(input, file)} is not YAML Warden can read (${quote(config.error)}): ${allow}`;
+  const written = inputKey(config);
+  if (written !== undefined) return `${where(input, file)} has a key an input writes (${quote(written)}), which GitLab interpolates when the pipeline runs, into a trigger: or an include: say, which Warden cannot judge beforehand: write the key out, or ${allow}`;
   const { include, ...own } = config;
   const next = await includesOf(input, include, file, allow);
   if (typeof next === "string") return `${where(input, file)} includes ${next}`;
@@ -145,7 +149,8 @@ async function includesOf(input: SourcesInput, include: unknown, from: FileAt, a
   for (const entry of include === undefined ? [] : Array.isArray(include) ? include : [include]) {
     const got = await entryProblem(input, entry, from, allow);
     if (typeof got === "string") return got;
-    next.push(...got);
+    const chosen = isMapping(entry) ? chosenInputs(entry["inputs"], input.variables, from.chosenInputs ?? []) : [];
+    next.push(...got.map((file) => ({ ...file, chosenInputs: chosen })));
   }
   return next;
 }
@@ -153,11 +158,12 @@ async function includesOf(input: SourcesInput, include: unknown, from: FileAt, a
 async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, allow: string): Promise<FileAt[] | string> {
   const one = typeof entry === "string" ? (/^[a-z]+:\/\//i.test(entry) ? { remote: entry } : { local: entry }) : entry;
   if (!isMapping(one)) return `${quote(JSON.stringify(entry) ?? "")}, which Warden cannot read: ${allow}`;
-  // Its rules decide only whether it is taken, and it is judged as if it were; a component's inputs shape its content, not where it comes from.
+  // Its rules decide only whether it is taken, and it is judged as if it were; its inputs shape the content of what it includes (includesOf), not where that comes from.
   const { rules, inputs: _inputs, ...named } = one;
   const shown = quote(JSON.stringify(named));
-  if (steeredBy(JSON.stringify(named), input.variables)) {
-    return `${shown}, which the requester's variables name: they decide what the pipeline includes, which Warden cannot judge beforehand. Write it out, or ${allow}`;
+  // Named by the requester's variables, or by an input of its file they set: the lint took it with other values.
+  if (steeredBy(JSON.stringify(named), input.variables) || usesInput(JSON.stringify(named), from.chosenInputs ?? [])) {
+    return `${shown}, which the requester's variables name (or an input they set): they decide what the pipeline includes, which Warden cannot judge beforehand. Write it out, or ${allow}`;
   }
   const at = expanded(input, named);
   const unresolved = JSON.stringify(at).includes("$") || VARIABLE.test(JSON.stringify(at));
@@ -198,7 +204,7 @@ async function entryProblem(input: SourcesInput, entry: unknown, from: FileAt, a
   const [path, ref] = component ?? [at["project"], at["ref"] ?? "HEAD"];
   const files = component ? [] : Array.isArray(at["file"]) ? at["file"] : [at["file"]];
   if (!files.every((f): f is string => typeof f === "string")) return `${shown}, which Warden cannot read: ${allow}`;
-  const judged = await projectRefProblem(input, path, ref);
+  const judged = (component && versionProblem(ref, input.rule)) || (await projectRefProblem(input, path, ref));
   if (typeof judged === "string") return `${shown}, where ${judged}`;
   const read = ref === "HEAD" ? judged.default_branch : String(ref);
   if (typeof read !== "string") return `${shown}, whose project has no default branch: ${allow}`;

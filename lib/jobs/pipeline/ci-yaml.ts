@@ -81,6 +81,21 @@ function psychValue(node: unknown, doc: Document, budget: { values: number }, de
   return isScalar(node) ? node.toJS(doc) : null;
 }
 
+/**
+ * The first key, at any depth, that an input writes (`$[[ inputs.x ]]:`). GitLab interpolates keys too,
+ * so such a key may become `trigger:` or `include:` when the pipeline runs, which no walk of the file as
+ * written judges.
+ */
+export function inputKey(value: unknown): string | undefined {
+  if (Array.isArray(value)) return value.map(inputKey).find((key) => key !== undefined);
+  if (!isMapping(value)) return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const found = key.includes("$[[") ? key : inputKey(inner);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /** A YAML document with Ruby's symbol keys (`:job`, as GitLab's merged_yaml writes them) read as written. */
 export function plainKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(plainKeys);

@@ -62,3 +62,60 @@ describe("pipeline: an include named by a file's inputs ($[[ inputs.x ]])", () =
     expect(w.sim.pipelines).toEqual([]);
   });
 });
+
+/**
+ * The requester's variable reaching an include through `inputs:`. GitLab expands the variables of an
+ * include entry, its `inputs:` too (Ci::Config::External::Mapper::VariablesExpander walks the whole
+ * entry), with the pipeline's variables, the requester's among them; the included file then interpolates
+ * that value, into its own `include:` say. GitLab's CI Lint took that include with the values it had (a
+ * project variable of the same name, the usual default the requester overrides), so an include named by
+ * such an input is refused; the inputs elsewhere (a component's environment) shape only what runs.
+ */
+describe("pipeline: the requester's variable passed on as an include's input", () => {
+  const prod = [{ key: "DEPLOY_ENV", value: "prod" }];
+
+  it("include: local with inputs: {env: $DEPLOY_ENV}, whose file includes ci/$[[ inputs.env ]].yml: the requester chooses the file, so it is refused", async () => {
+    const files = {
+      ".gitlab-ci.yml": "include:\n  - local: ci/deploy.yml\n    inputs:\n      env: $DEPLOY_ENV\nbuild:\n  script: make\n",
+      "ci/deploy.yml": "spec:\n  inputs:\n    env:\n---\ninclude:\n  - local: ci/$[[ inputs.env ]].yml\n",
+      "ci/staging.yml": "staging:\n  script: ./deploy.sh staging\n",
+      // Never read by Warden: it includes what any Developer of the templates project writes.
+      "ci/prod.yml": `include:\n  - project: ${w.templates.path_with_namespace}\n    ref: main\n    file: deploy.yml\n`,
+    };
+    const checked = w.sim.repositories.commit(w.platform, files);
+    // What GitLab's lint resolves with DEPLOY_ENV=staging, a project variable.
+    expect(await lintedAs(checked, { "ci/deploy.yml": "include:\n  - local: ci/staging.yml\n" })).toEqual(["ci/deploy.yml", "ci/staging.yml"]);
+    const action = await w.start({ variables: prod });
+    expect(action, "with DEPLOY_ENV=prod GitLab includes ci/prod.yml, and through it templates' deploy.yml at main").toMatchObject({ status: "refused", reason: expect.stringContaining("an input they set") });
+    expect(w.sim.pipelines).toEqual([]);
+  });
+
+  it("control: an include naming $DEPLOY_ENV outright is refused (behind rules:, so that GitLab's static lint is valid)", async () => {
+    w.commit("include:\n  - local: ci/$DEPLOY_ENV.yml\n    rules:\n      - if: $DEPLOY_ENV\nbuild:\n  script: make\n", { "ci/staging.yml": "staging:\n  script: make\n" });
+    expect(await w.start({ apply: false, variables: prod })).toMatchObject({ status: "refused", reason: expect.stringContaining("requester's variables name") });
+  });
+
+  it("an input passed on through a second file's inputs is the requester's still: refused", async () => {
+    const files = {
+      ".gitlab-ci.yml": "include:\n  - local: ci/deploy.yml\n    inputs:\n      env: $DEPLOY_ENV\nbuild:\n  script: make\n",
+      "ci/deploy.yml": "spec:\n  inputs:\n    env:\n---\ninclude:\n  - local: ci/pick.yml\n    inputs:\n      which: ci/$[[ inputs.env ]].yml\n",
+      "ci/pick.yml": "spec:\n  inputs:\n    which:\n---\ninclude:\n  - local: $[[ inputs.which ]]\n",
+      "ci/staging.yml": "staging:\n  script: ./deploy.sh staging\n",
+    };
+    const checked = w.sim.repositories.commit(w.platform, files);
+    await lintedAs(checked, { "ci/deploy.yml": "include:\n  - local: ci/pick.yml\n", "ci/pick.yml": "include:\n  - local: ci/staging.yml\n" });
+    expect(await w.start({ variables: prod })).toMatchObject({ status: "refused", reason: expect.stringContaining("an input they set") });
+    expect(w.sim.pipelines).toEqual([]);
+  });
+
+  it("a file given the requester's variable as one input and a written-out file as another includes that file: it starts", async () => {
+    const files = {
+      ".gitlab-ci.yml": "include:\n  - local: ci/deploy.yml\n    inputs:\n      env: $DEPLOY_ENV\n      next: ci/more.yml\nbuild:\n  script: make\n",
+      "ci/deploy.yml": "spec:\n  inputs:\n    env:\n    next:\n---\ninclude:\n  - local: $[[ inputs.next ]]\ndeploy:\n  script: ./deploy.sh $[[ inputs.env ]]\n",
+      "ci/more.yml": "more:\n  script: make\n",
+    };
+    const checked = w.sim.repositories.commit(w.platform, files);
+    await lintedAs(checked, { "ci/deploy.yml": "include:\n  - local: ci/more.yml\n" });
+    expect(await w.start({ variables: prod })).toMatchObject({ status: "created" });
+  });
+});
