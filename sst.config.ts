@@ -223,7 +223,10 @@ export default $config({
       // its summaries told once (functions/shared/runs/told-once.ts).
       watch: ["watch:lease"],
       watchCursor: ["watch:cursor", "watch:summary:*"],
-      budget: ["budget:stream:*"], // functions/shared/state/removal-budget.ts and event-request-budget.ts: the EventsWorker's alone, not the public Events function's
+      budget: ["budget:stream:*"], // functions/shared/state/removal-budget.ts and event-request-budget.ts: the EventsWorker's, not the public Events function's
+      // The removal budget alone (a policy's item: "budget:stream:" and its sha256, 64 hex digits), which the Watch's runs share
+      // with the EventsWorker's; not the hours of event-request-budget.ts ("budget:stream:requests:<hour>"), the EventsWorker's alone.
+      removalBudget: [`budget:stream:${"?".repeat(64)}`],
       // The changes n8n refused the last Workflows run for good, which Workflows reads before its next (its guard counts them not)
       // and writes after it: functions/shared/state/workflows-refusals.ts. A chat command's workflows run keeps none.
       workflows: ["workflows:refused"],
@@ -330,11 +333,12 @@ export default $config({
       ...(settings.n8nUrl ? [{ name: "Workflows", job: "workflows", schedule: settings.workflowsSchedule, target: job("functions/workflows.handler", ["workflows"], reaches("n8n", "policy"), historyAccess(["workflows"]), claimsAccess(CLAIM_KEYS.workflows, "dynamodb:GetItem", "dynamodb:PutItem")) }] : []),
     ];
     // Watch (functions/watch.ts): GitLab's audit events polled each minute, only the subjects they name
-    // enforced. Its cursor and its lease are items of the claims table; a poll is short, and a lease
+    // enforced. Its cursor and its lease are items of the claims table, and so is the removal budget it shares with the
+    // EventsWorker under a policy no full run has judged (it only updates it); a poll is short, and a lease
     // left by an invocation that died expires with that invocation's timeout. Its runs are Enforce's
     // (job enforce, trigger watch): Enforce's alarms cover it, so it is a schedule but not a job below.
     const watch = settings.gitlabUrl
-      ? [{ name: "Watch", schedule: settings.watchSchedule, target: { ...job("functions/watch.handler", ["enforce"], reaches("gitlab", "policy"), historyAccess(runsBy("watch", ["enforce"])), claimsAccess(CLAIM_KEYS.watch, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"), claimsAccess(CLAIM_KEYS.watchCursor, "dynamodb:PutItem", "dynamodb:GetItem"), claimsAccess(LAST_SWEEP, "dynamodb:GetItem")), timeout: "2 minutes" as const } }]
+      ? [{ name: "Watch", schedule: settings.watchSchedule, target: { ...job("functions/watch.handler", ["enforce"], reaches("gitlab", "policy"), historyAccess(runsBy("watch", ["enforce"])), claimsAccess(CLAIM_KEYS.watch, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"), claimsAccess(CLAIM_KEYS.watchCursor, "dynamodb:PutItem", "dynamodb:GetItem"), claimsAccess(LAST_SWEEP, "dynamodb:GetItem"), claimsAccess(CLAIM_KEYS.removalBudget, "dynamodb:UpdateItem")), timeout: "2 minutes" as const } }]
       : [];
     // "off" keeps the function, for console runs, and disables its schedule. SST wants every top-level
     // component name unique across kinds (case-insensitive): the Enforce workflow has "Enforce".

@@ -6,7 +6,8 @@
  * "dryRun": false, and a dry one leaves the cursor as it found it. The cursor is an item of the claims table written only if no other invocation wrote
  * it since it was read (functions/shared/state/watch-cursor.ts); a lease there keeps overlapping invocations from
  * polling at once. What the last full run found matching nothing (functions/shared/state/last-sweep.ts) is refused
- * here as there, under the same policy. A batch owes what any run owes (lifecycle.ts): its report logged and kept if it
+ * here as there, under the same policy; under a policy no full run has judged yet, a batch's removals come out of the
+ * budget the EventsWorker's runs take from too (functions/shared/state/removal-budget.ts). A batch owes what any run owes (lifecycle.ts): its report logged and kept if it
  * removed something, metrics (with the seconds from each share's event to its removal), a Slack summary.
  */
 import type { Context } from "aws-lambda";
@@ -23,6 +24,7 @@ import { scheduledEventSchema, scheduledRun, type ScheduledEvent } from "./share
 import { runLabels } from "./shared/runs/triggers.ts";
 import { dynamoClaims } from "./shared/state/claims.ts";
 import { dynamoLastSweep } from "./shared/state/last-sweep.ts";
+import { dynamoRemovalBudget } from "./shared/state/removal-budget.ts";
 import { dynamoWatchCursor } from "./shared/state/watch-cursor.ts";
 
 /** The schedule's period: the cost the policy's limit is checked against. */
@@ -36,6 +38,7 @@ const READ_AT_LEAST_MS = 5_000;
 const claims = dynamoClaims();
 const store = dynamoWatchCursor();
 const lastSweep = dynamoLastSweep();
+const removalBudget = dynamoRemovalBudget();
 let known: { sources: WatchSources; at: number; policy: string } | undefined;
 
 /** What an invocation did: a batch's report, or why there was none. */
@@ -95,7 +98,8 @@ async function poll(policy: Policy, apply: boolean, moves: boolean, signal: Abor
   const sweep = await lastSweep.read(signal);
   // Half of what is left, each time: for the sources, then for looking up the subjects they name (a subject GitLab hangs on waits for the next poll).
   const halfLeft = () => AbortSignal.timeout(Math.max(READ_AT_LEAST_MS, Math.floor(timeLeft() / 2)));
-  const polled = await watchOnce({ gitlab, policy, sources: known.sources.sources, store: moves ? store : readOnlyStore(store), apply, signal, readDeadline: halfLeft(), lookupDeadline: halfLeft, audit, ...(sweep ? { lastSweep: sweep } : {}) });
+  // Each poll's guard sees only its batch: under a policy no full run has judged, the polls and the stream's runs share gitlab.guard.maxRemovals.
+  const polled = await watchOnce({ gitlab, policy, sources: known.sources.sources, store: moves ? store : readOnlyStore(store), apply, signal, readDeadline: halfLeft(), lookupDeadline: halfLeft, audit, removalBudget, ...(sweep ? { lastSweep: sweep } : {}) });
   if (polled.started) logger.info("first poll: the cursor starts at the newest audit event (earlier ones are the scheduled Enforce run's)", { cursor: polled.cursor });
   else if (polled.lost) logger.warn("another Watch invocation moved the cursor first: this one's is dropped (its removals were idempotent)");
   return polled;

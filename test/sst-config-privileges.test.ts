@@ -1,5 +1,6 @@
 /** sst.config.ts keeps each function to its own (issue 28): no public function reads the jobs' secret, and every grant is to the function's own keys and prefixes. */
 import { describe, expect, it } from "vitest";
+import { policySha256 } from "../lib/policy/index.ts";
 import { BUCKET, CLAIMS, deploy, ENDPOINT_SECRET, EVENTS_SECRET, expectRefused, N8N_SECRET, refusals, SECRET, type FunctionView, type RoleStatement } from "./support/sst/deploy.ts";
 
 /** Whether an IAM pattern (`*` any run, `?` one character) matches `value`, as StringLike and a Resource do. */
@@ -228,6 +229,19 @@ describe("sst.config.ts keeps each function to its own (issue 28: the public end
     }
     // Enforce only overwrites it: the item outlives any one run.
     expect(allows(deployed.fn("Enforce"), "dynamodb:DeleteItem", CLAIMS, { "dynamodb:LeadingKeys": ["rules:last-sweep"] })).toBe(false);
+  });
+
+  // The together review's finding: the Watch's runs, targeted as the EventsWorker's are, took from no removal budget, so under a
+  // policy no full run had judged each poll removed up to gitlab.guard.maxRemovals (functions/shared/state/removal-budget.ts).
+  it("lets the Watch and the EventsWorker alone update the removal budget targeted runs share, and the Watch nothing else of the EventsWorker's budgets", async () => {
+    const deployed = await deploy("staging", { WARDEN_EVENTS: "on" });
+    const can = (name: string, action: string, key: string) => allows(deployed.fn(name), action, CLAIMS, { "dynamodb:LeadingKeys": [key] });
+    const item = `budget:stream:${policySha256("scope: {}")}`;
+    for (const name of ["Watch", "EventsWorker"]) expect(can(name, "dynamodb:UpdateItem", item), name).toBe(true);
+    for (const name of ["Events", "Chatops", "Worker", "Enforce", "Workflows"]) expect(can(name, "dynamodb:UpdateItem", item), name).toBe(false);
+    // A policy's item and no other key: not the hours of the events' request budget (state/event-request-budget.ts).
+    for (const key of ["budget:stream:requests:2026-11-30T14", `${item}0`, "budget:stream:"]) expect(can("Watch", "dynamodb:UpdateItem", key), key).toBe(false);
+    for (const action of ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DeleteItem"]) expect(can("Watch", action, item), action).toBe(false);
   });
 
   // The record of the changes n8n refused the last Workflows run for good (functions/shared/state/workflows-refusals.ts): the

@@ -328,8 +328,8 @@ describe("sst.config.ts", () => {
       Worker: [[claimOnce, ["worker:*"]]],
       // The lease is released when the run ends; the sweep's record of how far it judged the event-driven paths.
       Enforce: [[leases, ["lease:enforce"]], [claimOnce, ["sweep:judged"]], sweep("dynamodb:PutItem", "dynamodb:GetItem")],
-      // Its lease, its cursor (read, then a conditional write; never deleted: a review's finding) and its summaries told once.
-      Watch: [[leases, ["watch:lease"]], [claimOnce, ["watch:cursor", "watch:summary:*"]], sweep("dynamodb:GetItem")],
+      // Its lease, its cursor (read, then a conditional write; never deleted: a review's finding), its summaries told once, and a policy's removal budget, shared with the EventsWorker.
+      Watch: [[leases, ["watch:lease"]], [claimOnce, ["watch:cursor", "watch:summary:*"]], sweep("dynamodb:GetItem"), [["dynamodb:UpdateItem"], [`budget:stream:${"?".repeat(64)}`]]],
       Workflows: [[["dynamodb:GetItem", "dynamodb:PutItem"], ["workflows:refused"]]], // read before each run, overwritten after it
     };
     for (const [name, f] of deployed.functions()) {

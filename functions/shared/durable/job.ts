@@ -11,8 +11,8 @@
  * one lifecycle's of every trigger (runs/lifecycle.ts), told how this run differs: its policy is read
  * after the lease, and pinned (its identity recorded in the "policy" step, read again at that very
  * version in later invocations); the end runs in the last step, "finish", which logs `job finished`
- * (once per execution, not per invocation), gives the lease back, keeps the report, records the
- * metrics and posts the Slack summary, each in what is left of that invocation (lambda/time-left.ts).
+ * (once per execution, not per invocation), records the metrics, keeps the report and a sweep's record,
+ * gives the lease back and posts the Slack summary, each in what is left of that invocation (lambda/time-left.ts).
  * The execution's result is the job's report, its `stats` with the invocations and steps it took.
  */
 import type { DurableContext } from "@aws/durable-execution-sdk-js";
@@ -141,8 +141,9 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
       const begunWith = await steps.step("policy", async () => ({ source: (read = await loadPolicy()).source }));
       return read ?? (await readAgain("the policy", () => loadPolicyAgain(begunWith.source)));
     },
-    // Given back before the posts, which could otherwise take the time it needs. One not given back
-    // expires with the execution's time limit: no reason to attempt this step again, which would
+    // Given back once the report is stored and rules:last-sweep written (a restore latest or a sweep that takes
+    // the lease next finds this run's), before the posts, which could otherwise take the time it needs. One not
+    // given back expires with the execution's time limit: no reason to attempt this step again, which would
     // repeat the metrics and the Slack summary.
     async giveBack() {
       const signal = sliceSignal("giving the lease back", RELEASE_TIMEOUT_MS, timeLeft);

@@ -3,7 +3,7 @@
  * project or group, found by its id (a group by itself, not its subgroups: each of those has events of
  * its own). It applies as the Enforce schedule does: unless the stage is report-only. The run is the
  * full run's (judging, guard, removals, audit lines, report; under a policy no full run has judged, its
- * removals come out of a budget the stream's runs share), with its end owed as a scheduled run's
+ * removals come out of a budget the stream's runs and the Watch's share), with its end owed as a scheduled run's
  * is: the report logged and stored, metrics, and the Slack summary the policy's `notify` asks for.
  * A subject outside the scope, or gone from GitLab, is logged and left: nothing ran, nothing is owed;
  * one GitLab fails to read fails the run. The runs of an hour send about gitlab.events.maxRequestsPerHour

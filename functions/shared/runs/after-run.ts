@@ -3,8 +3,9 @@
  * restore when it changed something (an enforce run, when it removed something; a failed one that may
  * have, having no report, says so where an alarm sees it), for a full enforce run
  * the rules it found matching nothing (state/last-sweep.ts), for a run of the Workflows function the
- * changes n8n refused it for good (state/workflows-refusals.ts), and (for a trigger that notifies,
- * triggers.ts) a Slack summary, a stream run's or a Watch poll's only if none posted the same lately (told-once.ts).
+ * changes n8n refused it for good (state/workflows-refusals.ts), then whatever the caller gives back once
+ * those are kept (the durable run's lease: `kept`), and (for a trigger that notifies, triggers.ts) a Slack
+ * summary, a stream run's or a Watch poll's only if none posted the same lately (told-once.ts).
  * The caller (lifecycle.ts) has logged the report and emitted the metrics first. None of it may change the run's outcome, nor
  * outlive the invocation: each part that fails is logged and the rest still happens, and each call
  * gets only a slice of the time left (lambda/time-left.ts).
@@ -12,7 +13,7 @@
 import { sweepOf, type EnforceReport, type WorkflowsReport } from "../../../lib/jobs/index.ts";
 import { errorText } from "../../../lib/jobs/report/index.ts";
 import { logger } from "../lambda/logger.ts";
-import { sliceSignal, UNBOUNDED, type TimeLeft } from "../lambda/time-left.ts";
+import { MIN_SLICE_MS, RETURN_MARGIN_MS, sliceSignal, UNBOUNDED, type TimeLeft } from "../lambda/time-left.ts";
 import { dynamoLastSweep, type LastSweepStore } from "../state/last-sweep.ts";
 import { dynamoRefusals, keepsRefusals, rememberRefusals } from "../state/workflows-refusals.ts";
 import { recordNotStored } from "./metrics.ts";
@@ -28,6 +29,11 @@ export const STORE_TIMEOUT_MS = 30_000;
 const SWEEP_TIMEOUT_MS = 5_000;
 /** The longest asking whether a summary was posted already may take: one conditional PutItem (and a GetItem). */
 const TOLD_TIMEOUT_MS = 5_000;
+/**
+ * Kept for `kept` (a lease's conditional delete) out of the slices before it, so that a store S3 hangs on does not
+ * leave it too little to be tried; only when there is time for both: else the store, which restore needs, has it.
+ */
+const KEPT_MS = 3_000;
 
 const lastSweep = dynamoLastSweep();
 const refusals = dynamoRefusals();
@@ -44,6 +50,11 @@ export interface AfterRunOptions {
   timeLeft?: TimeLeft;
   /** A failed run that may have changed something before it failed (lifecycle.ts): it has no report to store. */
   mayHaveChanged?: boolean;
+  /**
+   * Called once the report is stored and the sweep's record written, before the summary is posted (which may take long):
+   * the durable run's lease given back then, so that a restore or a sweep that takes it next finds this run's.
+   */
+  kept?: () => Promise<void>;
 }
 
 /**
@@ -78,12 +89,13 @@ function notStoredMetric(labels: RunLabels): void {
 
 export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: AfterRunOptions = {}): Promise<{ stored?: string }> {
   const timeLeft = opts.timeLeft ?? UNBOUNDED;
+  const beforeKept: TimeLeft = opts.kept && timeLeft() - KEPT_MS - RETURN_MARGIN_MS >= MIN_SLICE_MS ? () => timeLeft() - KEPT_MS : timeLeft;
   const result: { stored?: string } = {};
   if ("error" in outcome && opts.mayHaveChanged) failedNotStored(labels);
   // Kept for restore: a run that changed nothing has nothing to undo, and would only hide the last
   // run that did from "latest"; so would an enforce run that only opened notices (under onStray notify).
   if ("report" in outcome && (outcome.report.job === "enforce" ? outcome.report.actions.some((a) => a.status === "done") : verdict(outcome).changed > 0)) {
-    const signal = sliceSignal("storing the run's report for restore", STORE_TIMEOUT_MS, timeLeft);
+    const signal = sliceSignal("storing the run's report for restore", STORE_TIMEOUT_MS, beforeKept);
     try {
       const stored = signal && (await (opts.history ?? processRunHistory).store(outcome.report, labels, { signal }));
       if (stored) {
@@ -102,13 +114,14 @@ export async function afterRun(outcome: RunOutcome, labels: RunLabels, opts: Aft
   // A sweep of record (triggers.ts) is always untargeted: the whole scope, so what matched nothing is
   // known (a targeted run's report says nothing of the rest).
   const sweep = "report" in outcome && isSweep(labels) ? sweepOf(outcome.report as EnforceReport) : undefined;
-  const sweepSignal = sweep && sliceSignal("remembering the rules the run found matching nothing", SWEEP_TIMEOUT_MS, timeLeft);
+  const sweepSignal = sweep && sliceSignal("remembering the rules the run found matching nothing", SWEEP_TIMEOUT_MS, beforeKept);
   if (sweep && sweepSignal) {
     // Not remembered, the watch and the stream go on by the previous full run's (or none): logged as an error.
     await (opts.lastSweep ?? lastSweep).write(sweep, sweepSignal).catch((err: unknown) => logger.error("remembering the rules the run found matching nothing failed", { error: errorText(sweepSignal.reason ?? err) }));
   }
   // Not remembered, the next run counts them again (rememberRefusals logs why).
-  if ("report" in outcome && keepsRefusals(labels)) await rememberRefusals(refusals, outcome.report as WorkflowsReport, timeLeft);
+  if ("report" in outcome && keepsRefusals(labels)) await rememberRefusals(refusals, outcome.report as WorkflowsReport, beforeKept);
+  await opts.kept?.();
   if (!opts.notify) return result;
   // A stream run's summary, or a Watch poll's, only if no run of its kind posted the same one lately (told-once.ts).
   const teller = TELLERS[labels.trigger];

@@ -13,7 +13,7 @@
  * 2. the run, given that policy;
  * 3. the end, whether it finished or threw: its report logged (`job finished`) or its error (`job
  *    failed`) and its metrics emitted (both log lines, before any wait), then what it owes operations
- *    (after-run.ts: run history, summary).
+ *    (after-run.ts: run history, the sweep's record, then the durable lease given back, then the summary).
  *
  * A run failed by a refused credential (a 401) drops the cached secret first, whatever its trigger. A
  * run's error is thrown on once its end is done. A run refused before it started (RunRefused), or
@@ -68,7 +68,7 @@ export interface RunLife {
   mayHaveChanged?: (error: unknown) => boolean;
   /** How this run reads its policy (default: loadPolicy); the durable run checks its lease first, then pins the policy in a step. */
   readPolicy?: () => Promise<Policy>;
-  /** Given back after the report is logged, before the store and the posts (the durable lease). */
+  /** Given back once the report is stored and the sweep's record written, before the posts (the durable lease; after-run.ts's `kept`). */
   giveBack?: () => Promise<void>;
   /**
    * Runs the end (default: directly); the durable path runs it in a step, so that replay does not repeat it,
@@ -130,10 +130,9 @@ function endRun(outcome: RunOutcome, life: RunLife, notify: NotifyOptions | unde
     else logger.error("job failed", { job: life.labels.job, ...fields, error: errorText(outcome.error), ...(outcome.error instanceof Error && outcome.error.cause !== undefined && { cause: errorText(outcome.error.cause) }) });
     // Before any wait: an attempt cut off (at a wait) has emitted them, and an attempt again must not count the run twice.
     if (!again) emitMetrics(outcome, life.labels);
-    await life.giveBack?.();
     if (again) logger.warn(`the run's end is attempted again after one cut off, which emitted its metrics${notify ? " and may have posted its Slack summary" : ""}: not again`);
     const mayHaveChanged = "error" in outcome && life.mayHaveChanged?.(outcome.error) === true;
-    const { stored } = await afterRun(outcome, life.labels, { ...(notify && !again ? { notify } : {}), timeLeft: life.timeLeft, mayHaveChanged });
+    const { stored } = await afterRun(outcome, life.labels, { ...(notify && !again ? { notify } : {}), timeLeft: life.timeLeft, mayHaveChanged, ...(life.giveBack && { kept: life.giveBack }) });
     return stored;
   };
   return life.endIn ? life.endIn(end) : end();

@@ -1,12 +1,14 @@
 /**
- * The removals the EventsWorker's targeted runs share under a policy no full run has judged yet
- * (lib/jobs/enforce's RemovalBudget): whoever holds the streaming token chooses the subjects, one an
- * event, and each run's guard sees only its own; so until the Enforce function's full run under the
- * policy passes the guard, their removals add up to gitlab.guard.maxRemovals at most. One item of the
- * claims table a policy ("budget:stream:<sha256>"), taken from by a conditional update, so that runs at
- * the same time cannot pass the limit together, and given back what a run surely did not remove (a refusal,
- * a share another run removed first); it expires after 30 days (DynamoDB's TTL). sst.config.ts
- * lets only the EventsWorker update it (not the public Events function).
+ * The removals targeted runs share under a policy no full run has judged yet (lib/jobs/enforce's
+ * RemovalBudget): the EventsWorker's, whose subjects whoever holds the streaming token chooses, one an
+ * event, and the Watch's, a poll's subjects a batch (functions/watch.ts); each run's guard sees only its
+ * own, so until the Enforce function's full run under the policy passes the guard, their removals add up
+ * to gitlab.guard.maxRemovals at most, poll after poll and event after event. One item of the claims table
+ * a policy ("budget:stream:<sha256>": named when the stream's runs alone took from it, and kept, since a new
+ * name would begin anew the count of a policy already taken from), taken from by a conditional update, so
+ * that runs at the same time cannot pass the limit together, and given back what a run surely did not remove
+ * (a refusal, a share another run removed first); it expires after 30 days (DynamoDB's TTL). sst.config.ts
+ * lets only the EventsWorker and the Watch update it (not the public Events function).
  */
 import type { RemovalBudget } from "../../../lib/jobs/index.ts";
 import type { ClaimsOptions } from "./claims.ts";

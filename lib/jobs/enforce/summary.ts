@@ -103,7 +103,7 @@ export interface EnforceOptions extends JobOptions {
   removalBudget?: RemovalBudget;
 }
 
-/** A count of removals kept outside the run (the EventsWorker's, in the claims table). */
+/** A count of removals kept outside the run (the EventsWorker's and the Watch's, in the claims table). */
 export interface RemovalBudget {
   /** Takes `removals` if what was taken under `policySha256` stays within `limit`; false (taking nothing) if not. */
   reserve(policySha256: string, removals: number, limit: number, signal?: AbortSignal): Promise<boolean>;

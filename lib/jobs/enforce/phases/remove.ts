@@ -43,7 +43,7 @@ export async function remove(run: Run, begun: Begun, examined: Examined, guarded
   // run removed first, one not reached): else a share GitLab refuses, named by event after event, uses it up.
   const unspent = guarded.reserved ? removed.plan.filter((a) => ["planned", "already-gone", "skipped"].includes(a.status) || (a.status === "failed" && a.lasting === true)).length : 0;
   // Not giving it back keeps the budget on the safe side: worth a warning, not the run's failure.
-  if (unspent) await opts.removalBudget!.release(policy.source.sha256, unspent, signal).catch((err: unknown) => warnings.push(`${count(unspent, "removal")} not made could not be given back to the removal budget events share (${errorText(err)})`));
+  if (unspent) await opts.removalBudget!.release(policy.source.sha256, unspent, signal).catch((err: unknown) => warnings.push(`${count(unspent, "removal")} not made could not be given back to the removal budget targeted runs share (${errorText(err)})`));
   const left = countStatus(removed.plan, "planned");
   if (left) {
     const why = signal?.aborted ? errorText(signal.reason) : `the run's time limit came at ${new Date(begun.runEnd).toISOString()}`;
