@@ -35,7 +35,8 @@ ${COMMON_OPTIONS_HELP}
 
 Environment: GITLAB_URL, GITLAB_TOKEN.
 
-Exit codes: 0 the merge request was opened, 1 an error (nothing changed unless it says so), 2 dry run.`;
+Exit codes: 0 the merge request was opened, 1 an error (nothing changed unless it says so: a commit made,
+or that may have been, is named with its branch), 2 dry run.`;
 
 export const exemptCommand: Command = {
   name: "exempt",
@@ -71,7 +72,7 @@ export const exemptCommand: Command = {
       "",
       result.dryRun
         ? "dry run: nothing was committed; run again with --apply to commit and open the merge request"
-        : `opened merge request !${mergeRequest.iid}: ${mergeRequest.webUrl} (commit ${result.commitId!.slice(0, 12)} on ${result.branch})`,
+        : `opened merge request !${mergeRequest.iid}: ${mergeRequest.webUrl} (commit ${result.commitId?.slice(0, 12) ?? "unknown"} on ${result.branch})`,
       ...noticeLines(result),
       ...result.warnings.map((w) => `warning: ${w}`),
     ];

@@ -7,7 +7,7 @@ export { PolicyError } from "./errors.ts";
 export type { PolicyIssue } from "./errors.ts";
 export { compileGlob, globProblem, groupPathProblem, isProjectId, plainPathProblem } from "./glob.ts";
 export type { GlobKind } from "./glob.ts";
-export { formatBytes, MAX_POLICY_BYTES, parsePolicy, policySha256 } from "./parse.ts";
+export { formatBytes, MAX_POLICY_BYTES, parsePolicy, POLICY_PARSE_OPTIONS, policySha256 } from "./parse.ts";
 export { evaluatePipeline } from "./pipelines.ts";
 export type { PipelineRequest, PipelineVerdict } from "./pipelines.ts";
 export { DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR, DEFAULT_MAX_REMOVALS, DEFAULT_MAX_WORKFLOW_CHANGES, DEFAULT_NOTIFY_LEVEL, NOTIFY_LEVELS, slackNotifyLevel } from "./policy.ts";

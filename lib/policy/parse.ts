@@ -29,7 +29,7 @@ export function parsePolicy(text: string, source: string, origin: PolicyOrigin =
   // (`%YAML 1.1`, or `!!timestamp`) stays its text too (timestampsAsText).
   // Keys written twice are found below, not by the yaml package, which compares each key with every earlier
   // one: 40,000 keys took 13 s to refuse, a 1 MiB file minutes, on every run.
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, customTags: timestampsAsText, uniqueKeys: false });
+  const doc = parseDocument(text, { ...POLICY_PARSE_OPTIONS, lineCounter, prettyErrors: false });
   const yamlProblems = [...doc.errors, ...doc.warnings, ...notAsWritten(doc, text)];
   if (yamlProblems.length > 0) {
     throw new PolicyError(source, yamlProblems.map((problem) => yamlIssue(problem, text, lineCounter)));
@@ -61,6 +61,9 @@ const TIMESTAMP_AS_TEXT: ScalarTag = { tag: "tag:yaml.org,2002:timestamp", resol
 function timestampsAsText(tags: Tags): Tags {
   return [...tags.filter((tag) => typeof tag === "string" || tag.tag !== TIMESTAMP_AS_TEXT.tag), TIMESTAMP_AS_TEXT];
 }
+
+/** How Warden reads a policy's YAML: what else reads a policy to judge its meaning (an edit's check) reads it so too. */
+export const POLICY_PARSE_OPTIONS = { customTags: timestampsAsText, uniqueKeys: false } as const;
 
 /** A size as a person reads it: bytes below a MiB, else MiB to one place. */
 export function formatBytes(bytes: number): string {

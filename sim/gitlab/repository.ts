@@ -76,11 +76,13 @@ export const getBranch: Handler = (ctx) => {
   const name = ctx.path["branch"]!;
   if (!project.branches.includes(name)) throw notFound("Branch");
   const sha = headSha(ctx.store.repositories, project, name);
+  // GitLab's branch answer carries its head commit whole: its message too (a commit through the API keeps its own).
+  const message = ctx.store.repositories.resolve(project, name)?.message ?? "";
   return {
     status: 200,
     body: {
       name,
-      commit: { id: sha, short_id: sha.slice(0, 8) },
+      commit: { id: sha, short_id: sha.slice(0, 8), title: message.split("\n")[0], message },
       merged: false,
       protected: isProtectedBranch(project, name),
       developers_can_push: developersCanPush(project, name),

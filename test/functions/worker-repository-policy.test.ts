@@ -176,7 +176,8 @@ describe("/warden exempt in the Worker", () => {
     expect(gitlab.counters.byRoute[COMMIT_POST]).toBe(1);
     expect(gitlab.counters.byRoute[MR_POST]).toBeUndefined();
     const [message] = posted();
-    expect(message).toMatchObject({ response_type: "ephemeral", text: expect.stringMatching(/^:x: Warden `exempt acme\/app\/api strangers until 2099-12-31 reason …` failed: /) });
+    // Told in the channel as a commit made (its branch read back), naming its branch, not as a plain failure.
+    expect(message).toMatchObject({ response_type: "in_channel", text: expect.stringMatching(/^:warning: Exemption requested by Slack user \S+: .*: the exemption was committed on branch warden\/exempt-\S+ \(commit [0-9a-f]{12}\), but GitLab's answer to the commit was lost \(.*\): open the merge request from that branch\.$/) });
   });
 
   it("the same request again opens nothing more: its branch exists", async () => {

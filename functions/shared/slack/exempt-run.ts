@@ -56,9 +56,9 @@ export async function proposeExemption(request: ExemptJobRequest, asker: SlackCa
     });
     return { opened: true, message: exemptionReply(request, result, asker) };
   } catch (err) {
-    // Committed, its merge request not known: a change to the policy repository, told in the channel (and on the webhook, should the thread not take it) as an opened one is.
+    // Committed (or, the commit's answer lost, maybe), its merge request not known: a change to the policy repository, told in the channel (and on the webhook, should the thread not take it) as an opened one is.
     if (err instanceof ExemptCommittedError) {
-      audit.info("exemption-committed", { project: request.project, sharedWith: request.group, asked: { user: asker.userId, channel: asker.channelId }, error: err.message });
+      audit.info("exemption-committed", { project: request.project, sharedWith: request.group, committed: err.committed, asked: { user: asker.userId, channel: asker.channelId }, error: err.message });
       const text = `:warning: Exemption requested by Slack user ${escapeMrkdwn(asker.userId)}: ${escapeMrkdwn(exemptionSubject(request))}: ${escapeMrkdwn(err.message)}.`;
       return { opened: true, message: inChannel(text) };
     }

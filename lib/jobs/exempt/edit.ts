@@ -4,11 +4,12 @@
  * is spliced in as text at that place, so the diff is the entry alone. Where the list is not a block
  * list with entries (absent, `[]`, a flow list), the whole document is written by the Document API
  * instead (comments and order kept, spacing normalised). Either way the result is parsed again and must
- * mean exactly the old file plus the entry.
+ * mean exactly the old file plus the entry, read as Warden reads a policy (POLICY_PARSE_OPTIONS: a
+ * `%YAML 1.1` timestamp is its text, not a Date a rewrite would write back another way).
  */
 import { isDeepStrictEqual } from "node:util";
-import { Document, isMap, isSeq, parseDocument, type YAMLMap } from "yaml";
-import type { ExemptRequest } from "../../policy/index.ts";
+import { Document, isMap, isSeq, parseDocument, type DocumentOptions, type YAMLMap } from "yaml";
+import { POLICY_PARSE_OPTIONS, type ExemptRequest } from "../../policy/index.ts";
 
 export class PolicyEditError extends Error {
   override name = "PolicyEditError";
@@ -25,24 +26,24 @@ export function exemptionEntry(request: ExemptRequest): Record<string, string> {
 }
 
 export function withExemption(text: string, entry: Record<string, string>): string {
-  const doc = parseDocument(text);
+  const doc = parseDocument(text, POLICY_PARSE_OPTIONS);
   if (doc.errors.length > 0) throw new PolicyEditError("the policy file is not valid YAML");
   const shares = doc.getIn(["gitlab", "shares"], true);
   if (!isMap(shares)) throw new PolicyEditError("the policy has no gitlab.shares mapping to add an exemption to");
   const expected = doc.toJS() as { gitlab: { shares: { exempt?: unknown[] } } };
   expected.gitlab.shares.exempt = [...(expected.gitlab.shares.exempt ?? []), entry];
-  const spliced = splice(text, shares as YAMLMap, entry);
-  if (spliced !== undefined && isDeepStrictEqual(parseDocument(spliced).toJS(), expected)) return spliced;
+  const spliced = splice(text, shares as YAMLMap, entry, doc.directives?.yaml.version);
+  if (spliced !== undefined && isDeepStrictEqual(parseDocument(spliced, POLICY_PARSE_OPTIONS).toJS(), expected)) return spliced;
   const exempt = shares.get("exempt", true);
   if (isSeq(exempt)) exempt.items.push(doc.createNode(entry));
   else shares.set("exempt", doc.createNode([entry]));
   const rewritten = doc.toString({ flowCollectionPadding: false });
-  if (!isDeepStrictEqual(parseDocument(rewritten).toJS(), expected)) throw new PolicyEditError("the exemption could not be added without changing the rest of the policy");
+  if (!isDeepStrictEqual(parseDocument(rewritten, POLICY_PARSE_OPTIONS).toJS(), expected)) throw new PolicyEditError("the exemption could not be added without changing the rest of the policy");
   return rewritten;
 }
 
 /** The entry inserted after the last item of a block `exempt` list, at its indentation; undefined where there is none. */
-function splice(text: string, shares: YAMLMap, entry: Record<string, string>): string | undefined {
+function splice(text: string, shares: YAMLMap, entry: Record<string, string>, version: DocumentOptions["version"]): string | undefined {
   const exempt = shares.get("exempt", true);
   if (!isSeq(exempt) || exempt.flow || exempt.items.length === 0 || !exempt.range) return undefined;
   const start = exempt.range[0];
@@ -54,7 +55,8 @@ function splice(text: string, shares: YAMLMap, entry: Record<string, string>): s
   // After the line the last item ends on (its trailing comment included). The entry on lines of its own: a long reason is not folded (lineWidth 0), so the diff shows it whole.
   const end = text.indexOf("\n", Math.max(last.range[1] - 1, 0));
   const at = end < 0 ? text.length : end + 1;
-  const rendered = new Document([entry]).toString({ lineWidth: 0 }).replace(/\n$/, "").split("\n").map((line) => `${indent}${line}\n`).join("");
+  // In the file's YAML version (`%YAML 1.1` reads a plain `no` as false): an entry read otherwise would send the file to a rewrite.
+  const rendered = new Document([entry], { version }).toString({ lineWidth: 0 }).replace(/\n$/, "").split("\n").map((line) => `${indent}${line}\n`).join("");
   return `${text.slice(0, at)}${end < 0 ? "\n" : ""}${rendered}${text.slice(at)}`;
 }
 

@@ -6,11 +6,12 @@
  * meanwhile fails the commit instead of being overwritten) and opens a merge request into the branch
  * it read. A dry run sends only the policy's reads.
  */
-import { createCommit, createMergeRequest, HttpError, type GitLabClient, type Project } from "../../gitlab/index.ts";
+import { createCommit, createMergeRequest, HttpError, mayHaveBeenMade, type GitLabClient, type Project } from "../../gitlab/index.ts";
 import { inScope, parsePolicy, type Policy } from "../../policy/index.ts";
 import { exemptionEntry, PolicyEditError, unifiedDiff, withExemption } from "./edit.ts";
 import type { ExemptRequest } from "../../policy/index.ts";
 import { issuableUrl } from "../escape.ts";
+import { errorText } from "../report/index.ts";
 import { noteNotices, noticeLines, requestNotices, type ExemptNotice } from "./notices.ts";
 import { commitMessage, exemptBranch, mergeRequestDescription, mergeRequestTitle } from "./request-text.ts";
 
@@ -54,9 +55,17 @@ export class ExemptRefusedError extends Error {
   override name = "ExemptRefusedError";
 }
 
-/** The exemption was committed on its branch, but no merge request is known: a change made, half done; the message names the branch. */
+/**
+ * The exemption was committed on its branch, but no merge request is known: a change made, half done; the message names the branch.
+ * `committed` is "maybe" when the commit's answer was lost and its branch, read back, did not show Warden's commit.
+ */
 export class ExemptCommittedError extends Error {
   override name = "ExemptCommittedError";
+  readonly committed: "yes" | "maybe";
+  constructor(message: string, committed: "yes" | "maybe" = "yes") {
+    super(message);
+    this.committed = committed;
+  }
 }
 
 export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
@@ -96,21 +105,25 @@ export async function exempt(opts: ExemptOptions): Promise<ExemptResult> {
     warnings: found?.warnings ?? [],
   };
   if (opts.apply !== true) return result;
+  const message = commitMessage(request, opts.requestedBy);
   const commit = await createCommit(gitlab, projectId, {
-    branch, startBranch: target, message: commitMessage(request, opts.requestedBy),
+    branch, startBranch: target, message,
     actions: [{ action: "update", filePath: source.path, content: text, lastCommitId: read.lastCommitId }],
-  }, signal).catch((err: unknown) => {
+  }, signal).catch(async (err: unknown) => {
+    if (mayHaveBeenMade(err) || signal?.aborted === true) throw await lostCommit(gitlab, err, { projectId, branch, message }, signal);
     throw refusedCommit(err, branch);
   });
-  result.commitId = commit.id;
+  // The answer is a server's (or a proxy's) text: an id that is no commit's is unknown, never a failure once the commit is made.
+  result.commitId = commitId((commit as { id?: unknown } | null)?.id);
+  const committed = `committed on branch ${branch} (commit ${result.commitId?.slice(0, 12) ?? "unknown"})`;
   const mr = await createMergeRequest(gitlab, projectId, {
     sourceBranch: branch, targetBranch: target, title: result.mergeRequest.title, description: result.mergeRequest.description, removeSourceBranch: true,
   }, signal).catch((err: unknown) => {
-    throw new ExemptCommittedError(`the exemption was committed on branch ${branch} (commit ${commit.id.slice(0, 12)}), but the merge request could not be opened (${(err as Error).message}): open it from that branch`);
+    throw new ExemptCommittedError(`the exemption was ${committed}, but the merge request could not be opened (${errorText(err)}): open it from that branch`);
   });
   // The answer is a server's (or a proxy's) text: its number must be one, and its address GitLab's (issuableUrl), before notices and Slack link it.
   if (!Number.isSafeInteger(mr.iid) || mr.iid < 1) {
-    throw new ExemptCommittedError(`the exemption was committed on branch ${branch} (commit ${commit.id.slice(0, 12)}) and a merge request asked for, but GitLab's answer has no merge request number: find it among the merge requests from that branch`);
+    throw new ExemptCommittedError(`the exemption was ${committed} and a merge request asked for, but GitLab's answer has no merge request number: find it among the merge requests from that branch`);
   }
   const webUrl = issuableUrl(gitlab.instanceUrl, source.project, "merge_requests", mr);
   result.mergeRequest = { ...result.mergeRequest, iid: mr.iid, webUrl };
@@ -140,6 +153,37 @@ async function namedAsIs(gitlab: GitLabClient, policy: Policy, request: ExemptRe
   return project;
 }
 
+/** A commit id as GitLab writes one (hex), or undefined. */
+function commitId(id: unknown): string | undefined {
+  return typeof id === "string" && /^[0-9a-f]{7,64}$/.test(id) ? id : undefined;
+}
+
+/**
+ * The commit's answer lost after it may have arrived: its branch, read back once, says whether Warden's commit was made.
+ * Any Developer on the policy project may push that branch: only a head with Warden's message counts as Warden's commit.
+ */
+async function lostCommit(gitlab: GitLabClient, err: unknown, sent: { projectId: number; branch: string; message: string }, signal?: AbortSignal): Promise<ExemptCommittedError> {
+  const lost = `GitLab's answer to the commit was lost (${errorText(err)})`;
+  let found = "the run stopped before reading its branch back";
+  if (signal?.aborted !== true) {
+    try {
+      // GitLab's branch answer has its head commit whole (message included).
+      const head = (await gitlab.findBranch(sent.projectId, sent.branch, signal))?.commit as { id?: unknown; message?: unknown } | undefined;
+      const id = commitId(head?.id);
+      if (id !== undefined && typeof head?.message === "string" && head.message.trimEnd() === sent.message) {
+        return new ExemptCommittedError(`the exemption was committed on branch ${sent.branch} (commit ${id.slice(0, 12)}), but ${lost}: open the merge request from that branch`);
+      }
+      found = head === undefined ? "its branch is not there" : "its branch's head does not show Warden's commit";
+    } catch (readErr) {
+      found = `reading its branch back failed (${errorText(readErr)})`;
+    }
+  }
+  return new ExemptCommittedError(
+    `${lost} and ${found}: the exemption may or may not have been committed, on branch ${sent.branch}; if that branch holds Warden's commit, open the merge request from it, else delete it (if there) and run again`,
+    "maybe",
+  );
+}
+
 /** GitLab's 400s for a commit, in the requester's terms. */
 function refusedCommit(err: unknown, branch: string): unknown {
   if (!(err instanceof HttpError) || err.status !== 400) return err;
@@ -147,7 +191,8 @@ function refusedCommit(err: unknown, branch: string): unknown {
     return new ExemptRefusedError("the policy file changed after it was read (someone committed to it meanwhile): nothing was committed; run warden exempt again to propose it on the new version");
   }
   if (/already exists/i.test(err.serviceMessage)) {
-    return new ExemptRefusedError(`branch ${branch} already exists: this exemption was requested already, on this version of the policy (see its merge request); nothing was committed`);
+    // Its merge request may never have been opened (an earlier answer lost), and a Developer may have pushed the branch: neither is assumed.
+    return new ExemptRefusedError(`branch ${branch} already exists: this exemption was requested already, on this version of the policy, and this run committed nothing; if no merge request is open from that branch, check its commit and open one from it, or delete the branch and run again`);
   }
   return err;
 }
