@@ -4,13 +4,15 @@
  * expired after the command waited in the Worker's queue), the same message goes to the deployment's
  * webhook, as a run that changed something is told there (worker-thread-gone.test.ts), so the merge
  * request is not left unseen. So too when the merge request's answer is lost after the branch and commit
- * were made (the today8 review, on 6f108ce: that was answered to the requester alone, as a refusal).
+ * were made (the today8 review, on 6f108ce: that was answered to the requester alone, as a refusal), and
+ * when the commit's own answer is lost after GitLab made it (the exempt10 review: that was a plain failure):
+ * its branch is read back and named, with an `exemption-committed` audit line.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkerEvent } from "../../functions/shared/runs/job-request.ts";
 import { compareWorld, POLICY_PROJECT } from "../support/compare-world.ts";
 import { scriptedServer, type ScriptedServer } from "../support/server.ts";
-import { lambdaContext, SECRETS } from "../support/lambda.ts";
+import { captureLogs, lambdaContext, SECRETS } from "../support/lambda.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";
 
 const APPLIER = "U012ABCDEF";
@@ -89,5 +91,29 @@ describe("/warden exempt whose answer Slack does not take", () => {
     const webhook = slack.received.filter((r) => r.url.startsWith("/services/"));
     expect(webhook, "a branch, a commit and a merge request were made on the policy repository and nobody in Slack was told").toHaveLength(1);
     expect(webhook[0]!.body).toMatch(/committed on branch/);
+  });
+
+  it("a commit whose answer is lost after GitLab made it: its branch, read back, is named to the webhook, and the audit line says it was committed", async () => {
+    const repo = world.gitlab.dataset.projects.find((p) => p.path_with_namespace === POLICY_PROJECT)!;
+    const before = [...repo.branches];
+    world.gitlab.addFaults({ kind: "apply-then-drop", method: "POST", route: "POST /projects/:id/repository/commits", times: 1 });
+    const logs = captureLogs();
+    // Audit lines are info: the test setup's log level would drop them.
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    let lines: Record<string, unknown>[];
+    try {
+      await work(exemption());
+      // Read before restore: restoring the spies clears what they caught.
+      lines = logs.lines();
+    } finally {
+      logs.restore();
+    }
+    const made = repo.branches.filter((b) => !before.includes(b));
+    expect(made).toEqual([expect.stringMatching(/^warden\/exempt-acme-app-api-strangers-[0-9a-f]{8}$/)]);
+    expect(world.gitlab.counters.byRoute["POST /projects/:id/merge_requests"]).toBeUndefined();
+    const webhook = slack.received.filter((r) => r.url.startsWith("/services/"));
+    expect(webhook, "a branch and a commit were made on the policy repository and nobody in Slack was told").toHaveLength(1);
+    expect(webhook[0]!.body).toContain(`committed on branch ${made[0]!}`);
+    expect(lines).toContainEqual(expect.objectContaining({ message: "exemption-committed", committed: "yes", error: expect.stringContaining(made[0]!) }));
   });
 });
