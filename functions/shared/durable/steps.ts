@@ -96,7 +96,8 @@ export function durableSteps(ctx: DurableContext, invocation: Invocation, renewe
           throw err;
         }
       };
-      const done = await ctx.step(name, async (step) => ({ value: withinCheckpoint(await attempt(step.attempt)), invocation: invocation.id }), {
+      // Measured as recorded, the invocation's id beside the value.
+      const done = await ctx.step(name, async (step) => withinCheckpoint({ value: await attempt(step.attempt), invocation: invocation.id }), {
         serdes: compressed as Serdes<{ value: T; invocation: string }>,
         retryStrategy: opts?.changes ? retryStrategy : readOnlyRetries,
         // A step that changes things is recorded as begun before it runs: one cut off by a crash counts as

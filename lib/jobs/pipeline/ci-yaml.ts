@@ -82,18 +82,37 @@ function psychValue(node: unknown, doc: Document, budget: { values: number }, de
 }
 
 /**
- * The first key, at any depth, that an input writes (`$[[ inputs.x ]]:`). GitLab interpolates keys too,
- * so such a key may become `trigger:` or `include:` when the pipeline runs, which no walk of the file as
- * written judges.
+ * The keys whose values Warden's walk judges (ci-walk.ts, ci-refs.ts): what a key an input writes must not
+ * become, unseen. A job's name is none of them.
+ */
+const JUDGED_KEYS = [
+  "include", "trigger", "project", "file", "ref", "component", "local", "remote", "template", "artifact", "job", "inputs", "rules",
+  "variables", "workflow", "extends", "needs", "pipeline", "branch", "strategy", "forward", "inherit", "parallel", "matrix", "spec",
+  "yaml_variables", "pipeline_variables",
+];
+
+/**
+ * The first key, at any depth, that an input writes (`$[[ inputs.x ]]`) and that may become a key the walk
+ * judges: GitLab interpolates keys too, so `$[[ inputs.how ]]:` may be `trigger:` when the pipeline runs,
+ * which no walk of the file as written sees. A key whose own text rules that out is let be: a job named
+ * `"$[[ inputs.prefix ]]-deploy"` (GitLab's own idiom for components) can only ever be a job's name.
  */
 export function inputKey(value: unknown): string | undefined {
   if (Array.isArray(value)) return value.map(inputKey).find((key) => key !== undefined);
   if (!isMapping(value)) return undefined;
   for (const [key, inner] of Object.entries(value)) {
-    const found = key.includes("$[[") ? key : inputKey(inner);
+    const found = mayBecomeJudged(key) ? key : inputKey(inner);
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+function mayBecomeJudged(key: string): boolean {
+  if (!key.includes("$[[")) return false;
+  // Each input's place stands for any text; the rest must be as written.
+  const shape = new RegExp(`^${key.split(/\$\[\[.*?\]\]/s).map((part) => part.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&")).join(".*")}$`, "s");
+  // An interpolation not closed (`$[[` alone) is judged as one that may be anything.
+  return JUDGED_KEYS.some((judged) => shape.test(judged)) || !/\]\]/.test(key.slice(key.indexOf("$[[")));
 }
 
 /** A YAML document with Ruby's symbol keys (`:job`, as GitLab's merged_yaml writes them) read as written. */

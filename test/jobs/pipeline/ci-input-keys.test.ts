@@ -5,7 +5,8 @@
  * job; an input's default applies where the includer passes none. Warden's walk reads a file with the
  * header set aside and the keys as written, so a `trigger:` or an `include:` spelled `$[[ inputs.k ]]`
  * would not be seen where GitLab's CI Lint does not show the interpolated result (a child pipeline, an
- * include behind `rules:`): a file the walk reads with such a key is refused.
+ * include behind `rules:`): a file the walk reads with a key that may so become one the walk judges is
+ * refused; a job named `"$[[ inputs.prefix ]]-deploy"` (the components idiom) can only be a job's name.
  */
 import { describe, expect, it } from "vitest";
 import { ciWorld } from "../../support/ci-world.ts";
@@ -44,5 +45,25 @@ describe("pipeline: a trigger or an include spelled by an input, as a key", () =
     expect(action).toMatchObject({ status: "refused", reason: expect.stringContaining(`"ci/deploy.yml"`) });
     expect(action.reason).toContain(`"$[[ inputs.kind ]]"`);
     expect(action.reason).toContain("write the key out");
+  });
+});
+
+const prefixed = "spec:\n  inputs:\n    job-prefix:\n      default: app\n---\n";
+
+describe("pipeline: a job named by an input (the components idiom), which can only be a job's name, is let be", () => {
+  it("a component at a ref only Maintainers change, whose job is named \"$[[ inputs.job-prefix ]]-deploy\", starts", async () => {
+    const t = w.templates;
+    w.sim.repositories.commit(t, { "templates/deploy.yml": `${prefixed}"$[[ inputs.job-prefix ]]-deploy":\n  script: ./deploy.sh\n` }, "release");
+    w.commit(`include:\n  - component: gitlab.example.com/${t.path_with_namespace}/deploy@release\n    inputs:\n      job-prefix: api\nbuild:\n  script: make\n`);
+    const action = await w.start();
+    expect(action.reason ?? "").not.toContain("a key an input writes");
+    expect(action).toMatchObject({ status: "created" });
+  });
+
+  it("a local file with a job named \"$[[ inputs.job-prefix ]]-test\" starts", async () => {
+    w.commit("include:\n  - local: ci/test.yml\n    inputs:\n      job-prefix: unit\nbuild:\n  script: make\n", { "ci/test.yml": `${prefixed}"$[[ inputs.job-prefix ]]-test":\n  script: make test\n` });
+    const action = await w.start();
+    expect(action.reason ?? "").not.toContain("a key an input writes");
+    expect(action).toMatchObject({ status: "created" });
   });
 });
