@@ -1,6 +1,6 @@
 /** `warden watch`: polls GitLab's audit events and enforces each subject they name, until a signal. */
 import { setTimeout as sleep } from "node:timers/promises";
-import { exitCode } from "../../lib/jobs/index.ts";
+import { exitCode, firstOf } from "../../lib/jobs/index.ts";
 import { jsonForTerminal } from "../../lib/jobs/render/index.ts";
 import { watchOnce, watchSources, WatchError, type WatchReport } from "../../lib/jobs/watch/index.ts";
 import { auditTrail, gitlabFrom, notice, policyFrom, printReport, progressLine, reportFormat } from "./io.ts";
@@ -103,7 +103,7 @@ function printBatch(io: CliIO, report: WatchReport, args: ParsedArgs): number {
     return exitCode(report);
   }
   const subjects = new Set(report.events.map((e) => e.subject)).size;
-  const what = report.events.length > 0 ? `${report.events.length} event(s) (${report.events.map((e) => e.id).join(", ")}) naming ${subjects} subject(s)` : "no new event, projects or groups tried again";
+  const what = report.events.length > 0 ? `${report.events.length} event(s) (${firstOf(report.events.map((e) => e.id))}) naming ${subjects} subject(s)` : "no new event, projects or groups tried again";
   io.stdout.write(`${report.finishedAt} batch: ${what}\n`);
   return printReport(io, report, args);
 }

@@ -27,5 +27,5 @@ export type { RestoreAction, RestoreOptions, RestoreReport, RestoreSummary } fro
 export { escapeMrkdwn, renderSlack, renderText, type SlackMessage } from "./render/index.ts";
 export { errorText, exitCode, type AuditSink, type JobStats, type Report } from "./report/index.ts";
 export { DEADLINE_ATTEMPTS, direct, type Steps } from "./steps.ts";
-export { count } from "./view.ts";
+export { count, firstOf } from "./view.ts";
 export { WARDEN_VERSION } from "./version.ts";

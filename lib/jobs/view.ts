@@ -23,6 +23,11 @@ export function count(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/** The first `shown` of a list, and how many more: a warning or a line names a few, however many there are. */
+export function firstOf(items: readonly (string | number)[], shown = 10): string {
+  return `${items.slice(0, shown).join(", ")}${items.length > shown ? `, and ${items.length - shown} more` : ""}`;
+}
+
 /** What a closing line says, in the job's words. */
 export interface ClosingWords {
   /** Actions planned (a dry run) or that were planned (an applying run). */

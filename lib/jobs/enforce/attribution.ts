@@ -15,7 +15,7 @@ import pMap from "p-map";
 import { auditWindows, type GitLabClient } from "../../gitlab/index.ts";
 import type { Policy } from "../../policy/index.ts";
 import { shareKey, type AddedBy, type Attribution, type ShareRef, type ShareRemoval } from "../shares/plan.ts";
-import { count } from "../view.ts";
+import { count, firstOf } from "../view.ts";
 import { auditRequests, authorsOf, emptyAttributionState, readOn, recordedIn, unfound, unreadable, type AttributionState, type RecordedEvent } from "./attribution-reads.ts";
 
 /** One removal's attribution, in the plan's order; empty when not attributed (the budget was spent first). */
@@ -176,7 +176,7 @@ function unreadWarnings(actions: readonly AttributedShare[], state: AttributionS
   const unread = Object.entries(state.groups).flatMap(([id, read]) => (read.unread && ids.has(id) ? [{ ...read.unread, path: read.path }] : []));
   const warnings: string[] = [];
   const left = (attribution: Attribution) => count(attributed.filter((a) => a.attribution === attribution).length, "removal");
-  const named = (list: typeof unread) => `${list.slice(0, 3).map((u) => `${u.path} (${u.status})`).join(", ")}${list.length > 3 ? `, and ${list.length - 3} more` : ""}`;
+  const named = (list: typeof unread) => firstOf(list.map((u) => `${u.path} (${u.status})`), 3);
   const off = unread.filter((u) => u.attribution === "off");
   if (off.length) {
     warnings.push(`attribution off: this GitLab answers its audit event API ${named(off)} as one without audit events does (Free tier), so ${left("off")} show no author`);

@@ -22,6 +22,7 @@ import { carriedPositions, cursorFor, type WatchCursor } from "./cursor.ts";
 import { EVENTS_PER_POLL } from "./read.ts";
 import { readSources } from "./read-sources.ts";
 import { errorText } from "../report/index.ts";
+import { firstOf } from "../view.ts";
 import { retriesAfter, retriesAfterFailure, subjectOfRemoval } from "./retries.ts";
 import type { WatchSource } from "./sources.ts";
 import type { CursorStore } from "./store.ts";
@@ -153,7 +154,8 @@ export async function pollOnce(opts: PollOptions): Promise<PollResult> {
     warnings: [...failedSources, ...(outside.length ? [`${outside.length} event${outside.length === 1 ? "" : "s"} named a project or group outside the policy's scope: left alone`] : []), ...run.warnings, ...after.warnings],
     events: handled,
   };
-  if (run.summary.guard === "tripped") report.warnings.push(`guard tripped: the subjects of events ${handled.map((e) => e.id).join(", ")} were left as they are; the watch moves on (review them, then run warden enforce)`);
+  // A few ids, not all: a poll reads up to 1,000 events a source (the report lists them all in `events`).
+  if (run.summary.guard === "tripped") report.warnings.push(`guard tripped: the subjects of events ${firstOf(handled.map((e) => e.id))} were left as they are; the watch moves on (review them, then run warden enforce)`);
   return { ...result, moved: JSON.stringify(next) !== JSON.stringify(opts.cursor), report };
 }
 
