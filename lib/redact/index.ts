@@ -89,8 +89,16 @@ const TOKEN_SHAPES = [
 
 const SHAPES = new RegExp(TOKEN_SHAPES.join("|"), "g");
 
-/** A URL's user and password (`http://USER:PASSWORD@host`): the password masked, the scheme and user kept. */
-const URL_PASSWORD = /\b([a-z][a-z0-9+.-]{0,19}:\/\/[^\s/?#@:]{0,256}:)[^\s/?#@]{1,256}@/gi;
+/**
+ * A URL's user and password (`http://USER:PASSWORD@host`): the password masked, the scheme, the user and the
+ * `@` kept as written. As written raw, or as Markdown (`https\:\/\/user\:pw\@`) and a GitLab title
+ * (`https:\u200d//user:\u200dpw@`) write it: redaction comes after them, and a `@` written raw in place of an
+ * escaped one would make a mention.
+ */
+const URL_PASSWORD = new RegExp(
+  String.raw`\b([a-z][a-z0-9+.-]{0,19}\\?:\u200d?\\?/\\?/(?:[^\s/?#@:\\]|\\[^\s/?#@:]){0,256}\\?:\u200d?)(?:[^\s/?#@\\]|\\[^\s/?#@]){1,256}(\\?@)`,
+  "gi",
+);
 
 /** Credentials this long or longer are also masked in the forms below: shorter ones' encodings would be short enough to occur by chance. */
 const MIN_ENCODED = 16;
@@ -142,7 +150,7 @@ export class SecretRegistry {
   redact(text: string): string {
     if (this.secrets.size) this.matcher ??= new RegExp([...this.secrets].sort((a, b) => b.length - a.length).flatMap(writtenForms).join("|"), "g");
     const registered = this.matcher ? maskBrokenRuns(text.replace(this.matcher, MASK), this.matcher, MASK) : text;
-    return registered.replace(SHAPES, MASK).replace(URL_PASSWORD, `$1${MASK}@`);
+    return registered.replace(SHAPES, MASK).replace(URL_PASSWORD, `$1${MASK}$2`);
   }
 }
 

@@ -20,7 +20,8 @@ const CUT = "\n\n…cut here: GitLab's notes hold at most 1,000,000 characters (
 export function noteBody(markdown: string): string {
   const redacted = redactOutput(markdown);
   const body = redacted.startsWith(NOTE_MARKER) ? redacted : `${NOTE_MARKER}\n${redacted}`;
-  return body.length <= MAX_NOTE_CHARS ? body : body.slice(0, MAX_NOTE_CHARS - CUT.length) + CUT;
+  // On a code point: no half of a surrogate pair, which is no character GitLab would take.
+  return body.length <= MAX_NOTE_CHARS ? body : body.slice(0, MAX_NOTE_CHARS - CUT.length).replace(/[\uD800-\uDBFF]$/, "") + CUT;
 }
 
 /**

@@ -17,8 +17,9 @@ export function renderMarkdown(report: AnyReport): string {
   const view = viewOf(report);
   const out = [`### ${escapeMarkdown(titleOf(view, report))}`, ""];
   const closing = view.closing?.(report as never);
-  if (closing) out.push(`**${escapeMarkdown(closing)}**`, "");
-  out.push(`${escapeMarkdown(policyLine(report))}  `, `${escapeMarkdown(view.summary(report as never))}  `, escapeMarkdown(statsLine(report)), "");
+  // The closing and the summary may quote a server or a CI file (a pipeline's refusal, its address): text, no link.
+  if (closing) out.push(`**${escapeMarkdownText(closing)}**`, "");
+  out.push(`${escapeMarkdown(policyLine(report))}  `, `${escapeMarkdownText(view.summary(report as never))}  `, escapeMarkdown(statsLine(report)), "");
   if (report.warnings.length) out.push(...report.warnings.map((w) => `- ⚠️ ${escapeMarkdownText(w)}`), "");
   const tally = tallyOf(view, report);
   if (tally) out.push(...table([escapeMarkdown(tally.title), "Shares"], tally.rows.map(([name, n]) => [escapeMarkdownText(name), String(n)]), "right"), "");
