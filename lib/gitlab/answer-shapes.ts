@@ -4,7 +4,20 @@
  * request, not a value read with its fields undefined: a group detail without shares would pass for one
  * that has none, and a namespace without a kind for a user's, blamed on the policy.
  */
+import { mediaType, UnexpectedAnswerError, type HttpResponse } from "../http/index.ts";
 import type { CurrentUser, GroupDetail, Namespace, ProjectShare } from "./types.ts";
+
+/**
+ * A POST's 2xx whose JSON is not what it makes (`null`, a gateway's `{"status":"ok"}`): GitLab's answer
+ * replaced after it may have acted, an UnexpectedAnswerError with that 2xx, which mayHaveBeenMade() counts
+ * as maybe done (the restore reads the share back; a pipeline is reported unknown).
+ */
+export function replaced(status: number, template: string, response: HttpResponse, path: string, looksLike: string): UnexpectedAnswerError {
+  return new UnexpectedAnswerError(
+    { status, method: "POST", route: `POST ${template}`, path, contentType: mediaType(response.headers["content-type"]), bytes: Buffer.byteLength(response.text), looksLike },
+    "is a proxy or gateway in front of GitLab replacing its answers?",
+  );
+}
 
 type Fields = Record<string, unknown>;
 const isObject = (d: unknown): d is Fields => typeof d === "object" && d !== null && !Array.isArray(d);

@@ -5,8 +5,7 @@
 import { GitLabApi, GROUP_DETAIL } from "./api.ts";
 import { gitlabOffset, Listing, type ListOptions } from "../paging/index.ts";
 import { fillPath, type PathParams, type Query } from "./encode.ts";
-import { groupDetail, namespaceAnswer, userAnswer } from "./answer-shapes.ts";
-import { mediaType, UnexpectedAnswerError } from "../http/index.ts";
+import { groupDetail, namespaceAnswer, replaced, userAnswer } from "./answer-shapes.ts";
 import { ALREADY_SHARED, shareBody, type NewShare, type ShareOutcome, type UnshareOutcome } from "./shares.ts";
 import type { Branch, CurrentUser, Group, GroupDetail, Issue, Namespace, Note, Pipeline, Project, ProtectedTag, RepositoryFile, Tag, Visibility } from "./types.ts";
 
@@ -134,15 +133,21 @@ export class GitLabClient extends GitLabApi {
   }
 
   /**
-   * 201 is "created"; a 409 saying the link exists is "exists". Every other answer is an HttpError
-   * whose serviceMessage is GitLab's reason: sharing locked (400), the project's own group or an
-   * ancestor (409), a group or project gone (404), a level the token may not grant (403).
+   * 201 showing the new link is "created" (a project share's answer is the link, a group share's the
+   * sharing group with its links); a 409 saying the link exists is "exists". A 2xx that shows no such
+   * link is a proxy's answer, not GitLab's, which may or may not have acted (replaced). Every other answer
+   * is an HttpError whose serviceMessage is GitLab's reason: sharing locked (400), the project's own group
+   * or an ancestor (409), a group or project gone (404), a level the token may not grant (403).
    */
   private async share(template: string, id: number | string, share: NewShare, signal?: AbortSignal): Promise<ShareOutcome> {
-    const { status, data, response } = await this.call<{ message?: unknown } | undefined>("POST", template, { id }, { body: shareBody(share), accept: [409], signal });
-    if (status !== 409) return "created";
-    if (!ALREADY_SHARED.test(String(data?.message))) throw this.refusal("POST", template, response);
-    return "exists";
+    const { status, data, response } = await this.call<Record<string, unknown> | null | undefined>("POST", template, { id }, { body: shareBody(share), accept: [409], signal });
+    if (status === 409) {
+      if (!ALREADY_SHARED.test(String(data?.["message"]))) throw this.refusal("POST", template, response);
+      return "exists";
+    }
+    const links = template.startsWith("/groups") ? data?.["shared_with_groups"] : [data];
+    if (Array.isArray(links) && links.some((link) => (link as { group_id?: unknown } | null)?.group_id === share.groupId)) return "created";
+    throw replaced(status, template, response, this.http.redactor.path(response.url), "JSON without the new share");
   }
 
   /** Not idempotent: lib/http never repeats it once it may have reached GitLab. */
@@ -156,20 +161,16 @@ export class GitLabClient extends GitLabApi {
   }
 
   /**
-   * A pipeline POST's answer, checked before anything reads it. A 2xx whose JSON is no pipeline (`null`, a
-   * gateway's `{"status":"ok"}`) is GitLab's answer replaced after it acted: an UnexpectedAnswerError with
-   * that 2xx, which mayHaveBeenMade() counts as maybe done, as it does a 2xx HTML page. Without an id there
-   * is nothing to cancel or point at; a missing sha is the job's to handle (it cancels what it cannot check).
+   * A pipeline POST's answer, checked before anything reads it. A 2xx whose JSON is no pipeline is GitLab's
+   * answer replaced (replaced()), maybe done, as a 2xx HTML page is. Without an id there is nothing to
+   * cancel or point at; a missing sha is the job's to handle (it cancels what it cannot check).
    */
   private async pipelinePost(template: string, params: PathParams, body: unknown, signal?: AbortSignal): Promise<Pipeline> {
     const { status, data, response } = await this.call<unknown>("POST", template, params, { body, signal });
     // Only an object has an id: `null`, a list or a string has none.
     const id = (data as { id?: unknown } | null)?.id;
     if (Number.isSafeInteger(id) && (id as number) > 0) return data as Pipeline;
-    throw new UnexpectedAnswerError(
-      { status, method: "POST", route: `POST ${template}`, path: this.http.redactor.path(response.url), contentType: mediaType(response.headers["content-type"]), bytes: Buffer.byteLength(response.text), looksLike: "JSON without a pipeline's id" },
-      "is a proxy or gateway in front of GitLab replacing its answers?",
-    );
+    throw replaced(status, template, response, this.http.redactor.path(response.url), "JSON without a pipeline's id");
   }
 
   /** Issues are addressed by their per-project iid, not their global id (spec §2 rule 1). */

@@ -50,10 +50,15 @@ export async function judgeByPolicy(planned: RestoreAction[], subjects: Readonly
       continue;
     }
     const subject = subjects.get(subjectKey(a))!;
-    // The report names the invited group as GitLab calls it now: what a reviewer reads is what would be created.
-    a.group = group.path;
     const share = { kind: a.kind, target: subject.path, groupPath: group.path, accessLevel: a.accessLevel, expiresAt: a.expiresAt, memberRoleId: a.memberRoleId };
     const verdict = evaluateShare(opts.policy, share, now);
+    // The report names the invited group as GitLab calls it now (what a reviewer reads is what would be
+    // created) where the share may be created (the policy allows it, or includeStray asks for strays) or the
+    // input called it so. Else, skipped, by id: an input naming any group's id would have a dry run tell its
+    // path, a private group's too, read with the administrator's token.
+    const told = verdict.kind === "allowed" || verdict.kind === "exempt" || opts.includeStray === true || a.group.toLowerCase() === group.path.toLowerCase();
+    a.group = told ? group.path : `group #${a.groupId}`;
+    const unnamed = (text: string) => (told ? text : text.split(group.path).join(`#${a.groupId}`));
     if (verdict.kind === "allowed" || verdict.kind === "exempt") {
       a.policy = { verdict: verdict.kind, rule: verdict.rule };
       const unexempt = verdict.kind === "exempt" && !opts.policy.gitlab!.shares.exempt[verdict.index]!.sharedWith ? evaluateShare(allowRules, share, now) : undefined;
@@ -64,7 +69,7 @@ export async function judgeByPolicy(planned: RestoreAction[], subjects: Readonly
       else Object.assign(a, { status: "skipped", note: `${why}: not restored; allow it in the policy, name the group in the exemption's sharedWith, or ask for it anyway with --include-stray ("includeStray": true from the console)` });
       continue;
     }
-    const reason = verdict.kind === "stray" ? verdict.reason : `its scope does not include ${subject.path}`;
+    const reason = unnamed(verdict.kind === "stray" ? verdict.reason : `its scope does not include ${subject.path}`);
     a.policy = { verdict: verdict.kind, reason };
     const why = `the policy does not allow it (${reason})`;
     // Outside the scope no sweep, watch or event run ever looks: a share made there would stay for good.

@@ -38,8 +38,8 @@ describe("restore asks the current policy", () => {
       ["skipped", "stray"],
       ["skipped", "out-of-scope"],
     ]);
-    // The disguised name is not what the report shows, nor what the policy was asked about.
-    expect(report.actions[1]).toMatchObject({ group: outside.full_path, note: expect.stringMatching(/^the policy does not allow it \(no allow rule matches group .*\): not restored; change the policy first, or ask for it anyway with --include-stray/) });
+    // The disguised name is not what the report shows, nor what the policy was asked about; skipped, the group is named by its id.
+    expect(report.actions[1]).toMatchObject({ group: `group #${outside.id}`, note: expect.stringMatching(/^the policy does not allow it \(no allow rule matches group #\d+.*\): not restored; change the policy first, or ask for it anyway with --include-stray/) });
     expect(report.summary).toMatchObject({ restores: 1, restored: 1, skipped: 2, notAllowed: 2, includeStray: false });
     expect(report.warnings.join("\n")).toMatch(/1 share the current policy does not allow: not restored \(skipped\)\. Change the policy first/);
     expect(report.warnings.join("\n")).toMatch(/1 share outside the policy's scope not restored, even with --include-stray: no run would ever remove it again/);
