@@ -77,7 +77,8 @@ export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSign
         const report = (await runJob(request, signal, policy, { removalBudget, sent: (n) => (sent += n) })) as EnforceReport;
         // GitLab failed to read the subject (not "not found"): the run failed, as any run GitLab fails does.
         const [unread] = report.unreadTargets ?? [];
-        if (unread) throw new Error(`${name} could not be read: ${unread.error}`);
+        // Told once whichever subject it was (told-once.ts): the sender chooses the ids, GitLab's failure is one.
+        if (unread) throw Object.assign(new Error(`${name} could not be read: ${unread.error}`), { toldAs: `an event's subject could not be read (${unread.lasting ? "refused for good" : "a failure that may pass"})` });
         // A subject by id outside the scope, or gone, is left out of the run with a warning (an event is
         // not bad input, lib/jobs/enforce/examine/targets.ts): then nothing at all was examined.
         if (report.summary.projects + report.summary.groups === 0) throw new RunRefused(report.warnings.join("; "));

@@ -25,7 +25,7 @@ const claims = dynamoClaims();
  */
 export async function firstTelling(outcome: RunOutcome, teller: "worker" | "watch", signal: AbortSignal | undefined, opts: { claims?: Claims; now?: () => number } = {}): Promise<boolean> {
   if (!signal) return true;
-  const told = "report" in outcome ? { job: outcome.report.job, summary: outcome.report.summary, actions: outcome.report.actions, warnings: outcome.report.warnings } : { error: errorText(outcome.error) };
+  const told = "report" in outcome ? { job: outcome.report.job, summary: outcome.report.summary, actions: outcome.report.actions, warnings: outcome.report.warnings } : { error: toldAs(outcome.error) };
   const digest = createHash("sha256").update(JSON.stringify(told)).digest("hex");
   const now = (opts.now ?? Date.now)();
   try {
@@ -34,4 +34,14 @@ export async function firstTelling(outcome: RunOutcome, teller: "worker" | "watc
     logger.warn("could not tell whether this summary was posted already; posting it", { error: errorText(signal.aborted ? signal.reason : err) });
     return true;
   }
+}
+
+/**
+ * A failure as it is told apart from others: its text, or what it says it is told as (`toldAs`): a subject's
+ * read failing is one failure of GitLab's, whichever id a streamed event named (each a new text otherwise,
+ * each a new post, for as many ids as a holder of the streaming token cares to name).
+ */
+function toldAs(err: unknown): string {
+  const as = (err as { toldAs?: unknown } | null | undefined)?.toldAs;
+  return typeof as === "string" ? as : errorText(err);
 }

@@ -15,7 +15,9 @@ export function countedItems(opts: Pick<ClaimsOptions, "client" | "table">): Cou
   const table = opts.table ?? (() => requireEnv("WARDEN_CLAIMS_TABLE"));
   let client: Pick<DynamoDBClient, "send"> | undefined = opts.client;
   return async (key, expression, condition, values, signal) => {
-    client ??= dynamoClient();
+    // Sent once: an ADD that DynamoDB applied and whose answer was lost would, sent again by the SDK, count twice
+    // (a give-back twice is a budget past its limit). A failure is the caller's: a take not taken, a give-back not given.
+    client ??= dynamoClient({ maxAttempts: 1 });
     try {
       await client.send(
         new UpdateItemCommand({

@@ -14,8 +14,9 @@ const CALL_MS = 10_000;
 
 type Send = (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
 
-export function dynamoClient(): DynamoDBClient {
-  const client = new DynamoDBClient({ requestHandler: TIMEOUTS });
+/** `maxAttempts: 1` for an update that is not safe to repeat (an ADD: one applied whose answer was lost, sent again, counts twice). */
+export function dynamoClient(options: { maxAttempts?: number } = {}): DynamoDBClient {
+  const client = new DynamoDBClient({ requestHandler: TIMEOUTS, ...options });
   const send = client.send.bind(client) as Send;
   const bounded: Send = (command, options) => send(command, { ...options, abortSignal: AbortSignal.any([AbortSignal.timeout(CALL_MS), ...(options?.abortSignal ? [options.abortSignal] : [])]) });
   client.send = bounded as DynamoDBClient["send"];
