@@ -3,7 +3,7 @@
  * `npm run demo`: Warden's jobs against the embedded GitLab and n8n simulators — no AWS, no network.
  * For each, a dry run, then --apply, then a dry run again, through the same entry point as the CLI.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -31,7 +31,8 @@ out.write(
 const env = { ...process.env, GITLAB_URL: gitlab.url, GITLAB_TOKEN: gitlab.token, N8N_URL: n8n.url, N8N_API_KEY: n8n.apiKey, WARDEN_POLICY: policy };
 // Audit lines and progress would interleave with the reports; the reports say it all here. The
 // apply's audit lines (one JSON line per removal) are kept in a file, for restore to read.
-const audit = join(mkdtempSync(join(tmpdir(), "warden-demo-")), "enforce-apply.audit.jsonl");
+const auditDir = mkdtempSync(join(tmpdir(), "warden-demo-"));
+const audit = join(auditDir, "enforce-apply.audit.jsonl");
 const steps: [string, string[], { auditTo?: string }?][] = [
   ["Plan project and group shares (dry run, the default)", ["enforce"]],
   ["Apply: stray project shares and stray group shares are removed, each group read again to confirm", ["enforce", "--apply"], { auditTo: audit }],
@@ -55,4 +56,6 @@ for (const [n, [title, args, { auditTo } = {}]] of steps.entries()) {
   out.write(`\nexit code ${code}\n`);
 }
 await Promise.all([gitlab.close(), n8n.close()]);
+// The simulators are gone with the process: so are the audit lines they were about.
+rmSync(auditDir, { recursive: true, force: true });
 

@@ -90,7 +90,7 @@ describe.sequential("warden restore, end to end", () => {
     expect(run.stdout).toMatch(/From .*enforce-report\.json: an enforce report\. \d+ to restore: 0 restored; 0 already present, \d+ skipped, 0 failed; [1-9]\d* not allowed by the policy; guard ok \(max 1000\)/);
     // Each share says whether the policy allows it; one it does not is skipped, saying what to do.
     expect(run.stdout).toMatch(/  planned +partners\/contractor-x +\S+ +(no expiry|expires \S+) — allowed by allow\[1\] partners\/contractor-x\n/);
-    expect(run.stdout).toMatch(/  skipped +\S+ +\S+ +(no expiry|expires \S+) — the policy does not allow it \(.*\): not restored; change the policy first, or ask for it anyway with --include-stray/);
+    expect(run.stdout).toMatch(/  skipped +group #\d+ +\S+ +(no expiry|expires \S+) — the policy does not allow it \(.*\): not restored; change the policy first, or ask for it anyway with --include-stray/);
     expect(Object.keys(sim.counters.byRoute).every((r) => r.startsWith("GET "))).toBe(true);
   });
 

@@ -50,34 +50,47 @@ export async function judgeByPolicy(planned: RestoreAction[], subjects: Readonly
       continue;
     }
     const subject = subjects.get(subjectKey(a))!;
-    const share = { kind: a.kind, target: subject.path, groupPath: group.path, accessLevel: a.accessLevel, expiresAt: a.expiresAt, memberRoleId: a.memberRoleId };
-    const verdict = evaluateShare(opts.policy, share, now);
-    // The report names the invited group as GitLab calls it now (what a reviewer reads is what would be
-    // created) where the share may be created (the policy allows it, or includeStray asks for strays) or the
-    // input called it so. Else, skipped, by id: an input naming any group's id would have a dry run tell its
-    // path, a private group's too, read with the administrator's token.
-    const told = verdict.kind === "allowed" || verdict.kind === "exempt" || opts.includeStray === true || a.group.toLowerCase() === group.path.toLowerCase();
-    a.group = told ? group.path : `group #${a.groupId}`;
-    const unnamed = (text: string) => (told ? text : text.split(group.path).join(`#${a.groupId}`));
-    if (verdict.kind === "allowed" || verdict.kind === "exempt") {
-      a.policy = { verdict: verdict.kind, rule: verdict.rule };
-      const unexempt = verdict.kind === "exempt" && !opts.policy.gitlab!.shares.exempt[verdict.index]!.sharedWith ? evaluateShare(allowRules, share, now) : undefined;
-      if (unexempt?.kind !== "stray") continue;
-      a.policy.unallowed = unexempt.reason;
-      const why = `${verdict.rule} exempts every share of ${subject.path}, so no run would remove it again, but no allow rule allows it (${unexempt.reason})`;
-      if (opts.includeStray) a.note = `${why}: included as includeStray asks, for good unless the exemption ends`;
-      else Object.assign(a, { status: "skipped", note: `${why}: not restored; allow it in the policy, name the group in the exemption's sharedWith, or ask for it anyway with --include-stray ("includeStray": true from the console)` });
-      continue;
-    }
-    const reason = unnamed(verdict.kind === "stray" ? verdict.reason : `its scope does not include ${subject.path}`);
-    a.policy = { verdict: verdict.kind, reason };
-    const why = `the policy does not allow it (${reason})`;
-    // Outside the scope no sweep, watch or event run ever looks: a share made there would stay for good.
-    if (verdict.kind === "out-of-scope") Object.assign(a, { status: "skipped", note: `${why}: not restored, even with --include-stray, as no run would ever remove it again` });
-    else if (opts.includeStray) a.note = `${why}: included as includeStray asks; a later run removes it again (as gitlab.shares.onStray says) unless the policy changes first`;
-    else Object.assign(a, { status: "skipped", note: `${why}: not restored; change the policy first, or ask for it anyway with --include-stray ("includeStray": true from the console)` });
+    // The report names the invited group as GitLab calls it now: what a reviewer reads is what would be created.
+    a.group = group.path;
+    judge(a, subject.path, { kind: a.kind, target: subject.path, groupPath: group.path, accessLevel: a.accessLevel, expiresAt: a.expiresAt, memberRoleId: a.memberRoleId }, opts, allowRules, now);
+    // But not where nothing is to be created: an input naming any group's id (under any name, or its right one
+    // to check a guess) would have a dry run tell its path, a private group's too, read with the administrator's token.
+    if (a.status === "skipped") unnamed(a, group.path);
   }
   return true;
+}
+
+/** Judges one share by the policy: allowed or exempt is restored; not allowed, skipped unless includeStray asks for it. */
+function judge(a: RestoreAction, subject: string, share: Parameters<typeof evaluateShare>[1], opts: RestoreOptions, allowRules: Policy, now: Date): void {
+  const verdict = evaluateShare(opts.policy, share, now);
+  if (verdict.kind === "allowed" || verdict.kind === "exempt") {
+    a.policy = { verdict: verdict.kind, rule: verdict.rule };
+    const unexempt = verdict.kind === "exempt" && !opts.policy.gitlab!.shares.exempt[verdict.index]!.sharedWith ? evaluateShare(allowRules, share, now) : undefined;
+    if (unexempt?.kind !== "stray") return;
+    a.policy.unallowed = unexempt.reason;
+    const why = `${verdict.rule} exempts every share of ${subject}, so no run would remove it again, but no allow rule allows it (${unexempt.reason})`;
+    if (opts.includeStray) a.note = `${why}: included as includeStray asks, for good unless the exemption ends`;
+    else Object.assign(a, { status: "skipped", note: `${why}: not restored; allow it in the policy, name the group in the exemption's sharedWith, or ask for it anyway with --include-stray ("includeStray": true from the console)` });
+    return;
+  }
+  const reason = verdict.kind === "stray" ? verdict.reason : `its scope does not include ${subject}`;
+  a.policy = { verdict: verdict.kind, reason };
+  const why = `the policy does not allow it (${reason})`;
+  // Outside the scope no sweep, watch or event run ever looks: a share made there would stay for good.
+  if (verdict.kind === "out-of-scope") Object.assign(a, { status: "skipped", note: `${why}: not restored, even with --include-stray, as no run would ever remove it again` });
+  else if (opts.includeStray) a.note = `${why}: included as includeStray asks; a later run removes it again (as gitlab.shares.onStray says) unless the policy changes first`;
+  else Object.assign(a, { status: "skipped", note: `${why}: not restored; change the policy first, or ask for it anyway with --include-stray ("includeStray": true from the console)` });
+}
+
+/** A skipped share's invited group named by its id alone, in its name and in what its judging says. */
+function unnamed(a: RestoreAction, path: string): void {
+  const id = `#${a.groupId}`;
+  const hidden = (text: string) => text.split(path).join(id);
+  a.group = `group ${id}`;
+  if (a.note !== undefined) a.note = hidden(a.note);
+  const check = a.policy;
+  if (check && "reason" in check) check.reason = hidden(check.reason);
+  else if (check?.unallowed !== undefined) check.unallowed = hidden(check.unallowed);
 }
 
 export function allows(check: PolicyCheck | undefined): boolean {
