@@ -79,7 +79,7 @@ describe("enforce Lambda: { restore }", () => {
     const restore = { job: "enforce", dryRun: false, actions: [{ type: "remove-share", kind: "project", projectId: project.id, project: project.path_with_namespace, groupId: outside.id, group: "acme/looks-allowed", accessLevel: 50, expiresAt: null, reason: "x", status: "done" }] };
     const handler = await coldEnforce();
     const skipped = validReport((await handler({ restore, dryRun: false })) as RestoreReport);
-    expect(skipped.actions).toMatchObject([{ status: "skipped", group: outside.full_path, policy: { verdict: "stray" }, note: expect.stringMatching(/^the policy does not allow it .*change the policy first/) }]);
+    expect(skipped.actions).toMatchObject([{ status: "skipped", group: `group #${outside.id}`, policy: { verdict: "stray" }, note: expect.stringMatching(/^the policy does not allow it .*change the policy first/) }]);
     expect(skipped.warnings.join("\n")).toMatch(/1 share the current policy does not allow: not restored/);
     expect(posts()).toBe(0);
 
