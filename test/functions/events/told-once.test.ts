@@ -85,4 +85,12 @@ describe("a stream run GitLab failed to read, as Slack is told of it", () => {
     await deliverAndRun(Array.from({ length: 5 }, (_, i) => labelled(871_000 + i, `acme/label-${i}`)), true);
     expect(slack.posts).toHaveLength(1);
   });
+
+  it("posts one GitLab failure once, not once per project id a holder of the streaming token names (ids of no project included: the stream12 review)", async () => {
+    // A proxy's rule (or GitLab failing): every GET /projects/:id answered 403, which is not retried.
+    world.gitlab.addFaults({ kind: "status", status: 403, method: "GET", route: "GET /projects/:id", times: 10_000 });
+    await deliverAndRun(Array.from({ length: 10 }, (_, i) => forgedShareEvent(860_000 + i, 7_000_000 + i)), true);
+    const failures = slack.posts.filter((p) => JSON.stringify(p).includes("could not be read"));
+    expect(failures.length, `each id named made its own post to the channel: ${failures.length} posts about projects that do not exist`).toBeLessThanOrEqual(1);
+  }, 60_000);
 });
