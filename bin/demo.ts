@@ -51,7 +51,7 @@ for (const [n, [title, args, { auditTo } = {}]] of steps.entries()) {
   const code = await main(args, { stdout: out, stderr, env });
   if (auditTo) {
     writeFileSync(auditTo, lines);
-    out.write(`\n(its ${lines.split("\n").filter(Boolean).length} audit lines are saved in ${auditTo})\n`);
+    out.write(`\n(its ${lines.split("\n").filter(Boolean).length} audit lines are kept in ${auditTo} for the restore below, until the demo ends)\n`);
   }
   out.write(`\nexit code ${code}\n`);
 }

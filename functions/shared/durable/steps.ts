@@ -163,7 +163,7 @@ const TEXT_CUTS = [200, 100, 50, 20, 0];
  * invocation and a replay see the same result.
  */
 export function withinCheckpoint<T>(value: T): T {
-  if (value === undefined || checkpointBytes(value) <= CHECKPOINT_LIMIT) return value;
+  if (value === undefined || surelyFits(value) || checkpointBytes(value) <= CHECKPOINT_LIMIT) return value;
   for (const max of TEXT_CUTS) {
     const cut = serverTextCut(value, max) as T;
     if (checkpointBytes(cut) <= CHECKPOINT_LIMIT) return cut;
@@ -171,6 +171,12 @@ export function withinCheckpoint<T>(value: T): T {
   // Past all of them (the names recorded alone): serialize says it does not fit.
   return value;
 }
+
+/**
+ * Whether a result fits whatever gzip makes of it (a few bytes more at worst, then base64's third): most do,
+ * and are not compressed here once more than the serdes compresses them.
+ */
+const surelyFits = (value: unknown): boolean => (Buffer.byteLength(JSON.stringify(value)) * 4) / 3 + 1024 <= CHECKPOINT_LIMIT;
 
 /** `value` with each `error` string and each string of `warnings` within `max` characters (redacted whole first). */
 function serverTextCut(value: unknown, max: number): unknown {

@@ -62,7 +62,12 @@ export async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined
   try {
     return await read;
   } catch (err) {
-    if (err instanceof HttpError && err.status === 404 && /\b(group|project) not found/i.test(err.serviceMessage)) return undefined;
+    if (goneByGitLab(err)) return undefined;
     throw err;
   }
+}
+
+/** GitLab's own 404 for a group or project ("404 Group Not Found", "404 Project Not Found"), not a proxy's bare one. */
+export function goneByGitLab(err: unknown): boolean {
+  return err instanceof HttpError && err.status === 404 && /\b(group|project) not found/i.test(err.serviceMessage);
 }

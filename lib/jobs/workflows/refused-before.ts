@@ -9,7 +9,7 @@
  */
 import { HttpError, isTerminal } from "../../http/index.ts";
 import type { Policy } from "../../policy/index.ts";
-import { count } from "../view.ts";
+import { count, firstOf } from "../view.ts";
 
 /** What the last run refused for good: the changes (changeKey), under the policy of this SHA-256, in the run started at `at` (ISO 8601). */
 export interface LastRefusals {
@@ -70,10 +70,9 @@ export function refusalsOf(report: { startedAt: string; policy: { sha256: string
 
 /** The warning of a run whose plan holds changes refused before: which, and what mends them. */
 export function refusedBeforeWarning(again: readonly Change[], last: LastRefusals): string {
-  const named = again.slice(0, NAMED).map((a) => `${a.type} ${a.workflowId} (${JSON.stringify(a.name)})`);
-  const more = again.length > NAMED ? `, and ${again.length - NAMED} more` : "";
+  const named = firstOf(again.map((a) => `${a.type} ${a.workflowId} (${JSON.stringify(a.name)})`), NAMED);
   return (
-    `guard: ${count(again.length, "change")} n8n refused for good in the last run (${last.at}) under this same policy, tried again but not counted against n8n.guard.maxChanges: ${named.join(", ")}${more}; ` +
+    `guard: ${count(again.length, "change")} n8n refused for good in the last run (${last.at}) under this same policy, tried again but not counted against n8n.guard.maxChanges: ${named}; ` +
     "give the API key's user the rights to change those workflows, add a trigger node to those n8n will not activate without one, " +
     "or change n8n.workflows.keepActive so that the policy asks no change of them (select one it may not switch off, leave out one it cannot switch on)"
   );

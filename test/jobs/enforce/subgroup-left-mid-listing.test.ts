@@ -18,18 +18,10 @@ import { exitCode, type EnforceReport } from "../../../lib/jobs/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import type { Fault, GitLabDataset, SimGroup } from "../../../sim/gitlab/index.ts";
 import { run, sim, startSim } from "../../support/enforce-world.ts";
+import { ACME_ONLY } from "../../support/policies.ts";
 import { actionKeys } from "../../support/share-keys.ts";
 import { recordingSteps } from "../../support/steps.ts";
 import { shareWith, simGroup, simProject } from "../../support/tiny-world.ts";
-
-const POLICY = `version: 1
-gitlab:
-  scope: { groups: [acme] }
-  shares:
-    allow:
-      - group: "acme/**"
-  guard: { maxRemovals: 1000 }
-`;
 
 const DESCENDANTS = "GET /groups/:id/descendant_groups";
 
@@ -46,7 +38,7 @@ function world(shared = 100): { dataset: GitLabDataset; subgroups: SimGroup[]; s
 /** Page 2 of a listing as GitLab's offset pages answer it once a group of page 1 has left: `times` readings of it. */
 const shifted = (route: string, times = 1): Fault => ({ kind: "rewrite", route, query: { page: "2" }, times, edit: (body) => (body as unknown[]).slice(1) });
 
-const dryRun = (opts: Parameters<typeof run>[0] = {}, steps?: Parameters<typeof run>[1], policy = POLICY) => run({ policy: parsePolicy(policy, "test.yaml"), ...opts }, steps);
+const dryRun = (opts: Parameters<typeof run>[0] = {}, steps?: Parameters<typeof run>[1], policy = ACME_ONLY) => run({ policy: parsePolicy(policy, "test.yaml"), ...opts }, steps);
 
 const planned = (report: EnforceReport) => actionKeys(report.actions);
 
@@ -105,7 +97,7 @@ describe("a subgroup leaving the scope's descendants listing while it is paged",
     // GET /groups lists outsider and acme before the subgroups: acme/g098 heads its page 2.
     const { dataset, stray } = world(98);
     await startSim({ dataset, faults: [shifted("GET /groups")] });
-    const report = await dryRun({}, undefined, POLICY.replace("  scope: { groups: [acme] }\n", ""));
+    const report = await dryRun({}, undefined, ACME_ONLY.replace("  scope: { groups: [acme] }\n", ""));
     expect({ planned: planned(report), complete: report.summary.complete, pages: sim.counters.byRoute["GET /groups"] }).toEqual({ planned: stray, complete: true, pages: 4 });
   });
 });

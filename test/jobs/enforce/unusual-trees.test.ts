@@ -9,21 +9,12 @@ import { describe, expect, it } from "vitest";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import type { GitLabDataset, GitLabSimOptions, SimGroup, SimProject } from "../../../sim/gitlab/index.ts";
 import { run, sim, startSim } from "../../support/enforce-world.ts";
+import { ACME_ONLY } from "../../support/policies.ts";
 import { actionKeys } from "../../support/share-keys.ts";
 import { recordingSteps } from "../../support/steps.ts";
 import { shareWith, simGroup, simProject } from "../../support/tiny-world.ts";
 
-const POLICY = parsePolicy(
-  `version: 1
-gitlab:
-  scope: { groups: [acme] }
-  shares:
-    allow:
-      - group: "acme/**"
-  guard: { maxRemovals: 100000, unmatchedRules: warn }
-`,
-  "test.yaml",
-);
+const POLICY = parsePolicy(ACME_ONLY, "test.yaml");
 
 const under = (path: string) => path.toLowerCase() === "acme" || path.toLowerCase().startsWith("acme/");
 

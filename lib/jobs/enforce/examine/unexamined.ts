@@ -12,6 +12,7 @@
 import { HttpError } from "../../../gitlab/index.ts";
 import { isTerminal } from "../../../http/index.ts";
 import { errorText } from "../../report/index.ts";
+import { goneByGitLab } from "../../shares/kinds.ts";
 
 /**
  * A part not examined: a group (its shares, from its detail), the projects of a group's listing from
@@ -68,7 +69,7 @@ export function isRunFailure(err: unknown, signal: AbortSignal | undefined): boo
 export function listingFailed(into: Unexamined, warnings: string[], err: unknown, signal: AbortSignal, part: { kind: "projects" | "subgroups"; id: number; path?: string | undefined }): boolean {
   if (isRunFailure(err, signal)) throw err;
   const { kind, id, path } = part;
-  if (!(err instanceof HttpError && err.status === 404 && /group not found/i.test(err.serviceMessage))) {
+  if (!goneByGitLab(err)) {
     notExamined(into, err, signal, { kind, id, ...(path === undefined ? {} : { path }) });
     return true;
   }
