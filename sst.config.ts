@@ -49,6 +49,9 @@
  *                              invocations, before Lambda ends it (default 24, at most 8784: 366 days)
  *   WARDEN_EXECUTION_RETENTION_DAYS  days Lambda keeps a finished execution's result and history
  *                              (default 14, 1 to 90)
+ *   WARDEN_DEV_SECRETS         "1": let `sst dev` run on this (unprotected) stage, whose roles any principal in
+ *                              the account allowed sts:AssumeRole may then assume: its secrets must be its own,
+ *                              holding a test instance's token
  *
  * Enforce is a Lambda durable function (SST's Workflow): a run may outgrow one 15-minute invocation, so
  * it goes on in checkpointed steps across invocations, up to its execution timeout.
@@ -80,9 +83,12 @@ export default $config({
     const { WARDEN_VERSION } = await import("./lib/jobs/version.ts");
     // `sst dev` deploys the stage with every function a bridge to the developer's machine, and each role
     // assumable by the account's root principal (any IAM principal allowed sts:AssumeRole would hold the
-    // jobs' role and the GitLab token): never on a protected stage (`protect` alone stops only `sst remove`).
+    // jobs' role and the GitLab token): never on a protected stage (`protect` alone stops only `sst remove`),
+    // and on another only with secrets the deployer says are its own (devSecrets).
     if ($dev && $app.protect) throw new Error(`sst dev on the protected stage ${$app.stage} would put its functions on this machine, with roles the whole account may assume: run sst dev on a stage of your own (--stage)`);
-    const settings = deploySettings($app.stage);
+    const { cronProblem } = await import("./lib/config/cron-expression.ts");
+    const settings = deploySettings($app.stage, cronProblem);
+    if ($dev) devSecrets($app.stage, settings);
     // The functions refuse a bad address when they run; refused here, a credential in one never reaches every function's environment.
     const { checkServiceUrl, GITLAB, N8N } = await import("./lib/config/service-config.ts");
     const plainHttp = { allowed: settings.allowHttp, howToAllow: "deploy with WARDEN_ALLOW_HTTP=1" };
@@ -453,7 +459,7 @@ export default $config({
   },
 });
 
-function deploySettings(stage: string) {
+function deploySettings(stage: string, cronProblem: CronCheck) {
   const env = process.env;
   const required = (name: string) => {
     const value = env[name];
@@ -481,9 +487,9 @@ function deploySettings(stage: string) {
     allowHttp: env["WARDEN_ALLOW_HTTP"] === "1",
     policyFile: env["WARDEN_POLICY_FILE"],
     policyRepository: policyRepository(env, gitlabUrl),
-    enforceSchedule: schedule("WARDEN_ENFORCE_SCHEDULE", "rate(1 day)"),
-    workflowsSchedule: schedule("WARDEN_WORKFLOWS_SCHEDULE", "rate(1 hour)"),
-    watchSchedule: schedule("WARDEN_WATCH_SCHEDULE", "rate(1 minute)"),
+    enforceSchedule: schedule("WARDEN_ENFORCE_SCHEDULE", "rate(1 day)", cronProblem),
+    workflowsSchedule: schedule("WARDEN_WORKFLOWS_SCHEDULE", "rate(1 hour)", cronProblem),
+    watchSchedule: schedule("WARDEN_WATCH_SCHEDULE", "rate(1 minute)", cronProblem),
     chatops,
     events: withEvents,
     eventsSilenceHours: silenceHours(withEvents),
@@ -493,6 +499,21 @@ function deploySettings(stage: string) {
     enforceExecutionHours: upTo("WARDEN_ENFORCE_EXECUTION_HOURS", 24, MAX_EXECUTION_HOURS, "hours"),
     executionRetentionDays: upTo("WARDEN_EXECUTION_RETENTION_DAYS", 14, MAX_RETENTION_DAYS, "days"),
   };
+}
+
+/**
+ * `sst dev` on a stage that does not apply: its roles stay assumable account-wide until the stage is deployed
+ * without sst dev or removed, so the secrets they read (every deploy reads one) must be the stage's own, holding
+ * a test instance's token rather than the production one: refused until WARDEN_DEV_SECRETS=1 says so.
+ */
+function devSecrets(stage: string, settings: ReturnType<typeof deploySettings>): void {
+  if (oneOf("WARDEN_DEV_SECRETS", ["1", "0"], "0") === "1") return;
+  const secrets = { WARDEN_SECRET_ARN: settings.secretArn, WARDEN_N8N_SECRET_ARN: settings.n8nSecretArn, WARDEN_ENDPOINT_SECRET_ARN: settings.chatopsSecretArn, WARDEN_EVENTS_SECRET_ARN: settings.eventsSecretArn };
+  const read = Object.keys(secrets).filter((name) => secrets[name as keyof typeof secrets]);
+  throw new Error(
+    `sst dev on stage ${stage} lets any principal in the account allowed sts:AssumeRole assume its functions' roles, for as long as the stage stays deployed by sst dev, and read the secrets they read (${read.join(", ")}). ` +
+      "Give the stage secrets of its own, holding a test instance's token, then run sst dev with WARDEN_DEV_SECRETS=1 (docs/aws.md)",
+  );
 }
 
 /** A Lambda function's name, refused past Lambda's 64 characters (a long app or stage name) rather than cut. */
@@ -635,11 +656,14 @@ const UNIT_SECONDS = { minute: 60, hour: 3600, day: 86_400 } as const;
 /** CloudWatch evaluates an alarm over at most 7 days; the heartbeat looks at two periods. */
 const MAX_HEARTBEAT_PERIOD = 604_800 / 2;
 
+/** lib/config/cron-expression.ts's check, which run() imports (SST refuses a static import here). */
+type CronCheck = (fields: string) => string | undefined;
+
 /**
  * The schedule from `name`, or `fallback`; "off" disables it. Refuses at deploy time what EventBridge
- * Scheduler would refuse later: rate(N unit) or a 6-field cron().
+ * Scheduler would refuse later: rate(N unit), or a cron() of six fields each as Scheduler takes it.
  */
-function schedule(name: string, fallback: `rate(${string})`): Schedule {
+function schedule(name: string, fallback: `rate(${string})`, cronProblem: CronCheck): Schedule {
   const expression = process.env[name] || fallback;
   // A disabled schedule still needs a valid expression.
   if (expression === "off") return { expression: fallback, enabled: false, seconds: UNIT_SECONDS.day };
@@ -649,7 +673,12 @@ function schedule(name: string, fallback: `rate(${string})`): Schedule {
     if (seconds > MAX_HEARTBEAT_PERIOD) throw new Error(`${name}: "${expression}" is longer than CloudWatch's heartbeat alarm can watch (two periods within 7 days): 84 hours at most`);
     return { expression: expression as `rate(${string})`, enabled: true, seconds };
   }
-  if (/^cron\(\S+( \S+){5}\)$/.test(expression)) return { expression: expression as `cron(${string})`, enabled: true, seconds: UNIT_SECONDS.day };
+  const cron = /^cron\((\S+(?: \S+){5})\)$/.exec(expression);
+  if (cron) {
+    const problem = cronProblem(cron[1]!);
+    if (problem) throw new Error(`${name}: "${expression}" is not a cron() EventBridge Scheduler takes: ${problem}. For example cron(0 3 * * ? *), each day at 03:00 UTC`);
+    return { expression: expression as `cron(${string})`, enabled: true, seconds: UNIT_SECONDS.day };
+  }
   throw new Error(`${name}: "${expression}" is not a schedule expression (rate(1 day), rate(6 hours), cron(0 3 * * ? *)) or "off"`);
 }
 

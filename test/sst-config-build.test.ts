@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildRun, evaluateApp, evaluateRun, TOP_LEVEL_IMPORT } from "./support/sst/build.ts";
-import { appOf, deploy, DEPLOY_ENV } from "./support/sst/deploy.ts";
+import { appOf, deploy, DEPLOY_ENV, N8N_SECRET, UNSET } from "./support/sst/deploy.ts";
 
 describe("sst.config.ts as SST 4.17 builds it", () => {
   it("has no static import at its top: SST evaluates app() from a bundle that refuses one", async () => {
@@ -20,11 +20,26 @@ describe("sst.config.ts as SST 4.17 builds it", () => {
 
   // A hostile review's finding: `sst dev` makes every function a bridge to the developer's machine and every role
   // assumable by the account's root principal (SST 4.17's function.ts), and an app's protect stops only `sst remove`.
-  it("refuses sst dev on a protected stage (production), and lets it run on another", async () => {
-    const refused = await evaluateRun(await buildRun(appOf("production"), "production", undefined, true), "production", DEPLOY_ENV).then(() => "deployed", (err: Error) => err.message);
+  it("refuses sst dev on a protected stage (production), and lets it run on another whose secrets the deployer says are its own", async () => {
+    const refused = await evaluateRun(await buildRun(appOf("production"), "production", undefined, true), "production", { ...DEPLOY_ENV, WARDEN_DEV_SECRETS: "1" }).then(() => "deployed", (err: Error) => err.message);
     expect(refused).toBe("sst dev on the protected stage production would put its functions on this machine, with roles the whole account may assume: run sst dev on a stage of your own (--stage)");
-    const own = await evaluateRun(await buildRun(appOf("alice"), "alice", undefined, true), "alice", DEPLOY_ENV);
+    const own = await evaluateRun(await buildRun(appOf("alice"), "alice", undefined, true), "alice", { ...DEPLOY_ENV, WARDEN_DEV_SECRETS: "1" });
     expect(own.resources.some((r) => r.type === "aws:lambda/function:Function")).toBe(true);
+  });
+
+  // A review's finding: on a stage that does not apply, sst dev still made every role assumable account-wide while the
+  // jobs' roles read WARDEN_SECRET_ARN, the GitLab administrator's token the report-only staging deploy reads too: any
+  // principal allowed sts:AssumeRole assumed the Worker's role and read it, for as long as the stage stayed deployed.
+  it("refuses sst dev on a stage that does not apply without WARDEN_DEV_SECRETS=1, naming the secrets its roles would hand out", async () => {
+    const bundle = await buildRun(appOf("alice"), "alice", undefined, true);
+    const env = { ...UNSET, ...DEPLOY_ENV, WARDEN_N8N_SECRET_ARN: N8N_SECRET };
+    const refused = await evaluateRun(bundle, "alice", env).then(() => "deployed", (err: Error) => err.message);
+    expect(refused).toMatch(/sst dev/);
+    expect(refused).toBe(
+      "sst dev on stage alice lets any principal in the account allowed sts:AssumeRole assume its functions' roles, for as long as the stage stays deployed by sst dev, and read the secrets they read (WARDEN_SECRET_ARN, WARDEN_N8N_SECRET_ARN, WARDEN_ENDPOINT_SECRET_ARN). " +
+        "Give the stage secrets of its own, holding a test instance's token, then run sst dev with WARDEN_DEV_SECRETS=1 (docs/aws.md)",
+    );
+    await expect(evaluateRun(bundle, "alice", { ...env, WARDEN_DEV_SECRETS: "yes" })).rejects.toThrow('WARDEN_DEV_SECRETS must be "1" or "0", not "yes"');
   });
 
   it("the app() build refuses a config with a top-level import, as SST does (this suite's check can fail)", async () => {

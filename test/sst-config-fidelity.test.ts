@@ -44,6 +44,13 @@ describe.skipIf(!existsSync(SST_BINARY))("the stand-in against SST 4.17's real c
     expect(permissions.map((p) => p.name).sort()).toEqual(["ChatopsInvokeFunction", "ChatopsPublicFunctionUrlAccess", "EventsInvokeFunction", "EventsPublicFunctionUrlAccess"]);
   });
 
+  // sst.config.ts refuses sst dev on a protected stage, and on another without WARDEN_DEV_SECRETS=1, because SST 4.17 then
+  // gives every function's role a trust policy naming the account's root principal beside Lambda: any principal in the
+  // account whose own policy allows sts:AssumeRole may assume it. An SST upgrade that changes this fails here.
+  it("makes every function's role assumable by the account's root principal under sst dev, which the config's dev refusals rely on", () => {
+    expect(realSource("function.ts")).toMatch(/assumeRolePolicy: !dev\s*\?\s*iam\.assumeRolePolicyForPrincipal\([\s\S]*?type: "AWS",\s*identifiers: \[\s*interpolate`arn:\$\{partition\}:iam::\$\{[\s\S]*?\}:root`/);
+  });
+
   // sst.config.ts denies each function's role every log group but its own (ownLogGroupOnly), the group it reads back from
   // the component (nodes.logGroup) by ARN. This holds SST to what that relies on, and the stand-in to SST's naming of the
   // group, which the config's tests take each function's own group from: an SST upgrade that changes either fails here.
