@@ -30,8 +30,8 @@ Environment:
   N8N_URL          address of the n8n instance (scheme, host, port, optional path), without /api/v1
   N8N_API_KEY      an n8n API key of the instance owner or an admin (another user's
                    lists only its own projects' workflows: the rest go unseen); on
-                   n8n 2.x it needs the scopes workflow:list, workflow:activate and
-                   workflow:deactivate
+                   n8n 2.x it needs the scopes workflow:list, workflow:read,
+                   workflow:activate and workflow:deactivate
 
 Works with n8n 1.x (activate/deactivate) and 2.x (publish/unpublish), learned from the first change.
 

@@ -86,8 +86,12 @@ export class N8nClient {
   }
 
   /**
-   * Idempotent on both generations: repeating an activation answers 200. The generation is learned
-   * by the first change itself, never by a request of its own, so a run that changes nothing sends
+   * With `versionId`, an activation names the version to publish: n8n 2.x publishes the one its body names,
+   * else its latest saved one, even over a version already published (`activateWorkflow`), so a repeated
+   * activation is not harmless there: callers read the workflow first (lib/jobs/workflows/apply.ts). n8n
+   * 1.x's `/activate` reads no body (its OpenAPI spec declares none, and its validator lets one by) and
+   * answers a repeated activation with the workflow unchanged, as both answer a repeated deactivation.
+   * The generation is learned by the first change itself, never by a request of its own, so a run that changes nothing sends
    * nothing but reads: that change goes to 2.x's route (`/publish`, `/unpublish`), and n8n 1.x, which
    * has no such route, answers 405 before looking at the id or the key; the change then goes to
    * `/activate` or `/deactivate`. A 404 there is either: 2.x's for a workflow gone or refused to the
@@ -98,19 +102,20 @@ export class N8nClient {
    * nothing of the routes, so the change fails and the next one asks again, rather than send every
    * later change of a 1.x run to routes it does not have.
    */
-  async setActive(id: string, active: boolean, signal?: AbortSignal): Promise<Workflow> {
-    if (this.learned !== undefined) return this.activation(id, active, this.learned, signal);
+  async setActive(id: string, active: boolean, signal?: AbortSignal, versionId?: string): Promise<Workflow> {
+    const change = { id, active, versionId };
+    if (this.learned !== undefined) return this.activation(change, this.learned, signal);
     try {
-      const workflow = await this.activation(id, active, 2, signal);
+      const workflow = await this.activation(change, 2, signal);
       this.learned = 2;
       return workflow;
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       if (err.status === 405) {
         this.learned = 1;
-        return this.activation(id, active, 1, signal);
+        return this.activation(change, 1, signal);
       }
-      if (err.status === 404) return this.afterNotFound(id, active, err, signal);
+      if (err.status === 404) return this.afterNotFound(change, err, signal);
       // A 4xx other than 405 (and 429) comes from a route that exists: 2.x, whatever else went wrong.
       if (err.status < 500 && err.status !== 429) this.learned = 2;
       throw err;
@@ -118,9 +123,9 @@ export class N8nClient {
   }
 
   /** The first change's 2.x route answered 404: its 1.x route says whether this is a 1.x (setActive). */
-  private async afterNotFound(id: string, active: boolean, notFound: HttpError, signal?: AbortSignal): Promise<Workflow> {
+  private async afterNotFound(change: Change, notFound: HttpError, signal?: AbortSignal): Promise<Workflow> {
     try {
-      const workflow = await this.activation(id, active, 1, signal);
+      const workflow = await this.activation(change, 1, signal);
       this.learned = 1;
       return workflow;
     } catch (err) {
@@ -131,17 +136,26 @@ export class N8nClient {
     }
   }
 
-  private async activation(id: string, active: boolean, generation: ApiGeneration, signal?: AbortSignal): Promise<Workflow> {
+  private async activation({ id, active, versionId }: Change, generation: ApiGeneration, signal?: AbortSignal): Promise<Workflow> {
     const action = generation === 2 ? (active ? "publish" : "unpublish") : active ? "activate" : "deactivate";
-    const res = await this.send("POST", `/workflows/${encodeURIComponent(id)}/${action}`, `POST /workflows/:id/${action}`, signal);
+    const body = versionId === undefined ? undefined : JSON.stringify({ versionId });
+    const res = await this.send("POST", `/workflows/${encodeURIComponent(id)}/${action}`, `POST /workflows/:id/${action}`, signal, body);
     const denied = contradiction(res.json, id, active);
     if (denied) throw new Error(`n8n answered 200 to POST /workflows/:id/${action}, but ${denied}: the change is not taken as made`);
     return res.json as Workflow;
   }
 
-  private send(method: "GET" | "POST", path: string, route: string, signal?: AbortSignal): Promise<HttpResponse> {
-    return this.http.send({ method, url: new URL(this.base + path), route, headers: { accept: "application/json" }, expect: "json", fields: { keep: WORKFLOW_FIELDS }, signal });
+  private send(method: "GET" | "POST", path: string, route: string, signal?: AbortSignal, body?: string): Promise<HttpResponse> {
+    const headers: Record<string, string> = body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" };
+    return this.http.send({ method, url: new URL(this.base + path), route, headers, body, expect: "json", fields: { keep: WORKFLOW_FIELDS }, signal });
   }
+}
+
+/** One activation change: the workflow, the state asked for and, to publish, the version (setActive). */
+interface Change {
+  id: string;
+  active: boolean;
+  versionId?: string;
 }
 
 /**

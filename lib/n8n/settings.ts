@@ -16,7 +16,7 @@ export const N8N_TERMS: ServiceTerms = {
   // n8n answers 403 for a scope the key lacks (2.x; 1.x without a licence enforces none), and for a workflow its
   // user may not change (a project's viewer): a change refused while others of its kind were made is the latter.
   missingScope: (err) =>
-    `lacks the ${n8nScope(err.route)} scope${err.route.startsWith("POST ") ? ", or its user may not change this workflow (a viewer of its project, or shared it read-only)" : ""}: Warden needs workflow:list, and workflow:activate and workflow:deactivate to apply changes`,
+    `lacks the ${n8nScope(err.route)} scope${err.route.startsWith("POST ") ? ", or its user may not change this workflow (a viewer of its project, or shared it read-only)" : ""}: Warden needs workflow:list, and workflow:read, workflow:activate and workflow:deactivate to apply changes`,
 };
 
 function n8nScope(route: string): string {

@@ -12,6 +12,11 @@ export interface Dialect {
   deprecatesActivateRoutes: boolean;
   /** 2.x keeps `activeVersionId` on every workflow; 1.x only where the field exists. */
   alwaysTracksActiveVersion: boolean;
+  /**
+   * 2.x: an activation publishes the body's `versionId`, else the latest saved version, even over one already
+   * live (WorkflowService.activateWorkflow). 1.x reads no body and leaves an active workflow as it is.
+   */
+  publishesVersions: boolean;
   activatesArchived: boolean;
   conflictStatus: number;
   noTriggerMessage(wf: SimWorkflow): string;
@@ -28,6 +33,7 @@ export const dialects: Record<Generation, Dialect> = {
     hasPublishRoutes: false,
     deprecatesActivateRoutes: false,
     alwaysTracksActiveVersion: false,
+    publishesVersions: false,
     activatesArchived: true,
     conflictStatus: 400,
     noTriggerMessage: (wf) =>
@@ -42,6 +48,7 @@ export const dialects: Record<Generation, Dialect> = {
     hasPublishRoutes: true,
     deprecatesActivateRoutes: true,
     alwaysTracksActiveVersion: true,
+    publishesVersions: true,
     activatesArchived: false,
     conflictStatus: 409,
     noTriggerMessage: () =>

@@ -1,5 +1,5 @@
 import type { Dialect } from "./dialect.ts";
-import { tracksActiveVersion } from "./state.ts";
+import { savedVersion, tracksActiveVersion } from "./state.ts";
 import type { SimWorkflow } from "./types.ts";
 
 const SET_NODE = {
@@ -42,6 +42,7 @@ export function toApiWorkflow(wf: SimWorkflow, dialect: Dialect, excludePinnedDa
     isArchived: wf.isArchived,
     createdAt: wf.createdAt,
     updatedAt: wf.updatedAt,
+    versionId: savedVersion(wf),
     tags: wf.tags.map((tag) => ({ ...tag })),
     nodes: trigger ? [trigger, SET_NODE] : [SET_NODE],
     connections: trigger ? { [trigger.name]: { main: [[{ node: SET_NODE.name, type: "main", index: 0 }]] } } : {},

@@ -9,8 +9,8 @@ import { getWorkflow } from "./get-workflow.ts";
 import { listWorkflows } from "./list.ts";
 import { message, type Reply } from "./reply.ts";
 import { matchRoute, requiredScope, type Route } from "./routes.ts";
-import { applyActive, initialState } from "./state.ts";
-import type { N8nCounters, N8nSim, N8nSimOptions } from "./types.ts";
+import { applyActive, initialState, publishVersion, savedVersion, saveDraft } from "./state.ts";
+import type { N8nCounters, N8nSim, N8nSimOptions, SimWorkflow } from "./types.ts";
 
 const DEFAULT_API_KEY = "n8n-sim-key";
 
@@ -42,8 +42,10 @@ export async function startN8nSim(opts: N8nSimOptions): Promise<N8nSim> {
     const routeKey = route?.key ?? "unmatched";
     sim.counters.requests += 1;
     bump(sim.counters.byRoute, routeKey);
-    if (opts.recordRequests) sim.requests.push({ method, url: req.url ?? "/", headers: { ...req.headers } });
-    req.resume(); // activation bodies (2.x accepts an optional versionId) are not needed
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString("utf8");
+    if (opts.recordRequests) sim.requests.push({ method, url: req.url ?? "/", headers: { ...req.headers }, body });
 
     if (opts.latencyMs) await sleep(opts.latencyMs);
     const fault = takeFault(faults, routeKey);
@@ -53,11 +55,11 @@ export async function startN8nSim(opts: N8nSimOptions): Promise<N8nSim> {
       req.socket.destroy();
       return;
     }
-    send(res, faulted ?? answer(route, req, url.searchParams));
+    send(res, faulted ?? answer(route, req, url.searchParams, body));
   }
 
   /** Route checks in n8n's order: unknown path, then authentication, then the key's scope. */
-  function answer(route: Route | null, req: IncomingMessage, query: URLSearchParams): Reply {
+  function answer(route: Route | null, req: IncomingMessage, query: URLSearchParams, body: string): Reply {
     if (!route) return message(404, "not found");
     // 1.x has no such path; its OpenAPI layer rejects it before looking at the key.
     if ("verb" in route && !dialect.hasPublishRoutes && (route.verb === "publish" || route.verb === "unpublish")) {
@@ -75,7 +77,7 @@ export async function startN8nSim(opts: N8nSimOptions): Promise<N8nSim> {
       case "GET /workflows/:id":
         return getWorkflow(route.id, query, sim.workflows, dialect);
       default:
-        return changeActivation(route, sim.workflows, dialect);
+        return changeActivation(route, sim.workflows, dialect, body);
     }
   }
 
@@ -102,9 +104,14 @@ export async function startN8nSim(opts: N8nSimOptions): Promise<N8nSim> {
     generation: opts.generation,
     workflows: initialState(opts.workflows ?? generateWorkflows({ count: 40 }), dialect),
     setActive(id, active) {
-      const wf = sim.workflows.find((w) => w.id === id);
-      if (!wf) throw new Error(`n8n sim: no workflow ${id}`);
-      applyActive(wf, active, dialect);
+      applyActive(stored(id), active, dialect);
+    },
+    saveDraft(id) {
+      return saveDraft(stored(id));
+    },
+    publish(id, versionId) {
+      const wf = stored(id);
+      publishVersion(wf, versionId ?? savedVersion(wf), dialect);
     },
     counters: emptyCounters(),
     requests: [],
@@ -122,6 +129,14 @@ export async function startN8nSim(opts: N8nSimOptions): Promise<N8nSim> {
       });
     },
   };
+
+  /** The workflow of this id, as a test's UI-style change names it. */
+  function stored(id: string): SimWorkflow {
+    const wf = sim.workflows.find((w) => w.id === id);
+    if (!wf) throw new Error(`n8n sim: no workflow ${id}`);
+    return wf;
+  }
+
   return sim;
 }
 

@@ -11,6 +11,8 @@ export interface SimWorkflow {
   webhookConflict?: boolean;
   /** Always kept on generation 2; on generation 1 only served when set (n8n 1.123 has it). */
   activeVersionId?: string | null;
+  /** The latest saved version (on 2.x a draft until published); the simulator gives one to a workflow without it (savedVersion). */
+  versionId?: string;
 }
 
 /** Injected failures, consumed in order by the requests whose route key matches (any route when `route` is unset). */
@@ -56,6 +58,8 @@ export interface RecordedRequest {
   method: string;
   url: string;
   headers: Record<string, string | string[] | undefined>;
+  /** As sent; "" for none. */
+  body: string;
 }
 
 export interface N8nSim {
@@ -67,6 +71,10 @@ export interface N8nSim {
   workflows: SimWorkflow[];
   /** Changes state as a person in the UI would: no API checks, no request counted. */
   setActive(id: string, active: boolean): void;
+  /** Saves a new version as a person editing in the UI would (on 2.x a draft, the live version unchanged); returns its id. */
+  saveDraft(id: string): string;
+  /** Publishes a version (default: the latest saved) as a person in the UI would, even over one already live. */
+  publish(id: string, versionId?: string): void;
   counters: N8nCounters;
   requests: RecordedRequest[];
   addFaults(...f: N8nFault[]): void;

@@ -243,7 +243,7 @@ describe("N8N_URL and N8N_API_KEY", () => {
   it("403: the key lacks the scope, named", async () => {
     const err = await failure(firstPage(client(n8n.url, "n8n-list-less-key-0b7e")));
     expect((err as HttpError).status).toBe(403);
-    expect(err.message).toMatch(/^N8N_API_KEY lacks the workflow:list scope: Warden needs workflow:list, and workflow:activate and workflow:deactivate to apply changes \(GET \/api\/v1\/workflows\?.* answered 403: Forbidden\)$/);
+    expect(err.message).toMatch(/^N8N_API_KEY lacks the workflow:list scope: Warden needs workflow:list, and workflow:read, workflow:activate and workflow:deactivate to apply changes \(GET \/api\/v1\/workflows\?.* answered 403: Forbidden\)$/);
   });
 
   it("404 on the API path: not n8n's public API at this address", async () => {

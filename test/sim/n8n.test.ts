@@ -234,7 +234,7 @@ describe("authentication and scopes", () => {
 });
 
 describe("activation on n8n 1.x", () => {
-  it("activates and deactivates, harmlessly when repeated, and has no publish routes", async () => {
+  it("activates and deactivates, a repeat leaving the workflow as it is, and has no publish routes", async () => {
     const sim = await start(1, { workflows: activationFixture });
     const activated = await post(sim, "/workflows/wfPlain/activate");
     expect(activated.status).toBe(200);
@@ -275,7 +275,7 @@ describe("activation on n8n 1.x", () => {
 });
 
 describe("activation on n8n 2.x", () => {
-  it("publishes and unpublishes, tracking activeVersionId, harmlessly when repeated", async () => {
+  it("publishes and unpublishes, tracking activeVersionId; a repeat with no draft saved between leaves it as it is", async () => {
     const sim = await start(2, { workflows: activationFixture });
     const published = await post(sim, "/workflows/wfPlain/publish");
     expect(published).toMatchObject({ status: 200, body: { active: true, activeVersionId: expect.any(String) } });

@@ -1,6 +1,6 @@
 /** Makes a workflows run's planned changes (index.ts), by id, each POST once. */
 import pMap from "p-map";
-import { contradiction, HttpError, mayHaveBeenMade, type N8nClient } from "../../n8n/index.ts";
+import { contradiction, HttpError, mayHaveBeenMade, type N8nClient, type Workflow } from "../../n8n/index.ts";
 import { auditedUnder, errorText, stoppedMidRequest, type JobOptions } from "../report/index.ts";
 import { lastingRefusal } from "./refused-before.ts";
 import type { WorkflowAction } from "./action.ts";
@@ -20,6 +20,8 @@ const NOT_FOUND = "n8n answered 404: the workflow was deleted since it was liste
  * Makes the planned changes, at most `concurrency` at once. A change n8n refuses is recorded on its
  * action and the others go on (the next run converges). A refused key (401) stops new changes, as
  * every one after it would be refused too; changes already in flight finish. Returns that refusal.
+ * An activation reads its workflow first (readBefore): one found active then is done with nothing sent,
+ * and returned (`meanwhile`), as it says nothing of what the key may do.
  * A 403 stops nothing: it is a scope the key lacks (2.x), which refuses every change of that kind and
  * no other, or something refusing this one workflow (a proxy, an n8n of another version): stopping on
  * it would leave every later change behind one workflow for good. refusals() says which it was.
@@ -30,16 +32,28 @@ const NOT_FOUND = "n8n answered 404: the workflow was deleted since it was liste
  * and then mended at once (triggers added to them all) would all be made in one run. Those left wait
  * as planned, and stay in the record (refusalsOf), so the next run tries them.
  */
-export async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], limit: number, opts: JobOptions): Promise<{ refused?: N8nAccessError; forbidden: WorkflowAction[] }> {
+export async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], limit: number, opts: JobOptions): Promise<{ refused?: N8nAccessError; forbidden: WorkflowAction[]; meanwhile: WorkflowAction[] }> {
   const { signal } = opts;
   const audit = auditedUnder(opts.audit, opts.policy);
   let refused: N8nAccessError | undefined;
   const forbidden: WorkflowAction[] = [];
+  const meanwhile: WorkflowAction[] = [];
   const change = async (action: WorkflowAction) => {
     if (signal?.aborted || refused) return;
+    const activate = action.type === "activate";
+    let before: Awaited<ReturnType<typeof readBefore>>;
     try {
-      // Idempotent on both generations: repeating an activation n8n already has answers 200.
-      await n8n.setActive(action.workflowId, action.type === "activate", signal);
+      before = activate ? await readBefore(n8n, action.workflowId, signal) : {};
+    } catch (err) {
+      // Nothing was sent: a stop, or a refused key (which would be refused the change too), leaves it planned.
+      if (err instanceof HttpError && err.status === 401) refused ??= new N8nAccessError(err.message, { cause: err });
+      return;
+    }
+    try {
+      if (before.active) {
+        action.reason += `; ${MADE_MEANWHILE}`;
+        meanwhile.push(action);
+      } else await n8n.setActive(action.workflowId, activate, signal, before.versionId);
       action.status = "done";
     } catch (err) {
       if (err instanceof HttpError && err.status === 401) refused ??= new N8nAccessError(err.message, { cause: err });
@@ -66,7 +80,30 @@ export async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], li
   const counted = changes.filter((a) => !a.refusedBefore);
   await inTurns(counted, Infinity);
   await inTurns(changes.filter((a) => a.refusedBefore), limit - counted.length);
-  return { ...(refused && { refused }), forbidden };
+  return { ...(refused && { refused }), forbidden, meanwhile };
+}
+
+const MADE_MEANWHILE = "found active when read just before the change, so switched on meanwhile, not by Warden: nothing was sent, and the version live is the one chosen then";
+
+/**
+ * The workflow as it is just before its activation. n8n 2.x publishes the version an activation names, else
+ * its latest saved one, even over a version already published (`activateWorkflow`): a workflow someone
+ * published since the listing is left as it is, and otherwise n8n is told the version read here, not a
+ * draft saved after it. A read that fails (a key without workflow:read, a 404, an outage, an answer that is
+ * no such workflow) leaves the change to be sent as before this read was made, naming no version: n8n's
+ * answer to it says what became of the change; only a refused key (401), which would be refused the change
+ * too, or a stop ends it here.
+ */
+async function readBefore(n8n: N8nClient, id: string, signal?: AbortSignal): Promise<{ active?: true; versionId?: string }> {
+  let read: Workflow;
+  try {
+    read = await n8n.getWorkflow(id, signal);
+  } catch (err) {
+    if (signal?.aborted || (err instanceof HttpError && err.status === 401)) throw err;
+    return {};
+  }
+  if (!contradiction(read, id, true)) return { active: true };
+  return !contradiction(read, id, false) && typeof read.versionId === "string" ? { versionId: read.versionId } : {};
 }
 
 /**

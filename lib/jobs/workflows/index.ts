@@ -127,8 +127,9 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
   if (tripped) {
     warnings.push(`guard: ${count(changes.length - again.length, "change")} planned${again.length ? " (besides those refused last run)" : ""}, more than n8n.guard.maxChanges (${limit}); nothing was changed`);
   } else if (opts.apply && complete) {
-    const { refused, forbidden } = await applyChanges(n8n, changes, limit, opts);
-    warnings.push(...refusals(changes, forbidden));
+    const { refused, forbidden, meanwhile } = await applyChanges(n8n, changes, limit, opts);
+    // A change found made meanwhile sent nothing: it says nothing of what the key may do.
+    warnings.push(...refusals(changes.filter((a) => !meanwhile.includes(a)), forbidden));
     const left = countStatus(changes, "planned");
     // Neither refused nor stopped, the changes left are those refused last run for which the guard had no room (apply.ts).
     if (left && !refused && !signal?.aborted) warnings.push(`guard: ${count(left, "change")} n8n refused last run not tried again, as n8n.guard.maxChanges (${limit}) changes were made or tried by then; the next run tries them`);

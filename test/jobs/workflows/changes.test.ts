@@ -27,8 +27,11 @@ n8n:
 
 /** Two workflows to switch off (wf02, wf07) and two to switch on (wf03, wf04), each sim its own copy. */
 const WORLD = () => [workflow("wf02", "Stray", { active: true }), workflow("wf03", "Named A"), workflow("wf04", "Named B"), workflow("wf07", "Stray 2", { active: true })];
-/** The changes a sim was sent, in order. */
-const posts = (sim: Awaited<ReturnType<typeof n8nSim>>) => sim.requests.filter((r) => r.method === "POST").map((r) => r.url);
+/** The changes a sim was sent: those of the first change, made alone, in order; then the others, made at once, sorted. */
+const posts = (sim: Awaited<ReturnType<typeof n8nSim>>) => {
+  const urls = sim.requests.filter((r) => r.method === "POST").map((r) => r.url);
+  return [...urls.slice(0, 2), ...urls.slice(2).sort()];
+};
 
 describe("n8n 1.x: a transient 5xx on the run's first change", () => {
   it("does not make Warden send every later change to 2.x's routes (which 1.x answers with 405)", async () => {
