@@ -13,7 +13,7 @@
  * write), or anything shaped like a GitLab token, a JWT, a Slack webhook URL or a URL's password
  * (`scheme://user:password@`), whoever's it is. A credential a person chooses (a proxy's password) is
  * not registered: a name written like it would come back masked, and tell its writer the guess was right. A message cut short must
- * therefore be redacted whole first, then cut (`redactThenCut`), never the other way round.
+ * therefore be redacted first, far past the cut, then cut (`redactThenCut`), never the other way round.
  *
  * Redaction comes last, after every escaping step, and recognises a credential however the escapers
  * wrote it (escapedChar): Markdown's backslashes, Slack's entities and look-alikes, JSON's and URLs'
@@ -54,14 +54,21 @@ function escapedChar(char: string): string {
   return `(?:${forms.join("|")})`;
 }
 
+/** A run's characters: [A-Za-z0-9], `punctuation` and Slack's fullwidth look-alikes of it. */
+const runClass = (punctuation: string) => `[${punctuation}A-Za-z0-9${Array.from(punctuation, fullwidth).join("")}]`;
 /**
- * A run of at least `min` of [A-Za-z0-9] and `punctuation` (maybe Markdown-escaped, or Slack's
- * fullwidth look-alike), taken whole and never given back (an atomic group: a lookahead's capture,
- * matched again): a run that turns out not to end as a token must is then left at once, not rescanned
- * shorter and shorter.
+ * A run of at least `min` of runClass's characters, `punctuation` maybe Markdown-escaped, taken whole and
+ * never given back (an atomic group: a lookahead's capture, matched again): a run that turns out not to
+ * end as a token must is then left at once, not rescanned shorter and shorter.
  */
 const run = (name: string, punctuation: string, min: number) =>
-  `(?=(?<${name}>(?:[A-Za-z0-9]|\\\\?[${punctuation}]|[${Array.from(punctuation, fullwidth).join("")}]){${min},}))\\k<${name}>`;
+  `(?=(?<${name}>(?:${runClass(punctuation)}|\\\\[${punctuation}]){${min},}))\\k<${name}>`;
+
+/**
+ * Not within a run (its escapes end in one of its characters too): a shape that may fail after its run, begun
+ * at each start within one (`eyJ－eyJ－…`), would read the run to its end from each, quadratic in one word's length.
+ */
+const notWithinRun = (punctuation: string) => `(?<!${runClass(punctuation)})`;
 
 /**
  * Credentials of anyone's, by shape, masked even when not registered (defence in depth: a token
@@ -73,7 +80,8 @@ const run = (name: string, punctuation: string, min: number) =>
  * `hooks.slack.com/commands/T…/…`). Not
  * 32 hex digits (a Slack signing secret's shape): that is also a checksum's or an id's, and the
  * registered one is masked whole anyway. Each starts at a fixed prefix and scans a bounded or atomic
- * run, so redacting stays linear in the text, however hostile the text.
+ * run (the JWT's, which may fail after one, only where no run goes on before it), so redacting stays
+ * linear in the text, however hostile the text.
  */
 const GITLAB_TOKEN_TYPES = ["glpat", "glptt", "gldt", "glrt", "glsoat", "glcbt", "gloas", "glft", "glimt", "glagent", "glffct"];
 /** A word in either case, letter by letter (`[gG][lL]…`): a token sent back upper-cased is still one, while the other shapes keep their case (`eyJ`). */
@@ -81,7 +89,7 @@ const eitherCase = (word: string) => Array.from(word, (c) => `[${c}${c.toUpperCa
 const TOKEN_SHAPES = [
   // 16 of the 20 characters or more: a server that cuts what it quotes short by a few must not print the rest.
   `(?:[A-Za-z0-9]{1,20}\\\\?-)?(?:${GITLAB_TOKEN_TYPES.map(eitherCase).join("|")})\\\\?-${run("gitlab", "-_.", 16)}`,
-  `(?<![A-Za-z0-9_-])eyJ${run("header", "-_", 8)}\\\\?\\.${run("payload", "-_", 2)}\\\\?\\.${run("signature", "-_", 2)}`,
+  `${notWithinRun("-_")}eyJ${run("header", "-_", 8)}\\\\?\\.${run("payload", "-_", 2)}\\\\?\\.${run("signature", "-_", 2)}`,
   // Slack's webhook URLs (incoming webhooks, workflows' and triggers') and a command's or an action's
   // response_url (anyone holding one may post to its channel for 30 minutes): the path after the host is the secret.
   `${Array.from("hooks.slack.com/", escapedChar).join("")}(?:services|workflows|triggers|commands|actions)${escapedChar("/")}${run("slack", "/", 20)}`,
@@ -203,12 +211,22 @@ export function redactError<T>(error: T): T {
   return clean(error) as T;
 }
 
-/** Redacts the whole text, then cuts it to `max` characters (on a code point), marking the cut. */
+/** How far past a cut redactThenCut redacts: far past anything shown, and a bound on what one text costs. */
+const REDACTED_PAST_CUT = 16 * 1024;
+
+/**
+ * Redacts the text, then cuts it to `max` characters (on a code point), marking the cut. Only its first
+ * `max` + REDACTED_PAST_CUT are redacted (a server's answer may weigh megabytes): no mask begun in what is
+ * shown ends past them but a token's or webhook URL's run (masked at the bound all the same), a JWT's 16 KiB
+ * header (its signature far past what is shown), or a registered credential broken up by kilobytes, which
+ * only its holder can write. So the cut shows nothing more; past the bound, not even the rest's length.
+ */
 export function redactThenCut(text: string, max: number): string {
-  const clean = redactOutput(text);
-  if (clean.length <= max) return clean;
+  const read = max + REDACTED_PAST_CUT;
+  const clean = redactOutput(text.slice(0, read));
+  if (clean.length <= max && text.length <= read) return clean;
   const cut = Array.from(clean.slice(0, max + 1)).slice(0, -1).join("").slice(0, max);
-  return `${cut}… (${clean.length - cut.length} more characters)`;
+  return `${cut}… (${text.length > read ? "more than " : ""}${clean.length - cut.length} more characters)`;
 }
 
 export interface Redactor {

@@ -178,7 +178,7 @@ export function withinCheckpoint<T>(value: T): T {
  */
 const surelyFits = (value: unknown): boolean => (Buffer.byteLength(JSON.stringify(value)) * 4) / 3 + 1024 <= CHECKPOINT_LIMIT;
 
-/** `value` with each `error` string and each string of `warnings` within `max` characters (redacted whole first). */
+/** `value` with each `error` string and each string of `warnings` within `max` characters (redacted first, then cut: redactThenCut). */
 function serverTextCut(value: unknown, max: number): unknown {
   if (Array.isArray(value)) return value.map((item) => serverTextCut(item, max));
   if (!value || typeof value !== "object") return value;
