@@ -1,10 +1,12 @@
 /**
  * One HTTP client per service and run: the layers composed once around a shared undici Agent.
- * Order, outermost first: status → redirect → retry → JSON → rate limit → deadline → credentials →
- * stats → transport. Redirects sit outside retries so each hop is retried on its own; JSON decoding sits
- * inside retries so a body cut short is repeated; the deadline sits inside the rate limiter (and its
- * limit on the requests in flight) so only time spent on the wire counts against an attempt; credentials sit inside redirects so every hop is judged
- * by its own origin; stats sit innermost so they count what really went on the wire.
+ * Order, outermost first: status → retry → redirect → JSON → rate limit → deadline → credentials →
+ * stats → transport. Retries sit outside redirects so one request's budget and attempts count once
+ * across its hops (a hop that fails is retried from the first URL); JSON decoding sits inside retries
+ * so a body cut short is repeated; the deadline sits inside the rate limiter (and its limit on the
+ * requests in flight) so only time spent on the wire counts against an attempt; credentials sit inside
+ * redirects so every hop is judged by its own origin; stats sit innermost so they count what really
+ * went on the wire.
  */
 import type { Dispatcher } from "undici";
 import { credentialsLayer } from "./credentials.ts";
@@ -83,8 +85,8 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const contact: Contact = { answered: false };
   const layers: Layer[] = [
     statusLayer(redactor),
-    redirectLayer(origin, opts.crossOriginRedirects ?? "refuse", redactor),
     retryLayer(opts.retry ?? {}, contact, limiter, stats, redactor, waits, opts.onRetry),
+    redirectLayer(origin, opts.crossOriginRedirects ?? "refuse", redactor),
     jsonLayer(redactor, opts.notJsonHint),
     rateLimitLayer(limiter, waits, stats),
     deadlineLayer(opts.requestTimeoutMs ?? 60_000, waits, redactor),

@@ -60,10 +60,15 @@ export class HoldRefused extends Error {
   override name = "HoldRefused";
 }
 
-/** A 429, or a 503 that says when to come back, is the server pushing back; any other answer below 500, room. */
+/** Pushback (pushedBack) narrows what is in flight; any other answer below 500 is room. */
 function outcomeOf(res: HttpResponse): Outcome {
-  if (res.status === 429 || (res.status === 503 && res.headers["retry-after"] !== undefined)) return "pushback";
+  if (pushedBack(res)) return "pushback";
   return res.status < 500 ? "ok" : "none";
+}
+
+/** A 429, or a 503 that says when to come back, is the server pushing back: the retry layer waits out both alike, and gives up on a route alike. */
+export function pushedBack(res: HttpResponse): boolean {
+  return res.status === 429 || (res.status === 503 && res.headers["retry-after"] !== undefined);
 }
 
 /**

@@ -15,7 +15,7 @@ import { ANSWER_TIMEOUT } from "./deadline.ts";
 import { TRUNCATED_BODY } from "./json.ts";
 import { httpError, NetworkError, UnexpectedAnswerError } from "./errors.ts";
 import { DEFAULT_MAX_SERVER_WAIT_MS, type RateLimiter } from "./rate-limiter.ts";
-import { HoldRefused } from "./rate-limit-layer.ts";
+import { HoldRefused, pushedBack } from "./rate-limit-layer.ts";
 import { backoffMs, serverDelay } from "./retry-delay.ts";
 import type { Redactor } from "../redact/index.ts";
 import type { StatsRecorder } from "./stats.ts";
@@ -42,10 +42,11 @@ export interface RetryOptions {
   /** The longest single wait a server may ask for; GitLab asks for 60–900 s. Longer asks fail at once. */
   maxServerWaitMs?: number;
   /**
-   * Total time one request may take, attempts and waits together, measured from its first attempt:
-   * no wait starts that would end past it. Default 20 minutes: room for GitLab's longest Retry-After
-   * (15 minutes) and a few attempts around it, while a run's own deadline (the caller's signal) stays
-   * the tighter bound wherever it is set. The last attempt may run over by up to one attempt deadline.
+   * Total time one request may take, attempts, waits and redirect hops together, measured from its first
+   * attempt: no wait starts that would end past it. Default 20 minutes: room for GitLab's longest
+   * Retry-After (15 minutes) and a few attempts around it, while a run's own deadline (the caller's signal)
+   * stays the tighter bound wherever it is set. The last attempt may run over by up to one attempt deadline
+   * (one per redirect hop it follows).
    * It is all that bounds a request refused with 429s.
    */
   budgetMs?: number;
@@ -102,10 +103,10 @@ export function retryLayer(
   const now = opts.now ?? Date.now;
   const service = waits.service;
   /**
-   * Routes on which a request gave up on 429s, refused until its budget ran out, with what it met. Until
-   * the route answers otherwise, a 429 there ends a request at once: each would spend a budget of its own,
-   * and a run reading a detail per group, one budget (20 minutes) for every batch of groups in flight, for
-   * hours, before its report.
+   * Routes on which a request gave up on pushback (429s, or 503s saying when to come back: the same waits),
+   * with what it met. Until the route answers otherwise, pushback there ends a request at once: each would
+   * spend a budget of its own, and a run reading a detail per group, one budget (20 minutes) for every
+   * batch of groups in flight, for hours, before its report.
    */
   const refusedRoutes = new Map<string, string>();
 
@@ -127,9 +128,9 @@ export function retryLayer(
       const timeoutRetry = contact.answered && IDEMPOTENT_METHODS.has(req.method) && timeouts < maxTimeoutRetries && failures < maxRetries;
       try {
         res = await next({ ...req, attempt: attempt + 1, retryAfterTimeoutMs: timeoutRetry ? Math.min(cap, base * 2 ** failures) : undefined, budgetEndsAt: started + budget });
-        // A redirect is not yet the service answering: one to another origin is refused, and on first contact that is the address to fix.
+        // A redirect not followed (a POST's, one without a Location) is not yet the service answering: on first contact, that is the address to fix.
         if (res.status < 300 || res.status >= 400) contact.answered = true;
-        if (res.status !== 429) refusedRoutes.delete(req.route);
+        if (!pushedBack(res)) refusedRoutes.delete(req.route);
         decision = decide(req, res, failures);
       } catch (err) {
         // A retry the rate limiter held past the budget was not sent, but an earlier attempt may have applied: that is the outcome.
@@ -152,11 +153,15 @@ export function retryLayer(
       if (res ? res.status >= 500 : reached) mayHaveApplied = true;
       if (res && res.status >= 500) applied = { res };
       const refused = res?.status === 429;
-      const refusedBefore = refused ? refusedRoutes.get(req.route) : undefined;
+      const pushback = res !== undefined && pushedBack(res);
+      const refusedBefore = pushback ? refusedRoutes.get(req.route) : undefined;
       if (res && (refusedBefore !== undefined || (!refused && failures >= maxRetries) || decision.waitMs > maxServerWait || now() - started + decision.waitMs > budget)) {
         const detail = refusedBefore ?? giveUpDetail(decision.waitMs, attempt + 1, !refused && failures >= maxRetries);
-        // Only a budget spent on 429s marks the route: one 429 asking past the ceiling fails its own request alone (the next may be asked for less).
-        if (refused && refusedBefore === undefined && decision.waitMs <= maxServerWait) refusedRoutes.set(req.route, `not retried: an earlier request to ${req.route} met 429s until it gave up (${detail}), and the route has answered nothing else since`);
+        // Only pushback waited out marks the route: one ask past the ceiling fails its own request alone (the next may be asked for less).
+        if (pushback && refusedBefore === undefined && decision.waitMs <= maxServerWait) {
+          const met = refused ? "429s" : "503s with Retry-After";
+          refusedRoutes.set(req.route, `not retried: an earlier request to ${req.route} met ${met} until it gave up (${detail}), and the route has answered nothing else since`);
+        }
         throw httpError(req, res, redactor, detail);
       }
       if (!refused) failures++;

@@ -226,6 +226,28 @@ describe("redirects and credentials", () => {
     expect(JSON.stringify(other.received)).not.toMatch(/glpat|n8n-key-secret|abcdef/);
   });
 
+  // Retries sit outside redirects (client.ts): with each hop retried on its own, each had a budget of its own, and
+  // a server refusing every hop once for most of a budget (503 Retry-After), then redirecting, held one request six budgets.
+  it("a GET redirected hop after hop, each hop first refused with 503 Retry-After, still ends within its one request budget", async () => {
+    const seen = new Map<string, number>();
+    const s = await serve((req, res) => {
+      const path = new URL(req.url, "http://x").pathname;
+      const n = (seen.get(path) ?? 0) + 1;
+      seen.set(path, n);
+      const hop = Number(/\/hop\/(\d+)$/.exec(path)?.[1] ?? 0);
+      if (n === 1) return json(res, 503, { message: "busy" }, { "retry-after": "1" });
+      if (hop < 5) return json(res, 301, {}, { location: `/api/v4/hop/${hop + 1}` });
+      json(res, 200, { id: 1 });
+    });
+    const budgetMs = 1_500;
+    const requestTimeoutMs = 1_000;
+    const started = Date.now();
+    await get(client(s.url, { requestTimeoutMs, retry: { baseDelayMs: 5, budgetMs } }), "/api/v4/hop/0").catch(() => undefined);
+    const took = Date.now() - started;
+    // The request either answered or failed within its budget, plus at most one attempt's deadline (retry.ts's own allowance).
+    expect(took, `the request took ${took} ms over ${s.received.length} attempts`).toBeLessThanOrEqual(budgetMs + requestTimeoutMs);
+  }, 30_000);
+
   it("does not follow a redirect for POST", async () => {
     const s = await serve((_req, res) => json(res, 301, {}, { location: "/elsewhere" }));
     await expect(client(s.url).send({ method: "POST", url: new URL("/p", s.url), route: "POST /p", body: "{}" })).rejects.toMatchObject({ status: 301 });
