@@ -5,6 +5,7 @@
  * would run or read what that Developer wrote.
  */
 import type { GitLabClient } from "./client.ts";
+import { ANY_RUN, wildcardMatches } from "./wildcard.ts";
 
 /** GitLab's access level of Developers, in a protected-tag rule's create_access_levels. */
 const DEVELOPER = 30;
@@ -21,9 +22,9 @@ export async function developerTagRule(gitlab: GitLabClient, projectId: number, 
   return undefined;
 }
 
+/** GitLab's RefMatcher: a rule is the exact name, or its `*`s any run of characters (`/` too) between its other parts. */
 function refRuleMatches(rule: string, name: string): boolean {
+  if (rule === "") return false;
   if (rule === name) return true;
-  if (!rule.includes("*")) return false;
-  const parts = rule.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  return new RegExp(`^${parts.join(".*?")}$`, "s").test(name);
+  return rule.includes("*") && wildcardMatches(rule.split("*").flatMap((part, i) => (i === 0 ? [part] : [ANY_RUN, part])), name);
 }

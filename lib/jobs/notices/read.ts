@@ -4,7 +4,8 @@
  * starts with the marker, count: anyone may type a marker into an issue of their own, and must not
  * stand in for Warden's notice (delaying a removal) by doing so. For each share the oldest open notice
  * (lowest iid) stands; a newer one is a duplicate, left by two runs at once. Kept in memory: one small
- * entry per open notice's share, and the notices of other shares up to `max` (the ones a sweep may close).
+ * entry per open notice's share, the notices of other shares up to `max` (the ones a sweep may close), and
+ * each notice's iid (noticesBy).
  */
 import { listIssues, type GitLabClient, type ProjectIssue } from "../../gitlab/index.ts";
 import { issueUrl } from "./issue-url.ts";
@@ -74,12 +75,17 @@ export async function readNotices(gitlab: GitLabClient, project: string, wanted:
 /**
  * The `warden::notice` issues of each of Warden's users (the token's, and gitlab.shares.notices.authors), one
  * listing each: GitLab filters by one author, so that issues others label add no pages to every run. The
- * author is checked here all the same.
+ * author is checked here all the same. Each issue comes once: a listing whose pages shift (GitLab's issues
+ * before 18.3 ignore keyset pagination) or a stale cached page may show one again pages later, and read
+ * twice a standing notice was closed as a duplicate of itself, a person's close counted as a second one.
  */
 export async function* noticesBy(gitlab: GitLabClient, project: string, authors: ReadonlySet<number>, query: { state: "opened" | "closed"; updatedAfter?: string }, signal?: AbortSignal): AsyncGenerator<ProjectIssue> {
+  const seen = new Set<number>();
   for (const author of authors) {
     for await (const issue of listIssues(gitlab, project, { labels: [NOTICE_LABEL], ...query, authorId: author }, signal ? { signal } : undefined)) {
-      if (issue.author?.id === author) yield issue;
+      if (issue.author?.id !== author || seen.has(issue.iid)) continue;
+      seen.add(issue.iid);
+      yield issue;
     }
   }
 }
