@@ -1,5 +1,5 @@
 /** A command's process: the environment read, reports printed, text redacted (command.ts says what it is). */
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { DEFAULT_POLICY_FILE, loadPolicyFile, notUtf8 } from "../../lib/config/policy-file.ts";
 import { loadGitLabPolicy } from "../../lib/config/policy-source.ts";
@@ -14,6 +14,7 @@ import type { Report } from "../../lib/jobs/report/index.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";
 import type { Policy } from "../../lib/policy/index.ts";
 import { redactOutput, registerSecret } from "../../lib/redact/index.ts";
+import { openAuditLog } from "./audit-log-file.ts";
 import { REPORT_FORMATS, type CliIO, type ParsedArgs, type ReportFormat, type TextOut, UsageError } from "./command.ts";
 import { policyChoice, POLICY_SETTING_NAMES } from "./policy-source.ts";
 
@@ -231,16 +232,7 @@ export interface AuditTrail {
  */
 export function auditTrail(io: CliIO, { values }: ParsedArgs): AuditTrail {
   const path = values["audit-log"] === undefined ? undefined : String(values["audit-log"]);
-  let fd: number | undefined;
-  if (path !== undefined) {
-    try {
-      // Readable by its owner alone, as the plan is (lib/jobs/atomic-file.ts): it names every share changed, private
-      // ones too. A file that is there already keeps the mode its owner gave it.
-      fd = openSync(path, "a", 0o600);
-    } catch (err) {
-      throw new UsageError(`--audit-log ${path}: cannot open it for append (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-    }
-  }
+  const fd = path === undefined ? undefined : openAuditLog(path);
   const tty = Boolean(io.stderr.isTTY);
   const unwritable = new AbortController();
   let changes = 0;

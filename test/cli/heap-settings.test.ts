@@ -6,14 +6,15 @@
  * stdio, environment, exit code: a CI job's kill or a pipe still reaches it), its own Node flags and
  * arguments are kept, and a heap flag the user chose is never overridden.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildCli } from "../../bin/build-cli.ts";
+import { buildCli, BUILT_CLI } from "../../bin/build-cli.ts";
 import { NODE_OPTIONS } from "../../lib/config/node-options.ts";
 
+const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 const temp = mkdtempSync(join(tmpdir(), "warden-heap-"));
 const cli = buildCli(join(temp, "dist", "warden.js"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
@@ -40,6 +41,51 @@ function run(args: string[], options: { nodeFlags?: string[]; nodeOptions?: stri
       const images = readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as Image);
       resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr, pid: child.pid!, images });
     });
+  });
+}
+
+/**
+ * The bytes execve(2) counts against its limit for `file` run with `argv` (argv[0] included) and `env` (Linux's
+ * fs/exec.c): the file's name and each argument and variable with its NUL, and a pointer (8 bytes) for each argument and variable.
+ */
+function execBytes(file: string, argv: string[], env: Record<string, string>): number {
+  const strings = [file, ...argv].concat(Object.entries(env).map(([key, value]) => `${key}=${value}`));
+  return strings.reduce((sum, text) => sum + Buffer.byteLength(text) + 1, (strings.length - 1) * 8);
+}
+
+/** execve(2)'s limit for this process and its children: a quarter of the stack's soft limit, at most 6 MB, at least ARG_MAX (128 KiB). */
+function execLimit(): number {
+  const soft = /^Max stack size\s+(\S+)/m.exec(readFileSync("/proc/self/limits", "utf8"))?.[1];
+  const quarter = soft === undefined || soft === "unlimited" ? Infinity : Math.floor(Number(soft) / 4);
+  return Math.max(Math.min(6 * 1024 * 1024, quarter), 128 * 1024);
+}
+
+/** PATH and padding (variables of at most 100 KB: Linux caps one string at 128 KiB) making `node args`' exec (spawn's) weigh `bytes`. */
+function paddedEnv(bytes: number, args: string[]): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env["PATH"] ?? "" };
+  for (let i = 0; ; i++) {
+    const left = bytes - execBytes(process.execPath, [process.execPath, ...args], env) - Buffer.byteLength(`CI_PAD_${i}=`) - 1 - 8;
+    env[`CI_PAD_${i}`] = "x".repeat(Math.min(left, 100_000));
+    if (left <= 100_000) return env;
+  }
+}
+
+/** Runs `node args` with exactly `env`; `spawnError` is the error spawn itself gave (E2BIG), if any. */
+function runWith(args: string[], env: Record<string, string>): Promise<{ code: number; signal?: string; stdout: string; stderr: string; spawnError?: string }> {
+  return new Promise((resolve) => {
+    let child;
+    try {
+      child = spawn(process.execPath, args, { env });
+    } catch (err) {
+      // Node throws E2BIG from spawn itself, before any child exists.
+      return resolve({ code: 1, stdout: "", stderr: "", spawnError: (err as NodeJS.ErrnoException).code ?? (err as Error).message });
+    }
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c));
+    child.stderr.on("data", (c: Buffer) => (stderr += c));
+    child.on("error", (err: NodeJS.ErrnoException) => resolve({ code: 1, stdout, stderr, spawnError: err.code ?? err.message }));
+    child.on("close", (code, signal) => resolve({ code: code ?? 1, ...(signal ? { signal } : {}), stdout, stderr }));
   });
 }
 
@@ -114,5 +160,32 @@ process.execve = (...args) => { writeSync(2, "EXECVE " + JSON.stringify({ given:
     expect(result.code, result.stderr).toBe(0);
     expect(result.images).toHaveLength(1);
     expect(readFileSync(log, "utf8")).toBe("loaded\n");
+  });
+
+  /**
+   * Node 22 and 24 do not throw when execve(2) fails: they print "process.execve failed" with a native stack
+   * trace and abort (SIGABRT, exit 134), so the try/catch's fallback never ran (the package13 review; only
+   * nodejs/node#62878 makes it throw). The replacement adds two arguments: an environment that fits the
+   * user's own exec can overflow the kernel's limit for the second (E2BIG), a CI job with a large one.
+   */
+  it.runIf(process.platform === "linux")("an environment that fits the user's exec but not the re-exec's two more arguments: the CLI still runs (Node's defaults), no abort, no native stack trace", async () => {
+    // The CLI as the suite runs it (test/support/cli.ts), beside the package.json --version reads.
+    const args = [BUILT_CLI, "--version"];
+    // At the kernel's edge: one byte more and the user's own exec is refused, let alone the replacement.
+    expect((await runWith(args, paddedEnv(execLimit() + 1, args))).spawnError).toBe("E2BIG");
+    const result = await runWith(args, paddedEnv(execLimit(), args));
+    expect(result.spawnError).toBeUndefined();
+    expect(result.stderr).not.toMatch(/Native stack trace|process\.execve failed/);
+    expect(result.signal).toBeUndefined();
+    expect({ code: result.code, stdout: result.stdout }, result.stderr).toEqual({ code: 0, stdout: `warden ${VERSION}\n` });
+  });
+
+  // A node binary removed or replaced since the start (an upgrade mid-run) failed execve with ENOENT: the same abort.
+  it("with no node left at process.execPath runs with Node's defaults, no abort", async () => {
+    const gone = `data:text/javascript,${encodeURIComponent(`process.execPath = ${JSON.stringify(join(temp, "gone", "node"))};`)}`;
+    const result = await run(["--help"], { nodeFlags: ["--import", gone] });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe("");
+    expect(result.images).toHaveLength(1);
   });
 });
