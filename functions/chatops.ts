@@ -9,7 +9,8 @@
  * against the policy; the command; the response_url; the caller's commands this minute
  * (functions/shared/slack/command-rate.ts); then one asynchronous invoke of the worker and an ephemeral
  * acknowledgement. The claims and the invoke are cut at the request's deadline (ANSWER_BY_MS, or sooner as
- * Slack's own time of the request says: answerBy), past which nothing is started. Nothing here calls GitLab or n8n, or can: the function reads only the endpoints'
+ * Slack's own time of the request says: answerBy), past which nothing is started; a request received after
+ * Slack gave up on it (SLACK_GAVE_UP_MS) is answered, once verified, before anything else. Nothing here calls GitLab or n8n, or can: the function reads only the endpoints'
  * secret (functions/shared/config/secrets.ts), never the jobs' tokens.
  *
  * The caller is checked here only against a policy shipped in the bundle. A policy in a GitLab
@@ -63,6 +64,12 @@ const ANSWER_BY_MS = 2_500;
  */
 const ANSWER_BY_SLACK_MS = 2_800;
 const CLOCKS_MAY_DIFFER_MS = 500;
+/**
+ * Sent within a second of its timestamp, a request has been shown as failed by Slack 4 s after it at the
+ * latest: one received later still (by more than CLOCKS_MAY_DIFFER_MS) is late, not skewed, and starts
+ * nothing, however quick the rest would be (its user has typed the command again, or will).
+ */
+const SLACK_GAVE_UP_MS = 4_000;
 
 /** The request's deadline narrowed by Slack's time of it (verified by now). */
 function answerBy(signal: AbortSignal, sentAt: number): AbortSignal {
@@ -164,8 +171,15 @@ export const handler = httpEndpoint("chat-command", { maxBodyBytes: MAX_FORM_BYT
     }),
   )
   .before(({ event, context }) => {
+    const sentAt = Number((event as { headers: Record<string, string | undefined> }).headers["x-slack-request-timestamp"]);
+    const after = Date.now() - sentAt * 1000;
+    if (after > SLACK_GAVE_UP_MS + CLOCKS_MAY_DIFFER_MS) {
+      logger.warn("chat-command", { outcome: "too late", reason: `received ${(after / 1000).toFixed(1)} s after Slack's time of it: Slack had shown it as failed`, requestTimestamp: sentAt });
+      return reply(":x: Warden could not start this command in time: it arrived after Slack stopped waiting for it; nothing was run. Run it again.");
+    }
     const ctx = context as Context & DeadlineContext;
-    ctx.signal = answerBy(ctx.signal, Number((event as { headers: Record<string, string | undefined> }).headers["x-slack-request-timestamp"]));
+    ctx.signal = answerBy(ctx.signal, sentAt);
+    return undefined;
   })
   .use(
     slackRequestOnce({

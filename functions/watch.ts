@@ -58,7 +58,7 @@ async function watch(event: ScheduledEvent, context: Context & DeadlineContext):
   try {
     // A poll with no batch (the first, or nothing new) is idle: it owes no report, metrics or summary. A
     // failed poll (GitLab Free, a refused token) owes what any failed run does.
-    const ran = await runLifecycle<WatchReport, Exclude<WatchResult, WatchReport>>({ labels, timeLeft }, async ({ policy }) => {
+    const ran = await runLifecycle<WatchReport, Exclude<WatchResult, WatchReport>>({ labels, timeLeft, signal: context.signal }, async ({ policy }) => {
       // The cursor moves with the schedule's polls and an applying one's: a console dry run on a stage whose
       // schedule applies only looks, or the schedule would never see the events it read (nor retry what waits).
       // An event naming the schedule is the schedule's own: with "dryRun" it is refused (runs/scheduled.ts).

@@ -60,7 +60,7 @@ async function outcome(event: WorkerEvent, signal: AbortSignal, timeLeft: TimeLe
   // policy in a repository, anyone in the workspace gets this far (chat-ops cannot judge them).
   let allowed = false;
   try {
-    const life = { labels: runLabels(request.job, "chat", event.correlationId), timeLeft, asked: { command, user: event.user.id, channel: event.channelId } };
+    const life = { labels: runLabels(request.job, "chat", event.correlationId), timeLeft, signal, asked: { command, user: event.user.id, channel: event.channelId } };
     const { report } = await runLifecycle(life, async ({ policy }) => {
       const refused = refusal(policy, asker, request);
       if (refused) throw new RunRefused(refused);

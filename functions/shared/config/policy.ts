@@ -30,18 +30,19 @@ function repositoryReader() {
 }
 
 let bundled: Promise<Policy> | undefined;
-let fromRepository: Promise<() => Promise<Policy>> | undefined;
+let fromRepository: Promise<(signal?: AbortSignal) => Promise<Policy>> | undefined;
 
 /**
  * The policy for this run: a run reads it once and hands it on (runJob's `policy`). The bundled file
  * is read once per container; WARDEN_POLICY is relative to the bundle root (where sst.config.ts
- * copies the file, next to the handlers).
+ * copies the file, next to the handlers). `signal`, the run's deadline, cuts a read from a repository
+ * (a GitLab that holds it off with a long Retry-After): the run then fails, as any run does, in time to say so.
  */
-export async function loadPolicy(): Promise<Policy> {
+export async function loadPolicy(signal?: AbortSignal): Promise<Policy> {
   const at = repositoryPolicyLocation();
   if (at) {
     fromRepository ??= repositoryReader().then(({ repositoryPolicy }) => repositoryPolicy(at));
-    return (await fromRepository)();
+    return (await fromRepository)(signal);
   }
   if (!bundled) {
     const path = resolve(process.env["LAMBDA_TASK_ROOT"] ?? process.cwd(), process.env["WARDEN_POLICY"] ?? DEFAULT_POLICY_FILE);

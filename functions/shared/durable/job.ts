@@ -119,6 +119,7 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
   const life: RunLife = {
     labels: runLabels(run.job, run.trigger, arn),
     timeLeft,
+    signal: invocation.deadline,
     readSetting: readAgain,
     // An applying run failed in a later invocation's start cannot tell, before its replay, whether an earlier one removed shares: it may have, unless another held the lease.
     mayHaveChanged: (error) => run.job === "enforce" && run.apply && !(error instanceof LeaseError),
@@ -138,7 +139,7 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
       if ("startedAt" in lease && lease.startedAt !== undefined) steps.limitRetries(lease.startedAt + runLimit(executionMs));
       // The policy's identity is recorded once; later invocations judge by that very policy, not a newer one.
       let read: Policy | undefined;
-      const begunWith = await steps.step("policy", async () => ({ source: (read = await loadPolicy()).source }));
+      const begunWith = await steps.step("policy", async () => ({ source: (read = await loadPolicy(invocation.deadline)).source }));
       return read ?? (await readAgain("the policy", () => loadPolicyAgain(begunWith.source)));
     },
     // Given back once the report is stored and rules:last-sweep written (a restore latest or a sweep that takes

@@ -58,14 +58,14 @@ export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSign
     let budget = await openRequestBudget(openedWith, name, signal);
     if (budget === "spent" && knownLimit === undefined) {
       // A policy that cannot be read leaves the refusal as it was: the run would fail on it anyway.
-      knownLimit = await loadPolicy().then(limitOf, () => undefined);
+      knownLimit = await loadPolicy(signal).then(limitOf, () => undefined);
       if (knownLimit !== undefined && knownLimit > openedWith) budget = await openRequestBudget((openedWith = knownLimit), name, signal);
     }
     if (budget === "spent") throw spentRefusal(openedWith, name);
     const readsBefore = await policyReadRequests();
     let sent = 0;
     const asked = { subject: name, ...(subject.path && { eventPath: subject.path }), events: event.events.slice(0, LOGGED_EVENTS).map((e) => `${e.name} ${e.id}`), eventCount: event.events.length };
-    const life = { labels: runLabels("enforce", "event", event.correlationId), timeLeft, asked };
+    const life = { labels: runLabels("enforce", "event", event.correlationId), timeLeft, signal, asked };
     const { report } = await runLifecycle(life, async ({ policy }) => {
       knownLimit = limitOf(policy);
       if (knownLimit < openedWith && (await openRequestBudget(knownLimit, name, signal)) === "spent") throw spentRefusal(knownLimit, name);

@@ -57,6 +57,8 @@ export interface RunLife {
   labels: RunLabels;
   /** The invocation's time left; read only when the run has ended. */
   timeLeft: TimeLeft;
+  /** The invocation's deadline: it cuts the policy's read (a GitLab holding it off), which fails the run with time left for its end. */
+  signal: AbortSignal;
   /** Fields the `job finished` and `job failed` lines carry besides the trigger (the chat command and user; the event's subject). */
   asked?: Record<string, unknown>;
   /**
@@ -97,7 +99,7 @@ export async function runLifecycle<R extends AnyReport, Q = never>(
     // finds wrong, and a credential pasted into the policy must be masked there too (not every one has
     // a shape lib/redact knows). Every run reads it anyway; it is kept for the container.
     await (life.readSetting ?? once)("the jobs' secret", () => secrets.get());
-    const policy = await (life.readPolicy ?? loadPolicy)();
+    const policy = await (life.readPolicy ?? (() => loadPolicy(life.signal)))();
     if (TRIGGER_RECORDS[life.labels.trigger].notifies) notify = await summaryTo(policy);
     started = true;
     result = await run({ policy });

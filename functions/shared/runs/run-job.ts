@@ -37,7 +37,7 @@ export type JobPorts = Pick<EnforceOptions, "removalBudget"> & { sent?: (request
 
 /** `policy`: the one this run already read (a policy in GitLab costs a request per read). */
 export async function runJob(request: RunRequest, signal: AbortSignal, read?: Policy, ports: JobPorts = {}): Promise<JobReport> {
-  const policy = read ?? (await loadPolicy());
+  const policy = read ?? (await loadPolicy(signal));
   const { sent, ...job } = ports;
   return withCredentials(request, (credentials) => {
     const started = start(request, policy, credentials, signal, job);

@@ -97,7 +97,7 @@ export function scheduledJob(job: "enforce" | "workflows") {
     const run = scheduledRun(job, event);
     const labels = runLabels(run.job, run.trigger, context.awsRequestId);
     const timeLeft = () => context.getRemainingTimeInMillis();
-    const { report } = await runLifecycle({ labels, timeLeft }, async ({ policy }) => {
+    const { report } = await runLifecycle({ labels, timeLeft, signal: context.signal }, async ({ policy }) => {
       // A sweep's guard does not count the removals GitLab refused the last one (state/last-sweep.ts), nor the
       // Workflows function's the changes n8n refused its last run (state/workflows-refusals.ts).
       const last = isSweep(labels) ? await lastSweepForSweep(lastSweeps, timeLeft) : undefined;

@@ -43,7 +43,7 @@ async function runEndedAs(again: boolean): Promise<{ messages: string[]; emf: Em
   const { runLifecycle } = await import("../../../functions/shared/runs/lifecycle.ts");
   const { runLabels } = await import("../../../functions/shared/runs/triggers.ts");
   const logs = captureLogs();
-  const life = { labels: runLabels("workflows", "schedule", "c0ffee00-1234-4abc-8def-0123456789ab"), timeLeft: () => 60_000, endIn: (end: (again?: boolean) => Promise<string | undefined>) => end(again) };
+  const life = { labels: runLabels("workflows", "schedule", "c0ffee00-1234-4abc-8def-0123456789ab"), timeLeft: () => 60_000, signal: AbortSignal.timeout(60_000), endIn: (end: (again?: boolean) => Promise<string | undefined>) => end(again) };
   await runLifecycle(life, async () => report());
   const lines = logs.lines();
   logs.restore();

@@ -31,23 +31,31 @@ async function send(event: APIGatewayProxyEventV2): Promise<string> {
 
 /** The start of the minute before this one: every command of a test is signed in one minute, whatever second the test starts at. */
 const lastMinute = () => Math.floor(Date.now() / 60_000) * 60 - 60;
-/** A command signed by Slack at `second` (Unix seconds), within the 5 minutes a signature verifies. */
-const signedAt = (second: number, user = FLOODER) => signedCommand({ text: "enforce", user_id: user }, { ageSeconds: Math.floor(Date.now() / 1000) - second });
+/** A command signed by Slack at `second` (Unix seconds), and taken at once: the clock is set there (a command taken later is not started at all). */
+const signedAt = (second: number, user = FLOODER) => {
+  vi.setSystemTime(second * 1000 + 200);
+  return signedCommand({ text: "enforce", user_id: user });
+};
 
 const RUNNING = ":hourglass_flowing_sand: Running `enforce` (dry run); the result will be posted here.";
 
 describe("one person's flood of slash commands", () => {
   it(`starts ${COMMANDS_PER_MINUTE} a minute for them, refuses the rest, and holds up nobody else's`, async () => {
     const minute = lastMinute();
-    for (let n = 0; n < COMMANDS_PER_MINUTE; n++) expect(await send(signedAt(minute + n))).toBe(RUNNING);
-    expect(await send(signedAt(minute + 10))).toBe(
-      `:no_entry: Warden starts at most ${COMMANDS_PER_MINUTE} commands a minute for each person, and you have sent that many this minute: it did not run \`enforce\`. Try again in 50 s.`,
-    );
-    expect(world.lambdaApi.invokes).toHaveLength(COMMANDS_PER_MINUTE);
-    // Another person in the same minute, and the same person in the next.
-    expect(await send(signedAt(minute + 11, OTHER))).toBe(RUNNING);
-    expect(await send(signedAt(minute + 60))).toBe(RUNNING);
-    expect(world.lambdaApi.invokes).toHaveLength(COMMANDS_PER_MINUTE + 2);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      for (let n = 0; n < COMMANDS_PER_MINUTE; n++) expect(await send(signedAt(minute + n))).toBe(RUNNING);
+      expect(await send(signedAt(minute + 10))).toBe(
+        `:no_entry: Warden starts at most ${COMMANDS_PER_MINUTE} commands a minute for each person, and you have sent that many this minute: it did not run \`enforce\`. Try again in 50 s.`,
+      );
+      expect(world.lambdaApi.invokes).toHaveLength(COMMANDS_PER_MINUTE);
+      // Another person in the same minute, and the same person in the next.
+      expect(await send(signedAt(minute + 11, OTHER))).toBe(RUNNING);
+      expect(await send(signedAt(minute + 60))).toBe(RUNNING);
+      expect(world.lambdaApi.invokes).toHaveLength(COMMANDS_PER_MINUTE + 2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("starts nothing when the commands cannot be counted, and says so", async () => {
