@@ -13,6 +13,7 @@ import { parsePolicy } from "../../lib/policy/index.ts";
 import { startGitLabSim, type GitLabSim, type SimProject } from "../../sim/gitlab/index.ts";
 import { compareWorld, POLICY_PROJECT } from "../support/compare-world.ts";
 import { scriptedServer, type ScriptedServer } from "../support/server.ts";
+import { emfRecords } from "../support/emf.ts";
 import { captureLogs, lambdaContext, SECRETS, writePolicy } from "../support/lambda.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";
 import { ephemeralReply, slackLinks } from "../support/slack-webhook-receiver.ts";
@@ -293,5 +294,37 @@ describe("/warden exempt in a warm Worker, the policy project named by path", ()
     expect(writes()).toEqual([]);
     expect(impostor.branches.filter((b) => b.startsWith("warden/exempt-"))).toEqual([]);
     expect(posted().map((p) => p.text).join("\n")).not.toMatch(/Exemption requested|Merge request/);
+  });
+});
+
+/**
+ * The read of the policy is cut at the invocation's deadline: a GitLab (or a proxy) answering it 429 with a
+ * long Retry-After (60-900 s; lib/http waits up to 15 minutes) held the Worker until Lambda ended it (here
+ * middy's own timeout, as the runtime would), with nobody told: no post, no `job failed` line, no metric.
+ */
+describe("the policy read and the invocation's deadline", () => {
+  it("a policy read GitLab answers 429 with a 10-minute Retry-After is cut at the deadline: the invocation ends normally, the user told, the failure logged", { timeout: 40_000 }, async () => {
+    gitlab.addFaults({ kind: "429", headers: "retry-after", seconds: 600, method: "GET", times: 100 });
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "false");
+    vi.resetModules();
+    const { handler } = await import("../../functions/worker.ts");
+    // 15 s left in the invocation: the deadline signal (deadline.ts) fires at 5 s, 10 s kept for reporting.
+    const remainingMs = 15_000;
+    const outcome = await handler(event({ job: "enforce", apply: false }, { sentAt: Math.floor(Date.now() / 1000) }) as never, lambdaContext({ functionName: "warden-test-Worker", remainingMs })).then(
+      () => "returned",
+      (err: unknown) => `failed: ${String(err)}`,
+    );
+    const lines = logs.lines();
+    logs.restore();
+    // Before: "failed: TimeoutError" at 15 s (middy ending the invocation, as Lambda would), nothing posted, no `job failed`.
+    expect(outcome).toBe("returned");
+    expect(slack.received).toHaveLength(1);
+    expect(lines).toContainEqual(expect.objectContaining({ message: expect.stringMatching(/job failed|chat-command not run/) as string }));
+    // The log names what was cut; the caller, not yet checked against the policy, learns nothing of why.
+    expect(lines).toContainEqual(expect.objectContaining({ message: "job failed", error: expect.stringContaining(`the policy's read from ${POLICY_PROJECT} was cut off (the Lambda times out in 10 s)`) as string }));
+    expect(slack.received[0]!.body).toContain("could not check `enforce` against its policy");
+    expect(emfRecords(lines)).toEqual([expect.objectContaining({ RunFailed: 1 })]);
   });
 });
