@@ -3,7 +3,7 @@
  * gives that read its invocation's deadline: a GitLab (or a proxy) answering it 429 with a 10-minute
  * Retry-After fails the run at the deadline, as any failed run ends (its `job failed` line, its RunFailed
  * metric, the error thrown on), not at Lambda's timeout with none of them. The chat Worker's own test is
- * test/functions/worker-policy-read-deadline.test.ts.
+ * test/functions/worker-repository-policy.test.ts.
  */
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { SubjectWorkerEvent } from "../../../functions/shared/runs/job-request.ts";
