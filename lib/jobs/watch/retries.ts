@@ -49,7 +49,10 @@ export function retriesAfter(run: EnforceReport, subjects: readonly string[], be
   // A run cut off (its signal, a deadline) tries every subject again, though parts of it failed before the
   // cut (their names say nothing of the subjects it did not reach); one incomplete only for the parts it names, those parts.
   if (!run.summary.complete && run.summary.guard !== "tripped" && (cutOff || !run.summary.unexamined)) for (const s of subjects) again.add(s);
-  for (const a of refused) again.delete(subjectOfRemoval(a));
+  // A share refused for good takes its subject out only where nothing else of it is left to try: no other
+  // share's failure that may pass, none the run did not reach (still planned), no read that may pass.
+  const open = new Set([...run.actions.filter((a) => !lasting(a) && (FAILED_STATUSES.has(a.status) || a.status === "planned")).map(subjectOfRemoval), ...unread.filter((u) => !u.lasting).map((u) => u.target)]);
+  for (const a of refused) if (!open.has(subjectOfRemoval(a))) again.delete(subjectOfRemoval(a));
   for (const u of unread) if (u.lasting) again.delete(u.target);
   const warnings = refused.map((a) => `not tried again: the share of ${describe(a)} (${a.error}); remove it by hand, or give the token the role it needs`);
   for (const u of unread) if (u.lasting) warnings.push(`not tried again: ${u.target} could not be read (${u.error}); the scheduled sweep (warden enforce) examines it`);
