@@ -70,6 +70,11 @@ export async function loadGitLabPolicy(
     const lastDefault = at.ref === undefined ? known?.ref : undefined;
     ref = await trustedRef(gitlab, project, { ...at, allowUnprotected: at.allowUnprotectedRef === true, ...(lastDefault ? { lastDefault } : {}) }, names, signal);
     file = await readRepositoryFile(gitlab, { project: project.id, path: at.path, ref: ref.commitId, maxBytes: MAX_POLICY_BYTES }, signal);
+    // Read at a commit id, the file comes from that commit. Not so where the id was a name: on a SHA-1
+    // repository 64 hex digits are a branch's or tag's, which anyone who may push can make (GitLab refuses 40 alone).
+    if (file.commitId !== ref.commitId) {
+      throw new PolicyTrustError(`${at.ref ?? ref.name} was read as commit ${ref.commitId.slice(0, 12)}, and GitLab answered with commit ${file.commitId.slice(0, 12)}: a branch or tag of that name? name it refs/heads/… or refs/tags/… (protected, then), or give the commit's own id`);
+    }
   } catch (err) {
     if (err instanceof PolicyTrustError) throw new PolicySourceError(`${where}: not trusted: ${err.message}; nothing was run, and no other policy is used in its place`);
     throw new PolicySourceError(`${where}: cannot be read: ${cause(err, at, names)}; nothing was run, and no other policy is used in its place`);

@@ -43,7 +43,11 @@ export interface SourcesInput {
 }
 
 
-/** A commit id: what it holds cannot change. */
+/**
+ * A commit id: what it holds cannot change. Git takes hex of its object ids' length as an id: 40 digits are
+ * a commit on a SHA-1 repository (GitLab refuses such a branch name), 64 only on a SHA-256 one; on a SHA-1
+ * repository 64 name a branch or tag, which anyone who may push can make (judgeProjectRef asks).
+ */
 const COMMIT = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 export const quote = (text: string) => JSON.stringify(redactThenCut(withoutCredentials(text), 200));
@@ -83,10 +87,12 @@ async function judgeProjectRef({ gitlab, rule, signal }: SourcesInput, path: unk
   if (typeof path !== "string" || typeof ref !== "string" || /[$[\]]/.test(path + ref) || VARIABLE.test(path + ref)) return `a variable names the project or the ref, chosen when the pipeline runs: write them out, or ${allow}`;
   const project = await findProject(gitlab, path, signal);
   if (project === undefined) return `that project was not found, or the token cannot see it: ${allow}`;
-  if (COMMIT.test(ref)) return project;
+  if (COMMIT.test(ref) && ref.length === 40) return project;
   const name = ref === "HEAD" ? project.default_branch : ref;
   if (typeof name !== "string" || name === "") return `that project has no default branch: ${allow}`;
   const found = await findRef(gitlab, project.id, name, signal);
+  // 64 hex digits no branch or tag is named: a SHA-256 repository's commit id.
+  if (found === undefined && COMMIT.test(ref)) return project;
   if (found === undefined || found === "ambiguous") return `${quote(name)} is not one branch or tag of that project: ${allow}`;
   return protectionProblem(found, name, project.path_with_namespace, rule) ?? project;
 }
