@@ -10,7 +10,8 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from "node:fs";
 import { UsageError } from "./command.ts";
 
-const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
+// O_NONBLOCK: a named pipe nothing reads would hold a blocking open for ever (ENXIO instead); no effect on a file.
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /** `path`'s file descriptor, for append (created 0600 where absent); a UsageError names the cause and the fix. */
 export function openAuditLog(path: string): number {
@@ -22,6 +23,7 @@ export function openAuditLog(path: string): number {
     if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) {
       throw new UsageError(`${named} is a symbolic link, which Warden does not follow (another account may have made it, to a file of yours): name the file itself`);
     }
+    if ((err as NodeJS.ErrnoException).code === "ENXIO") throw new UsageError(`${named} is a named pipe that nothing reads (another account may have made it): name a file of your own`);
     throw new UsageError(`${named}: cannot open it for append (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   const problem = process.getuid === undefined ? undefined : unsafe(fstatSync(fd), process.getuid());
@@ -34,10 +36,11 @@ export function openAuditLog(path: string): number {
 function unsafe(file: Stats, uid: number): string | undefined {
   // A device only root can make (/dev/null, /dev/full) keeps nothing for anyone to read back.
   if (file.isCharacterDevice() && file.uid === 0) return undefined;
+  if (!file.isFile()) return "is not a file (a named pipe, a socket or a device, whose lines another process would read): name a file of your own";
   if (file.uid !== uid) return `belongs to another account (uid ${file.uid}), which could read every line: name a file of your own, in a directory others cannot write to`;
   if ((file.mode & 0o077) !== 0) {
     return `may be read or written by others (mode ${(file.mode & 0o777).toString(8).padStart(4, "0")}), and its lines name every share changed: chmod 600 it, or name a new file`;
   }
-  if (file.isFile() && file.nlink > 1) return `has ${file.nlink} names (hard links): another account may have linked a file of yours there: name a new file`;
+  if (file.nlink > 1) return `has ${file.nlink} names (hard links): another account may have linked a file of yours there: name a new file`;
   return undefined;
 }

@@ -7,12 +7,13 @@
  * file the operator could write. Now such a file is refused, naming the cause and the fix, before any request.
  * (Windows has no O_NOFOLLOW and no owner or mode Node can check: bin/cli/audit-log-file.ts.)
  */
+import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, linkSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
-import { policyFile, warden } from "../support/cli.ts";
+import { policyFile, startWarden, warden } from "../support/cli.ts";
 import { EVERYTHING_STRAY } from "../support/policies.ts";
 
 let sim: GitLabSim;
@@ -77,5 +78,25 @@ describe.skipIf(process.platform === "win32")("--audit-log at a name someone mad
     chmodSync(log, 0o666);
     chownSync(log, 65534, 65534);
     await refused(log, /belongs to another account \(uid 65534\).*name a file of your own/);
+  });
+
+  // A named pipe: a blocking open waits for a reader for ever (the review today11), synchronously, so no
+  // deadline or signal handler ran. Any account may make one in a shared directory (fs.protected_fifos is 0
+  // by default); one of the user's own, nothing reading it, is the same open.
+  it("a named pipe nothing reads is refused at once, not waited on for ever", async () => {
+    const log = join(dir, "warden-audit.jsonl");
+    execFileSync("mkfifo", ["-m", "0600", log]);
+    const run = startWarden(["enforce", "--apply", "--audit-log", log], env);
+    const timedOut = Symbol("timed out");
+    const result = await Promise.race([run.done, new Promise<typeof timedOut>((resolve) => setTimeout(() => resolve(timedOut), 8_000))]);
+    if (result === timedOut) {
+      run.kill("SIGKILL");
+      await run.done;
+    }
+    expect(result, "the CLI was still blocked opening the pipe after 8 s").not.toBe(timedOut);
+    const done = result as Exclude<typeof result, typeof timedOut>;
+    expect(sim.counters.requests).toBe(0);
+    expect(done.code).toBe(1);
+    expect(done.stderr).toMatch(/--audit-log \S+ is a named pipe that nothing reads .*name a file of your own/);
   });
 });

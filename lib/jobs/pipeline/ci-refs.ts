@@ -4,7 +4,7 @@
  * they know, and read a CI file (each once a start).
  */
 import { HttpError, readRepositoryFile, type CiInclude, type GitLabClient, type Project } from "../../gitlab/index.ts";
-import { ANY_RUN, SEGMENT_RUN, wildcardMatches } from "../../gitlab/wildcard.ts";
+import { ANY_RUN, SEGMENT_RUN, wildcardMatcher } from "../../gitlab/wildcard.ts";
 import { redactThenCut } from "../../redact/index.ts";
 import { isMapping } from "./ci-yaml.ts";
 import { withoutCredentials } from "./ci-config.ts";
@@ -161,7 +161,7 @@ export const rulesVariables = (rules: unknown): string[] => (Array.isArray(rules
 export function pattern(path: string): { test: (text: string) => boolean } {
   const parts = path.split(/(\*\*|\*|\$\[\[.*?\]\]|\$\{\w+\}|\$\w+|%\w+%)/).map((part, i) => (i % 2 === 0 ? part : part === "*" ? SEGMENT_RUN : ANY_RUN));
   // Not a RegExp: its backtracking over a many-star path, against each file the lint lists, held the event loop for minutes.
-  return { test: (text) => wildcardMatches(parts, text) };
+  return { test: wildcardMatcher(parts) };
 }
 
 /** A CI file to read: in the pipeline's project (at the checked commit) or in one a trusted include names (at its ref). */
