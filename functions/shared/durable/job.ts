@@ -116,6 +116,7 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
   const leaseKey = `lease:${job}`;
   // Time is read inside the finish step only, as replay requires.
   const timeLeft = () => ctx.lambdaContext.getRemainingTimeInMillis();
+  let runEndAt: number | undefined;
   const life: RunLife = {
     labels: runLabels(run.job, run.trigger, arn),
     timeLeft,
@@ -135,8 +136,9 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
       });
       // Another's lease ends the run before it starts; giving it back leaves it alone (the delete is conditional on its holder).
       if (lease.holder !== arn) throw new LeaseError(`${lease.holder} is running ${job}${lease.until ? ` (its lease lasts until ${lease.until} at most)` : ""}: this execution did nothing`);
-      // Recorded with the lease (absent in an execution recorded before it was kept): the run's time limit for the steps' retries too.
-      if ("startedAt" in lease && lease.startedAt !== undefined) steps.limitRetries(lease.startedAt + runLimit(executionMs));
+      // Recorded with the lease (absent in an execution recorded before it was kept): the run's time limit, counted
+      // from the execution's start as Lambda counts its timeout, for the steps' retries and the work alike.
+      if ("startedAt" in lease && lease.startedAt !== undefined) steps.limitRetries((runEndAt = lease.startedAt + runLimit(executionMs)));
       // The policy's identity is recorded once; later invocations judge by that very policy, not a newer one.
       let read: Policy | undefined;
       const begunWith = await steps.step("policy", async () => ({ source: (read = await loadPolicy(invocation.deadline)).source }));
@@ -185,7 +187,7 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
       // Settings, not state: read in every invocation and never recorded (the token must not enter the history).
       const gitlab = await readAgain("the jobs' secret", () => gitlabClients.client());
       // A sweep judges the event-driven paths beside it (runs/event-coverage.ts), in a step of its own.
-      report = await judgeSweep(await enforce({ gitlab, policy, apply: run.apply, audit, runLimitMs: runLimit(executionMs), ...(last.sweep && { lastSweep: last.sweep }) }, steps), steps);
+      report = await judgeSweep(await enforce({ gitlab, policy, apply: run.apply, audit, runLimitMs: runLimit(executionMs), ...(runEndAt !== undefined && { runEndAt }), ...(last.sweep && { lastSweep: last.sweep }) }, steps), steps);
     }
     report.stats = { ...report.stats, ...steps.counts() };
     return report;

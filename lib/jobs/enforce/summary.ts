@@ -75,6 +75,11 @@ export interface EnforceOptions extends JobOptions {
   now?: Date;
   /** How long the whole run may take (ms); past it, the examination stops and the report says how far it got. */
   runLimitMs?: number;
+  /**
+   * When the run must end (epoch ms), where it began before its examination did: a durable execution's, whose
+   * timeout counts from its start, not from an examination begun invocations later. Taken over runLimitMs.
+   */
+  runEndAt?: number;
   onProgress?: (p: EnforceProgress) => void;
   /** Told, once the token is checked, whether it acts as an administrator (the review attributes with it rather than asking again). */
   onTokenChecked?: (token: { admin: boolean }) => void;

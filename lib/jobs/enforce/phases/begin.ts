@@ -68,7 +68,7 @@ export async function begin(run: Run): Promise<Begun> {
   return {
     startedAt: begun.startedAt,
     now: new Date(begun.now),
-    runEnd: begun.startedAt + (run.opts.runLimitMs ?? Infinity),
+    runEnd: run.opts.runEndAt ?? begun.startedAt + (run.opts.runLimitMs ?? Infinity),
     seesAllGroups: begun.seesAllGroups,
     admin: begun.admin === true,
     userId: begun.userId,
