@@ -210,7 +210,7 @@ describe("/warden exempt in the Worker", () => {
     vi.stubEnv("GITLAB_URL", gitlab.url);
     const created = await fetch(`${gitlab.url}/api/v4/projects/30/issues`, {
       method: "POST", headers: { "private-token": SECRETS.gitlabToken, "content-type": "application/json" },
-      body: JSON.stringify({ title: "Stray share", description: "<!-- warden-share: project:10:group:7 -->\nWarden's notice", labels: "warden::notice" }),
+      body: JSON.stringify({ title: "Stray share", description: "<!-- warden-share: project:10:group:7 -->\nWarden's notice", labels: "warden::notice,warden-share::project:10:group:7" }),
     });
     expect(created.status).toBe(201);
     const notice = gitlab.work.issuesOf(30)[0]!;

@@ -1,7 +1,7 @@
 /** How an enforce report reads to people (render/ lays it out). */
 import { noticeDue, noticesLine } from "../notices/index.ts";
 import { COMPARISON_SECTIONS, type ComparisonSection, type PolicyComparison } from "../shares/comparison.ts";
-import { subjectOf, type ShareRemoval } from "../shares/plan.ts";
+import { subjectOf, type NoticeRef, type ShareRemoval } from "../shares/plan.ts";
 import { removalRows } from "../shares/view.ts";
 import { closingLine, count, incompleteNote, type JobView } from "../view.ts";
 import type { EnforceProgress, EnforceReport } from "./summary.ts";
@@ -30,7 +30,7 @@ export const enforceView: JobView<ShareRemoval, EnforceReport> = {
   highlight: ({ actions, summary, dryRun }: EnforceReport) => {
     if (!summary.notices) return undefined;
     const soon = actions.filter((a) => a.status === "pending" && a.notice?.daysLeft != null && a.notice.daysLeft <= 1);
-    const lines = soon.map((a) => `${a.kind} ${subjectOf(a).path} shared with ${a.group}: notice #${a.notice!.iid}, due ${a.notice!.dueDate}`);
+    const lines = soon.map((a) => `${a.kind} ${subjectOf(a).path} shared with ${a.group}: ${noticeName(a.notice!)}, due ${a.notice!.dueDate}`);
     const due = soon.length ? ` Due within a day: ${count(soon.length, "share")} (removed by the first run on its due date):` : "";
     return { title: `${noticesLine(summary.notices, dryRun)}${due}`, lines };
   },
@@ -40,6 +40,9 @@ export const enforceView: JobView<ShareRemoval, EnforceReport> = {
     `${s.removed} removed, ${s.alreadyGone} already gone, ${s.skipped} skipped, ${s.failed} failed; guard ${s.guard} (max ${s.maxRemovals}); ` +
     `${count(s.groupReads, "group read")} (GET /groups/:id)`,
 };
+
+/** A pending stray's notice: its open one, or where a person closed them all (none is opened), the closed one its date counts from. */
+const noticeName = (n: NoticeRef): string => (n.iid === undefined && n.earlier ? `counted from closed notice #${n.earlier.iid}` : `notice #${n.iid}`);
 
 /** The statuses of a stray the run removes (or would): not one handled by a notice (or reported) instead. */
 function isRemoval(a: ShareRemoval): boolean {

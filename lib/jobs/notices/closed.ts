@@ -5,14 +5,16 @@
  * listing, updated within the policy's longest grace and a month), and for a share with no open notice the
  * oldest one still counting anchors its removal date (plan.ts).
  *
- * As read.ts: only issues the token's own user opened whose first line is the marker count. Of those,
+ * As read.ts: only issues the token's own user opened that name their share by its label count. Of those,
  * a notice Warden itself closed (closed_by: the token's user; its share removed, gone, allowed, turned
  * to report, or a duplicate) is no person's doing; and once Warden closed a notice of the share after
- * every close by a person made before it, with the date they set past, the share was resolved (removed,
- * say, then added again): the earlier closes no longer count. Before that date they still do, and so
- * does the notice Warden closed: a share not stray for a moment (lowered to a level a rule allows just
- * before a sweep, and raised after) and stray again keeps its date, or one level change each side of
- * each sweep would buy a whole new grace. A duplicate Warden closed while the standing notice was open
+ * every close by a person made before it, and the share stayed resolved until the date they set (removed,
+ * say, then added again after it): the earlier closes no longer count. Stray again before that date, they
+ * still do, and so does the notice Warden closed: a share not stray for a moment (lowered to a level a rule
+ * allows just before a sweep, and raised after) keeps its date, or one level change each side of each sweep
+ * would buy a whole new grace. When it was stray again is judged by what is known (strayAgain), not by the
+ * run's time: the first run after the raise may come on the date itself (a daily sweep's), and a close
+ * judged then would end the count every time. A duplicate Warden closed while the standing notice was open
  * ends nothing. Each share's closes are kept (of Warden's own notices, within the window) and judged in
  * the order they were made.
  */
@@ -46,11 +48,17 @@ export interface EarlierNotice {
  */
 const RUN_INTERVAL_MS = 31 * 24 * HOUR_MS;
 
+/** A stray with no open notice: its grace, and when it was last granted (its attribution's addedBy.at), where known. */
+export interface Unnoticed {
+  grace: Grace;
+  grantedAt?: string;
+}
+
 /**
- * The closed notices of `wanted` (each share's key, with its grace) that anchor a removal date: listed
- * back to the policy's longest grace and a month, not the whole history.
+ * The closed notices of `wanted` (by each share's key) that anchor a removal date: listed back to the
+ * policy's longest grace and a month, not the whole history.
  */
-export async function readEarlierNotices(gitlab: GitLabClient, project: string, wanted: ReadonlyMap<string, Grace>, policy: Policy, now: Date, me: number, signal?: AbortSignal): Promise<Map<string, EarlierNotice>> {
+export async function readEarlierNotices(gitlab: GitLabClient, project: string, wanted: ReadonlyMap<string, Unnoticed>, policy: Policy, now: Date, me: number, signal?: AbortSignal): Promise<Map<string, EarlierNotice>> {
   const closes = new Map<string, Close[]>();
   const updatedAfter = new Date(now.getTime() - longestGraceHours(policy) * HOUR_MS - RUN_INTERVAL_MS).toISOString();
   // Warden's: the token's user's, and those of the tokens it had before (gitlab.shares.notices.authors).
@@ -67,7 +75,8 @@ export async function readEarlierNotices(gitlab: GitLabClient, project: string, 
   }
   const found = new Map<string, EarlierNotice>();
   for (const [key, list] of closes) {
-    const anchor = anchorOf(list, (created) => daysLeft(dueDateFor(new Date(created), wanted.get(key)!), now)! > 0);
+    const { grace, grantedAt } = wanted.get(key)!;
+    const anchor = anchorOf(list, Date.parse(grantedAt ?? ""), now.getTime(), (created, at) => daysLeft(dueDateFor(new Date(created), grace), new Date(at))! > 0);
     if (anchor) found.set(key, anchor);
   }
   return found;
@@ -85,15 +94,19 @@ interface Close {
  * Of a share's closes, judged in the order they were made (not the order the notices were opened: a
  * Warden close of an older notice after a person's close of a newer one ends the count too), the oldest
  * notice still counting, with the last close that counts (its time, and whether it was a person's of a
- * later notice: followedUp). A person's close counts; Warden's
- * ends the count once the date the count sets (from its oldest notice) is past, and counts until then.
+ * later notice: followedUp). A person's close counts; Warden's ends the count where the date the count
+ * sets (from its oldest notice) was past by the time the share was stray again, and counts otherwise.
+ * That time: the opening of a later notice of the share, or its last grant after the close (`granted`,
+ * addedBy.at: its adder raised it or added it back), whichever came first, else (a policy that allowed
+ * it no longer does, say) `now`.
  */
-function anchorOf(closes: Close[], ahead: (created: number) => boolean): EarlierNotice | undefined {
+function anchorOf(closes: Close[], granted: number, now: number, ahead: (created: number, at: number) => boolean): EarlierNotice | undefined {
+  const strayAgain = (close: Close) => Math.min(now, ...closes.filter((c) => c.created > close.closed).map((c) => c.created), ...(granted > close.closed ? [granted] : []));
   let anchor: Close | undefined;
   let last: Close | undefined;
   for (const close of [...closes].sort((a, b) => a.closed - b.closed)) {
     const oldest = anchor && anchor.created <= close.created ? anchor : close;
-    if (close.byWarden && !ahead(oldest.created)) anchor = undefined;
+    if (close.byWarden && !ahead(oldest.created, strayAgain(close))) anchor = undefined;
     else [anchor, last] = [oldest, close];
   }
   return anchor && last && { ...anchor.notice, closedAt: new Date(last.closed).toISOString(), followedUp: !last.byWarden && last !== anchor };

@@ -4,8 +4,9 @@
  * beside Warden's `warden::notice`. Only Reporters and above may change an issue's labels; its
  * description, anyone who may edit the issue: its author and assignees too, the share's adder among
  * them, even as a Guest. So the label names the share, and the marker the description opens with,
- * `<!-- warden-share: project:12:group:34 -->`, is for a reader; it names the share only on a notice
- * an earlier Warden opened without the label. Nothing else in a description can forge the marker:
+ * `<!-- warden-share: project:12:group:34 -->`, is for a reader. A notice an earlier Warden opened without
+ * the label names no share: its assignee may have re-keyed its marker to another team's share (read.ts
+ * closes it as replaced). Nothing else in a description can forge the marker:
  * every server text in a notice is Markdown-escaped (`<`, `!` and `-` backslashed). Only issues the
  * token's own user opened are read as notices at all (read.ts).
  */
@@ -43,16 +44,19 @@ export function keyLabel(key: string): string {
   return `${KEY_LABEL}${key}`;
 }
 
-/**
- * The share a notice of Warden's names: its key label's, or where it has none (a notice an earlier
- * Warden opened), its marker's; undefined where it has two key labels (a person added one), or none
- * and no marker (not a notice).
- */
-export function noticeKeyOf(issue: Pick<ProjectIssue, "labels" | "description">): string | undefined {
-  const labelled = (Array.isArray(issue.labels) ? issue.labels : []).filter((l) => typeof l === "string" && l.startsWith(KEY_LABEL)).map((l) => l.slice(KEY_LABEL.length));
-  if (labelled.length === 0) return markedKey(issue.description);
+/** The share a notice of Warden's names: its key label's; undefined where it has none, or two (a person added one). */
+export function noticeKeyOf(issue: Pick<ProjectIssue, "labels">): string | undefined {
+  const labelled = keyLabelsOf(issue);
   return labelled.length === 1 && KEY_ONLY.test(labelled[0]!) ? labelled[0] : undefined;
 }
+
+/** The key a notice an earlier Warden opened (a marker, no key label) marks, as its description now reads: for its closing note and the report only. */
+export function legacyKeyOf(issue: Pick<ProjectIssue, "labels" | "description">): string | undefined {
+  return keyLabelsOf(issue).length === 0 ? markedKey(issue.description) : undefined;
+}
+
+const keyLabelsOf = (issue: Pick<ProjectIssue, "labels">) =>
+  (Array.isArray(issue.labels) ? issue.labels : []).filter((l) => typeof l === "string" && l.startsWith(KEY_LABEL)).map((l) => l.slice(KEY_LABEL.length));
 
 /** The key a description's first line marks, or undefined (not a notice). */
 export function markedKey(description: string | null): string | undefined {

@@ -13,6 +13,7 @@
  *   its notice closed after;
  * - report: "reported", and any notice of it closed (no removal follows);
  * - remove: removed at once, and any notice of it closed after.
+ * An open notice an earlier Warden opened without its key label is closed as replaced (read.ts).
  * An open notice whose share is not stray in this run is closed only by a complete run over the whole
  * scope (a --target, watch or stream run sees only part of it), once a read of its subject shows why:
  * the share or its subject is gone, or the policy now allows, exempts or leaves it out of scope.
@@ -26,7 +27,7 @@ import { shareInput, shareKey, subjectOf, type NoticeRef, type ShareRemoval, typ
 import { count } from "../view.ts";
 import { daysLeft, dueDateFor, HOUR_MS } from "./due.ts";
 import { keyParts, noticeKey } from "./marker.ts";
-import { readEarlierNotices, type EarlierNotice } from "./closed.ts";
+import { readEarlierNotices, type EarlierNotice, type Unnoticed } from "./closed.ts";
 import { createdShare } from "./made-again.ts";
 import { inTurn, readNotices, type NoticeListing, type OpenNotice } from "./read.ts";
 import type { ClosingReason } from "./text.ts";
@@ -118,6 +119,7 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
   }
   if (listing) {
     for (const { notice, of } of listing.duplicates) close(notice, { kind: "duplicate", of });
+    for (const notice of listing.legacy) close(notice, { kind: "replaced" });
     if (input.whole) {
       const reasons = await pMap(listing.others, (notice) => whyNotStray(input, notice).catch((err: unknown) => void warnings.push(`notice #${notice.iid}: its share could not be read (${errorText(err)}); left open`)), { concurrency: input.concurrency });
       listing.others.forEach((notice, i) => reasons[i] && close(notice, { kind: "no-longer-stray", why: reasons[i] }));
@@ -125,7 +127,7 @@ export async function planNotices(input: PlanInput): Promise<NoticePlan> {
   }
   // Taken in turns (the hour's, as readNotices takes the others): a close GitLab refuses every time holds its place for one turn, not for good over every close after it.
   const closures = inTurn(closing, hourOf(input.now)).slice(0, input.max);
-  const left = Math.max(0, closing.length - input.max) + (listing ? listing.duplicatesLeft + (input.whole ? listing.othersLeft : 0) : 0);
+  const left = Math.max(0, closing.length - input.max) + (listing ? listing.duplicatesLeft + listing.legacyLeft + (input.whole ? listing.othersLeft : 0) : 0);
   if (left) warnings.push(`notices: ${count(left, "more open notice")} to close than a run closes (gitlab.guard.maxRemovals, ${input.max}): later runs close them`);
   return { states, closures, warnings, ...(listing === null && { unreadable: true as const }) };
 }
@@ -165,10 +167,10 @@ async function readListings(input: PlanInput, project: string): Promise<{ open: 
   const me = input.userId ?? (await input.gitlab.currentUser(input.signal)).id;
   // A new turn of the other notices each hour (readNotices): the runs of one hour agree on theirs.
   const open = await readNotices(input.gitlab, project, new Set(input.plan.map(noticeKey)), input.max, input.signal, me, hourOf(input.now), input.policy.gitlab?.shares.notices?.authors);
-  const unnoticed = new Map<string, Grace>();
+  const unnoticed = new Map<string, Unnoticed>();
   for (const action of input.plan) {
     const handling = strayHandling(input.policy, subjectOf(action).path);
-    if (handling.onStray === "notify" && !open.byKey.has(noticeKey(action))) unnoticed.set(noticeKey(action), handling.grace!);
+    if (handling.onStray === "notify" && !open.byKey.has(noticeKey(action))) unnoticed.set(noticeKey(action), { grace: handling.grace!, ...(action.addedBy && { grantedAt: action.addedBy.at }) });
   }
   const earlier = unnoticed.size ? await readEarlierNotices(input.gitlab, project, unnoticed, input.policy, input.now, me, input.signal) : new Map<string, EarlierNotice>();
   return { open, earlier };

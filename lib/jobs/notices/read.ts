@@ -1,16 +1,18 @@
 /**
  * The run reads its own notices: one keyset listing of the open issues labelled warden::notice in the
- * notices project, streamed page by page. Only issues the token's own user opened, whose description
- * starts with the marker, count: anyone may type a marker into an issue of their own, and must not
+ * notices project, streamed page by page. Only issues the token's own user opened, naming their share by
+ * its label (marker.ts), count: anyone may type a marker into an issue of their own, and must not
  * stand in for Warden's notice (delaying a removal) by doing so. For each share the oldest open notice
- * (lowest iid) stands; a newer one is a duplicate, left by two runs at once. Kept in memory: one small
- * entry per open notice's share, the notices of other shares up to `max` (the ones a sweep may close), and
- * each notice's iid (noticesBy).
+ * (lowest iid) stands; a newer one is a duplicate, left by two runs at once. A notice an earlier Warden
+ * opened without its key label stands for nothing (marker.ts): it is closed as replaced, and its share, if
+ * still stray, gets a labelled notice of its own. Kept in memory: one small entry per open notice's share,
+ * the notices of other shares and those without a key label up to `max` each (the ones a run may close),
+ * and each notice's iid (noticesBy).
  */
 import { listIssues, type GitLabClient, type ProjectIssue } from "../../gitlab/index.ts";
 import { issueUrl } from "./issue-url.ts";
 import { isCalendarDay } from "./due.ts";
-import { closedByWarden, NOTICE_LABEL, noticeKeyOf } from "./marker.ts";
+import { closedByWarden, legacyKeyOf, NOTICE_LABEL, noticeKeyOf } from "./marker.ts";
 
 /** (√5 − 1) / 2: its multiples by whole numbers fall everywhere in [0, 1), for any step between them (Weyl). */
 const GOLDEN = (Math.sqrt(5) - 1) / 2;
@@ -31,6 +33,9 @@ export interface NoticeListing {
   /** Newer notices of a share that has an older one (up to `max`), with the iid that stands. */
   duplicates: { notice: OpenNotice; of: number }[];
   duplicatesLeft: number;
+  /** Notices an earlier Warden opened without a key label (up to `max`, keyed by their marker as it reads now), to close as replaced. */
+  legacy: OpenNotice[];
+  legacyLeft: number;
 }
 
 /**
@@ -48,17 +53,26 @@ export async function readNotices(gitlab: GitLabClient, project: string, wanted:
   const duplicates: OpenNotice[] = [];
   let duplicatesLeft = 0;
   const duplicate = (notice: OpenNotice) => (duplicates.length < max ? duplicates.push(notice) : duplicatesLeft++);
+  const legacy: OpenNotice[] = [];
+  let legacyLeft = 0;
   for await (const issue of noticesBy(gitlab, project, authors, { state: "opened" }, signal)) {
-    const key = noticeKeyOf(issue);
     // A notice Warden closed and a person reopened stands for nothing: its date was for a share since resolved.
-    if (key === undefined || closedByWarden(issue.labels)) continue;
-    const notice: OpenNotice = { iid: issue.iid, url: issueUrl(gitlab.instanceUrl, project, issue), dueDate: calendarDate(issue.due_date), key };
+    if (closedByWarden(issue.labels)) continue;
+    const notice = (key: string): OpenNotice => ({ iid: issue.iid, url: issueUrl(gitlab.instanceUrl, project, issue), dueDate: calendarDate(issue.due_date), key });
+    const key = noticeKeyOf(issue);
+    if (key === undefined) {
+      // Its marker, which its assignee may have re-keyed, names no share: it only waits to be closed as replaced.
+      const marked = legacyKeyOf(issue);
+      if (marked !== undefined && legacy.length < max) legacy.push(notice(marked));
+      else if (marked !== undefined) legacyLeft++;
+      continue;
+    }
     const earlier = standing.get(key);
     // Listed by creation, yet iids decide (both runs at once must agree on which one stands).
-    if (earlier && earlier.iid < notice.iid) duplicate(notice);
+    if (earlier && earlier.iid < issue.iid) duplicate(notice(key));
     else {
       if (earlier) duplicate(earlier);
-      standing.set(key, notice);
+      standing.set(key, notice(key));
     }
   }
   const byKey = new Map([...standing].filter(([key]) => wanted.has(key)));
@@ -69,6 +83,8 @@ export async function readNotices(gitlab: GitLabClient, project: string, wanted:
     othersLeft: Math.max(0, others.length - max),
     duplicates: duplicates.map((notice) => ({ notice, of: standing.get(notice.key)!.iid })),
     duplicatesLeft,
+    legacy,
+    legacyLeft,
   };
 }
 

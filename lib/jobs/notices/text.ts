@@ -19,6 +19,7 @@ export type ClosingReason =
   | { kind: "already-gone" }
   | { kind: "no-longer-stray"; why: string }
   | { kind: "duplicate"; of: number }
+  | { kind: "replaced" }
   | { kind: "not-notify"; onStray: string; from: string };
 
 /**
@@ -110,6 +111,9 @@ export function closingNote(reason: ClosingReason): string {
       return "Closed: Warden no longer finds this share stray (the run's report says why). Nothing was removed.";
     case "duplicate":
       return `Closed as a duplicate of #${reason.of}: two runs opened a notice for this share at once; #${reason.of} stands.`;
+    case "replaced":
+      // Not which share: its marker, the one place that names it, is the description its assignee may edit.
+      return "Closed: an earlier Warden opened this notice without the label that names its share, and Warden no longer reads a notice by its description, which its assignee may edit. Where the share is still stray, Warden opens a notice of its own for it, with the removal date that notice states. Nothing was removed.";
     case "not-notify":
       return redactOutput(`Closed: the policy now sets onStray ${md(reason.onStray)} for this share (${md(reason.from)}), so no notice applies.`);
   }
@@ -126,6 +130,8 @@ export function closureWhy(reason: ClosingReason): string {
       return reason.why;
     case "duplicate":
       return `a duplicate of #${reason.of}`;
+    case "replaced":
+      return "opened by an earlier Warden without its share's label: replaced by a labelled notice";
     case "not-notify":
       return `onStray is now ${reason.onStray} (${reason.from})`;
   }

@@ -35,7 +35,11 @@ export function noticeText(a: ShareRemoval): string | undefined {
   const n = a.notice;
   if (!n) return a.status === "pending" ? "held: the notices could not be read" : undefined;
   const due = n.dueDate === null ? "no due date set" : `due ${n.dueDate}`;
-  if (n.iid === undefined) return `notice to open, ${due}`;
+  if (n.iid === undefined) {
+    // Pending with no notice open: a person closed the notice and the one opened after it; none is opened again.
+    const from = n.earlier ? ` (counted from closed notice #${n.earlier.iid})` : "";
+    return a.status === "pending" ? `no notice open${from}, ${due}` : `notice to open${from}, ${due}`;
+  }
   if (a.status === "noticed") return `notice #${n.iid} opened, ${due}`;
   if (a.status === "pending") return `notice #${n.iid} pending, ${n.daysLeft === null ? "no due date set: not removed until one is" : `${count(n.daysLeft, "day")} left (${due})`}`;
   return `notice #${n.iid} ${due}${n.closed ? ", closed" : ""}`;

@@ -115,7 +115,7 @@ describe("enforce with onStray notify", () => {
     for (const issue of issues().filter((i) => i.state === "closed")) expect(issue.notes.at(-1)!.body).toMatch(/^Closed as a duplicate of #\d+/);
     // A notice another run opened for the same share (as that run's token, Warden's user) is a duplicate: the oldest stands.
     const standing = open().find((i) => markedKey(i.description) === "project:100:group:20")!;
-    await gitlabCall("root", "POST", `/projects/${NOTICES}/issues`, { title: "t", description: standing.description, labels: "warden::notice", due_date: "2026-12-01" }, 201);
+    await gitlabCall("root", "POST", `/projects/${NOTICES}/issues`, { title: "t", description: standing.description, labels: "warden::notice,warden-share::project:100:group:20", due_date: "2026-12-01" }, 201);
     expect(open()).toHaveLength(3);
     // And the next run agrees: both pending, nothing opened, the newer notice closed.
     const next = await run({ apply: true, now: later(1) });
@@ -245,7 +245,7 @@ describe("enforce with onStray notify", () => {
     await start();
     await run({ apply: true });
     const standing = open().find((i) => markedKey(i.description) === "project:100:group:20")!;
-    await gitlabCall("root", "POST", `/projects/${NOTICES}/issues`, { title: "t", description: standing.description, labels: "warden::notice", due_date: "2026-12-01" }, 201);
+    await gitlabCall("root", "POST", `/projects/${NOTICES}/issues`, { title: "t", description: standing.description, labels: "warden::notice,warden-share::project:100:group:20", due_date: "2026-12-01" }, 201);
     // A third stray: the first part opens its notice, then reads the notices again and finds the duplicate, the second part's to close.
     await gitlabCall("jane", "POST", "/projects/100/share", { group_id: 40, group_access: 30 }, 201);
     const steps = recordingSteps({ sliceMs: 10_000, perStep: 1 });

@@ -64,7 +64,7 @@ describe("a notice listed again two pages later counts once", () => {
     const closed = (iid: number, group: number) => ({ ...issue(iid, group), state: "closed", created_at: "2026-11-30T10:00:00Z", closed_at: "2026-11-30T12:00:00Z", closed_by: { id: 99 } });
     const gitlab = await listing([[closed(1, 34)], [closed(2, 35)], [closed(1, 34), closed(3, 36)]]);
     const policy = parsePolicy(notifyPolicy(), "test.yaml");
-    const wanted = new Map([["project:12:group:34", { text: "7d", hours: 168 }]]);
+    const wanted = new Map([["project:12:group:34", { grace: { text: "7d", hours: 168 } }]]);
     const earlier = await readEarlierNotices(gitlab, "acme/notices", wanted, policy, new Date("2026-12-01T00:00:00Z"), ME);
     expect(earlier.get("project:12:group:34")).toMatchObject({ iid: 1, followedUp: false });
   });

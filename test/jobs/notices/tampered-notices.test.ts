@@ -98,13 +98,49 @@ describe("a notice's marker edited by its assignee (a Guest): the share is named
     expect(deletes().filter((d) => d.includes("/share/30"))).toEqual([]);
   });
 
-  it("a notice an earlier Warden opened (a marker, no key label) is still read by its marker", async () => {
+  it("a notice an earlier Warden opened (a marker, no key label) stands for nothing: closed as replaced, its share given a labelled notice of its own", async () => {
     await start(vendorsWorld());
     await run({ apply: true });
-    const [first] = noticesOf("project:100:group:20");
-    first!.labels = first!.labels.filter((l) => !l.startsWith("warden-share::"));
+    const [legacy] = noticesOf("project:100:group:20");
+    legacy!.labels = legacy!.labels.filter((l) => !l.startsWith("warden-share::"));
     const report = await run({ apply: true, now: later(1) });
-    expect(report.actions.find((a) => a.kind === "project")).toMatchObject({ status: "pending", notice: { iid: first!.iid, dueDate: "2026-12-07" } });
+    const [, own] = noticesOf("project:100:group:20");
+    expect(report.actions.find((a) => a.kind === "project")).toMatchObject({ status: "noticed", notice: { iid: own!.iid, dueDate: "2026-12-08" } });
+    expect(own!.labels).toContain("warden-share::project:100:group:20");
+    expect([legacy!.state, legacy!.labels.includes("warden-closed::by-warden")]).toEqual(["closed", true]);
+    expect(legacy!.notes.map((n) => n.body)).toEqual([expect.stringMatching(/^Closed: an earlier Warden opened this notice without the label that names its share/)]);
+    expect(report.notices?.closed).toEqual([expect.objectContaining({ iid: legacy!.iid, why: "opened by an earlier Warden without its share's label: replaced by a labelled notice", status: "done" })]);
+  });
+
+  // Keyed by its marker, jane's re-keyed legacy notice (the lower iid) stood for root's vendors share, removed on jane's date.
+  it("a legacy notice re-keyed by its Guest assignee does not bring another team's share's removal forward", async () => {
+    await start(vendorsWorld());
+    await run({ apply: true });
+    const [legacy] = noticesOf("project:100:group:20");
+    expect(legacy!.due_date).toBe("2026-12-07");
+    // As an earlier Warden opened it: the marker names its share, no key label.
+    legacy!.labels = legacy!.labels.filter((l) => !l.startsWith("warden-share::"));
+
+    // Root shares acme/app with vendors on day 3: a notice of its own, due 2026-12-10.
+    setClock(later(3));
+    await gitlabCall("root", "POST", "/projects/100/share", { group_id: 30, group_access: 30 }, 201);
+    const noticed = await run({ apply: true, now: later(3) });
+    expect(noticed.actions.find((a) => a.group === "vendors")).toMatchObject({ status: "noticed", notice: { dueDate: "2026-12-10" } });
+
+    // Jane, a Guest and the legacy notice's assignee, points its marker at root's vendors share.
+    setClock(later(4));
+    const description = legacy!.description!.replace("project:100:group:20", "project:100:group:30");
+    await gitlabCall("jane", "PUT", `/projects/${NOTICES}/issues/${legacy!.iid}`, { description });
+
+    sim.requests.length = 0;
+    const report = await run({ apply: true, now: later(8) });
+    const vendors = report.actions.find((a) => a.group === "vendors")!;
+    const janes = report.actions.find((a) => a.kind === "project" && a.group === "partners")!;
+    // Root's vendors share keeps its own notice's date.
+    expect([vendors.status, vendors.notice?.dueDate]).toEqual(["pending", "2026-12-10"]);
+    expect(deletes().filter((d) => d.includes("/projects/100/share/30"))).toEqual([]);
+    // Jane's share: the labelled notice of its own opened on day 3, when the legacy one was closed as replaced (one grace, once per legacy notice).
+    expect([janes.status, janes.notice?.dueDate]).toEqual(["pending", "2026-12-10"]);
   });
 
   it("jane may not change a notice's labels or its due date: GitLab drops a Guest's metadata, and so does the simulator", async () => {
