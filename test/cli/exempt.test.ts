@@ -150,7 +150,8 @@ describe.sequential("warden exempt", () => {
     repo.protected_tags = [tag];
     const main = sim.repositories.resolve(repo, "main")!;
     const resolve = sim.repositories.resolve.bind(sim.repositories);
-    sim.repositories.resolve = (p, ref) => (p.id === repo.id && ref === commitSha(repo, tag) ? main : resolve(p, ref));
+    // The tag's commit is main's tree, under the id GitLab gives the tag (the file's answer names the commit asked for).
+    sim.repositories.resolve = (p, ref) => (p.id === repo.id && ref === commitSha(repo, tag) ? { ...main, id: ref } : resolve(p, ref));
     sim.repositories.commit(repo, { "evil.txt": "mine" }, tag, "main");
     try {
       sim.resetCounters();
