@@ -5,10 +5,10 @@
  * other wildcards are never called shadowed, so every finding is certain.
  */
 import { ACCESS_LEVELS, levelWithin } from "./access-levels.ts";
-import { compileGlob } from "./glob.ts";
+import { compileGlob, matchesEveryPath } from "./glob.ts";
 import type { Glob, Policy, ShareAllowRule, ShareExemption } from "./policy.ts";
-import { isLiteral, lapsed, ruleText } from "./rules.ts";
-import { onStrayModes } from "./stray.ts";
+import { forEveryInvitedGroup, isLiteral, lapsed, ruleText } from "./rules.ts";
+import { onStrayModes, within } from "./stray.ts";
 
 export function checkPolicy(policy: Policy, now: Date): string[] {
   const gitlab = policy.gitlab;
@@ -24,7 +24,8 @@ export function checkPolicy(policy: Policy, now: Date): string[] {
     allow.forEach((rule, i) => findings.push(...never(text("allow", i), outside([...(rule.projects ?? []), ...(rule.groups ?? [])]))));
     exempt.forEach((e, i) => findings.push(...never(text("exempt", i), outside([e.project ?? e.group]))));
     gitlab.scope?.overrides.forEach((o, i) => {
-      if (!scope.some((s) => reachesInto(o.group, s))) findings.push(`gitlab.scope.overrides[${i}] (group ${JSON.stringify(o.group)}) lies outside every scope group (${scope.join(", ")}), so applies to nothing`);
+      // An override applies to everything below its group (strayHandling): on a scope group's ancestor, to all of it.
+      if (!scope.some((s) => reachesInto(o.group, s) || within(s, o.group))) findings.push(`gitlab.scope.overrides[${i}] (group ${JSON.stringify(o.group)}) lies outside every scope group (${scope.join(", ")}), so applies to nothing`);
     });
   }
   findings.push(...strayFindings(policy), ...everythingFindings(policy));
@@ -59,10 +60,10 @@ function reachesInto(pattern: string, scope: string): boolean {
   return true;
 }
 
-/** Whether glob `a` matches every path `b` does: equal, `**`, or `P/**` over a `b` starting with P's literal segments. */
+/** Whether glob `a` matches every path `b` does: equal, `**` (or another matching every path), or `P/**` over a `b` starting with P's literal segments. */
 function globCovers(a: Glob, b: Glob): boolean {
   const [x, y] = [a.pattern.toLowerCase(), b.pattern.toLowerCase()];
-  if (x === y) return true;
+  if (x === y || matchesEveryPath(x)) return true;
   const prefix = x.split("/");
   if (prefix.pop() !== "**" || !prefix.every(isLiteral)) return false;
   const inner = y.split("/");
@@ -94,7 +95,7 @@ function exemptCovers(earlier: ShareExemption, later: ShareExemption): boolean {
   const [wide, narrow] = [earlier.project ?? earlier.group!, later.project ?? later.group!];
   if ((earlier.project === undefined) !== (later.project === undefined) || !globCovers(wide, narrow)) return false;
   // An exemption for any invited group covers one for some; one for some covers only a narrower one.
-  const invited = earlier.sharedWith === undefined || (later.sharedWith !== undefined && globCovers(earlier.sharedWith, later.sharedWith));
+  const invited = forEveryInvitedGroup(earlier) || (!forEveryInvitedGroup(later) && globCovers(earlier.sharedWith!, later.sharedWith!));
   return invited && (earlier.until === undefined || (later.until !== undefined && earlier.until >= later.until));
 }
 
@@ -110,13 +111,13 @@ function everythingFindings(policy: Policy): string[] {
   const findings: string[] = [];
   gitlab.shares.exempt.forEach((e, i) => {
     const kind = e.project ? "project" : "group";
-    if (everywhere((e.project ?? e.group)!) && (e.sharedWith === undefined || e.sharedWith.pattern === "**")) {
+    if (everywhere((e.project ?? e.group)!) && forEveryInvitedGroup(e)) {
       findings.push(`${ruleText(policy, { list: "exempt", index: i })} exempts every ${kind} share in scope${e.until ? ` until ${e.until}` : ""}: no ${kind} share is removed while it stands`);
     }
   });
   gitlab.shares.allow.forEach((rule, i) => {
     const unlimited = rule.projects === undefined && rule.groups === undefined && rule.maxAccess === undefined && rule.expiresWithin === undefined;
-    if (rule.group.pattern === "**" && unlimited) findings.push(`${ruleText(policy, { list: "allow", index: i })} allows every share in scope: the policy removes nothing`);
+    if (matchesEveryPath(rule.group.pattern) && unlimited) findings.push(`${ruleText(policy, { list: "allow", index: i })} allows every share in scope: the policy removes nothing`);
   });
   return findings;
 }

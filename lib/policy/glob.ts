@@ -79,6 +79,17 @@ export function projectRefProblem(ref: string): string | undefined {
 }
 
 /**
+ * Whether a valid `glob` matches every path, as compileGlob matches (a path has a segment at least):
+ * `**`, written once or more, beside at most one segment that matches any segment (`*`, `?*`, `*?*`).
+ */
+export function matchesEveryPath(glob: string): boolean {
+  const segments = glob.split("/");
+  const others = segments.filter((s) => s !== "**");
+  // A segment matching any segment: some `*`, and one `?` at most (a segment has a character at least).
+  return others.length < segments.length && others.length <= 1 && others.every((s) => s.includes("*") && /^\**\??\**$/.test(s));
+}
+
+/**
  * Compiles `glob` into a matcher; throws if the glob is invalid (see globProblem). A path or ref is
  * written by whoever sends a command, and a regular expression's backtracking over `a*-*-*` grows with
  * the cube of its length (seconds for a crafted ref): a glob with more than one `*` in a segment, or

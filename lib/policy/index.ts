@@ -32,7 +32,7 @@ export type {
   ShareExemption,
   WorkflowSelector,
 } from "./policy.ts";
-export { addRuleCounts, emptyRuleCounts, isLiteral, lapsed, literalPaths, MAX_REASON_CHARS, reasonProblem, ruleSubject, ruleText, unmatchedRules } from "./rules.ts";
+export { addRuleCounts, emptyRuleCounts, forEveryInvitedGroup, isLiteral, lapsed, literalPaths, MAX_REASON_CHARS, reasonProblem, ruleSubject, ruleText, unmatchedRules } from "./rules.ts";
 export type { LiteralPath, RuleCounts, RuleList, RuleRef } from "./rules.ts";
 export { evaluateShare, inScope, maxRemovals, scopeGroups } from "./shares.ts";
 export { DEFAULT_ON_STRAY, longestGraceHours, MAX_GRACE_DAYS, ON_STRAY, onStrayModes, parseGrace, strayHandling, unsupportedOnStray } from "./stray.ts";

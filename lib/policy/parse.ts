@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { isAlias, isScalar, LineCounter, parseDocument, visit } from "yaml";
-import type { Document, ScalarTag, Tags, YAMLError } from "yaml";
+import { LineCounter, parseDocument, visit } from "yaml";
+import type { Document, ScalarTag, Tags } from "yaml";
 import { z } from "zod";
 import { redactThenCut } from "../redact/index.ts";
 import { PolicyError } from "./errors.ts";
@@ -9,6 +9,7 @@ import { oneOf } from "./format.ts";
 import type { Policy, PolicyOrigin } from "./policy.ts";
 import { quoteValue } from "./quote.ts";
 import { policySchema } from "./schema.ts";
+import { aliasTargets, keyId, keysMergedTwice, position, type AliasTargets, type YamlProblem } from "./yaml-keys.ts";
 
 /**
  * A policy is a few kilobytes; anything far larger is the wrong file (`--policy dump.sql`), or a text
@@ -30,10 +31,10 @@ export function parsePolicy(text: string, source: string, origin: PolicyOrigin =
   // Keys written twice are found below, not by the yaml package, which compares each key with every earlier
   // one: 40,000 keys took 13 s to refuse, a 1 MiB file minutes, on every run.
   const doc = parseDocument(text, { ...POLICY_PARSE_OPTIONS, lineCounter, prettyErrors: false });
-  const yamlProblems = [...doc.errors, ...doc.warnings, ...notAsWritten(doc, text)];
-  if (yamlProblems.length > 0) {
-    throw new PolicyError(source, yamlProblems.map((problem) => yamlIssue(problem, text, lineCounter)));
-  }
+  const named = aliasTargets(doc);
+  const refuse = (problems: YamlProblem[]) => new PolicyError(source, problems.map((problem) => yamlIssue(problem, text, lineCounter)));
+  const yamlProblems = [...doc.errors, ...doc.warnings, ...notAsWritten(doc, text, named)];
+  if (yamlProblems.length > 0) throw refuse(yamlProblems);
   let data: unknown;
   try {
     data = doc.toJS();
@@ -41,6 +42,9 @@ export function parsePolicy(text: string, source: string, origin: PolicyOrigin =
     // e.g. an alias bomb exceeding the yaml package's alias limit
     throw new PolicyError(source, [{ path: "", message: redactThenCut((error as Error).message, MAX_LINE_CHARS) }]);
   }
+  // Once the yaml package has merged (its alias limit refuses a merge bomb): the keys walked are then no more than it copied.
+  const mergedTwice = keysMergedTwice(doc, named);
+  if (mergedTwice.length > 0) throw refuse(mergedTwice);
   // A file that is not YAML mappings at all (a .env, a dump) parses as one text: described, never quoted.
   if (typeof data === "string") {
     throw new PolicyError(source, [{ path: "", message: `expected a mapping, got a text of ${data.length} characters (is it a policy file?)` }]);
@@ -88,27 +92,17 @@ const DECIMAL = /^[-+]?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$|^[-+]
  * What the file writes otherwise than it is read, in one pass: a key a mapping has already (as the yaml
  * package words it: scalars by type and value), and a number not in decimal, which YAML reads in another
  * base (`0x7B`, `0o173`; under `%YAML 1.1`, `010` as 8 and `1:30` as 90; `0123` as 123): a project's or a
- * user's id read so names another's, silently.
+ * user's id read so names another's, silently. Keys two merge keys bring in are found once merged (keysMergedTwice).
  */
-function notAsWritten(doc: Document, text: string): Pick<YAMLError, "message" | "pos">[] {
-  const problems: Pick<YAMLError, "message" | "pos">[] = [];
-  // What each alias names, found in document order (an alias names the latest anchor of its name before it): one
-  // pass, where the yaml package's resolve() walks the whole document for each (6,000 alias keys took 14 s).
-  const anchors = new Map<string, unknown>();
-  const named = new Map<unknown, unknown>();
-  const anchored = (_: unknown, node: { anchor?: string | undefined }) => void (node.anchor && anchors.set(node.anchor, node));
-  visit(doc, { Scalar: anchored, Map: anchored, Seq: anchored, Alias: (_, alias) => void named.set(alias, anchors.get(alias.source)) });
+function notAsWritten(doc: Document, text: string, named: AliasTargets): YamlProblem[] {
+  const problems: YamlProblem[] = [];
   visit(doc, {
     Map(_, map) {
       const seen = new Set<string>();
       for (const { key: written } of map.items) {
-        // A key written through an alias (`*o : remove`) is its anchor's: the same key written twice all the same.
-        const key = isAlias(written) ? named.get(written) : written;
-        // A key whose value is no primitive (YAML 1.1's merge key `<<`, one a node each) equals only itself, as there.
-        if (!isScalar(key) || (key.value !== null && typeof key.value === "object") || typeof key.value === "symbol") continue;
-        const id = `${key.value === null ? "null" : typeof key.value}:${String(key.value)}`;
-        const at = (written as { range?: [number, number, number] | null }).range;
-        if (seen.has(id)) problems.push({ message: "Map keys must be unique", pos: [at?.[0] ?? 0, at?.[1] ?? 0] });
+        const id = keyId(written, named);
+        if (typeof id !== "string") continue;
+        if (seen.has(id)) problems.push({ message: "Map keys must be unique", pos: position(written) });
         seen.add(id);
       }
     },
@@ -121,7 +115,7 @@ function notAsWritten(doc: Document, text: string): Pick<YAMLError, "message" | 
   return problems;
 }
 
-function yamlIssue(problem: Pick<YAMLError, "message" | "pos">, text: string, lineCounter: LineCounter): PolicyIssue {
+function yamlIssue(problem: YamlProblem, text: string, lineCounter: LineCounter): PolicyIssue {
   const { line, col } = lineCounter.linePos(problem.pos[0]);
   const start = lineCounter.lineStarts[line - 1] ?? 0;
   const end = text.indexOf("\n", start);

@@ -3,6 +3,7 @@
  * how many shares each matched in a run (covered: allowed or exempted, or decided by another rule), and which matched nothing. A rule that protects
  * nothing most often protects the wrong thing (a typo), so a run names it and an applying run refuses.
  */
+import { matchesEveryPath } from "./glob.ts";
 import type { Glob, Policy, ShareAllowRule, ShareExemption } from "./policy.ts";
 import { UNSEEN_BEYOND_C0 } from "./unseen.ts";
 
@@ -60,6 +61,11 @@ function exemptKeys(exemption: ShareExemption): string[] {
 }
 
 const quote = (glob: Glob) => JSON.stringify(glob.pattern);
+
+/** Whether the exemption is for every group a subject invites: no sharedWith, or one every path matches (`**`). */
+export function forEveryInvitedGroup(exemption: ShareExemption): boolean {
+  return exemption.sharedWith === undefined || matchesEveryPath(exemption.sharedWith.pattern);
+}
 
 /** Whether the exemption has lapsed: its `until` day (inclusive, UTC) is before `now`'s. */
 export function lapsed(exemption: ShareExemption, now: Date): boolean {

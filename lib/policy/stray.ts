@@ -31,7 +31,7 @@ export function parseGrace(text: string): Grace | undefined {
 }
 
 /** Whether `path` is `group` or lies below it (whole segments, any case, as GitLab paths compare). */
-function within(path: string, group: string): boolean {
+export function within(path: string, group: string): boolean {
   const [p, g] = [path.toLowerCase(), group.toLowerCase()];
   return p === g || p.startsWith(`${g}/`);
 }

@@ -20,6 +20,13 @@ describe("policy check: a rule that covers every share in scope", () => {
     expect(check('    allow: []\n    exempt:\n      - project: "**"\n', "")).toContainEqual(expect.stringMatching(/exempts every project share in scope/));
   });
 
+  it("takes a glob every path matches for \"**\": in sharedWith it means what none means, and an earlier exemption so written shadows a later one", () => {
+    const findings = check('    allow:\n      - group: "*/**"\n    exempt:\n      - project: "acme/**"\n        sharedWith: "**/**"\n      - project: "acme/app"\n');
+    expect(findings).toContain('allow[0] (group "*/**") allows every share in scope: the policy removes nothing');
+    expect(findings).toContain('exempt[0] (project "acme/**", sharedWith "**/**") exempts every project share in scope: no project share is removed while it stands');
+    expect(findings).toContainEqual(expect.stringMatching(/^exempt\[1\] \(project "acme\/app"\) is shadowed by exempt\[0\]/));
+  });
+
   it("says nothing of rules that leave some share to remove", () => {
     const findings = check(
       '    allow:\n      - group: "**"\n        maxAccess: reporter\n      - group: "**"\n        projects: ["acme/app/**"]\n    exempt:\n      - project: "acme/app/**"\n      - project: "**"\n        sharedWith: "partners/*"\n',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { matchesEveryPath } from "../../lib/policy/glob.ts";
 import { compileGlob, globProblem, plainPathProblem } from "../../lib/policy/index.ts";
 
 describe("compileGlob (GitLab paths)", () => {
@@ -95,6 +96,28 @@ describe("compileGlob (git refs)", () => {
     ["x-*-?", "X-a-b", false],
   ])("%s matches %s: %s", (glob, ref, expected) => {
     expect(compileGlob(glob, "ref")(ref)).toBe(expected);
+  });
+});
+
+// A sharedWith every group matches means what no sharedWith means (restore, policy check): so each way to write it.
+describe("matchesEveryPath", () => {
+  const paths = ["a", "ab", "Acme/x", "a/b/c-d", "a.b/c_d/e/f/g"];
+  it.each([
+    ["**", true],
+    ["**/**", true],
+    ["*/**", true],
+    ["**/*/**", true],
+    ["**/?*", true],
+    ["*?*/**/**", true],
+    ["*", false],
+    ["*/*/**", false],
+    ["?/**", false],
+    ["??*/**", false],
+    ["**/a*", false],
+    ["acme/**", false],
+  ])("%s: %s, as compileGlob matches", (glob, every) => {
+    expect(matchesEveryPath(glob)).toBe(every);
+    expect(paths.every(compileGlob(glob))).toBe(every);
   });
 });
 

@@ -3,7 +3,8 @@
  * each key against every earlier one). Both once skipped a key that is no scalar node, so a key written
  * again through an alias (`&o onStray: report`, then `*o : remove`) was read as its last value, unrefused;
  * and the one-pass check first took two merge keys (`<<`, YAML 1.1), each a value of its own, for a key
- * written twice, refusing an honest 1.1 file (a review of the change's findings).
+ * written twice, refusing an honest 1.1 file (a review of the change's findings). Two merge keys that bring
+ * in one key are refused, though (yaml-keys.ts keysMergedTwice): readers differ on which value wins.
  */
 import { describe, expect, it } from "vitest";
 import { parsePolicy, PolicyError } from "../../lib/policy/index.ts";
@@ -30,5 +31,29 @@ describe("keys written twice (parse.ts notAsWritten)", () => {
   it("two merge keys in a YAML 1.1 file, which the yaml package takes, are not refused as a key written twice", () => {
     const merged = "%YAML 1.1\n---\nversion: 1\ngitlab:\n  shares:\n    allow: []\n  guard:\n    <<: { maxRemovals: 5 }\n    <<: { unmatchedRules: warn }\n";
     expect(refused(merged)).toBeUndefined();
+  });
+
+  // The yaml package keeps the first merge's value, Ruby's Psych and PyYAML the last's: a reviewer reads `reporter`.
+  it("two merge keys that bring in the same key are refused, naming the line and the key, not read as the first one's value", () => {
+    const text = [
+      "%YAML 1.1",
+      "---",
+      "version: 1",
+      "gitlab:",
+      "  shares:",
+      "    allow:",
+      '      - &wide { group: "acme/**", maxAccess: owner }',
+      '      - &strict { group: "acme/**", maxAccess: reporter }',
+      '      - group: "partners/contractor-x"',
+      '        projects: ["acme/mobile/**"]',
+      "        <<: *wide",
+      "        <<: *strict",
+      "",
+    ].join("\n");
+    expect(refused(text)).toMatch(/line 12, .*<< merges in "group", "maxAccess" again/);
+    // A key a merged map merges in itself counts too; one list of maps is read alike everywhere (the first map wins).
+    const guard = (lines: string) => `%YAML 1.1\n---\nversion: 1\ngitlab:\n  shares:\n    allow: []\n  guard:\n${lines}`;
+    expect(refused(guard("    <<: { <<: { maxRemovals: 5 } }\n    <<: { maxRemovals: 6 }\n"))).toMatch(/line 9, .*"maxRemovals"/);
+    expect(refused(guard("    <<: [{ maxRemovals: 5 }, { maxRemovals: 6 }]\n"))).toBeUndefined();
   });
 });

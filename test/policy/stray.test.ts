@@ -97,6 +97,13 @@ describe("onStray, grace and notices", () => {
       "gitlab.shares.grace 7d is set, but onStray is notify nowhere: nothing waits for it",
     ]);
   });
+
+  it("policy check does not call an override on a scope group's ancestor one that applies to nothing: it applies to the whole scope", () => {
+    const p = parsePolicy("version: 1\ngitlab:\n  scope:\n    groups: [acme/platform]\n    overrides:\n      - { group: acme, onStray: report }\n  shares:\n    allow: []\n", "warden.yaml");
+    // What every run does: the override decides the shares of everything in scope.
+    expect(strayHandling(p, "acme/platform/api")).toMatchObject({ onStray: "report", from: 'gitlab.scope.overrides[0] (group "acme")' });
+    expect(checkPolicy(p, new Date("2026-01-01T00:00:00Z"))).not.toContainEqual(expect.stringMatching(/overrides\[0\].*applies to nothing/));
+  });
 });
 
 describe("an exemption limited to one invited group, with its reason", () => {

@@ -5,13 +5,13 @@
  * invited group's (read here, once per group), never with the names the input gives. A share the
  * policy would remove again is skipped unless includeStray asks for it, so that a restore brings back
  * at most what the policy allows. So is one that only an exemption of all the subject's shares keeps
- * (no sharedWith): an exemption says "leave these alone", not "any share may be made here", and a
- * share no run would ever remove is the worst an input could bring (enforce never removes an exempt
- * share, so an honest report lists one only where the exemption came later).
+ * (no sharedWith, or one every group matches, `**`): an exemption says "leave these alone", not "any
+ * share may be made here", and a share no run would ever remove is the worst an input could bring
+ * (enforce never removes an exempt share, so an honest report lists one only where the exemption came later).
  */
 import pMap from "p-map";
 import { HttpError } from "../../gitlab/index.ts";
-import { evaluateShare, type Policy } from "../../policy/index.ts";
+import { evaluateShare, forEveryInvitedGroup, type Policy } from "../../policy/index.ts";
 import { errorText } from "../report/index.ts";
 import { readGroup } from "../shares/kinds.ts";
 import { subjectKey, type Subject } from "../shares/plan.ts";
@@ -65,7 +65,7 @@ function judge(a: RestoreAction, subject: string, share: Parameters<typeof evalu
   const verdict = evaluateShare(opts.policy, share, now);
   if (verdict.kind === "allowed" || verdict.kind === "exempt") {
     a.policy = { verdict: verdict.kind, rule: verdict.rule };
-    const unexempt = verdict.kind === "exempt" && !opts.policy.gitlab!.shares.exempt[verdict.index]!.sharedWith ? evaluateShare(allowRules, share, now) : undefined;
+    const unexempt = verdict.kind === "exempt" && forEveryInvitedGroup(opts.policy.gitlab!.shares.exempt[verdict.index]!) ? evaluateShare(allowRules, share, now) : undefined;
     if (unexempt?.kind !== "stray") return;
     a.policy.unallowed = unexempt.reason;
     const why = `${verdict.rule} exempts every share of ${subject}, so no run would remove it again, but no allow rule allows it (${unexempt.reason})`;

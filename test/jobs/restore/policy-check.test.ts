@@ -110,4 +110,16 @@ describe("restore asks the current policy", () => {
     expect(restored.actions.map((a) => [a.status, a.policy])).toEqual([["done", { verdict: "exempt", rule: `exempt[0] acme/legacy/** shared with ${outside.full_path}` }]]);
     expect(restored.warnings).toEqual([]);
   });
+
+  it("an exemption for every invited group written as sharedWith: \"**\" is no allowance either: an outside group's Owner share no allow rule allows is not re-created without includeStray", async () => {
+    await setup();
+    const legacy = sim.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/legacy/") && !p.shared_with_groups.length)!;
+    const outside = unsharedOutsideGroup(legacy);
+    const text = JSON.stringify({ job: "enforce", dryRun: false, actions: [{ type: "remove-share", projectId: legacy.id, project: legacy.path_with_namespace, groupId: outside.id, group: outside.full_path, accessLevel: 50, expiresAt: null, reason: "stray", status: "done" }] });
+    const policy = parsePolicy(standardPolicy().replace('- project: "acme/legacy/**"', '- { project: "acme/legacy/**", sharedWith: "**" }'), "any.yaml");
+    const report = await validated(restore({ gitlab: client(), policy, input: parseRestoreText(text), apply: true }));
+    expect(report.actions.map((a) => a.status)).toEqual(["skipped"]);
+    expect(posts()).toBe(0);
+    expect(legacy.shared_with_groups.find((s) => s.group_id === outside.id)).toBeUndefined();
+  });
 });
