@@ -37,6 +37,8 @@ export async function restore(opts: RestoreOptions): Promise<RestoreReport> {
   const { gitlab, signal } = opts;
   // Its ids name other projects and groups on another instance: refused before any request, as a plan is.
   const { madeOn, source } = opts.input;
+  // Each share is judged by the policy's gitlab rules (policy-check.ts): without them (an n8n policy given by mistake) there is nothing to judge by.
+  if (opts.policy.gitlab === undefined) throw new RestoreInputError(`the policy has no gitlab section, by which each share restored is judged: give the policy that governs these shares; nothing was restored`);
   if (madeOn !== undefined && madeOn !== gitlab.instanceUrl) {
     throw new RestoreInputError(`${source} was made on ${madeOn}, not on GITLAB_URL's ${gitlab.instanceUrl}: set GITLAB_URL to the instance the run removed shares on; nothing was restored`);
   }
