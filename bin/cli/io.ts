@@ -1,5 +1,5 @@
 /** A command's process: the environment read, reports printed, text redacted (command.ts says what it is). */
-import { closeSync, writeSync } from "node:fs";
+import { closeSync, constants, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { DEFAULT_POLICY_FILE, loadPolicyFile, notUtf8 } from "../../lib/config/policy-file.ts";
 import { loadGitLabPolicy } from "../../lib/config/policy-source.ts";
@@ -302,10 +302,15 @@ export function progressLine(io: CliIO): { update(text: () => string): void; don
  */
 export const MAX_READ_WHOLE_MB = 64;
 
+// O_NONBLOCK: opening a named pipe nothing writes to would wait for a writer, before any check; no effect on a file.
+const READ_WHOLE = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
 /**
  * `file`'s text, or a UsageError naming the cause: it cannot be read, or it holds more than
  * MAX_READ_WHOLE_MB (`fix` says what to give instead). Read a megabyte at a time and stopped there: a
- * pipe or a device (`<(…)`, /dev/stdin) has no size to refuse it by, and would fill the heap.
+ * pipe or a device (`<(…)`, /dev/stdin) has no size to refuse it by, and would fill the heap. A pipe or a
+ * device is read only where it is the user's own: a named pipe another account made where the plan was
+ * saved (a shared directory) would hold the run for as long as its writer waits, and is refused at once.
  */
 export async function readWholeFile(file: string, what: string, fix: string): Promise<string> {
   const limit = MAX_READ_WHOLE_MB * 1024 * 1024;
@@ -313,10 +318,21 @@ export async function readWholeFile(file: string, what: string, fix: string): Pr
     throw new UsageError(`cannot read ${file}: ${err.code ?? err.message}`);
   };
   const tooMuch = (weighs: string) => new UsageError(`${file} ${weighs}, more than ${what} reads (${MAX_READ_WHOLE_MB} MB): ${fix}`);
-  const handle = await open(file, "r").catch(cannot);
+  let handle = await open(file, READ_WHOLE).catch(cannot);
   try {
-    const { size } = await handle.stat().catch(cannot);
-    if (size > limit) throw tooMuch(`is ${Math.round(size / 1024 / 1024)} MB`);
+    const stats = await handle.stat().catch(cannot);
+    if (stats.isDirectory()) throw new UsageError(`${file} is a directory: ${what} reads a saved file; give its path`);
+    if (!stats.isFile()) {
+      const uid = process.getuid?.();
+      if (uid !== undefined && stats.uid !== uid) {
+        throw new UsageError(`${file} is a pipe or a device of another account (uid ${stats.uid}), which could hold the run for as long as it waits to write: save the input to a file of your own and give its path`);
+      }
+      // The user's own stream: read as it comes, waiting for its writer.
+      const stream = await open(file, "r").catch(cannot);
+      await handle.close();
+      handle = stream;
+    }
+    if (stats.size > limit) throw tooMuch(`is ${Math.round(stats.size / 1024 / 1024)} MB`);
     const chunks: Buffer[] = [];
     for (let total = 0; ; ) {
       const chunk = Buffer.alloc(1024 * 1024);

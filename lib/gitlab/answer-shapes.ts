@@ -46,19 +46,28 @@ export function userAnswer(data: unknown): CurrentUser {
   return shaped(data, "GET /user", "a user", "id and username", (d) => isId(d["id"]) && typeof d["username"] === "string");
 }
 
+/** A date, or a timestamp (GitLab's, or a proxy's rewrite of it): a date followed by anything else is no expiry GitLab writes. */
+const EXPIRY = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
 /**
  * A link as GitLab lists it: the invited group by id and full path, with its access level; and the two
- * fields the policy's conditions read, as GitLab writes them or absent: an expiry (a date, or null) and a
- * custom role (an id, or null). Any other (a role "9", an expiry "") would be read as none: a share
- * maxAccess or expiresWithin forbids judged in policy.
+ * fields the policy's conditions read, as GitLab writes them or absent: an expiry (a date or a timestamp,
+ * or null) and a custom role (an id, or null). Any other (a role "9", an expiry "") would be read as
+ * none: a share maxAccess or expiresWithin forbids judged in policy.
  */
 const isShare = (s: unknown): boolean =>
   isObject(s) &&
   isId(s["group_id"]) &&
   typeof s["group_full_path"] === "string" &&
   Number.isSafeInteger(s["group_access_level"]) &&
-  (s["expires_at"] == null || (typeof s["expires_at"] === "string" && /^\d{4}-\d{2}-\d{2}/.test(s["expires_at"]))) &&
+  (s["expires_at"] == null || (typeof s["expires_at"] === "string" && EXPIRY.test(s["expires_at"]))) &&
   (s["member_role_id"] == null || isId(s["member_role_id"]));
+
+/**
+ * A share's expiry as its day, YYYY-MM-DD: the policy judges the day, and plans, reports and audit lines
+ * carry it to readers that take a date only (a timestamp there refused the whole plan or audit log).
+ */
+const onItsDay = <S extends ProjectShare>(share: S): S => (share.expires_at && share.expires_at.length > 10 ? { ...share, expires_at: share.expires_at.slice(0, 10) } : share);
 
 /**
  * A project's or group's `shared_with_groups` (`whose` names it), checked as it is judged: a listing
@@ -66,6 +75,6 @@ const isShare = (s: unknown): boolean =>
  * shared, every stray in it for in policy; a share whose group is not an id would be judged as another's.
  */
 export function sharesAnswer<S extends ProjectShare>(shares: S[] | undefined, whose: string): S[] {
-  if (Array.isArray(shares) && shares.every(isShare)) return shares;
+  if (Array.isArray(shares) && shares.every(isShare)) return shares.map(onItsDay);
   throw new Error(`GitLab answered ${whose} without its shared_with_groups as a list of groups, each with its id, full path and access level: its shares cannot be judged (is a proxy rewriting GitLab's answers?)`);
 }
