@@ -9,10 +9,10 @@
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { EnforceReport } from "../../lib/jobs/index.ts";
 import type { NoticeSummary } from "../../lib/jobs/notices/index.ts";
+import { tracked } from "./leftovers.ts";
 import type { RunResult } from "./run-result.ts";
 
 /** The module that writes the process's maxRSS (KB) to `file` as it exits. */
@@ -30,10 +30,11 @@ export function runCli(cli: string, url: string, token: string, policy: string, 
   const { NODE_OPTIONS: _ignored, ...env } = process.env;
   const args = ["enforce", "--json", "--policy", policy, ...(apply ? ["--apply"] : [])];
   return new Promise((resolve) => {
-    const dir = mkdtempSync(join(tmpdir(), "warden-cli-rss-"));
+    // Beside the packed CLI, in the bench's directory: a bench stopped by a signal removes it with the rest.
+    const dir = mkdtempSync(join(dirname(cli), "rss-"));
     const rssFile = join(dir, "max-rss");
     const started = performance.now();
-    const child = spawn(process.execPath, ["--import", exitHook(rssFile), cli, ...args], { env: { ...env, GITLAB_URL: url, GITLAB_TOKEN: token }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = tracked(spawn(process.execPath, ["--import", exitHook(rssFile), cli, ...args], { env: { ...env, GITLAB_URL: url, GITLAB_TOKEN: token }, stdio: ["ignore", "pipe", "pipe"] }));
     const out = { stdout: "", stderr: "" };
     child.stdout!.on("data", (chunk: Buffer) => (out.stdout += chunk.toString()));
     child.stderr!.on("data", (chunk: Buffer) => (out.stderr = (out.stderr + chunk.toString()).slice(-4096)));

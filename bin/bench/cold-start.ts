@@ -2,7 +2,8 @@
  * What a cold start of the chat-ops Lambda costs, the one function with a deadline (Slack gives up
  * after 3 s). Bundles functions/chatops.ts as SST does, then, in a fresh Node process with the
  * deployed function's environment, times the import of the bundle (module init, which also starts
- * the secret prefetch), the first acknowledgement of a signed slash command, and 20 warm ones.
+ * the secret prefetch), the first acknowledgement of a signed slash command, and 20 warm ones, each
+ * from a Slack user of its own.
  * Secrets Manager and Lambda's Invoke API are loopback stand-ins reached through the AWS SDK's own
  * per-service endpoint variables, so the real SDK clients run and nothing leaves the machine.
  *
@@ -32,14 +33,19 @@ const ROOT = join(import.meta.dirname, "../..");
 const SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:warden-AbCdEf";
 const WORKER = "warden-production-WorkerFunction";
 const SIGNING_SECRET = "bench-signing-secret-5d41402abc4b2a76";
-const USER = "U012ABCDEF";
 const CHANNEL = "C0123456";
 const WARM_CALLS = 20;
+/**
+ * One Slack user a command: chat-ops starts at most 5 commands a minute for each person
+ * (functions/shared/slack/command-rate.ts), and each command takes its sender's first slot, as a
+ * person's first command of the minute does.
+ */
+const USERS = Array.from({ length: 1 + WARM_CALLS }, (_, i) => `U012ABCDEF${i}`);
 
 const POLICY = `version: 1
 chatops:
   slack:
-    users: ["${USER}"]
+    users: [${USERS.map((user) => `"${user}"`).join(", ")}]
     channels: ["${CHANNEL}"]
 `;
 
@@ -113,7 +119,7 @@ export async function measureColdStart(): Promise<ColdStart> {
     await writeFile(join(dir, "warden.yaml"), POLICY);
     await writeFile(join(dir, "child.mjs"), CHILD);
     // Signed just before the run: Slack's signature is only good for 5 minutes.
-    const events = Array.from({ length: 1 + WARM_CALLS }, () => signedCommand({ text: "enforce", user_id: USER, channel_id: CHANNEL }, { secret: SIGNING_SECRET }));
+    const events = USERS.map((user) => signedCommand({ text: "enforce", user_id: user, channel_id: CHANNEL }, { secret: SIGNING_SECRET }));
     await writeFile(join(dir, "events.json"), JSON.stringify(events));
 
     const child = spawn(process.execPath, [join(dir, "child.mjs"), bundle, join(dir, "events.json"), join(dir, "result.json")], {

@@ -1,9 +1,9 @@
 /** What a row kind measures with: the settings, the bench's policy and the bundled runners. */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildCli } from "../build-cli.ts";
 import { bundleRunners, type Runner } from "./bundle.ts";
+import { benchDir, removeDir } from "./leftovers.ts";
 import { runProcess } from "./run-process.ts";
 import type { RunResult } from "./run-result.ts";
 import type { Settings } from "./settings.ts";
@@ -38,7 +38,7 @@ gitlab:
 export { POLICY as BENCH_POLICY };
 
 export async function startBench(settings: Settings): Promise<Bench> {
-  const work = mkdtempSync(join(tmpdir(), "warden-bench-"));
+  const work = benchDir("warden-bench-");
   const policy = join(work, "policy.yaml");
   writeFileSync(policy, POLICY);
   const runners = await bundleRunners(work);
@@ -54,6 +54,6 @@ export async function startBench(settings: Settings): Promise<Bench> {
     writePolicy,
     run: (runner, args, options = {}) => runProcess(runners[runner], args, { nodeOptions: settings.nodeOptions, timeoutS: options.timeoutS ?? settings.timeoutS, env: options.env }),
     progress: (text) => process.stderr.write(`${text}\n`),
-    close: () => rmSync(work, { recursive: true, force: true }),
+    close: () => removeDir(work),
   };
 }

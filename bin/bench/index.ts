@@ -20,7 +20,8 @@ import { noticesRows } from "./rows/notices.ts";
 import { sizeRows } from "./rows/size.ts";
 import { streamRows } from "./rows/stream.ts";
 import { watchRows } from "./rows/watch.ts";
-import { BenchUsageError, parseSettings } from "./settings.ts";
+import { stopOnSignals } from "./leftovers.ts";
+import { BenchUsageError, checkMarkdownFile, parseSettings } from "./settings.ts";
 
 /** The kinds of row, in the order they run and are written (each with its own row type). */
 const ROW_KINDS: RowKind<any>[] = [sizeRows, cliRows, latencyRows, durableRows, bucketRows, watchRows, streamRows, noticesRows];
@@ -74,7 +75,9 @@ const HELP = `Usage: npm run bench -- [--sizes 1000,10000,100000] [--latency 20]
 
 const settings = (() => {
   try {
-    return parseSettings(process.argv.slice(2));
+    const parsed = parseSettings(process.argv.slice(2));
+    if (!parsed.help) checkMarkdownFile(parsed.markdown);
+    return parsed;
   } catch (err) {
     if (!(err instanceof BenchUsageError)) throw err;
     process.stderr.write(`npm run bench: ${err.message}. npm run bench -- --help lists the flags.\n`);
@@ -86,6 +89,7 @@ if (settings.help) {
   process.exit(0);
 }
 
+stopOnSignals();
 const git = (...args: string[]) => execFileSync("git", args, { encoding: "utf8" }).trim();
 const started = { date: `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`, commit: git("rev-parse", "--short", "HEAD"), clean: git("status", "--porcelain") === "", load: loadavg()[0]! };
 const bench = await startBench(settings);
@@ -102,8 +106,16 @@ if (settings.json) {
   const targets = sections.flatMap(({ kind, rows }) => kind.targets(rows, settings));
   process.stdout.write(`${JSON.stringify({ ...info, args: settings.args, latencyMs: settings.latencyMs, concurrency: settings.concurrency, timeScale: settings.timeScale, ...rows, targets }, null, 2)}\n`);
 } else if (settings.markdown) {
-  writeFileSync(settings.markdown, benchMarkdown(settings, info, sections));
-  bench.progress(`Wrote ${settings.markdown}.`);
+  const markdown = benchMarkdown(settings, info, sections);
+  try {
+    writeFileSync(settings.markdown, markdown);
+    bench.progress(`Wrote ${settings.markdown}.`);
+  } catch (err) {
+    // Checked before the run, it can still fail now (a full disk, the directory removed): the results are printed, not lost.
+    bench.progress(`Could not write ${settings.markdown} (${(err as Error).message}): the Markdown follows on stdout.`);
+    process.stdout.write(markdown);
+    process.exitCode = 1;
+  }
 } else {
   process.stdout.write(benchMarkdown(settings, info, sections));
 }

@@ -41,9 +41,13 @@ gitlab.attribution.days, the rest never recorded). GitLab lists a group's events
 every stray of the group is found, or all 90 days of them when one is not (a share made before them, or never recorded, is \
 only known absent once they are read) ([bin/bench/audit-bound.ts](../bin/bench/audit-bound.ts)). A run that applies after a \
 dry run reads them again; one that plans nothing reads none.
-- *floor* and *ideal*: the least time Warden's own schedule allows: every request taking exactly the latency, its examination \
-concurrency at a time (the audit-event pages on the same slots, each group's one after another; the look-up for moved projects \
-after the listings' last answer), the plan complete before the first removal, and under budgets every request admitted by the simulator's windows.
+- *floor* and *ideal*: the least time Warden's own schedule allows, computed from the requests Warden's own examination needs \
+for the world, where the *lower bound* is a listing run's: the projects come with the group details, so it lists only a sample \
+page of the scope group, the own projects of a group whose detail cannot carry them all (split as Warden splits them) and one \
+page of the sweep for moved projects ([bin/bench/listing-bound.ts](../bin/bench/listing-bound.ts)); every request taking exactly \
+the latency, its examination concurrency at a time (the audit-event pages on the same slots, each group's one after another; the \
+sweep after the rest's last answer), the plan complete before the first removal, and under budgets every request admitted by the \
+simulator's windows.
 - *peer ÷ Warden*: the peer's wall time ÷ Warden's in the same conditions.`;
 
 export function benchMarkdown(settings: Settings, info: RunInfo, sections: Section[]): string {

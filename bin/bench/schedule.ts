@@ -1,23 +1,31 @@
 /**
- * What Warden's enforce run needs at the least, in requests and in time. The lower bound of requests:
- * scope resolution (token check, with the administrator's read that tells whether the token acts as one
- * (lib/gitlab/token-user.ts), and the group look-up), the projects in full pages of 100 and, when they take
- * more than one, one look-up for projects moved while they were listed (lib/jobs/enforce/examine/projects/sweep.ts),
- * the scope's descendant groups in full pages of 100 and one GET /groups/:id per group in scope (what examining
+ * What Warden's enforce run needs at the least, in requests and in time. The lower bound of requests,
+ * the least a run that lists the projects can send: scope resolution (token check, with the
+ * administrator's read that tells whether the token acts as one (lib/gitlab/token-user.ts), and the
+ * group look-up), the projects in full pages of 100 and, when they take more than one, one look-up for
+ * projects moved while they were listed (lib/jobs/enforce/examine/projects/sweep.ts), the scope's
+ * descendant groups in full pages of 100 and one GET /groups/:id per group in scope (what examining
  * group shares costs: no listing carries them), the audit-event pages and author look-ups that attribute
- * the strays (audit-bound.ts), one DELETE per stray, and one GET per subject of an old plan (its 60 s re-check). The floor, the least time:
- * every request takes exactly the latency, `concurrency` at a time — the token check, the administrator's read and the scope look-up together; then
- * the first page of projects and of descendant groups, the rest of the examination and the attribution on every slot (a
- * group's audit-event pages one after another), the look-up for moved projects once the listings are read; then, the
- * plan complete, the removals (with the re-checks beside them, on slots of their own). Under rate limits a request also
- * waits for every budget it counts against, with the simulator's windows (each opened by the first request after the
- * previous one closed).
+ * the strays (audit-bound.ts), one DELETE per stray, and one GET per subject of an old plan (its 60 s re-check).
+ * The floor, the least time Warden's own schedule allows: the same requests, but the project listings
+ * Warden's examination sends (listing-bound.ts: the projects come with the group details), every request
+ * taking exactly the latency, `concurrency` at a time — the token check, the administrator's read and the
+ * scope look-up together; then the scope group's detail and the first page of descendant groups, the rest
+ * of the examination and the attribution on every slot (a group's audit-event pages one after another),
+ * the sweep for moves once the rest is read; then, the plan complete, the removals (with the re-checks
+ * beside them, on slots of their own). Under rate limits a request also waits for every budget it counts
+ * against, with the simulator's windows (each opened by the first request after the previous one closed).
  */
 import type { RateLimitRule } from "../../sim/gitlab/index.ts";
 
 /** What the organisation in scope asks of a run. */
 export interface Work {
   projects: number;
+  /**
+   * The project-listing requests Warden's examination sends (listing-bound.ts), the sweep for moves
+   * included where there are more than one: what the floor schedules in place of the full listing.
+   */
+  listings: number;
   /** Groups in scope, the scope group included. */
   groups: number;
   strays: number;
@@ -43,10 +51,10 @@ const pages = (n: number) => Math.max(1, Math.ceil(n / 100));
 /** What resolving the scope sends, all at once: the token check, the administrator's read, the scope group's look-up. */
 const SCOPE_REQUESTS = ["GET /user", "GET /application/statistics", "GET /namespaces/:id"] as const;
 
-/** The requests of one examination (a dry run), by route, in the order the job sends them. */
-function examination(w: Work): { route: string; count: number }[] {
+/** The requests of one examination (a dry run) that sends `listings` project-listing requests, by route. */
+function examination(w: Work, listings: number): { route: string; count: number }[] {
   return [
-    { route: "GET /groups/:id/projects", count: pages(w.projects) + (w.projects > 100 ? 1 : 0) },
+    { route: "GET /groups/:id/projects", count: listings },
     { route: "GET /groups/:id/descendant_groups", count: pages(w.groups - 1) },
     { route: "GET /groups/:id", count: w.groups },
   ];
@@ -60,7 +68,8 @@ function attribution(w: Work): { route: string; count: number }[] {
 
 /** The fewest requests of a dry run (`apply` false) or of an apply. */
 export function lowerBound(w: Work, apply = true): { requests: number; pages: number } {
-  const examine = [...examination(w), ...attribution(w)].reduce((n, r) => n + r.count, 0);
+  const fullListing = pages(w.projects) + (w.projects > 100 ? 1 : 0);
+  const examine = [...examination(w, fullListing), ...attribution(w)].reduce((n, r) => n + r.count, 0);
   return { requests: SCOPE_REQUESTS.length + examine + (apply ? w.strays + (w.rechecks ?? 0) : 0), pages: pages(w.projects) };
 }
 
@@ -93,15 +102,16 @@ export function floorMs(w: Work, concurrency: number, latencyMs: number, rules: 
   const expand = (list: { route: string; count: number }[]) => list.flatMap(({ route, count }) => Array<string>(count).fill(route));
   // The token check, the administrator's read and the scope look-up go out together.
   let t = parallel([...SCOPE_REQUESTS], concurrency, 0);
-  const [projectPages, descendantPages, groupReads] = examination(w);
-  // The first page of each listing opens it; everything else shares the slots.
-  t = parallel(["GET /groups/:id/projects", "GET /groups/:id/descendant_groups"], concurrency, t);
+  const [listings, descendantPages, groupReads] = examination(w, w.listings);
+  // The scope group's detail (which carries its projects) and the first page of its descendants open the examination;
+  // everything else shares the slots.
+  t = parallel(["GET /groups/:id", "GET /groups/:id/descendant_groups"], concurrency, t);
   // Attribution on the same slots, its longest chain of pages (then the author it names) no sooner than one after another;
-  // the look-up for projects moved while they were listed follows the last answer of the listings.
+  // the sweep for moves follows the last answer of the rest.
   const opened = t;
-  const moved = w.projects > 100 ? 1 : 0;
-  t = parallel(expand([{ ...projectPages!, count: projectPages!.count - 1 - moved }, { ...descendantPages!, count: descendantPages!.count - 1 }, groupReads!, ...attribution(w)]), concurrency, t);
-  if (moved) t = parallel([projectPages!.route], concurrency, t);
+  const sweep = w.listings > 1 ? 1 : 0;
+  t = parallel(expand([{ ...listings!, count: listings!.count - sweep }, { ...descendantPages!, count: descendantPages!.count - 1 }, { ...groupReads!, count: groupReads!.count - 1 }, ...attribution(w)]), concurrency, t);
+  if (sweep) t = parallel([listings!.route], concurrency, t);
   if (w.strays && w.auditChain) t = Math.max(t, opened + (w.auditChain + (w.authors ? 1 : 0)) * latencyMs);
   if (!apply) return t;
   // Re-checks go out on slots of their own ahead of the removals, so the removals set the pace.

@@ -1,4 +1,6 @@
 /** The benchmark's flags, read into plain data the row kinds and the Markdown writer take. */
+import { accessSync, constants, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { NODE_OPTIONS } from "../../lib/config/node-options.ts";
 import { DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY } from "../../lib/jobs/index.ts";
@@ -98,6 +100,7 @@ export function parseSettings(args: string[]): Settings {
       if (!(known as readonly string[]).includes(text)) throw new BenchUsageError(`--${flag} takes ${known.join(", ")}, not "${text}"`);
       return text as T;
     });
+  if (flags.json && flags.markdown) throw new BenchUsageError("--json and --markdown: give one of them (--json prints JSON, and writes no Markdown)");
   const concurrency = flags.concurrency ? value("concurrency", 1) : 0;
   return {
     args,
@@ -126,6 +129,29 @@ export function parseSettings(args: string[]): Settings {
     markdown: flags.markdown,
     help: flags.help,
   };
+}
+
+/**
+ * --markdown's file can be written: checked before anything runs, since the file is written only once
+ * every row has (a mistyped directory would otherwise cost the whole run and what it measured).
+ */
+export function checkMarkdownFile(file: string): void {
+  if (!file) return;
+  const dir = dirname(resolve(file));
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch (err) {
+    throw new BenchUsageError(`--markdown: cannot write into ${dir} (${(err as NodeJS.ErrnoException).code}): give a file in an existing directory you can write to`);
+  }
+  const existing = statSync(file, { throwIfNoEntry: false });
+  if (existing?.isDirectory()) throw new BenchUsageError(`--markdown: ${file} is a directory: give a file, such as docs/benchmarks.md`);
+  if (existing) {
+    try {
+      accessSync(file, constants.W_OK);
+    } catch {
+      throw new BenchUsageError(`--markdown: ${file} cannot be written (no permission): give a file you can write to`);
+    }
+  }
 }
 
 /** Warden's concurrency in words, for the text beside a table. */

@@ -5,7 +5,9 @@
 import { generateOrganisation, startGitLabSim, type RateLimitRule } from "../../sim/gitlab/index.ts";
 import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 import type { TokenBucketOptions } from "../../sim/gitlab/token-bucket.ts";
+import { Store } from "../../sim/gitlab/store.ts";
 import { auditBound } from "./audit-bound.ts";
+import { listingRequests } from "./listing-bound.ts";
 import { addNoticesProject, markerLine, type NoticeCount } from "./notices-world.ts";
 
 export interface SimConfig {
@@ -30,6 +32,8 @@ export interface SimShape {
   strays: number;
   /** Projects with a stray project share: a plan older than 60 s re-reads each once before its removals. */
   strayProjects: number;
+  /** The project-listing requests Warden's examination sends (listing-bound.ts). */
+  listings: number;
   /** What attributing the strays must read (audit-bound.ts): audit-event pages, and authors looked up. */
   auditPages: number;
   auditChain: number;
@@ -39,6 +43,9 @@ export interface SimShape {
 type Request = { type: "start"; config: SimConfig } | { type: "counters" } | { type: "remaining-strays" } | { type: "notices" };
 
 let state: { sim: Awaited<ReturnType<typeof startGitLabSim>>; strays: Set<string>; noticesId?: number; closedPages: number } | undefined;
+
+// The bench stopped (a signal, a crash): nothing will ask this world anything, and its port and memory are wanted back.
+process.on("disconnect", () => process.exit(0));
 
 process.on("message", async (msg: Request) => {
   if (msg.type === "start") {
@@ -55,13 +62,17 @@ process.on("message", async (msg: Request) => {
       });
     }
     const inScope = (path: string) => path === "acme" || path.startsWith("acme/");
+    const [projects, groups] = [dataset.projects.filter((p) => inScope(p.path_with_namespace)), dataset.groups.filter((g) => inScope(g.full_path))];
+    // The simulator's own visibility rule; its indexes built only where a listing is large enough to be split by visibility.
+    let store: Store | undefined;
     const shape: SimShape = {
       url: sim.url,
       token: sim.token,
-      inScope: dataset.projects.filter((p) => inScope(p.path_with_namespace)).length,
-      groups: dataset.groups.filter((g) => inScope(g.full_path)).length,
+      inScope: projects.length,
+      groups: groups.length,
       strays: state.strays.size,
       strayProjects: new Set(intents.flatMap((i) => (i.intent === "stray" && i.kind === "project" ? [i.projectId] : []))).size,
+      listings: listingRequests(groups, projects, (project) => (store ??= new Store(dataset)).visibilityOf(project)),
       ...auditBound(dataset.auditEvents ?? [], intents.filter((i) => i.intent === "stray"), now),
     };
     process.send!(shape);
