@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
-import { policyFile, startWarden, warden } from "../support/cli.ts";
+import { policyFile, warden, wardenWithin } from "../support/cli.ts";
 import { EVERYTHING_STRAY } from "../support/policies.ts";
 
 let sim: GitLabSim;
@@ -86,15 +86,8 @@ describe.skipIf(process.platform === "win32")("--audit-log at a name someone mad
   it("a named pipe nothing reads is refused at once, not waited on for ever", async () => {
     const log = join(dir, "warden-audit.jsonl");
     execFileSync("mkfifo", ["-m", "0600", log]);
-    const run = startWarden(["enforce", "--apply", "--audit-log", log], env);
-    const timedOut = Symbol("timed out");
-    const result = await Promise.race([run.done, new Promise<typeof timedOut>((resolve) => setTimeout(() => resolve(timedOut), 8_000))]);
-    if (result === timedOut) {
-      run.kill("SIGKILL");
-      await run.done;
-    }
-    expect(result, "the CLI was still blocked opening the pipe after 8 s").not.toBe(timedOut);
-    const done = result as Exclude<typeof result, typeof timedOut>;
+    const done = await wardenWithin(["enforce", "--apply", "--audit-log", log], env, 8_000);
+    if (!done) expect.fail("the CLI was still blocked opening the pipe after 8 s");
     expect(sim.counters.requests).toBe(0);
     expect(done.code).toBe(1);
     expect(done.stderr).toMatch(/--audit-log \S+ is a named pipe that nothing reads .*name a file of your own/);

@@ -37,6 +37,22 @@ export function runToEnd(file: string, args: string[], options: { env: Record<st
   });
 }
 
+/**
+ * Runs the CLI to its end, or to `ms` (then killed, SIGKILL): undefined means it was still running then,
+ * blocked where it must not be (a named pipe opened for ever).
+ */
+export async function wardenWithin(args: string[], env: Record<string, string>, ms: number): Promise<CliRun | undefined> {
+  const run = startWarden(args, env);
+  let timer: NodeJS.Timeout | undefined;
+  const result = await Promise.race([run.done, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]);
+  clearTimeout(timer);
+  if (result === undefined) {
+    run.kill("SIGKILL");
+    await run.done;
+  }
+  return result;
+}
+
 /** A run to interact with while it goes: watch its stderr, send it signals. */
 export interface LiveRun {
   /** Resolves once stderr so far matches `pattern`. */
