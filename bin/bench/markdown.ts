@@ -45,7 +45,8 @@ dry run reads them again; one that plans nothing reads none.
 for the world, where the *lower bound* is a listing run's: the projects come with the group details, so it lists only a sample \
 page of the scope group, the own projects of a group whose detail cannot carry them all (split as Warden splits them) and one \
 page of the sweep for moved projects ([bin/bench/listing-bound.ts](../bin/bench/listing-bound.ts)); every request taking exactly \
-the latency, its examination concurrency at a time (the audit-event pages on the same slots, each group's one after another; the \
+the latency, its examination concurrency at a time (the audit-event pages on the same slots, each group's one after another once \
+one of its strays can be seen, in the scope group's detail or a round later, each author's look-up after the page naming them; the \
 sweep after the rest's last answer), the plan complete before the first removal, and under budgets every request admitted by the \
 simulator's windows.
 - *peer ÷ Warden*: the peer's wall time ÷ Warden's in the same conditions.`;

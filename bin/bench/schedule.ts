@@ -11,7 +11,8 @@
  * Warden's examination sends (listing-bound.ts: the projects come with the group details), every request
  * taking exactly the latency, `concurrency` at a time — the token check, the administrator's read and the
  * scope look-up together; then the scope group's detail and the first page of descendant groups, the rest
- * of the examination and the attribution on every slot (a group's audit-event pages one after another),
+ * of the examination and the attribution on every slot (a group's audit-event pages one after another, once
+ * one of its strays can be seen: audit-bound.ts),
  * the sweep for moves once the rest is read; then, the plan complete, the removals (with the re-checks
  * beside them, on slots of their own). Under rate limits a request also waits for every budget it counts
  * against, with the simulator's windows (each opened by the first request after the previous one closed).
@@ -33,10 +34,11 @@ export interface Work {
   rechecks?: number;
   /**
    * What attributing the strays must read (audit-bound.ts), in a run that plans any: audit-event pages,
-   * the most of them one group takes (a chain: each window's pages follow their links), and authors looked up.
+   * the round trips they take at the least from the examination's opening (a group's pages follow one
+   * another, after a stray of it can be seen; then the look-up of an author they name), and authors looked up.
    */
   auditPages?: number;
-  auditChain?: number;
+  auditRounds?: number;
   authors?: number;
 }
 
@@ -106,13 +108,13 @@ export function floorMs(w: Work, concurrency: number, latencyMs: number, rules: 
   // The scope group's detail (which carries its projects) and the first page of its descendants open the examination;
   // everything else shares the slots.
   t = parallel(["GET /groups/:id", "GET /groups/:id/descendant_groups"], concurrency, t);
-  // Attribution on the same slots, its longest chain of pages (then the author it names) no sooner than one after another;
-  // the sweep for moves follows the last answer of the rest.
+  // Attribution on the same slots, no sooner than its rounds allow (each group's pages one after another, once a stray of
+  // it can be seen; then the author they name); the sweep for moves follows the last answer of the rest.
   const opened = t;
   const sweep = w.listings > 1 ? 1 : 0;
   t = parallel(expand([{ ...listings!, count: listings!.count - sweep }, { ...descendantPages!, count: descendantPages!.count - 1 }, { ...groupReads!, count: groupReads!.count - 1 }, ...attribution(w)]), concurrency, t);
   if (sweep) t = parallel([listings!.route], concurrency, t);
-  if (w.strays && w.auditChain) t = Math.max(t, opened + (w.auditChain + (w.authors ? 1 : 0)) * latencyMs);
+  if (w.strays && w.auditRounds) t = Math.max(t, opened + w.auditRounds * latencyMs);
   if (!apply) return t;
   // Re-checks go out on slots of their own ahead of the removals, so the removals set the pace.
   const removals = parallel(expand([{ route: "DELETE /projects/:id/share/:group_id", count: w.strays }]), removalConcurrency, t);

@@ -2,7 +2,7 @@
  * Hosts the GitLab simulator for one benchmark run in a process of its own, so its dataset (100,000
  * projects) is not counted in the memory of the tool being measured. Driven over IPC by sim-host.ts.
  */
-import { generateOrganisation, startGitLabSim, type RateLimitRule } from "../../sim/gitlab/index.ts";
+import { generateOrganisation, startGitLabSim, type RateLimitRule, type ShareIntent, type SimGroup, type SimProject } from "../../sim/gitlab/index.ts";
 import type { TreeShape } from "../../sim/gitlab/generate-tree.ts";
 import type { TokenBucketOptions } from "../../sim/gitlab/token-bucket.ts";
 import { Store } from "../../sim/gitlab/store.ts";
@@ -34,10 +34,21 @@ export interface SimShape {
   strayProjects: number;
   /** The project-listing requests Warden's examination sends (listing-bound.ts). */
   listings: number;
-  /** What attributing the strays must read (audit-bound.ts): audit-event pages, and authors looked up. */
+  /** What attributing the strays must read (audit-bound.ts): audit-event pages, the rounds they take at the least, and authors looked up. */
   auditPages: number;
-  auditChain: number;
+  auditRounds: number;
   authors: number;
+}
+
+/**
+ * The round trips after the examination's opening before a stray can be seen: none for one the scope
+ * group's detail carries (a share of the scope group itself, or of one of the 100 own projects its detail
+ * embeds, the newest: sim/gitlab/serialize.ts), one for any other (its group's detail, or a listing, goes
+ * out once the opening's listing of subgroups, or its sample, is answered).
+ */
+function seenAfter(all: readonly SimProject[], root: SimGroup): (stray: ShareIntent) => number {
+  const embedded = new Set(all.filter((p) => p.namespace_id === root.id).toSorted((a, b) => b.id - a.id).slice(0, 100).map((p) => p.id));
+  return (stray) => (stray.kind === "project" ? (embedded.has(stray.projectId) ? 0 : 1) : stray.groupId === root.id ? 0 : 1);
 }
 
 type Request = { type: "start"; config: SimConfig } | { type: "counters" } | { type: "remaining-strays" } | { type: "notices" };
@@ -73,7 +84,7 @@ process.on("message", async (msg: Request) => {
       strays: state.strays.size,
       strayProjects: new Set(intents.flatMap((i) => (i.intent === "stray" && i.kind === "project" ? [i.projectId] : []))).size,
       listings: listingRequests(groups, projects, (project) => (store ??= new Store(dataset)).visibilityOf(project)),
-      ...auditBound(dataset.auditEvents ?? [], intents.filter((i) => i.intent === "stray"), now),
+      ...auditBound(dataset.auditEvents ?? [], intents.filter((i) => i.intent === "stray"), now, seenAfter(projects, groups.find((g) => g.full_path === "acme")!)),
     };
     process.send!(shape);
   } else if (msg.type === "counters") {

@@ -20,12 +20,17 @@ describe("the audit-event pages attribution must read", () => {
   it("stops at the page that finds a group's last stray; a stray never recorded reads all three 30-day windows", () => {
     const events = [made(7, 100, 40, 3), made(7, 101, 5), made(8, 200, 10)];
     // Group 7: its strays in the second window (2 pages); group 8: one recorded (1 page), one not (3 pages).
-    expect(auditBound(events, [stray(7, 100), stray(7, 101), stray(8, 200), stray(8, 201)], NOW)).toEqual({ auditPages: 2 + 3, auditChain: 3, authors: 2 });
+    const strays = [stray(7, 100), stray(7, 101), stray(8, 200), stray(8, 201)];
+    // Group 8's third page names nobody; author 3, named on group 7's second page, is looked up in the third round.
+    expect(auditBound(events, strays, NOW, () => 0)).toEqual({ auditPages: 2 + 3, auditRounds: 3, authors: 2 });
+    // A group none of whose strays can be seen at the opening begins a round later.
+    expect(auditBound(events, strays, NOW, (s) => (s.groupId === 8 ? 1 : 0))).toMatchObject({ auditRounds: 4 });
+    expect(auditBound(events, strays, NOW, (s) => (s.groupId === 7 && s.kind === "project" && s.projectId === 100 ? 1 : 0))).toMatchObject({ auditRounds: 3 });
   });
 
   it("a busy window is read 100 events a page, newest first, to the one sought", () => {
     const events = Array.from({ length: 250 }, (_, i) => made(9, 1000 + i, 20 - i / 100));
-    // The oldest of 250 events in one window: the third page.
-    expect(auditBound(events, [stray(9, 1000)], NOW)).toMatchObject({ auditPages: 3, auditChain: 3 });
+    // The oldest of 250 events in one window: the third page, then its author.
+    expect(auditBound(events, [stray(9, 1000)], NOW, () => 0)).toMatchObject({ auditPages: 3, auditRounds: 4 });
   });
 });

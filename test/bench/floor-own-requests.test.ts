@@ -33,7 +33,7 @@ describe("the size row's floor at 10,000 projects", () => {
 
   it("counts the project listings Warden sends, and is no longer than the same schedule of the requests Warden actually sends", () => {
     // The row's Work, as bin/bench/rows/size.ts builds it.
-    const work: Work = { projects: sim.inScope, listings: sim.listings, groups: sim.groups, strays: sim.strays, auditPages: sim.auditPages, auditChain: sim.auditChain, authors: sim.authors };
+    const work: Work = { projects: sim.inScope, listings: sim.listings, groups: sim.groups, strays: sim.strays, auditPages: sim.auditPages, auditRounds: sim.auditRounds, authors: sim.authors };
     const benchFloor = floorMs(work, DEFAULT_LIST_CONCURRENCY, LATENCY, [], true, DEFAULT_REMOVAL_CONCURRENCY);
     const listed = byRoute["GET /groups/:id/projects"] ?? 0;
     const ownFloor = floorMs({ ...work, listings: listed }, DEFAULT_LIST_CONCURRENCY, LATENCY, [], true, DEFAULT_REMOVAL_CONCURRENCY);

@@ -72,7 +72,7 @@ async function measureOne(bench: Bench, projects: number): Promise<DurableRow> {
     const [first, apply, last] = [executions[0], executions.find((e) => e.run === "apply"), executions.at(-1)];
     const rechecks = counters.byRoute["GET /projects/:id"] ?? 0;
     // One re-read per subject is the most the plan needs: a 429'd re-read sent again is Warden's excess, as every 429 is.
-    const work: Work = { projects: sim.inScope, listings: sim.listings, groups: sim.groups, strays: sim.strays, rechecks: Math.min(rechecks, sim.strayProjects), auditPages: sim.auditPages, auditChain: sim.auditChain, authors: sim.authors };
+    const work: Work = { projects: sim.inScope, listings: sim.listings, groups: sim.groups, strays: sim.strays, rechecks: Math.min(rechecks, sim.strayProjects), auditPages: sim.auditPages, auditRounds: sim.auditRounds, authors: sim.authors };
     // After the apply, a run finds no stray, so attributes nothing.
     const runs = RUNS.map((run, i) => {
       const w = RUNS.indexOf("apply") < i ? { ...work, strays: 0 } : work;

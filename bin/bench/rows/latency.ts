@@ -43,7 +43,7 @@ async function measureOne(bench: Bench, rowLatencyMs: number, tool: Tool): Promi
     const result = await bench.run(tool, [sim.url, sim.token, bench.policy, "dry,apply,dry", ...(tool === "warden" && settings.concurrencyFlag ? [settings.concurrencyFlag] : [])]);
     const counters = await sim.counters();
     const rechecks = counters.byRoute["GET /projects/:id"] ?? 0;
-    const work: Work = { projects: sim.inScope, listings: sim.listings, groups: sim.groups, strays: sim.strays, rechecks, auditPages: sim.auditPages, auditChain: sim.auditChain, authors: sim.authors };
+    const work: Work = { projects: sim.inScope, listings: sim.listings, groups: sim.groups, strays: sim.strays, rechecks, auditPages: sim.auditPages, auditRounds: sim.auditRounds, authors: sim.authors };
     const { list, removal } = settings.concurrency;
     // The last dry run finds no stray, so attributes nothing.
     const [dry, apply, last] = ([[work, false], [work, true], [{ ...work, strays: 0 }, false]] as const).map(([w, a]) => ({ bound: lowerBound(w, a).requests, floor: floorMs(w, list, rowLatencyMs, [], a, removal) }));

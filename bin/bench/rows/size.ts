@@ -32,7 +32,7 @@ async function measureOne(bench: Bench, projects: number, limits: Limits, tool: 
   try {
     const result = await bench.run(tool, [sim.url, sim.token, bench.policy, "apply", ...(tool === "warden" && settings.concurrencyFlag ? [settings.concurrencyFlag] : [])]);
     const counters = await sim.counters();
-    const work: Work = { projects: sim.inScope, listings: sim.listings, groups: sim.groups, strays: sim.strays, auditPages: sim.auditPages, auditChain: sim.auditChain, authors: sim.authors };
+    const work: Work = { projects: sim.inScope, listings: sim.listings, groups: sim.groups, strays: sim.strays, auditPages: sim.auditPages, auditRounds: sim.auditRounds, authors: sim.authors };
     const row: SizeRow = {
       projects,
       limits,

@@ -33,7 +33,8 @@ async function world(opts: { slowLast?: boolean } = {}) {
     const details = dataset.groups.filter((g) => g.full_path === "acme" || g.full_path.startsWith("acme/")).length;
     sim.addFaults({ kind: "delay", ms: 0, route: "GET /groups/:id", times: details - 1 }, { kind: "delay", ms: 1_500, route: "GET /groups/:id", times: 1 });
   }
-  const must = auditBound(dataset.auditEvents!, intents.filter((i) => i.intent === "stray"), NOW);
+  // Its pages and authors (the rounds they take are the bench's floor's, not counted here).
+  const must = auditBound(dataset.auditEvents!, intents.filter((i) => i.intent === "stray"), NOW, () => 0);
   return { dataset, must, strays: intents.filter((i) => i.intent === "stray").length };
 }
 
