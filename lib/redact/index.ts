@@ -19,40 +19,15 @@
  * wrote it (escapedChar): Markdown's backslashes, Slack's entities and look-alikes, JSON's and URLs'
  * escapes, HTML's numeric references, CSV's doubled quotes.
  */
-import { brokenUp, caselessHex, hexEscape, maskBrokenRuns } from "./broken-up.ts";
+import { brokenUp, maskBrokenRuns } from "./broken-up.ts";
+import { escapedChar, fullwidth } from "./escaped-char.ts";
+
+export { fullwidth };
 
 const MASK = "[REDACTED]";
 /** Shorter values are not masked at all: they would mask ordinary words, and are no credential. */
 const MIN_SECRET = 4;
 const SENSITIVE_QUERY = /^(private_token|access_token|job_token|token|api_key|apikey|key|secret|signature)$/i;
-const ASCII_PUNCTUATION = /[!-/:-@[-`{-~]/;
-const SLACK_ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;" };
-
-/** An ASCII punctuation character's fullwidth form (U+FF01 to U+FF5E): escapeMrkdwn's look-alike for Slack's `*`, `_`, `~` and backtick. */
-export function fullwidth(char: string): string {
-  return String.fromCharCode(char.charCodeAt(0) + 0xfee0);
-}
-
-/**
- * A pattern for one character of a credential as any escaper may have written it: itself, and for
- * ASCII punctuation also backslash-escaped (escapeMarkdown, which adds a zero-width joiner after
- * GitLab's reference prefixes; JSON's \" and \\), as `\u00HH` or `\xHH` (an encoder that escapes all
- * but letters and digits; its backslash maybe escaped again by Markdown or JSON), as an HTML numeric
- * reference (`&#45;`, `&#x2d;`; its own `&`, `#` and `;` maybe escaped again by Markdown or Slack),
- * percent-encoded (a URL), as Slack's entity or fullwidth look-alike, or, for a quote, doubled (a CSV
- * cell, RFC 4180).
- */
-function escapedChar(char: string): string {
-  const literal = char.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
-  if (!ASCII_PUNCTUATION.test(char)) return literal;
-  const hex = caselessHex(char, 2);
-  const reference = `(?:\\\\?&\u200d?|&amp;)\\\\?#\u200d?(?:${char.charCodeAt(0)}|[xX]${hex})\\\\?;`;
-  const forms = [`\\\\?${literal}\u200d?`, `\\\\{1,2}(?:${hexEscape(char)})`, reference, `%${hex}`, fullwidth(char)];
-  const entity = SLACK_ENTITIES[char];
-  if (entity) forms.push(entity);
-  if (char === '"') forms.push('""');
-  return `(?:${forms.join("|")})`;
-}
 
 /** A run's characters: [A-Za-z0-9], `punctuation` and Slack's fullwidth look-alikes of it. */
 const runClass = (punctuation: string) => `[${punctuation}A-Za-z0-9${Array.from(punctuation, fullwidth).join("")}]`;
