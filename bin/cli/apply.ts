@@ -64,7 +64,7 @@ export const applyCommand: Command = {
     // A plan that size lists some 150,000 removals, more than any guard lets one apply: refused before it is parsed.
     const text = await readWholeFile(file, "apply", "plan again with a narrower --target, or a policy that removes less");
     const given = await givenPolicy(args, io);
-    const gitlab = gitlabFrom(io);
+    const gitlab = gitlabFrom(io, { inFlight: concurrency });
     // A refusal of the plan is one line of Warden's, quoting the plan file (which whoever can edit the
     // artifact writes) and GitLab: escaped whole, as a UsageError's newlines are kept.
     const refused = (err: unknown) => (err instanceof PlanFileError ? new UsageError(escapeControls(err.message)) : err);

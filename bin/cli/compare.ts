@@ -119,5 +119,5 @@ export async function noteComparison(io: CliIO, gitlab: GitLabClient, report: En
  * stay read-only (merge request pipelines see it), with the run's settings (its proxy among them); else the run's own.
  */
 function noteClient(io: CliIO, gitlab: GitLabClient): GitLabClient {
-  return io.env["WARDEN_MR_NOTE_TOKEN"] !== undefined ? gitlabFrom(io, "WARDEN_MR_NOTE_TOKEN") : gitlab;
+  return io.env["WARDEN_MR_NOTE_TOKEN"] !== undefined ? gitlabFrom(io, { credentialVariable: "WARDEN_MR_NOTE_TOKEN" }) : gitlab;
 }

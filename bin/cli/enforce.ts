@@ -63,7 +63,7 @@ With --compare-policy-ref: 0 the change alters nothing, 1 error, 2 it alters som
     const listConcurrency = positiveInt(args, "list-concurrency");
     const out = planOutFrom(args, io);
     const comparing = comparingFrom(args, io.env);
-    const [policy, gitlab] = [await policyFrom(args, io, { proposed: comparing !== undefined }), gitlabFrom(io)];
+    const [policy, gitlab] = [await policyFrom(args, io, { proposed: comparing !== undefined }), gitlabFrom(io, { inFlight: Math.max(concurrency ?? 0, listConcurrency ?? 0) })];
     const compareWith = comparing && (await basePolicy(gitlab, comparing, io.signal));
     const progress = progressLine(io);
     const trail = auditTrail(io, args);

@@ -7,7 +7,7 @@ import { checkCredential, checkServiceUrl, GITLAB, N8N } from "../../lib/config/
 import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { PIPELINE_TOKEN_VARIABLE } from "../../lib/gitlab/settings.ts";
 import type { WaitEvent } from "../../lib/http/types.ts";
-import type { ProxySettings } from "../../lib/http/index.ts";
+import { DEFAULT_CONNECTIONS, type ProxySettings, type TransportOptions } from "../../lib/http/index.ts";
 import { exitCode, type AuditSink, count } from "../../lib/jobs/index.ts";
 import { escapeControls, jsonForTerminal, renderMarkdown, renderText } from "../../lib/jobs/render/index.ts";
 import type { Report } from "../../lib/jobs/report/index.ts";
@@ -130,10 +130,11 @@ function serviceFrom(io: CliIO, service: keyof typeof SERVICES, credentialVariab
   };
 }
 
-/** What every client gets from the command line: the per-attempt deadline, and waits shown as they start. */
-function httpOptions(io: CliIO): { requestTimeoutMs?: number; onWait: (e: WaitEvent) => void; transport?: { proxy: ProxySettings } } {
+/** What every client gets from the command line: the per-attempt deadline, waits shown as they start, the egress proxy and the connections `inFlight` needs. */
+function httpOptions(io: CliIO, inFlight = 0): { requestTimeoutMs?: number; onWait: (e: WaitEvent) => void; transport?: TransportOptions } {
   const proxy = proxyFrom(io.env);
-  return { ...(io.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: io.requestTimeoutMs }), onWait: (e) => notice(io, e.message), ...(proxy && { transport: { proxy } }) };
+  const transport: TransportOptions = { ...(proxy && { proxy }), ...(inFlight > DEFAULT_CONNECTIONS && { connections: inFlight }) };
+  return { ...(io.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: io.requestTimeoutMs }), onWait: (e) => notice(io, e.message), ...(Object.keys(transport).length && { transport }) };
 }
 
 /** An egress proxy as curl, git and npm take it from the environment (the lower-case name first), or none. */
@@ -171,10 +172,15 @@ function proxyAddress(name: string, value: string): string {
 }
 
 /** The GitLab client of `credentialVariable`'s token (GITLAB_TOKEN's unless told another), with the command line's settings, its proxy among them. */
-export function gitlabFrom(io: CliIO, credentialVariable?: string): GitLabClient {
+/**
+ * The GitLab client of a command, with `credentialVariable`'s token (GITLAB_TOKEN's unless told), and
+ * connections for `inFlight` requests at once (a job's concurrency flags: undici queues any request
+ * above its connections, so `--concurrency 32` would send 16 at a time).
+ */
+export function gitlabFrom(io: CliIO, { credentialVariable, inFlight }: { credentialVariable?: string; inFlight?: number } = {}): GitLabClient {
   const { url, credential } = serviceFrom(io, "gitlab", credentialVariable);
   const settingNames = credentialVariable === undefined ? {} : { settingNames: { url: GITLAB.urlVariable, credential: credentialVariable } };
-  return new GitLabClient({ url, token: credential, ...settingNames, ...httpOptions(io) });
+  return new GitLabClient({ url, token: credential, ...settingNames, ...httpOptions(io, inFlight) });
 }
 
 /**
@@ -182,7 +188,7 @@ export function gitlabFrom(io: CliIO, credentialVariable?: string): GitLabClient
  * but empty is a mistake named, never a fall-back to the stronger GITLAB_TOKEN), else GITLAB_TOKEN's.
  */
 export function pipelineGitlabFrom(io: CliIO): GitLabClient {
-  return gitlabFrom(io, io.env[PIPELINE_TOKEN_VARIABLE] === undefined ? undefined : PIPELINE_TOKEN_VARIABLE);
+  return gitlabFrom(io, io.env[PIPELINE_TOKEN_VARIABLE] === undefined ? {} : { credentialVariable: PIPELINE_TOKEN_VARIABLE });
 }
 
 export function n8nFrom(io: CliIO): N8nClient {

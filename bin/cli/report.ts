@@ -49,7 +49,7 @@ examination stopped before its end (the report says how far it got).`,
     const { values } = args;
     // Checked before the policy is read (from GitLab, with --policy-project), as enforce does.
     const listConcurrency = positiveInt(args, "list-concurrency");
-    const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
+    const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io, { inFlight: listConcurrency })];
     const progress = progressLine(io);
     const report = await reviewShares({
       gitlab,

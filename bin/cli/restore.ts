@@ -76,7 +76,7 @@ export const restoreCommand: Command = {
       throw err instanceof RestoreInputError ? new UsageError(escapeControls(err.message)) : err;
     });
     // The policy as enforce reads it: each share is judged by what the next sweep will judge it by.
-    const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io)];
+    const [policy, gitlab] = [await policyFrom(args, io), gitlabFrom(io, { inFlight: concurrency })];
     const trail = auditTrail(io, args);
     const includeStray = values["include-stray"] === true;
     const report = await restore({ gitlab, policy, input, apply: values["apply"] === true, includeStray, maxRestores, concurrency, signal: trail.signal, audit: trail.sink })

@@ -1,6 +1,7 @@
 export { createHttpClient, type HttpClient, type HttpClientOptions } from "./client.ts";
 export { httpError, HttpError, isTerminal, mayHaveBeenMade, NetworkError, RedirectError, terminalStatus, UnexpectedAnswerError } from "./errors.ts";
 export type { ProxySettings, TransportOptions } from "./transport.ts";
+export { DEFAULT_CONNECTIONS } from "./transport.ts";
 export { mediaType } from "./body.ts";
 export { isLoopbackHost } from "./loopback.ts";
 export { RateLimiter, RateLimiterRegistry, sharedLimiters, type RateLimiterOptions } from "./rate-limiter.ts";

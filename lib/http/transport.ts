@@ -20,8 +20,8 @@ export interface ProxySettings {
 
 export interface TransportOptions {
   /**
-   * Per origin (default MAX_CONNECTIONS). Not what bounds the requests in flight: the jobs' pools do
-   * (their --concurrency), and a connection is opened only when every open one is busy.
+   * Per origin (default DEFAULT_CONNECTIONS): undici queues a request above them, so a front end whose
+   * job sends more at once gives as many (bin/cli/io.ts, from the concurrency flags).
    */
   connections?: number;
   proxy?: ProxySettings;
@@ -76,17 +76,16 @@ export function closedUnanswered(code: string): boolean {
 }
 
 /**
- * Connections per origin at most: above what the jobs' pools send at once (each pool takes a concurrency
- * of up to 64; an old plan's re-reads go beside its removals). At 16, as it was, undici queued every request
- * above 16 in flight, so `--concurrency 32` sent 16 at a time; and at the pools' own size it queued a
- * request sent the moment another's answer ended, its connection not yet handed back (a few milliseconds
- * a request on a busy event loop).
+ * Connections per origin unless told: as many as the jobs' default pools send at once. Not more: a request
+ * sent the moment another's answer ended finds that connection not yet handed back, and with connections
+ * to spare undici opens one more rather than wait a tick for it; over a real network a new connection
+ * costs its TCP and TLS handshakes, round trips a tick's wait does not.
  */
-export const MAX_CONNECTIONS = 128;
+export const DEFAULT_CONNECTIONS = 16;
 
 /** The dispatcher of a client of `origin`: through the egress proxy set, unless `origin` is this machine. */
 export function createAgent(opts: TransportOptions = {}, origin?: string): Dispatcher {
-  const agent = { connections: opts.connections ?? MAX_CONNECTIONS, keepAliveTimeout: 10_000, connect: { timeout: opts.connectTimeoutMs ?? 10_000 } };
+  const agent = { connections: opts.connections ?? DEFAULT_CONNECTIONS, keepAliveTimeout: 10_000, connect: { timeout: opts.connectTimeoutMs ?? 10_000 } };
   const proxy = opts.proxy;
   // A loopback address may be plain http:// (lib/config/service-config.ts): through a proxy, its credential would leave the machine in clear.
   if ((!proxy?.httpsProxy && !proxy?.httpProxy) || (origin !== undefined && isLoopbackHost(new URL(origin).hostname))) return new Agent(agent);

@@ -148,14 +148,6 @@ describe("enforce job", () => {
     expect(sim.counters.maxConcurrency).toBe(8);
   });
 
-  it("a concurrency above 16 is what goes out in flight: no connection pool bounds it lower", async () => {
-    const { dataset } = generateOrganisation({ projects: 3_000, seed: 3 });
-    // Each new connection is opened as its request goes out: 100 ms a request lets all 24 be open before any answer, on a loaded machine too.
-    await startSim({ dataset, latencyMs: 100 });
-    await run({ listConcurrency: 24 });
-    expect(sim.counters.maxConcurrency).toBe(24);
-  });
-
   it("listed as a tree (details without projects), one heavy branch is split as deep as its shape allows, so the listing is spread over the slots", async () => {
     const { dataset } = generateOrganisation({ projects: 3_000, seed: 3, tree: { groups: 40, maxDepth: 4, heavy: 0.8 } });
     await startSim({ dataset, latencyMs: 5, detailProjects: false });
