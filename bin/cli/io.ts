@@ -171,11 +171,10 @@ function proxyAddress(name: string, value: string): string {
   return url.href;
 }
 
-/** The GitLab client of `credentialVariable`'s token (GITLAB_TOKEN's unless told another), with the command line's settings, its proxy among them. */
 /**
- * The GitLab client of a command, with `credentialVariable`'s token (GITLAB_TOKEN's unless told), and
- * connections for `inFlight` requests at once (a job's concurrency flags: undici queues any request
- * above its connections, so `--concurrency 32` would send 16 at a time).
+ * The GitLab client of `credentialVariable`'s token (GITLAB_TOKEN's unless told another), with the command
+ * line's settings, its proxy among them, and connections for `inFlight` requests at once (a job's
+ * concurrency flags: undici queues any request above its connections, so `--concurrency 32` sent 16 at a time).
  */
 export function gitlabFrom(io: CliIO, { credentialVariable, inFlight }: { credentialVariable?: string; inFlight?: number } = {}): GitLabClient {
   const { url, credential } = serviceFrom(io, "gitlab", credentialVariable);
