@@ -4,6 +4,7 @@
  */
 import { plainPathProblem } from "./glob.ts";
 import { reasonProblem } from "./rules.ts";
+import { redactOutput } from "../redact/index.ts";
 
 export interface ExemptRequest {
   /** The project whose share is exempted (a full path). */
@@ -22,10 +23,14 @@ export class ExemptInputError extends Error {
 /** Which part of the request a problem is in, and what kind: a front end words it its own way (Slack by position, quoting nothing). */
 export interface ExemptProblem {
   field: "project" | "group" | "until" | "reason";
-  kind: "missing" | "invalid" | "past";
+  kind: "missing" | "invalid" | "past" | "credential";
   /** The CLI's words, naming the option and quoting the value. */
   message: string;
 }
+
+/** Quoting nothing: the value is what must not be shown. */
+export const CREDENTIAL_IN_REASON =
+  "--reason holds a credential, or text shaped like one (a GitLab token, a JWT, a Slack webhook URL, a URL's password): the reason is committed to the policy and shown in the merge request; take it out";
 
 type Given = { project?: string; group?: string; until?: string; reason?: string };
 
@@ -51,6 +56,9 @@ export function exemptRequestProblems(given: Given, now: Date): ExemptProblem[] 
   else {
     const problem = reasonProblem(reason);
     if (problem) problems.push({ field: "reason", kind: "invalid", message: `--reason: ${problem}` });
+    // Committed to the policy's history and shown in the merge request to everyone on its project: masked
+    // there, it would be no reason, and the requester would not know the credential was in their text.
+    else if (redactOutput(reason) !== reason) problems.push({ field: "reason", kind: "credential", message: CREDENTIAL_IN_REASON });
   }
   return problems;
 }

@@ -52,6 +52,7 @@ function positional(problem: ExemptProblem, reasonWord: number, now: Date): stri
         ? `word 5 (the date after until) is not in the future (today is ${now.toISOString().slice(0, 10)} UTC): an exemption that has lapsed exempts nothing`
         : "word 5 (the date after until) is not a date YYYY-MM-DD";
     case "reason":
+      if (problem.kind === "credential") return `the reason (the words after word ${reasonWord}) holds a credential, or text shaped like one (a GitLab token, a JWT, a Slack webhook URL, a URL's password): the reason is committed to the policy and shown in the merge request; take it out`;
       return problem.kind === "missing"
         ? `the reason is missing: end the command with reason and why the share should stay (reviewers read it) (${EXEMPT_SHAPE})`
         : `the reason (the words after word ${reasonWord}) must be one line of 1 to ${MAX_REASON_CHARS} characters without control, line-separator or bidirectional characters`;
