@@ -70,10 +70,10 @@ function psychValue(node: unknown, doc: Document, budget: { values: number }, de
       const key = isScalar(pair.key) ? String(pair.key.value) : JSON.stringify(psychValue(pair.key, doc, budget, depth + 1));
       const value = psychValue(pair.value, doc, budget, depth + 1);
       if (merge) {
-        for (const merged of (Array.isArray(value) ? [...value].reverse() : [value]).filter(isMapping)) Object.assign(out, merged);
+        for (const merged of (Array.isArray(value) ? [...value].reverse() : [value]).filter(isMapping)) for (const [k, v] of Object.entries(merged)) setKey(out, k, v);
       } else {
         delete out[key];
-        out[key] = value;
+        setKey(out, key, value);
       }
     }
     return out;
@@ -125,8 +125,18 @@ export function plainKeys(value: unknown): unknown {
 /** GitLab's deep_merge: mappings merged key by key, anything else taken from `over`. */
 export function deepMerge(base: Mapping, over: Mapping): Mapping {
   const out: Mapping = { ...base };
-  for (const [key, value] of Object.entries(over)) out[key] = isMapping(out[key]) && isMapping(value) ? deepMerge(out[key] as Mapping, value) : value;
+  for (const [key, value] of Object.entries(over)) setKey(out, key, isMapping(out[key]) && isMapping(value) && Object.hasOwn(out, key) ? deepMerge(out[key] as Mapping, value) : value);
   return out;
+}
+
+/**
+ * `out[key] = value`, a key of its own whatever its name: assigned, a key `__proto__` (a job GitLab
+ * runs, named so) would set the object's prototype instead, and every key under it (a `trigger:`, an
+ * `include:`) would be out of the walk's sight while GitLab runs it.
+ */
+function setKey(out: Mapping, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }
 
 /** GitLab's limits: `!reference` nests 10 deep, `extends` 11. */

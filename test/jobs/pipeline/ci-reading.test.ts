@@ -48,6 +48,17 @@ describe("pipeline: CI files read as GitLab reads them (YAML 1.1, `<<` merge key
     expect(w.sim.pipelines).toEqual([]);
   });
 
+  it.each([
+    ["in the CI file", (job: string) => [job] as const],
+    ["in a child pipeline's file", (job: string) => ["child:\n  trigger:\n    include: ci/child.yml\n", { "ci/child.yml": job }] as const],
+  ])("a job named __proto__ (to GitLab a name like any other) %s is judged: its trigger of a project no rule allows is refused", async (_where, files) => {
+    // Assigned as a key, `__proto__` set the read mapping's prototype: the job, and its trigger, were out of the walk's sight.
+    const [ci, more] = files(`build:\n  script: make\n__proto__:\n  trigger:\n    project: ${w.payroll.path_with_namespace}\n    branch: feature/anything\n`);
+    w.commit(ci, more);
+    expect(await w.start()).toMatchObject({ status: "refused", reason: expect.stringContaining(w.payroll.path_with_namespace) });
+    expect(w.sim.pipelines).toEqual([]);
+  });
+
   it("an include behind rules: merged into the root with `<<: *anchor` is judged as one written there (GitLab merges it before reading include:)", async () => {
     // Psych merges `<<` as it loads the file: the root has include: with rules:, which a static lint,
     // without the pipeline's variables, leaves out (the simulator evaluates include rules as GitLab's does).
