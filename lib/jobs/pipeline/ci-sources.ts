@@ -30,8 +30,10 @@ export async function ciSourcesProblem(request: Omit<SourcesInput, "children" | 
   if (lint.includes === undefined || lint.mergedYaml === undefined) {
     return `this GitLab's CI Lint does not list what ${at} includes, so who writes what the pipeline runs could not be judged: ${allow}`;
   }
-  // A GitLab before 16.5 lints the default branch's head whatever is asked: its includes then say another commit.
-  const elsewhere = lint.includes.find((i) => String(i.context_project).toLowerCase() === project.path_with_namespace.toLowerCase() && typeof i.context_sha === "string" && i.context_sha !== commit);
+  // A GitLab before 16.5 lints the default branch's head whatever is asked: the CI file's own includes, listed first, then say
+  // another commit. Not those they include: a file of the project at another ref (its default branch's templates) is read at that ref's.
+  const first = lint.includes.find((i) => String(i.context_project).toLowerCase() === project.path_with_namespace.toLowerCase() && typeof i.context_sha === "string");
+  const elsewhere = first !== undefined && first.context_sha !== commit ? first : undefined;
   if (elsewhere) return `this GitLab's CI Lint read ${at.replace(/ at \w+$/, "")} at ${String(elsewhere.context_sha).slice(0, 8)}, not the commit asked for (GitLab 16.5 or later lints the one asked for), so what the pipeline includes could not be judged: ${allow}`;
   const read = readYaml(lint.mergedYaml);
   const merged = read instanceof Unreadable ? read : resolved(read);
