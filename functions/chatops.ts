@@ -117,7 +117,7 @@ async function acknowledge(event: SlackCommandEvent, context: Context & Deadline
   const sentAt = Number(event.headers["x-slack-request-timestamp"]);
   let slot;
   try {
-    slot = await takeCommandSlot(claims, form.team_id, form.user_id, sentAt, signal);
+    slot = await takeCommandSlot(claims, form.enterprise_id || form.team_id, form.user_id, sentAt, signal);
   } catch (err) {
     const reason = signal.aborted ? "the claims table did not answer in time" : "the claims table could not be reached";
     log("warn", "not run", { command, reason, error: errorText(err) });

@@ -21,7 +21,7 @@
  * It also enforces the subject of GitLab's events (invoked asynchronously by functions/events.ts):
  * that project or group alone, as functions/shared/events/subject-run.ts says, once per event as well.
  */
-import { errorText, escapeMrkdwn, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
+import { errorText, escapeMrkdwn, mayHaveChanged, renderSlack, type SlackMessage } from "../lib/jobs/index.ts";
 import { redactStrings } from "../lib/redact/index.ts";
 import { secrets } from "./shared/config/secrets.ts";
 import { workerTakes } from "./shared/config/settings.ts";
@@ -154,13 +154,13 @@ export const handler = jobLambda(WorkerEventSchema, async (event, context): Prom
 });
 
 /**
- * A run that changed something whose answer Slack did not take (the command's response_url expired after its
+ * A run that changed something (or may have: mayHaveChanged) whose answer Slack did not take (the command's response_url expired after its
  * 30 minutes, a run having waited and worked past them; or Slack failed that one post): its summary goes to the
  * deployment's webhook instead, as a scheduled run's would, so that an applied change is not left unseen. An
  * exemption's merge request likewise, in the thread's own message (escaped by exempt-run.ts).
  */
 async function tellChannelInstead(ran: Ran, event: WorkerEvent, webhookUrl: string | undefined, timeLeft: TimeLeft): Promise<void> {
-  if ("report" in ran && verdict(ran).changed === 0) return;
+  if ("report" in ran && verdict(ran).changed === 0 && (ran.report.dryRun || !ran.report.actions.some(mayHaveChanged))) return;
   const told =
     "report" in ran
       ? await notifyRun(ran, runLabels(ran.report.job, "chat", event.correlationId), { webhookUrl, setting: "always" }, timeLeft)

@@ -12,7 +12,7 @@ export { applyPlan } from "./apply/index.ts";
 export type { ApplyOptions, ApplyReport, ApplySummary } from "./apply/summary.ts";
 export { checkPlanPolicy, type GivenPolicy, type TrustLocation } from "./apply/plan-policy.ts";
 export { MIN_PLAN_KEY_LENGTH, planFile, PlanFileError, readPlanFile, writePlanFile, type PlanFile, type PlannedRemoval } from "./shares/plan-file.ts";
-export { writeFileAtomically } from "./atomic-file.ts";
+export { writeFileAtomically, writeWhole } from "./atomic-file.ts";
 export { ScopeError } from "./enforce/examine/scope.ts";
 export { DEFAULT_LIST_CONCURRENCY, DEFAULT_REMOVAL_CONCURRENCY, type EnforceOptions, type EnforceReport, type EnforceSummary, type RemovalBudget } from "./enforce/summary.ts";
 export { sweepAfter, sweepOf, type LastSweep } from "./enforce/rules.ts";
@@ -25,7 +25,7 @@ export { isStoredRun, parseRestoreText, parseRestoreTextFrom, restoreInputFrom, 
 export { checkRunRef, RunHistoryError, runKey, runReader, storedRestoreInput, type RunReader, type Trigger } from "./restore/run-history.ts";
 export type { RestoreAction, RestoreOptions, RestoreReport, RestoreSummary } from "./restore/summary.ts";
 export { escapeMrkdwn, renderSlack, renderText, type SlackMessage } from "./render/index.ts";
-export { errorText, exitCode, type AuditSink, type JobStats, type Report } from "./report/index.ts";
+export { errorText, exitCode, mayHaveChanged, type AuditSink, type JobStats, type Report } from "./report/index.ts";
 export { DEADLINE_ATTEMPTS, direct, type Steps } from "./steps.ts";
 export { count, firstOf } from "./view.ts";
 export { WARDEN_VERSION } from "./version.ts";

@@ -28,6 +28,8 @@ export interface SlashCommand {
   user_id?: string;
   channel_id?: string;
   team_id?: string;
+  /** An Enterprise Grid org's id, which Slack adds to a command typed in one of its workspaces. */
+  enterprise_id?: string;
   response_url?: string;
   /** Slack gives every command its own; by default each body built here gets a new one. */
   trigger_id?: string;
@@ -51,6 +53,7 @@ export function slashCommandBody(cmd: SlashCommand): string {
     is_enterprise_install: "false",
     response_url: cmd.response_url ?? "https://hooks.slack.com/commands/T0001/1234/abcd",
     trigger_id: cmd.trigger_id ?? `1234.${++triggers}.abcd`,
+    ...(cmd.enterprise_id && { enterprise_id: cmd.enterprise_id, enterprise_name: "Acme" }),
   }).toString();
 }
 

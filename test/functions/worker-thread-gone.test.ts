@@ -4,16 +4,20 @@
  * may take minutes more: an `enforce --apply` that waited 24 minutes and ran 6 ended after Slack stopped
  * taking posts, and nobody in Slack was told of the shares it removed (chat runs post no webhook summary);
  * nor were they when Slack failed the one post (a 503) (the fourth chat review's findings). A run that
- * changed something whose answer the thread did not take is told on the deployment's webhook now.
+ * changed something whose answer the thread did not take is told on the deployment's webhook now; so is one
+ * that may have (hostile review 14): a `pipeline --apply` whose POST's answer was lost (status `unknown`), or
+ * whose pipeline ran another commit than the one checked and could not be cancelled (status `failed`, the
+ * pipeline still running with Warden's identity), was left in the log alone.
  *
  * Time: only `Date` is faked (sockets and timers are real). The GitLab simulator moves the clock 6 minutes
  * on its first request, as a sweep of a large scope takes minutes. The Slack stand-in below refuses a post
  * to a response_url more than 30 minutes after the command, as Slack does (404 expired_url).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { generateOrganisation } from "../../sim/gitlab/index.ts";
+import type { WorkerEvent } from "../../functions/shared/runs/job-request.ts";
+import { generateOrganisation, type SimProject } from "../../sim/gitlab/index.ts";
 import { applyingEnforce } from "../support/chat-command.ts";
-import { CHAT_PIPELINE_POLICY } from "../support/policies.ts";
+import { CHAT, CHAT_PIPELINE_POLICY } from "../support/policies.ts";
 import { scriptedServer, type ScriptedServer } from "../support/server.ts";
 import { lambdaContext, SECRETS } from "../support/lambda.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";
@@ -105,5 +109,55 @@ describe("a chat command whose answer the thread does not take", () => {
     expect(result.posted).toBe(false);
     expect(webhook).toHaveLength(1);
     expect(webhook[0]!.text).toMatch(/remov/i);
+  });
+});
+
+/** An applying `/warden pipeline` on main of one of acme/platform's projects, run by the Worker, Slack failing its one post (a 503). */
+async function startPipeline(project: SimProject) {
+  unavailable = 1;
+  const sentAt = Math.floor(Date.now() / 1000);
+  const event: WorkerEvent = {
+    command: { job: "pipeline", project: project.path_with_namespace, ref: "main", variables: [], apply: true },
+    responseUrl: `${slack.origin}/commands/T0001/${sentAt}/${crypto.randomUUID()}`,
+    user: { id: CHAT.applier, name: "ada" },
+    channelId: CHAT.channel,
+    correlationId: crypto.randomUUID(),
+    sentAt,
+  };
+  vi.resetModules();
+  const { handler } = await import("../../functions/worker.ts");
+  const result = (await handler(event as never, lambdaContext({ functionName: "warden-test-Worker" }))) as { posted: boolean };
+  return { result, webhook: accepted.filter(({ path }) => path.startsWith("/services/")) };
+}
+
+const platform = (): SimProject => world.gitlab.dataset.projects.find((p) => p.path_with_namespace.startsWith("acme/platform/"))!;
+
+describe("a pipeline that may be running, whose answer the thread did not take", () => {
+  it("tells the deployment's webhook when GitLab's answer to the pipeline POST was lost (status unknown)", async () => {
+    const project = platform();
+    world.gitlab.addFaults({ kind: "apply-then-status", status: 502, method: "POST", route: "/projects/:id/pipeline", times: 1 });
+    const { result, webhook } = await startPipeline(project);
+    // GitLab did start it: the answer alone was lost.
+    expect(world.gitlab.pipelines).toEqual([expect.objectContaining({ project_id: project.id, ref: "main" })]);
+    expect(result.posted).toBe(false);
+    expect(webhook).toHaveLength(1);
+    expect(webhook[0]!.text).toMatch(/unknown|failed/i);
+  });
+
+  it("tells the deployment's webhook when the pipeline ran another commit and could not be cancelled", async () => {
+    const project = platform();
+    // A push between the checks and the start: the pipeline runs a commit nobody checked; the cancel fails.
+    const off = world.gitlab.beforeAnswer(({ method, route }) => {
+      if (method === "POST" && route === "POST /projects/:id/pipeline") {
+        off();
+        world.gitlab.repositories.commit(project, { ".gitlab-ci.yml": "steal:\n  script: ./exfiltrate.sh\n" });
+      }
+    });
+    world.gitlab.addFaults({ kind: "status", status: 500, method: "POST", route: "/projects/:id/pipelines/:pipeline_id/cancel", times: 1 });
+    const { result, webhook } = await startPipeline(project);
+    expect(world.gitlab.pipelines).toHaveLength(1);
+    expect(result.posted).toBe(false);
+    expect(webhook).toHaveLength(1);
+    expect(webhook[0]!.text).toMatch(/failed/i);
   });
 });

@@ -1,5 +1,7 @@
 /**
- * At most COMMANDS_PER_MINUTE commands a minute start a run for one Slack user (of one workspace). The
+ * At most COMMANDS_PER_MINUTE commands a minute start a run for one Slack user (of one workspace, or of
+ * one Enterprise Grid org: its users have the same id in each of its workspaces, and counted per workspace
+ * one person in ten of them would start ten times as many; chat-ops passes the org's id as `team`). The
  * Worker's reserved concurrency runs a few at a time and Lambda queues the rest for up to 6 hours: one
  * account (or whoever holds it) sending hundreds would have every other person's command wait behind
  * them, past the 30 minutes Slack takes posts to a response_url for, and spend the token's GitLab

@@ -17,6 +17,8 @@ const SlackCommandSchema = z.object({
   user_name: z.string().default(""),
   channel_id: z.string().min(1),
   team_id: z.string().default(""),
+  // An Enterprise Grid org's: its users have one id in all its workspaces (command-rate.ts counts them within it).
+  enterprise_id: z.string().optional(),
   response_url: z.string().min(1),
 });
 

@@ -3,6 +3,7 @@ import { comparisonLines, isComparison } from "./comparison.ts";
 import { escapeControls, escapeMrkdwn, mrkdwn, type MrkdwnText } from "../escape.ts";
 import { policyLine, statsLine, titleOf, viewOf, type AnyReport } from "./parts.ts";
 import { redactOutput } from "../../redact/index.ts";
+import { mayHaveChanged } from "../report/index.ts";
 
 /** Statuses that mean something was changed (a pipeline started counts). */
 const CHANGED = new Set(["done", "already-gone", "created", "noticed"]);
@@ -45,8 +46,8 @@ export function renderSlack(report: AnyReport): SlackMessage {
   if (report.warnings.length) {
     blocks.push({ type: "context", elements: [sectionText(report.warnings.map((w) => `:warning: ${escapeMrkdwn(w)}`).join("\n"))] });
   }
-  // Changes made are shown to the channel; dry runs, refusals and failures only to whoever asked.
-  const changed = !report.dryRun && report.actions.some((a) => CHANGED.has(a.status));
+  // Changes made, or that may have been (mayHaveChanged), are shown to the channel; dry runs, refusals and failures only to whoever asked.
+  const changed = !report.dryRun && report.actions.some((a) => CHANGED.has(a.status) || mayHaveChanged(a));
   return { response_type: changed ? "in_channel" : "ephemeral", text: `${title}. ${summary}`, blocks };
 }
 

@@ -56,6 +56,16 @@ export interface GuardedSummary {
 export const FAILED_STATUSES: ReadonlySet<string> = new Set(["failed", "unknown", "refused"]);
 
 /**
+ * An action of an applying run that may have changed something though it is not reported done: its
+ * answer was lost (`unknown`: a pipeline GitLab may have started), or a pipeline started and then failed
+ * (it ran another commit than the one checked: cancelled, or still running with Warden's identity if the
+ * cancel failed). Whoever is told of changes is told of these.
+ */
+export function mayHaveChanged(action: { status: string; pipelineId?: unknown }): boolean {
+  return action.status === "unknown" || action.pipelineId !== undefined;
+}
+
+/**
  * Exit codes shared by every front end: 0 in policy or all applied, 1 error (or work left undone),
  * 2 a dry run found work, 3 the guard tripped and nothing changed.
  */

@@ -3,7 +3,9 @@
  * by Slack and allowed by the policy started a run, and the Worker runs a few at a time, so hundreds
  * queued in front of everyone else's for hours. Chat-ops now starts at most COMMANDS_PER_MINUTE a
  * minute for one user, counted in the real claims table (dynalite); the rest are refused and start
- * nothing, and nobody else's commands are held up.
+ * nothing, and nobody else's commands are held up. One person of an Enterprise Grid org has the same
+ * user id in each of its workspaces (each command's team_id being the workspace it was typed in): counted
+ * per workspace, one in ten of them started fifty runs a minute; they are counted within the org.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { describe, expect, it, vi } from "vitest";
@@ -32,9 +34,9 @@ async function send(event: APIGatewayProxyEventV2): Promise<string> {
 /** The start of the minute before this one: every command of a test is signed in one minute, whatever second the test starts at. */
 const lastMinute = () => Math.floor(Date.now() / 60_000) * 60 - 60;
 /** A command signed by Slack at `second` (Unix seconds), and taken at once: the clock is set there (a command taken later is not started at all). */
-const signedAt = (second: number, user = FLOODER) => {
+const signedAt = (second: number, user = FLOODER, grid: { team_id?: string; enterprise_id?: string } = {}) => {
   vi.setSystemTime(second * 1000 + 200);
-  return signedCommand({ text: "enforce", user_id: user });
+  return signedCommand({ text: "enforce", user_id: user, ...grid });
 };
 
 const RUNNING = ":hourglass_flowing_sand: Running `enforce` (dry run); the result will be posted here.";
@@ -53,6 +55,19 @@ describe("one person's flood of slash commands", () => {
       expect(await send(signedAt(minute + 11, OTHER))).toBe(RUNNING);
       expect(await send(signedAt(minute + 60))).toBe(RUNNING);
       expect(world.lambdaApi.invokes).toHaveLength(COMMANDS_PER_MINUTE + 2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it(`starts ${COMMANDS_PER_MINUTE} a minute for one person of an Enterprise Grid org in all, not in each of its workspaces`, async () => {
+    const minute = lastMinute();
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const answers = [];
+      for (let n = 0; n < 2 * COMMANDS_PER_MINUTE; n++) answers.push(await send(signedAt(minute + n, FLOODER, { team_id: `T000${n % 2}`, enterprise_id: "E0001" })));
+      expect(answers.filter((a) => a === RUNNING)).toHaveLength(COMMANDS_PER_MINUTE);
+      expect(world.lambdaApi.invokes).toHaveLength(COMMANDS_PER_MINUTE);
     } finally {
       vi.useRealTimers();
     }
