@@ -31,9 +31,12 @@ let lost: NodeJS.ErrnoException | undefined;
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   if (err.code !== "EPIPE" && err.code !== "EIO") lost ??= err;
 });
-process.stderr.on("error", () => undefined);
+// stderr gone is no reason to die either, but it may hold the only copy of an applying run's audit lines:
+// auditTrail (bin/cli/io.ts) then starts no new change.
+const stderrLost = new AbortController();
+process.stderr.on("error", (err) => stderrLost.abort(err));
 
-const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: interrupt.signal });
+const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: interrupt.signal, stderrLost: stderrLost.signal });
 // Once what was written has gone out, or failed to.
 const flushed = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => stream.write("", () => resolve()));
 await flushed(process.stdout);

@@ -15,6 +15,11 @@ export interface CliIO {
   env: NodeJS.ProcessEnv;
   /** Fires on Ctrl-C (or SIGTERM, SIGHUP): the job stops starting new work and reports where it stopped. */
   signal?: AbortSignal;
+  /**
+   * Fires once stderr can no longer be written (its reader gone, a full disk under `2> file`), the error its
+   * reason: off a terminal it is where an applying run's audit lines go, and without --audit-log their only home.
+   */
+  stderrLost?: AbortSignal;
   /** Each request attempt's deadline (--request-timeout or WARDEN_REQUEST_TIMEOUT); lib/http's default when unset. */
   requestTimeoutMs?: number;
   /** Plain http:// to a host other than this machine (--allow-http or WARDEN_ALLOW_HTTP=1); refused unless set. */

@@ -1,5 +1,5 @@
 /** A command's process: the environment read, reports printed, text redacted (command.ts says what it is). */
-import { closeSync, constants, writeSync } from "node:fs";
+import { closeSync, constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { DEFAULT_POLICY_FILE, loadPolicyFile, notUtf8 } from "../../lib/config/policy-file.ts";
 import { loadGitLabPolicy } from "../../lib/config/policy-source.ts";
@@ -8,7 +8,7 @@ import { GitLabClient } from "../../lib/gitlab/index.ts";
 import { PIPELINE_TOKEN_VARIABLE } from "../../lib/gitlab/settings.ts";
 import type { WaitEvent } from "../../lib/http/types.ts";
 import { DEFAULT_CONNECTIONS, type ProxySettings, type TransportOptions } from "../../lib/http/index.ts";
-import { exitCode, type AuditSink, count } from "../../lib/jobs/index.ts";
+import { exitCode, type AuditSink, count, writeWhole } from "../../lib/jobs/index.ts";
 import { escapeControls, jsonForTerminal, renderMarkdown, renderText } from "../../lib/jobs/render/index.ts";
 import type { Report } from "../../lib/jobs/report/index.ts";
 import { N8nClient } from "../../lib/n8n/index.ts";
@@ -245,7 +245,7 @@ export function auditTrail(io: CliIO, { values }: ParsedArgs): AuditTrail {
   const toFile = (line: string): boolean => {
     if (fd === undefined || unwritable.signal.aborted) return false;
     try {
-      writeSync(fd, redactOutput(line));
+      writeWhole(fd, redactOutput(line));
       return true;
     } catch (err) {
       const reason = `--audit-log ${path}: writing failed (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
@@ -254,6 +254,17 @@ export function auditTrail(io: CliIO, { values }: ParsedArgs): AuditTrail {
       return false;
     }
   };
+  // Off a terminal, without --audit-log, an applying run's lines go to stderr alone: once it cannot be written
+  // (`2>&1 | head` done reading, `2> lines.jsonl` on a full disk) each later change would have no line anywhere.
+  const lost = io.stderrLost;
+  if (lost && fd === undefined && !tty && values["apply"] === true) {
+    const stop = () => {
+      const err = lost.reason as NodeJS.ErrnoException;
+      unwritable.abort(new Error(`standard error could not be written (${err?.code ?? err?.message}), and the audit lines go there alone: the lines of changes made since are lost; starting no new change (--audit-log FILE keeps them on disk)`));
+    };
+    if (lost.aborted) stop();
+    else lost.addEventListener("abort", stop, { once: true });
+  }
   return {
     signal: io.signal ? AbortSignal.any([io.signal, unwritable.signal]) : unwritable.signal,
     sink: {

@@ -13,7 +13,7 @@ export function writeFileAtomically(path: string, text: string): void {
   try {
     const fd = openSync(temp, "wx", 0o600);
     try {
-      writeSync(fd, text);
+      writeWhole(fd, text);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -23,4 +23,13 @@ export function writeFileAtomically(path: string, text: string): void {
     rmSync(temp, { force: true });
     throw err;
   }
+}
+
+/**
+ * All of `text`, or the error of the write that failed: a disk that fills up (or a file size limit) takes
+ * part of a write and says how much (a short write); only the next write fails.
+ */
+export function writeWhole(fd: number, text: string): void {
+  const bytes = Buffer.from(text);
+  for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);
 }
