@@ -1,6 +1,7 @@
 /** Typed failures of lib/http. Every message is built from redacted parts only. */
 import { redactThenCut, type Redactor } from "../redact/index.ts";
 import { bodyKind, describeKind, formatBytes } from "./body.ts";
+import { beyondBounds } from "./json-size.ts";
 import type { HttpRequest, HttpResponse } from "./types.ts";
 
 /** The longest service message an error quotes (after redaction: a cut never ends inside a credential). */
@@ -143,6 +144,10 @@ export function serviceMessage(text: string, contentType?: string): string {
 }
 
 function jsonMessage(text: string): string | undefined {
+  // Bounded as an answer the JSON layer parses (json-size.ts): an error's body is the server's too, and
+  // `[{},{},…]` of 24 MB would end the process (256 MB of heap) before any error is reported.
+  const beyond = beyondBounds(text);
+  if (beyond !== undefined) return `JSON of ${beyond}, more than Warden parses of one answer: it was not parsed`;
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -21,6 +21,12 @@ export interface FieldsKept {
 const [QUOTE, BACKSLASH, COLON, COMMA, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] = [0x22, 0x5c, 0x3a, 0x2c, 0x7b, 0x7d, 0x5b, 0x5d];
 /** Thrown where the text is not JSON this scan follows; caught below, never seen by a caller. */
 const UNFOLLOWED = Symbol("unfollowed");
+/**
+ * The most parts a kept text is built of (some 5,000 for n8n's page of 250 workflows). Past it the text
+ * comes back whole, for json-size.ts to judge as any answer: the parts of `{"data":[{},{},…]}` of 60 MB,
+ * a hostile server's page, filled the heap before any bound was asked.
+ */
+const MAX_PARTS = 1_000_000;
 
 /** `text` with only `fields.keep` of the objects it names; `text` itself where it cannot be followed. */
 export function keepFields(text: string, fields: FieldsKept): string {
@@ -55,6 +61,7 @@ function each(text: string, i: number, keep: ReadonlySet<string>, parts: string[
   i = space(text, i + 1);
   if (text.charCodeAt(i) === CLOSE_BRACKET) return (parts.push("]"), i + 1);
   for (let first = true; ; first = false) {
+    if (parts.length > MAX_PARTS) throw UNFOLLOWED;
     if (!first) parts.push(",");
     i = space(text, text.charCodeAt(i) === OPEN_BRACE ? kept(text, i, keep, parts) : copied(text, i, parts));
     const c = text.charCodeAt(i);
@@ -75,7 +82,7 @@ function object(text: string, i: number, parts: string[], member: (key: string, 
   i = space(text, i + 1);
   if (text.charCodeAt(i) === CLOSE_BRACE) return (parts.push("}"), i + 1);
   for (;;) {
-    if (text.charCodeAt(i) !== QUOTE) throw UNFOLLOWED;
+    if (text.charCodeAt(i) !== QUOTE || parts.length > MAX_PARTS) throw UNFOLLOWED;
     const keyEnd = string(text, i);
     const key = text.slice(i, keyEnd);
     i = space(text, keyEnd);

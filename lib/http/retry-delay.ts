@@ -15,7 +15,9 @@ const HTTP_DATE = /^(?:[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2
 
 /** The time (ms) an HTTP-date header names (`Retry-After`, `Date`), or NaN for anything else. */
 export function httpDate(text: string): number {
-  return HTTP_DATE.test(text) ? Date.parse(text) : NaN;
+  if (!HTTP_DATE.test(text)) return NaN;
+  // asctime writes no zone, and Date.parse reads such a date as the machine's local time (a laptop's, hours off): it is GMT.
+  return Date.parse(text.endsWith(" GMT") ? text : `${text} GMT`);
 }
 
 /**
