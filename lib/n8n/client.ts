@@ -34,6 +34,8 @@ export class N8nClient {
   private learned?: ApiGeneration;
   /** Whether GET /workflows takes `excludePinnedData` (listWorkflows): true until n8n refuses it. */
   private knowsPinnedData = true;
+  /** A listing was answered with `excludePinnedData`: GET /workflows/:id takes it too (getWorkflow). */
+  private takesPinnedData = false;
 
   constructor(opts: N8nClientOptions) {
     const base = new URL(opts.url);
@@ -65,7 +67,9 @@ export class N8nClient {
     const pages = n8nCursor<Workflow>({ http: this.http, url, route: "GET /workflows", limit: filter.limit, fields: WORKFLOW_FIELDS });
     const fetch: typeof pages.fetch = async (position, signal) => {
       try {
-        return await pages.fetch(position, signal);
+        const page = await pages.fetch(position, signal);
+        if (url.searchParams.has(PINNED_DATA)) this.takesPinnedData = true;
+        return page;
       } catch (err) {
         if (position || !url.searchParams.has(PINNED_DATA) || !unknownParameter(err, PINNED_DATA)) throw err;
         this.knowsPinnedData = false;
@@ -76,8 +80,14 @@ export class N8nClient {
     return new Listing({ ...pages, fetch }, list);
   }
 
+  /**
+   * Without its pinned data (sample executions, often real records, and often the largest part of a workflow)
+   * once a listing has shown that n8n takes `excludePinnedData`: it declares it here from the same version as
+   * on the listing (n8n-io/n8n#12261). Before any listing, it is not sent, as an older 1.x would refuse it.
+   */
   async getWorkflow(id: string, signal?: AbortSignal): Promise<Workflow> {
-    return (await this.send("GET", `/workflows/${encodeURIComponent(id)}`, "GET /workflows/:id", signal)).json as Workflow;
+    const query = this.takesPinnedData ? `?${PINNED_DATA}=true` : "";
+    return (await this.send("GET", `/workflows/${encodeURIComponent(id)}${query}`, "GET /workflows/:id", signal)).json as Workflow;
   }
 
   /** Undefined until the first activation change, which learns it (see setActive). */

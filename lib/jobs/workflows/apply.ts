@@ -21,7 +21,7 @@ const NOT_FOUND = "n8n answered 404: the workflow was deleted since it was liste
  * action and the others go on (the next run converges). A refused key (401) stops new changes, as
  * every one after it would be refused too; changes already in flight finish. Returns that refusal.
  * An activation reads its workflow first (readBefore): one found active then is done with nothing sent,
- * and returned (`meanwhile`), as it says nothing of what the key may do.
+ * and returned (`meanwhile`), as it says nothing of what the key may do; one found archived is reported, with nothing sent.
  * A 403 stops nothing: it is a scope the key lacks (2.x), which refuses every change of that kind and
  * no other, or something refusing this one workflow (a proxy, an n8n of another version): stopping on
  * it would leave every later change behind one workflow for good. refusals() says which it was.
@@ -50,11 +50,16 @@ export async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], li
       return;
     }
     try {
-      if (before.active) {
-        action.reason += `; ${MADE_MEANWHILE}`;
-        meanwhile.push(action);
-      } else await n8n.setActive(action.workflowId, activate, signal, before.versionId);
-      action.status = "done";
+      if (before.archived) {
+        // Not a change left undone: the next run judges it archived, and activates none such (lib/policy/workflows.ts).
+        Object.assign(action, { status: "reported", reason: `${action.reason}; ${ARCHIVED_MEANWHILE}` });
+      } else {
+        if (before.active) {
+          action.reason += `; ${MADE_MEANWHILE}`;
+          meanwhile.push(action);
+        } else await n8n.setActive(action.workflowId, activate, signal, before.versionId);
+        action.status = "done";
+      }
     } catch (err) {
       if (err instanceof HttpError && err.status === 401) refused ??= new N8nAccessError(err.message, { cause: err });
       action.status = "failed";
@@ -83,10 +88,12 @@ export async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], li
   return { ...(refused && { refused }), forbidden, meanwhile };
 }
 
+const ARCHIVED_MEANWHILE = "archived when read just before the change, so retired meanwhile: not activated (an archived workflow never is), nothing was sent";
+
 const MADE_MEANWHILE = "found active when read just before the change, so switched on meanwhile, not by Warden: nothing was sent, and the version live is the one chosen then";
 
 /**
- * The workflow as it is just before its activation. n8n 2.x publishes the version an activation names, else
+ * The workflow as it is just before its activation (active, or archived, since it was listed: nothing is sent). n8n 2.x publishes the version an activation names, else
  * its latest saved one, even over a version already published (`activateWorkflow`): a workflow someone
  * published since the listing is left as it is, and otherwise n8n is told the version read here, not a
  * draft saved after it. A read that fails (a key without workflow:read, a 404, an outage, an answer that is
@@ -94,7 +101,7 @@ const MADE_MEANWHILE = "found active when read just before the change, so switch
  * answer to it says what became of the change; only a refused key (401), which would be refused the change
  * too, or a stop ends it here.
  */
-async function readBefore(n8n: N8nClient, id: string, signal?: AbortSignal): Promise<{ active?: true; versionId?: string }> {
+async function readBefore(n8n: N8nClient, id: string, signal?: AbortSignal): Promise<{ active?: true; archived?: true; versionId?: string }> {
   let read: Workflow;
   try {
     read = await n8n.getWorkflow(id, signal);
@@ -103,6 +110,8 @@ async function readBefore(n8n: N8nClient, id: string, signal?: AbortSignal): Pro
     return {};
   }
   if (!contradiction(read, id, true)) return { active: true };
+  // Archived since it was listed (minutes may pass on a large n8n): n8n 1.x would activate it all the same.
+  if (!contradiction(read, id, false) && read.isArchived === true) return { archived: true };
   return !contradiction(read, id, false) && typeof read.versionId === "string" ? { versionId: read.versionId } : {};
 }
 
@@ -129,10 +138,14 @@ async function readBack(n8n: N8nClient, action: WorkflowAction, err: unknown, si
   action.error = `${lost}: the change may or may not have been made (${found}); the next run converges`;
 }
 
-/** What a failed change says in the report: n8n's own words where it refused the change (400, 409). */
+/**
+ * What a failed change says in the report: n8n's own words where it refused the change (400, 409). Only a JSON
+ * answer's message is n8n's: a proxy's page (nginx's 400, a WAF's) is reported with its status and request.
+ */
 function failureText(err: unknown): string {
   if (!(err instanceof HttpError)) return errorText(err);
-  if (err.status === 404) return err.serviceMessage ? `${NOT_FOUND} (n8n: ${err.serviceMessage})` : NOT_FOUND;
-  if ((err.status === 400 || err.status === 409) && err.serviceMessage) return err.serviceMessage;
+  const words = /json/i.test(err.headers["content-type"] ?? "") ? err.serviceMessage : "";
+  if (err.status === 404) return words ? `${NOT_FOUND} (n8n: ${words})` : NOT_FOUND;
+  if ((err.status === 400 || err.status === 409) && words) return words;
   return errorText(err);
 }
