@@ -16,7 +16,7 @@ import { DEFAULT_EVENTS_MAX_REQUESTS_PER_HOUR, type Policy } from "../../../lib/
 import { loadPolicy, policyReadRequests } from "../config/policy.ts";
 import { isReportOnly } from "../config/settings.ts";
 import { logger } from "../lambda/logger.ts";
-import type { TimeLeft } from "../lambda/time-left.ts";
+import { sliceSignal, type TimeLeft } from "../lambda/time-left.ts";
 import type { SubjectWorkerEvent } from "../runs/job-request.ts";
 import { runLifecycle, RunRefused } from "../runs/lifecycle.ts";
 import { runJob } from "../runs/run-job.ts";
@@ -30,6 +30,8 @@ import { recordSecondsToEnforcement } from "./latency.ts";
 const lastSweep = dynamoLastSweep();
 const removalBudget = dynamoRemovalBudget();
 const requestBudget = dynamoEventRequestBudget();
+/** The longest adding a run's requests to the hour's count may take: one UpdateItem (a throttled one sent again twice). */
+const COUNT_MS = 3_000;
 
 export interface SubjectRun {
   subject: string;
@@ -90,7 +92,11 @@ export async function runForSubject(event: SubjectWorkerEvent, signal: AbortSign
       }
     }).finally(async () => {
       sent += (await policyReadRequests()) - readsBefore;
-      await budget?.spend(sent, signal).catch((err: unknown) => logger.warn("the event runs' request count could not be written", { subject: name, requests: sent, error: errorText(err) }));
+      // Its own slice, not the run's signal: a run the deadline ended ends with that signal fired, and a count
+      // sent with it was never written (a flood of runs outlasting their invocations went uncounted).
+      const counted = budget;
+      const counting = counted && sliceSignal("counting the event run's requests", COUNT_MS, timeLeft);
+      if (counting) await counted.spend(sent, counting).catch((err: unknown) => logger.warn("the event runs' request count could not be written", { subject: name, requests: sent, error: errorText(err) }));
     });
     recordSecondsToEnforcement(report, event.events);
     return { subject: name, ran: true, removed: report.summary.removed };

@@ -16,6 +16,8 @@ import { countedItems } from "./counted-item.ts";
 
 const REMOVAL_BUDGET_PREFIX = "budget:stream:";
 const KEPT_SECONDS = 30 * 24 * 3600;
+/** One UpdateItem (a throttled one sent again twice), after the run's deadline has fired. */
+const GIVE_BACK_MS = 2_000;
 
 export function dynamoRemovalBudget(opts: Pick<ClaimsOptions, "client" | "table" | "now"> = {}): RemovalBudget {
   const now = opts.now ?? Date.now;
@@ -33,8 +35,12 @@ export function dynamoRemovalBudget(opts: Pick<ClaimsOptions, "client" | "table"
       return (await update(policySha256, "SET removals = :n, expiresAt = :expires", "expiresAt < :now", { ":n": removals, ":expires": expires, ":now": at }, signal)) || take();
     },
     async release(policySha256, removals, signal) {
+      // A run its deadline stopped gives back with that signal fired (the removals it did not reach): sent with it,
+      // the give-back was refused unsent and they stayed taken for 30 days. A short bound of its own instead,
+      // within the time the deadline keeps for the run's report.
+      const bound = signal?.aborted ? AbortSignal.timeout(GIVE_BACK_MS) : signal;
       // Never below nothing: an item expired (or deleted) meanwhile has nothing to give back to.
-      await update(policySha256, "ADD removals :back", "removals >= :n", { ":back": -removals, ":n": removals }, signal);
+      await update(policySha256, "ADD removals :back", "removals >= :n", { ":back": -removals, ":n": removals }, bound);
     },
   };
 }

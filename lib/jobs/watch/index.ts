@@ -48,7 +48,7 @@ export type WatchReport = EnforceReport & { events: WatchEvent[] };
 
 export interface PollOptions extends Omit<EnforceOptions, "targets"> {
   sources: readonly WatchSource[];
-  /** A source it lacks is started this poll at its newest event (cursor.ts), its events read from the next. */
+  /** A source it lacks (new since the watch started) is read from an hour back (read-sources.ts). */
   cursor: WatchCursor;
   /** Events read a poll, per source (default EVENTS_PER_POLL): a backlog drains over several polls. */
   maxEvents?: number;
@@ -177,7 +177,7 @@ export async function watchOnce({ store, ...opts }: WatchOnceOptions): Promise<W
     await store.write(cursor, 0);
     return { started: true, cursor };
   }
-  // A source the stored cursor lacks (a subgroup new since, or one whose start failed) is started by the poll.
+  // A source the stored cursor lacks (a subgroup new since, or one whose start failed) is read by the poll from an hour back.
   const polled = await pollOnce({ ...opts, cursor: stored.cursor }).catch(async (err: unknown) => {
     // A failed batch still moves the cursor on (the next poll does not meet the same events), and fails the poll.
     if (err instanceof BatchError) await store.write(err.poll.cursor, stored.revision);

@@ -10,7 +10,7 @@ import pMap from "p-map";
 import type { AuditEvent, GitLabClient } from "../../gitlab/index.ts";
 import { errorText } from "../report/index.ts";
 import { count } from "../view.ts";
-import { newestEvent, type SourcePosition, type WatchCursor } from "./cursor.ts";
+import type { SourcePosition, WatchCursor } from "./cursor.ts";
 import { BURST_EVENTS, readSource } from "./read.ts";
 import { WatchError, type WatchSource } from "./sources.ts";
 
@@ -18,6 +18,11 @@ import { WatchError, type WatchSource } from "./sources.ts";
 const SOURCES_AT_ONCE = 4;
 /** Sources a warning names before it counts the rest. */
 const NAMED = 5;
+/**
+ * How far back a source new to a running watch is read: the Watch function lists its sources hourly
+ * (functions/watch.ts), so a subgroup is first read at most an hour after it was made.
+ */
+export const NEW_SOURCE_BACK_MS = 3_600_000;
 
 export interface SourcesRead {
   /** Every event read, by id (a source's events may repeat another's). */
@@ -55,9 +60,10 @@ export async function readSources(opts: ReadSourcesOptions): Promise<SourcesRead
     const from = cursor.sources[source.key];
     if (readDeadline?.aborted) return void (unread.push(source), stand(from?.at));
     try {
-      // A source not started yet (its start failed before) starts at its newest event: read from the next poll on.
-      if (!from) return void (read.positions[source.key] = await newestEvent(gitlab, source, reading));
-      const got = await readSource(gitlab, source, from, opts.maxEvents, reading);
+      // A source new to a running watch (a subgroup made since the sources were listed, or one whose start failed) is
+      // read from NEW_SOURCE_BACK_MS ago, not started at its newest event: that event may be the share its maker made
+      // as soon as the subgroup was, which a start there would never enforce (a first start is cursor.ts's).
+      const got = await readSource(gitlab, source, from ?? { id: 0, at: new Date(Date.now() - NEW_SOURCE_BACK_MS).toISOString() }, opts.maxEvents, reading);
       for (const event of got.events) read.events.set(event.id, event);
       read.positions[source.key] = got.to;
       if (got.unusable) passed.push(`the audit events of ${source.label}: ${count(got.unusable, "event")} with an id or a time GitLab never writes (not a positive integer, not a date; a forged or corrupted answer?) passed`);

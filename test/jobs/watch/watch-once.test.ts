@@ -83,7 +83,7 @@ describe("watchOnce over a cursor store", () => {
     expect(store.stored).toEqual({ cursor: theirs, revision: 2 });
   });
 
-  it("a source the stored cursor lacks (a subgroup new since) is stored at its newest event at once, so its next event is enforced, not skipped", async () => {
+  it("a source the stored cursor lacks (a subgroup new since) is read from an hour back and stored where that read ends, so its next event is enforced, not skipped", async () => {
     const w = await watcher("jane");
     expect(w.sources.map((s) => s.key)).toEqual([`group:${IDS.acme}`, `group:${IDS.team}`]);
     const at = new Date().toISOString();
