@@ -1,6 +1,6 @@
 export { GitLabClient } from "./client.ts";
 export { sharesAnswer } from "./answer-shapes.ts";
-export { developerTagRule } from "./protected-tags.ts";
+export { developerMayTag, developerTagRule, NO_RULE } from "./protected-tags.ts";
 export { tokenUser, type TokenUser } from "./token-user.ts";
 export { instanceUrl } from "./api.ts";
 export type { GitLabClientOptions, ListCall } from "./api.ts";

@@ -16,10 +16,26 @@ const DEVELOPER = 30;
  * tag GitLab would not protect.
  */
 export async function developerTagRule(gitlab: GitLabClient, projectId: number, tag: string, signal?: AbortSignal): Promise<string | undefined> {
+  const may = await developerMayTag(gitlab, projectId, tag, signal);
+  return may === NO_RULE ? undefined : may;
+}
+
+/** developerMayTag's answer where no rule matches the name. */
+export const NO_RULE = Symbol("no protected-tag rule");
+
+/**
+ * Whether a Developer may create a tag of this name: NO_RULE where no protected-tag rule matches it (any
+ * member who may push creates tags), the rule's name where a rule matching it lets Developers create it,
+ * undefined where only Maintainers may (a rule matches, and none lets Developers).
+ */
+export async function developerMayTag(gitlab: GitLabClient, projectId: number, tag: string, signal?: AbortSignal): Promise<string | typeof NO_RULE | undefined> {
+  let matched = false;
   for await (const rule of gitlab.listProtectedTags(projectId, { ...(signal && { signal }) })) {
-    if (refRuleMatches(rule.name, tag) && (rule.create_access_levels ?? []).some((grant) => grant.access_level === DEVELOPER)) return rule.name;
+    if (!refRuleMatches(rule.name, tag)) continue;
+    if ((rule.create_access_levels ?? []).some((grant) => grant.access_level === DEVELOPER)) return rule.name;
+    matched = true;
   }
-  return undefined;
+  return matched ? undefined : NO_RULE;
 }
 
 /** GitLab's RefMatcher: a rule is the exact name, or its `*`s any run of characters (`/` too) between its other parts. */

@@ -3,7 +3,8 @@
  * a GitLab simulator per test, an allowed project acme/platform/… whose `main` Developers cannot
  * change), with a shared CI-templates project outside the rule (`main` any of its Developers pushes to,
  * `release` only Maintainers), a project no rule allows, and three more whose default branch is
- * protected, for rules of their own; and a front (spec.ts startProxy) that answers the CI Lint as older
+ * protected, for rules of their own (each project's tags named `main`, `release` or its default branch created
+ * by Maintainers alone); and a front (spec.ts startProxy) that answers the CI Lint as older
  * or newer GitLab versions do.
  */
 import { beforeEach } from "vitest";
@@ -37,6 +38,9 @@ export function ciWorld() {
     for (const p of others) p.protected_branches = [p.default_branch];
     templates.protected_branches = ["release"];
     sim.protectedBranches.protect(templates, "main", { developersCanPush: true });
+    // Tags of the protected branches' names only Maintainers create: GitLab reads an include at a tag before a branch of
+    // the same name (ci-refs.ts), so a branch is trusted only where no Developer can make such a tag.
+    for (const p of [base.platform, templates, ...others]) for (const name of new Set(["main", "release", p.default_branch])) sim.protectedTags.protect(p, name);
     const files = { "deploy.yml": "deploy:\n  script: ./deploy.sh\n", "templates/deploy.yml": "deploy:\n  script: ./deploy.sh\n" };
     templatesCommit = sim.repositories.commit(templates, files);
     sim.repositories.commit(templates, files, "release");

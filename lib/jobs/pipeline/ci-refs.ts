@@ -3,7 +3,7 @@
  * names, how they judge another project's ref an include or a component reads, expand the variables
  * they know, and read a CI file (each once a start).
  */
-import { HttpError, readRepositoryFile, type CiInclude, type GitLabClient, type Project } from "../../gitlab/index.ts";
+import { developerMayTag, HttpError, NO_RULE, readRepositoryFile, type CiInclude, type GitLabClient, type Project } from "../../gitlab/index.ts";
 import { ANY_RUN, SEGMENT_RUN, wildcardMatcher } from "../../gitlab/wildcard.ts";
 import { redactThenCut } from "../../redact/index.ts";
 import { isMapping } from "./ci-yaml.ts";
@@ -94,7 +94,19 @@ async function judgeProjectRef({ gitlab, rule, signal }: SourcesInput, path: unk
   // 64 hex digits no branch or tag is named: a SHA-256 repository's commit id.
   if (found === undefined && COMMIT.test(ref)) return project;
   if (found === undefined || found === "ambiguous") return `${quote(name)} is not one branch or tag of that project: ${allow}`;
-  return protectionProblem(found, name, project.path_with_namespace, rule) ?? project;
+  const problem = protectionProblem(found, name, project.path_with_namespace, rule);
+  if (problem) return problem;
+  if (found.refKind === "branch" && ref !== "HEAD") {
+    // GitLab reads an included file (and a component) at the commit git resolves the name to, and git takes a
+    // tag before a branch: a Developer who tags a commit of their own with the branch's name, after this check,
+    // chooses what the pipeline includes, even hours later for a child pipeline's trigger.
+    const tagger = await developerMayTag(gitlab, project.id, name, signal);
+    if (tagger !== undefined) {
+      const who = tagger === NO_RULE ? "no protected-tag rule matches that name" : `its protected-tag rule ${quote(tagger)} lets Developers create it`;
+      return `branch ${name} of project ${project.path_with_namespace} is protected, but a Developer may create a tag of the same name (${who}), which GitLab reads the include at instead: allow only Maintainers to create tags matching ${quote(name)} in GitLab (Settings > Repository > Protected tags), or ${allow}`;
+    }
+  }
+  return project;
 }
 
 /** A variable as GitLab expands one in an include or a trigger (its ExpandVariables): `$NAME`, `${NAME}`, `%NAME%`. */

@@ -45,6 +45,21 @@ describe("pipeline: what the CI file includes", () => {
     expect(w.sim.pipelines).toHaveLength(1);
   });
 
+  // GitLab reads an include (and a component) at the commit git resolves its ref to, a tag before a branch: a Developer
+  // who tags a commit of their own `release` after the check chooses what the pipeline includes (a child pipeline's, hours later).
+  it.each([
+    ["no protected-tag rule matches its name", () => undefined, "no protected-tag rule matches that name"],
+    ["a protected-tag rule matching it lets Developers create it", () => w.sim.protectedTags.protect(w.templates, "rel*", { developersCanCreate: true }), `its protected-tag rule "rel*" lets Developers create it`],
+  ])("another project's file or component at a branch only Maintainers change, where a Developer may create a tag of its name (%s): refused", async (_what, rules, says) => {
+    w.templates.protected_tags = [];
+    rules();
+    for (const ci of [`include:\n  - project: ${w.templates.path_with_namespace}\n    ref: release\n    file: deploy.yml\n`, `include:\n  - component: gitlab.example.com/${w.templates.path_with_namespace}/deploy@release\n`]) {
+      w.commit(ci);
+      expect(await w.start()).toMatchObject({ status: "refused", reason: expect.stringMatching(new RegExp(`a Developer may create a tag of the same name \\(${says.replace(/[*()]/g, "\\$&")}\\).*Protected tags`)) });
+    }
+    expect(w.sim.pipelines).toEqual([]);
+  });
+
   it("a file trusted by its ref may include files of its own project; what it includes from elsewhere is judged too", async () => {
     const shared = `include:\n  - project: ${w.templates.path_with_namespace}\n    ref: release\n    file: deploy.yml\n`;
     w.sim.repositories.commit(w.templates, { "deploy.yml": "include: more.yml\n", "more.yml": "more:\n  script: ./more.sh\n" }, "release");
