@@ -86,6 +86,17 @@ export default $config({
     // jobs' role and the GitLab token): never on a protected stage (`protect` alone stops only `sst remove`),
     // and on another only with secrets the deployer says are its own (devSecrets).
     if ($dev && $app.protect) throw new Error(`sst dev on the protected stage ${$app.stage} would put its functions on this machine, with roles the whole account may assume: run sst dev on a stage of your own (--stage)`);
+    // The audit lines are only in the functions' log groups, which SST's "retain" does not keep (only buckets, tables
+    // and the like): on a stage that applies, a deploy that drops a function (WARDEN_EVENTS left at its default off,
+    // WARDEN_CHATOPS=off) would delete its group and the lines of every removal its runs made. SST's $transform of a
+    // Pulumi resource is this stack transformation. Enforce's group is named for the function: after one such deploy,
+    // one that brings Enforce back must first have the old group deleted or imported.
+    if ($app.removal === "retain") {
+      $util.runtime.registerStackTransformation((args) => {
+        if (args.type !== "aws:cloudwatch/logGroup:LogGroup") return undefined;
+        return { props: args.props, opts: { ...args.opts, retainOnDelete: args.opts.retainOnDelete ?? true } };
+      });
+    }
     const { cronProblem } = await import("./lib/config/cron-expression.ts");
     const settings = deploySettings($app.stage, cronProblem);
     if ($dev) devSecrets($app.stage, settings);

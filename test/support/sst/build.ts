@@ -139,8 +139,8 @@ export default await run(mod.run);`,
 }
 
 export interface Deployed {
-  /** Every resource Pulumi was asked to create, in order: its type token, name and resolved inputs. */
-  resources: { type: string; name: string; inputs: Record<string, unknown> }[];
+  /** Every resource Pulumi was asked to create, in order: its type token, name, resolved inputs and whether it is kept on delete. */
+  resources: { type: string; name: string; inputs: Record<string, unknown>; retainOnDelete?: boolean }[];
   outputs: Record<string, unknown>;
   /** What the program wrote to stderr: Pulumi's warnings (a deprecated resource, for one). */
   warnings: string;

@@ -14,9 +14,18 @@ import { pathToFileURL } from "node:url";
 import * as pulumi from "@pulumi/pulumi";
 
 const [bundle, stage, mode, envsFile] = process.argv.slice(2);
+/** The engine's register request, as the mock monitor is handed it (a protobuf message). */
+interface RegisterRequest {
+  getType(): string;
+  getName(): string;
+  hasRetainondelete(): boolean;
+  getRetainondelete(): boolean;
+}
 const ACCOUNT = "123456789012";
 const REGION = "eu-west-1";
-const resources: { type: string; name: string; inputs: Record<string, unknown> }[] = [];
+const resources: { type: string; name: string; inputs: Record<string, unknown>; retainOnDelete?: boolean }[] = [];
+/** What each resource's options asked the engine to keep on delete, by type and name: the mocks see inputs only. */
+const retained = new Map<string, boolean>();
 
 /** What AWS would give back for a resource: a name, an ARN, and a type's own outputs. */
 function state(type: string, name: string, inputs: Record<string, unknown>): Record<string, unknown> {
@@ -62,6 +71,12 @@ const mocks: pulumi.runtime.Mocks = {
 /** Runs the program once; resolves with its outputs. `job` gives the bundle a module instance of its own. */
 async function runProgram(job = 0): Promise<unknown> {
   await pulumi.runtime.setMocks(mocks, "warden", stage, false);
+  const monitor = pulumi.runtime.getMonitor() as unknown as { registerResource: (req: RegisterRequest, callback: unknown) => unknown };
+  const register = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (req, callback) => {
+    if (req.hasRetainondelete()) retained.set(`${req.getType()} ${req.getName()}`, req.getRetainondelete());
+    return register(req, callback);
+  };
   const outputs = await pulumi.runtime.runInPulumiStack(async () => (await import(`${pathToFileURL(bundle!).href}?job=${job}`)).default);
   // Resources made inside apply() callbacks register after the program returns.
   await new Promise((done) => setTimeout(done, 50));
@@ -90,7 +105,8 @@ if (mode === "--refusals") {
   process.on("unhandledRejection", (err) => fail(err));
   try {
     const outputs = await runProgram();
-    process.stdout.write(`~r${JSON.stringify({ resources, outputs })}\n`);
+    const kept = resources.map((r) => ({ ...r, ...(retained.has(`${r.type} ${r.name}`) && { retainOnDelete: retained.get(`${r.type} ${r.name}`) }) }));
+    process.stdout.write(`~r${JSON.stringify({ resources: kept, outputs })}\n`);
   } catch (err) {
     fail(err);
   }
