@@ -5,7 +5,9 @@
  * list with entries (absent, `[]`, a flow list), the whole document is written by the Document API
  * instead (comments and order kept, spacing normalised). Either way the result is parsed again and must
  * mean exactly the old file plus the entry, read as Warden reads a policy (POLICY_PARSE_OPTIONS: a
- * `%YAML 1.1` timestamp is its text, not a Date a rewrite would write back another way).
+ * `%YAML 1.1` timestamp is its text, not a Date a rewrite would write back another way). The file's
+ * line endings (CRLF) and byte order mark are kept: the Document API writes LF and drops the mark, and
+ * a file changed on every line hides the one entry added from the merge request's reviewer.
  */
 import { isDeepStrictEqual } from "node:util";
 import { Document, isMap, isSeq, parseDocument, type DocumentOptions, type YAMLMap } from "yaml";
@@ -32,18 +34,20 @@ export function withExemption(text: string, entry: Record<string, string>): stri
   if (!isMap(shares)) throw new PolicyEditError("the policy has no gitlab.shares mapping to add an exemption to");
   const expected = doc.toJS() as { gitlab: { shares: { exempt?: unknown[] } } };
   expected.gitlab.shares.exempt = [...(expected.gitlab.shares.exempt ?? []), entry];
-  const spliced = splice(text, shares as YAMLMap, entry, doc.directives?.yaml.version);
+  const eol = /^[^\n]*\r\n/.test(text) ? "\r\n" : "\n";
+  const spliced = splice(text, shares as YAMLMap, entry, doc.directives?.yaml.version, eol);
   if (spliced !== undefined && isDeepStrictEqual(parseDocument(spliced, POLICY_PARSE_OPTIONS).toJS(), expected)) return spliced;
   const exempt = shares.get("exempt", true);
   if (isSeq(exempt)) exempt.items.push(doc.createNode(entry));
   else shares.set("exempt", doc.createNode([entry]));
-  const rewritten = doc.toString({ flowCollectionPadding: false });
+  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
+  const rewritten = bom + doc.toString({ flowCollectionPadding: false }).replace(/\n/g, eol);
   if (!isDeepStrictEqual(parseDocument(rewritten, POLICY_PARSE_OPTIONS).toJS(), expected)) throw new PolicyEditError("the exemption could not be added without changing the rest of the policy");
   return rewritten;
 }
 
 /** The entry inserted after the last item of a block `exempt` list, at its indentation; undefined where there is none. */
-function splice(text: string, shares: YAMLMap, entry: Record<string, string>, version: DocumentOptions["version"]): string | undefined {
+function splice(text: string, shares: YAMLMap, entry: Record<string, string>, version: DocumentOptions["version"], eol: string): string | undefined {
   const exempt = shares.get("exempt", true);
   if (!isSeq(exempt) || exempt.flow || exempt.items.length === 0 || !exempt.range) return undefined;
   const start = exempt.range[0];
@@ -53,11 +57,21 @@ function splice(text: string, shares: YAMLMap, entry: Record<string, string>, ve
   const last = exempt.items.at(-1) as { range?: [number, number, number] };
   if (!last.range) return undefined;
   // After the line the last item ends on (its trailing comment included). The entry on lines of its own: a long reason is not folded (lineWidth 0), so the diff shows it whole.
-  const end = text.indexOf("\n", Math.max(last.range[1] - 1, 0));
+  let end = text.indexOf("\n", Math.max(last.range[1] - 1, 0));
+  // And after the comment lines indented under that item (`# until …, once the audit ends`): they are its, not the entry's.
+  const under = new RegExp(` {${indent.length + 1},}#[^\\n]*(\\n)?`, "y");
+  while (end >= 0) {
+    under.lastIndex = end + 1;
+    const next = under.exec(text);
+    if (!next) break;
+    end = next[1] ? end + next[0].length : -1;
+  }
   const at = end < 0 ? text.length : end + 1;
+  // The line's own ending (CRLF in a file written on Windows), else the file's.
+  const lineEnd = end > 0 && text[end - 1] === "\r" ? "\r\n" : end < 0 ? eol : "\n";
   // In the file's YAML version (`%YAML 1.1` reads a plain `no` as false): an entry read otherwise would send the file to a rewrite.
-  const rendered = new Document([entry], { version }).toString({ lineWidth: 0 }).replace(/\n$/, "").split("\n").map((line) => `${indent}${line}\n`).join("");
-  return `${text.slice(0, at)}${end < 0 ? "\n" : ""}${rendered}${text.slice(at)}`;
+  const rendered = new Document([entry], { version }).toString({ lineWidth: 0 }).replace(/\n$/, "").split("\n").map((line) => `${indent}${line}${lineEnd}`).join("");
+  return `${text.slice(0, at)}${end < 0 ? lineEnd : ""}${rendered}${text.slice(at)}`;
 }
 
 /** A unified diff of one changed region, with up to three lines of context: what a dry run shows. */
