@@ -110,8 +110,11 @@ export async function basePolicy(gitlab: GitLabClient, comparing: Comparing, sig
 
 /** Posts (or edits) the merge request's note, and says which on stderr. */
 export async function noteComparison(io: CliIO, gitlab: GitLabClient, report: EnforceReport, note: MergeRequestRef): Promise<void> {
-  const done = await publishMergeRequestNote(noteClient(io, gitlab), note, renderMarkdown(report), io.signal);
-  notice(io, `${done.action === "created" ? "posted" : "edited"} note ${done.noteId} on merge request !${note.iid} of project ${note.project}`);
+  // The commit compared, in a merge request pipeline: the source branch's head (merged results pipelines run on a merge commit).
+  const compared = io.env["CI_MERGE_REQUEST_SOURCE_BRANCH_SHA"] || io.env["CI_COMMIT_SHA"] || undefined;
+  const done = await publishMergeRequestNote(noteClient(io, gitlab), note, renderMarkdown(report), { ...(io.signal && { signal: io.signal }), ...(compared && { compared }) });
+  if (done.action === "left") notice(io, `left the note on merge request !${note.iid} of project ${note.project} as it is: this run compared commit ${compared}, and the merge request's head is now ${done.head} (an older pipeline's job; the newer one's note stands)`);
+  else notice(io, `${done.action === "created" ? "posted" : "edited"} note ${done.noteId} on merge request !${note.iid} of project ${note.project}`);
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { ListOptions, Listing } from "../paging/index.ts";
 import type { GitLabApi } from "./api.ts";
 
+export const MERGE_REQUEST = "/projects/:id/merge_requests/:iid";
 export const MERGE_REQUEST_NOTES = "/projects/:id/merge_requests/:iid/notes";
 export const MERGE_REQUEST_NOTE = "/projects/:id/merge_requests/:iid/notes/:note_id";
 
@@ -35,4 +36,10 @@ export async function createMergeRequestNote(api: GitLabApi, mr: MergeRequestRef
 
 export async function updateMergeRequestNote(api: GitLabApi, mr: MergeRequestRef, noteId: number, body: string, signal?: AbortSignal): Promise<MergeRequestNote> {
   return (await api.call<MergeRequestNote>("PUT", MERGE_REQUEST_NOTE, { id: mr.project, iid: mr.iid, note_id: noteId }, { body: { body }, signal })).data;
+}
+
+/** The merge request's head (its source branch's commit, `sha`), or undefined where GitLab gives none. */
+export async function mergeRequestHead(api: GitLabApi, mr: MergeRequestRef, signal?: AbortSignal): Promise<string | undefined> {
+  const { sha } = await api.get<{ sha?: unknown }>(MERGE_REQUEST, { id: mr.project, iid: mr.iid }, signal ? { signal } : {});
+  return typeof sha === "string" && sha !== "" ? sha : undefined;
 }

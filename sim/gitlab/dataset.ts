@@ -101,6 +101,8 @@ export interface SimMergeRequest {
   project_id: number;
   iid: number;
   title?: string;
+  /** The source branch's head, as GitLab answers it (GET /projects/:id/merge_requests/:iid); null where unset. */
+  sha?: string;
 }
 
 /** GitLab's access levels (planner 15 and minimal access 5 exist too, unused here). */

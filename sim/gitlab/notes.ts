@@ -21,6 +21,13 @@ function mergeRequestNotes(ctx: RequestContext): { project: SimProject; iid: num
   return { project, iid: Number(raw), notes };
 }
 
+/** `GET /projects/:id/merge_requests/:iid`: a seeded merge request (its `sha`, the source branch's head; null where the test set none). */
+export const getMergeRequest: Handler = (ctx) => {
+  const { project, iid } = mergeRequestNotes(ctx);
+  const seeded = (ctx.store.dataset.mergeRequests ?? []).find((mr) => mr.project_id === project.id && mr.iid === iid);
+  return { status: 200, body: { iid, project_id: project.id, title: seeded?.title ?? `!${iid}`, state: "opened", sha: seeded?.sha ?? null } };
+};
+
 /** `body`: present, a string, within the limit. */
 function noteBody(ctx: RequestContext): string {
   const body = stringParam(ctx, "body");

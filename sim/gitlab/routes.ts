@@ -5,7 +5,7 @@ import { getGroup, getUser, getNamespace, listDescendantGroups, listGroups, list
 import { getIssue, listIssueNotes } from "./issues.ts";
 import { createIssue, createIssueNote, listIssues, updateIssue } from "./issues-api.ts";
 import { createCommit, createMergeRequest, listUsers } from "./commits.ts";
-import { createMergeRequestNote, listMergeRequestNotes, updateMergeRequestNote } from "./notes.ts";
+import { createMergeRequestNote, getMergeRequest, listMergeRequestNotes, updateMergeRequestNote } from "./notes.ts";
 import { cancelPipeline, createPipeline } from "./pipelines.ts";
 import { lintProjectCi } from "./ci-lint.ts";
 import { getProtectedTag, listProtectedTags } from "./protected-refs.ts";
@@ -64,6 +64,7 @@ const ROUTES: readonly Route[] = [
   route("POST", "/projects/:id/repository/commits", createCommit),
   route("POST", "/projects/:id/merge_requests", createMergeRequest),
   route("GET", "/projects/:id/issues/:iid/notes", listIssueNotes),
+  route("GET", "/projects/:id/merge_requests/:iid", getMergeRequest),
   route("GET", "/projects/:id/merge_requests/:iid/notes", listMergeRequestNotes),
   route("POST", "/projects/:id/merge_requests/:iid/notes", createMergeRequestNote),
   route("PUT", "/projects/:id/merge_requests/:iid/notes/:note_id", updateMergeRequestNote),

@@ -24,6 +24,9 @@ const THIRD_IID = 9;
 const FAULTY_IID = 10;
 const FOURTH_IID = 11;
 const FIFTH_IID = 12;
+/** A merge request whose head GitLab names, for the note of an older pipeline's job. */
+const SIXTH_IID = 13;
+const [OLD_HEAD, NEW_HEAD] = ["a".repeat(40), "b".repeat(40)];
 
 let sim: GitLabSim;
 let repo: SimProject;
@@ -32,7 +35,7 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   const dataset = compareWorld();
-  dataset.mergeRequests!.push({ project_id: 20, iid: OTHER_IID }, { project_id: 20, iid: THIRD_IID }, { project_id: 20, iid: FAULTY_IID }, { project_id: 20, iid: FOURTH_IID }, { project_id: 20, iid: FIFTH_IID });
+  dataset.mergeRequests!.push({ project_id: 20, iid: OTHER_IID }, { project_id: 20, iid: THIRD_IID }, { project_id: 20, iid: FAULTY_IID }, { project_id: 20, iid: FOURTH_IID }, { project_id: 20, iid: FIFTH_IID }, { project_id: 20, iid: SIXTH_IID, sha: NEW_HEAD });
   sim = await startGitLabSim({ dataset, tokens: TOKENS });
   repo = sim.dataset.projects.find((p) => p.path_with_namespace === POLICY_PROJECT)!;
   // The note token's user writes notes there as a member (the project is private, as its group is).
@@ -145,6 +148,19 @@ describe.sequential("warden enforce --compare-policy-ref", () => {
     expect(notes).toHaveLength(1);
     expect(notes[0]!.body).toContain("newly remove 0 shares\\, stop removing 2\\, change 0 exemptions");
     sim.repositories.commit(repo, { "policies/warden.yaml": BASE });
+  });
+
+  it("an older pipeline's job (its author retried it, or it finished last) leaves the note of the merge request's head as it is, which names its commit", async () => {
+    const current = await compare(["--mr-note"], { CI_MERGE_REQUEST_IID: String(SIXTH_IID), CI_COMMIT_SHA: NEW_HEAD });
+    expect(current.stderr).toMatch(/^posted note/);
+    const [note] = sim.notes.of(repo.id, SIXTH_IID)!;
+    expect(note!.body).toContain(`The policy at commit \`${NEW_HEAD.slice(0, 12)}\`, this merge request's head when compared`);
+    const body = note!.body;
+    sim.resetCounters();
+    const older = await compare(["--mr-note"], { CI_MERGE_REQUEST_IID: String(SIXTH_IID), CI_COMMIT_SHA: OLD_HEAD });
+    expect(older.stderr).toBe(`left the note on merge request !${SIXTH_IID} of project ${repo.id} as it is: this run compared commit ${OLD_HEAD}, and the merge request's head is now ${NEW_HEAD} (an older pipeline's job; the newer one's note stands)\n`);
+    expect(nonGets()).toEqual({});
+    expect(sim.notes.of(repo.id, SIXTH_IID)!.map((n) => n.body)).toEqual([body]);
   });
 
   it("names no share's adder, whom only the instance's audit events record (an administrator's), in the comparison or the note", async () => {
