@@ -51,7 +51,7 @@ describe("an error answer of more JSON than Warden parses", () => {
     expect(run).toEqual({ out: `HttpError: GET /api/v1/workflows/7 answered ${status}: JSON of more than 1,000,000 objects and arrays, more than Warden parses of one answer: it was not parsed${detail}\n`, code: 0, signal: null });
   }, 60_000);
 
-  it("a message beside fewer objects is quoted as before", () => {
+  it("a message beside fewer objects is quoted as before", { timeout: 60_000 }, () => {
     const text = JSON.stringify({ message: "404 Project Not Found", junk: Array.from({ length: MAX_JSON_CONTAINERS - 2 }, () => ({})) });
     expect(serviceMessage(text, "application/json")).toBe("404 Project Not Found");
     expect(new HttpError({ status: 404, method: "GET", route: "GET /x", path: "/x", serviceMessage: serviceMessage("[]"), headers: {} }).message).toBe("GET /x answered 404: []");
