@@ -44,7 +44,7 @@ export function retriesAfter(run: EnforceReport, subjects: readonly string[], be
   // A subject GitLab failed to read was left out of the run, a group whose detail it failed to answer was not
   // examined (the rest of the batch went on either way): read again, as a removal would be.
   const unexamined = run.unexamined ?? [];
-  const unread = [...(run.unreadTargets ?? []), ...unexamined.map((p) => ({ target: `group:${p.id}`, error: p.error, lasting: p.lasting }))];
+  const unread = [...(run.unreadTargets ?? []), ...unexamined.map((p) => ({ target: `${p.kind === "project" ? "project" : "group"}:${p.id}`, error: p.error, lasting: p.lasting }))];
   for (const u of unread) if (!u.lasting) again.add(u.target);
   // A run cut off (its signal, a deadline) tries every subject again, though parts of it failed before the
   // cut (their names say nothing of the subjects it did not reach); one incomplete only for the parts it names, those parts.

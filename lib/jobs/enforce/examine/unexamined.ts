@@ -19,12 +19,13 @@ import { goneByGitLab } from "../../shares/kinds.ts";
  * the page that failed on, the projects of an id range of the instance from the page that failed on, or
  * the subgroups of a scope group's listing from the page that failed on, or all of them where it came
  * out short (their shares: their projects are listed with the scope group's, groups/index.ts), or the
- * instance's groups alike (a policy without a scope; their projects are listed by id); its id, its full path where known, GitLab's
+ * instance's groups alike (a policy without a scope; their projects are listed by id), or one project read by
+ * itself (projects/one.ts: a target, or one left to be read by its id); its id, its full path where known, GitLab's
  * answer; `lasting`: another try would meet it again (a 4xx).
  */
 export interface UnexaminedPart {
-  kind: "group" | "projects" | "subgroups" | "range" | "groups";
-  /** A group's id; for a range, the last id listed in it (or where it starts): the ids above it were not examined; for the instance's groups, 0. */
+  kind: "group" | "project" | "projects" | "subgroups" | "range" | "groups";
+  /** A group's id (a project's, for kind project); for a range, the last id listed in it (or where it starts): the ids above it were not examined; for the instance's groups, 0. */
   id: number;
   /** A range's end (the ids below it), unless it is the last, open-ended one. */
   before?: number;
@@ -129,6 +130,7 @@ export function unexaminedWarnings({ parts, count }: Unexamined): string[] {
   const warnings = parts.map((p) => {
     if (p.kind === "groups") return `the instance's groups could not all be listed: ${p.error}: the shares of those not listed were not examined (their projects were, listed by id); the next run tries them again`;
     if (p.kind === "range") return `the projects with ids above ${p.id}${p.before === undefined ? "" : ` and below ${p.before}`} could not all be listed: ${p.error}: the rest of that id range was not examined; the next run tries it again`;
+    if (p.kind === "project") return `project ${p.id}${p.path === undefined ? "" : ` (${p.path})`} could not be examined: ${p.error}: its shares were not examined; the next run tries it again`;
     const group = `group ${p.id}${p.path === undefined ? "" : ` (${p.path})`}`;
     if (p.kind === "projects") return `the projects of ${group} could not all be listed: ${p.error}: those the listing did not show were not examined; the next run tries it again`;
     if (p.kind === "subgroups") return `the subgroups of ${group} could not all be listed: ${p.error}: the shares of those not listed were not examined (their projects were, listed with ${group}'s); the next run tries them again`;
