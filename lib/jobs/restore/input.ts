@@ -10,6 +10,7 @@ import { instanceUrl, SHARE_ACCESS_LEVELS } from "../../gitlab/index.ts";
 import { redactOutput, redactThenCut } from "../../redact/index.ts";
 import { MAX_PLANNED, REMOVAL_TYPES, SHARE_STATUSES as STATUSES, shareKey, type RemovedShare } from "../shares/plan.ts";
 import { count } from "../view.ts";
+import { inTimeOrder, linesOf, timeOf } from "./lines.ts";
 
 export class RestoreInputError extends Error {
   override name = "RestoreInputError";
@@ -34,11 +35,8 @@ const required = <T extends z.ZodType>(schema: (error: z.core.$ZodErrorMap) => T
  * that records expiry) must be present, and a missing expiry or custom role is none.
  */
 const fields = (form: "report" | "line") => ({
-  groupId: id,
-  group: name,
-  accessLevel,
+  groupId: id, group: name, accessLevel, memberRoleId: id.nullish(),
   expiresAt: form === "report" ? required((error) => z.iso.date({ error }).nullable()) : day.nullish().transform((d) => d ?? null),
-  memberRoleId: id.nullish(),
 });
 const kind = <K extends "project" | "group">(k: K, form: "report" | "line") => (form === "report" ? z.literal(k).optional() : required((error) => z.literal(k, { error })));
 const project = (form: "report" | "line") => ({ kind: kind("project", form), projectId: id, project: name, ...fields(form) });
@@ -113,7 +111,7 @@ export function parseRestoreText(text: string): RestoreInput {
   const whole = parseJson(text.trim());
   if (isRecord(whole) && "job" in whole) return fromReport(whole);
   if (whole !== undefined && !isRecord(whole)) throw new RestoreInputError(`expected the JSON report of an enforce run or JSON audit lines, got a JSON ${Array.isArray(whole) ? "array" : typeof whole}`);
-  return fromAuditLines(text.split(/\r?\n/));
+  return fromAuditLines(linesOf(text));
 }
 
 function fromReport(value: Record<string, unknown>): RestoreInput {
@@ -121,6 +119,9 @@ function fromReport(value: Record<string, unknown>): RestoreInput {
     throw new RestoreInputError(`this is the report of a ${typeof value["job"] === "string" ? redactThenCut(value["job"], 20) : "(unnamed)"} run: restore reads the report of an enforce or apply run`);
   }
   if (value["dryRun"] === true) throw new RestoreInputError("this is the report of a dry run, which removed nothing: restore reads the report of enforce --apply");
+  // Counted before the schema copies each, as a plan's are: 495,000 compact ones (62 MB) filled the heap first.
+  const listed = Array.isArray(value["actions"]) ? value["actions"].length : 0;
+  if (listed > MAX_PLANNED) throw new RestoreInputError(`an enforce report lists ${listed} actions, more than one enforce run makes (${MAX_PLANNED}): give one run's report or audit lines`);
   const report = EnforceReport.safeParse(value);
   if (!report.success) throw new RestoreInputError(`not a usable enforce report: ${issuesText(report.error)}`);
   const { actions, gitlabUrl } = report.data;
@@ -134,13 +135,17 @@ function fromReport(value: Record<string, unknown>): RestoreInput {
  * well formed. A JSON object after a prefix is read too: `aws logs tail` prints a timestamp and the
  * stream's name before each line.
  */
-function fromAuditLines(lines: readonly (string | Record<string, unknown>)[]): RestoreInput {
+function fromAuditLines(lines: Iterable<string | Record<string, unknown>>): RestoreInput {
   const found: Entry[] = [];
   const origins = new Set<string | undefined>();
   let other = 0;
-  for (const [i, line] of lines.entries()) {
+  let read = 0;
+  let first: string | undefined;
+  for (const line of lines) {
+    read++;
     if (typeof line === "string" && line.trim() === "") continue;
-    const where = `line ${i + 1}`;
+    if (typeof line === "string") first ??= line;
+    const where = `line ${read}`;
     const value = typeof line === "string" ? jsonLine(line) : line;
     if (!isRecord(value) || !AUDIT_MESSAGES.has(value["message"] as string)) {
       if (typeof line === "string" && !isRecord(value) && /"remove-(group-)?share"/.test(line)) {
@@ -151,7 +156,7 @@ function fromAuditLines(lines: readonly (string | Record<string, unknown>)[]): R
     }
     const audit = AuditLine.safeParse(value);
     if (!audit.success) throw new RestoreInputError(`${where} (${String(value["message"])}): ${issuesText(audit.error)}`);
-    found.push([audit.data.outcome, removedShare(audit.data), audit.data.confirmation]);
+    found.push([audit.data.outcome, removedShare(audit.data), audit.data.confirmation, timeOf(value)]);
     origins.add(audit.data.gitlabUrl === undefined ? undefined : instanceUrl(audit.data.gitlabUrl));
   }
   // One GitLab's lines at a time: ids name other projects and groups on another.
@@ -161,11 +166,10 @@ function fromAuditLines(lines: readonly (string | Record<string, unknown>)[]): R
   }
   const [origin] = origins;
   if (!found.length) {
-    const first = lines.find((l): l is string => typeof l === "string" && l.trim() !== "");
     const excerpt = first === undefined ? "" : `; it starts ${JSON.stringify(redactThenCut(first.trim(), 40))}`;
-    throw new RestoreInputError(`no remove-share or remove-group-share audit line found, and not an enforce report (${lines.length} lines read${excerpt})`);
+    throw new RestoreInputError(`no remove-share or remove-group-share audit line found, and not an enforce report (${read} lines read${excerpt})`);
   }
-  const input = collect(count(found.length, "audit line"), found, other ? [`${count(other, "line")} of the input ${other === 1 ? "is not a removal audit line" : "are not removal audit lines"}: skipped`] : []);
+  const input = collect(count(found.length, "audit line"), inTimeOrder(found, (e) => e[3]), other ? [`${count(other, "line")} of the input ${other === 1 ? "is not a removal audit line" : "are not removal audit lines"}: skipped`] : []);
   return origin === undefined ? input : { ...input, madeOn: origin };
 }
 
@@ -178,8 +182,8 @@ function removedShare(a: z.output<typeof ReportAction> | z.output<typeof AuditLi
 
 const KEPT = "kept by GitLab though it answered success";
 
-/** A removal's status and share, and whether its line confirms an earlier one (AuditLine). */
-type Entry = readonly [status: string, share: RemovedShare, confirmation?: true];
+/** A removal's status and share, whether its line confirms an earlier one (AuditLine), and when it was written (a line's time). */
+type Entry = readonly [status: string, share: RemovedShare, confirmation?: true, at?: number];
 
 /** Keeps the removals done, each share once, and says what else the input held. */
 function collect(source: string, entries: readonly Entry[], notes: string[]): RestoreInput {
