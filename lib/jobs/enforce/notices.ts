@@ -12,8 +12,9 @@ export async function noticesProjectWarning(gitlab: GitLabClient, policy: Policy
   const project = await gitlab.findProject(path, signal);
   if (project === undefined) return `gitlab.shares.notices.project: project ${path} was not found, or the token cannot read it: no notice could be opened there`;
   if (project.archived === true) return `gitlab.shares.notices.project: project ${path} is archived: GitLab opens no issue in it`;
-  // GitLab redirects a moved project's old path for reads, and refuses every write through it (405).
-  if (project.path_with_namespace.toLowerCase() !== path.toLowerCase()) return `gitlab.shares.notices.project: project ${path} has moved to ${project.path_with_namespace}: GitLab opens no issue through its old path; name it by id (${project.id})`;
+  // GitLab redirects a moved project's old path for reads, and refuses every write through it (405). An
+  // id (the advice below) is no path: it never moves.
+  if (!/^\d+$/.test(path) && project.path_with_namespace.toLowerCase() !== path.toLowerCase()) return `gitlab.shares.notices.project: project ${path} has moved to ${project.path_with_namespace}: GitLab opens no issue through its old path; name it by id (${project.id})`;
   // Notices are confidential, but the label that names each one's share is the project's, and GitLab lists a
   // project's labels to whoever may read the project: which project (by id) has a stray share with which group.
   if (project.visibility === "internal" || project.visibility === "public") {

@@ -1,8 +1,8 @@
 /**
  * The stray-share notices an exemption answers (issue 30, point 4), in the policy's notices project:
  * found as a run finds them (notices/read.ts: one keyset listing of the open issues by Warden's label,
- * only the token's own issues whose first line is the share's marker, so a look-alike issue someone
- * else typed gets no note), linked from the merge request's description, and told of the merge request
+ * only those of the token's user and of notices.authors, named by their share's label, so a look-alike
+ * issue someone else typed gets no note), linked from the merge request's description, and told of the merge request
  * by a note once it is open. A note is a POST, sent once: lib/http never repeats one that may have
  * arrived, and one that fails is reported, never undoes the merge request.
  */
@@ -43,8 +43,9 @@ export async function requestNotices(gitlab: GitLabClient, policy: Policy, reque
     const shares = (subject.shared_with_groups ?? []).filter((s) => group === undefined || s.group_full_path.toLowerCase() === group);
     if (!shares.length) return { project, notices: [], warnings: [] };
     const keys = shares.map((s) => noticeKey({ kind: "project", projectId: subject.id, project: subject.path_with_namespace, groupId: s.group_id }));
-    // No other notice is wanted: `max` 0 keeps none of them in memory.
-    const listing = await readNotices(gitlab, project, new Set(keys), 0, signal);
+    // No other notice is wanted: `max` 0 keeps none of them in memory. Warden's are its earlier tokens' users' too
+    // (notices.authors), as a run reads them: else, once the token changed user, none of the notices standing is found.
+    const listing = await readNotices(gitlab, project, new Set(keys), 0, signal, undefined, 0, policy.gitlab?.shares.notices?.authors);
     const notices = [...listing.byKey.values()].sort((a, b) => a.iid - b.iid).map(({ iid, url }) => ({ iid, url }));
     return { project, notices, warnings: [] };
   } catch (err) {

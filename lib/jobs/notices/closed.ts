@@ -7,7 +7,8 @@
  *
  * As read.ts: only issues the token's own user opened that name their share by its label count. Of those,
  * a notice Warden itself closed (closed_by: the token's user; its share removed, gone, allowed, turned
- * to report, or a duplicate) is no person's doing; and once Warden closed a notice of the share after
+ * to report, or a duplicate; or its warden-closed:: label, where a person reopened and closed it again) is
+ * no person's doing; and once Warden closed a notice of the share after
  * every close by a person made before it, and the share stayed resolved until the date they set (removed,
  * say, then added again after it): the earlier closes no longer count. Stray again before that date, they
  * still do, and so does the notice Warden closed: a share not stray for a moment (lowered to a level a rule
@@ -21,7 +22,7 @@
 import type { GitLabClient } from "../../gitlab/index.ts";
 import { issueUrl } from "./issue-url.ts";
 import { longestGraceHours, type Grace, type Policy } from "../../policy/index.ts";
-import { CLOSED_LABELS, noticeKeyOf } from "./marker.ts";
+import { CLOSED_LABELS, closedByWarden, noticeKeyOf } from "./marker.ts";
 import { noticesBy } from "./read.ts";
 import { daysLeft, dueDateFor, HOUR_MS } from "./due.ts";
 
@@ -68,9 +69,15 @@ export async function readEarlierNotices(gitlab: GitLabClient, project: string, 
     const [created, closed] = [Date.parse(issue.created_at ?? ""), Date.parse(issue.closed_at ?? "")];
     // Who closed it, and when, unknown (no such field): nobody's close can be told apart from Warden's; not counted.
     if (key === undefined || !wanted.has(key) || typeof issue.closed_by?.id !== "number" || Number.isNaN(created) || Number.isNaN(closed)) continue;
-    // A duplicate's close never means the share was resolved: not even one made after a person's close (a race).
-    if (wardens.has(issue.closed_by.id) && issue.labels?.includes(CLOSED_LABELS.duplicate)) continue;
-    const close: Close = { notice: { iid: issue.iid, url: issueUrl(gitlab.instanceUrl, project, issue), createdAt: new Date(created).toISOString() }, created, closed, byWarden: wardens.has(issue.closed_by.id) };
+    // A duplicate's close never means the share was resolved: not even one made after a person's close (a race),
+    // nor one a person reopened and closed again.
+    if (issue.labels?.includes(CLOSED_LABELS.duplicate)) continue;
+    // Warden closed it (its label), and a person reopened and closed it again, or closed it as Warden did: still
+    // Warden's close, or its assignee could turn a close on removal into theirs, which dates a share made anew
+    // since. When Warden closed it is lost: at the earliest, its opening (judged so, a close ends the count no
+    // sooner than Warden's own did).
+    const relabelled = !wardens.has(issue.closed_by.id) && closedByWarden(issue.labels);
+    const close: Close = { notice: { iid: issue.iid, url: issueUrl(gitlab.instanceUrl, project, issue), createdAt: new Date(created).toISOString() }, created, closed: relabelled ? created : closed, byWarden: relabelled || wardens.has(issue.closed_by.id) };
     closes.set(key, [...(closes.get(key) ?? []), close]);
   }
   const found = new Map<string, EarlierNotice>();
