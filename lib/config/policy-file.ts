@@ -56,7 +56,13 @@ async function readPolicyText(path: string, naming: string): Promise<string> {
     if (bytes.length > MAX_POLICY_BYTES) throw refuse(`the file holds ${limit}`);
     const encoding = notUtf8(bytes);
     if (encoding) throw refuse(encoding);
-    return bytes.toString("utf8");
+    // Strictly, as the repository's reader does (policy-source.ts): a byte read as U+FFFD would pass a check
+    // here of a file the functions refuse, and the policy's SHA-256 would not be the file's. The BOM is kept.
+    try {
+      return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    } catch {
+      throw refuse("is not UTF-8 text (Windows-1252 or Latin-1?): save it as UTF-8");
+    }
   } finally {
     await file.close();
   }

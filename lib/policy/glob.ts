@@ -31,6 +31,8 @@ function segmentsProblem(glob: string, kind: GlobKind): string | undefined {
   for (const segment of glob.split("/")) {
     if (segment === "") return "it has an empty segment (//)";
     if (segment.includes("**") && segment !== "**") return "** must be a whole segment";
+    // A literal one would be looked up (lib/jobs/shares/literal-rules.ts) as `/namespaces/.`: `/namespaces/`, a listing.
+    if (kind === "path" && (segment === "." || segment === "..")) return 'a part of it is "." or "..", which no GitLab path is';
     const bad = INVALID_CHAR[kind].exec(segment);
     if (bad) return `${JSON.stringify(bad[0])} cannot appear in ${WHAT[kind]}`;
   }
@@ -73,8 +75,12 @@ export function isProjectId(ref: string): boolean {
 /** Why `ref` is neither a project's id nor its full path (plainPathProblem), or undefined. */
 export function projectRefProblem(ref: string): string | undefined {
   if (isProjectId(ref)) return undefined;
-  // GitLab takes any digits for an id, leading zeros and all: "0123" would name project 123.
-  if (/^[0-9]+$/.test(ref)) return `invalid project id "${ref.slice(0, 20)}": GitLab reads digits as the id ${BigInt(ref)}; write it without a leading zero`;
+  // GitLab takes any digits for an id, leading zeros and all: "0123" would name project 123. No project is 0.
+  if (/^[0-9]+$/.test(ref)) {
+    const id = ref.replace(/^0+/, "");
+    const problem = id === "" ? "GitLab numbers projects from 1" : id.length > 16 ? "a project's id here has at most 16 digits" : `GitLab reads digits as the id ${id}; write it without a leading zero`;
+    return `invalid project id "${ref.slice(0, 20)}": ${problem}`;
+  }
   return plainPathProblem(ref, "project path");
 }
 

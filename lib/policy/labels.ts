@@ -5,5 +5,6 @@
  */
 export function labelProblem(name: string): string | undefined {
   if (name.trim() === "" || name.length > 255 || /[,\x00-\x1f\x7f]/.test(name)) return `${JSON.stringify(name)} is not a label name (1 to 255 characters, no comma or control character)`;
-  return /^warden(?:-share|-closed)?::/i.test(name) ? `${JSON.stringify(name)} is one of Warden's own labels (warden::…, warden-share::…, warden-closed::…): choose another` : undefined;
+  // As GitLab keeps it: the API strips the spaces around each label, so " warden-share::x" is one of Warden's too.
+  return /^warden(?:-share|-closed)?::/i.test(name.trim()) ? `${JSON.stringify(name)} is one of Warden's own labels (warden::…, warden-share::…, warden-closed::…): choose another` : undefined;
 }

@@ -85,6 +85,9 @@ export function policySha256(text: string): string {
  */
 const MAX_LINE_CHARS = 120;
 
+/** Collection tags the yaml package reads as something other than a mapping or a list of what they hold. */
+const OTHER_COLLECTIONS = ["omap", "set", "pairs"].map((name) => `tag:yaml.org,2002:${name}`);
+
 /** A number as the file should write one: decimal, no leading zero (`.inf` and `.nan` the schema names itself). */
 const DECIMAL = /^[-+]?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$/;
 
@@ -96,8 +99,15 @@ const DECIMAL = /^[-+]?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$|^[-+]
  */
 function notAsWritten(doc: Document, text: string, named: AliasTargets): YamlProblem[] {
   const problems: YamlProblem[] = [];
+  // `!!omap` and `!!set` (known to the yaml package without `%YAML 1.1` too) read as a JS Map or Set, whose
+  // entries the schema never sees: `guard: !!omap [{maxRemovals: 3}]` was its defaults, 25 removals.
+  const collection = (node: { tag?: string | undefined; range?: [number, number, number] | null | undefined }) => {
+    if (node.tag !== undefined && OTHER_COLLECTIONS.includes(node.tag)) problems.push({ message: `${node.tag.replace("tag:yaml.org,2002:", "!!")} is not a plain mapping or list, and Warden would not read what it holds: remove the tag`, pos: position(node) });
+  };
   visit(doc, {
+    Seq: (_, seq) => collection(seq),
     Map(_, map) {
+      collection(map);
       const seen = new Set<string>();
       for (const { key: written } of map.items) {
         const id = keyId(written, named);

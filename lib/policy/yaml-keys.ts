@@ -43,23 +43,32 @@ export function position(node: unknown): [number, number] {
 }
 
 /**
- * Each merge key that brings in a key an earlier merge key of its mapping brings in. One `<<` is read
- * alike everywhere (a list of maps too: the first map's value wins); of two, the yaml package keeps the
- * first's value, Ruby's Psych (GitLab's reader) and PyYAML the last's, so a reviewer may read the other.
+ * Each merge key that brings in a key an earlier merge key of its mapping brings in, or one written before
+ * it. One `<<` before the keys written is read alike everywhere (a list of maps too: the first map's value
+ * wins); of two, the yaml package keeps the first's value, Ruby's Psych (GitLab's reader) and PyYAML the
+ * last's; and Psych merges over the keys written before a `<<`, which the others keep: a reviewer may read the other.
  * For a document the yaml package has merged already: each map is walked once, so no more than it copied.
  */
 export function keysMergedTwice(doc: Document, named: AliasTargets): YamlProblem[] {
   const mergedKeys = mergedKeysOf(named);
   const problems: YamlProblem[] = [];
+  const quoted = (ids: string[]) => redactThenCut(ids.map((id) => JSON.stringify(id.slice(id.indexOf(":") + 1))).join(", "), 40);
   visit(doc, {
     Map(_, map) {
-      const merges = map.items.filter((pair) => keyId(pair.key, named) === MERGE);
-      const brought = new Set<string>();
-      for (const pair of merges.length > 1 ? merges : []) {
+      if (!map.items.some((pair) => keyId(pair.key, named) === MERGE)) return;
+      const [brought, written] = [new Set<string>(), new Set<string>()];
+      for (const pair of map.items) {
+        const id = keyId(pair.key, named);
+        if (id !== MERGE) {
+          if (id !== undefined) written.add(id);
+          continue;
+        }
         const keys = [...mergedKeys(pair.value)];
-        const twice = keys.filter((id) => brought.has(id)).map((id) => JSON.stringify(id.slice(id.indexOf(":") + 1)));
-        if (twice.length > 0) problems.push({ message: `<< merges in ${redactThenCut(twice.join(", "), 40)} again: YAML readers differ on which << wins; use one <<: [*a, *b] (first wins)`, pos: position(pair.key) });
-        for (const id of keys) brought.add(id);
+        const twice = keys.filter((key) => brought.has(key));
+        const before = keys.filter((key) => written.has(key));
+        if (twice.length > 0) problems.push({ message: `<< merges in ${quoted(twice)} again: YAML readers differ on which << wins; use one <<: [*a, *b] (first wins)`, pos: position(pair.key) });
+        if (before.length > 0) problems.push({ message: `${quoted(before)} is written before a << that merges it in again: YAML readers differ on which wins (Ruby's takes the <<'s); write the << first`, pos: position(pair.key) });
+        for (const key of keys) brought.add(key);
       }
     },
   });

@@ -56,4 +56,16 @@ describe("keys written twice (parse.ts notAsWritten)", () => {
     expect(refused(guard("    <<: { <<: { maxRemovals: 5 } }\n    <<: { maxRemovals: 6 }\n"))).toMatch(/line 9, .*"maxRemovals"/);
     expect(refused(guard("    <<: [{ maxRemovals: 5 }, { maxRemovals: 6 }]\n"))).toBeUndefined();
   });
+
+  // Ruby's Psych (GitLab's reader) merges a << over the keys written before it (`hash.merge!`); the yaml
+  // package and PyYAML keep those, as the YAML merge spec says: one file, two rules. After the <<, all agree.
+  it("a key written before a << that brings it in again is refused, naming the line and the key", () => {
+    const rule = (lines: string[]) =>
+      ["%YAML 1.1", "---", "version: 1", "gitlab:", "  shares:", "    allow:", '      - &wide { group: "acme/**", maxAccess: owner }', ...lines, ""].join("\n");
+    // Warden read group partners/contractor-x at owner; Psych reads group acme/** at owner.
+    const before = ['      - group: "partners/contractor-x"', '        projects: ["acme/mobile/**"]', "        <<: *wide"];
+    expect(refused(rule(before))).toMatch(/line 10, .*"group" is written before a << that merges it in again/);
+    const after = ["      - <<: *wide", '        group: "partners/contractor-x"', '        projects: ["acme/mobile/**"]'];
+    expect(refused(rule(after))).toBeUndefined();
+  });
 });
