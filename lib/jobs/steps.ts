@@ -83,18 +83,19 @@ export interface Entries<T, E> {
  * perStep entries each. A part whose step finds nothing worked in its invocation (the execution resumed
  * between the parts) runs `work` again: the same entries, read again, and that result (its entries left
  * out) is given back in `again`, for its requests to be counted. Run directly (perStep Infinity), one step.
+ * `work` is told the attempt of the step it runs in.
  */
-export async function stepInParts<T extends object, E>(steps: Steps, name: string, work: () => Promise<T>, entries: Entries<T, E>): Promise<{ result: T; entries: E[]; again: T[] }> {
+export async function stepInParts<T extends object, E>(steps: Steps, name: string, work: (attempt: number) => Promise<T>, entries: Entries<T, E>): Promise<{ result: T; entries: E[]; again: T[] }> {
   let worked: Promise<T> | undefined;
   // Worked once for every part, unless it failed: a step attempted again (its invocation's deadline, a crash) works anew.
-  const all = () =>
-    (worked ??= work().catch((err: unknown) => {
+  const all = (attempt: number) =>
+    (worked ??= work(attempt).catch((err: unknown) => {
       worked = undefined;
       throw err;
     }));
   const size = steps.perStep;
-  const first = await steps.step(name, async () => {
-    const result = await all();
+  const first = await steps.step(name, async (attempt) => {
+    const result = await all(attempt);
     const listed = entries.of(result);
     const ends = partEnds(listed, steps);
     return { ...entries.with(result, listed.slice(0, ends[0])), parts: ends.length, ends };
@@ -106,9 +107,9 @@ export async function stepInParts<T extends object, E>(steps: Steps, name: strin
   // parts were cut by their bytes too has no `ends`: perStep entries each.
   const bounds = (n: number) => (ends ? [ends[n - 2]!, ends[n - 1]!] : [(n - 1) * size, n * size]);
   for (let n = 2; n <= (parts ?? 1); n++) {
-    const part = await steps.step(`${name} ${n}`, async (): Promise<{ part: E[]; again?: T }> => {
+    const part = await steps.step(`${name} ${n}`, async (attempt): Promise<{ part: E[]; again?: T }> => {
       const fresh = !worked;
-      const result = await all();
+      const result = await all(attempt);
       return { part: entries.of(result).slice(...bounds(n)), ...(fresh && { again: entries.with(result, []) }) };
     });
     listed.push(...part.part);

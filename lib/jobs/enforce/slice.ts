@@ -17,7 +17,7 @@ import type { Examination, HeldRead, Sink } from "./examine/context.ts";
 import { examineWork } from "./examine/examiners.ts";
 import { newLedger } from "./examine/ledger.ts";
 import { slotPool } from "./examine/slots.ts";
-import { listedShort, noneUnexamined, type Unexamined } from "./examine/unexamined.ts";
+import { listedShort, noneUnexamined, notExamined, type Unexamined } from "./examine/unexamined.ts";
 import type { ExaminationWork } from "./examine/work.ts";
 import { emptyTally, type JudgedShareHook, type StepStats, type Tally } from "./summary.ts";
 
@@ -96,12 +96,16 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
   const judge = (kind: ShareKindName, subjects: Subject[], readAt = Date.now()) => {
     const counters = KIND_COUNTERS[kind];
     const known = strays.length;
+    const leave = (subject: Subject) => frontier.push(kind === "project" ? { kind: "project", list: { project: subject.id } } : { kind: "group", pending: [subject.id] });
     for (const subject of subjects) {
       if (full()) {
-        frontier.push(kind === "project" ? { kind: "project", list: { project: subject.id } } : { kind: "group", pending: [subject.id] });
+        leave(subject);
         continue;
       }
+      // Where the slice stood before this subject, should its strays take it past what a step records (below).
+      const before = steps.perStepBytes === undefined ? undefined : { tally: { ...tally }, matched: { allow: [...matched.allow], exempt: [...matched.exempt] }, strays: strays.length, differences: differences.length, recorded: { ...recorded } };
       tally[counters.subjects]++;
+      let cut = 0;
       for (const share of subject.shares) {
         tally[counters.shares]++;
         const verdict = evaluateShare(policy, shareInput(kind, subject, share), now);
@@ -115,6 +119,9 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
         // A step records its differences as it does its strays: a slice holds no more of them than a step may, nor than a run plans.
         if (difference && (differences.push(difference) >= steps.perStep || differences.length > MAX_PLANNED || past("differences", difference))) pause.abort();
         if (verdict.kind !== "stray") tally[verdict.kind === "out-of-scope" ? "outOfScope" : verdict.kind]++;
+        // One subject's strays past what a step holds (a project shared with a thousand groups of long names,
+        // which anyone who may create groups chooses): not planned, or the step would fail on every attempt.
+        else if (full()) cut++;
         else {
           // In steps, a project judged twice (moved mid-listing) is planned once: enforce/index.ts de-duplicates across slices.
           const stray = { action: plannedRemoval(kind, subject, share, verdict.reason), judgedAt: readAt };
@@ -122,6 +129,18 @@ export async function examineSlice(input: SliceInput): Promise<Omit<Slice, "stat
           if (strays.length >= steps.perStep || input.attribution.before.strays + strays.length > MAX_PLANNED || past("strays", stray)) pause.abort();
         }
       }
+      // After others: undone, and left whole to the next slice, where it may be judged first.
+      if (cut && before && before.recorded.strays + before.recorded.differences > 0) {
+        Object.assign(tally, before.tally);
+        Object.assign(recorded, before.recorded);
+        matched.allow.splice(0, Infinity, ...before.matched.allow);
+        matched.exempt.splice(0, Infinity, ...before.matched.exempt);
+        [strays.length, differences.length] = [before.strays, before.differences];
+        leave(subject);
+        continue;
+      }
+      // Judged first and still past it: named as not examined in full; the next run, with those planned here removed, plans the rest.
+      if (cut) notExamined(exam.unexamined, new Error(`${cut} of its stray shares were not planned, more than one step of the run records (their names are long)`), listSignal, { kind, id: subject.id, path: subject.path });
     }
     if (strays.length > known) early.found(strays.slice(known).map((stray) => stray.action));
     input.progress(tally, strays.length);

@@ -27,7 +27,7 @@ function run(opts: Omit<Partial<EnforceOptions>, "policy"> = {}, steps?: Paramet
 it("a full run in steps whose projects left to be read by id answer 500 for ever goes on, and names each as not examined", async () => {
   const { dataset } = generateOrganisation({ projects: 400, seed: 7, groupShares: true, now: NOW });
   sim = await startGitLabSim({ dataset, faults: [{ kind: "status", status: 500, route: "GET /projects/:id", times: 1_000_000 }] });
-  const report = await run({}, recordingSteps({ sliceMs: 60_000, perStep: 1_000, perStepBytes: 600 }));
+  const report = await run({}, recordingSteps({ sliceMs: 60_000, perStep: 1_000, perStepBytes: 2_000 }));
   const read = sim.counters.byRoute["GET /projects/:id"] ?? 0;
   expect(read).toBeGreaterThan(0);
   expect(report.unexamined?.length).toBeGreaterThan(0);
