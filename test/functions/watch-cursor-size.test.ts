@@ -66,7 +66,7 @@ function grownCursor(): WatchCursor {
 }
 
 describe("a cursor grown by sources that came and went", () => {
-  it("one more source does not stop the watch for good: the poll still stores its cursor", async () => {
+  it("one more source does not stop the watch for good: the poll still stores its cursor", { timeout: 90_000 }, async () => {
     const store = dynamoWatchCursor({ client: world.dynamo.client(), table: () => world.table });
     const cursor = grownCursor();
     expect(Object.keys(cursor.sources).length).toBeGreaterThan(5_000);
