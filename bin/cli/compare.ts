@@ -48,7 +48,7 @@ const BASE_NAMES = { project: "--policy-project (or GitLab CI's CI_PROJECT_PATH)
 
 export interface Comparing {
   base: GitLabPolicyLocation & { ref: string };
-  note: MergeRequestRef | undefined;
+  note: NoteTarget | undefined;
 }
 
 /** What --compare-policy-ref and --mr-note ask for, checked; undefined for a plain run. */
@@ -86,7 +86,17 @@ function baseLocation(args: ParsedArgs, env: NodeJS.ProcessEnv): GitLabPolicyLoc
   return { project, path: path.split(sep).join("/") };
 }
 
-function noteTarget({ values }: ParsedArgs, env: NodeJS.ProcessEnv): MergeRequestRef {
+/**
+ * The merge request to note, and the commit compared where the note is the pipeline's own merge request's:
+ * its source branch's head (CI_MERGE_REQUEST_SOURCE_BRANCH_SHA, in a merged results pipeline, whose
+ * CI_COMMIT_SHA is a merge commit), else CI_COMMIT_SHA. A merge request named on the command line is
+ * another pipeline's, whose commit says nothing of it.
+ */
+type NoteTarget = MergeRequestRef & { compared?: string };
+
+function noteTarget({ values }: ParsedArgs, env: NodeJS.ProcessEnv): NoteTarget {
+  const own = values["mr-note-project"] === undefined && values["mr-note-iid"] === undefined;
+  const compared = own ? env["CI_MERGE_REQUEST_SOURCE_BRANCH_SHA"] || env["CI_COMMIT_SHA"] || undefined : undefined;
   const project = values["mr-note-project"] ?? env["CI_PROJECT_ID"];
   const iid = values["mr-note-iid"] ?? env["CI_MERGE_REQUEST_IID"];
   if (!project || !iid) {
@@ -95,7 +105,7 @@ function noteTarget({ values }: ParsedArgs, env: NodeJS.ProcessEnv): MergeReques
   if (!/^[1-9]\d{0,9}$/.test(String(iid))) throw new UsageError(`the merge request's iid is a positive whole number, got ${JSON.stringify(iid)}`);
   const notAPath = isProjectId(String(project)) ? undefined : plainPathProblem(String(project), "project path");
   if (notAPath) throw new UsageError(`${values["mr-note-project"] === undefined ? "CI_PROJECT_ID" : "--mr-note-project"}: ${notAPath}`);
-  return { project: String(project), iid: Number(iid) };
+  return { project: String(project), iid: Number(iid), ...(compared && { compared }) };
 }
 
 /** The base policy; one that cannot be read fails the run before the examination, as any policy does. */
@@ -109,10 +119,9 @@ export async function basePolicy(gitlab: GitLabClient, comparing: Comparing, sig
 }
 
 /** Posts (or edits) the merge request's note, and says which on stderr. */
-export async function noteComparison(io: CliIO, gitlab: GitLabClient, report: EnforceReport, note: MergeRequestRef): Promise<void> {
-  // The commit compared, in a merge request pipeline: the source branch's head (merged results pipelines run on a merge commit).
-  const compared = io.env["CI_MERGE_REQUEST_SOURCE_BRANCH_SHA"] || io.env["CI_COMMIT_SHA"] || undefined;
-  const done = await publishMergeRequestNote(noteClient(io, gitlab), note, renderMarkdown(report), { ...(io.signal && { signal: io.signal }), ...(compared && { compared }) });
+export async function noteComparison(io: CliIO, gitlab: GitLabClient, report: EnforceReport, note: NoteTarget): Promise<void> {
+  const { compared, ...mr } = note;
+  const done = await publishMergeRequestNote(noteClient(io, gitlab), mr, renderMarkdown(report), { ...(io.signal && { signal: io.signal }), ...(compared && { compared }) });
   if (done.action === "left") notice(io, `left the note on merge request !${note.iid} of project ${note.project} as it is: this run compared commit ${compared}, and the merge request's head is now ${done.head} (an older pipeline's job; the newer one's note stands)`);
   else notice(io, `${done.action === "created" ? "posted" : "edited"} note ${done.noteId} on merge request !${note.iid} of project ${note.project}`);
 }

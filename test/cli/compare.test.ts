@@ -161,6 +161,9 @@ describe.sequential("warden enforce --compare-policy-ref", () => {
     expect(older.stderr).toBe(`left the note on merge request !${SIXTH_IID} of project ${repo.id} as it is: this run compared commit ${OLD_HEAD}, and the merge request's head is now ${NEW_HEAD} (an older pipeline's job; the newer one's note stands)\n`);
     expect(nonGets()).toEqual({});
     expect(sim.notes.of(repo.id, SIXTH_IID)!.map((n) => n.body)).toEqual([body]);
+    // Named on the command line, the merge request is not the pipeline's own: its commit says nothing of it.
+    const named = await compare(["--mr-note", "--mr-note-project", String(repo.id), "--mr-note-iid", String(SIXTH_IID)], { CI_MERGE_REQUEST_IID: "", CI_COMMIT_SHA: OLD_HEAD });
+    expect(named.stderr).toMatch(/^edited note/);
   });
 
   it("names no share's adder, whom only the instance's audit events record (an administrator's), in the comparison or the note", async () => {

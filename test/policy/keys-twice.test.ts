@@ -7,30 +7,21 @@
  * in one key are refused, though (yaml-keys.ts keysMergedTwice): readers differ on which value wins.
  */
 import { describe, expect, it } from "vitest";
-import { parsePolicy, PolicyError } from "../../lib/policy/index.ts";
+import { refusalOf } from "../support/policies.ts";
 
-const refused = (text: string) => {
-  try {
-    parsePolicy(text, "warden.yaml");
-  } catch (error) {
-    if (error instanceof PolicyError) return error.message;
-    throw error;
-  }
-  return undefined;
-};
 
 describe("keys written twice (parse.ts notAsWritten)", () => {
   it("a key written again through an alias is refused, as the same key written out twice is", () => {
     const plain = "version: 1\ngitlab:\n  shares:\n    allow: []\n    onStray: report\n    onStray: remove\n";
-    expect(refused(plain)).toMatch(/Map keys must be unique/); // control
+    expect(refusalOf(plain)).toMatch(/Map keys must be unique/); // control
     const aliased = "version: 1\ngitlab:\n  shares:\n    allow: []\n    &o onStray: report\n    *o : remove\n";
     // Read today as onStray: remove, the value a reader of `onStray: report` does not expect.
-    expect(refused(aliased)).toMatch(/unique|written twice/);
+    expect(refusalOf(aliased)).toMatch(/unique|written twice/);
   });
 
   it("two merge keys in a YAML 1.1 file, which the yaml package takes, are not refused as a key written twice", () => {
     const merged = "%YAML 1.1\n---\nversion: 1\ngitlab:\n  shares:\n    allow: []\n  guard:\n    <<: { maxRemovals: 5 }\n    <<: { unmatchedRules: warn }\n";
-    expect(refused(merged)).toBeUndefined();
+    expect(refusalOf(merged)).toBeUndefined();
   });
 
   // The yaml package keeps the first merge's value, Ruby's Psych and PyYAML the last's: a reviewer reads `reporter`.
@@ -50,11 +41,11 @@ describe("keys written twice (parse.ts notAsWritten)", () => {
       "        <<: *strict",
       "",
     ].join("\n");
-    expect(refused(text)).toMatch(/line 12, .*<< merges in "group", "maxAccess" again/);
+    expect(refusalOf(text)).toMatch(/line 12, .*<< merges in "group", "maxAccess" again/);
     // A key a merged map merges in itself counts too; one list of maps is read alike everywhere (the first map wins).
     const guard = (lines: string) => `%YAML 1.1\n---\nversion: 1\ngitlab:\n  shares:\n    allow: []\n  guard:\n${lines}`;
-    expect(refused(guard("    <<: { <<: { maxRemovals: 5 } }\n    <<: { maxRemovals: 6 }\n"))).toMatch(/line 9, .*"maxRemovals"/);
-    expect(refused(guard("    <<: [{ maxRemovals: 5 }, { maxRemovals: 6 }]\n"))).toBeUndefined();
+    expect(refusalOf(guard("    <<: { <<: { maxRemovals: 5 } }\n    <<: { maxRemovals: 6 }\n"))).toMatch(/line 9, .*"maxRemovals"/);
+    expect(refusalOf(guard("    <<: [{ maxRemovals: 5 }, { maxRemovals: 6 }]\n"))).toBeUndefined();
   });
 
   // Ruby's Psych (GitLab's reader) merges a << over the keys written before it (`hash.merge!`); the yaml
@@ -64,8 +55,8 @@ describe("keys written twice (parse.ts notAsWritten)", () => {
       ["%YAML 1.1", "---", "version: 1", "gitlab:", "  shares:", "    allow:", '      - &wide { group: "acme/**", maxAccess: owner }', ...lines, ""].join("\n");
     // Warden read group partners/contractor-x at owner; Psych reads group acme/** at owner.
     const before = ['      - group: "partners/contractor-x"', '        projects: ["acme/mobile/**"]', "        <<: *wide"];
-    expect(refused(rule(before))).toMatch(/line 10, .*"group" is written before a << that merges it in again/);
+    expect(refusalOf(rule(before))).toMatch(/line 10, .*"group" is written before a << that merges it in again/);
     const after = ["      - <<: *wide", '        group: "partners/contractor-x"', '        projects: ["acme/mobile/**"]'];
-    expect(refused(rule(after))).toBeUndefined();
+    expect(refusalOf(rule(after))).toBeUndefined();
   });
 });

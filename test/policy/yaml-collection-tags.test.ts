@@ -5,17 +5,9 @@
  * file's value silently dropped (a reviewer reads 3). Such a collection is refused, naming the line.
  */
 import { describe, expect, it } from "vitest";
-import { parsePolicy, PolicyError } from "../../lib/policy/index.ts";
+import { parsePolicy } from "../../lib/policy/index.ts";
+import { refusalOf } from "../support/policies.ts";
 
-const refused = (text: string) => {
-  try {
-    parsePolicy(text, "warden.yaml");
-  } catch (error) {
-    if (error instanceof PolicyError) return error.message;
-    throw error;
-  }
-  return undefined;
-};
 
 const policy = (extra: string, header = "") => `${header}version: 1\ngitlab:\n  shares:\n    allow: [{group: partners/x}]\n${extra}`;
 
@@ -28,7 +20,7 @@ describe("collection tags the schema cannot see into (parse.ts notAsWritten)", (
     ["an !!omap notify section", "version: 1\nnotify: !!omap [{slack: problems}]\n"],
     ["an !!omap allow list", "version: 1\ngitlab:\n  shares:\n    allow: !!omap [{group: partners/x}]\n"],
   ])("%s is refused, naming its line and the tag, not read as an empty section", (_, text) => {
-    const message = refused(text);
+    const message = refusalOf(text);
     expect(message).toMatch(/line \d+, column \d+: .*!!(omap|set)/);
     expect(message).toMatch(/remove the tag/);
   });

@@ -5,7 +5,8 @@
  */
 import { LocalDurableTestRunner } from "@aws/durable-execution-sdk-js-testing";
 import type { Context } from "aws-lambda";
-import { afterAll, beforeAll, expect } from "vitest";
+import { afterAll, beforeAll, expect, vi } from "vitest";
+import type { EnforceReport } from "../../lib/jobs/index.ts";
 import { lambdaWorld, type LambdaWorld, type LambdaWorldOptions } from "./lambda-world.ts";
 import { NOTICES } from "./notices-world.ts";
 
@@ -37,6 +38,19 @@ export function timedRunner<Result>(handler: (event: never, context: never) => P
     }) as never,
   });
   return { runner, took, overran: () => took.filter((ms) => ms >= remainingMs) };
+}
+
+/**
+ * One execution of the Enforce function as a new container loads it, each invocation given Lambda's 15
+ * minutes: its report, once it succeeded (a test expecting that fails naming the execution's error otherwise).
+ */
+export async function succeededEnforce(payload: object): Promise<EnforceReport> {
+  vi.resetModules();
+  const { handler } = await import("../../functions/enforce.ts");
+  const execution = await timedRunner<EnforceReport>(handler, 900_000).runner.run({ payload });
+  const status = execution.getStatus();
+  expect(status, status === "SUCCEEDED" ? "" : `execution error: ${execution.getError()?.errorMessage}`).toBe("SUCCEEDED");
+  return execution.getResult()!;
 }
 
 /** A request to the world's GitLab as the user of `token` that GitLab answers 201 (a share, a notice made by hand). */

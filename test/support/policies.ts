@@ -12,6 +12,17 @@ export function issuesOf(text: string, source = "warden.yaml"): PolicyIssue[] {
   throw new Error("expected a PolicyError");
 }
 
+/** parsePolicy's refusal of `text` (its PolicyError's message), or undefined where it takes it; any other error fails the test. */
+export function refusalOf(text: string, source = "warden.yaml"): string | undefined {
+  try {
+    parsePolicy(text, source);
+  } catch (error) {
+    if (error instanceof PolicyError) return error.message;
+    throw error;
+  }
+  return undefined;
+}
+
 /** Policies the tests share; STANDARD is the one the GitLab simulator's share intents refer to. */
 export function standardPolicy(maxRemovals = 1000): string {
   return `version: 1

@@ -8,10 +8,9 @@
  * cut by the bytes of what they record too now (perStepBytes): examination, removals, authors, notices.
  */
 import { randomBytes } from "node:crypto";
-import { describe, expect, it, vi } from "vitest";
-import type { EnforceReport } from "../../../lib/jobs/index.ts";
+import { describe, expect, it } from "vitest";
 import { generateOrganisation } from "../../../sim/gitlab/index.ts";
-import { durableWorld, timedRunner } from "../../support/durable-world.ts";
+import { durableWorld, succeededEnforce } from "../../support/durable-world.ts";
 import { EVERYTHING_STRAY } from "../../support/policies.ts";
 
 const STRAYS = 1_000;
@@ -35,24 +34,12 @@ const world = durableWorld({ skipTime: true, policy: EVERYTHING_STRAY, gitlab: (
 describe("a durable Enforce execution over projects with long random paths", () => {
   it("finishes its dry run with a report, whatever the names", async () => {
     expect(world.gitlab.dataset.projects.length).toBeGreaterThanOrEqual(STRAYS);
-    vi.resetModules();
-    const { handler } = await import("../../../functions/enforce.ts");
-    const { runner } = timedRunner<EnforceReport>(handler, 900_000);
-    const execution = await runner.run({ payload: {} });
-    const status = execution.getStatus();
-    expect(status, status === "SUCCEEDED" ? "" : `execution error: ${execution.getError()?.errorMessage}`).toBe("SUCCEEDED");
-    const r = execution.getResult()!;
+    const r = await succeededEnforce({});
     expect(r.summary.strays).toBeGreaterThanOrEqual(STRAYS);
   }, 120_000);
 
   it("applies, removing every stray in steps that fit a checkpoint", async () => {
-    vi.resetModules();
-    const { handler } = await import("../../../functions/enforce.ts");
-    const { runner } = timedRunner<EnforceReport>(handler, 900_000);
-    const execution = await runner.run({ payload: { dryRun: false } });
-    const status = execution.getStatus();
-    expect(status, status === "SUCCEEDED" ? "" : `execution error: ${execution.getError()?.errorMessage}`).toBe("SUCCEEDED");
-    const r = execution.getResult()!;
+    const r = await succeededEnforce({ dryRun: false });
     expect(r.summary.removed).toBeGreaterThanOrEqual(STRAYS);
     expect(r.summary.removed).toBe(r.summary.strays);
     expect(r.actions.every((a) => a.status === "done")).toBe(true);

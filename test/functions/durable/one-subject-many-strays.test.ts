@@ -7,10 +7,9 @@
  * attempt, with no removal anywhere and no report, every run.
  */
 import { randomBytes } from "node:crypto";
-import { describe, expect, it, vi } from "vitest";
-import type { EnforceReport } from "../../../lib/jobs/index.ts";
+import { describe, expect, it } from "vitest";
 import { generateOrganisation } from "../../../sim/gitlab/index.ts";
-import { durableWorld, timedRunner } from "../../support/durable-world.ts";
+import { durableWorld, succeededEnforce } from "../../support/durable-world.ts";
 import { EVERYTHING_STRAY } from "../../support/policies.ts";
 
 const SHARES = 1_000;
@@ -33,13 +32,7 @@ const world = durableWorld({ skipTime: true, policy: EVERYTHING_STRAY, gitlab: (
 describe("a durable Enforce execution over a project shared with a thousand long random group paths", () => {
   it("finishes with a report, rather than an examination step past what a checkpoint holds", async () => {
     expect(world.gitlab.dataset.groups.length).toBeGreaterThan(SHARES);
-    vi.resetModules();
-    const { handler } = await import("../../../functions/enforce.ts");
-    const { runner } = timedRunner<EnforceReport>(handler, 900_000);
-    const execution = await runner.run({ payload: {} });
-    const status = execution.getStatus();
-    expect(status, status === "SUCCEEDED" ? "" : `execution error: ${execution.getError()?.errorMessage}`).toBe("SUCCEEDED");
-    const report = execution.getResult()!;
+    const report = await succeededEnforce({});
     // As many of its strays as a step holds are planned; the project is named as not examined in full, for the next run.
     expect(report.summary.strays).toBeGreaterThan(100);
     expect(report.summary.strays).toBeLessThan(SHARES);
@@ -48,15 +41,12 @@ describe("a durable Enforce execution over a project shared with a thousand long
   }, 120_000);
 
   it("an applying run removes what it planned, and the next removes the rest", async () => {
-    vi.resetModules();
-    const { handler } = await import("../../../functions/enforce.ts");
-    const { runner } = timedRunner<EnforceReport>(handler, 900_000);
-    const first = (await runner.run({ payload: { dryRun: false } })).getResult()!;
+    const first = await succeededEnforce({ dryRun: false });
     expect(first.summary.removed).toBe(first.summary.strays);
     expect(first.summary.removed).toBeGreaterThan(100);
     // Each run removes what it planned, until one examines everything in scope, and removes the last of them.
     let last = first;
-    for (let run = 0; run < 5 && !last.summary.complete; run++) last = (await runner.run({ payload: { dryRun: false } })).getResult()!;
+    for (let run = 0; run < 5 && !last.summary.complete; run++) last = await succeededEnforce({ dryRun: false });
     expect(last.summary.complete).toBe(true);
     expect(last.summary.removed).toBe(last.summary.strays);
     expect(last.summary.shares - last.summary.strays).toBe(0);
