@@ -91,6 +91,6 @@ export const pinnedPolicyProject = (): number | undefined => pinned;
  * The policy at one commit, from the project the execution's first read found (`projectId`): a durable
  * execution's later invocations read what its first one did, and refuse a project created at the path since.
  */
-export async function policyAtCommit(at: GitLabPolicyLocation & { ref: string }, projectId: number | undefined, client: () => Promise<GitLabClient> = async () => gitlabClient(await secrets.get())): Promise<Policy> {
-  return (await loadGitLabPolicy(await client(), at, { names: REPOSITORY_POLICY_NAMES, ...(projectId === undefined ? {} : { projectId }) })).policy;
+export async function policyAtCommit(at: GitLabPolicyLocation & { ref: string }, projectId: number | undefined, signal?: AbortSignal): Promise<Policy> {
+  return (await loadGitLabPolicy(gitlabClient(await secrets.get()), at, { names: REPOSITORY_POLICY_NAMES, ...(projectId === undefined ? {} : { projectId }), ...(signal && { signal }) })).policy;
 }

@@ -66,12 +66,13 @@ export async function policyReadRequests(): Promise<number> {
  * invocations (minutes to days), and a commit or a redeploy in between must not change the policy
  * half its slices are judged by. A repository policy is read at the very commit recorded; either kind
  * is refused when its text is no longer the one recorded (a bundled file changed by a redeploy).
+ * `signal`, the invocation's deadline, cuts a repository's read as it does the first (loadPolicy).
  */
-export async function loadPolicyAgain(begunWith: PolicySource): Promise<Policy> {
+export async function loadPolicyAgain(begunWith: PolicySource, signal?: AbortSignal): Promise<Policy> {
   const at = repositoryPolicyLocation();
   const policy =
     at && begunWith.source === "gitlab"
-      ? await (await repositoryReader()).policyAtCommit({ ...at, ref: begunWith.commitId }, begunWith.projectId)
+      ? await (await repositoryReader()).policyAtCommit({ ...at, ref: begunWith.commitId }, begunWith.projectId, signal)
       : await loadPolicy();
   if (policy.source.sha256 !== begunWith.sha256) {
     throw new ConfigError(

@@ -60,18 +60,24 @@ const READ_AGAIN_WAIT_MS = 1_000;
  * A read each later invocation repeats, outside its steps: a failure there (Secrets Manager throttled,
  * GitLab restarting, a connection dropped) fails the whole execution after its removals, so one that is
  * not a refusal of the settings themselves is tried again, a second and then two later, before it
- * counts.
+ * counts. Never past the invocation's deadline: a read GitLab holds off (a long Retry-After) would
+ * otherwise hold the invocation until Lambda ends it, with no line saying why, in every invocation again
+ * until the execution's time limit, its lease held all along. Cut there, the run fails with its end.
  */
-async function readAgain<T>(what: string, read: () => Promise<T>): Promise<T> {
-  for (let tries = 1; ; tries++) {
-    try {
-      return await read();
-    } catch (err) {
-      if (tries >= READ_AGAIN_TRIES || err instanceof ConfigError || err instanceof PolicyError) throw err;
-      logger.warn(`reading ${what} again failed; trying again`, { tries, error: errorText(err) });
-      await sleep(READ_AGAIN_WAIT_MS * tries);
+function readAgainUntil(deadline: AbortSignal) {
+  return async <T>(what: string, read: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await read(deadline);
+      } catch (err) {
+        if (tries >= READ_AGAIN_TRIES || deadline.aborted || err instanceof ConfigError || err instanceof PolicyError) throw err;
+        logger.warn(`reading ${what} again failed; trying again`, { tries, error: errorText(err) });
+        await sleep(READ_AGAIN_WAIT_MS * tries, undefined, { signal: deadline }).catch(() => {
+          throw err;
+        });
+      }
     }
-  }
+  };
 }
 
 /** Whether a Lambda event is a durable execution's invocation rather than a plain one. */
@@ -117,6 +123,7 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
   // Time is read inside the finish step only, as replay requires.
   const timeLeft = () => ctx.lambdaContext.getRemainingTimeInMillis();
   let runEndAt: number | undefined;
+  const readAgain = readAgainUntil(invocation.deadline);
   const life: RunLife = {
     labels: runLabels(run.job, run.trigger, arn),
     timeLeft,
@@ -142,7 +149,7 @@ async function execution(job: "enforce", event: ScheduledEvent, ctx: DurableCont
       // The policy's identity is recorded once; later invocations judge by that very policy, not a newer one.
       let read: Policy | undefined;
       const begunWith = await steps.step("policy", async () => ({ source: (read = await loadPolicy(invocation.deadline)).source }));
-      return read ?? (await readAgain("the policy", () => loadPolicyAgain(begunWith.source)));
+      return read ?? (await readAgain("the policy", (signal) => loadPolicyAgain(begunWith.source, signal)));
     },
     // Given back once the report is stored and rules:last-sweep written (a restore latest or a sweep that takes
     // the lease next finds this run's), before the posts, which could otherwise take the time it needs. One not

@@ -48,6 +48,12 @@ async function cutWhileRemoving() {
   return { sim, strays, state };
 }
 
+/** Lambda's context for an invocation with `ms` left from now. */
+function withRemaining(context: never, ms: number): never {
+  const started = Date.now();
+  return { ...(context as object), getRemainingTimeInMillis: () => Math.max(0, started + ms - Date.now()) } as never;
+}
+
 /** The Enforce handler as a container loads it (each call a new container: its modules, caches and clients anew). */
 async function container() {
   vi.resetModules();
@@ -73,35 +79,27 @@ function outcome(execution: { getStatus(): string | undefined; getError(): { err
 
 describe("a durable execution whose later invocation fails to read its settings, after it removed shares", () => {
   it("a repository policy's read again meets two dropped connections: the execution still ends with its end, and gives its lease back", async () => {
-    const { sim, state } = await cutWhileRemoving();
-    const repo = sim.dataset.projects.find((p) => !p.path_with_namespace.startsWith("acme/"))!;
-    sim.repositories.commit(repo, { "warden.yaml": groupSharesPolicy() });
-    vi.stubEnv("WARDEN_POLICY_PROJECT", repo.path_with_namespace);
-    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
-    const handler = await container();
-    // GitLab restarts as the invocation after the first removals begins: its next two connections are dropped.
-    let armed = false;
-    const firstOfArmed: string[] = [];
-    sim.beforeAnswer(({ route }) => void (armed && firstOfArmed.length < 2 && firstOfArmed.push(route)));
-    const { runner } = timedRunner<EnforceReport>(async (event: never, context: never) => {
-      if (state.removing && !armed) {
-        armed = true;
-        sim.addFaults({ kind: "drop", method: "GET", times: 2 });
-      }
-      return handler(event, context);
-    }, REMAINING_MS);
-    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
-    const logs = captureLogs();
-    const execution = await runner.run({ payload: { dryRun: false } });
-    const lines = logs.lines();
-    logs.restore();
+    // GitLab restarts as the invocation after the first removals begins: its next two connections are dropped. That invocation has a new one's whole time (coldAfterRemovals): the reads again wait within it.
+    const { sim, execution, lines, firstOfArmed } = await policyReadAgainMeets({ kind: "drop", method: "GET", times: 2 }, COLD_MS);
 
-    expect(armed).toBe(true);
     // The dropped requests were the policy's read again (its project, by id), the invocation's first requests to GitLab.
     expect(firstOfArmed).toEqual(["GET /projects/:id", "GET /projects/:id"]);
     expect(removals(sim), "shares were removed before it").toBeGreaterThan(0);
     expect(outcome(execution, lines)).toEqual({ status: "SUCCEEDED", error: undefined, ended: ["job finished"], storedForRestore: 1 });
     // Whatever became of the execution, it is over: the next run must not be refused for the next 24 hours.
+    expect(await leaseHolder(), "the ended execution still holds the lease").toBeUndefined();
+  }, 120_000);
+
+  it("a repository policy's read again held off past the invocation's deadline (Retry-After: 10 min, within what GitLab asks): the invocation ends in its time, the execution with its end, and gives its lease back", async () => {
+    // Before, the read took no deadline: the invocation waited until Lambda ended it, with no line, and so would every invocation after it until the execution's time limit, the lease held all along.
+    // That invocation has Lambda's margin past its deadline (20 s), for its end and the lease given back.
+    const heldOffMs = 24_000;
+    const { execution, lines, took } = await policyReadAgainMeets({ kind: "429", headers: "retry-after", seconds: 600, route: "GET /projects/:id", times: 1 }, heldOffMs);
+
+    expect(Math.max(...took), "an invocation outlasted its time").toBeLessThan(heldOffMs);
+    expect(outcome(execution, lines)).toEqual({ status: "FAILED", error: expect.stringMatching(/^policy warden\.yaml in GitLab project \S+ at [0-9a-f]{40}: cannot be read: /), ended: ["job failed"], storedForRestore: 0 });
+    // The policy's own error says of the first read that nothing was run; the run's end says what is true here.
+    expect(lines.some((l) => l["level"] === "ERROR" && String(l["message"]).startsWith("the run failed after it may have removed shares"))).toBe(true);
     expect(await leaseHolder(), "the ended execution still holds the lease").toBeUndefined();
   }, 120_000);
 
@@ -136,6 +134,34 @@ describe("a durable execution whose later invocation fails to read its settings,
   }, 120_000);
 });
 
+/**
+ * The execution under a repository policy, GitLab meeting the policy's read again with `fault` in the
+ * invocation after the first removals, which has `remainingMs`: what became of it, and the routes of that
+ * invocation's first two requests to GitLab.
+ */
+async function policyReadAgainMeets(fault: Parameters<GitLabSim["addFaults"]>[0], remainingMs: number) {
+  const { sim, state } = await cutWhileRemoving();
+  const repo = sim.dataset.projects.find((p) => !p.path_with_namespace.startsWith("acme/"))!;
+  sim.repositories.commit(repo, { "warden.yaml": groupSharesPolicy() });
+  vi.stubEnv("WARDEN_POLICY_PROJECT", repo.path_with_namespace);
+  vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+  const handler = await container();
+  let armed = false;
+  const firstOfArmed: string[] = [];
+  sim.beforeAnswer(({ route }) => void (armed && firstOfArmed.length < 2 && firstOfArmed.push(route)));
+  const { runner, took } = timedRunner<EnforceReport>(async (event: never, context: never) => {
+    if (state.removing && !armed) {
+      armed = true;
+      sim.addFaults(fault);
+      return handler(event, withRemaining(context, remainingMs));
+    }
+    return handler(event, context);
+  }, REMAINING_MS);
+  const { execution, lines } = await appliedLogged(runner);
+  expect(armed).toBe(true);
+  return { sim, execution, lines, firstOfArmed, took };
+}
+
 /** Secrets Manager cannot be reached from the new container (a throttle or an outage would do the same, once the SDK's own retries are spent). */
 const unreachableSecrets: ColdContainer = {
   before: () => vi.stubEnv("AWS_ENDPOINT_URL_SECRETS_MANAGER", "http://127.0.0.1:9"),
@@ -167,9 +193,8 @@ async function coldAfterRemovals(differs: ColdContainer) {
       differs.before?.();
       handler = await container();
       await differs.loaded?.();
-      const started = Date.now();
       try {
-        return await handler(event, { ...(context as object), getRemainingTimeInMillis: () => started + COLD_MS - Date.now() } as never);
+        return await handler(event, withRemaining(context, COLD_MS));
       } finally {
         differs.after?.();
         vi.restoreAllMocks();
@@ -178,9 +203,16 @@ async function coldAfterRemovals(differs: ColdContainer) {
     }
     return handler(event, context);
   }, REMAINING_MS);
+  // `cold` is read after the run (it sets it).
+  const { execution, lines } = await appliedLogged(runner);
+  return { cold, sim, execution, lines };
+}
+
+/** An applying execution run to its end, and the log lines of all its invocations. */
+async function appliedLogged(runner: ReturnType<typeof timedRunner<EnforceReport>>["runner"]) {
   const logs = captureLogs();
   const execution = await runner.run({ payload: { dryRun: false } });
   const lines = logs.lines();
   logs.restore();
-  return { cold, execution, lines, sim };
+  return { execution, lines };
 }
