@@ -36,10 +36,11 @@ export const pipelineCommand: Command = {
     const { values, positionals } = args;
     const [project, ref, ...assignments] = positionals;
     if (!project || !ref) throw new UsageError(`a project path and a ref are required\n\n${USAGE}`);
-    const variables = assignments.map((assignment) => {
+    const variables = assignments.map((assignment, i) => {
       const eq = assignment.indexOf("=");
-      // The value is never echoed: it may be a secret.
-      if (eq < 1) throw new UsageError(`variables are KEY=VALUE, got "${assignment.slice(0, eq < 0 ? undefined : eq)}"`);
+      // Nothing of it is echoed: without a KEY= the whole argument may be a secret's value, pasted where
+      // `KEY=$SECRET` was meant, and the error goes to a CI job's log. Its place says which one.
+      if (eq < 1) throw new UsageError(`variables are KEY=VALUE; ${ordinal(i + 1)} variable has no KEY= before its value (not shown: it may be a secret)`);
       return { key: assignment.slice(0, eq), value: assignment.slice(eq + 1) };
     });
     const problem = pipelineRequestProblem(ref, variables);
@@ -50,3 +51,6 @@ export const pipelineCommand: Command = {
     return trail.exitCode(printReport(io, report, args));
   },
 };
+
+/** "the 1st", "the 2nd", "the 11th". */
+const ordinal = (n: number) => `the ${n}${[11, 12, 13].includes(n % 100) ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th")}`;

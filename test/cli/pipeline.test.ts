@@ -92,6 +92,21 @@ describe("warden pipeline, refused before any request", () => {
     expect(sim.counters.requests).toBe(0);
   });
 
+  it("a variable without its KEY= (a secret's value pasted alone, or after an '='): refused naming which one, its text never echoed", async () => {
+    const secret = "s3cr3t-deploy-key-9QzX";
+    for (const [args, which] of [
+      [[secret], "the 1st"],
+      [["DEPLOY_ENV=a", secret], "the 2nd"],
+      [["DEPLOY_ENV=a", "X=b", `=${secret}`], "the 3rd"],
+    ] as const) {
+      const run = await warden(["pipeline", project, "main", ...args], env);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`warden pipeline: variables are KEY=VALUE; ${which} variable has no KEY= before its value (not shown: it may be a secret)\n`);
+      expect(run.stderr + run.stdout).not.toContain(secret.slice(0, 6));
+    }
+    expect(sim.counters.requests).toBe(0);
+  });
+
   it.each(["a..b", "main@{1}", "@", "main~1", "main^", "a:b", "what?", "rel*", "a[1]", "a\\b", "a b", "a\x1bb", ".hidden", "x/.y", "x.lock", "feature/", "v1.", "a//b", "-x"])(
     "ref %j, as git would",
     async (ref) => {
