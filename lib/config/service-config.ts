@@ -55,7 +55,7 @@ export interface PlainHttp {
  * the token in clear, readable and replayable by anyone on the way.
  */
 export function checkServiceUrl(kind: ServiceKind, { name, value }: Setting, plainHttp: PlainHttp): string {
-  const problem = characterProblem(value);
+  const problem = characterProblem(value, !value.includes("@"));
   if (problem) throw new ServiceConfigError(`${name} ${problem}: check how it was set`);
   const expected = `expected the instance's address, such as https://host.example.com (optionally with a path), without ${kind.apiPath}`;
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || !URL.canParse(value)) {
@@ -103,26 +103,29 @@ function shown(value: string): string {
 
 /** Returns the credential unchanged, or throws naming `credential.name` (never quoting the value). */
 export function checkCredential({ name, value }: Setting): string {
-  const problem = characterProblem(value);
+  const problem = characterProblem(value, false);
   if (problem) throw new ServiceConfigError(`${name} ${problem}: check how it was set (a token is printable ASCII without spaces)`);
   return value;
 }
 
 /**
  * What makes a value unusable in an HTTP header or an address: whitespace, control or non-ASCII
- * characters. Named by code point and position, which say where to look without quoting the value.
+ * characters. In an address, named by code point and position, which say where to look without
+ * quoting it; in a credential (or an address with an "@", which may hold a password: `shown`) by its
+ * kind alone: a position, the length or a character would tell whoever sees the error (a chat user, a
+ * CI log's reader) part of a value that may be a real token with one stray character in it.
  */
-function characterProblem(value: string): string | undefined {
+function characterProblem(value: string, located: boolean): string | undefined {
   if (value === "") return "is empty";
-  const at = (i: number) => `at position ${i + 1} of ${value.length}`;
   const last = value.length - 1;
   if (value[last] === "\n") return "ends with a newline";
   if (value[last] === "\r") return "ends with a carriage return (a Windows line ending?)";
   const bad = /[^\x21-\x7e]/.exec(value);
   if (!bad) return undefined;
   const char = bad[0];
-  const code = `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
-  if (char === " ") return bad.index === 0 || bad.index === last ? `starts or ends with a space` : `contains a space ${at(bad.index)}`;
-  if (char === "\n" || char === "\r") return `contains a line break ${at(bad.index)}`;
-  return /[\x00-\x1f\x7f-\x9f]/.test(char) ? `contains a control character (${code}) ${at(bad.index)}` : `contains a non-ASCII character (${code}) ${at(bad.index)}`;
+  const where = located ? ` at position ${bad.index + 1} of ${value.length}` : "";
+  const code = located ? ` (U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")})` : "";
+  if (char === " ") return bad.index === 0 || bad.index === last ? `starts or ends with a space` : `contains a space${where}`;
+  if (char === "\n" || char === "\r") return `contains a line break${where}`;
+  return /[\x00-\x1f\x7f-\x9f]/.test(char) ? `contains a control character${code}${where}` : `contains a non-ASCII character${code}${where}`;
 }

@@ -39,9 +39,13 @@ describe("GitLab settings", () => {
     ["an @ in the path", "GITLAB_URL", () => `${gitlab.url}/hunter2pass@x`, /^GITLAB_URL has an "@" in its path, got an address with @ \(not shown\)/],
     ["a trailing newline", "GITLAB_TOKEN", () => `${gitlab.token}\n`, /^GITLAB_TOKEN ends with a newline: check how it was set/],
     ["a carriage return", "GITLAB_TOKEN", () => `${gitlab.token}\r`, /^GITLAB_TOKEN ends with a carriage return/],
-    ["a space", "GITLAB_TOKEN", () => `${gitlab.token} x`, /^GITLAB_TOKEN contains a space at position 16 of 17/],
-    ["a control character", "GITLAB_TOKEN", () => `${gitlab.token}\x07`, /^GITLAB_TOKEN contains a control character \(U\+0007\)/],
-    ["a non-ASCII character", "GITLAB_TOKEN", () => `${gitlab.token}é`, /^GITLAB_TOKEN contains a non-ASCII character \(U\+00E9\)/],
+    // A credential's problem is named by its kind alone: a position, its length or the character would be part of what may be the real token.
+    ["a space", "GITLAB_TOKEN", () => `${gitlab.token} x`, /^GITLAB_TOKEN contains a space: check how it was set/],
+    ["a control character", "GITLAB_TOKEN", () => `${gitlab.token}\x07`, /^GITLAB_TOKEN contains a control character: check how it was set/],
+    ["a non-ASCII character", "GITLAB_TOKEN", () => `${gitlab.token}é`, /^GITLAB_TOKEN contains a non-ASCII character: check how it was set/],
+    // An address's is located (it is no secret), unless it has an "@": a password's.
+    ["a space in the address", "GITLAB_URL", () => `${gitlab.url}/a b`, /^GITLAB_URL contains a space at position \d+ of \d+: check how it was set/],
+    ["a non-ASCII password", "GITLAB_URL", () => gitlab.url.replace("//", "//root:hunter2pässword@"), /^GITLAB_URL contains a non-ASCII character: check how it was set/],
   ];
   it.each(cases)("%s in %s: an immediate error naming it, exit 1, no request", async (_case, name, value, message) => {
     const started = Date.now();
@@ -53,6 +57,7 @@ describe("GitLab settings", () => {
     expect(gitlab.counters.requests).toBe(0);
     expect(Date.now() - started).toBeLessThan(3_000);
     for (const piece of [...fragmentsOf(gitlab.token), "hunter2pass"]) expect(run.stderr).not.toContain(piece);
+    if (name === "GITLAB_TOKEN" || value().includes("@")) expect(run.stderr).not.toMatch(/position|U\+|\b1[5-9]\b|ä|é/);
   });
 });
 

@@ -240,7 +240,7 @@ describe("worker Lambda", () => {
 describe("worker Lambda under hostile conditions", () => {
   it.each([
     ["a token exported with its newline", { gitlabToken: `${SECRETS.gitlabToken}\n` }, {}, "the secret's gitlabToken ends with a newline: check how it was set"],
-    ["a token with a space", { gitlabToken: `${SECRETS.gitlabToken} x` }, {}, "the secret's gitlabToken contains a space at position 16 of 17"],
+    ["a token with a space", { gitlabToken: `${SECRETS.gitlabToken} x` }, {}, "the secret's gitlabToken contains a space: check how it was set"],
     ["GITLAB_URL with /api/v4", {}, { GITLAB_URL: "https://gitlab.example.com/api/v4" }, "GITLAB_URL ends with /api/v4"],
     ["GITLAB_URL without a scheme", {}, { GITLAB_URL: "gitlab.example.com" }, "GITLAB_URL is not an http:// or https:// address"],
   ])("%s: refused before any request, naming the setting and not the token", async (_name, secret, vars, message) => {
