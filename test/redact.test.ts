@@ -9,6 +9,9 @@ registerSecret(SECRET);
 /** A registered credential that is no token shape, with punctuation every escaper rewrites. */
 const ODD = "odd-s3cret_with.punct!&<x>@team#1\"q\\z";
 registerSecret(ODD);
+/** An AWS session token's length and alphabet (a Lambda's, about 1,000 characters of base64): masked as written and escaped only. */
+const SESSION_TOKEN = `IQoJb3JpZ2luX2Vj${"EHoaCWV1LXdlc3QtMSJHMEUCIQD7s+Kq9vLmN8pR2wZ/".repeat(24)}==`;
+registerSecret(SESSION_TOKEN);
 
 /** The text with every escaper's marks undone: what a reader of the rendered output would see. */
 const unescaped = (text: string) =>
@@ -83,7 +86,7 @@ describe("a registered credential is masked however an escaper wrote it", () => 
     ["a URL, lower-case hex", (t) => encodeURIComponent(t).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())],
   ];
   it.each(escapers)("%s", (_name, escape) => {
-    for (const secret of [SECRET, ODD]) {
+    for (const secret of [SECRET, ODD, SESSION_TOKEN]) {
       const out = redactOutput(escape(`before ${secret} after`));
       expect(out).toContain("[REDACTED]");
       expect(unescaped(out)).not.toContain(secret);

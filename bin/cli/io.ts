@@ -49,6 +49,8 @@ function separateLines(out: TextOut): TextOut {
 export function redactedIO(io: CliIO): CliIO {
   for (const { credentialVariable } of Object.values(SERVICES)) registerSecret(io.env[credentialVariable]);
   registerSecret(io.env[PIPELINE_TOKEN_VARIABLE]);
+  // The AWS credentials `restore s3://…` and `latest` sign with: the session token goes out in a header an endpoint may quote back.
+  for (const name of ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"]) registerSecret(io.env[name]);
   // A terminal that says it takes no escape sequences (TERM=dumb: Emacs' shell, some IDE consoles and CI ptys) is
   // written to as a file is, no colour and no redrawn line, as Node's own hasColors() and git take it.
   const terminal = io.env["TERM"] !== "dumb";

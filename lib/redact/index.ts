@@ -91,6 +91,11 @@ const URL_PASSWORD = new RegExp(
 
 /** Credentials this long or longer are also masked in the forms below: shorter ones' encodings would be short enough to occur by chance. */
 const MIN_ENCODED = 16;
+/**
+ * Longer ones (no token Warden is given, but the AWS session token) are masked as written and escaped only,
+ * not broken up, in another case or encoded: what an endpoint quoting a request's headers back writes.
+ */
+const MAX_FORMED = 512;
 
 /**
  * The patterns that mask `secret`: as written, by any escaper, broken up by SEPARATOR; and, for a
@@ -104,6 +109,9 @@ const MIN_ENCODED = 16;
  */
 function writtenForms(secret: string): string[] {
   const escaped = (text: string) => Array.from(text, escapedChar).join("");
+  // An AWS session token (about 1,000 characters, in a Lambda's environment and a header of every AWS request): its
+  // forms below took V8 half a second to compile, on a function's first line and again at each credential registered after it.
+  if (secret.length > MAX_FORMED) return [escaped(secret)];
   if (secret.length < MIN_ENCODED) return [brokenUp(Array.from(secret), escapedChar)];
   // Either case, letter by letter: `i` on the whole pattern would take a short credential's case too ("jane" masking "Jane").
   const caselessChar = (c: string) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : escapedChar(c));

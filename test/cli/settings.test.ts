@@ -8,6 +8,7 @@ import { startN8nSim, type N8nSim } from "../../sim/n8n/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { standardPolicy } from "../support/policies.ts";
 import { reportJson } from "../support/report.ts";
+import { fragmentsOf } from "../support/fragments.ts";
 
 const N8N_KEY = "n8n-api-key-settings-7c2e";
 
@@ -25,7 +26,6 @@ beforeAll(async () => {
 afterAll(() => Promise.all([gitlab.close(), n8n.close()]));
 beforeEach(() => gitlab.resetCounters());
 
-const fragmentsOf = (secret: string) => Array.from({ length: secret.length - 5 }, (_, i) => secret.slice(i, i + 6));
 
 describe("GitLab settings", () => {
   const cases: [string, string, () => string, RegExp][] = [

@@ -4,10 +4,18 @@
  * never answers (a network path gone quiet, a VPC without its endpoint) would otherwise hold the call
  * until Lambda ends the invocation: the caller gets no answer, and nobody is told. Here each is a
  * loopback server that reads the request and never answers.
+ *
+ * And whatever such an endpoint answers: a Lambda's role credentials are in its environment
+ * (AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), the session token in a header of every AWS request. One
+ * that quotes the request in its error (a proxy or VPC endpoint before the Invoke API) had the SDK's
+ * message, and so the function's log line, carry them: whoever may read the logs, and not the secret,
+ * could act as the role (and read the jobs' secret: the GitLab token) until they expire.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import { createServer } from "node:http";
 import { describe, expect, it, vi } from "vitest";
 import { streamDelivery } from "../../sim/aws/gitlab-deliveries.ts";
+import { fragmentsOf } from "../support/fragments.ts";
 import { captureLogs, lambdaContext, signedCommand } from "../support/lambda.ts";
 import { lambdaWorld } from "../support/lambda-world.ts";
 import { CHAT_POLICY, loopbackEndpoints, NO_ANSWER, within } from "../support/stalling-aws.ts";
@@ -90,5 +98,31 @@ describe("chat-ops, when the Invoke API never answers", () => {
     const answer = await answerWithin(3_000, "chatops", signedCommand({ text: "enforce" }), lambdaContext({ functionName: "warden-test-Chatops" }));
     expect(answer, "no answer within Slack's 3 seconds").not.toBe(NO_ANSWER);
     expect(JSON.parse(String((answer as APIGatewayProxyStructuredResultV2).body))).toMatchObject({ text: expect.stringContaining("Warden may or may not have started `enforce`") });
+  }, 20_000);
+});
+
+describe("the Events function, when an AWS endpoint quotes the function's credentials back", () => {
+  const SESSION_TOKEN = "IQoJb3JpZ2luX2VjEHoaCWV1LXdlc3QtMSJHMEUCIQD7sEssIonToKen0xKq9vLmN8pR2wZ";
+  const SECRET_KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8sK2mVb3";
+
+  it("an Invoke API that refuses quoting the request's session token and the secret key: the log line names the refusal, and neither credential, whole or in part", async () => {
+    vi.stubEnv("AWS_SESSION_TOKEN", SESSION_TOKEN);
+    vi.stubEnv("AWS_SECRET_ACCESS_KEY", SECRET_KEY);
+    const seen: string[] = [];
+    const quoting = createServer((req, res) => {
+      seen.push(String(req.headers["x-amz-security-token"]));
+      const quoted = `token ${String(req.headers["x-amz-security-token"])}, key ${SECRET_KEY}`;
+      res.writeHead(403, { "content-type": "application/json", "x-amzn-errortype": "AccessDeniedException" }).end(JSON.stringify({ message: `denied for ${quoted}` }));
+    });
+    vi.stubEnv("AWS_ENDPOINT_URL_LAMBDA", await endpoints.listen(quoting));
+    const logs = captureLogs();
+    vi.stubEnv("POWERTOOLS_LOG_LEVEL", "INFO");
+    await answerWithin(8_000, "events", streamDelivery(groupShare), eventsContext());
+    const text = logs.lines().map((l) => JSON.stringify(l)).join("\n");
+    logs.restore();
+
+    expect(seen[0], "the SDK sent the session token").toBe(SESSION_TOKEN);
+    expect(text, "the refusal is logged").toContain("denied for token [REDACTED], key [REDACTED]");
+    for (const piece of [...fragmentsOf(SESSION_TOKEN), ...fragmentsOf(SECRET_KEY)]) expect(text).not.toContain(piece);
   }, 20_000);
 });

@@ -17,6 +17,7 @@ import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/
 import { startN8nSim, type N8nSim } from "../../sim/n8n/index.ts";
 import { json, serve } from "../support/server.ts";
 import { TEST_CERT, TEST_KEY } from "../support/tls-fixture.ts";
+import { fragmentsOf } from "../support/fragments.ts";
 
 /** One attempt: these tests are about the words. How soon a first contact gives up is the last describe's. */
 const ONCE = { retry: { maxRetries: 0 } };
@@ -61,7 +62,6 @@ const gitlab = (url: string, token = sim.token, more = {}) => new GitLabClient({
 const firstPage = async (client: N8nClient) => {
   for await (const page of client.listWorkflows().pages()) return page;
 };
-const fragmentsOf = (secret: string) => Array.from({ length: secret.length - 5 }, (_, i) => secret.slice(i, i + 6));
 
 describe("GITLAB_URL that does not lead to GitLab", () => {
   it("a refused port: connection refused, is the host and port right?", async () => {
