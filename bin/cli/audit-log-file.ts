@@ -15,6 +15,8 @@ const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (co
 
 /** `path`'s file descriptor, for append (created 0600 where absent); a UsageError names the cause and the fix. */
 export function openAuditLog(path: string): number {
+  // Many tools read "-" as standard output; opened as named, it made a file called "-" in the working directory.
+  if (path === "-") throw new UsageError("--audit-log takes a file to append to; - is not one (standard output carries the report): name a file, such as --audit-log audit.jsonl");
   const named = `--audit-log ${path}`;
   let fd: number;
   try {

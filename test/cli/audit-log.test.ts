@@ -113,6 +113,15 @@ describe("--audit-log FILE", () => {
     expect(run.stderr).toBe(`warden enforce: --audit-log ${join(dir, "no", "such", "dir.log")}: cannot open it for append (ENOENT)\n`);
     expect(sim.counters.requests).toBe(0);
   });
+
+  it("'-' (standard output, as many tools take it) is refused before any request, and no file named '-' is made", async () => {
+    sim.resetCounters();
+    const run = await warden(["enforce", "--apply", "--audit-log", "-"], { ...gitlab, WARDEN_POLICY: policyFile(standardPolicy()) }, dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe("warden enforce: --audit-log takes a file to append to; - is not one (standard output carries the report): name a file, such as --audit-log audit.jsonl\n");
+    expect(existsSync(join(dir, "-"))).toBe(false);
+    expect(sim.counters.requests).toBe(0);
+  });
 });
 
 describe("workflows --audit-log FILE", () => {
