@@ -267,12 +267,17 @@ export default $config({
     const reachesFor = (jobs: string[]) => reaches("policy", ...(jobs.some((j) => j !== "workflows") ? (["gitlab"] as const) : []), ...(jobs.includes("workflows") ? (["n8n"] as const) : []));
     // Each function writes its own log group alone (ownLogGroupOnly).
     const ownLogs = (make: (role: RoleTransform) => sst.aws.Function) => ownLogGroupOnly(make, (fn) => fn.nodes.logGroup);
-    const worker = (name: string, takes: "chat" | "subject", jobs: string[], ...access: Access[]) =>
-      ownLogs((role) => new sst.aws.Function(name, {
+    // The workers made, for their alarms below.
+    const workers: { name: string; fn: sst.aws.Function }[] = [];
+    const worker = (name: string, takes: "chat" | "subject", jobs: string[], ...access: Access[]) => {
+      const fn = ownLogs((role) => new sst.aws.Function(name, {
         ...job("functions/worker.handler", jobs, reachesFor(jobs), historyAccess(runsBy(takes === "chat" ? "chat" : "event", jobs)), claimsAccess(CLAIM_KEYS.worker, "dynamodb:PutItem", "dynamodb:GetItem"), ...access, { environment: { WARDEN_WORKER_TAKES: takes } }),
         concurrency: { reserved: settings.workerConcurrency },
         transform: { role },
       }));
+      workers.push({ name, fn });
+      return fn;
+    };
     // An endpoint that answers at once and hands the work to the worker (Slack gives 3 seconds, GitLab 8 and
     // never retries). The request's own credential (Slack's signature, GitLab's token) is the
     // authentication, checked by the function before anything else: no IAM auth on the URL. It reads the
@@ -464,6 +469,27 @@ export default $config({
         threshold: 1,
         treatMissingData: "breaching",
       });
+    }
+    // A worker's run that never reports (Lambda's own metrics, which no function can write): an event dropped from its
+    // queue (held past 6 hours behind a flood, or its one try spent: retries are off), so a chat command goes
+    // unanswered or a subject unenforced until the sweep; or an invocation that failed outside the handler's reach
+    // (a timeout, out of memory, an invalid event), which writes no RunFailed.
+    for (const { name, fn } of workers) {
+      const what = name.replace(/(?<=.)([A-Z])/g, "-$1").toLowerCase();
+      const lambdaAlarm = (suffix: string, metricName: string, description: string) =>
+        alarm(`${name}${suffix}`, what, suffix, description, {
+          namespace: "AWS/Lambda",
+          metricName,
+          dimensions: { FunctionName: fn.name },
+          statistic: "Sum",
+          period: 300,
+          evaluationPeriods: 1,
+          comparisonOperator: "GreaterThanOrEqualToThreshold",
+          threshold: 1,
+          treatMissingData: "notBreaching",
+        });
+      lambdaAlarm("Dropped", "AsyncEventsDropped", "events were dropped from its queue, never run (Lambda's count): a chat command left unanswered, or a subject left to the next sweep");
+      lambdaAlarm("Errors", "Errors", "an invocation failed where the run could not report it (Lambda's count: a timeout, out of memory, an invalid event)");
     }
     outputs["alarmTopic"] = topic.arn;
     return outputs;

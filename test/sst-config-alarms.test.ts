@@ -8,7 +8,7 @@ describe("sst.config.ts alarms", () => {
   it("alarms per job, into the SNS topic, when a run fails, its guard trips or actions fail", async () => {
     const deployed = await deploy("production");
     expect(deployed.alarms().map((a) => a.name).sort()).toEqual(
-      ["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "EnforceNotInvoked", "EnforceReportNotStored", "MissedByEvents", "WatchBehind", "WatchNotInvoked", "WorkflowsActionsFailed", "WorkflowsFailed", "WorkflowsGuardTripped", "WorkflowsHeartbeat", "WorkflowsNotInvoked"],
+      ["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "EnforceNotInvoked", "EnforceReportNotStored", "MissedByEvents", "WatchBehind", "WatchNotInvoked", "WorkerDropped", "WorkerErrors", "WorkflowsActionsFailed", "WorkflowsFailed", "WorkflowsGuardTripped", "WorkflowsHeartbeat", "WorkflowsNotInvoked"],
     );
     const topic = deployed.topicArn();
     // The watch's own: behind GitLab's audit events, or not polling (no metric counts as behind).
@@ -129,12 +129,14 @@ describe("sst.config.ts alarms", () => {
 
   it("alarms only on the jobs deployed; the watch's own only when its schedule is on", async () => {
     const deployed = await deploy("staging", { N8N_URL: undefined });
-    expect(deployed.alarms().map((a) => a.name).sort()).toEqual(["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "EnforceNotInvoked", "EnforceReportNotStored", "MissedByEvents", "WatchBehind", "WatchNotInvoked"]);
+    expect(deployed.alarms().map((a) => a.name).sort()).toEqual(["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "EnforceNotInvoked", "EnforceReportNotStored", "MissedByEvents", "WatchBehind", "WatchNotInvoked", "WorkerDropped", "WorkerErrors"]);
     const watchOff = await deploy("staging", { N8N_URL: undefined, WARDEN_WATCH_SCHEDULE: "off" });
     expect(watchOff.alarms().map((a) => a.name)).not.toContain("WatchBehind");
     expect(watchOff.alarms().map((a) => a.name)).not.toContain("WatchNotInvoked");
     const n8nOnly = await deploy("staging", { GITLAB_URL: undefined });
-    expect(n8nOnly.alarms().every((a) => a.name.startsWith("Workflows"))).toBe(true);
+    expect(n8nOnly.alarms().every((a) => /^Work(flows|er)/.test(a.name))).toBe(true);
+    const chatOff = await deploy("staging", { N8N_URL: undefined, WARDEN_CHATOPS: "off" });
+    expect(chatOff.alarms().map((a) => a.name)).not.toContain("WorkerDropped");
   }, 60_000);
 
   // A hostile review's finding: CloudWatch takes EMF from any log group, so code in any function (a public one included)
@@ -166,5 +168,31 @@ describe("sst.config.ts alarms", () => {
     }
     const off = await deploy("production", { WARDEN_ENFORCE_SCHEDULE: "off" });
     expect(off.alarms().map((a) => a.name)).not.toContain("EnforceNotInvoked");
+  });
+
+  // A worker's events wait in its queue (its reserved concurrency) for up to 6 hours, and are tried once: one dropped, or an
+  // invocation that failed outside the handler (a timeout, out of memory), writes no metric of Warden's, and nobody was told.
+  it("alarms on each worker's events dropped from its queue and its invocations' errors, by Lambda's own count", async () => {
+    const deployed = await deploy("production", { WARDEN_EVENTS: "on" });
+    const topic = deployed.topicArn();
+    for (const [name, what] of [["Worker", "worker"], ["EventsWorker", "events-worker"]] as const) {
+      for (const [suffix, metricName] of [["Dropped", "AsyncEventsDropped"], ["Errors", "Errors"]] as const) {
+        expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", `${name}${suffix}`), `${name}${suffix}`).toEqual({
+          name: `warden-production-${what}-${suffix.toLowerCase()}`,
+          alarmDescription: expect.stringMatching(new RegExp(`^Warden ${what} \\(production\\): `)),
+          namespace: "AWS/Lambda",
+          metricName,
+          dimensions: { FunctionName: deployed.fn(name).physicalName },
+          statistic: "Sum",
+          period: 300,
+          evaluationPeriods: 1,
+          comparisonOperator: "GreaterThanOrEqualToThreshold",
+          threshold: 1,
+          treatMissingData: "notBreaching",
+          alarmActions: [topic],
+          okActions: [topic],
+        });
+      }
+    }
   });
 });
