@@ -1,4 +1,6 @@
 /** Which policy the command line names: a file (--policy, WARDEN_POLICY) or a GitLab repository file (--policy-project …). */
+import { realpathSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
 import { DEFAULT_POLICY_FILE } from "../../lib/config/policy-file.ts";
 import type { GitLabPolicyLocation, PolicySettingNames } from "../../lib/config/policy-source.ts";
 import { isProjectId, plainPathProblem } from "../../lib/policy/index.ts";
@@ -33,7 +35,13 @@ export function policyChoice(args: ParsedArgs, env: NodeJS.ProcessEnv): PolicyCh
     // With a policy file, --compare-policy-ref reads the base from the repository at --policy-path (compare.ts).
     const stray = (args.values["compare-policy-ref"] === undefined ? path : undefined) ?? ref;
     if (stray) throw new UsageError(`${stray.name} names a policy in a GitLab repository, which needs --policy-project GROUP/PROJECT (or WARDEN_POLICY_PROJECT)`);
-    return { kind: "file", path: file?.value ?? DEFAULT_POLICY_FILE };
+    const named = file?.value ?? DEFAULT_POLICY_FILE;
+    if (linksOutOfCheckout(named, env)) {
+      throw new UsageError(
+        `${file?.name ?? "the policy"} ${named} is a symbolic link out of the project's checkout (CI_PROJECT_DIR): a merge request's author could point it at the runner's files, whose lines a policy error would quote into the job log. Name the file itself, inside the checkout`,
+      );
+    }
+    return { kind: "file", path: named };
   }
   if (file) throw new UsageError(`${file.name} and ${project.name} both name a policy: keep one (a file, or a GitLab repository's file)`);
   const blank = [project, path, ref].find((s) => s !== undefined && s.value.trim() === "");
@@ -54,4 +62,28 @@ export function unprotectedRefAllowed({ values }: ParsedArgs, env: NodeJS.Proces
   if (value === undefined || value === "" || value === "0") return false;
   if (value === "1") return true;
   throw new UsageError(`WARDEN_POLICY_ALLOW_UNPROTECTED_REF is 1 (read the policy at a branch or tag that is not protected) or unset, not ${JSON.stringify(value)}`);
+}
+
+/**
+ * In GitLab CI, whether the policy file named inside the project's checkout is, through a symbolic link, a file
+ * outside it. A merge request's pipeline checks out its author's branch: a `warden.yaml` committed as a link to
+ * the runner's files (a file variable's, another job's, ~/.netrc) had `policy check` or a comparison quote their
+ * lines in its parse errors. A link within the checkout is followed, and a path outside it named by the pipeline's
+ * own configuration is the maintainers' choice; outside CI the files are the user's own.
+ */
+function linksOutOfCheckout(path: string, env: NodeJS.ProcessEnv): boolean {
+  const checkout = env["CI_PROJECT_DIR"];
+  if (!env["GITLAB_CI"] || !checkout) return false;
+  const within = (file: string, dir: string) => {
+    const rel = relative(dir, file);
+    return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+  };
+  let real: { file: string; checkout: string };
+  try {
+    real = { file: realpathSync(path), checkout: realpathSync(checkout) };
+  } catch {
+    // Not there (the reader names it), or the checkout unreadable: nothing is read through a link here.
+    return false;
+  }
+  return (within(resolve(path), resolve(checkout)) || within(resolve(path), real.checkout)) && !within(real.file, real.checkout);
 }
