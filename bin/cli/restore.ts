@@ -99,7 +99,7 @@ async function readStoredRun(ref: string, { env, signal }: CliIO) {
     return name;
   };
   // Ctrl-C ends a listing or a read under way; each request is bounded besides (lib/aws/s3-objects.ts).
-  return storedRestoreInput(runReader(s3Objects(), bucket, signal), ref).catch((err: unknown) => {
+  return storedRestoreInput(runReader(s3Objects(undefined, env), bucket, signal), ref).catch((err: unknown) => {
     throw awsSettingMissing(err, `reading ${ref.startsWith("s3://") ? ref : `the run history (s3://${env["WARDEN_RUN_HISTORY_BUCKET"] ?? ""})`}`) ?? err;
   });
 }

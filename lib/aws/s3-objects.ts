@@ -5,6 +5,8 @@
  * and no lib layer imports it: lib/jobs reads stored runs through its port (lib/jobs/restore/run-history.ts's
  * RunObjects), and a front end hands it this (test/architecture.test.ts holds both rules).
  */
+import { Agent as HttpAgent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 
 export interface S3Objects {
@@ -32,9 +34,16 @@ const withinCall = (signal?: AbortSignal) => AbortSignal.any([AbortSignal.timeou
 export const MAX_OBJECT_MB = 64;
 const MAX_OBJECT_BYTES = MAX_OBJECT_MB * 1024 * 1024;
 
-/** Over `client`, or one made when first needed (credentials and region as the AWS CLI reads them). */
-export function s3Objects(client?: S3Client): S3Objects {
-  const s3 = () => (client ??= new S3Client({ requestHandler: TIMEOUTS }));
+/**
+ * Over `client`, or one made when first needed (credentials and region as the AWS CLI reads them). With
+ * `proxyEnv` (the CLI's environment), its requests go through the proxy its HTTP_PROXY / HTTPS_PROXY name,
+ * NO_PROXY's hosts excepted, as the CLI's requests to GitLab do: the SDK itself connects directly, which on a
+ * network whose only way out is the proxy failed as if the bucket could not be reached. Node's own proxy
+ * support does it (Node 22.21 and 24.5 on; an older Node ignores the option and connects directly).
+ */
+export function s3Objects(client?: S3Client, proxyEnv?: NodeJS.ProcessEnv): S3Objects {
+  const requestHandler = () => (proxyEnv ? { ...TIMEOUTS, httpAgent: new HttpAgent({ keepAlive: true, proxyEnv }), httpsAgent: new HttpsAgent({ keepAlive: true, proxyEnv }) } : TIMEOUTS);
+  const s3 = () => (client ??= new S3Client({ requestHandler: requestHandler() }));
   return {
     async *keys(Bucket, Prefix, signal) {
       // Listed in key order, one page after another.

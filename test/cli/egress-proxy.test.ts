@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateOrganisation, startGitLabSim, type GitLabSim } from "../../sim/gitlab/index.ts";
 import { policyFile, warden } from "../support/cli.ts";
 import { forwardProxy, type ForwardProxy } from "../support/forward-proxy.ts";
-import { groupSharesPolicy } from "../support/policies.ts";
+import { startS3 } from "../support/lambda.ts";
+import { groupSharesPolicy, standardPolicy } from "../support/policies.ts";
 
 let sim: GitLabSim;
 let proxy: ForwardProxy;
@@ -114,3 +115,27 @@ describe("an egress proxy that asks for credentials (407)", () => {
   });
 });
 
+describe("S3 reachable only through HTTPS_PROXY / HTTP_PROXY", () => {
+  it("warden restore s3://… reads the stored run through the proxy, as it reaches GitLab (the AWS SDK alone connected directly)", async () => {
+    const s3 = await startS3();
+    const s3Proxy = await forwardProxy(s3.url);
+    try {
+      // A name only the proxy reaches, read virtual-hosted as the SDK reads a DNS name (the bucket in the host): the
+      // stand-in, which takes the bucket from the path, keeps the object under the key's first part.
+      const key = "runs/enforce/schedule/20260101T000000.000Z-req-1.json";
+      s3.objects.set(key, JSON.stringify({ job: "enforce", dryRun: false, actions: [] }));
+      const env = {
+        GITLAB_URL: sim.url, GITLAB_TOKEN: sim.token, WARDEN_POLICY: policyFile(standardPolicy()),
+        AWS_REGION: "eu-west-1", AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "s3-test-secret", AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
+        AWS_ENDPOINT_URL_S3: "http://s3.internal.test", HTTP_PROXY: s3Proxy.url, HTTPS_PROXY: s3Proxy.url,
+      };
+      const run = await warden(["restore", `s3://warden-runs/${key}`, "--json"], env);
+      expect(run.stderr).not.toMatch(/failed/);
+      expect(run.code, run.stderr).toBe(0);
+      expect(s3Proxy.seen).toContain(`GET http://warden-runs.s3.internal.test/${key}?x-id=GetObject`);
+    } finally {
+      await s3Proxy.close();
+      await s3.close();
+    }
+  }, 30_000);
+});
