@@ -1,4 +1,13 @@
 /** One change a workflows run plans, makes or reports (index.ts), apart so that apply.ts, which makes them, needs nothing else of index.ts. */
+import { redactThenCut } from "../../redact/index.ts";
+
+/**
+ * A workflow's name as an action carries it. A name longer than n8n allows (128 characters) is cut in the report, a
+ * listing of such names being no n8n's either; redacted first, so that no cut leaves a credential's fragment too
+ * short to be known for one.
+ */
+export const reportedName = (name: string): string => redactThenCut(name, 200);
+
 export interface WorkflowAction {
   type: "activate" | "deactivate";
   workflowId: string;

@@ -3,7 +3,7 @@ import pMap from "p-map";
 import { contradiction, HttpError, mayHaveBeenMade, type N8nClient, type Workflow } from "../../n8n/index.ts";
 import { auditedUnder, errorText, stoppedMidRequest, type JobOptions } from "../report/index.ts";
 import { lastingRefusal } from "./refused-before.ts";
-import type { WorkflowAction } from "./action.ts";
+import { reportedName, type WorkflowAction } from "./action.ts";
 
 /** The API key was refused (401), or may not list workflows (403): every further call would fail alike. */
 export class N8nAccessError extends Error {
@@ -21,7 +21,7 @@ const NOT_FOUND = "n8n answered 404: the workflow was deleted since it was liste
  * action and the others go on (the next run converges). A refused key (401) stops new changes, as
  * every one after it would be refused too; changes already in flight finish. Returns that refusal.
  * An activation reads its workflow first (readBefore): one found active then is done with nothing sent,
- * and returned (`meanwhile`), as it says nothing of what the key may do; one found archived is reported, with nothing sent.
+ * and returned (`meanwhile`), as it says nothing of what the key may do; one found archived or renamed is reported, with nothing sent.
  * A 403 stops nothing: it is a scope the key lacks (2.x), which refuses every change of that kind and
  * no other, or something refusing this one workflow (a proxy, an n8n of another version): stopping on
  * it would leave every later change behind one workflow for good. refusals() says which it was.
@@ -43,7 +43,7 @@ export async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], li
     const activate = action.type === "activate";
     let before: Awaited<ReturnType<typeof readBefore>>;
     try {
-      before = activate ? await readBefore(n8n, action.workflowId, signal) : {};
+      before = activate ? await readBefore(n8n, action, signal) : {};
     } catch (err) {
       // Nothing was sent: a stop, or a refused key (which would be refused the change too), leaves it planned.
       if (err instanceof HttpError && err.status === 401) refused ??= new N8nAccessError(err.message, { cause: err });
@@ -53,6 +53,9 @@ export async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], li
       if (before.archived) {
         // Not a change left undone: the next run judges it archived, and activates none such (lib/policy/workflows.ts).
         Object.assign(action, { status: "reported", reason: `${action.reason}; ${ARCHIVED_MEANWHILE}` });
+      } else if (before.renamed !== undefined) {
+        // Not undone either: the next run judges it by its new name, which the policy may not name.
+        Object.assign(action, { status: "reported", reason: `${action.reason}; renamed when read just before the change (now ${JSON.stringify(before.renamed)}), so judged on a name it no longer has: not activated, nothing was sent` });
       } else {
         if (before.active) {
           action.reason += `; ${MADE_MEANWHILE}`;
@@ -93,7 +96,7 @@ const ARCHIVED_MEANWHILE = "archived when read just before the change, so retire
 const MADE_MEANWHILE = "found active when read just before the change, so switched on meanwhile, not by Warden: nothing was sent, and the version live is the one chosen then";
 
 /**
- * The workflow as it is just before its activation (active, or archived, since it was listed: nothing is sent). n8n 2.x publishes the version an activation names, else
+ * The workflow as it is just before its activation (active, archived or renamed since it was listed: nothing is sent). n8n 2.x publishes the version an activation names, else
  * its latest saved one, even over a version already published (`activateWorkflow`): a workflow someone
  * published since the listing is left as it is, and otherwise n8n is told the version read here, not a
  * draft saved after it. A read that fails (a key without workflow:read, a 404, an outage, an answer that is
@@ -101,7 +104,7 @@ const MADE_MEANWHILE = "found active when read just before the change, so switch
  * answer to it says what became of the change; only a refused key (401), which would be refused the change
  * too, or a stop ends it here.
  */
-async function readBefore(n8n: N8nClient, id: string, signal?: AbortSignal): Promise<{ active?: true; archived?: true; versionId?: string }> {
+async function readBefore(n8n: N8nClient, { workflowId: id, name }: WorkflowAction, signal?: AbortSignal): Promise<{ active?: true; archived?: true; renamed?: string; versionId?: string }> {
   let read: Workflow;
   try {
     read = await n8n.getWorkflow(id, signal);
@@ -112,6 +115,8 @@ async function readBefore(n8n: N8nClient, id: string, signal?: AbortSignal): Pro
   if (!contradiction(read, id, true)) return { active: true };
   // Archived since it was listed (minutes may pass on a large n8n): n8n 1.x would activate it all the same.
   if (!contradiction(read, id, false) && read.isArchived === true) return { archived: true };
+  // Renamed since it was listed: the plan judged a name (`name:` selectors) it no longer has.
+  if (!contradiction(read, id, false) && typeof read.name === "string" && reportedName(read.name) !== name) return { renamed: reportedName(read.name) };
   return !contradiction(read, id, false) && typeof read.versionId === "string" ? { versionId: read.versionId } : {};
 }
 

@@ -10,14 +10,13 @@ import { decideWorkflow, matchingSelectors, maxWorkflowChanges } from "../../pol
 import { countStatus, errorText, jobStats, type GuardedSummary, type JobOptions, type Report } from "../report/index.ts";
 import { count } from "../view.ts";
 import { makeReport } from "../envelope.ts";
-import { redactThenCut } from "../../redact/index.ts";
 import { ListedWorkflows, MAX_WORKFLOWS } from "./listed.ts";
 import { NameCollisions } from "./name-collisions.ts";
 import { refusals } from "./refusals.ts";
 import { changeKey, refusedBefore, refusedBeforeWarning, type LastRefusals } from "./refused-before.ts";
 import { workflowPages } from "./pages.ts";
 import { applyChanges, N8nAccessError } from "./apply.ts";
-import type { WorkflowAction } from "./action.ts";
+import { reportedName, type WorkflowAction } from "./action.ts";
 
 export { N8nAccessError } from "./apply.ts";
 export type { WorkflowAction } from "./action.ts";
@@ -78,7 +77,7 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     names.saw(wf.id, matching);
     const decision = decideWorkflow(policy, input);
     if (decision.kind === "keep") return;
-    const action: WorkflowAction = { type: decision.kind, workflowId: wf.id, name: redactThenCut(wf.name, MAX_NAME), reason: decision.reason, status: decision.apply ? "planned" : "reported" };
+    const action: WorkflowAction = { type: decision.kind, workflowId: wf.id, name: reportedName(wf.name), reason: decision.reason, status: decision.apply ? "planned" : "reported" };
     actions.push(action);
     // Refused for good last run: tried again, but not counted, or standing refusals would trip the guard on every run.
     // Nor, until the listing ends, an activation only `name:` selectors ask for: copies of the name would stop every run here.
@@ -155,12 +154,6 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
     warnings,
   });
 }
-
-/**
- * A name longer than n8n allows (128 characters) is cut in the report, a listing of such names being no n8n's
- * either; redacted first, so that no cut leaves a credential's fragment too short to be known for one.
- */
-const MAX_NAME = 200;
 
 /** A listing refused (401, or 403: a key without workflow:list) is about the key; lib/n8n's message names the setting and what to fix. */
 function accessError(err: unknown): unknown {
