@@ -47,15 +47,28 @@ const REFERENCE_PREFIXES = new Set(["@", "#", "!", "%", "~", "&", "$"]);
 const ZERO_WIDTH_JOINER = "\u200d";
 
 /**
+ * A colon that opens an emoji code, Slack's or GitLab's (`:white_check_mark:` drawn beside a failure, `:+1:`,
+ * `:100:`): a zero-width joiner goes after it. A time's colons (`14:38:03`) are left as they are.
+ */
+const EMOJI_OPENING = /(?<!\d):(?=[A-Za-z0-9_+'-]+:)|:(?=[A-Za-z0-9_+'-]*[A-Za-z_+'-][A-Za-z0-9_+'-]*:)/g;
+const EMOJI_AT = new RegExp(EMOJI_OPENING.source, "y");
+/** Whether the colon at `at` of `text` opens an emoji code. */
+function opensEmoji(text: string, at: number): boolean {
+  EMOJI_AT.lastIndex = at;
+  return EMOJI_AT.test(text);
+}
+
+/**
  * Text as literal Markdown, in a paragraph or a table cell. Controls and newlines are shown as
  * escapes (escapeControls: nothing can end the line, the cell or the table); every ASCII punctuation
  * character is backslash-escaped, as CommonMark allows for all of them (so no emphasis, link, code,
  * HTML, entity, block start — `>`, `#`, `-`, `1.` — or table pipe, which GFM escapes as `\|`); and a
- * zero-width joiner after each GitLab reference prefix, so `@all` mentions no one. A URL stays one
+ * zero-width joiner after each GitLab reference prefix, so `@all` mentions no one, and after a colon that opens
+ * an emoji code (GitLab draws `:white_check_mark:` from the rendered text, its backslashes gone). A URL stays one
  * (GitLab links it in the rendered text): Warden's own links rely on it; escapeMarkdownText breaks it.
  */
 export function escapeMarkdown(text: string): string {
-  return escapeControls(text).replace(/[!-/:-@[-`{-~]/g, (char) => `\\${char}${REFERENCE_PREFIXES.has(char) ? ZERO_WIDTH_JOINER : ""}`);
+  return escapeControls(text).replace(/[!-/:-@[-`{-~]/g, (char, at: number, whole: string) => `\\${char}${REFERENCE_PREFIXES.has(char) || (char === ":" && opensEmoji(whole, at)) ? ZERO_WIDTH_JOINER : ""}`);
 }
 
 /**
@@ -122,8 +135,10 @@ const MRKDWN_FORMATTING = /`|(?<![A-Za-z0-9])[*_~]|[*_~](?![A-Za-z0-9])/g;
  * the look-alikes: lib/redact's fullwidth).
  */
 export function escapeMrkdwn(text: string): string {
-  return escapeControls(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(MRKDWN_FORMATTING, fullwidth);
+  return escapeControls(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(MRKDWN_FORMATTING, fullwidth).replace(EMOJI_OPENING, `:${ZERO_WIDTH_JOINER}`);
 }
+
+
 
 /** A Block Kit mrkdwn text object. */
 export interface MrkdwnText {

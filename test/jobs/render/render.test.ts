@@ -111,6 +111,17 @@ describe("Slack rendering", () => {
     expect(name).toBe("Digest＊ ～Billing sync～ ＿approved＿ ｀｀｀ acme/app_api (#0)");
     expect(line).toMatch(/  _done_$/);
   });
+
+  it("a name cannot draw Slack's emoji (:white_check_mark: beside a failure): a zero-width joiner follows the colon that would open one; a time's colons are left", () => {
+    const report = enforceReport(false, ["failed"]);
+    (report.actions[0] as RemoveShareAction).reason = ":white_check_mark: verified :+1: at 14:38:03, ETL:daily";
+    const text = renderSlack(report).blocks.map((b) => (b as { text?: { text: string } }).text?.text ?? "").join("\n");
+    for (const code of [":white_check_mark:", ":+1:"]) expect(text).not.toContain(code);
+    expect(text).toContain(":\u200dwhite_check_mark: verified :\u200d+1: at 14:38:03, ETL:daily");
+    // GitLab draws them too, from the rendered text (a merge request's note, a notice): its backslashes are gone by then.
+    const markdown = renderMarkdown(report);
+    expect(markdown).toContain("\\:\u200dwhite\\_check\\_mark\\: verified \\:\u200d\\+1\\: at 14\\:38\\:03\\, ETL\\:daily");
+  });
 });
 
 describe("text rendering", () => {
