@@ -48,7 +48,10 @@ export function toApiWorkflow(wf: SimWorkflow, dialect: Dialect, excludePinnedDa
     connections: trigger ? { [trigger.name]: { main: [[{ node: SET_NODE.name, type: "main", index: 0 }]] } } : {},
     settings: { executionOrder: "v1" },
   };
-  if (!excludePinnedData) served.pinData = { [SET_NODE.name]: [{ json: { sample: true } }] };
+  if (!excludePinnedData) {
+    const records = wf.pinnedRecords === undefined ? [{ json: { sample: true } }] : Array.from({ length: wf.pinnedRecords }, (_, i) => ({ json: { customer: `customer-${i}@example.com`, amount: i } }));
+    served.pinData = { [SET_NODE.name]: records };
+  }
   if (tracksActiveVersion(wf, dialect)) served.activeVersionId = wf.activeVersionId ?? null;
   return served;
 }

@@ -75,7 +75,7 @@ export async function startN8nSim(opts: N8nSimOptions): Promise<N8nSim> {
       case "GET /workflows":
         return listWorkflows(query, sim.workflows, dialect, (pageIndex) => opts.onListPage?.(pageIndex, sim), opts.pinnedDataParam);
       case "GET /workflows/:id":
-        return getWorkflow(route.id, query, sim.workflows, dialect);
+        return getWorkflow(route.id, query, sim.workflows, dialect, opts.pinnedDataParam);
       default:
         return changeActivation(route, sim.workflows, dialect, body);
     }

@@ -13,6 +13,8 @@ export interface SimWorkflow {
   activeVersionId?: string | null;
   /** The latest saved version (on 2.x a draft until published); the simulator gives one to a workflow without it (savedVersion). */
   versionId?: string;
+  /** Records pinned in the editor (sample executions, often real data), served unless excludePinnedData; default one sample. */
+  pinnedRecords?: number;
 }
 
 /** Injected failures, consumed in order by the requests whose route key matches (any route when `route` is unset). */

@@ -137,9 +137,14 @@ describe.each([1, 2] as const)("n8n %i.x workflow listing", (generation) => {
     expect(await call(sim, "/workflows?actve=true")).toMatchObject({ status: 400, body: { message: "Unknown query parameter 'actve'" } });
   });
 
-  it("declares excludePinnedData from 1.73 on; an older 1.x refuses it as unknown", async () => {
-    expect((await call(await start(generation), "/workflows?excludePinnedData=true")).status).toBe(200);
-    expect(await call(await start(generation, { pinnedDataParam: false }), "/workflows?excludePinnedData=true")).toMatchObject({ status: 400, body: { message: "Unknown query parameter 'excludePinnedData'" } });
+  it("declares excludePinnedData from 1.73 on, on the listing and on one workflow's read; an older 1.x refuses it as unknown on both", async () => {
+    const sim = await start(generation);
+    const id = sim.workflows[0]!.id;
+    for (const path of ["/workflows", `/workflows/${id}`]) {
+      expect((await call(sim, `${path}?excludePinnedData=true`)).status, path).toBe(200);
+      expect(await call(await start(generation, { pinnedDataParam: false }), `${path}?excludePinnedData=true`), path).toMatchObject({ status: 400, body: { message: "Unknown query parameter 'excludePinnedData'" } });
+    }
+    expect(await call(sim, `/workflows/${id}?actve=true`)).toMatchObject({ status: 400, body: { message: "Unknown query parameter 'actve'" } });
   });
 
   it("answers limit=0 with everything and a cursor that never ends", async () => {
