@@ -1,5 +1,6 @@
 import { restore, RestoreInputError, isStoredRun, parseRestoreTextFrom, runReader, storedRestoreInput } from "../../lib/jobs/index.ts";
 import { escapeControls } from "../../lib/jobs/render/index.ts";
+import { isLoopbackHost } from "../../lib/http/index.ts";
 import type { CliIO, Command } from "./command.ts";
 import { auditTrail, gitlabFrom, policyFrom, positiveInt, printReport, readWholeFile, UsageError } from "./io.ts";
 
@@ -99,7 +100,11 @@ async function readStoredRun(ref: string, { env, signal }: CliIO) {
     return name;
   };
   // Ctrl-C ends a listing or a read under way; each request is bounded besides (lib/aws/s3-objects.ts).
-  return storedRestoreInput(runReader(s3Objects(undefined, env), bucket, signal), ref).catch((err: unknown) => {
+  // An endpoint on this machine (a local stand-in, maybe plain http://) is never proxied, as GitLab's is not
+  // (lib/http/transport.ts): the session token each request carries would leave the machine in clear.
+  const endpoint = env["AWS_ENDPOINT_URL_S3"] ?? env["AWS_ENDPOINT_URL"];
+  const local = endpoint !== undefined && URL.canParse(endpoint) && isLoopbackHost(new URL(endpoint).hostname);
+  return storedRestoreInput(runReader(s3Objects(undefined, local ? undefined : env), bucket, signal), ref).catch((err: unknown) => {
     throw awsSettingMissing(err, `reading ${ref.startsWith("s3://") ? ref : `the run history (s3://${env["WARDEN_RUN_HISTORY_BUCKET"] ?? ""})`}`) ?? err;
   });
 }

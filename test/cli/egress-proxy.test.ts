@@ -133,6 +133,12 @@ describe("S3 reachable only through HTTPS_PROXY / HTTP_PROXY", () => {
       expect(run.stderr).not.toMatch(/failed/);
       expect(run.code, run.stderr).toBe(0);
       expect(s3Proxy.seen).toContain(`GET http://warden-runs.s3.internal.test/${key}?x-id=GetObject`);
+      // An endpoint on this machine (a local stand-in, plain http://) is reached directly: the session token stays on it.
+      s3Proxy.seen.length = 0;
+      s3.objects.set(`warden-runs/${key}`, JSON.stringify({ job: "enforce", dryRun: false, actions: [] }));
+      const local = await warden(["restore", `s3://warden-runs/${key}`, "--json"], { ...env, AWS_ENDPOINT_URL_S3: s3.url, AWS_SESSION_TOKEN: "local-session-token-0001" });
+      expect(local.code, local.stderr).toBe(0);
+      expect(s3Proxy.seen).toEqual([]);
     } finally {
       await s3Proxy.close();
       await s3.close();
