@@ -138,8 +138,6 @@ export function escapeMrkdwn(text: string): string {
   return escapeControls(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(MRKDWN_FORMATTING, fullwidth).replace(EMOJI_OPENING, `:${ZERO_WIDTH_JOINER}`);
 }
 
-
-
 /** A Block Kit mrkdwn text object. */
 export interface MrkdwnText {
   type: "mrkdwn";

@@ -5,10 +5,6 @@ import { redactOutput, registerSecret } from "../../../lib/redact/index.ts";
 import { exitCode, type AuditSink, type Report } from "../../../lib/jobs/report/index.ts";
 
 /**
- * Every string of every line passes lib/redact as the line is serialised: the one redaction point
- * for the functions' logs, whatever a message or field quotes (a server's answer, an error).
- */
-/**
  * The function's role credentials, which Lambda puts in its environment: the session token goes out in a
  * header of every AWS request, and an endpoint quoting the request in its error (a proxy, a VPC endpoint)
  * would have the SDK's message carry it into a log line, where whoever may read the logs could act as the
@@ -16,6 +12,10 @@ import { exitCode, type AuditSink, type Report } from "../../../lib/jobs/report/
  */
 for (const name of ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"]) registerSecret(process.env[name]);
 
+/**
+ * Every string of every line passes lib/redact as the line is serialised: the one redaction point
+ * for the functions' logs, whatever a message or field quotes (a server's answer, an error).
+ */
 export const logger = new Logger({ serviceName: "warden", jsonReplacerFn: (_key, value) => (typeof value === "string" ? redactOutput(value) : value) });
 
 /** One line per action a job takes (a share removed, a workflow switched, a pipeline started). */
