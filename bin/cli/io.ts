@@ -1,6 +1,7 @@
 /** A command's process: the environment read, reports printed, text redacted (command.ts says what it is). */
 import { closeSync, constants } from "node:fs";
 import { open } from "node:fs/promises";
+import { issuedAwsCredentials } from "../../lib/config/aws-credentials.ts";
 import { DEFAULT_POLICY_FILE, loadPolicyFile, notUtf8 } from "../../lib/config/policy-file.ts";
 import { loadGitLabPolicy } from "../../lib/config/policy-source.ts";
 import { checkCredential, checkServiceUrl, GITLAB, N8N } from "../../lib/config/service-config.ts";
@@ -50,7 +51,7 @@ export function redactedIO(io: CliIO): CliIO {
   for (const { credentialVariable } of Object.values(SERVICES)) registerSecret(io.env[credentialVariable]);
   registerSecret(io.env[PIPELINE_TOKEN_VARIABLE]);
   // The AWS credentials `restore s3://…` and `latest` sign with: the session token goes out in a header an endpoint may quote back.
-  for (const name of ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"]) registerSecret(io.env[name]);
+  for (const credential of issuedAwsCredentials(io.env)) registerSecret(credential);
   // A terminal that says it takes no escape sequences (TERM=dumb: Emacs' shell, some IDE consoles and CI ptys) is
   // written to as a file is, no colour and no redrawn line, as Node's own hasColors() and git take it.
   const terminal = io.env["TERM"] !== "dumb";

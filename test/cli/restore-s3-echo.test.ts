@@ -17,7 +17,7 @@ afterEach(async () => {
   await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
 });
 
-const SESSION_TOKEN = "IQoJb3JpZ2luX2VjEHoaCWV1LXdlc3QtMSJHMEUCIQD7sEssIonToKen0xKq9vLmN8pR2wZ";
+const SESSION_TOKEN = `IQoJb3JpZ2luX2VjEHoaCWV1LXdlc3QtMSJHMEUCIQD7${"sEssIonToKen0xKq9vLmN8pR2wZ".repeat(12)}`;
 const SECRET_KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8sK2mVb3";
 
 /** An S3 that refuses every request, quoting what it was sent: its headers, and the secret key as a misbehaving proxy might have logged it. */

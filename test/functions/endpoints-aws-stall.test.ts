@@ -102,7 +102,7 @@ describe("chat-ops, when the Invoke API never answers", () => {
 });
 
 describe("the Events function, when an AWS endpoint quotes the function's credentials back", () => {
-  const SESSION_TOKEN = "IQoJb3JpZ2luX2VjEHoaCWV1LXdlc3QtMSJHMEUCIQD7sEssIonToKen0xKq9vLmN8pR2wZ";
+  const SESSION_TOKEN = `IQoJb3JpZ2luX2VjEHoaCWV1LXdlc3QtMSJHMEUCIQD7${"sEssIonToKen0xKq9vLmN8pR2wZ".repeat(12)}`;
   const SECRET_KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8sK2mVb3";
 
   it("an Invoke API that refuses quoting the request's session token and the secret key: the log line names the refusal, and neither credential, whole or in part", async () => {

@@ -1,5 +1,6 @@
 /** One Powertools Logger per process: JSON lines with the Lambda context, and the jobs' audit sink. */
 import { Logger } from "@aws-lambda-powertools/logger";
+import { issuedAwsCredentials } from "../../../lib/config/aws-credentials.ts";
 import { redactOutput, registerSecret } from "../../../lib/redact/index.ts";
 // lib/jobs/report/ (its own face), not the jobs' index: chat-ops logs too, and must not load the jobs and their clients.
 import { exitCode, type AuditSink, type Report } from "../../../lib/jobs/report/index.ts";
@@ -10,7 +11,7 @@ import { exitCode, type AuditSink, type Report } from "../../../lib/jobs/report/
  * would have the SDK's message carry it into a log line, where whoever may read the logs could act as the
  * role (and read the jobs' secret). Registered as every function loads this module, before any line.
  */
-for (const name of ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"]) registerSecret(process.env[name]);
+for (const credential of issuedAwsCredentials(process.env)) registerSecret(credential);
 
 /**
  * Every string of every line passes lib/redact as the line is serialised: the one redaction point
