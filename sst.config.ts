@@ -385,21 +385,24 @@ export default $config({
     // group: code in any of Warden's functions may add data points to them, each in its own log group, of any value. So
     // they are read by their Maximum, which an added point can raise (a false alarm) but never lower: a negative
     // RunFailed cannot cancel a real one in a Sum, nor a cursor age of 0 hide a watch behind in a Minimum.
+    const kebab = (words: string) => words.replace(/[A-Z]/g, (c, i: number) => `${i ? "-" : ""}${c.toLowerCase()}`);
     const alarm = (component: string, what: string, suffix: string, description: string, args: Omit<aws.cloudwatch.MetricAlarmArgs, "name" | "alarmDescription" | "alarmActions" | "okActions">) =>
       new aws.cloudwatch.MetricAlarm(component, {
-        name: `${$app.name}-${$app.stage}-${what}-${suffix.replace(/[A-Z]/g, (c, i: number) => `${i ? "-" : ""}${c.toLowerCase()}`)}`,
+        name: `${$app.name}-${$app.stage}-${what}-${kebab(suffix)}`,
         alarmDescription: `Warden ${what} (${$app.stage}): ${description}`,
         namespace: METRICS_NAMESPACE,
         alarmActions: [topic.arn],
         okActions: [topic.arn],
         ...args,
       });
+    // Any data point at all in 5 minutes: one bad run, one sweep's misses, one event dropped is worth an operator's look.
+    const anyInFiveMinutes = { period: 300, evaluationPeriods: 1, comparisonOperator: "GreaterThanOrEqualToThreshold", threshold: 1, treatMissingData: "notBreaching" } as const;
     for (const { name, job: jobName, schedule } of jobs) {
       const dimensions = { service: METRICS_SERVICE, stage: $app.stage, job: jobName };
       const jobAlarm = (suffix: string, description: string, args: Omit<aws.cloudwatch.MetricAlarmArgs, "name" | "alarmDescription" | "namespace" | "statistic" | "alarmActions" | "okActions">) =>
         alarm(`${name}${suffix}`, jobName, suffix, description, { statistic: "Maximum", ...args });
-      // Any run, whoever started it: one bad run is worth an operator's look.
-      const anyRun = { dimensions, period: 300, evaluationPeriods: 1, comparisonOperator: "GreaterThanOrEqualToThreshold", threshold: 1, treatMissingData: "notBreaching" } as const;
+      // Any run, whoever started it.
+      const anyRun = { dimensions, ...anyInFiveMinutes };
       jobAlarm("Failed", "a run failed, or left work undone", { ...anyRun, metricName: METRIC.runFailed });
       jobAlarm("GuardTripped", "a run's guard tripped: it planned more changes than the policy allows, and made none", { ...anyRun, metricName: METRIC.guardTripped });
       jobAlarm("ActionsFailed", "changes a run tried failed, or may not have happened", { ...anyRun, metricName: METRIC.actionsFailed });
@@ -446,11 +449,7 @@ export default $config({
         metricName: metric,
         dimensions: { service: METRICS_SERVICE, stage: $app.stage, job: "enforce" },
         statistic: "Maximum",
-        period: 300,
-        evaluationPeriods: 1,
-        comparisonOperator: "GreaterThanOrEqualToThreshold",
-        threshold: 1,
-        treatMissingData: "notBreaching",
+        ...anyInFiveMinutes,
       });
     }
     // An alarm of absence on Warden's metrics (a heartbeat, a watch that has not polled) is quieted by any data point, which
@@ -475,19 +474,8 @@ export default $config({
     // unanswered or a subject unenforced until the sweep; or an invocation that failed outside the handler's reach
     // (a timeout, out of memory, an invalid event), which writes no RunFailed.
     for (const { name, fn } of workers) {
-      const what = name.replace(/(?<=.)([A-Z])/g, "-$1").toLowerCase();
       const lambdaAlarm = (suffix: string, metricName: string, description: string) =>
-        alarm(`${name}${suffix}`, what, suffix, description, {
-          namespace: "AWS/Lambda",
-          metricName,
-          dimensions: { FunctionName: fn.name },
-          statistic: "Sum",
-          period: 300,
-          evaluationPeriods: 1,
-          comparisonOperator: "GreaterThanOrEqualToThreshold",
-          threshold: 1,
-          treatMissingData: "notBreaching",
-        });
+        alarm(`${name}${suffix}`, kebab(name), suffix, description, { namespace: "AWS/Lambda", metricName, dimensions: { FunctionName: fn.name }, statistic: "Sum", ...anyInFiveMinutes });
       lambdaAlarm("Dropped", "AsyncEventsDropped", "events were dropped from its queue, never run (Lambda's count): a chat command left unanswered, or a subject left to the next sweep");
       lambdaAlarm("Errors", "Errors", "an invocation failed where the run could not report it (Lambda's count: a timeout, out of memory, an invalid event)");
     }

@@ -4,6 +4,9 @@ import { recordCursorAge, recordNotStored, recordRun } from "../functions/shared
 import { emfRecords } from "./support/emf.ts";
 import { deploy } from "./support/sst/deploy.ts";
 
+/** An alarm that fires on any data point in 5 minutes: a run failed, an event dropped. */
+const ANY_IN_FIVE_MINUTES = { period: 300, evaluationPeriods: 1, comparisonOperator: "GreaterThanOrEqualToThreshold", threshold: 1, treatMissingData: "notBreaching" };
+
 describe("sst.config.ts alarms", () => {
   it("alarms per job, into the SNS topic, when a run fails, its guard trips or actions fail", async () => {
     const deployed = await deploy("production");
@@ -36,11 +39,7 @@ describe("sst.config.ts alarms", () => {
         metricName,
         dimensions: { service: "warden", stage: "production", job: "enforce" },
         statistic: "Maximum",
-        period: 300,
-        evaluationPeriods: 1,
-        comparisonOperator: "GreaterThanOrEqualToThreshold",
-        threshold: 1,
-        treatMissingData: "notBreaching",
+        ...ANY_IN_FIVE_MINUTES,
         alarmActions: [topic],
         okActions: [topic],
       });
@@ -184,11 +183,7 @@ describe("sst.config.ts alarms", () => {
           metricName,
           dimensions: { FunctionName: deployed.fn(name).physicalName },
           statistic: "Sum",
-          period: 300,
-          evaluationPeriods: 1,
-          comparisonOperator: "GreaterThanOrEqualToThreshold",
-          threshold: 1,
-          treatMissingData: "notBreaching",
+          ...ANY_IN_FIVE_MINUTES,
           alarmActions: [topic],
           okActions: [topic],
         });

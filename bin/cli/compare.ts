@@ -3,7 +3,7 @@
  * compared with, read from the policy project at REF, and where the comparison's note goes. Every
  * option is checked before any request.
  */
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { resolve, sep } from "node:path";
 import { loadGitLabPolicy, PolicySourceError, type GitLabPolicyLocation } from "../../lib/config/policy-source.ts";
 import { checkCredential } from "../../lib/config/service-config.ts";
 import type { GitLabClient } from "../../lib/gitlab/index.ts";
@@ -14,7 +14,7 @@ import { isProjectId, plainPathProblem, type Policy } from "../../lib/policy/ind
 import { registerSecret } from "../../lib/redact/index.ts";
 import { type CliIO, type ParsedArgs, UsageError } from "./command.ts";
 import { gitlabFrom, notice } from "./io.ts";
-import { policyChoice, unprotectedRefAllowed } from "./policy-source.ts";
+import { pathWithin, policyChoice, unprotectedRefAllowed } from "./policy-source.ts";
 
 export const COMPARE_OPTIONS = {
   "compare-policy-ref": { type: "string" },
@@ -79,8 +79,8 @@ function baseLocation(args: ParsedArgs, env: NodeJS.ProcessEnv): GitLabPolicyLoc
   const given = args.values["policy-path"] ?? env["WARDEN_POLICY_PATH"];
   if (given !== undefined && given !== "") return { project, path: String(given) };
   const root = env["CI_PROJECT_DIR"] || process.cwd();
-  const path = relative(resolve(root), resolve(choice.path));
-  if (path === "" || path.startsWith("..") || isAbsolute(path)) {
+  const path = pathWithin(resolve(root), resolve(choice.path));
+  if (path === undefined) {
     throw new UsageError(`the policy file ${choice.path} is not inside ${root}, so its path in the repository is not known: give it with --policy-path`);
   }
   return { project, path: path.split(sep).join("/") };

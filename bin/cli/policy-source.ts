@@ -74,10 +74,7 @@ export function unprotectedRefAllowed({ values }: ParsedArgs, env: NodeJS.Proces
 function linksOutOfCheckout(path: string, env: NodeJS.ProcessEnv): boolean {
   const checkout = env["CI_PROJECT_DIR"];
   if (!env["GITLAB_CI"] || !checkout) return false;
-  const within = (file: string, dir: string) => {
-    const rel = relative(dir, file);
-    return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
-  };
+  const within = (file: string, dir: string) => pathWithin(dir, file) !== undefined;
   let real: { file: string; checkout: string };
   try {
     real = { file: realpathSync(path), checkout: realpathSync(checkout) };
@@ -86,4 +83,10 @@ function linksOutOfCheckout(path: string, env: NodeJS.ProcessEnv): boolean {
     return false;
   }
   return (within(resolve(path), resolve(checkout)) || within(resolve(path), real.checkout)) && !within(real.file, real.checkout);
+}
+
+/** `file`'s path relative to `dir` (both absolute), where it lies inside it; undefined for `dir` itself or a file outside it. */
+export function pathWithin(dir: string, file: string): string | undefined {
+  const path = relative(dir, file);
+  return path === "" || path.startsWith("..") || isAbsolute(path) ? undefined : path;
 }

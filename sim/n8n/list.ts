@@ -1,6 +1,6 @@
 import { decodeCursor, nextCursor, type OffsetCursor } from "./cursor.ts";
 import type { Dialect } from "./dialect.ts";
-import { message, type Reply } from "./reply.ts";
+import { message, undeclaredParameter, type Reply } from "./reply.ts";
 import { toApiWorkflow } from "./serialize.ts";
 import { byId } from "./state.ts";
 import type { SimWorkflow } from "./types.ts";
@@ -8,7 +8,7 @@ import type { SimWorkflow } from "./types.ts";
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 250;
 const BOOLEAN_PARAMS = ["active", "excludePinnedData"];
-/** GET /workflows's query parameters in n8n's OpenAPI spec; `excludePinnedData` from 1.73 (n8n-io/n8n#12261). */
+/** GET /workflows's query parameters in n8n's OpenAPI spec, `excludePinnedData` aside (undeclaredParameter). */
 const DECLARED = ["active", "tags", "name", "projectId", "limit", "cursor"];
 
 /**
@@ -22,10 +22,8 @@ export function listWorkflows(
   onPage: (pageIndex: number) => void,
   pinnedDataParam = true,
 ): Reply {
-  // n8n's request validator (express-openapi-validator) refuses any parameter its spec does not declare.
-  const declared = pinnedDataParam ? [...DECLARED, "excludePinnedData"] : DECLARED;
-  const unknown = [...query.keys()].find((name) => !declared.includes(name));
-  if (unknown !== undefined) return message(400, `Unknown query parameter '${unknown}'`);
+  const undeclared = undeclaredParameter(query, DECLARED, pinnedDataParam);
+  if (undeclared) return undeclared;
   for (const name of BOOLEAN_PARAMS) {
     const value = query.get(name);
     if (value !== null && value !== "true" && value !== "false") {

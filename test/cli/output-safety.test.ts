@@ -10,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startN8nSim, type N8nSim, type SimWorkflow } from "../../sim/n8n/index.ts";
 import { json, scriptedServer } from "../support/server.ts";
 import { policyFile, warden, type CliRun } from "../support/cli.ts";
+import { fragmentsOf } from "../support/fragments.ts";
 import { reportJson } from "../support/report.ts";
 
 const KEY = "n8n-api-key-hostile-51xq9w";
@@ -43,9 +44,7 @@ function workflow(i: number, name: string): SimWorkflow {
 
 /** Every 6-character piece of `secret` that appears in `text`. */
 function fragments(text: string, secret: string): string[] {
-  const found = new Set<string>();
-  for (let i = 0; i + 6 <= secret.length; i++) if (text.includes(secret.slice(i, i + 6))) found.add(secret.slice(i, i + 6));
-  return [...found];
+  return [...new Set(fragmentsOf(secret).filter((piece) => text.includes(piece)))];
 }
 
 const output = (run: CliRun) => run.stdout + run.stderr;

@@ -113,11 +113,13 @@ async function readBefore(n8n: N8nClient, { workflowId: id, name }: WorkflowActi
     return {};
   }
   if (!contradiction(read, id, true)) return { active: true };
+  // An answer that is no such inactive workflow says nothing more: the change is sent as if unread.
+  if (contradiction(read, id, false)) return {};
   // Archived since it was listed (minutes may pass on a large n8n): n8n 1.x would activate it all the same.
-  if (!contradiction(read, id, false) && read.isArchived === true) return { archived: true };
+  if (read.isArchived === true) return { archived: true };
   // Renamed since it was listed: the plan judged a name (`name:` selectors) it no longer has.
-  if (!contradiction(read, id, false) && typeof read.name === "string" && reportedName(read.name) !== name) return { renamed: reportedName(read.name) };
-  return !contradiction(read, id, false) && typeof read.versionId === "string" ? { versionId: read.versionId } : {};
+  if (typeof read.name === "string" && reportedName(read.name) !== name) return { renamed: reportedName(read.name) };
+  return typeof read.versionId === "string" ? { versionId: read.versionId } : {};
 }
 
 /**
