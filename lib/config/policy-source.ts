@@ -34,6 +34,9 @@ export interface PolicySettingNames {
   allowUnprotected: string;
 }
 
+/** What a failed read means for a run that has not begun. */
+const NOTHING_RUN = "nothing was run";
+
 /** A policy read, and its file's blob id: a cache re-parses only when that changes. */
 export interface GitLabPolicy {
   policy: Policy;
@@ -52,14 +55,15 @@ export interface GitLabPolicy {
  * commit id, the file alone (plus the path's resolution).
  * `previous` (this process's last read) pins the project's id and names the default branch; with the
  * same blob id its parse is reused, its source moved to the new commit. `projectId` pins the id as a
- * durable run's first read recorded it.
+ * durable run's first read recorded it. `failing` is what a read that fails means for the run, which the
+ * error ends with: by default that nothing was run, true of a first read and false of a read again.
  */
 export async function loadGitLabPolicy(
   gitlab: GitLabClient,
   at: GitLabPolicyLocation,
-  opts: { names: PolicySettingNames; previous?: GitLabPolicy; projectId?: number; signal?: AbortSignal },
+  opts: { names: PolicySettingNames; previous?: GitLabPolicy; projectId?: number; signal?: AbortSignal; failing?: string },
 ): Promise<GitLabPolicy> {
-  const { names, previous, signal } = opts;
+  const { names, previous, signal, failing = NOTHING_RUN } = opts;
   const known = previous?.policy.source.source === "gitlab" ? previous.policy.source : undefined;
   const where = `policy ${at.path} in GitLab project ${at.project} at ${at.ref ?? "the default branch"}`;
   let file: FileAtRef;
@@ -76,8 +80,8 @@ export async function loadGitLabPolicy(
       throw new PolicyTrustError(`${at.ref ?? ref.name} was read as commit ${ref.commitId.slice(0, 12)}, and GitLab answered with commit ${file.commitId.slice(0, 12)}: a branch or tag of that name? name it refs/heads/… or refs/tags/… (protected, then), or give the commit's own id`);
     }
   } catch (err) {
-    if (err instanceof PolicyTrustError) throw new PolicySourceError(`${where}: not trusted: ${err.message}; nothing was run, and no other policy is used in its place`);
-    throw new PolicySourceError(`${where}: cannot be read: ${cause(err, at, names)}; nothing was run, and no other policy is used in its place`);
+    if (err instanceof PolicyTrustError) throw new PolicySourceError(`${where}: not trusted: ${err.message}; ${failing}, and no other policy is used in its place`);
+    throw new PolicySourceError(`${where}: cannot be read: ${cause(err, at, names)}; ${failing}, and no other policy is used in its place`);
   }
   const origin = { source: "gitlab", project: at.project, projectId: project.id, path: at.path, ref: at.ref ?? ref.name, commitId: file.commitId } as const;
   if (previous && previous.blobId === file.blobId) {

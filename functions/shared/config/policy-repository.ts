@@ -92,5 +92,6 @@ export const pinnedPolicyProject = (): number | undefined => pinned;
  * execution's later invocations read what its first one did, and refuse a project created at the path since.
  */
 export async function policyAtCommit(at: GitLabPolicyLocation & { ref: string }, projectId: number | undefined, signal?: AbortSignal): Promise<Policy> {
-  return (await loadGitLabPolicy(gitlabClient(await secrets.get()), at, { names: REPOSITORY_POLICY_NAMES, ...(projectId === undefined ? {} : { projectId }), ...(signal && { signal }) })).policy;
+  const failing = "the execution stops here, whatever its earlier invocations removed stays removed (their audit lines name each removal)";
+  return (await loadGitLabPolicy(gitlabClient(await secrets.get()), at, { names: REPOSITORY_POLICY_NAMES, failing, ...(projectId === undefined ? {} : { projectId }), ...(signal && { signal }) })).policy;
 }

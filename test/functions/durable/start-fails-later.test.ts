@@ -98,7 +98,8 @@ describe("a durable execution whose later invocation fails to read its settings,
 
     expect(Math.max(...took), "an invocation outlasted its time").toBeLessThan(heldOffMs);
     expect(outcome(execution, lines)).toEqual({ status: "FAILED", error: expect.stringMatching(/^policy warden\.yaml in GitLab project \S+ at [0-9a-f]{40}: cannot be read: /), ended: ["job failed"], storedForRestore: 0 });
-    // The policy's own error says of the first read that nothing was run; the run's end says what is true here.
+    // Not that nothing was run, as of a first read: the execution's error (the console's) says what is true here, as does the run's end.
+    expect(execution.getError()?.errorMessage).toMatch(/; the execution stops here, whatever its earlier invocations removed stays removed \(their audit lines name each removal\), and no other policy is used in its place$/);
     expect(lines.some((l) => l["level"] === "ERROR" && String(l["message"]).startsWith("the run failed after it may have removed shares"))).toBe(true);
     expect(await leaseHolder(), "the ended execution still holds the lease").toBeUndefined();
   }, 120_000);
