@@ -76,8 +76,13 @@ export interface ListOptions {
    * caller's to judge, not an error of the listing: audit events, whose ids are only hints, and whose
    * reader passes such an event and goes on (lib/jobs/watch/cursor.ts). Elsewhere an id addresses a
    * project or group, and two rounded to one would drop one and address the other wrongly.
+   * With it, an item the listing cannot take at all (not an object with an id of its type, or one out of
+   * the listing's id order) is passed to `passed` and the listing goes on: failing it would fail every
+   * read of the same place again, and a watch would stop there for good on one forged or corrupted item.
    */
   idsAreHints?: true;
+  /** Given each item passed under idsAreHints, for the caller to count and say. */
+  passed?: (item: unknown) => void;
 }
 
 export class PagingError extends Error {
@@ -140,14 +145,15 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
       fetched++;
       if (typeof page.meta.totalPages === "number") announced = page.meta.totalPages;
       if (page.next !== null) this.guard(page.next, position, recent, pages + 1, announced, ceiling);
-      this.identified(page.items, pages + 1);
+      const identified = this.identified(page.items, pages + 1);
       // Against every id of the pages before, repeats included: a page served again and again is dropped every time.
       const once = new Set<number | string>();
-      const fresh = page.items.filter((item) => !earlier.some((ids) => ids.has(item.id)) && !once.has(item.id) && (once.add(item.id), true));
-      earlier.push(new Set(page.items.map((item) => item.id)));
+      const unseen = identified.filter((item) => !earlier.some((ids) => ids.has(item.id)) && !once.has(item.id) && (once.add(item.id), true));
+      earlier.push(new Set(identified.map((item) => item.id)));
       if (earlier.length > (this.strategy.shifts ? SHIFT_PAGES : 1)) earlier.shift();
-      lastId = this.ordered(fresh, lastId);
-      this.unrepeated(page.items, served, pages + 1);
+      const fresh = this.ordered(unseen, lastId);
+      lastId = fresh.length > 0 ? (fresh.at(-1)!.id as number) : lastId;
+      this.unrepeated(identified, served, pages + 1);
       stale = fresh.length === 0 && page.next !== null ? stale + 1 : 0;
       if (stale >= STALE_PAGES) {
         const { route, name } = this.strategy;
@@ -167,14 +173,18 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
   /**
    * Checks every item is an object with an id of the listing's type: one without would be dropped as
    * a duplicate of `undefined`, or (a string where ids are ordered numbers) escape the order guard.
-   * Says what was wrong by position and type, never quoting the body.
+   * Says what was wrong by position and type, never quoting the body. Where ids are hints, such an
+   * item is passed instead (ListOptions.passed), and the page's others are returned.
    */
-  private identified(items: readonly unknown[], page: number): void {
+  private identified(items: readonly T[], page: number): T[] {
     const { route, name, idType } = this.strategy;
-    for (const [i, item] of items.entries()) {
-      const wrong = idProblem(item, idType, this.opts.idsAreHints !== true);
-      if (wrong) throw new PagingError(`${route} (${name}): item ${i + 1} of page ${page} ${wrong}; stopping instead of guessing what it is`);
-    }
+    const hints = this.opts.idsAreHints === true;
+    return items.filter((item, i) => {
+      const wrong = idProblem(item, idType, !hints);
+      if (wrong && !hints) throw new PagingError(`${route} (${name}): item ${i + 1} of page ${page} ${wrong}; stopping instead of guessing what it is`);
+      if (wrong) this.opts.passed?.(item);
+      return !wrong;
+    });
   }
 
   /**
@@ -195,18 +205,27 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
     served.remember(fingerprint, page);
   }
 
-  /** The last id of these items, after checking they go on in the listing's id order from `last`. */
-  private ordered(items: readonly T[], last: number | undefined): number | undefined {
+  /**
+   * These items, after checking they go on in the listing's id order from `last` (the last id of the
+   * pages before). Where ids are hints, one out of order is passed instead (ListOptions.passed): a server
+   * that loops back then brings nothing new, which the stale pages catch.
+   */
+  private ordered(items: T[], last: number | undefined): T[] {
     const { idOrder, route, name } = this.strategy;
-    if (!idOrder) return undefined;
+    if (!idOrder) return items;
     // Numbers: identified() checked each id is of idType, and the constructor that idOrder has "number".
-    for (const { id } of items as readonly { id: number }[]) {
+    return items.filter((item) => {
+      const id = item.id as number;
       if (last !== undefined && (idOrder === "asc" ? id <= last : id >= last)) {
-        throw new PagingError(`${route} (${name}): id ${id} listed after id ${last}, in a listing by id ${idOrder === "asc" ? "ascending" : "descending"}: the server went back to where it had been; stopping instead of looping`);
+        if (this.opts.idsAreHints !== true) {
+          throw new PagingError(`${route} (${name}): id ${id} listed after id ${last}, in a listing by id ${idOrder === "asc" ? "ascending" : "descending"}: the server went back to where it had been; stopping instead of looping`);
+        }
+        this.opts.passed?.(item);
+        return false;
       }
       last = id;
-    }
-    return last;
+      return true;
+    });
   }
 
   /** Stops a listing that would never end: a repeated position, or far more pages than it should have. */

@@ -121,6 +121,31 @@ describe("paging guards", () => {
     expect(server!.received.length).toBe(1);
   });
 
+  it("where ids are hints (audit events), an item no listing takes (a string id, a null, an id out of order) is passed and the listing goes on; one that loops back is still stopped", async () => {
+    const keysetOver = async (pages: unknown[][], ceiling = 50) => {
+      const { req } = await gitlabLike((r, res) => {
+        const n = Number(new URL(r.url, "http://x").searchParams.get("n") ?? "0");
+        const next = n + 1 < ceiling ? link(`${server!.url}/api/v4/audit_events?pagination=keyset&order_by=id&sort=desc&cursor=${n + 1}x&n=${n + 1}`) : {};
+        json(res, 200, pages[n % pages.length], next);
+      });
+      const passed: unknown[] = [];
+      const listing = new Listing(gitlabKeyset({ ...req, path: "/audit_events", route: "GET /audit_events" }, { orderBy: "id", sort: "desc" }), { idsAreHints: true, passed: (item) => passed.push(item), pageCeiling: ceiling });
+      return { listing, passed };
+    };
+    const ended = await keysetOver([[{ id: "9" }, null, { id: 8 }, { id: 12 }, { id: 7 }], [{ id: 6 }, { id: 2 ** 64 }, { id: 5 }]], 2);
+    expect((await Array.fromAsync(ended.listing)).map((e) => e.id)).toEqual([8, 7, 6, 5]);
+    // 2^64 is a number (the reader judges such an id: cursor.ts), but above 6 in a listing by id descending.
+    expect(ended.passed).toEqual([{ id: "9" }, null, { id: 12 }, { id: 2 ** 64 }]);
+
+    // Three pages, then the first again, each under a new cursor: its items come out of order, and the page is one served before.
+    const looping = await keysetOver([[9, 8, 7], [6, 5, 4], [3, 2, 1]].map((ids) => ids.map((id) => ({ id }))));
+    await expect(Array.fromAsync(looping.listing)).rejects.toThrow("page 4 holds the same items as page 1");
+    // Pages that bring nothing a listing by id takes, under new cursors for ever: stopped after three, not at the ceiling.
+    const useless = await keysetOver([[{ id: "1" }, null]]);
+    await expect(Array.fromAsync(useless.listing)).rejects.toThrow("3 pages in a row brought nothing new");
+    expect(server!.received.length).toBe(3);
+  });
+
   it("items of the wrong shape are a PagingError naming the listing and the item, never quoting it: null, no id, an array, an n8n id that is no string", async () => {
     let body: unknown;
     const { req, http } = await gitlabLike((r, res) => json(res, 200, r.url.startsWith("/api/v1/") ? { data: body, nextCursor: null } : body));

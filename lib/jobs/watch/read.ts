@@ -69,7 +69,11 @@ export async function readSource(gitlab: GitLabClient, source: WatchSource, from
   let lo = from.at === undefined ? now - WINDOW_MS : Math.min(Date.parse(from.at), now);
   // Each passed once, however many windows list it.
   const passed = new Set<string>();
-  const usable = (event: AuditEvent) => usableEvent(event) || (passed.add(`${String(event.id)} ${String(event.created_at)}`), false);
+  const pass = (item: unknown) => {
+    const { id, created_at } = typeof item === "object" && item !== null ? (item as Partial<AuditEvent>) : {};
+    passed.add(`${typeof id} ${String(id)} ${String(created_at)}`);
+  };
+  const usable = (event: AuditEvent) => usableEvent(event) || (pass(event), false);
   // A query spans at most 30 days, the margin included.
   const spanEnd = (start: number) => (now - start > WINDOW_MS - MARGIN_MS ? start + WINDOW_MS - MARGIN_MS : undefined);
   let ceiling = spanEnd(lo);
@@ -78,7 +82,8 @@ export async function readSource(gitlab: GitLabClient, source: WatchSource, from
   let hi = ceiling;
   const list = (before: number | undefined, max?: number) => {
     const window = { createdAfter: new Date(lo - MARGIN_MS), ...(before === undefined ? {} : { createdBefore: new Date(before) }) };
-    return listAuditEvents(gitlab, source.source, window, { signal, ...(max === undefined ? {} : { maxItems: max }) });
+    // An item no event is (a string id, a null, one out of the listing's order) is passed as well: the listing goes on.
+    return listAuditEvents(gitlab, source.source, window, { signal, passed: pass, ...(max === undefined ? {} : { maxItems: max }) });
   };
   try {
     for (let probe = 0; probe < MAX_PROBES; probe++) {
