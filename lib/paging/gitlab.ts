@@ -5,7 +5,8 @@
 import { HttpError, type HttpClient } from "../http/index.ts";
 import { linkWithRel } from "./link-header.ts";
 import { hasKeyset, keysetSupportFor, offsetUnavailableFor, type ListingOrder } from "./keyset-support.ts";
-import { Listing, PagingError, type ListOptions, type PageMeta, type Strategy } from "./listing.ts";
+import { Listing, PagingError, type ListOptions } from "./listing.ts";
+import type { PageMeta, Strategy } from "./strategy.ts";
 
 export interface GitLabListRequest {
   http: HttpClient;

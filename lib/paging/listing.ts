@@ -4,61 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { idProblem } from "./items.ts";
-
-export type StrategyName = "gitlab-offset" | "gitlab-keyset" | "n8n-cursor";
-
-/** Serialisable resume point, taken after every page. `next: null` means the listing is complete. */
-export interface Checkpoint {
-  strategy: StrategyName;
-  next: string | null;
-  pages: number;
-  items: number;
-}
-
-export interface PageMeta {
-  /** GitLab omits totals above 10,000 records (and on some hosted endpoints): then "unknown", never 0. */
-  total?: number | "unknown";
-  totalPages?: number | "unknown";
-  /** The server's clock when it answered (the Date header), where it sent one. */
-  date?: string;
-  /** GitLab keyset: X-NEXT-CURSOR / X-PREV-CURSOR. */
-  nextCursor?: string;
-  prevCursor?: string;
-}
-
-export interface Page<T> {
-  items: T[];
-  meta: PageMeta;
-  checkpoint: Checkpoint;
-}
-
-export interface FetchedPage<T> {
-  items: T[];
-  /** Opaque position of the next page (a path and query, or a cursor); null at the end. */
-  next: string | null;
-  meta: PageMeta;
-}
-
-export interface Strategy<T> {
-  name: StrategyName;
-  /** The listing's route ("GET /projects"), for errors. */
-  route: string;
-  /** `position` is "" for the first page, else a `next` this strategy returned. */
-  fetch(position: string, signal?: AbortSignal): Promise<FetchedPage<T>>;
-  /** What every item's id is (GitLab's are numbers, n8n's strings): an item without one is refused. */
-  idType: "number" | "string";
-  /**
-   * Set where the listing is by id (GitLab's keyset by id): its ids only ever rise ("asc") or fall
-   * ("desc"), however the cursors are spelled, so one that goes back is a cursor that looped. Needs
-   * `idType: "number"`.
-   */
-  idOrder?: "asc" | "desc";
-  /**
-   * Set where items move between pages as the listing runs (GitLab's offset pages, by page number):
-   * a page may then repeat one before it, so no page is refused for that (Listing.unrepeated).
-   */
-  shifts?: true;
-}
+import type { Checkpoint, Page, Strategy } from "./strategy.ts";
 
 export interface ListOptions {
   maxPages?: number;
@@ -75,10 +21,8 @@ export interface ListOptions {
    * Numeric ids that JSON.parse cannot read exactly (past 2^53, or not positive whole numbers) are the
    * caller's to judge, not an error of the listing: audit events, whose ids are only hints, and whose
    * reader passes such an event and goes on (lib/jobs/watch/cursor.ts). Elsewhere an id addresses a
-   * project or group, and two rounded to one would drop one and address the other wrongly.
-   * With it, an item the listing cannot take at all (not an object with an id of its type, or one out of
-   * the listing's id order) is passed to `passed` and the listing goes on: failing it would fail every
-   * read of the same place again, and a watch would stop there for good on one forged or corrupted item.
+   * project or group, and two rounded to one would drop one and address the other wrongly. Nor is an
+   * item it cannot take at all (Listing.cannotTake): failing there fails every read of the place again.
    */
   idsAreHints?: true;
   /** Given each item passed under idsAreHints, for the caller to count and say. */
@@ -173,18 +117,25 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
   /**
    * Checks every item is an object with an id of the listing's type: one without would be dropped as
    * a duplicate of `undefined`, or (a string where ids are ordered numbers) escape the order guard.
-   * Says what was wrong by position and type, never quoting the body. Where ids are hints, such an
-   * item is passed instead (ListOptions.passed), and the page's others are returned.
+   * Says what was wrong by position and type, never quoting the body.
    */
   private identified(items: readonly T[], page: number): T[] {
-    const { route, name, idType } = this.strategy;
-    const hints = this.opts.idsAreHints === true;
+    const exact = this.opts.idsAreHints !== true;
     return items.filter((item, i) => {
-      const wrong = idProblem(item, idType, !hints);
-      if (wrong && !hints) throw new PagingError(`${route} (${name}): item ${i + 1} of page ${page} ${wrong}; stopping instead of guessing what it is`);
-      if (wrong) this.opts.passed?.(item);
-      return !wrong;
+      const wrong = idProblem(item, this.strategy.idType, exact);
+      return !wrong || this.cannotTake(item, `item ${i + 1} of page ${page} ${wrong}; stopping instead of guessing what it is`);
     });
+  }
+
+  /**
+   * An item the listing cannot take ends it; where ids are hints, it is passed (ListOptions.passed) and
+   * left out instead: a watch failing at it would fail at the same place every poll, for good, on one
+   * forged or corrupted item. A server that loops back still stops: its pages then bring nothing new.
+   */
+  private cannotTake(item: unknown, why: string): false {
+    if (this.opts.idsAreHints !== true) throw new PagingError(`${this.strategy.route} (${this.strategy.name}): ${why}`);
+    this.opts.passed?.(item);
+    return false;
   }
 
   /**
@@ -205,23 +156,15 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
     served.remember(fingerprint, page);
   }
 
-  /**
-   * These items, after checking they go on in the listing's id order from `last` (the last id of the
-   * pages before). Where ids are hints, one out of order is passed instead (ListOptions.passed): a server
-   * that loops back then brings nothing new, which the stale pages catch.
-   */
+  /** These items, after checking they go on in the listing's id order from `last` (the last id of the pages before). */
   private ordered(items: T[], last: number | undefined): T[] {
-    const { idOrder, route, name } = this.strategy;
+    const { idOrder } = this.strategy;
     if (!idOrder) return items;
     // Numbers: identified() checked each id is of idType, and the constructor that idOrder has "number".
     return items.filter((item) => {
       const id = item.id as number;
       if (last !== undefined && (idOrder === "asc" ? id <= last : id >= last)) {
-        if (this.opts.idsAreHints !== true) {
-          throw new PagingError(`${route} (${name}): id ${id} listed after id ${last}, in a listing by id ${idOrder === "asc" ? "ascending" : "descending"}: the server went back to where it had been; stopping instead of looping`);
-        }
-        this.opts.passed?.(item);
-        return false;
+        return this.cannotTake(item, `id ${id} listed after id ${last}, in a listing by id ${idOrder === "asc" ? "ascending" : "descending"}: the server went back to where it had been; stopping instead of looping`);
       }
       last = id;
       return true;

@@ -4,7 +4,8 @@
  */
 import type { HttpClient } from "../http/index.ts";
 import { kindOf } from "./items.ts";
-import { PagingError, type Strategy } from "./listing.ts";
+import { PagingError } from "./listing.ts";
+import type { Strategy } from "./strategy.ts";
 
 export const N8N_MAX_LIMIT = 250;
 
