@@ -4,7 +4,7 @@
  */
 import { plainPathProblem } from "./glob.ts";
 import { reasonProblem } from "./rules.ts";
-import { redactOutput } from "../redact/index.ts";
+import { redactOutput, redactShapes } from "../redact/index.ts";
 
 export interface ExemptRequest {
   /** The project whose share is exempted (a full path). */
@@ -34,8 +34,12 @@ export const CREDENTIAL_IN_REASON =
 
 type Given = { project?: string; group?: string; until?: string; reason?: string };
 
-/** Every problem of the request as given; none: it may be asked for. */
-export function exemptRequestProblems(given: Given, now: Date): ExemptProblem[] {
+/**
+ * Every problem of the request as given; none: it may be asked for. `registered: false` asks only whether
+ * the reason holds text shaped like a credential, not one of those the process has registered (lib/redact):
+ * asked of a caller not yet allowed, that would tell them whether a guess was one of those.
+ */
+export function exemptRequestProblems(given: Given, now: Date, { registered = true }: { registered?: boolean } = {}): ExemptProblem[] {
   const problems: ExemptProblem[] = [];
   const { project, group, until, reason } = given;
   if (project === undefined) problems.push({ field: "project", kind: "missing", message: "--project is required: the project whose share to exempt (GROUP/PROJECT)" });
@@ -58,7 +62,7 @@ export function exemptRequestProblems(given: Given, now: Date): ExemptProblem[] 
     if (problem) problems.push({ field: "reason", kind: "invalid", message: `--reason: ${problem}` });
     // Committed to the policy's history and shown in the merge request to everyone on its project: masked
     // there, it would be no reason, and the requester would not know the credential was in their text.
-    else if (redactOutput(reason) !== reason) problems.push({ field: "reason", kind: "credential", message: CREDENTIAL_IN_REASON });
+    else if ((registered ? redactOutput(reason) : redactShapes(reason)) !== reason) problems.push({ field: "reason", kind: "credential", message: CREDENTIAL_IN_REASON });
   }
   return problems;
 }

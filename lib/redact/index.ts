@@ -164,6 +164,16 @@ export function redactOutput(text: string): string {
   return processSecrets.redact(text);
 }
 
+const noneRegistered = new SecretRegistry();
+
+/**
+ * Masks only what is shaped like a token: for a check whose answer goes to someone not yet allowed
+ * anything, who must not learn from it whether a guess was one of the registered credentials.
+ */
+export function redactShapes(text: string): string {
+  return noneRegistered.redact(text);
+}
+
 /**
  * `value` with every string in it redacted: for a payload about to leave the process as JSON (a Slack
  * post, a stored report, a log line). Strings rather than the JSON text, so a mask can never land

@@ -235,6 +235,23 @@ describe("what a caller the policy does not list is told when the policy cannot 
     expect(posted()).toEqual([ephemeralReply(`:no_entry: user ${OUTSIDER} may not run commands`)]);
   });
 
+  it("an outsider's exemption reason is not checked for the jobs' credentials: a right guess of the GitLab token is told what a wrong one is", async () => {
+    // Before, the reason's credential check came first, against the credentials the Worker had registered
+    // as it read its secret: a guess of the token was answered "holds a credential", any other "may not run commands".
+    const answers = [];
+    for (const guess of [SECRETS.gitlabToken, `x${SECRETS.gitlabToken.slice(1)}`]) {
+      slack.received.length = 0;
+      await invoke(event({ ...EXEMPT, reason: `guess ${guess}` }, { ...OUTSIDE, correlationId: `req-guess-${answers.length}` }));
+      answers.push(posted());
+    }
+    expect(answers).toEqual([[ephemeralReply(`:no_entry: user ${OUTSIDER} may not run commands`)], [ephemeralReply(`:no_entry: user ${OUTSIDER} may not run commands`)]]);
+    // An applyUser who pastes it is told, and nothing is written.
+    slack.received.length = 0;
+    await invoke(event({ ...EXEMPT, reason: `see ${SECRETS.gitlabToken}` }, { correlationId: "req-pasted" }));
+    expect(posted()).toEqual([ephemeralReply(expect.stringMatching(/^:no_entry: the reason \(the words after word 6\) holds a credential/) as never)]);
+    expect(writes()).toEqual([]);
+  });
+
   it("an invalid policy on the branch: the outsider is told no more than that Warden could not check the command", async () => {
     gitlab.repositories.commit(repo, { [PATH]: BROKEN });
     await invoke(event({ job: "enforce", apply: false }, OUTSIDE));

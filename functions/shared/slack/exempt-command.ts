@@ -29,13 +29,16 @@ export function parseExempt(args: string[], now: Date): { request: ExemptJobRequ
   // One space between words: the reason is one line in the policy file whatever the chat client sent.
   const reason = word === undefined ? undefined : rest.slice(keyword + 1).join(" ");
   const request: ExemptJobRequest = { job: "exempt", project, group, ...(until !== undefined && { until }), reason: reason ?? "", apply: true };
-  const error = exemptRequestError({ ...request, reason: reason || undefined }, now);
+  // Whether the reason holds text shaped like a credential, not whether it holds this function's own:
+  // chat-ops judges no caller of a policy in a repository, so anyone in the workspace would learn whether
+  // a guess was its secret. The Worker asks that once the policy allows the caller (exempt-run.ts).
+  const error = exemptRequestError({ ...request, reason: reason || undefined }, now, { registered: false });
   return error === undefined ? { request } : { error };
 }
 
 /** The request's problems by position, or undefined: what chat-ops answers, and the worker checks again. */
-export function exemptRequestError(request: Omit<ExemptJobRequest, "reason"> & { reason: string | undefined }, now: Date): string | undefined {
-  const problems = exemptRequestProblems(request, now);
+export function exemptRequestError(request: Omit<ExemptJobRequest, "reason"> & { reason: string | undefined }, now: Date, opts?: { registered: boolean }): string | undefined {
+  const problems = exemptRequestProblems(request, now, opts);
   const reasonWord = request.until === undefined ? 4 : 6;
   return problems.length === 0 ? undefined : problems.map((problem) => positional(problem, reasonWord, now)).join("; ");
 }

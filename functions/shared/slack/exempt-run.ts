@@ -92,7 +92,7 @@ function inChannel(text: string): ExemptionMessage {
 
 async function propose(gitlab: ReturnType<typeof gitlabClient>, request: ExemptJobRequest, asker: SlackCaller, signal: AbortSignal, checked: { allowed: boolean }): Promise<ExemptResult> {
   // The worker acts on its payload alone: checked again as chat-ops checked it.
-  const invalid = exemptRequestError(request, new Date());
+  const invalid = exemptRequestError(request, new Date(), { registered: false });
   if (invalid) throw new Refused(`${invalid}; nothing was read or changed`);
   const at = repositoryPolicyLocation();
   // A bundled policy names who may ask, and the refusal says how to name a repository instead.
@@ -105,6 +105,10 @@ async function propose(gitlab: ReturnType<typeof gitlabClient>, request: ExemptJ
   const base = await loadGitLabPolicy(gitlab, at, { names: REPOSITORY_POLICY_NAMES, signal, ...(projectId !== undefined && { projectId }) });
   const refused = refusal(base.policy, asker, request);
   if (refused) throw new Refused(refused);
+  // Whether the reason holds one of the credentials registered (the jobs', as the secret was read) only
+  // now: asked before, it told a caller the policy does not allow whether a guess was the GitLab token.
+  const credential = exemptRequestError(request, new Date());
+  if (credential) throw new Refused(`${credential}; nothing was changed`);
   checked.allowed = true;
   const { job: _job, apply: _apply, ...given } = request;
   return exempt({ gitlab, base, refSetting: REPOSITORY_POLICY_NAMES.ref, request: given, requestedBy: `Slack user ${asker.userId}`, apply: true, signal });

@@ -38,6 +38,11 @@ describe("an exemption request whose reason holds a credential", () => {
     expect(JSON.stringify(parsed)).not.toContain("AbCdEfGh");
   });
 
+  it("chat-ops, which judges no caller of a policy in a repository, does not tell whether the reason holds a registered credential (the Worker does, once the caller is allowed)", () => {
+    const parsed = parseExempt(["acme/api", "partners/x", "reason", "guess", REGISTERED], NOW);
+    expect(parsed).toEqual({ request: expect.objectContaining({ reason: `guess ${REGISTERED}` }) });
+  });
+
   it("a reason naming a token without quoting it is taken", () => {
     expect(checkExemptRequest(given("the glpat token of the partners' bot reads this project"), NOW).reason).toMatch(/glpat token/);
   });
