@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from "undici";
 import { formatBytes, mediaType } from "./body.ts";
 import { NetworkError, UnexpectedAnswerError } from "./errors.ts";
+import { AnswerTooLarge, MAX_BODY_BYTES, reading } from "./answer-size.ts";
 import { isLoopbackHost } from "./loopback.ts";
 import type { Redactor } from "../redact/index.ts";
 import type { HttpRequest, Send } from "./types.ts";
@@ -41,7 +42,6 @@ export interface TransportOptions {
   maxBodyBytes?: number;
 }
 
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /** Failures that happen before a byte of the request is written: repeating them is safe even for a POST. */
 const CONNECT_PHASE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
@@ -123,8 +123,9 @@ export function transport(dispatcher: Dispatcher, redactor: Redactor, opts: Tran
       if (req.signal?.aborted) throw req.signal.reason ?? err;
       // Not a network failure: the same server would send the same again, so it is not retried.
       if (err instanceof AnswerTooLarge) {
-        const { status, contentType, bytes, limit } = err;
-        throw new UnexpectedAnswerError({ status, method: req.method, route: req.route, path: redactor.path(req.url), contentType: mediaType(contentType), bytes, looksLike: `more than ${formatBytes(limit)}, more than Warden reads of one answer: it was not read further`, tooLarge: true });
+        const { status, contentType, bytes, limit, together } = err;
+        const looksLike = together ? `answers read at the same time coming to more than ${formatBytes(limit)}` : `more than ${formatBytes(limit)}, more than Warden reads of one answer`;
+        throw new UnexpectedAnswerError({ status, method: req.method, route: req.route, path: redactor.path(req.url), contentType: mediaType(contentType), bytes, looksLike: `${looksLike}: it was not read further`, tooLarge: true });
       }
       const code = errorCode(err);
       throw new NetworkError({
@@ -154,7 +155,13 @@ function exchange(dispatcher: Dispatcher, req: HttpRequest, opts: TransportOptio
   const limit = opts.maxBodyBytes ?? MAX_BODY_BYTES;
   return new Promise((resolve, reject) => {
     let controller: Dispatcher.DispatchController | undefined;
-    const settle = () => signal?.removeEventListener("abort", abort);
+    // This answer's bytes counted in `reading`: given back once, however the exchange ends.
+    let held = 0;
+    const settle = () => {
+      signal?.removeEventListener("abort", abort);
+      reading.give(held);
+      held = 0;
+    };
     // The exchange ends at once with the signal's reason, as undici ends an aborted one, whatever undici does
     // with the abort: through a proxy, a request waits for undici's own CONNECT, which takes no signal (one
     // never answered held it for ever, deadline and Ctrl-C alike). A request not started yet is aborted
@@ -168,7 +175,7 @@ function exchange(dispatcher: Dispatcher, req: HttpRequest, opts: TransportOptio
     let headers: IncomingHttpHeaders = {};
     const chunks: Buffer[] = [];
     let bytes = 0;
-    const tooLarge = (c: Dispatcher.DispatchController, size: number) => c.abort(new AnswerTooLarge(status, headers["content-type"], size, limit));
+    const tooLarge = (c: Dispatcher.DispatchController, size: number, together = false) => c.abort(new AnswerTooLarge(status, headers["content-type"], size, together ? reading.limit : limit, together));
     signal?.addEventListener("abort", abort, { once: true });
     try {
       dispatcher.dispatch(
@@ -190,13 +197,17 @@ function exchange(dispatcher: Dispatcher, req: HttpRequest, opts: TransportOptio
             if (c.aborted) return;
             bytes += chunk.length;
             if (bytes > limit) return tooLarge(c, bytes);
+            if (!reading.take(chunk.length)) return tooLarge(c, bytes, true);
+            held += chunk.length;
             chunks.push(chunk);
           },
           onResponseEnd() {
-            settle();
             const body = Buffer.concat(chunks);
             const bom = body.length > 2 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
-            resolve({ status, headers, text: body.toString("utf8", bom) });
+            const text = body.toString("utf8", bom);
+            // Given back once it is text: its buffers are then garbage.
+            settle();
+            resolve({ status, headers, text });
           },
           onResponseError(_c, err) {
             settle();
@@ -209,21 +220,6 @@ function exchange(dispatcher: Dispatcher, req: HttpRequest, opts: TransportOptio
       reject(err);
     }
   });
-}
-
-/** An answer's body past the limit (TransportOptions.maxBodyBytes): what the transport names it by. */
-class AnswerTooLarge extends Error {
-  readonly status: number;
-  readonly contentType: string | undefined;
-  readonly bytes: number;
-  readonly limit: number;
-  constructor(status: number, contentType: string | string[] | undefined, bytes: number, limit: number) {
-    super(`answer over ${limit} bytes`);
-    this.status = status;
-    this.contentType = Array.isArray(contentType) ? contentType.join(", ") : contentType;
-    this.bytes = bytes;
-    this.limit = limit;
-  }
 }
 
 function errorCode(err: unknown): string {

@@ -8,14 +8,13 @@
  *   from a part for every item and member it kept: an n8n page `{"data":[{},{},…]}` of 60 MB (20 million
  *   items) filled the heap before the bound was asked.
  */
-import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { NODE_OPTIONS } from "../../lib/config/node-options.ts";
 import { HttpError } from "../../lib/http/index.ts";
 import { serviceMessage } from "../../lib/http/errors.ts";
 import { keepFields } from "../../lib/http/json-fields.ts";
 import { MAX_JSON_CONTAINERS } from "../../lib/http/json-size.ts";
 import { serve } from "../support/server.ts";
+import { inSmallHeap } from "../support/small-heap.ts";
 
 const client = new URL("../../lib/http/index.ts", import.meta.url).href;
 
@@ -32,14 +31,7 @@ async function getFromSmallHeap(status: number, body: Buffer, path: string, fiel
     const res = await http.send({ method: "GET", url, route: "GET /x", expect: "json", ${fields ? `fields: ${JSON.stringify(fields)}` : ""} }).catch((e) => e);
     console.log(res instanceof Error ? res.name + ": " + res.message.slice(0, 300) : "parsed");
   `;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_OPTIONS.split(" "), "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (c: Buffer) => (out += c));
-    child.stderr.resume();
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ out, code, signal }));
-  });
+  return inSmallHeap(script);
 }
 
 describe("an error answer of more JSON than Warden parses", () => {
