@@ -4,6 +4,7 @@ import { contradiction, HttpError, mayHaveBeenMade, type N8nClient, type Workflo
 import { auditedUnder, errorText, stoppedMidRequest, type JobOptions } from "../report/index.ts";
 import { lastingRefusal } from "./refused-before.ts";
 import { reportedName, type WorkflowAction } from "./action.ts";
+import { copyOfName, type Activation } from "./name-collisions.ts";
 
 /** The API key was refused (401), or may not list workflows (403): every further call would fail alike. */
 export class N8nAccessError extends Error {
@@ -21,7 +22,8 @@ const NOT_FOUND = "n8n answered 404: the workflow was deleted since it was liste
  * action and the others go on (the next run converges). A refused key (401) stops new changes, as
  * every one after it would be refused too; changes already in flight finish. Returns that refusal.
  * An activation reads its workflow first (readBefore): one found active then is done with nothing sent,
- * and returned (`meanwhile`), as it says nothing of what the key may do; one found archived or renamed is reported, with nothing sent.
+ * and returned (`meanwhile`), as it says nothing of what the key may do; one found archived or renamed is reported, with nothing sent,
+ * as is one only `name:` selectors ask for (`namedOnly`) when another workflow has its name (name-collisions.ts copyOfName).
  * A 403 stops nothing: it is a scope the key lacks (2.x), which refuses every change of that kind and
  * no other, or something refusing this one workflow (a proxy, an n8n of another version): stopping on
  * it would leave every later change behind one workflow for good. refusals() says which it was.
@@ -32,7 +34,13 @@ const NOT_FOUND = "n8n answered 404: the workflow was deleted since it was liste
  * and then mended at once (triggers added to them all) would all be made in one run. Those left wait
  * as planned, and stay in the record (refusalsOf), so the next run tries them.
  */
-export async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], limit: number, opts: JobOptions): Promise<{ refused?: N8nAccessError; forbidden: WorkflowAction[]; meanwhile: WorkflowAction[] }> {
+export async function applyChanges(
+  n8n: N8nClient,
+  changes: WorkflowAction[],
+  limit: number,
+  opts: JobOptions,
+  namedOnly: ReadonlySet<Activation> = new Set(),
+): Promise<{ refused?: N8nAccessError; forbidden: WorkflowAction[]; meanwhile: WorkflowAction[] }> {
   const { signal } = opts;
   const audit = auditedUnder(opts.audit, opts.policy);
   let refused: N8nAccessError | undefined;
@@ -41,9 +49,12 @@ export async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], li
   const change = async (action: WorkflowAction) => {
     if (signal?.aborted || refused) return;
     const activate = action.type === "activate";
-    let before: Awaited<ReturnType<typeof readBefore>>;
+    let before: Awaited<ReturnType<typeof readBefore>> & { copy?: string };
     try {
       before = activate ? await readBefore(n8n, action, signal) : {};
+      // Only `name:` selectors ask for it: made only if no other workflow has the name (name-collisions.ts). One
+      // not read (readBefore) is sent as before: n8n's answer says what became of it (a 404: deleted meanwhile).
+      if (namedOnly.has(action) && before.name !== undefined && !before.active && !before.archived && before.renamed === undefined) before.copy = await copyOfName(n8n, action.workflowId, before.name, signal);
     } catch (err) {
       // Nothing was sent: a stop, or a refused key (which would be refused the change too), leaves it planned.
       if (err instanceof HttpError && err.status === 401) refused ??= new N8nAccessError(err.message, { cause: err });
@@ -56,6 +67,8 @@ export async function applyChanges(n8n: N8nClient, changes: WorkflowAction[], li
       } else if (before.renamed !== undefined) {
         // Not undone either: the next run judges it by its new name, which the policy may not name.
         Object.assign(action, { status: "reported", reason: `${action.reason}; renamed when read just before the change (now ${JSON.stringify(before.renamed)}), so judged on a name it no longer has: not activated, nothing was sent` });
+      } else if (before.copy !== undefined) {
+        Object.assign(action, { status: "reported", reason: `${action.reason}; ${before.copy}` });
       } else {
         if (before.active) {
           action.reason += `; ${MADE_MEANWHILE}`;
@@ -104,7 +117,7 @@ const MADE_MEANWHILE = "found active when read just before the change, so switch
  * answer to it says what became of the change; only a refused key (401), which would be refused the change
  * too, or a stop ends it here.
  */
-async function readBefore(n8n: N8nClient, { workflowId: id, name }: WorkflowAction, signal?: AbortSignal): Promise<{ active?: true; archived?: true; renamed?: string; versionId?: string }> {
+async function readBefore(n8n: N8nClient, { workflowId: id, name }: WorkflowAction, signal?: AbortSignal): Promise<{ active?: true; archived?: true; renamed?: string; versionId?: string; name?: string }> {
   let read: Workflow;
   try {
     read = await n8n.getWorkflow(id, signal);
@@ -119,7 +132,7 @@ async function readBefore(n8n: N8nClient, { workflowId: id, name }: WorkflowActi
   if (read.isArchived === true) return { archived: true };
   // Renamed since it was listed: the plan judged a name (`name:` selectors) it no longer has.
   if (typeof read.name === "string" && reportedName(read.name) !== name) return { renamed: reportedName(read.name) };
-  return typeof read.versionId === "string" ? { versionId: read.versionId } : {};
+  return { ...(typeof read.name === "string" && { name: read.name }), ...(typeof read.versionId === "string" && { versionId: read.versionId }) };
 }
 
 /**

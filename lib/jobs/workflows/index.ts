@@ -126,7 +126,7 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
   if (tripped) {
     warnings.push(`guard: ${count(changes.length - again.length, "change")} planned${again.length ? " (besides those refused last run)" : ""}, more than n8n.guard.maxChanges (${limit}); nothing was changed`);
   } else if (opts.apply && complete) {
-    const { refused, forbidden, meanwhile } = await applyChanges(n8n, changes, limit, opts);
+    const { refused, forbidden, meanwhile } = await applyChanges(n8n, changes, limit, opts, names.namedOnly());
     // A change found made meanwhile sent nothing: it says nothing of what the key may do.
     warnings.push(...refusals(changes.filter((a) => !meanwhile.includes(a)), forbidden));
     const left = countStatus(changes, "planned");

@@ -5,11 +5,13 @@
  * only colliding names ask for is reported, not made, and each collision is a warning; active ones
  * are kept (deactivating would let a copy switch the real one off). An `id:` is no one else's to take.
  */
+import { HttpError, type N8nClient } from "../../n8n/index.ts";
 import type { WorkflowSelector } from "../../policy/index.ts";
+import { errorText } from "../report/index.ts";
 import { count } from "../view.ts";
 
 /** An activation as the job plans it (index.ts's WorkflowAction): its reason and status are rewritten here. */
-interface Activation {
+export interface Activation {
   reason: string;
   status: string;
 }
@@ -44,6 +46,11 @@ export class NameCollisions {
     this.activations.push({ action, matching });
   }
 
+  /** The activations only `name:` selectors ask for: each is made only if no copy of the name is found just before (copyOfName). */
+  namedOnly(): Set<Activation> {
+    return new Set(this.activations.filter(({ matching }) => this.onlyNamed(matching)).map(({ action }) => action));
+  }
+
   /** Reports the activations only colliding names ask for; returns a warning per collision. */
   settle(): string[] {
     const colliding = new Set([...this.matched].filter(([, seen]) => seen.count > 1).map(([i]) => i));
@@ -62,3 +69,37 @@ export class NameCollisions {
 
 /** Workflow ids a collision's warning lists. */
 const MAX_NAMED_IDS = 10;
+
+/** The most workflows n8n's listing by a name is read for; past them, no copy of the name can be ruled out. */
+const MAX_NAMESAKES = 1_000;
+
+/**
+ * Why an activation only `name:` selectors ask for is not made, found just before it; undefined: no other
+ * workflow has the name. The run's listing saw no copy, but n8n's cursor is an offset: a workflow deleted
+ * while it was read moved every later one a place back, and one was never listed (pages.ts), which may be
+ * the copy made to be activated, or the workflow it copied. So n8n is asked for the name (it matches a part
+ * of the name: only the whole name counts), and the answer must hold the workflow itself, else the filter
+ * is not to be trusted (an n8n that ignores it, a name its LIKE reads otherwise). A refused key (401), or a
+ * stop, ends the change as the read before it does (apply.ts).
+ */
+export async function copyOfName(n8n: N8nClient, id: string, name: string, signal?: AbortSignal): Promise<string | undefined> {
+  const others: string[] = [];
+  let [self, read] = [false, 0];
+  try {
+    for await (const wf of n8n.listWorkflows({ name }, { signal, maxItems: MAX_NAMESAKES })) {
+      read++;
+      if (wf.name === name && wf.id === id) self = true;
+      else if (wf.name === name) others.push(wf.id);
+    }
+  } catch (err) {
+    if (signal?.aborted || (err instanceof HttpError && err.status === 401)) throw err;
+    return `n8n could not be asked for other workflows by that name (${errorText(err)}): not activated, nothing was sent (select it by id)`;
+  }
+  if (others.length) {
+    const listed = `${others.slice(0, MAX_NAMED_IDS).join(", ")}${others.length > MAX_NAMED_IDS ? `, and ${others.length - MAX_NAMED_IDS} more` : ""}`;
+    return `${count(others.length, "other workflow")} by that name found just before the change (${listed}), which the listing did not show (one deleted while it was read moves the rest): not activated, nothing was sent (select the one meant by id)`;
+  }
+  if (self && read < MAX_NAMESAKES) return undefined;
+  const why = self ? `holds more than ${MAX_NAMESAKES} workflows` : "does not hold this one";
+  return `n8n's listing by that name ${why}, so no other workflow by that name can be ruled out: not activated, nothing was sent (select it by id)`;
+}

@@ -30,11 +30,12 @@ const FIXTURE = [
 const EXPECTED = ["deactivate wf02", "activate wf03", "activate wf04", "deactivate wf07"];
 const REFUSED = [workflow("wf09", "No trigger", { hasTrigger: false, tags: production }), workflow("wf10", "Hook clash", { webhookConflict: true, tags: production })];
 
-function policy(opts: { maxChanges?: number; unlisted?: string; listedInactive?: string } = {}) {
+/** `nightly`: how the policy selects wf03 (by name, its activation asks n8n for other workflows of the name first: name-collisions.ts). */
+function policy(opts: { maxChanges?: number; unlisted?: string; listedInactive?: string; nightly?: string } = {}) {
   const text = `version: 1
 n8n:
   workflows:
-    keepActive: ["tag:production", "name:Nightly backup"]
+    keepActive: ["tag:production", "${opts.nightly ?? "name:Nightly backup"}"]
     unlisted: ${opts.unlisted ?? "deactivate"}
     listedInactive: ${opts.listedInactive ?? "publish"}
   guard:
@@ -264,7 +265,8 @@ describe.each([1, 2] as const)("workflows job on n8n %i.x", (generation) => {
     const sim = await start(generation, { latencyMs: 60 });
     const stop = new AbortController();
     const audit: Record<string, unknown>[] = [];
-    const running = reconcile(sim, { apply: true, concurrency: 2, signal: stop.signal, audit: { info: (_m, fields) => audit.push(fields) } });
+    // Every change a read and a POST (wf03 by id: by name, its activation reads one listing more), so that two go at once.
+    const running = reconcile(sim, { apply: true, concurrency: 2, signal: stop.signal, audit: { info: (_m, fields) => audit.push(fields) }, policy: policy({ nightly: "id:wf03" }) });
     // The first change goes alone (it learns the generation); then two at once, stopped in flight.
     const poll = setInterval(() => changesSent(sim, generation).length >= 3 && stop.abort(new Error("deadline")), 5);
     const report = await running;
@@ -305,7 +307,9 @@ describe("workflows job on n8n 2.x with a key that lacks a scope", () => {
   });
 
   it("a change refused on one workflow holds no other: the rest are made, and the report does not blame the key's scope", async () => {
-    const sim = await start(2, { onListPage: (_page, s) => s.addFaults({ kind: "status", status: 403, route: "POST /workflows/:id/unpublish", times: 1 }) });
+    // Once the listing is read (wf03's activation lists its name again later).
+    let armed = false;
+    const sim = await start(2, { onListPage: (_page, s) => !armed && (armed = true) && s.addFaults({ kind: "status", status: 403, route: "POST /workflows/:id/unpublish", times: 1 }) });
     const report = await reconcile(sim, { apply: true, concurrency: 1 });
     expect(report.actions.map((a) => a.status)).toEqual(["failed", "done", "done", "done"]);
     expect(report.warnings).toEqual(["n8n refused 1 deactivation (403) but made 1 other with the same key: not the key's scope, but something about those workflows (see their errors); the next run tries them again"]);
