@@ -283,8 +283,10 @@ export default $config({
     // authentication, checked by the function before anything else: no IAM auth on the URL. It reads the
     // endpoint's own secret alone, and its reserved concurrency caps what a flood of requests can run (and
     // take of the account's). Links the worker (lambda:InvokeFunction on it, nothing else).
-    const endpoint = (name: string, handler: string, secret: Access, claims: Access[], from: sst.aws.Function, reach: Access = {}) =>
-      ownLogs((role) => new sst.aws.Function(name, {
+    // The endpoints made, for their alarms below.
+    const endpoints: { name: string; fn: sst.aws.Function }[] = [];
+    const endpoint = (name: string, handler: string, secret: Access, claims: Access[], from: sst.aws.Function, reach: Access = {}) => {
+      const fn = ownLogs((role) => new sst.aws.Function(name, {
         ...lambda(handler, reach, secret, ...claims, { environment: { WARDEN_WORKER_FUNCTION: from.name } }),
         timeout: "10 seconds",
         concurrency: { reserved: settings.endpointConcurrency },
@@ -293,6 +295,9 @@ export default $config({
         link: [from],
         transform: { role },
       }));
+      endpoints.push({ name, fn });
+      return fn;
+    };
     // A subject's run is an enforce run, targeted: it reads the last sweep. The chat jobs are the services'
     // the deployment has (a chat pipeline's report is kept too): enforce and pipeline with GITLAB_URL, workflows
     // with N8N_URL; without one, that job fails before any request (functions/shared/config/clients.ts).
@@ -473,11 +478,17 @@ export default $config({
     // queue (held past 6 hours behind a flood, or its one try spent: retries are off), so a chat command goes
     // unanswered or a subject unenforced until the sweep; or an invocation that failed outside the handler's reach
     // (a timeout, out of memory, an invalid event), which writes no RunFailed.
-    for (const { name, fn } of workers) {
-      const lambdaAlarm = (suffix: string, metricName: string, description: string) =>
-        alarm(`${name}${suffix}`, kebab(name), suffix, description, { namespace: "AWS/Lambda", metricName, dimensions: { FunctionName: fn.name }, statistic: "Sum", ...anyInFiveMinutes });
-      lambdaAlarm("Dropped", "AsyncEventsDropped", "events were dropped from its queue, never run (Lambda's count): a chat command left unanswered, or a subject left to the next sweep");
-      lambdaAlarm("Errors", "Errors", "an invocation failed where the run could not report it (Lambda's count: a timeout, out of memory, an invalid event)");
+    const lambdaAlarm = ({ name, fn }: { name: string; fn: sst.aws.Function }, suffix: string, metricName: string, description: string) =>
+      alarm(`${name}${suffix}`, kebab(name), suffix, description, { namespace: "AWS/Lambda", metricName, dimensions: { FunctionName: fn.name }, statistic: "Sum", ...anyInFiveMinutes });
+    for (const made of workers) {
+      lambdaAlarm(made, "Dropped", "AsyncEventsDropped", "events were dropped from its queue, never run (Lambda's count): a chat command left unanswered, or a subject left to the next sweep");
+      lambdaAlarm(made, "Errors", "Errors", "an invocation failed where the run could not report it (Lambda's count: a timeout, out of memory, an invalid event)");
+    }
+    // An endpoint's requests refused past its reserved concurrency: a flood, forged or not (a tokenless request is
+    // refused at once, but holds a slot while it is), that GitLab's deliveries, which it never sends again, or Slack's
+    // commands met; the sweep is then the backstop, and nobody was told.
+    for (const made of endpoints) {
+      lambdaAlarm(made, "Throttled", "Throttles", "requests were refused past its reserved concurrency (Lambda's count): a flood, forged or not, that GitLab's deliveries (never sent again) or Slack's commands met");
     }
     outputs["alarmTopic"] = topic.arn;
     return outputs;

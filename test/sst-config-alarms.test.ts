@@ -11,7 +11,7 @@ describe("sst.config.ts alarms", () => {
   it("alarms per job, into the SNS topic, when a run fails, its guard trips or actions fail", async () => {
     const deployed = await deploy("production");
     expect(deployed.alarms().map((a) => a.name).sort()).toEqual(
-      ["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "EnforceNotInvoked", "EnforceReportNotStored", "MissedByEvents", "WatchBehind", "WatchNotInvoked", "WorkerDropped", "WorkerErrors", "WorkflowsActionsFailed", "WorkflowsFailed", "WorkflowsGuardTripped", "WorkflowsHeartbeat", "WorkflowsNotInvoked"],
+      ["ChatopsThrottled", "EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "EnforceNotInvoked", "EnforceReportNotStored", "MissedByEvents", "WatchBehind", "WatchNotInvoked", "WorkerDropped", "WorkerErrors", "WorkflowsActionsFailed", "WorkflowsFailed", "WorkflowsGuardTripped", "WorkflowsHeartbeat", "WorkflowsNotInvoked"],
     );
     const topic = deployed.topicArn();
     // The watch's own: behind GitLab's audit events, or not polling (no metric counts as behind).
@@ -128,14 +128,15 @@ describe("sst.config.ts alarms", () => {
 
   it("alarms only on the jobs deployed; the watch's own only when its schedule is on", async () => {
     const deployed = await deploy("staging", { N8N_URL: undefined });
-    expect(deployed.alarms().map((a) => a.name).sort()).toEqual(["EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "EnforceNotInvoked", "EnforceReportNotStored", "MissedByEvents", "WatchBehind", "WatchNotInvoked", "WorkerDropped", "WorkerErrors"]);
+    expect(deployed.alarms().map((a) => a.name).sort()).toEqual(["ChatopsThrottled", "EnforceActionsFailed", "EnforceFailed", "EnforceGuardTripped", "EnforceHeartbeat", "EnforceNotInvoked", "EnforceReportNotStored", "MissedByEvents", "WatchBehind", "WatchNotInvoked", "WorkerDropped", "WorkerErrors"]);
     const watchOff = await deploy("staging", { N8N_URL: undefined, WARDEN_WATCH_SCHEDULE: "off" });
     expect(watchOff.alarms().map((a) => a.name)).not.toContain("WatchBehind");
     expect(watchOff.alarms().map((a) => a.name)).not.toContain("WatchNotInvoked");
     const n8nOnly = await deploy("staging", { GITLAB_URL: undefined });
-    expect(n8nOnly.alarms().every((a) => /^Work(flows|er)/.test(a.name))).toBe(true);
+    expect(n8nOnly.alarms().every((a) => /^(Work(flows|er)|Chatops)/.test(a.name))).toBe(true);
     const chatOff = await deploy("staging", { N8N_URL: undefined, WARDEN_CHATOPS: "off" });
     expect(chatOff.alarms().map((a) => a.name)).not.toContain("WorkerDropped");
+    expect(chatOff.alarms().map((a) => a.name)).not.toContain("ChatopsThrottled");
   }, 60_000);
 
   // A hostile review's finding: CloudWatch takes EMF from any log group, so code in any function (a public one included)
@@ -188,6 +189,26 @@ describe("sst.config.ts alarms", () => {
           okActions: [topic],
         });
       }
+    }
+  });
+
+  // A flood of requests at a public endpoint, tokenless ones included (each refused at once, but holding a slot while it
+  // is), has Lambda refuse the rest past its reserved concurrency: GitLab's deliveries then, which it never sends again.
+  it("alarms on each endpoint's requests refused past its reserved concurrency, by Lambda's own count", async () => {
+    const deployed = await deploy("production", { WARDEN_EVENTS: "on" });
+    const topic = deployed.topicArn();
+    for (const [name, what] of [["Chatops", "chatops"], ["Events", "events"]] as const) {
+      expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", `${name}Throttled`), name).toEqual({
+        name: `warden-production-${what}-throttled`,
+        alarmDescription: expect.stringMatching(new RegExp(`^Warden ${what} \\(production\\): requests were refused past its reserved concurrency`)),
+        namespace: "AWS/Lambda",
+        metricName: "Throttles",
+        dimensions: { FunctionName: deployed.fn(name).physicalName },
+        statistic: "Sum",
+        ...ANY_IN_FIVE_MINUTES,
+        alarmActions: [topic],
+        okActions: [topic],
+      });
     }
   });
 });
