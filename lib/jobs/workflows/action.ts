@@ -1,4 +1,6 @@
 /** One change a workflows run plans, makes or reports (index.ts), apart so that apply.ts, which makes them, needs nothing else of index.ts. */
+import { isActive, type Workflow } from "../../n8n/index.ts";
+import type { WorkflowInput } from "../../policy/index.ts";
 import { redactThenCut } from "../../redact/index.ts";
 
 /**
@@ -7,6 +9,11 @@ import { redactThenCut } from "../../redact/index.ts";
  * short to be known for one.
  */
 export const reportedName = (name: string): string => redactThenCut(name, 200);
+
+/** What the policy judges of a workflow n8n lists or reads (lib/policy/workflows.ts). */
+export function workflowInput(wf: Workflow): WorkflowInput {
+  return { id: wf.id, name: wf.name, tags: (wf.tags ?? []).map((tag) => tag.name), active: isActive(wf), archived: wf.isArchived === true, versioned: "activeVersionId" in wf };
+}
 
 export interface WorkflowAction {
   type: "activate" | "deactivate";

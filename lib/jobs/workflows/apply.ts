@@ -1,9 +1,10 @@
 /** Makes a workflows run's planned changes (index.ts), by id, each POST once. */
 import pMap from "p-map";
 import { contradiction, HttpError, mayHaveBeenMade, type N8nClient, type Workflow } from "../../n8n/index.ts";
+import { decideWorkflow, type Policy } from "../../policy/index.ts";
 import { auditedUnder, errorText, stoppedMidRequest, type JobOptions } from "../report/index.ts";
 import { lastingRefusal } from "./refused-before.ts";
-import { reportedName, type WorkflowAction } from "./action.ts";
+import { reportedName, workflowInput, type WorkflowAction } from "./action.ts";
 import { copyOfName, type Activation } from "./name-collisions.ts";
 
 /** The API key was refused (401), or may not list workflows (403): every further call would fail alike. */
@@ -21,9 +22,10 @@ const NOT_FOUND = "n8n answered 404: the workflow was deleted since it was liste
  * Makes the planned changes, at most `concurrency` at once. A change n8n refuses is recorded on its
  * action and the others go on (the next run converges). A refused key (401) stops new changes, as
  * every one after it would be refused too; changes already in flight finish. Returns that refusal.
- * An activation reads its workflow first (readBefore): one found active then is done with nothing sent,
- * and returned (`meanwhile`), as it says nothing of what the key may do; one found archived or renamed is reported, with nothing sent,
- * as is one only `name:` selectors ask for (`namedOnly`) when another workflow has its name (name-collisions.ts copyOfName).
+ * Each change reads its workflow first (readBefore): one found as the change would leave it is done with nothing
+ * sent, and returned (`meanwhile`), as it says nothing of what the key may do; an activation found archived or
+ * renamed is reported, with nothing sent, as is one only `name:` selectors ask for (`namedOnly`) when another
+ * workflow has its name (name-collisions.ts copyOfName), and a deactivation the policy now keeps.
  * A 403 stops nothing: it is a scope the key lacks (2.x), which refuses every change of that kind and
  * no other, or something refusing this one workflow (a proxy, an n8n of another version): stopping on
  * it would leave every later change behind one workflow for good. refusals() says which it was.
@@ -49,12 +51,12 @@ export async function applyChanges(
   const change = async (action: WorkflowAction) => {
     if (signal?.aborted || refused) return;
     const activate = action.type === "activate";
-    let before: Awaited<ReturnType<typeof readBefore>> & { copy?: string };
+    let before: Before & { copy?: string };
     try {
-      before = activate ? await readBefore(n8n, action, signal) : {};
+      before = await readBefore(n8n, action, opts.policy, signal);
       // Only `name:` selectors ask for it: made only if no other workflow has the name (name-collisions.ts). One
       // not read (readBefore) is sent as before: n8n's answer says what became of it (a 404: deleted meanwhile).
-      if (namedOnly.has(action) && before.name !== undefined && !before.active && !before.archived && before.renamed === undefined) before.copy = await copyOfName(n8n, action.workflowId, before.name, signal);
+      if (namedOnly.has(action) && before.name !== undefined && !before.already && !before.archived && before.renamed === undefined) before.copy = await copyOfName(n8n, action.workflowId, before.name, signal);
     } catch (err) {
       // Nothing was sent: a stop, or a refused key (which would be refused the change too), leaves it planned.
       if (err instanceof HttpError && err.status === 401) refused ??= new N8nAccessError(err.message, { cause: err });
@@ -69,9 +71,12 @@ export async function applyChanges(
         Object.assign(action, { status: "reported", reason: `${action.reason}; renamed when read just before the change (now ${JSON.stringify(before.renamed)}), so judged on a name it no longer has: not activated, nothing was sent` });
       } else if (before.copy !== undefined) {
         Object.assign(action, { status: "reported", reason: `${action.reason}; ${before.copy}` });
+      } else if (before.kept) {
+        // Not undone: the next run judges it as it is now, kept.
+        Object.assign(action, { status: "reported", reason: `${action.reason}; ${KEPT_MEANWHILE}` });
       } else {
-        if (before.active) {
-          action.reason += `; ${MADE_MEANWHILE}`;
+        if (before.already) {
+          action.reason += `; ${activate ? MADE_MEANWHILE : MADE_OFF_MEANWHILE}`;
           meanwhile.push(action);
         } else await n8n.setActive(action.workflowId, activate, signal, before.versionId);
         action.status = "done";
@@ -108,16 +113,35 @@ const ARCHIVED_MEANWHILE = "archived when read just before the change, so retire
 
 const MADE_MEANWHILE = "found active when read just before the change, so switched on meanwhile, not by Warden: nothing was sent, and the version live is the one chosen then";
 
+const MADE_OFF_MEANWHILE = "found inactive when read just before the change, so switched off meanwhile, not by Warden: nothing was sent";
+
+const KEPT_MEANWHILE = "a keepActive selector matches it when read just before the change (tagged or renamed since it was listed): not switched off, nothing was sent";
+
+/** What the read just before a change found (readBefore): nothing of it where the read failed. */
+interface Before {
+  /** Found as the change would leave it: made meanwhile, by someone else. */
+  already?: true;
+  archived?: true;
+  renamed?: string;
+  /** A deactivation's workflow the policy keeps as it is now. */
+  kept?: true;
+  versionId?: string;
+  name?: string;
+}
+
 /**
- * The workflow as it is just before its activation (active, archived or renamed since it was listed: nothing is sent). n8n 2.x publishes the version an activation names, else
- * its latest saved one, even over a version already published (`activateWorkflow`): a workflow someone
- * published since the listing is left as it is, and otherwise n8n is told the version read here, not a
- * draft saved after it. A read that fails (a key without workflow:read, a 404, an outage, an answer that is
- * no such workflow) leaves the change to be sent as before this read was made, naming no version: n8n's
- * answer to it says what became of the change; only a refused key (401), which would be refused the change
- * too, or a stop ends it here.
+ * The workflow as it is just before its change: one found as the change would leave it is sent nothing. Before an
+ * activation, one archived or renamed since it was listed is sent nothing too. n8n 2.x publishes the version an
+ * activation names, else its latest saved one, even over a version already published (`activateWorkflow`): a
+ * workflow someone published since the listing is left as it is, and otherwise n8n is told the version read here,
+ * not a draft saved after it. Before a deactivation, the workflow is judged again as it is now: one an operator
+ * tagged or renamed into the policy while the listing was read is kept (switched off, the default
+ * `listedInactive: report` would leave it off). A read that fails (a key without workflow:read, a 404, an outage,
+ * an answer that is no such workflow) leaves the change to be sent as before this read was made, naming no
+ * version: n8n's answer to it says what became of the change; only a refused key (401), which would be refused
+ * the change too, or a stop ends it here.
  */
-async function readBefore(n8n: N8nClient, { workflowId: id, name }: WorkflowAction, signal?: AbortSignal): Promise<{ active?: true; archived?: true; renamed?: string; versionId?: string; name?: string }> {
+async function readBefore(n8n: N8nClient, { type, workflowId: id, name }: WorkflowAction, policy: Policy, signal?: AbortSignal): Promise<Before> {
   let read: Workflow;
   try {
     read = await n8n.getWorkflow(id, signal);
@@ -125,9 +149,11 @@ async function readBefore(n8n: N8nClient, { workflowId: id, name }: WorkflowActi
     if (signal?.aborted || (err instanceof HttpError && err.status === 401)) throw err;
     return {};
   }
-  if (!contradiction(read, id, true)) return { active: true };
-  // An answer that is no such inactive workflow says nothing more: the change is sent as if unread.
-  if (contradiction(read, id, false)) return {};
+  const activate = type === "activate";
+  if (!contradiction(read, id, activate)) return { already: true };
+  // An answer that is no such workflow as listed says nothing more: the change is sent as if unread.
+  if (contradiction(read, id, !activate)) return {};
+  if (!activate) return decideWorkflow(policy, workflowInput(read)).kind === "deactivate" ? {} : { kept: true };
   // Archived since it was listed (minutes may pass on a large n8n): n8n 1.x would activate it all the same.
   if (read.isArchived === true) return { archived: true };
   // Renamed since it was listed: the plan judged a name (`name:` selectors) it no longer has.

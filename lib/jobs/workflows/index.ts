@@ -16,7 +16,7 @@ import { refusals } from "./refusals.ts";
 import { changeKey, refusedBefore, refusedBeforeWarning, type LastRefusals } from "./refused-before.ts";
 import { workflowPages } from "./pages.ts";
 import { applyChanges, N8nAccessError } from "./apply.ts";
-import { reportedName, type WorkflowAction } from "./action.ts";
+import { reportedName, workflowInput, type WorkflowAction } from "./action.ts";
 
 export { N8nAccessError } from "./apply.ts";
 export type { WorkflowAction } from "./action.ts";
@@ -65,13 +65,10 @@ export async function reconcileWorkflows(opts: WorkflowsOptions): Promise<Workfl
   let overLimit = false;
   const judge = (wf: Workflow) => {
     if (!listed.take(wf)) return;
-    const active = isActive(wf);
-    const archived = wf.isArchived === true;
+    const input = workflowInput(wf);
     tally.workflows++;
-    if (active) tally.active++;
-    if (archived) tally.archived++;
-    const tags = (wf.tags ?? []).map((tag) => tag.name);
-    const input = { id: wf.id, name: wf.name, tags, active, archived, versioned: "activeVersionId" in wf };
+    if (input.active) tally.active++;
+    if (input.archived) tally.archived++;
     const matching = matchingSelectors(policy, input);
     for (const i of matching) selected.add(i);
     names.saw(wf.id, matching);

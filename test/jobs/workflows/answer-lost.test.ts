@@ -63,7 +63,7 @@ describe("workflows: a change whose answer was lost", () => {
     expect(action).toMatchObject({ status: "done", reason: expect.stringMatching(/; n8n's answer was lost \(.*504.*\), but the workflow read back is inactive$/) });
     expect(action.error).toBeUndefined();
     expect(audit[0]).toMatchObject({ outcome: "done", rule: action.reason });
-    expect(s.received.map((r) => `${r.method} ${new URL(r.url, "http://x").pathname}`)).toEqual(["GET /api/v1/workflows", "POST /api/v1/workflows/A/unpublish", "GET /api/v1/workflows/A"]);
+    expect(s.received.map((r) => `${r.method} ${new URL(r.url, "http://x").pathname}`)).toEqual(["GET /api/v1/workflows", "GET /api/v1/workflows/A", "POST /api/v1/workflows/A/unpublish", "GET /api/v1/workflows/A"]);
   });
 
   it("read back otherwise, or unread, may or may not have been made: failed, not lasting, the POST not repeated", async () => {

@@ -67,7 +67,7 @@ describe("the workflows job against a hostile n8n", () => {
     const s = await serve((req, res) => (req.method === "POST" ? json(res, 200, { id: "B", active: false }) : json(res, 200, { data: [...odd.map((id) => wf(id, "Stray", true)), wf("B", "Stray", true)], nextCursor: null })));
     const report = await reconcileWorkflows({ n8n: n8nClient(s, KEY), policy: policyOf(), apply: true });
     expect(report.actions.map((a) => `${a.workflowId} ${a.status}`)).toEqual(["B done"]);
-    expect(s.received.map((r) => `${r.method} ${new URL(r.url, "http://x").pathname}`)).toEqual(["GET /api/v1/workflows", "POST /api/v1/workflows/B/unpublish"]);
+    expect(s.received.map((r) => `${r.method} ${new URL(r.url, "http://x").pathname}`)).toEqual(["GET /api/v1/workflows", "GET /api/v1/workflows/B", "POST /api/v1/workflows/B/unpublish"]);
     expect(report.warnings).toContain(`n8n listed ${odd.length} workflows in a shape no n8n writes (an id not of letters, digits, _ and -, a name that is not text, tags that are not a list of names): left as they are`);
   });
 });

@@ -34,18 +34,20 @@ const workflowJson = (i: number, flow: Flow) =>
     id: `wf${String(i).padStart(6, "0")}`, name: `Flow ${i}`, active: flow.active ?? true, activeVersionId: flow.active === false ? null : `v-${i}`, isArchived: flow.archived ?? false, createdAt: at, updatedAt: at,
   }).slice(0, -1) + `,"tags":[${flow.tags === 0 ? "" : `{"name":"production"}${',{"name":"x"}'.repeat((flow.tags ?? 1) - 1)}`}],"nodes":[{"name":"Edit Fields","type":"n8n-nodes-base.set","parameters":{"values":[${Array<string>(flow.arrays ?? 0).fill("[]").join(",")}]}}],"connections":{}}`;
 
-/** n8n's listing of `flows`, and its unpublish route; the cursor is base64 {limit, offset} and its limit wins, as n8n's does. */
+/** n8n's listing of `flows`, a workflow's read and its unpublish route; the cursor is base64 {limit, offset} and its limit wins, as n8n's does. */
 async function n8nListing(flows: Flow[]) {
   const limits: number[] = [];
   const server = await serve((req, res) => {
     const url = new URL(req.url!, "http://x");
     const change = /^\/api\/v1\/workflows\/wf(\d+)\/unpublish$/.exec(url.pathname);
+    const read = /^\/api\/v1\/workflows\/wf(\d+)$/.exec(url.pathname);
     res.writeHead(200, { "content-type": "application/json; charset=utf-8" });
     if (req.method === "POST" && change) {
       const i = Number(change[1]);
       flows[i]!.active = false;
       return res.end(workflowJson(i, flows[i]!));
     }
+    if (read) return res.end(workflowJson(Number(read[1]), flows[Number(read[1])]!));
     const cursor = url.searchParams.get("cursor");
     const { limit, offset } = cursor ? (JSON.parse(Buffer.from(cursor, "base64").toString()) as { limit: number; offset: number }) : { limit: Number(url.searchParams.get("limit")), offset: 0 };
     limits.push(limit);
