@@ -35,7 +35,7 @@ export type {
 export { addRuleCounts, emptyRuleCounts, forEveryInvitedGroup, isLiteral, lapsed, literalPaths, MAX_REASON_CHARS, reasonProblem, ruleSubject, ruleText, unmatchedRules } from "./rules.ts";
 export type { LiteralPath, RuleCounts, RuleList, RuleRef } from "./rules.ts";
 export { evaluateShare, inScope, maxRemovals, scopeGroups } from "./shares.ts";
-export { DEFAULT_ON_STRAY, longestGraceHours, MAX_GRACE_DAYS, ON_STRAY, onStrayModes, parseGrace, strayHandling, unsupportedOnStray } from "./stray.ts";
+export { DEFAULT_ON_STRAY, longestGraceHours, MAX_GRACE_DAYS, ON_STRAY, onStrayModes, parseGrace, strayHandling, unsupportedOnStray, within } from "./stray.ts";
 export type { StrayHandling } from "./stray.ts";
 export type { ShareInput, ShareKind, ShareVerdict } from "./shares.ts";
 export { decideWorkflow, matchingSelectors, maxWorkflowChanges } from "./workflows.ts";

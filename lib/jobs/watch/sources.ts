@@ -14,6 +14,7 @@
 import { HttpError, tokenUser, type AuditSource, type GitLabClient } from "../../gitlab/index.ts";
 import type { Policy } from "../../policy/index.ts";
 import { ScopeError, scopeRoots } from "../enforce/index.ts";
+import { errorText } from "../report/index.ts";
 import { count } from "../view.ts";
 
 /** One listing the watch reads each poll; `key` names its cursor. */
@@ -30,7 +31,10 @@ export interface WatchSources {
   requestsPerHour: number;
   /** One line for the operator: what is read, and what it costs. */
   statement: string;
-  /** The scope's groups were more than the limit allows sources: the newer ones are not watched (the statement says so). */
+  /**
+   * Some of the scope's groups are not watched (the statement says which): more than the limit allows sources
+   * (the newer ones), or a scope group GitLab failed to look up (until the sources are looked up again).
+   */
   partial?: true;
 }
 
@@ -51,18 +55,21 @@ export async function watchSources(gitlab: GitLabClient, policy: Policy, interva
   // costs a page or two, not a listing of them all (which the Lambda would repeat every hour).
   const most = Math.floor(limit / polls);
   if (!admin && most === 0) throw new WatchError(`reading even one group's audit events every ${intervalMs / 1000}s is more than gitlab.watch.maxRequestsPerHour (${limit}) allows; ${TOO_COSTLY}`);
-  const { sources, more } = admin ? { sources: [{ key: "instance", source: { kind: "instance" } as const, label: "the instance" }], more: false } : await groupSources(gitlab, policy, most, signal);
+  const { sources, more, unresolved = [] } = admin ? { sources: [{ key: "instance", source: { kind: "instance" } as const, label: "the instance" }], more: false } : await groupSources(gitlab, policy, most, signal);
   const requestsPerHour = sources.length * polls;
   const what = admin ? "the instance's audit events (GET /audit_events)" : `the audit events of ${count(sources.length, "group")} (each scope group and its subgroups${more ? ", the oldest" : ""})`;
   const statement = `watching ${what} every ${intervalMs / 1000}s: at least ${requestsPerHour} requests an hour (gitlab.watch.maxRequestsPerHour: ${limit})`;
   if (requestsPerHour > limit) {
     throw new WatchError(`${statement}: more than the limit; ${TOO_COSTLY}`);
   }
-  if (!more) return { sources, requestsPerHour, statement };
+  // One scope group GitLab fails to look up must not stop the watch of the others (lib/jobs/enforce's scopeRoots).
+  const unread = unresolved.map(({ path, error }) => `scope group ${path} could not be looked up (${error}): its events are not read until the sources are looked up again, and its shares are left to the scheduled sweep`);
+  if (!more && !unread.length) return { sources, requestsPerHour, statement };
+  if (!more) return { sources, requestsPerHour, statement: [statement, ...unread].join("; "), partial: true };
   return {
     sources,
     requestsPerHour,
-    statement: `${statement}. The scope has more groups than the limit allows: the newer ones are not watched, and their shares are left to the scheduled sweep (poll less often, narrow gitlab.scope, use an administrator's token on self-managed, or raise the limit)`,
+    statement: [`${statement}. The scope has more groups than the limit allows: the newer ones are not watched, and their shares are left to the scheduled sweep (poll less often, narrow gitlab.scope, use an administrator's token on self-managed, or raise the limit)`, ...unread].join("; "),
     partial: true,
   };
 }
@@ -73,8 +80,9 @@ export async function watchSources(gitlab: GitLabClient, policy: Policy, interva
  * first, however many, must not push the second's older ones out. `more` when some were left out.
  * Their own events are what a non-administrator can list.
  */
-async function groupSources(gitlab: GitLabClient, policy: Policy, most: number, signal?: AbortSignal): Promise<{ sources: WatchSource[]; more: boolean }> {
-  const roots = await scopeRoots(gitlab, policy, signal);
+async function groupSources(gitlab: GitLabClient, policy: Policy, most: number, signal?: AbortSignal): Promise<{ sources: WatchSource[]; more: boolean; unresolved: { path: string; error: string }[] }> {
+  const unresolved: { path: string; error: string }[] = [];
+  const roots = await scopeRoots(gitlab, policy, signal, (path, err) => unresolved.push({ path, error: errorText(err) }));
   if (roots === undefined) {
     throw new WatchError("the policy has no gitlab.scope: without an administrator's token (the instance's events) the watch reads each scope group's own events, so it needs scope groups; nothing was read or changed");
   }
@@ -99,7 +107,7 @@ async function groupSources(gitlab: GitLabClient, policy: Policy, most: number, 
   const oldest = [...below].sort(([a], [b]) => a - b);
   if (oldest.length > room) more = true;
   for (const [id, path] of oldest.slice(0, room)) groups.set(id, path);
-  return { sources: [...groups].map(([id, path]) => ({ key: `group:${id}`, source: { kind: "group", id }, label: path })), more };
+  return { sources: [...groups].map(([id, path]) => ({ key: `group:${id}`, source: { kind: "group", id }, label: path })), more, unresolved };
 }
 
 /** A 403 or 404 from an audit event route: the tier has none, or the token may not read them. Other errors pass. */

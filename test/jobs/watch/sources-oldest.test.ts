@@ -53,4 +53,12 @@ describe("a watch over two scope groups, more groups than the limit allows", () 
     expect(polled.report?.actions ?? []).toMatchObject([{ kind: "group", status: "done" }]);
     expect(allShares(sim)).toEqual([]);
   });
+
+  it("a scope group GitLab fails to look up, every time, does not stop the watch of the other: its events are left out, and the statement says so", async () => {
+    const sim = afterTest.add(await startGitLabSim({ dataset: twoRoots(), tokens: WATCH_TOKENS, faults: [{ kind: "status", status: 500, method: "GET", path: "/api/v4/namespaces/beta", times: 1_000_000 }] }));
+    const { sources, statement, partial } = await watchSources(client(sim, "jane"), policy, 60_000);
+    expect(sources.map((s) => s.label).sort()).toEqual(["acme", "acme/new1", "acme/new2", "acme/team"]);
+    expect(partial).toBe(true);
+    expect(statement).toMatch(/; scope group beta could not be looked up \(.*answered 500.*\): its events are not read until the sources are looked up again, and its shares are left to the scheduled sweep$/);
+  });
 });

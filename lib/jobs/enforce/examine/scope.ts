@@ -27,27 +27,34 @@ export function projectsWithDetails(roots: readonly ScopeRoot[] | undefined, see
 /**
  * The outermost scope groups (a group's namespace id is its group id), or undefined for the whole
  * instance when the policy names no scope. Groups inside another scope group are left out so nothing
- * is listed twice.
+ * is listed twice. With `unresolved`, a scope group GitLab fails to look up (after lib/http's retries:
+ * a 5xx every time, a bug on one namespace) is handed to it and left out, and the others are returned:
+ * otherwise one group would fail every run, and nothing under the others would be enforced either. A
+ * refused token (401), a stop, a group not found (404: a setting to fix) or a user namespace still end it.
  */
-export async function scopeRoots(gitlab: GitLabClient, policy: Policy, signal?: AbortSignal): Promise<ScopeRoot[] | undefined> {
+export async function scopeRoots(gitlab: GitLabClient, policy: Policy, signal?: AbortSignal, unresolved?: (path: string, err: unknown) => void): Promise<ScopeRoot[] | undefined> {
   const groups = scopeGroups(policy);
   if (groups === undefined) return undefined;
   // GitLab paths are case-insensitive: acme and ACME are one group, and acme/mobile is inside acme.
   const paths = [...new Map(groups.map((g) => [g.toLowerCase(), g])).values()];
   const outermost = paths.filter((g) => !paths.some((other) => g.toLowerCase().startsWith(`${other.toLowerCase()}/`)));
   const roots = await Promise.all(
-    outermost.map(async (path) => {
-      const namespace = await gitlab.getNamespace(path, signal).catch((err: unknown) => {
-        throw err instanceof HttpError && err.status === 404
-          ? new ScopeError(`gitlab.scope.groups: group "${path}" was not found, or the token cannot see it`)
-          : err;
-      });
+    outermost.map(async (path): Promise<ScopeRoot[]> => {
+      let namespace;
+      try {
+        namespace = await gitlab.getNamespace(path, signal);
+      } catch (err) {
+        if (err instanceof HttpError && err.status === 404) throw new ScopeError(`gitlab.scope.groups: group "${path}" was not found, or the token cannot see it`);
+        if (!unresolved || signal?.aborted || (err instanceof HttpError && err.status === 401)) throw err;
+        unresolved(path, err);
+        return [];
+      }
       if (namespace.kind !== "group") throw new ScopeError(`gitlab.scope.groups: "${path}" is a user namespace, not a group`);
-      return { id: namespace.id, path: namespace.full_path };
+      return [{ id: namespace.id, path: namespace.full_path }];
     }),
   );
   // Two paths can still name one group (an old path GitLab redirects): list it once.
-  return [...new Map(roots.map((root) => [root.id, root])).values()];
+  return [...new Map(roots.flat().map((root) => [root.id, root])).values()];
 }
 
 /**

@@ -25,7 +25,7 @@ import { goneByGitLab } from "../../shares/kinds.ts";
  */
 export interface UnexaminedPart {
   kind: "group" | "project" | "projects" | "subgroups" | "range" | "groups";
-  /** A group's id (a project's, for kind project); for a range, the last id listed in it (or where it starts): the ids above it were not examined; for the instance's groups, 0. */
+  /** A group's id (a project's, for kind project); for a range, the last id listed in it (or where it starts): the ids above it were not examined; for the instance's groups, 0; for a scope group GitLab failed to look up (examine/scope.ts), 0, with its path. */
   id: number;
   /** A range's end (the ids below it), unless it is the last, open-ended one. */
   before?: number;
@@ -131,6 +131,7 @@ export function unexaminedWarnings({ parts, count }: Unexamined): string[] {
     if (p.kind === "groups") return `the instance's groups could not all be listed: ${p.error}: the shares of those not listed were not examined (their projects were, listed by id); the next run tries them again`;
     if (p.kind === "range") return `the projects with ids above ${p.id}${p.before === undefined ? "" : ` and below ${p.before}`} could not all be listed: ${p.error}: the rest of that id range was not examined; the next run tries it again`;
     if (p.kind === "project") return `project ${p.id}${p.path === undefined ? "" : ` (${p.path})`} could not be examined: ${p.error}: its shares were not examined; the next run tries it again`;
+    if (p.kind === "group" && p.id === 0) return `scope group ${p.path ?? "?"} could not be looked up: ${p.error}: nothing under it was examined; the next run tries it again`;
     const group = `group ${p.id}${p.path === undefined ? "" : ` (${p.path})`}`;
     if (p.kind === "projects") return `the projects of ${group} could not all be listed: ${p.error}: those the listing did not show were not examined; the next run tries it again`;
     if (p.kind === "subgroups") return `the subgroups of ${group} could not all be listed: ${p.error}: the shares of those not listed were not examined (their projects were, listed with ${group}'s); the next run tries them again`;

@@ -3,10 +3,14 @@
  * targets), ending on the examination's first frontier.
  */
 import { tokenUser } from "../../../gitlab/index.ts";
+import { isTerminal } from "../../../http/index.ts";
+import { within } from "../../../policy/index.ts";
+import { errorText } from "../../report/index.ts";
 import { awaitedLater } from "../../awaited-later.ts";
 import { beginExamination } from "../examine/examiners.ts";
 import { scopeRoots } from "../examine/scope.ts";
-import { findTargets, targetedWarning, targetedWork, type UnreadTarget } from "../examine/targets.ts";
+import { findTargets, targetedWarning, targetedWork, type FoundTarget, type UnreadTarget } from "../examine/targets.ts";
+import type { UnexaminedPart } from "../examine/unexamined.ts";
 import type { ExaminationWork } from "../examine/work.ts";
 import type { Run, Said } from "./run.ts";
 
@@ -26,7 +30,12 @@ export interface Begun extends Said {
   frontier: ExaminationWork[];
   /** Targets by id that could not be read, left out of the run (examine/targets.ts). */
   unreadTargets: UnreadTarget[];
+  /** Scope groups GitLab failed to look up, left out of a run over the whole scope (examine/scope.ts). */
+  unexamined: UnexaminedPart[];
 }
+
+/** A scope group GitLab failed to look up (scopeRoots' `unresolved`). */
+type Unresolved = { path: string; error: string; lasting: boolean };
 
 export async function begin(run: Run): Promise<Begun> {
   const { opts: { gitlab }, policy, targets, listConcurrency: concurrency, inStep } = run;
@@ -38,7 +47,8 @@ export async function begin(run: Run): Promise<Begun> {
       const unread: UnreadTarget[] = [];
       // The token check and the scope look-up go out together (reads: after a refused token the Lambda
       // may read a rotated secret and run again, functions/shared/runs/run-job.ts); the token's error comes first.
-      const scope = awaitedLater(scopeRoots(gitlab, policy, inStep));
+      const unresolved: Unresolved[] = [];
+      const scope = awaitedLater(scopeRoots(gitlab, policy, inStep, (path, err) => unresolved.push({ path, error: errorText(err), lasting: isTerminal(err) })));
       const found = targets && awaitedLater(findTargets(gitlab, policy, targets, { concurrency, signal: inStep, readBy: run.opts.targetsReadBy }, warnings, unread));
       const { user, admin, auditor, notActingAsAdmin } = await tokenUser(gitlab, inStep);
       const seesAllGroups = admin || auditor;
@@ -55,12 +65,14 @@ export async function begin(run: Run): Promise<Begun> {
         );
       }
       const roots = await scope;
-      const part = await found;
+      const part = outsideUnresolved(await found, unresolved, unread, warnings);
       if (part) warnings.push(targetedWarning(part));
       // Only this invocation's examination takes them: the step records its frontier, not these reads.
       for (const target of part ?? []) if (target.kind === "project" && target.read) run.held.set(target.id, target.read);
       const frontier = part ? targetedWork(part, roots, (trees) => beginExamination(trees, seesAllGroups)) : beginExamination(roots, seesAllGroups);
-      return { startedAt, now, seesAllGroups, admin, userId: user.id, warnings, frontier, ...(unread.length ? { unreadTargets: unread } : {}) };
+      // A run over the whole scope names a scope group it could not look up as not examined (its id unknown: 0).
+      const unexamined: UnexaminedPart[] = part ? [] : unresolved.map(({ path, error, lasting }) => ({ kind: "group", id: 0, path, error, lasting, projects: "not examined" }));
+      return { startedAt, now, seesAllGroups, admin, userId: user.id, warnings, frontier, ...(unread.length ? { unreadTargets: unread } : {}), ...(unexamined.length ? { unexamined } : {}) };
     }),
   );
   // The step's result is JSON (a durable execution replays it): the time comes back as a string, and
@@ -74,7 +86,25 @@ export async function begin(run: Run): Promise<Begun> {
     userId: begun.userId,
     frontier: begun.frontier,
     unreadTargets: begun.unreadTargets ?? [],
+    unexamined: begun.unexamined ?? [],
     warnings: [...begun.warnings],
     stats: [begun.stats],
   };
+}
+
+/**
+ * A targeted run's targets, but for those under a scope group GitLab failed to look up: its shares (which
+ * reach them) cannot be judged, so they are left out as targets that could not be read, for the watch to
+ * try again (lib/jobs/watch/retries.ts), and the others are examined.
+ */
+function outsideUnresolved(targets: FoundTarget[] | undefined, unresolved: readonly Unresolved[], unread: UnreadTarget[], warnings: string[]): FoundTarget[] | undefined {
+  if (!targets || unresolved.length === 0) return targets;
+  return targets.filter((target) => {
+    const root = unresolved.find((u) => within(target.path, u.path));
+    if (!root) return true;
+    const error = `scope group ${root.path} could not be looked up (${root.error})`;
+    unread.push({ target: `${target.kind}:${target.id}`, error, lasting: root.lasting });
+    warnings.push(`target ${target.kind} ${target.id}: ${error}: not examined`);
+    return false;
+  });
 }

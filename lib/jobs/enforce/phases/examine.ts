@@ -55,7 +55,8 @@ export async function examine(run: Run, begun: Begun): Promise<Examined> {
   const planned = new Set<string>();
   let matched: RuleCounts | undefined = emptyRuleCounts(policy);
   let stopped = false;
-  const unexamined = noneUnexamined();
+  // Scope groups the run could not look up (begin.ts), named first.
+  const unexamined = addUnexamined(noneUnexamined(), { parts: begun.unexamined, count: begun.unexamined.length });
   let attribution = emptyAttributionState();
 
   let frontier = begun.frontier;
