@@ -94,7 +94,9 @@ async function judgeProjectRef({ gitlab, rule, signal }: SourcesInput, path: unk
   // 64 hex digits no branch or tag is named: a SHA-256 repository's commit id.
   if (found === undefined && COMMIT.test(ref)) return project;
   if (found === undefined || found === "ambiguous") return `${quote(name)} is not one branch or tag of that project: ${allow}`;
-  const problem = protectionProblem(found, name, project.path_with_namespace, rule);
+  // Named as the file writes it, not where GitLab resolves it: a project moved since may now sit where whoever reads
+  // the answer (a chat user, the author of the file) may not see it, which GitLab would not show them either.
+  const problem = protectionProblem(found, name, path, rule);
   if (problem) return problem;
   if (found.refKind === "branch" && ref !== "HEAD") {
     // GitLab reads an included file (and a component) at the commit git resolves the name to, and git takes a
@@ -103,7 +105,7 @@ async function judgeProjectRef({ gitlab, rule, signal }: SourcesInput, path: unk
     const tagger = await developerMayTag(gitlab, project.id, name, signal);
     if (tagger !== undefined) {
       const who = tagger === NO_RULE ? "no protected-tag rule matches that name" : `its protected-tag rule ${quote(tagger)} lets Developers create it`;
-      return `branch ${name} of project ${project.path_with_namespace} is protected, but a Developer may create a tag of the same name (${who}), which GitLab reads the include at instead: allow only Maintainers to create tags matching ${quote(name)} in GitLab (Settings > Repository > Protected tags), or ${allow}`;
+      return `branch ${name} of project ${path} is protected, but a Developer may create a tag of the same name (${who}), which GitLab reads the include at instead: allow only Maintainers to create tags matching ${quote(name)} in GitLab (Settings > Repository > Protected tags), or ${allow}`;
     }
   }
   return project;

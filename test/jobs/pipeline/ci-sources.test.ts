@@ -60,6 +60,22 @@ describe("pipeline: what the CI file includes", () => {
     expect(w.sim.pipelines).toEqual([]);
   });
 
+  it("an included project renamed since the file was written is named as the file names it, not where GitLab has it now", async () => {
+    // Whoever reads the answer (a chat user, the file's author) may not see where it went; GitLab, answering them 404, would not show them.
+    w.templates.protected_tags = [];
+    const old = w.templates.path_with_namespace;
+    w.sim.renameProject(w.templates.id, "templates-private-2026");
+    try {
+      // In a child pipeline's file, which CI Lint does not resolve: Warden reads it, and looks the project up itself.
+      w.commit("child:\n  trigger:\n    include: ci/child.yml\n", { "ci/child.yml": `include:\n  - project: ${old}\n    ref: release\n    file: deploy.yml\nbuild:\n  script: make\n` });
+      const action = await w.start();
+      expect(action).toMatchObject({ status: "refused", reason: expect.stringContaining(`branch release of project ${old} is protected, but a Developer may create a tag of the same name`) });
+      expect(action.reason).not.toContain("templates-private-2026");
+    } finally {
+      w.sim.renameProject(w.templates.id, old.split("/").at(-1)!);
+    }
+  });
+
   it("a file trusted by its ref may include files of its own project; what it includes from elsewhere is judged too", async () => {
     const shared = `include:\n  - project: ${w.templates.path_with_namespace}\n    ref: release\n    file: deploy.yml\n`;
     w.sim.repositories.commit(w.templates, { "deploy.yml": "include: more.yml\n", "more.yml": "more:\n  script: ./more.sh\n" }, "release");
