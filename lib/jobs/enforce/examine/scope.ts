@@ -30,7 +30,8 @@ export function projectsWithDetails(roots: readonly ScopeRoot[] | undefined, see
  * is listed twice. With `unresolved`, a scope group GitLab fails to look up (after lib/http's retries:
  * a 5xx every time, a bug on one namespace) is handed to it and left out, and the others are returned:
  * otherwise one group would fail every run, and nothing under the others would be enforced either. A
- * refused token (401), a stop, a group not found (404: a setting to fix) or a user namespace still end it.
+ * refused token (401), a stop, a group not found (404: a setting to fix), a user namespace, or every
+ * scope group failing so (nothing left to examine) still end it.
  */
 export async function scopeRoots(gitlab: GitLabClient, policy: Policy, signal?: AbortSignal, unresolved?: (path: string, err: unknown) => void): Promise<ScopeRoot[] | undefined> {
   const groups = scopeGroups(policy);
@@ -38,6 +39,7 @@ export async function scopeRoots(gitlab: GitLabClient, policy: Policy, signal?: 
   // GitLab paths are case-insensitive: acme and ACME are one group, and acme/mobile is inside acme.
   const paths = [...new Map(groups.map((g) => [g.toLowerCase(), g])).values()];
   const outermost = paths.filter((g) => !paths.some((other) => g.toLowerCase().startsWith(`${other.toLowerCase()}/`)));
+  const failed: { path: string; err: unknown }[] = [];
   const roots = await Promise.all(
     outermost.map(async (path): Promise<ScopeRoot[]> => {
       let namespace;
@@ -46,13 +48,16 @@ export async function scopeRoots(gitlab: GitLabClient, policy: Policy, signal?: 
       } catch (err) {
         if (err instanceof HttpError && err.status === 404) throw new ScopeError(`gitlab.scope.groups: group "${path}" was not found, or the token cannot see it`);
         if (!unresolved || signal?.aborted || (err instanceof HttpError && err.status === 401)) throw err;
-        unresolved(path, err);
+        failed.push({ path, err });
         return [];
       }
       if (namespace.kind !== "group") throw new ScopeError(`gitlab.scope.groups: "${path}" is a user namespace, not a group`);
       return [{ id: namespace.id, path: namespace.full_path }];
     }),
   );
+  // None looked up: there is nothing to examine, and the run fails as it did (its error the first group's).
+  if (failed.length === outermost.length) throw failed[0]!.err;
+  for (const { path, err } of failed) unresolved!(path, err);
   // Two paths can still name one group (an old path GitLab redirects): list it once.
   return [...new Map(roots.flat().map((root) => [root.id, root])).values()];
 }
