@@ -5,6 +5,7 @@ import { decideWorkflow, type Policy } from "../../policy/index.ts";
 import { auditedUnder, errorText, stoppedMidRequest, type JobOptions } from "../report/index.ts";
 import { lastingRefusal } from "./refused-before.ts";
 import { reportedName, workflowInput, type WorkflowAction } from "./action.ts";
+import { wellFormed } from "./listed.ts";
 import { copyOfName, type Activation } from "./name-collisions.ts";
 
 /** The API key was refused (401), or may not list workflows (403): every further call would fail alike. */
@@ -54,9 +55,9 @@ export async function applyChanges(
     let before: Before & { copy?: string };
     try {
       before = await readBefore(n8n, action, opts.policy, signal);
-      // Only `name:` selectors ask for it: made only if no other workflow has the name (name-collisions.ts). One
-      // not read (readBefore) is sent as before: n8n's answer says what became of it (a 404: deleted meanwhile).
-      if (namedOnly.has(action) && before.name !== undefined && !before.already && !before.archived && before.renamed === undefined) before.copy = await copyOfName(n8n, action.workflowId, before.name, signal);
+      // Only `name:` selectors ask for it: made only if no other workflow has the name (name-collisions.ts). One not
+      // read (readBefore) is named as listed; found by neither, it is sent: n8n's answer says what became of it (a 404: deleted).
+      if (namedOnly.has(action) && !before.already && !before.archived && before.renamed === undefined) before.copy = await copyOfName(n8n, action.workflowId, before.name ?? action.name, signal, before.name !== undefined);
     } catch (err) {
       // Nothing was sent: a stop, or a refused key (which would be refused the change too), leaves it planned.
       if (err instanceof HttpError && err.status === 401) refused ??= new N8nAccessError(err.message, { cause: err });
@@ -153,7 +154,8 @@ async function readBefore(n8n: N8nClient, { type, workflowId: id, name }: Workfl
   if (!contradiction(read, id, activate)) return { already: true };
   // An answer that is no such workflow as listed says nothing more: the change is sent as if unread.
   if (contradiction(read, id, !activate)) return {};
-  if (!activate) return decideWorkflow(policy, workflowInput(read)).kind === "deactivate" ? {} : { kept: true };
+  // Judged only in a shape n8n writes (as the listing takes one: listed.ts); else sent as if unread.
+  if (!activate) return !wellFormed(read) || decideWorkflow(policy, workflowInput(read)).kind === "deactivate" ? {} : { kept: true };
   // Archived since it was listed (minutes may pass on a large n8n): n8n 1.x would activate it all the same.
   if (read.isArchived === true) return { archived: true };
   // Renamed since it was listed: the plan judged a name (`name:` selectors) it no longer has.

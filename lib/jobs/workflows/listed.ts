@@ -50,7 +50,7 @@ export class ListedWorkflows {
 /** An id as n8n makes them, which no request's path can be changed by. */
 const PLAIN_ID = /^[A-Za-z0-9_-]+$/;
 
-function wellFormed(wf: Workflow): boolean {
+export function wellFormed(wf: Workflow): boolean {
   const { id, name, tags, active, activeVersionId, isArchived } = wf as Partial<Record<keyof Workflow, unknown>>;
   const tagsOk = tags === undefined || (Array.isArray(tags) && tags.every((tag) => typeof tag === "object" && tag !== null && typeof (tag as { name?: unknown }).name === "string"));
   return typeof id === "string" && PLAIN_ID.test(id) && typeof name === "string" && tagsOk && (active === undefined || typeof active === "boolean") && (activeVersionId == null || typeof activeVersionId === "string") && (isArchived === undefined || typeof isArchived === "boolean");

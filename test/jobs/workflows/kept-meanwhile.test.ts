@@ -11,6 +11,7 @@ import { exitCode, reconcileWorkflows } from "../../../lib/jobs/index.ts";
 import { parsePolicy } from "../../../lib/policy/index.ts";
 import type { SimWorkflow } from "../../../sim/n8n/index.ts";
 import { n8nClient, n8nSim, workflow } from "../../support/n8n-world.ts";
+import { json, serve } from "../../support/server.ts";
 import { validated } from "../../support/report.ts";
 
 const KEY = "n8n-kept-meanwhile-key-0021";
@@ -56,5 +57,20 @@ describe("an active workflow changed after Warden listed it, before its deactiva
     expect(report.actions).toEqual([expect.objectContaining({ type: "deactivate", status: "done" })]);
     expect(draft(sim)).toMatchObject({ active: false });
     expect(sim.requests.filter((r) => r.method === "GET" && r.url.includes("/workflows/pay0001"))).toHaveLength(1);
+  });
+
+  it("a read just before in a shape no n8n writes (tags not a list of names) is taken as unread: switched off as before", async () => {
+    // A scripted n8n: the simulator writes no such shape. Before, judging it threw, the change was left planned without a word.
+    const at = "2026-01-01T00:00:00.000Z";
+    const listed = world().map(({ id, name, active, tags }) => ({ id, name, active, isArchived: false, tags, createdAt: at, updatedAt: at }));
+    const s = await serve((req, res) => {
+      const path = new URL(req.url, "http://x").pathname;
+      if (req.method === "GET" && path === "/api/v1/workflows") return json(res, 200, { data: listed, nextCursor: null });
+      if (req.method === "GET" && path === "/api/v1/workflows/pay0001") return json(res, 200, { ...listed[2], tags: "production" });
+      if (req.method === "POST" && path === "/api/v1/workflows/pay0001/unpublish") return json(res, 200, { ...listed[2], active: false });
+      return json(res, 404, { message: "not found" });
+    });
+    const report = await validated(reconcileWorkflows({ n8n: n8nClient(s, KEY), policy, apply: true }));
+    expect(report.actions).toEqual([expect.objectContaining({ workflowId: "pay0001", type: "deactivate", status: "done" })]);
   });
 });

@@ -73,4 +73,18 @@ describe("workflows: a copy of a selector's name the listing did not show", () =
     expect(copy.reason).toMatch(/n8n could not be asked for other workflows by that name \(.*400.*\): not activated, nothing was sent \(select it by id\)$/);
     expect(sim.workflows.find((wf) => wf.id === "c-copy-billing")?.active).toBe(false);
   });
+
+  it("the read just before refused (a key without workflow:read): the listing by name is asked all the same, and the hidden workflow found", async () => {
+    const sim = await n8nSim({ generation: 2, workflows: world(), apiKeys: { [KEY]: {} }, onListPage: deletingMidListing((s) => s.addFaults({ kind: "status", status: 403, route: "GET /workflows/:id", times: 10 })) });
+    const report = await reconcileWorkflows({ n8n: n8nClient(sim, KEY), policy, apply: true });
+    expect(report.actions.find((a) => a.workflowId === "c-copy-billing")).toMatchObject({ status: "reported", reason: expect.stringContaining("by that name found just before the change (b-real-billing)") });
+    expect(sim.workflows.find((wf) => wf.id === "c-copy-billing")?.active).toBe(false);
+  });
+
+  it("an archived workflow of the name, retired, does not hold the activation back", async () => {
+    const retired = world().map((wf) => (wf.id === "b-real-billing" ? { ...wf, active: false, isArchived: true } : wf));
+    const sim = await n8nSim({ generation: 2, workflows: retired, apiKeys: { [KEY]: {} } });
+    const report = await reconcileWorkflows({ n8n: n8nClient(sim, KEY), policy, apply: true });
+    expect(report.actions.find((a) => a.workflowId === "c-copy-billing")?.status).toBe("done");
+  });
 });
