@@ -18,11 +18,11 @@ export interface ListOptions {
   from?: Checkpoint;
   signal?: AbortSignal;
   /**
-   * Numeric ids that JSON.parse cannot read exactly (past 2^53, or not positive whole numbers) are the
-   * caller's to judge, not an error of the listing: audit events, whose ids are only hints, and whose
-   * reader passes such an event and goes on (lib/jobs/watch/cursor.ts). Elsewhere an id addresses a
-   * project or group, and two rounded to one would drop one and address the other wrongly. Nor is an
-   * item it cannot take at all (Listing.cannotTake): failing there fails every read of the place again.
+   * An item the listing cannot take (Listing.cannotTake: not an object, an id not of its type or not one
+   * JSON.parse reads exactly, one out of the listing's id order) is passed, not an error of the listing:
+   * audit events, whose ids are only hints, and whose reader passes such an event and goes on
+   * (lib/jobs/watch): failing there would fail every read of the place again. Elsewhere an id addresses a
+   * project or group, and a listing with such an item stops.
    */
   idsAreHints?: true;
   /** Given each item passed under idsAreHints, for the caller to count and say. */
@@ -120,9 +120,10 @@ export class Listing<T extends Identified> implements AsyncIterable<T> {
    * Says what was wrong by position and type, never quoting the body.
    */
   private identified(items: readonly T[], page: number): T[] {
-    const exact = this.opts.idsAreHints !== true;
     return items.filter((item, i) => {
-      const wrong = idProblem(item, this.strategy.idType, exact);
+      // Passed here where ids are hints, not taken: an id of 0 or past 2^53 first would set the order guard's
+      // last id, and every real one after it would be out of order.
+      const wrong = idProblem(item, this.strategy.idType);
       return !wrong || this.cannotTake(item, `item ${i + 1} of page ${page} ${wrong}; stopping instead of guessing what it is`);
     });
   }

@@ -134,8 +134,12 @@ describe("paging guards", () => {
     };
     const ended = await keysetOver([[{ id: "9" }, null, { id: 8 }, { id: 12 }, { id: 7 }], [{ id: 6 }, { id: 2 ** 64 }, { id: 5 }]], 2);
     expect((await Array.fromAsync(ended.listing)).map((e) => e.id)).toEqual([8, 7, 6, 5]);
-    // 2^64 is a number (the reader judges such an id: cursor.ts), but above 6 in a listing by id descending.
+    // 2^64 is no id JSON.parse reads exactly.
     expect(ended.passed).toEqual([{ id: "9" }, null, { id: 12 }, { id: 2 ** 64 }]);
+    // An id of 0 first does not become the order guard's last id: the real ones after it are taken.
+    const zeroFirst = await keysetOver([[0, 10, 9, 8], [7, 6]].map((ids) => ids.map((id) => ({ id }))), 2);
+    expect((await Array.fromAsync(zeroFirst.listing)).map((e) => e.id)).toEqual([10, 9, 8, 7, 6]);
+    expect(zeroFirst.passed).toEqual([{ id: 0 }]);
 
     // Three pages, then the first again, each under a new cursor: its items come out of order, and the page is one served before.
     const looping = await keysetOver([[9, 8, 7], [6, 5, 4], [3, 2, 1]].map((ids) => ids.map((id) => ({ id }))));
