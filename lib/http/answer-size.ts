@@ -7,8 +7,9 @@ export const MAX_BODY_BYTES = 64 * 1024 * 1024;
  * answer's own bound holds one, but a run reads 16 at once: a server or proxy answering each with tens of
  * MB (under that bound, of few JSON values) held some 2 GB of buffers, past a Lambda's memory, which ended
  * it with no report and no `job failed` line, every run again. Past the limit, the answer whose bytes would
- * go over is refused as one too large is (it was not read further), and the others are read; no real
- * answer comes near it.
+ * go over is not read further, failed as a lost body is (transport.ts: a GET is tried again, when there may
+ * be room), and the others are read; no real answers come near it. It bounds the bytes being received, not
+ * what their texts and parses hold once read.
  */
 export const reading = {
   limit: 64 * 1024 * 1024,

@@ -122,10 +122,16 @@ export function transport(dispatcher: Dispatcher, redactor: Redactor, opts: Tran
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason ?? err;
       // Not a network failure: the same server would send the same again, so it is not retried.
+      if (err instanceof AnswerTooLarge && !err.together) {
+        const { status, contentType, bytes, limit } = err;
+        throw new UnexpectedAnswerError({ status, method: req.method, route: req.route, path: redactor.path(req.url), contentType: mediaType(contentType), bytes, looksLike: `more than ${formatBytes(limit)}, more than Warden reads of one answer: it was not read further`, tooLarge: true });
+      }
       if (err instanceof AnswerTooLarge) {
-        const { status, contentType, bytes, limit, together } = err;
-        const looksLike = together ? `answers read at the same time coming to more than ${formatBytes(limit)}` : `more than ${formatBytes(limit)}, more than Warden reads of one answer`;
-        throw new UnexpectedAnswerError({ status, method: req.method, route: req.route, path: redactor.path(req.url), contentType: mediaType(contentType), bytes, looksLike: `${looksLike}: it was not read further`, tooLarge: true });
+        // Not this answer's size but what else was being read: another try may find room, as after a lost body
+        // (a GET is tried again, lib/http's retry; a POST is not, having reached the server).
+        const path = redactor.path(req.url);
+        const message = `${req.method} ${path} failed: its answer was not read further, the answers being read at the same time coming to more than ${formatBytes(err.limit)}`;
+        throw new NetworkError({ code: "ANSWERS_AT_ONCE", method: req.method, route: req.route, path, mayHaveReachedServer: true, afterHeaders: true, message, cause: err });
       }
       const code = errorCode(err);
       throw new NetworkError({
