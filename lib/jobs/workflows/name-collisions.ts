@@ -79,10 +79,10 @@ const MAX_NAMESAKES = 1_000;
  * while it was read moved every later one a place back, and one was never listed (pages.ts), which may be
  * the copy made to be activated, or the workflow it copied. So n8n is asked for the name (it matches a part
  * of the name: only the whole name counts, archived copies aside), and the answer must hold the workflow
- * itself where it was read just before (`exists`), else the filter is not to be trusted (a name its LIKE
+ * itself where it was read just before (`wasRead`), else the filter is not to be trusted (a name its LIKE
  * reads otherwise). A refused key (401), or a stop, ends the change as the read before it does (apply.ts).
  */
-export async function copyOfName(n8n: N8nClient, id: string, name: string, signal?: AbortSignal, exists = true): Promise<string | undefined> {
+export async function copyOfName(n8n: N8nClient, id: string, name: string, signal?: AbortSignal, wasRead = true): Promise<string | undefined> {
   const others: string[] = [];
   let [self, read] = [false, 0];
   try {
@@ -101,8 +101,8 @@ export async function copyOfName(n8n: N8nClient, id: string, name: string, signa
     const listed = `${others.slice(0, MAX_NAMED_IDS).join(", ")}${others.length > MAX_NAMED_IDS ? `, and ${others.length - MAX_NAMED_IDS} more` : ""}`;
     return `${count(others.length, "other workflow")} by that name found just before the change (${listed}), which the listing did not show (one deleted while it was read moves the rest): not activated, nothing was sent (select the one meant by id)`;
   }
-  // `exists` false: the workflow was not read just before (it may be gone): not finding it says nothing of the filter.
-  if ((self || !exists) && read < MAX_NAMESAKES) return undefined;
-  const why = self ? `holds more than ${MAX_NAMESAKES} workflows` : "does not hold this one";
+  // Not read just before, the workflow may be gone: not finding it then says nothing of the filter.
+  if ((self || !wasRead) && read < MAX_NAMESAKES) return undefined;
+  const why = read >= MAX_NAMESAKES ? `holds more than ${MAX_NAMESAKES} workflows` : "does not hold this one";
   return `n8n's listing by that name ${why}, so no other workflow by that name can be ruled out: not activated, nothing was sent (select it by id)`;
 }
