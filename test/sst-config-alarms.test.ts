@@ -170,39 +170,25 @@ describe("sst.config.ts alarms", () => {
     expect(off.alarms().map((a) => a.name)).not.toContain("EnforceNotInvoked");
   });
 
-  // A worker's events wait in its queue (its reserved concurrency) for up to 6 hours, and are tried once: one dropped, or an
-  // invocation that failed outside the handler (a timeout, out of memory), writes no metric of Warden's, and nobody was told.
-  it("alarms on each worker's events dropped from its queue and its invocations' errors, by Lambda's own count", async () => {
+  // On Lambda's own counts, which no function can write, any in 5 minutes:
+  // - a worker's events wait in its queue (its reserved concurrency) for up to 6 hours, and are tried once: one dropped, or an
+  //   invocation that failed outside the handler (a timeout, out of memory), writes no metric of Warden's, and nobody was told;
+  // - a flood of requests at a public endpoint, tokenless ones included (each refused at once, but holding a slot while it
+  //   is), has Lambda refuse the rest past its reserved concurrency: GitLab's deliveries then, which it never sends again.
+  it("alarms on each worker's events dropped and invocations' errors, and each endpoint's requests refused past its reserved concurrency, by Lambda's own count", async () => {
     const deployed = await deploy("production", { WARDEN_EVENTS: "on" });
     const topic = deployed.topicArn();
-    for (const [name, what] of [["Worker", "worker"], ["EventsWorker", "events-worker"]] as const) {
-      for (const [suffix, metricName] of [["Dropped", "AsyncEventsDropped"], ["Errors", "Errors"]] as const) {
-        expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", `${name}${suffix}`), `${name}${suffix}`).toEqual({
-          name: `warden-production-${what}-${suffix.toLowerCase()}`,
-          alarmDescription: expect.stringMatching(new RegExp(`^Warden ${what} \\(production\\): `)),
-          namespace: "AWS/Lambda",
-          metricName,
-          dimensions: { FunctionName: deployed.fn(name).physicalName },
-          statistic: "Sum",
-          ...ANY_IN_FIVE_MINUTES,
-          alarmActions: [topic],
-          okActions: [topic],
-        });
-      }
-    }
-  });
-
-  // A flood of requests at a public endpoint, tokenless ones included (each refused at once, but holding a slot while it
-  // is), has Lambda refuse the rest past its reserved concurrency: GitLab's deliveries then, which it never sends again.
-  it("alarms on each endpoint's requests refused past its reserved concurrency, by Lambda's own count", async () => {
-    const deployed = await deploy("production", { WARDEN_EVENTS: "on" });
-    const topic = deployed.topicArn();
-    for (const [name, what] of [["Chatops", "chatops"], ["Events", "events"]] as const) {
-      expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", `${name}Throttled`), name).toEqual({
-        name: `warden-production-${what}-throttled`,
-        alarmDescription: expect.stringMatching(new RegExp(`^Warden ${what} \\(production\\): requests were refused past its reserved concurrency`)),
+    const alarms = [
+      ...(["Worker", "EventsWorker"] as const).flatMap((name) => [[name, "Dropped", "AsyncEventsDropped", ""], [name, "Errors", "Errors", ""]] as const),
+      ...(["Chatops", "Events"] as const).map((name) => [name, "Throttled", "Throttles", "requests were refused past its reserved concurrency"] as const),
+    ];
+    for (const [name, suffix, metricName, says] of alarms) {
+      const what = name.replace(/(?<=.)([A-Z])/g, "-$1").toLowerCase();
+      expect(deployed.one("aws:cloudwatch/metricAlarm:MetricAlarm", `${name}${suffix}`), `${name}${suffix}`).toEqual({
+        name: `warden-production-${what}-${suffix.toLowerCase()}`,
+        alarmDescription: expect.stringMatching(new RegExp(`^Warden ${what} \\(production\\): ${says}`)),
         namespace: "AWS/Lambda",
-        metricName: "Throttles",
+        metricName,
         dimensions: { FunctionName: deployed.fn(name).physicalName },
         statistic: "Sum",
         ...ANY_IN_FIVE_MINUTES,

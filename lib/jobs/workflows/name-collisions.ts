@@ -61,7 +61,7 @@ export class NameCollisions {
     }
     return [...colliding].map((i) => {
       const { count: n, ids } = this.matched.get(i)!;
-      const listed = `${ids.join(", ")}${n > ids.length ? `, and ${n - ids.length} more` : ""}`;
+      const listed = namedIds(ids, n);
       return `n8n.workflows.keepActive[${i}] (${JSON.stringify(this.selectors[i]!.text)}) matches ${n} workflows (${listed}): a name is anyone's to give a workflow, so none is activated for it and none deactivated; select the one meant with id:<id>`;
     });
   }
@@ -69,6 +69,9 @@ export class NameCollisions {
 
 /** Workflow ids a collision's warning lists. */
 const MAX_NAMED_IDS = 10;
+
+/** The first ids of `total` workflows, and how many more. */
+const namedIds = (ids: readonly string[], total: number): string => `${ids.join(", ")}${total > ids.length ? `, and ${total - ids.length} more` : ""}`;
 
 /** The most workflows n8n's listing by a name is read for; past them, no copy of the name can be ruled out. */
 const MAX_NAMESAKES = 1_000;
@@ -98,8 +101,7 @@ export async function copyOfName(n8n: N8nClient, id: string, name: string, signa
     return `n8n could not be asked for other workflows by that name (${errorText(err)}): not activated, nothing was sent (select it by id)`;
   }
   if (others.length) {
-    const listed = `${others.slice(0, MAX_NAMED_IDS).join(", ")}${others.length > MAX_NAMED_IDS ? `, and ${others.length - MAX_NAMED_IDS} more` : ""}`;
-    return `${count(others.length, "other workflow")} by that name found just before the change (${listed}), which the listing did not show (one deleted while it was read moves the rest): not activated, nothing was sent (select the one meant by id)`;
+    return `${count(others.length, "other workflow")} by that name found just before the change (${namedIds(others.slice(0, MAX_NAMED_IDS), others.length)}), which the listing did not show (one deleted while it was read moves the rest): not activated, nothing was sent (select the one meant by id)`;
   }
   // Not read just before, the workflow may be gone: not finding it then says nothing of the filter.
   if ((self || !wasRead) && read < MAX_NAMESAKES) return undefined;

@@ -8,7 +8,7 @@
 import pMap from "p-map";
 import type { GitLabClient } from "../../../gitlab/index.ts";
 import { isTerminal } from "../../../http/index.ts";
-import { inScope, scopeGroups, type Policy } from "../../../policy/index.ts";
+import { inScope, scopeGroups, within, type Policy } from "../../../policy/index.ts";
 import { errorText } from "../../report/index.ts";
 import type { HeldRead } from "./context.ts";
 import { ScopeError } from "./scope.ts";
@@ -139,14 +139,9 @@ async function findTarget(gitlab: GitLabClient, { kind, path, subtree }: Checked
 /** Whether `outer`'s examination holds all of `inner`'s. */
 function holds(outer: FoundTarget, inner: FoundTarget): boolean {
   if (outer.kind !== "group") return false;
-  if (outer.subtree) return inner.path.toLowerCase() === outer.path.toLowerCase() || within(inner.path, outer.path);
+  if (outer.subtree) return within(inner.path, outer.path);
   // A group by itself holds its own projects, whose paths are one segment longer.
-  return inner.kind === "project" && within(inner.path, outer.path) && !inner.path.slice(outer.path.length + 1).includes("/");
-}
-
-/** Whether `path` lies below `group` (GitLab paths are case-insensitive). */
-function within(path: string, group: string): boolean {
-  return path.toLowerCase().startsWith(`${group.toLowerCase()}/`);
+  return inner.kind === "project" && within(inner.path, outer.path) && /^[^/]+$/.test(inner.path.slice(outer.path.length + 1));
 }
 
 /**
@@ -162,7 +157,7 @@ export function targetedWork(targets: readonly FoundTarget[], roots: readonly Sc
     if (t.kind === "project") work.push({ kind: "project", list: { project: t.id }, path: t.path });
     else if (!t.subtree) work.push({ kind: "group", pending: [t.id] }, { kind: "project", list: { group: t.id, own: true }, path: t.path });
   }
-  const above = roots?.filter((root) => targets.some((t) => t.path.toLowerCase() === root.path.toLowerCase() || within(t.path, root.path)));
+  const above = roots?.filter((root) => targets.some((t) => within(t.path, root.path)));
   if (above?.length) work.push({ kind: "group", ancestors: above });
   return work;
 }
